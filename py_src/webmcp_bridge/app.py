@@ -1,0 +1,16 @@
+"""Assembling the bridge: one registry with every contributed toolset, over any host."""
+
+from __future__ import annotations
+
+from .host import NotebookHost
+from .limits import DEFAULT_LIMITS, Limits
+from .registry import Registry
+from .tools import notebooks_toolset
+from .tools.common import CallContext
+
+
+def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS) -> Registry[CallContext]:
+    """A registry over ``host`` with the built-in toolsets (today: ``notebooks``, 17 tools)."""
+    registry: Registry[CallContext] = Registry(CallContext(host, limits), limits)
+    registry.add_toolset(notebooks_toolset())
+    return registry

@@ -1,0 +1,70 @@
+"""The closed list of error codes a tool may return, and the one exception that carries them.
+
+Every expected failure inside a tool raises :class:`ToolError`; the registry turns it into an MCP
+CallToolResult with ``isError: true`` and the payload ``{"error": CODE, "message": ..., **details}``.
+Anything else that escapes a handler becomes ``INTERNAL_ERROR`` (the registry never lets an exception
+reach WebMCP, where it would arrive as a bare ``UnknownError``). The list is documented in docs/TOOLS.md;
+a code is only ever added, never renamed.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+
+class ErrorCode(str, Enum):
+    """Error codes, as listed in FEATURES.md ("Error codes include at least") plus the project's own."""
+
+    NO_ACTIVE_NOTEBOOK = "NO_ACTIVE_NOTEBOOK"
+    NOTEBOOK_NOT_FOUND = "NOTEBOOK_NOT_FOUND"
+    CELL_NOT_FOUND = "CELL_NOT_FOUND"
+    OUTPUT_NOT_FOUND = "OUTPUT_NOT_FOUND"
+    PATH_NOT_FOUND = "PATH_NOT_FOUND"
+    STALE_CELL = "STALE_CELL"
+    INVALID_PATH = "INVALID_PATH"
+    PATH_EXISTS = "PATH_EXISTS"
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    TOO_LARGE = "TOO_LARGE"
+    UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    KERNEL_UNAVAILABLE = "KERNEL_UNAVAILABLE"
+    TIMEOUT = "TIMEOUT"
+    ABORTED = "ABORTED"
+    CELL_ACCESS_DENIED = "CELL_ACCESS_DENIED"
+    NOTEBOOK_ACCESS_DENIED = "NOTEBOOK_ACCESS_DENIED"
+    COMMENT_NOT_FOUND = "COMMENT_NOT_FOUND"
+    COMMENT_ANCHOR_STALE = "COMMENT_ANCHOR_STALE"
+    PROPOSAL_ALREADY_PENDING = "PROPOSAL_ALREADY_PENDING"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+class ToolError(Exception):
+    """An expected failure of a tool call.
+
+    Args:
+        code: one of :class:`ErrorCode`.
+        message: one sentence for the agent; never contains notebook content beyond what the
+            caller was allowed to read.
+        **details: extra JSON-serialisable fields merged into the error payload (for example
+            ``currentSourceHash`` on STALE_CELL).
+    """
+
+    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = ErrorCode(code)
+        self.message = message
+        self.details = details
+
+    def payload(self) -> dict[str, Any]:
+        """The error payload: ``{"error": CODE, "message": str, **details}``."""
+        return {"error": self.code.value, "message": self.message, **self.details}
+
+
+def cell_not_found(cell_id: str) -> ToolError:
+    """The one wording for a cell id that does not exist (used for every unknown id)."""
+    return ToolError(ErrorCode.CELL_NOT_FOUND, f"No cell with id {cell_id!r} in this notebook.", cellId=cell_id)
+
+
+def notebook_not_found(path: str) -> ToolError:
+    """The one wording for a notebook path that does not exist in the workspace."""
+    return ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, f"No notebook at {path!r}.", path=path)

@@ -1,0 +1,1 @@
+"""The JupyterLab side: adapters over the live application, reached through Pyodide's FFI."""

@@ -1,0 +1,280 @@
+"""The host protocol over the live JupyterLab application, through Pyodide's FFI.
+
+Only this module and :mod:`webmcp_bridge.jupyterlab.webmcp` touch ``js``/``pyodide``. Reads go through
+``reader.js`` (one crossing per read, JSON text back); writes call the shared model directly (a few
+crossings each, all synchronous so a hash check and its write cannot interleave with a person's edit).
+JS exceptions are translated to ToolError here, at the one boundary. Nothing here keeps a Python proxy
+alive in JS: callbacks passed to JS are called synchronously (and freed by Pyodide after the call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from importlib import resources
+from typing import Any, Sequence
+
+import js  # type: ignore[import-not-found]
+from pyodide.code import run_js  # type: ignore[import-not-found]
+from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+
+from ..errors import ErrorCode, ToolError, cell_not_found
+from ..host import CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RawItem, RawOutput, RunResult, TextPage
+from ..limits import ANSI_PATTERN, BINARY_MIME_TYPES
+
+try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
+    from pyodide.ffi import jsnull  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - older Pyodide
+    jsnull = None
+
+
+def is_nullish(value: Any) -> bool:
+    """True for JS ``null`` and ``undefined`` as they arrive in Python."""
+    return value is None or (jsnull is not None and value is jsnull)
+
+
+def js_object(value: dict[str, Any]) -> Any:
+    """A plain JS object (not a Map) for a JSON-like Python dict."""
+    return to_js(value, dict_converter=js.Object.fromEntries)
+
+
+def load_reader() -> Any:
+    """Evaluate ``reader.js`` once and configure it with the Python-side rules (ANSI, binary MIME types)."""
+    source = resources.files("webmcp_bridge.jupyterlab").joinpath("reader.js").read_text(encoding="utf-8")
+    reader = run_js(source)
+    reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)))
+    return reader
+
+
+def _raw_cell(data: dict[str, Any]) -> RawCell:
+    return RawCell(
+        id=data["id"], index=data["index"], cell_type=data["cell_type"], source=data["source"],
+        execution_count=data.get("execution_count"),
+        outputs=tuple(
+            RawOutput(o["output_type"], tuple(RawItem(m, b, h, bin_) for m, b, h, bin_ in o["items"]),
+                      name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
+            for o in data["outputs"]
+        ),
+        output_count=data["output_count"],
+    )
+
+
+class LabNotebook:
+    """A :class:`~webmcp_bridge.host.LiveNotebook` over one NotebookPanel."""
+
+    def __init__(self, host: "JupyterLabHost", panel: Any) -> None:
+        self.host = host
+        self.panel = panel
+        self.reader = host.reader
+        self.path = str(panel.context.path)
+        self.reader.track(panel)
+
+    # -- reads ------------------------------------------------------------------------------------
+    def _model(self) -> Any:
+        return self.panel.context.model
+
+    def dirty(self) -> bool:
+        return bool(self._model().dirty)
+
+    def revision(self) -> int:
+        return int(self.reader.revision(self.panel))
+
+    def cell_count(self) -> int:
+        return int(self._model().cells.length)
+
+    def language(self) -> str:
+        lang = self._model().defaultKernelLanguage
+        return str(lang) if not is_nullish(lang) and lang else "python"
+
+    def _index(self, cell_id: str) -> int:
+        index = int(self.reader.findIndex(self.panel, cell_id))
+        if index < 0:
+            raise cell_not_found(cell_id)
+        return index
+
+    def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
+        chosen = None if indices is None else json.dumps(list(indices))
+        return [_raw_cell(c) for c in json.loads(self.reader.cells(self.panel, chosen, head_bytes, max_outputs))]
+
+    def find_cell(self, cell_id: str) -> RawCell:
+        return self.read_cells([self._index(cell_id)], head_bytes=0, max_outputs=0)[0]
+
+    def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
+        raw = self.reader.outputText(self.panel, cell_id, output_index, mime, offset, max_bytes)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        page = json.loads(raw)
+        return TextPage(page["text"], page["offset"], page["next_offset"], page["total_bytes"])
+
+    def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
+        raw = self.reader.outputBinary(self.panel, cell_id, output_index, mime, max_bytes)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        data = json.loads(raw)
+        return data["data"], data["bytes"]
+
+    def focus(self) -> Focus:
+        data = json.loads(self.reader.focus(self.panel))
+        return Focus(data["cellId"], data["cursor"], data["selection"])
+
+    def kernel(self) -> KernelInfo:
+        session = self.panel.sessionContext
+        kernel = None if is_nullish(session.session) else session.session.kernel
+        if is_nullish(kernel):
+            return KernelInfo(None, "none", None)
+        return KernelInfo(str(kernel.name), str(kernel.status), str(session.kernelDisplayName))
+
+    # -- writes (synchronous) ---------------------------------------------------------------------
+    def set_source(self, cell_id: str, source: str) -> None:
+        self._model().cells.get(self._index(cell_id)).sharedModel.setSource(source)
+
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
+        cell = self._model().sharedModel.insertCell(index, js_object({"cell_type": cell_type, "source": source, "metadata": {}}))
+        return str(cell.getId())
+
+    def delete_cell(self, cell_id: str) -> None:
+        self._model().sharedModel.deleteCell(self._index(cell_id))
+
+    def move_cell(self, cell_id: str, to_index: int) -> None:
+        self._model().sharedModel.moveCell(self._index(cell_id), to_index)
+
+    def clear_outputs(self, cell_id: str) -> None:
+        cell = self._model().cells.get(self._index(cell_id))
+        if str(cell.type) == "code":
+            cell.clearExecution()
+
+    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
+        ok = self.reader.setFocus(self.panel, cell_id, json.dumps(cursor) if cursor else None,
+                                  json.dumps(selection) if selection else None)
+        if not ok:
+            raise cell_not_found(cell_id)
+
+    # -- async --------------------------------------------------------------------------------------
+    async def save(self) -> None:
+        try:
+            await self.panel.context.save()
+        except JsException as exc:
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:200]}", path=self.path) from None
+
+    async def wait_for_kernel(self, timeout: float) -> KernelInfo:
+        loop = asyncio.get_event_loop()
+        deadline = loop.time() + timeout
+        try:
+            await asyncio.wait_for(_awaitable(self.panel.sessionContext.ready), timeout)
+        except (asyncio.TimeoutError, JsException):
+            return self.kernel()
+        while True:
+            info = self.kernel()
+            if info.status in ("idle", "busy") or loop.time() >= deadline:
+                return info
+            await asyncio.sleep(0.1)
+
+    async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
+        index = self._index(cell_id)
+        widget = self.panel.content.widgets[index]
+        cells_module = self.host.modules.cells
+        try:
+            reply = await asyncio.wait_for(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)), timeout)
+        except asyncio.TimeoutError:
+            return RunResult(cell_id, "timeout", None)
+        except JsException:
+            return RunResult(cell_id, "error", None)
+        if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
+            return RunResult(cell_id, "ok", None)
+        status = str(reply.content.status)
+        count = reply.content.execution_count
+        return RunResult(cell_id, "ok" if status == "ok" else "error", None if is_nullish(count) else int(count))
+
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo:
+        session = self.panel.sessionContext
+        kernel = None if is_nullish(session.session) else session.session.kernel
+        if is_nullish(kernel):
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
+        try:
+            if action == "interrupt":
+                await kernel.interrupt()
+            else:
+                await kernel.restart()
+        except JsException as exc:
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:200]}") from None
+        return await self.wait_for_kernel(timeout)
+
+
+async def _awaitable(promise: Any) -> Any:
+    return await promise
+
+
+class JupyterLabHost:
+    """A :class:`~webmcp_bridge.host.NotebookHost` over the running JupyterLab.
+
+    Args:
+        ctx: the JS object the loader passes to ``boot.start``: ``{app, tracker, docManager, modules}``.
+    """
+
+    def __init__(self, ctx: Any) -> None:
+        self.app = ctx.app
+        self.tracker = ctx.tracker
+        self.docs = ctx.docManager
+        self.modules = ctx.modules
+        self.contents = self.app.serviceManager.contents
+        self.reader = load_reader()
+
+    async def _get(self, path: str, content: bool) -> Any:
+        try:
+            return await self.contents.get(path, js_object({"content": content}))
+        except JsException:
+            return None
+
+    @staticmethod
+    def _entry(model: Any) -> Entry:
+        kind = str(model.type)
+        return Entry(str(model.path), str(model.name), "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file")
+
+    async def list_dir(self, path: str) -> list[Entry] | None:
+        model = await self._get(path, True)
+        if model is None or str(model.type) != "directory":
+            return None
+        return [self._entry(child) for child in model.content]
+
+    async def stat(self, path: str) -> Entry | None:
+        model = await self._get(path, False)
+        return None if model is None else self._entry(model)
+
+    async def open_notebook(self, path: str, activate: bool) -> LabNotebook:
+        panel = self.docs.findWidget(path)
+        if is_nullish(panel):
+            panel = self.docs.open(path, "default", js.undefined, js_object({"activate": activate}))
+        elif activate:
+            self.app.shell.activateById(panel.id)
+        if is_nullish(panel) or is_nullish(getattr(panel, "content", None)):
+            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path)
+        await panel.context.ready
+        return LabNotebook(self, panel)
+
+    async def create_notebook(self, path: str, kernel_name: str | None) -> None:
+        content = {
+            "cells": [],
+            "metadata": {"kernelspec": {"name": kernel_name or "python", "display_name": "Python (Pyodide)", "language": "python"},
+                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5,
+        }
+        try:
+            await self.contents.save(path, js_object({"type": "notebook", "format": "json", "content": content}))
+        except JsException as exc:
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Creating the notebook failed: {str(exc)[:200]}", path=path) from None
+
+    def _panels(self) -> list[Any]:
+        return list(self.tracker.filter(lambda _panel: True))
+
+    def open_documents(self) -> list[OpenDocument]:
+        return [OpenDocument(str(p.context.path), "notebook", bool(p.context.model.dirty)) for p in self._panels()]
+
+    def current_notebook(self) -> LabNotebook | None:
+        panel = self.tracker.currentWidget
+        return None if is_nullish(panel) else LabNotebook(self, panel)
+
+    def find_open(self, path: str) -> LabNotebook | None:
+        for panel in self._panels():
+            if str(panel.context.path) == path:
+                return LabNotebook(self, panel)
+        return None

@@ -1,0 +1,133 @@
+"""Every bound the bridge applies, in one place, and the one UTF-8 helper set that measures them.
+
+All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow FEATURES.md ("Bounds, all in
+one module, counted in UTF-8 bytes"): a whole result's JSON text is at most 50 KiB. A site can pass its own
+:class:`Limits` to the registry; tools never hard-code a number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KIB = 1024
+MIB = 1024 * KIB
+
+# CSI / OSC / two-character escape sequences (ECMA-48). Stripped from every text output before it is
+# measured, previewed or paged, so offsets are stable and no terminal control reaches the agent.
+ANSI_PATTERN = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+_ANSI = re.compile(ANSI_PATTERN)
+
+# MIME types stored base64-encoded in nbformat: never inlined into text, returned as MCP image content.
+BINARY_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp")
+IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bridge's bounds. Units: bytes (UTF-8) or counts, as named.
+
+    Attributes:
+        result_bytes: cap on one tool result's JSON text (FEATURES.md: 50 KiB by default).
+        input_bytes: cap on the JSON text of one call's arguments; larger calls get TOO_LARGE.
+        source_write_bytes: cap on a cell source an agent writes; larger writes are refused.
+        source_read_bytes: cap on one cell's source as returned by a read (longer ones are cut,
+            with ``sourceTruncated`` and ``sourceBytes``).
+        preview_bytes: cap on one output's preview in a cell listing.
+        output_page_bytes: default and maximum page of ``jupyter_get_output`` text.
+        image_bytes: cap on one image returned as MCP image content (decoded bytes).
+        cells_per_read: cap on cells in one ``jupyter_get_cells`` result.
+        outputs_per_cell: cap on outputs described per cell in a listing.
+        workspace_entries: cap on entries in one ``jupyter_list_workspace`` result.
+        run_cells: cap on cells in one ``jupyter_run_cells`` call.
+        error_preview_bytes: cap on the preview of the person's text in a STALE_CELL error.
+        kernel_wait_seconds: how long a tool waits for the kernel to become ready.
+        run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
+    """
+
+    result_bytes: int = 50 * KIB
+    input_bytes: int = 1 * MIB
+    source_write_bytes: int = 256 * KIB
+    source_read_bytes: int = 16 * KIB
+    preview_bytes: int = 240
+    output_page_bytes: int = 16 * KIB
+    image_bytes: int = 512 * KIB
+    cells_per_read: int = 200
+    outputs_per_cell: int = 20
+    workspace_entries: int = 500
+    run_cells: int = 100
+    error_preview_bytes: int = 400
+    kernel_wait_seconds: float = 90.0
+    run_timeout_seconds: float = 120.0
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def utf8_len(text: str) -> int:
+    """Length of ``text`` in UTF-8 bytes (lone surrogates count as 3 bytes, as JS encoders emit U+FFFD)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def truncate_utf8(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` whose UTF-8 encoding is at most ``max_bytes`` bytes.
+
+    Never splits a code point. ``max_bytes`` below zero counts as zero.
+    """
+    if max_bytes <= 0:
+        return ""
+    if len(text) <= max_bytes // 4:  # every code point is at most 4 bytes: no need to encode
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= max_bytes:
+        return text
+    cut = max_bytes
+    while cut > 0 and (data[cut] & 0xC0) == 0x80:  # step back off a continuation byte
+        cut -= 1
+    return data[:cut].decode("utf-8", "surrogatepass")
+
+
+def slice_utf8(text: str, offset: int, max_bytes: int) -> tuple[str, int, int | None, int]:
+    """One page of ``text`` by UTF-8 byte offset.
+
+    Returns ``(page, start, next_offset, total_bytes)``. ``start`` is ``offset`` moved back to the
+    start of the code point it falls in; the page never splits a code point and is at most
+    ``max_bytes`` bytes unless one code point is larger (then that code point alone). ``next_offset``
+    is ``None`` when the page reaches the end. Raises ValueError for a negative offset.
+    """
+    if offset < 0:
+        raise ValueError("offset must be >= 0")
+    data = text.encode("utf-8", "surrogatepass")
+    total = len(data)
+    start = min(offset, total)
+    while 0 < start < total and (data[start] & 0xC0) == 0x80:
+        start -= 1
+    end = min(total, start + max(1, max_bytes))
+    while start < end < total and (data[end] & 0xC0) == 0x80:
+        end -= 1
+    if end == start and start < total:  # a single code point wider than the page
+        end = start + 1
+        while end < total and (data[end] & 0xC0) == 0x80:
+            end += 1
+    page = data[start:end].decode("utf-8", "surrogatepass")
+    return page, start, (end if end < total else None), total
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without ANSI escape sequences (see :data:`ANSI_PATTERN`)."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def preview(text: str, max_bytes: int) -> str:
+    """A one-glance preview: ANSI stripped, cut to ``max_bytes`` with a trailing ellipsis when cut."""
+    clean = strip_ansi(text)
+    if utf8_len(clean) <= max_bytes:
+        return clean
+    return truncate_utf8(clean, max(0, max_bytes - 3)) + "…"
+
+
+def base64_decoded_len(data: str) -> int:
+    """Decoded size in bytes of base64 text (whitespace and padding ignored)."""
+    n = sum(1 for ch in data if not ch.isspace())
+    pad = len(data.rstrip()) - len(data.rstrip().rstrip("="))
+    return max(0, (n * 3) // 4 - pad)

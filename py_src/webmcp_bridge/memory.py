@@ -1,0 +1,259 @@
+"""An in-memory implementation of the host protocol, over nbformat dicts.
+
+It is the reference behaviour for the semantic layer and the stand-in for JupyterLab in CPython tests (as
+httpx's MockTransport stands in for the network). It mirrors what the live adapter does where a user could
+tell the difference: cells of nbformat <= 4.4 notebooks get ids on load, saving writes nbformat 4.5 with
+those ids, every change bumps the revision, and a "person" can edit cells between agent calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import io
+import json
+import uuid
+from contextlib import redirect_stderr, redirect_stdout
+from typing import Any, Callable, Sequence
+
+from .errors import ErrorCode, ToolError, cell_not_found
+from .host import CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RunResult, TextPage
+from .limits import base64_decoded_len, slice_utf8
+from .nbjson import output_texts, raw_output, text_of
+
+Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
+
+
+def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]], str]:
+    """Run ``source`` with ``exec`` in ``namespace``; returns (nbformat outputs, "ok"|"error").
+    Stands in for a kernel in tests: stdout becomes a stream output, an exception an error output."""
+    out, err = io.StringIO(), io.StringIO()
+    status, outputs = "ok", []
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            exec(compile(source, "<cell>", "exec"), namespace)
+    except Exception as exc:  # the cell's own error, reported like a kernel would
+        status = "error"
+        error = {"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
+                 "traceback": [f"\x1b[0;31m{type(exc).__name__}\x1b[0m: {exc}"]}
+    if out.getvalue():
+        outputs.append({"output_type": "stream", "name": "stdout", "text": out.getvalue()})
+    if err.getvalue():
+        outputs.append({"output_type": "stream", "name": "stderr", "text": err.getvalue()})
+    if status == "error":
+        outputs.append(error)
+    return outputs, status
+
+
+class MemoryNotebook:
+    """One open notebook held as an nbformat dict (``self.nb``)."""
+
+    def __init__(self, workspace: "MemoryWorkspace", path: str, nb: dict[str, Any]) -> None:
+        self.workspace = workspace
+        self.path = path
+        self.nb = copy.deepcopy(nb)
+        for cell in self.nb.setdefault("cells", []):
+            cell["source"] = text_of(cell.get("source", ""))  # nbformat allows a list of lines on disk
+            if not cell.get("id"):
+                cell["id"] = uuid.uuid4().hex[:8]  # as JupyterLab does for ids missing on disk
+        self._revision = 0
+        self._dirty = False
+        self._exec_count = 0
+        self._namespace: dict[str, Any] = {}
+        self._focus = Focus()
+        self.kernel_status = "idle"
+
+    # -- the person's side, for tests -------------------------------------------------------------
+    def person_set_source(self, cell_id: str, source: str) -> None:
+        """Edit a cell as the person would (through the UI)."""
+        self._cell(cell_id)["source"] = source
+        self._changed()
+
+    # -- protocol -------------------------------------------------------------------------------------
+    def _changed(self) -> None:
+        self._revision += 1
+        self._dirty = True
+
+    def _index(self, cell_id: str) -> int:
+        for i, cell in enumerate(self.nb["cells"]):
+            if cell.get("id") == cell_id:
+                return i
+        raise cell_not_found(cell_id)
+
+    def _cell(self, cell_id: str) -> dict[str, Any]:
+        return self.nb["cells"][self._index(cell_id)]
+
+    def _raw(self, index: int, head_bytes: int, max_outputs: int) -> RawCell:
+        cell = self.nb["cells"][index]
+        outputs = cell.get("outputs", []) if cell.get("cell_type") == "code" else []
+        return RawCell(
+            id=cell["id"], index=index, cell_type=cell.get("cell_type", "code"),
+            source=cell["source"],
+            execution_count=cell.get("execution_count"),
+            outputs=tuple(raw_output(o, head_bytes) for o in outputs[:max_outputs]),
+            output_count=len(outputs),
+        )
+
+    def dirty(self) -> bool:
+        return self._dirty
+
+    def revision(self) -> int:
+        return self._revision
+
+    def cell_count(self) -> int:
+        return len(self.nb["cells"])
+
+    def language(self) -> str:
+        info = self.nb.get("metadata", {}).get("language_info") or {}
+        kernel = self.nb.get("metadata", {}).get("kernelspec") or {}
+        return str(info.get("name") or kernel.get("language") or "python")
+
+    def find_cell(self, cell_id: str) -> RawCell:
+        return self._raw(self._index(cell_id), 0, 0)
+
+    def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
+        chosen = range(len(self.nb["cells"])) if indices is None else indices
+        return [self._raw(i, head_bytes, max_outputs) for i in chosen]
+
+    def _output(self, cell_id: str, output_index: int) -> dict[str, Any]:
+        outputs = self._cell(cell_id).get("outputs", [])
+        if not 0 <= output_index < len(outputs):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"No output {output_index} in cell {cell_id!r}.")
+        return outputs[output_index]
+
+    def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
+        text = output_texts(self._output(cell_id, output_index)).get(mime, "")
+        page, start, nxt, total = slice_utf8(text, offset, max_bytes)
+        return TextPage(page, start, nxt, total)
+
+    def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
+        data = "".join(output_texts(self._output(cell_id, output_index)).get(mime, "").split())
+        size = base64_decoded_len(data)
+        return (data if size <= max_bytes else None), size
+
+    def set_source(self, cell_id: str, source: str) -> None:
+        self._cell(cell_id)["source"] = source
+        self._changed()
+
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
+        cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": source}
+        if cell_type == "code":
+            cell.update(outputs=[], execution_count=None)
+        self.nb["cells"].insert(index, cell)
+        self._changed()
+        return cell["id"]
+
+    def delete_cell(self, cell_id: str) -> None:
+        del self.nb["cells"][self._index(cell_id)]
+        self._changed()
+
+    def move_cell(self, cell_id: str, to_index: int) -> None:
+        cell = self.nb["cells"].pop(self._index(cell_id))
+        self.nb["cells"].insert(to_index, cell)
+        self._changed()
+
+    def clear_outputs(self, cell_id: str) -> None:
+        cell = self._cell(cell_id)
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+            self._changed()
+
+    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
+        self._index(cell_id)
+        self._focus = Focus(cell_id, cursor or (selection["end"] if selection else {"line": 0, "column": 0}), selection)
+        self.workspace.current = self.path
+
+    def focus(self) -> Focus:
+        return self._focus
+
+    def kernel(self) -> KernelInfo:
+        return KernelInfo("python3", self.kernel_status, "Python (in memory)")
+
+    async def save(self) -> None:
+        saved = copy.deepcopy(self.nb)
+        saved["nbformat"], saved["nbformat_minor"] = 4, max(5, int(saved.get("nbformat_minor", 5)))
+        self.workspace.files[self.path] = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
+        self._dirty = False
+
+    async def wait_for_kernel(self, timeout: float) -> KernelInfo:
+        return self.kernel()
+
+    async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
+        cell = self._cell(cell_id)
+        outputs, status = self.workspace.executor(cell.get("source", ""), self._namespace)
+        await asyncio.sleep(0)
+        self._exec_count += 1
+        cell["outputs"], cell["execution_count"] = outputs, self._exec_count
+        self._changed()
+        return RunResult(cell_id, status, self._exec_count)
+
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo:
+        if action == "restart":
+            self._namespace, self._exec_count = {}, 0
+        return self.kernel()
+
+
+class MemoryWorkspace:
+    """A workspace of files (path -> text) and the notebooks open on them.
+
+    Args:
+        files: initial contents; notebook files are nbformat JSON text.
+        executor: runs a code cell's source (default :func:`python_executor`).
+    """
+
+    def __init__(self, files: dict[str, str] | None = None, executor: Executor = python_executor) -> None:
+        self.files: dict[str, str] = dict(files or {})
+        self.executor = executor
+        self.open: dict[str, MemoryNotebook] = {}
+        self.current: str | None = None
+
+    def _dirs(self) -> set[str]:
+        dirs = {""}
+        for path in self.files:
+            parts = path.split("/")[:-1]
+            dirs.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+        return dirs
+
+    async def list_dir(self, path: str) -> list[Entry] | None:
+        if path not in self._dirs():
+            return None
+        prefix = f"{path}/" if path else ""
+        seen: dict[str, Entry] = {}
+        for p in self.files:
+            if p.startswith(prefix):
+                rest = p[len(prefix):]
+                name = rest.split("/")[0]
+                full = prefix + name
+                kind = "directory" if "/" in rest else ("notebook" if name.endswith(".ipynb") else "file")
+                seen.setdefault(name, Entry(full, name, kind))
+        return list(seen.values())
+
+    async def stat(self, path: str) -> Entry | None:
+        name = path.rsplit("/", 1)[-1]
+        if path in self.files:
+            return Entry(path, name, "notebook" if path.endswith(".ipynb") else "file")
+        if path in self._dirs():
+            return Entry(path, name, "directory")
+        return None
+
+    async def open_notebook(self, path: str, activate: bool) -> MemoryNotebook:
+        if path not in self.open:
+            self.open[path] = MemoryNotebook(self, path, json.loads(self.files[path]))
+        if activate or self.current is None:
+            self.current = path
+        return self.open[path]
+
+    async def create_notebook(self, path: str, kernel_name: str | None) -> None:
+        nb = {"cells": [], "metadata": {"kernelspec": {"name": kernel_name or "python", "display_name": "Python", "language": "python"}},
+              "nbformat": 4, "nbformat_minor": 5}
+        self.files[path] = json.dumps(nb)
+
+    def open_documents(self) -> list[OpenDocument]:
+        return [OpenDocument(p, "notebook", nb.dirty()) for p, nb in self.open.items()]
+
+    def current_notebook(self) -> MemoryNotebook | None:
+        return self.open.get(self.current) if self.current else None
+
+    def find_open(self, path: str) -> MemoryNotebook | None:
+        return self.open.get(path)

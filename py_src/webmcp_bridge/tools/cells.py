@@ -1,0 +1,118 @@
+"""Reading tools: jupyter_get_cells, jupyter_get_output, jupyter_export_notebook."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..errors import ErrorCode, ToolError
+from ..limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES
+from ..registry import Annotations, Tool, ToolResult
+from ..snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown
+from .common import CellIdField, CallContext, NotebookInput, summary
+
+READ = Annotations(read_only=True, untrusted_content=True)
+
+
+class GetCellsInput(NotebookInput):
+    cell_ids: Annotated[list[Annotated[str, Field(max_length=256)]] | None,
+                        Field(description="Cells to read, by id. Omit to read by index range.", max_length=500)] = None
+    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0)] = None
+    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0)] = None
+    include_source: Annotated[bool, Field(description="Include each cell's source text.")] = True
+    include_outputs: Annotated[bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")] = False
+
+
+async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
+    if args.cell_ids is not None and (args.start_index is not None or args.end_index is not None):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
+    nb = await ctx.notebook(args.notebook_path)
+    limits = ctx.limits
+    count = nb.cell_count()
+    if args.cell_ids is not None:
+        indices = [nb.find_cell(cid).index for cid in args.cell_ids]
+    else:
+        start = args.start_index or 0
+        end = count if args.end_index is None else min(args.end_index, count)
+        indices = list(range(start, max(start, end)))
+    shown, omitted = indices[: limits.cells_per_read], indices[limits.cells_per_read:]
+    head = limits.preview_bytes if args.include_outputs else 0
+    cells = nb.read_cells(shown, head_bytes=head, max_outputs=limits.outputs_per_cell if args.include_outputs else 0)
+    payload: dict[str, Any] = {
+        "path": nb.path,
+        "cellCount": count,
+        "cells": [cell_snapshot(c, limits, include_source=args.include_source, include_outputs=args.include_outputs) for c in cells],
+        "truncated": bool(omitted),
+        "omittedCount": len(omitted),
+        "hiddenCellCount": 0,
+    }
+    if omitted and args.cell_ids is None:
+        payload["nextStartIndex"] = omitted[0]
+    return payload
+
+
+class GetOutputInput(NotebookInput):
+    cell_id: CellIdField
+    output_index: Annotated[int, Field(description="Index of the output within the cell (from jupyter_get_cells).", ge=0)]
+    mime_type: Annotated[str | None, Field(description="Which representation (default: the first text one, else the image).", max_length=128)] = None
+    offset: Annotated[int, Field(description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.", ge=0)] = 0
+    max_bytes: Annotated[int | None, Field(description="Most bytes of text to return (default and maximum: the output page limit).", ge=1)] = None
+
+
+async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] | ToolResult:
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    described = nb.read_cells([cell.index], head_bytes=0, max_outputs=args.output_index + 1)[0]
+    if args.output_index >= described.output_count:
+        raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {args.output_index}.",
+                        cellId=cell.id, outputIndex=args.output_index, outputCount=described.output_count)
+    output = described.outputs[args.output_index]
+    mimes = [item.mime for item in output.items]
+    if args.mime_type is not None:
+        if args.mime_type not in mimes:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {args.mime_type!r} representation.",
+                            cellId=cell.id, outputIndex=args.output_index, mimeTypes=mimes)
+        mime = args.mime_type
+    else:
+        text = [m for m in PREVIEW_ORDER if m in mimes] or [i.mime for i in output.items if not i.binary]
+        mime = text[0] if text else mimes[0] if mimes else ""
+    base = {"cellId": cell.id, "outputIndex": args.output_index, "outputType": output.output_type, "mimeType": mime, "mimeTypes": mimes}
+    if mime in BINARY_MIME_TYPES:
+        data, size = nb.read_output_binary(cell.id, args.output_index, mime, ctx.limits.image_bytes)
+        if data is None or mime not in IMAGE_MIME_TYPES:
+            raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {ctx.limits.image_bytes} bytes are returned.",
+                            bytes=size, maxBytes=ctx.limits.image_bytes, **base)
+        return ToolResult({**base, "bytes": size, "image": "returned as MCP image content"},
+                          images=[{"type": "image", "data": data, "mimeType": mime}])
+    page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
+    page = nb.read_output_text(cell.id, args.output_index, mime, args.offset, page_max)
+    return {**base, "text": page.text, "offset": page.offset, "nextOffset": page.next_offset,
+            "totalBytes": page.total_bytes, "truncated": page.next_offset is not None}
+
+
+class ExportInput(NotebookInput):
+    format: Annotated[Literal["markdown"], Field(description="Export format.")] = "markdown"
+    include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = False
+
+
+async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    head = ctx.limits.output_page_bytes // 4 if args.include_outputs else 0
+    cells = nb.read_cells(None, head_bytes=head, max_outputs=ctx.limits.outputs_per_cell if args.include_outputs else 0)
+    document = export_markdown(cells, language=nb.language(), include_outputs=args.include_outputs)
+    return {"path": nb.path, "format": "markdown", "document": document, "truncated": False, "notebook": summary(nb)}
+
+
+TOOLS = (
+    Tool("jupyter_get_cells", "Get cells",
+         "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution count, and "
+         "with includeOutputs each output listed (type, MIME types, bytes, short preview). Use jupyter_get_output to read one output.",
+         GetCellsInput, get_cells, READ),
+    Tool("jupyter_get_output", "Get output",
+         "Read one output of a code cell: text paged by UTF-8 byte offset (ANSI colours stripped), or an image as MCP image content.",
+         GetOutputInput, get_output, READ),
+    Tool("jupyter_export_notebook", "Export notebook",
+         "The notebook as one Markdown document (sources, optionally text outputs), bounded by the result size limit.",
+         ExportInput, export_notebook, READ),
+)

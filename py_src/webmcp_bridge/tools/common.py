@@ -1,0 +1,83 @@
+"""What every notebook tool shares: the call context, notebook resolution, and argument pieces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..errors import ErrorCode, ToolError, notebook_not_found
+from ..host import LiveNotebook, NotebookHost, RawCell
+from ..limits import DEFAULT_LIMITS, Limits
+from ..paths import normalize_path
+from ..snapshot import source_hash
+from ..registry import ToolInput
+
+NotebookPathField = Annotated[
+    str | None,
+    Field(description="Workspace-relative path of the notebook (for example 'demo/analysis.ipynb'). Omit for the current notebook.", max_length=1024),
+]
+CellIdField = Annotated[str, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=256)]
+HashField = Annotated[str, Field(description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.", min_length=1, max_length=64)]
+Position = Literal["above", "below"]
+
+
+class NotebookInput(ToolInput):
+    """Base input of tools that work on one notebook."""
+
+    notebook_path: NotebookPathField = None
+
+
+@dataclass
+class CallContext:
+    """What handlers get as ``ctx``: the host (live application or in-memory), and the limits."""
+
+    host: NotebookHost
+    limits: Limits = DEFAULT_LIMITS
+
+    async def notebook(self, path: str | None) -> LiveNotebook:
+        """The notebook at ``path`` (opened in the background if it exists but is not open), or the
+        current one when ``path`` is None.
+
+        Raises ToolError: NO_ACTIVE_NOTEBOOK, INVALID_PATH, NOTEBOOK_NOT_FOUND.
+        """
+        if path is None:
+            current = self.host.current_notebook()
+            if current is None:
+                raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, "No notebook is open and active; pass notebookPath or open one with jupyter_open_notebook.")
+            return current
+        normalized = normalize_path(path)
+        if not normalized.endswith(".ipynb"):
+            raise ToolError(ErrorCode.INVALID_PATH, "A notebook path ends with '.ipynb'.", path=normalized)
+        found = self.host.find_open(normalized)
+        if found is not None:
+            return found
+        entry = await self.host.stat(normalized)
+        if entry is None or entry.type != "notebook":
+            raise notebook_not_found(normalized)
+        return await self.host.open_notebook(normalized, activate=False)
+
+
+def summary(nb: LiveNotebook) -> dict[str, Any]:
+    """The notebook block of results: ``{path, dirty, revision, cellCount, hiddenCellCount}``."""
+    return {
+        "path": nb.path,
+        "dirty": nb.dirty(),
+        "revision": nb.revision(),
+        "cellCount": nb.cell_count(),
+        "hiddenCellCount": 0,
+    }
+
+
+def cell_ref(cell: RawCell) -> dict[str, Any]:
+    """The short form of a cell in write results: ``{id, index, sourceHash}``."""
+    return {"id": cell.id, "index": cell.index, "sourceHash": source_hash(cell.source)}
+
+
+def check_write_size(text: str, limits: Limits, field: str) -> None:
+    """Refuse (never truncate) a write over ``limits.source_write_bytes``: TOO_LARGE."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.source_write_bytes:
+        raise ToolError(ErrorCode.TOO_LARGE, f"{field} is {size} bytes; the limit for one cell is {limits.source_write_bytes}.",
+                        field=field, bytes=size, maxBytes=limits.source_write_bytes)

@@ -1,0 +1,154 @@
+"""Writing tools: jupyter_insert_cell, jupyter_update_cell, jupyter_edit_cell_source,
+jupyter_delete_cell, jupyter_move_cell, jupyter_clear_outputs.
+
+Each write is checked and applied with no ``await`` between the check and the write (the host's write
+methods are synchronous), so a person's edit either fails the hash check or lands after the write: it is
+never overwritten silently.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..errors import ErrorCode, ToolError
+from ..registry import Annotations, Tool
+from ..snapshot import check_hash
+from .common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size
+
+WRITE = Annotations()
+CONSEQUENTIAL = Annotations(consequential=True)
+
+
+class InsertCellInput(NotebookInput):
+    reference_cell_id: Annotated[str | None, Field(description="Insert next to this cell; omit to insert at the end (below) or the start (above).", max_length=256)] = None
+    position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
+    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
+    source: Annotated[str, Field(description="The new cell's source.")] = ""
+    activate: Annotated[bool, Field(description="Make the new cell the active cell (moves the person's focus).")] = False
+
+
+async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
+    check_write_size(args.source, ctx.limits, "source")
+    nb = await ctx.notebook(args.notebook_path)
+    if args.reference_cell_id is None:
+        index = nb.cell_count() if args.position == "below" else 0
+    else:
+        ref = nb.find_cell(args.reference_cell_id)
+        index = ref.index + (1 if args.position == "below" else 0)
+    new_id = nb.insert_cell(index, args.cell_type, args.source)
+    if args.activate:
+        nb.set_focus(new_id, None, None)
+    return {"cell": cell_ref(nb.find_cell(new_id)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class UpdateCellInput(NotebookInput):
+    cell_id: CellIdField
+    source: Annotated[str, Field(description="The cell's whole new source.")]
+    expected_source_hash: HashField
+
+
+async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]:
+    check_write_size(args.source, ctx.limits, "source")
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.set_source(cell.id, args.source)
+    return {"cell": cell_ref(nb.find_cell(cell.id)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class EditCellSourceInput(NotebookInput):
+    cell_id: CellIdField
+    old_text: Annotated[str, Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)]
+    new_text: Annotated[str, Field(description="Replacement text.")]
+    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.", max_length=64)] = None
+
+
+async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[str, Any]:
+    check_write_size(args.new_text, ctx.limits, "newText")
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    check_hash(cell, args.expected_source_hash, ctx.limits)
+    occurrences = cell.source.count(args.old_text)
+    if occurrences != 1:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                        "oldText does not occur in the cell." if occurrences == 0 else
+                        f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
+                        cellId=cell.id, occurrences=occurrences)
+    new_source = cell.source.replace(args.old_text, args.new_text, 1)
+    check_write_size(new_source, ctx.limits, "the edited source")
+    nb.set_source(cell.id, new_source)
+    return {"cell": cell_ref(nb.find_cell(cell.id)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class DeleteCellInput(NotebookInput):
+    cell_id: CellIdField
+    expected_source_hash: HashField
+
+
+async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.delete_cell(cell.id)
+    return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": {"path": nb.path, "revision": nb.revision(), "cellCount": nb.cell_count()}}
+
+
+class MoveCellInput(NotebookInput):
+    cell_id: CellIdField
+    reference_cell_id: Annotated[str, Field(description="Move next to this cell.", min_length=1, max_length=256)]
+    position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
+
+
+async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
+    if args.cell_id == args.reference_cell_id:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "A cell cannot be moved relative to itself.")
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    ref = nb.find_cell(args.reference_cell_id)
+    target = ref.index + (1 if args.position == "below" else 0)
+    if cell.index < target:
+        target -= 1  # the cell leaves its old place first
+    if target != cell.index:
+        nb.move_cell(cell.id, target)
+    return {"cell": {"id": cell.id, "index": nb.find_cell(cell.id).index}, "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class ClearOutputsInput(NotebookInput):
+    cell_ids: Annotated[list[Annotated[str, Field(max_length=256)]] | None,
+                        Field(description="Cells whose outputs to clear; omit for every code cell.", max_length=500)] = None
+
+
+async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    if args.cell_ids is None:
+        targets = [c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0) if c.cell_type == "code"]
+    else:
+        cells = [nb.find_cell(cid) for cid in args.cell_ids]  # all ids checked before anything changes
+        targets = [c.id for c in cells if c.cell_type == "code"]
+    for cell_id in targets:
+        nb.clear_outputs(cell_id)
+    return {"cleared": targets, "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+TOOLS = (
+    Tool("jupyter_insert_cell", "Insert cell",
+         "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and sourceHash.",
+         InsertCellInput, insert_cell, WRITE),
+    Tool("jupyter_update_cell", "Update cell",
+         "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed the cell since.",
+         UpdateCellInput, update_cell, CONSEQUENTIAL),
+    Tool("jupyter_edit_cell_source", "Edit cell source",
+         "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
+         EditCellSourceInput, edit_cell_source, WRITE),
+    Tool("jupyter_delete_cell", "Delete cell",
+         "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
+         DeleteCellInput, delete_cell, CONSEQUENTIAL),
+    Tool("jupyter_move_cell", "Move cell",
+         "Move a cell above or below another cell.",
+         MoveCellInput, move_cell, WRITE),
+    Tool("jupyter_clear_outputs", "Clear outputs",
+         "Clear the outputs (and execution counts) of some code cells, or of all of them.",
+         ClearOutputsInput, clear_outputs, CONSEQUENTIAL),
+)

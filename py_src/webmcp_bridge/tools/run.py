@@ -1,0 +1,123 @@
+"""Kernel and focus tools: jupyter_run_cells, jupyter_kernel_action, jupyter_focus_cell."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..errors import ErrorCode, ToolError
+from ..registry import Annotations, Tool, ToolInput
+from ..snapshot import describe_output
+from .common import CallContext, CellIdField, NotebookInput
+
+
+class RunCellsInput(NotebookInput):
+    cell_ids: Annotated[list[Annotated[str, Field(max_length=256)]] | None,
+                        Field(description="Cells to run, in this order. Omit (with no range) to run every cell.", max_length=500)] = None
+    start_index: Annotated[int | None, Field(description="First index of a range to run.", ge=0)] = None
+    end_index: Annotated[int | None, Field(description="End of the range, exclusive.", ge=0)] = None
+    stop_on_error: Annotated[bool, Field(description="Skip the remaining cells after a cell fails.")] = True
+
+
+async def _kernel_ready(ctx: CallContext, nb) -> None:
+    info = await nb.wait_for_kernel(ctx.limits.kernel_wait_seconds)
+    if info.status not in ("idle", "busy"):
+        raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel is not ready (status {info.status!r}) after waiting {ctx.limits.kernel_wait_seconds:.0f} s.",
+                        kernel={"name": info.name, "status": info.status})
+
+
+async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
+    if args.cell_ids is not None and (args.start_index is not None or args.end_index is not None):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
+    nb = await ctx.notebook(args.notebook_path)
+    if args.cell_ids is not None:
+        ids = [nb.find_cell(cid).id for cid in args.cell_ids]
+    else:
+        cells = nb.read_cells(None, head_bytes=0, max_outputs=0)
+        start = args.start_index or 0
+        end = len(cells) if args.end_index is None else min(args.end_index, len(cells))
+        ids = [c.id for c in cells[start:end]]
+    if len(ids) > ctx.limits.run_cells:
+        raise ToolError(ErrorCode.TOO_LARGE, f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",
+                        count=len(ids), maxCount=ctx.limits.run_cells)
+    await _kernel_ready(ctx, nb)
+    results: list[dict[str, Any]] = []
+    failed = False
+    for cell_id in ids:
+        if failed and args.stop_on_error:
+            results.append({"cellId": cell_id, "status": "skipped", "reason": "an earlier cell failed"})
+            continue
+        try:
+            cell = nb.find_cell(cell_id)
+        except ToolError:
+            results.append({"cellId": cell_id, "status": "skipped", "reason": "the cell was deleted"})
+            continue
+        if cell.cell_type != "code":
+            results.append({"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": f"a {cell.cell_type} cell"})
+            continue
+        outcome = await nb.run_cell(cell_id, ctx.limits.run_timeout_seconds)
+        after = nb.read_cells([nb.find_cell(cell_id).index], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell)[0]
+        results.append({
+            "cellId": cell_id,
+            "index": after.index,
+            "status": outcome.status,
+            "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
+            "outputs": [describe_output(i, o, ctx.limits) for i, o in enumerate(after.outputs)],
+            "outputCount": after.output_count,
+        })
+        failed = failed or outcome.status in ("error", "timeout")
+    kernel = nb.kernel()
+    return {"path": nb.path, "results": results, "kernel": {"name": kernel.name, "status": kernel.status}}
+
+
+class KernelActionInput(NotebookInput):
+    action: Annotated[Literal["interrupt", "restart"], Field(description="interrupt stops the running cell; restart clears all kernel state.")]
+
+
+async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    info = await nb.kernel_action(args.action, ctx.limits.kernel_wait_seconds)
+    return {"path": nb.path, "action": args.action, "kernel": {"name": info.name, "status": info.status}}
+
+
+class Position2D(ToolInput):
+    line: Annotated[int, Field(description="0-based line.", ge=0)]
+    column: Annotated[int, Field(description="0-based column.", ge=0)]
+
+
+class Selection(ToolInput):
+    start: Position2D
+    end: Position2D
+
+
+class FocusCellInput(NotebookInput):
+    cell_id: CellIdField
+    cursor: Annotated[Position2D | None, Field(description="Put the cursor here.")] = None
+    selection: Annotated[Selection | None, Field(description="Select this range of the source.")] = None
+
+
+async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:
+    if args.cursor is not None and args.selection is not None:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cursor or selection, not both.")
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    cursor = args.cursor.model_dump() if args.cursor else None
+    selection = args.selection.model_dump() if args.selection else None
+    nb.set_focus(cell.id, cursor, selection)
+    focus = nb.focus()
+    return {"focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection}}
+
+
+TOOLS = (
+    Tool("jupyter_run_cells", "Run cells",
+         "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be ready. "
+         "Returns per cell: status (ok/error/skipped/timeout), execution count and a bounded summary of its outputs.",
+         RunCellsInput, run_cells, Annotations(untrusted_content=True, consequential=True)),
+    Tool("jupyter_kernel_action", "Kernel action",
+         "Interrupt or restart the notebook's kernel.",
+         KernelActionInput, kernel_action, Annotations(consequential=True)),
+    Tool("jupyter_focus_cell", "Focus cell",
+         "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its source.",
+         FocusCellInput, focus_cell),
+)
