@@ -24,7 +24,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from .bounds import dumps, fit_payload
@@ -39,6 +39,18 @@ class ToolInput(BaseModel):
     coercion ("5" is not an int), immutable once validated."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, alias_generator=to_camel, populate_by_name=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _only_wire_names(cls, data: Any) -> Any:
+        """Refuse keys that are not wire (camelCase) names: pydantic would otherwise drop a key that
+        matches a Python field name (``start_index``) without a word, and unknown arguments are errors."""
+        if isinstance(data, dict):
+            allowed = {f.alias or name for name, f in cls.model_fields.items()}
+            unknown = sorted(str(k) for k in data if k not in allowed)
+            if unknown:
+                raise ValueError(f"unknown argument(s): {', '.join(unknown)[:200]}")
+        return data
 
 
 @dataclass(frozen=True)
@@ -232,12 +244,17 @@ class Registry(Generic[C]):
 
         Returns an MCP CallToolResult dict; never raises (see the module docstring for the steps).
         """
-        raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
-        event = CallEvent(self._next_call, str(name)[:128], summarize_arguments(raw), time.monotonic())
+        try:
+            raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
+        except (TypeError, ValueError):
+            raw = None
+        event = CallEvent(self._next_call, str(name)[:128], summarize_arguments(raw or ""), time.monotonic())
         self._next_call += 1
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
         try:
+            if raw is None:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
             payload, images = await self._run(name, raw)
             outcome, is_error = "ok", False
         except ToolError as err:

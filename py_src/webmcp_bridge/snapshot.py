@@ -6,6 +6,8 @@ returns JSON-ready dicts, so it runs the same under CPython tests and in the pag
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 from typing import Any, Iterable
 
@@ -25,6 +27,29 @@ def source_hash(source: str) -> str:
     Stable across sessions and hosts; what an agent sends back as ``expectedSourceHash``.
     """
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_HEX_CHARS]
+
+
+IMAGE_SIGNATURES = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/webp": (b"RIFF",),
+}
+
+
+def is_valid_image(mime: str, data: str) -> bool:
+    """True when ``data`` is strict base64 of bytes that start with ``mime``'s file signature.
+
+    Notebooks are untrusted: an ``image/png`` entry may hold text (the corpus has one holding a script tag);
+    such data is never returned as an image block.
+    """
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if mime == "image/webp" and raw[8:12] != b"WEBP":
+        return False
+    return bool(raw) and raw.startswith(IMAGE_SIGNATURES.get(mime, (b"",)))
 
 
 def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, Any]:

@@ -6,13 +6,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ..bounds import json_bytes
 from ..errors import ErrorCode, ToolError
 from ..limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES
 from ..registry import Annotations, Tool, ToolResult
-from ..snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown
+from ..snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
 from .common import CellIdField, CallContext, NotebookInput, summary
 
 READ = Annotations(read_only=True, untrusted_content=True)
+RESULT_HEADROOM = 2048  # bytes of a get_cells result kept for its own keys and the envelope
 
 
 class GetCellsInput(NotebookInput):
@@ -36,13 +38,22 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
         start = args.start_index or 0
         end = count if args.end_index is None else min(args.end_index, count)
         indices = list(range(start, max(start, end)))
-    shown, omitted = indices[: limits.cells_per_read], indices[limits.cells_per_read:]
     head = limits.preview_bytes if args.include_outputs else 0
-    cells = nb.read_cells(shown, head_bytes=head, max_outputs=limits.outputs_per_cell if args.include_outputs else 0)
+    cells = nb.read_cells(indices[: limits.cells_per_read], head_bytes=head,
+                          max_outputs=limits.outputs_per_cell if args.include_outputs else 0)
+    # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell.
+    budget, snapshots = limits.result_bytes - RESULT_HEADROOM, []
+    for cell in cells:
+        snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs)
+        budget -= json_bytes(snap) + 1
+        if budget < 0 and snapshots:
+            break
+        snapshots.append(snap)
+    omitted = indices[len(snapshots):]
     payload: dict[str, Any] = {
         "path": nb.path,
         "cellCount": count,
-        "cells": [cell_snapshot(c, limits, include_source=args.include_source, include_outputs=args.include_outputs) for c in cells],
+        "cells": snapshots,
         "truncated": bool(omitted),
         "omittedCount": len(omitted),
         "hiddenCellCount": 0,
@@ -83,6 +94,8 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         if data is None or mime not in IMAGE_MIME_TYPES:
             raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {ctx.limits.image_bytes} bytes are returned.",
                             bytes=size, maxBytes=ctx.limits.image_bytes, **base)
+        if not is_valid_image(mime, data):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", **base)
         return ToolResult({**base, "bytes": size, "image": "returned as MCP image content"},
                           images=[{"type": "image", "data": data, "mimeType": mime}])
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)

@@ -78,9 +78,12 @@ async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, 
     entry = await ctx.host.stat(path)
     if entry is None or entry.type != "notebook":
         raise notebook_not_found(path)
-    nb = await ctx.host.open_notebook(path, activate=args.activate)
+    nb = await ctx.host.open_notebook(path, activate=False)
     if args.cell_id is not None:
-        nb.find_cell(args.cell_id)
+        nb.find_cell(args.cell_id)  # an unknown id fails before the person's view moves
+    if args.activate:
+        nb = await ctx.host.open_notebook(path, activate=True)
+    if args.cell_id is not None:
         nb.set_focus(args.cell_id, None, None)
     return {"notebook": summary(nb)}
 

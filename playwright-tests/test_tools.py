@@ -1,0 +1,252 @@
+"""The agent's view, end to end: a real Chromium with native WebMCP, acting as the agent through
+``page.webmcp`` on the built site and the real notebooks it ships."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+
+from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+
+CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
+
+FEATURE_TOOLS = {
+    "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
+    "jupyter_save_notebook", "jupyter_get_cells", "jupyter_get_output", "jupyter_insert_cell",
+    "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_move_cell",
+    "jupyter_clear_outputs", "jupyter_run_cells", "jupyter_focus_cell", "jupyter_kernel_action",
+    "jupyter_export_notebook",
+}
+
+
+def call(page: Page, name: str, args: dict | None = None, timeout: float = 60_000) -> tuple[dict, dict]:
+    """Call a tool as the agent; return (payload, whole CallToolResult). Checks the envelope's shape."""
+    result = page.webmcp.call_tool(name, args or {}, timeout=timeout)
+    assert isinstance(result, dict) and isinstance(result.get("content"), list), result
+    text = result["content"][0]
+    assert text["type"] == "text"
+    payload = json.loads(text["text"])
+    assert payload == result["structuredContent"]
+    assert len(text["text"].encode()) <= 50 * 1024
+    return payload, result
+
+
+def ok(page: Page, name: str, args: dict | None = None, **kw) -> dict:
+    payload, result = call(page, name, args, **kw)
+    assert result["isError"] is False, payload
+    return payload
+
+
+def error(page: Page, name: str, args: dict | None = None) -> dict:
+    payload, result = call(page, name, args)
+    assert result["isError"] is True, payload
+    return payload
+
+
+def cell_text(page: Page, index: int) -> str:
+    """What the person sees in cell ``index``'s editor (CodeMirror lines joined)."""
+    return page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").inner_text()
+
+
+def assert_clean(page_log, site_url: str) -> None:
+    assert page_log.foreign_requests(site_url) == []
+    assert page_log.page_errors == []
+
+
+def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
+    status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    assert status["state"] == "ready" and status["tools"] == 17
+    tools = {t["name"]: t for t in page.webmcp.tools()}
+    assert set(tools) == FEATURE_TOOLS
+    for tool in tools.values():
+        assert tool["description"].strip()
+        schema = tool["inputSchema"]
+        if isinstance(schema, str):
+            schema = json.loads(schema)
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert "$ref" not in json.dumps(schema)
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (17 tools)"
+    assert_clean(page_log, site_url)
+
+
+def test_agent_reads_cells_and_pages_a_long_stream(page, page_log, site_url):
+    open_notebook(page, site_url, "notebook-running-code.ipynb")
+    context = ok(page, "jupyter_get_context")
+    assert context["notebook"]["path"] == "notebook-running-code.ipynb"
+    on_disk = json.loads((CONTENT / "notebook-running-code.ipynb").read_text())
+    assert context["notebook"]["cellCount"] == len(on_disk["cells"])
+
+    listing = ok(page, "jupyter_get_cells", {"includeOutputs": True})
+    assert [c["type"] for c in listing["cells"]] == [c["cell_type"] for c in on_disk["cells"]]
+    assert [c["source"] for c in listing["cells"]] == ["".join(c["source"]) for c in on_disk["cells"]]
+    streams = [(c, o) for c in listing["cells"] for o in c.get("outputs", []) if o["outputType"] == "stream"]
+    cell, longest = max(streams, key=lambda co: co[1]["bytes"])
+    expected = "".join(on_disk["cells"][cell["index"]]["outputs"][longest["index"]]["text"])
+    assert longest["bytes"] == len(expected.encode()) > 30_000
+    assert expected.startswith(longest["preview"].rstrip("…"))
+
+    pages, offset = [], 0
+    while offset is not None:
+        page_payload = ok(page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": longest["index"], "offset": offset, "maxBytes": 8000})
+        assert len(page_payload["text"].encode()) <= 8000
+        pages.append(page_payload["text"])
+        offset = page_payload["nextOffset"]
+    assert "".join(pages) == expected and len(pages) >= 5
+    assert_clean(page_log, site_url)
+
+
+def test_agent_fetches_an_image_as_mcp_image_content(page, page_log, site_url):
+    name = "handson-ml2-tools-pandas.ipynb"
+    open_notebook(page, site_url, name)
+    on_disk = json.loads((CONTENT / name).read_text())
+    listing = ok(page, "jupyter_get_cells", {"includeOutputs": True, "includeSource": False})
+    images = [(c, o) for c in listing["cells"] for o in c.get("outputs", []) if "image/png" in o["mimeTypes"]]
+    assert images, "the pandas notebook has PNG figures"
+    cell, output = images[0]
+    assert output["preview"] == "" or "image/png" not in output["preview"]
+    payload, result = call(page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": output["index"], "mimeType": "image/png"})
+    assert result["isError"] is False
+    image = result["content"][1]
+    assert image["type"] == "image" and image["mimeType"] == "image/png"
+    data = base64.b64decode(image["data"])
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    stored = "".join(on_disk["cells"][cell["index"]]["outputs"][output["index"]]["data"]["image/png"])
+    assert data == base64.b64decode(stored)
+    assert image["data"][:200] not in result["content"][0]["text"]  # binary never inlined in the text block
+    assert payload["bytes"] == len(data)
+    assert_clean(page_log, site_url)
+
+
+def test_agent_inserts_updates_edits_moves_and_deletes(page, page_log, site_url):
+    open_notebook(page, site_url, "pytudes-euler.ipynb")
+    before = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 3})["cells"]
+    first = before[0]
+
+    inserted = ok(page, "jupyter_insert_cell", {"referenceCellId": first["id"], "position": "below", "cellType": "code",
+                                                "source": "x = 6 * 7"})["cell"]
+    assert inserted["index"] == 1
+    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 6 * 7')")
+
+    updated = ok(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "x = 6 * 9",
+                                               "expectedSourceHash": inserted["sourceHash"]})["cell"]
+    edited = ok(page, "jupyter_edit_cell_source", {"cellId": inserted["id"], "oldText": "6 * 9", "newText": "7 * 6",
+                                                   "expectedSourceHash": updated["sourceHash"]})["cell"]
+    assert edited["sourceHash"] != updated["sourceHash"]
+    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 7 * 6')")
+
+    moved = ok(page, "jupyter_move_cell", {"cellId": inserted["id"], "referenceCellId": before[2]["id"], "position": "below"})["cell"]
+    cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 4})["cells"]
+    assert [c["id"] for c in cells] == [first["id"], before[1]["id"], before[2]["id"], inserted["id"]]
+    assert moved["index"] == 3 and cells[3]["source"] == "x = 7 * 6"
+    assert "x = 7 * 6" in cell_text(page, 3)
+
+    deleted = ok(page, "jupyter_delete_cell", {"cellId": inserted["id"], "expectedSourceHash": edited["sourceHash"]})
+    assert deleted["deleted"]["id"] == inserted["id"]
+    after = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 3})["cells"]
+    assert [(c["id"], c["sourceHash"]) for c in after] == [(c["id"], c["sourceHash"]) for c in before]
+    assert_clean(page_log, site_url)
+
+
+def test_agent_runs_a_cell_and_sees_its_output(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    only = ok(page, "jupyter_get_cells")["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print(6 * 7)\n1 / 0", "expectedSourceHash": only["sourceHash"]})
+    below = ok(page, "jupyter_insert_cell", {"referenceCellId": only["id"], "source": "print('never')"})["cell"]
+
+    run = ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)
+    first, second = run["results"]
+    assert first["cellId"] == only["id"] and first["status"] == "error" and first["executionCount"] == 1
+    kinds = [o["outputType"] for o in first["outputs"]]
+    assert kinds == ["stream", "error"] and first["outputs"][0]["preview"] == "42\n"
+    assert first["outputs"][1]["ename"] == "ZeroDivisionError"
+    assert "\x1b" not in json.dumps(first)
+    assert second == {"cellId": below["id"], "status": "skipped", "reason": "an earlier cell failed"}
+    page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-OutputArea-output").first.wait_for()
+    assert "42" in page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-OutputArea").inner_text()
+
+    again = ok(page, "jupyter_run_cells", {"cellIds": [below["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
+    assert again["status"] == "ok" and again["outputs"][0]["preview"] == "never\n"
+    assert_clean(page_log, site_url)
+
+
+def test_a_persons_edit_between_read_and_write_wins(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-demo-python.ipynb")
+    cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 10})["cells"]
+    target = next(c for c in cells if c["type"] == "code")
+    editor = page.locator(".jp-Notebook .jp-Cell").nth(target["index"]).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # the person's note")
+    page.wait_for_function(
+        "i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].textContent.includes(\"the person's note\")",
+        arg=target["index"])
+
+    refused = error(page, "jupyter_update_cell", {"cellId": target["id"], "source": "agent text", "expectedSourceHash": target["sourceHash"]})
+    assert refused["error"] == "STALE_CELL" and refused["currentSourceHash"] != target["sourceHash"]
+    assert "the person's note" in refused["currentSourcePreview"]
+    assert "the person's note" in cell_text(page, target["index"])
+    now = ok(page, "jupyter_get_cells", {"cellIds": [target["id"]]})["cells"][0]
+    assert "the person's note" in now["source"] and now["sourceHash"] == refused["currentSourceHash"]
+    assert_clean(page_log, site_url)
+
+
+def test_bad_input_gets_structured_errors_and_changes_nothing(page, page_log, site_url):
+    open_notebook(page, site_url, "pytudes-euler.ipynb")
+    baseline = ok(page, "jupyter_export_notebook", {"includeOutputs": True})["document"]
+    first = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
+    cases = [
+        ("jupyter_update_cell", {"cellId": first["id"], "source": "x", "expectedSourceHash": first["sourceHash"], "extra": 1}, "INVALID_ARGUMENT"),
+        ("jupyter_update_cell", {"cellId": first["id"], "source": 5, "expectedSourceHash": first["sourceHash"]}, "INVALID_ARGUMENT"),
+        ("jupyter_update_cell", {"cellId": "no-such-cell", "source": "x", "expectedSourceHash": first["sourceHash"]}, "CELL_NOT_FOUND"),
+        ("jupyter_update_cell", {"cellId": first["id"], "source": "x", "expectedSourceHash": "0000000000000000"}, "STALE_CELL"),
+        ("jupyter_update_cell", {"cellId": first["id"], "source": "é" * 200_000, "expectedSourceHash": first["sourceHash"]}, "TOO_LARGE"),
+        ("jupyter_delete_cell", {"cellId": first["id"]}, "INVALID_ARGUMENT"),
+        ("jupyter_get_cells", {"notebookPath": "../outside.ipynb"}, "INVALID_PATH"),
+        ("jupyter_get_cells", {"notebookPath": "/etc/passwd.ipynb"}, "INVALID_PATH"),
+        ("jupyter_open_notebook", {"path": "missing.ipynb"}, "NOTEBOOK_NOT_FOUND"),
+        ("jupyter_create_notebook", {"name": "pytudes-euler.ipynb"}, "PATH_EXISTS"),
+        ("jupyter_edit_cell_source", {"cellId": first["id"], "oldText": "text that is not there", "newText": "y"}, "INVALID_ARGUMENT"),
+        ("jupyter_get_output", {"cellId": first["id"], "outputIndex": 99}, "OUTPUT_NOT_FOUND"),
+        ("jupyter_move_cell", {"cellId": first["id"], "referenceCellId": first["id"]}, "INVALID_ARGUMENT"),
+        ("jupyter_kernel_action", {"action": "explode"}, "INVALID_ARGUMENT"),
+    ]
+    for name, args, code in cases:
+        assert error(page, name, args)["error"] == code, (name, args)
+    assert ok(page, "jupyter_export_notebook", {"includeOutputs": True})["document"] == baseline
+    assert_clean(page_log, site_url)
+
+
+def test_ids_of_a_notebook_without_ids_survive_save_and_reload(page, page_log, site_url):
+    name = "notebook-running-code.ipynb"
+    assert json.loads((CONTENT / name).read_text())["nbformat_minor"] == 4
+    open_notebook(page, site_url, name)
+    ids = [c["id"] for c in ok(page, "jupyter_get_cells", {"includeSource": False})["cells"]]
+    assert len(set(ids)) == len(ids)
+    saved = ok(page, "jupyter_save_notebook")
+    assert saved["saved"] is True and saved["path"] == name
+    page.reload()
+    open_notebook(page, site_url, name)
+    assert [c["id"] for c in ok(page, "jupyter_get_cells", {"includeSource": False})["cells"]] == ids
+    assert_clean(page_log, site_url)
+
+
+def test_workspace_listing_create_and_open(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    listing = ok(page, "jupyter_list_workspace")
+    names = {e["name"] for e in listing["entries"]}
+    assert {"pytudes-euler.ipynb", "notebook-running-code.ipynb"} <= names
+    assert all(e["type"] in ("notebook", "file", "directory") for e in listing["entries"])
+    created = ok(page, "jupyter_create_notebook", {"name": "agent-scratch"})
+    assert created["path"] == "agent-scratch.ipynb" and created["notebook"]["cellCount"] >= 0
+    assert ok(page, "jupyter_get_context")["notebook"]["path"] == "agent-scratch.ipynb"
+    opened = ok(page, "jupyter_open_notebook", {"path": "pytudes-euler.ipynb"})
+    assert opened["notebook"]["path"] == "pytudes-euler.ipynb"
+    cells = ok(page, "jupyter_get_cells", {"startIndex": 2, "endIndex": 3})["cells"]
+    focus = ok(page, "jupyter_focus_cell", {"cellId": cells[0]["id"], "cursor": {"line": 0, "column": 1}})["focus"]
+    assert focus["cellId"] == cells[0]["id"]
+    assert ok(page, "jupyter_get_context")["focus"]["cellId"] == cells[0]["id"]
+    assert_clean(page_log, site_url)
