@@ -1,0 +1,605 @@
+#!/usr/bin/env python3
+"""Build the webmcp_bridge JupyterLite site into ``_output/``, and optionally serve it.
+
+The site works with no other origin: the Pyodide runtime (from the npm package) and every wheel the kernel and
+the bridge load are served from ``static/pyodide/``, next to a ``pyodide-lock.json`` rewritten to describe exactly
+those wheels. The bridge's own wheel and its loader (``lite/extension/``, a hand-written federated extension)
+ship as the ``webmcp-bridge`` extension.
+
+Every version comes from ``pyproject.toml``: the JupyterLite pins in the ``dev`` extra and the in-browser pins in
+``[tool.webmcp_bridge.site]``. Downloads are cached in ``.cache/`` by pin, and ``jupyter lite build`` is skipped
+when a stamp of its inputs is unchanged, so a second build with nothing changed takes seconds.
+
+    python build.py                 # build (incrementally)
+    python build.py serve [--port N]  # build, then serve _output/ on 127.0.0.1 with the COOP/COEP headers
+"""
+
+from __future__ import annotations
+
+import argparse
+import email.parser
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import tomllib
+import zipfile
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from importlib import metadata
+from pathlib import Path
+
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parent
+PYPROJECT = ROOT / "pyproject.toml"
+OUTPUT = ROOT / "_output"
+CACHE = ROOT / ".cache"
+CONTENT = ROOT / "lite" / "content"
+EXTENSION_SRC = ROOT / "lite" / "extension"
+PY_SRC = ROOT / "py_src"
+
+EXTENSION_NAME = "webmcp-bridge"
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+PYODIDE_URL = "./static/pyodide/pyodide.mjs"
+#: where bridge.json sits in the site: extensions/webmcp-bridge/static/; this is the runtime relative to it
+PYODIDE_FROM_EXTENSION = "../../../static/pyodide/pyodide.mjs"
+#: the files of the npm package the site needs (the rest are docs, typings and a demo console)
+PYODIDE_FILES = (
+    "package.json",
+    "pyodide.mjs",
+    "pyodide.mjs.map",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+)
+#: JupyterLite apps the site ships
+APPS = ("lab", "notebooks", "tree")
+#: response headers the site needs on every response (SharedArrayBuffer for the kernel's stdin)
+HEADERS = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "credentialless",
+}
+MIME_TYPES = {
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".wasm": "application/wasm",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".json": "application/json",
+    ".ipynb": "application/json",
+    ".map": "application/json",
+    ".svg": "image/svg+xml",
+    ".webmanifest": "application/manifest+json",
+}
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+class BuildError(RuntimeError):
+    """A build step failed in a way the person running the build must fix."""
+
+
+@contextmanager
+def step(title: str):
+    """Print a build step's title, then its duration when it ends."""
+    print(f"[build] {title} ...", flush=True)
+    started = time.perf_counter()
+    yield
+    print(f"[build]   done in {time.perf_counter() - started:.1f} s", flush=True)
+
+
+def run(cmd: list[str], cwd: Path | None = None) -> None:
+    """Run a command (a list, never a shell string), echoing it; raise BuildError if it fails."""
+    print("[build]   $ " + " ".join(str(c) for c in cmd), flush=True)
+    result = subprocess.run([str(c) for c in cmd], cwd=cwd)
+    if result.returncode != 0:
+        raise BuildError(f"exit code {result.returncode} from: {' '.join(str(c) for c in cmd[:4])} ...")
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def tree_files(root: Path) -> list[Path]:
+    """All files under root (sorted, skipping caches), for hashing and copying."""
+    skip = {"__pycache__", ".ipynb_checkpoints", "node_modules"}
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and not skip.intersection(p.relative_to(root).parts)
+    )
+
+
+def hash_inputs(paths: list[Path], extra: dict | None = None) -> str:
+    """One sha256 over files (their path relative to the repo or cache, and bytes) and extra JSON data."""
+    digest = hashlib.sha256(json.dumps(extra or {}, sort_keys=True).encode())
+    for path in paths:
+        try:
+            label = path.relative_to(ROOT).as_posix()
+        except ValueError:
+            label = path.name
+        digest.update(label.encode() + b"\0" + sha256_file(path).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def write_if_changed(path: Path, data: bytes | str) -> bool:
+    """Write a file only when its bytes differ (keeps mtimes stable); return True if it was written."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if path.exists() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return True
+
+
+def sync_file(src: Path, dest: Path) -> None:
+    """Copy src to dest unless dest already has the same size and bytes."""
+    if dest.exists() and dest.stat().st_size == src.stat().st_size and sha256_file(dest) == sha256_file(src):
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dest)
+
+
+# ------------------------------------------------------------------------------------------------ pins
+
+
+def read_pins() -> dict:
+    """Read every pin from pyproject.toml: the site table and the JupyterLite pins of the dev extra."""
+    data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    try:
+        site = data["tool"]["webmcp_bridge"]["site"]
+    except KeyError as exc:
+        raise BuildError("pyproject.toml has no [tool.webmcp_bridge.site] table") from exc
+    lite_pins = {}
+    for spec in data["project"]["optional-dependencies"]["dev"]:
+        req = Requirement(spec)
+        name = canonicalize_name(req.name)
+        if name in ("jupyterlite-core", "jupyterlite-pyodide-kernel"):
+            pinned = [s.version for s in req.specifier if s.operator == "=="]
+            if not pinned:
+                raise BuildError(f"the dev extra must pin {name} with ==, found {spec!r}")
+            lite_pins[name] = pinned[0]
+    return {
+        "pyodide": site["pyodide"],
+        "bridge_packages": list(site.get("bridge-packages", ["pydantic"])),
+        "wheels": {canonicalize_name(k): v for k, v in site["wheels"].items()},
+        "jupyterlite": lite_pins,
+    }
+
+
+def check_jupyterlite(pins: dict) -> None:
+    """Fail clearly unless the installed jupyterlite-core / -pyodide-kernel equal the pinned versions."""
+    for name, wanted in pins["jupyterlite"].items():
+        try:
+            found = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found = None
+        if found != wanted:
+            raise BuildError(
+                f"{name} {wanted} is pinned in pyproject.toml but {found or 'nothing'} is installed: "
+                f'run  python -m pip install -e ".[dev]"'
+            )
+    print(f"[build] JupyterLite pins ok: {pins['jupyterlite']}")
+
+
+# --------------------------------------------------------------------------------------------- pyodide
+
+
+def fetch_pyodide(version: str) -> Path:
+    """`npm pack pyodide@version` into the cache (once) and extract it; return the package folder."""
+    npm_dir = CACHE / "npm"
+    tarball = npm_dir / f"pyodide-{version}.tgz"
+    extracted = CACHE / f"pyodide-{version}"
+    if (extracted / "package" / "pyodide-lock.json").exists():
+        return extracted / "package"
+    with step(f"fetching the Pyodide runtime {version} (npm pack)"):
+        if not tarball.exists():
+            npm = shutil.which("npm")
+            if npm is None:
+                raise BuildError("npm is needed once, to fetch the Pyodide runtime (npm pack pyodide)")
+            npm_dir.mkdir(parents=True, exist_ok=True)
+            run([npm, "pack", f"pyodide@{version}", "--pack-destination", npm_dir], cwd=npm_dir)
+        tmp = extracted.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        with tarfile.open(tarball) as archive:
+            archive.extractall(tmp, filter="data")
+        shutil.rmtree(extracted, ignore_errors=True)
+        tmp.rename(extracted)
+    return extracted / "package"
+
+
+def wheel_target(lock: dict) -> list[str]:
+    """pip download options selecting wheels for this Pyodide (its Python version, ABI and platform)."""
+    info = lock["info"]
+    py = ".".join(info["python"].split(".")[:2])
+    abi = "cp" + py.replace(".", "")
+    platform = f"pyemscripten_{info['abi_version']}_{info['arch']}"
+    return ["--python-version", py, "--implementation", "cp", "--abi", abi, "--platform", platform]
+
+
+def wheel_name_version(path: Path) -> tuple[str, str]:
+    """The canonical project name and version from a wheel's file name."""
+    name, version = path.name.split("-")[:2]
+    return canonicalize_name(name), version
+
+
+def cached_wheels() -> dict[tuple[str, str], Path]:
+    """The wheels already in the cache, keyed by (canonical name, normalised version)."""
+    wheel_dir = CACHE / "wheels"
+    found = {}
+    for path in wheel_dir.glob("*.whl"):
+        name, version = wheel_name_version(path)
+        found[(name, str(Version(version)))] = path
+    return found
+
+
+def fetch_wheels(pins: dict, lock: dict) -> dict[str, Path]:
+    """pip download each pinned wheel into the cache (only those not there yet); return name -> wheel path."""
+    wheel_dir = CACHE / "wheels"
+    wheel_dir.mkdir(parents=True, exist_ok=True)
+    wanted = {name: (name, str(Version(version))) for name, version in pins["wheels"].items()}
+    have = cached_wheels()
+    missing = [f"{n}=={v}" for n, v in pins["wheels"].items() if wanted[n] not in have]
+    if missing:
+        with step(f"downloading {len(missing)} wheel(s) with pip"):
+            run(
+                [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--only-binary=:all:",
+                 "--no-deps", *wheel_target(lock), "--dest", wheel_dir, *missing]
+            )
+        have = cached_wheels()
+        still = [n for n in pins["wheels"] if wanted[n] not in have]
+        if still:
+            raise BuildError(f"pip left no wheel for: {', '.join(still)}")
+    return {name: have[key] for name, key in wanted.items()}
+
+
+def build_bridge_wheel() -> Path:
+    """Build the bridge's own wheel from the repo (pip wheel . --no-deps), cached by a hash of its sources."""
+    sources = [p for p in [PYPROJECT, *tree_files(PY_SRC)] if ".egg-info" not in p.as_posix()]
+    sources += [p for pattern in ("README*", "LICENSE*") for p in ROOT.glob(pattern) if p.is_file()]
+    key = hash_inputs(sources)[:16]
+    out = CACHE / "bridge" / key
+    wheels = sorted(out.glob("webmcp_bridge-*.whl"))
+    if wheels:
+        return wheels[0]
+    with step("building the bridge wheel (pip wheel . --no-deps)"):
+        tmp = out.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        # build from a fresh copy of the sources: setuptools' in-tree build/ folder can keep deleted modules
+        src = CACHE / "bridge-src"
+        shutil.rmtree(src, ignore_errors=True)
+        for path in sources:
+            dest = src / path.relative_to(ROOT)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, dest)
+        run([sys.executable, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "-q",
+             "--wheel-dir", tmp, src])
+        shutil.rmtree(src, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
+        tmp.rename(out)
+        for old in (CACHE / "bridge").iterdir():
+            if old != out:
+                shutil.rmtree(old, ignore_errors=True)
+    wheels = sorted(out.glob("webmcp_bridge-*.whl"))
+    if len(wheels) != 1:
+        raise BuildError(f"expected one webmcp_bridge wheel in {out.name}, found {len(wheels)}")
+    return wheels[0]
+
+
+# ------------------------------------------------------------------------------------ pyodide-lock.json
+
+
+def wheel_metadata(path: Path):
+    """The parsed METADATA of a wheel."""
+    with zipfile.ZipFile(path) as whl:
+        name = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        return email.parser.Parser().parsestr(whl.read(name).decode("utf-8"))
+
+
+def wheel_imports(path: Path) -> list[str]:
+    """Top-level importable names of a wheel (top_level.txt if present, else its top-level entries)."""
+    with zipfile.ZipFile(path) as whl:
+        names = whl.namelist()
+        top = [n for n in names if n.endswith(".dist-info/top_level.txt") and n.count("/") == 1]
+        if top:
+            found = [line.strip() for line in whl.read(top[0]).decode().splitlines() if line.strip()]
+        else:
+            found = set()
+            for entry in names:
+                head = entry.split("/")[0]
+                if head.endswith((".dist-info", ".data")):
+                    continue
+                if "/" in entry:
+                    found.add(head)
+                elif entry.endswith(".py"):
+                    found.add(entry[:-3])
+                elif entry.endswith(".so"):
+                    found.add(entry.split(".")[0])
+    return sorted(found)
+
+
+def emscripten_environment(lock: dict) -> dict:
+    """A PEP 508 marker environment for this Pyodide runtime."""
+    env = default_environment()
+    full = lock["info"]["python"]
+    env.update(
+        python_version=".".join(full.split(".")[:2]), python_full_version=full,
+        implementation_name="cpython", implementation_version=full,
+        platform_python_implementation="CPython", platform_system="Emscripten",
+        platform_machine="wasm32", sys_platform="emscripten", os_name="posix", extra="",
+    )
+    return env
+
+
+def rewrite_lock(lock: dict, wheels: dict[str, Path]) -> dict:
+    """Return a pyodide-lock.json describing exactly the shipped wheels.
+
+    For each wheel: file_name, version and sha256 of the file served; ``imports`` from the wheel; ``depends``
+    = the upstream lock's depends (if the package was there) plus the wheel's own Requires-Dist for this
+    platform. Entries for wheels the site does not serve are dropped, so nothing points at a missing file.
+    Fails if a dependency is not shipped or a pinned version does not satisfy a requirement.
+    """
+    env = emscripten_environment(lock)
+    upstream = {canonicalize_name(k): v for k, v in lock["packages"].items()}
+    versions = {name: wheel_name_version(path)[1] for name, path in wheels.items()}
+    packages, problems = {}, []
+    for name, path in sorted(wheels.items()):
+        meta = wheel_metadata(path)
+        old = upstream.get(name, {})
+        depends = {canonicalize_name(d) for d in old.get("depends", [])}
+        for spec in meta.get_all("Requires-Dist") or []:
+            req = Requirement(spec)
+            if req.marker is not None and not req.marker.evaluate(env):
+                continue
+            dep = canonicalize_name(req.name)
+            depends.add(dep)
+            if dep in versions and not req.specifier.contains(versions[dep], prereleases=True):
+                problems.append(f"{name} requires {spec}, but {dep} is pinned at {versions[dep]}")
+        for dep in sorted(depends):
+            if dep not in wheels:
+                problems.append(f"{name} depends on {dep}, which has no pin in [tool.webmcp_bridge.site.wheels]")
+        packages[name] = {
+            "name": meta["Name"],
+            "version": meta["Version"],
+            "file_name": path.name,
+            "install_dir": "site",
+            "sha256": sha256_file(path),
+            "package_type": "package",
+            "imports": wheel_imports(path),
+            "depends": sorted(depends),
+            "unvendored_tests": False,
+        }
+    if problems:
+        raise BuildError("the wheel pins do not form a closed set:\n  " + "\n  ".join(problems))
+    return {**lock, "packages": packages}
+
+
+# ----------------------------------------------------------------------------------------- lite inputs
+
+
+def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path]) -> Path:
+    """Assemble the Lite dir in the cache: jupyter-lite.json and static/pyodide/ (runtime, wheels, lock)."""
+    lite_dir = CACHE / "lite-dir"
+    static = lite_dir / "static" / "pyodide"
+    static.mkdir(parents=True, exist_ok=True)
+    for name in PYODIDE_FILES:
+        sync_file(pyodide_pkg / name, static / name)
+    for path in wheels.values():
+        sync_file(path, static / path.name)
+    keep = set(PYODIDE_FILES) | {p.name for p in wheels.values()} | {"pyodide-lock.json"}
+    for stale in static.iterdir():
+        if stale.name not in keep:
+            stale.unlink()
+    write_if_changed(static / "pyodide-lock.json", json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    config = {
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "webmcp_bridge",
+            "litePluginSettings": {
+                KERNEL_PLUGIN: {
+                    "pyodideUrl": PYODIDE_URL,
+                    # every package comes from the site: never fall back to a public package index
+                    "disablePyPIFallback": True,
+                }
+            },
+        },
+    }
+    write_if_changed(lite_dir / "jupyter-lite.json", json.dumps(config, indent=2) + "\n")
+    return lite_dir
+
+
+def stage_extension(bridge_wheel: Path, pins: dict) -> Path:
+    """Assemble the webmcp-bridge federated extension: the loader, the bridge wheel and bridge.json."""
+    ext = CACHE / "extension" / EXTENSION_NAME
+    wanted = {}
+    for path in tree_files(EXTENSION_SRC):
+        wanted[path.relative_to(EXTENSION_SRC).as_posix()] = path
+    for rel, src in wanted.items():
+        sync_file(src, ext / rel)
+    sync_file(bridge_wheel, ext / "static" / bridge_wheel.name)
+    manifest = {
+        "wheel": bridge_wheel.name,
+        "packages": pins["bridge_packages"],
+        "pyodide": PYODIDE_FROM_EXTENSION,
+    }
+    write_if_changed(ext / "static" / "bridge.json", json.dumps(manifest, indent=2) + "\n")
+    keep = set(wanted) | {f"static/{bridge_wheel.name}", "static/bridge.json"}
+    for path in tree_files(ext):
+        if path.relative_to(ext).as_posix() not in keep:
+            path.unlink()
+    return ext
+
+
+# ------------------------------------------------------------------------------------ jupyter lite build
+
+
+def lite_build(lite_dir: Path, extension: Path, pins: dict, force: bool) -> None:
+    """Run `jupyter lite build` into _output/ unless the stamp of its inputs is unchanged.
+
+    A changed input rebuilds from an empty output folder, so nothing stale survives and no incremental
+    patch step can drop settings.
+    """
+    inputs = tree_files(lite_dir / "static") + [lite_dir / "jupyter-lite.json"]
+    inputs += tree_files(CONTENT) + tree_files(extension) + [Path(__file__).resolve()]
+    key = hash_inputs(inputs, {"jupyterlite": pins["jupyterlite"], "apps": APPS})
+    stamp = CACHE / "lite-build.stamp"
+    if not force and stamp.exists() and stamp.read_text().strip() == key and (OUTPUT / "jupyter-lite.json").exists():
+        print("[build] jupyter lite build: inputs unchanged, skipped")
+        return
+    with step("jupyter lite build"):
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(OUTPUT, ignore_errors=True)
+        shutil.rmtree(lite_dir / ".cache", ignore_errors=True)
+        for db in lite_dir.glob(".jupyterlite.doit.db*"):
+            db.unlink()
+        cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", lite_dir, "--output-dir", OUTPUT,
+               "--contents", CONTENT, "--no-sourcemaps", f"--LiteBuildConfig.federated_extensions={extension}"]
+        for app in APPS:
+            cmd += ["--apps", app]
+        run(cmd, cwd=lite_dir)
+    stamp.write_text(key + "\n")
+
+
+def verify_output(lock: dict) -> None:
+    """Check the built site; fix pyodideUrl back in if a build step dropped it, and fail loudly otherwise."""
+    config_path = OUTPUT / "jupyter-lite.json"
+    if not config_path.exists():
+        raise BuildError("the build produced no jupyter-lite.json")
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    data = config.setdefault("jupyter-config-data", {})
+    settings = data.setdefault("litePluginSettings", {}).setdefault(KERNEL_PLUGIN, {})
+    if settings.get("pyodideUrl") != PYODIDE_URL or settings.get("disablePyPIFallback") is not True:
+        print(f"[build] WARNING: the built jupyter-lite.json had pyodideUrl={settings.get('pyodideUrl')!r}; "
+              "restoring the site's own runtime")
+        settings.update(pyodideUrl=PYODIDE_URL, disablePyPIFallback=True)
+        config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        got = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN].get("pyodideUrl")
+        if got != PYODIDE_URL:
+            raise BuildError("could not set pyodideUrl in the built jupyter-lite.json")
+    names = [e.get("name") for e in data.get("federated_extensions", [])]
+    if EXTENSION_NAME not in names:
+        raise BuildError(f"the built jupyter-lite.json does not list the {EXTENSION_NAME} extension: {names}")
+    static = OUTPUT / "static" / "pyodide"
+    built_lock = json.loads((static / "pyodide-lock.json").read_text(encoding="utf-8"))
+    if built_lock != lock:
+        raise BuildError("the built pyodide-lock.json differs from the staged one")
+    for name, entry in built_lock["packages"].items():
+        wheel = static / entry["file_name"]
+        if not wheel.exists() or sha256_file(wheel) != entry["sha256"]:
+            raise BuildError(f"static/pyodide/{entry['file_name']} is missing or does not match the lock ({name})")
+    manifest = json.loads((OUTPUT / "extensions" / EXTENSION_NAME / "static" / "bridge.json").read_text())
+    if not (OUTPUT / "extensions" / EXTENSION_NAME / "static" / manifest["wheel"]).exists():
+        raise BuildError(f"the bridge wheel {manifest['wheel']} is not in the built extension")
+    write_root_files()
+    print(f"[build] verified: pyodideUrl={PYODIDE_URL}, {len(built_lock['packages'])} wheels match the lock, "
+          f"extension {EXTENSION_NAME} listed, _headers written")
+
+
+def write_root_files() -> None:
+    """Add the files a static host looks for at the site root: `_headers` and a favicon."""
+    headers = "/*\n" + "".join(f"  {k}: {v}\n" for k, v in HEADERS.items())
+    write_if_changed(OUTPUT / "_headers", headers)
+    icon = OUTPUT / "lab" / "favicon.ico"
+    if icon.exists():
+        sync_file(icon, OUTPUT / "favicon.ico")  # browsers ask for /favicon.ico; answer it, not with a 404
+
+
+def build(force: bool = False) -> Path:
+    """Build the whole site incrementally; return the output folder."""
+    started = time.perf_counter()
+    pins = read_pins()
+    check_jupyterlite(pins)
+    pyodide_pkg = fetch_pyodide(pins["pyodide"])
+    upstream_lock = json.loads((pyodide_pkg / "pyodide-lock.json").read_text(encoding="utf-8"))
+    wheels = fetch_wheels(pins, upstream_lock)
+    lock = rewrite_lock(upstream_lock, wheels)
+    bridge_wheel = build_bridge_wheel()
+    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels)
+    extension = stage_extension(bridge_wheel, pins)
+    lite_build(lite_dir, extension, pins, force)
+    verify_output(lock)
+    print(f"[build] site ready in {OUTPUT.name}/ ({time.perf_counter() - started:.1f} s)")
+    return OUTPUT
+
+
+# ------------------------------------------------------------------------------------------------ serve
+
+
+class SiteHandler(SimpleHTTPRequestHandler):
+    """Static files with the site's cross-origin isolation headers and correct MIME types."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+    quiet = False
+
+    def end_headers(self):
+        """Add the COOP/COEP headers (and no-cache, so a rebuild is seen at once) to every response."""
+        for key, value in HEADERS.items():
+            self.send_header(key, value)
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 (the base class's signature)
+        """Log requests unless the server is quiet."""
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+def make_server(directory: Path = OUTPUT, port: int = 0, host: str = "127.0.0.1", quiet: bool = False):
+    """A threaded HTTP server for `directory` on host:port (port 0 picks a free one); call serve_forever()."""
+    handler = type("Handler", (SiteHandler,), {"quiet": quiet})
+
+    def factory(*args, **kwargs):
+        return handler(*args, directory=str(directory), **kwargs)
+
+    server = ThreadingHTTPServer((host, port), factory)
+    server.daemon_threads = True
+    return server
+
+
+def serve(port: int) -> None:
+    """Serve _output/ until interrupted."""
+    server = make_server(OUTPUT, port)
+    host, bound = server.server_address[:2]
+    print(f"[serve] http://{host}:{bound}/lab/index.html  (Ctrl+C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: `build.py [--force]` builds; `build.py serve [--port N]` builds and serves."""
+    parser = argparse.ArgumentParser(description="Build (and serve) the webmcp_bridge JupyterLite site.")
+    parser.add_argument("--force", action="store_true", help="rerun jupyter lite build even if inputs are unchanged")
+    sub = parser.add_subparsers(dest="command")
+    serve_parser = sub.add_parser("serve", help="build, then serve _output/ on 127.0.0.1")
+    serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve_parser.add_argument("--force", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    try:
+        build(force=args.force)
+    except BuildError as exc:
+        print(f"[build] FAILED: {exc}", file=sys.stderr)
+        return 1
+    if args.command == "serve":
+        serve(args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""End-to-end fixtures (for playwright-tests/): build the site once, serve it, drive it with Debian Chromium.
+
+This file sits at the repo root, not in playwright-tests/, on purpose: tests/ has its own conftest.py whose
+helpers its test modules import (``from conftest import ...``). Pytest loads a root conftest first, so that
+import keeps resolving to tests/conftest.py whatever folders are collected, and the fixtures here reach
+playwright-tests/. Shared helpers live in playwright-tests/lite_site.py.
+
+- ``site_url``: the built ``_output/`` served on a free 127.0.0.1 port (build.py's own server: same headers).
+- ``browser``: headless Chromium with native WebMCP (``--enable-features=WebMCP``);
+  ``browser_without_webmcp``: the same browser without the flag.
+- ``page`` / ``page_without_webmcp``: a fresh browser context per test (JupyterLite keeps edits in IndexedDB,
+  so a new context means the original content), with every request URL, page error and console error
+  recorded on ``page_log`` / ``page_without_webmcp_log``.
+- ``lite_site.open_notebook(page, site_url, name)``: open ``lab/index.html?path=<name>`` and wait for the bridge status.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE / "playwright-tests")]
+import build  # noqa: E402  (the repo's build script: builds and serves the site)
+from lite_site import BASE_ARGS, WEBMCP_FLAG, PageLog, chromium_executable, new_recorded_page  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def site_dir() -> Path:
+    """Build the site (incrementally: seconds when nothing changed) and return _output/."""
+    try:
+        return build.build()
+    except build.BuildError as exc:
+        pytest.fail(f"site build failed: {exc}")
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir: Path):
+    """Serve the built site on a free 127.0.0.1 port in a background thread; yield its base URL."""
+    server = build.make_server(site_dir, port=0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    yield f"http://{host}:{port}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def playwright_driver():
+    """One Playwright driver for the session."""
+    with sync_playwright() as driver:
+        yield driver
+
+
+def _launch(driver, with_webmcp: bool) -> Browser:
+    """Headless Debian Chromium with a fresh temporary profile."""
+    args = ([WEBMCP_FLAG] if with_webmcp else []) + BASE_ARGS
+    return driver.chromium.launch(executable_path=chromium_executable(), headless=True, args=args)
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver):
+    """Chromium with native WebMCP (document.modelContext)."""
+    browser = _launch(playwright_driver, with_webmcp=True)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def browser_without_webmcp(playwright_driver):
+    """Chromium without the WebMCP flag: no document.modelContext."""
+    browser = _launch(playwright_driver, with_webmcp=False)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def page_log() -> PageLog:
+    """The request / error record of this test's `page`."""
+    return PageLog()
+
+
+@pytest.fixture
+def page(browser, page_log, site_url):
+    """A page (fresh context: original content) in the WebMCP browser, recorded on page_log."""
+    context, page = new_recorded_page(browser, page_log)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def page_without_webmcp_log() -> PageLog:
+    """The request / error record of this test's `page_without_webmcp`."""
+    return PageLog()
+
+
+@pytest.fixture
+def page_without_webmcp(browser_without_webmcp, page_without_webmcp_log, site_url):
+    """A page (fresh context) in the browser without WebMCP, recorded on page_without_webmcp_log."""
+    context, page = new_recorded_page(browser_without_webmcp, page_without_webmcp_log)
+    yield page
+    context.close()

@@ -1,0 +1,136 @@
+// webmcp-bridge loader: a hand-written JupyterLab federated-extension container (no bundler).
+// It starts a main-thread Pyodide as soon as this script runs, declares one plugin, and once JupyterLab is
+// restored hands the live application to Python: webmcp_bridge.jupyterlab.boot.start(ctx).
+// Names and URLs come from bridge.json next to this file, so the site works under any base path.
+(function () {
+  'use strict';
+  const NAME = 'webmcp-bridge';
+  const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
+  const manifestUrl = new URL('bridge.json', script.src);
+  const status = { state: 'loading', tools: 0, reason: null, timings: {} };
+  window.webmcpBridge = { status };
+  let statusNode = null;
+
+  function render() {
+    if (!statusNode) return;
+    const { state, tools, reason } = status;
+    let text = `WebMCP: ${state}`;
+    if (state === 'loading') text = 'WebMCP: loading…';
+    else if (state === 'ready') text = `WebMCP: ready (${tools} tools)`;
+    else if (reason) text += ` (${reason})`;
+    statusNode.textContent = text; // never innerHTML
+    statusNode.title = reason || text;
+    statusNode.dataset.state = state;
+  }
+
+  // setStatus(state, detail): detail is the tool count for "ready", else a short reason (optional).
+  function setStatus(state, detail) {
+    status.state = String(state);
+    if (status.state === 'ready') {
+      status.tools = Number(detail) || 0;
+      status.reason = null;
+    } else {
+      status.reason = detail == null ? null : String(detail);
+    }
+    render();
+  }
+
+  function fail(error) {
+    console.error(`[${NAME}]`, error);
+    // a Python error's message is its traceback: its last line names the exception
+    const lines = String((error && error.message) || error).split('\n').filter(line => line.trim());
+    const line = lines[0] && lines[0].startsWith('Traceback') ? lines[lines.length - 1] : lines[0];
+    setStatus('failed', (line || 'unknown error').trim().slice(0, 200));
+  }
+
+  // The main-thread Pyodide: started at once, in parallel with JupyterLab's own start-up.
+  const pyodideReady = (async () => {
+    const manifest = await (await fetch(manifestUrl)).json();
+    const runtimeUrl = new URL(manifest.pyodide, manifestUrl);
+    const { loadPyodide } = await import(runtimeUrl.href);
+    const pyodide = await loadPyodide({ indexURL: new URL('.', runtimeUrl).href });
+    const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
+    const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
+    await pyodide.loadPackage(manifest.packages, options);
+    await pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options);
+    if (errors.length) throw new Error(errors.join(' '));
+    status.timings.pyodideReady = Math.round(performance.now());
+    return pyodide;
+  })();
+  pyodideReady.catch(() => {}); // reported by start() below
+
+  async function start(app, tracker, docManager, modules) {
+    await app.restored;
+    status.timings.restored = Math.round(performance.now());
+    const pyodide = await pyodideReady;
+    const boot = pyodide.pyimport('webmcp_bridge.jupyterlab.boot');
+    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus };
+    const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, reason?}
+    status.timings.bridgeReady = Math.round(performance.now());
+    setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
+    status.tools = Number(reply.tools) || 0;
+  }
+
+  function addStatusItem(statusBar, widgets) {
+    if (!statusBar || !widgets) return;
+    const item = new widgets.Widget();
+    item.id = 'webmcp-bridge-status';
+    item.addClass('webmcp-bridge-status');
+    item.addClass('jp-StatusBar-TextItem');
+    statusNode = item.node;
+    render();
+    statusBar.registerStatusItem(`${NAME}:status`, { item, align: 'left', rank: 100 });
+  }
+
+  // Federated-extension container: JupyterLab calls init(shareScope), then get('./extension').
+  let shareScope = {};
+  async function shared(pkg, optional) {
+    const versions = shareScope[pkg] || {};
+    const entry = Object.values(versions).find(v => v.loaded) || Object.values(versions).pop();
+    if (!entry) {
+      if (optional) return null;
+      throw new Error(`${pkg} is not in JupyterLab's share scope`);
+    }
+    return (await entry.get())();
+  }
+
+  async function extension() {
+    try {
+      const [notebook, docmanager, cells, widgets, statusbar] = await Promise.all([
+        shared('@jupyterlab/notebook'), shared('@jupyterlab/docmanager'), shared('@jupyterlab/cells'),
+        shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true)
+      ]);
+      const plugin = {
+        id: `${NAME}:plugin`,
+        description: 'Runs the webmcp_bridge Python package in Pyodide and registers its WebMCP tools.',
+        autoStart: true,
+        requires: [notebook.INotebookTracker, docmanager.IDocumentManager],
+        optional: statusbar ? [statusbar.IStatusBar] : [],
+        activate(app, tracker, docManager, statusBar) {
+          try {
+            addStatusItem(statusBar, widgets);
+          } catch (error) {
+            console.error(`[${NAME}] status item`, error);
+          }
+          start(app, tracker, docManager, { notebook, cells }).catch(fail);
+        }
+      };
+      return { __esModule: true, default: [plugin] };
+    } catch (error) {
+      fail(error);
+      return { __esModule: true, default: [] };
+    }
+  }
+
+  window._JUPYTERLAB = window._JUPYTERLAB || {};
+  window._JUPYTERLAB[NAME] = {
+    init(scope) {
+      shareScope = scope || {};
+    },
+    async get(module) {
+      if (module !== './extension') throw new Error(`${NAME} has no module ${module}`);
+      const mod = await extension();
+      return () => mod;
+    }
+  };
+})();

@@ -1,0 +1,107 @@
+"""Helpers for the end-to-end tests (imported by conftest.py and the tests; a distinct module name so it never
+collides with another folder's conftest): the browser flags, a page recorder and notebook opening."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
+URL_IN_TEXT = re.compile(r"https?://[^\s\"'()<>\\\]]+")
+
+BASE_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+WEBMCP_FLAG = "--enable-features=WebMCP"
+#: states after which the bridge status no longer changes by itself
+FINAL_STATES = ("ready", "unavailable", "failed")
+#: a cold start on a small machine: JupyterLab, then a main-thread Pyodide (≈ 5 s here)
+BRIDGE_TIMEOUT_MS = 90_000
+#: the first cell run also starts the kernel's own Pyodide in a worker
+KERNEL_TIMEOUT_MS = 120_000
+
+
+def chromium_executable() -> str:
+    """The real Chromium binary (Debian's /usr/bin/chromium is a shell wrapper around it)."""
+    for candidate in ("/usr/lib/chromium/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists():
+            return str(candidate)
+    pytest.fail("Chromium not found: install it (apt-get install -y chromium)")
+
+
+@dataclass
+class PageLog:
+    """What one page did: every request URL, uncaught page errors and console errors."""
+
+    requests: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+
+    def foreign_requests(self, site_url: str, allow_content_links: bool = True) -> list[str]:
+        """Requests to any origin other than the site's (data: and blob: URLs are not network requests).
+
+        Some shipped notebooks embed remote images in their markdown (badges, logos): the browser asks for
+        those when it renders them, which is the content's doing, not the site's. With allow_content_links
+        (the default) a URL written literally in a notebook of lite/content/ is not counted; every other
+        foreign request is.
+        """
+        origin = urlsplit(site_url)[:2]
+        allowed = content_urls() if allow_content_links else frozenset()
+        return [
+            url for url in self.requests
+            if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin and url not in allowed
+        ]
+
+
+@lru_cache(maxsize=1)
+def content_urls() -> frozenset[str]:
+    """Every http(s) URL written in the shipped notebooks (lite/content/*.ipynb)."""
+    found = set()
+    for path in CONTENT.glob("*.ipynb"):
+        found.update(URL_IN_TEXT.findall(path.read_text(encoding="utf-8")))
+    return frozenset(found)
+
+
+def new_recorded_page(browser: Browser, log: PageLog):
+    """A page in a fresh context whose requests (page, workers, service worker) and errors go to `log`."""
+    context = browser.new_context()
+    context.on("request", lambda request: log.requests.append(request.url))
+    page = context.new_page()
+    page.on("pageerror", lambda error: log.page_errors.append(str(error)))
+    page.on("console", lambda msg: msg.type == "error" and log.console_errors.append(msg.text))
+    return context, page
+
+
+def bridge_status(page: Page) -> dict:
+    """window.webmcpBridge.status, as a dict (None before the loader ran)."""
+    return page.evaluate("() => window.webmcpBridge ? JSON.parse(JSON.stringify(window.webmcpBridge.status)) : null")
+
+
+def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
+    """Wait until the bridge status settles (ready / unavailable / failed); return it."""
+    page.wait_for_function(
+        "states => !!window.webmcpBridge && states.includes(window.webmcpBridge.status.state)",
+        arg=list(FINAL_STATES),
+        timeout=timeout_ms,
+    )
+    return bridge_status(page)
+
+
+def open_notebook(page: Page, site_url: str, name: str, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
+    """Open a notebook of the site's content in JupyterLab; wait for it and for the bridge; return the status."""
+    page.goto(f"{site_url}/lab/index.html?path={quote(name)}")
+    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=timeout_ms)
+    return wait_for_bridge(page, timeout_ms)

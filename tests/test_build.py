@@ -1,0 +1,145 @@
+"""The built site under CPython: the pins, the rewritten pyodide-lock.json, the extension and the server."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import threading
+import tomllib
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import build  # noqa: E402
+
+PYODIDE = "static/pyodide"
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    """Build (incrementally) and return _output/."""
+    return build.build()
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_built_config_keeps_pyodide_url(site):
+    """The kernel loads the site's own runtime, and never falls back to a public index."""
+    config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = config["litePluginSettings"][build.KERNEL_PLUGIN]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+    assert kernel["disablePyPIFallback"] is True
+    assert (site / PYODIDE / "pyodide.mjs").is_file()
+    assert (site / PYODIDE / "pyodide.asm.wasm").is_file()
+    assert "webmcp-bridge" in [e["name"] for e in config["federated_extensions"]]
+
+
+def test_app_configs_do_not_override_pyodide_url(site):
+    """No per-app jupyter-lite.json points the kernel elsewhere."""
+    for path in site.glob("*/jupyter-lite.json"):
+        data = json.loads(path.read_text()).get("jupyter-config-data", {})
+        kernel = data.get("litePluginSettings", {}).get(build.KERNEL_PLUGIN, {})
+        assert kernel.get("pyodideUrl", "./static/pyodide/pyodide.mjs").endswith("static/pyodide/pyodide.mjs"), path
+
+
+def test_lock_matches_shipped_wheels(site):
+    """Every lock entry names a shipped wheel with its real sha256; every dependency is itself shipped."""
+    lock = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())
+    packages = lock["packages"]
+    shipped = {p.name for p in (site / PYODIDE).glob("*.whl")}
+    assert {entry["file_name"] for entry in packages.values()} == shipped
+    for name, entry in packages.items():
+        assert sha256(site / PYODIDE / entry["file_name"]) == entry["sha256"], name
+        assert entry["imports"], name
+        for dep in entry["depends"]:
+            assert dep in packages, f"{name} depends on {dep}, which is not shipped"
+    for needed in ("micropip", "comm", "ipython", "jedi", "traitlets", "pydantic", "pydantic-core"):
+        assert needed in packages
+
+
+def test_lock_versions_are_the_pins(site):
+    """The versions served are exactly those pinned in pyproject.toml."""
+    pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["webmcp_bridge"]["site"]
+    packages = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())["packages"]
+    assert set(packages) == {build.canonicalize_name(n) for n in pins["wheels"]}
+    for name, version in pins["wheels"].items():
+        assert packages[build.canonicalize_name(name)]["version"] == version
+
+
+def test_bridge_manifest(site):
+    """bridge.json names the shipped bridge wheel, the packages to load first and the runtime URL."""
+    static = site / "extensions" / "webmcp-bridge" / "static"
+    manifest = json.loads((static / "bridge.json").read_text())
+    assert (static / manifest["wheel"]).is_file()
+    assert manifest["wheel"].startswith("webmcp_bridge-")
+    assert "pydantic" in manifest["packages"]
+    runtime = (static / manifest["pyodide"]).resolve()
+    assert runtime == (site / PYODIDE / "pyodide.mjs").resolve()
+
+
+def test_headers_file(site):
+    text = (site / "_headers").read_text()
+    assert "Cross-Origin-Opener-Policy: same-origin" in text
+    assert "Cross-Origin-Embedder-Policy: credentialless" in text
+
+
+def test_content_is_shipped(site):
+    for name in ("jupyterlite-demo-python.ipynb", "notebook-running-code.ipynb", "jupyterlite-empty.ipynb",
+                 "ipython-beyond-plain-python.ipynb", "handson-ml2-tools-pandas.ipynb", "pytudes-euler.ipynb"):
+        assert (site / "files" / name).is_file(), name
+
+
+def test_no_machine_paths_in_config(site):
+    """The built configuration holds only site-relative URLs."""
+    for path in [site / "jupyter-lite.json", *site.glob("*/jupyter-lite.json")]:
+        text = path.read_text()
+        assert str(ROOT) not in text and "/root/" not in text, path
+
+
+def test_second_build_is_fast(site):
+    """Nothing changed: the second build skips every download and `jupyter lite build`."""
+    import time
+
+    started = time.perf_counter()
+    build.build()
+    assert time.perf_counter() - started < 5
+
+
+def test_server_headers_and_types(site):
+    """build.py's server sends COOP/COEP on every response and the right MIME types."""
+    server = build.make_server(site, port=0, quiet=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    wheel = json.loads((site / "extensions/webmcp-bridge/static/bridge.json").read_text())["wheel"]
+    expected = {
+        f"/{PYODIDE}/pyodide.mjs": "text/javascript",
+        f"/{PYODIDE}/pyodide.asm.wasm": "application/wasm",
+        f"/{PYODIDE}/pyodide-lock.json": "application/json",
+        f"/extensions/webmcp-bridge/static/{wheel}": "application/zip",
+    }
+    try:
+        for url, mime in expected.items():
+            with urllib.request.urlopen(base + url) as response:
+                assert response.headers["Content-Type"].split(";")[0] == mime, url
+                assert response.headers["Cross-Origin-Opener-Policy"] == "same-origin"
+                assert response.headers["Cross-Origin-Embedder-Policy"] == "credentialless"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_build_restores_a_dropped_pyodide_url(site):
+    """If anything drops pyodideUrl from the built config, the next build puts it back (and says so)."""
+    path = site / "jupyter-lite.json"
+    config = json.loads(path.read_text())
+    del config["jupyter-config-data"]["litePluginSettings"][build.KERNEL_PLUGIN]["pyodideUrl"]
+    path.write_text(json.dumps(config))
+    build.build()
+    kernel = json.loads(path.read_text())["jupyter-config-data"]["litePluginSettings"][build.KERNEL_PLUGIN]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
