@@ -1,8 +1,9 @@
 """The host protocol over the live JupyterLab application, through Pyodide's FFI.
 
-Only this module and :mod:`webmcp_bridge.jupyterlab.webmcp` touch ``js``/``pyodide``. Reads go through
-``reader.js`` (one crossing per read, JSON text back); writes call the shared model directly (a few
-crossings each, all synchronous so a hash check and its write cannot interleave with a person's edit).
+Only this module and :mod:`webmcp_bridge.jupyterlab.webmcp` touch ``js``/``pyodide``. Reads and writes go
+through ``model.js`` (one crossing each, JSON text back for reads); writes are synchronous, so a hash check
+and its write cannot interleave with a person's edit. Python never calls a JS ``get`` method through the
+FFI: Pyodide maps ``.get`` of map-like JS objects to Python's mapping ``get``.
 JS exceptions are translated to ToolError here, at the one boundary. Nothing here keeps a Python proxy
 alive in JS: callbacks passed to JS are called synchronously (and freed by Pyodide after the call).
 """
@@ -38,9 +39,9 @@ def js_object(value: dict[str, Any]) -> Any:
     return to_js(value, dict_converter=js.Object.fromEntries)
 
 
-def load_reader() -> Any:
-    """Evaluate ``reader.js`` once and configure it with the Python-side rules (ANSI, binary MIME types)."""
-    source = resources.files("webmcp_bridge.jupyterlab").joinpath("reader.js").read_text(encoding="utf-8")
+def load_model_js() -> Any:
+    """Evaluate ``model.js`` once and configure it with the Python-side rules (ANSI, binary MIME types)."""
+    source = resources.files("webmcp_bridge.jupyterlab").joinpath("model.js").read_text(encoding="utf-8")
     reader = run_js(source)
     reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)))
     return reader
@@ -65,9 +66,9 @@ class LabNotebook:
     def __init__(self, host: "JupyterLabHost", panel: Any) -> None:
         self.host = host
         self.panel = panel
-        self.reader = host.reader
+        self.live = host.live
         self.path = str(panel.context.path)
-        self.reader.track(panel)
+        self.live.track(panel)
 
     # -- reads ------------------------------------------------------------------------------------
     def _model(self) -> Any:
@@ -77,7 +78,7 @@ class LabNotebook:
         return bool(self._model().dirty)
 
     def revision(self) -> int:
-        return int(self.reader.revision(self.panel))
+        return int(self.live.revision(self.panel))
 
     def cell_count(self) -> int:
         return int(self._model().cells.length)
@@ -87,34 +88,34 @@ class LabNotebook:
         return str(lang) if not is_nullish(lang) and lang else "python"
 
     def _index(self, cell_id: str) -> int:
-        index = int(self.reader.findIndex(self.panel, cell_id))
+        index = int(self.live.findIndex(self.panel, cell_id))
         if index < 0:
             raise cell_not_found(cell_id)
         return index
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return [_raw_cell(c) for c in json.loads(self.reader.cells(self.panel, chosen, head_bytes, max_outputs))]
+        return [_raw_cell(c) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))]
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.read_cells([self._index(cell_id)], head_bytes=0, max_outputs=0)[0]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
-        raw = self.reader.outputText(self.panel, cell_id, output_index, mime, offset, max_bytes)
+        raw = self.live.outputText(self.panel, cell_id, output_index, mime, offset, max_bytes)
         if is_nullish(raw):
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
         page = json.loads(raw)
         return TextPage(page["text"], page["offset"], page["next_offset"], page["total_bytes"])
 
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
-        raw = self.reader.outputBinary(self.panel, cell_id, output_index, mime, max_bytes)
+        raw = self.live.outputBinary(self.panel, cell_id, output_index, mime, max_bytes)
         if is_nullish(raw):
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
         data = json.loads(raw)
         return data["data"], data["bytes"]
 
     def focus(self) -> Focus:
-        data = json.loads(self.reader.focus(self.panel))
+        data = json.loads(self.live.focus(self.panel))
         return Focus(data["cellId"], data["cursor"], data["selection"])
 
     def kernel(self) -> KernelInfo:
@@ -125,26 +126,27 @@ class LabNotebook:
         return KernelInfo(str(kernel.name), str(kernel.status), str(session.kernelDisplayName))
 
     # -- writes (synchronous) ---------------------------------------------------------------------
+    def _write(self, done: Any, cell_id: str) -> None:
+        if not done:
+            raise cell_not_found(cell_id)
+
     def set_source(self, cell_id: str, source: str) -> None:
-        self._model().cells.get(self._index(cell_id)).sharedModel.setSource(source)
+        self._write(self.live.setSource(self.panel, cell_id, source), cell_id)
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
-        cell = self._model().sharedModel.insertCell(index, js_object({"cell_type": cell_type, "source": source, "metadata": {}}))
-        return str(cell.getId())
+        return str(self.live.insertCell(self.panel, index, cell_type, source))
 
     def delete_cell(self, cell_id: str) -> None:
-        self._model().sharedModel.deleteCell(self._index(cell_id))
+        self._write(self.live.deleteCell(self.panel, cell_id), cell_id)
 
     def move_cell(self, cell_id: str, to_index: int) -> None:
-        self._model().sharedModel.moveCell(self._index(cell_id), to_index)
+        self._write(self.live.moveCell(self.panel, cell_id, to_index), cell_id)
 
     def clear_outputs(self, cell_id: str) -> None:
-        cell = self._model().cells.get(self._index(cell_id))
-        if str(cell.type) == "code":
-            cell.clearExecution()
+        self._write(self.live.clearOutputs(self.panel, cell_id), cell_id)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
-        ok = self.reader.setFocus(self.panel, cell_id, json.dumps(cursor) if cursor else None,
+        ok = self.live.setFocus(self.panel, cell_id, json.dumps(cursor) if cursor else None,
                                   json.dumps(selection) if selection else None)
         if not ok:
             raise cell_not_found(cell_id)
@@ -170,8 +172,9 @@ class LabNotebook:
             await asyncio.sleep(0.1)
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
-        index = self._index(cell_id)
-        widget = self.panel.content.widgets[index]
+        widget = self.live.cellWidget(self.panel, cell_id)
+        if is_nullish(widget):
+            raise cell_not_found(cell_id)
         cells_module = self.host.modules.cells
         try:
             reply = await asyncio.wait_for(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)), timeout)
@@ -217,7 +220,7 @@ class JupyterLabHost:
         self.docs = ctx.docManager
         self.modules = ctx.modules
         self.contents = self.app.serviceManager.contents
-        self.reader = load_reader()
+        self.live = load_model_js()
 
     async def _get(self, path: str, content: bool) -> Any:
         try:

@@ -1,8 +1,10 @@
-// reader.js: bounded reads of a live JupyterLab notebook, so each tool call crosses from Python to JS once.
+// model.js: the JS side of the JupyterLab adapter: bounded reads and plain writes on a live notebook, so each
+// step of a tool call crosses from Python to JS once.
 //
-// Evaluated once by adapter.py (pyodide.code.run_js); the expression's value is the object below. It only
-// extracts plain data from the live model (ids, types, sources, output sizes, bounded heads and pages) and
-// returns it as JSON text; every rule about what to do with that data lives in Python. The output rules
+// Evaluated once by adapter.py (pyodide.code.run_js); the expression's value is the object below. Reads
+// extract plain data from the live model (ids, types, sources, output sizes, bounded heads and pages) as JSON
+// text; writes take a cell id and return false when no cell has it. Every rule about what to read or write
+// lives in Python; nothing here decides. The output rules
 // mirror webmcp_bridge/nbjson.py: stream -> one text/plain item, error -> the traceback lines joined by
 // "\n", execute_result/display_data -> one item per MIME type; text is ANSI-stripped before it is measured;
 // sizes are UTF-8 bytes (binary MIME types: decoded base64 bytes).
@@ -117,10 +119,38 @@
       });
     },
     revision(panel) { return revisions.get(model(panel)) ?? 0; },
+    setSource(panel, cellId, source) {
+      const i = findIndex(panel, cellId);
+      if (i >= 0) model(panel).cells.get(i).sharedModel.setSource(source);
+      return i >= 0;
+    },
+    insertCell(panel, index, cellType, source) {
+      return model(panel).sharedModel.insertCell(index, { cell_type: cellType, source, metadata: {} }).getId();
+    },
+    deleteCell(panel, cellId) {
+      const i = findIndex(panel, cellId);
+      if (i >= 0) model(panel).sharedModel.deleteCell(i);
+      return i >= 0;
+    },
+    moveCell(panel, cellId, toIndex) {
+      const i = findIndex(panel, cellId);
+      if (i >= 0) model(panel).sharedModel.moveCell(i, toIndex);
+      return i >= 0;
+    },
+    clearOutputs(panel, cellId) {
+      const i = findIndex(panel, cellId);
+      const cell = i >= 0 ? model(panel).cells.get(i) : null;
+      if (cell && cell.type === "code") cell.sharedModel.transact(() => cell.clearExecution());
+      return i >= 0;
+    },
+    cellWidget(panel, cellId) {
+      const i = findIndex(panel, cellId);
+      return i >= 0 ? panel.content.widgets[i] : null;
+    },
     findIndex,
     cells(panel, indicesJson, headBytes, maxOutputs) {
       const cells = model(panel).cells;
-      const indices = indicesJson === null ? [...Array(cells.length).keys()] : JSON.parse(indicesJson);
+      const indices = indicesJson == null ? [...Array(cells.length).keys()] : JSON.parse(indicesJson);
       return JSON.stringify(indices.filter((i) => i >= 0 && i < cells.length).map((i) => describeCell(cells.get(i), i, headBytes, maxOutputs)));
     },
     outputText(panel, cellId, outputIndex, mime, offset, maxBytes) {
