@@ -557,6 +557,17 @@ class SiteHandler(SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class SiteServer(ThreadingHTTPServer):
+    """A threaded server that stays quiet when a browser drops a connection mid-response (page reloads)."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(directory: Path = OUTPUT, port: int = 0, host: str = "127.0.0.1", quiet: bool = False):
     """A threaded HTTP server for `directory` on host:port (port 0 picks a free one); call serve_forever()."""
     handler = type("Handler", (SiteHandler,), {"quiet": quiet})
@@ -564,9 +575,7 @@ def make_server(directory: Path = OUTPUT, port: int = 0, host: str = "127.0.0.1"
     def factory(*args, **kwargs):
         return handler(*args, directory=str(directory), **kwargs)
 
-    server = ThreadingHTTPServer((host, port), factory)
-    server.daemon_threads = True
-    return server
+    return SiteServer((host, port), factory)
 
 
 def serve(port: int) -> None:

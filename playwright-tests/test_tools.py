@@ -80,6 +80,11 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert "$ref" not in json.dumps(schema)
     assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (17 tools)"
+    ok(page, "jupyter_get_context")
+    error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
+    page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')")
+    recent = page.locator(".webmcp-bridge-status").get_attribute("title").splitlines()
+    assert recent[1].startswith("jupyter_get_cells CELL_NOT_FOUND") and recent[2].startswith("jupyter_get_context ok")
     assert_clean(page_log, site_url)
 
 

@@ -7,7 +7,7 @@
   const NAME = 'webmcp-bridge';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
-  const status = { state: 'loading', tools: 0, reason: null, timings: {} };
+  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [] };
   window.webmcpBridge = { status };
   let statusNode = null;
 
@@ -19,7 +19,7 @@
     else if (state === 'ready') text = `WebMCP: ready (${tools} tools)`;
     else if (reason) text += ` (${reason})`;
     statusNode.textContent = text; // never innerHTML
-    statusNode.title = reason || text;
+    statusNode.title = [reason || text, ...status.recent].join('\n'); // recent calls, newest first
     statusNode.dataset.state = state;
   }
 
@@ -32,6 +32,12 @@
     } else {
       status.reason = detail == null ? null : String(detail);
     }
+    render();
+  }
+
+  // reportCall(line): Python's after-call hook reports each tool call ("tool outcome N ms"); the last 5 are kept.
+  function reportCall(line) {
+    status.recent = [String(line), ...status.recent].slice(0, 5);
     render();
   }
 
@@ -64,7 +70,7 @@
     status.timings.restored = Math.round(performance.now());
     const pyodide = await pyodideReady;
     const boot = pyodide.pyimport('webmcp_bridge.jupyterlab.boot');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus };
+    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, reason?}
     status.timings.bridgeReady = Math.round(performance.now());
     setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);

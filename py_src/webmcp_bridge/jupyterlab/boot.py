@@ -1,7 +1,8 @@
 """Entry point the JS loader calls once Pyodide and JupyterLab are both up.
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``await boot.start(ctx)`` where ``ctx`` is
-``{app, tracker, docManager, modules: {notebook, cells}, modelContext, setStatus}``; the result is JSON text
+``{app, tracker, docManager, modules: {notebook, cells}, modelContext, setStatus, reportCall}``; the result is
+JSON text
 ``{"state": "ready"|"unavailable", "tools": N}``. "unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before.
 """
@@ -24,6 +25,8 @@ async def start(ctx: Any) -> str:
     stop()
     registry = build_registry(JupyterLabHost(ctx))
     _running["registry"] = registry
+    report = ctx.reportCall
+    registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
     if is_nullish(ctx.modelContext):
         return json.dumps({"state": "unavailable", "tools": 0})
     registration = WebMCPRegistration(registry, ctx.modelContext)
