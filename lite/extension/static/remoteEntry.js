@@ -71,8 +71,9 @@
     const pyodide = await pyodideReady;
     const boot = pyodide.pyimport('webmcp_bridge.jupyterlab.boot');
     const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall };
-    const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, reason?}
+    const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
+    status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
     setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
     status.tools = Number(reply.tools) || 0;
   }

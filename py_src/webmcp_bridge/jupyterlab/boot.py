@@ -2,37 +2,83 @@
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``await boot.start(ctx)`` where ``ctx`` is
 ``{app, tracker, docManager, modules: {notebook, cells}, modelContext, setStatus, reportCall}``; the result is
-JSON text
-``{"state": "ready"|"unavailable", "tools": N}``. "unavailable" means the page has no
-``document.modelContext``: nothing is registered and JupyterLab works as before.
+JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the
+page has no ``document.modelContext``: nothing is registered and JupyterLab works as before.
+
+The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
+module, each tool module, building the registry, generating schemas, registering) with a yield to the
+browser between them: no single stretch holds the page for the whole start-up (about a second of Python in
+all). The longest step is loading pydantic-core's native module (~150-300 ms on a 2-core machine), which
+cannot be split. This module imports nothing heavy at import time.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import json
+import time
 from typing import Any
 
-from ..app import build_registry
-from .adapter import JupyterLabHost, is_nullish
-
 _running: dict[str, Any] = {}
+
+# Imported one per step, heaviest first; each import builds the pydantic models of its tools.
+STEPS = (
+    "typing_extensions",
+    "annotated_types",
+    "pydantic_core._pydantic_core",
+    "pydantic_core.core_schema",
+    "pydantic_core",
+    "pydantic.errors",
+    "pydantic._internal._validators",
+    "pydantic._internal._decorators",
+    "pydantic._internal._fields",
+    "pydantic._internal._generate_schema",
+    "pydantic.json_schema",
+    "pydantic.types",
+    "pydantic.fields",
+    "pydantic._internal._model_construction",
+    "pydantic.main",
+    "pydantic",
+    "webmcp_bridge.registry",
+    "webmcp_bridge.tools.workspace",
+    "webmcp_bridge.tools.cells",
+    "webmcp_bridge.tools.edit",
+    "webmcp_bridge.tools.run",
+    "webmcp_bridge.jupyterlab.adapter",
+    "webmcp_bridge.jupyterlab.webmcp",
+)
 
 
 async def start(ctx: Any) -> str:
     """Build the registry over the live application and register its tools on ``ctx.modelContext``."""
+    timings: dict[str, float] = {}
+
+    async def step(name: str, work: Any) -> Any:
+        began = time.perf_counter()
+        result = work()
+        timings[name] = round((time.perf_counter() - began) * 1000, 1)
+        await asyncio.sleep(0)  # let the browser paint and handle input between steps
+        return result
+
+    for module in STEPS:
+        await step(module.rsplit(".", 1)[-1], lambda m=module: importlib.import_module(m))
+    from ..app import build_registry
+    from .adapter import JupyterLabHost, is_nullish
     from .webmcp import WebMCPRegistration
 
     stop()
-    registry = build_registry(JupyterLabHost(ctx))
+    registry = await step("registry", lambda: build_registry(JupyterLabHost(ctx)))
     _running["registry"] = registry
     report = ctx.reportCall
     registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
     if is_nullish(ctx.modelContext):
-        return json.dumps({"state": "unavailable", "tools": 0})
+        return json.dumps({"state": "unavailable", "tools": 0, "timings": timings})
     registration = WebMCPRegistration(registry, ctx.modelContext)
-    count = registration.register()
+    definitions = await step("schemas", registry.definitions)
+    count = await step("register", lambda: registration.register(definitions))
     _running["registration"] = registration
-    return json.dumps({"state": "ready", "tools": count})
+    return json.dumps({"state": "ready", "tools": count, "timings": timings})
 
 
 def stop() -> None:

@@ -52,14 +52,15 @@ class WebMCPRegistration:
 
         return js.Promise.new(create_once_callable(executor))
 
-    def register(self) -> int:
-        """Register every tool; returns how many. Calling it again first unregisters the old set."""
+    def register(self, definitions: list[dict[str, Any]] | None = None) -> int:
+        """Register every tool (``definitions``: the registry's, if already generated); returns how many.
+        Calling it again first unregisters the old set."""
         self.unregister()
         script = resources.files("webmcp_bridge.jupyterlab").joinpath("register.js").read_text(encoding="utf-8")
         self._controller = js.AbortController.new()
         self._dispatch = create_proxy(self._call)
-        definitions = json.dumps(self.registry.definitions(), ensure_ascii=False)
-        return int(run_js(script)(self.model_context, definitions, self._dispatch, self._controller.signal))
+        text = json.dumps(self.registry.definitions() if definitions is None else definitions, ensure_ascii=False)
+        return int(run_js(script)(self.model_context, text, self._dispatch, self._controller.signal))
 
     def unregister(self) -> None:
         """Remove every tool (abort their signal) and free the dispatcher proxy."""
