@@ -152,8 +152,11 @@ def test_agent_inserts_updates_edits_moves_and_deletes(page, page_log, site_url)
     assert inserted["index"] == 1
     page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 6 * 7')")
 
-    updated = ok(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "x = 6 * 9",
-                                               "expectedSourceHash": inserted["sourceHash"]})["cell"]
+    revision = ok(page, "jupyter_get_context")["notebook"]["revision"]
+    update = ok(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "x = 6 * 9",
+                                              "expectedSourceHash": inserted["sourceHash"]})
+    updated = update["cell"]
+    assert update["notebook"]["revision"] > revision  # every agent write moves the revision
     edited = ok(page, "jupyter_edit_cell_source", {"cellId": inserted["id"], "oldText": "6 * 9", "newText": "7 * 6",
                                                    "expectedSourceHash": updated["sourceHash"]})["cell"]
     assert edited["sourceHash"] != updated["sourceHash"]

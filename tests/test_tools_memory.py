@@ -284,8 +284,10 @@ def test_get_output_png_is_an_image_block(beyond):
     assert image["data"] == expected
     assert image["data"][:64] not in text_block["text"] and "iVBORw0KGgo" not in text_block["text"]
     assert result["structuredContent"]["bytes"] == len(raw)
-    # without a mimeType the text representation is returned, not the image
-    plain = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
+    # without a mimeType the image is returned (its text/plain is only "<IPython.core.display.Image object>")
+    default = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
+    assert default["structuredContent"]["mimeType"] == "image/png" and default["content"][1]["data"] == expected
+    plain = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "text/plain"})
     assert len(plain["content"]) == 1 and plain["structuredContent"]["mimeType"] == "text/plain"
 
 

@@ -108,6 +108,9 @@ class MemoryNotebook:
         kernel = self.nb.get("metadata", {}).get("kernelspec") or {}
         return str(info.get("name") or kernel.get("language") or "python")
 
+    def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        return [self._raw(self._index(cid), head_bytes, max_outputs) for cid in cell_ids]
+
     def find_cell(self, cell_id: str) -> RawCell:
         return self._raw(self._index(cell_id), 0, 0)
 
@@ -131,33 +134,38 @@ class MemoryNotebook:
         size = base64_decoded_len(data)
         return (data if size <= max_bytes else None), size
 
-    def set_source(self, cell_id: str, source: str) -> None:
+    def set_source(self, cell_id: str, source: str) -> RawCell:
         self._cell(cell_id)["source"] = source
         self._changed()
+        return self.find_cell(cell_id)
 
-    def insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": source}
         if cell_type == "code":
             cell.update(outputs=[], execution_count=None)
         self.nb["cells"].insert(index, cell)
         self._changed()
-        return cell["id"]
+        return self.find_cell(cell["id"])
 
-    def delete_cell(self, cell_id: str) -> None:
-        del self.nb["cells"][self._index(cell_id)]
+    def delete_cell(self, cell_id: str) -> RawCell:
+        before = self.find_cell(cell_id)
+        del self.nb["cells"][before.index]
         self._changed()
+        return before
 
-    def move_cell(self, cell_id: str, to_index: int) -> None:
+    def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         cell = self.nb["cells"].pop(self._index(cell_id))
         self.nb["cells"].insert(to_index, cell)
         self._changed()
+        return self.find_cell(cell_id)
 
-    def clear_outputs(self, cell_id: str) -> None:
+    def clear_outputs(self, cell_id: str) -> RawCell:
         cell = self._cell(cell_id)
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
             self._changed()
+        return self.find_cell(cell_id)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._index(cell_id)

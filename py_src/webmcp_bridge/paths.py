@@ -18,7 +18,8 @@ def normalize_path(path: str, *, allow_root: bool = False) -> str:
     """Return ``path`` in canonical form ("a/b.ipynb", root is "").
 
     Accepts forward slashes only, strips one leading "./" and trailing "/", collapses "//".
-    Raises ToolError(INVALID_PATH) for: absolute paths ("/x", "C:\\x", "~"), any ".." or "." segment,
+    Raises ToolError(INVALID_PATH) for: absolute paths ("/x", "~"), any ":" (a drive, "C:" or JupyterLab's
+    "drive:path"), any ".." or "." segment,
     backslashes, control or format characters (NUL, newlines, U+202E), a path over 1 KiB or a segment
     over 255 bytes, and the root itself unless ``allow_root``.
     """
@@ -31,8 +32,10 @@ def normalize_path(path: str, *, allow_root: bool = False) -> str:
             raise ToolError(ErrorCode.INVALID_PATH, "A path may not contain control or format characters.")
     if "\\" in path:
         raise ToolError(ErrorCode.INVALID_PATH, "Use '/' to separate folders; '\\' is not allowed.")
-    if path.startswith(("/", "~")) or (len(path) > 1 and path[1] == ":"):
+    if path.startswith(("/", "~")):
         raise ToolError(ErrorCode.INVALID_PATH, "Paths are relative to the workspace root; absolute paths are not allowed.")
+    if ":" in path:  # JupyterLab reads "name:path" as a path on another drive
+        raise ToolError(ErrorCode.INVALID_PATH, "':' is not allowed in a path (JupyterLab reads it as a drive name).")
     if path.startswith("./"):
         path = path[2:]
     parts = [p for p in path.split("/") if p != ""]

@@ -180,7 +180,7 @@ def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, 
 
 def summarize_arguments(raw: str, max_bytes: int = 200) -> str:
     """A bounded one-line summary of a call's argument JSON, for activity and diagnostics."""
-    return preview(" ".join(raw.split()), max_bytes)
+    return preview(" ".join(raw[: max_bytes * 2].split()), max_bytes)
 
 
 class Registry(Generic[C]):

@@ -87,18 +87,19 @@ class LabNotebook:
         lang = self._model().defaultKernelLanguage
         return str(lang) if not is_nullish(lang) and lang else "python"
 
-    def _index(self, cell_id: str) -> int:
-        index = int(self.live.findIndex(self.panel, cell_id))
-        if index < 0:
-            raise cell_not_found(cell_id)
-        return index
-
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
         return [_raw_cell(c) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))]
 
+    def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        found = json.loads(self.live.cellsById(self.panel, json.dumps(list(cell_ids)), head_bytes, max_outputs))
+        for cell_id, data in zip(cell_ids, found):
+            if data is None:
+                raise cell_not_found(cell_id)
+        return [_raw_cell(data) for data in found]
+
     def find_cell(self, cell_id: str) -> RawCell:
-        return self.read_cells([self._index(cell_id)], head_bytes=0, max_outputs=0)[0]
+        return self.find_cells([cell_id])[0]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
         raw = self.live.outputText(self.panel, cell_id, output_index, mime, offset, max_bytes)
@@ -126,24 +127,26 @@ class LabNotebook:
         return KernelInfo(str(kernel.name), str(kernel.status), str(session.kernelDisplayName))
 
     # -- writes (synchronous) ---------------------------------------------------------------------
-    def _write(self, done: Any, cell_id: str) -> None:
-        if not done:
+    @staticmethod
+    def _written(raw: Any, cell_id: str) -> RawCell:
+        if is_nullish(raw):
             raise cell_not_found(cell_id)
+        return _raw_cell(json.loads(raw))
 
-    def set_source(self, cell_id: str, source: str) -> None:
-        self._write(self.live.setSource(self.panel, cell_id, source), cell_id)
+    def set_source(self, cell_id: str, source: str) -> RawCell:
+        return self._written(self.live.setSource(self.panel, cell_id, source), cell_id)
 
-    def insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
-        return str(self.live.insertCell(self.panel, index, cell_type, source))
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
+        return self._written(self.live.insertCell(self.panel, index, cell_type, source), "(new cell)")
 
-    def delete_cell(self, cell_id: str) -> None:
-        self._write(self.live.deleteCell(self.panel, cell_id), cell_id)
+    def delete_cell(self, cell_id: str) -> RawCell:
+        return self._written(self.live.deleteCell(self.panel, cell_id), cell_id)
 
-    def move_cell(self, cell_id: str, to_index: int) -> None:
-        self._write(self.live.moveCell(self.panel, cell_id, to_index), cell_id)
+    def move_cell(self, cell_id: str, to_index: int) -> RawCell:
+        return self._written(self.live.moveCell(self.panel, cell_id, to_index), cell_id)
 
-    def clear_outputs(self, cell_id: str) -> None:
-        self._write(self.live.clearOutputs(self.panel, cell_id), cell_id)
+    def clear_outputs(self, cell_id: str) -> RawCell:
+        return self._written(self.live.clearOutputs(self.panel, cell_id), cell_id)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         ok = self.live.setFocus(self.panel, cell_id, json.dumps(cursor) if cursor else None,
@@ -158,7 +161,7 @@ class LabNotebook:
         except JsException as exc:
             raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:200]}", path=self.path) from None
 
-    async def wait_for_kernel(self, timeout: float) -> KernelInfo:
+    async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
         try:
@@ -167,7 +170,7 @@ class LabNotebook:
             return self.kernel()
         while True:
             info = self.kernel()
-            if info.status in ("idle", "busy") or loop.time() >= deadline:
+            if info.status in statuses or loop.time() >= deadline:
                 return info
             await asyncio.sleep(0.1)
 
@@ -200,7 +203,7 @@ class LabNotebook:
                 await kernel.restart()
         except JsException as exc:
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:200]}") from None
-        return await self.wait_for_kernel(timeout)
+        return await self.wait_for_kernel(timeout, ("idle",))
 
 
 async def _awaitable(promise: Any) -> Any:

@@ -50,6 +50,16 @@ STEPS = (
 )
 
 
+def _import(module: str) -> None:
+    """Import one start-up step. The pydantic internals listed are only a way to cut the import into
+    pieces: one that a newer pydantic no longer has is skipped (the public import still happens later)."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        if not module.startswith("pydantic."):
+            raise
+
+
 async def start(ctx: Any) -> str:
     """Build the registry over the live application and register its tools on ``ctx.modelContext``."""
     timings: dict[str, float] = {}
@@ -62,7 +72,7 @@ async def start(ctx: Any) -> str:
         return result
 
     for module in STEPS:
-        await step(module.rsplit(".", 1)[-1], lambda m=module: importlib.import_module(m))
+        await step(module.rsplit(".", 1)[-1], lambda m=module: _import(m))
     from ..app import build_registry
     from .adapter import JupyterLabHost, is_nullish
     from .webmcp import WebMCPRegistration

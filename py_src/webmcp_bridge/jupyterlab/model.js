@@ -103,55 +103,74 @@
     };
   }
 
+  function described(panel, index) {
+    return JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
+  }
+
   return {
     configure(ansiPattern, binaryMimes) {
       ansi = new RegExp(ansiPattern, "g");
       binary = new Set(binaryMimes);
     },
-    // Count changes of the notebook, and save notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
+    // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
+    // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
     track(panel) {
       const m = model(panel);
       if (revisions.has(m)) return;
       revisions.set(m, 0);
-      m.sharedModel.changed.connect(() => revisions.set(m, revisions.get(m) + 1));
+      m.sharedModel.ydoc.on("update", () => revisions.set(m, revisions.get(m) + 1));
       panel.context.saveState.connect((_, state) => {
         if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
       });
     },
     revision(panel) { return revisions.get(model(panel)) ?? 0; },
+    // Writes return the changed cell as JSON text (as cells() describes it, without outputs), or null when
+    // no cell has the id.
     setSource(panel, cellId, source) {
       const i = findIndex(panel, cellId);
-      if (i >= 0) model(panel).cells.get(i).sharedModel.setSource(source);
-      return i >= 0;
+      if (i < 0) return null;
+      model(panel).cells.get(i).sharedModel.setSource(source);
+      return described(panel, i);
     },
     insertCell(panel, index, cellType, source) {
-      return model(panel).sharedModel.insertCell(index, { cell_type: cellType, source, metadata: {} }).getId();
+      const id = model(panel).sharedModel.insertCell(index, { cell_type: cellType, source, metadata: {} }).getId();
+      return described(panel, findIndex(panel, id));
     },
     deleteCell(panel, cellId) {
       const i = findIndex(panel, cellId);
-      if (i >= 0) model(panel).sharedModel.deleteCell(i);
-      return i >= 0;
+      if (i < 0) return null;
+      const before = described(panel, i);
+      model(panel).sharedModel.deleteCell(i);
+      return before;
     },
     moveCell(panel, cellId, toIndex) {
       const i = findIndex(panel, cellId);
-      if (i >= 0) model(panel).sharedModel.moveCell(i, toIndex);
-      return i >= 0;
+      if (i < 0) return null;
+      model(panel).sharedModel.moveCell(i, toIndex);
+      return described(panel, findIndex(panel, cellId));
     },
     clearOutputs(panel, cellId) {
       const i = findIndex(panel, cellId);
-      const cell = i >= 0 ? model(panel).cells.get(i) : null;
-      if (cell && cell.type === "code") cell.sharedModel.transact(() => cell.clearExecution());
-      return i >= 0;
+      if (i < 0) return null;
+      const cell = model(panel).cells.get(i);
+      if (cell.type === "code") cell.sharedModel.transact(() => cell.clearExecution());
+      return described(panel, i);
     },
     cellWidget(panel, cellId) {
       const i = findIndex(panel, cellId);
       return i >= 0 ? panel.content.widgets[i] : null;
     },
-    findIndex,
     cells(panel, indicesJson, headBytes, maxOutputs) {
       const cells = model(panel).cells;
       const indices = indicesJson == null ? [...Array(cells.length).keys()] : JSON.parse(indicesJson);
       return JSON.stringify(indices.filter((i) => i >= 0 && i < cells.length).map((i) => describeCell(cells.get(i), i, headBytes, maxOutputs)));
+    },
+    // The cells with these ids, in order; null for an id no cell has.
+    cellsById(panel, idsJson, headBytes, maxOutputs) {
+      const cells = model(panel).cells;
+      const where = new Map();
+      for (let i = 0; i < cells.length; i++) where.set(cells.get(i).id, i);
+      return JSON.stringify(JSON.parse(idsJson).map((id) => (where.has(id) ? describeCell(cells.get(where.get(id)), where.get(id), headBytes, maxOutputs) : null)));
     },
     outputText(panel, cellId, outputIndex, mime, offset, maxBytes) {
       const output = outputOf(panel, cellId, outputIndex);

@@ -42,11 +42,11 @@ class WebMCPRegistration:
         def executor(resolve: Any, _reject: Any) -> None:
             async def run() -> None:
                 try:
-                    result = await self.registry.call(str(name), str(arguments))
+                    text = json.dumps(await self.registry.call(str(name), str(arguments)), ensure_ascii=False)
                 except Exception:  # Registry.call never raises; this guards the promise anyway
                     traceback.print_exc()
-                    result = envelope(ToolError(ErrorCode.INTERNAL_ERROR, "The bridge failed unexpectedly.").payload(), is_error=True)
-                resolve(json.dumps(result, ensure_ascii=False))
+                    text = json.dumps(envelope(ToolError(ErrorCode.INTERNAL_ERROR, "The bridge failed unexpectedly.").payload(), is_error=True))
+                resolve(text)  # always settles: the agent's call never hangs on a bridge failure
 
             asyncio.ensure_future(run())
 

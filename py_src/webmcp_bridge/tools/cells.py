@@ -11,17 +11,16 @@ from ..errors import ErrorCode, ToolError
 from ..limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES
 from ..registry import Annotations, Tool, ToolResult
 from ..snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
-from .common import CellIdField, CallContext, NotebookInput, summary
+from .common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, summary, unique
 
 READ = Annotations(read_only=True, untrusted_content=True)
 RESULT_HEADROOM = 2048  # bytes of a get_cells result kept for its own keys and the envelope
 
 
 class GetCellsInput(NotebookInput):
-    cell_ids: Annotated[list[Annotated[str, Field(max_length=256)]] | None,
-                        Field(description="Cells to read, by id. Omit to read by index range.", max_length=500)] = None
-    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0)] = None
-    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0)] = None
+    cell_ids: Annotated[CellIds | None, Field(description="Cells to read, by id (each once). Omit to read by index range.")] = None
+    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = None
+    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)] = None
     include_source: Annotated[bool, Field(description="Include each cell's source text.")] = True
     include_outputs: Annotated[bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")] = False
 
@@ -32,15 +31,17 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     limits = ctx.limits
     count = nb.cell_count()
+    head = limits.preview_bytes if args.include_outputs else 0
+    max_outputs = limits.outputs_per_cell if args.include_outputs else 0
     if args.cell_ids is not None:
-        indices = [nb.find_cell(cid).index for cid in args.cell_ids]
+        ids = unique(args.cell_ids)
+        cells = nb.find_cells(ids[: limits.cells_per_read], head_bytes=head, max_outputs=max_outputs)
+        indices = [c.index for c in cells] + [-1] * (len(ids) - len(cells))
     else:
         start = args.start_index or 0
         end = count if args.end_index is None else min(args.end_index, count)
         indices = list(range(start, max(start, end)))
-    head = limits.preview_bytes if args.include_outputs else 0
-    cells = nb.read_cells(indices[: limits.cells_per_read], head_bytes=head,
-                          max_outputs=limits.outputs_per_cell if args.include_outputs else 0)
+        cells = nb.read_cells(indices[: limits.cells_per_read], head_bytes=head, max_outputs=max_outputs)
     # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell.
     budget, snapshots = limits.result_bytes - RESULT_HEADROOM, []
     for cell in cells:
@@ -60,21 +61,22 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     }
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = omitted[0]
+    elif omitted:
+        payload["omittedCellIds"] = ids[len(snapshots):][:100]
     return payload
 
 
 class GetOutputInput(NotebookInput):
     cell_id: CellIdField
-    output_index: Annotated[int, Field(description="Index of the output within the cell (from jupyter_get_cells).", ge=0)]
-    mime_type: Annotated[str | None, Field(description="Which representation (default: the first text one, else the image).", max_length=128)] = None
-    offset: Annotated[int, Field(description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.", ge=0)] = 0
-    max_bytes: Annotated[int | None, Field(description="Most bytes of text to return (default and maximum: the output page limit).", ge=1)] = None
+    output_index: Annotated[int, Field(description="Index of the output within the cell (from jupyter_get_cells).", ge=0, le=MAX_INT)]
+    mime_type: Annotated[str | None, Field(description="Which representation (default: the image if there is one, else the first text one).", max_length=128)] = None
+    offset: Annotated[int, Field(description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.", ge=0, le=MAX_INT)] = 0
+    max_bytes: Annotated[int | None, Field(description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT)] = None
 
 
 async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] | ToolResult:
     nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    described = nb.read_cells([cell.index], head_bytes=0, max_outputs=args.output_index + 1)[0]
+    cell = described = nb.find_cells([args.cell_id], max_outputs=args.output_index + 1)[0]
     if args.output_index >= described.output_count:
         raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {args.output_index}.",
                         cellId=cell.id, outputIndex=args.output_index, outputCount=described.output_count)
@@ -85,13 +87,16 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {args.mime_type!r} representation.",
                             cellId=cell.id, outputIndex=args.output_index, mimeTypes=mimes)
         mime = args.mime_type
-    else:
+    else:  # an image says more than its "<Figure ...>" text; else the most readable text
+        images = [m for m in mimes if m in IMAGE_MIME_TYPES]
         text = [m for m in PREVIEW_ORDER if m in mimes] or [i.mime for i in output.items if not i.binary]
-        mime = text[0] if text else mimes[0] if mimes else ""
+        mime = (images or text or mimes or [""])[0]
     base = {"cellId": cell.id, "outputIndex": args.output_index, "outputType": output.output_type, "mimeType": mime, "mimeTypes": mimes}
     if mime in BINARY_MIME_TYPES:
+        if mime not in IMAGE_MIME_TYPES:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.", **base)
         data, size = nb.read_output_binary(cell.id, args.output_index, mime, ctx.limits.image_bytes)
-        if data is None or mime not in IMAGE_MIME_TYPES:
+        if data is None:
             raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {ctx.limits.image_bytes} bytes are returned.",
                             bytes=size, maxBytes=ctx.limits.image_bytes, **base)
         if not is_valid_image(mime, data):

@@ -21,6 +21,14 @@ NotebookPathField = Annotated[
 CellIdField = Annotated[str, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=256)]
 HashField = Annotated[str, Field(description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.", min_length=1, max_length=64)]
 Position = Literal["above", "below"]
+MAX_INT = 2**31 - 1  # every integer argument is bounded: larger ones would reach JS as BigInt
+Index = Annotated[int, Field(ge=0, le=MAX_INT)]
+CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=256)]], Field(max_length=500)]
+
+
+def unique(ids: list[str]) -> list[str]:
+    """``ids`` without repeats, first occurrence kept."""
+    return list(dict.fromkeys(ids))
 
 
 class NotebookInput(ToolInput):

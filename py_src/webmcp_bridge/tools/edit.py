@@ -15,10 +15,12 @@ from pydantic import Field
 from ..errors import ErrorCode, ToolError
 from ..registry import Annotations, Tool
 from ..snapshot import check_hash
-from .common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size
+from .common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 WRITE = Annotations()
-CONSEQUENTIAL = Annotations(consequential=True)
+# Writes that check a hash can answer STALE_CELL with a preview of the person's text: notebook content.
+CHECKED_WRITE = Annotations(untrusted_content=True)
+CONSEQUENTIAL = Annotations(untrusted_content=True, consequential=True)
 
 
 class InsertCellInput(NotebookInput):
@@ -37,10 +39,10 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
     else:
         ref = nb.find_cell(args.reference_cell_id)
         index = ref.index + (1 if args.position == "below" else 0)
-    new_id = nb.insert_cell(index, args.cell_type, args.source)
+    cell = nb.insert_cell(index, args.cell_type, args.source)
     if args.activate:
-        nb.set_focus(new_id, None, None)
-    return {"cell": cell_ref(nb.find_cell(new_id)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+        nb.set_focus(cell.id, None, None)
+    return {"cell": cell_ref(cell), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class UpdateCellInput(NotebookInput):
@@ -54,8 +56,7 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.set_source(cell.id, args.source)
-    return {"cell": cell_ref(nb.find_cell(cell.id)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return {"cell": cell_ref(nb.set_source(cell.id, args.source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class EditCellSourceInput(NotebookInput):
@@ -78,8 +79,7 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
                         cellId=cell.id, occurrences=occurrences)
     new_source = cell.source.replace(args.old_text, args.new_text, 1)
     check_write_size(new_source, ctx.limits, "the edited source")
-    nb.set_source(cell.id, new_source)
-    return {"cell": cell_ref(nb.find_cell(cell.id)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return {"cell": cell_ref(nb.set_source(cell.id, new_source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class DeleteCellInput(NotebookInput):
@@ -105,19 +105,16 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
     if args.cell_id == args.reference_cell_id:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "A cell cannot be moved relative to itself.")
     nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    ref = nb.find_cell(args.reference_cell_id)
+    cell, ref = nb.find_cells([args.cell_id, args.reference_cell_id])
     target = ref.index + (1 if args.position == "below" else 0)
     if cell.index < target:
         target -= 1  # the cell leaves its old place first
-    if target != cell.index:
-        nb.move_cell(cell.id, target)
-    return {"cell": {"id": cell.id, "index": nb.find_cell(cell.id).index}, "notebook": {"path": nb.path, "revision": nb.revision()}}
+    moved = nb.move_cell(cell.id, target) if target != cell.index else cell
+    return {"cell": {"id": cell.id, "index": moved.index}, "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class ClearOutputsInput(NotebookInput):
-    cell_ids: Annotated[list[Annotated[str, Field(max_length=256)]] | None,
-                        Field(description="Cells whose outputs to clear; omit for every code cell.", max_length=500)] = None
+    cell_ids: Annotated[CellIds | None, Field(description="Cells whose outputs to clear; omit for every code cell.")] = None
 
 
 async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, Any]:
@@ -125,7 +122,7 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
     if args.cell_ids is None:
         targets = [c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0) if c.cell_type == "code"]
     else:
-        cells = [nb.find_cell(cid) for cid in args.cell_ids]  # all ids checked before anything changes
+        cells = nb.find_cells(unique(args.cell_ids))  # all ids checked before anything changes
         targets = [c.id for c in cells if c.cell_type == "code"]
     for cell_id in targets:
         nb.clear_outputs(cell_id)
@@ -141,7 +138,7 @@ TOOLS = (
          UpdateCellInput, update_cell, CONSEQUENTIAL),
     Tool("jupyter_edit_cell_source", "Edit cell source",
          "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
-         EditCellSourceInput, edit_cell_source, WRITE),
+         EditCellSourceInput, edit_cell_source, CHECKED_WRITE),
     Tool("jupyter_delete_cell", "Delete cell",
          "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
          DeleteCellInput, delete_cell, CONSEQUENTIAL),
@@ -150,5 +147,5 @@ TOOLS = (
          MoveCellInput, move_cell, WRITE),
     Tool("jupyter_clear_outputs", "Clear outputs",
          "Clear the outputs (and execution counts) of some code cells, or of all of them.",
-         ClearOutputsInput, clear_outputs, CONSEQUENTIAL),
+         ClearOutputsInput, clear_outputs, Annotations(consequential=True)),
 )

@@ -9,14 +9,13 @@ from pydantic import Field
 from ..errors import ErrorCode, ToolError
 from ..registry import Annotations, Tool, ToolInput
 from ..snapshot import describe_output
-from .common import CallContext, CellIdField, NotebookInput
+from .common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, unique
 
 
 class RunCellsInput(NotebookInput):
-    cell_ids: Annotated[list[Annotated[str, Field(max_length=256)]] | None,
-                        Field(description="Cells to run, in this order. Omit (with no range) to run every cell.", max_length=500)] = None
-    start_index: Annotated[int | None, Field(description="First index of a range to run.", ge=0)] = None
-    end_index: Annotated[int | None, Field(description="End of the range, exclusive.", ge=0)] = None
+    cell_ids: Annotated[CellIds | None, Field(description="Cells to run, in this order (each once). Omit (with no range) to run every cell.")] = None
+    start_index: Annotated[int | None, Field(description="First index of a range to run.", ge=0, le=MAX_INT)] = None
+    end_index: Annotated[int | None, Field(description="End of the range, exclusive.", ge=0, le=MAX_INT)] = None
     stop_on_error: Annotated[bool, Field(description="Skip the remaining cells after a cell fails.")] = True
 
 
@@ -32,7 +31,7 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
     nb = await ctx.notebook(args.notebook_path)
     if args.cell_ids is not None:
-        ids = [nb.find_cell(cid).id for cid in args.cell_ids]
+        ids = [c.id for c in nb.find_cells(unique(args.cell_ids))]
     else:
         cells = nb.read_cells(None, head_bytes=0, max_outputs=0)
         start = args.start_index or 0
@@ -57,7 +56,13 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             results.append({"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": f"a {cell.cell_type} cell"})
             continue
         outcome = await nb.run_cell(cell_id, ctx.limits.run_timeout_seconds)
-        after = nb.read_cells([nb.find_cell(cell_id).index], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell)[0]
+        try:
+            after = nb.find_cells([cell_id], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell)[0]
+        except ToolError:  # deleted (by the person or another call) while it ran: its code did run
+            results.append({"cellId": cell_id, "status": outcome.status, "executionCount": outcome.execution_count,
+                            "reason": "the cell was deleted while it ran; its outputs are gone"})
+            failed = failed or outcome.status in ("error", "timeout")
+            continue
         results.append({
             "cellId": cell_id,
             "index": after.index,
@@ -75,15 +80,33 @@ class KernelActionInput(NotebookInput):
     action: Annotated[Literal["interrupt", "restart"], Field(description="interrupt stops the running cell; restart clears all kernel state.")]
 
 
+INTERRUPT_WAIT_SECONDS = 10.0
+
+
 async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    info = await nb.kernel_action(args.action, ctx.limits.kernel_wait_seconds)
-    return {"path": nb.path, "action": args.action, "kernel": {"name": info.name, "status": info.status}}
+    wait = INTERRUPT_WAIT_SECONDS if args.action == "interrupt" else ctx.limits.kernel_wait_seconds
+    info = await nb.kernel_action(args.action, wait)
+    payload: dict[str, Any] = {"path": nb.path, "action": args.action, "kernel": {"name": info.name, "status": info.status}}
+    if args.action == "interrupt":
+        payload["interrupted"] = info.status == "idle"  # a kernel still busy after the wait did not stop
+    return payload
 
 
 class Position2D(ToolInput):
-    line: Annotated[int, Field(description="0-based line.", ge=0)]
-    column: Annotated[int, Field(description="0-based column.", ge=0)]
+    line: Annotated[int, Field(description="0-based line.", ge=0, le=MAX_INT)]
+    column: Annotated[int, Field(description="0-based column, in UTF-16 code units as the editor counts.", ge=0, le=MAX_INT)]
+
+
+def check_position(source: str, position: Position2D, name: str) -> dict[str, int]:
+    """``position`` as a dict, if it lies inside ``source``; else INVALID_ARGUMENT (nothing is changed)."""
+    lines = source.split("\n")
+    if position.line >= len(lines):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name}: line {position.line} is past the cell's {len(lines)} line(s).")
+    width = len(lines[position.line].encode("utf-16-le", "surrogatepass")) // 2
+    if position.column > width:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name}: column {position.column} is past the end of line {position.line} ({width}).")
+    return {"line": position.line, "column": position.column}
 
 
 class Selection(ToolInput):
@@ -102,8 +125,9 @@ async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cursor or selection, not both.")
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
-    cursor = args.cursor.model_dump() if args.cursor else None
-    selection = args.selection.model_dump() if args.selection else None
+    cursor = check_position(cell.source, args.cursor, "cursor") if args.cursor else None
+    selection = ({"start": check_position(cell.source, args.selection.start, "selection.start"),
+                  "end": check_position(cell.source, args.selection.end, "selection.end")} if args.selection else None)
     nb.set_focus(cell.id, cursor, selection)
     focus = nb.focus()
     return {"focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection}}
@@ -115,7 +139,7 @@ TOOLS = (
          "Returns per cell: status (ok/error/skipped/timeout), execution count and a bounded summary of its outputs.",
          RunCellsInput, run_cells, Annotations(untrusted_content=True, consequential=True)),
     Tool("jupyter_kernel_action", "Kernel action",
-         "Interrupt or restart the notebook's kernel.",
+         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: false when the kernel was still busy 10 s later.",
          KernelActionInput, kernel_action, Annotations(consequential=True)),
     Tool("jupyter_focus_cell", "Focus cell",
          "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its source.",

@@ -95,6 +95,8 @@ class CreateNotebookInput(ToolInput):
 
 
 async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[str, Any]:
+    if args.name.startswith("."):
+        raise ToolError(ErrorCode.INVALID_PATH, "A notebook name may not start with '.' (hidden files are not listed).")
     name = args.name if args.name.endswith(".ipynb") else args.name + ".ipynb"
     path = join(args.directory, name)
     parent = path.rpartition("/")[0]
