@@ -61,10 +61,13 @@ PYODIDE_FILES = (
 )
 #: JupyterLite apps the site ships
 APPS = ("lab", "notebooks", "tree")
-#: response headers the site needs on every response (SharedArrayBuffer for the kernel's stdin)
+#: response headers the site needs on every response: COOP/COEP (SharedArrayBuffer for the kernel's stdin),
+#: and a Content-Security-Policy that keeps every load on the site's own origin, so a notebook's remote
+#: images or a kernel output's script cannot make the page contact another host.
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "credentialless",
+    "Content-Security-Policy": "default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'",
 }
 MIME_TYPES = {
     ".js": "text/javascript",

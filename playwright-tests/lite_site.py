@@ -47,22 +47,25 @@ class PageLog:
     """What one page did: every request URL, uncaught page errors and console errors."""
 
     requests: list[str] = field(default_factory=list)
+    blocked_by_csp: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
 
-    def foreign_requests(self, site_url: str, allow_content_links: bool = True) -> list[str]:
+    def foreign_requests(self, site_url: str, allow_content_links: bool = False) -> list[str]:
         """Requests to any origin other than the site's (data: and blob: URLs are not network requests).
 
-        Some shipped notebooks embed remote images in their markdown (badges, logos): the browser asks for
-        those when it renders them, which is the content's doing, not the site's. With allow_content_links
-        (the default) a URL written literally in a notebook of lite/content/ is not counted; every other
-        foreign request is.
+        Some shipped notebooks embed remote images in their markdown (badges, logos). The site's
+        Content-Security-Policy stops those in the browser before any connection is made (Playwright still
+        reports the attempt, then fails it with "csp"): such attempts are not requests that left the page and
+        are not counted. Every other foreign request is, unless allow_content_links excuses a URL written
+        literally in a notebook of lite/content/.
         """
         origin = urlsplit(site_url)[:2]
         allowed = content_urls() if allow_content_links else frozenset()
         return [
             url for url in self.requests
             if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin and url not in allowed
+            and url not in self.blocked_by_csp
         ]
 
 
@@ -79,6 +82,7 @@ def new_recorded_page(browser: Browser, log: PageLog):
     """A page in a fresh context whose requests (page, workers, service worker) and errors go to `log`."""
     context = browser.new_context()
     context.on("request", lambda request: log.requests.append(request.url))
+    context.on("requestfailed", lambda request: request.failure == "csp" and log.blocked_by_csp.append(request.url))
     page = context.new_page()
     page.on("pageerror", lambda error: log.page_errors.append(str(error)))
     page.on("console", lambda msg: msg.type == "error" and log.console_errors.append(msg.text))
