@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ..bounds import json_bytes
 from ..errors import ErrorCode, ToolError
-from ..limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES
+from ..limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, utf8_len
 from ..registry import Annotations, Tool, ToolResult
 from ..snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
 from .common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, summary, unique
@@ -114,12 +114,27 @@ class ExportInput(NotebookInput):
     include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = False
 
 
+EXPORT_CHUNK = 50  # cells read per crossing while exporting
+
+
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     head = ctx.limits.output_page_bytes // 4 if args.include_outputs else 0
-    cells = nb.read_cells(None, head_bytes=head, max_outputs=ctx.limits.outputs_per_cell if args.include_outputs else 0)
-    document = export_markdown(cells, language=nb.language(), include_outputs=args.include_outputs)
-    return {"path": nb.path, "format": "markdown", "document": document, "truncated": False, "notebook": summary(nb)}
+    max_outputs = ctx.limits.outputs_per_cell if args.include_outputs else 0
+    language, count = nb.language(), nb.cell_count()
+    # Read in chunks and stop once the document is past the result cap: the rest would be cut anyway.
+    cells: list = []
+    size = 0
+    for start in range(0, count, EXPORT_CHUNK):
+        chunk = nb.read_cells(range(start, min(count, start + EXPORT_CHUNK)), head_bytes=head, max_outputs=max_outputs)
+        cells.extend(chunk)
+        size += utf8_len(export_markdown(chunk, language=language, include_outputs=args.include_outputs))
+        if size > ctx.limits.result_bytes:
+            break
+    document = export_markdown(cells, language=language, include_outputs=args.include_outputs)
+    payload = {"path": nb.path, "format": "markdown", "document": document, "truncated": len(cells) < count,
+               "exportedCellCount": len(cells), "notebook": summary(nb)}
+    return payload
 
 
 TOOLS = (
