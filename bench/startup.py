@@ -23,7 +23,7 @@ import build  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable, open_notebook  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-KEYS = ("pyodideReady", "restored", "bridgeReady")
+KEYS = ("toolsRegistered", "pyodideReady", "restored", "bridgeReady")
 
 
 def main() -> int:

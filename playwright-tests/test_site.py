@@ -90,4 +90,8 @@ def test_a_loader_failure_shows_in_the_status_item(page, page_log, site_url):
     text = page.locator(".webmcp-bridge-status").text_content()
     assert text.startswith("WebMCP: failed (") and text.endswith(")"), text
     assert page.locator(".jp-Notebook .jp-Cell").count() >= 1
+    # the tools registered early from tools.json answer with a structured error instead of hanging
+    result = page.webmcp.call_tool("jupyter_get_context", {})
+    assert result["isError"] is True and result["structuredContent"]["error"] == "INTERNAL_ERROR"
+    assert "not available" in result["structuredContent"]["message"]
     assert page_log.page_errors == []

@@ -88,6 +88,32 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     assert_clean(page_log, site_url)
 
 
+def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, page_log, site_url):
+    """The build's tools.json lets the loader register every tool as soon as JupyterLab activates it; a call
+    made while the bridge's Python is still loading waits for it and then answers normally."""
+    held = []
+    page.context.route("**/extensions/webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: held.append(route))
+    page.goto(f"{site_url}/lab/index.html?path=jupyterlite-empty.ipynb")
+    page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered")
+    assert {t["name"] for t in page.webmcp.tools()} == FEATURE_TOOLS
+    for _ in range(1200):  # the wheel is requested once Pyodide and pydantic are loaded
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the bridge wheel was never requested"
+    assert page.evaluate("() => window.webmcpBridge.status.state") == "loading"
+    page.evaluate("""async () => {
+        const tool = (await document.modelContext.getTools()).find(t => t.name === 'jupyter_get_context');
+        window.earlyCall = document.modelContext.executeTool(tool, {});
+    }""")
+    held[0].continue_()
+    early = page.evaluate("async () => { const r = await window.earlyCall; return typeof r === 'string' ? JSON.parse(r) : r; }")
+    assert early["isError"] is False and early["structuredContent"]["notebook"]["path"] == "jupyterlite-empty.ipynb"
+    status = page.evaluate("() => window.webmcpBridge.status")
+    assert status["state"] == "ready" and status["timings"]["toolsRegistered"] < status["timings"]["bridgeReady"]
+    assert_clean(page_log, site_url)
+
+
 def test_agent_reads_cells_and_pages_a_long_stream(page, page_log, site_url):
     open_notebook(page, site_url, "notebook-running-code.ipynb")
     context = ok(page, "jupyter_get_context")

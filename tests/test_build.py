@@ -147,3 +147,12 @@ def test_build_restores_a_dropped_pyodide_url(site):
     build.build()
     kernel = json.loads(path.read_text())["jupyter-config-data"]["litePluginSettings"][build.KERNEL_PLUGIN]
     assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+
+
+def test_static_tool_definitions_match_the_registry(site):
+    """tools.json, which the loader registers before Python starts, is exactly the registry's definitions."""
+    from webmcp_bridge.app import tool_definitions
+
+    static = json.loads((site / "extensions/webmcp-bridge/static/tools.json").read_text())
+    assert static == tool_definitions()
+    assert len(static) == 17

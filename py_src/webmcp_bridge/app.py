@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from .host import NotebookHost
 from .limits import DEFAULT_LIMITS, Limits
 from .registry import Registry
@@ -14,3 +16,12 @@ def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS) -> Regis
     registry: Registry[CallContext] = Registry(CallContext(host, limits), limits)
     registry.add_toolset(notebooks_toolset())
     return registry
+
+
+def tool_definitions(limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
+    """The WebMCP definitions of the built-in tools (name, title, description, inputSchema, annotations).
+
+    Static data: the build writes it to the loader's ``tools.json`` so the tools can be registered before
+    Python starts in the page. Needs no host (definitions never touch one).
+    """
+    return build_registry(cast(NotebookHost, None), limits).definitions()

@@ -49,9 +49,11 @@
     setStatus('failed', (line || 'unknown error').trim().slice(0, 200));
   }
 
+  const manifestReady = fetch(manifestUrl).then(response => response.json());
+
   // The main-thread Pyodide: started at once, in parallel with JupyterLab's own start-up.
   const pyodideReady = (async () => {
-    const manifest = await (await fetch(manifestUrl)).json();
+    const manifest = await manifestReady;
     const runtimeUrl = new URL(manifest.pyodide, manifestUrl);
     const { loadPyodide } = await import(runtimeUrl.href);
     const pyodide = await loadPyodide({ indexURL: new URL('.', runtimeUrl).href });
@@ -65,12 +67,65 @@
   })();
   pyodideReady.catch(() => {}); // reported by start() below
 
+  // WebMCP registration. The build writes the tools' definitions (generated from the same pydantic models) to
+  // tools.json, so they are registered as soon as JupyterLab activates this plugin; a call that arrives
+  // before Python is up waits for it. Python then connects: its own definitions are the truth (a tool
+  // that differs is registered again, one it lacks is removed) and its dispatcher serves every call.
+  const tools = new Map(); // name -> {text: definition JSON, controller: AbortController}
+  let connectDispatcher, failDispatcher;
+  const dispatcherReady = new Promise((resolve, reject) => { connectDispatcher = resolve; failDispatcher = reject; });
+  dispatcherReady.catch(() => {}); // each call reports it
+
+  function registerTool(definition) {
+    const controller = new AbortController();
+    const execute = async (input) => {
+      try {
+        const dispatch = await dispatcherReady;
+        return JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {})));
+      } catch (error) { // the bridge did not start: the same error envelope Python returns
+        const payload = { error: 'INTERNAL_ERROR', message: `The bridge is not available: ${status.reason || error}` };
+        return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
+      }
+    };
+    document.modelContext.registerTool({ ...definition, execute }, { signal: controller.signal });
+    tools.set(definition.name, { text: JSON.stringify(definition), controller });
+  }
+
+  function unregisterTool(name) {
+    tools.get(name).controller.abort(); // WebMCP's rule: unregistering is aborting the registration's signal
+    tools.delete(name);
+  }
+
+  async function registerStaticTools() {
+    if (!document.modelContext) return;
+    const manifest = await manifestReady;
+    const definitions = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
+    for (const definition of definitions) if (!tools.has(definition.name)) registerTool(definition);
+    status.timings.toolsRegistered = Math.round(performance.now());
+  }
+
+  // connect(definitionsJson, dispatch): called by Python once it is ready; returns the number of tools.
+  function connect(definitionsJson, dispatch) {
+    const wanted = new Map(JSON.parse(definitionsJson).map(d => [d.name, d]));
+    for (const [name, entry] of [...tools]) {
+      if (!wanted.has(name) || entry.text !== JSON.stringify(wanted.get(name))) unregisterTool(name);
+    }
+    for (const [name, definition] of wanted) if (!tools.has(name)) registerTool(definition);
+    connectDispatcher(dispatch);
+    return tools.size;
+  }
+
+  // disconnect(): Python unregisters every tool (calls still waiting for it then fail cleanly).
+  function disconnect() {
+    for (const name of [...tools.keys()]) unregisterTool(name);
+  }
+
   async function start(app, tracker, docManager, modules) {
     await app.restored;
     status.timings.restored = Math.round(performance.now());
     const pyodide = await pyodideReady;
     const boot = pyodide.pyimport('webmcp_bridge.jupyterlab.boot');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall };
+    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
@@ -119,7 +174,11 @@
           } catch (error) {
             console.error(`[${NAME}] status item`, error);
           }
-          start(app, tracker, docManager, { notebook, cells }).catch(fail);
+          registerStaticTools().catch(error => console.error(`[${NAME}] static tool registration`, error));
+          start(app, tracker, docManager, { notebook, cells }).catch(error => {
+            fail(error);
+            failDispatcher(error);
+          });
         }
       };
       return { __esModule: true, default: [plugin] };

@@ -1,7 +1,8 @@
 """Entry point the JS loader calls once Pyodide and JupyterLab are both up.
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``await boot.start(ctx)`` where ``ctx`` is
-``{app, tracker, docManager, modules: {notebook, cells}, modelContext, setStatus, reportCall}``; the result is
+``{app, tracker, docManager, modules: {notebook, cells}, modelContext, setStatus, reportCall, connect,
+disconnect}``; the result is
 JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the
 page has no ``document.modelContext``: nothing is registered and JupyterLab works as before.
 
@@ -84,7 +85,7 @@ async def start(ctx: Any) -> str:
     registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
     if is_nullish(ctx.modelContext):
         return json.dumps({"state": "unavailable", "tools": 0, "timings": timings})
-    registration = WebMCPRegistration(registry, ctx.modelContext)
+    registration = WebMCPRegistration(registry, ctx)
     definitions = await step("schemas", registry.definitions)
     count = await step("register", lambda: registration.register(definitions))
     _running["registration"] = registration
