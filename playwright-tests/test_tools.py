@@ -19,7 +19,7 @@ FEATURE_TOOLS = {
     "jupyter_save_notebook", "jupyter_get_cells", "jupyter_get_output", "jupyter_insert_cell",
     "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_move_cell",
     "jupyter_clear_outputs", "jupyter_run_cells", "jupyter_focus_cell", "jupyter_kernel_action",
-    "jupyter_export_notebook",
+    "jupyter_export_notebook", "jupyter_wait_for_result",
 }
 
 
@@ -35,8 +35,12 @@ def call(page: Page, name: str, args: dict | None = None, timeout: float = 60_00
     return payload, result
 
 
-def ok(page: Page, name: str, args: dict | None = None, **kw) -> dict:
+def ok(page: Page, name: str, args: dict | None = None, collect: bool = True, **kw) -> dict:
+    """Call and assert success. A result that went pending (a slow kernel start on a busy machine takes
+    more than the 20 s execution timeout) is collected with jupyter_wait_for_result, as an agent would."""
     payload, result = call(page, name, args, **kw)
+    while collect and payload.get("status") == "pending":
+        payload, result = call(page, "jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, **kw)
     assert result["isError"] is False, payload
     return payload
 
@@ -69,7 +73,7 @@ def assert_clean(page_log, site_url: str) -> None:
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == 17
+    assert status["state"] == "ready" and status["tools"] == len(FEATURE_TOOLS) == 18
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == FEATURE_TOOLS
     for tool in tools.values():
@@ -79,7 +83,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
             schema = json.loads(schema)
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert "$ref" not in json.dumps(schema)
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (17 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (18 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')")
@@ -299,4 +303,17 @@ def test_workspace_listing_create_and_open(page, page_log, site_url):
     focus = ok(page, "jupyter_focus_cell", {"cellId": cells[0]["id"], "cursor": {"line": 0, "column": 1}})["focus"]
     assert focus["cellId"] == cells[0]["id"]
     assert ok(page, "jupyter_get_context")["focus"]["cellId"] == cells[0]["id"]
+    assert_clean(page_log, site_url)
+
+
+def test_a_long_run_returns_pending_and_is_collected(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)  # the kernel is up before the timed run
+    cell = ok(page, "jupyter_insert_cell", {"source": "import time\ntime.sleep(24)\nprint('slept')"})["cell"]
+    first = ok(page, "jupyter_run_cells", {"cellIds": [cell["id"]]}, collect=False, timeout=60_000)
+    assert first["status"] == "pending" and first["tool"] == "jupyter_run_cells"
+    assert [p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"]] == [first["pendingId"]]
+    final = ok(page, "jupyter_wait_for_result", {"pendingId": first["pendingId"]}, timeout=60_000)
+    result = final["results"][0]
+    assert result["cellId"] == cell["id"] and result["status"] == "ok" and result["outputs"][0]["preview"] == "slept\n"
     assert_clean(page_log, site_url)

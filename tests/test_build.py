@@ -155,4 +155,4 @@ def test_static_tool_definitions_match_the_registry(site):
 
     static = json.loads((site / "extensions/webmcp-bridge/static/tools.json").read_text())
     assert static == tool_definitions()
-    assert len(static) == 17
+    assert len(static) == 18  # notebooks (17) + calls (1)

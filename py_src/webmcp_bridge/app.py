@@ -7,14 +7,18 @@ from typing import Any, cast
 from .host import NotebookHost
 from .limits import DEFAULT_LIMITS, Limits
 from .registry import Registry
-from .tools import notebooks_toolset
+from .pending import PendingCalls
+from .tools import calls_toolset, notebooks_toolset
 from .tools.common import CallContext
 
 
 def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS) -> Registry[CallContext]:
-    """A registry over ``host`` with the built-in toolsets (today: ``notebooks``, 17 tools)."""
-    registry: Registry[CallContext] = Registry(CallContext(host, limits), limits)
+    """A registry over ``host`` with the built-in toolsets (today: ``notebooks``, 17 tools, and ``calls``,
+    1 tool), sharing one set of pending calls between the registry and the handlers."""
+    pending = PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
+    registry: Registry[CallContext] = Registry(CallContext(host, limits, pending), limits, pending)
     registry.add_toolset(notebooks_toolset())
+    registry.add_toolset(calls_toolset())
     return registry
 
 

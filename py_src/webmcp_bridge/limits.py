@@ -41,6 +41,10 @@ class Limits:
         workspace_entries: cap on entries in one ``jupyter_list_workspace`` result.
         run_cells: cap on cells in one ``jupyter_run_cells`` call.
         error_preview_bytes: cap on the preview of the person's text in a STALE_CELL error.
+        execution_timeout_seconds: a call still running after this returns ``pending`` and keeps running
+            (FEATURES.md: ``executionTimeout``, default 20 s).
+        pending_keep_seconds: how long a settled pending result stays collectable.
+        pending_keep_count: how many settled pending results are kept at most.
         kernel_wait_seconds: how long a tool waits for the kernel to become ready.
         run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
     """
@@ -57,6 +61,9 @@ class Limits:
     workspace_entries: int = 500
     run_cells: int = 100
     error_preview_bytes: int = 400
+    execution_timeout_seconds: float = 20.0
+    pending_keep_seconds: float = 600.0
+    pending_keep_count: int = 50
     kernel_wait_seconds: float = 90.0
     run_timeout_seconds: float = 120.0
 

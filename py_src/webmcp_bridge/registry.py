@@ -9,7 +9,10 @@ Everything the agent can call goes through :meth:`Registry.call`, which
    exception into INTERNAL_ERROR (nothing ever raises out of ``call``);
 4. fits the payload under ``Limits.result_bytes`` (:func:`~webmcp_bridge.bounds.fit_payload`);
 5. wraps it as an MCP CallToolResult ``{content, structuredContent, isError}``;
-6. tells every hook before and after the call (name, argument summary, outcome, duration in seconds).
+6. tells every hook before and after the call (name, argument summary, outcome, duration in seconds);
+7. returns ``{status: "pending", pendingId, tool, message}`` if the call is still running after
+   ``Limits.execution_timeout_seconds``; the call goes on, and its final result is collected later
+   (:mod:`webmcp_bridge.pending`, the ``jupyter_wait_for_result`` tool).
 
 Toolsets are the single mechanism for contributing tools: the core ``notebooks`` toolset and any later
 family (or a site author's own tools) are added the same way with :meth:`Registry.add_toolset`.
@@ -17,6 +20,7 @@ family (or a site author's own tools) are added the same way with :meth:`Registr
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import time
@@ -30,6 +34,7 @@ from pydantic.alias_generators import to_camel
 from .bounds import dumps, fit_payload
 from .errors import ErrorCode, ToolError
 from .limits import DEFAULT_LIMITS, Limits, preview
+from .pending import PendingCalls, pending_payload
 
 TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -78,6 +83,7 @@ class ToolResult:
 
     payload: dict[str, Any]
     images: list[dict[str, str]] = field(default_factory=list)
+    final: dict[str, Any] | None = None  # a finished CallToolResult to return as it is (a collected pending call)
 
 
 C = TypeVar("C")
@@ -192,9 +198,10 @@ class Registry(Generic[C]):
         limits: bounds applied to inputs and results.
     """
 
-    def __init__(self, context: C, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, context: C, limits: Limits = DEFAULT_LIMITS, pending: PendingCalls | None = None) -> None:
         self.context = context
         self.limits = limits
+        self.pending = pending or PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
         self._tools: dict[str, Tool] = {}
         self._toolsets: dict[str, Toolset] = {}
         self._before: list[Hook] = []
@@ -242,8 +249,18 @@ class Registry(Generic[C]):
     async def call(self, name: str, arguments: str | dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
 
-        Returns an MCP CallToolResult dict; never raises (see the module docstring for the steps).
+        Returns an MCP CallToolResult dict, or a pending one past the execution timeout; never raises (see
+        the module docstring for the steps).
         """
+        started = time.monotonic()
+        task = asyncio.ensure_future(self._call(name, arguments))
+        done, _ = await asyncio.wait({task}, timeout=self.limits.execution_timeout_seconds)
+        if task in done:
+            return task.result()
+        call = self.pending.add(str(name)[:128], task, started)
+        return envelope(pending_payload(call), is_error=False)
+
+    async def _call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
         try:
             raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
         except (TypeError, ValueError):
@@ -255,7 +272,12 @@ class Registry(Generic[C]):
         try:
             if raw is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
-            payload, images = await self._run(name, raw)
+            payload, images, final = await self._run(name, raw)
+            if final is not None:
+                outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
+                self._notify(self._after, CallEvent(event.call_id, event.tool, event.arguments, event.started,
+                                                    time.monotonic() - event.started, outcome))
+                return final
             outcome, is_error = "ok", False
         except ToolError as err:
             payload, outcome, is_error = err.payload(), err.code.value, True
@@ -268,7 +290,7 @@ class Registry(Generic[C]):
         self._notify(self._after, done)
         return envelope(payload, is_error=is_error, images=images)
 
-    async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:128]!r}.")
@@ -287,5 +309,5 @@ class Registry(Generic[C]):
                             problems=problems) from None
         result = await tool.handler(self.context, args)
         if isinstance(result, ToolResult):
-            return result.payload, result.images
-        return result, []
+            return result.payload, result.images, result.final
+        return result, [], None

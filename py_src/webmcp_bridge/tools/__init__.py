@@ -18,3 +18,10 @@ def notebooks_toolset() -> Toolset:
         "Read, edit and run the notebooks of the JupyterLab workspace.",
         (*workspace.TOOLS, *cells.TOOLS, *edit.TOOLS, *run.TOOLS),
     )
+
+
+def calls_toolset() -> Toolset:
+    """The ``calls`` toolset: collecting calls that went pending (``jupyter_wait_for_result``)."""
+    from . import calls
+
+    return Toolset("calls", "Follow calls that outlived the execution timeout.", calls.TOOLS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -11,6 +11,7 @@ from ..errors import ErrorCode, ToolError, notebook_not_found
 from ..host import LiveNotebook, NotebookHost, RawCell
 from ..limits import DEFAULT_LIMITS, Limits
 from ..paths import normalize_path
+from ..pending import PendingCalls
 from ..snapshot import source_hash
 from ..registry import ToolInput
 
@@ -39,10 +40,12 @@ class NotebookInput(ToolInput):
 
 @dataclass
 class CallContext:
-    """What handlers get as ``ctx``: the host (live application or in-memory), and the limits."""
+    """What handlers get as ``ctx``: the host (live application or in-memory), the limits, and the pending
+    calls of the registry (the same object the registry tracks them in)."""
 
     host: NotebookHost
     limits: Limits = DEFAULT_LIMITS
+    pending: PendingCalls = field(default_factory=PendingCalls)
 
     async def notebook(self, path: str | None) -> LiveNotebook:
         """The notebook at ``path`` (opened in the background if it exists but is not open), or the

@@ -28,7 +28,7 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
         "kernel": {"name": kernel.name, "status": kernel.status, "displayName": kernel.display_name} if kernel else None,
         "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection} if focus else None,
         "mode": "direct",
-        "pending": [],
+        "pending": ctx.pending.describe()[:50],
         "dialogs": [],
         "limits": {"resultBytes": ctx.limits.result_bytes, "sourceWriteBytes": ctx.limits.source_write_bytes,
                    "outputPageBytes": ctx.limits.output_page_bytes, "imageBytes": ctx.limits.image_bytes},
