@@ -392,9 +392,8 @@ def rewrite_lock(lock: dict, wheels: dict[str, Path]) -> dict:
 # ----------------------------------------------------------------------------------------- lite inputs
 
 
-def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path]) -> Path:
-    """Assemble the Lite dir in the cache: jupyter-lite.json and static/pyodide/ (runtime, wheels, lock)."""
-    lite_dir = CACHE / "lite-dir"
+def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir") -> Path:
+    """Assemble the Lite dir (in the cache): jupyter-lite.json and static/pyodide/ (runtime, wheels, lock)."""
     static = lite_dir / "static" / "pyodide"
     static.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_FILES:
@@ -469,36 +468,43 @@ def stage_extension(bridge_wheel: Path, pins: dict) -> Path:
 # ------------------------------------------------------------------------------------ jupyter lite build
 
 
-def lite_build(lite_dir: Path, extension: Path, pins: dict, force: bool) -> None:
-    """Run `jupyter lite build` into _output/ unless the stamp of its inputs is unchanged.
+def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: list[Path], pins: dict,
+               force: bool) -> None:
+    """Run `jupyter lite build` of `contents` and `extensions` into `output` unless its inputs' stamp is unchanged.
 
     A changed input rebuilds from an empty output folder, so nothing stale survives and no incremental
     patch step can drop settings.
     """
-    inputs = tree_files(lite_dir / "static") + [lite_dir / "jupyter-lite.json"]
-    inputs += tree_files(CONTENT) + tree_files(extension) + [Path(__file__).resolve()]
-    key = hash_inputs(inputs, {"jupyterlite": pins["jupyterlite"], "apps": APPS})
-    stamp = CACHE / "lite-build.stamp"
-    if not force and stamp.exists() and stamp.read_text().strip() == key and (OUTPUT / "jupyter-lite.json").exists():
+    inputs = tree_files(lite_dir / "static") + [lite_dir / "jupyter-lite.json"] + [Path(__file__).resolve()]
+    for folder in [*contents, *extensions]:
+        inputs += tree_files(folder)
+    key = hash_inputs(inputs, {"jupyterlite": pins["jupyterlite"], "apps": APPS,
+                               "folders": [str(f) for f in [*contents, *extensions]]})
+    stamp = lite_dir.with_name(lite_dir.name + ".stamp")  # one stamp per staging folder, so per output
+    if not force and stamp.exists() and stamp.read_text().strip() == key and (output / "jupyter-lite.json").exists():
         print("[build] jupyter lite build: inputs unchanged, skipped")
         return
     with step("jupyter lite build"):
         stamp.unlink(missing_ok=True)
-        shutil.rmtree(OUTPUT, ignore_errors=True)
+        shutil.rmtree(output, ignore_errors=True)
         shutil.rmtree(lite_dir / ".cache", ignore_errors=True)
         for db in lite_dir.glob(".jupyterlite.doit.db*"):
             db.unlink()
-        cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", lite_dir, "--output-dir", OUTPUT,
-               "--contents", CONTENT, "--no-sourcemaps", f"--LiteBuildConfig.federated_extensions={extension}"]
+        cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", lite_dir, "--output-dir", output,
+               "--no-sourcemaps"]
+        for folder in contents:
+            cmd += ["--contents", folder]
+        for folder in extensions:
+            cmd += [f"--LiteBuildConfig.federated_extensions={folder}"]
         for app in APPS:
             cmd += ["--apps", app]
         run(cmd, cwd=lite_dir)
     stamp.write_text(key + "\n")
 
 
-def verify_output(lock: dict) -> None:
+def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str, ...] = (EXTENSION_NAME,)) -> None:
     """Check the built site; fix pyodideUrl back in if a build step dropped it, and fail loudly otherwise."""
-    config_path = OUTPUT / "jupyter-lite.json"
+    config_path = output / "jupyter-lite.json"
     if not config_path.exists():
         raise BuildError("the build produced no jupyter-lite.json")
     config = json.loads(config_path.read_text(encoding="utf-8"))
@@ -514,9 +520,10 @@ def verify_output(lock: dict) -> None:
         if got != PYODIDE_URL:
             raise BuildError("could not set pyodideUrl in the built jupyter-lite.json")
     names = [e.get("name") for e in data.get("federated_extensions", [])]
-    if EXTENSION_NAME not in names:
-        raise BuildError(f"the built jupyter-lite.json does not list the {EXTENSION_NAME} extension: {names}")
-    static = OUTPUT / "static" / "pyodide"
+    missing = [name for name in extension_names if name not in names]
+    if missing or (EXTENSION_NAME in names and EXTENSION_NAME not in extension_names):
+        raise BuildError(f"the built jupyter-lite.json lists the extensions {names}, wanted {list(extension_names)}")
+    static = output / "static" / "pyodide"
     built_lock = json.loads((static / "pyodide-lock.json").read_text(encoding="utf-8"))
     if built_lock != lock:
         raise BuildError("the built pyodide-lock.json differs from the staged one")
@@ -524,39 +531,58 @@ def verify_output(lock: dict) -> None:
         wheel = static / entry["file_name"]
         if not wheel.exists() or sha256_file(wheel) != entry["sha256"]:
             raise BuildError(f"static/pyodide/{entry['file_name']} is missing or does not match the lock ({name})")
-    manifest = json.loads((OUTPUT / "extensions" / EXTENSION_NAME / "static" / "bridge.json").read_text())
-    if not (OUTPUT / "extensions" / EXTENSION_NAME / "static" / manifest["wheel"]).exists():
-        raise BuildError(f"the bridge wheel {manifest['wheel']} is not in the built extension")
-    write_root_files()
+    if EXTENSION_NAME in extension_names:
+        manifest = json.loads((output / "extensions" / EXTENSION_NAME / "static" / "bridge.json").read_text())
+        if not (output / "extensions" / EXTENSION_NAME / "static" / manifest["wheel"]).exists():
+            raise BuildError(f"the bridge wheel {manifest['wheel']} is not in the built extension")
+    write_root_files(output)
     print(f"[build] verified: pyodideUrl={PYODIDE_URL}, {len(built_lock['packages'])} wheels match the lock, "
-          f"extension {EXTENSION_NAME} listed, _headers written")
+          f"extensions {list(extension_names)} listed, _headers written")
 
 
-def write_root_files() -> None:
+def write_root_files(output: Path = OUTPUT) -> None:
     """Add the files a static host looks for at the site root: `_headers` and a favicon."""
     headers = "/*\n" + "".join(f"  {k}: {v}\n" for k, v in HEADERS.items())
-    write_if_changed(OUTPUT / "_headers", headers)
-    icon = OUTPUT / "lab" / "favicon.ico"
+    write_if_changed(output / "_headers", headers)
+    icon = output / "lab" / "favicon.ico"
     if icon.exists():
-        sync_file(icon, OUTPUT / "favicon.ico")  # browsers ask for /favicon.ico; answer it, not with a 404
+        sync_file(icon, output / "favicon.ico")  # browsers ask for /favicon.ico; answer it, not with a 404
 
 
-def build(force: bool = False) -> Path:
-    """Build the whole site incrementally; return the output folder."""
+def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Path, ...] = (),
+          extensions: tuple[Path, ...] | None = None) -> Path:
+    """Build the whole site incrementally; return the output folder.
+
+    The keywords exist for the benchmark's twin sites (``bench/run.py``); their defaults build the demo site.
+    ``output``: the folder to build into (another folder gets its own staging folder and stamp in the cache).
+    ``extra_content``: folders whose files are added to the site's contents after ``lite/content/``.
+    ``extensions``: federated-extension folders (each with its ``package.json``) to ship *instead of* the
+    bridge's loader; ``None`` ships the bridge, ``()`` ships no extension. Everything else (JupyterLite, the
+    offline Pyodide runtime, the wheels and the kernel settings) is the same whatever the keywords.
+    """
     started = time.perf_counter()
+    output = Path(output).resolve()
     pins = read_pins()
     check_jupyterlite(pins)
     pyodide_pkg = fetch_pyodide(pins["pyodide"])
     upstream_lock = json.loads((pyodide_pkg / "pyodide-lock.json").read_text(encoding="utf-8"))
     wheels = fetch_wheels(pins, upstream_lock)
     lock = rewrite_lock(upstream_lock, wheels)
-    bridge_wheel = build_bridge_wheel()
-    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels)
-    extension = stage_extension(bridge_wheel, pins)
-    lite_build(lite_dir, extension, pins, force)
-    verify_output(lock)
-    print(f"[build] site ready in {OUTPUT.name}/ ({time.perf_counter() - started:.1f} s)")
-    return OUTPUT
+    staging = CACHE / ("lite-dir" if output == OUTPUT else f"lite-dir-{output.name}")
+    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels, staging)
+    if extensions is None:
+        extensions = (stage_extension(build_bridge_wheel(), pins),)
+    extensions = [Path(e).resolve() for e in extensions]
+    names = tuple(json.loads((e / "package.json").read_text(encoding="utf-8"))["name"] for e in extensions)
+    contents = [CONTENT, *(Path(c).resolve() for c in extra_content)]
+    lite_build(lite_dir, output, contents, extensions, pins, force)
+    verify_output(lock, output, names)
+    try:
+        shown = output.relative_to(ROOT)
+    except ValueError:
+        shown = output
+    print(f"[build] site ready in {shown}/ ({time.perf_counter() - started:.1f} s)")
+    return output
 
 
 # ------------------------------------------------------------------------------------------------ serve

@@ -63,6 +63,7 @@
     await pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options);
     if (errors.length) throw new Error(errors.join(' '));
     status.timings.pyodideReady = Math.round(performance.now());
+    window.webmcpBridge.wasmMemoryBytes = () => pyodide._module.HEAP8.length; // Pyodide's wasm memory, for bench/
     return pyodide;
   })();
   pyodideReady.catch(() => {}); // reported by start() below
