@@ -299,6 +299,11 @@ def test_workspace_listing_create_and_open(page, page_log, site_url):
     assert ok(page, "jupyter_get_context")["notebook"]["path"] == "agent-scratch.ipynb"
     opened = ok(page, "jupyter_open_notebook", {"path": "pytudes-euler.ipynb"})
     assert opened["notebook"]["path"] == "pytudes-euler.ipynb"
+    # reopening a notebook that is already open brings it back to the front: it becomes current again
+    ok(page, "jupyter_open_notebook", {"path": "agent-scratch.ipynb"})
+    assert ok(page, "jupyter_get_context")["notebook"]["path"] == "agent-scratch.ipynb"
+    ok(page, "jupyter_open_notebook", {"path": "pytudes-euler.ipynb"})
+    assert ok(page, "jupyter_get_context")["notebook"]["path"] == "pytudes-euler.ipynb"
     cells = ok(page, "jupyter_get_cells", {"startIndex": 2, "endIndex": 3})["cells"]
     focus = ok(page, "jupyter_focus_cell", {"cellId": cells[0]["id"], "cursor": {"line": 0, "column": 1}})["focus"]
     assert focus["cellId"] == cells[0]["id"]

@@ -247,11 +247,12 @@ class JupyterLabHost:
         return None if model is None else self._entry(model)
 
     async def open_notebook(self, path: str, activate: bool) -> LabNotebook:
-        panel = self.docs.findWidget(path)
-        if is_nullish(panel):
-            panel = self.docs.open(path, "default", js.undefined, js_object({"activate": activate}))
-        elif activate:
-            self.app.shell.activateById(panel.id)
+        if activate:  # opens it if needed and brings it to the front, making it the tracker's current
+            panel = self.docs.openOrReveal(path)
+        else:
+            panel = self.docs.findWidget(path)
+            if is_nullish(panel):
+                panel = self.docs.open(path, "default", js.undefined, js_object({"activate": False}))
         if is_nullish(panel) or is_nullish(getattr(panel, "content", None)):
             raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path)
         await panel.context.ready
