@@ -64,7 +64,7 @@ def test_every_request_is_same_origin(kernel_run, site_url):
 def test_no_page_errors(kernel_run):
     """(c) No uncaught error in the page, and the loader logged no error."""
     log: PageLog = kernel_run["log"]
-    assert log.page_errors == []
+    assert log.own_page_errors() == []
     assert not [m for m in log.console_errors if "webmcp-bridge" in m], log.console_errors
 
 
@@ -77,7 +77,7 @@ def test_without_webmcp_the_status_is_unavailable(page_without_webmcp, page_with
     assert page.locator(".webmcp-bridge-status").text_content() == "WebMCP: unavailable"
     # the notebook's 28 cells render (JupyterLab attaches them progressively)
     page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell').length > 10", timeout=30_000)
-    assert page_without_webmcp_log.page_errors == []
+    assert page_without_webmcp_log.own_page_errors() == []
     assert page_without_webmcp_log.foreign_requests(site_url, allow_content_links=False) == []
 
 
@@ -94,4 +94,4 @@ def test_a_loader_failure_shows_in_the_status_item(page, page_log, site_url):
     result = page.webmcp.call_tool("jupyter_get_context", {})
     assert result["isError"] is True and result["structuredContent"]["error"] == "INTERNAL_ERROR"
     assert "not available" in result["structuredContent"]["message"]
-    assert page_log.page_errors == []
+    assert page_log.own_page_errors() == []

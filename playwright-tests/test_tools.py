@@ -68,7 +68,7 @@ def notebook_state(page: Page) -> list[tuple]:
 
 def assert_clean(page_log, site_url: str) -> None:
     assert page_log.foreign_requests(site_url) == []
-    assert page_log.page_errors == []
+    assert page_log.own_page_errors() == []
 
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):

@@ -104,11 +104,12 @@ class KernelInfo:
 
 @dataclass(frozen=True)
 class RunResult:
-    """Outcome of running one cell: status ok/error/skipped/timeout."""
+    """Outcome of running one cell: status ok/error/skipped/timeout; ``reason`` explains an unusual end."""
 
     cell_id: str
     status: str
     execution_count: int | None = None
+    reason: str | None = None
 
 
 @dataclass

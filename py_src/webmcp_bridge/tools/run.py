@@ -70,6 +70,7 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
             "outputs": [describe_output(i, o, ctx.limits) for i, o in enumerate(after.outputs)],
             "outputCount": after.output_count,
+            **({"reason": outcome.reason} if outcome.reason else {}),
         })
         failed = failed or outcome.status in ("error", "timeout")
     kernel = nb.kernel()

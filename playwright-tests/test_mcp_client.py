@@ -1,0 +1,158 @@
+"""A real MCP client reaches the page's WebMCP tools: the Python ``mcp`` client drives the npm server
+``chrome-devtools-mcp`` (pinned, installed into .cache/node/), which starts its own headless Chromium with
+WebMCP on, opens the built site and calls the ``jupyter_*`` tools through its WebMCP category."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import threading
+from urllib.parse import quote
+
+import pytest
+
+from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable, install_chrome_devtools_mcp
+
+NOTEBOOK = "jupyterlite-demo-python.ipynb"
+#: seconds; a cold start on a small shared machine (JupyterLab, the bridge, then the kernel's own Pyodide)
+BRIDGE_WAIT = 120
+CALL_TIMEOUT = 240
+
+
+def server_command() -> tuple[str, list[str]]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is needed to run chrome-devtools-mcp")
+    args = [
+        str(install_chrome_devtools_mcp()),
+        "--headless", "--isolated", f"--executablePath={chromium_executable()}",
+        f"--chromeArg={WEBMCP_FLAG}", "--categoryExperimentalWebmcp=true",
+        "--no-usage-statistics", "--no-performance-crux",
+        *(f"--chromeArg={arg}" for arg in BASE_ARGS),  # --no-sandbox and background networking off
+    ]
+    return node, args
+
+
+def text_of(result) -> str:
+    assert result.content and result.content[0].type == "text", result
+    return result.content[0].text
+
+
+async def agent_session(site_url: str, log: list) -> dict:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command, args = server_command()
+    env = {**os.environ, "CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS": "1"}
+    params = StdioServerParameters(command=command, args=args, env=env)
+    seen: dict = {}
+    with open(os.devnull, "w") as quiet:
+        async with stdio_client(params, errlog=quiet) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT) as session:
+                await session.initialize()
+                server_tools = {t.name for t in (await session.list_tools()).tools}
+                assert {"list_pages", "navigate_page", "list_webmcp_tools", "execute_webmcp_tool"} <= server_tools
+
+                async def tool(name: str, arguments: dict) -> str:
+                    result = await session.call_tool(name, arguments)
+                    text = text_of(result)
+                    log.append((name, arguments, text[:300]))
+                    assert not result.is_error, text
+                    return text
+
+                pages = await tool("list_pages", {})
+                page_id = int(re.search(r"^(\d+):.*\[selected\]", pages, re.M).group(1))
+                await tool("navigate_page", {"pageId": page_id, "type": "url",
+                                             "url": f"{site_url}/lab/index.html?path={quote(NOTEBOOK)}"})
+
+                # The bridge registers its tools some seconds after the page opens: poll the listing.
+                listing = ""
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + BRIDGE_WAIT
+                while "jupyter_get_context" not in listing and loop.time() < deadline:
+                    await asyncio.sleep(2)
+                    listing = await tool("list_webmcp_tools", {"pageId": page_id})
+                seen["webmcp_tools"] = sorted(set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)))
+
+                async def webmcp(name: str, arguments: dict) -> tuple[dict, bool]:
+                    """Call a page tool; return (payload, isError). A tool error is an MCP success whose text carries it."""
+                    text = await tool("execute_webmcp_tool", {"pageId": page_id, "toolName": name, "input": json.dumps(arguments)})
+                    response = json.loads(text)
+                    assert response.get("status") in ("Completed", "Error"), text[:500]
+                    if response["status"] == "Error":
+                        return {"error": response}, True
+                    output = response["output"]
+                    payload = json.loads(output["content"][0]["text"])
+                    assert payload == output["structuredContent"]
+                    return payload, bool(output["isError"])
+
+                seen["context"], _ = await webmcp("jupyter_get_context", {})
+                seen["opened"], _ = await webmcp("jupyter_open_notebook", {"path": NOTEBOOK})
+                cells, failed = await webmcp("jupyter_get_cells", {"startIndex": 0, "endIndex": 20})
+                assert not failed, cells
+                seen["cells"] = cells
+                target = next(c for c in cells["cells"] if c["type"] == "code")
+                seen["stale"] = await webmcp("jupyter_update_cell", {"cellId": target["id"], "source": "x",
+                                                                     "expectedSourceHash": "0" * 16})
+                seen["update"] = await webmcp("jupyter_update_cell", {
+                    "cellId": target["id"], "source": "print('hello from an MCP client', 6 * 7)",
+                    "expectedSourceHash": target["sourceHash"]})
+                seen["run"] = await webmcp("jupyter_run_cells", {"cellIds": [target["id"]]})
+                seen["output"] = await webmcp("jupyter_get_output", {"cellId": target["id"], "outputIndex": 0})
+                seen["reread"] = await webmcp("jupyter_get_cells", {"cellIds": [target["id"]], "includeOutputs": True})
+                seen["target"] = target
+    return seen
+
+
+def run_session(site_url: str) -> tuple[dict, list]:
+    """Run the asyncio MCP session in its own thread (the test process also runs Playwright's sync driver)."""
+    outcome: dict = {}
+    log: list = []
+
+    def main():
+        try:
+            outcome["seen"] = asyncio.run(agent_session(site_url, log))
+        except BaseException as exc:  # reported in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=main, name="mcp-client")
+    thread.start()
+    thread.join(timeout=900)
+    assert not thread.is_alive(), "the MCP session did not end"
+    if "error" in outcome:
+        raise AssertionError(f"MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}") from outcome["error"]
+    return outcome["seen"], log
+
+
+def test_a_real_mcp_client_works_in_a_notebook_through_chrome_devtools_mcp(site_url):
+    seen, log = run_session(site_url)
+
+    tools = seen["webmcp_tools"]
+    assert len(tools) >= 17 and {"jupyter_get_context", "jupyter_get_cells", "jupyter_update_cell",
+                                 "jupyter_run_cells", "jupyter_get_output"} <= set(tools)
+    assert seen["context"]["notebook"]["path"] == NOTEBOOK
+    assert seen["opened"]["notebook"]["path"] == NOTEBOOK
+    cells = seen["cells"]["cells"]
+    assert cells and all(c["sourceHash"] and c["id"] for c in cells)
+
+    stale, failed = seen["stale"]
+    assert failed and stale["error"] == "STALE_CELL" and stale["currentSourceHash"] == seen["target"]["sourceHash"]
+
+    update, failed = seen["update"]
+    assert not failed and update["cell"]["id"] == seen["target"]["id"]
+    assert update["cell"]["sourceHash"] != seen["target"]["sourceHash"]
+
+    run, failed = seen["run"]
+    assert not failed, run
+    (result,) = run["results"]
+    assert result["status"] == "ok" and result["executionCount"] >= 1
+    output, failed = seen["output"]
+    assert not failed and output["text"] == "hello from an MCP client 42\n"
+    (reread,) = seen["reread"][0]["cells"]
+    assert reread["source"] == "print('hello from an MCP client', 6 * 7)"
+    assert reread["sourceHash"] == update["cell"]["sourceHash"]
+    assert reread["outputs"][0]["preview"] == "hello from an MCP client 42\n"
+    assert sum(1 for name, *_ in log if name == "execute_webmcp_tool") == 8
