@@ -23,10 +23,6 @@ from ..errors import ErrorCode, ToolError, cell_not_found
 from ..host import CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RawItem, RawOutput, RunResult, TextPage
 from ..limits import ANSI_PATTERN, BINARY_MIME_TYPES
 
-POLL_SECONDS = 0.25  # how often a run checks on the kernel while it waits for the execute reply
-LOST_REPLY_SECONDS = 2.0  # a kernel idle this long while a reply is awaited has lost that reply
-UNSEEN_RUN_SECONDS = 10.0  # ... provided it was seen busy, or the run started at least this long ago
-
 try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
     from pyodide.ffi import jsnull  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - older Pyodide
@@ -183,31 +179,10 @@ class LabNotebook:
         if is_nullish(widget):
             raise cell_not_found(cell_id)
         cells_module = self.host.modules.cells
-        execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
-        loop = asyncio.get_event_loop()
-        started = loop.time()
-        deadline, idle_since, seen_busy = started + timeout, None, False
-        while not execution.done():
-            await asyncio.wait({execution}, timeout=POLL_SECONDS)
-            if execution.done():
-                break
-            now, kernel_status = loop.time(), self.kernel().status
-            seen_busy = seen_busy or kernel_status == "busy"
-            idle_since = (idle_since or now) if kernel_status == "idle" else None
-            # idle after having been seen busy (or, for a cell too quick to be seen busy, long after the
-            # start): the request was not merely still on its way to the kernel
-            ran = seen_busy or now - started >= UNSEEN_RUN_SECONDS
-            if ran and idle_since is not None and now - idle_since >= LOST_REPLY_SECONDS:
-                # The kernel is idle, so the cell ran, but its execute reply never reached JupyterLab: the
-                # pinned jupyterlite-pyodide-kernel sometimes drops it (its worker messaging calls
-                # Atomics.waitAsync(...).value.then on a synchronous result). Report what the outputs show.
-                outputs = self.find_cells([cell_id], max_outputs=1000)[0].outputs
-                status = "error" if any(o.output_type == "error" for o in outputs) else "ok"
-                return RunResult(cell_id, status, None, "the kernel finished but its reply was lost; status read from the outputs")
-            if now >= deadline:
-                return RunResult(cell_id, "timeout", None)
         try:
-            reply = execution.result()
+            reply = await asyncio.wait_for(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)), timeout)
+        except asyncio.TimeoutError:
+            return RunResult(cell_id, "timeout", None)
         except JsException:
             return RunResult(cell_id, "error", None)
         if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
