@@ -122,16 +122,19 @@ async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]
     head = ctx.limits.output_page_bytes // 4 if args.include_outputs else 0
     max_outputs = ctx.limits.outputs_per_cell if args.include_outputs else 0
     language, count = nb.language(), nb.cell_count()
-    # Read in chunks and stop once the document is past the result cap: the rest would be cut anyway.
+    # Read in chunks and stop once the document is past the result cap: the rest would be cut anyway. Each
+    # chunk is rendered once; chunks joined by "\n" equal the whole notebook rendered at once.
     cells: list = []
+    chunks: list[str] = []
     size = 0
     for start in range(0, count, EXPORT_CHUNK):
         chunk = nb.read_cells(range(start, min(count, start + EXPORT_CHUNK)), head_bytes=head, max_outputs=max_outputs)
         cells.extend(chunk)
-        size += utf8_len(export_markdown(chunk, language=language, include_outputs=args.include_outputs))
+        chunks.append(export_markdown(chunk, language=language, include_outputs=args.include_outputs))
+        size += utf8_len(chunks[-1])
         if size > ctx.limits.result_bytes:
             break
-    document = export_markdown(cells, language=language, include_outputs=args.include_outputs)
+    document = "\n".join(chunks) if chunks else export_markdown([], language=language, include_outputs=args.include_outputs)
     payload = {"path": nb.path, "format": "markdown", "document": document, "truncated": len(cells) < count,
                "exportedCellCount": len(cells), "notebook": summary(nb)}
     return payload
