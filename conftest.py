@@ -16,6 +16,7 @@ playwright-tests/. Shared helpers live in playwright-tests/lite_site.py.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -31,9 +32,11 @@ from lite_site import BASE_ARGS, WEBMCP_FLAG, PageLog, chromium_executable, new_
 
 @pytest.fixture(scope="session")
 def site_dir() -> Path:
-    """Build the site (incrementally: seconds when nothing changed) and return _output/."""
+    """Build the site (incrementally: seconds when nothing changed) and return _output/ (or the folder named
+    by the environment variable WEBMCP_BRIDGE_SITE_DIR, so two checkouts' test runs need not share one)."""
     try:
-        return build.build()
+        custom = os.environ.get("WEBMCP_BRIDGE_SITE_DIR")
+        return build.build(output=Path(custom)) if custom else build.build()
     except build.BuildError as exc:
         pytest.fail(f"site build failed: {exc}")
 

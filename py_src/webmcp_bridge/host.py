@@ -13,7 +13,7 @@ described.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol, Sequence
+from typing import Any, Literal, Protocol, Sequence
 
 CellType = Literal["code", "markdown", "raw"]
 EntryType = Literal["notebook", "file", "directory"]
@@ -110,6 +110,22 @@ class RunResult:
     status: str
     execution_count: int | None = None
     reason: str | None = None
+
+
+Actor = Literal["person", "agent"]
+ChangeKind = Literal["insert", "edit", "delete", "move", "run", "outputs", "metadata"]
+
+
+@dataclass(frozen=True)
+class CellChange:
+    """One change to a cell as the host saw it: ``actor`` is "agent" for changes made through this
+    protocol's write methods (and runs started by :meth:`LiveNotebook.run_cell`), "person" for everything
+    else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the epoch."""
+
+    actor: Actor
+    kind: ChangeKind
+    cell_id: str
+    time: float
 
 
 @dataclass
@@ -210,6 +226,34 @@ class LiveNotebook(Protocol):
         """Save to the workspace (nbformat 4.5 with cell ids)."""
         ...
 
+    # -- the bridge's own metadata (access levels, review threads) ---------------------------------
+    # Stored under the key ``webmcp_bridge`` of the notebook's and the cells' metadata (see
+    # webmcp_bridge.access.METADATA_KEY). Hosts return it as found: untrusted JSON, parsed defensively by
+    # the caller.
+
+    def bridge_metadata(self) -> Any:
+        """The notebook's ``metadata.webmcp_bridge`` value (any JSON value), or None when absent."""
+        ...
+
+    def set_bridge_metadata(self, value: dict[str, Any]) -> None:
+        """Replace the notebook's ``metadata.webmcp_bridge`` with ``value`` (synchronous, one change)."""
+        ...
+
+    def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
+        """``(index, id, value)`` for every cell whose metadata has a ``webmcp_bridge`` key, in index order
+        (one read; cells without the key are not listed)."""
+        ...
+
+    def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
+        """Replace (None: remove) the cell's ``metadata.webmcp_bridge``. For the person's side (the Agent
+        panel); no tool reaches it (see webmcp_bridge.access). Raises ToolError(CELL_NOT_FOUND)."""
+        ...
+
+    def take_changes(self) -> list[CellChange]:
+        """The cell changes seen since the previous call, oldest first (the host buffers a bounded number;
+        older ones are dropped)."""
+        ...
+
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         """Wait up to ``timeout`` seconds for the kernel to be idle or busy; returns its state then."""
         ...
@@ -256,5 +300,10 @@ class NotebookHost(Protocol):
 
     def find_open(self, path: str) -> LiveNotebook | None:
         """The open notebook at ``path``, or None."""
+        ...
+
+    async def notebook_bridge_metadata(self, path: str) -> Any:
+        """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
+        the saved file (hosts may cache it by modification time). None when absent or unreadable."""
         ...
 

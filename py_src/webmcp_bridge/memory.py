@@ -12,15 +12,18 @@ import asyncio
 import copy
 import io
 import json
+import time
 import uuid
+from collections import deque
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
 from .errors import ErrorCode, ToolError, cell_not_found
-from .host import CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RunResult, TextPage
+from .host import CellChange, CellType, ChangeKind, Entry, Focus, KernelInfo, OpenDocument, RawCell, RunResult, TextPage
 from .limits import base64_decoded_len, slice_utf8
 from .nbjson import output_texts, raw_output, text_of
 
+METADATA_KEY = "webmcp_bridge"  # the same key as webmcp_bridge.access.METADATA_KEY
 Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
 
 
@@ -62,17 +65,35 @@ class MemoryNotebook:
         self._namespace: dict[str, Any] = {}
         self._focus = Focus()
         self.kernel_status = "idle"
+        self._changes: deque[CellChange] = deque(maxlen=500)
 
     # -- the person's side, for tests -------------------------------------------------------------
     def person_set_source(self, cell_id: str, source: str) -> None:
         """Edit a cell as the person would (through the UI)."""
         self._cell(cell_id)["source"] = source
-        self._changed()
+        self._changed("edit", cell_id, "person")
+
+    def person_insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
+        """Insert a cell as the person would; returns its id."""
+        cell_id = self._insert(index, cell_type, source)
+        self._changed("insert", cell_id, "person")
+        return cell_id
+
+    def person_delete_cell(self, cell_id: str) -> None:
+        """Delete a cell as the person would."""
+        del self.nb["cells"][self._index(cell_id)]
+        self._changed("delete", cell_id, "person")
+
+    def person_set_focus(self, cell_id: str | None, cursor: dict | None = None, selection: dict | None = None) -> None:
+        """Move the person's focus (active cell, cursor, selection) in this notebook."""
+        self._focus = Focus(cell_id, cursor, selection)
 
     # -- protocol -------------------------------------------------------------------------------------
-    def _changed(self) -> None:
+    def _changed(self, kind: ChangeKind | None = None, cell_id: str | None = None, actor: str = "agent") -> None:
         self._revision += 1
         self._dirty = True
+        if kind is not None and cell_id is not None:
+            self._changes.append(CellChange(actor, kind, cell_id, time.time()))  # type: ignore[arg-type]
 
     def _index(self, cell_id: str) -> int:
         for i, cell in enumerate(self.nb["cells"]):
@@ -136,27 +157,31 @@ class MemoryNotebook:
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         self._cell(cell_id)["source"] = source
-        self._changed()
+        self._changed("edit", cell_id)
         return self.find_cell(cell_id)
 
-    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
+    def _insert(self, index: int, cell_type: CellType, source: str) -> str:
         cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": source}
         if cell_type == "code":
             cell.update(outputs=[], execution_count=None)
         self.nb["cells"].insert(index, cell)
-        self._changed()
-        return self.find_cell(cell["id"])
+        return cell["id"]
+
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
+        cell_id = self._insert(index, cell_type, source)
+        self._changed("insert", cell_id)
+        return self.find_cell(cell_id)
 
     def delete_cell(self, cell_id: str) -> RawCell:
         before = self.find_cell(cell_id)
         del self.nb["cells"][before.index]
-        self._changed()
+        self._changed("delete", cell_id)
         return before
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         cell = self.nb["cells"].pop(self._index(cell_id))
         self.nb["cells"].insert(to_index, cell)
-        self._changed()
+        self._changed("move", cell_id)
         return self.find_cell(cell_id)
 
     def clear_outputs(self, cell_id: str) -> RawCell:
@@ -164,8 +189,32 @@ class MemoryNotebook:
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
-            self._changed()
+            self._changed("outputs", cell_id)
         return self.find_cell(cell_id)
+
+    def bridge_metadata(self) -> Any:
+        return copy.deepcopy(self.nb.setdefault("metadata", {}).get(METADATA_KEY))
+
+    def set_bridge_metadata(self, value: dict[str, Any]) -> None:
+        self.nb.setdefault("metadata", {})[METADATA_KEY] = copy.deepcopy(value)
+        self._changed()
+
+    def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
+        return [(i, c["id"], copy.deepcopy(c["metadata"][METADATA_KEY])) for i, c in enumerate(self.nb["cells"])
+                if isinstance(c.get("metadata"), dict) and METADATA_KEY in c["metadata"]]
+
+    def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
+        meta = self._cell(cell_id).setdefault("metadata", {})
+        if value is None:
+            meta.pop(METADATA_KEY, None)
+        else:
+            meta[METADATA_KEY] = copy.deepcopy(value)
+        self._changed("metadata", cell_id, "person")
+
+    def take_changes(self) -> list[CellChange]:
+        taken = list(self._changes)
+        self._changes.clear()
+        return taken
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._index(cell_id)
@@ -193,7 +242,7 @@ class MemoryNotebook:
         await asyncio.sleep(0)
         self._exec_count += 1
         cell["outputs"], cell["execution_count"] = outputs, self._exec_count
-        self._changed()
+        self._changed("run", cell_id)
         return RunResult(cell_id, status, self._exec_count)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo:
@@ -265,3 +314,12 @@ class MemoryWorkspace:
 
     def find_open(self, path: str) -> MemoryNotebook | None:
         return self.open.get(path)
+
+    async def notebook_bridge_metadata(self, path: str) -> Any:
+        if path in self.open:
+            return self.open[path].bridge_metadata()
+        try:
+            meta = json.loads(self.files[path]).get("metadata")
+        except (KeyError, ValueError, AttributeError):
+            return None
+        return copy.deepcopy(meta.get(METADATA_KEY)) if isinstance(meta, dict) else None
