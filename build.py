@@ -409,6 +409,9 @@ def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "webmcp_bridge",
+            # window.jupyterapp, as JupyterLab's own UI tests (Galata) use it: the end-to-end tests act as the
+            # person on the live model through it. It gives a page script nothing it could not already reach.
+            "exposeAppInBrowser": "true",
             "litePluginSettings": {
                 KERNEL_PLUGIN: {
                     "pyodideUrl": PYODIDE_URL,

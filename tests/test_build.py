@@ -155,4 +155,8 @@ def test_static_tool_definitions_match_the_registry(site):
 
     static = json.loads((site / "extensions/webmcp-bridge/static/tools.json").read_text())
     assert static == tool_definitions()
-    assert len(static) == 18  # notebooks (17) + calls (1)
+    from webmcp_bridge.app import build_registry
+
+    sizes = {ts.name: len(ts.tools) for ts in build_registry(None).toolsets()}  # type: ignore[arg-type]
+    assert len(static) == sum(sizes.values())
+    assert sizes["notebooks"] == 17 and sizes["calls"] == 1 and sizes["review"] == 7

@@ -8,17 +8,24 @@ from .host import NotebookHost
 from .limits import DEFAULT_LIMITS, Limits
 from .registry import Registry
 from .pending import PendingCalls
-from .tools import calls_toolset, notebooks_toolset
+from .tools import access_toolset, calls_toolset, notebooks_toolset, review_toolset
+from .tools import batch_toolset, code_toolset, files_toolset
 from .tools.common import CallContext
 
 
 def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS) -> Registry[CallContext]:
-    """A registry over ``host`` with the built-in toolsets (today: ``notebooks``, 17 tools, and ``calls``,
-    1 tool), sharing one set of pending calls between the registry and the handlers."""
+    """A registry over ``host`` behind the access guard (:class:`~webmcp_bridge.access.GuardedHost`, the one
+    checkpoint every tool goes through; ``registry.context.changes`` is its change log) with the built-in
+    toolsets, sharing one set of pending calls between the registry and the handlers."""
     pending = PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
     registry: Registry[CallContext] = Registry(CallContext(host, limits, pending), limits, pending)
     registry.add_toolset(notebooks_toolset())
     registry.add_toolset(calls_toolset())
+    registry.add_toolset(access_toolset())
+    registry.add_toolset(review_toolset())
+    registry.add_toolset(files_toolset())
+    registry.add_toolset(batch_toolset())
+    registry.add_toolset(code_toolset())
     return registry
 
 

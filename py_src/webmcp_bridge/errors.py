@@ -37,6 +37,7 @@ class ErrorCode(str, Enum):
     COMMENT_ANCHOR_STALE = "COMMENT_ANCHOR_STALE"
     PROPOSAL_ALREADY_PENDING = "PROPOSAL_ALREADY_PENDING"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    STALE_FILE = "STALE_FILE"
 
 
 class ToolError(Exception):
@@ -69,3 +70,20 @@ def cell_not_found(cell_id: str) -> ToolError:
 def notebook_not_found(path: str) -> ToolError:
     """The one wording for a notebook path that does not exist in the workspace."""
     return ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, f"No notebook at {path!r}.", path=path)
+
+
+def is_a_folder(path: str) -> ToolError:
+    """A file tool given the path of a folder."""
+    return ToolError(ErrorCode.INVALID_PATH, f"{path!r} is a folder; use jupyter_list_workspace to see what it holds.", path=path)
+
+
+def not_a_text_file(path: str) -> ToolError:
+    """A file tool given a file that is not UTF-8 text (an image, an archive...): never read or replaced as text."""
+    return ToolError(ErrorCode.INVALID_PATH, f"{path!r} is not a UTF-8 text file; only text files can be read or written.",
+                     path=path, binary=True)
+
+
+def file_too_large(path: str, size: int, max_bytes: int) -> ToolError:
+    """A text file larger than the bridge loads whole (the contents API has no ranges)."""
+    return ToolError(ErrorCode.TOO_LARGE, f"{path!r} is {size} bytes; files up to {max_bytes} bytes can be read as text "
+                     "(read a larger one in the kernel, for example with jupyter_run_code).", path=path, bytes=size, maxBytes=max_bytes)

@@ -112,6 +112,68 @@ class RunResult:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class CodeRun:
+    """Outcome of :meth:`LiveNotebook.run_code` (code run in the kernel without a cell).
+
+    Attributes:
+        status: "ok", "error" (the code raised, or the kernel refused or aborted the request) or "timeout"
+            (no reply within the timeout; the code may still be running in the kernel).
+        outputs: the first outputs that arrived (consecutive stream messages of one name merged into one
+            output, as a cell's output area does), text ANSI-stripped with heads as asked.
+        output_count: every output that arrived, including those not in ``outputs``.
+        execution_count: the kernel's execution count from its reply, or None (no reply, or none given).
+        reason: why an unusual end happened ("timeout", a failed request...), or None.
+    """
+
+    status: str
+    outputs: tuple[RawOutput, ...] = ()
+    output_count: int = 0
+    execution_count: int | None = None
+    reason: str | None = None
+
+
+Position = Literal["above", "below"]
+
+
+@dataclass(frozen=True)
+class InsertOp:
+    """Insert a new cell next to ``reference_cell_id`` (``position`` above/below it), or, with no reference,
+    at the start ("above") or the end ("below") of the notebook."""
+
+    cell_type: CellType
+    source: str
+    reference_cell_id: str | None = None
+    position: Position = "below"
+
+
+@dataclass(frozen=True)
+class SetSourceOp:
+    """Replace the whole source of cell ``cell_id``."""
+
+    cell_id: str
+    source: str
+
+
+@dataclass(frozen=True)
+class DeleteOp:
+    """Delete cell ``cell_id``."""
+
+    cell_id: str
+
+
+@dataclass(frozen=True)
+class MoveOp:
+    """Move cell ``cell_id`` next to ``reference_cell_id`` (``position`` above/below it)."""
+
+    cell_id: str
+    reference_cell_id: str
+    position: Position = "below"
+
+
+EditOp = InsertOp | SetSourceOp | DeleteOp | MoveOp
+
+
 Actor = Literal["person", "agent"]
 ChangeKind = Literal["insert", "edit", "delete", "move", "run", "outputs", "metadata"]
 
@@ -218,6 +280,11 @@ class LiveNotebook(Protocol):
         """The person's focus in this notebook."""
         ...
 
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        """Reveal the cell and mark output ``output_index`` of it for the person (a review thread's
+        anchor). Raises ToolError(CELL_NOT_FOUND) / ToolError(OUTPUT_NOT_FOUND)."""
+        ...
+
     def kernel(self) -> KernelInfo:
         """The kernel attached to the notebook, now."""
         ...
@@ -266,6 +333,27 @@ class LiveNotebook(Protocol):
         """Interrupt or restart the kernel, then wait up to ``timeout`` seconds for it to be idle."""
         ...
 
+    # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ---------------------------
+
+    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+        """Apply ``ops`` in order, all or nothing, in one synchronous stretch (JupyterLab: one transaction of
+        the notebook's shared model, so the person undoes the batch as one step).
+
+        Ops address cells by id only; every id they name (``cell_id``, ``reference_cell_id``) must belong to
+        a cell that exists before the batch (the caller checked that no op names a cell an earlier op
+        deleted). Positions are resolved when each op is applied, against the order the earlier ops left.
+        Returns, per op, the id of the cell it acted on (the new id for an insert). Raises
+        ToolError(CELL_NOT_FOUND) for an unknown id, before anything changes.
+        """
+        ...
+
+    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+        """Run ``code`` in the notebook's kernel without creating a cell (not stored in the kernel's history),
+        waiting up to ``timeout`` seconds. The notebook's cells are not changed. Outputs are described like
+        :meth:`find_cells` describes a cell's: at most ``max_outputs`` of them, text heads of ``head_bytes``.
+        Raises ToolError(KERNEL_UNAVAILABLE) when the notebook has no kernel."""
+        ...
+
 
 class NotebookHost(Protocol):
     """The application: workspace contents and the open notebooks.
@@ -305,5 +393,23 @@ class NotebookHost(Protocol):
     async def notebook_bridge_metadata(self, path: str) -> Any:
         """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
         the saved file (hosts may cache it by modification time). None when absent or unreadable."""
+        ...
+
+    # -- text files (tools/files.py; the caller refuses notebook paths before calling these) --------------
+
+    async def read_text(self, path: str, max_bytes: int) -> str | None:
+        """The text of the file at ``path``: the live text when it is open in an editor (unsaved edits
+        included), else the saved file. None when nothing is there.
+
+        Raises ToolError: INVALID_PATH for a folder (:func:`webmcp_bridge.errors.is_a_folder`) or a file that
+        is not UTF-8 text (:func:`webmcp_bridge.errors.not_a_text_file`); TOO_LARGE when the file is over
+        ``max_bytes`` UTF-8 bytes (checked before loading it when the application knows its size).
+        """
+        ...
+
+    async def write_text(self, path: str, text: str) -> None:
+        """Write ``text`` to the file at ``path`` (created, or replaced whole); its folder exists (the caller
+        checked). A file open in an editor is written through the editor's model and saved, so the person
+        sees the new text at once."""
         ...
 

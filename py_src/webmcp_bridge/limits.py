@@ -47,6 +47,18 @@ class Limits:
         pending_keep_count: how many settled pending results are kept at most.
         kernel_wait_seconds: how long a tool waits for the kernel to become ready.
         run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
+        file_page_bytes: default and maximum page of ``jupyter_read_file`` text.
+        file_read_bytes: the largest text file ``jupyter_read_file`` loads (larger ones are TOO_LARGE: the
+            contents API has no ranges, so a file is loaded whole to page it).
+        file_write_bytes: cap on the text ``jupyter_write_file`` writes; larger writes are refused.
+        batch_edits: cap on the edits of one ``jupyter_apply_edits`` call.
+        comment_body_bytes: cap on one review-thread message body; a longer one is refused (TOO_LARGE).
+        comment_quote_bytes: cap on the quoted source text of a range anchor; a longer one is refused.
+        comment_threads_listed: cap on threads in one ``jupyter_list_comments`` result.
+        comment_messages_listed: messages shown per thread in a list (the first and the latest ones).
+        comment_messages_returned: messages returned for one thread (the first and the latest ones).
+        comment_threads_stored: cap on threads stored in one notebook; creating more is refused.
+        comment_messages_stored: cap on messages stored in one thread; replying past it is refused.
     """
 
     result_bytes: int = 50 * KIB
@@ -66,6 +78,17 @@ class Limits:
     pending_keep_count: int = 50
     kernel_wait_seconds: float = 90.0
     run_timeout_seconds: float = 120.0
+    file_page_bytes: int = 16 * KIB
+    file_read_bytes: int = 8 * MIB
+    file_write_bytes: int = 512 * KIB
+    batch_edits: int = 50
+    comment_body_bytes: int = 8 * KIB
+    comment_quote_bytes: int = 4 * KIB
+    comment_threads_listed: int = 100
+    comment_messages_listed: int = 3
+    comment_messages_returned: int = 50
+    comment_threads_stored: int = 1000
+    comment_messages_stored: int = 500
 
 
 DEFAULT_LIMITS = Limits()

@@ -18,9 +18,10 @@ from collections import deque
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
-from .errors import ErrorCode, ToolError, cell_not_found
+from .errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from .host import CellChange, CellType, ChangeKind, Entry, Focus, KernelInfo, OpenDocument, RawCell, RunResult, TextPage
-from .limits import base64_decoded_len, slice_utf8
+from .host import CodeRun, DeleteOp, EditOp, InsertOp, MoveOp, SetSourceOp
+from .limits import base64_decoded_len, slice_utf8, utf8_len
 from .nbjson import output_texts, raw_output, text_of
 
 METADATA_KEY = "webmcp_bridge"  # the same key as webmcp_bridge.access.METADATA_KEY
@@ -66,6 +67,7 @@ class MemoryNotebook:
         self._focus = Focus()
         self.kernel_status = "idle"
         self._changes: deque[CellChange] = deque(maxlen=500)
+        self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
 
     # -- the person's side, for tests -------------------------------------------------------------
     def person_set_source(self, cell_id: str, source: str) -> None:
@@ -224,6 +226,12 @@ class MemoryNotebook:
     def focus(self) -> Focus:
         return self._focus
 
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        self._output(cell_id, output_index)
+        self._focus = Focus(cell_id, {"line": 0, "column": 0}, None)
+        self.workspace.current = self.path
+        self.highlighted.append((cell_id, output_index))
+
     def kernel(self) -> KernelInfo:
         return KernelInfo("python3", self.kernel_status, "Python (in memory)")
 
@@ -250,17 +258,64 @@ class MemoryNotebook:
             self._namespace, self._exec_count = {}, 0
         return self.kernel()
 
+    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+        for op in ops:  # every id named must exist before the batch: checked before anything changes
+            for named in (getattr(op, "cell_id", None), getattr(op, "reference_cell_id", None)):
+                if named is not None:
+                    self._index(named)
+        cells = list(self.nb["cells"])  # worked on a copy (cells copied on write), swapped in at the end
+
+        def at(cell_id: str) -> int:
+            return next(i for i, c in enumerate(cells) if c["id"] == cell_id)
+
+        touched: list[tuple[str, ChangeKind]] = []
+        for op in ops:
+            if isinstance(op, InsertOp):
+                index = ((len(cells) if op.position == "below" else 0) if op.reference_cell_id is None
+                         else at(op.reference_cell_id) + (op.position == "below"))
+                cell: dict[str, Any] = {"cell_type": op.cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": op.source}
+                if op.cell_type == "code":
+                    cell.update(outputs=[], execution_count=None)
+                cells.insert(index, cell)
+                touched.append((cell["id"], "insert"))
+            elif isinstance(op, SetSourceOp):
+                i = at(op.cell_id)
+                cells[i] = {**cells[i], "source": op.source}
+                touched.append((op.cell_id, "edit"))
+            elif isinstance(op, DeleteOp):
+                del cells[at(op.cell_id)]
+                touched.append((op.cell_id, "delete"))
+            elif isinstance(op, MoveOp):
+                moved = cells.pop(at(op.cell_id))
+                cells.insert(at(op.reference_cell_id) + (op.position == "below"), moved)
+                touched.append((op.cell_id, "move"))
+            else:
+                raise TypeError(f"not an edit op: {op!r}")
+        self.nb["cells"] = cells
+        self._changed()  # one revision for the batch, one change record per op
+        now = time.time()
+        self._changes.extend(CellChange("agent", kind, cell_id, now) for cell_id, kind in touched)
+        return [cell_id for cell_id, _ in touched]
+
+    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+        if self.kernel_status not in ("idle", "busy"):
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no running kernel.")
+        outputs, status = self.workspace.executor(code, self._namespace)
+        await asyncio.sleep(0)
+        return CodeRun(status, tuple(raw_output(o, head_bytes) for o in outputs[:max_outputs]), len(outputs), None)
+
 
 class MemoryWorkspace:
     """A workspace of files (path -> text) and the notebooks open on them.
 
     Args:
-        files: initial contents; notebook files are nbformat JSON text.
+        files: initial contents; notebook files are nbformat JSON text; a ``bytes`` value stands for a file
+            stored as binary (as JupyterLab stores uploads), text only when it is UTF-8 without NUL.
         executor: runs a code cell's source (default :func:`python_executor`).
     """
 
-    def __init__(self, files: dict[str, str] | None = None, executor: Executor = python_executor) -> None:
-        self.files: dict[str, str] = dict(files or {})
+    def __init__(self, files: dict[str, str | bytes] | None = None, executor: Executor = python_executor) -> None:
+        self.files: dict[str, str | bytes] = dict(files or {})
         self.executor = executor
         self.open: dict[str, MemoryNotebook] = {}
         self.current: str | None = None
@@ -323,3 +378,23 @@ class MemoryWorkspace:
         except (KeyError, ValueError, AttributeError):
             return None
         return copy.deepcopy(meta.get(METADATA_KEY)) if isinstance(meta, dict) else None
+
+    async def read_text(self, path: str, max_bytes: int) -> str | None:
+        if path not in self.files:
+            if path in self._dirs():
+                raise is_a_folder(path)
+            return None
+        data = self.files[path]  # bytes stand for a file stored as binary (an upload)
+        try:
+            text = data.decode("utf-8") if isinstance(data, bytes) else data
+        except UnicodeDecodeError:
+            raise not_a_text_file(path) from None
+        if "\x00" in text:  # the same rule as model.js: UTF-8 text without NUL characters
+            raise not_a_text_file(path)
+        size = utf8_len(text)
+        if size > max_bytes:
+            raise file_too_large(path, size, max_bytes)
+        return text
+
+    async def write_text(self, path: str, text: str) -> None:
+        self.files[path] = text

@@ -159,9 +159,9 @@
 
   async function extension() {
     try {
-      const [notebook, docmanager, cells, widgets, statusbar] = await Promise.all([
+      const [notebook, docmanager, cells, widgets, statusbar, apputils] = await Promise.all([
         shared('@jupyterlab/notebook'), shared('@jupyterlab/docmanager'), shared('@jupyterlab/cells'),
-        shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true)
+        shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true), shared('@jupyterlab/apputils', true)
       ]);
       const plugin = {
         id: `${NAME}:plugin`,
@@ -176,7 +176,7 @@
             console.error(`[${NAME}] status item`, error);
           }
           registerStaticTools().catch(error => console.error(`[${NAME}] static tool registration`, error));
-          start(app, tracker, docManager, { notebook, cells }).catch(error => {
+          start(app, tracker, docManager, { notebook, cells, widgets, apputils }).catch(error => {
             fail(error);
             failDispatcher(error);
           });

@@ -19,14 +19,19 @@ import js  # type: ignore[import-not-found]
 from pyodide.code import run_js  # type: ignore[import-not-found]
 from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
 
-from ..errors import ErrorCode, ToolError, cell_not_found
-from ..host import CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RawItem, RawOutput, RunResult, TextPage
-from ..limits import ANSI_PATTERN, BINARY_MIME_TYPES
+from ..errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
+from ..host import CellChange, CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RawItem, RawOutput, RunResult, TextPage
+from ..host import CodeRun, DeleteOp, EditOp, InsertOp, MoveOp, SetSourceOp
+from ..limits import ANSI_PATTERN, BINARY_MIME_TYPES, utf8_len
 
 try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
     from pyodide.ffi import jsnull  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - older Pyodide
     jsnull = None
+
+
+#: how long highlight_output keeps an output outlined, in milliseconds
+HIGHLIGHT_MS = 4000
 
 
 def is_nullish(value: Any) -> bool:
@@ -47,15 +52,17 @@ def load_model_js() -> Any:
     return reader
 
 
+def _raw_output(o: dict[str, Any]) -> RawOutput:
+    """An output as ``model.js``'s describeOutput gives it."""
+    return RawOutput(o["output_type"], tuple(RawItem(m, b, h, bin_) for m, b, h, bin_ in o["items"]),
+                     name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
+
+
 def _raw_cell(data: dict[str, Any]) -> RawCell:
     return RawCell(
         id=data["id"], index=data["index"], cell_type=data["cell_type"], source=data["source"],
         execution_count=data.get("execution_count"),
-        outputs=tuple(
-            RawOutput(o["output_type"], tuple(RawItem(m, b, h, bin_) for m, b, h, bin_ in o["items"]),
-                      name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
-            for o in data["outputs"]
-        ),
+        outputs=tuple(_raw_output(o) for o in data["outputs"]),
         output_count=data["output_count"],
     )
 
@@ -154,6 +161,34 @@ class LabNotebook:
         if not ok:
             raise cell_not_found(cell_id)
 
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        """Make the cell active, scroll to it and outline output ``output_index`` for HIGHLIGHT_MS ms (class
+        ``webmcp-bridge-output-highlight``). Raises CELL_NOT_FOUND / OUTPUT_NOT_FOUND (nothing moves then)."""
+        found = str(self.live.highlightOutput(self.panel, cell_id, int(output_index), HIGHLIGHT_MS))
+        if found == "cell":
+            raise cell_not_found(cell_id)
+        if found == "output":
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell_id!r} has no output {output_index}.",
+                            cellId=cell_id, outputIndex=output_index)
+
+    # -- the bridge's metadata and the change log ---------------------------------------------------
+    def bridge_metadata(self) -> Any:
+        return json.loads(str(self.live.bridgeMetadata(self.panel)))
+
+    def set_bridge_metadata(self, value: dict[str, Any]) -> None:
+        self.live.setBridgeMetadata(self.panel, json.dumps(value))
+
+    def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
+        return [(int(i), str(cid), value) for i, cid, value in json.loads(str(self.live.cellBridgeMetadata(self.panel)))]
+
+    def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
+        if not self.live.setCellBridgeMetadata(self.panel, cell_id, None if value is None else json.dumps(value)):
+            raise cell_not_found(cell_id)
+
+    def take_changes(self) -> list[CellChange]:
+        return [CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]))
+                for c in json.loads(str(self.live.takeChanges(self.panel)))]
+
     # -- async --------------------------------------------------------------------------------------
     async def save(self) -> None:
         try:
@@ -179,12 +214,15 @@ class LabNotebook:
         if is_nullish(widget):
             raise cell_not_found(cell_id)
         cells_module = self.host.modules.cells
+        self.live.beginAgentRun(cell_id)  # its outputs and execution count are recorded as the agent's
         try:
             reply = await asyncio.wait_for(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)), timeout)
         except asyncio.TimeoutError:
             return RunResult(cell_id, "timeout", None)
         except JsException:
             return RunResult(cell_id, "error", None)
+        finally:
+            self.live.endAgentRun(cell_id)
         if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
             return RunResult(cell_id, "ok", None)
         status = str(reply.content.status)
@@ -205,9 +243,57 @@ class LabNotebook:
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:200]}") from None
         return await self.wait_for_kernel(timeout, ("idle",))
 
+    # -- batched edits and code without a cell (engineer C) -------------------------------------------------
+    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+        """One crossing: ``model.js`` applies the ops in one transaction of the shared model (one undo step)."""
+        data = json.loads(self.live.applyEdits(self.panel, json.dumps([_op_wire(op) for op in ops])))
+        if "missing" in data:
+            raise cell_not_found(data["missing"])
+        return [str(cell_id) for cell_id in data["ids"]]
+
+    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+        """``kernel.requestExecute`` (store_history false) with the iopub messages collected in ``model.js``;
+        on a timeout the outputs that arrived are returned and collecting stops (the code may still run)."""
+        try:
+            handle = self.live.runCode(self.panel, code, max_outputs)
+        except JsException as exc:
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:200]}") from None
+        if is_nullish(handle):
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
+        try:
+            done = json.loads(str(await asyncio.wait_for(_awaitable(handle.done), timeout)))
+        except asyncio.TimeoutError:
+            done = {"status": "timeout", "execution_count": None,
+                    "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running"}
+        described = json.loads(str(handle.describe(head_bytes)))
+        handle.stop()
+        status = str(done["status"])
+        reason = done.get("reason")
+        if status == "aborted":
+            reason = "the kernel aborted the request (an earlier request failed)"
+        elif status == "failed":
+            reason = f"the request failed: {reason}"
+        outputs = tuple(_raw_output(o) for o in described["outputs"])
+        count = done.get("execution_count")
+        return CodeRun("ok" if status == "ok" else "timeout" if status == "timeout" else "error", outputs,
+                       int(described["count"]), None if count is None else int(count), reason)
+
 
 async def _awaitable(promise: Any) -> Any:
     return await promise
+
+
+def _op_wire(op: EditOp) -> dict[str, Any]:
+    """An edit op as ``model.js``'s applyEdits reads it."""
+    if isinstance(op, InsertOp):
+        return {"op": "insert", "cell_type": op.cell_type, "source": op.source, "reference_cell_id": op.reference_cell_id, "position": op.position}
+    if isinstance(op, SetSourceOp):
+        return {"op": "set_source", "cell_id": op.cell_id, "source": op.source}
+    if isinstance(op, DeleteOp):
+        return {"op": "delete", "cell_id": op.cell_id}
+    if isinstance(op, MoveOp):
+        return {"op": "move", "cell_id": op.cell_id, "reference_cell_id": op.reference_cell_id, "position": op.position}
+    raise TypeError(f"not an edit op: {op!r}")
 
 
 class JupyterLabHost:
@@ -224,6 +310,7 @@ class JupyterLabHost:
         self.modules = ctx.modules
         self.contents = self.app.serviceManager.contents
         self.live = load_model_js()
+        self._metadata_cache: dict[str, tuple[str, Any]] = {}
 
     async def _get(self, path: str, content: bool) -> Any:
         try:
@@ -285,3 +372,79 @@ class JupyterLabHost:
             if str(panel.context.path) == path:
                 return LabNotebook(self, panel)
         return None
+
+    async def notebook_bridge_metadata(self, path: str) -> Any:
+        """Of the live model when open; else read from the saved file, cached by its last_modified (listing a
+        folder of notebooks reads each file once until it changes)."""
+        found = self.find_open(path)
+        if found is not None:
+            return found.bridge_metadata()
+        stat = await self._get(path, False)
+        if stat is None:
+            return None
+        stamp = str(stat.last_modified)
+        cached = self._metadata_cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        model = await self._get(path, True)
+        value = None
+        if model is not None and not is_nullish(model.content) and str(model.type) == "notebook":
+            raw = js.JSON.stringify(getattr(getattr(model.content, "metadata", None), "webmcp_bridge", None) or js.undefined)
+            value = None if is_nullish(raw) else json.loads(str(raw))
+        self._metadata_cache[path] = (stamp, value)
+        return value
+
+    # -- text files (engineer C) -------------------------------------------------------------------------
+    def _text_context(self, path: str) -> Any:
+        """The document context of a text document open on ``path`` (an editor, a CSV viewer...), whose live
+        model holds the person's unsaved edits; None when none is open."""
+        widget = self.docs.findWidget(path)
+        context = None if is_nullish(widget) else getattr(widget, "context", None)
+        if is_nullish(context):
+            return None
+        contents_model = context.contentsModel
+        if is_nullish(contents_model) or str(contents_model.type) == "notebook" or str(contents_model.format) != "text":
+            return None  # an image viewer's base64 model, a notebook: not text
+        return context
+
+    async def read_text(self, path: str, max_bytes: int) -> str | None:
+        """The live text of an open editor, else the saved file. The contents API has no ranges: the whole
+        file is loaded (after its size, when known, is checked against ``max_bytes``)."""
+        context = self._text_context(path)
+        if context is not None:
+            text = str(context.model.sharedModel.getSource())
+        else:
+            stat = await self._get(path, False)
+            if stat is None:
+                return None
+            if str(stat.type) == "directory":
+                raise is_a_folder(path)
+            size = getattr(stat, "size", None)
+            if not is_nullish(size) and int(size) > max_bytes:
+                raise file_too_large(path, int(size), max_bytes)
+            model = await self._get(path, True)
+            if model is None:
+                return None
+            data = json.loads(str(self.live.fileText(model)))
+            if data["kind"] == "directory":
+                raise is_a_folder(path)
+            if data["kind"] != "text":
+                raise not_a_text_file(path)
+            text = data["text"]
+        size = utf8_len(text)
+        if size > max_bytes:
+            raise file_too_large(path, size, max_bytes)
+        return text
+
+    async def write_text(self, path: str, text: str) -> None:
+        """Through the open editor's model (then saved) when there is one, so the person sees the new text and
+        JupyterLab does not later report the file as changed on disk; else a contents save as a text file."""
+        context = self._text_context(path)
+        try:
+            if context is not None:
+                context.model.sharedModel.setSource(text)
+                await context.save()
+            else:
+                await self.contents.save(path, js_object({"type": "file", "format": "text", "content": text}))
+        except JsException as exc:
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Writing the file failed: {str(exc)[:200]}", path=path) from None

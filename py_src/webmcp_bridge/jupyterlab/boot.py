@@ -4,7 +4,8 @@ Contract with ``lite/extension/static/remoteEntry.js``: ``await boot.start(ctx)`
 ``{app, tracker, docManager, modules: {notebook, cells}, modelContext, setStatus, reportCall, connect,
 disconnect}``; the result is
 JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the
-page has no ``document.modelContext``: nothing is registered and JupyterLab works as before.
+page has no ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the
+Agent panel (:mod:`.panel`) starts in the background, so a person can review and restrict with no agent.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
 module, each tool module, building the registry, generating schemas, registering) with a yield to the
@@ -19,6 +20,7 @@ import asyncio
 import importlib
 import json
 import time
+import traceback
 from typing import Any
 
 _running: dict[str, Any] = {}
@@ -46,6 +48,11 @@ STEPS = (
     "webmcp_bridge.tools.cells",
     "webmcp_bridge.tools.edit",
     "webmcp_bridge.tools.run",
+    "webmcp_bridge.tools.access",
+    "webmcp_bridge.tools.comments",
+    "webmcp_bridge.tools.files",
+    "webmcp_bridge.tools.batch",
+    "webmcp_bridge.tools.code",
     "webmcp_bridge.jupyterlab.adapter",
     "webmcp_bridge.jupyterlab.webmcp",
 )
@@ -83,6 +90,7 @@ async def start(ctx: Any) -> str:
     _running["registry"] = registry
     report = ctx.reportCall
     registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
+    _start_panel(ctx, registry)  # with or without WebMCP: the person's side always comes up
     if is_nullish(ctx.modelContext):
         return json.dumps({"state": "unavailable", "tools": 0, "timings": timings})
     registration = WebMCPRegistration(registry, ctx)
@@ -92,8 +100,27 @@ async def start(ctx: Any) -> str:
     return json.dumps({"state": "ready", "tools": count, "timings": timings})
 
 
+def _start_panel(ctx: Any, registry: Any) -> None:
+    """Start the Agent panel (jupyterlab/panel.py) as a background task in its own small steps, so tool
+    registration does not wait for it; a failure is printed to the console and leaves the tools working."""
+
+    async def run() -> None:
+        try:
+            from .panel import start_panel
+
+            await start_panel(ctx, registry)
+        except Exception:
+            traceback.print_exc()
+
+    _running["panel"] = asyncio.ensure_future(run())
+
+
 def stop() -> None:
-    """Unregister the tools of a previous start, if any."""
+    """Unregister the tools of a previous start and dispose of its Agent panel, if any."""
+    if _running.pop("panel", None) is not None:
+        from .panel import stop_panel
+
+        stop_panel()
     registration = _running.pop("registration", None)
     if registration is not None:
         registration.unregister()

@@ -25,3 +25,38 @@ def calls_toolset() -> Toolset:
     from . import calls
 
     return Toolset("calls", "Follow calls that outlived the execution timeout.", calls.TOOLS)
+
+
+def review_toolset() -> Toolset:
+    """The ``review`` toolset: the 7 review-thread tools (``jupyter_*_comment(s)``, see :mod:`webmcp_bridge.review`)."""
+    from . import comments
+
+    return Toolset("review", "Read, write and show the review threads (comments) of a notebook.", comments.TOOLS)
+
+
+def access_toolset() -> Toolset:
+    """The ``access`` toolset: ``jupyter_get_cell_access`` (levels are the person's to change, never a tool's)."""
+    from . import access
+
+    return Toolset("access", "See what the person allows the agent to read and change.", access.TOOLS)
+
+
+def files_toolset() -> Toolset:
+    """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` (bounded text files, never notebooks)."""
+    from . import files
+
+    return Toolset("files", "Read and write the workspace's text files (notebooks go through the cell tools).", files.TOOLS)
+
+
+def batch_toolset() -> Toolset:
+    """The ``batch`` toolset: ``jupyter_apply_edits`` (several cell edits checked up front, applied all or nothing)."""
+    from . import batch
+
+    return Toolset("batch", "Apply several cell edits at once, all or nothing.", batch.TOOLS)
+
+
+def code_toolset() -> Toolset:
+    """The ``code`` toolset: ``jupyter_run_code`` (code run in the notebook's kernel without a cell)."""
+    from . import code
+
+    return Toolset("code", "Run code in a notebook's kernel without creating a cell.", code.TOOLS)

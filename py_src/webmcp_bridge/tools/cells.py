@@ -57,7 +57,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
         "cells": snapshots,
         "truncated": bool(omitted),
         "omittedCount": len(omitted),
-        "hiddenCellCount": 0,
+        "hiddenCellCount": nb.hidden_cell_count(),
     }
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = omitted[0]

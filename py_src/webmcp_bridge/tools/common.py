@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ..access import GuardedHost, GuardedNotebook
+from ..changes import ChangeLog
 from ..errors import ErrorCode, ToolError, notebook_not_found
 from ..host import LiveNotebook, NotebookHost, RawCell
 from ..limits import DEFAULT_LIMITS, Limits
@@ -40,14 +42,24 @@ class NotebookInput(ToolInput):
 
 @dataclass
 class CallContext:
-    """What handlers get as ``ctx``: the host (live application or in-memory), the limits, and the pending
-    calls of the registry (the same object the registry tracks them in)."""
+    """What handlers get as ``ctx``: the host behind the access guard (:class:`~webmcp_bridge.access.GuardedHost`:
+    a raw host given here is wrapped, so no handler ever holds an unguarded one), the limits, and the pending
+    calls of the registry (the same object the registry tracks them in). ``changes`` is the guard's change log."""
 
-    host: NotebookHost
+    host: GuardedHost
     limits: Limits = DEFAULT_LIMITS
     pending: PendingCalls = field(default_factory=PendingCalls)
 
-    async def notebook(self, path: str | None) -> LiveNotebook:
+    def __post_init__(self) -> None:
+        if not isinstance(self.host, GuardedHost):
+            self.host = GuardedHost(self.host)
+
+    @property
+    def changes(self) -> ChangeLog:
+        """The bridge's change log (who changed which cell)."""
+        return self.host.changes
+
+    async def notebook(self, path: str | None) -> GuardedNotebook:
         """The notebook at ``path`` (opened in the background if it exists but is not open), or the
         current one when ``path`` is None.
 
@@ -70,14 +82,16 @@ class CallContext:
         return await self.host.open_notebook(normalized, activate=False)
 
 
-def summary(nb: LiveNotebook) -> dict[str, Any]:
-    """The notebook block of results: ``{path, dirty, revision, cellCount, hiddenCellCount}``."""
+def summary(nb: GuardedNotebook) -> dict[str, Any]:
+    """The notebook block of results: ``{path, dirty, revision, cellCount, hiddenCellCount, access}``
+    (cellCount counts the cells the agent can see; access is the notebook's level for the agent)."""
     return {
         "path": nb.path,
         "dirty": nb.dirty(),
         "revision": nb.revision(),
         "cellCount": nb.cell_count(),
-        "hiddenCellCount": 0,
+        "hiddenCellCount": nb.hidden_cell_count(),
+        "access": nb.level(),
     }
 
 

@@ -34,12 +34,7 @@ class InsertCellInput(NotebookInput):
 async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
     check_write_size(args.source, ctx.limits, "source")
     nb = await ctx.notebook(args.notebook_path)
-    if args.reference_cell_id is None:
-        index = nb.cell_count() if args.position == "below" else 0
-    else:
-        ref = nb.find_cell(args.reference_cell_id)
-        index = ref.index + (1 if args.position == "below" else 0)
-    cell = nb.insert_cell(index, args.cell_type, args.source)
+    cell = nb.insert_cell_near(args.reference_cell_id, args.position, args.cell_type, args.source)
     if args.activate:
         nb.set_focus(cell.id, None, None)
     return {"cell": cell_ref(cell), "notebook": {"path": nb.path, "revision": nb.revision()}}
@@ -105,12 +100,8 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
     if args.cell_id == args.reference_cell_id:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "A cell cannot be moved relative to itself.")
     nb = await ctx.notebook(args.notebook_path)
-    cell, ref = nb.find_cells([args.cell_id, args.reference_cell_id])
-    target = ref.index + (1 if args.position == "below" else 0)
-    if cell.index < target:
-        target -= 1  # the cell leaves its old place first
-    moved = nb.move_cell(cell.id, target) if target != cell.index else cell
-    return {"cell": {"id": cell.id, "index": moved.index}, "notebook": {"path": nb.path, "revision": nb.revision()}}
+    moved = nb.move_cell_near(args.cell_id, args.reference_cell_id, args.position)
+    return {"cell": {"id": moved.id, "index": moved.index}, "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class ClearOutputsInput(NotebookInput):
@@ -119,14 +110,22 @@ class ClearOutputsInput(NotebookInput):
 
 async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
+    skipped: list[str] = []
     if args.cell_ids is None:
-        targets = [c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0) if c.cell_type == "code"]
+        nb.check_write()
+        code = [c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0) if c.cell_type == "code"]
+        targets = [cell_id for cell_id in code if nb.is_writable(cell_id)]
+        skipped = [cell_id for cell_id in code if cell_id not in targets]
     else:
         cells = nb.find_cells(unique(args.cell_ids))  # all ids checked before anything changes
         targets = [c.id for c in cells if c.cell_type == "code"]
+        nb.check_write(targets)
     for cell_id in targets:
         nb.clear_outputs(cell_id)
-    return {"cleared": targets, "notebook": {"path": nb.path, "revision": nb.revision()}}
+    payload: dict[str, Any] = {"cleared": targets, "notebook": {"path": nb.path, "revision": nb.revision()}}
+    if skipped:
+        payload["skippedReadOnly"] = skipped[:100]
+    return payload
 
 
 TOOLS = (

@@ -30,13 +30,17 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     if args.cell_ids is not None and (args.start_index is not None or args.end_index is not None):
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
     nb = await ctx.notebook(args.notebook_path)
+    read_only: set[str] = set()
     if args.cell_ids is not None:
         ids = [c.id for c in nb.find_cells(unique(args.cell_ids))]
+        nb.check_write(ids)  # a named read-only cell refuses the whole call before anything runs
     else:
+        nb.check_write()
         cells = nb.read_cells(None, head_bytes=0, max_outputs=0)
         start = args.start_index or 0
         end = len(cells) if args.end_index is None else min(args.end_index, len(cells))
         ids = [c.id for c in cells[start:end]]
+        read_only = {cell_id for cell_id in ids if not nb.is_writable(cell_id)}  # skipped, with the reason
     if len(ids) > ctx.limits.run_cells:
         raise ToolError(ErrorCode.TOO_LARGE, f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",
                         count=len(ids), maxCount=ctx.limits.run_cells)
@@ -54,6 +58,9 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             continue
         if cell.cell_type != "code":
             results.append({"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": f"a {cell.cell_type} cell"})
+            continue
+        if cell_id in read_only:
+            results.append({"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": "read-only for the agent"})
             continue
         outcome = await nb.run_cell(cell_id, ctx.limits.run_timeout_seconds)
         try:

@@ -11,6 +11,7 @@ from pydantic import Field
 from ..errors import ErrorCode, ToolError, notebook_not_found
 from ..paths import join, normalize_path
 from ..registry import Annotations, Tool, ToolInput
+from ..review import Review
 from .common import CallContext, NotebookInput, summary
 
 
@@ -28,6 +29,7 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
         "kernel": {"name": kernel.name, "status": kernel.status, "displayName": kernel.display_name} if kernel else None,
         "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection} if focus else None,
         "mode": "direct",
+        "review": Review(nb, ctx.limits).counts() if nb else None,
         "pending": ctx.pending.describe()[:50],
         "dialogs": [],
         "limits": {"resultBytes": ctx.limits.result_bytes, "sourceWriteBytes": ctx.limits.source_write_bytes,
@@ -122,7 +124,7 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
 TOOLS = (
     Tool("jupyter_get_context", "Get context",
          "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
-         "the kernel, the person's focus (active cell, cursor, selection), mode, pending calls and open dialogs. Start here.",
+         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls and open dialogs. Start here.",
          GetContextInput, get_context, Annotations(read_only=True)),
     Tool("jupyter_list_workspace", "List workspace",
          "List files and folders of the workspace (names and types, never contents).",

@@ -1,0 +1,672 @@
+"""The Agent panel: the person's side of the bridge, in JupyterLab's right sidebar.
+
+One Lumino widget (id ``webmcp-bridge-panel``, tab "Agent") with three sections, all about the notebook the
+person is looking at (the tracker's current one):
+
+- Activity: who did what, live and newest first, bounded to ``ACTIVITY_ROWS`` rows: the agent's tool calls
+  (the registry's before/after hooks) and cell changes of every open notebook (``ChangeLog.subscribe``; the
+  panel feeds the log itself from each notebook's ``take_changes``, so a person's edits show with no agent).
+- Comments: review threads (filters open / resolved / all / current cell; reply, resolve, reopen, re-anchor
+  an orphaned thread to the editor's selection; click an anchor to show it in the notebook).
+- Access: the notebook's level, "apply to all cells", the restricted cells (click to reveal, to cycle).
+
+Plus the cell context menu (:mod:`.panel_cells`: comment on cell / selection / output, cycle agent access)
+and the cell markers (comment badge, access lock, agent-at-work ring, "run by agent").
+
+It works with or without WebMCP, and only through the person's APIs on the *raw* host (never the guarded
+one the tools get): :mod:`webmcp_bridge.access`, :class:`webmcp_bridge.review.Review`,
+:class:`webmcp_bridge.changes.ChangeLog`. Everything it shows is built by :mod:`.panel_view` as element
+trees and made into nodes by :mod:`.panel_dom` (textContent only, never HTML).
+
+Events: one delegated listener per event type (click, change, keydown) on the panel and on each notebook
+(for the badges), a ``ydoc`` "update" listener per open notebook and the tracker's signals, each a proxy
+held here and destroyed by :meth:`AgentPanel.dispose`. Model changes are debounced (``FLUSH_SECONDS``) and
+handled in one synchronous stretch (a few ms; markers touch only the cells whose markers changed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import js  # type: ignore[import-not-found]
+from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+
+from .. import access
+from ..errors import ErrorCode, ToolError
+from ..review import CellAnchor, Review
+from . import panel_dom
+from .adapter import JupyterLabHost, LabNotebook, is_nullish, js_object
+from .panel_view import (ACTIVITY_ROWS, ActivityRow, CellInfo, Markers, activity_empty, activity_item, access_view, c,
+                         call_row, change_row, comments_view, first_line, h, marker_badges, marker_classes, thread_row)
+
+WIDGET_ID = "webmcp-bridge-panel"
+#: debounce of model changes before the panel reads the notebook again
+FLUSH_SECONDS = 0.2
+#: how long the agent-at-work ring stays on a cell after the agent's last change to it (and its call ended)
+WORKING_SECONDS = 2.0
+#: threads listed in the Comments section
+THREAD_ROWS = 100
+#: cells whose access "apply to all cells" changes between two yields to the browser
+APPLY_CHUNK = 100
+MARKERS_ATTR = "data-webmcp-bridge-markers"
+
+
+@dataclass
+class _Watch:
+    """One open notebook the panel listens to."""
+
+    panel: Any
+    ydoc: Any
+
+
+class AgentPanel:
+    """The Agent panel over the live application.
+
+    Args:
+        loader: the loader's ``ctx`` (``app``, ``tracker``, ``modules`` with ``widgets`` and ``apputils``,
+            ``modelContext``).
+        host: the raw :class:`JupyterLabHost` (not the access guard).
+        registry: the tool registry (for its before/after hooks).
+        changes: the bridge's :class:`~webmcp_bridge.changes.ChangeLog`.
+    """
+
+    def __init__(self, loader: Any, host: JupyterLabHost, registry: Any, changes: Any) -> None:
+        self.loader = loader
+        self.app = loader.app
+        self.tracker = loader.tracker
+        self.host = host
+        self.registry = registry
+        self.changes = changes
+        self.widget: Any = None
+        self.nodes: dict[str, Any] = {}
+        self.filter = "open"
+        self.notice: str | None = None
+        self.rows: OrderedDict[str, tuple[ActivityRow, Any]] = OrderedDict()  # key -> (row, node), oldest first
+        self.working: dict[tuple[str, str], float] = {}  # (path, cell id) -> monotonic expiry
+        self.last_run: dict[tuple[str, str], str] = {}  # (path, cell id) -> actor of the last run
+        self.inflight: set[int] = set()  # ids of agent calls running now
+        self.watches: dict[str, _Watch] = {}  # notebook widget id -> watch
+        self._dirty: set[str] = set()
+        self._pending_rows: list[ActivityRow] = []
+        self._sections: set[str] = set()
+        self._timer: Any = None
+        self._cells_cache: tuple[str, int, dict[str, CellInfo]] | None = None
+        self._proxies: list[Any] = []
+        self._undo: list[Callable[[], None]] = []
+        self._disposed = False
+        self._noted = 0
+        self.cells_menu: Any = None
+
+    # -- life cycle ------------------------------------------------------------------------------------
+    def _proxy(self, fn: Callable[..., Any]) -> Any:
+        proxy = create_proxy(fn)
+        self._proxies.append(proxy)
+        return proxy
+
+    async def start(self) -> None:
+        """Build the widget and connect everything, in small steps with a yield to the browser between."""
+        panel_dom.install_style()
+        await asyncio.sleep(0)
+        self._build_widget()
+        await asyncio.sleep(0)
+        from .panel_cells import CellMenu  # the context menu commands
+
+        self.cells_menu = CellMenu(self)
+        self.cells_menu.install()
+        await asyncio.sleep(0)
+        self._connect()
+        await asyncio.sleep(0)
+        for nb_panel in list(self.tracker.filter(lambda _p: True)):
+            self._watch(nb_panel)
+        self._schedule("activity", "comments", "access", "markers")
+        self.widget.node.setAttribute("data-state", "ready")  # for tests: commands and listeners are in place
+
+    def _build_widget(self) -> None:
+        widget = self.loader.modules.widgets.Widget.new()
+        widget.id = WIDGET_ID
+        widget.addClass(c("panel"))
+        widget.title.label = "Agent"
+        widget.title.caption = "Agent: activity, comments and access"
+        node = widget.node
+        node.setAttribute("role", "region")
+        node.setAttribute("aria-label", "Agent panel")
+        webmcp = not is_nullish(getattr(self.loader, "modelContext", None))
+        head = h("div", c("panel-head"), h("h2", "", text="Agent"),
+                 h("p", c("mode"), text="An agent in this browser can use the notebook through WebMCP." if webmcp else
+                   "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."))
+        sections = [("activity", "Activity"), ("comments", "Comments"), ("access", "Access")]
+        panel_dom.replace_children(node, head, h("p", c("notice"), role="status", data_role="notice"),
+                                   *[h("details", c(f"section section-{key}"), h("summary", "", text=label),
+                                       h("div", c("section-body"), data_role=key), open="") for key, label in sections])
+        for key in ("notice", "activity", "comments", "access"):
+            self.nodes[key] = node.querySelector(f'[data-role="{key}"]')
+        self.nodes["notice"].hidden = True
+        for key, _ in sections:
+            self.nodes[f"{key}-summary"] = node.querySelector(f".{c('section-' + key)} > summary")
+        panel_dom.replace_children(self.nodes["activity"], h("ul", c("activity"), activity_empty(), data_role="activity-list"))
+        self.nodes["activity-list"] = self.nodes["activity"].firstChild
+        self.widget = widget
+        self.app.shell.add(widget, "right", js_object({"rank": 650}))
+
+    def _connect(self) -> None:
+        on_click, on_change, on_key = self._proxy(self._on_click), self._proxy(self._on_change), self._proxy(self._on_key)
+        node = self.widget.node
+        for kind, proxy in (("click", on_click), ("change", on_change), ("keydown", on_key)):
+            node.addEventListener(kind, proxy)
+            self._undo.append(lambda kind=kind, proxy=proxy: node.removeEventListener(kind, proxy))
+        current, added = self._proxy(lambda *_: self._schedule("comments", "access", "markers")), self._proxy(lambda _t, p: self._watch(p))
+        self.tracker.currentChanged.connect(current)
+        self.tracker.widgetAdded.connect(added)
+        self._undo.append(lambda: self.tracker.currentChanged.disconnect(current))
+        self._undo.append(lambda: self.tracker.widgetAdded.disconnect(added))
+        self.registry.on_before(self._on_call)
+        self.registry.on_after(self._on_call)
+        self._undo.append(lambda: _remove_hook(self.registry, self._on_call))
+        self._undo.append(self.changes.subscribe(self._on_change_entry))
+
+    def dispose(self) -> None:
+        """Remove the widget, commands, listeners and markers; destroy every proxy."""
+        if self._disposed:
+            return
+        self._disposed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        for undo in reversed(self._undo):
+            _quietly(undo)
+        for key in list(self.watches):
+            self._unwatch(key)
+        if self.cells_menu is not None:
+            self.cells_menu.dispose()
+        if self.widget is not None:
+            _quietly(self.widget.dispose)
+        panel_dom.remove_style()
+        for proxy in self._proxies:
+            _quietly(proxy.destroy)
+        self._proxies.clear()
+
+    # -- notebooks -------------------------------------------------------------------------------------
+    def _watch(self, nb_panel: Any) -> None:
+        key = str(nb_panel.id)
+        if key in self.watches or self._disposed:
+            return
+        ydoc = nb_panel.context.model.sharedModel.ydoc
+        self.watches[key] = _Watch(nb_panel, ydoc)
+        ydoc.on("update", self._ydoc_proxy)
+        nb_panel.node.addEventListener("click", self._click_proxy)
+        nb_panel.disposed.connect(self._disposed_proxy)
+        self._dirty.add(key)
+        self._schedule()
+
+    def _unwatch(self, key: str) -> None:
+        watch = self.watches.pop(key, None)
+        if watch is None:
+            return
+        _quietly(lambda: watch.ydoc.off("update", self._ydoc_proxy))
+        _quietly(lambda: watch.panel.node.removeEventListener("click", self._click_proxy))
+        _quietly(lambda: watch.panel.disposed.disconnect(self._disposed_proxy))
+
+    @property
+    def _ydoc_proxy(self) -> Any:
+        if "_ydoc" not in self.__dict__:
+            self.__dict__["_ydoc"] = self._proxy(self._on_ydoc_update)
+        return self.__dict__["_ydoc"]
+
+    @property
+    def _click_proxy(self) -> Any:
+        if "_click" not in self.__dict__:
+            self.__dict__["_click"] = self._proxy(self._on_click)
+        return self.__dict__["_click"]
+
+    @property
+    def _disposed_proxy(self) -> Any:
+        if "_disp" not in self.__dict__:
+            self.__dict__["_disp"] = self._proxy(lambda sender, *_: self._unwatch(str(sender.id)))
+        return self.__dict__["_disp"]
+
+    def _on_ydoc_update(self, *_args: Any) -> None:
+        # Called inside a Yjs transaction: only note it; the notebook is read in the debounced flush.
+        self._dirty.update(self.watches)  # cheap: the flush only takes changes; notebooks without any give none
+        self._schedule("comments", "access", "markers")
+
+    def current(self) -> LabNotebook | None:
+        """The notebook the person is looking at (raw), or None."""
+        return self.host.current_notebook()
+
+    def notebook_at(self, path: str | None) -> LabNotebook | None:
+        """The open notebook at ``path`` (the current one when None)."""
+        return self.current() if not path else self.host.find_open(path)
+
+    def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
+        """``{cell id: CellInfo}`` of ``nb`` (one read, cached until the notebook's revision changes)."""
+        revision = nb.revision()
+        cached = self._cells_cache
+        if cached is not None and cached[0] == nb.path and cached[1] == revision:
+            return cached[2]
+        infos = {cell.id: CellInfo(cell.index, cell.cell_type, first_line(cell.source))
+                 for cell in nb.read_cells(None, head_bytes=0, max_outputs=0)}
+        self._cells_cache = (nb.path, revision, infos)
+        return infos
+
+    # -- hooks (called inside tool calls: only note, never render) ------------------------------------
+    def _on_call(self, event: Any) -> None:
+        if event.outcome is None:
+            self.inflight.add(event.call_id)
+        else:
+            self.inflight.discard(event.call_id)
+        self._pending_rows.append(call_row(event))
+        self._schedule("activity", "markers")
+
+    def _on_change_entry(self, entry: Any) -> None:
+        key = (entry.path, entry.cell_id)
+        if entry.actor == "agent":
+            self.working[key] = time.monotonic() + WORKING_SECONDS
+        if entry.kind == "run":
+            self.last_run[key] = entry.actor
+        elif entry.kind in ("outputs", "delete"):
+            self.last_run.pop(key, None)
+        self._pending_rows.append(change_row(entry))
+        self._schedule("activity", "markers")
+
+    # -- scheduling -------------------------------------------------------------------------------------
+    def _schedule(self, *sections: str) -> None:
+        """Render ``sections`` (and take changes of dirty notebooks) after ``FLUSH_SECONDS``."""
+        self._sections.update(sections)
+        if self._timer is None and not self._disposed:
+            self._timer = asyncio.get_event_loop().call_later(FLUSH_SECONDS, self._flush)
+
+    def _flush(self) -> None:
+        self._timer = None
+        try:
+            self._take_changes()
+            sections, self._sections = self._sections, set()
+            self.render(sections)
+        except Exception:  # the panel must never break the page
+            traceback.print_exc()
+        if any(self.working.values()) and not self._disposed:
+            self._schedule("markers")  # clears rings as they expire
+
+    def _take_changes(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        for key in dirty:
+            watch = self.watches.get(key)
+            if watch is None or watch.panel.isDisposed:
+                continue
+            nb = LabNotebook(self.host, watch.panel)
+            take = getattr(nb, "take_changes", None)
+            if take is not None:
+                self.changes.ingest(nb.path, take())
+
+    # -- rendering ---------------------------------------------------------------------------------------
+    def render(self, sections: set[str] | None = None) -> None:
+        """Re-render ``sections`` ("activity", "comments", "access", "markers"; all when None) now."""
+        sections = {"activity", "comments", "access", "markers"} if sections is None else sections
+        nb = self.current()
+        cells = self.cells(nb) if nb is not None else None
+        if "activity" in sections:
+            self._render_activity(nb, cells)
+        if "comments" in sections:
+            self._render_comments(nb, cells)
+        if "access" in sections:
+            self._render_access(nb, cells)
+        if "markers" in sections:
+            self._render_markers(nb)
+        notice = self.nodes["notice"]
+        notice.textContent = self.notice or ""
+        notice.hidden = not self.notice
+
+    def _render_activity(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
+        pending, self._pending_rows = self._pending_rows, []
+        listing = self.nodes["activity-list"]
+        if pending and not self.rows:
+            listing.replaceChildren()
+        for row in pending:
+            old = self.rows.pop(row.key, None)
+            if old is not None:
+                old[1].remove()
+                if row.outcome is not None and old[0].outcome is not None:
+                    row.time = old[0].time  # a call's row keeps its start time
+            node = panel_dom.build(activity_item(row, cells, nb.path if nb else None))
+            listing.prepend(node)
+            self.rows[row.key] = (row, node)
+        while len(self.rows) > ACTIVITY_ROWS:
+            _, (_, node) = self.rows.popitem(last=False)
+            node.remove()
+
+    def _render_comments(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
+        body = self.nodes["comments"]
+        if nb is None:
+            panel_dom.replace_children(body, h("p", c("empty"), text="Open a notebook to see its comments."))
+            self.nodes["comments-summary"].textContent = "Comments"
+            return
+        drafts = self._drafts()
+        review = Review(nb)
+        counts = review.counts()
+        active = nb.focus().cell_id
+        if self.filter == "cell":
+            views = review.threads("all", active, limit=THREAD_ROWS) if active else []
+            total = review.count("all", active) if active else 0
+        else:
+            views = review.threads(self.filter, limit=THREAD_ROWS)
+            total = review.count(self.filter)
+        counts_all = {**counts, "all": counts["open"] + counts["resolved"]}
+        if active:
+            counts_all["cell"] = review.count("all", active)
+        rows = [thread_row(v) for v in views]
+        panel_dom.replace_children(body, comments_view(rows, self.filter, counts_all, cells, drafts, active,
+                                                       omitted=max(0, total - len(rows))))
+        self.nodes["comments-summary"].textContent = f"Comments ({counts['open']} open)"
+
+    def _drafts(self) -> dict[str, str]:
+        """Text typed in the reply boxes, by thread id ("" for the new-comment box), to survive a re-render."""
+        drafts = {}
+        for box in self.nodes["comments"].querySelectorAll("textarea[data-reply]"):
+            value = str(box.value)
+            if value:
+                drafts[str(box.getAttribute("data-reply"))] = value
+        return drafts
+
+    def _render_access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
+        body = self.nodes["access"]
+        if nb is None:
+            panel_dom.replace_children(body, h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
+            return
+        level = access.notebook_level(nb)
+        restricted = list(access.cell_levels(nb).items())
+        panel_dom.replace_children(body, access_view(nb.path, level, restricted, cells))
+        self.nodes["access-summary"].textContent = f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")")
+
+    def markers(self, nb: LabNotebook) -> dict[str, Markers]:
+        """The markers each cell of ``nb`` should carry now (cells with none are left out)."""
+        now = time.monotonic()
+        for key, expiry in list(self.working.items()):
+            if expiry < now and not self.inflight:
+                del self.working[key]
+        comments = Review(nb).counts_by_cell("open")
+        levels = access.cell_levels(nb)
+        ids = set(comments) | set(levels) | {cid for (p, cid) in self.working if p == nb.path} | \
+            {cid for (p, cid), actor in self.last_run.items() if p == nb.path and actor == "agent"}
+        out = {}
+        for cell_id in ids:
+            m = Markers(comments.get(cell_id, 0), levels.get(cell_id, "write"), (nb.path, cell_id) in self.working,
+                        self.last_run.get((nb.path, cell_id)) == "agent")
+            if not m.empty():
+                out[cell_id] = m
+        return out
+
+    def _render_markers(self, nb: LabNotebook | None) -> None:
+        if nb is None:
+            return
+        desired = self.markers(nb)
+        for widget in nb.panel.content.widgets:
+            node = widget.node
+            sig = node.getAttribute(MARKERS_ATTR)
+            cell_id = str(widget.model.id)
+            m = desired.get(cell_id)
+            if (m is None and is_nullish(sig)) or (m is not None and sig == m.signature()):
+                continue
+            m = m or Markers()
+            for cls, on in marker_classes(m).items():
+                node.classList.toggle(cls, on)
+            node.classList.toggle(c("cell-marked"), not m.empty())
+            old = panel_dom.query(node, f":scope > .{c('markers')}")
+            if old is not None:
+                old.remove()
+            if m.empty():
+                node.removeAttribute(MARKERS_ATTR)
+            else:
+                node.appendChild(panel_dom.build(marker_badges(m, cell_id, nb.path)))
+                node.setAttribute(MARKERS_ATTR, m.signature())
+
+    # -- events ------------------------------------------------------------------------------------------
+    def _say(self, message: str | None) -> None:
+        self.notice = message
+        self._schedule()
+
+    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
+        """Add the person's own panel action (a comment, an access change) to Activity."""
+        self._noted += 1
+        self._pending_rows.append(ActivityRow(f"person:{self._noted}", time.time(), "person", what, path, cell_id))
+        self._schedule("activity")
+
+    def _on_click(self, event: Any) -> None:
+        target = _closest(event.target, "[data-action]")
+        if target is None or str(target.tagName) == "SELECT":
+            return
+        action = str(target.getAttribute("data-action"))
+        if action not in ACTIONS:
+            return
+        event.stopPropagation()
+        self.notice = None
+        try:
+            ACTIONS[action](self, target)
+        except ToolError as err:
+            self._say(err.message)
+        except Exception as exc:  # never let an action escape into JupyterLab
+            traceback.print_exc()
+            self._say(f"That did not work: {type(exc).__name__}.")
+        self._schedule("comments", "access", "markers")
+
+    def _on_change(self, event: Any) -> None:
+        target = event.target
+        action = target.getAttribute("data-action") if hasattr(target, "getAttribute") else None
+        if is_nullish(action) or str(target.tagName) != "SELECT":
+            return
+        value = str(target.value)
+        try:
+            if action == "filter":
+                self.filter = value if value in ("open", "resolved", "all", "cell") else "open"
+            elif action == "notebook-level":
+                nb = self.current()
+                if nb is not None:
+                    level = access.parse_level(value)
+                    access.set_notebook_level(nb, level)
+                    self.note(f"set the notebook's agent access to {level}", nb.path)
+        except Exception as exc:
+            traceback.print_exc()
+            self._say(f"That did not work: {type(exc).__name__}.")
+        self._schedule("comments", "access", "markers")
+
+    def _on_key(self, event: Any) -> None:
+        target = event.target
+        if str(event.key) == "Enter" and (event.ctrlKey or event.metaKey) and str(target.tagName) == "TEXTAREA":
+            box = _closest(target, f".{c('thread')}, .{c('new-comment')}")
+            button = panel_dom.query(box, '[data-action="reply"], [data-action="comment-active"]')
+            if button is not None:
+                event.preventDefault()
+                button.click()
+
+    def reveal(self, path: str | None, cell_id: str, selection: dict | None = None) -> None:
+        """Bring the notebook to the front, make the cell active and scroll to it (selecting ``selection``)."""
+        nb = self.notebook_at(path)
+        if nb is None:
+            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, "That notebook is no longer open.")
+        self.app.shell.activateById(nb.panel.id)
+        nb.set_focus(cell_id, None, selection)
+
+    def show(self) -> None:
+        """Open the panel in the sidebar."""
+        self.app.shell.activateById(WIDGET_ID)
+
+    async def apply_to_all(self, nb: LabNotebook, level: str) -> None:
+        """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
+        ids = list(self.cells(nb))
+        for start in range(0, len(ids), APPLY_CHUNK):
+            for cell_id in ids[start:start + APPLY_CHUNK]:
+                try:
+                    access.set_cell_level(nb, cell_id, level)  # type: ignore[arg-type]
+                except ToolError:
+                    pass  # deleted meanwhile
+            await asyncio.sleep(0)
+        self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
+        self._schedule("access", "markers")
+
+
+# -- actions (data-action of a clicked element) ---------------------------------------------------------------
+def _text_of(panel: AgentPanel, target: Any) -> tuple[Any, str]:
+    box = _closest(target, f".{c('thread')}, .{c('new-comment')}")
+    area = panel_dom.query(box, "textarea")
+    return area, (str(area.value).strip() if area is not None else "")
+
+
+def _thread_nb(panel: AgentPanel) -> LabNotebook:
+    nb = panel.current()
+    if nb is None:
+        raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, "Open the notebook first.")
+    return nb
+
+
+def _reveal_cell(panel: AgentPanel, target: Any) -> None:
+    path = target.getAttribute("data-path")
+    panel.reveal(None if is_nullish(path) else str(path), str(target.getAttribute("data-cell")))
+
+
+def _reveal_thread(panel: AgentPanel, target: Any) -> None:
+    nb = _thread_nb(panel)
+    review = Review(nb)
+    thread_id = str(target.getAttribute("data-thread"))
+    panel.app.shell.activateById(nb.panel.id)
+    try:
+        review.focus(thread_id)
+    except ToolError as err:
+        view = review.get(thread_id)
+        if view.state == "orphaned":
+            nb.set_focus(view.cell_id, None, None)
+            panel._say("The quoted text is gone: select the new text in the cell, then click “Re-anchor to selection”.")
+        else:
+            raise err
+
+
+def _reply(panel: AgentPanel, target: Any) -> None:
+    area, text = _text_of(panel, target)
+    if not text:
+        panel._say("Write a reply first.")
+        return
+    nb = _thread_nb(panel)
+    view = Review(nb).reply(str(target.getAttribute("data-thread")), text, "person")
+    area.value = ""
+    panel.note("replied to a comment on", nb.path, view.cell_id)
+
+
+def _comment_active(panel: AgentPanel, target: Any) -> None:
+    area, text = _text_of(panel, target)
+    if not text:
+        panel._say("Write the comment first.")
+        return
+    nb = _thread_nb(panel)
+    view = Review(nb).create(CellAnchor(str(target.getAttribute("data-cell"))), text, "person")
+    area.value = ""
+    panel.note("commented on", nb.path, view.cell_id)
+
+
+def _resolve(panel: AgentPanel, target: Any) -> None:
+    area, text = _text_of(panel, target)
+    nb = _thread_nb(panel)
+    view = Review(nb).resolve(str(target.getAttribute("data-thread")), "person", text or None)
+    if area is not None:
+        area.value = ""
+    panel.note("resolved a comment on", nb.path, view.cell_id)
+
+
+def _reopen(panel: AgentPanel, target: Any) -> None:
+    nb = _thread_nb(panel)
+    view = Review(nb).reopen(str(target.getAttribute("data-thread")), "person")
+    panel.note("reopened a comment on", nb.path, view.cell_id)
+
+
+def _reanchor(panel: AgentPanel, target: Any) -> None:
+    nb = _thread_nb(panel)
+    focus = nb.focus()
+    if focus.cell_id is None or focus.selection is None:
+        panel._say("Select the text to anchor to in a cell's editor first.")
+        return
+    view = Review(nb).reanchor(str(target.getAttribute("data-thread")), focus.cell_id, focus.selection)
+    panel.note("re-anchored a comment to", nb.path, view.cell_id)
+
+
+def _cycle_cell(panel: AgentPanel, target: Any) -> None:
+    path = target.getAttribute("data-path")
+    nb = panel.notebook_at(None if is_nullish(path) else str(path))
+    if nb is None:
+        return
+    cell_id = str(target.getAttribute("data-cell"))
+    level = access.next_level(access.cell_levels(nb).get(cell_id, "write"))
+    access.set_cell_level(nb, cell_id, level)
+    panel.note(f"set agent access to {level} on", nb.path, cell_id)
+
+
+def _apply_all(panel: AgentPanel, target: Any) -> None:
+    nb = _thread_nb(panel)
+    row = _closest(target, f".{c('row')}")
+    chosen = panel_dom.query(row, "select")
+    level = access.parse_level(str(chosen.value) if chosen is not None else "read")
+    asyncio.ensure_future(panel.apply_to_all(nb, level))
+
+
+def _show_cell_comments(panel: AgentPanel, target: Any) -> None:
+    path = target.getAttribute("data-path")
+    cell_id = str(target.getAttribute("data-cell"))
+    nb = panel.notebook_at(None if is_nullish(path) else str(path))
+    if nb is not None:
+        nb.set_focus(cell_id, None, None)
+    panel.filter = "cell"
+    panel.show()
+
+
+ACTIONS: dict[str, Callable[[AgentPanel, Any], None]] = {
+    "reveal-cell": _reveal_cell, "reveal-thread": _reveal_thread, "reply": _reply, "comment-active": _comment_active,
+    "resolve": _resolve, "reopen": _reopen, "reanchor": _reanchor, "cycle-cell": _cycle_cell, "apply-all": _apply_all,
+    "show-cell-comments": _show_cell_comments,
+}
+
+
+# -- helpers ----------------------------------------------------------------------------------------------
+def _closest(node: Any, selector: str) -> Any:
+    """``node.closest(selector)`` for an element, None for anything else (text nodes, null)."""
+    if is_nullish(node) or not hasattr(node, "closest"):
+        return None
+    found = node.closest(selector)
+    return None if is_nullish(found) else found
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:
+        traceback.print_exc()
+
+
+def _remove_hook(registry: Any, hook: Any) -> None:
+    for hooks in (getattr(registry, "_before", []), getattr(registry, "_after", [])):
+        while hook in hooks:
+            hooks.remove(hook)
+
+
+_running: dict[str, AgentPanel] = {}
+
+
+async def start_panel(loader: Any, registry: Any) -> AgentPanel:
+    """Start the Agent panel (replacing one started before) over the registry's raw host and change log."""
+    stop_panel()
+    guard = registry.context.host
+    host = getattr(guard, "raw", guard)
+    changes = getattr(guard, "changes", None)
+    if changes is None:
+        from ..changes import ChangeLog
+
+        changes = ChangeLog()
+    panel = AgentPanel(loader, host, registry, changes)
+    _running["panel"] = panel
+    await panel.start()
+    return panel
+
+
+def stop_panel() -> None:
+    """Dispose of the running panel, if any."""
+    panel = _running.pop("panel", None)
+    if panel is not None:
+        panel.dispose()

@@ -1,0 +1,60 @@
+"""jupyter_get_cell_access: the levels the person set, and who recently changed each visible cell.
+
+Read-only for the agent: only the person changes levels (see :mod:`webmcp_bridge.access`). Hidden cells are
+not listed; the result gives only their count.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..registry import Annotations, Tool
+from .common import MAX_INT, CallContext, CellIds, NotebookInput, unique
+
+PROVENANCE_PER_CELL = 3  # coalesced entries per cell, newest first
+
+
+class GetCellAccessInput(NotebookInput):
+    cell_ids: Annotated[CellIds | None, Field(description="Cells to report, by id. Omit to report by index range.")] = None
+    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = None
+    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)] = None
+
+
+async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    nb.take_changes()  # bring the change log up to date
+    limit = ctx.limits.cells_per_read
+    if args.cell_ids is not None:
+        ids = unique(args.cell_ids)
+        cells = nb.find_cells(ids[:limit])
+        omitted = len(ids) - len(cells)
+    else:
+        count = nb.cell_count()
+        start = args.start_index or 0
+        end = count if args.end_index is None else min(args.end_index, count)
+        indices = list(range(start, max(start, end)))
+        cells = nb.read_cells(indices[:limit], head_bytes=0, max_outputs=0)
+        omitted = len(indices) - len(cells)
+    notebook_level = nb.level()
+    rows = []
+    for cell in cells:
+        level = "read" if notebook_level == "read" or not nb.is_writable(cell.id) else "write"
+        history = ctx.changes.provenance(nb.path, cell.id, PROVENANCE_PER_CELL)
+        rows.append({"id": cell.id, "index": cell.index, "access": level,
+                     "provenance": [{k: v for k, v in e.to_json().items() if k not in ("cellId", "seq")} for e in history]})
+    payload: dict[str, Any] = {"path": nb.path, "notebookAccess": notebook_level, "cells": rows,
+                               "hiddenCellCount": nb.hidden_cell_count(), "truncated": omitted > 0, "omittedCount": omitted}
+    if omitted and args.cell_ids is None:
+        payload["nextStartIndex"] = cells[-1].index + 1 if cells else (args.start_index or 0)
+    return payload
+
+
+TOOLS = (
+    Tool("jupyter_get_cell_access", "Get cell access",
+         "The access the person gave this notebook and each visible cell (write: you may change it; read: you may only "
+         "read it), and who recently inserted, edited or ran each cell (person or agent, coalesced). Only the person "
+         "changes access. Cells hidden from you are only counted (hiddenCellCount).",
+         GetCellAccessInput, get_cell_access, Annotations(read_only=True)),
+)

@@ -1,0 +1,227 @@
+"""Several cell edits at once: jupyter_apply_edits.
+
+Rules (where FEATURES.md is silent, the choices are written here and in docs/TOOLS.md):
+
+- ``edits`` is a list (at most ``Limits.batch_edits``, 50) of ops discriminated by ``op``: insert, update,
+  edit, delete, move, with the same arguments as the single-cell tools.
+- Ops apply in order; each sees what the earlier ones did (positions, and the text an ``edit`` searches).
+- Every cell id an op names must be a cell that exists before the batch: a cell inserted by the batch cannot
+  be referred to in the same batch (its id is not known yet), and a cell deleted by an earlier op of the
+  batch cannot be named again.
+- ``expectedSourceHash`` is always the hash the agent read before the batch (an update of a cell that an
+  earlier op of the batch edited still gives the hash it read).
+- Everything is checked up front (ids, hashes, oldText occurring exactly once, sizes) and the batch is applied
+  all or nothing: a failing check changes nothing, and its error says which edit failed (``editIndex``,
+  0-based; the message starts with "edit N:"). The checks and the write happen with no await in between,
+  so a person's edit lands before the check (then it fails with STALE_CELL) or after the batch.
+- The host applies the batch in one synchronous stretch (JupyterLab: one transaction of the shared model,
+  one revision; the person undoes it as one step, see docs/TOOLS.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field
+
+from ..access import GuardedNotebook
+from ..errors import ErrorCode, ToolError
+from ..host import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
+from ..limits import DEFAULT_LIMITS
+from ..registry import Annotations, Tool, ToolInput
+from ..snapshot import check_hash, source_hash
+from .common import CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
+from .common import CallContext
+
+ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
+PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
+
+
+class InsertEdit(ToolInput):
+    op: Literal["insert"]
+    reference_cell_id: Annotated[str | None, Field(description="Insert next to this cell (one that exists before this batch); omit to insert at the end (below) or the start (above).",
+                                                   min_length=1, max_length=256)] = None
+    position: PositionField = "below"
+    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
+    source: Annotated[str, Field(description="The new cell's source.")] = ""
+
+
+class UpdateEdit(ToolInput):
+    op: Literal["update"]
+    cell_id: CellIdField
+    source: Annotated[str, Field(description="The cell's whole new source.")]
+    expected_source_hash: HashField
+
+
+class TextEdit(ToolInput):
+    op: Literal["edit"]
+    cell_id: CellIdField
+    old_text: Annotated[str, Field(description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this batch left it).", min_length=1)]
+    new_text: Annotated[str, Field(description="Replacement text.")]
+    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read (before this batch).", min_length=1, max_length=64)] = None
+
+
+class DeleteEdit(ToolInput):
+    op: Literal["delete"]
+    cell_id: CellIdField
+    expected_source_hash: HashField
+
+
+class MoveEdit(ToolInput):
+    op: Literal["move"]
+    cell_id: CellIdField
+    reference_cell_id: ReferenceField
+    position: PositionField = "below"
+
+
+Edit = Annotated[Union[InsertEdit, UpdateEdit, TextEdit, DeleteEdit, MoveEdit], Field(discriminator="op")]
+
+
+def _plain_union(node: Any) -> None:
+    """Make pydantic's discriminated union plain JSON Schema: drop the OpenAPI-style ``discriminator`` (its
+    ``mapping`` points into ``$defs``, which the registry inlines away) and say ``anyOf`` for ``oneOf`` (the
+    same set of values: each variant pins ``op`` with ``const``, so at most one matches; ``anyOf`` is what
+    every other tool's schema uses for alternatives)."""
+    if isinstance(node, dict):
+        node.pop("discriminator", None)
+        if "oneOf" in node:
+            node["anyOf"] = node.pop("oneOf")
+        for value in node.values():
+            _plain_union(value)
+    elif isinstance(node, list):
+        for value in node:
+            _plain_union(value)
+
+
+class ApplyEditsInput(NotebookInput):
+    edits: Annotated[list[Edit], Field(description="The edits, applied in order, all or nothing (at most 50). Each is one of: "
+                                                   "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
+                                                   "{op: 'update', cellId, source, expectedSourceHash}, "
+                                                   "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "
+                                                   "{op: 'delete', cellId, expectedSourceHash}, "
+                                                   "{op: 'move', cellId, referenceCellId, position?}.",
+                                       min_length=1, max_length=DEFAULT_LIMITS.batch_edits)]
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        schema = super().model_json_schema(*args, **kwargs)
+        _plain_union(schema)
+        return schema
+
+
+def _at(index: int, err: ToolError) -> ToolError:
+    """``err`` saying which edit of the batch it is about."""
+    return ToolError(err.code, f"edit {index}: {err.message}", editIndex=index, **err.details)
+
+
+def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: CallContext) -> list[EditOp]:
+    """Check every edit against the cells as they are before the batch (``cells``: id -> cell), the access
+    levels (a cell an edit changes must be writable) and the effects of the earlier edits; return the host
+    ops. Raises the first failure (see the module docstring)."""
+    sources = {cell_id: cell.source for cell_id, cell in cells.items()}
+    deleted: dict[str, int] = {}
+    ops: list[EditOp] = []
+
+    def alive(cell_id: str, *, changed: bool = True) -> RawCell:
+        if cell_id in deleted:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"cell {cell_id!r} is deleted by edit {deleted[cell_id]} of this batch.", cellId=cell_id)
+        if changed:
+            nb.check_write([cell_id])  # CELL_ACCESS_DENIED for a read-only cell, said for this edit
+        return cells[cell_id]
+
+    for index, edit in enumerate(edits):
+        try:
+            if isinstance(edit, InsertEdit):
+                check_write_size(edit.source, ctx.limits, "source")
+                if edit.reference_cell_id is not None:
+                    alive(edit.reference_cell_id, changed=False)
+                ops.append(InsertOp(edit.cell_type, edit.source, edit.reference_cell_id, edit.position))
+            elif isinstance(edit, UpdateEdit):
+                check_write_size(edit.source, ctx.limits, "source")
+                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                sources[edit.cell_id] = edit.source
+                ops.append(SetSourceOp(edit.cell_id, edit.source))
+            elif isinstance(edit, TextEdit):
+                check_write_size(edit.new_text, ctx.limits, "newText")
+                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                source = sources[edit.cell_id]
+                occurrences = source.count(edit.old_text)
+                if occurrences != 1:
+                    raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                                    "oldText does not occur in the cell." if occurrences == 0 else
+                                    f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
+                                    cellId=edit.cell_id, occurrences=occurrences)
+                sources[edit.cell_id] = source.replace(edit.old_text, edit.new_text, 1)
+                check_write_size(sources[edit.cell_id], ctx.limits, "the edited source")
+                ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
+            elif isinstance(edit, DeleteEdit):
+                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                deleted[edit.cell_id] = index
+                ops.append(DeleteOp(edit.cell_id))
+            else:
+                if edit.cell_id == edit.reference_cell_id:
+                    raise ToolError(ErrorCode.INVALID_ARGUMENT, "A cell cannot be moved relative to itself.", cellId=edit.cell_id)
+                alive(edit.cell_id)
+                alive(edit.reference_cell_id, changed=False)
+                ops.append(MoveOp(edit.cell_id, edit.reference_cell_id, edit.position))
+        except ToolError as err:
+            raise _at(index, err) from None
+    return ops
+
+
+def _named(edit: Any) -> list[str]:
+    return [i for i in (getattr(edit, "cell_id", None), getattr(edit, "reference_cell_id", None)) if i is not None]
+
+
+async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]:
+    """Check and apply a batch of cell edits, all or nothing.
+
+    Returns ``{path, results, notebook}``: ``results`` has one entry per edit, in order:
+    ``{editIndex, op, cell: {id, index, sourceHash}}`` for insert/update/edit/move (the cell as the whole
+    batch left it) and ``{editIndex, op: "delete", deleted: {id}}``; ``notebook`` is ``{path, revision,
+    cellCount}`` after the batch.
+
+    Raises ToolError (nothing changed; ``editIndex`` says which edit): CELL_NOT_FOUND, STALE_CELL,
+    INVALID_ARGUMENT (oldText not found once, a cell deleted earlier in the batch, a move relative to itself),
+    TOO_LARGE (more than ``Limits.batch_edits`` edits, or a source over ``Limits.source_write_bytes``), and
+    the notebook errors of every tool (NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH).
+    """
+    if len(args.edits) > ctx.limits.batch_edits:
+        raise ToolError(ErrorCode.TOO_LARGE, f"{len(args.edits)} edits; at most {ctx.limits.batch_edits} in one call.",
+                        count=len(args.edits), maxCount=ctx.limits.batch_edits)
+    nb = await ctx.notebook(args.notebook_path)
+    named = unique([cell_id for edit in args.edits for cell_id in _named(edit)])
+    try:
+        found = nb.find_cells(named)
+    except ToolError as err:
+        if err.code is ErrorCode.CELL_NOT_FOUND:
+            missing = err.details.get("cellId")
+            first = next((i for i, edit in enumerate(args.edits) if missing in _named(edit)), None)
+            if first is not None:
+                raise _at(first, err) from None
+        raise
+    nb.check_write([])  # NOTEBOOK_ACCESS_DENIED for a read-only notebook
+    # No await from here to the write: the checks see exactly what the batch is applied to.
+    ops = plan(list(args.edits), {cell.id: cell for cell in found}, nb, ctx)
+    touched = nb.apply_edits(ops)
+    alive = unique([cell_id for cell_id, op in zip(touched, ops) if not isinstance(op, DeleteOp)])
+    after = {cell.id: cell for cell in nb.find_cells(alive)}
+    results: list[dict[str, Any]] = []
+    for index, (edit, cell_id) in enumerate(zip(args.edits, touched)):
+        if edit.op == "delete":
+            results.append({"editIndex": index, "op": "delete", "deleted": {"id": cell_id}})
+        elif cell_id in after:
+            results.append({"editIndex": index, "op": edit.op, "cell": cell_ref(after[cell_id])})
+        else:  # a cell an earlier edit changed or moved and a later edit of the batch deleted
+            results.append({"editIndex": index, "op": edit.op, "deleted": {"id": cell_id}})
+    return {"path": nb.path, "results": results,
+            "notebook": {"path": nb.path, "revision": nb.revision(), "cellCount": nb.cell_count()}}
+
+
+TOOLS = (
+    Tool("jupyter_apply_edits", "Apply edits",
+         "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is checked first "
+         "(ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the failing editIndex. "
+         "Ids must be of cells that exist before the batch. The person can undo the batch as one step.",
+         ApplyEditsInput, apply_edits, Annotations(untrusted_content=True, consequential=True)),
+)

@@ -1,0 +1,109 @@
+"""Running code without a cell: jupyter_run_code.
+
+The code runs in the notebook's kernel (the same namespace the cells run in) without creating a cell and
+without entering the kernel's history; the notebook's cells, outputs and revision are unchanged. Since there
+is no cell to page an output from later, the text of the outputs is returned inline, bounded: the outputs
+share one budget of ``Limits.output_page_bytes`` (16 KiB) of text, each getting at most an equal share of
+what the others leave (a short error after a long stream keeps its whole traceback).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..host import RawOutput
+from ..limits import Limits, truncate_utf8
+from ..registry import Annotations, Tool
+from ..snapshot import PREVIEW_ORDER, describe_output
+from .common import CallContext, NotebookInput, check_write_size
+from .run import _kernel_ready
+
+MAX_TIMEOUT_SECONDS = 600.0
+
+
+class RunCodeInput(NotebookInput):
+    code: Annotated[str, Field(description="Code to run in the notebook's kernel (at most 256 KiB). No cell is created.", min_length=1)]
+    timeout: Annotated[float | None, Field(description="Seconds to wait for the run to finish (default 120, at most 600). Past it the "
+                                                       "result says status 'timeout' with the outputs so far; the code may still be running.",
+                                           gt=0, le=MAX_TIMEOUT_SECONDS)] = None
+
+
+def _text_item(output: RawOutput):
+    """The representation whose text is inlined: the first of PREVIEW_ORDER present, else any text one."""
+    text_items = {item.mime: item for item in output.items if not item.binary}
+    return next((text_items[m] for m in PREVIEW_ORDER if m in text_items), next(iter(text_items.values()), None))
+
+
+def _shares(sizes: list[int], budget: int) -> list[int]:
+    """Bytes of text kept per output: the largest common cap L with sum(min(size, L)) <= budget."""
+    kept, remaining, ordered = list(sizes), budget, sorted(range(len(sizes)), key=lambda i: sizes[i])
+    for rank, i in enumerate(ordered):
+        share = remaining // (len(ordered) - rank)
+        if sizes[i] > share:
+            for j in ordered[rank:]:
+                kept[j] = share
+            break
+        remaining -= sizes[i]
+    return kept
+
+
+def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list[dict[str, Any]]:
+    """Outputs as run results list them (``describe_output``), with ``text`` (the inlined text, sharing
+    ``limits.output_page_bytes``) instead of the short preview, and ``textTruncated`` when it was cut."""
+    items = [_text_item(o) for o in outputs]
+    heads = [item.head if item else "" for item in items]
+    shares = _shares([len(h.encode("utf-8", "surrogatepass")) for h in heads], limits.output_page_bytes)
+    described = []
+    for i, (output, item, head, share) in enumerate(zip(outputs, items, heads, shares)):
+        entry = describe_output(i, output, limits)
+        entry.pop("preview", None)
+        if item is not None:
+            entry["text"] = truncate_utf8(head, share)
+            entry["textTruncated"] = len(entry["text"].encode("utf-8", "surrogatepass")) < item.bytes
+        described.append(entry)
+    return described
+
+
+async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
+    """Run code in the notebook's kernel without a cell.
+
+    Returns ``{path, status, executionCount, outputs, outputCount, truncated, kernel, reason?}``:
+    ``status`` is "ok", "error" (the code raised, or the kernel refused the request) or "timeout";
+    ``outputs`` lists up to ``Limits.outputs_per_cell`` outputs as ``jupyter_run_cells`` does (index,
+    outputType, mimeTypes, bytes, name / ename / evalue) plus ``text`` (ANSI stripped, bounded) and
+    ``textTruncated``; ``outputCount`` counts every output; ``truncated`` is true when outputs or texts were
+    cut. ``executionCount`` is the kernel's count from its reply (runs outside the history do not advance it;
+    null when the kernel gave none).
+
+    Raises ToolError: NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH, KERNEL_UNAVAILABLE, TOO_LARGE
+    (code over ``Limits.source_write_bytes``).
+    """
+    check_write_size(args.code, ctx.limits, "code")
+    nb = await ctx.notebook(args.notebook_path)
+    await _kernel_ready(ctx, nb)
+    timeout = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
+    run = await nb.run_code(args.code, timeout, head_bytes=ctx.limits.output_page_bytes, max_outputs=ctx.limits.outputs_per_cell)
+    outputs = describe_run_outputs(run.outputs, ctx.limits)
+    kernel = nb.kernel()
+    payload: dict[str, Any] = {
+        "path": nb.path,
+        "status": run.status,
+        "executionCount": run.execution_count,
+        "outputs": outputs,
+        "outputCount": run.output_count,
+        "truncated": run.output_count > len(outputs) or any(o.get("textTruncated") for o in outputs),
+        "kernel": {"name": kernel.name, "status": kernel.status},
+    }
+    if run.reason:
+        payload["reason"] = run.reason
+    return payload
+
+
+TOOLS = (
+    Tool("jupyter_run_code", "Run code",
+         "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). Returns status "
+         "(ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 KiB in all, ANSI stripped).",
+         RunCodeInput, run_code, Annotations(untrusted_content=True, consequential=True)),
+)

@@ -1,0 +1,186 @@
+"""Review-thread tools: jupyter_list_comments, jupyter_get_comment, jupyter_create_comment,
+jupyter_reply_comment, jupyter_resolve_comment, jupyter_reopen_comment, jupyter_focus_comment.
+
+Thin wrappers over :class:`webmcp_bridge.review.Review` (storage, anchoring and every rule live there). The
+author of every message made through a tool is "agent". Results carry threads as
+:meth:`ThreadView.to_json <webmcp_bridge.review.ThreadView.to_json>` gives them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..bounds import json_bytes
+from ..errors import ErrorCode, ToolError
+from ..registry import Annotations, Tool
+from ..review import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
+from .common import MAX_INT, CallContext, CellIdField, NotebookInput
+from .run import Selection
+
+READ = Annotations(read_only=True, untrusted_content=True)
+WRITE = Annotations(untrusted_content=True)
+RESULT_HEADROOM = 2048  # bytes of a list result kept for its own keys and the envelope
+
+ThreadIdField = Annotated[str, Field(description="The thread's id, as returned by jupyter_list_comments or jupyter_create_comment.",
+                                     min_length=1, max_length=64)]
+BodyField = Annotated[str, Field(description="The message text (plain text; at most 8 KiB of UTF-8 by default).", min_length=1)]
+
+
+def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
+    return view.to_json(max_messages=ctx.limits.comment_messages_returned)
+
+
+class ListCommentsInput(NotebookInput):
+    status: Annotated[Literal["open", "resolved", "all"], Field(description="Which threads.")] = "open"
+    scope: Annotated[Literal["notebook", "cell"] | None, Field(
+        description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when cellId is "
+                    "omitted. Default: 'cell' when cellId is given, else 'notebook'.")] = None
+    cell_id: Annotated[str | None, Field(description="Only threads anchored to this cell.", min_length=1, max_length=256)] = None
+    limit: Annotated[int, Field(description="Most threads to return.", ge=1, le=MAX_INT)] = 50
+
+
+async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, Any]:
+    scope = args.scope or ("cell" if args.cell_id is not None else "notebook")
+    if scope == "notebook" and args.cell_id is not None:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "cellId goes with scope 'cell' (or omit scope).")
+    nb = await ctx.notebook(args.notebook_path)
+    review = Review(nb, ctx.limits)
+    cell_id = args.cell_id
+    if scope == "cell" and cell_id is None:
+        cell_id = nb.focus().cell_id
+        if cell_id is None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "The person has no active cell in this notebook; pass cellId.")
+    total = review.count(args.status, cell_id)
+    limit = min(args.limit, ctx.limits.comment_threads_listed)
+    budget, shown = ctx.limits.result_bytes - RESULT_HEADROOM, []
+    for view in review.threads(args.status, cell_id, limit=limit):
+        item = view.to_json(max_messages=ctx.limits.comment_messages_listed)
+        budget -= json_bytes(item) + 1
+        if budget < 0 and shown:
+            break
+        shown.append(item)
+    payload: dict[str, Any] = {
+        "path": nb.path,
+        "status": args.status,
+        "scope": scope,
+        "threads": shown,
+        "counts": review.counts(),
+        "truncated": len(shown) < total,
+        "omittedCount": total - len(shown),
+    }
+    if scope == "cell":
+        payload["cellId"] = cell_id
+    return payload
+
+
+class GetCommentInput(NotebookInput):
+    thread_id: ThreadIdField
+
+
+async def get_comment(ctx: CallContext, args: GetCommentInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    return {"path": nb.path, "thread": _thread(ctx, Review(nb, ctx.limits).get(args.thread_id))}
+
+
+class CreateCommentInput(NotebookInput):
+    cell_id: CellIdField
+    body: BodyField
+    quote: Annotated[str | None, Field(description="Anchor to this exact text of the cell's source (it must occur exactly once).",
+                                       min_length=1)] = None
+    selection: Annotated[Selection | None, Field(description="Anchor to this range of the cell's source ({line, column}, 0-based, "
+                                                             "columns in UTF-16 code units as the editor counts).")] = None
+    output_index: Annotated[int | None, Field(description="Anchor to this output of the cell (index from jupyter_get_cells).",
+                                              ge=0, le=MAX_INT)] = None
+
+
+async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str, Any]:
+    given = [name for name, value in (("quote", args.quote), ("selection", args.selection), ("outputIndex", args.output_index))
+             if value is not None]
+    if len(given) > 1:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Give at most one of quote, selection, outputIndex (got {', '.join(given)}).")
+    nb = await ctx.notebook(args.notebook_path)
+    if args.quote is not None:
+        anchor: CellAnchor | RangeAnchor | OutputAnchor = RangeAnchor(args.cell_id, quote=args.quote)
+    elif args.selection is not None:
+        anchor = RangeAnchor(args.cell_id, selection=args.selection.model_dump())
+    elif args.output_index is not None:
+        anchor = OutputAnchor(args.cell_id, args.output_index)
+    else:
+        anchor = CellAnchor(args.cell_id)
+    view = Review(nb, ctx.limits).create(anchor, args.body, "agent")
+    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class ReplyCommentInput(NotebookInput):
+    thread_id: ThreadIdField
+    body: BodyField
+
+
+async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    view = Review(nb, ctx.limits).reply(args.thread_id, args.body, "agent")
+    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class ResolveCommentInput(NotebookInput):
+    thread_id: ThreadIdField
+    message: Annotated[str | None, Field(description="An optional closing message, added to the thread.", min_length=1)] = None
+
+
+async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    view = Review(nb, ctx.limits).resolve(args.thread_id, "agent", args.message)
+    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class ReopenCommentInput(NotebookInput):
+    thread_id: ThreadIdField
+
+
+async def reopen_comment(ctx: CallContext, args: ReopenCommentInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    view = Review(nb, ctx.limits).reopen(args.thread_id, "agent")
+    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+
+
+class FocusCommentInput(NotebookInput):
+    thread_id: ThreadIdField
+
+
+async def focus_comment(ctx: CallContext, args: FocusCommentInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    view, shown = Review(nb, ctx.limits).focus(args.thread_id)
+    focus = nb.focus()
+    return {"thread": _thread(ctx, view), "shown": shown,
+            "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection}}
+
+
+TOOLS = (
+    Tool("jupyter_list_comments", "List comments",
+         "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range or "
+         "output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and latest "
+         "messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
+         ListCommentsInput, list_comments, READ),
+    Tool("jupyter_get_comment", "Get comment",
+         "Read one review thread with its messages (who wrote each, person or agent, and when) and its anchor's state now.",
+         GetCommentInput, get_comment, READ),
+    Tool("jupyter_create_comment", "Create comment",
+         "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, or a "
+         "selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with the file.",
+         CreateCommentInput, create_comment, WRITE),
+    Tool("jupyter_reply_comment", "Reply to comment",
+         "Add a message to a review thread (open or resolved).",
+         ReplyCommentInput, reply_comment, WRITE),
+    Tool("jupyter_resolve_comment", "Resolve comment",
+         "Mark an open review thread resolved, optionally with a closing message.",
+         ResolveCommentInput, resolve_comment, WRITE),
+    Tool("jupyter_reopen_comment", "Reopen comment",
+         "Reopen a resolved review thread.",
+         ReopenCommentInput, reopen_comment, WRITE),
+    Tool("jupyter_focus_comment", "Focus comment",
+         "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the output. "
+         "Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
+         FocusCommentInput, focus_comment, WRITE),
+)
