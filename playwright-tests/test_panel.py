@@ -114,3 +114,71 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
     page.keyboard.type(" + 1")
     expect(activity.first).to_contain_text(re.compile(r"person\s*edited\s*cell 4"))
     assert page_without_webmcp_log.own_page_errors() == []
+
+
+# -- (b): what the person does in the UI is what the agent reads, and the other way round ------------------
+def call(page: Page, name: str, args: dict | None = None) -> dict:
+    """Call a tool as the agent and return its payload (asserting success)."""
+    result = page.webmcp.call_tool(name, args or {}, timeout=120_000)
+    payload = json.loads(result["content"][0]["text"])
+    while payload.get("status") == "pending":
+        result = page.webmcp.call_tool("jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=120_000)
+        payload = json.loads(result["content"][0]["text"])
+    assert result["isError"] is False, payload
+    return payload
+
+
+def test_the_agent_reads_what_the_person_wrote_and_the_panel_shows_the_agent(page, page_log, site_url):
+    status = open_notebook(page, site_url, "notebook-running-code.ipynb")
+    assert status["state"] == "ready"
+    open_panel(page)
+    cells = call(page, "jupyter_get_cells", {"includeSource": True})["cells"]
+    ids = [c["id"] for c in cells]
+
+    # the person comments on a selection of cell 9 and on the output of cell 18, through the context menu
+    line = cell(page, 9).locator(".cm-line").nth(2)
+    line.click()
+    page.keyboard.press("Home")
+    page.keyboard.press("Shift+End")
+    line.click(button="right")
+    page.locator(".lm-Menu .lm-Menu-item:not(.lm-mod-disabled)", has_text="Comment on selection").click()
+    answer_dialog(page, "Don't run this: it sleeps.")
+    context_menu(page, 18, "Comment on output", on=".jp-OutputArea-child")
+    answer_dialog(page, "Is stdout right?")
+    expect(section(page, "comments").locator(".webmcp-bridge-thread")).to_have_count(2)
+
+    # the agent reads both, with their anchors
+    listed = call(page, "jupyter_list_comments", {})
+    threads = {t["anchor"]["kind"]: t for t in listed["threads"]}
+    assert listed["counts"] == {"open": 2, "resolved": 0}
+    assert threads["range"]["anchor"]["quote"] == "time.sleep(10)" and threads["range"]["cellId"] == ids[9]
+    assert threads["range"]["messages"][0] == {**threads["range"]["messages"][0], "author": "person", "body": "Don't run this: it sleeps."}
+    assert threads["output"]["cellId"] == ids[18] and threads["output"]["anchor"]["outputIndex"] == 0
+    assert threads["output"]["messages"][0]["body"] == "Is stdout right?"
+
+    # the agent replies: the panel shows it live, as the agent's
+    call(page, "jupyter_reply_comment", {"threadId": threads["range"]["id"], "body": "Agreed, I will not run it."})
+    agent_message = section(page, "comments").locator(".webmcp-bridge-message.webmcp-bridge-author-agent")
+    expect(agent_message).to_contain_text("Agreed, I will not run it.")
+    # the agent focuses the output thread: the output is outlined for a moment
+    call(page, "jupyter_focus_comment", {"threadId": threads["output"]["id"]})
+    expect(cell(page, 18).locator(".jp-OutputArea-child.webmcp-bridge-output-highlight")).to_have_count(1)
+    # the agent comments on an output: a badge appears on that cell
+    call(page, "jupyter_create_comment", {"cellId": ids[5], "outputIndex": 0, "body": "This prints 10."})
+    expect(cell(page, 5).locator(".webmcp-bridge-badge-comments")).to_have_text("💬 1")
+
+    # the agent edits a cell: the agent-at-work ring shows on it, then goes; Activity says who did what
+    call(page, "jupyter_update_cell", {"cellId": ids[4], "source": "a = 11", "expectedSourceHash": cells[4]["sourceHash"]})
+    expect(cell(page, 4)).to_have_class(re.compile(r"\bwebmcp-bridge-cell-working\b"))
+    expect(cell(page, 4)).not_to_have_class(re.compile(r"\bwebmcp-bridge-cell-working\b"), timeout=10_000)
+    activity = section(page, "activity").locator(".webmcp-bridge-activity-row")
+    expect(activity.filter(has_text="jupyter_update_cell").first).to_contain_text("ok")
+    expect(activity.filter(has_text="edited").first).to_contain_text(re.compile(r"agent\s*edited\s*cell 5"))
+
+    # the agent runs a cell: "run by agent" on it; the person reruns it: the label goes
+    call(page, "jupyter_run_cells", {"cellIds": [ids[5]]})
+    expect(cell(page, 5).locator(".webmcp-bridge-badge-agent-run")).to_have_count(1)
+    cell(page, 5).locator(".cm-content").click()
+    page.keyboard.press("Control+Enter")
+    expect(cell(page, 5).locator(".webmcp-bridge-badge-agent-run")).to_have_count(0, timeout=30_000)
+    assert page_log.own_page_errors() == []

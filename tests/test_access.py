@@ -273,3 +273,46 @@ def test_canary_scan_over_every_registered_tool(current: str) -> None:
     print(f"canary scan ({current} current): {len(definitions)} tools, {calls} calls, nothing leaked")
     assert not internal, internal[:5]
     assert calls >= 10 * len(definitions)
+
+
+def test_get_changes_reports_who_changed_what_and_never_a_hidden_cell(agent: Agent) -> None:
+    raw = agent.ws.open[WORK]
+    start = agent.ok("jupyter_get_changes")["seq"]
+    cell = agent.ok("jupyter_get_cells", {"cellIds": ["7ae19660"]})["cells"][0]
+    agent.ok("jupyter_update_cell", {"cellId": "7ae19660", "source": "# Agent title", "expectedSourceHash": cell["sourceHash"]})
+    raw.person_set_source("22959aae", "## Person heading")
+    raw.person_set_source("22959aae", "## Person heading!")
+    raw.person_set_source(HIDDEN[0], f"{CANARY} while hidden")
+    raw.person_delete_cell(HIDDEN[1])
+    payload = agent.ok("jupyter_get_changes", {"since": start})
+    assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in payload["changes"]] == [
+        ("agent", "edit", "7ae19660", 1), ("person", "edit", "22959aae", 2)]
+    assert payload["hiddenChangeCount"] == 2 and CANARY not in json.dumps(payload) and HIDDEN[1] not in json.dumps(payload)
+    # following on from the returned seq: nothing new, then the person's next edit only
+    assert agent.ok("jupyter_get_changes", {"since": payload["seq"]})["changes"] == []
+    raw.person_insert_cell(0, "markdown", "new")
+    later = agent.ok("jupyter_get_changes", {"since": payload["seq"]})["changes"]
+    assert [(c["actor"], c["kind"]) for c in later] == [("person", "insert")]
+    revision = agent.ok("jupyter_get_context")["notebook"]["revision"]
+    raw.person_set_source("22959aae", "## again")
+    by_revision = agent.ok("jupyter_get_changes", {"sinceRevision": revision})["changes"]
+    assert [(c["actor"], c["cellId"]) for c in by_revision] == [("person", "22959aae")]
+
+
+def test_get_changes_waits_for_the_persons_next_edit() -> None:
+    agent = Agent(planted())
+    agent.ok("jupyter_open_notebook", {"path": WORK})
+    raw = agent.ws.open[WORK]
+    seq = agent.ok("jupyter_get_changes")["seq"]
+
+    async def scenario() -> dict[str, Any]:
+        async def person() -> None:
+            await asyncio.sleep(0.4)
+            raw.person_set_source("22959aae", "typed while the agent waited")
+        typing = asyncio.ensure_future(person())
+        result = await agent.reg.call("jupyter_get_changes", {"since": seq, "wait": 5})
+        await typing
+        return result["structuredContent"]
+
+    payload = asyncio.run(scenario())
+    assert [(c["actor"], c["cellId"]) for c in payload["changes"]] == [("person", "22959aae")]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 from .changes import ChangeLog
+from .proposals import ProposalBook, approved
 from .errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from .host import CellType, Entry, Focus, KernelInfo, LiveNotebook, NotebookHost, OpenDocument, RawCell, RunResult, TextPage
 
@@ -173,6 +174,12 @@ class GuardedNotebook:
                 raise cell_access_denied(cell_id)
         return view
 
+    def _gate(self) -> None:
+        """In propose mode, refuse a change the person did not accept in this call (the safety net of
+        webmcp_bridge.proposals: a tool that forgot to ask cannot change the notebook)."""
+        if self._guard.proposals.mode == "propose" and not approved():
+            raise ToolError(ErrorCode.INTERNAL_ERROR, "This change was not proposed to the person (Propose mode is on); nothing was changed.")
+
     def check_write(self, cell_ids: Sequence[str] = ()) -> None:
         """Refuse now what a write to these cells would refuse: NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND (also for
         hidden ids), CELL_ACCESS_DENIED. For tools that check a whole request before changing anything."""
@@ -254,6 +261,7 @@ class GuardedNotebook:
     # -- writes ------------------------------------------------------------------------------------------
     def set_source(self, cell_id: str, source: str) -> RawCell:
         view = self._writable([cell_id])
+        self._gate()
         return self._visible(self._inner.set_source(cell_id, source), view)
 
     def _real_insert_index(self, index: int, view: AccessView) -> int:
@@ -268,6 +276,7 @@ class GuardedNotebook:
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         view = self._writable([])
+        self._gate()
         cell = self._inner.insert_cell(self._real_insert_index(index, view), cell_type, source)
         return self._visible(cell, self.view())
 
@@ -275,6 +284,7 @@ class GuardedNotebook:
         """Insert directly above or below a visible cell (None: at the start or the end of the notebook), so a
         hidden neighbour keeps its place. Raises like :meth:`insert_cell` and CELL_NOT_FOUND for the reference."""
         self._writable([])
+        self._gate()
         if reference_cell_id is None:
             real = self._inner.cell_count() if position == "below" else 0
         else:
@@ -284,6 +294,7 @@ class GuardedNotebook:
     def move_cell_near(self, cell_id: str, reference_cell_id: str, position: str) -> RawCell:
         """Move a cell directly above or below another visible cell. Raises like :meth:`move_cell`."""
         self._writable([cell_id])
+        self._gate()
         self.find_cells([cell_id, reference_cell_id])
         real = self._inner.find_cell(cell_id).index
         target = self._inner.find_cell(reference_cell_id).index + (1 if position == "below" else 0)
@@ -294,10 +305,12 @@ class GuardedNotebook:
 
     def delete_cell(self, cell_id: str) -> RawCell:
         view = self._writable([cell_id])
+        self._gate()
         return self._visible(self._inner.delete_cell(cell_id), view)
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         view = self._writable([cell_id])
+        self._gate()
         if not view.hidden_indices:
             return self._inner.move_cell(cell_id, to_index)
         real = self._inner.find_cell(cell_id).index
@@ -314,6 +327,7 @@ class GuardedNotebook:
 
     def clear_outputs(self, cell_id: str) -> RawCell:
         view = self._writable([cell_id])
+        self._gate()
         return self._visible(self._inner.clear_outputs(cell_id), view)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
@@ -371,6 +385,7 @@ class GuardedNotebook:
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         self._writable([cell_id])
+        self._gate()
         return await self._inner.run_cell(cell_id, timeout)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo:
@@ -401,11 +416,13 @@ class GuardedNotebook:
 class GuardedHost:
     """A :class:`~webmcp_bridge.host.NotebookHost` that hides ``none`` notebooks and hands out
     :class:`GuardedNotebook` objects. ``changes`` is the bridge's :class:`~webmcp_bridge.changes.ChangeLog`,
-    fed from every notebook the guard touches."""
+    fed from every notebook the guard touches; ``proposals`` the mode and the proposals waiting for the person
+    (:mod:`webmcp_bridge.proposals`), which the guard's writes check."""
 
-    def __init__(self, inner: NotebookHost, changes: ChangeLog | None = None) -> None:
+    def __init__(self, inner: NotebookHost, changes: ChangeLog | None = None, proposals: ProposalBook | None = None) -> None:
         self._inner = inner
         self.changes = changes or ChangeLog()
+        self.proposals = proposals or ProposalBook()
         self._views: dict[str, tuple[int, AccessView]] = {}
 
     @property

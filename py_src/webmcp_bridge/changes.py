@@ -33,11 +33,13 @@ class ChangeEntry:
     first: float
     time: float
     count: int = 1
+    access: Any = None  # the cell's raw access value when it changed (see CellChange.access)
+    revision: int | None = None  # the notebook's revision around the last merged change
 
     def to_json(self) -> dict[str, Any]:
-        """``{seq, actor, kind, cellId, time, count}`` (the path is given by the caller's context)."""
+        """``{seq, actor, kind, cellId, time, count, revision}`` (the path is given by the caller's context)."""
         return {"seq": self.seq, "actor": self.actor, "kind": self.kind, "cellId": self.cell_id,
-                "time": round(self.time, 3), "count": self.count}
+                "time": round(self.time, 3), "count": self.count, "revision": self.revision}
 
 
 class ChangeLog:
@@ -61,15 +63,17 @@ class ChangeLog:
             self._seq += 1
             last = self._entries[-1] if self._entries else None
             if (last is not None and last.path == path and last.actor == change.actor and last.kind == change.kind
-                    and last.cell_id == change.cell_id and change.time - last.time <= self.coalesce_seconds):
-                entry = replace(last, seq=self._seq, time=change.time, count=last.count + 1)
+                    and last.cell_id == change.cell_id and last.access == change.access
+                    and change.time - last.time <= self.coalesce_seconds):
+                entry = replace(last, seq=self._seq, time=change.time, count=last.count + 1, revision=change.revision)
                 self._entries[-1] = entry
                 if touched and touched[-1].path == path and touched[-1].cell_id == entry.cell_id and touched[-1].seq == last.seq:
                     touched[-1] = entry
                 else:
                     touched.append(entry)
             else:
-                entry = ChangeEntry(self._seq, path, change.actor, change.kind, change.cell_id, change.time, change.time)
+                entry = ChangeEntry(self._seq, path, change.actor, change.kind, change.cell_id, change.time, change.time,
+                                    access=change.access, revision=change.revision)
                 self._entries.append(entry)
                 touched.append(entry)
         for entry in touched:

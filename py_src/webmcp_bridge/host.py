@@ -182,12 +182,15 @@ ChangeKind = Literal["insert", "edit", "delete", "move", "run", "outputs", "meta
 class CellChange:
     """One change to a cell as the host saw it: ``actor`` is "agent" for changes made through this
     protocol's write methods (and runs started by :meth:`LiveNotebook.run_cell`), "person" for everything
-    else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the epoch."""
+    else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the epoch. ``access`` lets a
+    reader drop changes of a cell that was hidden from the agent when it changed (even if it is gone now)."""
 
     actor: Actor
     kind: ChangeKind
     cell_id: str
     time: float
+    access: Any = None  # the cell's raw ``webmcp_bridge.access`` metadata value when it changed (None: unset)
+    revision: int | None = None  # the notebook's revision (LiveNotebook.revision) around the change
 
 
 @dataclass

@@ -67,6 +67,7 @@ class MemoryNotebook:
         self._focus = Focus()
         self.kernel_status = "idle"
         self._changes: deque[CellChange] = deque(maxlen=500)
+        self._last_deleted_meta: dict[str, Any] = {}
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
 
     # -- the person's side, for tests -------------------------------------------------------------
@@ -83,6 +84,7 @@ class MemoryNotebook:
 
     def person_delete_cell(self, cell_id: str) -> None:
         """Delete a cell as the person would."""
+        self._last_deleted_meta = self._cell(cell_id).get("metadata", {})
         del self.nb["cells"][self._index(cell_id)]
         self._changed("delete", cell_id, "person")
 
@@ -95,7 +97,10 @@ class MemoryNotebook:
         self._revision += 1
         self._dirty = True
         if kind is not None and cell_id is not None:
-            self._changes.append(CellChange(actor, kind, cell_id, time.time()))  # type: ignore[arg-type]
+            meta = next((c.get("metadata", {}) for c in self.nb["cells"] if c.get("id") == cell_id), self._last_deleted_meta)
+            block = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
+            level = block.get("access") if isinstance(block, dict) else None
+            self._changes.append(CellChange(actor, kind, cell_id, time.time(), level, self._revision))  # type: ignore[arg-type]
 
     def _index(self, cell_id: str) -> int:
         for i, cell in enumerate(self.nb["cells"]):
@@ -176,6 +181,7 @@ class MemoryNotebook:
 
     def delete_cell(self, cell_id: str) -> RawCell:
         before = self.find_cell(cell_id)
+        self._last_deleted_meta = self._cell(cell_id).get("metadata", {})
         del self.nb["cells"][before.index]
         self._changed("delete", cell_id)
         return before

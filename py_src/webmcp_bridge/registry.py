@@ -35,6 +35,7 @@ from .bounds import dumps, fit_payload
 from .errors import ErrorCode, ToolError
 from .limits import DEFAULT_LIMITS, Limits, preview
 from .pending import PendingCalls, pending_payload
+from .proposals import ProposalDenied
 
 TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -281,6 +282,8 @@ class Registry(Generic[C]):
             outcome, is_error = "ok", False
         except ToolError as err:
             payload, outcome, is_error = err.payload(), err.code.value, True
+        except ProposalDenied as denied:  # the person's answer, not a failure of the tool
+            payload, outcome, is_error = denied.payload(), "denied", False
         except Exception as exc:  # the registry's promise: nothing escapes
             traceback.print_exc()
             err = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")

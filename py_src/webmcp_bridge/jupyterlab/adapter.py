@@ -186,7 +186,7 @@ class LabNotebook:
             raise cell_not_found(cell_id)
 
     def take_changes(self) -> list[CellChange]:
-        return [CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]))
+        return [CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]), c.get("access"), c.get("revision"))
                 for c in json.loads(str(self.live.takeChanges(self.panel)))]
 
     # -- async --------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ STEPS = (
     "webmcp_bridge.tools.edit",
     "webmcp_bridge.tools.run",
     "webmcp_bridge.tools.access",
+    "webmcp_bridge.tools.changes",
     "webmcp_bridge.tools.comments",
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",

@@ -27,19 +27,23 @@
     try { return fn(); } finally { agentDepth--; }
   }
 
-  function record(m, kind, cellId) {
+  function record(m, kind, cell) {
     const log = changeLogs.get(m);
     if (!log) return;
+    let cellId = null, block = null;
+    try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch (e) { /* a removed cell's model may be disposed */ }
+    if (cellId == null) return;
     const actor = agentDepth > 0 || ((kind === "outputs" || kind === "run") && agentRuns.has(cellId)) ? "agent" : "person";
-    log.push({ actor, kind, cellId, time: Date.now() / 1000 });
+    log.push({ actor, kind, cellId, time: Date.now() / 1000, access: block && typeof block === "object" ? block.access ?? null : null,
+               revision: revisions.get(m) ?? 0 });
     if (log.length > MAX_CHANGES) log.splice(0, log.length - MAX_CHANGES);
   }
 
   function watchCell(m, cell) {
     cell.sharedModel.changed.connect((_, change) => {
-      if (change.sourceChange) record(m, "edit", cell.id);
-      if (change.outputsChange) record(m, "outputs", cell.id);
-      if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell.id);
+      if (change.sourceChange) record(m, "edit", cell);
+      if (change.outputsChange) record(m, "outputs", cell);
+      if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell);
     });
   }
 
@@ -164,9 +168,9 @@
       changeLogs.set(m, []);
       for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
       m.cells.changed.connect((_, change) => {
-        if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell.id); }
-        else if (change.type === "remove") for (const cell of change.oldValues) record(m, "delete", cell.id);
-        else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell.id);
+        if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); }
+        else if (change.type === "remove") for (const cell of change.oldValues) record(m, "delete", cell);
+        else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
       });
       panel.context.saveState.connect((_, state) => {
         if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;

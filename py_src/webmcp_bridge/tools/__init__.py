@@ -35,10 +35,12 @@ def review_toolset() -> Toolset:
 
 
 def access_toolset() -> Toolset:
-    """The ``access`` toolset: ``jupyter_get_cell_access`` (levels are the person's to change, never a tool's)."""
-    from . import access
+    """The ``access`` toolset: ``jupyter_get_cell_access`` (levels are the person's to change, never a tool's) and
+    ``jupyter_get_changes`` (who changed what, from the guard's change log)."""
+    from . import access, changes
 
-    return Toolset("access", "See what the person allows the agent to read and change.", access.TOOLS)
+    return Toolset("access", "See what the person allows the agent to read and change, and what changed.",
+                   (*access.TOOLS, *changes.TOOLS))
 
 
 def files_toolset() -> Toolset:

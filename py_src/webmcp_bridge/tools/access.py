@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from ..access import parse_level
 from ..registry import Annotations, Tool
 from .common import MAX_INT, CallContext, CellIds, NotebookInput, unique
 
@@ -41,7 +42,8 @@ async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[st
     rows = []
     for cell in cells:
         level = "read" if notebook_level == "read" or not nb.is_writable(cell.id) else "write"
-        history = ctx.changes.provenance(nb.path, cell.id, PROVENANCE_PER_CELL)
+        history = [e for e in ctx.changes.provenance(nb.path, cell.id, PROVENANCE_PER_CELL * 3)
+                   if parse_level(e.access) != "none"][:PROVENANCE_PER_CELL]  # nothing of the time it was hidden
         rows.append({"id": cell.id, "index": cell.index, "access": level,
                      "provenance": [{k: v for k, v in e.to_json().items() if k not in ("cellId", "seq")} for e in history]})
     payload: dict[str, Any] = {"path": nb.path, "notebookAccess": notebook_level, "cells": rows,

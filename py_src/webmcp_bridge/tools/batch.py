@@ -204,7 +204,8 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     # No await from here to the write: the checks see exactly what the batch is applied to.
     ops = plan(list(args.edits), {cell.id: cell for cell in found}, nb, ctx)
     touched = nb.apply_edits(ops)
-    alive = unique([cell_id for cell_id, op in zip(touched, ops) if not isinstance(op, DeleteOp)])
+    gone = {op.cell_id for op in ops if isinstance(op, DeleteOp)}
+    alive = unique([cell_id for cell_id in touched if cell_id not in gone])
     after = {cell.id: cell for cell in nb.find_cells(alive)}
     results: list[dict[str, Any]] = []
     for index, (edit, cell_id) in enumerate(zip(args.edits, touched)):

@@ -9,6 +9,8 @@ from pydantic import Field
 
 from ..access import GuardedHost, GuardedNotebook
 from ..changes import ChangeLog
+from ..limits import preview
+from ..proposals import Proposal, ProposalBook, ProposalDenied, source_diff
 from ..errors import ErrorCode, ToolError, notebook_not_found
 from ..host import LiveNotebook, NotebookHost, RawCell
 from ..limits import DEFAULT_LIMITS, Limits
@@ -58,6 +60,40 @@ class CallContext:
     def changes(self) -> ChangeLog:
         """The bridge's change log (who changed which cell)."""
         return self.host.changes
+
+    @property
+    def proposals(self) -> ProposalBook:
+        """The mode (direct/propose) and the proposals waiting for the person."""
+        return self.host.proposals
+
+    async def propose(self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, *,
+                      before: str | None = None, after: str | None = None, code: str | None = None) -> None:
+        """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
+        once. ``before``/``after`` (cell sources) make the diff; ``code`` is what a run would execute. After an
+        accept the caller must check its preconditions again (hashes) before writing.
+
+        Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING); the proposal is
+        denied for the person if the anchor cell is deleted or the notebook closed while it waits.
+        """
+        if self.proposals.mode != "propose":
+            return
+        diff = source_diff(before or "", after or "") if before is not None or after is not None else None
+        proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, 300), diff,
+                            preview(code, 8192) if code is not None else None)
+
+        def still_valid() -> str | None:
+            if self.host.find_open(nb.path) is None:
+                return "the notebook was closed"
+            if cell_id is not None:
+                try:
+                    nb.find_cell(cell_id)
+                except ToolError:
+                    return "the cell was deleted"
+            return None
+
+        decision = await self.proposals.request(proposal, still_valid)
+        if not decision.accepted:
+            raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
 
     async def notebook(self, path: str | None) -> GuardedNotebook:
         """The notebook at ``path`` (opened in the background if it exists but is not open), or the

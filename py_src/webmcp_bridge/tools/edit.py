@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ..errors import ErrorCode, ToolError
 from ..registry import Annotations, Tool
-from ..snapshot import check_hash
+from ..snapshot import check_hash, source_hash
 from .common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 WRITE = Annotations()
@@ -34,6 +34,13 @@ class InsertCellInput(NotebookInput):
 async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
     check_write_size(args.source, ctx.limits, "source")
     nb = await ctx.notebook(args.notebook_path)
+    nb.check_write()
+    if args.reference_cell_id is not None:
+        nb.find_cell(args.reference_cell_id)
+    where = f"{args.position} cell {args.reference_cell_id}" if args.reference_cell_id else ("at the end" if args.position == "below" else "at the start")
+    # shown under the reference cell (or at the notebook's end), as the new cell's whole source
+    await ctx.propose(nb, "jupyter_insert_cell", "insert", args.reference_cell_id, f"Insert a {args.cell_type} cell {where}",
+                      before="", after=args.source)
     cell = nb.insert_cell_near(args.reference_cell_id, args.position, args.cell_type, args.source)
     if args.activate:
         nb.set_focus(cell.id, None, None)
@@ -51,6 +58,9 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.check_write([cell.id])
+    await ctx.propose(nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source)
+    check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed meanwhile
     return {"cell": cell_ref(nb.set_source(cell.id, args.source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
@@ -74,6 +84,12 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
                         cellId=cell.id, occurrences=occurrences)
     new_source = cell.source.replace(args.old_text, args.new_text, 1)
     check_write_size(new_source, ctx.limits, "the edited source")
+    nb.check_write([cell.id])
+    await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source)
+    if ctx.proposals.mode == "propose":  # accepted: the cell must still be exactly what the person was shown
+        current = nb.find_cell(cell.id)
+        if current.source != cell.source:
+            check_hash(current, source_hash(cell.source), ctx.limits)
     return {"cell": cell_ref(nb.set_source(cell.id, new_source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
@@ -86,6 +102,9 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.check_write([cell.id])
+    await ctx.propose(nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after="")
+    check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)
     nb.delete_cell(cell.id)
     return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": {"path": nb.path, "revision": nb.revision(), "cellCount": nb.cell_count()}}
 
@@ -100,6 +119,9 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
     if args.cell_id == args.reference_cell_id:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "A cell cannot be moved relative to itself.")
     nb = await ctx.notebook(args.notebook_path)
+    nb.check_write([args.cell_id])
+    nb.find_cells([args.cell_id, args.reference_cell_id])
+    await ctx.propose(nb, "jupyter_move_cell", "move", args.cell_id, f"Move this cell {args.position} cell {args.reference_cell_id}")
     moved = nb.move_cell_near(args.cell_id, args.reference_cell_id, args.position)
     return {"cell": {"id": moved.id, "index": moved.index}, "notebook": {"path": nb.path, "revision": nb.revision()}}
 
@@ -120,6 +142,10 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         cells = nb.find_cells(unique(args.cell_ids))  # all ids checked before anything changes
         targets = [c.id for c in cells if c.cell_type == "code"]
         nb.check_write(targets)
+    if targets:
+        await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0],
+                          f"Clear the outputs of {len(targets)} cell(s)" + (f": {', '.join(targets[:10])}" if len(targets) > 1 else ""))
+        targets = [c.id for c in nb.find_cells(targets)] if ctx.proposals.mode == "propose" else targets  # still there
     for cell_id in targets:
         nb.clear_outputs(cell_id)
     payload: dict[str, Any] = {"cleared": targets, "notebook": {"path": nb.path, "revision": nb.revision()}}

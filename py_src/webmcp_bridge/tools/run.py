@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ..errors import ErrorCode, ToolError
 from ..registry import Annotations, Tool, ToolInput
-from ..snapshot import describe_output
+from ..snapshot import check_hash, describe_output, source_hash
 from .common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, unique
 
 
@@ -44,6 +44,14 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     if len(ids) > ctx.limits.run_cells:
         raise ToolError(ErrorCode.TOO_LARGE, f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",
                         count=len(ids), maxCount=ctx.limits.run_cells)
+    runnable = [c for c in nb.find_cells([i for i in ids if i not in read_only]) if c.cell_type == "code"]
+    if runnable:
+        code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable[:50])
+        await ctx.propose(nb, "jupyter_run_cells", "run", runnable[0].id, f"Run {len(runnable)} code cell(s)", code=code)
+        if ctx.proposals.mode == "propose":  # accepted: run only the code the person was shown
+            for shown, now in zip(runnable, nb.find_cells([c.id for c in runnable])):
+                if now.source != shown.source:
+                    check_hash(now, source_hash(shown.source), ctx.limits)
     await _kernel_ready(ctx, nb)
     results: list[dict[str, Any]] = []
     failed = False

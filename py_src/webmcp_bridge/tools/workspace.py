@@ -28,7 +28,9 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
         "openDocuments": [dataclasses.asdict(d) for d in ctx.host.open_documents()][:50],
         "kernel": {"name": kernel.name, "status": kernel.status, "displayName": kernel.display_name} if kernel else None,
         "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection} if focus else None,
-        "mode": "direct",
+        "mode": ctx.proposals.mode,
+        "proposals": [{"id": q.id, "tool": q.tool, "kind": q.kind, "cellId": q.cell_id, "path": q.path}
+                      for q in ctx.proposals.waiting() if ctx.host.find_open(q.path) is not None][:50],
         "review": Review(nb, ctx.limits).counts() if nb else None,
         "pending": ctx.pending.describe()[:50],
         "dialogs": [],

@@ -1,0 +1,207 @@
+"""Propose mode through the real registry over the in-memory host: the person (this test) accepts or
+denies each change the agent asks for; nothing is applied before the person's Accept."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+from conftest import check_envelope, corpus_json
+from webmcp_bridge.app import build_registry
+from webmcp_bridge.limits import DEFAULT_LIMITS
+from webmcp_bridge.memory import MemoryWorkspace
+
+PATH = "demo/euler.ipynb"
+
+
+def stub_kernel(source: str, namespace: dict) -> tuple[list[dict[str, Any]], str]:
+    return [{"output_type": "stream", "name": "stdout", "text": f"ran {len(source)} chars\n"}], "ok"
+
+
+class Session:
+    """An agent and a person around one notebook, in propose mode."""
+
+    def __init__(self, limits=DEFAULT_LIMITS) -> None:
+        self.ws = MemoryWorkspace({PATH: json.dumps(corpus_json("pytudes-euler.ipynb"))}, executor=stub_kernel)
+        self.reg = build_registry(self.ws, limits)
+        self.book = self.reg.context.proposals
+        self.limits = limits
+        asyncio.run(self.reg.call("jupyter_open_notebook", {"path": PATH}))
+        self.nb = self.ws.open[PATH]
+        self.book.set_mode("propose")
+
+    def cells(self, n: int = 6) -> list[dict[str, Any]]:
+        return asyncio.run(self.reg.call("jupyter_get_cells", {"startIndex": 0, "endIndex": n}))["structuredContent"]["cells"]
+
+    def snapshot(self) -> str:
+        return json.dumps(self.nb.nb["cells"], sort_keys=True)
+
+    def around(self, tool: str, args: dict, person) -> dict[str, Any]:
+        """Call ``tool``; once its proposal shows, let ``person(proposal)`` act; return the result."""
+        async def scenario():
+            call = asyncio.ensure_future(self.reg.call(tool, args))
+            for _ in range(200):
+                await asyncio.sleep(0.01)
+                if self.book.waiting() or call.done():
+                    break
+            waiting = self.book.waiting()
+            outcome = person(waiting[0] if waiting else None)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+            return await call
+        result = asyncio.run(scenario())
+        check_envelope(result, self.limits)
+        return result
+
+
+@pytest.fixture
+def s() -> Session:
+    return Session()
+
+
+def test_update_waits_for_accept_and_shows_a_diff(s: Session) -> None:
+    cell = s.cells()[1]
+    before = s.snapshot()
+    seen = {}
+
+    def person(proposal):
+        seen["p"] = proposal.to_json()
+        assert s.snapshot() == before  # nothing applied while it waits
+        s.book.accept(proposal.id)
+
+    result = s.around("jupyter_update_cell", {"cellId": cell["id"], "source": "answer = 42", "expectedSourceHash": cell["sourceHash"]}, person)
+    assert result["isError"] is False and result["structuredContent"]["cell"]["id"] == cell["id"]
+    assert s.nb.find_cell(cell["id"]).source == "answer = 42"
+    proposal = seen["p"]
+    assert proposal["kind"] == "update" and proposal["cellId"] == cell["id"]
+    assert ["+", "answer = 42"] in proposal["diff"] and any(op == "-" for op, _ in proposal["diff"])
+    assert s.book.waiting() == []
+
+
+def test_deny_returns_a_normal_result_with_the_reason(s: Session) -> None:
+    cell = s.cells()[1]
+    before = s.snapshot()
+    result = s.around("jupyter_delete_cell", {"cellId": cell["id"], "expectedSourceHash": cell["sourceHash"]},
+                      lambda p: s.book.deny(p.id, "keep this cell, it explains the problem"))
+    payload = result["structuredContent"]
+    assert result["isError"] is False and payload["status"] == "denied"
+    assert payload["reason"] == "keep this cell, it explains the problem" and payload["tool"] == "jupyter_delete_cell"
+    assert s.snapshot() == before
+
+
+def test_a_stale_accept_is_refused(s: Session) -> None:
+    cell = s.cells()[1]
+
+    def person(proposal):
+        s.nb.person_set_source(cell["id"], "the person typed this meanwhile")
+        s.book.accept(proposal.id)
+
+    result = s.around("jupyter_update_cell", {"cellId": cell["id"], "source": "agent text", "expectedSourceHash": cell["sourceHash"]}, person)
+    assert result["isError"] is True and result["structuredContent"]["error"] == "STALE_CELL"
+    assert s.nb.find_cell(cell["id"]).source == "the person typed this meanwhile"
+
+
+def test_insert_delete_move_clear_edit_and_run_all_wait_for_the_person(s: Session) -> None:
+    cells = s.cells(8)
+    code = [c for c in cells if c["type"] == "code"]
+    calls = [("jupyter_insert_cell", {"referenceCellId": cells[0]["id"], "source": "new = 1"}, "insert"),
+             ("jupyter_edit_cell_source", {"cellId": code[0]["id"], "oldText": code[0]["source"][:12], "newText": "X"}, "edit"),
+             ("jupyter_move_cell", {"cellId": cells[2]["id"], "referenceCellId": cells[0]["id"], "position": "above"}, "move"),
+             ("jupyter_clear_outputs", {"cellIds": [code[0]["id"]]}, "clear"),
+             ("jupyter_run_cells", {"cellIds": [code[0]["id"]]}, "run"),
+             ("jupyter_delete_cell", {"cellId": cells[3]["id"], "expectedSourceHash": cells[3]["sourceHash"]}, "delete")]
+    for tool, args, kind in calls:
+        before = s.snapshot()
+        kinds = []
+        result = s.around(tool, args, lambda p: (kinds.append(p.kind if p else None), s.book.deny(p.id) if p else None))
+        assert kinds == [kind], tool
+        assert result["structuredContent"]["status"] == "denied" and s.snapshot() == before, tool
+    run = {}
+    result = s.around("jupyter_run_cells", {"cellIds": [code[0]["id"]]}, lambda p: (run.setdefault("code", p.code), s.book.accept(p.id)))
+    assert result["structuredContent"]["results"][0]["status"] == "ok"
+    assert code[0]["source"] in run["code"]  # the person saw the code that ran
+
+
+def test_one_proposal_per_cell(s: Session) -> None:
+    cell = s.cells()[1]
+    args = {"cellId": cell["id"], "source": "first", "expectedSourceHash": cell["sourceHash"]}
+
+    async def scenario():
+        first = asyncio.ensure_future(s.reg.call("jupyter_update_cell", args))
+        while not s.book.waiting():
+            await asyncio.sleep(0.01)
+        second = await s.reg.call("jupyter_update_cell", {**args, "source": "second"})
+        s.book.deny(s.book.waiting()[0].id)
+        return second, await first
+
+    second, first = asyncio.run(scenario())
+    assert second["structuredContent"]["error"] == "PROPOSAL_ALREADY_PENDING"
+    assert first["structuredContent"]["status"] == "denied"
+
+
+def test_deleting_the_cell_denies_its_proposal(s: Session) -> None:
+    cell = s.cells()[1]
+    result = s.around("jupyter_update_cell", {"cellId": cell["id"], "source": "x", "expectedSourceHash": cell["sourceHash"]},
+                      lambda p: s.nb.person_delete_cell(cell["id"]))
+    payload = result["structuredContent"]
+    assert payload["status"] == "denied" and payload["reason"] == "the cell was deleted"
+
+
+def test_closing_the_notebook_denies_its_proposal(s: Session) -> None:
+    cell = s.cells()[1]
+    result = s.around("jupyter_update_cell", {"cellId": cell["id"], "source": "x", "expectedSourceHash": cell["sourceHash"]},
+                      lambda p: s.ws.open.pop(PATH))
+    assert result["structuredContent"]["reason"] == "the notebook was closed"
+
+
+def test_a_cancelled_call_withdraws_its_proposal_and_changes_nothing(s: Session) -> None:
+    cell = s.cells()[1]
+    before = s.snapshot()
+    settled = []
+    s.book.subscribe(lambda event, p: settled.append(event))
+
+    async def scenario():
+        call = asyncio.ensure_future(s.reg.call("jupyter_update_cell", {"cellId": cell["id"], "source": "x", "expectedSourceHash": cell["sourceHash"]}))
+        while not s.book.waiting():
+            await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    asyncio.run(scenario())
+    assert s.book.waiting() == [] and settled == ["created", "settled"] and s.snapshot() == before
+
+
+def test_a_long_wait_goes_pending_and_is_collected(s: Session) -> None:
+    quick = Session(dataclasses.replace(DEFAULT_LIMITS, execution_timeout_seconds=0.2))
+    cell = quick.cells()[1]
+
+    async def scenario():
+        first = await quick.reg.call("jupyter_update_cell", {"cellId": cell["id"], "source": "late", "expectedSourceHash": cell["sourceHash"]})
+        assert first["structuredContent"]["status"] == "pending"
+        quick.book.accept(quick.book.waiting()[0].id)
+        return await quick.reg.call("jupyter_wait_for_result", {"pendingId": first["structuredContent"]["pendingId"], "timeout": 5})
+
+    final = asyncio.run(scenario())
+    assert final["isError"] is False and final["structuredContent"]["cell"]["id"] == cell["id"]
+    assert quick.nb.find_cell(cell["id"]).source == "late"
+
+
+def test_a_write_that_was_not_proposed_is_refused_in_propose_mode(s: Session) -> None:
+    cell = s.cells()[1]
+    guarded = s.reg.context.host.current_notebook()
+    with pytest.raises(Exception) as caught:
+        guarded.set_source(cell["id"], "sneaky")
+    assert getattr(caught.value, "code", None).value == "INTERNAL_ERROR"
+    assert s.nb.find_cell(cell["id"]).source == cell["source"]
+
+
+def test_direct_mode_applies_at_once(s: Session) -> None:
+    s.book.set_mode("direct")
+    cell = s.cells()[1]
+    result = asyncio.run(s.reg.call("jupyter_update_cell", {"cellId": cell["id"], "source": "now", "expectedSourceHash": cell["sourceHash"]}))
+    assert result["isError"] is False and s.nb.find_cell(cell["id"]).source == "now"
