@@ -316,3 +316,14 @@ def test_get_changes_waits_for_the_persons_next_edit() -> None:
 
     payload = asyncio.run(scenario())
     assert [(c["actor"], c["cellId"]) for c in payload["changes"]] == [("person", "22959aae")]
+
+
+def test_output_selection_shared_by_the_person(agent: Agent) -> None:
+    assert agent.ok("jupyter_get_output_selection")["selection"] is None
+    shares = agent.reg.context.host.shared
+    shares.share(WORK, "7ae19660", 0, "Epoch 1: loss 0.42\n" * 2000)
+    selection = agent.ok("jupyter_get_output_selection")["selection"]
+    assert selection["cellId"] == "7ae19660" and selection["text"].startswith("Epoch 1: loss 0.42")
+    assert selection["truncated"] is True and selection["bytes"] == 19 * 2000
+    shares.share(WORK, HIDDEN[1], 0, CANARY)  # a share of a hidden cell reads as nothing shared
+    assert agent.ok("jupyter_get_output_selection")["selection"] is None

@@ -31,6 +31,7 @@ from typing import Any, Literal, Sequence
 
 from .changes import ChangeLog
 from .proposals import ProposalBook, approved
+from .sharing import SharedSelections
 from .errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from .host import CellType, Entry, Focus, KernelInfo, LiveNotebook, NotebookHost, OpenDocument, RawCell, RunResult, TextPage
 
@@ -423,6 +424,7 @@ class GuardedHost:
         self._inner = inner
         self.changes = changes or ChangeLog()
         self.proposals = proposals or ProposalBook()
+        self.shared = SharedSelections()  # output text the person shared (read through the guard's visibility)
         self._views: dict[str, tuple[int, AccessView]] = {}
 
     @property

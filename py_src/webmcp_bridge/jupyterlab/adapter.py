@@ -185,6 +185,12 @@ class LabNotebook:
         if not self.live.setCellBridgeMetadata(self.panel, cell_id, None if value is None else json.dumps(value)):
             raise cell_not_found(cell_id)
 
+    def output_selection(self) -> dict[str, Any] | None:
+        """The person's text selection inside one output of this notebook: ``{cellId, outputIndex, text}``, or
+        None. Person side only (the share command); no tool calls it."""
+        raw = self.live.outputSelection(self.panel)
+        return None if is_nullish(raw) else json.loads(str(raw))
+
     def take_changes(self) -> list[CellChange]:
         return [CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]), c.get("access"), c.get("revision"))
                 for c in json.loads(str(self.live.takeChanges(self.panel)))]

@@ -50,6 +50,7 @@ STEPS = (
     "webmcp_bridge.tools.run",
     "webmcp_bridge.tools.access",
     "webmcp_bridge.tools.changes",
+    "webmcp_bridge.tools.sharing",
     "webmcp_bridge.tools.comments",
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
@@ -92,6 +93,7 @@ async def start(ctx: Any) -> str:
     report = ctx.reportCall
     registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
     _start_panel(ctx, registry)  # with or without WebMCP: the person's side always comes up
+    _start_share(ctx, registry)
     if is_nullish(ctx.modelContext):
         return json.dumps({"state": "unavailable", "tools": 0, "timings": timings})
     registration = WebMCPRegistration(registry, ctx)
@@ -116,8 +118,21 @@ def _start_panel(ctx: Any, registry: Any) -> None:
     _running["panel"] = asyncio.ensure_future(run())
 
 
+def _start_share(ctx: Any, registry: Any) -> None:
+    """The output context menu's "Share selected output text with the agent" (jupyterlab/share.py)."""
+    try:
+        from .share import ShareCommand
+
+        _running["share"] = ShareCommand(ctx, registry.context.host.raw, registry.context.host.shared).install()
+    except Exception:
+        traceback.print_exc()
+
+
 def stop() -> None:
     """Unregister the tools of a previous start and dispose of its Agent panel, if any."""
+    share = _running.pop("share", None)
+    if share is not None:
+        share.dispose()
     if _running.pop("panel", None) is not None:
         from .panel import stop_panel
 

@@ -184,6 +184,23 @@
       log.length = 0;
       return taken;
     },
+    // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
+    // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
+    outputSelection(panel) {
+      const sel = window.getSelection();
+      if (!sel || sel.isCollapsed || !sel.anchorNode) return null;
+      const start = sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement;
+      const child = start && start.closest(".jp-OutputArea-child");
+      if (!child || !panel.node.contains(child)) return null;
+      const widgets = panel.content.widgets;
+      for (let i = 0; i < widgets.length; i++) {
+        const area = widgets[i].outputArea;
+        if (!area || !area.node.contains(child)) continue;
+        const index = area.widgets.findIndex((w) => w.node === child);
+        return index < 0 ? null : JSON.stringify({ cellId: widgets[i].model.id, outputIndex: index, text: sel.toString() });
+      }
+      return null;
+    },
     beginAgentRun(cellId) { agentRuns.add(cellId); },
     endAgentRun(cellId) { agentRuns.delete(cellId); },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.

@@ -36,11 +36,12 @@ def review_toolset() -> Toolset:
 
 def access_toolset() -> Toolset:
     """The ``access`` toolset: ``jupyter_get_cell_access`` (levels are the person's to change, never a tool's) and
-    ``jupyter_get_changes`` (who changed what, from the guard's change log)."""
-    from . import access, changes
+    ``jupyter_get_changes`` (who changed what, from the guard's change log) and ``jupyter_get_output_selection``
+    (output text the person shared)."""
+    from . import access, changes, sharing
 
-    return Toolset("access", "See what the person allows the agent to read and change, and what changed.",
-                   (*access.TOOLS, *changes.TOOLS))
+    return Toolset("access", "See what the person allows the agent to read and change, what changed, and what the person shared.",
+                   (*access.TOOLS, *changes.TOOLS, *sharing.TOOLS))
 
 
 def files_toolset() -> Toolset:

@@ -1,0 +1,58 @@
+"""Following the person: jupyter_get_changes sees what the person typed (in the real editor), who ran what
+(jupyter_get_cell_access), and output text the person shares through the output's context menu."""
+
+from __future__ import annotations
+
+import json
+
+from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+from test_tools import ok
+
+
+def test_get_changes_reports_the_persons_typing_and_the_agents_edit(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-demo-python.ipynb")
+    cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 4})["cells"]
+    seq = ok(page, "jupyter_get_changes")["seq"]
+    target = next(c for c in cells if c["type"] == "code")
+    # the person types into the cell's editor
+    editor = page.locator(".jp-Notebook .jp-Cell").nth(target["index"]).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # typed by the person")
+    page.wait_for_timeout(300)
+    changes = ok(page, "jupyter_get_changes", {"since": seq})
+    mine = [c for c in changes["changes"] if c["cellId"] == target["id"]]
+    assert mine and mine[0]["actor"] == "person" and mine[0]["kind"] == "edit", changes
+    assert mine[0]["count"] >= 1  # keystrokes coalesce into one entry
+    # the agent's own edit is reported as the agent's; a wait returns at once when there is something new
+    current = ok(page, "jupyter_get_cells", {"cellIds": [cells[0]["id"]]})["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": current["id"], "source": "# Agent heading", "expectedSourceHash": current["sourceHash"]})
+    later = ok(page, "jupyter_get_changes", {"since": changes["seq"], "wait": 5})["changes"]
+    assert [(c["actor"], c["kind"], c["cellId"]) for c in later] == [("agent", "edit", cells[0]["id"])]
+    provenance = ok(page, "jupyter_get_cell_access", {"cellIds": [target["id"]]})["cells"][0]["provenance"]
+    assert provenance[0]["actor"] == "person"
+    assert not page_log.own_page_errors()
+
+
+def test_person_shares_selected_output_text(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    only = ok(page, "jupyter_get_cells")["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('alpha beta gamma')", "expectedSourceHash": only["sourceHash"]})
+    ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)
+    assert ok(page, "jupyter_get_output_selection")["selection"] is None
+    output = page.locator(".jp-OutputArea-child .jp-OutputArea-output").first
+    output.wait_for()
+    # the person selects "beta" in the output and shares it from the output's context menu
+    page.evaluate("""() => {
+      const node = document.querySelector('.jp-OutputArea-child .jp-OutputArea-output pre');
+      const text = node.firstChild;
+      const start = text.textContent.indexOf('beta');
+      const range = document.createRange();
+      range.setStart(text, start); range.setEnd(text, start + 4);
+      const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+    }""")
+    output.click(button="right")
+    page.locator(".lm-Menu-itemLabel", has_text="Share selected output text with the agent").click()
+    selection = ok(page, "jupyter_get_output_selection")["selection"]
+    assert selection["cellId"] == only["id"] and selection["outputIndex"] == 0 and selection["text"] == "beta", json.dumps(selection)
+    assert not page_log.own_page_errors()

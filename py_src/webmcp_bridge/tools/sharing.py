@@ -1,0 +1,35 @@
+"""jupyter_get_output_selection: the output text the person selected and chose to share, or null."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ToolError
+from ..registry import Annotations, Tool
+from .common import CallContext, NotebookInput
+
+
+class GetOutputSelectionInput(NotebookInput):
+    pass
+
+
+async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    shared = ctx.host.shared.latest(nb.path)
+    if shared is not None:
+        try:
+            nb.find_cell(shared.cell_id)  # a cell hidden from the agent (or gone) shares nothing
+        except ToolError:
+            shared = None
+    if shared is None:
+        return {"path": nb.path, "selection": None}
+    return {"path": nb.path, "selection": {"cellId": shared.cell_id, "outputIndex": shared.output_index, "text": shared.text,
+                                            "bytes": shared.bytes, "truncated": shared.truncated, "time": round(shared.time, 3)}}
+
+
+TOOLS = (
+    Tool("jupyter_get_output_selection", "Get shared output selection",
+         "The output text the person selected and shared with you (output context menu: 'Share selected output text with the "
+         "agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
+         GetOutputSelectionInput, get_output_selection, Annotations(read_only=True, untrusted_content=True)),
+)
