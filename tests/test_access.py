@@ -208,6 +208,13 @@ def test_tools_never_change_access_and_keep_hidden_threads(agent: Agent) -> None
     assert "access" not in stored  # the tool's "write" was not taken (the notebook had no level set)
     # the hidden cells' threads and the malformed entries the agent never saw are all kept, untouched
     assert [t["id"] if isinstance(t, dict) else t for t in stored["threads"]] == ["t-73f8c3d3", "t-a677e37b", "t-odd", f"{CANARY} as a bare string"]
+    # an update of a visible thread keeps every stored entry in its place
+    raw.set_bridge_metadata({"schemaVersion": 1, "threads": [{"id": "t-visible", "anchor": {"cellId": "7ae19660"}}, *stored["threads"]]})
+    guarded.set_bridge_metadata({"threads": [{"id": "t-visible", "anchor": {"cellId": "7ae19660"}, "status": "resolved"},
+                                             {"id": "t-new", "anchor": {"cellId": "7ae19660"}}]})
+    order = [t["id"] if isinstance(t, dict) else t for t in raw.bridge_metadata()["threads"]]
+    assert order == ["t-visible", "t-73f8c3d3", "t-a677e37b", "t-odd", f"{CANARY} as a bare string", "t-new"]
+    assert raw.bridge_metadata()["threads"][0]["status"] == "resolved"
     access.set_notebook_level(raw, "read")
     guarded = agent.reg.context.host.current_notebook()
     guarded.set_bridge_metadata({"access": "write"})

@@ -361,10 +361,19 @@ class GuardedNotebook:
         current = self._inner.bridge_metadata()
         current = current if isinstance(current, dict) else {}
         merged = dict(value)
-        kept = [t for t in current.get("threads", []) if not self._thread_visible(t, view)] if isinstance(current.get("threads"), list) else []
-        if kept or "threads" in merged:
-            threads = merged.get("threads") if isinstance(merged.get("threads"), list) else []
-            merged["threads"] = [t for t in threads if self._thread_visible(t, view)] + kept
+        stored = current.get("threads") if isinstance(current.get("threads"), list) else []
+        if stored or "threads" in merged:
+            given = [t for t in (merged.get("threads") if isinstance(merged.get("threads"), list) else []) if self._thread_visible(t, view)]
+            by_id = {t.get("id"): t for t in given if isinstance(t.get("id"), str)}
+            threads, used = [], set()
+            for old in stored:  # stored order kept: hidden and malformed entries untouched, visible ones updated
+                if not self._thread_visible(old, view):
+                    threads.append(old)
+                elif old.get("id") in by_id and old.get("id") not in used:
+                    threads.append(by_id[old["id"]])
+                    used.add(old["id"])
+            threads.extend(t for t in given if t.get("id") not in used or not isinstance(t.get("id"), str))
+            merged["threads"] = threads
         merged.pop("access", None)
         if "access" in current:
             merged["access"] = current["access"]

@@ -59,6 +59,10 @@ class Limits:
         comment_messages_returned: messages returned for one thread (the first and the latest ones).
         comment_threads_stored: cap on threads stored in one notebook; creating more is refused.
         comment_messages_stored: cap on messages stored in one thread; replying past it is refused.
+        dialog_body_bytes: cap on the body text of one JupyterLab dialog as reported (textContent; longer is cut).
+        dialog_text_bytes: cap on a dialog's title, each button label and its input's value as reported.
+        dialog_buttons: buttons reported per dialog (the rest are counted in ``omittedButtons``).
+        dialogs_listed: open dialogs reported in one result (the rest are counted in ``dialogsOmitted``).
     """
 
     result_bytes: int = 50 * KIB
@@ -89,6 +93,10 @@ class Limits:
     comment_messages_returned: int = 50
     comment_threads_stored: int = 1000
     comment_messages_stored: int = 500
+    dialog_body_bytes: int = 1 * KIB
+    dialog_text_bytes: int = 200
+    dialog_buttons: int = 10
+    dialogs_listed: int = 5
 
 
 DEFAULT_LIMITS = Limits()

@@ -1,9 +1,16 @@
-"""Calls that outlive ``executionTimeout``: they return ``pending`` and keep running.
+"""Agent calls while they run, and the ones that outlive ``executionTimeout``: they return ``pending``.
 
 Rule (FEATURES.md): a call still running after ``executionTimeout`` (default 20 s) returns
 ``{status: "pending", pendingId, tool, message}`` and keeps running; ``jupyter_wait_for_result`` collects
 it. Settled results are kept for a bounded time and count (``Limits.pending_keep_seconds``,
 ``Limits.pending_keep_count``); the oldest settled ones go first, running calls are never dropped.
+
+Every call is tracked from its start (:meth:`PendingCalls.begin`): the dialog rules
+(:mod:`webmcp_bridge.dialogs`) need to know which calls are running when a dialog opens, and an abort of
+the WebMCP invocation (:meth:`PendingCalls.by_invocation`) needs the call's task. A call that went pending
+(:meth:`PendingCalls.promote`) is no longer tied to its invocation: its result is collected by id.
+A call also returns early, pending, when a dialog is given to it (:meth:`PendingCall.wake`), so the agent can
+answer that dialog instead of waiting out the timeout.
 """
 
 from __future__ import annotations
@@ -11,14 +18,27 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+EARLY_ABORTS_KEPT = 100  # aborts that arrived before their call started, remembered this many at most
 
-@dataclass
+
+@dataclass(eq=False)
 class PendingCall:
-    """One call that went pending: its tool, its task (resolving to the final CallToolResult dict) and
-    when it started and settled (``time.monotonic`` seconds)."""
+    """One agent call: its tool, its task (resolving to the final CallToolResult dict) and when it started and
+    settled (``time.monotonic`` seconds).
+
+    Attributes:
+        pending_id: "" while the call is running and has not returned; ``"p-<n>"`` once it went pending.
+        invocation: the id the loader gave the WebMCP invocation (None when called another way); only a call
+            that has not gone pending can be aborted through it.
+        can_own_dialogs: whether a dialog that opens while this call runs may belong to it (calls of
+            read-only tools and ``jupyter_answer_dialog`` never own one, see :mod:`webmcp_bridge.dialogs`).
+        started_running: set by the registry when the task's first step ran (before it, an abort is noted in
+            ``abort_requested`` rather than thrown into a coroutine that never started).
+    """
 
     pending_id: str
     tool: str
@@ -26,15 +46,45 @@ class PendingCall:
     started: float
     settled: float | None = None
     collected: bool = field(default=False)
+    invocation: str | None = None
+    can_own_dialogs: bool = False
+    started_running: bool = False
+    abort_requested: bool = False
+    _waiters: list["asyncio.Future[None]"] = field(default_factory=list, repr=False)
 
     def describe(self, now: float) -> dict[str, Any]:
         """``{pendingId, tool, status: running|settled, seconds}`` for get_context."""
         return {"pendingId": self.pending_id, "tool": self.tool, "status": "settled" if self.task.done() else "running",
                 "seconds": round(now - self.started, 1)}
 
+    def running(self) -> bool:
+        """True until the task settled."""
+        return not self.task.done()
+
+    def wake(self) -> None:
+        """End every :meth:`wait` in progress now (a dialog was given to this call)."""
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def wait(self, timeout: float) -> None:
+        """Wait until the task settles, :meth:`wake` is called, or ``timeout`` seconds pass (whichever is first).
+        Cancelling the waiter never cancels the call itself."""
+        if self.task.done():
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await asyncio.wait({self.task, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            waiter.cancel()
+
 
 class PendingCalls:
-    """The pending calls of one registry.
+    """The calls of one registry: the running ones and the ones that went pending.
 
     Args:
         keep_seconds: how long a settled result stays collectable.
@@ -46,14 +96,54 @@ class PendingCalls:
         self.keep_count = keep_count
         self._calls: dict[str, PendingCall] = {}
         self._ids = itertools.count(1)
+        self._running: list[PendingCall] = []
+        self._early_aborts: deque[str] = deque(maxlen=EARLY_ABORTS_KEPT)
+
+    def begin(self, tool: str, task: "asyncio.Future[dict[str, Any]]", started: float, *,
+              invocation: str | None = None, can_own_dialogs: bool = False) -> PendingCall:
+        """Track a call from its start until its task settles (it is not pending: it has no id yet)."""
+        call = PendingCall("", tool, task, started, invocation=invocation, can_own_dialogs=can_own_dialogs)
+        if invocation is not None and invocation in self._early_aborts:
+            self._early_aborts.remove(invocation)
+            call.abort_requested = True
+        self._running.append(call)
+
+        def settled(_task: Any) -> None:
+            call.settled = time.monotonic()
+            if call in self._running:
+                self._running.remove(call)
+            call.wake()
+
+        task.add_done_callback(settled)
+        return call
+
+    def promote(self, call: PendingCall) -> PendingCall:
+        """Make ``call`` pending: give it an id like ``"p-3"`` under which its result is collected. Idempotent."""
+        if not call.pending_id:
+            call.pending_id = f"p-{next(self._ids)}"
+            self._calls[call.pending_id] = call
+            self._prune()
+        return call
 
     def add(self, tool: str, task: "asyncio.Future[dict[str, Any]]", started: float) -> PendingCall:
-        """Track ``task`` (already running) under a new id like ``"p-3"``."""
-        call = PendingCall(f"p-{next(self._ids)}", tool, task, started)
-        task.add_done_callback(lambda _t: setattr(call, "settled", time.monotonic()))
-        self._calls[call.pending_id] = call
-        self._prune()
-        return call
+        """Track ``task`` (already running) as pending under a new id (:meth:`begin` + :meth:`promote`)."""
+        return self.promote(self.begin(tool, task, started))
+
+    def running(self) -> list[PendingCall]:
+        """The calls whose task has not settled, oldest first (pending or not)."""
+        return [c for c in self._running if not c.task.done()]
+
+    def by_invocation(self, invocation: str) -> PendingCall | None:
+        """The running call started for this WebMCP invocation, or None."""
+        return next((c for c in self._running if c.invocation == invocation and not c.task.done()), None)
+
+    def for_task(self, task: "asyncio.Future[Any] | None") -> PendingCall | None:
+        """The running call whose task is ``task`` (the registry's call coroutine finds its own record)."""
+        return next((c for c in self._running if c.task is task), None) if task is not None else None
+
+    def note_early_abort(self, invocation: str) -> None:
+        """Remember an abort for a call that has not begun yet (the abort overtook the call): it begins aborted."""
+        self._early_aborts.append(invocation)
 
     def get(self, pending_id: str) -> PendingCall | None:
         """The call with this id, or None (unknown, or its result was dropped)."""
@@ -77,7 +167,8 @@ class PendingCalls:
 
 
 def pending_payload(call: PendingCall) -> dict[str, Any]:
-    """The payload of a result that is not ready yet."""
+    """The payload of a result that is not ready yet (:meth:`webmcp_bridge.dialogs.DialogTracker.pending_payload`
+    adds the dialog the call waits on, if any)."""
     return {
         "status": "pending",
         "pendingId": call.pending_id,
