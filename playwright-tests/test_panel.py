@@ -52,6 +52,13 @@ def section(page: Page, name: str):
     return page.locator(f"{PANEL} .webmcp-bridge-section-{name}")
 
 
+def choose_filter(page: Page, value: str) -> None:
+    """Pick a Comments filter and wait for the list to show it."""
+    comments = section(page, "comments")
+    comments.locator('select[data-action="filter"]').select_option(value)
+    expect(comments.locator(f'[data-filter="{value}"]')).to_have_count(1)
+
+
 # -- (a) + (d): a person alone -----------------------------------------------------------------------------
 def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, page_without_webmcp_log, site_url):
     page = page_without_webmcp
@@ -80,7 +87,7 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
     thread.locator('[data-action="resolve"]').click()
     expect(comments.locator(".webmcp-bridge-thread")).to_have_count(0)
     expect(cell(page, 2).locator(".webmcp-bridge-badge-comments")).to_have_count(0)
-    comments.locator('select[data-action="filter"]').select_option("resolved")
+    choose_filter(page, "resolved")
     expect(comments.locator(".webmcp-bridge-thread-resolved")).to_have_count(1)
 
     # restrict a cell through the context menu: write -> read, a lock appears on the cell and in Access
@@ -175,10 +182,139 @@ def test_the_agent_reads_what_the_person_wrote_and_the_panel_shows_the_agent(pag
     expect(activity.filter(has_text="jupyter_update_cell").first).to_contain_text("ok")
     expect(activity.filter(has_text="edited").first).to_contain_text(re.compile(r"agent\s*edited\s*cell 5"))
 
-    # the agent runs a cell: "run by agent" on it; the person reruns it: the label goes
-    call(page, "jupyter_run_cells", {"cellIds": [ids[5]]})
-    expect(cell(page, 5).locator(".webmcp-bridge-badge-agent-run")).to_have_count(1)
-    cell(page, 5).locator(".cm-content").click()
-    page.keyboard.press("Control+Enter")
-    expect(cell(page, 5).locator(".webmcp-bridge-badge-agent-run")).to_have_count(0, timeout=30_000)
+    assert page_log.own_page_errors() == []
+
+
+# -- (c): the XSS test ------------------------------------------------------------------------------------
+#: each sets window.__xss if it ever runs as markup
+PAYLOADS = (
+    '<img src=x onerror="window.__xss=1">',
+    "<script>window.__xss=2</script>",
+    '"><svg onload="window.__xss=3"></svg>',
+    "' onmouseover='window.__xss=4' x='",
+    '<iframe srcdoc="<script>parent.__xss=5</script>"></iframe>',
+    '<a href="javascript:window.__xss=6" onclick="window.__xss=7">x</a>',
+)
+P = PAYLOADS
+T0 = 1_700_000_000.0
+
+
+def hostile_notebook() -> dict:
+    """Sources, outputs, cell metadata and review threads holding the payloads, as a file on disk would."""
+    code0 = f"x = 1  # {P[0]}\ny = '{P[1]}'"
+    cells = [
+        {"cell_type": "code", "id": "c0", "metadata": {"webmcp_bridge": {"access": "read"}}, "source": code0,
+         "outputs": [], "execution_count": None},
+        {"cell_type": "code", "id": "c1", "metadata": {"webmcp_bridge": {"access": P[0]}}, "source": P[2],
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": P[0] + P[1]},
+                     {"output_type": "display_data", "metadata": {}, "data": {"text/html": P[0] + P[4], "text/plain": P[5]}}],
+         "execution_count": 3},
+        {"cell_type": "markdown", "id": "c2", "metadata": {}, "source": P[3] + "\n\n" + P[4]},
+        {"cell_type": "raw", "id": "c3", "metadata": {"webmcp_bridge": {"access": "none"}}, "source": P[5]},
+        {"cell_type": "code", "id": "c4", "metadata": {}, "source": "z = 2", "outputs": [], "execution_count": None},
+    ]
+    message = lambda author, body: {"author": author, "body": body, "time": T0}  # noqa: E731
+    threads = [
+        {"id": "t1", "status": "open", "anchor": {"kind": "cell", "cellId": "c0"},
+         "messages": [message("agent", P[0] + P[1]), message("person", P[2])], "createdAt": T0, "updatedAt": T0},
+        {"id": "t2", "status": "resolved", "anchor": {"kind": "range", "cellId": "c0", "quote": P[1], "prefix": "", "suffix": "",
+                                                       "selection": {"start": {"line": 1, "column": 5}, "end": {"line": 1, "column": 5 + len(P[1])}}},
+         "messages": [message("person", P[3])], "createdAt": T0, "updatedAt": T0, "resolvedAt": T0, "resolvedBy": "person"},
+        {"id": "t3", "status": "open", "anchor": {"kind": "output", "cellId": "c1", "outputIndex": 1, "fingerprint": "0" * 16,
+                                                   "outputType": P[0], "mimeTypes": [P[1]]},
+         "messages": [message("agent", P[4]), message(P[0], P[5])], "createdAt": T0, "updatedAt": T0},
+        {"id": "t4", "status": "open", "anchor": {"kind": "range", "cellId": "c4", "quote": P[5], "prefix": P[0], "suffix": P[1],
+                                                   "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 3}}},
+         "messages": [message("person", P[5])], "createdAt": T0, "updatedAt": T0},
+        {"id": P[0], "status": P[1], "anchor": {"kind": P[2], "cellId": "c0"}, "messages": [message("agent", P[3])]},
+    ]
+    return {"cells": cells, "metadata": {"title": P[1], "webmcp_bridge": {"schemaVersion": 1, "threads": threads},
+                                         "kernelspec": {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def upload(page: Page, name: str, content: dict) -> None:
+    """Upload a notebook through the file browser's Upload button."""
+    with page.expect_file_chooser() as chooser:
+        page.locator(".jp-FileBrowser-toolbar .jp-id-upload jp-button").click()
+    chooser.value.set_files({"name": name, "mimeType": "application/x-ipynb+json", "buffer": json.dumps(content).encode()})
+    expect(page.locator(".jp-DirListing-item", has_text=name)).to_have_count(1)
+
+
+INJECTED = """() => {
+  const scopes = [...document.querySelectorAll('#webmcp-bridge-panel, .webmcp-bridge-markers, .jp-Dialog')];
+  const inside = scopes.flatMap(s => [...s.querySelectorAll('*')]);
+  return {
+    xss: window.__xss ?? null,
+    tags: inside.filter(e => ['IMG', 'SCRIPT', 'SVG', 'svg', 'IFRAME', 'A', 'OBJECT', 'EMBED', 'STYLE'].includes(e.tagName)).map(e => e.outerHTML),
+    handlers: inside.filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).map(e => e.outerHTML.slice(0, 200)),
+    pageHandlers: [...document.querySelectorAll('[onerror], [onload], [onclick], [onmouseover]')].map(e => e.outerHTML.slice(0, 200)),
+    scripts: [...document.scripts].filter(s => s.textContent.includes('__xss')).length,
+    markers: document.querySelectorAll('.webmcp-bridge-markers').length,
+  };
+}"""
+
+
+def assert_nothing_injected(page: Page) -> dict:
+    found = page.evaluate(INJECTED)
+    assert found["xss"] is None, found
+    assert found["tags"] == [] and found["handlers"] == [] and found["pageHandlers"] == [] and found["scripts"] == 0, found
+    return found
+
+
+def test_payloads_in_sources_outputs_and_comments_are_shown_as_text(page, page_log, site_url):
+    open_notebook(page, site_url, DEMO)
+    upload(page, "hostile.ipynb", hostile_notebook())
+    status = open_notebook(page, site_url, "hostile.ipynb")
+    assert status["state"] == "ready"
+    open_panel(page)
+    comments = section(page, "comments")
+
+    # what the file holds: every filter, every thread's navigation, every section
+    for chosen in ("open", "resolved", "all"):
+        choose_filter(page, chosen)
+        for anchor in comments.locator('[data-action="reveal-thread"]').all():
+            anchor.click()
+    expect(comments.locator(".webmcp-bridge-body").first).to_be_visible()
+    assert_nothing_injected(page)
+    # the payloads are there, as text
+    panel_text = page.locator(PANEL).inner_text()
+    for payload in (P[0] + P[1], P[2], P[3], P[4], P[5]):
+        assert payload in panel_text
+    expect(comments.locator(".webmcp-bridge-quote").first).to_have_text(P[1])
+    # an unknown level in a cell's metadata fails closed: the cell reads as "none"
+    expect(cell(page, 1).locator(".webmcp-bridge-badge-lock")).to_have_text("🔒 none")
+    expect(section(page, "access").locator(".webmcp-bridge-access-row")).to_have_count(3)
+    expect(section(page, "access")).to_contain_text(P[5])
+
+    # what an agent writes through the tools
+    ids = [c["id"] for c in call(page, "jupyter_get_cells", {})["cells"]]
+    assert "c1" not in ids and "c3" not in ids  # hidden: "none"
+    call(page, "jupyter_create_comment", {"cellId": "c0", "body": P[0] + P[4], "quote": P[1]})
+    created = call(page, "jupyter_create_comment", {"cellId": "c4", "body": P[2]})
+    call(page, "jupyter_reply_comment", {"threadId": created["thread"]["id"] if "thread" in created else created["id"], "body": P[3]})
+    inserted = call(page, "jupyter_insert_cell", {"referenceCellId": "c4", "position": "below", "cellType": "code", "source": P[0] + "\n" + P[1]})
+    call(page, "jupyter_insert_cell", {"referenceCellId": "c4", "position": "below", "cellType": "markdown", "source": P[4] + P[5]})
+
+    # what the person writes through the UI
+    context_menu(page, 4, "Comment on cell")
+    answer_dialog(page, P[0] + P[2])
+    choose_filter(page, "all")
+    thread = comments.locator(".webmcp-bridge-thread").first
+    thread.locator("textarea").fill(P[1] + P[3])
+    thread.locator('[data-action="reply"]').click()
+    context_menu(page, 5, "Cycle agent access")
+    choose_filter(page, "cell")
+    expect(cell(page, 5).locator(".webmcp-bridge-badge-lock")).to_have_text("🔒 read")
+    expect(section(page, "activity").locator(".webmcp-bridge-activity-row").filter(has_text="jupyter_insert_cell").first).to_be_visible()
+    choose_filter(page, "all")
+    expect(comments).to_contain_text(P[1] + P[3])
+    page.wait_for_timeout(500)  # one more debounced render of every section
+
+    found = assert_nothing_injected(page)
+    assert found["markers"] >= 4
+    panel_text = page.locator(PANEL).inner_text()
+    for payload in (P[0] + P[4], P[0] + P[2], P[1] + P[3]):
+        assert payload in panel_text
+    assert inserted
     assert page_log.own_page_errors() == []

@@ -159,4 +159,4 @@ def test_static_tool_definitions_match_the_registry(site):
 
     sizes = {ts.name: len(ts.tools) for ts in build_registry(None).toolsets()}  # type: ignore[arg-type]
     assert len(static) == sum(sizes.values())
-    assert sizes["notebooks"] == 17 and sizes["calls"] == 1 and sizes["review"] == 7
+    assert sizes["notebooks"] == 17 and sizes["calls"] == 2 and sizes["review"] == 7  # calls: wait_for_result, answer_dialog

@@ -205,3 +205,35 @@ def test_direct_mode_applies_at_once(s: Session) -> None:
     cell = s.cells()[1]
     result = asyncio.run(s.reg.call("jupyter_update_cell", {"cellId": cell["id"], "source": "now", "expectedSourceHash": cell["sourceHash"]}))
     assert result["isError"] is False and s.nb.find_cell(cell["id"]).source == "now"
+
+
+def test_apply_edits_is_one_proposal_and_run_code_shows_its_code(s: Session) -> None:
+    cells = s.cells(4)
+    edits = [{"op": "update", "cellId": cells[1]["id"], "source": "first = 1", "expectedSourceHash": cells[1]["sourceHash"]},
+             {"op": "insert", "referenceCellId": cells[0]["id"], "source": "inserted = 2"},
+             {"op": "delete", "cellId": cells[2]["id"], "expectedSourceHash": cells[2]["sourceHash"]}]
+    seen = []
+    before = s.snapshot()
+    result = s.around("jupyter_apply_edits", {"edits": edits}, lambda p: (seen.append(p.to_json()), s.book.deny(p.id, "not now")))
+    assert result["structuredContent"]["status"] == "denied" and s.snapshot() == before
+    diff = seen[0]["diff"]
+    assert seen[0]["kind"] == "batch" and [line for op, line in diff if op == "@"] == [
+        f"edit 0: change cell {cells[1]['id']}", f"edit 1: insert a code cell below cell {cells[0]['id']}", f"edit 2: delete cell {cells[2]['id']}"]
+    assert ["+", "first = 1"] in diff and ["+", "inserted = 2"] in diff
+    result = s.around("jupyter_apply_edits", {"edits": edits}, lambda p: s.book.accept(p.id))
+    assert result["isError"] is False and s.nb.find_cell(cells[1]["id"]).source == "first = 1"
+    code = []
+    result = s.around("jupyter_run_code", {"code": "print(6 * 7)"}, lambda p: (code.append(p.code), s.book.accept(p.id)))
+    assert code == ["print(6 * 7)"] and result["structuredContent"]["status"] == "ok"
+
+
+def test_a_batch_accepted_after_the_person_changed_a_cell_is_refused(s: Session) -> None:
+    cells = s.cells(3)
+    edits = [{"op": "update", "cellId": cells[1]["id"], "source": "agent", "expectedSourceHash": cells[1]["sourceHash"]}]
+
+    def person(p):
+        s.nb.person_set_source(cells[1]["id"], "person")
+        s.book.accept(p.id)
+
+    result = s.around("jupyter_apply_edits", {"edits": edits}, person)
+    assert result["structuredContent"]["error"] == "STALE_CELL" and s.nb.find_cell(cells[1]["id"]).source == "person"

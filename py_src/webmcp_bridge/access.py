@@ -411,10 +411,12 @@ class GuardedNotebook:
         references = [op.reference_cell_id for op in ops if getattr(op, "reference_cell_id", None) is not None]
         view = self._writable(changed)
         self._check_ids(references, view)
+        self._gate()
         return self._inner.apply_edits(ops)  # type: ignore[attr-defined]
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
         self._writable([])
+        self._gate()
         return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> Any:

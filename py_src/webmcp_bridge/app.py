@@ -7,18 +7,22 @@ from typing import Any, cast
 from .host import NotebookHost
 from .limits import DEFAULT_LIMITS, Limits
 from .registry import Registry
+from .dialogs import DialogSource, DialogTracker
 from .pending import PendingCalls
 from .tools import access_toolset, calls_toolset, notebooks_toolset, review_toolset
 from .tools import batch_toolset, code_toolset, files_toolset
 from .tools.common import CallContext
 
 
-def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS) -> Registry[CallContext]:
+def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS, dialogs: DialogSource | None = None) -> Registry[CallContext]:
     """A registry over ``host`` behind the access guard (:class:`~webmcp_bridge.access.GuardedHost`, the one
     checkpoint every tool goes through; ``registry.context.changes`` is its change log) with the built-in
-    toolsets, sharing one set of pending calls between the registry and the handlers."""
+    toolsets, sharing one set of pending calls and one dialog tracker (over ``dialogs``, the application's
+    dialogs, watched from now on; None: no dialogs) between the registry and the handlers."""
     pending = PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
-    registry: Registry[CallContext] = Registry(CallContext(host, limits, pending), limits, pending)
+    tracker = DialogTracker(dialogs, pending, limits)
+    tracker.start()
+    registry: Registry[CallContext] = Registry(CallContext(host, limits, pending, dialogs=tracker), limits, pending, tracker)
     registry.add_toolset(notebooks_toolset())
     registry.add_toolset(calls_toolset())
     registry.add_toolset(access_toolset())

@@ -87,3 +87,10 @@ def file_too_large(path: str, size: int, max_bytes: int) -> ToolError:
     """A text file larger than the bridge loads whole (the contents API has no ranges)."""
     return ToolError(ErrorCode.TOO_LARGE, f"{path!r} is {size} bytes; files up to {max_bytes} bytes can be read as text "
                      "(read a larger one in the kernel, for example with jupyter_run_code).", path=path, bytes=size, maxBytes=max_bytes)
+
+
+def aborted(tool: str) -> ToolError:
+    """A call whose WebMCP invocation the agent's client aborted (its signal) before the call returned."""
+    return ToolError(ErrorCode.ABORTED, f"{tool} was aborted before it finished: it stopped at once and did nothing more "
+                     "(a cell that was running was interrupted and the cells after it did not run; changes completed "
+                     "before the abort stay).", tool=tool)

@@ -329,11 +329,14 @@ class LiveNotebook(Protocol):
         ...
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
-        """Run one code cell in the kernel, waiting up to ``timeout`` seconds (status "timeout" after)."""
+        """Run one code cell in the kernel, waiting up to ``timeout`` seconds (status "timeout" after).
+        Cancelled (the agent aborted the call), it interrupts the kernel before re-raising CancelledError."""
         ...
 
-    async def kernel_action(self, action: str, timeout: float) -> KernelInfo:
-        """Interrupt or restart the kernel, then wait up to ``timeout`` seconds for it to be idle."""
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
+        """Interrupt or restart the kernel, then wait up to ``timeout`` seconds for it to be idle. A restart goes
+        through the application's own confirmation (JupyterLab's "Restart Kernel?" dialog, unless the person
+        turned it off) and returns None when that confirmation was declined (nothing changed)."""
         ...
 
     # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ---------------------------

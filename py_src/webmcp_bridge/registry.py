@@ -12,7 +12,11 @@ Everything the agent can call goes through :meth:`Registry.call`, which
 6. tells every hook before and after the call (name, argument summary, outcome, duration in seconds);
 7. returns ``{status: "pending", pendingId, tool, message}`` if the call is still running after
    ``Limits.execution_timeout_seconds``; the call goes on, and its final result is collected later
-   (:mod:`webmcp_bridge.pending`, the ``jupyter_wait_for_result`` tool).
+   (:mod:`webmcp_bridge.pending`, the ``jupyter_wait_for_result`` tool); it returns pending at once, with the
+   dialog, when a JupyterLab dialog given to it opens (:mod:`webmcp_bridge.dialogs`);
+8. puts the open dialogs on every successful result (``dialogs``, within the cap);
+9. aborts the call when the agent's client aborts its WebMCP invocation (:meth:`Registry.cancel`): the
+   handler gets ``asyncio.CancelledError`` at its next await and the result is an ABORTED error.
 
 Toolsets are the single mechanism for contributing tools: the core ``notebooks`` toolset and any later
 family (or a site author's own tools) are added the same way with :meth:`Registry.add_toolset`.
@@ -34,7 +38,9 @@ from pydantic.alias_generators import to_camel
 from .bounds import dumps, fit_payload
 from .errors import ErrorCode, ToolError
 from .limits import DEFAULT_LIMITS, Limits, preview
-from .pending import PendingCalls, pending_payload
+from .dialogs import DialogTracker, can_own_dialogs
+from .errors import aborted
+from .pending import PendingCalls
 from .proposals import ProposalDenied
 
 TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -199,15 +205,18 @@ class Registry(Generic[C]):
         limits: bounds applied to inputs and results.
     """
 
-    def __init__(self, context: C, limits: Limits = DEFAULT_LIMITS, pending: PendingCalls | None = None) -> None:
+    def __init__(self, context: C, limits: Limits = DEFAULT_LIMITS, pending: PendingCalls | None = None,
+                 dialogs: DialogTracker | None = None) -> None:
         self.context = context
         self.limits = limits
         self.pending = pending or PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
+        self.dialogs = dialogs or DialogTracker(None, self.pending, limits)  # no source: no dialog is ever reported
         self._tools: dict[str, Tool] = {}
         self._toolsets: dict[str, Toolset] = {}
         self._before: list[Hook] = []
         self._after: list[Hook] = []
         self._next_call = 1
+        self.disabled: frozenset[str] = frozenset()  # turned off by the person (settings: disabledTools)
 
     def add_toolset(self, toolset: Toolset) -> None:
         """Add every tool of ``toolset``. Raises ValueError on a duplicate toolset or tool name."""
@@ -229,8 +238,13 @@ class Registry(Generic[C]):
         return list(self._tools.values())
 
     def definitions(self) -> list[dict[str, Any]]:
-        """WebMCP definitions of every tool (what :mod:`webmcp_bridge.webmcp` registers)."""
-        return [t.definition() for t in self._tools.values()]
+        """WebMCP definitions of every enabled tool (what :mod:`webmcp_bridge.webmcp` registers)."""
+        return [t.definition() for t in self._tools.values() if t.name not in self.disabled]
+
+    def set_disabled(self, names: frozenset[str] | set[str]) -> None:
+        """Turn tools off (the person's ``disabledTools`` setting, :mod:`webmcp_bridge.settings`): they leave
+        :meth:`definitions`, and a call naming one is refused with UNKNOWN_TOOL and ``disabled: true``."""
+        self.disabled = frozenset(names)
 
     def on_before(self, hook: Hook) -> None:
         """Call ``hook(event)`` before every call (after the tool name is known)."""
@@ -247,21 +261,61 @@ class Registry(Generic[C]):
             except Exception:  # a broken listener must not break the call
                 traceback.print_exc()
 
-    async def call(self, name: str, arguments: str | dict[str, Any] | None = None) -> dict[str, Any]:
+    async def call(self, name: str, arguments: str | dict[str, Any] | None = None, *, invocation: str | None = None) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
 
-        Returns an MCP CallToolResult dict, or a pending one past the execution timeout; never raises (see
-        the module docstring for the steps).
+        Returns an MCP CallToolResult dict, or a pending one past the execution timeout or as soon as a
+        dialog given to the call opens; never raises (see the module docstring for the steps).
+        ``invocation`` is the loader's id for this WebMCP invocation: :meth:`cancel` with it aborts the call
+        until the call returns (a call that returned pending is no longer tied to its invocation).
         """
         started = time.monotonic()
+        tool = self._tools.get(name) if isinstance(name, str) else None
         task = asyncio.ensure_future(self._call(name, arguments))
-        done, _ = await asyncio.wait({task}, timeout=self.limits.execution_timeout_seconds)
-        if task in done:
+        call = self.pending.begin(str(name)[:128], task, started, invocation=invocation,
+                                  can_own_dialogs=can_own_dialogs(tool and tool.name, tool is not None and tool.annotations.read_only))
+        await call.wait(self.limits.execution_timeout_seconds)
+        if task.done():
             return task.result()
-        call = self.pending.add(str(name)[:128], task, started)
-        return envelope(pending_payload(call), is_error=False)
+        self.pending.promote(call)
+        payload = self.dialogs.attach(self.dialogs.pending_payload(call), self.limits.result_bytes)
+        return envelope(payload, is_error=False)
+
+    def cancel(self, invocation: str) -> bool:
+        """Abort the call started for WebMCP invocation ``invocation`` (the agent's client aborted its signal).
+
+        A running call's task is cancelled: its handler gets ``asyncio.CancelledError`` at its next await (a
+        cell run interrupts the kernel; a proposal is withdrawn) and the call returns an ABORTED error. A
+        call that has not started yet returns ABORTED without running; an abort that arrives before its call
+        is remembered (bounded) and the call, when it comes, is aborted at once. A call that already returned
+        pending is not touched (its invocation is over). Returns True when a running call was aborted.
+        """
+        call = self.pending.by_invocation(invocation)
+        if call is None:
+            self.pending.note_early_abort(invocation)
+            return False
+        if call.pending_id:
+            return False
+        call.abort_requested = True
+        if call.started_running:  # else _call sees abort_requested at its start (never throw into an unstarted coroutine)
+            call.task.cancel()
+        return True
+
+    def _with_dialogs(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A stored successful CallToolResult (a collected pending call) with the dialogs open now: a new
+        envelope, the stored one is left as it is. Error results are returned unchanged."""
+        if result.get("isError") or not isinstance(result.get("structuredContent"), dict):
+            return result
+        stored = result["structuredContent"]
+        if "dialogs" not in stored and not self.dialogs.sync():
+            return result
+        payload = self.dialogs.attach(copy.deepcopy(stored), self.limits.result_bytes, stored=True)
+        return {**result, "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]], "structuredContent": payload}
 
     async def _call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
+        record = self.pending.for_task(asyncio.current_task())
+        if record is not None:
+            record.started_running = True
         try:
             raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
         except (TypeError, ValueError):
@@ -271,6 +325,8 @@ class Registry(Generic[C]):
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
         try:
+            if record is not None and record.abort_requested:
+                raise asyncio.CancelledError  # aborted before it started: the same path as an abort while it runs
             if raw is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
             payload, images, final = await self._run(name, raw)
@@ -278,8 +334,11 @@ class Registry(Generic[C]):
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
                 self._notify(self._after, CallEvent(event.call_id, event.tool, event.arguments, event.started,
                                                     time.monotonic() - event.started, outcome))
-                return final
+                return self._with_dialogs(final)
             outcome, is_error = "ok", False
+        except asyncio.CancelledError:  # Registry.cancel: the handler stopped at an await; nothing more is done
+            err = aborted(event.tool)
+            payload, images, outcome, is_error = err.payload(), [], err.code.value, True
         except ToolError as err:
             payload, outcome, is_error = err.payload(), err.code.value, True
         except ProposalDenied as denied:  # the person's answer, not a failure of the tool
@@ -288,6 +347,8 @@ class Registry(Generic[C]):
             traceback.print_exc()
             err = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
             payload, outcome, is_error = err.payload(), err.code.value, True
+        if not is_error:
+            payload = self.dialogs.attach(payload, self.limits.result_bytes)
         payload = fit_payload(payload, self.limits.result_bytes)
         done = CallEvent(event.call_id, event.tool, event.arguments, event.started, time.monotonic() - event.started, outcome)
         self._notify(self._after, done)
@@ -297,6 +358,9 @@ class Registry(Generic[C]):
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:128]!r}.")
+        if tool.name in self.disabled:
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
+                            disabled=True)
         size = len(raw.encode("utf-8", "surrogatepass"))
         if size > self.limits.input_bytes:
             raise ToolError(ErrorCode.TOO_LARGE, f"The arguments are {size} bytes; the limit is {self.limits.input_bytes}.",

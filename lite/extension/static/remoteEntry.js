@@ -7,7 +7,7 @@
   const NAME = 'webmcp-bridge';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
-  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [] };
+  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0 };
   window.webmcpBridge = { status };
   let statusNode = null;
 
@@ -18,6 +18,8 @@
     if (state === 'loading') text = 'WebMCP: loading…';
     else if (state === 'ready') text = `WebMCP: ready (${tools} tools)`;
     else if (reason) text += ` (${reason})`;
+    if (status.mode === 'propose') text += ' · Propose'; // the person's Direct/Propose switch (Python: setMode)
+    if (status.waiting > 0) text += ` · ${status.waiting} waiting`;
     statusNode.textContent = text; // never innerHTML
     statusNode.title = [reason || text, ...status.recent].join('\n'); // recent calls, newest first
     statusNode.dataset.state = state;
@@ -38,6 +40,13 @@
   // reportCall(line): Python's after-call hook reports each tool call ("tool outcome N ms"); the last 5 are kept.
   function reportCall(line) {
     status.recent = [String(line), ...status.recent].slice(0, 5);
+    render();
+  }
+
+  // setMode(mode, waiting): Python reports the Direct/Propose mode and how many proposals wait for the person.
+  function setMode(mode, waiting) {
+    status.mode = String(mode);
+    status.waiting = Number(waiting) || 0;
     render();
   }
 
@@ -76,13 +85,23 @@
   let connectDispatcher, failDispatcher;
   const dispatcherReady = new Promise((resolve, reject) => { connectDispatcher = resolve; failDispatcher = reject; });
   dispatcherReady.catch(() => {}); // each call reports it
+  let invocations = 0; // each execute gets an id, so an abort of its signal reaches exactly that call
 
   function registerTool(definition) {
     const controller = new AbortController();
-    const execute = async (input) => {
+    const execute = async (input, options) => {
+      const signal = options && options.signal; // native WebMCP passes {signal}; the polyfill passes nothing
+      const invocation = String(++invocations);
       try {
-        const dispatch = await dispatcherReady;
-        return JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {})));
+        const { dispatch, cancel } = await dispatcherReady;
+        const abort = () => cancel(invocation); // Python stops the call (ABORTED) unless it already returned
+        if (signal && signal.aborted) abort();
+        else if (signal) signal.addEventListener('abort', abort, { once: true });
+        try {
+          return JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+        } finally {
+          if (signal) signal.removeEventListener('abort', abort);
+        }
       } catch (error) { // the bridge did not start: the same error envelope Python returns
         const payload = { error: 'INTERNAL_ERROR', message: `The bridge is not available: ${status.reason || error}` };
         return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
@@ -105,14 +124,15 @@
     status.timings.toolsRegistered = Math.round(performance.now());
   }
 
-  // connect(definitionsJson, dispatch): called by Python once it is ready; returns the number of tools.
-  function connect(definitionsJson, dispatch) {
+  // connect(definitionsJson, dispatch, cancel): called by Python once it is ready; returns the number of tools.
+  // dispatch(name, inputJson, invocation) -> Promise<resultJson>; cancel(invocation) when that call's signal aborts.
+  function connect(definitionsJson, dispatch, cancel) {
     const wanted = new Map(JSON.parse(definitionsJson).map(d => [d.name, d]));
     for (const [name, entry] of [...tools]) {
       if (!wanted.has(name) || entry.text !== JSON.stringify(wanted.get(name))) unregisterTool(name);
     }
     for (const [name, definition] of wanted) if (!tools.has(name)) registerTool(definition);
-    connectDispatcher(dispatch);
+    connectDispatcher({ dispatch, cancel: cancel || (() => {}) });
     return tools.size;
   }
 
@@ -126,7 +146,7 @@
     status.timings.restored = Math.round(performance.now());
     const pyodide = await pyodideReady;
     const boot = pyodide.pyimport('webmcp_bridge.jupyterlab.boot');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect };
+    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
@@ -159,9 +179,10 @@
 
   async function extension() {
     try {
-      const [notebook, docmanager, cells, widgets, statusbar, apputils] = await Promise.all([
+      const [notebook, docmanager, cells, widgets, statusbar, apputils, settingregistry] = await Promise.all([
         shared('@jupyterlab/notebook'), shared('@jupyterlab/docmanager'), shared('@jupyterlab/cells'),
-        shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true), shared('@jupyterlab/apputils', true)
+        shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true), shared('@jupyterlab/apputils', true),
+        shared('@jupyterlab/settingregistry', true) // its ISettingRegistry token: Python loads the plugin's settings
       ]);
       const plugin = {
         id: `${NAME}:plugin`,
@@ -176,7 +197,7 @@
             console.error(`[${NAME}] status item`, error);
           }
           registerStaticTools().catch(error => console.error(`[${NAME}] static tool registration`, error));
-          start(app, tracker, docManager, { notebook, cells, widgets, apputils }).catch(error => {
+          start(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
             fail(error);
             failDispatcher(error);
           });

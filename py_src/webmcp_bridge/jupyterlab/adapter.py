@@ -32,6 +32,10 @@ except ImportError:  # pragma: no cover - older Pyodide
 
 #: how long highlight_output keeps an output outlined, in milliseconds
 HIGHLIGHT_MS = 4000
+#: after an aborted run: how long to wait for the interrupt request, then for the cell to end, in seconds
+ABORT_SETTLE_SECONDS = 5.0
+#: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
+RESTART_COMMAND = "notebook:restart-kernel"
 
 
 def is_nullish(value: Any) -> bool:
@@ -221,12 +225,17 @@ class LabNotebook:
             raise cell_not_found(cell_id)
         cells_module = self.host.modules.cells
         self.live.beginAgentRun(cell_id)  # its outputs and execution count are recorded as the agent's
+        execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+        execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
         try:
-            reply = await asyncio.wait_for(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)), timeout)
+            reply = await asyncio.wait_for(asyncio.shield(execution), timeout)
         except asyncio.TimeoutError:
             return RunResult(cell_id, "timeout", None)
         except JsException:
             return RunResult(cell_id, "error", None)
+        except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
+            await self._interrupt_after_abort(execution)
+            raise
         finally:
             self.live.endAgentRun(cell_id)
         if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
@@ -235,7 +244,35 @@ class LabNotebook:
         count = reply.content.execution_count
         return RunResult(cell_id, "ok" if status == "ok" else "error", None if is_nullish(count) else int(count))
 
-    async def kernel_action(self, action: str, timeout: float) -> KernelInfo:
+    async def _interrupt_after_abort(self, execution: "asyncio.Future[Any]") -> None:
+        """After an abort: interrupt the kernel and give the cell up to ABORT_SETTLE_SECONDS to end, so its
+        KeyboardInterrupt output still counts as the agent's run. Never raises."""
+        try:
+            session = self.panel.sessionContext
+            kernel = None if is_nullish(session.session) else session.session.kernel
+            if not is_nullish(kernel):
+                await asyncio.wait_for(_awaitable(kernel.interrupt()), ABORT_SETTLE_SECONDS)
+            await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
+        except (asyncio.TimeoutError, asyncio.CancelledError, JsException):
+            pass
+
+    async def _restart_confirmed(self) -> bool:
+        """Restart as the person's own command does (``notebook:restart-kernel`` on this panel, not brought to
+        the front): JupyterLab asks "Restart Kernel?" first (unless the person turned that dialog off), so the
+        person sees what the agent asks. True when the kernel restarted, False when the dialog was declined."""
+        commands = self.host.app.commands
+        restarted = None
+        if commands.hasCommand(RESTART_COMMAND):
+            restarted = await commands.execute(RESTART_COMMAND, js_object({"semanticWidget": self.panel.id, "activate": False}))
+        if is_nullish(restarted):  # no such command, or it did not find the panel: the same dialog, from apputils
+            apputils = getattr(self.host.modules, "apputils", None)
+            dialogs_class = None if is_nullish(apputils) else getattr(apputils, "SessionContextDialogs", None)
+            if is_nullish(dialogs_class):
+                raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "JupyterLab's kernel restart is not available on this page.")
+            restarted = await dialogs_class.new().restart(self.panel.sessionContext)
+        return bool(restarted)
+
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
         session = self.panel.sessionContext
         kernel = None if is_nullish(session.session) else session.session.kernel
         if is_nullish(kernel):
@@ -243,8 +280,8 @@ class LabNotebook:
         try:
             if action == "interrupt":
                 await kernel.interrupt()
-            else:
-                await kernel.restart()
+            elif not await self._restart_confirmed():
+                return None  # declined in the confirmation dialog: nothing changed
         except JsException as exc:
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:200]}") from None
         return await self.wait_for_kernel(timeout, ("idle",))

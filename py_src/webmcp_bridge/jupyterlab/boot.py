@@ -56,6 +56,7 @@ STEPS = (
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
     "webmcp_bridge.jupyterlab.adapter",
+    "webmcp_bridge.jupyterlab.lab_dialogs",
     "webmcp_bridge.jupyterlab.webmcp",
 )
 
@@ -85,14 +86,17 @@ async def start(ctx: Any) -> str:
         await step(module.rsplit(".", 1)[-1], lambda m=module: _import(m))
     from ..app import build_registry
     from .adapter import JupyterLabHost, is_nullish
+    from .lab_dialogs import lab_dialogs
     from .webmcp import WebMCPRegistration
 
     stop()
-    registry = await step("registry", lambda: build_registry(JupyterLabHost(ctx)))
+    registry = await step("registry", lambda: build_registry(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx)))
     _running["registry"] = registry
     report = ctx.reportCall
     registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
+    await _start_settings(ctx, registry, timings)  # before any call is served: limits, disabled tools, mode
     _start_panel(ctx, registry)  # with or without WebMCP: the person's side always comes up
+    _start_proposals(ctx, registry)
     _start_share(ctx, registry)
     if is_nullish(ctx.modelContext):
         return json.dumps({"state": "unavailable", "tools": 0, "timings": timings})
@@ -118,6 +122,45 @@ def _start_panel(ctx: Any, registry: Any) -> None:
     _running["panel"] = asyncio.ensure_future(run())
 
 
+async def _start_settings(ctx: Any, registry: Any, timings: dict[str, float]) -> None:
+    """The person's settings (jupyterlab/lab_settings.py) applied to the registry: limits, disabled tools and
+    the start-up mode. Later changes update the limits and, through :func:`_tools_changed`, the registered
+    tools. A failure is printed and leaves the defaults."""
+    began = time.perf_counter()
+    try:
+        from .lab_settings import LabSettings
+
+        settings = LabSettings(ctx, registry, lambda: _tools_changed(ctx))
+        _running["settings"] = settings
+        await settings.start()
+    except Exception:
+        traceback.print_exc()
+    timings["settings"] = round((time.perf_counter() - began) * 1000, 1)  # mostly waiting, not running
+    await asyncio.sleep(0)
+
+
+def _tools_changed(ctx: Any) -> None:
+    """The disabledTools setting changed: register exactly the enabled tools, and show their count."""
+    registration = _running.get("registration")
+    if registration is not None:
+        ctx.setStatus("ready", registration.update())
+
+
+def _start_proposals(ctx: Any, registry: Any) -> None:
+    """Propose mode's person side (jupyterlab/proposal_view.py: inline proposals, the Direct/Propose command,
+    the mode in the status item) as a background task; a failure is printed to the console."""
+
+    async def run() -> None:
+        try:
+            from .proposal_view import start_view
+
+            await start_view(ctx, registry.context.proposals)
+        except Exception:
+            traceback.print_exc()
+
+    _running["proposals"] = asyncio.ensure_future(run())
+
+
 def _start_share(ctx: Any, registry: Any) -> None:
     """The output context menu's "Share selected output text with the agent" (jupyterlab/share.py)."""
     try:
@@ -133,6 +176,13 @@ def stop() -> None:
     share = _running.pop("share", None)
     if share is not None:
         share.dispose()
+    if _running.pop("proposals", None) is not None:
+        from .proposal_view import stop_view
+
+        stop_view()
+    settings = _running.pop("settings", None)
+    if settings is not None:
+        settings.dispose()
     if _running.pop("panel", None) is not None:
         from .panel import stop_panel
 
@@ -140,3 +190,6 @@ def stop() -> None:
     registration = _running.pop("registration", None)
     if registration is not None:
         registration.unregister()
+    registry = _running.pop("registry", None)
+    if registry is not None:
+        registry.dialogs.close()  # stop watching JupyterLab's dialogs (frees the watcher's proxy)

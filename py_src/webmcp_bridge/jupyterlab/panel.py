@@ -42,7 +42,8 @@ from ..review import CellAnchor, Review
 from . import panel_dom
 from .adapter import JupyterLabHost, LabNotebook, is_nullish, js_object
 from .panel_view import (ACTIVITY_ROWS, ActivityRow, CellInfo, Markers, activity_empty, activity_item, access_view, c,
-                         call_row, change_row, comments_view, first_line, h, marker_badges, marker_classes, thread_row)
+                         call_row, cell_markers, change_row, comments_view, first_line, h, marker_badges, marker_classes,
+                         thread_row)
 
 WIDGET_ID = "webmcp-bridge-panel"
 #: debounce of model changes before the panel reads the notebook again
@@ -247,7 +248,7 @@ class AgentPanel:
         cached = self._cells_cache
         if cached is not None and cached[0] == nb.path and cached[1] == revision:
             return cached[2]
-        infos = {cell.id: CellInfo(cell.index, cell.cell_type, first_line(cell.source))
+        infos = {cell.id: CellInfo(cell.index, cell.cell_type, first_line(cell.source), cell.output_count)
                  for cell in nb.read_cells(None, head_bytes=0, max_outputs=0)}
         self._cells_cache = (nb.path, revision, infos)
         return infos
@@ -265,9 +266,9 @@ class AgentPanel:
         key = (entry.path, entry.cell_id)
         if entry.actor == "agent":
             self.working[key] = time.monotonic() + WORKING_SECONDS
-        if entry.kind == "run":
+        if entry.kind in ("run", "outputs"):  # outputs of a run the agent started are the agent's
             self.last_run[key] = entry.actor
-        elif entry.kind in ("outputs", "delete"):
+        elif entry.kind == "delete":
             self.last_run.pop(key, None)
         self._pending_rows.append(change_row(entry))
         self._schedule("activity", "markers")
@@ -386,17 +387,11 @@ class AgentPanel:
         for key, expiry in list(self.working.items()):
             if expiry < now and not self.inflight:
                 del self.working[key]
-        comments = Review(nb).counts_by_cell("open")
-        levels = access.cell_levels(nb)
-        ids = set(comments) | set(levels) | {cid for (p, cid) in self.working if p == nb.path} | \
-            {cid for (p, cid), actor in self.last_run.items() if p == nb.path and actor == "agent"}
-        out = {}
-        for cell_id in ids:
-            m = Markers(comments.get(cell_id, 0), levels.get(cell_id, "write"), (nb.path, cell_id) in self.working,
-                        self.last_run.get((nb.path, cell_id)) == "agent")
-            if not m.empty():
-                out[cell_id] = m
-        return out
+        cells = self.cells(nb)
+        working = {cid for (p, cid) in self.working if p == nb.path}
+        agent_run = {cid for (p, cid), actor in self.last_run.items()
+                     if p == nb.path and actor == "agent" and cid in cells and cells[cid].outputs > 0}
+        return cell_markers(Review(nb).counts_by_cell("open"), access.cell_levels(nb), working, agent_run)
 
     def _render_markers(self, nb: LabNotebook | None) -> None:
         if nb is None:

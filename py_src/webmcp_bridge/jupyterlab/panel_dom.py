@@ -138,7 +138,8 @@ CSS = """
 /* cell markers */
 .jp-Cell.webmcp-bridge-cell-marked { position: relative; }
 .webmcp-bridge-markers {
-  position: absolute; top: 2px; right: 8px; z-index: 3; display: flex; gap: 4px; pointer-events: none;
+  position: absolute; top: 26px; left: 10px; width: 58px; z-index: 3; display: flex; flex-direction: column;
+  align-items: flex-end; gap: 2px; pointer-events: none;
 }
 .webmcp-bridge-badge {
   pointer-events: auto; font: inherit; font-family: var(--jp-ui-font-family); font-size: var(--jp-ui-font-size0);

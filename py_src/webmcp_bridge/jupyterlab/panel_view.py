@@ -102,11 +102,13 @@ def first_line(source: str, max_bytes: int = PREVIEW_BYTES) -> str:
 # -- cells -------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CellInfo:
-    """What a list row says about a cell: its index (0-based; shown 1-based), type and first line."""
+    """What a list row says about a cell: its index (0-based; shown 1-based), type, first line and number of
+    outputs."""
 
     index: int
     cell_type: str
     line: str
+    outputs: int = 0
 
 
 def cell_label(cell_id: str, cells: dict[str, CellInfo] | None) -> str:
@@ -335,7 +337,7 @@ def comments_view(threads: Sequence[ThreadRow], chosen: str, counts: dict[str, i
                h("select", c("select"), *options, data_action="filter", aria_label="Which comments")),
              new_box,
              h("p", c("notice"), text=notice, role="status") if notice else None,
-             body)
+             body, data_filter=chosen)
 
 
 # -- Access --------------------------------------------------------------------------------------------------
@@ -391,6 +393,18 @@ class Markers:
 
     def empty(self) -> bool:
         return self == Markers()
+
+
+def cell_markers(comments: dict[str, int], levels: dict[str, str], working: set[str], agent_run: set[str]) -> dict[str, Markers]:
+    """``{cell id: Markers}`` of the cells that carry any: ``comments`` open threads per cell, ``levels`` the
+    restricted cells' levels, ``working`` cells an agent is changing now, ``agent_run`` cells whose outputs
+    are from the agent's run."""
+    out = {}
+    for cell_id in set(comments) | set(levels) | working | agent_run:
+        m = Markers(comments.get(cell_id, 0), levels.get(cell_id, "write"), cell_id in working, cell_id in agent_run)
+        if not m.empty():
+            out[cell_id] = m
+    return out
 
 
 def marker_classes(m: Markers) -> dict[str, bool]:

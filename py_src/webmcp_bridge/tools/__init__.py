@@ -21,10 +21,11 @@ def notebooks_toolset() -> Toolset:
 
 
 def calls_toolset() -> Toolset:
-    """The ``calls`` toolset: collecting calls that went pending (``jupyter_wait_for_result``)."""
+    """The ``calls`` toolset: collecting calls that went pending (``jupyter_wait_for_result``) and answering the
+    dialogs they opened (``jupyter_answer_dialog``)."""
     from . import calls
 
-    return Toolset("calls", "Follow calls that outlived the execution timeout.", calls.TOOLS)
+    return Toolset("calls", "Follow calls that outlived the execution timeout and answer the dialogs they opened.", calls.TOOLS)
 
 
 def review_toolset() -> Toolset:

@@ -28,10 +28,10 @@ from ..access import GuardedNotebook
 from ..errors import ErrorCode, ToolError
 from ..host import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from ..limits import DEFAULT_LIMITS
+from ..proposals import DIFF_LINES, source_diff
 from ..registry import Annotations, Tool, ToolInput
-from ..snapshot import check_hash, source_hash
-from .common import CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
-from .common import CallContext
+from ..snapshot import check_hash
+from .common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
@@ -181,10 +181,12 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     batch left it) and ``{editIndex, op: "delete", deleted: {id}}``; ``notebook`` is ``{path, revision,
     cellCount}`` after the batch.
 
-    Raises ToolError (nothing changed; ``editIndex`` says which edit): CELL_NOT_FOUND, STALE_CELL,
-    INVALID_ARGUMENT (oldText not found once, a cell deleted earlier in the batch, a move relative to itself),
-    TOO_LARGE (more than ``Limits.batch_edits`` edits, or a source over ``Limits.source_write_bytes``), and
-    the notebook errors of every tool (NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH).
+    Raises ToolError (nothing changed; ``editIndex`` says which edit): CELL_NOT_FOUND (also for a hidden
+    cell), CELL_ACCESS_DENIED (an edit changes a read-only cell), STALE_CELL, INVALID_ARGUMENT (oldText not
+    found once, a cell deleted earlier in the batch, a move relative to itself), TOO_LARGE (more than
+    ``Limits.batch_edits`` edits, or a source over ``Limits.source_write_bytes``), and without ``editIndex``
+    the notebook errors of every tool (NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH,
+    NOTEBOOK_ACCESS_DENIED).
     """
     if len(args.edits) > ctx.limits.batch_edits:
         raise ToolError(ErrorCode.TOO_LARGE, f"{len(args.edits)} edits; at most {ctx.limits.batch_edits} in one call.",
@@ -201,8 +203,13 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
                 raise _at(first, err) from None
         raise
     nb.check_write([])  # NOTEBOOK_ACCESS_DENIED for a read-only notebook
-    # No await from here to the write: the checks see exactly what the batch is applied to.
     ops = plan(list(args.edits), {cell.id: cell for cell in found}, nb, ctx)
+    if ctx.proposals.mode == "propose":  # one proposal for the whole batch, then every check again
+        anchor = next((c for edit in args.edits for c in _named(edit)), None)
+        await ctx.propose(nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step",
+                          diff=batch_diff(ops, {cell.id: cell.source for cell in found}))
+        ops = plan(list(args.edits), {cell.id: cell for cell in nb.find_cells(named)}, nb, ctx)
+    # No await from here to the write: the checks see exactly what the batch is applied to.
     touched = nb.apply_edits(ops)
     gone = {op.cell_id for op in ops if isinstance(op, DeleteOp)}
     alive = unique([cell_id for cell_id in touched if cell_id not in gone])
@@ -217,6 +224,29 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
             results.append({"editIndex": index, "op": edit.op, "deleted": {"id": cell_id}})
     return {"path": nb.path, "results": results,
             "notebook": {"path": nb.path, "revision": nb.revision(), "cellCount": nb.cell_count()}}
+
+
+def batch_diff(ops: list[Any], sources: dict[str, str]) -> list[list[str]]:
+    """What a batch does, for the person (Propose mode): per op a header line ``["@", "edit N: ..."]`` and the
+    source diff it makes (as the earlier ops left the cell), bounded to DIFF_LINES lines in all."""
+    lines: list[list[str]] = []
+    for index, op in enumerate(ops):
+        if isinstance(op, SetSourceOp):
+            lines.append(["@", f"edit {index}: change cell {op.cell_id}"])
+            lines.extend(source_diff(sources.get(op.cell_id, ""), op.source))
+            sources[op.cell_id] = op.source
+        elif isinstance(op, InsertOp):
+            where = f"{op.position} cell {op.reference_cell_id}" if op.reference_cell_id else ("at the end" if op.position == "below" else "at the start")
+            lines.append(["@", f"edit {index}: insert a {op.cell_type} cell {where}"])
+            lines.extend(source_diff("", op.source))
+        elif isinstance(op, DeleteOp):
+            lines.append(["@", f"edit {index}: delete cell {op.cell_id}"])
+            lines.extend(source_diff(sources.get(op.cell_id, ""), ""))
+        elif isinstance(op, MoveOp):
+            lines.append(["@", f"edit {index}: move cell {op.cell_id} {op.position} cell {op.reference_cell_id}"])
+    if len(lines) > DIFF_LINES:
+        return lines[:DIFF_LINES] + [["…", f"{len(lines) - DIFF_LINES} more lines"]]
+    return lines
 
 
 TOOLS = (

@@ -1,18 +1,39 @@
-"""Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending)."""
+"""Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending) and
+jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened, see
+:mod:`webmcp_bridge.dialogs`)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from ..bounds import dumps, fit_payload
+from ..dialogs import ANSWER_TOOL
 from ..errors import ErrorCode, ToolError
-from ..pending import pending_payload
+from ..limits import Limits
+from ..pending import PendingCall
 from ..registry import Annotations, Tool, ToolInput, ToolResult
-from .common import CallContext
+from .common import MAX_INT, CallContext
 
 WAIT_MARGIN_SECONDS = 0.5  # a wait ends this much before the execution timeout, so the wait itself never goes pending
+
+
+def _longest_wait(limits: Limits, asked: float | None) -> float:
+    """Seconds a wait may last: ``asked``, at most just under the execution timeout (the default)."""
+    execution = limits.execution_timeout_seconds
+    longest = execution - min(WAIT_MARGIN_SECONDS, execution / 10)
+    return longest if asked is None else min(asked, longest)
+
+
+async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolResult | dict[str, Any]:
+    """Wait up to ``timeout`` s for ``call``: its own final result (marked collected) when it settles, else its
+    pending payload (with the dialog it waits on). A dialog given to the call ends the wait at once."""
+    await call.wait(timeout)
+    if not call.task.done():
+        return ctx.dialogs.pending_payload(call)
+    call.collected = True
+    return ToolResult({}, final=call.task.result())
 
 
 class WaitForResultInput(ToolInput):
@@ -26,20 +47,46 @@ async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolRes
     if call is None:
         raise ToolError(ErrorCode.PENDING_NOT_FOUND, f"No pending call {args.pending_id!r} (unknown, or its result was dropped after it settled).",
                         pendingId=args.pending_id)
-    execution = ctx.limits.execution_timeout_seconds
-    longest = execution - min(WAIT_MARGIN_SECONDS, execution / 10)
-    timeout = longest if args.timeout is None else min(args.timeout, longest)
-    if not call.task.done():
-        await asyncio.wait({call.task}, timeout=timeout)
-    if not call.task.done():
-        return pending_payload(call)
-    call.collected = True
-    return ToolResult({}, final=call.task.result())
+    return await _collect(ctx, call, _longest_wait(ctx.limits, args.timeout))
+
+
+ButtonLabel = Annotated[str, Field(min_length=1, max_length=256)]
+ButtonIndex = Annotated[int, Field(ge=0, le=MAX_INT)]
+
+
+class AnswerDialogInput(ToolInput):
+    button: Annotated[ButtonLabel | ButtonIndex, Field(description="The button to click: its label as reported (e.g. 'Restart'; "
+                                                                   "an exact match first, then ignoring case) or its index.")]
+    dialog_id: Annotated[str | None, Field(description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
+                                           min_length=1, max_length=64)] = None
+    timeout: Annotated[float | None, Field(description="Seconds to wait for the owning call's result after the click (default and "
+                                                       "maximum: just under the execution timeout).", ge=0, le=3600)] = None
+
+
+async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult | dict[str, Any]:
+    """Click a button of the shown dialog that one of the agent's calls opened, then return that call's result
+    with ``answered`` {dialogId, button: {index, label}} added (or its pending payload past the timeout)."""
+    owner, answered = ctx.dialogs.answer(args.button, args.dialog_id)
+    ctx.pending.promote(owner)  # collectable by id even if its own call has not returned pending yet
+    outcome = await _collect(ctx, owner, _longest_wait(ctx.limits, args.timeout))
+    if isinstance(outcome, dict):
+        return {**outcome, "answered": answered}
+    final = outcome.final or {}
+    payload = fit_payload({**final.get("structuredContent", {}), "answered": answered}, ctx.limits.result_bytes)
+    content = [{"type": "text", "text": dumps(payload)}, *final.get("content", [])[1:]]
+    return ToolResult({}, final={**final, "content": content, "structuredContent": payload})
 
 
 TOOLS = (
     Tool("jupyter_wait_for_result", "Wait for result",
          "Collect the result of a call that returned status 'pending': waits up to timeout seconds, then returns the "
-         "call's own final result, or pending again if it is still running.",
+         "call's own final result, or pending again if it is still running (at once, with `dialog`, when a JupyterLab "
+         "dialog opened by that call needs an answer: see jupyter_answer_dialog).",
          WaitForResultInput, wait_for_result, Annotations(read_only=True, untrusted_content=True)),
+    Tool(ANSWER_TOOL, "Answer dialog",
+         "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's `dialog`, "
+         "or `dialogs` with answerable: true), by label or index, as the person would; then wait for that call and return "
+         "its result with `answered` {dialogId, button}. Refused (INVALID_ARGUMENT, nothing clicked) for a dialog the "
+         "person opened, a queued dialog, several open dialogs without dialogId, or an unknown button.",
+         AnswerDialogInput, answer_dialog, Annotations(untrusted_content=True, consequential=True)),
 )

@@ -16,6 +16,7 @@ from ..host import LiveNotebook, NotebookHost, RawCell
 from ..limits import DEFAULT_LIMITS, Limits
 from ..paths import normalize_path
 from ..pending import PendingCalls
+from ..dialogs import DialogTracker
 from ..snapshot import source_hash
 from ..registry import ToolInput
 
@@ -51,10 +52,13 @@ class CallContext:
     host: GuardedHost
     limits: Limits = DEFAULT_LIMITS
     pending: PendingCalls = field(default_factory=PendingCalls)
+    dialogs: DialogTracker | None = None  # the page's dialogs (:mod:`webmcp_bridge.dialogs`); None: a tracker with no source
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
             self.host = GuardedHost(self.host)
+        if self.dialogs is None:
+            self.dialogs = DialogTracker(None, self.pending, self.limits)
 
     @property
     def changes(self) -> ChangeLog:
@@ -67,9 +71,11 @@ class CallContext:
         return self.host.proposals
 
     async def propose(self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, *,
-                      before: str | None = None, after: str | None = None, code: str | None = None) -> None:
+                      before: str | None = None, after: str | None = None, code: str | None = None,
+                      diff: list[list[str]] | None = None) -> None:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
-        once. ``before``/``after`` (cell sources) make the diff; ``code`` is what a run would execute. After an
+        once. ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
+        :func:`webmcp_bridge.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
         accept the caller must check its preconditions again (hashes) before writing.
 
         Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING); the proposal is
@@ -77,7 +83,8 @@ class CallContext:
         """
         if self.proposals.mode != "propose":
             return
-        diff = source_diff(before or "", after or "") if before is not None or after is not None else None
+        if diff is None and (before is not None or after is not None):
+            diff = source_diff(before or "", after or "")
         proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, 300), diff,
                             preview(code, 8192) if code is not None else None)
 

@@ -103,9 +103,15 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
     nb = await ctx.notebook(args.notebook_path)
     wait = INTERRUPT_WAIT_SECONDS if args.action == "interrupt" else ctx.limits.kernel_wait_seconds
     info = await nb.kernel_action(args.action, wait)
+    if info is None:  # a restart the confirmation dialog declined: a normal result, nothing changed
+        kernel = nb.kernel()
+        return {"path": nb.path, "action": args.action, "restarted": False, "kernel": {"name": kernel.name, "status": kernel.status},
+                "message": "The kernel was not restarted: Cancel was chosen in JupyterLab's 'Restart Kernel?' dialog. Its state is unchanged."}
     payload: dict[str, Any] = {"path": nb.path, "action": args.action, "kernel": {"name": info.name, "status": info.status}}
     if args.action == "interrupt":
         payload["interrupted"] = info.status == "idle"  # a kernel still busy after the wait did not stop
+    else:
+        payload["restarted"] = True
     return payload
 
 
@@ -155,7 +161,9 @@ TOOLS = (
          "Returns per cell: status (ok/error/skipped/timeout), execution count and a bounded summary of its outputs.",
          RunCellsInput, run_cells, Annotations(untrusted_content=True, consequential=True)),
     Tool("jupyter_kernel_action", "Kernel action",
-         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: false when the kernel was still busy 10 s later.",
+         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: false when the kernel was still busy 10 s later. "
+         "A restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` "
+         "at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
          KernelActionInput, kernel_action, Annotations(consequential=True)),
     Tool("jupyter_focus_cell", "Focus cell",
          "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its source.",

@@ -33,7 +33,7 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
                       for q in ctx.proposals.waiting() if ctx.host.find_open(q.path) is not None][:50],
         "review": Review(nb, ctx.limits).counts() if nb else None,
         "pending": ctx.pending.describe()[:50],
-        "dialogs": [],
+        "dialogs": ctx.dialogs.describe_all(),
         "limits": {"resultBytes": ctx.limits.result_bytes, "sourceWriteBytes": ctx.limits.source_write_bytes,
                    "outputPageBytes": ctx.limits.output_page_bytes, "imageBytes": ctx.limits.image_bytes},
     }

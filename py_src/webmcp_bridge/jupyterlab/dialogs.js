@@ -1,0 +1,124 @@
+// dialogs.js: the JS side of the dialog tracking (webmcp_bridge/dialogs.py holds every rule; this only reads and
+// clicks). Evaluated once by lab_dialogs.py (pyodide.code.run_js); the expression's value is the object below.
+//
+// JupyterLab's Dialog (@jupyterlab/apputils) adds every dialog to the static Dialog.tracker when it is
+// constructed; launch() queues it behind the dialog on screen and attaches it to document.body when its turn
+// comes; answering disposes it. So the open dialogs are the tracker's undisposed ones, in creation order, and
+// "shown" is "attached". Each gets an id "d-<n>" (never reused in the page) and, when first seen, whether the
+// person had just made a gesture (navigator.userActivation.isActive: a click or key press in the last seconds).
+// Text is read with textContent only; a password's value is never read.
+(() => {
+  let Dialog = null;
+  let notify = null; // Python's callback (a proxy Python holds and destroys in unwatch)
+  let observer = null;
+  let scheduled = false;
+  let next = 1;
+  const seen = new WeakMap(); // dialog widget -> {id, byPerson}
+
+  function info(dialog) {
+    let entry = seen.get(dialog);
+    if (!entry) {
+      const activation = navigator.userActivation;
+      entry = { id: `d-${next++}`, byPerson: !!(activation && activation.isActive) };
+      seen.set(dialog, entry);
+    }
+    return entry;
+  }
+
+  function changed() {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      if (notify) notify();
+    }, 0);
+  }
+
+  function onAdded(_tracker, dialog) {
+    info(dialog); // record the gesture state now, when the dialog opens
+    changed();
+  }
+
+  function open() {
+    const found = [];
+    if (Dialog && Dialog.tracker) Dialog.tracker.forEach((dialog) => { if (!dialog.isDisposed) found.push(dialog); });
+    return found;
+  }
+
+  const text = (node, max) => String((node && node.textContent) || '').replace(/\s+/g, ' ').trim().slice(0, max);
+
+  function describe(dialog, max) {
+    const node = dialog.node;
+    const body = node.querySelector('.jp-Dialog-body');
+    const bodyText = String((body && body.textContent) || '').replace(/\s+/g, ' ').trim();
+    const field = body && body.querySelector('input, textarea, select');
+    let input = null;
+    if (field) {
+      const type = field.tagName === 'INPUT' ? String(field.type || 'text').toLowerCase() : field.tagName.toLowerCase();
+      if (type === 'password') input = { type };
+      else if (type === 'checkbox' || type === 'radio') input = { type, checked: !!field.checked };
+      else input = { type, value: String(field.value ?? '').slice(0, max) };
+    }
+    const box = node.querySelector('.jp-Dialog-footer .jp-Dialog-checkbox');
+    const boxInput = box && box.querySelector('input');
+    const { id, byPerson } = info(dialog);
+    return {
+      id,
+      title: text(node.querySelector('.jp-Dialog-header'), max),
+      body: bodyText.slice(0, max),
+      bodyCut: bodyText.length > max,
+      shown: !!dialog.isAttached,
+      byPerson,
+      buttons: [...node.querySelectorAll('.jp-Dialog-footer button.jp-Dialog-button')].map((button) => ({
+        label: text(button.querySelector('.jp-Dialog-buttonLabel') || button, max),
+        accept: button.classList.contains('jp-mod-accept'),
+        warn: button.classList.contains('jp-mod-warn'),
+        disabled: !!button.disabled,
+      })),
+      input,
+      checkbox: box ? { label: text(box, max), checked: !!(boxInput && boxInput.checked) } : null,
+    };
+  }
+
+  return {
+    // watch(DialogClass, callback): call callback() (once per burst, after a tick) when a dialog opens, is shown
+    // or closes. The callback is a proxy Python created; unwatch() drops it.
+    watch(DialogClass, callback) {
+      this.unwatch();
+      Dialog = DialogClass || null;
+      notify = callback;
+      if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.connect(onAdded);
+      observer = new MutationObserver((records) => {
+        const isDialog = (n) => n.nodeType === 1 && n.classList.contains('jp-Dialog');
+        if (records.some((r) => [...r.addedNodes, ...r.removedNodes].some(isDialog))) changed();
+      });
+      observer.observe(document.body, { childList: true });
+      return !!(Dialog && Dialog.tracker);
+    },
+    unwatch() {
+      if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
+      if (observer) observer.disconnect();
+      observer = null;
+      notify = null;
+    },
+    // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, byPerson,
+    // buttons: [{label, accept, warn, disabled}], input: {type, value?, checked?} | null,
+    // checkbox: {label, checked} | null}]; every text cut to maxChars characters.
+    snapshot(maxChars) {
+      return JSON.stringify(open().map((dialog) => describe(dialog, maxChars)));
+    },
+    // Click button `index` of dialog `id` as the person would (a click event on the button element, so
+    // JupyterLab resolves the dialog through its own handler). Returns "clicked", "gone", "queued", "disabled"
+    // or "no-button".
+    click(id, index) {
+      const dialog = open().find((d) => info(d).id === id);
+      if (!dialog) return 'gone';
+      if (!dialog.isAttached) return 'queued';
+      const button = dialog.node.querySelectorAll('.jp-Dialog-footer button.jp-Dialog-button')[index];
+      if (!button) return 'no-button';
+      if (button.disabled) return 'disabled';
+      button.click();
+      return 'clicked';
+    },
+  };
+})()

@@ -1,0 +1,181 @@
+"""The person's settings (JupyterLab Settings Editor, plugin webmcp-bridge:plugin): the shipped schema, parsing
+into validated settings, Limits derived from them, and their effect on the real registry over the in-memory host
+(limits, disabled tools, the start-up mode)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from conftest import REPO, check_envelope, corpus_json
+from webmcp_bridge.app import build_registry
+from webmcp_bridge.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.memory import MemoryWorkspace
+from webmcp_bridge.settings import (DEFAULT_SETTINGS, EXECUTION_TIMEOUT_BOUNDS, PAGE_LIMITS, PLUGIN_ID, RESULT_BYTES_BOUNDS,
+                                    BridgeSettings, SettingsApplier, limits_for, parse_settings)
+
+SCHEMA = REPO / "lite" / "extension" / "schemas" / "webmcp-bridge" / "plugin.json"
+PATH = "demo/euler.ipynb"
+
+
+def test_the_shipped_schema_matches_the_parser():
+    """JupyterLite names a federated extension's plugin '<package name>:<schema file stem>'; its defaults and
+    bounds are the ones Python applies."""
+    package = json.loads((REPO / "lite" / "extension" / "package.json").read_text())
+    assert f"{package['name']}:{SCHEMA.stem}" == PLUGIN_ID
+    assert (REPO / "lite" / "extension" / package["jupyterlab"]["schemaDir"] / SCHEMA.name).exists()
+    schema = json.loads(SCHEMA.read_text())
+    props = schema["properties"]
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    assert set(props) == {"executionTimeout", "resultBytes", "disabledTools", "defaultMode"}
+    assert props["executionTimeout"]["default"] == DEFAULT_SETTINGS.execution_timeout == DEFAULT_LIMITS.execution_timeout_seconds == 20
+    assert (props["executionTimeout"]["minimum"], props["executionTimeout"]["maximum"]) == EXECUTION_TIMEOUT_BOUNDS == (1, 600)
+    assert props["resultBytes"]["default"] == DEFAULT_SETTINGS.result_bytes == DEFAULT_LIMITS.result_bytes == 51200
+    assert (props["resultBytes"]["minimum"], props["resultBytes"]["maximum"]) == RESULT_BYTES_BOUNDS == (4096, 1048576)
+    assert props["disabledTools"]["default"] == [] and props["disabledTools"]["items"]["type"] == "string"
+    assert props["defaultMode"]["enum"] == ["direct", "propose"] and props["defaultMode"]["default"] == "direct"
+    for prop in props.values():
+        assert prop["title"] and prop["description"]
+    # the schema's defaults parse to the default settings with no problem
+    assert parse_settings({k: v["default"] for k, v in props.items()}) == (DEFAULT_SETTINGS, [])
+
+
+def test_parse_valid_settings():
+    settings, problems = parse_settings({"executionTimeout": 2.5, "resultBytes": 8192,
+                                         "disabledTools": ["jupyter_run_code", "jupyter_write_file", "jupyter_run_code"],
+                                         "defaultMode": "propose", "someFutureKey": 1})
+    assert problems == []
+    assert settings == BridgeSettings(2.5, 8192, ("jupyter_run_code", "jupyter_write_file"), "propose")
+    assert parse_settings({}) == (DEFAULT_SETTINGS, [])
+    assert parse_settings(None) == (DEFAULT_SETTINGS, [])
+
+
+@pytest.mark.parametrize("raw, expected, problem", [
+    ({"executionTimeout": "20"}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
+    ({"executionTimeout": True}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
+    ({"executionTimeout": float("nan")}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
+    ({"executionTimeout": 0}, BridgeSettings(execution_timeout=1.0), "outside 1..600; using 1"),
+    ({"executionTimeout": 86400}, BridgeSettings(execution_timeout=600.0), "using 600"),
+    ({"resultBytes": 10.5}, DEFAULT_SETTINGS, "resultBytes is not an integer"),
+    ({"resultBytes": None}, DEFAULT_SETTINGS, "resultBytes is not an integer"),
+    ({"resultBytes": 100}, BridgeSettings(result_bytes=4096), "using 4096"),
+    ({"resultBytes": 10**9}, BridgeSettings(result_bytes=1048576), "using 1048576"),
+    ({"disabledTools": "jupyter_run_code"}, DEFAULT_SETTINGS, "disabledTools is not a list"),
+    ({"disabledTools": ["jupyter_run_code", 5, "", "bad name!", "x" * 129]}, BridgeSettings(disabled_tools=("jupyter_run_code",)),
+     "4 entry(ies) are not tool names"),
+    ({"defaultMode": "auto"}, DEFAULT_SETTINGS, "defaultMode must be one of direct, propose"),
+    ("not an object", DEFAULT_SETTINGS, "not an object"),
+])
+def test_malformed_settings_fall_back_and_say_why(raw, expected, problem):
+    settings, problems = parse_settings(raw)
+    assert settings == expected
+    assert len(problems) == 1 and problem in problems[0], problems
+
+
+def test_too_many_disabled_tools_are_bounded():
+    settings, problems = parse_settings({"disabledTools": [f"tool_{i:04d}" for i in range(300)]})
+    assert len(settings.disabled_tools) == 200 and settings.disabled_tools[0] == "tool_0000"
+    assert problems and "only the first 200" in problems[0]
+
+
+def test_limits_follow_the_settings_without_compounding():
+    base = Limits()
+    limits = limits_for(base, BridgeSettings(execution_timeout=3, result_bytes=4096))
+    assert limits.execution_timeout_seconds == 3.0 and limits.result_bytes == 4096
+    for name in PAGE_LIMITS:  # a page of text must still fit in one (smaller) result
+        assert getattr(limits, name) < getattr(base, name) and getattr(limits, name) <= 4096 // 2
+    assert limits.input_bytes == base.input_bytes and limits.run_cells == base.run_cells  # the rest untouched
+    bigger = limits_for(base, BridgeSettings(result_bytes=1048576))
+    assert bigger.result_bytes == 1048576
+    assert all(getattr(bigger, name) == getattr(base, name) for name in PAGE_LIMITS)  # never scaled up
+    assert limits_for(base, DEFAULT_SETTINGS) == base
+    site = Limits(result_bytes=20_000, run_cells=7)  # a site's own limits are the base
+    assert limits_for(site, DEFAULT_SETTINGS).run_cells == 7
+
+
+class Session:
+    """The real registry over the in-memory host with one notebook open."""
+
+    def __init__(self) -> None:
+        ws = MemoryWorkspace({PATH: json.dumps(corpus_json("pytudes-euler.ipynb"))})
+        self.reg = build_registry(ws)
+        self.applier = SettingsApplier(self.reg)
+        self.nb_call("jupyter_open_notebook", {"path": PATH})
+        self.nb = ws.open[PATH]
+
+    def nb_call(self, name: str, args: dict | None = None) -> dict:
+        result = asyncio.run(self.reg.call(name, args or {}))
+        check_envelope(result, self.reg.limits)
+        return result
+
+
+def test_applied_limits_reach_the_registry_and_every_handler():
+    s = Session()
+    changed, problems = s.applier.apply(BridgeSettings(execution_timeout=7, result_bytes=4096))
+    assert (changed, problems) == (False, [])
+    assert s.reg.limits is s.reg.context.limits
+    assert s.reg.limits.result_bytes == 4096 and s.reg.limits.execution_timeout_seconds == 7
+    listing = s.nb_call("jupyter_get_cells", {"includeOutputs": True})  # check_envelope: under the new cap
+    assert len(listing["content"][0]["text"].encode()) <= 4096
+    assert s.nb_call("jupyter_get_context")["structuredContent"]["limits"]["resultBytes"] == 4096
+    s.applier.apply(DEFAULT_SETTINGS)
+    assert s.reg.limits == DEFAULT_LIMITS and s.reg.context.limits == DEFAULT_LIMITS
+
+
+def test_a_short_execution_timeout_makes_a_waiting_proposal_pending():
+    s = Session()
+    s.applier.apply(BridgeSettings(execution_timeout=1, default_mode="propose"), startup=True)
+    cell = s.nb_call("jupyter_get_cells", {"startIndex": 1, "endIndex": 2})["structuredContent"]["cells"][0]
+    book = s.reg.context.proposals
+
+    async def scenario():
+        started = time.monotonic()
+        first = await s.reg.call("jupyter_update_cell", {"cellId": cell["id"], "source": "x = 1", "expectedSourceHash": cell["sourceHash"]})
+        waited = time.monotonic() - started
+        assert [p.tool for p in book.waiting()] == ["jupyter_update_cell"]
+        book.deny(book.waiting()[0].id, "later")
+        final = await s.reg.call("jupyter_wait_for_result", {"pendingId": first["structuredContent"]["pendingId"]})
+        return first, waited, final
+
+    first, waited, final = asyncio.run(scenario())
+    assert first["structuredContent"]["status"] == "pending" and 0.9 <= waited < 3
+    assert final["structuredContent"]["status"] == "denied" and final["structuredContent"]["reason"] == "later"
+
+
+def test_disabled_tools_leave_the_definitions_and_are_refused():
+    s = Session()
+    names = {d["name"] for d in s.reg.definitions()}
+    assert {"jupyter_run_code", "jupyter_delete_cell"} <= names
+    changed, problems = s.applier.apply(BridgeSettings(disabled_tools=("jupyter_delete_cell", "jupyter_no_such_tool")))
+    assert changed is True and problems == ["disabledTools: there is no tool named 'jupyter_no_such_tool'"]
+    assert {d["name"] for d in s.reg.definitions()} == names - {"jupyter_delete_cell"}
+    cell = s.nb_call("jupyter_get_cells", {"startIndex": 1, "endIndex": 2})["structuredContent"]["cells"][0]
+    before = json.dumps(s.nb.nb, sort_keys=True)
+    refused = s.nb_call("jupyter_delete_cell", {"cellId": cell["id"], "expectedSourceHash": cell["sourceHash"]})
+    payload = refused["structuredContent"]
+    assert refused["isError"] is True and payload["error"] == "UNKNOWN_TOOL" and payload["disabled"] is True
+    assert "turned off" in payload["message"] and "disabledTools" in payload["message"]
+    assert json.dumps(s.nb.nb, sort_keys=True) == before
+    assert s.applier.apply(BridgeSettings(disabled_tools=("jupyter_delete_cell",)))[0] is False  # same set: no change
+    assert s.applier.apply(DEFAULT_SETTINGS)[0] is True  # enabled again
+    assert s.nb_call("jupyter_delete_cell", {"cellId": cell["id"], "expectedSourceHash": cell["sourceHash"]})["isError"] is False
+
+
+def test_the_default_mode_applies_at_start_up_only():
+    s = Session()
+    book = s.reg.context.proposals
+    s.applier.apply(BridgeSettings(default_mode="propose"), startup=True)
+    assert book.mode == "propose"
+    book.set_mode("direct")  # the person's switch
+    s.applier.apply(BridgeSettings(default_mode="propose", execution_timeout=5))  # a later change of settings
+    assert book.mode == "direct" and s.reg.limits.execution_timeout_seconds == 5
+
+
+def test_build_definitions_are_not_affected_by_settings():
+    """The build's tools.json lists every tool; only the page's registration leaves disabled ones out."""
+    from webmcp_bridge.app import tool_definitions
+
+    assert {d["name"] for d in tool_definitions()} == {t.name for t in build_registry(None).tools()}  # type: ignore[arg-type]
