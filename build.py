@@ -538,6 +538,11 @@ def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str,
         manifest = json.loads((output / "extensions" / EXTENSION_NAME / "static" / "bridge.json").read_text())
         if not (output / "extensions" / EXTENSION_NAME / "static" / manifest["wheel"]).exists():
             raise BuildError(f"the bridge wheel {manifest['wheel']} is not in the built extension")
+        # the settings schema of the loader's plugin (lite/extension/schemas/), served to the Settings Editor
+        federated = output / "build" / "schemas" / "all_federated.json"
+        ids = [s.get("id") for s in json.loads(federated.read_text(encoding="utf-8"))] if federated.exists() else []
+        if f"{EXTENSION_NAME}:plugin" not in ids:
+            raise BuildError(f"build/schemas/all_federated.json lacks the settings schema {EXTENSION_NAME}:plugin (found {ids})")
     write_root_files(output)
     print(f"[build] verified: pyodideUrl={PYODIDE_URL}, {len(built_lock['packages'])} wheels match the lock, "
           f"extensions {list(extension_names)} listed, _headers written")

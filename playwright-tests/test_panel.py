@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from lite_site import open_notebook
@@ -167,6 +165,25 @@ def test_the_agent_reads_what_the_person_wrote_and_the_panel_shows_the_agent(pag
     call(page, "jupyter_reply_comment", {"threadId": threads["range"]["id"], "body": "Agreed, I will not run it."})
     agent_message = section(page, "comments").locator(".webmcp-bridge-message.webmcp-bridge-author-agent")
     expect(agent_message).to_contain_text("Agreed, I will not run it.")
+    # the person rewrites the quoted text: the thread is orphaned, and re-anchored from a new selection
+    line.click()
+    page.keyboard.press("Home")
+    page.keyboard.press("Shift+End")
+    page.keyboard.type("time.sleep(1)")
+    range_thread = section(page, "comments").locator(".webmcp-bridge-thread", has_text="Don't run this")
+    expect(range_thread.locator(".webmcp-bridge-state")).to_contain_text("orphaned")
+    line.click()
+    page.keyboard.press("Home")
+    page.keyboard.press("Shift+End")
+    range_thread.locator('[data-action="reanchor"]').click()
+    expect(range_thread.locator(".webmcp-bridge-state")).to_have_text("anchored")
+    moved = call(page, "jupyter_get_comment", {"threadId": threads["range"]["id"]})["thread"]
+    assert moved["anchor"]["quote"] == "time.sleep(1)" and moved["state"] == "exact"
+    # a reply typed in the panel and sent with Ctrl+Enter
+    range_thread.locator("textarea").fill("Better now.")
+    range_thread.locator("textarea").press("Control+Enter")
+    expect(range_thread.locator(".webmcp-bridge-message")).to_have_count(3)
+
     # the agent focuses the output thread: the output is outlined for a moment
     call(page, "jupyter_focus_comment", {"threadId": threads["output"]["id"]})
     expect(cell(page, 18).locator(".jp-OutputArea-child.webmcp-bridge-output-highlight")).to_have_count(1)

@@ -29,7 +29,7 @@ SCRATCH = "fuzz-scratch.ipynb"  # the only notebook valid writes may change
 #: generated calls per tool (half valid, half breaking the schema); the whole fuzz test stays near 3 minutes here
 CALLS_PER_TOOL = 200
 #: valid calls of tools that wait for the kernel are slow: at most this many per tool, the rest break the schema
-SLOW_VALID_CAP = {"jupyter_run_cells": 3, "jupyter_kernel_action": 2}
+SLOW_VALID_CAP = {"jupyter_run_cells": 3, "jupyter_kernel_action": 2, "jupyter_run_code": 5}
 #: notebooks jupyter_create_notebook may really create during the fuzz run
 FRESH_NOTEBOOKS = 4
 
@@ -130,6 +130,10 @@ class FuzzContext:
         """A meaningful value for the property ``name`` (or SKIP: the schema decides)."""
         if name == "notebookPath":
             return None if self.path_arg is SKIP else self.path_arg
+        if name == "wait":  # jupyter_get_changes: a valid wait of up to 15 s each would make the run crawl
+            return rng.choice([0, 0, 0.1, SKIP])
+        if name == "code":  # jupyter_run_code: harmless code (random text is only a SyntaxError anyway)
+            return rng.choice([f"x = {rng.randint(0, 99)}", "print('fuzz')", SKIP])
         if name in ("cellId", "referenceCellId"):
             cell = self.pick_cell()
             return cell["id"] if cell else SKIP

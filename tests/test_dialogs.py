@@ -76,7 +76,7 @@ def test_a_restart_waits_for_its_confirmation_which_the_agent_answers():
         assert pending["status"] == "pending" and pending["tool"] == "jupyter_kernel_action"
         dialog = pending["dialog"]
         assert dialog["title"] == "Restart Kernel?" and "All variables will be lost" in dialog["body"]
-        assert dialog["state"] == "shown" and dialog["answerable"] is True
+        assert dialog["state"] == "shown" and dialog["shown"] is True and dialog["answerable"] is True
         assert dialog["buttons"] == [{"index": 0, "label": "Cancel", "kind": "reject"},
                                      {"index": 1, "label": "Restart", "kind": "accept", "warn": True}]
         assert dialog["owner"] == {"tool": "jupyter_kernel_action", "pendingId": pending["pendingId"]}
@@ -89,7 +89,7 @@ def test_a_restart_waits_for_its_confirmation_which_the_agent_answers():
         assert (await agent.ok("jupyter_get_cells"))["dialogs"] == [dialog]
 
         answered = await agent.ok("jupyter_answer_dialog", {"button": "Restart"})
-        assert answered["answered"] == {"dialogId": dialog["id"], "button": {"index": 1, "label": "Restart"}}
+        assert answered["answered"] == {"dialogId": dialog["id"], "button": "Restart", "buttonIndex": 1}
         assert answered["restarted"] is True and answered["action"] == "restart"
         assert "dialogs" not in answered
         assert agent.ws.dialogs.clicks == [(dialog["id"], 1, "agent")]
@@ -109,7 +109,7 @@ def test_cancel_in_the_confirmation_keeps_the_kernel_and_is_a_normal_result():
         pending = await agent.ok("jupyter_kernel_action", {"action": "restart"})
         declined = await agent.ok("jupyter_answer_dialog", {"button": 0, "dialogId": pending["dialog"]["id"]})
         assert declined["restarted"] is False and "Cancel" in declined["message"]
-        assert declined["answered"]["button"] == {"index": 0, "label": "Cancel"}
+        assert declined["answered"]["button"] == "Cancel" and declined["answered"]["buttonIndex"] == 0
         probe = (await agent.ok("jupyter_insert_cell", {"source": "print(x + 1)"}))["cell"]
         out = (await agent.ok("jupyter_run_cells", {"cellIds": [probe["id"]]}))["results"][0]
         assert out["outputs"][0]["preview"] == "42\n" and out["executionCount"] == 2  # same kernel, same state
@@ -226,7 +226,7 @@ def test_a_pending_call_that_opens_a_dialog_wakes_its_wait():
         assert time.monotonic() - began < 1.5 and waited["dialog"]["title"] == "Late?"
         assert waited["dialog"]["owner"]["pendingId"] == first["pendingId"]
         done = await agent.ok("jupyter_answer_dialog", {"button": "ok"})  # labels match ignoring case
-        assert done["answer"] == 1 and done["answered"]["button"]["label"] == "OK"
+        assert done["answer"] == 1 and done["answered"]["button"] == "OK"
     run(scenario)
 
 
@@ -241,7 +241,7 @@ def test_ambiguous_or_impossible_answers_are_refused_and_click_nothing():
             RawButton("Cancel", accept=False), RawButton("Discard", accept=False, warn=True), RawButton("Save", accept=True)), by_person=True)
         pending = await agent.ok("jupyter_kernel_action", {"action": "restart"})
         mine = pending["dialog"]
-        assert mine["state"] == "queued" and mine["owner"] is not None and mine["answerable"] is False
+        assert mine["state"] == "queued" and mine["shown"] is False and mine["owner"] is not None and mine["answerable"] is False
         assert "queued behind another dialog" in pending["message"]
         state = agent.notebook_state()
         cases = [

@@ -9,8 +9,8 @@ Ownership, decided once, when a dialog is first seen (it never changes afterward
 
 1. the dialog belongs to an agent call when exactly one agent call that can own dialogs is running (calls of
    read-only tools and of ``jupyter_answer_dialog`` never own one and are not counted; a call that went pending
-   and still runs is counted), that call owns no other open dialog, and the dialog did not open during a
-   gesture of the person (the page had transient user activation: the person had just clicked or typed);
+   and still runs is counted), that call owns no other open dialog, and the dialog did not open just after a
+   key or pointer press of the person (a trusted input event in the last 1.5 s: the person's own action);
 2. otherwise it has no owner: it is the person's.
 
 The owning call returns ``{status: "pending", pendingId, tool, message, dialog}`` at once (or, if it had gone
@@ -25,7 +25,7 @@ clicked. A dialog the person opened is never answered, closed or hidden by the b
 Reporting: every successful result carries ``dialogs`` (the open dialogs, oldest first) while any is open
 (:meth:`DialogTracker.attach`), within the result cap. One dialog is::
 
-    {id: "d-1", title, body, bodyTruncated?, state: "shown"|"queued",
+    {id: "d-1", title, body, bodyTruncated?, state: "shown"|"queued", shown: bool,
      buttons: [{index, label, kind: "accept"|"reject", warn?, disabled?}], omittedButtons?,
      input?: {type, value?}            # the body's first input; never a password's value
      checkbox?: {label, checked},      # a footer checkbox ("Do not ask me again.")
@@ -83,7 +83,7 @@ class RawDialog:
     """One open dialog as the source saw it. ``id`` is stable while it is open ("d-<n>", never reused in a
     page); ``shown`` is False for a dialog queued behind the one on screen; texts may be longer than the
     report's bounds (the tracker cuts them) and ``body_cut`` says the source already cut the body;
-    ``by_person`` is True when it opened during a gesture of the person (transient user activation)."""
+    ``by_person`` is True when it opened right after a key or pointer press of the person."""
 
     id: str
     title: str
@@ -206,6 +206,7 @@ class DialogTracker:
         if cut or raw.body_cut:
             report["bodyTruncated"] = True
         report["state"] = "shown" if raw.shown else "queued"
+        report["shown"] = raw.shown
         buttons = []
         for index, button in enumerate(raw.buttons[: limits.dialog_buttons]):
             entry: dict[str, Any] = {"index": index, "label": _cut(button.label, limits.dialog_text_bytes)[0],
@@ -239,9 +240,9 @@ class DialogTracker:
     def attach(self, payload: dict[str, Any], cap: int, *, stored: bool = False) -> dict[str, Any]:
         """Put the open dialogs on a successful result's payload (``dialogs``, and ``dialogsOmitted`` past
         ``Limits.dialogs_listed``) while any is open; with none open the payload is left as it is, except a
-        ``stored`` result (a collected pending call), whose stale ``dialogs`` are removed. Never breaks the cap:
-        if the full reports do not fit, short ones ({id, title, state, owner, answerable}) are attached, and the
-        payload is then fitted (:func:`webmcp_bridge.bounds.fit_payload`)."""
+        ``stored`` result (a collected pending call), whose stale ``dialogs`` are removed. Never breaks the
+        cap: if the full reports do not fit, short ones ({id, title, state, shown, owner, answerable}) are
+        attached, and the payload is then fitted (:func:`webmcp_bridge.bounds.fit_payload`)."""
         raws = self.sync()
         if not raws:
             if stored:
@@ -254,7 +255,7 @@ class DialogTracker:
         if len(raws) > len(listed):
             payload["dialogsOmitted"] = len(raws) - len(listed)
         if json_bytes(payload) > cap:
-            payload["dialogs"] = [{k: d[k] for k in ("id", "title", "state", "owner", "answerable")} for d in listed]
+            payload["dialogs"] = [{k: d[k] for k in ("id", "title", "state", "shown", "owner", "answerable")} for d in listed]
         return fit_payload(payload, cap)
 
     def pending_payload(self, call: PendingCall) -> dict[str, Any]:
@@ -274,7 +275,7 @@ class DialogTracker:
     def answer(self, button: str | int, dialog_id: str | None) -> tuple[PendingCall, dict[str, Any]]:
         """Click ``button`` (an index, or a label) of the shown dialog owned by an agent call.
 
-        Returns the owning call and ``{dialogId, button: {index, label}}``. Raises ToolError(INVALID_ARGUMENT),
+        Returns the owning call and ``{dialogId, button: <label>, buttonIndex}``. Raises ToolError(INVALID_ARGUMENT),
         clicking nothing, when: no dialog is open; ``dialog_id`` is not open; no ``dialog_id`` while several
         dialogs are open; the dialog is queued; it is not owned by an agent call (the person's); the button
         does not exist, its label is ambiguous, or it is disabled; or it closed before the click.
@@ -311,7 +312,7 @@ class DialogTracker:
                             dialogId=raw.id)
         self.sync()
         label = _cut(raw.buttons[index].label, self.limits.dialog_text_bytes)[0]
-        return owner, {"dialogId": raw.id, "button": {"index": index, "label": label}}
+        return owner, {"dialogId": raw.id, "button": label, "buttonIndex": index}
 
     def _button_index(self, raw: RawDialog, button: str | int) -> int:
         labels = [b.label for b in raw.buttons]

@@ -69,7 +69,7 @@ class ProposalDenied(Exception):
         """The result payload of the denied call."""
         who = "The person" if self.by == "person" else "The bridge"
         return {"status": "denied", "proposalId": self.proposal_id, "tool": self.tool, "reason": self.reason,
-                "message": f"{who} denied this change" + (f": {self.reason}" if self.reason else ".") + " Nothing was changed."}
+                "message": f"{who} denied this change" + (f" ({self.reason.rstrip('.')})." if self.reason else ".") + " Nothing was changed."}
 
 
 def source_diff(before: str, after: str, max_lines: int = DIFF_LINES) -> list[list[str]]:

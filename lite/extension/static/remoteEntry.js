@@ -94,7 +94,9 @@
       const invocation = String(++invocations);
       try {
         const { dispatch, cancel } = await dispatcherReady;
-        const abort = () => cancel(invocation); // Python stops the call (ABORTED) unless it already returned
+        const abort = () => { // Python stops the call (ABORTED) unless it already returned
+          try { cancel(invocation); } catch (error) { console.error(`[${NAME}] abort`, error); }
+        };
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
         try {

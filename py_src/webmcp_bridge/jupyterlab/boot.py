@@ -1,11 +1,14 @@
 """Entry point the JS loader calls once Pyodide and JupyterLab are both up.
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``await boot.start(ctx)`` where ``ctx`` is
-``{app, tracker, docManager, modules: {notebook, cells}, modelContext, setStatus, reportCall, connect,
-disconnect}``; the result is
+``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry}, modelContext,
+setStatus, reportCall, connect, disconnect, setMode}``; the result is
 JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the
 page has no ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the
-Agent panel (:mod:`.panel`) starts in the background, so a person can review and restrict with no agent.
+Agent panel (:mod:`.panel`) and Propose mode's person side (:mod:`.proposal_view`) start in the background,
+so a person can review and restrict with no agent. The person's settings (:mod:`.lab_settings`: limits,
+disabled tools, the start-up mode) are applied before the tools are connected, so no call is served under
+the defaults when the person chose otherwise.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
 module, each tool module, building the registry, generating schemas, registering) with a yield to the

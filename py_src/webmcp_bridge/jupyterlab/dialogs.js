@@ -5,7 +5,9 @@
 // constructed; launch() queues it behind the dialog on screen and attaches it to document.body when its turn
 // comes; answering disposes it. So the open dialogs are the tracker's undisposed ones, in creation order, and
 // "shown" is "attached". Each gets an id "d-<n>" (never reused in the page) and, when first seen, whether the
-// person had just made a gesture (navigator.userActivation.isActive: a click or key press in the last seconds).
+// person had just pressed a key or a pointer button (a trusted input event in the last PERSON_WINDOW_MS): then
+// the dialog is theirs. (navigator.userActivation cannot tell: script run by test or automation tools through
+// the DevTools protocol counts as a gesture, real input events do not come from them.)
 // Text is read with textContent only; a password's value is never read.
 (() => {
   let Dialog = null;
@@ -14,12 +16,14 @@
   let scheduled = false;
   let next = 1;
   const seen = new WeakMap(); // dialog widget -> {id, byPerson}
+  const PERSON_WINDOW_MS = 1500;
+  let lastInput = -Infinity; // performance.now() of the person's last key or pointer press
+  const onInput = (event) => { if (event.isTrusted) lastInput = performance.now(); };
 
   function info(dialog) {
     let entry = seen.get(dialog);
     if (!entry) {
-      const activation = navigator.userActivation;
-      entry = { id: `d-${next++}`, byPerson: !!(activation && activation.isActive) };
+      entry = { id: `d-${next++}`, byPerson: performance.now() - lastInput < PERSON_WINDOW_MS };
       seen.set(dialog, entry);
     }
     return entry;
@@ -93,12 +97,14 @@
         if (records.some((r) => [...r.addedNodes, ...r.removedNodes].some(isDialog))) changed();
       });
       observer.observe(document.body, { childList: true });
+      for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, onInput, true);
       return !!(Dialog && Dialog.tracker);
     },
     unwatch() {
       if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
       if (observer) observer.disconnect();
       observer = null;
+      for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
       notify = null;
     },
     // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, byPerson,

@@ -11,7 +11,8 @@ person is looking at (the tracker's current one):
 - Access: the notebook's level, "apply to all cells", the restricted cells (click to reveal, to cycle).
 
 Plus the cell context menu (:mod:`.panel_cells`: comment on cell / selection / output, cycle agent access)
-and the cell markers (comment badge, access lock, agent-at-work ring, "run by agent").
+and the cell markers (comment badge, access lock, agent-at-work ring, "run by agent"). What each button does is
+in :mod:`.panel_actions`.
 
 It works with or without WebMCP, and only through the person's APIs on the *raw* host (never the guarded
 one the tools get): :mod:`webmcp_bridge.access`, :class:`webmcp_bridge.review.Review`,
@@ -27,6 +28,7 @@ handled in one synchronous stretch (a few ms; markers touch only the cells whose
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import traceback
 from collections import OrderedDict
@@ -38,12 +40,13 @@ from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
 from .. import access
 from ..errors import ErrorCode, ToolError
-from ..review import CellAnchor, Review
+from ..limits import preview
+from ..review import Review
 from . import panel_dom
 from .adapter import JupyterLabHost, LabNotebook, is_nullish, js_object
-from .panel_view import (ACTIVITY_ROWS, ActivityRow, CellInfo, Markers, activity_empty, activity_item, access_view, c,
-                         call_row, cell_markers, change_row, comments_view, first_line, h, marker_badges, marker_classes,
-                         thread_row)
+from .panel_view import (ACTIVITY_ROWS, PREVIEW_BYTES, ActivityRow, CellInfo, Markers, activity_empty, activity_item,
+                         access_view, c, call_row, cell_markers, change_row, comments_view, h, marker_badges,
+                         marker_classes, thread_row)
 
 WIDGET_ID = "webmcp-bridge-panel"
 #: debounce of model changes before the panel reads the notebook again
@@ -53,7 +56,7 @@ WORKING_SECONDS = 2.0
 #: threads listed in the Comments section
 THREAD_ROWS = 100
 #: cells whose access "apply to all cells" changes between two yields to the browser
-APPLY_CHUNK = 100
+APPLY_CHUNK = 25
 MARKERS_ATTR = "data-webmcp-bridge-markers"
 
 
@@ -101,6 +104,8 @@ class AgentPanel:
         self._undo: list[Callable[[], None]] = []
         self._disposed = False
         self._noted = 0
+        self.longest: dict[str, float] = {}  # part -> longest synchronous stretch so far, ms
+        self._busy = False
         self.cells_menu: Any = None
 
     # -- life cycle ------------------------------------------------------------------------------------
@@ -156,8 +161,9 @@ class AgentPanel:
 
     def _connect(self) -> None:
         on_click, on_change, on_key = self._proxy(self._on_click), self._proxy(self._on_change), self._proxy(self._on_key)
+        on_blur = self._proxy(lambda *_: self._schedule("comments"))  # a render deferred while typing
         node = self.widget.node
-        for kind, proxy in (("click", on_click), ("change", on_change), ("keydown", on_key)):
+        for kind, proxy in (("click", on_click), ("change", on_change), ("keydown", on_key), ("focusout", on_blur)):
             node.addEventListener(kind, proxy)
             self._undo.append(lambda kind=kind, proxy=proxy: node.removeEventListener(kind, proxy))
         current, added = self._proxy(lambda *_: self._schedule("comments", "access", "markers")), self._proxy(lambda _t, p: self._watch(p))
@@ -179,7 +185,9 @@ class AgentPanel:
             self._timer.cancel()
         for undo in reversed(self._undo):
             _quietly(undo)
-        for key in list(self.watches):
+        for key, watch in list(self.watches.items()):
+            _quietly(lambda watch=watch: panel_dom.apply_markers(watch.panel.content, {}, list(marker_classes(Markers())),
+                                                                 MARKERS_ATTR, c("markers"), c("cell-marked")))
             self._unwatch(key)
         if self.cells_menu is not None:
             self.cells_menu.dispose()
@@ -200,6 +208,7 @@ class AgentPanel:
         ydoc.on("update", self._ydoc_proxy)
         nb_panel.node.addEventListener("click", self._click_proxy)
         nb_panel.disposed.connect(self._disposed_proxy)
+        nb_panel.content.activeCellChanged.connect(self._active_proxy)
         self._dirty.add(key)
         self._schedule()
 
@@ -210,6 +219,7 @@ class AgentPanel:
         _quietly(lambda: watch.ydoc.off("update", self._ydoc_proxy))
         _quietly(lambda: watch.panel.node.removeEventListener("click", self._click_proxy))
         _quietly(lambda: watch.panel.disposed.disconnect(self._disposed_proxy))
+        _quietly(lambda: watch.panel.content.activeCellChanged.disconnect(self._active_proxy))
 
     @property
     def _ydoc_proxy(self) -> Any:
@@ -222,6 +232,12 @@ class AgentPanel:
         if "_click" not in self.__dict__:
             self.__dict__["_click"] = self._proxy(self._on_click)
         return self.__dict__["_click"]
+
+    @property
+    def _active_proxy(self) -> Any:
+        if "_active" not in self.__dict__:  # the "current cell" filter and the new-comment button follow it
+            self.__dict__["_active"] = self._proxy(lambda *_: self._schedule("comments"))
+        return self.__dict__["_active"]
 
     @property
     def _disposed_proxy(self) -> Any:
@@ -248,8 +264,8 @@ class AgentPanel:
         cached = self._cells_cache
         if cached is not None and cached[0] == nb.path and cached[1] == revision:
             return cached[2]
-        infos = {cell.id: CellInfo(cell.index, cell.cell_type, first_line(cell.source), cell.output_count)
-                 for cell in nb.read_cells(None, head_bytes=0, max_outputs=0)}
+        infos = {cell_id: CellInfo(index, cell_type, preview(line, PREVIEW_BYTES) if line else "(empty)", outputs)
+                 for index, (cell_id, cell_type, line, outputs) in enumerate(panel_dom.cell_infos(nb.panel, PREVIEW_BYTES))}
         self._cells_cache = (nb.path, revision, infos)
         return infos
 
@@ -282,13 +298,22 @@ class AgentPanel:
 
     def _flush(self) -> None:
         self._timer = None
+        if self._busy:  # a render is still under way: come back after it
+            self._schedule()
+            return
+        self._busy = True
+        asyncio.ensure_future(self._flush_now())
+
+    async def _flush_now(self) -> None:
         try:
-            self._take_changes()
+            self._timed("changes", self._take_changes)
             sections, self._sections = self._sections, set()
-            self.render(sections)
+            await self.render(sections)
         except Exception:  # the panel must never break the page
             traceback.print_exc()
-        if any(self.working.values()) and not self._disposed:
+        finally:
+            self._busy = False
+        if self.working and not self._disposed:
             self._schedule("markers")  # clears rings as they expire
 
     def _take_changes(self) -> None:
@@ -303,22 +328,32 @@ class AgentPanel:
                 self.changes.ingest(nb.path, take())
 
     # -- rendering ---------------------------------------------------------------------------------------
-    def render(self, sections: set[str] | None = None) -> None:
-        """Re-render ``sections`` ("activity", "comments", "access", "markers"; all when None) now."""
+    async def render(self, sections: set[str] | None = None) -> None:
+        """Re-render ``sections`` ("activity", "comments", "access", "markers"; all when None), one section per
+        stretch with a yield to the browser between. The longest stretch of each part so far, in ms, is kept
+        in ``longest`` and on the panel node (``data-longest-ms``, JSON), for tests and bench/."""
         sections = {"activity", "comments", "access", "markers"} if sections is None else sections
         nb = self.current()
-        cells = self.cells(nb) if nb is not None else None
-        if "activity" in sections:
-            self._render_activity(nb, cells)
-        if "comments" in sections:
-            self._render_comments(nb, cells)
-        if "access" in sections:
-            self._render_access(nb, cells)
+        cells = self._timed("cells", lambda: self.cells(nb) if nb is not None else None)
+        for name, part in (("activity", self._render_activity), ("comments", self._render_comments),
+                           ("access", self._render_access)):
+            if name in sections:
+                await asyncio.sleep(0)
+                self._timed(name, lambda part=part: part(nb, cells))
         if "markers" in sections:
-            self._render_markers(nb)
+            await asyncio.sleep(0)
+            self._timed("markers", lambda: self._render_markers(nb))
         notice = self.nodes["notice"]
         notice.textContent = self.notice or ""
         notice.hidden = not self.notice
+        self.widget.node.setAttribute("data-longest-ms", json.dumps({k: round(v, 1) for k, v in self.longest.items()}))
+
+    def _timed(self, name: str, work: Callable[[], Any]) -> Any:
+        began = time.perf_counter()
+        try:
+            return work()
+        finally:
+            self.longest[name] = max(self.longest.get(name, 0.0), (time.perf_counter() - began) * 1000)
 
     def _render_activity(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
         pending, self._pending_rows = self._pending_rows, []
@@ -338,8 +373,15 @@ class AgentPanel:
             _, (_, node) = self.rows.popitem(last=False)
             node.remove()
 
+    def _typing(self) -> bool:
+        """True while the person's focus is in a text box of the Comments section (a render would lose it)."""
+        active = js.document.activeElement
+        return not is_nullish(active) and str(active.tagName) == "TEXTAREA" and bool(self.nodes["comments"].contains(active))
+
     def _render_comments(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
         body = self.nodes["comments"]
+        if self._typing():
+            return  # rendered again on focusout
         if nb is None:
             panel_dom.replace_children(body, h("p", c("empty"), text="Open a notebook to see its comments."))
             self.nodes["comments-summary"].textContent = "Comments"
@@ -396,26 +438,10 @@ class AgentPanel:
     def _render_markers(self, nb: LabNotebook | None) -> None:
         if nb is None:
             return
-        desired = self.markers(nb)
-        for widget in nb.panel.content.widgets:
-            node = widget.node
-            sig = node.getAttribute(MARKERS_ATTR)
-            cell_id = str(widget.model.id)
-            m = desired.get(cell_id)
-            if (m is None and is_nullish(sig)) or (m is not None and sig == m.signature()):
-                continue
-            m = m or Markers()
-            for cls, on in marker_classes(m).items():
-                node.classList.toggle(cls, on)
-            node.classList.toggle(c("cell-marked"), not m.empty())
-            old = panel_dom.query(node, f":scope > .{c('markers')}")
-            if old is not None:
-                old.remove()
-            if m.empty():
-                node.removeAttribute(MARKERS_ATTR)
-            else:
-                node.appendChild(panel_dom.build(marker_badges(m, cell_id, nb.path)))
-                node.setAttribute(MARKERS_ATTR, m.signature())
+        want = {cell_id: (m.signature(), [cls for cls, on in marker_classes(m).items() if on], marker_badges(m, cell_id, nb.path))
+                for cell_id, m in self.markers(nb).items()}
+        panel_dom.apply_markers(nb.panel.content, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"),
+                                c("cell-marked"))
 
     # -- events ------------------------------------------------------------------------------------------
     def _say(self, message: str | None) -> None:
@@ -429,10 +455,12 @@ class AgentPanel:
         self._schedule("activity")
 
     def _on_click(self, event: Any) -> None:
-        target = _closest(event.target, "[data-action]")
+        target = panel_dom.closest(event.target, "[data-action]")
         if target is None or str(target.tagName) == "SELECT":
             return
         action = str(target.getAttribute("data-action"))
+        from .panel_actions import ACTIONS
+
         if action not in ACTIONS:
             return
         event.stopPropagation()
@@ -469,10 +497,11 @@ class AgentPanel:
     def _on_key(self, event: Any) -> None:
         target = event.target
         if str(event.key) == "Enter" and (event.ctrlKey or event.metaKey) and str(target.tagName) == "TEXTAREA":
-            box = _closest(target, f".{c('thread')}, .{c('new-comment')}")
+            box = panel_dom.closest(target, f".{c('thread')}, .{c('new-comment')}")
             button = panel_dom.query(box, '[data-action="reply"], [data-action="comment-active"]')
             if button is not None:
                 event.preventDefault()
+                target.blur()  # so the re-render after the action is not deferred for typing
                 button.click()
 
     def reveal(self, path: str | None, cell_id: str, selection: dict | None = None) -> None:
@@ -491,143 +520,13 @@ class AgentPanel:
         """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
-            for cell_id in ids[start:start + APPLY_CHUNK]:
-                try:
-                    access.set_cell_level(nb, cell_id, level)  # type: ignore[arg-type]
-                except ToolError:
-                    pass  # deleted meanwhile
+            self._timed("apply", lambda start=start: access.set_cell_levels(nb, ids[start:start + APPLY_CHUNK], level))  # type: ignore[arg-type]
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
         self._schedule("access", "markers")
 
 
-# -- actions (data-action of a clicked element) ---------------------------------------------------------------
-def _text_of(panel: AgentPanel, target: Any) -> tuple[Any, str]:
-    box = _closest(target, f".{c('thread')}, .{c('new-comment')}")
-    area = panel_dom.query(box, "textarea")
-    return area, (str(area.value).strip() if area is not None else "")
-
-
-def _thread_nb(panel: AgentPanel) -> LabNotebook:
-    nb = panel.current()
-    if nb is None:
-        raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, "Open the notebook first.")
-    return nb
-
-
-def _reveal_cell(panel: AgentPanel, target: Any) -> None:
-    path = target.getAttribute("data-path")
-    panel.reveal(None if is_nullish(path) else str(path), str(target.getAttribute("data-cell")))
-
-
-def _reveal_thread(panel: AgentPanel, target: Any) -> None:
-    nb = _thread_nb(panel)
-    review = Review(nb)
-    thread_id = str(target.getAttribute("data-thread"))
-    panel.app.shell.activateById(nb.panel.id)
-    try:
-        review.focus(thread_id)
-    except ToolError as err:
-        view = review.get(thread_id)
-        if view.state == "orphaned":
-            nb.set_focus(view.cell_id, None, None)
-            panel._say("The quoted text is gone: select the new text in the cell, then click “Re-anchor to selection”.")
-        else:
-            raise err
-
-
-def _reply(panel: AgentPanel, target: Any) -> None:
-    area, text = _text_of(panel, target)
-    if not text:
-        panel._say("Write a reply first.")
-        return
-    nb = _thread_nb(panel)
-    view = Review(nb).reply(str(target.getAttribute("data-thread")), text, "person")
-    area.value = ""
-    panel.note("replied to a comment on", nb.path, view.cell_id)
-
-
-def _comment_active(panel: AgentPanel, target: Any) -> None:
-    area, text = _text_of(panel, target)
-    if not text:
-        panel._say("Write the comment first.")
-        return
-    nb = _thread_nb(panel)
-    view = Review(nb).create(CellAnchor(str(target.getAttribute("data-cell"))), text, "person")
-    area.value = ""
-    panel.note("commented on", nb.path, view.cell_id)
-
-
-def _resolve(panel: AgentPanel, target: Any) -> None:
-    area, text = _text_of(panel, target)
-    nb = _thread_nb(panel)
-    view = Review(nb).resolve(str(target.getAttribute("data-thread")), "person", text or None)
-    if area is not None:
-        area.value = ""
-    panel.note("resolved a comment on", nb.path, view.cell_id)
-
-
-def _reopen(panel: AgentPanel, target: Any) -> None:
-    nb = _thread_nb(panel)
-    view = Review(nb).reopen(str(target.getAttribute("data-thread")), "person")
-    panel.note("reopened a comment on", nb.path, view.cell_id)
-
-
-def _reanchor(panel: AgentPanel, target: Any) -> None:
-    nb = _thread_nb(panel)
-    focus = nb.focus()
-    if focus.cell_id is None or focus.selection is None:
-        panel._say("Select the text to anchor to in a cell's editor first.")
-        return
-    view = Review(nb).reanchor(str(target.getAttribute("data-thread")), focus.cell_id, focus.selection)
-    panel.note("re-anchored a comment to", nb.path, view.cell_id)
-
-
-def _cycle_cell(panel: AgentPanel, target: Any) -> None:
-    path = target.getAttribute("data-path")
-    nb = panel.notebook_at(None if is_nullish(path) else str(path))
-    if nb is None:
-        return
-    cell_id = str(target.getAttribute("data-cell"))
-    level = access.next_level(access.cell_levels(nb).get(cell_id, "write"))
-    access.set_cell_level(nb, cell_id, level)
-    panel.note(f"set agent access to {level} on", nb.path, cell_id)
-
-
-def _apply_all(panel: AgentPanel, target: Any) -> None:
-    nb = _thread_nb(panel)
-    row = _closest(target, f".{c('row')}")
-    chosen = panel_dom.query(row, "select")
-    level = access.parse_level(str(chosen.value) if chosen is not None else "read")
-    asyncio.ensure_future(panel.apply_to_all(nb, level))
-
-
-def _show_cell_comments(panel: AgentPanel, target: Any) -> None:
-    path = target.getAttribute("data-path")
-    cell_id = str(target.getAttribute("data-cell"))
-    nb = panel.notebook_at(None if is_nullish(path) else str(path))
-    if nb is not None:
-        nb.set_focus(cell_id, None, None)
-    panel.filter = "cell"
-    panel.show()
-
-
-ACTIONS: dict[str, Callable[[AgentPanel, Any], None]] = {
-    "reveal-cell": _reveal_cell, "reveal-thread": _reveal_thread, "reply": _reply, "comment-active": _comment_active,
-    "resolve": _resolve, "reopen": _reopen, "reanchor": _reanchor, "cycle-cell": _cycle_cell, "apply-all": _apply_all,
-    "show-cell-comments": _show_cell_comments,
-}
-
-
 # -- helpers ----------------------------------------------------------------------------------------------
-def _closest(node: Any, selector: str) -> Any:
-    """``node.closest(selector)`` for an element, None for anything else (text nodes, null)."""
-    if is_nullish(node) or not hasattr(node, "closest"):
-        return None
-    found = node.closest(selector)
-    return None if is_nullish(found) else found
-
-
 def _quietly(fn: Callable[[], Any]) -> None:
     try:
         fn()
@@ -644,9 +543,13 @@ def _remove_hook(registry: Any, hook: Any) -> None:
 _running: dict[str, AgentPanel] = {}
 
 
-async def start_panel(loader: Any, registry: Any) -> AgentPanel:
-    """Start the Agent panel (replacing one started before) over the registry's raw host and change log."""
+async def start_panel(loader: Any, registry: Any) -> AgentPanel | None:
+    """Start the Agent panel (replacing one started before) over the registry's raw host and change log; None
+    (and a console message) when JupyterLab's share scope lacks ``@lumino/widgets``."""
     stop_panel()
+    if is_nullish(getattr(loader.modules, "widgets", None)):
+        print("webmcp-bridge: no @lumino/widgets in the share scope; the Agent panel is not shown")
+        return None
     guard = registry.context.host
     host = getattr(guard, "raw", guard)
     changes = getattr(guard, "changes", None)

@@ -161,7 +161,12 @@ class CellMenu:
         asyncio.ensure_future(go())
 
     async def _ask(self, title: str) -> str | None:
-        dialog = self.panel.loader.modules.apputils.InputDialog
+        apputils = getattr(self.panel.loader.modules, "apputils", None)
+        if is_nullish(apputils):  # no dialogs to borrow: the panel's own box takes the text
+            self.panel._say("Type the comment in the box below, then click “Comment on …”.")
+            self.panel.show()
+            return None
+        dialog = apputils.InputDialog
         result = await dialog.getText(js_object({"title": title, "placeholder": "Your comment for the agent…",
                                                   "okLabel": "Comment"}))
         if not result.button.accept or is_nullish(result.value):

@@ -1,40 +1,60 @@
 """Making DOM nodes from :class:`~webmcp_bridge.jupyterlab.panel_view.El` trees, and the panel's stylesheet.
 
-The only place the panel creates elements: ``document.createElement``, ``setAttribute`` with names the
-view's allow-list accepted, and ``textContent`` for every text. There is no path to ``innerHTML``,
-``insertAdjacentHTML`` or an event-handler attribute. Each element costs a few FFI crossings (≈ 2 µs each
-here), so a 200-row Activity list builds in a few milliseconds.
+The only place the panel creates elements. A tree goes to ``panel.js`` as JSON in one crossing and is made
+there with ``createElement``, ``setAttribute`` (names from the same allow-lists as :class:`El`, checked again
+in JS) and ``textContent``; there is no path to ``innerHTML``, ``insertAdjacentHTML`` or an event-handler
+attribute. One crossing per list, not several per element: through the FFI a 200-row list costs 100+ ms of
+held page, in JS about a millisecond.
 """
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 import js  # type: ignore[import-not-found]
+from pyodide.code import run_js  # type: ignore[import-not-found]
+from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
 from .adapter import is_nullish
-from .panel_view import El
+from .panel_view import ATTRIBUTES, TAGS, El
 
 STYLE_ID = "webmcp-bridge-panel-style"
 
 
+@lru_cache(maxsize=1)
+def helper() -> Any:
+    """``panel.js``, evaluated once and configured with the allow-lists."""
+    source = resources.files("webmcp_bridge.jupyterlab").joinpath("panel.js").read_text(encoding="utf-8")
+    js_half = run_js(source)
+    js_half.configure(to_js(sorted(TAGS)), to_js(sorted(ATTRIBUTES)))
+    return js_half
+
+
 def build(el: El) -> Any:
     """A new DOM element for ``el`` and its children (not yet attached)."""
-    node = js.document.createElement(el.tag)
-    if el.cls:
-        node.className = el.cls
-    for name, value in el.attrs.items():
-        node.setAttribute(name, value)
-    if el.text is not None:
-        node.textContent = el.text
-    for child in el.children:
-        node.appendChild(build(child))
-    return node
+    return helper().build(json.dumps(el.to_json()))
 
 
 def replace_children(parent: Any, *els: El) -> None:
     """Replace ``parent``'s children with new nodes for ``els``."""
-    parent.replaceChildren(*[build(el) for el in els])
+    helper().replaceChildren(parent, json.dumps([el.to_json() for el in els]))
+
+
+def apply_markers(notebook: Any, want: dict[str, tuple[str, list[str], El]], classes: list[str], attr: str,
+                  strip_class: str, marked_class: str) -> int:
+    """Put markers on the cell nodes of ``notebook`` (a Notebook widget): ``want`` maps a cell id to
+    ``(signature, classes on, badge strip)``; cells not in it lose every class of ``classes`` and their strip.
+    Cells whose node already carries the signature (attribute ``attr``) are skipped. Returns the cells changed."""
+    payload = {cell_id: [sig, on, strip.to_json()] for cell_id, (sig, on, strip) in want.items()}
+    return int(helper().applyMarkers(notebook, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class))
+
+
+def cell_infos(nb_panel: Any, max_chars: int) -> list[tuple[str, str, str, int]]:
+    """``(id, type, first non-blank line cut to max_chars, output count)`` of every cell, in order (one read)."""
+    return [tuple(row) for row in json.loads(str(helper().cellInfos(nb_panel, max_chars)))]  # type: ignore[misc]
 
 
 def query(node: Any, selector: str) -> Any:
@@ -42,6 +62,14 @@ def query(node: Any, selector: str) -> Any:
     if node is None:
         return None
     found = node.querySelector(selector)
+    return None if is_nullish(found) else found
+
+
+def closest(node: Any, selector: str) -> Any:
+    """``node.closest(selector)`` for an element, None for anything else (text nodes, null) or no match."""
+    if node is None or is_nullish(node) or not hasattr(node, "closest"):
+        return None
+    found = node.closest(selector)
     return None if is_nullish(found) else found
 
 
@@ -138,13 +166,13 @@ CSS = """
 /* cell markers */
 .jp-Cell.webmcp-bridge-cell-marked { position: relative; }
 .webmcp-bridge-markers {
-  position: absolute; top: 26px; left: 10px; width: 58px; z-index: 3; display: flex; flex-direction: column;
-  align-items: flex-end; gap: 2px; pointer-events: none;
+  position: absolute; top: 24px; left: 6px; width: 62px; z-index: 3; display: flex; flex-wrap: wrap;
+  justify-content: flex-end; gap: 2px; pointer-events: none;
 }
 .webmcp-bridge-badge {
-  pointer-events: auto; font: inherit; font-family: var(--jp-ui-font-family); font-size: var(--jp-ui-font-size0);
-  line-height: 1.4; padding: 0 5px; border-radius: 8px; border: var(--jp-border-width) solid var(--jp-border-color1);
-  background: var(--jp-layout-color2); color: var(--jp-ui-font-color1); cursor: default;
+  pointer-events: auto; font: inherit; font-family: var(--jp-ui-font-family); font-size: 9px; line-height: 13px;
+  padding: 0 3px; border-radius: 6px; border: var(--jp-border-width) solid var(--jp-border-color1);
+  background: var(--jp-layout-color1); color: var(--jp-ui-font-color1); cursor: default; white-space: nowrap;
 }
 button.webmcp-bridge-badge { cursor: pointer; }
 .webmcp-bridge-badge-lock.webmcp-bridge-level-read { border-color: var(--jp-warn-color1); }

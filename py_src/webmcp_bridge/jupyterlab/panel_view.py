@@ -65,6 +65,10 @@ class El:
             if not isinstance(value, str):
                 raise ValueError(f"attribute {name!r} must be a string")
 
+    def to_json(self) -> list[Any]:
+        """``[tag, cls, text, attrs, children]``, the form ``panel.js`` builds from."""
+        return [self.tag, self.cls, self.text, self.attrs, [child.to_json() for child in self.children]]
+
     def walk(self) -> Iterable["El"]:
         """This element and all its descendants, depth first."""
         yield self
@@ -414,7 +418,8 @@ def marker_classes(m: Markers) -> dict[str, bool]:
 
 
 def marker_badges(m: Markers, cell_id: str, path: str) -> El:
-    """The badge strip shown on a cell of the notebook at ``path`` (an empty strip when no marker applies)."""
+    """The badge strip shown on a cell of the notebook at ``path`` (an empty strip when no marker applies). An
+    agent at work shows as a ring around the cell (a class, see :func:`marker_classes`), not as a badge."""
     badges = []
     if m.access != "write":
         badges.append(h("button", c(f"badge badge-lock level-{m.access}"), text=f"🔒 {m.access}", type="button",
@@ -427,6 +432,4 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
                         data_action="show-cell-comments", data_path=path, data_cell=cell_id))
     if m.agent_run:
         badges.append(h("span", c("badge badge-agent-run"), text="run by agent", title="The agent ran this cell last."))
-    if m.working:
-        badges.append(h("span", c("badge badge-working"), text="agent working…", title="An agent call is changing this cell."))
     return h("div", c("markers"), *badges, data_path=path, data_cell=cell_id)

@@ -33,9 +33,10 @@ cell type change): while proposals wait, every :data:`CHECK_SECONDS` each box is
 anchor's current node and put back if it is not there (one small JS call per box). A box whose notebook is
 not open waits hidden (the book denies it when it notices the notebook closed).
 
-Each box holds three proxies (click, keydown, mousedown: kept from the notebook's own handling), destroyed when the box is removed; the command and its
-palette item are disposed by :meth:`ProposalView.dispose`. The stylesheet is one ``<style>`` element per page
-(id :data:`STYLE_ID`), using JupyterLab's theme variables.
+Each box holds three proxies (click; keydown; mousedown and focusin, kept from the notebook's own
+handling), destroyed when the box is removed; the command and its palette item are disposed by
+:meth:`ProposalView.dispose`. The stylesheet is one ``<style>`` element per page (id :data:`STYLE_ID`), using
+JupyterLab's theme variables.
 """
 
 from __future__ import annotations
@@ -252,13 +253,15 @@ class ProposalView:
         box = _Box(proposal, build_box(proposal))
         click = create_proxy(lambda event, pid=proposal.id: self._on_click(pid, event))
         key = create_proxy(lambda event, pid=proposal.id: self._on_key(pid, event))
-        # the notebook's own mousedown handling (cell selection, focus) must not act on clicks in the box: it
-        # would take the focus from the reason input
-        down = create_proxy(lambda event: event.stopPropagation())
+        # The notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the
+        # box: outside a cell it moves the focus from the reason input back to a cell, where the typed letters
+        # would be command-mode shortcuts ("a", "b" insert cells).
+        keep = create_proxy(lambda event: event.stopPropagation())
         box.node.addEventListener("click", click)
         box.node.addEventListener("keydown", key)
-        box.node.addEventListener("mousedown", down)
-        box.proxies += [click, key, down]
+        box.node.addEventListener("mousedown", keep)
+        box.node.addEventListener("focusin", keep)
+        box.proxies += [click, key, keep]
         self.boxes[proposal.id] = box
         self._place(box)
         if self._checker is None or self._checker.done():
@@ -310,7 +313,10 @@ class ProposalView:
 
     def _on_key(self, proposal_id: str, event: Any) -> None:
         target = event.target
-        if str(event.key) == "Enter" and not is_nullish(target) and target.classList.contains(f"{CLS}-proposal-reason"):
+        if is_nullish(target) or not target.classList.contains(f"{CLS}-proposal-reason"):
+            return
+        event.stopPropagation()  # typed text, not notebook shortcuts ("a", "b", "d d" act on cells)
+        if str(event.key) == "Enter":
             event.preventDefault()
             self._deny(proposal_id)
 
@@ -348,11 +354,7 @@ def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
     """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx": the diff's lines prefixed
     "+ ", "- " or "  " (a last "…" line says how many were left out), else the code of a run line by line."""
     if proposal.diff is not None:
-        out = []
-        for op, line in proposal.diff:
-            kind = _DIFF_CLASS.get(op, "ctx")
-            out.append((kind, f"{op} {line}" if op in ("+", "-", " ") else f"{op} {line}".strip()))
-        return out
+        return [(_DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
     if proposal.code is not None:
         return [("ctx", line) for line in proposal.code.splitlines() or [""]]
     return []

@@ -65,7 +65,7 @@ class AnswerDialogInput(ToolInput):
 
 async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult | dict[str, Any]:
     """Click a button of the shown dialog that one of the agent's calls opened, then return that call's result
-    with ``answered`` {dialogId, button: {index, label}} added (or its pending payload past the timeout)."""
+    with ``answered`` {dialogId, button (its label), buttonIndex} added (or its pending payload past the timeout)."""
     owner, answered = ctx.dialogs.answer(args.button, args.dialog_id)
     ctx.pending.promote(owner)  # collectable by id even if its own call has not returned pending yet
     outcome = await _collect(ctx, owner, _longest_wait(ctx.limits, args.timeout))
@@ -86,7 +86,7 @@ TOOLS = (
     Tool(ANSWER_TOOL, "Answer dialog",
          "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's `dialog`, "
          "or `dialogs` with answerable: true), by label or index, as the person would; then wait for that call and return "
-         "its result with `answered` {dialogId, button}. Refused (INVALID_ARGUMENT, nothing clicked) for a dialog the "
+         "its result with `answered` {dialogId, button (the label), buttonIndex}. Refused (INVALID_ARGUMENT, nothing clicked) for a dialog the "
          "person opened, a queued dialog, several open dialogs without dialogId, or an unknown button.",
          AnswerDialogInput, answer_dialog, Annotations(untrusted_content=True, consequential=True)),
 )

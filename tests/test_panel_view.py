@@ -1,0 +1,164 @@
+"""The Agent panel's views (pure Python): what a person sees, and that no text can become markup.
+
+The panel builds every section as an :class:`El` tree (panel_view.py) that panel.js turns into nodes with
+createElement / setAttribute / textContent. These tests feed the views real review threads, change-log entries
+and call events over the in-memory host, with script and event-handler payloads in every text, and check the
+trees: allowed tags only, no handler or URL attribute, payloads present as text.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from webmcp_bridge import access
+from webmcp_bridge.changes import ChangeLog
+from webmcp_bridge.host import CellChange
+from webmcp_bridge.jupyterlab.panel_view import (ATTRIBUTES, TAGS, ActivityRow, CellInfo, El, Markers, access_view,
+                                                 activity_item, call_row, cell_markers, change_row, comments_view, first_line,
+                                                 h, marker_badges, marker_classes, thread_row)
+from webmcp_bridge.memory import MemoryNotebook, MemoryWorkspace
+from webmcp_bridge.registry import CallEvent
+from webmcp_bridge.review import CellAnchor, OutputAnchor, RangeAnchor, Review
+
+PAYLOADS = (
+    '<img src=x onerror="window.__xss=1">',
+    "<script>window.__xss=2</script>",
+    '"><svg onload="window.__xss=3"></svg>',
+    "' onmouseover='window.__xss=4' x='",
+)
+
+
+def notebook() -> tuple[MemoryWorkspace, object]:
+    cells = [
+        {"cell_type": "code", "id": "a", "metadata": {}, "source": f"x = 1  # {PAYLOADS[0]}\ny = 2", "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": PAYLOADS[1]}], "execution_count": 1},
+        {"cell_type": "markdown", "id": "b", "metadata": {"webmcp_bridge": {"access": "read"}}, "source": PAYLOADS[2]},
+        {"cell_type": "code", "id": "c", "metadata": {}, "source": "", "outputs": [], "execution_count": None},
+    ]
+    ws = MemoryWorkspace()
+    return ws, MemoryNotebook(ws, "n.ipynb", {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def assert_safe(tree: El) -> None:
+    """Every element of the tree is allowed, and its JSON form is plain data."""
+    for el in tree.walk():
+        assert el.tag in TAGS
+        for name, value in el.attrs.items():
+            assert not name.lower().startswith("on") and name not in ("style", "href", "src", "srcdoc")
+            assert name in ATTRIBUTES or name.startswith(("data-", "aria-"))
+            assert isinstance(value, str)
+    json.dumps(tree.to_json())
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: h("script"), lambda: h("img"), lambda: h("a"), lambda: h("iframe"), lambda: h("style"),
+    lambda: El("div", attrs={"onclick": "x"}), lambda: El("div", attrs={"style": "x"}),
+    lambda: El("div", attrs={"href": "javascript:x"}), lambda: El("div", attrs={"data-a b": "x"}),
+    lambda: El("div", attrs={"data-x": 1}),  # type: ignore[dict-item]
+])
+def test_an_element_outside_the_allow_lists_cannot_be_made(bad):
+    with pytest.raises(ValueError):
+        bad()
+
+
+def test_threads_with_payloads_are_listed_as_text():
+    _, nb = notebook()
+    review = Review(nb)
+    review.create(CellAnchor("a"), PAYLOADS[0] + PAYLOADS[1], "agent")
+    ranged = review.create(RangeAnchor("a", quote=PAYLOADS[0]), PAYLOADS[2], "person")
+    review.reply(ranged.id, PAYLOADS[3], "agent")
+    review.create(OutputAnchor("a", 0), "out", "person")
+    rows = [thread_row(v) for v in review.threads("all")]
+    assert [r.kind for r in rows] == ["cell", "range", "output"]
+    assert rows[1].quote == PAYLOADS[0] and rows[1].state == "exact" and rows[1].selection is not None
+    assert [m.author for m in rows[1].messages] == ["person", "agent"]
+    cells = {"a": CellInfo(0, "code", "x = 1", 1)}
+    tree = comments_view(rows, "all", {"open": 3, "resolved": 0, "all": 3}, cells, {"": PAYLOADS[1]}, "a")
+    assert_safe(tree)
+    text = tree.text_content()
+    for payload in PAYLOADS:
+        assert payload in text
+    assert "cell 1 · line 1" in text and "cell 1 · output 1" in text
+    # the reply boxes carry the thread ids; the draft survives as the textarea's text
+    boxes = [e for e in tree.walk() if e.tag == "textarea"]
+    assert [b.attrs["data-reply"] for b in boxes] == ["", *[r.id for r in rows]] and boxes[0].text == PAYLOADS[1]
+
+
+def test_an_orphaned_range_offers_re_anchoring_and_a_resolved_thread_reopening():
+    _, nb = notebook()
+    review = Review(nb)
+    view = review.create(RangeAnchor("a", quote="y = 2"), "why?", "person")
+    nb.person_set_source("a", "x = 1")
+    row = thread_row(review.get(view.id))
+    assert row.state == "orphaned"
+    actions = [e.attrs.get("data-action") for e in comments_view([row], "open", {}, None).walk()]
+    assert "reanchor" in actions and "resolve" in actions and "reopen" not in actions
+    review.resolve(view.id, "person")
+    actions = [e.attrs.get("data-action") for e in comments_view([thread_row(review.get(view.id))], "all", {}, None).walk()]
+    assert "reopen" in actions and "reanchor" in actions and "resolve" not in actions
+
+
+def test_activity_rows_of_changes_and_calls():
+    log = ChangeLog()
+    seen = []
+    log.subscribe(seen.append)
+    log.ingest("n.ipynb", [CellChange("person", "edit", "a", 100.0)])
+    log.ingest("n.ipynb", [CellChange("person", "edit", "a", 101.0), CellChange("agent", "insert", PAYLOADS[0], 102.0)])
+    rows = [change_row(e) for e in seen]
+    assert rows[0].key == rows[1].key and rows[1].count == 2  # coalesced entries update one row
+    cells = {"a": CellInfo(3, "code", "x", 0)}
+    item = activity_item(rows[1], cells, "n.ipynb")
+    assert_safe(item)
+    assert item.text_content().endswith("personeditedcell 4 ×2")
+    other = activity_item(rows[2], cells, "other.ipynb")  # a change in another notebook names it
+    assert_safe(other)
+    assert "of n.ipynb" in other.text_content()
+    running = call_row(CallEvent(7, "jupyter_update_cell", json.dumps({"source": PAYLOADS[1]}), 0.0))
+    done = call_row(CallEvent(7, "jupyter_update_cell", json.dumps({"source": PAYLOADS[1]}), 0.0, 0.012, "STALE_CELL"))
+    assert running.key == done.key and running.outcome == "running" and done.outcome == "STALE_CELL"
+    tree = activity_item(done, None, None)
+    assert_safe(tree)
+    assert PAYLOADS[1] in tree.attrs["title"] and "12 ms" in tree.attrs["title"]
+    assert "webmcp-bridge-outcome-error" in [e.cls.split()[-1] for e in tree.walk() if e.text == "STALE_CELL"][0]
+
+
+def test_access_view_lists_restricted_cells_with_their_first_line():
+    _, nb = notebook()
+    access.set_cell_level(nb, "a", "none")
+    levels = access.cell_levels(nb)
+    assert levels == {"a": "none", "b": "read"}
+    cells = {"a": CellInfo(0, "code", first_line(f"\n  x = 1  # {PAYLOADS[0]}\n"), 1), "b": CellInfo(1, "markdown", PAYLOADS[2], 0)}
+    tree = access_view("n.ipynb", "read", list(levels.items()), cells)
+    assert_safe(tree)
+    rows = [e for e in tree.walk() if e.tag == "li"]
+    assert [r.cls for r in rows] == ["webmcp-bridge-access-row webmcp-bridge-level-none", "webmcp-bridge-access-row webmcp-bridge-level-read"]
+    assert PAYLOADS[0] in rows[0].text_content() and PAYLOADS[2] in rows[1].text_content()
+    selected = [e.attrs.get("value") for e in tree.walk() if e.tag == "option" and "selected" in e.attrs]
+    assert selected[0] == "read"  # the notebook's level
+    assert first_line("") == "(empty)" and first_line("\n\n  \n") == "(empty)"
+
+
+def test_markers_of_each_cell():
+    want = cell_markers({"a": 2}, {"a": "read", "b": "none"}, {"c"}, {"d", "a"})
+    assert want == {"a": Markers(2, "read", False, True), "b": Markers(0, "none"), "c": Markers(working=True),
+                    "d": Markers(agent_run=True)}
+    assert cell_markers({}, {}, set(), set()) == {}
+    a = want["a"]
+    assert a.signature() != Markers(1, "read", False, True).signature()
+    on = [cls for cls, flag in marker_classes(a).items() if flag]
+    assert on == ["webmcp-bridge-cell-commented", "webmcp-bridge-cell-read", "webmcp-bridge-cell-agent-run"]
+    strip = marker_badges(a, PAYLOADS[0], "n.ipynb")
+    assert_safe(strip)
+    assert [e.text for e in strip.children] == ["🔒 read", "💬 2", "run by agent"]
+    assert strip.attrs["data-cell"] == PAYLOADS[0]  # an id is an attribute value, never markup
+    assert marker_badges(Markers(working=True), "c", "n.ipynb").children == []  # the ring is a class, not a badge
+
+
+def test_malformed_thread_json_reads_defensively():
+    row = thread_row({"id": 5, "anchor": {"outputIndex": 2, "cellId": "x"}, "messages": [["agent", "hi"], {"body": None}]})
+    assert row.kind == "output" and row.output_index == 2 and row.cell_id == "x" and row.status == "open"
+    assert [(m.author, m.body) for m in row.messages] == [("agent", "hi"), ("?", "")]
+    assert_safe(comments_view([row], "open", {"open": 1}, None))
+    assert_safe(activity_item(ActivityRow("k", 0.0, "person", PAYLOADS[3], "n.ipynb", PAYLOADS[0]), None, "n.ipynb"))
