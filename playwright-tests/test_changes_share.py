@@ -56,3 +56,23 @@ def test_person_shares_selected_output_text(page, page_log, site_url):
     selection = ok(page, "jupyter_get_output_selection")["selection"]
     assert selection["cellId"] == only["id"] and selection["outputIndex"] == 0 and selection["text"] == "beta", json.dumps(selection)
     assert not page_log.own_page_errors()
+
+
+def test_runs_and_outputs_are_attributed_to_whoever_ran_the_cell(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    only = ok(page, "jupyter_get_cells")["cells"][0]
+    seq = ok(page, "jupyter_get_changes")["seq"]
+    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('by the agent')", "expectedSourceHash": only["sourceHash"]})
+    run = ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
+    assert run["status"] == "ok" or (run["status"] == "timeout" and page_log.lost_a_kernel_reply())
+    agent_side = ok(page, "jupyter_get_changes", {"since": seq})
+    kinds = {(c["actor"], c["kind"]) for c in agent_side["changes"]}
+    assert {("agent", "edit"), ("agent", "outputs")} <= kinds, agent_side
+    # the person runs it from JupyterLab (Shift+Enter's command)
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
+    later = ok(page, "jupyter_get_changes", {"since": agent_side["seq"], "wait": 15})["changes"]
+    page.wait_for_timeout(1000)
+    later += ok(page, "jupyter_get_changes", {"since": agent_side["seq"]})["changes"]
+    assert ("person", "outputs") in {(c["actor"], c["kind"]) for c in later}, later
+    assert ("agent", "outputs") not in {(c["actor"], c["kind"]) for c in later}

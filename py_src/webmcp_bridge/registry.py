@@ -273,7 +273,7 @@ class Registry(Generic[C]):
         tool = self._tools.get(name) if isinstance(name, str) else None
         task = asyncio.ensure_future(self._call(name, arguments))
         call = self.pending.begin(str(name)[:128], task, started, invocation=invocation,
-                                  can_own_dialogs=can_own_dialogs(tool and tool.name, tool is not None and tool.annotations.read_only))
+                                  can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
         await call.wait(self.limits.execution_timeout_seconds)
         if task.done():
             return task.result()

@@ -35,16 +35,17 @@
     if (cellId == null) return;
     const actor = agentDepth > 0 || ((kind === "outputs" || kind === "run") && agentRuns.has(cellId)) ? "agent" : "person";
     log.push({ actor, kind, cellId, time: Date.now() / 1000, access: block && typeof block === "object" ? block.access ?? null : null,
-               revision: revisions.get(m) ?? 0 });
+               revision: (revisions.get(m) ?? 0) + 1 }); // the change's own update is counted right after
     if (log.length > MAX_CHANGES) log.splice(0, log.length - MAX_CHANGES);
   }
 
   function watchCell(m, cell) {
     cell.sharedModel.changed.connect((_, change) => {
       if (change.sourceChange) record(m, "edit", cell);
-      if (change.outputsChange) record(m, "outputs", cell);
       if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell);
     });
+    // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them)
+    if (cell.type === "code" && cell.outputs) cell.outputs.changed.connect(() => record(m, "outputs", cell));
   }
 
   const textOf = (v) => (typeof v === "string" ? v : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : JSON.stringify(v));
