@@ -14,12 +14,16 @@ from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
+#: every tool named in the product contract (shared/FEATURES.md), and nothing else
 FEATURE_TOOLS = {
     "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
-    "jupyter_save_notebook", "jupyter_get_cells", "jupyter_get_output", "jupyter_insert_cell",
-    "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_move_cell",
-    "jupyter_clear_outputs", "jupyter_run_cells", "jupyter_focus_cell", "jupyter_kernel_action",
-    "jupyter_export_notebook", "jupyter_wait_for_result",
+    "jupyter_save_notebook", "jupyter_read_file", "jupyter_write_file", "jupyter_get_cells", "jupyter_get_output",
+    "jupyter_insert_cell", "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell",
+    "jupyter_move_cell", "jupyter_clear_outputs", "jupyter_apply_edits", "jupyter_run_cells", "jupyter_run_code",
+    "jupyter_focus_cell", "jupyter_kernel_action", "jupyter_export_notebook", "jupyter_get_changes",
+    "jupyter_list_comments", "jupyter_get_comment", "jupyter_create_comment", "jupyter_reply_comment",
+    "jupyter_resolve_comment", "jupyter_reopen_comment", "jupyter_focus_comment", "jupyter_get_cell_access",
+    "jupyter_wait_for_result", "jupyter_answer_dialog", "jupyter_get_output_selection",
 }
 
 
@@ -73,7 +77,7 @@ def assert_clean(page_log, site_url: str) -> None:
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(FEATURE_TOOLS) == 18
+    assert status["state"] == "ready" and status["tools"] == len(FEATURE_TOOLS) == 33
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == FEATURE_TOOLS
     for tool in tools.values():
@@ -83,7 +87,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
             schema = json.loads(schema)
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert "$ref" not in json.dumps(schema)
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (18 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (33 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')")
