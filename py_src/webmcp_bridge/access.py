@@ -97,6 +97,29 @@ def set_cell_level(nb: LiveNotebook, cell_id: str, level: Level) -> None:
     else:
         block["access"] = level
     nb.set_cell_bridge_metadata(cell_id, block or None)
+    _stamp_threads(nb, {cell_id}, level)
+
+
+def _stamp_threads(nb: LiveNotebook, cell_ids: set[str], level: Level) -> None:
+    """Mark the review threads of these cells ``"hiddenCell": true`` when they become ``none`` (and unmark them
+    otherwise), so a thread of a hidden cell stays hidden from the agent after the cell is deleted, in this
+    session or a later one."""
+    block = nb.bridge_metadata()
+    threads = block.get("threads") if isinstance(block, dict) else None
+    if not isinstance(threads, list):
+        return
+    changed = False
+    for thread in threads:
+        anchor = thread.get("anchor") if isinstance(thread, dict) else None
+        if isinstance(anchor, dict) and anchor.get("cellId") in cell_ids:
+            if level == "none" and thread.get("hiddenCell") is not True:
+                thread["hiddenCell"] = True
+                changed = True
+            elif level != "none" and "hiddenCell" in thread:
+                del thread["hiddenCell"]
+                changed = True
+    if changed:
+        nb.set_bridge_metadata(block)
 
 
 def set_cell_levels(nb: LiveNotebook, cell_ids: Sequence[str], level: Level) -> int:
@@ -118,6 +141,7 @@ def set_cell_levels(nb: LiveNotebook, cell_ids: Sequence[str], level: Level) -> 
         except ToolError:
             continue  # deleted meanwhile
         done += 1
+    _stamp_threads(nb, set(cell_ids), level)
     return done
 
 
@@ -365,7 +389,15 @@ class GuardedNotebook:
     def _thread_visible(self, thread: Any, view: AccessView) -> bool:
         anchor = thread.get("anchor") if isinstance(thread, dict) else None
         cell_id = anchor.get("cellId") if isinstance(anchor, dict) else None
-        return isinstance(cell_id, str) and cell_id not in view.hidden
+        if not isinstance(cell_id, str) or cell_id in view.hidden:
+            return False
+        if thread.get("hiddenCell") is True or cell_id in self._guard._ever_hidden.get(self.path, ()):
+            # of a cell that was hidden: shown only while that cell exists again (and is visible now)
+            try:
+                self._inner.find_cells([cell_id])
+            except ToolError:
+                return False
+        return True
 
     def bridge_metadata(self) -> Any:
         block = self._inner.bridge_metadata()
@@ -459,6 +491,7 @@ class GuardedHost:
         self.proposals = proposals or ProposalBook()
         self.shared = SharedSelections()  # output text the person shared (read through the guard's visibility)
         self._views: dict[str, tuple[int, AccessView]] = {}
+        self._ever_hidden: dict[str, set[str]] = {}  # ids of cells seen hidden (or deleted while hidden), per path
 
     @property
     def raw(self) -> NotebookHost:
@@ -466,7 +499,11 @@ class GuardedHost:
         return self._inner
 
     def _collect(self, nb: LiveNotebook) -> None:
-        self.changes.ingest(nb.path, nb.take_changes())
+        changes = nb.take_changes()
+        hidden = [c.cell_id for c in changes if parse_level(c.access) == "none"]
+        if hidden:
+            self._ever_hidden.setdefault(nb.path, set()).update(hidden)
+        self.changes.ingest(nb.path, changes)
 
     def _view(self, nb: LiveNotebook) -> AccessView:
         revision = nb.revision()
@@ -485,6 +522,8 @@ class GuardedHost:
                 read_only.add(cell_id)
         view = AccessView(notebook_level(nb), frozenset(hidden), frozenset(read_only), tuple(sorted(hidden_indices)))
         self._views[nb.path] = (revision, view)
+        if hidden:
+            self._ever_hidden.setdefault(nb.path, set()).update(hidden)
         return view
 
     def _wrap(self, nb: LiveNotebook | None) -> GuardedNotebook | None:

@@ -219,8 +219,9 @@ class LiveNotebook(Protocol):
         ...
 
     def revision(self) -> int:
-        """A counter of changes to the notebook (sources, outputs, metadata, cells) since the bridge first
-        saw it; it only grows."""
+        """A counter of changes to the notebook (sources, outputs, metadata, cells); it only grows, also across
+        closing and reopening the notebook (hosts count on one clock for all notebooks), so a revision never
+        names two different states of one path."""
         ...
 
     def cell_count(self) -> int:

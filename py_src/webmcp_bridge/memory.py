@@ -61,7 +61,7 @@ class MemoryNotebook:
             cell["source"] = text_of(cell.get("source", ""))  # nbformat allows a list of lines on disk
             if not cell.get("id"):
                 cell["id"] = uuid.uuid4().hex[:8]  # as JupyterLab does for ids missing on disk
-        self._revision = 0
+        self._revision = workspace.clock  # a workspace-wide clock: a reopened notebook never reuses a revision
         self._dirty = False
         self._exec_count = 0
         self._namespace: dict[str, Any] = {}
@@ -95,7 +95,8 @@ class MemoryNotebook:
 
     # -- protocol -------------------------------------------------------------------------------------
     def _changed(self, kind: ChangeKind | None = None, cell_id: str | None = None, actor: str = "agent") -> None:
-        self._revision += 1
+        self.workspace.clock += 1
+        self._revision = self.workspace.clock
         self._dirty = True
         if kind is not None and cell_id is not None:
             meta = next((c.get("metadata", {}) for c in self.nb["cells"] if c.get("id") == cell_id), self._last_deleted_meta)
@@ -332,6 +333,7 @@ class MemoryWorkspace:
         self.executor = executor
         self.open: dict[str, MemoryNotebook] = {}
         self.current: str | None = None
+        self.clock = 0  # counts every change of every notebook (revisions are read from it)
         self.dialogs = MemoryDialogs()
 
     def _dirs(self) -> set[str]:

@@ -14,7 +14,8 @@
   let ansi = /\x1b\[[0-?]*[ -/]*[@-~]/g;
   let binary = new Set();
   const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
-  const revisions = new WeakMap(); // notebook model -> change counter
+  const revisions = new WeakMap(); // notebook model -> revision: the page-wide update clock at its last change
+  let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
   const KEY = "webmcp_bridge"; // the bridge's metadata key (webmcp_bridge.access.METADATA_KEY)
   const changeLogs = new WeakMap(); // notebook model -> [{actor, kind, cellId, time}], bounded, drained by Python
   const agentRuns = new Set(); // ids of cells the agent is running: their outputs and counts are the agent's
@@ -27,20 +28,45 @@
     try { return fn(); } finally { agentDepth--; }
   }
 
-  function record(m, kind, cell) {
+  const known = new WeakMap(); // notebook model -> [{id, access}] by index, as before the latest change of its cell list
+
+  function accessOf(cell) {
+    try {
+      const block = cell.sharedModel.getMetadata(KEY);
+      return block && typeof block === "object" ? block.access ?? null : null;
+    } catch (e) { return null; }
+  }
+
+  function remember(m) {
+    const list = [];
+    for (let i = 0; i < m.cells.length; i++) list.push({ id: m.cells.get(i).id, access: accessOf(m.cells.get(i)) });
+    known.set(m, list);
+  }
+
+  // A removed cell's model no longer answers (its shared map is gone): its id and access come from `known`.
+  function recordRemoved(m, first, count) {
+    for (const gone of (known.get(m) ?? []).slice(first, first + count)) record(m, "delete", null, gone);
+  }
+
+  function record(m, kind, cell, known_ = null) {
     const log = changeLogs.get(m);
     if (!log) return;
     let cellId = null, block = null;
-    try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch (e) { /* a removed cell's model may be disposed */ }
+    if (known_) { cellId = known_.id; block = { access: known_.access }; }
+    else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch (e) { /* a disposed model */ }
     if (cellId == null) return;
     const actor = agentDepth > 0 || ((kind === "outputs" || kind === "run") && agentRuns.has(cellId)) ? "agent" : "person";
     log.push({ actor, kind, cellId, time: Date.now() / 1000, access: block && typeof block === "object" ? block.access ?? null : null,
-               revision: (revisions.get(m) ?? 0) + 1 }); // the change's own update is counted right after
+               revision: clock + 1 }); // the change's own update is counted right after
     if (log.length > MAX_CHANGES) log.splice(0, log.length - MAX_CHANGES);
   }
 
   function watchCell(m, cell) {
     cell.sharedModel.changed.connect((_, change) => {
+      if (change.metadataChange) {  // keep the remembered access current (a hidden cell stays hidden once deleted)
+        const entry = (known.get(m) ?? []).find((k) => k.id === cell.id);
+        if (entry) entry.access = accessOf(cell);
+      }
       if (change.sourceChange) record(m, "edit", cell);
       if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell);
     });
@@ -164,14 +190,16 @@
     track(panel) {
       const m = model(panel);
       if (revisions.has(m)) return;
-      revisions.set(m, 0);
-      m.sharedModel.ydoc.on("update", () => revisions.set(m, revisions.get(m) + 1));
+      revisions.set(m, clock);
+      m.sharedModel.ydoc.on("update", () => revisions.set(m, ++clock));
       changeLogs.set(m, []);
       for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
+      remember(m);
       m.cells.changed.connect((_, change) => {
         if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); }
-        else if (change.type === "remove") for (const cell of change.oldValues) record(m, "delete", cell);
+        else if (change.type === "remove") recordRemoved(m, change.oldIndex, change.oldValues.length);
         else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
+        remember(m);
       });
       panel.context.saveState.connect((_, state) => {
         if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
