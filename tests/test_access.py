@@ -334,3 +334,44 @@ def test_output_selection_shared_by_the_person(agent: Agent) -> None:
     assert selection["truncated"] is True and selection["bytes"] == 19 * 2000
     shares.share(WORK, HIDDEN[1], 0, CANARY)  # a share of a hidden cell reads as nothing shared
     assert agent.ok("jupyter_get_output_selection")["selection"] is None
+
+
+def test_levels_hold_after_the_notebook_is_closed_and_reopened(agent: Agent) -> None:
+    other = "demo/other.ipynb"
+    agent.ok("jupyter_get_cells", {"notebookPath": other})
+    raw = agent.ws.open[other]
+    only = raw.nb["cells"][0]["id"]
+    access.set_cell_level(raw, only, "none")
+    asyncio.run(raw.save())
+    agent.ws.open.pop(other)  # the person closes it; a fresh model starts when it is opened again
+    listing = agent.ok("jupyter_get_cells", {"notebookPath": other})
+    assert listing["cells"] == [] and listing["hiddenCellCount"] == 1
+
+
+def test_threads_of_a_hidden_cell_stay_hidden_after_the_cell_is_deleted(agent: Agent) -> None:
+    raw = agent.ws.open[WORK]
+    before = agent.ok("jupyter_list_comments", {"status": "all"})
+    raw.person_delete_cell(HIDDEN[0])
+    after = agent.ok("jupyter_list_comments", {"status": "all"})
+    assert CANARY not in json.dumps(after) and HIDDEN[0] not in json.dumps(after)
+    assert [t["id"] for t in after["threads"]] == [t["id"] for t in before["threads"]]
+
+
+def test_threads_stamped_hidden_stay_hidden_in_a_later_session() -> None:
+    files = planted()
+    first = Agent(files)
+    first.ok("jupyter_open_notebook", {"path": WORK})
+    raw = first.ws.open[WORK]
+    access.set_cell_level(raw, "7ae19660", "none")  # the person hides a cell that has a thread
+    raw.person_delete_cell("7ae19660")
+    asyncio.run(raw.save())
+    later = Agent(dict(first.ws.files))  # a new page: nothing remembered but the file
+    later.ok("jupyter_open_notebook", {"path": WORK})
+    assert later.ok("jupyter_list_comments", {"status": "all"})["threads"] == []
+
+
+def test_a_move_that_keeps_the_visible_order_changes_nothing(agent: Agent) -> None:
+    # visible 05edf0fb, 10c32840 with the hidden 73f8c3d3 between them
+    revision = agent.ok("jupyter_get_context")["notebook"]["revision"]
+    agent.ok("jupyter_move_cell", {"cellId": "05edf0fb", "referenceCellId": "10c32840", "position": "above"})
+    assert agent.ok("jupyter_get_context")["notebook"]["revision"] == revision

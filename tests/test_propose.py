@@ -237,3 +237,33 @@ def test_a_batch_accepted_after_the_person_changed_a_cell_is_refused(s: Session)
 
     result = s.around("jupyter_apply_edits", {"edits": edits}, person)
     assert result["structuredContent"]["error"] == "STALE_CELL" and s.nb.find_cell(cells[1]["id"]).source == "person"
+
+
+def test_what_cannot_be_shown_in_full_is_refused_not_cut(s: Session) -> None:
+    cell = s.cells()[1]
+    big = "\n".join(f"line_{i} = {i}" for i in range(500))
+    before = s.snapshot()
+    result = s.around("jupyter_update_cell", {"cellId": cell["id"], "source": big, "expectedSourceHash": cell["sourceHash"]}, lambda p: None)
+    assert result["structuredContent"]["error"] == "TOO_LARGE" and s.snapshot() == before and s.book.waiting() == []
+    result = s.around("jupyter_run_code", {"code": "x = 1\n" * 7000}, lambda p: None)
+    assert result["structuredContent"]["error"] == "TOO_LARGE"
+
+
+def test_switching_to_direct_while_a_proposal_waits_still_rechecks(s: Session) -> None:
+    code = next(c for c in s.cells(8) if c["type"] == "code")
+    old = code["source"][:12]
+
+    def person(p):
+        s.nb.person_set_source(code["id"], code["source"] + "\nperson_work = 1")
+        s.book.set_mode("direct")
+        s.book.accept(p.id)
+
+    result = s.around("jupyter_edit_cell_source", {"cellId": code["id"], "oldText": old, "newText": "X"}, person)
+    assert result["structuredContent"]["error"] == "STALE_CELL"
+    assert s.nb.find_cell(code["id"]).source.endswith("person_work = 1")
+
+
+def test_a_restart_is_proposed(s: Session) -> None:
+    kinds = []
+    result = s.around("jupyter_kernel_action", {"action": "restart"}, lambda p: (kinds.append(p.kind), s.book.deny(p.id)))
+    assert kinds == ["restart"] and result["structuredContent"]["status"] == "denied"

@@ -343,6 +343,13 @@ class GuardedNotebook:
         self._writable([cell_id])
         self._gate()
         self.find_cells([cell_id, reference_cell_id])
+        view = self.view()
+        if view.hidden_indices:
+            visible = [c.id for c in self.read_cells(None, head_bytes=0, max_outputs=0)]
+            others = [i for i in visible if i != cell_id]
+            at = others.index(reference_cell_id) + (1 if position == "below" else 0)
+            if others[:at] + [cell_id] + others[at:] == visible:
+                return self.find_cell(cell_id)  # the agent's order is already so: nothing to do, as without hidden cells
         real = self._inner.find_cell(cell_id).index
         target = self._inner.find_cell(reference_cell_id).index + (1 if position == "below" else 0)
         if real < target:
@@ -452,8 +459,10 @@ class GuardedNotebook:
         self._gate()
         return await self._inner.run_cell(cell_id, timeout)
 
-    async def kernel_action(self, action: str, timeout: float) -> KernelInfo:
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
         self._writable([])
+        if action == "restart":
+            self._gate()
         return await self._inner.kernel_action(action, timeout)
 
     # -- batched edits and code without a cell (engineer C; tools/batch.py, tools/code.py) ----------------

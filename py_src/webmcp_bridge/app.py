@@ -23,6 +23,8 @@ def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS, dialogs:
     tracker = DialogTracker(dialogs, pending, limits)
     tracker.start()
     registry: Registry[CallContext] = Registry(CallContext(host, limits, pending, dialogs=tracker), limits, pending, tracker)
+    book = registry.context.proposals
+    tracker.waiting_for_person = lambda: {p.task for p in book.waiting()}
     registry.add_toolset(notebooks_toolset())
     registry.add_toolset(calls_toolset())
     registry.add_toolset(access_toolset())

@@ -136,6 +136,8 @@ class DialogTracker:
         self.calls = calls
         self.limits = limits
         self._owners: dict[str, PendingCall | None] = {}  # open dialog id -> owning call (None: the person's)
+        #: tasks of calls waiting for the person's decision on a proposal: they open no dialog, so never own one
+        self.waiting_for_person: Callable[[], set[Any]] = set
         self._open: list[RawDialog] = []
 
     # -- following the source ---------------------------------------------------------------------------
@@ -179,7 +181,8 @@ class DialogTracker:
     def _choose_owner(self, raw: RawDialog) -> PendingCall | None:
         if raw.by_person:
             return None
-        candidates = [c for c in self.calls.running() if c.can_own_dialogs]
+        blocked = self.waiting_for_person()
+        candidates = [c for c in self.calls.running() if c.can_own_dialogs and c.task not in blocked]
         if len(candidates) != 1:
             return None
         candidate = candidates[0]
@@ -201,9 +204,12 @@ class DialogTracker:
         """The report of one dialog (shape in the module docstring), bounded by the limits."""
         limits = self.limits
         title, _ = _cut(raw.title, limits.dialog_text_bytes)
-        body, cut = _cut(raw.body, limits.dialog_body_bytes)
+        owner = self._owners.get(raw.id)
+        # The person's own dialogs are reported by title and buttons only: their body and input can name
+        # things the agent may not see (a hidden notebook being renamed or deleted).
+        body, cut = _cut(raw.body, limits.dialog_body_bytes) if owner is not None else ("", False)
         report: dict[str, Any] = {"id": raw.id, "title": title, "body": body}
-        if cut or raw.body_cut:
+        if cut or raw.body_cut and owner is not None:
             report["bodyTruncated"] = True
         report["state"] = "shown" if raw.shown else "queued"
         report["shown"] = raw.shown
@@ -219,7 +225,7 @@ class DialogTracker:
         report["buttons"] = buttons
         if len(raw.buttons) > limits.dialog_buttons:
             report["omittedButtons"] = len(raw.buttons) - limits.dialog_buttons
-        if raw.input is not None:
+        if raw.input is not None and owner is not None:
             field: dict[str, Any] = {"type": raw.input.type}
             if raw.input.type != "password" and raw.input.value is not None:
                 field["value"] = _cut(raw.input.value, limits.dialog_text_bytes)[0]
@@ -228,7 +234,6 @@ class DialogTracker:
             report["input"] = field
         if raw.checkbox is not None:
             report["checkbox"] = {"label": _cut(raw.checkbox[0], limits.dialog_text_bytes)[0], "checked": raw.checkbox[1]}
-        owner = self._owners.get(raw.id)
         report["owner"] = None if owner is None else {"tool": owner.tool, "pendingId": owner.pending_id or None}
         report["answerable"] = owner is not None and raw.shown
         return report

@@ -36,15 +36,23 @@ from .limits import preview
 
 Mode = Literal["direct", "propose"]
 MODES: tuple[Mode, ...] = ("direct", "propose")
-DIFF_LINES = 200  # lines of a proposal's diff or code kept for the person to read
+DIFF_LINES = 400  # most diff lines a proposal shows; a bigger change is refused in Propose mode (TOO_LARGE), never cut
+CODE_BYTES = 32 * 1024  # most bytes of code a run proposal shows; more is refused the same way
 CHECK_SECONDS = 0.5  # how often a waiting proposal checks that its cell and notebook still exist
 
 _approved: contextvars.ContextVar[bool] = contextvars.ContextVar("webmcp_bridge_approved", default=False)
 
 
 def approved() -> bool:
-    """True inside a call whose change the person accepted (set by :meth:`ProposalBook.request`)."""
+    """True inside a call whose change the person accepted (set by :meth:`ProposalBook.request`), or that
+    decided in Direct mode that it needed no proposal (:func:`mark_direct`)."""
     return _approved.get()
+
+
+def mark_direct() -> None:
+    """Mark the current call as decided in Direct mode, so the person switching to Propose while it runs does
+    not stop it half way (its later writes are part of the change it already started)."""
+    _approved.set(True)
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ class ProposalDenied(Exception):
                 "message": f"{who} denied this change" + (f" ({self.reason.rstrip('.')})." if self.reason else ".") + " Nothing was changed."}
 
 
-def source_diff(before: str, after: str, max_lines: int = DIFF_LINES) -> list[list[str]]:
+def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> list[list[str]]:
     """A line diff ``[[op, line], ...]`` with op " " (kept), "-" (removed), "+" (added), at most ``max_lines``
     (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline."""
     ops: list[list[str]] = []
@@ -80,7 +88,7 @@ def source_diff(before: str, after: str, max_lines: int = DIFF_LINES) -> list[li
         if line.startswith("? "):
             continue
         ops.append([line[0], line[2:]])
-    if len(ops) > max_lines:
+    if max_lines is not None and len(ops) > max_lines:
         return ops[:max_lines] + [["…", f"{len(ops) - max_lines} more lines"]]
     return ops
 
@@ -104,6 +112,7 @@ class Proposal:
     code: str | None = None
     created: float = field(default_factory=time.time)
     future: asyncio.Future | None = None
+    task: Any = None  # the call's task while it waits (dialogs opening meanwhile are not the call's)
 
     def to_json(self) -> dict[str, Any]:
         """``{id, path, tool, kind, cellId, summary, diff, code, created}``."""
@@ -182,6 +191,7 @@ class ProposalBook:
                                 proposalId=other.id, cellId=proposal.cell_id)
         proposal.id = proposal.id or uuid.uuid4().hex[:10]
         proposal.future = asyncio.get_event_loop().create_future()
+        proposal.task = asyncio.current_task()
         self._waiting[proposal.id] = proposal
         self._emit("created", proposal)
         try:

@@ -28,9 +28,9 @@ from ..access import GuardedNotebook
 from ..errors import ErrorCode, ToolError
 from ..host import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from ..limits import DEFAULT_LIMITS
-from ..proposals import DIFF_LINES, source_diff
+from ..proposals import source_diff
 from ..registry import Annotations, Tool, ToolInput
-from ..snapshot import check_hash
+from ..snapshot import check_hash, source_hash
 from .common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
@@ -208,7 +208,12 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
         anchor = next((c for edit in args.edits for c in _named(edit)), None)
         await ctx.propose(nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step",
                           diff=batch_diff(ops, {cell.id: cell.source for cell in found}))
-        ops = plan(list(args.edits), {cell.id: cell for cell in nb.find_cells(named)}, nb, ctx)
+        shown = {cell.id: cell.source for cell in found}
+        now = nb.find_cells(named)
+        for cell in now:  # accepted: every cell must still be exactly what the diff showed
+            if cell.source != shown[cell.id]:
+                check_hash(cell, source_hash(shown[cell.id]), ctx.limits)
+        ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)
     # No await from here to the write: the checks see exactly what the batch is applied to.
     touched = nb.apply_edits(ops)
     gone = {op.cell_id for op in ops if isinstance(op, DeleteOp)}
@@ -228,24 +233,23 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
 
 def batch_diff(ops: list[Any], sources: dict[str, str]) -> list[list[str]]:
     """What a batch does, for the person (Propose mode): per op a header line ``["@", "edit N: ..."]`` and the
-    source diff it makes (as the earlier ops left the cell), bounded to DIFF_LINES lines in all."""
+    source diff it makes (as the earlier ops left the cell), in full (CallContext.propose refuses a batch too
+    big to show)."""
     lines: list[list[str]] = []
     for index, op in enumerate(ops):
         if isinstance(op, SetSourceOp):
             lines.append(["@", f"edit {index}: change cell {op.cell_id}"])
-            lines.extend(source_diff(sources.get(op.cell_id, ""), op.source))
+            lines.extend(source_diff(sources.get(op.cell_id, ""), op.source, max_lines=None))
             sources[op.cell_id] = op.source
         elif isinstance(op, InsertOp):
             where = f"{op.position} cell {op.reference_cell_id}" if op.reference_cell_id else ("at the end" if op.position == "below" else "at the start")
             lines.append(["@", f"edit {index}: insert a {op.cell_type} cell {where}"])
-            lines.extend(source_diff("", op.source))
+            lines.extend(source_diff("", op.source, max_lines=None))
         elif isinstance(op, DeleteOp):
             lines.append(["@", f"edit {index}: delete cell {op.cell_id}"])
-            lines.extend(source_diff(sources.get(op.cell_id, ""), ""))
+            lines.extend(source_diff(sources.get(op.cell_id, ""), "", max_lines=None))
         elif isinstance(op, MoveOp):
             lines.append(["@", f"edit {index}: move cell {op.cell_id} {op.position} cell {op.reference_cell_id}"])
-    if len(lines) > DIFF_LINES:
-        return lines[:DIFF_LINES] + [["…", f"{len(lines) - DIFF_LINES} more lines"]]
     return lines
 
 

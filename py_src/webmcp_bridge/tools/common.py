@@ -9,8 +9,8 @@ from pydantic import Field
 
 from ..access import GuardedHost, GuardedNotebook
 from ..changes import ChangeLog
-from ..limits import preview
-from ..proposals import Proposal, ProposalBook, ProposalDenied, source_diff
+from ..limits import preview, utf8_len
+from ..proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
 from ..errors import ErrorCode, ToolError, notebook_not_found
 from ..host import LiveNotebook, NotebookHost, RawCell
 from ..limits import DEFAULT_LIMITS, Limits
@@ -72,7 +72,7 @@ class CallContext:
 
     async def propose(self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, *,
                       before: str | None = None, after: str | None = None, code: str | None = None,
-                      diff: list[list[str]] | None = None) -> None:
+                      diff: list[list[str]] | None = None) -> bool:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
         once. ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
         :func:`webmcp_bridge.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
@@ -82,11 +82,18 @@ class CallContext:
         denied for the person if the anchor cell is deleted or the notebook closed while it waits.
         """
         if self.proposals.mode != "propose":
-            return
+            mark_direct()
+            return False
         if diff is None and (before is not None or after is not None):
-            diff = source_diff(before or "", after or "")
-        proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, 300), diff,
-                            preview(code, 8192) if code is not None else None)
+            diff = source_diff(before or "", after or "", max_lines=None)
+        # The person must see all of it: what cannot be shown in full is refused, never cut.
+        if diff is not None and len(diff) > DIFF_LINES:
+            raise ToolError(ErrorCode.TOO_LARGE, f"This change is {len(diff)} diff lines; Propose mode shows at most {DIFF_LINES} "
+                            "lines to the person. Split it into smaller changes.", lines=len(diff), maxLines=DIFF_LINES)
+        if code is not None and utf8_len(code) > CODE_BYTES:
+            raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
+                            "bytes to the person. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
+        proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, 300), diff, code)
 
         def still_valid() -> str | None:
             if self.host.find_open(nb.path) is None:
@@ -101,6 +108,7 @@ class CallContext:
         decision = await self.proposals.request(proposal, still_valid)
         if not decision.accepted:
             raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
+        return True
 
     async def notebook(self, path: str | None) -> GuardedNotebook:
         """The notebook at ``path`` (opened in the background if it exists but is not open), or the

@@ -85,8 +85,8 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     new_source = cell.source.replace(args.old_text, args.new_text, 1)
     check_write_size(new_source, ctx.limits, "the edited source")
     nb.check_write([cell.id])
-    await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source)
-    if ctx.proposals.mode == "propose":  # accepted: the cell must still be exactly what the person was shown
+    if await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source):
+        # accepted: the cell must still be exactly what the person was shown
         current = nb.find_cell(cell.id)
         if current.source != cell.source:
             check_hash(current, source_hash(cell.source), ctx.limits)
@@ -143,9 +143,9 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         targets = [c.id for c in cells if c.cell_type == "code"]
         nb.check_write(targets)
     if targets:
-        await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0],
-                          f"Clear the outputs of {len(targets)} cell(s)" + (f": {', '.join(targets[:10])}" if len(targets) > 1 else ""))
-        targets = [c.id for c in nb.find_cells(targets)] if ctx.proposals.mode == "propose" else targets  # still there
+        if await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0],
+                             f"Clear the outputs of {len(targets)} cell(s)" + (f": {', '.join(targets[:10])}" if len(targets) > 1 else "")):
+            targets = [c.id for c in nb.find_cells(targets)]  # still there after the person's accept
     for cell_id in targets:
         nb.clear_outputs(cell_id)
     payload: dict[str, Any] = {"cleared": targets, "notebook": {"path": nb.path, "revision": nb.revision()}}

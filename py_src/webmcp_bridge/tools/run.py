@@ -46,9 +46,9 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
                         count=len(ids), maxCount=ctx.limits.run_cells)
     runnable = [c for c in nb.find_cells([i for i in ids if i not in read_only]) if c.cell_type == "code"]
     if runnable:
-        code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable[:50])
-        await ctx.propose(nb, "jupyter_run_cells", "run", runnable[0].id, f"Run {len(runnable)} code cell(s)", code=code)
-        if ctx.proposals.mode == "propose":  # accepted: run only the code the person was shown
+        code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable)
+        if await ctx.propose(nb, "jupyter_run_cells", "run", runnable[0].id, f"Run {len(runnable)} code cell(s)", code=code):
+            # accepted: run only the code the person was shown
             for shown, now in zip(runnable, nb.find_cells([c.id for c in runnable])):
                 if now.source != shown.source:
                     check_hash(now, source_hash(shown.source), ctx.limits)
@@ -101,6 +101,9 @@ INTERRUPT_WAIT_SECONDS = 10.0
 
 async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
+    if args.action == "restart":  # a restart loses every variable: in Propose mode the person decides first
+        nb.check_write()
+        await ctx.propose(nb, "jupyter_kernel_action", "restart", None, "Restart the kernel (all variables are lost)")
     wait = INTERRUPT_WAIT_SECONDS if args.action == "interrupt" else ctx.limits.kernel_wait_seconds
     info = await nb.kernel_action(args.action, wait)
     if info is None:  # a restart the confirmation dialog declined: a normal result, nothing changed
