@@ -46,7 +46,7 @@ from . import panel_dom
 from .adapter import JupyterLabHost, LabNotebook, is_nullish, js_object
 from .panel_view import (ACTIVITY_ROWS, PREVIEW_BYTES, ActivityRow, CellInfo, Markers, activity_empty, activity_item,
                          access_view, c, call_row, cell_markers, change_row, comments_view, h, marker_badges,
-                         marker_classes, thread_row)
+                         marker_classes, mode_select, thread_row)
 
 WIDGET_ID = "webmcp-bridge-panel"
 #: debounce of model changes before the panel reads the notebook again
@@ -142,7 +142,9 @@ class AgentPanel:
         node.setAttribute("role", "region")
         node.setAttribute("aria-label", "Agent panel")
         webmcp = not is_nullish(getattr(self.loader, "modelContext", None))
+        book = self.registry.context.proposals
         head = h("div", c("panel-head"), h("h2", "", text="Agent"),
+                 h("label", c("row"), h("span", "", text="Mode "), mode_select(book.mode)),
                  h("p", c("mode"), text="An agent in this browser can use the notebook through WebMCP." if webmcp else
                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."))
         sections = [("activity", "Activity"), ("comments", "Comments"), ("access", "Access")]
@@ -151,6 +153,7 @@ class AgentPanel:
                                        h("div", c("section-body"), data_role=key), open="") for key, label in sections])
         for key in ("notice", "activity", "comments", "access"):
             self.nodes[key] = node.querySelector(f'[data-role="{key}"]')
+        self.nodes["mode"] = node.querySelector('[data-action="mode"]')
         self.nodes["notice"].hidden = True
         for key, _ in sections:
             self.nodes[f"{key}-summary"] = node.querySelector(f".{c('section-' + key)} > summary")
@@ -175,6 +178,10 @@ class AgentPanel:
         self.registry.on_after(self._on_call)
         self._undo.append(lambda: _remove_hook(self.registry, self._on_call))
         self._undo.append(self.changes.subscribe(self._on_change_entry))
+        book = self.registry.context.proposals
+        show_mode = lambda mode: setattr(self.nodes["mode"], "value", mode) if self.nodes.get("mode") is not None else None  # noqa: E731
+        book.on_mode(show_mode)
+        self._undo.append(lambda: book._mode_listeners.remove(show_mode) if show_mode in book._mode_listeners else None)
 
     def dispose(self) -> None:
         """Remove the widget, commands, listeners and markers; destroy every proxy."""
@@ -481,7 +488,10 @@ class AgentPanel:
             return
         value = str(target.value)
         try:
-            if action == "filter":
+            if action == "mode":  # the person's switch (the command palette and the setting change the same book)
+                self.registry.context.proposals.set_mode("propose" if value == "propose" else "direct")
+                self.note(f"switched the agent to {value} mode", "")
+            elif action == "filter":
                 self.filter = value if value in ("open", "resolved", "all", "cell") else "open"
             elif action == "notebook-level":
                 nb = self.current()

@@ -349,6 +349,16 @@ LEVEL_TEXT = {"write": "write: the agent may read and change", "read": "read: th
               "none": "none: hidden from the agent"}
 
 
+MODE_TEXT = {"direct": "Direct: the agent's changes apply at once",
+             "propose": "Propose: ask me before each change"}
+
+
+def mode_select(mode: str) -> El:
+    """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
+    return h("select", c("select mode-select"), *[h("option", "", text=text, value=value, **({"selected": ""} if value == mode else {}))
+                                                 for value, text in MODE_TEXT.items()], data_action="mode", aria_label="Agent mode")
+
+
 def level_select(action: str, level: str, label: str) -> El:
     """A select of the three levels (``data-action`` = action)."""
     return h("select", c("select"), *[h("option", "", text=LEVEL_TEXT[lv], value=lv, **({"selected": ""} if lv == level else {}))

@@ -114,6 +114,22 @@ def test_the_switch_is_in_the_command_palette(page, page_log, site_url):
     assert_clean(page_log, site_url)
 
 
+def test_the_switch_is_in_the_agent_panel_too(page, page_log, site_url):
+    from test_panel import PANEL, open_panel
+
+    open_notebook(page, site_url, NOTEBOOK)
+    open_panel(page)
+    select = page.locator(f'{PANEL} select[data-action="mode"]')
+    assert select.input_value() == "direct"
+    select.select_option("propose")  # the person's choice in the panel
+    page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').textContent.endsWith('· Propose')")
+    assert ok(page, "jupyter_get_context")["mode"] == "propose"
+    page.evaluate("c => window.jupyterapp.commands.execute(c)", COMMAND)  # the palette command: the panel follows
+    page.wait_for_function("s => document.querySelector(s).value === 'direct'", arg=f'{PANEL} select[data-action="mode"]')
+    assert ok(page, "jupyter_get_context")["mode"] == "direct"
+    assert_clean(page_log, site_url)
+
+
 def test_update_insert_delete_and_run_wait_for_accept_or_deny(page, page_log, site_url):
     open_notebook(page, site_url, NOTEBOOK)
     cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 6})["cells"]
