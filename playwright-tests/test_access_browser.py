@@ -151,7 +151,7 @@ def test_canary_scan_over_every_registered_tool_in_jupyterlab(page, page_log, si
     pools = Pools(cell_ids=list(VISIBLE[:2]) + [READ_ONLY, VISIBLE[3]], notebook_paths=[None, WORK, SECRET],
                   paths=["", "planted", WORK, SECRET, "planted/notes.txt"], texts=["x", "print(2)", ""])
     started = time.monotonic()
-    calls: list[tuple[str, dict]] = [(d["name"], args) for d in definitions for args in calls_for(d, pools, 20)]
+    calls: list[tuple[str, dict]] = [(d["name"], args) for d in definitions for args in calls_for(d, pools, 12)]
     # the agent naming the hidden notebook must get what a path with nothing there gets
     twins = [(name, json.loads(json.dumps(args).replace(SECRET, MISSING))) for name, args in calls if SECRET in json.dumps(args)]
     results: list[str] = []

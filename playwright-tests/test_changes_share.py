@@ -38,7 +38,9 @@ def test_person_shares_selected_output_text(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     only = ok(page, "jupyter_get_cells")["cells"][0]
     ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('alpha beta gamma')", "expectedSourceHash": only["sourceHash"]})
-    ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)
+    # the cell's output as a run would leave it (put in the model directly: this test is about sharing, not the kernel)
+    page.evaluate("""() => window.jupyterapp.shell.currentWidget.context.model.cells.get(0).outputs.add(
+        {output_type: 'stream', name: 'stdout', text: 'alpha beta gamma\\n'})""")
     assert ok(page, "jupyter_get_output_selection")["selection"] is None
     output = page.locator(".jp-OutputArea-child .jp-OutputArea-output").first
     output.wait_for()
