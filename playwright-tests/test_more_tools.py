@@ -12,31 +12,11 @@ from pathlib import Path
 from playwright.sync_api import Page
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+from test_tools import call, ok
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 EULER = "pytudes-euler.ipynb"
 E1, E2, E3, H1, H3 = "cell-0091", "cell-0092", "cell-0093", "hdr-0000", "hdr-0002"  # Problems 1-3 of the Euler notebook
-
-
-def call(page: Page, name: str, args: dict | None = None, timeout: float = 60_000) -> tuple[dict, dict]:
-    """Call a tool as the agent; return (payload, whole CallToolResult), checking the envelope's shape."""
-    result = page.webmcp.call_tool(name, args or {}, timeout=timeout)
-    assert isinstance(result, dict) and isinstance(result.get("content"), list), result
-    text = result["content"][0]
-    assert text["type"] == "text"
-    payload = json.loads(text["text"])
-    assert payload == result["structuredContent"]
-    assert len(text["text"].encode()) <= 50 * 1024
-    return payload, result
-
-
-def ok(page: Page, name: str, args: dict | None = None, **kw) -> dict:
-    """Call and assert success, collecting a result that went pending (a slow kernel start)."""
-    payload, result = call(page, name, args, **kw)
-    while payload.get("status") == "pending":
-        payload, result = call(page, "jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, **kw)
-    assert result["isError"] is False, payload
-    return payload
 
 
 def error(page: Page, name: str, args: dict, code: str) -> dict:

@@ -73,19 +73,20 @@ def closest(node: Any, selector: str) -> Any:
     return None if is_nullish(found) else found
 
 
-def install_style() -> None:
-    """Add the panel's stylesheet to the document once (a ``<style>`` whose ``textContent`` is :data:`CSS`)."""
-    if query(js.document, f"#{STYLE_ID}") is not None:
+def install_style(style_id: str = STYLE_ID, css: str | None = None) -> None:
+    """Add a stylesheet to the document once: a ``<style id=style_id>`` whose ``textContent`` is ``css``
+    (default: the panel's :data:`CSS`). The proposal view uses it for its own sheet too."""
+    if query(js.document, f"#{style_id}") is not None:
         return
     style = js.document.createElement("style")
-    style.id = STYLE_ID
-    style.textContent = CSS
+    style.id = style_id
+    style.textContent = CSS if css is None else css
     js.document.head.appendChild(style)
 
 
-def remove_style() -> None:
-    """Remove the stylesheet (when the panel is disposed)."""
-    node = query(js.document, f"#{STYLE_ID}")
+def remove_style(style_id: str = STYLE_ID) -> None:
+    """Remove the stylesheet ``style_id`` (when its view is disposed)."""
+    node = query(js.document, f"#{style_id}")
     if node is not None:
         node.remove()
 

@@ -51,6 +51,7 @@ from pyodide.code import run_js  # type: ignore[import-not-found]
 from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
 from ..proposals import MODES, Mode, Proposal, ProposalBook
+from . import panel_dom
 from .adapter import is_nullish, js_object
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
@@ -168,7 +169,7 @@ class ProposalView:
     async def start(self) -> None:
         """Install the stylesheet, the command (and its palette item), the listeners; show what already
         waits. In small steps with a yield to the browser between."""
-        install_style()
+        panel_dom.install_style(STYLE_ID, CSS)
         await asyncio.sleep(0)
         await self._add_command()
         await asyncio.sleep(0)
@@ -195,7 +196,7 @@ class ProposalView:
         for proxy in self._proxies:
             _quietly(proxy.destroy)
         self._proxies.clear()
-        remove_style()
+        panel_dom.remove_style(STYLE_ID)
 
     async def _add_command(self) -> None:
         commands = self.app.commands
@@ -391,22 +392,6 @@ def build_box(proposal: Proposal) -> Any:
 
 
 # -- the stylesheet ---------------------------------------------------------------------------------------
-
-
-def install_style() -> None:
-    """Add the stylesheet to the document once (a ``<style>`` whose ``textContent`` is :data:`CSS`)."""
-    if not is_nullish(js.document.getElementById(STYLE_ID)):
-        return
-    style = js.document.createElement("style")
-    style.id = STYLE_ID
-    style.textContent = CSS
-    js.document.head.appendChild(style)
-
-
-def remove_style() -> None:
-    node = js.document.getElementById(STYLE_ID)
-    if not is_nullish(node):
-        node.remove()
 
 
 CSS = """
