@@ -66,12 +66,10 @@ def test_runs_and_outputs_are_attributed_to_whoever_ran_the_cell(page, page_log,
     seq = ok(page, "jupyter_get_changes")["seq"]
     ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('by the agent')", "expectedSourceHash": only["sourceHash"]})
     run = ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
-    assert run["status"] == "ok" or (run["status"] == "timeout" and page_log.lost_a_kernel_reply())
+    assert run["status"] == "ok", run
     agent_side = ok(page, "jupyter_get_changes", {"since": seq})
     kinds = {(c["actor"], c["kind"]) for c in agent_side["changes"]}
     assert {("agent", "edit"), ("agent", "outputs")} <= kinds, agent_side
-    if page_log.lost_a_kernel_reply():
-        return  # the pinned kernel lost the agent's execute reply: it stays "busy", a person's run would never start
     # the person runs it from JupyterLab (Shift+Enter's command; not awaited: its promise ends with the run)
     page.locator(".jp-Notebook .jp-Cell").first.click()
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-cell'); }")

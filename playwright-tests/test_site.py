@@ -36,6 +36,7 @@ def kernel_run(browser, site_url):
         "output": output.text_content(),
         "final_status": bridge_status(page),
         "log": log,
+        "page": page,
     }
     yield result
     context.close()
@@ -50,6 +51,52 @@ def test_bridge_ready_and_kernel_runs_a_cell(kernel_run):
     assert status["timings"]["pyodideReady"] > 0
     assert status["timings"]["bridgeReady"] >= status["timings"]["pyodideReady"]
     assert "42" in kernel_run["output"]
+
+
+#: Loads the kernel's main-thread messaging module (the `coincident` library, as served in the built chunk), points
+#: it at a stand-in worker that writes each reply *inside* postMessage, so the reply is in place before the
+#: caller starts to wait (the race a real worker wins now and then), and makes one call.
+EARLY_REPLY_JS = """async () => {
+  const chunks = self.rspackChunk_jupyterlite_pyodide_kernel_extension || [];
+  const factories = chunks.flatMap(([, modules]) => Object.values(modules || {}))
+    .filter(f => String(f).includes('Atomics') && String(f).includes('waitAsync'));
+  if (factories.length !== 1) return {error: `found ${factories.length} messaging modules`};
+  const exports = {};
+  const require = {d(target, getters) {
+    for (const k in getters) Object.defineProperty(target, k, {get: getters[k], enumerable: true});
+  }};
+  factories[0]({}, exports, require);
+  const coincident = Object.values(exports)[0];
+  const reply = JSON.stringify({status: 'ok', execution_count: 7, text: 'early ✓'});
+  const worker = {
+    addEventListener() {},
+    postMessage(data) {
+      const [, buffer, action] = Object.values(data)[0];  // [call id, Int32Array on a SharedArrayBuffer, name, args]
+      if (action !== undefined) {  // the call: answer with the reply's length, flag set
+        buffer[1] = reply.length;
+        Atomics.store(buffer, 0, 1);
+      } else {  // the fetch of the reply: its UTF-16 text from the buffer's start
+        const chars = new Uint16Array(buffer.buffer);
+        for (let i = 0; i < reply.length; i++) chars[i] = reply.charCodeAt(i);
+      }
+    },
+  };
+  try {
+    return {value: await coincident(worker).execute({code: '1'})};
+  } catch (e) {
+    return {error: String((e && e.message) || e)};
+  }
+}"""
+
+
+def test_a_kernel_reply_that_arrives_before_the_wait_is_not_lost(kernel_run):
+    """The kernel's reply wait works when the worker answers before the main thread starts waiting.
+
+    Unpatched, the pinned kernel throws `A(...).value.then is not a function` there and the run never ends
+    (build.patch_kernel_messaging); this replays that race deterministically on the served chunk.
+    """
+    got = kernel_run["page"].evaluate(EARLY_REPLY_JS)
+    assert got == {"value": {"status": "ok", "execution_count": 7, "text": "early ✓"}}, got
 
 
 def test_every_request_is_same_origin(kernel_run, site_url):

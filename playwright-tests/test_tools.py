@@ -7,7 +7,6 @@ import base64
 import json
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
@@ -141,7 +140,7 @@ def test_agent_reads_cells_and_pages_a_long_stream(page, page_log, site_url):
     expected = "".join(f"{i} é✓ 日本\n" for i in range(3000))
     cell = ok(page, "jupyter_insert_cell", {"source": code})["cell"]
     run = ok(page, "jupyter_run_cells", {"cellIds": [cell["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
-    assert (run["status"] == "ok" or (run["status"] == "timeout" and page_log.lost_a_kernel_reply()))
+    assert run["status"] == "ok", run
     stream = run["outputs"][0]
     assert stream["outputType"] == "stream" and stream["bytes"] == len(expected.encode())
     pages, offset = [], 0
@@ -218,7 +217,7 @@ def test_agent_runs_a_cell_and_sees_its_output(page, page_log, site_url):
     run = ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)
     first, second = run["results"]
     assert first["cellId"] == only["id"]
-    assert (first["status"] == "error" and first["executionCount"] == 1) or (first["status"] == "timeout" and page_log.lost_a_kernel_reply())
+    assert first["status"] == "error" and first["executionCount"] == 1, first
     kinds = [o["outputType"] for o in first["outputs"]]
     assert kinds == ["stream", "error"] and first["outputs"][0]["preview"] == "42\n"
     assert "ZeroDivisionError" in first["outputs"][1]["ename"]
@@ -228,7 +227,7 @@ def test_agent_runs_a_cell_and_sees_its_output(page, page_log, site_url):
     assert "42" in page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-OutputArea").inner_text()
 
     again = ok(page, "jupyter_run_cells", {"cellIds": [below["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
-    assert (again["status"] == "ok" or (again["status"] == "timeout" and page_log.lost_a_kernel_reply())) and again["outputs"][0]["preview"] == "never\n"
+    assert again["status"] == "ok" and again["outputs"][0]["preview"] == "never\n", again
     assert_clean(page_log, site_url)
 
 
@@ -325,5 +324,5 @@ def test_a_long_run_returns_pending_and_is_collected(page, page_log, site_url):
     assert [p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"]] == [first["pendingId"]]
     final = ok(page, "jupyter_wait_for_result", {"pendingId": first["pendingId"]}, timeout=60_000)
     result = final["results"][0]
-    assert result["cellId"] == cell["id"] and (result["status"] == "ok" or (result["status"] == "timeout" and page_log.lost_a_kernel_reply())) and result["outputs"][0]["preview"] == "slept\n"
+    assert result["cellId"] == cell["id"] and result["status"] == "ok" and result["outputs"][0]["preview"] == "slept\n"
     assert_clean(page_log, site_url)

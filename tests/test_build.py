@@ -160,3 +160,25 @@ def test_static_tool_definitions_match_the_registry(site):
     sizes = {ts.name: len(ts.tools) for ts in build_registry(None).toolsets()}  # type: ignore[arg-type]
     assert len(static) == sum(sizes.values())
     assert sizes["notebooks"] == 17 and sizes["calls"] == 2 and sizes["review"] == 7  # calls: wait_for_result, answer_dialog
+
+
+def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_fails_the_build(site, tmp_path):
+    """The built kernel chunk carries the reply-wait patch once (build.patch_kernel_messaging), applied to the
+    chunk exactly as the pinned jupyterlite-pyodide-kernel installs it; a kernel without that text stops the build.
+    (That the patched chunk works is replayed in a browser: test_site.py's early-reply test.)"""
+    built = build.patch_kernel_messaging(site)  # the build already patched it: left as it is
+    text = built.read_text(encoding="utf-8")
+    assert text.count(build.KERNEL_WAIT_FIXED) == 1 and build.KERNEL_WAIT_BUGGY not in text
+
+    installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / build.KERNEL_EXTENSION / "static" / built.name
+    original = installed.read_text(encoding="utf-8")
+    assert original.count(build.KERNEL_WAIT_BUGGY) == 1
+    static = tmp_path / "extensions" / build.KERNEL_EXTENSION / "static"
+    static.mkdir(parents=True)
+    (static / built.name).write_text(original, encoding="utf-8")
+    build.patch_kernel_messaging(tmp_path)
+    assert (static / built.name).read_text(encoding="utf-8") == text
+
+    (static / built.name).write_text(original.replace(build.KERNEL_WAIT_BUGGY, "A=(e,t)=>e?d(t,0):"), encoding="utf-8")
+    with pytest.raises(build.BuildError, match="re-check KERNEL_WAIT_BUGGY"):
+        build.patch_kernel_messaging(tmp_path)
