@@ -12,10 +12,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 from schema_fuzz import SKIP, Generator
+from test_panel import cell as panel_cell, context_menu
 from test_tools import call, cell_text, error, ok
 from webmcp_bridge.errors import ErrorCode
 
@@ -453,6 +454,11 @@ def full_listing(page: Page, path: str) -> list[dict]:
     return cells
 
 
+def levels(access: dict) -> tuple:
+    """What jupyter_get_cell_access says of the levels alone: the notebook's, then (id, index, access) a cell."""
+    return access["notebookAccess"], access["hiddenCellCount"], [(c["id"], c["index"], c["access"]) for c in access["cells"]]
+
+
 def paged_text(page: Page, path: str, cell_id: str, index: int) -> str:
     pages, offset = [], 0
     while offset is not None:
@@ -464,21 +470,41 @@ def paged_text(page: Page, path: str, cell_id: str, index: int) -> str:
 
 
 def test_an_edited_and_run_notebook_survives_save_and_reload(page, page_log, site_url):
-    # TODO(persistence): once review threads and access levels land, also check that comments (anchors, replies,
-    # resolved state) and per-cell / per-notebook access levels survive save and reload here.
+    """Sources, ids, outputs, review threads (replies, resolved state) and the person's access levels all come
+    back the same after save and reload, and the levels still hold for the agent."""
     name = "notebook-running-code.ipynb"  # stored as nbformat 4.4: its ids only become stable by the save
     open_notebook(page, site_url, name)
     cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 10})["cells"]
     code = next(c for c in cells if c["type"] == "code")
     ok(page, "jupyter_update_cell", {"cellId": code["id"], "source": "answer = 6 * 7\nprint('answer', answer)",
                                      "expectedSourceHash": code["sourceHash"]})
+    # one print of 2000 lines (a print a line would spend ~100 s in JupyterLab re-rendering the visible output on
+    # every stream message, quadratic, bridge or not; benchmarked in bench/prints.py)
     long_cell = ok(page, "jupyter_insert_cell", {"referenceCellId": code["id"],
-                                                 "source": "for i in range(2000):\n    print(i, 'persisted ✓ 日本')"})["cell"]
+                                                 "source": "print('\\n'.join(f'{i} persisted ✓ 日本' for i in range(2000)))"})["cell"]
     md = ok(page, "jupyter_insert_cell", {"referenceCellId": long_cell["id"], "cellType": "markdown",
                                           "source": "# Kept\nשלום 😀"})["cell"]
     run = ok(page, "jupyter_run_cells", {"cellIds": [code["id"], long_cell["id"]]}, timeout=KERNEL_TIMEOUT_MS)
     assert [r["status"] for r in run["results"]] == ["ok", "ok"]
+
+    # review threads: one resolved after a reply, one open on a range
+    resolved = ok(page, "jupyter_create_comment", {"cellId": md["id"], "body": "Is the heading right?"})["thread"]
+    ok(page, "jupyter_reply_comment", {"threadId": resolved["id"], "body": "Yes, kept on purpose."})
+    ok(page, "jupyter_resolve_comment", {"threadId": resolved["id"]})
+    ok(page, "jupyter_create_comment", {"cellId": code["id"], "quote": "6 * 7", "body": "Why 6 * 7?"})
+    # the person restricts two cells through the real context menu: the code cell to read, a markdown cell to none
+    hidden_id = cells[1]["id"]
+    context_menu(page, code["index"], "Cycle agent access")
+    expect(panel_cell(page, code["index"]).locator(".webmcp-bridge-badge-lock")).to_have_text("🔒 read")
+    for _ in range(2):
+        context_menu(page, 1, "Cycle agent access")
+    expect(panel_cell(page, 1).locator(".webmcp-bridge-badge-lock")).to_have_text("🔒 none")
+    access_before = ok(page, "jupyter_get_cell_access")
+    threads_before = ok(page, "jupyter_list_comments", {"status": "all"})["threads"]
+    assert {t["status"] for t in threads_before} == {"open", "resolved"} and len(threads_before) == 2
+
     before = full_listing(page, name)
+    assert hidden_id not in {c["id"] for c in before}
     text_before = paged_text(page, name, long_cell["id"], 0)
     assert text_before == "".join(f"{i} persisted ✓ 日本\n" for i in range(2000))
 
@@ -495,5 +521,12 @@ def test_an_edited_and_run_notebook_survives_save_and_reload(page, page_log, sit
     assert by_id[code["id"]]["executionCount"] == run["results"][0]["executionCount"]
     assert by_id[md["id"]]["source"] == "# Kept\nשלום 😀"
     assert paged_text(page, name, long_cell["id"], 0) == text_before
+    # the levels persist; provenance (the session's change log) starts afresh with the page
+    assert levels(ok(page, "jupyter_get_cell_access")) == levels(access_before)
+    assert ok(page, "jupyter_list_comments", {"status": "all"})["threads"] == threads_before
+    refused = error(page, "jupyter_update_cell", {"cellId": code["id"], "source": "answer = 0",
+                                                "expectedSourceHash": by_id[code["id"]]["sourceHash"]})
+    assert refused["error"] == "CELL_ACCESS_DENIED", refused
+    assert error(page, "jupyter_get_cells", {"cellIds": [hidden_id]})["error"] == "CELL_NOT_FOUND"
     assert page_log.foreign_requests(site_url) == []
     assert page_log.own_page_errors() == []
