@@ -506,7 +506,7 @@ def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: l
 
 
 #: The pinned kernel's main-thread messaging (the `coincident` library bundled in the pyodide-kernel extension)
-#: waits for each reply from the kernel's worker with ``Atomics.waitAsync(buffer, 0, 0)`` and calls
+#: waits for each reply from the kernel's worker with ``Atomics.waitAsync(buffer, 0)`` (expected value 0) and calls
 #: ``.value.then`` on the result. When the worker has already written the reply, as happens when it answers
 #: before the main thread starts waiting, ``waitAsync`` returns ``{async: false, value: "not-equal"}`` (ECMA-262,
 #: Atomics.waitAsync), the ``.then`` throws ``A(...).value.then is not a function``, and the kernel's execute

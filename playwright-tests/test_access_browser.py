@@ -155,7 +155,9 @@ def test_canary_scan_over_every_registered_tool_in_jupyterlab(page, page_log, si
     # the agent naming the hidden notebook must get what a path with nothing there gets
     twins = [(name, json.loads(json.dumps(args).replace(SECRET, MISSING))) for name, args in calls if SECRET in json.dumps(args)]
     results: list[str] = []
-    batch = calls + twins
+    # kernel actions last: a shutdown or restart in the middle would leave later runs waiting for a kernel
+    # (pending at 20 s each) instead of running and showing what they return
+    batch = sorted(calls + twins, key=lambda call: call[0] == "jupyter_kernel_action")
     for start in range(0, len(batch), 25):
         results.extend(page.evaluate(RUN_CALLS, {"calls": batch[start:start + 25]}))
     by_call = dict(zip((json.dumps(c) for c in batch), results))

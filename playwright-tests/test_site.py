@@ -65,7 +65,11 @@ EARLY_REPLY_JS = """async () => {
   const require = {d(target, getters) {
     for (const k in getters) Object.defineProperty(target, k, {get: getters[k], enumerable: true});
   }};
-  factories[0]({}, exports, require);
+  // count the waits answered synchronously: the race this replays must really happen
+  const nativeWaitAsync = Atomics.waitAsync;
+  let synchronous = 0;
+  Atomics.waitAsync = (...args) => { const r = nativeWaitAsync(...args); if (!r.async) synchronous++; return r; };
+  try { factories[0]({}, exports, require); } finally { Atomics.waitAsync = nativeWaitAsync; }
   const coincident = Object.values(exports)[0];
   const reply = JSON.stringify({status: 'ok', execution_count: 7, text: 'early ✓'});
   const worker = {
@@ -82,9 +86,9 @@ EARLY_REPLY_JS = """async () => {
     },
   };
   try {
-    return {value: await coincident(worker).execute({code: '1'})};
+    return {value: await coincident(worker).execute({code: '1'}), synchronous};
   } catch (e) {
-    return {error: String((e && e.message) || e)};
+    return {error: String((e && e.message) || e), synchronous};
   }
 }"""
 
@@ -96,7 +100,8 @@ def test_a_kernel_reply_that_arrives_before_the_wait_is_not_lost(kernel_run):
     (build.patch_kernel_messaging); this replays that race deterministically on the served chunk.
     """
     got = kernel_run["page"].evaluate(EARLY_REPLY_JS)
-    assert got == {"value": {"status": "ok", "execution_count": 7, "text": "early ✓"}}, got
+    # both waits (the call's, then the fetch of its reply) found the reply already there, and it arrived whole
+    assert got == {"value": {"status": "ok", "execution_count": 7, "text": "early ✓"}, "synchronous": 2}, got
 
 
 def test_every_request_is_same_origin(kernel_run, site_url):

@@ -182,3 +182,8 @@ def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_fails_the_bu
     (static / built.name).write_text(original.replace(build.KERNEL_WAIT_BUGGY, "A=(e,t)=>e?d(t,0):"), encoding="utf-8")
     with pytest.raises(build.BuildError, match="re-check KERNEL_WAIT_BUGGY"):
         build.patch_kernel_messaging(tmp_path)
+    # two chunks with the text: not the build that was checked either
+    (static / built.name).write_text(original, encoding="utf-8")
+    (static / f"copy-{built.name}").write_text(original, encoding="utf-8")
+    with pytest.raises(build.BuildError, match="re-check KERNEL_WAIT_BUGGY"):
+        build.patch_kernel_messaging(tmp_path)
