@@ -126,6 +126,31 @@ def test_insert_delete_move_clear_edit_and_run_all_wait_for_the_person(s: Sessio
     assert code[0]["source"] in run["code"]  # the person saw the code that ran
 
 
+def test_a_run_accepted_after_the_person_changed_its_code_is_refused_and_runs_nothing(s: Session) -> None:
+    code = [c for c in s.cells(8) if c["type"] == "code"][:2]
+    counts = [s.nb.find_cell(c["id"]).execution_count for c in code]
+
+    def person(proposal):
+        s.nb.person_set_source(code[1]["id"], "person_work = 1")
+        s.book.accept(proposal.id)
+
+    result = s.around("jupyter_run_cells", {"cellIds": [c["id"] for c in code]}, person)
+    error = result["structuredContent"]
+    assert error["error"] == "STALE_CELL" and error["cellId"] == code[1]["id"], error
+    assert error["expectedSourceHash"] == code[1]["sourceHash"]  # the hash of what the person was shown
+    assert [s.nb.find_cell(c["id"]).execution_count for c in code] == counts  # not even the unchanged cell ran
+
+
+def test_a_mode_listener_can_unsubscribe(s: Session) -> None:
+    seen: list[str] = []
+    unsubscribe = s.book.on_mode(seen.append)
+    s.book.set_mode("direct")
+    unsubscribe()
+    unsubscribe()  # a second call is harmless
+    s.book.set_mode("propose")
+    assert seen == ["direct"]
+
+
 def test_one_proposal_per_cell(s: Session) -> None:
     cell = s.cells()[1]
     args = {"cellId": cell["id"], "source": "first", "expectedSourceHash": cell["sourceHash"]}

@@ -148,9 +148,10 @@ class ProposalBook:
             except Exception:
                 traceback.print_exc()
 
-    def on_mode(self, listener: Callable[[Mode], None]) -> None:
-        """Call ``listener(mode)`` whenever the mode changes."""
+    def on_mode(self, listener: Callable[[Mode], None]) -> Callable[[], None]:
+        """Call ``listener(mode)`` whenever the mode changes; returns an unsubscribe function (as :meth:`subscribe`)."""
         self._mode_listeners.append(listener)
+        return lambda: self._mode_listeners.remove(listener) if listener in self._mode_listeners else None
 
     def accept(self, proposal_id: str) -> bool:
         """Accept a waiting proposal; False when there is none with that id (already settled)."""

@@ -135,6 +135,14 @@ def check_hash(cell: RawCell, expected: str | None, limits: Limits) -> None:
         raise stale_cell_error(cell, expected, limits)
 
 
+def check_as_shown(cells: Iterable[RawCell], shown: dict[str, str], limits: Limits) -> None:
+    """After the person accepted a proposal: raise STALE_CELL (expected hash = the hash of what was shown) for the
+    first of ``cells`` (re-read now) whose source is no longer ``shown[cell.id]``, the source the person saw."""
+    for cell in cells:
+        if cell.source != shown[cell.id]:
+            raise stale_cell_error(cell, source_hash(shown[cell.id]), limits)
+
+
 def _fence(text: str) -> str:
     """A backtick fence longer than any run of backticks inside ``text`` (CommonMark rule)."""
     longest = run = 0

@@ -180,8 +180,7 @@ class AgentPanel:
         self._undo.append(self.changes.subscribe(self._on_change_entry))
         book = self.registry.context.proposals
         show_mode = lambda mode: setattr(self.nodes["mode"], "value", mode) if self.nodes.get("mode") is not None else None  # noqa: E731
-        book.on_mode(show_mode)
-        self._undo.append(lambda: book._mode_listeners.remove(show_mode) if show_mode in book._mode_listeners else None)
+        self._undo.append(book.on_mode(show_mode))
 
     def dispose(self) -> None:
         """Remove the widget, commands, listeners and markers; destroy every proxy."""

@@ -90,9 +90,9 @@ class ModeSwitch:
         self.set("direct" if self.book.mode == "propose" else "propose")
         return self.book.mode
 
-    def on_change(self, listener: Callable[[Mode], None]) -> None:
-        """Call ``listener(mode)`` after every change of mode."""
-        self.book.on_mode(listener)
+    def on_change(self, listener: Callable[[Mode], None]) -> Callable[[], None]:
+        """Call ``listener(mode)`` after every change of mode; returns an unsubscribe function."""
+        return self.book.on_mode(listener)
 
 
 # The DOM placement, in JS: one call finds the anchor's node among the notebook's cells (no per-cell FFI
@@ -157,6 +157,7 @@ class ProposalView:
         self._proxies: list[Any] = []
         self._disposables: list[Any] = []
         self._unsubscribe: Callable[[], None] | None = None
+        self._unsubscribe_mode: Callable[[], None] | None = None
         self._checker: asyncio.Task | None = None
         self._disposed = False
 
@@ -174,7 +175,7 @@ class ProposalView:
         await self._add_command()
         await asyncio.sleep(0)
         self._unsubscribe = self.book.subscribe(self._on_proposal)
-        self.book.on_mode(self._on_mode)
+        self._unsubscribe_mode = self.book.on_mode(self._on_mode)
         for proposal in self.book.waiting():
             self._show(proposal)
         self._report()
@@ -182,9 +183,10 @@ class ProposalView:
     def dispose(self) -> None:
         """Remove every box, the command and palette item, and free every proxy."""
         self._disposed = True
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        for unsubscribe in (self._unsubscribe, self._unsubscribe_mode):
+            if unsubscribe is not None:
+                unsubscribe()
+        self._unsubscribe = self._unsubscribe_mode = None
         if self._checker is not None:
             self._checker.cancel()
             self._checker = None

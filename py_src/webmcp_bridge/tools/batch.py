@@ -30,7 +30,7 @@ from ..host import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from ..limits import DEFAULT_LIMITS
 from ..proposals import source_diff
 from ..registry import Annotations, Tool, ToolInput
-from ..snapshot import check_hash, source_hash
+from ..snapshot import check_as_shown, check_hash
 from .common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
@@ -206,13 +206,11 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     ops = plan(list(args.edits), {cell.id: cell for cell in found}, nb, ctx)
     if ctx.proposals.mode == "propose":  # one proposal for the whole batch, then every check again
         anchor = next((c for edit in args.edits for c in _named(edit)), None)
-        await ctx.propose(nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step",
-                          diff=batch_diff(ops, {cell.id: cell.source for cell in found}))
         shown = {cell.id: cell.source for cell in found}
+        await ctx.propose(nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step",
+                          diff=batch_diff(ops, dict(shown)))  # (batch_diff advances its copy edit by edit)
         now = nb.find_cells(named)
-        for cell in now:  # accepted: every cell must still be exactly what the diff showed
-            if cell.source != shown[cell.id]:
-                check_hash(cell, source_hash(shown[cell.id]), ctx.limits)
+        check_as_shown(now, shown, ctx.limits)  # accepted: every cell must still be exactly what the diff showed
         ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)
     # No await from here to the write: the checks see exactly what the batch is applied to.
     touched = nb.apply_edits(ops)

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ..errors import ErrorCode, ToolError
 from ..registry import Annotations, Tool
-from ..snapshot import check_hash, source_hash
+from ..snapshot import check_as_shown, check_hash
 from .common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 WRITE = Annotations()
@@ -86,10 +86,7 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     check_write_size(new_source, ctx.limits, "the edited source")
     nb.check_write([cell.id])
     if await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source):
-        # accepted: the cell must still be exactly what the person was shown
-        current = nb.find_cell(cell.id)
-        if current.source != cell.source:
-            check_hash(current, source_hash(cell.source), ctx.limits)
+        check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
     return {"cell": cell_ref(nb.set_source(cell.id, new_source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 

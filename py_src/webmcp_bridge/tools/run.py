@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ..errors import ErrorCode, ToolError
 from ..registry import Annotations, Tool, ToolInput
-from ..snapshot import check_hash, describe_output, source_hash
+from ..snapshot import check_as_shown, describe_output
 from .common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, unique
 
 
@@ -49,9 +49,7 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable)
         if await ctx.propose(nb, "jupyter_run_cells", "run", runnable[0].id, f"Run {len(runnable)} code cell(s)", code=code):
             # accepted: run only the code the person was shown
-            for shown, now in zip(runnable, nb.find_cells([c.id for c in runnable])):
-                if now.source != shown.source:
-                    check_hash(now, source_hash(shown.source), ctx.limits)
+            check_as_shown(nb.find_cells([c.id for c in runnable]), {c.id: c.source for c in runnable}, ctx.limits)
     await _kernel_ready(ctx, nb)
     results: list[dict[str, Any]] = []
     failed = False
