@@ -428,7 +428,7 @@ def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_
 GENERATE_DEFINITIONS = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import webmcp_bridge.app as app
+import webmcp_bridge.session.bridge as app
 assert app.__file__.startswith(sys.argv[1]), app.__file__
 print(json.dumps(app.tool_definitions(), indent=1, ensure_ascii=False))
 """

@@ -18,7 +18,7 @@ from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 from schema_fuzz import SKIP, Generator
 from test_panel import cell as panel_cell, context_menu
 from test_tools import call, cell_text, error, ok
-from webmcp_bridge.errors import ErrorCode
+from webmcp_bridge.core.errors import ErrorCode
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 CODES = {code.value for code in ErrorCode}

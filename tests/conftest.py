@@ -1,7 +1,7 @@
 """Shared fixtures for the CPython test suite of webmcp_bridge.
 
 The tests drive the real tool registry (the ``notebooks`` toolset) over the in-memory host
-(:class:`webmcp_bridge.memory.MemoryWorkspace`), fed with the real notebook corpus. Every call goes
+(:class:`webmcp_bridge.host.memory.MemoryWorkspace`), fed with the real notebook corpus. Every call goes
 through :meth:`Bridge.call`, which checks the envelope invariants that hold for every tool call (one
 JSON text block equal to ``structuredContent``, ``isError`` a bool, error codes from the closed list,
 the whole result under the result cap), so each test gets those checks for free.
@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from webmcp_bridge.errors import ErrorCode
-from webmcp_bridge.limits import DEFAULT_LIMITS, Limits
-from webmcp_bridge.memory import MemoryWorkspace
-from webmcp_bridge.registry import Registry
+from webmcp_bridge.core.errors import ErrorCode
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.tools import notebooks_toolset
 from webmcp_bridge.tools.common import CallContext
 

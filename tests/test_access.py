@@ -1,7 +1,7 @@
 """Access control through the real registry (every toolset) over the in-memory host.
 
 The person restricts cells and notebooks in their metadata (as the Agent panel does, through the helpers of
-webmcp_bridge.access on the raw notebook); the agent only ever calls tools. The canary scan at the end calls
+webmcp_bridge.access.guard on the raw notebook); the agent only ever calls tools. The canary scan at the end calls
 every registered tool with many generated argument combinations and asserts that nothing of the hidden cells
 and the hidden notebook shows in any result.
 """
@@ -16,10 +16,10 @@ import pytest
 
 from canary_calls import Pools, calls_for
 from conftest import check_envelope, corpus_json
-from webmcp_bridge import access
-from webmcp_bridge.app import build_registry
-from webmcp_bridge.limits import DEFAULT_LIMITS
-from webmcp_bridge.memory import MemoryWorkspace
+from webmcp_bridge.access import guard as access
+from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.host.memory import MemoryWorkspace
 
 CANARY = "CANARY-7f3a91-do-not-leak"
 WORK = "demo/work.ipynb"

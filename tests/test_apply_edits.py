@@ -12,10 +12,10 @@ import nbformat
 import pytest
 
 from conftest import Bridge, make_bridge
-from webmcp_bridge import access
-from webmcp_bridge.app import build_registry
-from webmcp_bridge.limits import Limits
-from webmcp_bridge.snapshot import source_hash
+from webmcp_bridge.access import guard as access
+from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.core.limits import Limits
+from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.tools import batch_toolset
 
 EULER = "demo/euler.ipynb"

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from conftest import Bridge, corpus_json, make_bridge, text_of
-from webmcp_bridge.bounds import dumps, fit_payload, json_bytes
-from webmcp_bridge.limits import DEFAULT_LIMITS, KIB, Limits, utf8_len
+from webmcp_bridge.core.bounds import dumps, fit_payload, json_bytes
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, Limits, utf8_len
 
 CAP = DEFAULT_LIMITS.result_bytes
 BIG = ["handson-ml2-unsupervised.ipynb", "handson-ml2-tools-pandas.ipynb"]

@@ -151,11 +151,11 @@ def test_build_restores_a_dropped_pyodide_url(site):
 
 def test_static_tool_definitions_match_the_registry(site):
     """tools.json, which the loader registers before Python starts, is exactly the registry's definitions."""
-    from webmcp_bridge.app import tool_definitions
+    from webmcp_bridge.session.bridge import tool_definitions
 
     static = json.loads((site / "extensions/webmcp-bridge/static/tools.json").read_text())
     assert static == tool_definitions()
-    from webmcp_bridge.app import build_registry
+    from webmcp_bridge.session.bridge import build_registry
 
     sizes = {ts.name: len(ts.tools) for ts in build_registry(None).toolsets()}  # type: ignore[arg-type]
     assert len(static) == sum(sizes.values())

@@ -10,11 +10,11 @@ from typing import Any
 
 from conftest import check_envelope, corpus_text
 
-from webmcp_bridge.app import build_registry
-from webmcp_bridge.dialogs import RawButton, RawInput
-from webmcp_bridge.limits import Limits
-from webmcp_bridge.memory import MemoryWorkspace
-from webmcp_bridge.registry import Annotations, Tool, ToolInput, Toolset
+from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.calls.dialogs import RawButton, RawInput
+from webmcp_bridge.core.limits import Limits
+from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, Toolset
 
 NB = "work/analysis.ipynb"
 LIMITS = Limits(execution_timeout_seconds=2.0)

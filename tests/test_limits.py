@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import corpus_json, text_of
-from webmcp_bridge.limits import (
+from webmcp_bridge.core.limits import (
     DEFAULT_LIMITS, KIB, base64_decoded_len, preview, slice_utf8, strip_ansi, truncate_utf8, utf8_len,
 )
 

@@ -1,6 +1,6 @@
 """The Agent panel's views (pure Python): what a person sees, and that no text can become markup.
 
-The panel builds every section as an :class:`El` tree (panel_view.py) that panel.js turns into nodes with
+The panel builds every section as an :class:`El` tree (ui/view.py) that dom.js turns into nodes with
 createElement / setAttribute / textContent. These tests feed the views real review threads, change-log entries
 and call events over the in-memory host, with script and event-handler payloads in every text, and check the
 trees: allowed tags only, no handler or URL attribute, payloads present as text.
@@ -12,15 +12,15 @@ import json
 
 import pytest
 
-from webmcp_bridge import access
-from webmcp_bridge.changes import ChangeLog
-from webmcp_bridge.host import CellChange
-from webmcp_bridge.jupyterlab.panel_view import (ATTRIBUTES, TAGS, ActivityRow, CellInfo, El, Markers, access_view,
+from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.changes import ChangeLog
+from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.view import (ATTRIBUTES, TAGS, ActivityRow, CellInfo, El, Markers, access_view,
                                                  activity_item, call_row, cell_markers, change_row, comments_view, first_line,
                                                  h, marker_badges, marker_classes, thread_row)
-from webmcp_bridge.memory import MemoryNotebook, MemoryWorkspace
-from webmcp_bridge.registry import CallEvent
-from webmcp_bridge.review import CellAnchor, OutputAnchor, RangeAnchor, Review
+from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
+from webmcp_bridge.calls.registry import CallEvent
+from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review
 
 PAYLOADS = (
     '<img src=x onerror="window.__xss=1">',

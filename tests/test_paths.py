@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_bridge
-from webmcp_bridge.errors import ErrorCode, ToolError
-from webmcp_bridge.paths import join, normalize_path
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.paths import join, normalize_path
 
 BAD_PATHS = [
     "/etc/passwd.ipynb",

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from conftest import check_envelope, corpus_json
-from webmcp_bridge.app import build_registry
-from webmcp_bridge.limits import DEFAULT_LIMITS
-from webmcp_bridge.memory import MemoryWorkspace
+from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.host.memory import MemoryWorkspace
 
 PATH = "demo/euler.ipynb"
 

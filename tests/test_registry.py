@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from conftest import ERROR_CODES, Bridge, check_envelope, make_bridge
-from webmcp_bridge.errors import ErrorCode, ToolError
-from webmcp_bridge.limits import DEFAULT_LIMITS, MIB
-from webmcp_bridge.registry import Annotations, CallEvent, Registry, Tool, ToolInput, Toolset
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, MIB
+from webmcp_bridge.calls.registry import Annotations, CallEvent, Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.tools import notebooks_toolset
 
 # FEATURES.md, "Argument names of the core tools": (required, optional). Every tool that works on a
@@ -306,7 +306,7 @@ def test_tool_error_payload():
 
 
 def test_result_cap_applies_to_every_tool_and_is_configurable():
-    from webmcp_bridge.limits import Limits
+    from webmcp_bridge.core.limits import Limits
     for cap in (DEFAULT_LIMITS.result_bytes, 8 * 1024):
         limits = Limits(result_bytes=cap)
         result = asyncio.run(custom_registry(limits=limits).call("t_huge"))

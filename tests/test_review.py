@@ -1,4 +1,4 @@
-"""Review threads (webmcp_bridge.review) on real corpus notebooks, over the in-memory host.
+"""Review threads (webmcp_bridge.review.threads) on real corpus notebooks, over the in-memory host.
 
 What a person sees: a comment on a range stays on its text through harmless edits, orphans when the text
 goes, never jumps to a guess; an output comment survives a rerun that prints the same thing; threads travel
@@ -15,12 +15,12 @@ from itertools import count
 import pytest
 
 from conftest import corpus_text
-from webmcp_bridge.errors import ToolError
-from webmcp_bridge.host import RawItem, RawOutput
-from webmcp_bridge.limits import Limits
-from webmcp_bridge.memory import METADATA_KEY, MemoryNotebook, MemoryWorkspace
-from webmcp_bridge.nbjson import raw_output
-from webmcp_bridge.review import (CellAnchor, OutputAnchor, RangeAnchor, Review, index_of, output_fingerprint,
+from webmcp_bridge.core.errors import ToolError
+from webmcp_bridge.host.protocol import RawItem, RawOutput
+from webmcp_bridge.core.limits import Limits
+from webmcp_bridge.host.memory import METADATA_KEY, MemoryNotebook, MemoryWorkspace
+from webmcp_bridge.core.nbjson import raw_output
+from webmcp_bridge.review.threads import (CellAnchor, OutputAnchor, RangeAnchor, Review, index_of, output_fingerprint,
                                   parse_threads, position_of)
 
 EULER = "pytudes-euler.ipynb"  # nbformat 4.5 with ids

@@ -8,7 +8,7 @@ import json
 
 from conftest import Bridge, make_bridge
 
-from webmcp_bridge.memory import MemoryNotebook
+from webmcp_bridge.host.memory import MemoryNotebook
 
 
 def nb_with(cells: list[dict]) -> str:

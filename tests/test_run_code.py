@@ -8,10 +8,10 @@ import json
 import pytest
 
 from conftest import Bridge, make_bridge
-from webmcp_bridge import access
-from webmcp_bridge.app import build_registry
-from webmcp_bridge.host import RawItem, RawOutput
-from webmcp_bridge.limits import Limits
+from webmcp_bridge.access import guard as access
+from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.host.protocol import RawItem, RawOutput
+from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.tools import code_toolset
 from webmcp_bridge.tools.code import _shares, describe_run_outputs
 

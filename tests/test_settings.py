@@ -11,10 +11,10 @@ import time
 import pytest
 
 from conftest import REPO, check_envelope, corpus_json
-from webmcp_bridge.app import build_registry
-from webmcp_bridge.limits import DEFAULT_LIMITS, Limits
-from webmcp_bridge.memory import MemoryWorkspace
-from webmcp_bridge.settings import (DEFAULT_SETTINGS, EXECUTION_TIMEOUT_BOUNDS, PAGE_LIMITS, PLUGIN_ID, RESULT_BYTES_BOUNDS,
+from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.session.settings import (DEFAULT_SETTINGS, EXECUTION_TIMEOUT_BOUNDS, PAGE_LIMITS, PLUGIN_ID, RESULT_BYTES_BOUNDS,
                                     BridgeSettings, SettingsApplier, limits_for, parse_settings)
 
 SCHEMA = REPO / "lite" / "extension" / "schemas" / "webmcp-bridge" / "plugin.json"
@@ -176,6 +176,6 @@ def test_the_default_mode_applies_at_start_up_only():
 
 def test_build_definitions_are_not_affected_by_settings():
     """The build's tools.json lists every tool; only the page's registration leaves disabled ones out."""
-    from webmcp_bridge.app import tool_definitions
+    from webmcp_bridge.session.bridge import tool_definitions
 
     assert {d["name"] for d in tool_definitions()} == {t.name for t in build_registry(None).tools()}  # type: ignore[arg-type]

@@ -13,8 +13,8 @@ import nbformat
 import pytest
 
 from conftest import Bridge, corpus_json, find_cell, make_bridge, text_of
-from webmcp_bridge.limits import Limits, strip_ansi, utf8_len
-from webmcp_bridge.snapshot import source_hash
+from webmcp_bridge.core.limits import Limits, strip_ansi, utf8_len
+from webmcp_bridge.core.snapshot import source_hash
 
 RUN = "demo/running.ipynb"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

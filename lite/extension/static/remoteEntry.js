@@ -1,6 +1,6 @@
 // webmcp-bridge loader: a hand-written JupyterLab federated-extension container (no bundler).
 // It starts a main-thread Pyodide as soon as this script runs, declares one plugin, and once JupyterLab is
-// restored hands the live application to Python: webmcp_bridge.jupyterlab.boot.start(ctx).
+// restored hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
 // Names and URLs come from bridge.json next to this file, so the site works under any base path.
 (function () {
   'use strict';
@@ -147,7 +147,7 @@
     await app.restored;
     status.timings.restored = Math.round(performance.now());
     const pyodide = await pyodideReady;
-    const boot = pyodide.pyimport('webmcp_bridge.jupyterlab.boot');
+    const boot = pyodide.pyimport('webmcp_bridge.lab.session');
     const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());

@@ -1,17 +1,20 @@
 """Tool families. Each module contributes tools; :func:`notebooks_toolset` groups the core ones.
 
 The modules are imported when the toolset is built, not when this package is imported, so start-up can
-import them one at a time (see :mod:`webmcp_bridge.jupyterlab.boot`).
+import them one at a time (see :mod:`webmcp_bridge.lab.session`).
 """
 
 from __future__ import annotations
 
-from ..registry import Toolset
+from webmcp_bridge.calls.registry import Toolset
 
 
 def notebooks_toolset() -> Toolset:
     """The ``notebooks`` toolset: the 17 core tools of FEATURES.md (context, workspace, cells, kernel)."""
-    from . import cells, edit, run, workspace
+    from webmcp_bridge.tools import cells
+    from webmcp_bridge.tools import edit
+    from webmcp_bridge.tools import run
+    from webmcp_bridge.tools import workspace
 
     return Toolset(
         "notebooks",
@@ -23,14 +26,14 @@ def notebooks_toolset() -> Toolset:
 def calls_toolset() -> Toolset:
     """The ``calls`` toolset: collecting calls that went pending (``jupyter_wait_for_result``) and answering the
     dialogs they opened (``jupyter_answer_dialog``)."""
-    from . import calls
+    from webmcp_bridge.tools import calls
 
     return Toolset("calls", "Follow calls that outlived the execution timeout and answer the dialogs they opened.", calls.TOOLS)
 
 
 def review_toolset() -> Toolset:
-    """The ``review`` toolset: the 7 review-thread tools (``jupyter_*_comment(s)``, see :mod:`webmcp_bridge.review`)."""
-    from . import comments
+    """The ``review`` toolset: the 7 review-thread tools (``jupyter_*_comment(s)``, see :mod:`webmcp_bridge.review.threads`)."""
+    from webmcp_bridge.tools import comments
 
     return Toolset("review", "Read, write and show the review threads (comments) of a notebook.", comments.TOOLS)
 
@@ -39,7 +42,9 @@ def access_toolset() -> Toolset:
     """The ``access`` toolset: ``jupyter_get_cell_access`` (levels are the person's to change, never a tool's) and
     ``jupyter_get_changes`` (who changed what, from the guard's change log) and ``jupyter_get_output_selection``
     (output text the person shared)."""
-    from . import access, changes, sharing
+    from webmcp_bridge.tools import access
+    from webmcp_bridge.tools import changes
+    from webmcp_bridge.tools import sharing
 
     return Toolset("access", "See what the person allows the agent to read and change, what changed, and what the person shared.",
                    (*access.TOOLS, *changes.TOOLS, *sharing.TOOLS))
@@ -47,20 +52,20 @@ def access_toolset() -> Toolset:
 
 def files_toolset() -> Toolset:
     """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` (bounded text files, never notebooks)."""
-    from . import files
+    from webmcp_bridge.tools import files
 
     return Toolset("files", "Read and write the workspace's text files (notebooks go through the cell tools).", files.TOOLS)
 
 
 def batch_toolset() -> Toolset:
     """The ``batch`` toolset: ``jupyter_apply_edits`` (several cell edits checked up front, applied all or nothing)."""
-    from . import batch
+    from webmcp_bridge.tools import batch
 
     return Toolset("batch", "Apply several cell edits at once, all or nothing.", batch.TOOLS)
 
 
 def code_toolset() -> Toolset:
     """The ``code`` toolset: ``jupyter_run_code`` (code run in the notebook's kernel without a cell)."""
-    from . import code
+    from webmcp_bridge.tools import code
 
     return Toolset("code", "Run code in a notebook's kernel without creating a cell.", code.TOOLS)

@@ -1,6 +1,6 @@
 """jupyter_get_cell_access: the levels the person set, and who recently changed each visible cell.
 
-Read-only for the agent: only the person changes levels (see :mod:`webmcp_bridge.access`). Hidden cells are
+Read-only for the agent: only the person changes levels (see :mod:`webmcp_bridge.access.guard`). Hidden cells are
 not listed; the result gives only their count.
 """
 
@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..access import parse_level
-from ..registry import Annotations, Tool
-from .common import MAX_INT, CallContext, CellIds, NotebookInput, unique
+from webmcp_bridge.access.guard import parse_level
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIds, NotebookInput, unique
 
 PROVENANCE_PER_CELL = 3  # coalesced entries per cell, newest first
 

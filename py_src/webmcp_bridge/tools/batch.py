@@ -24,14 +24,14 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field
 
-from ..access import GuardedNotebook
-from ..errors import ErrorCode, ToolError
-from ..host import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
-from ..limits import DEFAULT_LIMITS
-from ..proposals import source_diff
-from ..registry import Annotations, Tool, ToolInput
-from ..snapshot import check_as_shown, check_hash
-from .common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
+from webmcp_bridge.access.guard import GuardedNotebook
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
+from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.propose.proposals import source_diff
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.core.snapshot import check_as_shown, check_hash
+from webmcp_bridge.tools.common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]

@@ -1,6 +1,6 @@
 """Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending) and
 jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened, see
-:mod:`webmcp_bridge.dialogs`)."""
+:mod:`webmcp_bridge.calls.dialogs`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..bounds import dumps, fit_payload
-from ..dialogs import ANSWER_TOOL
-from ..errors import ErrorCode, ToolError
-from ..limits import Limits
-from ..pending import PendingCall
-from ..registry import Annotations, Tool, ToolInput, ToolResult
-from .common import MAX_INT, CallContext
+from webmcp_bridge.core.bounds import dumps, fit_payload
+from webmcp_bridge.calls.dialogs import ANSWER_TOOL
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import Limits
+from webmcp_bridge.calls.pending import PendingCall
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, ToolResult
+from webmcp_bridge.tools.common import MAX_INT, CallContext
 
 WAIT_MARGIN_SECONDS = 0.5  # a wait ends this much before the execution timeout, so the wait itself never goes pending
 

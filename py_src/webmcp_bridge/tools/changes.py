@@ -1,6 +1,6 @@
 """jupyter_get_changes: what changed in a notebook since the agent last looked, and by whom.
 
-Changes come from the bridge's change log (:mod:`webmcp_bridge.changes`), fed by the host: each is a
+Changes come from the bridge's change log (:mod:`webmcp_bridge.access.changes`), fed by the host: each is a
 coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/outputs), cellId, time,
 count, revision}``. A change of a cell that was hidden from the agent when it happened, or is hidden now,
 is left out (only their number is given, as ``hiddenChangeCount``).
@@ -14,10 +14,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..access import parse_level
-from ..errors import ErrorCode, ToolError
-from ..registry import Annotations, Tool
-from .common import MAX_INT, CallContext, NotebookInput
+from webmcp_bridge.access.guard import parse_level
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
 
 POLL_SECONDS = 0.25  # how often a waiting call looks for new changes
 MAX_WAIT_SECONDS = 15.0  # a wait never outlives the execution timeout (20 s), so it never goes pending

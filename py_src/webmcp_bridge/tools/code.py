@@ -13,12 +13,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..host import RawOutput
-from ..limits import Limits, truncate_utf8
-from ..registry import Annotations, Tool
-from ..snapshot import PREVIEW_ORDER, describe_output
-from .common import CallContext, NotebookInput, check_write_size
-from .run import _kernel_ready
+from webmcp_bridge.host.protocol import RawOutput
+from webmcp_bridge.core.limits import Limits, truncate_utf8
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
+from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size
+from webmcp_bridge.tools.run import _kernel_ready
 
 MAX_TIMEOUT_SECONDS = 600.0
 

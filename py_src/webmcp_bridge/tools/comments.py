@@ -1,9 +1,9 @@
 """Review-thread tools: jupyter_list_comments, jupyter_get_comment, jupyter_create_comment,
 jupyter_reply_comment, jupyter_resolve_comment, jupyter_reopen_comment, jupyter_focus_comment.
 
-Thin wrappers over :class:`webmcp_bridge.review.Review` (storage, anchoring and every rule live there). The
+Thin wrappers over :class:`webmcp_bridge.review.threads.Review` (storage, anchoring and every rule live there). The
 author of every message made through a tool is "agent". Results carry threads as
-:meth:`ThreadView.to_json <webmcp_bridge.review.ThreadView.to_json>` gives them.
+:meth:`ThreadView.to_json <webmcp_bridge.review.threads.ThreadView.to_json>` gives them.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..bounds import json_bytes
-from ..errors import ErrorCode, ToolError
-from ..registry import Annotations, Tool
-from ..review import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
-from .common import MAX_INT, CallContext, CellIdField, NotebookInput
-from .run import Selection
+from webmcp_bridge.core.bounds import json_bytes
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
+from webmcp_bridge.tools.run import Selection
 
 READ = Annotations(read_only=True, untrusted_content=True)
 WRITE = Annotations(untrusted_content=True)

@@ -7,18 +7,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..access import GuardedHost, GuardedNotebook
-from ..changes import ChangeLog
-from ..limits import preview, utf8_len
-from ..proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
-from ..errors import ErrorCode, ToolError, notebook_not_found
-from ..host import LiveNotebook, NotebookHost, RawCell
-from ..limits import DEFAULT_LIMITS, Limits
-from ..paths import normalize_path
-from ..pending import PendingCalls
-from ..dialogs import DialogTracker
-from ..snapshot import source_hash
-from ..registry import ToolInput
+from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
+from webmcp_bridge.access.changes import ChangeLog
+from webmcp_bridge.core.limits import preview, utf8_len
+from webmcp_bridge.propose.proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
+from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
+from webmcp_bridge.host.protocol import LiveNotebook, NotebookHost, RawCell
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.core.paths import normalize_path
+from webmcp_bridge.calls.pending import PendingCalls
+from webmcp_bridge.calls.dialogs import DialogTracker
+from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.calls.registry import ToolInput
 
 NotebookPathField = Annotated[
     str | None,
@@ -45,14 +45,14 @@ class NotebookInput(ToolInput):
 
 @dataclass
 class CallContext:
-    """What handlers get as ``ctx``: the host behind the access guard (:class:`~webmcp_bridge.access.GuardedHost`:
+    """What handlers get as ``ctx``: the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`:
     a raw host given here is wrapped, so no handler ever holds an unguarded one), the limits, and the pending
     calls of the registry (the same object the registry tracks them in). ``changes`` is the guard's change log."""
 
     host: GuardedHost
     limits: Limits = DEFAULT_LIMITS
     pending: PendingCalls = field(default_factory=PendingCalls)
-    dialogs: DialogTracker | None = None  # the page's dialogs (:mod:`webmcp_bridge.dialogs`); None: a tracker with no source
+    dialogs: DialogTracker | None = None  # the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`); None: a tracker with no source
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
@@ -75,7 +75,7 @@ class CallContext:
                       diff: list[list[str]] | None = None) -> bool:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
         once. ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
-        :func:`webmcp_bridge.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
+        :func:`webmcp_bridge.propose.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
         accept the caller must check its preconditions again (hashes) before writing.
 
         Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING); the proposal is

@@ -12,10 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..errors import ErrorCode, ToolError
-from ..registry import Annotations, Tool
-from ..snapshot import check_as_shown, check_hash
-from .common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.snapshot import check_as_shown, check_hash
+from webmcp_bridge.tools.common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 WRITE = Annotations()
 # Writes that check a hash can answer STALE_CELL with a preview of the person's text: notebook content.

@@ -10,7 +10,7 @@ Files are text when they are UTF-8 without NUL characters; anything else (images
 in another encoding) is refused as a whole, never read or replaced as text. A file open in an editor is read
 and written through the editor's live model (unsaved edits included; the person sees a write at once).
 
-The ``hash`` of a file is :func:`webmcp_bridge.snapshot.source_hash` of its whole text (16 hex digits of
+The ``hash`` of a file is :func:`webmcp_bridge.core.snapshot.source_hash` of its whole text (16 hex digits of
 SHA-256 over UTF-8), as for cell sources. Overwriting an existing file needs the hash the agent read
 (``expectedHash``): if the person changed the file since, the write is refused with STALE_FILE and the
 person's text stays. The check and the write are two steps of the contents API (no conditional write
@@ -23,13 +23,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..bounds import json_bytes
-from ..errors import ErrorCode, ToolError, is_a_folder
-from ..limits import preview, slice_utf8, utf8_len
-from ..paths import normalize_path
-from ..registry import Annotations, Tool, ToolInput
-from ..snapshot import source_hash
-from .common import MAX_INT, CallContext
+from webmcp_bridge.core.bounds import json_bytes
+from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
+from webmcp_bridge.core.limits import preview, slice_utf8, utf8_len
+from webmcp_bridge.core.paths import normalize_path
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.tools.common import MAX_INT, CallContext
 
 PathField = Annotated[str, Field(description="Workspace-relative path of a text file (for example 'data/notes.md'); not a notebook.",
                                  min_length=1, max_length=1024)]

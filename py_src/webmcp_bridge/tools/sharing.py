@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ToolError
-from ..registry import Annotations, Tool
-from .common import CallContext, NotebookInput
+from webmcp_bridge.core.errors import ToolError
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.tools.common import CallContext, NotebookInput
 
 
 class GetOutputSelectionInput(NotebookInput):

@@ -1,0 +1,54 @@
+"""Output text the person chose to share with the agent (jupyter_get_output_selection).
+
+The person selects text inside an output and runs "Share selected output text with the agent" (the output's
+context menu); the JupyterLab side records it here. The agent reads the latest share of a notebook; a share
+of a cell the agent may not see (or that is gone) reads as nothing shared. Text is bounded when recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from webmcp_bridge.core.limits import truncate_utf8, utf8_len
+
+MAX_SHARE_BYTES = 16 * 1024  # the most text of one share kept (UTF-8 bytes)
+
+
+@dataclass(frozen=True)
+class SharedSelection:
+    """One share: the output (cell id, output index), the selected text (at most MAX_SHARE_BYTES), its full
+    size in bytes, and when it was shared (seconds since the epoch)."""
+
+    path: str
+    cell_id: str
+    output_index: int
+    text: str
+    bytes: int
+    time: float
+
+    @property
+    def truncated(self) -> bool:
+        """True when the person selected more than was kept."""
+        return self.bytes > utf8_len(self.text)
+
+
+class SharedSelections:
+    """The latest share per notebook path."""
+
+    def __init__(self) -> None:
+        self._latest: dict[str, SharedSelection] = {}
+
+    def share(self, path: str, cell_id: str, output_index: int, text: str) -> SharedSelection:
+        """Record the person's share (replacing the notebook's previous one); returns it."""
+        shared = SharedSelection(path, cell_id, int(output_index), truncate_utf8(text, MAX_SHARE_BYTES), utf8_len(text), time.time())
+        self._latest[path] = shared
+        return shared
+
+    def latest(self, path: str) -> SharedSelection | None:
+        """The notebook's latest share, or None."""
+        return self._latest.get(path)
+
+    def clear(self, path: str) -> None:
+        """Forget the notebook's share (the person withdrew it)."""
+        self._latest.pop(path, None)

@@ -1,0 +1,346 @@
+"""JupyterLab dialogs opened while the agent works: what is reported, who owns a dialog, and answering it.
+
+JupyterLab shows one dialog at a time (``Dialog`` of ``@jupyterlab/apputils``) and queues the others. A small JS
+part (``lab/dialogs.js`` through :class:`webmcp_bridge.lab.dialogs.LabDialogs`) reports the
+open dialogs as plain values (:class:`RawDialog`) and clicks buttons; every rule is here, in pure Python
+(tested under CPython with :class:`webmcp_bridge.host.memory.MemoryDialogs`).
+
+Ownership, decided once, when a dialog is first seen (it never changes afterwards):
+
+1. the dialog belongs to an agent call when exactly one agent call that can own dialogs is running (calls of
+   read-only tools and of ``jupyter_answer_dialog`` never own one and are not counted; a call that went pending
+   and still runs is counted), that call owns no other open dialog, and the dialog did not open just after a
+   key or pointer press of the person (a trusted input event in the last 1.5 s: the person's own action);
+2. otherwise it has no owner: it is the person's.
+
+The owning call returns ``{status: "pending", pendingId, tool, message, dialog}`` at once (or, if it had gone
+pending already, a ``jupyter_wait_for_result`` on it returns), so the agent can answer instead of waiting out
+the execution timeout.
+
+Answering (:meth:`DialogTracker.answer`): the agent may click a button only of a dialog owned by one of its
+calls, only when that dialog is the one shown, only when the answer is unambiguous (one open dialog, or its
+``dialogId``; an existing, enabled button by index or label). Anything else is INVALID_ARGUMENT and nothing is
+clicked. A dialog the person opened is never answered, closed or hidden by the bridge; it is only reported.
+
+Reporting: every successful result carries ``dialogs`` (the open dialogs, oldest first) while any is open
+(:meth:`DialogTracker.attach`), within the result cap. One dialog is::
+
+    {id: "d-1", title, body, bodyTruncated?, state: "shown"|"queued", shown: bool,
+     buttons: [{index, label, kind: "accept"|"reject", warn?, disabled?}], omittedButtons?,
+     input?: {type, value?}            # the body's first input; never a password's value
+     checkbox?: {label, checked},      # a footer checkbox ("Do not ask me again.")
+     owner: {tool, pendingId} | null, answerable: bool}
+
+Texts are bounded by ``Limits.dialog_text_bytes`` / ``dialog_body_bytes`` (UTF-8 bytes), lists by
+``dialog_buttons`` / ``dialogs_listed``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from webmcp_bridge.core.bounds import fit_payload, json_bytes
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, truncate_utf8
+from webmcp_bridge.calls.pending import PendingCall, PendingCalls, pending_payload
+
+ANSWER_TOOL = "jupyter_answer_dialog"
+#: tools whose calls never own a dialog (besides read-only ones): answering one must not adopt the next
+NEVER_OWNS = frozenset({ANSWER_TOOL})
+
+
+def can_own_dialogs(tool: str | None, read_only: bool) -> bool:
+    """Whether a call of ``tool`` may own a dialog that opens while it runs (rule 1 of the module docstring)."""
+    return tool is not None and not read_only and tool not in NEVER_OWNS
+
+
+@dataclass(frozen=True)
+class RawButton:
+    """A dialog button as JupyterLab rendered it: ``accept`` (an OK-like button) or reject (Cancel-like),
+    ``warn`` for a warning button (Restart, Delete), ``disabled`` while the dialog's input is invalid."""
+
+    label: str
+    accept: bool
+    warn: bool = False
+    disabled: bool = False
+
+
+@dataclass(frozen=True)
+class RawInput:
+    """The first input of a dialog's body: ``type`` is the element's type ("text", "checkbox", "select",
+    "textarea", "password", ...); ``value`` is None for a password (never read) and for a checkbox, whose
+    state is ``checked``."""
+
+    type: str
+    value: str | None = None
+    checked: bool | None = None
+
+
+@dataclass(frozen=True)
+class RawDialog:
+    """One open dialog as the source saw it. ``id`` is stable while it is open ("d-<n>", never reused in a
+    page); ``shown`` is False for a dialog queued behind the one on screen; texts may be longer than the
+    report's bounds (the tracker cuts them) and ``body_cut`` says the source already cut the body;
+    ``by_person`` is True when it opened right after a key or pointer press of the person."""
+
+    id: str
+    title: str
+    body: str
+    buttons: tuple[RawButton, ...]
+    shown: bool
+    body_cut: bool = False
+    input: RawInput | None = None
+    checkbox: tuple[str, bool] | None = None
+    by_person: bool = False
+
+
+class DialogSource(Protocol):
+    """What the application gives the tracker (JupyterLab: ``LabDialogs``; tests: ``MemoryDialogs``)."""
+
+    def snapshot(self, max_chars: int) -> list[RawDialog]:
+        """The open dialogs, in the order they opened; texts cut to at most ``max_chars`` characters."""
+        ...
+
+    def click(self, dialog_id: str, index: int) -> str:
+        """Click button ``index`` of the dialog, as the person would. Returns "clicked", or why not: "gone"
+        (not open any more), "queued" (not the one shown), "disabled", "no-button"."""
+        ...
+
+    def watch(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` (soon, not necessarily at once) whenever a dialog opens, is shown or closes."""
+        ...
+
+    def close(self) -> None:
+        """Stop watching."""
+        ...
+
+
+def _cut(text: str, max_bytes: int) -> tuple[str, bool]:
+    kept = truncate_utf8(text, max_bytes)
+    return kept, len(kept) < len(text)
+
+
+class DialogTracker:
+    """The open dialogs of the page and the agent calls that own them.
+
+    Args:
+        source: where dialogs come from; None means the application has none (nothing is ever reported).
+        calls: the registry's calls (the running ones decide ownership; owners are woken through them).
+        limits: the report's bounds.
+    """
+
+    def __init__(self, source: DialogSource | None, calls: PendingCalls, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.source = source
+        self.calls = calls
+        self.limits = limits
+        self._owners: dict[str, PendingCall | None] = {}  # open dialog id -> owning call (None: the person's)
+        #: tasks of calls waiting for the person's decision on a proposal: they open no dialog, so never own one
+        self.waiting_for_person: Callable[[], set[Any]] = set
+        self._open: list[RawDialog] = []
+
+    # -- following the source ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Watch the source, so a dialog is given to its call the moment it opens."""
+        if self.source is not None:
+            self.source.watch(self._changed)
+
+    def close(self) -> None:
+        """Stop watching the source."""
+        if self.source is not None:
+            self.source.close()
+
+    def _changed(self) -> None:
+        try:
+            self.sync()
+        except Exception:  # a watcher callback must never raise into the page
+            traceback.print_exc()
+
+    def sync(self) -> list[RawDialog]:
+        """Read the open dialogs, decide the owner of each new one (waking that call), forget closed ones.
+        Returns the open dialogs, oldest first."""
+        if self.source is None:
+            return []
+        raws = self.source.snapshot(max(self.limits.dialog_body_bytes, self.limits.dialog_text_bytes))
+        open_ids = {raw.id for raw in raws}
+        for gone in [i for i in self._owners if i not in open_ids]:
+            del self._owners[gone]
+        woken: list[PendingCall] = []
+        for raw in raws:
+            if raw.id not in self._owners:
+                owner = self._choose_owner(raw)
+                self._owners[raw.id] = owner
+                if owner is not None:
+                    woken.append(owner)
+        self._open = raws
+        for call in woken:  # after the bookkeeping: a woken call reads it at once
+            call.wake()
+        return raws
+
+    def _choose_owner(self, raw: RawDialog) -> PendingCall | None:
+        if raw.by_person:
+            return None
+        blocked = self.waiting_for_person()
+        candidates = [c for c in self.calls.running() if c.can_own_dialogs and c.task not in blocked]
+        if len(candidates) != 1:
+            return None
+        candidate = candidates[0]
+        if any(owner is candidate for owner in self._owners.values()):
+            return None  # it already waits on a dialog: a second one is more likely the person's
+        return candidate
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def owner_of(self, dialog_id: str) -> PendingCall | None:
+        """The call owning the open dialog ``dialog_id`` (None: the person's, or not open)."""
+        return self._owners.get(dialog_id)
+
+    def owned_by(self, call: PendingCall) -> RawDialog | None:
+        """The open dialog ``call`` owns (the shown one first), after a :meth:`sync`; None if it owns none."""
+        owned = [raw for raw in self.sync() if self._owners.get(raw.id) is call]
+        return next((raw for raw in owned if raw.shown), owned[0] if owned else None)
+
+    def describe(self, raw: RawDialog) -> dict[str, Any]:
+        """The report of one dialog (shape in the module docstring), bounded by the limits."""
+        limits = self.limits
+        title, _ = _cut(raw.title, limits.dialog_text_bytes)
+        owner = self._owners.get(raw.id)
+        # The person's own dialogs are reported by title and buttons only: their body and input can name
+        # things the agent may not see (a hidden notebook being renamed or deleted).
+        body, cut = _cut(raw.body, limits.dialog_body_bytes) if owner is not None else ("", False)
+        report: dict[str, Any] = {"id": raw.id, "title": title, "body": body}
+        if cut or raw.body_cut and owner is not None:
+            report["bodyTruncated"] = True
+        report["state"] = "shown" if raw.shown else "queued"
+        report["shown"] = raw.shown
+        buttons = []
+        for index, button in enumerate(raw.buttons[: limits.dialog_buttons]):
+            entry: dict[str, Any] = {"index": index, "label": _cut(button.label, limits.dialog_text_bytes)[0],
+                                     "kind": "accept" if button.accept else "reject"}
+            if button.warn:
+                entry["warn"] = True
+            if button.disabled:
+                entry["disabled"] = True
+            buttons.append(entry)
+        report["buttons"] = buttons
+        if len(raw.buttons) > limits.dialog_buttons:
+            report["omittedButtons"] = len(raw.buttons) - limits.dialog_buttons
+        if raw.input is not None and owner is not None:
+            field: dict[str, Any] = {"type": raw.input.type}
+            if raw.input.type != "password" and raw.input.value is not None:
+                field["value"] = _cut(raw.input.value, limits.dialog_text_bytes)[0]
+            if raw.input.checked is not None:
+                field["checked"] = raw.input.checked
+            report["input"] = field
+        if raw.checkbox is not None:
+            report["checkbox"] = {"label": _cut(raw.checkbox[0], limits.dialog_text_bytes)[0], "checked": raw.checkbox[1]}
+        report["owner"] = None if owner is None else {"tool": owner.tool, "pendingId": owner.pending_id or None}
+        report["answerable"] = owner is not None and raw.shown
+        return report
+
+    def describe_all(self) -> list[dict[str, Any]]:
+        """Reports of the open dialogs, oldest first, at most ``Limits.dialogs_listed`` (for get_context)."""
+        return [self.describe(raw) for raw in self.sync()[: self.limits.dialogs_listed]]
+
+    def attach(self, payload: dict[str, Any], cap: int, *, stored: bool = False) -> dict[str, Any]:
+        """Put the open dialogs on a successful result's payload (``dialogs``, and ``dialogsOmitted`` past
+        ``Limits.dialogs_listed``) while any is open; with none open the payload is left as it is, except a
+        ``stored`` result (a collected pending call), whose stale ``dialogs`` are removed. Never breaks the
+        cap: if the full reports do not fit, short ones ({id, title, state, shown, owner, answerable}) are
+        attached, and the payload is then fitted (:func:`webmcp_bridge.core.bounds.fit_payload`)."""
+        raws = self.sync()
+        if not raws:
+            if stored:
+                payload.pop("dialogs", None)
+                payload.pop("dialogsOmitted", None)
+            return payload
+        payload.pop("dialogsOmitted", None)
+        listed = [self.describe(raw) for raw in raws[: self.limits.dialogs_listed]]
+        payload["dialogs"] = listed
+        if len(raws) > len(listed):
+            payload["dialogsOmitted"] = len(raws) - len(listed)
+        if json_bytes(payload) > cap:
+            payload["dialogs"] = [{k: d[k] for k in ("id", "title", "state", "shown", "owner", "answerable")} for d in listed]
+        return fit_payload(payload, cap)
+
+    def pending_payload(self, call: PendingCall) -> dict[str, Any]:
+        """The pending payload of ``call``, with ``dialog`` (and a message saying how to answer it) when the call
+        owns an open dialog."""
+        payload = pending_payload(call)
+        raw = self.owned_by(call)
+        if raw is not None:
+            payload["dialog"] = self.describe(raw)
+            where = "" if raw.shown else " It is queued behind another dialog and can be answered once it is shown."
+            payload["message"] = (f"{call.tool} waits for an answer to the dialog {raw.title!r} ({raw.id}), shown to the person.{where} "
+                                  "Answer it with jupyter_answer_dialog (the person may answer it too); the call's result then "
+                                  "comes back from jupyter_answer_dialog or jupyter_wait_for_result.")
+        return payload
+
+    # -- answering ------------------------------------------------------------------------------------------
+    def answer(self, button: str | int, dialog_id: str | None) -> tuple[PendingCall, dict[str, Any]]:
+        """Click ``button`` (an index, or a label) of the shown dialog owned by an agent call.
+
+        Returns the owning call and ``{dialogId, button: <label>, buttonIndex}``. Raises ToolError(INVALID_ARGUMENT),
+        clicking nothing, when: no dialog is open; ``dialog_id`` is not open; no ``dialog_id`` while several
+        dialogs are open; the dialog is queued; it is not owned by an agent call (the person's); the button
+        does not exist, its label is ambiguous, or it is disabled; or it closed before the click.
+        """
+        raws = self.sync()
+        if not raws:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "No dialog is open.")
+        listing = [{"id": r.id, "title": _cut(r.title, self.limits.dialog_text_bytes)[0], "state": "shown" if r.shown else "queued"}
+                   for r in raws[: self.limits.dialogs_listed]]
+        if dialog_id is None:
+            if len(raws) > 1:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                                f"{len(raws)} dialogs are open; pass dialogId to say which one you answer.", dialogs=listing)
+            raw = raws[0]
+        else:
+            raw = next((r for r in raws if r.id == dialog_id), None)
+            if raw is None:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, f"No open dialog has id {dialog_id[:64]!r}.", dialogs=listing)
+        owner = self._owners.get(raw.id)
+        if owner is None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                            f"The dialog {raw.id} ({_cut(raw.title, 100)[0]!r}) was not opened by one of your calls: only the person answers it.",
+                            dialogId=raw.id)
+        if not raw.shown:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                            f"The dialog {raw.id} is queued behind the dialog on screen (JupyterLab shows one at a time); it can be answered once it is shown.",
+                            dialogId=raw.id)
+        index = self._button_index(raw, button)
+        outcome = self.source.click(raw.id, index) if self.source is not None else "gone"
+        if outcome != "clicked":
+            reasons = {"gone": "it closed before the click", "queued": "it is no longer the dialog on screen",
+                       "disabled": "that button is disabled", "no-button": "that button is gone"}
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The dialog {raw.id} was not answered: {reasons.get(outcome, outcome)}.",
+                            dialogId=raw.id)
+        self.sync()
+        label = _cut(raw.buttons[index].label, self.limits.dialog_text_bytes)[0]
+        return owner, {"dialogId": raw.id, "button": label, "buttonIndex": index}
+
+    def _button_index(self, raw: RawDialog, button: str | int) -> int:
+        labels = [b.label for b in raw.buttons]
+        listed = ", ".join(f"{i}: {_cut(label, 60)[0]!r}" for i, label in enumerate(labels[: self.limits.dialog_buttons]))
+        if isinstance(button, int):
+            if not 0 <= button < len(labels):
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The dialog {raw.id} has no button {button}; its buttons: {listed}.",
+                                dialogId=raw.id)
+            index = button
+        else:
+            matches = [i for i, label in enumerate(labels) if label == button]
+            if not matches:
+                wanted = button.strip().casefold()
+                matches = [i for i, label in enumerate(labels) if label.strip().casefold() == wanted]
+            if not matches:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                                f"The dialog {raw.id} has no button labelled {_cut(button, 60)[0]!r}; its buttons: {listed}.", dialogId=raw.id)
+            if len(matches) > 1:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                                f"Several buttons of the dialog {raw.id} are labelled {_cut(button, 60)[0]!r}; pass the button's index ({listed}).",
+                                dialogId=raw.id)
+            index = matches[0]
+        if raw.buttons[index].disabled:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                            f"The button {index} of the dialog {raw.id} is disabled (the dialog's input is not valid).", dialogId=raw.id)
+        return index

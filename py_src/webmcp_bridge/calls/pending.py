@@ -1,0 +1,177 @@
+"""Agent calls while they run, and the ones that outlive ``executionTimeout``: they return ``pending``.
+
+Rule (FEATURES.md): a call still running after ``executionTimeout`` (default 20 s) returns
+``{status: "pending", pendingId, tool, message}`` and keeps running; ``jupyter_wait_for_result`` collects
+it. Settled results are kept for a bounded time and count (``Limits.pending_keep_seconds``,
+``Limits.pending_keep_count``); the oldest settled ones go first, running calls are never dropped.
+
+Every call is tracked from its start (:meth:`PendingCalls.begin`): the dialog rules
+(:mod:`webmcp_bridge.calls.dialogs`) need to know which calls are running when a dialog opens, and an abort of
+the WebMCP invocation (:meth:`PendingCalls.by_invocation`) needs the call's task. A call that went pending
+(:meth:`PendingCalls.promote`) is no longer tied to its invocation: its result is collected by id.
+A call also returns early, pending, when a dialog is given to it (:meth:`PendingCall.wake`), so the agent can
+answer that dialog instead of waiting out the timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+EARLY_ABORTS_KEPT = 100  # aborts that arrived before their call started, remembered this many at most
+
+
+@dataclass(eq=False)
+class PendingCall:
+    """One agent call: its tool, its task (resolving to the final CallToolResult dict) and when it started and
+    settled (``time.monotonic`` seconds).
+
+    Attributes:
+        pending_id: "" while the call is running and has not returned; ``"p-<n>"`` once it went pending.
+        invocation: the id the loader gave the WebMCP invocation (None when called another way); only a call
+            that has not gone pending can be aborted through it.
+        can_own_dialogs: whether a dialog that opens while this call runs may belong to it (calls of
+            read-only tools and ``jupyter_answer_dialog`` never own one, see :mod:`webmcp_bridge.calls.dialogs`).
+        started_running: set by the registry when the task's first step ran (before it, an abort is noted in
+            ``abort_requested`` rather than thrown into a coroutine that never started).
+    """
+
+    pending_id: str
+    tool: str
+    task: "asyncio.Future[dict[str, Any]]"
+    started: float
+    settled: float | None = None
+    collected: bool = field(default=False)
+    invocation: str | None = None
+    can_own_dialogs: bool = False
+    started_running: bool = False
+    abort_requested: bool = False
+    _waiters: list["asyncio.Future[None]"] = field(default_factory=list, repr=False)
+
+    def describe(self, now: float) -> dict[str, Any]:
+        """``{pendingId, tool, status: running|settled, seconds}`` for get_context."""
+        return {"pendingId": self.pending_id, "tool": self.tool, "status": "settled" if self.task.done() else "running",
+                "seconds": round(now - self.started, 1)}
+
+    def running(self) -> bool:
+        """True until the task settled."""
+        return not self.task.done()
+
+    def wake(self) -> None:
+        """End every :meth:`wait` in progress now (a dialog was given to this call)."""
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def wait(self, timeout: float) -> None:
+        """Wait until the task settles, :meth:`wake` is called, or ``timeout`` seconds pass (whichever is first).
+        Cancelling the waiter never cancels the call itself."""
+        if self.task.done():
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await asyncio.wait({self.task, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            waiter.cancel()
+
+
+class PendingCalls:
+    """The calls of one registry: the running ones and the ones that went pending.
+
+    Args:
+        keep_seconds: how long a settled result stays collectable.
+        keep_count: at most this many settled results are kept (oldest dropped first).
+    """
+
+    def __init__(self, keep_seconds: float = 600.0, keep_count: int = 50) -> None:
+        self.keep_seconds = keep_seconds
+        self.keep_count = keep_count
+        self._calls: dict[str, PendingCall] = {}
+        self._ids = itertools.count(1)
+        self._running: list[PendingCall] = []
+        self._early_aborts: deque[str] = deque(maxlen=EARLY_ABORTS_KEPT)
+
+    def begin(self, tool: str, task: "asyncio.Future[dict[str, Any]]", started: float, *,
+              invocation: str | None = None, can_own_dialogs: bool = False) -> PendingCall:
+        """Track a call from its start until its task settles (it is not pending: it has no id yet)."""
+        call = PendingCall("", tool, task, started, invocation=invocation, can_own_dialogs=can_own_dialogs)
+        if invocation is not None and invocation in self._early_aborts:
+            self._early_aborts.remove(invocation)
+            call.abort_requested = True
+        self._running.append(call)
+
+        def settled(_task: Any) -> None:
+            call.settled = time.monotonic()
+            if call in self._running:
+                self._running.remove(call)
+            call.wake()
+
+        task.add_done_callback(settled)
+        return call
+
+    def promote(self, call: PendingCall) -> PendingCall:
+        """Make ``call`` pending: give it an id like ``"p-3"`` under which its result is collected. Idempotent."""
+        if not call.pending_id:
+            call.pending_id = f"p-{next(self._ids)}"
+            self._calls[call.pending_id] = call
+            self._prune()
+        return call
+
+    def add(self, tool: str, task: "asyncio.Future[dict[str, Any]]", started: float) -> PendingCall:
+        """Track ``task`` (already running) as pending under a new id (:meth:`begin` + :meth:`promote`)."""
+        return self.promote(self.begin(tool, task, started))
+
+    def running(self) -> list[PendingCall]:
+        """The calls whose task has not settled, oldest first (pending or not)."""
+        return [c for c in self._running if not c.task.done()]
+
+    def by_invocation(self, invocation: str) -> PendingCall | None:
+        """The running call started for this WebMCP invocation, or None."""
+        return next((c for c in self._running if c.invocation == invocation and not c.task.done()), None)
+
+    def for_task(self, task: "asyncio.Future[Any] | None") -> PendingCall | None:
+        """The running call whose task is ``task`` (the registry's call coroutine finds its own record)."""
+        return next((c for c in self._running if c.task is task), None) if task is not None else None
+
+    def note_early_abort(self, invocation: str) -> None:
+        """Remember an abort for a call that has not begun yet (the abort overtook the call): it begins aborted."""
+        self._early_aborts.append(invocation)
+
+    def get(self, pending_id: str) -> PendingCall | None:
+        """The call with this id, or None (unknown, or its result was dropped)."""
+        self._prune()
+        return self._calls.get(pending_id)
+
+    def describe(self) -> list[dict[str, Any]]:
+        """Every tracked call, oldest first, for get_context."""
+        self._prune()
+        now = time.monotonic()
+        return [c.describe(now) for c in self._calls.values()]
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        settled = [c for c in self._calls.values() if c.settled is not None]
+        expired = {c.pending_id for c in settled if now - c.settled > self.keep_seconds}
+        extra = max(0, len(settled) - len(expired) - self.keep_count)
+        expired.update(c.pending_id for c in sorted((c for c in settled if c.pending_id not in expired), key=lambda c: c.settled)[:extra])
+        for pending_id in expired:
+            del self._calls[pending_id]
+
+
+def pending_payload(call: PendingCall) -> dict[str, Any]:
+    """The payload of a result that is not ready yet (:meth:`webmcp_bridge.calls.dialogs.DialogTracker.pending_payload`
+    adds the dialog the call waits on, if any)."""
+    return {
+        "status": "pending",
+        "pendingId": call.pending_id,
+        "tool": call.tool,
+        "message": f"{call.tool} is still running; collect its result with jupyter_wait_for_result.",
+    }

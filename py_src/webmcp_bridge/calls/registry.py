@@ -1,0 +1,380 @@
+"""The one tool registry: tools as pydantic input model + handler + annotations, grouped in toolsets.
+
+Everything the agent can call goes through :meth:`Registry.call`, which
+1. refuses unknown tools and arguments over ``Limits.input_bytes`` (UNKNOWN_TOOL, TOO_LARGE);
+2. validates the arguments' JSON against the same pydantic model that generated the tool's
+   ``inputSchema`` (unknown keys and wrong types are INVALID_ARGUMENT, with pydantic's error list, never an
+   echo of the input);
+3. runs the handler, turning :class:`~webmcp_bridge.core.errors.ToolError` into an error payload and any other
+   exception into INTERNAL_ERROR (nothing ever raises out of ``call``);
+4. fits the payload under ``Limits.result_bytes`` (:func:`~webmcp_bridge.core.bounds.fit_payload`);
+5. wraps it as an MCP CallToolResult ``{content, structuredContent, isError}``;
+6. tells every hook before and after the call (name, argument summary, outcome, duration in seconds);
+7. returns ``{status: "pending", pendingId, tool, message}`` if the call is still running after
+   ``Limits.execution_timeout_seconds``; the call goes on, and its final result is collected later
+   (:mod:`webmcp_bridge.calls.pending`, the ``jupyter_wait_for_result`` tool); it returns pending at once, with the
+   dialog, when a JupyterLab dialog given to it opens (:mod:`webmcp_bridge.calls.dialogs`);
+8. puts the open dialogs on every successful result (``dialogs``, within the cap);
+9. aborts the call when the agent's client aborts its WebMCP invocation (:meth:`Registry.cancel`): the
+   handler gets ``asyncio.CancelledError`` at its next await and the result is an ABORTED error.
+
+Toolsets are the single mechanism for contributing tools: the core ``notebooks`` toolset and any later
+family (or a site author's own tools) are added the same way with :meth:`Registry.add_toolset`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
+
+from webmcp_bridge.core.bounds import dumps, fit_payload
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview
+from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
+from webmcp_bridge.core.errors import aborted
+from webmcp_bridge.calls.pending import PendingCalls
+from webmcp_bridge.propose.proposals import ProposalDenied
+
+TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's input model: camelCase names on the wire, unknown keys rejected, no type
+    coercion ("5" is not an int), immutable once validated."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, alias_generator=to_camel, populate_by_name=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _only_wire_names(cls, data: Any) -> Any:
+        """Refuse keys that are not wire (camelCase) names: pydantic would otherwise drop a key that
+        matches a Python field name (``start_index``) without a word, and unknown arguments are errors."""
+        if isinstance(data, dict):
+            allowed = {f.alias or name for name, f in cls.model_fields.items()}
+            unknown = sorted(str(k) for k in data if k not in allowed)
+            if unknown:
+                raise ValueError(f"unknown argument(s): {', '.join(unknown)[:200]}")
+        return data
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """WebMCP tool annotations (the ones Chromium keeps: readOnlyHint, untrustedContentHint,
+    consequentialHint)."""
+
+    read_only: bool = False
+    untrusted_content: bool = False
+    consequential: bool = False
+
+    def to_webmcp(self) -> dict[str, bool]:
+        """The ``annotations`` object of a WebMCP tool definition."""
+        return {
+            "readOnlyHint": self.read_only,
+            "untrustedContentHint": self.untrusted_content,
+            "consequentialHint": self.consequential,
+        }
+
+
+@dataclass
+class ToolResult:
+    """A handler's result when it returns more than a JSON payload: ``images`` are MCP image content
+    blocks ``{"type": "image", "data": <base64>, "mimeType": str}`` placed after the JSON text block."""
+
+    payload: dict[str, Any]
+    images: list[dict[str, str]] = field(default_factory=list)
+    final: dict[str, Any] | None = None  # a finished CallToolResult to return as it is (a collected pending call)
+
+
+C = TypeVar("C")
+Handler = Callable[[Any, Any], Awaitable["dict[str, Any] | ToolResult"]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool. ``name`` matches ``[A-Za-z0-9_.-]{1,128}`` (WebMCP's rule); ``handler(ctx, args)`` is
+    an async function receiving the call context and the validated ``input_model`` instance."""
+
+    name: str
+    title: str
+    description: str
+    input_model: type[ToolInput]
+    handler: Handler
+    annotations: Annotations = Annotations()
+
+    def __post_init__(self) -> None:
+        if not (1 <= len(self.name) <= 128 and set(self.name) <= TOOL_NAME_CHARS):
+            raise ValueError(f"invalid tool name {self.name!r}")
+        if not self.description.strip():
+            raise ValueError(f"tool {self.name} needs a description")
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the input, generated from ``input_model`` with ``$ref``s inlined."""
+        return input_schema(self.input_model)
+
+    def definition(self) -> dict[str, Any]:
+        """The WebMCP tool definition, without ``execute``: name, title, description, inputSchema,
+        annotations."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema(),
+            "annotations": self.annotations.to_webmcp(),
+        }
+
+
+@dataclass(frozen=True)
+class Toolset:
+    """A named group of tools contributed together (for example ``notebooks``)."""
+
+    name: str
+    description: str
+    tools: tuple[Tool, ...]
+
+
+@dataclass(frozen=True)
+class CallEvent:
+    """What hooks see of a call. ``outcome`` is "ok" or the error code; ``duration`` is seconds (None
+    before the call ran); ``arguments`` is a bounded one-line summary, never the full input."""
+
+    call_id: int
+    tool: str
+    arguments: str
+    started: float
+    duration: float | None = None
+    outcome: str | None = None
+
+
+Hook = Callable[[CallEvent], None]
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]])
+                extra = {k: v for k, v in node.items() if k != "$ref"}
+                return walk({**target, **extra})
+            return {k: walk(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """JSON Schema for ``model`` by alias, ``$defs`` inlined and auto titles dropped; root is an
+    object with ``additionalProperties: false``."""
+    schema = _inline_refs(model.model_json_schema(by_alias=True, mode="validation"))
+    schema.setdefault("properties", {})
+    schema["type"] = "object"
+    schema["additionalProperties"] = False
+    return schema
+
+
+def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """An MCP CallToolResult: one JSON text block (plus images), the same payload as
+    ``structuredContent``, and ``isError``."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": dumps(payload)}]
+    content.extend(images or [])
+    return {"content": content, "structuredContent": payload, "isError": is_error}
+
+
+def summarize_arguments(raw: str, max_bytes: int = 200) -> str:
+    """A bounded one-line summary of a call's argument JSON, for activity and diagnostics."""
+    return preview(" ".join(raw[: max_bytes * 2].split()), max_bytes)
+
+
+class Registry(Generic[C]):
+    """All tools, one call path.
+
+    Args:
+        context: the object handed to every handler as ``ctx`` (the host and limits, see
+            :class:`webmcp_bridge.tools.common.CallContext`).
+        limits: bounds applied to inputs and results.
+    """
+
+    def __init__(self, context: C, limits: Limits = DEFAULT_LIMITS, pending: PendingCalls | None = None,
+                 dialogs: DialogTracker | None = None) -> None:
+        self.context = context
+        self.limits = limits
+        self.pending = pending or PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
+        self.dialogs = dialogs or DialogTracker(None, self.pending, limits)  # no source: no dialog is ever reported
+        self._tools: dict[str, Tool] = {}
+        self._toolsets: dict[str, Toolset] = {}
+        self._before: list[Hook] = []
+        self._after: list[Hook] = []
+        self._next_call = 1
+        self.disabled: frozenset[str] = frozenset()  # turned off by the person (settings: disabledTools)
+
+    def add_toolset(self, toolset: Toolset) -> None:
+        """Add every tool of ``toolset``. Raises ValueError on a duplicate toolset or tool name."""
+        if toolset.name in self._toolsets:
+            raise ValueError(f"toolset {toolset.name!r} is already registered")
+        for tool in toolset.tools:
+            if tool.name in self._tools:
+                raise ValueError(f"tool {tool.name!r} is already registered")
+        self._toolsets[toolset.name] = toolset
+        for tool in toolset.tools:
+            self._tools[tool.name] = tool
+
+    def toolsets(self) -> list[Toolset]:
+        """The toolsets, in the order they were added."""
+        return list(self._toolsets.values())
+
+    def tools(self) -> list[Tool]:
+        """Every registered tool, in registration order."""
+        return list(self._tools.values())
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """WebMCP definitions of every enabled tool (what :mod:`webmcp_bridge.webmcp` registers)."""
+        return [t.definition() for t in self._tools.values() if t.name not in self.disabled]
+
+    def set_disabled(self, names: frozenset[str] | set[str]) -> None:
+        """Turn tools off (the person's ``disabledTools`` setting, :mod:`webmcp_bridge.session.settings`): they leave
+        :meth:`definitions`, and a call naming one is refused with UNKNOWN_TOOL and ``disabled: true``."""
+        self.disabled = frozenset(names)
+
+    def on_before(self, hook: Hook) -> None:
+        """Call ``hook(event)`` before every call (after the tool name is known)."""
+        self._before.append(hook)
+
+    def on_after(self, hook: Hook) -> None:
+        """Call ``hook(event)`` after every call, with outcome and duration."""
+        self._after.append(hook)
+
+    def _notify(self, hooks: list[Hook], event: CallEvent) -> None:
+        for hook in hooks:
+            try:
+                hook(event)
+            except Exception:  # a broken listener must not break the call
+                traceback.print_exc()
+
+    async def call(self, name: str, arguments: str | dict[str, Any] | None = None, *, invocation: str | None = None) -> dict[str, Any]:
+        """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
+
+        Returns an MCP CallToolResult dict, or a pending one past the execution timeout or as soon as a
+        dialog given to the call opens; never raises (see the module docstring for the steps).
+        ``invocation`` is the loader's id for this WebMCP invocation: :meth:`cancel` with it aborts the call
+        until the call returns (a call that returned pending is no longer tied to its invocation).
+        """
+        started = time.monotonic()
+        tool = self._tools.get(name) if isinstance(name, str) else None
+        task = asyncio.ensure_future(self._call(name, arguments))
+        call = self.pending.begin(str(name)[:128], task, started, invocation=invocation,
+                                  can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
+        await call.wait(self.limits.execution_timeout_seconds)
+        if task.done():
+            return task.result()
+        self.pending.promote(call)
+        payload = self.dialogs.attach(self.dialogs.pending_payload(call), self.limits.result_bytes)
+        return envelope(payload, is_error=False)
+
+    def cancel(self, invocation: str) -> bool:
+        """Abort the call started for WebMCP invocation ``invocation`` (the agent's client aborted its signal).
+
+        A running call's task is cancelled: its handler gets ``asyncio.CancelledError`` at its next await (a
+        cell run interrupts the kernel; a proposal is withdrawn) and the call returns an ABORTED error. A
+        call that has not started yet returns ABORTED without running; an abort that arrives before its call
+        is remembered (bounded) and the call, when it comes, is aborted at once. A call that already returned
+        pending is not touched (its invocation is over). Returns True when a running call was aborted.
+        """
+        call = self.pending.by_invocation(invocation)
+        if call is None:
+            self.pending.note_early_abort(invocation)
+            return False
+        if call.pending_id:
+            return False
+        call.abort_requested = True
+        if call.started_running:  # else _call sees abort_requested at its start (never throw into an unstarted coroutine)
+            call.task.cancel()
+        return True
+
+    def _with_dialogs(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A stored successful CallToolResult (a collected pending call) with the dialogs open now: a new
+        envelope, the stored one is left as it is. Error results are returned unchanged."""
+        if result.get("isError") or not isinstance(result.get("structuredContent"), dict):
+            return result
+        stored = result["structuredContent"]
+        if "dialogs" not in stored and not self.dialogs.sync():
+            return result
+        payload = self.dialogs.attach(copy.deepcopy(stored), self.limits.result_bytes, stored=True)
+        return {**result, "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]], "structuredContent": payload}
+
+    async def _call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
+        record = self.pending.for_task(asyncio.current_task())
+        if record is not None:
+            record.started_running = True
+        try:
+            raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
+        except (TypeError, ValueError):
+            raw = None
+        event = CallEvent(self._next_call, str(name)[:128], summarize_arguments(raw or ""), time.monotonic())
+        self._next_call += 1
+        self._notify(self._before, event)
+        images: list[dict[str, str]] = []
+        try:
+            if record is not None and record.abort_requested:
+                raise asyncio.CancelledError  # aborted before it started: the same path as an abort while it runs
+            if raw is None:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
+            payload, images, final = await self._run(name, raw)
+            if final is not None:
+                outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
+                self._notify(self._after, CallEvent(event.call_id, event.tool, event.arguments, event.started,
+                                                    time.monotonic() - event.started, outcome))
+                return self._with_dialogs(final)
+            outcome, is_error = "ok", False
+        except asyncio.CancelledError:  # Registry.cancel: the handler stopped at an await; nothing more is done
+            err = aborted(event.tool)
+            payload, images, outcome, is_error = err.payload(), [], err.code.value, True
+        except ToolError as err:
+            payload, outcome, is_error = err.payload(), err.code.value, True
+        except ProposalDenied as denied:  # the person's answer, not a failure of the tool
+            payload, outcome, is_error = denied.payload(), "denied", False
+        except Exception as exc:  # the registry's promise: nothing escapes
+            traceback.print_exc()
+            err = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
+            payload, outcome, is_error = err.payload(), err.code.value, True
+        if not is_error:
+            payload = self.dialogs.attach(payload, self.limits.result_bytes)
+        payload = fit_payload(payload, self.limits.result_bytes)
+        done = CallEvent(event.call_id, event.tool, event.arguments, event.started, time.monotonic() - event.started, outcome)
+        self._notify(self._after, done)
+        return envelope(payload, is_error=is_error, images=images)
+
+    async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
+        tool = self._tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:128]!r}.")
+        if tool.name in self.disabled:
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
+                            disabled=True)
+        size = len(raw.encode("utf-8", "surrogatepass"))
+        if size > self.limits.input_bytes:
+            raise ToolError(ErrorCode.TOO_LARGE, f"The arguments are {size} bytes; the limit is {self.limits.input_bytes}.",
+                            bytes=size, maxBytes=self.limits.input_bytes)
+        try:
+            args = tool.input_model.model_validate_json(raw or "{}")
+        except ValidationError as exc:
+            problems = [
+                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], 200), "type": e["type"]}
+                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:10]
+            ]
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The arguments do not match {tool.name}'s inputSchema.",
+                            problems=problems) from None
+        result = await tool.handler(self.context, args)
+        if isinstance(result, ToolResult):
+            return result.payload, result.images, result.final
+        return result, [], None

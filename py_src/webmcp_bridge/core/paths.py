@@ -1,0 +1,60 @@
+"""Workspace paths: the one check every path an agent sends goes through.
+
+Rule (FEATURES.md): notebooks and files are addressed by workspace-relative path; no absolute paths, no
+``..``, no control characters. A path names something inside the JupyterLite contents root or nothing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+
+MAX_PATH_BYTES = 1024
+MAX_NAME_BYTES = 255
+
+
+def normalize_path(path: str, *, allow_root: bool = False) -> str:
+    """Return ``path`` in canonical form ("a/b.ipynb", root is "").
+
+    Accepts forward slashes only, strips one leading "./" and trailing "/", collapses "//".
+    Raises ToolError(INVALID_PATH) for: absolute paths ("/x", "~"), any ":" (a drive, "C:" or JupyterLab's
+    "drive:path"), any ".." or "." segment,
+    backslashes, control or format characters (NUL, newlines, U+202E), a path over 1 KiB or a segment
+    over 255 bytes, and the root itself unless ``allow_root``.
+    """
+    if not isinstance(path, str):
+        raise ToolError(ErrorCode.INVALID_PATH, "A path must be a string.")
+    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+        raise ToolError(ErrorCode.INVALID_PATH, f"A path may be at most {MAX_PATH_BYTES} bytes.")
+    for ch in path:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            raise ToolError(ErrorCode.INVALID_PATH, "A path may not contain control or format characters.")
+    if "\\" in path:
+        raise ToolError(ErrorCode.INVALID_PATH, "Use '/' to separate folders; '\\' is not allowed.")
+    if path.startswith(("/", "~")):
+        raise ToolError(ErrorCode.INVALID_PATH, "Paths are relative to the workspace root; absolute paths are not allowed.")
+    if ":" in path:  # JupyterLab reads "name:path" as a path on another drive
+        raise ToolError(ErrorCode.INVALID_PATH, "':' is not allowed in a path (JupyterLab reads it as a drive name).")
+    if path.startswith("./"):
+        path = path[2:]
+    parts = [p for p in path.split("/") if p != ""]
+    for part in parts:
+        if part in (".", ".."):
+            raise ToolError(ErrorCode.INVALID_PATH, "'.' and '..' segments are not allowed in a path.")
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            raise ToolError(ErrorCode.INVALID_PATH, f"A file or folder name may be at most {MAX_NAME_BYTES} bytes.")
+        if part != part.strip():
+            raise ToolError(ErrorCode.INVALID_PATH, "Names may not start or end with spaces.")
+    normalized = "/".join(parts)
+    if not normalized and not allow_root:
+        raise ToolError(ErrorCode.INVALID_PATH, "A file path is required; the workspace root is not a file.")
+    return normalized
+
+
+def join(directory: str, name: str) -> str:
+    """``directory`` and ``name`` joined and checked (both already untrusted)."""
+    d = normalize_path(directory, allow_root=True)
+    if "/" in name:
+        raise ToolError(ErrorCode.INVALID_PATH, "A name may not contain '/'; pass the folder as 'directory'.")
+    return normalize_path(f"{d}/{name}" if d else name)

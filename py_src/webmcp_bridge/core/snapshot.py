@@ -1,0 +1,194 @@
+"""Pure semantics over raw cells: source hashes, cell snapshots, output descriptors, markdown export.
+
+No I/O and no browser imports: everything here takes the plain values of :mod:`webmcp_bridge.host.protocol` and
+returns JSON-ready dicts, so it runs the same under CPython tests and in the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from typing import Any, Iterable
+
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.host.protocol import RawCell, RawOutput
+from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, Limits, preview, truncate_utf8, utf8_len
+
+HASH_HEX_CHARS = 16
+
+# When an output has several representations, the preview is taken from the first of these present.
+PREVIEW_ORDER = ("text/plain", "text/markdown", "text/latex", "application/json", "text/html", "image/svg+xml")
+
+
+def source_hash(source: str) -> str:
+    """The ``sourceHash`` of a cell: the first 16 hex digits of SHA-256 over the UTF-8 source.
+
+    Stable across sessions and hosts; what an agent sends back as ``expectedSourceHash``.
+    """
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_HEX_CHARS]
+
+
+IMAGE_SIGNATURES = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/webp": (b"RIFF",),
+}
+
+
+def is_valid_image(mime: str, data: str) -> bool:
+    """True when ``data`` is strict base64 of bytes that start with ``mime``'s file signature.
+
+    Notebooks are untrusted: an ``image/png`` entry may hold text (the corpus has one holding a script tag);
+    such data is never returned as an image block.
+    """
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if mime == "image/webp" and raw[8:12] != b"WEBP":
+        return False
+    return bool(raw) and raw.startswith(IMAGE_SIGNATURES.get(mime, (b"",)))
+
+
+def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, Any]:
+    """An output **listed**, not inlined: ``{index, outputType, mimeTypes, bytes, preview}``.
+
+    ``bytes`` is the sum over representations (text in UTF-8 bytes, images decoded). The preview comes
+    from the first text representation in :data:`PREVIEW_ORDER` (or any text one), ANSI-stripped and
+    cut to ``limits.preview_bytes``; images are never previewed. Streams add ``name``, errors add
+    ``ename``/``evalue`` (bounded).
+    """
+    described: dict[str, Any] = {
+        "index": index,
+        "outputType": output.output_type,
+        "mimeTypes": [item.mime for item in output.items],
+        "bytes": sum(item.bytes for item in output.items),
+    }
+    text_items = {item.mime: item for item in output.items if not item.binary}
+    chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), None)
+    if chosen is None and text_items:
+        chosen = next(iter(text_items.values()))
+    described["preview"] = preview(chosen.head, limits.preview_bytes) if chosen else ""
+    if output.name:
+        described["name"] = output.name
+    if output.ename is not None:
+        described["ename"] = preview(output.ename, limits.preview_bytes)
+        described["evalue"] = preview(output.evalue or "", limits.preview_bytes)
+    return described
+
+
+def cell_snapshot(
+    cell: RawCell, limits: Limits, *, include_source: bool = True, include_outputs: bool = False
+) -> dict[str, Any]:
+    """A cell as tools return it: ``{id, index, type, sourceHash, source?, executionCount, outputs?}``.
+
+    A source over ``limits.source_read_bytes`` is cut and flagged ``sourceTruncated`` with its full
+    ``sourceBytes`` (the hash is always of the full source). ``outputCount`` is given for code cells; with
+    ``include_outputs`` the first ``limits.outputs_per_cell`` outputs are described.
+    """
+    snap: dict[str, Any] = {
+        "id": cell.id,
+        "index": cell.index,
+        "type": cell.cell_type,
+        "sourceHash": source_hash(cell.source),
+    }
+    if include_source:
+        size = utf8_len(cell.source)
+        if size > limits.source_read_bytes:
+            snap["source"] = truncate_utf8(cell.source, limits.source_read_bytes)
+            snap["sourceTruncated"] = True
+            snap["sourceBytes"] = size
+        else:
+            snap["source"] = cell.source
+    if cell.cell_type == "code":
+        snap["executionCount"] = cell.execution_count
+        snap["outputCount"] = cell.output_count
+        if include_outputs:
+            shown = cell.outputs[: limits.outputs_per_cell]
+            snap["outputs"] = [describe_output(i, o, limits) for i, o in enumerate(shown)]
+            if cell.output_count > len(shown):
+                snap["outputsOmitted"] = cell.output_count - len(shown)
+    return snap
+
+
+def stale_cell_error(cell: RawCell, expected: str, limits: Limits) -> ToolError:
+    """STALE_CELL for a write whose ``expectedSourceHash`` no longer matches the live cell.
+
+    Carries the current hash and a bounded preview of the current source, so the agent can reread and
+    retry without losing the person's edit.
+    """
+    return ToolError(
+        ErrorCode.STALE_CELL,
+        "The cell changed since you read it (the person's edit wins). Read it again and retry with the new sourceHash.",
+        cellId=cell.id,
+        expectedSourceHash=expected,
+        currentSourceHash=source_hash(cell.source),
+        currentSourcePreview=preview(cell.source, limits.error_preview_bytes),
+    )
+
+
+def check_hash(cell: RawCell, expected: str | None, limits: Limits) -> None:
+    """Raise STALE_CELL unless ``expected`` is None or equals the cell's current hash."""
+    if expected is not None and expected != source_hash(cell.source):
+        raise stale_cell_error(cell, expected, limits)
+
+
+def check_as_shown(cells: Iterable[RawCell], shown: dict[str, str], limits: Limits) -> None:
+    """After the person accepted a proposal: raise STALE_CELL (expected hash = the hash of what was shown) for the
+    first of ``cells`` (re-read now) whose source is no longer ``shown[cell.id]``, the source the person saw."""
+    for cell in cells:
+        if cell.source != shown[cell.id]:
+            raise stale_cell_error(cell, source_hash(shown[cell.id]), limits)
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks inside ``text`` (CommonMark rule)."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def _block(text: str, info: str = "") -> str:
+    fence = _fence(text)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{fence}{info}\n{body}{fence}"
+
+
+def export_markdown(cells: Iterable[RawCell], *, language: str, include_outputs: bool) -> str:
+    """The notebook as Markdown: markdown cells verbatim, code cells fenced with ``language``, raw
+    cells fenced as ``raw``. With ``include_outputs``, each output's text head follows its cell in a
+    ``text`` fence (as much of it as the host read), and images become a one-line note. Nothing is
+    rendered; content is untrusted text."""
+    parts: list[str] = []
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            parts.append(cell.source)
+        elif cell.cell_type == "raw":
+            parts.append(_block(cell.source, "raw"))
+        else:
+            parts.append(_block(cell.source, language))
+            if include_outputs:
+                for output in cell.outputs:
+                    parts.append(_output_markdown(output))
+    return "\n\n".join(p for p in parts if p is not None) + "\n"
+
+
+def _output_markdown(output: RawOutput) -> str:
+    text_items = {item.mime: item for item in output.items if not item.binary}
+    chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), None)
+    notes = [
+        f"[{item.mime} output, {item.bytes} bytes]"
+        for item in output.items
+        if item.binary and item.mime in IMAGE_MIME_TYPES
+    ]
+    if chosen is None:
+        return "\n".join(notes) if notes else f"[{output.output_type} output]"
+    text = chosen.head
+    if utf8_len(text) < chosen.bytes:
+        text += f"\n[… output cut: {chosen.bytes} bytes in all]"
+    block = _block(text, "text")
+    return "\n".join([block, *notes])

@@ -1,0 +1,497 @@
+"""An in-memory implementation of the host protocol, over nbformat dicts.
+
+It is the reference behaviour for the semantic layer and the stand-in for JupyterLab in CPython tests (as
+httpx's MockTransport stands in for the network). It mirrors what the live adapter does where a user could
+tell the difference: cells of nbformat <= 4.4 notebooks get ids on load, saving writes nbformat 4.5 with
+those ids, every change bumps the revision, and a "person" can edit cells between agent calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import io
+import json
+import time
+import uuid
+from collections import deque
+from contextlib import redirect_stderr, redirect_stdout
+from typing import Any, Callable, Sequence
+
+from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
+from webmcp_bridge.host.protocol import CellChange, CellType, ChangeKind, Entry, Focus, KernelInfo, OpenDocument, RawCell, RunResult, TextPage
+from webmcp_bridge.host.protocol import CodeRun, DeleteOp, EditOp, InsertOp, MoveOp, SetSourceOp
+from webmcp_bridge.core.limits import base64_decoded_len, slice_utf8, utf8_len
+from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
+from webmcp_bridge.calls.dialogs import RawButton, RawDialog, RawInput
+
+METADATA_KEY = "webmcp_bridge"  # the same key as webmcp_bridge.access.guard.METADATA_KEY
+Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
+
+
+def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]], str]:
+    """Run ``source`` with ``exec`` in ``namespace``; returns (nbformat outputs, "ok"|"error").
+    Stands in for a kernel in tests: stdout becomes a stream output, an exception an error output."""
+    out, err = io.StringIO(), io.StringIO()
+    status, outputs = "ok", []
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            exec(compile(source, "<cell>", "exec"), namespace)
+    except Exception as exc:  # the cell's own error, reported like a kernel would
+        status = "error"
+        error = {"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
+                 "traceback": [f"\x1b[0;31m{type(exc).__name__}\x1b[0m: {exc}"]}
+    if out.getvalue():
+        outputs.append({"output_type": "stream", "name": "stdout", "text": out.getvalue()})
+    if err.getvalue():
+        outputs.append({"output_type": "stream", "name": "stderr", "text": err.getvalue()})
+    if status == "error":
+        outputs.append(error)
+    return outputs, status
+
+
+class MemoryNotebook:
+    """One open notebook held as an nbformat dict (``self.nb``)."""
+
+    def __init__(self, workspace: "MemoryWorkspace", path: str, nb: dict[str, Any]) -> None:
+        self.workspace = workspace
+        self.path = path
+        self.nb = copy.deepcopy(nb)
+        for cell in self.nb.setdefault("cells", []):
+            cell["source"] = text_of(cell.get("source", ""))  # nbformat allows a list of lines on disk
+            if not cell.get("id"):
+                cell["id"] = uuid.uuid4().hex[:8]  # as JupyterLab does for ids missing on disk
+        self._revision = workspace.clock  # a workspace-wide clock: a reopened notebook never reuses a revision
+        self._dirty = False
+        self._exec_count = 0
+        self._namespace: dict[str, Any] = {}
+        self._focus = Focus()
+        self.kernel_status = "idle"
+        self._changes: deque[CellChange] = deque(maxlen=500)
+        self._last_deleted_meta: dict[str, Any] = {}
+        self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
+
+    # -- the person's side, for tests -------------------------------------------------------------
+    def person_set_source(self, cell_id: str, source: str) -> None:
+        """Edit a cell as the person would (through the UI)."""
+        self._cell(cell_id)["source"] = source
+        self._changed("edit", cell_id, "person")
+
+    def person_insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
+        """Insert a cell as the person would; returns its id."""
+        cell_id = self._insert(index, cell_type, source)
+        self._changed("insert", cell_id, "person")
+        return cell_id
+
+    def person_delete_cell(self, cell_id: str) -> None:
+        """Delete a cell as the person would."""
+        self._last_deleted_meta = self._cell(cell_id).get("metadata", {})
+        del self.nb["cells"][self._index(cell_id)]
+        self._changed("delete", cell_id, "person")
+
+    def person_set_focus(self, cell_id: str | None, cursor: dict | None = None, selection: dict | None = None) -> None:
+        """Move the person's focus (active cell, cursor, selection) in this notebook."""
+        self._focus = Focus(cell_id, cursor, selection)
+
+    # -- protocol -------------------------------------------------------------------------------------
+    def _changed(self, kind: ChangeKind | None = None, cell_id: str | None = None, actor: str = "agent") -> None:
+        self.workspace.clock += 1
+        self._revision = self.workspace.clock
+        self._dirty = True
+        if kind is not None and cell_id is not None:
+            meta = next((c.get("metadata", {}) for c in self.nb["cells"] if c.get("id") == cell_id), self._last_deleted_meta)
+            block = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
+            level = block.get("access") if isinstance(block, dict) else None
+            self._changes.append(CellChange(actor, kind, cell_id, time.time(), level, self._revision))  # type: ignore[arg-type]
+
+    def _index(self, cell_id: str) -> int:
+        for i, cell in enumerate(self.nb["cells"]):
+            if cell.get("id") == cell_id:
+                return i
+        raise cell_not_found(cell_id)
+
+    def _cell(self, cell_id: str) -> dict[str, Any]:
+        return self.nb["cells"][self._index(cell_id)]
+
+    def _raw(self, index: int, head_bytes: int, max_outputs: int) -> RawCell:
+        cell = self.nb["cells"][index]
+        outputs = cell.get("outputs", []) if cell.get("cell_type") == "code" else []
+        return RawCell(
+            id=cell["id"], index=index, cell_type=cell.get("cell_type", "code"),
+            source=cell["source"],
+            execution_count=cell.get("execution_count"),
+            outputs=tuple(raw_output(o, head_bytes) for o in outputs[:max_outputs]),
+            output_count=len(outputs),
+        )
+
+    def dirty(self) -> bool:
+        return self._dirty
+
+    def revision(self) -> int:
+        return self._revision
+
+    def cell_count(self) -> int:
+        return len(self.nb["cells"])
+
+    def language(self) -> str:
+        info = self.nb.get("metadata", {}).get("language_info") or {}
+        kernel = self.nb.get("metadata", {}).get("kernelspec") or {}
+        return str(info.get("name") or kernel.get("language") or "python")
+
+    def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        return [self._raw(self._index(cid), head_bytes, max_outputs) for cid in cell_ids]
+
+    def find_cell(self, cell_id: str) -> RawCell:
+        return self._raw(self._index(cell_id), 0, 0)
+
+    def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
+        chosen = range(len(self.nb["cells"])) if indices is None else indices
+        return [self._raw(i, head_bytes, max_outputs) for i in chosen]
+
+    def _output(self, cell_id: str, output_index: int) -> dict[str, Any]:
+        outputs = self._cell(cell_id).get("outputs", [])
+        if not 0 <= output_index < len(outputs):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"No output {output_index} in cell {cell_id!r}.")
+        return outputs[output_index]
+
+    def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
+        text = output_texts(self._output(cell_id, output_index)).get(mime, "")
+        page, start, nxt, total = slice_utf8(text, offset, max_bytes)
+        return TextPage(page, start, nxt, total)
+
+    def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
+        data = "".join(output_texts(self._output(cell_id, output_index)).get(mime, "").split())
+        size = base64_decoded_len(data)
+        return (data if size <= max_bytes else None), size
+
+    def set_source(self, cell_id: str, source: str) -> RawCell:
+        self._cell(cell_id)["source"] = source
+        self._changed("edit", cell_id)
+        return self.find_cell(cell_id)
+
+    def _insert(self, index: int, cell_type: CellType, source: str) -> str:
+        cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": source}
+        if cell_type == "code":
+            cell.update(outputs=[], execution_count=None)
+        self.nb["cells"].insert(index, cell)
+        return cell["id"]
+
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
+        cell_id = self._insert(index, cell_type, source)
+        self._changed("insert", cell_id)
+        return self.find_cell(cell_id)
+
+    def delete_cell(self, cell_id: str) -> RawCell:
+        before = self.find_cell(cell_id)
+        self._last_deleted_meta = self._cell(cell_id).get("metadata", {})
+        del self.nb["cells"][before.index]
+        self._changed("delete", cell_id)
+        return before
+
+    def move_cell(self, cell_id: str, to_index: int) -> RawCell:
+        cell = self.nb["cells"].pop(self._index(cell_id))
+        self.nb["cells"].insert(to_index, cell)
+        self._changed("move", cell_id)
+        return self.find_cell(cell_id)
+
+    def clear_outputs(self, cell_id: str) -> RawCell:
+        cell = self._cell(cell_id)
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+            self._changed("outputs", cell_id)
+        return self.find_cell(cell_id)
+
+    def bridge_metadata(self) -> Any:
+        return copy.deepcopy(self.nb.setdefault("metadata", {}).get(METADATA_KEY))
+
+    def set_bridge_metadata(self, value: dict[str, Any]) -> None:
+        self.nb.setdefault("metadata", {})[METADATA_KEY] = copy.deepcopy(value)
+        self._changed()
+
+    def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
+        return [(i, c["id"], copy.deepcopy(c["metadata"][METADATA_KEY])) for i, c in enumerate(self.nb["cells"])
+                if isinstance(c.get("metadata"), dict) and METADATA_KEY in c["metadata"]]
+
+    def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
+        meta = self._cell(cell_id).setdefault("metadata", {})
+        if value is None:
+            meta.pop(METADATA_KEY, None)
+        else:
+            meta[METADATA_KEY] = copy.deepcopy(value)
+        self._changed("metadata", cell_id, "person")
+
+    def take_changes(self) -> list[CellChange]:
+        taken = list(self._changes)
+        self._changes.clear()
+        return taken
+
+    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
+        self._index(cell_id)
+        self._focus = Focus(cell_id, cursor or (selection["end"] if selection else {"line": 0, "column": 0}), selection)
+        self.workspace.current = self.path
+
+    def focus(self) -> Focus:
+        return self._focus
+
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        self._output(cell_id, output_index)
+        self._focus = Focus(cell_id, {"line": 0, "column": 0}, None)
+        self.workspace.current = self.path
+        self.highlighted.append((cell_id, output_index))
+
+    def kernel(self) -> KernelInfo:
+        return KernelInfo("python3", self.kernel_status, "Python (in memory)")
+
+    async def save(self) -> None:
+        saved = copy.deepcopy(self.nb)
+        saved["nbformat"], saved["nbformat_minor"] = 4, max(5, int(saved.get("nbformat_minor", 5)))
+        self.workspace.files[self.path] = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
+        self._dirty = False
+
+    async def wait_for_kernel(self, timeout: float) -> KernelInfo:
+        return self.kernel()
+
+    async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
+        cell = self._cell(cell_id)
+        outputs, status = self.workspace.executor(cell.get("source", ""), self._namespace)
+        await asyncio.sleep(0)
+        self._exec_count += 1
+        cell["outputs"], cell["execution_count"] = outputs, self._exec_count
+        self._changed("run", cell_id)
+        return RunResult(cell_id, status, self._exec_count)
+
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
+        if action == "restart":
+            if self.workspace.dialogs.confirm_restart:  # JupyterLab's confirmation, as MemoryDialogs stands in for it
+                answer = await self.workspace.dialogs.ask(
+                    "Restart Kernel?", f"Do you want to restart the kernel of {self.path.rsplit('/', 1)[-1]}? All variables will be lost.",
+                    (RawButton("Cancel", accept=False), RawButton("Restart", accept=True, warn=True)))
+                if answer != 1:
+                    return None
+            self._namespace, self._exec_count = {}, 0
+        return self.kernel()
+
+    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+        for op in ops:  # every id named must exist before the batch: checked before anything changes
+            for named in (getattr(op, "cell_id", None), getattr(op, "reference_cell_id", None)):
+                if named is not None:
+                    self._index(named)
+        cells = list(self.nb["cells"])  # worked on a copy (cells copied on write), swapped in at the end
+
+        def at(cell_id: str) -> int:
+            return next(i for i, c in enumerate(cells) if c["id"] == cell_id)
+
+        touched: list[tuple[str, ChangeKind]] = []
+        for op in ops:
+            if isinstance(op, InsertOp):
+                index = ((len(cells) if op.position == "below" else 0) if op.reference_cell_id is None
+                         else at(op.reference_cell_id) + (op.position == "below"))
+                cell: dict[str, Any] = {"cell_type": op.cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": op.source}
+                if op.cell_type == "code":
+                    cell.update(outputs=[], execution_count=None)
+                cells.insert(index, cell)
+                touched.append((cell["id"], "insert"))
+            elif isinstance(op, SetSourceOp):
+                i = at(op.cell_id)
+                cells[i] = {**cells[i], "source": op.source}
+                touched.append((op.cell_id, "edit"))
+            elif isinstance(op, DeleteOp):
+                del cells[at(op.cell_id)]
+                touched.append((op.cell_id, "delete"))
+            elif isinstance(op, MoveOp):
+                moved = cells.pop(at(op.cell_id))
+                cells.insert(at(op.reference_cell_id) + (op.position == "below"), moved)
+                touched.append((op.cell_id, "move"))
+            else:
+                raise TypeError(f"not an edit op: {op!r}")
+        self.nb["cells"] = cells
+        self._changed()  # one revision for the batch, one change record per op
+        now = time.time()
+        self._changes.extend(CellChange("agent", kind, cell_id, now) for cell_id, kind in touched)
+        return [cell_id for cell_id, _ in touched]
+
+    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+        if self.kernel_status not in ("idle", "busy"):
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no running kernel.")
+        outputs, status = self.workspace.executor(code, self._namespace)
+        await asyncio.sleep(0)
+        return CodeRun(status, tuple(raw_output(o, head_bytes) for o in outputs[:max_outputs]), len(outputs), None)
+
+
+class MemoryWorkspace:
+    """A workspace of files (path -> text) and the notebooks open on them.
+
+    Args:
+        files: initial contents; notebook files are nbformat JSON text; a ``bytes`` value stands for a file
+            stored as binary (as JupyterLab stores uploads), text only when it is UTF-8 without NUL.
+        executor: runs a code cell's source (default :func:`python_executor`).
+    """
+
+    def __init__(self, files: dict[str, str | bytes] | None = None, executor: Executor = python_executor) -> None:
+        self.files: dict[str, str | bytes] = dict(files or {})
+        self.executor = executor
+        self.open: dict[str, MemoryNotebook] = {}
+        self.current: str | None = None
+        self.clock = 0  # counts every change of every notebook (revisions are read from it)
+        self.dialogs = MemoryDialogs()
+
+    def _dirs(self) -> set[str]:
+        dirs = {""}
+        for path in self.files:
+            parts = path.split("/")[:-1]
+            dirs.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+        return dirs
+
+    async def list_dir(self, path: str) -> list[Entry] | None:
+        if path not in self._dirs():
+            return None
+        prefix = f"{path}/" if path else ""
+        seen: dict[str, Entry] = {}
+        for p in self.files:
+            if p.startswith(prefix):
+                rest = p[len(prefix):]
+                name = rest.split("/")[0]
+                full = prefix + name
+                kind = "directory" if "/" in rest else ("notebook" if name.endswith(".ipynb") else "file")
+                seen.setdefault(name, Entry(full, name, kind))
+        return list(seen.values())
+
+    async def stat(self, path: str) -> Entry | None:
+        name = path.rsplit("/", 1)[-1]
+        if path in self.files:
+            return Entry(path, name, "notebook" if path.endswith(".ipynb") else "file")
+        if path in self._dirs():
+            return Entry(path, name, "directory")
+        return None
+
+    async def open_notebook(self, path: str, activate: bool) -> MemoryNotebook:
+        if path not in self.open:
+            self.open[path] = MemoryNotebook(self, path, json.loads(self.files[path]))
+        if activate or self.current is None:
+            self.current = path
+        return self.open[path]
+
+    async def create_notebook(self, path: str, kernel_name: str | None) -> None:
+        nb = {"cells": [], "metadata": {"kernelspec": {"name": kernel_name or "python", "display_name": "Python", "language": "python"}},
+              "nbformat": 4, "nbformat_minor": 5}
+        self.files[path] = json.dumps(nb)
+
+    def open_documents(self) -> list[OpenDocument]:
+        return [OpenDocument(p, "notebook", nb.dirty()) for p, nb in self.open.items()]
+
+    def current_notebook(self) -> MemoryNotebook | None:
+        return self.open.get(self.current) if self.current else None
+
+    def find_open(self, path: str) -> MemoryNotebook | None:
+        return self.open.get(path)
+
+    async def notebook_bridge_metadata(self, path: str) -> Any:
+        if path in self.open:
+            return self.open[path].bridge_metadata()
+        try:
+            meta = json.loads(self.files[path]).get("metadata")
+        except (KeyError, ValueError, AttributeError):
+            return None
+        return copy.deepcopy(meta.get(METADATA_KEY)) if isinstance(meta, dict) else None
+
+    async def read_text(self, path: str, max_bytes: int) -> str | None:
+        if path not in self.files:
+            if path in self._dirs():
+                raise is_a_folder(path)
+            return None
+        data = self.files[path]  # bytes stand for a file stored as binary (an upload)
+        try:
+            text = data.decode("utf-8") if isinstance(data, bytes) else data
+        except UnicodeDecodeError:
+            raise not_a_text_file(path) from None
+        if "\x00" in text:  # the same rule as notebook.js: UTF-8 text without NUL characters
+            raise not_a_text_file(path)
+        size = utf8_len(text)
+        if size > max_bytes:
+            raise file_too_large(path, size, max_bytes)
+        return text
+
+    async def write_text(self, path: str, text: str) -> None:
+        self.files[path] = text
+
+
+class MemoryDialogs:
+    """The application's dialogs in memory (a :class:`webmcp_bridge.calls.dialogs.DialogSource` for tests), queued as
+    JupyterLab queues them: the oldest open dialog is shown, the others wait. Code of the "application" opens
+    one with :meth:`ask` (awaiting the index of the button clicked) or :meth:`open`; a test acts as the person
+    with :meth:`person_click`; the tracker clicks through :meth:`click`.
+
+    Attributes:
+        confirm_restart: when True, ``MemoryNotebook.kernel_action("restart")`` asks "Restart Kernel?" first
+            (buttons Cancel, Restart), as JupyterLab does.
+        clicks: every click, in order: (dialog id, button index, "agent" | "person").
+    """
+
+    def __init__(self) -> None:
+        self.confirm_restart = False
+        self.clicks: list[tuple[str, int, str]] = []
+        self._open: list[tuple[RawDialog, asyncio.Future[int]]] = []
+        self._next = 1
+        self._callback: Callable[[], None] | None = None
+
+    def open(self, title: str, body: str, buttons: Sequence[RawButton], *, by_person: bool = False,
+             input: RawInput | None = None, checkbox: tuple[str, bool] | None = None) -> tuple[str, "asyncio.Future[int]"]:
+        """Open a dialog (shown if none is, else queued); returns its id and a future of the clicked button index.
+        Needs a running event loop."""
+        dialog_id = f"d-{self._next}"
+        self._next += 1
+        raw = RawDialog(dialog_id, title, body, tuple(buttons), shown=False, input=input, checkbox=checkbox, by_person=by_person)
+        self._open.append((raw, asyncio.get_running_loop().create_future()))
+        self._changed()
+        return dialog_id, self._open[-1][1]
+
+    async def ask(self, title: str, body: str, buttons: Sequence[RawButton], **options: Any) -> int:
+        """Open a dialog and wait for its answer: the index of the button clicked."""
+        _, answer = self.open(title, body, buttons, **options)
+        return await answer
+
+    def is_open(self, dialog_id: str) -> bool:
+        """Whether the dialog is still open."""
+        return any(raw.id == dialog_id for raw, _ in self._open)
+
+    def person_click(self, dialog_id: str, index: int) -> str:
+        """The person clicks a button (same outcome codes as :meth:`click`)."""
+        return self._click(dialog_id, index, "person")
+
+    # -- the DialogSource protocol -----------------------------------------------------------------------
+    def snapshot(self, max_chars: int) -> list[RawDialog]:
+        return [RawDialog(raw.id, raw.title[:max_chars], raw.body[:max_chars], raw.buttons, shown=i == 0,
+                          body_cut=len(raw.body) > max_chars, input=raw.input, checkbox=raw.checkbox, by_person=raw.by_person)
+                for i, (raw, _) in enumerate(self._open)]
+
+    def click(self, dialog_id: str, index: int) -> str:
+        return self._click(dialog_id, index, "agent")
+
+    def watch(self, callback: Callable[[], None]) -> None:
+        self._callback = callback
+
+    def close(self) -> None:
+        self._callback = None
+
+    def _click(self, dialog_id: str, index: int, who: str) -> str:
+        at = next((i for i, (raw, _) in enumerate(self._open) if raw.id == dialog_id), None)
+        if at is None:
+            return "gone"
+        if at != 0:
+            return "queued"
+        raw, answer = self._open[0]
+        if not 0 <= index < len(raw.buttons):
+            return "no-button"
+        if raw.buttons[index].disabled:
+            return "disabled"
+        del self._open[0]
+        self.clicks.append((dialog_id, index, who))
+        if not answer.done():
+            answer.set_result(index)
+        self._changed()
+        return "clicked"
+
+    def _changed(self) -> None:
+        if self._callback is not None:
+            self._callback()

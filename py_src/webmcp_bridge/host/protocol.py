@@ -1,0 +1,422 @@
+"""The small protocol the semantic layer needs from a live notebook application.
+
+Two implementations exist: :mod:`webmcp_bridge.lab.notebook` (the live JupyterLab model, reached
+through Pyodide's FFI) and :mod:`webmcp_bridge.host.memory` (plain Python, for tests under CPython and as the
+reference behaviour). Tools only ever talk to these protocols, so every rule (hashes, bounds, errors) is
+computed in pure Python and tested without a browser.
+
+Shapes are small frozen dataclasses holding plain values. Text in :class:`RawItem` is already ANSI-stripped
+and cut to the requested head size by the host, so a 20 MB stream never crosses into Python to be
+described.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, Sequence
+
+CellType = Literal["code", "markdown", "raw"]
+EntryType = Literal["notebook", "file", "directory"]
+
+
+@dataclass(frozen=True)
+class RawItem:
+    """One representation of an output.
+
+    Attributes:
+        mime: the MIME type; streams and errors use "text/plain".
+        bytes: full size: UTF-8 bytes of the (ANSI-stripped) text, or decoded bytes for binary data.
+        head: the first bytes of the text (at most the head size asked for); "" for binary data.
+        binary: True when the data is base64 in nbformat (images).
+    """
+
+    mime: str
+    bytes: int
+    head: str = ""
+    binary: bool = False
+
+
+@dataclass(frozen=True)
+class RawOutput:
+    """One output of a code cell. ``name`` is the stream name (stdout/stderr) for streams;
+    ``ename``/``evalue`` are set for errors."""
+
+    output_type: str
+    items: tuple[RawItem, ...]
+    name: str | None = None
+    ename: str | None = None
+    evalue: str | None = None
+
+
+@dataclass(frozen=True)
+class RawCell:
+    """One cell as the host read it. ``source`` is the full source text; ``outputs`` is empty for
+    non-code cells; ``output_count`` counts all outputs even when ``outputs`` holds only the first few."""
+
+    id: str
+    index: int
+    cell_type: CellType
+    source: str
+    execution_count: int | None = None
+    outputs: tuple[RawOutput, ...] = ()
+    output_count: int = 0
+
+
+@dataclass(frozen=True)
+class TextPage:
+    """A page of one output's text: ``text`` spans bytes [offset, offset+len) of ``total_bytes``;
+    ``next_offset`` is None at the end."""
+
+    text: str
+    offset: int
+    next_offset: int | None
+    total_bytes: int
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A workspace entry (never its contents)."""
+
+    path: str
+    name: str
+    type: EntryType
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The person's focus in the current notebook: active cell id, cursor and selection as
+    {line, column} dicts (0-based, column in UTF-16 code units as CodeMirror counts)."""
+
+    cell_id: str | None = None
+    cursor: dict | None = None
+    selection: dict | None = None
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """The notebook's kernel: ``status`` is JupyterLab's (idle, busy, starting, unknown, dead...) or
+    "none" when no kernel is attached."""
+
+    name: str | None
+    status: str
+    display_name: str | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Outcome of running one cell: status ok/error/skipped/timeout; ``reason`` explains an unusual end."""
+
+    cell_id: str
+    status: str
+    execution_count: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class CodeRun:
+    """Outcome of :meth:`LiveNotebook.run_code` (code run in the kernel without a cell).
+
+    Attributes:
+        status: "ok", "error" (the code raised, or the kernel refused or aborted the request) or "timeout"
+            (no reply within the timeout; the code may still be running in the kernel).
+        outputs: the first outputs that arrived (consecutive stream messages of one name merged into one
+            output, as a cell's output area does), text ANSI-stripped with heads as asked.
+        output_count: every output that arrived, including those not in ``outputs``.
+        execution_count: the kernel's execution count from its reply, or None (no reply, or none given).
+        reason: why an unusual end happened ("timeout", a failed request...), or None.
+    """
+
+    status: str
+    outputs: tuple[RawOutput, ...] = ()
+    output_count: int = 0
+    execution_count: int | None = None
+    reason: str | None = None
+
+
+Position = Literal["above", "below"]
+
+
+@dataclass(frozen=True)
+class InsertOp:
+    """Insert a new cell next to ``reference_cell_id`` (``position`` above/below it), or, with no reference,
+    at the start ("above") or the end ("below") of the notebook."""
+
+    cell_type: CellType
+    source: str
+    reference_cell_id: str | None = None
+    position: Position = "below"
+
+
+@dataclass(frozen=True)
+class SetSourceOp:
+    """Replace the whole source of cell ``cell_id``."""
+
+    cell_id: str
+    source: str
+
+
+@dataclass(frozen=True)
+class DeleteOp:
+    """Delete cell ``cell_id``."""
+
+    cell_id: str
+
+
+@dataclass(frozen=True)
+class MoveOp:
+    """Move cell ``cell_id`` next to ``reference_cell_id`` (``position`` above/below it)."""
+
+    cell_id: str
+    reference_cell_id: str
+    position: Position = "below"
+
+
+EditOp = InsertOp | SetSourceOp | DeleteOp | MoveOp
+
+
+Actor = Literal["person", "agent"]
+ChangeKind = Literal["insert", "edit", "delete", "move", "run", "outputs", "metadata"]
+
+
+@dataclass(frozen=True)
+class CellChange:
+    """One change to a cell as the host saw it: ``actor`` is "agent" for changes made through this
+    protocol's write methods (and runs started by :meth:`LiveNotebook.run_cell`), "person" for everything
+    else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the epoch. ``access`` lets a
+    reader drop changes of a cell that was hidden from the agent when it changed (even if it is gone now)."""
+
+    actor: Actor
+    kind: ChangeKind
+    cell_id: str
+    time: float
+    access: Any = None  # the cell's raw ``webmcp_bridge.access`` metadata value when it changed (None: unset)
+    revision: int | None = None  # the notebook's revision (LiveNotebook.revision) around the change
+
+
+@dataclass
+class OpenDocument:
+    """A document open in the application."""
+
+    path: str
+    kind: str
+    dirty: bool = False
+
+
+class LiveNotebook(Protocol):
+    """A notebook open in the application. Reads are of the live model, unsaved edits included.
+
+    Cells are addressed by nbformat id; any method given an id no cell has raises
+    ``ToolError(CELL_NOT_FOUND)`` (the one wording, :func:`webmcp_bridge.core.errors.cell_not_found`). All mutating
+    methods are synchronous, so a tool can check a hash and write with no await in between: a person's
+    edit can land only before the check (and then the check fails) or after the write. Sizes are UTF-8
+    bytes; timeouts are seconds.
+    """
+
+    path: str
+
+    def dirty(self) -> bool:
+        """True when the live model has changes not yet saved."""
+        ...
+
+    def revision(self) -> int:
+        """A counter of changes to the notebook (sources, outputs, metadata, cells); it only grows, also across
+        closing and reopening the notebook (hosts count on one clock for all notebooks), so a revision never
+        names two different states of one path."""
+        ...
+
+    def cell_count(self) -> int:
+        """Number of cells."""
+        ...
+
+    def language(self) -> str:
+        """The kernel language, for fencing code in exports ("python" if unknown)."""
+        ...
+
+    def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        """The cells with these ids, in the order given (one read). Output items carry at most
+        ``head_bytes`` of text; at most ``max_outputs`` outputs are described per cell."""
+        ...
+
+    def find_cell(self, cell_id: str) -> RawCell:
+        """One cell, without outputs."""
+        ...
+
+    def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
+        """Cells by index (all when None; indices out of range are skipped), as :meth:`find_cells`."""
+        ...
+
+    def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
+        """A page of one representation's ANSI-stripped text, by UTF-8 byte offset (never splitting a code
+        point). Raises ToolError(OUTPUT_NOT_FOUND) for a missing output or MIME type."""
+        ...
+
+    def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
+        """``(base64 data, decoded size in bytes)``; data is None when the size is over ``max_bytes`` (then
+        nothing is transferred). Raises ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`."""
+        ...
+
+    def set_source(self, cell_id: str, source: str) -> RawCell:
+        """Replace the cell's source; returns the cell after the write."""
+        ...
+
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
+        """Insert a new cell at ``index`` (0..cell_count); returns it (with its new id)."""
+        ...
+
+    def delete_cell(self, cell_id: str) -> RawCell:
+        """Delete the cell; returns it as it was."""
+        ...
+
+    def move_cell(self, cell_id: str, to_index: int) -> RawCell:
+        """Move the cell so that it ends at ``to_index``; returns it after the move."""
+        ...
+
+    def clear_outputs(self, cell_id: str) -> RawCell:
+        """Clear a code cell's outputs and execution count (other cell types are left as they are)."""
+        ...
+
+    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
+        """Make the cell active and visible; place the cursor or select a range ({line, column}, 0-based,
+        already checked against the source by the caller)."""
+        ...
+
+    def focus(self) -> Focus:
+        """The person's focus in this notebook."""
+        ...
+
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        """Reveal the cell and mark output ``output_index`` of it for the person (a review thread's
+        anchor). Raises ToolError(CELL_NOT_FOUND) / ToolError(OUTPUT_NOT_FOUND)."""
+        ...
+
+    def kernel(self) -> KernelInfo:
+        """The kernel attached to the notebook, now."""
+        ...
+
+    async def save(self) -> None:
+        """Save to the workspace (nbformat 4.5 with cell ids)."""
+        ...
+
+    # -- the bridge's own metadata (access levels, review threads) ---------------------------------
+    # Stored under the key ``webmcp_bridge`` of the notebook's and the cells' metadata (see
+    # webmcp_bridge.access.guard.METADATA_KEY). Hosts return it as found: untrusted JSON, parsed defensively by
+    # the caller.
+
+    def bridge_metadata(self) -> Any:
+        """The notebook's ``metadata.webmcp_bridge`` value (any JSON value), or None when absent."""
+        ...
+
+    def set_bridge_metadata(self, value: dict[str, Any]) -> None:
+        """Replace the notebook's ``metadata.webmcp_bridge`` with ``value`` (synchronous, one change)."""
+        ...
+
+    def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
+        """``(index, id, value)`` for every cell whose metadata has a ``webmcp_bridge`` key, in index order
+        (one read; cells without the key are not listed)."""
+        ...
+
+    def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
+        """Replace (None: remove) the cell's ``metadata.webmcp_bridge``. For the person's side (the Agent
+        panel); no tool reaches it (see webmcp_bridge.access.guard). Raises ToolError(CELL_NOT_FOUND)."""
+        ...
+
+    def take_changes(self) -> list[CellChange]:
+        """The cell changes seen since the previous call, oldest first (the host buffers a bounded number;
+        older ones are dropped)."""
+        ...
+
+    async def wait_for_kernel(self, timeout: float) -> KernelInfo:
+        """Wait up to ``timeout`` seconds for the kernel to be idle or busy; returns its state then."""
+        ...
+
+    async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
+        """Run one code cell in the kernel, waiting up to ``timeout`` seconds (status "timeout" after).
+        Cancelled (the agent aborted the call), it interrupts the kernel before re-raising CancelledError."""
+        ...
+
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
+        """Interrupt or restart the kernel, then wait up to ``timeout`` seconds for it to be idle. A restart goes
+        through the application's own confirmation (JupyterLab's "Restart Kernel?" dialog, unless the person
+        turned it off) and returns None when that confirmation was declined (nothing changed)."""
+        ...
+
+    # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ---------------------------
+
+    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+        """Apply ``ops`` in order, all or nothing, in one synchronous stretch (JupyterLab: one transaction of
+        the notebook's shared model, so the person undoes the batch as one step).
+
+        Ops address cells by id only; every id they name (``cell_id``, ``reference_cell_id``) must belong to
+        a cell that exists before the batch (the caller checked that no op names a cell an earlier op
+        deleted). Positions are resolved when each op is applied, against the order the earlier ops left.
+        Returns, per op, the id of the cell it acted on (the new id for an insert). Raises
+        ToolError(CELL_NOT_FOUND) for an unknown id, before anything changes.
+        """
+        ...
+
+    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+        """Run ``code`` in the notebook's kernel without creating a cell (not stored in the kernel's history),
+        waiting up to ``timeout`` seconds. The notebook's cells are not changed. Outputs are described like
+        :meth:`find_cells` describes a cell's: at most ``max_outputs`` of them, text heads of ``head_bytes``.
+        Raises ToolError(KERNEL_UNAVAILABLE) when the notebook has no kernel."""
+        ...
+
+
+class NotebookHost(Protocol):
+    """The application: workspace contents and the open notebooks.
+
+    Paths given to these methods are already normalized by :func:`webmcp_bridge.core.paths.normalize_path`.
+    """
+
+    async def list_dir(self, path: str) -> list[Entry] | None:
+        """The entries of folder ``path`` ("" = root), or None when there is no folder there."""
+        ...
+
+    async def stat(self, path: str) -> Entry | None:
+        """The entry at ``path``, or None."""
+        ...
+
+    async def open_notebook(self, path: str, activate: bool) -> LiveNotebook:
+        """Open (or find) the notebook at ``path``; ``activate`` brings it to the front. Raises
+        ToolError(NOTEBOOK_NOT_FOUND) when the application cannot open it as a notebook."""
+        ...
+
+    async def create_notebook(self, path: str, kernel_name: str | None) -> None:
+        """Write a new empty nbformat 4.5 notebook at ``path`` (the caller checked nothing is there)."""
+        ...
+
+    def open_documents(self) -> list[OpenDocument]:
+        """The notebooks open in the application."""
+        ...
+
+    def current_notebook(self) -> LiveNotebook | None:
+        """The notebook the person last focused, or None."""
+        ...
+
+    def find_open(self, path: str) -> LiveNotebook | None:
+        """The open notebook at ``path``, or None."""
+        ...
+
+    async def notebook_bridge_metadata(self, path: str) -> Any:
+        """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
+        the saved file (hosts may cache it by modification time). None when absent or unreadable."""
+        ...
+
+    # -- text files (tools/files.py; the caller refuses notebook paths before calling these) --------------
+
+    async def read_text(self, path: str, max_bytes: int) -> str | None:
+        """The text of the file at ``path``: the live text when it is open in an editor (unsaved edits
+        included), else the saved file. None when nothing is there.
+
+        Raises ToolError: INVALID_PATH for a folder (:func:`webmcp_bridge.core.errors.is_a_folder`) or a file that
+        is not UTF-8 text (:func:`webmcp_bridge.core.errors.not_a_text_file`); TOO_LARGE when the file is over
+        ``max_bytes`` UTF-8 bytes (checked before loading it when the application knows its size).
+        """
+        ...
+
+    async def write_text(self, path: str, text: str) -> None:
+        """Write ``text`` to the file at ``path`` (created, or replaced whole); its folder exists (the caller
+        checked). A file open in an editor is written through the editor's model and saved, so the person
+        sees the new text at once."""
+        ...
+

@@ -1,0 +1,486 @@
+// notebook.js: the JS side of the JupyterLab adapter: bounded reads and plain writes on a live notebook, so each
+// step of a tool call crosses from Python to JS once.
+//
+// Evaluated once by adapter.py (pyodide.code.run_js); the expression's value is the object below. Reads
+// extract plain data from the live model (ids, types, sources, output sizes, bounded heads and pages) as JSON
+// text; writes take a cell id and return false when no cell has it. Every rule about what to read or write
+// lives in Python; nothing here decides. The output rules
+// mirror webmcp_bridge/nbjson.py: stream -> one text/plain item, error -> the traceback lines joined by
+// "\n", execute_result/display_data -> one item per MIME type; text is ANSI-stripped before it is measured;
+// sizes are UTF-8 bytes (binary MIME types: decoded base64 bytes).
+(() => {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  let ansi = /\x1b\[[0-?]*[ -/]*[@-~]/g;
+  let binary = new Set();
+  const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
+  const revisions = new WeakMap(); // notebook model -> revision: the page-wide update clock at its last change
+  let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
+  const KEY = "webmcp_bridge"; // the bridge's metadata key (webmcp_bridge.access.METADATA_KEY)
+  const changeLogs = new WeakMap(); // notebook model -> [{actor, kind, cellId, time}], bounded, drained by Python
+  const agentRuns = new Set(); // ids of cells the agent is running: their outputs and counts are the agent's
+  let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
+  const MAX_CHANGES = 500;
+
+  // Run fn as the agent: cell changes it causes are recorded with actor "agent".
+  function asAgent(fn) {
+    agentDepth++;
+    try { return fn(); } finally { agentDepth--; }
+  }
+
+  const known = new WeakMap(); // notebook model -> [{id, access}] by index, as before the latest change of its cell list
+
+  function accessOf(cell) {
+    try {
+      const block = cell.sharedModel.getMetadata(KEY);
+      return block && typeof block === "object" ? block.access ?? null : null;
+    } catch (e) { return null; }
+  }
+
+  function remember(m) {
+    const list = [];
+    for (let i = 0; i < m.cells.length; i++) list.push({ id: m.cells.get(i).id, access: accessOf(m.cells.get(i)) });
+    known.set(m, list);
+  }
+
+  // A removed cell's model no longer answers (its shared map is gone): its id and access come from `known`.
+  function recordRemoved(m, first, count) {
+    for (const gone of (known.get(m) ?? []).slice(first, first + count)) record(m, "delete", null, gone);
+  }
+
+  function record(m, kind, cell, known_ = null) {
+    const log = changeLogs.get(m);
+    if (!log) return;
+    let cellId = null, block = null;
+    if (known_) { cellId = known_.id; block = { access: known_.access }; }
+    else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch (e) { /* a disposed model */ }
+    if (cellId == null) return;
+    const actor = agentDepth > 0 || ((kind === "outputs" || kind === "run") && agentRuns.has(cellId)) ? "agent" : "person";
+    log.push({ actor, kind, cellId, time: Date.now() / 1000, access: block && typeof block === "object" ? block.access ?? null : null,
+               revision: clock + 1 }); // the change's own update is counted right after
+    if (log.length > MAX_CHANGES) log.splice(0, log.length - MAX_CHANGES);
+  }
+
+  function watchCell(m, cell) {
+    cell.sharedModel.changed.connect((_, change) => {
+      if (change.metadataChange) {  // keep the remembered access current (a hidden cell stays hidden once deleted)
+        const entry = (known.get(m) ?? []).find((k) => k.id === cell.id);
+        if (entry) entry.access = accessOf(cell);
+      }
+      if (change.sourceChange) record(m, "edit", cell);
+      if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell);
+    });
+    // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them)
+    if (cell.type === "code" && cell.outputs) cell.outputs.changed.connect(() => record(m, "outputs", cell));
+  }
+
+  const textOf = (v) => (typeof v === "string" ? v : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : JSON.stringify(v));
+
+  function utf8Length(s) {
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+      else n += 3;
+    }
+    return n;
+  }
+
+  function base64Length(s) {
+    const clean = s.replace(/\s/g, "");
+    const pad = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
+    return Math.max(0, Math.floor((clean.length * 3) / 4) - pad);
+  }
+
+  // [mime, text] of each representation of an nbformat output (JSON), before ANSI stripping.
+  function rawTexts(json) {
+    if (json.output_type === "stream") return [["text/plain", textOf(json.text ?? "")]];
+    if (json.output_type === "error") return [["text/plain", (json.traceback ?? []).length ? json.traceback.join("\n") : `${json.ename ?? ""}: ${json.evalue ?? ""}`]];
+    return Object.entries(json.data ?? {}).map(([m, v]) => [m, textOf(v)]);
+  }
+
+  function itemsFrom(raw) {
+    const items = new Map();
+    for (const [mime, text] of raw) {
+      if (binary.has(mime)) items.set(mime, { text, bytes: base64Length(text), binary: true });
+      else {
+        const clean = text.includes("\x1b") ? text.replace(ansi, "") : text;
+        items.set(mime, { text: clean, bytes: utf8Length(clean), binary: false });
+      }
+    }
+    return items;
+  }
+
+  function itemsOf(outputModel) {
+    const json = outputModel.toJSON();
+    const raw = rawTexts(json);
+    const key = raw.map(([m, t]) => `${m}:${t.length}`).join("|");
+    const cached = texts.get(outputModel);
+    if (cached && cached.key === key) return { json, items: cached.items };
+    const items = itemsFrom(raw);
+    texts.set(outputModel, { key, items });
+    return { json, items };
+  }
+
+  // One output as Python's RawOutput reads it: type, stream name / error name and value, and per MIME type
+  // [mime, bytes, head of the text, binary].
+  function describeOutput(json, items, headBytes) {
+    return {
+      output_type: json.output_type,
+      name: json.output_type === "stream" ? json.name : null,
+      ename: json.output_type === "error" ? String(json.ename ?? "") : null,
+      evalue: json.output_type === "error" ? String(json.evalue ?? "") : null,
+      items: [...items].map(([mime, it]) => [mime, it.bytes, it.binary ? "" : head(it.text, headBytes), it.binary]),
+    };
+  }
+
+  // The first maxBytes bytes of s, never splitting a code point.
+  function head(s, maxBytes) {
+    if (maxBytes <= 0) return "";
+    const bytes = encoder.encode(s.slice(0, maxBytes));
+    if (bytes.length <= maxBytes) return decoder.decode(bytes);
+    let cut = maxBytes;
+    while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--;
+    return decoder.decode(bytes.subarray(0, cut));
+  }
+
+  function model(panel) { return panel.context.model; }
+
+  function findIndex(panel, cellId) {
+    const cells = model(panel).cells;
+    for (let i = 0; i < cells.length; i++) if (cells.get(i).id === cellId) return i;
+    return -1;
+  }
+
+  function outputOf(panel, cellId, outputIndex) {
+    const i = findIndex(panel, cellId);
+    const outputs = i < 0 ? null : model(panel).cells.get(i).outputs;
+    if (!outputs || outputIndex < 0 || outputIndex >= outputs.length) return null;
+    return outputs.get(outputIndex);
+  }
+
+  function describeCell(cell, index, headBytes, maxOutputs) {
+    const shared = cell.sharedModel;
+    const outputs = cell.type === "code" && cell.outputs ? cell.outputs : null;
+    const described = [];
+    for (let j = 0; outputs && j < Math.min(outputs.length, maxOutputs); j++) {
+      const { json, items } = itemsOf(outputs.get(j));
+      described.push(describeOutput(json, items, headBytes));
+    }
+    return {
+      id: cell.id, index, cell_type: cell.type, source: shared.getSource(),
+      execution_count: cell.type === "code" ? cell.executionCount ?? null : null,
+      outputs: described, output_count: outputs ? outputs.length : 0,
+    };
+  }
+
+  function described(panel, index) {
+    return JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
+  }
+
+  return {
+    configure(ansiPattern, binaryMimes) {
+      ansi = new RegExp(ansiPattern, "g");
+      binary = new Set(binaryMimes);
+    },
+    // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
+    // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
+    track(panel) {
+      const m = model(panel);
+      if (revisions.has(m)) return;
+      revisions.set(m, clock);
+      m.sharedModel.ydoc.on("update", () => revisions.set(m, ++clock));
+      changeLogs.set(m, []);
+      for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
+      remember(m);
+      m.cells.changed.connect((_, change) => {
+        if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); }
+        else if (change.type === "remove") recordRemoved(m, change.oldIndex, change.oldValues.length);
+        else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
+        remember(m);
+      });
+      panel.context.saveState.connect((_, state) => {
+        if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
+      });
+    },
+    revision(panel) { return revisions.get(model(panel)) ?? 0; },
+    // Cell changes since the last call, oldest first, as JSON text (then forgotten).
+    takeChanges(panel) {
+      const log = changeLogs.get(model(panel)) ?? [];
+      const taken = JSON.stringify(log);
+      log.length = 0;
+      return taken;
+    },
+    // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
+    // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
+    outputSelection(panel) {
+      const sel = window.getSelection();
+      if (!sel || sel.isCollapsed || !sel.anchorNode) return null;
+      const start = sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement;
+      const child = start && start.closest(".jp-OutputArea-child");
+      if (!child || !panel.node.contains(child)) return null;
+      const widgets = panel.content.widgets;
+      for (let i = 0; i < widgets.length; i++) {
+        const area = widgets[i].outputArea;
+        if (!area || !area.node.contains(child)) continue;
+        const index = area.widgets.findIndex((w) => w.node === child);
+        return index < 0 ? null : JSON.stringify({ cellId: widgets[i].model.id, outputIndex: index, text: sel.toString() });
+      }
+      return null;
+    },
+    beginAgentRun(cellId) { agentRuns.add(cellId); },
+    endAgentRun(cellId) { agentRuns.delete(cellId); },
+    // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
+    bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(KEY) ?? null); },
+    setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(KEY, JSON.parse(json))); },
+    cellBridgeMetadata(panel) {
+      const cells = model(panel).cells;
+      const found = [];
+      for (let i = 0; i < cells.length; i++) {
+        const value = cells.get(i).sharedModel.getMetadata(KEY);
+        if (value !== undefined) found.push([i, cells.get(i).id, value]);
+      }
+      return JSON.stringify(found);
+    },
+    setCellBridgeMetadata(panel, cellId, json) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return false;
+      const shared = model(panel).cells.get(i).sharedModel;
+      if (json == null) shared.deleteMetadata(KEY);
+      else shared.setMetadata(KEY, JSON.parse(json));
+      return true;
+    },
+    // Writes return the changed cell as JSON text (as cells() describes it, without outputs), or null when
+    // no cell has the id.
+    setSource(panel, cellId, source) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return null;
+      asAgent(() => model(panel).cells.get(i).sharedModel.setSource(source));
+      return described(panel, i);
+    },
+    insertCell(panel, index, cellType, source) {
+      const id = asAgent(() => model(panel).sharedModel.insertCell(index, { cell_type: cellType, source, metadata: {} }).getId());
+      return described(panel, findIndex(panel, id));
+    },
+    deleteCell(panel, cellId) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return null;
+      const before = described(panel, i);
+      asAgent(() => model(panel).sharedModel.deleteCell(i));
+      return before;
+    },
+    moveCell(panel, cellId, toIndex) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return null;
+      asAgent(() => model(panel).sharedModel.moveCell(i, toIndex));
+      return described(panel, findIndex(panel, cellId));
+    },
+    clearOutputs(panel, cellId) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return null;
+      const cell = model(panel).cells.get(i);
+      if (cell.type === "code") asAgent(() => cell.sharedModel.transact(() => cell.clearExecution()));
+      return described(panel, i);
+    },
+    cellWidget(panel, cellId) {
+      const i = findIndex(panel, cellId);
+      return i >= 0 ? panel.content.widgets[i] : null;
+    },
+    cells(panel, indicesJson, headBytes, maxOutputs) {
+      const cells = model(panel).cells;
+      const indices = indicesJson == null ? [...Array(cells.length).keys()] : JSON.parse(indicesJson);
+      return JSON.stringify(indices.filter((i) => i >= 0 && i < cells.length).map((i) => describeCell(cells.get(i), i, headBytes, maxOutputs)));
+    },
+    // The cells with these ids, in order; null for an id no cell has.
+    cellsById(panel, idsJson, headBytes, maxOutputs) {
+      const cells = model(panel).cells;
+      const where = new Map();
+      for (let i = 0; i < cells.length; i++) where.set(cells.get(i).id, i);
+      return JSON.stringify(JSON.parse(idsJson).map((id) => (where.has(id) ? describeCell(cells.get(where.get(id)), where.get(id), headBytes, maxOutputs) : null)));
+    },
+    outputText(panel, cellId, outputIndex, mime, offset, maxBytes) {
+      const output = outputOf(panel, cellId, outputIndex);
+      const item = output && itemsOf(output).items.get(mime);
+      if (!item) return null;
+      item.encoded ??= encoder.encode(item.text);
+      const data = item.encoded;
+      const total = data.length;
+      let start = Math.min(offset, total);
+      while (start > 0 && start < total && (data[start] & 0xc0) === 0x80) start--;
+      let end = Math.min(total, start + Math.max(1, maxBytes));
+      while (end > start && end < total && (data[end] & 0xc0) === 0x80) end--;
+      if (end === start && start < total) { end = start + 1; while (end < total && (data[end] & 0xc0) === 0x80) end++; }
+      return JSON.stringify({ text: decoder.decode(data.subarray(start, end)), offset: start, next_offset: end < total ? end : null, total_bytes: total });
+    },
+    outputBinary(panel, cellId, outputIndex, mime, maxBytes) {
+      const output = outputOf(panel, cellId, outputIndex);
+      const item = output && itemsOf(output).items.get(mime);
+      if (!item) return null;
+      return JSON.stringify({ data: item.bytes <= maxBytes ? item.text.replace(/\s/g, "") : null, bytes: item.bytes });
+    },
+    focus(panel) {
+      const active = panel.content.activeCell;
+      if (!active) return JSON.stringify({ cellId: null, cursor: null, selection: null });
+      const editor = active.editor;
+      const sel = editor ? editor.getSelection() : null;
+      const same = sel && sel.start.line === sel.end.line && sel.start.column === sel.end.column;
+      return JSON.stringify({
+        cellId: active.model.id,
+        cursor: editor ? editor.getCursorPosition() : null,
+        selection: sel && !same ? { start: sel.start, end: sel.end } : null,
+      });
+    },
+    setFocus(panel, cellId, cursorJson, selectionJson) {
+      const index = findIndex(panel, cellId);
+      if (index < 0) return false;
+      const notebook = panel.content;
+      notebook.activeCellIndex = index;
+      notebook.scrollToItem?.(index);
+      const editor = notebook.activeCell?.editor;
+      if (editor && selectionJson) { notebook.mode = "edit"; editor.setSelection(JSON.parse(selectionJson)); }
+      else if (editor && cursorJson) { notebook.mode = "edit"; editor.setCursorPosition(JSON.parse(cursorJson)); }
+      return true;
+    },
+    // Reveal a cell and outline one of its outputs (class webmcp-bridge-output-highlight, removed after ms).
+    // Returns "ok", "cell" (no cell has the id) or "output" (the cell has no output at that index). The
+    // check is on the model, synchronously; the outline follows once the notebook has scrolled to the cell.
+    highlightOutput(panel, cellId, outputIndex, ms) {
+      const index = findIndex(panel, cellId);
+      if (index < 0) return "cell";
+      const cell = model(panel).cells.get(index);
+      const outputs = cell.type === "code" && cell.outputs ? cell.outputs : null;
+      if (!outputs || outputIndex < 0 || outputIndex >= outputs.length) return "output";
+      const notebook = panel.content;
+      notebook.activeCellIndex = index;
+      Promise.resolve(notebook.scrollToItem?.(index)).catch(() => {}).then(() => {
+        const node = notebook.widgets[index]?.outputArea?.widgets?.[outputIndex]?.node;
+        if (!node) return;
+        node.scrollIntoView?.({ block: "nearest" });
+        node.classList.add("webmcp-bridge-output-highlight");
+        setTimeout(() => node.classList.remove("webmcp-bridge-output-highlight"), ms);
+      });
+      return "ok";
+    },
+    // -- batched edits, code without a cell, text files (engineer C) ------------------------------------
+    // Apply ops (JSON: [{op: "insert", cell_type, source, reference_cell_id, position} | {op: "set_source",
+    // cell_id, source} | {op: "delete", cell_id} | {op: "move", cell_id, reference_cell_id, position}]) in ONE
+    // transaction of the shared model, as the agent: one revision, and one step of the notebook's undo.
+    // Positions are resolved on an array of ids kept alongside, since the model's cell lists only catch up
+    // when the transaction ends; a move is a delete and an insert of the cell's JSON (id, outputs, metadata
+    // kept), as JupyterLab's own moveCells does. A dry run on the ids comes first, so the transaction never
+    // stops half way. Returns JSON text {ids: [per op, the cell it acted on; the new id for an insert]}, or
+    // {missing: id} when an op names an id no cell has (then nothing changed).
+    applyEdits(panel, opsJson) {
+      const shared = model(panel).sharedModel;
+      const ops = JSON.parse(opsJson);
+      const initial = shared.cells.map((cell) => cell.getId());
+      const dry = [...initial];
+      for (const op of ops) {
+        for (const id of [op.cell_id, op.reference_cell_id]) if (id != null && !dry.includes(id)) return JSON.stringify({ missing: id });
+        if (op.op === "delete") dry.splice(dry.indexOf(op.cell_id), 1);
+        else if (op.op === "insert") dry.push(null); // positions do not matter for the dry run
+      }
+      const order = [...initial];
+      const byId = new Map(shared.cells.map((cell) => [cell.getId(), cell]));
+      const near = (id, position) => order.indexOf(id) + (position === "below" ? 1 : 0);
+      const ids = [];
+      asAgent(() => shared.transact(() => {
+        for (const op of ops) {
+          if (op.op === "insert") {
+            const index = op.reference_cell_id == null ? (op.position === "below" ? order.length : 0) : near(op.reference_cell_id, op.position);
+            const cell = shared.insertCell(index, { cell_type: op.cell_type, source: op.source, metadata: {} });
+            order.splice(index, 0, cell.getId());
+            byId.set(cell.getId(), cell);
+            ids.push(cell.getId());
+          } else if (op.op === "set_source") {
+            byId.get(op.cell_id).setSource(op.source);
+            ids.push(op.cell_id);
+          } else if (op.op === "delete") {
+            const index = order.indexOf(op.cell_id);
+            shared.deleteCell(index);
+            order.splice(index, 1);
+            byId.delete(op.cell_id);
+            ids.push(op.cell_id);
+          } else if (op.op === "move") {
+            const json = byId.get(op.cell_id).toJSON();
+            const from = order.indexOf(op.cell_id);
+            shared.deleteCell(from);
+            order.splice(from, 1);
+            const to = near(op.reference_cell_id, op.position);
+            byId.set(op.cell_id, shared.insertCell(to, json));
+            order.splice(to, 0, op.cell_id);
+            ids.push(op.cell_id);
+          }
+        }
+      }));
+      return JSON.stringify({ ids });
+    },
+    // Run code in the panel's kernel without a cell (store_history false) and collect its outputs as an
+    // output area would (consecutive stream messages of one name merged, clear_output honoured; only the
+    // first maxOutputs outputs are kept, the rest counted). Returns null when there is no kernel, else
+    // {done: Promise of JSON text {status, execution_count, reason}, describe(headBytes) -> JSON text
+    // {outputs: [as describeOutput], count}, stop()}. A failed request settles done with status "failed".
+    runCode(panel, code, maxOutputs) {
+      const kernel = panel.sessionContext?.session?.kernel;
+      if (!kernel) return null;
+      let outputs = [];
+      let count = 0;
+      let lastStream = null; // the stream name of the last output counted, if it is a stream
+      let clearOnNext = false;
+      let stopped = false;
+      const clear = () => { outputs = []; count = 0; lastStream = null; clearOnNext = false; };
+      const add = (output) => {
+        if (clearOnNext) clear();
+        const stream = output.output_type === "stream" ? output.name : null;
+        if (stream !== null && stream === lastStream) {
+          if (count === outputs.length) outputs[outputs.length - 1].text += output.text; // else it was not kept
+          return;
+        }
+        count++;
+        lastStream = stream;
+        if (outputs.length < maxOutputs) outputs.push(output);
+      };
+      const future = kernel.requestExecute({ code, silent: false, store_history: false, allow_stdin: false, stop_on_error: true });
+      future.onIOPub = (msg) => {
+        if (stopped) return;
+        const type = msg.header.msg_type;
+        const c = msg.content;
+        if (type === "stream") add({ output_type: "stream", name: c.name, text: String(c.text ?? "") });
+        else if (type === "error") add({ output_type: "error", ename: c.ename, evalue: c.evalue, traceback: c.traceback ?? [] });
+        else if (type === "execute_result" || type === "display_data") add({ output_type: type, data: c.data ?? {} });
+        else if (type === "clear_output") { if (c.wait) clearOnNext = true; else clear(); }
+      };
+      const done = future.done.then(
+        (reply) => JSON.stringify({ status: String(reply?.content?.status ?? "ok"), execution_count: reply?.content?.execution_count ?? null, reason: null }),
+        (err) => JSON.stringify({ status: "failed", execution_count: null, reason: String(err?.message ?? err).slice(0, 200) }),
+      );
+      return {
+        done,
+        describe(headBytes) {
+          return JSON.stringify({ outputs: outputs.map((o) => describeOutput(o, itemsFrom(rawTexts(o)), headBytes)), count });
+        },
+        stop() { stopped = true; outputs = []; },
+      };
+    },
+    // The text of a contents model fetched with content (JupyterLite keeps a file as text, JSON or base64):
+    // JSON text {kind: "directory" | "notebook" | "binary" | "text", text?}. Text is UTF-8 without NUL; base64
+    // content is decoded strictly (an upload of a text file is stored as base64); JSON content is written back
+    // as JupyterLab's editor shows it (JSON.stringify).
+    fileText(contentsModel) {
+      const m = contentsModel;
+      if (m.type === "directory" || m.type === "notebook") return JSON.stringify({ kind: m.type });
+      let text;
+      if (m.format === "json") text = JSON.stringify(m.content);
+      else if (m.format === "base64") {
+        try {
+          const bytes = Uint8Array.from(atob(String(m.content ?? "").replace(/\s/g, "")), (ch) => ch.charCodeAt(0));
+          text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+        } catch { return JSON.stringify({ kind: "binary" }); }
+      } else text = typeof m.content === "string" ? m.content : null;
+      if (text == null || text.includes("\0")) return JSON.stringify({ kind: "binary" });
+      return JSON.stringify({ kind: "text", text });
+    },
+  };
+})()

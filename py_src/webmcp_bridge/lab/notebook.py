@@ -1,0 +1,493 @@
+"""The host protocol over the live JupyterLab application, through Pyodide's FFI.
+
+Only this module and :mod:`webmcp_bridge.lab.webmcp` touch ``js``/``pyodide``. Reads and writes go
+through ``notebook.js`` (one crossing each, JSON text back for reads); writes are synchronous, so a hash check
+and its write cannot interleave with a person's edit. Python never calls a JS ``get`` method through the
+FFI: Pyodide maps ``.get`` of map-like JS objects to Python's mapping ``get``.
+JS exceptions are translated to ToolError here, at the one boundary. Nothing here keeps a Python proxy
+alive in JS: callbacks passed to JS are called synchronously (and freed by Pyodide after the call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from importlib import resources
+from typing import Any, Sequence
+
+import js  # type: ignore[import-not-found]
+from pyodide.code import run_js  # type: ignore[import-not-found]
+from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+
+from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
+from webmcp_bridge.host.protocol import CellChange, CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RawItem, RawOutput, RunResult, TextPage
+from webmcp_bridge.host.protocol import CodeRun, DeleteOp, EditOp, InsertOp, MoveOp, SetSourceOp
+from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, utf8_len
+
+try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
+    from pyodide.ffi import jsnull  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - older Pyodide
+    jsnull = None
+
+
+#: how long highlight_output keeps an output outlined, in milliseconds
+HIGHLIGHT_MS = 4000
+#: after an aborted run: how long to wait for the interrupt request, then for the cell to end, in seconds
+ABORT_SETTLE_SECONDS = 5.0
+#: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
+RESTART_COMMAND = "notebook:restart-kernel"
+
+
+def is_nullish(value: Any) -> bool:
+    """True for JS ``null`` and ``undefined`` as they arrive in Python."""
+    return value is None or (jsnull is not None and value is jsnull)
+
+
+def js_object(value: dict[str, Any]) -> Any:
+    """A plain JS object (not a Map) for a JSON-like Python dict."""
+    return to_js(value, dict_converter=js.Object.fromEntries)
+
+
+def load_model_js() -> Any:
+    """Evaluate ``notebook.js`` once and configure it with the Python-side rules (ANSI, binary MIME types)."""
+    source = resources.files("webmcp_bridge.lab").joinpath("notebook.js").read_text(encoding="utf-8")
+    reader = run_js(source)
+    reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)))
+    return reader
+
+
+def _raw_output(o: dict[str, Any]) -> RawOutput:
+    """An output as ``notebook.js``'s describeOutput gives it."""
+    return RawOutput(o["output_type"], tuple(RawItem(m, b, h, bin_) for m, b, h, bin_ in o["items"]),
+                     name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
+
+
+def _raw_cell(data: dict[str, Any]) -> RawCell:
+    return RawCell(
+        id=data["id"], index=data["index"], cell_type=data["cell_type"], source=data["source"],
+        execution_count=data.get("execution_count"),
+        outputs=tuple(_raw_output(o) for o in data["outputs"]),
+        output_count=data["output_count"],
+    )
+
+
+class LabNotebook:
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one NotebookPanel."""
+
+    def __init__(self, host: "JupyterLabHost", panel: Any) -> None:
+        self.host = host
+        self.panel = panel
+        self.live = host.live
+        self.path = str(panel.context.path)
+        self.live.track(panel)
+
+    # -- reads ------------------------------------------------------------------------------------
+    def _model(self) -> Any:
+        return self.panel.context.model
+
+    def dirty(self) -> bool:
+        return bool(self._model().dirty)
+
+    def revision(self) -> int:
+        return int(self.live.revision(self.panel))
+
+    def cell_count(self) -> int:
+        return int(self._model().cells.length)
+
+    def language(self) -> str:
+        lang = self._model().defaultKernelLanguage
+        return str(lang) if not is_nullish(lang) and lang else "python"
+
+    def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
+        chosen = None if indices is None else json.dumps(list(indices))
+        return [_raw_cell(c) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))]
+
+    def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        found = json.loads(self.live.cellsById(self.panel, json.dumps(list(cell_ids)), head_bytes, max_outputs))
+        for cell_id, data in zip(cell_ids, found):
+            if data is None:
+                raise cell_not_found(cell_id)
+        return [_raw_cell(data) for data in found]
+
+    def find_cell(self, cell_id: str) -> RawCell:
+        return self.find_cells([cell_id])[0]
+
+    def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
+        raw = self.live.outputText(self.panel, cell_id, output_index, mime, offset, max_bytes)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        page = json.loads(raw)
+        return TextPage(page["text"], page["offset"], page["next_offset"], page["total_bytes"])
+
+    def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
+        raw = self.live.outputBinary(self.panel, cell_id, output_index, mime, max_bytes)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        data = json.loads(raw)
+        return data["data"], data["bytes"]
+
+    def focus(self) -> Focus:
+        data = json.loads(self.live.focus(self.panel))
+        return Focus(data["cellId"], data["cursor"], data["selection"])
+
+    def kernel(self) -> KernelInfo:
+        session = self.panel.sessionContext
+        kernel = None if is_nullish(session.session) else session.session.kernel
+        if is_nullish(kernel):
+            return KernelInfo(None, "none", None)
+        return KernelInfo(str(kernel.name), str(kernel.status), str(session.kernelDisplayName))
+
+    # -- writes (synchronous) ---------------------------------------------------------------------
+    @staticmethod
+    def _written(raw: Any, cell_id: str) -> RawCell:
+        if is_nullish(raw):
+            raise cell_not_found(cell_id)
+        return _raw_cell(json.loads(raw))
+
+    def set_source(self, cell_id: str, source: str) -> RawCell:
+        return self._written(self.live.setSource(self.panel, cell_id, source), cell_id)
+
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
+        return self._written(self.live.insertCell(self.panel, index, cell_type, source), "(new cell)")
+
+    def delete_cell(self, cell_id: str) -> RawCell:
+        return self._written(self.live.deleteCell(self.panel, cell_id), cell_id)
+
+    def move_cell(self, cell_id: str, to_index: int) -> RawCell:
+        return self._written(self.live.moveCell(self.panel, cell_id, to_index), cell_id)
+
+    def clear_outputs(self, cell_id: str) -> RawCell:
+        return self._written(self.live.clearOutputs(self.panel, cell_id), cell_id)
+
+    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
+        ok = self.live.setFocus(self.panel, cell_id, json.dumps(cursor) if cursor else None,
+                                  json.dumps(selection) if selection else None)
+        if not ok:
+            raise cell_not_found(cell_id)
+
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        """Make the cell active, scroll to it and outline output ``output_index`` for HIGHLIGHT_MS ms (class
+        ``webmcp-bridge-output-highlight``). Raises CELL_NOT_FOUND / OUTPUT_NOT_FOUND (nothing moves then)."""
+        found = str(self.live.highlightOutput(self.panel, cell_id, int(output_index), HIGHLIGHT_MS))
+        if found == "cell":
+            raise cell_not_found(cell_id)
+        if found == "output":
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell_id!r} has no output {output_index}.",
+                            cellId=cell_id, outputIndex=output_index)
+
+    # -- the bridge's metadata and the change log ---------------------------------------------------
+    def bridge_metadata(self) -> Any:
+        return json.loads(str(self.live.bridgeMetadata(self.panel)))
+
+    def set_bridge_metadata(self, value: dict[str, Any]) -> None:
+        self.live.setBridgeMetadata(self.panel, json.dumps(value))
+
+    def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
+        return [(int(i), str(cid), value) for i, cid, value in json.loads(str(self.live.cellBridgeMetadata(self.panel)))]
+
+    def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
+        if not self.live.setCellBridgeMetadata(self.panel, cell_id, None if value is None else json.dumps(value)):
+            raise cell_not_found(cell_id)
+
+    def output_selection(self) -> dict[str, Any] | None:
+        """The person's text selection inside one output of this notebook: ``{cellId, outputIndex, text}``, or
+        None. Person side only (the share command); no tool calls it."""
+        raw = self.live.outputSelection(self.panel)
+        return None if is_nullish(raw) else json.loads(str(raw))
+
+    def take_changes(self) -> list[CellChange]:
+        return [CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]), c.get("access"), c.get("revision"))
+                for c in json.loads(str(self.live.takeChanges(self.panel)))]
+
+    # -- async --------------------------------------------------------------------------------------
+    async def save(self) -> None:
+        try:
+            await self.panel.context.save()
+        except JsException as exc:
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:200]}", path=self.path) from None
+
+    async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
+        loop = asyncio.get_event_loop()
+        deadline = loop.time() + timeout
+        try:
+            await asyncio.wait_for(_awaitable(self.panel.sessionContext.ready), timeout)
+        except (asyncio.TimeoutError, JsException):
+            return self.kernel()
+        while True:
+            info = self.kernel()
+            if info.status in statuses or loop.time() >= deadline:
+                return info
+            await asyncio.sleep(0.1)
+
+    async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
+        widget = self.live.cellWidget(self.panel, cell_id)
+        if is_nullish(widget):
+            raise cell_not_found(cell_id)
+        cells_module = self.host.modules.cells
+        self.live.beginAgentRun(cell_id)  # its outputs and execution count are recorded as the agent's
+        execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+        execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
+        try:
+            reply = await asyncio.wait_for(asyncio.shield(execution), timeout)
+        except asyncio.TimeoutError:
+            return RunResult(cell_id, "timeout", None)
+        except JsException:
+            return RunResult(cell_id, "error", None)
+        except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
+            await self._interrupt_after_abort(execution)
+            raise
+        finally:
+            self.live.endAgentRun(cell_id)
+        if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
+            return RunResult(cell_id, "ok", None)
+        status = str(reply.content.status)
+        count = reply.content.execution_count
+        return RunResult(cell_id, "ok" if status == "ok" else "error", None if is_nullish(count) else int(count))
+
+    async def _interrupt_after_abort(self, execution: "asyncio.Future[Any]") -> None:
+        """After an abort: interrupt the kernel and give the cell up to ABORT_SETTLE_SECONDS to end, so its
+        KeyboardInterrupt output still counts as the agent's run. Never raises."""
+        try:
+            session = self.panel.sessionContext
+            kernel = None if is_nullish(session.session) else session.session.kernel
+            if not is_nullish(kernel):
+                await asyncio.wait_for(_awaitable(kernel.interrupt()), ABORT_SETTLE_SECONDS)
+            await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
+        except (asyncio.TimeoutError, asyncio.CancelledError, JsException):
+            pass
+
+    async def _restart_confirmed(self) -> bool:
+        """Restart as the person's own command does (``notebook:restart-kernel`` on this panel, not brought to
+        the front): JupyterLab asks "Restart Kernel?" first (unless the person turned that dialog off), so the
+        person sees what the agent asks. True when the kernel restarted, False when the dialog was declined."""
+        commands = self.host.app.commands
+        restarted = None
+        if commands.hasCommand(RESTART_COMMAND):
+            restarted = await commands.execute(RESTART_COMMAND, js_object({"semanticWidget": self.panel.id, "activate": False}))
+        if is_nullish(restarted):  # no such command, or it did not find the panel: the same dialog, from apputils
+            apputils = getattr(self.host.modules, "apputils", None)
+            dialogs_class = None if is_nullish(apputils) else getattr(apputils, "SessionContextDialogs", None)
+            if is_nullish(dialogs_class):
+                raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "JupyterLab's kernel restart is not available on this page.")
+            restarted = await dialogs_class.new().restart(self.panel.sessionContext)
+        return bool(restarted)
+
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
+        session = self.panel.sessionContext
+        kernel = None if is_nullish(session.session) else session.session.kernel
+        if is_nullish(kernel):
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
+        try:
+            if action == "interrupt":
+                await kernel.interrupt()
+            elif not await self._restart_confirmed():
+                return None  # declined in the confirmation dialog: nothing changed
+        except JsException as exc:
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:200]}") from None
+        return await self.wait_for_kernel(timeout, ("idle",))
+
+    # -- batched edits and code without a cell (engineer C) -------------------------------------------------
+    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+        """One crossing: ``notebook.js`` applies the ops in one transaction of the shared model (one undo step)."""
+        data = json.loads(self.live.applyEdits(self.panel, json.dumps([_op_wire(op) for op in ops])))
+        if "missing" in data:
+            raise cell_not_found(data["missing"])
+        return [str(cell_id) for cell_id in data["ids"]]
+
+    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+        """``kernel.requestExecute`` (store_history false) with the iopub messages collected in ``notebook.js``;
+        on a timeout the outputs that arrived are returned and collecting stops (the code may still run)."""
+        try:
+            handle = self.live.runCode(self.panel, code, max_outputs)
+        except JsException as exc:
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:200]}") from None
+        if is_nullish(handle):
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
+        try:
+            done = json.loads(str(await asyncio.wait_for(_awaitable(handle.done), timeout)))
+        except asyncio.TimeoutError:
+            done = {"status": "timeout", "execution_count": None,
+                    "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running"}
+        described = json.loads(str(handle.describe(head_bytes)))
+        handle.stop()
+        status = str(done["status"])
+        reason = done.get("reason")
+        if status == "aborted":
+            reason = "the kernel aborted the request (an earlier request failed)"
+        elif status == "failed":
+            reason = f"the request failed: {reason}"
+        outputs = tuple(_raw_output(o) for o in described["outputs"])
+        count = done.get("execution_count")
+        return CodeRun("ok" if status == "ok" else "timeout" if status == "timeout" else "error", outputs,
+                       int(described["count"]), None if count is None else int(count), reason)
+
+
+async def _awaitable(promise: Any) -> Any:
+    return await promise
+
+
+def _op_wire(op: EditOp) -> dict[str, Any]:
+    """An edit op as ``notebook.js``'s applyEdits reads it."""
+    if isinstance(op, InsertOp):
+        return {"op": "insert", "cell_type": op.cell_type, "source": op.source, "reference_cell_id": op.reference_cell_id, "position": op.position}
+    if isinstance(op, SetSourceOp):
+        return {"op": "set_source", "cell_id": op.cell_id, "source": op.source}
+    if isinstance(op, DeleteOp):
+        return {"op": "delete", "cell_id": op.cell_id}
+    if isinstance(op, MoveOp):
+        return {"op": "move", "cell_id": op.cell_id, "reference_cell_id": op.reference_cell_id, "position": op.position}
+    raise TypeError(f"not an edit op: {op!r}")
+
+
+class JupyterLabHost:
+    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` over the running JupyterLab.
+
+    Args:
+        ctx: the JS object the loader passes to ``boot.start``: ``{app, tracker, docManager, modules}``.
+    """
+
+    def __init__(self, ctx: Any) -> None:
+        self.app = ctx.app
+        self.tracker = ctx.tracker
+        self.docs = ctx.docManager
+        self.modules = ctx.modules
+        self.contents = self.app.serviceManager.contents
+        self.live = load_model_js()
+        self._metadata_cache: dict[str, tuple[str, Any]] = {}
+
+    async def _get(self, path: str, content: bool) -> Any:
+        try:
+            return await self.contents.get(path, js_object({"content": content}))
+        except JsException:
+            return None
+
+    @staticmethod
+    def _entry(model: Any) -> Entry:
+        kind = str(model.type)
+        return Entry(str(model.path), str(model.name), "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file")
+
+    async def list_dir(self, path: str) -> list[Entry] | None:
+        model = await self._get(path, True)
+        if model is None or str(model.type) != "directory":
+            return None
+        return [self._entry(child) for child in model.content]
+
+    async def stat(self, path: str) -> Entry | None:
+        model = await self._get(path, False)
+        return None if model is None else self._entry(model)
+
+    async def open_notebook(self, path: str, activate: bool) -> LabNotebook:
+        if activate:  # opens it if needed and brings it to the front, making it the tracker's current
+            panel = self.docs.openOrReveal(path)
+        else:
+            panel = self.docs.findWidget(path)
+            if is_nullish(panel):
+                panel = self.docs.open(path, "default", js.undefined, js_object({"activate": False}))
+        if is_nullish(panel) or is_nullish(getattr(panel, "content", None)):
+            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path)
+        await panel.context.ready
+        return LabNotebook(self, panel)
+
+    async def create_notebook(self, path: str, kernel_name: str | None) -> None:
+        content = {
+            "cells": [],
+            "metadata": {"kernelspec": {"name": kernel_name or "python", "display_name": "Python (Pyodide)", "language": "python"},
+                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5,
+        }
+        try:
+            await self.contents.save(path, js_object({"type": "notebook", "format": "json", "content": content}))
+        except JsException as exc:
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Creating the notebook failed: {str(exc)[:200]}", path=path) from None
+
+    def _panels(self) -> list[Any]:
+        return list(self.tracker.filter(lambda _panel: True))
+
+    def open_documents(self) -> list[OpenDocument]:
+        return [OpenDocument(str(p.context.path), "notebook", bool(p.context.model.dirty)) for p in self._panels()]
+
+    def current_notebook(self) -> LabNotebook | None:
+        panel = self.tracker.currentWidget
+        return None if is_nullish(panel) else LabNotebook(self, panel)
+
+    def find_open(self, path: str) -> LabNotebook | None:
+        for panel in self._panels():
+            if str(panel.context.path) == path:
+                return LabNotebook(self, panel)
+        return None
+
+    async def notebook_bridge_metadata(self, path: str) -> Any:
+        """Of the live model when open; else read from the saved file, cached by its last_modified (listing a
+        folder of notebooks reads each file once until it changes)."""
+        found = self.find_open(path)
+        if found is not None:
+            return found.bridge_metadata()
+        stat = await self._get(path, False)
+        if stat is None:
+            return None
+        stamp = str(stat.last_modified)
+        cached = self._metadata_cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        model = await self._get(path, True)
+        value = None
+        if model is not None and not is_nullish(model.content) and str(model.type) == "notebook":
+            raw = js.JSON.stringify(getattr(getattr(model.content, "metadata", None), "webmcp_bridge", None) or js.undefined)
+            value = None if is_nullish(raw) else json.loads(str(raw))
+        self._metadata_cache[path] = (stamp, value)
+        return value
+
+    # -- text files (engineer C) -------------------------------------------------------------------------
+    def _text_context(self, path: str) -> Any:
+        """The document context of a text document open on ``path`` (an editor, a CSV viewer...), whose live
+        model holds the person's unsaved edits; None when none is open."""
+        widget = self.docs.findWidget(path)
+        context = None if is_nullish(widget) else getattr(widget, "context", None)
+        if is_nullish(context):
+            return None
+        contents_model = context.contentsModel
+        if is_nullish(contents_model) or str(contents_model.type) == "notebook" or str(contents_model.format) != "text":
+            return None  # an image viewer's base64 model, a notebook: not text
+        return context
+
+    async def read_text(self, path: str, max_bytes: int) -> str | None:
+        """The live text of an open editor, else the saved file. The contents API has no ranges: the whole
+        file is loaded (after its size, when known, is checked against ``max_bytes``)."""
+        context = self._text_context(path)
+        if context is not None:
+            text = str(context.model.sharedModel.getSource())
+        else:
+            stat = await self._get(path, False)
+            if stat is None:
+                return None
+            if str(stat.type) == "directory":
+                raise is_a_folder(path)
+            size = getattr(stat, "size", None)
+            if not is_nullish(size) and int(size) > max_bytes:
+                raise file_too_large(path, int(size), max_bytes)
+            model = await self._get(path, True)
+            if model is None:
+                return None
+            data = json.loads(str(self.live.fileText(model)))
+            if data["kind"] == "directory":
+                raise is_a_folder(path)
+            if data["kind"] != "text":
+                raise not_a_text_file(path)
+            text = data["text"]
+        size = utf8_len(text)
+        if size > max_bytes:
+            raise file_too_large(path, size, max_bytes)
+        return text
+
+    async def write_text(self, path: str, text: str) -> None:
+        """Through the open editor's model (then saved) when there is one, so the person sees the new text and
+        JupyterLab does not later report the file as changed on disk; else a contents save as a text file."""
+        context = self._text_context(path)
+        try:
+            if context is not None:
+                context.model.sharedModel.setSource(text)
+                await context.save()
+            else:
+                await self.contents.save(path, js_object({"type": "file", "format": "text", "content": text}))
+        except JsException as exc:
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Writing the file failed: {str(exc)[:200]}", path=path) from None

@@ -1,0 +1,467 @@
+"""Propose mode, the person's side: the Direct/Propose switch and the proposals shown inline in the notebook.
+
+**The switch.** :class:`ModeSwitch` is the one object the person's controls call (the command palette's
+command below, and the Agent panel: ``proposal_view.mode_switch()`` returns the running one, or build
+``ModeSwitch(registry.context.proposals)``)::
+
+    switch = proposal_view.mode_switch()      # None before the bridge started
+    switch.mode                                # "direct" | "propose"
+    switch.toggle()                            # -> the new mode
+    switch.set("propose")
+    switch.on_change(lambda mode: ...)         # every change, whoever made it
+
+It only sets :attr:`ProposalBook.mode <webmcp_bridge.propose.proposals.ProposalBook>`; everything that shows the
+mode follows ``ProposalBook.on_mode``, so a change from anywhere updates all of them: the JupyterLab command
+``webmcp-bridge:toggle-propose-mode`` ("Agent: Propose changes (ask before each change)", a check mark when
+the mode is "propose"; in the command palette under "Agent") and the status item ("WebMCP: ready (N tools)
+· Propose · 2 waiting", through the loader's ``setMode(mode, waiting)``). No tool can change the mode.
+
+**Inline proposals.** :class:`ProposalView` subscribes to the book and shows each waiting proposal as a box
+in the live notebook: inside the anchor cell's node, after its input and output areas (before the cell
+footer), or for a proposal anchored to no cell (``cell_id`` None: an insert at the notebook's start or end)
+after the last cell (before the notebook's footer). The box (``.webmcp-bridge-proposal[data-proposal-id]``,
+with ``data-kind``, ``data-tool``, ``data-cell-id``) holds the summary, the diff (one
+``.webmcp-bridge-diff-line`` element per line, ``.webmcp-bridge-diff-add`` "+ line" / ``-del`` "- line" /
+``-ctx`` "  line"), or for a run the code to be run (one ``.webmcp-bridge-diff-ctx`` element per line, the
+line as it is), an Accept button (``.webmcp-bridge-proposal-accept``: ``book.accept(id)``), a reason input
+(``.webmcp-bridge-proposal-reason``; Enter denies) and Deny (``.webmcp-bridge-proposal-deny``:
+``book.deny(id, reason or None)``). All text is set with ``textContent``; nothing is ever parsed as HTML.
+The box goes when the proposal settles, however it settles.
+
+JupyterLab may rebuild or re-attach a cell's nodes (windowed notebooks, a placeholder cell rendered late, a
+cell type change): while proposals wait, every :data:`CHECK_SECONDS` each box is checked against its
+anchor's current node and put back if it is not there (one small JS call per box). A box whose notebook is
+not open waits hidden (the book denies it when it notices the notebook closed).
+
+Each box holds three proxies (click; keydown; mousedown and focusin, kept from the notebook's own
+handling), destroyed when the box is removed; the command and its palette item are disposed by
+:meth:`ProposalView.dispose`. The stylesheet is one ``<style>`` element per page (id :data:`STYLE_ID`), using
+JupyterLab's theme variables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import js  # type: ignore[import-not-found]
+from pyodide.code import run_js  # type: ignore[import-not-found]
+from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+
+from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
+from webmcp_bridge.lab.ui import dom as panel_dom
+from webmcp_bridge.lab.notebook import is_nullish, js_object
+
+COMMAND = "webmcp-bridge:toggle-propose-mode"
+COMMAND_LABEL = "Agent: Propose changes (ask before each change)"
+PALETTE_CATEGORY = "Agent"
+STYLE_ID = "webmcp-bridge-proposal-style"
+#: how often the boxes of waiting proposals are checked against their cells' current nodes
+CHECK_SECONDS = 0.3
+#: the longest reason the input takes (the book keeps 500 bytes)
+REASON_CHARS = 500
+CLS = "webmcp-bridge"
+
+_DIFF_CLASS = {"+": "add", "-": "del"}
+
+
+class ModeSwitch:
+    """The person's Direct/Propose switch over a :class:`~webmcp_bridge.propose.proposals.ProposalBook`."""
+
+    def __init__(self, book: ProposalBook) -> None:
+        self.book = book
+
+    @property
+    def mode(self) -> Mode:
+        """The current mode: "direct" or "propose"."""
+        return self.book.mode
+
+    def set(self, mode: Mode) -> None:
+        """Set the mode. Raises ValueError for anything but "direct" / "propose"."""
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}")
+        if mode != self.book.mode:
+            self.book.set_mode(mode)
+
+    def toggle(self) -> Mode:
+        """Switch to the other mode; returns the new one."""
+        self.set("direct" if self.book.mode == "propose" else "propose")
+        return self.book.mode
+
+    def on_change(self, listener: Callable[[Mode], None]) -> Callable[[], None]:
+        """Call ``listener(mode)`` after every change of mode; returns an unsubscribe function."""
+        return self.book.on_mode(listener)
+
+
+# The DOM placement, in JS: one call finds the anchor's node among the notebook's cells (no per-cell FFI
+# crossings for a long notebook) and moves the box there if it is not already in place.
+_PLACE_JS = r"""
+({
+  panel(tracker, path) {
+    let found = null;
+    tracker.forEach(p => { if (!found && p.context && p.context.path === path) found = p; });
+    return found;
+  },
+  // true: (re)inserted, false: already in place, null: no place for it now (cell or notebook not there)
+  place(panel, cellId, box) {
+    const notebook = panel.content;
+    if (!notebook || !notebook.node) return null;
+    let parent = null, before = null;
+    if (cellId === null || cellId === undefined) {
+      const outer = notebook.node.querySelector('.jp-WindowedPanel-outer');
+      parent = outer || notebook.node;
+      before = outer ? outer.querySelector(':scope > .jp-Notebook-footer') : null;
+    } else {
+      const cells = notebook.widgets;
+      for (let i = 0; i < cells.length; i++) {
+        if (cells[i].model && cells[i].model.id === cellId) { parent = cells[i].node; break; }
+      }
+      if (!parent) return null;
+      before = parent.querySelector(':scope > .jp-Cell-footer');
+    }
+    if (box.parentNode === parent && box.nextElementSibling === before) return false;
+    parent.insertBefore(box, before);
+    return true;
+  }
+})
+"""
+
+
+@dataclass
+class _Box:
+    """One proposal's box and its proxies."""
+
+    proposal: Proposal
+    node: Any
+    proxies: list[Any] = field(default_factory=list)
+
+
+class ProposalView:
+    """Inline proposals, the mode command and the status text over the live application.
+
+    Args:
+        loader: the loader's ``ctx`` (``app``, ``tracker``, ``modules.apputils``, ``setMode``).
+        book: the registry's :class:`~webmcp_bridge.propose.proposals.ProposalBook` (``registry.context.proposals``).
+    """
+
+    def __init__(self, loader: Any, book: ProposalBook) -> None:
+        self.loader = loader
+        self.app = loader.app
+        self.tracker = loader.tracker
+        self.book = book
+        self.switch = ModeSwitch(book)
+        self.boxes: dict[str, _Box] = {}
+        self._js = run_js(_PLACE_JS)
+        self._proxies: list[Any] = []
+        self._disposables: list[Any] = []
+        self._unsubscribe: Callable[[], None] | None = None
+        self._unsubscribe_mode: Callable[[], None] | None = None
+        self._checker: asyncio.Task | None = None
+        self._disposed = False
+
+    # -- life cycle ------------------------------------------------------------------------------------
+    def _proxy(self, fn: Callable[..., Any]) -> Any:
+        proxy = create_proxy(fn)
+        self._proxies.append(proxy)
+        return proxy
+
+    async def start(self) -> None:
+        """Install the stylesheet, the command (and its palette item), the listeners; show what already
+        waits. In small steps with a yield to the browser between."""
+        panel_dom.install_style(STYLE_ID, CSS)
+        await asyncio.sleep(0)
+        await self._add_command()
+        await asyncio.sleep(0)
+        self._unsubscribe = self.book.subscribe(self._on_proposal)
+        self._unsubscribe_mode = self.book.on_mode(self._on_mode)
+        for proposal in self.book.waiting():
+            self._show(proposal)
+        self._report()
+
+    def dispose(self) -> None:
+        """Remove every box, the command and palette item, and free every proxy."""
+        self._disposed = True
+        for unsubscribe in (self._unsubscribe, self._unsubscribe_mode):
+            if unsubscribe is not None:
+                unsubscribe()
+        self._unsubscribe = self._unsubscribe_mode = None
+        if self._checker is not None:
+            self._checker.cancel()
+            self._checker = None
+        for proposal_id in list(self.boxes):
+            self._remove(proposal_id, later=False)
+        for disposable in reversed(self._disposables):
+            _quietly(disposable.dispose)
+        self._disposables.clear()
+        for proxy in self._proxies:
+            _quietly(proxy.destroy)
+        self._proxies.clear()
+        panel_dom.remove_style(STYLE_ID)
+
+    async def _add_command(self) -> None:
+        commands = self.app.commands
+        if commands.hasCommand(COMMAND):
+            return
+        options = {
+            "label": COMMAND_LABEL,
+            "caption": "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your Accept or Deny.",
+            "isToggleable": True,
+            "isToggled": self._proxy(lambda *_a: self.book.mode == "propose"),
+            "execute": self._proxy(lambda *_a: self.switch.toggle()),
+        }
+        self._disposables.append(commands.addCommand(COMMAND, js_object(options)))
+        palette = await self._palette()
+        if palette is not None:
+            self._disposables.append(palette.addItem(js_object({"command": COMMAND, "category": PALETTE_CATEGORY})))
+
+    async def _palette(self) -> Any:
+        """The command palette service (``ICommandPalette`` of ``@jupyterlab/apputils``), or None."""
+        apputils = getattr(self.loader.modules, "apputils", None)
+        token = None if is_nullish(apputils) else getattr(apputils, "ICommandPalette", None)
+        if is_nullish(token):
+            return None
+        try:
+            palette = await self.app.resolveOptionalService(token)
+        except Exception:
+            traceback.print_exc()
+            return None
+        return None if is_nullish(palette) else palette
+
+    # -- the book's events -------------------------------------------------------------------------------
+    def _on_mode(self, _mode: Mode) -> None:
+        if self._disposed:
+            return
+        _quietly(lambda: self.app.commands.notifyCommandChanged(COMMAND))
+        self._report()
+
+    def _on_proposal(self, event: str, proposal: Proposal) -> None:
+        if event == "created":
+            self._show(proposal)
+        elif event == "settled":
+            self._remove(proposal.id)
+        self._report()
+
+    def _report(self) -> None:
+        """The mode and the number of waiting proposals, for the status item."""
+        set_mode = getattr(self.loader, "setMode", None)
+        if not is_nullish(set_mode):
+            _quietly(lambda: set_mode(self.book.mode, len(self.book.waiting())))
+
+    # -- boxes -------------------------------------------------------------------------------------------
+    def _show(self, proposal: Proposal) -> None:
+        if proposal.id in self.boxes:
+            return
+        box = _Box(proposal, build_box(proposal))
+        click = create_proxy(lambda event, pid=proposal.id: self._on_click(pid, event))
+        key = create_proxy(lambda event, pid=proposal.id: self._on_key(pid, event))
+        # The notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the
+        # box: outside a cell it moves the focus from the reason input back to a cell, where the typed letters
+        # would be command-mode shortcuts ("a", "b" insert cells).
+        keep = create_proxy(lambda event: event.stopPropagation())
+        box.node.addEventListener("click", click)
+        box.node.addEventListener("keydown", key)
+        box.node.addEventListener("mousedown", keep)
+        box.node.addEventListener("focusin", keep)
+        box.proxies += [click, key, keep]
+        self.boxes[proposal.id] = box
+        self._place(box)
+        if self._checker is None or self._checker.done():
+            self._checker = asyncio.ensure_future(self._keep_placed())
+
+    def _place(self, box: _Box) -> None:
+        panel = self._js.panel(self.tracker, box.proposal.path)
+        if is_nullish(panel):
+            if not is_nullish(box.node.parentNode):
+                box.node.remove()  # its notebook is gone: the book will deny the proposal
+            return
+        self._js.place(panel, box.proposal.cell_id, box.node)
+
+    async def _keep_placed(self) -> None:
+        """While boxes exist, put back any box JupyterLab's rendering took out of its cell."""
+        while self.boxes and not self._disposed:
+            await asyncio.sleep(CHECK_SECONDS)
+            for box in list(self.boxes.values()):
+                try:
+                    self._place(box)
+                except Exception:
+                    traceback.print_exc()
+
+    def _remove(self, proposal_id: str, later: bool = True) -> None:
+        box = self.boxes.pop(proposal_id, None)
+        if box is None:
+            return
+        _quietly(box.node.remove)
+
+        def destroy() -> None:
+            for proxy in box.proxies:
+                _quietly(proxy.destroy)
+
+        if later:  # the settling click may be running inside one of these proxies right now
+            asyncio.get_event_loop().call_soon(destroy)
+        else:
+            destroy()
+
+    def _on_click(self, proposal_id: str, event: Any) -> None:
+        target = event.target
+        button = None if is_nullish(target) or is_nullish(getattr(target, "closest", None)) else target.closest("button")
+        if is_nullish(button):
+            return
+        if button.classList.contains(f"{CLS}-proposal-accept"):
+            self._disable(proposal_id)
+            self.book.accept(proposal_id)
+        elif button.classList.contains(f"{CLS}-proposal-deny"):
+            self._deny(proposal_id)
+
+    def _on_key(self, proposal_id: str, event: Any) -> None:
+        target = event.target
+        if is_nullish(target) or not target.classList.contains(f"{CLS}-proposal-reason"):
+            return
+        event.stopPropagation()  # typed text, not notebook shortcuts ("a", "b", "d d" act on cells)
+        if str(event.key) == "Enter":
+            event.preventDefault()
+            self._deny(proposal_id)
+
+    def _deny(self, proposal_id: str) -> None:
+        box = self.boxes.get(proposal_id)
+        if box is None:
+            return
+        reason_node = box.node.querySelector(f".{CLS}-proposal-reason")
+        reason = "" if is_nullish(reason_node) else str(reason_node.value).strip()
+        self._disable(proposal_id)
+        self.book.deny(proposal_id, reason or None)
+
+    def _disable(self, proposal_id: str) -> None:
+        box = self.boxes.get(proposal_id)
+        if box is not None:
+            for button in box.node.querySelectorAll("button"):
+                button.disabled = True
+
+
+# -- building a box (createElement + textContent only) -----------------------------------------------------
+
+
+def _el(tag: str, cls: str = "", text: str | None = None, **attrs: str) -> Any:
+    node = js.document.createElement(tag)
+    if cls:
+        node.className = cls
+    for name, value in attrs.items():
+        node.setAttribute(name.replace("_", "-"), value)
+    if text is not None:
+        node.textContent = text
+    return node
+
+
+def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
+    """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx": the diff's lines prefixed
+    "+ ", "- " or "  " (a last "…" line says how many were left out), else the code of a run line by line."""
+    if proposal.diff is not None:
+        return [(_DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
+    if proposal.code is not None:
+        return [("ctx", line) for line in proposal.code.splitlines() or [""]]
+    return []
+
+
+def build_box(proposal: Proposal) -> Any:
+    """The box of one proposal (not attached yet)."""
+    cell_id = proposal.cell_id or ""
+    box = _el("div", f"{CLS}-proposal", role="group", aria_label="A change the agent proposes",
+              data_proposal_id=proposal.id, data_kind=proposal.kind, data_tool=proposal.tool, data_cell_id=cell_id)
+    head = _el("div", f"{CLS}-proposal-head")
+    head.appendChild(_el("strong", f"{CLS}-proposal-title", "Agent proposes:"))
+    head.appendChild(_el("span", f"{CLS}-proposal-summary", proposal.summary))
+    head.appendChild(_el("small", f"{CLS}-proposal-tool", proposal.tool))
+    box.appendChild(head)
+    lines = diff_lines(proposal)
+    if lines:
+        if proposal.diff is None:
+            box.appendChild(_el("div", f"{CLS}-proposal-caption", "Code to run:"))
+        listing = _el("div", f"{CLS}-proposal-diff" + (f" {CLS}-proposal-code" if proposal.diff is None else ""))
+        for kind, text in lines:
+            listing.appendChild(_el("div", f"{CLS}-diff-line {CLS}-diff-{kind}", text))
+        box.appendChild(listing)
+    actions = _el("div", f"{CLS}-proposal-actions")
+    actions.appendChild(_el("button", f"{CLS}-proposal-accept jp-mod-styled jp-mod-accept", "Accept", type="button",
+                            title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)"))
+    reason = _el("input", f"{CLS}-proposal-reason", type="text", placeholder="Reason (optional)", maxlength=str(REASON_CHARS),
+                 aria_label="Why you deny this change (optional; the agent reads it)")
+    actions.appendChild(reason)
+    actions.appendChild(_el("button", f"{CLS}-proposal-deny jp-mod-styled jp-mod-reject", "Deny", type="button",
+                            title="Refuse this change; the agent gets your reason"))
+    box.appendChild(actions)
+    return box
+
+
+# -- the stylesheet ---------------------------------------------------------------------------------------
+
+
+CSS = """
+.webmcp-bridge-proposal {
+  margin: 4px 8px 6px 64px; padding: 6px 8px; border-radius: 3px;
+  border: var(--jp-border-width) solid var(--jp-brand-color1); border-left-width: 4px;
+  background: var(--jp-layout-color1); color: var(--jp-ui-font-color1);
+  font-family: var(--jp-ui-font-family); font-size: var(--jp-ui-font-size1);
+}
+.webmcp-bridge-proposal-head { display: flex; gap: 6px; align-items: baseline; flex-wrap: wrap; margin-bottom: 4px; }
+.webmcp-bridge-proposal-title { color: var(--jp-brand-color1); }
+.webmcp-bridge-proposal-tool, .webmcp-bridge-proposal-caption { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); }
+.webmcp-bridge-proposal-diff {
+  max-height: 24em; overflow: auto; margin: 4px 0; padding: 2px 0;
+  background: var(--jp-cell-editor-background, var(--jp-layout-color2));
+  border: var(--jp-border-width) solid var(--jp-cell-editor-border-color, var(--jp-border-color2));
+  font-family: var(--jp-code-font-family); font-size: var(--jp-code-font-size); line-height: var(--jp-code-line-height, 1.4);
+}
+.webmcp-bridge-diff-line { white-space: pre; padding: 0 6px; min-height: 1.2em; }
+.webmcp-bridge-diff-add { background: var(--jp-success-color3, rgba(0, 160, 0, 0.15)); color: var(--jp-content-font-color0, inherit); }
+.webmcp-bridge-diff-del { background: var(--jp-error-color3, rgba(200, 0, 0, 0.15)); color: var(--jp-content-font-color0, inherit);
+  text-decoration: line-through; text-decoration-color: var(--jp-error-color1); }
+.webmcp-bridge-diff-ctx { color: var(--jp-content-font-color1, inherit); }
+.webmcp-bridge-proposal-actions { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
+.webmcp-bridge-proposal-actions button {
+  font: inherit; font-size: var(--jp-ui-font-size1); cursor: pointer; padding: 2px 12px; border-radius: 2px;
+  border: var(--jp-border-width) solid var(--jp-border-color1);
+}
+.webmcp-bridge-proposal-accept { background: var(--jp-accept-color-normal, var(--jp-brand-color1)); color: var(--jp-ui-inverse-font-color1, #fff); }
+.webmcp-bridge-proposal-deny { background: var(--jp-reject-color-normal, var(--jp-error-color1)); color: var(--jp-ui-inverse-font-color1, #fff); }
+.webmcp-bridge-proposal-actions button:disabled { opacity: 0.5; cursor: default; }
+.webmcp-bridge-proposal-reason {
+  flex: 1; min-width: 10em; font: inherit; padding: 2px 4px; border-radius: 2px;
+  background: var(--jp-input-background, var(--jp-layout-color1)); color: var(--jp-ui-font-color1);
+  border: var(--jp-border-width) solid var(--jp-input-border-color, var(--jp-border-color1));
+}
+"""
+
+
+# -- the running view -----------------------------------------------------------------------------------
+
+_running: dict[str, ProposalView] = {}
+
+
+def mode_switch() -> ModeSwitch | None:
+    """The running view's switch (None before the bridge started or after it stopped)."""
+    view = _running.get("view")
+    return None if view is None else view.switch
+
+
+async def start_view(loader: Any, book: ProposalBook) -> ProposalView:
+    """Start the inline proposals and the mode command (replacing a view started before)."""
+    stop_view()
+    view = ProposalView(loader, book)
+    _running["view"] = view
+    await view.start()
+    return view
+
+
+def stop_view() -> None:
+    """Dispose of the running view, if any."""
+    view = _running.pop("view", None)
+    if view is not None:
+        view.dispose()
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:
+        traceback.print_exc()

@@ -1,0 +1,445 @@
+"""What the Agent panel and the cell markers show, as plain element trees (pure Python, no ``js``).
+
+The panel (:mod:`webmcp_bridge.lab.ui.panel`) decides *what* to show here and hands the trees to
+:func:`webmcp_bridge.lab.ui.dom.build`, which makes DOM nodes with ``createElement`` and
+``textContent`` only. An :class:`El` cannot carry HTML: text is text, tags and attribute names come from the
+allow-lists below (no ``on*`` handler, no ``style``, ``href`` or ``src``), and any text from a notebook or an
+agent (sources, comment bodies, tool arguments) only ever lands in ``El.text`` or an attribute value. So the
+views can be tested under CPython, and nothing a notebook holds can become markup.
+
+Interaction is declared, not wired: an element with ``data-action`` (plus ``data-path`` / ``data-cell`` /
+``data-thread`` ...) is handled by the panel's one delegated listener per event type.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from webmcp_bridge.core.limits import preview
+
+#: tags a view may use
+TAGS = frozenset({
+    "div", "span", "p", "ul", "li", "button", "select", "option", "textarea", "label", "details", "summary",
+    "h2", "h3", "small", "code", "time", "strong",
+})
+#: attributes a view may set besides ``data-*`` and ``aria-*`` (values are always plain strings)
+ATTRIBUTES = frozenset({"title", "type", "value", "placeholder", "role", "tabindex", "selected", "disabled",
+                        "rows", "open", "name", "datetime"})
+
+#: rows kept in the Activity section (newest first)
+ACTIVITY_ROWS = 200
+#: restricted cells listed in the Access section (the rest are counted)
+ACCESS_ROWS = 200
+#: bytes of a cell's first line shown in a list row
+PREVIEW_BYTES = 80
+#: bytes of a comment body shown before "show all" (the full body is in the element's title)
+BODY_BYTES = 2000
+
+CLS = "webmcp-bridge"
+
+
+def _attribute_allowed(name: str) -> bool:
+    return name in ATTRIBUTES or (name.startswith(("data-", "aria-")) and name.replace("-", "").isalnum())
+
+
+@dataclass
+class El:
+    """One element: ``tag``, space-separated ``cls``, plain ``text`` (set as ``textContent``, before any
+    children), string ``attrs`` and ``children``. Raises ValueError for a tag or attribute name outside the
+    allow-lists, so no view can produce an event handler or a URL-bearing attribute."""
+
+    tag: str
+    cls: str = ""
+    text: str | None = None
+    attrs: dict[str, str] = field(default_factory=dict)
+    children: list["El"] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.tag not in TAGS:
+            raise ValueError(f"tag {self.tag!r} is not allowed in the panel")
+        for name, value in self.attrs.items():
+            if not _attribute_allowed(name):
+                raise ValueError(f"attribute {name!r} is not allowed in the panel")
+            if not isinstance(value, str):
+                raise ValueError(f"attribute {name!r} must be a string")
+
+    def to_json(self) -> list[Any]:
+        """``[tag, cls, text, attrs, children]``, the form ``dom.js`` builds from."""
+        return [self.tag, self.cls, self.text, self.attrs, [child.to_json() for child in self.children]]
+
+    def walk(self) -> Iterable["El"]:
+        """This element and all its descendants, depth first."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def text_content(self) -> str:
+        """All text of the tree, as the browser's ``textContent`` would give it."""
+        return "".join(e.text or "" for e in self.walk())
+
+
+def h(tag: str, cls: str = "", *children: El | None, text: str | None = None, **attrs: str) -> El:
+    """Shorthand for :class:`El`: ``data_cell="x"`` becomes ``data-cell="x"``; None children are dropped."""
+    return El(tag, cls, text, {k.replace("_", "-"): v for k, v in attrs.items()}, [c for c in children if c is not None])
+
+
+def c(name: str) -> str:
+    """The panel's class ``webmcp-bridge-<name>`` (several names: space-separated)."""
+    return " ".join(f"{CLS}-{n}" for n in name.split())
+
+
+def clock(seconds: float) -> str:
+    """HH:MM:SS of an epoch time, in the page's local time."""
+    return time.strftime("%H:%M:%S", time.localtime(seconds))
+
+
+def first_line(source: str, max_bytes: int = PREVIEW_BYTES) -> str:
+    """The first non-blank line of a source, bounded (``(empty)`` for an empty cell)."""
+    for line in source.splitlines():
+        if line.strip():
+            return preview(line.strip(), max_bytes)
+    return "(empty)"
+
+
+# -- cells -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CellInfo:
+    """What a list row says about a cell: its index (0-based; shown 1-based), type, first line and number of
+    outputs."""
+
+    index: int
+    cell_type: str
+    line: str
+    outputs: int = 0
+
+
+def cell_label(cell_id: str, cells: dict[str, CellInfo] | None) -> str:
+    """``cell 4`` (1-based, as the person counts) when the cell is known, else a short id."""
+    info = (cells or {}).get(cell_id)
+    return f"cell {info.index + 1}" if info else f"cell {cell_id[:8]}"
+
+
+def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label: str | None = None) -> El:
+    """A button that reveals the cell (``data-action="reveal-cell"``)."""
+    info = (cells or {}).get(cell_id)
+    title = f"{info.cell_type} cell {info.index + 1}: {info.line}" if info else f"cell id {cell_id}"
+    return h("button", c("link"), text=label or cell_label(cell_id, cells), type="button", title=title,
+             data_action="reveal-cell", data_path=path, data_cell=cell_id)
+
+
+# -- Activity ----------------------------------------------------------------------------------------------
+CHANGE_VERBS = {"insert": "inserted", "edit": "edited", "delete": "deleted", "move": "moved", "run": "ran",
+                "outputs": "cleared outputs of", "metadata": "changed metadata of"}
+
+
+@dataclass
+class ActivityRow:
+    """One Activity line. ``key`` identifies it for in-place updates (``call:<id>`` or ``change:<path>:<cell>``
+    ...); ``actor`` is "agent" or "person"; ``what`` the verb phrase; ``cell_id``/``path`` make the cell a link;
+    ``outcome`` is "running", "ok" or an error code for tool calls; ``detail`` is the tooltip."""
+
+    key: str
+    time: float
+    actor: str
+    what: str
+    path: str = ""
+    cell_id: str | None = None
+    outcome: str | None = None
+    detail: str = ""
+    count: int = 1
+
+
+def change_row(entry: Any) -> ActivityRow:
+    """The row of a :class:`~webmcp_bridge.access.changes.ChangeEntry` (coalesced entries update one row)."""
+    return ActivityRow(key=f"change:{entry.path}:{entry.actor}:{entry.kind}:{entry.cell_id}:{entry.first}",
+                       time=entry.time, actor=entry.actor, what=CHANGE_VERBS.get(entry.kind, entry.kind),
+                       path=entry.path, cell_id=entry.cell_id, count=entry.count)
+
+
+def call_row(event: Any) -> ActivityRow:
+    """The row of a registry :class:`~webmcp_bridge.calls.registry.CallEvent` (before: running; after: outcome)."""
+    outcome = "running" if event.outcome is None else event.outcome
+    ms = "" if event.duration is None else f" in {round(event.duration * 1000)} ms"
+    return ActivityRow(key=f"call:{event.call_id}", time=time.time(), actor="agent", what=f"called {event.tool}",
+                       outcome=outcome, detail=f"{event.tool} {event.arguments}{ms}")
+
+
+def activity_item(row: ActivityRow, cells: dict[str, CellInfo] | None, current_path: str | None) -> El:
+    """One ``li`` of the Activity list."""
+    status = None
+    if row.outcome is not None:
+        status = h("span", c(f"outcome outcome-{'ok' if row.outcome == 'ok' else 'running' if row.outcome == 'running' else 'error'}"),
+                   text=row.outcome)
+    target = None
+    if row.cell_id:
+        same = row.path == current_path
+        label = cell_label(row.cell_id, cells if same else None)
+        if not same and row.path:
+            label = f"{label} of {row.path.rsplit('/', 1)[-1]}"
+        target = cell_link(row.path, row.cell_id, cells if same else None, label)
+    times = h("small", c("count"), text=f" ×{row.count}") if row.count > 1 else None
+    return h("li", c(f"activity-row actor-{row.actor}"),
+             h("time", c("time"), text=clock(row.time)),
+             h("span", c("actor"), text=row.actor),
+             h("span", c("what"), text=row.what),
+             target, times, status,
+             title=row.detail or row.what, data_key=row.key)
+
+
+def activity_empty() -> El:
+    return h("li", c("empty"), text="Nothing yet: edits, runs and the agent's tool calls show here as they happen.")
+
+
+# -- Comments ------------------------------------------------------------------------------------------------
+FILTERS = (("open", "Open"), ("resolved", "Resolved"), ("all", "All"), ("cell", "Current cell"))
+STATE_TEXT = {
+    "exact": "anchored", "reanchored": "re-anchored after an edit", "orphaned": "orphaned: the quoted text is gone",
+    "cell-missing": "the cell was deleted", "output-changed": "the output changed since",
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a thread."""
+
+    author: str
+    body: str
+    time: float | None = None
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """What the panel shows of one review thread (read from a review ThreadView by :func:`thread_row`).
+
+    ``kind`` is "cell", "range" or "output"; ``selection`` is ``{start:{line,column}, end:{...}}`` when the
+    range is located; ``quote`` the anchored text of a range; ``output_index`` for output anchors."""
+
+    id: str
+    status: str
+    state: str
+    kind: str
+    cell_id: str | None
+    messages: tuple[Message, ...]
+    quote: str | None = None
+    selection: dict | None = None
+    output_index: int | None = None
+    omitted_messages: int = 0
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, dict) and name in obj:
+            return obj[name]
+        if not isinstance(obj, dict) and hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def _message(raw: Any) -> Message:
+    if isinstance(raw, (tuple, list)):
+        author, body, when = (list(raw) + [None, None, None])[:3]
+    else:
+        author, body, when = _get(raw, "author"), _get(raw, "body"), _get(raw, "time", "created", "at")
+    return Message(str(author or "?"), str(body or ""), when if isinstance(when, (int, float)) else None)
+
+
+def thread_row(view: Any) -> ThreadRow:
+    """A :class:`ThreadRow` from a review ThreadView (attributes) or its JSON (dict), read defensively."""
+    anchor = _get(view, "anchor") or {}
+    kind = str(_get(anchor, "kind", "type") or ("output" if _get(anchor, "outputIndex", "output_index") is not None
+                                                 else "range" if _get(anchor, "quote", "selection") is not None else "cell"))
+    output_index = _get(anchor, "outputIndex", "output_index")
+    quote = _get(anchor, "quote")
+    messages = tuple(_message(m) for m in (_get(view, "messages") or ()))
+    return ThreadRow(
+        id=str(_get(view, "id")), status=str(_get(view, "status") or "open"), state=str(_get(view, "state") or "exact"),
+        kind=kind, cell_id=_get(view, "cell_id", "cellId") or _get(anchor, "cellId", "cell_id"), messages=messages,
+        quote=quote if isinstance(quote, str) else None, selection=_get(view, "selection"),
+        output_index=output_index if isinstance(output_index, int) else None,
+        omitted_messages=int(_get(view, "omitted_messages", "omittedMessages") or 0),
+    )
+
+
+def anchor_text(thread: ThreadRow, cells: dict[str, CellInfo] | None) -> str:
+    """``cell 3 · lines 2–4`` / ``cell 3 · output 1`` / ``cell 3``, plus the anchor's state when not exact."""
+    where = cell_label(thread.cell_id, cells) if thread.cell_id else "no cell"
+    if thread.kind == "range":
+        sel = thread.selection
+        if isinstance(sel, dict) and isinstance(sel.get("start"), dict) and isinstance(sel.get("end"), dict):
+            a, b = sel["start"].get("line"), sel["end"].get("line")
+            if isinstance(a, int) and isinstance(b, int):
+                where += f" · line {a + 1}" if a == b else f" · lines {a + 1}–{b + 1}"
+        else:
+            where += " · selection"
+    elif thread.kind == "output":
+        where += f" · output {(thread.output_index or 0) + 1}"
+    return where
+
+
+def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str = "") -> El:
+    """One thread: anchor and state, the quoted text, the messages, a reply box and its actions."""
+    state = STATE_TEXT.get(thread.state, thread.state)
+    header = h("div", c("thread-head"),
+               h("button", c("link thread-anchor"), text=anchor_text(thread, cells), type="button",
+                 title="Show in the notebook", data_action="reveal-thread", data_thread=thread.id),
+               h("span", c(f"state state-{thread.state}"), text=state),
+               h("span", c(f"status status-{thread.status}"), text=thread.status))
+    quote = h("code", c("quote"), text=preview(thread.quote, 300)) if thread.quote else None
+    messages = [
+        h("li", c(f"message author-{m.author}"),
+          h("span", c("author"), text=m.author),
+          h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
+          h("p", c("body"), text=preview(m.body, BODY_BYTES), title=preview(m.body, 8000)))
+        for m in thread.messages
+    ]
+    if thread.omitted_messages:
+        messages.append(h("li", c("omitted"), text=f"{thread.omitted_messages} more messages not shown"))
+    actions = [h("button", c("button"), text="Reply", type="button", data_action="reply", data_thread=thread.id)]
+    if thread.status == "open":
+        actions.append(h("button", c("button"), text="Resolve", type="button", data_action="resolve", data_thread=thread.id))
+    else:
+        actions.append(h("button", c("button"), text="Reopen", type="button", data_action="reopen", data_thread=thread.id))
+    if thread.kind == "range" and thread.state == "orphaned":
+        actions.append(h("button", c("button"), text="Re-anchor to selection", type="button", data_action="reanchor",
+                         data_thread=thread.id, title="Select the text in the cell's editor, then click"))
+    return h("li", c(f"thread thread-{thread.status} thread-state-{thread.state}"),
+             header, quote, h("ul", c("messages"), *messages),
+             h("textarea", c("reply"), text=draft, rows="2", placeholder="Reply…", aria_label="Reply",
+               data_reply=thread.id),
+             h("div", c("actions"), *actions),
+             data_thread_box=thread.id)
+
+
+def comments_view(threads: Sequence[ThreadRow], chosen: str, counts: dict[str, int], cells: dict[str, CellInfo] | None,
+                  drafts: dict[str, str] | None = None, active_cell: str | None = None, omitted: int = 0,
+                  notice: str | None = None) -> El:
+    """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
+    options = [h("option", "", text=f"{label} ({counts[key]})" if key in counts else label, value=key,
+                 **({"selected": ""} if key == chosen else {})) for key, label in FILTERS]
+    if active_cell is None:
+        button = h("button", c("button"), text="Comment on the active cell", type="button", disabled="",
+                   title="Select a cell in the notebook first")
+    else:
+        button = h("button", c("button"), text=f"Comment on {cell_label(active_cell, cells)}", type="button",
+                   data_action="comment-active", data_cell=active_cell)
+    new_box = h("div", c("new-comment"),
+                h("textarea", c("reply"), text=(drafts or {}).get("", ""), rows="2",
+                  placeholder="Comment on the active cell…", aria_label="New comment", data_reply=""),
+                button)
+    if threads:
+        items = [thread_item(t, cells, (drafts or {}).get(t.id, "")) for t in threads]
+        if omitted:
+            items.append(h("li", c("omitted"), text=f"{omitted} more threads not shown"))
+        body = h("ul", c("threads"), *items)
+    else:
+        body = h("p", c("empty"), text={"open": "No open comments.", "resolved": "No resolved comments.",
+                                        "cell": "No comments on the active cell."}.get(chosen, "No comments."))
+    return h("div", c("comments-body"),
+             h("label", c("row"), h("span", "", text="Show "),
+               h("select", c("select"), *options, data_action="filter", aria_label="Which comments")),
+             new_box,
+             h("p", c("notice"), text=notice, role="status") if notice else None,
+             body, data_filter=chosen)
+
+
+# -- Access --------------------------------------------------------------------------------------------------
+LEVEL_TEXT = {"write": "write: the agent may read and change", "read": "read: the agent may read, not change",
+              "none": "none: hidden from the agent"}
+
+
+MODE_TEXT = {"direct": "Direct: the agent's changes apply at once",
+             "propose": "Propose: ask me before each change"}
+
+
+def mode_select(mode: str) -> El:
+    """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
+    return h("select", c("select mode-select"), *[h("option", "", text=text, value=value, **({"selected": ""} if value == mode else {}))
+                                                 for value, text in MODE_TEXT.items()], data_action="mode", aria_label="Agent mode")
+
+
+def level_select(action: str, level: str, label: str) -> El:
+    """A select of the three levels (``data-action`` = action)."""
+    return h("select", c("select"), *[h("option", "", text=LEVEL_TEXT[lv], value=lv, **({"selected": ""} if lv == level else {}))
+                                      for lv in ("write", "read", "none")], data_action=action, aria_label=label)
+
+
+def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, str]], cells: dict[str, CellInfo] | None) -> El:
+    """The Access section's body: the notebook's level, "apply to all cells", the restricted cells.
+
+    ``restricted``: ``(cell id, level)`` of cells whose level is not "write", in notebook order."""
+    rows = []
+    for cell_id, level in list(restricted)[:ACCESS_ROWS]:
+        info = (cells or {}).get(cell_id)
+        rows.append(h("li", c(f"access-row level-{level}"),
+                      cell_link(path, cell_id, cells),
+                      h("span", c("line"), text=info.line if info else ""),
+                      h("button", c(f"button level level-{level}"), text=level, type="button",
+                        title="Cycle: write → read → none", data_action="cycle-cell", data_path=path, data_cell=cell_id)))
+    more = len(restricted) - ACCESS_ROWS
+    if more > 0:
+        rows.append(h("li", c("omitted"), text=f"{more} more restricted cells not listed"))
+    listing = h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
+    return h("div", c("access-body"),
+             h("label", c("row"), h("span", "", text="Notebook "), level_select("notebook-level", notebook_level, "Notebook access")),
+             h("div", c("row"),
+               level_select("all-level", "read", "Level for all cells"),
+               h("button", c("button"), text="Apply to all cells", type="button", data_action="apply-all")),
+             h("h3", c("subhead"), text=f"Restricted cells ({len(restricted)})"),
+             listing)
+
+
+# -- markers ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Markers:
+    """The markers one cell carries: open comment threads, its access level, whether an agent is working on
+    it now, whether its last run was the agent's."""
+
+    comments: int = 0
+    access: str = "write"
+    working: bool = False
+    agent_run: bool = False
+
+    def signature(self) -> str:
+        """A short text equal for equal markers (stored on the cell node to skip unchanged cells)."""
+        return f"{self.comments}|{self.access}|{int(self.working)}|{int(self.agent_run)}"
+
+    def empty(self) -> bool:
+        return self == Markers()
+
+
+def cell_markers(comments: dict[str, int], levels: dict[str, str], working: set[str], agent_run: set[str]) -> dict[str, Markers]:
+    """``{cell id: Markers}`` of the cells that carry any: ``comments`` open threads per cell, ``levels`` the
+    restricted cells' levels, ``working`` cells an agent is changing now, ``agent_run`` cells whose outputs
+    are from the agent's run."""
+    out = {}
+    for cell_id in set(comments) | set(levels) | working | agent_run:
+        m = Markers(comments.get(cell_id, 0), levels.get(cell_id, "write"), cell_id in working, cell_id in agent_run)
+        if not m.empty():
+            out[cell_id] = m
+    return out
+
+
+def marker_classes(m: Markers) -> dict[str, bool]:
+    """Classes on the cell node: ``webmcp-bridge-cell-<...>`` on or off."""
+    return {c("cell-commented"): m.comments > 0, c("cell-read"): m.access == "read", c("cell-none"): m.access == "none",
+            c("cell-working"): m.working, c("cell-agent-run"): m.agent_run}
+
+
+def marker_badges(m: Markers, cell_id: str, path: str) -> El:
+    """The badge strip shown on a cell of the notebook at ``path`` (an empty strip when no marker applies). An
+    agent at work shows as a ring around the cell (a class, see :func:`marker_classes`), not as a badge."""
+    badges = []
+    if m.access != "write":
+        badges.append(h("button", c(f"badge badge-lock level-{m.access}"), text=f"🔒 {m.access}", type="button",
+                        title={"read": "Agent access: read (the agent may read this cell, not change it). Click to cycle.",
+                               "none": "Agent access: none (hidden from the agent). Click to cycle."}.get(m.access, m.access),
+                        data_action="cycle-cell", data_path=path, data_cell=cell_id))
+    if m.comments:
+        badges.append(h("button", c("badge badge-comments"), text=f"💬 {m.comments}", type="button",
+                        title=f"{m.comments} open comment thread{'s' if m.comments != 1 else ''}. Click to show.",
+                        data_action="show-cell-comments", data_path=path, data_cell=cell_id))
+    if m.agent_run:
+        badges.append(h("span", c("badge badge-agent-run"), text="run by agent", title="The agent ran this cell last."))
+    return h("div", c("markers"), *badges, data_path=path, data_cell=cell_id)

@@ -1,0 +1,229 @@
+"""Propose mode: every change the agent asks for waits for the person's Accept or Deny.
+
+The mode is the person's (the Agent panel, the command palette, the ``defaultMode`` setting); no tool can
+change it. In ``direct`` mode a writing tool applies its change at once. In ``propose`` mode the tool, after
+checking its arguments, calls :meth:`ProposalBook.request` with what it is about to do (a diff of the cell
+source, the code it would run, or a one-line summary); the call waits (and goes pending past the execution
+timeout like any long call) until:
+
+- the person accepts: the tool checks everything again (a cell the person changed since is refused with
+  ``STALE_CELL``, never overwritten) and applies the change through the same path as direct mode;
+- the person denies, with an optional reason: the tool returns a normal (non-error) result
+  ``{status: "denied", proposalId, reason}``;
+- the cell it is anchored to is deleted or the notebook closed: denied automatically, with that reason;
+- the call is aborted (its WebMCP signal): the proposal is withdrawn, nothing is applied.
+
+At most one proposal waits per cell (a second gets ``PROPOSAL_ALREADY_PENDING``). A proposal that inserts at
+the notebook's start or end is anchored to that place (``cell_id`` None).
+
+Safety net: the access guard refuses any write in propose mode that was not approved in the same call
+(:func:`approved`), so a tool that forgets to ask cannot change the notebook behind the person's back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import difflib
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import preview
+
+Mode = Literal["direct", "propose"]
+MODES: tuple[Mode, ...] = ("direct", "propose")
+DIFF_LINES = 400  # most diff lines a proposal shows; a bigger change is refused in Propose mode (TOO_LARGE), never cut
+CODE_BYTES = 32 * 1024  # most bytes of code a run proposal shows; more is refused the same way
+CHECK_SECONDS = 0.5  # how often a waiting proposal checks that its cell and notebook still exist
+
+_approved: contextvars.ContextVar[bool] = contextvars.ContextVar("webmcp_bridge_approved", default=False)
+
+
+def approved() -> bool:
+    """True inside a call whose change the person accepted (set by :meth:`ProposalBook.request`), or that
+    decided in Direct mode that it needed no proposal (:func:`mark_direct`)."""
+    return _approved.get()
+
+
+def mark_direct() -> None:
+    """Mark the current call as decided in Direct mode, so the person switching to Propose while it runs does
+    not stop it half way (its later writes are part of the change it already started)."""
+    _approved.set(True)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How a proposal ended: ``accepted``; ``reason`` (the person's words, or why it was denied for them);
+    ``by`` is "person" or "bridge" (automatic denial)."""
+
+    accepted: bool
+    reason: str | None = None
+    by: str = "person"
+
+
+class ProposalDenied(Exception):
+    """Raised inside a tool when its proposal was denied; the registry turns it into a normal result
+    ``{status: "denied", proposalId, tool, reason, message}``."""
+
+    def __init__(self, proposal_id: str, tool: str, reason: str | None, by: str) -> None:
+        super().__init__(reason or "denied")
+        self.proposal_id, self.tool, self.reason, self.by = proposal_id, tool, reason, by
+
+    def payload(self) -> dict[str, Any]:
+        """The result payload of the denied call."""
+        who = "The person" if self.by == "person" else "The bridge"
+        return {"status": "denied", "proposalId": self.proposal_id, "tool": self.tool, "reason": self.reason,
+                "message": f"{who} denied this change" + (f" ({self.reason.rstrip('.')})." if self.reason else ".") + " Nothing was changed."}
+
+
+def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> list[list[str]]:
+    """A line diff ``[[op, line], ...]`` with op " " (kept), "-" (removed), "+" (added), at most ``max_lines``
+    (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline."""
+    ops: list[list[str]] = []
+    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+        if line.startswith("? "):
+            continue
+        ops.append([line[0], line[2:]])
+    if max_lines is not None and len(ops) > max_lines:
+        return ops[:max_lines] + [["…", f"{len(ops) - max_lines} more lines"]]
+    return ops
+
+
+@dataclass
+class Proposal:
+    """One change waiting for the person.
+
+    ``kind``: update | edit | insert | delete | move | clear | run | run_code | batch. ``cell_id``: the cell it
+    is shown under (None: the notebook's end). ``diff``: see :func:`source_diff` (None when not a source
+    change); ``code``: the code a run would execute (bounded); ``summary``: one line for the person.
+    """
+
+    id: str
+    path: str
+    tool: str
+    kind: str
+    cell_id: str | None
+    summary: str
+    diff: list[list[str]] | None = None
+    code: str | None = None
+    created: float = field(default_factory=time.time)
+    future: asyncio.Future | None = None
+    task: Any = None  # the call's task while it waits (dialogs opening meanwhile are not the call's)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{id, path, tool, kind, cellId, summary, diff, code, created}``."""
+        return {"id": self.id, "path": self.path, "tool": self.tool, "kind": self.kind, "cellId": self.cell_id,
+                "summary": self.summary, "diff": self.diff, "code": self.code, "created": round(self.created, 3)}
+
+
+Listener = Callable[[str, Proposal], None]  # (event: "created" | "settled", proposal)
+
+
+class ProposalBook:
+    """The mode and the proposals waiting for the person.
+
+    Args:
+        mode: the starting mode ("direct" unless the person's settings say otherwise).
+    """
+
+    def __init__(self, mode: Mode = "direct") -> None:
+        self.mode: Mode = mode
+        self._waiting: dict[str, Proposal] = {}
+        self._listeners: list[Listener] = []
+        self._mode_listeners: list[Callable[[Mode], None]] = []
+
+    # -- the person's side ------------------------------------------------------------------------------
+    def set_mode(self, mode: Mode) -> None:
+        """Switch Direct/Propose (the person's action). Proposals already waiting keep waiting."""
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}")
+        self.mode = mode
+        for listener in list(self._mode_listeners):
+            try:
+                listener(mode)
+            except Exception:
+                traceback.print_exc()
+
+    def on_mode(self, listener: Callable[[Mode], None]) -> Callable[[], None]:
+        """Call ``listener(mode)`` whenever the mode changes; returns an unsubscribe function (as :meth:`subscribe`)."""
+        self._mode_listeners.append(listener)
+        return lambda: self._mode_listeners.remove(listener) if listener in self._mode_listeners else None
+
+    def accept(self, proposal_id: str) -> bool:
+        """Accept a waiting proposal; False when there is none with that id (already settled)."""
+        return self._settle(proposal_id, Decision(True))
+
+    def deny(self, proposal_id: str, reason: str | None = None, by: str = "person") -> bool:
+        """Deny a waiting proposal with an optional reason (bounded to 500 bytes); False when there is none."""
+        return self._settle(proposal_id, Decision(False, preview(reason, 500) if reason else None, by))
+
+    def waiting(self, path: str | None = None) -> list[Proposal]:
+        """Proposals waiting, oldest first (of notebook ``path``, or all)."""
+        return [p for p in self._waiting.values() if path is None or p.path == path]
+
+    def get(self, proposal_id: str) -> Proposal | None:
+        """A waiting proposal by id."""
+        return self._waiting.get(proposal_id)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event, proposal)`` on "created" and "settled"; returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # -- the agent's side ------------------------------------------------------------------------------
+    async def request(self, proposal: Proposal, still_valid: Callable[[], str | None] | None = None) -> Decision:
+        """Show ``proposal`` and wait for the person's decision.
+
+        ``still_valid()`` is called every CHECK_SECONDS; a string it returns denies the proposal with that
+        reason (the cell was deleted, the notebook closed). On return of an accepted decision the current
+        call is marked approved (see :func:`approved`). Cancelling the awaiting task withdraws the proposal.
+
+        Raises ToolError(PROPOSAL_ALREADY_PENDING) when a proposal already waits on the same cell.
+        """
+        for other in self._waiting.values():
+            if other.path == proposal.path and other.cell_id == proposal.cell_id:
+                where = f"cell {proposal.cell_id!r}" if proposal.cell_id else "the end of the notebook"
+                raise ToolError(ErrorCode.PROPOSAL_ALREADY_PENDING,
+                                f"A proposal ({other.tool}) already waits for the person on {where}; wait for it to be settled.",
+                                proposalId=other.id, cellId=proposal.cell_id)
+        proposal.id = proposal.id or uuid.uuid4().hex[:10]
+        proposal.future = asyncio.get_event_loop().create_future()
+        proposal.task = asyncio.current_task()
+        self._waiting[proposal.id] = proposal
+        self._emit("created", proposal)
+        try:
+            while True:
+                done, _ = await asyncio.wait({proposal.future}, timeout=CHECK_SECONDS)
+                if done:
+                    break
+                reason = still_valid() if still_valid else None
+                if reason:
+                    self._settle(proposal.id, Decision(False, reason, "bridge"))
+            decision: Decision = proposal.future.result()
+        except asyncio.CancelledError:
+            self._settle(proposal.id, Decision(False, "the call was aborted", "bridge"))
+            raise
+        if decision.accepted:
+            _approved.set(True)
+        return decision
+
+    def _settle(self, proposal_id: str, decision: Decision) -> bool:
+        proposal = self._waiting.pop(proposal_id, None)
+        if proposal is None:
+            return False
+        if proposal.future is not None and not proposal.future.done():
+            proposal.future.set_result(decision)
+        self._emit("settled", proposal)
+        return True
+
+    def _emit(self, event: str, proposal: Proposal) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event, proposal)
+            except Exception:  # the person's view must not break the agent's call
+                traceback.print_exc()
+

@@ -1,0 +1,666 @@
+"""Review threads: comments anchored to a cell, a range of its source, or one of its outputs.
+
+Pure Python over the host protocol (:class:`~webmcp_bridge.host.protocol.LiveNotebook`): the tools
+(:mod:`webmcp_bridge.tools.comments`) use it on the guarded notebook, the person's Agent panel on the raw one.
+Every method is synchronous, so a write is one read-modify-write of the notebook's ``webmcp_bridge``
+metadata with no ``await`` in between.
+
+Storage (schemaVersion 1)
+-------------------------
+Threads live in the notebook metadata, so they travel with the file::
+
+    metadata["webmcp_bridge"] = {
+        "schemaVersion": 1,                # an int; written as 1 when missing or malformed, else kept
+        "access": ...,                     # not ours (webmcp_bridge.access); kept as it is
+        "threads": [<thread>, ...],        # oldest first
+        ...                                # any other key: kept as it is
+    }
+
+    <thread> = {
+        "id": "3f9a1c2b7d4e",              # 12 lowercase hex digits, random, unique in the notebook
+        "status": "open" | "resolved",
+        "anchor": <anchor>,
+        "messages": [<message>, ...],      # oldest first; the first one is the comment that opened the thread
+        "createdAt": 1718000000.123,       # seconds since the epoch (float)
+        "updatedAt": 1718000000.123,       # last message, status change or re-anchoring
+        "resolvedAt": 1718000000.123,      # only while resolved
+        "resolvedBy": "person" | "agent",  # only while resolved
+    }
+
+    <message> = {"author": "person" | "agent", "body": str, "time": 1718000000.123}
+
+    <anchor> is one of
+        {"kind": "cell",   "cellId": str}
+        {"kind": "range",  "cellId": str,
+         "quote": str,                      # the exact quoted source text (non-empty)
+         "prefix": str, "suffix": str,      # up to CONTEXT_CHARS characters before / after it at creation
+         "selection": {"start": {"line": int, "column": int},
+                       "end":   {"line": int, "column": int}}}   # where it was (0-based; UTF-16 columns)
+        {"kind": "output", "cellId": str,
+         "outputIndex": int,                # index of the output in the cell
+         "fingerprint": str,                # see output_fingerprint(); 16 hex digits
+         "outputType": str, "mimeTypes": [str, ...]}   # what it was, for display only
+
+Reading is defensive: a ``webmcp_bridge`` value that is not a dict, a ``threads`` value that is not a list,
+and any entry that is not a valid thread (wrong types, unknown status or anchor kind, a duplicate id, a
+``messages`` value that is not a list) are skipped, never an error. Writes keep every skipped entry and
+every other key exactly as found; only a non-dict ``webmcp_bridge`` value or a non-list ``threads`` value is
+replaced (it cannot hold a thread). Inside a valid thread a malformed message is skipped when reading and
+kept when writing; optional fields of the wrong type read as absent.
+
+Anchor states (computed on every read, never stored)
+----------------------------------------------------
+- cell: ``exact``, or ``cell-missing`` when no cell has that id.
+- range: ``exact`` when the stored selection still selects the quote; else ``reanchored`` when the quote
+  occurs exactly once in the cell's current source, or several times but exactly one occurrence has the
+  stored context on both sides (the text right before it ends with ``prefix`` and the text right after it
+  starts with ``suffix``); else ``orphaned`` (never a guess); ``cell-missing`` when the cell is gone. The current
+  selection is reported for ``exact`` and ``reanchored`` (0-based lines, columns in UTF-16 code units as
+  CodeMirror and ``jupyter_focus_cell`` count; lines split on "\\n").
+- output: ``exact`` when the output at ``outputIndex`` still has the stored fingerprint, ``output-changed``
+  otherwise (also when the cell has fewer outputs now), ``cell-missing`` when the cell is gone. The
+  fingerprint ignores execution counts, so a rerun printing the same thing stays ``exact``.
+
+Errors (ToolError): COMMENT_NOT_FOUND (one wording, :func:`comment_not_found`), COMMENT_ANCHOR_STALE
+(:meth:`Review.focus` on an orphaned or cell-missing anchor), CELL_NOT_FOUND, OUTPUT_NOT_FOUND,
+INVALID_ARGUMENT (empty body, bad author, quote not found once, a selection outside the source or empty,
+resolving a resolved thread, reopening an open one), TOO_LARGE (a body or quote over its cap, too many
+threads or messages). A failing call changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, NamedTuple, Sequence
+
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, utf8_len
+
+SCHEMA_VERSION = 1
+THREADS_KEY = "threads"
+CONTEXT_CHARS = 32  # characters of context stored on each side of a quote
+FINGERPRINT_HEAD_BYTES = 1024  # bytes of each representation's text that go into an output fingerprint
+ID_HEX_DIGITS = 12
+MAX_ID_CHARS = 64
+MAX_INT = 2**31 - 1
+
+Author = Literal["person", "agent"]
+Status = Literal["open", "resolved"]
+StatusFilter = Literal["open", "resolved", "all"]
+AUTHORS = ("person", "agent")
+STATUSES = ("open", "resolved")
+
+
+# -- anchors as arguments -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CellAnchor:
+    """Anchor a thread to a whole cell."""
+
+    cell_id: str
+
+
+@dataclass(frozen=True)
+class RangeAnchor:
+    """Anchor a thread to a range of a cell's source: give ``quote`` (exact text occurring exactly once) or
+    ``selection`` ({start: {line, column}, end: {line, column}}, UTF-16 columns), not both."""
+
+    cell_id: str
+    quote: str | None = None
+    selection: dict | None = None
+
+
+@dataclass(frozen=True)
+class OutputAnchor:
+    """Anchor a thread to output ``output_index`` of a code cell."""
+
+    cell_id: str
+    output_index: int
+
+
+Anchor = CellAnchor | RangeAnchor | OutputAnchor
+
+
+# -- views ---------------------------------------------------------------------------------------------
+
+class Message(NamedTuple):
+    """One message of a thread: ``author`` "person" | "agent", ``time`` seconds since the epoch."""
+
+    author: str
+    body: str
+    time: float
+
+
+@dataclass(frozen=True)
+class ThreadView:
+    """A thread as read now, with its anchor resolved against the live notebook.
+
+    Attributes:
+        id: the thread id.
+        status: "open" | "resolved".
+        anchor: the stored anchor (a copy of the dict described in the module docstring).
+        state: "exact" | "reanchored" | "orphaned" | "cell-missing" (range); "exact" | "output-changed" |
+            "cell-missing" (output); "exact" | "cell-missing" (cell).
+        cell_id: the anchor's cell id.
+        cell_index: the cell's index now (None when the cell is missing).
+        selection: the quote's current selection {start, end} for a range that is exact or reanchored,
+            else None.
+        messages: every valid message, oldest first.
+        created_at, updated_at, resolved_at: seconds since the epoch (None when unknown / not resolved).
+        resolved_by: "person" | "agent" while resolved, else None.
+    """
+
+    id: str
+    status: str
+    anchor: dict[str, Any]
+    state: str
+    cell_id: str
+    cell_index: int | None
+    selection: dict | None
+    messages: tuple[Message, ...]
+    created_at: float | None = None
+    updated_at: float | None = None
+    resolved_at: float | None = None
+    resolved_by: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """The anchor kind: "cell" | "range" | "output"."""
+        return self.anchor["kind"]
+
+    def to_json(self, max_messages: int | None = None) -> dict[str, Any]:
+        """The thread as tools return it::
+
+            {id, status, state, cellId, cellIndex, anchor, selection, createdAt, updatedAt, resolvedAt,
+             resolvedBy, messageCount, messages: [{author, body, time}], omittedMessageCount}
+
+        With ``max_messages`` only the first message and the latest ``max_messages - 1`` are included;
+        ``omittedMessageCount`` says how many in between were left out.
+        """
+        shown = list(self.messages)
+        if max_messages is not None and len(shown) > max_messages:
+            keep = max(1, max_messages)
+            shown = shown[:1] + (shown[len(shown) - (keep - 1):] if keep > 1 else [])
+        return {
+            "id": self.id,
+            "status": self.status,
+            "state": self.state,
+            "cellId": self.cell_id,
+            "cellIndex": self.cell_index,
+            "anchor": dict(self.anchor),
+            "selection": self.selection,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "resolvedAt": self.resolved_at,
+            "resolvedBy": self.resolved_by,
+            "messageCount": len(self.messages),
+            "messages": [{"author": m.author, "body": m.body, "time": m.time} for m in shown],
+            "omittedMessageCount": len(self.messages) - len(shown),
+        }
+
+
+def comment_not_found(thread_id: str) -> ToolError:
+    """The one wording for a thread id that does not exist (or that the caller may not see)."""
+    return ToolError(ErrorCode.COMMENT_NOT_FOUND, f"No comment thread with id {thread_id!r} in this notebook.", threadId=thread_id)
+
+
+# -- positions: (line, UTF-16 column) <-> index into the str ---------------------------------------------
+
+def _utf16_units(text: str) -> int:
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def index_of(source: str, position: Any) -> int | None:
+    """The index into ``source`` (code points) of ``position`` {line, column} (0-based, column in UTF-16
+    code units), or None when it is not a valid position inside ``source`` (past a line's end, past the last
+    line, or between the two halves of a surrogate pair)."""
+    if not _is_position(position):
+        return None
+    line, column = position["line"], position["column"]
+    start = 0
+    for _ in range(line):
+        start = source.find("\n", start) + 1
+        if start == 0:
+            return None
+    end = source.find("\n", start)
+    end = len(source) if end == -1 else end
+    units = 0
+    for i in range(start, end + 1):
+        if units == column:
+            return i
+        if units > column or i == end:
+            return None
+        units += 2 if ord(source[i]) > 0xFFFF else 1
+    return None
+
+
+def position_of(source: str, index: int) -> dict[str, int]:
+    """The {line, column} of ``index`` into ``source`` (column in UTF-16 code units)."""
+    line = source.count("\n", 0, index)
+    line_start = source.rfind("\n", 0, index) + 1
+    return {"line": line, "column": _utf16_units(source[line_start:index])}
+
+
+def _is_int(value: Any, low: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= MAX_INT
+
+
+def _is_position(value: Any) -> bool:
+    return isinstance(value, dict) and _is_int(value.get("line")) and _is_int(value.get("column"))
+
+
+def _is_selection(value: Any) -> bool:
+    return isinstance(value, dict) and _is_position(value.get("start")) and _is_position(value.get("end"))
+
+
+def _occurrences(source: str, quote: str) -> list[int]:
+    """Every index where ``quote`` starts in ``source``, overlapping ones included."""
+    found, at = [], source.find(quote)
+    while at != -1:
+        found.append(at)
+        at = source.find(quote, at + 1)
+    return found
+
+
+def _context(source: str, start: int, end: int) -> tuple[str, str]:
+    return source[max(0, start - CONTEXT_CHARS):start], source[end:end + CONTEXT_CHARS]
+
+
+def locate_quote(source: str, anchor: dict[str, Any]) -> tuple[str, tuple[int, int] | None]:
+    """Resolve a stored range anchor against ``source``: ``(state, (start, end) or None)`` with state
+    "exact" | "reanchored" | "orphaned" (rules in the module docstring)."""
+    quote = anchor["quote"]
+    at = index_of(source, anchor["selection"]["start"])
+    if at is not None and source.startswith(quote, at):
+        return "exact", (at, at + len(quote))
+    found = _occurrences(source, quote)
+    if len(found) > 1:
+        prefix, suffix = anchor["prefix"], anchor["suffix"]
+        found = [i for i in found if source.endswith(prefix, 0, i) and source.startswith(suffix, i + len(quote))]
+    if len(found) == 1:
+        return "reanchored", (found[0], found[0] + len(quote))
+    return "orphaned", None
+
+
+def output_fingerprint(output: RawOutput) -> str:
+    """A fingerprint of one output that ignores execution counts: the first 16 hex digits of SHA-256 over
+    the output type, the stream name, and for each representation its MIME type, byte size and first
+    :data:`FINGERPRINT_HEAD_BYTES` of text (as the host read them; "" for binary data). An error output is
+    fingerprinted by ``ename`` and ``evalue`` instead of its traceback (tracebacks name the execution count:
+    "Cell In[12], line 3")."""
+    parts: list[Any] = [output.output_type, output.name or ""]
+    if output.output_type == "error":
+        parts += [output.ename or "", output.evalue or ""]
+    else:
+        parts += [[item.mime, item.bytes, item.head] for item in output.items]
+    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+# -- parsing stored threads ----------------------------------------------------------------------------
+
+def _valid_anchor(anchor: Any) -> bool:
+    if not isinstance(anchor, dict) or not isinstance(anchor.get("cellId"), str) or not anchor["cellId"]:
+        return False
+    kind = anchor.get("kind")
+    if kind == "cell":
+        return True
+    if kind == "range":
+        return (isinstance(anchor.get("quote"), str) and bool(anchor["quote"]) and isinstance(anchor.get("prefix"), str)
+                and isinstance(anchor.get("suffix"), str) and _is_selection(anchor.get("selection")))
+    if kind == "output":
+        return _is_int(anchor.get("outputIndex")) and isinstance(anchor.get("fingerprint"), str)
+    return False
+
+
+def _valid_thread(entry: Any) -> bool:
+    return (isinstance(entry, dict) and isinstance(entry.get("id"), str) and 0 < len(entry["id"]) <= MAX_ID_CHARS
+            and entry.get("status") in STATUSES and _valid_anchor(entry.get("anchor"))
+            and isinstance(entry.get("messages"), list))
+
+
+def _time(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _messages(raw: list[Any]) -> tuple[Message, ...]:
+    out = []
+    for m in raw:
+        if isinstance(m, dict) and m.get("author") in AUTHORS and isinstance(m.get("body"), str) and _time(m.get("time")) is not None:
+            out.append(Message(m["author"], m["body"], _time(m["time"])))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def parse_threads(meta: Any) -> list[dict[str, Any]]:
+    """The valid thread entries of a ``webmcp_bridge`` metadata value, in stored order (the dicts
+    themselves, not copies). Invalid entries and later duplicates of an id are skipped."""
+    if not isinstance(meta, dict) or not isinstance(meta.get(THREADS_KEY), list):
+        return []
+    seen: set[str] = set()
+    valid = []
+    for entry in meta[THREADS_KEY]:
+        if _valid_thread(entry) and entry["id"] not in seen:
+            seen.add(entry["id"])
+            valid.append(entry)
+    return valid
+
+
+def _selection_in(source: str, selection: Any, name: str = "selection") -> tuple[int, int]:
+    """Indices (start, end) of a selection given as an argument, ordered; INVALID_ARGUMENT if it is not
+    inside ``source`` or empty."""
+    if not _is_selection(selection):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name} must be {{start: {{line, column}}, end: {{line, column}}}} with non-negative integers.")
+    bounds = []
+    for end in ("start", "end"):
+        at = index_of(source, selection[end])
+        if at is None:
+            pos = selection[end]
+            raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                            f"{name}.{end} (line {pos['line']}, column {pos['column']}) is not a position in the cell's source.")
+        bounds.append(at)
+    start, end = sorted(bounds)
+    if start == end:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name} is empty; select some text, or comment on the whole cell.")
+    return start, end
+
+
+# -- the review API ------------------------------------------------------------------------------------
+
+class Review:
+    """Review threads of one notebook.
+
+    Args:
+        nb: the notebook (guarded for tools, raw for the person's panel).
+        limits: caps on bodies, quotes and counts (``comment_*`` fields of :class:`Limits`).
+        now: clock, seconds since the epoch (tests pass their own).
+    """
+
+    def __init__(self, nb: LiveNotebook, limits: Limits = DEFAULT_LIMITS, now: Callable[[], float] = time.time) -> None:
+        self.nb = nb
+        self.limits = limits
+        self._now = now
+
+    # -- reads -----------------------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        """``{"open": n, "resolved": m}`` over the valid threads (no cell is read)."""
+        threads = parse_threads(self.nb.bridge_metadata())
+        return {s: sum(1 for t in threads if t["status"] == s) for s in STATUSES}
+
+    def counts_by_cell(self, status: StatusFilter = "open") -> dict[str, int]:
+        """Number of threads with ``status`` per anchor cell id (no cell is read; for cell markers)."""
+        out: dict[str, int] = {}
+        for t in self._select(status, None):
+            out[t["anchor"]["cellId"]] = out.get(t["anchor"]["cellId"], 0) + 1
+        return out
+
+    def count(self, status: StatusFilter = "open", cell_id: str | None = None) -> int:
+        """Number of threads :meth:`threads` would return without a limit (no cell is read)."""
+        return len(self._select(status, cell_id))
+
+    def threads(self, status: StatusFilter = "open", cell_id: str | None = None, limit: int | None = None) -> list[ThreadView]:
+        """Threads with ``status`` ("all" for both), only those anchored to ``cell_id`` when given, oldest
+        first, at most ``limit``; anchors resolved with one read of the cells involved."""
+        if status not in ("open", "resolved", "all"):
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "status must be 'open', 'resolved' or 'all'.")
+        chosen = self._select(status, cell_id)
+        return self._resolve(chosen if limit is None else chosen[:max(0, limit)])
+
+    def get(self, thread_id: str) -> ThreadView:
+        """One thread. Raises COMMENT_NOT_FOUND."""
+        return self._resolve([self._find(parse_threads(self.nb.bridge_metadata()), thread_id)])[0]
+
+    # -- writes ----------------------------------------------------------------------------------------
+    def create(self, anchor: Anchor, body: str, author: Author) -> ThreadView:
+        """Open a thread on ``anchor`` with ``body`` as its first message.
+
+        Raises CELL_NOT_FOUND, OUTPUT_NOT_FOUND, INVALID_ARGUMENT (quote not found exactly once: details
+        ``occurrences``; bad selection; both quote and selection or neither), TOO_LARGE (body, quote, or the
+        notebook already holds ``comment_threads_stored`` threads)."""
+        self._check_author(author)
+        self._check_body(body, "body")
+        stored = self._anchor(anchor)
+        meta, entries = self._load()
+        if len(entries) >= self.limits.comment_threads_stored:
+            raise ToolError(ErrorCode.TOO_LARGE, f"This notebook already holds {len(entries)} comment threads; at most "
+                            f"{self.limits.comment_threads_stored} are kept. Resolve and remove old ones first.",
+                            count=len(entries), maxCount=self.limits.comment_threads_stored)
+        taken = {e.get("id") for e in entries if isinstance(e, dict)}
+        thread_id = secrets.token_hex(ID_HEX_DIGITS // 2)
+        while thread_id in taken:
+            thread_id = secrets.token_hex(ID_HEX_DIGITS // 2)
+        now = self._time()
+        entries.append({"id": thread_id, "status": "open", "anchor": stored,
+                        "messages": [{"author": author, "body": body, "time": now}], "createdAt": now, "updatedAt": now})
+        self._store(meta, entries)
+        return self.get(thread_id)
+
+    def reply(self, thread_id: str, body: str, author: Author) -> ThreadView:
+        """Add a message to a thread (open or resolved; its status does not change). Raises
+        COMMENT_NOT_FOUND, INVALID_ARGUMENT, TOO_LARGE (body, or ``comment_messages_stored`` reached)."""
+        self._check_author(author)
+        self._check_body(body, "body")
+        meta, entries = self._load()
+        thread = self._find(parse_threads(meta), thread_id)
+        if len(thread["messages"]) >= self.limits.comment_messages_stored:
+            raise ToolError(ErrorCode.TOO_LARGE, f"Thread {thread_id!r} already holds {len(thread['messages'])} messages; "
+                            f"at most {self.limits.comment_messages_stored} are kept.",
+                            threadId=thread_id, count=len(thread["messages"]), maxCount=self.limits.comment_messages_stored)
+        now = self._time()
+        thread["messages"].append({"author": author, "body": body, "time": now})
+        thread["updatedAt"] = now
+        self._store(meta, entries)
+        return self.get(thread_id)
+
+    def resolve(self, thread_id: str, author: Author, message: str | None = None) -> ThreadView:
+        """Resolve an open thread, optionally adding a closing ``message``. Raises COMMENT_NOT_FOUND,
+        INVALID_ARGUMENT (already resolved), TOO_LARGE."""
+        self._check_author(author)
+        if message is not None:
+            self._check_body(message, "message")
+        meta, entries = self._load()
+        thread = self._find(parse_threads(meta), thread_id)
+        if thread["status"] == "resolved":
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Thread {thread_id!r} is already resolved.", threadId=thread_id, status="resolved")
+        if message is not None and len(thread["messages"]) >= self.limits.comment_messages_stored:
+            raise ToolError(ErrorCode.TOO_LARGE, f"Thread {thread_id!r} already holds {len(thread['messages'])} messages; "
+                            f"resolve it without a message.", threadId=thread_id, maxCount=self.limits.comment_messages_stored)
+        now = self._time()
+        if message is not None:
+            thread["messages"].append({"author": author, "body": message, "time": now})
+        thread.update(status="resolved", resolvedAt=now, resolvedBy=author, updatedAt=now)
+        self._store(meta, entries)
+        return self.get(thread_id)
+
+    def reopen(self, thread_id: str, author: Author) -> ThreadView:
+        """Reopen a resolved thread. Raises COMMENT_NOT_FOUND, INVALID_ARGUMENT (already open)."""
+        self._check_author(author)
+        meta, entries = self._load()
+        thread = self._find(parse_threads(meta), thread_id)
+        if thread["status"] == "open":
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Thread {thread_id!r} is already open.", threadId=thread_id, status="open")
+        thread["status"] = "open"
+        thread.pop("resolvedAt", None)
+        thread.pop("resolvedBy", None)
+        thread["updatedAt"] = self._time()
+        self._store(meta, entries)
+        return self.get(thread_id)
+
+    def reanchor(self, thread_id: str, cell_id: str, selection: dict | None) -> ThreadView:
+        """The person moves a thread (typically an orphaned one) to ``selection`` of cell ``cell_id`` (a
+        range anchor, exact from now on), or to the whole cell when ``selection`` is None. Messages and
+        status are kept. Raises COMMENT_NOT_FOUND, CELL_NOT_FOUND, INVALID_ARGUMENT, TOO_LARGE."""
+        anchor: Anchor = CellAnchor(cell_id) if selection is None else RangeAnchor(cell_id, selection=selection)
+        stored = self._anchor(anchor)
+        meta, entries = self._load()
+        thread = self._find(parse_threads(meta), thread_id)
+        thread["anchor"] = stored
+        thread["updatedAt"] = self._time()
+        self._store(meta, entries)
+        return self.get(thread_id)
+
+    def focus(self, thread_id: str) -> tuple[ThreadView, str]:
+        """Show a thread's anchor to the person: select the range (exact or reanchored), reveal the cell, or
+        highlight the output (:meth:`LiveNotebook.highlight_output`; when that output index no longer exists,
+        the cell is revealed). Returns ``(view, shown)`` with shown "selection" | "cell" | "output". Raises
+        COMMENT_NOT_FOUND, COMMENT_ANCHOR_STALE (orphaned or cell-missing: details ``threadId``, ``state``)."""
+        view = self.get(thread_id)
+        if view.state in ("orphaned", "cell-missing"):
+            why = ("its cell was deleted" if view.state == "cell-missing" else
+                   "the quoted text is no longer found unambiguously in its cell (the person can re-anchor it)")
+            raise ToolError(ErrorCode.COMMENT_ANCHOR_STALE, f"Thread {thread_id!r} cannot be shown: {why}.",
+                            threadId=thread_id, state=view.state, cellId=view.cell_id)
+        if view.kind == "output":
+            index = view.anchor["outputIndex"]
+            cell = self.nb.find_cells([view.cell_id], max_outputs=index + 1)[0]
+            if index < cell.output_count:
+                self.nb.highlight_output(view.cell_id, index)
+                return view, "output"
+        self.nb.set_focus(view.cell_id, None, view.selection)
+        return view, ("selection" if view.selection is not None else "cell")
+
+    # -- internals -------------------------------------------------------------------------------------
+    def _time(self) -> float:
+        return round(float(self._now()), 3)
+
+    def _select(self, status: str, cell_id: str | None) -> list[dict[str, Any]]:
+        return [t for t in parse_threads(self.nb.bridge_metadata())
+                if (status == "all" or t["status"] == status) and (cell_id is None or t["anchor"]["cellId"] == cell_id)]
+
+    @staticmethod
+    def _find(threads: list[dict[str, Any]], thread_id: str) -> dict[str, Any]:
+        for t in threads:
+            if t["id"] == thread_id:
+                return t
+        raise comment_not_found(thread_id)
+
+    @staticmethod
+    def _check_author(author: Any) -> None:
+        if author not in AUTHORS:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "author must be 'person' or 'agent'.")
+
+    def _check_body(self, body: Any, name: str) -> None:
+        if not isinstance(body, str) or not body.strip():
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name} is empty.")
+        size = utf8_len(body)
+        if size > self.limits.comment_body_bytes:
+            raise ToolError(ErrorCode.TOO_LARGE, f"{name} is {size} bytes; a comment is at most {self.limits.comment_body_bytes}.",
+                            field=name, bytes=size, maxBytes=self.limits.comment_body_bytes)
+
+    def _load(self) -> tuple[dict[str, Any], list[Any]]:
+        """(the whole ``webmcp_bridge`` dict, its threads list): the objects to mutate and store back."""
+        meta = self.nb.bridge_metadata()
+        if not isinstance(meta, dict):
+            meta = {}
+        if not isinstance(meta.get(THREADS_KEY), list):
+            meta[THREADS_KEY] = []
+        return meta, meta[THREADS_KEY]
+
+    def _store(self, meta: dict[str, Any], entries: list[Any]) -> None:
+        meta[THREADS_KEY] = entries
+        if not _is_int(meta.get("schemaVersion"), 1):
+            meta["schemaVersion"] = SCHEMA_VERSION
+        self.nb.set_bridge_metadata(meta)
+
+    def _anchor(self, anchor: Anchor) -> dict[str, Any]:
+        """The stored form of an anchor argument, checked against the live cell."""
+        if not isinstance(anchor, (CellAnchor, RangeAnchor, OutputAnchor)):
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "anchor must be a CellAnchor, RangeAnchor or OutputAnchor.")
+        if isinstance(anchor, CellAnchor):
+            cell = self.nb.find_cell(anchor.cell_id)
+            return {"kind": "cell", "cellId": cell.id}
+        if isinstance(anchor, OutputAnchor):
+            if not _is_int(anchor.output_index):
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, "outputIndex must be a non-negative integer.")
+            cell = self.nb.find_cells([anchor.cell_id], head_bytes=FINGERPRINT_HEAD_BYTES, max_outputs=anchor.output_index + 1)[0]
+            if anchor.output_index >= cell.output_count or anchor.output_index >= len(cell.outputs):
+                raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {cell.output_count} output(s); there is no index {anchor.output_index}.",
+                                cellId=cell.id, outputIndex=anchor.output_index, outputCount=cell.output_count)
+            output = cell.outputs[anchor.output_index]
+            return {"kind": "output", "cellId": cell.id, "outputIndex": anchor.output_index,
+                    "fingerprint": output_fingerprint(output), "outputType": output.output_type,
+                    "mimeTypes": [item.mime for item in output.items]}
+        if (anchor.quote is None) == (anchor.selection is None):
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "A range anchor needs quote or selection (one of them).")
+        cell = self.nb.find_cell(anchor.cell_id)
+        source = cell.source
+        if anchor.quote is not None:
+            if not isinstance(anchor.quote, str) or not anchor.quote:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, "quote is empty.")
+            found = _occurrences(source, anchor.quote)
+            if len(found) != 1:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                                "quote does not occur in the cell's source." if not found else
+                                f"quote occurs {len(found)} times in the cell's source; quote more text so it occurs once, or give a selection.",
+                                cellId=cell.id, occurrences=len(found))
+            start, end = found[0], found[0] + len(anchor.quote)
+        else:
+            start, end = _selection_in(source, anchor.selection)
+        quote = source[start:end]
+        size = utf8_len(quote)
+        if size > self.limits.comment_quote_bytes:
+            raise ToolError(ErrorCode.TOO_LARGE, f"The quoted text is {size} bytes; a range anchor quotes at most "
+                            f"{self.limits.comment_quote_bytes}. Comment on the whole cell instead.",
+                            field="quote", bytes=size, maxBytes=self.limits.comment_quote_bytes)
+        prefix, suffix = _context(source, start, end)
+        return {"kind": "range", "cellId": cell.id, "quote": quote, "prefix": prefix, "suffix": suffix,
+                "selection": {"start": position_of(source, start), "end": position_of(source, end)}}
+
+    def _read_cells(self, cell_ids: Sequence[str], max_outputs: int) -> dict[str, RawCell]:
+        """The cells of ``cell_ids`` that exist, by id: one read, or one per id when some are missing."""
+        if not cell_ids:
+            return {}
+        head = FINGERPRINT_HEAD_BYTES if max_outputs else 0
+        try:
+            return {c.id: c for c in self.nb.find_cells(cell_ids, head_bytes=head, max_outputs=max_outputs)}
+        except ToolError as err:
+            if err.code != ErrorCode.CELL_NOT_FOUND:
+                raise
+        found: dict[str, RawCell] = {}
+        for cell_id in cell_ids:
+            try:
+                found[cell_id] = self.nb.find_cells([cell_id], head_bytes=head, max_outputs=max_outputs)[0]
+            except ToolError as err:
+                if err.code != ErrorCode.CELL_NOT_FOUND:
+                    raise
+        return found
+
+    def _resolve(self, threads: list[dict[str, Any]]) -> list[ThreadView]:
+        ids = list(dict.fromkeys(t["anchor"]["cellId"] for t in threads))
+        max_outputs = max((t["anchor"]["outputIndex"] + 1 for t in threads if t["anchor"]["kind"] == "output"), default=0)
+        cells = self._read_cells(ids, max_outputs)
+        return [self._view(t, cells.get(t["anchor"]["cellId"])) for t in threads]
+
+    @staticmethod
+    def _view(thread: dict[str, Any], cell: RawCell | None) -> ThreadView:
+        anchor = thread["anchor"]
+        selection = None
+        if cell is None:
+            state = "cell-missing"
+        elif anchor["kind"] == "cell":
+            state = "exact"
+        elif anchor["kind"] == "range":
+            state, span = locate_quote(cell.source, anchor)
+            if span is not None:
+                selection = {"start": position_of(cell.source, span[0]), "end": position_of(cell.source, span[1])}
+        else:
+            index = anchor["outputIndex"]
+            same = index < len(cell.outputs) and output_fingerprint(cell.outputs[index]) == anchor["fingerprint"]
+            state = "exact" if same else "output-changed"
+        resolved = thread["status"] == "resolved"
+        return ThreadView(
+            id=thread["id"], status=thread["status"], anchor=copy.deepcopy(anchor), state=state,
+            cell_id=anchor["cellId"], cell_index=cell.index if cell is not None else None, selection=selection,
+            messages=_messages(thread["messages"]), created_at=_time(thread.get("createdAt")),
+            updated_at=_time(thread.get("updatedAt")),
+            resolved_at=_time(thread.get("resolvedAt")) if resolved else None,
+            resolved_by=thread.get("resolvedBy") if resolved and thread.get("resolvedBy") in AUTHORS else None,
+        )

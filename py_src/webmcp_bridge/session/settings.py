@@ -1,0 +1,178 @@
+"""The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (pure Python, no ``js``).
+
+The loader's plugin ``webmcp-bridge:plugin`` ships a JSON schema (``lite/extension/schemas/webmcp-bridge/
+plugin.json``; JupyterLite serves it in ``build/schemas/all_federated.json`` and keeps the person's values in
+the browser's IndexedDB). Its properties:
+
+=================  =========================================  ==========  =====================================
+key                meaning                                    default     bounds
+=================  =========================================  ==========  =====================================
+executionTimeout   seconds before a call returns ``pending``  20          1 .. 600 (a number)
+resultBytes        cap on one result's JSON text, UTF-8       51200       4096 .. 1048576 (an integer)
+disabledTools      tool names the agent may not use           []          names ``[A-Za-z0-9_.-]{1,128}``, 200 at most
+defaultMode        "direct" or "propose"                      "direct"    applied at start-up only
+=================  =========================================  ==========  =====================================
+
+:func:`parse_settings` reads a composite settings object defensively (JupyterLab validates against the
+schema, but a value can still arrive malformed): a value of the wrong type falls back to its default, a
+number out of bounds is clamped into them, and each such repair is reported as a problem (for the console),
+never raised. :func:`limits_for` turns settings into :class:`~webmcp_bridge.core.limits.Limits`
+(``dataclasses.replace`` of the site's own limits); :class:`SettingsApplier` applies them to a registry at
+start-up and on every change.
+
+Disabled tools: they are left out of ``Registry.definitions()`` (so the page unregisters them from WebMCP)
+and a call that still names one is refused with ``UNKNOWN_TOOL`` and ``disabled: true`` (to the agent the
+tool does not exist in this page; the message says the person turned it off). Unknown names are ignored
+(reported as problems), so a setting written for a later version does no harm.
+
+Default mode: applied once when the bridge starts; afterwards the person's switch (the command palette's
+"Agent: Propose changes", the Agent panel) wins, and a change of ``defaultMode`` waits for the next load.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.propose.proposals import MODES, Mode
+
+PLUGIN_ID = "webmcp-bridge:plugin"
+EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
+RESULT_BYTES_BOUNDS = (4096, 1048576)
+MAX_DISABLED_TOOLS = 200
+#: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
+PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+@dataclass(frozen=True)
+class BridgeSettings:
+    """The settings, validated. ``execution_timeout`` in seconds, ``result_bytes`` in UTF-8 bytes,
+    ``disabled_tools`` sorted and unique, ``default_mode`` one of :data:`~webmcp_bridge.propose.proposals.MODES`."""
+
+    execution_timeout: float = DEFAULT_LIMITS.execution_timeout_seconds
+    result_bytes: int = DEFAULT_LIMITS.result_bytes
+    disabled_tools: tuple[str, ...] = ()
+    default_mode: Mode = "direct"
+
+
+DEFAULT_SETTINGS = BridgeSettings()
+
+
+def _number(value: Any) -> float | None:
+    """A finite JSON number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _clamp(value: float, bounds: tuple[float, float]) -> float:
+    return min(max(value, bounds[0]), bounds[1])
+
+
+def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
+    """Validate a composite settings object (a dict, as JSON gives it; anything else means all defaults).
+
+    Returns the settings and a list of problems (one short sentence each: what was wrong and what was used
+    instead). Missing keys take their defaults silently; unknown keys are ignored.
+    """
+    problems: list[str] = []
+    if not isinstance(raw, dict):
+        if raw is not None:
+            problems.append("the settings are not an object; using the defaults")
+        return DEFAULT_SETTINGS, problems
+    values: dict[str, Any] = {}
+
+    if "executionTimeout" in raw:
+        timeout = _number(raw["executionTimeout"])
+        if timeout is None:
+            problems.append(f"executionTimeout is not a number; using {DEFAULT_SETTINGS.execution_timeout:g}")
+        else:
+            clamped = _clamp(timeout, EXECUTION_TIMEOUT_BOUNDS)
+            if clamped != timeout:
+                problems.append(f"executionTimeout {timeout:g} is outside {EXECUTION_TIMEOUT_BOUNDS[0]:g}..{EXECUTION_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}")
+            values["execution_timeout"] = clamped
+
+    if "resultBytes" in raw:
+        size = _number(raw["resultBytes"])
+        if size is None or size != int(size):
+            problems.append(f"resultBytes is not an integer; using {DEFAULT_SETTINGS.result_bytes}")
+        else:
+            clamped_size = int(_clamp(size, RESULT_BYTES_BOUNDS))
+            if clamped_size != size:
+                problems.append(f"resultBytes {int(size)} is outside {RESULT_BYTES_BOUNDS[0]}..{RESULT_BYTES_BOUNDS[1]}; using {clamped_size}")
+            values["result_bytes"] = clamped_size
+
+    if "disabledTools" in raw:
+        names = raw["disabledTools"]
+        if not isinstance(names, list):
+            problems.append("disabledTools is not a list; no tool is disabled")
+        else:
+            good = [n for n in names if isinstance(n, str) and 1 <= len(n) <= 128 and set(n) <= _NAME_CHARS]
+            if len(good) != len(names):
+                problems.append(f"disabledTools: {len(names) - len(good)} entry(ies) are not tool names and were ignored")
+            unique = sorted(set(good))
+            if len(unique) > MAX_DISABLED_TOOLS:
+                problems.append(f"disabledTools: only the first {MAX_DISABLED_TOOLS} names (sorted) are used")
+                unique = unique[:MAX_DISABLED_TOOLS]
+            values["disabled_tools"] = tuple(unique)
+
+    if "defaultMode" in raw:
+        mode = raw["defaultMode"]
+        if mode in MODES:
+            values["default_mode"] = mode
+        else:
+            problems.append(f"defaultMode must be one of {', '.join(MODES)}; using {DEFAULT_SETTINGS.default_mode}")
+
+    return BridgeSettings(**values), problems
+
+
+def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
+    """``base`` with the settings' execution timeout and result cap. A cap smaller than ``base``'s also scales
+    down the text pages (:data:`PAGE_LIMITS`) in the same proportion, so a page of output, file or cell source
+    still fits in one result (a larger cap leaves them as they are)."""
+    changes: dict[str, Any] = {"execution_timeout_seconds": float(settings.execution_timeout),
+                               "result_bytes": int(settings.result_bytes)}
+    if settings.result_bytes < base.result_bytes:
+        ratio = settings.result_bytes / base.result_bytes
+        for name in PAGE_LIMITS:
+            changes[name] = max(1024, int(getattr(base, name) * ratio))
+    return dataclasses.replace(base, **changes)
+
+
+class SettingsApplier:
+    """Applies settings to a :class:`~webmcp_bridge.calls.registry.Registry` built by
+    :func:`webmcp_bridge.session.bridge.build_registry` (its ``context`` is a CallContext with ``limits`` and
+    ``proposals``).
+
+    The registry's limits at construction are the base every later change starts from (changes never
+    compound). :meth:`apply` replaces ``registry.limits`` and ``registry.context.limits`` with
+    :func:`limits_for`, sets the disabled tools, and at start-up sets the mode.
+    """
+
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
+        self.base: Limits = registry.limits
+        self.current: BridgeSettings | None = None
+
+    def apply(self, settings: BridgeSettings, *, startup: bool = False) -> tuple[bool, list[str]]:
+        """Apply ``settings``. Returns ``(tools_changed, problems)``: whether the set of enabled tools
+        changed (the caller then updates the WebMCP registration), and the names in ``disabledTools`` that
+        are not tools of this registry."""
+        limits = limits_for(self.base, settings)
+        self.registry.limits = limits
+        context = self.registry.context
+        if hasattr(context, "limits"):
+            context.limits = limits
+        known = {tool.name for tool in self.registry.tools()}
+        disabled = frozenset(name for name in settings.disabled_tools if name in known)
+        problems = [f"disabledTools: there is no tool named {name!r}" for name in settings.disabled_tools if name not in known]
+        changed = disabled != self.registry.disabled
+        self.registry.set_disabled(disabled)
+        if startup:
+            context.proposals.set_mode(settings.default_mode)
+        self.current = settings
+        return changed, problems
