@@ -25,9 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "playwright-tests")]
 
+from playwright.sync_api import sync_playwright  # noqa: E402
+
 import build  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
 
 NOTEBOOK = "jupyterlite-empty.ipynb"
 SET_SOURCE = "code => window.jupyterapp.shell.currentWidget.content.activeCell.model.sharedModel.setSource(code)"

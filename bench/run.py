@@ -36,11 +36,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "playwright-tests")]
 
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
 import build  # noqa: E402
 import notebooks  # noqa: E402
 import sites  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 RESULTS = HERE / "results.json"
 #: tools each site registers when it is fully up (checked: a site registering fewer never counts as loaded)
@@ -231,7 +232,7 @@ def combine(runs: list[dict], plan: dict) -> dict:
         per = [r[side] for r in runs]
         base = [r["baseline"] for r in runs]
         s = {"load_cold_ms": median_of(per, "load", "cold"), "load_warm_ms": median_of(per, "load", "warm")}
-        heap_added = [p["memory"]["after_load"]["heap"] - b["heap"] for p, b in zip(per, base)]
+        heap_added = [p["memory"]["after_load"]["heap"] - b["heap"] for p, b in zip(per, base, strict=True)]
         s["heap_added_bytes"] = statistics.median(heap_added)
         s["wasm_bytes"] = median_of(per, "memory", "after_load", "wasm")
         growth = [(p["memory"]["after_calls"]["heap"] + p["memory"]["after_calls"]["wasm"])

@@ -160,9 +160,9 @@ def test_canary_scan_over_every_registered_tool_in_jupyterlab(page, page_log, si
     batch = sorted(calls + twins, key=lambda call: call[0] == "jupyter_kernel_action")
     for start in range(0, len(batch), 25):
         results.extend(page.evaluate(RUN_CALLS, {"calls": batch[start:start + 25]}))
-    by_call = dict(zip((json.dumps(c) for c in batch), results))
+    by_call = dict(zip((json.dumps(c) for c in batch), results, strict=True))
     leaks, thrown = [], []
-    for (name, args), text in zip(batch, results):
+    for (name, args), text in zip(batch, results, strict=True):
         result = json.loads(text)
         if "thrown" in result:
             thrown.append((name, args, result["thrown"][:200]))

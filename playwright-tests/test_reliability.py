@@ -16,7 +16,8 @@ from playwright.sync_api import Page, expect
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 from schema_fuzz import SKIP, Generator
-from test_panel import cell as panel_cell, context_menu
+from test_panel import cell as panel_cell
+from test_panel import context_menu
 from test_tools import call, cell_text, error, ok
 from webmcp_bridge.core.errors import ErrorCode
 
@@ -315,7 +316,9 @@ def test_schema_fuzzing_every_tool(page, page_log, site_url):
 
         # The first calls of each tool go through Playwright's agent path (page.webmcp.call_tool), the rest in batches.
         via_playwright = [c for c in calls if c[1] == "invalid"][:8]
-        snapshot = lambda: page.evaluate(RUN_BATCH, {"calls": [], "watch": list(notebooks), "perCall": None, "restore": None})["before"]
+        def snapshot():
+            return page.evaluate(RUN_BATCH, {"calls": [], "watch": list(notebooks), "perCall": None, "restore": None})["before"]
+
         before = snapshot()
         for args, kind in via_playwright:
             try:
@@ -336,7 +339,7 @@ def test_schema_fuzzing_every_tool(page, page_log, site_url):
                 "calls": [[name, args] for args, _ in chunk], "watch": watch,
                 "perCall": SCRATCH if writes_here else None, "restore": None if read_only else TARGET,
             })
-            for (args, kind), one in zip(chunk, batch["results"]):
+            for (args, kind), one in zip(chunk, batch["results"], strict=True):
                 payload = check_result(name, args, kind, one, problems)
                 failed = (one.get("result") or {}).get("isError", True)
                 if writes_here and failed and not unchanged(one["before"], one["after"]):

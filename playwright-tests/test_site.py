@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from lite_site import (
     KERNEL_TIMEOUT_MS,
     PageLog,

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.tools import notebooks_toolset
 from webmcp_bridge.tools.common import CallContext
 

@@ -17,9 +17,9 @@ import pytest
 from canary_calls import Pools, calls_for
 from conftest import check_envelope, corpus_json
 from webmcp_bridge.access import guard as access
-from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.session.bridge import build_registry
 
 CANARY = "CANARY-7f3a91-do-not-leak"
 WORK = "demo/work.ipynb"

@@ -13,9 +13,9 @@ import pytest
 
 from conftest import Bridge, make_bridge
 from webmcp_bridge.access import guard as access
-from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.tools import batch_toolset
 
 EULER = "demo/euler.ipynb"

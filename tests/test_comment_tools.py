@@ -12,10 +12,10 @@ import pytest
 
 from conftest import Bridge, make_bridge
 from webmcp_bridge.access.guard import set_cell_level
-from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import METADATA_KEY
 from webmcp_bridge.review.threads import CellAnchor, RangeAnchor, Review
+from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.tools import review_toolset
 
 EULER = "demo/euler.ipynb"

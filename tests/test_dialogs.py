@@ -9,12 +9,11 @@ import time
 from typing import Any
 
 from conftest import check_envelope, corpus_text
-
-from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.calls.dialogs import RawButton, RawInput
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, Toolset
+from webmcp_bridge.session.bridge import build_registry
 
 NB = "work/analysis.ipynb"
 LIMITS = Limits(execution_timeout_seconds=2.0)

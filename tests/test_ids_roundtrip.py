@@ -69,7 +69,7 @@ def test_content_is_preserved_by_the_round_trip():
     original = corpus_json(name)
     assert saved["metadata"] == original["metadata"]
     assert len(saved["cells"]) == len(original["cells"])
-    for got, want in zip(saved["cells"], original["cells"]):
+    for got, want in zip(saved["cells"], original["cells"], strict=True):
         assert got["cell_type"] == want["cell_type"]
         assert text_of(got["source"]) == text_of(want["source"])
         assert got["metadata"] == want["metadata"]

@@ -6,7 +6,14 @@ import pytest
 
 from conftest import corpus_json, text_of
 from webmcp_bridge.core.limits import (
-    DEFAULT_LIMITS, KIB, base64_decoded_len, preview, slice_utf8, strip_ansi, truncate_utf8, utf8_len,
+    DEFAULT_LIMITS,
+    KIB,
+    base64_decoded_len,
+    preview,
+    slice_utf8,
+    strip_ansi,
+    truncate_utf8,
+    utf8_len,
 )
 
 

@@ -14,12 +14,28 @@ import pytest
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.access.changes import ChangeLog
-from webmcp_bridge.host.protocol import CellChange
-from webmcp_bridge.lab.ui.view import (ATTRIBUTES, TAGS, ActivityRow, CellInfo, El, Markers, access_view,
-                                                 activity_item, call_row, cell_markers, change_row, comments_view, first_line,
-                                                 h, marker_badges, marker_classes, thread_row)
-from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.calls.registry import CallEvent
+from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
+from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.view import (
+    ATTRIBUTES,
+    TAGS,
+    ActivityRow,
+    CellInfo,
+    El,
+    Markers,
+    access_view,
+    activity_item,
+    call_row,
+    cell_markers,
+    change_row,
+    comments_view,
+    first_line,
+    h,
+    marker_badges,
+    marker_classes,
+    thread_row,
+)
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review
 
 PAYLOADS = (

@@ -6,11 +6,10 @@ import asyncio
 import json
 
 from conftest import check_envelope
-
-from webmcp_bridge.core.limits import Limits
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import Registry, Tool, ToolInput, Toolset
+from webmcp_bridge.core.limits import Limits
+from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.tools import calls_toolset, notebooks_toolset
 from webmcp_bridge.tools.common import CallContext
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from conftest import check_envelope, corpus_json
-from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.session.bridge import build_registry
 
 PATH = "demo/euler.ipynb"
 
@@ -117,7 +117,7 @@ def test_insert_delete_move_clear_edit_and_run_all_wait_for_the_person(s: Sessio
     for tool, args, kind in calls:
         before = s.snapshot()
         kinds = []
-        result = s.around(tool, args, lambda p: (kinds.append(p.kind if p else None), s.book.deny(p.id) if p else None))
+        result = s.around(tool, args, lambda p, kinds=kinds: (kinds.append(p.kind if p else None), s.book.deny(p.id) if p else None))
         assert kinds == [kind], tool
         assert result["structuredContent"]["status"] == "denied" and s.snapshot() == before, tool
     run = {}

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from conftest import ERROR_CODES, Bridge, check_envelope, make_bridge
+from webmcp_bridge.calls.registry import CallEvent, Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, MIB
-from webmcp_bridge.calls.registry import Annotations, CallEvent, Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.tools import notebooks_toolset
 
 # FEATURES.md, "Argument names of the core tools": (required, optional). Every tool that works on a
@@ -342,7 +342,7 @@ def test_hooks_see_before_and_after():
         asyncio.run(reg.call(name, args))
     assert [e.tool for e in before] == [n for n, _ in calls] == [e.tool for e in after]
     assert [e.outcome for e in after] == ["ok", "INTERNAL_ERROR", "CELL_NOT_FOUND", "UNKNOWN_TOOL", "INVALID_ARGUMENT", "INVALID_ARGUMENT"]
-    for b_event, a_event in zip(before, after):
+    for b_event, a_event in zip(before, after, strict=True):
         assert b_event.outcome is None and b_event.duration is None
         assert a_event.call_id == b_event.call_id
         assert isinstance(a_event.duration, float) and a_event.duration >= 0

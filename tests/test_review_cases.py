@@ -7,7 +7,6 @@ import base64
 import json
 
 from conftest import Bridge, make_bridge
-
 from webmcp_bridge.host.memory import MemoryNotebook
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import Bridge, make_bridge
 from webmcp_bridge.access import guard as access
-from webmcp_bridge.session.bridge import build_registry
-from webmcp_bridge.host.protocol import RawItem, RawOutput
 from webmcp_bridge.core.limits import Limits
+from webmcp_bridge.host.protocol import RawItem, RawOutput
+from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.tools import code_toolset
 from webmcp_bridge.tools.code import _shares, describe_run_outputs
 

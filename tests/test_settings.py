@@ -11,11 +11,20 @@ import time
 import pytest
 
 from conftest import REPO, check_envelope, corpus_json
-from webmcp_bridge.session.bridge import build_registry
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.session.settings import (DEFAULT_SETTINGS, EXECUTION_TIMEOUT_BOUNDS, PAGE_LIMITS, PLUGIN_ID, RESULT_BYTES_BOUNDS,
-                                    BridgeSettings, SettingsApplier, limits_for, parse_settings)
+from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.settings import (
+    DEFAULT_SETTINGS,
+    EXECUTION_TIMEOUT_BOUNDS,
+    PAGE_LIMITS,
+    PLUGIN_ID,
+    RESULT_BYTES_BOUNDS,
+    BridgeSettings,
+    SettingsApplier,
+    limits_for,
+    parse_settings,
+)
 
 SCHEMA = REPO / "lite" / "extension" / "schemas" / "webmcp-bridge" / "plugin.json"
 PATH = "demo/euler.ipynb"

@@ -9,12 +9,17 @@ import pytest
 
 from conftest import corpus_json, text_of
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.host.protocol import RawCell, RawItem, RawOutput
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, utf8_len
 from webmcp_bridge.core.nbjson import raw_output
 from webmcp_bridge.core.snapshot import (
-    cell_snapshot, check_hash, describe_output, export_markdown, source_hash, stale_cell_error,
+    cell_snapshot,
+    check_hash,
+    describe_output,
+    export_markdown,
+    source_hash,
+    stale_cell_error,
 )
+from webmcp_bridge.host.protocol import RawCell, RawItem, RawOutput
 
 
 def test_source_hash_is_stable_and_content_based():

@@ -451,7 +451,7 @@ def test_clear_outputs(running):
     b = running
     cells = cells_of(b)
     md, printed, stream = cells[0], cells[5], cells[27]
-    p = b.fails("jupyter_clear_outputs", {"cellIds": [printed["id"], "nope"]}, "CELL_NOT_FOUND")
+    b.fails("jupyter_clear_outputs", {"cellIds": [printed["id"], "nope"]}, "CELL_NOT_FOUND")
     assert b.nb(RUN).find_cell(printed["id"]).output_count == 1  # the valid id was not cleared either
     cleared = b.ok("jupyter_clear_outputs", {"cellIds": [printed["id"], md["id"]]})["cleared"]
     assert cleared == [printed["id"]]

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 from webmcp_bridge.access.changes import ChangeLog
-from webmcp_bridge.propose.proposals import ProposalBook, approved
 from webmcp_bridge.access.sharing import SharedSelections
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.host.protocol import CellType, Entry, Focus, KernelInfo, LiveNotebook, NotebookHost, OpenDocument, RawCell, RunResult, TextPage
+from webmcp_bridge.propose.proposals import ProposalBook, approved
 
 METADATA_KEY = "webmcp_bridge"
 SCHEMA_VERSION = 1

@@ -41,10 +41,10 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
+from webmcp_bridge.calls.pending import PendingCall, PendingCalls, pending_payload
 from webmcp_bridge.core.bounds import fit_payload, json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, truncate_utf8
-from webmcp_bridge.calls.pending import PendingCall, PendingCalls, pending_payload
 
 ANSWER_TOOL = "jupyter_answer_dialog"
 #: tools whose calls never own a dialog (besides read-only ones): answering one must not adopt the next

@@ -35,12 +35,11 @@ from typing import Any, Awaitable, Callable, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from webmcp_bridge.core.bounds import dumps, fit_payload
-from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview
 from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
-from webmcp_bridge.core.errors import aborted
 from webmcp_bridge.calls.pending import PendingCalls
+from webmcp_bridge.core.bounds import dumps, fit_payload
+from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview
 from webmcp_bridge.propose.proposals import ProposalDenied
 
 TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")

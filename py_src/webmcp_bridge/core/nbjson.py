@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webmcp_bridge.host.protocol import RawItem, RawOutput
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, base64_decoded_len, strip_ansi, truncate_utf8, utf8_len
+from webmcp_bridge.host.protocol import RawItem, RawOutput
 
 
 def text_of(value: Any) -> str:

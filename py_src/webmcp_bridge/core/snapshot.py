@@ -12,8 +12,8 @@ import hashlib
 from typing import Any, Iterable
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.host.protocol import RawCell, RawOutput
 from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, Limits, preview, truncate_utf8, utf8_len
+from webmcp_bridge.host.protocol import RawCell, RawOutput
 
 HASH_HEX_CHARS = 16
 

@@ -18,12 +18,28 @@ from collections import deque
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
+from webmcp_bridge.calls.dialogs import RawButton, RawDialog, RawInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
-from webmcp_bridge.host.protocol import CellChange, CellType, ChangeKind, Entry, Focus, KernelInfo, OpenDocument, RawCell, RunResult, TextPage
-from webmcp_bridge.host.protocol import CodeRun, DeleteOp, EditOp, InsertOp, MoveOp, SetSourceOp
 from webmcp_bridge.core.limits import base64_decoded_len, slice_utf8, utf8_len
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
-from webmcp_bridge.calls.dialogs import RawButton, RawDialog, RawInput
+from webmcp_bridge.host.protocol import (
+    CellChange,
+    CellType,
+    ChangeKind,
+    CodeRun,
+    DeleteOp,
+    EditOp,
+    Entry,
+    Focus,
+    InsertOp,
+    KernelInfo,
+    MoveOp,
+    OpenDocument,
+    RawCell,
+    RunResult,
+    SetSourceOp,
+    TextPage,
+)
 
 METADATA_KEY = "webmcp_bridge"  # the same key as webmcp_bridge.access.guard.METADATA_KEY
 Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]

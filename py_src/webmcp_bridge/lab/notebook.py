@@ -20,9 +20,26 @@ from pyodide.code import run_js  # type: ignore[import-not-found]
 from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
-from webmcp_bridge.host.protocol import CellChange, CellType, Entry, Focus, KernelInfo, OpenDocument, RawCell, RawItem, RawOutput, RunResult, TextPage
-from webmcp_bridge.host.protocol import CodeRun, DeleteOp, EditOp, InsertOp, MoveOp, SetSourceOp
 from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, utf8_len
+from webmcp_bridge.host.protocol import (
+    CellChange,
+    CellType,
+    CodeRun,
+    DeleteOp,
+    EditOp,
+    Entry,
+    Focus,
+    InsertOp,
+    KernelInfo,
+    MoveOp,
+    OpenDocument,
+    RawCell,
+    RawItem,
+    RawOutput,
+    RunResult,
+    SetSourceOp,
+    TextPage,
+)
 
 try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
     from pyodide.ffi import jsnull  # type: ignore[import-not-found]
@@ -104,7 +121,7 @@ class LabNotebook:
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         found = json.loads(self.live.cellsById(self.panel, json.dumps(list(cell_ids)), head_bytes, max_outputs))
-        for cell_id, data in zip(cell_ids, found):
+        for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
         return [_raw_cell(data) for data in found]

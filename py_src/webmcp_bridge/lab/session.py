@@ -87,10 +87,10 @@ async def start(ctx: Any) -> str:
 
     for module in STEPS:
         await step(module.rsplit(".", 1)[-1], lambda m=module: _import(m))
-    from webmcp_bridge.session.bridge import build_registry
-    from webmcp_bridge.lab.notebook import JupyterLabHost, is_nullish
     from webmcp_bridge.lab.dialogs import lab_dialogs
+    from webmcp_bridge.lab.notebook import JupyterLabHost, is_nullish
     from webmcp_bridge.lab.webmcp import WebMCPRegistration
+    from webmcp_bridge.session.bridge import build_registry
 
     stop()
     registry = await step("registry", lambda: build_registry(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx)))

@@ -22,8 +22,8 @@ from typing import Any, Callable
 import js  # type: ignore[import-not-found]
 from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
-from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSettings, SettingsApplier, parse_settings
 from webmcp_bridge.lab.notebook import is_nullish
+from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSettings, SettingsApplier, parse_settings
 
 #: the longest start-up waits for the settings before going on with the defaults
 LOAD_SECONDS = 5.0

@@ -20,8 +20,8 @@ from typing import Any
 import js  # type: ignore[import-not-found]
 from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
 
-from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.calls.registry import Registry, envelope
+from webmcp_bridge.core.errors import ErrorCode, ToolError
 
 
 class WebMCPRegistration:

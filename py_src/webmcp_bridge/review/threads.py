@@ -80,8 +80,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, utf8_len
+from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
 
 SCHEMA_VERSION = 1
 THREADS_KEY = "threads"

@@ -11,10 +11,7 @@ from webmcp_bridge.calls.registry import Toolset
 
 def notebooks_toolset() -> Toolset:
     """The ``notebooks`` toolset: the 17 core tools of FEATURES.md (context, workspace, cells, kernel)."""
-    from webmcp_bridge.tools import cells
-    from webmcp_bridge.tools import edit
-    from webmcp_bridge.tools import run
-    from webmcp_bridge.tools import workspace
+    from webmcp_bridge.tools import cells, edit, run, workspace
 
     return Toolset(
         "notebooks",
@@ -42,9 +39,7 @@ def access_toolset() -> Toolset:
     """The ``access`` toolset: ``jupyter_get_cell_access`` (levels are the person's to change, never a tool's) and
     ``jupyter_get_changes`` (who changed what, from the guard's change log) and ``jupyter_get_output_selection``
     (output text the person shared)."""
-    from webmcp_bridge.tools import access
-    from webmcp_bridge.tools import changes
-    from webmcp_bridge.tools import sharing
+    from webmcp_bridge.tools import access, changes, sharing
 
     return Toolset("access", "See what the person allows the agent to read and change, what changed, and what the person shared.",
                    (*access.TOOLS, *changes.TOOLS, *sharing.TOOLS))

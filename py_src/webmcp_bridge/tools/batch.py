@@ -25,12 +25,12 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field
 
 from webmcp_bridge.access.guard import GuardedNotebook
-from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
-from webmcp_bridge.core.limits import DEFAULT_LIMITS
-from webmcp_bridge.propose.proposals import source_diff
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
+from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
+from webmcp_bridge.propose.proposals import source_diff
 from webmcp_bridge.tools.common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
@@ -218,7 +218,7 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     alive = unique([cell_id for cell_id in touched if cell_id not in gone])
     after = {cell.id: cell for cell in nb.find_cells(alive)}
     results: list[dict[str, Any]] = []
-    for index, (edit, cell_id) in enumerate(zip(args.edits, touched)):
+    for index, (edit, cell_id) in enumerate(zip(args.edits, touched, strict=True)):
         if edit.op == "delete":
             results.append({"editIndex": index, "op": "delete", "deleted": {"id": cell_id}})
         elif cell_id in after:

@@ -8,12 +8,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.calls.dialogs import ANSWER_TOOL
-from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.calls.pending import PendingCall
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, ToolResult
+from webmcp_bridge.core.bounds import dumps, fit_payload
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.tools.common import MAX_INT, CallContext
 
 WAIT_MARGIN_SECONDS = 0.5  # a wait ends this much before the execution timeout, so the wait itself never goes pending

@@ -15,8 +15,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from webmcp_bridge.access.guard import parse_level
-from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
 
 POLL_SECONDS = 0.25  # how often a waiting call looks for new changes

@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from webmcp_bridge.host.protocol import RawOutput
-from webmcp_bridge.core.limits import Limits, truncate_utf8
 from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.limits import Limits, truncate_utf8
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
+from webmcp_bridge.host.protocol import RawOutput
 from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size
 from webmcp_bridge.tools.run import _kernel_ready
 
@@ -56,7 +56,7 @@ def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list
     heads = [item.head if item else "" for item in items]
     shares = _shares([len(h.encode("utf-8", "surrogatepass")) for h in heads], limits.output_page_bytes)
     described = []
-    for i, (output, item, head, share) in enumerate(zip(outputs, items, heads, shares)):
+    for i, (output, item, head, share) in enumerate(zip(outputs, items, heads, shares, strict=True)):
         entry = describe_output(i, output, limits)
         entry.pop("preview", None)
         if item is not None:

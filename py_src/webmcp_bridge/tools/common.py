@@ -7,18 +7,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
 from webmcp_bridge.access.changes import ChangeLog
-from webmcp_bridge.core.limits import preview, utf8_len
-from webmcp_bridge.propose.proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
-from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
-from webmcp_bridge.host.protocol import LiveNotebook, NotebookHost, RawCell
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
-from webmcp_bridge.core.paths import normalize_path
-from webmcp_bridge.calls.pending import PendingCalls
+from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
 from webmcp_bridge.calls.dialogs import DialogTracker
-from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
+from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview, utf8_len
+from webmcp_bridge.core.paths import normalize_path
+from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.host.protocol import RawCell
+from webmcp_bridge.propose.proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
 
 NotebookPathField = Annotated[
     str | None,

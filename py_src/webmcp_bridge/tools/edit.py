@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.tools.common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
 

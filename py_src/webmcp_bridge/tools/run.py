@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, unique
 

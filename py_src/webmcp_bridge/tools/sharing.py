@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.tools.common import CallContext, NotebookInput
 
 

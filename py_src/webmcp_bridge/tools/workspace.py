@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.paths import join, normalize_path
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
 

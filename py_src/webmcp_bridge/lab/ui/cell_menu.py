@@ -21,9 +21,9 @@ import js  # type: ignore[import-not-found]
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
 from webmcp_bridge.lab.notebook import LabNotebook, is_nullish, js_object
 from webmcp_bridge.lab.ui.view import cell_label
+from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
 
 if TYPE_CHECKING:
     from webmcp_bridge.lab.ui.panel import AgentPanel

@@ -41,12 +41,29 @@ from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import preview
-from webmcp_bridge.review.threads import Review
-from webmcp_bridge.lab.ui import dom as panel_dom
 from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook, is_nullish, js_object
-from webmcp_bridge.lab.ui.view import (ACTIVITY_ROWS, PREVIEW_BYTES, ActivityRow, CellInfo, Markers, activity_empty, activity_item,
-                         access_view, c, call_row, cell_markers, change_row, comments_view, h, marker_badges,
-                         marker_classes, mode_select, thread_row)
+from webmcp_bridge.lab.ui import dom as panel_dom
+from webmcp_bridge.lab.ui.view import (
+    ACTIVITY_ROWS,
+    PREVIEW_BYTES,
+    ActivityRow,
+    CellInfo,
+    Markers,
+    access_view,
+    activity_empty,
+    activity_item,
+    c,
+    call_row,
+    cell_markers,
+    change_row,
+    comments_view,
+    h,
+    marker_badges,
+    marker_classes,
+    mode_select,
+    thread_row,
+)
+from webmcp_bridge.review.threads import Review
 
 WIDGET_ID = "webmcp-bridge-panel"
 #: debounce of model changes before the panel reads the notebook again

@@ -50,9 +50,9 @@ import js  # type: ignore[import-not-found]
 from pyodide.code import run_js  # type: ignore[import-not-found]
 from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
-from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
-from webmcp_bridge.lab.ui import dom as panel_dom
 from webmcp_bridge.lab.notebook import is_nullish, js_object
+from webmcp_bridge.lab.ui import dom as panel_dom
+from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
 COMMAND_LABEL = "Agent: Propose changes (ask before each change)"
