@@ -2,7 +2,8 @@
 
 JupyterLab shows one dialog at a time (``Dialog`` of ``@jupyterlab/apputils``) and queues the others. A small JS
 part (``lab/dialogs.js`` through :class:`webmcp_bridge.lab.dialogs.LabDialogs`) reports the
-open dialogs as plain values (:class:`RawDialog`) and clicks buttons; every rule is here, in pure Python
+open dialogs as plain values (:class:`~webmcp_bridge.host.protocol.RawDialog`, through the
+:class:`~webmcp_bridge.host.protocol.DialogSource` port) and clicks buttons; every rule is here, in pure Python
 (tested under CPython with :class:`webmcp_bridge.host.memory.MemoryDialogs`).
 
 Ownership, decided once, when a dialog is first seen (it never changes afterwards):
@@ -38,13 +39,13 @@ Texts are bounded by ``Limits.dialog_text_bytes`` / ``dialog_body_bytes`` (UTF-8
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from webmcp_bridge.calls.pending import PendingCall, PendingCalls, pending_payload
 from webmcp_bridge.core.bounds import fit_payload, json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, truncate_utf8
+from webmcp_bridge.host.protocol import DialogSource, RawDialog
 
 ANSWER_TOOL = "jupyter_answer_dialog"
 #: tools whose calls never own a dialog (besides read-only ones): answering one must not adopt the next
@@ -54,67 +55,6 @@ NEVER_OWNS = frozenset({ANSWER_TOOL})
 def can_own_dialogs(tool: str | None, read_only: bool) -> bool:
     """Whether a call of ``tool`` may own a dialog that opens while it runs (rule 1 of the module docstring)."""
     return tool is not None and not read_only and tool not in NEVER_OWNS
-
-
-@dataclass(frozen=True)
-class RawButton:
-    """A dialog button as JupyterLab rendered it: ``accept`` (an OK-like button) or reject (Cancel-like),
-    ``warn`` for a warning button (Restart, Delete), ``disabled`` while the dialog's input is invalid."""
-
-    label: str
-    accept: bool
-    warn: bool = False
-    disabled: bool = False
-
-
-@dataclass(frozen=True)
-class RawInput:
-    """The first input of a dialog's body: ``type`` is the element's type ("text", "checkbox", "select",
-    "textarea", "password", ...); ``value`` is None for a password (never read) and for a checkbox, whose
-    state is ``checked``."""
-
-    type: str
-    value: str | None = None
-    checked: bool | None = None
-
-
-@dataclass(frozen=True)
-class RawDialog:
-    """One open dialog as the source saw it. ``id`` is stable while it is open ("d-<n>", never reused in a
-    page); ``shown`` is False for a dialog queued behind the one on screen; texts may be longer than the
-    report's bounds (the tracker cuts them) and ``body_cut`` says the source already cut the body;
-    ``by_person`` is True when it opened right after a key or pointer press of the person."""
-
-    id: str
-    title: str
-    body: str
-    buttons: tuple[RawButton, ...]
-    shown: bool
-    body_cut: bool = False
-    input: RawInput | None = None
-    checkbox: tuple[str, bool] | None = None
-    by_person: bool = False
-
-
-class DialogSource(Protocol):
-    """What the application gives the tracker (JupyterLab: ``LabDialogs``; tests: ``MemoryDialogs``)."""
-
-    def snapshot(self, max_chars: int) -> list[RawDialog]:
-        """The open dialogs, in the order they opened; texts cut to at most ``max_chars`` characters."""
-        ...
-
-    def click(self, dialog_id: str, index: int) -> str:
-        """Click button ``index`` of the dialog, as the person would. Returns "clicked", or why not: "gone"
-        (not open any more), "queued" (not the one shown), "disabled", "no-button"."""
-        ...
-
-    def watch(self, callback: Callable[[], None]) -> None:
-        """Call ``callback()`` (soon, not necessarily at once) whenever a dialog opens, is shown or closes."""
-        ...
-
-    def close(self) -> None:
-        """Stop watching."""
-        ...
 
 
 def _cut(text: str, max_bytes: int) -> tuple[str, bool]:

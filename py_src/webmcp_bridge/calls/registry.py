@@ -5,8 +5,9 @@ Everything the agent can call goes through :meth:`Registry.call`, which
 2. validates the arguments' JSON against the same pydantic model that generated the tool's
    ``inputSchema`` (unknown keys and wrong types are INVALID_ARGUMENT, with pydantic's error list, never an
    echo of the input);
-3. runs the handler, turning :class:`~webmcp_bridge.core.errors.ToolError` into an error payload and any other
-   exception into INTERNAL_ERROR (nothing ever raises out of ``call``);
+3. runs the handler, turning :class:`~webmcp_bridge.core.errors.ToolError` into an error payload, a
+   :class:`~webmcp_bridge.calls.outcome.CallEnded` (a feature's normal end of the call) into its payload, and any
+   other exception into INTERNAL_ERROR (nothing ever raises out of ``call``);
 4. fits the payload under ``Limits.result_bytes`` (:func:`~webmcp_bridge.core.bounds.fit_payload`);
 5. wraps it as an MCP CallToolResult ``{content, structuredContent, isError}``;
 6. tells every hook before and after the call (name, argument summary, outcome, duration in seconds);
@@ -36,11 +37,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
+from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview
-from webmcp_bridge.propose.proposals import ProposalDenied
 
 TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -340,8 +341,8 @@ class Registry(Generic[C]):
             payload, images, outcome, is_error = err.payload(), [], err.code.value, True
         except ToolError as err:
             payload, outcome, is_error = err.payload(), err.code.value, True
-        except ProposalDenied as denied:  # the person's answer, not a failure of the tool
-            payload, outcome, is_error = denied.payload(), "denied", False
+        except CallEnded as ended:  # a feature's normal end of the call (Propose mode's denial), not a failure
+            payload, outcome, is_error = ended.payload(), ended.outcome, False
         except Exception as exc:  # the registry's promise: nothing escapes
             traceback.print_exc()
             err = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")

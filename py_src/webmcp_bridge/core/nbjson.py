@@ -1,4 +1,4 @@
-"""Reading nbformat JSON (plain dicts) into the host protocol's raw values.
+"""Reading nbformat JSON (plain dicts) into the raw values of :mod:`webmcp_bridge.core.raw`.
 
 The in-memory host uses this directly; the JupyterLab adapter's ``reader.js`` applies the same rules to the
 live model in the page (kept in step by the end-to-end tests). Rules (nbformat 4 output shapes):
@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, base64_decoded_len, strip_ansi, truncate_utf8, utf8_len
-from webmcp_bridge.host.protocol import RawItem, RawOutput
+from webmcp_bridge.core.raw import RawItem, RawOutput
 
 
 def text_of(value: Any) -> str:

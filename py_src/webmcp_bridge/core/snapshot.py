@@ -1,6 +1,6 @@
 """Pure semantics over raw cells: source hashes, cell snapshots, output descriptors, markdown export.
 
-No I/O and no browser imports: everything here takes the plain values of :mod:`webmcp_bridge.host.protocol` and
+No I/O and no browser imports: everything here takes the plain values of :mod:`webmcp_bridge.core.raw` and
 returns JSON-ready dicts, so it runs the same under CPython tests and in the page.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, Limits, preview, truncate_utf8, utf8_len
-from webmcp_bridge.host.protocol import RawCell, RawOutput
+from webmcp_bridge.core.raw import RawCell, RawOutput
 
 HASH_HEX_CHARS = 16
 

@@ -18,7 +18,6 @@ from collections import deque
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
-from webmcp_bridge.calls.dialogs import RawButton, RawDialog, RawInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.limits import base64_decoded_len, slice_utf8, utf8_len
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
@@ -35,7 +34,10 @@ from webmcp_bridge.host.protocol import (
     KernelInfo,
     MoveOp,
     OpenDocument,
+    RawButton,
     RawCell,
+    RawDialog,
+    RawInput,
     RunResult,
     SetSourceOp,
     TextPage,
@@ -433,7 +435,7 @@ class MemoryWorkspace:
 
 
 class MemoryDialogs:
-    """The application's dialogs in memory (a :class:`webmcp_bridge.calls.dialogs.DialogSource` for tests), queued as
+    """The application's dialogs in memory (a :class:`webmcp_bridge.host.protocol.DialogSource` for tests), queued as
     JupyterLab queues them: the oldest open dialog is shown, the others wait. Code of the "application" opens
     one with :meth:`ask` (awaiting the index of the button clicked) or :meth:`open`; a test acts as the person
     with :meth:`person_click`; the tracker clicks through :meth:`click`.

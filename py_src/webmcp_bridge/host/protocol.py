@@ -5,7 +5,9 @@ through Pyodide's FFI) and :mod:`webmcp_bridge.host.memory` (plain Python, for t
 reference behaviour). Tools only ever talk to these protocols, so every rule (hashes, bounds, errors) is
 computed in pure Python and tested without a browser.
 
-Shapes are small frozen dataclasses holding plain values. Text in :class:`RawItem` is already ANSI-stripped
+Shapes are small frozen dataclasses holding plain values (the cell and output values :class:`RawCell`,
+:class:`RawOutput`, :class:`RawItem` are defined in :mod:`webmcp_bridge.core.raw`, below the protocol, since the
+pure semantics in ``core/`` works on them). Text in :class:`RawItem` is already ANSI-stripped
 and cut to the requested head size by the host, so a 20 MB stream never crosses into Python to be
 described.
 """
@@ -13,53 +15,15 @@ described.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, Sequence
+from typing import Any, Callable, Literal, Protocol, Sequence
 
-CellType = Literal["code", "markdown", "raw"]
+# the plain values of cells and outputs live in core (the pure semantics over them needs them); re-exported here
+from webmcp_bridge.core.raw import CellType as CellType
+from webmcp_bridge.core.raw import RawCell as RawCell
+from webmcp_bridge.core.raw import RawItem as RawItem
+from webmcp_bridge.core.raw import RawOutput as RawOutput
+
 EntryType = Literal["notebook", "file", "directory"]
-
-
-@dataclass(frozen=True)
-class RawItem:
-    """One representation of an output.
-
-    Attributes:
-        mime: the MIME type; streams and errors use "text/plain".
-        bytes: full size: UTF-8 bytes of the (ANSI-stripped) text, or decoded bytes for binary data.
-        head: the first bytes of the text (at most the head size asked for); "" for binary data.
-        binary: True when the data is base64 in nbformat (images).
-    """
-
-    mime: str
-    bytes: int
-    head: str = ""
-    binary: bool = False
-
-
-@dataclass(frozen=True)
-class RawOutput:
-    """One output of a code cell. ``name`` is the stream name (stdout/stderr) for streams;
-    ``ename``/``evalue`` are set for errors."""
-
-    output_type: str
-    items: tuple[RawItem, ...]
-    name: str | None = None
-    ename: str | None = None
-    evalue: str | None = None
-
-
-@dataclass(frozen=True)
-class RawCell:
-    """One cell as the host read it. ``source`` is the full source text; ``outputs`` is empty for
-    non-code cells; ``output_count`` counts all outputs even when ``outputs`` holds only the first few."""
-
-    id: str
-    index: int
-    cell_type: CellType
-    source: str
-    execution_count: int | None = None
-    outputs: tuple[RawOutput, ...] = ()
-    output_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -420,3 +384,65 @@ class NotebookHost(Protocol):
         sees the new text at once."""
         ...
 
+
+# -- dialogs (the call machinery's view of them: :mod:`webmcp_bridge.calls.dialogs`) ------------------------
+@dataclass(frozen=True)
+class RawButton:
+    """A dialog button as JupyterLab rendered it: ``accept`` (an OK-like button) or reject (Cancel-like),
+    ``warn`` for a warning button (Restart, Delete), ``disabled`` while the dialog's input is invalid."""
+
+    label: str
+    accept: bool
+    warn: bool = False
+    disabled: bool = False
+
+
+@dataclass(frozen=True)
+class RawInput:
+    """The first input of a dialog's body: ``type`` is the element's type ("text", "checkbox", "select",
+    "textarea", "password", ...); ``value`` is None for a password (never read) and for a checkbox, whose
+    state is ``checked``."""
+
+    type: str
+    value: str | None = None
+    checked: bool | None = None
+
+
+@dataclass(frozen=True)
+class RawDialog:
+    """One open dialog as the source saw it. ``id`` is stable while it is open ("d-<n>", never reused in a
+    page); ``shown`` is False for a dialog queued behind the one on screen; texts may be longer than the
+    report's bounds (the tracker cuts them) and ``body_cut`` says the source already cut the body;
+    ``by_person`` is True when it opened right after a key or pointer press of the person."""
+
+    id: str
+    title: str
+    body: str
+    buttons: tuple[RawButton, ...]
+    shown: bool
+    body_cut: bool = False
+    input: RawInput | None = None
+    checkbox: tuple[str, bool] | None = None
+    by_person: bool = False
+
+
+class DialogSource(Protocol):
+    """The application's dialogs, as :class:`webmcp_bridge.calls.dialogs.DialogTracker` reads them (JupyterLab:
+    :class:`webmcp_bridge.lab.dialogs.LabDialogs`; tests: :class:`webmcp_bridge.host.memory.MemoryDialogs`)."""
+
+    def snapshot(self, max_chars: int) -> list[RawDialog]:
+        """The open dialogs, in the order they opened; texts cut to at most ``max_chars`` characters."""
+        ...
+
+    def click(self, dialog_id: str, index: int) -> str:
+        """Click button ``index`` of the dialog, as the person would. Returns "clicked", or why not: "gone"
+        (not open any more), "queued" (not the one shown), "disabled", "no-button"."""
+        ...
+
+    def watch(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` (soon, not necessarily at once) whenever a dialog opens, is shown or closes."""
+        ...
+
+    def close(self) -> None:
+        """Stop watching."""
+        ...

@@ -1,4 +1,4 @@
-"""The page's JupyterLab dialogs as a :class:`webmcp_bridge.calls.dialogs.DialogSource`, through ``dialogs.js``.
+"""The page's JupyterLab dialogs as a :class:`webmcp_bridge.host.protocol.DialogSource`, through ``dialogs.js``.
 
 ``dialogs.js`` reads JupyterLab's ``Dialog.tracker`` (every dialog, shown or queued) and clicks buttons; every
 rule (ownership, refusals, bounds) is in :mod:`webmcp_bridge.calls.dialogs`. One crossing per snapshot (JSON text
@@ -15,7 +15,7 @@ from typing import Any, Callable
 from pyodide.code import run_js  # type: ignore[import-not-found]
 from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
-from webmcp_bridge.calls.dialogs import RawButton, RawDialog, RawInput
+from webmcp_bridge.host.protocol import RawButton, RawDialog, RawInput
 from webmcp_bridge.lab.notebook import is_nullish
 
 
@@ -42,7 +42,7 @@ class LabDialogs:
         self._proxy: Any = None
 
     def snapshot(self, max_chars: int) -> list[RawDialog]:
-        """The open dialogs, oldest first (see :meth:`webmcp_bridge.calls.dialogs.DialogSource.snapshot`)."""
+        """The open dialogs, oldest first (see :meth:`webmcp_bridge.host.protocol.DialogSource.snapshot`)."""
         if self.dialog_class is None:
             return []
         return [_raw(d) for d in json.loads(str(self.live.snapshot(int(max_chars))))]

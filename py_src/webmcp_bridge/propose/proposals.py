@@ -31,6 +31,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import preview
 
@@ -65,9 +66,11 @@ class Decision:
     by: str = "person"
 
 
-class ProposalDenied(Exception):
-    """Raised inside a tool when its proposal was denied; the registry turns it into a normal result
-    ``{status: "denied", proposalId, tool, reason, message}``."""
+class ProposalDenied(CallEnded):
+    """Raised inside a tool when its proposal was denied: a neutral end of the call (:class:`~webmcp_bridge.calls.outcome.CallEnded`),
+    which the registry turns into a normal result ``{status: "denied", proposalId, tool, reason, message}``."""
+
+    outcome = "denied"
 
     def __init__(self, proposal_id: str, tool: str, reason: str | None, by: str) -> None:
         super().__init__(reason or "denied")

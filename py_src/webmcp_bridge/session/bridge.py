@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from webmcp_bridge.calls.dialogs import DialogSource, DialogTracker
+from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
-from webmcp_bridge.host.protocol import NotebookHost
+from webmcp_bridge.host.protocol import DialogSource, NotebookHost
 from webmcp_bridge.tools import access_toolset, batch_toolset, calls_toolset, code_toolset, files_toolset, notebooks_toolset, review_toolset
 from webmcp_bridge.tools.common import CallContext
 
