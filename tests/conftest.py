@@ -17,12 +17,11 @@ from typing import Any
 
 import pytest
 
-from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import notebooks_toolset
-from webmcp_bridge.tools.common import CallContext
 
 REPO = Path(__file__).resolve().parents[1]
 ERROR_CODES = {c.value for c in ErrorCode}
@@ -65,8 +64,7 @@ class Bridge:
     def __init__(self, files: dict[str, str], limits: Limits = DEFAULT_LIMITS) -> None:
         self.ws = MemoryWorkspace(files)
         self.limits = limits
-        self.reg = Registry(CallContext(self.ws, limits), limits)
-        self.reg.add_toolset(notebooks_toolset())
+        self.reg = build_bridge(self.ws, limits=limits, toolsets=[notebooks_toolset()]).registry
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         result = asyncio.run(self.reg.call(name, arguments))

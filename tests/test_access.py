@@ -19,7 +19,7 @@ from conftest import check_envelope, corpus_json
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 
 CANARY = "CANARY-7f3a91-do-not-leak"
 WORK = "demo/work.ipynb"
@@ -38,7 +38,7 @@ class Agent:
 
     def __init__(self, files: dict[str, str]) -> None:
         self.ws = MemoryWorkspace(files, executor=ran)
-        self.reg = build_registry(self.ws)
+        self.reg = build_bridge(self.ws).registry
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         result = asyncio.run(self.reg.call(name, arguments))
@@ -327,7 +327,7 @@ def test_get_changes_waits_for_the_persons_next_edit() -> None:
 
 def test_output_selection_shared_by_the_person(agent: Agent) -> None:
     assert agent.ok("jupyter_get_output_selection")["selection"] is None
-    shares = agent.reg.context.host.shared
+    shares = agent.reg.context.shared
     shares.share(WORK, "7ae19660", 0, "Epoch 1: loss 0.42\n" * 2000)
     selection = agent.ok("jupyter_get_output_selection")["selection"]
     assert selection["cellId"] == "7ae19660" and selection["text"].startswith("Epoch 1: loss 0.42")

@@ -15,7 +15,7 @@ from conftest import Bridge, make_bridge
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import batch_toolset
 
 EULER = "demo/euler.ipynb"
@@ -54,7 +54,7 @@ def apply(b: Bridge, edits: list[dict], **kw) -> dict:
 
 
 def test_definition_is_a_plain_union_of_five_ops():
-    definition = next(d for d in build_registry(None).definitions() if d["name"] == "jupyter_apply_edits")  # type: ignore[arg-type]
+    definition = next(d for d in build_bridge(None).registry.definitions() if d["name"] == "jupyter_apply_edits")  # type: ignore[arg-type]
     assert definition["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True}
     schema = definition["inputSchema"]
     text = json.dumps(schema)

@@ -155,9 +155,9 @@ def test_static_tool_definitions_match_the_registry(site):
 
     static = json.loads((site / "extensions/webmcp-bridge/static/tools.json").read_text())
     assert static == tool_definitions()
-    from webmcp_bridge.session.bridge import build_registry
+    from webmcp_bridge.session.bridge import build_bridge
 
-    sizes = {ts.name: len(ts.tools) for ts in build_registry(None).toolsets()}  # type: ignore[arg-type]
+    sizes = {ts.name: len(ts.tools) for ts in build_bridge(None).registry.toolsets()}  # type: ignore[arg-type]
     assert len(static) == sum(sizes.values())
     assert sizes["notebooks"] == 17 and sizes["calls"] == 2 and sizes["review"] == 7  # calls: wait_for_result, answer_dialog
 

@@ -15,7 +15,7 @@ from webmcp_bridge.access.guard import set_cell_level
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import METADATA_KEY
 from webmcp_bridge.review.threads import CellAnchor, RangeAnchor, Review
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import review_toolset
 
 EULER = "demo/euler.ipynb"
@@ -43,7 +43,7 @@ def printer_id(b: Bridge) -> str:
 
 
 def test_definitions_and_annotations():
-    definitions = {d["name"]: d for d in build_registry(None).definitions()}  # type: ignore[arg-type]
+    definitions = {d["name"]: d for d in build_bridge(None).registry.definitions()}  # type: ignore[arg-type]
     for name in TOOLS:
         d = definitions[name]
         assert "notebookPath" in d["inputSchema"]["properties"] and d["inputSchema"]["additionalProperties"] is False

@@ -13,7 +13,7 @@ from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import RawButton, RawInput
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 
 NB = "work/analysis.ipynb"
 LIMITS = Limits(execution_timeout_seconds=2.0)
@@ -27,7 +27,7 @@ class Agent:
         self.ws = MemoryWorkspace({NB: corpus_text("jupyterlite-empty.ipynb")})
         self.ws.dialogs.confirm_restart = True
         self.limits = limits
-        self.reg = build_registry(self.ws, limits, dialogs=self.ws.dialogs)
+        self.reg = build_bridge(self.ws, limits=limits, dialogs=self.ws.dialogs).registry
         self.events: list[tuple[str, str | None]] = []
         self.reg.on_after(lambda e: self.events.append((e.tool, e.outcome)))
 

@@ -15,7 +15,7 @@ from conftest import Bridge, corpus_text, make_bridge
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import files_toolset
 
 EULER = "demo/euler.ipynb"
@@ -43,7 +43,7 @@ def b() -> Bridge:
 
 
 def test_definitions_and_annotations():
-    definitions = {d["name"]: d for d in build_registry(None).definitions()}  # type: ignore[arg-type]
+    definitions = {d["name"]: d for d in build_bridge(None).registry.definitions()}  # type: ignore[arg-type]
     read, write = definitions["jupyter_read_file"], definitions["jupyter_write_file"]
     assert read["annotations"] == {"readOnlyHint": True, "untrustedContentHint": True, "consequentialHint": False}
     assert write["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True}

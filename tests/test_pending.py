@@ -6,12 +6,11 @@ import asyncio
 import json
 
 from conftest import check_envelope
-from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import calls_toolset, notebooks_toolset
-from webmcp_bridge.tools.common import CallContext
 
 LIMITS = Limits(execution_timeout_seconds=0.2, pending_keep_count=2)
 
@@ -28,12 +27,8 @@ async def sleep_tool(ctx, args: SleepInput):
 
 
 def registry() -> Registry:
-    pending = PendingCalls(LIMITS.pending_keep_seconds, LIMITS.pending_keep_count)
-    reg = Registry(CallContext(MemoryWorkspace({}), LIMITS, pending), LIMITS, pending)
-    reg.add_toolset(notebooks_toolset())
-    reg.add_toolset(calls_toolset())
-    reg.add_toolset(Toolset("test", "a slow tool", (Tool("slow", "Slow", "Sleeps.", SleepInput, sleep_tool),)))
-    return reg
+    slow = Toolset("test", "a slow tool", (Tool("slow", "Slow", "Sleeps.", SleepInput, sleep_tool),))
+    return build_bridge(MemoryWorkspace({}), limits=LIMITS, toolsets=[notebooks_toolset(), calls_toolset(), slow]).registry
 
 
 def run(coro):

@@ -13,7 +13,7 @@ import pytest
 from conftest import check_envelope, corpus_json
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 
 PATH = "demo/euler.ipynb"
 
@@ -27,7 +27,7 @@ class Session:
 
     def __init__(self, limits=DEFAULT_LIMITS) -> None:
         self.ws = MemoryWorkspace({PATH: json.dumps(corpus_json("pytudes-euler.ipynb"))}, executor=stub_kernel)
-        self.reg = build_registry(self.ws, limits)
+        self.reg = build_bridge(self.ws, limits=limits).registry
         self.book = self.reg.context.proposals
         self.limits = limits
         asyncio.run(self.reg.call("jupyter_open_notebook", {"path": PATH}))

@@ -11,7 +11,7 @@ from conftest import Bridge, make_bridge
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.protocol import RawItem, RawOutput
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import code_toolset
 from webmcp_bridge.tools.code import _shares, describe_run_outputs
 
@@ -37,7 +37,7 @@ def notebook_json(b: Bridge, path: str = DEMO) -> str:
 
 
 def test_definition():
-    definition = next(d for d in build_registry(None).definitions() if d["name"] == "jupyter_run_code")  # type: ignore[arg-type]
+    definition = next(d for d in build_bridge(None).registry.definitions() if d["name"] == "jupyter_run_code")  # type: ignore[arg-type]
     assert definition["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True}
     schema = definition["inputSchema"]
     assert set(schema["properties"]) == {"notebookPath", "code", "timeout"} and schema["required"] == ["code"]

@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, check_envelope, corpus_json
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.session.bridge import build_registry
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.session.settings import (
     DEFAULT_SETTINGS,
     EXECUTION_TIMEOUT_BOUNDS,
@@ -110,7 +110,7 @@ class Session:
 
     def __init__(self) -> None:
         ws = MemoryWorkspace({PATH: json.dumps(corpus_json("pytudes-euler.ipynb"))})
-        self.reg = build_registry(ws)
+        self.reg = build_bridge(ws).registry
         self.applier = SettingsApplier(self.reg)
         self.nb_call("jupyter_open_notebook", {"path": PATH})
         self.nb = ws.open[PATH]
@@ -187,4 +187,4 @@ def test_build_definitions_are_not_affected_by_settings():
     """The build's tools.json lists every tool; only the page's registration leaves disabled ones out."""
     from webmcp_bridge.session.bridge import tool_definitions
 
-    assert {d["name"] for d in tool_definitions()} == {t.name for t in build_registry(None).tools()}  # type: ignore[arg-type]
+    assert {d["name"] for d in tool_definitions()} == {t.name for t in build_bridge(None).registry.tools()}  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ The person gives each notebook and each cell a level, stored in its metadata und
 
 An unrecognised level fails closed (read as ``none``); a missing or malformed metadata block is ``write``.
 
-:func:`build_registry <webmcp_bridge.session.bridge.build_registry>` wraps the host in :class:`GuardedHost` and hands
+:func:`build_bridge <webmcp_bridge.session.bridge.build_bridge>` wraps the host in :class:`GuardedHost` and hands
 only the guard to the tools (``CallContext.host``), so every tool — including any added later — reaches a
 notebook through this module. Levels are changed only by the person (the Agent panel, the cell context
 menu) with the helpers below, which take the *raw* notebook; no guarded method can change them.
@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 from webmcp_bridge.access.changes import ChangeLog
-from webmcp_bridge.access.sharing import SharedSelections
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.host.protocol import CellType, Entry, Focus, KernelInfo, LiveNotebook, NotebookHost, OpenDocument, RawCell, RunResult, TextPage
 from webmcp_bridge.propose.proposals import ProposalBook, approved
@@ -494,11 +493,10 @@ class GuardedHost:
     fed from every notebook the guard touches; ``proposals`` the mode and the proposals waiting for the person
     (:mod:`webmcp_bridge.propose.proposals`), which the guard's writes check."""
 
-    def __init__(self, inner: NotebookHost, changes: ChangeLog | None = None, proposals: ProposalBook | None = None) -> None:
+    def __init__(self, inner: NotebookHost, changes: ChangeLog, proposals: ProposalBook) -> None:
         self._inner = inner
-        self.changes = changes or ChangeLog()
-        self.proposals = proposals or ProposalBook()
-        self.shared = SharedSelections()  # output text the person shared (read through the guard's visibility)
+        self.changes = changes
+        self.proposals = proposals
         self._views: dict[str, tuple[int, AccessView]] = {}
         self._ever_hidden: dict[str, set[str]] = {}  # ids of cells seen hidden (or deleted while hidden), per path
 

@@ -1,20 +1,25 @@
-"""Entry point the JS loader calls once Pyodide and JupyterLab are both up.
+"""Entry point the JS loader calls once Pyodide and JupyterLab are both up, and the page's one session.
 
-Contract with ``lite/extension/static/remoteEntry.js``: ``await boot.start(ctx)`` where ``ctx`` is
-``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry}, modelContext,
-setStatus, reportCall, connect, disconnect, setMode}``; the result is
-JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the
-page has no ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the
-Agent panel (:mod:`.panel`) and Propose mode's person side (:mod:`.proposal_view`) start in the background,
-so a person can review and restrict with no agent. The person's settings (:mod:`.lab_settings`: limits,
-disabled tools, the start-up mode) are applied before the tools are connected, so no call is served under
-the defaults when the person chose otherwise.
+Contract with ``lite/extension/static/remoteEntry.js``: ``await webmcp_bridge.lab.session.start(ctx)`` where
+``ctx`` is ``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry},
+modelContext, setStatus, reportCall, connect, disconnect, setMode}``; the result is JSON text
+``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the page has no
+``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
+(:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start
+in the background, so a person can review and restrict with no agent. The person's settings
+(:mod:`webmcp_bridge.lab.settings`: limits, disabled tools, the start-up mode) are applied before the tools are
+connected, so no call is served under the defaults when the person chose otherwise.
+
+One :class:`LabSession` starts and stops every part: the bridge (:func:`webmcp_bridge.session.bridge.build_bridge`
+over the live application and its dialogs), the settings, the WebMCP registration, the Agent panel, the proposal
+view and the share command. The loader starts one per page; the module keeps that one session (``_session``)
+so that a second :func:`start` stops the first before starting again, and :func:`stop` ends it.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
-module, each tool module, building the registry, generating schemas, registering) with a yield to the
-browser between them: no single stretch holds the page for the whole start-up (about a second of Python in
-all). The longest step is loading pydantic-core's native module (~150-300 ms on a 2-core machine), which
-cannot be split. This module imports nothing heavy at import time.
+module, each tool module, building the bridge, generating schemas, registering) with a yield to the browser
+between them: no single stretch holds the page for the whole start-up (about a second of Python in all). The
+longest step is loading pydantic-core's native module (~150-300 ms on a 2-core machine), which cannot be
+split. This module imports nothing heavy at import time.
 """
 
 from __future__ import annotations
@@ -24,9 +29,7 @@ import importlib
 import json
 import time
 import traceback
-from typing import Any
-
-_running: dict[str, Any] = {}
+from typing import Any, Awaitable, Callable
 
 # Imported one per step, heaviest first; each import builds the pydantic models of its tools.
 STEPS = (
@@ -74,125 +77,165 @@ def _import(module: str) -> None:
             raise
 
 
-async def start(ctx: Any) -> str:
-    """Build the registry over the live application and register its tools on ``ctx.modelContext``."""
-    timings: dict[str, float] = {}
+class LabSession:
+    """Every running part of the bridge in one page, started by :meth:`start` and stopped by :meth:`stop`.
 
-    async def step(name: str, work: Any) -> Any:
+    Args:
+        ctx: the loader's context (see the module docstring).
+
+    Attributes (None until started, and again after :meth:`stop`): ``bridge`` (the session's parts:
+    registry, guard, change log, proposals, shared selections, calls, dialogs), ``settings``
+    (:class:`~webmcp_bridge.lab.settings.LabSettings`), ``registration``
+    (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), ``panel``
+    (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`), ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`),
+    ``share`` (:class:`~webmcp_bridge.lab.share.ShareCommand`).
+    """
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.timings: dict[str, float] = {}  # start-up step -> ms
+        self.bridge: Any = None
+        self.settings: Any = None
+        self.registration: Any = None
+        self.panel: Any = None
+        self.view: Any = None
+        self.share: Any = None
+        self._tasks: list[asyncio.Future[None]] = []
+
+    async def _step(self, name: str, work: Callable[[], Any]) -> Any:
         began = time.perf_counter()
         result = work()
-        timings[name] = round((time.perf_counter() - began) * 1000, 1)
+        self.timings[name] = round((time.perf_counter() - began) * 1000, 1)
         await asyncio.sleep(0)  # let the browser paint and handle input between steps
         return result
 
-    for module in STEPS:
-        await step(module.rsplit(".", 1)[-1], lambda m=module: _import(m))
-    from webmcp_bridge.lab.dialogs import lab_dialogs
-    from webmcp_bridge.lab.notebook import JupyterLabHost, is_nullish
-    from webmcp_bridge.lab.webmcp import WebMCPRegistration
-    from webmcp_bridge.session.bridge import build_registry
+    async def start(self) -> dict[str, Any]:
+        """Build the bridge over the live application and start every part; returns the loader's reply
+        ``{state, tools, timings}`` (see the module docstring)."""
+        for module in STEPS:
+            await self._step(module.rsplit(".", 1)[-1], lambda m=module: _import(m))
+        from webmcp_bridge.lab.dialogs import lab_dialogs
+        from webmcp_bridge.lab.notebook import JupyterLabHost, is_nullish
+        from webmcp_bridge.lab.webmcp import WebMCPRegistration
+        from webmcp_bridge.session.bridge import build_bridge
 
+        ctx = self.ctx
+        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx)))
+        registry = self.bridge.registry
+        report = ctx.reportCall
+        registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
+        await self._start_settings()  # before any call is served: limits, disabled tools, mode
+        self._background("panel", self._start_panel)  # with or without WebMCP: the person's side always comes up
+        self._background("proposals", self._start_view)
+        self._start_share()
+        if is_nullish(ctx.modelContext):
+            return {"state": "unavailable", "tools": 0, "timings": self.timings}
+        registration = WebMCPRegistration(registry, ctx)
+        definitions = await self._step("schemas", registry.definitions)
+        count = await self._step("register", lambda: registration.register(definitions))
+        self.registration = registration
+        return {"state": "ready", "tools": count, "timings": self.timings}
+
+    def _background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work()`` as a task, so tool registration does not wait for it; a failure is printed to the
+        console and leaves the tools working."""
+
+        async def run() -> None:
+            try:
+                await work()
+            except Exception:
+                print(f"webmcp-bridge: the {name} did not start")
+                traceback.print_exc()
+
+        self._tasks.append(asyncio.ensure_future(run()))
+
+    async def _start_settings(self) -> None:
+        """The person's settings (lab/settings.py) applied to the registry: limits, disabled tools and the
+        start-up mode. Later changes update the limits and, through :meth:`_tools_changed`, the registered
+        tools. A failure is printed and leaves the defaults."""
+        began = time.perf_counter()
+        try:
+            from webmcp_bridge.lab.settings import LabSettings
+
+            self.settings = LabSettings(self.ctx, self.bridge.registry, self._tools_changed)
+            await self.settings.start()
+        except Exception:
+            traceback.print_exc()
+        self.timings["settings"] = round((time.perf_counter() - began) * 1000, 1)  # mostly waiting, not running
+        await asyncio.sleep(0)
+
+    def _tools_changed(self) -> None:
+        """The disabledTools setting changed: register exactly the enabled tools, and show their count."""
+        if self.registration is not None:
+            self.ctx.setStatus("ready", self.registration.update())
+
+    async def _start_panel(self) -> None:
+        """The Agent panel (lab/ui/panel.py), in its own small steps; kept before it starts, so a stop during
+        its start-up disposes of it."""
+        from webmcp_bridge.lab.ui.panel import new_panel
+
+        self.panel = new_panel(self.ctx, self.bridge)
+        if self.panel is not None:
+            await self.panel.start()
+
+    async def _start_view(self) -> None:
+        """Propose mode's person side (lab/ui/proposals.py: inline proposals, the Direct/Propose command, the
+        mode in the status item)."""
+        from webmcp_bridge.lab.ui.proposals import ProposalView
+
+        self.view = ProposalView(self.ctx, self.bridge.proposals)
+        await self.view.start()
+
+    def _start_share(self) -> None:
+        """The output context menu's "Share selected output text with the agent" (lab/share.py)."""
+        try:
+            from webmcp_bridge.lab.share import ShareCommand
+
+            self.share = ShareCommand(self.ctx, self.bridge.guard.raw, self.bridge.shared).install()
+        except Exception:
+            traceback.print_exc()
+
+    def stop(self) -> None:
+        """Stop every part, the person's side first, then the tools and the dialog watch. A second call does
+        nothing; a part that fails to stop is printed and the others still stop."""
+        for task in self._tasks:
+            task.cancel()
+        self._tasks.clear()
+        for name in ("share", "view", "settings", "panel"):
+            part = getattr(self, name)
+            setattr(self, name, None)
+            if part is not None:
+                _quietly(part.dispose)
+        if self.registration is not None:
+            _quietly(self.registration.unregister)
+            self.registration = None
+        if self.bridge is not None:
+            _quietly(self.bridge.close)  # stop watching JupyterLab's dialogs (frees the watcher's proxy)
+            self.bridge = None
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:
+        traceback.print_exc()
+
+
+_session: LabSession | None = None  # the page's one session (see the module docstring)
+
+
+async def start(ctx: Any) -> str:
+    """Start the page's session over the live application (stopping one started before); returns the loader's
+    reply as JSON text."""
+    global _session
     stop()
-    registry = await step("registry", lambda: build_registry(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx)))
-    _running["registry"] = registry
-    report = ctx.reportCall
-    registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
-    await _start_settings(ctx, registry, timings)  # before any call is served: limits, disabled tools, mode
-    _start_panel(ctx, registry)  # with or without WebMCP: the person's side always comes up
-    _start_proposals(ctx, registry)
-    _start_share(ctx, registry)
-    if is_nullish(ctx.modelContext):
-        return json.dumps({"state": "unavailable", "tools": 0, "timings": timings})
-    registration = WebMCPRegistration(registry, ctx)
-    definitions = await step("schemas", registry.definitions)
-    count = await step("register", lambda: registration.register(definitions))
-    _running["registration"] = registration
-    return json.dumps({"state": "ready", "tools": count, "timings": timings})
-
-
-def _start_panel(ctx: Any, registry: Any) -> None:
-    """Start the Agent panel (lab/ui/panel.py) as a background task in its own small steps, so tool
-    registration does not wait for it; a failure is printed to the console and leaves the tools working."""
-
-    async def run() -> None:
-        try:
-            from webmcp_bridge.lab.ui.panel import start_panel
-
-            await start_panel(ctx, registry)
-        except Exception:
-            traceback.print_exc()
-
-    _running["panel"] = asyncio.ensure_future(run())
-
-
-async def _start_settings(ctx: Any, registry: Any, timings: dict[str, float]) -> None:
-    """The person's settings (lab/settings.py) applied to the registry: limits, disabled tools and
-    the start-up mode. Later changes update the limits and, through :func:`_tools_changed`, the registered
-    tools. A failure is printed and leaves the defaults."""
-    began = time.perf_counter()
-    try:
-        from webmcp_bridge.lab.settings import LabSettings
-
-        settings = LabSettings(ctx, registry, lambda: _tools_changed(ctx))
-        _running["settings"] = settings
-        await settings.start()
-    except Exception:
-        traceback.print_exc()
-    timings["settings"] = round((time.perf_counter() - began) * 1000, 1)  # mostly waiting, not running
-    await asyncio.sleep(0)
-
-
-def _tools_changed(ctx: Any) -> None:
-    """The disabledTools setting changed: register exactly the enabled tools, and show their count."""
-    registration = _running.get("registration")
-    if registration is not None:
-        ctx.setStatus("ready", registration.update())
-
-
-def _start_proposals(ctx: Any, registry: Any) -> None:
-    """Propose mode's person side (lab/ui/proposals.py: inline proposals, the Direct/Propose command,
-    the mode in the status item) as a background task; a failure is printed to the console."""
-
-    async def run() -> None:
-        try:
-            from webmcp_bridge.lab.ui.proposals import start_view
-
-            await start_view(ctx, registry.context.proposals)
-        except Exception:
-            traceback.print_exc()
-
-    _running["proposals"] = asyncio.ensure_future(run())
-
-
-def _start_share(ctx: Any, registry: Any) -> None:
-    """The output context menu's "Share selected output text with the agent" (lab/share.py)."""
-    try:
-        from webmcp_bridge.lab.share import ShareCommand
-
-        _running["share"] = ShareCommand(ctx, registry.context.host.raw, registry.context.host.shared).install()
-    except Exception:
-        traceback.print_exc()
+    session = _session = LabSession(ctx)
+    return json.dumps(await session.start())
 
 
 def stop() -> None:
-    """Unregister the tools of a previous start and dispose of its Agent panel, if any."""
-    share = _running.pop("share", None)
-    if share is not None:
-        share.dispose()
-    if _running.pop("proposals", None) is not None:
-        from webmcp_bridge.lab.ui.proposals import stop_view
-
-        stop_view()
-    settings = _running.pop("settings", None)
-    if settings is not None:
-        settings.dispose()
-    if _running.pop("panel", None) is not None:
-        from webmcp_bridge.lab.ui.panel import stop_panel
-
-        stop_panel()
-    registration = _running.pop("registration", None)
-    if registration is not None:
-        registration.unregister()
-    registry = _running.pop("registry", None)
-    if registry is not None:
-        registry.dialogs.close()  # stop watching JupyterLab's dialogs (frees the watcher's proxy)
+    """Stop the page's session, if one is running."""
+    global _session
+    session, _session = _session, None
+    if session is not None:
+        session.stop()

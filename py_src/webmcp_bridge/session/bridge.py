@@ -1,37 +1,97 @@
-"""Assembling the bridge: one registry with every contributed toolset, over any host."""
+"""The one owner of a session: :func:`build_bridge` makes every part a session needs, over any host.
+
+A session is one registry with the built-in toolsets over one host, and the state its tools and the person's
+side share: the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`, the one checkpoint every tool
+goes through), the change log, the proposal book (the mode and the proposals waiting for the person), the
+output text the person shared, the calls (running and pending) and the dialog tracker. Each is created
+here, once, and handed to the parts that use it; no part creates its own. The JupyterLab side
+(:mod:`webmcp_bridge.lab.session`) builds one :class:`Bridge` over the live application and reaches every
+part through it; tests build one over the in-memory host.
+"""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, Iterable, cast
 
+from webmcp_bridge.access.changes import ChangeLog
+from webmcp_bridge.access.guard import GuardedHost
+from webmcp_bridge.access.sharing import SharedSelections
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
-from webmcp_bridge.calls.registry import Registry
+from webmcp_bridge.calls.registry import Registry, Toolset
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.protocol import DialogSource, NotebookHost
+from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.tools import access_toolset, batch_toolset, calls_toolset, code_toolset, files_toolset, notebooks_toolset, review_toolset
 from webmcp_bridge.tools.common import CallContext
 
 
-def build_registry(host: NotebookHost, limits: Limits = DEFAULT_LIMITS, dialogs: DialogSource | None = None) -> Registry[CallContext]:
-    """A registry over ``host`` behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`, the one
-    checkpoint every tool goes through; ``registry.context.changes`` is its change log) with the built-in
-    toolsets, sharing one set of pending calls and one dialog tracker (over ``dialogs``, the application's
-    dialogs, watched from now on; None: no dialogs) between the registry and the handlers."""
+def builtin_toolsets() -> list[Toolset]:
+    """The built-in toolsets, in registration order (the order of the registered tools)."""
+    return [notebooks_toolset(), calls_toolset(), access_toolset(), review_toolset(), files_toolset(), batch_toolset(), code_toolset()]
+
+
+class Bridge:
+    """Every part of one session, created by :func:`build_bridge` (build it there, not by hand).
+
+    Attributes:
+        registry: the tool registry; its ``context`` (a :class:`~webmcp_bridge.tools.common.CallContext`) is what
+            every handler gets, holding the parts below.
+        guard: the host behind the access guard; the only host a tool ever holds (``guard.raw`` is the
+            unguarded one, for the person's side).
+        changes: who (person or agent) changed which cell, fed by the guard.
+        proposals: Propose mode: the mode and the proposals waiting for the person.
+        shared: output text the person shared with the agent.
+        pending: the registry's calls, running and pending.
+        dialogs: the page's dialogs and the calls that own them.
+    """
+
+    def __init__(self, registry: Registry[CallContext], guard: GuardedHost, changes: ChangeLog, proposals: ProposalBook,
+                 shared: SharedSelections, pending: PendingCalls, dialogs: DialogTracker) -> None:
+        self.registry = registry
+        self.guard = guard
+        self.changes = changes
+        self.proposals = proposals
+        self.shared = shared
+        self.pending = pending
+        self.dialogs = dialogs
+
+    @property
+    def limits(self) -> Limits:
+        """The bounds in force now (the person's settings may replace them: :mod:`webmcp_bridge.session.settings`)."""
+        return self.registry.limits
+
+    def close(self) -> None:
+        """Stop watching the application's dialogs. The registry answers no call after the host is gone, so
+        the caller unregisters the tools first."""
+        self.dialogs.close()
+
+
+def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs: DialogSource | None = None,
+                 toolsets: Iterable[Toolset] | None = None) -> Bridge:
+    """A session over ``host``: every part created once and handed to the parts that use it.
+
+    Args:
+        host: the application (raw; only the guard made here ever holds it for a tool).
+        limits: the bounds of inputs, results and waits.
+        dialogs: the application's dialogs, watched from now on (None: no dialogs, none is ever reported).
+        toolsets: the toolsets to register, in order (default: :func:`builtin_toolsets`).
+
+    Raises ValueError when two toolsets share a name or a tool name.
+    """
+    changes = ChangeLog()
+    proposals = ProposalBook()
+    shared = SharedSelections()
     pending = PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
     tracker = DialogTracker(dialogs, pending, limits)
+    # a call waiting for the person's decision on a proposal opens no dialog, so never owns one
+    tracker.waiting_for_person = lambda: {p.task for p in proposals.waiting()}
+    guard = GuardedHost(host, changes, proposals)
+    registry: Registry[CallContext] = Registry(CallContext(guard, limits, pending, tracker, shared), limits, pending, tracker)
+    for toolset in builtin_toolsets() if toolsets is None else toolsets:
+        registry.add_toolset(toolset)
     tracker.start()
-    registry: Registry[CallContext] = Registry(CallContext(host, limits, pending, dialogs=tracker), limits, pending, tracker)
-    book = registry.context.proposals
-    tracker.waiting_for_person = lambda: {p.task for p in book.waiting()}
-    registry.add_toolset(notebooks_toolset())
-    registry.add_toolset(calls_toolset())
-    registry.add_toolset(access_toolset())
-    registry.add_toolset(review_toolset())
-    registry.add_toolset(files_toolset())
-    registry.add_toolset(batch_toolset())
-    registry.add_toolset(code_toolset())
-    return registry
+    return Bridge(registry, guard, changes, proposals, shared, pending, tracker)
 
 
 def tool_definitions(limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
@@ -40,4 +100,4 @@ def tool_definitions(limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
     Static data: the build writes it to the loader's ``tools.json`` so the tools can be registered before
     Python starts in the page. Needs no host (definitions never touch one).
     """
-    return build_registry(cast(NotebookHost, None), limits).definitions()
+    return build_bridge(cast(NotebookHost, None), limits=limits).registry.definitions()

@@ -145,8 +145,8 @@ def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
 
 class SettingsApplier:
     """Applies settings to a :class:`~webmcp_bridge.calls.registry.Registry` built by
-    :func:`webmcp_bridge.session.bridge.build_registry` (its ``context`` is a CallContext with ``limits`` and
-    ``proposals``).
+    :func:`webmcp_bridge.session.bridge.build_bridge` (``bridge.registry``: its ``context`` is a CallContext with
+    ``limits`` and ``proposals``).
 
     The registry's limits at construction are the base every later change starts from (changes never
     compound). :meth:`apply` replaces ``registry.limits`` and ``registry.context.limits`` with

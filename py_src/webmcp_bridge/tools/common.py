@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.access.changes import ChangeLog
 from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
+from webmcp_bridge.access.sharing import SharedSelections
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview, utf8_len
+from webmcp_bridge.core.limits import Limits, preview, utf8_len
 from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.host.protocol import RawCell
@@ -44,20 +45,24 @@ class NotebookInput(ToolInput):
 
 @dataclass
 class CallContext:
-    """What handlers get as ``ctx``: the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`:
-    a raw host given here is wrapped, so no handler ever holds an unguarded one), the limits, and the pending
-    calls of the registry (the same object the registry tracks them in). ``changes`` is the guard's change log."""
+    """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`:
+    the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
+    so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
+    tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
+    shared. ``changes`` and ``proposals`` are the guard's (it feeds the one and checks the other).
+
+    Raises TypeError when ``host`` is not a GuardedHost.
+    """
 
     host: GuardedHost
-    limits: Limits = DEFAULT_LIMITS
-    pending: PendingCalls = field(default_factory=PendingCalls)
-    dialogs: DialogTracker | None = None  # the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`); None: a tracker with no source
+    limits: Limits
+    pending: PendingCalls
+    dialogs: DialogTracker
+    shared: SharedSelections
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
-            self.host = GuardedHost(self.host)
-        if self.dialogs is None:
-            self.dialogs = DialogTracker(None, self.pending, self.limits)
+            raise TypeError("CallContext.host must be the access guard (GuardedHost), never a raw host")
 
     @property
     def changes(self) -> ChangeLog:

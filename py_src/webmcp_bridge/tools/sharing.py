@@ -15,7 +15,7 @@ class GetOutputSelectionInput(NotebookInput):
 
 async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    shared = ctx.host.shared.latest(nb.path)
+    shared = ctx.shared.latest(nb.path)
     if shared is not None:
         try:
             nb.find_cell(shared.cell_id)  # a cell hidden from the agent (or gone) shares nothing

@@ -566,31 +566,11 @@ def _remove_hook(registry: Any, hook: Any) -> None:
             hooks.remove(hook)
 
 
-_running: dict[str, AgentPanel] = {}
-
-
-async def start_panel(loader: Any, registry: Any) -> AgentPanel | None:
-    """Start the Agent panel (replacing one started before) over the registry's raw host and change log; None
-    (and a console message) when JupyterLab's share scope lacks ``@lumino/widgets``."""
-    stop_panel()
+def new_panel(loader: Any, bridge: Any) -> AgentPanel | None:
+    """An Agent panel (not started yet: ``await panel.start()``) over the session's raw host, registry and change
+    log (``bridge``: a :class:`~webmcp_bridge.session.bridge.Bridge`); None (and a console message) when
+    JupyterLab's share scope lacks ``@lumino/widgets``. The caller owns it and disposes of it."""
     if is_nullish(getattr(loader.modules, "widgets", None)):
         print("webmcp-bridge: no @lumino/widgets in the share scope; the Agent panel is not shown")
         return None
-    guard = registry.context.host
-    host = getattr(guard, "raw", guard)
-    changes = getattr(guard, "changes", None)
-    if changes is None:
-        from webmcp_bridge.access.changes import ChangeLog
-
-        changes = ChangeLog()
-    panel = AgentPanel(loader, host, registry, changes)
-    _running["panel"] = panel
-    await panel.start()
-    return panel
-
-
-def stop_panel() -> None:
-    """Dispose of the running panel, if any."""
-    panel = _running.pop("panel", None)
-    if panel is not None:
-        panel.dispose()
+    return AgentPanel(loader, bridge.guard.raw, bridge.registry, bridge.changes)

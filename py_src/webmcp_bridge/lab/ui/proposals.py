@@ -1,10 +1,10 @@
 """Propose mode, the person's side: the Direct/Propose switch and the proposals shown inline in the notebook.
 
 **The switch.** :class:`ModeSwitch` is the one object the person's controls call (the command palette's
-command below, and the Agent panel: ``proposal_view.mode_switch()`` returns the running one, or build
-``ModeSwitch(registry.context.proposals)``)::
+command below; the running view's is ``session.view.switch`` of :class:`webmcp_bridge.lab.session.LabSession`,
+or build ``ModeSwitch(bridge.proposals)``)::
 
-    switch = proposal_view.mode_switch()      # None before the bridge started
+    switch = ModeSwitch(bridge.proposals)
     switch.mode                                # "direct" | "propose"
     switch.toggle()                            # -> the new mode
     switch.set("propose")
@@ -143,7 +143,7 @@ class ProposalView:
 
     Args:
         loader: the loader's ``ctx`` (``app``, ``tracker``, ``modules.apputils``, ``setMode``).
-        book: the registry's :class:`~webmcp_bridge.propose.proposals.ProposalBook` (``registry.context.proposals``).
+        book: the session's :class:`~webmcp_bridge.propose.proposals.ProposalBook` (``bridge.proposals``).
     """
 
     def __init__(self, loader: Any, book: ProposalBook) -> None:
@@ -431,33 +431,6 @@ CSS = """
   border: var(--jp-border-width) solid var(--jp-input-border-color, var(--jp-border-color1));
 }
 """
-
-
-# -- the running view -----------------------------------------------------------------------------------
-
-_running: dict[str, ProposalView] = {}
-
-
-def mode_switch() -> ModeSwitch | None:
-    """The running view's switch (None before the bridge started or after it stopped)."""
-    view = _running.get("view")
-    return None if view is None else view.switch
-
-
-async def start_view(loader: Any, book: ProposalBook) -> ProposalView:
-    """Start the inline proposals and the mode command (replacing a view started before)."""
-    stop_view()
-    view = ProposalView(loader, book)
-    _running["view"] = view
-    await view.start()
-    return view
-
-
-def stop_view() -> None:
-    """Dispose of the running view, if any."""
-    view = _running.pop("view", None)
-    if view is not None:
-        view.dispose()
 
 
 def _quietly(fn: Callable[[], Any]) -> None:
