@@ -208,6 +208,31 @@ def test_agent_inserts_updates_edits_moves_and_deletes(page, page_log, site_url)
     assert_clean(page_log, site_url)
 
 
+def adapter_calls(page: Page) -> dict[str, int]:
+    """How many times Python has called each method of the notebook adapter's JS half (notebook.js) so far."""
+    return json.loads(page.evaluate("() => window.webmcpBridge.adapterCalls()"))
+
+
+def test_an_update_crosses_into_js_at_most_six_times(page, page_log, site_url):
+    """The count of calls into notebook.js during one jupyter_update_cell (the Agent panel's own reads after a
+    change add to some windows, never take away: the fewest over a few updates is the call's own count)."""
+    open_notebook(page, site_url, "pytudes-euler.ipynb")
+    cell = ok(page, "jupyter_get_cells", {"startIndex": 1, "endIndex": 2})["cells"][0]
+    counts = []
+    for n in range(4):
+        before = adapter_calls(page)
+        done = ok(page, "jupyter_update_cell", {"cellId": cell["id"], "source": f"x = {n}\n", "expectedSourceHash": cell["sourceHash"]})
+        after = adapter_calls(page)
+        counts.append({name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)})
+        cell = done["cell"]
+    fewest = min(counts, key=lambda c: sum(c.values()))
+    print(f"jupyter_update_cell crossings into notebook.js: {sum(fewest.values())} {fewest} (all windows: {counts})")
+    assert sum(fewest.values()) <= 6, counts
+    assert fewest.get("setSource") == 1 and fewest.get("accessState") == 1, counts
+    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 3')")
+    assert_clean(page_log, site_url)
+
+
 def test_agent_runs_a_cell_and_sees_its_output(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     only = ok(page, "jupyter_get_cells")["cells"][0]

@@ -25,13 +25,27 @@ can reach, including the workspace's notebooks; access levels govern the bridge'
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import weakref
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 from webmcp_bridge.access.changes import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
-from webmcp_bridge.host.protocol import CellType, Entry, Focus, KernelInfo, LiveNotebook, NotebookHost, OpenDocument, RawCell, RunResult, TextPage
+from webmcp_bridge.host.protocol import (
+    CellChange,
+    CellType,
+    Entry,
+    Focus,
+    KernelInfo,
+    LiveNotebook,
+    NotebookHost,
+    OpenDocument,
+    RawCell,
+    RunResult,
+    TextPage,
+)
 from webmcp_bridge.propose.proposals import ProposalBook, approved
 
 METADATA_KEY = "webmcp_bridge"
@@ -147,7 +161,7 @@ def set_cell_levels(nb: LiveNotebook, cell_ids: Sequence[str], level: Level) -> 
 # -- the agent's side ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AccessView:
-    """The levels of one notebook at one revision.
+    """The levels of one notebook at one revision (``revision``, as the host read it with the levels).
 
     ``hidden_indices``: real indices of ``none`` cells, ascending; ``visible`` indices count only the others.
     """
@@ -156,6 +170,7 @@ class AccessView:
     hidden: frozenset[str]
     read_only: frozenset[str]
     hidden_indices: tuple[int, ...]
+    revision: int = 0
 
     def to_visible(self, real: int) -> int:
         """The visible index of the (visible) cell at real index ``real``."""
@@ -184,6 +199,22 @@ def cell_access_denied(cell_id: str) -> ToolError:
                      f"The person made cell {cell_id!r} read-only for the agent: it can be read, not changed or run.", cellId=cell_id)
 
 
+class _Step:
+    """The access view of one notebook held for one call step: the synchronous stretch of one asyncio task in
+    which it was read. Nothing but the bridge's own writes can change a notebook inside such a stretch (the
+    person's edits and the panel's level changes are page events, which run only when Python yields), so every
+    question of that stretch is answered from one read. The step ends at the next turn of the event loop (a
+    callback scheduled when the view is read), on the guard's own writes and after each await of the host;
+    another task never uses it. Outside a running event loop nothing is held."""
+
+    __slots__ = ("view", "task", "seen", "__weakref__")
+
+    def __init__(self, view: AccessView, task: Any) -> None:
+        self.view = view
+        self.task = task
+        self.seen: set[str] = set()  # ids of cells read in this step: known to exist without reading again
+
+
 class GuardedNotebook:
     """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` that enforces the levels of the notebook it wraps (see the
     module docstring). Indices in and out are visible indices. Built by :class:`GuardedHost`."""
@@ -195,8 +226,23 @@ class GuardedNotebook:
 
     # -- the view ----------------------------------------------------------------------------------------
     def view(self) -> AccessView:
-        """The levels now (cached per notebook until its revision changes)."""
-        return self._guard._view(self._inner)
+        """The levels now: read once per call step (see :class:`_Step`), one host read."""
+        step = self._guard._step(self.path)
+        return step.view if step is not None else self._guard._view(self._inner)
+
+    def _lapse(self) -> None:
+        """End the step: the next question reads the notebook again (after a write or an await)."""
+        self._guard._steps.pop(self.path, None)
+
+    def _seen(self, cells: Sequence[RawCell]) -> None:
+        step = self._guard._step(self.path)
+        if step is not None:
+            step.seen.update(c.id for c in cells)
+
+    def _known(self, cell_ids: Sequence[str]) -> bool:
+        """True when every id was read in this step (so it exists: no read is needed to report an unknown id)."""
+        step = self._guard._step(self.path)
+        return step is not None and all(cell_id in step.seen for cell_id in cell_ids)
 
     def _visible(self, cell: RawCell, view: AccessView) -> RawCell:
         return dataclasses.replace(cell, index=view.to_visible(cell.index)) if view.hidden_indices else cell
@@ -216,9 +262,15 @@ class GuardedNotebook:
         self._check_ids(cell_ids, view)
         for cell_id in cell_ids:
             if cell_id in view.read_only:
-                self._inner.find_cells(list(cell_ids))  # unknown ids first, as for any write
+                self._find(cell_ids)  # unknown ids first, as for any write
                 raise cell_access_denied(cell_id)
         return view
+
+    def _find(self, cell_ids: Sequence[str], head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        """The inner cells (raising CELL_NOT_FOUND for the first unknown id), remembered as seen in this step."""
+        cells = self._inner.find_cells(list(cell_ids), head_bytes=head_bytes, max_outputs=max_outputs)
+        self._seen(cells)
+        return cells
 
     def _gate(self) -> None:
         """In propose mode, refuse a change the person did not accept in this call (the safety net of
@@ -230,8 +282,8 @@ class GuardedNotebook:
         """Refuse now what a write to these cells would refuse: NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND (also for
         hidden ids), CELL_ACCESS_DENIED. For tools that check a whole request before changing anything."""
         self._writable(cell_ids)
-        if cell_ids:
-            self._inner.find_cells(list(cell_ids))
+        if cell_ids and not self._known(cell_ids):
+            self._find(cell_ids)
 
     def is_writable(self, cell_id: str) -> bool:
         """True when the agent may change this (visible) cell."""
@@ -245,7 +297,8 @@ class GuardedNotebook:
         if cell_id is None:
             return view.notebook
         self._check_ids([cell_id], view)
-        self._inner.find_cells([cell_id])
+        if not self._known([cell_id]):
+            self._find([cell_id])
         if view.notebook == "read" or cell_id in view.read_only:
             return "read"
         return "write"
@@ -259,7 +312,8 @@ class GuardedNotebook:
         return self._inner.dirty()
 
     def revision(self) -> int:
-        return self._inner.revision()
+        step = self._guard._step(self.path)
+        return step.view.revision if step is not None else self._inner.revision()
 
     def language(self) -> str:
         return self._inner.language()
@@ -270,7 +324,7 @@ class GuardedNotebook:
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         view = self.view()
         self._check_ids(cell_ids, view)
-        return [self._visible(c, view) for c in self._inner.find_cells(cell_ids, head_bytes=head_bytes, max_outputs=max_outputs)]
+        return [self._visible(c, view) for c in self._find(cell_ids, head_bytes, max_outputs)]
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
@@ -308,7 +362,18 @@ class GuardedNotebook:
     def set_source(self, cell_id: str, source: str) -> RawCell:
         view = self._writable([cell_id])
         self._gate()
-        return self._visible(self._inner.set_source(cell_id, source), view)
+        return self._wrote(self._inner.set_source(cell_id, source), view)
+
+    def _wrote(self, cell: RawCell, view: AccessView) -> RawCell:
+        """After a write that moved no cell: the step ends (the revision changed), ``cell`` in visible indices."""
+        self._lapse()
+        return self._visible(cell, view)
+
+    def _placed(self, cell: RawCell, view: AccessView) -> RawCell:
+        """After a write that inserted or moved a cell: the step ends, and ``cell``'s visible index is of the
+        notebook as it is now (read again only when hidden cells shift the numbering)."""
+        self._lapse()
+        return self._visible(cell, self.view()) if view.hidden_indices else cell
 
     def _real_insert_index(self, index: int, view: AccessView) -> int:
         """Where visible index ``index`` falls among all cells: right after the visible cell before it (at 0:
@@ -324,18 +389,19 @@ class GuardedNotebook:
         view = self._writable([])
         self._gate()
         cell = self._inner.insert_cell(self._real_insert_index(index, view), cell_type, source)
-        return self._visible(cell, self.view())
+        return self._placed(cell, view)
 
     def insert_cell_near(self, reference_cell_id: str | None, position: str, cell_type: CellType, source: str) -> RawCell:
         """Insert directly above or below a visible cell (None: at the start or the end of the notebook), so a
         hidden neighbour keeps its place. Raises like :meth:`insert_cell` and CELL_NOT_FOUND for the reference."""
-        self._writable([])
+        view = self._writable([])
         self._gate()
         if reference_cell_id is None:
             real = self._inner.cell_count() if position == "below" else 0
         else:
-            real = self._inner.find_cell(self.find_cell(reference_cell_id).id).index + (1 if position == "below" else 0)
-        return self._visible(self._inner.insert_cell(real, cell_type, source), self.view())
+            self._check_ids([reference_cell_id], view)
+            real = self._find([reference_cell_id])[0].index + (1 if position == "below" else 0)
+        return self._placed(self._inner.insert_cell(real, cell_type, source), view)
 
     def move_cell_near(self, cell_id: str, reference_cell_id: str, position: str) -> RawCell:
         """Move a cell directly above or below another visible cell. Raises like :meth:`move_cell`."""
@@ -354,18 +420,18 @@ class GuardedNotebook:
         if real < target:
             target -= 1  # the cell leaves its old place first
         moved = self._inner.move_cell(cell_id, target) if target != real else self._inner.find_cell(cell_id)
-        return self._visible(moved, self.view())
+        return self._placed(moved, view)
 
     def delete_cell(self, cell_id: str) -> RawCell:
         view = self._writable([cell_id])
         self._gate()
-        return self._visible(self._inner.delete_cell(cell_id), view)
+        return self._placed(self._inner.delete_cell(cell_id), view)
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         view = self._writable([cell_id])
         self._gate()
         if not view.hidden_indices:
-            return self._inner.move_cell(cell_id, to_index)
+            return self._placed(self._inner.move_cell(cell_id, to_index), view)
         real = self._inner.find_cell(cell_id).index
         total = self._inner.cell_count()
         others = [i for i in range(total) if i != real and i not in set(view.hidden_indices)]
@@ -376,12 +442,12 @@ class GuardedNotebook:
             target = after_removal(others[0])
         else:
             target = after_removal(others[min(to_index, len(others)) - 1]) + 1
-        return self._visible(self._inner.move_cell(cell_id, target), self.view())
+        return self._placed(self._inner.move_cell(cell_id, target), view)
 
     def clear_outputs(self, cell_id: str) -> RawCell:
         view = self._writable([cell_id])
         self._gate()
-        return self._visible(self._inner.clear_outputs(cell_id), view)
+        return self._wrote(self._inner.clear_outputs(cell_id), view)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._check_ids([cell_id], self.view())
@@ -438,6 +504,7 @@ class GuardedNotebook:
         if "access" in current:
             merged["access"] = current["access"]
         self._inner.set_bridge_metadata(merged)
+        self._lapse()
 
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
         view = self.view()
@@ -447,22 +514,35 @@ class GuardedNotebook:
         raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "Only the person changes a cell's access.", path=self.path)
 
     # -- kernel --------------------------------------------------------------------------------------------
+    # Every await of the host ends the step (the person may act meanwhile), also when it did not suspend.
     async def save(self) -> None:
-        await self._inner.save()
+        try:
+            await self._inner.save()
+        finally:
+            self._lapse()
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
-        return await self._inner.wait_for_kernel(timeout)
+        try:
+            return await self._inner.wait_for_kernel(timeout)
+        finally:
+            self._lapse()
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         self._writable([cell_id])
         self._gate()
-        return await self._inner.run_cell(cell_id, timeout)
+        try:
+            return await self._inner.run_cell(cell_id, timeout)
+        finally:
+            self._lapse()
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
         self._writable([])
         if action == "restart":
             self._gate()
-        return await self._inner.kernel_action(action, timeout)
+        try:
+            return await self._inner.kernel_action(action, timeout)
+        finally:
+            self._lapse()
 
     # -- batched edits and code without a cell (engineer C; tools/batch.py, tools/code.py) ----------------
     def apply_edits(self, ops: Sequence[Any]) -> list[str]:
@@ -474,12 +554,18 @@ class GuardedNotebook:
         view = self._writable(changed)
         self._check_ids(references, view)
         self._gate()
-        return self._inner.apply_edits(ops)  # type: ignore[attr-defined]
+        try:
+            return self._inner.apply_edits(ops)  # type: ignore[attr-defined]
+        finally:
+            self._lapse()
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
         self._writable([])
         self._gate()
-        return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)  # type: ignore[attr-defined]
+        try:
+            return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)  # type: ignore[attr-defined]
+        finally:
+            self._lapse()
 
     def __getattr__(self, name: str) -> Any:
         # A host method this guard does not know (added to the protocol later) is refused rather than passed
@@ -497,7 +583,7 @@ class GuardedHost:
         self._inner = inner
         self.changes = changes
         self.proposals = proposals
-        self._views: dict[str, tuple[int, AccessView]] = {}
+        self._steps: dict[str, _Step] = {}  # per notebook path: the view held for the current call step
         self._ever_hidden: dict[str, set[str]] = {}  # ids of cells seen hidden (or deleted while hidden), per path
 
     @property
@@ -506,39 +592,66 @@ class GuardedHost:
         return self._inner
 
     def _collect(self, nb: LiveNotebook) -> None:
-        changes = nb.take_changes()
+        self._ingest(nb.path, nb.take_changes())
+
+    def _ingest(self, path: str, changes: Sequence[CellChange]) -> None:
         hidden = [c.cell_id for c in changes if parse_level(c.access) == "none"]
         if hidden:
-            self._ever_hidden.setdefault(nb.path, set()).update(hidden)
-        self.changes.ingest(nb.path, changes)
+            self._ever_hidden.setdefault(path, set()).update(hidden)
+        self.changes.ingest(path, list(changes))
+
+    def _step(self, path: str) -> _Step | None:
+        """The step held for ``path``, if it is of the running task (see :class:`_Step`)."""
+        step = self._steps.get(path)
+        if step is None:
+            return None
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:
+            task = None
+        return step if task is not None and step.task is task else None
 
     def _view(self, nb: LiveNotebook) -> AccessView:
-        revision = nb.revision()
-        cached = self._views.get(nb.path)
-        if cached is not None and cached[0] == revision:
-            return cached[1]
+        """Read the levels of ``nb`` now (one host read: :meth:`LiveNotebook.access_state`, which also hands over
+        the changes since the last read, fed to the change log) and hold them for the current call step."""
+        state = nb.access_state()
+        self._ingest(nb.path, state.changes)
         hidden: set[str] = set()
         read_only: set[str] = set()
         hidden_indices: list[int] = []
-        for index, cell_id, block in nb.cell_bridge_metadata():
-            level = level_of_block(block)
+        for index, cell_id, access in state.cell_access:
+            level = parse_level(access)
             if level == "none":
                 hidden.add(cell_id)
                 hidden_indices.append(index)
             elif level == "read":
                 read_only.add(cell_id)
-        view = AccessView(notebook_level(nb), frozenset(hidden), frozenset(read_only), tuple(sorted(hidden_indices)))
-        self._views[nb.path] = (revision, view)
+        view = AccessView(parse_level(state.notebook_access), frozenset(hidden), frozenset(read_only),
+                          tuple(sorted(hidden_indices)), state.revision)
         if hidden:
             self._ever_hidden.setdefault(nb.path, set()).update(hidden)
+        self._hold(nb.path, view)
         return view
+
+    def _hold(self, path: str, view: AccessView) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._steps.pop(path, None)  # no event loop: nothing is held, every question reads afresh
+            return
+        step = _Step(view, asyncio.current_task())
+        self._steps[path] = step
+        loop.call_soon(self._end_step, path, weakref.ref(step))
+
+    def _end_step(self, path: str, step: "weakref.ref[_Step]") -> None:
+        if self._steps.get(path) is step():
+            self._steps.pop(path, None)
 
     def _wrap(self, nb: LiveNotebook | None) -> GuardedNotebook | None:
         if nb is None:
             return None
-        if self._view(nb).notebook == "none":
+        if self._view(nb).notebook == "none":  # a fresh read when a call reaches a notebook; changes taken with it
             return None
-        self._collect(nb)
         return GuardedNotebook(self, nb)
 
     def notebook(self, nb: LiveNotebook) -> GuardedNotebook | None:

@@ -22,6 +22,7 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file
 from webmcp_bridge.core.limits import base64_decoded_len, slice_utf8, utf8_len
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
 from webmcp_bridge.host.protocol import (
+    AccessState,
     CellChange,
     CellType,
     ChangeKind,
@@ -243,6 +244,14 @@ class MemoryNotebook:
         taken = list(self._changes)
         self._changes.clear()
         return taken
+
+    def access_state(self) -> AccessState:
+        def access(block: Any) -> Any:
+            return block.get("access") if isinstance(block, dict) else None
+
+        cells = tuple((i, c["id"], access(c["metadata"].get(METADATA_KEY))) for i, c in enumerate(self.nb["cells"])
+                      if isinstance(c.get("metadata"), dict) and access(c["metadata"].get(METADATA_KEY)) is not None)
+        return AccessState(self._revision, access(self.nb.setdefault("metadata", {}).get(METADATA_KEY)), cells, tuple(self.take_changes()))
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._index(cell_id)

@@ -157,6 +157,26 @@ class CellChange:
     revision: int | None = None  # the notebook's revision (LiveNotebook.revision) around the change
 
 
+@dataclass(frozen=True)
+class AccessState:
+    """What the access guard reads of a notebook for one call step, in one read of the host
+    (:meth:`LiveNotebook.access_state`).
+
+    Attributes:
+        revision: the notebook's revision now (as :meth:`LiveNotebook.revision`).
+        notebook_access: the raw ``access`` value of the notebook's ``webmcp_bridge`` metadata block; None when
+            the block is absent, not a JSON object, or has no ``access``.
+        cell_access: ``(index, cell id, raw access value)`` for each cell whose ``webmcp_bridge`` block is a JSON
+            object with a non-null ``access``, in index order (the others are "write").
+        changes: the cell changes since the previous take, as :meth:`LiveNotebook.take_changes` (then forgotten).
+    """
+
+    revision: int
+    notebook_access: Any
+    cell_access: tuple[tuple[int, str, Any], ...]
+    changes: tuple[CellChange, ...] = ()
+
+
 @dataclass
 class OpenDocument:
     """A document open in the application."""
@@ -287,6 +307,11 @@ class LiveNotebook(Protocol):
     def take_changes(self) -> list[CellChange]:
         """The cell changes seen since the previous call, oldest first (the host buffers a bounded number;
         older ones are dropped)."""
+        ...
+
+    def access_state(self) -> AccessState:
+        """The revision, the raw access values of the notebook and its cells, and the changes since the previous
+        take (as :meth:`take_changes`), in one read: all the access guard needs for one call step."""
         ...
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:

@@ -146,7 +146,41 @@
     return decoder.decode(bytes.subarray(0, cut));
   }
 
-  function model(panel) { return panel.context.model; }
+  // The panel's notebook model, tracked (revisions, change log) from the first time any method reaches it.
+  function model(panel) {
+    const m = panel.context.model;
+    if (!revisions.has(m)) startTracking(panel, m);
+    return m;
+  }
+
+  // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
+  // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
+  function startTracking(panel, m) {
+    revisions.set(m, clock);
+    m.sharedModel.ydoc.on("update", () => revisions.set(m, ++clock));
+    changeLogs.set(m, []);
+    for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
+    remember(m);
+    m.cells.changed.connect((_, change) => {
+      if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); }
+      else if (change.type === "remove") recordRemoved(m, change.oldIndex, change.oldValues.length);
+      else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
+      remember(m);
+    });
+    panel.context.saveState.connect((_, state) => {
+      if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
+    });
+  }
+
+  function takeChanges(m) {
+    const log = changeLogs.get(m) ?? [];
+    const taken = [...log];
+    log.length = 0;
+    return taken;
+  }
+
+  // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
+  const accessIn = (block) => (block && typeof block === "object" && !Array.isArray(block) && block.access != null ? block.access : null);
 
   function findIndex(panel, cellId) {
     const cells = model(panel).cells;
@@ -180,38 +214,28 @@
     return JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
   }
 
-  return {
+  const api = {
     configure(ansiPattern, binaryMimes) {
       ansi = new RegExp(ansiPattern, "g");
       binary = new Set(binaryMimes);
     },
-    // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
-    // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
-    track(panel) {
-      const m = model(panel);
-      if (revisions.has(m)) return;
-      revisions.set(m, clock);
-      m.sharedModel.ydoc.on("update", () => revisions.set(m, ++clock));
-      changeLogs.set(m, []);
-      for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
-      remember(m);
-      m.cells.changed.connect((_, change) => {
-        if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); }
-        else if (change.type === "remove") recordRemoved(m, change.oldIndex, change.oldValues.length);
-        else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
-        remember(m);
-      });
-      panel.context.saveState.connect((_, state) => {
-        if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
-      });
-    },
-    revision(panel) { return revisions.get(model(panel)) ?? 0; },
+    // Start tracking the panel's notebook now (any other method also starts it).
+    track(panel) { model(panel); },
+    revision(panel) { const m = model(panel); return revisions.get(m) ?? 0; },
     // Cell changes since the last call, oldest first, as JSON text (then forgotten).
-    takeChanges(panel) {
-      const log = changeLogs.get(model(panel)) ?? [];
-      const taken = JSON.stringify(log);
-      log.length = 0;
-      return taken;
+    takeChanges(panel) { return JSON.stringify(takeChanges(model(panel))); },
+    // What the access guard reads for one call step, in one crossing: JSON text {revision, notebook: raw access
+    // value of the notebook's block, cells: [[index, id, raw access value]] of cells with one, changes: as
+    // takeChanges (then forgotten)}. The levels are decided in Python.
+    accessState(panel) {
+      const m = model(panel);
+      const cells = [];
+      for (let i = 0; i < m.cells.length; i++) {
+        const cell = m.cells.get(i);
+        const access = accessIn(cell.sharedModel.getMetadata(KEY));
+        if (access !== null) cells.push([i, cell.id, access]);
+      }
+      return JSON.stringify({ revision: revisions.get(m) ?? 0, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells, changes: takeChanges(m) });
     },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
     // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
@@ -483,4 +507,13 @@
       return JSON.stringify({ kind: "text", text });
     },
   };
+
+  // Every call from Python into this object is one crossing: counted by method, so a test or bench/ can read
+  // how many crossings a tool call made (calls() -> JSON text {method: count}; not counted itself).
+  const counts = {};
+  for (const [name, fn] of Object.entries(api)) {
+    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
+  }
+  api.calls = () => JSON.stringify(counts);
+  return api;
 })()

@@ -22,6 +22,7 @@ from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, utf8_len
 from webmcp_bridge.host.protocol import (
+    AccessState,
     CellChange,
     CellType,
     CodeRun,
@@ -66,10 +67,16 @@ def js_object(value: dict[str, Any]) -> Any:
 
 
 def load_model_js() -> Any:
-    """Evaluate ``notebook.js`` once and configure it with the Python-side rules (ANSI, binary MIME types)."""
+    """Evaluate ``notebook.js`` once and configure it with the Python-side rules (ANSI, binary MIME types).
+
+    Its count of crossings (``calls()``: JSON text ``{method: calls}``) is published as
+    ``window.webmcpBridge.adapterCalls`` when the loader's status object is there (for tests and bench/)."""
     source = resources.files("webmcp_bridge.lab").joinpath("notebook.js").read_text(encoding="utf-8")
     reader = run_js(source)
     reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)))
+    status = getattr(js.window, "webmcpBridge", None)
+    if not is_nullish(status):
+        status.adapterCalls = reader.calls
     return reader
 
 
@@ -77,6 +84,11 @@ def _raw_output(o: dict[str, Any]) -> RawOutput:
     """An output as ``notebook.js``'s describeOutput gives it."""
     return RawOutput(o["output_type"], tuple(RawItem(m, b, h, bin_) for m, b, h, bin_ in o["items"]),
                      name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
+
+
+def _change(c: dict[str, Any]) -> CellChange:
+    """A change as ``notebook.js``'s change log records it."""
+    return CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]), c.get("access"), c.get("revision"))
 
 
 def _raw_cell(data: dict[str, Any]) -> RawCell:
@@ -95,8 +107,7 @@ class LabNotebook:
         self.host = host
         self.panel = panel
         self.live = host.live
-        self.path = str(panel.context.path)
-        self.live.track(panel)
+        self.path = str(panel.context.path)  # notebook.js starts tracking the notebook on the first call that reaches it
 
     # -- reads ------------------------------------------------------------------------------------
     def _model(self) -> Any:
@@ -213,8 +224,13 @@ class LabNotebook:
         return None if is_nullish(raw) else json.loads(str(raw))
 
     def take_changes(self) -> list[CellChange]:
-        return [CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]), c.get("access"), c.get("revision"))
-                for c in json.loads(str(self.live.takeChanges(self.panel)))]
+        return [_change(c) for c in json.loads(str(self.live.takeChanges(self.panel)))]
+
+    def access_state(self) -> AccessState:
+        """One crossing: the revision, the raw access values and the changes (``notebook.js`` accessState)."""
+        data = json.loads(str(self.live.accessState(self.panel)))
+        return AccessState(int(data["revision"]), data["notebook"], tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
+                           tuple(_change(c) for c in data["changes"]))
 
     # -- async --------------------------------------------------------------------------------------
     async def save(self) -> None:

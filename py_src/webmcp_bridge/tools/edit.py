@@ -3,7 +3,8 @@ jupyter_delete_cell, jupyter_move_cell, jupyter_clear_outputs.
 
 Each write is checked and applied with no ``await`` between the check and the write (the host's write
 methods are synchronous), so a person's edit either fails the hash check or lands after the write: it is
-never overwritten silently.
+never overwritten silently. In Direct mode ``ctx.propose`` returns without awaiting anything, so the cell
+read for the check is still the live one; after a proposal waited for the person it is read and checked again.
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
     nb.check_write([cell.id])
-    await ctx.propose(nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source)
-    check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed meanwhile
+    if await ctx.propose(nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source):
+        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
     return {"cell": cell_ref(nb.set_source(cell.id, args.source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
@@ -100,8 +101,8 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
     nb.check_write([cell.id])
-    await ctx.propose(nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after="")
-    check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)
+    if await ctx.propose(nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""):
+        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
     nb.delete_cell(cell.id)
     return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": {"path": nb.path, "revision": nb.revision(), "cellCount": nb.cell_count()}}
 
