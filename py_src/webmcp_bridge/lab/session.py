@@ -115,7 +115,8 @@ class LabSession:
         for module in STEPS:
             await self._step(module.rsplit(".", 1)[-1], lambda m=module: _import(m))
         from webmcp_bridge.lab.dialogs import lab_dialogs
-        from webmcp_bridge.lab.notebook import JupyterLabHost, is_nullish
+        from webmcp_bridge.lab.ffi import is_nullish
+        from webmcp_bridge.lab.notebook import JupyterLabHost
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 

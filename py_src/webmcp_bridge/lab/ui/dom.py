@@ -18,7 +18,7 @@ import js  # type: ignore[import-not-found]
 from pyodide.code import run_js  # type: ignore[import-not-found]
 from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
-from webmcp_bridge.lab.notebook import is_nullish
+from webmcp_bridge.lab.ffi import is_nullish
 from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, El
 
 STYLE_ID = "webmcp-bridge-panel-style"

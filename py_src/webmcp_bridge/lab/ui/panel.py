@@ -36,12 +36,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import js  # type: ignore[import-not-found]
-from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import preview
-from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook, is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
+from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook
 from webmcp_bridge.lab.ui import dom as panel_dom
 from webmcp_bridge.lab.ui.view import (
     ACTIVITY_ROWS,
@@ -117,7 +117,7 @@ class AgentPanel:
         self._sections: set[str] = set()
         self._timer: Any = None
         self._cells_cache: tuple[str, int, dict[str, CellInfo]] | None = None
-        self._proxies: list[Any] = []
+        self.proxies = Proxies()  # every callable this panel (and its cell menu) hands to JS
         self._undo: list[Callable[[], None]] = []
         self._disposed = False
         self._noted = 0
@@ -127,9 +127,7 @@ class AgentPanel:
 
     # -- life cycle ------------------------------------------------------------------------------------
     def _proxy(self, fn: Callable[..., Any]) -> Any:
-        proxy = create_proxy(fn)
-        self._proxies.append(proxy)
-        return proxy
+        return self.proxies.keep(fn)
 
     async def start(self) -> None:
         """Build the widget and connect everything, in small steps with a yield to the browser between."""
@@ -217,9 +215,7 @@ class AgentPanel:
         if self.widget is not None:
             _quietly(self.widget.dispose)
         panel_dom.remove_style()
-        for proxy in self._proxies:
-            _quietly(proxy.destroy)
-        self._proxies.clear()
+        self.proxies.clear()
 
     # -- notebooks -------------------------------------------------------------------------------------
     def _watch(self, nb_panel: Any) -> None:
