@@ -345,8 +345,8 @@ class Registry(Generic[C]):
             payload, outcome, is_error = ended.payload(), ended.outcome, False
         except Exception as exc:  # the registry's promise: nothing escapes
             traceback.print_exc()
-            err = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
-            payload, outcome, is_error = err.payload(), err.code.value, True
+            internal = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
+            payload, outcome, is_error = internal.payload(), internal.code.value, True
         if not is_error:
             payload = self.dialogs.attach(payload, self.limits.result_bytes)
         payload = fit_payload(payload, self.limits.result_bytes)

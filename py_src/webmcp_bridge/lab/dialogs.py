@@ -12,7 +12,7 @@ import json
 from importlib import resources
 from typing import Any, Callable
 
-from pyodide.code import run_js  # type: ignore[import-not-found]
+from pyodide.code import run_js
 
 from webmcp_bridge.host.protocol import RawButton, RawDialog, RawInput
 from webmcp_bridge.lab.ffi import Proxies, is_nullish

@@ -14,35 +14,40 @@ with an injected factory runs under CPython too.
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
-    from pyodide.ffi import jsnull  # type: ignore[import-not-found]
+    from pyodide.ffi import jsnull
 except ImportError:  # older Pyodide, or CPython
     jsnull = None
 
 
-def is_nullish(value: Any) -> bool:
-    """True for JS ``null`` and ``undefined`` as they arrive in Python."""
+def is_nullish(value: object) -> TypeIs[None]:
+    """True for JS ``null`` and ``undefined`` as they arrive in Python. Typed as narrowing to None so that after
+    ``if not is_nullish(x)`` the checker knows ``x`` is not None (JS null arrives as ``jsnull``, not None, but it
+    is no more usable than None)."""
     return value is None or (jsnull is not None and value is jsnull)
 
 
 def js_object(value: dict[str, Any]) -> Any:
     """A plain JS object (not a Map) for a JSON-like Python dict."""
-    import js  # type: ignore[import-not-found]
-    from pyodide.ffi import to_js  # type: ignore[import-not-found]
+    import js
+    from pyodide.ffi import to_js
 
     return to_js(value, dict_converter=js.Object.fromEntries)
 
 
 def _create_proxy(fn: Callable[..., Any]) -> Any:
-    from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+    from pyodide.ffi import create_proxy
 
     return create_proxy(fn)
 
 
 def _create_once(fn: Callable[..., Any]) -> Any:
-    from pyodide.ffi import create_once_callable  # type: ignore[import-not-found]
+    from pyodide.ffi import create_once_callable
 
     return create_once_callable(fn)
 

@@ -15,9 +15,9 @@ import json
 from importlib import resources
 from typing import Any, Sequence
 
-import js  # type: ignore[import-not-found]
-from pyodide.code import run_js  # type: ignore[import-not-found]
-from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+import js
+from pyodide.code import run_js
+from pyodide.ffi import JsException, to_js
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, utf8_len

@@ -19,7 +19,7 @@ import json
 import traceback
 from typing import Any, Callable
 
-import js  # type: ignore[import-not-found]
+import js
 
 from webmcp_bridge.lab.ffi import Proxies, is_nullish
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSettings, SettingsApplier, parse_settings

@@ -17,7 +17,7 @@ import json
 import traceback
 from typing import Any
 
-import js  # type: ignore[import-not-found]
+import js
 
 from webmcp_bridge.calls.registry import Registry, envelope
 from webmcp_bridge.core.errors import ErrorCode, ToolError

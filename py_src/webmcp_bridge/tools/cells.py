@@ -36,7 +36,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
         indices = list(args.index_range(count))
         cells = nb.read_cells(indices[: limits.cells_per_read], head_bytes=head, max_outputs=max_outputs)
     # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell.
-    budget, snapshots = limits.result_bytes - RESULT_HEADROOM, []
+    budget, snapshots = limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for cell in cells:
         snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs)
         budget -= json_bytes(snap) + 1

@@ -53,7 +53,7 @@ async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, 
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "The person has no active cell in this notebook; pass cellId.")
     total = review.count(args.status, cell_id)
     limit = min(args.limit, ctx.limits.comment_threads_listed)
-    budget, shown = ctx.limits.result_bytes - RESULT_HEADROOM, []
+    budget, shown = ctx.limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for view in review.threads(args.status, cell_id, limit=limit):
         item = view.to_json(max_messages=ctx.limits.comment_messages_listed)
         budget -= json_bytes(item) + 1

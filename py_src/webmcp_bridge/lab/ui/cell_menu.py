@@ -17,7 +17,7 @@ import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-import js  # type: ignore[import-not-found]
+import js
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -110,8 +110,8 @@ class CellMenu:
             if nb is None:
                 return None
             cell_id = nb.focus().cell_id
-            if cell_id is None:
-                return None
+        if cell_id is None:
+            return None
         output_index = None
         output_node = self.app.contextMenuHitTest(self._is_output)
         if not is_nullish(output_node) and not is_nullish(cell_node) and cell_node.contains(output_node):

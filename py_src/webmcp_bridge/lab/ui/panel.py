@@ -28,14 +28,15 @@ handled in one synchronous stretch (a few ms; markers touch only the cells whose
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import traceback
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Literal, cast
 
-import js  # type: ignore[import-not-found]
+import js
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -75,6 +76,9 @@ THREAD_ROWS = 100
 #: cells whose access "apply to all cells" changes between two yields to the browser
 APPLY_CHUNK = 25
 MARKERS_ATTR = "data-webmcp-bridge-markers"
+#: what the Comments section lists: threads by status, or every thread of the active cell
+ThreadFilter = Literal["open", "resolved", "all", "cell"]
+THREAD_FILTERS = ("open", "resolved", "all", "cell")
 
 
 @dataclass
@@ -105,7 +109,7 @@ class AgentPanel:
         self.changes = changes
         self.widget: Any = None
         self.nodes: dict[str, Any] = {}
-        self.filter = "open"
+        self.filter: ThreadFilter = "open"
         self.notice: str | None = None
         self.rows: OrderedDict[str, tuple[ActivityRow, Any]] = OrderedDict()  # key -> (row, node), oldest first
         self.working: dict[tuple[str, str], float] = {}  # (path, cell id) -> monotonic expiry
@@ -183,7 +187,7 @@ class AgentPanel:
         node = self.widget.node
         for kind, proxy in (("click", on_click), ("change", on_change), ("keydown", on_key), ("focusout", on_blur)):
             node.addEventListener(kind, proxy)
-            self._undo.append(lambda kind=kind, proxy=proxy: node.removeEventListener(kind, proxy))
+            self._undo.append(functools.partial(node.removeEventListener, kind, proxy))
         current, added = self._proxy(lambda *_: self._schedule("comments", "access", "markers")), self._proxy(lambda _t, p: self._watch(p))
         self.tracker.currentChanged.connect(current)
         self.tracker.widgetAdded.connect(added)
@@ -206,9 +210,11 @@ class AgentPanel:
             self._timer.cancel()
         for undo in reversed(self._undo):
             _quietly(undo)
+        def clear_markers(watch: _Watch) -> None:
+            panel_dom.apply_markers(watch.panel.content, {}, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked"))
+
         for key, watch in list(self.watches.items()):
-            _quietly(lambda watch=watch: panel_dom.apply_markers(watch.panel.content, {}, list(marker_classes(Markers())),
-                                                                 MARKERS_ATTR, c("markers"), c("cell-marked")))
+            _quietly(functools.partial(clear_markers, watch))
             self._unwatch(key)
         if self.cells_menu is not None:
             self.cells_menu.dispose()
@@ -358,7 +364,7 @@ class AgentPanel:
                            ("access", self._render_access)):
             if name in sections:
                 await asyncio.sleep(0)
-                self._timed(name, lambda part=part: part(nb, cells))
+                self._timed(name, functools.partial(part, nb, cells))
         if "markers" in sections:
             await asyncio.sleep(0)
             self._timed("markers", lambda: self._render_markers(nb))
@@ -504,7 +510,7 @@ class AgentPanel:
                 self.registry.context.proposals.set_mode("propose" if value == "propose" else "direct")
                 self.note(f"switched the agent to {value} mode", "")
             elif action == "filter":
-                self.filter = value if value in ("open", "resolved", "all", "cell") else "open"
+                self.filter = cast(ThreadFilter, value) if value in THREAD_FILTERS else "open"
             elif action == "notebook-level":
                 nb = self.current()
                 if nb is not None:
@@ -538,11 +544,11 @@ class AgentPanel:
         """Open the panel in the sidebar."""
         self.app.shell.activateById(WIDGET_ID)
 
-    async def apply_to_all(self, nb: LabNotebook, level: str) -> None:
+    async def apply_to_all(self, nb: LabNotebook, level: access.Level) -> None:
         """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
-            self._timed("apply", lambda start=start: access.set_cell_levels(nb, ids[start:start + APPLY_CHUNK], level))  # type: ignore[arg-type]
+            self._timed("apply", functools.partial(access.set_cell_levels, nb, ids[start:start + APPLY_CHUNK], level))
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
         self._schedule("access", "markers")

@@ -46,8 +46,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import js  # type: ignore[import-not-found]
-from pyodide.code import run_js  # type: ignore[import-not-found]
+import js
+from pyodide.code import run_js
 
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.ui import dom as panel_dom
