@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from canary_calls import Pools, calls_for
-from conftest import check_envelope, corpus_json
+from helpers import check_envelope, corpus_json
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace

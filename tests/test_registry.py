@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ERROR_CODES, Bridge, check_envelope, make_bridge
+from helpers import ERROR_CODES, Bridge, check_envelope, make_bridge
 from webmcp_bridge.calls.registry import CallEvent, Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, MIB
