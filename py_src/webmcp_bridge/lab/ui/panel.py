@@ -193,9 +193,8 @@ class AgentPanel:
         self.tracker.widgetAdded.connect(added)
         self._undo.append(lambda: self.tracker.currentChanged.disconnect(current))
         self._undo.append(lambda: self.tracker.widgetAdded.disconnect(added))
-        self.registry.on_before(self._on_call)
-        self.registry.on_after(self._on_call)
-        self._undo.append(lambda: _remove_hook(self.registry, self._on_call))
+        self._undo.append(self.registry.on_before(self._on_call))
+        self._undo.append(self.registry.on_after(self._on_call))
         self._undo.append(self.changes.subscribe(self._on_change_entry))
         book = self.registry.context.proposals
         show_mode = lambda mode: setattr(self.nodes["mode"], "value", mode) if self.nodes.get("mode") is not None else None  # noqa: E731
@@ -560,12 +559,6 @@ def _quietly(fn: Callable[[], Any]) -> None:
         fn()
     except Exception:
         traceback.print_exc()
-
-
-def _remove_hook(registry: Any, hook: Any) -> None:
-    for hooks in (getattr(registry, "_before", []), getattr(registry, "_after", [])):
-        while hook in hooks:
-            hooks.remove(hook)
 
 
 def new_panel(loader: Any, bridge: Any) -> AgentPanel | None:
