@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from canary_calls import Pools, calls_for
-from conftest import check_envelope, corpus_json
+from helpers import check_envelope, corpus_json
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
@@ -234,6 +234,12 @@ def test_cell_access_reports_provenance_of_person_and_agent(agent: Agent) -> Non
     assert [(p["actor"], p["kind"], p["count"]) for p in first["provenance"]] == [("person", "edit", 2), ("agent", "edit", 1)]
     assert report["hiddenCellCount"] == 2 and CANARY not in json.dumps(report)
 
+
+
+def test_cell_access_takes_ids_or_a_range_not_both(agent: Agent) -> None:
+    """The one "ids or a range" rule of every cell-selecting tool (jupyter_get_cells, jupyter_run_cells) holds here too."""
+    agent.error("jupyter_get_cell_access", {"cellIds": ["7ae19660"], "startIndex": 0}, "INVALID_ARGUMENT")
+    assert [c["id"] for c in agent.ok("jupyter_get_cell_access", {"cellIds": ["7ae19660"]})["cells"]] == ["7ae19660"]
 
 MISSING = "private/hidden-plXns.ipynb"  # a path of the same length where nothing is
 

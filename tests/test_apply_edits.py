@@ -11,7 +11,7 @@ import json
 import nbformat
 import pytest
 
-from conftest import Bridge, make_bridge
+from helpers import Bridge, make_bridge
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash

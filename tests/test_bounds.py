@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import Bridge, corpus_json, make_bridge, text_of
+from helpers import Bridge, corpus_json, make_bridge, text_of
 from webmcp_bridge.core.bounds import dumps, fit_payload, json_bytes
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, Limits, utf8_len
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from conftest import Bridge, make_bridge
+from helpers import Bridge, make_bridge
 from webmcp_bridge.access.guard import set_cell_level
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import METADATA_KEY

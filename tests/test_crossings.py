@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import make_bridge
+from helpers import make_bridge
 from webmcp_bridge.host.memory import MemoryNotebook
 from webmcp_bridge.host.protocol import LiveNotebook
 

@@ -8,7 +8,7 @@ import json
 import time
 from typing import Any
 
-from conftest import check_envelope, corpus_text
+from helpers import check_envelope, corpus_text
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import MemoryWorkspace

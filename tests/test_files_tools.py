@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from conftest import Bridge, corpus_text, make_bridge
+from helpers import Bridge, corpus_text, make_bridge
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash

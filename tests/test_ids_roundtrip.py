@@ -8,7 +8,7 @@ import json
 import nbformat
 import pytest
 
-from conftest import Bridge, corpus_json, corpus_text, text_of
+from helpers import Bridge, corpus_json, corpus_text, text_of
 
 NO_IDS = ["notebook-running-code.ipynb", "ipython-beyond-plain-python.ipynb", "sci-python-lecture-0.ipynb",
           "handson-ml2-math-calculus.ipynb", "hf-quicktour-ar.ipynb", "nbconvert-widget-list.ipynb"]

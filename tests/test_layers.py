@@ -131,3 +131,13 @@ def test_a_bad_import_is_named(tmp_path: Path, where: str, code: str, expected: 
     problems = violations(root)
     assert any(p.startswith(expected) for p in problems), problems
     assert len(problems) == 1, problems
+
+
+def test_tests_take_shared_helpers_from_a_helpers_module_not_conftest() -> None:
+    """conftest.py files hold fixtures only; what tests share is imported from tests/helpers.py or
+    playwright-tests/lite_site.py (importing conftest runs it a second time under another name)."""
+    repo = PACKAGE.parents[1]
+    offenders = [f"{path.relative_to(repo)}:{line}" for folder in ("tests", "playwright-tests", "bench")
+                 for path in sorted((repo / folder).glob("*.py"))
+                 for line, target in imports_of(path, path.parent) if target.split(".")[0] == "conftest"]
+    assert not offenders, offenders

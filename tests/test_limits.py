@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import corpus_json, text_of
+from helpers import corpus_json, text_of
 from webmcp_bridge.core.limits import (
     DEFAULT_LIMITS,
     KIB,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import make_bridge
+from helpers import make_bridge
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.paths import join, normalize_path
 

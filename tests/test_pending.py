@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from conftest import check_envelope
+from helpers import check_envelope
 from webmcp_bridge.calls.registry import Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import MemoryWorkspace

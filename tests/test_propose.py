@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import check_envelope, corpus_json
+from helpers import check_envelope, corpus_json
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ERROR_CODES, Bridge, check_envelope, make_bridge
+from helpers import ERROR_CODES, Bridge, check_envelope, make_bridge
 from webmcp_bridge.calls.registry import CallEvent, Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, MIB
@@ -364,6 +364,20 @@ def test_a_raising_hook_does_not_break_the_call():
     assert result["isError"] is False and result["structuredContent"] == {"value": 42}
     assert seen == ["ok"]
 
+
+
+def test_a_hook_unsubscribes_with_the_function_it_was_given_back():
+    reg = custom_registry()
+    seen: list[str] = []
+    stop_before = reg.on_before(lambda e: seen.append(f"before {e.tool}"))
+    stop_after = reg.on_after(lambda e: seen.append(f"after {e.outcome}"))
+    asyncio.run(reg.call("t_fine"))
+    stop_before()
+    asyncio.run(reg.call("t_fine"))
+    stop_after()
+    stop_after()  # a second unsubscribe does nothing
+    asyncio.run(reg.call("t_fine"))
+    assert seen == ["before t_fine", "after ok", "after ok"]
 
 def test_tools_on_the_real_toolset_report_outcomes(b):
     outcomes: list[str] = []

@@ -14,7 +14,7 @@ from itertools import count
 
 import pytest
 
-from conftest import corpus_text
+from helpers import corpus_text
 from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.nbjson import raw_output

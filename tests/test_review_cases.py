@@ -6,7 +6,7 @@ import asyncio
 import base64
 import json
 
-from conftest import Bridge, make_bridge
+from helpers import Bridge, make_bridge
 from webmcp_bridge.host.memory import MemoryNotebook
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import REPO, check_envelope, corpus_json
+from helpers import REPO, check_envelope, corpus_json
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import corpus_json, text_of
+from helpers import corpus_json, text_of
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, utf8_len
 from webmcp_bridge.core.nbjson import raw_output

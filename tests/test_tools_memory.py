@@ -12,7 +12,7 @@ import json
 import nbformat
 import pytest
 
-from conftest import Bridge, corpus_json, find_cell, make_bridge, text_of
+from helpers import Bridge, corpus_json, find_cell, make_bridge, text_of
 from webmcp_bridge.core.limits import Limits, strip_ansi, utf8_len
 from webmcp_bridge.core.snapshot import source_hash
 

@@ -455,7 +455,7 @@ class GuardedNotebook:
 
     def highlight_output(self, cell_id: str, output_index: int) -> None:
         self._check_ids([cell_id], self.view())
-        self._inner.highlight_output(cell_id, output_index)  # type: ignore[attr-defined]
+        self._inner.highlight_output(cell_id, output_index)
 
     # -- the bridge's metadata: review threads pass, access never changes ---------------------------------
     def _thread_visible(self, thread: Any, view: AccessView) -> bool:
@@ -487,9 +487,10 @@ class GuardedNotebook:
         current = self._inner.bridge_metadata()
         current = current if isinstance(current, dict) else {}
         merged = dict(value)
-        stored = current.get("threads") if isinstance(current.get("threads"), list) else []
+        stored_threads, given_threads = current.get("threads"), merged.get("threads")
+        stored: list[Any] = stored_threads if isinstance(stored_threads, list) else []
         if stored or "threads" in merged:
-            given = [t for t in (merged.get("threads") if isinstance(merged.get("threads"), list) else []) if self._thread_visible(t, view)]
+            given = [t for t in (given_threads if isinstance(given_threads, list) else []) if self._thread_visible(t, view)]
             by_id = {t.get("id"): t for t in given if isinstance(t.get("id"), str)}
             threads, used = [], set()
             for old in stored:  # stored order kept: hidden and malformed entries untouched, visible ones updated
@@ -555,7 +556,7 @@ class GuardedNotebook:
         self._check_ids(references, view)
         self._gate()
         try:
-            return self._inner.apply_edits(ops)  # type: ignore[attr-defined]
+            return self._inner.apply_edits(ops)
         finally:
             self._lapse()
 
@@ -563,7 +564,7 @@ class GuardedNotebook:
         self._writable([])
         self._gate()
         try:
-            return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)  # type: ignore[attr-defined]
+            return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)
         finally:
             self._lapse()
 
@@ -720,11 +721,11 @@ class GuardedHost:
 
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         self._not_a_notebook(path)
-        return await self._inner.read_text(path, max_bytes)  # type: ignore[attr-defined]
+        return await self._inner.read_text(path, max_bytes)
 
     async def write_text(self, path: str, text: str) -> None:
         self._not_a_notebook(path)
-        await self._inner.write_text(path, text)  # type: ignore[attr-defined]
+        await self._inner.write_text(path, text)
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.guard with its access rule")

@@ -236,9 +236,10 @@ class DialogTracker:
                                 f"{len(raws)} dialogs are open; pass dialogId to say which one you answer.", dialogs=listing)
             raw = raws[0]
         else:
-            raw = next((r for r in raws if r.id == dialog_id), None)
-            if raw is None:
+            found = next((r for r in raws if r.id == dialog_id), None)
+            if found is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, f"No open dialog has id {dialog_id[:64]!r}.", dialogs=listing)
+            raw = found
         owner = self._owners.get(raw.id)
         if owner is None:
             raise ToolError(ErrorCode.INVALID_ARGUMENT,

@@ -76,7 +76,8 @@ class PendingCall:
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         try:
-            await asyncio.wait({self.task, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            either: list[asyncio.Future[Any]] = [self.task, waiter]
+            await asyncio.wait(either, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
@@ -158,10 +159,11 @@ class PendingCalls:
 
     def _prune(self) -> None:
         now = time.monotonic()
-        settled = [c for c in self._calls.values() if c.settled is not None]
-        expired = {c.pending_id for c in settled if now - c.settled > self.keep_seconds}
+        settled = [(c.settled, c) for c in self._calls.values() if c.settled is not None]
+        expired = {c.pending_id for at, c in settled if now - at > self.keep_seconds}
         extra = max(0, len(settled) - len(expired) - self.keep_count)
-        expired.update(c.pending_id for c in sorted((c for c in settled if c.pending_id not in expired), key=lambda c: c.settled)[:extra])
+        oldest_first = sorted(((at, c) for at, c in settled if c.pending_id not in expired), key=lambda pair: pair[0])
+        expired.update(c.pending_id for _, c in oldest_first[:extra])
         for pending_id in expired:
             del self._calls[pending_id]
 

@@ -246,13 +246,25 @@ class Registry(Generic[C]):
         :meth:`definitions`, and a call naming one is refused with UNKNOWN_TOOL and ``disabled: true``."""
         self.disabled = frozenset(names)
 
-    def on_before(self, hook: Hook) -> None:
-        """Call ``hook(event)`` before every call (after the tool name is known)."""
-        self._before.append(hook)
+    def on_before(self, hook: Hook) -> Callable[[], None]:
+        """Call ``hook(event)`` before every call (after the tool name is known). Returns a function that
+        removes the hook (calling it again does nothing)."""
+        return self._subscribe(self._before, hook)
 
-    def on_after(self, hook: Hook) -> None:
-        """Call ``hook(event)`` after every call, with outcome and duration."""
-        self._after.append(hook)
+    def on_after(self, hook: Hook) -> Callable[[], None]:
+        """Call ``hook(event)`` after every call, with outcome and duration. Returns a function that removes
+        the hook (calling it again does nothing)."""
+        return self._subscribe(self._after, hook)
+
+    @staticmethod
+    def _subscribe(hooks: list[Hook], hook: Hook) -> Callable[[], None]:
+        hooks.append(hook)
+
+        def unsubscribe() -> None:
+            if hook in hooks:
+                hooks.remove(hook)
+
+        return unsubscribe
 
     def _notify(self, hooks: list[Hook], event: CallEvent) -> None:
         for hook in hooks:
@@ -345,8 +357,8 @@ class Registry(Generic[C]):
             payload, outcome, is_error = ended.payload(), ended.outcome, False
         except Exception as exc:  # the registry's promise: nothing escapes
             traceback.print_exc()
-            err = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
-            payload, outcome, is_error = err.payload(), err.code.value, True
+            internal = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
+            payload, outcome, is_error = internal.payload(), internal.code.value, True
         if not is_error:
             payload = self.dialogs.attach(payload, self.limits.result_bytes)
         payload = fit_payload(payload, self.limits.result_bytes)

@@ -30,6 +30,7 @@ from webmcp_bridge.host.protocol import (
     DeleteOp,
     EditOp,
     Entry,
+    EntryType,
     Focus,
     InsertOp,
     KernelInfo,
@@ -52,7 +53,8 @@ def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]],
     """Run ``source`` with ``exec`` in ``namespace``; returns (nbformat outputs, "ok"|"error").
     Stands in for a kernel in tests: stdout becomes a stream output, an exception an error output."""
     out, err = io.StringIO(), io.StringIO()
-    status, outputs = "ok", []
+    status = "ok"
+    outputs: list[dict[str, Any]] = []
     try:
         with redirect_stdout(out), redirect_stderr(err):
             exec(compile(source, "<cell>", "exec"), namespace)
@@ -380,7 +382,7 @@ class MemoryWorkspace:
                 rest = p[len(prefix):]
                 name = rest.split("/")[0]
                 full = prefix + name
-                kind = "directory" if "/" in rest else ("notebook" if name.endswith(".ipynb") else "file")
+                kind: EntryType = "directory" if "/" in rest else ("notebook" if name.endswith(".ipynb") else "file")
                 seen.setdefault(name, Entry(full, name, kind))
         return list(seen.values())
 

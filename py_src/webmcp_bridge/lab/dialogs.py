@@ -2,8 +2,8 @@
 
 ``dialogs.js`` reads JupyterLab's ``Dialog.tracker`` (every dialog, shown or queued) and clicks buttons; every
 rule (ownership, refusals, bounds) is in :mod:`webmcp_bridge.calls.dialogs`. One crossing per snapshot (JSON text
-back). The watch callback is the one Python proxy kept by JS here: created in :meth:`LabDialogs.watch`,
-destroyed in :meth:`LabDialogs.close`.
+back). The watch callback is the one Python proxy kept by JS here (owned by a :class:`~webmcp_bridge.lab.ffi.Proxies`):
+made in :meth:`LabDialogs.watch`, destroyed in :meth:`LabDialogs.close`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import json
 from importlib import resources
 from typing import Any, Callable
 
-from pyodide.code import run_js  # type: ignore[import-not-found]
-from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+from pyodide.code import run_js
 
 from webmcp_bridge.host.protocol import RawButton, RawDialog, RawInput
-from webmcp_bridge.lab.notebook import is_nullish
+from webmcp_bridge.lab.ffi import Proxies, is_nullish
 
 
 def _raw(data: dict[str, Any]) -> RawDialog:
@@ -39,7 +38,7 @@ class LabDialogs:
         self.dialog_class = None if is_nullish(dialog_class) else dialog_class
         source = resources.files("webmcp_bridge.lab").joinpath("dialogs.js").read_text(encoding="utf-8")
         self.live = run_js(source)
-        self._proxy: Any = None
+        self._proxies = Proxies()  # the watch callback, while watching
 
     def snapshot(self, max_chars: int) -> list[RawDialog]:
         """The open dialogs, oldest first (see :meth:`webmcp_bridge.host.protocol.DialogSource.snapshot`)."""
@@ -56,15 +55,12 @@ class LabDialogs:
         self.close()
         if self.dialog_class is None:
             return
-        self._proxy = create_proxy(callback)
-        self.live.watch(self.dialog_class, self._proxy)
+        self.live.watch(self.dialog_class, self._proxies.keep(callback))
 
     def close(self) -> None:
         """Stop watching and free the callback's proxy."""
         self.live.unwatch()
-        if self._proxy is not None:
-            self._proxy.destroy()
-            self._proxy = None
+        self._proxies.clear()
 
 
 def lab_dialogs(ctx: Any) -> LabDialogs:

@@ -15,9 +15,9 @@ import json
 from importlib import resources
 from typing import Any, Sequence
 
-import js  # type: ignore[import-not-found]
-from pyodide.code import run_js  # type: ignore[import-not-found]
-from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+import js
+from pyodide.code import run_js
+from pyodide.ffi import JsException, to_js
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, utf8_len
@@ -41,12 +41,7 @@ from webmcp_bridge.host.protocol import (
     SetSourceOp,
     TextPage,
 )
-
-try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
-    from pyodide.ffi import jsnull  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - older Pyodide
-    jsnull = None
-
+from webmcp_bridge.lab.ffi import is_nullish, js_object
 
 #: how long highlight_output keeps an output outlined, in milliseconds
 HIGHLIGHT_MS = 4000
@@ -54,16 +49,6 @@ HIGHLIGHT_MS = 4000
 ABORT_SETTLE_SECONDS = 5.0
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
 RESTART_COMMAND = "notebook:restart-kernel"
-
-
-def is_nullish(value: Any) -> bool:
-    """True for JS ``null`` and ``undefined`` as they arrive in Python."""
-    return value is None or (jsnull is not None and value is jsnull)
-
-
-def js_object(value: dict[str, Any]) -> Any:
-    """A plain JS object (not a Map) for a JSON-like Python dict."""
-    return to_js(value, dict_converter=js.Object.fromEntries)
 
 
 def load_model_js() -> Any:

@@ -25,6 +25,7 @@ split. This module imports nothing heavy at import time.
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import json
 import time
@@ -113,9 +114,10 @@ class LabSession:
         """Build the bridge over the live application and start every part; returns the loader's reply
         ``{state, tools, timings}`` (see the module docstring)."""
         for module in STEPS:
-            await self._step(module.rsplit(".", 1)[-1], lambda m=module: _import(m))
+            await self._step(module.rsplit(".", 1)[-1], functools.partial(_import, module))
         from webmcp_bridge.lab.dialogs import lab_dialogs
-        from webmcp_bridge.lab.notebook import JupyterLabHost, is_nullish
+        from webmcp_bridge.lab.ffi import is_nullish
+        from webmcp_bridge.lab.notebook import JupyterLabHost
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 

@@ -19,10 +19,9 @@ import json
 import traceback
 from typing import Any, Callable
 
-import js  # type: ignore[import-not-found]
-from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+import js
 
-from webmcp_bridge.lab.notebook import is_nullish
+from webmcp_bridge.lab.ffi import Proxies, is_nullish
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSettings, SettingsApplier, parse_settings
 
 #: the longest start-up waits for the settings before going on with the defaults
@@ -48,6 +47,7 @@ class LabSettings:
         self.on_tools_changed = on_tools_changed
         self.settings: Any = None  # ISettingRegistry.ISettings once loaded
         self._changed: Any = None
+        self._proxies = Proxies()
 
     async def start(self) -> BridgeSettings:
         """Load and apply the settings (start-up: the default mode too); return what was applied."""
@@ -62,7 +62,7 @@ class LabSettings:
         if self.settings is None:
             self._apply(DEFAULT_SETTINGS, [], startup=True)
             return DEFAULT_SETTINGS
-        self._changed = create_proxy(self._on_changed)
+        self._changed = self._proxies.keep(self._on_changed)
         self.settings.changed.connect(self._changed)
         return self._read_and_apply(startup=True)
 
@@ -105,5 +105,5 @@ class LabSettings:
                 self.settings.changed.disconnect(self._changed)
             except Exception:
                 traceback.print_exc()
-            self._changed.destroy()
+            self._proxies.clear()
             self._changed = None

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
-
-from webmcp_bridge.lab.notebook import LabNotebook, is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
+from webmcp_bridge.lab.notebook import LabNotebook
 
 COMMAND = "webmcp-bridge:share-output-selection"
 SELECTOR = ".jp-OutputArea-child"
@@ -28,7 +27,7 @@ class ShareCommand:
         self.app = ctx.app
         self.host = host
         self.shared = shared
-        self._proxies = [create_proxy(self._execute), create_proxy(self._enabled)]
+        self._proxies = Proxies()
         self._disposables: list[Any] = []
 
     def _selection(self) -> tuple[LabNotebook, dict[str, Any]] | None:
@@ -53,7 +52,7 @@ class ShareCommand:
         if not commands.hasCommand(COMMAND):
             self._disposables.append(commands.addCommand(COMMAND, js_object({
                 "label": "Share selected output text with the agent",
-                "execute": self._proxies[0], "isEnabled": self._proxies[1]})))
+                "execute": self._proxies.keep(self._execute), "isEnabled": self._proxies.keep(self._enabled)})))
             self._disposables.append(self.app.contextMenu.addItem(js_object({"command": COMMAND, "selector": SELECTOR, "rank": 40})))
         return self
 
@@ -62,6 +61,4 @@ class ShareCommand:
             if not is_nullish(disposable):
                 disposable.dispose()
         self._disposables.clear()
-        for proxy in self._proxies:
-            proxy.destroy()
         self._proxies.clear()

@@ -17,11 +17,11 @@ import json
 import traceback
 from typing import Any
 
-import js  # type: ignore[import-not-found]
-from pyodide.ffi import create_once_callable, create_proxy  # type: ignore[import-not-found]
+import js
 
 from webmcp_bridge.calls.registry import Registry, envelope
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.lab.ffi import Proxies
 
 
 class WebMCPRegistration:
@@ -39,6 +39,7 @@ class WebMCPRegistration:
     def __init__(self, registry: Registry, loader: Any) -> None:
         self.registry = registry
         self.loader = loader
+        self._proxies = Proxies()  # the dispatcher and the cancel callback, while connected
         self._dispatch: Any = None
         self._cancel: Any = None
 
@@ -65,14 +66,14 @@ class WebMCPRegistration:
 
             asyncio.ensure_future(run())
 
-        return js.Promise.new(create_once_callable(executor))
+        return js.Promise.new(self._proxies.once(executor))
 
     def register(self, definitions: list[dict[str, Any]] | None = None) -> int:
         """Connect the dispatcher and make the registered tools match ``definitions`` (the registry's, if
         not given); returns how many tools are registered. Calling it again first unregisters the old set."""
         self.unregister()
-        self._dispatch = create_proxy(self._call)
-        self._cancel = create_proxy(self._abort)
+        self._dispatch = self._proxies.keep(self._call)
+        self._cancel = self._proxies.keep(self._abort)
         text = json.dumps(self.registry.definitions() if definitions is None else definitions, ensure_ascii=False)
         return int(self.loader.connect(text, self._dispatch, self._cancel))
 
@@ -89,8 +90,5 @@ class WebMCPRegistration:
         """Remove every tool (each registration's signal is aborted) and free the dispatcher proxy."""
         if self._dispatch is not None:
             self.loader.disconnect()
-            self._dispatch.destroy()
-            self._dispatch = None
-            if self._cancel is not None:
-                self._cancel.destroy()
-                self._cancel = None
+            self._proxies.clear()
+            self._dispatch = self._cancel = None

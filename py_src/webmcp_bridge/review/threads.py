@@ -359,13 +359,13 @@ def _selection_in(source: str, selection: Any, name: str = "selection") -> tuple
     inside ``source`` or empty."""
     if not _is_selection(selection):
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name} must be {{start: {{line, column}}, end: {{line, column}}}} with non-negative integers.")
-    bounds = []
-    for end in ("start", "end"):
-        at = index_of(source, selection[end])
+    bounds: list[int] = []
+    for side in ("start", "end"):
+        at = index_of(source, selection[side])
         if at is None:
-            pos = selection[end]
+            pos = selection[side]
             raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                            f"{name}.{end} (line {pos['line']}, column {pos['column']}) is not a position in the cell's source.")
+                            f"{name}.{side} (line {pos['line']}, column {pos['column']}) is not a position in the cell's source.")
         bounds.append(at)
     start, end = sorted(bounds)
     if start == end:

@@ -6,24 +6,21 @@ not listed; the result gives only their count.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-from pydantic import Field
+from typing import Any
 
 from webmcp_bridge.access.guard import parse_level
 from webmcp_bridge.calls.registry import Annotations, Tool
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIds, NotebookInput, unique
+from webmcp_bridge.tools.common import CallContext, CellSelection, unique
 
 PROVENANCE_PER_CELL = 3  # coalesced entries per cell, newest first
 
 
-class GetCellAccessInput(NotebookInput):
-    cell_ids: Annotated[CellIds | None, Field(description="Cells to report, by id. Omit to report by index range.")] = None
-    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = None
-    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)] = None
+class GetCellAccessInput(CellSelection):
+    pass
 
 
 async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[str, Any]:
+    args.check_one_way()
     nb = await ctx.notebook(args.notebook_path)
     nb.take_changes()  # bring the change log up to date
     limit = ctx.limits.cells_per_read
@@ -32,10 +29,7 @@ async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[st
         cells = nb.find_cells(ids[:limit])
         omitted = len(ids) - len(cells)
     else:
-        count = nb.cell_count()
-        start = args.start_index or 0
-        end = count if args.end_index is None else min(args.end_index, count)
-        indices = list(range(start, max(start, end)))
+        indices = list(args.index_range(nb.cell_count()))
         cells = nb.read_cells(indices[:limit], head_bytes=0, max_outputs=0)
         omitted = len(indices) - len(cells)
     notebook_level = nb.level()

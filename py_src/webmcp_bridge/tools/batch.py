@@ -103,7 +103,7 @@ class ApplyEditsInput(NotebookInput):
                                        min_length=1, max_length=DEFAULT_LIMITS.batch_edits)]
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         schema = super().model_json_schema(*args, **kwargs)
         _plain_union(schema)
         return schema

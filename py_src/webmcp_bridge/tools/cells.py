@@ -7,27 +7,22 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
-from webmcp_bridge.core.bounds import json_bytes
+from webmcp_bridge.core.bounds import RESULT_HEADROOM, json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, utf8_len
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, summary, unique
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, summary, unique
 
 READ = Annotations(read_only=True, untrusted_content=True)
-RESULT_HEADROOM = 2048  # bytes of a get_cells result kept for its own keys and the envelope
 
 
-class GetCellsInput(NotebookInput):
-    cell_ids: Annotated[CellIds | None, Field(description="Cells to read, by id (each once). Omit to read by index range.")] = None
-    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = None
-    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)] = None
+class GetCellsInput(CellSelection):
     include_source: Annotated[bool, Field(description="Include each cell's source text.")] = True
     include_outputs: Annotated[bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")] = False
 
 
 async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
-    if args.cell_ids is not None and (args.start_index is not None or args.end_index is not None):
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
+    args.check_one_way()
     nb = await ctx.notebook(args.notebook_path)
     limits = ctx.limits
     count = nb.cell_count()
@@ -38,12 +33,10 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
         cells = nb.find_cells(ids[: limits.cells_per_read], head_bytes=head, max_outputs=max_outputs)
         indices = [c.index for c in cells] + [-1] * (len(ids) - len(cells))
     else:
-        start = args.start_index or 0
-        end = count if args.end_index is None else min(args.end_index, count)
-        indices = list(range(start, max(start, end)))
+        indices = list(args.index_range(count))
         cells = nb.read_cells(indices[: limits.cells_per_read], head_bytes=head, max_outputs=max_outputs)
     # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell.
-    budget, snapshots = limits.result_bytes - RESULT_HEADROOM, []
+    budget, snapshots = limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for cell in cells:
         snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs)
         budget -= json_bytes(snap) + 1

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool
-from webmcp_bridge.core.bounds import json_bytes
+from webmcp_bridge.core.bounds import RESULT_HEADROOM, json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
@@ -21,7 +21,6 @@ from webmcp_bridge.tools.run import Selection
 
 READ = Annotations(read_only=True, untrusted_content=True)
 WRITE = Annotations(untrusted_content=True)
-RESULT_HEADROOM = 2048  # bytes of a list result kept for its own keys and the envelope
 
 ThreadIdField = Annotated[str, Field(description="The thread's id, as returned by jupyter_list_comments or jupyter_create_comment.",
                                      min_length=1, max_length=64)]
@@ -54,7 +53,7 @@ async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, 
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "The person has no active cell in this notebook; pass cellId.")
     total = review.count(args.status, cell_id)
     limit = min(args.limit, ctx.limits.comment_threads_listed)
-    budget, shown = ctx.limits.result_bytes - RESULT_HEADROOM, []
+    budget, shown = ctx.limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for view in review.threads(args.status, cell_id, limit=limit):
         item = view.to_json(max_messages=ctx.limits.comment_messages_listed)
         budget -= json_bytes(item) + 1

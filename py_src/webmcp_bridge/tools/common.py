@@ -43,6 +43,27 @@ class NotebookInput(ToolInput):
     notebook_path: NotebookPathField = None
 
 
+class CellSelection(NotebookInput):
+    """Base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range
+    ``startIndex``/``endIndex`` (visible cells, end exclusive and clamped); neither means every cell."""
+
+    cell_ids: Annotated[CellIds | None, Field(description="The cells, by id (each once, in this order). Omit to choose by index range.")] = None
+    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = None
+    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)] = None
+
+    def check_one_way(self) -> None:
+        """Refuse both ways at once: ToolError(INVALID_ARGUMENT)."""
+        if self.cell_ids is not None and (self.start_index is not None or self.end_index is not None):
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
+
+    def index_range(self, count: int) -> range:
+        """The indices of the range over ``count`` visible cells: [startIndex, min(endIndex, count)), empty when
+        the start is past the end."""
+        start = self.start_index or 0
+        end = count if self.end_index is None else min(self.end_index, count)
+        return range(start, max(start, end))
+
+
 @dataclass
 class CallContext:
     """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`:

@@ -9,13 +9,10 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, unique
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
 
 
-class RunCellsInput(NotebookInput):
-    cell_ids: Annotated[CellIds | None, Field(description="Cells to run, in this order (each once). Omit (with no range) to run every cell.")] = None
-    start_index: Annotated[int | None, Field(description="First index of a range to run.", ge=0, le=MAX_INT)] = None
-    end_index: Annotated[int | None, Field(description="End of the range, exclusive.", ge=0, le=MAX_INT)] = None
+class RunCellsInput(CellSelection):
     stop_on_error: Annotated[bool, Field(description="Skip the remaining cells after a cell fails.")] = True
 
 
@@ -27,8 +24,7 @@ async def _kernel_ready(ctx: CallContext, nb) -> None:
 
 
 async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
-    if args.cell_ids is not None and (args.start_index is not None or args.end_index is not None):
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
+    args.check_one_way()
     nb = await ctx.notebook(args.notebook_path)
     read_only: set[str] = set()
     if args.cell_ids is not None:
@@ -37,9 +33,7 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     else:
         nb.check_write()
         cells = nb.read_cells(None, head_bytes=0, max_outputs=0)
-        start = args.start_index or 0
-        end = len(cells) if args.end_index is None else min(args.end_index, len(cells))
-        ids = [c.id for c in cells[start:end]]
+        ids = [cells[i].id for i in args.index_range(len(cells))]
         read_only = {cell_id for cell_id in ids if not nb.is_writable(cell_id)}  # skipped, with the reason
     if len(ids) > ctx.limits.run_cells:
         raise ToolError(ErrorCode.TOO_LARGE, f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",

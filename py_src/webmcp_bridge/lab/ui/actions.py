@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.notebook import LabNotebook, is_nullish
+from webmcp_bridge.lab.ffi import is_nullish
+from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.ui import dom as panel_dom
 from webmcp_bridge.lab.ui.view import c
 from webmcp_bridge.review.threads import CellAnchor, Review

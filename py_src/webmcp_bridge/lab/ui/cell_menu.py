@@ -17,11 +17,12 @@ import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-import js  # type: ignore[import-not-found]
+import js
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.notebook import LabNotebook, is_nullish, js_object
+from webmcp_bridge.lab.ffi import is_nullish, js_object
+from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.ui.view import cell_label
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
 
@@ -56,8 +57,8 @@ class CellMenu:
         self.panel = panel
         self.app = panel.app
         self._disposables: list[Any] = []
-        self._is_cell = panel._proxy(lambda node: _has_class(node, "jp-Cell"))
-        self._is_output = panel._proxy(lambda node: _has_class(node, "jp-OutputArea-child"))
+        self._is_cell = panel.proxies.keep(lambda node: _has_class(node, "jp-Cell"))
+        self._is_output = panel.proxies.keep(lambda node: _has_class(node, "jp-OutputArea-child"))
 
     def install(self) -> None:
         """Add the commands and their context-menu items."""
@@ -65,7 +66,7 @@ class CellMenu:
             ("cell", "Comment on cell", lambda: self.target() is not None, self._comment_cell),
             ("selection", "Comment on selection", self._has_selection, self._comment_selection),
             ("output", "Comment on output", self._has_output, self._comment_output),
-            ("access", self.panel._proxy(self._access_label), lambda: self.target() is not None, self._cycle),
+            ("access", self.panel.proxies.keep(self._access_label), lambda: self.target() is not None, self._cycle),
         ]
         commands, menu = self.app.commands, self.app.contextMenu
         self._disposables.append(menu.addItem(js_object({"type": "separator", "selector": SELECTOR, "rank": RANK})))
@@ -76,8 +77,8 @@ class CellMenu:
             options = {
                 "label": label,
                 "caption": "Agent panel: " + (label if isinstance(label, str) else "agent access of this cell"),
-                "isEnabled": self.panel._proxy(lambda *_a, enabled=enabled: _safe_bool(enabled)),
-                "execute": self.panel._proxy(lambda *_a, run=run: self._execute(run)),
+                "isEnabled": self.panel.proxies.keep(lambda *_a, enabled=enabled: _safe_bool(enabled)),
+                "execute": self.panel.proxies.keep(lambda *_a, run=run: self._execute(run)),
             }
             self._disposables.append(commands.addCommand(command, js_object(options)))
             self._disposables.append(menu.addItem(js_object({"command": command, "selector": SELECTOR, "rank": RANK + 0.1 * (offset + 1)})))
@@ -109,8 +110,8 @@ class CellMenu:
             if nb is None:
                 return None
             cell_id = nb.focus().cell_id
-            if cell_id is None:
-                return None
+        if cell_id is None:
+            return None
         output_index = None
         output_node = self.app.contextMenuHitTest(self._is_output)
         if not is_nullish(output_node) and not is_nullish(cell_node) and cell_node.contains(output_node):

@@ -14,11 +14,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import js  # type: ignore[import-not-found]
-from pyodide.code import run_js  # type: ignore[import-not-found]
-from pyodide.ffi import to_js  # type: ignore[import-not-found]
+import js
+from pyodide.code import run_js
+from pyodide.ffi import to_js
 
-from webmcp_bridge.lab.notebook import is_nullish
+from webmcp_bridge.lab.ffi import is_nullish
 from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, El
 
 STYLE_ID = "webmcp-bridge-panel-style"
@@ -54,7 +54,7 @@ def apply_markers(notebook: Any, want: dict[str, tuple[str, list[str], El]], cla
 
 def cell_infos(nb_panel: Any, max_chars: int) -> list[tuple[str, str, str, int]]:
     """``(id, type, first non-blank line cut to max_chars, output count)`` of every cell, in order (one read)."""
-    return [tuple(row) for row in json.loads(str(helper().cellInfos(nb_panel, max_chars)))]  # type: ignore[misc]
+    return [tuple(row) for row in json.loads(str(helper().cellInfos(nb_panel, max_chars)))]
 
 
 def query(node: Any, selector: str) -> Any:

@@ -28,20 +28,21 @@ handled in one synchronous stretch (a few ms; markers touch only the cells whose
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import traceback
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Literal, cast
 
-import js  # type: ignore[import-not-found]
-from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+import js
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import preview
-from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook, is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
+from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook
 from webmcp_bridge.lab.ui import dom as panel_dom
 from webmcp_bridge.lab.ui.view import (
     ACTIVITY_ROWS,
@@ -75,6 +76,9 @@ THREAD_ROWS = 100
 #: cells whose access "apply to all cells" changes between two yields to the browser
 APPLY_CHUNK = 25
 MARKERS_ATTR = "data-webmcp-bridge-markers"
+#: what the Comments section lists: threads by status, or every thread of the active cell
+ThreadFilter = Literal["open", "resolved", "all", "cell"]
+THREAD_FILTERS = ("open", "resolved", "all", "cell")
 
 
 @dataclass
@@ -105,7 +109,7 @@ class AgentPanel:
         self.changes = changes
         self.widget: Any = None
         self.nodes: dict[str, Any] = {}
-        self.filter = "open"
+        self.filter: ThreadFilter = "open"
         self.notice: str | None = None
         self.rows: OrderedDict[str, tuple[ActivityRow, Any]] = OrderedDict()  # key -> (row, node), oldest first
         self.working: dict[tuple[str, str], float] = {}  # (path, cell id) -> monotonic expiry
@@ -117,7 +121,7 @@ class AgentPanel:
         self._sections: set[str] = set()
         self._timer: Any = None
         self._cells_cache: tuple[str, int, dict[str, CellInfo]] | None = None
-        self._proxies: list[Any] = []
+        self.proxies = Proxies()  # every callable this panel (and its cell menu) hands to JS
         self._undo: list[Callable[[], None]] = []
         self._disposed = False
         self._noted = 0
@@ -127,9 +131,7 @@ class AgentPanel:
 
     # -- life cycle ------------------------------------------------------------------------------------
     def _proxy(self, fn: Callable[..., Any]) -> Any:
-        proxy = create_proxy(fn)
-        self._proxies.append(proxy)
-        return proxy
+        return self.proxies.keep(fn)
 
     async def start(self) -> None:
         """Build the widget and connect everything, in small steps with a yield to the browser between."""
@@ -185,15 +187,14 @@ class AgentPanel:
         node = self.widget.node
         for kind, proxy in (("click", on_click), ("change", on_change), ("keydown", on_key), ("focusout", on_blur)):
             node.addEventListener(kind, proxy)
-            self._undo.append(lambda kind=kind, proxy=proxy: node.removeEventListener(kind, proxy))
+            self._undo.append(functools.partial(node.removeEventListener, kind, proxy))
         current, added = self._proxy(lambda *_: self._schedule("comments", "access", "markers")), self._proxy(lambda _t, p: self._watch(p))
         self.tracker.currentChanged.connect(current)
         self.tracker.widgetAdded.connect(added)
         self._undo.append(lambda: self.tracker.currentChanged.disconnect(current))
         self._undo.append(lambda: self.tracker.widgetAdded.disconnect(added))
-        self.registry.on_before(self._on_call)
-        self.registry.on_after(self._on_call)
-        self._undo.append(lambda: _remove_hook(self.registry, self._on_call))
+        self._undo.append(self.registry.on_before(self._on_call))
+        self._undo.append(self.registry.on_after(self._on_call))
         self._undo.append(self.changes.subscribe(self._on_change_entry))
         book = self.registry.context.proposals
         show_mode = lambda mode: setattr(self.nodes["mode"], "value", mode) if self.nodes.get("mode") is not None else None  # noqa: E731
@@ -208,18 +209,18 @@ class AgentPanel:
             self._timer.cancel()
         for undo in reversed(self._undo):
             _quietly(undo)
+        def clear_markers(watch: _Watch) -> None:
+            panel_dom.apply_markers(watch.panel.content, {}, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked"))
+
         for key, watch in list(self.watches.items()):
-            _quietly(lambda watch=watch: panel_dom.apply_markers(watch.panel.content, {}, list(marker_classes(Markers())),
-                                                                 MARKERS_ATTR, c("markers"), c("cell-marked")))
+            _quietly(functools.partial(clear_markers, watch))
             self._unwatch(key)
         if self.cells_menu is not None:
             self.cells_menu.dispose()
         if self.widget is not None:
             _quietly(self.widget.dispose)
         panel_dom.remove_style()
-        for proxy in self._proxies:
-            _quietly(proxy.destroy)
-        self._proxies.clear()
+        self.proxies.clear()
 
     # -- notebooks -------------------------------------------------------------------------------------
     def _watch(self, nb_panel: Any) -> None:
@@ -362,7 +363,7 @@ class AgentPanel:
                            ("access", self._render_access)):
             if name in sections:
                 await asyncio.sleep(0)
-                self._timed(name, lambda part=part: part(nb, cells))
+                self._timed(name, functools.partial(part, nb, cells))
         if "markers" in sections:
             await asyncio.sleep(0)
             self._timed("markers", lambda: self._render_markers(nb))
@@ -508,7 +509,7 @@ class AgentPanel:
                 self.registry.context.proposals.set_mode("propose" if value == "propose" else "direct")
                 self.note(f"switched the agent to {value} mode", "")
             elif action == "filter":
-                self.filter = value if value in ("open", "resolved", "all", "cell") else "open"
+                self.filter = cast(ThreadFilter, value) if value in THREAD_FILTERS else "open"
             elif action == "notebook-level":
                 nb = self.current()
                 if nb is not None:
@@ -542,11 +543,11 @@ class AgentPanel:
         """Open the panel in the sidebar."""
         self.app.shell.activateById(WIDGET_ID)
 
-    async def apply_to_all(self, nb: LabNotebook, level: str) -> None:
+    async def apply_to_all(self, nb: LabNotebook, level: access.Level) -> None:
         """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
-            self._timed("apply", lambda start=start: access.set_cell_levels(nb, ids[start:start + APPLY_CHUNK], level))  # type: ignore[arg-type]
+            self._timed("apply", functools.partial(access.set_cell_levels, nb, ids[start:start + APPLY_CHUNK], level))
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
         self._schedule("access", "markers")
@@ -558,12 +559,6 @@ def _quietly(fn: Callable[[], Any]) -> None:
         fn()
     except Exception:
         traceback.print_exc()
-
-
-def _remove_hook(registry: Any, hook: Any) -> None:
-    for hooks in (getattr(registry, "_before", []), getattr(registry, "_after", [])):
-        while hook in hooks:
-            hooks.remove(hook)
 
 
 def new_panel(loader: Any, bridge: Any) -> AgentPanel | None:

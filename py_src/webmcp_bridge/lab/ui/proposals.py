@@ -46,11 +46,10 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import js  # type: ignore[import-not-found]
-from pyodide.code import run_js  # type: ignore[import-not-found]
-from pyodide.ffi import create_proxy  # type: ignore[import-not-found]
+import js
+from pyodide.code import run_js
 
-from webmcp_bridge.lab.notebook import is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.ui import dom as panel_dom
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
@@ -131,11 +130,11 @@ _PLACE_JS = r"""
 
 @dataclass
 class _Box:
-    """One proposal's box and its proxies."""
+    """One proposal's box and its proxies (destroyed when the box is removed)."""
 
     proposal: Proposal
     node: Any
-    proxies: list[Any] = field(default_factory=list)
+    proxies: Proxies = field(default_factory=Proxies)
 
 
 class ProposalView:
@@ -154,7 +153,7 @@ class ProposalView:
         self.switch = ModeSwitch(book)
         self.boxes: dict[str, _Box] = {}
         self._js = run_js(_PLACE_JS)
-        self._proxies: list[Any] = []
+        self._proxies = Proxies()  # the command's callables
         self._disposables: list[Any] = []
         self._unsubscribe: Callable[[], None] | None = None
         self._unsubscribe_mode: Callable[[], None] | None = None
@@ -163,9 +162,7 @@ class ProposalView:
 
     # -- life cycle ------------------------------------------------------------------------------------
     def _proxy(self, fn: Callable[..., Any]) -> Any:
-        proxy = create_proxy(fn)
-        self._proxies.append(proxy)
-        return proxy
+        return self._proxies.keep(fn)
 
     async def start(self) -> None:
         """Install the stylesheet, the command (and its palette item), the listeners; show what already
@@ -195,8 +192,6 @@ class ProposalView:
         for disposable in reversed(self._disposables):
             _quietly(disposable.dispose)
         self._disposables.clear()
-        for proxy in self._proxies:
-            _quietly(proxy.destroy)
         self._proxies.clear()
         panel_dom.remove_style(STYLE_ID)
 
@@ -254,17 +249,16 @@ class ProposalView:
         if proposal.id in self.boxes:
             return
         box = _Box(proposal, build_box(proposal))
-        click = create_proxy(lambda event, pid=proposal.id: self._on_click(pid, event))
-        key = create_proxy(lambda event, pid=proposal.id: self._on_key(pid, event))
+        click = box.proxies.keep(lambda event, pid=proposal.id: self._on_click(pid, event))
+        key = box.proxies.keep(lambda event, pid=proposal.id: self._on_key(pid, event))
         # The notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the
         # box: outside a cell it moves the focus from the reason input back to a cell, where the typed letters
         # would be command-mode shortcuts ("a", "b" insert cells).
-        keep = create_proxy(lambda event: event.stopPropagation())
+        keep = box.proxies.keep(lambda event: event.stopPropagation())
         box.node.addEventListener("click", click)
         box.node.addEventListener("keydown", key)
         box.node.addEventListener("mousedown", keep)
         box.node.addEventListener("focusin", keep)
-        box.proxies += [click, key, keep]
         self.boxes[proposal.id] = box
         self._place(box)
         if self._checker is None or self._checker.done():
@@ -294,14 +288,10 @@ class ProposalView:
             return
         _quietly(box.node.remove)
 
-        def destroy() -> None:
-            for proxy in box.proxies:
-                _quietly(proxy.destroy)
-
         if later:  # the settling click may be running inside one of these proxies right now
-            asyncio.get_event_loop().call_soon(destroy)
+            asyncio.get_event_loop().call_soon(box.proxies.clear)
         else:
-            destroy()
+            box.proxies.clear()
 
     def _on_click(self, proposal_id: str, event: Any) -> None:
         target = event.target

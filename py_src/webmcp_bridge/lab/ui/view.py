@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from webmcp_bridge.core.limits import preview
 
@@ -409,7 +409,7 @@ class Markers:
         return self == Markers()
 
 
-def cell_markers(comments: dict[str, int], levels: dict[str, str], working: set[str], agent_run: set[str]) -> dict[str, Markers]:
+def cell_markers(comments: Mapping[str, int], levels: Mapping[str, str], working: set[str], agent_run: set[str]) -> dict[str, Markers]:
     """``{cell id: Markers}`` of the cells that carry any: ``comments`` open threads per cell, ``levels`` the
     restricted cells' levels, ``working`` cells an agent is changing now, ``agent_run`` cells whose outputs
     are from the agent's run."""

@@ -1,0 +1,107 @@
+"""The one owner of the Python callables handed to JavaScript, and the small FFI helpers every lab module shares.
+
+A Python function given to JS (an event listener, a signal slot, a command's ``execute``) must be a Pyodide
+proxy that lives as long as JS may call it and is destroyed once JS no longer holds it: a proxy destroyed too
+early makes the page's next call fail, one never destroyed leaks the function and all it references. Every
+part of ``lab/`` that hands a callable to JS gets it from a :class:`Proxies` it owns and clears that on
+dispose; nothing calls ``create_proxy`` itself. A callable JS calls exactly once (a promise's executor) is
+:meth:`Proxies.once`: it frees itself after the call and is never kept.
+
+``pyodide`` is imported only when a proxy is made (and ``js`` only when a JS object is), so :class:`Proxies`
+with an injected factory runs under CPython too.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+try:  # Pyodide >= 0.27 hands JS null to Python as jsnull, undefined as None
+    from pyodide.ffi import jsnull
+except ImportError:  # older Pyodide, or CPython
+    jsnull = None
+
+
+def is_nullish(value: object) -> TypeIs[None]:
+    """True for JS ``null`` and ``undefined`` as they arrive in Python. Typed as narrowing to None so that after
+    ``if not is_nullish(x)`` the checker knows ``x`` is not None (JS null arrives as ``jsnull``, not None, but it
+    is no more usable than None)."""
+    return value is None or (jsnull is not None and value is jsnull)
+
+
+def js_object(value: dict[str, Any]) -> Any:
+    """A plain JS object (not a Map) for a JSON-like Python dict."""
+    import js
+    from pyodide.ffi import to_js
+
+    return to_js(value, dict_converter=js.Object.fromEntries)
+
+
+def _create_proxy(fn: Callable[..., Any]) -> Any:
+    from pyodide.ffi import create_proxy
+
+    return create_proxy(fn)
+
+
+def _create_once(fn: Callable[..., Any]) -> Any:
+    from pyodide.ffi import create_once_callable
+
+    return create_once_callable(fn)
+
+
+class Proxies:
+    """The proxies one part handed to JS: made by :meth:`keep`, destroyed by :meth:`remove` or :meth:`clear`.
+
+    Args:
+        create: makes a proxy of a Python callable (default: ``pyodide.ffi.create_proxy``); the proxy must
+            have ``destroy()``.
+        create_once: makes a callable JS may call once, freed after that call (default:
+            ``pyodide.ffi.create_once_callable``).
+
+    Destroying never raises: a proxy whose ``destroy()`` fails is printed to the console and the others are
+    still destroyed. After :meth:`clear` the owner is empty and may keep new proxies; a second clear does nothing.
+    """
+
+    def __init__(self, create: Callable[[Callable[..., Any]], Any] = _create_proxy,
+                 create_once: Callable[[Callable[..., Any]], Any] = _create_once) -> None:
+        self._create = create
+        self._create_once = create_once
+        self._kept: list[Any] = []
+
+    def __len__(self) -> int:
+        """How many proxies are alive (kept and not yet destroyed)."""
+        return len(self._kept)
+
+    def keep(self, fn: Callable[..., Any]) -> Any:
+        """A proxy of ``fn`` for JS to hold, alive until :meth:`remove` or :meth:`clear`."""
+        proxy = self._create(fn)
+        self._kept.append(proxy)
+        return proxy
+
+    def once(self, fn: Callable[..., Any]) -> Any:
+        """A callable for JS to call once (it frees itself after that call); not kept here."""
+        return self._create_once(fn)
+
+    def remove(self, proxy: Any) -> None:
+        """Destroy one kept proxy (JS no longer holds it). A proxy not kept here (or removed already) is left alone."""
+        for index, kept in enumerate(self._kept):
+            if kept is proxy:
+                del self._kept[index]
+                _destroy(proxy)
+                return
+
+    def clear(self) -> None:
+        """Destroy every kept proxy, newest first."""
+        kept, self._kept = self._kept, []
+        for proxy in reversed(kept):
+            _destroy(proxy)
+
+
+def _destroy(proxy: Any) -> None:
+    try:
+        proxy.destroy()
+    except Exception:  # destroying must go on for the others; the page keeps working
+        traceback.print_exc()

@@ -1,0 +1,142 @@
+"""Shared helpers of the CPython test suite of webmcp_bridge (imported by the tests; the fixtures are in conftest.py).
+
+The tests drive the real tool registry (the ``notebooks`` toolset) over the in-memory host
+(:class:`webmcp_bridge.host.memory.MemoryWorkspace`), fed with the real notebook corpus. Every call goes
+through :meth:`Bridge.call`, which checks the envelope invariants that hold for every tool call (one
+JSON text block equal to ``structuredContent``, ``isError`` a bool, error codes from the closed list,
+the whole result under the result cap), so each test gets those checks for free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webmcp_bridge.core.errors import ErrorCode
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.session.bridge import build_bridge
+from webmcp_bridge.tools import notebooks_toolset
+
+REPO = Path(__file__).resolve().parents[1]
+ERROR_CODES = {c.value for c in ErrorCode}
+
+
+def _find_corpus() -> Path | None:
+    """The notebook corpus: ``shared/notebooks`` next to the repo, else the site's ``lite/content``."""
+    for candidate in (Path(__file__).resolve().parents[2] / "shared" / "notebooks", REPO / "lite" / "content"):
+        if candidate.is_dir() and any(candidate.rglob("*.ipynb")):
+            return candidate
+    return None
+
+
+CORPUS_DIR = _find_corpus()
+
+
+@lru_cache(maxsize=None)
+def corpus_text(name: str) -> str:
+    """The exact text of one corpus notebook (skips the test if the corpus is absent)."""
+    if CORPUS_DIR is None:
+        pytest.skip("notebook corpus not found: neither ../shared/notebooks nor lite/content exists")
+    direct = CORPUS_DIR / name
+    path = direct if direct.is_file() else next(iter(sorted(CORPUS_DIR.rglob(name))), None)
+    if path is None:
+        pytest.skip(f"corpus notebook {name} not found under {CORPUS_DIR}")
+    return path.read_text(encoding="utf-8")
+
+
+def corpus_json(name: str) -> dict[str, Any]:
+    return json.loads(corpus_text(name))
+
+
+def text_of(value: Any) -> str:
+    return value if isinstance(value, str) else "".join(value)
+
+
+class Bridge:
+    """A registry over a MemoryWorkspace, with a synchronous ``call`` that checks the envelope."""
+
+    def __init__(self, files: dict[str, str], limits: Limits = DEFAULT_LIMITS) -> None:
+        self.ws = MemoryWorkspace(files)
+        self.limits = limits
+        self.reg = build_bridge(self.ws, limits=limits, toolsets=[notebooks_toolset()]).registry
+
+    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
+        result = asyncio.run(self.reg.call(name, arguments))
+        check_envelope(result, self.limits)
+        return result
+
+    def ok(self, name: str, arguments: Any = None) -> dict[str, Any]:
+        """Call and assert success; returns ``structuredContent``."""
+        result = self.call(name, arguments)
+        assert result["isError"] is False, result["structuredContent"]
+        return result["structuredContent"]
+
+    def nb(self, path: str):
+        return self.ws.open[path]
+
+    def open(self, path: str) -> dict[str, Any]:
+        return self.ok("jupyter_open_notebook", {"path": path})
+
+    def state(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Everything a failing call must not change: each open notebook's JSON and the files."""
+        notebooks = {p: json.dumps(nb.nb, sort_keys=True) for p, nb in self.ws.open.items()}
+        return notebooks, dict(self.ws.files)
+
+    def fails(self, name: str, arguments: Any, code: str) -> dict[str, Any]:
+        """Call, assert it fails with ``code`` and that no open notebook and no file changed."""
+        before_nbs, before_files = self.state()
+        revisions = {p: nb.revision() for p, nb in self.ws.open.items()}
+        result = self.call(name, arguments)
+        payload = result["structuredContent"]
+        assert result["isError"] is True, payload
+        assert payload["error"] == code, payload
+        after_nbs, after_files = self.state()
+        for path, text in before_nbs.items():
+            assert after_nbs[path] == text, f"{name} failed with {code} but changed {path}"
+            assert self.ws.open[path].revision() == revisions[path]
+        assert after_files == before_files, f"{name} failed with {code} but changed workspace files"
+        return payload
+
+
+def check_envelope(result: dict[str, Any], limits: Limits) -> None:
+    """The invariants of every CallToolResult the registry returns."""
+    assert set(result) >= {"content", "structuredContent", "isError"}
+    assert isinstance(result["isError"], bool)
+    content = result["content"]
+    assert content and content[0]["type"] == "text"
+    text = content[0]["text"]
+    assert json.loads(text) == result["structuredContent"]
+    assert len(text.encode("utf-8")) <= limits.result_bytes  # strict UTF-8: no lone surrogates either
+    for block in content[1:]:
+        assert block["type"] == "image" and set(block) == {"type", "data", "mimeType"}
+    payload = result["structuredContent"]
+    if result["isError"]:
+        assert payload["error"] in ERROR_CODES, payload
+        assert isinstance(payload["message"], str) and payload["message"]
+
+
+def make_bridge(notebooks: dict[str, str], extra_files: dict[str, str] | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> Bridge:
+    """A Bridge whose workspace holds ``{workspace path: corpus file name}`` plus ``extra_files`` texts."""
+    files = {path: corpus_text(name) for path, name in notebooks.items()}
+    files.update(extra_files or {})
+    return Bridge(files, limits)
+
+
+def find_cell(bridge: Bridge, path: str, predicate) -> dict[str, Any]:
+    """The first snapshot (from jupyter_get_cells with outputs) matching ``predicate``."""
+    start = 0
+    while True:
+        payload = bridge.ok("jupyter_get_cells", {"notebookPath": path, "includeOutputs": True, "startIndex": start, "endIndex": start + 40})
+        for cell in payload["cells"]:
+            if predicate(cell):
+                return cell
+        if not payload["cells"] or payload["cells"][-1]["index"] + 1 >= payload["cellCount"]:
+            raise AssertionError("no matching cell")
+        start = payload["cells"][-1]["index"] + 1
