@@ -13,7 +13,7 @@ from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
-#: every tool named in the product contract (shared/FEATURES.md), and nothing else
+#: every tool named in the product contract (docs/TOOLS.md), and nothing else
 FEATURE_TOOLS = {
     "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
     "jupyter_save_notebook", "jupyter_read_file", "jupyter_write_file", "jupyter_get_cells", "jupyter_get_output",

@@ -16,7 +16,7 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, MIB
 from webmcp_bridge.tools import notebooks_toolset
 
-# FEATURES.md, "Argument names of the core tools": (required, optional). Every tool that works on a
+# The product contract, "Argument names of the core tools": (required, optional). Every tool that works on a
 # notebook also takes notebookPath.
 TABLE: dict[str, tuple[set[str], set[str]]] = {
     "jupyter_get_context": (set(), set()),

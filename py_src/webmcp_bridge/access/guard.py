@@ -545,7 +545,7 @@ class GuardedNotebook:
         finally:
             self._lapse()
 
-    # -- batched edits and code without a cell (engineer C; tools/batch.py, tools/code.py) ----------------
+    # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ----------------
     def apply_edits(self, ops: Sequence[Any]) -> list[str]:
         """Ops address cells by id only, so no index is mapped. The cells an op changes (update, edit,
         delete, move) must be writable; a reference cell (insert/move next to it) must be visible and may be
@@ -712,7 +712,7 @@ class GuardedHost:
     async def notebook_bridge_metadata(self, path: str) -> Any:
         raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "The bridge's metadata is read through the notebook.", path=path)
 
-    # -- text files (engineer C; tools/files.py): never a notebook, whatever its level ----------------------
+    # -- text files (tools/files.py): never a notebook, whatever its level ----------------------
     @staticmethod
     def _not_a_notebook(path: str) -> None:
         if path.lower().endswith(".ipynb"):  # the tools refuse these first; the same answer for every notebook

@@ -1,6 +1,6 @@
 """Agent calls while they run, and the ones that outlive ``executionTimeout``: they return ``pending``.
 
-Rule (FEATURES.md): a call still running after ``executionTimeout`` (default 20 s) returns
+Rule (the product contract, docs/TOOLS.md): a call still running after ``executionTimeout`` (default 20 s) returns
 ``{status: "pending", pendingId, tool, message}`` and keeps running; ``jupyter_wait_for_result`` collects
 it. Settled results are kept for a bounded time and count (``Limits.pending_keep_seconds``,
 ``Limits.pending_keep_count``); the oldest settled ones go first, running calls are never dropped.

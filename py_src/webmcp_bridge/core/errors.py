@@ -14,7 +14,7 @@ from typing import Any
 
 
 class ErrorCode(str, Enum):
-    """Error codes, as listed in FEATURES.md ("Error codes include at least") plus the project's own."""
+    """Error codes, the closed list of the product contract plus the project's own (docs/TOOLS.md, "Error codes")."""
 
     NO_ACTIVE_NOTEBOOK = "NO_ACTIVE_NOTEBOOK"
     NOTEBOOK_NOT_FOUND = "NOTEBOOK_NOT_FOUND"

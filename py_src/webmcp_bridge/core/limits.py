@@ -1,6 +1,6 @@
 """Every bound the bridge applies, in one place, and the one UTF-8 helper set that measures them.
 
-All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow FEATURES.md ("Bounds, all in
+All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow the product contract (docs/TOOLS.md; "Bounds, all in
 one module, counted in UTF-8 bytes"): a whole result's JSON text is at most 50 KiB. A site can pass its own
 :class:`Limits` to the registry; tools never hard-code a number.
 """
@@ -28,7 +28,7 @@ class Limits:
     """The bridge's bounds. Units: bytes (UTF-8) or counts, as named.
 
     Attributes:
-        result_bytes: cap on one tool result's JSON text (FEATURES.md: 50 KiB by default).
+        result_bytes: cap on one tool result's JSON text (50 KiB by default).
         input_bytes: cap on the JSON text of one call's arguments; larger calls get TOO_LARGE.
         source_write_bytes: cap on a cell source an agent writes; larger writes are refused.
         source_read_bytes: cap on one cell's source as returned by a read (longer ones are cut,
@@ -42,7 +42,7 @@ class Limits:
         run_cells: cap on cells in one ``jupyter_run_cells`` call.
         error_preview_bytes: cap on the preview of the person's text in a STALE_CELL error.
         execution_timeout_seconds: a call still running after this returns ``pending`` and keeps running
-            (FEATURES.md: ``executionTimeout``, default 20 s).
+            (``executionTimeout``, default 20 s).
         pending_keep_seconds: how long a settled pending result stays collectable.
         pending_keep_count: how many settled pending results are kept at most.
         kernel_wait_seconds: how long a tool waits for the kernel to become ready.

@@ -1,6 +1,6 @@
 """Workspace paths: the one check every path an agent sends goes through.
 
-Rule (FEATURES.md): notebooks and files are addressed by workspace-relative path; no absolute paths, no
+Rule (the product contract, docs/TOOLS.md): notebooks and files are addressed by workspace-relative path; no absolute paths, no
 ``..``, no control characters. A path names something inside the JupyterLite contents root or nothing.
 """
 

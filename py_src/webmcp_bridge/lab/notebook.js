@@ -387,7 +387,7 @@
       });
       return "ok";
     },
-    // -- batched edits, code without a cell, text files (engineer C) ------------------------------------
+    // -- batched edits, code without a cell, text files ------------------------------------
     // Apply ops (JSON: [{op: "insert", cell_type, source, reference_cell_id, position} | {op: "set_source",
     // cell_id, source} | {op: "delete", cell_id} | {op: "move", cell_id, reference_cell_id, position}]) in ONE
     // transaction of the shared model, as the agent: one revision, and one step of the notebook's undo.

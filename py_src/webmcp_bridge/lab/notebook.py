@@ -304,7 +304,7 @@ class LabNotebook:
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:200]}") from None
         return await self.wait_for_kernel(timeout, ("idle",))
 
-    # -- batched edits and code without a cell (engineer C) -------------------------------------------------
+    # -- batched edits and code without a cell -------------------------------------------------
     def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
         """One crossing: ``notebook.js`` applies the ops in one transaction of the shared model (one undo step)."""
         data = json.loads(self.live.applyEdits(self.panel, json.dumps([_op_wire(op) for op in ops])))
@@ -455,7 +455,7 @@ class JupyterLabHost:
         self._metadata_cache[path] = (stamp, value)
         return value
 
-    # -- text files (engineer C) -------------------------------------------------------------------------
+    # -- text files -------------------------------------------------------------------------
     def _text_context(self, path: str) -> Any:
         """The document context of a text document open on ``path`` (an editor, a CSV viewer...), whose live
         model holds the person's unsaved edits; None when none is open."""

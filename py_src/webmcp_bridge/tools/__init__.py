@@ -10,7 +10,7 @@ from webmcp_bridge.calls.registry import Toolset
 
 
 def notebooks_toolset() -> Toolset:
-    """The ``notebooks`` toolset: the 17 core tools of FEATURES.md (context, workspace, cells, kernel)."""
+    """The ``notebooks`` toolset: the 17 core tools of the product contract (context, workspace, cells, kernel)."""
     from webmcp_bridge.tools import cells, edit, run, workspace
 
     return Toolset(

@@ -1,6 +1,6 @@
 """Several cell edits at once: jupyter_apply_edits.
 
-Rules (where FEATURES.md is silent, the choices are written here and in docs/TOOLS.md):
+Rules (where the product contract is silent, the choices are written here and in docs/TOOLS.md):
 
 - ``edits`` is a list (at most ``Limits.batch_edits``, 50) of ops discriminated by ``op``: insert, update,
   edit, delete, move, with the same arguments as the single-cell tools.
