@@ -176,3 +176,17 @@ def test_base64_decoded_len():
         assert base64_decoded_len(encoded) == len(raw)
         wrapped = "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76)) + "\n"
         assert base64_decoded_len(wrapped) == len(raw)
+
+
+def test_a_page_cut_from_its_window_equals_the_page_cut_from_the_whole_text():
+    """The JupyterLab host reads only page_window's bytes of an output and pages them with page_utf8: every
+    page, at every offset and size, is the page slice_utf8 cuts from the whole text."""
+    from webmcp_bridge.core.limits import page_utf8, page_window, slice_utf8
+
+    text = "a\u00e9\u20ac\U0001F600b" * 7 + "\U0001F600" * 3
+    data = text.encode("utf-8")
+    for max_bytes in (0, 1, 2, 3, 4, 5, 9):
+        for offset in range(len(data) + 3):
+            first, end = page_window(offset, max_bytes)
+            first, end = min(first, len(data)), min(end, len(data))
+            assert page_utf8(data[first:end], first, len(data), offset, max_bytes) == slice_utf8(text, offset, max_bytes), (offset, max_bytes)

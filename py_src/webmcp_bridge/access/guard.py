@@ -1,6 +1,6 @@
 """Access control: the one checkpoint between every tool and the notebooks.
 
-The person gives each notebook and each cell a level, stored in its metadata under :data:`METADATA_KEY`
+The person gives each notebook and each cell a level, stored in its metadata under :data:`~webmcp_bridge.core.metadata.METADATA_KEY`
 (notebook: ``{"access": level, ...}``, cell: ``{"access": level}``):
 
 - ``write`` (the default): the agent may read and change it.
@@ -33,6 +33,7 @@ from typing import Any, Literal, Sequence
 
 from webmcp_bridge.access.changes import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
+from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.host.protocol import (
     CellChange,
     CellType,
@@ -48,8 +49,6 @@ from webmcp_bridge.host.protocol import (
 )
 from webmcp_bridge.propose.proposals import ProposalBook, approved
 
-METADATA_KEY = "webmcp_bridge"
-SCHEMA_VERSION = 1
 Level = Literal["write", "read", "none"]
 LEVELS: tuple[Level, ...] = ("write", "read", "none")
 

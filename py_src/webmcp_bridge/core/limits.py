@@ -101,6 +101,13 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
+# -- fixed bounds: not settings, but still written only here ----------------------------------------------
+
+#: cell changes a live notebook buffers between two reads of the guard or the panel (older ones are dropped)
+CHANGE_LOG_SIZE = 500
+#: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
+PERSON_INPUT_WINDOW_SECONDS = 1.5
+
 
 def utf8_len(text: str) -> int:
     """Length of ``text`` in UTF-8 bytes (lone surrogates count as 3 bytes, as JS encoders emit U+FFFD)."""
@@ -133,21 +140,40 @@ def slice_utf8(text: str, offset: int, max_bytes: int) -> tuple[str, int, int | 
     ``max_bytes`` bytes unless one code point is larger (then that code point alone). ``next_offset``
     is ``None`` when the page reaches the end. Raises ValueError for a negative offset.
     """
+    data = text.encode("utf-8", "surrogatepass")
+    return page_utf8(data, 0, len(data), offset, max_bytes)
+
+
+def page_window(offset: int, max_bytes: int) -> tuple[int, int]:
+    """The byte range ``[first, end)`` of a text that :func:`page_utf8` needs to cut the page at ``offset`` (the
+    page itself plus up to 3 bytes before it and 4 after it, for the code point rules); clipped to the text by
+    whoever holds it. Raises ValueError for a negative offset."""
     if offset < 0:
         raise ValueError("offset must be >= 0")
-    data = text.encode("utf-8", "surrogatepass")
-    total = len(data)
+    return max(0, offset - 3), offset + max(1, max_bytes) + 4
+
+
+def page_utf8(window: bytes, first: int, total: int, offset: int, max_bytes: int) -> tuple[str, int, int | None, int]:
+    """:func:`slice_utf8` over the bytes ``window`` = bytes ``[first, first + len(window))`` of a UTF-8 text of
+    ``total`` bytes; the window covers :func:`page_window` ``(offset, max_bytes)`` (clipped to the text). The
+    JupyterLab host reads only that window of a large output. Raises ValueError for a negative offset."""
+    if offset < 0:
+        raise ValueError("offset must be >= 0")
+
+    def at(i: int) -> int:
+        return window[i - first]
+
     start = min(offset, total)
-    while 0 < start < total and (data[start] & 0xC0) == 0x80:
+    while 0 < start < total and (at(start) & 0xC0) == 0x80:
         start -= 1
     end = min(total, start + max(1, max_bytes))
-    while start < end < total and (data[end] & 0xC0) == 0x80:
+    while start < end < total and (at(end) & 0xC0) == 0x80:
         end -= 1
     if end == start and start < total:  # a single code point wider than the page
         end = start + 1
-        while end < total and (data[end] & 0xC0) == 0x80:
+        while end < total and (at(end) & 0xC0) == 0x80:
             end += 1
-    page = data[start:end].decode("utf-8", "surrogatepass")
+    page = window[start - first:end - first].decode("utf-8", "surrogatepass")
     return page, start, (end if end < total else None), total
 
 

@@ -19,7 +19,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
-from webmcp_bridge.core.limits import base64_decoded_len, slice_utf8, utf8_len
+from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, base64_decoded_len, slice_utf8, utf8_len
+from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
 from webmcp_bridge.host.protocol import (
     AccessState,
@@ -45,7 +46,6 @@ from webmcp_bridge.host.protocol import (
     TextPage,
 )
 
-METADATA_KEY = "webmcp_bridge"  # the same key as webmcp_bridge.access.guard.METADATA_KEY
 Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
 
 
@@ -88,7 +88,7 @@ class MemoryNotebook:
         self._namespace: dict[str, Any] = {}
         self._focus = Focus()
         self.kernel_status = "idle"
-        self._changes: deque[CellChange] = deque(maxlen=500)
+        self._changes: deque[CellChange] = deque(maxlen=CHANGE_LOG_SIZE)
         self._last_deleted_meta: dict[str, Any] = {}
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
 

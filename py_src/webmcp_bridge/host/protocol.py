@@ -283,7 +283,7 @@ class LiveNotebook(Protocol):
 
     # -- the bridge's own metadata (access levels, review threads) ---------------------------------
     # Stored under the key ``webmcp_bridge`` of the notebook's and the cells' metadata (see
-    # webmcp_bridge.access.guard.METADATA_KEY). Hosts return it as found: untrusted JSON, parsed defensively by
+    # webmcp_bridge.core.metadata.METADATA_KEY). Hosts return it as found: untrusted JSON, parsed defensively by
     # the caller.
 
     def bridge_metadata(self) -> Any:

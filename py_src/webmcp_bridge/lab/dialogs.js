@@ -1,13 +1,13 @@
-// dialogs.js: the JS side of the dialog tracking (webmcp_bridge/dialogs.py holds every rule; this only reads and
-// clicks). Evaluated once by lab_dialogs.py (pyodide.code.run_js); the expression's value is the object below.
+// dialogs.js: the JS half of webmcp_bridge/lab/dialogs.py (webmcp_bridge/calls/dialogs.py holds every rule; this
+// only reads and clicks). Evaluated once by dialogs.py (pyodide.code.run_js); the expression's value is the object below.
 //
 // JupyterLab's Dialog (@jupyterlab/apputils) adds every dialog to the static Dialog.tracker when it is
 // constructed; launch() queues it behind the dialog on screen and attaches it to document.body when its turn
 // comes; answering disposes it. So the open dialogs are the tracker's undisposed ones, in creation order, and
-// "shown" is "attached". Each gets an id "d-<n>" (never reused in the page) and, when first seen, whether the
-// person had just pressed a key or a pointer button (a trusted input event in the last PERSON_WINDOW_MS): then
-// the dialog is theirs. (navigator.userActivation cannot tell: script run by test or automation tools through
-// the DevTools protocol counts as a gesture, real input events do not come from them.)
+// "shown" is "attached". Each gets an id "d-<n>" (never reused in the page) and, when first seen, how long ago
+// the person last pressed a key or a pointer button (a trusted input event), in ms; Python decides from it
+// whether the dialog is theirs. (navigator.userActivation cannot tell: script run by test or automation tools
+// through the DevTools protocol counts as a gesture, real input events do not come from them.)
 // Text is read with textContent only; a password's value is never read.
 (() => {
   let Dialog = null;
@@ -15,15 +15,14 @@
   let observer = null;
   let scheduled = false;
   let next = 1;
-  const seen = new WeakMap(); // dialog widget -> {id, byPerson}
-  const PERSON_WINDOW_MS = 1500;
+  const seen = new WeakMap(); // dialog widget -> {id, inputAgoMs}
   let lastInput = -Infinity; // performance.now() of the person's last key or pointer press
   const onInput = (event) => { if (event.isTrusted) lastInput = performance.now(); };
 
   function info(dialog) {
     let entry = seen.get(dialog);
     if (!entry) {
-      entry = { id: `d-${next++}`, byPerson: performance.now() - lastInput < PERSON_WINDOW_MS };
+      entry = { id: `d-${next++}`, inputAgoMs: lastInput === -Infinity ? null : performance.now() - lastInput };
       seen.set(dialog, entry);
     }
     return entry;
@@ -65,14 +64,14 @@
     }
     const box = node.querySelector('.jp-Dialog-footer .jp-Dialog-checkbox');
     const boxInput = box && box.querySelector('input');
-    const { id, byPerson } = info(dialog);
+    const { id, inputAgoMs } = info(dialog);
     return {
       id,
       title: text(node.querySelector('.jp-Dialog-header'), max),
       body: bodyText.slice(0, max),
       bodyCut: bodyText.length > max,
       shown: !!dialog.isAttached,
-      byPerson,
+      inputAgoMs,
       buttons: [...node.querySelectorAll('.jp-Dialog-footer button.jp-Dialog-button')].map((button) => ({
         label: text(button.querySelector('.jp-Dialog-buttonLabel') || button, max),
         accept: button.classList.contains('jp-mod-accept'),
@@ -107,7 +106,7 @@
       for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
       notify = null;
     },
-    // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, byPerson,
+    // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, inputAgoMs (null: no input yet),
     // buttons: [{label, accept, warn, disabled}], input: {type, value?, checked?} | null,
     // checkbox: {label, checked} | null}]; every text cut to maxChars characters.
     snapshot(maxChars) {

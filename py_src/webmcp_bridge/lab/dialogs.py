@@ -14,8 +14,16 @@ from typing import Any, Callable
 
 from pyodide.code import run_js
 
+from webmcp_bridge.core.limits import PERSON_INPUT_WINDOW_SECONDS
 from webmcp_bridge.host.protocol import RawButton, RawDialog, RawInput
 from webmcp_bridge.lab.ffi import Proxies, is_nullish
+
+
+def by_person(input_ago_ms: Any) -> bool:
+    """Whether a dialog is the person's: it opened within PERSON_INPUT_WINDOW_SECONDS of their own key or pointer
+    press (``input_ago_ms``: ms from that press to the dialog's opening, as ``dialogs.js`` measured it; None when
+    the person has pressed nothing yet). A dialog an agent's action opens comes with no fresh input."""
+    return input_ago_ms is not None and float(input_ago_ms) < PERSON_INPUT_WINDOW_SECONDS * 1000
 
 
 def _raw(data: dict[str, Any]) -> RawDialog:
@@ -24,7 +32,7 @@ def _raw(data: dict[str, Any]) -> RawDialog:
     return RawDialog(
         id=str(data["id"]), title=str(data["title"]), body=str(data["body"]), body_cut=bool(data["bodyCut"]),
         buttons=tuple(RawButton(str(b["label"]), bool(b["accept"]), bool(b["warn"]), bool(b["disabled"])) for b in data["buttons"]),
-        shown=bool(data["shown"]), by_person=bool(data["byPerson"]),
+        shown=bool(data["shown"]), by_person=by_person(data.get("inputAgoMs")),
         input=None if field is None else RawInput(str(field["type"]), field.get("value"), field.get("checked")),
         checkbox=None if box is None else (str(box["label"]), bool(box["checked"])),
     )

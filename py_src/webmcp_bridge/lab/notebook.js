@@ -1,28 +1,28 @@
-// notebook.js: the JS side of the JupyterLab adapter: bounded reads and plain writes on a live notebook, so each
-// step of a tool call crosses from Python to JS once.
+// notebook.js: the JS half of the JupyterLab adapter (webmcp_bridge/lab/notebook.py): plain reads and writes on
+// a live notebook, so each step of a tool call crosses from Python to JS once.
 //
-// Evaluated once by adapter.py (pyodide.code.run_js); the expression's value is the object below. Reads
-// extract plain data from the live model (ids, types, sources, output sizes, bounded heads and pages) as JSON
-// text; writes take a cell id and return false when no cell has it. Every rule about what to read or write
-// lives in Python; nothing here decides. The output rules
-// mirror webmcp_bridge/nbjson.py: stream -> one text/plain item, error -> the traceback lines joined by
-// "\n", execute_result/display_data -> one item per MIME type; text is ANSI-stripped before it is measured;
-// sizes are UTF-8 bytes (binary MIME types: decoded base64 bytes).
+// Evaluated once by notebook.py (pyodide.code.run_js); the expression's value is the object below, configured
+// once with everything Python decides (the ANSI pattern, the binary MIME types, the metadata key, the bound
+// of the change log). Reads extract plain data from the live model (ids, types, sources, output sizes, raw
+// slices of output text) as JSON text; Python cuts heads and pages (UTF-8 rules in core/limits.py) and decides
+// who made a change from the facts recorded here. Writes take a cell id and return null when no cell has it.
+// The output shapes mirror webmcp_bridge/core/nbjson.py: stream -> one text/plain item, error -> the traceback
+// lines joined by "\n", execute_result/display_data -> one item per MIME type; text is ANSI-stripped before it
+// is measured; sizes are UTF-8 bytes (binary MIME types: decoded base64 bytes).
 (() => {
   const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
   let ansi = /\x1b\[[0-?]*[ -/]*[@-~]/g;
   let binary = new Set();
   const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
   const revisions = new WeakMap(); // notebook model -> revision: the page-wide update clock at its last change
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
-  const KEY = "webmcp_bridge"; // the bridge's metadata key (webmcp_bridge.access.METADATA_KEY)
-  const changeLogs = new WeakMap(); // notebook model -> [{actor, kind, cellId, time}], bounded, drained by Python
-  const agentRuns = new Set(); // ids of cells the agent is running: their outputs and counts are the agent's
+  let KEY = null; // the bridge's metadata key (configure)
+  let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
+  const changeLogs = new WeakMap(); // notebook model -> [change as record() writes it], bounded, drained by Python
+  const agentRuns = new Set(); // ids of cells the agent is running (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
-  const MAX_CHANGES = 500;
 
-  // Run fn as the agent: cell changes it causes are recorded with actor "agent".
+  // Run fn as the agent's write: cell changes it causes are recorded with agentWrite true.
   function asAgent(fn) {
     agentDepth++;
     try { return fn(); } finally { agentDepth--; }
@@ -55,10 +55,11 @@
     if (known_) { cellId = known_.id; block = { access: known_.access }; }
     else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch (e) { /* a disposed model */ }
     if (cellId == null) return;
-    const actor = agentDepth > 0 || ((kind === "outputs" || kind === "run") && agentRuns.has(cellId)) ? "agent" : "person";
-    log.push({ actor, kind, cellId, time: Date.now() / 1000, access: block && typeof block === "object" ? block.access ?? null : null,
+    // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
+    log.push({ agentWrite: agentDepth > 0, agentRun: agentRuns.has(cellId), kind, cellId, time: Date.now() / 1000,
+               access: block && typeof block === "object" ? block.access ?? null : null,
                revision: clock + 1 }); // the change's own update is counted right after
-    if (log.length > MAX_CHANGES) log.splice(0, log.length - MAX_CHANGES);
+    if (log.length > maxChanges) log.splice(0, log.length - maxChanges);
   }
 
   function watchCell(m, cell) {
@@ -125,25 +126,23 @@
   }
 
   // One output as Python's RawOutput reads it: type, stream name / error name and value, and per MIME type
-  // [mime, bytes, head of the text, binary].
+  // [mime, bytes, the text's first headBytes UTF-16 units (at least headBytes UTF-8 bytes when the text has
+  // them: Python cuts the head), binary].
   function describeOutput(json, items, headBytes) {
     return {
       output_type: json.output_type,
       name: json.output_type === "stream" ? json.name : null,
       ename: json.output_type === "error" ? String(json.ename ?? "") : null,
       evalue: json.output_type === "error" ? String(json.evalue ?? "") : null,
-      items: [...items].map(([mime, it]) => [mime, it.bytes, it.binary ? "" : head(it.text, headBytes), it.binary]),
+      items: [...items].map(([mime, it]) => [mime, it.bytes, it.binary || headBytes <= 0 ? "" : it.text.slice(0, headBytes), it.binary]),
     };
   }
 
-  // The first maxBytes bytes of s, never splitting a code point.
-  function head(s, maxBytes) {
-    if (maxBytes <= 0) return "";
-    const bytes = encoder.encode(s.slice(0, maxBytes));
-    if (bytes.length <= maxBytes) return decoder.decode(bytes);
-    let cut = maxBytes;
-    while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--;
-    return decoder.decode(bytes.subarray(0, cut));
+  // Bytes as base64 (in chunks: String.fromCharCode takes a bounded number of arguments).
+  function base64Of(bytes) {
+    let binaryText = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) binaryText += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(binaryText);
   }
 
   // The panel's notebook model, tracked (revisions, change log) from the first time any method reaches it.
@@ -215,9 +214,11 @@
   }
 
   const api = {
-    configure(ansiPattern, binaryMimes) {
+    configure(ansiPattern, binaryMimes, metadataKey, changeLogSize) {
       ansi = new RegExp(ansiPattern, "g");
       binary = new Set(binaryMimes);
+      KEY = metadataKey;
+      maxChanges = changeLogSize;
     },
     // Start tracking the panel's notebook now (any other method also starts it).
     track(panel) { model(panel); },
@@ -324,19 +325,16 @@
       for (let i = 0; i < cells.length; i++) where.set(cells.get(i).id, i);
       return JSON.stringify(JSON.parse(idsJson).map((id) => (where.has(id) ? describeCell(cells.get(where.get(id)), where.get(id), headBytes, maxOutputs) : null)));
     },
-    outputText(panel, cellId, outputIndex, mime, offset, maxBytes) {
+    // Bytes [first, end) of one representation's UTF-8 text (clipped to it), as JSON text {data: base64,
+    // first, total: its size in bytes}, or null when the output or MIME type is not there. Python pages them.
+    outputBytes(panel, cellId, outputIndex, mime, first, end) {
       const output = outputOf(panel, cellId, outputIndex);
       const item = output && itemsOf(output).items.get(mime);
       if (!item) return null;
       item.encoded ??= encoder.encode(item.text);
       const data = item.encoded;
-      const total = data.length;
-      let start = Math.min(offset, total);
-      while (start > 0 && start < total && (data[start] & 0xc0) === 0x80) start--;
-      let end = Math.min(total, start + Math.max(1, maxBytes));
-      while (end > start && end < total && (data[end] & 0xc0) === 0x80) end--;
-      if (end === start && start < total) { end = start + 1; while (end < total && (data[end] & 0xc0) === 0x80) end++; }
-      return JSON.stringify({ text: decoder.decode(data.subarray(start, end)), offset: start, next_offset: end < total ? end : null, total_bytes: total });
+      const from = Math.min(first, data.length);
+      return JSON.stringify({ data: base64Of(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
     },
     outputBinary(panel, cellId, outputIndex, mime, maxBytes) {
       const output = outputOf(panel, cellId, outputIndex);
@@ -489,9 +487,9 @@
       };
     },
     // The text of a contents model fetched with content (JupyterLite keeps a file as text, JSON or base64):
-    // JSON text {kind: "directory" | "notebook" | "binary" | "text", text?}. Text is UTF-8 without NUL; base64
-    // content is decoded strictly (an upload of a text file is stored as base64); JSON content is written back
-    // as JupyterLab's editor shows it (JSON.stringify).
+    // JSON text {kind: "directory" | "notebook" | "binary" | "text", text?}. "binary": base64 content that is not
+    // strict UTF-8 (an upload of a text file is stored as base64), or no text content at all; JSON content is
+    // written back as JupyterLab's editor shows it (JSON.stringify). Python decides what counts as text.
     fileText(contentsModel) {
       const m = contentsModel;
       if (m.type === "directory" || m.type === "notebook") return JSON.stringify({ kind: m.type });
@@ -503,7 +501,7 @@
           text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
         } catch { return JSON.stringify({ kind: "binary" }); }
       } else text = typeof m.content === "string" ? m.content : null;
-      if (text == null || text.includes("\0")) return JSON.stringify({ kind: "binary" });
+      if (text == null) return JSON.stringify({ kind: "binary" });
       return JSON.stringify({ kind: "text", text });
     },
   };

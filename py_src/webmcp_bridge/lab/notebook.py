@@ -11,6 +11,7 @@ alive in JS: callbacks passed to JS are called synchronously (and freed by Pyodi
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from importlib import resources
 from typing import Any, Sequence
@@ -20,7 +21,8 @@ from pyodide.code import run_js
 from pyodide.ffi import JsException, to_js
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
-from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, utf8_len
+from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, CHANGE_LOG_SIZE, page_utf8, page_window, truncate_utf8, utf8_len
+from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.host.protocol import (
     AccessState,
     CellChange,
@@ -52,35 +54,46 @@ RESTART_COMMAND = "notebook:restart-kernel"
 
 
 def load_model_js() -> Any:
-    """Evaluate ``notebook.js`` once and configure it with the Python-side rules (ANSI, binary MIME types).
+    """Evaluate ``notebook.js`` once and configure it with what Python decides: the ANSI pattern and the binary MIME
+    types (:mod:`webmcp_bridge.core.limits`), the metadata key, the bound of the change log.
 
     Its count of crossings (``calls()``: JSON text ``{method: calls}``) is published as
     ``window.webmcpBridge.adapterCalls`` when the loader's status object is there (for tests and bench/)."""
     source = resources.files("webmcp_bridge.lab").joinpath("notebook.js").read_text(encoding="utf-8")
     reader = run_js(source)
-    reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)))
+    reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)), METADATA_KEY, CHANGE_LOG_SIZE)
     status = getattr(js.window, "webmcpBridge", None)
     if not is_nullish(status):
         status.adapterCalls = reader.calls
     return reader
 
 
-def _raw_output(o: dict[str, Any]) -> RawOutput:
-    """An output as ``notebook.js``'s describeOutput gives it."""
-    return RawOutput(o["output_type"], tuple(RawItem(m, b, h, bin_) for m, b, h, bin_ in o["items"]),
+def _raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
+    """An output as ``notebook.js``'s describeOutput gives it, each text head cut here to ``head_bytes`` UTF-8
+    bytes (the JS half sends the first ``head_bytes`` UTF-16 units, which hold at least that many bytes)."""
+    return RawOutput(o["output_type"], tuple(RawItem(m, b, truncate_utf8(h, head_bytes), bin_) for m, b, h, bin_ in o["items"]),
                      name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
+
+
+def actor_of(kind: str, agent_write: bool, agent_run: bool) -> str:
+    """Who made a cell change ``notebook.js`` recorded: "agent" when it happened inside one of the agent's writes
+    through the adapter, or when it is the outputs or execution count ("outputs", "run") of a cell the agent is
+    running (:meth:`LabNotebook.run_cell`); "person" for everything else (typing, the toolbar, the person's runs)."""
+    return "agent" if agent_write or (kind in ("outputs", "run") and agent_run) else "person"
 
 
 def _change(c: dict[str, Any]) -> CellChange:
     """A change as ``notebook.js``'s change log records it."""
-    return CellChange(c["actor"], c["kind"], str(c["cellId"]), float(c["time"]), c.get("access"), c.get("revision"))
+    kind = c["kind"]
+    return CellChange(actor_of(kind, bool(c["agentWrite"]), bool(c["agentRun"])), kind, str(c["cellId"]), float(c["time"]),  # type: ignore[arg-type]
+                      c.get("access"), c.get("revision"))
 
 
-def _raw_cell(data: dict[str, Any]) -> RawCell:
+def _raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
     return RawCell(
         id=data["id"], index=data["index"], cell_type=data["cell_type"], source=data["source"],
         execution_count=data.get("execution_count"),
-        outputs=tuple(_raw_output(o) for o in data["outputs"]),
+        outputs=tuple(_raw_output(o, head_bytes) for o in data["outputs"]),
         output_count=data["output_count"],
     )
 
@@ -113,24 +126,28 @@ class LabNotebook:
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return [_raw_cell(c) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))]
+        return [_raw_cell(c, head_bytes) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))]
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         found = json.loads(self.live.cellsById(self.panel, json.dumps(list(cell_ids)), head_bytes, max_outputs))
         for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
-        return [_raw_cell(data) for data in found]
+        return [_raw_cell(data, head_bytes) for data in found]
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
-        raw = self.live.outputText(self.panel, cell_id, output_index, mime, offset, max_bytes)
+        """One crossing for the bytes of the page and the few around it (:func:`~webmcp_bridge.core.limits.page_window`),
+        cut into the page here by the same rule as every host's (:func:`~webmcp_bridge.core.limits.page_utf8`)."""
+        first, end = page_window(offset, max_bytes)
+        raw = self.live.outputBytes(self.panel, cell_id, output_index, mime, first, end)
         if is_nullish(raw):
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
-        page = json.loads(raw)
-        return TextPage(page["text"], page["offset"], page["next_offset"], page["total_bytes"])
+        data = json.loads(raw)
+        page, start, next_offset, total = page_utf8(base64.b64decode(data["data"]), int(data["first"]), int(data["total"]), offset, max_bytes)
+        return TextPage(page, start, next_offset, total)
 
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
         raw = self.live.outputBinary(self.panel, cell_id, output_index, mime, max_bytes)
@@ -334,7 +351,7 @@ class LabNotebook:
             reason = "the kernel aborted the request (an earlier request failed)"
         elif status == "failed":
             reason = f"the request failed: {reason}"
-        outputs = tuple(_raw_output(o) for o in described["outputs"])
+        outputs = tuple(_raw_output(o, head_bytes) for o in described["outputs"])
         count = done.get("execution_count")
         return CodeRun("ok" if status == "ok" else "timeout" if status == "timeout" else "error", outputs,
                        int(described["count"]), None if count is None else int(count), reason)
@@ -450,7 +467,7 @@ class JupyterLabHost:
         model = await self._get(path, True)
         value = None
         if model is not None and not is_nullish(model.content) and str(model.type) == "notebook":
-            raw = js.JSON.stringify(getattr(getattr(model.content, "metadata", None), "webmcp_bridge", None) or js.undefined)
+            raw = js.JSON.stringify(getattr(getattr(model.content, "metadata", None), METADATA_KEY, None) or js.undefined)
             value = None if is_nullish(raw) else json.loads(str(raw))
         self._metadata_cache[path] = (stamp, value)
         return value
@@ -489,7 +506,7 @@ class JupyterLabHost:
             data = json.loads(str(self.live.fileText(model)))
             if data["kind"] == "directory":
                 raise is_a_folder(path)
-            if data["kind"] != "text":
+            if data["kind"] != "text" or "\x00" in data["text"]:  # text is UTF-8 without NUL
                 raise not_a_text_file(path)
             text = data["text"]
         size = utf8_len(text)

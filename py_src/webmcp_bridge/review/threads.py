@@ -81,9 +81,9 @@ from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, utf8_len
+from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
 
-SCHEMA_VERSION = 1
 THREADS_KEY = "threads"
 CONTEXT_CHARS = 32  # characters of context stored on each side of a quote
 FINGERPRINT_HEAD_BYTES = 1024  # bytes of each representation's text that go into an output fingerprint
