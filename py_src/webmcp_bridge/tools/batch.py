@@ -31,7 +31,17 @@ from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from webmcp_bridge.propose.proposals import source_diff
-from webmcp_bridge.tools.common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
+from webmcp_bridge.tools.common import (
+    CallContext,
+    CellIdField,
+    HashField,
+    NotebookInput,
+    Position,
+    cell_ref,
+    check_full_read,
+    check_write_size,
+    unique,
+)
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
@@ -139,6 +149,7 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
             elif isinstance(edit, UpdateEdit):
                 check_write_size(edit.source, ctx.limits, "source")
                 check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                check_full_read(ctx, nb, cells[edit.cell_id])  # every byte it replaces must have been read
                 sources[edit.cell_id] = edit.source
                 ops.append(SetSourceOp(edit.cell_id, edit.source))
             elif isinstance(edit, TextEdit):

@@ -15,7 +15,8 @@ from webmcp_bridge.calls.registry import ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview, utf8_len
 from webmcp_bridge.core.paths import normalize_path
-from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.core.snapshot import source_hash, source_is_paged
+from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
 from webmcp_bridge.propose.proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
 
@@ -46,12 +47,14 @@ class NotebookInput(ToolInput):
 class CallContext:
     """What handlers get as ``ctx``: the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`:
     a raw host given here is wrapped, so no handler ever holds an unguarded one), the limits, and the pending
-    calls of the registry (the same object the registry tracks them in). ``changes`` is the guard's change log."""
+    calls of the registry (the same object the registry tracks them in). ``changes`` is the guard's change log;
+    ``reads`` which pages of big cell sources the agent was given (:mod:`webmcp_bridge.core.source_reads`)."""
 
     host: GuardedHost
     limits: Limits = DEFAULT_LIMITS
     pending: PendingCalls = field(default_factory=PendingCalls)
     dialogs: DialogTracker | None = None  # the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`); None: a tracker with no source
+    reads: SourceReads = field(default_factory=SourceReads)  # pages of big sources handed to the agent (this session)
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
@@ -156,3 +159,32 @@ def check_write_size(text: str, limits: Limits, field: str) -> None:
     if size > limits.source_write_bytes:
         raise ToolError(ErrorCode.TOO_LARGE, f"{field} is {size} bytes; the limit for one cell is {limits.source_write_bytes}.",
                         field=field, bytes=size, maxBytes=limits.source_write_bytes)
+
+
+def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:
+    """Refuse a write that replaces ``cell``'s whole source when that source is read in pages and the agent was
+    not given every page of it (see :mod:`webmcp_bridge.core.source_reads`): SOURCE_NOT_FULLY_READ, with
+    ``nextSourceOffset`` the first byte it has not read. Every whole-source write of a tool goes through here."""
+    if not source_is_paged(cell.source, ctx.limits):
+        return
+    digest, total = source_hash(cell.source), utf8_len(cell.source)
+    unread = ctx.reads.first_unread(nb.path, cell.id, digest, total)
+    if unread is None:
+        return
+    raise ToolError(ErrorCode.SOURCE_NOT_FULLY_READ,
+                    f"Cell {cell.id!r} is {total} bytes and you have read only part of its current source, so this write would "
+                    f"delete what you did not see. Read the rest with jupyter_get_cells (cellIds [{cell.id!r}], sourceOffset "
+                    f"{unread}, then each nextSourceOffset until it is null) and send the whole new source, or change part of "
+                    "it with jupyter_edit_cell_source.",
+                    cellId=cell.id, sourceBytes=total, nextSourceOffset=unread, sourceHash=digest)
+
+
+def note_written(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, before: RawCell | None = None) -> None:
+    """After a write: the agent knows the new source whole when it sent all of it (``before`` None: an insert or
+    an update), or when it edited part of a source it had read whole (``before``: the cell before the edit)."""
+    if not source_is_paged(cell.source, ctx.limits):
+        return
+    if before is not None and source_is_paged(before.source, ctx.limits) and not ctx.reads.fully_read(
+            nb.path, before.id, source_hash(before.source), utf8_len(before.source)):
+        return
+    ctx.reads.mark_known(nb.path, cell.id, source_hash(cell.source))

@@ -15,7 +15,19 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
-from webmcp_bridge.tools.common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
+from webmcp_bridge.tools.common import (
+    CallContext,
+    CellIdField,
+    CellIds,
+    HashField,
+    NotebookInput,
+    Position,
+    cell_ref,
+    check_full_read,
+    check_write_size,
+    note_written,
+    unique,
+)
 
 WRITE = Annotations()
 # Writes that check a hash can answer STALE_CELL with a preview of the person's text: notebook content.
@@ -42,6 +54,7 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
     await ctx.propose(nb, "jupyter_insert_cell", "insert", args.reference_cell_id, f"Insert a {args.cell_type} cell {where}",
                       before="", after=args.source)
     cell = nb.insert_cell_near(args.reference_cell_id, args.position, args.cell_type, args.source)
+    note_written(ctx, nb, cell)
     if args.activate:
         nb.set_focus(cell.id, None, None)
     return {"cell": cell_ref(cell), "notebook": {"path": nb.path, "revision": nb.revision()}}
@@ -59,9 +72,12 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
     nb.check_write([cell.id])
+    check_full_read(ctx, nb, cell)
     await ctx.propose(nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source)
     check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed meanwhile
-    return {"cell": cell_ref(nb.set_source(cell.id, args.source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    written = nb.set_source(cell.id, args.source)
+    note_written(ctx, nb, written)
+    return {"cell": cell_ref(written), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class EditCellSourceInput(NotebookInput):
@@ -87,7 +103,9 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     nb.check_write([cell.id])
     if await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source):
         check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
-    return {"cell": cell_ref(nb.set_source(cell.id, new_source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    written = nb.set_source(cell.id, new_source)
+    note_written(ctx, nb, written, before=cell)
+    return {"cell": cell_ref(written), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class DeleteCellInput(NotebookInput):
