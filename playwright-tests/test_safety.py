@@ -52,3 +52,47 @@ def test_a_250_kb_cell_is_read_in_pages_and_a_cut_write_is_refused(page, page_lo
         offset = part["nextOffset"]
     assert len(doc) >= 5 and text + "\nprint(1)" in "".join(doc)
     assert not page_log.own_page_errors()
+
+
+PLANT = """async ({path, content}) => {
+  await window.jupyterapp.serviceManager.contents.save(path, {type: 'notebook', format: 'json', content});
+}"""
+KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+
+
+def open_planted(page: Page, site_url: str, path: str, cells: list[dict]) -> None:
+    """Write a notebook file (as one on disk would be) and open it in a fresh page load."""
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    page.evaluate(PLANT, {"path": path, "content": {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": KERNELSPEC}, "cells": cells}})
+    open_notebook(page, site_url, path)
+
+
+def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_url):
+    open_planted(page, site_url, "crlf.ipynb", [
+        {"cell_type": "code", "id": "crlf-1", "metadata": {}, "source": "a = 1\r\nb = 2\r\nc = 3\r\n", "outputs": [], "execution_count": None},
+        {"cell_type": "markdown", "id": "crlf-2", "metadata": {}, "source": ["# Title\r\n", "\r\n", "text\r"]}])
+    page.wait_for_function(f"() => !{MODEL}.cells.get(0).sharedModel.getSource().includes('\\r')", timeout=30_000)
+    # the person types at the end of the cell: the text lands where the cursor is, in the model too
+    page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("d = 4")
+    page.wait_for_timeout(300)
+    assert source_of(page, 0) == "a = 1\nb = 2\nc = 3\nd = 4" == editor_text(page, 0)
+    cells = ok(page, "jupyter_get_cells")["cells"]
+    assert [c["source"] for c in cells] == ["a = 1\nb = 2\nc = 3\nd = 4", "# Title\n\ntext\n"]
+    # the agent edits with LF text (and with CRLF text): found, applied, shown on screen
+    ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "b = 2\nc", "newText": "b = 20\nc"})
+    ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "a = 1\r\n", "newText": "a = 10\r\n"})
+    assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4"
+    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[0].querySelector('.cm-content').textContent.includes('b = 20')")
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()") == source_of(page, 0)
+    md = ok(page, "jupyter_get_cells", {"cellIds": ["crlf-2"]})["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": "crlf-2", "source": "# New\r\nline", "expectedSourceHash": md["sourceHash"]})
+    assert source_of(page, 1) == "# New\nline"
+    # and the person keeps typing in the agent's text: still where the cursor is
+    page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("!")
+    page.wait_for_timeout(300)
+    assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4!"
+    assert not page_log.own_page_errors()

@@ -149,3 +149,32 @@ def test_export_continues_where_it_stopped(size):
     assert text in document  # the whole big cell, with the multibyte text at every cut
     last_md = next(text_of(c["source"]) for c in reversed(corpus_json("hf-quicktour-ja.ipynb")["cells"]) if c["cell_type"] == "markdown")
     assert last_md in document  # and the notebook's end
+
+
+# -- CRLF line ends -------------------------------------------------------------------------------------------
+
+def crlf_bridge() -> tuple[Bridge, str]:
+    import json
+
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+          "cells": [{"cell_type": "code", "id": "crlf-1", "metadata": {}, "source": ["a = 1\r\n", "b = 2\r\n", "c = 3\r"],
+                     "outputs": [], "execution_count": None}]}
+    b = Bridge({"crlf.ipynb": json.dumps(nb)})
+    b.reg.add_toolset(batch_toolset())
+    b.open("crlf.ipynb")
+    return b, "crlf-1"
+
+
+def test_a_crlf_cell_reads_as_the_editor_shows_it_and_lf_text_matches():
+    b, cell_id = crlf_bridge()
+    snap = b.ok("jupyter_get_cells")["cells"][0]
+    assert snap["source"] == "a = 1\nb = 2\nc = 3\n"
+    b.ok("jupyter_edit_cell_source", {"cellId": cell_id, "oldText": "b = 2\nc", "newText": "b = 20\nc"})
+    b.ok("jupyter_edit_cell_source", {"cellId": cell_id, "oldText": "a = 1\r\nb", "newText": "a = 10\r\nb"})  # CRLF matches too
+    assert b.nb("crlf.ipynb").find_cell(cell_id).source == "a = 10\nb = 20\nc = 3\n"
+    now = b.ok("jupyter_get_cells")["cells"][0]
+    b.ok("jupyter_update_cell", {"cellId": cell_id, "source": "x = 1\r\ny = 2\r\n", "expectedSourceHash": now["sourceHash"]})
+    assert b.nb("crlf.ipynb").find_cell(cell_id).source == "x = 1\ny = 2\n"
+    b.ok("jupyter_apply_edits", {"edits": [{"op": "edit", "cellId": cell_id, "oldText": "x = 1\r\n", "newText": "x = 3\r\n"},
+                                           {"op": "insert", "source": "p = 1\r\nq = 2"}]})
+    assert [c.source for c in b.nb("crlf.ipynb").read_cells(None, head_bytes=0, max_outputs=0)] == ["x = 3\ny = 2\n", "p = 1\nq = 2"]

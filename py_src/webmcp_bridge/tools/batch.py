@@ -27,7 +27,7 @@ from pydantic import Field
 from webmcp_bridge.access.guard import GuardedNotebook
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from webmcp_bridge.propose.proposals import source_diff
@@ -150,19 +150,20 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
                 check_write_size(edit.source, ctx.limits, "source")
                 check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
                 check_full_read(ctx, nb, cells[edit.cell_id])  # every byte it replaces must have been read
-                sources[edit.cell_id] = edit.source
-                ops.append(SetSourceOp(edit.cell_id, edit.source))
+                sources[edit.cell_id] = normalize_line_ends(edit.source)
+                ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
             elif isinstance(edit, TextEdit):
                 check_write_size(edit.new_text, ctx.limits, "newText")
                 check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
                 source = sources[edit.cell_id]
-                occurrences = source.count(edit.old_text)
+                old_text, new_text = normalize_line_ends(edit.old_text), normalize_line_ends(edit.new_text)  # sources hold LF only
+                occurrences = source.count(old_text)
                 if occurrences != 1:
                     raise ToolError(ErrorCode.INVALID_ARGUMENT,
                                     "oldText does not occur in the cell." if occurrences == 0 else
                                     f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
                                     cellId=edit.cell_id, occurrences=occurrences)
-                sources[edit.cell_id] = source.replace(edit.old_text, edit.new_text, 1)
+                sources[edit.cell_id] = source.replace(old_text, new_text, 1)
                 check_write_size(sources[edit.cell_id], ctx.limits, "the edited source")
                 ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
             elif isinstance(edit, DeleteEdit):

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.tools.common import (
     CallContext,
@@ -92,13 +93,14 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
-    occurrences = cell.source.count(args.old_text)
+    old_text, new_text = normalize_line_ends(args.old_text), normalize_line_ends(args.new_text)  # sources hold LF only
+    occurrences = cell.source.count(old_text)
     if occurrences != 1:
         raise ToolError(ErrorCode.INVALID_ARGUMENT,
                         "oldText does not occur in the cell." if occurrences == 0 else
                         f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
                         cellId=cell.id, occurrences=occurrences)
-    new_source = cell.source.replace(args.old_text, args.new_text, 1)
+    new_source = cell.source.replace(old_text, new_text, 1)
     check_write_size(new_source, ctx.limits, "the edited source")
     nb.check_write([cell.id])
     if await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source):

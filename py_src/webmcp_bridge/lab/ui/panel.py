@@ -227,6 +227,7 @@ class AgentPanel:
         if key in self.watches or self._disposed:
             return
         ydoc = nb_panel.context.model.sharedModel.ydoc
+        _quietly(lambda: self.host.live.track(nb_panel))  # from the start: change log, and CRLF made LF before the person types
         self.watches[key] = _Watch(nb_panel, ydoc)
         ydoc.on("update", self._ydoc_proxy)
         nb_panel.node.addEventListener("click", self._click_proxy)
