@@ -96,3 +96,27 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
     page.wait_for_timeout(300)
     assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4!"
     assert not page_log.own_page_errors()
+
+
+def test_cells_the_author_locked_stay_locked_for_the_agent(page, page_log, site_url):
+    open_planted(page, site_url, "locked.ipynb", [
+        {"cell_type": "code", "id": "frozen", "metadata": {"editable": False}, "source": "answer = 42", "outputs": [], "execution_count": None},
+        {"cell_type": "markdown", "id": "kept", "metadata": {"deletable": False}, "source": "# Keep me"},
+        {"cell_type": "code", "id": "free", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}])
+    cells = {c["id"]: c for c in ok(page, "jupyter_get_cells")["cells"]}
+    refused, _ = call(page, "jupyter_update_cell", {"cellId": "frozen", "source": "answer = 0", "expectedSourceHash": cells["frozen"]["sourceHash"]})
+    assert refused["error"] == "CELL_LOCKED" and refused["lock"] == "editable"
+    refused, _ = call(page, "jupyter_edit_cell_source", {"cellId": "frozen", "oldText": "42", "newText": "0"})
+    assert refused["error"] == "CELL_LOCKED"
+    refused, _ = call(page, "jupyter_delete_cell", {"cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]})
+    assert refused["error"] == "CELL_LOCKED" and refused["lock"] == "deletable"
+    refused, _ = call(page, "jupyter_apply_edits", {"edits": [
+        {"op": "update", "cellId": "free", "source": "x = 2", "expectedSourceHash": cells["free"]["sourceHash"]},
+        {"op": "delete", "cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]}]})
+    assert refused["error"] == "CELL_LOCKED" and refused["editIndex"] == 1
+    assert [source_of(page, i) for i in range(3)] == ["answer = 42", "# Keep me", "x = 1"]
+    rows = {r["id"]: r for r in ok(page, "jupyter_get_cell_access")["cells"]}
+    assert [(rows[i]["editable"], rows[i]["deletable"]) for i in ("frozen", "kept", "free")] == [(False, True), (True, False), (True, True)]
+    ok(page, "jupyter_update_cell", {"cellId": "kept", "source": "# Kept, edited", "expectedSourceHash": cells["kept"]["sourceHash"]})
+    assert source_of(page, 1) == "# Kept, edited"
+    assert not page_log.own_page_errors()

@@ -39,6 +39,7 @@ class ErrorCode(str, Enum):
     INTERNAL_ERROR = "INTERNAL_ERROR"
     STALE_FILE = "STALE_FILE"
     SOURCE_NOT_FULLY_READ = "SOURCE_NOT_FULLY_READ"
+    CELL_LOCKED = "CELL_LOCKED"
 
 
 class ToolError(Exception):

@@ -229,6 +229,15 @@ class MemoryNotebook:
         return [(i, c["id"], copy.deepcopy(c["metadata"][METADATA_KEY])) for i, c in enumerate(self.nb["cells"])
                 if isinstance(c.get("metadata"), dict) and METADATA_KEY in c["metadata"]]
 
+    def cell_locks(self) -> list[tuple[str, bool, bool]]:
+        locks = []
+        for c in self.nb["cells"]:
+            meta = c.get("metadata") if isinstance(c.get("metadata"), dict) else {}
+            editable, deletable = meta.get("editable") is not False, meta.get("deletable") is not False
+            if not (editable and deletable):
+                locks.append((c["id"], editable, deletable))
+        return locks
+
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
         meta = self._cell(cell_id).setdefault("metadata", {})
         if value is None:

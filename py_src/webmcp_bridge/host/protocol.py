@@ -320,6 +320,12 @@ class LiveNotebook(Protocol):
         panel); no tool reaches it (see webmcp_bridge.access.guard). Raises ToolError(CELL_NOT_FOUND)."""
         ...
 
+    def cell_locks(self) -> list[tuple[str, bool, bool]]:
+        """``(id, editable, deletable)`` for every cell whose metadata sets the standard nbformat ``editable`` or
+        ``deletable`` to false (the notebook author's locks, which JupyterLab honours for the person), in index
+        order (one read; other cells are not listed)."""
+        ...
+
     def take_changes(self) -> list[CellChange]:
         """The cell changes seen since the previous call, oldest first (the host buffers a bounded number;
         older ones are dropped)."""

@@ -289,6 +289,17 @@
       }
       return JSON.stringify(found);
     },
+    // [id, editable, deletable] of the cells whose metadata sets editable or deletable to false, as JSON text.
+    cellLocks(panel) {
+      const cells = model(panel).cells;
+      const found = [];
+      for (let i = 0; i < cells.length; i++) {
+        const shared = cells.get(i).sharedModel;
+        const editable = shared.getMetadata("editable") !== false, deletable = shared.getMetadata("deletable") !== false;
+        if (!editable || !deletable) found.push([cells.get(i).id, editable, deletable]);
+      }
+      return JSON.stringify(found);
+    },
     setCellBridgeMetadata(panel, cellId, json) {
       const i = findIndex(panel, cellId);
       if (i < 0) return false;

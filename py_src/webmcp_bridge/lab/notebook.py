@@ -202,6 +202,9 @@ class LabNotebook:
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
         return [(int(i), str(cid), value) for i, cid, value in json.loads(str(self.live.cellBridgeMetadata(self.panel)))]
 
+    def cell_locks(self) -> list[tuple[str, bool, bool]]:
+        return [(str(cid), bool(e), bool(d)) for cid, e, d in json.loads(str(self.live.cellLocks(self.panel)))]
+
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
         if not self.live.setCellBridgeMetadata(self.panel, cell_id, None if value is None else json.dumps(value)):
             raise cell_not_found(cell_id)

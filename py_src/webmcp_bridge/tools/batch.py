@@ -132,11 +132,11 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
     deleted: dict[str, int] = {}
     ops: list[EditOp] = []
 
-    def alive(cell_id: str, *, changed: bool = True) -> RawCell:
+    def alive(cell_id: str, *, changed: bool = True, source: bool = False, delete: bool = False) -> RawCell:
         if cell_id in deleted:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"cell {cell_id!r} is deleted by edit {deleted[cell_id]} of this batch.", cellId=cell_id)
-        if changed:
-            nb.check_write([cell_id])  # CELL_ACCESS_DENIED for a read-only cell, said for this edit
+        if changed:  # CELL_ACCESS_DENIED for a read-only cell, CELL_LOCKED for a locked one, said for this edit
+            nb.check_write([cell_id], source=source, delete=delete)
         return cells[cell_id]
 
     for index, edit in enumerate(edits):
@@ -148,13 +148,13 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
                 ops.append(InsertOp(edit.cell_type, edit.source, edit.reference_cell_id, edit.position))
             elif isinstance(edit, UpdateEdit):
                 check_write_size(edit.source, ctx.limits, "source")
-                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                check_hash(alive(edit.cell_id, source=True), edit.expected_source_hash, ctx.limits)
                 check_full_read(ctx, nb, cells[edit.cell_id])  # every byte it replaces must have been read
                 sources[edit.cell_id] = normalize_line_ends(edit.source)
                 ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
             elif isinstance(edit, TextEdit):
                 check_write_size(edit.new_text, ctx.limits, "newText")
-                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                check_hash(alive(edit.cell_id, source=True), edit.expected_source_hash, ctx.limits)
                 source = sources[edit.cell_id]
                 old_text, new_text = normalize_line_ends(edit.old_text), normalize_line_ends(edit.new_text)  # sources hold LF only
                 occurrences = source.count(old_text)
@@ -167,7 +167,7 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
                 check_write_size(sources[edit.cell_id], ctx.limits, "the edited source")
                 ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
             elif isinstance(edit, DeleteEdit):
-                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                check_hash(alive(edit.cell_id, delete=True), edit.expected_source_hash, ctx.limits)
                 deleted[edit.cell_id] = index
                 ops.append(DeleteOp(edit.cell_id))
             else:

@@ -72,7 +72,7 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id])
+    nb.check_write([cell.id], source=True)
     check_full_read(ctx, nb, cell)
     await ctx.propose(nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source)
     check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed meanwhile
@@ -93,6 +93,7 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
     old_text, new_text = normalize_line_ends(args.old_text), normalize_line_ends(args.new_text)  # sources hold LF only
     occurrences = cell.source.count(old_text)
     if occurrences != 1:
@@ -102,7 +103,6 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
                         cellId=cell.id, occurrences=occurrences)
     new_source = cell.source.replace(old_text, new_text, 1)
     check_write_size(new_source, ctx.limits, "the edited source")
-    nb.check_write([cell.id])
     if await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source):
         check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
     written = nb.set_source(cell.id, new_source)
@@ -119,7 +119,7 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id])
+    nb.check_write([cell.id], delete=True)
     await ctx.propose(nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after="")
     check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)
     nb.delete_cell(cell.id)
