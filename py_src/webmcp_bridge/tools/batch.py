@@ -30,7 +30,7 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
-from webmcp_bridge.propose.proposals import source_diff
+from webmcp_bridge.propose.proposals import DIFF_LINES, diff_lines_at_least, source_diff
 from webmcp_bridge.tools.common import (
     CallContext,
     CellIdField,
@@ -244,20 +244,31 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
 def batch_diff(ops: list[Any], sources: dict[str, str]) -> list[list[str]]:
     """What a batch does, for the person (Propose mode): per op a header line ``["@", "edit N: ..."]`` and the
     source diff it makes (as the earlier ops left the cell), in full (CallContext.propose refuses a batch too
-    big to show)."""
+    big to show). Stops computing diffs once the lines pass DIFF_LINES (each diff's size is bounded before it
+    is computed), so a batch too big to show costs no more than one that fits; the lines returned then already
+    exceed DIFF_LINES and the batch is refused."""
     lines: list[list[str]] = []
+
+    def add_diff(before: str, after: str) -> None:
+        if len(lines) + diff_lines_at_least(before, after) > DIFF_LINES:
+            lines.extend([["…", "too large to show"]] * (DIFF_LINES + 1 - len(lines)))
+        else:
+            lines.extend(source_diff(before, after, max_lines=None))
+
     for index, op in enumerate(ops):
+        if len(lines) > DIFF_LINES:
+            break
         if isinstance(op, SetSourceOp):
             lines.append(["@", f"edit {index}: change cell {op.cell_id}"])
-            lines.extend(source_diff(sources.get(op.cell_id, ""), op.source, max_lines=None))
+            add_diff(sources.get(op.cell_id, ""), op.source)
             sources[op.cell_id] = op.source
         elif isinstance(op, InsertOp):
             where = f"{op.position} cell {op.reference_cell_id}" if op.reference_cell_id else ("at the end" if op.position == "below" else "at the start")
             lines.append(["@", f"edit {index}: insert a {op.cell_type} cell {where}"])
-            lines.extend(source_diff("", op.source, max_lines=None))
+            add_diff("", op.source)
         elif isinstance(op, DeleteOp):
             lines.append(["@", f"edit {index}: delete cell {op.cell_id}"])
-            lines.extend(source_diff(sources.get(op.cell_id, ""), "", max_lines=None))
+            add_diff(sources.get(op.cell_id, ""), "")
         elif isinstance(op, MoveOp):
             lines.append(["@", f"edit {index}: move cell {op.cell_id} {op.position} cell {op.reference_cell_id}"])
     return lines

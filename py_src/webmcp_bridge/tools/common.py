@@ -18,7 +18,16 @@ from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
-from webmcp_bridge.propose.proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
+from webmcp_bridge.propose.proposals import (
+    CODE_BYTES,
+    DIFF_LINES,
+    Proposal,
+    ProposalBook,
+    ProposalDenied,
+    diff_lines_at_least,
+    mark_direct,
+    source_diff,
+)
 
 NotebookPathField = Annotated[
     str | None,
@@ -86,12 +95,18 @@ class CallContext:
         if self.proposals.mode != "propose":
             mark_direct()
             return False
+        def too_large(lines: int) -> ToolError:
+            return ToolError(ErrorCode.TOO_LARGE, f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
+                             "lines to the person. Split it into smaller changes.", lines=lines, maxLines=DIFF_LINES)
+
         if diff is None and (before is not None or after is not None):
+            at_least = diff_lines_at_least(before or "", after or "")  # size first: no diff is computed for a change too big
+            if at_least > DIFF_LINES:
+                raise too_large(at_least)
             diff = source_diff(before or "", after or "", max_lines=None)
         # The person must see all of it: what cannot be shown in full is refused, never cut.
         if diff is not None and len(diff) > DIFF_LINES:
-            raise ToolError(ErrorCode.TOO_LARGE, f"This change is {len(diff)} diff lines; Propose mode shows at most {DIFF_LINES} "
-                            "lines to the person. Split it into smaller changes.", lines=len(diff), maxLines=DIFF_LINES)
+            raise too_large(len(diff))
         if code is not None and utf8_len(code) > CODE_BYTES:
             raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
                             "bytes to the person. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
