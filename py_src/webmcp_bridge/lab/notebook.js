@@ -93,8 +93,13 @@
     const view = widget?.editor?.editor;
     const ysource = cellModel.sharedModel?.ysource;
     if (!view) return null;
-    if (!ysource || !Array.isArray(view.state?.values)) return undefined;
-    return view.state.values.find((v) => v && typeof v === "object" && v.ytext === ysource);
+    if (!ysource) return undefined;
+    // The configuration is a facet value (CodeMirror keeps static ones in config.staticValues, dynamic ones in
+    // values) and the binding plugin's `conf`; none of these is public API, so each is looked at, defensively.
+    const isConf = (v) => v && typeof v === "object" && v.ytext === ysource;
+    const candidates = [...(view.state?.config?.staticValues ?? []), ...(view.state?.values ?? []),
+                        ...(view.plugins ?? []).map((p) => p?.value?.conf)];
+    return candidates.find(isConf);
   }
 
   // Returns false when the cell still holds CRs (an editor whose binding was not found: left as it is).

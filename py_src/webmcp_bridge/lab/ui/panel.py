@@ -60,6 +60,7 @@ from webmcp_bridge.lab.ui.view import (
     h,
     marker_badges,
     marker_classes,
+    mode_note,
     mode_select,
     thread_row,
 )
@@ -162,6 +163,7 @@ class AgentPanel:
         book = self.registry.context.proposals
         head = h("div", c("panel-head"), h("h2", "", text="Agent"),
                  h("label", c("row"), h("span", "", text="Mode "), mode_select(book.mode)),
+                 mode_note(),
                  h("p", c("mode"), text="An agent in this browser can use the notebook through WebMCP." if webmcp else
                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."))
         sections = [("activity", "Activity"), ("comments", "Comments"), ("access", "Access")]
