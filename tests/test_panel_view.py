@@ -178,3 +178,11 @@ def test_malformed_thread_json_reads_defensively():
     assert [(m.author, m.body) for m in row.messages] == [("agent", "hi"), ("?", "")]
     assert_safe(comments_view([row], "open", {"open": 1}, None))
     assert_safe(activity_item(ActivityRow("k", 0.0, "person", PAYLOADS[3], "n.ipynb", PAYLOADS[0]), None, "n.ipynb"))
+
+
+def test_the_propose_switch_says_what_propose_does_not_hold():
+    from webmcp_bridge.lab.ui.view import mode_note
+
+    note = mode_note()
+    assert note.tag == "p" and "comments" in note.text_content() and "saves" in note.text_content()
+    assert len(note.text_content()) < 90  # one short line under the switch

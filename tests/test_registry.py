@@ -24,7 +24,7 @@ TABLE: dict[str, tuple[set[str], set[str]]] = {
     "jupyter_open_notebook": ({"path"}, {"cellId", "activate"}),
     "jupyter_create_notebook": ({"name"}, {"directory", "kernel"}),
     "jupyter_save_notebook": (set(), set()),
-    "jupyter_get_cells": (set(), {"cellIds", "startIndex", "endIndex", "includeSource", "includeOutputs"}),
+    "jupyter_get_cells": (set(), {"cellIds", "startIndex", "endIndex", "includeSource", "includeOutputs", "sourceOffset"}),
     "jupyter_get_output": ({"cellId", "outputIndex"}, {"mimeType", "offset", "maxBytes"}),
     "jupyter_insert_cell": (set(), {"referenceCellId", "position", "cellType", "source", "activate"}),
     "jupyter_update_cell": ({"cellId", "source", "expectedSourceHash"}, set()),
@@ -35,7 +35,7 @@ TABLE: dict[str, tuple[set[str], set[str]]] = {
     "jupyter_run_cells": (set(), {"cellIds", "startIndex", "endIndex", "stopOnError"}),
     "jupyter_focus_cell": ({"cellId"}, {"cursor", "selection"}),
     "jupyter_kernel_action": ({"action"}, set()),
-    "jupyter_export_notebook": (set(), {"format", "includeOutputs"}),
+    "jupyter_export_notebook": (set(), {"format", "includeOutputs", "offset"}),
 }
 NOT_ON_A_NOTEBOOK = {"jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook"}
 PURE_READS = {"jupyter_get_context", "jupyter_list_workspace", "jupyter_get_cells", "jupyter_get_output", "jupyter_export_notebook"}

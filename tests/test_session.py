@@ -52,7 +52,7 @@ def test_two_sessions_share_nothing() -> None:
 def test_a_handler_context_never_holds_a_raw_host() -> None:
     bridge = build_bridge(MemoryWorkspace({}))
     with pytest.raises(TypeError):
-        CallContext(MemoryWorkspace({}), bridge.limits, bridge.pending, bridge.dialogs, bridge.shared)  # type: ignore[arg-type]
+        CallContext(MemoryWorkspace({}), bridge.limits, bridge.pending, bridge.dialogs, bridge.shared, bridge.reads)  # type: ignore[arg-type]
     assert isinstance(bridge.registry.context.host, GuardedHost)
 
 

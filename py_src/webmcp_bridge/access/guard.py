@@ -37,6 +37,7 @@ from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.host.protocol import (
     CellChange,
     CellType,
+    DeleteOp,
     Entry,
     Focus,
     KernelInfo,
@@ -45,6 +46,7 @@ from webmcp_bridge.host.protocol import (
     OpenDocument,
     RawCell,
     RunResult,
+    SetSourceOp,
     TextPage,
 )
 from webmcp_bridge.propose.proposals import ProposalBook, approved
@@ -163,6 +165,8 @@ class AccessView:
     """The levels of one notebook at one revision (``revision``, as the host read it with the levels).
 
     ``hidden_indices``: real indices of ``none`` cells, ascending; ``visible`` indices count only the others.
+    ``uneditable`` / ``undeletable``: ids of cells the notebook's author locked with the standard cell metadata
+    ``editable: false`` / ``deletable: false`` (JupyterLab honours them for the person; the guard for the agent).
     """
 
     notebook: Level
@@ -170,6 +174,8 @@ class AccessView:
     read_only: frozenset[str]
     hidden_indices: tuple[int, ...]
     revision: int = 0
+    uneditable: frozenset[str] = frozenset()
+    undeletable: frozenset[str] = frozenset()
 
     def to_visible(self, real: int) -> int:
         """The visible index of the (visible) cell at real index ``real``."""
@@ -212,6 +218,15 @@ class _Step:
         self.view = view
         self.task = task
         self.seen: set[str] = set()  # ids of cells read in this step: known to exist without reading again
+
+
+def cell_locked(cell_id: str, lock: Literal["editable", "deletable"]) -> ToolError:
+    """The error for a source change (``editable``) or a delete (``deletable``) of a cell the notebook's author
+    locked with that standard metadata set to false."""
+    what = "editing: its source cannot be changed" if lock == "editable" else "deletion: it cannot be deleted"
+    return ToolError(ErrorCode.CELL_LOCKED,
+                     f"Cell {cell_id!r} is locked against {what} (cell metadata {lock}: false, set by the notebook's author; "
+                     "JupyterLab keeps the person from it too).", cellId=cell_id, lock=lock)
 
 
 class GuardedNotebook:
@@ -277,12 +292,28 @@ class GuardedNotebook:
         if self._guard.proposals.mode == "propose" and not approved():
             raise ToolError(ErrorCode.INTERNAL_ERROR, "This change was not proposed to the person (Propose mode is on); nothing was changed.")
 
-    def check_write(self, cell_ids: Sequence[str] = ()) -> None:
+    def check_write(self, cell_ids: Sequence[str] = (), *, source: bool = False, delete: bool = False) -> None:
         """Refuse now what a write to these cells would refuse: NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND (also for
-        hidden ids), CELL_ACCESS_DENIED. For tools that check a whole request before changing anything."""
-        self._writable(cell_ids)
+        hidden ids), CELL_ACCESS_DENIED, and CELL_LOCKED when the write changes their sources (``source``) or
+        deletes them (``delete``). For tools that check a whole request before changing anything."""
+        view = self._writable(cell_ids)
         if cell_ids and not self._known(cell_ids):
             self._find(cell_ids)
+        self._check_locks(view, cell_ids if source else (), cell_ids if delete else ())
+
+    @staticmethod
+    def _check_locks(view: AccessView, sources: Sequence[str], deletes: Sequence[str]) -> None:
+        for cell_id in sources:
+            if cell_id in view.uneditable:
+                raise cell_locked(cell_id, "editable")
+        for cell_id in deletes:
+            if cell_id in view.undeletable:
+                raise cell_locked(cell_id, "deletable")
+
+    def locks(self, cell_id: str) -> tuple[bool, bool]:
+        """``(editable, deletable)`` of a visible cell as the notebook's author set them (True unless false)."""
+        view = self.view()
+        return cell_id not in view.uneditable, cell_id not in view.undeletable
 
     def is_writable(self, cell_id: str) -> bool:
         """True when the agent may change this (visible) cell."""
@@ -360,6 +391,7 @@ class GuardedNotebook:
     # -- writes ------------------------------------------------------------------------------------------
     def set_source(self, cell_id: str, source: str) -> RawCell:
         view = self._writable([cell_id])
+        self._check_locks(view, [cell_id], ())
         self._gate()
         return self._wrote(self._inner.set_source(cell_id, source), view)
 
@@ -423,6 +455,7 @@ class GuardedNotebook:
 
     def delete_cell(self, cell_id: str) -> RawCell:
         view = self._writable([cell_id])
+        self._check_locks(view, (), [cell_id])
         self._gate()
         return self._placed(self._inner.delete_cell(cell_id), view)
 
@@ -553,6 +586,8 @@ class GuardedNotebook:
         references = [op.reference_cell_id for op in ops if getattr(op, "reference_cell_id", None) is not None]
         view = self._writable(changed)
         self._check_ids(references, view)
+        self._check_locks(view, [op.cell_id for op in ops if isinstance(op, SetSourceOp)],
+                          [op.cell_id for op in ops if isinstance(op, DeleteOp)])
         self._gate()
         try:
             return self._inner.apply_edits(ops)
@@ -626,8 +661,10 @@ class GuardedHost:
                 hidden_indices.append(index)
             elif level == "read":
                 read_only.add(cell_id)
+        uneditable = frozenset(cell_id for cell_id, editable, _ in state.locks if not editable)
+        undeletable = frozenset(cell_id for cell_id, _, deletable in state.locks if not deletable)
         view = AccessView(parse_level(state.notebook_access), frozenset(hidden), frozenset(read_only),
-                          tuple(sorted(hidden_indices)), state.revision)
+                          tuple(sorted(hidden_indices)), state.revision, uneditable, undeletable)
         if hidden:
             self._ever_hidden.setdefault(nb.path, set()).update(hidden)
         self._hold(nb.path, view)

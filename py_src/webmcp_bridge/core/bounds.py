@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webmcp_bridge.core.limits import truncate_utf8
+from webmcp_bridge.core.limits import slice_utf8, truncate_utf8
 
 PROTECTED_KEYS = frozenset({"id", "cellId", "sourceHash", "path", "error", "status", "pendingId", "type", "outputType"})
 MARKER = "…"
@@ -137,3 +137,20 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
     if json_bytes(payload) > cap:
         return {"truncated": True, "message": "The result did not fit the result cap even when shortened; ask for less."}
     return payload
+
+
+def json_page(text: str, offset: int, max_bytes: int, max_json_bytes: int) -> tuple[str, int, int | None, int]:
+    """:func:`~webmcp_bridge.core.limits.slice_utf8` of ``text`` whose page also fits ``max_json_bytes`` once
+    JSON-escaped (a control character takes 6 bytes there), so :func:`fit_payload` never has to cut a page: a
+    page is shortened here, whole characters at a time, and the rest is reached by ``next_offset``.
+
+    Returns ``(page, start, next_offset, total_bytes)`` in UTF-8 bytes, as ``slice_utf8``. Raises ValueError for
+    a negative offset.
+    """
+    limit = max(1, max_bytes)
+    while True:
+        page, start, nxt, total = slice_utf8(text, offset, limit)
+        size = json_bytes(page)
+        if size <= max_json_bytes or limit <= 1:
+            return page, start, nxt, total
+        limit = max(1, min(limit - 1, int(limit * max_json_bytes / size) - 8))

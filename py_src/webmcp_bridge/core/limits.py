@@ -177,6 +177,16 @@ def page_utf8(window: bytes, first: int, total: int, offset: int, max_bytes: int
     return page, start, (end if end < total else None), total
 
 
+_CR = re.compile(r"\r\n?")
+
+
+def normalize_line_ends(text: str) -> str:
+    """``text`` with every CRLF and lone CR made LF: the line ends the notebook editor shows and the only ones
+    a cell source holds in the bridge (hosts normalise sources on load and on every write; tools normalise the
+    text an agent matches, such as ``oldText``)."""
+    return _CR.sub("\n", text) if "\r" in text else text
+
+
 def strip_ansi(text: str) -> str:
     """``text`` without ANSI escape sequences (see :data:`ANSI_PATTERN`)."""
     return _ANSI.sub("", text) if "\x1b" in text else text

@@ -11,8 +11,9 @@ import binascii
 import hashlib
 from typing import Any, Iterable
 
+from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, Limits, preview, truncate_utf8, utf8_len
+from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, Limits, preview, utf8_len
 from webmcp_bridge.core.raw import RawCell, RawOutput
 
 HASH_HEX_CHARS = 16
@@ -79,13 +80,33 @@ def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, 
     return described
 
 
+RESULT_HEADROOM = 2048  # bytes of a cell-listing result kept for its own keys and the envelope
+
+
+def source_page_json_bytes(limits: Limits) -> int:
+    """The most JSON-text bytes one page of a source takes in a result: half of what the result cap leaves
+    after :data:`RESULT_HEADROOM`, so the cell's other fields (its outputs listed) fit beside it."""
+    return max(64, (limits.result_bytes - RESULT_HEADROOM) // 2)
+
+
+def source_is_paged(source: str, limits: Limits) -> bool:
+    """True when a read cannot return ``source`` whole (over ``limits.source_read_bytes`` UTF-8 bytes, or over
+    :func:`source_page_json_bytes` once JSON-escaped): it is read in pages, and a whole-source write needs
+    every page read first (:mod:`webmcp_bridge.core.source_reads`)."""
+    if utf8_len(source) > limits.source_read_bytes:
+        return True
+    return len(source) * 6 + 2 > source_page_json_bytes(limits) and json_bytes(source) > source_page_json_bytes(limits)
+
+
 def cell_snapshot(
-    cell: RawCell, limits: Limits, *, include_source: bool = True, include_outputs: bool = False
+    cell: RawCell, limits: Limits, *, include_source: bool = True, include_outputs: bool = False, source_offset: int = 0
 ) -> dict[str, Any]:
     """A cell as tools return it: ``{id, index, type, sourceHash, source?, executionCount, outputs?}``.
 
-    A source over ``limits.source_read_bytes`` is cut and flagged ``sourceTruncated`` with its full
-    ``sourceBytes`` (the hash is always of the full source). ``outputCount`` is given for code cells; with
+    A source that is not returned whole (:func:`source_is_paged`, or ``source_offset`` > 0) is returned one
+    page at a time: ``source`` is bytes ``[sourceOffset, nextSourceOffset)`` of it (UTF-8, never splitting a
+    character; ``nextSourceOffset`` null on the last page), flagged ``sourceTruncated`` with the full
+    ``sourceBytes``. The hash is always of the full source. ``outputCount`` is given for code cells; with
     ``include_outputs`` the first ``limits.outputs_per_cell`` outputs are described.
     """
     snap: dict[str, Any] = {
@@ -95,13 +116,11 @@ def cell_snapshot(
         "sourceHash": source_hash(cell.source),
     }
     if include_source:
-        size = utf8_len(cell.source)
-        if size > limits.source_read_bytes:
-            snap["source"] = truncate_utf8(cell.source, limits.source_read_bytes)
-            snap["sourceTruncated"] = True
-            snap["sourceBytes"] = size
-        else:
+        if source_offset == 0 and not source_is_paged(cell.source, limits):
             snap["source"] = cell.source
+        else:
+            page, start, nxt, total = json_page(cell.source, source_offset, limits.source_read_bytes, source_page_json_bytes(limits))
+            snap.update(source=page, sourceTruncated=True, sourceBytes=total, sourceOffset=start, nextSourceOffset=nxt)
     if cell.cell_type == "code":
         snap["executionCount"] = cell.execution_count
         snap["outputCount"] = cell.output_count

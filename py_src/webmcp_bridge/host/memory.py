@@ -19,7 +19,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
-from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, base64_decoded_len, slice_utf8, utf8_len
+from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, base64_decoded_len, normalize_line_ends, slice_utf8, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
 from webmcp_bridge.host.protocol import (
@@ -79,7 +79,7 @@ class MemoryNotebook:
         self.path = path
         self.nb = copy.deepcopy(nb)
         for cell in self.nb.setdefault("cells", []):
-            cell["source"] = text_of(cell.get("source", ""))  # nbformat allows a list of lines on disk
+            cell["source"] = normalize_line_ends(text_of(cell.get("source", "")))  # a list of lines on disk; CRLF as the editor shows it
             if not cell.get("id"):
                 cell["id"] = uuid.uuid4().hex[:8]  # as JupyterLab does for ids missing on disk
         self._revision = workspace.clock  # a workspace-wide clock: a reopened notebook never reuses a revision
@@ -186,12 +186,12 @@ class MemoryNotebook:
         return (data if size <= max_bytes else None), size
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
-        self._cell(cell_id)["source"] = source
+        self._cell(cell_id)["source"] = normalize_line_ends(source)
         self._changed("edit", cell_id)
         return self.find_cell(cell_id)
 
     def _insert(self, index: int, cell_type: CellType, source: str) -> str:
-        cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": source}
+        cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": normalize_line_ends(source)}
         if cell_type == "code":
             cell.update(outputs=[], execution_count=None)
         self.nb["cells"].insert(index, cell)
@@ -234,6 +234,15 @@ class MemoryNotebook:
         return [(i, c["id"], copy.deepcopy(c["metadata"][METADATA_KEY])) for i, c in enumerate(self.nb["cells"])
                 if isinstance(c.get("metadata"), dict) and METADATA_KEY in c["metadata"]]
 
+    def _cell_locks(self) -> tuple[tuple[str, bool, bool], ...]:
+        locks = []
+        for c in self.nb["cells"]:
+            meta = c.get("metadata") if isinstance(c.get("metadata"), dict) else {}
+            editable, deletable = meta.get("editable") is not False, meta.get("deletable") is not False
+            if not (editable and deletable):
+                locks.append((c["id"], editable, deletable))
+        return tuple(locks)
+
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
         meta = self._cell(cell_id).setdefault("metadata", {})
         if value is None:
@@ -253,7 +262,8 @@ class MemoryNotebook:
 
         cells = tuple((i, c["id"], access(c["metadata"].get(METADATA_KEY))) for i, c in enumerate(self.nb["cells"])
                       if isinstance(c.get("metadata"), dict) and access(c["metadata"].get(METADATA_KEY)) is not None)
-        return AccessState(self._revision, access(self.nb.setdefault("metadata", {}).get(METADATA_KEY)), cells, tuple(self.take_changes()))
+        return AccessState(self._revision, access(self.nb.setdefault("metadata", {}).get(METADATA_KEY)), cells, tuple(self.take_changes()),
+                           self._cell_locks())
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._index(cell_id)
@@ -316,14 +326,14 @@ class MemoryNotebook:
             if isinstance(op, InsertOp):
                 index = ((len(cells) if op.position == "below" else 0) if op.reference_cell_id is None
                          else at(op.reference_cell_id) + (op.position == "below"))
-                cell: dict[str, Any] = {"cell_type": op.cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": op.source}
+                cell: dict[str, Any] = {"cell_type": op.cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": normalize_line_ends(op.source)}
                 if op.cell_type == "code":
                     cell.update(outputs=[], execution_count=None)
                 cells.insert(index, cell)
                 touched.append((cell["id"], "insert"))
             elif isinstance(op, SetSourceOp):
                 i = at(op.cell_id)
-                cells[i] = {**cells[i], "source": op.source}
+                cells[i] = {**cells[i], "source": normalize_line_ends(op.source)}
                 touched.append((op.cell_id, "edit"))
             elif isinstance(op, DeleteOp):
                 del cells[at(op.cell_id)]

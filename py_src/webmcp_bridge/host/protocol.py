@@ -169,12 +169,16 @@ class AccessState:
         cell_access: ``(index, cell id, raw access value)`` for each cell whose ``webmcp_bridge`` block is a JSON
             object with a non-null ``access``, in index order (the others are "write").
         changes: the cell changes since the previous take, as :meth:`LiveNotebook.take_changes` (then forgotten).
+        locks: ``(id, editable, deletable)`` for every cell whose metadata sets the standard nbformat ``editable``
+            or ``deletable`` to false (the notebook author's locks, which JupyterLab honours for the person), in
+            index order; other cells are not listed.
     """
 
     revision: int
     notebook_access: Any
     cell_access: tuple[tuple[int, str, Any], ...]
     changes: tuple[CellChange, ...] = ()
+    locks: tuple[tuple[str, bool, bool], ...] = ()
 
 
 @dataclass
@@ -303,6 +307,7 @@ class LiveNotebook(Protocol):
         """Replace (None: remove) the cell's ``metadata.webmcp_bridge``. For the person's side (the Agent
         panel); no tool reaches it (see webmcp_bridge.access.guard). Raises ToolError(CELL_NOT_FOUND)."""
         ...
+
 
     def take_changes(self) -> list[CellChange]:
         """The cell changes seen since the previous call, oldest first (the host buffers a bounded number;

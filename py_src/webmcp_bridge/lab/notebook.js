@@ -54,7 +54,7 @@
     let cellId = null, block = null;
     if (known_) { cellId = known_.id; block = { access: known_.access }; }
     else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch (e) { /* a disposed model */ }
-    if (cellId == null) return;
+    if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     log.push({ agentWrite: agentDepth > 0, agentRun: agentRuns.has(cellId), kind, cellId, time: Date.now() / 1000,
                access: block && typeof block === "object" ? block.access ?? null : null,
@@ -73,6 +73,55 @@
     });
     // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them)
     if (cell.type === "code" && cell.outputs) cell.outputs.changed.connect(() => record(m, "outputs", cell));
+  }
+
+  // -- line ends -------------------------------------------------------------------------------------------
+  // CodeMirror shows "\r\n" and a lone "\r" as one line break ("\n"), but JupyterLab's editor binding maps
+  // positions one to one between the editor and the cell's shared text: in a cell whose shared source holds
+  // CRs, the person's typing lands at the wrong place in the model and any write to the source throws in the
+  // binding after changing the model (the editor keeps the old text). So every cell's source is brought to
+  // what the editor shows (CRs replaced by "\n") as soon as the bridge sees the cell, and again before each
+  // of the agent's writes, in a transaction whose origin is the editor's own binding configuration (the
+  // binding then leaves the editor alone: it already shows exactly that text). Not a change of anyone's:
+  // nothing is recorded in the change log.
+  let quiet = 0; // > 0 while line ends are normalized: not recorded
+  const lineEnds = (text) => text.replace(/\r\n?/g, "\n");
+
+  // The editor binding's configuration of a cell (the origin its observer skips), null when no editor is bound
+  // to the cell yet, undefined when an editor is bound but its binding cannot be found.
+  function bindingOf(panel, cellModel) {
+    const widget = panel?.content?.widgets?.find((w) => w.model === cellModel);
+    const view = widget?.editor?.editor;
+    const ysource = cellModel.sharedModel?.ysource;
+    if (!view) return null;
+    if (!ysource) return undefined;
+    // The configuration is a facet value (CodeMirror keeps static ones in config.staticValues, dynamic ones in
+    // values) and the binding plugin's `conf`; none of these is public API, so each is looked at, defensively.
+    const isConf = (v) => v && typeof v === "object" && v.ytext === ysource;
+    const candidates = [...(view.state?.config?.staticValues ?? []), ...(view.state?.values ?? []),
+                        ...(view.plugins ?? []).map((p) => p?.value?.conf)];
+    return candidates.find(isConf);
+  }
+
+  // Returns false when the cell still holds CRs (an editor whose binding was not found: left as it is).
+  function normalizeCell(panel, cellModel, fresh = false) {
+    const shared = cellModel.sharedModel;
+    const source = shared.getSource();
+    if (!source.includes("\r")) return true;
+    const ysource = shared.ysource;
+    const origin = bindingOf(panel, cellModel);
+    if (origin === undefined || !ysource || !ysource.doc) return false;
+    quiet++;
+    try {
+      ysource.doc.transact(() => { ysource.delete(0, ysource.length); ysource.insert(0, lineEnds(source)); }, origin);
+      if (fresh) shared.undoManager?.clear?.(); // just loaded: undo must not bring the CRs back
+    } finally { quiet--; }
+    return true;
+  }
+
+  function normalizeAll(panel, fresh = false) {
+    const cells = model(panel).cells;
+    for (let i = 0; i < cells.length; i++) normalizeCell(panel, cells.get(i), fresh);
   }
 
   const textOf = (v) => (typeof v === "string" ? v : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : JSON.stringify(v));
@@ -160,8 +209,9 @@
     changeLogs.set(m, []);
     for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
     remember(m);
+    normalizeAll(panel, true);
     m.cells.changed.connect((_, change) => {
-      if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); }
+      if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); normalizeCell(panel, cell, true); }
       else if (change.type === "remove") recordRemoved(m, change.oldIndex, change.oldValues.length);
       else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
       remember(m);
@@ -230,13 +280,17 @@
     // takeChanges (then forgotten)}. The levels are decided in Python.
     accessState(panel) {
       const m = model(panel);
-      const cells = [];
+      const cells = [], locks = [];
       for (let i = 0; i < m.cells.length; i++) {
-        const cell = m.cells.get(i);
-        const access = accessIn(cell.sharedModel.getMetadata(KEY));
+        const cell = m.cells.get(i), shared = cell.sharedModel;
+        const access = accessIn(shared.getMetadata(KEY));
         if (access !== null) cells.push([i, cell.id, access]);
+        // the standard nbformat locks ([id, editable, deletable] where either is false)
+        const editable = shared.getMetadata("editable") !== false, deletable = shared.getMetadata("deletable") !== false;
+        if (!editable || !deletable) locks.push([cell.id, editable, deletable]);
       }
-      return JSON.stringify({ revision: revisions.get(m) ?? 0, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells, changes: takeChanges(m) });
+      return JSON.stringify({ revision: revisions.get(m) ?? 0, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells,
+                              changes: takeChanges(m), locks });
     },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
     // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
@@ -282,10 +336,13 @@
     setSource(panel, cellId, source) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
+      normalizeCell(panel, model(panel).cells.get(i));
+      source = lineEnds(source);
       asAgent(() => model(panel).cells.get(i).sharedModel.setSource(source));
       return described(panel, i);
     },
     insertCell(panel, index, cellType, source) {
+      source = lineEnds(source);
       const id = asAgent(() => model(panel).sharedModel.insertCell(index, { cell_type: cellType, source, metadata: {} }).getId());
       return described(panel, findIndex(panel, id));
     },
@@ -397,6 +454,8 @@
     applyEdits(panel, opsJson) {
       const shared = model(panel).sharedModel;
       const ops = JSON.parse(opsJson);
+      normalizeAll(panel);
+      for (const op of ops) if (typeof op.source === "string") op.source = lineEnds(op.source);
       const initial = shared.cells.map((cell) => cell.getId());
       const dry = [...initial];
       for (const op of ops) {

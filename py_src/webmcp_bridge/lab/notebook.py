@@ -229,10 +229,11 @@ class LabNotebook:
         return [_change(c) for c in json.loads(str(self.live.takeChanges(self.panel)))]
 
     def access_state(self) -> AccessState:
-        """One crossing: the revision, the raw access values and the changes (``notebook.js`` accessState)."""
+        """One crossing: the revision, the raw access values, the changes and the author's locks (``notebook.js`` accessState)."""
         data = json.loads(str(self.live.accessState(self.panel)))
         return AccessState(int(data["revision"]), data["notebook"], tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
-                           tuple(_change(c) for c in data["changes"]))
+                           tuple(_change(c) for c in data["changes"]),
+                           tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]))
 
     # -- async --------------------------------------------------------------------------------------
     async def save(self) -> None:

@@ -83,14 +83,30 @@ class ProposalDenied(CallEnded):
                 "message": f"{who} denied this change" + (f" ({self.reason.rstrip('.')})." if self.reason else ".") + " Nothing was changed."}
 
 
+def diff_lines_at_least(before: str, after: str) -> int:
+    """A lower bound on the lines of :func:`source_diff` (every line of the longer side shows once), in one
+    linear pass: what Propose mode checks against :data:`DIFF_LINES` before computing any diff."""
+    return max(len(before.splitlines()), len(after.splitlines()))
+
+
 def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> list[list[str]]:
     """A line diff ``[[op, line], ...]`` with op " " (kept), "-" (removed), "+" (added), at most ``max_lines``
-    (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline."""
+    (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline.
+
+    The opcodes of :class:`difflib.SequenceMatcher` (``autojunk`` off: a frequent line such as a blank one is
+    matched like any other): a replaced block shows its removed lines, then its added ones. The same lines as
+    ``difflib.ndiff`` without its intra-line pass, which compares every pair of lines of a replaced block
+    (seconds for a few hundred rewritten lines, on the page's main thread). Callers bound the size first
+    (:func:`diff_lines_at_least`); see bench/diffs.py for the figures.
+    """
+    a, b = before.splitlines(), after.splitlines()
     ops: list[list[str]] = []
-    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
-        if line.startswith("? "):
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            ops.extend([" ", line] for line in a[i1:i2])
             continue
-        ops.append([line[0], line[2:]])
+        ops.extend(["-", line] for line in a[i1:i2])
+        ops.extend(["+", line] for line in b[j1:j2])
     if max_lines is not None and len(ops) > max_lines:
         return ops[:max_lines] + [["…", f"{len(ops) - max_lines} more lines"]]
     return ops

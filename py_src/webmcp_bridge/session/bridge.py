@@ -20,6 +20,7 @@ from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import Registry, Toolset
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import DialogSource, NotebookHost
 from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.tools import access_toolset, batch_toolset, calls_toolset, code_toolset, files_toolset, notebooks_toolset, review_toolset
@@ -42,17 +43,19 @@ class Bridge:
         changes: who (person or agent) changed which cell, fed by the guard.
         proposals: Propose mode: the mode and the proposals waiting for the person.
         shared: output text the person shared with the agent.
+        reads: which pages of big cell sources the agent was given (a whole-source write needs them all).
         pending: the registry's calls, running and pending.
         dialogs: the page's dialogs and the calls that own them.
     """
 
     def __init__(self, registry: Registry[CallContext], guard: GuardedHost, changes: ChangeLog, proposals: ProposalBook,
-                 shared: SharedSelections, pending: PendingCalls, dialogs: DialogTracker) -> None:
+                 shared: SharedSelections, reads: SourceReads, pending: PendingCalls, dialogs: DialogTracker) -> None:
         self.registry = registry
         self.guard = guard
         self.changes = changes
         self.proposals = proposals
         self.shared = shared
+        self.reads = reads
         self.pending = pending
         self.dialogs = dialogs
 
@@ -82,16 +85,17 @@ def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs
     changes = ChangeLog()
     proposals = ProposalBook()
     shared = SharedSelections()
+    reads = SourceReads()
     pending = PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
     tracker = DialogTracker(dialogs, pending, limits)
     # a call waiting for the person's decision on a proposal opens no dialog, so never owns one
     tracker.waiting_for_person = lambda: {p.task for p in proposals.waiting()}
     guard = GuardedHost(host, changes, proposals)
-    registry: Registry[CallContext] = Registry(CallContext(guard, limits, pending, tracker, shared), limits, pending, tracker)
+    registry: Registry[CallContext] = Registry(CallContext(guard, limits, pending, tracker, shared, reads), limits, pending, tracker)
     for toolset in builtin_toolsets() if toolsets is None else toolsets:
         registry.add_toolset(toolset)
     tracker.start()
-    return Bridge(registry, guard, changes, proposals, shared, pending, tracker)
+    return Bridge(registry, guard, changes, proposals, shared, reads, pending, tracker)
 
 
 def tool_definitions(limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:

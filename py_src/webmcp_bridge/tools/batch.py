@@ -27,11 +27,21 @@ from pydantic import Field
 from webmcp_bridge.access.guard import GuardedNotebook
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
-from webmcp_bridge.propose.proposals import source_diff
-from webmcp_bridge.tools.common import CallContext, CellIdField, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
+from webmcp_bridge.propose.proposals import DIFF_LINES, diff_lines_at_least, source_diff
+from webmcp_bridge.tools.common import (
+    CallContext,
+    CellIdField,
+    HashField,
+    NotebookInput,
+    Position,
+    cell_ref,
+    check_full_read,
+    check_write_size,
+    unique,
+)
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
@@ -122,11 +132,11 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
     deleted: dict[str, int] = {}
     ops: list[EditOp] = []
 
-    def alive(cell_id: str, *, changed: bool = True) -> RawCell:
+    def alive(cell_id: str, *, changed: bool = True, source: bool = False, delete: bool = False) -> RawCell:
         if cell_id in deleted:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"cell {cell_id!r} is deleted by edit {deleted[cell_id]} of this batch.", cellId=cell_id)
-        if changed:
-            nb.check_write([cell_id])  # CELL_ACCESS_DENIED for a read-only cell, said for this edit
+        if changed:  # CELL_ACCESS_DENIED for a read-only cell, CELL_LOCKED for a locked one, said for this edit
+            nb.check_write([cell_id], source=source, delete=delete)
         return cells[cell_id]
 
     for index, edit in enumerate(edits):
@@ -138,24 +148,26 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
                 ops.append(InsertOp(edit.cell_type, edit.source, edit.reference_cell_id, edit.position))
             elif isinstance(edit, UpdateEdit):
                 check_write_size(edit.source, ctx.limits, "source")
-                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
-                sources[edit.cell_id] = edit.source
-                ops.append(SetSourceOp(edit.cell_id, edit.source))
+                check_hash(alive(edit.cell_id, source=True), edit.expected_source_hash, ctx.limits)
+                check_full_read(ctx, nb, cells[edit.cell_id])  # every byte it replaces must have been read
+                sources[edit.cell_id] = normalize_line_ends(edit.source)
+                ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
             elif isinstance(edit, TextEdit):
                 check_write_size(edit.new_text, ctx.limits, "newText")
-                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                check_hash(alive(edit.cell_id, source=True), edit.expected_source_hash, ctx.limits)
                 source = sources[edit.cell_id]
-                occurrences = source.count(edit.old_text)
+                old_text, new_text = normalize_line_ends(edit.old_text), normalize_line_ends(edit.new_text)  # sources hold LF only
+                occurrences = source.count(old_text)
                 if occurrences != 1:
                     raise ToolError(ErrorCode.INVALID_ARGUMENT,
                                     "oldText does not occur in the cell." if occurrences == 0 else
                                     f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
                                     cellId=edit.cell_id, occurrences=occurrences)
-                sources[edit.cell_id] = source.replace(edit.old_text, edit.new_text, 1)
+                sources[edit.cell_id] = source.replace(old_text, new_text, 1)
                 check_write_size(sources[edit.cell_id], ctx.limits, "the edited source")
                 ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
             elif isinstance(edit, DeleteEdit):
-                check_hash(alive(edit.cell_id), edit.expected_source_hash, ctx.limits)
+                check_hash(alive(edit.cell_id, delete=True), edit.expected_source_hash, ctx.limits)
                 deleted[edit.cell_id] = index
                 ops.append(DeleteOp(edit.cell_id))
             else:
@@ -232,20 +244,31 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
 def batch_diff(ops: list[Any], sources: dict[str, str]) -> list[list[str]]:
     """What a batch does, for the person (Propose mode): per op a header line ``["@", "edit N: ..."]`` and the
     source diff it makes (as the earlier ops left the cell), in full (CallContext.propose refuses a batch too
-    big to show)."""
+    big to show). Stops computing diffs once the lines pass DIFF_LINES (each diff's size is bounded before it
+    is computed), so a batch too big to show costs no more than one that fits; the lines returned then already
+    exceed DIFF_LINES and the batch is refused."""
     lines: list[list[str]] = []
+
+    def add_diff(before: str, after: str) -> None:
+        if len(lines) + diff_lines_at_least(before, after) > DIFF_LINES:
+            lines.extend([["…", "too large to show"]] * (DIFF_LINES + 1 - len(lines)))
+        else:
+            lines.extend(source_diff(before, after, max_lines=None))
+
     for index, op in enumerate(ops):
+        if len(lines) > DIFF_LINES:
+            break
         if isinstance(op, SetSourceOp):
             lines.append(["@", f"edit {index}: change cell {op.cell_id}"])
-            lines.extend(source_diff(sources.get(op.cell_id, ""), op.source, max_lines=None))
+            add_diff(sources.get(op.cell_id, ""), op.source)
             sources[op.cell_id] = op.source
         elif isinstance(op, InsertOp):
             where = f"{op.position} cell {op.reference_cell_id}" if op.reference_cell_id else ("at the end" if op.position == "below" else "at the start")
             lines.append(["@", f"edit {index}: insert a {op.cell_type} cell {where}"])
-            lines.extend(source_diff("", op.source, max_lines=None))
+            add_diff("", op.source)
         elif isinstance(op, DeleteOp):
             lines.append(["@", f"edit {index}: delete cell {op.cell_id}"])
-            lines.extend(source_diff(sources.get(op.cell_id, ""), "", max_lines=None))
+            add_diff(sources.get(op.cell_id, ""), "")
         elif isinstance(op, MoveOp):
             lines.append(["@", f"edit {index}: move cell {op.cell_id} {op.position} cell {op.reference_cell_id}"])
     return lines

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
-from webmcp_bridge.core.bounds import RESULT_HEADROOM, json_bytes
+from webmcp_bridge.core.bounds import RESULT_HEADROOM, json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, utf8_len
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
@@ -19,6 +19,18 @@ READ = Annotations(read_only=True, untrusted_content=True)
 class GetCellsInput(CellSelection):
     include_source: Annotated[bool, Field(description="Include each cell's source text.")] = True
     include_outputs: Annotated[bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")] = False
+    source_offset: Annotated[int, Field(description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
+                                                    "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
+                                        ge=0, le=MAX_INT)] = 0
+
+
+def _fit_outputs(snap: dict[str, Any], budget: int) -> None:
+    """Drop trailing output descriptors of a cell listed alone until its snapshot fits ``budget`` bytes of JSON
+    (counted in ``outputsOmitted``), so the registry never has to cut its source page."""
+    outputs = snap.get("outputs")
+    while outputs and json_bytes(snap) > budget:
+        outputs.pop()
+        snap["outputsOmitted"] = snap.get("outputsOmitted", 0) + 1
 
 
 async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
@@ -38,11 +50,18 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell.
     budget, snapshots = limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for cell in cells:
-        snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs)
+        snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
+                             source_offset=args.source_offset)
+        if not snapshots:
+            _fit_outputs(snap, budget)
         budget -= json_bytes(snap) + 1
         if budget < 0 and snapshots:
             break
         snapshots.append(snap)
+    for snap in snapshots:  # what reached the agent of each paged source (core.source_reads)
+        if snap.get("sourceTruncated"):
+            end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
+            ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], snap["sourceOffset"], end)
     omitted = indices[len(snapshots):]
     payload: dict[str, Any] = {
         "path": nb.path,
@@ -105,43 +124,53 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
 class ExportInput(NotebookInput):
     format: Annotated[Literal["markdown"], Field(description="Export format.")] = "markdown"
     include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = False
+    offset: Annotated[int, Field(description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
+                                             "of the previous part.", ge=0, le=MAX_INT)] = 0
 
 
 EXPORT_CHUNK = 50  # cells read per crossing while exporting
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:
+    """The Markdown document, one part at a time: ``document`` is bytes ``[offset, nextOffset)`` of the whole
+    document (UTF-8, never splitting a character, sized so the result is never cut); ``nextOffset`` is null on
+    the last part. Parts of one unchanged notebook (same ``notebook.revision``) join into the whole document."""
     nb = await ctx.notebook(args.notebook_path)
     head = ctx.limits.output_page_bytes // 4 if args.include_outputs else 0
     max_outputs = ctx.limits.outputs_per_cell if args.include_outputs else 0
     language, count = nb.language(), nb.cell_count()
-    # Read in chunks and stop once the document is past the result cap: the rest would be cut anyway. Each
-    # chunk is rendered once; chunks joined by "\n" equal the whole notebook rendered at once.
-    cells: list = []
+    page_json = ctx.limits.result_bytes - RESULT_HEADROOM - 512
+    # Render in chunks and stop once the document reaches past this part: the rest is for the next part. Chunks
+    # joined by "\n" equal the whole notebook rendered at once.
+    cells_read = 0
     chunks: list[str] = []
     size = 0
     for start in range(0, count, EXPORT_CHUNK):
         chunk = nb.read_cells(range(start, min(count, start + EXPORT_CHUNK)), head_bytes=head, max_outputs=max_outputs)
-        cells.extend(chunk)
+        cells_read += len(chunk)
         chunks.append(export_markdown(chunk, language=language, include_outputs=args.include_outputs))
-        size += utf8_len(chunks[-1])
-        if size > ctx.limits.result_bytes:
+        size += utf8_len(chunks[-1]) + 1
+        if size > args.offset + page_json:
             break
     document = "\n".join(chunks) if chunks else export_markdown([], language=language, include_outputs=args.include_outputs)
-    payload = {"path": nb.path, "format": "markdown", "document": document, "truncated": len(cells) < count,
-               "exportedCellCount": len(cells), "notebook": summary(nb)}
-    return payload
+    part, at, nxt, _ = json_page(document, args.offset, page_json, page_json)
+    if nxt is None and cells_read < count:  # the part ends where the rendered chunks end: more follows
+        nxt = at + utf8_len(part)
+    return {"path": nb.path, "format": "markdown", "document": part, "offset": at, "nextOffset": nxt,
+            "truncated": nxt is not None, "exportedCellCount": cells_read, "notebook": summary(nb)}
 
 
 TOOLS = (
     Tool("jupyter_get_cells", "Get cells",
          "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution count, and "
-         "with includeOutputs each output listed (type, MIME types, bytes, short preview). Use jupyter_get_output to read one output.",
+         "with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source comes in pages "
+         "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
          GetCellsInput, get_cells, READ),
     Tool("jupyter_get_output", "Get output",
          "Read one output of a code cell: text paged by UTF-8 byte offset (ANSI colours stripped), or an image as MCP image content.",
          GetOutputInput, get_output, READ),
     Tool("jupyter_export_notebook", "Export notebook",
-         "The notebook as one Markdown document (sources, optionally text outputs), bounded by the result size limit.",
+         "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "
+         "pass nextOffset as offset to get the next part.",
          ExportInput, export_notebook, READ),
 )

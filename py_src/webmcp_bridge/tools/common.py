@@ -16,9 +16,19 @@ from webmcp_bridge.calls.registry import ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import Limits, preview, utf8_len
 from webmcp_bridge.core.paths import normalize_path
-from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.core.snapshot import source_hash, source_is_paged
+from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
-from webmcp_bridge.propose.proposals import CODE_BYTES, DIFF_LINES, Proposal, ProposalBook, ProposalDenied, mark_direct, source_diff
+from webmcp_bridge.propose.proposals import (
+    CODE_BYTES,
+    DIFF_LINES,
+    Proposal,
+    ProposalBook,
+    ProposalDenied,
+    diff_lines_at_least,
+    mark_direct,
+    source_diff,
+)
 
 NotebookPathField = Annotated[
     str | None,
@@ -70,7 +80,7 @@ class CallContext:
     the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
     so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
     tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
-    shared. ``changes`` and ``proposals`` are the guard's (it feeds the one and checks the other).
+    shared, and which pages of big sources the agent read (``reads``). ``changes`` and ``proposals`` are the guard's (it feeds the one and checks the other).
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
@@ -80,6 +90,7 @@ class CallContext:
     pending: PendingCalls
     dialogs: DialogTracker
     shared: SharedSelections
+    reads: SourceReads  # pages of big sources handed to the agent (this session)
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
@@ -109,12 +120,18 @@ class CallContext:
         if self.proposals.mode != "propose":
             mark_direct()
             return False
+        def too_large(lines: int) -> ToolError:
+            return ToolError(ErrorCode.TOO_LARGE, f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
+                             "lines to the person. Split it into smaller changes.", lines=lines, maxLines=DIFF_LINES)
+
         if diff is None and (before is not None or after is not None):
+            at_least = diff_lines_at_least(before or "", after or "")  # size first: no diff is computed for a change too big
+            if at_least > DIFF_LINES:
+                raise too_large(at_least)
             diff = source_diff(before or "", after or "", max_lines=None)
         # The person must see all of it: what cannot be shown in full is refused, never cut.
         if diff is not None and len(diff) > DIFF_LINES:
-            raise ToolError(ErrorCode.TOO_LARGE, f"This change is {len(diff)} diff lines; Propose mode shows at most {DIFF_LINES} "
-                            "lines to the person. Split it into smaller changes.", lines=len(diff), maxLines=DIFF_LINES)
+            raise too_large(len(diff))
         if code is not None and utf8_len(code) > CODE_BYTES:
             raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
                             "bytes to the person. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
@@ -182,3 +199,32 @@ def check_write_size(text: str, limits: Limits, field: str) -> None:
     if size > limits.source_write_bytes:
         raise ToolError(ErrorCode.TOO_LARGE, f"{field} is {size} bytes; the limit for one cell is {limits.source_write_bytes}.",
                         field=field, bytes=size, maxBytes=limits.source_write_bytes)
+
+
+def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:
+    """Refuse a write that replaces ``cell``'s whole source when that source is read in pages and the agent was
+    not given every page of it (see :mod:`webmcp_bridge.core.source_reads`): SOURCE_NOT_FULLY_READ, with
+    ``nextSourceOffset`` the first byte it has not read. Every whole-source write of a tool goes through here."""
+    if not source_is_paged(cell.source, ctx.limits):
+        return
+    digest, total = source_hash(cell.source), utf8_len(cell.source)
+    unread = ctx.reads.first_unread(nb.path, cell.id, digest, total)
+    if unread is None:
+        return
+    raise ToolError(ErrorCode.SOURCE_NOT_FULLY_READ,
+                    f"Cell {cell.id!r} is {total} bytes and you have read only part of its current source, so this write would "
+                    f"delete what you did not see. Read the rest with jupyter_get_cells (cellIds [{cell.id!r}], sourceOffset "
+                    f"{unread}, then each nextSourceOffset until it is null) and send the whole new source, or change part of "
+                    "it with jupyter_edit_cell_source.",
+                    cellId=cell.id, sourceBytes=total, nextSourceOffset=unread, sourceHash=digest)
+
+
+def note_written(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, before: RawCell | None = None) -> None:
+    """After a write: the agent knows the new source whole when it sent all of it (``before`` None: an insert or
+    an update), or when it edited part of a source it had read whole (``before``: the cell before the edit)."""
+    if not source_is_paged(cell.source, ctx.limits):
+        return
+    if before is not None and source_is_paged(before.source, ctx.limits) and not ctx.reads.fully_read(
+            nb.path, before.id, source_hash(before.source), utf8_len(before.source)):
+        return
+    ctx.reads.mark_known(nb.path, cell.id, source_hash(cell.source))

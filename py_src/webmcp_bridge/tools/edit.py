@@ -15,8 +15,21 @@ from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
-from webmcp_bridge.tools.common import CallContext, CellIdField, CellIds, HashField, NotebookInput, Position, cell_ref, check_write_size, unique
+from webmcp_bridge.tools.common import (
+    CallContext,
+    CellIdField,
+    CellIds,
+    HashField,
+    NotebookInput,
+    Position,
+    cell_ref,
+    check_full_read,
+    check_write_size,
+    note_written,
+    unique,
+)
 
 WRITE = Annotations()
 # Writes that check a hash can answer STALE_CELL with a preview of the person's text: notebook content.
@@ -43,6 +56,7 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
     await ctx.propose(nb, "jupyter_insert_cell", "insert", args.reference_cell_id, f"Insert a {args.cell_type} cell {where}",
                       before="", after=args.source)
     cell = nb.insert_cell_near(args.reference_cell_id, args.position, args.cell_type, args.source)
+    note_written(ctx, nb, cell)
     if args.activate:
         nb.set_focus(cell.id, None, None)
     return {"cell": cell_ref(cell), "notebook": {"path": nb.path, "revision": nb.revision()}}
@@ -59,10 +73,13 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id])
+    nb.check_write([cell.id], source=True)
+    check_full_read(ctx, nb, cell)
     if await ctx.propose(nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source):
         check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
-    return {"cell": cell_ref(nb.set_source(cell.id, args.source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    written = nb.set_source(cell.id, args.source)
+    note_written(ctx, nb, written)
+    return {"cell": cell_ref(written), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class EditCellSourceInput(NotebookInput):
@@ -77,18 +94,21 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
-    occurrences = cell.source.count(args.old_text)
+    nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
+    old_text, new_text = normalize_line_ends(args.old_text), normalize_line_ends(args.new_text)  # sources hold LF only
+    occurrences = cell.source.count(old_text)
     if occurrences != 1:
         raise ToolError(ErrorCode.INVALID_ARGUMENT,
                         "oldText does not occur in the cell." if occurrences == 0 else
                         f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
                         cellId=cell.id, occurrences=occurrences)
-    new_source = cell.source.replace(args.old_text, args.new_text, 1)
+    new_source = cell.source.replace(old_text, new_text, 1)
     check_write_size(new_source, ctx.limits, "the edited source")
-    nb.check_write([cell.id])
     if await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source):
         check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
-    return {"cell": cell_ref(nb.set_source(cell.id, new_source)), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    written = nb.set_source(cell.id, new_source)
+    note_written(ctx, nb, written, before=cell)
+    return {"cell": cell_ref(written), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class DeleteCellInput(NotebookInput):
@@ -100,7 +120,7 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id])
+    nb.check_write([cell.id], delete=True)
     if await ctx.propose(nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""):
         check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
     nb.delete_cell(cell.id)

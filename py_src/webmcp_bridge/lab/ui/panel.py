@@ -61,6 +61,7 @@ from webmcp_bridge.lab.ui.view import (
     h,
     marker_badges,
     marker_classes,
+    mode_note,
     mode_select,
     thread_row,
 )
@@ -164,6 +165,7 @@ class AgentPanel:
         book = self.registry.context.proposals
         head = h("div", c("panel-head"), h("h2", "", text="Agent"),
                  h("label", c("row"), h("span", "", text="Mode "), mode_select(book.mode)),
+                 mode_note(),
                  h("p", c("mode"), text="An agent in this browser can use the notebook through WebMCP." if webmcp else
                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."))
         sections = [("activity", "Activity"), ("comments", "Comments"), ("access", "Access")]
@@ -228,6 +230,7 @@ class AgentPanel:
         if key in self.watches or self._disposed:
             return
         ydoc = nb_panel.context.model.sharedModel.ydoc
+        _quietly(lambda: self.host.live.track(nb_panel))  # from the start: change log, and CRLF made LF before the person types
         self.watches[key] = _Watch(nb_panel, ydoc)
         ydoc.on("update", self._ydoc_proxy)
         nb_panel.node.addEventListener("click", self._click_proxy)

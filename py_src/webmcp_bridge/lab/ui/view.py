@@ -353,6 +353,16 @@ MODE_TEXT = {"direct": "Direct: the agent's changes apply at once",
              "propose": "Propose: ask me before each change"}
 
 
+#: what Propose mode does not hold, said under the switch (docs/TOOLS.md, "Propose mode"): the agent's review
+#: comments are it talking, not changing the notebook; a save writes what the notebook already holds
+MODE_NOTE = "Propose holds cell changes and runs; comments and saves go through."
+
+
+def mode_note() -> El:
+    """One short line under the Direct/Propose switch: what Propose mode does not hold (:data:`MODE_NOTE`)."""
+    return h("p", c("mode-note"), text=MODE_NOTE)
+
+
 def mode_select(mode: str) -> El:
     """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
     return h("select", c("select mode-select"), *[h("option", "", text=text, value=value, **({"selected": ""} if value == mode else {}))

@@ -1,0 +1,122 @@
+"""Nothing an agent does loses a person's text, in the real JupyterLab: big cells read in pages (a write built
+from a cut read is refused), CRLF cells, cells the notebook's author locked."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page
+
+from lite_site import open_notebook
+from test_tools import call, ok
+
+MODEL = "window.jupyterapp.shell.currentWidget.context.model"
+
+
+def source_of(page: Page, index: int) -> str:
+    return page.evaluate(f"(i) => {MODEL}.cells.get(i).sharedModel.getSource()", index)
+
+
+def editor_text(page: Page, index: int) -> str:
+    """What the person's editor shows for cell ``index`` (CodeMirror's document, lines joined by LF)."""
+    return page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].editor.model.sharedModel.getSource()", index)
+
+
+def test_a_250_kb_cell_is_read_in_pages_and_a_cut_write_is_refused(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    only = ok(page, "jupyter_get_cells")["cells"][0]
+    # the person's big cell: 16,382 ASCII bytes, then characters of 3 and 4 bytes across the first cut
+    text = page.evaluate(f"""() => {{
+      let t = "x".repeat(16382) + "日本😀";
+      while (new TextEncoder().encode(t).length < 250000) t += "\\n# ドキュメント 🤗 " + t.length;
+      {MODEL}.cells.get(0).sharedModel.setSource(t);
+      return t;
+    }}""")
+    first = ok(page, "jupyter_get_cells", {"cellIds": [only["id"]]})["cells"][0]
+    assert first["sourceTruncated"] is True and first["nextSourceOffset"] == 16382
+    refused, _ = call(page, "jupyter_update_cell", {"cellId": only["id"], "source": first["source"] + "\nprint(1)",
+                                                     "expectedSourceHash": first["sourceHash"]})
+    assert refused["error"] == "SOURCE_NOT_FULLY_READ" and refused["nextSourceOffset"] == 16382
+    assert source_of(page, 0) == text  # nothing changed
+    parts, offset = [], 0
+    while offset is not None:
+        snap = ok(page, "jupyter_get_cells", {"cellIds": [only["id"]], "sourceOffset": offset})["cells"][0]
+        parts.append(snap["source"])
+        offset = snap["nextSourceOffset"]
+    assert "".join(parts) == text
+    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "".join(parts) + "\nprint(1)", "expectedSourceHash": first["sourceHash"]})
+    assert source_of(page, 0) == text + "\nprint(1)"
+    # the export continues where it stopped, to the last byte
+    doc, offset = [], 0
+    while offset is not None:
+        part = ok(page, "jupyter_export_notebook", {"offset": offset})
+        doc.append(part["document"])
+        offset = part["nextOffset"]
+    assert len(doc) >= 5 and text + "\nprint(1)" in "".join(doc)
+    assert not page_log.own_page_errors()
+
+
+PLANT = """async ({path, content}) => {
+  await window.jupyterapp.serviceManager.contents.save(path, {type: 'notebook', format: 'json', content});
+}"""
+KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+
+
+def open_planted(page: Page, site_url: str, path: str, cells: list[dict]) -> None:
+    """Write a notebook file (as one on disk would be) and open it in a fresh page load."""
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    page.evaluate(PLANT, {"path": path, "content": {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": KERNELSPEC}, "cells": cells}})
+    open_notebook(page, site_url, path)
+
+
+def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_url):
+    open_planted(page, site_url, "crlf.ipynb", [
+        {"cell_type": "code", "id": "crlf-1", "metadata": {}, "source": "a = 1\r\nb = 2\r\nc = 3\r\n", "outputs": [], "execution_count": None},
+        {"cell_type": "markdown", "id": "crlf-2", "metadata": {}, "source": ["# Title\r\n", "\r\n", "text\r"]}])
+    page.wait_for_function(f"() => !{MODEL}.cells.get(0).sharedModel.getSource().includes('\\r')", timeout=30_000)
+    # the person types at the end of the cell: the text lands where the cursor is, in the model too
+    page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("d = 4")
+    page.wait_for_timeout(300)
+    assert source_of(page, 0) == "a = 1\nb = 2\nc = 3\nd = 4" == editor_text(page, 0)
+    cells = ok(page, "jupyter_get_cells")["cells"]
+    assert [c["source"] for c in cells] == ["a = 1\nb = 2\nc = 3\nd = 4", "# Title\n\ntext\n"]
+    # the agent edits with LF text (and with CRLF text): found, applied, shown on screen
+    ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "b = 2\nc", "newText": "b = 20\nc"})
+    ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "a = 1\r\n", "newText": "a = 10\r\n"})
+    assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4"
+    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[0].querySelector('.cm-content').textContent.includes('b = 20')")
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()") == source_of(page, 0)
+    md = ok(page, "jupyter_get_cells", {"cellIds": ["crlf-2"]})["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": "crlf-2", "source": "# New\r\nline", "expectedSourceHash": md["sourceHash"]})
+    assert source_of(page, 1) == "# New\nline"
+    # and the person keeps typing in the agent's text: still where the cursor is
+    page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("!")
+    page.wait_for_timeout(300)
+    assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4!"
+    assert not page_log.own_page_errors()
+
+
+def test_cells_the_author_locked_stay_locked_for_the_agent(page, page_log, site_url):
+    open_planted(page, site_url, "locked.ipynb", [
+        {"cell_type": "code", "id": "frozen", "metadata": {"editable": False}, "source": "answer = 42", "outputs": [], "execution_count": None},
+        {"cell_type": "markdown", "id": "kept", "metadata": {"deletable": False}, "source": "# Keep me"},
+        {"cell_type": "code", "id": "free", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}])
+    cells = {c["id"]: c for c in ok(page, "jupyter_get_cells")["cells"]}
+    refused, _ = call(page, "jupyter_update_cell", {"cellId": "frozen", "source": "answer = 0", "expectedSourceHash": cells["frozen"]["sourceHash"]})
+    assert refused["error"] == "CELL_LOCKED" and refused["lock"] == "editable"
+    refused, _ = call(page, "jupyter_edit_cell_source", {"cellId": "frozen", "oldText": "42", "newText": "0"})
+    assert refused["error"] == "CELL_LOCKED"
+    refused, _ = call(page, "jupyter_delete_cell", {"cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]})
+    assert refused["error"] == "CELL_LOCKED" and refused["lock"] == "deletable"
+    refused, _ = call(page, "jupyter_apply_edits", {"edits": [
+        {"op": "update", "cellId": "free", "source": "x = 2", "expectedSourceHash": cells["free"]["sourceHash"]},
+        {"op": "delete", "cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]}]})
+    assert refused["error"] == "CELL_LOCKED" and refused["editIndex"] == 1
+    assert [source_of(page, i) for i in range(3)] == ["answer = 42", "# Keep me", "x = 1"]
+    rows = {r["id"]: r for r in ok(page, "jupyter_get_cell_access")["cells"]}
+    assert [(rows[i]["editable"], rows[i]["deletable"]) for i in ("frozen", "kept", "free")] == [(False, True), (True, False), (True, True)]
+    ok(page, "jupyter_update_cell", {"cellId": "kept", "source": "# Kept, edited", "expectedSourceHash": cells["kept"]["sourceHash"]})
+    assert source_of(page, 1) == "# Kept, edited"
+    assert not page_log.own_page_errors()
