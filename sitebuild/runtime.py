@@ -1,0 +1,42 @@
+"""The Pyodide runtime: the npm package, fetched once into the cache."""
+
+from __future__ import annotations
+
+import shutil
+import tarfile
+from pathlib import Path
+
+from sitebuild.util import CACHE, BuildError, run, step
+
+#: the files of the npm package the site needs (the rest are docs, typings and a demo console)
+PYODIDE_FILES = (
+    "package.json",
+    "pyodide.mjs",
+    "pyodide.mjs.map",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+)
+
+
+def fetch_pyodide(version: str) -> Path:
+    """`npm pack pyodide@version` into the cache (once) and extract it; return the package folder."""
+    npm_dir = CACHE / "npm"
+    tarball = npm_dir / f"pyodide-{version}.tgz"
+    extracted = CACHE / f"pyodide-{version}"
+    if (extracted / "package" / "pyodide-lock.json").exists():
+        return extracted / "package"
+    with step(f"fetching the Pyodide runtime {version} (npm pack)"):
+        if not tarball.exists():
+            npm = shutil.which("npm")
+            if npm is None:
+                raise BuildError("npm is needed once, to fetch the Pyodide runtime (npm pack pyodide)")
+            npm_dir.mkdir(parents=True, exist_ok=True)
+            run([npm, "pack", f"pyodide@{version}", "--pack-destination", npm_dir], cwd=npm_dir)
+        tmp = extracted.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        with tarfile.open(tarball) as archive:
+            archive.extractall(tmp, filter="data")
+        shutil.rmtree(extracted, ignore_errors=True)
+        tmp.rename(extracted)
+    return extracted / "package"

@@ -1,0 +1,182 @@
+"""The demo site: the Lite dir (config and the offline runtime), `jupyter lite build`, its checks, the whole build."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from sitebuild.extension import EXTENSION_NAME, stage_extension
+from sitebuild.lock import rewrite_lock
+from sitebuild.patches import patch_kernel_messaging
+from sitebuild.pins import check_jupyterlite, read_pins
+from sitebuild.runtime import PYODIDE_FILES, fetch_pyodide
+from sitebuild.serve import HEADERS
+from sitebuild.util import CACHE, CONTENT, OUTPUT, ROOT, BuildError, hash_inputs, run, sha256_file, step, sync_file, tree_files, write_if_changed
+from sitebuild.wheels import build_bridge_wheel, fetch_wheels
+
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+PYODIDE_URL = "./static/pyodide/pyodide.mjs"
+
+#: JupyterLite apps the site ships
+APPS = ("lab", "notebooks", "tree")
+
+
+def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir") -> Path:
+    """Assemble the Lite dir (in the cache): jupyter-lite.json and static/pyodide/ (runtime, wheels, lock)."""
+    static = lite_dir / "static" / "pyodide"
+    static.mkdir(parents=True, exist_ok=True)
+    for name in PYODIDE_FILES:
+        sync_file(pyodide_pkg / name, static / name)
+    for path in wheels.values():
+        sync_file(path, static / path.name)
+    keep = set(PYODIDE_FILES) | {p.name for p in wheels.values()} | {"pyodide-lock.json"}
+    for stale in static.iterdir():
+        if stale.name not in keep:
+            stale.unlink()
+    write_if_changed(static / "pyodide-lock.json", json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    config = {
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "webmcp_bridge",
+            # window.jupyterapp, as JupyterLab's own UI tests (Galata) use it: the end-to-end tests act as the
+            # person on the live model through it. It gives a page script nothing it could not already reach.
+            "exposeAppInBrowser": "true",
+            "litePluginSettings": {
+                KERNEL_PLUGIN: {
+                    "pyodideUrl": PYODIDE_URL,
+                    # every package comes from the site: never fall back to a public package index
+                    "disablePyPIFallback": True,
+                }
+            },
+        },
+    }
+    write_if_changed(lite_dir / "jupyter-lite.json", json.dumps(config, indent=2) + "\n")
+    return lite_dir
+
+
+def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: list[Path], pins: dict,
+               force: bool) -> None:
+    """Run `jupyter lite build` of `contents` and `extensions` into `output` unless its inputs' stamp is unchanged.
+
+    A changed input rebuilds from an empty output folder, so nothing stale survives and no incremental
+    patch step can drop settings.
+    """
+    inputs = tree_files(lite_dir / "static") + [lite_dir / "jupyter-lite.json"] + [*tree_files(ROOT / "sitebuild")]
+    for folder in [*contents, *extensions]:
+        inputs += tree_files(folder)
+    key = hash_inputs(inputs, {"jupyterlite": pins["jupyterlite"], "apps": APPS,
+                               "folders": [str(f) for f in [*contents, *extensions]]})
+    stamp = lite_dir.with_name(lite_dir.name + ".stamp")  # one stamp per staging folder, so per output
+    if not force and stamp.exists() and stamp.read_text().strip() == key and (output / "jupyter-lite.json").exists():
+        print("[build] jupyter lite build: inputs unchanged, skipped")
+        return
+    with step("jupyter lite build"):
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(output, ignore_errors=True)
+        shutil.rmtree(lite_dir / ".cache", ignore_errors=True)
+        for db in lite_dir.glob(".jupyterlite.doit.db*"):
+            db.unlink()
+        cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", lite_dir, "--output-dir", output,
+               "--no-sourcemaps"]
+        for folder in contents:
+            cmd += ["--contents", folder]
+        for folder in extensions:
+            cmd += [f"--LiteBuildConfig.federated_extensions={folder}"]
+        for app in APPS:
+            cmd += ["--apps", app]
+        run(cmd, cwd=lite_dir)
+    stamp.write_text(key + "\n")
+
+
+
+
+def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str, ...] = (EXTENSION_NAME,)) -> None:
+    """Check the built site; fix pyodideUrl back in if a build step dropped it, and fail loudly otherwise."""
+    config_path = output / "jupyter-lite.json"
+    if not config_path.exists():
+        raise BuildError("the build produced no jupyter-lite.json")
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    data = config.setdefault("jupyter-config-data", {})
+    settings = data.setdefault("litePluginSettings", {}).setdefault(KERNEL_PLUGIN, {})
+    if settings.get("pyodideUrl") != PYODIDE_URL or settings.get("disablePyPIFallback") is not True:
+        print(f"[build] WARNING: the built jupyter-lite.json had pyodideUrl={settings.get('pyodideUrl')!r}; "
+              "restoring the site's own runtime")
+        settings.update(pyodideUrl=PYODIDE_URL, disablePyPIFallback=True)
+        config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        got = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN].get("pyodideUrl")
+        if got != PYODIDE_URL:
+            raise BuildError("could not set pyodideUrl in the built jupyter-lite.json")
+    names = [e.get("name") for e in data.get("federated_extensions", [])]
+    missing = [name for name in extension_names if name not in names]
+    if missing or (EXTENSION_NAME in names and EXTENSION_NAME not in extension_names):
+        raise BuildError(f"the built jupyter-lite.json lists the extensions {names}, wanted {list(extension_names)}")
+    static = output / "static" / "pyodide"
+    built_lock = json.loads((static / "pyodide-lock.json").read_text(encoding="utf-8"))
+    if built_lock != lock:
+        raise BuildError("the built pyodide-lock.json differs from the staged one")
+    for name, entry in built_lock["packages"].items():
+        wheel = static / entry["file_name"]
+        if not wheel.exists() or sha256_file(wheel) != entry["sha256"]:
+            raise BuildError(f"static/pyodide/{entry['file_name']} is missing or does not match the lock ({name})")
+    if EXTENSION_NAME in extension_names:
+        manifest = json.loads((output / "extensions" / EXTENSION_NAME / "static" / "bridge.json").read_text())
+        if not (output / "extensions" / EXTENSION_NAME / "static" / manifest["wheel"]).exists():
+            raise BuildError(f"the bridge wheel {manifest['wheel']} is not in the built extension")
+        # the settings schema of the loader's plugin (lite/extension/schemas/), served to the Settings Editor
+        federated = output / "build" / "schemas" / "all_federated.json"
+        ids = [s.get("id") for s in json.loads(federated.read_text(encoding="utf-8"))] if federated.exists() else []
+        if f"{EXTENSION_NAME}:plugin" not in ids:
+            raise BuildError(f"build/schemas/all_federated.json lacks the settings schema {EXTENSION_NAME}:plugin (found {ids})")
+    write_root_files(output)
+    print(f"[build] verified: pyodideUrl={PYODIDE_URL}, {len(built_lock['packages'])} wheels match the lock, "
+          f"extensions {list(extension_names)} listed, _headers written")
+
+
+def write_root_files(output: Path = OUTPUT) -> None:
+    """Add the files a static host looks for at the site root: `_headers` and a favicon."""
+    headers = "/*\n" + "".join(f"  {k}: {v}\n" for k, v in HEADERS.items())
+    write_if_changed(output / "_headers", headers)
+    icon = output / "lab" / "favicon.ico"
+    if icon.exists():
+        sync_file(icon, output / "favicon.ico")  # browsers ask for /favicon.ico; answer it, not with a 404
+
+
+def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Path, ...] = (),
+          extensions: tuple[Path, ...] | None = None) -> Path:
+    """Build the whole site incrementally; return the output folder.
+
+    The keywords exist for the benchmark's twin sites (``bench/run.py``); their defaults build the demo site.
+    ``output``: the folder to build into (another folder gets its own staging folder and stamp in the cache).
+    ``extra_content``: folders whose files are added to the site's contents after ``lite/content/``.
+    ``extensions``: federated-extension folders (each with its ``package.json``) to ship *instead of* the
+    bridge's loader; ``None`` ships the bridge, ``()`` ships no extension. Everything else (JupyterLite, the
+    offline Pyodide runtime, the wheels and the kernel settings) is the same whatever the keywords.
+    """
+    started = time.perf_counter()
+    output = Path(output).resolve()
+    pins = read_pins()
+    check_jupyterlite(pins)
+    pyodide_pkg = fetch_pyodide(pins["pyodide"])
+    upstream_lock = json.loads((pyodide_pkg / "pyodide-lock.json").read_text(encoding="utf-8"))
+    wheels = fetch_wheels(pins, upstream_lock)
+    lock = rewrite_lock(upstream_lock, wheels)
+    staging = CACHE / ("lite-dir" if output == OUTPUT else f"lite-dir-{output.name}")
+    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels, staging)
+    if extensions is None:
+        extensions = (stage_extension(build_bridge_wheel(), pins),)
+    extensions = [Path(e).resolve() for e in extensions]
+    names = tuple(json.loads((e / "package.json").read_text(encoding="utf-8"))["name"] for e in extensions)
+    contents = [CONTENT, *(Path(c).resolve() for c in extra_content)]
+    lite_build(lite_dir, output, contents, extensions, pins, force)
+    patch_kernel_messaging(output)
+    verify_output(lock, output, names)
+    try:
+        shown = output.relative_to(ROOT)
+    except ValueError:
+        shown = output
+    print(f"[build] site ready in {shown}/ ({time.perf_counter() - started:.1f} s)")
+    return output
