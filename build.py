@@ -18,12 +18,12 @@ from packaging.utils import canonicalize_name
 
 from sitebuild.patches import KERNEL_EXTENSION, KERNEL_WAIT_BUGGY, KERNEL_WAIT_FIXED, patch_kernel_messaging
 from sitebuild.serve import HEADERS, make_server, serve
-from sitebuild.site import KERNEL_PLUGIN, build
+from sitebuild.site import KERNEL_PLUGIN, build, verify_output
 from sitebuild.util import CACHE, OUTPUT, ROOT, BuildError
 
 __all__ = [
     "CACHE", "HEADERS", "KERNEL_EXTENSION", "KERNEL_PLUGIN", "KERNEL_WAIT_BUGGY", "KERNEL_WAIT_FIXED", "OUTPUT", "ROOT",
-    "BuildError", "build", "canonicalize_name", "main", "make_server", "patch_kernel_messaging", "serve",
+    "BuildError", "build", "canonicalize_name", "main", "make_server", "patch_kernel_messaging", "serve", "verify_output",
 ]
 
 

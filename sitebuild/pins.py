@@ -12,7 +12,12 @@ from sitebuild.util import PYPROJECT, BuildError
 
 
 def read_pins() -> dict:
-    """Read every pin from pyproject.toml: the site table and the JupyterLite pins of the dev extra."""
+    """Read every pin from pyproject.toml: the site table, the JupyterLite pins of the dev extra, the project.
+
+    Returns ``{"pyodide": version, "bridge_packages": [names], "wheels": {canonical name: version},
+    "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``; raises BuildError
+    when the site table is missing or a JupyterLite pin is not ``==``.
+    """
     data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     try:
         site = data["tool"]["webmcp_bridge"]["site"]
@@ -32,6 +37,7 @@ def read_pins() -> dict:
         "bridge_packages": list(site.get("bridge-packages", ["pydantic"])),
         "wheels": {canonicalize_name(k): v for k, v in site["wheels"].items()},
         "jupyterlite": lite_pins,
+        "project": {k: data["project"][k] for k in ("name", "version", "dependencies")},
     }
 
 

@@ -17,6 +17,8 @@ PYODIDE_FILES = (
     "pyodide.asm.wasm",
     "python_stdlib.zip",
 )
+#: the files the labextension ships as its own runtime: the ones Pyodide loads to start (no map, no docs)
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 
 
 def fetch_pyodide(version: str) -> Path:

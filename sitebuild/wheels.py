@@ -3,8 +3,9 @@ what a wheel declares (its metadata and import names)."""
 
 from __future__ import annotations
 
+import base64
 import email.parser
-import shutil
+import hashlib
 import sys
 import zipfile
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from sitebuild.util import CACHE, PY_SRC, PYPROJECT, ROOT, BuildError, hash_inputs, run, step, tree_files
+from sitebuild.util import CACHE, PY_SRC, BuildError, run, step, tree_files
 
 
 def wheel_target(lock: dict) -> list[str]:
@@ -60,37 +61,58 @@ def fetch_wheels(pins: dict, lock: dict) -> dict[str, Path]:
     return {name: have[key] for name, key in wanted.items()}
 
 
-def build_bridge_wheel() -> Path:
-    """Build the bridge's own wheel from the repo (pip wheel . --no-deps), cached by a hash of its sources."""
-    sources = [p for p in [PYPROJECT, *tree_files(PY_SRC)] if ".egg-info" not in p.as_posix()]
-    sources += [p for pattern in ("README*", "LICENSE*") for p in ROOT.glob(pattern) if p.is_file()]
-    key = hash_inputs(sources)[:16]
-    out = CACHE / "bridge" / key
-    wheels = sorted(out.glob("webmcp_bridge-*.whl"))
-    if wheels:
-        return wheels[0]
-    with step("building the bridge wheel (pip wheel . --no-deps)"):
-        tmp = out.with_suffix(".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        # build from a fresh copy of the sources: setuptools' in-tree build/ folder can keep deleted modules
-        src = CACHE / "bridge-src"
-        shutil.rmtree(src, ignore_errors=True)
-        for path in sources:
-            dest = src / path.relative_to(ROOT)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, dest)
-        run([sys.executable, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "-q",
-             "--wheel-dir", tmp, src])
-        shutil.rmtree(src, ignore_errors=True)
-        shutil.rmtree(out, ignore_errors=True)
-        tmp.rename(out)
-        for old in (CACHE / "bridge").iterdir():
-            if old != out:
-                shutil.rmtree(old, ignore_errors=True)
-    wheels = sorted(out.glob("webmcp_bridge-*.whl"))
-    if len(wheels) != 1:
-        raise BuildError(f"expected one webmcp_bridge wheel in {out.name}, found {len(wheels)}")
-    return wheels[0]
+#: a fixed time for every entry of the bridge wheel, so the same sources give the same bytes (and sha256)
+WHEEL_ENTRY_TIME = (2020, 1, 1, 0, 0, 0)
+
+
+def bridge_wheel_files() -> list[Path]:
+    """The files of the import package that go into the bridge wheel: py_src/webmcp_bridge/ (.py, .js, .json)."""
+    package = PY_SRC / "webmcp_bridge"
+    return [p for p in tree_files(package) if p.suffix in (".py", ".js", ".json")]
+
+
+def write_bridge_wheel(dest_dir: Path, project: dict) -> Path:
+    """Write the bridge's own pure-Python wheel (the import package ``webmcp_bridge``) into dest_dir; return it.
+
+    This is the wheel the main-thread Pyodide installs in the page (``loadPackage`` of its URL). It is written
+    directly (a zip with ``.dist-info/METADATA``, ``WHEEL`` and ``RECORD``, PEP 427) rather than by a build
+    backend, because the backend that makes the product's wheel runs this very step: building through it
+    would recurse. Entries are sorted and dated WHEEL_ENTRY_TIME, so equal sources give an equal file.
+    ``project``: ``{"name", "version", "dependencies"}`` from pyproject.toml. The wheel is named after the
+    import package (``webmcp_bridge-<version>-py3-none-any.whl``): it only ever lives in the page.
+    """
+    name = "webmcp_bridge"  # the import package: in the page it is installed as itself, never published
+    version = project["version"]
+    dist_info = f"{name}-{version}.dist-info"
+    entries: list[tuple[str, bytes]] = []
+    for path in bridge_wheel_files():
+        entries.append((path.relative_to(PY_SRC).as_posix(), path.read_bytes()))
+    metadata_lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
+                      "Summary: The webmcp_bridge package, as the page's Pyodide installs it"]
+    metadata_lines += [f"Requires-Dist: {dep}" for dep in project.get("dependencies", [])]
+    entries.append((f"{dist_info}/METADATA", ("\n".join(metadata_lines) + "\n").encode()))
+    entries.append((f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: sitebuild\nRoot-Is-Purelib: true\nTag: py3-none-any\n"))
+    entries.append((f"{dist_info}/top_level.txt", b"webmcp_bridge\n"))
+    record = []
+    for arcname, data in entries:
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{arcname},sha256={digest},{len(data)}")
+    record.append(f"{dist_info}/RECORD,,")
+    entries.append((f"{dist_info}/RECORD", ("\n".join(record) + "\n").encode()))
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    wheel = dest_dir / f"{name}-{version}-py3-none-any.whl"
+    tmp = wheel.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for arcname, data in sorted(entries[:-1]) + entries[-1:]:
+            info = zipfile.ZipInfo(arcname, date_time=WHEEL_ENTRY_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    if wheel.exists() and wheel.read_bytes() == tmp.read_bytes():
+        tmp.unlink()
+    else:
+        tmp.replace(wheel)
+    return wheel
 
 
 def wheel_metadata(path: Path):
