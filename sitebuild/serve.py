@@ -30,16 +30,17 @@ MIME_TYPES = {
 }
 
 
-
 class SiteHandler(SimpleHTTPRequestHandler):
     """Static files with the site's cross-origin isolation headers and correct MIME types."""
 
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     quiet = False
+    #: the headers sent on every response (a server made with headers={} stands for a host that sets none)
+    site_headers: dict[str, str] = HEADERS
 
     def end_headers(self):
-        """Add the COOP/COEP headers (and no-cache, so a rebuild is seen at once) to every response."""
-        for key, value in HEADERS.items():
+        """Add the site's headers (and no-cache, so a rebuild is seen at once) to every response."""
+        for key, value in self.site_headers.items():
             self.send_header(key, value)
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
@@ -61,9 +62,13 @@ class SiteServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory: Path = OUTPUT, port: int = 0, host: str = "127.0.0.1", quiet: bool = False):
-    """A threaded HTTP server for `directory` on host:port (port 0 picks a free one); call serve_forever()."""
-    handler = type("Handler", (SiteHandler,), {"quiet": quiet})
+def make_server(directory: Path = OUTPUT, port: int = 0, host: str = "127.0.0.1", quiet: bool = False,
+                headers: dict[str, str] | None = None):
+    """A threaded HTTP server for `directory` on host:port (port 0 picks a free one); call serve_forever().
+
+    ``headers``: sent on every response; ``None`` sends HEADERS, ``{}`` none (a host like GitHub Pages).
+    """
+    handler = type("Handler", (SiteHandler,), {"quiet": quiet, "site_headers": HEADERS if headers is None else dict(headers)})
 
     def factory(*args, **kwargs):
         return handler(*args, directory=str(directory), **kwargs)
