@@ -8,7 +8,9 @@ bridge's pydantic models, so the loader registers tools before Python starts), `
 loader loads) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
 the npm package's runtime files, every pinned wheel and a pyodide-lock.json for them). The pinned wheels
 are the bridge's closure (pydantic) and the Pyodide kernel's (micropip, ipython, ...), so a JupyterLite site
-can also point its kernel's ``pyodideUrl`` here and serve the whole of Python from its own origin.
+can also point its kernel's ``pyodideUrl`` here and serve the whole of Python from its own origin. And
+``mcp-b/``: the MCP-B runtime (npm ``@mcp-b/global``, pinned, its MIT licence beside it), which the loader
+runs only on a site that opts in (docs/hosting.md) in a browser without native WebMCP.
 
 The layout follows JupyterLab's federated-extension format: JupyterLab (server) serves the folder at
 ``<base>/lab/extensions/<name>/`` and ``jupyter lite build`` copies it into the site's ``extensions/<name>/``.
@@ -26,7 +28,7 @@ from packaging.utils import canonicalize_name
 
 from sitebuild.lock import rewrite_lock
 from sitebuild.pins import read_pins
-from sitebuild.runtime import RUNTIME_FILES, fetch_pyodide
+from sitebuild.runtime import RUNTIME_FILES, fetch_mcp_b, fetch_pyodide
 from sitebuild.util import EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
 from sitebuild.wheels import fetch_wheels, write_bridge_wheel
 
@@ -114,6 +116,10 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         put(f"static/pyodide/{path.name}", path)
     put("static/pyodide/pyodide-lock.json", json.dumps(full_lock, indent=1, sort_keys=True) + "\n")
 
+    mcp_b = fetch_mcp_b(pins["mcp_b_global"])
+    put("static/mcp-b/global.iife.js", mcp_b / "dist" / "index.iife.js")
+    put("static/mcp-b/LICENSE", mcp_b / "LICENSE")
+
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
     put("static/tools.json", tool_definitions())
@@ -126,6 +132,8 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         "wheels": [f"pyodide/{wheels[name].name}" for name in needed],
         "wheel": bridge_wheel.name,
         "tools": "tools.json",
+        # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
+        "polyfill": "mcp-b/global.iife.js",
     }
     put("static/bridge.json", json.dumps(manifest, indent=2) + "\n")
     for path in tree_files(dest):

@@ -14,7 +14,7 @@ from sitebuild.util import PYPROJECT, BuildError
 def read_pins() -> dict:
     """Read every pin from pyproject.toml: the site table, the JupyterLite pins of the dev extra, the project.
 
-    Returns ``{"pyodide": version, "bridge_packages": [names], "wheels": {canonical name: version},
+    Returns ``{"pyodide": version, "mcp_b_global": version, "bridge_packages": [names], "wheels": {canonical name: version},
     "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``; raises BuildError
     when the site table is missing or a JupyterLite pin is not ``==``.
     """
@@ -34,6 +34,7 @@ def read_pins() -> dict:
             lite_pins[name] = pinned[0]
     return {
         "pyodide": site["pyodide"],
+        "mcp_b_global": site["mcp-b-global"],
         "bridge_packages": list(site.get("bridge-packages", ["pydantic"])),
         "wheels": {canonicalize_name(k): v for k, v in site["wheels"].items()},
         "jupyterlite": lite_pins,

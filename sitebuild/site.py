@@ -60,7 +60,8 @@ def extension_names(path: Path) -> list[str]:
     return names
 
 
-def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir") -> Path:
+def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir",
+                   mcp_b: bool = False) -> Path:
     """Assemble the Lite dir (in the cache): the repository's jupyter-lite.json and static/pyodide/ (runtime, wheels, lock)."""
     static = lite_dir / "static" / "pyodide"
     static.mkdir(parents=True, exist_ok=True)
@@ -73,7 +74,12 @@ def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_
         if stale.name not in keep:
             stale.unlink()
     write_if_changed(static / "pyodide-lock.json", json.dumps(lock, indent=1, sort_keys=True) + "\n")
-    sync_file(SITE_CONFIG, lite_dir / "jupyter-lite.json")
+    if mcp_b:  # the site option a site author sets by hand (docs/hosting.md): the MCP-B runtime where WebMCP is not native
+        config = json.loads(SITE_CONFIG.read_text(encoding="utf-8"))
+        config["jupyter-config-data"]["webmcpBridgePolyfill"] = True
+        write_if_changed(lite_dir / "jupyter-lite.json", json.dumps(config, indent=2) + "\n")
+    else:
+        sync_file(SITE_CONFIG, lite_dir / "jupyter-lite.json")
     return lite_dir
 
 
@@ -154,7 +160,7 @@ def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str,
     if EXTENSION_NAME in extension_names:
         ext_static = output / "extensions" / EXTENSION_NAME / "static"
         manifest = json.loads((ext_static / "bridge.json").read_text(encoding="utf-8"))
-        for rel in [manifest["wheel"], manifest["pyodide"], manifest["tools"], *manifest["wheels"]]:
+        for rel in [manifest["wheel"], manifest["pyodide"], manifest["tools"], manifest["polyfill"], *manifest["wheels"]]:
             if not (ext_static / rel).is_file():
                 raise BuildError(f"extensions/{EXTENSION_NAME}/static/{rel} (named by bridge.json) is not in the built site")
         # the settings schema of the loader's plugin (lite/extension/schemas/), served to the Settings Editor
@@ -177,7 +183,7 @@ def write_root_files(output: Path = OUTPUT) -> None:
 
 
 def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Path, ...] = (),
-          extensions: tuple[Path, ...] | None = None) -> Path:
+          extensions: tuple[Path, ...] | None = None, mcp_b: bool = False) -> Path:
     """Build the whole site incrementally; return the output folder.
 
     The keywords exist for the benchmark's twin sites (``bench/run.py``); their defaults build the demo site.
@@ -185,7 +191,8 @@ def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Pa
     ``extra_content``: folders whose files are added to the site's contents after ``lite/content/``.
     ``extensions``: federated extensions (folders with a ``package.json``, or wheels holding labextensions) to
     ship *instead of* the bridge; ``None`` ships the product's wheel (built from this checkout), ``()`` ships
-    no extension but the Pyodide kernel. Everything else (JupyterLite, the
+    no extension but the Pyodide kernel. ``mcp_b``: turn on the site option that runs the MCP-B runtime
+    (``@mcp-b/global``, shipped in the extension) in browsers without native WebMCP. Everything else (JupyterLite, the
     offline Pyodide runtime, the wheels and the kernel settings) is the same whatever the keywords.
     """
     started = time.perf_counter()
@@ -197,7 +204,7 @@ def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Pa
     wheels = fetch_wheels(pins, upstream_lock)
     lock = rewrite_lock(upstream_lock, wheels)
     staging = CACHE / ("lite-dir" if output == OUTPUT else f"lite-dir-{output.name}")
-    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels, staging)
+    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels, staging, mcp_b)
     if not KERNEL_EXTENSION_DIR.joinpath("package.json").is_file():
         raise BuildError(f"{KERNEL_EXTENSION} is not installed in {sys.prefix}: run  python -m pip install -e \".[dev]\"")
     chosen = [build_wheel()] if extensions is None else [Path(e).resolve() for e in extensions]

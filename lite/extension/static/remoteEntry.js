@@ -12,7 +12,7 @@
   const KERNEL_PLUGIN = '@jupyterlite/pyodide-kernel-extension:kernel';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
-  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null };
+  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
   window.webmcpBridge = { status };
   let statusNode = null;
 
@@ -65,14 +65,45 @@
 
   const manifestReady = fetch(manifestUrl).then(response => response.json());
 
+  // The page's jupyter-config-data (JupyterLite merges the site's jupyter-lite.json into it; {} if none).
+  function pageConfig() {
+    try {
+      const node = document.getElementById('jupyter-config-data');
+      return node ? JSON.parse(node.textContent) : {};
+    } catch (error) {
+      console.warn(`[${NAME}] reading jupyter-config-data`, error);
+      return {};
+    }
+  }
+
+  // Opt-in MCP-B runtime: on a site whose config sets "webmcpBridgePolyfill": true, in a browser without native
+  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered, its tab
+  // transport accepting only this page's own origin. Resolves to true when it was loaded.
+  const polyfillReady = (async () => {
+    if (document.modelContext || pageConfig().webmcpBridgePolyfill !== true) return false;
+    const manifest = await manifestReady;
+    window.__webModelContextOptions = {
+      autoInitialize: true,
+      transport: { tabServer: { allowedOrigins: [window.location.origin] } }
+    };
+    await new Promise((resolve, reject) => {
+      const tag = document.createElement('script');
+      tag.src = new URL(manifest.polyfill, manifestUrl).href;
+      tag.onload = resolve;
+      tag.onerror = () => reject(new Error('the MCP-B runtime did not load'));
+      document.head.appendChild(tag);
+    });
+    status.polyfill = 'mcp-b';
+    return true;
+  })();
+  polyfillReady.catch(error => console.error(`[${NAME}] MCP-B runtime`, error));
+
   // The runtime a JupyterLite page configures for its Pyodide kernel (jupyter-config-data, whose relative URLs
   // JupyterLite has already made absolute), if it is on this page's origin; else null (a JupyterLab server's
   // page has no such setting; a kernel runtime on a CDN is not used, so the bridge stays offline).
   function pageRuntimeUrl() {
     try {
-      const node = document.getElementById('jupyter-config-data');
-      const config = node ? JSON.parse(node.textContent) : {};
-      const url = ((config.litePluginSettings || {})[KERNEL_PLUGIN] || {}).pyodideUrl;
+      const url = ((pageConfig().litePluginSettings || {})[KERNEL_PLUGIN] || {}).pyodideUrl;
       if (typeof url !== 'string' || !url) return null;
       const resolved = new URL(url, document.baseURI);
       return resolved.origin === window.location.origin ? resolved : null;
@@ -159,6 +190,7 @@
   }
 
   async function registerStaticTools() {
+    await polyfillReady.catch(() => false);
     if (!document.modelContext) return;
     const manifest = await manifestReady;
     const definitions = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
@@ -187,6 +219,7 @@
     await app.restored;
     status.timings.restored = Math.round(performance.now());
     const pyodide = await pyodideReady;
+    await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
     const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
