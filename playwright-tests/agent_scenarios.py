@@ -13,16 +13,19 @@ from lite_site import KERNEL_TIMEOUT_MS, PageLog, wait_for_bridge
 from test_tools import FEATURE_TOOLS, error, ok
 
 
-def open_in(page: Page, site_url: str, app: str, name: str) -> dict:
-    """Open notebook ``name`` in JupyterLite's ``app`` ("lab" or "notebooks"); wait for a cell and the bridge."""
-    page.goto(f"{site_url}/{app}/index.html?path={quote(name)}")
+def open_in(page: Page, site_url: str, app: str, name: str, url: str | None = None) -> dict:
+    """Open notebook ``name`` in JupyterLite's ``app`` ("lab" or "notebooks"), or at ``url`` (a server's page);
+    wait for a cell and the bridge; return the bridge status."""
+    page.goto(url or f"{site_url}/{app}/index.html?path={quote(name)}")
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=KERNEL_TIMEOUT_MS)
     return wait_for_bridge(page)
 
 
-def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab", name: str = "jupyterlite-empty.ipynb") -> dict:
-    """Run the core scenarios on notebook ``name`` (a one-cell notebook) as the agent; return the bridge status."""
-    status = open_in(page, site_url, app, name)
+def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab", name: str = "jupyterlite-empty.ipynb",
+                        url: str | None = None) -> dict:
+    """Run the core scenarios on notebook ``name`` (a one-cell notebook) as the agent; return the bridge status.
+    ``url``: the page to open instead of JupyterLite's (a JupyterLab server's ``/lab/tree/<name>?token=…``)."""
+    status = open_in(page, site_url, app, name, url)
     assert status["state"] == "ready", status
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == FEATURE_TOOLS
