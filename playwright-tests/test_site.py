@@ -52,6 +52,10 @@ def test_bridge_ready_and_kernel_runs_a_cell(kernel_run):
     assert status["timings"]["pyodideReady"] > 0
     assert status["timings"]["bridgeReady"] >= status["timings"]["pyodideReady"]
     assert "42" in kernel_run["output"]
+    # the bridge runs on the site's own runtime (the kernel's pyodideUrl), the one download both share
+    assert status["runtime"]["source"] == "page", status["runtime"]
+    assert status["runtime"]["url"].endswith("/static/pyodide/pyodide.mjs")
+    assert "/extensions/" not in status["runtime"]["url"]
 
 
 #: Loads the kernel's main-thread messaging module (the `coincident` library, as served in the built chunk), points
@@ -132,6 +136,19 @@ def test_without_webmcp_the_status_is_unavailable(page_without_webmcp, page_with
     page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell').length > 10", timeout=30_000)
     assert page_without_webmcp_log.own_page_errors() == []
     assert page_without_webmcp_log.foreign_requests(site_url, allow_content_links=False) == []
+
+
+def test_without_the_sites_runtime_the_bridge_uses_the_one_it_ships(page, page_log, site_url):
+    """When the kernel's configured Pyodide cannot be loaded, the bridge starts on the runtime shipped in its
+    own extension folder (found relative to its script), still on the site's origin."""
+    site_runtime = f"{site_url}/static/pyodide/pyodide.mjs"
+    page.context.route(lambda url: url == site_runtime, lambda route: route.fulfill(status=404, body="not here"))
+    status = open_notebook(page, site_url, NOTEBOOK)
+    assert status["state"] == "ready", status
+    assert status["runtime"] == {"source": "shipped", "url": f"{site_url}/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"}
+    result = page.webmcp.call_tool("jupyter_get_context", {})
+    assert result["isError"] is False and result["structuredContent"]["notebook"]["path"] == NOTEBOOK
+    assert page_log.foreign_requests(site_url, allow_content_links=False) == []
 
 
 def test_a_loader_failure_shows_in_the_status_item(page, page_log, site_url):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
 import threading
 import tomllib
@@ -73,14 +74,52 @@ def test_lock_versions_are_the_pins(site):
 
 
 def test_bridge_manifest(site):
-    """bridge.json names the shipped bridge wheel, the packages to load first and the runtime URL."""
+    """bridge.json names the shipped bridge wheel, its dependency wheels and the runtime shipped beside it, and
+    the Pyodide version those wheels are built for (the page's runtime is used only when it is that one)."""
     static = site / "extensions" / "webmcp-bridge" / "static"
     manifest = json.loads((static / "bridge.json").read_text())
     assert (static / manifest["wheel"]).is_file()
     assert manifest["wheel"].startswith("webmcp_bridge-")
-    assert "pydantic" in manifest["packages"]
-    runtime = (static / manifest["pyodide"]).resolve()
-    assert runtime == (site / PYODIDE / "pyodide.mjs").resolve()
+    pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["webmcp_bridge"]["site"]
+    assert manifest["pyodideVersion"] == pins["pyodide"]
+    assert (static / manifest["pyodide"]).resolve() == (static / "pyodide" / "pyodide.mjs").resolve()
+    assert not (static / manifest["pyodide"]).resolve().is_relative_to((site / PYODIDE).resolve())
+    shipped = {Path(w).name.split("-")[0] for w in manifest["wheels"]}
+    assert shipped == {"pydantic", "pydantic_core", "typing_extensions", "annotated_types", "typing_inspection"}
+    lock = json.loads((static / "pyodide" / "pyodide-lock.json").read_text())
+    for wheel in manifest["wheels"]:
+        entry = next(e for e in lock["packages"].values() if e["file_name"] == Path(wheel).name)
+        assert sha256(static / wheel) == entry["sha256"], wheel
+
+
+def test_site_holds_exactly_the_bridge_and_the_kernel(site):
+    """No labextension of the build's environment leaks into the site: the built config and the extensions/
+    folder hold the bridge and the Pyodide kernel, nothing else."""
+    config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    wanted = ["@jupyterlite/pyodide-kernel-extension", "webmcp-bridge"]
+    assert sorted(e["name"] for e in config["federated_extensions"]) == wanted
+    assert sorted(p.parent.relative_to(site / "extensions").as_posix() for p in (site / "extensions").glob("**/package.json")) == wanted
+
+
+def test_a_leaked_extension_fails_the_check(site, tmp_path):
+    """verify_output refuses a site that lists an extension nobody asked for."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.whl", "*.wasm", "*.zip"))
+    config = json.loads((copy / "jupyter-lite.json").read_text())
+    config["jupyter-config-data"]["federated_extensions"].append({"name": "some-other-extension", "load": "static/remoteEntry.js"})
+    (copy / "jupyter-lite.json").write_text(json.dumps(config))
+    lock = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())
+    with pytest.raises(build.BuildError, match="wanted exactly"):
+        build.verify_output(lock, copy, ("webmcp-bridge",))
+
+
+def test_site_config_is_the_repository_file(site):
+    """The demo's configuration is the top-level jupyter-lite.json: the built one keeps every setting of it."""
+    source = json.loads((ROOT / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    built = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert built["appName"] == source["appName"] and built["exposeAppInBrowser"] == source["exposeAppInBrowser"]
+    for key, value in source["litePluginSettings"][build.KERNEL_PLUGIN].items():
+        assert built["litePluginSettings"][build.KERNEL_PLUGIN][key] == value
 
 
 def test_headers_file(site):

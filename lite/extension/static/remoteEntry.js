@@ -1,13 +1,18 @@
 // webmcp-bridge loader: a hand-written JupyterLab federated-extension container (no bundler).
 // It starts a main-thread Pyodide as soon as this script runs, declares one plugin, and once JupyterLab is
 // restored hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
-// Names and URLs come from bridge.json next to this file, so the site works under any base path.
+// Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
+// works under any base path: a JupyterLite site's extensions/webmcp-bridge/static/ or a JupyterLab server's
+// lab/extensions/webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
+// use (a JupyterLite site's Pyodide kernel runtime, same origin, same version), else the one shipped beside
+// this file: either way no request leaves the page's origin.
 (function () {
   'use strict';
   const NAME = 'webmcp-bridge';
+  const KERNEL_PLUGIN = '@jupyterlite/pyodide-kernel-extension:kernel';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
-  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0 };
+  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
   window.webmcpBridge = { status };
   let statusNode = null;
 
@@ -60,15 +65,81 @@
 
   const manifestReady = fetch(manifestUrl).then(response => response.json());
 
+  // The page's jupyter-config-data (JupyterLite merges the site's jupyter-lite.json into it; {} if none).
+  function pageConfig() {
+    try {
+      const node = document.getElementById('jupyter-config-data');
+      return node ? JSON.parse(node.textContent) : {};
+    } catch (error) {
+      console.warn(`[${NAME}] reading jupyter-config-data`, error);
+      return {};
+    }
+  }
+
+  // Opt-in MCP-B runtime: on a site whose config sets "webmcpBridgePolyfill": true, in a browser without native
+  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered, its tab
+  // transport accepting only this page's own origin. Resolves to true when it was loaded.
+  const polyfillReady = (async () => {
+    if (document.modelContext || pageConfig().webmcpBridgePolyfill !== true) return false;
+    const manifest = await manifestReady;
+    window.__webModelContextOptions = {
+      autoInitialize: true,
+      transport: { tabServer: { allowedOrigins: [window.location.origin] } }
+    };
+    await new Promise((resolve, reject) => {
+      const tag = document.createElement('script');
+      tag.src = new URL(manifest.polyfill, manifestUrl).href;
+      tag.onload = resolve;
+      tag.onerror = () => reject(new Error('the MCP-B runtime did not load'));
+      document.head.appendChild(tag);
+    });
+    status.polyfill = 'mcp-b';
+    return true;
+  })();
+  polyfillReady.catch(error => console.error(`[${NAME}] MCP-B runtime`, error));
+
+  // The runtime a JupyterLite page configures for its Pyodide kernel (jupyter-config-data, whose relative URLs
+  // JupyterLite has already made absolute), if it is on this page's origin; else null (a JupyterLab server's
+  // page has no such setting; a kernel runtime on a CDN is not used, so the bridge stays offline).
+  function pageRuntimeUrl() {
+    try {
+      const url = ((pageConfig().litePluginSettings || {})[KERNEL_PLUGIN] || {}).pyodideUrl;
+      if (typeof url !== 'string' || !url) return null;
+      const resolved = new URL(url, document.baseURI);
+      return resolved.origin === window.location.origin ? resolved : null;
+    } catch (error) {
+      console.warn(`[${NAME}] reading the page's Pyodide setting`, error);
+      return null;
+    }
+  }
+
+  // The Pyodide module to start: the page's runtime when it is the version the shipped wheels are built for
+  // (one download serves the kernel and the bridge), else the shipped one. Returns {module, url}.
+  async function findRuntime(manifest) {
+    const page = pageRuntimeUrl();
+    if (page) {
+      try {
+        const module = await import(page.href);
+        if (module.version === manifest.pyodideVersion) return { module, url: page, source: 'page' };
+        console.info(`[${NAME}] the page's Pyodide is ${module.version}, not ${manifest.pyodideVersion}: using the shipped runtime`);
+      } catch (error) {
+        console.info(`[${NAME}] the page's Pyodide did not load (${error}): using the shipped runtime`);
+      }
+    }
+    const url = new URL(manifest.pyodide, manifestUrl);
+    return { module: await import(url.href), url, source: 'shipped' };
+  }
+
   // The main-thread Pyodide: started at once, in parallel with JupyterLab's own start-up.
   const pyodideReady = (async () => {
     const manifest = await manifestReady;
-    const runtimeUrl = new URL(manifest.pyodide, manifestUrl);
-    const { loadPyodide } = await import(runtimeUrl.href);
-    const pyodide = await loadPyodide({ indexURL: new URL('.', runtimeUrl).href });
+    const runtime = await findRuntime(manifest);
+    status.runtime = { source: runtime.source, url: runtime.url.href };
+    const pyodide = await runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href });
     const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
     const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
-    await pyodide.loadPackage(manifest.packages, options);
+    // the bridge's dependencies from the files shipped beside this script (by URL: whatever the runtime's lock holds)
+    await pyodide.loadPackage(manifest.wheels.map(wheel => new URL(wheel, manifestUrl).href), options);
     await pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options);
     if (errors.length) throw new Error(errors.join(' '));
     status.timings.pyodideReady = Math.round(performance.now());
@@ -119,6 +190,7 @@
   }
 
   async function registerStaticTools() {
+    await polyfillReady.catch(() => false);
     if (!document.modelContext) return;
     const manifest = await manifestReady;
     const definitions = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
@@ -147,6 +219,7 @@
     await app.restored;
     status.timings.restored = Math.round(performance.now());
     const pyodide = await pyodideReady;
+    await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
     const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}

@@ -1,0 +1,145 @@
+"""The prebuilt labextension the product's wheel carries under ``share/jupyter/labextensions/webmcp-bridge/``.
+
+No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is hand-written, and this step adds
+what a bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the
+project's), ``install.json`` (how JupyterLab tells a person to uninstall it), the Settings Editor schema, and in
+``static/``: the bridge's own pure-Python wheel, ``tools.json`` (the tool definitions generated from the
+bridge's pydantic models, so the loader registers tools before Python starts), ``bridge.json`` (what the
+loader loads) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
+the npm package's runtime files, every pinned wheel and a pyodide-lock.json for them). The pinned wheels
+are the bridge's closure (pydantic) and the Pyodide kernel's (micropip, ipython, ...), so a JupyterLite site
+can also point its kernel's ``pyodideUrl`` here and serve the whole of Python from its own origin. And
+``mcp-b/``: the MCP-B runtime (npm ``@mcp-b/global``, pinned, its MIT licence beside it), which the loader
+runs only on a site that opts in (docs/hosting.md) in a browser without native WebMCP.
+
+The layout follows JupyterLab's federated-extension format: JupyterLab (server) serves the folder at
+``<base>/lab/extensions/<name>/`` and ``jupyter lite build`` copies it into the site's ``extensions/<name>/``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+from sitebuild.lock import rewrite_lock
+from sitebuild.pins import read_pins
+from sitebuild.runtime import RUNTIME_FILES, fetch_mcp_b, fetch_pyodide
+from sitebuild.util import EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
+from sitebuild.wheels import fetch_wheels, write_bridge_wheel
+
+#: the labextension's name (package.json), the plugin id's prefix (`webmcp-bridge:plugin`) and the folder name
+EXTENSION_NAME = "webmcp-bridge"
+#: where the product's wheel puts the labextension (PEP 427 data scheme, relative to the environment's prefix)
+SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
+
+
+GENERATE_DEFINITIONS = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import webmcp_bridge.session.bridge as app
+assert app.__file__.startswith(sys.argv[1]), app.__file__
+print(json.dumps(app.tool_definitions(), indent=1, ensure_ascii=False))
+"""
+
+
+def tool_definitions() -> str:
+    """The bridge's WebMCP tool definitions as JSON text, generated from its pydantic models in py_src/
+    (in a child Python, so an installed copy of the package cannot stand in for the sources)."""
+    done = subprocess.run([sys.executable, "-c", GENERATE_DEFINITIONS, str(PY_SRC)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BuildError(f"generating the tool definitions failed:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def closure(lock: dict, roots: list[str]) -> list[str]:
+    """The canonical names of ``roots`` and everything they depend on in a pyodide-lock.json, sorted."""
+    packages = lock["packages"]
+    seen: set[str] = set()
+    todo = [canonicalize_name(r) for r in roots]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        if name not in packages:
+            raise BuildError(f"{name} is not in the lock (a pin is missing in [tool.webmcp_bridge.site.wheels])")
+        seen.add(name)
+        todo += packages[name]["depends"]
+    return sorted(seen)
+
+
+def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
+    """Write the complete labextension folder into ``dest`` (created or brought up to date); return ``dest``.
+
+    Files that are not part of it are removed, so ``dest`` holds exactly what the wheel ships. Fetches the
+    pinned Pyodide runtime (npm) and wheels (pip) into the cache the first time. Raises BuildError.
+    """
+    pins = pins or read_pins()
+    dest = Path(dest)
+    keep: set[str] = set()
+
+    def put(rel: str, data: bytes | str | Path) -> None:
+        keep.add(rel)
+        if isinstance(data, Path):
+            sync_file(data, dest / rel)
+        else:
+            write_if_changed(dest / rel, data)
+
+    package = json.loads((EXTENSION_SRC / "package.json").read_text(encoding="utf-8"))
+    if package["name"] != EXTENSION_NAME:
+        raise BuildError(f"lite/extension/package.json names {package['name']!r}, expected {EXTENSION_NAME!r}")
+    package["version"] = pins["project"]["version"]
+    put("package.json", json.dumps(package, indent=2) + "\n")
+    distribution = pins["project"]["name"]
+    put("install.json", json.dumps({
+        "packageManager": "python",
+        "packageName": distribution,
+        "uninstallInstructions": f"Use your Python package manager (pip, conda, etc.) to uninstall the package {distribution}",
+    }, indent=2) + "\n")
+    for path in tree_files(EXTENSION_SRC):
+        rel = path.relative_to(EXTENSION_SRC).as_posix()
+        if rel != "package.json":
+            put(rel, path)
+
+    pyodide_pkg = fetch_pyodide(pins["pyodide"])
+    upstream_lock = json.loads((pyodide_pkg / "pyodide-lock.json").read_text(encoding="utf-8"))
+    wheels = fetch_wheels(pins, upstream_lock)
+    full_lock = rewrite_lock(upstream_lock, wheels)
+    needed = closure(full_lock, pins["bridge_packages"])
+    for name in RUNTIME_FILES:
+        put(f"static/pyodide/{name}", pyodide_pkg / name)
+    for path in wheels.values():  # every pinned wheel: a site's Pyodide kernel can run on this runtime too
+        put(f"static/pyodide/{path.name}", path)
+    put("static/pyodide/pyodide-lock.json", json.dumps(full_lock, indent=1, sort_keys=True) + "\n")
+
+    mcp_b = fetch_mcp_b(pins["mcp_b_global"])
+    put("static/mcp-b/global.iife.js", mcp_b / "dist" / "index.iife.js")
+    put("static/mcp-b/LICENSE", mcp_b / "LICENSE")
+
+    bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
+    keep.add(f"static/{bridge_wheel.name}")
+    put("static/tools.json", tool_definitions())
+    manifest = {
+        # the Pyodide version the shipped wheels are built for: a page's own runtime is used only if it is this one
+        "pyodideVersion": pins["pyodide"],
+        # the runtime shipped here, relative to this file: used when the page offers none of that version
+        "pyodide": "pyodide/pyodide.mjs",
+        # wheels to install before the bridge, in order, relative to this file (the bridge's dependency closure)
+        "wheels": [f"pyodide/{wheels[name].name}" for name in needed],
+        "wheel": bridge_wheel.name,
+        "tools": "tools.json",
+        # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
+        "polyfill": "mcp-b/global.iife.js",
+    }
+    put("static/bridge.json", json.dumps(manifest, indent=2) + "\n")
+    for path in tree_files(dest):
+        if path.relative_to(dest).as_posix() not in keep:
+            path.unlink()
+    for folder in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            shutil.rmtree(folder)
+    return dest

@@ -1,0 +1,46 @@
+"""The product's wheel (``jupyterlab-webmcp-bridge``), built from this checkout as any user's pip would build it.
+
+``pip wheel . --no-deps`` runs the project's own build backend (hatchling, with ``hatch_build.py`` staging the
+labextension) in an isolated build environment; the result is cached under ``.cache/dist/<key>/`` by a hash of
+every file the wheel is made from, so an unchanged checkout reuses it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from sitebuild.util import CACHE, EXTENSION_SRC, PY_SRC, PYPROJECT, ROOT, BuildError, hash_inputs, run, step, tree_files
+
+
+def wheel_sources() -> list[Path]:
+    """Every file the product's wheel is built from (the package, the loader, the build code, the metadata)."""
+    files = [PYPROJECT, ROOT / "hatch_build.py", ROOT / "README.md"]
+    for folder in (PY_SRC / "webmcp_bridge", EXTENSION_SRC, ROOT / "sitebuild"):
+        files += tree_files(folder)
+    return files
+
+
+def build_wheel() -> Path:
+    """Build (or reuse) the product's wheel; return its path. Raises BuildError if pip fails."""
+    key = hash_inputs(wheel_sources())[:16]
+    out = CACHE / "dist" / key
+    wheels = sorted(out.glob("*.whl"))
+    if len(wheels) == 1:
+        return wheels[0]
+    with step("building the wheel (pip wheel . --no-deps)"):
+        tmp = out.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        run([sys.executable, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "-q",
+             "--wheel-dir", tmp, ROOT])
+        shutil.rmtree(out, ignore_errors=True)
+        tmp.rename(out)
+        for old in (CACHE / "dist").iterdir():
+            if old != out:
+                shutil.rmtree(old, ignore_errors=True)
+    wheels = sorted(out.glob("*.whl"))
+    if len(wheels) != 1:
+        raise BuildError(f"expected one wheel in .cache/dist/{key}, found {len(wheels)}")
+    print(f"[build]   {wheels[0].name}: {wheels[0].stat().st_size / 1e6:.1f} MB")
+    return wheels[0]

@@ -1,0 +1,57 @@
+"""Every version the build uses, read from pyproject.toml, and the check that the installed JupyterLite matches."""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import metadata
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from sitebuild.util import PYPROJECT, BuildError
+
+
+def read_pins() -> dict:
+    """Read every pin from pyproject.toml: the site table, the JupyterLite pins of the dev extra, the project.
+
+    Returns ``{"pyodide": version, "mcp_b_global": version, "bridge_packages": [names], "wheels": {canonical name: version},
+    "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``; raises BuildError
+    when the site table is missing or a JupyterLite pin is not ``==``.
+    """
+    data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    try:
+        site = data["tool"]["webmcp_bridge"]["site"]
+    except KeyError as exc:
+        raise BuildError("pyproject.toml has no [tool.webmcp_bridge.site] table") from exc
+    lite_pins = {}
+    for spec in data["project"]["optional-dependencies"]["dev"]:
+        req = Requirement(spec)
+        name = canonicalize_name(req.name)
+        if name in ("jupyterlite-core", "jupyterlite-pyodide-kernel"):
+            pinned = [s.version for s in req.specifier if s.operator == "=="]
+            if not pinned:
+                raise BuildError(f"the dev extra must pin {name} with ==, found {spec!r}")
+            lite_pins[name] = pinned[0]
+    return {
+        "pyodide": site["pyodide"],
+        "mcp_b_global": site["mcp-b-global"],
+        "bridge_packages": list(site.get("bridge-packages", ["pydantic"])),
+        "wheels": {canonicalize_name(k): v for k, v in site["wheels"].items()},
+        "jupyterlite": lite_pins,
+        "project": {k: data["project"][k] for k in ("name", "version", "dependencies")},
+    }
+
+
+def check_jupyterlite(pins: dict) -> None:
+    """Fail clearly unless the installed jupyterlite-core / -pyodide-kernel equal the pinned versions."""
+    for name, wanted in pins["jupyterlite"].items():
+        try:
+            found = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found = None
+        if found != wanted:
+            raise BuildError(
+                f"{name} {wanted} is pinned in pyproject.toml but {found or 'nothing'} is installed: "
+                f'run  python -m pip install -e ".[dev]"'
+            )
+    print(f"[build] JupyterLite pins ok: {pins['jupyterlite']}")
