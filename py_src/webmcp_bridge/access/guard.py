@@ -498,9 +498,21 @@ class GuardedNotebook:
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         return await self._inner.wait_for_kernel(timeout)
 
+    async def _scrub_history(self, view: AccessView) -> None:
+        """Before the agent's code runs in the kernel: when the notebook has hidden cells, blank their sources
+        (and outputs) in the kernel's history, so ``In``, ``_ih``, ``_iN``, ``Out``... cannot show them. A host
+        without a kernel history to scrub (no ``scrub_kernel_history``) has nothing to blank. What a hidden
+        cell defined stays reachable (docs/TOOLS.md, "Hidden cells and the kernel")."""
+        scrub = getattr(self._inner, "scrub_kernel_history", None)
+        if not view.hidden or not callable(scrub):
+            return
+        hidden = self._inner.find_cells(sorted(view.hidden))
+        await scrub([c.execution_count for c in hidden if c.execution_count is not None], [c.source for c in hidden])
+
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
-        self._writable([cell_id])
+        view = self._writable([cell_id])
         self._gate()
+        await self._scrub_history(view)
         return await self._inner.run_cell(cell_id, timeout)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
@@ -524,8 +536,9 @@ class GuardedNotebook:
         return self._inner.apply_edits(ops)  # type: ignore[attr-defined]
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
-        self._writable([])
+        view = self._writable([])
         self._gate()
+        await self._scrub_history(view)
         return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> Any:
