@@ -19,8 +19,13 @@ only the guard to the tools (``CallContext.host``), so every tool — including 
 notebook through this module. Levels are changed only by the person (the Agent panel, the cell context
 menu) with the helpers below, which take the *raw* notebook; no guarded method can change them.
 
+The author's locks (standard cell metadata ``editable: false`` / ``deletable: false``) are enforced here too:
+a source change of an uneditable cell, a delete of an undeletable one, is ``CELL_LOCKED``.
+
 Known limit: code run in the kernel (``jupyter_run_cells`` on writable cells) can read any file the kernel
-can reach, including the workspace's notebooks; access levels govern the bridge's tools, not the kernel.
+can reach, including the workspace's notebooks, and the variables hidden cells defined; access levels govern
+the bridge's tools, not the kernel. Before the agent's code runs, the kernel's history is scrubbed of hidden
+cells' sources and results (:meth:`GuardedNotebook._scrub_history`).
 """
 
 from __future__ import annotations
