@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import sys
 import time
 from pathlib import Path
@@ -24,11 +25,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py_src"))
 
 from webmcp_bridge.propose.proposals import DIFF_LINES, diff_lines_at_least, source_diff  # noqa: E402
 
+CORPUS = Path(__file__).resolve().parents[1] / "lite" / "content" / "pytudes-euler.ipynb"
+
+
+def code_lines() -> list[str]:
+    """The non-blank code lines of the Project Euler notebook the site ships (real, varied Python)."""
+    cells = json.loads(CORPUS.read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells if c["cell_type"] == "code")
+    return [line for line in text.splitlines() if line.strip()]
+
 
 def rewritten(n: int) -> tuple[str, str]:
-    before = "\n".join(f"total_{i} = compute({i}, 'alpha', scale=1.0)" for i in range(n))
-    after = "\n".join(f"total_{i} = compute({i}, 'beta', scale=2.0)" for i in range(n))
-    return before, after
+    """``n`` real code lines, each rewritten a little (a name renamed, a comment added): an agent's refactor."""
+    pool = code_lines()
+    lines = [pool[i % len(pool)] for i in range(n)]
+    return "\n".join(lines), "\n".join(line.replace("n", "num", 1) + "  # checked" for line in lines)
 
 
 def one_edit(n: int) -> tuple[str, str]:

@@ -20,6 +20,12 @@ def editor_text(page: Page, index: int) -> str:
     return page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].editor.model.sharedModel.getSource()", index)
 
 
+def cell_editor(page: Page, index: int):
+    """The editor of cell ``index`` of the current notebook (JupyterLab may restore other notebook tabs, hidden)."""
+    panel_id = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    return page.locator(f"[id='{panel_id}'] .jp-Notebook .jp-Cell").nth(index).locator(".cm-content")
+
+
 def test_a_250_kb_cell_is_read_in_pages_and_a_cut_write_is_refused(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     only = ok(page, "jupyter_get_cells")["cells"][0]
@@ -73,7 +79,7 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
         {"cell_type": "markdown", "id": "crlf-2", "metadata": {}, "source": ["# Title\r\n", "\r\n", "text\r"]}])
     page.wait_for_function(f"() => !{MODEL}.cells.get(0).sharedModel.getSource().includes('\\r')", timeout=30_000)
     # the person types at the end of the cell: the text lands where the cursor is, in the model too
-    page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-content").click()
+    cell_editor(page, 0).click()
     page.keyboard.press("Control+End")
     page.keyboard.type("d = 4")
     page.wait_for_timeout(300)
@@ -84,13 +90,13 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
     ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "b = 2\nc", "newText": "b = 20\nc"})
     ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "a = 1\r\n", "newText": "a = 10\r\n"})
     assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4"
-    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[0].querySelector('.cm-content').textContent.includes('b = 20')")
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.widgets[0].node.querySelector('.cm-content').textContent.includes('b = 20')")
     assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()") == source_of(page, 0)
     md = ok(page, "jupyter_get_cells", {"cellIds": ["crlf-2"]})["cells"][0]
     ok(page, "jupyter_update_cell", {"cellId": "crlf-2", "source": "# New\r\nline", "expectedSourceHash": md["sourceHash"]})
     assert source_of(page, 1) == "# New\nline"
     # and the person keeps typing in the agent's text: still where the cursor is
-    page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-content").click()
+    cell_editor(page, 0).click()
     page.keyboard.press("Control+End")
     page.keyboard.type("!")
     page.wait_for_timeout(300)
@@ -119,4 +125,42 @@ def test_cells_the_author_locked_stay_locked_for_the_agent(page, page_log, site_
     assert [(rows[i]["editable"], rows[i]["deletable"]) for i in ("frozen", "kept", "free")] == [(False, True), (True, False), (True, True)]
     ok(page, "jupyter_update_cell", {"cellId": "kept", "source": "# Kept, edited", "expectedSourceHash": cells["kept"]["sourceHash"]})
     assert source_of(page, 1) == "# Kept, edited"
+    assert not page_log.own_page_errors()
+
+
+CANARY = "CANARY-hidden-7f3a"
+PRINT_HISTORY = ("hist = get_ipython().history_manager\n"
+                 "print(repr(In), repr(_ih), repr(Out), repr(_oh), _i, _ii, _iii)\n"
+                 "print([v for k, v in globals().items() if k.startswith('_i') and isinstance(v, str)])\n"
+                 "print(hist.input_hist_raw, hist.input_hist_parsed, hist.output_hist)\n"
+                 "print(list(hist.get_range(output=True)))")
+
+
+def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page_log, site_url):
+    from lite_site import KERNEL_TIMEOUT_MS
+    from test_propose_browser import box_for, finish_call, start_call
+
+    open_planted(page, site_url, "hidden-kernel.ipynb", [
+        {"cell_type": "code", "id": "hid", "metadata": {"webmcp_bridge": {"access": "none"}},
+         "source": f"# {CANARY}\nhidden_total = 41 + 1\nhidden_total", "outputs": [], "execution_count": None},
+        {"cell_type": "code", "id": "vis", "metadata": {}, "source": "print('visible')", "outputs": [], "execution_count": None}])
+    # the person runs the hidden cell (its source and result enter the kernel's history)
+    page.evaluate("() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; window.jupyterapp.commands.execute('notebook:run-cell'); }")
+    page.wait_for_function(f"() => {MODEL}.cells.get(0).executionCount != null", timeout=KERNEL_TIMEOUT_MS)
+    # the agent's code in a notebook with hidden cells is shown to the person first, in Direct mode too
+    start_call(page, "code", "jupyter_run_code", {"code": PRINT_HISTORY})
+    box_for(page, tool="jupyter_run_code").locator(".webmcp-bridge-proposal-accept").click()
+    payload, result = finish_call(page, "code", timeout=KERNEL_TIMEOUT_MS)
+    assert result["isError"] is False and payload["status"] == "ok", payload
+    printed = "".join(o.get("text", "") for o in payload["outputs"])
+    assert "input_hist" not in printed and "hidden_total" not in printed and CANARY not in printed, printed
+    # a visible cell the agent writes and runs sees no more
+    ok(page, "jupyter_update_cell", {"cellId": "vis", "source": PRINT_HISTORY,
+                                     "expectedSourceHash": ok(page, "jupyter_get_cells")["cells"][0]["sourceHash"]})
+    ran = ok(page, "jupyter_run_cells", {"cellIds": ["vis"]}, timeout=KERNEL_TIMEOUT_MS)
+    assert ran["results"][0]["status"] == "ok", ran
+    text = page.evaluate(f"() => JSON.stringify({MODEL}.cells.get(1).outputs.toJSON())")
+    assert "print(repr(In)" in text and CANARY not in text and "hidden_total" not in text, text
+    # what hidden cells defined stays reachable (said in TOOLS.md and the panel): the kernel is shared
+    assert page.evaluate(f"() => {MODEL}.cells.get(0).sharedModel.getSource()").startswith(f"# {CANARY}")  # the person's cell is intact
     assert not page_log.own_page_errors()

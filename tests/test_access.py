@@ -253,6 +253,8 @@ def test_canary_scan_over_every_registered_tool(current: str) -> None:
     """Every tool the registry has, called with many argument combinations (generated from its own
     inputSchema), never returns the canary, a hidden cell's id or the hidden notebook's name."""
     agent = Agent(planted())
+    book = agent.reg.context.proposals  # a person who accepts what is shown (code run next to hidden cells is)
+    book.subscribe(lambda event, proposal: book.accept(proposal.id) if event == "created" else None)
     agent.ok("jupyter_open_notebook", {"path": WORK})
     asyncio.run(agent.ws.open_notebook(SECRET, activate=False))  # open in the application, hidden from the agent
     raw = agent.ws.open[WORK]

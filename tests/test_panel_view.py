@@ -186,3 +186,9 @@ def test_the_propose_switch_says_what_propose_does_not_hold():
     note = mode_note()
     assert note.tag == "p" and "comments" in note.text_content() and "saves" in note.text_content()
     assert len(note.text_content()) < 90  # one short line under the switch
+
+
+def test_the_access_section_says_what_agent_code_can_still_reach_when_cells_are_hidden():
+    hidden = access_view("a.ipynb", "write", [("c1", "none")], None).text_content()
+    assert "variables" in hidden and "history" in hidden
+    assert "variables" not in access_view("a.ipynb", "write", [("c1", "read")], None).text_content()

@@ -134,3 +134,41 @@ def test_no_kernel_and_bad_arguments(b):
     assert b.ok("jupyter_run_code", {"code": "print(1)", "timeout": 5})["status"] == "ok"  # an integer number of seconds
     assert b.ok("jupyter_run_code", {"code": "print(1)", "timeout": 0.5})["status"] == "ok"
     b.fails("jupyter_run_code", {"code": "1", "notebookPath": "notes.txt"}, "INVALID_PATH")
+
+
+def test_run_code_in_a_notebook_with_hidden_cells_asks_the_person_first_even_in_direct_mode():
+    """What hidden cells defined lives in the kernel: code the agent runs there is shown to the person first."""
+    import asyncio
+    import json as _json
+
+    from helpers import check_envelope, corpus_json
+    from webmcp_bridge.access import guard
+    from webmcp_bridge.host.memory import MemoryWorkspace
+    from webmcp_bridge.session.bridge import build_bridge
+
+    ws = MemoryWorkspace({"e.ipynb": _json.dumps(corpus_json("pytudes-euler.ipynb"))})
+    reg = build_bridge(ws).registry
+    asyncio.run(reg.call("jupyter_open_notebook", {"path": "e.ipynb"}))
+    book = reg.context.proposals
+    assert book.mode == "direct"
+    direct = asyncio.run(reg.call("jupyter_run_code", {"code": "print(6 * 7)"}))
+    assert direct["isError"] is False and not book.waiting()
+    nb = ws.open["e.ipynb"]
+    guard.set_cell_level(nb, nb.read_cells([3], head_bytes=0, max_outputs=0)[0].id, "none")
+
+    async def scenario(accept: bool):
+        call = asyncio.ensure_future(reg.call("jupyter_run_code", {"code": "print(6 * 7)"}))
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if book.waiting():
+                break
+        waiting = book.waiting()
+        assert waiting and waiting[0].code == "print(6 * 7)" and not call.done()
+        (book.accept if accept else book.deny)(waiting[0].id)
+        return await call
+
+    ran = asyncio.run(scenario(True))
+    check_envelope(ran, Limits())
+    assert ran["isError"] is False and ran["structuredContent"]["status"] == "ok"
+    denied = asyncio.run(scenario(False))["structuredContent"]
+    assert denied["status"] == "denied"

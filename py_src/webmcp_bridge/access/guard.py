@@ -19,8 +19,13 @@ only the guard to the tools (``CallContext.host``), so every tool — including 
 notebook through this module. Levels are changed only by the person (the Agent panel, the cell context
 menu) with the helpers below, which take the *raw* notebook; no guarded method can change them.
 
+The author's locks (standard cell metadata ``editable: false`` / ``deletable: false``) are enforced here too:
+a source change of an uneditable cell, a delete of an undeletable one, is ``CELL_LOCKED``.
+
 Known limit: code run in the kernel (``jupyter_run_cells`` on writable cells) can read any file the kernel
-can reach, including the workspace's notebooks; access levels govern the bridge's tools, not the kernel.
+can reach, including the workspace's notebooks, and the variables hidden cells defined; access levels govern
+the bridge's tools, not the kernel. Before the agent's code runs, the kernel's history is scrubbed of hidden
+cells' sources and results (:meth:`GuardedNotebook._scrub_history`).
 """
 
 from __future__ import annotations
@@ -560,10 +565,22 @@ class GuardedNotebook:
         finally:
             self._lapse()
 
+    async def _scrub_history(self, view: AccessView) -> None:
+        """Before the agent's code runs in the kernel: when the notebook has hidden cells, blank their sources
+        (and outputs) in the kernel's history, so ``In``, ``_ih``, ``_iN``, ``Out``... cannot show them. A host
+        without a kernel history to scrub (no ``scrub_kernel_history``) has nothing to blank. What a hidden
+        cell defined stays reachable (docs/TOOLS.md, "Hidden cells and the kernel")."""
+        scrub = getattr(self._inner, "scrub_kernel_history", None)
+        if not view.hidden or not callable(scrub):
+            return
+        hidden = self._inner.find_cells(sorted(view.hidden))
+        await scrub([c.execution_count for c in hidden if c.execution_count is not None], [c.source for c in hidden])
+
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
-        self._writable([cell_id])
+        view = self._writable([cell_id])
         self._gate()
         try:
+            await self._scrub_history(view)
             return await self._inner.run_cell(cell_id, timeout)
         finally:
             self._lapse()
@@ -595,9 +612,10 @@ class GuardedNotebook:
             self._lapse()
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
-        self._writable([])
+        view = self._writable([])
         self._gate()
         try:
+            await self._scrub_history(view)
             return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)
         finally:
             self._lapse()

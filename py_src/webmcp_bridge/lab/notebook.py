@@ -330,6 +330,15 @@ class LabNotebook:
             raise cell_not_found(data["missing"])
         return [str(cell_id) for cell_id in data["ids"]]
 
+    async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = 10.0) -> None:
+        """Blank the kernel's history of these hidden cells (:data:`SCRUB_HISTORY`) before the agent's code runs.
+        Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then does not run)."""
+        code = SCRUB_HISTORY.replace("COUNTS, SOURCES", f"{json.dumps([int(c) for c in counts])}, {json.dumps(list(sources))}")
+        run = await self.run_code(code, timeout, head_bytes=0, max_outputs=1)
+        if run.status != "ok":
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "The kernel's history could not be cleared of the hidden cells, so nothing "
+                            "was run (it holds their sources); try again once the kernel is idle.")
+
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
         """``kernel.requestExecute`` (store_history false) with the iopub messages collected in ``notebook.js``;
         on a timeout the outputs that arrived are returned and collecting stops (the code may still run)."""
@@ -356,6 +365,44 @@ class LabNotebook:
         count = done.get("execution_count")
         return CodeRun("ok" if status == "ok" else "timeout" if status == "timeout" else "error", outputs,
                        int(described["count"]), None if count is None else int(count), reason)
+
+
+#: Run in the kernel (outside its history) before code of the agent's runs, when the notebook has hidden cells:
+#: blanks every input-history entry that is a hidden cell's source or was run at a hidden cell's execution count
+#: (In/_ih and the history manager's lists, _i/_ii/_iii, _iN) and drops those counts' outputs (Out/_oh, _N,
+#: the history manager's output lists). Nothing is printed; a kernel without IPython is left alone.
+SCRUB_HISTORY = """
+def _webmcp_scrub(counts, sources):
+    try:
+        ip = get_ipython()
+    except NameError:
+        return
+    if ip is None:
+        return
+    counts, sources = set(counts), {s.strip() for s in sources if s.strip()}
+    ns, hm = ip.user_ns, getattr(ip, "history_manager", None)
+    hidden = lambda i, text: i in counts or (isinstance(text, str) and text.strip() in sources)
+    lists = [getattr(hm, name, None) for name in ("input_hist_parsed", "input_hist_raw")] + [ns.get("In"), ns.get("_ih")]
+    for entries in [x for x in lists if isinstance(x, list)]:
+        for i, text in enumerate(entries):
+            if hidden(i, text):
+                counts.add(i)
+                entries[i] = ""
+    for name in ("_i", "_ii", "_iii"):
+        if isinstance(ns.get(name), str) and ns[name].strip() in sources:
+            ns[name] = ""
+    for i in counts:
+        ns.pop("_i" + str(i), None)
+        ns.pop("_" + str(i), None)
+        for outputs in (ns.get("Out"), ns.get("_oh"), getattr(hm, "output_hist", None), getattr(hm, "output_hist_reprs", None)):
+            if isinstance(outputs, dict):
+                outputs.pop(i, None)
+    for cache in (getattr(hm, "db_input_cache", None), getattr(hm, "db_output_cache", None)):
+        if isinstance(cache, list):
+            cache[:] = [e for e in cache if not (isinstance(e, tuple) and e and e[0] in counts)]
+_webmcp_scrub(COUNTS, SOURCES)
+del _webmcp_scrub
+"""
 
 
 async def _awaitable(promise: Any) -> Any:

@@ -108,16 +108,16 @@ class CallContext:
 
     async def propose(self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, *,
                       before: str | None = None, after: str | None = None, code: str | None = None,
-                      diff: list[list[str]] | None = None) -> bool:
+                      diff: list[list[str]] | None = None, always: bool = False) -> bool:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
-        once. ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
+        once (``always``: shown to the person in Direct mode too). ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
         :func:`webmcp_bridge.propose.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
         accept the caller must check its preconditions again (hashes) before writing.
 
         Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING); the proposal is
         denied for the person if the anchor cell is deleted or the notebook closed while it waits.
         """
-        if self.proposals.mode != "propose":
+        if self.proposals.mode != "propose" and not always:
             mark_direct()
             return False
         def too_large(lines: int) -> ToolError:

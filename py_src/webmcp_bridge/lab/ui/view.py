@@ -375,6 +375,11 @@ def level_select(action: str, level: str, label: str) -> El:
                                       for lv in ("write", "read", "none")], data_action=action, aria_label=label)
 
 
+#: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel")
+KERNEL_NOTE = ("Hidden cells' sources are kept out of the kernel's history, but code the agent runs can still use "
+               "the variables they defined; such code is shown to you first.")
+
+
 def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, str]], cells: dict[str, CellInfo] | None) -> El:
     """The Access section's body: the notebook's level, "apply to all cells", the restricted cells.
 
@@ -391,13 +396,14 @@ def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, 
     if more > 0:
         rows.append(h("li", c("omitted"), text=f"{more} more restricted cells not listed"))
     listing = h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
+    kernel = [h("p", c("kernel-note"), text=KERNEL_NOTE)] if any(level == "none" for _, level in restricted) else []
     return h("div", c("access-body"),
              h("label", c("row"), h("span", "", text="Notebook "), level_select("notebook-level", notebook_level, "Notebook access")),
              h("div", c("row"),
                level_select("all-level", "read", "Level for all cells"),
                h("button", c("button"), text="Apply to all cells", type="button", data_action="apply-all")),
              h("h3", c("subhead"), text=f"Restricted cells ({len(restricted)})"),
-             listing)
+             listing, *kernel)
 
 
 # -- markers ---------------------------------------------------------------------------------------------------
