@@ -46,13 +46,14 @@ class ChangeLog:
     """A bounded log of :class:`ChangeEntry`, newest last.
 
     Args:
-        max_entries: entries kept (older ones are dropped; ``oldest_seq`` tells a reader it missed some).
+        max_entries: entries kept (older ones are dropped; :meth:`missed_since` tells a reader it missed some).
         coalesce_seconds: window within which repeated changes of one cell merge.
     """
 
     def __init__(self, max_entries: int = 2000, coalesce_seconds: float = 10.0) -> None:
         self._entries: deque[ChangeEntry] = deque(maxlen=max_entries)
         self._seq = 0
+        self._dropped_seq = 0  # the seq of the newest entry dropped from the full log (0: none ever dropped)
         self.coalesce_seconds = coalesce_seconds
         self._listeners: list[Listener] = []
 
@@ -74,6 +75,8 @@ class ChangeLog:
             else:
                 entry = ChangeEntry(self._seq, path, change.actor, change.kind, change.cell_id, change.time, change.time,
                                     access=change.access, revision=change.revision)
+                if len(self._entries) == self._entries.maxlen:
+                    self._dropped_seq = self._entries[0].seq  # the oldest falls out of the bounded log
                 self._entries.append(entry)
                 touched.append(entry)
         for entry in touched:
@@ -91,6 +94,12 @@ class ChangeLog:
     def oldest_seq(self) -> int:
         """The sequence number of the oldest entry kept (``latest_seq() + 1`` when empty)."""
         return self._entries[0].seq if self._entries else self._seq + 1
+
+    def missed_since(self, since: int) -> bool:
+        """True when an entry newer than ``since`` was dropped from the bounded log, so a reader that last saw
+        ``since`` cannot learn every change from :meth:`entries`. Changes merged into one entry are not dropped
+        (its ``count`` says how many; the sequence numbers they used are simply skipped)."""
+        return since < self._dropped_seq
 
     def entries(self, path: str | None = None, since: int | None = None) -> list[ChangeEntry]:
         """Entries (oldest first) of notebook ``path`` (None: all) with ``seq > since`` (None: all kept)."""
