@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.types import CallToolResult
 
 from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.core.errors import ErrorCode
@@ -103,8 +104,13 @@ class Bridge:
 
 
 def check_envelope(result: dict[str, Any], limits: Limits) -> None:
-    """The invariants of every CallToolResult the registry returns."""
+    """The invariants of every CallToolResult the registry returns, first as the MCP SDK's own model reads it
+    (``mcp.types.CallToolResult``: a key or block it does not know, or one it reads differently, fails)."""
     assert set(result) >= {"content", "structuredContent", "isError"}
+    assert set(result) <= {"content", "structuredContent", "isError", "_meta"}, sorted(result)
+    parsed = CallToolResult.model_validate(result)
+    assert parsed.is_error is result["isError"] and parsed.structured_content == result["structuredContent"]
+    assert [b.model_dump(by_alias=True, exclude_none=True, mode="json") for b in parsed.content] == result["content"]
     assert isinstance(result["isError"], bool)
     content = result["content"]
     assert content and content[0]["type"] == "text"
