@@ -4,9 +4,8 @@ entry (keystrokes coalescing) are all still there."""
 
 from __future__ import annotations
 
-import time
-
 import asyncio
+import time
 from typing import Any
 
 from conftest import check_envelope, corpus_text
