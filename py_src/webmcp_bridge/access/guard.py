@@ -448,8 +448,8 @@ class GuardedNotebook:
         raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "Only the person changes a cell's access.", path=self.path)
 
     # -- kernel --------------------------------------------------------------------------------------------
-    async def save(self) -> None:
-        await self._inner.save()
+    async def save(self) -> bool:
+        return await self._inner.save()
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         return await self._inner.wait_for_kernel(timeout)

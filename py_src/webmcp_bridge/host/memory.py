@@ -79,6 +79,7 @@ class MemoryNotebook:
                 cell["id"] = uuid.uuid4().hex[:8]  # as JupyterLab does for ids missing on disk
         self._revision = workspace.clock  # a workspace-wide clock: a reopened notebook never reuses a revision
         self._dirty = False
+        self._on_disk = workspace.files.get(path)  # the file as opened or last saved, to spot a change on disk
         self._exec_count = 0
         self._namespace: dict[str, Any] = {}
         self._focus = Focus()
@@ -259,11 +260,24 @@ class MemoryNotebook:
     def kernel(self) -> KernelInfo:
         return KernelInfo("python3", self.kernel_status, "Python (in memory)")
 
-    async def save(self) -> None:
+    async def save(self) -> bool:
+        if self.workspace.files.get(self.path) != self._on_disk:  # changed on disk: JupyterLab asks first
+            answer = await self.workspace.dialogs.ask(
+                "File Changed", f'"{self.path}" has changed on disk since the last time it was opened or saved.',
+                (RawButton("Cancel", accept=False), RawButton("Revert", accept=True), RawButton("Overwrite", accept=True, warn=True)))
+            if answer == 0:
+                return False
+            if answer == 1:  # revert: load the version on disk
+                self.nb = MemoryNotebook(self.workspace, self.path, json.loads(self.workspace.files[self.path])).nb
+                self._on_disk, self._dirty = self.workspace.files[self.path], False
+                self._changed()
+                self._dirty = False
+                return True
         saved = copy.deepcopy(self.nb)
         saved["nbformat"], saved["nbformat_minor"] = 4, max(5, int(saved.get("nbformat_minor", 5)))
-        self.workspace.files[self.path] = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
+        self.workspace.files[self.path] = self._on_disk = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
         self._dirty = False
+        return True
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         return self.kernel()
