@@ -4,7 +4,10 @@ Hosts report raw :class:`~webmcp_bridge.host.protocol.CellChange` values (``Live
 guard and the Agent panel feed them here with :meth:`ChangeLog.ingest`. Consecutive changes of one cell of one
 notebook by the same actor and of the same kind within ``coalesce_seconds`` merge into one entry (a person
 typing a line is one "edit", not forty), which then moves to the end of the log with a new sequence number,
-so a reader following ``since=<seq>`` never misses an update. Readers that answer an agent (tools) must drop
+so a reader following ``since=<seq>`` never misses an update. A run reaches the log as output changes (its
+outputs cleared, new ones arriving) followed by its execution count ("run"): output changes of a cell followed
+by a run of it (same actor, within the window) become that one "run" entry; output changes with no run after
+them stay "outputs" (a clear). Readers that answer an agent (tools) must drop
 entries of cells the agent may not see; the log itself knows nothing of access.
 """
 
@@ -63,10 +66,11 @@ class ChangeLog:
         for change in changes:
             self._seq += 1
             last = self._entries[-1] if self._entries else None
-            if (last is not None and last.path == path and last.actor == change.actor and last.kind == change.kind
+            if (last is not None and last.path == path and last.actor == change.actor
+                    and (last.kind == change.kind or (last.kind == "outputs" and change.kind == "run"))
                     and last.cell_id == change.cell_id and last.access == change.access
                     and change.time - last.time <= self.coalesce_seconds):
-                entry = replace(last, seq=self._seq, time=change.time, count=last.count + 1, revision=change.revision)
+                entry = replace(last, seq=self._seq, kind=change.kind, time=change.time, count=last.count + 1, revision=change.revision)
                 self._entries[-1] = entry
                 if touched and touched[-1].path == path and touched[-1].cell_id == entry.cell_id and touched[-1].seq == last.seq:
                     touched[-1] = entry
