@@ -378,3 +378,27 @@ def test_a_failed_registration_is_counted_and_reported(page, page_log, site_url)
     names = [t["name"] for t in page.webmcp.tools()]
     assert sorted(names) == sorted(FEATURE_TOOLS - {"jupyter_export_notebook"}) and names.count("jupyter_get_context") == 1
     ok(page, "jupyter_get_cells")  # the tools that did register work
+
+
+def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_it(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    only = ok(page, "jupyter_get_cells")["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "x = 1", "expectedSourceHash": only["sourceHash"]})
+    ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)  # the kernel is up
+    slow = ok(page, "jupyter_insert_cell", {"source": "import time\nprint('started', flush=True)\ntime.sleep(8)\nprint('done')"})["cell"]
+    after = ok(page, "jupyter_insert_cell", {"source": "print('after')"})["cell"]
+    results = ok(page, "jupyter_run_cells", {"cellIds": [slow["id"], after["id"]], "timeout": 3}, timeout=KERNEL_TIMEOUT_MS)["results"]
+    assert results[0]["status"] == "running" and "3 s" in results[0]["reason"], results
+    assert results[1] == {"cellId": after["id"], "status": "skipped", "reason": "an earlier cell is still running"}
+    interrupt = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
+    assert interrupt["interrupted"] is False and "Pyodide" in interrupt["reason"], interrupt
+    for _ in range(60):  # the cell ends on its own; its later output is there to read
+        cell = ok(page, "jupyter_get_cells", {"cellIds": [slow["id"]], "includeOutputs": True})["cells"][0]
+        if cell["executionCount"] is not None:
+            break
+        page.wait_for_timeout(500)
+    text = "".join(ok(page, "jupyter_get_output", {"cellId": slow["id"], "outputIndex": i})["text"] for i in range(cell["outputCount"]))
+    assert text == "started\ndone\n", cell
+    idle = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
+    assert idle["interrupted"] is False and "nothing was running" in idle["reason"], idle
+    assert_clean(page_log, site_url)

@@ -84,6 +84,9 @@ class MemoryNotebook:
         self._namespace: dict[str, Any] = {}
         self._focus = Focus()
         self.kernel_status = "idle"
+        self.kernel_display_name = "Python (in memory)"
+        self.interruptible = True  # False stands in for a kernel that cannot stop running code (Pyodide's)
+        self.run_seconds: dict[str, float] = {}  # cell id -> how long its run takes (simulated; 0 when absent)
         self._changes: deque[CellChange] = deque(maxlen=500)
         self._last_deleted_meta: dict[str, Any] = {}
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
@@ -258,7 +261,7 @@ class MemoryNotebook:
         self.highlighted.append((cell_id, output_index))
 
     def kernel(self) -> KernelInfo:
-        return KernelInfo("python3", self.kernel_status, "Python (in memory)")
+        return KernelInfo("python3", self.kernel_status, self.kernel_display_name)
 
     async def save(self) -> bool:
         if self.workspace.files.get(self.path) != self._on_disk:  # changed on disk: JupyterLab asks first
@@ -289,6 +292,8 @@ class MemoryNotebook:
         self._exec_count += 1
         cell["outputs"], cell["execution_count"] = outputs, self._exec_count
         self._changed("run", cell_id)
+        if self.run_seconds.get(cell_id, 0.0) > timeout:  # past the wait: reported as a timeout (its outputs land "later")
+            return RunResult(cell_id, "timeout", None, f"no reply within {timeout:g} s")
         return RunResult(cell_id, status, self._exec_count)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
@@ -300,6 +305,8 @@ class MemoryNotebook:
                 if answer != 1:
                     return None
             self._namespace, self._exec_count = {}, 0
+        elif self.kernel_status == "busy" and self.interruptible:
+            self.kernel_status = "idle"
         return self.kernel()
 
     def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
