@@ -112,14 +112,15 @@ def interrupt_reason(before: str, info: Any) -> str | None:
     """What an interrupt did, in words, when it did not stop a running cell (None when it did)."""
     if before == "idle":
         return "nothing was running: the kernel was idle"
+    names = f"{info.name or ''} {info.display_name or ''}".lower()
+    if "pyodide" in names:  # idle after the wait means the cell ended on its own, not that it was stopped
+        ended = "it has ended on its own since" if info.status == "idle" else "it runs to its end"
+        return (f"JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued "
+                f"requests), so the running cell was not stopped: {ended}. Instead: wait for it (a run that went pending is "
+                "collected with jupyter_wait_for_result; its outputs appear in jupyter_get_cells), or restart the kernel "
+                "(jupyter_kernel_action restart: every variable is lost)")
     if info.status == "idle":
         return None
-    names = f"{info.name or ''} {info.display_name or ''}".lower()
-    if "pyodide" in names:
-        return ("JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued "
-                "requests), so the cell runs to its end. Instead: wait for it (a run that went pending is collected with "
-                "jupyter_wait_for_result; its outputs appear in jupyter_get_cells), or restart the kernel "
-                "(jupyter_kernel_action restart: every variable is lost)")
     return f"the kernel was still {info.status} {INTERRUPT_WAIT_SECONDS:g} s after the interrupt"
 
 
