@@ -18,12 +18,15 @@ def test_get_changes_reports_the_persons_typing_and_the_agents_edit(page, page_l
     editor = page.locator(".jp-Notebook .jp-Cell").nth(target["index"]).locator(".cm-content")
     editor.click()
     page.keyboard.press("End")
-    page.keyboard.type("  # typed by the person")
+    typed = "  # typed by the person"
+    page.keyboard.type(typed)
     page.wait_for_timeout(300)
     changes = ok(page, "jupyter_get_changes", {"since": seq})
     mine = [c for c in changes["changes"] if c["cellId"] == target["id"]]
-    assert mine and mine[0]["actor"] == "person" and mine[0]["kind"] == "edit", changes
-    assert mine[0]["count"] >= 1  # keystrokes coalesce into one entry
+    assert [(c["actor"], c["kind"]) for c in mine] == [("person", "edit")], changes  # keystrokes coalesce into one entry
+    assert mine[0]["count"] == len(typed), mine  # one change per key typed, all merged
+    assert "missed" not in changes, changes  # merged changes are not dropped ones
+    assert "missed" not in ok(page, "jupyter_get_changes", {"since": 0})
     # the agent's own edit is reported as the agent's; a wait returns at once when there is something new
     current = ok(page, "jupyter_get_cells", {"cellIds": [cells[0]["id"]]})["cells"][0]
     ok(page, "jupyter_update_cell", {"cellId": current["id"], "source": "# Agent heading", "expectedSourceHash": current["sourceHash"]})

@@ -15,6 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable, install_chrome_devtools_mcp
+from test_tools import FEATURE_TOOLS
 
 NOTEBOOK = "jupyterlite-demo-python.ipynb"
 #: seconds; a cold start on a small shared machine (JupyterLab, the bridge, then the kernel's own Pyodide)
@@ -131,8 +132,7 @@ def test_a_real_mcp_client_works_in_a_notebook_through_chrome_devtools_mcp(site_
     seen, log = run_session(site_url)
 
     tools = seen["webmcp_tools"]
-    assert len(tools) >= 17 and {"jupyter_get_context", "jupyter_get_cells", "jupyter_update_cell",
-                                 "jupyter_run_cells", "jupyter_get_output"} <= set(tools)
+    assert set(tools) == FEATURE_TOOLS, sorted(set(tools) ^ FEATURE_TOOLS)  # every tool, through the real client
     assert seen["context"]["notebook"]["path"] == NOTEBOOK
     assert seen["opened"]["notebook"]["path"] == NOTEBOOK
     cells = seen["cells"]["cells"]

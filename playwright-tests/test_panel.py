@@ -335,3 +335,19 @@ def test_payloads_in_sources_outputs_and_comments_are_shown_as_text(page, page_l
         assert payload in panel_text
     assert inserted
     assert page_log.own_page_errors() == []
+
+
+def test_activity_shows_a_run_as_ran_and_a_clear_as_cleared(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    open_panel(page)
+    only = call(page, "jupyter_get_cells")["cells"][0]
+    call(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('hello')", "expectedSourceHash": only["sourceHash"]})
+    ran = call(page, "jupyter_run_cells", {"cellIds": [only["id"]]})["results"][0]
+    assert ran["status"] == "ok", ran
+    rows = section(page, "activity").locator(".webmcp-bridge-activity-row")
+    expect(rows.filter(has_text="ran").first).to_contain_text(re.compile(r"agent\s*ran\s*cell 1$"))
+    expect(rows.filter(has_text="cleared outputs")).to_have_count(0)  # the run's own output changes are the run
+    call(page, "jupyter_clear_outputs", {"cellIds": [only["id"]]})
+    expect(rows.filter(has_text="cleared outputs").first).to_contain_text(re.compile(r"agent\s*cleared outputs of\s*cell 1$"))
+    expect(rows.filter(has_text="ran")).to_have_count(1)
+    assert page_log.own_page_errors() == []

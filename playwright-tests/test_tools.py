@@ -10,6 +10,8 @@ from pathlib import Path
 from playwright.sync_api import Page
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.session.bridge import build_bridge
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
@@ -74,6 +76,15 @@ def assert_clean(page_log, site_url: str) -> None:
     assert page_log.own_page_errors() == []
 
 
+#: each getTools() entry read field by field; an inputSchema given as JSON text is parsed
+GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t => ({
+    name: t.name, title: t.title, description: t.description,
+    inputSchema: typeof t.inputSchema === 'string' ? JSON.parse(t.inputSchema) : t.inputSchema,
+    annotations: {readOnlyHint: t.annotations?.readOnlyHint, untrustedContentHint: t.annotations?.untrustedContentHint,
+                  consequentialHint: t.annotations?.consequentialHint},
+}))"""
+
+
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     assert status["state"] == "ready" and status["tools"] == len(FEATURE_TOOLS) == 33
@@ -86,6 +97,17 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
             schema = json.loads(schema)
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert "$ref" not in json.dumps(schema)
+    # what the browser itself reports, field by field (getTools() entries are browser objects whose shape
+    # changes between versions: each field is read on its own), against the Python registry's definitions
+    reported = {t["name"]: t for t in page.evaluate(GET_TOOLS_FIELDS)}
+    expected = {d["name"]: d for d in build_bridge(MemoryWorkspace({})).registry.definitions()}
+    assert set(reported) == set(expected) == FEATURE_TOOLS
+    for name, want in expected.items():
+        got = reported[name]
+        assert (got["title"], got["description"]) == (want["title"], want["description"]), name
+        assert got["inputSchema"] == want["inputSchema"], name
+        for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
+            assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
     assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (33 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
@@ -161,7 +183,8 @@ def test_agent_fetches_an_image_as_mcp_image_content(page, page_log, site_url):
     images = [(c, o) for c in listing["cells"] for o in c.get("outputs", []) if "image/png" in o["mimeTypes"]]
     assert images, "the pandas notebook has PNG figures"
     cell, output = images[0]
-    assert output["preview"] == "" or "image/png" not in output["preview"]
+    stored_plain = "".join(on_disk["cells"][cell["index"]]["outputs"][output["index"]]["data"]["text/plain"])
+    assert output["preview"] == stored_plain  # the text fallback, never the image bytes
     payload, result = call(page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": output["index"], "mimeType": "image/png"})
     assert result["isError"] is False
     image = result["content"][1]
@@ -324,7 +347,7 @@ def test_workspace_listing_create_and_open(page, page_log, site_url):
     assert {"pytudes-euler.ipynb", "notebook-running-code.ipynb"} <= names
     assert all(e["type"] in ("notebook", "file", "directory") for e in listing["entries"])
     created = ok(page, "jupyter_create_notebook", {"name": "agent-scratch"})
-    assert created["path"] == "agent-scratch.ipynb" and created["notebook"]["cellCount"] >= 0
+    assert created["path"] == "agent-scratch.ipynb" and created["notebook"]["cellCount"] == 1  # JupyterLab's one empty cell
     assert ok(page, "jupyter_get_context")["notebook"]["path"] == "agent-scratch.ipynb"
     opened = ok(page, "jupyter_open_notebook", {"path": "pytudes-euler.ipynb"})
     assert opened["notebook"]["path"] == "pytudes-euler.ipynb"
@@ -350,4 +373,57 @@ def test_a_long_run_returns_pending_and_is_collected(page, page_log, site_url):
     final = ok(page, "jupyter_wait_for_result", {"pendingId": first["pendingId"]}, timeout=60_000)
     result = final["results"][0]
     assert result["cellId"] == cell["id"] and result["status"] == "ok" and result["outputs"][0]["preview"] == "slept\n"
+    assert_clean(page_log, site_url)
+
+
+#: before the page's own scripts: a tool of the bridge's name registered first (the browser refuses the
+#: bridge's duplicate), and registerTool wrapped to reject one more as a browser may (a schema it refuses)
+REFUSE_TWO = """(() => {
+    const mc = document.modelContext;
+    mc.registerTool({name: 'jupyter_get_context', description: 'a page tool of the same name', inputSchema: {type: 'object'},
+                     execute: async () => ({content: [{type: 'text', text: 'not the bridge'}]})});
+    const original = mc.registerTool.bind(mc);
+    mc.registerTool = (tool, options) => tool.name === 'jupyter_export_notebook'
+        ? Promise.reject(new TypeError('refused by the test')) : original(tool, options);
+})()"""
+
+
+def test_a_failed_registration_is_counted_and_reported(page, page_log, site_url):
+    page.add_init_script(REFUSE_TWO)
+    status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    assert status["state"] == "ready" and status["tools"] == len(FEATURE_TOOLS) - 2, status
+    failures = {f["name"]: f["reason"] for f in status["failures"]}
+    assert set(failures) == {"jupyter_get_context", "jupyter_export_notebook"}, status
+    assert "refused by the test" in failures["jupyter_export_notebook"] and failures["jupyter_get_context"]
+    item = page.locator(".webmcp-bridge-status")
+    assert item.inner_text() == f"WebMCP: ready ({len(FEATURE_TOOLS) - 2} of {len(FEATURE_TOOLS)} tools)"
+    title = item.get_attribute("title")
+    assert "jupyter_export_notebook not registered: TypeError: refused by the test" in title, title
+    assert "jupyter_get_context not registered" in title, title
+    names = [t["name"] for t in page.webmcp.tools()]
+    assert sorted(names) == sorted(FEATURE_TOOLS - {"jupyter_export_notebook"}) and names.count("jupyter_get_context") == 1
+    ok(page, "jupyter_get_cells")  # the tools that did register work
+
+
+def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_it(page, page_log, site_url):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    only = ok(page, "jupyter_get_cells")["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "x = 1", "expectedSourceHash": only["sourceHash"]})
+    ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)  # the kernel is up
+    slow = ok(page, "jupyter_insert_cell", {"source": "import time\nprint('started', flush=True)\ntime.sleep(8)\nprint('done')"})["cell"]
+    after = ok(page, "jupyter_insert_cell", {"source": "print('after')"})["cell"]
+    results = ok(page, "jupyter_run_cells", {"cellIds": [slow["id"], after["id"]], "timeout": 3}, timeout=KERNEL_TIMEOUT_MS)["results"]
+    assert results[0]["status"] == "running" and "3 s" in results[0]["reason"], results
+    assert results[1] == {"cellId": after["id"], "status": "skipped", "reason": "an earlier cell is still running"}
+    interrupt = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
+    assert interrupt["interrupted"] is False and "Pyodide" in interrupt["reason"], interrupt
+    for _ in range(60):  # the cell ends on its own; its later output is there to read
+        cell = ok(page, "jupyter_get_cells", {"cellIds": [slow["id"]], "includeOutputs": True})["cells"][0]
+        if cell["executionCount"] is not None:
+            break
+        page.wait_for_timeout(500)
+    text = "".join(ok(page, "jupyter_get_output", {"cellId": slow["id"], "outputIndex": i})["text"] for i in range(cell["outputCount"]))
+    assert text == "started\ndone\n", cell
+    idle = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
+    assert idle["interrupted"] is False and "nothing was running" in idle["reason"], idle
     assert_clean(page_log, site_url)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import pytest
+from mcp.types import CallToolResult
 
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
@@ -27,27 +27,23 @@ REPO = Path(__file__).resolve().parents[1]
 ERROR_CODES = {c.value for c in ErrorCode}
 
 
-def _find_corpus() -> Path | None:
-    """The notebook corpus: ``shared/notebooks`` next to the repo, else the site's ``lite/content``."""
-    for candidate in (Path(__file__).resolve().parents[2] / "shared" / "notebooks", REPO / "lite" / "content"):
-        if candidate.is_dir() and any(candidate.rglob("*.ipynb")):
-            return candidate
-    return None
-
-
-CORPUS_DIR = _find_corpus()
+#: the notebooks the tests read: the site's demo notebooks plus the test-only ones, both in the repository
+#: (sources and licences in each folder's LICENSES.md); nothing outside the checkout is consulted
+CORPUS_DIRS = (REPO / "tests" / "notebooks", REPO / "lite" / "content")
 
 
 @lru_cache(maxsize=None)
 def corpus_text(name: str) -> str:
-    """The exact text of one corpus notebook (skips the test if the corpus is absent)."""
-    if CORPUS_DIR is None:
-        pytest.skip("notebook corpus not found: neither ../shared/notebooks nor lite/content exists")
-    direct = CORPUS_DIR / name
-    path = direct if direct.is_file() else next(iter(sorted(CORPUS_DIR.rglob(name))), None)
-    if path is None:
-        pytest.skip(f"corpus notebook {name} not found under {CORPUS_DIR}")
-    return path.read_text(encoding="utf-8")
+    """The exact text of one corpus notebook.
+
+    Raises FileNotFoundError (the test errors, it never skips) when ``name`` is in neither folder of
+    :data:`CORPUS_DIRS`.
+    """
+    for folder in CORPUS_DIRS:
+        path = folder / name
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"test notebook {name} is in neither tests/notebooks nor lite/content")
 
 
 def corpus_json(name: str) -> dict[str, Any]:
@@ -105,8 +101,13 @@ class Bridge:
 
 
 def check_envelope(result: dict[str, Any], limits: Limits) -> None:
-    """The invariants of every CallToolResult the registry returns."""
+    """The invariants of every CallToolResult the registry returns, first as the MCP SDK's own model reads it
+    (``mcp.types.CallToolResult``: a key or block it does not know, or one it reads differently, fails)."""
     assert set(result) >= {"content", "structuredContent", "isError"}
+    assert set(result) <= {"content", "structuredContent", "isError", "_meta"}, sorted(result)
+    parsed = CallToolResult.model_validate(result)
+    assert parsed.is_error is result["isError"] and parsed.structured_content == result["structuredContent"]
+    assert [b.model_dump(by_alias=True, exclude_none=True, mode="json") for b in parsed.content] == result["content"]
     assert isinstance(result["isError"], bool)
     content = result["content"]
     assert content and content[0]["type"] == "text"

@@ -403,3 +403,29 @@ def test_a_call_that_went_pending_is_no_longer_tied_to_its_invocation():
         final = await agent.ok("jupyter_wait_for_result", {"pendingId": first["pendingId"]})
         assert final == {"slept": 2.3}
     run(scenario)
+
+
+# -- the save conflict ("File Changed") -------------------------------------------------------------------------
+
+def test_cancel_in_the_file_changed_dialog_is_the_saves_real_outcome():
+    """JupyterLab asks "File Changed" (Cancel, Revert, Overwrite) when the file changed on disk since it was
+    opened; Cancel rejects the save. The agent answering Cancel gets a normal result, saved: false, the file on
+    disk untouched: never INTERNAL_ERROR."""
+    async def scenario():
+        agent = Agent()
+        await opened(agent)
+        on_disk = agent.ws.files[NB].replace('"cells": [', '"cells": [', 1) + "\n"  # changed on disk meanwhile
+        agent.ws.files[NB] = on_disk
+        pending = await agent.ok("jupyter_save_notebook", {})
+        assert pending["status"] == "pending" and pending["dialog"]["title"] == "File Changed", pending
+        assert [b["label"] for b in pending["dialog"]["buttons"]] == ["Cancel", "Revert", "Overwrite"]
+        declined = await agent.ok("jupyter_answer_dialog", {"button": "Cancel"})
+        assert declined["saved"] is False and "Cancel" in declined["message"], declined
+        assert declined["answered"]["button"] == "Cancel"
+        assert agent.ws.files[NB] == on_disk  # nothing written
+        assert (await agent.ok("jupyter_get_context"))["notebook"]["dirty"] is True
+        again = await agent.ok("jupyter_save_notebook", {})  # asked again: the file still differs
+        overwritten = await agent.ok("jupyter_answer_dialog", {"button": "Overwrite", "dialogId": again["dialog"]["id"]})
+        assert overwritten["saved"] is True and "x = 41" in agent.ws.files[NB]
+        assert (await agent.ok("jupyter_save_notebook", {}))["saved"] is True  # no conflict now: no dialog
+    run(scenario)

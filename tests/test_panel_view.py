@@ -29,6 +29,7 @@ from webmcp_bridge.lab.ui.view import (
     call_row,
     cell_markers,
     change_row,
+    clock,
     comments_view,
     first_line,
     h,
@@ -192,3 +193,23 @@ def test_the_access_section_says_what_agent_code_can_still_reach_when_cells_are_
     hidden = access_view("a.ipynb", "write", [("c1", "none")], None).text_content()
     assert "variables" in hidden and "history" in hidden
     assert "variables" not in access_view("a.ipynb", "write", [("c1", "read")], None).text_content()
+
+
+def test_activity_reads_a_run_a_clear_and_an_edit_each_as_itself():
+    """What a run of a cell sends (its outputs cleared, a new output, then its execution count) is one row
+    "ran cell N"; a clear on its own reads "cleared outputs of"; an edit "edited", each once."""
+    log = ChangeLog()
+    seen = []
+    log.subscribe(seen.append)
+    run = [CellChange("agent", "outputs", "a", 10.0), CellChange("agent", "outputs", "a", 10.1), CellChange("agent", "run", "a", 10.2)]
+    log.ingest("n.ipynb", run)
+    log.ingest("n.ipynb", [CellChange("person", "outputs", "b", 20.0)])  # the person's Clear Outputs
+    log.ingest("n.ipynb", [CellChange("person", "edit", "a", 30.0), CellChange("person", "edit", "a", 30.5)])
+    cells = {"a": CellInfo(0, "code", "x", 0), "b": CellInfo(1, "code", "y", 0)}
+    rows = {}
+    for entry in seen:  # the panel keeps one row per key, updated in place
+        row = change_row(entry)
+        rows[row.key] = row
+    texts = [activity_item(r, cells, "n.ipynb").text_content()[len(clock(r.time)):] for r in rows.values()]
+    assert texts == ["agentrancell 1", "personcleared outputs ofcell 2", "personeditedcell 1 ×2"], texts
+    assert [(e.kind, e.cell_id) for e in log.entries()] == [("run", "a"), ("outputs", "b"), ("edit", "a")]

@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+import jsonschema
 import pytest
 
 from helpers import ERROR_CODES, Bridge, check_envelope, make_bridge
@@ -83,7 +84,6 @@ def test_input_schema_shape(definitions, name):
             assert "$ref" not in node and "$defs" not in node and "definitions" not in node, path
             if node.get("type") == "object" and "properties" in node:
                 assert node.get("additionalProperties") is False, f"nested object at {path} accepts unknown keys"
-    jsonschema = pytest.importorskip("jsonschema")
     jsonschema.Draft202012Validator.check_schema(schema)
     json.dumps(schema)  # plain JSON, as WebMCP needs
 
@@ -129,7 +129,6 @@ def test_annotations(definitions, name):
 
 def test_schema_and_validation_agree(definitions):
     """The schema an agent sees accepts what the tool accepts and refuses unknown keys (one source of truth)."""
-    jsonschema = pytest.importorskip("jsonschema")
     good = {
         "jupyter_get_cells": {"startIndex": 0, "endIndex": 2, "includeOutputs": True},
         "jupyter_focus_cell": {"cellId": "x", "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 1}}},

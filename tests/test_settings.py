@@ -39,7 +39,9 @@ def test_the_shipped_schema_matches_the_parser():
     schema = json.loads(SCHEMA.read_text())
     props = schema["properties"]
     assert schema["type"] == "object" and schema["additionalProperties"] is False
-    assert set(props) == {"executionTimeout", "resultBytes", "disabledTools", "defaultMode"}
+    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "defaultMode"}
+    assert props["runTimeout"]["default"] == DEFAULT_SETTINGS.run_timeout == DEFAULT_LIMITS.run_timeout_seconds == 120
+    assert (props["runTimeout"]["minimum"], props["runTimeout"]["maximum"]) == (1, 86400)
     assert props["executionTimeout"]["default"] == DEFAULT_SETTINGS.execution_timeout == DEFAULT_LIMITS.execution_timeout_seconds == 20
     assert (props["executionTimeout"]["minimum"], props["executionTimeout"]["maximum"]) == EXECUTION_TIMEOUT_BOUNDS == (1, 600)
     assert props["resultBytes"]["default"] == DEFAULT_SETTINGS.result_bytes == DEFAULT_LIMITS.result_bytes == 51200

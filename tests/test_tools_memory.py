@@ -310,23 +310,30 @@ def test_get_output_errors(beyond):
 
 
 def test_image_blocks_always_carry_real_base64():
-    """The hostile fixture stores script text and empty strings under image/png and image/jpeg. An agent
-    must never receive that as MCP image content: either a decodable image or an error."""
-    b = make_bridge({"inject.ipynb": "nbconvert-inject-payloads.ipynb"})
+    """The hostile fixture stores script text, empty strings and non-base64 under image/png and image/jpeg. An
+    agent must never receive that as MCP image content: each such representation is refused with
+    OUTPUT_NOT_FOUND, the stored text never echoed; a real PNG of another notebook still comes back as an image."""
+    b = make_bridge({"inject.ipynb": "nbconvert-inject-payloads.ipynb", "beyond.ipynb": "ipython-beyond-plain-python.ipynb"})
     b.open("inject.ipynb")
-    checked = 0
+    stored = corpus_json("nbconvert-inject-payloads.ipynb")["cells"]
+    refused = []
     for cell in cells_of(b, includeOutputs=True):
         for out in cell.get("outputs", []):
             for mime in out["mimeTypes"]:
                 if mime not in ("image/png", "image/jpeg"):
                     continue
                 result = b.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": out["index"], "mimeType": mime})
-                checked += 1
-                if result["isError"]:
-                    continue
-                data = result["content"][1]["data"]
-                assert data and base64.b64decode(data, validate=True), f"{cell['id']} {mime}: {data[:60]!r}"
-    assert checked >= 7
+                payload = result["structuredContent"]
+                assert result["isError"] is True and payload["error"] == "OUTPUT_NOT_FOUND", payload
+                assert f"not a valid {mime} image" in payload["message"] and len(result["content"]) == 1
+                data = text_of(stored[cell["index"]]["outputs"][out["index"]]["data"][mime])
+                assert not data or data not in result["content"][0]["text"]
+                refused.append((cell["index"], mime))
+    assert refused == [(4, "image/png"), (5, "image/jpeg"), (6, "image/png"), (7, "image/jpeg"),
+                       (8, "image/png"), (9, "image/png"), (10, "image/png")]
+    b.open("beyond.ipynb")
+    real = b.call("jupyter_get_output", {"cellId": png_cell(b)["id"], "outputIndex": 0, "mimeType": "image/png"})
+    assert real["isError"] is False and base64.b64decode(real["content"][1]["data"], validate=True).startswith(PNG_SIGNATURE)
 
 
 # -- writing ------------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@
   const KERNEL_PLUGIN = '@jupyterlite/pyodide-kernel-extension:kernel';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
-  const status = { state: 'loading', tools: 0, reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
+  // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
+  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
   window.webmcpBridge = { status };
   let statusNode = null;
 
@@ -21,24 +22,34 @@
     const { state, tools, reason } = status;
     let text = `WebMCP: ${state}`;
     if (state === 'loading') text = 'WebMCP: loading…';
+    else if (state === 'ready' && status.failures.length) text = `WebMCP: ready (${tools} of ${tools + status.failures.length} tools)`;
     else if (state === 'ready') text = `WebMCP: ready (${tools} tools)`;
     else if (reason) text += ` (${reason})`;
     if (status.mode === 'propose') text += ' · Propose'; // the person's Direct/Propose switch (Python: setMode)
     if (status.waiting > 0) text += ` · ${status.waiting} waiting`;
     statusNode.textContent = text; // never innerHTML
-    statusNode.title = [reason || text, ...status.recent].join('\n'); // recent calls, newest first
+    const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
+    statusNode.title = [reason || text, ...refused, ...status.recent].join('\n'); // recent calls, newest first
     statusNode.dataset.state = state;
   }
 
-  // setStatus(state, detail): detail is the tool count for "ready", else a short reason (optional).
+  // setStatus(state, detail): detail is a short reason (optional) for a state other than "ready". "ready" is
+  // shown once every registration has settled, with the count the browser really accepted (Python's count,
+  // the detail then, is what it asked for); a later setStatus wins over a "ready" still waiting.
+  let statusVersion = 0;
   function setStatus(state, detail) {
-    status.state = String(state);
-    if (status.state === 'ready') {
-      status.tools = Number(detail) || 0;
-      status.reason = null;
-    } else {
-      status.reason = detail == null ? null : String(detail);
+    const version = ++statusVersion;
+    if (String(state) === 'ready') {
+      registrationsSettled().then(() => {
+        if (version !== statusVersion) return;
+        status.state = 'ready';
+        status.reason = null;
+        render();
+      });
+      return;
     }
+    status.state = String(state);
+    status.reason = detail == null ? null : String(detail);
     render();
   }
 
@@ -152,7 +163,10 @@
   // tools.json, so they are registered as soon as JupyterLab activates this plugin; a call that arrives
   // before Python is up waits for it. Python then connects: its own definitions are the truth (a tool
   // that differs is registered again, one it lacks is removed) and its dispatcher serves every call.
-  const tools = new Map(); // name -> {text: definition JSON, controller: AbortController}
+  // name -> {text: definition JSON, controller: AbortController, registered: Promise<boolean>, settled}; a
+  // registration the browser refused is removed (a later connect tries it again) and kept in `refused`
+  const tools = new Map();
+  const refused = new Map(); // name -> reason
   let connectDispatcher, failDispatcher;
   const dispatcherReady = new Promise((resolve, reject) => { connectDispatcher = resolve; failDispatcher = reject; });
   dispatcherReady.catch(() => {}); // each call reports it
@@ -180,13 +194,46 @@
         return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
       }
     };
-    document.modelContext.registerTool({ ...definition, execute }, { signal: controller.signal });
-    tools.set(definition.name, { text: JSON.stringify(definition), controller });
+    // registerTool may throw (a duplicate name, a schema it refuses) or return a promise that rejects
+    let registration;
+    try {
+      registration = Promise.resolve(document.modelContext.registerTool({ ...definition, execute }, { signal: controller.signal }));
+    } catch (error) {
+      registration = Promise.reject(error);
+    }
+    const entry = { text: JSON.stringify(definition), controller, settled: false };
+    entry.registered = registration.then(() => {
+      entry.settled = true;
+      if (tools.get(definition.name) === entry) refused.delete(definition.name);
+      return true;
+    }, error => {
+      entry.settled = true;
+      if (tools.get(definition.name) === entry) {
+        tools.delete(definition.name);
+        refused.set(definition.name, `${(error && error.name) || 'Error'}: ${(error && error.message) || error}`.slice(0, 300));
+        console.error(`[${NAME}] ${definition.name} not registered`, error);
+      }
+      return false;
+    });
+    tools.set(definition.name, entry);
   }
 
   function unregisterTool(name) {
     tools.get(name).controller.abort(); // WebMCP's rule: unregistering is aborting the registration's signal
     tools.delete(name);
+    refused.delete(name);
+  }
+
+  // Wait for every registration made so far (and any made meanwhile), then publish the real count and the
+  // failures on window.webmcpBridge.status.
+  async function registrationsSettled() {
+    for (;;) {
+      const pending = [...tools.values()].filter(entry => !entry.settled);
+      if (!pending.length) break;
+      await Promise.all(pending.map(entry => entry.registered));
+    }
+    status.tools = tools.size;
+    status.failures = [...refused].map(([name, reason]) => ({ name, reason }));
   }
 
   async function registerStaticTools() {
@@ -198,10 +245,12 @@
     status.timings.toolsRegistered = Math.round(performance.now());
   }
 
-  // connect(definitionsJson, dispatch, cancel): called by Python once it is ready; returns the number of tools.
+  // connect(definitionsJson, dispatch, cancel): called by Python once it is ready; returns the number of tools
+  // asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
   // dispatch(name, inputJson, invocation) -> Promise<resultJson>; cancel(invocation) when that call's signal aborts.
   function connect(definitionsJson, dispatch, cancel) {
     const wanted = new Map(JSON.parse(definitionsJson).map(d => [d.name, d]));
+    for (const name of [...refused.keys()]) if (!wanted.has(name)) refused.delete(name);
     for (const [name, entry] of [...tools]) {
       if (!wanted.has(name) || entry.text !== JSON.stringify(wanted.get(name))) unregisterTool(name);
     }
@@ -213,6 +262,7 @@
   // disconnect(): Python unregisters every tool (calls still waiting for it then fail cleanly).
   function disconnect() {
     for (const name of [...tools.keys()]) unregisterTool(name);
+    refused.clear();
   }
 
   async function start(app, tracker, docManager, modules) {
@@ -226,7 +276,6 @@
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
     setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
-    status.tools = Number(reply.tools) || 0;
   }
 
   function addStatusItem(statusBar, widgets) {

@@ -4,7 +4,10 @@ Hosts report raw :class:`~webmcp_bridge.host.protocol.CellChange` values (``Live
 guard and the Agent panel feed them here with :meth:`ChangeLog.ingest`. Consecutive changes of one cell of one
 notebook by the same actor and of the same kind within ``coalesce_seconds`` merge into one entry (a person
 typing a line is one "edit", not forty), which then moves to the end of the log with a new sequence number,
-so a reader following ``since=<seq>`` never misses an update. Readers that answer an agent (tools) must drop
+so a reader following ``since=<seq>`` never misses an update. A run reaches the log as output changes (its
+outputs cleared, new ones arriving) followed by its execution count ("run"): output changes of a cell followed
+by a run of it (same actor, within the window) become that one "run" entry; output changes with no run after
+them stay "outputs" (a clear). Readers that answer an agent (tools) must drop
 entries of cells the agent may not see; the log itself knows nothing of access.
 """
 
@@ -46,13 +49,14 @@ class ChangeLog:
     """A bounded log of :class:`ChangeEntry`, newest last.
 
     Args:
-        max_entries: entries kept (older ones are dropped; ``oldest_seq`` tells a reader it missed some).
+        max_entries: entries kept (older ones are dropped; :meth:`missed_since` tells a reader it missed some).
         coalesce_seconds: window within which repeated changes of one cell merge.
     """
 
     def __init__(self, max_entries: int = 2000, coalesce_seconds: float = 10.0) -> None:
         self._entries: deque[ChangeEntry] = deque(maxlen=max_entries)
         self._seq = 0
+        self._dropped_seq = 0  # the seq of the newest entry dropped from the full log (0: none ever dropped)
         self.coalesce_seconds = coalesce_seconds
         self._listeners: list[Listener] = []
 
@@ -62,10 +66,11 @@ class ChangeLog:
         for change in changes:
             self._seq += 1
             last = self._entries[-1] if self._entries else None
-            if (last is not None and last.path == path and last.actor == change.actor and last.kind == change.kind
+            if (last is not None and last.path == path and last.actor == change.actor
+                    and (last.kind == change.kind or (last.kind == "outputs" and change.kind == "run"))
                     and last.cell_id == change.cell_id and last.access == change.access
                     and change.time - last.time <= self.coalesce_seconds):
-                entry = replace(last, seq=self._seq, time=change.time, count=last.count + 1, revision=change.revision)
+                entry = replace(last, seq=self._seq, kind=change.kind, time=change.time, count=last.count + 1, revision=change.revision)
                 self._entries[-1] = entry
                 if touched and touched[-1].path == path and touched[-1].cell_id == entry.cell_id and touched[-1].seq == last.seq:
                     touched[-1] = entry
@@ -74,6 +79,8 @@ class ChangeLog:
             else:
                 entry = ChangeEntry(self._seq, path, change.actor, change.kind, change.cell_id, change.time, change.time,
                                     access=change.access, revision=change.revision)
+                if len(self._entries) == self._entries.maxlen:
+                    self._dropped_seq = self._entries[0].seq  # the oldest falls out of the bounded log
                 self._entries.append(entry)
                 touched.append(entry)
         for entry in touched:
@@ -91,6 +98,12 @@ class ChangeLog:
     def oldest_seq(self) -> int:
         """The sequence number of the oldest entry kept (``latest_seq() + 1`` when empty)."""
         return self._entries[0].seq if self._entries else self._seq + 1
+
+    def missed_since(self, since: int) -> bool:
+        """True when an entry newer than ``since`` was dropped from the bounded log, so a reader that last saw
+        ``since`` cannot learn every change from :meth:`entries`. Changes merged into one entry are not dropped
+        (its ``count`` says how many; the sequence numbers they used are simply skipped)."""
+        return since < self._dropped_seq
 
     def entries(self, path: str | None = None, since: int | None = None) -> list[ChangeEntry]:
         """Entries (oldest first) of notebook ``path`` (None: all) with ``seq > since`` (None: all kept)."""

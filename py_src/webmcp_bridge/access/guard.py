@@ -553,9 +553,9 @@ class GuardedNotebook:
 
     # -- kernel --------------------------------------------------------------------------------------------
     # Every await of the host ends the step (the person may act meanwhile), also when it did not suspend.
-    async def save(self) -> None:
+    async def save(self) -> bool:
         try:
-            await self._inner.save()
+            return await self._inner.save()
         finally:
             self._lapse()
 

@@ -84,10 +84,14 @@ class MemoryNotebook:
                 cell["id"] = uuid.uuid4().hex[:8]  # as JupyterLab does for ids missing on disk
         self._revision = workspace.clock  # a workspace-wide clock: a reopened notebook never reuses a revision
         self._dirty = False
+        self._on_disk = workspace.files.get(path)  # the file as opened or last saved, to spot a change on disk
         self._exec_count = 0
         self._namespace: dict[str, Any] = {}
         self._focus = Focus()
         self.kernel_status = "idle"
+        self.kernel_display_name = "Python (in memory)"
+        self.interruptible = True  # False stands in for a kernel that cannot stop running code (Pyodide's)
+        self.run_seconds: dict[str, float] = {}  # cell id -> how long its run takes (simulated; 0 when absent)
         self._changes: deque[CellChange] = deque(maxlen=CHANGE_LOG_SIZE)
         self._last_deleted_meta: dict[str, Any] = {}
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
@@ -280,13 +284,26 @@ class MemoryNotebook:
         self.highlighted.append((cell_id, output_index))
 
     def kernel(self) -> KernelInfo:
-        return KernelInfo("python3", self.kernel_status, "Python (in memory)")
+        return KernelInfo("python3", self.kernel_status, self.kernel_display_name)
 
-    async def save(self) -> None:
+    async def save(self) -> bool:
+        if self.workspace.files.get(self.path) != self._on_disk:  # changed on disk: JupyterLab asks first
+            answer = await self.workspace.dialogs.ask(
+                "File Changed", f'"{self.path}" has changed on disk since the last time it was opened or saved.',
+                (RawButton("Cancel", accept=False), RawButton("Revert", accept=True), RawButton("Overwrite", accept=True, warn=True)))
+            if answer == 0:
+                return False
+            if answer == 1:  # revert: load the version on disk
+                self.nb = MemoryNotebook(self.workspace, self.path, json.loads(self.workspace.files[self.path])).nb
+                self._on_disk, self._dirty = self.workspace.files[self.path], False
+                self._changed()
+                self._dirty = False
+                return True
         saved = copy.deepcopy(self.nb)
         saved["nbformat"], saved["nbformat_minor"] = 4, max(5, int(saved.get("nbformat_minor", 5)))
-        self.workspace.files[self.path] = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
+        self.workspace.files[self.path] = self._on_disk = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
         self._dirty = False
+        return True
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         return self.kernel()
@@ -298,6 +315,8 @@ class MemoryNotebook:
         self._exec_count += 1
         cell["outputs"], cell["execution_count"] = outputs, self._exec_count
         self._changed("run", cell_id)
+        if self.run_seconds.get(cell_id, 0.0) > timeout:  # past the wait: reported as a timeout (its outputs land "later")
+            return RunResult(cell_id, "timeout", None, f"no reply within {timeout:g} s")
         return RunResult(cell_id, status, self._exec_count)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
@@ -309,6 +328,8 @@ class MemoryNotebook:
                 if answer != 1:
                     return None
             self._namespace, self._exec_count = {}, 0
+        elif self.kernel_status == "busy" and self.interruptible:
+            self.kernel_status = "idle"
         return self.kernel()
 
     def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:

@@ -281,8 +281,10 @@ class LiveNotebook(Protocol):
         """The kernel attached to the notebook, now."""
         ...
 
-    async def save(self) -> None:
-        """Save to the workspace (nbformat 4.5 with cell ids)."""
+    async def save(self) -> bool:
+        """Save to the workspace (nbformat 4.5 with cell ids). True when saved; False when the application's own
+        save dialog (JupyterLab's "File Changed", shown when the file changed on disk since it was opened) was
+        answered Cancel: nothing was written. Other failures raise ToolError."""
         ...
 
     # -- the bridge's own metadata (access levels, review threads) ---------------------------------

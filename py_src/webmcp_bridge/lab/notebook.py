@@ -236,11 +236,14 @@ class LabNotebook:
                            tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]))
 
     # -- async --------------------------------------------------------------------------------------
-    async def save(self) -> None:
+    async def save(self) -> bool:
         try:
             await self.panel.context.save()
         except JsException as exc:
+            if _declined(exc):  # Cancel in "File Changed": the call's real outcome, not a failure
+                return False
             raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:200]}", path=self.path) from None
+        return True
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
         loop = asyncio.get_event_loop()
@@ -403,6 +406,13 @@ def _webmcp_scrub(counts, sources):
 _webmcp_scrub(COUNTS, SOURCES)
 del _webmcp_scrub
 """
+
+
+def _declined(exc: Exception) -> bool:
+    """Whether a rejected save is JupyterLab's "Cancel" in its "File Changed" dialog (docregistry's context
+    rejects with an Error named ModalCancelError, message "Cancel")."""
+    name = str(getattr(exc, "name", "") or "")
+    return name == "ModalCancelError" or str(exc).strip().endswith("ModalCancelError: Cancel")
 
 
 async def _awaitable(promise: Any) -> Any:

@@ -42,6 +42,7 @@ from webmcp_bridge.propose.proposals import MODES, Mode
 PLUGIN_ID = "webmcp-bridge:plugin"
 EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
 RESULT_BYTES_BOUNDS = (4096, 1048576)
+RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
 MAX_DISABLED_TOOLS = 200
 #: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
 PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
@@ -51,12 +52,14 @@ _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 @dataclass(frozen=True)
 class BridgeSettings:
     """The settings, validated. ``execution_timeout`` in seconds, ``result_bytes`` in UTF-8 bytes,
-    ``disabled_tools`` sorted and unique, ``default_mode`` one of :data:`~webmcp_bridge.propose.proposals.MODES`."""
+    ``disabled_tools`` sorted and unique, ``default_mode`` one of :data:`~webmcp_bridge.propose.proposals.MODES`,
+    ``run_timeout`` the seconds jupyter_run_cells waits for one cell (then reports it running)."""
 
     execution_timeout: float = DEFAULT_LIMITS.execution_timeout_seconds
     result_bytes: int = DEFAULT_LIMITS.result_bytes
     disabled_tools: tuple[str, ...] = ()
     default_mode: Mode = "direct"
+    run_timeout: float = DEFAULT_LIMITS.run_timeout_seconds
 
 
 DEFAULT_SETTINGS = BridgeSettings()
@@ -96,6 +99,16 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
                 problems.append(f"executionTimeout {timeout:g} is outside {EXECUTION_TIMEOUT_BOUNDS[0]:g}..{EXECUTION_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}")
             values["execution_timeout"] = clamped
 
+    if "runTimeout" in raw:
+        run_timeout = _number(raw["runTimeout"])
+        if run_timeout is None:
+            problems.append(f"runTimeout is not a number; using {DEFAULT_SETTINGS.run_timeout:g}")
+        else:
+            clamped = _clamp(run_timeout, RUN_TIMEOUT_BOUNDS)
+            if clamped != run_timeout:
+                problems.append(f"runTimeout {run_timeout:g} is outside {RUN_TIMEOUT_BOUNDS[0]:g}..{RUN_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}")
+            values["run_timeout"] = clamped
+
     if "resultBytes" in raw:
         size = _number(raw["resultBytes"])
         if size is None or size != int(size):
@@ -131,10 +144,11 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
 
 
 def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
-    """``base`` with the settings' execution timeout and result cap. A cap smaller than ``base``'s also scales
+    """``base`` with the settings' execution timeout, run timeout and result cap. A cap smaller than ``base``'s also scales
     down the text pages (:data:`PAGE_LIMITS`) in the same proportion, so a page of output, file or cell source
     still fits in one result (a larger cap leaves them as they are)."""
     changes: dict[str, Any] = {"execution_timeout_seconds": float(settings.execution_timeout),
+                               "run_timeout_seconds": float(settings.run_timeout),
                                "result_bytes": int(settings.result_bytes)}
     if settings.result_bytes < base.result_bytes:
         ratio = settings.result_bytes / base.result_bytes

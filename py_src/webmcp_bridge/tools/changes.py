@@ -55,8 +55,8 @@ async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]
         "omittedCount": omitted,
         "hiddenChangeCount": len(entries) - len(shown),
     }
-    if args.since is not None and args.since + 1 < ctx.changes.oldest_seq():
-        payload["missed"] = True  # older entries were dropped from the bounded log: reread the cells
+    if args.since is not None and ctx.changes.missed_since(args.since):
+        payload["missed"] = True  # entries newer than `since` were dropped from the bounded log: reread the cells
     return payload
 
 

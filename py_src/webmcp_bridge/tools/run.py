@@ -9,11 +9,14 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
+from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
 
 
 class RunCellsInput(CellSelection):
     stop_on_error: Annotated[bool, Field(description="Skip the remaining cells after a cell fails.")] = True
+    timeout: Annotated[float | None, Field(description="Seconds to wait for each cell (default: the runTimeout setting, 120 s). "
+                                            "A cell still running then is reported as running, not failed.", gt=0, le=86400)] = None
 
 
 async def _kernel_ready(ctx: CallContext, nb) -> None:
@@ -47,7 +50,12 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     await _kernel_ready(ctx, nb)
     results: list[dict[str, Any]] = []
     failed = False
+    still_running = False
+    wait = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
     for cell_id in ids:
+        if still_running:  # it would queue behind the running cell: not started, the agent decides
+            results.append({"cellId": cell_id, "status": "skipped", "reason": "an earlier cell is still running"})
+            continue
         if failed and args.stop_on_error:
             results.append({"cellId": cell_id, "status": "skipped", "reason": "an earlier cell failed"})
             continue
@@ -62,13 +70,16 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         if cell_id in read_only:
             results.append({"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": "read-only for the agent"})
             continue
-        outcome = await nb.run_cell(cell_id, ctx.limits.run_timeout_seconds)
+        outcome = await nb.run_cell(cell_id, wait)
+        if outcome.status == "timeout":  # the kernel has not answered: the cell is still running, not failed
+            outcome = RunResult(cell_id, "running", outcome.execution_count, running_reason(wait))
+            still_running = True
         try:
             after = nb.find_cells([cell_id], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell)[0]
         except ToolError:  # deleted (by the person or another call) while it ran: its code did run
             results.append({"cellId": cell_id, "status": outcome.status, "executionCount": outcome.execution_count,
                             "reason": "the cell was deleted while it ran; its outputs are gone"})
-            failed = failed or outcome.status in ("error", "timeout")
+            failed = failed or outcome.status == "error"
             continue
         results.append({
             "cellId": cell_id,
@@ -79,9 +90,32 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             "outputCount": after.output_count,
             **({"reason": outcome.reason} if outcome.reason else {}),
         })
-        failed = failed or outcome.status in ("error", "timeout")
+        failed = failed or outcome.status == "error"
     kernel = nb.kernel()
     return {"path": nb.path, "results": results, "kernel": {"name": kernel.name, "status": kernel.status}}
+
+
+def running_reason(wait: float) -> str:
+    """Why a cell is reported ``running``: the call stopped waiting after ``wait`` seconds, not the cell."""
+    return (f"still running after {wait:g} s, when this call stopped waiting (the `timeout` argument, else the runTimeout "
+            "setting); it goes on in the kernel: its outputs and execution count appear as it runs (read them with "
+            "jupyter_get_cells or jupyter_get_output, or follow jupyter_get_changes); cells after it were not started")
+
+
+def interrupt_reason(before: str, info: Any) -> str | None:
+    """What an interrupt did, in words, when it did not stop a running cell (None when it did)."""
+    if before == "idle":
+        return "nothing was running: the kernel was idle"
+    names = f"{info.name or ''} {info.display_name or ''}".lower()
+    if "pyodide" in names:  # idle after the wait means the cell ended on its own, not that it was stopped
+        ended = "it has ended on its own since" if info.status == "idle" else "it runs to its end"
+        return (f"JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued "
+                f"requests), so the running cell was not stopped: {ended}. Instead: wait for it (a run that went pending is "
+                "collected with jupyter_wait_for_result; its outputs appear in jupyter_get_cells), or restart the kernel "
+                "(jupyter_kernel_action restart: every variable is lost)")
+    if info.status == "idle":
+        return None
+    return f"the kernel was still {info.status} {INTERRUPT_WAIT_SECONDS:g} s after the interrupt"
 
 
 class KernelActionInput(NotebookInput):
@@ -97,6 +131,7 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
         nb.check_write()
         await ctx.propose(nb, "jupyter_kernel_action", "restart", None, "Restart the kernel (all variables are lost)")
     wait = INTERRUPT_WAIT_SECONDS if args.action == "interrupt" else ctx.limits.kernel_wait_seconds
+    before = nb.kernel().status
     info = await nb.kernel_action(args.action, wait)
     if info is None:  # a restart the confirmation dialog declined: a normal result, nothing changed
         kernel = nb.kernel()
@@ -104,7 +139,10 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
                 "message": "The kernel was not restarted: Cancel was chosen in JupyterLab's 'Restart Kernel?' dialog. Its state is unchanged."}
     payload: dict[str, Any] = {"path": nb.path, "action": args.action, "kernel": {"name": info.name, "status": info.status}}
     if args.action == "interrupt":
-        payload["interrupted"] = info.status == "idle"  # a kernel still busy after the wait did not stop
+        reason = interrupt_reason(before, info)
+        payload["interrupted"] = reason is None  # a running cell stopped: the kernel was busy and is idle now
+        if reason is not None:
+            payload["reason"] = reason
     else:
         payload["restarted"] = True
     return payload
@@ -153,10 +191,14 @@ async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:
 TOOLS = (
     Tool("jupyter_run_cells", "Run cells",
          "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be ready. "
-         "Returns per cell: status (ok/error/skipped/timeout), execution count and a bounded summary of its outputs.",
+         "Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its outputs. "
+         "A cell still running after `timeout` seconds (default: the runTimeout setting, 120 s) is reported running, "
+         "with a reason; it goes on in the kernel and the cells after it are not started.",
          RunCellsInput, run_cells, Annotations(untrusted_content=True, consequential=True)),
     Tool("jupyter_kernel_action", "Kernel action",
-         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: false when the kernel was still busy 10 s later. "
+         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a running cell, "
+         "else false with a reason (nothing was running; still busy 10 s later; a kernel that cannot stop running code, "
+         "such as JupyterLite's Pyodide, with what to do instead). "
          "A restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` "
          "at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
          KernelActionInput, kernel_action, Annotations(consequential=True)),

@@ -119,7 +119,10 @@ class SaveNotebookInput(NotebookInput):
 
 async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    await nb.save()
+    if not await nb.save():  # Cancel in JupyterLab's "File Changed" dialog: a normal outcome, nothing written
+        return {"saved": False, "path": nb.path, "notebook": summary(nb),
+                "message": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file "
+                           "changed on disk since it was opened). The file on disk is unchanged; the notebook keeps its changes."}
     return {"saved": True, "path": nb.path, "notebook": summary(nb)}
 
 

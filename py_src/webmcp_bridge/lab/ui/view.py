@@ -132,6 +132,8 @@ def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label:
 # -- Activity ----------------------------------------------------------------------------------------------
 CHANGE_VERBS = {"insert": "inserted", "edit": "edited", "delete": "deleted", "move": "moved", "run": "ran",
                 "outputs": "cleared outputs of", "metadata": "changed metadata of"}
+#: kinds whose merged count is worth showing (×N): repeated edits of one cell
+REPEATED_KINDS = frozenset({"edit"})
 
 
 @dataclass
@@ -153,9 +155,11 @@ class ActivityRow:
 
 def change_row(entry: Any) -> ActivityRow:
     """The row of a :class:`~webmcp_bridge.access.changes.ChangeEntry` (coalesced entries update one row)."""
-    return ActivityRow(key=f"change:{entry.path}:{entry.actor}:{entry.kind}:{entry.cell_id}:{entry.first}",
+    # the key leaves the kind out: an "outputs" entry that becomes "run" (access/changes.py) updates its row;
+    # ×count is shown for repeated edits only (a run's count is its output changes, not a number of runs)
+    return ActivityRow(key=f"change:{entry.path}:{entry.actor}:{entry.cell_id}:{entry.first}",
                        time=entry.time, actor=entry.actor, what=CHANGE_VERBS.get(entry.kind, entry.kind),
-                       path=entry.path, cell_id=entry.cell_id, count=entry.count)
+                       path=entry.path, cell_id=entry.cell_id, count=entry.count if entry.kind in REPEATED_KINDS else 1)
 
 
 def call_row(event: Any) -> ActivityRow:

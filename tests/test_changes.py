@@ -1,0 +1,55 @@
+"""jupyter_get_changes and the change log (webmcp_bridge.access.changes): what an agent following the person
+is told. ``missed`` means entries were dropped from the bounded log, nothing else: changes merged into one
+entry (keystrokes coalescing) are all still there."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from helpers import check_envelope, corpus_text
+from webmcp_bridge.access.changes import ChangeLog
+from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.session.bridge import build_bridge
+
+
+class Agent:
+    """Every toolset over a MemoryWorkspace of one real notebook, opened; ``ok`` checks the envelope."""
+
+    def __init__(self, name: str) -> None:
+        self.ws = MemoryWorkspace({name: corpus_text(name)})
+        self.reg = build_bridge(self.ws).registry
+        self.ok("jupyter_open_notebook", {"path": name})
+
+    def ok(self, tool: str, arguments: Any = None) -> dict[str, Any]:
+        result = asyncio.run(self.reg.call(tool, arguments))
+        check_envelope(result, DEFAULT_LIMITS)
+        assert result["isError"] is False, result["structuredContent"]
+        return result["structuredContent"]
+
+
+def test_coalesced_keystrokes_are_not_reported_as_missed():
+    b = Agent("jupyterlite-demo-python.ipynb")
+    cell = b.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
+    nb = b.ws.current_notebook()
+    for typed in ("a", "ab", "abc"):  # three keystrokes, one coalesced entry
+        nb.person_set_source(cell["id"], cell["source"] + typed)
+    changes = b.ok("jupyter_get_changes", {"since": 0})
+    assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in changes["changes"]] == [("person", "edit", cell["id"], 3)]
+    assert "missed" not in changes, changes
+    later = b.ok("jupyter_get_changes", {"since": changes["seq"]})
+    assert later["changes"] == [] and "missed" not in later
+
+
+def test_missed_is_reported_once_entries_were_dropped():
+    log = ChangeLog(max_entries=3)
+    now = time.time()
+    log.ingest("n.ipynb", [CellChange("person", "edit", f"c{i}", now) for i in range(5)])  # five cells: two dropped
+    assert [e.cell_id for e in log.entries()] == ["c2", "c3", "c4"]
+    assert log.missed_since(0) and log.missed_since(1)  # c0 (seq 1) and c1 (seq 2) are gone
+    assert not log.missed_since(2) and not log.missed_since(5)
+    b = Agent("jupyterlite-empty.ipynb")
+    assert "missed" not in b.ok("jupyter_get_changes", {"since": 0})  # nothing ever dropped
