@@ -73,7 +73,8 @@ async def agent_session(site_url: str, log: list) -> dict:
                 listing = ""
                 loop = asyncio.get_running_loop()
                 deadline = loop.time() + BRIDGE_WAIT
-                while "jupyter_get_context" not in listing and loop.time() < deadline:
+                # (until every tool is listed: the strict check below must not see a listing taken mid-start-up)
+                while not FEATURE_TOOLS <= set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)) and loop.time() < deadline:
                     await asyncio.sleep(2)
                     listing = await tool("list_webmcp_tools", {"pageId": page_id})
                 seen["webmcp_tools"] = sorted(set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)))
