@@ -9,12 +9,11 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, utf8_len
+from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellIds, NotebookInput, summary, unique
 
 READ = Annotations(read_only=True, untrusted_content=True)
-RESULT_HEADROOM = 2048  # bytes of a get_cells result kept for its own keys and the envelope
 
 
 class GetCellsInput(NotebookInput):

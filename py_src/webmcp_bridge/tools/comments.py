@@ -15,13 +15,13 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import RESULT_HEADROOM
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
 from webmcp_bridge.tools.run import Selection
 
 READ = Annotations(read_only=True, untrusted_content=True)
 WRITE = Annotations(untrusted_content=True)
-RESULT_HEADROOM = 2048  # bytes of a list result kept for its own keys and the envelope
 
 ThreadIdField = Annotated[str, Field(description="The thread's id, as returned by jupyter_list_comments or jupyter_create_comment.",
                                      min_length=1, max_length=64)]

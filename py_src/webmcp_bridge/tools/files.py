@@ -26,14 +26,13 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
-from webmcp_bridge.core.limits import preview, slice_utf8, utf8_len
+from webmcp_bridge.core.limits import RESULT_HEADROOM, preview, slice_utf8, utf8_len
 from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.tools.common import MAX_INT, CallContext
 
 PathField = Annotated[str, Field(description="Workspace-relative path of a text file (for example 'data/notes.md'); not a notebook.",
                                  min_length=1, max_length=1024)]
-RESULT_HEADROOM = 2048  # bytes of a read_file result kept for its own keys and the envelope
 
 
 def file_path(path: str) -> str:
