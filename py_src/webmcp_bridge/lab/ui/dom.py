@@ -73,6 +73,12 @@ def closest(node: Any, selector: str) -> Any:
     return None if is_nullish(found) else found
 
 
+def _owners(style: Any) -> set[str]:
+    """The owners noted on the stylesheet element (attribute ``data-owners``, space-separated)."""
+    value = style.getAttribute("data-owners")
+    return set() if is_nullish(value) else set(str(value).split())
+
+
 def install_style(owner: str) -> None:
     """Add the bridge's stylesheet (``style.css``, package data) to the document once, as ``<style id=STYLE_ID>``,
     and note ``owner`` (a view using it: "panel", "proposals") on it; each owner removes itself with
@@ -83,7 +89,7 @@ def install_style(owner: str) -> None:
         style.id = STYLE_ID
         style.textContent = resources.files("webmcp_bridge.lab.ui").joinpath("style.css").read_text(encoding="utf-8")
         js.document.head.appendChild(style)
-    owners = set(str(style.getAttribute("data-owners") or "").split())
+    owners = _owners(style)
     style.setAttribute("data-owners", " ".join(sorted(owners | {owner})))
 
 
@@ -92,7 +98,7 @@ def remove_style(owner: str) -> None:
     style = query(js.document, f"#{STYLE_ID}")
     if style is None:
         return
-    owners = set(str(style.getAttribute("data-owners") or "").split()) - {owner}
+    owners = _owners(style) - {owner}
     if owners:
         style.setAttribute("data-owners", " ".join(sorted(owners)))
     else:
