@@ -66,9 +66,9 @@ WHEEL_ENTRY_TIME = (2020, 1, 1, 0, 0, 0)
 
 
 def bridge_wheel_files() -> list[Path]:
-    """The files of the import package that go into the bridge wheel: py_src/webmcp_bridge/ (.py, .js, .json)."""
+    """The files of the import package that go into the bridge wheel: py_src/webmcp_bridge/ (.py, .js, .json, .css)."""
     package = PY_SRC / "webmcp_bridge"
-    return [p for p in tree_files(package) if p.suffix in (".py", ".js", ".json")]
+    return [p for p in tree_files(package) if p.suffix in (".py", ".js", ".json", ".css")]
 
 
 def write_bridge_wheel(dest_dir: Path, project: dict) -> Path:

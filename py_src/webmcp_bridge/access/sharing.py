@@ -10,9 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from webmcp_bridge.core.limits import truncate_utf8, utf8_len
-
-MAX_SHARE_BYTES = 16 * 1024  # the most text of one share kept (UTF-8 bytes)
+from webmcp_bridge.core.limits import MAX_SHARE_BYTES, truncate_utf8, utf8_len
 
 
 @dataclass(frozen=True)

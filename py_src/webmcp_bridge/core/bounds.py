@@ -19,9 +19,6 @@ MARKER = "…"
 MAX_REPORTED_CUTS = 20
 MIN_KEPT_BYTES = 96  # stage 1 never shortens a string below this; past it, stage 2 drops items
 _SLACK = 200 + 100 * MAX_REPORTED_CUTS  # bytes kept free for the truncation report itself
-#: bytes of the result cap a tool keeps free for its result's own keys and the envelope when it fills the rest
-#: with whole items (cells, comment threads, a file page), so paging never skips an item
-RESULT_HEADROOM = 2048
 
 
 def dumps(payload: Any) -> str:

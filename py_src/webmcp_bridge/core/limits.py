@@ -105,6 +105,18 @@ DEFAULT_LIMITS = Limits()
 
 #: cell changes a live notebook buffers between two reads of the guard or the panel (older ones are dropped)
 CHANGE_LOG_SIZE = 500
+#: bytes of a result kept free for its own keys and the envelope when a tool fills it with cells, threads or a page
+RESULT_HEADROOM = 2048
+#: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
+MAX_INT = 2**31 - 1
+#: most diff lines a proposal shows; a bigger change is refused in Propose mode (TOO_LARGE), never cut
+DIFF_LINES = 400
+#: most bytes of code a run proposal shows; more is refused the same way
+CODE_BYTES = 32 * KIB
+#: the most text of one share the person makes with the agent that is kept (UTF-8 bytes)
+MAX_SHARE_BYTES = 16 * KIB
+#: the longest reason the person gives when denying a proposal (longer ones are cut; the box's input takes as many characters)
+PROPOSAL_REASON_BYTES = 500
 #: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
 PERSON_INPUT_WINDOW_SECONDS = 1.5
 

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, Limits, preview, utf8_len
+from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, RESULT_HEADROOM, Limits, preview, utf8_len
 from webmcp_bridge.core.raw import RawCell, RawOutput
 
 HASH_HEX_CHARS = 16
@@ -80,7 +80,6 @@ def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, 
     return described
 
 
-RESULT_HEADROOM = 2048  # bytes of a cell-listing result kept for its own keys and the envelope
 
 
 def source_page_json_bytes(limits: Limits) -> int:

@@ -33,12 +33,10 @@ from typing import Any, Callable, Literal
 
 from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import preview
+from webmcp_bridge.core.limits import DIFF_LINES, PROPOSAL_REASON_BYTES, preview
 
 Mode = Literal["direct", "propose"]
 MODES: tuple[Mode, ...] = ("direct", "propose")
-DIFF_LINES = 400  # most diff lines a proposal shows; a bigger change is refused in Propose mode (TOO_LARGE), never cut
-CODE_BYTES = 32 * 1024  # most bytes of code a run proposal shows; more is refused the same way
 CHECK_SECONDS = 0.5  # how often a waiting proposal checks that its cell and notebook still exist
 
 _approved: contextvars.ContextVar[bool] = contextvars.ContextVar("webmcp_bridge_approved", default=False)
@@ -177,8 +175,8 @@ class ProposalBook:
         return self._settle(proposal_id, Decision(True))
 
     def deny(self, proposal_id: str, reason: str | None = None, by: str = "person") -> bool:
-        """Deny a waiting proposal with an optional reason (bounded to 500 bytes); False when there is none."""
-        return self._settle(proposal_id, Decision(False, preview(reason, 500) if reason else None, by))
+        """Deny a waiting proposal with an optional reason (cut to PROPOSAL_REASON_BYTES); False when there is none."""
+        return self._settle(proposal_id, Decision(False, preview(reason, PROPOSAL_REASON_BYTES) if reason else None, by))
 
     def waiting(self, path: str | None = None) -> list[Proposal]:
         """Proposals waiting, oldest first (of notebook ``path``, or all)."""

@@ -80,7 +80,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, utf8_len
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, MAX_INT, Limits, utf8_len
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
 
@@ -89,7 +89,6 @@ CONTEXT_CHARS = 32  # characters of context stored on each side of a quote
 FINGERPRINT_HEAD_BYTES = 1024  # bytes of each representation's text that go into an output fingerprint
 ID_HEX_DIGITS = 12
 MAX_ID_CHARS = 64
-MAX_INT = 2**31 - 1
 
 Author = Literal["person", "agent"]
 Status = Literal["open", "resolved"]

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
-from webmcp_bridge.core.bounds import RESULT_HEADROOM, json_bytes, json_page
+from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, utf8_len
+from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, summary, unique
 

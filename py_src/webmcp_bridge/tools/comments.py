@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool
-from webmcp_bridge.core.bounds import RESULT_HEADROOM, json_bytes
+from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import RESULT_HEADROOM
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
 from webmcp_bridge.tools.run import Selection

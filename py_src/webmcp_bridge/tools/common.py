@@ -14,21 +14,12 @@ from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
-from webmcp_bridge.core.limits import Limits, preview, utf8_len
+from webmcp_bridge.core.limits import CODE_BYTES, DIFF_LINES, MAX_INT, Limits, preview, utf8_len
 from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
-from webmcp_bridge.propose.proposals import (
-    CODE_BYTES,
-    DIFF_LINES,
-    Proposal,
-    ProposalBook,
-    ProposalDenied,
-    diff_lines_at_least,
-    mark_direct,
-    source_diff,
-)
+from webmcp_bridge.propose.proposals import Proposal, ProposalBook, ProposalDenied, diff_lines_at_least, mark_direct, source_diff
 
 NotebookPathField = Annotated[
     str | None,
@@ -37,7 +28,6 @@ NotebookPathField = Annotated[
 CellIdField = Annotated[str, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=256)]
 HashField = Annotated[str, Field(description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.", min_length=1, max_length=64)]
 Position = Literal["above", "below"]
-MAX_INT = 2**31 - 1  # every integer argument is bounded: larger ones would reach JS as BigInt
 Index = Annotated[int, Field(ge=0, le=MAX_INT)]
 CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=256)]], Field(max_length=500)]
 

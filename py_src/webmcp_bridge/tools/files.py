@@ -24,9 +24,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
-from webmcp_bridge.core.bounds import RESULT_HEADROOM, json_bytes
+from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
-from webmcp_bridge.core.limits import preview, slice_utf8, utf8_len
+from webmcp_bridge.core.limits import RESULT_HEADROOM, preview, slice_utf8, utf8_len
 from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.tools.common import MAX_INT, CallContext

@@ -136,7 +136,7 @@ class AgentPanel:
 
     async def start(self) -> None:
         """Build the widget and connect everything, in small steps with a yield to the browser between."""
-        panel_dom.install_style()
+        panel_dom.install_style("panel")
         await asyncio.sleep(0)
         self._build_widget()
         await asyncio.sleep(0)
@@ -221,7 +221,7 @@ class AgentPanel:
             self.cells_menu.dispose()
         if self.widget is not None:
             _quietly(self.widget.dispose)
-        panel_dom.remove_style()
+        panel_dom.remove_style("panel")
         self.proxies.clear()
 
     # -- notebooks -------------------------------------------------------------------------------------

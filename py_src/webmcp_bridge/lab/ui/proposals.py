@@ -25,7 +25,9 @@ with ``data-kind``, ``data-tool``, ``data-cell-id``) holds the summary, the diff
 ``-ctx`` "  line"), or for a run the code to be run (one ``.webmcp-bridge-diff-ctx`` element per line, the
 line as it is), an Accept button (``.webmcp-bridge-proposal-accept``: ``book.accept(id)``), a reason input
 (``.webmcp-bridge-proposal-reason``; Enter denies) and Deny (``.webmcp-bridge-proposal-deny``:
-``book.deny(id, reason or None)``). All text is set with ``textContent``; nothing is ever parsed as HTML.
+``book.deny(id, reason or None)``). The box is an element tree (:func:`webmcp_bridge.lab.ui.view.proposal_box`,
+tested under CPython) made by ``dom.js`` in one crossing: text is set with ``textContent``, nothing is ever
+parsed as HTML.
 The box goes when the proposal settles, however it settles.
 
 JupyterLab may rebuild or re-attach a cell's nodes (windowed notebooks, a placeholder cell rendered late, a
@@ -35,8 +37,8 @@ not open waits hidden (the book denies it when it notices the notebook closed).
 
 Each box holds three proxies (click; keydown; mousedown and focusin, kept from the notebook's own
 handling), destroyed when the box is removed; the command and its palette item are disposed by
-:meth:`ProposalView.dispose`. The stylesheet is one ``<style>`` element per page (id :data:`STYLE_ID`), using
-JupyterLab's theme variables.
+:meth:`ProposalView.dispose`. The styles are in the bridge's one stylesheet (``lab/ui/style.css``, installed by
+:func:`webmcp_bridge.lab.ui.dom.install_style`).
 """
 
 from __future__ import annotations
@@ -46,24 +48,19 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import js
 from pyodide.code import run_js
 
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.ui import dom as panel_dom
+from webmcp_bridge.lab.ui.view import proposal_box
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
 COMMAND_LABEL = "Agent: Propose changes (ask before each change)"
 PALETTE_CATEGORY = "Agent"
-STYLE_ID = "webmcp-bridge-proposal-style"
 #: how often the boxes of waiting proposals are checked against their cells' current nodes
 CHECK_SECONDS = 0.3
-#: the longest reason the input takes (the book keeps 500 bytes)
-REASON_CHARS = 500
 CLS = "webmcp-bridge"
-
-_DIFF_CLASS = {"+": "add", "-": "del"}
 
 
 class ModeSwitch:
@@ -167,7 +164,7 @@ class ProposalView:
     async def start(self) -> None:
         """Install the stylesheet, the command (and its palette item), the listeners; show what already
         waits. In small steps with a yield to the browser between."""
-        panel_dom.install_style(STYLE_ID, CSS)
+        panel_dom.install_style("proposals")
         await asyncio.sleep(0)
         await self._add_command()
         await asyncio.sleep(0)
@@ -193,7 +190,7 @@ class ProposalView:
             _quietly(disposable.dispose)
         self._disposables.clear()
         self._proxies.clear()
-        panel_dom.remove_style(STYLE_ID)
+        panel_dom.remove_style("proposals")
 
     async def _add_command(self) -> None:
         commands = self.app.commands
@@ -248,7 +245,7 @@ class ProposalView:
     def _show(self, proposal: Proposal) -> None:
         if proposal.id in self.boxes:
             return
-        box = _Box(proposal, build_box(proposal))
+        box = _Box(proposal, panel_dom.build(proposal_box(proposal)))  # one crossing for the whole box
         click = box.proxies.keep(lambda event, pid=proposal.id: self._on_click(pid, event))
         key = box.proxies.keep(lambda event, pid=proposal.id: self._on_key(pid, event))
         # The notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the
@@ -329,98 +326,6 @@ class ProposalView:
                 button.disabled = True
 
 
-# -- building a box (createElement + textContent only) -----------------------------------------------------
-
-
-def _el(tag: str, cls: str = "", text: str | None = None, **attrs: str) -> Any:
-    node = js.document.createElement(tag)
-    if cls:
-        node.className = cls
-    for name, value in attrs.items():
-        node.setAttribute(name.replace("_", "-"), value)
-    if text is not None:
-        node.textContent = text
-    return node
-
-
-def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
-    """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx": the diff's lines prefixed
-    "+ ", "- " or "  " (a last "…" line says how many were left out), else the code of a run line by line."""
-    if proposal.diff is not None:
-        return [(_DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
-    if proposal.code is not None:
-        return [("ctx", line) for line in proposal.code.splitlines() or [""]]
-    return []
-
-
-def build_box(proposal: Proposal) -> Any:
-    """The box of one proposal (not attached yet)."""
-    cell_id = proposal.cell_id or ""
-    box = _el("div", f"{CLS}-proposal", role="group", aria_label="A change the agent proposes",
-              data_proposal_id=proposal.id, data_kind=proposal.kind, data_tool=proposal.tool, data_cell_id=cell_id)
-    head = _el("div", f"{CLS}-proposal-head")
-    head.appendChild(_el("strong", f"{CLS}-proposal-title", "Agent proposes:"))
-    head.appendChild(_el("span", f"{CLS}-proposal-summary", proposal.summary))
-    head.appendChild(_el("small", f"{CLS}-proposal-tool", proposal.tool))
-    box.appendChild(head)
-    lines = diff_lines(proposal)
-    if lines:
-        if proposal.diff is None:
-            box.appendChild(_el("div", f"{CLS}-proposal-caption", "Code to run:"))
-        listing = _el("div", f"{CLS}-proposal-diff" + (f" {CLS}-proposal-code" if proposal.diff is None else ""))
-        for kind, text in lines:
-            listing.appendChild(_el("div", f"{CLS}-diff-line {CLS}-diff-{kind}", text))
-        box.appendChild(listing)
-    actions = _el("div", f"{CLS}-proposal-actions")
-    actions.appendChild(_el("button", f"{CLS}-proposal-accept jp-mod-styled jp-mod-accept", "Accept", type="button",
-                            title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)"))
-    reason = _el("input", f"{CLS}-proposal-reason", type="text", placeholder="Reason (optional)", maxlength=str(REASON_CHARS),
-                 aria_label="Why you deny this change (optional; the agent reads it)")
-    actions.appendChild(reason)
-    actions.appendChild(_el("button", f"{CLS}-proposal-deny jp-mod-styled jp-mod-reject", "Deny", type="button",
-                            title="Refuse this change; the agent gets your reason"))
-    box.appendChild(actions)
-    return box
-
-
-# -- the stylesheet ---------------------------------------------------------------------------------------
-
-
-CSS = """
-.webmcp-bridge-proposal {
-  margin: 4px 8px 6px 64px; padding: 6px 8px; border-radius: 3px;
-  border: var(--jp-border-width) solid var(--jp-brand-color1); border-left-width: 4px;
-  background: var(--jp-layout-color1); color: var(--jp-ui-font-color1);
-  font-family: var(--jp-ui-font-family); font-size: var(--jp-ui-font-size1);
-}
-.webmcp-bridge-proposal-head { display: flex; gap: 6px; align-items: baseline; flex-wrap: wrap; margin-bottom: 4px; }
-.webmcp-bridge-proposal-title { color: var(--jp-brand-color1); }
-.webmcp-bridge-proposal-tool, .webmcp-bridge-proposal-caption { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); }
-.webmcp-bridge-proposal-diff {
-  max-height: 24em; overflow: auto; margin: 4px 0; padding: 2px 0;
-  background: var(--jp-cell-editor-background, var(--jp-layout-color2));
-  border: var(--jp-border-width) solid var(--jp-cell-editor-border-color, var(--jp-border-color2));
-  font-family: var(--jp-code-font-family); font-size: var(--jp-code-font-size); line-height: var(--jp-code-line-height, 1.4);
-}
-.webmcp-bridge-diff-line { white-space: pre; padding: 0 6px; min-height: 1.2em; }
-.webmcp-bridge-diff-add { background: var(--jp-success-color3, rgba(0, 160, 0, 0.15)); color: var(--jp-content-font-color0, inherit); }
-.webmcp-bridge-diff-del { background: var(--jp-error-color3, rgba(200, 0, 0, 0.15)); color: var(--jp-content-font-color0, inherit);
-  text-decoration: line-through; text-decoration-color: var(--jp-error-color1); }
-.webmcp-bridge-diff-ctx { color: var(--jp-content-font-color1, inherit); }
-.webmcp-bridge-proposal-actions { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
-.webmcp-bridge-proposal-actions button {
-  font: inherit; font-size: var(--jp-ui-font-size1); cursor: pointer; padding: 2px 12px; border-radius: 2px;
-  border: var(--jp-border-width) solid var(--jp-border-color1);
-}
-.webmcp-bridge-proposal-accept { background: var(--jp-accept-color-normal, var(--jp-brand-color1)); color: var(--jp-ui-inverse-font-color1, #fff); }
-.webmcp-bridge-proposal-deny { background: var(--jp-reject-color-normal, var(--jp-error-color1)); color: var(--jp-ui-inverse-font-color1, #fff); }
-.webmcp-bridge-proposal-actions button:disabled { opacity: 0.5; cursor: default; }
-.webmcp-bridge-proposal-reason {
-  flex: 1; min-width: 10em; font: inherit; padding: 2px 4px; border-radius: 2px;
-  background: var(--jp-input-background, var(--jp-layout-color1)); color: var(--jp-ui-font-color1);
-  border: var(--jp-border-width) solid var(--jp-input-border-color, var(--jp-border-color1));
-}
-"""
 
 
 def _quietly(fn: Callable[[], Any]) -> None:

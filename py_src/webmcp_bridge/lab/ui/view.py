@@ -17,16 +17,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from webmcp_bridge.core.limits import preview
+from webmcp_bridge.core.limits import PROPOSAL_REASON_BYTES, preview
+from webmcp_bridge.propose.proposals import Proposal
 
 #: tags a view may use
 TAGS = frozenset({
     "div", "span", "p", "ul", "li", "button", "select", "option", "textarea", "label", "details", "summary",
-    "h2", "h3", "small", "code", "time", "strong",
+    "h2", "h3", "small", "code", "time", "strong", "input",
 })
 #: attributes a view may set besides ``data-*`` and ``aria-*`` (values are always plain strings)
 ATTRIBUTES = frozenset({"title", "type", "value", "placeholder", "role", "tabindex", "selected", "disabled",
-                        "rows", "open", "name", "datetime"})
+                        "rows", "open", "name", "datetime", "maxlength"})
 
 #: rows kept in the Activity section (newest first)
 ACTIVITY_ROWS = 200
@@ -463,3 +464,46 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     if m.agent_run:
         badges.append(h("span", c("badge badge-agent-run"), text="run by agent", title="The agent ran this cell last."))
     return h("div", c("markers"), *badges, data_path=path, data_cell=cell_id)
+
+
+# -- Propose mode's inline box (lab/ui/proposals.py places it and handles its buttons) ---------------------
+
+_DIFF_CLASS = {"+": "add", "-": "del"}
+
+
+def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
+    """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx": the diff's lines prefixed
+    "+ ", "- " or "  ", else the code of a run line by line (as it is)."""
+    if proposal.diff is not None:
+        return [(_DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
+    if proposal.code is not None:
+        return [("ctx", line) for line in proposal.code.splitlines() or [""]]
+    return []
+
+
+def proposal_box(proposal: Proposal) -> El:
+    """The box of one waiting proposal: ``.webmcp-bridge-proposal`` with ``data-proposal-id``, ``data-kind``,
+    ``data-tool``, ``data-cell-id``; a head (title, summary, tool), the diff or the code to run (one
+    ``.webmcp-bridge-diff-line`` per line), and the actions (Accept, a reason input of at most
+    PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is element text."""
+    lines = diff_lines(proposal)
+    listing = None
+    if lines:
+        listing = h("div", c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
+                    *[h("div", c(f"diff-line diff-{kind}"), text=text) for kind, text in lines])
+    return h("div", c("proposal"),
+             h("div", c("proposal-head"),
+               h("strong", c("proposal-title"), text="Agent proposes:"),
+               h("span", c("proposal-summary"), text=proposal.summary),
+               h("small", c("proposal-tool"), text=proposal.tool)),
+             h("div", c("proposal-caption"), text="Code to run:") if lines and proposal.diff is None else None,
+             listing,
+             h("div", c("proposal-actions"),
+               h("button", c("proposal-accept") + " jp-mod-styled jp-mod-accept", text="Accept", type="button",
+                 title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)"),
+               h("input", c("proposal-reason"), type="text", placeholder="Reason (optional)", maxlength=str(PROPOSAL_REASON_BYTES),
+                 aria_label="Why you deny this change (optional; the agent reads it)"),
+               h("button", c("proposal-deny") + " jp-mod-styled jp-mod-reject", text="Deny", type="button",
+                 title="Refuse this change; the agent gets your reason")),
+             role="group", aria_label="A change the agent proposes", data_proposal_id=proposal.id, data_kind=proposal.kind,
+             data_tool=proposal.tool, data_cell_id=proposal.cell_id or "")
