@@ -382,9 +382,11 @@ def _webmcp_scrub(counts, digests):
             if i in counts or secret(text):
                 counts.add(i)
                 entries[i] = ""
-    for name in ("_i", "_ii", "_iii"):
+    for name in ("_i", "_ii", "_iii", "_i00"):
         if secret(ns.get(name)):
             ns[name] = ""
+        if secret(getattr(hm, name, None)):  # IPython shifts _i/_ii/_iii from these after each run
+            setattr(hm, name, "")
     for i in counts:
         ns.pop("_i" + str(i), None)
         ns.pop("_" + str(i), None)
