@@ -72,12 +72,13 @@ def test_runs_and_outputs_are_attributed_to_whoever_ran_the_cell(page, page_log,
     assert run["status"] == "ok", run
     agent_side = ok(page, "jupyter_get_changes", {"since": seq})
     kinds = {(c["actor"], c["kind"]) for c in agent_side["changes"]}
-    assert {("agent", "edit"), ("agent", "outputs")} <= kinds, agent_side
+    # a run's output changes and its execution count are one "run" change, the agent's
+    assert {("agent", "edit"), ("agent", "run")} <= kinds and ("person", "run") not in kinds, agent_side
     # the person runs it from JupyterLab (Shift+Enter's command; not awaited: its promise ends with the run)
     page.locator(".jp-Notebook .jp-Cell").first.click()
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-cell'); }")
     later = ok(page, "jupyter_get_changes", {"since": agent_side["seq"], "wait": 15})["changes"]
     page.wait_for_timeout(1000)
     later += ok(page, "jupyter_get_changes", {"since": agent_side["seq"]})["changes"]
-    assert ("person", "outputs") in {(c["actor"], c["kind"]) for c in later}, later
-    assert ("agent", "outputs") not in {(c["actor"], c["kind"]) for c in later}
+    assert ("person", "run") in {(c["actor"], c["kind"]) for c in later}, later
+    assert not {("agent", "outputs"), ("agent", "run")} & {(c["actor"], c["kind"]) for c in later}, later

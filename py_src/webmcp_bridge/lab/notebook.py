@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import json
 from importlib import resources
 from typing import Any, Sequence
@@ -336,7 +337,8 @@ class LabNotebook:
     async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = 10.0) -> None:
         """Blank the kernel's history of these hidden cells (:data:`SCRUB_HISTORY`) before the agent's code runs.
         Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then does not run)."""
-        code = SCRUB_HISTORY.replace("COUNTS, SOURCES", f"{json.dumps([int(c) for c in counts])}, {json.dumps(list(sources))}")
+        digests = [hashlib.sha256(s.strip().encode("utf-8", "surrogatepass")).hexdigest() for s in sources if s.strip()]
+        code = SCRUB_HISTORY.replace("COUNTS, DIGESTS", f"{json.dumps([int(c) for c in counts])}, {json.dumps(digests)}")
         run = await self.run_code(code, timeout, head_bytes=0, max_outputs=1)
         if run.status != "ok":
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "The kernel's history could not be cleared of the hidden cells, so nothing "
@@ -370,30 +372,40 @@ class LabNotebook:
                        int(described["count"]), None if count is None else int(count), reason)
 
 
-#: Run in the kernel (outside its history) before code of the agent's runs, when the notebook has hidden cells:
-#: blanks every input-history entry that is a hidden cell's source or was run at a hidden cell's execution count
-#: (In/_ih and the history manager's lists, _i/_ii/_iii, _iN) and drops those counts' outputs (Out/_oh, _N,
-#: the history manager's output lists). Nothing is printed; a kernel without IPython is left alone.
+#: Run in the kernel before code of the agent's runs, when the notebook has hidden cells: blanks every
+#: input-history entry that is a hidden cell's source (matched by the SHA-256 of its stripped text, so the
+#: sources never cross into the kernel) or was run at a hidden cell's execution count (In/_ih and the history
+#: manager's lists, _i/_ii/_iii, _iN), and drops those counts' outputs (Out/_oh, _N, the history manager's
+#: output lists). The Pyodide kernel stores even requests sent with store_history false, so the scrub blanks its
+#: own entries too. Nothing is printed; a kernel without IPython is left alone.
 SCRUB_HISTORY = """
-def _webmcp_scrub(counts, sources):
+def _webmcp_scrub(counts, digests):
+    import hashlib
     try:
         ip = get_ipython()
     except NameError:
         return
     if ip is None:
         return
-    counts, sources = set(counts), {s.strip() for s in sources if s.strip()}
+    counts, digests = set(counts), set(digests)
     ns, hm = ip.user_ns, getattr(ip, "history_manager", None)
-    hidden = lambda i, text: i in counts or (isinstance(text, str) and text.strip() in sources)
+    def secret(text):
+        if not isinstance(text, str) or not text.strip():
+            return False
+        if text.lstrip().startswith("def _webmcp_scrub("):
+            return True
+        return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest() in digests
     lists = [getattr(hm, name, None) for name in ("input_hist_parsed", "input_hist_raw")] + [ns.get("In"), ns.get("_ih")]
     for entries in [x for x in lists if isinstance(x, list)]:
         for i, text in enumerate(entries):
-            if hidden(i, text):
+            if i in counts or secret(text):
                 counts.add(i)
                 entries[i] = ""
-    for name in ("_i", "_ii", "_iii"):
-        if isinstance(ns.get(name), str) and ns[name].strip() in sources:
+    for name in ("_i", "_ii", "_iii", "_i00"):
+        if secret(ns.get(name)):
             ns[name] = ""
+        if secret(getattr(hm, name, None)):  # IPython shifts _i/_ii/_iii from these after each run
+            setattr(hm, name, "")
     for i in counts:
         ns.pop("_i" + str(i), None)
         ns.pop("_" + str(i), None)
@@ -403,7 +415,7 @@ def _webmcp_scrub(counts, sources):
     for cache in (getattr(hm, "db_input_cache", None), getattr(hm, "db_output_cache", None)):
         if isinstance(cache, list):
             cache[:] = [e for e in cache if not (isinstance(e, tuple) and e and e[0] in counts)]
-_webmcp_scrub(COUNTS, SOURCES)
+_webmcp_scrub(COUNTS, DIGESTS)
 del _webmcp_scrub
 """
 
