@@ -22,6 +22,14 @@ def wheel_sources() -> list[Path]:
     return files
 
 
+def _remove(path: Path) -> None:
+    """Remove a cache entry, a folder or a stray file (an interrupted build may leave either)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
 def build_wheel() -> Path:
     """Build (or reuse) the product's wheel; return its path. Raises BuildError if pip fails."""
     key = hash_inputs(wheel_sources())[:16]
@@ -31,14 +39,14 @@ def build_wheel() -> Path:
         return wheels[0]
     with step("building the wheel (pip wheel . --no-deps)"):
         tmp = out.with_suffix(".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove(tmp)
         run([sys.executable, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "-q",
              "--wheel-dir", tmp, ROOT])
-        shutil.rmtree(out, ignore_errors=True)
+        _remove(out)
         tmp.rename(out)
         for old in (CACHE / "dist").iterdir():
             if old != out:
-                shutil.rmtree(old, ignore_errors=True)
+                _remove(old)
     wheels = sorted(out.glob("*.whl"))
     if len(wheels) != 1:
         raise BuildError(f"expected one wheel in .cache/dist/{key}, found {len(wheels)}")
