@@ -21,20 +21,22 @@ PYODIDE_FILES = (
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 
 
-def fetch_pyodide(version: str) -> Path:
-    """`npm pack pyodide@version` into the cache (once) and extract it; return the package folder."""
+def npm_package(spec: str, name: str, marker: str) -> Path:
+    """`npm pack <spec>` into the cache's ``npm/`` (once) and extract it into ``.cache/<name>/``; return the
+    package folder. ``marker`` is a file inside the package whose presence means the extraction is complete.
+    Raises BuildError when npm is missing (it is needed once per pin)."""
     npm_dir = CACHE / "npm"
-    tarball = npm_dir / f"pyodide-{version}.tgz"
-    extracted = CACHE / f"pyodide-{version}"
-    if (extracted / "package" / "pyodide-lock.json").exists():
+    tarball = npm_dir / f"{name}.tgz"
+    extracted = CACHE / name
+    if (extracted / "package" / marker).exists():
         return extracted / "package"
-    with step(f"fetching the Pyodide runtime {version} (npm pack)"):
+    with step(f"fetching {spec} (npm pack)"):
         if not tarball.exists():
             npm = shutil.which("npm")
             if npm is None:
-                raise BuildError("npm is needed once, to fetch the Pyodide runtime (npm pack pyodide)")
+                raise BuildError(f"npm is needed once, to fetch {spec} (npm pack)")
             npm_dir.mkdir(parents=True, exist_ok=True)
-            run([npm, "pack", f"pyodide@{version}", "--pack-destination", npm_dir], cwd=npm_dir)
+            run([npm, "pack", spec, "--pack-destination", npm_dir], cwd=npm_dir)
         tmp = extracted.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         with tarfile.open(tarball) as archive:
@@ -42,27 +44,14 @@ def fetch_pyodide(version: str) -> Path:
         shutil.rmtree(extracted, ignore_errors=True)
         tmp.rename(extracted)
     return extracted / "package"
+
+
+def fetch_pyodide(version: str) -> Path:
+    """The Pyodide runtime ``pyodide@version`` (npm), fetched once; return its package folder."""
+    return npm_package(f"pyodide@{version}", f"pyodide-{version}", "pyodide-lock.json")
 
 
 def fetch_mcp_b(version: str) -> Path:
     """`npm pack @mcp-b/global@version` into the cache (once) and extract it; return the package folder
     (``dist/index.iife.js`` is the self-contained script, ``LICENSE`` its MIT licence)."""
-    extracted = CACHE / f"mcp-b-global-{version}"
-    if (extracted / "package" / "dist" / "index.iife.js").exists():
-        return extracted / "package"
-    npm_dir = CACHE / "npm"
-    tarball = npm_dir / f"mcp-b-global-{version}.tgz"
-    with step(f"fetching the MCP-B runtime @mcp-b/global {version} (npm pack)"):
-        if not tarball.exists():
-            npm = shutil.which("npm")
-            if npm is None:
-                raise BuildError("npm is needed once, to fetch @mcp-b/global (npm pack)")
-            npm_dir.mkdir(parents=True, exist_ok=True)
-            run([npm, "pack", f"@mcp-b/global@{version}", "--pack-destination", npm_dir], cwd=npm_dir)
-        tmp = extracted.with_suffix(".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        with tarfile.open(tarball) as archive:
-            archive.extractall(tmp, filter="data")
-        shutil.rmtree(extracted, ignore_errors=True)
-        tmp.rename(extracted)
-    return extracted / "package"
+    return npm_package(f"@mcp-b/global@{version}", f"mcp-b-global-{version}", "dist/index.iife.js")
