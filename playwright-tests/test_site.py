@@ -70,11 +70,13 @@ EARLY_REPLY_JS = """async () => {
   const require = {d(target, getters) {
     for (const k in getters) Object.defineProperty(target, k, {get: getters[k], enumerable: true});
   }};
-  // count the waits answered synchronously: the race this replays must really happen
-  const nativeWaitAsync = Atomics.waitAsync;
+  // count the waits answered synchronously: the race this replays must really happen (on the browser's own
+  // waitAsync, under the loader's page-wide fix, so the chunk itself meets the synchronous answer)
+  const pageWaitAsync = Atomics.waitAsync;
+  const nativeWaitAsync = pageWaitAsync.original || pageWaitAsync;
   let synchronous = 0;
   Atomics.waitAsync = (...args) => { const r = nativeWaitAsync(...args); if (!r.async) synchronous++; return r; };
-  try { factories[0]({}, exports, require); } finally { Atomics.waitAsync = nativeWaitAsync; }
+  try { factories[0]({}, exports, require); } finally { Atomics.waitAsync = pageWaitAsync; }
   const coincident = Object.values(exports)[0];
   const reply = JSON.stringify({status: 'ok', execution_count: 7, text: 'early ✓'});
   const worker = {

@@ -9,6 +9,24 @@
 (function () {
   'use strict';
   const NAME = 'webmcp-bridge';
+
+  // The pinned jupyterlite-pyodide-kernel (0.8.6) waits for each reply of its kernel worker with
+  // `Atomics.waitAsync(...)` and reads `.value.then` on the answer; when the worker has already replied, the
+  // answer is synchronous (`{async: false, value: "not-equal"}`), `.then` throws and the execute reply is lost
+  // (the cell shows running forever). The demo build patches that expression in the kernel's chunk; on any
+  // other site (a site author's `jupyter lite build`) the same fix is made here, before the kernel's code
+  // reads `Atomics.waitAsync`: a synchronous answer is handed over as an asynchronous one already resolved to
+  // the same value, which is what a correct caller sees a moment later on the asynchronous path.
+  if (typeof Atomics !== 'undefined' && typeof Atomics.waitAsync === 'function' && !Atomics.waitAsync.webmcpBridge) {
+    const waitAsync = Atomics.waitAsync;
+    const answered = function (...args) {
+      const answer = waitAsync.apply(Atomics, args);
+      return answer.async ? answer : { async: true, value: Promise.resolve(answer.value) };
+    };
+    answered.webmcpBridge = true;
+    answered.original = waitAsync; // for tests that replay the race on the kernel's own code
+    Atomics.waitAsync = answered;
+  }
   const KERNEL_PLUGIN = '@jupyterlite/pyodide-kernel-extension:kernel';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
