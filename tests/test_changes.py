@@ -1,4 +1,4 @@
-"""jupyter_get_changes and the change log (webmcp_bridge.access.changes): what an agent following the person
+"""jupyter_get_changes and the change log (webmcp_bridge.changes.log): what an agent following the person
 is told. ``missed`` means entries were dropped from the bounded log, nothing else: changes merged into one
 entry (keystrokes coalescing) are all still there."""
 
@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from helpers import check_envelope, corpus_text
-from webmcp_bridge.access.changes import ChangeLog
+from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange

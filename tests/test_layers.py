@@ -2,9 +2,9 @@
 
 Layers, lowest first; a module may import from its own package and from lower layers only::
 
-    core < host < calls < (propose, review) < access < tools < session < lab
+    core < host < calls < (propose, review, changes, sharing) < access < tools < session < lab
 
-``propose`` and ``review`` share a rank: neither imports the other. Only ``lab/`` touches the browser
+The four features share a rank: none imports another. ``core`` imports the standard library only. Only ``lab/`` touches the browser
 (``js``, ``pyodide``, ``pyodide_js``), at any depth of a module (inside functions and ``TYPE_CHECKING`` blocks
 too) and through ``importlib.import_module("...")`` with a literal name. The package's ``__init__`` imports
 nothing of its own.
@@ -13,12 +13,14 @@ nothing of its own.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge"
-RANKS = {"core": 0, "host": 1, "calls": 2, "propose": 3, "review": 3, "access": 4, "tools": 5, "session": 6, "lab": 7}
+RANKS = {"core": 0, "host": 1, "calls": 2, "propose": 3, "review": 3, "changes": 3, "sharing": 3, "access": 4, "tools": 5,
+         "session": 6, "lab": 7}
 BROWSER = {"js", "pyodide", "pyodide_js"}
 
 
@@ -99,6 +101,14 @@ def test_every_layer_is_present_and_ranked() -> None:
 def test_imports_follow_the_layer_order() -> None:
     problems = violations()
     assert not problems, "imports against the layer order:\n" + "\n".join(problems)
+
+
+def test_core_imports_the_standard_library_only() -> None:
+    """core/ is the primitives every layer stands on: nothing third-party (not even pydantic), nothing of ours above."""
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    found = [f"{module_name(p)}:{line} imports {t}" for p in sorted((PACKAGE / "core").glob("*.py"))
+             for line, t in imports_of(p) if t.split(".")[0] not in stdlib and not t.startswith("webmcp_bridge.core")]
+    assert not found, found
 
 
 def test_the_browser_is_imported_only_under_lab() -> None:

@@ -13,8 +13,8 @@ import json
 import pytest
 
 from webmcp_bridge.access import guard as access
-from webmcp_bridge.access.changes import ChangeLog
 from webmcp_bridge.calls.registry import CallEvent
+from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.lab.ui.view import (

@@ -36,7 +36,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
-from webmcp_bridge.access.changes import ChangeLog
+from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.host.protocol import (
@@ -628,7 +628,7 @@ class GuardedNotebook:
 
 class GuardedHost:
     """A :class:`~webmcp_bridge.host.protocol.NotebookHost` that hides ``none`` notebooks and hands out
-    :class:`GuardedNotebook` objects. ``changes`` is the bridge's :class:`~webmcp_bridge.access.changes.ChangeLog`,
+    :class:`GuardedNotebook` objects. ``changes`` is the bridge's :class:`~webmcp_bridge.changes.log.ChangeLog`,
     fed from every notebook the guard touches; ``proposals`` the mode and the proposals waiting for the person
     (:mod:`webmcp_bridge.propose.proposals`), which the guard's writes check."""
 

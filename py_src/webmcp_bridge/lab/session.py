@@ -58,7 +58,7 @@ STEPS = (
     "webmcp_bridge.tools.access",
     "webmcp_bridge.tools.changes",
     "webmcp_bridge.tools.sharing",
-    "webmcp_bridge.tools.comments",
+    "webmcp_bridge.tools.review",
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
@@ -89,7 +89,7 @@ class LabSession:
     (:class:`~webmcp_bridge.lab.settings.LabSettings`), ``registration``
     (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), ``panel``
     (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`), ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`),
-    ``share`` (:class:`~webmcp_bridge.lab.share.ShareCommand`).
+    ``share`` (:class:`~webmcp_bridge.lab.sharing.ShareCommand`).
     """
 
     def __init__(self, ctx: Any) -> None:
@@ -189,9 +189,9 @@ class LabSession:
         await self.view.start()
 
     def _start_share(self) -> None:
-        """The output context menu's "Share selected output text with the agent" (lab/share.py)."""
+        """The output context menu's "Share selected output text with the agent" (lab/sharing.py)."""
         try:
-            from webmcp_bridge.lab.share import ShareCommand
+            from webmcp_bridge.lab.sharing import ShareCommand
 
             self.share = ShareCommand(self.ctx, self.bridge.guard.raw, self.bridge.shared).install()
         except Exception:

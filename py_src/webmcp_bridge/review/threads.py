@@ -1,7 +1,7 @@
 """Review threads: comments anchored to a cell, a range of its source, or one of its outputs.
 
 Pure Python over the host protocol (:class:`~webmcp_bridge.host.protocol.LiveNotebook`): the tools
-(:mod:`webmcp_bridge.tools.comments`) use it on the guarded notebook, the person's Agent panel on the raw one.
+(:mod:`webmcp_bridge.tools.review`) use it on the guarded notebook, the person's Agent panel on the raw one.
 Every method is synchronous, so a write is one read-modify-write of the notebook's ``webmcp_bridge``
 metadata with no ``await`` in between.
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any, Iterable, cast
 
-from webmcp_bridge.access.changes import ChangeLog
 from webmcp_bridge.access.guard import GuardedHost
-from webmcp_bridge.access.sharing import SharedSelections
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import Registry, Toolset
+from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import DialogSource, NotebookHost
 from webmcp_bridge.propose.proposals import ProposalBook
+from webmcp_bridge.sharing.selections import SharedSelections
 from webmcp_bridge.tools import access_toolset, batch_toolset, calls_toolset, code_toolset, files_toolset, notebooks_toolset, review_toolset
 from webmcp_bridge.tools.common import CallContext
 

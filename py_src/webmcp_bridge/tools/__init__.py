@@ -30,9 +30,9 @@ def calls_toolset() -> Toolset:
 
 def review_toolset() -> Toolset:
     """The ``review`` toolset: the 7 review-thread tools (``jupyter_*_comment(s)``, see :mod:`webmcp_bridge.review.threads`)."""
-    from webmcp_bridge.tools import comments
+    from webmcp_bridge.tools import review
 
-    return Toolset("review", "Read, write and show the review threads (comments) of a notebook.", comments.TOOLS)
+    return Toolset("review", "Read, write and show the review threads (comments) of a notebook.", review.TOOLS)
 
 
 def access_toolset() -> Toolset:

@@ -7,12 +7,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.access.changes import ChangeLog
 from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
-from webmcp_bridge.access.sharing import SharedSelections
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
+from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import CODE_BYTES, DIFF_LINES, MAX_INT, Limits, preview, utf8_len
 from webmcp_bridge.core.paths import normalize_path
@@ -20,6 +19,7 @@ from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
 from webmcp_bridge.propose.proposals import Proposal, ProposalBook, ProposalDenied, diff_lines_at_least, mark_direct, source_diff
+from webmcp_bridge.sharing.selections import SharedSelections
 
 NotebookPathField = Annotated[
     str | None,

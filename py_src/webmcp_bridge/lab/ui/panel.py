@@ -16,7 +16,7 @@ in :mod:`.panel_actions`.
 
 It works with or without WebMCP, and only through the person's APIs on the *raw* host (never the guarded
 one the tools get): :mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`,
-:class:`webmcp_bridge.access.changes.ChangeLog`. Everything it shows is built by :mod:`.panel_view` as element
+:class:`webmcp_bridge.changes.log.ChangeLog`. Everything it shows is built by :mod:`.panel_view` as element
 trees and made into nodes by :mod:`.panel_dom` (textContent only, never HTML).
 
 Events: one delegated listener per event type (click, change, keydown) on the panel and on each notebook
@@ -98,7 +98,7 @@ class AgentPanel:
             ``modelContext``).
         host: the raw :class:`JupyterLabHost` (not the access guard).
         registry: the tool registry (for its before/after hooks).
-        changes: the bridge's :class:`~webmcp_bridge.access.changes.ChangeLog`.
+        changes: the bridge's :class:`~webmcp_bridge.changes.log.ChangeLog`.
     """
 
     def __init__(self, loader: Any, host: JupyterLabHost, registry: Any, changes: Any) -> None:

@@ -155,8 +155,8 @@ class ActivityRow:
 
 
 def change_row(entry: Any) -> ActivityRow:
-    """The row of a :class:`~webmcp_bridge.access.changes.ChangeEntry` (coalesced entries update one row)."""
-    # the key leaves the kind out: an "outputs" entry that becomes "run" (access/changes.py) updates its row;
+    """The row of a :class:`~webmcp_bridge.changes.log.ChangeEntry` (coalesced entries update one row)."""
+    # the key leaves the kind out: an "outputs" entry that becomes "run" (changes/log.py) updates its row;
     # ×count is shown for repeated edits only (a run's count is its output changes, not a number of runs)
     return ActivityRow(key=f"change:{entry.path}:{entry.actor}:{entry.cell_id}:{entry.first}",
                        time=entry.time, actor=entry.actor, what=CHANGE_VERBS.get(entry.kind, entry.kind),

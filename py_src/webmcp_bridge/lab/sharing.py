@@ -1,7 +1,7 @@
 """The person's "Share selected output text with the agent" command (output context menu).
 
 It records the text selected inside one output of the current notebook in the guard's
-:class:`~webmcp_bridge.access.sharing.SharedSelections`, where ``jupyter_get_output_selection`` reads it. Disabled
+:class:`~webmcp_bridge.sharing.selections.SharedSelections`, where ``jupyter_get_output_selection`` reads it. Disabled
 when nothing inside an output is selected. Works without WebMCP too (the share waits for an agent).
 """
 
