@@ -193,6 +193,19 @@ def test_build_restores_a_dropped_pyodide_url(site):
     assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
 
 
+def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
+    """bridge.json hands the loader the numbers it applies, as webmcp_bridge.core.limits has them (the loader
+    writes none of its own)."""
+    from webmcp_bridge.core.limits import FAILURE_REASON_CHARS, LOADER_BOUNDS, RECENT_CALLS, REFUSAL_REASON_CHARS
+
+    manifest = json.loads((site / "extensions/webmcp-bridge/static/bridge.json").read_text())
+    assert manifest["bounds"] == LOADER_BOUNDS == {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS,
+                                                    "refusalChars": REFUSAL_REASON_CHARS}
+    loader = (ROOT / "lite/extension/static/remoteEntry.js").read_text(encoding="utf-8")
+    for key in LOADER_BOUNDS:
+        assert f"'{key}'" in loader or f"bounds.{key}" in loader, key
+
+
 def test_static_tool_definitions_match_the_registry(site):
     """tools.json, which the loader registers before Python starts, is exactly the registry's definitions."""
     from webmcp_bridge.session.bridge import tool_definitions

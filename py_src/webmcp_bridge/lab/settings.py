@@ -8,7 +8,7 @@ once as JSON text and is validated by :func:`webmcp_bridge.session.settings.pars
 signal the same happens again (limits and disabled tools; the mode only at start-up) and, when the set of
 enabled tools changed, ``on_tools_changed()`` lets the caller update the WebMCP registration.
 
-Without a settings registry (or if loading fails or takes longer than :data:`LOAD_SECONDS`) the defaults
+Without a settings registry (or if loading fails or takes longer than :data:`SETTINGS_LOAD_SECONDS`) the defaults
 apply and the reason is written to the console.
 """
 
@@ -21,11 +21,9 @@ from typing import Any, Callable
 
 import js
 
+from webmcp_bridge.core.limits import SETTINGS_LOAD_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSettings, SettingsApplier, parse_settings
-
-#: the longest start-up waits for the settings before going on with the defaults
-LOAD_SECONDS = 5.0
 
 
 async def _awaited(promise: Any) -> Any:
@@ -52,7 +50,7 @@ class LabSettings:
     async def start(self) -> BridgeSettings:
         """Load and apply the settings (start-up: the default mode too); return what was applied."""
         try:
-            self.settings = await asyncio.wait_for(self._load(), LOAD_SECONDS)
+            self.settings = await asyncio.wait_for(self._load(), SETTINGS_LOAD_SECONDS)
         except Exception as exc:  # no registry, a broken schema, a timeout: the defaults, said in the console
             if not isinstance(exc, asyncio.TimeoutError):
                 traceback.print_exc()
