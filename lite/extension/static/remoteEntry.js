@@ -32,8 +32,16 @@
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
-  window.webmcpBridge = { status };
+  // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
+  // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
+  const loaderCalls = {};
+  const counted = (name, fn) => (...args) => { loaderCalls[name] = (loaderCalls[name] ?? 0) + 1; return fn(...args); };
+  window.webmcpBridge = { status, crossings: { loader: () => JSON.stringify(loaderCalls) } };
   let statusNode = null;
+  // The numbers the loader applies (how many recent calls it lists, how much of a reason it shows) are Python's
+  // (webmcp_bridge/core/limits.py LOADER_BOUNDS), written into bridge.json by the build; until bridge.json is
+  // read nothing is cut (the only reason then is the browser's own short error for bridge.json itself).
+  let bounds = null;
 
   function render() {
     if (!statusNode) return;
@@ -71,9 +79,12 @@
     render();
   }
 
-  // reportCall(line): Python's after-call hook reports each tool call ("tool outcome N ms"); the last 5 are kept.
+  const cut = (text, key) => (bounds ? text.slice(0, bounds[key]) : text);
+
+  // reportCall(line): the one-line report of a tool call ("tool outcome N ms"), from Python's after-call hook:
+  // handed back with the call's answer, or (a call that went pending) reported later; bounds.recentCalls are kept.
   function reportCall(line) {
-    status.recent = [String(line), ...status.recent].slice(0, 5);
+    status.recent = [String(line), ...status.recent].slice(0, bounds ? bounds.recentCalls : undefined);
     render();
   }
 
@@ -89,10 +100,13 @@
     // a Python error's message is its traceback: its last line names the exception
     const lines = String((error && error.message) || error).split('\n').filter(line => line.trim());
     const line = lines[0] && lines[0].startsWith('Traceback') ? lines[lines.length - 1] : lines[0];
-    setStatus('failed', (line || 'unknown error').trim().slice(0, 200));
+    setStatus('failed', cut((line || 'unknown error').trim(), 'failureChars'));
   }
 
-  const manifestReady = fetch(manifestUrl).then(response => response.json());
+  const manifestReady = fetch(manifestUrl).then(response => response.json()).then(manifest => {
+    bounds = manifest.bounds;
+    return manifest;
+  });
 
   // The page's jupyter-config-data (JupyterLite merges the site's jupyter-lite.json into it; {} if none).
   function pageConfig() {
@@ -203,7 +217,10 @@
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
         try {
-          return JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+          const { result, report } = JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+          loaderCalls.result = (loaderCalls.result ?? 0) + 1; // the answer crossing back from Python
+          if (report) reportCall(report);
+          return result;
         } finally {
           if (signal) signal.removeEventListener('abort', abort);
         }
@@ -228,7 +245,7 @@
       entry.settled = true;
       if (tools.get(definition.name) === entry) {
         tools.delete(definition.name);
-        refused.set(definition.name, `${(error && error.name) || 'Error'}: ${(error && error.message) || error}`.slice(0, 300));
+        refused.set(definition.name, cut(`${(error && error.name) || 'Error'}: ${(error && error.message) || error}`, 'refusalChars'));
         console.error(`[${NAME}] ${definition.name} not registered`, error);
       }
       return false;
@@ -283,14 +300,25 @@
     refused.clear();
   }
 
+  // The page's one Python session (webmcp_bridge.lab.session.LabSession, a proxy this loader owns): start()
+  // returns it, and a later start stops it first.
+  let session = null;
+
   async function start(app, tracker, docManager, modules) {
     await app.restored;
     status.timings.restored = Math.round(performance.now());
     const pyodide = await pyodideReady;
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
+    if (session) { session.stop(); session.destroy(); session = null; }
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
-    const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
+    const ctx = {
+      app, tracker, docManager, modules, modelContext: document.modelContext ?? null,
+      setStatus: counted('setStatus', setStatus), reportCall: counted('reportCall', reportCall),
+      connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode)
+    };
+    session = await boot.start(ctx);
+    boot.destroy();
+    const reply = JSON.parse(session.reply); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
     setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
