@@ -16,12 +16,9 @@ It works with or without WebMCP, and only through the person's APIs on the *raw*
 host the tools get): :mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`. Everything
 it shows is built by :mod:`.view` as element trees and made into nodes by :mod:`.dom` (textContent only).
 
-No work while hidden or while nothing it shows changed: each section is marked dirty by what it shows (Activity:
-a new or updated row; Comments: the notebook in front, its active cell, its stamp (threads, cell list), the
-filter, or a change of a cell one of the listed threads is on; Access: the notebook in front, its stamp, or an
-edit of a restricted cell, whose first line it lists). Dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later,
-only while the panel is visible (Lumino's show and hide messages say when); the rest wait until it is shown.
-A section whose new tree equals the one drawn last is not drawn again (no DOM work). Each drawing is a few
+No work while hidden or while nothing it shows changed: what each section shows, and so which changes mark
+it dirty, is in :mod:`.sections`; dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later, only while the panel
+is visible (Lumino's show and hide messages say when); the rest wait until it is shown. Each drawing is a few
 short stretches (one per section, a yield between); "apply to all cells" writes ``APPLY_CHUNK`` cells per
 stretch.
 
@@ -37,16 +34,15 @@ import functools
 import json
 import time
 import traceback
-from collections import OrderedDict
 from typing import Any, Callable
 
 import js
 
 from webmcp_bridge.access import guard as access
-from webmcp_bridge.calls.registry import CallEvent, Registry
-from webmcp_bridge.changes.log import ChangeEntry, ChangeLog
+from webmcp_bridge.calls.registry import Registry
+from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import ACTIVITY_ROWS, APPLY_CHUNK, PANEL_FLUSH_SECONDS, THREAD_ROWS
+from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.ui import dom
@@ -54,31 +50,15 @@ from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
 from webmcp_bridge.lab.ui.dom import Dom
 from webmcp_bridge.lab.ui.markers import CellMarkers
-from webmcp_bridge.lab.ui.notebooks import EventKind, OpenNotebooks
+from webmcp_bridge.lab.ui.notebooks import OpenNotebooks
 from webmcp_bridge.lab.ui.port import THREAD_FILTERS, ThreadFilter
-from webmcp_bridge.lab.ui.view import (
-    ActivityRow,
-    CellInfo,
-    El,
-    access_view,
-    activity_empty,
-    activity_item,
-    c,
-    call_row,
-    change_row,
-    comments_view,
-    h,
-    mode_note,
-    mode_select,
-    thread_row,
-)
+from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
+from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, activity_empty, c, h, mode_note, mode_select
 from webmcp_bridge.propose.proposals import ProposalBook
-from webmcp_bridge.review.threads import Review
 
 WIDGET_ID = "webmcp-bridge-panel"
 #: the widget's place among the right sidebar's panels
 RANK = 650
-SECTIONS = ("activity", "comments", "access")
 
 
 class AgentPanel:
@@ -106,20 +86,12 @@ class AgentPanel:
         self.changes = changes
         self.book = book
         self.dom = dom
-        self.thread_filter: ThreadFilter = "open"
         self.notice: str | None = None
         self.widget: Any = None
         self.nodes: dict[str, Any] = {}
+        self.sections = Sections(self.nodes, dom, js.document)
         self.visible = False
-        self.rows: OrderedDict[str, tuple[ActivityRow, Any, El]] = OrderedDict()  # key -> (row, node, tree), oldest first
-        self.drawn: dict[str, str] = {}  # section -> JSON of the tree drawn last
-        self.draws: dict[str, int] = {}  # section -> times drawn (for tests and bench/)
-        self.longest: dict[str, float] = {}  # part -> longest synchronous stretch so far, ms
-        self._pending: OrderedDict[str, ActivityRow] = OrderedDict()  # rows not drawn yet, by key
-        self._dirty: set[str] = set(SECTIONS) | {"notice"}
-        self._shown_path: str | None = None  # the notebook Comments and Access were last drawn for
-        self._thread_cells: set[str] = set()  # cells the listed threads are on (their changes can change a thread's state)
-        self._restricted: set[str] = set()  # cells listed in Access (an edit changes the first line it shows)
+        self._notice_dirty = True
         self._timer: Any = None
         self._busy = False
         self._noted = 0
@@ -179,15 +151,18 @@ class AgentPanel:
     def _connect(self) -> None:
         node = self.widget.node
         listeners = (("click", self._on_click), ("change", self._on_change), ("keydown", self._on_key),
-                     ("focusout", lambda *_: self._mark("comments")))  # a drawing deferred while typing
+                     ("focusout", lambda *_: self._mark("comments")))  # a drawing put off while typing
         for kind, fn in listeners:
             proxy = self._proxies.keep(fn)
             node.addEventListener(kind, proxy)
             self._undo.append(functools.partial(node.removeEventListener, kind, proxy))
         self.notebooks.on_click(self._on_click)
         self._undo.append(lambda: self.notebooks.on_click(None))
-        self._undo += [self.notebooks.subscribe(self._on_notebook), self.changes.subscribe(self._on_change_entry),
-                       self.registry.on_before(self._on_call), self.registry.on_after(self._on_call),
+        sections = self.sections
+        self._undo += [self.notebooks.subscribe(lambda kind, key: self._mark(*sections.on_notebook(kind, key == self.notebooks.current_id))),
+                       self.changes.subscribe(lambda entry: self._mark(*sections.on_change(entry))),
+                       self.registry.on_before(lambda event: self._mark(*sections.on_call(event))),
+                       self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
                        self.book.on_mode(self._show_mode)]
 
     def dispose(self) -> None:
@@ -206,10 +181,10 @@ class AgentPanel:
         dom.remove_style("panel")
         self._proxies.clear()
 
-    # -- what changed (only noted here; drawn later, when visible) ----------------------------------------
+    # -- when to draw -------------------------------------------------------------------------------------
     def _mark(self, *sections: str) -> None:
-        """Draw ``sections`` at the next flush (``PANEL_FLUSH_SECONDS`` from the first mark), if visible."""
-        self._dirty.update(sections)
+        """Draw ``sections`` (and whatever else is dirty) ``PANEL_FLUSH_SECONDS`` from the first mark, if visible."""
+        self.sections.dirty.update(name for name in sections if name in SECTIONS)
         if self._timer is None and self.visible and not self._disposed:
             self._timer = asyncio.get_event_loop().call_later(PANEL_FLUSH_SECONDS, self._flush)
 
@@ -224,179 +199,44 @@ class AgentPanel:
         if node is not None:
             node.value = mode
 
-    def _on_notebook(self, kind: EventKind, key: str) -> None:
-        current = key == self.notebooks.current_id
-        if kind == "current":
-            self._mark("comments", "access")
-        elif kind == "active" and current:
-            self._mark("comments")  # the "current cell" filter and the new-comment box follow it
-        elif kind == "stamp" and current:
-            self._mark("comments", "access")
-
-    def _on_call(self, event: CallEvent) -> None:
-        self._add_row(call_row(event))
-
-    def _on_change_entry(self, entry: ChangeEntry) -> None:
-        self._add_row(change_row(entry))
-        if entry.path == self._shown_path:
-            if entry.cell_id in self._thread_cells or entry.kind in ("insert", "delete", "move"):
-                self._mark("comments")
-            if entry.kind == "edit" and entry.cell_id in self._restricted:
-                self._mark("access")
-
-    def _add_row(self, row: ActivityRow) -> None:
-        self._pending.pop(row.key, None)
-        self._pending[row.key] = row
-        while len(self._pending) > ACTIVITY_ROWS:  # while hidden: only the newest rows can be shown anyway
-            self._pending.popitem(last=False)
-        self._mark("activity")
-
-    # -- drawing --------------------------------------------------------------------------------------------
     def _flush(self) -> None:
         self._timer = None
         if self._busy:  # a drawing is still under way: come back after it
             self._mark()
             return
-        if not self.visible or not self._dirty or self._disposed:
+        if not self.visible or self._disposed or not (self.sections.dirty or self._notice_dirty):
             return
         self._busy = True
         asyncio.ensure_future(self._flush_now())
 
     async def _flush_now(self) -> None:
         try:
-            sections, self._dirty = self._dirty, set()
-            await self.render(sections)
+            await self.render(set(self.sections.dirty))
         except Exception:  # the panel must never break the page
             traceback.print_exc()
         finally:
             self._busy = False
 
     async def render(self, sections: set[str] | None = None) -> None:
-        """Draw ``sections`` ("activity", "comments", "access", "notice"; all when None), one section per stretch
-        with a yield to the browser between. The longest stretch of each part so far, in ms, is kept in
-        ``longest`` and on the panel node (``data-longest-ms``, JSON), with the times each section was drawn
-        (``data-draws``), for tests and bench/."""
-        sections = {*SECTIONS, "notice"} if sections is None else sections
+        """Draw ``sections`` ("activity", "comments", "access"; all when None) and the notice, one section per
+        stretch with a yield to the browser between. Each part's longest stretch so far, in ms, is put on the
+        panel node (``data-longest-ms``, JSON) with the times each section was drawn (``data-draws``), for tests
+        and bench/."""
+        sections = set(SECTIONS) if sections is None else sections
+        parts = self.sections
         nb = self.notebooks.current()
-        cells = self._timed("cells", lambda: self.notebooks.cells(nb) if nb is not None else None) if sections & set(SECTIONS) else None
-        for name, part in (("activity", self._render_activity), ("comments", self._render_comments),
-                           ("access", self._render_access)):
+        cells = parts.timed("cells", lambda: self.notebooks.cells(nb)) if nb is not None and sections else None
+        for name in SECTIONS:
             if name in sections:
                 await asyncio.sleep(0)
-                self._timed(name, functools.partial(part, nb, cells))
-        if "notice" in sections:
+                parts.draw(name, nb, cells)
+        if self._notice_dirty:
+            self._notice_dirty = False
             notice = self.nodes["notice"]
             notice.textContent = self.notice or ""
             notice.hidden = not self.notice
-        self.widget.node.setAttribute("data-longest-ms", json.dumps({k: round(v, 1) for k, v in self.longest.items()}))
-        self.widget.node.setAttribute("data-draws", json.dumps(self.draws))
-
-    def _timed(self, name: str, work: Callable[[], Any]) -> Any:
-        began = time.perf_counter()
-        try:
-            return work()
-        finally:
-            self.longest[name] = max(self.longest.get(name, 0.0), (time.perf_counter() - began) * 1000)
-
-    def _draw(self, section: str, body: Any, tree: El) -> None:
-        """Draw ``tree`` as the body of ``section``, unless it is the tree drawn there last."""
-        text = json.dumps(tree.to_json())
-        if self.drawn.get(section) == text:
-            return
-        self.dom.replace_children(body, tree)
-        self.drawn[section] = text
-        self.draws[section] = self.draws.get(section, 0) + 1
-
-    def _render_activity(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        pending, self._pending = self._pending, OrderedDict()
-        listing = self.nodes["activity-list"]
-        current_path = nb.path if nb is not None else None
-        if pending and not self.rows:
-            listing.replaceChildren()
-        drawn = 0
-        for row in pending.values():
-            on_top = bool(self.rows) and next(reversed(self.rows)) == row.key
-            old = self.rows.pop(row.key, None)
-            if old is not None and row.outcome is not None and old[0].outcome is not None:
-                row.time = old[0].time  # a call's row keeps its start time
-            tree = activity_item(row, cells, current_path)
-            if old is not None and old[2] == tree:  # the row reads the same: keep its node (moved up if it is not on top)
-                self.rows[row.key] = (row, old[1], tree)
-                if not on_top:
-                    listing.prepend(old[1])
-                continue
-            if old is not None:
-                old[1].remove()
-            node = self.dom.build(tree)
-            listing.prepend(node)
-            self.rows[row.key] = (row, node, tree)
-            drawn += 1
-        while len(self.rows) > ACTIVITY_ROWS:
-            _, (_, node, _) = self.rows.popitem(last=False)
-            node.remove()
-        if drawn:
-            self.draws["activity"] = self.draws.get("activity", 0) + 1
-
-    def _typing(self) -> bool:
-        """True while the person's focus is in a text box of the Comments section (a drawing would lose it)."""
-        active = js.document.activeElement
-        return not is_nullish(active) and str(active.tagName) == "TEXTAREA" and bool(self.nodes["comments"].contains(active))
-
-    def _render_comments(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        body = self.nodes["comments"]
-        if self._typing():
-            self._dirty.add("comments")  # drawn on focusout
-            return
-        if nb is None:
-            self._shown_path, self._thread_cells = None, set()
-            self._draw("comments", body, h("p", c("empty"), text="Open a notebook to see its comments."))
-            self.nodes["comments-summary"].textContent = "Comments"
-            return
-        self._shown_path = nb.path
-        drafts = self._drafts()
-        review = Review(nb)
-        counts = review.counts()
-        active = nb.focus().cell_id
-        if self.thread_filter == "cell":
-            views = review.threads("all", active, limit=THREAD_ROWS) if active else []
-            total = review.count("all", active) if active else 0
-        else:
-            views = review.threads(self.thread_filter, limit=THREAD_ROWS)
-            total = review.count(self.thread_filter)
-        counts_all = {**counts, "all": counts["open"] + counts["resolved"]}
-        if active:
-            counts_all["cell"] = review.count("all", active)
-        rows = [thread_row(v) for v in views]
-        self._thread_cells = {row.cell_id for row in rows if row.cell_id}
-        self._draw("comments", body, comments_view(rows, self.thread_filter, counts_all, cells, drafts, active,
-                                                   omitted=max(0, total - len(rows))))
-        summary = f"Comments ({counts['open']} open)"
-        if self.drawn.get("comments-summary") != summary:
-            self.nodes["comments-summary"].textContent = self.drawn["comments-summary"] = summary
-
-    def _drafts(self) -> dict[str, str]:
-        """Text typed in the reply boxes, by thread id ("" for the new-comment box), to survive a drawing."""
-        drafts = {}
-        for box in self.nodes["comments"].querySelectorAll("textarea[data-reply]"):
-            value = str(box.value)
-            if value:
-                drafts[str(box.getAttribute("data-reply"))] = value
-        return drafts
-
-    def _render_access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        body = self.nodes["access"]
-        if nb is None:
-            self._restricted = set()
-            self._draw("access", body, h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
-            return
-        self._shown_path = nb.path
-        level = access.notebook_level(nb)
-        restricted = list(access.cell_levels(nb).items())
-        self._restricted = {cell_id for cell_id, _ in restricted}
-        self._draw("access", body, access_view(nb.path, level, restricted, cells))
-        summary = f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")")
-        if self.drawn.get("access-summary") != summary:
-            self.nodes["access-summary"].textContent = self.drawn["access-summary"] = summary
+        self.widget.node.setAttribute("data-longest-ms", json.dumps({k: round(v, 1) for k, v in parts.longest.items()}))
+        self.widget.node.setAttribute("data-draws", json.dumps(parts.draws))
 
     # -- the person's events ------------------------------------------------------------------------------
     def _on_click(self, event: Any) -> None:
@@ -471,16 +311,22 @@ class AgentPanel:
         """``{cell id: CellInfo}`` of ``nb`` (one read, kept until the notebook changes)."""
         return self.notebooks.cells(nb)
 
+    @property
+    def thread_filter(self) -> ThreadFilter:
+        """The Comments section's filter now."""
+        return self.sections.thread_filter
+
     def say(self, message: str | None) -> None:
         """Show ``message`` in the notice line (None clears it)."""
         if message != self.notice:
             self.notice = message
-            self._mark("notice")
+            self._notice_dirty = True
+            self._mark()
 
     def note(self, what: str, path: str, cell_id: str | None = None) -> None:
         """Add the person's own panel action (a comment, an access change) to Activity."""
         self._noted += 1
-        self._add_row(ActivityRow(f"person:{self._noted}", time.time(), "person", what, path, cell_id))
+        self._mark(*self.sections.add_row(ActivityRow(f"person:{self._noted}", time.time(), "person", what, path, cell_id)))
 
     def refresh(self) -> None:
         """The person just acted: look at the notebook again (Comments, Access, the markers)."""
@@ -489,8 +335,7 @@ class AgentPanel:
 
     def set_filter(self, thread_filter: ThreadFilter) -> None:
         """Show ``thread_filter``'s threads in Comments."""
-        self.thread_filter = thread_filter
-        self._mark("comments")
+        self._mark(*self.sections.set_filter(thread_filter))
 
     def show(self) -> None:
         """Open the panel in the sidebar."""
@@ -508,7 +353,7 @@ class AgentPanel:
         """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
-            self._timed("apply", functools.partial(access.set_cell_levels, nb, ids[start:start + APPLY_CHUNK], level))
+            self.sections.timed("apply", functools.partial(access.set_cell_levels, nb, ids[start:start + APPLY_CHUNK], level))
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
         self.refresh()

@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from webmcp_bridge.access.guard import Level
-from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.ui.view import CellInfo
+
+if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
 
 #: what the Comments section lists: threads by status, or every thread of the active cell
 ThreadFilter = Literal["open", "resolved", "all", "cell"]
@@ -24,12 +26,14 @@ class PanelPort(Protocol):
     Attributes:
         app: JupyterLab's application (shell, commands, context menu).
         apputils: ``@jupyterlab/apputils`` from the share scope (None without it: no dialogs to borrow).
-        thread_filter: the Comments section's filter now.
     """
 
     app: Any
     apputils: Any
-    thread_filter: ThreadFilter
+
+    @property
+    def thread_filter(self) -> ThreadFilter:
+        """The Comments section's filter now (:meth:`set_filter` changes it)."""
 
     def current(self) -> LabNotebook | None:
         """The notebook the person is looking at (raw), or None."""
