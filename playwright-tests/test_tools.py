@@ -234,9 +234,12 @@ def test_agent_inserts_updates_edits_moves_and_deletes(page, page_log, site_url)
 #: Every call Python has made into JS so far, by JS half and method ("notebook.setSource"): each JS half counts
 #: the calls into its own methods (notebook.js, dialogs.js, ui/dom.js), the loader counts the calls of its own
 #: functions Python holds (reportCall, setStatus, setMode, connect, disconnect) and ``loader.result``, the answers
-#: of the dispatcher handed back to it (docs/ARCHITECTURE.md, "Crossings of one call").
-CROSSINGS = """() => Object.fromEntries(Object.entries(window.webmcpBridge.crossings).flatMap(
-  ([half, calls]) => Object.entries(JSON.parse(calls())).map(([method, n]) => [`${half}.${method}`, n])))"""
+#: of the dispatcher handed back to it (docs/ARCHITECTURE.md, "Crossings of one call"); and the direct reads
+#: WATCH_PANEL_READS counts ("read:panel.context").
+CROSSINGS = """() => Object.fromEntries([
+  ...Object.entries(window.webmcpBridge.crossings).flatMap(
+    ([half, calls]) => Object.entries(JSON.parse(calls())).map(([method, n]) => [`${half}.${method}`, n])),
+  ...Object.entries(window.__pythonReads ?? {}).map(([name, n]) => [`read:${name}`, n])])"""
 
 #: The reads the counters above cannot see: Python reading a property of the notebook panel, its context or its
 #: model through the FFI itself instead of through a JS half. Each property is wrapped on the live objects and
@@ -272,10 +275,9 @@ WATCH_PANEL_READS = """() => {
 
 def crossings(page: Page) -> dict[str, int]:
     """How many times Python has called into JS so far, by ``half.method``, plus its direct reads of the
-    notebook panel (``read:panel.context``...) once WATCH_PANEL_READS is in place."""
-    counts = page.evaluate(CROSSINGS)
-    reads = page.evaluate("() => window.__pythonReads ?? {}")
-    return {**counts, **{f"read:{name}": n for name, n in reads.items()}}
+    notebook panel (``read:panel.context``...) once WATCH_PANEL_READS is in place (read together, in one turn of
+    the page, so no Python work can fall between them)."""
+    return page.evaluate(CROSSINGS)
 
 
 def test_an_update_crosses_into_js_at_most_six_times(page, page_log, site_url):
