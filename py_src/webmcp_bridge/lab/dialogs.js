@@ -87,12 +87,21 @@
     };
   }
 
+  function unwatch() {
+    if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
+    if (observer) observer.disconnect();
+    observer = null;
+    for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
+    notify = null;
+    opened = null;
+  }
+
   const api = {
     // watch(DialogClass, callback, onOpened): call callback() (once per burst, after a tick) when a dialog opens,
     // is shown or closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its
     // tracker in its constructor). Both are proxies Python created; unwatch() drops them.
     watch(DialogClass, callback, onOpened) {
-      api.unwatch();
+      unwatch();
       Dialog = DialogClass || null;
       notify = callback;
       opened = onOpened ?? null;
@@ -105,14 +114,7 @@
       for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, onInput, true);
       return !!(Dialog && Dialog.tracker);
     },
-    unwatch() {
-      if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
-      if (observer) observer.disconnect();
-      observer = null;
-      for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
-      notify = null;
-      opened = null;
-    },
+    unwatch,
     // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, inputAgoMs (null: no input yet),
     // buttons: [{label, accept, warn, disabled}], input: {type, value?, checked?} | null,
     // checkbox: {label, checked} | null}]; every text cut to maxChars characters.
