@@ -26,6 +26,7 @@ family (or a site author's own tools) are added the same way with :meth:`Registr
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import json
 import time
@@ -154,6 +155,10 @@ class CallEvent:
 
 
 Hook = Callable[[CallEvent], None]
+
+#: the call whose handler is running in this task (set by :meth:`Registry.call` for the call's own task and the
+#: tasks it starts): lets what a handler does (a kernel run, :mod:`webmcp_bridge.access.runs`) name its call
+current_call: contextvars.ContextVar[CallEvent | None] = contextvars.ContextVar("webmcp_bridge_call", default=None)
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -334,6 +339,7 @@ class Registry(Generic[C]):
             raw = None
         event = CallEvent(self._next_call, str(name)[:128], summarize_arguments(raw or ""), time.monotonic())
         self._next_call += 1
+        current_call.set(event)
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
         try:
