@@ -437,7 +437,13 @@ def test_check_exercise_goes_through_the_guard_and_propose_mode(course) -> None:
 
 def test_the_course_narrows_jupyter_write_file_to_its_answers_folder(course) -> None:
     bridge, ws = course
-    error(bridge, "jupyter_write_file", {"path": "notes.md", "content": "x"}, "INVALID_ARGUMENT")
-    error(bridge, "jupyter_write_file", {"path": "course/answers/..", "content": "x"}, "INVALID_PATH")  # matches the pattern; the tool refuses it
+    definitions = [d for d in bridge.registry.definitions() if d["name"] == "jupyter_write_file"]
+    assert len(definitions) == 1 and "course/answers/" in definitions[0]["description"]
+    before = dict(ws.files)
+    error(bridge, "jupyter_write_file", {"path": "course/notes.md", "content": "x"}, "INVALID_PATH")
+    error(bridge, "jupyter_write_file", {"path": "./course/answers/../x.md", "content": "x"}, "INVALID_PATH")
+    error(bridge, "jupyter_write_file", {"path": "course/answers", "content": "x", "extra": 1}, "INVALID_ARGUMENT")
+    assert ws.files == before
     assert ok(bridge, "jupyter_write_file", {"path": "course/answers/mine.md", "content": "x"})["created"] is True
-    assert set(ws.files) >= {"course/answers/mine.md"} and "notes.md" not in ws.files
+    assert ok(bridge, "jupyter_write_file", {"path": "notes.md", "content": "y"})["created"] is True  # outside the course: as before
+    assert {p: t for p, t in ws.files.items() if p not in before} == {"course/answers/mine.md": "x", "notes.md": "y"}

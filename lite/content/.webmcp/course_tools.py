@@ -6,12 +6,12 @@ the site's own ``files/.webmcp/course_tools.py`` and imports it in the page's Py
 - ``check_exercise`` (toolset ``course``): reads the answer cell of an exercise through the access guard and
   runs the exercise's hidden tests against it in the notebook's kernel. The agent gets a verdict only: each
   test's name, passed or not, and for a failed one the hint written below. The tests' code is never in the
-  result, in the notebook, in the kernel's history or in its traceback cache; the answer's own printing is
-  swallowed. (Known limit: the answer's code runs in the same kernel as the tests, so an answer written to
+  result, in the notebook, in the kernel's input history or in its traceback cache (see ``HARNESS``); the
+  answer's own printing is swallowed. (Known limit: the answer's code runs in the same kernel as the tests, so an answer written to
   inspect its caller could see the test it is called from; grading that must resist this runs on a server.)
-- an extension of the built-in ``jupyter_write_file``: in this course the agent writes files only under
-  ``course/answers/`` (a stricter input model: any other path is refused as INVALID_ARGUMENT before anything
-  is looked at), and its description says so.
+- an extension of the built-in ``jupyter_write_file``: the course's folder is the teacher's, so the agent may
+  write in ``course/`` only under ``course/answers/`` (any other path in ``course/`` is refused with INVALID_PATH
+  before anything is looked at; the rest of the workspace is unchanged), and the tool's description says so.
 
 This folder starts with "." so the agent's file tools neither list nor read it.
 """
@@ -34,8 +34,8 @@ from webmcp_bridge.contrib import (
     NotebookInput,
     Tool,
     ToolError,
-    ToolInput,
     Toolset,
+    normalize_path,
 )
 
 #: exercise -> (the function the answer defines, [(test name, hint shown when it fails, hidden check)]); a check
@@ -52,7 +52,10 @@ EXERCISES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     ]),
 }
 
-#: run in the kernel in a fresh namespace (nothing is left in the person's); ``__marker__`` is a per-call nonce
+#: run in the kernel in a fresh namespace (nothing is left in the person's); ``__marker__`` is a per-call nonce. The
+#: request is small code carrying the tests as base64; after the run it blanks every copy of that request the kernel
+#: keeps: the traceback cache (linecache) and the input history (In/_ih, _i/_ii/_iii/_iN, the history manager's
+#: lists: JupyterLite's Pyodide kernel stores every request, even one sent with store_history false)
 HARNESS = """
 import base64 as _b, contextlib as _c, io as _io, json as _j, linecache as _l
 _data = _j.loads(_b.b64decode(__payload__))
@@ -75,6 +78,24 @@ with _c.redirect_stdout(_sink), _c.redirect_stderr(_sink):
             _results.append("error")
 for _k in [k for k, v in list(_l.cache.items()) if __marker__ in "".join(v[2] if len(v) > 2 and v[2] else [])]:
     del _l.cache[_k]
+try:
+    _ip = get_ipython()
+except NameError:
+    _ip = None
+if _ip is not None:
+    _hit = lambda text: isinstance(text, str) and __marker__ in text
+    _ns, _hm = _ip.user_ns, getattr(_ip, "history_manager", None)
+    for _entries in [getattr(_hm, "input_hist_parsed", None), getattr(_hm, "input_hist_raw", None), _ns.get("In"), _ns.get("_ih")]:
+        if isinstance(_entries, list):
+            _entries[:] = ["" if _hit(text) else text for text in _entries]
+    for _name in [k for k, v in list(_ns.items()) if k.startswith("_i") and _hit(v)]:
+        _ns[_name] = ""
+    for _name in ("_i", "_ii", "_iii", "_i00"):
+        if _hit(getattr(_hm, _name, None)):
+            setattr(_hm, _name, "")
+    _cache = getattr(_hm, "db_input_cache", None)
+    if isinstance(_cache, list):
+        _cache[:] = [e for e in _cache if not (isinstance(e, tuple) and any(_hit(x) for x in e))]
 print(__marker__ + _j.dumps(_results))
 """
 
@@ -161,15 +182,17 @@ async def check_exercise(ctx: CallContext, args: CheckExerciseInput) -> dict[str
             "tests": verdicts}
 
 
-class AnswerFileInput(ToolInput):
-    """jupyter_write_file's arguments in this course: only files under course/answers/."""
+COURSE_FOLDER = "course/"
+ANSWERS_FOLDER = "course/answers/"
 
-    path: Annotated[str, Field(description="Path of a text file under 'course/answers/' (for example 'course/answers/notes.md').",
-                               pattern=r"^course/answers/[^/]+$", max_length=200)]
-    content: Annotated[str, Field(description="The file's whole new text (UTF-8; at most 512 KiB).")]
-    overwrite: Annotated[bool, Field(description="Replace an existing file (then expectedHash is required).")] = False
-    expected_hash: Annotated[str | None, Field(description="The hash jupyter_read_file returned for the file.", min_length=1,
-                                               max_length=64)] = None
+
+async def answers_only(ctx: CallContext, args: Any, call_next: Any) -> Any:
+    """Around jupyter_write_file: inside the course's folder, only its answers folder may be written."""
+    path = normalize_path(args.path)
+    if path.startswith(COURSE_FOLDER) and not path.startswith(ANSWERS_FOLDER):
+        raise ToolError(ErrorCode.INVALID_PATH, f"In this course the agent writes in {COURSE_FOLDER!r} only under {ANSWERS_FOLDER!r}.",
+                        path=path)
+    return await call_next(ctx, args)
 
 
 CONTRIBUTIONS = [
@@ -183,10 +206,11 @@ CONTRIBUTIONS = [
                  CheckExerciseInput, check_exercise, Annotations()),  # not read-only: the answer's code runs in the kernel
         )),),
         extensions=(
-            Extension("jupyter_write_file", order=10, input_model=AnswerFileInput,
-                      description="Create a text file under course/answers/ (this course keeps the agent's files there; any other "
-                                  "path is refused). At most 512 KiB. To replace an existing file pass overwrite: true and "
-                                  "expectedHash (the hash jupyter_read_file returned)."),
+            Extension("jupyter_write_file", order=10, around=answers_only,
+                      description="Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). In "
+                                  "the course's folder 'course/' you may write only under 'course/answers/'. To replace an existing "
+                                  "file pass overwrite: true and expectedHash (the hash jupyter_read_file returned); refused with "
+                                  "STALE_FILE if it changed since."),
         ),
     ),
 ]

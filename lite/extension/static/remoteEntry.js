@@ -31,7 +31,8 @@
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
-  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
+  // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics)
+  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null, diagnostics: [] };
   window.webmcpBridge = { status };
   let statusNode = null;
 
@@ -45,9 +46,12 @@
     else if (reason) text += ` (${reason})`;
     if (status.mode === 'propose') text += ' · Propose'; // the person's Direct/Propose switch (Python: setMode)
     if (status.waiting > 0) text += ` · ${status.waiting} waiting`;
+    const failed = status.diagnostics.filter(d => d.severity === 'error').length;
+    if (failed) text += ` · ${failed} site tool file${failed === 1 ? '' : 's'} failed`;
     statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
-    statusNode.title = [reason || text, ...refused, ...status.recent].join('\n'); // recent calls, newest first
+    const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
+    statusNode.title = [reason || text, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
     statusNode.dataset.state = state;
   }
 
@@ -75,6 +79,20 @@
   function reportCall(line) {
     status.recent = [String(line), ...status.recent].slice(0, 5);
     render();
+  }
+
+  // setDiagnostics(json): Python reports the problems of the site's own contributions (the whole list each time).
+  function setDiagnostics(json) {
+    status.diagnostics = JSON.parse(json);
+    render();
+  }
+
+  // emit(type, detailJson): Python's call and kernel-run events, dispatched on window as 'webmcp-bridge:call' and
+  // 'webmcp-bridge:run' CustomEvents whose detail is plain data (parsed JSON) for a site's own scripts.
+  const EVENT_TYPES = new Set(['call', 'run']);
+  function emit(type, detailJson) {
+    if (!EVENT_TYPES.has(String(type))) return;
+    window.dispatchEvent(new CustomEvent(`${NAME}:${type}`, { detail: JSON.parse(detailJson) }));
   }
 
   // setMode(mode, waiting): Python reports the Direct/Propose mode and how many proposals wait for the person.
@@ -289,7 +307,10 @@
     const pyodide = await pyodideReady;
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
+    // the site's list of its own tool files (jupyter-config-data), as JSON text: Python reads and checks it
+    const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
+    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, setStatus,
+      setDiagnostics, reportCall, emit, connect, disconnect, setMode };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side

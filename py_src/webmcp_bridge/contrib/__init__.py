@@ -28,10 +28,11 @@ from webmcp_bridge.access.runs import KernelRun
 from webmcp_bridge.calls.registry import Annotations, CallEvent, Tool, ToolInput, ToolResult, Toolset
 from webmcp_bridge.contrib.api import Around, CallNext, CallObserver, Contribution, Extension, RunObserver
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.tools.common import CallContext, CellIdField, NotebookInput, NotebookPathField, summary
 
 __all__ = [
     "Annotations", "Around", "CallContext", "CallEvent", "CallNext", "CallObserver", "CellIdField", "Contribution", "ErrorCode",
     "Extension", "KernelRun", "NotebookInput", "NotebookPathField", "RunObserver", "Tool", "ToolError", "ToolInput",
-    "ToolResult", "Toolset", "summary",
+    "ToolResult", "Toolset", "normalize_path", "summary",
 ]

@@ -2,7 +2,7 @@
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``await webmcp_bridge.lab.session.start(ctx)`` where
 ``ctx`` is ``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry},
-modelContext, setStatus, reportCall, connect, disconnect, setMode}``; the result is JSON text
+modelContext, pageContributions, setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode}``; the result is JSON text
 ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
 (:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start
@@ -10,8 +10,11 @@ in the background, so a person can review and restrict with no agent. The person
 (:mod:`webmcp_bridge.lab.settings`: limits, disabled tools, the start-up mode) are applied before the tools are
 connected, so no call is served under the defaults when the person chose otherwise.
 
-One :class:`LabSession` starts and stops every part: the bridge (:func:`webmcp_bridge.session.bridge.build_bridge`
-over the live application and its dialogs), the settings, the WebMCP registration, the Agent panel, the proposal
+One :class:`LabSession` starts and stops every part: the site's own contributions
+(:mod:`webmcp_bridge.lab.contributions`, loaded first so their tools are in the first registration; their
+problems go to the status item through ``setDiagnostics``), the bridge
+(:func:`webmcp_bridge.session.bridge.build_bridge` over the live application and its dialogs), the page's
+call and run events (:mod:`webmcp_bridge.lab.events`), the settings, the WebMCP registration, the Agent panel, the proposal
 view and the share command. The loader starts one per page; the module keeps that one session (``_session``)
 so that a second :func:`start` stops the first before starting again, and :func:`stop` ends it.
 
@@ -62,6 +65,8 @@ STEPS = (
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
+    "webmcp_bridge.contrib",
+    "webmcp_bridge.contrib.assemble",
     "webmcp_bridge.lab.notebook",
     "webmcp_bridge.lab.dialogs",
     "webmcp_bridge.lab.webmcp",
@@ -89,7 +94,8 @@ class LabSession:
     (:class:`~webmcp_bridge.lab.settings.LabSettings`), ``registration``
     (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), ``panel``
     (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`), ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`),
-    ``share`` (:class:`~webmcp_bridge.lab.sharing.ShareCommand`).
+    ``share`` (:class:`~webmcp_bridge.lab.sharing.ShareCommand`), ``events``
+    (:class:`~webmcp_bridge.lab.events.PageEvents`).
     """
 
     def __init__(self, ctx: Any) -> None:
@@ -101,7 +107,9 @@ class LabSession:
         self.panel: Any = None
         self.view: Any = None
         self.share: Any = None
+        self.events: Any = None
         self._tasks: list[asyncio.Future[None]] = []
+        self._unlisten: Callable[[], None] | None = None
 
     async def _step(self, name: str, work: Callable[[], Any]) -> Any:
         began = time.perf_counter()
@@ -115,14 +123,24 @@ class LabSession:
         ``{state, tools, timings}`` (see the module docstring)."""
         for module in STEPS:
             await self._step(module.rsplit(".", 1)[-1], functools.partial(_import, module))
+        from webmcp_bridge.core.diagnostics import Diagnostics
+        from webmcp_bridge.lab.contributions import site_contributions
         from webmcp_bridge.lab.dialogs import lab_dialogs
+        from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import is_nullish
         from webmcp_bridge.lab.notebook import JupyterLabHost
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 
         ctx = self.ctx
-        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx)))
+        diagnostics = Diagnostics()
+        self._show_diagnostics(diagnostics)
+        began = time.perf_counter()
+        site = await site_contributions(ctx, diagnostics)
+        self.timings["contributions"] = round((time.perf_counter() - began) * 1000, 1)  # fetching and importing, in steps
+        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site,
+                                                                         diagnostics=diagnostics))
+        self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
         report = ctx.reportCall
         registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
@@ -137,6 +155,17 @@ class LabSession:
         count = await self._step("register", lambda: registration.register(definitions))
         self.registration = registration
         return {"state": "ready", "tools": count, "timings": self.timings}
+
+    def _show_diagnostics(self, diagnostics: Any) -> None:
+        """Hand the diagnostics to the loader's status item now and after each new one (``setDiagnostics(json)``)."""
+        show = getattr(self.ctx, "setDiagnostics", None)
+        if show is None:
+            return
+
+        def update() -> None:
+            show(json.dumps(diagnostics.to_json(), ensure_ascii=False))
+
+        self._unlisten = diagnostics.listen(update)
 
     def _background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work()`` as a task, so tool registration does not wait for it; a failure is printed to the
@@ -203,7 +232,10 @@ class LabSession:
         for task in self._tasks:
             task.cancel()
         self._tasks.clear()
-        for name in ("share", "view", "settings", "panel"):
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        for name in ("share", "view", "settings", "panel", "events"):
             part = getattr(self, name)
             setattr(self, name, None)
             if part is not None:
