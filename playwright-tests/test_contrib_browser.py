@@ -15,9 +15,13 @@ from test_tools import PAGE_TOOLS, ok
 COURSE = "course/word-counts.ipynb"
 
 #: before the page's scripts: keep every webmcp-bridge:call / webmcp-bridge:run event's detail (a JSON round trip
-#: proves it is plain data)
+#: proves it is plain data) and note, at each of the page's toolchange events, whether the site's tool was there
 RECORD_EVENTS = """(() => {
     window.__bridgeEvents = [];
+    window.__toolchangeNames = [];  // per toolchange event, whether the page's tools then held the site's check_exercise
+    if (document.modelContext) document.modelContext.addEventListener('toolchange', () => {
+        Promise.resolve(document.modelContext.getTools()).then(tools => window.__toolchangeNames.push(tools.some(t => t.name === 'check_exercise')));
+    });
     for (const type of ['webmcp-bridge:call', 'webmcp-bridge:run']) {
         window.addEventListener(type, e => window.__bridgeEvents.push({type, detail: JSON.parse(JSON.stringify(e.detail))}));
     }
@@ -49,6 +53,8 @@ def test_the_course_tool_is_called_by_the_agent_and_a_builtin_is_narrowed(page: 
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS and "hidden tests" in tools["check_exercise"]["description"]
     assert "course/answers/" in tools["jupyter_write_file"]["description"]  # the site's description of our tool
+    changes = page.evaluate("() => window.__toolchangeNames")  # the site's tool came after tools.json's: the page was told
+    assert changes and changes[-1] is True, changes
 
     verdict = collect(page, "check_exercise", {"exercise": "word-counts"})
     assert (verdict["status"], verdict["cellId"], verdict["passed"], verdict["total"]) == ("checked", "answer", 2, 4), verdict
@@ -93,7 +99,7 @@ def test_a_site_tool_file_that_raises_on_import_leaves_every_other_tool_working(
     reason = status["diagnostics"][0]["reason"]
     assert "RuntimeError: this site tool is broken (line 2)" in reason, reason
     item = page.locator(".webmcp-bridge-status")
-    assert item.inner_text() == f"WebMCP: ready ({len(PAGE_TOOLS)} tools) · 1 site tool file failed"
+    assert item.inner_text() == f"WebMCP: ready ({len(PAGE_TOOLS)} tools) · 1 contribution failed"
     assert f"error (import) {BROKEN}: {reason}" in item.get_attribute("title")
     assert ok(page, "jupyter_get_context")["diagnostics"] == status["diagnostics"]
     assert {t["name"] for t in page.webmcp.tools()} == PAGE_TOOLS  # the course's file still loaded

@@ -47,7 +47,7 @@
     if (status.mode === 'propose') text += ' · Propose'; // the person's Direct/Propose switch (Python: setMode)
     if (status.waiting > 0) text += ` · ${status.waiting} waiting`;
     const failed = status.diagnostics.filter(d => d.severity === 'error').length;
-    if (failed) text += ` · ${failed} site tool file${failed === 1 ? '' : 's'} failed`;
+    if (failed) text += ` · ${failed} contribution${failed === 1 ? '' : 's'} failed`; // the site's own tool files
     statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
     const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);

@@ -18,7 +18,8 @@ An :class:`Extension` changes a tool another contribution offers, by name, and t
   values (wire names, e.g. ``{"stopOnError": True}``) and, without an ``input_model``, removes those
   arguments from the tool's schema;
 - ``around(ctx, args, call_next)`` wraps the handler: it may check or change the arguments, call
-  ``await call_next(ctx, args)`` (the tool as it was before this extension) or not, and change the result.
+  ``await call_next(ctx, args)`` (the tool as it was before this extension; ``args`` as this extension's
+  ``input_model`` reads them, converted to the tool's own) or not, and change the result.
 
 Extensions of one tool apply in ascending ``order``, then by contribution name, then as declared, whatever
 the order in which their modules loaded; an extension of a tool that is not there does nothing but leave a
