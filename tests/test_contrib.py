@@ -8,6 +8,7 @@ import asyncio
 import itertools
 import json
 import sys
+import textwrap
 import zipfile
 from pathlib import Path
 from typing import Annotated, Any
@@ -447,3 +448,21 @@ def test_the_course_narrows_jupyter_write_file_to_its_answers_folder(course) -> 
     assert ok(bridge, "jupyter_write_file", {"path": "course/answers/mine.md", "content": "x"})["created"] is True
     assert ok(bridge, "jupyter_write_file", {"path": "notes.md", "content": "y"})["created"] is True  # outside the course: as before
     assert {p: t for p, t in ws.files.items() if p not in before} == {"course/answers/mine.md": "x", "notes.md": "y"}
+
+
+def test_the_readme_example_is_a_working_contribution(loader: SiteLoader) -> None:
+    """The module a site author copies from the README ("Add your own tool"), loaded as the page loads it."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Add your own tool"):]
+    code = textwrap.dedent(section.split("```python\n", 1)[1].split("```", 1)[0])
+    config = json.loads(textwrap.dedent(section.split("```json\n", 1)[1].split("```", 1)[0]))
+    [path] = config["jupyter-config-data"]["webmcpBridgeContributions"]
+    loader.files[path] = code.encode()  # type: ignore[attr-defined]
+    contributions = load(loader, path)
+    ws = euler_workspace()
+    bridge = build_bridge(ws, contributions=contributions, diagnostics=loader.diagnostics)
+    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 34
+    ok(bridge, "jupyter_open_notebook", {"path": EULER})
+    first = ws.open[EULER].nb["cells"][0]
+    assert ok(bridge, "site_first_line", {"cellId": first["id"]})["firstLine"] == "".join(first["source"]).split("\n")[0]
+    error(bridge, "site_first_line", {"cellId": hide_cell(ws, EULER, 0)}, "CELL_NOT_FOUND")
