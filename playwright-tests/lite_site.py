@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -166,8 +167,8 @@ def _demo_definitions() -> str:
         return (CONTENT / path).read_bytes()
 
     diagnostics = Diagnostics()
-    with tempfile.TemporaryDirectory() as workdir:
-        contributions = asyncio.run(SiteLoader(fetch, Path(workdir), diagnostics).load(entries))
+    with tempfile.TemporaryDirectory() as workdir, ThreadPoolExecutor(1) as thread:  # Playwright's loop runs in this thread
+        contributions = thread.submit(asyncio.run, SiteLoader(fetch, Path(workdir), diagnostics).load(entries)).result()
         bridge = build_bridge(MemoryWorkspace({}), contributions=contributions, diagnostics=diagnostics)
     assert diagnostics.to_json() == [], diagnostics.to_json()
     return json.dumps(bridge.registry.definitions())
