@@ -9,9 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, open_notebook
-from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.session.bridge import build_bridge
+from lite_site import KERNEL_TIMEOUT_MS, demo_definitions, open_notebook
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
@@ -26,6 +24,11 @@ FEATURE_TOOLS = {
     "jupyter_resolve_comment", "jupyter_reopen_comment", "jupyter_focus_comment", "jupyter_get_cell_access",
     "jupyter_wait_for_result", "jupyter_answer_dialog", "jupyter_get_output_selection",
 }
+#: the demo site's own tools (lite/content/.webmcp/course_tools.py, named in the site's jupyter-lite.json): registered
+#: once the bridge's Python has loaded them
+SITE_TOOLS = {"check_exercise"}
+#: every tool of the demo page once the bridge is up
+PAGE_TOOLS = FEATURE_TOOLS | SITE_TOOLS
 
 
 def call(page: Page, name: str, args: dict | None = None, timeout: float = 60_000) -> tuple[dict, dict]:
@@ -87,9 +90,9 @@ GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(FEATURE_TOOLS) == 33
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 34
     tools = {t["name"]: t for t in page.webmcp.tools()}
-    assert set(tools) == FEATURE_TOOLS
+    assert set(tools) == PAGE_TOOLS
     for tool in tools.values():
         assert tool["description"].strip()
         schema = tool["inputSchema"]
@@ -100,15 +103,15 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     # what the browser itself reports, field by field (getTools() entries are browser objects whose shape
     # changes between versions: each field is read on its own), against the Python registry's definitions
     reported = {t["name"]: t for t in page.evaluate(GET_TOOLS_FIELDS)}
-    expected = {d["name"]: d for d in build_bridge(MemoryWorkspace({})).registry.definitions()}
-    assert set(reported) == set(expected) == FEATURE_TOOLS
+    expected = {d["name"]: d for d in demo_definitions()}  # the bridge's tools and the site's, as Python makes them
+    assert set(reported) == set(expected) == PAGE_TOOLS
     for name, want in expected.items():
         got = reported[name]
         assert (got["title"], got["description"]) == (want["title"], want["description"]), name
         assert got["inputSchema"] == want["inputSchema"], name
         for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
             assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (33 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (34 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')")
@@ -440,17 +443,17 @@ REFUSE_TWO = """(() => {
 def test_a_failed_registration_is_counted_and_reported(page, page_log, site_url):
     page.add_init_script(REFUSE_TWO)
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(FEATURE_TOOLS) - 2, status
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) - 2, status
     failures = {f["name"]: f["reason"] for f in status["failures"]}
     assert set(failures) == {"jupyter_get_context", "jupyter_export_notebook"}, status
     assert "refused by the test" in failures["jupyter_export_notebook"] and failures["jupyter_get_context"]
     item = page.locator(".webmcp-bridge-status")
-    assert item.inner_text() == f"WebMCP: ready ({len(FEATURE_TOOLS) - 2} of {len(FEATURE_TOOLS)} tools)"
+    assert item.inner_text() == f"WebMCP: ready ({len(PAGE_TOOLS) - 2} of {len(PAGE_TOOLS)} tools)"
     title = item.get_attribute("title")
     assert "jupyter_export_notebook not registered: TypeError: refused by the test" in title, title
     assert "jupyter_get_context not registered" in title, title
     names = [t["name"] for t in page.webmcp.tools()]
-    assert sorted(names) == sorted(FEATURE_TOOLS - {"jupyter_export_notebook"}) and names.count("jupyter_get_context") == 1
+    assert sorted(names) == sorted(PAGE_TOOLS - {"jupyter_export_notebook"}) and names.count("jupyter_get_context") == 1
     ok(page, "jupyter_get_cells")  # the tools that did register work
 
 

@@ -31,7 +31,8 @@
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
-  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
+  // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics)
+  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null, diagnostics: [] };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
   // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
   const loaderCalls = {};
@@ -53,9 +54,12 @@
     else if (reason) text += ` (${reason})`;
     if (status.mode === 'propose') text += ' · Propose'; // the person's Direct/Propose switch (Python: setMode)
     if (status.waiting > 0) text += ` · ${status.waiting} waiting`;
+    const failed = status.diagnostics.filter(d => d.severity === 'error').length;
+    if (failed) text += ` · ${failed} contribution${failed === 1 ? '' : 's'} failed`; // the site's own tool files
     statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
-    statusNode.title = [reason || text, ...refused, ...status.recent].join('\n'); // recent calls, newest first
+    const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
+    statusNode.title = [reason || text, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
     statusNode.dataset.state = state;
   }
 
@@ -86,6 +90,20 @@
   function reportCall(line) {
     status.recent = [String(line), ...status.recent].slice(0, bounds ? bounds.recentCalls : undefined);
     render();
+  }
+
+  // setDiagnostics(json): Python reports the problems of the site's own contributions (the whole list each time).
+  function setDiagnostics(json) {
+    status.diagnostics = JSON.parse(json);
+    render();
+  }
+
+  // emit(type, detailJson): Python's call and kernel-run events, dispatched on window as 'webmcp-bridge:call' and
+  // 'webmcp-bridge:run' CustomEvents whose detail is plain data (parsed JSON) for a site's own scripts.
+  const EVENT_TYPES = new Set(['call', 'run']);
+  function emit(type, detailJson) {
+    if (!EVENT_TYPES.has(String(type))) return;
+    window.dispatchEvent(new CustomEvent(`${NAME}:${type}`, { detail: JSON.parse(detailJson) }));
   }
 
   // setMode(mode, waiting): Python reports the Direct/Propose mode and how many proposals wait for the person.
@@ -311,9 +329,12 @@
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     if (session) { session.stop(); session.destroy(); session = null; }
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
+    // the site's list of its own tool files (jupyter-config-data), as JSON text: Python reads and checks it
+    const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
     const ctx = {
-      app, tracker, docManager, modules, modelContext: document.modelContext ?? null,
-      setStatus: counted('setStatus', setStatus), reportCall: counted('reportCall', reportCall),
+      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions,
+      setStatus: counted('setStatus', setStatus), setDiagnostics: counted('setDiagnostics', setDiagnostics),
+      reportCall: counted('reportCall', reportCall), emit: counted('emit', emit),
       connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode)
     };
     session = await boot.start(ctx);

@@ -26,6 +26,7 @@ family (or a site author's own tools) are added the same way with :meth:`Registr
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import dataclasses
 import json
@@ -166,6 +167,10 @@ class CallEvent:
 
 
 Hook = Callable[[CallEvent], None]
+
+#: the call whose handler is running in this task (set by :meth:`Registry.call` for the call's own task and the
+#: tasks it starts): lets what a handler does (a kernel run, :mod:`webmcp_bridge.access.runs`) name its call
+current_call: contextvars.ContextVar[CallEvent | None] = contextvars.ContextVar("webmcp_bridge_call", default=None)
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -347,6 +352,7 @@ class Registry(Generic[C]):
         event = CallEvent(self._next_call, str(name)[:TOOL_NAME_MAX_CHARS], summarize_arguments(raw or ""), time.monotonic(),
                           invocation=None if record is None else record.invocation)
         self._next_call += 1
+        current_call.set(event)
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
         try:

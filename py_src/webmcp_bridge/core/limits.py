@@ -278,6 +278,17 @@ REFUSAL_REASON_CHARS = 300
 #: the numbers the loader applies, as ``bridge.json`` carries them (its ``bounds``)
 LOADER_BOUNDS = {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS, "refusalChars": REFUSAL_REASON_CHARS}
 
+# -- a site's own contributions (webmcp_bridge.contrib) -------------------------------------------------------
+#: most entries of the site's contribution list that are loaded (page config and settings together)
+CONTRIBUTION_ENTRIES = 20
+#: the largest contribution file (a module or a wheel) fetched from the site, in bytes
+CONTRIBUTION_FILE_BYTES = 4 * MIB
+#: most diagnostics kept in one session (later ones are only counted)
+DIAGNOSTICS_KEPT = 50
+#: the longest name and reason of one diagnostic, UTF-8 bytes
+DIAGNOSTIC_NAME_BYTES = 200
+DIAGNOSTIC_REASON_BYTES = 300
+
 
 def utf8_len(text: str) -> int:
     """Length of ``text`` in UTF-8 bytes (lone surrogates count as 3 bytes, as JS encoders emit U+FFFD)."""

@@ -2,19 +2,23 @@
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``session = await webmcp_bridge.lab.session.start(ctx)`` where
 ``ctx`` is ``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry},
-modelContext, setStatus, reportCall, connect, disconnect, setMode}``; the result is the page's
-:class:`LabSession`, which the loader holds (a proxy it owns) and stops with ``session.stop()``; its ``reply`` is
-JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the page has no
+modelContext, pageContributions, setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode}``; the
+result is the page's :class:`LabSession`, which the loader holds (a proxy it owns) and stops with
+``session.stop()``; its ``reply`` is JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``.
+"unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
 (:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start
 in the background, so a person can review and restrict with no agent. The person's settings
 (:mod:`webmcp_bridge.lab.settings`: limits, disabled tools, the start-up mode) are applied before the tools are
 connected, so no call is served under the defaults when the person chose otherwise.
 
-One :class:`LabSession` starts and stops every part: the bridge (:func:`webmcp_bridge.session.bridge.build_bridge`
-over the live application and its dialogs), the settings, the WebMCP registration, the person's side (the
-Agent panel and cell markers, the proposal view, the share command). The loader starts one per page and holds
-it; nothing in this module keeps running state.
+One :class:`LabSession` starts and stops every part: the site's own contributions
+(:mod:`webmcp_bridge.lab.contributions`, loaded first so their tools are in the first registration; their
+problems go to the status item through ``setDiagnostics``), the bridge
+(:func:`webmcp_bridge.session.bridge.build_bridge` over the live application and its dialogs), the page's
+call and run events (:mod:`webmcp_bridge.lab.events`), the settings, the WebMCP registration, the person's side
+(the Agent panel and cell markers, the proposal view, the share command). The loader starts one per page and
+holds it; nothing in this module keeps running state.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
 module, each tool module, building the bridge, generating schemas, registering) with a yield to the browser
@@ -63,6 +67,8 @@ STEPS = (
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
+    "webmcp_bridge.contrib",
+    "webmcp_bridge.contrib.assemble",
     "webmcp_bridge.lab.notebook",
     "webmcp_bridge.lab.dialogs",
     "webmcp_bridge.lab.webmcp",
@@ -92,8 +98,8 @@ class LabSession:
     (:class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), ``markers``
     (:class:`~webmcp_bridge.lab.ui.markers.CellMarkers`), ``panel`` (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`),
     ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`), ``share``
-    (:class:`~webmcp_bridge.lab.sharing.ShareCommand`); and ``reply``, the loader's reply (JSON text, see the
-    module docstring) once :meth:`start` returned.
+    (:class:`~webmcp_bridge.lab.sharing.ShareCommand`), ``events`` (:class:`~webmcp_bridge.lab.events.PageEvents`);
+    and ``reply``, the loader's reply (JSON text, see the module docstring) once :meth:`start` returned.
     """
 
     def __init__(self, ctx: Any) -> None:
@@ -109,7 +115,9 @@ class LabSession:
         self.view: Any = None
         self.share: Any = None
         self._dom: Any = None  # the person's side's dom.js, made once and shared by the panel, markers and view
+        self.events: Any = None
         self._tasks: list[asyncio.Future[None]] = []
+        self._unlisten: Callable[[], None] | None = None
 
     async def _step(self, name: str, work: Callable[[], Any]) -> Any:
         began = time.perf_counter()
@@ -123,14 +131,24 @@ class LabSession:
         ``{state, tools, timings}`` (see the module docstring)."""
         for module in STEPS:
             await self._step(module.rsplit(".", 1)[-1], functools.partial(_import, module))
+        from webmcp_bridge.core.diagnostics import Diagnostics
+        from webmcp_bridge.lab.contributions import site_contributions
         from webmcp_bridge.lab.dialogs import lab_dialogs
+        from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import is_nullish
         from webmcp_bridge.lab.notebook import JupyterLabHost
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 
         ctx = self.ctx
-        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx)))
+        diagnostics = Diagnostics()
+        self._show_diagnostics(diagnostics)
+        began = time.perf_counter()
+        site = await site_contributions(ctx, diagnostics)
+        self.timings["contributions"] = round((time.perf_counter() - began) * 1000, 1)  # fetching and importing, in steps
+        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site,
+                                                                         diagnostics=diagnostics))
+        self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
         await self._start_settings()  # before any call is served: limits, disabled tools, mode
         self._background("panel", self._start_panel)  # with or without WebMCP: the person's side always comes up
@@ -155,6 +173,17 @@ class LabSession:
 
             self._dom = Dom()
         return self._dom
+
+    def _show_diagnostics(self, diagnostics: Any) -> None:
+        """Hand the diagnostics to the loader's status item now and after each new one (``setDiagnostics(json)``)."""
+        show = getattr(self.ctx, "setDiagnostics", None)
+        if show is None:
+            return
+
+        def update() -> None:
+            show(json.dumps(diagnostics.to_json(), ensure_ascii=False))
+
+        self._unlisten = diagnostics.listen(update)
 
     def _background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work()`` as a task, so tool registration does not wait for it; a failure is printed to the
@@ -236,7 +265,10 @@ class LabSession:
         for task in self._tasks:
             task.cancel()
         self._tasks.clear()
-        for name in ("share", "view", "settings", "panel", "markers", "notebooks"):
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        for name in ("share", "view", "settings", "panel", "markers", "notebooks", "events"):
             part = getattr(self, name)
             setattr(self, name, None)
             if part is not None:

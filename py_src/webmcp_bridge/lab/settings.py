@@ -30,6 +30,20 @@ async def _awaited(promise: Any) -> Any:
     return await promise
 
 
+async def load_plugin_settings(loader: Any) -> Any:
+    """The plugin's ``ISettings`` from the page's setting registry (JupyterLab caches a plugin's settings, so a
+    second load is cheap), or None when the page has no setting registry."""
+    module = getattr(loader.modules, "settingregistry", None)
+    token = None if is_nullish(module) else getattr(module, "ISettingRegistry", None)
+    if is_nullish(token):
+        js.console.warn("[webmcp-bridge] no setting registry in this page; using the default settings")
+        return None
+    registry = await _awaited(loader.app.resolveOptionalService(token))
+    if is_nullish(registry):
+        return None
+    return await _awaited(registry.load(PLUGIN_ID))
+
+
 class LabSettings:
     """The plugin's settings, applied to ``registry`` now and on every change.
 
@@ -65,15 +79,7 @@ class LabSettings:
         return self._read_and_apply(startup=True)
 
     async def _load(self) -> Any:
-        module = getattr(self.loader.modules, "settingregistry", None)
-        token = None if is_nullish(module) else getattr(module, "ISettingRegistry", None)
-        if is_nullish(token):
-            js.console.warn("[webmcp-bridge] no setting registry in this page; using the default settings")
-            return None
-        registry = await _awaited(self.loader.app.resolveOptionalService(token))
-        if is_nullish(registry):
-            return None
-        return await _awaited(registry.load(PLUGIN_ID))
+        return await load_plugin_settings(self.loader)
 
     def _read_and_apply(self, startup: bool) -> BridgeSettings:
         raw = json.loads(str(js.JSON.stringify(self.settings.composite)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -12,6 +12,7 @@ from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
 from webmcp_bridge.changes.log import ChangeLog
+from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import (
     CELL_IDS,
@@ -82,7 +83,9 @@ class CallContext:
     the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
     so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
     tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
-    shared, and which pages of big sources the agent read (``reads``). ``changes`` and ``proposals`` are the guard's (it feeds the one and checks the other).
+    shared, which pages of big sources the agent read (``reads``) and the diagnostics of the site's contributions
+    (``diagnostics``, shown by ``jupyter_get_context``). ``changes`` and ``proposals`` are the guard's (it feeds the
+    one and checks the other).
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
@@ -93,6 +96,7 @@ class CallContext:
     dialogs: DialogTracker
     shared: SharedSelections
     reads: SourceReads  # pages of big sources handed to the agent (this session)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):

@@ -35,6 +35,7 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
         "review": Review(nb, ctx.limits).counts() if nb else None,
         "pending": ctx.pending.describe()[:CONTEXT_ITEMS],
         "dialogs": ctx.dialogs.describe_all(),
+        "diagnostics": ctx.diagnostics.to_json(),
         "limits": {"resultBytes": ctx.limits.result_bytes, "sourceWriteBytes": ctx.limits.source_write_bytes,
                    "outputPageBytes": ctx.limits.output_page_bytes, "imageBytes": ctx.limits.image_bytes},
     }
@@ -130,7 +131,7 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
 TOOLS = (
     Tool("jupyter_get_context", "Get context",
          "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
-         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls and open dialogs. Start here.",
+         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here.",
          GetContextInput, get_context, Annotations(read_only=True)),
     Tool("jupyter_list_workspace", "List workspace",
          "List files and folders of the workspace (names and types, never contents).",

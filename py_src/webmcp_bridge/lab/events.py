@@ -1,0 +1,57 @@
+"""The page's events for a site's JavaScript: every call and every kernel run a tool started, as DOM events.
+
+``window`` receives ``webmcp-bridge:call`` after each call ends and ``webmcp-bridge:run`` after each kernel run a
+tool started ends, each a ``CustomEvent`` whose ``detail`` is plain data (parsed from JSON by the loader, so it
+holds no live object):
+
+- ``webmcp-bridge:call``: ``{callId, tool, arguments (a bounded one-line summary), outcome ("ok" or the error
+  code; "denied" for a proposal the person denied), duration (seconds)}``;
+- ``webmcp-bridge:run``: ``{callId, tool, path, kind ("cell"/"code"), cellId, status, duration (seconds),
+  executionCount}`` (:class:`~webmcp_bridge.access.runs.KernelRun`).
+
+Python decides what is in them; the loader's ``emit(type, detailJson)`` only dispatches. Nothing of a cell's or
+an agent's text is in them beyond the call's argument summary (which the status item's tooltip shows too).
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from typing import Any, Callable
+
+from webmcp_bridge.access.runs import KernelRun
+from webmcp_bridge.calls.registry import CallEvent
+
+
+def call_detail(event: CallEvent) -> dict[str, Any]:
+    """The ``detail`` of ``webmcp-bridge:call``."""
+    return {"callId": event.call_id, "tool": event.tool, "arguments": event.arguments, "outcome": event.outcome,
+            "duration": None if event.duration is None else round(event.duration, 6)}
+
+
+class PageEvents:
+    """Dispatches the bridge's calls and runs as DOM events through the loader's ``emit``.
+
+    Args:
+        ctx: the loader's context (``emit(type, detailJson)``).
+        bridge: the session (its registry and guard).
+    """
+
+    def __init__(self, ctx: Any, bridge: Any) -> None:
+        self.emit = ctx.emit
+        self._detach: list[Callable[[], None]] = [
+            bridge.registry.on_after(lambda event: self._send("call", call_detail(event))),
+            bridge.guard.runs.add(lambda run: self._send("run", KernelRun.to_json(run))),
+        ]
+
+    def _send(self, kind: str, detail: dict[str, Any]) -> None:
+        try:
+            self.emit(kind, json.dumps(detail, ensure_ascii=False))
+        except Exception:  # a listener of the page never fails a call
+            traceback.print_exc()
+
+    def dispose(self) -> None:
+        """Stop dispatching (a second call does nothing)."""
+        for detach in self._detach:
+            detach()
+        self._detach.clear()
