@@ -28,9 +28,9 @@ from webmcp_bridge.contrib.api import Contribution
 from webmcp_bridge.contrib.config import PAGE_CONFIG_KEY, SETTING_KEY, parse_entries
 from webmcp_bridge.contrib.loading import Fetch, FetchError, SiteLoader
 from webmcp_bridge.core.diagnostics import Diagnostics
-from webmcp_bridge.core.limits import CONTRIBUTION_FILE_BYTES
+from webmcp_bridge.core.limits import CONTRIBUTION_FILE_BYTES, SETTINGS_LOAD_SECONDS
 from webmcp_bridge.lab.ffi import is_nullish, js_object
-from webmcp_bridge.lab.settings import LOAD_SECONDS, load_plugin_settings
+from webmcp_bridge.lab.settings import load_plugin_settings
 
 #: where the site's modules and wheels are written in Pyodide's in-memory file system (only the loader writes here)
 WORKDIR = Path("/tmp/webmcp_bridge_site")
@@ -48,7 +48,7 @@ def _page_value(ctx: Any) -> Any:
 
 async def _setting_value(ctx: Any) -> Any:
     try:
-        settings = await asyncio.wait_for(load_plugin_settings(ctx), LOAD_SECONDS)
+        settings = await asyncio.wait_for(load_plugin_settings(ctx), SETTINGS_LOAD_SECONDS)
     except Exception:  # no registry, a broken schema, too slow: the page's list alone (LabSettings says why)
         return None
     if is_nullish(settings):
