@@ -276,6 +276,12 @@ WATCH_PANEL_READS = """() => {
 }"""
 
 
+#: The methods only the person's side calls (lab/ui: the open notebooks it follows, the markers, the panel), on
+#: its own timers after a notebook changed: a tool call never does. On a slow machine a call outlasts the
+#: 0.2 s after its write at which the person's side takes that change, so they can fall inside the call's window.
+PERSON_SIDE = ("notebook.takeChangesWithStamp", "notebook.cellInfos", "notebook.track", "notebook.panels", "dom.")
+
+
 def crossings(page: Page) -> dict[str, int]:
     """How many times Python has called into JS so far, by ``half.method``, plus its direct reads of the
     notebook panel (``read:panel.context``...) once WATCH_PANEL_READS is in place (read together, in one turn of
@@ -286,8 +292,9 @@ def crossings(page: Page) -> dict[str, int]:
 def test_an_update_crosses_into_js_at_most_six_times(page, page_log, site_url):
     """Every crossing from Python into JS during one jupyter_update_cell: the calls into each JS half and into
     the loader, the answer handed back, and any direct read of the notebook panel (none). The person's side
-    (the cell markers look again after an agent's change) can land in some windows, never take away from one:
-    the fewest over a few updates is the call's own count."""
+    works on its own timers after a change (it takes the change into the change log; the cell markers look
+    again): its own methods (PERSON_SIDE) are counted apart, and its other reads can land in some windows, never
+    take away from one, so the fewest over a few updates is the call's own count."""
     open_notebook(page, site_url, "pytudes-euler.ipynb")
     cell = ok(page, "jupyter_get_cells", {"startIndex": 1, "endIndex": 2})["cells"][0]
     page.evaluate(WATCH_PANEL_READS)
@@ -298,8 +305,11 @@ def test_an_update_crosses_into_js_at_most_six_times(page, page_log, site_url):
         after = crossings(page)
         counts.append({name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)})
         cell = done["cell"]
+    person_side = [{name: n for name, n in window.items() if name.startswith(PERSON_SIDE)} for window in counts]
+    counts = [{name: n for name, n in window.items() if not name.startswith(PERSON_SIDE)} for window in counts]
     fewest = min(counts, key=lambda c: sum(c.values()))
-    print(f"jupyter_update_cell crossings into JS: {sum(fewest.values())} {fewest} (all windows: {counts})")
+    print(f"jupyter_update_cell crossings into JS: {sum(fewest.values())} {fewest} (all windows: {counts}; "
+          f"the person's side's own methods in them: {person_side})")
     assert sum(fewest.values()) <= 6, counts
     assert fewest.get("notebook.setSource") == 1 and fewest.get("notebook.accessState") == 1, counts
     assert fewest.get("loader.result") == 1, counts  # the answer is counted: the window holds the whole call
