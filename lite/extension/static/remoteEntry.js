@@ -102,8 +102,13 @@
   // 'webmcp-bridge:run' CustomEvents whose detail is plain data (parsed JSON) for a site's own scripts.
   const EVENT_TYPES = new Set(['call', 'run']);
   function emit(type, detailJson) {
-    if (!EVENT_TYPES.has(String(type))) return;
-    window.dispatchEvent(new CustomEvent(`${NAME}:${type}`, { detail: JSON.parse(detailJson) }));
+    dispatchEvent(String(type), JSON.parse(detailJson));
+  }
+  function dispatchEvent(type, detail) {
+    if (!EVENT_TYPES.has(type)) return;
+    try {
+      window.dispatchEvent(new CustomEvent(`${NAME}:${type}`, { detail }));
+    } catch (error) { console.error(`[${NAME}] event listener`, error); }
   }
 
   // setMode(mode, waiting): Python reports the Direct/Propose mode and how many proposals wait for the person.
@@ -235,9 +240,10 @@
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
         try {
-          const { result, report } = JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+          const { result, report, event } = JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
           loaderCalls.result = (loaderCalls.result ?? 0) + 1; // the answer crossing back from Python
           if (report) reportCall(report);
+          if (event) dispatchEvent('call', event); // the call's page event rides in its answer
           return result;
         } finally {
           if (signal) signal.removeEventListener('abort', abort);

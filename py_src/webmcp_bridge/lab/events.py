@@ -9,7 +9,8 @@ holds no live object):
 - ``webmcp-bridge:run``: ``{callId, tool, path, kind ("cell"/"code"), cellId, status, duration (seconds),
   executionCount}`` (:class:`~webmcp_bridge.access.runs.KernelRun`).
 
-Python decides what is in them; the loader's ``emit(type, detailJson)`` only dispatches. Nothing of a cell's or
+Python decides what is in them; the loader only dispatches: a call's event rides in the call's own answer
+(:mod:`webmcp_bridge.lab.webmcp`, no crossing of its own), a run's through the loader's ``emit(type, detailJson)``. Nothing of a cell's or
 an agent's text is in them beyond the call's argument summary (which the status item's tooltip shows too).
 """
 
@@ -30,17 +31,17 @@ def call_detail(event: CallEvent) -> dict[str, Any]:
 
 
 class PageEvents:
-    """Dispatches the bridge's calls and runs as DOM events through the loader's ``emit``.
+    """Dispatches the kernel runs tools started as DOM events through the loader's ``emit`` (the calls' own events
+    are sent by :class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, with each call's answer).
 
     Args:
         ctx: the loader's context (``emit(type, detailJson)``).
-        bridge: the session (its registry and guard).
+        bridge: the session (its guard's kernel runs).
     """
 
     def __init__(self, ctx: Any, bridge: Any) -> None:
         self.emit = ctx.emit
         self._detach: list[Callable[[], None]] = [
-            bridge.registry.on_after(lambda event: self._send("call", call_detail(event))),
             bridge.guard.runs.add(lambda run: self._send("run", KernelRun.to_json(run))),
         ]
 

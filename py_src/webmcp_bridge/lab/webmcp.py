@@ -6,13 +6,15 @@ their calls wait. :meth:`WebMCPRegistration.register` then hands the loader the 
 (the truth: a tool that differs is registered again, a missing one added, an extra one removed) and the one
 Python dispatcher that serves every call: each ``execute`` calls it with the tool name and the input as JSON
 text (plus the loader's id of the invocation) and awaits JSON text ``{"result": CallToolResult, "report": line |
-null}``; when the invocation's signal aborts, the loader calls the second proxy, ``cancel(invocationId)``.
+null, "event": detail | null}``; when the invocation's signal aborts, the loader calls the second proxy, ``cancel(invocationId)``.
 Unregistering aborts each tool's registration signal (the WebMCP rule) and destroys both proxies.
 
 The dispatcher is a coroutine function: Pyodide hands JS a promise of its result, so a call's answer crosses
 into JS once. ``report`` is the status item's one-line summary of the call ("tool outcome N ms", from the
-registry's after hook), carried in the same answer; only a call that outlives its invocation (it went pending)
-reports later, through the loader's ``reportCall``.
+registry's after hook), carried in the same answer, as is ``event``, the ``detail`` of the page's
+``webmcp-bridge:call`` event (:func:`~webmcp_bridge.lab.events.call_detail`), which the loader dispatches before it
+returns the result; only a call that outlives its invocation (it went pending) reports later, through the loader's
+``reportCall`` and ``emit``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Callable
 
 from webmcp_bridge.calls.registry import CallEvent, Registry, envelope
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.lab.events import call_detail
 from webmcp_bridge.lab.ffi import Proxies
 
 
@@ -36,8 +39,8 @@ class WebMCPRegistration:
 
     Args:
         registry: the tools and their single call path.
-        loader: the loader's ``ctx``, with ``connect(definitionsJson, dispatch, cancel) -> count``, ``disconnect()``
-            and ``reportCall(line)``.
+        loader: the loader's ``ctx``, with ``connect(definitionsJson, dispatch, cancel) -> count``, ``disconnect()``,
+            ``reportCall(line)`` and ``emit(type, detailJson)``.
 
     ``dispatch(name, inputJson, invocationId)`` serves every call; ``cancel(invocationId)`` is what the loader
     calls when the invocation's WebMCP signal aborts (:meth:`Registry.cancel`: the call stops with ABORTED; a
@@ -50,17 +53,22 @@ class WebMCPRegistration:
         self._proxies = Proxies()  # the dispatcher and the cancel callback, while connected
         self._dispatch: Any = None
         self._cancel: Any = None
-        self._reports: dict[str, str | None] = {}  # invocation being dispatched -> its report line, once known
+        self._reports: dict[str, tuple[str, dict[str, Any]] | None] = {}  # invocation being dispatched -> (report
+        # line, call event detail), once known
         self._unhook: Callable[[], None] | None = None  # the after hook, while connected
 
     def _after(self, event: CallEvent) -> None:
-        """The registry's after hook: the line goes back with the call's answer, or (a call that went pending and
-        finished later) to the loader at once."""
-        line = report_line(event)
+        """The registry's after hook: the report line and the call event go back with the call's answer, or (a call
+        that went pending and finished later) to the loader at once."""
+        line, detail = report_line(event), call_detail(event)
         if event.invocation is not None and event.invocation in self._reports:
-            self._reports[event.invocation] = line
-        else:
-            self.loader.reportCall(line)
+            self._reports[event.invocation] = (line, detail)
+            return
+        self.loader.reportCall(line)
+        try:
+            self.loader.emit("call", json.dumps(detail, ensure_ascii=False))
+        except Exception:  # a listener of the page never fails a call
+            traceback.print_exc()
 
     def _abort(self, invocation: Any) -> None:
         """JS-facing: the WebMCP signal of invocation ``invocation`` aborted (see :meth:`Registry.cancel`)."""
@@ -70,7 +78,7 @@ class WebMCPRegistration:
             traceback.print_exc()
 
     async def _call(self, name: str, arguments: str, invocation: Any = None) -> str:
-        """JS-facing dispatcher: the answer as JSON text ``{result, report}`` (never raises, so the promise JS
+        """JS-facing dispatcher: the answer as JSON text ``{result, report, event}`` (never raises, so the promise JS
         awaits always resolves). ``invocation`` is the loader's id of this WebMCP invocation (for :meth:`_abort`)."""
         invocation_id = None if invocation is None else str(invocation)
         if invocation_id is not None:
@@ -80,8 +88,9 @@ class WebMCPRegistration:
         except Exception:  # Registry.call never raises; this guards the answer anyway
             traceback.print_exc()
             result = envelope(ToolError(ErrorCode.INTERNAL_ERROR, "The bridge failed unexpectedly.").payload(), is_error=True)
-        report = self._reports.pop(invocation_id, None) if invocation_id is not None else None
-        return json.dumps({"result": result, "report": report}, ensure_ascii=False)
+        after = self._reports.pop(invocation_id, None) if invocation_id is not None else None
+        report, detail = after if after is not None else (None, None)
+        return json.dumps({"result": result, "report": report, "event": detail}, ensure_ascii=False)
 
     def register(self, definitions: list[dict[str, Any]] | None = None) -> int:
         """Connect the dispatcher and make the registered tools match ``definitions`` (the registry's, if
