@@ -14,8 +14,8 @@ import io
 import json
 import time
 import uuid
-from collections import deque
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
@@ -92,7 +92,7 @@ class MemoryNotebook:
         self.kernel_display_name = "Python (in memory)"
         self.interruptible = True  # False stands in for a kernel that cannot stop running code (Pyodide's)
         self.run_seconds: dict[str, float] = {}  # cell id -> how long its run takes (simulated; 0 when absent)
-        self._changes: deque[CellChange] = deque(maxlen=CHANGE_LOG_SIZE)
+        self._changes: list[CellChange] = []  # bounded by CHANGE_LOG_SIZE, as the live host's buffer (_record)
         self._last_deleted_meta: dict[str, Any] = {}
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
 
@@ -127,7 +127,7 @@ class MemoryNotebook:
             meta = next((c.get("metadata", {}) for c in self.nb["cells"] if c.get("id") == cell_id), self._last_deleted_meta)
             block = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
             level = block.get("access") if isinstance(block, dict) else None
-            self._changes.append(CellChange(actor, kind, cell_id, time.time(), level, self._revision))  # type: ignore[arg-type]
+            self._record(CellChange(actor, kind, cell_id, time.time(), level, self._revision))  # type: ignore[arg-type]
 
     def _index(self, cell_id: str) -> int:
         for i, cell in enumerate(self.nb["cells"]):
@@ -224,7 +224,7 @@ class MemoryNotebook:
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
-            self._changed("outputs", cell_id)
+            self._changed("clear", cell_id)
         return self.find_cell(cell_id)
 
     def bridge_metadata(self) -> Any:
@@ -254,6 +254,16 @@ class MemoryNotebook:
         else:
             meta[METADATA_KEY] = copy.deepcopy(value)
         self._changed("metadata", cell_id, "person")
+
+    def _record(self, change: CellChange) -> None:
+        """Buffer ``change`` until the next take; past CHANGE_LOG_SIZE the oldest are dropped and counted in the
+        oldest change kept (``dropped_before``), as ``notebook.js`` does for the live notebook."""
+        self._changes.append(change)
+        if len(self._changes) > CHANGE_LOG_SIZE:
+            gone = self._changes[: len(self._changes) - CHANGE_LOG_SIZE]
+            del self._changes[: len(gone)]
+            dropped = sum(1 + c.dropped_before for c in gone)
+            self._changes[0] = replace(self._changes[0], dropped_before=self._changes[0].dropped_before + dropped)
 
     def take_changes(self) -> list[CellChange]:
         taken = list(self._changes)
@@ -368,7 +378,8 @@ class MemoryNotebook:
         self.nb["cells"] = cells
         self._changed()  # one revision for the batch, one change record per op
         now = time.time()
-        self._changes.extend(CellChange("agent", kind, cell_id, now) for cell_id, kind in touched)
+        for cell_id, kind in touched:
+            self._record(CellChange("agent", kind, cell_id, now))
         return [cell_id for cell_id, _ in touched]
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:

@@ -139,7 +139,10 @@ EditOp = InsertOp | SetSourceOp | DeleteOp | MoveOp
 
 
 Actor = Literal["person", "agent"]
-ChangeKind = Literal["insert", "edit", "delete", "move", "run", "outputs", "metadata"]
+#: what changed: a cell inserted, its source edited, deleted, moved; "run": its execution count was set (a run's
+#: reply); "clear": its outputs were cleared (the list became empty); "output": an output arrived or changed
+#: (outputs not empty); "metadata": the bridge's metadata of the cell (access levels)
+ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ class CellChange:
     time: float
     access: Any = None  # the cell's raw ``webmcp_bridge.access`` metadata value when it changed (None: unset)
     revision: int | None = None  # the notebook's revision (LiveNotebook.revision) around the change
+    dropped_before: int = 0  # changes the host's bounded buffer dropped just before this one (never taken)
 
 
 @dataclass(frozen=True)
@@ -312,8 +316,9 @@ class LiveNotebook(Protocol):
 
 
     def take_changes(self) -> list[CellChange]:
-        """The cell changes seen since the previous call, oldest first (the host buffers a bounded number;
-        older ones are dropped)."""
+        """The cell changes seen since the previous call, oldest first. The host buffers at most
+        :data:`~webmcp_bridge.core.limits.CHANGE_LOG_SIZE`; when more wait, the oldest are dropped and the oldest
+        change kept counts them in ``dropped_before`` (so the change log can tell readers they missed some)."""
         ...
 
     def access_state(self) -> AccessState:

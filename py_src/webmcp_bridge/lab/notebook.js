@@ -58,8 +58,12 @@
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     log.push({ agentWrite: agentDepth > 0, agentRun: agentRuns.has(cellId), kind, cellId, time: Date.now() / 1000,
                access: block && typeof block === "object" ? block.access ?? null : null,
-               revision: clock + 1 }); // the change's own update is counted right after
-    if (log.length > maxChanges) log.splice(0, log.length - maxChanges);
+               revision: clock + 1, // the change's own update is counted right after
+               droppedBefore: 0 });
+    if (log.length > maxChanges) { // the oldest go; the oldest kept counts them, so Python can report the gap
+      const gone = log.splice(0, log.length - maxChanges);
+      log[0].droppedBefore += gone.reduce((n, c) => n + 1 + c.droppedBefore, 0);
+    }
   }
 
   function watchCell(m, cell) {
@@ -71,8 +75,12 @@
       if (change.sourceChange) record(m, "edit", cell);
       if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell);
     });
-    // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them)
-    if (cell.type === "code" && cell.outputs) cell.outputs.changed.connect(() => record(m, "outputs", cell));
+    // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them); the
+    // fact recorded is whether the outputs are empty after the change ("clear") or not ("output")
+    if (cell.type === "code" && cell.outputs) {
+      const outputs = cell.outputs;
+      outputs.changed.connect(() => record(m, outputs.length === 0 ? "clear" : "output", cell));
+    }
   }
 
   // -- line ends -------------------------------------------------------------------------------------------

@@ -76,18 +76,23 @@ def _raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
                      name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
 
 
+#: the change kinds a run makes (its outputs cleared, arriving, its execution count set)
+RUN_KINDS = ("clear", "output", "run")
+
+
 def actor_of(kind: str, agent_write: bool, agent_run: bool) -> str:
     """Who made a cell change ``notebook.js`` recorded: "agent" when it happened inside one of the agent's writes
-    through the adapter, or when it is the outputs or execution count ("outputs", "run") of a cell the agent is
-    running (:meth:`LabNotebook.run_cell`); "person" for everything else (typing, the toolbar, the person's runs)."""
-    return "agent" if agent_write or (kind in ("outputs", "run") and agent_run) else "person"
+    through the adapter, or when it is the outputs or execution count (:data:`RUN_KINDS`) of a cell whose execution
+    the agent started and that has not ended (:meth:`LabNotebook.run_cell`, also after the call stopped waiting);
+    "person" for everything else (typing, the toolbar, the person's runs)."""
+    return "agent" if agent_write or (kind in RUN_KINDS and agent_run) else "person"
 
 
 def _change(c: dict[str, Any]) -> CellChange:
     """A change as ``notebook.js``'s change log records it."""
     kind = c["kind"]
     return CellChange(actor_of(kind, bool(c["agentWrite"]), bool(c["agentRun"])), kind, str(c["cellId"]), float(c["time"]),  # type: ignore[arg-type]
-                      c.get("access"), c.get("revision"))
+                      c.get("access"), c.get("revision"), int(c.get("droppedBefore") or 0))
 
 
 def _raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:

@@ -309,7 +309,7 @@ class AgentPanel:
         key = (entry.path, entry.cell_id)
         if entry.actor == "agent":
             self.working[key] = time.monotonic() + WORKING_SECONDS
-        if entry.kind in ("run", "outputs"):  # outputs of a run the agent started are the agent's
+        if entry.kind in ("run", "output", "clear"):  # outputs of a run the agent started are the agent's
             self.last_run[key] = entry.actor
         elif entry.kind == "delete":
             self.last_run.pop(key, None)
