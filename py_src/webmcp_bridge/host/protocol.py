@@ -148,9 +148,11 @@ ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output
 @dataclass(frozen=True)
 class CellChange:
     """One change to a cell as the host saw it: ``actor`` is "agent" for changes made through this
-    protocol's write methods (and runs started by :meth:`LiveNotebook.run_cell`), "person" for everything
-    else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the epoch. ``access`` lets a
-    reader drop changes of a cell that was hidden from the agent when it changed (even if it is gone now)."""
+    protocol's write methods and for the outputs and execution count of a run started by
+    :meth:`LiveNotebook.run_cell` until that execution ends (also after the call stopped waiting for it),
+    "person" for everything else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the
+    epoch. ``access`` lets a reader drop changes of a cell that was hidden from the agent when it changed (even if
+    it is gone now)."""
 
     actor: Actor
     kind: ChangeKind

@@ -19,7 +19,7 @@
   let KEY = null; // the bridge's metadata key (configure)
   let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
   const changeLogs = new WeakMap(); // notebook model -> [change as record() writes it], bounded, drained by Python
-  const agentRuns = new Set(); // ids of cells the agent is running (beginAgentRun .. endAgentRun)
+  const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
 
   // Run fn as the agent's write: cell changes it causes are recorded with agentWrite true.
@@ -317,8 +317,13 @@
       }
       return null;
     },
-    beginAgentRun(cellId) { agentRuns.add(cellId); },
-    endAgentRun(cellId) { agentRuns.delete(cellId); },
+    // The agent's executions of a cell: from the request until its reply (or failure), however long the tool
+    // call waits; changes of the cell's outputs and execution count meanwhile carry agentRun true.
+    beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); },
+    endAgentRun(cellId) {
+      const left = (agentRuns.get(cellId) ?? 0) - 1;
+      if (left > 0) agentRuns.set(cellId, left); else agentRuns.delete(cellId);
+    },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
     bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(KEY) ?? null); },
     setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(KEY, JSON.parse(json))); },

@@ -269,8 +269,16 @@ class LabNotebook:
         if is_nullish(widget):
             raise cell_not_found(cell_id)
         cells_module = self.host.modules.cells
-        self.live.beginAgentRun(cell_id)  # its outputs and execution count are recorded as the agent's
-        execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+        # Its outputs and execution count are the agent's until this execution ends, however long that is after the
+        # call stopped waiting (a timeout, an abort that Pyodide cannot stop): the run ends when JupyterLab's
+        # execute promise settles (the reply, a failure, a restart), not when the call returns.
+        self.live.beginAgentRun(cell_id)
+        try:
+            execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+        except BaseException:
+            self.live.endAgentRun(cell_id)
+            raise
+        execution.add_done_callback(lambda _f: self.live.endAgentRun(cell_id))
         execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
         try:
             reply = await asyncio.wait_for(asyncio.shield(execution), timeout)
@@ -281,8 +289,6 @@ class LabNotebook:
         except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
             await self._interrupt_after_abort(execution)
             raise
-        finally:
-            self.live.endAgentRun(cell_id)
         if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
             return RunResult(cell_id, "ok", None)
         status = str(reply.content.status)
