@@ -513,11 +513,20 @@ def test_run_refuses_too_many_cells():
     assert p["count"] == 308 and p["maxCount"] == 100
 
 
-def test_run_with_a_dead_kernel(scratch):
+def test_run_with_a_kernel_that_is_not_ready_says_why_and_what_to_do(scratch):
+    """KERNEL_UNAVAILABLE tells the agent what the kernel's status means and what to do, and how long it really
+    waited: a dead kernel is restarted; one still "starting" (or stuck there) is tried again later, then restarted."""
     b = scratch
     add(b, "print(1)")
-    b.ws.current_notebook().kernel_status = "dead"
-    b.fails("jupyter_run_cells", {}, "KERNEL_UNAVAILABLE")
+    nb = b.ws.current_notebook()
+    nb.kernel_status = "dead"
+    dead = b.fails("jupyter_run_cells", {}, "KERNEL_UNAVAILABLE")
+    assert dead["kernel"]["status"] == "dead" and "jupyter_kernel_action restart" in dead["message"], dead
+    nb.kernel_status = "starting"
+    starting = b.fails("jupyter_run_cells", {}, "KERNEL_UNAVAILABLE")
+    assert "still starting" in starting["message"] and "call again" in starting["message"], starting
+    assert starting["waitedSeconds"] < 5  # the in-memory kernel answers at once: the message never claims a longer wait
+    assert "waiting 0 s" in starting["message"]
 
 
 def test_kernel_restart_clears_state(scratch):

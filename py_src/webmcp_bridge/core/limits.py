@@ -45,7 +45,8 @@ class Limits:
             (``executionTimeout``, default 20 s).
         pending_keep_seconds: how long a settled pending result stays collectable.
         pending_keep_count: how many settled pending results are kept at most.
-        kernel_wait_seconds: how long a tool waits for the kernel to become ready.
+        kernel_wait_seconds: how long a tool waits for the kernel to become ready (a first start in a busy page can
+            take minutes; the call goes pending meanwhile, so a long wait costs the agent nothing).
         run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
         file_page_bytes: default and maximum page of ``jupyter_read_file`` text.
         file_read_bytes: the largest text file ``jupyter_read_file`` loads (larger ones are TOO_LARGE: the
@@ -80,7 +81,7 @@ class Limits:
     execution_timeout_seconds: float = 20.0
     pending_keep_seconds: float = 600.0
     pending_keep_count: int = 50
-    kernel_wait_seconds: float = 90.0
+    kernel_wait_seconds: float = 180.0
     run_timeout_seconds: float = 120.0
     file_page_bytes: int = 16 * KIB
     file_read_bytes: int = 8 * MIB

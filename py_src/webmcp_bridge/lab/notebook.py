@@ -252,17 +252,23 @@ class LabNotebook:
         return True
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
+        """Poll the kernel's status until it is one of ``statuses`` or ``timeout`` seconds passed, whatever the session
+        context's ``ready`` promise does meanwhile (it can settle, or fail, before the kernel itself is up: the
+        status is the truth). Returns early only when the session is ready and has no kernel at all ("none": the
+        person chose No Kernel) or the kernel is dead: neither changes by waiting."""
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
+        ready = asyncio.ensure_future(_awaitable(self.panel.sessionContext.ready))
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failure is read from the status
         try:
-            await asyncio.wait_for(_awaitable(self.panel.sessionContext.ready), timeout)
-        except (asyncio.TimeoutError, JsException):
-            return self.kernel()
-        while True:
-            info = self.kernel()
-            if info.status in statuses or loop.time() >= deadline:
-                return info
-            await asyncio.sleep(0.1)
+            while True:
+                info = self.kernel()
+                settled = ready.done() and not ready.cancelled() and ready.exception() is None
+                if info.status in statuses or loop.time() >= deadline or info.status == "dead" or (settled and info.status == "none"):
+                    return info
+                await asyncio.sleep(0.1)
+        finally:
+            ready.cancel()
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         widget = self.live.cellWidget(self.panel, cell_id)
