@@ -35,7 +35,12 @@ class Limits:
             with ``sourceTruncated`` and ``sourceBytes``).
         preview_bytes: cap on one output's preview in a cell listing.
         output_page_bytes: default and maximum page of ``jupyter_get_output`` text.
-        image_bytes: cap on one image returned as MCP image content (decoded bytes).
+        image_bytes: cap on one image returned as MCP image content (decoded bytes): the original on request, and
+            the largest ``maxImageBytes`` an agent may ask for.
+        image_side: the default ``maxSide`` of ``jupyter_get_output``: the longest side, in pixels, of the copy of an
+            image returned by default (a larger image is downscaled, aspect kept).
+        image_copy_bytes: the default ``maxImageBytes`` of ``jupyter_get_output``: the most decoded bytes of the
+            copy returned by default (a larger copy is made smaller until it fits).
         cells_per_read: cap on cells in one ``jupyter_get_cells`` result.
         outputs_per_cell: cap on outputs described per cell in a listing.
         workspace_entries: cap on entries in one ``jupyter_list_workspace`` result.
@@ -73,6 +78,8 @@ class Limits:
     preview_bytes: int = 240
     output_page_bytes: int = 16 * KIB
     image_bytes: int = 512 * KIB
+    image_side: int = 1024
+    image_copy_bytes: int = 96 * KIB
     cells_per_read: int = 200
     outputs_per_cell: int = 20
     workspace_entries: int = 500

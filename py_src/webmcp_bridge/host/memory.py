@@ -9,6 +9,8 @@ those ids, every change bumps the revision, and a "person" can edit cells betwee
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import copy
 import io
 import json
@@ -16,12 +18,15 @@ import time
 import uuid
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
+from webmcp_bridge.core.images import EncodedImage, ImageRequest
 from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, base64_decoded_len, normalize_line_ends, slice_utf8, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
+from webmcp_bridge.host import png
 from webmcp_bridge.host.protocol import (
     AccessState,
     CellChange,
@@ -47,6 +52,10 @@ from webmcp_bridge.host.protocol import (
 )
 
 Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
+
+#: the pure-Python decoder takes seconds on a large figure: the last few decoded images are kept (tests read one
+#: figure several times)
+_decoded_png = lru_cache(maxsize=4)(png.decode)
 
 
 def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]], str]:
@@ -188,6 +197,42 @@ class MemoryNotebook:
         data = "".join(output_texts(self._output(cell_id, output_index)).get(mime, "").split())
         size = base64_decoded_len(data)
         return (data if size <= max_bytes else None), size
+
+    def _binary(self, cell_id: str, output_index: int, mime: str) -> str:
+        output = self._output(cell_id, output_index)
+        texts = output_texts(output)
+        if mime not in texts:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {mime!r} representation.", cellId=cell_id)
+        return "".join(texts[mime].split())
+
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        data = self._binary(cell_id, output_index, mime)
+        chars = -(-max(0, max_bytes) // 3) * 4
+        try:
+            head = base64.b64decode(data[:chars], validate=True)[:max_bytes]
+        except (binascii.Error, ValueError):
+            head = b""
+        return head, base64_decoded_len(data)
+
+    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+        """PNG only, with the small pure-Python codec of :mod:`webmcp_bridge.host.png` (nearest-pixel resampling, an
+        RGBA PNG out, whatever ``request.mime`` asked); None for the other formats, which this host cannot decode."""
+        data = self._binary(cell_id, output_index, mime)
+        await asyncio.sleep(0)
+        if mime != "image/png":
+            return None
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        decoded = _decoded_png(raw)
+        if decoded is None:
+            if raw.startswith(png.SIGNATURE):
+                return None  # a PNG this small codec does not take (interlaced, under 8 bits a sample)
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", cellId=cell_id)
+        width, height, rows = decoded
+        copy = png.encode(request.width, request.height, png.resample(width, height, rows, request.width, request.height))
+        return EncodedImage(base64.b64encode(copy).decode("ascii"), len(copy), request.width, request.height, "image/png")
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         self._cell(cell_id)["source"] = normalize_line_ends(source)

@@ -17,6 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Protocol, Sequence
 
+from webmcp_bridge.core.images import EncodedImage as EncodedImage
+from webmcp_bridge.core.images import ImageRequest as ImageRequest
+
 # the plain values of cells and outputs live in core (the pure semantics over them needs them); re-exported here
 from webmcp_bridge.core.raw import CellType as CellType
 from webmcp_bridge.core.raw import RawCell as RawCell
@@ -247,6 +250,21 @@ class LiveNotebook(Protocol):
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
         """``(base64 data, decoded size in bytes)``; data is None when the size is over ``max_bytes`` (then
         nothing is transferred). Raises ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`."""
+        ...
+
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        """``(the first max_bytes decoded bytes or fewer, decoded size in bytes)`` of a binary representation (an
+        image's header, to read its size); the head is empty when the stored text is not base64. Raises
+        ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`."""
+        ...
+
+    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+        """A copy of the image stored as ``mime`` in that output, resampled to ``request.width`` x ``request.height``
+        and encoded as ``request.mime`` (the caller decided both: :mod:`webmcp_bridge.core.images`). None when this
+        host cannot make copies of that format (the caller then falls back to the original). Raises
+        ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`, and when the data does not decode as an image of
+        type ``mime`` (notebooks are untrusted). In the page the work is asynchronous (the browser decodes and
+        encodes off the main thread), never one long task."""
         ...
 
     def set_source(self, cell_id: str, source: str) -> RawCell:

@@ -195,6 +195,29 @@
     };
   }
 
+  // The binary item (an image's base64) of one output, or null.
+  function binaryItem(panel, cellId, outputIndex, mime) {
+    const output = outputOf(panel, cellId, outputIndex);
+    const item = output && itemsOf(output).items.get(mime);
+    return item && item.binary ? item : null;
+  }
+
+  // A binary item's base64 without whitespace (nbformat may wrap it in lines), computed once per item.
+  function base64Text(item) {
+    item.clean ??= item.text.replace(/\s/g, "");
+    return item.clean;
+  }
+
+  // base64 -> bytes, strictly (throws on characters outside the alphabet): the browser's own decoder when it has one.
+  function fromBase64(text) {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+  }
+
+  function toBase64(bytes) {
+    return typeof bytes.toBase64 === "function" ? bytes.toBase64() : base64Of(bytes);
+  }
+
   // Bytes as base64 (in chunks: String.fromCharCode takes a bounded number of arguments).
   function base64Of(bytes) {
     let binaryText = "";
@@ -407,10 +430,42 @@
       return JSON.stringify({ data: base64Of(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
     },
     outputBinary(panel, cellId, outputIndex, mime, maxBytes) {
-      const output = outputOf(panel, cellId, outputIndex);
-      const item = output && itemsOf(output).items.get(mime);
+      const item = binaryItem(panel, cellId, outputIndex, mime);
       if (!item) return null;
-      return JSON.stringify({ data: item.bytes <= maxBytes ? item.text.replace(/\s/g, "") : null, bytes: item.bytes });
+      return JSON.stringify({ data: item.bytes <= maxBytes ? base64Text(item) : null, bytes: item.bytes });
+    },
+    // The first `chars` characters of a binary representation's base64 (whitespace removed) and its decoded size,
+    // as JSON text {data, bytes}; null when the output or MIME type is not there. Python decodes the head.
+    outputBinaryHead(panel, cellId, outputIndex, mime, chars) {
+      const item = binaryItem(panel, cellId, outputIndex, mime);
+      if (!item) return null;
+      return JSON.stringify({ data: base64Text(item).slice(0, chars), bytes: item.bytes });
+    },
+    // A copy of a stored image at the size and in the format Python chose: decoded and resampled by
+    // createImageBitmap, drawn on an OffscreenCanvas, encoded by convertToBlob (decoding and encoding run off the
+    // main thread; the synchronous parts are base64 conversions and one draw of the small copy). Resolves to JSON
+    // text {data: base64, bytes, width, height, mime: what the encoder produced}, {error} when the data is not an
+    // image of that type, or null when the output or MIME type is not there.
+    async resizeImage(panel, cellId, outputIndex, mime, width, height, outMime, quality) {
+      const item = binaryItem(panel, cellId, outputIndex, mime);
+      if (!item) return null;
+      let bitmap;
+      try {
+        const bytes = fromBase64(base64Text(item));
+        bitmap = await createImageBitmap(new Blob([bytes], { type: mime }),
+          { resizeWidth: width, resizeHeight: height, resizeQuality: "high", imageOrientation: "none" });
+      } catch (error) {
+        return JSON.stringify({ error: String(error?.name ?? "Error") });
+      }
+      try {
+        const canvas = new OffscreenCanvas(width, height);
+        canvas.getContext("2d").drawImage(bitmap, 0, 0);
+        const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
+        const out = new Uint8Array(await blob.arrayBuffer());
+        return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+      } finally {
+        bitmap.close();
+      }
     },
     focus(panel) {
       const active = panel.content.activeCell;

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
 import hashlib
 import json
 from importlib import resources
@@ -31,8 +32,10 @@ from webmcp_bridge.host.protocol import (
     CodeRun,
     DeleteOp,
     EditOp,
+    EncodedImage,
     Entry,
     Focus,
+    ImageRequest,
     InsertOp,
     KernelInfo,
     MoveOp,
@@ -161,6 +164,30 @@ class LabNotebook:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
         data = json.loads(raw)
         return data["data"], data["bytes"]
+
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        """One crossing for the first base64 characters that hold ``max_bytes`` decoded bytes, decoded here."""
+        raw = self.live.outputBinaryHead(self.panel, cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        data = json.loads(raw)
+        try:
+            head = base64.b64decode(data["data"], validate=True)[:max_bytes]
+        except (binascii.Error, ValueError):
+            head = b""
+        return head, int(data["bytes"])
+
+    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+        """``notebook.js`` resizeImage: the browser decodes the stored bytes, resamples them to the size asked for and
+        encodes the copy (createImageBitmap and OffscreenCanvas.convertToBlob, both asynchronous)."""
+        raw = await self.live.resizeImage(self.panel, cell_id, output_index, mime, request.width, request.height, request.mime,
+                                          request.quality)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        data = json.loads(str(raw))
+        if "error" in data:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", cellId=cell_id)
+        return EncodedImage(str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"]))
 
     def focus(self) -> Focus:
         data = json.loads(self.live.focus(self.panel))
