@@ -139,21 +139,17 @@ async def _image(ctx: CallContext, nb: Any, cell_id: str, args: GetOutputInput, 
     max_bytes = min(args.max_image_bytes or limits.image_copy_bytes, limits.image_bytes)
     request = None if args.original else first_request(info, max_side, max_bytes)
     payload: dict[str, Any] = {**base, "bytes": size, "original": info.to_json()}
-    copy: EncodedImage | None = None
     made: list[tuple[ImageRequest, int]] = []
     while request is not None:
-        copy = await nb.encode_output_image(cell_id, args.output_index, mime, request)
+        copy: EncodedImage | None = await nb.encode_output_image(cell_id, args.output_index, mime, request)
         if copy is None:  # this host cannot make copies of this format: the original, if it fits
             payload["note"] = f"This page cannot make a smaller copy of a {mime} image; the original is returned when it fits."
             break
-        made.append((request, copy.bytes))
         if copy.bytes <= max_bytes:
-            break
+            payload["image"] = {"mimeType": copy.mime, "width": copy.width, "height": copy.height, "bytes": copy.bytes, "downscaled": True}
+            return ToolResult(payload, images=[{"type": "image", "data": copy.data, "mimeType": copy.mime}])
+        made.append((request, copy.bytes))
         request = next_request(info, made, max_bytes)
-        copy = None if request is None else copy
-    if copy is not None and copy.bytes <= max_bytes:
-        payload["image"] = {"mimeType": copy.mime, "width": copy.width, "height": copy.height, "bytes": copy.bytes, "downscaled": True}
-        return ToolResult(payload, images=[{"type": "image", "data": copy.data, "mimeType": copy.mime}])
     if made:  # every copy was over the bound
         smallest = made[-1]
         raise ToolError(ErrorCode.TOO_LARGE, f"A copy of this {info.width}x{info.height} image did not fit {max_bytes} bytes (the smallest made, "
@@ -167,7 +163,7 @@ async def _image(ctx: CallContext, nb: Any, cell_id: str, args: GetOutputInput, 
                         bytes=size, maxBytes=cap, original=info.to_json(), **base)
     if not is_valid_image(mime, data):
         raise _not_an_image(mime, base)
-    payload["image"] = {**{k: v for k, v in info.to_json().items()}, "downscaled": False}
+    payload["image"] = {**info.to_json(), "downscaled": False}
     return ToolResult(payload, images=[{"type": "image", "data": data, "mimeType": mime}])
 
 
