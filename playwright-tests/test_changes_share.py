@@ -81,4 +81,29 @@ def test_runs_and_outputs_are_attributed_to_whoever_ran_the_cell(page, page_log,
     page.wait_for_timeout(1000)
     later += ok(page, "jupyter_get_changes", {"since": agent_side["seq"]})["changes"]
     assert ("person", "run") in {(c["actor"], c["kind"]) for c in later}, later
-    assert not {("agent", "outputs"), ("agent", "run")} & {(c["actor"], c["kind"]) for c in later}, later
+    assert not {("agent", "clear"), ("agent", "output"), ("agent", "run")} & {(c["actor"], c["kind"]) for c in later}, later
+
+
+REPLACE_ALL = """rounds => {  // the person's find-and-replace over every cell, `rounds` times, in one go
+    const cells = window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells;
+    for (let r = 0; r < rounds; r++) for (const cell of cells) cell.setSource(cell.getSource() + ' ');
+    return cells.length;
+}"""
+
+
+def test_changes_the_page_could_not_buffer_are_reported_missed_and_only_then(page, page_log, site_url):
+    """The page buffers 500 raw changes between two reads of the bridge; a replace-all over the 223 cells of the Euler
+    notebook, three times over, makes 669 at once. The oldest are dropped, and an agent following the log is told it
+    missed some (then rereads); two rounds (446 changes) fit, and nothing is reported missed."""
+    open_notebook(page, site_url, "pytudes-euler.ipynb")
+    before = ok(page, "jupyter_get_changes")
+    assert "missed" not in before
+    assert page.evaluate(REPLACE_ALL, 2) == 223
+    held = ok(page, "jupyter_get_changes", {"since": before["seq"], "limit": 200})
+    assert "missed" not in held and held["changes"], {k: v for k, v in held.items() if k != "changes"}
+    page.evaluate(REPLACE_ALL, 3)
+    burst = ok(page, "jupyter_get_changes", {"since": held["seq"], "limit": 200})
+    assert burst.get("missed") is True, {k: v for k, v in burst.items() if k != "changes"}
+    assert {(c["actor"], c["kind"]) for c in burst["changes"]} == {("person", "edit")}, burst["changes"][:5]
+    assert "missed" not in ok(page, "jupyter_get_changes", {"since": burst["seq"]})  # read up to here: nothing missed since
+    assert not page_log.own_page_errors()

@@ -197,8 +197,9 @@ def test_update_insert_delete_and_run_wait_for_accept_or_deny(page, page_log, si
     start_call(page, "run2", "jupyter_run_cells", {"cellIds": [target["id"]]})
     box_for(page, tool="jupyter_run_cells").locator(".webmcp-bridge-proposal-accept").click()
     payload, result = finish_call(page, "run2", timeout=KERNEL_TIMEOUT_MS)  # the kernel starts now: may go pending
+    assert result["isError"] is False and "results" in payload, payload
     run = payload["results"][0]
-    assert result["isError"] is False and run["cellId"] == target["id"]
+    assert run["cellId"] == target["id"], payload
     assert run["status"] == "ok", run
     assert ok(page, "jupyter_get_cells", {"cellIds": [target["id"]]})["cells"][0]["executionCount"] == 1
     assert_clean(page_log, site_url)

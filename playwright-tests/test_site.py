@@ -111,6 +111,59 @@ def test_a_kernel_reply_that_arrives_before_the_wait_is_not_lost(kernel_run):
     assert got == {"value": {"status": "ok", "execution_count": 7, "text": "early ✓"}, "synchronous": 2}, got
 
 
+#: Loads the same messaging module, gives it a stand-in worker with a handler that answers a 2 MB text, and lets a
+#: real worker read the shared buffer the way the kernel's worker does (wait while its first 32 bits are 0, then
+#: read the text) while the main thread copies the answer in: the reader must see the whole text, never a half
+#: written one (build.patch_kernel_transfer: unpatched, the first unit written releases the reader at once).
+TRANSFER_JS = """async () => {
+  const chunks = self.rspackChunk_jupyterlite_pyodide_kernel_extension || [];
+  const factories = chunks.flatMap(([, modules]) => Object.values(modules || {}))
+    .filter(f => String(f).includes('Atomics') && String(f).includes('waitAsync'));
+  if (factories.length !== 1) return {error: `found ${factories.length} messaging modules`};
+  const exports = {};
+  factories[0]({}, exports, {d(target, getters) {
+    for (const k in getters) Object.defineProperty(target, k, {get: getters[k], enumerable: true});
+  }});
+  const coincident = Object.values(exports)[0];
+  const key = String(factories[0]).match(/"([0-9a-f]{8}-[0-9a-f-]{27})"/)[1];  // the module's message key
+  const size = 2000000;
+  const worker = new EventTarget();
+  worker.postMessage = () => {};
+  coincident(worker).processDriveRequest = async () => 'x'.repeat(size);  // answered as JSON text: '"xx...x"'
+  const send = (payload) => worker.dispatchEvent(new MessageEvent('message', {data: {[key]: payload}}));
+  const head = new Int32Array(new SharedArrayBuffer(8));
+  send([1, head, 'processDriveRequest', [{}]]);  // the request: the length comes back with the flag
+  for (let i = 0; i < 200 && Atomics.load(head, 0) === 0; i++) await new Promise(r => setTimeout(r, 10));
+  const length = head[1];
+  const text = new Int32Array(new SharedArrayBuffer(2 * length + (2 * length) % 4));
+  const reader = new Worker(URL.createObjectURL(new Blob([`onmessage = ({data: buffer}) => {
+      postMessage('waiting');
+      while (Atomics.load(buffer, 0) === 0) {}
+      const units = new Uint16Array(buffer.buffer);
+      const last = units[${length} - 1];  // at once: the end of a text still being copied is not there yet
+      let whole = 0;
+      for (let i = 0; i < ${length}; i++) if (units[i] !== 0) whole++;
+      postMessage({last, whole});
+    }`], {type: 'text/javascript'})));
+  const result = new Promise(resolve => reader.onmessage = ({data}) => data !== 'waiting' && resolve(data));
+  await new Promise(resolve => { reader.addEventListener('message', resolve, {once: true}); reader.postMessage(text); });
+  await new Promise(r => setTimeout(r, 50));  // the reader spins on the buffer now
+  send([1, text]);  // the fetch of the text: the main thread copies it in
+  const read = await result;
+  reader.terminate();
+  return {length, read};
+}"""
+
+
+def test_a_long_reply_is_read_only_once_it_is_written_whole(kernel_run):
+    """The kernel's messaging hands a reply over a shared buffer; a reader that starts waiting while the writer is
+    still copying must not read half of it (the CI flake where the kernel never started: a half-written drive
+    answer, "Bad control character in string literal in JSON", a Pyodide fatal error). Replayed on the served
+    chunk with a real reader thread and a 2 MB answer."""
+    got = kernel_run["page"].evaluate(TRANSFER_JS)
+    assert got.get("length") == 2_000_002 and got.get("read") == {"last": ord('"'), "whole": 2_000_002}, got
+
+
 def test_every_request_is_same_origin(kernel_run, site_url):
     """(b) Every request of that run (page, kernel worker, main-thread Pyodide) went to the site itself."""
     log: PageLog = kernel_run["log"]
@@ -167,3 +220,26 @@ def test_a_loader_failure_shows_in_the_status_item(page, page_log, site_url):
     assert result["isError"] is True and result["structuredContent"]["error"] == "INTERNAL_ERROR"
     assert "not available" in result["structuredContent"]["message"]
     assert page_log.own_page_errors() == []
+
+
+def run_code(page, code: str) -> dict:
+    """jupyter_run_code as the agent, collected if it goes pending; the payload."""
+    result = page.webmcp.call_tool("jupyter_run_code", {"code": code}, timeout=KERNEL_TIMEOUT_MS)
+    payload = result["structuredContent"]
+    while payload.get("status") == "pending":
+        payload = page.webmcp.call_tool("jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=KERNEL_TIMEOUT_MS)["structuredContent"]
+    return payload
+
+
+def test_a_file_gone_from_the_drive_is_an_oserror_not_a_dead_kernel(kernel_run):
+    """The kernel sees the page's files under /drive. A file it has looked at, then deleted from the file browser,
+    is a FileNotFoundError for the next stat, and the kernel goes on (build.patch_kernel_drive: unpatched, the
+    drive's stat reads a field of undefined inside the system call and Pyodide stops for good)."""
+    page, log = kernel_run["page"], kernel_run["log"]
+    made = run_code(page, "import os\nopen('/drive/probe.txt', 'w').write('x')\nprint(os.stat('/drive/probe.txt').st_size)")
+    assert made["status"] == "ok" and made["outputs"][0]["text"] == "1\n", made
+    page.evaluate("async () => { await window.jupyterapp.serviceManager.contents.delete('probe.txt'); }")
+    gone = run_code(page, "try:\n    os.stat('/drive/probe.txt')\nexcept FileNotFoundError as e:\n    print('gone', e.errno)")
+    assert gone["status"] == "ok" and gone["outputs"][0]["text"].startswith("gone "), gone
+    assert run_code(page, "print(6 * 7)")["outputs"][0]["text"] == "42\n"
+    assert log.own_page_errors() == []

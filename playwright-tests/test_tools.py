@@ -474,6 +474,7 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
     ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)  # the kernel is up
     slow = ok(page, "jupyter_insert_cell", {"source": "import time\nprint('started', flush=True)\ntime.sleep(8)\nprint('done')"})["cell"]
     after = ok(page, "jupyter_insert_cell", {"source": "print('after')"})["cell"]
+    seq = ok(page, "jupyter_get_changes")["seq"]
     results = ok(page, "jupyter_run_cells", {"cellIds": [slow["id"], after["id"]], "timeout": 3}, timeout=KERNEL_TIMEOUT_MS)["results"]
     assert results[0]["status"] == "running" and "3 s" in results[0]["reason"], results
     assert results[1] == {"cellId": after["id"], "status": "skipped", "reason": "an earlier cell is still running"}
@@ -486,6 +487,11 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
         page.wait_for_timeout(500)
     text = "".join(ok(page, "jupyter_get_output", {"cellId": slow["id"], "outputIndex": i})["text"] for i in range(cell["outputCount"]))
     assert text == "started\ndone\n", cell
+    # its later output and execution count are still the agent's run (the call stopped waiting, the run did not)
+    changes = [(c["actor"], c["kind"]) for c in ok(page, "jupyter_get_changes", {"since": seq})["changes"] if c["cellId"] == slow["id"]]
+    assert changes and changes[-1] == ("agent", "run") and all(actor == "agent" for actor, _ in changes), changes
+    activity = page.evaluate("() => [...document.querySelectorAll('.webmcp-bridge-activity-row')].map(r => r.textContent)")
+    assert not [row for row in activity if "person" in row and "cell 2" in row], activity
     idle = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
     assert idle["interrupted"] is False and "nothing was running" in idle["reason"], idle
     assert_clean(page_log, site_url)

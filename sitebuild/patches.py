@@ -20,8 +20,8 @@ KERNEL_WAIT_BUGGY = "A=(e,t)=>e?c(t,0):"
 KERNEL_WAIT_FIXED = "A=(e,t)=>e?(x=>x.async?x:{value:Promise.resolve(x.value)})(c(t,0)):"
 
 
-def patch_kernel_messaging(output: Path = OUTPUT) -> Path:
-    """Apply the ``KERNEL_WAIT_FIXED`` patch to the built kernel extension's chunk; return the patched file.
+def _patch_once(output: Path, buggy: str, fixed: str, what: str, constant: str) -> Path:
+    """Replace ``buggy`` by ``fixed`` in the one chunk of the built kernel extension that holds either; return it.
 
     Idempotent: a chunk already patched is left as it is. Raises BuildError unless exactly one chunk of
     ``extensions/@jupyterlite/pyodide-kernel-extension/static/`` holds the unpatched or the patched text once.
@@ -30,14 +30,75 @@ def patch_kernel_messaging(output: Path = OUTPUT) -> Path:
     found = []
     for chunk in sorted(static.glob("*.js")):
         text = chunk.read_text(encoding="utf-8")
-        buggy, fixed = text.count(KERNEL_WAIT_BUGGY), text.count(KERNEL_WAIT_FIXED)
-        if buggy or fixed:
-            found.append((chunk, text, buggy, fixed))
+        count_buggy, count_fixed = text.count(buggy), text.count(fixed)
+        if count_buggy or count_fixed:
+            found.append((chunk, text, count_buggy, count_fixed))
     if len(found) != 1 or found[0][2] + found[0][3] != 1:
-        raise BuildError(f"the kernel's Atomics.waitAsync call was not found exactly once in {static} "
-                         f"({[(c.name, b, f) for c, _, b, f in found]}); re-check KERNEL_WAIT_BUGGY for this pin")
-    chunk, text, buggy, _ = found[0]
-    if buggy:
-        write_if_changed(chunk, text.replace(KERNEL_WAIT_BUGGY, KERNEL_WAIT_FIXED))
-        print(f"[build] patched the kernel's reply wait in extensions/{KERNEL_EXTENSION}/static/{chunk.name}")
+        raise BuildError(f"{what} was not found exactly once in {static} "
+                         f"({[(c.name, b, f) for c, _, b, f in found]}); re-check {constant} for this pin")
+    chunk, text, count_buggy, _ = found[0]
+    if count_buggy:
+        write_if_changed(chunk, text.replace(buggy, fixed))
+        print(f"[build] patched {what} in extensions/{KERNEL_EXTENSION}/static/{chunk.name}")
     return chunk
+
+
+def patch_kernel_messaging(output: Path = OUTPUT) -> Path:
+    """Apply the ``KERNEL_WAIT_FIXED`` patch to the built kernel extension's chunk; return the patched file.
+
+    Idempotent: a chunk already patched is left as it is. Raises BuildError unless exactly one chunk of
+    ``extensions/@jupyterlite/pyodide-kernel-extension/static/`` holds the unpatched or the patched text once.
+    """
+    return _patch_once(output, KERNEL_WAIT_BUGGY, KERNEL_WAIT_FIXED, "the kernel's reply wait", "KERNEL_WAIT_BUGGY")
+
+
+#: The kernel's files under /drive are the page's contents, reached from the kernel's worker by a synchronous
+#: request to the main thread (``processDriveRequest``). When the contents manager rejects one there (a stat of a
+#: file that is gone: ``getattr`` does not catch, unlike ``lookup``), the main thread rethrows the error as an
+#: uncaught page error and answers nothing; the worker's drive code then reads a field of ``undefined`` inside
+#: the Emscripten ``stat`` call, a JavaScript TypeError in the middle of a system call, and Pyodide stops for good
+#: ("Pyodide has suffered a fatal error ... at Object.stat"; a later ``loadPackage`` then fails with
+#: "importlib.invalidate_caches is not a function"): the kernel never starts, or dies. The two patches make
+#: such a failure what a file system does: the main thread logs it (console.warn, naming the request) and
+#: answers nothing, and the worker turns a missing answer into ENOENT, an OSError in Python.
+DRIVE_MAIN_BUGGY = "await this._contentsProcessor.processDriveRequest(e)}"
+DRIVE_MAIN_FIXED = ("await this._contentsProcessor.processDriveRequest(e).catch(t=>{console.warn(\"kernel drive request failed\","
+                    "e&&e.method,e&&e.path,String(t))})}")
+DRIVE_WORKER_BUGGY = "request(e){return B.processDriveRequest(e)}"
+DRIVE_WORKER_FIXED = ("request(e){let t=B.processDriveRequest(e);"
+                      "if(void 0===t)throw new this.FS.ErrnoError(this.ERRNO_CODES.ENOENT);return t}")
+
+
+def patch_kernel_drive(output: Path = OUTPUT) -> tuple[Path, Path]:
+    """Apply the ``DRIVE_MAIN_FIXED`` and ``DRIVE_WORKER_FIXED`` patches; return (main chunk, worker file).
+    Idempotent; raises BuildError as :func:`patch_kernel_messaging` does."""
+    main = _patch_once(output, DRIVE_MAIN_BUGGY, DRIVE_MAIN_FIXED, "the main thread's drive requests", "DRIVE_MAIN_BUGGY")
+    worker = _patch_once(output, DRIVE_WORKER_BUGGY, DRIVE_WORKER_FIXED, "the kernel worker's drive requests", "DRIVE_WORKER_BUGGY")
+    return main, worker
+
+
+#: The kernel's messaging (``coincident``) hands a reply's text from one thread to the other through a shared buffer
+#: in two steps: the length with a flag (``buffer[0] = 1``, then ``Atomics.notify``), then the text itself, written
+#: into a new buffer one UTF-16 unit at a time from index 0, then notified. The reader waits while ``buffer[0]``
+#: (the first two units) is 0. The writer's first unit makes it non-zero: a reader that only starts waiting once
+#: the copy has begun (its thread was descheduled between posting its request and waiting, as on a busy machine)
+#: is answered "not-equal" at once and reads a half-written text: "Bad control character in string literal in
+#: JSON" in the worker during a drive request, a Pyodide fatal error, and the kernel never starts
+#: ("importlib.invalidate_caches is not a function"), or a reply lost in the other direction. The patches write
+#: the text from its third unit on and publish its first two last, with ``Atomics.store`` (which also orders the
+#: writes before it for the reader), and set the length flag with ``Atomics.store`` too; on both sides (the main
+#: thread's chunk and the worker).
+TRANSFER_MAIN_BUGGY = "u[0]=1}else{let e=a.get(s);a.delete(s);for(let t=new d(u.buffer),n=0;n<e.length;n++)t[n]=e.charCodeAt(n)}"
+TRANSFER_MAIN_FIXED = ("Atomics.store(u,0,1)}else{let e=a.get(s);a.delete(s);for(let t=new d(u.buffer),n=2;n<e.length;n++)"
+                       "t[n]=e.charCodeAt(n);Atomics.store(u,0,e.charCodeAt(0)|(e.length>1?e.charCodeAt(1):0)<<16)}")
+TRANSFER_WORKER_BUGGY = "o[0]=1}else{let e=n.get(s);n.delete(s);for(let t=new Pe(o.buffer),i=0;i<e.length;i++)t[i]=e.charCodeAt(i)}"
+TRANSFER_WORKER_FIXED = ("Atomics.store(o,0,1)}else{let e=n.get(s);n.delete(s);for(let t=new Pe(o.buffer),i=2;i<e.length;i++)"
+                         "t[i]=e.charCodeAt(i);Atomics.store(o,0,e.charCodeAt(0)|(e.length>1?e.charCodeAt(1):0)<<16)}")
+
+
+def patch_kernel_transfer(output: Path = OUTPUT) -> tuple[Path, Path]:
+    """Apply the ``TRANSFER_MAIN_FIXED`` and ``TRANSFER_WORKER_FIXED`` patches; return (main chunk, worker file).
+    Idempotent; raises BuildError as :func:`patch_kernel_messaging` does."""
+    main = _patch_once(output, TRANSFER_MAIN_BUGGY, TRANSFER_MAIN_FIXED, "the main thread's reply transfer", "TRANSFER_MAIN_BUGGY")
+    worker = _patch_once(output, TRANSFER_WORKER_BUGGY, TRANSFER_WORKER_FIXED, "the kernel worker's reply transfer", "TRANSFER_WORKER_BUGGY")
+    return main, worker

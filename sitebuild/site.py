@@ -23,7 +23,7 @@ from pathlib import Path
 from sitebuild.extension import EXTENSION_NAME
 from sitebuild.lock import rewrite_lock
 from sitebuild.package import build_wheel
-from sitebuild.patches import KERNEL_EXTENSION, patch_kernel_messaging
+from sitebuild.patches import KERNEL_EXTENSION, patch_kernel_drive, patch_kernel_messaging, patch_kernel_transfer
 from sitebuild.pins import check_jupyterlite, read_pins
 from sitebuild.runtime import PYODIDE_FILES, fetch_pyodide
 from sitebuild.serve import HEADERS
@@ -216,6 +216,8 @@ def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Pa
     contents = [CONTENT, *(Path(c).resolve() for c in extra_content)]
     lite_build(lite_dir, output, contents, extensions, pins, force)
     patch_kernel_messaging(output)
+    patch_kernel_drive(output)
+    patch_kernel_transfer(output)
     verify_output(lock, output, names)
     try:
         shown = output.relative_to(ROOT)

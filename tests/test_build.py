@@ -234,7 +234,8 @@ def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_fails_the_bu
     static.mkdir(parents=True)
     (static / built.name).write_text(original, encoding="utf-8")
     patch_kernel_messaging(tmp_path)
-    assert (static / built.name).read_text(encoding="utf-8") == text
+    patched = (static / built.name).read_text(encoding="utf-8")  # (the built chunk also carries the transfer patch)
+    assert patched == original.replace(KERNEL_WAIT_BUGGY, KERNEL_WAIT_FIXED) and patched.count(KERNEL_WAIT_FIXED) == 1
 
     (static / built.name).write_text(original.replace(KERNEL_WAIT_BUGGY, "A=(e,t)=>e?d(t,0):"), encoding="utf-8")
     with pytest.raises(BuildError, match="re-check KERNEL_WAIT_BUGGY"):
@@ -244,3 +245,34 @@ def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_fails_the_bu
     (static / f"copy-{built.name}").write_text(original, encoding="utf-8")
     with pytest.raises(BuildError, match="re-check KERNEL_WAIT_BUGGY"):
         patch_kernel_messaging(tmp_path)
+
+
+def test_the_kernel_drive_and_transfer_patches_apply_once_to_the_pinned_files_and_a_changed_kernel_fails_the_build(site, tmp_path):
+    """The drive-request and reply-transfer patches (sitebuild.patches) are in the built kernel extension once each,
+    made on the files exactly as the pinned jupyterlite-pyodide-kernel installs them; a kernel without the text
+    stops the build. (That they work is replayed in a browser: test_site.py.)"""
+    from sitebuild import patches
+
+    pairs = [(patches.DRIVE_MAIN_BUGGY, patches.DRIVE_MAIN_FIXED), (patches.DRIVE_WORKER_BUGGY, patches.DRIVE_WORKER_FIXED),
+             (patches.TRANSFER_MAIN_BUGGY, patches.TRANSFER_MAIN_FIXED), (patches.TRANSFER_WORKER_BUGGY, patches.TRANSFER_WORKER_FIXED)]
+    built_static = site / "extensions" / KERNEL_EXTENSION / "static"
+    built = "".join(p.read_text(encoding="utf-8") for p in sorted(built_static.glob("*.js")))
+    installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / KERNEL_EXTENSION / "static"
+    original = {p.name: p.read_text(encoding="utf-8") for p in sorted(installed.glob("*.js"))}
+    for buggy, fixed in pairs:
+        assert built.count(fixed) == 1 and buggy not in built, buggy
+        assert "".join(original.values()).count(buggy) == 1, buggy
+    static = tmp_path / "extensions" / KERNEL_EXTENSION / "static"
+    static.mkdir(parents=True)
+    for name, text in original.items():
+        (static / name).write_text(text, encoding="utf-8")
+    patches.patch_kernel_drive(tmp_path)
+    patches.patch_kernel_transfer(tmp_path)
+    patches.patch_kernel_transfer(tmp_path)  # applied again: left as it is
+    again = "".join(p.read_text(encoding="utf-8") for p in sorted(static.glob("*.js")))
+    for buggy, fixed in pairs:
+        assert again.count(fixed) == 1 and buggy not in again
+    worker = next(name for name, text in original.items() if patches.TRANSFER_WORKER_BUGGY in text)
+    (static / worker).write_text(original[worker].replace(patches.TRANSFER_WORKER_BUGGY, "o[0]=2}"), encoding="utf-8")
+    with pytest.raises(BuildError, match="re-check TRANSFER_WORKER_BUGGY"):
+        patches.patch_kernel_transfer(tmp_path)

@@ -10,7 +10,7 @@ from typing import Any
 
 from helpers import check_envelope, corpus_text
 from webmcp_bridge.changes.log import ChangeLog
-from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.session.bridge import build_bridge
@@ -53,3 +53,34 @@ def test_missed_is_reported_once_entries_were_dropped():
     assert not log.missed_since(2) and not log.missed_since(5)
     b = Agent("jupyterlite-empty.ipynb")
     assert "missed" not in b.ok("jupyter_get_changes", {"since": 0})  # nothing ever dropped
+
+
+def test_changes_the_host_dropped_before_the_log_saw_them_are_reported_missed():
+    """A person's replace-all over a 223-cell notebook changes every cell three times before the bridge reads the
+    notebook again: 669 changes, more than the host buffers (CHANGE_LOG_SIZE). The oldest are dropped before they
+    reach the log, and an agent that read the log before is told it missed some; one that read after is not, and
+    a smaller burst misses nothing."""
+    b = Agent("pytudes-euler.ipynb")
+    nb = b.ws.current_notebook()
+    cells = b.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 200, "includeSource": False})["cells"]
+    cells += b.ok("jupyter_get_cells", {"startIndex": 200, "endIndex": 300, "includeSource": False})["cells"]
+    assert len(cells) == 223
+    before = b.ok("jupyter_get_changes", {"since": 0})
+    sources = {c["id"]: c["id"] for c in cells}
+    for round_ in range(3):
+        for cell in cells:
+            sources[cell["id"]] += f" r{round_}"
+            nb.person_set_source(cell["id"], sources[cell["id"]])
+    assert 3 * len(cells) > CHANGE_LOG_SIZE
+    after = b.ok("jupyter_get_changes", {"since": before["seq"], "limit": 200})
+    assert after.get("missed") is True, {k: v for k, v in after.items() if k != "changes"}
+    # what was kept are the newest changes: the last round's edits of the last cells
+    assert after["changes"][-1]["cellId"] == cells[-1]["id"] and after["changes"][-1]["actor"] == "person"
+    assert "missed" not in b.ok("jupyter_get_changes", {"since": after["seq"]})
+    # a burst the host can hold (two rounds over 200 cells: 400 changes) is not a miss
+    for round_ in range(2):
+        for cell in cells[:200]:
+            sources[cell["id"]] += f" s{round_}"
+            nb.person_set_source(cell["id"], sources[cell["id"]])
+    held = b.ok("jupyter_get_changes", {"since": after["seq"], "limit": 200})
+    assert "missed" not in held and held["changes"], {k: v for k, v in held.items() if k != "changes"}

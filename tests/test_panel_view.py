@@ -195,21 +195,32 @@ def test_the_access_section_says_what_agent_code_can_still_reach_when_cells_are_
     assert "variables" not in access_view("a.ipynb", "write", [("c1", "read")], None).text_content()
 
 
-def test_activity_reads_a_run_a_clear_and_an_edit_each_as_itself():
+def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
     """What a run of a cell sends (its outputs cleared, a new output, then its execution count) is one row
-    "ran cell N"; a clear on its own reads "cleared outputs of"; an edit "edited", each once."""
+    "ran cell N"; a clear on its own reads "cleared outputs of"; output arriving long after the last change (a long
+    cell printing) reads "new output in", never "cleared"; an edit "edited"; each once."""
     log = ChangeLog()
     seen = []
     log.subscribe(seen.append)
-    run = [CellChange("agent", "outputs", "a", 10.0), CellChange("agent", "outputs", "a", 10.1), CellChange("agent", "run", "a", 10.2)]
+    run = [CellChange("agent", "clear", "a", 10.0), CellChange("agent", "output", "a", 10.1), CellChange("agent", "run", "a", 10.2)]
     log.ingest("n.ipynb", run)
-    log.ingest("n.ipynb", [CellChange("person", "outputs", "b", 20.0)])  # the person's Clear Outputs
+    log.ingest("n.ipynb", [CellChange("person", "clear", "b", 20.0)])  # the person's Clear Outputs
     log.ingest("n.ipynb", [CellChange("person", "edit", "a", 30.0), CellChange("person", "edit", "a", 30.5)])
+    # a long cell of the person's: cleared and printing at 40 s, printing again at 55 s (past the 10 s window)
+    log.ingest("n.ipynb", [CellChange("person", "clear", "b", 40.0), CellChange("person", "output", "b", 40.1)])
+    log.ingest("n.ipynb", [CellChange("person", "output", "b", 55.0), CellChange("person", "output", "b", 56.0)])
     cells = {"a": CellInfo(0, "code", "x", 0), "b": CellInfo(1, "code", "y", 0)}
     rows = {}
     for entry in seen:  # the panel keeps one row per key, updated in place
         row = change_row(entry)
         rows[row.key] = row
     texts = [activity_item(r, cells, "n.ipynb").text_content()[len(clock(r.time)):] for r in rows.values()]
-    assert texts == ["agentrancell 1", "personcleared outputs ofcell 2", "personeditedcell 1 ×2"], texts
-    assert [(e.kind, e.cell_id) for e in log.entries()] == [("run", "a"), ("outputs", "b"), ("edit", "a")]
+    assert texts == ["agentrancell 1", "personcleared outputs ofcell 2", "personeditedcell 1 ×2",
+                     "personnew output incell 2", "personnew output incell 2"], texts
+    assert [(e.kind, e.cell_id) for e in log.entries()] == [("run", "a"), ("clear", "b"), ("edit", "a"), ("output", "b"), ("output", "b")]
+    # the long cell ends: its execution count merges into the latest entry, which then reads "ran"
+    log.ingest("n.ipynb", [CellChange("person", "run", "b", 57.0)])
+    assert activity_item(change_row(seen[-1]), cells, "n.ipynb").text_content().endswith("personrancell 2")
+    # a clear right after a run is a clear of its own, not more of the run
+    log.ingest("n.ipynb", [CellChange("person", "clear", "b", 58.0)])
+    assert [e.kind for e in log.entries()][-2:] == ["run", "clear"]

@@ -6,7 +6,7 @@ import asyncio
 import base64
 import json
 
-from helpers import Bridge, make_bridge
+from helpers import Bridge, corpus_json, make_bridge
 from webmcp_bridge.host.memory import MemoryNotebook
 
 
@@ -56,8 +56,8 @@ def test_a_bmp_output_is_not_reported_as_too_large():
 
 
 def test_the_image_is_the_default_representation_of_a_figure():
-    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
-    outputs = [{"output_type": "display_data", "metadata": {}, "data": {"text/plain": "<Figure size 640x480>", "image/png": png}}]
+    figure = corpus_json("handson-ml2-math-calculus.ipynb")["cells"][5]["outputs"][0]  # text/plain "<Figure size 432x288 ...>"
+    outputs = [{"output_type": "display_data", "metadata": {}, "data": {"text/plain": "<Figure size 640x480>", "image/png": figure["data"]["image/png"]}}]
     b = Bridge({"f.ipynb": nb_with([code("a", "", outputs)])})
     b.open("f.ipynb")
     result = b.call("jupyter_get_output", {"cellId": "a", "outputIndex": 0})

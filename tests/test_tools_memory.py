@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from helpers import Bridge, corpus_json, find_cell, make_bridge, text_of
+from webmcp_bridge.core.images import image_size
 from webmcp_bridge.core.limits import Limits, strip_ansi, utf8_len
 from webmcp_bridge.core.snapshot import source_hash
 
@@ -281,12 +282,15 @@ def test_get_output_png_is_an_image_block(beyond):
     raw = base64.b64decode(image["data"], validate=True)
     assert raw.startswith(PNG_SIGNATURE)
     expected = "".join(text_of(corpus_json("ipython-beyond-plain-python.ipynb")["cells"][79]["outputs"][0]["data"]["image/png"]).split())
-    assert image["data"] == expected
+    assert image["data"] != expected and image_size("image/png", raw) == (1024, 670)  # 1199 pixels wide: a bounded copy
     assert image["data"][:64] not in text_block["text"] and "iVBORw0KGgo" not in text_block["text"]
-    assert result["structuredContent"]["bytes"] == len(raw)
+    assert result["structuredContent"]["image"]["bytes"] == len(raw)
+    assert result["structuredContent"]["bytes"] == len(base64.b64decode(expected))  # the original's size
+    whole = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/png", "original": True})
+    assert whole["content"][1]["data"] == expected
     # without a mimeType the image is returned (its text/plain is only "<IPython.core.display.Image object>")
     default = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
-    assert default["structuredContent"]["mimeType"] == "image/png" and default["content"][1]["data"] == expected
+    assert default["structuredContent"]["mimeType"] == "image/png" and default["content"][1]["data"] == image["data"]
     plain = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "text/plain"})
     assert len(plain["content"]) == 1 and plain["structuredContent"]["mimeType"] == "text/plain"
 
@@ -295,7 +299,7 @@ def test_image_over_the_cap_is_too_large():
     b = make_bridge({"beyond.ipynb": "ipython-beyond-plain-python.ipynb"}, limits=Limits(image_bytes=1000))
     b.open("beyond.ipynb")
     cell = png_cell(b)
-    p = b.fails("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/png"}, "TOO_LARGE")
+    p = b.fails("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/png", "original": True}, "TOO_LARGE")
     assert p["maxBytes"] == 1000 and p["bytes"] > 1000
 
 
@@ -513,11 +517,20 @@ def test_run_refuses_too_many_cells():
     assert p["count"] == 308 and p["maxCount"] == 100
 
 
-def test_run_with_a_dead_kernel(scratch):
+def test_run_with_a_kernel_that_is_not_ready_says_why_and_what_to_do(scratch):
+    """KERNEL_UNAVAILABLE tells the agent what the kernel's status means and what to do, and how long it really
+    waited: a dead kernel is restarted; one still "starting" (or stuck there) is tried again later, then restarted."""
     b = scratch
     add(b, "print(1)")
-    b.ws.current_notebook().kernel_status = "dead"
-    b.fails("jupyter_run_cells", {}, "KERNEL_UNAVAILABLE")
+    nb = b.ws.current_notebook()
+    nb.kernel_status = "dead"
+    dead = b.fails("jupyter_run_cells", {}, "KERNEL_UNAVAILABLE")
+    assert dead["kernel"]["status"] == "dead" and "jupyter_kernel_action restart" in dead["message"], dead
+    nb.kernel_status = "starting"
+    starting = b.fails("jupyter_run_cells", {}, "KERNEL_UNAVAILABLE")
+    assert "still starting" in starting["message"] and "call again" in starting["message"], starting
+    assert starting["waitedSeconds"] < 5  # the in-memory kernel answers at once: the message never claims a longer wait
+    assert "waiting 0 s" in starting["message"]
 
 
 def test_kernel_restart_clears_state(scratch):

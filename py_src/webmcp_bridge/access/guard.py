@@ -45,8 +45,10 @@ from webmcp_bridge.host.protocol import (
     CellChange,
     CellType,
     DeleteOp,
+    EncodedImage,
     Entry,
     Focus,
+    ImageRequest,
     KernelInfo,
     LiveNotebook,
     NotebookHost,
@@ -382,6 +384,21 @@ class GuardedNotebook:
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
         self._check_ids([cell_id], self.view())
         return self._inner.read_output_binary(cell_id, output_index, mime, max_bytes)
+
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        self._check_ids([cell_id], self.view())
+        return self._inner.read_output_binary_head(cell_id, output_index, mime, max_bytes)
+
+    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+        """A read: the cell is checked before the host starts, and again after it answers (the person may have
+        hidden the cell while the copy was made: then nothing of it is returned)."""
+        self._check_ids([cell_id], self.view())
+        try:
+            image = await self._inner.encode_output_image(cell_id, output_index, mime, request)
+        finally:
+            self._lapse()
+        self._check_ids([cell_id], self.view())
+        return image
 
     def focus(self) -> Focus:
         focus = self._inner.focus()

@@ -5,10 +5,16 @@ guard and the Agent panel feed them here with :meth:`ChangeLog.ingest`. Consecut
 notebook by the same actor and of the same kind within ``coalesce_seconds`` merge into one entry (a person
 typing a line is one "edit", not forty), which then moves to the end of the log with a new sequence number,
 so a reader following ``since=<seq>`` never misses an update. A run reaches the log as output changes (its
-outputs cleared, new ones arriving) followed by its execution count ("run"): output changes of a cell followed
-by a run of it (same actor, within the window) become that one "run" entry; output changes with no run after
-them stay "outputs" (a clear). Readers that answer an agent (tools) must drop
-entries of cells the agent may not see; the log itself knows nothing of access.
+outputs cleared: "clear", new ones arriving: "output") followed by its execution count ("run"): a cell's clear
+and output changes followed by a run of it (same actor, within the window) become that one "run" entry; a clear
+followed by outputs is "output" (outputs arrived), and a clear alone stays "clear". A clear or an output after a
+run starts a new entry. Readers that answer an agent (tools) must drop entries of cells the agent may not see;
+the log itself knows nothing of access.
+
+Dropped changes: the log keeps :data:`~webmcp_bridge.core.limits.CHANGE_LOG_ENTRIES` entries, and a host's own
+buffer may drop changes before the log ever sees them (``CellChange.dropped_before``). Either way the sequence
+numbers the dropped changes would have used are spent, and :meth:`ChangeLog.missed_since` tells a reader behind
+them that it missed some.
 """
 
 from __future__ import annotations
@@ -22,6 +28,23 @@ from webmcp_bridge.core.limits import CHANGE_COALESCE_SECONDS, CHANGE_LOG_ENTRIE
 from webmcp_bridge.host.protocol import CellChange
 
 Listener = Callable[["ChangeEntry"], None]
+
+#: the output changes of a run, in the order they lead up to it: merging keeps the later of two (a clear then an
+#: output is "output"; either then the execution count is "run")
+_RUN_STEPS = ("clear", "output", "run")
+
+
+def _merged_kind(last: str, new: str) -> str | None:
+    """The kind of ``last`` merged with a ``new`` change of the same cell and actor, or None when they stay two
+    entries: the same kind merges (repeated edits, a stream of outputs), and the steps of a run merge forward
+    (clear -> output -> run), never backward (a clear after a run is a new change)."""
+    if last == new:
+        return new
+    if last in _RUN_STEPS and new in _RUN_STEPS and _RUN_STEPS.index(new) > _RUN_STEPS.index(last):
+        return new
+    if last == "output" and new == "clear":  # outputs replaced in place (clear_output(wait=True) loops)
+        return "output"
+    return None
 
 
 @dataclass(frozen=True)
@@ -57,7 +80,7 @@ class ChangeLog:
     def __init__(self, max_entries: int = CHANGE_LOG_ENTRIES, coalesce_seconds: float = CHANGE_COALESCE_SECONDS) -> None:
         self._entries: deque[ChangeEntry] = deque(maxlen=max_entries)
         self._seq = 0
-        self._dropped_seq = 0  # the seq of the newest entry dropped from the full log (0: none ever dropped)
+        self._dropped_seq = 0  # the newest seq of a change dropped (from the full log or a host's buffer; 0: none)
         self.coalesce_seconds = coalesce_seconds
         self._listeners: list[Listener] = []
 
@@ -65,13 +88,18 @@ class ChangeLog:
         """Add ``changes`` of the notebook at ``path`` (oldest first); returns the entries added or updated."""
         touched: list[ChangeEntry] = []
         for change in changes:
+            if change.dropped_before > 0:  # the host dropped changes before these: their seqs are spent, unseen
+                self._seq += change.dropped_before
+                self._dropped_seq = self._seq
             self._seq += 1
             last = self._entries[-1] if self._entries else None
-            if (last is not None and last.path == path and last.actor == change.actor
-                    and (last.kind == change.kind or (last.kind == "outputs" and change.kind == "run"))
-                    and last.cell_id == change.cell_id and last.access == change.access
-                    and change.time - last.time <= self.coalesce_seconds):
-                entry = replace(last, seq=self._seq, kind=change.kind, time=change.time, count=last.count + 1, revision=change.revision)
+            kind = None
+            if (last is not None and last.path == path and last.actor == change.actor and last.cell_id == change.cell_id
+                    and last.access == change.access and change.time - last.time <= self.coalesce_seconds
+                    and change.dropped_before == 0):
+                kind = _merged_kind(last.kind, change.kind)
+            if last is not None and kind is not None:
+                entry = replace(last, seq=self._seq, kind=kind, time=change.time, count=last.count + 1, revision=change.revision)
                 self._entries[-1] = entry
                 if touched and touched[-1].path == path and touched[-1].cell_id == entry.cell_id and touched[-1].seq == last.seq:
                     touched[-1] = entry
@@ -81,7 +109,7 @@ class ChangeLog:
                 entry = ChangeEntry(self._seq, path, change.actor, change.kind, change.cell_id, change.time, change.time,
                                     access=change.access, revision=change.revision)
                 if len(self._entries) == self._entries.maxlen:
-                    self._dropped_seq = self._entries[0].seq  # the oldest falls out of the bounded log
+                    self._dropped_seq = max(self._dropped_seq, self._entries[0].seq)  # the oldest falls out of the log
                 self._entries.append(entry)
                 touched.append(entry)
         for entry in touched:
@@ -101,9 +129,10 @@ class ChangeLog:
         return self._entries[0].seq if self._entries else self._seq + 1
 
     def missed_since(self, since: int) -> bool:
-        """True when an entry newer than ``since`` was dropped from the bounded log, so a reader that last saw
-        ``since`` cannot learn every change from :meth:`entries`. Changes merged into one entry are not dropped
-        (its ``count`` says how many; the sequence numbers they used are simply skipped)."""
+        """True when a change newer than ``since`` was dropped, from the bounded log or from a host's buffer before
+        it reached the log (``CellChange.dropped_before``), so a reader that last saw ``since`` cannot learn every
+        change from :meth:`entries`. Changes merged into one entry are not dropped (its ``count`` says how many;
+        the sequence numbers they used are simply skipped)."""
         return since < self._dropped_seq
 
     def entries(self, path: str | None = None, since: int | None = None) -> list[ChangeEntry]:

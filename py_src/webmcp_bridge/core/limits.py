@@ -42,7 +42,12 @@ class Limits:
             with ``sourceTruncated`` and ``sourceBytes``).
         preview_bytes: cap on one output's preview in a cell listing.
         output_page_bytes: default and maximum page of ``jupyter_get_output`` text.
-        image_bytes: cap on one image returned as MCP image content (decoded bytes).
+        image_bytes: cap on one image returned as MCP image content (decoded bytes): the original on request, and
+            the largest ``maxImageBytes`` an agent may ask for.
+        image_side: the default ``maxSide`` of ``jupyter_get_output``: the longest side, in pixels, of the copy of an
+            image returned by default (a larger image is downscaled, aspect kept).
+        image_copy_bytes: the default ``maxImageBytes`` of ``jupyter_get_output``: the most decoded bytes of the
+            copy returned by default (a larger copy is made smaller until it fits).
         cells_per_read: cap on cells in one ``jupyter_get_cells`` result.
         outputs_per_cell: cap on outputs described per cell in a listing.
         workspace_entries: cap on entries in one ``jupyter_list_workspace`` result.
@@ -52,7 +57,8 @@ class Limits:
             (``executionTimeout``, default 20 s).
         pending_keep_seconds: how long a settled pending result stays collectable.
         pending_keep_count: how many settled pending results are kept at most.
-        kernel_wait_seconds: how long a tool waits for the kernel to become ready.
+        kernel_wait_seconds: how long a tool waits for the kernel to become ready (a first start in a busy page can
+            take minutes; the call goes pending meanwhile, so a long wait costs the agent nothing).
         run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
         file_page_bytes: default and maximum page of ``jupyter_read_file`` text.
         file_read_bytes: the largest text file ``jupyter_read_file`` loads (larger ones are TOO_LARGE: the
@@ -79,6 +85,8 @@ class Limits:
     preview_bytes: int = 240
     output_page_bytes: int = 16 * KIB
     image_bytes: int = 512 * KIB
+    image_side: int = 1024
+    image_copy_bytes: int = 96 * KIB
     cells_per_read: int = 200
     outputs_per_cell: int = 20
     workspace_entries: int = 500
@@ -87,7 +95,7 @@ class Limits:
     execution_timeout_seconds: float = 20.0
     pending_keep_seconds: float = 600.0
     pending_keep_count: int = 50
-    kernel_wait_seconds: float = 90.0
+    kernel_wait_seconds: float = 180.0
     run_timeout_seconds: float = 120.0
     file_page_bytes: int = 16 * KIB
     file_read_bytes: int = 8 * MIB
@@ -110,8 +118,13 @@ DEFAULT_LIMITS = Limits()
 
 # -- fixed bounds: not settings, but still written only here ----------------------------------------------
 
-#: cell changes a live notebook buffers between two reads of the guard or the panel (older ones are dropped)
+#: cell changes a live notebook buffers between two reads of the guard or the panel (older ones are dropped, and the
+#: first change kept says how many: ``CellChange.dropped_before``)
 CHANGE_LOG_SIZE = 500
+#: entries the bridge's change log keeps (changes/log.py); a reader behind the oldest one is told it missed some
+CHANGE_LOG_ENTRIES = 2000
+#: seconds within which repeated changes of one cell by one actor merge into one change-log entry
+CHANGE_COALESCE_SECONDS = 10.0
 #: bytes of a result kept free for its own keys and the envelope when a tool fills it with cells, threads or a page
 RESULT_HEADROOM = 2048
 #: every integer argument and stored number is at most this: larger ones would reach JS as BigInt

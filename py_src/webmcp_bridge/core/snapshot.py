@@ -20,6 +20,22 @@ HASH_HEX_CHARS = 16
 
 # When an output has several representations, the preview is taken from the first of these present.
 PREVIEW_ORDER = ("text/plain", "text/markdown", "text/latex", "application/json", "text/html", "image/svg+xml")
+#: image types whose data is text (markup), returned and paged as text
+TEXT_IMAGE_TYPES = ("image/svg+xml",)
+
+
+def default_mime(output: RawOutput) -> str:
+    """The representation ``jupyter_get_output`` returns when none is asked for: the richest one an agent can use.
+    A raster image first (a figure's text/plain is only "<Figure size 640x480 with 1 Axes>"), then an SVG's markup
+    (its text/plain is only "<IPython.core.display.SVG object>"), then the first text one in :data:`PREVIEW_ORDER`,
+    then any text one; "" for an output with no representation."""
+    mimes = [item.mime for item in output.items]
+    text = [item.mime for item in output.items if not item.binary]
+    for chosen in ([m for m in mimes if m in IMAGE_MIME_TYPES], [m for m in mimes if m in TEXT_IMAGE_TYPES],
+                   [m for m in PREVIEW_ORDER if m in text], text, mimes):
+        if chosen:
+            return chosen[0]
+    return ""
 
 
 def source_hash(source: str) -> str:
@@ -201,7 +217,7 @@ def _output_markdown(output: RawOutput) -> str:
     notes = [
         f"[{item.mime} output, {item.bytes} bytes]"
         for item in output.items
-        if item.binary and item.mime in IMAGE_MIME_TYPES
+        if item.mime in IMAGE_MIME_TYPES or item.mime in TEXT_IMAGE_TYPES
     ]
     if chosen is None:
         return "\n".join(notes) if notes else f"[{output.output_type} output]"

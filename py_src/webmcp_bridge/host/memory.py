@@ -9,19 +9,24 @@ those ids, every change bumps the revision, and a "person" can edit cells betwee
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import copy
 import io
 import json
 import time
 import uuid
-from collections import deque
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
+from webmcp_bridge.core.images import EncodedImage, ImageRequest
 from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, base64_decoded_len, normalize_line_ends, slice_utf8, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
+from webmcp_bridge.host import png
 from webmcp_bridge.host.protocol import (
     AccessState,
     CellChange,
@@ -47,6 +52,10 @@ from webmcp_bridge.host.protocol import (
 )
 
 Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
+
+#: the pure-Python decoder takes seconds on a large figure: the last few decoded images are kept (tests read one
+#: figure several times)
+_decoded_png = lru_cache(maxsize=4)(png.decode)
 
 
 def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]], str]:
@@ -92,7 +101,7 @@ class MemoryNotebook:
         self.kernel_display_name = "Python (in memory)"
         self.interruptible = True  # False stands in for a kernel that cannot stop running code (Pyodide's)
         self.run_seconds: dict[str, float] = {}  # cell id -> how long its run takes (simulated; 0 when absent)
-        self._changes: deque[CellChange] = deque(maxlen=CHANGE_LOG_SIZE)
+        self._changes: list[CellChange] = []  # bounded by CHANGE_LOG_SIZE, as the live host's buffer (_record)
         self._last_deleted_meta: dict[str, Any] = {}
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
 
@@ -127,7 +136,7 @@ class MemoryNotebook:
             meta = next((c.get("metadata", {}) for c in self.nb["cells"] if c.get("id") == cell_id), self._last_deleted_meta)
             block = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
             level = block.get("access") if isinstance(block, dict) else None
-            self._changes.append(CellChange(actor, kind, cell_id, time.time(), level, self._revision))  # type: ignore[arg-type]
+            self._record(CellChange(actor, kind, cell_id, time.time(), level, self._revision))  # type: ignore[arg-type]
 
     def _index(self, cell_id: str) -> int:
         for i, cell in enumerate(self.nb["cells"]):
@@ -189,6 +198,42 @@ class MemoryNotebook:
         size = base64_decoded_len(data)
         return (data if size <= max_bytes else None), size
 
+    def _binary(self, cell_id: str, output_index: int, mime: str) -> str:
+        output = self._output(cell_id, output_index)
+        texts = output_texts(output)
+        if mime not in texts:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {mime!r} representation.", cellId=cell_id)
+        return "".join(texts[mime].split())
+
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        data = self._binary(cell_id, output_index, mime)
+        chars = -(-max(0, max_bytes) // 3) * 4
+        try:
+            head = base64.b64decode(data[:chars], validate=True)[:max_bytes]
+        except (binascii.Error, ValueError):
+            head = b""
+        return head, base64_decoded_len(data)
+
+    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+        """PNG only, with the small pure-Python codec of :mod:`webmcp_bridge.host.png` (nearest-pixel resampling, an
+        RGBA PNG out, whatever ``request.mime`` asked); None for the other formats, which this host cannot decode."""
+        data = self._binary(cell_id, output_index, mime)
+        await asyncio.sleep(0)
+        if mime != "image/png":
+            return None
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        decoded = _decoded_png(raw)
+        if decoded is None:
+            if raw.startswith(png.SIGNATURE):
+                return None  # a PNG this small codec does not take (interlaced, under 8 bits a sample)
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", cellId=cell_id)
+        width, height, rows = decoded
+        copy = png.encode(request.width, request.height, png.resample(width, height, rows, request.width, request.height))
+        return EncodedImage(base64.b64encode(copy).decode("ascii"), len(copy), request.width, request.height, "image/png")
+
     def set_source(self, cell_id: str, source: str) -> RawCell:
         self._cell(cell_id)["source"] = normalize_line_ends(source)
         self._changed("edit", cell_id)
@@ -224,7 +269,7 @@ class MemoryNotebook:
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
-            self._changed("outputs", cell_id)
+            self._changed("clear", cell_id)
         return self.find_cell(cell_id)
 
     def bridge_metadata(self) -> Any:
@@ -254,6 +299,16 @@ class MemoryNotebook:
         else:
             meta[METADATA_KEY] = copy.deepcopy(value)
         self._changed("metadata", cell_id, "person")
+
+    def _record(self, change: CellChange) -> None:
+        """Buffer ``change`` until the next take; past CHANGE_LOG_SIZE the oldest are dropped and counted in the
+        oldest change kept (``dropped_before``), as ``notebook.js`` does for the live notebook."""
+        self._changes.append(change)
+        if len(self._changes) > CHANGE_LOG_SIZE:
+            gone = self._changes[: len(self._changes) - CHANGE_LOG_SIZE]
+            del self._changes[: len(gone)]
+            dropped = sum(1 + c.dropped_before for c in gone)
+            self._changes[0] = replace(self._changes[0], dropped_before=self._changes[0].dropped_before + dropped)
 
     def take_changes(self) -> list[CellChange]:
         taken = list(self._changes)
@@ -368,7 +423,8 @@ class MemoryNotebook:
         self.nb["cells"] = cells
         self._changed()  # one revision for the batch, one change record per op
         now = time.time()
-        self._changes.extend(CellChange("agent", kind, cell_id, now) for cell_id, kind in touched)
+        for cell_id, kind in touched:
+            self._record(CellChange("agent", kind, cell_id, now))
         return [cell_id for cell_id, _ in touched]
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:

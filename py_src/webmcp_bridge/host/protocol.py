@@ -17,6 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Protocol, Sequence
 
+from webmcp_bridge.core.images import EncodedImage as EncodedImage
+from webmcp_bridge.core.images import ImageRequest as ImageRequest
+
 # the plain values of cells and outputs live in core (the pure semantics over them needs them); re-exported here
 from webmcp_bridge.core.raw import CellType as CellType
 from webmcp_bridge.core.raw import RawCell as RawCell
@@ -139,15 +142,20 @@ EditOp = InsertOp | SetSourceOp | DeleteOp | MoveOp
 
 
 Actor = Literal["person", "agent"]
-ChangeKind = Literal["insert", "edit", "delete", "move", "run", "outputs", "metadata"]
+#: what changed: a cell inserted, its source edited, deleted, moved; "run": its execution count was set (a run's
+#: reply); "clear": its outputs were cleared (the list became empty); "output": an output arrived or changed
+#: (outputs not empty); "metadata": the bridge's metadata of the cell (access levels)
+ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata"]
 
 
 @dataclass(frozen=True)
 class CellChange:
     """One change to a cell as the host saw it: ``actor`` is "agent" for changes made through this
-    protocol's write methods (and runs started by :meth:`LiveNotebook.run_cell`), "person" for everything
-    else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the epoch. ``access`` lets a
-    reader drop changes of a cell that was hidden from the agent when it changed (even if it is gone now)."""
+    protocol's write methods and for the outputs and execution count of a run started by
+    :meth:`LiveNotebook.run_cell` until that execution ends (also after the call stopped waiting for it),
+    "person" for everything else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the
+    epoch. ``access`` lets a reader drop changes of a cell that was hidden from the agent when it changed (even if
+    it is gone now)."""
 
     actor: Actor
     kind: ChangeKind
@@ -155,6 +163,7 @@ class CellChange:
     time: float
     access: Any = None  # the cell's raw ``webmcp_bridge.access`` metadata value when it changed (None: unset)
     revision: int | None = None  # the notebook's revision (LiveNotebook.revision) around the change
+    dropped_before: int = 0  # changes the host's bounded buffer dropped just before this one (never taken)
 
 
 @dataclass(frozen=True)
@@ -246,6 +255,21 @@ class LiveNotebook(Protocol):
         nothing is transferred). Raises ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`."""
         ...
 
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        """``(the first max_bytes decoded bytes or fewer, decoded size in bytes)`` of a binary representation (an
+        image's header, to read its size); the head is empty when the stored text is not base64. Raises
+        ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`."""
+        ...
+
+    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+        """A copy of the image stored as ``mime`` in that output, resampled to ``request.width`` x ``request.height``
+        and encoded as ``request.mime`` (the caller decided both: :mod:`webmcp_bridge.core.images`). None when this
+        host cannot make copies of that format (the caller then falls back to the original). Raises
+        ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`, and when the data does not decode as an image of
+        type ``mime`` (notebooks are untrusted). In the page the work is asynchronous (the browser decodes and
+        encodes off the main thread), never one long task."""
+        ...
+
     def set_source(self, cell_id: str, source: str) -> RawCell:
         """Replace the cell's source; returns the cell after the write."""
         ...
@@ -315,8 +339,9 @@ class LiveNotebook(Protocol):
 
 
     def take_changes(self) -> list[CellChange]:
-        """The cell changes seen since the previous call, oldest first (the host buffers a bounded number;
-        older ones are dropped)."""
+        """The cell changes seen since the previous call, oldest first. The host buffers at most
+        :data:`~webmcp_bridge.core.limits.CHANGE_LOG_SIZE`; when more wait, the oldest are dropped and the oldest
+        change kept counts them in ``dropped_before`` (so the change log can tell readers they missed some)."""
         ...
 
     def access_state(self) -> AccessState:

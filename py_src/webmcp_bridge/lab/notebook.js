@@ -26,7 +26,7 @@
   let listenTimer = null;
   const changedPanels = new Set(); // ids of the panels changed since the callback last ran
   const changeLogs = new WeakMap(); // notebook model -> [change as record() writes it], bounded, drained by Python
-  const agentRuns = new Set(); // ids of cells the agent is running (beginAgentRun .. endAgentRun)
+  const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
 
   // Run fn as the agent's write: cell changes it causes are recorded with agentWrite true.
@@ -65,8 +65,12 @@
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     log.push({ agentWrite: agentDepth > 0, agentRun: agentRuns.has(cellId), kind, cellId, time: Date.now() / 1000,
                access: block && typeof block === "object" ? block.access ?? null : null,
-               revision: clock + 1 }); // the change's own update is counted right after
-    if (log.length > maxChanges) log.splice(0, log.length - maxChanges);
+               revision: clock + 1, // the change's own update is counted right after
+               droppedBefore: 0 });
+    if (log.length > maxChanges) { // the oldest go; the oldest kept counts them, so Python can report the gap
+      const gone = log.splice(0, log.length - maxChanges);
+      log[0].droppedBefore += gone.reduce((n, c) => n + 1 + c.droppedBefore, 0);
+    }
   }
 
   const bump = (m) => stamps.set(m, (stamps.get(m) ?? 0) + 1);
@@ -81,8 +85,12 @@
       if (change.sourceChange) record(m, "edit", cell);
       if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell);
     });
-    // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them)
-    if (cell.type === "code" && cell.outputs) cell.outputs.changed.connect(() => record(m, "outputs", cell));
+    // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them); the
+    // fact recorded is whether the outputs are empty after the change ("clear") or not ("output")
+    if (cell.type === "code" && cell.outputs) {
+      const outputs = cell.outputs;
+      outputs.changed.connect(() => record(m, outputs.length === 0 ? "clear" : "output", cell));
+    }
   }
 
   // -- line ends -------------------------------------------------------------------------------------------
@@ -195,6 +203,29 @@
       evalue: json.output_type === "error" ? String(json.evalue ?? "") : null,
       items: [...items].map(([mime, it]) => [mime, it.bytes, it.binary || headBytes <= 0 ? "" : it.text.slice(0, headBytes), it.binary]),
     };
+  }
+
+  // The binary item (an image's base64) of one output, or null.
+  function binaryItem(panel, cellId, outputIndex, mime) {
+    const output = outputOf(panel, cellId, outputIndex);
+    const item = output && itemsOf(output).items.get(mime);
+    return item && item.binary ? item : null;
+  }
+
+  // A binary item's base64 without whitespace (nbformat may wrap it in lines), computed once per item.
+  function base64Text(item) {
+    item.clean ??= item.text.replace(/\s/g, "");
+    return item.clean;
+  }
+
+  // base64 -> bytes, strictly (throws on characters outside the alphabet): the browser's own decoder when it has one.
+  function fromBase64(text) {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+  }
+
+  function toBase64(bytes) {
+    return typeof bytes.toBase64 === "function" ? bytes.toBase64() : base64Of(bytes);
   }
 
   // Bytes as base64 (in chunks: String.fromCharCode takes a bounded number of arguments).
@@ -376,8 +407,13 @@
       }
       return null;
     },
-    beginAgentRun(cellId) { agentRuns.add(cellId); },
-    endAgentRun(cellId) { agentRuns.delete(cellId); },
+    // The agent's executions of a cell: from the request until its reply (or failure), however long the tool
+    // call waits; changes of the cell's outputs and execution count meanwhile carry agentRun true.
+    beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); },
+    endAgentRun(cellId) {
+      const left = (agentRuns.get(cellId) ?? 0) - 1;
+      if (left > 0) agentRuns.set(cellId, left); else agentRuns.delete(cellId);
+    },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
     bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(KEY) ?? null); },
     setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(KEY, JSON.parse(json))); },
@@ -461,10 +497,42 @@
       return JSON.stringify({ data: base64Of(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
     },
     outputBinary(panel, cellId, outputIndex, mime, maxBytes) {
-      const output = outputOf(panel, cellId, outputIndex);
-      const item = output && itemsOf(output).items.get(mime);
+      const item = binaryItem(panel, cellId, outputIndex, mime);
       if (!item) return null;
-      return JSON.stringify({ data: item.bytes <= maxBytes ? item.text.replace(/\s/g, "") : null, bytes: item.bytes });
+      return JSON.stringify({ data: item.bytes <= maxBytes ? base64Text(item) : null, bytes: item.bytes });
+    },
+    // The first `chars` characters of a binary representation's base64 (whitespace removed) and its decoded size,
+    // as JSON text {data, bytes}; null when the output or MIME type is not there. Python decodes the head.
+    outputBinaryHead(panel, cellId, outputIndex, mime, chars) {
+      const item = binaryItem(panel, cellId, outputIndex, mime);
+      if (!item) return null;
+      return JSON.stringify({ data: base64Text(item).slice(0, chars), bytes: item.bytes });
+    },
+    // A copy of a stored image at the size and in the format Python chose: decoded and resampled by
+    // createImageBitmap, drawn on an OffscreenCanvas, encoded by convertToBlob (decoding and encoding run off the
+    // main thread; the synchronous parts are base64 conversions and one draw of the small copy). Resolves to JSON
+    // text {data: base64, bytes, width, height, mime: what the encoder produced}, {error} when the data is not an
+    // image of that type, or null when the output or MIME type is not there.
+    async resizeImage(panel, cellId, outputIndex, mime, width, height, outMime, quality) {
+      const item = binaryItem(panel, cellId, outputIndex, mime);
+      if (!item) return null;
+      let bitmap;
+      try {
+        const bytes = fromBase64(base64Text(item));
+        bitmap = await createImageBitmap(new Blob([bytes], { type: mime }),
+          { resizeWidth: width, resizeHeight: height, resizeQuality: "high", imageOrientation: "none" });
+      } catch (error) {
+        return JSON.stringify({ error: String(error?.name ?? "Error") });
+      }
+      try {
+        const canvas = new OffscreenCanvas(width, height);
+        canvas.getContext("2d").drawImage(bitmap, 0, 0);
+        const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
+        const out = new Uint8Array(await blob.arrayBuffer());
+        return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+      } finally {
+        bitmap.close();
+      }
     },
     focus(panel) {
       const active = panel.content.activeCell;

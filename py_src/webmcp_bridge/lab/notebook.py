@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
 import hashlib
 import json
 from typing import Any, Callable, Sequence
@@ -45,8 +46,10 @@ from webmcp_bridge.host.protocol import (
     CodeRun,
     DeleteOp,
     EditOp,
+    EncodedImage,
     Entry,
     Focus,
+    ImageRequest,
     InsertOp,
     KernelInfo,
     MoveOp,
@@ -82,18 +85,23 @@ def _raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
                      name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
 
 
+#: the change kinds a run makes (its outputs cleared, arriving, its execution count set)
+RUN_KINDS = ("clear", "output", "run")
+
+
 def actor_of(kind: str, agent_write: bool, agent_run: bool) -> str:
     """Who made a cell change ``notebook.js`` recorded: "agent" when it happened inside one of the agent's writes
-    through the adapter, or when it is the outputs or execution count ("outputs", "run") of a cell the agent is
-    running (:meth:`LabNotebook.run_cell`); "person" for everything else (typing, the toolbar, the person's runs)."""
-    return "agent" if agent_write or (kind in ("outputs", "run") and agent_run) else "person"
+    through the adapter, or when it is the outputs or execution count (:data:`RUN_KINDS`) of a cell whose execution
+    the agent started and that has not ended (:meth:`LabNotebook.run_cell`, also after the call stopped waiting);
+    "person" for everything else (typing, the toolbar, the person's runs)."""
+    return "agent" if agent_write or (kind in RUN_KINDS and agent_run) else "person"
 
 
 def _change(c: dict[str, Any]) -> CellChange:
     """A change as ``notebook.js``'s change log records it."""
     kind = c["kind"]
     return CellChange(actor_of(kind, bool(c["agentWrite"]), bool(c["agentRun"])), kind, str(c["cellId"]), float(c["time"]),  # type: ignore[arg-type]
-                      c.get("access"), c.get("revision"))
+                      c.get("access"), c.get("revision"), int(c.get("droppedBefore") or 0))
 
 
 def _raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
@@ -176,6 +184,30 @@ class LabNotebook:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
         data = json.loads(raw)
         return data["data"], data["bytes"]
+
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        """One crossing for the first base64 characters that hold ``max_bytes`` decoded bytes, decoded here."""
+        raw = self.live.outputBinaryHead(self.panel, cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        data = json.loads(raw)
+        try:
+            head = base64.b64decode(data["data"], validate=True)[:max_bytes]
+        except (binascii.Error, ValueError):
+            head = b""
+        return head, int(data["bytes"])
+
+    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+        """``notebook.js`` resizeImage: the browser decodes the stored bytes, resamples them to the size asked for and
+        encodes the copy (createImageBitmap and OffscreenCanvas.convertToBlob, both asynchronous)."""
+        raw = await self.live.resizeImage(self.panel, cell_id, output_index, mime, request.width, request.height, request.mime,
+                                          request.quality)
+        if is_nullish(raw):
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+        data = json.loads(str(raw))
+        if "error" in data:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", cellId=cell_id)
+        return EncodedImage(str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"]))
 
     def focus(self) -> Focus:
         data = json.loads(self.live.focus(self.panel))
@@ -285,25 +317,39 @@ class LabNotebook:
         return True
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
+        """Poll the kernel's status until it is one of ``statuses`` or ``timeout`` seconds passed, whatever the session
+        context's ``ready`` promise does meanwhile (it can settle, or fail, before the kernel itself is up: the
+        status is the truth). Returns early only when the session is ready and has no kernel at all ("none": the
+        person chose No Kernel) or the kernel is dead: neither changes by waiting."""
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
+        ready = asyncio.ensure_future(_awaitable(self.panel.sessionContext.ready))
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failure is read from the status
         try:
-            await asyncio.wait_for(_awaitable(self.panel.sessionContext.ready), timeout)
-        except (asyncio.TimeoutError, JsException):
-            return self.kernel()
-        while True:
-            info = self.kernel()
-            if info.status in statuses or loop.time() >= deadline:
-                return info
-            await asyncio.sleep(KERNEL_POLL_SECONDS)
+            while True:
+                info = self.kernel()
+                settled = ready.done() and not ready.cancelled() and ready.exception() is None
+                if info.status in statuses or loop.time() >= deadline or info.status == "dead" or (settled and info.status == "none"):
+                    return info
+                await asyncio.sleep(KERNEL_POLL_SECONDS)
+        finally:
+            ready.cancel()
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         widget = self.live.cellWidget(self.panel, cell_id)
         if is_nullish(widget):
             raise cell_not_found(cell_id)
         cells_module = self.host.modules.cells
-        self.live.beginAgentRun(cell_id)  # its outputs and execution count are recorded as the agent's
-        execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+        # Its outputs and execution count are the agent's until this execution ends, however long that is after the
+        # call stopped waiting (a timeout, an abort that Pyodide cannot stop): the run ends when JupyterLab's
+        # execute promise settles (the reply, a failure, a restart), not when the call returns.
+        self.live.beginAgentRun(cell_id)
+        try:
+            execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+        except BaseException:
+            self.live.endAgentRun(cell_id)
+            raise
+        execution.add_done_callback(lambda _f: self.live.endAgentRun(cell_id))
         execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
         try:
             reply = await asyncio.wait_for(asyncio.shield(execution), timeout)
@@ -314,8 +360,6 @@ class LabNotebook:
         except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
             await self._interrupt_after_abort(execution)
             raise
-        finally:
-            self.live.endAgentRun(cell_id)
         if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
             return RunResult(cell_id, "ok", None)
         status = str(reply.content.status)

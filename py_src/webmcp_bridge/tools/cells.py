@@ -9,8 +9,9 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.images import HEADER_BYTES, EncodedImage, ImageInfo, ImageRequest, first_request, image_size, next_request
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
-from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
+from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, summary, unique
 
 READ = Annotations(read_only=True, untrusted_content=True)
@@ -81,9 +82,16 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
 class GetOutputInput(NotebookInput):
     cell_id: CellIdField
     output_index: Annotated[int, Field(description="Index of the output within the cell (from jupyter_get_cells).", ge=0, le=MAX_INT)]
-    mime_type: Annotated[str | None, Field(description="Which representation (default: the image if there is one, else the first text one).", max_length=128)] = None
+    mime_type: Annotated[str | None, Field(description="Which representation (default: the image if there is one, else an SVG's markup, "
+                                                       "else the first text one).", max_length=128)] = None
     offset: Annotated[int, Field(description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.", ge=0, le=MAX_INT)] = 0
     max_bytes: Annotated[int | None, Field(description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT)] = None
+    max_side: Annotated[int | None, Field(description="Images: the longest side, in pixels, of the image returned (default 1024); a larger "
+                                                      "image is returned as a downscaled copy (aspect kept).", ge=16, le=MAX_INT)] = None
+    max_image_bytes: Annotated[int | None, Field(description="Images: the most bytes of the image returned (default 96 KiB, at most the image "
+                                                             "cap, 512 KiB); a larger copy is made smaller until it fits.", ge=1024, le=MAX_INT)] = None
+    original: Annotated[bool, Field(description="Images: return the image exactly as stored (up to the image cap, else TOO_LARGE) "
+                                                "instead of a copy bounded by maxSide and maxImageBytes.")] = False
 
 
 async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] | ToolResult:
@@ -99,26 +107,64 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {args.mime_type!r} representation.",
                             cellId=cell.id, outputIndex=args.output_index, mimeTypes=mimes)
         mime = args.mime_type
-    else:  # an image says more than its "<Figure ...>" text; else the most readable text
-        images = [m for m in mimes if m in IMAGE_MIME_TYPES]
-        text = [m for m in PREVIEW_ORDER if m in mimes] or [i.mime for i in output.items if not i.binary]
-        mime = (images or text or mimes or [""])[0]
+    else:
+        mime = default_mime(output)
     base = {"cellId": cell.id, "outputIndex": args.output_index, "outputType": output.output_type, "mimeType": mime, "mimeTypes": mimes}
     if mime in BINARY_MIME_TYPES:
         if mime not in IMAGE_MIME_TYPES:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.", **base)
-        data, size = nb.read_output_binary(cell.id, args.output_index, mime, ctx.limits.image_bytes)
-        if data is None:
-            raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {ctx.limits.image_bytes} bytes are returned.",
-                            bytes=size, maxBytes=ctx.limits.image_bytes, **base)
-        if not is_valid_image(mime, data):
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", **base)
-        return ToolResult({**base, "bytes": size, "image": "returned as MCP image content"},
-                          images=[{"type": "image", "data": data, "mimeType": mime}])
+        return await _image(ctx, nb, cell.id, args, mime, base)
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
     page = nb.read_output_text(cell.id, args.output_index, mime, args.offset, page_max)
     return {**base, "text": page.text, "offset": page.offset, "nextOffset": page.next_offset,
             "totalBytes": page.total_bytes, "truncated": page.next_offset is not None}
+
+
+def _not_an_image(mime: str, base: dict[str, Any]) -> ToolError:
+    return ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", **base)
+
+
+async def _image(ctx: CallContext, nb: Any, cell_id: str, args: GetOutputInput, mime: str, base: dict[str, Any]) -> ToolResult:
+    """An image output as MCP image content: by default a copy bounded by ``maxSide`` and ``maxImageBytes``
+    (:mod:`webmcp_bridge.core.images` decides it, the host makes it), the original on request (``original``) or
+    when it fits both bounds. The payload reports the original (``original``: type, size in pixels, bytes) and
+    what the image block holds (``image``, with ``downscaled``)."""
+    limits = ctx.limits
+    head, size = nb.read_output_binary_head(cell_id, args.output_index, mime, HEADER_BYTES)
+    dimensions = image_size(mime, head)
+    if dimensions is None:
+        raise _not_an_image(mime, base)
+    info = ImageInfo(mime, dimensions[0], dimensions[1], size)
+    max_side = args.max_side or limits.image_side
+    max_bytes = min(args.max_image_bytes or limits.image_copy_bytes, limits.image_bytes)
+    request = None if args.original else first_request(info, max_side, max_bytes)
+    payload: dict[str, Any] = {**base, "bytes": size, "original": info.to_json()}
+    made: list[tuple[ImageRequest, int]] = []
+    while request is not None:
+        copy: EncodedImage | None = await nb.encode_output_image(cell_id, args.output_index, mime, request)
+        if copy is None:  # this host cannot make copies of this format: the original, if it fits
+            payload["note"] = f"This page cannot make a smaller copy of a {mime} image; the original is returned when it fits."
+            break
+        if copy.bytes <= max_bytes:
+            payload["image"] = {"mimeType": copy.mime, "width": copy.width, "height": copy.height, "bytes": copy.bytes, "downscaled": True}
+            return ToolResult(payload, images=[{"type": "image", "data": copy.data, "mimeType": copy.mime}])
+        made.append((request, copy.bytes))
+        request = next_request(info, made, max_bytes)
+    if made:  # every copy was over the bound
+        smallest = made[-1]
+        raise ToolError(ErrorCode.TOO_LARGE, f"A copy of this {info.width}x{info.height} image did not fit {max_bytes} bytes (the smallest made, "
+                        f"{smallest[0].width}x{smallest[0].height}, was {smallest[1]} bytes); raise maxImageBytes (at most {limits.image_bytes}) "
+                        "or lower maxSide.", maxImageBytes=max_bytes, original=info.to_json(), **base)
+    cap = limits.image_bytes if args.original else max_bytes
+    data, _ = nb.read_output_binary(cell_id, args.output_index, mime, cap)
+    if data is None:
+        hint = "" if args.original else f" (maxImageBytes, at most {limits.image_bytes}; or original: true)"
+        raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {cap} bytes are returned{hint}.",
+                        bytes=size, maxBytes=cap, original=info.to_json(), **base)
+    if not is_valid_image(mime, data):
+        raise _not_an_image(mime, base)
+    payload["image"] = {**info.to_json(), "downscaled": False}
+    return ToolResult(payload, images=[{"type": "image", "data": data, "mimeType": mime}])
 
 
 class ExportInput(NotebookInput):
@@ -164,7 +210,9 @@ TOOLS = (
          "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
          GetCellsInput, get_cells, READ),
     Tool("jupyter_get_output", "Get output",
-         "Read one output of a code cell: text paged by UTF-8 byte offset (ANSI colours stripped), or an image as MCP image content.",
+         "Read one output of a code cell: text paged by UTF-8 byte offset (ANSI colours stripped; an SVG as its markup), or an image as "
+         "MCP image content: by default a copy at most maxSide pixels on its longest side and maxImageBytes bytes (the original's "
+         "size is reported); original: true returns it as stored.",
          GetOutputInput, get_output, READ),
     Tool("jupyter_export_notebook", "Export notebook",
          "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "

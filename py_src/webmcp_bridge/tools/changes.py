@@ -54,14 +54,15 @@ async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]
         "hiddenChangeCount": len(entries) - len(shown),
     }
     if args.since is not None and ctx.changes.missed_since(args.since):
-        payload["missed"] = True  # entries newer than `since` were dropped from the bounded log: reread the cells
+        payload["missed"] = True  # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
     return payload
 
 
 TOOLS = (
     Tool("jupyter_get_changes", "Get changes",
          "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each change "
-         "with who made it (person or agent), the kind (insert, edit, delete, move, run, outputs) and the cell id, "
+         "with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs cleared, output: outputs "
+         "arrived with no run yet) and the cell id, "
          "coalesced. Optionally waits up to 15 s for a change. Use it to follow the person's edits without rereading.",
          GetChangesInput, get_changes, Annotations(read_only=True)),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -21,10 +22,26 @@ class RunCellsInput(CellSelection):
 
 
 async def _kernel_ready(ctx: CallContext, nb) -> None:
+    """Wait for the notebook's kernel (up to ``Limits.kernel_wait_seconds``); KERNEL_UNAVAILABLE, saying how long
+    it really waited, what the status means and what to do, when it is not idle or busy by then."""
+    began = time.monotonic()
     info = await nb.wait_for_kernel(ctx.limits.kernel_wait_seconds)
     if info.status not in ("idle", "busy"):
-        raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel is not ready (status {info.status!r}) after waiting {ctx.limits.kernel_wait_seconds:.0f} s.",
-                        kernel={"name": info.name, "status": info.status})
+        waited = time.monotonic() - began
+        raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, kernel_unavailable_message(info.status, waited),
+                        kernel={"name": info.name, "status": info.status}, waitedSeconds=round(waited, 1))
+
+
+def kernel_unavailable_message(status: str, waited: float) -> str:
+    """Why no code can run now, from the kernel's status after ``waited`` seconds, and what the agent can do."""
+    if status == "none":
+        return "This notebook has no kernel (the person chose No Kernel): nothing runs until the person selects one (Kernel > Change Kernel)."
+    if status == "dead":
+        return "The kernel is dead: restart it (jupyter_kernel_action restart, which the person confirms) and run again."
+    return (f"The kernel was not ready after waiting {waited:.0f} s (status {status!r}): it is still starting, or its start failed. "
+            "A first start loads Python and its packages in the page and can take minutes on a busy machine: call again in a while "
+            "(jupyter_get_context shows the kernel's status). If the status stays the same, the kernel did not start: restart it "
+            "(jupyter_kernel_action restart) or ask the person to reload the page.")
 
 
 async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:

@@ -104,7 +104,7 @@ class CellMarkers:
         if entry.actor == "agent":
             changed = key not in self.working
             self.working[key] = time.monotonic() + WORKING_SECONDS
-        if entry.kind in ("run", "outputs"):  # outputs of a run the agent started are the agent's
+        if entry.kind in ("run", "output", "clear"):  # outputs of a run the agent started are the agent's
             before = self.last_run.get(key)
             self.last_run[key] = entry.actor
             changed = changed or before != entry.actor or entry.actor == "agent"  # the agent's: its outputs may come or go

@@ -130,8 +130,11 @@ def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label:
 
 
 # -- Activity ----------------------------------------------------------------------------------------------
+#: what each change kind (host.protocol.ChangeKind) reads as in the Activity list: a run ("ran"), a clear of the
+#: outputs ("cleared outputs of") and outputs arriving with no run in the window (a long cell printing, a display
+#: update: "new output in") are three different things to the person
 CHANGE_VERBS = {"insert": "inserted", "edit": "edited", "delete": "deleted", "move": "moved", "run": "ran",
-                "outputs": "cleared outputs of", "metadata": "changed metadata of"}
+                "clear": "cleared outputs of", "output": "new output in", "metadata": "changed metadata of"}
 #: kinds whose merged count is worth showing (×N): repeated edits of one cell
 REPEATED_KINDS = frozenset({"edit"})
 
@@ -155,7 +158,7 @@ class ActivityRow:
 
 def change_row(entry: Any) -> ActivityRow:
     """The row of a :class:`~webmcp_bridge.changes.log.ChangeEntry` (coalesced entries update one row)."""
-    # the key leaves the kind out: an "outputs" entry that becomes "run" (changes/log.py) updates its row;
+    # the key leaves the kind out: a "clear" or "output" entry that becomes "run" (changes/log.py) updates its row;
     # ×count is shown for repeated edits only (a run's count is its output changes, not a number of runs)
     return ActivityRow(key=f"change:{entry.path}:{entry.actor}:{entry.cell_id}:{entry.first}",
                        time=entry.time, actor=entry.actor, what=CHANGE_VERBS.get(entry.kind, entry.kind),
