@@ -129,11 +129,18 @@ def test_cells_the_author_locked_stay_locked_for_the_agent(page, page_log, site_
 
 
 CANARY = "CANARY-hidden-7f3a"
-PRINT_HISTORY = ("hist = get_ipython().history_manager\n"
-                 "print(repr(In), repr(_ih), repr(Out), repr(_oh), _i, _ii, _iii)\n"
+PRINT_HISTORY = ("import linecache\n"
+                 "ip = get_ipython(); hist = ip.history_manager; dh = ip.displayhook\n"
+                 "print(repr(In), repr(_ih), repr(Out), repr(_oh), _i, _ii, _iii, repr(_), repr(__), repr(___))\n"
+                 "print(repr(dh._), repr(dh.__), repr(dh.___), ip.user_ns_hidden)\n"
                  "print([v for k, v in globals().items() if k.startswith('_i') and isinstance(v, str)])\n"
                  "print(hist.input_hist_raw, hist.input_hist_parsed, hist.output_hist)\n"
-                 "print(list(hist.get_range(output=True)))")
+                 "print(list(hist.get_range(output=True)))\n"
+                 "try:\n"
+                 "    print(list(hist.search('*')), list(hist.get_tail(100, include_latest=True)))\n"
+                 "except Exception as exc:\n"
+                 "    print('no history database:', type(exc).__name__)\n"
+                 "print([e[2] for e in linecache.cache.values() if len(e) > 2 and e[1] is None])")
 
 
 def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page_log, site_url):
@@ -142,7 +149,7 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
 
     open_planted(page, site_url, "hidden-kernel.ipynb", [
         {"cell_type": "code", "id": "hid", "metadata": {"webmcp_bridge": {"access": "none"}},
-         "source": f"# {CANARY}\nhidden_total = 41 + 1\nhidden_total", "outputs": [], "execution_count": None},
+         "source": f"# {CANARY}\nhidden_total = 41 + 1\n'result-' + {CANARY!r}", "outputs": [], "execution_count": None},
         {"cell_type": "code", "id": "vis", "metadata": {}, "source": "print('visible')", "outputs": [], "execution_count": None}])
     # the person runs the hidden cell (its source and result enter the kernel's history)
     page.evaluate("() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; window.jupyterapp.commands.execute('notebook:run-cell'); }")

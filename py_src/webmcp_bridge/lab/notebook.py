@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import json
 from importlib import resources
 from typing import Any, Sequence
@@ -21,6 +20,7 @@ import js
 from pyodide.code import run_js
 from pyodide.ffi import JsException, to_js
 
+from webmcp_bridge.access.kernel_scrub import scrub_code
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, CHANGE_LOG_SIZE, page_utf8, page_window, truncate_utf8, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
@@ -335,11 +335,10 @@ class LabNotebook:
         return [str(cell_id) for cell_id in data["ids"]]
 
     async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = 10.0) -> None:
-        """Blank the kernel's history of these hidden cells (:data:`SCRUB_HISTORY`) before the agent's code runs.
-        Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then does not run)."""
-        digests = [hashlib.sha256(s.strip().encode("utf-8", "surrogatepass")).hexdigest() for s in sources if s.strip()]
-        code = SCRUB_HISTORY.replace("COUNTS, DIGESTS", f"{json.dumps([int(c) for c in counts])}, {json.dumps(digests)}")
-        run = await self.run_code(code, timeout, head_bytes=0, max_outputs=1)
+        """Clear the kernel's memory of these hidden cells (:mod:`webmcp_bridge.access.kernel_scrub`) before the
+        agent's code runs. Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then
+        does not run)."""
+        run = await self.run_code(scrub_code(counts, sources), timeout, head_bytes=0, max_outputs=1)
         if run.status != "ok":
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "The kernel's history could not be cleared of the hidden cells, so nothing "
                             "was run (it holds their sources); try again once the kernel is idle.")
@@ -370,54 +369,6 @@ class LabNotebook:
         count = done.get("execution_count")
         return CodeRun("ok" if status == "ok" else "timeout" if status == "timeout" else "error", outputs,
                        int(described["count"]), None if count is None else int(count), reason)
-
-
-#: Run in the kernel before code of the agent's runs, when the notebook has hidden cells: blanks every
-#: input-history entry that is a hidden cell's source (matched by the SHA-256 of its stripped text, so the
-#: sources never cross into the kernel) or was run at a hidden cell's execution count (In/_ih and the history
-#: manager's lists, _i/_ii/_iii, _iN), and drops those counts' outputs (Out/_oh, _N, the history manager's
-#: output lists). The Pyodide kernel stores even requests sent with store_history false, so the scrub blanks its
-#: own entries too. Nothing is printed; a kernel without IPython is left alone.
-SCRUB_HISTORY = """
-def _webmcp_scrub(counts, digests):
-    import hashlib
-    try:
-        ip = get_ipython()
-    except NameError:
-        return
-    if ip is None:
-        return
-    counts, digests = set(counts), set(digests)
-    ns, hm = ip.user_ns, getattr(ip, "history_manager", None)
-    def secret(text):
-        if not isinstance(text, str) or not text.strip():
-            return False
-        if text.lstrip().startswith("def _webmcp_scrub("):
-            return True
-        return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest() in digests
-    lists = [getattr(hm, name, None) for name in ("input_hist_parsed", "input_hist_raw")] + [ns.get("In"), ns.get("_ih")]
-    for entries in [x for x in lists if isinstance(x, list)]:
-        for i, text in enumerate(entries):
-            if i in counts or secret(text):
-                counts.add(i)
-                entries[i] = ""
-    for name in ("_i", "_ii", "_iii", "_i00"):
-        if secret(ns.get(name)):
-            ns[name] = ""
-        if secret(getattr(hm, name, None)):  # IPython shifts _i/_ii/_iii from these after each run
-            setattr(hm, name, "")
-    for i in counts:
-        ns.pop("_i" + str(i), None)
-        ns.pop("_" + str(i), None)
-        for outputs in (ns.get("Out"), ns.get("_oh"), getattr(hm, "output_hist", None), getattr(hm, "output_hist_reprs", None)):
-            if isinstance(outputs, dict):
-                outputs.pop(i, None)
-    for cache in (getattr(hm, "db_input_cache", None), getattr(hm, "db_output_cache", None)):
-        if isinstance(cache, list):
-            cache[:] = [e for e in cache if not (isinstance(e, tuple) and e and e[0] in counts)]
-_webmcp_scrub(COUNTS, DIGESTS)
-del _webmcp_scrub
-"""
 
 
 def _declined(exc: Exception) -> bool:
