@@ -41,10 +41,14 @@ from webmcp_bridge.host.protocol import (
     RawItem,
     RawOutput,
     RunResult,
+    SaveKind,
+    SaveOutcome,
     SetSourceOp,
+    TabsState,
     TextPage,
 )
 from webmcp_bridge.lab.ffi import is_nullish, js_object
+from webmcp_bridge.lab.tabs import load_tabs_js, save_outcome, tabs_state
 
 #: how long highlight_output keeps an output outlined, in milliseconds
 HIGHLIGHT_MS = 4000
@@ -237,14 +241,25 @@ class LabNotebook:
                            tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]))
 
     # -- async --------------------------------------------------------------------------------------
-    async def save(self) -> bool:
+    async def save(self) -> SaveOutcome:
+        """Through ``tabs.js`` (one check-and-write for every tab of the site, see :mod:`webmcp_bridge.lab.tabs`)."""
+        # JupyterLab takes the notebook's content when the save starts, one microtask after this call: the revision
+        # now is the one written (a change landing in between would only make the report say less was saved)
+        revision = self.revision()
         try:
-            await self.panel.context.save()
+            raw = await self.host.tabs.save(self.panel)
         except JsException as exc:
-            if _declined(exc):  # Cancel in "File Changed": the call's real outcome, not a failure
-                return False
+            declined = _declined(exc)
+            if declined is not None:  # "File Changed": Cancel, or its dialog already open: the call's real outcome
+                return SaveOutcome(declined)
             raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:200]}", path=self.path) from None
-        return True
+        return save_outcome(str(raw), revision)
+
+    def tabs(self) -> TabsState:
+        return tabs_state(str(self.host.tabs.state(self.panel)))
+
+    async def count_tabs(self) -> TabsState:
+        return tabs_state(str(await self.host.tabs.fresh(self.panel)))
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
         loop = asyncio.get_event_loop()
@@ -371,11 +386,16 @@ class LabNotebook:
                        int(described["count"]), None if count is None else int(count), reason)
 
 
-def _declined(exc: Exception) -> bool:
-    """Whether a rejected save is JupyterLab's "Cancel" in its "File Changed" dialog (docregistry's context
-    rejects with an Error named ModalCancelError, message "Cancel")."""
-    name = str(getattr(exc, "name", "") or "")
-    return name == "ModalCancelError" or str(exc).strip().endswith("ModalCancelError: Cancel")
+def _declined(exc: Exception) -> SaveKind | None:
+    """What a rejected save means when it is JupyterLab's "File Changed" dialog (docregistry's context rejects
+    with an Error named ModalCancelError, message "Cancel", or, when that dialog is already open, one named
+    ModalDuplicateError): "cancelled" / "dialog-open"; None for any other failure."""
+    name, text = str(getattr(exc, "name", "") or ""), str(exc).strip()
+    if name == "ModalCancelError" or text.endswith("ModalCancelError: Cancel"):
+        return "cancelled"
+    if name == "ModalDuplicateError" or "ModalDuplicateError" in text:
+        return "dialog-open"
+    return None
 
 
 async def _awaitable(promise: Any) -> Any:
@@ -409,6 +429,7 @@ class JupyterLabHost:
         self.modules = ctx.modules
         self.contents = self.app.serviceManager.contents
         self.live = load_model_js()
+        self.tabs = load_tabs_js(self.tracker, self.contents)
         self._metadata_cache: dict[str, tuple[str, Any]] = {}
 
     async def _get(self, path: str, content: bool) -> Any:
