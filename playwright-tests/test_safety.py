@@ -101,6 +101,23 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
     page.keyboard.type("!")
     page.wait_for_timeout(300)
     assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4!"
+    # CRs arriving in a cell whose editor is already bound (another extension or a kernel payload setting the source):
+    # the editor shows line breaks while the model holds CRs, the state every write of a CRLF cell used to fail in;
+    # the bridge makes them LF at once, without touching the editor
+    page.evaluate(f"() => {MODEL}.cells.get(0).sharedModel.setSource('p = 1\\r\\nq = 2\\r\\n')")
+    editor_view = "() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()"
+    page.wait_for_function(f"() => {MODEL}.cells.get(0).sharedModel.getSource() === 'p = 1\\nq = 2\\n'")
+    assert page.evaluate(editor_view) == "p = 1\nq = 2\n"
+    refused, _ = call(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "absent", "newText": "x"})
+    assert refused["error"] == "INVALID_ARGUMENT"  # a failing edit changes nothing
+    assert source_of(page, 0) == "p = 1\nq = 2\n" == page.evaluate(editor_view)
+    ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "q = 2\n", "newText": "q = 20\n"})
+    assert source_of(page, 0) == "p = 1\nq = 20\n" == page.evaluate(editor_view)  # written, and the screen agrees
+    cell_editor(page, 0).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("r = 3")
+    page.wait_for_timeout(300)
+    assert source_of(page, 0) == "p = 1\nq = 20\nr = 3" == page.evaluate(editor_view)
     assert not page_log.own_page_errors()
 
 

@@ -177,7 +177,10 @@ class LabNotebook:
     def _written(raw: Any, cell_id: str) -> RawCell:
         if is_nullish(raw):
             raise cell_not_found(cell_id)
-        return _raw_cell(json.loads(raw))
+        data = json.loads(raw)
+        if "lineEnds" in data:
+            raise _line_ends_stuck(str(data["lineEnds"]))
+        return _raw_cell(data)
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         return self._written(self.live.setSource(self.panel, cell_id, source), cell_id)
@@ -347,6 +350,8 @@ class LabNotebook:
         data = json.loads(self.live.applyEdits(self.panel, json.dumps([_op_wire(op) for op in ops])))
         if "missing" in data:
             raise cell_not_found(data["missing"])
+        if "lineEnds" in data:
+            raise _line_ends_stuck(str(data["lineEnds"]))
         return [str(cell_id) for cell_id in data["ids"]]
 
     async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = 10.0) -> None:
@@ -384,6 +389,15 @@ class LabNotebook:
         count = done.get("execution_count")
         return CodeRun("ok" if status == "ok" else "timeout" if status == "timeout" else "error", outputs,
                        int(described["count"]), None if count is None else int(count), reason)
+
+
+def _line_ends_stuck(cell_id: str) -> ToolError:
+    """A write refused by ``notebook.js`` because the cell still holds CR line ends its editor could not be
+    brought in line with (the editor's binding was not found): writing would change the model and throw in the
+    editor, which would keep showing the old text. Nothing was changed."""
+    return ToolError(ErrorCode.INTERNAL_ERROR, f"Cell {cell_id!r} still holds CR line ends that could not be made LF in this "
+                     "JupyterLab's editor, so it was not changed (writing would leave the editor showing other text than the "
+                     "notebook). Nothing was changed.", cellId=cell_id)
 
 
 def _declined(exc: Exception) -> SaveKind | None:
