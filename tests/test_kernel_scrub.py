@@ -17,7 +17,7 @@ from webmcp_bridge.access.kernel_scrub import scrub_code
 
 CANARY = "CANARY-hidden-5e1d"
 HIDDEN = [
-    f"# {CANARY} one\nhidden_total = 41 + 1\nhidden_total",
+    f"# {CANARY} one\nhidden_total = 41 + 1\n'result-' + {CANARY!r}",  # a result that is a string
     f"def hidden_helper():\n    '''{CANARY} two'''\n    return [hidden_total, 'also-{CANARY}']\nhidden_helper()",
 ]
 #: what agent code would print to look for hidden text: every history place IPython offers

@@ -100,7 +100,7 @@ def _webmcp_scrub(counts, digests, lengths):
                 results.append(outputs.pop(i))
     for name in ("_", "__", "___"):
         held = [ns.get(name), getattr(dh, name, None)]
-        if any(v is r for v in held for r in results if v is not None and not isinstance(v, str)) or any(secret(v) for v in held):
+        if any(v is r for v in held for r in results if v is not None and v != "") or any(secret(v) for v in held):
             ns[name] = ""
             if dh is not None and hasattr(dh, name):
                 setattr(dh, name, "")
