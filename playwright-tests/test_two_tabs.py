@@ -15,7 +15,7 @@ import json
 
 from playwright.sync_api import Page
 
-from lite_site import open_notebook
+from lite_site import BRIDGE_TIMEOUT_MS, wait_for_bridge
 from test_propose_browser import PANEL_JS, start_call
 from test_safety import open_planted
 from test_tools import call, ok
@@ -26,8 +26,8 @@ ROUNDS = 10
 
 
 def live_source(page: Page) -> str:
-    """The race cell's source in this page's copy of the notebook."""
-    return page.evaluate(f"""path => [...({PANEL_JS})(path).content.model.sharedModel.cells].find(c => c.id === '{CELL}').getSource()""", PATH)
+    """The race cell's source in this page's copy of the notebook (read as the agent reads it)."""
+    return ok(page, "jupyter_get_cells", {"notebookPath": PATH, "cellIds": [CELL]})["cells"][0]["source"]
 
 
 def file_source(page: Page) -> str:
@@ -41,8 +41,8 @@ def file_source(page: Page) -> str:
 
 def agent_edits(page: Page, text: str) -> dict:
     """The agent replaces the race cell's source in this page (read first, for the hash)."""
-    cell = ok(page, "jupyter_get_cells", {"cellIds": [CELL]})["cells"][0]
-    return ok(page, "jupyter_update_cell", {"cellId": CELL, "source": text, "expectedSourceHash": cell["sourceHash"]})
+    cell = ok(page, "jupyter_get_cells", {"notebookPath": PATH, "cellIds": [CELL]})["cells"][0]
+    return ok(page, "jupyter_update_cell", {"notebookPath": PATH, "cellId": CELL, "source": text, "expectedSourceHash": cell["sourceHash"]})
 
 
 def collect(page: Page, key: str) -> dict:
@@ -65,7 +65,12 @@ def answer(page: Page, dialog: dict, button: str) -> dict:
 
 
 def other_tabs(page: Page) -> int | None:
-    return ok(page, "jupyter_get_context")["notebook"]["otherTabs"]
+    """notebook.otherTabs of jupyter_get_context, with the notebook brought to the front (the current notebook
+    follows the page's focus, which two headless pages trade)."""
+    ok(page, "jupyter_open_notebook", {"path": PATH})
+    context = ok(page, "jupyter_get_context")
+    assert context["notebook"]["path"] == PATH, context["notebook"]
+    return context["notebook"]["otherTabs"]
 
 
 def wait_other_tabs(page: Page, expected: int) -> None:
@@ -90,6 +95,54 @@ def person_clicks(page: Page, button: str) -> None:
     page.locator(".jp-Dialog").wait_for(state="detached")
 
 
+def open_second_tab(page: Page, site_url: str) -> None:
+    """Open the notebook in another tab of the same site (it restores the first tab's layout too: the notebook is
+    brought to the front by JupyterLab's own open command)."""
+    page.goto(f"{site_url}/lab/index.html?path={PATH}")
+    assert wait_for_bridge(page)["state"] == "ready"
+    page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path})", PATH)
+    page.wait_for_function("path => window.jupyterapp.shell.currentWidget?.context?.path === path", arg=PATH, timeout=BRIDGE_TIMEOUT_MS)
+
+
+def agents_race(a: Page, b: Page, r: int, on_disk, live) -> None:
+    """Round ``r``: the agent edits the race cell in both tabs, then saves in both at about the same moment (the
+    second 0 to 40 ms after the first). Exactly one save writes; the other gets "File Changed", answered Cancel (then
+    Revert), Revert or Overwrite by turns. ``on_disk()``: the race cell's source in the file; ``live(page)``: in a tab."""
+    marks = {"a": f"a = {r}", "b": f"b = {r}"}
+    edited = agent_edits(a, marks["a"])
+    assert edited["notebook"]["otherTabs"] == 1  # the write result says so too
+    agent_edits(b, marks["b"])
+    first, second = (a, b) if r % 2 == 0 else (b, a)
+    start_call(first, f"save{r}", "jupyter_save_notebook", {"notebookPath": PATH})
+    second.wait_for_timeout(r * 4 % 41)
+    start_call(second, f"save{r}", "jupyter_save_notebook", {"notebookPath": PATH})
+    reports = {"a": collect(a, f"save{r}"), "b": collect(b, f"save{r}")}
+    wrote = [side for side, rep in reports.items() if rep.get("saved") is True]
+    waiting = [side for side, rep in reports.items() if rep.get("status") == "pending"]
+    # both edited the same cell from the same version: exactly one save can have written
+    assert len(wrote) == 1 and len(waiting) == 1, (r, reports)
+    winner, loser = wrote[0], waiting[0]
+    assert reports[winner]["outcome"] == "saved" and on_disk() == marks[winner], (r, reports, on_disk())
+    pages = {"a": a, "b": b}
+    button = ("Cancel", "Revert", "Overwrite")[r % 3]
+    done = answer(pages[loser], reports[loser]["dialog"], button)
+    if button == "Cancel":  # a normal result, nothing written; the loser keeps its edit
+        assert (done["saved"], done["outcome"]) == (False, "cancelled") and "Cancel" in done["message"], done
+        assert on_disk() == marks[winner] and live(pages[loser]) == marks[loser]
+        again = ok(pages[loser], "jupyter_save_notebook", {"notebookPath": PATH}, collect=False)  # still conflicting: asked again
+        done = answer(pages[loser], again["dialog"], "Revert")
+    if button == "Overwrite":
+        assert (done["saved"], done["outcome"]) == (True, "overwritten") and on_disk() == marks[loser], (r, done)
+        # the winner's copy is now older than the file: its next save is asked about, and reverts to the file
+        winner_save = ok(pages[winner], "jupyter_save_notebook", {"notebookPath": PATH}, collect=False)
+        assert winner_save.get("status") == "pending", winner_save
+        assert answer(pages[winner], winner_save["dialog"], "Revert")["outcome"] == "reverted"
+    else:
+        assert (done["saved"], done["outcome"]) == (False, "reverted") and on_disk() == marks[winner], (r, done)
+    # both tabs now hold the file's version
+    assert live(a) == live(b) == on_disk(), r
+
+
 def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url):
     a = page
     # two tabs of one site: autosave off, so every save of the rounds is one the test started
@@ -99,46 +152,14 @@ def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url
     a.evaluate("() => window.jupyterapp.serviceManager.settings.save('@jupyterlab/docmanager-extension:plugin', JSON.stringify({autosave: false}))")
     b = a.context.new_page()
     b.on("pageerror", lambda error: page_log.page_errors.append(f"page b: {error}"))
-    open_notebook(b, site_url, PATH)
+    open_second_tab(b, site_url)
     # each is told the notebook is open in the other tab
     wait_other_tabs(a, 1)
     wait_other_tabs(b, 1)
 
     # -- the agent in both tabs saves at about the same moment -------------------------------------------------------
     for r in range(ROUNDS):
-        marks = {"a": f"a = {r}", "b": f"b = {r}"}
-        edited = agent_edits(a, marks["a"])
-        assert edited["notebook"]["otherTabs"] == 1  # the write result says so too
-        agent_edits(b, marks["b"])
-        first, second = (a, b) if r % 2 == 0 else (b, a)
-        start_call(first, f"save{r}", "jupyter_save_notebook", {})
-        second.wait_for_timeout(r * 4 % 41)
-        start_call(second, f"save{r}", "jupyter_save_notebook", {})
-        reports = {"a": collect(a, f"save{r}"), "b": collect(b, f"save{r}")}
-        wrote = [side for side, rep in reports.items() if rep.get("saved") is True]
-        waiting = [side for side, rep in reports.items() if rep.get("status") == "pending"]
-        # both edited the same cell from the same version: exactly one save can have written
-        assert len(wrote) == 1 and len(waiting) == 1, (r, reports)
-        winner, loser = wrote[0], waiting[0]
-        assert reports[winner]["outcome"] == "saved" and file_source(a) == marks[winner], (r, reports, file_source(a))
-        pages = {"a": a, "b": b}
-        button = ("Cancel", "Revert", "Overwrite")[r % 3]
-        done = answer(pages[loser], reports[loser]["dialog"], button)
-        if button == "Cancel":  # a normal result, nothing written; the loser keeps its edit
-            assert (done["saved"], done["outcome"]) == (False, "cancelled") and "Cancel" in done["message"], done
-            assert file_source(a) == marks[winner] and live_source(pages[loser]) == marks[loser]
-            again = ok(pages[loser], "jupyter_save_notebook", {}, collect=False)  # still conflicting: asked again
-            done = answer(pages[loser], again["dialog"], "Revert")
-        if button == "Overwrite":
-            assert (done["saved"], done["outcome"]) == (True, "overwritten") and file_source(a) == marks[loser], (r, done)
-            # the winner's copy is now older than the file: its next save is asked about, and reverts to the file
-            winner_save = ok(pages[winner], "jupyter_save_notebook", {}, collect=False)
-            assert winner_save.get("status") == "pending", winner_save
-            assert answer(pages[winner], winner_save["dialog"], "Revert")["outcome"] == "reverted"
-        else:
-            assert (done["saved"], done["outcome"]) == (False, "reverted") and file_source(a) == marks[winner], (r, done)
-        # both tabs now hold the file's version
-        assert live_source(a) == live_source(b) == file_source(a), r
+        agents_race(a, b, r, lambda: file_source(a), live_source)
 
     # -- the agent in one tab, the person saving in the other ---------------------------------------------------------
     for r in range(ROUNDS // 2):
@@ -147,11 +168,11 @@ def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url
         b.evaluate(f"""([path, text]) => [...({PANEL_JS})(path).content.model.sharedModel.cells].find(c => c.id === '{CELL}').setSource(text)""",
                    [PATH, marks["person"]])
         if r % 2 == 0:
-            start_call(a, f"p{r}", "jupyter_save_notebook", {})
+            start_call(a, f"p{r}", "jupyter_save_notebook", {"notebookPath": PATH})
             b.evaluate("() => { window.__personSave = window.jupyterapp.commands.execute('docmanager:save').catch(String); }")
         else:
             b.evaluate("() => { window.__personSave = window.jupyterapp.commands.execute('docmanager:save').catch(String); }")
-            start_call(a, f"p{r}", "jupyter_save_notebook", {})
+            start_call(a, f"p{r}", "jupyter_save_notebook", {"notebookPath": PATH})
         agent_report = collect(a, f"p{r}")
         person_asked = person_save_dialog(b)
         if agent_report.get("saved") is True:
@@ -167,7 +188,7 @@ def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url
             done = answer(a, agent_report["dialog"], "Cancel")
             assert (done["saved"], done["outcome"]) == (False, "cancelled"), done
             assert file_source(a) == marks["person"] and live_source(a) == marks["agent"]  # the agent's edit kept
-            again = ok(a, "jupyter_save_notebook", {}, collect=False)
+            again = ok(a, "jupyter_save_notebook", {"notebookPath": PATH}, collect=False)
             assert answer(a, again["dialog"], "Revert")["outcome"] == "reverted"
         assert live_source(a) == live_source(b) == file_source(a), r
 
