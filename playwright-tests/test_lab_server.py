@@ -5,6 +5,7 @@ extension ships, served by the server from the labextension's static folder."""
 
 from __future__ import annotations
 
+import json
 import secrets
 import socket
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_scenarios import core_agent_scenario
+from agent_scenarios import core_agent_scenario, open_in
 from lite_site import CONTENT, PageLog, new_recorded_page
 from test_tools import ok
 
@@ -76,5 +77,29 @@ def test_core_agent_scenarios_in_a_jupyterlab_server(browser, lab_server):
         status = core_agent_scenario(page, log, base, name=NOTEBOOK, url=f"{base}/lab/tree/{NOTEBOOK}?token={token}")
         assert status["runtime"] == {"source": "shipped", "url": f"{base}/lab/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"}
         assert ok(page, "jupyter_get_context")["kernel"]["name"] == "python3"  # ipykernel, not Pyodide
+    finally:
+        context.close()
+
+
+def test_two_tabs_of_a_server_notebook_never_both_save(browser, lab_server):
+    """Two tabs of one browser on a notebook of the server: the save check compares the server's content hash, and
+    the check and the write are one step for both tabs (test_two_tabs.py has the JupyterLite rounds)."""
+    from test_two_tabs import CELL, PATH, agents_race, live_source, wait_other_tabs
+
+    base, token, root = lab_server
+    name = PATH
+    (root / name).write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": CELL, "metadata": {}, "source": "start = 0", "outputs": [], "execution_count": None}]}))
+    log = PageLog()
+    context, a = new_recorded_page(browser, log)
+    try:
+        b = context.new_page()
+        b.on("pageerror", lambda error: log.page_errors.append(f"page b: {error}"))
+        for page in (a, b):
+            assert open_in(page, base, "lab", name, f"{base}/lab/tree/{name}?token={token}")["state"] == "ready"
+        wait_other_tabs(a, 1)
+        for r in range(3):
+            agents_race(a, b, r, lambda: "".join(json.loads((root / name).read_text())["cells"][0]["source"]), live_source)
+        assert not log.own_page_errors()
     finally:
         context.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from lite_site import open_notebook
+from lite_site import BRIDGE_TIMEOUT_MS, open_notebook
 from test_tools import call, ok
 
 MODEL = "window.jupyterapp.shell.currentWidget.context.model"
@@ -71,6 +71,9 @@ def open_planted(page: Page, site_url: str, path: str, cells: list[dict]) -> Non
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     page.evaluate(PLANT, {"path": path, "content": {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": KERNELSPEC}, "cells": cells}})
     open_notebook(page, site_url, path)
+    # JupyterLab restores the notebook opened before too, and may bring it to the front last: bring this one there
+    page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path})", path)
+    page.wait_for_function("path => window.jupyterapp.shell.currentWidget?.context?.path === path", arg=path, timeout=BRIDGE_TIMEOUT_MS)
 
 
 def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_url):
@@ -101,6 +104,23 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
     page.keyboard.type("!")
     page.wait_for_timeout(300)
     assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4!"
+    # CRs arriving in a cell whose editor is already bound (another extension or a kernel payload setting the source):
+    # the editor shows line breaks while the model holds CRs, the state every write of a CRLF cell used to fail in;
+    # the bridge makes them LF at once, without touching the editor
+    page.evaluate(f"() => {MODEL}.cells.get(0).sharedModel.setSource('p = 1\\r\\nq = 2\\r\\n')")
+    editor_view = "() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()"
+    page.wait_for_function(f"() => {MODEL}.cells.get(0).sharedModel.getSource() === 'p = 1\\nq = 2\\n'")
+    assert page.evaluate(editor_view) == "p = 1\nq = 2\n"
+    refused, _ = call(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "absent", "newText": "x"})
+    assert refused["error"] == "INVALID_ARGUMENT"  # a failing edit changes nothing
+    assert source_of(page, 0) == "p = 1\nq = 2\n" == page.evaluate(editor_view)
+    ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "q = 2\n", "newText": "q = 20\n"})
+    assert source_of(page, 0) == "p = 1\nq = 20\n" == page.evaluate(editor_view)  # written, and the screen agrees
+    cell_editor(page, 0).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("r = 3")
+    page.wait_for_timeout(300)
+    assert source_of(page, 0) == "p = 1\nq = 20\nr = 3" == page.evaluate(editor_view)
     assert not page_log.own_page_errors()
 
 
@@ -129,11 +149,18 @@ def test_cells_the_author_locked_stay_locked_for_the_agent(page, page_log, site_
 
 
 CANARY = "CANARY-hidden-7f3a"
-PRINT_HISTORY = ("hist = get_ipython().history_manager\n"
-                 "print(repr(In), repr(_ih), repr(Out), repr(_oh), _i, _ii, _iii)\n"
+PRINT_HISTORY = ("import linecache\n"
+                 "ip = get_ipython(); hist = ip.history_manager; dh = ip.displayhook\n"
+                 "print(repr(In), repr(_ih), repr(Out), repr(_oh), _i, _ii, _iii, repr(_), repr(__), repr(___))\n"
+                 "print(repr(dh._), repr(dh.__), repr(dh.___), ip.user_ns_hidden)\n"
                  "print([v for k, v in globals().items() if k.startswith('_i') and isinstance(v, str)])\n"
                  "print(hist.input_hist_raw, hist.input_hist_parsed, hist.output_hist)\n"
-                 "print(list(hist.get_range(output=True)))")
+                 "print(list(hist.get_range(output=True)))\n"
+                 "try:\n"
+                 "    print(list(hist.search('*')), list(hist.get_tail(100, include_latest=True)))\n"
+                 "except Exception as exc:\n"
+                 "    print('no history database:', type(exc).__name__)\n"
+                 "print([e[2] for e in linecache.cache.values() if len(e) > 2 and e[1] is None])")
 
 
 def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page_log, site_url):
@@ -142,7 +169,7 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
 
     open_planted(page, site_url, "hidden-kernel.ipynb", [
         {"cell_type": "code", "id": "hid", "metadata": {"webmcp_bridge": {"access": "none"}},
-         "source": f"# {CANARY}\nhidden_total = 41 + 1\nhidden_total", "outputs": [], "execution_count": None},
+         "source": f"# {CANARY}\nhidden_total = 41 + 1\n'result-' + {CANARY!r}", "outputs": [], "execution_count": None},
         {"cell_type": "code", "id": "vis", "metadata": {}, "source": "print('visible')", "outputs": [], "execution_count": None}])
     # the person runs the hidden cell (its source and result enter the kernel's history)
     page.evaluate("() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; window.jupyterapp.commands.execute('notebook:run-cell'); }")

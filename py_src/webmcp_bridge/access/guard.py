@@ -55,7 +55,9 @@ from webmcp_bridge.host.protocol import (
     OpenDocument,
     RawCell,
     RunResult,
+    SaveOutcome,
     SetSourceOp,
+    TabsState,
     TextPage,
 )
 from webmcp_bridge.propose.proposals import ProposalBook, approved
@@ -350,6 +352,9 @@ class GuardedNotebook:
     def dirty(self) -> bool:
         return self._inner.dirty()
 
+    def tabs(self) -> TabsState:
+        return self._inner.tabs()
+
     def revision(self) -> int:
         step = self._guard._step(self.path)
         return step.view.revision if step is not None else self._inner.revision()
@@ -572,9 +577,15 @@ class GuardedNotebook:
 
     # -- kernel --------------------------------------------------------------------------------------------
     # Every await of the host ends the step (the person may act meanwhile), also when it did not suspend.
-    async def save(self) -> bool:
+    async def save(self) -> SaveOutcome:
         try:
             return await self._inner.save()
+        finally:
+            self._lapse()
+
+    async def count_tabs(self) -> TabsState:
+        try:
+            return await self._inner.count_tabs()
         finally:
             self._lapse()
 

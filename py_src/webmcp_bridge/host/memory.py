@@ -47,7 +47,10 @@ from webmcp_bridge.host.protocol import (
     RawDialog,
     RawInput,
     RunResult,
+    SaveKind,
+    SaveOutcome,
     SetSourceOp,
+    TabsState,
     TextPage,
 )
 
@@ -104,6 +107,8 @@ class MemoryNotebook:
         self._changes: list[CellChange] = []  # bounded by CHANGE_LOG_SIZE, as the live host's buffer (_record)
         self._last_deleted_meta: dict[str, Any] = {}
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
+        self.other_tabs: int | None = 0  # stands in for other tabs of the site with this notebook open (tests set it)
+        self.saved_elsewhere = False  # stands in for another tab's save of the file (tests set it)
 
     # -- the person's side, for tests -------------------------------------------------------------
     def person_set_source(self, cell_id: str, source: str) -> None:
@@ -341,24 +346,37 @@ class MemoryNotebook:
     def kernel(self) -> KernelInfo:
         return KernelInfo("python3", self.kernel_status, self.kernel_display_name)
 
-    async def save(self) -> bool:
+    async def save(self) -> SaveOutcome:
+        """As the live host: the file is compared with the text this notebook loaded or last saved (so any
+        change, however close, is seen) and a changed file asks "File Changed" first."""
+        outcome: SaveKind = "saved"
         if self.workspace.files.get(self.path) != self._on_disk:  # changed on disk: JupyterLab asks first
             answer = await self.workspace.dialogs.ask(
                 "File Changed", f'"{self.path}" has changed on disk since the last time it was opened or saved.',
                 (RawButton("Cancel", accept=False), RawButton("Revert", accept=True), RawButton("Overwrite", accept=True, warn=True)))
             if answer == 0:
-                return False
+                return SaveOutcome("cancelled")
             if answer == 1:  # revert: load the version on disk
                 self.nb = MemoryNotebook(self.workspace, self.path, json.loads(self.workspace.files[self.path])).nb
                 self._on_disk, self._dirty = self.workspace.files[self.path], False
                 self._changed()
                 self._dirty = False
-                return True
+                self.saved_elsewhere = False
+                return SaveOutcome("reverted")
+            outcome = "overwritten"
+        revision = self.revision()
         saved = copy.deepcopy(self.nb)
         saved["nbformat"], saved["nbformat_minor"] = 4, max(5, int(saved.get("nbformat_minor", 5)))
         self.workspace.files[self.path] = self._on_disk = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
         self._dirty = False
-        return True
+        self.saved_elsewhere = False
+        return SaveOutcome(outcome, revision, None)
+
+    def tabs(self) -> TabsState:
+        return TabsState(self.other_tabs, self.saved_elsewhere)
+
+    async def count_tabs(self) -> TabsState:
+        return self.tabs()
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         return self.kernel()

@@ -190,6 +190,42 @@ class AccessState:
     locks: tuple[tuple[str, bool, bool], ...] = ()
 
 
+SaveKind = Literal["saved", "overwritten", "reverted", "cancelled", "dialog-open"]
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    """How a save of a notebook ended.
+
+    ``outcome``: "saved" (this page's notebook reached the file), "overwritten" (it reached the file after
+    Overwrite was chosen in the application's "File Changed" dialog: the file had changed since this page
+    loaded or last saved it), "reverted" (Revert in that dialog: nothing written, the page now shows the file),
+    "cancelled" (Cancel in that dialog: nothing written), "dialog-open" (that dialog is already open for this
+    notebook: nothing written). ``revision``: the notebook's revision when the save started, whose content
+    was written (None when nothing was). ``last_modified``: the file's modification time after the save, as
+    the contents service reports it (None when unknown)."""
+
+    outcome: SaveKind
+    revision: int | None = None
+    last_modified: str | None = None
+
+    @property
+    def saved(self) -> bool:
+        """Whether the notebook reached the file."""
+        return self.outcome in ("saved", "overwritten")
+
+
+@dataclass(frozen=True)
+class TabsState:
+    """The notebook as other tabs of the same site see it. ``other_tabs``: how many other tabs (pages of the
+    same origin in this browser) have it open (None when the browser cannot tell); ``saved_elsewhere``: another
+    tab saved its file since this page loaded or last saved it (this page's copy is then not the file's, and
+    its next save meets "File Changed")."""
+
+    other_tabs: int | None = 0
+    saved_elsewhere: bool = False
+
+
 @dataclass
 class OpenDocument:
     """A document open in the application."""
@@ -308,10 +344,20 @@ class LiveNotebook(Protocol):
         """The kernel attached to the notebook, now."""
         ...
 
-    async def save(self) -> bool:
-        """Save to the workspace (nbformat 4.5 with cell ids). True when saved; False when the application's own
-        save dialog (JupyterLab's "File Changed", shown when the file changed on disk since it was opened) was
-        answered Cancel: nothing was written. Other failures raise ToolError."""
+    async def save(self) -> SaveOutcome:
+        """Save to the workspace (nbformat 4.5 with cell ids), as the person's Save does. When the file changed
+        since this page loaded or last saved it (another tab, another program), nothing is written until the
+        application's "File Changed" dialog is answered (Cancel, Revert, Overwrite); the check and the write
+        are one step for every tab of the site, however close two saves are. Other failures raise ToolError."""
+        ...
+
+    def tabs(self) -> TabsState:
+        """The notebook as other tabs of the site see it, as last counted (synchronous; a host may count in the
+        background)."""
+        ...
+
+    async def count_tabs(self) -> TabsState:
+        """:meth:`tabs`, counted now."""
         ...
 
     # -- the bridge's own metadata (access levels, review threads) ---------------------------------

@@ -82,7 +82,10 @@
         const entry = (known.get(m) ?? []).find((k) => k.id === cell.id);
         if (entry) entry.access = accessOf(cell);
       }
-      if (change.sourceChange) record(m, "edit", cell);
+      if (change.sourceChange) {
+        record(m, "edit", cell);
+        lateLineEnds(m, cell);
+      }
       if (change.executionCountChange && change.executionCountChange.newValue != null) record(m, "run", cell);
     });
     // outputs: the output area model's own signal (the shared model's outputsChange is not emitted for them); the
@@ -137,9 +140,21 @@
     return true;
   }
 
+  // CRs arriving in a cell after the bridge saw it (another extension or a kernel payload setting the source; the
+  // person's typing never brings any) are made LF too, once the change that brought them is over.
+  const panels = new WeakMap(); // notebook model -> its panel (startTracking)
+  function lateLineEnds(m, cell) {
+    if (quiet > 0 || !cell.sharedModel.getSource().includes("\r")) return;
+    queueMicrotask(() => {
+      try { const panel = panels.get(m); if (panel) normalizeCell(panel, cell); } catch (e) { /* the cell is gone */ }
+    });
+  }
+
+  // Returns the ids of the cells still holding CRs (their editor's binding not found).
   function normalizeAll(panel, fresh = false) {
-    const cells = model(panel).cells;
-    for (let i = 0; i < cells.length; i++) normalizeCell(panel, cells.get(i), fresh);
+    const cells = model(panel).cells, stuck = [];
+    for (let i = 0; i < cells.length; i++) if (!normalizeCell(panel, cells.get(i), fresh)) stuck.push(cells.get(i).id);
+    return stuck;
   }
 
   const textOf = (v) => (typeof v === "string" ? v : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : JSON.stringify(v));
@@ -246,6 +261,7 @@
   // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
   function startTracking(panel, m) {
     revisions.set(m, clock);
+    panels.set(m, panel);
     stamps.set(m, 0);
     const id = String(panel.id);
     m.sharedModel.ydoc.on("update", () => {
@@ -435,11 +451,13 @@
       return true;
     },
     // Writes return the changed cell as JSON text (as cells() describes it, without outputs), or null when
-    // no cell has the id.
+    // no cell has the id, or {lineEnds: id} when the cell's line ends could not be made LF (nothing written).
     setSource(panel, cellId, source) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
-      normalizeCell(panel, model(panel).cells.get(i));
+      // a cell whose CRs could not be made LF (its editor's binding not found) is not written: the binding would
+      // throw after changing the model, leaving the editor showing the old text
+      if (!normalizeCell(panel, model(panel).cells.get(i))) return JSON.stringify({ lineEnds: cellId });
       source = lineEnds(source);
       asAgent(() => model(panel).cells.get(i).sharedModel.setSource(source));
       return described(panel, i);
@@ -589,7 +607,8 @@
     applyEdits(panel, opsJson) {
       const shared = model(panel).sharedModel;
       const ops = JSON.parse(opsJson);
-      normalizeAll(panel);
+      const stuck = normalizeAll(panel); // as setSource: a cell still holding CRs is not written
+      for (const op of ops) if (op.op === "set_source" && stuck.includes(op.cell_id)) return JSON.stringify({ lineEnds: op.cell_id });
       for (const op of ops) if (typeof op.source === "string") op.source = lineEnds(op.source);
       const initial = shared.cells.map((cell) => cell.getId());
       const dry = [...initial];

@@ -16,13 +16,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import hashlib
 import json
 from typing import Any, Callable, Sequence
 
 import js
 from pyodide.ffi import JsException, to_js
 
+from webmcp_bridge.access.kernel_scrub import scrub_code
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.limits import (
     ABORT_SETTLE_SECONDS,
@@ -58,10 +58,14 @@ from webmcp_bridge.host.protocol import (
     RawItem,
     RawOutput,
     RunResult,
+    SaveKind,
+    SaveOutcome,
     SetSourceOp,
+    TabsState,
     TextPage,
 )
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, load_half
+from webmcp_bridge.lab.tabs import load_tabs_js, save_outcome, tabs_state
 
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
 RESTART_COMMAND = "notebook:restart-kernel"
@@ -225,7 +229,10 @@ class LabNotebook:
     def _written(raw: Any, cell_id: str) -> RawCell:
         if is_nullish(raw):
             raise cell_not_found(cell_id)
-        return _raw_cell(json.loads(raw))
+        data = json.loads(raw)
+        if "lineEnds" in data:
+            raise _line_ends_stuck(str(data["lineEnds"]))
+        return _raw_cell(data)
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         return self._written(self.live.setSource(self.panel, cell_id, source), cell_id)
@@ -307,14 +314,25 @@ class LabNotebook:
                            tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]))
 
     # -- async --------------------------------------------------------------------------------------
-    async def save(self) -> bool:
+    async def save(self) -> SaveOutcome:
+        """Through ``tabs.js`` (one check-and-write for every tab of the site, see :mod:`webmcp_bridge.lab.tabs`)."""
+        # JupyterLab takes the notebook's content when the save starts, one microtask after this call: the revision
+        # now is the one written (a change landing in between would only make the report say less was saved)
+        revision = self.revision()
         try:
-            await self.panel.context.save()
+            raw = await self.host.tabs.save(self.panel)
         except JsException as exc:
-            if _declined(exc):  # Cancel in "File Changed": the call's real outcome, not a failure
-                return False
+            declined = _declined(exc)
+            if declined is not None:  # "File Changed": Cancel, or its dialog already open: the call's real outcome
+                return SaveOutcome(declined)
             raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=self.path) from None
-        return True
+        return save_outcome(str(raw), revision)
+
+    def tabs(self) -> TabsState:
+        return tabs_state(str(self.host.tabs.state(self.panel)))
+
+    async def count_tabs(self) -> TabsState:
+        return tabs_state(str(await self.host.tabs.fresh(self.panel)))
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
         """Poll the kernel's status until it is one of ``statuses`` or ``timeout`` seconds passed, whatever the session
@@ -414,14 +432,15 @@ class LabNotebook:
         data = json.loads(self.live.applyEdits(self.panel, json.dumps([_op_wire(op) for op in ops])))
         if "missing" in data:
             raise cell_not_found(data["missing"])
+        if "lineEnds" in data:
+            raise _line_ends_stuck(str(data["lineEnds"]))
         return [str(cell_id) for cell_id in data["ids"]]
 
     async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = SCRUB_HISTORY_SECONDS) -> None:
-        """Blank the kernel's history of these hidden cells (:data:`SCRUB_HISTORY`) before the agent's code runs.
-        Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then does not run)."""
-        digests = [hashlib.sha256(s.strip().encode("utf-8", "surrogatepass")).hexdigest() for s in sources if s.strip()]
-        code = SCRUB_HISTORY.replace("COUNTS, DIGESTS", f"{json.dumps([int(c) for c in counts])}, {json.dumps(digests)}")
-        run = await self.run_code(code, timeout, head_bytes=0, max_outputs=1)
+        """Clear the kernel's memory of these hidden cells (:mod:`webmcp_bridge.access.kernel_scrub`) before the
+        agent's code runs. Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then
+        does not run)."""
+        run = await self.run_code(scrub_code(counts, sources), timeout, head_bytes=0, max_outputs=1)
         if run.status != "ok":
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "The kernel's history could not be cleared of the hidden cells, so nothing "
                             "was run (it holds their sources); try again once the kernel is idle.")
@@ -454,59 +473,25 @@ class LabNotebook:
                        int(described["count"]), None if count is None else int(count), reason)
 
 
-#: Run in the kernel before code of the agent's runs, when the notebook has hidden cells: blanks every
-#: input-history entry that is a hidden cell's source (matched by the SHA-256 of its stripped text, so the
-#: sources never cross into the kernel) or was run at a hidden cell's execution count (In/_ih and the history
-#: manager's lists, _i/_ii/_iii, _iN), and drops those counts' outputs (Out/_oh, _N, the history manager's
-#: output lists). The Pyodide kernel stores even requests sent with store_history false, so the scrub blanks its
-#: own entries too. Nothing is printed; a kernel without IPython is left alone.
-SCRUB_HISTORY = """
-def _webmcp_scrub(counts, digests):
-    import hashlib
-    try:
-        ip = get_ipython()
-    except NameError:
-        return
-    if ip is None:
-        return
-    counts, digests = set(counts), set(digests)
-    ns, hm = ip.user_ns, getattr(ip, "history_manager", None)
-    def secret(text):
-        if not isinstance(text, str) or not text.strip():
-            return False
-        if text.lstrip().startswith("def _webmcp_scrub("):
-            return True
-        return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest() in digests
-    lists = [getattr(hm, name, None) for name in ("input_hist_parsed", "input_hist_raw")] + [ns.get("In"), ns.get("_ih")]
-    for entries in [x for x in lists if isinstance(x, list)]:
-        for i, text in enumerate(entries):
-            if i in counts or secret(text):
-                counts.add(i)
-                entries[i] = ""
-    for name in ("_i", "_ii", "_iii", "_i00"):
-        if secret(ns.get(name)):
-            ns[name] = ""
-        if secret(getattr(hm, name, None)):  # IPython shifts _i/_ii/_iii from these after each run
-            setattr(hm, name, "")
-    for i in counts:
-        ns.pop("_i" + str(i), None)
-        ns.pop("_" + str(i), None)
-        for outputs in (ns.get("Out"), ns.get("_oh"), getattr(hm, "output_hist", None), getattr(hm, "output_hist_reprs", None)):
-            if isinstance(outputs, dict):
-                outputs.pop(i, None)
-    for cache in (getattr(hm, "db_input_cache", None), getattr(hm, "db_output_cache", None)):
-        if isinstance(cache, list):
-            cache[:] = [e for e in cache if not (isinstance(e, tuple) and e and e[0] in counts)]
-_webmcp_scrub(COUNTS, DIGESTS)
-del _webmcp_scrub
-"""
+def _line_ends_stuck(cell_id: str) -> ToolError:
+    """A write refused by ``notebook.js`` because the cell still holds CR line ends its editor could not be
+    brought in line with (the editor's binding was not found): writing would change the model and throw in the
+    editor, which would keep showing the old text. Nothing was changed."""
+    return ToolError(ErrorCode.INTERNAL_ERROR, f"Cell {cell_id!r} still holds CR line ends that could not be made LF in this "
+                     "JupyterLab's editor, so it was not changed (writing would leave the editor showing other text than the "
+                     "notebook). Nothing was changed.", cellId=cell_id)
 
 
-def _declined(exc: Exception) -> bool:
-    """Whether a rejected save is JupyterLab's "Cancel" in its "File Changed" dialog (docregistry's context
-    rejects with an Error named ModalCancelError, message "Cancel")."""
-    name = str(getattr(exc, "name", "") or "")
-    return name == "ModalCancelError" or str(exc).strip().endswith("ModalCancelError: Cancel")
+def _declined(exc: Exception) -> SaveKind | None:
+    """What a rejected save means when it is JupyterLab's "File Changed" dialog (docregistry's context rejects
+    with an Error named ModalCancelError, message "Cancel", or, when that dialog is already open, one named
+    ModalDuplicateError): "cancelled" / "dialog-open"; None for any other failure."""
+    name, text = str(getattr(exc, "name", "") or ""), str(exc).strip()
+    if name == "ModalCancelError" or text.endswith("ModalCancelError: Cancel"):
+        return "cancelled"
+    if name == "ModalDuplicateError" or "ModalDuplicateError" in text:
+        return "dialog-open"
+    return None
 
 
 async def _awaitable(promise: Any) -> Any:
@@ -539,6 +524,7 @@ class JupyterLabHost:
         self.modules = ctx.modules
         self.contents = self.app.serviceManager.contents
         self.live = load_model_js(ctx.tracker)
+        self.tabs = load_tabs_js(ctx.tracker, self.contents)
         self._metadata_cache: dict[str, tuple[str, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
 

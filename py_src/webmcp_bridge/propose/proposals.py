@@ -23,11 +23,14 @@ Safety net: the access guard refuses any write in propose mode that was not appr
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextvars
 import difflib
+import itertools
 import time
 import traceback
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -86,19 +89,149 @@ def diff_lines_at_least(before: str, after: str) -> int:
     return max(len(before.splitlines()), len(after.splitlines()))
 
 
+#: steps a line diff may take per line of its two sides (plus MATCH_STEPS_BASE): see :class:`_Matcher`.
+#: Chosen so that the largest diff the limits allow (DIFF_LINES lines a side) stays far under 50 ms on the
+#: page's main thread (bench/diffs.py prints the figures, CPython and Pyodide).
+MATCH_STEPS_PER_LINE = 8
+MATCH_STEPS_BASE = 200
+#: a line found more often than this in the new text is no anchor when the diff is anchored (see
+#: :func:`_anchored`): a blank line, ``pass``, ``else:`` are matched only next to the lines around them
+POPULAR_LINE = 4
+
+
+def match_steps(a_lines: int, b_lines: int) -> int:
+    """The step budget of one :class:`_Matcher` over sides of ``a_lines`` and ``b_lines`` lines."""
+    return MATCH_STEPS_BASE + MATCH_STEPS_PER_LINE * (a_lines + b_lines)
+
+
+class _OverBudget(Exception):
+    """A :class:`_Matcher` would take more steps than its budget."""
+
+
+class _Matcher(difflib.SequenceMatcher[str]):
+    """:class:`difflib.SequenceMatcher` (``autojunk`` off) that stops, raising :class:`_OverBudget`, before it
+    takes more than ``budget`` steps.
+
+    Its cost is in ``find_longest_match(alo, ahi, blo, bhi)``, which visits every line ``a[i]`` of its range and,
+    for each, every position of that line in ``b`` (``b2j``). A step is one such visit, or one line of ``a``
+    visited: counted before each call, exactly, from prefix sums (one subtraction), so the matcher never
+    starts a call that would pass the budget. Without a bound it is quadratic and worse on repeated lines (a
+    blank line between rewritten statements, many ``pass`` lines, two alternating lines: 0.2 to 2 s for 400
+    lines a side under CPython). ``popular`` > 0 also drops lines found more than that many times in ``b``
+    from the index (difflib's "popular" lines: they still match next to other matches, never as anchors)."""
+
+    # set by SequenceMatcher (documented attributes its typing stub leaves out)
+    a: list[str]
+    b: list[str]
+    b2j: dict[str, list[int]]
+    bpopular: set[str]
+
+    def __init__(self, a: list[str], b: list[str], budget: int, popular: int = 0) -> None:
+        super().__init__(None, a, b, autojunk=False)
+        if popular:
+            for line in [line for line, where in self.b2j.items() if len(where) > popular]:
+                del self.b2j[line]
+                self.bpopular.add(line)
+        where = self.b2j
+        self.cost = [0, *itertools.accumulate(1 + len(where.get(line, ())) for line in a)]
+        self.budget, self.steps = budget, 0
+
+    def find_longest_match(self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None) -> Any:
+        ahi = len(self.a) if ahi is None else ahi
+        steps = self.cost[ahi] - self.cost[alo] + 1
+        if self.steps + steps > self.budget:
+            raise _OverBudget
+        self.steps += steps
+        return super().find_longest_match(alo, ahi, blo, len(self.b) if bhi is None else bhi)
+
+
+#: (tag, a-start, a-end, b-start, b-end) as :meth:`difflib.SequenceMatcher.get_opcodes` gives them
+Opcode = tuple[str, int, int, int, int]
+
+
+def _bounded_opcodes(a: list[str], b: list[str], budget: int, popular: int = 0) -> tuple[list[Opcode] | None, int]:
+    """The opcodes of a :class:`_Matcher` of ``a`` and ``b`` within ``budget`` steps (None past it), and the
+    steps it took."""
+    matcher = _Matcher(a, b, budget, popular)
+    try:
+        return list(matcher.get_opcodes()), matcher.steps
+    except _OverBudget:
+        return None, matcher.steps
+
+
+def _anchored(a: list[str], b: list[str], budget: int) -> list[Opcode]:
+    """Opcodes in bounded time whatever the lines. The lines found exactly once on each side are anchors (the
+    longest run of them in the same order on both sides, as patience diff takes them); in each gap between
+    two anchors (and before the first, after the last) the common head and tail are kept, and what is left
+    gets a :class:`_Matcher` (popular lines dropped) from ``budget`` steps shared by all gaps, or, when its
+    two sides share no line or the budget is spent, one replace block (its removed lines, then its added ones)."""
+    counts_a, counts_b = Counter(a), Counter(b)
+    in_b = {line: j for j, line in enumerate(b) if counts_b[line] == 1}
+    pairs = [(i, in_b[line]) for i, line in enumerate(a) if counts_a[line] == 1 and line in in_b]
+    ops: list[Opcode] = []
+    i = j = 0
+    for ai, bj in [*_increasing(pairs), (len(a), len(b))]:
+        head = 0
+        while i + head < ai and j + head < bj and a[i + head] == b[j + head]:
+            head += 1
+        tail = 0
+        while i + head < ai - tail and j + head < bj - tail and a[ai - 1 - tail] == b[bj - 1 - tail]:
+            tail += 1
+        ops.append(("equal", i, i + head, j, j + head))
+        gap_a, gap_b = a[i + head:ai - tail], b[j + head:bj - tail]
+        found: list[Opcode] | None = None
+        if gap_a and gap_b and budget > 0 and not set(gap_a).isdisjoint(gap_b):
+            found, steps = _bounded_opcodes(gap_a, gap_b, budget, POPULAR_LINE)
+            budget -= steps
+        if found is None:
+            found = [("replace" if gap_a and gap_b else "delete" if gap_a else "insert", 0, len(gap_a), 0, len(gap_b))]
+        ops.extend((tag, i1 + i + head, i2 + i + head, j1 + j + head, j2 + j + head) for tag, i1, i2, j1, j2 in found)
+        ops.append(("equal", ai - tail, ai + 1, bj - tail, bj + 1))  # the gap's tail and the anchor itself
+        i, j = ai + 1, bj + 1
+    last = ops.pop()  # the end marker is no line: keep only the last gap's tail
+    ops.append(("equal", last[1], len(a), last[3], len(b)))
+    return ops
+
+
+def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of ``pairs`` (sorted by their first item) whose second items increase, in
+    O(n log n) (patience sorting)."""
+    tops: list[int] = []  # tops[k]: the smallest second item ending an increasing run of k + 1 pairs
+    ends: list[int] = []  # ends[k]: the index of that pair
+    back = [-1] * len(pairs)
+    for index, (_, j) in enumerate(pairs):
+        k = bisect.bisect_left(tops, j)
+        if k == len(tops):
+            tops.append(j)
+            ends.append(index)
+        else:
+            tops[k], ends[k] = j, index
+        back[index] = ends[k - 1] if k else -1
+    run, index = [], ends[-1] if ends else -1
+    while index >= 0:
+        run.append(pairs[index])
+        index = back[index]
+    return run[::-1]
+
+
 def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> list[list[str]]:
     """A line diff ``[[op, line], ...]`` with op " " (kept), "-" (removed), "+" (added), at most ``max_lines``
     (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline.
 
-    The opcodes of :class:`difflib.SequenceMatcher` (``autojunk`` off: a frequent line such as a blank one is
-    matched like any other): a replaced block shows its removed lines, then its added ones. The same lines as
-    ``difflib.ndiff`` without its intra-line pass, which compares every pair of lines of a replaced block
-    (seconds for a few hundred rewritten lines, on the page's main thread). Callers bound the size first
-    (:func:`diff_lines_at_least`); see bench/diffs.py for the figures.
+    The opcodes of :class:`difflib.SequenceMatcher` (``autojunk`` off): a replaced block shows its removed
+    lines, then its added ones (``difflib.ndiff``'s lines without its intra-line pass, which compares every
+    pair of lines of a replaced block). The matcher runs on the page's main thread, so its work is bounded
+    (:class:`_Matcher`): past its budget the diff is anchored instead (:func:`_anchored`), which is never
+    wrong (each side reads back exactly) but may show a few kept lines as removed and added. Callers bound
+    the size first (:func:`diff_lines_at_least`); bench/diffs.py prints the figures.
     """
     a, b = before.splitlines(), after.splitlines()
+    budget = match_steps(len(a), len(b))
+    opcodes, _ = _bounded_opcodes(a, b, budget)
+    if opcodes is None:
+        opcodes = _anchored(a, b, budget)
     ops: list[list[str]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             ops.extend([" ", line] for line in a[i1:i2])
             continue

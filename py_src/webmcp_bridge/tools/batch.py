@@ -41,6 +41,7 @@ from webmcp_bridge.tools.common import (
     check_full_read,
     check_write_size,
     unique,
+    write_block,
 )
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=ID_CHARS)]
@@ -238,7 +239,7 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
         else:  # a cell an earlier edit changed or moved and a later edit of the batch deleted
             results.append({"editIndex": index, "op": edit.op, "deleted": {"id": cell_id}})
     return {"path": nb.path, "results": results,
-            "notebook": {"path": nb.path, "revision": nb.revision(), "cellCount": nb.cell_count()}}
+            "notebook": write_block(nb, cellCount=nb.cell_count())}
 
 
 def batch_diff(ops: list[Any], sources: dict[str, str]) -> list[list[str]]:

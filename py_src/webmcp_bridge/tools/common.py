@@ -182,8 +182,11 @@ class CallContext:
 
 
 def summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """The notebook block of results: ``{path, dirty, revision, cellCount, hiddenCellCount, access}``
-    (cellCount counts the cells the agent can see; access is the notebook's level for the agent)."""
+    """The notebook block of results: ``{path, dirty, revision, cellCount, hiddenCellCount, access, otherTabs,
+    savedElsewhere}`` (cellCount counts the cells the agent can see; access is the notebook's level for the
+    agent; otherTabs: how many other tabs of the site have it open, null when the browser cannot tell;
+    savedElsewhere: another tab saved its file since this tab loaded or last saved it)."""
+    tabs = nb.tabs()
     return {
         "path": nb.path,
         "dirty": nb.dirty(),
@@ -191,7 +194,20 @@ def summary(nb: GuardedNotebook) -> dict[str, Any]:
         "cellCount": nb.cell_count(),
         "hiddenCellCount": nb.hidden_cell_count(),
         "access": nb.level(),
+        "otherTabs": tabs.other_tabs,
+        "savedElsewhere": tabs.saved_elsewhere,
     }
+
+
+def write_block(nb: GuardedNotebook, **more: Any) -> dict[str, Any]:
+    """The notebook block of write results: ``{path, revision, ...more}``, plus ``otherTabs`` and
+    ``savedElsewhere`` (as in :func:`summary`) when the notebook is open in another tab of the site or was
+    saved from one: this tab's changes are then not in that tab's copy, and the two saves will meet."""
+    tabs = nb.tabs()
+    block = {"path": nb.path, "revision": nb.revision(), **more}
+    if tabs.other_tabs or tabs.saved_elsewhere:
+        block.update(otherTabs=tabs.other_tabs, savedElsewhere=tabs.saved_elsewhere)
+    return block
 
 
 def cell_ref(cell: RawCell) -> dict[str, Any]:

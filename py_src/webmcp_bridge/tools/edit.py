@@ -29,6 +29,7 @@ from webmcp_bridge.tools.common import (
     check_write_size,
     note_written,
     unique,
+    write_block,
 )
 
 WRITE = Annotations()
@@ -59,7 +60,7 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
     note_written(ctx, nb, cell)
     if args.activate:
         nb.set_focus(cell.id, None, None)
-    return {"cell": cell_ref(cell), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return {"cell": cell_ref(cell), "notebook": write_block(nb)}
 
 
 class UpdateCellInput(NotebookInput):
@@ -79,7 +80,7 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
         check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
     written = nb.set_source(cell.id, args.source)
     note_written(ctx, nb, written)
-    return {"cell": cell_ref(written), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return {"cell": cell_ref(written), "notebook": write_block(nb)}
 
 
 class EditCellSourceInput(NotebookInput):
@@ -108,7 +109,7 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
         check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
     written = nb.set_source(cell.id, new_source)
     note_written(ctx, nb, written, before=cell)
-    return {"cell": cell_ref(written), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return {"cell": cell_ref(written), "notebook": write_block(nb)}
 
 
 class DeleteCellInput(NotebookInput):
@@ -124,7 +125,7 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     if await ctx.propose(nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""):
         check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
     nb.delete_cell(cell.id)
-    return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": {"path": nb.path, "revision": nb.revision(), "cellCount": nb.cell_count()}}
+    return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": write_block(nb, cellCount=nb.cell_count())}
 
 
 class MoveCellInput(NotebookInput):
@@ -141,7 +142,7 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
     nb.find_cells([args.cell_id, args.reference_cell_id])
     await ctx.propose(nb, "jupyter_move_cell", "move", args.cell_id, f"Move this cell {args.position} cell {args.reference_cell_id}")
     moved = nb.move_cell_near(args.cell_id, args.reference_cell_id, args.position)
-    return {"cell": {"id": moved.id, "index": moved.index}, "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return {"cell": {"id": moved.id, "index": moved.index}, "notebook": write_block(nb)}
 
 
 class ClearOutputsInput(NotebookInput):
@@ -166,7 +167,7 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
             targets = [c.id for c in nb.find_cells(targets)]  # still there after the person's accept
     for cell_id in targets:
         nb.clear_outputs(cell_id)
-    payload: dict[str, Any] = {"cleared": targets, "notebook": {"path": nb.path, "revision": nb.revision()}}
+    payload: dict[str, Any] = {"cleared": targets, "notebook": write_block(nb)}
     if skipped:
         payload["skippedReadOnly"] = skipped[:IDS_LISTED]
     return payload

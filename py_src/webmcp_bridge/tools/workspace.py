@@ -22,6 +22,9 @@ class GetContextInput(ToolInput):
 
 async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]:
     nb = ctx.host.current_notebook()
+    if nb is not None:
+        await nb.count_tabs()  # the other tabs counted now, for otherTabs below
+        nb = ctx.host.current_notebook()  # the person may have switched notebooks meanwhile
     focus = nb.focus() if nb else None
     kernel = nb.kernel() if nb else None
     return {
@@ -119,13 +122,36 @@ class SaveNotebookInput(NotebookInput):
     pass
 
 
+#: what a save that wrote nothing tells the agent, by outcome (see :class:`~webmcp_bridge.host.protocol.SaveOutcome`)
+NOT_SAVED = {
+    "cancelled": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file changed on disk "
+                 "since this tab loaded or last saved it, e.g. saved from another tab). The file on disk is unchanged; the notebook "
+                 "keeps its changes.",
+    "reverted": "The notebook was not saved: Revert was chosen in JupyterLab's 'File Changed' dialog, so this tab now shows the "
+                "file on disk and its unsaved changes are gone. Read the cells again before changing them.",
+    "dialog-open": "The notebook was not saved: JupyterLab's 'File Changed' dialog is already open for it (see dialogs). Nothing "
+                   "was written; the notebook keeps its changes.",
+}
+
+
 async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    if not await nb.save():  # Cancel in JupyterLab's "File Changed" dialog: a normal outcome, nothing written
-        return {"saved": False, "path": nb.path, "notebook": summary(nb),
-                "message": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file "
-                           "changed on disk since it was opened). The file on disk is unchanged; the notebook keeps its changes."}
-    return {"saved": True, "path": nb.path, "notebook": summary(nb)}
+    done = await nb.save()
+    await nb.count_tabs()
+    result: dict[str, Any] = {"saved": done.saved, "outcome": done.outcome, "path": nb.path}
+    if not done.saved:
+        return {**result, "notebook": summary(nb), "message": NOT_SAVED[done.outcome]}
+    result.update(savedRevision=done.revision, lastModified=done.last_modified, notebook=summary(nb))
+    notes = []
+    if done.outcome == "overwritten":
+        notes.append("The file had changed since this tab loaded or last saved it; Overwrite replaced it with this tab's notebook.")
+    if done.revision is not None and nb.revision() != done.revision:
+        result["unsavedChanges"] = True
+        notes.append(f"The file holds the notebook as it was at revision {done.revision}; changes made since (now revision "
+                     f"{nb.revision()}) are not in it: save again.")
+    if notes:
+        result["message"] = " ".join(notes)
+    return result
 
 
 TOOLS = (
@@ -143,6 +169,8 @@ TOOLS = (
          "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
          CreateNotebookInput, create_notebook),
     Tool("jupyter_save_notebook", "Save notebook",
-         "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids).",
+         "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true only when "
+         "this tab's notebook reached the file; if the file changed since this tab loaded or last saved it (another tab saved it), "
+         "JupyterLab's 'File Changed' dialog asks first (the call returns pending with that dialog).",
          SaveNotebookInput, save_notebook),
 )
