@@ -9,16 +9,31 @@ from urllib.parse import quote
 
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, PageLog, wait_for_bridge
-from test_tools import FEATURE_TOOLS, SITE_TOOLS, error, ok
+from lite_site import BRIDGE_TIMEOUT_MS, KERNEL_TIMEOUT_MS, PageLog, wait_for_bridge
+from test_tools import FEATURE_TOOLS, SITE_TOOLS, cell_text, error, ok
 
 
 def open_in(page: Page, site_url: str, app: str, name: str, url: str | None = None) -> dict:
     """Open notebook ``name`` in JupyterLite's ``app`` ("lab" or "notebooks"), or at ``url`` (a server's page);
     wait for a cell and the bridge; return the bridge status."""
-    page.goto(url or f"{site_url}/{app}/index.html?path={quote(name)}")
+    page.goto(url or f"{site_url}/{app}/index.html?path={quote(name)}", timeout=BRIDGE_TIMEOUT_MS)
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=KERNEL_TIMEOUT_MS)
     return wait_for_bridge(page)
+
+
+def type_as_person(page: Page, index: int, cell_id: str, text: str) -> str:
+    """Click into the editor of cell ``index`` (id ``cell_id``), go to the end of its text and type ``text`` with the
+    keyboard; wait until the notebook's model has it; return the cell's whole new source."""
+    page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+    source = ""
+    for _ in range(100):
+        source = ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]["source"]
+        if source.endswith(text):
+            return source
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the typed text never reached the notebook's model: {source!r}")
 
 
 def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab", name: str = "jupyterlite-empty.ipynb",
@@ -41,12 +56,16 @@ def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab
                                                "expectedSourceHash": inserted["sourceHash"]})["cell"]
     page.wait_for_function("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].some(c => c.textContent.includes('print(x * 7)'))")
 
-    stale = error(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "lost", "expectedSourceHash": inserted["sourceHash"]})
-    assert stale["error"] == "STALE_CELL"
-    bad = error(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": 5, "expectedSourceHash": updated["sourceHash"]})
+    # the person types in that cell (the real keyboard, in its editor) between the agent's read and its write
+    typed = type_as_person(page, inserted["index"], inserted["id"], "  # the person's note")
+    stale = error(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "lost", "expectedSourceHash": updated["sourceHash"]})
+    assert stale["error"] == "STALE_CELL" and stale["currentSourceHash"] != updated["sourceHash"], stale
+    assert "the person's note" in stale["currentSourcePreview"], stale
+    bad = error(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": 5, "expectedSourceHash": stale["currentSourceHash"]})
     assert bad["error"] == "INVALID_ARGUMENT"
     unchanged = ok(page, "jupyter_get_cells", {"cellIds": [inserted["id"]]})["cells"][0]
-    assert unchanged["source"] == "x = 6\nprint(x * 7)" and unchanged["sourceHash"] == updated["sourceHash"]
+    assert unchanged["source"] == typed and unchanged["sourceHash"] == stale["currentSourceHash"], unchanged
+    assert cell_text(page, inserted["index"]) == typed  # what the person sees: the text survived both refusals
 
     run = ok(page, "jupyter_run_cells", {"cellIds": [inserted["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
     assert run["status"] == "ok" and run["outputs"][0]["preview"] == "42\n", run
@@ -54,7 +73,7 @@ def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab
     output = ok(page, "jupyter_get_output", {"cellId": inserted["id"], "outputIndex": 0})
     assert "42" in str(output)
 
-    ok(page, "jupyter_delete_cell", {"cellId": inserted["id"], "expectedSourceHash": updated["sourceHash"]})
+    ok(page, "jupyter_delete_cell", {"cellId": inserted["id"], "expectedSourceHash": unchanged["sourceHash"]})
     after = ok(page, "jupyter_get_cells")["cells"]
     assert [(c["id"], c["sourceHash"]) for c in after] == [(c["id"], c["sourceHash"]) for c in before]
 

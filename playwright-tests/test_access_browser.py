@@ -153,16 +153,18 @@ def test_read_and_none_levels_in_jupyterlab(page, page_log, site_url):
     assert not page_log.own_page_errors()
 
 
-def test_canary_scan_over_every_registered_tool_in_jupyterlab(page, page_log, site_url):
-    open_planted(page, site_url)
-    page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # typing in a hidden cell, focus on it
+def canary_scan(page: Page, calls_per_tool: int) -> tuple[int, int]:
+    """Call every tool the page registered with up to ``calls_per_tool`` argument combinations drawn from its
+    inputSchema (the planted notebook open, the person typing in a hidden cell): no call throws, no result holds
+    the canary, a hidden id or the hidden notebook's name, and naming the hidden notebook gets exactly what a
+    path with nothing there gets. Returns (tools, calls)."""
     tools = page.webmcp.tools()
     definitions = [{"name": t["name"], "inputSchema": json.loads(t["inputSchema"]) if isinstance(t["inputSchema"], str) else t["inputSchema"]}
                    for t in tools]
     pools = Pools(cell_ids=list(VISIBLE[:2]) + [READ_ONLY, VISIBLE[3]], notebook_paths=[None, WORK, SECRET],
                   paths=["", "planted", WORK, SECRET, "planted/notes.txt"], texts=["x", "print(2)", ""])
     started = time.monotonic()
-    calls: list[tuple[str, dict]] = [(d["name"], args) for d in definitions for args in calls_for(d, pools, 12)]
+    calls: list[tuple[str, dict]] = [(d["name"], args) for d in definitions for args in calls_for(d, pools, calls_per_tool)]
     # the agent naming the hidden notebook must get what a path with nothing there gets
     twins = [(name, json.loads(json.dumps(args).replace(SECRET, MISSING))) for name, args in calls if SECRET in json.dumps(args)]
     results: list[str] = []
@@ -187,7 +189,14 @@ def test_canary_scan_over_every_registered_tool_in_jupyterlab(page, page_log, si
         for secret in (CANARY, *HIDDEN, "hidden-plans"):
             if secret in text:
                 leaks.append((name, args, secret))
-    print(f"canary scan in JupyterLab: {len(definitions)} tools, {len(batch)} calls, {time.monotonic() - started:.0f} s")
+    print(f"canary scan: {len(definitions)} tools, {len(batch)} calls, {time.monotonic() - started:.0f} s")
     assert not thrown, thrown[:3]
     assert not leaks, leaks[:5]
-    assert len(batch) >= 10 * len(definitions)
+    return len(definitions), len(batch)
+
+
+def test_canary_scan_over_every_registered_tool_in_jupyterlab(page, page_log, site_url):
+    open_planted(page, site_url)
+    page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # typing in a hidden cell, focus on it
+    tools, calls = canary_scan(page, 12)
+    assert calls >= 10 * tools

@@ -27,13 +27,12 @@ from sitebuild.serve import make_server  # noqa: E402
 HOSTING = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
 
 
-def documented_steps() -> tuple[list[str], list[str], dict]:
-    """The site author's two commands and jupyter-lite.json, as docs/hosting.md gives them."""
+def documented_steps() -> tuple[list[str], list[str]]:
+    """The site author's two commands, as docs/hosting.md gives them (nothing else: no file to add)."""
     section = HOSTING.split("## Building a site (site authors)", 1)[1].split("\n## ", 1)[0]
     commands = [line.strip() for line in section.splitlines() if line.startswith("    pip install") or line.startswith("    jupyter lite build")]
     pip, lite = (shlex.split(c) for c in commands)
-    config_text = re.search(r"\n(    \{\n.*?\n    \})\n", section, re.S)[1]
-    return pip, lite, json.loads(config_text)
+    return pip, lite
 
 
 def serve(folder: Path, headers: dict | None = None):
@@ -45,9 +44,9 @@ def serve(folder: Path, headers: dict | None = None):
 @pytest.fixture(scope="module")
 def author_site(tmp_path_factory):
     """A site built as a site author builds it: the documented pip command in a fresh virtual environment (the
-    wheel built from this checkout stands for the package name; the pins are the project's), the documented
-    jupyter-lite.json, the documented `jupyter lite build` on a folder of notebooks. Yields (env, site URL)."""
-    pip, lite, config = documented_steps()
+    wheel built from this checkout stands for the package name; the pins are the project's), then the documented
+    `jupyter lite build` on a folder of notebooks, with no other file. Yields (env, output folder, site URL)."""
+    pip, lite = documented_steps()
     assert pip[:2] == ["pip", "install"] and pip[2] == "jupyterlab-webmcp-bridge"
     pins = read_pins()["jupyterlite"]
     for requirement in pip[3:]:  # the documented JupyterLite versions are the pinned ones
@@ -61,7 +60,6 @@ def author_site(tmp_path_factory):
     site = work / "site"
     (site / "notebooks").mkdir(parents=True)
     (site / "notebooks" / "jupyterlite-empty.ipynb").write_bytes((CONTENT / "jupyterlite-empty.ipynb").read_bytes())
-    (site / "jupyter-lite.json").write_text(json.dumps(config), encoding="utf-8")
     assert lite[:3] == ["jupyter", "lite", "build"]
     subprocess.run([env / "bin" / "jupyter", *lite[1:]], cwd=site, check=True, capture_output=True)
     server, url = serve(site / "_output")
@@ -80,13 +78,18 @@ def test_pip_install_puts_the_labextension_where_jupyter_finds_it(author_site):
     assert (ext / "schemas" / "webmcp-bridge" / "plugin.json").is_file()
     assert (ext / "static" / "pyodide" / "pyodide.asm.wasm").is_file()
     # `jupyter lite build` picked it up with no other step
-    names = [e["name"] for e in json.loads((output / "jupyter-lite.json").read_text())["jupyter-config-data"]["federated_extensions"]]
+    config = json.loads((output / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    names = [e["name"] for e in config["federated_extensions"]]
     assert "webmcp-bridge" in names and "@jupyterlite/pyodide-kernel-extension" in names
+    # the wheel's build addon pointed the kernel at the runtime the extension ships (offline by default)
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["pyodideUrl"] == "./extensions/webmcp-bridge/static/pyodide/pyodide.mjs", kernel
 
 
 def test_a_site_built_as_the_docs_say_serves_the_agent(browser, author_site):
-    """The agent's core scenarios on the author's site; the bridge and the kernel run on the runtime the
-    extension ships, and nothing leaves the site's origin."""
+    """The agent's core scenarios on the author's site (built with the two documented commands only); the bridge
+    and the kernel run on the runtime the extension ships, and nothing leaves the site's origin (the scenario
+    asserts zero requests to any other origin, the kernel's start and its first run included)."""
     _, _, url = author_site
     log = PageLog()
     context, page = new_recorded_page(browser, log)

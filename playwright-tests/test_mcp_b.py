@@ -1,6 +1,7 @@
 """Browsers without native WebMCP: on a site that turns the MCP-B option on (``"webmcpBridgePolyfill": true`` in
 jupyter-lite.json; ``python build.py --mcp-b``), the loader runs the @mcp-b/global runtime shipped in the
-extension and the same tools reach an agent through it. Run in Chromium launched without the WebMCP flag."""
+extension and the same tools reach an agent through it: through the page's ``document.modelContext`` and through
+an MCP client on MCP-B's tab transport (postMessage). Run in Chromium launched without the WebMCP flag."""
 
 from __future__ import annotations
 
@@ -27,6 +28,40 @@ CALL_JS = """async ([name, args]) => {
 }"""
 TOOLS_JS = """async () => (await document.modelContext.getTools()).map(t => ({
     name: t.name, inputSchema: typeof t.inputSchema === 'string' ? JSON.parse(t.inputSchema) : t.inputSchema}))"""
+
+
+#: an MCP client on MCP-B's tab transport, as the MCP-B browser extension's content script is one: JSON-RPC messages
+#: posted on the page's window in the transport's envelope ({channel, type: 'mcp', direction, payload}), answers
+#: read from the server's posts. initialize, notifications/initialized, tools/list, then one tools/call.
+TAB_CLIENT_JS = """async ([tool, args]) => {
+    const channel = 'mcp-default';
+    const waiting = new Map();
+    const listener = event => {
+        const d = event.data;
+        if (event.source !== window || !d || d.channel !== channel || d.type !== 'mcp' || d.direction !== 'server-to-client') return;
+        const m = d.payload;
+        if (m && typeof m === 'object' && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+    };
+    window.addEventListener('message', listener);
+    const post = payload => window.postMessage({channel, type: 'mcp', direction: 'client-to-server', payload}, window.location.origin);
+    let next = 0;
+    const request = (method, params) => new Promise((resolve, reject) => {
+        const id = ++next;
+        waiting.set(id, resolve);
+        setTimeout(() => reject(new Error(`no answer to ${method}`)), 60000);
+        post({jsonrpc: '2.0', id, method, params});
+    });
+    try {
+        const init = await request('initialize', {protocolVersion: '2025-06-18', capabilities: {},
+                                                  clientInfo: {name: 'webmcp-bridge-test', version: '1'}});
+        post({jsonrpc: '2.0', method: 'notifications/initialized'});
+        const list = await request('tools/list', {});
+        const call = await request('tools/call', {name: tool, arguments: args});
+        return {init, list, call};
+    } finally {
+        window.removeEventListener('message', listener);
+    }
+}"""
 
 
 class McpBTools:
@@ -78,6 +113,14 @@ def test_core_agent_scenarios_through_mcp_b(browser_without_webmcp, mcp_b_site):
         listed = page.evaluate("async () => (await navigator.modelContextTesting.listTools()).map(t => t.name)")
         assert set(listed) == {t["name"] for t in McpBTools(page).tools()} and len(listed) == status["tools"]
         assert page.evaluate("() => window.__webModelContextOptions.transport.tabServer.allowedOrigins") == [mcp_b_site]
+        # an MCP client connected over the tab transport lists the same tools and calls one
+        session = page.evaluate(TAB_CLIENT_JS, ["jupyter_get_cells", {}])
+        assert session["init"]["result"]["serverInfo"]["name"], session["init"]
+        assert {t["name"] for t in session["list"]["result"]["tools"]} == set(listed), session["list"]
+        called = session["call"]["result"]
+        assert called.get("isError") is not True, called
+        cells = json.loads(called["content"][0]["text"])["cells"]
+        assert [c["id"] for c in cells] == [c["id"] for c in McpBTools(page).call_tool("jupyter_get_cells", {})["structuredContent"]["cells"]]
     finally:
         context.close()
 

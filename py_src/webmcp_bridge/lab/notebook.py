@@ -65,6 +65,7 @@ from webmcp_bridge.host.protocol import (
     TextPage,
 )
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, load_half
+from webmcp_bridge.lab.server_root import ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js, save_outcome, tabs_state
 
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
@@ -514,6 +515,10 @@ def _op_wire(op: EditOp) -> dict[str, Any]:
 class JupyterLabHost:
     """A :class:`~webmcp_bridge.host.protocol.NotebookHost` over the running JupyterLab.
 
+    Every method given a path first refuses one that resolves outside a server's root (a symbolic link:
+    :mod:`webmcp_bridge.lab.server_root`), and a folder listing leaves such entries out; in JupyterLite nothing
+    is asked.
+
     Args:
         ctx: the JS object the loader passes to ``boot.start``: ``{app, tracker, docManager, modules}``.
     """
@@ -525,6 +530,7 @@ class JupyterLabHost:
         self.contents = self.app.serviceManager.contents
         self.live = load_model_js(ctx.tracker)
         self.tabs = load_tabs_js(ctx.tracker, self.contents)
+        self.root = ServerRoot(self.app.serviceManager.serverSettings)
         self._metadata_cache: dict[str, tuple[str, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
 
@@ -558,16 +564,21 @@ class JupyterLabHost:
         return Entry(str(model.path), str(model.name), "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file")
 
     async def list_dir(self, path: str) -> list[Entry] | None:
+        await self.root.check(path)
         model = await self._get(path, True)
         if model is None or str(model.type) != "directory":
             return None
-        return [self._entry(child) for child in model.content]
+        entries = [self._entry(child) for child in model.content]
+        outside = await self.root.outside([e.path for e in entries])
+        return [e for e in entries if e.path not in outside]
 
     async def stat(self, path: str) -> Entry | None:
+        await self.root.check(path)
         model = await self._get(path, False)
         return None if model is None else self._entry(model)
 
     async def open_notebook(self, path: str, activate: bool) -> LabNotebook:
+        await self.root.check(path)
         if activate:  # opens it if needed and brings it to the front, making it the tracker's current
             panel = self.docs.openOrReveal(path)
         else:
@@ -586,6 +597,7 @@ class JupyterLabHost:
                          "language_info": {"name": "python"}},
             "nbformat": 4, "nbformat_minor": 5,
         }
+        await self.root.check(path)
         try:
             await self.contents.save(path, js_object({"type": "notebook", "format": "json", "content": content}))
         except JsException as exc:
@@ -608,6 +620,7 @@ class JupyterLabHost:
         found = self.find_open(path)
         if found is not None:
             return found.bridge_metadata()
+        await self.root.check(path)
         stat = await self._get(path, False)
         if stat is None:
             return None
@@ -639,6 +652,7 @@ class JupyterLabHost:
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         """The live text of an open editor, else the saved file. The contents API has no ranges: the whole
         file is loaded (after its size, when known, is checked against ``max_bytes``)."""
+        await self.root.check(path)
         context = self._text_context(path)
         if context is not None:
             text = str(context.model.sharedModel.getSource())
@@ -668,6 +682,7 @@ class JupyterLabHost:
     async def write_text(self, path: str, text: str) -> None:
         """Through the open editor's model (then saved) when there is one, so the person sees the new text and
         JupyterLab does not later report the file as changed on disk; else a contents save as a text file."""
+        await self.root.check(path)
         context = self._text_context(path)
         try:
             if context is not None:

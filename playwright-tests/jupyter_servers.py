@@ -1,0 +1,141 @@
+"""Jupyter servers with a real kernel for the server-mode tests (test_lab_server.py, test_notebook7_server.py).
+
+- :func:`server_env`: a virtual environment holding the product's wheel, JupyterLab, Notebook 7 and ipykernel,
+  installed with pip exactly as the README tells a user. It is made once per wheel (under
+  ``.cache/server-env/<the wheel's cache key>/``, so both server test modules and a rerun on the same checkout
+  share it; a changed wheel gets a new one). ``python playwright-tests/jupyter_servers.py prepare`` makes it
+  ahead of pytest (``.ci/run`` does, so the install time shows apart from the tests').
+- :func:`jupyter_server`: ``jupyter lab`` or ``jupyter notebook`` from it on 127.0.0.1 with token auth, over a
+  root folder, its Jupyter config, data and runtime folders private to the test (nothing of the machine's own
+  Jupyter setup reaches it), ``window.jupyterapp`` exposed for the tests that play the person.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import venv
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import quote
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from sitebuild.package import build_wheel  # noqa: E402
+from sitebuild.util import CACHE  # noqa: E402
+
+#: what a user installs beside the wheel (README, "In JupyterLab or Notebook 7")
+SERVER_REQUIREMENTS = ["jupyterlab>=4.5,<5", "notebook>=7.5,<8", "ipykernel"]
+#: a cold `jupyter lab` start on a busy 2-core machine
+START_TIMEOUT_S = 180
+#: Playwright's waits on a server's page (its default is 30 s): JupyterLab from a server, then the bridge's own
+#: Pyodide, on a busy 2-core machine
+SLOW_MS = 90_000
+
+
+def server_env() -> Path:
+    """The environment's folder (made if missing): ``bin/jupyter`` of it serves JupyterLab and Notebook 7."""
+    wheel = build_wheel()
+    env = CACHE / "server-env" / wheel.parent.name
+    if (env / "installed").is_file():
+        return env
+    for old in env.parent.glob("*") if env.parent.exists() else []:
+        shutil.rmtree(old, ignore_errors=True)  # an older wheel's environment, or an interrupted install
+    print(f"[servers] pip install {wheel.name} {' '.join(SERVER_REQUIREMENTS)} into {env}", flush=True)
+    started = time.monotonic()
+    venv.EnvBuilder(with_pip=True).create(env)
+    subprocess.run([env / "bin" / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel),
+                    *SERVER_REQUIREMENTS], check=True)
+    (env / "installed").write_text(wheel.name + "\n")
+    print(f"[servers]   done in {time.monotonic() - started:.0f} s", flush=True)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A running server: its base URL, token, root folder (the workspace on disk) and environment."""
+
+    app: str
+    base: str
+    token: str
+    root: Path
+    env: Path
+    log: Path
+
+    def page(self, path: str, *, reset: bool = True) -> str:
+        """The URL of notebook ``path`` in this server's app (``/lab/tree/<path>`` or ``/notebooks/<path>``);
+        ``reset`` starts JupyterLab from an empty workspace (no notebook of an earlier test reopened)."""
+        prefix = "lab/tree" if self.app == "lab" else "notebooks"
+        query = f"token={self.token}" + ("&reset" if reset and self.app == "lab" else "")
+        return f"{self.base}/{prefix}/{quote(path)}?{query}"
+
+    def log_tail(self, chars: int = 3000) -> str:
+        return self.log.read_text(errors="replace")[-chars:]
+
+
+@contextmanager
+def jupyter_server(app: str, work: Path) -> Iterator[Server]:
+    """``jupyter <app>`` ("lab" or "notebook") from :func:`server_env` with ``work/root`` as its root; yields a
+    :class:`Server` once ``/api/status`` answers, stops it (and its kernels) afterwards."""
+    env = server_env()
+    root = work / "root"
+    root.mkdir(parents=True, exist_ok=True)
+    private = {name: work / "jupyter" / name for name in ("config", "data", "runtime", "ipython")}
+    for folder in private.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    environ = {**os.environ, "JUPYTER_CONFIG_DIR": str(private["config"]), "JUPYTER_DATA_DIR": str(private["data"]),
+               "JUPYTER_RUNTIME_DIR": str(private["runtime"]), "IPYTHONDIR": str(private["ipython"]),
+               "JUPYTER_PLATFORM_DIRS": "1", "PATH": f"{env / 'bin'}:{os.environ.get('PATH', '')}"}
+    environ.pop("PYTHONPATH", None)  # the server runs the installed wheel, never this checkout's sources
+    port, token = free_port(), secrets.token_hex(16)
+    expose = "LabApp" if app == "lab" else "JupyterNotebookApp"
+    log = work / f"{app}-server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([env / "bin" / "jupyter", app, "--allow-root", "--no-browser", "--ServerApp.ip=127.0.0.1",
+                                 f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+                                 f"--{expose}.expose_app_in_browser=True"],
+                                stdout=out, stderr=subprocess.STDOUT, env=environ, cwd=root)
+    server = Server(app, f"http://127.0.0.1:{port}", token, root, env, log)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                with urllib.request.urlopen(f"{server.base}/api/status?token={token}", timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"jupyter {app} did not start (exit {proc.poll()}); its log ends:\n{server.log_tail()}")
+            time.sleep(0.5)
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+if __name__ == "__main__":  # `python playwright-tests/jupyter_servers.py prepare` (used by .ci/run)
+    if sys.argv[1:] == ["prepare"]:
+        print(server_env())
+    else:
+        sys.exit("usage: jupyter_servers.py prepare")
