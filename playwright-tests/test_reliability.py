@@ -27,7 +27,7 @@ TARGET = "pytudes-euler.ipynb"  # the current notebook during fuzzing: reads by 
 OTHER = "handson-ml2-tools-pandas.ipynb"  # read through notebookPath, never written
 SCRATCH = "fuzz-scratch.ipynb"  # the only notebook valid writes may change
 
-#: generated calls per tool (half valid, half breaking the schema); 33 tools x 80 calls keeps the fuzz test near 5 minutes
+#: generated calls per tool (half valid, half breaking the schema); 34 tools x 80 calls keeps the fuzz test near 5 minutes
 CALLS_PER_TOOL = 80
 #: valid calls of tools that wait for the kernel are slow: at most this many per tool, the rest break the schema
 SLOW_VALID_CAP = {"jupyter_run_cells": 3, "jupyter_kernel_action": 2, "jupyter_run_code": 5}

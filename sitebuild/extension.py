@@ -4,7 +4,8 @@ No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is han
 what a bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the
 project's), ``install.json`` (how JupyterLab tells a person to uninstall it), the Settings Editor schema, and in
 ``static/``: the bridge's own pure-Python wheel, ``tools.json`` (the tool definitions generated from the
-bridge's pydantic models, so the loader registers tools before Python starts), ``bridge.json`` (what the
+bridge's pydantic models and each toolset's tool names, so the loader registers the tools a page's URL chooses
+before Python starts), ``bridge.json`` (what the
 loader loads) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
 the npm package's runtime files, every pinned wheel and a pyodide-lock.json for them). The pinned wheels
 are the bridge's closure (pydantic) and the Pyodide kernel's (micropip, ipython, ...), so a JupyterLite site
@@ -43,13 +44,14 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import webmcp_bridge.session.bridge as app
 assert app.__file__.startswith(sys.argv[1]), app.__file__
-print(json.dumps(app.tool_definitions(), indent=1, ensure_ascii=False))
+print(json.dumps(app.tools_manifest(), indent=1, ensure_ascii=False))
 """
 
 
-def tool_definitions() -> str:
-    """The bridge's WebMCP tool definitions as JSON text, generated from its pydantic models in py_src/
-    (in a child Python, so an installed copy of the package cannot stand in for the sources)."""
+def tools_manifest() -> str:
+    """The loader's tools.json as JSON text (``webmcp_bridge.session.bridge.tools_manifest``: the WebMCP tool
+    definitions generated from the pydantic models in py_src/, and the toolsets as data), made in a child
+    Python so an installed copy of the package cannot stand in for the sources."""
     done = subprocess.run([sys.executable, "-c", GENERATE_DEFINITIONS, str(PY_SRC)], capture_output=True, text=True)
     if done.returncode != 0:
         raise BuildError(f"generating the tool definitions failed:\n{done.stderr[-2000:]}")
@@ -122,7 +124,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
 
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
-    put("static/tools.json", tool_definitions())
+    put("static/tools.json", tools_manifest())
     manifest = {
         # the Pyodide version the shipped wheels are built for: a page's own runtime is used only if it is this one
         "pyodideVersion": pins["pyodide"],

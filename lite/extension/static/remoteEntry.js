@@ -28,6 +28,9 @@
     Atomics.waitAsync = answered;
   }
   const KERNEL_PLUGIN = '@jupyterlite/pyodide-kernel-extension:kernel';
+  // The page URL's query as it is now: JupyterLab rewrites the URL once it routes (?path= is consumed), and
+  // ?toolsets= chooses the tools this page registers (below; Python reads the same text).
+  const pageSearch = window.location.search;
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
@@ -254,12 +257,31 @@
     status.failures = [...refused].map(([name, reason]) => ({ name, reason }));
   }
 
+  // The tools this page's URL chooses, from tools.json's tables (Python decided them; calls/toolsets.py): the
+  // comma-separated words of ?<queryKey>= (["default"] without one), each an alias or a toolset name, plus the
+  // always-on toolsets. Unknown words are skipped (Python reports them).
+  function chosenTools(data) {
+    const params = new URLSearchParams(pageSearch);
+    const words = params.has(data.queryKey)
+      ? params.getAll(data.queryKey).join(',').split(',').map(word => word.trim()).filter(Boolean)
+      : ['default'];
+    const toolsets = new Set(data.always);
+    const own = (table, key) => (Object.hasOwn(table, key) ? table[key] : null); // never a prototype's member
+    for (const word of words) for (const name of (own(data.aliases, word) || [word])) toolsets.add(name);
+    const names = new Set();
+    for (const name of toolsets) for (const tool of (own(data.toolsets, name) || [])) names.add(tool);
+    return names;
+  }
+
   async function registerStaticTools() {
     await polyfillReady.catch(() => false);
     if (!document.modelContext) return;
     const manifest = await manifestReady;
-    const definitions = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
-    for (const definition of definitions) if (!tools.has(definition.name)) registerTool(definition);
+    const data = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
+    const chosen = chosenTools(data);
+    for (const definition of data.definitions) {
+      if (chosen.has(definition.name) && !tools.has(definition.name)) registerTool(definition);
+    }
     status.timings.toolsRegistered = Math.round(performance.now());
   }
 
@@ -289,7 +311,7 @@
     const pyodide = await pyodideReady;
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
+    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageSearch, setStatus, reportCall, connect, disconnect, setMode };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side

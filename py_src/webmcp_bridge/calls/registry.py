@@ -217,6 +217,7 @@ class Registry(Generic[C]):
         self._after: list[Hook] = []
         self._next_call = 1
         self.disabled: frozenset[str] = frozenset()  # turned off by the person (settings: disabledTools)
+        self.toolsets_off: frozenset[str] = frozenset()  # toolsets this page does not serve (calls.toolsets)
 
     def add_toolset(self, toolset: Toolset) -> None:
         """Add every tool of ``toolset``. Raises ValueError on a duplicate toolset or tool name."""
@@ -238,8 +239,23 @@ class Registry(Generic[C]):
         return list(self._tools.values())
 
     def definitions(self) -> list[dict[str, Any]]:
-        """WebMCP definitions of every enabled tool (what :mod:`webmcp_bridge.webmcp` registers)."""
-        return [t.definition() for t in self._tools.values() if t.name not in self.disabled]
+        """WebMCP definitions of every tool served: not disabled by the person, in a toolset that is on (what
+        :mod:`webmcp_bridge.lab.webmcp` registers)."""
+        return [t.definition() for t in self._tools.values() if self.serves(t.name)]
+
+    def toolset_of(self, name: str) -> str | None:
+        """The name of the toolset tool ``name`` came in (None for an unknown tool)."""
+        return next((ts.name for ts in self._toolsets.values() if any(t.name == name for t in ts.tools)), None)
+
+    def serves(self, name: str) -> bool:
+        """True when tool ``name`` exists, the person did not disable it and its toolset is on."""
+        return name in self._tools and name not in self.disabled and self.toolset_of(name) not in self.toolsets_off
+
+    def set_toolsets_off(self, names: frozenset[str]) -> None:
+        """Stop serving the tools of toolsets ``names`` (:class:`~webmcp_bridge.calls.toolsets.ToolsetSwitch`
+        decides which): they leave :meth:`definitions`, and a call naming one is refused with UNKNOWN_TOOL and
+        ``toolset``, ``toolsetEnabled: false``."""
+        self.toolsets_off = frozenset(names)
 
     def set_disabled(self, names: frozenset[str] | set[str]) -> None:
         """Turn tools off (the person's ``disabledTools`` setting, :mod:`webmcp_bridge.session.settings`): they leave
@@ -373,6 +389,10 @@ class Registry(Generic[C]):
         if tool.name in self.disabled:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
                             disabled=True)
+        toolset = self.toolset_of(tool.name)
+        if toolset in self.toolsets_off:
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} belongs to the toolset {toolset!r}, which is off in this page; "
+                            "turn it on with jupyter_toolsets.", toolset=toolset, toolsetEnabled=False)
         size = len(raw.encode("utf-8", "surrogatepass"))
         if size > self.limits.input_bytes:
             raise ToolError(ErrorCode.TOO_LARGE, f"The arguments are {size} bytes; the limit is {self.limits.input_bytes}.",

@@ -2,7 +2,8 @@
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``await webmcp_bridge.lab.session.start(ctx)`` where
 ``ctx`` is ``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry},
-modelContext, setStatus, reportCall, connect, disconnect, setMode}``; the result is JSON text
+modelContext, pageSearch, setStatus, reportCall, connect, disconnect, setMode}`` (``pageSearch``: the page URL's
+query string as it was when the loader's script ran); the result is JSON text
 ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
 (:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start
@@ -126,7 +127,8 @@ class LabSession:
         registry = self.bridge.registry
         report = ctx.reportCall
         registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
-        await self._start_settings()  # before any call is served: limits, disabled tools, mode
+        self._choose_toolsets()
+        await self._start_settings()  # before any call is served: limits, disabled tools, toolsets, mode
         self._background("panel", self._start_panel)  # with or without WebMCP: the person's side always comes up
         self._background("proposals", self._start_view)
         self._start_share()
@@ -137,6 +139,20 @@ class LabSession:
         count = await self._step("register", lambda: registration.register(definitions))
         self.registration = registration
         return {"state": "ready", "tools": count, "timings": self.timings}
+
+    def _choose_toolsets(self) -> None:
+        """The toolsets the page's URL chooses (``?toolsets=``, read by the loader when its script ran, before
+        JupyterLab rewrites the URL), else the default; the settings may choose again (calls/toolsets.py). The
+        discovery tool's switch re-registers the tools through :meth:`_tools_changed`."""
+        from webmcp_bridge.calls.toolsets import words_of_query
+        from webmcp_bridge.lab.ffi import is_nullish
+
+        switch = self.bridge.toolsets
+        search = getattr(self.ctx, "pageSearch", None)
+        switch.query_words = None if is_nullish(search) else words_of_query(str(search))
+        for word in switch.choose():
+            print(f"webmcp-bridge: ?toolsets= names no toolset {word[:128]!r}; ignored")
+        switch.on_change = self._tools_changed
 
     def _background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work()`` as a task, so tool registration does not wait for it; a failure is printed to the
@@ -167,7 +183,8 @@ class LabSession:
         await asyncio.sleep(0)
 
     def _tools_changed(self) -> None:
-        """The disabledTools setting changed: register exactly the enabled tools, and show their count."""
+        """The served tools changed (the disabledTools or toolsets setting, or the agent's jupyter_toolsets):
+        register exactly those tools, and show their count."""
         if self.registration is not None:
             self.ctx.setStatus("ready", self.registration.update())
 
