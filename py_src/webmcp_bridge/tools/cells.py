@@ -11,7 +11,8 @@ from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, summary, unique
+from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
 
 READ = Annotations(read_only=True, untrusted_content=True)
 
@@ -51,7 +52,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     budget, snapshots = limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for cell in cells:
         snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
-                             source_offset=args.source_offset)
+                             source_offset=args.source_offset, path=nb.path)
         if not snapshots:
             _fit_outputs(snap, budget)
         budget -= json_bytes(snap) + 1
@@ -79,35 +80,58 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
 
 
 class GetOutputInput(NotebookInput):
-    cell_id: CellIdField
-    output_index: Annotated[int, Field(description="Index of the output within the cell (from jupyter_get_cells).", ge=0, le=MAX_INT)]
+    cell_id: Annotated[str | None, Field(description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
+                                         min_length=1, max_length=256)] = None
+    output_index: Annotated[int | None, Field(description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
+                                              ge=0, le=MAX_INT)] = None
+    uri: Annotated[str | None, Field(description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
+                                                 "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
+                                     min_length=1, max_length=MAX_URI_CHARS)] = None
     mime_type: Annotated[str | None, Field(description="Which representation (default: the image if there is one, else the first text one).", max_length=128)] = None
     offset: Annotated[int, Field(description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.", ge=0, le=MAX_INT)] = 0
     max_bytes: Annotated[int | None, Field(description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT)] = None
 
 
+def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
+    """``(notebookPath, cellId, outputIndex)`` from ``uri`` or from the three arguments (INVALID_ARGUMENT when both
+    ways, neither, or a uri that names no output)."""
+    if args.uri is not None:
+        if args.notebook_path is not None or args.cell_id is not None or args.output_index is not None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give uri alone, or cellId and outputIndex (with notebookPath), not both.")
+        address = parse_uri(args.uri)
+        if address.cell_id is None or address.output_index is None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "That uri names a notebook or a cell, not an output "
+                            "(notebook://{path}/cells/{cellId}/outputs/{index}).")
+        return address.path, address.cell_id, address.output_index
+    if args.cell_id is None or args.output_index is None:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellId and outputIndex, or uri.")
+    return args.notebook_path, args.cell_id, args.output_index
+
+
 async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] | ToolResult:
-    nb = await ctx.notebook(args.notebook_path)
-    cell = described = nb.find_cells([args.cell_id], max_outputs=args.output_index + 1)[0]
-    if args.output_index >= described.output_count:
-        raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {args.output_index}.",
-                        cellId=cell.id, outputIndex=args.output_index, outputCount=described.output_count)
-    output = described.outputs[args.output_index]
+    path, cell_id, index = output_address(args)
+    nb = await ctx.notebook(path)
+    cell = described = nb.find_cells([cell_id], max_outputs=index + 1)[0]
+    if index >= described.output_count:
+        raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {index}.",
+                        cellId=cell.id, outputIndex=index, outputCount=described.output_count)
+    output = described.outputs[index]
     mimes = [item.mime for item in output.items]
     if args.mime_type is not None:
         if args.mime_type not in mimes:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {args.mime_type!r} representation.",
-                            cellId=cell.id, outputIndex=args.output_index, mimeTypes=mimes)
+                            cellId=cell.id, outputIndex=index, mimeTypes=mimes)
         mime = args.mime_type
     else:  # an image says more than its "<Figure ...>" text; else the most readable text
         images = [m for m in mimes if m in IMAGE_MIME_TYPES]
         text = [m for m in PREVIEW_ORDER if m in mimes] or [i.mime for i in output.items if not i.binary]
         mime = (images or text or mimes or [""])[0]
-    base = {"cellId": cell.id, "outputIndex": args.output_index, "outputType": output.output_type, "mimeType": mime, "mimeTypes": mimes}
+    base = {"cellId": cell.id, "outputIndex": index, "uri": output_uri(nb.path, cell.id, index), "outputType": output.output_type,
+            "mimeType": mime, "mimeTypes": mimes}
     if mime in BINARY_MIME_TYPES:
         if mime not in IMAGE_MIME_TYPES:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.", **base)
-        data, size = nb.read_output_binary(cell.id, args.output_index, mime, ctx.limits.image_bytes)
+        data, size = nb.read_output_binary(cell.id, index, mime, ctx.limits.image_bytes)
         if data is None:
             raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {ctx.limits.image_bytes} bytes are returned.",
                             bytes=size, maxBytes=ctx.limits.image_bytes, **base)
@@ -116,7 +140,7 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         return ToolResult({**base, "bytes": size, "image": "returned as MCP image content"},
                           images=[{"type": "image", "data": data, "mimeType": mime}])
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
-    page = nb.read_output_text(cell.id, args.output_index, mime, args.offset, page_max)
+    page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
     return {**base, "text": page.text, "offset": page.offset, "nextOffset": page.next_offset,
             "totalBytes": page.total_bytes, "truncated": page.next_offset is not None}
 
@@ -167,7 +191,8 @@ TOOLS = (
          "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
          GetCellsInput, get_cells, READ),
     Tool("jupyter_get_output", "Get output",
-         "Read one output of a code cell: text paged by UTF-8 byte offset (ANSI colours stripped), or an image as MCP image content.",
+         "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset (ANSI colours "
+         "stripped), or an image as MCP image content.",
          GetOutputInput, get_output, READ),
     Tool("jupyter_export_notebook", "Export notebook",
          "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "

@@ -9,6 +9,7 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
+from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
 
@@ -86,7 +87,7 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             "index": after.index,
             "status": outcome.status,
             "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
-            "outputs": [describe_output(i, o, ctx.limits) for i, o in enumerate(after.outputs)],
+            "outputs": [describe_output(i, o, ctx.limits, cell_uri(nb.path, cell_id)) for i, o in enumerate(after.outputs)],
             "outputCount": after.output_count,
             **({"reason": outcome.reason} if outcome.reason else {}),
         })
