@@ -61,7 +61,7 @@ def test_the_17_tools_are_registered(definitions):
     for d in definitions.values():
         assert re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", d["name"])
         assert d["description"].strip() and d["title"].strip()
-        assert set(d) == {"name", "title", "description", "inputSchema", "annotations"}
+        assert set(d) == {"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
 
 
 def walk(node: Any, path: str = "$"):

@@ -38,6 +38,7 @@ from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
 from webmcp_bridge.calls.outcome import CallEnded
+from webmcp_bridge.calls.payloads import output_schema
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
@@ -100,7 +101,9 @@ Handler = Callable[[Any, Any], Awaitable["dict[str, Any] | ToolResult"]]
 @dataclass(frozen=True)
 class Tool:
     """One tool. ``name`` matches ``[A-Za-z0-9_.-]{1,128}`` (WebMCP's rule); ``handler(ctx, args)`` is
-    an async function receiving the call context and the validated ``input_model`` instance."""
+    an async function receiving the call context and the validated ``input_model`` instance. ``output_model`` is
+    the pydantic model (or a union of models) of its success payload (:mod:`webmcp_bridge.calls.payloads`), which
+    makes the definition's ``outputSchema``; None: the definition has none."""
 
     name: str
     title: str
@@ -108,6 +111,7 @@ class Tool:
     input_model: type[ToolInput]
     handler: Handler
     annotations: Annotations = Annotations()
+    output_model: Any = None
 
     def __post_init__(self) -> None:
         if not (1 <= len(self.name) <= 128 and set(self.name) <= TOOL_NAME_CHARS):
@@ -119,16 +123,25 @@ class Tool:
         """The JSON Schema of the input, generated from ``input_model`` with ``$ref``s inlined."""
         return input_schema(self.input_model)
 
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of every successful result's ``structuredContent`` (:func:`webmcp_bridge.calls.payloads.output_schema`),
+        or None without an ``output_model``."""
+        return None if self.output_model is None else output_schema(self.output_model)
+
     def definition(self) -> dict[str, Any]:
-        """The WebMCP tool definition, without ``execute``: name, title, description, inputSchema,
-        annotations."""
-        return {
+        """The WebMCP tool definition, without ``execute``: name, title, description, inputSchema, outputSchema (when
+        the tool has an output model), annotations."""
+        definition: dict[str, Any] = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema(),
-            "annotations": self.annotations.to_webmcp(),
         }
+        schema = self.output_schema()
+        if schema is not None:
+            definition["outputSchema"] = schema
+        definition["annotations"] = self.annotations.to_webmcp()
+        return definition
 
 
 @dataclass(frozen=True)

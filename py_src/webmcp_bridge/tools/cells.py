@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -13,8 +14,79 @@ from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, RESUL
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
 from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
+from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
 
 READ = Annotations(read_only=True, untrusted_content=True)
+
+
+class CellSnapshot(Wire):
+    """A cell as read (:func:`webmcp_bridge.core.snapshot.cell_snapshot`)."""
+
+    id: str
+    uri: str = sometimes("notebook://{path}/cells/{cellId}.")
+    index: int
+    type: Literal["code", "markdown", "raw"]
+    sourceHash: str
+    source: str = sometimes()
+    sourceTruncated: bool = sometimes()
+    sourceBytes: int = sometimes()
+    sourceOffset: int = sometimes()
+    nextSourceOffset: int | None = sometimes()
+    executionCount: int | None = sometimes()
+    outputCount: int = sometimes()
+    outputs: list[OutputListing] = sometimes()
+    outputsOmitted: int = sometimes()
+
+
+class GetCellsOutput(Payload):
+    path: str
+    cellCount: int
+    cells: list[CellSnapshot]
+    truncated: bool
+    omittedCount: int
+    hiddenCellCount: int
+    nextStartIndex: int = sometimes()
+    omittedCellIds: list[str] = sometimes()
+
+
+class OutputText(Payload):
+    """A page of an output's text."""
+
+    cellId: str
+    outputIndex: int
+    uri: str
+    outputType: str
+    mimeType: str
+    mimeTypes: list[str]
+    text: str
+    offset: int
+    nextOffset: int | None
+    totalBytes: int
+    truncated: bool
+
+
+class OutputImage(Payload):
+    """An image output: the image itself follows as MCP image content."""
+
+    cellId: str
+    outputIndex: int
+    uri: str
+    outputType: str
+    mimeType: str
+    mimeTypes: list[str]
+    bytes: int
+    image: str
+
+
+class ExportOutput(Payload):
+    path: str
+    format: Literal["markdown"]
+    document: str
+    offset: int
+    nextOffset: int | None
+    truncated: bool
+    exportedCellCount: int
+    notebook: NotebookSummary
 
 
 class GetCellsInput(CellSelection):
@@ -189,13 +261,13 @@ TOOLS = (
          "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution count, and "
          "with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source comes in pages "
          "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
-         GetCellsInput, get_cells, READ),
+         GetCellsInput, get_cells, READ, GetCellsOutput),
     Tool("jupyter_get_output", "Get output",
          "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset (ANSI colours "
          "stripped), or an image as MCP image content.",
-         GetOutputInput, get_output, READ),
+         GetOutputInput, get_output, READ, OutputText | OutputImage),
     Tool("jupyter_export_notebook", "Export notebook",
          "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "
          "pass nextOffset as offset to get the next part.",
-         ExportInput, export_notebook, READ),
+         ExportInput, export_notebook, READ, ExportOutput),
 )

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.access.guard import parse_level
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.changes.feed import wait_for_announcement
 from webmcp_bridge.changes.log import ChangeEntry
@@ -36,6 +37,28 @@ class GetChangesInput(NotebookInput):
                                              "a burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it began).",
                                  ge=0, le=MAX_WAIT_SECONDS)] = 0
     limit: Annotated[int, Field(description="Most changes to return (the newest are kept).", ge=1, le=200)] = 100
+
+
+class Change(Wire):
+    seq: int
+    actor: Literal["person", "agent"]
+    kind: Literal["insert", "edit", "delete", "move", "run", "outputs"]
+    cellId: str
+    time: float
+    count: int = Field(description="Changes merged into this one (a burst of keystrokes is one edit).")
+    revision: int | None
+    typing: bool = sometimes("Without wait: the person is still typing in this cell (told again once the burst is over).")
+
+
+class ChangesOutput(Payload):
+    path: str
+    seq: int = Field(description="Pass it as since next time.")
+    revision: int
+    changes: list[Change]
+    truncated: bool
+    omittedCount: int
+    hiddenChangeCount: int
+    missed: bool = sometimes("Entries newer than since were dropped from the bounded log: read the cells again.")
 
 
 async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]:
@@ -84,5 +107,5 @@ TOOLS = (
          "with who made it (person or agent), the kind (insert, edit, delete, move, run, outputs) and the cell id, "
          "coalesced. Optionally waits up to 15 s for a change (the person's typing is told in bursts, once each is over). Use it to "
          "follow the person's edits without rereading: pass the result's seq as since next time.",
-         GetChangesInput, get_changes, Annotations(read_only=True)),
+         GetChangesInput, get_changes, Annotations(read_only=True), ChangesOutput),
 )

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.calls.toolsets import AGENT_DROP_THRESHOLD
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -22,6 +23,21 @@ ToolsetNames = Annotated[list[Annotated[str, Field(min_length=1, max_length=128)
 class ToolsetsInput(ToolInput):
     enable: Annotated[ToolsetNames | None, Field(description="Toolsets to turn on (names from the listing); their tools are registered at once.")] = None
     disable: Annotated[ToolsetNames | None, Field(description="Toolsets to turn off (an always-on toolset cannot be).")] = None
+
+
+class ToolsetOut(Wire):
+    name: str
+    description: str
+    tools: list[str]
+    enabled: bool
+    alwaysOn: bool
+
+
+class ToolsetsOutput(Payload):
+    toolsets: list[ToolsetOut]
+    changed: list[str] = Field(description="Toolsets turned on or off by this call.")
+    registeredToolCount: int
+    warning: str = sometimes()
 
 
 async def toolsets(ctx: CallContext, args: ToolsetsInput) -> dict[str, Any]:
@@ -48,5 +64,5 @@ TOOLS = (
     Tool("jupyter_toolsets", "Toolsets",
          "List this page's toolsets (name, description, tool names, enabled) and turn toolsets on (enable) or off (disable). "
          "Only some toolsets are registered when the page loads; turning one on registers its tools at once.",
-         ToolsetsInput, toolsets, Annotations()),
+         ToolsetsInput, toolsets, Annotations(), ToolsetsOutput),
 )

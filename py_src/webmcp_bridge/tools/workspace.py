@@ -4,15 +4,91 @@ jupyter_create_notebook, jupyter_save_notebook."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import DialogReport, Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.paths import join, normalize_path
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
+from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary
+
+
+class OpenDocumentOut(Wire):
+    path: str
+    kind: str
+    dirty: bool
+
+
+class ProposalOut(Wire):
+    id: str
+    tool: str
+    kind: str
+    cellId: str | None
+    path: str
+
+
+class PendingCallOut(Wire):
+    pendingId: str
+    tool: str
+    status: Literal["running", "settled"]
+    seconds: float
+
+
+class ReviewCounts(Wire):
+    open: int
+    resolved: int
+
+
+class LimitsOut(Wire):
+    resultBytes: int
+    sourceWriteBytes: int
+    outputPageBytes: int
+    imageBytes: int
+
+
+class ContextOutput(Payload):
+    notebook: NotebookSummary | None
+    openDocuments: list[OpenDocumentOut]
+    kernel: Kernel | None
+    focus: Focus | None
+    mode: Literal["direct", "propose"]
+    proposals: list[ProposalOut]
+    review: ReviewCounts | None
+    pending: list[PendingCallOut]
+    dialogs: list[DialogReport]
+    limits: LimitsOut
+
+
+class EntryOut(Wire):
+    path: str
+    name: str
+    type: Literal["notebook", "file", "directory"]
+
+
+class ListWorkspaceOutput(Payload):
+    path: str
+    entries: list[EntryOut]
+    truncated: bool
+
+
+class OpenNotebookOutput(Payload):
+    notebook: NotebookSummary
+
+
+class CreateNotebookOutput(Payload):
+    path: str
+    notebook: NotebookSummary
+
+
+class SaveNotebookOutput(Payload):
+    saved: bool
+    path: str
+    notebook: NotebookSummary
+    message: str = sometimes("Why nothing was saved (saved: false).")
 
 
 class GetContextInput(ToolInput):
@@ -130,17 +206,17 @@ TOOLS = (
     Tool("jupyter_get_context", "Get context",
          "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
          "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls and open dialogs. Start here.",
-         GetContextInput, get_context, Annotations(read_only=True)),
+         GetContextInput, get_context, Annotations(read_only=True), ContextOutput),
     Tool("jupyter_list_workspace", "List workspace",
          "List files and folders of the workspace (names and types, never contents).",
-         ListWorkspaceInput, list_workspace, Annotations(read_only=True)),
+         ListWorkspaceInput, list_workspace, Annotations(read_only=True), ListWorkspaceOutput),
     Tool("jupyter_open_notebook", "Open notebook",
          "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
-         OpenNotebookInput, open_notebook),
+         OpenNotebookInput, open_notebook, output_model=OpenNotebookOutput),
     Tool("jupyter_create_notebook", "Create notebook",
          "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
-         CreateNotebookInput, create_notebook),
+         CreateNotebookInput, create_notebook, output_model=CreateNotebookOutput),
     Tool("jupyter_save_notebook", "Save notebook",
          "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids).",
-         SaveNotebookInput, save_notebook),
+         SaveNotebookInput, save_notebook, output_model=SaveNotebookOutput),
 )
