@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import Bridge, check_output_schema, make_bridge
+from helpers import CHECKED_OUTPUTS, Bridge, check_output_schema, make_bridge
 from webmcp_bridge.calls.registry import Registry
-
-#: tool name -> successful results checked against the tool's outputSchema in this test session
-CHECKED_OUTPUTS: dict[str, int] = {}
 
 
 @pytest.fixture(autouse=True)

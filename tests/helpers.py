@@ -171,6 +171,8 @@ def closed_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _VALIDATORS: dict[int, Any] = {}
+#: tool name -> successful results checked against the tool's outputSchema in this test session (conftest.py)
+CHECKED_OUTPUTS: dict[str, int] = {}
 
 
 def check_output_schema(tool: Any, result: dict[str, Any]) -> None:

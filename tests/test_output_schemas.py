@@ -13,8 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import CHECKED_OUTPUTS
-from helpers import check_envelope, check_output_schema, closed_schema, corpus_text
+from helpers import CHECKED_OUTPUTS, check_envelope, check_output_schema, closed_schema, corpus_text
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge, tools_manifest
