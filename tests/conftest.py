@@ -14,8 +14,8 @@ def every_result_matches_its_output_schema(monkeypatch):
     outputSchema, closed (helpers.check_output_schema): the schemas are checked on every real result of the suite."""
     original = Registry.call
 
-    async def checked(self, name, arguments=None, *, invocation=None):
-        result = await original(self, name, arguments, invocation=invocation)
+    async def checked(self, name, arguments=None, **options):
+        result = await original(self, name, arguments, **options)
         tool = next((t for t in self.tools() if t.name == name), None) if isinstance(name, str) else None
         if tool is not None and tool.output_model is not None and result.get("isError") is False:
             check_output_schema(tool, result)

@@ -34,7 +34,8 @@
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
-  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
+  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
+                   outputSchema: null, resources: 0 };
   window.webmcpBridge = { status };
   let statusNode = null;
 
@@ -216,11 +217,27 @@
       }
     };
     // registerTool may throw (a duplicate name, a schema it refuses) or return a promise that rejects
-    let registration;
-    try {
-      registration = Promise.resolve(document.modelContext.registerTool({ ...definition, execute }, { signal: controller.signal }));
-    } catch (error) {
-      registration = Promise.reject(error);
+    const attempt = tool => {
+      try {
+        return Promise.resolve(document.modelContext.registerTool({ ...tool, execute }, { signal: controller.signal }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    let registration = attempt(definition);
+    if (definition.outputSchema) {
+      // a browser that refuses the outputSchema (one it cannot take, or a runtime that cannot compile it) still
+      // gets the tool, without it; the first refusal's reason is kept on the status
+      registration = registration.catch(error => {
+        if (controller.signal.aborted) throw error;
+        const { outputSchema, ...plain } = definition;
+        return attempt(plain).then(value => {
+          if (!status.outputSchema || status.outputSchema.state !== 'refused') {
+            status.outputSchema = { state: 'refused', reason: `${(error && error.name) || 'Error'}: ${(error && error.message) || error}`.slice(0, 300) };
+          }
+          return value;
+        });
+      });
     }
     const entry = { text: JSON.stringify(definition), controller, settled: false };
     entry.registered = registration.then(() => {
@@ -255,6 +272,20 @@
     }
     status.tools = tools.size;
     status.failures = [...refused].map(([name, reason]) => ({ name, reason }));
+    await noteOutputSchemas().catch(error => console.warn(`[${NAME}] reading the registered tools`, error));
+  }
+
+  // Whether the page's WebMCP keeps the tools' outputSchema: status.outputSchema = {state: "kept" (its listing shows
+  // it), "dropped" (registered, but the browser does not keep it: Chromium before 159), "refused" (a registration
+  // was refused with it and made without it; reason)}. The listing is the MCP-B runtime's listTools() when there is
+  // one (its getTools() leaves schemas out), else getTools().
+  async function noteOutputSchemas() {
+    if (status.outputSchema && status.outputSchema.state === 'refused') return;
+    const mc = document.modelContext;
+    if (!mc) return;
+    const listed = typeof mc.listTools === 'function' ? await mc.listTools() : await mc.getTools();
+    const ours = [...listed].find(tool => tools.has(tool.name) && JSON.parse(tools.get(tool.name).text).outputSchema);
+    if (ours) status.outputSchema = { state: ours.outputSchema ? 'kept' : 'dropped' };
   }
 
   // The tools this page's URL chooses, from tools.json's tables (Python decided them; calls/toolsets.py): the
@@ -299,6 +330,41 @@
     return tools.size;
   }
 
+  // connectResources(templatesJson, read): where the runtime has MCP resources (the MCP-B runtime's
+  // registerResource; native WebMCP has none), register Python's resource templates [{name, uriTemplate,
+  // description, mimeType}], each read answered by read(uri) -> Promise<JSON text {result} | {error}>. Returns how
+  // many were registered (0 without resources).
+  const resources = [];
+  function connectResources(templatesJson, read) {
+    disconnectResources();
+    const mc = document.modelContext;
+    if (!mc || typeof mc.registerResource !== 'function') return 0;
+    for (const template of JSON.parse(templatesJson)) {
+      try {
+        resources.push(mc.registerResource({
+          name: template.name, uri: template.uriTemplate, description: template.description, mimeType: template.mimeType,
+          read: async url => {
+            const reply = JSON.parse(await read(String(url)));
+            if (reply.error) throw new Error(`${reply.error.error}: ${reply.error.message}`);
+            return reply.result;
+          }
+        }));
+      } catch (error) {
+        console.error(`[${NAME}] resource ${template.name} not registered`, error);
+      }
+    }
+    status.resources = resources.length;
+    return resources.length;
+  }
+
+  // disconnectResources(): Python unregisters the resource templates.
+  function disconnectResources() {
+    for (const handle of resources.splice(0)) {
+      try { handle.unregister(); } catch (error) { console.error(`[${NAME}] resource`, error); }
+    }
+    status.resources = 0;
+  }
+
   // disconnect(): Python unregisters every tool (calls still waiting for it then fail cleanly).
   function disconnect() {
     for (const name of [...tools.keys()]) unregisterTool(name);
@@ -311,7 +377,8 @@
     const pyodide = await pyodideReady;
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageSearch, setStatus, reportCall, connect, disconnect, setMode };
+    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageSearch, setStatus, reportCall, connect, disconnect, setMode,
+                  connectResources, disconnectResources };
     const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side

@@ -302,17 +302,20 @@ class Registry(Generic[C]):
             except Exception:  # a broken listener must not break the call
                 traceback.print_exc()
 
-    async def call(self, name: str, arguments: str | dict[str, Any] | None = None, *, invocation: str | None = None) -> dict[str, Any]:
+    async def call(self, name: str, arguments: str | dict[str, Any] | None = None, *, invocation: str | None = None,
+                   any_toolset: bool = False) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
 
         Returns an MCP CallToolResult dict, or a pending one past the execution timeout or as soon as a
         dialog given to the call opens; never raises (see the module docstring for the steps).
         ``invocation`` is the loader's id for this WebMCP invocation: :meth:`cancel` with it aborts the call
         until the call returns (a call that returned pending is no longer tied to its invocation).
+        ``any_toolset``: serve the call whether or not its toolset is on (a read of an MCP resource,
+        :mod:`webmcp_bridge.session.resources`); a tool the person disabled is refused all the same.
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
-        task = asyncio.ensure_future(self._call(name, arguments))
+        task = asyncio.ensure_future(self._call(name, arguments, any_toolset))
         call = self.pending.begin(str(name)[:128], task, started, invocation=invocation,
                                   can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
         await call.wait(self.limits.execution_timeout_seconds)
@@ -353,7 +356,7 @@ class Registry(Generic[C]):
         payload = self.dialogs.attach(copy.deepcopy(stored), self.limits.result_bytes, stored=True)
         return {**result, "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]], "structuredContent": payload}
 
-    async def _call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
+    async def _call(self, name: str, arguments: str | dict[str, Any] | None, any_toolset: bool = False) -> dict[str, Any]:
         record = self.pending.for_task(asyncio.current_task())
         if record is not None:
             record.started_running = True
@@ -370,7 +373,7 @@ class Registry(Generic[C]):
                 raise asyncio.CancelledError  # aborted before it started: the same path as an abort while it runs
             if raw is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
-            payload, images, final = await self._run(name, raw)
+            payload, images, final = await self._run(name, raw, any_toolset)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
                 self._notify(self._after, CallEvent(event.call_id, event.tool, event.arguments, event.started,
@@ -395,7 +398,7 @@ class Registry(Generic[C]):
         self._notify(self._after, done)
         return envelope(payload, is_error=is_error, images=images)
 
-    async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
+    async def _run(self, name: str, raw: str, any_toolset: bool = False) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:128]!r}.")
@@ -403,7 +406,7 @@ class Registry(Generic[C]):
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
                             disabled=True)
         toolset = self.toolset_of(tool.name)
-        if toolset in self.toolsets_off:
+        if toolset in self.toolsets_off and not any_toolset:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} belongs to the toolset {toolset!r}, which is off in this page; "
                             "turn it on with jupyter_toolsets.", toolset=toolset, toolsetEnabled=False)
         size = len(raw.encode("utf-8", "surrogatepass"))

@@ -2,7 +2,8 @@
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``await webmcp_bridge.lab.session.start(ctx)`` where
 ``ctx`` is ``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry},
-modelContext, pageSearch, setStatus, reportCall, connect, disconnect, setMode}`` (``pageSearch``: the page URL's
+modelContext, pageSearch, setStatus, reportCall, connect, disconnect, setMode, connectResources,
+disconnectResources}`` (``pageSearch``: the page URL's
 query string as it was when the loader's script ran); the result is JSON text
 ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
@@ -66,6 +67,8 @@ STEPS = (
     "webmcp_bridge.lab.notebook",
     "webmcp_bridge.lab.dialogs",
     "webmcp_bridge.lab.webmcp",
+    "webmcp_bridge.session.resources",
+    "webmcp_bridge.lab.resources",
 )
 
 
@@ -88,7 +91,8 @@ class LabSession:
     Attributes (None until started, and again after :meth:`stop`): ``bridge`` (the session's parts:
     registry, guard, change log, proposals, shared selections, calls, dialogs), ``settings``
     (:class:`~webmcp_bridge.lab.settings.LabSettings`), ``registration``
-    (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), ``panel``
+    (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), ``resources``
+    (:class:`~webmcp_bridge.lab.resources.ResourceRegistration`, only with WebMCP), ``panel``
     (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`), ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`),
     ``share`` (:class:`~webmcp_bridge.lab.sharing.ShareCommand`).
     """
@@ -102,6 +106,7 @@ class LabSession:
         self.panel: Any = None
         self.view: Any = None
         self.share: Any = None
+        self.resources: Any = None
         self._tasks: list[asyncio.Future[None]] = []
 
     async def _step(self, name: str, work: Callable[[], Any]) -> Any:
@@ -138,7 +143,20 @@ class LabSession:
         definitions = await self._step("schemas", registry.definitions)
         count = await self._step("register", lambda: registration.register(definitions))
         self.registration = registration
+        await self._step("resources", self._start_resources)
         return {"state": "ready", "tools": count, "timings": self.timings}
+
+    def _start_resources(self) -> None:
+        """Notebooks, cells and outputs as MCP resources where the runtime has them (lab/resources.py); a failure is
+        printed and leaves the tools working."""
+        try:
+            from webmcp_bridge.lab.resources import ResourceRegistration
+
+            resources = ResourceRegistration(self.bridge.registry, self.ctx)
+            resources.register()
+            self.resources = resources
+        except Exception:
+            traceback.print_exc()
 
     def _choose_toolsets(self) -> None:
         """The toolsets the page's URL chooses (``?toolsets=``, read by the loader when its script ran, before
@@ -225,6 +243,9 @@ class LabSession:
             setattr(self, name, None)
             if part is not None:
                 _quietly(part.dispose)
+        if self.resources is not None:
+            _quietly(self.resources.unregister)
+            self.resources = None
         if self.registration is not None:
             _quietly(self.registration.unregister)
             self.registration = None
