@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 import time
 import traceback
@@ -188,7 +189,12 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """JSON Schema for ``model`` by alias, ``$defs`` inlined and auto titles dropped; root is an
-    object with ``additionalProperties: false``."""
+    object with ``additionalProperties: false``. Generated once per model (a fresh copy each call)."""
+    return copy.deepcopy(_input_schema(model))
+
+
+@functools.lru_cache(maxsize=None)
+def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = _inline_refs(model.model_json_schema(by_alias=True, mode="validation"))
     schema.setdefault("properties", {})
     schema["type"] = "object"

@@ -52,7 +52,9 @@ STEPS = (
     "pydantic._internal._model_construction",
     "pydantic.main",
     "pydantic",
+    "webmcp_bridge.calls.payloads",
     "webmcp_bridge.calls.registry",
+    "webmcp_bridge.tools.payloads",
     "webmcp_bridge.tools.workspace",
     "webmcp_bridge.tools.cells",
     "webmcp_bridge.tools.edit",
@@ -64,6 +66,7 @@ STEPS = (
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
+    "webmcp_bridge.tools.toolsets",
     "webmcp_bridge.lab.notebook",
     "webmcp_bridge.lab.dialogs",
     "webmcp_bridge.lab.webmcp",
@@ -140,11 +143,27 @@ class LabSession:
         if is_nullish(ctx.modelContext):
             return {"state": "unavailable", "tools": 0, "timings": self.timings}
         registration = WebMCPRegistration(registry, ctx)
-        definitions = await self._step("schemas", registry.definitions)
+        await self._schemas()
+        definitions = await self._step("definitions", registry.definitions)
         count = await self._step("register", lambda: registration.register(definitions))
         self.registration = registration
         await self._step("resources", self._start_resources)
         return {"state": "ready", "tools": count, "timings": self.timings}
+
+    async def _schemas(self) -> None:
+        """Generate every tool's input and output schema (cached by the registry for its definitions), one tool per
+        stretch with a yield between: generating them all at once held the page for a second and more. Timings:
+        ``schemas`` (ms in all) and ``schemasLongest`` (the longest stretch)."""
+        total = longest = 0.0
+        for tool in self.bridge.registry.tools():
+            began = time.perf_counter()
+            tool.input_schema()
+            tool.output_schema()
+            spent = (time.perf_counter() - began) * 1000
+            total, longest = total + spent, max(longest, spent)
+            await asyncio.sleep(0)
+        self.timings["schemas"] = round(total, 1)
+        self.timings["schemasLongest"] = round(longest, 1)
 
     def _start_resources(self) -> None:
         """Notebooks, cells and outputs as MCP resources where the runtime has them (lab/resources.py); a failure is
