@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, lab_url, open_notebook, wait_for_bridge
+from lite_site import BRIDGE_TIMEOUT_MS, KERNEL_TIMEOUT_MS, lab_url, open_notebook, wait_for_bridge
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 
@@ -133,7 +133,7 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
     held = []
     page.context.route("**/extensions/webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: held.append(route))
     page.goto(lab_url(site_url, "jupyterlite-empty.ipynb", toolsets=None))
-    page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered")
+    page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered", timeout=BRIDGE_TIMEOUT_MS)
     assert {t["name"] for t in page.webmcp.tools()} == DEFAULT_TOOLS
     page.evaluate("() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }")
     for _ in range(1200):  # the wheel is requested once Pyodide and pydantic are loaded
