@@ -181,8 +181,9 @@
   })();
   pyodideReady.catch(() => {}); // reported by start() below
 
-  // WebMCP registration. The build writes the tools' definitions (generated from the same pydantic models) to
-  // tools.json, so they are registered as soon as JupyterLab activates this plugin; a call that arrives
+  // WebMCP registration. The build writes the tools' definitions (generated from the same pydantic models) and
+  // the toolsets as data to tools.json, so the tools this page's URL chooses are registered as soon as JupyterLab
+  // activates this plugin (chosenTools below); a call that arrives
   // before Python is up waits for it. Python then connects: its own definitions are the truth (a tool
   // that differs is registered again, one it lacks is removed) and its dispatcher serves every call.
   // name -> {text: definition JSON, controller: AbortController, registered: Promise<boolean>, settled}; a
