@@ -5,8 +5,8 @@ what a bundler's build would: ``package.json`` (from ``lite/extension/package.js
 project's), ``install.json`` (how JupyterLab tells a person to uninstall it), the Settings Editor schema, and in
 ``static/``: the bridge's own pure-Python wheel, ``tools.json`` (the tool definitions generated from the
 bridge's pydantic models and each toolset's tool names, so the loader registers the tools a page's URL chooses
-before Python starts), ``bridge.json`` (what the
-loader loads) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
+before Python starts), ``bridge.json`` (what the loader loads, and the numbers it applies: ``core/limits.py``
+``LOADER_BOUNDS``) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
 the npm package's runtime files, every pinned wheel and a pyodide-lock.json for them). The pinned wheels
 are the bridge's closure (pydantic) and the Pyodide kernel's (micropip, ipython, ...), so a JupyterLite site
 can also point its kernel's ``pyodideUrl`` here and serve the whole of Python from its own origin. And
@@ -39,23 +39,26 @@ EXTENSION_NAME = "webmcp-bridge"
 SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
 
 
-GENERATE_DEFINITIONS = """
+GENERATE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
+import webmcp_bridge.core.limits as limits
 import webmcp_bridge.session.bridge as app
-assert app.__file__.startswith(sys.argv[1]), app.__file__
-print(json.dumps(app.tools_manifest(), indent=1, ensure_ascii=False))
+assert app.__file__.startswith(sys.argv[1]) and limits.__file__.startswith(sys.argv[1]), app.__file__
+print(json.dumps({"tools": app.tools_manifest(), "loader": limits.LOADER_BOUNDS}, ensure_ascii=False))
 """
 
 
-def tools_manifest() -> str:
-    """The loader's tools.json as JSON text (``webmcp_bridge.session.bridge.tools_manifest``: the WebMCP tool
-    definitions generated from the pydantic models in py_src/, and the toolsets as data), made in a child
-    Python so an installed copy of the package cannot stand in for the sources."""
-    done = subprocess.run([sys.executable, "-c", GENERATE_DEFINITIONS, str(PY_SRC)], capture_output=True, text=True)
+def from_sources() -> tuple[str, dict]:
+    """What the build takes from the bridge's sources in py_src/, in a child Python (so an installed copy of the
+    package cannot stand in for the sources): the loader's tools.json as JSON text
+    (``webmcp_bridge.session.bridge.tools_manifest``: the WebMCP tool definitions generated from its pydantic
+    models, and the toolsets as data), and the loader's bounds (``webmcp_bridge.core.limits.LOADER_BOUNDS``)."""
+    done = subprocess.run([sys.executable, "-c", GENERATE, str(PY_SRC)], capture_output=True, text=True)
     if done.returncode != 0:
-        raise BuildError(f"generating the tool definitions failed:\n{done.stderr[-2000:]}")
-    return done.stdout
+        raise BuildError(f"reading the bridge's sources failed:\n{done.stderr[-2000:]}")
+    data = json.loads(done.stdout)
+    return json.dumps(data["tools"], indent=1, ensure_ascii=False) + "\n", data["loader"]
 
 
 def closure(lock: dict, roots: list[str]) -> list[str]:
@@ -124,7 +127,8 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
 
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
-    put("static/tools.json", tools_manifest())
+    tools, loader_bounds = from_sources()
+    put("static/tools.json", tools)
     manifest = {
         # the Pyodide version the shipped wheels are built for: a page's own runtime is used only if it is this one
         "pyodideVersion": pins["pyodide"],
@@ -136,6 +140,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         "tools": "tools.json",
         # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
         "polyfill": "mcp-b/global.iife.js",
+        # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
+        # of a failure's and of a refused registration's reason shown
+        "bounds": loader_bounds,
     }
     put("static/bridge.json", json.dumps(manifest, indent=2) + "\n")
     for path in tree_files(dest):

@@ -40,7 +40,7 @@ def test_the_shipped_schema_matches_the_parser():
     schema = json.loads(SCHEMA.read_text())
     props = schema["properties"]
     assert schema["type"] == "object" and schema["additionalProperties"] is False
-    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "toolsets", "defaultMode"}
+    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "toolsets", "defaultMode", "contributions"}
     assert props["runTimeout"]["default"] == DEFAULT_SETTINGS.run_timeout == DEFAULT_LIMITS.run_timeout_seconds == 120
     assert (props["runTimeout"]["minimum"], props["runTimeout"]["maximum"]) == (1, 86400)
     assert props["executionTimeout"]["default"] == DEFAULT_SETTINGS.execution_timeout == DEFAULT_LIMITS.execution_timeout_seconds == 20
@@ -53,6 +53,7 @@ def test_the_shipped_schema_matches_the_parser():
     # the schema's patterns accept what the parser accepts: globs in disabledTools, names in toolsets
     assert re.fullmatch(props["disabledTools"]["items"]["pattern"], "jupyter_*_[!r]e?d")
     assert not re.fullmatch(props["toolsets"]["items"]["pattern"], "note*")
+    assert props["contributions"]["default"] == [] and props["contributions"]["items"]["type"] == "string"  # read by contrib/config.py
     for prop in props.values():
         assert prop["title"] and prop["description"]
     # the schema's defaults parse to the default settings with no problem

@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-EARLY_ABORTS_KEPT = 100  # aborts that arrived before their call started, remembered this many at most
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, EARLY_ABORTS_KEPT
 
 
 @dataclass(eq=False)
@@ -92,7 +92,8 @@ class PendingCalls:
         keep_count: at most this many settled results are kept (oldest dropped first).
     """
 
-    def __init__(self, keep_seconds: float = 600.0, keep_count: int = 50) -> None:
+    def __init__(self, keep_seconds: float = DEFAULT_LIMITS.pending_keep_seconds,
+                 keep_count: int = DEFAULT_LIMITS.pending_keep_count) -> None:
         self.keep_seconds = keep_seconds
         self.keep_count = keep_count
         self._calls: dict[str, PendingCall] = {}

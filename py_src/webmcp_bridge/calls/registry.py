@@ -26,7 +26,9 @@ family (or a site author's own tools) are added the same way with :meth:`Registr
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
+import dataclasses
 import functools
 import json
 import time
@@ -43,7 +45,16 @@ from webmcp_bridge.calls.payloads import output_schema
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview
+from webmcp_bridge.core.limits import (
+    ARGUMENT_SUMMARY_BYTES,
+    DEFAULT_LIMITS,
+    TOOL_NAME_MAX_CHARS,
+    UNKNOWN_ARGUMENTS_CHARS,
+    VALIDATION_MESSAGE_BYTES,
+    VALIDATION_PROBLEMS,
+    Limits,
+    preview,
+)
 
 TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -63,7 +74,7 @@ class ToolInput(BaseModel):
             allowed = {f.alias or name for name, f in cls.model_fields.items()}
             unknown = sorted(str(k) for k in data if k not in allowed)
             if unknown:
-                raise ValueError(f"unknown argument(s): {', '.join(unknown)[:200]}")
+                raise ValueError(f"unknown argument(s): {', '.join(unknown)[:UNKNOWN_ARGUMENTS_CHARS]}")
         return data
 
 
@@ -115,7 +126,7 @@ class Tool:
     output_model: Any = None
 
     def __post_init__(self) -> None:
-        if not (1 <= len(self.name) <= 128 and set(self.name) <= TOOL_NAME_CHARS):
+        if not (1 <= len(self.name) <= TOOL_NAME_MAX_CHARS and set(self.name) <= TOOL_NAME_CHARS):
             raise ValueError(f"invalid tool name {self.name!r}")
         if not self.description.strip():
             raise ValueError(f"tool {self.name} needs a description")
@@ -157,7 +168,8 @@ class Toolset:
 @dataclass(frozen=True)
 class CallEvent:
     """What hooks see of a call. ``outcome`` is "ok" or the error code; ``duration`` is seconds (None
-    before the call ran); ``arguments`` is a bounded one-line summary, never the full input."""
+    before the call ran); ``arguments`` is a bounded one-line summary, never the full input; ``invocation`` is
+    the id the caller gave the call (:meth:`Registry.call`), None when it gave none."""
 
     call_id: int
     tool: str
@@ -165,9 +177,14 @@ class CallEvent:
     started: float
     duration: float | None = None
     outcome: str | None = None
+    invocation: str | None = None
 
 
 Hook = Callable[[CallEvent], None]
+
+#: the call whose handler is running in this task (set by :meth:`Registry.call` for the call's own task and the
+#: tasks it starts): lets what a handler does (a kernel run, :mod:`webmcp_bridge.access.runs`) name its call
+current_call: contextvars.ContextVar[CallEvent | None] = contextvars.ContextVar("webmcp_bridge_call", default=None)
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -210,7 +227,7 @@ def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, 
     return {"content": content, "structuredContent": payload, "isError": is_error}
 
 
-def summarize_arguments(raw: str, max_bytes: int = 200) -> str:
+def summarize_arguments(raw: str, max_bytes: int = ARGUMENT_SUMMARY_BYTES) -> str:
     """A bounded one-line summary of a call's argument JSON, for activity and diagnostics."""
     return preview(" ".join(raw[: max_bytes * 2].split()), max_bytes)
 
@@ -322,7 +339,7 @@ class Registry(Generic[C]):
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
         task = asyncio.ensure_future(self._call(name, arguments, any_toolset))
-        call = self.pending.begin(str(name)[:128], task, started, invocation=invocation,
+        call = self.pending.begin(str(name)[:TOOL_NAME_MAX_CHARS], task, started, invocation=invocation,
                                   can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
         await call.wait(self.limits.execution_timeout_seconds)
         if task.done():
@@ -370,8 +387,10 @@ class Registry(Generic[C]):
             raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
         except (TypeError, ValueError):
             raw = None
-        event = CallEvent(self._next_call, str(name)[:128], summarize_arguments(raw or ""), time.monotonic())
+        event = CallEvent(self._next_call, str(name)[:TOOL_NAME_MAX_CHARS], summarize_arguments(raw or ""), time.monotonic(),
+                          invocation=None if record is None else record.invocation)
         self._next_call += 1
+        current_call.set(event)
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
         try:
@@ -382,8 +401,7 @@ class Registry(Generic[C]):
             payload, images, final = await self._run(name, raw, any_toolset)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
-                self._notify(self._after, CallEvent(event.call_id, event.tool, event.arguments, event.started,
-                                                    time.monotonic() - event.started, outcome))
+                self._notify(self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome))
                 return self._with_dialogs(final)
             outcome, is_error = "ok", False
         except asyncio.CancelledError:  # Registry.cancel: the handler stopped at an await; nothing more is done
@@ -400,14 +418,14 @@ class Registry(Generic[C]):
         if not is_error:
             payload = self.dialogs.attach(payload, self.limits.result_bytes)
         payload = fit_payload(payload, self.limits.result_bytes)
-        done = CallEvent(event.call_id, event.tool, event.arguments, event.started, time.monotonic() - event.started, outcome)
+        done = dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome)
         self._notify(self._after, done)
         return envelope(payload, is_error=is_error, images=images)
 
     async def _run(self, name: str, raw: str, any_toolset: bool = False) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
-            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:128]!r}.")
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:TOOL_NAME_MAX_CHARS]!r}.")
         if tool.name in self.disabled:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
                             disabled=True)
@@ -423,8 +441,8 @@ class Registry(Generic[C]):
             args = tool.input_model.model_validate_json(raw or "{}")
         except ValidationError as exc:
             problems = [
-                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], 200), "type": e["type"]}
-                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:10]
+                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES), "type": e["type"]}
+                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:VALIDATION_PROBLEMS]
             ]
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The arguments do not match {tool.name}'s inputSchema.",
                             problems=problems) from None

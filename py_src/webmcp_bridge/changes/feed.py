@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Sequence
 
 from webmcp_bridge.changes.log import ChangeEntry, Typing
+from webmcp_bridge.core.limits import CHANGES_POLL_SECONDS
 
 #: the longest a waiting reader sleeps before looking for new changes again (seconds)
-POLL_SECONDS = 0.25
+POLL_SECONDS = CHANGES_POLL_SECONDS
 
 
 @dataclass(frozen=True)

@@ -43,15 +43,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from webmcp_bridge.calls.toolsets import disabled_by_patterns
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.core.limits import (
+    DEFAULT_LIMITS,
+    EXECUTION_TIMEOUT_BOUNDS,
+    MAX_DISABLED_TOOLS,
+    MAX_TOOLSET_WORDS,
+    MIN_PAGE_BYTES,
+    RESULT_BYTES_BOUNDS,
+    RUN_TIMEOUT_BOUNDS,
+    TOOL_NAME_MAX_CHARS,
+    Limits,
+)
 from webmcp_bridge.propose.proposals import MODES, Mode
 
 PLUGIN_ID = "webmcp-bridge:plugin"
-EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
-RESULT_BYTES_BOUNDS = (4096, 1048576)
-RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
-MAX_DISABLED_TOOLS = 200
-MAX_TOOLSET_WORDS = 50
 #: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
 PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -59,11 +64,11 @@ _GLOB_CHARS = _NAME_CHARS | frozenset("*?[]!")
 
 
 def _strings(raw: Any, key: str, what: str, chars: frozenset[str], most: int, problems: list[str]) -> tuple[str, ...] | None:
-    """The valid, unique, sorted entries of list setting ``key`` (each 1..128 of ``chars``; ``what`` names them in
+    """The valid, unique, sorted entries of list setting ``key`` (each 1..:data:`TOOL_NAME_MAX_CHARS` of ``chars``; ``what`` names them in
     a problem), at most ``most``; None when ``raw`` is not a list."""
     if not isinstance(raw, list):
         return None
-    good = [n for n in raw if isinstance(n, str) and 1 <= len(n) <= 128 and set(n) <= chars]
+    good = [n for n in raw if isinstance(n, str) and 1 <= len(n) <= TOOL_NAME_MAX_CHARS and set(n) <= chars]
     if len(good) != len(raw):
         problems.append(f"{key}: {len(raw) - len(good)} entry(ies) are not {what} and were ignored")
     unique = sorted(set(good))
@@ -179,7 +184,7 @@ def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
     if settings.result_bytes < base.result_bytes:
         ratio = settings.result_bytes / base.result_bytes
         for name in PAGE_LIMITS:
-            changes[name] = max(1024, int(getattr(base, name) * ratio))
+            changes[name] = max(MIN_PAGE_BYTES, int(getattr(base, name) * ratio))
     return dataclasses.replace(base, **changes)
 
 

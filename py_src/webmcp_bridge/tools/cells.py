@@ -10,7 +10,7 @@ from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
+from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
 from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
@@ -147,7 +147,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = omitted[0]
     elif omitted:
-        payload["omittedCellIds"] = ids[len(snapshots):][:100]
+        payload["omittedCellIds"] = ids[len(snapshots):][:IDS_LISTED]
     return payload
 
 
@@ -222,9 +222,6 @@ class ExportInput(NotebookInput):
     include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = False
     offset: Annotated[int, Field(description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
                                              "of the previous part.", ge=0, le=MAX_INT)] = 0
-
-
-EXPORT_CHUNK = 50  # cells read per crossing while exporting
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:

@@ -25,18 +25,17 @@ from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.changes.feed import wait_for_announcement
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import CHANGES_RETURNED, CHANGES_RETURNED_DEFAULT, CHANGES_WAIT_SECONDS
 from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
-
-MAX_WAIT_SECONDS = 15.0  # a wait never outlives the execution timeout (20 s), so it never goes pending
 
 
 class GetChangesInput(NotebookInput):
     since: Annotated[int | None, Field(description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.", ge=0, le=MAX_INT)] = None
     since_revision: Annotated[int | None, Field(description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).", ge=0, le=MAX_INT)] = None
-    wait: Annotated[float, Field(description=f"Seconds to wait for a change when there is none yet (0 to {MAX_WAIT_SECONDS:.0f}); "
+    wait: Annotated[float, Field(description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); "
                                              "a burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it began).",
-                                 ge=0, le=MAX_WAIT_SECONDS)] = 0
-    limit: Annotated[int, Field(description="Most changes to return (the newest are kept).", ge=1, le=200)] = 100
+                                 ge=0, le=CHANGES_WAIT_SECONDS)] = 0
+    limit: Annotated[int, Field(description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED)] = CHANGES_RETURNED_DEFAULT
 
 
 class Change(Wire):
