@@ -276,7 +276,7 @@
         const { outputSchema, ...plain } = definition;
         return attempt(plain).then(value => {
           if (!status.outputSchema || status.outputSchema.state !== 'refused') {
-            status.outputSchema = { state: 'refused', reason: `${(error && error.name) || 'Error'}: ${(error && error.message) || error}`.slice(0, 300) };
+            status.outputSchema = { state: 'refused', reason: cut(`${(error && error.name) || 'Error'}: ${(error && error.message) || error}`, 'refusalChars') };
           }
           return value;
         });
