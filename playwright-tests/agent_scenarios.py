@@ -1,7 +1,9 @@
 """The core agent scenarios, written once and run in each install mode (a freshly built site, a host without
-COOP/COEP, Notebook 7): tools register with their schemas; the agent reads cells, inserts, updates and deletes
-with hashes, runs a cell and reads its output; a stale hash and bad input get structured errors and change
-nothing; no request leaves the site's origin; no page error."""
+COOP/COEP, Notebook 7, a JupyterLab server, the MCP-B runtime): the default page registers the core toolsets
+(at most 20 tools) with their schemas; the agent reads cells, inserts, updates and deletes with hashes, runs a
+cell and reads its output; a stale hash and bad input get structured errors and change nothing; the discovery
+tool brings every other toolset (the page's toolchange fires); no request leaves the site's origin; no page
+error."""
 
 from __future__ import annotations
 
@@ -9,14 +11,15 @@ from urllib.parse import quote
 
 from playwright.sync_api import Page
 
-from lite_site import BRIDGE_TIMEOUT_MS, KERNEL_TIMEOUT_MS, PageLog, wait_for_bridge
-from test_tools import FEATURE_TOOLS, SITE_TOOLS, cell_text, error, ok
+from lite_site import BRIDGE_TIMEOUT_MS, KERNEL_TIMEOUT_MS, PageLog, bridge_status, wait_for_bridge
+from test_tools import DEFAULT_TOOLS, FEATURE_TOOLS, SITE_TOOLS, cell_text, error, ok
 
 
-def open_in(page: Page, site_url: str, app: str, name: str, url: str | None = None) -> dict:
-    """Open notebook ``name`` in JupyterLite's ``app`` ("lab" or "notebooks"), or at ``url`` (a server's page);
-    wait for a cell and the bridge; return the bridge status."""
-    page.goto(url or f"{site_url}/{app}/index.html?path={quote(name)}", timeout=BRIDGE_TIMEOUT_MS)
+def open_in(page: Page, site_url: str, app: str, name: str, url: str | None = None, toolsets: str | None = None) -> dict:
+    """Open notebook ``name`` in JupyterLite's ``app`` ("lab" or "notebooks"), or at ``url`` (a server's page),
+    with ``?toolsets=`` (None: the page's default toolsets); wait for a cell and the bridge; return the status."""
+    query = f"path={quote(name)}" + ("" if toolsets is None else f"&toolsets={quote(toolsets)}")
+    page.goto(url or f"{site_url}/{app}/index.html?{query}", timeout=BRIDGE_TIMEOUT_MS)
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=KERNEL_TIMEOUT_MS)
     return wait_for_bridge(page)
 
@@ -38,12 +41,13 @@ def type_as_person(page: Page, index: int, cell_id: str, text: str) -> str:
 
 def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab", name: str = "jupyterlite-empty.ipynb",
                         url: str | None = None) -> dict:
-    """Run the core scenarios on notebook ``name`` (a one-cell notebook) as the agent; return the bridge status.
-    ``url``: the page to open instead of JupyterLite's (a JupyterLab server's ``/lab/tree/<name>?token=…``)."""
+    """Run the core scenarios on notebook ``name`` (a one-cell notebook, opened with the page's default toolsets)
+    as the agent; return the bridge status at the end (every toolset on). ``url``: the page to open instead of
+    JupyterLite's (a JupyterLab server's ``/lab/tree/<name>?token=…``)."""
     status = open_in(page, site_url, app, name, url)
-    assert status["state"] == "ready", status
+    assert status["state"] == "ready" and status["tools"] == len(DEFAULT_TOOLS) <= 20, status
     tools = {t["name"]: t for t in page.webmcp.tools()}
-    assert FEATURE_TOOLS <= set(tools) and set(tools) - FEATURE_TOOLS <= SITE_TOOLS, sorted(tools)  # the demo site adds its own
+    assert set(tools) == DEFAULT_TOOLS  # a site's own toolsets (the demo's course) are not among the default ones
     assert all(t.get("inputSchema", {}).get("type") == "object" for t in tools.values())
 
     context = ok(page, "jupyter_get_context")
@@ -77,6 +81,17 @@ def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab
     after = ok(page, "jupyter_get_cells")["cells"]
     assert [(c["id"], c["sourceHash"]) for c in after] == [(c["id"], c["sourceHash"]) for c in before]
 
+    # every other toolset is one discovery call away; registering them fires the page's toolchange
+    page.evaluate("() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }")
+    listing = ok(page, "jupyter_toolsets")
+    listed = {t for ts in listing["toolsets"] for t in ts["tools"]}
+    assert FEATURE_TOOLS <= listed and listed - FEATURE_TOOLS <= SITE_TOOLS, sorted(listed)  # the demo site adds its own
+    turned = ok(page, "jupyter_toolsets", {"enable": [ts["name"] for ts in listing["toolsets"] if not ts["enabled"]]})
+    assert turned["registeredToolCount"] == len(listed) and turned["changed"]
+    page.wait_for_function("n => window.webmcpBridge.status.tools === n && window.toolChanges > 0", arg=len(listed))
+    assert {t["name"] for t in page.webmcp.tools()} == listed
+    ok(page, "jupyter_list_comments", {})  # a tool of a toolset turned on serves at once
+
     assert log.foreign_requests(site_url, allow_content_links=False) == []
     assert log.own_page_errors() == []
-    return status
+    return bridge_status(page)

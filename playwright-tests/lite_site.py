@@ -116,9 +116,22 @@ def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
     return bridge_status(page)
 
 
-def open_notebook(page: Page, site_url: str, name: str, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
-    """Open a notebook of the site's content in JupyterLab; wait for it and for the bridge; return the status."""
-    page.goto(f"{site_url}/lab/index.html?path={quote(name)}")
+#: the query that turns every toolset on: the tests of a feature reach its tools without a discovery call (the
+#: default page, which registers fewer, is tested on its own: test_toolsets_browser.py, agent_scenarios.py)
+EVERY_TOOLSET = "all"
+
+
+def lab_url(site_url: str, name: str, toolsets: str | None = EVERY_TOOLSET) -> str:
+    """JupyterLite's JupyterLab on notebook ``name``, with ``?toolsets=`` (None: the page's default toolsets)."""
+    query = f"path={quote(name)}" + ("" if toolsets is None else f"&toolsets={quote(toolsets)}")
+    return f"{site_url}/lab/index.html?{query}"
+
+
+def open_notebook(page: Page, site_url: str, name: str, timeout_ms: int = BRIDGE_TIMEOUT_MS,
+                  toolsets: str | None = EVERY_TOOLSET) -> dict:
+    """Open a notebook of the site's content in JupyterLab (every toolset on unless ``toolsets`` says otherwise;
+    None: the page's default); wait for it and for the bridge; return the status."""
+    page.goto(lab_url(site_url, name, toolsets))
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=timeout_ms)
     return wait_for_bridge(page, timeout_ms)
 

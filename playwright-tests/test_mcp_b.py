@@ -64,6 +64,46 @@ TAB_CLIENT_JS = """async ([tool, args]) => {
 }"""
 
 
+#: an MCP client in the page, as the MCP-B browser extension is one: JSON-RPC over the tab transport's postMessage
+#: channel (same origin). Initializes, then sends each [method, params] and returns every response.
+MCP_CLIENT = """async (requests) => {
+    const channel = 'mcp-default', pending = new Map();
+    const listener = (event) => {
+        const d = event.data;
+        if (!d || d.channel !== channel || d.type !== 'mcp' || d.direction !== 'server-to-client') return;
+        if (d.payload && typeof d.payload === 'object' && pending.has(d.payload.id)) {
+            pending.get(d.payload.id)(d.payload);
+            pending.delete(d.payload.id);
+        }
+    };
+    window.addEventListener('message', listener);
+    let id = 0;
+    const post = (payload) => window.postMessage({channel, type: 'mcp', direction: 'client-to-server', payload}, window.location.origin);
+    const send = (method, params) => new Promise((resolve) => {
+        const mid = ++id;
+        pending.set(mid, resolve);
+        post({jsonrpc: '2.0', id: mid, method, params});
+    });
+    const out = [await send('initialize', {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'test', version: '1'}})];
+    post({jsonrpc: '2.0', method: 'notifications/initialized'});
+    for (const [method, params] of requests) out.push(await send(method, params));
+    window.removeEventListener('message', listener);
+    return out;
+}"""
+
+
+def mcp(page, *requests: tuple[str, dict]) -> list[dict]:
+    """The responses to ``requests`` ([method, params]) of an MCP client in the page (after its initialize)."""
+    return page.evaluate(MCP_CLIENT, [list(r) for r in requests])[1:]
+
+
+def tool_payload(response: dict) -> dict:
+    """The structured content of a successful tools/call response (MCP-B checked it against the tool's outputSchema)."""
+    result = response["result"]
+    assert result.get("isError") is not True, result
+    return result["structuredContent"]
+
+
 class McpBTools:
     """page.webmcp's two calls, made through the MCP-B runtime's document.modelContext instead."""
 
@@ -121,6 +161,28 @@ def test_core_agent_scenarios_through_mcp_b(browser_without_webmcp, mcp_b_site):
         assert called.get("isError") is not True, called
         cells = json.loads(called["content"][0]["text"])["cells"]
         assert [c["id"] for c in cells] == [c["id"] for c in McpBTools(page).call_tool("jupyter_get_cells", {})["structuredContent"]["cells"]]
+
+        # MCP-B keeps the tools' outputSchema and checks every result against it: calls through its MCP server succeed
+        assert status["outputSchema"] == {"state": "kept"}, status
+        name = "jupyterlite-empty.ipynb"
+        cell = tool_payload(mcp(page, ("tools/call", {"name": "jupyter_insert_cell", "arguments": {"source": "print(6 * 7)"}}))[0])["cell"]
+        ran, listed = mcp(page, ("tools/call", {"name": "jupyter_run_cells", "arguments": {"cellIds": [cell["id"]]}}),
+                          ("tools/call", {"name": "jupyter_get_cells", "arguments": {"cellIds": [cell["id"]], "includeOutputs": True}}))
+        assert tool_payload(ran)["results"][0]["status"] == "ok"
+        output = tool_payload(listed)["cells"][0]["outputs"][0]
+        # the same addresses as MCP resources: three templates, reads with cache hints, a missing notebook an error
+        assert status["resources"] == 3
+        templates, read_output, read_cell, missing = mcp(
+            page, ("resources/templates/list", {}), ("resources/read", {"uri": output["uri"]}),
+            ("resources/read", {"uri": f"notebook://{name}/cells/{cell['id']}"}), ("resources/read", {"uri": "notebook://nope.ipynb"}))
+        assert [t["uriTemplate"] for t in templates["result"]["resourceTemplates"]] == [
+            "notebook://{+path}/cells/{cellId}/outputs/{index}", "notebook://{+path}/cells/{cellId}", "notebook://{+path}"]
+        assert read_output["result"]["contents"] == [{"uri": output["uri"], "mimeType": "text/plain", "text": "42\n"}]
+        assert (read_output["result"]["ttlMs"], read_output["result"]["cacheScope"]) == (60_000, "private")
+        cell_json = json.loads(read_cell["result"]["contents"][0]["text"])
+        assert cell_json["cells"][0]["source"] == "print(6 * 7)" and read_cell["result"]["ttlMs"] == 1000
+        assert "NOTEBOOK_NOT_FOUND" in missing["error"]["message"]
+        assert log.own_page_errors() == []
     finally:
         context.close()
 

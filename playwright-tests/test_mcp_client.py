@@ -1,6 +1,7 @@
 """A real MCP client reaches the page's WebMCP tools: the Python ``mcp`` client drives the npm server
 ``chrome-devtools-mcp`` (pinned, installed into .cache/node/), which starts its own headless Chromium with
-WebMCP on, opens the built site and calls the ``jupyter_*`` tools through its WebMCP category."""
+WebMCP on, opens the built site (its default toolsets), calls the ``jupyter_*`` tools through its WebMCP category
+and turns the other toolsets on with the discovery tool (its next listing has every tool)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from urllib.parse import quote
 import pytest
 
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable, install_chrome_devtools_mcp
-from test_tools import FEATURE_TOOLS
+from test_tools import DEFAULT_TOOLS, FEATURE_TOOLS, PAGE_TOOLS
 
 NOTEBOOK = "jupyterlite-demo-python.ipynb"
 #: seconds; a cold start on a small shared machine (JupyterLab, the bridge, then the kernel's own Pyodide)
@@ -66,18 +67,23 @@ async def agent_session(site_url: str, log: list) -> dict:
 
                 pages = await tool("list_pages", {})
                 page_id = int(re.search(r"^(\d+):.*\[selected\]", pages, re.M).group(1))
+                # the page as an agent finds it: the default toolsets (no ?toolsets= in the URL)
                 await tool("navigate_page", {"pageId": page_id, "type": "url",
                                              "url": f"{site_url}/lab/index.html?path={quote(NOTEBOOK)}"})
 
-                # The bridge registers its tools some seconds after the page opens: poll the listing.
-                listing = ""
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + BRIDGE_WAIT
-                # (until every tool is listed: the strict check below must not see a listing taken mid-start-up)
-                while not FEATURE_TOOLS <= set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)) and loop.time() < deadline:
-                    await asyncio.sleep(2)
-                    listing = await tool("list_webmcp_tools", {"pageId": page_id})
-                seen["webmcp_tools"] = sorted(set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)))
+                async def listed_when(wanted: set[str]) -> list[str]:
+                    """The page's tools as the client lists them, polled until ``wanted`` are all there (the bridge
+                    registers its tools some seconds after the page opens; a strict check must not see a listing
+                    taken mid-start-up)."""
+                    listing = ""
+                    loop = asyncio.get_running_loop()
+                    deadline = loop.time() + BRIDGE_WAIT
+                    while not wanted <= set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)) and loop.time() < deadline:
+                        await asyncio.sleep(2)
+                        listing = await tool("list_webmcp_tools", {"pageId": page_id})
+                    return sorted(set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)))
+
+                seen["default_tools"] = await listed_when(DEFAULT_TOOLS)
 
                 async def webmcp(name: str, arguments: dict) -> tuple[dict, bool]:
                     """Call a page tool; return (payload, isError). A tool error is an MCP success whose text carries it."""
@@ -111,6 +117,10 @@ async def agent_session(site_url: str, log: list) -> dict:
                 seen["output"] = await webmcp("jupyter_get_output", {"cellId": target["id"], "outputIndex": 0})
                 seen["reread"] = await webmcp("jupyter_get_cells", {"cellIds": [target["id"]], "includeOutputs": True})
                 seen["target"] = target
+                # the other toolsets, through the discovery tool: the client's next listing has every tool
+                toolsets, _ = await webmcp("jupyter_toolsets", {})
+                seen["enabled"] = await webmcp("jupyter_toolsets", {"enable": [t["name"] for t in toolsets["toolsets"] if not t["enabled"]]})
+                seen["webmcp_tools"] = await listed_when(FEATURE_TOOLS)
     return seen
 
 
@@ -137,8 +147,11 @@ def run_session(site_url: str) -> tuple[dict, list]:
 def test_a_real_mcp_client_works_in_a_notebook_through_chrome_devtools_mcp(site_url):
     seen, log = run_session(site_url)
 
+    assert set(seen["default_tools"]) == DEFAULT_TOOLS, sorted(set(seen["default_tools"]) ^ DEFAULT_TOOLS)
+    enabled, failed = seen["enabled"]
+    assert not failed and enabled["registeredToolCount"] == len(PAGE_TOOLS), enabled  # the bridge's and the demo site's own
     tools = seen["webmcp_tools"]
-    assert set(tools) == FEATURE_TOOLS, sorted(set(tools) ^ FEATURE_TOOLS)  # every tool, through the real client
+    assert set(tools) == FEATURE_TOOLS, sorted(set(tools) ^ FEATURE_TOOLS)  # every jupyter_ tool, through the real client
     assert seen["context"]["notebook"]["path"] == NOTEBOOK
     assert seen["opened"]["notebook"]["path"] == NOTEBOOK
     cells = seen["cells"]["cells"]
@@ -161,4 +174,4 @@ def test_a_real_mcp_client_works_in_a_notebook_through_chrome_devtools_mcp(site_
     assert reread["source"] == "print('hello from an MCP client', 6 * 7)"
     assert reread["sourceHash"] == update["cell"]["sourceHash"]
     assert reread["outputs"][0]["preview"] == "hello from an MCP client 42\n"
-    assert sum(1 for name, *_ in log if name == "execute_webmcp_tool") == 8 + seen.get("pending_followed", 0)
+    assert sum(1 for name, *_ in log if name == "execute_webmcp_tool") == 10 + seen.get("pending_followed", 0)

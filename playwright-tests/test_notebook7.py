@@ -6,6 +6,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from agent_scenarios import core_agent_scenario, open_in
+from lite_site import EVERY_TOOLSET
 from test_panel import PANEL, cell, section
 from test_propose_browser import BOX, box_for, finish_call, sources, start_call
 from test_tools import assert_clean, ok
@@ -20,7 +21,7 @@ def test_core_agent_scenarios_in_notebook7(page, page_log, site_url):
 
 
 def test_panel_markers_and_a_propose_box_in_notebook7(page, page_log, site_url):
-    status = open_in(page, site_url, "notebooks", DEMO)
+    status = open_in(page, site_url, "notebooks", DEMO, toolsets=EVERY_TOOLSET)
     assert status["state"] == "ready", status
     # the Agent panel is one of Notebook 7's right side panels; the person opens it there
     assert "webmcp-bridge-panel" in page.evaluate("() => [...window.jupyterapp.shell.widgets('right')].map(w => w.id)")

@@ -288,7 +288,7 @@ def test_settings_change_the_timeout_the_cap_the_tools_and_the_start_up_mode(pag
     status = open_notebook(page, site_url, NOTEBOOK)
     tools = status["tools"]
     assert page.evaluate(SETTINGS_JS) == {"executionTimeout": 20, "resultBytes": 51200, "disabledTools": [], "defaultMode": "direct",
-                                         "runTimeout": 120, "contributions": []}
+                                         "runTimeout": 120, "toolsets": None, "contributions": []}
     target = ok(page, "jupyter_get_cells", {"startIndex": 3, "endIndex": 4})["cells"][0]
 
     # executionTimeout: a call waiting for the person returns pending after 2 s instead of 20
@@ -310,14 +310,19 @@ def test_settings_change_the_timeout_the_cap_the_tools_and_the_start_up_mode(pag
     listing, result = call(page, "jupyter_get_cells", {"includeOutputs": True})
     assert result["isError"] is False and len(result["content"][0]["text"].encode()) <= 4096
 
-    # disabledTools: unregistered from WebMCP at once, and back when enabled again
-    set_setting(page, "disabledTools", ["jupyter_run_code"])
-    page.wait_for_function("n => window.webmcpBridge.status.tools === n", arg=tools - 1)
-    assert "jupyter_run_code" not in {t["name"] for t in page.webmcp.tools()}
-    assert status_text(page).startswith(f"WebMCP: ready ({tools - 1} tools)")
+    # disabledTools (names and globs): unregistered from WebMCP at once, and back when enabled again
+    set_setting(page, "disabledTools", ["jupyter_run_code", "jupyter_*_comment*"])  # 1 + the 7 review tools
+    page.wait_for_function("n => window.webmcpBridge.status.tools === n", arg=tools - 8)
+    left = {t["name"] for t in page.webmcp.tools()}
+    assert "jupyter_run_code" not in left and not [n for n in left if "_comment" in n]
+    assert status_text(page).startswith(f"WebMCP: ready ({tools - 8} tools)")
     set_setting(page, "disabledTools", [])
     page.wait_for_function("n => window.webmcpBridge.status.tools === n", arg=tools)
     assert "jupyter_run_code" in {t["name"] for t in page.webmcp.tools()}
+    # toolsets: this page's URL chooses (?toolsets=all), and the URL wins over the setting
+    set_setting(page, "toolsets", ["review"])
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.webmcpBridge.status.tools") == tools
 
     # defaultMode: not applied now (the person's switch wins), applied at the next start-up
     set_setting(page, "defaultMode", "propose")

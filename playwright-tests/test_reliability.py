@@ -134,6 +134,8 @@ class FuzzContext:
             return None if self.path_arg is SKIP else self.path_arg
         if name == "wait":  # jupyter_get_changes: a valid wait of up to 15 s each would make the run crawl
             return rng.choice([0, 0, 0.1, SKIP])
+        if name in ("enable", "disable"):  # jupyter_toolsets: never turn off a toolset a later tool of the run needs
+            return rng.choice([["review"], ["no-such-toolset"], [], SKIP]) if name == "enable" else rng.choice([["no-such-toolset"], [], SKIP])
         if name == "code":  # jupyter_run_code: harmless code (random text is only a SyntaxError anyway)
             return rng.choice([f"x = {rng.randint(0, 99)}", "print('fuzz')", SKIP])
         if name in ("cellId", "referenceCellId"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, demo_definitions, open_notebook
+from lite_site import BRIDGE_TIMEOUT_MS, KERNEL_TIMEOUT_MS, demo_definitions, lab_url, open_notebook, wait_for_bridge
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
@@ -22,7 +22,16 @@ FEATURE_TOOLS = {
     "jupyter_focus_cell", "jupyter_kernel_action", "jupyter_export_notebook", "jupyter_get_changes",
     "jupyter_list_comments", "jupyter_get_comment", "jupyter_create_comment", "jupyter_reply_comment",
     "jupyter_resolve_comment", "jupyter_reopen_comment", "jupyter_focus_comment", "jupyter_get_cell_access",
-    "jupyter_wait_for_result", "jupyter_answer_dialog", "jupyter_get_output_selection",
+    "jupyter_wait_for_result", "jupyter_answer_dialog", "jupyter_get_output_selection", "jupyter_toolsets",
+}
+#: what a page registers at load when its URL and settings do not choose (the notebooks and calls toolsets and the
+#: discovery tool; session/bridge.py DEFAULT_TOOLSETS): at most 20
+DEFAULT_TOOLS = {
+    "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
+    "jupyter_save_notebook", "jupyter_get_cells", "jupyter_get_output", "jupyter_export_notebook", "jupyter_insert_cell",
+    "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_move_cell", "jupyter_clear_outputs",
+    "jupyter_run_cells", "jupyter_focus_cell", "jupyter_kernel_action", "jupyter_wait_for_result", "jupyter_answer_dialog",
+    "jupyter_toolsets",
 }
 #: the demo site's own tools (lite/content/.webmcp/course_tools.py, named in the site's jupyter-lite.json): registered
 #: once the bridge's Python has loaded them
@@ -90,7 +99,7 @@ GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 34
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 35
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS
     for tool in tools.values():
@@ -111,7 +120,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
         assert got["inputSchema"] == want["inputSchema"], name
         for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
             assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (34 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (35 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')")
@@ -121,13 +130,15 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
 
 
 def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, page_log, site_url):
-    """The build's tools.json lets the loader register every tool as soon as JupyterLab activates it; a call
-    made while the bridge's Python is still loading waits for it and then answers normally."""
+    """The build's tools.json lets the loader register the page's tools (the default toolsets: the URL chooses
+    none) as soon as JupyterLab activates it; a call made while the bridge's Python is still loading waits for it
+    and then answers normally, and Python, once up, keeps exactly that set (no tool registered again)."""
     held = []
     page.context.route("**/extensions/webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: held.append(route))
-    page.goto(f"{site_url}/lab/index.html?path=jupyterlite-empty.ipynb")
-    page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered")
-    assert {t["name"] for t in page.webmcp.tools()} == FEATURE_TOOLS
+    page.goto(lab_url(site_url, "jupyterlite-empty.ipynb", toolsets=None))
+    page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered", timeout=BRIDGE_TIMEOUT_MS)
+    assert {t["name"] for t in page.webmcp.tools()} == DEFAULT_TOOLS
+    page.evaluate("() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }")
     for _ in range(1200):  # the wheel is requested once Pyodide and pydantic are loaded
         if held:
             break
@@ -141,6 +152,8 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
     held[0].continue_()
     early = page.evaluate("async () => { const r = await window.earlyCall; return typeof r === 'string' ? JSON.parse(r) : r; }")
     assert early["isError"] is False and early["structuredContent"]["notebook"]["path"] == "jupyterlite-empty.ipynb"
+    assert wait_for_bridge(page)["tools"] == len(DEFAULT_TOOLS) <= 20
+    assert page.evaluate("() => window.toolChanges") == 0  # Python's set is the loader's: nothing re-registered
     status = page.evaluate("() => window.webmcpBridge.status")
     assert status["state"] == "ready" and status["timings"]["toolsRegistered"] < status["timings"]["bridgeReady"]
     assert_clean(page_log, site_url)

@@ -4,8 +4,9 @@ No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is han
 what a bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the
 project's), ``install.json`` (how JupyterLab tells a person to uninstall it), the Settings Editor schema, and in
 ``static/``: the bridge's own pure-Python wheel, ``tools.json`` (the tool definitions generated from the
-bridge's pydantic models, so the loader registers tools before Python starts), ``bridge.json`` (what the
-loader loads, and the numbers it applies: ``core/limits.py`` ``LOADER_BOUNDS``) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
+bridge's pydantic models and each toolset's tool names, so the loader registers the tools a page's URL chooses
+before Python starts), ``bridge.json`` (what the loader loads, and the numbers it applies: ``core/limits.py``
+``LOADER_BOUNDS``) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
 the npm package's runtime files, every pinned wheel and a pyodide-lock.json for them). The pinned wheels
 are the bridge's closure (pydantic) and the Pyodide kernel's (micropip, ipython, ...), so a JupyterLite site
 can also point its kernel's ``pyodideUrl`` here and serve the whole of Python from its own origin. And
@@ -44,14 +45,15 @@ sys.path.insert(0, sys.argv[1])
 import webmcp_bridge.core.limits as limits
 import webmcp_bridge.session.bridge as app
 assert app.__file__.startswith(sys.argv[1]) and limits.__file__.startswith(sys.argv[1]), app.__file__
-print(json.dumps({"tools": app.tool_definitions(), "loader": limits.LOADER_BOUNDS}, ensure_ascii=False))
+print(json.dumps({"tools": app.tools_manifest(), "loader": limits.LOADER_BOUNDS}, ensure_ascii=False))
 """
 
 
 def from_sources() -> tuple[str, dict]:
     """What the build takes from the bridge's sources in py_src/, in a child Python (so an installed copy of the
-    package cannot stand in for the sources): the WebMCP tool definitions as JSON text, generated from its
-    pydantic models, and the loader's bounds (``webmcp_bridge.core.limits.LOADER_BOUNDS``)."""
+    package cannot stand in for the sources): the loader's tools.json as JSON text
+    (``webmcp_bridge.session.bridge.tools_manifest``: the WebMCP tool definitions generated from its pydantic
+    models, and the toolsets as data), and the loader's bounds (``webmcp_bridge.core.limits.LOADER_BOUNDS``)."""
     done = subprocess.run([sys.executable, "-c", GENERATE, str(PY_SRC)], capture_output=True, text=True)
     if done.returncode != 0:
         raise BuildError(f"reading the bridge's sources failed:\n{done.stderr[-2000:]}")
@@ -125,8 +127,8 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
 
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
-    definitions, loader_bounds = from_sources()
-    put("static/tools.json", definitions)
+    tools, loader_bounds = from_sources()
+    put("static/tools.json", tools)
     manifest = {
         # the Pyodide version the shipped wheels are built for: a page's own runtime is used only if it is this one
         "pyodideVersion": pins["pyodide"],

@@ -4,7 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import Bridge, make_bridge
+from helpers import CHECKED_OUTPUTS, Bridge, check_output_schema, make_bridge
+from webmcp_bridge.calls.registry import Registry
+
+
+@pytest.fixture(autouse=True)
+def every_result_matches_its_output_schema(monkeypatch):
+    """Every successful result any test gets from a registry tool with an output model is checked against the tool's
+    outputSchema, closed (helpers.check_output_schema): the schemas are checked on every real result of the suite."""
+    original = Registry.call
+
+    async def checked(self, name, arguments=None, **options):
+        result = await original(self, name, arguments, **options)
+        tool = next((t for t in self.tools() if t.name == name), None) if isinstance(name, str) else None
+        if tool is not None and tool.output_model is not None and result.get("isError") is False:
+            check_output_schema(tool, result)
+            CHECKED_OUTPUTS[tool.name] = CHECKED_OUTPUTS.get(tool.name, 0) + 1
+        return result
+
+    monkeypatch.setattr(Registry, "call", checked)
 
 
 @pytest.fixture

@@ -141,3 +141,54 @@ def find_cell(bridge: Bridge, path: str, predicate) -> dict[str, Any]:
         if not payload["cells"] or payload["cells"][-1]["index"] + 1 >= payload["cellCount"]:
             raise AssertionError("no matching cell")
         start = payload["cells"][-1]["index"] + 1
+
+
+def closed_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A published ``outputSchema`` with every declared object closed: ``additionalProperties: false`` on each object
+    schema with ``properties`` that does not say otherwise, and ``unevaluatedProperties: false`` at the root (whose
+    ``properties`` and ``anyOf`` branches together declare a payload's keys). A real result with a key its schema
+    does not declare then fails, so the models cannot drift from the payloads."""
+
+    def close(node: Any, root_branch: bool = False) -> Any:
+        if isinstance(node, dict):
+            out = {k: close(v) if k not in ("properties", "anyOf") else node[k] for k, v in node.items()}
+            if "properties" in node:
+                out["properties"] = {name: close(sub) for name, sub in node["properties"].items()}
+            if "anyOf" in node:
+                out["anyOf"] = [close(branch) for branch in node["anyOf"]]
+            if "properties" in node and "additionalProperties" not in node and not root_branch:
+                out["additionalProperties"] = False
+            return out
+        if isinstance(node, list):
+            return [close(v) for v in node]
+        return node
+
+    closed = {k: v for k, v in schema.items() if k != "anyOf"}
+    closed["properties"] = {name: close(sub) for name, sub in schema.get("properties", {}).items()}
+    closed["anyOf"] = [close(branch, root_branch=True) for branch in schema["anyOf"]]
+    closed["unevaluatedProperties"] = False
+    return closed
+
+
+_VALIDATORS: dict[int, Any] = {}
+#: tool name -> successful results checked against the tool's outputSchema in this test session (conftest.py)
+CHECKED_OUTPUTS: dict[str, int] = {}
+
+
+def check_output_schema(tool: Any, result: dict[str, Any]) -> None:
+    """A successful result of ``tool`` (a registry Tool with an output model) is valid against its ``outputSchema``,
+    closed (:func:`closed_schema`); checked on the JSON text the agent reads. Fails naming the tool, the key path and
+    the reason."""
+    import jsonschema
+
+    validator = _VALIDATORS.get(id(tool))
+    if validator is None:
+        schema = closed_schema(tool.output_schema())
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = _VALIDATORS[id(tool)] = jsonschema.Draft202012Validator(schema)
+    payload = json.loads(result["content"][0]["text"])
+    problems = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
+    if problems:
+        best = jsonschema.exceptions.best_match(problems)
+        raise AssertionError(f"{tool.name}: the result does not match its outputSchema at {list(best.absolute_path)}: "
+                             f"{best.message[:500]}\npayload: {json.dumps(payload)[:1500]}")

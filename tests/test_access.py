@@ -110,6 +110,7 @@ def test_a_hidden_id_gets_exactly_the_unknown_id_error(agent: Agent) -> None:
     for tool, args in [("jupyter_get_cells", {"cellIds": ["{id}"]}),
                        ("jupyter_get_cells", {"cellIds": ["7ae19660", "{id}"]}),
                        ("jupyter_get_output", {"cellId": "{id}", "outputIndex": 0}),
+                       ("jupyter_get_output", {"uri": f"notebook://{WORK}/cells/{{id}}/outputs/0"}),
                        ("jupyter_update_cell", {"cellId": "{id}", "source": "x", "expectedSourceHash": "0" * 16}),
                        ("jupyter_delete_cell", {"cellId": "{id}", "expectedSourceHash": "0" * 16}),
                        ("jupyter_move_cell", {"cellId": "7ae19660", "referenceCellId": "{id}"}),

@@ -207,15 +207,16 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
 
 
 def test_static_tool_definitions_match_the_registry(site):
-    """tools.json, which the loader registers before Python starts, is exactly the registry's definitions."""
-    from webmcp_bridge.session.bridge import tool_definitions
+    """tools.json, which the loader registers before Python starts, is exactly the registry's definitions and its
+    toolsets as data (the loader selects from them by name only)."""
+    from webmcp_bridge.session.bridge import DEFAULT_TOOLSETS, build_bridge, tool_definitions, tools_manifest
 
     static = json.loads((site / "extensions/webmcp-bridge/static/tools.json").read_text())
-    assert static == tool_definitions()
-    from webmcp_bridge.session.bridge import build_bridge
-
+    assert static == tools_manifest() and static["definitions"] == tool_definitions()
     sizes = {ts.name: len(ts.tools) for ts in build_bridge(None).registry.toolsets()}  # type: ignore[arg-type]
-    assert len(static) == sum(sizes.values())
+    assert len(static["definitions"]) == sum(sizes.values()) == sum(len(names) for names in static["toolsets"].values())
+    assert static["aliases"]["default"] == list(DEFAULT_TOOLSETS) and static["always"] == ["toolsets"]
+    assert static["queryKey"] == "toolsets"
     assert sizes["notebooks"] == 17 and sizes["calls"] == 2 and sizes["review"] == 7  # calls: wait_for_result, answer_dialog
 
 

@@ -84,3 +84,145 @@ def test_changes_the_host_dropped_before_the_log_saw_them_are_reported_missed():
             nb.person_set_source(cell["id"], sources[cell["id"]])
     held = b.ok("jupyter_get_changes", {"since": after["seq"], "limit": 200})
     assert "missed" not in held and held["changes"], {k: v for k, v in held.items() if k != "changes"}
+
+
+# -- the feed that follows typing (changes/feed.py), with a fake clock ----------------------------------------
+
+START = 1_000_000.0  # seconds since the epoch; typing times below are multiples of 1/8 s (exact in binary)
+
+
+class FakeTime:
+    """A clock and a sleep that only the waiting advances (no real time passes)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        assert seconds >= 0
+        self.sleeps.append(seconds)
+        assert len(self.sleeps) < 100_000, "the wait never ended"
+        self.now += seconds
+
+
+def follow(events: list[CellChange], until: float, wait: float = 15.0) -> list[tuple[float, list[tuple[str, str, str, int]]]]:
+    """An agent following notebook n.ipynb with jupyter_get_changes' wait, from START until ``until``: each
+    announcement as (when, [(actor, kind, cellId, count)]). ``events`` reach the log when the reader looks, as
+    the host's take_changes brings them."""
+    from webmcp_bridge.changes.feed import wait_for_announcement
+
+    log, fake = ChangeLog(), FakeTime(START)
+    queue = sorted(events, key=lambda e: e.time)
+    told: list[tuple[float, list[tuple[str, str, str, int]]]] = []
+    since = 0
+
+    def read():
+        due = [e for e in queue if e.time <= fake.now]
+        del queue[: len(due)]
+        log.ingest("n.ipynb", due)
+        return log.entries("n.ipynb", since)
+
+    while fake.now < until:
+        result = asyncio.run(wait_for_announcement(read, since, wait, log.typing, fake.clock, fake.sleep))
+        if result.ready:
+            told.append((fake.now, [(e.actor, e.kind, e.cell_id, e.count) for e in result.ready]))
+        since = log.latest_seq() if result.seq is None else result.seq
+    return told
+
+
+def keystrokes(cell: str, first: float, last: float, step: float = 0.125, actor: str = "person") -> list[CellChange]:
+    count = round((last - first) / step) + 1
+    return [CellChange(actor, "edit", cell, START + first + i * step) for i in range(count)]  # type: ignore[arg-type]
+
+
+def test_a_burst_of_typing_is_one_change_a_quarter_second_after_the_pause():
+    told = follow(keystrokes("a", 0.5, 1.25), until=START + 5)  # 7 keystrokes, then nothing
+    assert told == [(START + 1.5, [("person", "edit", "a", 7)])]
+
+
+def test_continuous_typing_is_told_every_two_seconds_and_once_it_pauses():
+    told = follow(keystrokes("a", 0.0, 5.0), until=START + 8)  # 41 keystrokes, 8 a second, never 0.25 s apart
+    assert [when - START for when, _ in told] == [2.0, 4.0, 5.25]
+    assert [changes for _, changes in told] == [[("person", "edit", "a", 17)], [("person", "edit", "a", 33)],
+                                               [("person", "edit", "a", 41)]]  # one change each (count: the entry's total)
+
+
+def test_a_reader_that_looks_late_is_told_of_a_finished_burst_at_once():
+    """The reader comes back after a burst ended by the 2 s rule while the typing goes on: it is told at once."""
+    from webmcp_bridge.changes.feed import announce
+
+    log = ChangeLog()
+    log.ingest("n.ipynb", keystrokes("a", 0.0, 2.5))  # the burst of 0..1.875 s is over, 2.0..2.5 s is under way
+    (entry,) = log.entries("n.ipynb")
+    assert entry.burst == START + 2.0 and entry.burst_seq > 0
+    told = announce(log.entries("n.ipynb", 0), 0, START + 2.5, log.typing)
+    assert told.ready == [entry] and told.seq is None
+    later = announce(log.entries("n.ipynb", 0), entry.seq, START + 2.5, log.typing)
+    assert later.ready == [] and later.wake == START + 2.75  # the reader told of it waits for the current burst
+
+
+def test_the_agents_edits_are_told_at_once_as_the_agents_and_the_persons_burst_stays_one():
+    events = keystrokes("a", 0.0, 1.0) + [CellChange("agent", "edit", "b", START + 0.5)]
+    told = follow(events, until=START + 3)
+    # the agent's edit at 0.5 s is told at the reader's next look (a look at most every 0.25 s), while the person
+    # still types; the person's burst, the agent's edit in between, is one change told 0.25 s after the pause
+    assert told == [(START + 0.75, [("agent", "edit", "b", 1)]), (START + 1.25, [("person", "edit", "a", 9)])]
+
+
+def test_other_changes_of_the_person_are_told_at_once():
+    events = [CellChange("person", "insert", "c", START + 0.5), CellChange("person", "delete", "d", START + 1.0)]
+    told = follow(events, until=START + 2)
+    assert told == [(START + 0.5, [("person", "insert", "c", 1)]), (START + 1.0, [("person", "delete", "d", 1)])]
+
+
+def test_a_wait_that_ends_during_a_burst_tells_nothing_and_keeps_the_burst_for_next_time():
+    from webmcp_bridge.changes.feed import wait_for_announcement
+
+    log, fake = ChangeLog(), FakeTime(START + 1.0)
+    log.ingest("n.ipynb", keystrokes("a", 0.0, 0.875))
+    result = asyncio.run(wait_for_announcement(lambda: log.entries("n.ipynb", 0), 0, 0.0625, log.typing, fake.clock, fake.sleep))
+    assert result.ready == [] and result.seq == log.latest_seq() - 1 and fake.now == START + 1.0625
+    assert max(fake.sleeps) <= 0.25  # the page's event loop runs between looks
+
+
+def test_the_tool_waits_for_the_burst_to_end_in_real_time():
+    """jupyter_get_changes with a wait on the in-memory host, the person typing while the call waits."""
+    b = Agent("jupyterlite-demo-python.ipynb")
+    cell = b.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
+    nb = b.ws.current_notebook()
+    mark = b.ok("jupyter_get_changes", {})["seq"]
+    typed_at: list[float] = []
+
+    async def scenario():
+        async def person():
+            for typed in "abcd":
+                await asyncio.sleep(0.05)
+                nb.person_set_source(cell["id"], cell["source"] + typed)
+                typed_at.append(time.monotonic())
+
+        typing = asyncio.ensure_future(person())
+        result = await b.reg.call("jupyter_get_changes", {"since": mark, "wait": 5})
+        done = time.monotonic()
+        await typing
+        return result, done
+
+    result, done = asyncio.run(scenario())
+    payload = result["structuredContent"]
+    assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in payload["changes"]] == [("person", "edit", cell["id"], 4)]
+    assert done - typed_at[-1] >= 0.24, "told before the typing paused"
+    again = b.ok("jupyter_get_changes", {"since": payload["seq"], "wait": 0.5})
+    assert again["changes"] == []  # told once
+
+
+def test_without_a_wait_a_burst_under_way_is_marked_typing():
+    b = Agent("jupyterlite-demo-python.ipynb")
+    cell = b.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
+    b.ws.current_notebook().person_set_source(cell["id"], "x")
+    (change,) = b.ok("jupyter_get_changes", {"since": 0})["changes"]
+    assert change["typing"] is True
+    time.sleep(0.3)
+    (change,) = b.ok("jupyter_get_changes", {"since": 0})["changes"]
+    assert "typing" not in change

@@ -17,6 +17,7 @@ import pytest
 from pydantic import Field
 
 from helpers import REPO, check_envelope, corpus_text
+from webmcp_bridge.calls.toolsets import TOOL_BUDGET, words_of_query
 from webmcp_bridge.contrib import (
     Annotations,
     CallContext,
@@ -106,8 +107,8 @@ def test_the_builtin_families_are_contributions_registered_like_any_other() -> N
     contributions = builtin_contributions()
     assert [c.name for c in contributions] == [f"webmcp_bridge.{t.name}" for t in builtin_toolsets()]
     bridge = build_bridge(MemoryWorkspace({}))
-    assert [t.name for t in bridge.registry.toolsets()] == ["notebooks", "calls", "access", "review", "files", "batch", "code"]
-    assert len(bridge.registry.tools()) == 33
+    assert [t.name for t in bridge.registry.toolsets()] == ["notebooks", "calls", "access", "review", "files", "batch", "code", "toolsets"]
+    assert len(bridge.registry.tools()) == 34
     assert [d["name"] for d in tool_definitions()] == [t.name for t in bridge.registry.tools()]
     assert len(bridge.diagnostics) == 0
 
@@ -178,7 +179,7 @@ def test_a_narrowed_builtin_tool_is_one_tool_that_refuses_what_it_no_longer_take
     ws = MemoryWorkspace({"notes/a.md": "a", "b.md": "b"})
     bridge = build_bridge(ws, contributions=[narrow])
     definitions = [d for d in bridge.registry.definitions() if d["name"] == "jupyter_write_file"]
-    assert len(definitions) == 1 and len(bridge.registry.tools()) == 33
+    assert len(definitions) == 1 and len(bridge.registry.tools()) == 34
     assert set(definitions[0]["inputSchema"]["properties"]) == {"path", "content"}
     assert definitions[0]["description"] == "Write under notes/ only."
     error(bridge, "jupyter_write_file", {"path": "elsewhere.md", "content": "x"}, "INVALID_ARGUMENT")
@@ -395,6 +396,7 @@ def test_check_exercise_gives_a_verdict_and_never_the_hidden_tests(course) -> No
     result = call(bridge, "check_exercise", {"exercise": "word-counts"})
     verdict = result["structuredContent"]
     assert verdict["status"] == "checked" and verdict["cellId"] == "answer"
+    assert "outputSchema" in next(d for d in bridge.registry.definitions() if d["name"] == "check_exercise")  # results checked against it (conftest)
     assert [(t["name"], t["passed"]) for t in verdict["tests"]] == [("counts repeated words", True), ("ignores case", False),
                                                                     ("ignores punctuation around words", False), ("empty text", True)]
     assert (verdict["passed"], verdict["total"], verdict["allPassed"]) == (2, 4, False)
@@ -436,6 +438,27 @@ def test_check_exercise_goes_through_the_guard_and_propose_mode(course) -> None:
     assert bridge.runs == []  # nothing ran in the kernel
 
 
+def test_the_course_is_a_toolset_the_page_turns_on_like_the_bridges_own(course) -> None:
+    """A site's toolset is off on the default page (which stays within the budget), listed and turned on by
+    jupyter_toolsets, and chosen by the page URL's ?toolsets= like the bridge's own."""
+    bridge, _ws = course
+    switch = bridge.toolsets
+    switch.choose()  # the default page: no ?toolsets=, no setting
+    served = {d["name"] for d in bridge.registry.definitions()}
+    assert len(served) <= TOOL_BUDGET and "check_exercise" not in served
+    assert error(bridge, "check_exercise", {"exercise": "word-counts"}, "UNKNOWN_TOOL")["toolset"] == "course"
+    listed = next(t for t in ok(bridge, "jupyter_toolsets")["toolsets"] if t["name"] == "course")
+    assert listed["tools"] == ["check_exercise"] and listed["enabled"] is False and listed["description"]
+    turned = ok(bridge, "jupyter_toolsets", {"enable": ["course"]})
+    assert turned["changed"] == ["course"] and turned["registeredToolCount"] == len(served) + 1
+    assert ok(bridge, "check_exercise", {"exercise": "word-counts"})["status"] == "checked"
+    switch.query_words = words_of_query(f"?path={COURSE_NOTEBOOK}&toolsets=default,course")
+    assert switch.choose() == [] and sorted(switch.on()) == ["calls", "course", "notebooks", "toolsets"]
+    switch.query_words = words_of_query("?toolsets=all")
+    switch.choose()
+    assert {d["name"] for d in bridge.registry.definitions()} == {t.name for t in bridge.registry.tools()}
+
+
 def test_the_course_narrows_jupyter_write_file_to_its_answers_folder(course) -> None:
     bridge, ws = course
     definitions = [d for d in bridge.registry.definitions() if d["name"] == "jupyter_write_file"]
@@ -461,7 +484,7 @@ def test_the_readme_example_is_a_working_contribution(loader: SiteLoader) -> Non
     contributions = load(loader, path)
     ws = euler_workspace()
     bridge = build_bridge(ws, contributions=contributions, diagnostics=loader.diagnostics)
-    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 34
+    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 35
     ok(bridge, "jupyter_open_notebook", {"path": EULER})
     first = ws.open[EULER].nb["cells"][0]
     assert ok(bridge, "site_first_line", {"cellId": first["id"]})["firstLine"] == "".join(first["source"]).split("\n")[0]

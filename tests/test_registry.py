@@ -26,7 +26,7 @@ TABLE: dict[str, tuple[set[str], set[str]]] = {
     "jupyter_create_notebook": ({"name"}, {"directory", "kernel"}),
     "jupyter_save_notebook": (set(), set()),
     "jupyter_get_cells": (set(), {"cellIds", "startIndex", "endIndex", "includeSource", "includeOutputs", "sourceOffset"}),
-    "jupyter_get_output": ({"cellId", "outputIndex"}, {"mimeType", "offset", "maxBytes"}),
+    "jupyter_get_output": (set(), {"cellId", "outputIndex", "uri", "mimeType", "offset", "maxBytes"}),  # cellId + outputIndex, or uri
     "jupyter_insert_cell": (set(), {"referenceCellId", "position", "cellType", "source", "activate"}),
     "jupyter_update_cell": ({"cellId", "source", "expectedSourceHash"}, set()),
     "jupyter_edit_cell_source": ({"cellId", "oldText", "newText"}, {"expectedSourceHash"}),
@@ -61,7 +61,7 @@ def test_the_17_tools_are_registered(definitions):
     for d in definitions.values():
         assert re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", d["name"])
         assert d["description"].strip() and d["title"].strip()
-        assert set(d) == {"name", "title", "description", "inputSchema", "annotations"}
+        assert set(d) == {"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
 
 
 def walk(node: Any, path: str = "$"):

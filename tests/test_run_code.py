@@ -49,7 +49,7 @@ def test_code_runs_without_touching_the_notebook(b):
     assert run["status"] == "ok" and run["path"] == DEMO and run["truncated"] is False
     assert run["outputCount"] == 1
     [out] = run["outputs"]
-    assert out == {"index": 0, "outputType": "stream", "mimeTypes": ["text/plain"], "bytes": 9, "name": "stdout",
+    assert out == {"index": 0, "outputType": "stream", "mimeType": "text/plain", "mimeTypes": ["text/plain"], "bytes": 9, "name": "stdout",
                    "text": "total 45\n", "textTruncated": False}
     assert run["kernel"]["status"] == "idle"
     assert notebook_json(b) == before and b.nb(DEMO).revision() == revision and b.nb(DEMO).dirty() == dirty

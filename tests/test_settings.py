@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 
 import pytest
@@ -39,7 +40,7 @@ def test_the_shipped_schema_matches_the_parser():
     schema = json.loads(SCHEMA.read_text())
     props = schema["properties"]
     assert schema["type"] == "object" and schema["additionalProperties"] is False
-    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "defaultMode", "contributions"}
+    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "toolsets", "defaultMode", "contributions"}
     assert props["runTimeout"]["default"] == DEFAULT_SETTINGS.run_timeout == DEFAULT_LIMITS.run_timeout_seconds == 120
     assert (props["runTimeout"]["minimum"], props["runTimeout"]["maximum"]) == (1, 86400)
     assert props["executionTimeout"]["default"] == DEFAULT_SETTINGS.execution_timeout == DEFAULT_LIMITS.execution_timeout_seconds == 20
@@ -48,6 +49,10 @@ def test_the_shipped_schema_matches_the_parser():
     assert (props["resultBytes"]["minimum"], props["resultBytes"]["maximum"]) == RESULT_BYTES_BOUNDS == (4096, 1048576)
     assert props["disabledTools"]["default"] == [] and props["disabledTools"]["items"]["type"] == "string"
     assert props["defaultMode"]["enum"] == ["direct", "propose"] and props["defaultMode"]["default"] == "direct"
+    assert props["toolsets"]["default"] is None and props["toolsets"]["type"] == ["array", "null"]
+    # the schema's patterns accept what the parser accepts: globs in disabledTools, names in toolsets
+    assert re.fullmatch(props["disabledTools"]["items"]["pattern"], "jupyter_*_[!r]e?d")
+    assert not re.fullmatch(props["toolsets"]["items"]["pattern"], "note*")
     assert props["contributions"]["default"] == [] and props["contributions"]["items"]["type"] == "string"  # read by contrib/config.py
     for prop in props.values():
         assert prop["title"] and prop["description"]
@@ -77,7 +82,9 @@ def test_parse_valid_settings():
     ({"resultBytes": 10**9}, BridgeSettings(result_bytes=1048576), "using 1048576"),
     ({"disabledTools": "jupyter_run_code"}, DEFAULT_SETTINGS, "disabledTools is not a list"),
     ({"disabledTools": ["jupyter_run_code", 5, "", "bad name!", "x" * 129]}, BridgeSettings(disabled_tools=("jupyter_run_code",)),
-     "4 entry(ies) are not tool names"),
+     "4 entry(ies) are not tool names or globs"),
+    ({"toolsets": "review"}, DEFAULT_SETTINGS, "toolsets is not a list"),
+    ({"toolsets": ["review", "re*view", 7]}, BridgeSettings(toolsets=("review",)), "2 entry(ies) are not toolset names"),
     ({"defaultMode": "auto"}, DEFAULT_SETTINGS, "defaultMode must be one of direct, propose"),
     ("not an object", DEFAULT_SETTINGS, "not an object"),
 ])
@@ -162,7 +169,7 @@ def test_disabled_tools_leave_the_definitions_and_are_refused():
     names = {d["name"] for d in s.reg.definitions()}
     assert {"jupyter_run_code", "jupyter_delete_cell"} <= names
     changed, problems = s.applier.apply(BridgeSettings(disabled_tools=("jupyter_delete_cell", "jupyter_no_such_tool")))
-    assert changed is True and problems == ["disabledTools: there is no tool named 'jupyter_no_such_tool'"]
+    assert changed is True and problems == ["disabledTools: 'jupyter_no_such_tool' matches no tool"]
     assert {d["name"] for d in s.reg.definitions()} == names - {"jupyter_delete_cell"}
     cell = s.nb_call("jupyter_get_cells", {"startIndex": 1, "endIndex": 2})["structuredContent"]["cells"][0]
     before = json.dumps(s.nb.nb, sort_keys=True)

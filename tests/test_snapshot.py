@@ -35,8 +35,11 @@ def test_snapshot_of_a_code_cell():
     assert snap == {
         "id": "abc", "index": 3, "type": "code", "sourceHash": source_hash("x = 1\nprint(x)"),
         "source": "x = 1\nprint(x)", "executionCount": 7, "outputCount": 1,
-        "outputs": [{"index": 0, "outputType": "stream", "mimeTypes": ["text/plain"], "bytes": 2, "preview": "1\n", "name": "stdout"}],
+        "outputs": [{"index": 0, "outputType": "stream", "mimeType": "text/plain", "mimeTypes": ["text/plain"], "bytes": 2,
+                     "preview": "1\n", "name": "stdout"}],
     }
+    addressed = cell_snapshot(cell, DEFAULT_LIMITS, include_outputs=True, path="n/b.ipynb")
+    assert addressed["uri"] == "notebook://n/b.ipynb/cells/abc" and addressed["outputs"][0]["uri"] == "notebook://n/b.ipynb/cells/abc/outputs/0"
     bare = cell_snapshot(cell, DEFAULT_LIMITS, include_source=False)
     assert "source" not in bare and "outputs" not in bare and bare["sourceHash"] == snap["sourceHash"]
 

@@ -178,7 +178,9 @@ def test_get_cells_by_range_and_ids(running):
     no_src = cells_of(b, includeSource=False, endIndex=3)
     assert all("source" not in c and c["sourceHash"] for c in no_src)
     with_out = cells_of(b, cellIds=[code["id"]], includeOutputs=True)[0]
-    assert with_out["outputs"] == [{"index": 0, "outputType": "stream", "mimeTypes": ["text/plain"], "bytes": 3, "preview": "10\n", "name": "stdout"}]
+    assert with_out["outputs"] == [{"index": 0, "uri": f"{code['uri']}/outputs/0", "outputType": "stream", "mimeType": "text/plain",
+                                    "mimeTypes": ["text/plain"], "bytes": 3, "preview": "10\n", "name": "stdout"}]
+    assert code["uri"] == f"notebook://demo/running.ipynb/cells/{code['id']}"
 
 
 def test_get_cells_errors(running):

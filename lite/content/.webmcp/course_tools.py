@@ -29,13 +29,17 @@ from webmcp_bridge.contrib import (
     Annotations,
     CallContext,
     Contribution,
+    DeniedPayload,
     ErrorCode,
     Extension,
     NotebookInput,
+    Payload,
     Tool,
     ToolError,
     Toolset,
+    Wire,
     normalize_path,
+    sometimes,
 )
 
 #: exercise -> (the function the answer defines, [(test name, hint shown when it fails, hidden check)]); a check
@@ -109,6 +113,35 @@ class CheckExerciseInput(NotebookInput):
     exercise: Annotated[Literal["word-counts"], Field(description="The exercise to check.")]
     cell_id: Annotated[str | None, Field(description="The cell holding the answer. Omit to use the first code cell that "
                                                      "defines the exercise's function.", min_length=1, max_length=256)] = None
+
+
+class TestVerdict(Wire):
+    name: str
+    passed: bool
+    hint: str = sometimes("Why it failed (a failed test only).")
+
+
+class ExerciseChecked(Payload):
+    """The verdict of the hidden tests."""
+
+    exercise: str
+    path: str
+    cellId: str
+    status: Literal["checked"]
+    passed: int
+    total: int
+    allPassed: bool
+    tests: list[TestVerdict]
+
+
+class ExerciseNotChecked(Payload):
+    """The tests gave no verdict (they ran out of time, or the answer broke the run)."""
+
+    exercise: str
+    path: str
+    cellId: str
+    status: Literal["timeout", "error"]
+    reason: str
 
 
 def _kernel_code(source: str, function: str, checks: list[str], marker: str) -> str:
@@ -203,7 +236,8 @@ CONTRIBUTIONS = [
                  "Check a course exercise: runs its hidden tests on the answer cell in the notebook's kernel and returns the "
                  "verdict (each test's name, passed or not, and a hint for a failed one). Exercises: 'word-counts' "
                  "(word_counts(text) in course/word-counts.ipynb). Nothing in the notebook changes.",
-                 CheckExerciseInput, check_exercise, Annotations()),  # not read-only: the answer's code runs in the kernel
+                 CheckExerciseInput, check_exercise, Annotations(),  # not read-only: the answer's code runs in the kernel
+                 ExerciseChecked | ExerciseNotChecked | DeniedPayload),
         )),),
         extensions=(
             Extension("jupyter_write_file", order=10, around=answers_only,

@@ -28,11 +28,16 @@
     Atomics.waitAsync = answered;
   }
   const KERNEL_PLUGIN = '@jupyterlite/pyodide-kernel-extension:kernel';
+  // The page URL's query as it is now: JupyterLab rewrites the URL once it routes (?path= is consumed), and
+  // ?toolsets= chooses the tools this page registers (below; Python reads the same text).
+  const pageSearch = window.location.search;
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
-  // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics)
-  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null, diagnostics: [] };
+  // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics);
+  // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered
+  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
+                   diagnostics: [], outputSchema: null, resources: 0 };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
   // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
   const loaderCalls = {};
@@ -214,8 +219,9 @@
   })();
   pyodideReady.catch(() => {}); // reported by start() below
 
-  // WebMCP registration. The build writes the tools' definitions (generated from the same pydantic models) to
-  // tools.json, so they are registered as soon as JupyterLab activates this plugin; a call that arrives
+  // WebMCP registration. The build writes the tools' definitions (generated from the same pydantic models) and
+  // the toolsets as data to tools.json, so the tools this page's URL chooses are registered as soon as JupyterLab
+  // activates this plugin (chosenTools below); a call that arrives
   // before Python is up waits for it. Python then connects: its own definitions are the truth (a tool
   // that differs is registered again, one it lacks is removed) and its dispatcher serves every call.
   // name -> {text: definition JSON, controller: AbortController, registered: Promise<boolean>, settled}; a
@@ -254,11 +260,27 @@
       }
     };
     // registerTool may throw (a duplicate name, a schema it refuses) or return a promise that rejects
-    let registration;
-    try {
-      registration = Promise.resolve(document.modelContext.registerTool({ ...definition, execute }, { signal: controller.signal }));
-    } catch (error) {
-      registration = Promise.reject(error);
+    const attempt = tool => {
+      try {
+        return Promise.resolve(document.modelContext.registerTool({ ...tool, execute }, { signal: controller.signal }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    let registration = attempt(definition);
+    if (definition.outputSchema) {
+      // a browser that refuses the outputSchema (one it cannot take, or a runtime that cannot compile it) still
+      // gets the tool, without it; the first refusal's reason is kept on the status
+      registration = registration.catch(error => {
+        if (controller.signal.aborted) throw error;
+        const { outputSchema, ...plain } = definition;
+        return attempt(plain).then(value => {
+          if (!status.outputSchema || status.outputSchema.state !== 'refused') {
+            status.outputSchema = { state: 'refused', reason: cut(`${(error && error.name) || 'Error'}: ${(error && error.message) || error}`, 'refusalChars') };
+          }
+          return value;
+        });
+      });
     }
     const entry = { text: JSON.stringify(definition), controller, settled: false };
     entry.registered = registration.then(() => {
@@ -293,14 +315,47 @@
     }
     status.tools = tools.size;
     status.failures = [...refused].map(([name, reason]) => ({ name, reason }));
+    await noteOutputSchemas().catch(error => console.warn(`[${NAME}] reading the registered tools`, error));
+  }
+
+  // Whether the page's WebMCP keeps the tools' outputSchema: status.outputSchema = {state: "kept" (its listing shows
+  // it), "dropped" (registered, but the browser does not keep it: Chromium before 159), "refused" (a registration
+  // was refused with it and made without it; reason)}. The listing is the MCP-B runtime's listTools() when there is
+  // one (its getTools() leaves schemas out), else getTools().
+  async function noteOutputSchemas() {
+    if (status.outputSchema && status.outputSchema.state === 'refused') return;
+    const mc = document.modelContext;
+    if (!mc) return;
+    const listed = typeof mc.listTools === 'function' ? await mc.listTools() : await mc.getTools();
+    const ours = [...listed].find(tool => tools.has(tool.name) && JSON.parse(tools.get(tool.name).text).outputSchema);
+    if (ours) status.outputSchema = { state: ours.outputSchema ? 'kept' : 'dropped' };
+  }
+
+  // The tools this page's URL chooses, from tools.json's tables (Python decided them; calls/toolsets.py): the
+  // comma-separated words of ?<queryKey>= (["default"] without one), each an alias or a toolset name, plus the
+  // always-on toolsets. Unknown words are skipped (Python reports them).
+  function chosenTools(data) {
+    const params = new URLSearchParams(pageSearch);
+    const words = params.has(data.queryKey)
+      ? params.getAll(data.queryKey).join(',').split(',').map(word => word.trim()).filter(Boolean)
+      : ['default'];
+    const toolsets = new Set(data.always);
+    const own = (table, key) => (Object.hasOwn(table, key) ? table[key] : null); // never a prototype's member
+    for (const word of words) for (const name of (own(data.aliases, word) || [word])) toolsets.add(name);
+    const names = new Set();
+    for (const name of toolsets) for (const tool of (own(data.toolsets, name) || [])) names.add(tool);
+    return names;
   }
 
   async function registerStaticTools() {
     await polyfillReady.catch(() => false);
     if (!document.modelContext) return;
     const manifest = await manifestReady;
-    const definitions = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
-    for (const definition of definitions) if (!tools.has(definition.name)) registerTool(definition);
+    const data = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
+    const chosen = chosenTools(data);
+    for (const definition of data.definitions) {
+      if (chosen.has(definition.name) && !tools.has(definition.name)) registerTool(definition);
+    }
     status.timings.toolsRegistered = Math.round(performance.now());
   }
 
@@ -316,6 +371,41 @@
     for (const [name, definition] of wanted) if (!tools.has(name)) registerTool(definition);
     connectDispatcher({ dispatch, cancel: cancel || (() => {}) });
     return tools.size;
+  }
+
+  // connectResources(templatesJson, read): where the runtime has MCP resources (the MCP-B runtime's
+  // registerResource; native WebMCP has none), register Python's resource templates [{name, uriTemplate,
+  // description, mimeType}], each read answered by read(uri) -> Promise<JSON text {result} | {error}>. Returns how
+  // many were registered (0 without resources).
+  const resources = [];
+  function connectResources(templatesJson, read) {
+    disconnectResources();
+    const mc = document.modelContext;
+    if (!mc || typeof mc.registerResource !== 'function') return 0;
+    for (const template of JSON.parse(templatesJson)) {
+      try {
+        resources.push(mc.registerResource({
+          name: template.name, uri: template.uriTemplate, description: template.description, mimeType: template.mimeType,
+          read: async url => {
+            const reply = JSON.parse(await read(String(url)));
+            if (reply.error) throw new Error(`${reply.error.error}: ${reply.error.message}`);
+            return reply.result;
+          }
+        }));
+      } catch (error) {
+        console.error(`[${NAME}] resource ${template.name} not registered`, error);
+      }
+    }
+    status.resources = resources.length;
+    return resources.length;
+  }
+
+  // disconnectResources(): Python unregisters the resource templates.
+  function disconnectResources() {
+    for (const handle of resources.splice(0)) {
+      try { handle.unregister(); } catch (error) { console.error(`[${NAME}] resource`, error); }
+    }
+    status.resources = 0;
   }
 
   // disconnect(): Python unregisters every tool (calls still waiting for it then fail cleanly).
@@ -338,10 +428,11 @@
     // the site's list of its own tool files (jupyter-config-data), as JSON text: Python reads and checks it
     const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
     const ctx = {
-      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions,
+      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
       setStatus: counted('setStatus', setStatus), setDiagnostics: counted('setDiagnostics', setDiagnostics),
       reportCall: counted('reportCall', reportCall), emit: counted('emit', emit),
-      connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode)
+      connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode),
+      connectResources: counted('connectResources', connectResources), disconnectResources: counted('disconnectResources', disconnectResources)
     };
     session = await boot.start(ctx);
     boot.destroy();

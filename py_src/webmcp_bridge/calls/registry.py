@@ -29,6 +29,7 @@ import asyncio
 import contextvars
 import copy
 import dataclasses
+import functools
 import json
 import time
 import traceback
@@ -40,6 +41,7 @@ from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
 from webmcp_bridge.calls.outcome import CallEnded
+from webmcp_bridge.calls.payloads import output_schema
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
@@ -111,7 +113,9 @@ Handler = Callable[[Any, Any], Awaitable["dict[str, Any] | ToolResult"]]
 @dataclass(frozen=True)
 class Tool:
     """One tool. ``name`` matches ``[A-Za-z0-9_.-]{1,128}`` (WebMCP's rule); ``handler(ctx, args)`` is
-    an async function receiving the call context and the validated ``input_model`` instance."""
+    an async function receiving the call context and the validated ``input_model`` instance. ``output_model`` is
+    the pydantic model (or a union of models) of its success payload (:mod:`webmcp_bridge.calls.payloads`), which
+    makes the definition's ``outputSchema``; None: the definition has none."""
 
     name: str
     title: str
@@ -119,6 +123,7 @@ class Tool:
     input_model: type[ToolInput]
     handler: Handler
     annotations: Annotations = Annotations()
+    output_model: Any = None
 
     def __post_init__(self) -> None:
         if not (1 <= len(self.name) <= TOOL_NAME_MAX_CHARS and set(self.name) <= TOOL_NAME_CHARS):
@@ -130,16 +135,25 @@ class Tool:
         """The JSON Schema of the input, generated from ``input_model`` with ``$ref``s inlined."""
         return input_schema(self.input_model)
 
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of every successful result's ``structuredContent`` (:func:`webmcp_bridge.calls.payloads.output_schema`),
+        or None without an ``output_model``."""
+        return None if self.output_model is None else output_schema(self.output_model)
+
     def definition(self) -> dict[str, Any]:
-        """The WebMCP tool definition, without ``execute``: name, title, description, inputSchema,
-        annotations."""
-        return {
+        """The WebMCP tool definition, without ``execute``: name, title, description, inputSchema, outputSchema (when
+        the tool has an output model), annotations."""
+        definition: dict[str, Any] = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema(),
-            "annotations": self.annotations.to_webmcp(),
         }
+        schema = self.output_schema()
+        if schema is not None:
+            definition["outputSchema"] = schema
+        definition["annotations"] = self.annotations.to_webmcp()
+        return definition
 
 
 @dataclass(frozen=True)
@@ -192,7 +206,12 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """JSON Schema for ``model`` by alias, ``$defs`` inlined and auto titles dropped; root is an
-    object with ``additionalProperties: false``."""
+    object with ``additionalProperties: false``. Generated once per model (a fresh copy each call)."""
+    return copy.deepcopy(_input_schema(model))
+
+
+@functools.lru_cache(maxsize=None)
+def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = _inline_refs(model.model_json_schema(by_alias=True, mode="validation"))
     schema.setdefault("properties", {})
     schema["type"] = "object"
@@ -234,6 +253,7 @@ class Registry(Generic[C]):
         self._after: list[Hook] = []
         self._next_call = 1
         self.disabled: frozenset[str] = frozenset()  # turned off by the person (settings: disabledTools)
+        self.toolsets_off: frozenset[str] = frozenset()  # toolsets this page does not serve (calls.toolsets)
 
     def add_toolset(self, toolset: Toolset) -> None:
         """Add every tool of ``toolset``. Raises ValueError on a duplicate toolset or tool name."""
@@ -255,8 +275,23 @@ class Registry(Generic[C]):
         return list(self._tools.values())
 
     def definitions(self) -> list[dict[str, Any]]:
-        """WebMCP definitions of every enabled tool (what :mod:`webmcp_bridge.webmcp` registers)."""
-        return [t.definition() for t in self._tools.values() if t.name not in self.disabled]
+        """WebMCP definitions of every tool served: not disabled by the person, in a toolset that is on (what
+        :mod:`webmcp_bridge.lab.webmcp` registers)."""
+        return [t.definition() for t in self._tools.values() if self.serves(t.name)]
+
+    def toolset_of(self, name: str) -> str | None:
+        """The name of the toolset tool ``name`` came in (None for an unknown tool)."""
+        return next((ts.name for ts in self._toolsets.values() if any(t.name == name for t in ts.tools)), None)
+
+    def serves(self, name: str) -> bool:
+        """True when tool ``name`` exists, the person did not disable it and its toolset is on."""
+        return name in self._tools and name not in self.disabled and self.toolset_of(name) not in self.toolsets_off
+
+    def set_toolsets_off(self, names: frozenset[str]) -> None:
+        """Stop serving the tools of toolsets ``names`` (:class:`~webmcp_bridge.calls.toolsets.ToolsetSwitch`
+        decides which): they leave :meth:`definitions`, and a call naming one is refused with UNKNOWN_TOOL and
+        ``toolset``, ``toolsetEnabled: false``."""
+        self.toolsets_off = frozenset(names)
 
     def set_disabled(self, names: frozenset[str] | set[str]) -> None:
         """Turn tools off (the person's ``disabledTools`` setting, :mod:`webmcp_bridge.session.settings`): they leave
@@ -290,17 +325,20 @@ class Registry(Generic[C]):
             except Exception:  # a broken listener must not break the call
                 traceback.print_exc()
 
-    async def call(self, name: str, arguments: str | dict[str, Any] | None = None, *, invocation: str | None = None) -> dict[str, Any]:
+    async def call(self, name: str, arguments: str | dict[str, Any] | None = None, *, invocation: str | None = None,
+                   any_toolset: bool = False) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
 
         Returns an MCP CallToolResult dict, or a pending one past the execution timeout or as soon as a
         dialog given to the call opens; never raises (see the module docstring for the steps).
         ``invocation`` is the loader's id for this WebMCP invocation: :meth:`cancel` with it aborts the call
         until the call returns (a call that returned pending is no longer tied to its invocation).
+        ``any_toolset``: serve the call whether or not its toolset is on (a read of an MCP resource,
+        :mod:`webmcp_bridge.session.resources`); a tool the person disabled is refused all the same.
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
-        task = asyncio.ensure_future(self._call(name, arguments))
+        task = asyncio.ensure_future(self._call(name, arguments, any_toolset))
         call = self.pending.begin(str(name)[:TOOL_NAME_MAX_CHARS], task, started, invocation=invocation,
                                   can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
         await call.wait(self.limits.execution_timeout_seconds)
@@ -341,7 +379,7 @@ class Registry(Generic[C]):
         payload = self.dialogs.attach(copy.deepcopy(stored), self.limits.result_bytes, stored=True)
         return {**result, "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]], "structuredContent": payload}
 
-    async def _call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
+    async def _call(self, name: str, arguments: str | dict[str, Any] | None, any_toolset: bool = False) -> dict[str, Any]:
         record = self.pending.for_task(asyncio.current_task())
         if record is not None:
             record.started_running = True
@@ -360,7 +398,7 @@ class Registry(Generic[C]):
                 raise asyncio.CancelledError  # aborted before it started: the same path as an abort while it runs
             if raw is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
-            payload, images, final = await self._run(name, raw)
+            payload, images, final = await self._run(name, raw, any_toolset)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
                 self._notify(self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome))
@@ -384,13 +422,17 @@ class Registry(Generic[C]):
         self._notify(self._after, done)
         return envelope(payload, is_error=is_error, images=images)
 
-    async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
+    async def _run(self, name: str, raw: str, any_toolset: bool = False) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:TOOL_NAME_MAX_CHARS]!r}.")
         if tool.name in self.disabled:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
                             disabled=True)
+        toolset = self.toolset_of(tool.name)
+        if toolset in self.toolsets_off and not any_toolset:
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} belongs to the toolset {toolset!r}, which is off in this page; "
+                            "turn it on with jupyter_toolsets.", toolset=toolset, toolsetEnabled=False)
         size = len(raw.encode("utf-8", "surrogatepass"))
         if size > self.limits.input_bytes:
             raise ToolError(ErrorCode.TOO_LARGE, f"The arguments are {size} bytes; the limit is {self.limits.input_bytes}.",

@@ -15,6 +15,14 @@ Dropped changes: the log keeps :data:`~webmcp_bridge.core.limits.CHANGE_LOG_ENTR
 buffer may drop changes before the log ever sees them (``CellChange.dropped_before``). Either way the sequence
 numbers the dropped changes would have used are spent, and :meth:`ChangeLog.missed_since` tells a reader behind
 them that it missed some.
+
+Typing comes in bursts (:class:`Typing`): the person's edits of one cell, each at most ``quiet`` seconds (0.25)
+after the one before, and none later than ``longest`` seconds (2) after the burst's first. An entry records the
+start of its current burst (``burst``) and the sequence number it had before that burst began (``burst_seq``),
+so a reader that follows the log knows whether an entry holds a burst it has not been told of that already
+ended. A person's edit that continues a burst joins that burst's entry even when other entries (the agent's
+changes elsewhere) came in between, so one burst of typing stays one entry. :mod:`webmcp_bridge.changes.feed`
+announces an entry once its burst is over.
 """
 
 from __future__ import annotations
@@ -62,11 +70,43 @@ class ChangeEntry:
     count: int = 1
     access: Any = None  # the cell's raw access value when it changed (see CellChange.access)
     revision: int | None = None  # the notebook's revision around the last merged change
+    burst: float = 0.0  # when the entry's current burst of typing began (seconds since the epoch; see Typing)
+    burst_seq: int = 0  # the entry's seq just before its current burst began (0: the entry began with it)
 
     def to_json(self) -> dict[str, Any]:
         """``{seq, actor, kind, cellId, time, count, revision}`` (the path is given by the caller's context)."""
         return {"seq": self.seq, "actor": self.actor, "kind": self.kind, "cellId": self.cell_id,
                 "time": round(self.time, 3), "count": self.count, "revision": self.revision}
+
+
+@dataclass(frozen=True)
+class Typing:
+    """The rule of a burst of typing: the person's edits of one cell, each at most ``quiet`` seconds after the one
+    before and none ``longest`` seconds or more after the burst's first. A burst is over once ``quiet`` seconds
+    passed without an edit, or ``longest`` seconds after it began however the person goes on typing (the next
+    edit then begins a new burst). Only the person's edits come in bursts; every other change is over at once."""
+
+    quiet: float = 0.25
+    longest: float = 2.0
+
+    @staticmethod
+    def applies(entry: ChangeEntry | CellChange) -> bool:
+        """Whether ``entry`` is of the person's typing (a source edit by the person)."""
+        return entry.actor == "person" and entry.kind == "edit"
+
+    def continues(self, entry: ChangeEntry, change: CellChange) -> bool:
+        """Whether ``change`` (same cell and actor) belongs to ``entry``'s current burst."""
+        return change.time - entry.time <= self.quiet and change.time - entry.burst < self.longest
+
+    def over(self, entry: ChangeEntry, since: int | None, now: float) -> bool:
+        """Whether a reader that has seen the log up to seq ``since`` (None: nothing) may be told of ``entry`` at time
+        ``now`` (seconds since the epoch): it is not typing, its current burst is over, or it holds an earlier burst
+        that is over and that this reader was not told of (``burst_seq > since``)."""
+        return not self.applies(entry) or entry.burst_seq > (since or 0) or now >= self.over_at(entry)
+
+    def over_at(self, entry: ChangeEntry) -> float:
+        """When ``entry``'s current burst is over if no edit follows (seconds since the epoch)."""
+        return min(entry.time + self.quiet, entry.burst + self.longest)
 
 
 class ChangeLog:
@@ -75,14 +115,43 @@ class ChangeLog:
     Args:
         max_entries: entries kept (older ones are dropped; :meth:`missed_since` tells a reader it missed some).
         coalesce_seconds: window within which repeated changes of one cell merge.
+        typing: the rule of a burst of the person's typing (see :class:`Typing`).
     """
 
-    def __init__(self, max_entries: int = CHANGE_LOG_ENTRIES, coalesce_seconds: float = CHANGE_COALESCE_SECONDS) -> None:
+    #: how many entries back a person's edit looks for the entry of the burst it continues
+    BURST_LOOKBACK = 50
+
+    def __init__(self, max_entries: int = CHANGE_LOG_ENTRIES, coalesce_seconds: float = CHANGE_COALESCE_SECONDS,
+                 typing: Typing | None = None) -> None:
         self._entries: deque[ChangeEntry] = deque(maxlen=max_entries)
         self._seq = 0
         self._dropped_seq = 0  # the newest seq of a change dropped (from the full log or a host's buffer; 0: none)
         self.coalesce_seconds = coalesce_seconds
+        self.typing = typing or Typing()
         self._listeners: list[Listener] = []
+
+    def _merges_into(self, path: str, change: CellChange) -> tuple[ChangeEntry, str] | None:
+        """The entry ``change`` merges into and the merged kind: the newest entry if it is of the same cell and
+        actor within ``coalesce_seconds`` and the kinds merge (:func:`_merged_kind`); else, for the person's typing,
+        the entry of the burst it continues among the last :data:`BURST_LOOKBACK`; else None (a new entry). A
+        change after changes the host dropped never merges (what came between is unknown)."""
+        if change.dropped_before > 0:
+            return None
+        last = self._entries[-1] if self._entries else None
+        if (last is not None and last.path == path and last.actor == change.actor and last.cell_id == change.cell_id
+                and last.access == change.access and change.time - last.time <= self.coalesce_seconds):
+            kind = _merged_kind(last.kind, change.kind)
+            if kind is not None:
+                return last, kind
+        if not Typing.applies(change):
+            return None
+        for back, entry in enumerate(reversed(self._entries)):
+            if back >= self.BURST_LOOKBACK:
+                break
+            if (entry.path == path and entry.cell_id == change.cell_id and Typing.applies(entry)
+                    and entry.access == change.access and self.typing.continues(entry, change)):
+                return entry, change.kind
+        return None
 
     def ingest(self, path: str, changes: Iterable[CellChange]) -> list[ChangeEntry]:
         """Add ``changes`` of the notebook at ``path`` (oldest first); returns the entries added or updated."""
@@ -92,22 +161,24 @@ class ChangeLog:
                 self._seq += change.dropped_before
                 self._dropped_seq = self._seq
             self._seq += 1
-            last = self._entries[-1] if self._entries else None
-            kind = None
-            if (last is not None and last.path == path and last.actor == change.actor and last.cell_id == change.cell_id
-                    and last.access == change.access and change.time - last.time <= self.coalesce_seconds
-                    and change.dropped_before == 0):
-                kind = _merged_kind(last.kind, change.kind)
-            if last is not None and kind is not None:
-                entry = replace(last, seq=self._seq, kind=kind, time=change.time, count=last.count + 1, revision=change.revision)
-                self._entries[-1] = entry
+            merge = self._merges_into(path, change)
+            if merge is not None:
+                last, kind = merge
+                same_burst = self.typing.continues(last, change)
+                entry = replace(last, seq=self._seq, kind=kind, time=change.time, count=last.count + 1, revision=change.revision,
+                                burst=last.burst if same_burst else change.time, burst_seq=last.burst_seq if same_burst else last.seq)
+                if self._entries[-1] is last:
+                    self._entries[-1] = entry
+                else:  # a burst that other entries came in between: it moves to the end, as every update does
+                    self._entries.remove(last)
+                    self._entries.append(entry)
                 if touched and touched[-1].path == path and touched[-1].cell_id == entry.cell_id and touched[-1].seq == last.seq:
                     touched[-1] = entry
                 else:
                     touched.append(entry)
             else:
                 entry = ChangeEntry(self._seq, path, change.actor, change.kind, change.cell_id, change.time, change.time,
-                                    access=change.access, revision=change.revision)
+                                    access=change.access, revision=change.revision, burst=change.time)
                 if len(self._entries) == self._entries.maxlen:
                     self._dropped_seq = max(self._dropped_seq, self._entries[0].seq)  # the oldest falls out of the log
                 self._entries.append(entry)

@@ -12,6 +12,7 @@ from webmcp_bridge.tools import (
     files_toolset,
     notebooks_toolset,
     review_toolset,
+    toolsets_toolset,
 )
 
 #: the prefix of the bridge's own contributions' names
@@ -19,7 +20,8 @@ BUILTIN_PREFIX = "webmcp_bridge."
 
 
 def builtin_contributions() -> list[Contribution]:
-    """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code``."""
+    """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code`` and
+    ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`)."""
     toolsets = (notebooks_toolset(), calls_toolset(), access_toolset(), review_toolset(), files_toolset(), batch_toolset(),
-                code_toolset())
+                code_toolset(), toolsets_toolset())
     return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(toolset,)) for toolset in toolsets]

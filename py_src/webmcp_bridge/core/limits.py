@@ -246,8 +246,10 @@ EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
 RESULT_BYTES_BOUNDS = (4096, 1048576)
 #: ``runTimeout``: smallest and largest (seconds)
 RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
-#: ``disabledTools``: the most names used
+#: ``disabledTools``: the most names or globs used
 MAX_DISABLED_TOOLS = 200
+#: ``toolsets``: the most words used
+MAX_TOOLSET_WORDS = 50
 #: a page bound scaled down with a small ``resultBytes`` never goes below this (bytes)
 MIN_PAGE_BYTES = 1024
 #: the longest the start-up waits for the settings before it goes on with the defaults (seconds)

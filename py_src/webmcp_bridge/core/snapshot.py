@@ -15,6 +15,7 @@ from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, MIN_SOURCE_PAGE_JSON_BYTES, RESULT_HEADROOM, Limits, preview, utf8_len
 from webmcp_bridge.core.raw import RawCell, RawOutput
+from webmcp_bridge.core.uris import cell_uri
 
 HASH_HEX_CHARS = 16
 
@@ -36,6 +37,22 @@ def default_mime(output: RawOutput) -> str:
         if chosen:
             return chosen[0]
     return ""
+
+
+# An output's ``mimeType`` (its richest representation): the first of these present, else the first other type
+# in the output's own order (a vendor type: a widget, a plot library's JSON), and text/plain only when it is the
+# only one (it is the fallback beside a figure or a table, never the point of the output).
+RICHEST_ORDER = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml", "text/html", "text/markdown",
+                 "text/latex", "application/json")
+
+
+def richest_mime(mimes: list[str]) -> str:
+    """The richest of an output's MIME types (:data:`RICHEST_ORDER`; "" for an output with none)."""
+    for mime in RICHEST_ORDER:
+        if mime in mimes:
+            return mime
+    others = [m for m in mimes if m != "text/plain"]
+    return others[0] if others else ("text/plain" if "text/plain" in mimes else "")
 
 
 def source_hash(source: str) -> str:
@@ -69,20 +86,26 @@ def is_valid_image(mime: str, data: str) -> bool:
     return bool(raw) and raw.startswith(IMAGE_SIGNATURES.get(mime, (b"",)))
 
 
-def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, Any]:
-    """An output **listed**, not inlined: ``{index, outputType, mimeTypes, bytes, preview}``.
+def describe_output(index: int, output: RawOutput, limits: Limits, cell_uri: str | None = None) -> dict[str, Any]:
+    """An output **listed**, not inlined: ``{index, uri?, outputType, mimeType, mimeTypes, bytes, preview}``.
 
+    ``uri`` (given the cell's ``notebook://…/cells/{cellId}``, :mod:`webmcp_bridge.core.uris`) addresses the
+    output for ``jupyter_get_output``. ``mimeType`` is the richest representation (:func:`richest_mime`).
     ``bytes`` is the sum over representations (text in UTF-8 bytes, images decoded). The preview comes
     from the first text representation in :data:`PREVIEW_ORDER` (or any text one), ANSI-stripped and
     cut to ``limits.preview_bytes``; images are never previewed. Streams add ``name``, errors add
     ``ename``/``evalue`` (bounded).
     """
-    described: dict[str, Any] = {
-        "index": index,
+    mimes = [item.mime for item in output.items]
+    described: dict[str, Any] = {"index": index}
+    if cell_uri is not None:
+        described["uri"] = f"{cell_uri}/outputs/{index}"
+    described.update({
         "outputType": output.output_type,
-        "mimeTypes": [item.mime for item in output.items],
+        "mimeType": richest_mime(mimes),
+        "mimeTypes": mimes,
         "bytes": sum(item.bytes for item in output.items),
-    }
+    })
     text_items = {item.mime: item for item in output.items if not item.binary}
     chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), None)
     if chosen is None and text_items:
@@ -114,9 +137,11 @@ def source_is_paged(source: str, limits: Limits) -> bool:
 
 
 def cell_snapshot(
-    cell: RawCell, limits: Limits, *, include_source: bool = True, include_outputs: bool = False, source_offset: int = 0
+    cell: RawCell, limits: Limits, *, include_source: bool = True, include_outputs: bool = False, source_offset: int = 0,
+    path: str | None = None,
 ) -> dict[str, Any]:
-    """A cell as tools return it: ``{id, index, type, sourceHash, source?, executionCount, outputs?}``.
+    """A cell as tools return it: ``{id, uri?, index, type, sourceHash, source?, executionCount, outputs?}``
+    (``uri``: ``notebook://{path}/cells/{id}`` given the notebook's ``path``; its outputs then carry theirs).
 
     A source that is not returned whole (:func:`source_is_paged`, or ``source_offset`` > 0) is returned one
     page at a time: ``source`` is bytes ``[sourceOffset, nextSourceOffset)`` of it (UTF-8, never splitting a
@@ -124,12 +149,15 @@ def cell_snapshot(
     ``sourceBytes``. The hash is always of the full source. ``outputCount`` is given for code cells; with
     ``include_outputs`` the first ``limits.outputs_per_cell`` outputs are described.
     """
-    snap: dict[str, Any] = {
-        "id": cell.id,
+    uri = None if path is None else cell_uri(path, cell.id)
+    snap: dict[str, Any] = {"id": cell.id}
+    if uri is not None:
+        snap["uri"] = uri
+    snap.update({
         "index": cell.index,
         "type": cell.cell_type,
         "sourceHash": source_hash(cell.source),
-    }
+    })
     if include_source:
         if source_offset == 0 and not source_is_paged(cell.source, limits):
             snap["source"] = cell.source
@@ -141,7 +169,7 @@ def cell_snapshot(
         snap["outputCount"] = cell.output_count
         if include_outputs:
             shown = cell.outputs[: limits.outputs_per_cell]
-            snap["outputs"] = [describe_output(i, o, limits) for i, o in enumerate(shown)]
+            snap["outputs"] = [describe_output(i, o, limits, uri) for i, o in enumerate(shown)]
             if cell.output_count > len(shown):
                 snap["outputsOmitted"] = cell.output_count - len(shown)
     return snap

@@ -2,21 +2,23 @@
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``session = await webmcp_bridge.lab.session.start(ctx)`` where
 ``ctx`` is ``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry},
-modelContext, pageContributions, setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode}``; the
-result is the page's :class:`LabSession`, which the loader holds (a proxy it owns) and stops with
+modelContext, pageContributions, pageSearch, setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode,
+connectResources, disconnectResources}`` (``pageSearch``: the page URL's query string as it was when the loader's
+script ran); the result is the page's :class:`LabSession`, which the loader holds (a proxy it owns) and stops with
 ``session.stop()``; its ``reply`` is JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``.
 "unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
 (:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start
 in the background, so a person can review and restrict with no agent. The person's settings
-(:mod:`webmcp_bridge.lab.settings`: limits, disabled tools, the start-up mode) are applied before the tools are
-connected, so no call is served under the defaults when the person chose otherwise.
+(:mod:`webmcp_bridge.lab.settings`: limits, disabled tools, toolsets, the start-up mode) are applied before the tools
+are connected, so no call is served under the defaults when the person chose otherwise.
 
 One :class:`LabSession` starts and stops every part: the site's own contributions
 (:mod:`webmcp_bridge.lab.contributions`, loaded first so their tools are in the first registration; their
 problems go to the status item through ``setDiagnostics``), the bridge
 (:func:`webmcp_bridge.session.bridge.build_bridge` over the live application and its dialogs), the page's
-call and run events (:mod:`webmcp_bridge.lab.events`), the settings, the WebMCP registration, the person's side
+call and run events (:mod:`webmcp_bridge.lab.events`), the toolsets the page serves (its URL's ``?toolsets=``, the
+site's own toolsets included), the settings, the WebMCP registration, the MCP resources, the person's side
 (the Agent panel and cell markers, the proposal view, the share command). The loader starts one per page and
 holds it; nothing in this module keeps running state.
 
@@ -55,7 +57,9 @@ STEPS = (
     "pydantic._internal._model_construction",
     "pydantic.main",
     "pydantic",
+    "webmcp_bridge.calls.payloads",
     "webmcp_bridge.calls.registry",
+    "webmcp_bridge.tools.payloads",
     "webmcp_bridge.tools.workspace",
     "webmcp_bridge.tools.cells",
     "webmcp_bridge.tools.edit",
@@ -67,11 +71,14 @@ STEPS = (
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
+    "webmcp_bridge.tools.toolsets",
     "webmcp_bridge.contrib",
     "webmcp_bridge.contrib.assemble",
     "webmcp_bridge.lab.notebook",
     "webmcp_bridge.lab.dialogs",
     "webmcp_bridge.lab.webmcp",
+    "webmcp_bridge.session.resources",
+    "webmcp_bridge.lab.resources",
 )
 
 
@@ -94,7 +101,8 @@ class LabSession:
     Attributes (None until started, and again after :meth:`stop`): ``bridge`` (the session's parts:
     registry, guard, change log, proposals, shared selections, calls, dialogs), ``settings``
     (:class:`~webmcp_bridge.lab.settings.LabSettings`), ``registration``
-    (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), the person's side: ``notebooks``
+    (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), ``resources``
+    (:class:`~webmcp_bridge.lab.resources.ResourceRegistration`, only with WebMCP), the person's side: ``notebooks``
     (:class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), ``markers``
     (:class:`~webmcp_bridge.lab.ui.markers.CellMarkers`), ``panel`` (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`),
     ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`), ``share``
@@ -114,6 +122,7 @@ class LabSession:
         self.panel: Any = None
         self.view: Any = None
         self.share: Any = None
+        self.resources: Any = None
         self._dom: Any = None  # the person's side's dom.js, made once and shared by the panel, markers and view
         self.events: Any = None
         self._tasks: list[asyncio.Future[None]] = []
@@ -150,16 +159,19 @@ class LabSession:
                                                                          diagnostics=diagnostics))
         self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
-        await self._start_settings()  # before any call is served: limits, disabled tools, mode
+        self._choose_toolsets()
+        await self._start_settings()  # before any call is served: limits, disabled tools, toolsets, mode
         self._background("panel", self._start_panel)  # with or without WebMCP: the person's side always comes up
         self._background("proposals", self._start_view)
         self._start_share()
         if is_nullish(ctx.modelContext):
             return self._replied({"state": "unavailable", "tools": 0, "timings": self.timings})
         registration = WebMCPRegistration(registry, ctx)
-        definitions = await self._step("schemas", registry.definitions)
+        await self._schemas()
+        definitions = await self._step("definitions", registry.definitions)
         count = await self._step("register", lambda: registration.register(definitions))
         self.registration = registration
+        await self._step("resources", self._start_resources)
         return self._replied({"state": "ready", "tools": count, "timings": self.timings})
 
     def _replied(self, reply: dict[str, Any]) -> dict[str, Any]:
@@ -184,6 +196,47 @@ class LabSession:
             show(json.dumps(diagnostics.to_json(), ensure_ascii=False))
 
         self._unlisten = diagnostics.listen(update)
+
+    async def _schemas(self) -> None:
+        """Generate every tool's input and output schema (cached by the registry for its definitions), one tool per
+        stretch with a yield between: generating them all at once held the page for a second and more. Timings:
+        ``schemas`` (ms in all) and ``schemasLongest`` (the longest stretch)."""
+        total = longest = 0.0
+        for tool in self.bridge.registry.tools():
+            began = time.perf_counter()
+            tool.input_schema()
+            tool.output_schema()
+            spent = (time.perf_counter() - began) * 1000
+            total, longest = total + spent, max(longest, spent)
+            await asyncio.sleep(0)
+        self.timings["schemas"] = round(total, 1)
+        self.timings["schemasLongest"] = round(longest, 1)
+
+    def _start_resources(self) -> None:
+        """Notebooks, cells and outputs as MCP resources where the runtime has them (lab/resources.py); a failure is
+        printed and leaves the tools working."""
+        try:
+            from webmcp_bridge.lab.resources import ResourceRegistration
+
+            resources = ResourceRegistration(self.bridge.registry, self.ctx)
+            resources.register()
+            self.resources = resources
+        except Exception:
+            traceback.print_exc()
+
+    def _choose_toolsets(self) -> None:
+        """The toolsets the page's URL chooses (``?toolsets=``, read by the loader when its script ran, before
+        JupyterLab rewrites the URL), else the default; the settings may choose again (calls/toolsets.py). The
+        discovery tool's switch re-registers the tools through :meth:`_tools_changed`."""
+        from webmcp_bridge.calls.toolsets import words_of_query
+        from webmcp_bridge.lab.ffi import is_nullish
+
+        switch = self.bridge.toolsets
+        search = getattr(self.ctx, "pageSearch", None)
+        switch.query_words = None if is_nullish(search) else words_of_query(str(search))
+        for word in switch.choose():
+            print(f"webmcp-bridge: ?toolsets= names no toolset {word[:128]!r}; ignored")
+        switch.on_change = self._tools_changed
 
     def _background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work()`` as a task, so tool registration does not wait for it; a failure is printed to the
@@ -214,7 +267,8 @@ class LabSession:
         await asyncio.sleep(0)
 
     def _tools_changed(self) -> None:
-        """The disabledTools setting changed: register exactly the enabled tools, and show their count."""
+        """The served tools changed (the disabledTools or toolsets setting, or the agent's jupyter_toolsets):
+        register exactly those tools, and show their count."""
         if self.registration is not None:
             self.ctx.setStatus("ready", self.registration.update())
 
@@ -273,6 +327,9 @@ class LabSession:
             setattr(self, name, None)
             if part is not None:
                 _quietly(part.dispose)
+        if self.resources is not None:
+            _quietly(self.resources.unregister)
+            self.resources = None
         if self.registration is not None:
             _quietly(self.registration.unregister)
             self.registration = None

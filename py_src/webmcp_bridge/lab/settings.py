@@ -5,8 +5,8 @@ its ``ISettingRegistry`` token is resolved with ``app.resolveOptionalService`` a
 loaded with ``registry.load(PLUGIN_ID)``. The composite (defaults merged with the person's values) crosses
 once as JSON text and is validated by :func:`webmcp_bridge.session.settings.parse_settings`;
 :class:`~webmcp_bridge.session.settings.SettingsApplier` applies it to the tool registry. On every ``changed``
-signal the same happens again (limits and disabled tools; the mode only at start-up) and, when the set of
-enabled tools changed, ``on_tools_changed()`` lets the caller update the WebMCP registration.
+signal the same happens again (limits, disabled tools, toolsets; the mode only at start-up) and, when the set
+of served tools changed, ``on_tools_changed()`` lets the caller update the WebMCP registration.
 
 Without a settings registry (or if loading fails or takes longer than :data:`SETTINGS_LOAD_SECONDS`) the defaults
 apply and the reason is written to the console.
@@ -59,6 +59,7 @@ class LabSettings:
         self.on_tools_changed = on_tools_changed
         self.settings: Any = None  # ISettingRegistry.ISettings once loaded
         self._changed: Any = None
+        self.tools_changed = False  # whether the last application changed the set of served tools
         self._proxies = Proxies()
 
     async def start(self) -> BridgeSettings:
@@ -84,7 +85,7 @@ class LabSettings:
     def _read_and_apply(self, startup: bool) -> BridgeSettings:
         raw = json.loads(str(js.JSON.stringify(self.settings.composite)))
         parsed, problems = parse_settings(raw)
-        self._apply(parsed, problems, startup=startup)
+        self.tools_changed = self._apply(parsed, problems, startup=startup)
         return parsed
 
     def _apply(self, parsed: BridgeSettings, problems: list[str], startup: bool) -> bool:
@@ -95,9 +96,8 @@ class LabSettings:
 
     def _on_changed(self, *_args: Any) -> None:
         try:
-            before = self.applier.registry.disabled
             self._read_and_apply(startup=False)
-            if self.applier.registry.disabled != before and self.on_tools_changed is not None:
+            if self.tools_changed and self.on_tools_changed is not None:
                 self.on_tools_changed()
         except Exception:
             traceback.print_exc()

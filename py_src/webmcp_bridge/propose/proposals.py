@@ -34,7 +34,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+from pydantic import Field
+
 from webmcp_bridge.calls.outcome import CallEnded
+from webmcp_bridge.calls.payloads import Payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DIFF_LINES, PROPOSAL_CHECK_SECONDS, PROPOSAL_REASON_BYTES, preview
 
@@ -64,6 +67,16 @@ class Decision:
     accepted: bool
     reason: str | None = None
     by: str = "person"
+
+
+class DeniedPayload(Payload):
+    """The result of a change the person denied in Propose mode (``outputSchema`` of every tool that proposes)."""
+
+    status: Literal["denied"]
+    proposalId: str
+    tool: str
+    reason: str | None = Field(description="What the person typed, or why the bridge denied it for them; null when nothing was typed.")
+    message: str
 
 
 class ProposalDenied(CallEnded):

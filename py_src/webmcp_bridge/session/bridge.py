@@ -18,6 +18,7 @@ from webmcp_bridge.access.guard import GuardedHost
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import Registry, Toolset
+from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.contrib.api import Contribution
 from webmcp_bridge.contrib.assemble import assemble
@@ -30,6 +31,13 @@ from webmcp_bridge.host.protocol import DialogSource, NotebookHost
 from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
 from webmcp_bridge.tools.common import CallContext
+
+#: the toolsets a page serves at load unless its URL or the settings choose (calls/toolsets.py): the core notebook
+#: job (read, edit, run: 17 tools) and following calls that outlive the timeout or open a dialog (2); with the
+#: always-on discovery tool that is 20 tools, the budget (calls.toolsets.TOOL_BUDGET)
+DEFAULT_TOOLSETS = ("notebooks", "calls")
+#: always on: the discovery tool, so every other toolset stays one call away
+ALWAYS_TOOLSETS = ("toolsets",)
 
 
 def builtin_toolsets() -> list[Toolset]:
@@ -52,12 +60,13 @@ class Bridge:
         reads: which pages of big cell sources the agent was given (a whole-source write needs them all).
         pending: the registry's calls, running and pending.
         dialogs: the page's dialogs and the calls that own them.
+        toolsets: which toolsets the page serves (every one until the page chooses: ``toolsets.choose()``).
         diagnostics: what went wrong with the site's contributions (the status item, ``jupyter_get_context``).
     """
 
     def __init__(self, registry: Registry[CallContext], guard: GuardedHost, changes: ChangeLog, proposals: ProposalBook,
                  shared: SharedSelections, reads: SourceReads, pending: PendingCalls, dialogs: DialogTracker,
-                 diagnostics: Diagnostics | None = None) -> None:
+                 toolsets: ToolsetSwitch, diagnostics: Diagnostics | None = None) -> None:
         self.registry = registry
         self.guard = guard
         self.changes = changes
@@ -66,6 +75,7 @@ class Bridge:
         self.reads = reads
         self.pending = pending
         self.dialogs = dialogs
+        self.toolsets = toolsets
         self.diagnostics = Diagnostics() if diagnostics is None else diagnostics
 
     @property
@@ -117,14 +127,24 @@ def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs
     for toolset in assembly.toolsets:
         registry.add_toolset(toolset)
     attach_observers(registry, guard.runs, assembly, diagnostics)
+    switch = ToolsetSwitch(registry, DEFAULT_TOOLSETS, ALWAYS_TOOLSETS)
+    registry.context.toolsets = switch
     tracker.start()
-    return Bridge(registry, guard, changes, proposals, shared, reads, pending, tracker, diagnostics)
+    return Bridge(registry, guard, changes, proposals, shared, reads, pending, tracker, switch, diagnostics)
 
 
 def tool_definitions(limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
-    """The WebMCP definitions of the built-in tools (name, title, description, inputSchema, annotations).
-
-    Static data: the build writes it to the loader's ``tools.json`` so the tools can be registered before
-    Python starts in the page. Needs no host (definitions never touch one).
-    """
+    """The WebMCP definitions of every built-in tool (name, title, description, inputSchema, outputSchema,
+    annotations), every toolset on. Needs no host (definitions never touch one)."""
     return build_bridge(cast(NotebookHost, None), limits=limits).registry.definitions()
+
+
+def tools_manifest(limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """The loader's ``tools.json``: ``{"definitions": [every tool's definition], **ToolsetSwitch.manifest()}``
+    (each toolset's tool names, the aliases ``all``/``default``, the always-on toolsets, the query key).
+
+    Static data, written by the build, so the page registers the tools its URL chooses before Python starts
+    there (Python then corrects the set if the settings choose otherwise, docs/loader.md 2b).
+    """
+    bridge = build_bridge(cast(NotebookHost, None), limits=limits)
+    return {"definitions": bridge.registry.definitions(), **bridge.toolsets.manifest()}

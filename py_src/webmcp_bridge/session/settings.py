@@ -9,7 +9,8 @@ key                meaning                                    default     bounds
 =================  =========================================  ==========  =====================================
 executionTimeout   seconds before a call returns ``pending``  20          1 .. 600 (a number)
 resultBytes        cap on one result's JSON text, UTF-8       51200       4096 .. 1048576 (an integer)
-disabledTools      tool names the agent may not use           []          names ``[A-Za-z0-9_.-]{1,128}``, 200 at most
+disabledTools      tool names the agent may not use           []          names or globs, 200 at most
+toolsets           the toolsets the page serves               null        toolset names or aliases, 50 at most
 defaultMode        "direct" or "propose"                      "direct"    applied at start-up only
 =================  =========================================  ==========  =====================================
 
@@ -20,10 +21,15 @@ never raised. :func:`limits_for` turns settings into :class:`~webmcp_bridge.core
 (``dataclasses.replace`` of the site's own limits); :class:`SettingsApplier` applies them to a registry at
 start-up and on every change.
 
-Disabled tools: they are left out of ``Registry.definitions()`` (so the page unregisters them from WebMCP)
-and a call that still names one is refused with ``UNKNOWN_TOOL`` and ``disabled: true`` (to the agent the
-tool does not exist in this page; the message says the person turned it off). Unknown names are ignored
-(reported as problems), so a setting written for a later version does no harm.
+Disabled tools: each entry is a tool name or a glob (``fnmatch.fnmatchcase``: ``jupyter_*_comment``,
+``jupyter_run_?ode``); the tools they match are left out of ``Registry.definitions()`` (so the page unregisters
+them from WebMCP) and a call that still names one is refused with ``UNKNOWN_TOOL`` and ``disabled: true`` (to
+the agent the tool does not exist in this page; the message says the person turned it off). An entry that
+matches no tool is ignored (reported as a problem), so a setting written for a later version does no harm.
+
+Toolsets: the words (toolset names, ``all``, ``default``) choosing the toolsets the page serves when its URL
+has no ``?toolsets=`` (:mod:`webmcp_bridge.calls.toolsets`); null (the default) leaves the choice to the
+default set. A change applies at once and replaces the toolsets the agent turned on or off.
 
 Default mode: applied once when the bridge starts; afterwards the person's switch (the command palette's
 "Agent: Propose changes", the Agent panel) wins, and a change of ``defaultMode`` waits for the next load.
@@ -36,10 +42,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from webmcp_bridge.calls.toolsets import disabled_by_patterns
 from webmcp_bridge.core.limits import (
     DEFAULT_LIMITS,
     EXECUTION_TIMEOUT_BOUNDS,
     MAX_DISABLED_TOOLS,
+    MAX_TOOLSET_WORDS,
     MIN_PAGE_BYTES,
     RESULT_BYTES_BOUNDS,
     RUN_TIMEOUT_BOUNDS,
@@ -52,19 +60,37 @@ PLUGIN_ID = "webmcp-bridge:plugin"
 #: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
 PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_GLOB_CHARS = _NAME_CHARS | frozenset("*?[]!")
+
+
+def _strings(raw: Any, key: str, what: str, chars: frozenset[str], most: int, problems: list[str]) -> tuple[str, ...] | None:
+    """The valid, unique, sorted entries of list setting ``key`` (each 1..:data:`TOOL_NAME_MAX_CHARS` of ``chars``; ``what`` names them in
+    a problem), at most ``most``; None when ``raw`` is not a list."""
+    if not isinstance(raw, list):
+        return None
+    good = [n for n in raw if isinstance(n, str) and 1 <= len(n) <= TOOL_NAME_MAX_CHARS and set(n) <= chars]
+    if len(good) != len(raw):
+        problems.append(f"{key}: {len(raw) - len(good)} entry(ies) are not {what} and were ignored")
+    unique = sorted(set(good))
+    if len(unique) > most:
+        problems.append(f"{key}: only the first {most} entries (sorted) are used")
+        unique = unique[:most]
+    return tuple(unique)
 
 
 @dataclass(frozen=True)
 class BridgeSettings:
     """The settings, validated. ``execution_timeout`` in seconds, ``result_bytes`` in UTF-8 bytes,
     ``disabled_tools`` sorted and unique, ``default_mode`` one of :data:`~webmcp_bridge.propose.proposals.MODES`,
-    ``run_timeout`` the seconds jupyter_run_cells waits for one cell (then reports it running)."""
+    ``run_timeout`` the seconds jupyter_run_cells waits for one cell (then reports it running), ``toolsets`` the
+    words choosing the page's toolsets (None: not chosen by the settings; see :mod:`webmcp_bridge.calls.toolsets`)."""
 
     execution_timeout: float = DEFAULT_LIMITS.execution_timeout_seconds
     result_bytes: int = DEFAULT_LIMITS.result_bytes
     disabled_tools: tuple[str, ...] = ()
     default_mode: Mode = "direct"
     run_timeout: float = DEFAULT_LIMITS.run_timeout_seconds
+    toolsets: tuple[str, ...] | None = None
 
 
 DEFAULT_SETTINGS = BridgeSettings()
@@ -125,18 +151,18 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
             values["result_bytes"] = clamped_size
 
     if "disabledTools" in raw:
-        names = raw["disabledTools"]
-        if not isinstance(names, list):
+        patterns = _strings(raw["disabledTools"], "disabledTools", "tool names or globs", _GLOB_CHARS, MAX_DISABLED_TOOLS, problems)
+        if patterns is None:
             problems.append("disabledTools is not a list; no tool is disabled")
         else:
-            good = [n for n in names if isinstance(n, str) and 1 <= len(n) <= TOOL_NAME_MAX_CHARS and set(n) <= _NAME_CHARS]
-            if len(good) != len(names):
-                problems.append(f"disabledTools: {len(names) - len(good)} entry(ies) are not tool names and were ignored")
-            unique = sorted(set(good))
-            if len(unique) > MAX_DISABLED_TOOLS:
-                problems.append(f"disabledTools: only the first {MAX_DISABLED_TOOLS} names (sorted) are used")
-                unique = unique[:MAX_DISABLED_TOOLS]
-            values["disabled_tools"] = tuple(unique)
+            values["disabled_tools"] = patterns
+
+    if raw.get("toolsets") is not None:
+        words = raw["toolsets"]
+        if isinstance(words, list):  # the order of words does not matter: a set of toolsets
+            values["toolsets"] = _strings(words, "toolsets", "toolset names", _NAME_CHARS, MAX_TOOLSET_WORDS, problems)
+        else:
+            problems.append("toolsets is not a list; the default toolsets are served")
 
     if "defaultMode" in raw:
         mode = raw["defaultMode"]
@@ -169,7 +195,8 @@ class SettingsApplier:
 
     The registry's limits at construction are the base every later change starts from (changes never
     compound). :meth:`apply` replaces ``registry.limits`` and ``registry.context.limits`` with
-    :func:`limits_for`, sets the disabled tools, and at start-up sets the mode.
+    :func:`limits_for`, sets the disabled tools, chooses the toolsets (through the context's
+    :class:`~webmcp_bridge.calls.toolsets.ToolsetSwitch`, when it has one) and at start-up sets the mode.
     """
 
     def __init__(self, registry: Any) -> None:
@@ -178,20 +205,24 @@ class SettingsApplier:
         self.current: BridgeSettings | None = None
 
     def apply(self, settings: BridgeSettings, *, startup: bool = False) -> tuple[bool, list[str]]:
-        """Apply ``settings``. Returns ``(tools_changed, problems)``: whether the set of enabled tools
-        changed (the caller then updates the WebMCP registration), and the names in ``disabledTools`` that
-        are not tools of this registry."""
+        """Apply ``settings``. Returns ``(tools_changed, problems)``: whether the set of served tools changed
+        (the caller then updates the WebMCP registration), and the ``disabledTools`` entries that match no tool
+        of this registry and the ``toolsets`` words that name no toolset."""
         limits = limits_for(self.base, settings)
         self.registry.limits = limits
         context = self.registry.context
         if hasattr(context, "limits"):
             context.limits = limits
-        known = {tool.name for tool in self.registry.tools()}
-        disabled = frozenset(name for name in settings.disabled_tools if name in known)
-        problems = [f"disabledTools: there is no tool named {name!r}" for name in settings.disabled_tools if name not in known]
-        changed = disabled != self.registry.disabled
+        before = {d["name"] for d in self.registry.definitions()}
+        disabled, unmatched = disabled_by_patterns(settings.disabled_tools, (tool.name for tool in self.registry.tools()))
+        problems = [f"disabledTools: {pattern!r} matches no tool" for pattern in unmatched]
         self.registry.set_disabled(disabled)
+        switch = getattr(context, "toolsets", None)
+        previous = (self.current or DEFAULT_SETTINGS).toolsets
+        if switch is not None and (startup or settings.toolsets != previous):
+            switch.setting_words = None if settings.toolsets is None else list(settings.toolsets)
+            problems += [f"toolsets: there is no toolset named {word!r}" for word in switch.choose()]
         if startup:
             context.proposals.set_mode(settings.default_mode)
         self.current = settings
-        return changed, problems
+        return {d["name"] for d in self.registry.definitions()} != before, problems

@@ -64,3 +64,11 @@ def code_toolset() -> Toolset:
     from webmcp_bridge.tools import code
 
     return Toolset("code", "Run code in a notebook's kernel without creating a cell.", code.TOOLS)
+
+
+def toolsets_toolset() -> Toolset:
+    """The ``toolsets`` toolset: ``jupyter_toolsets``, the discovery tool (always on: it lists the page's toolsets and
+    turns the others on, see :mod:`webmcp_bridge.calls.toolsets`)."""
+    from webmcp_bridge.tools import toolsets
+
+    return Toolset("toolsets", "List this page's toolsets and turn them on or off.", toolsets.TOOLS)

@@ -6,9 +6,10 @@ not listed; the result gives only their count.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from webmcp_bridge.access.guard import parse_level
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.limits import PROVENANCE_PER_CELL
 from webmcp_bridge.tools.common import CallContext, CellSelection, unique
@@ -16,6 +17,33 @@ from webmcp_bridge.tools.common import CallContext, CellSelection, unique
 
 class GetCellAccessInput(CellSelection):
     pass
+
+
+class Provenance(Wire):
+    actor: Literal["person", "agent"]
+    kind: str
+    time: float
+    count: int
+    revision: int | None
+
+
+class CellAccess(Wire):
+    id: str
+    index: int
+    access: Literal["write", "read"]
+    editable: bool
+    deletable: bool
+    provenance: list[Provenance]
+
+
+class CellAccessOutput(Payload):
+    path: str
+    notebookAccess: Literal["write", "read"]
+    cells: list[CellAccess]
+    hiddenCellCount: int
+    truncated: bool
+    omittedCount: int
+    nextStartIndex: int = sometimes()
 
 
 async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[str, Any]:
@@ -52,5 +80,5 @@ TOOLS = (
          "The access the person gave this notebook and each visible cell (write: you may change it; read: you may only "
          "read it; editable/deletable false: the notebook's author locked its source / its deletion), and who recently inserted, edited or ran each cell (person or agent, coalesced). Only the person "
          "changes access. Cells hidden from you are only counted (hiddenCellCount).",
-         GetCellAccessInput, get_cell_access, Annotations(read_only=True)),
+         GetCellAccessInput, get_cell_access, Annotations(read_only=True), CellAccessOutput),
 )

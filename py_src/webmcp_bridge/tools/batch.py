@@ -25,12 +25,13 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field
 
 from webmcp_bridge.access.guard import GuardedNotebook
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, SHORT_ID_CHARS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
-from webmcp_bridge.propose.proposals import DIFF_LINES, diff_lines_at_least, source_diff
+from webmcp_bridge.propose.proposals import DIFF_LINES, DeniedPayload, diff_lines_at_least, source_diff
 from webmcp_bridge.tools.common import (
     CallContext,
     CellIdField,
@@ -43,6 +44,7 @@ from webmcp_bridge.tools.common import (
     unique,
     write_block,
 )
+from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
 
 ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=ID_CHARS)]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
@@ -186,6 +188,25 @@ def _named(edit: Any) -> list[str]:
     return [i for i in (getattr(edit, "cell_id", None), getattr(edit, "reference_cell_id", None)) if i is not None]
 
 
+class DeletedId(Wire):
+    id: str
+
+
+class EditDone(Wire):
+    """One edit of the batch, as the whole batch left its cell."""
+
+    editIndex: int
+    op: Literal["insert", "update", "edit", "delete", "move"]
+    cell: CellRef = sometimes()
+    deleted: DeletedId = sometimes()
+
+
+class EditsApplied(Payload):
+    path: str
+    results: list[EditDone]
+    notebook: NotebookRevision
+
+
 async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]:
     """Check and apply a batch of cell edits, all or nothing.
 
@@ -280,5 +301,5 @@ TOOLS = (
          "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is checked first "
          "(ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the failing editIndex. "
          "Ids must be of cells that exist before the batch. The person can undo the batch as one step.",
-         ApplyEditsInput, apply_edits, Annotations(untrusted_content=True, consequential=True)),
+         ApplyEditsInput, apply_edits, Annotations(untrusted_content=True, consequential=True), EditsApplied | DeniedPayload),
 )

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from webmcp_bridge.calls.dialogs import ANSWER_TOOL
+from webmcp_bridge.calls.payloads import AnyPayload, Wire
 from webmcp_bridge.calls.pending import PendingCall
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
@@ -61,6 +62,18 @@ class AnswerDialogInput(ToolInput):
                                                        "maximum: just under the execution timeout).", ge=0, le=WAIT_FOR_RESULT_SECONDS)] = None
 
 
+class AnsweredDialog(Wire):
+    dialogId: str
+    button: str = Field(description="The label clicked.")
+    buttonIndex: int
+
+
+class DialogAnswered(AnyPayload):
+    """The owning call's own result (or its pending payload), with ``answered``."""
+
+    answered: AnsweredDialog
+
+
 async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult | dict[str, Any]:
     """Click a button of the shown dialog that one of the agent's calls opened, then return that call's result
     with ``answered`` {dialogId, button (its label), buttonIndex} added (or its pending payload past the timeout)."""
@@ -80,11 +93,11 @@ TOOLS = (
          "Collect the result of a call that returned status 'pending': waits up to timeout seconds, then returns the "
          "call's own final result, or pending again if it is still running (at once, with `dialog`, when a JupyterLab "
          "dialog opened by that call needs an answer: see jupyter_answer_dialog).",
-         WaitForResultInput, wait_for_result, Annotations(read_only=True, untrusted_content=True)),
+         WaitForResultInput, wait_for_result, Annotations(read_only=True, untrusted_content=True), AnyPayload),
     Tool(ANSWER_TOOL, "Answer dialog",
          "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's `dialog`, "
          "or `dialogs` with answerable: true), by label or index, as the person would; then wait for that call and return "
          "its result with `answered` {dialogId, button (the label), buttonIndex}. Refused (INVALID_ARGUMENT, nothing clicked) for a dialog the "
          "person opened, a queued dialog, several open dialogs without dialogId, or an unknown button.",
-         AnswerDialogInput, answer_dialog, Annotations(untrusted_content=True, consequential=True)),
+         AnswerDialogInput, answer_dialog, Annotations(untrusted_content=True, consequential=True), DialogAnswered),
 )

@@ -6,15 +6,100 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import HEADER_BYTES, EncodedImage, ImageInfo, ImageRequest, first_request, image_size, next_request
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, summary, unique
+from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
+from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
 
 READ = Annotations(read_only=True, untrusted_content=True)
+
+
+class CellSnapshot(Wire):
+    """A cell as read (:func:`webmcp_bridge.core.snapshot.cell_snapshot`)."""
+
+    id: str
+    uri: str = sometimes("notebook://{path}/cells/{cellId}.")
+    index: int
+    type: Literal["code", "markdown", "raw"]
+    sourceHash: str
+    source: str = sometimes()
+    sourceTruncated: bool = sometimes()
+    sourceBytes: int = sometimes()
+    sourceOffset: int = sometimes()
+    nextSourceOffset: int | None = sometimes()
+    executionCount: int | None = sometimes()
+    outputCount: int = sometimes()
+    outputs: list[OutputListing] = sometimes()
+    outputsOmitted: int = sometimes()
+
+
+class GetCellsOutput(Payload):
+    path: str
+    cellCount: int
+    cells: list[CellSnapshot]
+    truncated: bool
+    omittedCount: int
+    hiddenCellCount: int
+    nextStartIndex: int = sometimes()
+    omittedCellIds: list[str] = sometimes()
+
+
+class OutputText(Payload):
+    """A page of an output's text."""
+
+    cellId: str
+    outputIndex: int
+    uri: str
+    outputType: str
+    mimeType: str
+    mimeTypes: list[str]
+    text: str
+    offset: int
+    nextOffset: int | None
+    totalBytes: int
+    truncated: bool
+
+
+class ImageFacts(Wire):
+    """An image's type, size in pixels and decoded bytes (:meth:`webmcp_bridge.core.images.ImageInfo.to_json`)."""
+
+    mimeType: str
+    width: int
+    height: int
+    bytes: int
+    downscaled: bool = sometimes("In ``image``: whether the block holds a smaller copy, not the stored image.")
+
+
+class OutputImage(Payload):
+    """An image output: the image itself follows as MCP image content (:func:`_image`)."""
+
+    cellId: str
+    outputIndex: int
+    uri: str
+    outputType: str
+    mimeType: str
+    mimeTypes: list[str]
+    bytes: int = Field(description="The stored image's decoded size.")
+    original: ImageFacts
+    image: ImageFacts = Field(description="What the image block holds.")
+    note: str = sometimes()
+
+
+class ExportOutput(Payload):
+    path: str
+    format: Literal["markdown"]
+    document: str
+    offset: int
+    nextOffset: int | None
+    truncated: bool
+    exportedCellCount: int
+    notebook: NotebookSummary
 
 
 class GetCellsInput(CellSelection):
@@ -52,7 +137,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     budget, snapshots = limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for cell in cells:
         snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
-                             source_offset=args.source_offset)
+                             source_offset=args.source_offset, path=nb.path)
         if not snapshots:
             _fit_outputs(snap, budget)
         budget -= json_bytes(snap) + 1
@@ -80,8 +165,13 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
 
 
 class GetOutputInput(NotebookInput):
-    cell_id: CellIdField
-    output_index: Annotated[int, Field(description="Index of the output within the cell (from jupyter_get_cells).", ge=0, le=MAX_INT)]
+    cell_id: Annotated[str | None, Field(description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
+                                         min_length=1, max_length=256)] = None
+    output_index: Annotated[int | None, Field(description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
+                                              ge=0, le=MAX_INT)] = None
+    uri: Annotated[str | None, Field(description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
+                                                 "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
+                                     min_length=1, max_length=MAX_URI_CHARS)] = None
     mime_type: Annotated[str | None, Field(description="Which representation (default: the image if there is one, else an SVG's markup, "
                                                        "else the first text one).", max_length=128)] = None
     offset: Annotated[int, Field(description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.", ge=0, le=MAX_INT)] = 0
@@ -94,28 +184,46 @@ class GetOutputInput(NotebookInput):
                                                 "instead of a copy bounded by maxSide and maxImageBytes.")] = False
 
 
+def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
+    """``(notebookPath, cellId, outputIndex)`` from ``uri`` or from the three arguments (INVALID_ARGUMENT when both
+    ways, neither, or a uri that names no output)."""
+    if args.uri is not None:
+        if args.notebook_path is not None or args.cell_id is not None or args.output_index is not None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give uri alone, or cellId and outputIndex (with notebookPath), not both.")
+        address = parse_uri(args.uri)
+        if address.cell_id is None or address.output_index is None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "That uri names a notebook or a cell, not an output "
+                            "(notebook://{path}/cells/{cellId}/outputs/{index}).")
+        return address.path, address.cell_id, address.output_index
+    if args.cell_id is None or args.output_index is None:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellId and outputIndex, or uri.")
+    return args.notebook_path, args.cell_id, args.output_index
+
+
 async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] | ToolResult:
-    nb = await ctx.notebook(args.notebook_path)
-    cell = described = nb.find_cells([args.cell_id], max_outputs=args.output_index + 1)[0]
-    if args.output_index >= described.output_count:
-        raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {args.output_index}.",
-                        cellId=cell.id, outputIndex=args.output_index, outputCount=described.output_count)
-    output = described.outputs[args.output_index]
+    path, cell_id, index = output_address(args)
+    nb = await ctx.notebook(path)
+    cell = described = nb.find_cells([cell_id], max_outputs=index + 1)[0]
+    if index >= described.output_count:
+        raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {index}.",
+                        cellId=cell.id, outputIndex=index, outputCount=described.output_count)
+    output = described.outputs[index]
     mimes = [item.mime for item in output.items]
     if args.mime_type is not None:
         if args.mime_type not in mimes:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {args.mime_type!r} representation.",
-                            cellId=cell.id, outputIndex=args.output_index, mimeTypes=mimes)
+                            cellId=cell.id, outputIndex=index, mimeTypes=mimes)
         mime = args.mime_type
     else:
         mime = default_mime(output)
-    base = {"cellId": cell.id, "outputIndex": args.output_index, "outputType": output.output_type, "mimeType": mime, "mimeTypes": mimes}
+    base = {"cellId": cell.id, "outputIndex": index, "uri": output_uri(nb.path, cell.id, index), "outputType": output.output_type,
+            "mimeType": mime, "mimeTypes": mimes}
     if mime in BINARY_MIME_TYPES:
         if mime not in IMAGE_MIME_TYPES:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.", **base)
-        return await _image(ctx, nb, cell.id, args, mime, base)
+        return await _image(ctx, nb, cell.id, index, args, mime, base)
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
-    page = nb.read_output_text(cell.id, args.output_index, mime, args.offset, page_max)
+    page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
     return {**base, "text": page.text, "offset": page.offset, "nextOffset": page.next_offset,
             "totalBytes": page.total_bytes, "truncated": page.next_offset is not None}
 
@@ -124,13 +232,13 @@ def _not_an_image(mime: str, base: dict[str, Any]) -> ToolError:
     return ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", **base)
 
 
-async def _image(ctx: CallContext, nb: Any, cell_id: str, args: GetOutputInput, mime: str, base: dict[str, Any]) -> ToolResult:
+async def _image(ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetOutputInput, mime: str, base: dict[str, Any]) -> ToolResult:
     """An image output as MCP image content: by default a copy bounded by ``maxSide`` and ``maxImageBytes``
     (:mod:`webmcp_bridge.core.images` decides it, the host makes it), the original on request (``original``) or
     when it fits both bounds. The payload reports the original (``original``: type, size in pixels, bytes) and
     what the image block holds (``image``, with ``downscaled``)."""
     limits = ctx.limits
-    head, size = nb.read_output_binary_head(cell_id, args.output_index, mime, HEADER_BYTES)
+    head, size = nb.read_output_binary_head(cell_id, index, mime, HEADER_BYTES)
     dimensions = image_size(mime, head)
     if dimensions is None:
         raise _not_an_image(mime, base)
@@ -141,7 +249,7 @@ async def _image(ctx: CallContext, nb: Any, cell_id: str, args: GetOutputInput, 
     payload: dict[str, Any] = {**base, "bytes": size, "original": info.to_json()}
     made: list[tuple[ImageRequest, int]] = []
     while request is not None:
-        copy: EncodedImage | None = await nb.encode_output_image(cell_id, args.output_index, mime, request)
+        copy: EncodedImage | None = await nb.encode_output_image(cell_id, index, mime, request)
         if copy is None:  # this host cannot make copies of this format: the original, if it fits
             payload["note"] = f"This page cannot make a smaller copy of a {mime} image; the original is returned when it fits."
             break
@@ -156,7 +264,7 @@ async def _image(ctx: CallContext, nb: Any, cell_id: str, args: GetOutputInput, 
                         f"{smallest[0].width}x{smallest[0].height}, was {smallest[1]} bytes); raise maxImageBytes (at most {limits.image_bytes}) "
                         "or lower maxSide.", maxImageBytes=max_bytes, original=info.to_json(), **base)
     cap = limits.image_bytes if args.original else max_bytes
-    data, _ = nb.read_output_binary(cell_id, args.output_index, mime, cap)
+    data, _ = nb.read_output_binary(cell_id, index, mime, cap)
     if data is None:
         hint = "" if args.original else f" (maxImageBytes, at most {limits.image_bytes}; or original: true)"
         raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {cap} bytes are returned{hint}.",
@@ -208,14 +316,14 @@ TOOLS = (
          "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution count, and "
          "with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source comes in pages "
          "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
-         GetCellsInput, get_cells, READ),
+         GetCellsInput, get_cells, READ, GetCellsOutput),
     Tool("jupyter_get_output", "Get output",
-         "Read one output of a code cell: text paged by UTF-8 byte offset (ANSI colours stripped; an SVG as its markup), or an image as "
-         "MCP image content: by default a copy at most maxSide pixels on its longest side and maxImageBytes bytes (the original's "
-         "size is reported); original: true returns it as stored.",
-         GetOutputInput, get_output, READ),
+         "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset (ANSI colours "
+         "stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most maxSide pixels on its longest "
+         "side and maxImageBytes bytes (the original's size is reported); original: true returns it as stored.",
+         GetOutputInput, get_output, READ, OutputText | OutputImage),
     Tool("jupyter_export_notebook", "Export notebook",
          "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "
          "pass nextOffset as offset to get the next part.",
-         ExportInput, export_notebook, READ),
+         ExportInput, export_notebook, READ, ExportOutput),
 )

@@ -4,54 +4,96 @@ Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), fe
 coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/outputs), cellId, time,
 count, revision}``. A change of a cell that was hidden from the agent when it happened, or is hidden now,
 is left out (only their number is given, as ``hiddenChangeCount``).
+
+With ``wait``, the call follows the person's typing (:mod:`webmcp_bridge.changes.feed`): it returns once there is
+something to tell, and a burst of typing is told once it is over (0.25 s after the typing pauses, at most 2 s
+after it began); the ``seq`` it returns stops before a burst still under way, so the next call tells of it.
+Without ``wait``, every change kept is returned at once; a burst still under way carries ``typing: true``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.access.guard import parse_level
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.changes.feed import wait_for_announcement
+from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import CHANGES_POLL_SECONDS, CHANGES_RETURNED, CHANGES_RETURNED_DEFAULT, CHANGES_WAIT_SECONDS
+from webmcp_bridge.core.limits import CHANGES_RETURNED, CHANGES_RETURNED_DEFAULT, CHANGES_WAIT_SECONDS
 from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
 
 
 class GetChangesInput(NotebookInput):
     since: Annotated[int | None, Field(description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.", ge=0, le=MAX_INT)] = None
     since_revision: Annotated[int | None, Field(description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).", ge=0, le=MAX_INT)] = None
-    wait: Annotated[float, Field(description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}).", ge=0, le=CHANGES_WAIT_SECONDS)] = 0
+    wait: Annotated[float, Field(description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); "
+                                             "a burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it began).",
+                                 ge=0, le=CHANGES_WAIT_SECONDS)] = 0
     limit: Annotated[int, Field(description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED)] = CHANGES_RETURNED_DEFAULT
+
+
+class Change(Wire):
+    seq: int
+    actor: Literal["person", "agent"]
+    kind: Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata"]
+    cellId: str
+    time: float
+    count: int = Field(description="Changes merged into this one (a burst of keystrokes is one edit).")
+    revision: int | None
+    typing: bool = sometimes("Without wait: the person is still typing in this cell (told again once the burst is over).")
+
+
+class ChangesOutput(Payload):
+    path: str
+    seq: int = Field(description="Pass it as since next time.")
+    revision: int
+    changes: list[Change]
+    truncated: bool
+    omittedCount: int
+    hiddenChangeCount: int
+    missed: bool = sometimes("Entries newer than since were dropped from the bounded log: read the cells again.")
 
 
 async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]:
     if args.since is not None and args.since_revision is not None:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give since or sinceRevision, not both.")
     nb = await ctx.notebook(args.notebook_path)
-    deadline = time.monotonic() + args.wait
-    while True:
-        nb.take_changes()  # bring the log up to date
+    log = ctx.changes
+    hidden = 0
+
+    def read() -> list[ChangeEntry]:
+        """The visible entries newer than the caller's mark, the log brought up to date first (one host read)."""
+        nonlocal hidden
+        nb.take_changes()
         hidden_now = nb.view().hidden
-        entries = ctx.changes.entries(nb.path, args.since)
+        entries = log.entries(nb.path, args.since)
         if args.since_revision is not None:
             entries = [e for e in entries if e.revision is None or e.revision > args.since_revision]
         shown = [e for e in entries if parse_level(e.access) != "none" and e.cell_id not in hidden_now]
-        if shown or time.monotonic() >= deadline:
-            break
-        await asyncio.sleep(CHANGES_POLL_SECONDS)
+        hidden = len(entries) - len(shown)
+        return shown
+
+    if args.wait > 0:
+        told = await wait_for_announcement(read, args.since, args.wait, log.typing, time.time, asyncio.sleep)
+        shown, seq, typing = told.ready, told.seq, set[int]()
+    else:  # at once: everything kept, a burst under way marked as such
+        shown, seq, now = read(), None, time.time()
+        typing = {e.seq for e in shown if not log.typing.over(e, args.since, now)}
     omitted = max(0, len(shown) - args.limit)
     payload: dict[str, Any] = {
         "path": nb.path,
-        "seq": ctx.changes.latest_seq(),
+        "seq": log.latest_seq() if seq is None else seq,
         "revision": nb.revision(),
-        "changes": [e.to_json() for e in shown[omitted:]],
+        "changes": [{**e.to_json(), **({"typing": True} if e.seq in typing else {})} for e in shown[omitted:]],
         "truncated": omitted > 0,
         "omittedCount": omitted,
-        "hiddenChangeCount": len(entries) - len(shown),
+        "hiddenChangeCount": hidden,
     }
     if args.since is not None and ctx.changes.missed_since(args.since):
         payload["missed"] = True  # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
@@ -62,7 +104,8 @@ TOOLS = (
     Tool("jupyter_get_changes", "Get changes",
          "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each change "
          "with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs cleared, output: outputs "
-         "arrived with no run yet) and the cell id, "
-         "coalesced. Optionally waits up to 15 s for a change. Use it to follow the person's edits without rereading.",
-         GetChangesInput, get_changes, Annotations(read_only=True)),
+         "arrived with no run yet) and the cell id, coalesced. Optionally waits up to 15 s for a change (the person's typing is "
+         "told in bursts, once each is over). Use it to follow the person's edits without rereading: pass the result's seq as "
+         "since next time.",
+         GetChangesInput, get_changes, Annotations(read_only=True), ChangesOutput),
 )

@@ -9,16 +9,19 @@ what the others leave (a short error after a long stream keeps its whole traceba
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.limits import RUN_CODE_TIMEOUT_SECONDS, Limits, truncate_utf8
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
 from webmcp_bridge.host.protocol import RawOutput
+from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size
-from webmcp_bridge.tools.run import _kernel_ready
+from webmcp_bridge.tools.payloads import OutputListing
+from webmcp_bridge.tools.run import KernelOut, _kernel_ready
 
 
 class RunCodeInput(NotebookInput):
@@ -62,6 +65,17 @@ def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list
             entry["textTruncated"] = len(entry["text"].encode("utf-8", "surrogatepass")) < item.bytes
         described.append(entry)
     return described
+
+
+class CodeRun(Payload):
+    path: str
+    status: Literal["ok", "error", "timeout"]
+    executionCount: int | None
+    outputs: list[OutputListing]
+    outputCount: int
+    truncated: bool
+    kernel: KernelOut
+    reason: str = sometimes()
 
 
 async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
@@ -110,5 +124,5 @@ TOOLS = (
     Tool("jupyter_run_code", "Run code",
          "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). Returns status "
          "(ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 KiB in all, ANSI stripped).",
-         RunCodeInput, run_code, Annotations(untrusted_content=True, consequential=True)),
+         RunCodeInput, run_code, Annotations(untrusted_content=True, consequential=True), CodeRun | DeniedPayload),
 )

@@ -11,6 +11,7 @@ from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
+from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
@@ -83,9 +84,9 @@ class CallContext:
     the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
     so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
     tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
-    shared, which pages of big sources the agent read (``reads``) and the diagnostics of the site's contributions
-    (``diagnostics``, shown by ``jupyter_get_context``). ``changes`` and ``proposals`` are the guard's (it feeds the
-    one and checks the other).
+    shared, which pages of big sources the agent read (``reads``), the diagnostics of the site's contributions
+    (``diagnostics``, shown by ``jupyter_get_context``) and the page's toolset switch (``toolsets``). ``changes`` and
+    ``proposals`` are the guard's (it feeds the one and checks the other).
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
@@ -97,6 +98,7 @@ class CallContext:
     shared: SharedSelections
     reads: SourceReads  # pages of big sources handed to the agent (this session)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
+    toolsets: ToolsetSwitch | None = None  # which toolsets the page serves (the discovery tool switches them)
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):

@@ -13,10 +13,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, IDS_LISTED, SHORT_ID_CHARS, SUMMARY_IDS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
+from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import (
     CallContext,
     CellIdField,
@@ -31,11 +33,45 @@ from webmcp_bridge.tools.common import (
     unique,
     write_block,
 )
+from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
 
 WRITE = Annotations()
 # Writes that check a hash can answer STALE_CELL with a preview of the person's text: notebook content.
 CHECKED_WRITE = Annotations(untrusted_content=True)
 CONSEQUENTIAL = Annotations(untrusted_content=True, consequential=True)
+
+
+class CellWritten(Payload):
+    """The result of an insert, update or edit."""
+
+    cell: CellRef
+    notebook: NotebookRevision
+
+
+class DeletedRef(Wire):
+    id: str
+    index: int
+
+
+class CellDeleted(Payload):
+    deleted: DeletedRef
+    notebook: NotebookRevision
+
+
+class MovedRef(Wire):
+    id: str
+    index: int
+
+
+class CellMoved(Payload):
+    cell: MovedRef
+    notebook: NotebookRevision
+
+
+class OutputsCleared(Payload):
+    cleared: list[str]
+    notebook: NotebookRevision
+    skippedReadOnly: list[str] = sometimes("Cells left as they were: read-only for the agent.")
 
 
 class InsertCellInput(NotebookInput):
@@ -176,20 +212,20 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
 TOOLS = (
     Tool("jupyter_insert_cell", "Insert cell",
          "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and sourceHash.",
-         InsertCellInput, insert_cell, WRITE),
+         InsertCellInput, insert_cell, WRITE, CellWritten | DeniedPayload),
     Tool("jupyter_update_cell", "Update cell",
          "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed the cell since.",
-         UpdateCellInput, update_cell, CONSEQUENTIAL),
+         UpdateCellInput, update_cell, CONSEQUENTIAL, CellWritten | DeniedPayload),
     Tool("jupyter_edit_cell_source", "Edit cell source",
          "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
-         EditCellSourceInput, edit_cell_source, CHECKED_WRITE),
+         EditCellSourceInput, edit_cell_source, CHECKED_WRITE, CellWritten | DeniedPayload),
     Tool("jupyter_delete_cell", "Delete cell",
          "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
-         DeleteCellInput, delete_cell, CONSEQUENTIAL),
+         DeleteCellInput, delete_cell, CONSEQUENTIAL, CellDeleted | DeniedPayload),
     Tool("jupyter_move_cell", "Move cell",
          "Move a cell above or below another cell.",
-         MoveCellInput, move_cell, WRITE),
+         MoveCellInput, move_cell, WRITE, CellMoved | DeniedPayload),
     Tool("jupyter_clear_outputs", "Clear outputs",
          "Clear the outputs (and execution counts) of some code cells, or of all of them.",
-         ClearOutputsInput, clear_outputs, Annotations(consequential=True)),
+         ClearOutputsInput, clear_outputs, Annotations(consequential=True), OutputsCleared | DeniedPayload),
 )

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
@@ -75,6 +76,23 @@ async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
         page_max //= 2
     return {"path": path, "text": page, "offset": start, "nextOffset": nxt, "totalBytes": total,
             "hash": source_hash(text), "truncated": nxt is not None}
+
+
+class FileRead(Payload):
+    path: str
+    text: str
+    offset: int
+    nextOffset: int | None
+    totalBytes: int
+    hash: str
+    truncated: bool
+
+
+class FileWritten(Payload):
+    path: str
+    created: bool
+    bytes: int
+    hash: str
 
 
 class WriteFileInput(ToolInput):
@@ -134,9 +152,9 @@ TOOLS = (
     Tool("jupyter_read_file", "Read file",
          "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset (16 KiB a page). Returns the text, "
          "nextOffset (null at the end), totalBytes and the file's hash (needed to overwrite it). An open editor's unsaved text is what you read.",
-         ReadFileInput, read_file, Annotations(read_only=True, untrusted_content=True)),
+         ReadFileInput, read_file, Annotations(read_only=True, untrusted_content=True), FileRead),
     Tool("jupyter_write_file", "Write file",
          "Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). To replace an existing file pass "
          "overwrite: true and expectedHash (the hash jupyter_read_file returned); refused with STALE_FILE if it changed since.",
-         WriteFileInput, write_file, Annotations(untrusted_content=True, consequential=True)),
+         WriteFileInput, write_file, Annotations(untrusted_content=True, consequential=True), FileWritten),
 )

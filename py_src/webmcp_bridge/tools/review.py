@@ -12,13 +12,47 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
+from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread
 from webmcp_bridge.tools.run import Selection
+
+
+class ThreadCounts(Wire):
+    open: int
+    resolved: int
+
+
+class CommentsOutput(Payload):
+    path: str
+    status: Literal["open", "resolved", "all"]
+    scope: Literal["notebook", "cell"]
+    threads: list[Thread]
+    counts: ThreadCounts
+    truncated: bool
+    omittedCount: int
+    cellId: str = sometimes()
+
+
+class CommentOutput(Payload):
+    path: str
+    thread: Thread
+
+
+class ThreadWritten(Payload):
+    thread: Thread
+    notebook: NotebookRevision
+
+
+class ThreadShown(Payload):
+    thread: Thread
+    shown: Literal["selection", "cell", "output"]
+    focus: Focus
 
 READ = Annotations(read_only=True, untrusted_content=True)
 WRITE = Annotations(untrusted_content=True)
@@ -162,25 +196,25 @@ TOOLS = (
          "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range or "
          "output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and latest "
          "messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
-         ListCommentsInput, list_comments, READ),
+         ListCommentsInput, list_comments, READ, CommentsOutput),
     Tool("jupyter_get_comment", "Get comment",
          "Read one review thread with its messages (who wrote each, person or agent, and when) and its anchor's state now.",
-         GetCommentInput, get_comment, READ),
+         GetCommentInput, get_comment, READ, CommentOutput),
     Tool("jupyter_create_comment", "Create comment",
          "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, or a "
          "selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with the file.",
-         CreateCommentInput, create_comment, WRITE),
+         CreateCommentInput, create_comment, WRITE, ThreadWritten),
     Tool("jupyter_reply_comment", "Reply to comment",
          "Add a message to a review thread (open or resolved).",
-         ReplyCommentInput, reply_comment, WRITE),
+         ReplyCommentInput, reply_comment, WRITE, ThreadWritten),
     Tool("jupyter_resolve_comment", "Resolve comment",
          "Mark an open review thread resolved, optionally with a closing message.",
-         ResolveCommentInput, resolve_comment, WRITE),
+         ResolveCommentInput, resolve_comment, WRITE, ThreadWritten),
     Tool("jupyter_reopen_comment", "Reopen comment",
          "Reopen a resolved review thread.",
-         ReopenCommentInput, reopen_comment, WRITE),
+         ReopenCommentInput, reopen_comment, WRITE, ThreadWritten),
     Tool("jupyter_focus_comment", "Focus comment",
          "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the output. "
          "Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
-         FocusCommentInput, focus_comment, WRITE),
+         FocusCommentInput, focus_comment, WRITE, ThreadShown),
 )

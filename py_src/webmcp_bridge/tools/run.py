@@ -7,12 +7,53 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import INTERRUPT_WAIT_SECONDS
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
+from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
+from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
+from webmcp_bridge.tools.payloads import Focus, OutputListing
+
+
+class KernelOut(Wire):
+    name: str | None
+    status: str
+
+
+class CellRun(Wire):
+    """One cell of a run: ok, error, skipped (with reason) or running (the call stopped waiting; with reason)."""
+
+    cellId: str
+    index: int = sometimes()
+    status: Literal["ok", "error", "skipped", "running"]
+    executionCount: int | None = sometimes()
+    outputs: list[OutputListing] = sometimes()
+    outputCount: int = sometimes()
+    reason: str = sometimes()
+
+
+class RunCellsOutput(Payload):
+    path: str
+    results: list[CellRun]
+    kernel: KernelOut
+
+
+class KernelActionOutput(Payload):
+    path: str
+    action: Literal["interrupt", "restart"]
+    kernel: KernelOut
+    restarted: bool = sometimes("restart: true once restarted; false when the restart was cancelled in its dialog (see message).")
+    interrupted: bool = sometimes("interrupt: true when a running cell stopped (see reason otherwise).")
+    reason: str = sometimes()
+    message: str = sometimes()
+
+
+class FocusOutput(Payload):
+    focus: Focus
 
 
 class RunCellsInput(CellSelection):
@@ -104,7 +145,7 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             "index": after.index,
             "status": outcome.status,
             "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
-            "outputs": [describe_output(i, o, ctx.limits) for i, o in enumerate(after.outputs)],
+            "outputs": [describe_output(i, o, ctx.limits, cell_uri(nb.path, cell_id)) for i, o in enumerate(after.outputs)],
             "outputCount": after.output_count,
             **({"reason": outcome.reason} if outcome.reason else {}),
         })
@@ -210,15 +251,15 @@ TOOLS = (
          "Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its outputs. "
          "A cell still running after `timeout` seconds (default: the runTimeout setting, 120 s) is reported running, "
          "with a reason; it goes on in the kernel and the cells after it are not started.",
-         RunCellsInput, run_cells, Annotations(untrusted_content=True, consequential=True)),
+         RunCellsInput, run_cells, Annotations(untrusted_content=True, consequential=True), RunCellsOutput | DeniedPayload),
     Tool("jupyter_kernel_action", "Kernel action",
          "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a running cell, "
          "else false with a reason (nothing was running; still busy 10 s later; a kernel that cannot stop running code, "
          "such as JupyterLite's Pyodide, with what to do instead). "
          "A restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` "
          "at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
-         KernelActionInput, kernel_action, Annotations(consequential=True)),
+         KernelActionInput, kernel_action, Annotations(consequential=True), KernelActionOutput | DeniedPayload),
     Tool("jupyter_focus_cell", "Focus cell",
          "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its source.",
-         FocusCellInput, focus_cell),
+         FocusCellInput, focus_cell, output_model=FocusOutput),
 )

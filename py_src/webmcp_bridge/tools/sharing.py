@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from webmcp_bridge.calls.payloads import Payload, Wire
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.tools.common import CallContext, NotebookInput
@@ -11,6 +12,20 @@ from webmcp_bridge.tools.common import CallContext, NotebookInput
 
 class GetOutputSelectionInput(NotebookInput):
     pass
+
+
+class SharedText(Wire):
+    cellId: str
+    outputIndex: int
+    text: str
+    bytes: int
+    truncated: bool
+    time: float
+
+
+class OutputSelectionOutput(Payload):
+    path: str
+    selection: SharedText | None
 
 
 async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) -> dict[str, Any]:
@@ -31,5 +46,5 @@ TOOLS = (
     Tool("jupyter_get_output_selection", "Get shared output selection",
          "The output text the person selected and shared with you (output context menu: 'Share selected output text with the "
          "agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
-         GetOutputSelectionInput, get_output_selection, Annotations(read_only=True, untrusted_content=True)),
+         GetOutputSelectionInput, get_output_selection, Annotations(read_only=True, untrusted_content=True), OutputSelectionOutput),
 )

@@ -4,16 +4,110 @@ jupyter_create_notebook, jupyter_save_notebook."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.calls.payloads import DialogReport, Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.core.diagnostics import Kind, Severity
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import CONTEXT_ITEMS, DEFAULT_LIMITS, ID_CHARS, MAX_PATH_BYTES, WORKSPACE_ENTRIES_DEFAULT
 from webmcp_bridge.core.paths import join, normalize_path
+from webmcp_bridge.host.protocol import SaveKind
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
+from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary
+
+
+class OpenDocumentOut(Wire):
+    path: str
+    kind: str
+    dirty: bool
+
+
+class ProposalOut(Wire):
+    id: str
+    tool: str
+    kind: str
+    cellId: str | None
+    path: str
+
+
+class PendingCallOut(Wire):
+    pendingId: str
+    tool: str
+    status: Literal["running", "settled"]
+    seconds: float
+
+
+class ReviewCounts(Wire):
+    open: int
+    resolved: int
+
+
+class DiagnosticOut(Wire):
+    """A problem of the site's own tools (:mod:`webmcp_bridge.core.diagnostics`)."""
+
+    name: str
+    kind: Kind
+    severity: Severity
+    reason: str
+
+
+class LimitsOut(Wire):
+    resultBytes: int
+    sourceWriteBytes: int
+    outputPageBytes: int
+    imageBytes: int
+
+
+class ContextOutput(Payload):
+    notebook: NotebookSummary | None
+    openDocuments: list[OpenDocumentOut]
+    kernel: Kernel | None
+    focus: Focus | None
+    mode: Literal["direct", "propose"]
+    proposals: list[ProposalOut]
+    review: ReviewCounts | None
+    pending: list[PendingCallOut]
+    dialogs: list[DialogReport]
+    diagnostics: list[DiagnosticOut]
+    limits: LimitsOut
+
+
+class EntryOut(Wire):
+    path: str
+    name: str
+    type: Literal["notebook", "file", "directory"]
+
+
+class ListWorkspaceOutput(Payload):
+    path: str
+    entries: list[EntryOut]
+    truncated: bool
+
+
+class OpenNotebookOutput(Payload):
+    notebook: NotebookSummary
+
+
+class CreateNotebookOutput(Payload):
+    path: str
+    notebook: NotebookSummary
+
+
+class SaveNotebookOutput(Payload):
+    """:func:`save_notebook`."""
+
+    saved: bool = Field(description="True only when this tab's notebook reached the file.")
+    outcome: SaveKind
+    path: str
+    notebook: NotebookSummary
+    savedRevision: int | None = sometimes("The notebook's revision when the save started: that content is in the file.")
+    lastModified: str | None = sometimes("The file's modification time after the save.")
+    unsavedChanges: bool = sometimes("The notebook changed while it saved: save again.")
+    message: str = sometimes("Why nothing was saved (saved: false), or what to know of what was.")
 
 
 class GetContextInput(ToolInput):
@@ -158,19 +252,19 @@ TOOLS = (
     Tool("jupyter_get_context", "Get context",
          "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
          "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here.",
-         GetContextInput, get_context, Annotations(read_only=True)),
+         GetContextInput, get_context, Annotations(read_only=True), ContextOutput),
     Tool("jupyter_list_workspace", "List workspace",
          "List files and folders of the workspace (names and types, never contents).",
-         ListWorkspaceInput, list_workspace, Annotations(read_only=True)),
+         ListWorkspaceInput, list_workspace, Annotations(read_only=True), ListWorkspaceOutput),
     Tool("jupyter_open_notebook", "Open notebook",
          "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
-         OpenNotebookInput, open_notebook),
+         OpenNotebookInput, open_notebook, output_model=OpenNotebookOutput),
     Tool("jupyter_create_notebook", "Create notebook",
          "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
-         CreateNotebookInput, create_notebook),
+         CreateNotebookInput, create_notebook, output_model=CreateNotebookOutput),
     Tool("jupyter_save_notebook", "Save notebook",
          "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true only when "
          "this tab's notebook reached the file; if the file changed since this tab loaded or last saved it (another tab saved it), "
          "JupyterLab's 'File Changed' dialog asks first (the call returns pending with that dialog).",
-         SaveNotebookInput, save_notebook),
+         SaveNotebookInput, save_notebook, output_model=SaveNotebookOutput),
 )

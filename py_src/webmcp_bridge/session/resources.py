@@ -1,0 +1,97 @@
+"""Notebooks, cells and outputs as MCP resources, where the page's WebMCP runtime serves resources (pure Python).
+
+The addresses are the tools' (:mod:`webmcp_bridge.core.uris`): ``notebook://{path}``,
+``notebook://{path}/cells/{cellId}`` and ``notebook://{path}/cells/{cellId}/outputs/{index}``. A runtime that
+offers resources (the MCP-B runtime, ``@mcp-b/global`` 5.1.0: ``document.modelContext.registerResource``; native
+WebMCP in Chromium has none) gets the three :data:`TEMPLATES` (RFC 6570, ``{+path}`` spanning folders, the most
+specific first, as the runtime tries them in order) and one reader, :func:`read_resource`.
+
+A read goes through the registry like a tool call (validation, the access guard, bounds; the Activity panel shows
+it), whether or not the tool's toolset is on in the page; a tool the person disabled refuses the read too:
+
+- a notebook: ``jupyter_get_cells`` without sources (the cells' ids, uris, types, hashes), as JSON;
+- a cell: ``jupyter_get_cells`` of that cell with its outputs listed, as JSON;
+- an output: ``jupyter_get_output`` by its uri: the text of its default representation (the first page; the item's
+  ``_meta`` says when more follows) or the image, as a base64 ``blob``.
+
+Cache hints (the result's ``ttlMs`` and ``cacheScope``, which MCP-B 5.1.0 passes to clients of the 2026-07-28
+protocol): a notebook and a cell change while the person types, so they are fresh for :data:`SHORT_TTL_MS`; an
+output changes only when its cell runs again, so it is kept :data:`OUTPUT_TTL_MS`. Everything is ``private`` (the
+person's notebook). A read that fails (a bad URI, a missing or hidden cell, a tool turned off) raises
+:class:`ResourceError` with the tool's error payload; the runtime answers the client with an error.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from webmcp_bridge.calls.registry import Registry
+from webmcp_bridge.core.errors import ToolError
+from webmcp_bridge.core.uris import parse_uri
+
+#: fresh for one second: a notebook or a cell (the person may be typing in it)
+SHORT_TTL_MS = 1000
+#: fresh for a minute: an output (it changes only when its cell runs again)
+OUTPUT_TTL_MS = 60_000
+
+TEMPLATES: tuple[dict[str, str], ...] = (
+    {"name": "notebook-output", "uriTemplate": "notebook://{+path}/cells/{cellId}/outputs/{index}", "mimeType": "text/plain",
+     "description": "One output of a notebook cell (cell by id, output by 0-based index): its text (first page) or image. "
+                    "The uri of each output is listed by jupyter_get_cells and jupyter_run_cells."},
+    {"name": "notebook-cell", "uriTemplate": "notebook://{+path}/cells/{cellId}", "mimeType": "application/json",
+     "description": "One notebook cell by id: its source, hash and outputs listed (JSON, as jupyter_get_cells returns it)."},
+    {"name": "notebook", "uriTemplate": "notebook://{+path}", "mimeType": "application/json",
+     "description": "A notebook of the workspace: its cells listed with ids, uris, types and hashes (JSON, as jupyter_get_cells "
+                    "returns it without sources)."},
+)
+
+
+class ResourceError(Exception):
+    """A read that failed: ``payload`` is the error payload ``{error, message, ...}`` (a tool's, or INVALID_ARGUMENT
+    for a bad URI)."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        super().__init__(str(payload.get("message", "The resource could not be read.")))
+        self.payload = payload
+
+
+async def _call(registry: Registry[Any], tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await registry.call(tool, arguments, any_toolset=True)
+    if result["isError"]:
+        raise ResourceError(result["structuredContent"])
+    return result
+
+
+async def read_resource(registry: Registry[Any], uri: str) -> dict[str, Any]:
+    """The MCP ``ReadResourceResult`` of ``uri``: ``{contents: [{uri, mimeType, text | blob, _meta?}], ttlMs,
+    cacheScope}`` (see the module docstring). Raises :class:`ResourceError`."""
+    try:
+        address = parse_uri(uri)
+    except ToolError as err:
+        raise ResourceError(err.payload()) from None
+    canonical = address.uri
+    if address.output_index is not None:
+        result = await _call(registry, "jupyter_get_output", {"uri": canonical})
+        payload = result["structuredContent"]
+        images = [block for block in result["content"][1:] if block.get("type") == "image"]
+        if images:
+            item: dict[str, Any] = {"uri": canonical, "mimeType": images[0]["mimeType"], "blob": images[0]["data"]}
+        else:
+            item = {"uri": canonical, "mimeType": payload["mimeType"], "text": payload["text"]}
+            if payload.get("nextOffset") is not None:
+                item["_meta"] = {"truncated": True, "totalBytes": payload["totalBytes"], "nextOffset": payload["nextOffset"],
+                                 "more": "read the rest with jupyter_get_output (uri, offset)"}
+        return {"contents": [item], "ttlMs": OUTPUT_TTL_MS, "cacheScope": "private"}
+    if address.cell_id is not None:
+        args: dict[str, Any] = {"notebookPath": address.path, "cellIds": [address.cell_id], "includeOutputs": True}
+    else:
+        args = {"notebookPath": address.path, "includeSource": False}
+    result = await _call(registry, "jupyter_get_cells", args)
+    text = result["content"][0]["text"]
+    return {"contents": [{"uri": canonical, "mimeType": "application/json", "text": text}], "ttlMs": SHORT_TTL_MS, "cacheScope": "private"}
+
+
+def templates_json() -> str:
+    """:data:`TEMPLATES` as JSON text, for the loader."""
+    return json.dumps(list(TEMPLATES))

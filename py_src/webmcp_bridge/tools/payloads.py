@@ -1,0 +1,110 @@
+"""Payload pieces several tools return (models for ``outputSchema``, :mod:`webmcp_bridge.calls.payloads`): the notebook
+summary, cell references, listed outputs, the kernel, the person's focus, review threads.
+
+Field names are the wire names. Each model says where the payload is made, so the two are read side by side.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from webmcp_bridge.calls.payloads import Wire, sometimes
+
+
+class NotebookSummary(Wire):
+    """:func:`webmcp_bridge.tools.common.summary`."""
+
+    path: str
+    dirty: bool
+    revision: int
+    cellCount: int = Field(description="Cells the agent can see.")
+    hiddenCellCount: int
+    access: Literal["write", "read"]
+    otherTabs: int | None = sometimes("Other tabs of the site with this notebook open (null: the browser cannot tell).")
+    savedElsewhere: bool = sometimes("Another tab saved the file since this tab loaded or last saved it.")
+
+
+class NotebookRevision(Wire):
+    """The notebook block of a write's result."""
+
+    path: str
+    revision: int
+    cellCount: int = sometimes()
+    otherTabs: int | None = sometimes("Other tabs of the site with this notebook open (null: the browser cannot tell).")
+    savedElsewhere: bool = sometimes("Another tab saved the file since this tab loaded or last saved it.")
+
+
+class CellRef(Wire):
+    """:func:`webmcp_bridge.tools.common.cell_ref`: a cell as a write left it."""
+
+    id: str
+    index: int
+    sourceHash: str
+
+
+class OutputListing(Wire):
+    """An output listed, not inlined (:func:`webmcp_bridge.core.snapshot.describe_output`)."""
+
+    index: int
+    uri: str = sometimes("notebook://{path}/cells/{cellId}/outputs/{index}: pass it to jupyter_get_output.")
+    outputType: str
+    mimeType: str = Field(description="The richest representation (text/plain only when it is the only one).")
+    mimeTypes: list[str]
+    bytes: int
+    preview: str = sometimes()
+    name: str = sometimes()
+    ename: str = sometimes()
+    evalue: str = sometimes()
+    text: str = sometimes()
+    textTruncated: bool = sometimes()
+
+
+class Kernel(Wire):
+    name: str | None
+    status: str
+    displayName: str | None = sometimes()
+
+
+class Position(Wire):
+    line: int
+    column: int
+
+
+class Selection(Wire):
+    start: Position
+    end: Position
+
+
+class Focus(Wire):
+    """The person's focus: the active cell, cursor and selection ({line, column}, 0-based, UTF-16 columns)."""
+
+    cellId: str | None
+    cursor: Position | None
+    selection: Selection | None
+
+
+class Message(Wire):
+    author: str
+    body: str
+    time: float | None
+
+
+class Thread(Wire):
+    """A review thread (:meth:`webmcp_bridge.review.threads.ThreadView.to_json`)."""
+
+    id: str
+    status: Literal["open", "resolved"]
+    state: Literal["exact", "reanchored", "orphaned", "cell-missing", "output-changed"]
+    cellId: str
+    cellIndex: int | None
+    anchor: dict[str, Any] = Field(description="{kind: cell|range|output, cellId, ...} as stored (docs/TOOLS.md).")
+    selection: Selection | None
+    createdAt: float | None
+    updatedAt: float | None
+    resolvedAt: float | None
+    resolvedBy: str | None
+    messageCount: int
+    messages: list[Message]
+    omittedMessageCount: int

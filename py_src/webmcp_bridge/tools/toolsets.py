@@ -1,0 +1,68 @@
+"""jupyter_toolsets: the discovery tool. Lists the page's toolsets and turns them on or off.
+
+A page registers only some toolsets at load (:mod:`webmcp_bridge.calls.toolsets`: the URL, the settings, the
+default); the others stay one call away here. Turning a toolset on registers its tools at once (the page's
+WebMCP ``toolchange`` fires); the choice lasts for this page only.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.toolsets import AGENT_DROP_THRESHOLD
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.tools.common import CallContext
+
+ToolsetNames = Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]], Field(max_length=50)]
+
+
+class ToolsetsInput(ToolInput):
+    enable: Annotated[ToolsetNames | None, Field(description="Toolsets to turn on (names from the listing); their tools are registered at once.")] = None
+    disable: Annotated[ToolsetNames | None, Field(description="Toolsets to turn off (an always-on toolset cannot be).")] = None
+
+
+class ToolsetOut(Wire):
+    name: str
+    description: str
+    tools: list[str]
+    enabled: bool
+    alwaysOn: bool
+
+
+class ToolsetsOutput(Payload):
+    toolsets: list[ToolsetOut]
+    changed: list[str] = Field(description="Toolsets turned on or off by this call.")
+    registeredToolCount: int
+    warning: str = sometimes()
+
+
+async def toolsets(ctx: CallContext, args: ToolsetsInput) -> dict[str, Any]:
+    switch = ctx.toolsets
+    if switch is None:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "This session has no toolset switch: every toolset is on.")
+    listed = {t["name"] for t in switch.listing()}
+    for name in [*(args.enable or []), *(args.disable or [])]:
+        if name not in listed:  # a toolset whose every tool the person disabled does not exist for the agent
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"There is no toolset named {name[:128]!r}.", known=sorted(listed))
+    try:
+        changed = switch.switch(args.enable or (), args.disable or ())
+    except ValueError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{str(exc)[:300]}.") from None
+    count = len(switch.registry.definitions())
+    payload: dict[str, Any] = {"toolsets": switch.listing(), "changed": changed, "registeredToolCount": count}
+    if count > AGENT_DROP_THRESHOLD:
+        payload["warning"] = (f"{count} tools are registered; some in-browser agents drop every tool of a page with more than "
+                              f"{AGENT_DROP_THRESHOLD}. Turn off toolsets you do not need.")
+    return payload
+
+
+TOOLS = (
+    Tool("jupyter_toolsets", "Toolsets",
+         "List this page's toolsets (name, description, tool names, enabled) and turn toolsets on (enable) or off (disable). "
+         "Only some toolsets are registered when the page loads; turning one on registers its tools at once.",
+         ToolsetsInput, toolsets, Annotations(), ToolsetsOutput),
+)
