@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 import time
 import traceback
@@ -38,8 +39,8 @@ from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
 from webmcp_bridge.calls.outcome import CallEnded
-from webmcp_bridge.calls.pending import PendingCalls
-from webmcp_bridge.core.bounds import dumps, fit_payload
+from webmcp_bridge.calls.pending import PendingCall, PendingCalls
+from webmcp_bridge.core.bounds import dumps, fit_payload_text
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview
 
@@ -58,11 +59,17 @@ class ToolInput(BaseModel):
         """Refuse keys that are not wire (camelCase) names: pydantic would otherwise drop a key that
         matches a Python field name (``start_index``) without a word, and unknown arguments are errors."""
         if isinstance(data, dict):
-            allowed = {f.alias or name for name, f in cls.model_fields.items()}
+            allowed = _wire_names(cls)
             unknown = sorted(str(k) for k in data if k not in allowed)
             if unknown:
                 raise ValueError(f"unknown argument(s): {', '.join(unknown)[:200]}")
         return data
+
+
+@functools.cache
+def _wire_names(model: type[BaseModel]) -> frozenset[str]:
+    """The wire (camelCase) names of a tool input model's fields, computed once per model."""
+    return frozenset(f.alias or name for name, f in model.model_fields.items())
 
 
 @dataclass(frozen=True)
@@ -183,12 +190,36 @@ def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None) -> dict[str, Any]:
+class Envelope(dict[str, Any]):
+    """A CallToolResult made by :func:`envelope`: a plain dict that also keeps ``payload_text``, the JSON text of its
+    ``structuredContent`` (which is its text block), so :func:`result_json` writes it without serializing the
+    payload again. Whoever changes ``structuredContent`` must build a new result (as every caller does)."""
+
+    payload_text: str
+
+
+def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None,
+             text: str | None = None) -> dict[str, Any]:
     """An MCP CallToolResult: one JSON text block (plus images), the same payload as
-    ``structuredContent``, and ``isError``."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": dumps(payload)}]
+    ``structuredContent``, and ``isError``. ``text``: the payload's :func:`~webmcp_bridge.core.bounds.dumps`
+    text when the caller has it already."""
+    text = dumps(payload) if text is None else text
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     content.extend(images or [])
-    return {"content": content, "structuredContent": payload, "isError": is_error}
+    result = Envelope(content=content, structuredContent=payload, isError=is_error)
+    result.payload_text = text
+    return result
+
+
+def result_json(result: dict[str, Any]) -> str:
+    """A CallToolResult as JSON text (what the page's dispatcher hands the loader). A result made by
+    :func:`envelope` reuses its payload's text for ``structuredContent`` (the payload is serialized once per
+    call, not twice); any other dict is serialized as it is. ``json.loads`` of the text equals ``result``."""
+    text = getattr(result, "payload_text", None)
+    if not isinstance(text, str) or set(result) != {"content", "structuredContent", "isError"}:
+        return json.dumps(result, ensure_ascii=False)
+    return "".join(('{"content":', json.dumps(result["content"], ensure_ascii=False), ',"structuredContent":', text,
+                    ',"isError":', "true" if result["isError"] else "false", "}"))
 
 
 def summarize_arguments(raw: str, max_bytes: int = 200) -> str:
@@ -237,9 +268,11 @@ class Registry(Generic[C]):
         """Every registered tool, in registration order."""
         return list(self._tools.values())
 
-    def definitions(self) -> list[dict[str, Any]]:
-        """WebMCP definitions of every enabled tool (what :mod:`webmcp_bridge.webmcp` registers)."""
-        return [t.definition() for t in self._tools.values() if t.name not in self.disabled]
+    def definitions(self, toolset: str | None = None) -> list[dict[str, Any]]:
+        """WebMCP definitions of every enabled tool (what :mod:`webmcp_bridge.webmcp` registers), in registration
+        order; of one toolset's tools only when ``toolset`` names one (KeyError for a name never added)."""
+        tools = self._toolsets[toolset].tools if toolset is not None else self._tools.values()
+        return [t.definition() for t in tools if t.name not in self.disabled]
 
     def set_disabled(self, names: frozenset[str] | set[str]) -> None:
         """Turn tools off (the person's ``disabledTools`` setting, :mod:`webmcp_bridge.session.settings`): they leave
@@ -283,10 +316,15 @@ class Registry(Generic[C]):
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
-        task = asyncio.ensure_future(self._call(name, arguments))
-        call = self.pending.begin(str(name)[:128], task, started, invocation=invocation,
+        call = self.pending.begin(str(name)[:128], None, started, invocation=invocation,
                                   can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
-        await call.wait(self.limits.execution_timeout_seconds)
+        # Started eagerly: a call that never really waits is answered within this step (no event-loop turn).
+        task = self.pending.run(call, self._call(name, arguments, call))
+        if call.abort_requested and call.started_running and not task.done():  # aborted while its first step ran
+            task.cancel()
+        if not task.done() and not call.woken_while_starting:
+            await call.wait(self.limits.execution_timeout_seconds)
+        call.woken_while_starting = False
         if task.done():
             return task.result()
         self.pending.promote(call)
@@ -324,10 +362,8 @@ class Registry(Generic[C]):
         payload = self.dialogs.attach(copy.deepcopy(stored), self.limits.result_bytes, stored=True)
         return {**result, "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]], "structuredContent": payload}
 
-    async def _call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
-        record = self.pending.for_task(asyncio.current_task())
-        if record is not None:
-            record.started_running = True
+    async def _call(self, name: str, arguments: str | dict[str, Any] | None, record: PendingCall) -> dict[str, Any]:
+        record.started_running = True
         try:
             raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
         except (TypeError, ValueError):
@@ -337,7 +373,7 @@ class Registry(Generic[C]):
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
         try:
-            if record is not None and record.abort_requested:
+            if record.abort_requested:
                 raise asyncio.CancelledError  # aborted before it started: the same path as an abort while it runs
             if raw is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
@@ -361,10 +397,10 @@ class Registry(Generic[C]):
             payload, outcome, is_error = internal.payload(), internal.code.value, True
         if not is_error:
             payload = self.dialogs.attach(payload, self.limits.result_bytes)
-        payload = fit_payload(payload, self.limits.result_bytes)
+        payload, text = fit_payload_text(payload, self.limits.result_bytes)
         done = CallEvent(event.call_id, event.tool, event.arguments, event.started, time.monotonic() - event.started, outcome)
         self._notify(self._after, done)
-        return envelope(payload, is_error=is_error, images=images)
+        return envelope(payload, is_error=is_error, images=images, text=text)
 
     async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None

@@ -31,6 +31,16 @@ def json_bytes(payload: Any) -> int:
     return len(dumps(payload).encode("utf-8", "surrogatepass"))
 
 
+def fit_payload_text(payload: dict[str, Any], cap: int) -> tuple[dict[str, Any], str]:
+    """:func:`fit_payload`, and the :func:`dumps` text of the fitted payload: a payload that fits is serialized once
+    here (the size check and the result's text block share it), not once per step."""
+    text = dumps(payload)
+    if (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))) <= cap:
+        return payload, text
+    fitted = fit_payload(payload, cap)
+    return fitted, dumps(fitted)
+
+
 def _leaves(node: Any, path: str, out: list[tuple[str, Any, Any, int]], lists: list[tuple[str, list]]) -> None:
     if isinstance(node, dict):
         for key, value in node.items():
