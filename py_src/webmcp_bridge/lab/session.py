@@ -16,8 +16,8 @@ view and the share command. The loader starts one per page; the module keeps tha
 so that a second :func:`start` stops the first before starting again, and :func:`stop` ends it.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
-module, each tool module, building the bridge, generating schemas, registering) with a yield to the browser
-between them: no single stretch holds the page for the whole start-up (about a second of Python in all). The
+module, the bridge's modules one by one, building the bridge, generating each toolset's schemas, registering)
+with a yield to the browser between them: no single stretch holds the page for the whole start-up (about a second of Python in all). The
 longest step is loading pydantic-core's native module (~150-300 ms on a 2-core machine), which cannot be
 split. This module imports nothing heavy at import time.
 """
@@ -50,7 +50,17 @@ STEPS = (
     "pydantic._internal._model_construction",
     "pydantic.main",
     "pydantic",
+    "webmcp_bridge.core.limits",
+    "webmcp_bridge.core.snapshot",
+    "webmcp_bridge.host.protocol",
     "webmcp_bridge.calls.registry",
+    "webmcp_bridge.calls.dialogs",
+    "webmcp_bridge.changes.log",
+    "webmcp_bridge.propose.proposals",
+    "webmcp_bridge.review.threads",
+    "webmcp_bridge.sharing.selections",
+    "webmcp_bridge.access.guard",
+    "webmcp_bridge.tools.common",
     "webmcp_bridge.tools.workspace",
     "webmcp_bridge.tools.cells",
     "webmcp_bridge.tools.edit",
@@ -133,7 +143,9 @@ class LabSession:
         if is_nullish(ctx.modelContext):
             return {"state": "unavailable", "tools": 0, "timings": self.timings}
         registration = WebMCPRegistration(registry, ctx)
-        definitions = await self._step("schemas", registry.definitions)
+        definitions: list[dict[str, Any]] = []
+        for toolset in registry.toolsets():  # one step each: a schema is generated from its model the first time
+            definitions += await self._step(f"schemas:{toolset.name}", functools.partial(registry.definitions, toolset.name))
         count = await self._step("register", lambda: registration.register(definitions))
         self.registration = registration
         return {"state": "ready", "tools": count, "timings": self.timings}
