@@ -47,17 +47,21 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     else:
         indices = list(args.index_range(count))
         cells = nb.read_cells(indices[: limits.cells_per_read], head_bytes=head, max_outputs=max_outputs)
-    # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell.
-    budget, snapshots = limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
-    for cell in cells:
-        snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
-                             source_offset=args.source_offset)
-        if not snapshots:
-            _fit_outputs(snap, budget)
-        budget -= json_bytes(snap) + 1
-        if budget < 0 and snapshots:
-            break
-        snapshots.append(snap)
+    # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell. The list is
+    # measured whole first (one serialization: the usual case, it fits), cell by cell only when it does not.
+    budget = limits.result_bytes - RESULT_HEADROOM
+    snapshots = [cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
+                               source_offset=args.source_offset) for cell in cells]
+    if snapshots:
+        _fit_outputs(snapshots[0], budget)
+    if len(snapshots) > 1 and json_bytes(snapshots) - 1 > budget:  # the list's JSON is Σ(cell + 1 comma) + 1 bytes
+        kept: list[dict[str, Any]] = []
+        for snap in snapshots:
+            budget -= json_bytes(snap) + 1
+            if budget < 0 and kept:
+                break
+            kept.append(snap)
+        snapshots = kept
     for snap in snapshots:  # what reached the agent of each paged source (core.source_reads)
         if snap.get("sourceTruncated"):
             end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
