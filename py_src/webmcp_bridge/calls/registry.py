@@ -93,11 +93,14 @@ class Annotations:
 @dataclass
 class ToolResult:
     """A handler's result when it returns more than a JSON payload: ``images`` are MCP image content
-    blocks ``{"type": "image", "data": <base64>, "mimeType": str}`` placed after the JSON text block."""
+    blocks ``{"type": "image", "data": <base64>, "mimeType": str}`` placed after the JSON text block; ``text`` is
+    the payload's :func:`~webmcp_bridge.core.bounds.dumps` text when the handler measured the payload already
+    (the registry then does not serialize it again, unless it adds to the payload)."""
 
     payload: dict[str, Any]
     images: list[dict[str, str]] = field(default_factory=list)
     final: dict[str, Any] | None = None  # a finished CallToolResult to return as it is (a collected pending call)
+    text: str | None = None
 
 
 C = TypeVar("C")
@@ -372,12 +375,13 @@ class Registry(Generic[C]):
         self._next_call += 1
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
+        text: str | None = None  # the payload's JSON text, when the handler made it
         try:
             if record.abort_requested:
                 raise asyncio.CancelledError  # aborted before it started: the same path as an abort while it runs
             if raw is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
-            payload, images, final = await self._run(name, raw)
+            payload, images, final, text = await self._run(name, raw)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
                 self._notify(self._after, CallEvent(event.call_id, event.tool, event.arguments, event.started,
@@ -395,14 +399,18 @@ class Registry(Generic[C]):
             traceback.print_exc()
             internal = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
             payload, outcome, is_error = internal.payload(), internal.code.value, True
-        if not is_error:
+        if is_error:
+            text = None
+        else:
             payload = self.dialogs.attach(payload, self.limits.result_bytes)
-        payload, text = fit_payload_text(payload, self.limits.result_bytes)
+            if "dialogs" in payload:  # the open dialogs were added: the handler's text is no longer the payload's
+                text = None
+        payload, text = fit_payload_text(payload, self.limits.result_bytes, text)
         done = CallEvent(event.call_id, event.tool, event.arguments, event.started, time.monotonic() - event.started, outcome)
         self._notify(self._after, done)
         return envelope(payload, is_error=is_error, images=images, text=text)
 
-    async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
+    async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None, str | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:128]!r}.")
@@ -424,5 +432,5 @@ class Registry(Generic[C]):
                             problems=problems) from None
         result = await tool.handler(self.context, args)
         if isinstance(result, ToolResult):
-            return result.payload, result.images, result.final
-        return result, [], None
+            return result.payload, result.images, result.final, result.text
+        return result, [], None, None
