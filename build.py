@@ -2,8 +2,8 @@
 """Build the webmcp_bridge JupyterLite demo site into ``_output/``, and optionally serve it.
 
 A thin command line over the ``sitebuild`` package (one module per job: ``pins``, ``runtime``, ``wheels``,
-``lock``, ``extension``, ``site``, ``patches``, ``serve``). The names tests and the benchmark use are
-re-exported here, so ``import build`` keeps giving them.
+``lock``, ``extension``, ``site``, ``patches``, ``serve``); tests and the benchmark import those modules
+directly.
 
     python build.py                   # build (incrementally)
     python build.py serve [--port N]  # build, then serve _output/ on 127.0.0.1 with the site's headers
@@ -15,17 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from packaging.utils import canonicalize_name
-
-from sitebuild.patches import KERNEL_EXTENSION, KERNEL_WAIT_BUGGY, KERNEL_WAIT_FIXED, patch_kernel_messaging
-from sitebuild.serve import HEADERS, make_server, serve
-from sitebuild.site import KERNEL_PLUGIN, build, verify_output
-from sitebuild.util import CACHE, OUTPUT, ROOT, BuildError
-
-__all__ = [
-    "CACHE", "HEADERS", "KERNEL_EXTENSION", "KERNEL_PLUGIN", "KERNEL_WAIT_BUGGY", "KERNEL_WAIT_FIXED", "OUTPUT", "ROOT",
-    "BuildError", "build", "canonicalize_name", "main", "make_server", "patch_kernel_messaging", "serve", "verify_output",
-]
+from sitebuild.serve import serve
+from sitebuild.site import build
+from sitebuild.util import BuildError
 
 
 def main(argv: list[str] | None = None) -> int:

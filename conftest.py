@@ -1,9 +1,9 @@
 """End-to-end fixtures (for playwright-tests/): build the site once, serve it, drive it with Debian Chromium.
 
-This file sits at the repo root, not in playwright-tests/, on purpose: tests/ has its own conftest.py whose
-helpers its test modules import (``from conftest import ...``). Pytest loads a root conftest first, so that
-import keeps resolving to tests/conftest.py whatever folders are collected, and the fixtures here reach
-playwright-tests/. Shared helpers live in playwright-tests/lite_site.py.
+This file sits at the repo root, not in playwright-tests/, so that its fixtures reach playwright-tests/ and the
+repository root (the ``sitebuild`` package) is on ``sys.path``. Tests import shared helpers from helper
+modules, never from a conftest: ``tests/helpers.py`` under CPython, ``playwright-tests/lite_site.py`` in the
+browser.
 
 - ``site_url``: the built ``_output/`` served on a free 127.0.0.1 port (build.py's own server: same headers).
 - ``browser``: headless Chromium with native WebMCP (``--enable-features=WebMCP``);
@@ -26,8 +26,10 @@ from playwright.sync_api import Browser, sync_playwright
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "playwright-tests")]
-import build  # noqa: E402  (the repo's build script: builds and serves the site)
 from lite_site import BASE_ARGS, WEBMCP_FLAG, PageLog, chromium_executable, new_recorded_page  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
+from sitebuild.site import build as build_site  # noqa: E402
+from sitebuild.util import BuildError  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -36,15 +38,15 @@ def site_dir() -> Path:
     by the environment variable WEBMCP_BRIDGE_SITE_DIR, so two checkouts' test runs need not share one)."""
     try:
         custom = os.environ.get("WEBMCP_BRIDGE_SITE_DIR")
-        return build.build(output=Path(custom)) if custom else build.build()
-    except build.BuildError as exc:
+        return build_site(output=Path(custom)) if custom else build_site()
+    except BuildError as exc:
         pytest.fail(f"site build failed: {exc}")
 
 
 @pytest.fixture(scope="session")
 def site_url(site_dir: Path):
     """Serve the built site on a free 127.0.0.1 port in a background thread; yield its base URL."""
-    server = build.make_server(site_dir, port=0, quiet=True)
+    server = make_server(site_dir, port=0, quiet=True)
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
     host, port = server.server_address[:2]

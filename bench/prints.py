@@ -3,7 +3,7 @@
 
 Each figure is a cell `for i in range(N): print(i, 'persisted ✓ 日本')` run from JupyterLab's own run command
 (as a person's Shift+Enter) in a visible notebook, timed in the kernel (`time.time()` around the loop, seconds)
-and in the page (run command to the cell's new execution count, seconds). Two sites built by build.build() that
+and in the page (run command to the cell's new execution count, seconds). Two sites built by build_site() that
 differ only in the extension: the demo site (the bridge) and `.cache/bench/baseline` (no extension).
 
     python bench/prints.py                 # N = 250, 500, 1000; one run each
@@ -27,8 +27,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "playwright-tests")]
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-import build  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
+from sitebuild.site import build as build_site  # noqa: E402
+from sitebuild.util import CACHE  # noqa: E402
 
 NOTEBOOK = "jupyterlite-empty.ipynb"
 SET_SOURCE = "code => window.jupyterapp.shell.currentWidget.content.activeCell.model.sharedModel.setSource(code)"
@@ -57,7 +59,7 @@ def measure(browser, folder: Path, lines: list[int], runs: int) -> list[tuple[in
     run command to the cell's new execution count as seen by the page, and the longest main-thread task of the page
     meanwhile (0: none of 50 ms or more). Raises Playwright's TimeoutError after 900 s.
     """
-    server = build.make_server(folder, port=0, quiet=True)
+    server = make_server(folder, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://%s:%d" % server.server_address[:2]
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -92,7 +94,7 @@ def main() -> int:
     parser.add_argument("--lines", type=int, nargs="+", default=[250, 500, 1000])
     parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
-    sites = {"bridge": build.build(), "baseline": build.build(output=build.CACHE / "bench" / "baseline", extensions=())}
+    sites = {"bridge": build_site(), "baseline": build_site(output=CACHE / "bench" / "baseline", extensions=())}
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS])
         results = {key: measure(browser, folder, args.lines, args.runs) for key, folder in sites.items()}

@@ -55,11 +55,12 @@ sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "playwright-tests
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
-import build  # noqa: E402
 import notebooks  # noqa: E402
 import prints  # noqa: E402
 import sites  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
+from sitebuild.site import build as build_site  # noqa: E402
 
 RESULTS = HERE / "results.json"
 #: tools each site registers when it is fully up (a site registering fewer never counts as loaded)
@@ -553,7 +554,7 @@ def table(summary: dict, plan: dict, runs: int) -> str:
 def serve(folders: dict) -> tuple[list, dict]:
     servers, urls = [], {}
     for key, folder in folders.items():
-        server = build.make_server(folder, port=0, quiet=True)
+        server = make_server(folder, port=0, quiet=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         urls[key] = "http://%s:%s" % server.server_address[:2]
@@ -582,7 +583,7 @@ def main() -> int:
     if not args.quick:
         plan["notebooks"].append((notebooks.name_for("large"), notebooks.IMAGES + 2))
     folders = sites.build_sites(content)
-    folders["baseline"] = build.build(output=sites.BENCH / "baseline", extra_content=(content,), extensions=())
+    folders["baseline"] = build_site(output=sites.BENCH / "baseline", extra_content=(content,), extensions=())
     tools_json = folders["ours"] / "extensions" / "webmcp-bridge" / "static" / "tools.json"
     TOOL_COUNTS["ours"] = len(json.loads(tools_json.read_text(encoding="utf-8")))
     servers, urls = serve(folders)

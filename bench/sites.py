@@ -1,6 +1,6 @@
 """The two twin sites of the benchmark: ours (the bridge) and theirs (the published reference extension).
 
-Both are built by build.build() from the same JupyterLite, the same offline Pyodide and the same content
+Both are built by build_site() from the same JupyterLite, the same offline Pyodide and the same content
 (lite/content/ plus the bench notebooks); only the federated extension differs. Theirs is the prebuilt
 labextension folder inside the reference's PyPI wheel, fetched once with `pip download`.
 """
@@ -16,11 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import build  # noqa: E402
+from sitebuild.site import build as build_site  # noqa: E402
+from sitebuild.util import CACHE  # noqa: E402
 
 REFERENCE = "jupyterlite-webmcp==0.1.1"
 REFERENCE_EXT = "jupyterlite_webmcp-0.1.1.data/data/share/jupyter/labextensions/jupyterlite-webmcp/"
-BENCH = build.CACHE / "bench"
+BENCH = CACHE / "bench"
 
 
 def reference_extension() -> Path:
@@ -48,6 +49,6 @@ def reference_extension() -> Path:
 def build_sites(content: Path) -> dict[str, Path]:
     """Build both sites with the bench notebooks of `content` added; return {"ours": dir, "theirs": dir}."""
     return {
-        "ours": build.build(output=BENCH / "ours", extra_content=(content,)),
-        "theirs": build.build(output=BENCH / "theirs", extra_content=(content,), extensions=(reference_extension(),)),
+        "ours": build_site(output=BENCH / "ours", extra_content=(content,)),
+        "theirs": build_site(output=BENCH / "theirs", extra_content=(content,), extensions=(reference_extension(),)),
     }

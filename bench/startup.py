@@ -22,8 +22,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "playwright-tests")]
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-import build  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable, open_notebook  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
+from sitebuild.site import build as build_site  # noqa: E402
 
 KEYS = ("toolsRegistered", "restored", "pythonStart", "pyodideReady", "bridgeReady")
 
@@ -33,7 +34,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--notebook", default="jupyterlite-demo-python.ipynb")
     args = parser.parse_args()
-    server = build.make_server(build.build(), port=0, quiet=True)
+    server = make_server(build_site(), port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://%s:%s" % server.server_address[:2]
     samples: dict[str, dict[str, list[float]]] = {"cold": {k: [] for k in KEYS}, "warm": {k: [] for k in KEYS}}

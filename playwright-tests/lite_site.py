@@ -1,12 +1,16 @@
 """Helpers for the end-to-end tests (imported by conftest.py and the tests; a distinct module name so it never
-collides with another folder's conftest): the browser flags, a page recorder and notebook opening."""
+collides with another folder's conftest): the browser flags, a page recorder, notebook opening, and the demo
+page's tool definitions as Python makes them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
 import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
+SITE_CONFIG = Path(__file__).resolve().parents[1] / "jupyter-lite.json"
 URL_IN_TEXT = re.compile(r"https?://[^\s\"'()<>\\\]]+")
 
 BASE_ARGS = [
@@ -144,3 +149,33 @@ if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp`
 
     if sys.argv[1:] == ["install-mcp"]:
         print(install_chrome_devtools_mcp())
+
+
+@lru_cache(maxsize=1)
+def _demo_definitions() -> str:
+    from webmcp_bridge.contrib.config import PAGE_CONFIG_KEY, parse_entries
+    from webmcp_bridge.contrib.loading import SiteLoader
+    from webmcp_bridge.core.diagnostics import Diagnostics
+    from webmcp_bridge.host.memory import MemoryWorkspace
+    from webmcp_bridge.session.bridge import build_bridge
+
+    configured = json.loads(SITE_CONFIG.read_text(encoding="utf-8"))["jupyter-config-data"].get(PAGE_CONFIG_KEY)
+    entries, problems = parse_entries(("the site's jupyter-lite.json", configured))
+    assert problems == [], problems
+
+    async def fetch(path: str) -> bytes:
+        return (CONTENT / path).read_bytes()
+
+    diagnostics = Diagnostics()
+    with tempfile.TemporaryDirectory() as workdir, ThreadPoolExecutor(1) as thread:  # Playwright's loop runs in this thread
+        contributions = thread.submit(asyncio.run, SiteLoader(fetch, Path(workdir), diagnostics).load(entries)).result()
+        bridge = build_bridge(MemoryWorkspace({}), contributions=contributions, diagnostics=diagnostics)
+    assert diagnostics.to_json() == [], diagnostics.to_json()
+    return json.dumps(bridge.registry.definitions())
+
+
+def demo_definitions() -> list[dict]:
+    """The WebMCP definitions the demo page registers once the bridge is up: the bridge's tools and the site's own
+    contributions (the repository's jupyter-lite.json names them; read from lite/content as the page reads the
+    site's files), made by the same Python."""
+    return json.loads(_demo_definitions())

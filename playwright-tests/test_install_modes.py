@@ -20,9 +20,9 @@ from lite_site import CONTENT, PageLog, new_recorded_page
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import build  # noqa: E402
 from sitebuild.package import build_wheel  # noqa: E402
 from sitebuild.pins import read_pins  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
 
 HOSTING = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
 
@@ -37,7 +37,7 @@ def documented_steps() -> tuple[list[str], list[str], dict]:
 
 
 def serve(folder: Path, headers: dict | None = None):
-    server = build.make_server(folder, port=0, quiet=True, headers=headers)
+    server = make_server(folder, port=0, quiet=True, headers=headers)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 

@@ -16,7 +16,9 @@ from lite_site import PageLog, new_recorded_page, open_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import build  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
+from sitebuild.site import build as build_site  # noqa: E402
+from sitebuild.util import CACHE, BuildError  # noqa: E402
 
 CALL_JS = """async ([name, args]) => {
     const tool = (await document.modelContext.getTools()).find(t => t.name === name);
@@ -55,10 +57,10 @@ class McpBPage:
 def mcp_b_site():
     """The demo site built with the MCP-B option on, served on a free port."""
     try:
-        folder = build.build(output=build.CACHE / "site-mcp-b", mcp_b=True)
-    except build.BuildError as exc:
+        folder = build_site(output=CACHE / "site-mcp-b", mcp_b=True)
+    except BuildError as exc:
         pytest.fail(f"site build failed: {exc}")
-    server = build.make_server(folder, port=0, quiet=True)
+    server = make_server(folder, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

@@ -287,7 +287,7 @@ def test_settings_change_the_timeout_the_cap_the_tools_and_the_start_up_mode(pag
     status = open_notebook(page, site_url, NOTEBOOK)
     tools = status["tools"]
     assert page.evaluate(SETTINGS_JS) == {"executionTimeout": 20, "resultBytes": 51200, "disabledTools": [], "defaultMode": "direct",
-                                         "runTimeout": 120}
+                                         "runTimeout": 120, "contributions": []}
     target = ok(page, "jupyter_get_cells", {"startIndex": 3, "endIndex": 4})["cells"][0]
 
     # executionTimeout: a call waiting for the person returns pending after 2 s instead of 20

@@ -5,7 +5,7 @@ what a bundler's build would: ``package.json`` (from ``lite/extension/package.js
 project's), ``install.json`` (how JupyterLab tells a person to uninstall it), the Settings Editor schema, and in
 ``static/``: the bridge's own pure-Python wheel, ``tools.json`` (the tool definitions generated from the
 bridge's pydantic models, so the loader registers tools before Python starts), ``bridge.json`` (what the
-loader loads) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
+loader loads, and the numbers it applies: ``core/limits.py`` ``LOADER_BOUNDS``) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
 the npm package's runtime files, every pinned wheel and a pyodide-lock.json for them). The pinned wheels
 are the bridge's closure (pydantic) and the Pyodide kernel's (micropip, ipython, ...), so a JupyterLite site
 can also point its kernel's ``pyodideUrl`` here and serve the whole of Python from its own origin. And
@@ -38,22 +38,25 @@ EXTENSION_NAME = "webmcp-bridge"
 SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
 
 
-GENERATE_DEFINITIONS = """
+GENERATE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
+import webmcp_bridge.core.limits as limits
 import webmcp_bridge.session.bridge as app
-assert app.__file__.startswith(sys.argv[1]), app.__file__
-print(json.dumps(app.tool_definitions(), indent=1, ensure_ascii=False))
+assert app.__file__.startswith(sys.argv[1]) and limits.__file__.startswith(sys.argv[1]), app.__file__
+print(json.dumps({"tools": app.tool_definitions(), "loader": limits.LOADER_BOUNDS}, ensure_ascii=False))
 """
 
 
-def tool_definitions() -> str:
-    """The bridge's WebMCP tool definitions as JSON text, generated from its pydantic models in py_src/
-    (in a child Python, so an installed copy of the package cannot stand in for the sources)."""
-    done = subprocess.run([sys.executable, "-c", GENERATE_DEFINITIONS, str(PY_SRC)], capture_output=True, text=True)
+def from_sources() -> tuple[str, dict]:
+    """What the build takes from the bridge's sources in py_src/, in a child Python (so an installed copy of the
+    package cannot stand in for the sources): the WebMCP tool definitions as JSON text, generated from its
+    pydantic models, and the loader's bounds (``webmcp_bridge.core.limits.LOADER_BOUNDS``)."""
+    done = subprocess.run([sys.executable, "-c", GENERATE, str(PY_SRC)], capture_output=True, text=True)
     if done.returncode != 0:
-        raise BuildError(f"generating the tool definitions failed:\n{done.stderr[-2000:]}")
-    return done.stdout
+        raise BuildError(f"reading the bridge's sources failed:\n{done.stderr[-2000:]}")
+    data = json.loads(done.stdout)
+    return json.dumps(data["tools"], indent=1, ensure_ascii=False) + "\n", data["loader"]
 
 
 def closure(lock: dict, roots: list[str]) -> list[str]:
@@ -122,7 +125,8 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
 
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
-    put("static/tools.json", tool_definitions())
+    definitions, loader_bounds = from_sources()
+    put("static/tools.json", definitions)
     manifest = {
         # the Pyodide version the shipped wheels are built for: a page's own runtime is used only if it is this one
         "pyodideVersion": pins["pyodide"],
@@ -134,6 +138,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         "tools": "tools.json",
         # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
         "polyfill": "mcp-b/global.iife.js",
+        # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
+        # of a failure's and of a refused registration's reason shown
+        "bounds": loader_bounds,
     }
     put("static/bridge.json", json.dumps(manifest, indent=2) + "\n")
     for path in tree_files(dest):

@@ -110,8 +110,11 @@ def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: l
         for folder in contents:
             cmd += ["--contents", folder]
         # exactly these extensions: none of the environment's (sys.prefix) labextensions is copied
+        # ContentsManager.allow_hidden: the site's own tools live in contents/.webmcp/ (README, "Add your own tool"),
+        # a folder the agent's file tools neither list nor read; the build indexes it only with this
         build_config = {"LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"],
-                                            "federated_extensions": [str(e) for e in extensions]}}
+                                            "federated_extensions": [str(e) for e in extensions]},
+                        "ContentsManager": {"allow_hidden": True}}
         write_if_changed(lite_dir / "jupyter_lite_config.json", json.dumps(build_config, indent=2) + "\n")
         for app in APPS:
             cmd += ["--apps", app]

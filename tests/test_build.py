@@ -12,10 +12,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import build  # noqa: E402
+from sitebuild.patches import KERNEL_EXTENSION, KERNEL_WAIT_BUGGY, KERNEL_WAIT_FIXED, patch_kernel_messaging  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
+from sitebuild.site import KERNEL_PLUGIN, verify_output  # noqa: E402
+from sitebuild.site import build as build_site  # noqa: E402
+from sitebuild.util import BuildError  # noqa: E402
 
 PYODIDE = "static/pyodide"
 
@@ -23,7 +28,7 @@ PYODIDE = "static/pyodide"
 @pytest.fixture(scope="module")
 def site() -> Path:
     """Build (incrementally) and return _output/."""
-    return build.build()
+    return build_site()
 
 
 def sha256(path: Path) -> str:
@@ -33,7 +38,7 @@ def sha256(path: Path) -> str:
 def test_built_config_keeps_pyodide_url(site):
     """The kernel loads the site's own runtime, and never falls back to a public index."""
     config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
-    kernel = config["litePluginSettings"][build.KERNEL_PLUGIN]
+    kernel = config["litePluginSettings"][KERNEL_PLUGIN]
     assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
     assert kernel["disablePyPIFallback"] is True
     assert (site / PYODIDE / "pyodide.mjs").is_file()
@@ -45,7 +50,7 @@ def test_app_configs_do_not_override_pyodide_url(site):
     """No per-app jupyter-lite.json points the kernel elsewhere."""
     for path in site.glob("*/jupyter-lite.json"):
         data = json.loads(path.read_text()).get("jupyter-config-data", {})
-        kernel = data.get("litePluginSettings", {}).get(build.KERNEL_PLUGIN, {})
+        kernel = data.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {})
         assert kernel.get("pyodideUrl", "./static/pyodide/pyodide.mjs").endswith("static/pyodide/pyodide.mjs"), path
 
 
@@ -68,9 +73,9 @@ def test_lock_versions_are_the_pins(site):
     """The versions served are exactly those pinned in pyproject.toml."""
     pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["webmcp_bridge"]["site"]
     packages = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())["packages"]
-    assert set(packages) == {build.canonicalize_name(n) for n in pins["wheels"]}
+    assert set(packages) == {canonicalize_name(n) for n in pins["wheels"]}
     for name, version in pins["wheels"].items():
-        assert packages[build.canonicalize_name(name)]["version"] == version
+        assert packages[canonicalize_name(name)]["version"] == version
 
 
 def test_bridge_manifest(site):
@@ -109,8 +114,8 @@ def test_a_leaked_extension_fails_the_check(site, tmp_path):
     config["jupyter-config-data"]["federated_extensions"].append({"name": "some-other-extension", "load": "static/remoteEntry.js"})
     (copy / "jupyter-lite.json").write_text(json.dumps(config))
     lock = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())
-    with pytest.raises(build.BuildError, match="wanted exactly"):
-        build.verify_output(lock, copy, ("webmcp-bridge",))
+    with pytest.raises(BuildError, match="wanted exactly"):
+        verify_output(lock, copy, ("webmcp-bridge",))
 
 
 def test_site_config_is_the_repository_file(site):
@@ -118,8 +123,8 @@ def test_site_config_is_the_repository_file(site):
     source = json.loads((ROOT / "jupyter-lite.json").read_text())["jupyter-config-data"]
     built = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert built["appName"] == source["appName"] and built["exposeAppInBrowser"] == source["exposeAppInBrowser"]
-    for key, value in source["litePluginSettings"][build.KERNEL_PLUGIN].items():
-        assert built["litePluginSettings"][build.KERNEL_PLUGIN][key] == value
+    for key, value in source["litePluginSettings"][KERNEL_PLUGIN].items():
+        assert built["litePluginSettings"][KERNEL_PLUGIN][key] == value
 
 
 def test_headers_file(site):
@@ -149,13 +154,13 @@ def test_second_build_rewrites_nothing(site):
         return {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
 
     before = stamps()
-    build.build()
+    build_site()
     assert stamps() == before
 
 
 def test_server_headers_and_types(site):
     """build.py's server sends COOP/COEP on every response and the right MIME types."""
-    server = build.make_server(site, port=0, quiet=True)
+    server = make_server(site, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     wheel = json.loads((site / "extensions/webmcp-bridge/static/bridge.json").read_text())["wheel"]
@@ -181,11 +186,24 @@ def test_build_restores_a_dropped_pyodide_url(site):
     """If anything drops pyodideUrl from the built config, the next build puts it back (and says so)."""
     path = site / "jupyter-lite.json"
     config = json.loads(path.read_text())
-    del config["jupyter-config-data"]["litePluginSettings"][build.KERNEL_PLUGIN]["pyodideUrl"]
+    del config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["pyodideUrl"]
     path.write_text(json.dumps(config))
-    build.build()
-    kernel = json.loads(path.read_text())["jupyter-config-data"]["litePluginSettings"][build.KERNEL_PLUGIN]
+    build_site()
+    kernel = json.loads(path.read_text())["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
     assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+
+
+def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
+    """bridge.json hands the loader the numbers it applies, as webmcp_bridge.core.limits has them (the loader
+    writes none of its own)."""
+    from webmcp_bridge.core.limits import FAILURE_REASON_CHARS, LOADER_BOUNDS, RECENT_CALLS, REFUSAL_REASON_CHARS
+
+    manifest = json.loads((site / "extensions/webmcp-bridge/static/bridge.json").read_text())
+    assert manifest["bounds"] == LOADER_BOUNDS == {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS,
+                                                    "refusalChars": REFUSAL_REASON_CHARS}
+    loader = (ROOT / "lite/extension/static/remoteEntry.js").read_text(encoding="utf-8")
+    for key in LOADER_BOUNDS:
+        assert f"'{key}'" in loader or f"bounds.{key}" in loader, key
 
 
 def test_static_tool_definitions_match_the_registry(site):
@@ -202,27 +220,27 @@ def test_static_tool_definitions_match_the_registry(site):
 
 
 def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_fails_the_build(site, tmp_path):
-    """The built kernel chunk carries the reply-wait patch once (build.patch_kernel_messaging), applied to the
+    """The built kernel chunk carries the reply-wait patch once (patch_kernel_messaging), applied to the
     chunk exactly as the pinned jupyterlite-pyodide-kernel installs it; a kernel without that text stops the build.
     (That the patched chunk works is replayed in a browser: test_site.py's early-reply test.)"""
-    built = build.patch_kernel_messaging(site)  # the build already patched it: left as it is
+    built = patch_kernel_messaging(site)  # the build already patched it: left as it is
     text = built.read_text(encoding="utf-8")
-    assert text.count(build.KERNEL_WAIT_FIXED) == 1 and build.KERNEL_WAIT_BUGGY not in text
+    assert text.count(KERNEL_WAIT_FIXED) == 1 and KERNEL_WAIT_BUGGY not in text
 
-    installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / build.KERNEL_EXTENSION / "static" / built.name
+    installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / KERNEL_EXTENSION / "static" / built.name
     original = installed.read_text(encoding="utf-8")
-    assert original.count(build.KERNEL_WAIT_BUGGY) == 1
-    static = tmp_path / "extensions" / build.KERNEL_EXTENSION / "static"
+    assert original.count(KERNEL_WAIT_BUGGY) == 1
+    static = tmp_path / "extensions" / KERNEL_EXTENSION / "static"
     static.mkdir(parents=True)
     (static / built.name).write_text(original, encoding="utf-8")
-    build.patch_kernel_messaging(tmp_path)
+    patch_kernel_messaging(tmp_path)
     assert (static / built.name).read_text(encoding="utf-8") == text
 
-    (static / built.name).write_text(original.replace(build.KERNEL_WAIT_BUGGY, "A=(e,t)=>e?d(t,0):"), encoding="utf-8")
-    with pytest.raises(build.BuildError, match="re-check KERNEL_WAIT_BUGGY"):
-        build.patch_kernel_messaging(tmp_path)
+    (static / built.name).write_text(original.replace(KERNEL_WAIT_BUGGY, "A=(e,t)=>e?d(t,0):"), encoding="utf-8")
+    with pytest.raises(BuildError, match="re-check KERNEL_WAIT_BUGGY"):
+        patch_kernel_messaging(tmp_path)
     # two chunks with the text: not the build that was checked either
     (static / built.name).write_text(original, encoding="utf-8")
     (static / f"copy-{built.name}").write_text(original, encoding="utf-8")
-    with pytest.raises(build.BuildError, match="re-check KERNEL_WAIT_BUGGY"):
-        build.patch_kernel_messaging(tmp_path)
+    with pytest.raises(BuildError, match="re-check KERNEL_WAIT_BUGGY"):
+        patch_kernel_messaging(tmp_path)

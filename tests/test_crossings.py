@@ -18,7 +18,7 @@ from helpers import make_bridge
 from webmcp_bridge.host.memory import MemoryNotebook
 from webmcp_bridge.host.protocol import LiveNotebook
 
-#: what the issue asks of one jupyter_update_cell: at most this many crossings into JS
+#: the most crossings into JS one jupyter_update_cell may make (docs/ARCHITECTURE.md, "Crossings of one call")
 UPDATE_CROSSINGS = 6
 
 PROTOCOL_METHODS = sorted(name for name, _ in inspect.getmembers(LiveNotebook, inspect.isfunction) if not name.startswith("_"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import build  # noqa: E402
+from sitebuild.serve import HEADERS, make_server  # noqa: E402
 
 BLOCK = re.compile(r"<!-- headers-file: (?P<name>[^ ]+) -->\n```[a-z]*\n(?P<body>.*?)\n```", re.S)
 
@@ -53,11 +53,11 @@ def parse_nginx(text: str) -> dict[str, str]:
 
 def served_headers() -> dict[str, str]:
     """The site headers build.py's development server sends (on a request for a file it has)."""
-    server = build.make_server(ROOT / "docs", port=0, quiet=True)
+    server = make_server(ROOT / "docs", port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/hosting.md") as response:
-            return {k: response.headers[k] for k in build.HEADERS}
+            return {k: response.headers[k] for k in HEADERS}
     finally:
         server.shutdown()
         server.server_close()
@@ -81,11 +81,11 @@ def test_the_build_writes_the_documented_headers_file(tmp_path):
 
 
 def test_a_server_for_a_host_without_headers_sends_none():
-    server = build.make_server(ROOT / "docs", port=0, quiet=True, headers={})
+    server = make_server(ROOT / "docs", port=0, quiet=True, headers={})
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/hosting.md") as response:
-            assert not any(k in response.headers for k in build.HEADERS)
+            assert not any(k in response.headers for k in HEADERS)
     finally:
         server.shutdown()
         server.server_close()

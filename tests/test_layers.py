@@ -2,7 +2,7 @@
 
 Layers, lowest first; a module may import from its own package and from lower layers only::
 
-    core < host < calls < (propose, review, changes, sharing) < access < tools < session < lab
+    core < host < calls < (propose, review, changes, sharing) < access < tools < contrib < session < lab
 
 The four features share a rank: none imports another. ``core`` imports the standard library only. Only ``lab/`` touches the browser
 (``js``, ``pyodide``, ``pyodide_js``), at any depth of a module (inside functions and ``TYPE_CHECKING`` blocks
@@ -20,7 +20,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge"
 RANKS = {"core": 0, "host": 1, "calls": 2, "propose": 3, "review": 3, "changes": 3, "sharing": 3, "access": 4, "tools": 5,
-         "session": 6, "lab": 7}
+         "contrib": 6, "session": 7, "lab": 8}
 BROWSER = {"js", "pyodide", "pyodide_js"}
 
 

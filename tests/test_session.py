@@ -77,9 +77,11 @@ def test_the_page_session_stops_every_part_once_even_when_one_fails(capsys) -> N
     session = LabSession(ctx=None)
     session.share, session.view, session.panel = Part(log, "share"), Part(log, "view", fail=True), Part(log, "panel")
     session.settings, session.registration, session.bridge = Part(log, "settings"), Part(log, "registration"), Part(log, "bridge")
+    session.events = Part(log, "events")
     session.stop()
-    assert log == ["dispose share", "dispose view", "dispose settings", "dispose panel", "unregister registration", "close bridge"]
+    assert log == ["dispose share", "dispose view", "dispose settings", "dispose panel", "dispose events", "unregister registration",
+                   "close bridge"]
     assert "broken part" in capsys.readouterr().err
-    assert (session.share, session.view, session.settings, session.panel, session.registration, session.bridge) == (None,) * 6
+    assert (session.share, session.view, session.settings, session.panel, session.events, session.registration, session.bridge) == (None,) * 7
     session.stop()  # a second stop does nothing
-    assert len(log) == 6
+    assert len(log) == 7

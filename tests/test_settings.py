@@ -39,7 +39,7 @@ def test_the_shipped_schema_matches_the_parser():
     schema = json.loads(SCHEMA.read_text())
     props = schema["properties"]
     assert schema["type"] == "object" and schema["additionalProperties"] is False
-    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "defaultMode"}
+    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "defaultMode", "contributions"}
     assert props["runTimeout"]["default"] == DEFAULT_SETTINGS.run_timeout == DEFAULT_LIMITS.run_timeout_seconds == 120
     assert (props["runTimeout"]["minimum"], props["runTimeout"]["maximum"]) == (1, 86400)
     assert props["executionTimeout"]["default"] == DEFAULT_SETTINGS.execution_timeout == DEFAULT_LIMITS.execution_timeout_seconds == 20
@@ -48,6 +48,7 @@ def test_the_shipped_schema_matches_the_parser():
     assert (props["resultBytes"]["minimum"], props["resultBytes"]["maximum"]) == RESULT_BYTES_BOUNDS == (4096, 1048576)
     assert props["disabledTools"]["default"] == [] and props["disabledTools"]["items"]["type"] == "string"
     assert props["defaultMode"]["enum"] == ["direct", "propose"] and props["defaultMode"]["default"] == "direct"
+    assert props["contributions"]["default"] == [] and props["contributions"]["items"]["type"] == "string"  # read by contrib/config.py
     for prop in props.values():
         assert prop["title"] and prop["description"]
     # the schema's defaults parse to the default settings with no problem

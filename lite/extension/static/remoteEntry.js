@@ -32,9 +32,18 @@
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
-  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null };
-  window.webmcpBridge = { status };
+  // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics)
+  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null, diagnostics: [] };
+  // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
+  // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
+  const loaderCalls = {};
+  const counted = (name, fn) => (...args) => { loaderCalls[name] = (loaderCalls[name] ?? 0) + 1; return fn(...args); };
+  window.webmcpBridge = { status, crossings: { loader: () => JSON.stringify(loaderCalls) } };
   let statusNode = null;
+  // The numbers the loader applies (how many recent calls it lists, how much of a reason it shows) are Python's
+  // (webmcp_bridge/core/limits.py LOADER_BOUNDS), written into bridge.json by the build; until bridge.json is
+  // read nothing is cut (the only reason then is the browser's own short error for bridge.json itself).
+  let bounds = null;
 
   function render() {
     if (!statusNode) return;
@@ -46,10 +55,13 @@
     else if (reason) text += ` (${reason})`;
     if (status.mode === 'propose') text += ' · Propose'; // the person's Direct/Propose switch (Python: setMode)
     if (status.waiting > 0) text += ` · ${status.waiting} waiting`;
+    const failed = status.diagnostics.filter(d => d.severity === 'error').length;
+    if (failed) text += ` · ${failed} contribution${failed === 1 ? '' : 's'} failed`; // the site's own tool files
     statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
     const waiting = state === 'loading' && tools > 0 ? [`${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`] : [];
-    statusNode.title = [reason || text, ...waiting, ...refused, ...status.recent].join('\n'); // recent calls, newest first
+    const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
+    statusNode.title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
     statusNode.dataset.state = state;
   }
 
@@ -73,10 +85,32 @@
     render();
   }
 
-  // reportCall(line): Python's after-call hook reports each tool call ("tool outcome N ms"); the last 5 are kept.
+  const cut = (text, key) => (bounds ? text.slice(0, bounds[key]) : text);
+
+  // reportCall(line): the one-line report of a tool call ("tool outcome N ms"), from Python's after-call hook:
+  // handed back with the call's answer, or (a call that went pending) reported later; bounds.recentCalls are kept.
   function reportCall(line) {
-    status.recent = [String(line), ...status.recent].slice(0, 5);
+    status.recent = [String(line), ...status.recent].slice(0, bounds ? bounds.recentCalls : undefined);
     render();
+  }
+
+  // setDiagnostics(json): Python reports the problems of the site's own contributions (the whole list each time).
+  function setDiagnostics(json) {
+    status.diagnostics = JSON.parse(json);
+    render();
+  }
+
+  // emit(type, detailJson): Python's call and kernel-run events, dispatched on window as 'webmcp-bridge:call' and
+  // 'webmcp-bridge:run' CustomEvents whose detail is plain data (parsed JSON) for a site's own scripts.
+  const EVENT_TYPES = new Set(['call', 'run']);
+  function emit(type, detailJson) {
+    dispatchEvent(String(type), JSON.parse(detailJson));
+  }
+  function dispatchEvent(type, detail) {
+    if (!EVENT_TYPES.has(type)) return;
+    try {
+      window.dispatchEvent(new CustomEvent(`${NAME}:${type}`, { detail }));
+    } catch (error) { console.error(`[${NAME}] event listener`, error); }
   }
 
   // setMode(mode, waiting): Python reports the Direct/Propose mode and how many proposals wait for the person.
@@ -91,10 +125,13 @@
     // a Python error's message is its traceback: its last line names the exception
     const lines = String((error && error.message) || error).split('\n').filter(line => line.trim());
     const line = lines[0] && lines[0].startsWith('Traceback') ? lines[lines.length - 1] : lines[0];
-    setStatus('failed', (line || 'unknown error').trim().slice(0, 200));
+    setStatus('failed', cut((line || 'unknown error').trim(), 'failureChars'));
   }
 
-  const manifestReady = fetch(manifestUrl).then(response => response.json());
+  const manifestReady = fetch(manifestUrl).then(response => response.json()).then(manifest => {
+    bounds = manifest.bounds;
+    return manifest;
+  });
   // fetched now, so the plugin registers the tools the moment JupyterLab activates it
   const definitionsReady = manifestReady.then(manifest => fetch(new URL(manifest.tools, manifestUrl))).then(response => response.json());
   definitionsReady.catch(() => {}); // reported by registerStaticTools
@@ -269,7 +306,11 @@
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
         try {
-          return JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+          const { result, report, event } = JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+          loaderCalls.result = (loaderCalls.result ?? 0) + 1; // the answer crossing back from Python
+          if (report) reportCall(report);
+          if (event) dispatchEvent('call', event); // the call's page event rides in its answer
+          return result;
         } finally {
           if (signal) signal.removeEventListener('abort', abort);
         }
@@ -294,7 +335,7 @@
       entry.settled = true;
       if (tools.get(definition.name) === entry) {
         tools.delete(definition.name);
-        refused.set(definition.name, `${(error && error.name) || 'Error'}: ${(error && error.message) || error}`.slice(0, 300));
+        refused.set(definition.name, cut(`${(error && error.name) || 'Error'}: ${(error && error.message) || error}`, 'refusalChars'));
         console.error(`[${NAME}] ${definition.name} not registered`, error);
       }
       return false;
@@ -332,7 +373,8 @@
 
   // connect(definitionsJson, dispatch, cancel): called by Python once it is ready; returns the number of tools
   // asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
-  // dispatch(name, inputJson, invocation) -> Promise<resultJson>; cancel(invocation) when that call's signal aborts.
+  // dispatch(name, inputJson, invocation) -> the answer, JSON text {result, report, event}, or (a call that waits)
+  // a Promise of it; cancel(invocation) when that call's signal aborts.
   function connect(definitionsJson, dispatch, cancel) {
     const wanted = new Map(JSON.parse(definitionsJson).map(d => [d.name, d]));
     for (const name of [...refused.keys()]) if (!wanted.has(name)) refused.delete(name);
@@ -351,6 +393,10 @@
     refused.clear();
   }
 
+  // The page's one Python session (webmcp_bridge.lab.session.LabSession, a proxy this loader owns): start()
+  // returns it, and a later start stops it first.
+  let session = null;
+
   async function start(app, tracker, docManager, modules) {
     await app.restored;
     const restored = status.timings.restored = Math.round(performance.now());
@@ -358,9 +404,19 @@
     status.timings.pythonStart = Math.round(performance.now());
     const pyodide = await startPyodide();
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
+    if (session) { session.stop(); session.destroy(); session = null; }
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
-    const ctx = { app, tracker, docManager, modules, modelContext: document.modelContext ?? null, setStatus, reportCall, connect, disconnect, setMode };
-    const reply = JSON.parse(await boot.start(ctx)); // {state: "ready"|"unavailable", tools: N, timings}
+    // the site's list of its own tool files (jupyter-config-data), as JSON text: Python reads and checks it
+    const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
+    const ctx = {
+      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions,
+      setStatus: counted('setStatus', setStatus), setDiagnostics: counted('setDiagnostics', setDiagnostics),
+      reportCall: counted('reportCall', reportCall), emit: counted('emit', emit),
+      connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode)
+    };
+    session = await boot.start(ctx);
+    boot.destroy();
+    const reply = JSON.parse(session.reply); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
     setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);

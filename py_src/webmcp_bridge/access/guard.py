@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
+from webmcp_bridge.access.runs import RunObservers
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
@@ -579,11 +581,18 @@ class GuardedNotebook:
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         view = self._writable([cell_id])
         self._gate()
+        began, status, count = time.monotonic(), "failed", None
         try:
             await self._scrub_history(view)
-            return await self._inner.run_cell(cell_id, timeout)
+            result = await self._inner.run_cell(cell_id, timeout)
+            status, count = result.status, result.execution_count
+            return result
+        except asyncio.CancelledError:
+            status = "aborted"
+            raise
         finally:
             self._lapse()
+            self._guard.runs.tell(self.path, "cell", cell_id, status, time.monotonic() - began, count)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
         self._writable([])
@@ -614,11 +623,18 @@ class GuardedNotebook:
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
         view = self._writable([])
         self._gate()
+        began, status, count = time.monotonic(), "failed", None
         try:
             await self._scrub_history(view)
-            return await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)
+            run = await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)
+            status, count = run.status, run.execution_count
+            return run
+        except asyncio.CancelledError:
+            status = "aborted"
+            raise
         finally:
             self._lapse()
+            self._guard.runs.tell(self.path, "code", None, status, time.monotonic() - began, count)
 
     def __getattr__(self, name: str) -> Any:
         # A host method this guard does not know (added to the protocol later) is refused rather than passed
@@ -630,7 +646,8 @@ class GuardedHost:
     """A :class:`~webmcp_bridge.host.protocol.NotebookHost` that hides ``none`` notebooks and hands out
     :class:`GuardedNotebook` objects. ``changes`` is the bridge's :class:`~webmcp_bridge.changes.log.ChangeLog`,
     fed from every notebook the guard touches; ``proposals`` the mode and the proposals waiting for the person
-    (:mod:`webmcp_bridge.propose.proposals`), which the guard's writes check."""
+    (:mod:`webmcp_bridge.propose.proposals`), which the guard's writes check; ``runs`` the observers told of each
+    kernel run a tool starts (:mod:`webmcp_bridge.access.runs`)."""
 
     def __init__(self, inner: NotebookHost, changes: ChangeLog, proposals: ProposalBook) -> None:
         self._inner = inner
@@ -638,6 +655,7 @@ class GuardedHost:
         self.proposals = proposals
         self._steps: dict[str, _Step] = {}  # per notebook path: the view held for the current call step
         self._ever_hidden: dict[str, set[str]] = {}  # ids of cells seen hidden (or deleted while hidden), per path
+        self.runs = RunObservers()  # told of every kernel run a tool starts here (access/runs.py)
 
     @property
     def raw(self) -> NotebookHost:

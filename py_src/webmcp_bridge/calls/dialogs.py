@@ -44,7 +44,7 @@ from typing import Any, Callable
 from webmcp_bridge.calls.pending import PendingCall, PendingCalls, pending_payload
 from webmcp_bridge.core.bounds import fit_payload, json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, truncate_utf8
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, ECHO_LABEL_BYTES, ECHO_TITLE_BYTES, SHORT_ID_CHARS, Limits, truncate_utf8
 from webmcp_bridge.host.protocol import DialogSource, RawDialog
 
 ANSWER_TOOL = "jupyter_answer_dialog"
@@ -238,12 +238,12 @@ class DialogTracker:
         else:
             found = next((r for r in raws if r.id == dialog_id), None)
             if found is None:
-                raise ToolError(ErrorCode.INVALID_ARGUMENT, f"No open dialog has id {dialog_id[:64]!r}.", dialogs=listing)
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, f"No open dialog has id {dialog_id[:SHORT_ID_CHARS]!r}.", dialogs=listing)
             raw = found
         owner = self._owners.get(raw.id)
         if owner is None:
             raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                            f"The dialog {raw.id} ({_cut(raw.title, 100)[0]!r}) was not opened by one of your calls: only the person answers it.",
+                            f"The dialog {raw.id} ({_cut(raw.title, ECHO_TITLE_BYTES)[0]!r}) was not opened by one of your calls: only the person answers it.",
                             dialogId=raw.id)
         if not raw.shown:
             raise ToolError(ErrorCode.INVALID_ARGUMENT,
@@ -262,7 +262,7 @@ class DialogTracker:
 
     def _button_index(self, raw: RawDialog, button: str | int) -> int:
         labels = [b.label for b in raw.buttons]
-        listed = ", ".join(f"{i}: {_cut(label, 60)[0]!r}" for i, label in enumerate(labels[: self.limits.dialog_buttons]))
+        listed = ", ".join(f"{i}: {_cut(label, ECHO_LABEL_BYTES)[0]!r}" for i, label in enumerate(labels[: self.limits.dialog_buttons]))
         if isinstance(button, int):
             if not 0 <= button < len(labels):
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The dialog {raw.id} has no button {button}; its buttons: {listed}.",
@@ -275,10 +275,10 @@ class DialogTracker:
                 matches = [i for i, label in enumerate(labels) if label.strip().casefold() == wanted]
             if not matches:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                                f"The dialog {raw.id} has no button labelled {_cut(button, 60)[0]!r}; its buttons: {listed}.", dialogId=raw.id)
+                                f"The dialog {raw.id} has no button labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; its buttons: {listed}.", dialogId=raw.id)
             if len(matches) > 1:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                                f"Several buttons of the dialog {raw.id} are labelled {_cut(button, 60)[0]!r}; pass the button's index ({listed}).",
+                                f"Several buttons of the dialog {raw.id} are labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; pass the button's index ({listed}).",
                                 dialogId=raw.id)
             index = matches[0]
         if raw.buttons[index].disabled:

@@ -23,7 +23,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-EARLY_ABORTS_KEPT = 100  # aborts that arrived before their call started, remembered this many at most
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, EARLY_ABORTS_KEPT
+
 #: Python >= 3.12 starts a task eagerly when asked (``asyncio.Task(..., eager_start=True)``); Pyodide's is 3.14
 EAGER_TASKS = sys.version_info >= (3, 12)
 
@@ -115,7 +116,8 @@ class PendingCalls:
         keep_count: at most this many settled results are kept (oldest dropped first).
     """
 
-    def __init__(self, keep_seconds: float = 600.0, keep_count: int = 50) -> None:
+    def __init__(self, keep_seconds: float = DEFAULT_LIMITS.pending_keep_seconds,
+                 keep_count: int = DEFAULT_LIMITS.pending_keep_count) -> None:
         self.keep_seconds = keep_seconds
         self.keep_count = keep_count
         self._calls: dict[str, PendingCall] = {}

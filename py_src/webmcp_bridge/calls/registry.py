@@ -26,7 +26,9 @@ family (or a site author's own tools) are added the same way with :meth:`Registr
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
+import dataclasses
 import functools
 import json
 import time
@@ -42,7 +44,16 @@ from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.pending import PendingCall, PendingCalls
 from webmcp_bridge.core.bounds import dumps, fit_payload_text
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits, preview
+from webmcp_bridge.core.limits import (
+    ARGUMENT_SUMMARY_BYTES,
+    DEFAULT_LIMITS,
+    TOOL_NAME_MAX_CHARS,
+    UNKNOWN_ARGUMENTS_CHARS,
+    VALIDATION_MESSAGE_BYTES,
+    VALIDATION_PROBLEMS,
+    Limits,
+    preview,
+)
 
 TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -62,7 +73,7 @@ class ToolInput(BaseModel):
             allowed = _wire_names(cls)
             unknown = sorted(str(k) for k in data if k not in allowed)
             if unknown:
-                raise ValueError(f"unknown argument(s): {', '.join(unknown)[:200]}")
+                raise ValueError(f"unknown argument(s): {', '.join(unknown)[:UNKNOWN_ARGUMENTS_CHARS]}")
         return data
 
 
@@ -120,7 +131,7 @@ class Tool:
     annotations: Annotations = Annotations()
 
     def __post_init__(self) -> None:
-        if not (1 <= len(self.name) <= 128 and set(self.name) <= TOOL_NAME_CHARS):
+        if not (1 <= len(self.name) <= TOOL_NAME_MAX_CHARS and set(self.name) <= TOOL_NAME_CHARS):
             raise ValueError(f"invalid tool name {self.name!r}")
         if not self.description.strip():
             raise ValueError(f"tool {self.name} needs a description")
@@ -153,7 +164,8 @@ class Toolset:
 @dataclass(frozen=True)
 class CallEvent:
     """What hooks see of a call. ``outcome`` is "ok" or the error code; ``duration`` is seconds (None
-    before the call ran); ``arguments`` is a bounded one-line summary, never the full input."""
+    before the call ran); ``arguments`` is a bounded one-line summary, never the full input; ``invocation`` is
+    the id the caller gave the call (:meth:`Registry.call`), None when it gave none."""
 
     call_id: int
     tool: str
@@ -161,9 +173,14 @@ class CallEvent:
     started: float
     duration: float | None = None
     outcome: str | None = None
+    invocation: str | None = None
 
 
 Hook = Callable[[CallEvent], None]
+
+#: the call whose handler is running in this task (set by :meth:`Registry.call` for the call's own task and the
+#: tasks it starts): lets what a handler does (a kernel run, :mod:`webmcp_bridge.access.runs`) name its call
+current_call: contextvars.ContextVar[CallEvent | None] = contextvars.ContextVar("webmcp_bridge_call", default=None)
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -225,7 +242,7 @@ def result_json(result: dict[str, Any]) -> str:
                     ',"isError":', "true" if result["isError"] else "false", "}"))
 
 
-def summarize_arguments(raw: str, max_bytes: int = 200) -> str:
+def summarize_arguments(raw: str, max_bytes: int = ARGUMENT_SUMMARY_BYTES) -> str:
     """A bounded one-line summary of a call's argument JSON, for activity and diagnostics."""
     return preview(" ".join(raw[: max_bytes * 2].split()), max_bytes)
 
@@ -319,7 +336,7 @@ class Registry(Generic[C]):
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
-        call = self.pending.begin(str(name)[:128], None, started, invocation=invocation,
+        call = self.pending.begin(str(name)[:TOOL_NAME_MAX_CHARS], None, started, invocation=invocation,
                                   can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
         # Started eagerly: a call that never really waits is answered within this step (no event-loop turn).
         task = self.pending.run(call, self._call(name, arguments, call))
@@ -371,8 +388,10 @@ class Registry(Generic[C]):
             raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
         except (TypeError, ValueError):
             raw = None
-        event = CallEvent(self._next_call, str(name)[:128], summarize_arguments(raw or ""), time.monotonic())
+        event = CallEvent(self._next_call, str(name)[:TOOL_NAME_MAX_CHARS], summarize_arguments(raw or ""), time.monotonic(),
+                          invocation=record.invocation)
         self._next_call += 1
+        current_call.set(event)
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
         text: str | None = None  # the payload's JSON text, when the handler made it
@@ -384,8 +403,7 @@ class Registry(Generic[C]):
             payload, images, final, text = await self._run(name, raw)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
-                self._notify(self._after, CallEvent(event.call_id, event.tool, event.arguments, event.started,
-                                                    time.monotonic() - event.started, outcome))
+                self._notify(self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome))
                 return self._with_dialogs(final)
             outcome, is_error = "ok", False
         except asyncio.CancelledError:  # Registry.cancel: the handler stopped at an await; nothing more is done
@@ -406,14 +424,14 @@ class Registry(Generic[C]):
             if "dialogs" in payload:  # the open dialogs were added: the handler's text is no longer the payload's
                 text = None
         payload, text = fit_payload_text(payload, self.limits.result_bytes, text)
-        done = CallEvent(event.call_id, event.tool, event.arguments, event.started, time.monotonic() - event.started, outcome)
+        done = dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome)
         self._notify(self._after, done)
         return envelope(payload, is_error=is_error, images=images, text=text)
 
     async def _run(self, name: str, raw: str) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None, str | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
-            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:128]!r}.")
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:TOOL_NAME_MAX_CHARS]!r}.")
         if tool.name in self.disabled:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
                             disabled=True)
@@ -425,8 +443,8 @@ class Registry(Generic[C]):
             args = tool.input_model.model_validate_json(raw or "{}")
         except ValidationError as exc:
             problems = [
-                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], 200), "type": e["type"]}
-                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:10]
+                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES), "type": e["type"]}
+                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:VALIDATION_PROBLEMS]
             ]
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The arguments do not match {tool.name}'s inputSchema.",
                             problems=problems) from None

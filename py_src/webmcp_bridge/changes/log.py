@@ -18,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
+from webmcp_bridge.core.limits import CHANGE_COALESCE_SECONDS, CHANGE_LOG_ENTRIES
 from webmcp_bridge.host.protocol import CellChange
 
 Listener = Callable[["ChangeEntry"], None]
@@ -53,7 +54,7 @@ class ChangeLog:
         coalesce_seconds: window within which repeated changes of one cell merge.
     """
 
-    def __init__(self, max_entries: int = 2000, coalesce_seconds: float = 10.0) -> None:
+    def __init__(self, max_entries: int = CHANGE_LOG_ENTRIES, coalesce_seconds: float = CHANGE_COALESCE_SECONDS) -> None:
         self._entries: deque[ChangeEntry] = deque(maxlen=max_entries)
         self._seq = 0
         self._dropped_seq = 0  # the seq of the newest entry dropped from the full log (0: none ever dropped)

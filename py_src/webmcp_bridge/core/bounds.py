@@ -12,13 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webmcp_bridge.core.limits import slice_utf8, truncate_utf8
+from webmcp_bridge.core.limits import MAX_REPORTED_CUTS, MIN_KEPT_BYTES, TRUNCATION_REPORT_BYTES, slice_utf8, truncate_utf8
 
 PROTECTED_KEYS = frozenset({"id", "cellId", "sourceHash", "path", "error", "status", "pendingId", "type", "outputType"})
 MARKER = "…"
-MAX_REPORTED_CUTS = 20
-MIN_KEPT_BYTES = 96  # stage 1 never shortens a string below this; past it, stage 2 drops items
-_SLACK = 200 + 100 * MAX_REPORTED_CUTS  # bytes kept free for the truncation report itself
 
 
 def dumps(payload: Any) -> str:
@@ -94,7 +91,7 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
             break
         total_strings = sum(s for *_, s in leaves)
         fixed = size - total_strings
-        budget = cap - fixed - _SLACK
+        budget = cap - fixed - TRUNCATION_REPORT_BYTES
         level = max(MIN_KEPT_BYTES, _water_level([s for *_, s in leaves], max(0, budget)))
         changed = False
         for path, parent, key, json_size in leaves:
@@ -106,11 +103,11 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
                 parent[key] = kept + MARKER
                 cuts.append({"path": path, "keptBytes": len(kept.encode("utf-8", "surrogatepass")), "totalBytes": raw})
                 changed = True
-        size = json_bytes(payload) + _SLACK
+        size = json_bytes(payload) + TRUNCATION_REPORT_BYTES
         if size <= cap or not changed or level <= MIN_KEPT_BYTES:
             break
     # Stage 2: drop trailing items of the longest lists, keeping as many as fit (binary search).
-    while json_bytes(payload) + _SLACK > cap:
+    while json_bytes(payload) + TRUNCATION_REPORT_BYTES > cap:
         lists: list[tuple[str, list]] = []
         _leaves(payload, "", [], lists)
         lists = [(p, lst) for p, lst in lists if lst]
@@ -122,7 +119,7 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
         while lo < hi:
             mid = (lo + hi + 1) // 2
             longest[:] = items[:mid]
-            if json_bytes(payload) + _SLACK <= cap:
+            if json_bytes(payload) + TRUNCATION_REPORT_BYTES <= cap:
                 lo = mid
             else:
                 hi = mid - 1

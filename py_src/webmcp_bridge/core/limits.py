@@ -3,6 +3,13 @@
 All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow the product contract (docs/TOOLS.md; "Bounds, all in
 one module, counted in UTF-8 bytes"): a whole result's JSON text is at most 50 KiB. A site can pass its own
 :class:`Limits` to the registry; tools never hard-code a number.
+
+Two kinds of bound live here: :class:`Limits`, the bounds a site or the person's settings may change, and the
+fixed bounds below it (module constants, grouped by the part that applies them). Units are in each name:
+``_BYTES`` (UTF-8 bytes), ``_CHARS`` (characters: code points in Python, UTF-16 units in a JS half),
+``_SECONDS`` / ``_MS``, and counts (rows, items, entries). The JS halves and the loader apply none of their own:
+each gets the numbers it needs from here as data (a JS half through its ``configure``, the loader through
+``bridge.json``, written by the build from :data:`LOADER_BOUNDS`).
 """
 
 from __future__ import annotations
@@ -119,6 +126,168 @@ MAX_SHARE_BYTES = 16 * KIB
 PROPOSAL_REASON_BYTES = 500
 #: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
 PERSON_INPUT_WINDOW_SECONDS = 1.5
+
+# -- calls: the registry, pending calls, dialogs ------------------------------------------------------------
+#: the longest tool name (characters); a name echoed back in an error or an event is cut to it
+TOOL_NAME_MAX_CHARS = 128
+#: bytes of a call's arguments summarised on one line (the Activity list, the status item's recent calls)
+ARGUMENT_SUMMARY_BYTES = 200
+#: validation problems listed in one INVALID_ARGUMENT error
+VALIDATION_PROBLEMS = 10
+#: characters of the list of unknown argument names quoted in that error
+UNKNOWN_ARGUMENTS_CHARS = 200
+#: bytes of each listed validation problem's message
+VALIDATION_MESSAGE_BYTES = 200
+#: aborts that arrived before their call started, remembered (the oldest are forgotten first)
+EARLY_ABORTS_KEPT = 100
+#: bytes of a dialog's title named in an error
+ECHO_TITLE_BYTES = 100
+#: bytes of each button label listed in an error
+ECHO_LABEL_BYTES = 60
+#: characters of the platform's own error message (a JS exception, a failed kernel request) quoted in an error
+PLATFORM_ERROR_CHARS = 200
+
+# -- arguments (written into the tools' input schemas) ------------------------------------------------------
+#: the longest cell id or other id argument (characters)
+ID_CHARS = 256
+#: the longest short id or hash (characters): ``expectedSourceHash``, ``pendingId``, ``dialogId``, a review thread's
+#: id (in arguments and in stored threads); an unknown one is echoed back in an error cut to it
+SHORT_ID_CHARS = 64
+#: the longest button label ``jupyter_answer_dialog`` takes (characters)
+BUTTON_LABEL_CHARS = 256
+#: the most cell ids one argument lists
+CELL_IDS = 500
+#: the longest workspace path (UTF-8 bytes; a path argument of more characters is refused by its schema too)
+MAX_PATH_BYTES = 1024
+#: the longest name of one path segment (UTF-8 bytes), as common file systems allow
+MAX_NAME_BYTES = 255
+#: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for (seconds)
+RUN_CODE_TIMEOUT_SECONDS = 600.0
+#: ``jupyter_get_changes``: the most changes one call returns, and the default
+CHANGES_RETURNED = 200
+CHANGES_RETURNED_DEFAULT = 100
+#: ``jupyter_get_changes``: the longest wait for a change (below the default execution timeout, so a wait
+#: never goes pending), and how often a waiting call looks for new changes (seconds)
+CHANGES_WAIT_SECONDS = 15.0
+CHANGES_POLL_SECONDS = 0.25
+#: ``jupyter_list_workspace``: the default number of entries (the most is ``Limits.workspace_entries``)
+WORKSPACE_ENTRIES_DEFAULT = 200
+
+# -- results ------------------------------------------------------------------------------------------------
+#: ids listed in a result's lists of left-out cells (``omittedCellIds``, ``skippedReadOnly``)
+IDS_LISTED = 100
+#: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
+CONTEXT_ITEMS = 50
+#: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
+PROVENANCE_PER_CELL = 3
+#: cells read per crossing while exporting a notebook
+EXPORT_CHUNK = 50
+#: truncation reports listed in one fitted result (the rest are counted)
+MAX_REPORTED_CUTS = 20
+#: stage 1 of fitting never shortens a string below this; past it, stage 2 drops items
+MIN_KEPT_BYTES = 96
+#: bytes of a fitted result kept free for its truncation report: a fixed part and a part per reported cut
+TRUNCATION_REPORT_BYTES = 200 + 100 * MAX_REPORTED_CUTS
+#: a page of a big cell source never takes fewer JSON-text bytes than this, whatever the cap leaves
+MIN_SOURCE_PAGE_JSON_BYTES = 64
+#: pages of big cell sources remembered as given to the agent (the oldest are forgotten first)
+MAX_SOURCES = 256
+#: a page of ``jupyter_read_file`` halved to fit the result cap (JSON escaping) never goes below this (bytes)
+MIN_FILE_PAGE_BYTES = 256
+#: a wait for a pending call ends this much before the execution timeout, so the wait never goes pending (at most
+#: a tenth of that timeout)
+WAIT_MARGIN_SECONDS = 0.5
+#: the largest ``timeout`` ``jupyter_wait_for_result`` takes (seconds; the wait is cut to the execution timeout)
+WAIT_FOR_RESULT_SECONDS = 3600
+
+# -- kernels ------------------------------------------------------------------------------------------------
+#: after an interrupt the agent asked for: how long to wait for the kernel to be idle again
+INTERRUPT_WAIT_SECONDS = 10.0
+#: after an aborted run: how long to wait for the interrupt request, then for the cell to end
+ABORT_SETTLE_SECONDS = 5.0
+#: how long clearing the kernel's history of hidden cells may take before the agent's code is refused
+SCRUB_HISTORY_SECONDS = 10.0
+#: how often a wait for the kernel looks at its status again (seconds)
+KERNEL_POLL_SECONDS = 0.1
+
+# -- features: the change log, review threads, Propose mode ------------------------------------------------
+#: entries the session's change log keeps (older ones are dropped; a reader is told it missed some)
+CHANGE_LOG_ENTRIES = 2000
+#: repeated changes of one cell by one actor within this many seconds merge into one entry
+CHANGE_COALESCE_SECONDS = 10.0
+#: characters of context stored on each side of a review thread's quote
+CONTEXT_CHARS = 32
+#: bytes of each representation's text that go into an output's fingerprint
+FINGERPRINT_HEAD_BYTES = 1024
+#: bytes of a proposal's one-line summary
+PROPOSAL_SUMMARY_BYTES = 300
+#: cell ids named in the summary of a proposal over several cells
+SUMMARY_IDS = 10
+#: how often a waiting proposal checks that its cell and notebook still exist (seconds)
+PROPOSAL_CHECK_SECONDS = 0.5
+
+# -- the person's settings (the Settings Editor's schema carries the same numbers; a test compares them) ----
+#: ``executionTimeout``: smallest and largest (seconds)
+EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
+#: ``resultBytes``: smallest and largest (bytes)
+RESULT_BYTES_BOUNDS = (4096, 1048576)
+#: ``runTimeout``: smallest and largest (seconds)
+RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
+#: ``disabledTools``: the most names used
+MAX_DISABLED_TOOLS = 200
+#: a page bound scaled down with a small ``resultBytes`` never goes below this (bytes)
+MIN_PAGE_BYTES = 1024
+#: the longest the start-up waits for the settings before it goes on with the defaults (seconds)
+SETTINGS_LOAD_SECONDS = 5.0
+
+# -- the person's side in JupyterLab (the Agent panel, the cell markers, the proposal boxes) -----------------
+#: rows kept in the Activity section (newest first)
+ACTIVITY_ROWS = 200
+#: restricted cells listed in the Access section (the rest are counted)
+ACCESS_ROWS = 200
+#: threads listed in the Comments section
+THREAD_ROWS = 100
+#: bytes of a cell's first line shown in a list row
+PANEL_PREVIEW_BYTES = 80
+#: lines of a cell's source looked at for its first non-blank line (by ``dom.js``, in the page)
+PANEL_PREVIEW_LINES = 50
+#: bytes of a comment body shown before "show all" (the full body is in the element's title, up to the next)
+COMMENT_SHOWN_BYTES = 2000
+#: bytes of a comment body in the element's title
+COMMENT_TITLE_BYTES = 8000
+#: bytes of a thread's quoted text shown
+QUOTE_SHOWN_BYTES = 300
+#: debounce of model changes before the panel and the markers look at a notebook again (seconds)
+PANEL_FLUSH_SECONDS = 0.2
+#: how long the agent-at-work ring stays on a cell after the agent's last change to it (seconds)
+WORKING_SECONDS = 2.0
+#: cells whose access "apply to all cells" changes between two yields to the browser
+APPLY_CHUNK = 25
+#: how often the boxes of waiting proposals are checked against their cells' current nodes (seconds)
+BOX_CHECK_SECONDS = 0.3
+#: how long ``highlight_output`` keeps an output outlined (milliseconds)
+HIGHLIGHT_MS = 4000
+
+# -- the loader (``lite/extension/static/remoteEntry.js``), handed over in ``bridge.json`` ------------------
+#: recent tool calls the status item lists on hover
+RECENT_CALLS = 5
+#: characters of the reason the status item shows for a failed start (the last line of Python's traceback)
+FAILURE_REASON_CHARS = 200
+#: characters of the browser's reason for refusing to register a tool, as the status item lists it
+REFUSAL_REASON_CHARS = 300
+#: the numbers the loader applies, as ``bridge.json`` carries them (its ``bounds``)
+LOADER_BOUNDS = {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS, "refusalChars": REFUSAL_REASON_CHARS}
+
+# -- a site's own contributions (webmcp_bridge.contrib) -------------------------------------------------------
+#: most entries of the site's contribution list that are loaded (page config and settings together)
+CONTRIBUTION_ENTRIES = 20
+#: the largest contribution file (a module or a wheel) fetched from the site, in bytes
+CONTRIBUTION_FILE_BYTES = 4 * MIB
+#: most diagnostics kept in one session (later ones are only counted)
+DIAGNOSTICS_KEPT = 50
+#: the longest name and reason of one diagnostic, UTF-8 bytes
+DIAGNOSTIC_NAME_BYTES = 200
+DIAGNOSTIC_REASON_BYTES = 300
 
 
 def utf8_len(text: str) -> int:

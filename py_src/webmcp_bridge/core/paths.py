@@ -9,9 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-
-MAX_PATH_BYTES = 1024
-MAX_NAME_BYTES = 255
+from webmcp_bridge.core.limits import MAX_NAME_BYTES, MAX_PATH_BYTES
 
 
 def normalize_path(path: str, *, allow_root: bool = False) -> str:

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, RESULT_HEADROOM, Limits, preview, utf8_len
+from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, MIN_SOURCE_PAGE_JSON_BYTES, RESULT_HEADROOM, Limits, preview, utf8_len
 from webmcp_bridge.core.raw import RawCell, RawOutput
 
 HASH_HEX_CHARS = 16
@@ -86,7 +86,7 @@ def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, 
 def source_page_json_bytes(limits: Limits) -> int:
     """The most JSON-text bytes one page of a source takes in a result: half of what the result cap leaves
     after :data:`RESULT_HEADROOM`, so the cell's other fields (its outputs listed) fit beside it."""
-    return max(64, (limits.result_bytes - RESULT_HEADROOM) // 2)
+    return max(MIN_SOURCE_PAGE_JSON_BYTES, (limits.result_bytes - RESULT_HEADROOM) // 2)
 
 
 def source_is_paged(source: str, limits: Limits) -> bool:

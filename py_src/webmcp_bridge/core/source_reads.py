@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-MAX_SOURCES = 256
+from webmcp_bridge.core.limits import MAX_SOURCES
+
 Key = tuple[str, str, str]  # (notebook path, cell id, sourceHash)
 
 

@@ -200,7 +200,10 @@ class LiveNotebook(Protocol):
     bytes; timeouts are seconds.
     """
 
-    path: str
+    @property
+    def path(self) -> str:
+        """The notebook's workspace path."""
+        ...
 
     def dirty(self) -> bool:
         """True when the live model has changes not yet saved."""

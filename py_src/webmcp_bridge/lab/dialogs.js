@@ -1,5 +1,6 @@
 // dialogs.js: the JS half of webmcp_bridge/lab/dialogs.py (webmcp_bridge/calls/dialogs.py holds every rule; this
-// only reads and clicks). Evaluated once by dialogs.py (pyodide.code.run_js); the expression's value is the object below.
+// only reads, clicks and reports). Evaluated once per dialog source by dialogs.py (lab/ffi.py load_half); the
+// expression's value is the object below.
 //
 // JupyterLab's Dialog (@jupyterlab/apputils) adds every dialog to the static Dialog.tracker when it is
 // constructed; launch() queues it behind the dialog on screen and attaches it to document.body when its turn
@@ -8,10 +9,12 @@
 // the person last pressed a key or a pointer button (a trusted input event), in ms; Python decides from it
 // whether the dialog is theirs. (navigator.userActivation cannot tell: script run by test or automation tools
 // through the DevTools protocol counts as a gesture, real input events do not come from them.)
-// Text is read with textContent only; a password's value is never read.
+// Text is read with textContent only; a password's value is never read. A dialog's opening is pushed to
+// Python at once (opened()), so Python knows no dialog is open without asking (no crossing per tool result).
 (() => {
   let Dialog = null;
-  let notify = null; // Python's callback (a proxy Python holds and destroys in unwatch)
+  let notify = null; // Python's callback after a burst of changes (a proxy Python holds and destroys in unwatch)
+  let opened = null; // Python's callback the moment a dialog is made (the same)
   let observer = null;
   let scheduled = false;
   let next = 1;
@@ -39,6 +42,7 @@
 
   function onAdded(_tracker, dialog) {
     info(dialog); // record the gesture state now, when the dialog opens
+    if (opened) opened();
     changed();
   }
 
@@ -83,13 +87,24 @@
     };
   }
 
-  return {
-    // watch(DialogClass, callback): call callback() (once per burst, after a tick) when a dialog opens, is shown
-    // or closes. The callback is a proxy Python created; unwatch() drops it.
-    watch(DialogClass, callback) {
-      this.unwatch();
+  function unwatch() {
+    if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
+    if (observer) observer.disconnect();
+    observer = null;
+    for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
+    notify = null;
+    opened = null;
+  }
+
+  const api = {
+    // watch(DialogClass, callback, onOpened): call callback() (once per burst, after a tick) when a dialog opens,
+    // is shown or closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its
+    // tracker in its constructor). Both are proxies Python created; unwatch() drops them.
+    watch(DialogClass, callback, onOpened) {
+      unwatch();
       Dialog = DialogClass || null;
       notify = callback;
+      opened = onOpened ?? null;
       if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.connect(onAdded);
       observer = new MutationObserver((records) => {
         const isDialog = (n) => n.nodeType === 1 && n.classList.contains('jp-Dialog');
@@ -99,13 +114,7 @@
       for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, onInput, true);
       return !!(Dialog && Dialog.tracker);
     },
-    unwatch() {
-      if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
-      if (observer) observer.disconnect();
-      observer = null;
-      for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
-      notify = null;
-    },
+    unwatch,
     // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, inputAgoMs (null: no input yet),
     // buttons: [{label, accept, warn, disabled}], input: {type, value?, checked?} | null,
     // checkbox: {label, checked} | null}]; every text cut to maxChars characters.
@@ -126,4 +135,12 @@
       return 'clicked';
     },
   };
+
+  // Every call from Python into this object is one crossing: counted by method (calls() -> JSON text {method: count}).
+  const counts = {};
+  for (const [name, fn] of Object.entries(api)) {
+    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
+  }
+  api.calls = () => JSON.stringify(counts);
+  return api;
 })()

@@ -2,21 +2,20 @@
 
 ``dialogs.js`` reads JupyterLab's ``Dialog.tracker`` (every dialog, shown or queued) and clicks buttons; every
 rule (ownership, refusals, bounds) is in :mod:`webmcp_bridge.calls.dialogs`. One crossing per snapshot (JSON text
-back). The watch callback is the one Python proxy kept by JS here (owned by a :class:`~webmcp_bridge.lab.ffi.Proxies`):
-made in :meth:`LabDialogs.watch`, destroyed in :meth:`LabDialogs.close`.
+back), and none while no dialog can be open: ``dialogs.js`` tells Python the moment a dialog is made, so after a
+snapshot found none, the next snapshots answer "none" from here until one opens (every successful tool result
+asks). The two watch callbacks are the Python proxies kept by JS here (owned by a
+:class:`~webmcp_bridge.lab.ffi.Proxies`): made in :meth:`LabDialogs.watch`, destroyed in :meth:`LabDialogs.close`.
 """
 
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any, Callable
-
-from pyodide.code import run_js
 
 from webmcp_bridge.core.limits import PERSON_INPUT_WINDOW_SECONDS
 from webmcp_bridge.host.protocol import RawButton, RawDialog, RawInput
-from webmcp_bridge.lab.ffi import Proxies, is_nullish
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
 
 
 def by_person(input_ago_ms: Any) -> bool:
@@ -44,15 +43,24 @@ class LabDialogs:
 
     def __init__(self, dialog_class: Any) -> None:
         self.dialog_class = None if is_nullish(dialog_class) else dialog_class
-        source = resources.files("webmcp_bridge.lab").joinpath("dialogs.js").read_text(encoding="utf-8")
-        self.live = run_js(source)
-        self._proxies = Proxies()  # the watch callback, while watching
+        self.live = load_half("webmcp_bridge.lab", "dialogs.js")
+        self._proxies = Proxies()  # the watch callbacks, while watching
+        self._watching = False
+        self._maybe_open = True  # False only while watching, after a snapshot found no dialog and none was made since
+
+    def _opened(self) -> None:
+        """``dialogs.js``: a dialog was just made (called synchronously, inside JupyterLab's constructor)."""
+        self._maybe_open = True
 
     def snapshot(self, max_chars: int) -> list[RawDialog]:
-        """The open dialogs, oldest first (see :meth:`webmcp_bridge.host.protocol.DialogSource.snapshot`)."""
-        if self.dialog_class is None:
+        """The open dialogs, oldest first (see :meth:`webmcp_bridge.host.protocol.DialogSource.snapshot`); no
+        crossing while none can be open."""
+        if self.dialog_class is None or not self._maybe_open:
             return []
-        return [_raw(d) for d in json.loads(str(self.live.snapshot(int(max_chars))))]
+        found = [_raw(d) for d in json.loads(str(self.live.snapshot(int(max_chars))))]
+        if not found and self._watching:
+            self._maybe_open = False
+        return found
 
     def click(self, dialog_id: str, index: int) -> str:
         """Click a button with a real click event on its element, so JupyterLab resolves the dialog itself."""
@@ -63,12 +71,15 @@ class LabDialogs:
         self.close()
         if self.dialog_class is None:
             return
-        self.live.watch(self.dialog_class, self._proxies.keep(callback))
+        self.live.watch(self.dialog_class, self._proxies.keep(callback), self._proxies.keep(self._opened))
+        self._watching = True
 
     def close(self) -> None:
-        """Stop watching and free the callback's proxy."""
+        """Stop watching and free the callbacks' proxies."""
         self.live.unwatch()
         self._proxies.clear()
+        self._watching = False
+        self._maybe_open = True
 
 
 def lab_dialogs(ctx: Any) -> LabDialogs:

@@ -1,4 +1,5 @@
-"""The one owner of the Python callables handed to JavaScript, and the small FFI helpers every lab module shares.
+"""The one owner of the Python callables handed to JavaScript, the one loader of the JS halves, and the small FFI
+helpers every lab module shares.
 
 A Python function given to JS (an event listener, a signal slot, a command's ``execute``) must be a Pyodide
 proxy that lives as long as JS may call it and is destroyed once JS no longer holds it: a proxy destroyed too
@@ -6,6 +7,11 @@ early makes the page's next call fail, one never destroyed leaks the function an
 part of ``lab/`` that hands a callable to JS gets it from a :class:`Proxies` it owns and clears that on
 dispose; nothing calls ``create_proxy`` itself. A callable JS calls exactly once (a promise's executor) is
 :meth:`Proxies.once`: it frees itself after the call and is never kept.
+
+A JS half (``notebook.js``, ``dialogs.js``, ``ui/dom.js``) is package data next to its Python half, evaluated by
+:func:`load_half` into one object per owner (no module keeps it); each counts the calls Python makes into it
+(``calls()``: JSON text ``{method: count}``) and :func:`load_half` publishes that count on the loader's
+``window.webmcpBridge.crossings`` (for the crossing test and bench/).
 
 ``pyodide`` is imported only when a proxy is made (and ``js`` only when a JS object is), so :class:`Proxies`
 with an injected factory runs under CPython too.
@@ -38,6 +44,22 @@ def js_object(value: dict[str, Any]) -> Any:
     from pyodide.ffi import to_js
 
     return to_js(value, dict_converter=js.Object.fromEntries)
+
+
+def load_half(package: str, filename: str) -> Any:
+    """Evaluate the JS half ``filename`` of ``package`` (package data; its source is one expression whose value is
+    the half's object) and return that object; its ``calls`` counter is published as
+    ``window.webmcpBridge.crossings[<filename without .js>]`` when the loader's object is there."""
+    from importlib import resources
+
+    import js
+    from pyodide.code import run_js
+
+    half = run_js(resources.files(package).joinpath(filename).read_text(encoding="utf-8"))
+    status = getattr(js.window, "webmcpBridge", None)
+    if not is_nullish(status) and not is_nullish(getattr(status, "crossings", None)):
+        setattr(status.crossings, filename.rsplit(".", 1)[0], half.calls)
+    return half
 
 
 def _create_proxy(fn: Callable[..., Any]) -> Any:

@@ -1,9 +1,9 @@
 // notebook.js: the JS half of the JupyterLab adapter (webmcp_bridge/lab/notebook.py): plain reads and writes on
 // a live notebook, so each step of a tool call crosses from Python to JS once.
 //
-// Evaluated once by notebook.py (pyodide.code.run_js); the expression's value is the object below, configured
-// once with everything Python decides (the ANSI pattern, the binary MIME types, the metadata key, the bound
-// of the change log). Reads extract plain data from the live model (ids, types, sources, output sizes, raw
+// Evaluated once per host by notebook.py (lab/ffi.py load_half); the expression's value is the object below,
+// configured once with everything Python decides (the ANSI pattern, the binary MIME types, the metadata key,
+// the bounds of the change log and of a quoted error) and attached to the notebook tracker. Reads extract plain data from the live model (ids, types, sources, output sizes, raw
 // slices of output text) as JSON text; Python cuts heads and pages (UTF-8 rules in core/limits.py) and decides
 // who made a change from the facts recorded here. Writes take a cell id and return null when no cell has it.
 // The output shapes mirror webmcp_bridge/core/nbjson.py: stream -> one text/plain item, error -> the traceback
@@ -19,6 +19,13 @@
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
   let KEY = null; // the bridge's metadata key (configure)
   let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
+  let errorChars = 0; // characters of a failed kernel request's message handed to Python (configure)
+  let tracker = null; // JupyterLab's notebook tracker (attach)
+  const stamps = new WeakMap(); // notebook model -> count of its metadata and cell-list changes (what levels, threads and markers read)
+  let listener = null; // listen(): Python's callback, called once per burst of changes of tracked notebooks
+  let listenDelay = 0; // ms from a burst's first change to the callback (listen)
+  let listenTimer = null;
+  const changedPanels = new Set(); // ids of the panels changed since the callback last ran
   const changeLogs = new WeakMap(); // notebook model -> [change as record() writes it], bounded, drained by Python
   const agentRuns = new Set(); // ids of cells the agent is running (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
@@ -63,9 +70,12 @@
     if (log.length > maxChanges) log.splice(0, log.length - maxChanges);
   }
 
+  const bump = (m) => stamps.set(m, (stamps.get(m) ?? 0) + 1);
+
   function watchCell(m, cell) {
     cell.sharedModel.changed.connect((_, change) => {
       if (change.metadataChange) {  // keep the remembered access current (a hidden cell stays hidden once deleted)
+        bump(m);
         const entry = (known.get(m) ?? []).find((k) => k.id === cell.id);
         if (entry) entry.access = accessOf(cell);
       }
@@ -213,7 +223,15 @@
   // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
   function startTracking(panel, m) {
     revisions.set(m, clock);
-    m.sharedModel.ydoc.on("update", () => revisions.set(m, ++clock));
+    stamps.set(m, 0);
+    const id = String(panel.id);
+    m.sharedModel.ydoc.on("update", () => {
+      revisions.set(m, ++clock);
+      if (!listener) return;
+      changedPanels.add(id);
+      listenTimer ??= setTimeout(notifyListener, listenDelay);
+    });
+    m.sharedModel.metadataChanged?.connect(() => bump(m));
     changeLogs.set(m, []);
     for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
     remember(m);
@@ -223,11 +241,19 @@
       if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); normalizeCell(panel, cell, true); }
       else if (change.type === "remove") recordRemoved(m, change.oldIndex, change.oldValues.length);
       else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
+      bump(m);
       remember(m);
     });
     panel.context.saveState.connect((_, state) => {
       if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
     });
+  }
+
+  function notifyListener() {
+    listenTimer = null;
+    const ids = [...changedPanels];
+    changedPanels.clear();
+    if (listener && ids.length) listener(JSON.stringify(ids));
   }
 
   function takeChanges(m) {
@@ -291,18 +317,59 @@
   }
 
   const api = {
-    configure(ansiPattern, binaryMimes, metadataKey, changeLogSize) {
+    configure(ansiPattern, binaryMimes, metadataKey, changeLogSize, errorLength) {
       ansi = new RegExp(ansiPattern, "g");
       binary = new Set(binaryMimes);
       KEY = metadataKey;
       maxChanges = changeLogSize;
+      errorChars = errorLength;
+    },
+    // The notebook tracker the lookups below use.
+    attach(notebookTracker) { tracker = notebookTracker; },
+    // -- the open notebooks (the tracker's panels) -----------------------------------------------------
+    // The current notebook panel, or null.
+    current() { return tracker?.currentWidget ?? null; },
+    // The open notebook panel at this path, or null.
+    find(path) { return tracker?.find((p) => p.context?.path === path) ?? null; },
+    // The open notebook panels (an array).
+    panels() { return tracker ? tracker.filter(() => true) : []; },
+    // The open notebooks as JSON text: [[path, dirty]].
+    documents() { return JSON.stringify(tracker ? tracker.filter(() => true).map((p) => [p.context.path, !!p.context.model?.dirty]) : []); },
+    // listen(callback, delayMs): call callback(JSON text [panel ids]) once per burst of changes of the tracked
+    // notebooks, delayMs after the burst's first change; listen(null) stops. One listener (the person's side).
+    listen(callback, delayMs) {
+      listener = callback ?? null;
+      listenDelay = delayMs ?? 0;
+      if (!listener) { clearTimeout(listenTimer); listenTimer = null; changedPanels.clear(); }
     },
     // Start tracking the panel's notebook now (any other method also starts it).
     track(panel) { model(panel); },
     revision(panel) { const m = model(panel); return revisions.get(m) ?? 0; },
     // Cell changes since the last call, oldest first, as JSON text (then forgotten).
     takeChanges(panel) { return JSON.stringify(takeChanges(model(panel))); },
-    // What the access guard reads for one call step, in one crossing: JSON text {revision, notebook: raw access
+    // The same, with the notebook's path and stamp (a count of its metadata and cell-list changes: equal stamps,
+    // equal levels, threads and cell order): JSON text {path, changes, stamp}.
+    takeChangesWithStamp(panel) {
+      const m = model(panel);
+      return JSON.stringify({ path: panel.context.path, changes: takeChanges(m), stamp: stamps.get(m) ?? 0 });
+    },
+    // What the person's side lists of each cell, as JSON text {revision, cells: [[id, type, first non-blank line
+    // of the first maxLines lines (at most maxChars characters), outputs]]}; null when the notebook's revision is
+    // still knownRevision (the caller's copy is current).
+    cellInfos(panel, maxChars, maxLines, knownRevision) {
+      const m = model(panel);
+      const revision = revisions.get(m) ?? 0;
+      if (revision === knownRevision) return null;
+      const out = [];
+      for (let i = 0; i < m.cells.length; i++) {
+        const cell = m.cells.get(i);
+        let line = "";
+        for (const l of cell.sharedModel.getSource().split("\n", maxLines)) if (l.trim()) { line = l.trim().slice(0, maxChars); break; }
+        out.push([cell.id, cell.type, line, cell.type === "code" && cell.outputs ? cell.outputs.length : 0]);
+      }
+      return JSON.stringify({ revision, cells: out });
+    },
+    // What the access guard reads for one call step, in one crossing: JSON text {path, revision, notebook: raw access
     // value of the notebook's block, cells: [[index, id, raw access value]] of cells with one, changes: as
     // takeChanges (then forgotten)}. The levels are decided in Python.
     // The walk over the cells is kept with the revision it was made at and reused while the revision is the same
@@ -324,7 +391,7 @@
         walk = { revision, cells, locks };
         accessWalks.set(m, walk);
       }
-      return JSON.stringify({ revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
+      return JSON.stringify({ path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
                               changes: takeChanges(m), locks: walk.locks });
     },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
@@ -571,7 +638,7 @@
       };
       const done = future.done.then(
         (reply) => JSON.stringify({ status: String(reply?.content?.status ?? "ok"), execution_count: reply?.content?.execution_count ?? null, reason: null }),
-        (err) => JSON.stringify({ status: "failed", execution_count: null, reason: String(err?.message ?? err).slice(0, 200) }),
+        (err) => JSON.stringify({ status: "failed", execution_count: null, reason: String(err?.message ?? err).slice(0, errorChars) }),
       );
       return {
         done,

@@ -1,11 +1,14 @@
 """The host protocol over the live JupyterLab application, through Pyodide's FFI.
 
-Only this module and :mod:`webmcp_bridge.lab.webmcp` touch ``js``/``pyodide``. Reads and writes go
-through ``notebook.js`` (one crossing each, JSON text back for reads); writes are synchronous, so a hash check
-and its write cannot interleave with a person's edit. Python never calls a JS ``get`` method through the
-FFI: Pyodide maps ``.get`` of map-like JS objects to Python's mapping ``get``.
-JS exceptions are translated to ToolError here, at the one boundary. Nothing here keeps a Python proxy
-alive in JS: callbacks passed to JS are called synchronously (and freed by Pyodide after the call).
+Reads and writes go through ``notebook.js`` (one crossing each, JSON text back for reads); writes are
+synchronous, so a hash check and its write cannot interleave with a person's edit. The open notebooks are
+looked up there too (the tracker's current panel, the panel at a path: one crossing each), and a
+:class:`LabNotebook` learns its path from the first answer that carries it (``access_state``, the guard's first
+read of a call) instead of reading ``panel.context.path`` through the FFI. Python never calls a JS ``get``
+method through the FFI: Pyodide maps ``.get`` of map-like JS objects to Python's mapping ``get``.
+JS exceptions are translated to ToolError here, at the one boundary. The one Python callable JS keeps is the
+person's side's change listener (:meth:`JupyterLabHost.listen`), owned by a
+:class:`~webmcp_bridge.lab.ffi.Proxies` here.
 """
 
 from __future__ import annotations
@@ -14,15 +17,26 @@ import asyncio
 import base64
 import hashlib
 import json
-from importlib import resources
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import js
-from pyodide.code import run_js
 from pyodide.ffi import JsException, to_js
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
-from webmcp_bridge.core.limits import ANSI_PATTERN, BINARY_MIME_TYPES, CHANGE_LOG_SIZE, page_utf8, page_window, truncate_utf8, utf8_len
+from webmcp_bridge.core.limits import (
+    ABORT_SETTLE_SECONDS,
+    ANSI_PATTERN,
+    BINARY_MIME_TYPES,
+    CHANGE_LOG_SIZE,
+    HIGHLIGHT_MS,
+    KERNEL_POLL_SECONDS,
+    PLATFORM_ERROR_CHARS,
+    SCRUB_HISTORY_SECONDS,
+    page_utf8,
+    page_window,
+    truncate_utf8,
+    utf8_len,
+)
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.host.protocol import (
     AccessState,
@@ -44,28 +58,20 @@ from webmcp_bridge.host.protocol import (
     SetSourceOp,
     TextPage,
 )
-from webmcp_bridge.lab.ffi import is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, load_half
 
-#: how long highlight_output keeps an output outlined, in milliseconds
-HIGHLIGHT_MS = 4000
-#: after an aborted run: how long to wait for the interrupt request, then for the cell to end, in seconds
-ABORT_SETTLE_SECONDS = 5.0
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
 RESTART_COMMAND = "notebook:restart-kernel"
 
 
-def load_model_js() -> Any:
-    """Evaluate ``notebook.js`` once and configure it with what Python decides: the ANSI pattern and the binary MIME
-    types (:mod:`webmcp_bridge.core.limits`), the metadata key, the bound of the change log.
-
-    Its count of crossings (``calls()``: JSON text ``{method: calls}``) is published as
-    ``window.webmcpBridge.adapterCalls`` when the loader's status object is there (for tests and bench/)."""
-    source = resources.files("webmcp_bridge.lab").joinpath("notebook.js").read_text(encoding="utf-8")
-    reader = run_js(source)
-    reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)), METADATA_KEY, CHANGE_LOG_SIZE)
-    status = getattr(js.window, "webmcpBridge", None)
-    if not is_nullish(status):
-        status.adapterCalls = reader.calls
+def load_model_js(tracker: Any) -> Any:
+    """Evaluate ``notebook.js`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which publishes its count of crossings),
+    configure it with what Python decides (the ANSI pattern and the binary MIME types, the metadata key, the
+    bounds of the change log and of a quoted error message: :mod:`webmcp_bridge.core.limits`) and attach it to
+    JupyterLab's notebook tracker."""
+    reader = load_half("webmcp_bridge.lab", "notebook.js")
+    reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)), METADATA_KEY, CHANGE_LOG_SIZE, PLATFORM_ERROR_CHARS)
+    reader.attach(tracker)
     return reader
 
 
@@ -100,13 +106,27 @@ def _raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
 
 
 class LabNotebook:
-    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one NotebookPanel."""
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one NotebookPanel.
 
-    def __init__(self, host: "JupyterLabHost", panel: Any) -> None:
+    Args:
+        host: the host it belongs to.
+        panel: the NotebookPanel (handed to ``notebook.js``, never read here).
+        path: its path when the caller knows it; else it comes with the first ``access_state`` (or, if something
+            asks before, one read of ``panel.context.path``).
+    """
+
+    def __init__(self, host: "JupyterLabHost", panel: Any, path: str | None = None) -> None:
         self.host = host
         self.panel = panel
         self.live = host.live
-        self.path = str(panel.context.path)  # notebook.js starts tracking the notebook on the first call that reaches it
+        self._path = path  # notebook.js starts tracking the notebook on the first call that reaches it
+
+    @property
+    def path(self) -> str:
+        """The notebook's workspace path."""
+        if self._path is None:
+            self._path = str(self.panel.context.path)
+        return self._path
 
     # -- reads ------------------------------------------------------------------------------------
     def _model(self) -> Any:
@@ -229,9 +249,27 @@ class LabNotebook:
     def take_changes(self) -> list[CellChange]:
         return [_change(c) for c in json.loads(str(self.live.takeChanges(self.panel)))]
 
+    def take_changes_with_stamp(self) -> tuple[list[CellChange], int]:
+        """:meth:`take_changes` and the notebook's stamp, in one crossing: a number that changes whenever the
+        notebook's or a cell's metadata (levels, review threads) or the list of cells changes, so the person's
+        side can tell that nothing it shows from them changed without reading them."""
+        data = json.loads(str(self.live.takeChangesWithStamp(self.panel)))
+        self._path = str(data["path"])
+        return [_change(c) for c in data["changes"]], int(data["stamp"])
+
+    def cell_infos(self, max_chars: int, max_lines: int, known_revision: int | None) -> tuple[int, list[tuple[str, str, str, int]]] | None:
+        """``(revision, [(id, type, first non-blank line of the first max_lines lines cut to max_chars, output
+        count)])`` of every cell in order, one crossing; None when the revision is still ``known_revision``."""
+        raw = self.live.cellInfos(self.panel, max_chars, max_lines, -1 if known_revision is None else known_revision)
+        if is_nullish(raw):
+            return None
+        data = json.loads(str(raw))
+        return int(data["revision"]), [(str(i), str(t), str(line), int(n)) for i, t, line, n in data["cells"]]
+
     def access_state(self) -> AccessState:
         """One crossing: the revision, the raw access values, the changes and the author's locks (``notebook.js`` accessState)."""
         data = json.loads(str(self.live.accessState(self.panel)))
+        self._path = str(data["path"])
         return AccessState(int(data["revision"]), data["notebook"], tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
                            tuple(_change(c) for c in data["changes"]),
                            tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]))
@@ -243,7 +281,7 @@ class LabNotebook:
         except JsException as exc:
             if _declined(exc):  # Cancel in "File Changed": the call's real outcome, not a failure
                 return False
-            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:200]}", path=self.path) from None
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=self.path) from None
         return True
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
@@ -257,7 +295,7 @@ class LabNotebook:
             info = self.kernel()
             if info.status in statuses or loop.time() >= deadline:
                 return info
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(KERNEL_POLL_SECONDS)
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         widget = self.live.cellWidget(self.panel, cell_id)
@@ -323,7 +361,7 @@ class LabNotebook:
             elif not await self._restart_confirmed():
                 return None  # declined in the confirmation dialog: nothing changed
         except JsException as exc:
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:200]}") from None
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:PLATFORM_ERROR_CHARS]}") from None
         return await self.wait_for_kernel(timeout, ("idle",))
 
     # -- batched edits and code without a cell -------------------------------------------------
@@ -334,7 +372,7 @@ class LabNotebook:
             raise cell_not_found(data["missing"])
         return [str(cell_id) for cell_id in data["ids"]]
 
-    async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = 10.0) -> None:
+    async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = SCRUB_HISTORY_SECONDS) -> None:
         """Blank the kernel's history of these hidden cells (:data:`SCRUB_HISTORY`) before the agent's code runs.
         Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then does not run)."""
         digests = [hashlib.sha256(s.strip().encode("utf-8", "surrogatepass")).hexdigest() for s in sources if s.strip()]
@@ -350,7 +388,7 @@ class LabNotebook:
         try:
             handle = self.live.runCode(self.panel, code, max_outputs)
         except JsException as exc:
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:200]}") from None
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:PLATFORM_ERROR_CHARS]}") from None
         if is_nullish(handle):
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
         try:
@@ -453,12 +491,30 @@ class JupyterLabHost:
 
     def __init__(self, ctx: Any) -> None:
         self.app = ctx.app
-        self.tracker = ctx.tracker
         self.docs = ctx.docManager
         self.modules = ctx.modules
         self.contents = self.app.serviceManager.contents
-        self.live = load_model_js()
+        self.live = load_model_js(ctx.tracker)
         self._metadata_cache: dict[str, tuple[str, Any]] = {}
+        self._proxies = Proxies()  # the change listener, while one listens
+
+    def listen(self, callback: Callable[[list[str]], None], delay_seconds: float) -> Callable[[], None]:
+        """Call ``callback(panel ids)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after
+        the burst's first change (the JS half collects the burst, so a change costs no crossing); one listener
+        at a time. Returns the function that stops it and frees its proxy."""
+        self._proxies.clear()
+        proxy = self._proxies.keep(lambda ids: callback([str(i) for i in json.loads(str(ids))]))
+        self.live.listen(proxy, round(delay_seconds * 1000))
+
+        def stop() -> None:
+            self.live.listen(None, 0)
+            self._proxies.remove(proxy)
+
+        return stop
+
+    def panels(self) -> list[Any]:
+        """The open notebook panels (for the person's side, which follows each)."""
+        return list(self.live.panels())
 
     async def _get(self, path: str, content: bool) -> Any:
         try:
@@ -491,7 +547,7 @@ class JupyterLabHost:
         if is_nullish(panel) or is_nullish(getattr(panel, "content", None)):
             raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path)
         await panel.context.ready
-        return LabNotebook(self, panel)
+        return LabNotebook(self, panel, path)
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
         content = {
@@ -503,23 +559,18 @@ class JupyterLabHost:
         try:
             await self.contents.save(path, js_object({"type": "notebook", "format": "json", "content": content}))
         except JsException as exc:
-            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Creating the notebook failed: {str(exc)[:200]}", path=path) from None
-
-    def _panels(self) -> list[Any]:
-        return list(self.tracker.filter(lambda _panel: True))
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Creating the notebook failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path) from None
 
     def open_documents(self) -> list[OpenDocument]:
-        return [OpenDocument(str(p.context.path), "notebook", bool(p.context.model.dirty)) for p in self._panels()]
+        return [OpenDocument(str(path), "notebook", bool(dirty)) for path, dirty in json.loads(str(self.live.documents()))]
 
     def current_notebook(self) -> LabNotebook | None:
-        panel = self.tracker.currentWidget
+        panel = self.live.current()
         return None if is_nullish(panel) else LabNotebook(self, panel)
 
     def find_open(self, path: str) -> LabNotebook | None:
-        for panel in self._panels():
-            if str(panel.context.path) == path:
-                return LabNotebook(self, panel)
-        return None
+        panel = self.live.find(path)
+        return None if is_nullish(panel) else LabNotebook(self, panel, path)
 
     async def notebook_bridge_metadata(self, path: str) -> Any:
         """Of the live model when open; else read from the saved file, cached by its last_modified (listing a
@@ -595,4 +646,4 @@ class JupyterLabHost:
             else:
                 await self.contents.save(path, js_object({"type": "file", "format": "text", "content": text}))
         except JsException as exc:
-            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Writing the file failed: {str(exc)[:200]}", path=path) from None
+            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Writing the file failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path) from None

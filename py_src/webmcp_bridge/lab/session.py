@@ -1,19 +1,24 @@
 """Entry point the JS loader calls once Pyodide and JupyterLab are both up, and the page's one session.
 
-Contract with ``lite/extension/static/remoteEntry.js``: ``await webmcp_bridge.lab.session.start(ctx)`` where
+Contract with ``lite/extension/static/remoteEntry.js``: ``session = await webmcp_bridge.lab.session.start(ctx)`` where
 ``ctx`` is ``{app, tracker, docManager, modules: {notebook, cells, widgets, apputils, settingregistry},
-modelContext, setStatus, reportCall, connect, disconnect, setMode}``; the result is JSON text
-``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable" means the page has no
+modelContext, pageContributions, setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode}``; the
+result is the page's :class:`LabSession`, which the loader holds (a proxy it owns) and stops with
+``session.stop()``; its ``reply`` is JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``.
+"unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
 (:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start
 in the background, so a person can review and restrict with no agent. The person's settings
 (:mod:`webmcp_bridge.lab.settings`: limits, disabled tools, the start-up mode) are applied before the tools are
 connected, so no call is served under the defaults when the person chose otherwise.
 
-One :class:`LabSession` starts and stops every part: the bridge (:func:`webmcp_bridge.session.bridge.build_bridge`
-over the live application and its dialogs), the settings, the WebMCP registration, the Agent panel, the proposal
-view and the share command. The loader starts one per page; the module keeps that one session (``_session``)
-so that a second :func:`start` stops the first before starting again, and :func:`stop` ends it.
+One :class:`LabSession` starts and stops every part: the site's own contributions
+(:mod:`webmcp_bridge.lab.contributions`, loaded first so their tools are in the first registration; their
+problems go to the status item through ``setDiagnostics``), the bridge
+(:func:`webmcp_bridge.session.bridge.build_bridge` over the live application and its dialogs), the page's
+call and run events (:mod:`webmcp_bridge.lab.events`), the settings, the WebMCP registration, the person's side
+(the Agent panel and cell markers, the proposal view, the share command). The loader starts one per page and
+holds it; nothing in this module keeps running state.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
 module, the bridge's modules one by one, building the bridge, generating each toolset's schemas, registering)
@@ -72,6 +77,8 @@ STEPS = (
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
+    "webmcp_bridge.contrib",
+    "webmcp_bridge.contrib.assemble",
     "webmcp_bridge.lab.notebook",
     "webmcp_bridge.lab.dialogs",
     "webmcp_bridge.lab.webmcp",
@@ -97,21 +104,30 @@ class LabSession:
     Attributes (None until started, and again after :meth:`stop`): ``bridge`` (the session's parts:
     registry, guard, change log, proposals, shared selections, calls, dialogs), ``settings``
     (:class:`~webmcp_bridge.lab.settings.LabSettings`), ``registration``
-    (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), ``panel``
-    (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`), ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`),
-    ``share`` (:class:`~webmcp_bridge.lab.sharing.ShareCommand`).
+    (:class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, only with WebMCP), the person's side: ``notebooks``
+    (:class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), ``markers``
+    (:class:`~webmcp_bridge.lab.ui.markers.CellMarkers`), ``panel`` (:class:`~webmcp_bridge.lab.ui.panel.AgentPanel`),
+    ``view`` (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView`), ``share``
+    (:class:`~webmcp_bridge.lab.sharing.ShareCommand`), ``events`` (:class:`~webmcp_bridge.lab.events.PageEvents`);
+    and ``reply``, the loader's reply (JSON text, see the module docstring) once :meth:`start` returned.
     """
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
         self.timings: dict[str, float] = {}  # start-up step -> ms
+        self.reply = ""
         self.bridge: Any = None
         self.settings: Any = None
         self.registration: Any = None
+        self.notebooks: Any = None
+        self.markers: Any = None
         self.panel: Any = None
         self.view: Any = None
         self.share: Any = None
+        self._dom: Any = None  # the person's side's dom.js, made once and shared by the panel, markers and view
+        self.events: Any = None
         self._tasks: list[asyncio.Future[None]] = []
+        self._unlisten: Callable[[], None] | None = None
 
     async def _step(self, name: str, work: Callable[[], Any]) -> Any:
         began = time.perf_counter()
@@ -125,30 +141,61 @@ class LabSession:
         ``{state, tools, timings}`` (see the module docstring)."""
         for module in STEPS:
             await self._step(module.rsplit(".", 1)[-1], functools.partial(_import, module))
+        from webmcp_bridge.core.diagnostics import Diagnostics
+        from webmcp_bridge.lab.contributions import site_contributions
         from webmcp_bridge.lab.dialogs import lab_dialogs
+        from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import is_nullish
         from webmcp_bridge.lab.notebook import JupyterLabHost
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 
         ctx = self.ctx
-        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx)))
+        diagnostics = Diagnostics()
+        self._show_diagnostics(diagnostics)
+        began = time.perf_counter()
+        site = await site_contributions(ctx, diagnostics)
+        self.timings["contributions"] = round((time.perf_counter() - began) * 1000, 1)  # fetching and importing, in steps
+        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site,
+                                                                         diagnostics=diagnostics))
+        self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
-        report = ctx.reportCall
-        registry.on_after(lambda event: report(f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"))
         await self._start_settings()  # before any call is served: limits, disabled tools, mode
         self._background("panel", self._start_panel)  # with or without WebMCP: the person's side always comes up
         self._background("proposals", self._start_view)
         self._start_share()
         if is_nullish(ctx.modelContext):
-            return {"state": "unavailable", "tools": 0, "timings": self.timings}
+            return self._replied({"state": "unavailable", "tools": 0, "timings": self.timings})
         registration = WebMCPRegistration(registry, ctx)
         definitions: list[dict[str, Any]] = []
         for toolset in registry.toolsets():  # one step each: a schema is generated from its model the first time
             definitions += await self._step(f"schemas:{toolset.name}", functools.partial(registry.definitions, toolset.name))
         count = await self._step("register", lambda: registration.register(definitions))
         self.registration = registration
-        return {"state": "ready", "tools": count, "timings": self.timings}
+        return self._replied({"state": "ready", "tools": count, "timings": self.timings})
+
+    def _replied(self, reply: dict[str, Any]) -> dict[str, Any]:
+        self.reply = json.dumps(reply)
+        return reply
+
+    def _dom_half(self) -> Any:
+        """The person's side's ``dom.js`` (lab/ui/dom.py), made on first use and shared."""
+        if self._dom is None:
+            from webmcp_bridge.lab.ui.dom import Dom
+
+            self._dom = Dom()
+        return self._dom
+
+    def _show_diagnostics(self, diagnostics: Any) -> None:
+        """Hand the diagnostics to the loader's status item now and after each new one (``setDiagnostics(json)``)."""
+        show = getattr(self.ctx, "setDiagnostics", None)
+        if show is None:
+            return
+
+        def update() -> None:
+            show(json.dumps(diagnostics.to_json(), ensure_ascii=False))
+
+        self._unlisten = diagnostics.listen(update)
 
     def _background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work()`` as a task, so tool registration does not wait for it; a failure is printed to the
@@ -184,20 +231,35 @@ class LabSession:
             self.ctx.setStatus("ready", self.registration.update())
 
     async def _start_panel(self) -> None:
-        """The Agent panel (lab/ui/panel.py), in its own small steps; kept before it starts, so a stop during
-        its start-up disposes of it."""
-        from webmcp_bridge.lab.ui.panel import new_panel
+        """The person's side in the notebooks and the sidebar: the open notebooks it follows
+        (lab/ui/notebooks.py), the cell markers (lab/ui/markers.py) and the Agent panel (lab/ui/panel.py), in
+        small steps; each is kept before it starts, so a stop during the start-up disposes of it. Not started
+        (a console message says why) when JupyterLab's share scope lacks ``@lumino/widgets``."""
+        from webmcp_bridge.lab.ffi import is_nullish
 
-        self.panel = new_panel(self.ctx, self.bridge)
-        if self.panel is not None:
-            await self.panel.start()
+        if is_nullish(getattr(self.ctx.modules, "widgets", None)):
+            print("webmcp-bridge: no @lumino/widgets in the share scope; the Agent panel is not shown")
+            return
+        from webmcp_bridge.lab.ui.markers import CellMarkers
+        from webmcp_bridge.lab.ui.notebooks import OpenNotebooks
+        from webmcp_bridge.lab.ui.panel import AgentPanel
+
+        bridge, dom = self.bridge, self._dom_half()
+        self.notebooks = OpenNotebooks(bridge.guard.raw, self.ctx.tracker, bridge.changes)
+        self.notebooks.start()
+        await asyncio.sleep(0)
+        self.markers = CellMarkers(self.notebooks, bridge.registry, bridge.changes, dom)
+        self.markers.start()
+        await asyncio.sleep(0)
+        self.panel = AgentPanel(self.ctx, self.notebooks, self.markers, bridge.registry, bridge.changes, bridge.proposals, dom)
+        await self.panel.start()
 
     async def _start_view(self) -> None:
         """Propose mode's person side (lab/ui/proposals.py: inline proposals, the Direct/Propose command, the
         mode in the status item)."""
         from webmcp_bridge.lab.ui.proposals import ProposalView
 
-        self.view = ProposalView(self.ctx, self.bridge.proposals)
+        self.view = ProposalView(self.ctx, self.bridge.proposals, self.bridge.guard.raw, self._dom_half())
         await self.view.start()
 
     def _start_share(self) -> None:
@@ -215,7 +277,10 @@ class LabSession:
         for task in self._tasks:
             task.cancel()
         self._tasks.clear()
-        for name in ("share", "view", "settings", "panel"):
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        for name in ("share", "view", "settings", "panel", "markers", "notebooks", "events"):
             part = getattr(self, name)
             setattr(self, name, None)
             if part is not None:
@@ -235,21 +300,9 @@ def _quietly(fn: Callable[[], Any]) -> None:
         traceback.print_exc()
 
 
-_session: LabSession | None = None  # the page's one session (see the module docstring)
-
-
-async def start(ctx: Any) -> str:
-    """Start the page's session over the live application (stopping one started before); returns the loader's
-    reply as JSON text."""
-    global _session
-    stop()
-    session = _session = LabSession(ctx)
-    return json.dumps(await session.start())
-
-
-def stop() -> None:
-    """Stop the page's session, if one is running."""
-    global _session
-    session, _session = _session, None
-    if session is not None:
-        session.stop()
+async def start(ctx: Any) -> LabSession:
+    """Start a session over the live application; returns it (the loader holds it, reads its ``reply`` and stops
+    it with :meth:`LabSession.stop`)."""
+    session = LabSession(ctx)
+    await session.start()
+    return session

@@ -8,7 +8,7 @@ once as JSON text and is validated by :func:`webmcp_bridge.session.settings.pars
 signal the same happens again (limits and disabled tools; the mode only at start-up) and, when the set of
 enabled tools changed, ``on_tools_changed()`` lets the caller update the WebMCP registration.
 
-Without a settings registry (or if loading fails or takes longer than :data:`LOAD_SECONDS`) the defaults
+Without a settings registry (or if loading fails or takes longer than :data:`SETTINGS_LOAD_SECONDS`) the defaults
 apply and the reason is written to the console.
 """
 
@@ -21,15 +21,27 @@ from typing import Any, Callable
 
 import js
 
+from webmcp_bridge.core.limits import SETTINGS_LOAD_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSettings, SettingsApplier, parse_settings
-
-#: the longest start-up waits for the settings before going on with the defaults
-LOAD_SECONDS = 5.0
 
 
 async def _awaited(promise: Any) -> Any:
     return await promise
+
+
+async def load_plugin_settings(loader: Any) -> Any:
+    """The plugin's ``ISettings`` from the page's setting registry (JupyterLab caches a plugin's settings, so a
+    second load is cheap), or None when the page has no setting registry."""
+    module = getattr(loader.modules, "settingregistry", None)
+    token = None if is_nullish(module) else getattr(module, "ISettingRegistry", None)
+    if is_nullish(token):
+        js.console.warn("[webmcp-bridge] no setting registry in this page; using the default settings")
+        return None
+    registry = await _awaited(loader.app.resolveOptionalService(token))
+    if is_nullish(registry):
+        return None
+    return await _awaited(registry.load(PLUGIN_ID))
 
 
 class LabSettings:
@@ -52,7 +64,7 @@ class LabSettings:
     async def start(self) -> BridgeSettings:
         """Load and apply the settings (start-up: the default mode too); return what was applied."""
         try:
-            self.settings = await asyncio.wait_for(self._load(), LOAD_SECONDS)
+            self.settings = await asyncio.wait_for(self._load(), SETTINGS_LOAD_SECONDS)
         except Exception as exc:  # no registry, a broken schema, a timeout: the defaults, said in the console
             if not isinstance(exc, asyncio.TimeoutError):
                 traceback.print_exc()
@@ -67,15 +79,7 @@ class LabSettings:
         return self._read_and_apply(startup=True)
 
     async def _load(self) -> Any:
-        module = getattr(self.loader.modules, "settingregistry", None)
-        token = None if is_nullish(module) else getattr(module, "ISettingRegistry", None)
-        if is_nullish(token):
-            js.console.warn("[webmcp-bridge] no setting registry in this page; using the default settings")
-            return None
-        registry = await _awaited(self.loader.app.resolveOptionalService(token))
-        if is_nullish(registry):
-            return None
-        return await _awaited(registry.load(PLUGIN_ID))
+        return await load_plugin_settings(self.loader)
 
     def _read_and_apply(self, startup: bool) -> BridgeSettings:
         raw = json.loads(str(js.JSON.stringify(self.settings.composite)))

@@ -33,11 +33,10 @@ from typing import Any, Callable, Literal
 
 from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DIFF_LINES, PROPOSAL_REASON_BYTES, preview
+from webmcp_bridge.core.limits import DIFF_LINES, PROPOSAL_CHECK_SECONDS, PROPOSAL_REASON_BYTES, preview
 
 Mode = Literal["direct", "propose"]
 MODES: tuple[Mode, ...] = ("direct", "propose")
-CHECK_SECONDS = 0.5  # how often a waiting proposal checks that its cell and notebook still exist
 
 _approved: contextvars.ContextVar[bool] = contextvars.ContextVar("webmcp_bridge_approved", default=False)
 
@@ -195,7 +194,7 @@ class ProposalBook:
     async def request(self, proposal: Proposal, still_valid: Callable[[], str | None] | None = None) -> Decision:
         """Show ``proposal`` and wait for the person's decision.
 
-        ``still_valid()`` is called every CHECK_SECONDS; a string it returns denies the proposal with that
+        ``still_valid()`` is called every PROPOSAL_CHECK_SECONDS; a string it returns denies the proposal with that
         reason (the cell was deleted, the notebook closed). On return of an accepted decision the current
         call is marked approved (see :func:`approved`). Cancelling the awaiting task withdraws the proposal.
 
@@ -214,7 +213,7 @@ class ProposalBook:
         self._emit("created", proposal)
         try:
             while True:
-                done, _ = await asyncio.wait({proposal.future}, timeout=CHECK_SECONDS)
+                done, _ = await asyncio.wait({proposal.future}, timeout=PROPOSAL_CHECK_SECONDS)
                 if done:
                     break
                 reason = still_valid() if still_valid else None

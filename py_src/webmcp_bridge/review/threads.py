@@ -80,15 +80,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, MAX_INT, Limits, utf8_len
+from webmcp_bridge.core.limits import CONTEXT_CHARS, DEFAULT_LIMITS, FINGERPRINT_HEAD_BYTES, MAX_INT, SHORT_ID_CHARS, Limits, utf8_len
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
+from webmcp_bridge.core.snapshot import HASH_HEX_CHARS
 from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
 
 THREADS_KEY = "threads"
-CONTEXT_CHARS = 32  # characters of context stored on each side of a quote
-FINGERPRINT_HEAD_BYTES = 1024  # bytes of each representation's text that go into an output fingerprint
 ID_HEX_DIGITS = 12
-MAX_ID_CHARS = 64
 
 Author = Literal["person", "agent"]
 Status = Literal["open", "resolved"]
@@ -300,7 +298,7 @@ def output_fingerprint(output: RawOutput) -> str:
     else:
         parts += [[item.mime, item.bytes, item.head] for item in output.items]
     text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_HEX_CHARS]
 
 
 # -- parsing stored threads ----------------------------------------------------------------------------
@@ -320,7 +318,7 @@ def _valid_anchor(anchor: Any) -> bool:
 
 
 def _valid_thread(entry: Any) -> bool:
-    return (isinstance(entry, dict) and isinstance(entry.get("id"), str) and 0 < len(entry["id"]) <= MAX_ID_CHARS
+    return (isinstance(entry, dict) and isinstance(entry.get("id"), str) and 0 < len(entry["id"]) <= SHORT_ID_CHARS
             and entry.get("status") in STATUSES and _valid_anchor(entry.get("anchor"))
             and isinstance(entry.get("messages"), list))
 

@@ -1,9 +1,10 @@
 """The one owner of a session: :func:`build_bridge` makes every part a session needs, over any host.
 
-A session is one registry with the built-in toolsets over one host, and the state its tools and the person's
-side share: the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`, the one checkpoint every tool
+A session is one registry with the toolsets of its contributions (the built-in families and a site's own,
+:mod:`webmcp_bridge.contrib`) over one host, and the state its tools and the person's side share: the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`, the one checkpoint every tool
 goes through), the change log, the proposal book (the mode and the proposals waiting for the person), the
-output text the person shared, the calls (running and pending) and the dialog tracker. Each is created
+output text the person shared, the calls (running and pending), the dialog tracker and the diagnostics of the
+site's contributions. Each is created
 here, once, and handed to the parts that use it; no part creates its own. The JupyterLab side
 (:mod:`webmcp_bridge.lab.session`) builds one :class:`Bridge` over the live application and reaches every
 part through it; tests build one over the in-memory host.
@@ -11,25 +12,30 @@ part through it; tests build one over the in-memory host.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, cast
+from typing import Any, Iterable, Sequence, cast
 
 from webmcp_bridge.access.guard import GuardedHost
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import Registry, Toolset
 from webmcp_bridge.changes.log import ChangeLog
+from webmcp_bridge.contrib.api import Contribution
+from webmcp_bridge.contrib.assemble import assemble
+from webmcp_bridge.contrib.builtin import builtin_contributions
+from webmcp_bridge.contrib.observe import attach_observers
+from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import DialogSource, NotebookHost
 from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
-from webmcp_bridge.tools import access_toolset, batch_toolset, calls_toolset, code_toolset, files_toolset, notebooks_toolset, review_toolset
 from webmcp_bridge.tools.common import CallContext
 
 
 def builtin_toolsets() -> list[Toolset]:
-    """The built-in toolsets, in registration order (the order of the registered tools)."""
-    return [notebooks_toolset(), calls_toolset(), access_toolset(), review_toolset(), files_toolset(), batch_toolset(), code_toolset()]
+    """The built-in toolsets, in registration order (the order of the registered tools): the toolsets of
+    :func:`~webmcp_bridge.contrib.builtin.builtin_contributions`."""
+    return [toolset for contribution in builtin_contributions() for toolset in contribution.toolsets]
 
 
 class Bridge:
@@ -46,10 +52,12 @@ class Bridge:
         reads: which pages of big cell sources the agent was given (a whole-source write needs them all).
         pending: the registry's calls, running and pending.
         dialogs: the page's dialogs and the calls that own them.
+        diagnostics: what went wrong with the site's contributions (the status item, ``jupyter_get_context``).
     """
 
     def __init__(self, registry: Registry[CallContext], guard: GuardedHost, changes: ChangeLog, proposals: ProposalBook,
-                 shared: SharedSelections, reads: SourceReads, pending: PendingCalls, dialogs: DialogTracker) -> None:
+                 shared: SharedSelections, reads: SourceReads, pending: PendingCalls, dialogs: DialogTracker,
+                 diagnostics: Diagnostics | None = None) -> None:
         self.registry = registry
         self.guard = guard
         self.changes = changes
@@ -58,6 +66,7 @@ class Bridge:
         self.reads = reads
         self.pending = pending
         self.dialogs = dialogs
+        self.diagnostics = Diagnostics() if diagnostics is None else diagnostics
 
     @property
     def limits(self) -> Limits:
@@ -71,17 +80,29 @@ class Bridge:
 
 
 def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs: DialogSource | None = None,
-                 toolsets: Iterable[Toolset] | None = None) -> Bridge:
+                 toolsets: Iterable[Toolset] | None = None, contributions: Sequence[Contribution] = (),
+                 diagnostics: Diagnostics | None = None) -> Bridge:
     """A session over ``host``: every part created once and handed to the parts that use it.
 
     Args:
         host: the application (raw; only the guard made here ever holds it for a tool).
         limits: the bounds of inputs, results and waits.
         dialogs: the application's dialogs, watched from now on (None: no dialogs, none is ever reported).
-        toolsets: the toolsets to register, in order (default: :func:`builtin_toolsets`).
+        toolsets: the base toolsets, in order (default: the built-in contributions,
+            :func:`~webmcp_bridge.contrib.builtin.builtin_contributions`).
+        contributions: the site's contributions, in discovery order, assembled after the base
+            (:func:`~webmcp_bridge.contrib.assemble.assemble`: extensions applied, observers attached); one that
+            fails a check is left out and reported in ``diagnostics``.
+        diagnostics: where problems of the site's contributions go (default: a new list, ``Bridge.diagnostics``).
 
-    Raises ValueError when two toolsets share a name or a tool name.
+    Raises ValueError when the base itself is inconsistent (two toolsets or tools of one name).
     """
+    diagnostics = Diagnostics() if diagnostics is None else diagnostics
+    base = builtin_contributions() if toolsets is None else [Contribution("base", toolsets=tuple(toolsets))]
+    assembly = assemble([*base, *contributions], diagnostics)
+    for contribution in base:
+        if contribution.name in assembly.refused:
+            raise ValueError(assembly.refused[contribution.name])
     changes = ChangeLog()
     proposals = ProposalBook()
     shared = SharedSelections()
@@ -91,11 +112,13 @@ def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs
     # a call waiting for the person's decision on a proposal opens no dialog, so never owns one
     tracker.waiting_for_person = lambda: {p.task for p in proposals.waiting()}
     guard = GuardedHost(host, changes, proposals)
-    registry: Registry[CallContext] = Registry(CallContext(guard, limits, pending, tracker, shared, reads), limits, pending, tracker)
-    for toolset in builtin_toolsets() if toolsets is None else toolsets:
+    registry: Registry[CallContext] = Registry(CallContext(guard, limits, pending, tracker, shared, reads, diagnostics), limits,
+                                               pending, tracker)
+    for toolset in assembly.toolsets:
         registry.add_toolset(toolset)
+    attach_observers(registry, guard.runs, assembly, diagnostics)
     tracker.start()
-    return Bridge(registry, guard, changes, proposals, shared, reads, pending, tracker)
+    return Bridge(registry, guard, changes, proposals, shared, reads, pending, tracker, diagnostics)
 
 
 def tool_definitions(limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:

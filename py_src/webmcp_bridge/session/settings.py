@@ -36,14 +36,19 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.core.limits import (
+    DEFAULT_LIMITS,
+    EXECUTION_TIMEOUT_BOUNDS,
+    MAX_DISABLED_TOOLS,
+    MIN_PAGE_BYTES,
+    RESULT_BYTES_BOUNDS,
+    RUN_TIMEOUT_BOUNDS,
+    TOOL_NAME_MAX_CHARS,
+    Limits,
+)
 from webmcp_bridge.propose.proposals import MODES, Mode
 
 PLUGIN_ID = "webmcp-bridge:plugin"
-EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
-RESULT_BYTES_BOUNDS = (4096, 1048576)
-RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
-MAX_DISABLED_TOOLS = 200
 #: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
 PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -124,7 +129,7 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
         if not isinstance(names, list):
             problems.append("disabledTools is not a list; no tool is disabled")
         else:
-            good = [n for n in names if isinstance(n, str) and 1 <= len(n) <= 128 and set(n) <= _NAME_CHARS]
+            good = [n for n in names if isinstance(n, str) and 1 <= len(n) <= TOOL_NAME_MAX_CHARS and set(n) <= _NAME_CHARS]
             if len(good) != len(names):
                 problems.append(f"disabledTools: {len(names) - len(good)} entry(ies) are not tool names and were ignored")
             unique = sorted(set(good))
@@ -153,7 +158,7 @@ def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
     if settings.result_bytes < base.result_bytes:
         ratio = settings.result_bytes / base.result_bytes
         for name in PAGE_LIMITS:
-            changes[name] = max(1024, int(getattr(base, name) * ratio))
+            changes[name] = max(MIN_PAGE_BYTES, int(getattr(base, name) * ratio))
     return dataclasses.replace(base, **changes)
 
 

@@ -10,9 +10,8 @@ from typing import Any
 
 from webmcp_bridge.access.guard import parse_level
 from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.limits import PROVENANCE_PER_CELL
 from webmcp_bridge.tools.common import CallContext, CellSelection, unique
-
-PROVENANCE_PER_CELL = 3  # coalesced entries per cell, newest first
 
 
 class GetCellAccessInput(CellSelection):

@@ -27,7 +27,7 @@ from pydantic import Field
 from webmcp_bridge.access.guard import GuardedNotebook
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, normalize_line_ends
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, SHORT_ID_CHARS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from webmcp_bridge.propose.proposals import DIFF_LINES, diff_lines_at_least, source_diff
@@ -43,14 +43,14 @@ from webmcp_bridge.tools.common import (
     unique,
 )
 
-ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=256)]
+ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=ID_CHARS)]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
 
 
 class InsertEdit(ToolInput):
     op: Literal["insert"]
     reference_cell_id: Annotated[str | None, Field(description="Insert next to this cell (one that exists before this batch); omit to insert at the end (below) or the start (above).",
-                                                   min_length=1, max_length=256)] = None
+                                                   min_length=1, max_length=ID_CHARS)] = None
     position: PositionField = "below"
     cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
     source: Annotated[str, Field(description="The new cell's source.")] = ""
@@ -68,7 +68,7 @@ class TextEdit(ToolInput):
     cell_id: CellIdField
     old_text: Annotated[str, Field(description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this batch left it).", min_length=1)]
     new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read (before this batch).", min_length=1, max_length=64)] = None
+    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read (before this batch).", min_length=1, max_length=SHORT_ID_CHARS)] = None
 
 
 class DeleteEdit(ToolInput):

@@ -13,10 +13,8 @@ from webmcp_bridge.calls.pending import PendingCall
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import Limits
+from webmcp_bridge.core.limits import BUTTON_LABEL_CHARS, SHORT_ID_CHARS, WAIT_FOR_RESULT_SECONDS, WAIT_MARGIN_SECONDS, Limits
 from webmcp_bridge.tools.common import MAX_INT, CallContext
-
-WAIT_MARGIN_SECONDS = 0.5  # a wait ends this much before the execution timeout, so the wait itself never goes pending
 
 
 def _longest_wait(limits: Limits, asked: float | None) -> float:
@@ -37,9 +35,9 @@ async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolR
 
 
 class WaitForResultInput(ToolInput):
-    pending_id: Annotated[str, Field(description="The pendingId a pending result gave.", min_length=1, max_length=64)]
+    pending_id: Annotated[str, Field(description="The pendingId a pending result gave.", min_length=1, max_length=SHORT_ID_CHARS)]
     timeout: Annotated[float | None, Field(description="Seconds to wait at most (default and maximum: just under the execution timeout).",
-                                           ge=0, le=3600)] = None
+                                           ge=0, le=WAIT_FOR_RESULT_SECONDS)] = None
 
 
 async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolResult | dict[str, Any]:
@@ -50,7 +48,7 @@ async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolRes
     return await _collect(ctx, call, _longest_wait(ctx.limits, args.timeout))
 
 
-ButtonLabel = Annotated[str, Field(min_length=1, max_length=256)]
+ButtonLabel = Annotated[str, Field(min_length=1, max_length=BUTTON_LABEL_CHARS)]
 ButtonIndex = Annotated[int, Field(ge=0, le=MAX_INT)]
 
 
@@ -58,9 +56,9 @@ class AnswerDialogInput(ToolInput):
     button: Annotated[ButtonLabel | ButtonIndex, Field(description="The button to click: its label as reported (e.g. 'Restart'; "
                                                                    "an exact match first, then ignoring case) or its index.")]
     dialog_id: Annotated[str | None, Field(description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
-                                           min_length=1, max_length=64)] = None
+                                           min_length=1, max_length=SHORT_ID_CHARS)] = None
     timeout: Annotated[float | None, Field(description="Seconds to wait for the owning call's result after the click (default and "
-                                                       "maximum: just under the execution timeout).", ge=0, le=3600)] = None
+                                                       "maximum: just under the execution timeout).", ge=0, le=WAIT_FOR_RESULT_SECONDS)] = None
 
 
 async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult | dict[str, Any]:

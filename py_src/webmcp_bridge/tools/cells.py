@@ -9,7 +9,7 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import dumps, json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import BINARY_MIME_TYPES, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
+from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, cell_snapshot, export_markdown, is_valid_image
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, summary, unique
 
@@ -89,7 +89,7 @@ def _payload(nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = omitted[0]
     elif omitted:
-        payload["omittedCellIds"] = unique(args.cell_ids or [])[len(snapshots):][:100]
+        payload["omittedCellIds"] = unique(args.cell_ids or [])[len(snapshots):][:IDS_LISTED]
     return payload
 
 
@@ -141,9 +141,6 @@ class ExportInput(NotebookInput):
     include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = False
     offset: Annotated[int, Field(description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
                                              "of the previous part.", ge=0, le=MAX_INT)] = 0
-
-
-EXPORT_CHUNK = 50  # cells read per crossing while exporting
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:

@@ -17,17 +17,15 @@ from pydantic import Field
 from webmcp_bridge.access.guard import parse_level
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import CHANGES_POLL_SECONDS, CHANGES_RETURNED, CHANGES_RETURNED_DEFAULT, CHANGES_WAIT_SECONDS
 from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
-
-POLL_SECONDS = 0.25  # how often a waiting call looks for new changes
-MAX_WAIT_SECONDS = 15.0  # a wait never outlives the execution timeout (20 s), so it never goes pending
 
 
 class GetChangesInput(NotebookInput):
     since: Annotated[int | None, Field(description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.", ge=0, le=MAX_INT)] = None
     since_revision: Annotated[int | None, Field(description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).", ge=0, le=MAX_INT)] = None
-    wait: Annotated[float, Field(description=f"Seconds to wait for a change when there is none yet (0 to {MAX_WAIT_SECONDS:.0f}).", ge=0, le=MAX_WAIT_SECONDS)] = 0
-    limit: Annotated[int, Field(description="Most changes to return (the newest are kept).", ge=1, le=200)] = 100
+    wait: Annotated[float, Field(description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}).", ge=0, le=CHANGES_WAIT_SECONDS)] = 0
+    limit: Annotated[int, Field(description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED)] = CHANGES_RETURNED_DEFAULT
 
 
 async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]:
@@ -44,7 +42,7 @@ async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]
         shown = [e for e in entries if parse_level(e.access) != "none" and e.cell_id not in hidden_now]
         if shown or time.monotonic() >= deadline:
             break
-        await asyncio.sleep(POLL_SECONDS)
+        await asyncio.sleep(CHANGES_POLL_SECONDS)
     omitted = max(0, len(shown) - args.limit)
     payload: dict[str, Any] = {
         "path": nb.path,

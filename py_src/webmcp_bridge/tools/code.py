@@ -14,20 +14,18 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool
-from webmcp_bridge.core.limits import Limits, truncate_utf8
+from webmcp_bridge.core.limits import RUN_CODE_TIMEOUT_SECONDS, Limits, truncate_utf8
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
 from webmcp_bridge.host.protocol import RawOutput
 from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size
 from webmcp_bridge.tools.run import _kernel_ready
-
-MAX_TIMEOUT_SECONDS = 600.0
 
 
 class RunCodeInput(NotebookInput):
     code: Annotated[str, Field(description="Code to run in the notebook's kernel (at most 256 KiB). No cell is created.", min_length=1)]
     timeout: Annotated[float | None, Field(description="Seconds to wait for the run to finish (default 120, at most 600). Past it the "
                                                        "result says status 'timeout' with the outputs so far; the code may still be running.",
-                                           gt=0, le=MAX_TIMEOUT_SECONDS)] = None
+                                           gt=0, le=RUN_CODE_TIMEOUT_SECONDS)] = None
 
 
 def _text_item(output: RawOutput):

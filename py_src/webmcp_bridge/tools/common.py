@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -12,8 +12,21 @@ from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
 from webmcp_bridge.changes.log import ChangeLog
+from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
-from webmcp_bridge.core.limits import CODE_BYTES, DIFF_LINES, MAX_INT, Limits, preview, utf8_len
+from webmcp_bridge.core.limits import (
+    CELL_IDS,
+    CODE_BYTES,
+    DIFF_LINES,
+    ID_CHARS,
+    MAX_INT,
+    MAX_PATH_BYTES,
+    PROPOSAL_SUMMARY_BYTES,
+    SHORT_ID_CHARS,
+    Limits,
+    preview,
+    utf8_len,
+)
 from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads
@@ -23,13 +36,13 @@ from webmcp_bridge.sharing.selections import SharedSelections
 
 NotebookPathField = Annotated[
     str | None,
-    Field(description="Workspace-relative path of the notebook (for example 'demo/analysis.ipynb'). Omit for the current notebook.", max_length=1024),
+    Field(description="Workspace-relative path of the notebook (for example 'demo/analysis.ipynb'). Omit for the current notebook.", max_length=MAX_PATH_BYTES),
 ]
-CellIdField = Annotated[str, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=256)]
-HashField = Annotated[str, Field(description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.", min_length=1, max_length=64)]
+CellIdField = Annotated[str, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=ID_CHARS)]
+HashField = Annotated[str, Field(description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.", min_length=1, max_length=SHORT_ID_CHARS)]
 Position = Literal["above", "below"]
 Index = Annotated[int, Field(ge=0, le=MAX_INT)]
-CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=256)]], Field(max_length=500)]
+CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=ID_CHARS)]], Field(max_length=CELL_IDS)]
 
 
 def unique(ids: list[str]) -> list[str]:
@@ -70,7 +83,9 @@ class CallContext:
     the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
     so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
     tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
-    shared, and which pages of big sources the agent read (``reads``). ``changes`` and ``proposals`` are the guard's (it feeds the one and checks the other).
+    shared, which pages of big sources the agent read (``reads``) and the diagnostics of the site's contributions
+    (``diagnostics``, shown by ``jupyter_get_context``). ``changes`` and ``proposals`` are the guard's (it feeds the
+    one and checks the other).
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
@@ -81,6 +96,7 @@ class CallContext:
     dialogs: DialogTracker
     shared: SharedSelections
     reads: SourceReads  # pages of big sources handed to the agent (this session)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
@@ -125,7 +141,7 @@ class CallContext:
         if code is not None and utf8_len(code) > CODE_BYTES:
             raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
                             "bytes to the person. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
-        proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, 300), diff, code)
+        proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, PROPOSAL_SUMMARY_BYTES), diff, code)
 
         def still_valid() -> str | None:
             if self.host.find_open(nb.path) is None:

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import normalize_line_ends
+from webmcp_bridge.core.limits import ID_CHARS, IDS_LISTED, SHORT_ID_CHARS, SUMMARY_IDS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.tools.common import (
     CallContext,
@@ -38,7 +38,7 @@ CONSEQUENTIAL = Annotations(untrusted_content=True, consequential=True)
 
 
 class InsertCellInput(NotebookInput):
-    reference_cell_id: Annotated[str | None, Field(description="Insert next to this cell; omit to insert at the end (below) or the start (above).", max_length=256)] = None
+    reference_cell_id: Annotated[str | None, Field(description="Insert next to this cell; omit to insert at the end (below) or the start (above).", max_length=ID_CHARS)] = None
     position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
     cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
     source: Annotated[str, Field(description="The new cell's source.")] = ""
@@ -86,7 +86,7 @@ class EditCellSourceInput(NotebookInput):
     cell_id: CellIdField
     old_text: Annotated[str, Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)]
     new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.", max_length=64)] = None
+    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.", max_length=SHORT_ID_CHARS)] = None
 
 
 async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[str, Any]:
@@ -129,7 +129,7 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
 
 class MoveCellInput(NotebookInput):
     cell_id: CellIdField
-    reference_cell_id: Annotated[str, Field(description="Move next to this cell.", min_length=1, max_length=256)]
+    reference_cell_id: Annotated[str, Field(description="Move next to this cell.", min_length=1, max_length=ID_CHARS)]
     position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
 
 
@@ -162,13 +162,13 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         nb.check_write(targets)
     if targets:
         if await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0],
-                             f"Clear the outputs of {len(targets)} cell(s)" + (f": {', '.join(targets[:10])}" if len(targets) > 1 else "")):
+                             f"Clear the outputs of {len(targets)} cell(s)" + (f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else "")):
             targets = [c.id for c in nb.find_cells(targets)]  # still there after the person's accept
     for cell_id in targets:
         nb.clear_outputs(cell_id)
     payload: dict[str, Any] = {"cleared": targets, "notebook": {"path": nb.path, "revision": nb.revision()}}
     if skipped:
-        payload["skippedReadOnly"] = skipped[:100]
+        payload["skippedReadOnly"] = skipped[:IDS_LISTED]
     return payload
 
 

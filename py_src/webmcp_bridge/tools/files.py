@@ -26,13 +26,13 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
-from webmcp_bridge.core.limits import RESULT_HEADROOM, preview, slice_utf8, utf8_len
+from webmcp_bridge.core.limits import MAX_PATH_BYTES, MIN_FILE_PAGE_BYTES, RESULT_HEADROOM, SHORT_ID_CHARS, preview, slice_utf8, utf8_len
 from webmcp_bridge.core.paths import normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.tools.common import MAX_INT, CallContext
 
 PathField = Annotated[str, Field(description="Workspace-relative path of a text file (for example 'data/notes.md'); not a notebook.",
-                                 min_length=1, max_length=1024)]
+                                 min_length=1, max_length=MAX_PATH_BYTES)]
 
 
 def file_path(path: str) -> str:
@@ -70,7 +70,7 @@ async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
     page_max = min(args.max_bytes or ctx.limits.file_page_bytes, ctx.limits.file_page_bytes)
     while True:  # JSON escaping (control characters) can make a page's text much longer: keep it whole
         page, start, nxt, total = slice_utf8(text, args.offset, page_max)
-        if page_max <= 256 or json_bytes(page) <= ctx.limits.result_bytes - RESULT_HEADROOM:
+        if page_max <= MIN_FILE_PAGE_BYTES or json_bytes(page) <= ctx.limits.result_bytes - RESULT_HEADROOM:
             break
         page_max //= 2
     return {"path": path, "text": page, "offset": start, "nextOffset": nxt, "totalBytes": total,
@@ -82,7 +82,7 @@ class WriteFileInput(ToolInput):
     content: Annotated[str, Field(description="The file's whole new text (UTF-8; at most 512 KiB).")]
     overwrite: Annotated[bool, Field(description="Replace an existing file (then expectedHash is required).")] = False
     expected_hash: Annotated[str | None, Field(description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
-                                               min_length=1, max_length=64)] = None
+                                               min_length=1, max_length=SHORT_ID_CHARS)] = None
 
 
 async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from pydantic import Field
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import RESULT_HEADROOM
+from webmcp_bridge.core.limits import ID_CHARS, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
 from webmcp_bridge.tools.run import Selection
@@ -24,7 +24,7 @@ READ = Annotations(read_only=True, untrusted_content=True)
 WRITE = Annotations(untrusted_content=True)
 
 ThreadIdField = Annotated[str, Field(description="The thread's id, as returned by jupyter_list_comments or jupyter_create_comment.",
-                                     min_length=1, max_length=64)]
+                                     min_length=1, max_length=SHORT_ID_CHARS)]
 BodyField = Annotated[str, Field(description="The message text (plain text; at most 8 KiB of UTF-8 by default).", min_length=1)]
 
 
@@ -37,7 +37,7 @@ class ListCommentsInput(NotebookInput):
     scope: Annotated[Literal["notebook", "cell"] | None, Field(
         description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when cellId is "
                     "omitted. Default: 'cell' when cellId is given, else 'notebook'.")] = None
-    cell_id: Annotated[str | None, Field(description="Only threads anchored to this cell.", min_length=1, max_length=256)] = None
+    cell_id: Annotated[str | None, Field(description="Only threads anchored to this cell.", min_length=1, max_length=ID_CHARS)] = None
     limit: Annotated[int, Field(description="Most threads to return.", ge=1, le=MAX_INT)] = 50
 
 

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import INTERRUPT_WAIT_SECONDS
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
@@ -121,8 +122,6 @@ def interrupt_reason(before: str, info: Any) -> str | None:
 class KernelActionInput(NotebookInput):
     action: Annotated[Literal["interrupt", "restart"], Field(description="interrupt stops the running cell; restart clears all kernel state.")]
 
-
-INTERRUPT_WAIT_SECONDS = 10.0
 
 
 async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, Any]:

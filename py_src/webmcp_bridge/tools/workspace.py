@@ -10,6 +10,7 @@ from pydantic import Field
 
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
+from webmcp_bridge.core.limits import CONTEXT_ITEMS, DEFAULT_LIMITS, ID_CHARS, MAX_PATH_BYTES, WORKSPACE_ENTRIES_DEFAULT
 from webmcp_bridge.core.paths import join, normalize_path
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
@@ -25,24 +26,25 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
     kernel = nb.kernel() if nb else None
     return {
         "notebook": summary(nb) if nb else None,
-        "openDocuments": [dataclasses.asdict(d) for d in ctx.host.open_documents()][:50],
+        "openDocuments": [dataclasses.asdict(d) for d in ctx.host.open_documents()][:CONTEXT_ITEMS],
         "kernel": {"name": kernel.name, "status": kernel.status, "displayName": kernel.display_name} if kernel else None,
         "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection} if focus else None,
         "mode": ctx.proposals.mode,
         "proposals": [{"id": q.id, "tool": q.tool, "kind": q.kind, "cellId": q.cell_id, "path": q.path}
-                      for q in ctx.proposals.waiting() if ctx.host.find_open(q.path) is not None][:50],
+                      for q in ctx.proposals.waiting() if ctx.host.find_open(q.path) is not None][:CONTEXT_ITEMS],
         "review": Review(nb, ctx.limits).counts() if nb else None,
-        "pending": ctx.pending.describe()[:50],
+        "pending": ctx.pending.describe()[:CONTEXT_ITEMS],
         "dialogs": ctx.dialogs.describe_all(),
+        "diagnostics": ctx.diagnostics.to_json(),
         "limits": {"resultBytes": ctx.limits.result_bytes, "sourceWriteBytes": ctx.limits.source_write_bytes,
                    "outputPageBytes": ctx.limits.output_page_bytes, "imageBytes": ctx.limits.image_bytes},
     }
 
 
 class ListWorkspaceInput(ToolInput):
-    path: Annotated[str, Field(description="Folder to list, relative to the workspace root ('' = the root).", max_length=1024)] = ""
+    path: Annotated[str, Field(description="Folder to list, relative to the workspace root ('' = the root).", max_length=MAX_PATH_BYTES)] = ""
     recursive: Annotated[bool, Field(description="Also list sub-folders, breadth first.")] = False
-    limit: Annotated[int, Field(description="Most entries to return.", ge=1, le=500)] = 200
+    limit: Annotated[int, Field(description="Most entries to return.", ge=1, le=DEFAULT_LIMITS.workspace_entries)] = WORKSPACE_ENTRIES_DEFAULT
 
 
 async def list_workspace(ctx: CallContext, args: ListWorkspaceInput) -> dict[str, Any]:
@@ -70,8 +72,8 @@ async def list_workspace(ctx: CallContext, args: ListWorkspaceInput) -> dict[str
 
 
 class OpenNotebookInput(ToolInput):
-    path: Annotated[str, Field(description="Workspace-relative path of the notebook to open.", min_length=1, max_length=1024)]
-    cell_id: Annotated[str | None, Field(description="Reveal and select this cell once open.", max_length=256)] = None
+    path: Annotated[str, Field(description="Workspace-relative path of the notebook to open.", min_length=1, max_length=MAX_PATH_BYTES)]
+    cell_id: Annotated[str | None, Field(description="Reveal and select this cell once open.", max_length=ID_CHARS)] = None
     activate: Annotated[bool, Field(description="Bring the notebook to the front (the person will see it).")] = True
 
 
@@ -94,7 +96,7 @@ async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, 
 
 class CreateNotebookInput(ToolInput):
     name: Annotated[str, Field(description="File name; '.ipynb' is added if missing.", min_length=1, max_length=255)]
-    directory: Annotated[str, Field(description="Folder to create it in, relative to the workspace root.", max_length=1024)] = ""
+    directory: Annotated[str, Field(description="Folder to create it in, relative to the workspace root.", max_length=MAX_PATH_BYTES)] = ""
     kernel: Annotated[str | None, Field(description="Kernel name (default: the site's default Python kernel).", max_length=128)] = None
 
 
@@ -129,7 +131,7 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
 TOOLS = (
     Tool("jupyter_get_context", "Get context",
          "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
-         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls and open dialogs. Start here.",
+         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here.",
          GetContextInput, get_context, Annotations(read_only=True)),
     Tool("jupyter_list_workspace", "List workspace",
          "List files and folders of the workspace (names and types, never contents).",

@@ -1,44 +1,43 @@
 """What the Agent panel's buttons do: one function per ``data-action`` value, called by the panel's delegated
-click listener with the clicked element (``target``). Each acts through the person's APIs on the raw notebook
-(:mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`), notes the action in Activity, and may
-raise ToolError (shown as the panel's notice); the panel re-renders after every action."""
+click listener with the panel (as :class:`~webmcp_bridge.lab.ui.port.PanelPort`) and the clicked element
+(``target``). Each acts through the person's APIs on the raw notebook (:mod:`webmcp_bridge.access.guard`,
+:class:`webmcp_bridge.review.threads.Review`), notes the action in Activity, and may raise ToolError (shown as
+the panel's notice); the panel looks at the notebook again after every action."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import is_nullish
 from webmcp_bridge.lab.notebook import LabNotebook
-from webmcp_bridge.lab.ui import dom as panel_dom
+from webmcp_bridge.lab.ui.dom import closest, query
+from webmcp_bridge.lab.ui.port import PanelPort
 from webmcp_bridge.lab.ui.view import c
 from webmcp_bridge.review.threads import CellAnchor, Review
 
-if TYPE_CHECKING:
-    from webmcp_bridge.lab.ui.panel import AgentPanel
 
-
-def _text_of(panel: "AgentPanel", target: Any) -> tuple[Any, str]:
-    box = panel_dom.closest(target, f".{c('thread')}, .{c('new-comment')}")
-    area = panel_dom.query(box, "textarea")
+def _text_of(panel: PanelPort, target: Any) -> tuple[Any, str]:
+    box = closest(target, f".{c('thread')}, .{c('new-comment')}")
+    area = query(box, "textarea")
     return area, (str(area.value).strip() if area is not None else "")
 
 
-def _thread_nb(panel: "AgentPanel") -> LabNotebook:
+def _thread_nb(panel: PanelPort) -> LabNotebook:
     nb = panel.current()
     if nb is None:
         raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, "Open the notebook first.")
     return nb
 
 
-def _reveal_cell(panel: "AgentPanel", target: Any) -> None:
+def _reveal_cell(panel: PanelPort, target: Any) -> None:
     path = target.getAttribute("data-path")
     panel.reveal(None if is_nullish(path) else str(path), str(target.getAttribute("data-cell")))
 
 
-def _reveal_thread(panel: "AgentPanel", target: Any) -> None:
+def _reveal_thread(panel: PanelPort, target: Any) -> None:
     nb = _thread_nb(panel)
     review = Review(nb)
     thread_id = str(target.getAttribute("data-thread"))
@@ -49,15 +48,15 @@ def _reveal_thread(panel: "AgentPanel", target: Any) -> None:
         view = review.get(thread_id)
         if view.state == "orphaned":
             nb.set_focus(view.cell_id, None, None)
-            panel._say("The quoted text is gone: select the new text in the cell, then click “Re-anchor to selection”.")
+            panel.say("The quoted text is gone: select the new text in the cell, then click “Re-anchor to selection”.")
         else:
             raise err
 
 
-def _reply(panel: "AgentPanel", target: Any) -> None:
+def _reply(panel: PanelPort, target: Any) -> None:
     area, text = _text_of(panel, target)
     if not text:
-        panel._say("Write a reply first.")
+        panel.say("Write a reply first.")
         return
     nb = _thread_nb(panel)
     view = Review(nb).reply(str(target.getAttribute("data-thread")), text, "person")
@@ -65,10 +64,10 @@ def _reply(panel: "AgentPanel", target: Any) -> None:
     panel.note("replied to a comment on", nb.path, view.cell_id)
 
 
-def _comment_active(panel: "AgentPanel", target: Any) -> None:
+def _comment_active(panel: PanelPort, target: Any) -> None:
     area, text = _text_of(panel, target)
     if not text:
-        panel._say("Write the comment first.")
+        panel.say("Write the comment first.")
         return
     nb = _thread_nb(panel)
     view = Review(nb).create(CellAnchor(str(target.getAttribute("data-cell"))), text, "person")
@@ -76,7 +75,7 @@ def _comment_active(panel: "AgentPanel", target: Any) -> None:
     panel.note("commented on", nb.path, view.cell_id)
 
 
-def _resolve(panel: "AgentPanel", target: Any) -> None:
+def _resolve(panel: PanelPort, target: Any) -> None:
     area, text = _text_of(panel, target)
     nb = _thread_nb(panel)
     view = Review(nb).resolve(str(target.getAttribute("data-thread")), "person", text or None)
@@ -85,23 +84,23 @@ def _resolve(panel: "AgentPanel", target: Any) -> None:
     panel.note("resolved a comment on", nb.path, view.cell_id)
 
 
-def _reopen(panel: "AgentPanel", target: Any) -> None:
+def _reopen(panel: PanelPort, target: Any) -> None:
     nb = _thread_nb(panel)
     view = Review(nb).reopen(str(target.getAttribute("data-thread")), "person")
     panel.note("reopened a comment on", nb.path, view.cell_id)
 
 
-def _reanchor(panel: "AgentPanel", target: Any) -> None:
+def _reanchor(panel: PanelPort, target: Any) -> None:
     nb = _thread_nb(panel)
     focus = nb.focus()
     if focus.cell_id is None or focus.selection is None:
-        panel._say("Select the text to anchor to in a cell's editor first.")
+        panel.say("Select the text to anchor to in a cell's editor first.")
         return
     view = Review(nb).reanchor(str(target.getAttribute("data-thread")), focus.cell_id, focus.selection)
     panel.note("re-anchored a comment to", nb.path, view.cell_id)
 
 
-def _cycle_cell(panel: "AgentPanel", target: Any) -> None:
+def _cycle_cell(panel: PanelPort, target: Any) -> None:
     path = target.getAttribute("data-path")
     nb = panel.notebook_at(None if is_nullish(path) else str(path))
     if nb is None:
@@ -112,25 +111,25 @@ def _cycle_cell(panel: "AgentPanel", target: Any) -> None:
     panel.note(f"set agent access to {level} on", nb.path, cell_id)
 
 
-def _apply_all(panel: "AgentPanel", target: Any) -> None:
+def _apply_all(panel: PanelPort, target: Any) -> None:
     nb = _thread_nb(panel)
-    row = panel_dom.closest(target, f".{c('row')}")
-    chosen = panel_dom.query(row, "select")
+    row = closest(target, f".{c('row')}")
+    chosen = query(row, "select")
     level = access.parse_level(str(chosen.value) if chosen is not None else "read")
     asyncio.ensure_future(panel.apply_to_all(nb, level))
 
 
-def _show_cell_comments(panel: "AgentPanel", target: Any) -> None:
+def _show_cell_comments(panel: PanelPort, target: Any) -> None:
     path = target.getAttribute("data-path")
     cell_id = str(target.getAttribute("data-cell"))
     nb = panel.notebook_at(None if is_nullish(path) else str(path))
     if nb is not None:
         nb.set_focus(cell_id, None, None)
-    panel.filter = "cell"
+    panel.set_filter("cell")
     panel.show()
 
 
-ACTIONS: dict[str, Callable[["AgentPanel", Any], None]] = {
+ACTIONS: dict[str, Callable[[PanelPort, Any], None]] = {
     "reveal-cell": _reveal_cell, "reveal-thread": _reveal_thread, "reply": _reply, "comment-active": _comment_active,
     "resolve": _resolve, "reopen": _reopen, "reanchor": _reanchor, "cycle-cell": _cycle_cell, "apply-all": _apply_all,
     "show-cell-comments": _show_cell_comments,

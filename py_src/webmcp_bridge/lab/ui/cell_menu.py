@@ -7,7 +7,8 @@ first. A comment's text comes from JupyterLab's input dialog (``InputDialog.getT
 ``@jupyterlab/apputils``); cancelling or an empty text does nothing. "Comment on selection" takes the
 selection of that cell's editor as it was when the menu opened, and is disabled without one.
 Everything goes through the person's APIs on the raw notebook (:mod:`webmcp_bridge.access.guard`,
-:class:`webmcp_bridge.review.threads.Review`) and the panel re-renders after.
+:class:`webmcp_bridge.review.threads.Review`) and the panel (a :class:`~webmcp_bridge.lab.ui.port.PanelPort`)
+looks again after. The commands' callables are proxies this menu owns, destroyed by :meth:`CellMenu.dispose`.
 """
 
 from __future__ import annotations
@@ -15,19 +16,17 @@ from __future__ import annotations
 import asyncio
 import traceback
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import js
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.ffi import is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.notebook import LabNotebook
+from webmcp_bridge.lab.ui.port import PanelPort
 from webmcp_bridge.lab.ui.view import cell_label
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
-
-if TYPE_CHECKING:
-    from webmcp_bridge.lab.ui.panel import AgentPanel
 
 SELECTOR = ".jp-Notebook .jp-Cell"
 RANK = 30
@@ -51,14 +50,15 @@ class Target:
 
 
 class CellMenu:
-    """The context-menu commands of one :class:`~.panel.AgentPanel` (proxies are the panel's)."""
+    """The context-menu commands of one Agent panel (``panel``)."""
 
-    def __init__(self, panel: "AgentPanel") -> None:
+    def __init__(self, panel: PanelPort) -> None:
         self.panel = panel
         self.app = panel.app
         self._disposables: list[Any] = []
-        self._is_cell = panel.proxies.keep(lambda node: _has_class(node, "jp-Cell"))
-        self._is_output = panel.proxies.keep(lambda node: _has_class(node, "jp-OutputArea-child"))
+        self._proxies = Proxies()  # the hit tests and the commands' callables
+        self._is_cell = self._proxies.keep(lambda node: _has_class(node, "jp-Cell"))
+        self._is_output = self._proxies.keep(lambda node: _has_class(node, "jp-OutputArea-child"))
 
     def install(self) -> None:
         """Add the commands and their context-menu items."""
@@ -66,7 +66,7 @@ class CellMenu:
             ("cell", "Comment on cell", lambda: self.target() is not None, self._comment_cell),
             ("selection", "Comment on selection", self._has_selection, self._comment_selection),
             ("output", "Comment on output", self._has_output, self._comment_output),
-            ("access", self.panel.proxies.keep(self._access_label), lambda: self.target() is not None, self._cycle),
+            ("access", self._proxies.keep(self._access_label), lambda: self.target() is not None, self._cycle),
         ]
         commands, menu = self.app.commands, self.app.contextMenu
         self._disposables.append(menu.addItem(js_object({"type": "separator", "selector": SELECTOR, "rank": RANK})))
@@ -77,20 +77,21 @@ class CellMenu:
             options = {
                 "label": label,
                 "caption": "Agent panel: " + (label if isinstance(label, str) else "agent access of this cell"),
-                "isEnabled": self.panel.proxies.keep(lambda *_a, enabled=enabled: _safe_bool(enabled)),
-                "execute": self.panel.proxies.keep(lambda *_a, run=run: self._execute(run)),
+                "isEnabled": self._proxies.keep(lambda *_a, enabled=enabled: _safe_bool(enabled)),
+                "execute": self._proxies.keep(lambda *_a, run=run: self._execute(run)),
             }
             self._disposables.append(commands.addCommand(command, js_object(options)))
             self._disposables.append(menu.addItem(js_object({"command": command, "selector": SELECTOR, "rank": RANK + 0.1 * (offset + 1)})))
 
     def dispose(self) -> None:
-        """Remove the commands and menu items."""
+        """Remove the commands and menu items and free their proxies."""
         for disposable in reversed(self._disposables):
             try:
                 disposable.dispose()
             except Exception:
                 traceback.print_exc()
         self._disposables.clear()
+        self._proxies.clear()
 
     # -- the target ----------------------------------------------------------------------------------------
     def target(self) -> Target | None:
@@ -98,11 +99,11 @@ class CellMenu:
         cell_node = self.app.contextMenuHitTest(self._is_cell)
         nb, cell_id = None, None
         if not is_nullish(cell_node):
-            for watch in self.panel.watches.values():
-                if watch.panel.node.contains(cell_node):
-                    for widget in watch.panel.content.widgets:
+            for nb_panel in self.panel.open_panels():
+                if nb_panel.node.contains(cell_node):
+                    for widget in nb_panel.content.widgets:
                         if _same(widget.node, cell_node):
-                            nb, cell_id = LabNotebook(self.panel.host, watch.panel), str(widget.model.id)
+                            nb, cell_id = self.panel.notebook_of_panel(nb_panel), str(widget.model.id)
                             break
                     break
         if nb is None:
@@ -152,19 +153,19 @@ class CellMenu:
                 if asyncio.iscoroutine(result):
                     await result
             except ToolError as err:
-                self.panel._say(err.message)
+                self.panel.say(err.message)
                 self.panel.show()
             except Exception as exc:
                 traceback.print_exc()
-                self.panel._say(f"That did not work: {type(exc).__name__}.")
-            self.panel._schedule("comments", "access", "markers")
+                self.panel.say(f"That did not work: {type(exc).__name__}.")
+            self.panel.refresh()
 
         asyncio.ensure_future(go())
 
     async def _ask(self, title: str) -> str | None:
-        apputils = getattr(self.panel.loader.modules, "apputils", None)
+        apputils = self.panel.apputils
         if is_nullish(apputils):  # no dialogs to borrow: the panel's own box takes the text
-            self.panel._say("Type the comment in the box below, then click “Comment on …”.")
+            self.panel.say("Type the comment in the box below, then click “Comment on …”.")
             self.panel.show()
             return None
         dialog = apputils.InputDialog
@@ -182,7 +183,8 @@ class CellMenu:
             return
         Review(target.nb).create(anchor, body, "person")
         self.panel.note(f"commented on {what} of" if what != "cell" else "commented on", target.nb.path, target.cell_id)
-        self.panel.filter = "open" if self.panel.filter == "resolved" else self.panel.filter
+        if self.panel.thread_filter == "resolved":  # the new thread is open: show it
+            self.panel.set_filter("open")
         self.panel.show()
 
     def _comment_cell(self, target: Target) -> Any:

@@ -1,10 +1,10 @@
-// dom.js: the Agent panel's JS half. It makes DOM nodes from the element trees Python decided
-// (webmcp_bridge/lab/ui/view.py), applies cell markers, and reads the few cell fields the panel lists,
-// each in one crossing: building a 200-row list node by node through the FFI holds the page for 100+ ms.
+// dom.js: the JS half of webmcp_bridge/lab/ui/dom.py. It makes DOM nodes from the element trees Python decided
+// (webmcp_bridge/lab/ui/view.py), applies cell markers and puts a proposal's box in its place, each in one
+// crossing: building a 200-row list node by node through the FFI holds the page for 100+ ms.
 //
-// Evaluated once by ui/dom.py (pyodide.code.run_js); the expression's value is the object below. It decides
-// nothing: trees come from Python. Nodes are made with createElement, setAttribute and textContent only; a tag
-// or attribute outside the allow-lists Python configures (never an on* handler) throws instead of being made.
+// Evaluated once per session by ui/dom.py (lab/ffi.py load_half); the expression's value is the object below. It
+// decides nothing: trees come from Python. Nodes are made with createElement, setAttribute and textContent only; a
+// tag or attribute outside the allow-lists Python configures (never an on* handler) throws instead of being made.
 // A tree is [tag, className, text | null, {attribute: value}, [children]].
 (() => {
   let tags = new Set();
@@ -25,7 +25,7 @@
     return node;
   }
 
-  return {
+  const api = {
     configure(tagList, attributeList) {
       tags = new Set(tagList);
       attributes = new Set(attributeList);
@@ -55,18 +55,37 @@
       }
       return changed;
     },
-    // What the panel lists of each cell, as JSON text: [[id, type, first non-blank line (<= maxChars), outputs]].
-    cellInfos(panel, maxChars) {
-      const cells = panel.context.model.cells;
-      const out = [];
-      for (let i = 0; i < cells.length; i++) {
-        const cell = cells.get(i);
-        const source = cell.sharedModel.getSource();
-        let line = "";
-        for (const l of source.split("\n", 50)) if (l.trim()) { line = l.trim().slice(0, maxChars); break; }
-        out.push([cell.id, cell.type, line, cell.type === "code" && cell.outputs ? cell.outputs.length : 0]);
+    // Put node (a proposal's box) in its place in a notebook panel, when it is not there already: inside the cell
+    // with id cellId, before the cell's footer; for cellId null, after the last cell (before the notebook's
+    // footer). Returns true when (re)inserted, false when already in place, null when there is no place for it
+    // now (no cell has the id, or the notebook has no node). One crossing however long the notebook is.
+    place(panel, cellId, node) {
+      const notebook = panel.content;
+      if (!notebook || !notebook.node) return null;
+      let parent = null, before = null;
+      if (cellId === null || cellId === undefined) {
+        const outer = notebook.node.querySelector('.jp-WindowedPanel-outer');
+        parent = outer || notebook.node;
+        before = outer ? outer.querySelector(':scope > .jp-Notebook-footer') : null;
+      } else {
+        const cells = notebook.widgets;
+        for (let i = 0; i < cells.length; i++) {
+          if (cells[i].model && cells[i].model.id === cellId) { parent = cells[i].node; break; }
+        }
+        if (!parent) return null;
+        before = parent.querySelector(':scope > .jp-Cell-footer');
       }
-      return JSON.stringify(out);
+      if (node.parentNode === parent && node.nextElementSibling === before) return false;
+      parent.insertBefore(node, before);
+      return true;
     },
   };
+
+  // Every call from Python into this object is one crossing: counted by method (calls() -> JSON text {method: count}).
+  const counts = {};
+  for (const [name, fn] of Object.entries(api)) {
+    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
+  }
+  api.calls = () => JSON.stringify(counts);
+  return api;
 })()

@@ -1,60 +1,58 @@
 """Making DOM nodes from :class:`~webmcp_bridge.lab.ui.view.El` trees, and the bridge's one stylesheet.
 
-The only place the panel and Propose mode's inline boxes create elements. A tree goes to ``dom.js`` as JSON in one crossing and is made
-there with ``createElement``, ``setAttribute`` (names from the same allow-lists as :class:`El`, checked again
-in JS) and ``textContent``; there is no path to ``innerHTML``, ``insertAdjacentHTML`` or an event-handler
-attribute. One crossing per list, not several per element: through the FFI a 200-row list costs 100+ ms of
-held page, in JS about a millisecond.
+The only place the person's side (the Agent panel, the cell markers, Propose mode's inline boxes) creates
+elements. A tree goes to ``dom.js`` as JSON in one crossing and is made there with ``createElement``,
+``setAttribute`` (names from the same allow-lists as :class:`El`, checked again in JS) and ``textContent``;
+there is no path to ``innerHTML``, ``insertAdjacentHTML`` or an event-handler attribute. One crossing per list,
+not several per element: through the FFI a 200-row list costs 100+ ms of held page, in JS about a millisecond.
+The session makes one :class:`Dom` and hands it to the parts that draw.
 """
 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 import js
-from pyodide.code import run_js
 from pyodide.ffi import to_js
 
-from webmcp_bridge.lab.ffi import is_nullish
+from webmcp_bridge.lab.ffi import is_nullish, load_half
 from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, El
 
 STYLE_ID = "webmcp-bridge-style"
 
 
-@lru_cache(maxsize=1)
-def helper() -> Any:
-    """``dom.js``, evaluated once and configured with the allow-lists."""
-    source = resources.files("webmcp_bridge.lab.ui").joinpath("dom.js").read_text(encoding="utf-8")
-    js_half = run_js(source)
-    js_half.configure(to_js(sorted(TAGS)), to_js(sorted(ATTRIBUTES)))
-    return js_half
+class Dom:
+    """``dom.js``, evaluated and configured with the allow-lists (:data:`~webmcp_bridge.lab.ui.view.TAGS`,
+    :data:`~webmcp_bridge.lab.ui.view.ATTRIBUTES`)."""
 
+    def __init__(self) -> None:
+        self.half = load_half("webmcp_bridge.lab.ui", "dom.js")
+        self.half.configure(to_js(sorted(TAGS)), to_js(sorted(ATTRIBUTES)))
 
-def build(el: El) -> Any:
-    """A new DOM element for ``el`` and its children (not yet attached)."""
-    return helper().build(json.dumps(el.to_json()))
+    def build(self, el: El) -> Any:
+        """A new DOM element for ``el`` and its children (not yet attached)."""
+        return self.half.build(json.dumps(el.to_json()))
 
+    def replace_children(self, parent: Any, *els: El) -> None:
+        """Replace ``parent``'s children with new nodes for ``els``."""
+        self.half.replaceChildren(parent, json.dumps([el.to_json() for el in els]))
 
-def replace_children(parent: Any, *els: El) -> None:
-    """Replace ``parent``'s children with new nodes for ``els``."""
-    helper().replaceChildren(parent, json.dumps([el.to_json() for el in els]))
+    def apply_markers(self, notebook: Any, want: dict[str, tuple[str, list[str], El]], classes: list[str], attr: str,
+                      strip_class: str, marked_class: str) -> int:
+        """Put markers on the cell nodes of ``notebook`` (a Notebook widget): ``want`` maps a cell id to
+        ``(signature, classes on, badge strip)``; cells not in it lose every class of ``classes`` and their strip.
+        Cells whose node already carries the signature (attribute ``attr``) are skipped. Returns the cells changed."""
+        payload = {cell_id: [sig, on, strip.to_json()] for cell_id, (sig, on, strip) in want.items()}
+        return int(self.half.applyMarkers(notebook, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class))
 
-
-def apply_markers(notebook: Any, want: dict[str, tuple[str, list[str], El]], classes: list[str], attr: str,
-                  strip_class: str, marked_class: str) -> int:
-    """Put markers on the cell nodes of ``notebook`` (a Notebook widget): ``want`` maps a cell id to
-    ``(signature, classes on, badge strip)``; cells not in it lose every class of ``classes`` and their strip.
-    Cells whose node already carries the signature (attribute ``attr``) are skipped. Returns the cells changed."""
-    payload = {cell_id: [sig, on, strip.to_json()] for cell_id, (sig, on, strip) in want.items()}
-    return int(helper().applyMarkers(notebook, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class))
-
-
-def cell_infos(nb_panel: Any, max_chars: int) -> list[tuple[str, str, str, int]]:
-    """``(id, type, first non-blank line cut to max_chars, output count)`` of every cell, in order (one read)."""
-    return [tuple(row) for row in json.loads(str(helper().cellInfos(nb_panel, max_chars)))]
+    def place(self, panel: Any, cell_id: str | None, node: Any) -> bool | None:
+        """Put ``node`` in ``panel`` (a NotebookPanel) inside the cell ``cell_id`` (before its footer), or after the
+        last cell for None, unless it is there already. True: (re)inserted; False: already in place; None: no
+        place for it now (no such cell)."""
+        placed = self.half.place(panel, cell_id, node)
+        return None if is_nullish(placed) else bool(placed)
 
 
 def query(node: Any, selector: str) -> Any:
@@ -82,7 +80,7 @@ def _owners(style: Any) -> set[str]:
 def install_style(owner: str) -> None:
     """Add the bridge's stylesheet (``style.css``, package data) to the document once, as ``<style id=STYLE_ID>``,
     and note ``owner`` (a view using it: "panel", "proposals") on it; each owner removes itself with
-    :func:`remove_style`, and the sheet goes with the last."""
+    :func:`remove_style`, and the sheet goes with the last. The document holds this state, not Python."""
     style = query(js.document, f"#{STYLE_ID}")
     if style is None:
         style = js.document.createElement("style")

@@ -4,25 +4,27 @@ One Lumino widget (id ``webmcp-bridge-panel``, tab "Agent") with three sections,
 person is looking at (the tracker's current one):
 
 - Activity: who did what, live and newest first, bounded to ``ACTIVITY_ROWS`` rows: the agent's tool calls
-  (the registry's before/after hooks) and cell changes of every open notebook (``ChangeLog.subscribe``; the
-  panel feeds the log itself from each notebook's ``take_changes``, so a person's edits show with no agent).
+  (the registry's before/after hooks) and cell changes of every open notebook (the session's change log, fed
+  by :class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`, so a person's edits show with no agent).
 - Comments: review threads (filters open / resolved / all / current cell; reply, resolve, reopen, re-anchor
   an orphaned thread to the editor's selection; click an anchor to show it in the notebook).
 - Access: the notebook's level, "apply to all cells", the restricted cells (click to reveal, to cycle).
 
-Plus the cell context menu (:mod:`.panel_cells`: comment on cell / selection / output, cycle agent access)
-and the cell markers (comment badge, access lock, agent-at-work ring, "run by agent"). What each button does is
-in :mod:`.panel_actions`.
+What each button does is in :mod:`.actions`, the cell context menu in :mod:`.cell_menu` (both written against
+:class:`~webmcp_bridge.lab.ui.port.PanelPort`, which this panel implements), the cell markers in :mod:`.markers`.
+It works with or without WebMCP, and only through the person's APIs on the *raw* notebooks (never the guarded
+host the tools get): :mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`. Everything
+it shows is built by :mod:`.view` as element trees and made into nodes by :mod:`.dom` (textContent only).
 
-It works with or without WebMCP, and only through the person's APIs on the *raw* host (never the guarded
-one the tools get): :mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`,
-:class:`webmcp_bridge.changes.log.ChangeLog`. Everything it shows is built by :mod:`.panel_view` as element
-trees and made into nodes by :mod:`.panel_dom` (textContent only, never HTML).
+No work while hidden or while nothing it shows changed: what each section shows, and so which changes mark
+it dirty, is in :mod:`.sections`; dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later, only while the panel
+is visible (Lumino's show and hide messages say when); the rest wait until it is shown. Each drawing is a few
+short stretches (one per section, a yield between); "apply to all cells" writes ``APPLY_CHUNK`` cells per
+stretch.
 
-Events: one delegated listener per event type (click, change, keydown) on the panel and on each notebook
-(for the badges), a ``ydoc`` "update" listener per open notebook and the tracker's signals, each a proxy
-held here and destroyed by :meth:`AgentPanel.dispose`. Model changes are debounced (``FLUSH_SECONDS``) and
-handled in one synchronous stretch (a few ms; markers touch only the cells whose markers changed).
+Events: one delegated listener per event type (click, change, keydown, focusout) on the panel, clicks inside
+the notebooks through :class:`OpenNotebooks` (the markers' buttons), and the widget's visibility messages, each a
+proxy this panel owns and destroys in :meth:`AgentPanel.dispose`.
 """
 
 from __future__ import annotations
@@ -32,124 +34,84 @@ import functools
 import json
 import time
 import traceback
-from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Callable, Literal, cast
+from typing import Any, Callable
 
 import js
 
 from webmcp_bridge.access import guard as access
+from webmcp_bridge.calls.registry import Registry
+from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import preview
+from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
-from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook
-from webmcp_bridge.lab.ui import dom as panel_dom
-from webmcp_bridge.lab.ui.view import (
-    ACTIVITY_ROWS,
-    PREVIEW_BYTES,
-    ActivityRow,
-    CellInfo,
-    Markers,
-    access_view,
-    activity_empty,
-    activity_item,
-    c,
-    call_row,
-    cell_markers,
-    change_row,
-    comments_view,
-    h,
-    marker_badges,
-    marker_classes,
-    mode_note,
-    mode_select,
-    thread_row,
-)
-from webmcp_bridge.review.threads import Review
+from webmcp_bridge.lab.notebook import LabNotebook
+from webmcp_bridge.lab.ui import dom
+from webmcp_bridge.lab.ui.actions import ACTIONS
+from webmcp_bridge.lab.ui.cell_menu import CellMenu
+from webmcp_bridge.lab.ui.dom import Dom
+from webmcp_bridge.lab.ui.markers import CellMarkers
+from webmcp_bridge.lab.ui.notebooks import OpenNotebooks
+from webmcp_bridge.lab.ui.port import THREAD_FILTERS, ThreadFilter
+from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
+from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, activity_empty, c, h, mode_note, mode_select
+from webmcp_bridge.propose.proposals import ProposalBook
 
 WIDGET_ID = "webmcp-bridge-panel"
-#: debounce of model changes before the panel reads the notebook again
-FLUSH_SECONDS = 0.2
-#: how long the agent-at-work ring stays on a cell after the agent's last change to it (and its call ended)
-WORKING_SECONDS = 2.0
-#: threads listed in the Comments section
-THREAD_ROWS = 100
-#: cells whose access "apply to all cells" changes between two yields to the browser
-APPLY_CHUNK = 25
-MARKERS_ATTR = "data-webmcp-bridge-markers"
-#: what the Comments section lists: threads by status, or every thread of the active cell
-ThreadFilter = Literal["open", "resolved", "all", "cell"]
-THREAD_FILTERS = ("open", "resolved", "all", "cell")
-
-
-@dataclass
-class _Watch:
-    """One open notebook the panel listens to."""
-
-    panel: Any
-    ydoc: Any
+#: the widget's place among the right sidebar's panels
+RANK = 650
 
 
 class AgentPanel:
     """The Agent panel over the live application.
 
     Args:
-        loader: the loader's ``ctx`` (``app``, ``tracker``, ``modules`` with ``widgets`` and ``apputils``,
-            ``modelContext``).
-        host: the raw :class:`JupyterLabHost` (not the access guard).
-        registry: the tool registry (for its before/after hooks).
-        changes: the bridge's :class:`~webmcp_bridge.changes.log.ChangeLog`.
+        loader: the loader's ``ctx`` (``app``, ``modules`` with ``widgets`` and ``apputils``, ``modelContext``).
+        notebooks: the open notebooks the person's side follows.
+        markers: the cell markers (refreshed after the person's actions).
+        registry: the tool registry (its before/after hooks feed Activity).
+        changes: the session's change log.
+        book: the session's proposal book (the Direct/Propose switch shows and sets its mode).
+        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
     """
 
-    def __init__(self, loader: Any, host: JupyterLabHost, registry: Any, changes: Any) -> None:
+    def __init__(self, loader: Any, notebooks: OpenNotebooks, markers: CellMarkers, registry: Registry, changes: ChangeLog,
+                 book: ProposalBook, dom: Dom) -> None:
         self.loader = loader
         self.app = loader.app
-        self.tracker = loader.tracker
-        self.host = host
+        apputils = getattr(loader.modules, "apputils", None)
+        self.apputils = None if is_nullish(apputils) else apputils
+        self.notebooks = notebooks
+        self.markers = markers
         self.registry = registry
         self.changes = changes
+        self.book = book
+        self.dom = dom
+        self.notice: str | None = None
         self.widget: Any = None
         self.nodes: dict[str, Any] = {}
-        self.filter: ThreadFilter = "open"
-        self.notice: str | None = None
-        self.rows: OrderedDict[str, tuple[ActivityRow, Any]] = OrderedDict()  # key -> (row, node), oldest first
-        self.working: dict[tuple[str, str], float] = {}  # (path, cell id) -> monotonic expiry
-        self.last_run: dict[tuple[str, str], str] = {}  # (path, cell id) -> actor of the last run
-        self.inflight: set[int] = set()  # ids of agent calls running now
-        self.watches: dict[str, _Watch] = {}  # notebook widget id -> watch
-        self._dirty: set[str] = set()
-        self._pending_rows: list[ActivityRow] = []
-        self._sections: set[str] = set()
+        self.sections = Sections(self.nodes, dom, js.document)
+        self.visible = False
+        self._notice_dirty = True
         self._timer: Any = None
-        self._cells_cache: tuple[str, int, dict[str, CellInfo]] | None = None
-        self.proxies = Proxies()  # every callable this panel (and its cell menu) hands to JS
+        self._busy = False
+        self._noted = 0
+        self._proxies = Proxies()  # every callable this panel hands to JS
         self._undo: list[Callable[[], None]] = []
         self._disposed = False
-        self._noted = 0
-        self.longest: dict[str, float] = {}  # part -> longest synchronous stretch so far, ms
-        self._busy = False
-        self.cells_menu: Any = None
+        self.cell_menu: CellMenu | None = None
 
     # -- life cycle ------------------------------------------------------------------------------------
-    def _proxy(self, fn: Callable[..., Any]) -> Any:
-        return self.proxies.keep(fn)
-
     async def start(self) -> None:
         """Build the widget and connect everything, in small steps with a yield to the browser between."""
-        panel_dom.install_style("panel")
+        dom.install_style("panel")
         await asyncio.sleep(0)
         self._build_widget()
         await asyncio.sleep(0)
-        from webmcp_bridge.lab.ui.cell_menu import CellMenu  # the context menu commands
-
-        self.cells_menu = CellMenu(self)
-        self.cells_menu.install()
+        self.cell_menu = CellMenu(self)
+        self.cell_menu.install()
         await asyncio.sleep(0)
         self._connect()
-        await asyncio.sleep(0)
-        for nb_panel in list(self.tracker.filter(lambda _p: True)):
-            self._watch(nb_panel)
-        self._schedule("activity", "comments", "access", "markers")
+        self._on_visibility()
         self.widget.node.setAttribute("data-state", "ready")  # for tests: commands and listeners are in place
 
     def _build_widget(self) -> None:
@@ -162,48 +124,49 @@ class AgentPanel:
         node.setAttribute("role", "region")
         node.setAttribute("aria-label", "Agent panel")
         webmcp = not is_nullish(getattr(self.loader, "modelContext", None))
-        book = self.registry.context.proposals
         head = h("div", c("panel-head"), h("h2", "", text="Agent"),
-                 h("label", c("row"), h("span", "", text="Mode "), mode_select(book.mode)),
+                 h("label", c("row"), h("span", "", text="Mode "), mode_select(self.book.mode)),
                  mode_note(),
                  h("p", c("mode"), text="An agent in this browser can use the notebook through WebMCP." if webmcp else
                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."))
-        sections = [("activity", "Activity"), ("comments", "Comments"), ("access", "Access")]
-        panel_dom.replace_children(node, head, h("p", c("notice"), role="status", data_role="notice"),
-                                   *[h("details", c(f"section section-{key}"), h("summary", "", text=label),
-                                       h("div", c("section-body"), data_role=key), open="") for key, label in sections])
-        for key in ("notice", "activity", "comments", "access"):
+        labels = {"activity": "Activity", "comments": "Comments", "access": "Access"}
+        self.dom.replace_children(node, head, h("p", c("notice"), role="status", data_role="notice"),
+                                  *[h("details", c(f"section section-{key}"), h("summary", "", text=labels[key]),
+                                      h("div", c("section-body"), data_role=key), open="") for key in SECTIONS])
+        for key in ("notice", *SECTIONS):
             self.nodes[key] = node.querySelector(f'[data-role="{key}"]')
         self.nodes["mode"] = node.querySelector('[data-action="mode"]')
         self.nodes["notice"].hidden = True
-        for key, _ in sections:
+        for key in SECTIONS:
             self.nodes[f"{key}-summary"] = node.querySelector(f".{c('section-' + key)} > summary")
-        panel_dom.replace_children(self.nodes["activity"], h("ul", c("activity"), activity_empty(), data_role="activity-list"))
+        self.dom.replace_children(self.nodes["activity"], h("ul", c("activity"), activity_empty(), data_role="activity-list"))
         self.nodes["activity-list"] = self.nodes["activity"].firstChild
+        # Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
+        visibility = self._proxies.keep(lambda *_: self._on_visibility())
+        for method in ("onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"):
+            setattr(widget, method, visibility)
         self.widget = widget
-        self.app.shell.add(widget, "right", js_object({"rank": 650}))
+        self.app.shell.add(widget, "right", js_object({"rank": RANK}))
 
     def _connect(self) -> None:
-        on_click, on_change, on_key = self._proxy(self._on_click), self._proxy(self._on_change), self._proxy(self._on_key)
-        on_blur = self._proxy(lambda *_: self._schedule("comments"))  # a render deferred while typing
         node = self.widget.node
-        for kind, proxy in (("click", on_click), ("change", on_change), ("keydown", on_key), ("focusout", on_blur)):
+        listeners = (("click", self._on_click), ("change", self._on_change), ("keydown", self._on_key),
+                     ("focusout", lambda *_: self._mark("comments")))  # a drawing put off while typing
+        for kind, fn in listeners:
+            proxy = self._proxies.keep(fn)
             node.addEventListener(kind, proxy)
             self._undo.append(functools.partial(node.removeEventListener, kind, proxy))
-        current, added = self._proxy(lambda *_: self._schedule("comments", "access", "markers")), self._proxy(lambda _t, p: self._watch(p))
-        self.tracker.currentChanged.connect(current)
-        self.tracker.widgetAdded.connect(added)
-        self._undo.append(lambda: self.tracker.currentChanged.disconnect(current))
-        self._undo.append(lambda: self.tracker.widgetAdded.disconnect(added))
-        self._undo.append(self.registry.on_before(self._on_call))
-        self._undo.append(self.registry.on_after(self._on_call))
-        self._undo.append(self.changes.subscribe(self._on_change_entry))
-        book = self.registry.context.proposals
-        show_mode = lambda mode: setattr(self.nodes["mode"], "value", mode) if self.nodes.get("mode") is not None else None  # noqa: E731
-        self._undo.append(book.on_mode(show_mode))
+        self.notebooks.on_click(self._on_click)
+        self._undo.append(lambda: self.notebooks.on_click(None))
+        sections = self.sections
+        self._undo += [self.notebooks.subscribe(lambda kind, key: self._mark(*sections.on_notebook(kind, key == self.notebooks.current_id))),
+                       self.changes.subscribe(lambda entry: self._mark(*sections.on_change(entry))),
+                       self.registry.on_before(lambda event: self._mark(*sections.on_call(event))),
+                       self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
+                       self.book.on_mode(self._show_mode)]
 
     def dispose(self) -> None:
-        """Remove the widget, commands, listeners and markers; destroy every proxy."""
+        """Remove the widget, the cell menu and the listeners; destroy every proxy."""
         if self._disposed:
             return
         self._disposed = True
@@ -211,295 +174,88 @@ class AgentPanel:
             self._timer.cancel()
         for undo in reversed(self._undo):
             _quietly(undo)
-        def clear_markers(watch: _Watch) -> None:
-            panel_dom.apply_markers(watch.panel.content, {}, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked"))
-
-        for key, watch in list(self.watches.items()):
-            _quietly(functools.partial(clear_markers, watch))
-            self._unwatch(key)
-        if self.cells_menu is not None:
-            self.cells_menu.dispose()
+        if self.cell_menu is not None:
+            self.cell_menu.dispose()
         if self.widget is not None:
             _quietly(self.widget.dispose)
-        panel_dom.remove_style("panel")
-        self.proxies.clear()
+        dom.remove_style("panel")
+        self._proxies.clear()
 
-    # -- notebooks -------------------------------------------------------------------------------------
-    def _watch(self, nb_panel: Any) -> None:
-        key = str(nb_panel.id)
-        if key in self.watches or self._disposed:
-            return
-        ydoc = nb_panel.context.model.sharedModel.ydoc
-        _quietly(lambda: self.host.live.track(nb_panel))  # from the start: change log, and CRLF made LF before the person types
-        self.watches[key] = _Watch(nb_panel, ydoc)
-        ydoc.on("update", self._ydoc_proxy)
-        nb_panel.node.addEventListener("click", self._click_proxy)
-        nb_panel.disposed.connect(self._disposed_proxy)
-        nb_panel.content.activeCellChanged.connect(self._active_proxy)
-        self._dirty.add(key)
-        self._schedule()
+    # -- when to draw -------------------------------------------------------------------------------------
+    def _mark(self, *sections: str) -> None:
+        """Draw ``sections`` (and whatever else is dirty) ``PANEL_FLUSH_SECONDS`` from the first mark, if visible."""
+        self.sections.dirty.update(name for name in sections if name in SECTIONS)
+        if self._timer is None and self.visible and not self._disposed:
+            self._timer = asyncio.get_event_loop().call_later(PANEL_FLUSH_SECONDS, self._flush)
 
-    def _unwatch(self, key: str) -> None:
-        watch = self.watches.pop(key, None)
-        if watch is None:
-            return
-        _quietly(lambda: watch.ydoc.off("update", self._ydoc_proxy))
-        _quietly(lambda: watch.panel.node.removeEventListener("click", self._click_proxy))
-        _quietly(lambda: watch.panel.disposed.disconnect(self._disposed_proxy))
-        _quietly(lambda: watch.panel.content.activeCellChanged.disconnect(self._active_proxy))
+    def _on_visibility(self) -> None:
+        visible = bool(self.widget.isVisible) if self.widget is not None and not self._disposed else False
+        if visible != self.visible:
+            self.visible = visible
+            self._mark()  # shown: draw what changed while hidden
 
-    @property
-    def _ydoc_proxy(self) -> Any:
-        if "_ydoc" not in self.__dict__:
-            self.__dict__["_ydoc"] = self._proxy(self._on_ydoc_update)
-        return self.__dict__["_ydoc"]
-
-    @property
-    def _click_proxy(self) -> Any:
-        if "_click" not in self.__dict__:
-            self.__dict__["_click"] = self._proxy(self._on_click)
-        return self.__dict__["_click"]
-
-    @property
-    def _active_proxy(self) -> Any:
-        if "_active" not in self.__dict__:  # the "current cell" filter and the new-comment button follow it
-            self.__dict__["_active"] = self._proxy(lambda *_: self._schedule("comments"))
-        return self.__dict__["_active"]
-
-    @property
-    def _disposed_proxy(self) -> Any:
-        if "_disp" not in self.__dict__:
-            self.__dict__["_disp"] = self._proxy(lambda sender, *_: self._unwatch(str(sender.id)))
-        return self.__dict__["_disp"]
-
-    def _on_ydoc_update(self, *_args: Any) -> None:
-        # Called inside a Yjs transaction: only note it; the notebook is read in the debounced flush.
-        self._dirty.update(self.watches)  # cheap: the flush only takes changes; notebooks without any give none
-        self._schedule("comments", "access", "markers")
-
-    def current(self) -> LabNotebook | None:
-        """The notebook the person is looking at (raw), or None."""
-        return self.host.current_notebook()
-
-    def notebook_at(self, path: str | None) -> LabNotebook | None:
-        """The open notebook at ``path`` (the current one when None)."""
-        return self.current() if not path else self.host.find_open(path)
-
-    def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
-        """``{cell id: CellInfo}`` of ``nb`` (one read, cached until the notebook's revision changes)."""
-        revision = nb.revision()
-        cached = self._cells_cache
-        if cached is not None and cached[0] == nb.path and cached[1] == revision:
-            return cached[2]
-        infos = {cell_id: CellInfo(index, cell_type, preview(line, PREVIEW_BYTES) if line else "(empty)", outputs)
-                 for index, (cell_id, cell_type, line, outputs) in enumerate(panel_dom.cell_infos(nb.panel, PREVIEW_BYTES))}
-        self._cells_cache = (nb.path, revision, infos)
-        return infos
-
-    # -- hooks (called inside tool calls: only note, never render) ------------------------------------
-    def _on_call(self, event: Any) -> None:
-        if event.outcome is None:
-            self.inflight.add(event.call_id)
-        else:
-            self.inflight.discard(event.call_id)
-        self._pending_rows.append(call_row(event))
-        self._schedule("activity", "markers")
-
-    def _on_change_entry(self, entry: Any) -> None:
-        key = (entry.path, entry.cell_id)
-        if entry.actor == "agent":
-            self.working[key] = time.monotonic() + WORKING_SECONDS
-        if entry.kind in ("run", "outputs"):  # outputs of a run the agent started are the agent's
-            self.last_run[key] = entry.actor
-        elif entry.kind == "delete":
-            self.last_run.pop(key, None)
-        self._pending_rows.append(change_row(entry))
-        self._schedule("activity", "markers")
-
-    # -- scheduling -------------------------------------------------------------------------------------
-    def _schedule(self, *sections: str) -> None:
-        """Render ``sections`` (and take changes of dirty notebooks) after ``FLUSH_SECONDS``."""
-        self._sections.update(sections)
-        if self._timer is None and not self._disposed:
-            self._timer = asyncio.get_event_loop().call_later(FLUSH_SECONDS, self._flush)
+    def _show_mode(self, mode: str) -> None:
+        node = self.nodes.get("mode")
+        if node is not None:
+            node.value = mode
 
     def _flush(self) -> None:
         self._timer = None
-        if self._busy:  # a render is still under way: come back after it
-            self._schedule()
+        if self._busy:  # a drawing is still under way: come back after it
+            self._mark()
+            return
+        if not self.visible or self._disposed or not (self.sections.dirty or self._notice_dirty):
             return
         self._busy = True
         asyncio.ensure_future(self._flush_now())
 
     async def _flush_now(self) -> None:
         try:
-            self._timed("changes", self._take_changes)
-            sections, self._sections = self._sections, set()
-            await self.render(sections)
+            await self.render(set(self.sections.dirty))
         except Exception:  # the panel must never break the page
             traceback.print_exc()
         finally:
             self._busy = False
-        if self.working and not self._disposed:
-            self._schedule("markers")  # clears rings as they expire
 
-    def _take_changes(self) -> None:
-        dirty, self._dirty = self._dirty, set()
-        for key in dirty:
-            watch = self.watches.get(key)
-            if watch is None or watch.panel.isDisposed:
-                continue
-            nb = LabNotebook(self.host, watch.panel)
-            take = getattr(nb, "take_changes", None)
-            if take is not None:
-                self.changes.ingest(nb.path, take())
-
-    # -- rendering ---------------------------------------------------------------------------------------
     async def render(self, sections: set[str] | None = None) -> None:
-        """Re-render ``sections`` ("activity", "comments", "access", "markers"; all when None), one section per
-        stretch with a yield to the browser between. The longest stretch of each part so far, in ms, is kept
-        in ``longest`` and on the panel node (``data-longest-ms``, JSON), for tests and bench/."""
-        sections = {"activity", "comments", "access", "markers"} if sections is None else sections
-        nb = self.current()
-        cells = self._timed("cells", lambda: self.cells(nb) if nb is not None else None)
-        for name, part in (("activity", self._render_activity), ("comments", self._render_comments),
-                           ("access", self._render_access)):
+        """Draw ``sections`` ("activity", "comments", "access"; all when None) and the notice, one section per
+        stretch with a yield to the browser between. Each part's longest stretch so far, in ms, is put on the
+        panel node (``data-longest-ms``, JSON) with the times each section was drawn (``data-draws``), for tests
+        and bench/."""
+        sections = set(SECTIONS) if sections is None else sections
+        parts = self.sections
+        nb = self.notebooks.current()
+        cells = parts.timed("cells", lambda: self.notebooks.cells(nb)) if nb is not None and sections else None
+        for name in SECTIONS:
             if name in sections:
                 await asyncio.sleep(0)
-                self._timed(name, functools.partial(part, nb, cells))
-        if "markers" in sections:
-            await asyncio.sleep(0)
-            self._timed("markers", lambda: self._render_markers(nb))
-        notice = self.nodes["notice"]
-        notice.textContent = self.notice or ""
-        notice.hidden = not self.notice
-        self.widget.node.setAttribute("data-longest-ms", json.dumps({k: round(v, 1) for k, v in self.longest.items()}))
+                parts.draw(name, nb, cells)
+        if self._notice_dirty:
+            self._notice_dirty = False
+            notice = self.nodes["notice"]
+            notice.textContent = self.notice or ""
+            notice.hidden = not self.notice
+        self.widget.node.setAttribute("data-longest-ms", json.dumps({k: round(v, 1) for k, v in parts.longest.items()}))
+        self.widget.node.setAttribute("data-draws", json.dumps(parts.draws))
 
-    def _timed(self, name: str, work: Callable[[], Any]) -> Any:
-        began = time.perf_counter()
-        try:
-            return work()
-        finally:
-            self.longest[name] = max(self.longest.get(name, 0.0), (time.perf_counter() - began) * 1000)
-
-    def _render_activity(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        pending, self._pending_rows = self._pending_rows, []
-        listing = self.nodes["activity-list"]
-        if pending and not self.rows:
-            listing.replaceChildren()
-        for row in pending:
-            old = self.rows.pop(row.key, None)
-            if old is not None:
-                old[1].remove()
-                if row.outcome is not None and old[0].outcome is not None:
-                    row.time = old[0].time  # a call's row keeps its start time
-            node = panel_dom.build(activity_item(row, cells, nb.path if nb else None))
-            listing.prepend(node)
-            self.rows[row.key] = (row, node)
-        while len(self.rows) > ACTIVITY_ROWS:
-            _, (_, node) = self.rows.popitem(last=False)
-            node.remove()
-
-    def _typing(self) -> bool:
-        """True while the person's focus is in a text box of the Comments section (a render would lose it)."""
-        active = js.document.activeElement
-        return not is_nullish(active) and str(active.tagName) == "TEXTAREA" and bool(self.nodes["comments"].contains(active))
-
-    def _render_comments(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        body = self.nodes["comments"]
-        if self._typing():
-            return  # rendered again on focusout
-        if nb is None:
-            panel_dom.replace_children(body, h("p", c("empty"), text="Open a notebook to see its comments."))
-            self.nodes["comments-summary"].textContent = "Comments"
-            return
-        drafts = self._drafts()
-        review = Review(nb)
-        counts = review.counts()
-        active = nb.focus().cell_id
-        if self.filter == "cell":
-            views = review.threads("all", active, limit=THREAD_ROWS) if active else []
-            total = review.count("all", active) if active else 0
-        else:
-            views = review.threads(self.filter, limit=THREAD_ROWS)
-            total = review.count(self.filter)
-        counts_all = {**counts, "all": counts["open"] + counts["resolved"]}
-        if active:
-            counts_all["cell"] = review.count("all", active)
-        rows = [thread_row(v) for v in views]
-        panel_dom.replace_children(body, comments_view(rows, self.filter, counts_all, cells, drafts, active,
-                                                       omitted=max(0, total - len(rows))))
-        self.nodes["comments-summary"].textContent = f"Comments ({counts['open']} open)"
-
-    def _drafts(self) -> dict[str, str]:
-        """Text typed in the reply boxes, by thread id ("" for the new-comment box), to survive a re-render."""
-        drafts = {}
-        for box in self.nodes["comments"].querySelectorAll("textarea[data-reply]"):
-            value = str(box.value)
-            if value:
-                drafts[str(box.getAttribute("data-reply"))] = value
-        return drafts
-
-    def _render_access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        body = self.nodes["access"]
-        if nb is None:
-            panel_dom.replace_children(body, h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
-            return
-        level = access.notebook_level(nb)
-        restricted = list(access.cell_levels(nb).items())
-        panel_dom.replace_children(body, access_view(nb.path, level, restricted, cells))
-        self.nodes["access-summary"].textContent = f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")")
-
-    def markers(self, nb: LabNotebook) -> dict[str, Markers]:
-        """The markers each cell of ``nb`` should carry now (cells with none are left out)."""
-        now = time.monotonic()
-        for key, expiry in list(self.working.items()):
-            if expiry < now and not self.inflight:
-                del self.working[key]
-        cells = self.cells(nb)
-        working = {cid for (p, cid) in self.working if p == nb.path}
-        agent_run = {cid for (p, cid), actor in self.last_run.items()
-                     if p == nb.path and actor == "agent" and cid in cells and cells[cid].outputs > 0}
-        return cell_markers(Review(nb).counts_by_cell("open"), access.cell_levels(nb), working, agent_run)
-
-    def _render_markers(self, nb: LabNotebook | None) -> None:
-        if nb is None:
-            return
-        want = {cell_id: (m.signature(), [cls for cls, on in marker_classes(m).items() if on], marker_badges(m, cell_id, nb.path))
-                for cell_id, m in self.markers(nb).items()}
-        panel_dom.apply_markers(nb.panel.content, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"),
-                                c("cell-marked"))
-
-    # -- events ------------------------------------------------------------------------------------------
-    def _say(self, message: str | None) -> None:
-        self.notice = message
-        self._schedule()
-
-    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
-        """Add the person's own panel action (a comment, an access change) to Activity."""
-        self._noted += 1
-        self._pending_rows.append(ActivityRow(f"person:{self._noted}", time.time(), "person", what, path, cell_id))
-        self._schedule("activity")
-
+    # -- the person's events ------------------------------------------------------------------------------
     def _on_click(self, event: Any) -> None:
-        target = panel_dom.closest(event.target, "[data-action]")
+        target = dom.closest(event.target, "[data-action]")
         if target is None or str(target.tagName) == "SELECT":
             return
         action = str(target.getAttribute("data-action"))
-        from webmcp_bridge.lab.ui.actions import ACTIONS
-
         if action not in ACTIONS:
             return
         event.stopPropagation()
-        self.notice = None
+        self.say(None)
         try:
             ACTIONS[action](self, target)
         except ToolError as err:
-            self._say(err.message)
+            self.say(err.message)
         except Exception as exc:  # never let an action escape into JupyterLab
             traceback.print_exc()
-            self._say(f"That did not work: {type(exc).__name__}.")
-        self._schedule("comments", "access", "markers")
+            self.say(f"That did not work: {type(exc).__name__}.")
+        self.refresh()
 
     def _on_change(self, event: Any) -> None:
         target = event.target
@@ -509,10 +265,10 @@ class AgentPanel:
         value = str(target.value)
         try:
             if action == "mode":  # the person's switch (the command palette and the setting change the same book)
-                self.registry.context.proposals.set_mode("propose" if value == "propose" else "direct")
+                self.book.set_mode("propose" if value == "propose" else "direct")
                 self.note(f"switched the agent to {value} mode", "")
             elif action == "filter":
-                self.filter = cast(ThreadFilter, value) if value in THREAD_FILTERS else "open"
+                self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
             elif action == "notebook-level":
                 nb = self.current()
                 if nb is not None:
@@ -521,18 +277,69 @@ class AgentPanel:
                     self.note(f"set the notebook's agent access to {level}", nb.path)
         except Exception as exc:
             traceback.print_exc()
-            self._say(f"That did not work: {type(exc).__name__}.")
-        self._schedule("comments", "access", "markers")
+            self.say(f"That did not work: {type(exc).__name__}.")
+        self.refresh()
 
     def _on_key(self, event: Any) -> None:
         target = event.target
         if str(event.key) == "Enter" and (event.ctrlKey or event.metaKey) and str(target.tagName) == "TEXTAREA":
-            box = panel_dom.closest(target, f".{c('thread')}, .{c('new-comment')}")
-            button = panel_dom.query(box, '[data-action="reply"], [data-action="comment-active"]')
+            box = dom.closest(target, f".{c('thread')}, .{c('new-comment')}")
+            button = dom.query(box, '[data-action="reply"], [data-action="comment-active"]')
             if button is not None:
                 event.preventDefault()
-                target.blur()  # so the re-render after the action is not deferred for typing
+                target.blur()  # so the drawing after the action is not deferred for typing
                 button.click()
+
+    # -- PanelPort: what the actions and the cell menu ask of the panel -------------------------------------
+    def current(self) -> LabNotebook | None:
+        """The notebook the person is looking at (raw), or None."""
+        return self.notebooks.current()
+
+    def notebook_at(self, path: str | None) -> LabNotebook | None:
+        """The open notebook at ``path`` (the current one when None)."""
+        return self.current() if not path else self.notebooks.find(path)
+
+    def notebook_of_panel(self, panel: Any) -> LabNotebook:
+        """The raw notebook of an open NotebookPanel."""
+        return self.notebooks.notebook_of_panel(panel)
+
+    def open_panels(self) -> list[Any]:
+        """The NotebookPanels the person's side follows."""
+        return self.notebooks.panels()
+
+    def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
+        """``{cell id: CellInfo}`` of ``nb`` (one read, kept until the notebook changes)."""
+        return self.notebooks.cells(nb)
+
+    @property
+    def thread_filter(self) -> ThreadFilter:
+        """The Comments section's filter now."""
+        return self.sections.thread_filter
+
+    def say(self, message: str | None) -> None:
+        """Show ``message`` in the notice line (None clears it)."""
+        if message != self.notice:
+            self.notice = message
+            self._notice_dirty = True
+            self._mark()
+
+    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
+        """Add the person's own panel action (a comment, an access change) to Activity."""
+        self._noted += 1
+        self._mark(*self.sections.add_row(ActivityRow(f"person:{self._noted}", time.time(), "person", what, path, cell_id)))
+
+    def refresh(self) -> None:
+        """The person just acted: look at the notebook again (Comments, Access, the markers)."""
+        self._mark("comments", "access")
+        self.markers.refresh()
+
+    def set_filter(self, thread_filter: ThreadFilter) -> None:
+        """Show ``thread_filter``'s threads in Comments."""
+        self._mark(*self.sections.set_filter(thread_filter))
+
+    def show(self) -> None:
+        """Open the panel in the sidebar."""
+        self.app.shell.activateById(WIDGET_ID)
 
     def reveal(self, path: str | None, cell_id: str, selection: dict | None = None) -> None:
         """Bring the notebook to the front, make the cell active and scroll to it (selecting ``selection``)."""
@@ -542,33 +349,18 @@ class AgentPanel:
         self.app.shell.activateById(nb.panel.id)
         nb.set_focus(cell_id, None, selection)
 
-    def show(self) -> None:
-        """Open the panel in the sidebar."""
-        self.app.shell.activateById(WIDGET_ID)
-
     async def apply_to_all(self, nb: LabNotebook, level: access.Level) -> None:
         """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
-            self._timed("apply", functools.partial(access.set_cell_levels, nb, ids[start:start + APPLY_CHUNK], level))
+            self.sections.timed("apply", functools.partial(access.set_cell_levels, nb, ids[start:start + APPLY_CHUNK], level))
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
-        self._schedule("access", "markers")
+        self.refresh()
 
 
-# -- helpers ----------------------------------------------------------------------------------------------
 def _quietly(fn: Callable[[], Any]) -> None:
     try:
         fn()
     except Exception:
         traceback.print_exc()
-
-
-def new_panel(loader: Any, bridge: Any) -> AgentPanel | None:
-    """An Agent panel (not started yet: ``await panel.start()``) over the session's raw host, registry and change
-    log (``bridge``: a :class:`~webmcp_bridge.session.bridge.Bridge`); None (and a console message) when
-    JupyterLab's share scope lacks ``@lumino/widgets``. The caller owns it and disposes of it."""
-    if is_nullish(getattr(loader.modules, "widgets", None)):
-        print("webmcp-bridge: no @lumino/widgets in the share scope; the Agent panel is not shown")
-        return None
-    return AgentPanel(loader, bridge.guard.raw, bridge.registry, bridge.changes)

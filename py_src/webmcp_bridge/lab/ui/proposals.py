@@ -31,9 +31,10 @@ parsed as HTML.
 The box goes when the proposal settles, however it settles.
 
 JupyterLab may rebuild or re-attach a cell's nodes (windowed notebooks, a placeholder cell rendered late, a
-cell type change): while proposals wait, every :data:`CHECK_SECONDS` each box is checked against its
-anchor's current node and put back if it is not there (one small JS call per box). A box whose notebook is
-not open waits hidden (the book denies it when it notices the notebook closed).
+cell type change): while proposals wait, every ``BOX_CHECK_SECONDS`` each box is checked against its
+anchor's current node and put back if it is not there (two small JS calls per box: the notebook at the
+proposal's path, through the host's ``notebook.js``, and ``dom.js``'s ``place``). A box whose notebook is not
+open waits hidden (the book denies it when it notices the notebook closed).
 
 Each box holds three proxies (click; keydown; mousedown and focusin, kept from the notebook's own
 handling), destroyed when the box is removed; the command and its palette item are disposed by
@@ -48,18 +49,17 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pyodide.code import run_js
-
+from webmcp_bridge.core.limits import BOX_CHECK_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
-from webmcp_bridge.lab.ui import dom as panel_dom
+from webmcp_bridge.lab.notebook import JupyterLabHost
+from webmcp_bridge.lab.ui import dom
+from webmcp_bridge.lab.ui.dom import Dom
 from webmcp_bridge.lab.ui.view import proposal_box
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
 COMMAND_LABEL = "Agent: Propose changes (ask before each change)"
 PALETTE_CATEGORY = "Agent"
-#: how often the boxes of waiting proposals are checked against their cells' current nodes
-CHECK_SECONDS = 0.3
 CLS = "webmcp-bridge"
 
 
@@ -91,40 +91,6 @@ class ModeSwitch:
         return self.book.on_mode(listener)
 
 
-# The DOM placement, in JS: one call finds the anchor's node among the notebook's cells (no per-cell FFI
-# crossings for a long notebook) and moves the box there if it is not already in place.
-_PLACE_JS = r"""
-({
-  panel(tracker, path) {
-    let found = null;
-    tracker.forEach(p => { if (!found && p.context && p.context.path === path) found = p; });
-    return found;
-  },
-  // true: (re)inserted, false: already in place, null: no place for it now (cell or notebook not there)
-  place(panel, cellId, box) {
-    const notebook = panel.content;
-    if (!notebook || !notebook.node) return null;
-    let parent = null, before = null;
-    if (cellId === null || cellId === undefined) {
-      const outer = notebook.node.querySelector('.jp-WindowedPanel-outer');
-      parent = outer || notebook.node;
-      before = outer ? outer.querySelector(':scope > .jp-Notebook-footer') : null;
-    } else {
-      const cells = notebook.widgets;
-      for (let i = 0; i < cells.length; i++) {
-        if (cells[i].model && cells[i].model.id === cellId) { parent = cells[i].node; break; }
-      }
-      if (!parent) return null;
-      before = parent.querySelector(':scope > .jp-Cell-footer');
-    }
-    if (box.parentNode === parent && box.nextElementSibling === before) return false;
-    parent.insertBefore(box, before);
-    return true;
-  }
-})
-"""
-
-
 @dataclass
 class _Box:
     """One proposal's box and its proxies (destroyed when the box is removed)."""
@@ -138,18 +104,20 @@ class ProposalView:
     """Inline proposals, the mode command and the status text over the live application.
 
     Args:
-        loader: the loader's ``ctx`` (``app``, ``tracker``, ``modules.apputils``, ``setMode``).
+        loader: the loader's ``ctx`` (``app``, ``modules.apputils``, ``setMode``).
         book: the session's :class:`~webmcp_bridge.propose.proposals.ProposalBook` (``bridge.proposals``).
+        host: the raw :class:`~webmcp_bridge.lab.notebook.JupyterLabHost` (the notebook at a proposal's path).
+        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom` (makes and places the boxes).
     """
 
-    def __init__(self, loader: Any, book: ProposalBook) -> None:
+    def __init__(self, loader: Any, book: ProposalBook, host: JupyterLabHost, dom: Dom) -> None:
         self.loader = loader
         self.app = loader.app
-        self.tracker = loader.tracker
         self.book = book
+        self.host = host
+        self.dom = dom
         self.switch = ModeSwitch(book)
         self.boxes: dict[str, _Box] = {}
-        self._js = run_js(_PLACE_JS)
         self._proxies = Proxies()  # the command's callables
         self._disposables: list[Any] = []
         self._unsubscribe: Callable[[], None] | None = None
@@ -164,7 +132,7 @@ class ProposalView:
     async def start(self) -> None:
         """Install the stylesheet, the command (and its palette item), the listeners; show what already
         waits. In small steps with a yield to the browser between."""
-        panel_dom.install_style("proposals")
+        dom.install_style("proposals")
         await asyncio.sleep(0)
         await self._add_command()
         await asyncio.sleep(0)
@@ -190,7 +158,7 @@ class ProposalView:
             _quietly(disposable.dispose)
         self._disposables.clear()
         self._proxies.clear()
-        panel_dom.remove_style("proposals")
+        dom.remove_style("proposals")
 
     async def _add_command(self) -> None:
         commands = self.app.commands
@@ -245,7 +213,7 @@ class ProposalView:
     def _show(self, proposal: Proposal) -> None:
         if proposal.id in self.boxes:
             return
-        box = _Box(proposal, panel_dom.build(proposal_box(proposal)))  # one crossing for the whole box
+        box = _Box(proposal, self.dom.build(proposal_box(proposal)))  # one crossing for the whole box
         click = box.proxies.keep(lambda event, pid=proposal.id: self._on_click(pid, event))
         key = box.proxies.keep(lambda event, pid=proposal.id: self._on_key(pid, event))
         # The notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the
@@ -262,17 +230,17 @@ class ProposalView:
             self._checker = asyncio.ensure_future(self._keep_placed())
 
     def _place(self, box: _Box) -> None:
-        panel = self._js.panel(self.tracker, box.proposal.path)
-        if is_nullish(panel):
+        nb = self.host.find_open(box.proposal.path)
+        if nb is None:
             if not is_nullish(box.node.parentNode):
                 box.node.remove()  # its notebook is gone: the book will deny the proposal
             return
-        self._js.place(panel, box.proposal.cell_id, box.node)
+        self.dom.place(nb.panel, box.proposal.cell_id, box.node)
 
     async def _keep_placed(self) -> None:
         """While boxes exist, put back any box JupyterLab's rendering took out of its cell."""
         while self.boxes and not self._disposed:
-            await asyncio.sleep(CHECK_SECONDS)
+            await asyncio.sleep(BOX_CHECK_SECONDS)
             for box in list(self.boxes.values()):
                 try:
                     self._place(box)
@@ -324,8 +292,6 @@ class ProposalView:
         if box is not None:
             for button in box.node.querySelectorAll("button"):
                 button.disabled = True
-
-
 
 
 def _quietly(fn: Callable[[], Any]) -> None:

@@ -17,7 +17,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from webmcp_bridge.core.limits import PROPOSAL_REASON_BYTES, preview
+from webmcp_bridge.core.limits import (
+    ACCESS_ROWS,
+    COMMENT_SHOWN_BYTES,
+    COMMENT_TITLE_BYTES,
+    PANEL_PREVIEW_BYTES,
+    PROPOSAL_REASON_BYTES,
+    QUOTE_SHOWN_BYTES,
+    preview,
+)
 from webmcp_bridge.propose.proposals import Proposal
 
 #: tags a view may use
@@ -28,15 +36,6 @@ TAGS = frozenset({
 #: attributes a view may set besides ``data-*`` and ``aria-*`` (values are always plain strings)
 ATTRIBUTES = frozenset({"title", "type", "value", "placeholder", "role", "tabindex", "selected", "disabled",
                         "rows", "open", "name", "datetime", "maxlength"})
-
-#: rows kept in the Activity section (newest first)
-ACTIVITY_ROWS = 200
-#: restricted cells listed in the Access section (the rest are counted)
-ACCESS_ROWS = 200
-#: bytes of a cell's first line shown in a list row
-PREVIEW_BYTES = 80
-#: bytes of a comment body shown before "show all" (the full body is in the element's title)
-BODY_BYTES = 2000
 
 CLS = "webmcp-bridge"
 
@@ -96,7 +95,7 @@ def clock(seconds: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(seconds))
 
 
-def first_line(source: str, max_bytes: int = PREVIEW_BYTES) -> str:
+def first_line(source: str, max_bytes: int = PANEL_PREVIEW_BYTES) -> str:
     """The first non-blank line of a source, bounded (``(empty)`` for an empty cell)."""
     for line in source.splitlines():
         if line.strip():
@@ -291,12 +290,12 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
                  title="Show in the notebook", data_action="reveal-thread", data_thread=thread.id),
                h("span", c(f"state state-{thread.state}"), text=state),
                h("span", c(f"status status-{thread.status}"), text=thread.status))
-    quote = h("code", c("quote"), text=preview(thread.quote, 300)) if thread.quote else None
+    quote = h("code", c("quote"), text=preview(thread.quote, QUOTE_SHOWN_BYTES)) if thread.quote else None
     messages = [
         h("li", c(f"message author-{m.author}"),
           h("span", c("author"), text=m.author),
           h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
-          h("p", c("body"), text=preview(m.body, BODY_BYTES), title=preview(m.body, 8000)))
+          h("p", c("body"), text=preview(m.body, COMMENT_SHOWN_BYTES), title=preview(m.body, COMMENT_TITLE_BYTES)))
         for m in thread.messages
     ]
     if thread.omitted_messages:

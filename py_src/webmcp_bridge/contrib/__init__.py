@@ -1,0 +1,38 @@
+"""The public API for a site's own tools: everything a contribution module imports comes from here.
+
+A contribution module (a ``.py`` file or a pure-Python wheel the site serves and names in its configuration,
+see :mod:`webmcp_bridge.contrib.config`) defines ``CONTRIBUTIONS``, a list of :class:`Contribution`::
+
+    from typing import Annotated
+    from pydantic import Field
+    from webmcp_bridge.contrib import Annotations, CallContext, Contribution, Tool, ToolInput, Toolset
+
+    class HelloInput(ToolInput):
+        name: Annotated[str, Field(description="Who to greet.", max_length=100)]
+
+    async def hello(ctx: CallContext, args: HelloInput) -> dict:
+        return {"greeting": f"Hello, {args.name}"}
+
+    CONTRIBUTIONS = [Contribution("hello", toolsets=(Toolset("hello", "Greetings.", (
+        Tool("site_hello", "Say hello", "Greets someone by name.", HelloInput, hello, Annotations(read_only=True)),
+    )),))]
+
+Handlers reach notebooks only through ``ctx`` (:class:`CallContext`: ``await ctx.notebook(path)`` gives the
+notebook behind the access guard, ``await ctx.propose(...)`` asks the person in Propose mode), so a site's tool
+gets the same access control, Propose mode, validation, bounds, envelope and observers as the bridge's own.
+"""
+
+from __future__ import annotations
+
+from webmcp_bridge.access.runs import KernelRun
+from webmcp_bridge.calls.registry import Annotations, CallEvent, Tool, ToolInput, ToolResult, Toolset
+from webmcp_bridge.contrib.api import Around, CallNext, CallObserver, Contribution, Extension, RunObserver
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.paths import normalize_path
+from webmcp_bridge.tools.common import CallContext, CellIdField, NotebookInput, NotebookPathField, summary
+
+__all__ = [
+    "Annotations", "Around", "CallContext", "CallEvent", "CallNext", "CallObserver", "CellIdField", "Contribution", "ErrorCode",
+    "Extension", "KernelRun", "NotebookInput", "NotebookPathField", "RunObserver", "Tool", "ToolError", "ToolInput",
+    "ToolResult", "Toolset", "normalize_path", "summary",
+]

@@ -1,0 +1,109 @@
+"""What went wrong with a site's own contributions, for the person (the status item) and the agent
+(``jupyter_get_context``): a short, bounded list of ``{name, kind, severity, reason}`` (bounds in :mod:`webmcp_bridge.core.limits`).
+
+Kinds (a closed list, so a reader can rely on them):
+
+==============  ========  ===================================================================================
+kind            severity  meaning
+==============  ========  ===================================================================================
+``config``      warning   an entry of the site's configuration was not usable (not a path, wrong suffix...)
+``fetch``       error     the file of a contribution could not be read from the site
+``import``      error     the module raised (or had a syntax error) while it was imported
+``build``       error     the module imported but what it contributes is not valid (a duplicate tool name...)
+``extension``   warning   an extension was not applied (its tool is not there, or it did not fit the tool)
+``hook``        warning   an observer raised; the call went on (reported once per observer)
+==============  ========  ===================================================================================
+
+An ``error`` means the contribution contributed nothing; every other one still loaded. A ``warning`` never
+removes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from webmcp_bridge.core.limits import DIAGNOSTIC_NAME_BYTES, DIAGNOSTIC_REASON_BYTES, DIAGNOSTICS_KEPT, preview
+
+Kind = Literal["config", "fetch", "import", "build", "extension", "hook"]
+Severity = Literal["error", "warning"]
+SEVERITY: dict[str, Severity] = {"config": "warning", "fetch": "error", "import": "error", "build": "error",
+                                 "extension": "warning", "hook": "warning"}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem: ``name`` is what it is about (a configured path, a contribution's name, a tool, an
+    observer), ``reason`` one short sentence (never a traceback, never the contribution's source)."""
+
+    name: str
+    kind: Kind
+    reason: str
+
+    @property
+    def severity(self) -> Severity:
+        return SEVERITY[self.kind]
+
+    def to_json(self) -> dict[str, str]:
+        """``{name, kind, severity, reason}``."""
+        return {"name": self.name, "kind": self.kind, "severity": self.severity, "reason": self.reason}
+
+
+def _clip(text: str, limit: int) -> str:
+    return preview(" ".join(str(text).split()), limit)
+
+
+class Diagnostics:
+    """The session's list of diagnostics, bounded (:data:`DIAGNOSTICS_KEPT`); listeners hear of each new one.
+
+    :meth:`once` adds an entry only the first time its key is seen (an observer that raises on every call
+    is reported once).
+    """
+
+    def __init__(self) -> None:
+        self._entries: list[Diagnostic] = []
+        self._keys: set[object] = set()
+        self.dropped = 0
+        self._listeners: list[Callable[[], None]] = []
+
+    def add(self, name: str, kind: Kind, reason: str) -> None:
+        """Record one problem (``kind`` from the table above; name and reason are clipped to one line)."""
+        if kind not in SEVERITY:
+            raise ValueError(f"unknown diagnostic kind {kind!r}")
+        if len(self._entries) >= DIAGNOSTICS_KEPT:
+            self.dropped += 1
+            return
+        self._entries.append(Diagnostic(_clip(name, DIAGNOSTIC_NAME_BYTES), kind, _clip(reason, DIAGNOSTIC_REASON_BYTES)))
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:  # a listener (the status item) never stops a report
+                pass
+
+    def once(self, key: object, name: str, kind: Kind, reason: str) -> bool:
+        """:meth:`add` unless ``key`` was reported before; returns True when it was added now."""
+        if key in self._keys:
+            return False
+        self._keys.add(key)
+        self.add(name, kind, reason)
+        return True
+
+    def entries(self) -> list[Diagnostic]:
+        """Every entry kept, oldest first."""
+        return list(self._entries)
+
+    def errors(self) -> list[Diagnostic]:
+        """The entries of severity ``error`` (a contribution that contributed nothing)."""
+        return [d for d in self._entries if d.severity == "error"]
+
+    def to_json(self) -> list[dict[str, str]]:
+        """Every entry as ``{name, kind, severity, reason}``, oldest first."""
+        return [d.to_json() for d in self._entries]
+
+    def listen(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` after each new entry; returns the function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,96 @@
+"""The site's own contributions in the page: which files (the page configuration and the setting), read from the
+site's own origin, imported into this Python before the bridge is built (:mod:`webmcp_bridge.contrib`).
+
+- The list: ``webmcpBridgeContributions`` of the page's ``jupyter-config-data`` (the loader hands it over as
+  JSON text, ``ctx.pageContributions``) and the setting ``contributions`` of ``webmcp-bridge:plugin``, read
+  together by :func:`webmcp_bridge.contrib.config.parse_entries` (sorted, repeats removed).
+- The files: a workspace path ``p`` is fetched at ``<base URL>files/<p>``, where the base URL is the application's
+  own (``serviceManager.serverSettings.baseUrl``: a JupyterLite site's root, a JupyterLab server's base URL), so
+  JupyterLite serves the file as the site was built (an agent's or a person's edit in the browser's storage does
+  not change what loads) and a JupyterLab server serves it from its root folder (with its token, as JupyterLab's
+  own requests). A URL that is not on the page's origin is never requested; redirects are refused (a redirect
+  could lead elsewhere).
+- Each file is imported by :class:`~webmcp_bridge.contrib.loading.SiteLoader` into a folder of Pyodide's
+  in-memory file system, with a yield to the browser between files. Every failure is a diagnostic; none stops
+  the bridge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import js
+
+from webmcp_bridge.contrib.api import Contribution
+from webmcp_bridge.contrib.config import PAGE_CONFIG_KEY, SETTING_KEY, parse_entries
+from webmcp_bridge.contrib.loading import Fetch, FetchError, SiteLoader
+from webmcp_bridge.core.diagnostics import Diagnostics
+from webmcp_bridge.core.limits import CONTRIBUTION_FILE_BYTES, SETTINGS_LOAD_SECONDS
+from webmcp_bridge.lab.ffi import is_nullish, js_object
+from webmcp_bridge.lab.settings import load_plugin_settings
+
+#: where the site's modules and wheels are written in Pyodide's in-memory file system (only the loader writes here)
+WORKDIR = Path("/tmp/webmcp_bridge_site")
+
+
+def _page_value(ctx: Any) -> Any:
+    text = getattr(ctx, "pageContributions", None)
+    if is_nullish(text):
+        return None
+    try:
+        return json.loads(str(text))
+    except ValueError:
+        return "not JSON"  # reported by parse_entries as not a list
+
+
+async def _setting_value(ctx: Any) -> Any:
+    try:
+        settings = await asyncio.wait_for(load_plugin_settings(ctx), SETTINGS_LOAD_SECONDS)
+    except Exception:  # no registry, a broken schema, too slow: the page's list alone (LabSettings says why)
+        return None
+    if is_nullish(settings):
+        return None
+    raw = json.loads(str(js.JSON.stringify(settings.composite)))
+    return raw.get(SETTING_KEY) if isinstance(raw, dict) else None
+
+
+def site_fetch(ctx: Any) -> Fetch:
+    """Reads a workspace path's file from the application's own ``files/`` URL (see the module docstring)."""
+    server = ctx.app.serviceManager.serverSettings
+    base = str(server.baseUrl)
+    token = "" if is_nullish(getattr(server, "token", None)) else str(server.token)
+
+    async def fetch(path: str) -> bytes:
+        url = js.URL.new("files/" + "/".join(str(js.encodeURIComponent(part)) for part in path.split("/")), base)
+        if str(url.origin) != str(js.location.origin):
+            raise FetchError("its URL is not on this page's origin; nothing was requested")
+        headers = {"Authorization": f"token {token}"} if token else {}
+        try:
+            response = await js.fetch(url.href, js_object({"credentials": "same-origin", "redirect": "error", "cache": "no-cache",
+                                                           "headers": headers}))
+        except Exception as exc:
+            raise FetchError(f"the request failed ({str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__})") from None
+        if not response.ok:
+            raise FetchError(f"HTTP {int(response.status)} for files/{path}")
+        length = response.headers.get("content-length")
+        if not is_nullish(length) and str(length).isdigit() and int(str(length)) > CONTRIBUTION_FILE_BYTES:
+            raise FetchError(f"it is {length} bytes; a contribution file may be at most {CONTRIBUTION_FILE_BYTES}")
+        buffer = await response.arrayBuffer()
+        return bytes(js.Uint8Array.new(buffer).to_py())
+
+    return fetch
+
+
+async def site_contributions(ctx: Any, diagnostics: Diagnostics) -> list[Contribution]:
+    """The contributions of the files the site names (none named: none), in discovery order; every problem
+    goes to ``diagnostics``."""
+    entries, problems = parse_entries((f"jupyter-config-data {PAGE_CONFIG_KEY}", _page_value(ctx)),
+                                      (f"the setting {SETTING_KEY}", await _setting_value(ctx)))
+    for name, reason in problems:
+        diagnostics.add(name, "config", reason)
+    if not entries:
+        return []
+    return await SiteLoader(site_fetch(ctx), WORKDIR, diagnostics).load(entries, pause=lambda: asyncio.sleep(0))

@@ -1,0 +1,73 @@
+"""What the Agent panel's helpers may ask of it: the small interface :mod:`.actions` (its buttons) and
+:mod:`.cell_menu` (the cell context menu) are written against, so neither imports the panel nor reaches into it.
+
+:class:`~webmcp_bridge.lab.ui.panel.AgentPanel` implements it. Everything goes through the person's APIs on the
+*raw* notebooks (never the access guard the tools hold).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from webmcp_bridge.access.guard import Level
+from webmcp_bridge.lab.ui.view import CellInfo
+
+if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
+
+#: what the Comments section lists: threads by status, or every thread of the active cell
+ThreadFilter = Literal["open", "resolved", "all", "cell"]
+THREAD_FILTERS: tuple[ThreadFilter, ...] = ("open", "resolved", "all", "cell")
+
+
+class PanelPort(Protocol):
+    """The panel as its helpers see it.
+
+    Attributes:
+        app: JupyterLab's application (shell, commands, context menu).
+        apputils: ``@jupyterlab/apputils`` from the share scope (None without it: no dialogs to borrow).
+    """
+
+    app: Any
+    apputils: Any
+
+    @property
+    def thread_filter(self) -> ThreadFilter:
+        """The Comments section's filter now (:meth:`set_filter` changes it)."""
+
+    def current(self) -> LabNotebook | None:
+        """The notebook the person is looking at (raw), or None."""
+
+    def notebook_at(self, path: str | None) -> LabNotebook | None:
+        """The open notebook at ``path`` (the current one when None), or None."""
+
+    def notebook_of_panel(self, panel: Any) -> LabNotebook:
+        """The raw notebook of an open NotebookPanel."""
+
+    def open_panels(self) -> list[Any]:
+        """The NotebookPanels the person's side follows."""
+
+    def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
+        """``{cell id: CellInfo}`` of ``nb``: index, type, first line, output count."""
+
+    def say(self, message: str | None) -> None:
+        """Show ``message`` in the panel's notice line (None clears it)."""
+
+    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
+        """Add the person's own action ("commented on", "set agent access to read on") to Activity."""
+
+    def refresh(self) -> None:
+        """The person just changed something: look at the notebook again (comments, access, markers)."""
+
+    def set_filter(self, thread_filter: ThreadFilter) -> None:
+        """Show ``thread_filter``'s threads in the Comments section."""
+
+    def show(self) -> None:
+        """Open the panel in the sidebar."""
+
+    def reveal(self, path: str | None, cell_id: str, selection: dict | None = None) -> None:
+        """Bring the notebook to the front and make the cell active (selecting ``selection``). Raises ToolError
+        (NOTEBOOK_NOT_FOUND) when the notebook is no longer open."""
+
+    async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
+        """Set every cell of ``nb`` to ``level``, a few cells per stretch."""

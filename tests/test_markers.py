@@ -1,0 +1,123 @@
+"""The cell markers do no work while nothing they show changes: a person's print loop makes no DOM work (and no
+look at the notebook after its first change), while the agent's edit, a new restriction and a new comment do.
+
+The markers (``lab/ui/markers.py``) run here over the in-memory notebook with the real change log, registry,
+review threads and access levels; only the two browser parts they use are stand-ins: the open notebooks (which
+notebook is in front, its cells) and ``dom.js`` (which records what it is asked to draw)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from helpers import corpus_text
+from webmcp_bridge.access.guard import set_cell_level
+from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS
+from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.markers import CellMarkers
+from webmcp_bridge.lab.ui.view import CellInfo
+from webmcp_bridge.review.threads import CellAnchor, Review
+from webmcp_bridge.session.bridge import build_bridge
+
+PATH = "demo/euler.ipynb"
+SETTLE = PANEL_FLUSH_SECONDS + 0.15  # a look is due this long after what triggered it
+
+
+class Shown:
+    """The notebook in front as the markers see it: the in-memory notebook and a stand-in for its panel."""
+
+    def __init__(self, nb: Any) -> None:
+        self.nb = nb
+        self.panel = type("Panel", (), {"content": "the notebook widget"})()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.nb, name)
+
+
+class OpenNotebooks:
+    """Stand-in for lab/ui/notebooks.py: one notebook, in front."""
+
+    def __init__(self, nb: Any) -> None:
+        self.shown = Shown(nb)
+        self.current_id = "panel-1"
+        self.watches: dict[str, Any] = {"panel-1": self.shown}
+        self.listeners: list[Any] = []
+
+    def subscribe(self, listener: Any) -> Any:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)
+
+    def emit(self, kind: str) -> None:
+        for listener in self.listeners:
+            listener(kind, self.current_id)
+
+    def current(self) -> Shown:
+        return self.shown
+
+    def cells(self, nb: Any) -> dict[str, CellInfo]:
+        return {c.id: CellInfo(c.index, c.cell_type, c.source[:20], c.output_count)
+                for c in nb.read_cells(None, head_bytes=0, max_outputs=0)}
+
+
+class Dom:
+    """Stand-in for dom.js: records every call that would draw."""
+
+    def __init__(self) -> None:
+        self.drawn: list[dict[str, Any]] = []
+
+    def apply_markers(self, notebook: Any, want: dict[str, Any], *_: Any) -> int:
+        self.drawn.append({cell_id: (sig, classes) for cell_id, (sig, classes, _strip) in want.items()})
+        return len(want)
+
+
+def test_a_print_loop_makes_no_marker_work_and_the_agent_s_edit_does() -> None:
+    ws = MemoryWorkspace({PATH: corpus_text("pytudes-euler.ipynb")})
+    bridge = build_bridge(ws)
+    nb = asyncio.run(ws.open_notebook(PATH, activate=True))
+    ids = [c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0)]
+    notebooks, dom = OpenNotebooks(nb), Dom()
+
+    async def scenario() -> None:
+        markers = CellMarkers(notebooks, bridge.registry, bridge.changes, dom)  # type: ignore[arg-type]
+        markers.start()
+        await asyncio.sleep(SETTLE)
+        assert len(dom.drawn) == 1 and dom.drawn[0] == {}, dom.drawn  # the first look: no cell carries a marker
+
+        # a person's print loop: 1,000 output changes of one cell, in bursts as the page delivers them
+        looks = markers.renders
+        for burst in range(20):
+            bridge.changes.ingest(PATH, [CellChange("person", "outputs", ids[2], time.time()) for _ in range(50)])
+            await asyncio.sleep(0.02 if burst % 5 else SETTLE)
+        assert len(dom.drawn) == 1, dom.drawn  # nothing they show changed: no DOM work
+        assert markers.renders - looks <= 1, markers.renders  # at most one look (a run's owner was unknown before)
+
+        # the agent edits a cell: its ring goes on (one drawing), then off once the ring expired
+        bridge.changes.ingest(PATH, [CellChange("agent", "edit", ids[1], time.time())])
+        await asyncio.sleep(SETTLE)
+        assert len(dom.drawn) == 2 and "webmcp-bridge-cell-working" in dom.drawn[1][ids[1]][1], dom.drawn
+        markers.working[(PATH, ids[1])] = time.monotonic()  # as if WORKING_SECONDS had passed
+        markers._schedule(0)
+        await asyncio.sleep(0.05)
+        assert len(dom.drawn) == 3 and ids[1] not in dom.drawn[2], dom.drawn
+
+        # the person restricts a cell and comments on another: the notebook's stamp moves, one drawing each
+        set_cell_level(nb, ids[3], "read")
+        notebooks.emit("stamp")
+        await asyncio.sleep(SETTLE)
+        assert dom.drawn[-1][ids[3]][0].split("|")[1] == "read", dom.drawn[-1]
+        Review(nb).create(CellAnchor(ids[4]), "Why this?", "person")
+        notebooks.emit("stamp")
+        await asyncio.sleep(SETTLE)
+        assert dom.drawn[-1][ids[4]][0].startswith("1|"), dom.drawn[-1]
+        drawn = len(dom.drawn)
+
+        # the stamp moves again with nothing the markers show changed (the notebook in front again): a look, no drawing
+        notebooks.emit("current")
+        await asyncio.sleep(SETTLE)
+        assert len(dom.drawn) == drawn, dom.drawn
+        markers.dispose()
+        assert dom.drawn[-1] == {}  # disposing takes every marker off
+
+    asyncio.run(scenario())
