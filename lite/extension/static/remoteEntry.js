@@ -205,13 +205,12 @@
   // Pyodide on the main thread costs the page its start-up work (fetching and instantiating the runtime, Python's
   // initialization, unpacking the wheels, importing pydantic and the bridge): started while JupyterLab starts,
   // it delayed JupyterLab's own start. So it starts after `app.restored`, once the page has had no long task
-  // (>= 50 ms) for QUIET_MS and the browser reports an idle period, at the latest MAX_WAIT_MS after restored,
-  // and at once when an agent calls a tool (the call waits for Python either way). Between its stages the
-  // loader yields to the page (an idle callback; a plain task once a call waits), so input and rendering are
-  // served between them. status.timings.startReason says which came first ("idle", "call" or "timeout") and
-  // status.timings.steps the [name, start, end] of each stage (ms since navigation start).
-  const QUIET_MS = 500;
-  const MAX_WAIT_MS = 10000;
+  // (>= 50 ms) for bounds.startQuietMs and the browser reports an idle period, at the latest
+  // bounds.startLatestMs after restored, and at once when an agent calls a tool (the call waits for Python either
+  // way). Between its stages the loader yields to the page (an idle callback; a plain task once a call waits), so
+  // input and rendering are served between them. status.timings.startReason says which came first ("idle",
+  // "call" or "timeout") and status.timings.steps the [name, start, end] of each stage (ms since navigation
+  // start). The waits are Python's (core/limits.py LOADER_BOUNDS), read from bridge.json before the first one.
   let lastLongTaskEnd = 0;
   try {
     new PerformanceObserver(list => {
@@ -221,20 +220,23 @@
   let callWaiting = false;
   let startNow;
   const startRequested = new Promise(resolve => { startNow = resolve; });
+  // without requestIdleCallback: a task standing in for an idle period of 50 ms, the most one lasts
   const idleCallback = window.requestIdleCallback
     ? (fn, timeout) => window.requestIdleCallback(fn, { timeout })
     : (fn, timeout) => setTimeout(() => fn({ didTimeout: false, timeRemaining: () => 50 }), Math.min(timeout, 50));
 
-  // Resolves "idle" once the page has been quiet for QUIET_MS in an idle period, "timeout" MAX_WAIT_MS after `since`.
+  // Resolves "idle" once the page has been quiet for bounds.startQuietMs in an idle period, "timeout"
+  // bounds.startLatestMs after `since` (bridge.json has been read: start() waits for it).
   function pageIdle(since) {
     return new Promise(resolve => {
       const check = deadline => {
         const now = performance.now();
-        if (now - since >= MAX_WAIT_MS) resolve('timeout');
-        else if (now - lastLongTaskEnd >= QUIET_MS && !deadline.didTimeout && deadline.timeRemaining() >= 20) resolve('idle');
-        else setTimeout(() => idleCallback(check, 1000), 100);
+        if (now - since >= bounds.startLatestMs) resolve('timeout');
+        else if (now - lastLongTaskEnd >= bounds.startQuietMs && !deadline.didTimeout
+                 && deadline.timeRemaining() >= bounds.startIdleLeftMs) resolve('idle');
+        else setTimeout(() => idleCallback(check, bounds.startIdleWaitMs), bounds.startRecheckMs);
       };
-      idleCallback(check, 1000);
+      idleCallback(check, bounds.startIdleWaitMs);
     });
   }
 
@@ -242,7 +244,7 @@
   function yieldToPage() {
     return new Promise(resolve => {
       if (callWaiting) setTimeout(resolve, 0);
-      else idleCallback(() => resolve(), 500);
+      else idleCallback(() => resolve(), bounds.stepIdleWaitMs);
     });
   }
 
@@ -400,6 +402,7 @@
   async function start(app, tracker, docManager, modules) {
     await app.restored;
     const restored = status.timings.restored = Math.round(performance.now());
+    await manifestReady; // the waits below are bridge.json's bounds
     status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
     status.timings.pythonStart = Math.round(performance.now());
     const pyodide = await startPyodide();
