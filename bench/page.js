@@ -1,14 +1,77 @@
-// In-page half of bench/run.py. Installed before navigation (page.add_init_script): it records long tasks
-// and the moments the WebMCP tool list changes, and defines window.__bench.calls(), which times tool calls
-// with performance.now() around document.modelContext.executeTool, one call per task.
+// In-page half of bench/run.py. Installed before navigation (page.add_init_script), so it sees the page from its
+// first task. It records:
+// - long tasks (PerformanceObserver "longtask": every main-thread task of 50 ms or more) and long animation
+//   frames ("long-animation-frame", the same stretches with the scripts that ran in them: URL, function,
+//   invoker, duration), so a long task can be attributed to the bridge, to the reference or to JupyterLab;
+// - the moment the page is usable for a person: JupyterLab's shell restored (`jupyterapp.restored`, the site
+//   exposes the app) and the file browser listing its entries;
+// - the moments the WebMCP tool list changes (`toolchange`, then getTools()), and, when the context set
+//   `window.__benchFirstCall = {name, args}` before this script, the first successful answer of that call,
+//   made the moment the tool appears (retried every 50 ms while it answers with an error, e.g. the notebook is
+//   not open yet);
+// and defines window.__bench.calls(), which times tool calls with performance.now() around
+// document.modelContext.executeTool, one call per task.
 (() => {
-  const bench = (window.__bench = { longtasks: [], toolTimes: [] });
+  const bench = (window.__bench = { longtasks: [], loafs: [], toolTimes: [], usable: null, restored: null, listed: null,
+    firstCall: null });
   try {
     new PerformanceObserver(list => {
       for (const e of list.getEntries()) bench.longtasks.push([e.startTime, e.duration]);
     }).observe({ type: 'longtask', buffered: true });
   } catch (error) {
     bench.longtaskError = String(error);
+  }
+  try {
+    new PerformanceObserver(list => {
+      for (const e of list.getEntries()) {
+        bench.loafs.push({
+          start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
+          scripts: (e.scripts || []).map(s => ({
+            url: s.sourceURL || '', fn: s.sourceFunctionName || '', invoker: s.invoker || '', type: s.invokerType || '',
+            start: s.startTime, duration: s.duration, forcedLayout: s.forcedStyleAndLayoutDuration || 0
+          }))
+        });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
+  } catch (error) {
+    bench.loafError = String(error);
+  }
+
+  // usable: shell restored and the file browser listing its entries
+  function checkUsable() {
+    if (bench.usable !== null) return true;
+    if (bench.listed === null && document.querySelector('.jp-DirListing-content .jp-DirListing-item')) {
+      bench.listed = performance.now();
+    }
+    if (bench.restored === null && window.jupyterapp && !bench.watchingRestored) {
+      bench.watchingRestored = true;
+      window.jupyterapp.restored.then(() => { bench.restored = performance.now(); checkUsable(); });
+    }
+    if (bench.listed !== null && bench.restored !== null) {
+      bench.usable = Math.max(bench.listed, bench.restored);
+      return true;
+    }
+    return false;
+  }
+  const observer = new MutationObserver(() => { if (checkUsable()) observer.disconnect(); });
+  observer.observe(document, { childList: true, subtree: true });
+
+  const first = window.__benchFirstCall || null;
+  let firstStarted = false;
+  async function firstCall(tools) {
+    const found = tools.find(t => t.name === first.name);
+    if (!found || firstStarted) return;
+    firstStarted = true;
+    for (let attempt = 1; ; attempt++) {
+      const text = await document.modelContext.executeTool(found, first.args);
+      const result = JSON.parse(text);
+      if (!result.isError) {
+        bench.firstCall = { at: performance.now(), attempts: attempt, bytes: text.length };
+        return;
+      }
+      bench.firstCallError = text.slice(0, 300);
+      await new Promise(resolve => setTimeout(resolve, 50));
+    }
   }
 
   const mc = document.modelContext;
@@ -17,6 +80,7 @@
       const at = performance.now();
       const tools = await mc.getTools();
       bench.toolTimes.push([at, tools.length]);
+      if (first) firstCall(tools).catch(error => { bench.firstCallError = String(error); });
     });
   }
 
@@ -60,19 +124,45 @@
       const result = JSON.parse(text);
       if (sources) hash = findHash(result.structuredContent) || hash;
       const recent = window.webmcpBridge && window.webmcpBridge.status.recent[0];
-      const python = recent ? Number((/ (\d+) ms$/.exec(recent) || [])[1]) : null;
+      const python = recent ? Number((/ (\d+(?:\.\d+)?) ms$/.exec(recent) || [])[1]) : null;
       rows.push({ t0, t1, ms: t1 - t0, bytes: encoder.encode(text).length, error: !!result.isError,
         errorText: result.isError ? text.slice(0, 300) : null, python });
     }
     await new Promise(resolve => setTimeout(resolve, 200)); // let the observer deliver the last entries
-    for (const row of rows) {
-      row.longest = 0;
-      for (const [start, duration] of bench.longtasks) {
-        if (start < row.t1 && start + duration > row.t0) row.longest = Math.max(row.longest, duration);
-      }
-    }
+    for (const row of rows) row.longest = bench.longestBetween(row.t0, row.t1);
     return rows;
   };
+
+  // The longest long task overlapping [t0, t1] (0 if none).
+  bench.longestBetween = (t0, t1) => {
+    let longest = 0;
+    for (const [start, duration] of bench.longtasks) {
+      if (start < t1 && start + duration > t0) longest = Math.max(longest, duration);
+    }
+    return longest;
+  };
+
+  // Open a notebook the way a person does (JupyterLab's own command; no extension involved), resolved once its
+  // document is ready; then bench.rendered(path) says whether every cell is rendered (JupyterLab renders the
+  // cells of a long notebook in idle callbacks after it opens).
+  bench.open = async path => {
+    const widget = await window.jupyterapp.commands.execute('docmanager:open', { path });
+    await widget.context.ready;
+    return true;
+  };
+  const panelOf = path => window.jupyterapp.shell.widgets ? [...window.jupyterapp.shell.widgets('main')].find(w => w.context && w.context.path === path) : null;
+  bench.rendered = path => {
+    const panel = panelOf(path);
+    const cells = panel && panel.content && panel.content.widgets;
+    return !!cells && cells.length > 0 && cells.every(cell => !cell.isPlaceholder());
+  };
+  bench.close = async path => {
+    const panel = panelOf(path);
+    if (panel) { panel.context.model.dirty = false; panel.dispose(); }
+  };
+
+  // The long animation frames overlapping [t0, t1], each with its scripts (for attribution in bench/run.py).
+  bench.loafsBetween = (t0, t1) => bench.loafs.filter(f => f.start < t1 && f.start + f.duration > t0);
 
   // Memory after two garbage collections (the browser runs with --js-flags=--expose-gc and
   // --enable-precise-memory-info): the page's JS heap and the bridge's Pyodide wasm memory (0 without it).

@@ -46,34 +46,46 @@ def code(lines: int) -> str:
             "print('kernel', round(time.time() - t, 2))")
 
 
-def measure(browser, folder: Path, lines: list[int], runs: int) -> list[tuple[int, float, float]]:
+#: records the page's long tasks (tasks of 50 ms or more) from its first task on
+LONG_TASKS = """window.__longtasks = []; try { new PerformanceObserver(list => { for (const e of list.getEntries())
+  window.__longtasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true }); } catch (e) {}"""
+LONGEST = "t0 => Math.max(0, ...window.__longtasks.filter(([s, d]) => s + d > t0).map(([, d]) => d))"
+
+
+def measure(browser, folder: Path, lines: list[int], runs: int) -> list[tuple[int, float, float, float]]:
     """Run every ``lines`` count ``runs`` times on the site built in ``folder``, in a fresh browser context.
 
-    Returns ``[(lines, kernel seconds, page seconds)]``: the loop as timed by the kernel, and from the run
-    command to the cell's new execution count as seen by the page. Raises Playwright's TimeoutError after 900 s.
+    Returns ``[(lines, kernel seconds, page seconds, longest task ms)]``: the loop as timed by the kernel, from the
+    run command to the cell's new execution count as seen by the page, and the longest main-thread task of the page
+    meanwhile (0: none of 50 ms or more). Raises Playwright's TimeoutError after 900 s.
     """
     server = make_server(folder, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://%s:%d" % server.server_address[:2]
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.goto(f"{url}/lab/index.html?path={NOTEBOOK}")
-    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
-    page.wait_for_function(KERNEL_READY, timeout=120_000)
-    page.evaluate(SET_SOURCE, "1")
-    page.evaluate(RUN)  # start the kernel, untimed
-    page.wait_for_function(DONE, arg=1, timeout=300_000)
-    figures, count = [], 1
-    for n in lines:
-        for _ in range(runs):
-            page.evaluate(SET_SOURCE, code(n))
-            count += 1
-            started = time.monotonic()
-            page.evaluate(RUN)
-            page.wait_for_function(DONE, arg=count, timeout=900_000, polling=100)
-            figures.append((n, float(page.evaluate(KERNEL_SECONDS)), time.monotonic() - started))
-    context.close()
-    server.shutdown()
+    context.add_init_script(script=LONG_TASKS)
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/lab/index.html?path={NOTEBOOK}")
+        page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=300_000)
+        page.wait_for_function(KERNEL_READY, timeout=300_000)
+        page.evaluate(SET_SOURCE, "1")
+        page.evaluate(RUN)  # start the kernel, untimed
+        page.wait_for_function(DONE, arg=1, timeout=300_000)
+        figures, count = [], 1
+        for n in lines:
+            for _ in range(runs):
+                page.evaluate(SET_SOURCE, code(n))
+                count += 1
+                started = time.monotonic()
+                t0 = page.evaluate("() => performance.now()")
+                page.evaluate(RUN)
+                page.wait_for_function(DONE, arg=count, timeout=900_000, polling=100)
+                seconds = time.monotonic() - started
+                figures.append((n, float(page.evaluate(KERNEL_SECONDS)), seconds, float(page.evaluate(LONGEST, t0))))
+    finally:
+        context.close()
+        server.shutdown()
     return figures
 
 
@@ -89,10 +101,10 @@ def main() -> int:
         version = browser.version
         browser.close()
     print(f"\nChromium {version}; a cell printing N lines, run by JupyterLab's run command (seconds)")
-    print(f"{'N':>6} {'site':>9} {'kernel s':>9} {'page s':>8}")
+    print(f"{'N':>6} {'site':>9} {'kernel s':>9} {'page s':>8} {'longest task ms':>16}")
     for key, rows in results.items():
-        for n, kernel, wall in rows:
-            print(f"{n:>6} {key:>9} {kernel:>9.2f} {wall:>8.2f}")
+        for n, kernel, wall, longest in rows:
+            print(f"{n:>6} {key:>9} {kernel:>9.2f} {wall:>8.2f} {longest:>16.0f}")
     return 0
 
 

@@ -4,8 +4,9 @@ Usage: python bench/startup.py [--runs N] [--notebook NAME]
 
 Builds the site (incrementally), serves it on 127.0.0.1, opens it N times in Debian Chromium with native
 WebMCP, cold (a fresh browser context: empty HTTP cache and storage) and warm (a reload in the same
-context), and prints the median and range of the loader's own timings (ms since navigation start):
-Pyodide ready, JupyterLab restored, tools registered. A figure printer, not a test.
+context), and prints the median and range of the loader's own timings (ms since navigation start): tools
+registered, JupyterLab restored, Python started (once the page is idle), Pyodide ready, bridge ready. A figure
+printer, not a test; bench/run.py compares the page with and without the bridge.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable, open_notebook
 from sitebuild.serve import make_server  # noqa: E402
 from sitebuild.site import build as build_site  # noqa: E402
 
-KEYS = ("toolsRegistered", "pyodideReady", "restored", "bridgeReady")
+KEYS = ("toolsRegistered", "restored", "pythonStart", "pyodideReady", "bridgeReady")
 
 
 def main() -> int:

@@ -141,7 +141,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
         "polyfill": "mcp-b/global.iife.js",
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
-        # of a failure's and of a refused registration's reason shown
+        # of a failure's and of a refused registration's reason shown, the waits before Python starts
         "bounds": loader_bounds,
     }
     put("static/bridge.json", json.dumps(manifest, indent=2) + "\n")

@@ -196,11 +196,16 @@ def test_build_restores_a_dropped_pyodide_url(site):
 def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
     """bridge.json hands the loader the numbers it applies, as webmcp_bridge.core.limits has them (the loader
     writes none of its own)."""
-    from webmcp_bridge.core.limits import FAILURE_REASON_CHARS, LOADER_BOUNDS, RECENT_CALLS, REFUSAL_REASON_CHARS
+    from webmcp_bridge.core import limits
+    from webmcp_bridge.core.limits import LOADER_BOUNDS
 
     manifest = json.loads((site / "extensions/webmcp-bridge/static/bridge.json").read_text())
-    assert manifest["bounds"] == LOADER_BOUNDS == {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS,
-                                                    "refusalChars": REFUSAL_REASON_CHARS}
+    assert manifest["bounds"] == LOADER_BOUNDS == {
+        "recentCalls": limits.RECENT_CALLS, "failureChars": limits.FAILURE_REASON_CHARS,
+        "refusalChars": limits.REFUSAL_REASON_CHARS, "startQuietMs": limits.START_QUIET_MS,
+        "startIdleLeftMs": limits.START_IDLE_LEFT_MS, "startLatestMs": limits.START_LATEST_MS,
+        "startIdleWaitMs": limits.START_IDLE_WAIT_MS, "startRecheckMs": limits.START_RECHECK_MS,
+        "stepIdleWaitMs": limits.STEP_IDLE_WAIT_MS}
     loader = (ROOT / "lite/extension/static/remoteEntry.js").read_text(encoding="utf-8")
     for key in LOADER_BOUNDS:
         assert f"'{key}'" in loader or f"bounds.{key}" in loader, key

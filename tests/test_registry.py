@@ -162,6 +162,38 @@ def test_envelope_text_equals_structured_content(b):
     assert [c["index"] for c in result["structuredContent"]["cells"]] == [0, 1, 2]
 
 
+def test_the_result_text_the_page_gets_is_the_result(b):
+    """result_json (the text the page's dispatcher hands the loader) writes structuredContent from the payload's
+    own text: parsed back it is the very result, for successes, errors, truncated and image results."""
+    from webmcp_bridge.calls.registry import result_json
+    from webmcp_bridge.core.limits import Limits
+
+    results = [b.call("jupyter_get_cells", {"includeOutputs": True}), b.call("jupyter_get_cells", {"cellIds": ["nope"]}),
+               asyncio.run(custom_registry(limits=Limits(result_bytes=8 * 1024)).call("t_huge"))]
+    for result in results:
+        assert hasattr(result, "payload_text"), type(result)
+        assert json.loads(result_json(result)) == result
+    assert results[2]["structuredContent"]["truncated"] is True
+    plain = {"content": [{"type": "text", "text": "{}"}], "structuredContent": {}, "isError": False}
+    assert json.loads(result_json(plain)) == plain
+
+
+def test_a_call_that_never_waits_is_answered_within_the_callers_step(b):
+    """start_eagerly (what the page's dispatcher uses): with eager tasks (Python >= 3.12, Pyodide's 3.14) a call whose
+    host methods are synchronous is done when start_eagerly returns, so the page answers it without a single turn of
+    the event loop; an older Python schedules it, and it is done after one turn."""
+    from webmcp_bridge.calls.pending import EAGER_TASKS, start_eagerly
+
+    async def scenario() -> None:
+        task = start_eagerly(b.reg.call("jupyter_get_cells", {"endIndex": 2}))
+        assert task.done() is EAGER_TASKS
+        result = await task
+        assert result["isError"] is False and len(result["structuredContent"]["cells"]) == 2
+        assert b.reg.pending.running() == []  # settled with it: nothing left for a later turn
+
+    asyncio.run(scenario())
+
+
 def test_dict_and_json_text_arguments_are_the_same(b):
     as_dict = b.call("jupyter_get_cells", {"startIndex": 2, "endIndex": 5})
     as_text = b.call("jupyter_get_cells", '{"startIndex": 2, "endIndex": 5}')

@@ -1,6 +1,7 @@
 // webmcp-bridge loader: a hand-written JupyterLab federated-extension container (no bundler).
-// It starts a main-thread Pyodide as soon as this script runs, declares one plugin, and once JupyterLab is
-// restored hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
+// It declares one plugin that registers the tools from the build's tools.json as soon as JupyterLab activates
+// it, and starts a main-thread Pyodide only once JupyterLab is restored and the page is idle (or at once when
+// an agent calls a tool), then hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
 // Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
 // works under any base path: a JupyterLite site's extensions/webmcp-bridge/static/ or a JupyterLab server's
 // lab/extensions/webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
@@ -36,7 +37,7 @@
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
   // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics);
   // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered
-  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: {}, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
+  const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
                    diagnostics: [], outputSchema: null, resources: 0 };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
   // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
@@ -63,8 +64,9 @@
     if (failed) text += ` · ${failed} contribution${failed === 1 ? '' : 's'} failed`; // the site's own tool files
     statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
+    const waiting = state === 'loading' && tools > 0 ? [`${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`] : [];
     const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
-    statusNode.title = [reason || text, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
+    statusNode.title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
     statusNode.dataset.state = state;
   }
 
@@ -135,6 +137,10 @@
     bounds = manifest.bounds;
     return manifest;
   });
+  // fetched now, so the plugin registers the tools the moment JupyterLab activates it
+  // (tools.json: {definitions, toolsets}, see registerStaticTools)
+  const toolsReady = manifestReady.then(manifest => fetch(new URL(manifest.tools, manifestUrl))).then(response => response.json());
+  toolsReady.catch(() => {}); // reported by registerStaticTools
 
   // The page's jupyter-config-data (JupyterLite merges the site's jupyter-lite.json into it; {} if none).
   function pageConfig() {
@@ -201,23 +207,81 @@
     return { module: await import(url.href), url, source: 'shipped' };
   }
 
-  // The main-thread Pyodide: started at once, in parallel with JupyterLab's own start-up.
-  const pyodideReady = (async () => {
-    const manifest = await manifestReady;
-    const runtime = await findRuntime(manifest);
-    status.runtime = { source: runtime.source, url: runtime.url.href };
-    const pyodide = await runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href });
-    const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
-    const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
-    // the bridge's dependencies from the files shipped beside this script (by URL: whatever the runtime's lock holds)
-    await pyodide.loadPackage(manifest.wheels.map(wheel => new URL(wheel, manifestUrl).href), options);
-    await pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options);
-    if (errors.length) throw new Error(errors.join(' '));
-    status.timings.pyodideReady = Math.round(performance.now());
-    window.webmcpBridge.wasmMemoryBytes = () => pyodide._module.HEAP8.length; // Pyodide's wasm memory, for bench/
-    return pyodide;
-  })();
-  pyodideReady.catch(() => {}); // reported by start() below
+  // -- When the bridge's Python starts ---------------------------------------------------------------------
+  // Pyodide on the main thread costs the page its start-up work (fetching and instantiating the runtime, Python's
+  // initialization, unpacking the wheels, importing pydantic and the bridge): started while JupyterLab starts,
+  // it delayed JupyterLab's own start. So it starts after `app.restored`, once the page has had no long task
+  // (>= 50 ms) for bounds.startQuietMs and the browser reports an idle period, at the latest
+  // bounds.startLatestMs after restored, and at once when an agent calls a tool (the call waits for Python either
+  // way). Between its stages the loader yields to the page (an idle callback; a plain task once a call waits), so
+  // input and rendering are served between them. status.timings.startReason says which came first ("idle",
+  // "call" or "timeout") and status.timings.steps the [name, start, end] of each stage (ms since navigation
+  // start). The waits are Python's (core/limits.py LOADER_BOUNDS), read from bridge.json before the first one.
+  let lastLongTaskEnd = 0;
+  try {
+    new PerformanceObserver(list => {
+      for (const entry of list.getEntries()) lastLongTaskEnd = Math.max(lastLongTaskEnd, entry.startTime + entry.duration);
+    }).observe({ type: 'longtask', buffered: true });
+  } catch (error) { /* no Long Tasks API: the idle callback alone decides */ }
+  let callWaiting = false;
+  let startNow;
+  const startRequested = new Promise(resolve => { startNow = resolve; });
+  // without requestIdleCallback: a task standing in for an idle period of 50 ms, the most one lasts
+  const idleCallback = window.requestIdleCallback
+    ? (fn, timeout) => window.requestIdleCallback(fn, { timeout })
+    : (fn, timeout) => setTimeout(() => fn({ didTimeout: false, timeRemaining: () => 50 }), Math.min(timeout, 50));
+
+  // Resolves "idle" once the page has been quiet for bounds.startQuietMs in an idle period, "timeout"
+  // bounds.startLatestMs after `since` (bridge.json has been read: start() waits for it).
+  function pageIdle(since) {
+    return new Promise(resolve => {
+      const check = deadline => {
+        const now = performance.now();
+        if (now - since >= bounds.startLatestMs) resolve('timeout');
+        else if (now - lastLongTaskEnd >= bounds.startQuietMs && !deadline.didTimeout
+                 && deadline.timeRemaining() >= bounds.startIdleLeftMs) resolve('idle');
+        else setTimeout(() => idleCallback(check, bounds.startIdleWaitMs), bounds.startRecheckMs);
+      };
+      idleCallback(check, bounds.startIdleWaitMs);
+    });
+  }
+
+  // One yield to the page between start-up stages: an idle callback, or a plain task while an agent's call waits.
+  function yieldToPage() {
+    return new Promise(resolve => {
+      if (callWaiting) setTimeout(resolve, 0);
+      else idleCallback(() => resolve(), bounds.stepIdleWaitMs);
+    });
+  }
+
+  async function step(name, work) {
+    const began = Math.round(performance.now());
+    const result = await work();
+    status.timings.steps.push([name, began, Math.round(performance.now())]);
+    await yieldToPage();
+    return result;
+  }
+
+  // The main-thread Pyodide with the bridge's wheels installed, started once (by start(), below).
+  let pyodideReady = null;
+  function startPyodide() {
+    pyodideReady ??= (async () => {
+      const manifest = await manifestReady;
+      const runtime = await step('runtime', () => findRuntime(manifest));
+      status.runtime = { source: runtime.source, url: runtime.url.href };
+      const pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href }));
+      const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
+      const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
+      // the bridge's dependencies from the files shipped beside this script (by URL: whatever the runtime's lock holds)
+      await step('dependencies', () => pyodide.loadPackage(manifest.wheels.map(wheel => new URL(wheel, manifestUrl).href), options));
+      await step('bridge', () => pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options));
+      if (errors.length) throw new Error(errors.join(' '));
+      status.timings.pyodideReady = Math.round(performance.now());
+      window.webmcpBridge.wasmMemoryBytes = () => pyodide._module.HEAP8.length; // Pyodide's wasm memory, for bench/
+      return pyodide;
+    })();
+    return pyodideReady;
+  }
 
   // WebMCP registration. The build writes the tools' definitions (generated from the same pydantic models) and
   // the toolsets as data to tools.json, so the tools this page's URL chooses are registered as soon as JupyterLab
@@ -229,6 +293,7 @@
   const tools = new Map();
   const refused = new Map(); // name -> reason
   let connectDispatcher, failDispatcher;
+  let connected = false; // Python has connected its dispatcher
   const dispatcherReady = new Promise((resolve, reject) => { connectDispatcher = resolve; failDispatcher = reject; });
   dispatcherReady.catch(() => {}); // each call reports it
   let invocations = 0; // each execute gets an id, so an abort of its signal reaches exactly that call
@@ -239,6 +304,10 @@
       const signal = options && options.signal; // native WebMCP passes {signal}; the polyfill passes nothing
       const invocation = String(++invocations);
       try {
+        if (!connected) { // Python is not up yet: start it now if it waits for an idle page, and wait for it
+          callWaiting = true;
+          startNow('call');
+        }
         const { dispatch, cancel } = await dispatcherReady;
         const abort = () => { // Python stops the call (ABORTED) unless it already returned
           try { cancel(invocation); } catch (error) { console.error(`[${NAME}] abort`, error); }
@@ -350,18 +419,20 @@
   async function registerStaticTools() {
     await polyfillReady.catch(() => false);
     if (!document.modelContext) return;
-    const manifest = await manifestReady;
-    const data = await (await fetch(new URL(manifest.tools, manifestUrl))).json();
+    const data = await toolsReady;
     const chosen = chosenTools(data);
     for (const definition of data.definitions) {
       if (chosen.has(definition.name) && !tools.has(definition.name)) registerTool(definition);
     }
     status.timings.toolsRegistered = Math.round(performance.now());
+    await registrationsSettled(); // the count the browser accepted, shown in the status item's tooltip
+    render();
   }
 
   // connect(definitionsJson, dispatch, cancel): called by Python once it is ready; returns the number of tools
   // asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
-  // dispatch(name, inputJson, invocation) -> Promise<resultJson>; cancel(invocation) when that call's signal aborts.
+  // dispatch(name, inputJson, invocation) -> the answer, JSON text {result, report, event}, or (a call that waits)
+  // a Promise of it; cancel(invocation) when that call's signal aborts.
   function connect(definitionsJson, dispatch, cancel) {
     const wanted = new Map(JSON.parse(definitionsJson).map(d => [d.name, d]));
     for (const name of [...refused.keys()]) if (!wanted.has(name)) refused.delete(name);
@@ -369,6 +440,7 @@
       if (!wanted.has(name) || entry.text !== JSON.stringify(wanted.get(name))) unregisterTool(name);
     }
     for (const [name, definition] of wanted) if (!tools.has(name)) registerTool(definition);
+    connected = true;
     connectDispatcher({ dispatch, cancel: cancel || (() => {}) });
     return tools.size;
   }
@@ -420,8 +492,11 @@
 
   async function start(app, tracker, docManager, modules) {
     await app.restored;
-    status.timings.restored = Math.round(performance.now());
-    const pyodide = await pyodideReady;
+    const restored = status.timings.restored = Math.round(performance.now());
+    await manifestReady; // the waits below are bridge.json's bounds
+    status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
+    status.timings.pythonStart = Math.round(performance.now());
+    const pyodide = await startPyodide();
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     if (session) { session.stop(); session.destroy(); session = null; }
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');

@@ -17,12 +17,29 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, EARLY_ABORTS_KEPT
+
+#: Python >= 3.12 starts a task eagerly when asked (``asyncio.Task(..., eager_start=True)``); Pyodide's is 3.14
+EAGER_TASKS = sys.version_info >= (3, 12)
+
+
+def start_eagerly(coro: Any) -> "asyncio.Task[Any]":
+    """Start ``coro`` as a task of the running loop that runs its first step at once, synchronously, up to its
+    first real suspension (Python >= 3.12; an older Python schedules it like ``ensure_future``).
+
+    A call that never waits for anything (most reads and writes: their host methods are synchronous) then
+    finishes inside the caller's own turn of the browser's event loop: in Pyodide each scheduled step is one
+    more browser task (``setTimeout``) with its own cost, and other page work may run before it."""
+    loop = asyncio.get_running_loop()
+    if EAGER_TASKS:
+        return asyncio.Task(coro, loop=loop, eager_start=True)  # type: ignore[call-arg]
+    return loop.create_task(coro)
 
 
 @dataclass(eq=False)
@@ -38,6 +55,9 @@ class PendingCall:
             read-only tools and ``jupyter_answer_dialog`` never own one, see :mod:`webmcp_bridge.calls.dialogs`).
         started_running: set by the registry when the task's first step ran (before it, an abort is noted in
             ``abort_requested`` rather than thrown into a coroutine that never started).
+        starting: True while :meth:`PendingCalls.run` runs the task's first step (eagerly, inside the caller's
+            turn); a :meth:`wake` then (a dialog opened synchronously by the call itself) sets
+            ``woken_while_starting``, since nobody waits yet.
     """
 
     pending_id: str
@@ -50,6 +70,8 @@ class PendingCall:
     can_own_dialogs: bool = False
     started_running: bool = False
     abort_requested: bool = False
+    starting: bool = False
+    woken_while_starting: bool = False
     _waiters: list["asyncio.Future[None]"] = field(default_factory=list, repr=False)
 
     def describe(self, now: float) -> dict[str, Any]:
@@ -63,6 +85,8 @@ class PendingCall:
 
     def wake(self) -> None:
         """End every :meth:`wait` in progress now (a dialog was given to this call)."""
+        if self.starting:
+            self.woken_while_starting = True
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():
@@ -101,23 +125,47 @@ class PendingCalls:
         self._running: list[PendingCall] = []
         self._early_aborts: deque[str] = deque(maxlen=EARLY_ABORTS_KEPT)
 
-    def begin(self, tool: str, task: "asyncio.Future[dict[str, Any]]", started: float, *,
+    def begin(self, tool: str, task: "asyncio.Future[dict[str, Any]] | None", started: float, *,
               invocation: str | None = None, can_own_dialogs: bool = False) -> PendingCall:
-        """Track a call from its start until its task settles (it is not pending: it has no id yet)."""
+        """Track a call from its start until its task settles (it is not pending: it has no id yet).
+
+        ``task`` None: the call is tracked before its task exists (it runs from :meth:`run`); until then its
+        ``task`` is a future of the running loop that is not done, so the call counts as running."""
+        placeholder = task is None
+        if task is None:
+            task = asyncio.get_running_loop().create_future()
         call = PendingCall("", tool, task, started, invocation=invocation, can_own_dialogs=can_own_dialogs)
         if invocation is not None and invocation in self._early_aborts:
             self._early_aborts.remove(invocation)
             call.abort_requested = True
         self._running.append(call)
-
-        def settled(_task: Any) -> None:
-            call.settled = time.monotonic()
-            if call in self._running:
-                self._running.remove(call)
-            call.wake()
-
-        task.add_done_callback(settled)
+        if not placeholder:
+            task.add_done_callback(lambda _task: self._settled(call))
         return call
+
+    def run(self, call: PendingCall, coro: Any) -> "asyncio.Task[dict[str, Any]]":
+        """Run ``coro`` as the task of ``call`` (tracked by :meth:`begin` with no task), started eagerly
+        (:func:`start_eagerly`): when it finishes within its first step the call is settled here, with no
+        further turn of the event loop. Returns the task."""
+        placeholder = call.task
+        call.starting = True
+        try:
+            task = start_eagerly(coro)
+        finally:
+            call.starting = False
+        call.task = task
+        placeholder.cancel()
+        if task.done():
+            self._settled(call)
+        else:
+            task.add_done_callback(lambda _task: self._settled(call))
+        return task
+
+    def _settled(self, call: PendingCall) -> None:
+        call.settled = time.monotonic()
+        if call in self._running:
+            self._running.remove(call)
+        call.wake()
 
     def promote(self, call: PendingCall) -> PendingCall:
         """Make ``call`` pending: give it an id like ``"p-3"`` under which its result is collected. Idempotent."""
@@ -138,10 +186,6 @@ class PendingCalls:
     def by_invocation(self, invocation: str) -> PendingCall | None:
         """The running call started for this WebMCP invocation, or None."""
         return next((c for c in self._running if c.invocation == invocation and not c.task.done()), None)
-
-    def for_task(self, task: "asyncio.Future[Any] | None") -> PendingCall | None:
-        """The running call whose task is ``task`` (the registry's call coroutine finds its own record)."""
-        return next((c for c in self._running if c.task is task), None) if task is not None else None
 
     def note_early_abort(self, invocation: str) -> None:
         """Remember an abort for a call that has not begun yet (the abort overtook the call): it begins aborted."""

@@ -8,7 +8,7 @@ Everything the agent can call goes through :meth:`Registry.call`, which
 3. runs the handler, turning :class:`~webmcp_bridge.core.errors.ToolError` into an error payload, a
    :class:`~webmcp_bridge.calls.outcome.CallEnded` (a feature's normal end of the call) into its payload, and any
    other exception into INTERNAL_ERROR (nothing ever raises out of ``call``);
-4. fits the payload under ``Limits.result_bytes`` (:func:`~webmcp_bridge.core.bounds.fit_payload`);
+4. fits the payload under ``Limits.result_bytes`` (:func:`~webmcp_bridge.core.bounds.fit_payload_text`);
 5. wraps it as an MCP CallToolResult ``{content, structuredContent, isError}``;
 6. tells every hook before and after the call (name, argument summary, outcome, duration in seconds);
 7. returns ``{status: "pending", pendingId, tool, message}`` if the call is still running after
@@ -42,8 +42,8 @@ from pydantic.alias_generators import to_camel
 from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
 from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.payloads import output_schema
-from webmcp_bridge.calls.pending import PendingCalls
-from webmcp_bridge.core.bounds import dumps, fit_payload
+from webmcp_bridge.calls.pending import PendingCall, PendingCalls
+from webmcp_bridge.core.bounds import dumps, fit_payload_text
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
 from webmcp_bridge.core.limits import (
     ARGUMENT_SUMMARY_BYTES,
@@ -71,11 +71,17 @@ class ToolInput(BaseModel):
         """Refuse keys that are not wire (camelCase) names: pydantic would otherwise drop a key that
         matches a Python field name (``start_index``) without a word, and unknown arguments are errors."""
         if isinstance(data, dict):
-            allowed = {f.alias or name for name, f in cls.model_fields.items()}
+            allowed = _wire_names(cls)
             unknown = sorted(str(k) for k in data if k not in allowed)
             if unknown:
                 raise ValueError(f"unknown argument(s): {', '.join(unknown)[:UNKNOWN_ARGUMENTS_CHARS]}")
         return data
+
+
+@functools.cache
+def _wire_names(model: type[BaseModel]) -> frozenset[str]:
+    """The wire (camelCase) names of a tool input model's fields, computed once per model."""
+    return frozenset(f.alias or name for name, f in model.model_fields.items())
 
 
 @dataclass(frozen=True)
@@ -99,11 +105,14 @@ class Annotations:
 @dataclass
 class ToolResult:
     """A handler's result when it returns more than a JSON payload: ``images`` are MCP image content
-    blocks ``{"type": "image", "data": <base64>, "mimeType": str}`` placed after the JSON text block."""
+    blocks ``{"type": "image", "data": <base64>, "mimeType": str}`` placed after the JSON text block; ``text`` is
+    the payload's :func:`~webmcp_bridge.core.bounds.dumps` text when the handler measured the payload already
+    (the registry then does not serialize it again, unless it adds to the payload)."""
 
     payload: dict[str, Any]
     images: list[dict[str, str]] = field(default_factory=list)
     final: dict[str, Any] | None = None  # a finished CallToolResult to return as it is (a collected pending call)
+    text: str | None = None
 
 
 C = TypeVar("C")
@@ -219,12 +228,36 @@ def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None) -> dict[str, Any]:
+class Envelope(dict[str, Any]):
+    """A CallToolResult made by :func:`envelope`: a plain dict that also keeps ``payload_text``, the JSON text of its
+    ``structuredContent`` (which is its text block), so :func:`result_json` writes it without serializing the
+    payload again. Whoever changes ``structuredContent`` must build a new result (as every caller does)."""
+
+    payload_text: str
+
+
+def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None,
+             text: str | None = None) -> dict[str, Any]:
     """An MCP CallToolResult: one JSON text block (plus images), the same payload as
-    ``structuredContent``, and ``isError``."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": dumps(payload)}]
+    ``structuredContent``, and ``isError``. ``text``: the payload's :func:`~webmcp_bridge.core.bounds.dumps`
+    text when the caller has it already."""
+    text = dumps(payload) if text is None else text
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     content.extend(images or [])
-    return {"content": content, "structuredContent": payload, "isError": is_error}
+    result = Envelope(content=content, structuredContent=payload, isError=is_error)
+    result.payload_text = text
+    return result
+
+
+def result_json(result: dict[str, Any]) -> str:
+    """A CallToolResult as JSON text (what the page's dispatcher hands the loader). A result made by
+    :func:`envelope` reuses its payload's text for ``structuredContent`` (the payload is serialized once per
+    call, not twice); any other dict is serialized as it is. ``json.loads`` of the text equals ``result``."""
+    text = getattr(result, "payload_text", None)
+    if not isinstance(text, str) or set(result) != {"content", "structuredContent", "isError"}:
+        return json.dumps(result, ensure_ascii=False)
+    return "".join(('{"content":', json.dumps(result["content"], ensure_ascii=False), ',"structuredContent":', text,
+                    ',"isError":', "true" if result["isError"] else "false", "}"))
 
 
 def summarize_arguments(raw: str, max_bytes: int = ARGUMENT_SUMMARY_BYTES) -> str:
@@ -274,10 +307,12 @@ class Registry(Generic[C]):
         """Every registered tool, in registration order."""
         return list(self._tools.values())
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self, toolset: str | None = None) -> list[dict[str, Any]]:
         """WebMCP definitions of every tool served: not disabled by the person, in a toolset that is on (what
-        :mod:`webmcp_bridge.lab.webmcp` registers)."""
-        return [t.definition() for t in self._tools.values() if self.serves(t.name)]
+        :mod:`webmcp_bridge.lab.webmcp` registers), in registration order; of one toolset's tools only when
+        ``toolset`` names one (KeyError for a name never added)."""
+        tools = self._toolsets[toolset].tools if toolset is not None else self._tools.values()
+        return [t.definition() for t in tools if self.serves(t.name)]
 
     def toolset_of(self, name: str) -> str | None:
         """The name of the toolset tool ``name`` came in (None for an unknown tool)."""
@@ -338,10 +373,15 @@ class Registry(Generic[C]):
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
-        task = asyncio.ensure_future(self._call(name, arguments, any_toolset))
-        call = self.pending.begin(str(name)[:TOOL_NAME_MAX_CHARS], task, started, invocation=invocation,
+        call = self.pending.begin(str(name)[:TOOL_NAME_MAX_CHARS], None, started, invocation=invocation,
                                   can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
-        await call.wait(self.limits.execution_timeout_seconds)
+        # Started eagerly: a call that never really waits is answered within this step (no event-loop turn).
+        task = self.pending.run(call, self._call(name, arguments, call, any_toolset))
+        if call.abort_requested and call.started_running and not task.done():  # aborted while its first step ran
+            task.cancel()
+        if not task.done() and not call.woken_while_starting:
+            await call.wait(self.limits.execution_timeout_seconds)
+        call.woken_while_starting = False
         if task.done():
             return task.result()
         self.pending.promote(call)
@@ -379,26 +419,25 @@ class Registry(Generic[C]):
         payload = self.dialogs.attach(copy.deepcopy(stored), self.limits.result_bytes, stored=True)
         return {**result, "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]], "structuredContent": payload}
 
-    async def _call(self, name: str, arguments: str | dict[str, Any] | None, any_toolset: bool = False) -> dict[str, Any]:
-        record = self.pending.for_task(asyncio.current_task())
-        if record is not None:
-            record.started_running = True
+    async def _call(self, name: str, arguments: str | dict[str, Any] | None, record: PendingCall, any_toolset: bool = False) -> dict[str, Any]:
+        record.started_running = True
         try:
             raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
         except (TypeError, ValueError):
             raw = None
         event = CallEvent(self._next_call, str(name)[:TOOL_NAME_MAX_CHARS], summarize_arguments(raw or ""), time.monotonic(),
-                          invocation=None if record is None else record.invocation)
+                          invocation=record.invocation)
         self._next_call += 1
         current_call.set(event)
         self._notify(self._before, event)
         images: list[dict[str, str]] = []
+        text: str | None = None  # the payload's JSON text, when the handler made it
         try:
-            if record is not None and record.abort_requested:
+            if record.abort_requested:
                 raise asyncio.CancelledError  # aborted before it started: the same path as an abort while it runs
             if raw is None:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments are not JSON.")
-            payload, images, final = await self._run(name, raw, any_toolset)
+            payload, images, final, text = await self._run(name, raw, any_toolset)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
                 self._notify(self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome))
@@ -415,14 +454,18 @@ class Registry(Generic[C]):
             traceback.print_exc()
             internal = ToolError(ErrorCode.INTERNAL_ERROR, f"The tool failed unexpectedly ({type(exc).__name__}).")
             payload, outcome, is_error = internal.payload(), internal.code.value, True
-        if not is_error:
+        if is_error:
+            text = None
+        else:
             payload = self.dialogs.attach(payload, self.limits.result_bytes)
-        payload = fit_payload(payload, self.limits.result_bytes)
+            if "dialogs" in payload:  # the open dialogs were added: the handler's text is no longer the payload's
+                text = None
+        payload, text = fit_payload_text(payload, self.limits.result_bytes, text)
         done = dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome)
         self._notify(self._after, done)
-        return envelope(payload, is_error=is_error, images=images)
+        return envelope(payload, is_error=is_error, images=images, text=text)
 
-    async def _run(self, name: str, raw: str, any_toolset: bool = False) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None]:
+    async def _run(self, name: str, raw: str, any_toolset: bool = False) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None, str | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:TOOL_NAME_MAX_CHARS]!r}.")
@@ -448,5 +491,5 @@ class Registry(Generic[C]):
                             problems=problems) from None
         result = await tool.handler(self.context, args)
         if isinstance(result, ToolResult):
-            return result.payload, result.images, result.final
-        return result, [], None
+            return result.payload, result.images, result.final, result.text
+        return result, [], None, None

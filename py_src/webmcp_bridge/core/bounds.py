@@ -19,13 +19,25 @@ MARKER = "…"
 
 
 def dumps(payload: Any) -> str:
-    """The canonical JSON text of a payload (compact, UTF-8, non-ASCII kept)."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    """The canonical JSON text of a payload (compact, UTF-8, non-ASCII kept). Payloads are trees of JSON values,
+    so the encoder's check for cycles is skipped (~10 % of the time; a cycle would end in RecursionError)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
 def json_bytes(payload: Any) -> int:
     """Size of :func:`dumps` in UTF-8 bytes."""
     return len(dumps(payload).encode("utf-8", "surrogatepass"))
+
+
+def fit_payload_text(payload: dict[str, Any], cap: int, text: str | None = None) -> tuple[dict[str, Any], str]:
+    """:func:`fit_payload`, and the :func:`dumps` text of the fitted payload: a payload that fits is serialized once
+    here (the size check and the result's text block share it), not once per step. ``text``: the payload's
+    :func:`dumps` text when the caller made it already (it must be exactly that)."""
+    text = dumps(payload) if text is None else text
+    if (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))) <= cap:
+        return payload, text
+    fitted = fit_payload(payload, cap)
+    return fitted, dumps(fitted)
 
 
 def _leaves(node: Any, path: str, out: list[tuple[str, Any, Any, int]], lists: list[tuple[str, list]]) -> None:

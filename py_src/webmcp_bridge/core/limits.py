@@ -290,8 +290,23 @@ RECENT_CALLS = 5
 FAILURE_REASON_CHARS = 200
 #: characters of the browser's reason for refusing to register a tool, as the status item lists it
 REFUSAL_REASON_CHARS = 300
+#: when the bridge's Python starts (docs/loader.md, 1a): once the page has had no long task for this long
+#: (milliseconds) in an idle period ...
+START_QUIET_MS = 500
+#: ... with at least this much of the idle period left (milliseconds) ...
+START_IDLE_LEFT_MS = 20
+#: ... or this long after JupyterLab restored at the latest (milliseconds)
+START_LATEST_MS = 10_000
+#: the longest wait for an idle period while looking for a quiet page (milliseconds), and the pause before
+#: looking again when the page was not quiet (milliseconds)
+START_IDLE_WAIT_MS = 1000
+START_RECHECK_MS = 100
+#: the longest wait for an idle period between two start-up stages of the loader (milliseconds)
+STEP_IDLE_WAIT_MS = 500
 #: the numbers the loader applies, as ``bridge.json`` carries them (its ``bounds``)
-LOADER_BOUNDS = {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS, "refusalChars": REFUSAL_REASON_CHARS}
+LOADER_BOUNDS = {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS, "refusalChars": REFUSAL_REASON_CHARS,
+                 "startQuietMs": START_QUIET_MS, "startIdleLeftMs": START_IDLE_LEFT_MS, "startLatestMs": START_LATEST_MS,
+                 "startIdleWaitMs": START_IDLE_WAIT_MS, "startRecheckMs": START_RECHECK_MS, "stepIdleWaitMs": STEP_IDLE_WAIT_MS}
 
 # -- a site's own contributions (webmcp_bridge.contrib) -------------------------------------------------------
 #: most entries of the site's contribution list that are loaded (page config and settings together)

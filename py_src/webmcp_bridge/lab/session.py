@@ -23,8 +23,8 @@ site's own toolsets included), the settings, the WebMCP registration, the MCP re
 holds it; nothing in this module keeps running state.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
-module, each tool module, building the bridge, generating schemas, registering) with a yield to the browser
-between them: no single stretch holds the page for the whole start-up (about a second of Python in all). The
+module, the bridge's modules one by one, building the bridge, generating each toolset's schemas, registering)
+with a yield to the browser between them: no single stretch holds the page for the whole start-up (about a second of Python in all). The
 longest step is loading pydantic-core's native module (~150-300 ms on a 2-core machine), which cannot be
 split. This module imports nothing heavy at import time.
 """
@@ -57,8 +57,18 @@ STEPS = (
     "pydantic._internal._model_construction",
     "pydantic.main",
     "pydantic",
+    "webmcp_bridge.core.limits",
+    "webmcp_bridge.core.snapshot",
+    "webmcp_bridge.host.protocol",
     "webmcp_bridge.calls.payloads",
     "webmcp_bridge.calls.registry",
+    "webmcp_bridge.calls.dialogs",
+    "webmcp_bridge.changes.log",
+    "webmcp_bridge.propose.proposals",
+    "webmcp_bridge.review.threads",
+    "webmcp_bridge.sharing.selections",
+    "webmcp_bridge.access.guard",
+    "webmcp_bridge.tools.common",
     "webmcp_bridge.tools.payloads",
     "webmcp_bridge.tools.workspace",
     "webmcp_bridge.tools.cells",

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
-from webmcp_bridge.core.bounds import json_bytes, json_page
+from webmcp_bridge.core.bounds import dumps, json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import HEADER_BYTES, EncodedImage, ImageInfo, ImageRequest, first_request, image_size, next_request
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
@@ -119,7 +119,7 @@ def _fit_outputs(snap: dict[str, Any], budget: int) -> None:
         snap["outputsOmitted"] = snap.get("outputsOmitted", 0) + 1
 
 
-async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
+async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | ToolResult:
     args.check_one_way()
     nb = await ctx.notebook(args.notebook_path)
     limits = ctx.limits
@@ -133,21 +133,36 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     else:
         indices = list(args.index_range(count))
         cells = nb.read_cells(indices[: limits.cells_per_read], head_bytes=head, max_outputs=max_outputs)
-    # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell.
-    budget, snapshots = limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
-    for cell in cells:
-        snap = cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
-                             source_offset=args.source_offset, path=nb.path)
-        if not snapshots:
-            _fit_outputs(snap, budget)
-        budget -= json_bytes(snap) + 1
-        if budget < 0 and snapshots:
-            break
-        snapshots.append(snap)
-    for snap in snapshots:  # what reached the agent of each paged source (core.source_reads)
+    # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell. The list is
+    # measured whole first (one serialization: the usual case, it fits), cell by cell only when it does not.
+    budget = limits.result_bytes - RESULT_HEADROOM
+    snapshots = [cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
+                               source_offset=args.source_offset, path=nb.path) for cell in cells]
+    if snapshots:
+        _fit_outputs(snapshots[0], budget)
+    payload = _payload(nb, count, snapshots, indices, args)
+    # the payload's JSON holds the list's, which is Σ(cell + 1 comma) + 1 bytes: when the payload's is within
+    # budget + 1 every cell fits, and its text is the result's (the registry does not serialize it again)
+    measured = dumps(payload)
+    text: str | None = measured
+    if len(snapshots) > 1 and utf8_len(measured) - 1 > budget:
+        text = None
+        kept: list[dict[str, Any]] = []
+        for snap in snapshots:
+            budget -= json_bytes(snap) + 1
+            if budget < 0 and kept:
+                break
+            kept.append(snap)
+        payload = _payload(nb, count, kept, indices, args)
+    for snap in payload["cells"]:  # what reached the agent of each paged source (core.source_reads)
         if snap.get("sourceTruncated"):
             end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
             ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], snap["sourceOffset"], end)
+    return payload if text is None else ToolResult(payload, text=text)
+
+
+def _payload(nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list[int], args: GetCellsInput) -> dict[str, Any]:
+    """get_cells' payload for the cells kept (``snapshots``) of those asked for (``indices``, -1 for unknown ids)."""
     omitted = indices[len(snapshots):]
     payload: dict[str, Any] = {
         "path": nb.path,
@@ -160,7 +175,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any]:
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = omitted[0]
     elif omitted:
-        payload["omittedCellIds"] = ids[len(snapshots):][:IDS_LISTED]
+        payload["omittedCellIds"] = unique(args.cell_ids or [])[len(snapshots):][:IDS_LISTED]
     return payload
 
 
