@@ -293,10 +293,11 @@ REFUSAL_REASON_CHARS = 300
 #: when the bridge's Python starts (docs/loader.md, 1a): once the page has had no long task for this long
 #: (milliseconds) in an idle period ...
 START_QUIET_MS = 500
-#: ... with at least this much of the idle period left (milliseconds) ...
-START_IDLE_LEFT_MS = 20
+#: ... with at least this much of the idle period left (milliseconds: JupyterLab keeps drawing frames after it
+#: restored, so a headless Chromium's idle periods last about 15 ms; 20 was never met there) ...
+START_IDLE_LEFT_MS = 5
 #: ... or this long after JupyterLab restored at the latest (milliseconds)
-START_LATEST_MS = 10_000
+START_LATEST_MS = 4_000
 #: the longest wait for an idle period while looking for a quiet page (milliseconds), and the pause before
 #: looking again when the page was not quiet (milliseconds)
 START_IDLE_WAIT_MS = 1000
