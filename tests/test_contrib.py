@@ -17,7 +17,7 @@ import pytest
 from pydantic import Field
 
 from helpers import REPO, check_envelope, corpus_text
-from webmcp_bridge.calls.toolsets import TOOL_BUDGET, words_of_query
+from webmcp_bridge.calls.toolsets import words_of_query
 from webmcp_bridge.contrib import (
     Annotations,
     CallContext,
@@ -34,7 +34,7 @@ from webmcp_bridge.contrib.builtin import builtin_contributions
 from webmcp_bridge.contrib.config import parse_entries
 from webmcp_bridge.contrib.loading import SiteLoader
 from webmcp_bridge.core.diagnostics import Diagnostics
-from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, TOOL_BUDGET
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import Bridge, build_bridge, builtin_toolsets, tool_definitions
 

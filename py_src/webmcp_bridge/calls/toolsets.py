@@ -37,10 +37,6 @@ if TYPE_CHECKING:
 QUERY_KEY = "toolsets"
 ALL = "all"
 DEFAULT = "default"
-#: the most tools a page registers at load by default (the default selection is checked against it)
-TOOL_BUDGET = 20
-#: above this many registered tools, some in-browser agents drop every tool of the page (docs/TOOLS.md)
-AGENT_DROP_THRESHOLD = 30
 
 
 def words_of_query(search: str | None) -> list[str] | None:

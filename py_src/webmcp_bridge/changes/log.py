@@ -32,7 +32,13 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
-from webmcp_bridge.core.limits import CHANGE_COALESCE_SECONDS, CHANGE_LOG_ENTRIES
+from webmcp_bridge.core.limits import (
+    BURST_LOOKBACK,
+    CHANGE_COALESCE_SECONDS,
+    CHANGE_LOG_ENTRIES,
+    TYPING_LONGEST_SECONDS,
+    TYPING_QUIET_SECONDS,
+)
 from webmcp_bridge.host.protocol import CellChange
 
 Listener = Callable[["ChangeEntry"], None]
@@ -86,8 +92,8 @@ class Typing:
     passed without an edit, or ``longest`` seconds after it began however the person goes on typing (the next
     edit then begins a new burst). Only the person's edits come in bursts; every other change is over at once."""
 
-    quiet: float = 0.25
-    longest: float = 2.0
+    quiet: float = TYPING_QUIET_SECONDS
+    longest: float = TYPING_LONGEST_SECONDS
 
     @staticmethod
     def applies(entry: ChangeEntry | CellChange) -> bool:
@@ -119,7 +125,7 @@ class ChangeLog:
     """
 
     #: how many entries back a person's edit looks for the entry of the burst it continues
-    BURST_LOOKBACK = 50
+    BURST_LOOKBACK = BURST_LOOKBACK
 
     def __init__(self, max_entries: int = CHANGE_LOG_ENTRIES, coalesce_seconds: float = CHANGE_COALESCE_SECONDS,
                  typing: Typing | None = None) -> None:

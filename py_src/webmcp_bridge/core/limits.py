@@ -159,10 +159,17 @@ ECHO_TITLE_BYTES = 100
 ECHO_LABEL_BYTES = 60
 #: characters of the platform's own error message (a JS exception, a failed kernel request) quoted in an error
 PLATFORM_ERROR_CHARS = 200
+#: the most tools a page registers at load by default (the default toolsets are checked against it)
+TOOL_BUDGET = 20
+#: above this many registered tools, some in-browser agents drop every tool of the page (jupyter_toolsets warns)
+AGENT_DROP_THRESHOLD = 30
 
 # -- arguments (written into the tools' input schemas) ------------------------------------------------------
 #: the longest cell id or other id argument (characters)
 ID_CHARS = 256
+#: the longest ``notebook://`` URI parsed (characters; a path of MAX_PATH_BYTES and an id of ID_CHARS, both fully
+#: escaped, fit)
+URI_CHARS = 8192
 #: the longest short id or hash (characters): ``expectedSourceHash``, ``pendingId``, ``dialogId``, a review thread's
 #: id (in arguments and in stored threads); an unknown one is echoed back in an error cut to it
 SHORT_ID_CHARS = 64
@@ -228,6 +235,16 @@ KERNEL_POLL_SECONDS = 0.1
 CHANGE_LOG_ENTRIES = 2000
 #: repeated changes of one cell by one actor within this many seconds merge into one entry
 CHANGE_COALESCE_SECONDS = 10.0
+#: a burst of the person's typing: each edit at most this many seconds after the one before (then it is over)...
+TYPING_QUIET_SECONDS = 0.25
+#: ...and none this many seconds or more after the burst's first (the next edit begins a new burst)
+TYPING_LONGEST_SECONDS = 2.0
+#: entries back a person's edit looks for the entry of the burst it continues
+BURST_LOOKBACK = 50
+#: MCP resources' cache hints: a notebook or a cell is fresh this long (the person may be typing in it)...
+RESOURCE_TTL_MS = 1000
+#: ...an output this long (it changes only when its cell runs again)
+OUTPUT_RESOURCE_TTL_MS = 60_000
 #: characters of context stored on each side of a review thread's quote
 CONTEXT_CHARS = 32
 #: bytes of each representation's text that go into an output's fingerprint

@@ -32,13 +32,13 @@ import re
 from dataclasses import dataclass
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import MAX_INT
+from webmcp_bridge.core.limits import ID_CHARS, MAX_INT, URI_CHARS
 from webmcp_bridge.core.paths import normalize_path
 
 SCHEME = "notebook"
-#: the longest URI parsed (a 1 KiB path and a 256-character id, both fully escaped, fit)
-MAX_URI_CHARS = 8192
-MAX_CELL_ID_CHARS = 256
+#: the longest URI parsed, and the longest cell id in one (core/limits.py)
+MAX_URI_CHARS = URI_CHARS
+MAX_CELL_ID_CHARS = ID_CHARS
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _PCHAR_RAW = _UNRESERVED | frozenset("!$&'()*+,;=:@")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")

@@ -239,13 +239,14 @@ class LabSession:
         JupyterLab rewrites the URL), else the default; the settings may choose again (calls/toolsets.py). The
         discovery tool's switch re-registers the tools through :meth:`_tools_changed`."""
         from webmcp_bridge.calls.toolsets import words_of_query
+        from webmcp_bridge.core.limits import TOOL_NAME_MAX_CHARS
         from webmcp_bridge.lab.ffi import is_nullish
 
         switch = self.bridge.toolsets
         search = getattr(self.ctx, "pageSearch", None)
         switch.query_words = None if is_nullish(search) else words_of_query(str(search))
         for word in switch.choose():
-            print(f"webmcp-bridge: ?toolsets= names no toolset {word[:128]!r}; ignored")
+            print(f"webmcp-bridge: ?toolsets= names no toolset {word[:TOOL_NAME_MAX_CHARS]!r}; ignored")
         switch.on_change = self._tools_changed
 
     def _background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:

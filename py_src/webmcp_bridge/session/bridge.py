@@ -34,7 +34,7 @@ from webmcp_bridge.tools.common import CallContext
 
 #: the toolsets a page serves at load unless its URL or the settings choose (calls/toolsets.py): the core notebook
 #: job (read, edit, run: 17 tools) and following calls that outlive the timeout or open a dialog (2); with the
-#: always-on discovery tool that is 20 tools, the budget (calls.toolsets.TOOL_BUDGET)
+#: always-on discovery tool that is 20 tools, the budget (core.limits.TOOL_BUDGET)
 DEFAULT_TOOLSETS = ("notebooks", "calls")
 #: always on: the discovery tool, so every other toolset stays one call away
 ALWAYS_TOOLSETS = ("toolsets",)

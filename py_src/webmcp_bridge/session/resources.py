@@ -28,12 +28,13 @@ from typing import Any
 
 from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.core.errors import ToolError
+from webmcp_bridge.core.limits import OUTPUT_RESOURCE_TTL_MS, RESOURCE_TTL_MS
 from webmcp_bridge.core.uris import parse_uri
 
 #: fresh for one second: a notebook or a cell (the person may be typing in it)
-SHORT_TTL_MS = 1000
+SHORT_TTL_MS = RESOURCE_TTL_MS
 #: fresh for a minute: an output (it changes only when its cell runs again)
-OUTPUT_TTL_MS = 60_000
+OUTPUT_TTL_MS = OUTPUT_RESOURCE_TTL_MS
 
 TEMPLATES: tuple[dict[str, str], ...] = (
     {"name": "notebook-output", "uriTemplate": "notebook://{+path}/cells/{cellId}/outputs/{index}", "mimeType": "text/plain",

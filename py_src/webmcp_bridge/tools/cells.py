@@ -11,7 +11,7 @@ from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import dumps, json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import HEADER_BYTES, EncodedImage, ImageInfo, ImageRequest, first_request, image_size, next_request
-from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
+from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, ID_CHARS, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
 from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
@@ -181,7 +181,7 @@ def _payload(nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list
 
 class GetOutputInput(NotebookInput):
     cell_id: Annotated[str | None, Field(description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
-                                         min_length=1, max_length=256)] = None
+                                         min_length=1, max_length=ID_CHARS)] = None
     output_index: Annotated[int | None, Field(description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
                                               ge=0, le=MAX_INT)] = None
     uri: Annotated[str | None, Field(description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "

@@ -13,11 +13,11 @@ from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
-from webmcp_bridge.calls.toolsets import AGENT_DROP_THRESHOLD
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import AGENT_DROP_THRESHOLD, MAX_TOOLSET_WORDS, TOOL_NAME_MAX_CHARS
 from webmcp_bridge.tools.common import CallContext
 
-ToolsetNames = Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]], Field(max_length=50)]
+ToolsetNames = Annotated[list[Annotated[str, Field(min_length=1, max_length=TOOL_NAME_MAX_CHARS)]], Field(max_length=MAX_TOOLSET_WORDS)]
 
 
 class ToolsetsInput(ToolInput):
@@ -47,7 +47,7 @@ async def toolsets(ctx: CallContext, args: ToolsetsInput) -> dict[str, Any]:
     listed = {t["name"] for t in switch.listing()}
     for name in [*(args.enable or []), *(args.disable or [])]:
         if name not in listed:  # a toolset whose every tool the person disabled does not exist for the agent
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"There is no toolset named {name[:128]!r}.", known=sorted(listed))
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"There is no toolset named {name[:TOOL_NAME_MAX_CHARS]!r}.", known=sorted(listed))
     try:
         changed = switch.switch(args.enable or (), args.disable or ())
     except ValueError as exc:
