@@ -110,3 +110,17 @@ def page_without_webmcp(browser_without_webmcp, page_without_webmcp_log, site_ur
     context, page = new_recorded_page(browser_without_webmcp, page_without_webmcp_log)
     yield page
     context.close()
+
+
+#: the test files that take longest (a server and its venv, the fuzz, a site author's fresh venv and build, the
+#: MCP client): run first, so that with two workers (pytest-xdist, one file per worker at a time) the run does
+#: not end waiting on one of them
+SLOW_FIRST = ("test_lab_server.py", "test_reliability.py", "test_install_modes.py", "test_notebook7_server.py",
+              "test_mcp_client.py", "test_two_tabs.py", "test_propose_browser.py", "test_tools.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order the tests: the files of SLOW_FIRST in that order, then every other one as collected (a stable sort:
+    the tests of a file keep their order)."""
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))

@@ -585,7 +585,8 @@ def main() -> int:
     folders = sites.build_sites(content)
     folders["baseline"] = build_site(output=sites.BENCH / "baseline", extra_content=(content,), extensions=())
     tools_json = folders["ours"] / "extensions" / "webmcp-bridge" / "static" / "tools.json"
-    TOOL_COUNTS["ours"] = len(json.loads(tools_json.read_text(encoding="utf-8")))
+    manifest = json.loads(tools_json.read_text(encoding="utf-8"))  # the tools a default page registers at activation
+    TOOL_COUNTS["ours"] = len({tool for name in (*manifest["aliases"]["default"], *manifest["always"]) for tool in manifest["toolsets"][name]})
     servers, urls = serve(folders)
     init_script = (HERE / "page.js").read_text(encoding="utf-8")
     runs: list[dict] = []

@@ -117,7 +117,7 @@ def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
 
 
 #: the query that turns every toolset on: the tests of a feature reach its tools without a discovery call (the
-#: default page, which registers fewer, is tested on its own: test_toolsets_browser.py, agent_scenarios.py)
+#: default page, which registers fewer, is tested on its own: test_platform_browser.py, agent_scenarios.py)
 EVERY_TOOLSET = "all"
 
 

@@ -198,5 +198,5 @@ def canary_scan(page: Page, calls_per_tool: int) -> tuple[int, int]:
 def test_canary_scan_over_every_registered_tool_in_jupyterlab(page, page_log, site_url):
     open_planted(page, site_url)
     page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # typing in a hidden cell, focus on it
-    tools, calls = canary_scan(page, 12)
-    assert calls >= 10 * tools
+    tools, calls = canary_scan(page, 6)
+    assert calls >= 5 * tools

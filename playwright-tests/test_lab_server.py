@@ -66,7 +66,16 @@ def open_page(browser, server: Server, name: str) -> tuple:
     page.set_default_timeout(SLOW_MS)
     status = open_in(page, server.base, "lab", name, server.page(name))
     assert status["state"] == "ready", status
+    every_toolset_on(page)
     return context, page, log
+
+
+def every_toolset_on(page: Page) -> None:
+    """Turn on every toolset with the discovery tool, as an agent would (the page opened with the default 20
+    tools), and wait until the page has registered all 34 of the bridge's tools."""
+    listing = ok(page, "jupyter_toolsets")
+    ok(page, "jupyter_toolsets", {"enable": [ts["name"] for ts in listing["toolsets"] if not ts["enabled"]]})
+    page.wait_for_function("() => window.webmcpBridge.status.tools === 34", timeout=SLOW_MS)
 
 
 def assert_clean(log: PageLog, server: Server) -> None:
@@ -222,7 +231,7 @@ def test_hidden_cells_and_notebooks_are_invisible_to_every_tool_on_the_server(br
         assert error(page, "jupyter_open_notebook", {"path": SECRET})["error"] == "NOTEBOOK_NOT_FOUND"
         page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # the person types in a hidden cell
         tools, calls = canary_scan(page, 4)
-        assert tools == 33 and calls >= 3 * tools
+        assert tools == 34 and calls >= 3 * tools
         assert log.own_page_errors() == []
     finally:
         context.close()
@@ -241,31 +250,7 @@ def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_serv
         status = core_agent_scenario(McpBPage(page), log, lab_server.base, name="mcp-b.ipynb", url=lab_server.page("mcp-b.ipynb"))
         assert status["polyfill"] == "mcp-b", status
         assert any(u.endswith("/lab/extensions/webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
-        assert len(McpBTools(page).tools()) == status["tools"] == 33
+        assert len(McpBTools(page).tools()) == status["tools"] == 34
     finally:
         context.close()
         (labconfig / "page_config.json").unlink()
-
-
-def test_two_tabs_of_a_server_notebook_never_both_save(browser, lab_server):
-    """Two tabs of one browser on a notebook of the server: the save check compares the server's content hash, and
-    the check and the write are one step for both tabs (test_two_tabs.py has the JupyterLite rounds)."""
-    from test_two_tabs import CELL, PATH, agents_race, live_source, wait_other_tabs
-
-    root = lab_server.root
-    name = PATH
-    (root / name).write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {"cell_type": "code", "id": CELL, "metadata": {}, "source": "start = 0", "outputs": [], "execution_count": None}]}))
-    log = PageLog()
-    context, a = new_recorded_page(browser, log)
-    try:
-        b = context.new_page()
-        b.on("pageerror", lambda error: log.page_errors.append(f"page b: {error}"))
-        for page in (a, b):
-            assert open_in(page, lab_server.base, "lab", name, lab_server.page(name))["state"] == "ready"
-        wait_other_tabs(a, 1)
-        for r in range(3):
-            agents_race(a, b, r, lambda: "".join(json.loads((root / name).read_text())["cells"][0]["source"]), live_source)
-        assert not log.own_page_errors()
-    finally:
-        context.close()

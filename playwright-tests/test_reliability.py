@@ -27,9 +27,9 @@ TARGET = "pytudes-euler.ipynb"  # the current notebook during fuzzing: reads by 
 OTHER = "handson-ml2-tools-pandas.ipynb"  # read through notebookPath, never written
 SCRATCH = "fuzz-scratch.ipynb"  # the only notebook valid writes may change
 
-#: generated calls per tool (half valid, half breaking the schema): 32 a tool over every registered tool keeps the
-#: fuzz test near 2 minutes (it was 80, over 7 minutes in CI: the suite must stay within its CI time)
-CALLS_PER_TOOL = 32
+#: generated calls per tool (half valid, half breaking the schema) over every registered tool; it was 80, then 32,
+#: which still took over 8 minutes of a CI run that must stay within its time
+CALLS_PER_TOOL = 16
 #: valid calls of tools that wait for the kernel are slow: at most this many per tool, the rest break the schema
 SLOW_VALID_CAP = {"jupyter_run_cells": 3, "jupyter_kernel_action": 2, "jupyter_run_code": 5}
 #: notebooks jupyter_create_notebook may really create during the fuzz run
@@ -367,7 +367,7 @@ def test_schema_fuzzing_every_tool(page, page_log, site_url):
 
 # ---------------------------------------------------------------------------------------------- concurrency
 #: rounds of: the agent reads, the person types, the agent's stale write is refused, its fresh write lands
-ROUNDS = 100
+ROUNDS = 60
 
 
 def test_a_person_typing_and_the_agent_writing_never_lose_the_persons_edit(page, page_log, site_url):
@@ -435,7 +435,7 @@ def test_a_whole_session_on_every_demo_notebook_stays_offline(page, page_log, si
         listing = ok(page, "jupyter_get_cells", {"notebookPath": name, "includeOutputs": True})
         on_disk = json.loads((CONTENT / name).read_text(encoding="utf-8"))
         assert listing["cellCount"] == len(on_disk["cells"])
-        for cell in listing["cells"][:40]:  # read every listed output of the first cells
+        for cell in listing["cells"][:20]:  # read every listed output of the first cells
             for output in cell.get("outputs", []):
                 got = ok(page, "jupyter_get_output", {"notebookPath": name, "cellId": cell["id"], "outputIndex": output["index"]})
                 assert got["outputIndex"] == output["index"] and got["mimeType"] in output["mimeTypes"], got

@@ -22,7 +22,7 @@ from test_tools import call, ok
 
 PATH = "two-tabs.ipynb"
 CELL = "race"
-ROUNDS = 10
+ROUNDS = 6
 
 
 def live_source(page: Page) -> str:

@@ -88,7 +88,7 @@ def test_a_print_loop_makes_no_marker_work_and_the_agent_s_edit_does() -> None:
         # a person's print loop: 1,000 output changes of one cell, in bursts as the page delivers them
         looks = markers.renders
         for burst in range(20):
-            bridge.changes.ingest(PATH, [CellChange("person", "outputs", ids[2], time.time()) for _ in range(50)])
+            bridge.changes.ingest(PATH, [CellChange("person", "output", ids[2], time.time()) for _ in range(50)])
             await asyncio.sleep(0.02 if burst % 5 else SETTLE)
         assert len(dom.drawn) == 1, dom.drawn  # nothing they show changed: no DOM work
         assert markers.renders - looks <= 1, markers.renders  # at most one look (a run's owner was unknown before)

@@ -100,20 +100,20 @@ def test_a_print_loop_redraws_one_activity_row_and_nothing_else() -> None:
     # a person's print loop: 1,000 output changes of one cell, within one second, in bursts of 50
     second = float(int(time.time()))
     for _ in range(20):
-        log.ingest(PATH, [CellChange("person", "outputs", looped, second + 0.5) for _ in range(50)])
+        log.ingest(PATH, [CellChange("person", "output", looped, second + 0.5) for _ in range(50)])
         draw()
     assert {name for marks in dirty for name in marks} == {"activity"}, dirty  # never Comments or Access
     assert len(dom.built) == 1 and len(nodes["activity-list"].children) == 1  # one row, drawn once: it reads the same
     assert sections.draws == {"comments": 1, "access": 1, "activity": 1}, sections.draws
 
     # the clock moves on: the row says so (one redraw), still one row
-    log.ingest(PATH, [CellChange("person", "outputs", looped, second + 1.5)])
+    log.ingest(PATH, [CellChange("person", "output", looped, second + 1.5)])
     draw()
     assert len(dom.built) == 2 and len(nodes["activity-list"].children) == 1
 
     # outputs of the cell a listed thread is on: Comments is looked at again, reads the same, is not redrawn
     dirty.clear()
-    log.ingest(PATH, [CellChange("person", "outputs", commented, second + 1.6)])
+    log.ingest(PATH, [CellChange("person", "output", commented, second + 1.6)])
     assert "comments" in dirty[-1] and "access" not in dirty[-1], dirty
     replaced = len(dom.replaced)
     draw()

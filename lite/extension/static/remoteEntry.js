@@ -420,6 +420,7 @@
     await polyfillReady.catch(() => false);
     if (!document.modelContext) return;
     const data = await toolsReady;
+    if (connected) return; // Python connected first: its definitions are the truth
     const chosen = chosenTools(data);
     for (const definition of data.definitions) {
       if (chosen.has(definition.name) && !tools.has(definition.name)) registerTool(definition);

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ValidationError, create_model
 
-from webmcp_bridge.calls.registry import Handler, Tool, ToolInput, Toolset
+from webmcp_bridge.calls.registry import Handler, Tool, ToolInput, ToolResult, Toolset
 from webmcp_bridge.contrib.api import Around, CallObserver, Contribution, Extension, RunObserver
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -111,7 +111,11 @@ def _converting(handler: Handler, inner: type[ToolInput], fixed: Mapping[str, An
 
 def _around(around: Around, call_next: Handler) -> Handler:
     async def handle(ctx: Any, args: Any) -> Any:
-        return await around(ctx, args, call_next)
+        result = await around(ctx, args, call_next)
+        if isinstance(result, ToolResult) and result.text is not None:
+            # the JSON text a built-in measured is of its own payload: an extension may have changed the payload
+            return dataclasses.replace(result, text=None)
+        return result
 
     return handle
 

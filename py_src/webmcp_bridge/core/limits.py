@@ -121,10 +121,6 @@ DEFAULT_LIMITS = Limits()
 #: cell changes a live notebook buffers between two reads of the guard or the panel (older ones are dropped, and the
 #: first change kept says how many: ``CellChange.dropped_before``)
 CHANGE_LOG_SIZE = 500
-#: entries the bridge's change log keeps (changes/log.py); a reader behind the oldest one is told it missed some
-CHANGE_LOG_ENTRIES = 2000
-#: seconds within which repeated changes of one cell by one actor merge into one change-log entry
-CHANGE_COALESCE_SECONDS = 10.0
 #: bytes of a result kept free for its own keys and the envelope when a tool fills it with cells, threads or a page
 RESULT_HEADROOM = 2048
 #: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
@@ -231,6 +227,8 @@ SCRUB_HISTORY_SECONDS = 10.0
 KERNEL_POLL_SECONDS = 0.1
 
 # -- features: the change log, review threads, Propose mode ------------------------------------------------
+#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds
+TABS_READ_SECONDS = 1.0
 #: entries the session's change log keeps (older ones are dropped; a reader is told it missed some)
 CHANGE_LOG_ENTRIES = 2000
 #: repeated changes of one cell by one actor within this many seconds merge into one entry

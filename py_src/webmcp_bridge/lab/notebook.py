@@ -17,6 +17,7 @@ import asyncio
 import base64
 import binascii
 import json
+import time
 from typing import Any, Callable, Sequence
 
 import js
@@ -33,6 +34,7 @@ from webmcp_bridge.core.limits import (
     KERNEL_POLL_SECONDS,
     PLATFORM_ERROR_CHARS,
     SCRUB_HISTORY_SECONDS,
+    TABS_READ_SECONDS,
     page_utf8,
     page_window,
     truncate_utf8,
@@ -320,6 +322,7 @@ class LabNotebook:
         # JupyterLab takes the notebook's content when the save starts, one microtask after this call: the revision
         # now is the one written (a change landing in between would only make the report say less was saved)
         revision = self.revision()
+        self.host.tabs_read.pop(str(self.panel.id), None)  # what the save changes is read anew after it
         try:
             raw = await self.host.tabs.save(self.panel)
         except JsException as exc:
@@ -330,10 +333,22 @@ class LabNotebook:
         return save_outcome(str(raw), revision)
 
     def tabs(self) -> TabsState:
-        return tabs_state(str(self.host.tabs.state(self.panel)))
+        """The other tabs of this notebook (``tabs.js``), read from the page at most once every
+        :data:`~webmcp_bridge.core.limits.TABS_READ_SECONDS` per notebook: they change when a person opens or closes a
+        tab or another tab saves, not with each call, and a steady stream of writes then makes no crossing for them
+        (a save and :meth:`count_tabs` read them anew)."""
+        key, now = str(self.panel.id), time.monotonic()
+        kept = self.host.tabs_read.get(key)
+        if kept is not None and now - kept[0] < TABS_READ_SECONDS:
+            return kept[1]
+        state = tabs_state(str(self.host.tabs.state(self.panel)))
+        self.host.tabs_read[key] = (now, state)
+        return state
 
     async def count_tabs(self) -> TabsState:
-        return tabs_state(str(await self.host.tabs.fresh(self.panel)))
+        state = tabs_state(str(await self.host.tabs.fresh(self.panel)))
+        self.host.tabs_read[str(self.panel.id)] = (time.monotonic(), state)
+        return state
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
         """Poll the kernel's status until it is one of ``statuses`` or ``timeout`` seconds passed, whatever the session
@@ -530,6 +545,7 @@ class JupyterLabHost:
         self.contents = self.app.serviceManager.contents
         self.live = load_model_js(ctx.tracker)
         self.tabs = load_tabs_js(ctx.tracker, self.contents)
+        self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # panel id -> (monotonic time, last tabs.js read)
         self.root = ServerRoot(self.app.serviceManager.serverSettings)
         self._metadata_cache: dict[str, tuple[str, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens

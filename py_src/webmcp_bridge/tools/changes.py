@@ -1,7 +1,7 @@
 """jupyter_get_changes: what changed in a notebook since the agent last looked, and by whom.
 
 Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), fed by the host: each is a
-coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/outputs), cellId, time,
+coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/clear/output), cellId, time,
 count, revision}``. A change of a cell that was hidden from the agent when it happened, or is hidden now,
 is left out (only their number is given, as ``hiddenChangeCount``).
 
