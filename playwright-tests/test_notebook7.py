@@ -3,7 +3,7 @@ The core agent scenarios, the Agent panel in Notebook 7's right side panel, the 
 
 from __future__ import annotations
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from agent_scenarios import core_agent_scenario, open_in
 from lite_site import EVERY_TOOLSET
@@ -31,6 +31,15 @@ def test_panel_markers_and_a_propose_box_in_notebook7(page, page_log, site_url):
 
     cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 6})["cells"]
     target = next(c for c in cells if c["source"] == "a = 3")
+    comment_then_accept_a_proposal(page, DEMO, target)
+    expect(page.locator(BOX)).to_have_count(0)
+    assert_clean(page_log, site_url)
+
+
+def comment_then_accept_a_proposal(page: Page, path: str, target: dict) -> None:
+    """In Notebook 7's notebook view of ``path``: the agent comments on cell ``target`` (its badge and its thread in
+    the Agent panel show), then, in Propose mode turned on from the panel's switch, its update of that cell waits
+    in a box under the cell until the person accepts it."""
     # an agent's comment: a marker on its cell and a thread in the panel
     ok(page, "jupyter_create_comment", {"cellId": target["id"], "body": "Why 3?"})
     expect(cell(page, target["index"]).locator(".webmcp-bridge-badge-comments")).to_have_text("💬 1")
@@ -45,10 +54,8 @@ def test_panel_markers_and_a_propose_box_in_notebook7(page, page_log, site_url):
     box = box_for(page, tool="jupyter_update_cell")
     assert box.get_attribute("data-cell-id") == target["id"]
     expect(cell(page, target["index"]).locator(BOX)).to_have_count(1)
-    assert dict(sources(page, DEMO))[target["id"]] == "a = 3"
+    assert dict(sources(page, path))[target["id"]] == "a = 3"
     box.locator(".webmcp-bridge-proposal-accept").click()
     payload, result = finish_call(page, "update")
     assert result["isError"] is False and payload["cell"]["id"] == target["id"]
-    assert dict(sources(page, DEMO))[target["id"]] == "a = 4"
-    expect(page.locator(BOX)).to_have_count(0)
-    assert_clean(page_log, site_url)
+    assert dict(sources(page, path))[target["id"]] == "a = 4"

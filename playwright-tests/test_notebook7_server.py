@@ -11,8 +11,9 @@ from playwright.sync_api import expect
 from agent_scenarios import core_agent_scenario
 from jupyter_servers import SLOW_MS, jupyter_server
 from lite_site import CONTENT, PageLog, new_recorded_page
-from test_panel import PANEL, cell, section
-from test_propose_browser import BOX, box_for, finish_call, sources, start_call
+from test_notebook7 import comment_then_accept_a_proposal
+from test_panel import PANEL
+from test_propose_browser import BOX, sources
 from test_tools import ok
 
 NAME = "notebook7.ipynb"
@@ -61,23 +62,7 @@ def test_core_scenarios_and_the_agent_panel_in_a_notebook7_server(browser, noteb
 
         first = ok(page, "jupyter_get_cells")["cells"][0]
         target = ok(page, "jupyter_insert_cell", {"referenceCellId": first["id"], "position": "below", "source": "a = 3"})["cell"]
-        ok(page, "jupyter_create_comment", {"cellId": target["id"], "body": "Why 3?"})
-        expect(cell(page, target["index"]).locator(".webmcp-bridge-badge-comments")).to_have_text("💬 1")
-        thread = section(page, "comments").locator(".webmcp-bridge-thread")
-        expect(thread).to_have_count(1)
-        expect(thread).to_contain_text("Why 3?")
-
-        # Propose mode from the panel's switch: the agent's update waits in a box under its cell until Accept
-        page.locator(f'{PANEL} select[data-action="mode"]').select_option("propose")
-        page.wait_for_function("() => window.webmcpBridge.status.mode === 'propose'")
-        start_call(page, "update", "jupyter_update_cell", {"cellId": target["id"], "source": "a = 4", "expectedSourceHash": target["sourceHash"]})
-        box = box_for(page, tool="jupyter_update_cell")
-        assert box.get_attribute("data-cell-id") == target["id"]
-        expect(cell(page, target["index"]).locator(BOX)).to_have_count(1)
-        assert dict(sources(page, NAME))[target["id"]] == "a = 3"
-        box.locator(".webmcp-bridge-proposal-accept").click()
-        payload, result = finish_call(page, "update")
-        assert result["isError"] is False and payload["cell"]["id"] == target["id"], payload
+        comment_then_accept_a_proposal(page, NAME, target)
         assert dict(sources(page, NAME))[target["id"]] == "a = 4"
         expect(page.locator(BOX)).to_have_count(0)
         assert log.foreign_requests(server.base) == [] and log.own_page_errors() == []

@@ -50,8 +50,8 @@ class GetCellsOutput(Payload):
     omittedCellIds: list[str] = sometimes()
 
 
-class OutputText(Payload):
-    """A page of an output's text."""
+class OutputAddress(Payload):
+    """What every jupyter_get_output result says of the output it read."""
 
     cellId: str
     outputIndex: int
@@ -59,6 +59,11 @@ class OutputText(Payload):
     outputType: str
     mimeType: str
     mimeTypes: list[str]
+
+
+class OutputText(OutputAddress):
+    """A page of an output's text."""
+
     text: str
     offset: int
     nextOffset: int | None
@@ -76,15 +81,9 @@ class ImageFacts(Wire):
     downscaled: bool = sometimes("In ``image``: whether the block holds a smaller copy, not the stored image.")
 
 
-class OutputImage(Payload):
+class OutputImage(OutputAddress):
     """An image output: the image itself follows as MCP image content (:func:`_image`)."""
 
-    cellId: str
-    outputIndex: int
-    uri: str
-    outputType: str
-    mimeType: str
-    mimeTypes: list[str]
     bytes: int = Field(description="The stored image's decoded size.")
     original: ImageFacts
     image: ImageFacts = Field(description="What the image block holds.")
