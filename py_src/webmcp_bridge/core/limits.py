@@ -227,8 +227,9 @@ SCRUB_HISTORY_SECONDS = 10.0
 KERNEL_POLL_SECONDS = 0.1
 
 # -- features: the change log, review threads, Propose mode ------------------------------------------------
-#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds
-TABS_READ_SECONDS = 1.0
+#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds (jupyter_get_context
+#: and a save read them anew)
+TABS_READ_SECONDS = 5.0
 #: entries the session's change log keeps (older ones are dropped; a reader is told it missed some)
 CHANGE_LOG_ENTRIES = 2000
 #: repeated changes of one cell by one actor within this many seconds merge into one entry

@@ -322,7 +322,7 @@ class LabNotebook:
         # JupyterLab takes the notebook's content when the save starts, one microtask after this call: the revision
         # now is the one written (a change landing in between would only make the report say less was saved)
         revision = self.revision()
-        self.host.tabs_read.pop(str(self.panel.id), None)  # what the save changes is read anew after it
+        self.host.tabs_read.pop(self.path, None)  # what the save changes is read anew after it
         try:
             raw = await self.host.tabs.save(self.panel)
         except JsException as exc:
@@ -337,7 +337,7 @@ class LabNotebook:
         :data:`~webmcp_bridge.core.limits.TABS_READ_SECONDS` per notebook: they change when a person opens or closes a
         tab or another tab saves, not with each call, and a steady stream of writes then makes no crossing for them
         (a save and :meth:`count_tabs` read them anew)."""
-        key, now = str(self.panel.id), time.monotonic()
+        key, now = self.path, time.monotonic()
         kept = self.host.tabs_read.get(key)
         if kept is not None and now - kept[0] < TABS_READ_SECONDS:
             return kept[1]
@@ -347,7 +347,7 @@ class LabNotebook:
 
     async def count_tabs(self) -> TabsState:
         state = tabs_state(str(await self.host.tabs.fresh(self.panel)))
-        self.host.tabs_read[str(self.panel.id)] = (time.monotonic(), state)
+        self.host.tabs_read[self.path] = (time.monotonic(), state)
         return state
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
@@ -545,7 +545,7 @@ class JupyterLabHost:
         self.contents = self.app.serviceManager.contents
         self.live = load_model_js(ctx.tracker)
         self.tabs = load_tabs_js(ctx.tracker, self.contents)
-        self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # panel id -> (monotonic time, last tabs.js read)
+        self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # notebook path -> (monotonic time, last tabs.js read)
         self.root = ServerRoot(self.app.serviceManager.serverSettings)
         self._metadata_cache: dict[str, tuple[str, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
