@@ -100,7 +100,7 @@ def open_second_tab(page: Page, site_url: str) -> None:
     brought to the front by JupyterLab's own open command)."""
     page.goto(f"{site_url}/lab/index.html?path={PATH}")
     assert wait_for_bridge(page)["state"] == "ready"
-    page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path})", PATH)
+    page.evaluate("async path => { await window.jupyterapp.restored; await window.jupyterapp.commands.execute('docmanager:open', {path}); }", PATH)
     page.wait_for_function("path => window.jupyterapp.shell.currentWidget?.context?.path === path", arg=PATH, timeout=BRIDGE_TIMEOUT_MS)
 
 
