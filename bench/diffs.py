@@ -167,10 +167,11 @@ def pyodide_rows(runs: int) -> list[dict]:
               const py = await loadPyodide({ indexURL: new URL('.', runtime).href });
               await py.loadPackage(manifest.wheels.map((w) => new URL(w, manifestUrl).href));
               await py.loadPackage(new URL(manifest.wheel, manifestUrl).href);
-              py.FS.mkdirTree('/work/lite/content');
-              py.FS.writeFile('/work/lite/content/pytudes-euler.ipynb', corpus);
+              // the repository's layout rebuilt in Pyodide's in-memory file system (/repo is a name there, no machine path)
+              py.FS.mkdirTree('/repo/lite/content');
+              py.FS.writeFile('/repo/lite/content/pytudes-euler.ipynb', corpus);
               py.globals.set('BENCH', source);
-              py.runPython(`exec(compile(BENCH, "/work/bench/diffs.py", "exec"), ns := {"__name__": "bench", "__file__": "/work/bench/diffs.py"})`);
+              py.runPython(`exec(compile(BENCH, "/repo/bench/diffs.py", "exec"), ns := {"__name__": "bench", "__file__": "/repo/bench/diffs.py"})`);
               return py.runPython(`import json; json.dumps(ns["measure"](${runs}, True))`);
             }""", {"manifestUrl": manifest_url, "source": source, "corpus": corpus, "runs": runs})
             browser.close()
