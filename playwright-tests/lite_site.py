@@ -133,7 +133,26 @@ def open_notebook(page: Page, site_url: str, name: str, timeout_ms: int = BRIDGE
     None: the page's default); wait for it and for the bridge; return the status."""
     page.goto(lab_url(site_url, name, toolsets))
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=timeout_ms)
+    bring_to_front(page, name, timeout_ms)
     return wait_for_bridge(page, timeout_ms)
+
+
+def bring_to_front(page: Page, path: str, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> None:
+    """Make notebook ``path`` JupyterLab's current widget, as a person clicking its tab would.
+
+    JupyterLab restores the documents open in the page before and may bring one of them to the front after the
+    ``?path=`` one; opening ``path`` while it still lays out the restored panels races with it. So this waits for
+    ``app.restored``, opens ``path`` with JupyterLab's own command when another document is in front, and waits
+    until ``path`` is current with its cells shown."""
+    page.evaluate("""async path => {
+        const app = window.jupyterapp;
+        await app.restored;
+        if (app.shell.currentWidget?.context?.path !== path) await app.commands.execute('docmanager:open', {path});
+    }""", path)
+    page.wait_for_function(
+        "path => { const w = window.jupyterapp.shell.currentWidget;"
+        " return w?.context?.path === path && !!w.node.querySelector('.jp-Notebook .jp-Cell'); }",
+        arg=path, timeout=timeout_ms)
 
 
 #: the MCP server a real agent would use to reach the page's WebMCP tools (npm), and where it is installed

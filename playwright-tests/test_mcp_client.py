@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import threading
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -24,7 +25,11 @@ BRIDGE_WAIT = 120
 CALL_TIMEOUT = 240
 
 
-def server_command() -> tuple[str, list[str]]:
+class BrowserRestarted(Exception):
+    """chrome-devtools-mcp says its Chromium went away and was started again (its page ids changed)."""
+
+
+def server_command(log_file: Path) -> tuple[str, list[str]]:
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is needed to run chrome-devtools-mcp")
@@ -32,7 +37,7 @@ def server_command() -> tuple[str, list[str]]:
         str(install_chrome_devtools_mcp()),
         "--headless", "--isolated", f"--executablePath={chromium_executable()}",
         f"--chromeArg={WEBMCP_FLAG}", "--categoryExperimentalWebmcp=true",
-        "--no-usage-statistics", "--no-performance-crux",
+        "--no-usage-statistics", "--no-performance-crux", f"--logFile={log_file}",  # the server's and Chromium's own log
         *(f"--chromeArg={arg}" for arg in BASE_ARGS),  # --no-sandbox and background networking off
     ]
     return node, args
@@ -43,11 +48,11 @@ def text_of(result) -> str:
     return result.content[0].text
 
 
-async def agent_session(site_url: str, log: list) -> dict:
+async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    command, args = server_command()
+    command, args = server_command(log_file)
     env = {**os.environ, "CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS": "1"}
     params = StdioServerParameters(command=command, args=args, env=env)
     seen: dict = {}
@@ -62,6 +67,8 @@ async def agent_session(site_url: str, log: list) -> dict:
                     result = await session.call_tool(name, arguments)
                     text = text_of(result)
                     log.append((name, arguments, text[:300]))
+                    if "the browser was restarted or reconnected" in text:
+                        raise BrowserRestarted(text[:300])
                     assert not result.is_error, text
                     return text
 
@@ -124,28 +131,48 @@ async def agent_session(site_url: str, log: list) -> dict:
     return seen
 
 
-def run_session(site_url: str) -> tuple[dict, list]:
-    """Run the asyncio MCP session in its own thread (the test process also runs Playwright's sync driver)."""
+def restarted(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or holds (the client's task groups wrap what a session raises), a BrowserRestarted."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.subgroup(lambda e: isinstance(e, BrowserRestarted)) is not None
+    return isinstance(exc, BrowserRestarted)
+
+
+def run_session(site_url: str, log_dir: Path) -> tuple[dict, list]:
+    """Run the asyncio MCP session in its own thread (the test process also runs Playwright's sync driver).
+
+    When the server's Chromium goes away mid-session (it says so in its next answer), the agent starts over once,
+    as an agent told "call list_pages" would; a second loss fails the test with the server's log."""
     outcome: dict = {}
     log: list = []
+    log_file = log_dir / "chrome-devtools-mcp.log"
 
     def main():
-        try:
-            outcome["seen"] = asyncio.run(agent_session(site_url, log))
-        except BaseException as exc:  # reported in the test's thread
-            outcome["error"] = exc
+        for attempt in (1, 2):
+            try:
+                outcome["seen"] = asyncio.run(agent_session(site_url, log, log_file))
+                outcome["seen"]["attempts"] = attempt
+                outcome.pop("error", None)
+                return
+            except BaseException as exc:  # reported in the test's thread
+                outcome["error"] = exc
+                if not restarted(exc):
+                    return
+                log.clear()
 
     thread = threading.Thread(target=main, name="mcp-client")
     thread.start()
     thread.join(timeout=900)
     assert not thread.is_alive(), "the MCP session did not end"
     if "error" in outcome:
-        raise AssertionError(f"MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}") from outcome["error"]
+        server_log = log_file.read_text(errors="replace")[-4000:] if log_file.exists() else "(no log)"
+        raise AssertionError(f"MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}\n"
+                             f"server log (tail): {server_log}") from outcome["error"]
     return outcome["seen"], log
 
 
-def test_a_real_mcp_client_works_in_a_notebook_through_chrome_devtools_mcp(site_url):
-    seen, log = run_session(site_url)
+def test_a_real_mcp_client_works_in_a_notebook_through_chrome_devtools_mcp(site_url, tmp_path):
+    seen, log = run_session(site_url, tmp_path)
 
     assert set(seen["default_tools"]) == DEFAULT_TOOLS, sorted(set(seen["default_tools"]) ^ DEFAULT_TOOLS)
     enabled, failed = seen["enabled"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from lite_site import BRIDGE_TIMEOUT_MS, open_notebook
+from lite_site import open_notebook
 from test_tools import call, ok
 
 MODEL = "window.jupyterapp.shell.currentWidget.context.model"
@@ -80,11 +80,7 @@ def open_planted(page: Page, site_url: str, path: str, cells: list[dict]) -> Non
     """Write a notebook file (as one on disk would be) and open it in a fresh page load."""
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     page.evaluate(PLANT, {"path": path, "content": {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": KERNELSPEC}, "cells": cells}})
-    open_notebook(page, site_url, path)
-    # JupyterLab restores the notebook opened before too, and may bring it to the front last: bring this one there,
-    # once the restoring is over (opening it while JupyterLab still lays out the restored panels raced with it)
-    page.evaluate("async path => { await window.jupyterapp.restored; await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
-    page.wait_for_function("path => window.jupyterapp.shell.currentWidget?.context?.path === path", arg=path, timeout=BRIDGE_TIMEOUT_MS)
+    open_notebook(page, site_url, path)  # brought to the front once JupyterLab has restored the one opened before
 
 
 def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_url):

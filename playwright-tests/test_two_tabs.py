@@ -15,7 +15,7 @@ import json
 
 from playwright.sync_api import Page
 
-from lite_site import BRIDGE_TIMEOUT_MS, wait_for_bridge
+from lite_site import bring_to_front, wait_for_bridge
 from test_propose_browser import PANEL_JS, start_call
 from test_safety import open_planted
 from test_tools import call, ok
@@ -100,8 +100,7 @@ def open_second_tab(page: Page, site_url: str) -> None:
     brought to the front by JupyterLab's own open command)."""
     page.goto(f"{site_url}/lab/index.html?path={PATH}")
     assert wait_for_bridge(page)["state"] == "ready"
-    page.evaluate("async path => { await window.jupyterapp.restored; await window.jupyterapp.commands.execute('docmanager:open', {path}); }", PATH)
-    page.wait_for_function("path => window.jupyterapp.shell.currentWidget?.context?.path === path", arg=PATH, timeout=BRIDGE_TIMEOUT_MS)
+    bring_to_front(page, PATH)
 
 
 def agents_race(a: Page, b: Page, r: int, on_disk, live) -> None:
