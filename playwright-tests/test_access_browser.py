@@ -16,7 +16,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from lite_site import lab_url, open_notebook, wait_for_bridge
+from lite_site import open_notebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from canary_calls import Pools, calls_for  # noqa: E402
@@ -117,9 +117,7 @@ def payload(result: dict) -> dict:
 def open_planted(page: Page, site_url: str) -> None:
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     page.evaluate(PLANT, {"files": planted_notebooks()})
-    page.goto(lab_url(site_url, WORK))
-    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
-    wait_for_bridge(page, 60_000)
+    open_notebook(page, site_url, WORK)  # in front once JupyterLab has restored the one opened before
 
 
 def test_read_and_none_levels_in_jupyterlab(page, page_log, site_url):
