@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, MAX_INT, URI_CHARS
@@ -63,12 +64,19 @@ class NotebookAddress:
         return output_uri(self.path, self.cell_id, self.output_index)
 
 
+_ALL_UNRESERVED = re.compile(r"[A-Za-z0-9._~-]*")
+
+
 def _encode(segment: str) -> str:
+    if _ALL_UNRESERVED.fullmatch(segment):  # the usual id or file name: nothing to escape
+        return segment
     return "".join(chr(b) if chr(b) in _UNRESERVED else f"%{b:02X}" for b in segment.encode("utf-8", "surrogatepass"))
 
 
+@lru_cache(maxsize=64)
 def notebook_uri(path: str) -> str:
-    """``notebook://{path}`` for a workspace path (as tools report it: "demo/analysis.ipynb")."""
+    """``notebook://{path}`` for a workspace path (as tools report it: "demo/analysis.ipynb"). Kept for the last
+    64 paths: a read lists a URI for every cell and output of one notebook."""
     return f"{SCHEME}://" + "/".join(_encode(part) for part in path.split("/"))
 
 

@@ -142,22 +142,32 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
     payload = _payload(nb, count, snapshots, indices, args)
     # the payload's JSON holds the list's, which is Σ(cell + 1 comma) + 1 bytes: when the payload's is within
     # budget + 1 every cell fits, and its text is the result's (the registry does not serialize it again)
-    measured = dumps(payload)
-    text: str | None = measured
-    if len(snapshots) > 1 and utf8_len(measured) - 1 > budget:
-        text = None
-        kept: list[dict[str, Any]] = []
+    text = dumps(payload)
+    if len(snapshots) > 1 and utf8_len(text) - 1 > budget:
+        # too long: serialize each cell once, keep the leading ones that fit, and splice their texts into the
+        # payload's (the registry then checks that text and serializes nothing again)
+        pieces: list[str] = []
         for snap in snapshots:
-            budget -= json_bytes(snap) + 1
-            if budget < 0 and kept:
+            piece = dumps(snap)
+            budget -= utf8_len(piece) + 1
+            if budget < 0 and pieces:
                 break
-            kept.append(snap)
-        payload = _payload(nb, count, kept, indices, args)
+            pieces.append(piece)
+        payload = _payload(nb, count, snapshots[: len(pieces)], indices, args)
+        text = _with_cells_text(payload, pieces)
     for snap in payload["cells"]:  # what reached the agent of each paged source (core.source_reads)
         if snap.get("sourceTruncated"):
             end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
             ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], snap["sourceOffset"], end)
-    return payload if text is None else ToolResult(payload, text=text)
+    return ToolResult(payload, text=text)
+
+
+def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
+    """:func:`dumps` of ``payload`` given its cells' texts ``pieces`` (each ``dumps`` of one of ``payload["cells"]``):
+    the rest is serialized with an empty list, whose ``"cells":[]`` is the first such text in it (the keys before
+    it are ``path``, a JSON string in which every quote is escaped, and ``cellCount``)."""
+    rest = dumps({**payload, "cells": []})
+    return rest.replace('"cells":[]', '"cells":[' + ",".join(pieces) + "]", 1)
 
 
 def _payload(nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list[int], args: GetCellsInput) -> dict[str, Any]:

@@ -1,0 +1,161 @@
+"""Where a call's main-thread time goes: Chrome's sampling CPU profiler over a series of one tool's calls, on the
+bench sites of ``bench/run.py`` (ours and the reference), attributed by script and by function.
+
+Usage: python bench/profile_calls.py [--cells 10|100|1000] [--calls N] [--outputs] [--tool get_cells|export|update_cell]
+
+Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``.cache/bench/theirs``; run it once, ``--quick``
+is enough for 10 and 100 cells). For each site: open the notebook, wait for the tools and for JupyterLab to render
+every cell, make 3 untimed calls, then profile N calls (the profiler samples every 100 µs) and print the
+milliseconds per call of self time grouped by where it ran: the bridge's Python (Pyodide's wasm), Pyodide's
+JavaScript glue, the bridge's loader, the extension's own script (the reference), JupyterLab and the browser's
+own work (garbage collection, the program's idle time excluded), then the top functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "playwright-tests"))
+sys.path.insert(0, str(HERE.parent))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+import notebooks  # noqa: E402
+import run as bench  # noqa: E402
+import sites  # noqa: E402
+from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
+
+SAMPLE_US = 100
+
+
+def where(url: str, name: str) -> str:
+    """The group of one profile node: by script URL, then by the profiler's own names for the browser's work."""
+    if "pyodide.asm.wasm" in url or url.startswith("wasm://"):
+        return "Pyodide wasm (Python)"
+    if "pyodide" in url:
+        return "Pyodide JS glue"
+    if "/extensions/webmcp-bridge/" in url:
+        return "bridge loader (JS)"
+    if "/extensions/jupyterlite-webmcp/" in url:
+        return "reference extension (JS)"
+    if url:
+        return "JupyterLab and other page scripts"
+    if name in ("(garbage collector)",):
+        return "garbage collection"
+    if name in ("(idle)", "(program)", "(root)"):
+        return name
+    return f"browser: {name}"
+
+
+def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int, sources: list[str] | None,
+                 init_script: str) -> dict:
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(init_script)
+    path, cells = args["notebookPath"], args.pop("_cells")
+    page.goto(f"{url}/lab/index.html?path={path}")
+    if side == "ours":
+        page.wait_for_function("() => window.webmcpBridge?.status.state === 'ready'", timeout=bench.LOAD_TIMEOUT_MS)
+    else:
+        page.wait_for_function("n => __bench.toolTimes.some(([, count]) => count >= n)", arg=bench.TOOL_COUNTS[side],
+                               timeout=bench.LOAD_TIMEOUT_MS)
+    bench.open_notebook(page, path, cells)
+    bench.rendered(page, path)
+    bench.settle(page)
+    if sources:
+        target = bench.target_cell(page, path, cells)
+        args = {**args, "cellId": target["id"]}
+    page.evaluate("spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": 3, "sources": sources})
+    if sources:
+        args = {**args, "expectedSourceHash": bench.current_hash(page, path, args["cellId"])}
+    cdp = context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
+    cdp.send("Profiler.start")
+    t0 = time.perf_counter()
+    rows = page.evaluate("spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": calls, "sources": sources})
+    wall = (time.perf_counter() - t0) * 1000
+    profile = cdp.send("Profiler.stop")["profile"]
+    context.close()
+    errors = [r["errorText"] for r in rows if r["error"]]
+    if errors:
+        raise RuntimeError(f"{side} {tool}: {errors[0]}")
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    deltas = collections.Counter()
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        deltas[sample] += delta
+    groups: collections.Counter = collections.Counter()
+    functions: collections.Counter = collections.Counter()
+    for node_id, us in deltas.items():
+        frame = nodes[node_id]["callFrame"]
+        group = where(frame["url"], frame["functionName"])
+        groups[group] += us
+        if group not in ("(idle)", "(program)", "(root)"):
+            name = frame["functionName"] or "(anonymous)"
+            functions[f"{name}  [{frame['url'].rsplit('/', 1)[-1] or group}]"] += us
+    ms = sorted(r["ms"] for r in rows)
+    return {"p50": ms[len(ms) // 2], "wall_per_call": wall / calls, "groups": groups, "functions": functions, "calls": calls}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cells", type=int, default=10, choices=notebooks.SIZES)
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--tool", default="get_cells", choices=("get_cells", "export", "update_cell"))
+    parser.add_argument("--outputs", action="store_true", help="get_cells with includeOutputs")
+    parser.add_argument("--top", type=int, default=25)
+    opts = parser.parse_args()
+    folders = {side: sites.BENCH / side for side in bench.SIDES}
+    for folder in folders.values():
+        if not (folder / "lab" / "index.html").exists():
+            sys.exit(f"{folder} is not built: run `python bench/run.py --quick` first")
+    path = notebooks.name_for(opts.cells)
+    tool = {"get_cells": "jupyter_get_cells", "export": "jupyter_export_notebook", "update_cell": "jupyter_update_cell"}[opts.tool]
+    args: dict = {"notebookPath": path, "_cells": opts.cells}
+    sources = None
+    if opts.tool == "get_cells":
+        args.update(startIndex=0, endIndex=min(opts.cells, 100), includeOutputs=opts.outputs)
+    elif opts.tool == "export":
+        args.update(format="markdown", includeOutputs=True)
+    else:
+        sources = ["x = 1\nprint(x)", "x = 2\nprint(x)"]
+    servers, urls = bench.serve(folders)
+    init_script = (HERE / "page.js").read_text(encoding="utf-8")
+    try:
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True,
+                                             args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
+            try:
+                found = {side: profile_side(browser, urls[side], side, tool, dict(args), opts.calls, sources, init_script)
+                         for side in bench.SIDES}
+            finally:
+                browser.close()
+    finally:
+        for server in servers:
+            server.shutdown()
+    label = f"{opts.tool}{' +outputs' if opts.outputs else ''} on {path}, {opts.calls} calls"
+    print(f"## {label}: main-thread self time per call (ms), sampled every {SAMPLE_US} µs\n")
+    print("| where | ours | reference |\n|---|---|---|")
+    names = sorted(set(found["ours"]["groups"]) | set(found["theirs"]["groups"]), key=lambda g: -found["ours"]["groups"].get(g, 0))
+    for group in names:
+        cells = [found[s]["groups"].get(group, 0) / 1000 / found[s]["calls"] for s in bench.SIDES]
+        if max(cells) >= 0.05:
+            print(f"| {group} | {cells[0]:.2f} | {cells[1]:.2f} |")
+    print(f"| p50 of the calls, as timed in the page | {found['ours']['p50']:.2f} | {found['theirs']['p50']:.2f} |")
+    for side in bench.SIDES:
+        print(f"\n### top functions, {side} (self ms per call)\n")
+        for name, us in found[side]["functions"].most_common(opts.top):
+            print(f"- {us / 1000 / found[side]['calls']:.3f}  {name}")
+    print(json.dumps({s: {"p50": found[s]["p50"]} for s in bench.SIDES}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
