@@ -8,7 +8,9 @@ is enough for 10 and 100 cells). For each site: open the notebook, wait for the 
 every cell, make 3 untimed calls, then profile N calls (the profiler samples every 100 µs) and print the
 milliseconds per call of self time grouped by where it ran: the bridge's Python (Pyodide's wasm), Pyodide's
 JavaScript glue, the bridge's loader, the extension's own script (the reference), JupyterLab and the browser's
-own work (garbage collection, the program's idle time excluded), then the top functions.
+own work (garbage collection, the program's idle time excluded), the p50 of each call as the page timed it and of
+the extension's own ``execute`` (the rest is the browser's ``executeTool`` and the event loop), then the top
+functions.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -33,14 +36,37 @@ import sites  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
 
 SAMPLE_US = 100
+#: installed before the page's scripts: times each tool's own ``execute`` (the extension's part of a call), so a
+#: call splits into the extension's part and the rest (the browser's executeTool, the event loop's turns)
+EXECUTE_TIMER = """
+(() => {
+  window.__executeMs = [];
+  const wrap = () => {
+    const mc = document.modelContext;
+    if (!mc || mc.__timed) return;
+    mc.__timed = true;
+    const register = mc.registerTool.bind(mc);
+    mc.registerTool = (tool, options) => register({ ...tool, execute: async (input, opts) => {
+      const t0 = performance.now();
+      try { return await tool.execute(input, opts); } finally { window.__executeMs.push(performance.now() - t0); }
+    } }, options);
+  };
+  wrap();
+  document.addEventListener('DOMContentLoaded', wrap);
+})();
+"""
 
 
 def where(url: str, name: str) -> str:
     """The group of one profile node: by script URL, then by the profiler's own names for the browser's work."""
     if "pyodide.asm.wasm" in url or url.startswith("wasm://"):
         return "Pyodide wasm (Python)"
+    if re.fullmatch(r"[0-9a-f]{8}", url):  # a wasm module Pyodide loaded for a package (pydantic-core)
+        return "Python extension modules (wasm)"
     if "pyodide" in url:
         return "Pyodide JS glue"
+    if url.startswith("webmcp-bridge/"):  # the JS halves Python evaluates (lab/ffi.py load_half)
+        return f"bridge JS half {url.rsplit('/', 1)[-1]}"
     if "/extensions/webmcp-bridge/" in url:
         return "bridge loader (JS)"
     if "/extensions/jupyterlite-webmcp/" in url:
@@ -58,6 +84,7 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
                  init_script: str) -> dict:
     context = browser.new_context()
     page = context.new_page()
+    page.add_init_script(EXECUTE_TIMER)
     page.add_init_script(init_script)
     path, cells = args["notebookPath"], args.pop("_cells")
     page.goto(f"{url}/lab/index.html?path={path}")
@@ -75,6 +102,7 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
     page.evaluate("spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": 3, "sources": sources})
     if sources:
         args = {**args, "expectedSourceHash": bench.current_hash(page, path, args["cellId"])}
+    page.evaluate("() => { window.__executeMs = []; }")
     cdp = context.new_cdp_session(page)
     cdp.send("Profiler.enable")
     cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
@@ -83,6 +111,7 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
     rows = page.evaluate("spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": calls, "sources": sources})
     wall = (time.perf_counter() - t0) * 1000
     profile = cdp.send("Profiler.stop")["profile"]
+    inside = sorted(page.evaluate("() => window.__executeMs"))
     context.close()
     errors = [r["errorText"] for r in rows if r["error"]]
     if errors:
@@ -101,7 +130,7 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
             name = frame["functionName"] or "(anonymous)"
             functions[f"{name}  [{frame['url'].rsplit('/', 1)[-1] or group}]"] += us
     ms = sorted(r["ms"] for r in rows)
-    return {"p50": ms[len(ms) // 2], "wall_per_call": wall / calls, "groups": groups, "functions": functions, "calls": calls}
+    return {"p50": ms[len(ms) // 2], "execute_p50": inside[len(inside) // 2] if inside else None, "wall_per_call": wall / calls, "groups": groups, "functions": functions, "calls": calls}
 
 
 def main() -> int:
@@ -149,11 +178,12 @@ def main() -> int:
         if max(cells) >= 0.05:
             print(f"| {group} | {cells[0]:.2f} | {cells[1]:.2f} |")
     print(f"| p50 of the calls, as timed in the page | {found['ours']['p50']:.2f} | {found['theirs']['p50']:.2f} |")
+    print(f"| p50 of the extension's own execute | {found['ours']['execute_p50']:.2f} | {found['theirs']['execute_p50']:.2f} |")
     for side in bench.SIDES:
         print(f"\n### top functions, {side} (self ms per call)\n")
         for name, us in found[side]["functions"].most_common(opts.top):
             print(f"- {us / 1000 / found[side]['calls']:.3f}  {name}")
-    print(json.dumps({s: {"p50": found[s]["p50"]} for s in bench.SIDES}))
+    print(json.dumps({s: {"p50": found[s]["p50"], "execute_p50": found[s]["execute_p50"]} for s in bench.SIDES}))
     return 0
 
 

@@ -69,7 +69,7 @@ SIDES = ("ours", "theirs")
 ALL_SITES = ("ours", "theirs", "baseline")
 #: the scripts of each extension, by URL, in long-animation-frame attribution (on the main thread, a Pyodide
 #: runtime is only ever the bridge's: the kernel's runs in a worker)
-OWN_SCRIPTS = {"ours": re.compile(r"/extensions/webmcp-bridge/|/pyodide(\.asm)?\.m?js"),
+OWN_SCRIPTS = {"ours": re.compile(r"/extensions/webmcp-bridge/|^webmcp-bridge/|/pyodide(\.asm)?\.m?js"),
                "theirs": re.compile(r"/extensions/jupyterlite-webmcp/"), "baseline": None}
 BENCH_ARGS = ["--enable-precise-memory-info", "--js-flags=--expose-gc"]
 LOAD_NOTEBOOK = notebooks.name_for(10)

@@ -62,12 +62,15 @@
     if (status.waiting > 0) text += ` · ${status.waiting} waiting`;
     const failed = status.diagnostics.filter(d => d.severity === 'error').length;
     if (failed) text += ` · ${failed} contribution${failed === 1 ? '' : 's'} failed`; // the site's own tool files
-    statusNode.textContent = text; // never innerHTML
+    // written only when it differs: each write is a change to the page that makes the browser recompute its
+    // styles, and a call that changes nothing shown must not cost a large notebook's page that work
+    if (statusNode.textContent !== text) statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
     const waiting = state === 'loading' && tools > 0 ? [`${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`] : [];
     const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
-    statusNode.title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
-    statusNode.dataset.state = state;
+    const title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
+    if (statusNode.title !== title) statusNode.title = title;
+    if (statusNode.dataset.state !== state) statusNode.dataset.state = state;
   }
 
   // setStatus(state, detail): detail is a short reason (optional) for a state other than "ready". "ready" is

@@ -46,16 +46,24 @@ def js_object(value: dict[str, Any]) -> Any:
     return to_js(value, dict_converter=js.Object.fromEntries)
 
 
+#: the name each evaluated JS half gets in the page (``//# sourceURL=``): ``webmcp-bridge/<package path>/<file>``
+HALF_URL_PREFIX = "webmcp-bridge/"
+
+
 def load_half(package: str, filename: str) -> Any:
     """Evaluate the JS half ``filename`` of ``package`` (package data; its source is one expression whose value is
-    the half's object) and return that object; its ``calls`` counter is published as
+    the half's object) and return that object. The page names the code ``webmcp-bridge/<package path>/<filename>``
+    (:data:`HALF_URL_PREFIX`) in profiles and stack traces. Its ``calls`` counter is published as
     ``window.webmcpBridge.crossings[<filename without .js>]`` when the loader's object is there."""
     from importlib import resources
 
     import js
     from pyodide.code import run_js
 
-    half = run_js(resources.files(package).joinpath(filename).read_text(encoding="utf-8"))
+    source = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    # named for the page's tools (a profiler, long-animation-frame attribution, DevTools' sources), which otherwise
+    # see an anonymous eval; a trailing comment leaves the expression's value as it is
+    half = run_js(f"{source}\n//# sourceURL={HALF_URL_PREFIX}{package.replace('.', '/')}/{filename}\n")
     status = getattr(js.window, "webmcpBridge", None)
     if not is_nullish(status) and not is_nullish(getattr(status, "crossings", None)):
         setattr(status.crossings, filename.rsplit(".", 1)[0], half.calls)

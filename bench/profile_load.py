@@ -1,0 +1,101 @@
+"""Where the main thread's time goes while a page opens: Chrome's sampling CPU profiler from navigation until the
+page is usable (JupyterLab's shell restored and the file browser listing its entries, as ``bench/run.py`` defines
+it), on the bench sites with the bridge, with the reference and with no extension, grouped by script.
+
+Usage: python bench/profile_load.py [--runs N] [--warm]
+
+Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``theirs``, ``baseline``). Each run opens each site
+in a fresh browser context (``--warm``: then reloads it, and profiles the reload), and prints, per site, the
+median over runs of the milliseconds until usable and of the self time of each group up to then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "playwright-tests"))
+sys.path.insert(0, str(HERE.parent))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+import run as bench  # noqa: E402
+import sites  # noqa: E402
+from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
+from profile_calls import SAMPLE_US, where  # noqa: E402
+
+
+def profile_load(browser, url: str, init_script: str, warm: bool) -> tuple[float, collections.Counter]:
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(init_script)
+    if warm:
+        bench.goto(page, url)
+        page.wait_for_function("() => __bench.usable !== null", timeout=bench.LOAD_TIMEOUT_MS)
+        page.wait_for_timeout(3000)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
+    cdp.send("Profiler.start")
+    bench.goto(page, url, reload=warm)
+    page.wait_for_function("() => __bench.usable !== null", timeout=bench.LOAD_TIMEOUT_MS, polling=20)
+    profile = cdp.send("Profiler.stop")["profile"]
+    usable = page.evaluate("() => __bench.usable")
+    context.close()
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    groups: collections.Counter = collections.Counter()
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = nodes[sample]["callFrame"]
+        group = where(frame["url"], frame["functionName"])
+        if group == "JupyterLab and other page scripts":  # one row per script file (the same builds on each site)
+            group = f"script {frame['url'].rsplit('/', 1)[-1].split('?')[0]}"
+        groups[group] += delta / 1000
+    return usable, groups
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--warm", action="store_true", help="profile a reload (the browser's caches warm)")
+    opts = parser.parse_args()
+    names = bench.ALL_SITES
+    folders = {side: sites.BENCH / side for side in names}
+    for folder in folders.values():
+        if not (folder / "lab" / "index.html").exists():
+            sys.exit(f"{folder} is not built: run `python bench/run.py --quick` first")
+    servers, urls = bench.serve(folders)
+    init_script = (HERE / "page.js").read_text(encoding="utf-8")
+    found: dict[str, list] = {side: [] for side in names}
+    try:
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True,
+                                             args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
+            try:
+                for i in range(opts.runs):
+                    for side in (names if i % 2 == 0 else names[::-1]):
+                        found[side].append(profile_load(browser, urls[side], init_script, opts.warm))
+            finally:
+                browser.close()
+    finally:
+        for server in servers:
+            server.shutdown()
+    kind = "warm (a reload)" if opts.warm else "cold (a fresh context)"
+    print(f"## Opening the page, {kind}: main-thread self time until usable (ms, medians of {opts.runs} runs)\n")
+    print("| where | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
+    print("| usable (ms from navigation) | " + " | ".join(f"{statistics.median(u for u, _ in found[s]):.0f}" for s in names) + " |")
+    groups = sorted({g for s in names for _, c in found[s] for g in c},
+                    key=lambda g: -statistics.median(c.get(g, 0) for _, c in found["ours"]))
+    for group in groups:
+        row = [statistics.median(c.get(group, 0) for _, c in found[s]) for s in names]
+        if max(row) >= 5:
+            print(f"| {group} | " + " | ".join(f"{v:.0f}" for v in row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
