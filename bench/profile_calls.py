@@ -1,7 +1,7 @@
 """Where a call's main-thread time goes: Chrome's sampling CPU profiler over a series of one tool's calls, on the
 bench sites of ``bench/run.py`` (ours and the reference), attributed by script and by function.
 
-Usage: python bench/profile_calls.py [--cells 10|100|1000] [--calls N] [--outputs] [--tool get_cells|export|update_cell]
+Usage: python bench/profile_calls.py [--cells 10|100|1000|large] [--calls N] [--outputs] [--tool get_cells|export|update_cell]
 
 Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``.cache/bench/theirs``; run it once, ``--quick``
 is enough for 10 and 100 cells). For each site: open the notebook, wait for the tools and for JupyterLab to render
@@ -135,7 +135,8 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cells", type=int, default=10, choices=notebooks.SIZES)
+    parser.add_argument("--cells", default="10", choices=[*map(str, notebooks.SIZES), "large"],
+                        help="the bench notebook: bench-<N>.ipynb, or bench-large.ipynb (the 20 MB output and 50 images)")
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--tool", default="get_cells", choices=("get_cells", "export", "update_cell"))
     parser.add_argument("--outputs", action="store_true", help="get_cells with includeOutputs")
@@ -146,11 +147,12 @@ def main() -> int:
         if not (folder / "lab" / "index.html").exists():
             sys.exit(f"{folder} is not built: run `python bench/run.py --quick` first")
     path = notebooks.name_for(opts.cells)
+    count = notebooks.IMAGES + 2 if opts.cells == "large" else int(opts.cells)  # as bench/run.py counts the large one
     tool = {"get_cells": "jupyter_get_cells", "export": "jupyter_export_notebook", "update_cell": "jupyter_update_cell"}[opts.tool]
-    args: dict = {"notebookPath": path, "_cells": opts.cells}
+    args: dict = {"notebookPath": path, "_cells": count}
     sources = None
     if opts.tool == "get_cells":
-        args.update(startIndex=0, endIndex=min(opts.cells, 100), includeOutputs=opts.outputs)
+        args.update(startIndex=0, endIndex=min(count, 100), includeOutputs=opts.outputs)
     elif opts.tool == "export":
         args.update(format="markdown", includeOutputs=True)
     else:

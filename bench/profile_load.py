@@ -2,11 +2,13 @@
 page is usable (JupyterLab's shell restored and the file browser listing its entries, as ``bench/run.py`` defines
 it), on the bench sites with the bridge, with the reference and with no extension, grouped by script.
 
-Usage: python bench/profile_load.py [--runs N] [--warm]
+Usage: python bench/profile_load.py [--runs N] [--warm] [--startup]
 
 Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``theirs``, ``baseline``). Each run opens each site
 in a fresh browser context (``--warm``: then reloads it, and profiles the reload), and prints, per site, the
-median over runs of the milliseconds until usable and of the self time of each group up to then.
+median over runs of the milliseconds until usable and of the self time of each group up to then. ``--startup``:
+the bridge's site only, profiled on until its status is ready (the bridge's Python start-up included), with the
+longest task of that stretch.
 """
 
 from __future__ import annotations
@@ -58,12 +60,39 @@ def profile_load(browser, url: str, init_script: str, warm: bool) -> tuple[float
     return usable, groups
 
 
+def profile_startup(browser, url: str, init_script: str) -> tuple[float, float, collections.Counter]:
+    """(ready ms, longest task ms from Python's start to ready, self ms by group) of the bridge's site from navigation
+    to its status ready."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(init_script)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
+    cdp.send("Profiler.start")
+    bench.goto(page, url)
+    page.wait_for_function("() => ['ready', 'failed'].includes(window.webmcpBridge?.status.state)",
+                           timeout=bench.LOAD_TIMEOUT_MS, polling=20)
+    profile = cdp.send("Profiler.stop")["profile"]
+    timings = page.evaluate("() => window.webmcpBridge.status.timings")
+    ready = timings["bridgeReady"]
+    longest = bench.longest_in(page.evaluate("() => __bench.longtasks"), timings["pythonStart"], ready)
+    context.close()
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    groups: collections.Counter = collections.Counter()
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = nodes[sample]["callFrame"]
+        groups[where(frame["url"], frame["functionName"])] += delta / 1000
+    return ready, longest, groups
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--warm", action="store_true", help="profile a reload (the browser's caches warm)")
+    parser.add_argument("--startup", action="store_true", help="the bridge's site until its Python is up")
     opts = parser.parse_args()
-    names = bench.ALL_SITES
+    names = ("ours",) if opts.startup else bench.ALL_SITES
     folders = {side: sites.BENCH / side for side in names}
     for folder in folders.values():
         if not (folder / "lab" / "index.html").exists():
@@ -77,6 +106,9 @@ def main() -> int:
                                              args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
             try:
                 for i in range(opts.runs):
+                    if opts.startup:
+                        found["ours"].append(profile_startup(browser, urls["ours"], init_script))
+                        continue
                     for side in (names if i % 2 == 0 else names[::-1]):
                         found[side].append(profile_load(browser, urls[side], init_script, opts.warm))
             finally:
@@ -84,6 +116,16 @@ def main() -> int:
     finally:
         for server in servers:
             server.shutdown()
+    if opts.startup:
+        runs = found["ours"]
+        print(f"## The bridge's site from navigation until its Python is up (cold; medians of {opts.runs} runs)\n")
+        print(f"ready at {statistics.median(r for r, _, _ in runs):.0f} ms; longest task {statistics.median(t for _, t, _ in runs):.0f} ms\n")
+        print("| where | self ms |\n|---|---|")
+        for group in sorted({g for _, _, c in runs for g in c}, key=lambda g: -statistics.median(c.get(g, 0) for _, _, c in runs)):
+            value = statistics.median(c.get(group, 0) for _, _, c in runs)
+            if value >= 5:
+                print(f"| {group} | {value:.0f} |")
+        return 0
     kind = "warm (a reload)" if opts.warm else "cold (a fresh context)"
     print(f"## Opening the page, {kind}: main-thread self time until usable (ms, medians of {opts.runs} runs)\n")
     print("| where | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
