@@ -6,11 +6,13 @@ Usage: python bench/profile_calls.py [--cells 10|100|1000|large] [--calls N] [--
 Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``.cache/bench/theirs``; run it once, ``--quick``
 is enough for 10 and 100 cells). For each site: open the notebook, wait for the tools and for JupyterLab to render
 every cell, make 3 untimed calls, then profile N calls (the profiler samples every 100 µs) and print the
-milliseconds per call of self time grouped by where it ran: the bridge's Python (Pyodide's wasm), Pyodide's
-JavaScript glue, the bridge's loader, the extension's own script (the reference), JupyterLab and the browser's
-own work (garbage collection, the program's idle time excluded), the p50 of each call as the page timed it and of
-the extension's own ``execute`` (the rest is the browser's ``executeTool`` and the event loop), then the top
-functions.
+self time of the profiled stretch divided by the number of calls, grouped by where it ran: the bridge's Python
+(Pyodide's wasm; a package's own wasm module apart), Pyodide's JavaScript glue, the bridge's loader and JS halves,
+the extension's own script (the reference), JupyterLab, garbage collection, and the profiler's "(program)" (the
+browser's native work: style, layout, paint, tasks) and "(idle)". The stretch includes the short waits between
+calls (one task each) and the page's work during them, so a group's figure is per call, not inside a call. Then
+the p50 of each call as the page timed it and of the extension's own ``execute`` (the rest of a call is the
+browser's ``executeTool`` and the event loop), then the top functions.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import collections
 import json
 import re
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -59,11 +60,11 @@ EXECUTE_TIMER = """
 
 def where(url: str, name: str) -> str:
     """The group of one profile node: by script URL, then by the profiler's own names for the browser's work."""
+    if re.fullmatch(r"[0-9a-f]{8}", url) or (url.startswith("wasm://") and "pyodide" not in url):
+        return "Python extension modules (wasm)"  # a wasm module Pyodide loaded for a package (pydantic-core)
     if "pyodide.asm.wasm" in url or url.startswith("wasm://"):
         return "Pyodide wasm (Python)"
-    if re.fullmatch(r"[0-9a-f]{8}", url):  # a wasm module Pyodide loaded for a package (pydantic-core)
-        return "Python extension modules (wasm)"
-    if "pyodide" in url:
+    if re.search(r"/pyodide(\.asm)?\.m?js", url):  # not the kernel extension's own scripts (pyodide-kernel-extension)
         return "Pyodide JS glue"
     if url.startswith("webmcp-bridge/"):  # the JS halves Python evaluates (lab/ffi.py load_half)
         return f"bridge JS half {url.rsplit('/', 1)[-1]}"
@@ -107,9 +108,7 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
     cdp.send("Profiler.enable")
     cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
     cdp.send("Profiler.start")
-    t0 = time.perf_counter()
     rows = page.evaluate("spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": calls, "sources": sources})
-    wall = (time.perf_counter() - t0) * 1000
     profile = cdp.send("Profiler.stop")["profile"]
     inside = sorted(page.evaluate("() => window.__executeMs"))
     context.close()
@@ -130,7 +129,7 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
             name = frame["functionName"] or "(anonymous)"
             functions[f"{name}  [{frame['url'].rsplit('/', 1)[-1] or group}]"] += us
     ms = sorted(r["ms"] for r in rows)
-    return {"p50": ms[len(ms) // 2], "execute_p50": inside[len(inside) // 2] if inside else None, "wall_per_call": wall / calls, "groups": groups, "functions": functions, "calls": calls}
+    return {"p50": ms[len(ms) // 2], "execute_p50": inside[len(inside) // 2] if inside else None, "groups": groups, "functions": functions, "calls": calls}
 
 
 def main() -> int:
@@ -172,7 +171,7 @@ def main() -> int:
         for server in servers:
             server.shutdown()
     label = f"{opts.tool}{' +outputs' if opts.outputs else ''} on {path}, {opts.calls} calls"
-    print(f"## {label}: main-thread self time per call (ms), sampled every {SAMPLE_US} µs\n")
+    print(f"## {label}: main-thread self time of the profiled stretch ÷ calls (ms), sampled every {SAMPLE_US} µs\n")
     print("| where | ours | reference |\n|---|---|---|")
     names = sorted(set(found["ours"]["groups"]) | set(found["theirs"]["groups"]), key=lambda g: -found["ours"]["groups"].get(g, 0))
     for group in names:
@@ -180,7 +179,8 @@ def main() -> int:
         if max(cells) >= 0.05:
             print(f"| {group} | {cells[0]:.2f} | {cells[1]:.2f} |")
     print(f"| p50 of the calls, as timed in the page | {found['ours']['p50']:.2f} | {found['theirs']['p50']:.2f} |")
-    print(f"| p50 of the extension's own execute | {found['ours']['execute_p50']:.2f} | {found['theirs']['execute_p50']:.2f} |")
+    inside = [found[s]["execute_p50"] for s in bench.SIDES]
+    print("| p50 of the extension's own execute | " + " | ".join("-" if v is None else f"{v:.2f}" for v in inside) + " |")
     for side in bench.SIDES:
         print(f"\n### top functions, {side} (self ms per call)\n")
         for name, us in found[side]["functions"].most_common(opts.top):

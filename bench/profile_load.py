@@ -2,13 +2,15 @@
 page is usable (JupyterLab's shell restored and the file browser listing its entries, as ``bench/run.py`` defines
 it), on the bench sites with the bridge, with the reference and with no extension, grouped by script.
 
-Usage: python bench/profile_load.py [--runs N] [--warm] [--startup]
+Usage: python bench/profile_load.py [--runs N] [--warm] [--startup] [--open NOTEBOOK]
 
 Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``theirs``, ``baseline``). Each run opens each site
 in a fresh browser context (``--warm``: then reloads it, and profiles the reload), and prints, per site, the
 median over runs of the milliseconds until usable and of the self time of each group up to then. ``--startup``:
 the bridge's site only, profiled on until its status is ready (the bridge's Python start-up included), with the
-longest task of that stretch.
+longest task of that stretch. ``--open bench-3000.ipynb``: on each site, once the page is up (for the bridge, once
+its Python is ready) and quiet, the opening of that bench notebook with JupyterLab's own command, profiled until its
+cells are rendered and 2 s more (as ``bench/run.py`` times it), with the longest task of that stretch.
 """
 
 from __future__ import annotations
@@ -86,11 +88,51 @@ def profile_startup(browser, url: str, init_script: str) -> tuple[float, float, 
     return ready, longest, groups
 
 
+def profile_open(browser, url: str, side: str, init_script: str, name: str) -> tuple[float, float, collections.Counter]:
+    """(seconds until rendered, longest task ms, self ms by group and script) of opening bench notebook ``name``."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(init_script)
+    bench.goto(page, url)
+    page.wait_for_function("() => __bench.usable !== null", timeout=bench.LOAD_TIMEOUT_MS)
+    if side == "ours":
+        page.wait_for_function("() => window.webmcpBridge?.status.state === 'ready'", timeout=bench.LOAD_TIMEOUT_MS)
+    bench.settle(page)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
+    cdp.send("Profiler.start")
+    t0 = page.evaluate("() => performance.now()")
+    page.evaluate("path => __bench.open(path)", name)
+    bench.rendered(page, name)
+    t_rendered = page.evaluate("() => performance.now()")
+    page.wait_for_timeout(2000)
+    t1 = page.evaluate("() => performance.now()")
+    profile = cdp.send("Profiler.stop")["profile"]
+    longest = bench.longest_in(page.evaluate("() => __bench.longtasks"), t0, t1)
+    context.close()
+    return (t_rendered - t0) / 1000, longest, _grouped(profile)
+
+
+def _grouped(profile: dict) -> collections.Counter:
+    """Self ms of a CPU profile by where it ran (page scripts one row per file)."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    groups: collections.Counter = collections.Counter()
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = nodes[sample]["callFrame"]
+        group = where(frame["url"], frame["functionName"])
+        if group == "JupyterLab and other page scripts":
+            group = f"script {frame['url'].rsplit('/', 1)[-1].split('?')[0]}"
+        groups[group] += delta / 1000
+    return groups
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--warm", action="store_true", help="profile a reload (the browser's caches warm)")
     parser.add_argument("--startup", action="store_true", help="the bridge's site until its Python is up")
+    parser.add_argument("--open", metavar="NOTEBOOK", help="profile opening this bench notebook (e.g. bench-3000.ipynb)")
     opts = parser.parse_args()
     names = ("ours",) if opts.startup else bench.ALL_SITES
     folders = {side: sites.BENCH / side for side in names}
@@ -106,6 +148,10 @@ def main() -> int:
                                              args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
             try:
                 for i in range(opts.runs):
+                    if opts.open:
+                        for side in (names if i % 2 == 0 else names[::-1]):
+                            found[side].append(profile_open(browser, urls[side], side, init_script, opts.open))
+                        continue
                     if opts.startup:
                         found["ours"].append(profile_startup(browser, urls["ours"], init_script))
                         continue
@@ -125,6 +171,17 @@ def main() -> int:
             value = statistics.median(c.get(group, 0) for _, _, c in runs)
             if value >= 5:
                 print(f"| {group} | {value:.0f} |")
+        return 0
+    if opts.open:
+        print(f"## Opening {opts.open} with JupyterLab's command: self ms until rendered + 2 s (medians of {opts.runs} runs)\n")
+        print("| where | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
+        print("| seconds until rendered | " + " | ".join(f"{statistics.median(r[0] for r in found[s]):.2f}" for s in names) + " |")
+        print("| longest task (ms) | " + " | ".join(f"{statistics.median(r[1] for r in found[s]):.0f}" for s in names) + " |")
+        groups = sorted({g for s in names for r in found[s] for g in r[2]}, key=lambda g: -statistics.median(r[2].get(g, 0) for r in found["ours"]))
+        for group in groups:
+            row = [statistics.median(r[2].get(group, 0) for r in found[s]) for s in names]
+            if max(row) >= 10:
+                print(f"| {group} | " + " | ".join(f"{v:.0f}" for v in row) + " |")
         return 0
     kind = "warm (a reload)" if opts.warm else "cold (a fresh context)"
     print(f"## Opening the page, {kind}: main-thread self time until usable (ms, medians of {opts.runs} runs)\n")

@@ -1,6 +1,6 @@
 """Benchmark the bridge against the published reference extension (jupyterlite-webmcp 0.1.1) and against no extension.
 
-Usage: python bench/run.py [--runs N] [--calls N] [--quick] [--table]
+Usage: python bench/run.py [--runs N] [--calls N] [--quick] [--table [RESULTS_JSON]]
 
 Builds three sites that differ only in the extension (bench/sites.py: same JupyterLite, same offline Pyodide,
 same content plus the notebooks of bench/notebooks.py): ours (the bridge), theirs (the reference) and baseline
@@ -566,10 +566,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--calls", type=int, default=20, help="timed calls per figure and run (default 20)")
     parser.add_argument("--quick", action="store_true", help="1 run, small notebooks, few calls: a smoke check")
-    parser.add_argument("--table", action="store_true", help="only reprint the table of bench/results.json")
+    parser.add_argument("--table", nargs="?", const=str(RESULTS), metavar="RESULTS_JSON",
+                        help="only reprint the table of bench/results.json (or of the results file given)")
     args = parser.parse_args()
     if args.table:
-        saved = json.loads(RESULTS.read_text(encoding="utf-8"))
+        saved = json.loads(Path(args.table).read_text(encoding="utf-8"))
         print(table(saved["summary"], saved["meta"]["plan"], saved["meta"]["runs_done"]))
         return 0
     sizes = (10, 100) if args.quick else notebooks.SIZES

@@ -146,9 +146,12 @@ def run_session(site_url: str, log_dir: Path) -> tuple[dict, list]:
     outcome: dict = {}
     log: list = []
     log_file = log_dir / "chrome-devtools-mcp.log"
+    first_attempt: list = []  # the calls of a session whose browser went away
 
     def main():
+        nonlocal log_file
         for attempt in (1, 2):
+            log_file = log_dir / f"chrome-devtools-mcp-{attempt}.log"
             try:
                 outcome["seen"] = asyncio.run(agent_session(site_url, log, log_file))
                 outcome["seen"]["attempts"] = attempt
@@ -158,6 +161,7 @@ def run_session(site_url: str, log_dir: Path) -> tuple[dict, list]:
                 outcome["error"] = exc
                 if not restarted(exc):
                     return
+                first_attempt.extend(log)
                 log.clear()
 
     thread = threading.Thread(target=main, name="mcp-client")
@@ -166,7 +170,8 @@ def run_session(site_url: str, log_dir: Path) -> tuple[dict, list]:
     assert not thread.is_alive(), "the MCP session did not end"
     if "error" in outcome:
         server_log = log_file.read_text(errors="replace")[-4000:] if log_file.exists() else "(no log)"
-        raise AssertionError(f"MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}\n"
+        earlier = f"a first session lost its browser after: {json.dumps(first_attempt, default=str)[-1500:]}\n" if first_attempt else ""
+        raise AssertionError(f"{earlier}MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}\n"
                              f"server log (tail): {server_log}") from outcome["error"]
     return outcome["seen"], log
 
