@@ -31,7 +31,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 import run as bench  # noqa: E402
 import sites  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
-from profile_calls import SAMPLE_US, where  # noqa: E402
+from profile_calls import self_ms, start_profiler  # noqa: E402
 
 
 def profile_load(browser, url: str, init_script: str, warm: bool) -> tuple[float, collections.Counter]:
@@ -42,24 +42,13 @@ def profile_load(browser, url: str, init_script: str, warm: bool) -> tuple[float
         bench.goto(page, url)
         page.wait_for_function("() => __bench.usable !== null", timeout=bench.LOAD_TIMEOUT_MS)
         page.wait_for_timeout(3000)
-    cdp = context.new_cdp_session(page)
-    cdp.send("Profiler.enable")
-    cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
-    cdp.send("Profiler.start")
+    cdp = start_profiler(context, page)
     bench.goto(page, url, reload=warm)
     page.wait_for_function("() => __bench.usable !== null", timeout=bench.LOAD_TIMEOUT_MS, polling=20)
     profile = cdp.send("Profiler.stop")["profile"]
     usable = page.evaluate("() => __bench.usable")
     context.close()
-    nodes = {n["id"]: n for n in profile["nodes"]}
-    groups: collections.Counter = collections.Counter()
-    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
-        frame = nodes[sample]["callFrame"]
-        group = where(frame["url"], frame["functionName"])
-        if group == "JupyterLab and other page scripts":  # one row per script file (the same builds on each site)
-            group = f"script {frame['url'].rsplit('/', 1)[-1].split('?')[0]}"
-        groups[group] += delta / 1000
-    return usable, groups
+    return usable, self_ms(profile, by_script=True)
 
 
 def profile_startup(browser, url: str, init_script: str) -> tuple[float, float, collections.Counter]:
@@ -68,10 +57,7 @@ def profile_startup(browser, url: str, init_script: str) -> tuple[float, float, 
     context = browser.new_context()
     page = context.new_page()
     page.add_init_script(init_script)
-    cdp = context.new_cdp_session(page)
-    cdp.send("Profiler.enable")
-    cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
-    cdp.send("Profiler.start")
+    cdp = start_profiler(context, page)
     bench.goto(page, url)
     page.wait_for_function("() => ['ready', 'failed'].includes(window.webmcpBridge?.status.state)",
                            timeout=bench.LOAD_TIMEOUT_MS, polling=20)
@@ -80,12 +66,7 @@ def profile_startup(browser, url: str, init_script: str) -> tuple[float, float, 
     ready = timings["bridgeReady"]
     longest = bench.longest_in(page.evaluate("() => __bench.longtasks"), timings["pythonStart"], ready)
     context.close()
-    nodes = {n["id"]: n for n in profile["nodes"]}
-    groups: collections.Counter = collections.Counter()
-    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
-        frame = nodes[sample]["callFrame"]
-        groups[where(frame["url"], frame["functionName"])] += delta / 1000
-    return ready, longest, groups
+    return ready, longest, self_ms(profile)
 
 
 def profile_open(browser, url: str, side: str, init_script: str, name: str) -> tuple[float, float, collections.Counter]:
@@ -98,10 +79,7 @@ def profile_open(browser, url: str, side: str, init_script: str, name: str) -> t
     if side == "ours":
         page.wait_for_function("() => window.webmcpBridge?.status.state === 'ready'", timeout=bench.LOAD_TIMEOUT_MS)
     bench.settle(page)
-    cdp = context.new_cdp_session(page)
-    cdp.send("Profiler.enable")
-    cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
-    cdp.send("Profiler.start")
+    cdp = start_profiler(context, page)
     t0 = page.evaluate("() => performance.now()")
     page.evaluate("path => __bench.open(path)", name)
     bench.rendered(page, name)
@@ -111,20 +89,7 @@ def profile_open(browser, url: str, side: str, init_script: str, name: str) -> t
     profile = cdp.send("Profiler.stop")["profile"]
     longest = bench.longest_in(page.evaluate("() => __bench.longtasks"), t0, t1)
     context.close()
-    return (t_rendered - t0) / 1000, longest, _grouped(profile)
-
-
-def _grouped(profile: dict) -> collections.Counter:
-    """Self ms of a CPU profile by where it ran (page scripts one row per file)."""
-    nodes = {n["id"]: n for n in profile["nodes"]}
-    groups: collections.Counter = collections.Counter()
-    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
-        frame = nodes[sample]["callFrame"]
-        group = where(frame["url"], frame["functionName"])
-        if group == "JupyterLab and other page scripts":
-            group = f"script {frame['url'].rsplit('/', 1)[-1].split('?')[0]}"
-        groups[group] += delta / 1000
-    return groups
+    return (t_rendered - t0) / 1000, longest, self_ms(profile, by_script=True)
 
 
 def main() -> int:
