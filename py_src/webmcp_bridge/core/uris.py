@@ -64,11 +64,11 @@ class NotebookAddress:
         return output_uri(self.path, self.cell_id, self.output_index)
 
 
-_ALL_UNRESERVED = re.compile(r"[A-Za-z0-9._~-]*")
+_ALL_UNRESERVED = re.compile(f"[{re.escape(''.join(sorted(_UNRESERVED)))}]*")  # a segment of only those: nothing to escape
 
 
 def _encode(segment: str) -> str:
-    if _ALL_UNRESERVED.fullmatch(segment):  # the usual id or file name: nothing to escape
+    if _ALL_UNRESERVED.fullmatch(segment):  # the usual id or file name
         return segment
     return "".join(chr(b) if chr(b) in _UNRESERVED else f"%{b:02X}" for b in segment.encode("utf-8", "surrogatepass"))
 
