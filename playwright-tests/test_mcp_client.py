@@ -145,15 +145,13 @@ def run_session(site_url: str, log_dir: Path) -> tuple[dict, list]:
     as an agent told "call list_pages" would; a second loss fails the test with the server's log."""
     outcome: dict = {}
     log: list = []
-    log_file = log_dir / "chrome-devtools-mcp.log"
     first_attempt: list = []  # the calls of a session whose browser went away
 
     def main():
-        nonlocal log_file
         for attempt in (1, 2):
-            log_file = log_dir / f"chrome-devtools-mcp-{attempt}.log"
+            outcome["log_file"] = log_dir / f"chrome-devtools-mcp-{attempt}.log"  # the server's log of this attempt
             try:
-                outcome["seen"] = asyncio.run(agent_session(site_url, log, log_file))
+                outcome["seen"] = asyncio.run(agent_session(site_url, log, outcome["log_file"]))
                 outcome["seen"]["attempts"] = attempt
                 outcome.pop("error", None)
                 return
@@ -169,6 +167,7 @@ def run_session(site_url: str, log_dir: Path) -> tuple[dict, list]:
     thread.join(timeout=900)
     assert not thread.is_alive(), "the MCP session did not end"
     if "error" in outcome:
+        log_file = outcome["log_file"]
         server_log = log_file.read_text(errors="replace")[-4000:] if log_file.exists() else "(no log)"
         earlier = f"a first session lost its browser after: {json.dumps(first_attempt, default=str)[-1500:]}\n" if first_attempt else ""
         raise AssertionError(f"{earlier}MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}\n"
