@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from helpers import REPO, check_envelope, corpus_text
 from webmcp_bridge.calls.toolsets import words_of_query
@@ -126,6 +126,35 @@ def test_a_site_tool_gets_validation_bounds_and_the_envelope() -> None:
     error(bridge, "site_echo", {"text": "x" * (DEFAULT_LIMITS.input_bytes + 1)}, "TOO_LARGE")
     big = call(bridge, "site_echo", {"text": "é" * 150_000, "times": 1})  # 300 kB of payload: cut under the cap by the registry
     assert len(big["content"][0]["text"].encode()) <= DEFAULT_LIMITS.result_bytes
+
+
+class TreeNode(BaseModel):
+    name: Annotated[str, Field(description="The node's name.", max_length=100)]
+    children: Annotated[list[TreeNode], Field(description="Its children.", max_length=10)] = []
+
+
+class TreeInput(ToolInput):
+    root: Annotated[TreeNode, Field(description="A tree of names.")]
+
+
+async def count_nodes(ctx: CallContext, args: TreeInput) -> dict[str, Any]:
+    def size(node: TreeNode) -> int:
+        return 1 + sum(size(child) for child in node.children)
+    return {"nodes": size(args.root)}
+
+
+def test_a_site_tool_whose_input_model_refers_to_itself_is_served_with_its_definitions_kept() -> None:
+    tree_tool = Tool("site_tree", "Tree", "Count a tree's nodes.", TreeInput, count_nodes, Annotations(read_only=True))
+    contribution = Contribution("site", toolsets=(Toolset("site", "A site's tools.", (tree_tool,)),))
+    bridge = build_bridge(MemoryWorkspace({}), contributions=[contribution])
+    assert len(bridge.diagnostics) == 0, bridge.diagnostics
+    definition = bridge.registry.definitions("site")[0]
+    schema = definition["inputSchema"]
+    assert schema["properties"]["root"]["$ref"] == "#/$defs/TreeNode"
+    assert schema["$defs"]["TreeNode"]["properties"]["children"]["items"] == {"$ref": "#/$defs/TreeNode"}
+    tree = {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}, {"name": "d"}]}
+    assert ok(bridge, "site_tree", {"root": tree}) == {"nodes": 4}
+    error(bridge, "site_tree", {"root": {"children": []}}, "INVALID_ARGUMENT")
 
 
 def test_a_site_tool_cannot_see_a_hidden_cell() -> None:

@@ -28,6 +28,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from webmcp_bridge.calls.schemas import inline_refs
+
 
 def sometimes(description: str | None = None) -> Any:
     """A field for a key that is sometimes absent from the payload (not required; absent rather than null)."""
@@ -111,30 +113,13 @@ class AnyPayload(Payload):
     model_config = ConfigDict(extra="allow")
 
 
-def _clean(node: Any, defs: dict[str, Any], in_properties: bool = False) -> Any:
-    """``node`` with ``$ref`` inlined from ``defs``, a model's own description (its docstring, written for the code)
-    dropped where a field refers to it (the field's description stays), and pydantic's ``title`` and ``default``
-    keywords dropped (a default of a sometimes-absent key is not a value a payload holds). ``in_properties``: ``node``
-    maps property names to schemas (a property named "title" is kept)."""
-    if isinstance(node, dict):
-        if in_properties:
-            return {name: _clean(schema, defs) for name, schema in node.items()}
-        if "$ref" in node:
-            target = {k: v for k, v in defs[node["$ref"].rsplit("/", 1)[-1]].items() if k != "description"}
-            return _clean({**copy.deepcopy(target), **{k: v for k, v in node.items() if k != "$ref"}}, defs)
-        return {k: _clean(v, defs, k == "properties") for k, v in node.items() if k not in ("title", "default")}
-    if isinstance(node, list):
-        return [_clean(v, defs) for v in node]
-    return node
-
-
 def payload_schema(model: Any) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12, ``$defs`` inlined, no model descriptions) of a payload model or a union of them."""
     schema = TypeAdapter(model).json_schema(mode="validation")
-    defs = schema.pop("$defs", {})
     schema.pop("description", None)
-    cleaned: dict[str, Any] = _clean(schema, defs)
-    return cleaned
+    # pydantic's title and default keywords dropped (a default of a sometimes-absent key is not a value a payload
+    # holds), and a nested model's own description (its docstring, written for the code)
+    return inline_refs(schema, drop=("title", "default"), drop_target_description=True)
 
 
 def output_schema(model: Any) -> dict[str, Any]:

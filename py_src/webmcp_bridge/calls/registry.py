@@ -43,6 +43,7 @@ from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
 from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.payloads import output_schema
 from webmcp_bridge.calls.pending import PendingCall, PendingCalls
+from webmcp_bridge.calls.schemas import inline_refs
 from webmcp_bridge.core.bounds import dumps, fit_payload_text
 from webmcp_bridge.core.errors import ErrorCode, ToolError, aborted
 from webmcp_bridge.core.limits import (
@@ -196,32 +197,16 @@ Hook = Callable[[CallEvent], None]
 current_call: contextvars.ContextVar[CallEvent | None] = contextvars.ContextVar("webmcp_bridge_call", default=None)
 
 
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    defs = schema.pop("$defs", {})
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node:
-                target = copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]])
-                extra = {k: v for k, v in node.items() if k != "$ref"}
-                return walk({**target, **extra})
-            return {k: walk(v) for k, v in node.items() if k != "title"}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    return walk(schema)
-
-
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """JSON Schema for ``model`` by alias, ``$defs`` inlined and auto titles dropped; root is an
+    """JSON Schema for ``model`` by alias, ``$defs`` inlined (:func:`webmcp_bridge.calls.schemas.inline_refs`:
+    a model that refers to itself stays under ``$defs``) and auto titles dropped; root is an
     object with ``additionalProperties: false``. Generated once per model (a fresh copy each call)."""
     return copy.deepcopy(_input_schema(model))
 
 
 @functools.lru_cache(maxsize=None)
 def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    schema = _inline_refs(model.model_json_schema(by_alias=True, mode="validation"))
+    schema = inline_refs(model.model_json_schema(by_alias=True, mode="validation"))
     schema.setdefault("properties", {})
     schema["type"] = "object"
     schema["additionalProperties"] = False
