@@ -76,6 +76,13 @@
 
   const bump = (m) => stamps.set(m, (stamps.get(m) ?? 0) + 1);
 
+  // Make a code cell untrusted: its outputs are re-created untrusted (the model's own trusted setter) and the
+  // trusted flag JupyterLab writes into the cell's metadata is removed, so a save and reload keeps it untrusted.
+  function untrust(cell) {
+    cell.trusted = false;
+    if (cell.sharedModel.getMetadata("trusted") !== undefined) cell.sharedModel.deleteMetadata("trusted");
+  }
+
   function watchCell(m, cell) {
     cell.sharedModel.changed.connect((_, change) => {
       if (change.metadataChange) {  // keep the remembered access current (a hidden cell stays hidden once deleted)
@@ -519,8 +526,25 @@
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
       const cell = model(panel).cells.get(i);
-      if (cell.type === "code") asAgent(() => cell.sharedModel.transact(() => cell.clearExecution()));
+      if (cell.type === "code") {
+        const trusted = cell.trusted; // JupyterLab's clearExecution trusts the cell: an untrusted one stays untrusted
+        asAgent(() => cell.sharedModel.transact(() => cell.clearExecution()));
+        if (!trusted) untrust(cell);
+      }
       return described(panel, i);
+    },
+    // Run a code cell for the agent: JupyterLab's CodeCell.execute (cellClass, from @jupyterlab/cells), whose
+    // synchronous part clears the cell, marks it trusted and sends the request; the cell is made untrusted again
+    // before this returns, so before any output of the run arrives (outputs come in later tasks): they are
+    // created untrusted and render as untrusted output does (sanitized HTML, no script, no handler) until the
+    // person trusts the notebook (JupyterLab's Trust command). Returns execute's promise, null for an unknown id.
+    executeAsAgent(panel, cellId, cellClass) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return null;
+      const widget = panel.content.widgets[i];
+      const promise = cellClass.execute(widget, panel.sessionContext);
+      untrust(widget.model);
+      return promise;
     },
     cellWidget(panel, cellId) {
       const i = findIndex(panel, cellId);

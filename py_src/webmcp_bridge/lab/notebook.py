@@ -379,7 +379,9 @@ class LabNotebook:
         # execute promise settles (the reply, a failure, a restart), not when the call returns.
         self.live.beginAgentRun(cell_id)
         try:
-            execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+            # notebook.js runs it as JupyterLab's CodeCell.execute does, but leaves the cell untrusted: the outputs of
+            # the agent's run render as untrusted output (no script, no handler) until the person trusts the notebook
+            execution = asyncio.ensure_future(_awaitable(self.live.executeAsAgent(self.panel, cell_id, cells_module.CodeCell)))
         except BaseException:
             self.live.endAgentRun(cell_id)
             raise
