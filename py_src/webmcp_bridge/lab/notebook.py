@@ -33,6 +33,7 @@ from webmcp_bridge.core.limits import (
     HIGHLIGHT_MS,
     KERNEL_POLL_SECONDS,
     PLATFORM_ERROR_CHARS,
+    RUN_CODE_KEEP_MARGIN,
     SCRUB_HISTORY_SECONDS,
     TABS_READ_SECONDS,
     page_utf8,
@@ -465,9 +466,12 @@ class LabNotebook:
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
         """``kernel.requestExecute`` (store_history false) with the iopub messages collected in ``notebook.js``;
-        on a timeout the outputs that arrived are returned and collecting stops (the code may still run)."""
+        on a timeout the outputs that arrived are returned and collecting stops (the code may still run). A stream's
+        text is kept in the page up to ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN`
+        UTF-16 units while the run is waited for; past that only its size is counted (the output's ``bytes`` stay
+        the whole text's, so the result says its text was cut)."""
         try:
-            handle = self.live.runCode(self.panel, code, max_outputs)
+            handle = self.live.runCode(self.panel, code, max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
         except JsException as exc:
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:PLATFORM_ERROR_CHARS]}") from None
         if is_nullish(handle):
