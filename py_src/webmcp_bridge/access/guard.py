@@ -22,10 +22,11 @@ menu) with the helpers below, which take the *raw* notebook; no guarded method c
 The author's locks (standard cell metadata ``editable: false`` / ``deletable: false``) are enforced here too:
 a source change of an uneditable cell, a delete of an undeletable one, is ``CELL_LOCKED``.
 
-Known limit: code run in the kernel (``jupyter_run_cells`` on writable cells) can read any file the kernel
-can reach, including the workspace's notebooks, and the variables hidden cells defined; access levels govern
-the bridge's tools, not the kernel. Before the agent's code runs, the kernel's history is scrubbed of hidden
-cells' sources and results (:meth:`GuardedNotebook._scrub_history`).
+Code run in the kernel can read any file the kernel can reach, including the workspace's notebooks, and the
+variables hidden cells defined; access levels govern the bridge's tools, not the kernel. So the guard applies
+the run rule (:mod:`webmcp_bridge.access.run_consent`) to every kernel run a tool starts: while anything is
+hidden, the code is shown to the person and waits for Accept. Before the agent's code runs, the kernel's history
+is also scrubbed of hidden cells' sources and results (:meth:`GuardedNotebook._scrub_history`; defence in depth).
 """
 
 from __future__ import annotations
