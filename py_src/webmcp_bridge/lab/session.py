@@ -168,6 +168,8 @@ class LabSession:
         self.timings["contributions"] = round((time.perf_counter() - began) * 1000, 1)  # fetching and importing, in steps
         self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site,
                                                                          diagnostics=diagnostics))
+        from webmcp_bridge.lab.run_switches import asking_off
+        self.bridge.guard.consent.set_switch(asking_off)  # the person's "Stop asking" of the run rule (the Access section)
         self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
         self._choose_toolsets()

@@ -383,12 +383,26 @@ def level_select(action: str, level: str, label: str) -> El:
 
 
 #: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel")
-KERNEL_NOTE = ("Hidden cells' sources are kept out of the kernel's history, but code the agent runs can still use "
-               "the variables they defined; such code is shown to you first.")
+KERNEL_NOTE = ("Code the agent runs in the kernel can read every file of the workspace (hidden notebooks included) and "
+               "everything in the kernel's memory (the variables and functions hidden cells defined). So while a cell or notebook is hidden, "
+               "every run the agent starts is shown to you with its code and waits for your Accept, in Direct mode too. "
+               "Hidden cells' sources are also cleared from the kernel's history, as a second line of defence only.")
+#: the Access section's switch of the run rule (lab/run_switches.py): "ask" (the default) or "stop"
+RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking (runs go ahead)"}
 
 
-def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, str]], cells: dict[str, CellInfo] | None) -> El:
-    """The Access section's body: the notebook's level, "apply to all cells", the restricted cells.
+def run_asking_select(asking_off: bool) -> El:
+    """The select of the run rule's switch for the notebook in front (``data-action="run-asking"``)."""
+    chosen = "stop" if asking_off else "ask"
+    return h("select", c("select"), *[h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
+                                      for value, text in RUN_ASKING_TEXT.items()],
+             data_action="run-asking", aria_label="Agent's kernel runs while something is hidden")
+
+
+def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, str]], cells: dict[str, CellInfo] | None,
+                asking_off: bool = False) -> El:
+    """The Access section's body: the notebook's level, "apply to all cells", the restricted cells, what kernel
+    code reaches and the run rule's switch (``asking_off``: the person turned asking off for this notebook).
 
     ``restricted``: ``(cell id, level)`` of cells whose level is not "write", in notebook order."""
     rows = []
@@ -403,7 +417,8 @@ def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, 
     if more > 0:
         rows.append(h("li", c("omitted"), text=f"{more} more restricted cells not listed"))
     listing = h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
-    kernel = [h("p", c("kernel-note"), text=KERNEL_NOTE)] if any(level == "none" for _, level in restricted) else []
+    kernel = [h("p", c("kernel-note"), text=KERNEL_NOTE),
+              h("label", c("row"), h("span", "", text="Agent's runs "), run_asking_select(asking_off))]
     return h("div", c("access-body"),
              h("label", c("row"), h("span", "", text="Notebook "), level_select("notebook-level", notebook_level, "Notebook access")),
              h("div", c("row"),
