@@ -157,14 +157,16 @@
   }
 
   // Opt-in MCP-B runtime: on a site whose config sets "webmcpBridgePolyfill": true, in a browser without native
-  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered, its tab
-  // transport accepting only this page's own origin. Resolves to true when it was loaded.
+  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered. Its tab transport
+  // accepts only this page's own origin; its iframe transport is off: in a frame, @mcp-b/global would otherwise
+  // serve the parent page, whatever its origin (it announces itself to any parent and answers it). With it off,
+  // a framed page serves only clients on its own window. Resolves to true when it was loaded.
   const polyfillReady = (async () => {
     if (document.modelContext || pageConfig().webmcpBridgePolyfill !== true) return false;
     const manifest = await manifestReady;
     window.__webModelContextOptions = {
       autoInitialize: true,
-      transport: { tabServer: { allowedOrigins: [window.location.origin] } }
+      transport: { tabServer: { allowedOrigins: [window.location.origin] }, iframeServer: false }
     };
     await new Promise((resolve, reject) => {
       const tag = document.createElement('script');
