@@ -8,6 +8,7 @@ import json
 from helpers import Bridge, corpus_json
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.limits import ERROR_MESSAGE_BYTES, ERRORS_LISTED, utf8_len
+from webmcp_bridge.tools.errors_summary import error_name
 
 PATH = "errors.ipynb"
 
@@ -112,3 +113,11 @@ def test_hidden_cells_are_never_listed_and_indices_count_visible_cells():
 def test_no_current_notebook_gives_null():
     bridge = Bridge({PATH: notebook([code("a", "1/0", [error("ZeroDivisionError", "x")], 1)])})
     assert bridge.ok("jupyter_get_context", {"includeErrors": True})["errors"] is None
+
+
+def test_the_pyodide_kernels_class_repr_names_are_plain_names():
+    assert error_name("<class 'ValueError'>") == "ValueError"
+    assert error_name("<class '__main__.NotReady'>") == "NotReady"
+    assert error_name("KeyError") == "KeyError" and error_name("<class weird") == "<class weird"
+    bridge = agent([code("p", "1/0", [error("<class 'ZeroDivisionError'>", "division by zero")], 1)])
+    assert errors(bridge)["cells"][0]["ename"] == "ZeroDivisionError"

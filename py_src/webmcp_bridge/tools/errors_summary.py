@@ -2,7 +2,7 @@
 when they last ran.
 
 A code cell raised in its last run when its outputs hold an ``error`` output (a run that raises ends with it, and
-the next run clears the outputs first). Each such cell is listed with the error's name, its message cut to
+the next run clears the outputs first). Each such cell is listed with the error's name (:func:`error_name`), its message cut to
 :data:`~webmcp_bridge.core.limits.ERROR_MESSAGE_BYTES` (ANSI stripped: the traceback is read with
 ``jupyter_get_output`` at ``outputUri``), and the cell's and the output's ``notebook://`` addresses. At most
 :data:`~webmcp_bridge.core.limits.ERRORS_LISTED` cells are listed, in notebook order; ``count`` counts them all.
@@ -14,12 +14,24 @@ of a cell are looked at.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from webmcp_bridge.access.guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Wire
 from webmcp_bridge.core.limits import ERROR_MESSAGE_BYTES, ERROR_SCAN_OUTPUTS, ERRORS_LISTED, EXPORT_CHUNK, preview
 from webmcp_bridge.core.uris import cell_uri, output_uri
+
+
+#: the name the Pyodide kernel (jupyterlite-pyodide-kernel 0.8.6, ``str(type(error))``) gives an error
+_CLASS_REPR = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
+
+
+def error_name(ename: str) -> str:
+    """The error's class name as ipykernel gives it (``ValueError``): the Pyodide kernel's ``<class 'ValueError'>`` (or
+    ``<class 'module.Name'>``) becomes ``ValueError`` (``Name``); any other name is kept as it is."""
+    match = _CLASS_REPR.fullmatch(ename.strip())
+    return match.group(1) if match else ename
 
 
 class CellError(Wire):
@@ -63,7 +75,7 @@ async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
                 continue
             output = cell.outputs[index]
             found.append({"cellId": cell.id, "index": cell.index, "uri": cell_uri(nb.path, cell.id),
-                          "executionCount": cell.execution_count, "ename": preview(output.ename or "", ERROR_MESSAGE_BYTES),
+                          "executionCount": cell.execution_count, "ename": preview(error_name(output.ename or ""), ERROR_MESSAGE_BYTES),
                           "evalue": preview(output.evalue or "", ERROR_MESSAGE_BYTES), "outputIndex": index,
                           "outputUri": output_uri(nb.path, cell.id, index)})
     return {"path": nb.path, "count": count, "cells": found, "truncated": count > len(found)}
