@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 from test_tools import assert_clean, ok
-
 from webmcp_bridge.core.limits import GUIDANCE_BYTES, utf8_len
 
 #: a demo notebook saved with the outputs of its last runs: four cells raised ZeroDivisionError (0-based indices)

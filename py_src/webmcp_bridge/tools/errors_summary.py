@@ -22,7 +22,6 @@ from webmcp_bridge.calls.payloads import Wire
 from webmcp_bridge.core.limits import ERROR_MESSAGE_BYTES, ERROR_SCAN_OUTPUTS, ERRORS_LISTED, EXPORT_CHUNK, preview
 from webmcp_bridge.core.uris import cell_uri, output_uri
 
-
 #: the name the Pyodide kernel (jupyterlite-pyodide-kernel 0.8.6, ``str(type(error))``) gives an error
 _CLASS_REPR = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
 
