@@ -238,9 +238,12 @@ CONTRIBUTIONS = [
                  "Check a course exercise: runs its hidden tests on the answer cell in the notebook's kernel and returns the "
                  "verdict (each test's name, passed or not, and a hint for a failed one). Exercises: 'word-counts' "
                  "(word_counts(text) in course/word-counts.ipynb). Nothing in the notebook changes.",
-                 CheckExerciseInput, check_exercise, Annotations(),  # not read-only: the answer's code runs in the kernel
+                 # not read-only: the answer's code runs in the kernel; checking again changes nothing more
+                 CheckExerciseInput, check_exercise, Annotations(destructive=False, idempotent=True, open_world=False),
                  ExerciseChecked | ExerciseNotChecked | DeniedPayload),
         )),),
+        guidance="On this course site, check a student's exercise with check_exercise (toolset course: turn it on with "
+                 "jupyter_toolsets) before you say it is done, and write answers only under course/answers/.",
         extensions=(
             Extension("jupyter_write_file", order=10, around=answers_only,
                       description="Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). In "

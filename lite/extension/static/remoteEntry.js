@@ -36,9 +36,10 @@
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
   // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics);
-  // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered
+  // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered;
+  // prompts: MCP prompts registered
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
-                   diagnostics: [], outputSchema: null, resources: 0 };
+                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0 };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
   // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
   const loaderCalls = {};
@@ -495,6 +496,36 @@
     status.resources = 0;
   }
 
+  // connectPrompts(promptsJson): where the runtime has MCP prompts (the MCP-B runtime's registerPrompt; native WebMCP
+  // has none), register Python's prompts [{name, title, description, result}]; a get answers with a copy of `result`
+  // (the prompt's GetPromptResult, made by Python). Returns how many were registered (0 without prompts).
+  const prompts = [];
+  function connectPrompts(promptsJson) {
+    disconnectPrompts();
+    const mc = document.modelContext;
+    if (!mc || typeof mc.registerPrompt !== 'function') return 0;
+    for (const prompt of JSON.parse(promptsJson)) {
+      try {
+        prompts.push(mc.registerPrompt({
+          name: prompt.name, title: prompt.title, description: prompt.description,
+          get: async () => structuredClone(prompt.result)
+        }));
+      } catch (error) {
+        console.error(`[${NAME}] prompt ${prompt.name} not registered`, error);
+      }
+    }
+    status.prompts = prompts.length;
+    return prompts.length;
+  }
+
+  // disconnectPrompts(): Python unregisters its prompts.
+  function disconnectPrompts() {
+    for (const handle of prompts.splice(0)) {
+      try { handle.unregister(); } catch (error) { console.error(`[${NAME}] prompt`, error); }
+    }
+    status.prompts = 0;
+  }
+
   // disconnect(): Python unregisters every tool (calls still waiting for it then fail cleanly).
   function disconnect() {
     for (const name of [...tools.keys()]) unregisterTool(name);
@@ -522,7 +553,8 @@
       setStatus: counted('setStatus', setStatus), setDiagnostics: counted('setDiagnostics', setDiagnostics),
       reportCall: counted('reportCall', reportCall), emit: counted('emit', emit),
       connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode),
-      connectResources: counted('connectResources', connectResources), disconnectResources: counted('disconnectResources', disconnectResources)
+      connectResources: counted('connectResources', connectResources), disconnectResources: counted('disconnectResources', disconnectResources),
+      connectPrompts: counted('connectPrompts', connectPrompts), disconnectPrompts: counted('disconnectPrompts', disconnectPrompts)
     };
     session = await boot.start(ctx);
     boot.destroy();

@@ -194,6 +194,16 @@ WORKSPACE_ENTRIES_DEFAULT = 200
 IDS_LISTED = 100
 #: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
 CONTEXT_ITEMS = 50
+#: ``jupyter_get_context`` with ``includeErrors``: the cells with an error listed (the rest counted), the bytes
+#: of each error's message kept, and the outputs of a cell looked at for its error (an error ends a run, so it
+#: is the last output: a cell with more outputs than this before its error reads as without one)
+ERRORS_LISTED = 20
+ERROR_MESSAGE_BYTES = 300
+ERROR_SCAN_OUTPUTS = 100
+#: the guidance for agents (:mod:`webmcp_bridge.tools.guidance`), site paragraphs included: UTF-8 bytes in all
+#: (under 2 KiB: it costs every agent that reads it), and the most the bridge's own text takes of it
+GUIDANCE_BYTES = 2000
+GUIDANCE_BASE_BYTES = 1600
 #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
 PROVENANCE_PER_CELL = 3
 #: ids listed per reason in a cell's ``outputsStale`` (the earlier cells that ran since it, or changed since their run)

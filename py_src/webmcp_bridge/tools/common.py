@@ -35,6 +35,7 @@ from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
 from webmcp_bridge.propose.proposals import Proposal, ProposalBook, ProposalDenied, diff_lines_at_least, mark_direct, source_diff
 from webmcp_bridge.sharing.selections import SharedSelections
+from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 
 NotebookPathField = Annotated[
     str | None,
@@ -86,7 +87,8 @@ class CallContext:
     so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
     tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
     shared, which pages of big sources the agent read (``reads``), the diagnostics of the site's contributions
-    (``diagnostics``, shown by ``jupyter_get_context``) and the page's toolset switch (``toolsets``). ``changes`` and
+    (``diagnostics``, shown by ``jupyter_get_context``), the page's toolset switch (``toolsets``) and the guidance for
+    agents, site paragraphs included (``guidance``, :mod:`webmcp_bridge.tools.guidance`). ``changes`` and
     ``proposals`` are the guard's (it feeds the one and checks the other).
 
     Raises TypeError when ``host`` is not a GuardedHost.
@@ -100,6 +102,7 @@ class CallContext:
     reads: SourceReads  # pages of big sources handed to the agent (this session)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
     toolsets: ToolsetSwitch | None = None  # which toolsets the page serves (the discovery tool switches them)
+    guidance: str = BASE_GUIDANCE  # the guidance for agents (build_bridge adds the site's paragraphs)
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
