@@ -10,7 +10,16 @@ import os
 import tomllib
 from pathlib import Path
 
-from webmcp_bridge_jupyter.lite_addon import ADDON_NAME, KERNEL_PLUGIN, RUNTIME_MODULE, KernelRuntimeAddon, point_kernel_at_runtime
+import pytest
+
+from webmcp_bridge_jupyter.lite_addon import (
+    ADDON_NAME,
+    CONFIG_CLASS,
+    KERNEL_PLUGIN,
+    RUNTIME_MODULE,
+    WebmcpBridgeKernelRuntimeAddon,
+    point_kernel_at_runtime,
+)
 from webmcp_bridge_jupyter.server import outside_paths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,19 +64,45 @@ def test_a_site_that_sets_its_own_runtime_keeps_it(tmp_path):
         assert config.read_bytes() == before
 
 
-def test_a_site_without_the_extension_is_left_alone(tmp_path):
+def test_turned_on_in_a_site_without_the_extension_fails_and_changes_nothing(tmp_path):
     config = built_site(tmp_path, {"pipliteUrls": []}, runtime=False)
     before = config.read_bytes()
-    assert point_kernel_at_runtime(config, tmp_path) is None and config.read_bytes() == before
+    with pytest.raises(FileNotFoundError, match="no extensions/webmcp-bridge/static/pyodide/pyodide.mjs"):
+        point_kernel_at_runtime(config, tmp_path)
+    assert config.read_bytes() == before
 
 
-def test_the_documented_opt_out_names_the_registered_addon():
-    """`--disable-addons <name>` takes the entry point's name: pyproject, the module and the docs agree."""
+class FakeManager:
+    def __init__(self, output_dir: Path) -> None:
+        self.output_dir = output_dir
+
+
+def test_the_addon_is_off_unless_the_site_turns_it_on(tmp_path):
+    """Off by default: no build task, so the kernel's settings stay the site's. The documented flag and the
+    documented jupyter_lite_config.json key both set ``enabled``, the one trait the task depends on."""
+    from jupyterlite_core.manager import LiteManager
+    from traitlets.config import Config
+
+    manager = LiteManager(output_dir=tmp_path)
+    off = WebmcpBridgeKernelRuntimeAddon(manager)
+    assert off.enabled is False and list(off.post_build(FakeManager(tmp_path))) == []
+    flag_config, _ = WebmcpBridgeKernelRuntimeAddon.flags[ADDON_NAME]
+    assert flag_config == {CONFIG_CLASS: {"enabled": True}} and CONFIG_CLASS == WebmcpBridgeKernelRuntimeAddon.__name__
+    on_manager = LiteManager(output_dir=tmp_path, config=Config({CONFIG_CLASS: {"enabled": True}}))
+    on = WebmcpBridgeKernelRuntimeAddon(on_manager)
+    tasks = list(on.post_build(FakeManager(tmp_path)))
+    assert on.enabled is True and [t["name"] for t in tasks] == ["kernel-runtime"]
+
+
+def test_the_documented_switches_name_the_registered_addon():
+    """The flag is the entry point's name and the config key the class's: pyproject, the module and the docs agree."""
     entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["jupyterlite.addon.v0"]
-    assert entry_points == {ADDON_NAME: "webmcp_bridge_jupyter.lite_addon:KernelRuntimeAddon"}
-    assert KernelRuntimeAddon.__all__ == ["post_build"]
+    assert entry_points == {ADDON_NAME: "webmcp_bridge_jupyter.lite_addon:WebmcpBridgeKernelRuntimeAddon"}
+    assert WebmcpBridgeKernelRuntimeAddon.__all__ == ["post_build"]
     for doc in ("README.md", "docs/hosting.md"):
-        assert f"--disable-addons {ADDON_NAME}" in (ROOT / doc).read_text(), doc
+        text = (ROOT / doc).read_text()
+        assert f"jupyter lite build --{ADDON_NAME}" in text, doc
+        assert f'{{"{CONFIG_CLASS}": {{"enabled": true}}}}' in text, doc
 
 
 def test_outside_paths_resolves_links_and_parents(tmp_path):
