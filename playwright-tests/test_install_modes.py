@@ -113,7 +113,7 @@ def test_a_site_built_as_the_docs_say_keeps_its_kernels_own_pyodide(author_env):
     kernel = built_config(outputs["plain"]).get("litePluginSettings", {}).get(KERNEL_SETTINGS, {})
     assert "pyodideUrl" not in kernel, kernel
     # the build ran the kernel's own addons all the same (its piplite index is set), so the check is not vacuous
-    assert any(u.endswith("/pypi/all.json") for u in kernel.get("pipliteUrls", [])), kernel
+    assert any("/pypi/all.json" in u for u in kernel.get("pipliteUrls", [])), kernel
 
 
 def test_the_opt_in_points_the_kernel_at_the_shipped_runtime(author_env):
