@@ -40,5 +40,25 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run_pypa_build() -> None:
+    """Run the PyPA frontend (``python -m build``, package ``build``) that this file shadows when that command is
+    typed at the repository's root (``-m`` puts the working folder first on ``sys.path``); exits as it does."""
+    import os
+    import runpy
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    try:
+        runpy.run_module("build", run_name="__main__", alter_sys=True)
+    except ImportError:
+        print("python -m build needs the build package: python -m pip install build", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(0)
+
+
 if __name__ == "__main__":
+    # `python build.py` runs this file as a script (no module spec); `python -m build` at the root imports it as the
+    # module "build", where the person meant the PyPA frontend (the sdist and the wheel, README)
+    if __spec__ is not None and __spec__.name == "build":
+        run_pypa_build()
     sys.exit(main())

@@ -7,9 +7,11 @@ project's), ``install.json`` (how JupyterLab tells a person to uninstall it), th
 bridge's pydantic models and each toolset's tool names, so the loader registers the tools a page's URL chooses
 before Python starts), ``bridge.json`` (what the loader loads, and the numbers it applies: ``core/limits.py``
 ``LOADER_BOUNDS``) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
-the npm package's runtime files, every pinned wheel and a pyodide-lock.json for them). The pinned wheels
-are the bridge's closure (pydantic) and the Pyodide kernel's (micropip, ipython, ...), so a JupyterLite site
-can also point its kernel's ``pyodideUrl`` here and serve the whole of Python from its own origin. And
+the npm package's runtime files, the wheels of the bridge's closure (pydantic) and a pyodide-lock.json for
+them, and ``kernel-lock.json``: the lock of every pinned wheel, the Pyodide kernel's closure (micropip, ipython,
+...) included, with each file's sha256). A JupyterLite site that turns on the kernel-runtime addon points its
+kernel's ``pyodideUrl`` here and serves the whole of Python from its own origin: the addon fetches the kernel's
+wheels at build time, checked against that lock, so the wheel does not carry them for every other site. And
 ``mcp-b/``: the MCP-B runtime (npm ``@mcp-b/global``, pinned, its MIT licence beside it), which the loader
 runs only on a site that opts in (docs/hosting.md) in a browser without native WebMCP.
 
@@ -37,6 +39,9 @@ from sitebuild.wheels import fetch_wheels, write_bridge_wheel
 EXTENSION_NAME = "webmcp-bridge"
 #: where the product's wheel puts the labextension (PEP 427 data scheme, relative to the environment's prefix)
 SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
+#: the lock of every pinned wheel, beside the runtime's own lock (which lists the bridge's closure only); the
+#: kernel-runtime addon reads it under this name (webmcp_bridge_jupyter.lite_addon.KERNEL_LOCK ends with it)
+KERNEL_LOCK = "kernel-lock.json"
 
 
 GENERATE = """
@@ -115,11 +120,15 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     wheels = fetch_wheels(pins, upstream_lock)
     full_lock = rewrite_lock(upstream_lock, wheels)
     needed = closure(full_lock, pins["bridge_packages"])
+    bridge_wheels = {name: wheels[name] for name in needed}
     for name in RUNTIME_FILES:
         put(f"static/pyodide/{name}", pyodide_pkg / name)
-    for path in wheels.values():  # every pinned wheel: a site's Pyodide kernel can run on this runtime too
+    for path in bridge_wheels.values():  # the bridge's closure only: the kernel's wheels are fetched on opt-in
         put(f"static/pyodide/{path.name}", path)
-    put("static/pyodide/pyodide-lock.json", json.dumps(full_lock, indent=1, sort_keys=True) + "\n")
+    put("static/pyodide/pyodide-lock.json", json.dumps(rewrite_lock(upstream_lock, bridge_wheels), indent=1, sort_keys=True) + "\n")
+    # every pinned wheel (the kernel's closure and the bridge's) with its sha256: the kernel-runtime addon, turned on,
+    # fetches the wheels this folder lacks and makes this the runtime's lock (webmcp_bridge_jupyter/lite_addon.py)
+    put(f"static/pyodide/{KERNEL_LOCK}", json.dumps(full_lock, indent=1, sort_keys=True) + "\n")
 
     mcp_b = fetch_mcp_b(pins["mcp_b_global"])
     put("static/mcp-b/global.iife.js", mcp_b / "dist" / "index.iife.js")

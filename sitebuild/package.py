@@ -7,6 +7,7 @@ every file the wheel is made from, so an unchanged checkout reuses it.
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import sys
 from pathlib import Path
@@ -31,7 +32,18 @@ def _remove(path: Path) -> None:
 
 
 def build_wheel() -> Path:
-    """Build (or reuse) the product's wheel; return its path. Raises BuildError if pip fails."""
+    """Build (or reuse) the product's wheel; return its path. Raises BuildError if pip fails.
+
+    One build at a time per checkout (an exclusive lock on ``.cache/dist.lock``): two test processes asking at
+    once would otherwise stage ``build/labextension/`` and write ``.cache/dist/`` over each other; the second
+    then reuses the first one's wheel."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / "dist.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_wheel()
+
+
+def _build_wheel() -> Path:
     key = hash_inputs(wheel_sources())[:16]
     out = CACHE / "dist" / key
     wheels = sorted(out.glob("*.whl"))

@@ -84,11 +84,14 @@ def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_
 
 
 def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: list[Path], pins: dict,
-               force: bool) -> None:
+               force: bool, kernel_runtime: bool = False) -> None:
     """Run `jupyter lite build` of `contents` and `extensions` into `output` unless its inputs' stamp is unchanged.
 
     A changed input rebuilds from an empty output folder, so nothing stale survives and no incremental
-    patch step can drop settings.
+    patch step can drop settings. ``kernel_runtime``: turn on the bridge's kernel-runtime addon the way a site
+    author does (``WebmcpBridgeKernelRuntimeAddon.enabled`` in the Lite dir's jupyter_lite_config.json; only
+    when the bridge is among ``extensions``, or the addon fails the build). The demo's own ``static/pyodide/``
+    then keeps the kernel's ``pyodideUrl`` (a site's own runtime wins), which ``verify_output`` checks.
     """
     inputs = tree_files(lite_dir / "static") + [lite_dir / "jupyter-lite.json"] + [*tree_files(ROOT / "sitebuild")]
     for folder in [*contents, *extensions]:
@@ -115,6 +118,8 @@ def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: l
         build_config = {"LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"],
                                             "federated_extensions": [str(e) for e in extensions]},
                         "ContentsManager": {"allow_hidden": True}}
+        if kernel_runtime:
+            build_config["WebmcpBridgeKernelRuntimeAddon"] = {"enabled": True}
         write_if_changed(lite_dir / "jupyter_lite_config.json", json.dumps(build_config, indent=2) + "\n")
         for app in APPS:
             cmd += ["--apps", app]
@@ -214,7 +219,7 @@ def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Pa
     names = tuple(name for e in chosen for name in extension_names(e))
     extensions = [KERNEL_EXTENSION_DIR, *chosen]
     contents = [CONTENT, *(Path(c).resolve() for c in extra_content)]
-    lite_build(lite_dir, output, contents, extensions, pins, force)
+    lite_build(lite_dir, output, contents, extensions, pins, force, kernel_runtime=EXTENSION_NAME in names)
     patch_kernel_messaging(output)
     patch_kernel_drive(output)
     patch_kernel_transfer(output)
