@@ -71,19 +71,19 @@ def author_site(tmp_path_factory):
 def test_pip_install_puts_the_labextension_where_jupyter_finds_it(author_site):
     """The wheel installs the prebuilt labextension under the environment's share/jupyter/labextensions/."""
     env, output, _ = author_site
-    ext = env / "share" / "jupyter" / "labextensions" / "webmcp-bridge"
+    ext = env / "share" / "jupyter" / "labextensions" / "jupyterlab-webmcp-bridge"
     package = json.loads((ext / "package.json").read_text())
     assert package["jupyterlab"]["_build"]["load"] == "static/remoteEntry.js"
     assert json.loads((ext / "install.json").read_text())["packageName"] == "jupyterlab-webmcp-bridge"
-    assert (ext / "schemas" / "webmcp-bridge" / "plugin.json").is_file()
+    assert (ext / "schemas" / "jupyterlab-webmcp-bridge" / "plugin.json").is_file()
     assert (ext / "static" / "pyodide" / "pyodide.asm.wasm").is_file()
     # `jupyter lite build` picked it up with no other step
     config = json.loads((output / "jupyter-lite.json").read_text())["jupyter-config-data"]
     names = [e["name"] for e in config["federated_extensions"]]
-    assert "webmcp-bridge" in names and "@jupyterlite/pyodide-kernel-extension" in names
+    assert "jupyterlab-webmcp-bridge" in names and "@jupyterlite/pyodide-kernel-extension" in names
     # the wheel's build addon pointed the kernel at the runtime the extension ships (offline by default)
     kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
-    assert kernel["pyodideUrl"] == "./extensions/webmcp-bridge/static/pyodide/pyodide.mjs", kernel
+    assert kernel["pyodideUrl"] == "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs", kernel
 
 
 def test_a_site_built_as_the_docs_say_serves_the_agent(browser, author_site):
@@ -95,8 +95,8 @@ def test_a_site_built_as_the_docs_say_serves_the_agent(browser, author_site):
     context, page = new_recorded_page(browser, log)
     try:
         status = core_agent_scenario(page, log, url)
-        assert status["runtime"]["url"] == f"{url}/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"
-        assert any("/extensions/webmcp-bridge/static/pyodide/ipython-" in u for u in log.requests), "the kernel did not use the shipped runtime"
+        assert status["runtime"]["url"] == f"{url}/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
+        assert any("/extensions/jupyterlab-webmcp-bridge/static/pyodide/ipython-" in u for u in log.requests), "the kernel did not use the shipped runtime"
     finally:
         context.close()
 

@@ -89,7 +89,7 @@ def assert_clean(log: PageLog, server: Server) -> None:
 def test_labextension_list_shows_the_wheel(lab_server):
     listed = subprocess.run([lab_server.env / "bin" / "jupyter", "labextension", "list"], capture_output=True, text=True)
     text = listed.stdout + listed.stderr
-    assert "webmcp-bridge v0.1.0" in text and "jupyterlab-webmcp-bridge" in text, text
+    assert "jupyterlab-webmcp-bridge v0.1.0" in text, text
 
 
 def test_core_agent_scenarios_in_a_jupyterlab_server(browser, lab_server):
@@ -98,7 +98,7 @@ def test_core_agent_scenarios_in_a_jupyterlab_server(browser, lab_server):
     page.set_default_timeout(SLOW_MS)
     try:
         status = core_agent_scenario(page, log, lab_server.base, name="core.ipynb", url=lab_server.page("core.ipynb"))
-        runtime_url = f"{lab_server.base}/lab/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"
+        runtime_url = f"{lab_server.base}/lab/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
         assert status["runtime"] == {"source": "shipped", "url": runtime_url} and status["polyfill"] is None
         assert ok(page, "jupyter_get_context")["kernel"]["name"] == "python3"  # ipykernel, not Pyodide
     finally:
@@ -249,7 +249,7 @@ def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_serv
     try:
         status = core_agent_scenario(McpBPage(page), log, lab_server.base, name="mcp-b.ipynb", url=lab_server.page("mcp-b.ipynb"))
         assert status["polyfill"] == "mcp-b", status
-        assert any(u.endswith("/lab/extensions/webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
+        assert any(u.endswith("/lab/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
         assert len(McpBTools(page).tools()) == status["tools"] == 34
     finally:
         context.close()

@@ -1,4 +1,4 @@
-"""The prebuilt labextension the product's wheel carries under ``share/jupyter/labextensions/webmcp-bridge/``.
+"""The prebuilt labextension the product's wheel carries under ``share/jupyter/labextensions/jupyterlab-webmcp-bridge/``.
 
 No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is hand-written, and this step adds
 what a bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the
@@ -33,8 +33,8 @@ from sitebuild.runtime import RUNTIME_FILES, fetch_mcp_b, fetch_pyodide
 from sitebuild.util import EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
 from sitebuild.wheels import fetch_wheels, write_bridge_wheel
 
-#: the labextension's name (package.json), the plugin id's prefix (`webmcp-bridge:plugin`) and the folder name
-EXTENSION_NAME = "webmcp-bridge"
+#: the labextension's name (package.json), the plugin id's prefix (`jupyterlab-webmcp-bridge:plugin`) and the folder name
+EXTENSION_NAME = "jupyterlab-webmcp-bridge"
 #: where the product's wheel puts the labextension (PEP 427 data scheme, relative to the environment's prefix)
 SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
 

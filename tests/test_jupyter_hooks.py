@@ -35,8 +35,8 @@ def kernel_settings(config_path: Path) -> dict:
 def test_a_site_without_a_pyodide_url_gets_the_shipped_runtime(tmp_path):
     urls = ["./extensions/@jupyterlite/pyodide-kernel-extension/static/pypi/all.json"]
     config = built_site(tmp_path, {"pipliteUrls": urls})
-    assert point_kernel_at_runtime(config, tmp_path) == "./extensions/webmcp-bridge/static/pyodide/pyodide.mjs"
-    assert kernel_settings(config) == {"pipliteUrls": urls, "pyodideUrl": "./extensions/webmcp-bridge/static/pyodide/pyodide.mjs"}
+    assert point_kernel_at_runtime(config, tmp_path) == "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
+    assert kernel_settings(config) == {"pipliteUrls": urls, "pyodideUrl": "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"}
     assert json.loads(config.read_text())["jupyter-config-data"]["appName"] == "site"  # the rest is kept
     assert point_kernel_at_runtime(config, tmp_path) is None  # a rebuild changes nothing more
 

@@ -4,12 +4,12 @@ By default jupyterlite-pyodide-kernel loads Pyodide from a public CDN. The bridg
 carries a Pyodide runtime with the kernel's whole package closure (``static/pyodide/``: the npm runtime, every
 pinned wheel and a ``pyodide-lock.json`` for them, see ``sitebuild/extension.py``), so after the other addons
 have written the built site's ``jupyter-lite.json`` this addon sets the kernel's ``pyodideUrl`` to
-``./extensions/webmcp-bridge/static/pyodide/pyodide.mjs`` when:
+``./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs`` when:
 
 - the built ``jupyter-lite.json`` sets no ``pyodideUrl`` for the kernel (neither the site's own
   ``jupyter-lite.json`` nor jupyterlite-pyodide-kernel's pyodide addon, which sets one when the Lite dir has
   ``static/pyodide/`` or ``--pyodide`` is given: a site's own runtime always wins), and
-- the built site holds that file (the labextension was copied into ``extensions/webmcp-bridge/``).
+- the built site holds that file (the labextension was copied into ``extensions/jupyterlab-webmcp-bridge/``).
 
 A site opts out with JupyterLite's own switch, ``jupyter lite build --disable-addons webmcp-bridge-kernel-runtime``,
 or by setting ``pyodideUrl`` itself. The shipped runtime holds only the kernel's closure and the bridge's
@@ -30,7 +30,7 @@ from jupyterlite_core.addons.base import BaseAddon
 #: the entry point's name: ``--disable-addons`` takes it
 ADDON_NAME = "webmcp-bridge-kernel-runtime"
 #: the labextension's folder in a built site, and the runtime's module in it
-EXTENSION_DIR = "extensions/webmcp-bridge"
+EXTENSION_DIR = "extensions/jupyterlab-webmcp-bridge"
 RUNTIME_MODULE = f"{EXTENSION_DIR}/static/pyodide/pyodide.mjs"
 #: jupyterlite-pyodide-kernel's plugin whose settings hold ``pyodideUrl`` (its constants.PYODIDE_KERNEL_PLUGIN_ID)
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"

@@ -3,13 +3,17 @@
 // it, and starts a main-thread Pyodide only once JupyterLab is restored and the page is idle (or at once when
 // an agent calls a tool), then hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
 // Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
-// works under any base path: a JupyterLite site's extensions/webmcp-bridge/static/ or a JupyterLab server's
-// lab/extensions/webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
+// works under any base path: a JupyterLite site's extensions/jupyterlab-webmcp-bridge/static/ or a JupyterLab server's
+// lab/extensions/jupyterlab-webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
 // use (a JupyterLite site's Pyodide kernel runtime, same origin, same version), else the one shipped beside
 // this file: either way no request leaves the page's origin.
 (function () {
   'use strict';
-  const NAME = 'webmcp-bridge';
+  // NAME: the labextension's package name (package.json), the key JupyterLab looks the container up by, the folder
+  // this script is served from and the plugin id's prefix; TAG: the prefix of console messages, window events and
+  // the status item's id
+  const NAME = 'jupyterlab-webmcp-bridge';
+  const TAG = 'webmcp-bridge';
 
   // The pinned jupyterlite-pyodide-kernel (0.8.6) waits for each reply of its kernel worker with
   // `Atomics.waitAsync(...)` and reads `.value.then` on the answer; when the worker has already replied, the
@@ -117,8 +121,8 @@
   function dispatchEvent(type, detail) {
     if (!EVENT_TYPES.has(type)) return;
     try {
-      window.dispatchEvent(new CustomEvent(`${NAME}:${type}`, { detail }));
-    } catch (error) { console.error(`[${NAME}] event listener`, error); }
+      window.dispatchEvent(new CustomEvent(`${TAG}:${type}`, { detail }));
+    } catch (error) { console.error(`[${TAG}] event listener`, error); }
   }
 
   // setMode(mode, waiting): Python reports the Direct/Propose mode and how many proposals wait for the person.
@@ -129,7 +133,7 @@
   }
 
   function fail(error) {
-    console.error(`[${NAME}]`, error);
+    console.error(`[${TAG}]`, error);
     // a Python error's message is its traceback: its last line names the exception
     const lines = String((error && error.message) || error).split('\n').filter(line => line.trim());
     const line = lines[0] && lines[0].startsWith('Traceback') ? lines[lines.length - 1] : lines[0];
@@ -151,7 +155,7 @@
       const node = document.getElementById('jupyter-config-data');
       return node ? JSON.parse(node.textContent) : {};
     } catch (error) {
-      console.warn(`[${NAME}] reading jupyter-config-data`, error);
+      console.warn(`[${TAG}] reading jupyter-config-data`, error);
       return {};
     }
   }
@@ -176,7 +180,7 @@
     status.polyfill = 'mcp-b';
     return true;
   })();
-  polyfillReady.catch(error => console.error(`[${NAME}] MCP-B runtime`, error));
+  polyfillReady.catch(error => console.error(`[${TAG}] MCP-B runtime`, error));
 
   // The runtime a JupyterLite page configures for its Pyodide kernel (jupyter-config-data, whose relative URLs
   // JupyterLite has already made absolute), if it is on this page's origin; else null (a JupyterLab server's
@@ -188,7 +192,7 @@
       const resolved = new URL(url, document.baseURI);
       return resolved.origin === window.location.origin ? resolved : null;
     } catch (error) {
-      console.warn(`[${NAME}] reading the page's Pyodide setting`, error);
+      console.warn(`[${TAG}] reading the page's Pyodide setting`, error);
       return null;
     }
   }
@@ -201,9 +205,9 @@
       try {
         const module = await import(page.href);
         if (module.version === manifest.pyodideVersion) return { module, url: page, source: 'page' };
-        console.info(`[${NAME}] the page's Pyodide is ${module.version}, not ${manifest.pyodideVersion}: using the shipped runtime`);
+        console.info(`[${TAG}] the page's Pyodide is ${module.version}, not ${manifest.pyodideVersion}: using the shipped runtime`);
       } catch (error) {
-        console.info(`[${NAME}] the page's Pyodide did not load (${error}): using the shipped runtime`);
+        console.info(`[${TAG}] the page's Pyodide did not load (${error}): using the shipped runtime`);
       }
     }
     const url = new URL(manifest.pyodide, manifestUrl);
@@ -313,7 +317,7 @@
         }
         const { dispatch, cancel } = await dispatcherReady;
         const abort = () => { // Python stops the call (ABORTED) unless it already returned
-          try { cancel(invocation); } catch (error) { console.error(`[${NAME}] abort`, error); }
+          try { cancel(invocation); } catch (error) { console.error(`[${TAG}] abort`, error); }
         };
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
@@ -364,7 +368,7 @@
       if (tools.get(definition.name) === entry) {
         tools.delete(definition.name);
         refused.set(definition.name, cut(`${(error && error.name) || 'Error'}: ${(error && error.message) || error}`, 'refusalChars'));
-        console.error(`[${NAME}] ${definition.name} not registered`, error);
+        console.error(`[${TAG}] ${definition.name} not registered`, error);
       }
       return false;
     });
@@ -387,7 +391,7 @@
     }
     status.tools = tools.size;
     status.failures = [...refused].map(([name, reason]) => ({ name, reason }));
-    await noteOutputSchemas().catch(error => console.warn(`[${NAME}] reading the registered tools`, error));
+    await noteOutputSchemas().catch(error => console.warn(`[${TAG}] reading the registered tools`, error));
   }
 
   // Whether the page's WebMCP keeps the tools' outputSchema: status.outputSchema = {state: "kept" (its listing shows
@@ -469,7 +473,7 @@
           }
         }));
       } catch (error) {
-        console.error(`[${NAME}] resource ${template.name} not registered`, error);
+        console.error(`[${TAG}] resource ${template.name} not registered`, error);
       }
     }
     status.resources = resources.length;
@@ -479,7 +483,7 @@
   // disconnectResources(): Python unregisters the resource templates.
   function disconnectResources() {
     for (const handle of resources.splice(0)) {
-      try { handle.unregister(); } catch (error) { console.error(`[${NAME}] resource`, error); }
+      try { handle.unregister(); } catch (error) { console.error(`[${TAG}] resource`, error); }
     }
     status.resources = 0;
   }
@@ -529,7 +533,7 @@
     item.addClass('jp-StatusBar-TextItem');
     statusNode = item.node;
     render();
-    statusBar.registerStatusItem(`${NAME}:status`, { item, align: 'left', rank: 100 });
+    statusBar.registerStatusItem(`${TAG}:status`, { item, align: 'left', rank: 100 });
   }
 
   // Federated-extension container: JupyterLab calls init(shareScope), then get('./extension').
@@ -561,9 +565,9 @@
           try {
             addStatusItem(statusBar, widgets);
           } catch (error) {
-            console.error(`[${NAME}] status item`, error);
+            console.error(`[${TAG}] status item`, error);
           }
-          registerStaticTools().catch(error => console.error(`[${NAME}] static tool registration`, error));
+          registerStaticTools().catch(error => console.error(`[${TAG}] static tool registration`, error));
           start(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
             fail(error);
             failDispatcher(error);
