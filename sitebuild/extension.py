@@ -20,6 +20,7 @@ The layout follows JupyterLab's federated-extension format: JupyterLab (server) 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -77,6 +78,26 @@ def closure(lock: dict, roots: list[str]) -> list[str]:
     return sorted(seen)
 
 
+#: the one range form the loader's share-scope lookup understands (remoteEntry.js, ``inRange``)
+CARET_RANGE = re.compile(r"^\^\d+\.\d+\.\d+$")
+
+
+def shared_ranges(package: dict) -> dict[str, str]:
+    """The loader's share-scope ranges, ``{package: "^X.Y.Z"}``: lite/extension/package.json's ``dependencies``,
+    each of which must be a caret range and be listed in ``jupyterlab.sharedPackages`` as not bundled (the loader
+    bundles nothing). Raises BuildError naming the first that is not."""
+    dependencies = package.get("dependencies") or {}
+    listed = package.get("jupyterlab", {}).get("sharedPackages", {})
+    if not dependencies:
+        raise BuildError("lite/extension/package.json declares no dependencies (the JupyterLab packages the loader uses)")
+    for name, spec in dependencies.items():
+        if not CARET_RANGE.match(spec):
+            raise BuildError(f"lite/extension/package.json: {name} {spec!r} is not a caret range ^X.Y.Z (remoteEntry.js reads only those)")
+        if listed.get(name, {}).get("bundled", True):
+            raise BuildError(f"lite/extension/package.json: {name} is missing from jupyterlab.sharedPackages as bundled: false")
+    return dict(dependencies)
+
+
 def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     """Write the complete labextension folder into ``dest`` (created or brought up to date); return ``dest``.
 
@@ -97,6 +118,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     package = json.loads((EXTENSION_SRC / "package.json").read_text(encoding="utf-8"))
     if package["name"] != EXTENSION_NAME:
         raise BuildError(f"lite/extension/package.json names {package['name']!r}, expected {EXTENSION_NAME!r}")
+    shared = shared_ranges(package)
     package["version"] = pins["project"]["version"]
     put("package.json", json.dumps(package, indent=2) + "\n")
     distribution = pins["project"]["name"]
@@ -143,6 +165,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
         # of a failure's and of a refused registration's reason shown, the waits before Python starts
         "bounds": loader_bounds,
+        # the version range of each JupyterLab package the loader takes from the page's share scope
+        # (package.json's dependencies): a version outside it is never used
+        "shared": shared,
     }
     put("static/bridge.json", json.dumps(manifest, indent=2) + "\n")
     for path in tree_files(dest):

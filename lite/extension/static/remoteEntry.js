@@ -537,15 +537,71 @@
   }
 
   // Federated-extension container: JupyterLab calls init(shareScope), then get('./extension').
+  // Each JupyterLab package is taken from the page's share scope ({package: {version: {get, loaded}}}) only in a
+  // version within the range package.json declares for it (its "dependencies", which `jupyter labextension list`
+  // checks too; the build copies them into bridge.json's "shared"). Ranges are carets (^4.5.0), the only form the
+  // build accepts; a pre-release is compared by its release numbers (4.7.0-alpha.1 as 4.7.0), as
+  // `jupyter labextension list` compares them, so a JupyterLab pre-release in range is taken.
   let shareScope = {};
+  function releaseOf(version) {
+    const match = /^(\d+)\.(\d+)\.(\d+)/.exec(String(version));
+    return match ? match.slice(1, 4).map(Number) : null;
+  }
+  function compareReleases(a, b) {
+    for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+  }
+  // inRange('4.6.4', '^4.5.0') === true: at least the range's version, and the same leftmost non-zero number
+  function inRange(version, range) {
+    const found = releaseOf(version);
+    const low = /^\^\d+\.\d+\.\d+$/.test(range) ? releaseOf(range.slice(1)) : null;
+    if (!found || !low || compareReleases(found, low) < 0) return false;
+    const fixed = low[0] > 0 ? 1 : low[1] > 0 ? 2 : 3;
+    return found.slice(0, fixed).every((part, i) => part === low[i]);
+  }
+  // shared(pkg, optional): the module of pkg from the share scope, the version already loaded if it is in range,
+  // else the newest in range. None in range: an Error naming the range and the versions offered, or null (with a
+  // console warning) for an optional package, which the bridge then does without.
   async function shared(pkg, optional) {
+    const range = ((await manifestReady).shared || {})[pkg];
     const versions = shareScope[pkg] || {};
-    const entry = Object.values(versions).find(v => v.loaded) || Object.values(versions).pop();
-    if (!entry) {
-      if (optional) return null;
-      throw new Error(`${pkg} is not in JupyterLab's share scope`);
+    const offered = Object.keys(versions);
+    const fitting = range ? offered.filter(version => inRange(version, range)) : [];
+    fitting.sort((a, b) => compareReleases(releaseOf(b), releaseOf(a)));
+    const chosen = fitting.find(version => versions[version].loaded) || fitting[0];
+    if (!chosen) {
+      const reason = !range
+        ? `${pkg} has no version range in bridge.json`
+        : `${pkg} ${range} is needed; this JupyterLab offers ${offered.length ? offered.join(', ') : 'none'}`;
+      if (optional && range) {
+        console.warn(`[${TAG}] ${reason}: going on without it`);
+        return null;
+      }
+      throw new Error(reason);
     }
-    return (await entry.get())();
+    return (await versions[chosen].get())();
+  }
+
+  // The plugin that only shows why the bridge could not start (a JupyterLab package out of range, bridge.json
+  // unreadable), in the status bar when there is one in range; the page works on without the bridge.
+  async function failedPlugin(error) {
+    fail(error);
+    const [statusbar, widgets] = await Promise.all([shared('@jupyterlab/statusbar', true), shared('@lumino/widgets', true)])
+      .catch(() => [null, null]);
+    if (!statusbar || !widgets) return [];
+    return [{
+      id: `${NAME}:plugin`,
+      description: 'Shows why the WebMCP bridge could not start.',
+      autoStart: true,
+      optional: [statusbar.IStatusBar],
+      activate(app, statusBar) {
+        try {
+          addStatusItem(statusBar, widgets);
+        } catch (statusError) {
+          console.error(`[${TAG}] status item`, statusError);
+        }
+      }
+    }];
   }
 
   async function extension() {
@@ -576,8 +632,7 @@
       };
       return { __esModule: true, default: [plugin] };
     } catch (error) {
-      fail(error);
-      return { __esModule: true, default: [] };
+      return { __esModule: true, default: await failedPlugin(error).catch(() => []) };
     }
   }
 
