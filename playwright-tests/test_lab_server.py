@@ -91,6 +91,9 @@ def test_labextension_list_shows_the_wheel(lab_server):
     listed = subprocess.run([lab_server.env / "bin" / "jupyter", "labextension", "list"], capture_output=True, text=True)
     text = listed.stdout + listed.stderr
     assert "jupyterlab-webmcp-bridge v0.1.0" in text, text
+    # the ranges package.json declares fit this JupyterLab (a misfit is "X" and "is not compatible" here)
+    line = next(row for row in text.splitlines() if "jupyterlab-webmcp-bridge v" in row)
+    assert "OK" in line and "not compatible" not in text, text
 
 
 def test_core_agent_scenarios_in_a_jupyterlab_server(browser, lab_server):
