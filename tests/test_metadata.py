@@ -72,3 +72,13 @@ def test_under_cpython_it_installs_only_its_hooks_never_webmcp_bridge(wheel):
     assert top == set(PYPROJECT["tool"]["check-wheel-contents"]["toplevel"])
     entry_points = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert "jupyter-webmcp-bridge = webmcp_bridge_jupyter.cli:main" in entry_points
+
+
+def test_labextension_develop_finds_the_checkouts_staged_folder():
+    """`jupyter labextension develop .` imports the module named after the distribution and links what its
+    `_jupyter_labextension_paths` names (CONTRIBUTING.md, "The development loop")."""
+    import jupyterlab_webmcp_bridge
+    from sitebuild.extension import EXTENSION_NAME
+
+    assert jupyterlab_webmcp_bridge.__name__ == PYPROJECT["project"]["name"].replace("-", "_")
+    assert jupyterlab_webmcp_bridge._jupyter_labextension_paths() == [{"src": str(ROOT / "build" / "labextension"), "dest": EXTENSION_NAME}]
