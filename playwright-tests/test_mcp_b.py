@@ -194,3 +194,40 @@ def test_without_the_option_no_mcp_b_runtime_is_loaded(page_without_webmcp, page
     assert not any("/mcp-b/" in u for u in page_without_webmcp_log.requests)
     config = json.loads((ROOT / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert "webmcpBridgePolyfill" not in config
+
+
+def test_mcp_hints_and_the_guidance_prompt_through_mcp_b(browser_without_webmcp, mcp_b_site):
+    """An MCP client on MCP-B's tab transport sees every tool's MCP hints in tools/list (deletes, overwrites, restarts
+    marked destructive; reads idempotent; none open world) and the guidance as the prompt jupyter_guidance, the same
+    text jupyter_get_context gives with includeGuidance. MCP-B's listing leaves WebMCP's untrustedContentHint and
+    consequentialHint out."""
+    log = PageLog()
+    context, page = new_recorded_page(browser_without_webmcp, log)
+    try:
+        status = open_notebook(page, mcp_b_site, "jupyterlite-empty.ipynb")
+        assert status["state"] == "ready" and status["polyfill"] == "mcp-b" and status["prompts"] == 1
+        listed, prompts, prompt, ctx = mcp(page, ("tools/list", {}), ("prompts/list", {}),
+                                           ("prompts/get", {"name": "jupyter_guidance"}),
+                                           ("tools/call", {"name": "jupyter_get_context", "arguments": {"includeGuidance": True}}))
+        hints = {t["name"]: t.get("annotations", {}) for t in listed["result"]["tools"]}
+        assert len(hints) == status["tools"]
+        for name in ("jupyter_delete_cell", "jupyter_update_cell", "jupyter_clear_outputs", "jupyter_kernel_action",
+                     "jupyter_write_file", "jupyter_save_notebook", "jupyter_run_code"):
+            assert hints[name]["destructiveHint"] is True and hints[name]["readOnlyHint"] is False, (name, hints[name])
+        for name in ("jupyter_insert_cell", "jupyter_move_cell", "jupyter_create_comment"):
+            assert hints[name]["destructiveHint"] is False, (name, hints[name])
+        assert hints["jupyter_get_cells"]["readOnlyHint"] is True and hints["jupyter_get_cells"]["idempotentHint"] is True
+        assert hints["jupyter_insert_cell"]["idempotentHint"] is False
+        builtin = {name: h for name, h in hints.items() if name.startswith("jupyter_")}
+        assert all(h["openWorldHint"] is False for h in builtin.values())
+        assert not any("untrustedContentHint" in h or "consequentialHint" in h for h in hints.values())
+        # the guidance prompt
+        [entry] = [p for p in prompts["result"]["prompts"] if p["name"] == "jupyter_guidance"]
+        assert "Propose mode" in entry["description"]
+        [message] = prompt["result"]["messages"]
+        guidance = tool_payload(ctx)["guidance"]
+        assert message == {"role": "user", "content": {"type": "text", "text": guidance}}
+        assert guidance.startswith("How to work in this notebook page") and "course/answers/" in guidance
+        assert log.own_page_errors() == []
+    finally:
+        context.close()

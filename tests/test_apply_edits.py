@@ -55,7 +55,8 @@ def apply(b: Bridge, edits: list[dict], **kw) -> dict:
 
 def test_definition_is_a_plain_union_of_five_ops():
     definition = next(d for d in build_bridge(None).registry.definitions() if d["name"] == "jupyter_apply_edits")  # type: ignore[arg-type]
-    assert definition["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True}
+    assert definition["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True,
+                                         "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
     schema = definition["inputSchema"]
     text = json.dumps(schema)
     assert "$ref" not in text and "discriminator" not in text and "oneOf" not in text

@@ -48,7 +48,9 @@ def test_definitions_and_annotations():
         d = definitions[name]
         assert "notebookPath" in d["inputSchema"]["properties"] and d["inputSchema"]["additionalProperties"] is False
         read = name in ("jupyter_list_comments", "jupyter_get_comment")
-        assert d["annotations"] == {"readOnlyHint": read, "untrustedContentHint": True, "consequentialHint": False}
+        assert d["annotations"] == {"readOnlyHint": read, "untrustedContentHint": True, "consequentialHint": False,
+                                    "destructiveHint": False, "idempotentHint": name != "jupyter_create_comment" and name != "jupyter_reply_comment",
+                                    "openWorldHint": False}
     create = definitions["jupyter_create_comment"]["inputSchema"]
     assert set(create["properties"]) == {"notebookPath", "cellId", "body", "quote", "selection", "outputIndex"}
     assert set(create["required"]) == {"cellId", "body"}

@@ -45,8 +45,10 @@ def b() -> Bridge:
 def test_definitions_and_annotations():
     definitions = {d["name"]: d for d in build_bridge(None).registry.definitions()}  # type: ignore[arg-type]
     read, write = definitions["jupyter_read_file"], definitions["jupyter_write_file"]
-    assert read["annotations"] == {"readOnlyHint": True, "untrustedContentHint": True, "consequentialHint": False}
-    assert write["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True}
+    assert read["annotations"] == {"readOnlyHint": True, "untrustedContentHint": True, "consequentialHint": False,
+                                   "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+    assert write["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True,
+                                    "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
     assert set(read["inputSchema"]["properties"]) == {"path", "offset", "maxBytes"}
     assert read["inputSchema"]["required"] == ["path"]
     assert set(write["inputSchema"]["properties"]) == {"path", "content", "overwrite", "expectedHash"}

@@ -38,7 +38,8 @@ def notebook_json(b: Bridge, path: str = DEMO) -> str:
 
 def test_definition():
     definition = next(d for d in build_bridge(None).registry.definitions() if d["name"] == "jupyter_run_code")  # type: ignore[arg-type]
-    assert definition["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True}
+    assert definition["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True,
+                                         "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
     schema = definition["inputSchema"]
     assert set(schema["properties"]) == {"notebookPath", "code", "timeout"} and schema["required"] == ["code"]
 

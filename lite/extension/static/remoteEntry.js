@@ -40,9 +40,10 @@
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
   // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics);
-  // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered
+  // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered;
+  // prompts: MCP prompts registered
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
-                   diagnostics: [], outputSchema: null, resources: 0 };
+                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0 };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
   // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
   const loaderCalls = {};
@@ -161,14 +162,16 @@
   }
 
   // Opt-in MCP-B runtime: on a site whose config sets "webmcpBridgePolyfill": true, in a browser without native
-  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered, its tab
-  // transport accepting only this page's own origin. Resolves to true when it was loaded.
+  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered. Its tab transport
+  // accepts only this page's own origin; its iframe transport is off: in a frame, @mcp-b/global would otherwise
+  // serve the parent page, whatever its origin (it announces itself to any parent and answers it). With it off,
+  // a framed page serves only clients on its own window. Resolves to true when it was loaded.
   const polyfillReady = (async () => {
     if (document.modelContext || pageConfig().webmcpBridgePolyfill !== true) return false;
     const manifest = await manifestReady;
     window.__webModelContextOptions = {
       autoInitialize: true,
-      transport: { tabServer: { allowedOrigins: [window.location.origin] } }
+      transport: { tabServer: { allowedOrigins: [window.location.origin] }, iframeServer: false }
     };
     await new Promise((resolve, reject) => {
       const tag = document.createElement('script');
@@ -315,14 +318,22 @@
           callWaiting = true;
           startNow('call');
         }
-        const { dispatch, cancel } = await dispatcherReady;
+        const { dispatch, cancel, inputCap } = await dispatcherReady;
+        const inputJson = JSON.stringify(input ?? {});
+        // arguments over Python's input cap are refused here, before they are copied into Python: a JSON text of
+        // more UTF-16 units than the cap has more UTF-8 bytes than it too (a shorter one is measured exactly there)
+        if (inputCap > 0 && inputJson.length > inputCap) {
+          const payload = { error: 'TOO_LARGE', message: `The arguments are more than ${inputCap} bytes; the limit is ${inputCap}.`,
+                            minBytes: inputJson.length, maxBytes: inputCap };
+          return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
+        }
         const abort = () => { // Python stops the call (ABORTED) unless it already returned
           try { cancel(invocation); } catch (error) { console.error(`[${TAG}] abort`, error); }
         };
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
         try {
-          const { result, report, event } = JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+          const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation));
           loaderCalls.result = (loaderCalls.result ?? 0) + 1; // the answer crossing back from Python
           if (report) reportCall(report);
           if (event) dispatchEvent('call', event); // the call's page event rides in its answer
@@ -437,11 +448,12 @@
     render();
   }
 
-  // connect(definitionsJson, dispatch, cancel): called by Python once it is ready; returns the number of tools
-  // asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
+  // connect(definitionsJson, dispatch, cancel, inputCap): called by Python once it is ready; returns the number of
+  // tools asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
   // dispatch(name, inputJson, invocation) -> the answer, JSON text {result, report, event}, or (a call that waits)
-  // a Promise of it; cancel(invocation) when that call's signal aborts.
-  function connect(definitionsJson, dispatch, cancel) {
+  // a Promise of it; cancel(invocation) when that call's signal aborts; inputCap: Python's cap on one call's
+  // arguments (UTF-8 bytes of their JSON text; 0: none), applied here before the text crosses into Python.
+  function connect(definitionsJson, dispatch, cancel, inputCap) {
     const wanted = new Map(JSON.parse(definitionsJson).map(d => [d.name, d]));
     for (const name of [...refused.keys()]) if (!wanted.has(name)) refused.delete(name);
     for (const [name, entry] of [...tools]) {
@@ -449,7 +461,7 @@
     }
     for (const [name, definition] of wanted) if (!tools.has(name)) registerTool(definition);
     connected = true;
-    connectDispatcher({ dispatch, cancel: cancel || (() => {}) });
+    connectDispatcher({ dispatch, cancel: cancel || (() => {}), inputCap: Number(inputCap) || 0 });
     return tools.size;
   }
 
@@ -488,6 +500,36 @@
     status.resources = 0;
   }
 
+  // connectPrompts(promptsJson): where the runtime has MCP prompts (the MCP-B runtime's registerPrompt; native WebMCP
+  // has none), register Python's prompts [{name, title, description, result}]; a get answers with a copy of `result`
+  // (the prompt's GetPromptResult, made by Python). Returns how many were registered (0 without prompts).
+  const prompts = [];
+  function connectPrompts(promptsJson) {
+    disconnectPrompts();
+    const mc = document.modelContext;
+    if (!mc || typeof mc.registerPrompt !== 'function') return 0;
+    for (const prompt of JSON.parse(promptsJson)) {
+      try {
+        prompts.push(mc.registerPrompt({
+          name: prompt.name, title: prompt.title, description: prompt.description,
+          get: async () => structuredClone(prompt.result)
+        }));
+      } catch (error) {
+        console.error(`[${NAME}] prompt ${prompt.name} not registered`, error);
+      }
+    }
+    status.prompts = prompts.length;
+    return prompts.length;
+  }
+
+  // disconnectPrompts(): Python unregisters its prompts.
+  function disconnectPrompts() {
+    for (const handle of prompts.splice(0)) {
+      try { handle.unregister(); } catch (error) { console.error(`[${NAME}] prompt`, error); }
+    }
+    status.prompts = 0;
+  }
+
   // disconnect(): Python unregisters every tool (calls still waiting for it then fail cleanly).
   function disconnect() {
     for (const name of [...tools.keys()]) unregisterTool(name);
@@ -515,7 +557,8 @@
       setStatus: counted('setStatus', setStatus), setDiagnostics: counted('setDiagnostics', setDiagnostics),
       reportCall: counted('reportCall', reportCall), emit: counted('emit', emit),
       connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode),
-      connectResources: counted('connectResources', connectResources), disconnectResources: counted('disconnectResources', disconnectResources)
+      connectResources: counted('connectResources', connectResources), disconnectResources: counted('disconnectResources', disconnectResources),
+      connectPrompts: counted('connectPrompts', connectPrompts), disconnectPrompts: counted('disconnectPrompts', disconnectPrompts)
     };
     session = await boot.start(ctx);
     boot.destroy();

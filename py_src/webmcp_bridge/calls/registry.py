@@ -87,20 +87,38 @@ def _wire_names(model: type[BaseModel]) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Annotations:
-    """WebMCP tool annotations (the ones Chromium keeps: readOnlyHint, untrustedContentHint,
-    consequentialHint)."""
+    """A tool's annotations, published in its definition's ``annotations`` object.
+
+    Two vocabularies share it. WebMCP's (what Chromium's native WebMCP keeps): ``read_only`` (readOnlyHint),
+    ``untrusted_content`` (untrustedContentHint: the result carries text from the page, which the agent must not
+    take as instructions) and ``consequential`` (consequentialHint). MCP's tool annotations (the MCP specification,
+    ``ToolAnnotations``; what MCP clients such as MCP-B's listing carry): ``read_only`` again, ``destructive``
+    (destructiveHint: the tool may delete or overwrite what is there, rather than only add), ``idempotent``
+    (idempotentHint: calling it again with the same arguments changes nothing more) and ``open_world``
+    (openWorldHint: it reaches beyond the page's own workspace). None: not stated, left out of the definition
+    (an MCP client then assumes the specification's defaults: destructive, not idempotent, open world).
+    """
 
     read_only: bool = False
     untrusted_content: bool = False
     consequential: bool = False
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
 
     def to_webmcp(self) -> dict[str, bool]:
-        """The ``annotations`` object of a WebMCP tool definition."""
-        return {
+        """The ``annotations`` object of a WebMCP tool definition: the three WebMCP hints always, the MCP hints
+        that are stated."""
+        hints = {
             "readOnlyHint": self.read_only,
             "untrustedContentHint": self.untrusted_content,
             "consequentialHint": self.consequential,
         }
+        for key, value in (("destructiveHint", self.destructive), ("idempotentHint", self.idempotent),
+                           ("openWorldHint", self.open_world)):
+            if value is not None:
+                hints[key] = value
+        return hints
 
 
 @dataclass

@@ -87,6 +87,9 @@ class Contribution:
         extensions: changes to tools offered by any contribution (this one's included).
         on_call: observers told after every call of every tool.
         on_run: observers told after every kernel run a tool started.
+        guidance: one paragraph added to the guidance for agents (:mod:`webmcp_bridge.tools.guidance`: after the
+            bridge's own text, in the contributions' order, while the whole stays within 2,000 UTF-8 bytes; one
+            that does not fit is left out with a diagnostic). "" adds nothing.
 
     Observers run on the page's main thread inside the call path: keep them short (no waiting). One that raises
     never fails the call; it is reported once in the diagnostics.
@@ -97,6 +100,7 @@ class Contribution:
     extensions: tuple[Extension, ...] = ()
     on_call: tuple[CallObserver, ...] = ()
     on_run: tuple[RunObserver, ...] = ()
+    guidance: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip() or len(self.name) > 128:
@@ -106,6 +110,8 @@ class Contribution:
             if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
                 raise ValueError(f"{label} of contribution {self.name} is a tuple")
             object.__setattr__(self, label, tuple(value))
+        if not isinstance(self.guidance, str):
+            raise ValueError(f"the guidance of contribution {self.name} is a string")
         for toolset in self.toolsets:
             if not isinstance(toolset, Toolset):
                 raise ValueError(f"contribution {self.name}: toolsets holds {type(toolset).__name__}, not a Toolset")

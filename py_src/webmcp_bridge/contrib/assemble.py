@@ -15,7 +15,8 @@ Rules (docs/ARCHITECTURE.md, "Contributing tools"):
    argument the tool does not take, a fixed value of an unknown argument, a definition that does not
    generate), is skipped with a diagnostic ``extension``; the tool stays as it was.
 3. The observers of the kept contributions are collected with their contribution's name
-   (:mod:`webmcp_bridge.contrib.observe` attaches them).
+   (:mod:`webmcp_bridge.contrib.observe` attaches them), and so are their guidance paragraphs
+   (:mod:`webmcp_bridge.tools.guidance` joins them).
 
 Pure: no I/O, no browser.
 """
@@ -39,11 +40,13 @@ from webmcp_bridge.core.limits import preview
 @dataclass
 class Assembly:
     """What :func:`assemble` made: the toolsets to register (in order, extensions applied), the observers
-    (``(contribution name, observer)``), and the names of the contributions kept and refused."""
+    (``(contribution name, observer)``), the guidance paragraphs (``(contribution name, paragraph)``, in order), and
+    the names of the contributions kept and refused."""
 
     toolsets: list[Toolset] = field(default_factory=list)
     on_call: list[tuple[str, CallObserver]] = field(default_factory=list)
     on_run: list[tuple[str, RunObserver]] = field(default_factory=list)
+    guidance: list[tuple[str, str]] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)  # contribution name -> reason
 
@@ -195,5 +198,7 @@ def assemble(contributions: Iterable[Contribution], diagnostics: Diagnostics) ->
             result.toolsets.append(dataclasses.replace(toolset, tools=tuple(tools[t.name] for t in toolset.tools)))
         result.on_call.extend((contribution.name, observer) for observer in contribution.on_call)
         result.on_run.extend((contribution.name, observer) for observer in contribution.on_run)
+        if contribution.guidance.strip():
+            result.guidance.append((contribution.name, contribution.guidance))
         result.kept.append(contribution.name)
     return result

@@ -14,6 +14,7 @@ from webmcp_bridge.tools import (
     review_toolset,
     toolsets_toolset,
 )
+from webmcp_bridge.tools.hints import with_hints
 
 #: the prefix of the bridge's own contributions' names
 BUILTIN_PREFIX = "webmcp_bridge."
@@ -21,7 +22,8 @@ BUILTIN_PREFIX = "webmcp_bridge."
 
 def builtin_contributions() -> list[Contribution]:
     """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code`` and
-    ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`)."""
+    ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool with its MCP hints
+    (:mod:`webmcp_bridge.tools.hints`)."""
     toolsets = (notebooks_toolset(), calls_toolset(), access_toolset(), review_toolset(), files_toolset(), batch_toolset(),
                 code_toolset(), toolsets_toolset())
-    return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(toolset,)) for toolset in toolsets]
+    return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(with_hints(toolset),)) for toolset in toolsets]

@@ -194,8 +194,20 @@ WORKSPACE_ENTRIES_DEFAULT = 200
 IDS_LISTED = 100
 #: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
 CONTEXT_ITEMS = 50
+#: ``jupyter_get_context`` with ``includeErrors``: the cells with an error listed (the rest counted), the bytes
+#: of each error's message kept, and the outputs of a cell looked at for its error (an error ends a run, so it
+#: is the last output: a cell with more outputs than this before its error reads as without one)
+ERRORS_LISTED = 20
+ERROR_MESSAGE_BYTES = 300
+ERROR_SCAN_OUTPUTS = 100
+#: the guidance for agents (:mod:`webmcp_bridge.tools.guidance`), site paragraphs included: UTF-8 bytes in all
+#: (under 2 KiB: it costs every agent that reads it), and the most the bridge's own text takes of it
+GUIDANCE_BYTES = 2000
+GUIDANCE_BASE_BYTES = 1600
 #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
 PROVENANCE_PER_CELL = 3
+#: ids listed per reason in a cell's ``outputsStale`` (the earlier cells that ran since it, or changed since their run)
+STALE_IDS_SHOWN = 5
 #: cells read per crossing while exporting a notebook
 EXPORT_CHUNK = 50
 #: truncation reports listed in one fitted result (the rest are counted)
@@ -225,6 +237,14 @@ ABORT_SETTLE_SECONDS = 5.0
 SCRUB_HISTORY_SECONDS = 10.0
 #: how often a wait for the kernel looks at its status again (seconds)
 KERNEL_POLL_SECONDS = 0.1
+#: the run rule (access/run_consent.py): the most workspace entries (files, folders, notebooks) walked to find a
+#: hidden notebook; a workspace with more is treated as holding one (every run is asked)
+HIDDEN_WALK_ENTRIES = 5_000
+#: how long the answer of that walk is reused, in seconds (open notebooks are looked at live on every run)
+HIDDEN_WALK_SECONDS = 5.0
+#: ``jupyter_run_code``: text kept in the page while a run is waited for, per output, past what the result can
+#: show (``Limits.output_page_bytes``): the rest of a flood of output is counted and dropped, not held (UTF-16 units)
+RUN_CODE_KEEP_MARGIN = 64 * 1024
 
 # -- features: the change log, review threads, Propose mode ------------------------------------------------
 #: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds (jupyter_get_context

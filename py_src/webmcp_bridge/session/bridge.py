@@ -31,6 +31,7 @@ from webmcp_bridge.host.protocol import DialogSource, NotebookHost
 from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
 from webmcp_bridge.tools.common import CallContext
+from webmcp_bridge.tools.guidance import guidance_text
 
 #: the toolsets a page serves at load unless its URL or the settings choose (calls/toolsets.py): the core notebook
 #: job (read, edit, run: 17 tools) and following calls that outlive the timeout or open a dialog (2); with the
@@ -127,6 +128,7 @@ def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs
     for toolset in assembly.toolsets:
         registry.add_toolset(toolset)
     attach_observers(registry, guard.runs, assembly, diagnostics)
+    registry.context.guidance = guidance_text(assembly.guidance, diagnostics)
     switch = ToolsetSwitch(registry, DEFAULT_TOOLSETS, ALWAYS_TOOLSETS)
     registry.context.toolsets = switch
     tracker.start()

@@ -80,5 +80,5 @@ TOOLS = (
          "The access the person gave this notebook and each visible cell (write: you may change it; read: you may only "
          "read it; editable/deletable false: the notebook's author locked its source / its deletion), and who recently inserted, edited or ran each cell (person or agent, coalesced). Only the person "
          "changes access. Cells hidden from you are only counted (hiddenCellCount).",
-         GetCellAccessInput, get_cell_access, Annotations(read_only=True), CellAccessOutput),
+         GetCellAccessInput, get_cell_access, Annotations(read_only=True, untrusted_content=True), CellAccessOutput),
 )

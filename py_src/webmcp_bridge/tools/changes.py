@@ -107,5 +107,5 @@ TOOLS = (
          "arrived with no run yet) and the cell id, coalesced. Optionally waits up to 15 s for a change (the person's typing is "
          "told in bursts, once each is over). Use it to follow the person's edits without rereading: pass the result's seq as "
          "since next time.",
-         GetChangesInput, get_changes, Annotations(read_only=True), ChangesOutput),
+         GetChangesInput, get_changes, Annotations(read_only=True, untrusted_content=True), ChangesOutput),
 )

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Sequence
 
 from pydantic import Field
 
 from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
+from webmcp_bridge.access.run_consent import accept_runs
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
@@ -34,6 +35,7 @@ from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
 from webmcp_bridge.propose.proposals import Proposal, ProposalBook, ProposalDenied, diff_lines_at_least, mark_direct, source_diff
 from webmcp_bridge.sharing.selections import SharedSelections
+from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 
 NotebookPathField = Annotated[
     str | None,
@@ -85,7 +87,8 @@ class CallContext:
     so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
     tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
     shared, which pages of big sources the agent read (``reads``), the diagnostics of the site's contributions
-    (``diagnostics``, shown by ``jupyter_get_context``) and the page's toolset switch (``toolsets``). ``changes`` and
+    (``diagnostics``, shown by ``jupyter_get_context``), the page's toolset switch (``toolsets``) and the guidance for
+    agents, site paragraphs included (``guidance``, :mod:`webmcp_bridge.tools.guidance`). ``changes`` and
     ``proposals`` are the guard's (it feeds the one and checks the other).
 
     Raises TypeError when ``host`` is not a GuardedHost.
@@ -99,6 +102,7 @@ class CallContext:
     reads: SourceReads  # pages of big sources handed to the agent (this session)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
     toolsets: ToolsetSwitch | None = None  # which toolsets the page serves (the discovery tool switches them)
+    guidance: str = BASE_GUIDANCE  # the guidance for agents (build_bridge adds the site's paragraphs)
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
@@ -116,11 +120,13 @@ class CallContext:
 
     async def propose(self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, *,
                       before: str | None = None, after: str | None = None, code: str | None = None,
-                      diff: list[list[str]] | None = None, always: bool = False) -> bool:
+                      diff: list[list[str]] | None = None, always: bool = False, runs: Sequence[str] | None = None) -> bool:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
         once (``always``: shown to the person in Direct mode too). ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
         :func:`webmcp_bridge.propose.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
-        accept the caller must check its preconditions again (hashes) before writing.
+        accept the caller must check its preconditions again (hashes) before writing. An accepted ``code`` (or, when
+        given, each text of ``runs``: the cells' sources the shown code is made of) counts as accepted by the run
+        rule (:mod:`webmcp_bridge.access.run_consent`) for the rest of the call, so the guard does not ask again.
 
         Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING); the proposal is
         denied for the person if the anchor cell is deleted or the notebook closed while it waits.
@@ -158,6 +164,8 @@ class CallContext:
         decision = await self.proposals.request(proposal, still_valid)
         if not decision.accepted:
             raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
+        if runs is not None or code is not None:
+            accept_runs(runs if runs is not None else [code or ""])
         return True
 
     async def notebook(self, path: str | None) -> GuardedNotebook:

@@ -17,6 +17,7 @@ from webmcp_bridge.core.paths import join, normalize_path
 from webmcp_bridge.host.protocol import SaveKind
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
+from webmcp_bridge.tools.errors_summary import ErrorsSummary, errors_summary
 from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary
 
 
@@ -74,6 +75,8 @@ class ContextOutput(Payload):
     dialogs: list[DialogReport]
     diagnostics: list[DiagnosticOut]
     limits: LimitsOut
+    errors: ErrorsSummary | None = sometimes("With includeErrors: the current notebook's cells whose last run raised (null without a notebook).")
+    guidance: str = sometimes("With includeGuidance: how to work in this page (under 2 KB).")
 
 
 class EntryOut(Wire):
@@ -111,7 +114,10 @@ class SaveNotebookOutput(Payload):
 
 
 class GetContextInput(ToolInput):
-    """No arguments."""
+    include_errors: Annotated[bool, Field(description="Also list the current notebook's cells whose last run raised (error name, "
+                                                      "short message, the cell's address).")] = False
+    include_guidance: Annotated[bool, Field(description="Also return the guidance: how to work in this page (under 2 KB; read it "
+                                                        "once).")] = False
 
 
 async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]:
@@ -121,7 +127,7 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
         nb = ctx.host.current_notebook()  # the person may have switched notebooks meanwhile
     focus = nb.focus() if nb else None
     kernel = nb.kernel() if nb else None
-    return {
+    result: dict[str, Any] = {
         "notebook": summary(nb) if nb else None,
         "openDocuments": [dataclasses.asdict(d) for d in ctx.host.open_documents()][:CONTEXT_ITEMS],
         "kernel": {"name": kernel.name, "status": kernel.status, "displayName": kernel.display_name} if kernel else None,
@@ -136,6 +142,11 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
         "limits": {"resultBytes": ctx.limits.result_bytes, "sourceWriteBytes": ctx.limits.source_write_bytes,
                    "outputPageBytes": ctx.limits.output_page_bytes, "imageBytes": ctx.limits.image_bytes},
     }
+    if args.include_errors:
+        result["errors"] = await errors_summary(nb) if nb else None
+    if args.include_guidance:
+        result["guidance"] = ctx.guidance
+    return result
 
 
 class ListWorkspaceInput(ToolInput):
@@ -251,11 +262,12 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
 TOOLS = (
     Tool("jupyter_get_context", "Get context",
          "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
-         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here.",
-         GetContextInput, get_context, Annotations(read_only=True), ContextOutput),
+         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here; "
+         "includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
+         GetContextInput, get_context, Annotations(read_only=True, untrusted_content=True), ContextOutput),
     Tool("jupyter_list_workspace", "List workspace",
          "List files and folders of the workspace (names and types, never contents).",
-         ListWorkspaceInput, list_workspace, Annotations(read_only=True), ListWorkspaceOutput),
+         ListWorkspaceInput, list_workspace, Annotations(read_only=True, untrusted_content=True), ListWorkspaceOutput),
     Tool("jupyter_open_notebook", "Open notebook",
          "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
          OpenNotebookInput, open_notebook, output_model=OpenNotebookOutput),

@@ -1,0 +1,108 @@
+"""Tool annotations: the MCP hints (destructive, idempotent, open world) every built-in tool states, beside WebMCP's
+(read only, untrusted content, consequential), in the definitions Python registers and in the build's tools.json."""
+
+from __future__ import annotations
+
+import pytest
+
+from webmcp_bridge.calls.registry import Annotations, Tool, Toolset
+from webmcp_bridge.contrib import ToolInput
+from webmcp_bridge.session.bridge import builtin_toolsets, tool_definitions, tools_manifest
+from webmcp_bridge.tools.hints import HINTS, with_hints
+
+ALL_HINTS = {"readOnlyHint", "untrustedContentHint", "consequentialHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+#: the tools that may delete, overwrite or reset: what an MCP client that asks only for destructive tools asks for
+DESTRUCTIVE = {
+    "jupyter_save_notebook", "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_clear_outputs",
+    "jupyter_run_cells", "jupyter_kernel_action", "jupyter_answer_dialog", "jupyter_write_file", "jupyter_apply_edits",
+    "jupyter_run_code",
+}
+
+
+def by_name() -> dict[str, dict]:
+    return {d["name"]: d["annotations"] for d in tool_definitions()}
+
+
+def test_every_builtin_tool_states_every_hint():
+    annotations = by_name()
+    assert len(annotations) == 34
+    for name, hints in annotations.items():
+        assert set(hints) == ALL_HINTS, name
+        assert all(isinstance(v, bool) for v in hints.values()), name
+        assert hints["openWorldHint"] is False, name
+    assert set(HINTS) == set(annotations)  # no stale entry in the table either
+
+
+def test_deletes_overwrites_restarts_and_clears_are_destructive():
+    annotations = by_name()
+    assert {name for name, hints in annotations.items() if hints["destructiveHint"]} == DESTRUCTIVE
+    # the other writes only add or point
+    for name in ("jupyter_insert_cell", "jupyter_move_cell", "jupyter_focus_cell", "jupyter_create_notebook",
+                 "jupyter_open_notebook", "jupyter_create_comment", "jupyter_toolsets"):
+        assert annotations[name]["destructiveHint"] is False and annotations[name]["readOnlyHint"] is False, name
+
+
+def test_reads_are_idempotent_and_never_destructive():
+    reads = {name: hints for name, hints in by_name().items() if hints["readOnlyHint"]}
+    assert len(reads) == 12
+    for name, hints in reads.items():
+        assert hints["idempotentHint"] is True and hints["destructiveHint"] is False, name
+    annotations = by_name()
+    for name in ("jupyter_insert_cell", "jupyter_edit_cell_source", "jupyter_run_cells", "jupyter_run_code",
+                 "jupyter_kernel_action", "jupyter_apply_edits"):
+        assert annotations[name]["idempotentHint"] is False, name
+    for name in ("jupyter_update_cell", "jupyter_delete_cell", "jupyter_clear_outputs", "jupyter_write_file"):
+        assert annotations[name]["idempotentHint"] is True, name
+
+
+@pytest.mark.parametrize("name", ["jupyter_get_context", "jupyter_list_workspace", "jupyter_get_changes",
+                                  "jupyter_get_cell_access"])
+def test_tools_returning_page_text_are_marked_untrusted(name):
+    assert by_name()[name]["untrustedContentHint"] is True
+
+
+def test_every_tool_that_reads_the_page_is_untrusted_content():
+    # every read returns something of the page (names, sources, outputs, comments, changes), and so does a write's
+    # error (a STALE_CELL preview); the tools that return nothing of the page are the two of only structure
+    annotations = by_name()
+    plain = {name for name, hints in annotations.items() if not hints["untrustedContentHint"]}
+    assert plain == {"jupyter_open_notebook", "jupyter_create_notebook", "jupyter_save_notebook", "jupyter_insert_cell",
+                     "jupyter_move_cell", "jupyter_clear_outputs", "jupyter_kernel_action", "jupyter_focus_cell",
+                     "jupyter_toolsets"}
+    assert all(annotations[name]["readOnlyHint"] is False for name in plain)
+
+
+def test_tools_json_carries_the_same_hints():
+    manifest = {d["name"]: d["annotations"] for d in tools_manifest()["definitions"]}
+    assert manifest == by_name()
+    assert manifest["jupyter_delete_cell"]["destructiveHint"] is True
+
+
+class _In(ToolInput):
+    pass
+
+
+async def _noop(ctx, args):
+    return {}
+
+
+def test_a_site_tool_publishes_only_the_hints_it_states():
+    plain = Tool("site_plain", "Plain", "Does nothing.", _In, _noop, Annotations(read_only=True))
+    assert plain.definition()["annotations"] == {"readOnlyHint": True, "untrustedContentHint": False, "consequentialHint": False}
+    stated = Tool("site_wipe", "Wipe", "Wipes.", _In, _noop, Annotations(destructive=True, idempotent=True, open_world=False))
+    assert stated.definition()["annotations"] == {"readOnlyHint": False, "untrustedContentHint": False, "consequentialHint": False,
+                                                   "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
+
+
+def test_a_builtin_tool_missing_from_the_table_is_refused():
+    new = Tool("jupyter_new_thing", "New", "New.", _In, _noop)
+    with pytest.raises(KeyError, match="jupyter_new_thing"):
+        with_hints(Toolset("x", "x", (new,)))
+
+
+def test_the_table_keeps_the_tools_own_annotations():
+    tools = {t.name: t for ts in builtin_toolsets() for t in ts.tools}
+    update = tools["jupyter_update_cell"].annotations
+    assert (update.read_only, update.untrusted_content, update.consequential) == (False, True, True)
+    assert (update.destructive, update.idempotent, update.open_world) == (True, True, False)
