@@ -15,7 +15,7 @@ def test_a_jupyterlab_out_of_range_shows_why_in_the_status_bar(page, page_log, s
     def narrowed(route):
         response = route.fetch()
         manifest = response.json()
-        manifest["shared"]["@jupyterlab/notebook"] = "^5.0.0"
+        manifest.setdefault("shared", {})["@jupyterlab/notebook"] = "^5.0.0"
         route.fulfill(response=response, json=manifest)
 
     page.context.route("**/extensions/jupyterlab-webmcp-bridge/static/bridge.json", narrowed)
