@@ -8,6 +8,8 @@ directly.
     python build.py                   # build (incrementally)
     python build.py serve [--port N]  # build, then serve _output/ on 127.0.0.1 with the site's headers
     python build.py --mcp-b [serve]   # the same with the MCP-B runtime on (browsers without native WebMCP)
+    python build.py labextension      # only stage the labextension into build/labextension/ (seconds), the
+                                      # folder `jupyter labextension develop .` links (CONTRIBUTING.md)
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from sitebuild.extension import stage_labextension
 from sitebuild.serve import serve
 from sitebuild.site import build
-from sitebuild.util import BuildError
+from sitebuild.util import ROOT, BuildError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,8 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser = sub.add_parser("serve", help="build, then serve _output/ on 127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     serve_parser.add_argument("--force", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    sub.add_parser("labextension", help="only stage the labextension into build/labextension/ (for jupyter labextension develop)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "labextension":
+            print(f"[build] labextension staged in {stage_labextension(ROOT / 'build' / 'labextension')}")
+            return 0
         build(force=args.force, mcp_b=args.mcp_b)
     except BuildError as exc:
         print(f"[build] FAILED: {exc}", file=sys.stderr)

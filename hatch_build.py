@@ -8,7 +8,7 @@ The sdist carries the staged folder (``[tool.hatch.build.targets.sdist] artifact
 unpacked sdist (``PKG-INFO`` at its root) takes the folder as it is and needs neither npm nor a package index
 (the "skip if exists" of the JupyterLab extension template, keyed on the file every sdist has and a checkout
 never has, so a stale folder in a checkout is never shipped). The wheel puts it under
-``share/jupyter/labextensions/webmcp-bridge/`` as shared data. An editable install skips the hook: the
+``share/jupyter/labextensions/jupyterlab-webmcp-bridge/`` as shared data. An editable install skips the hook: the
 labextension of a development checkout is staged by ``python build.py``.
 """
 

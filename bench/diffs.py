@@ -158,7 +158,7 @@ def pyodide_rows(runs: int) -> list[dict]:
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True, args=BASE_ARGS)
             page = browser.new_page()
-            manifest_url = f"{base}/extensions/webmcp-bridge/static/bridge.json"
+            manifest_url = f"{base}/extensions/jupyterlab-webmcp-bridge/static/bridge.json"
             page.goto(manifest_url)  # a plain page of the site: nothing else runs on its main thread
             text = page.evaluate("""async ({manifestUrl, source, corpus, runs}) => {
               const manifest = await (await fetch(manifestUrl)).json();

@@ -4,7 +4,7 @@ Usage: python bench/memory_steps.py
 
 Needs the bench site of ``bench/run.py`` (``.cache/bench/ours``). Opens a plain file of that site (no JupyterLab)
 in the benchmark's Chromium (precise memory info, ``gc()`` exposed) and repeats the loader's start-up steps with
-the same files (``extensions/webmcp-bridge/static/bridge.json``: the shipped Pyodide, the dependency wheels, the
+the same files (``extensions/jupyterlab-webmcp-bridge/static/bridge.json``: the shipped Pyodide, the dependency wheels, the
 bridge's wheel), then imports the bridge's modules the way its start-up does. After each step: two ``gc()`` calls,
 then ``performance.memory.usedJSHeapSize`` and the size of Pyodide's wasm memory. Prints one row per step, in MB.
 """
@@ -26,7 +26,7 @@ import sites  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
 
 STEPS = """async () => {
-  const base = new URL('/extensions/webmcp-bridge/static/', location.href);
+  const base = new URL('/extensions/jupyterlab-webmcp-bridge/static/', location.href);
   const manifest = await (await fetch(new URL('bridge.json', base))).json();
   const rows = [];
   let pyodide = null;
@@ -63,7 +63,7 @@ def main() -> int:
                                              args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
             try:
                 page = browser.new_page()
-                page.goto(f"{urls['ours']}/extensions/webmcp-bridge/static/bridge.json")
+                page.goto(f"{urls['ours']}/extensions/jupyterlab-webmcp-bridge/static/bridge.json")
                 rows = page.evaluate(STEPS)
             finally:
                 browser.close()

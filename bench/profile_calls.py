@@ -68,7 +68,7 @@ def where(url: str, name: str) -> str:
         return "Pyodide JS glue"
     if url.startswith("webmcp-bridge/"):  # the JS halves Python evaluates (lab/ffi.py load_half)
         return f"bridge JS half {url.rsplit('/', 1)[-1]}"
-    if "/extensions/webmcp-bridge/" in url:
+    if "/extensions/jupyterlab-webmcp-bridge/" in url:
         return "bridge loader (JS)"
     if "/extensions/jupyterlite-webmcp/" in url:
         return "reference extension (JS)"

@@ -69,7 +69,7 @@ SIDES = ("ours", "theirs")
 ALL_SITES = ("ours", "theirs", "baseline")
 #: the scripts of each extension, by URL, in long-animation-frame attribution (on the main thread, a Pyodide
 #: runtime is only ever the bridge's: the kernel's runs in a worker)
-OWN_SCRIPTS = {"ours": re.compile(r"/extensions/webmcp-bridge/|^webmcp-bridge/|/pyodide(\.asm)?\.m?js"),
+OWN_SCRIPTS = {"ours": re.compile(r"/extensions/jupyterlab-webmcp-bridge/|^jupyterlab-webmcp-bridge/|/pyodide(\.asm)?\.m?js"),
                "theirs": re.compile(r"/extensions/jupyterlite-webmcp/"), "baseline": None}
 BENCH_ARGS = ["--enable-precise-memory-info", "--js-flags=--expose-gc"]
 LOAD_NOTEBOOK = notebooks.name_for(10)
@@ -585,7 +585,7 @@ def main() -> int:
         plan["notebooks"].append((notebooks.name_for("large"), notebooks.IMAGES + 2))
     folders = sites.build_sites(content)
     folders["baseline"] = build_site(output=sites.BENCH / "baseline", extra_content=(content,), extensions=())
-    tools_json = folders["ours"] / "extensions" / "webmcp-bridge" / "static" / "tools.json"
+    tools_json = folders["ours"] / "extensions" / "jupyterlab-webmcp-bridge" / "static" / "tools.json"
     manifest = json.loads(tools_json.read_text(encoding="utf-8"))  # the tools a default page registers at activation
     TOOL_COUNTS["ours"] = len({tool for name in (*manifest["aliases"]["default"], *manifest["always"]) for tool in manifest["toolsets"][name]})
     servers, urls = serve(folders)

@@ -86,7 +86,7 @@ def test_a_site_tool_file_that_raises_on_import_leaves_every_other_tool_working(
     def settings_with_broken_file(route):
         schemas = route.fetch().json()
         for entry in schemas:
-            if entry["id"] == "webmcp-bridge:plugin":
+            if entry["id"] == "jupyterlab-webmcp-bridge:plugin":
                 entry["schema"]["properties"]["contributions"]["default"] = [BROKEN]
         route.fulfill(json=schemas)
 

@@ -12,7 +12,7 @@ from test_mcp_b import mcp_b_site  # noqa: F401  (the module fixture: the demo s
 from test_platform_browser import toolset_tools
 
 NOTEBOOK = "notebook-running-code.ipynb"
-WHEEL = "**/extensions/webmcp-bridge/static/webmcp_bridge-*.whl"
+WHEEL = "**/extensions/jupyterlab-webmcp-bridge/static/webmcp_bridge-*.whl"
 
 #: the agent's call, started on the page and left running (``args_as_text``: MCP-B's executeTool takes JSON text)
 START_CALL = """([name, args, argsAsText]) => {

@@ -43,7 +43,7 @@ def serve(folder: Path, headers: dict | None = None):
 
 
 KERNEL_SETTINGS = "@jupyterlite/pyodide-kernel-extension:kernel"
-SHIPPED_RUNTIME = "./extensions/webmcp-bridge/static/pyodide/pyodide.mjs"
+SHIPPED_RUNTIME = "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
 
 
 def built_config(output: Path) -> dict:
@@ -95,15 +95,15 @@ def test_pip_install_puts_the_labextension_where_jupyter_finds_it(author_env):
     """The wheel installs the prebuilt labextension under the environment's share/jupyter/labextensions/, and the
     plain documented `jupyter lite build` picks it up with no other step."""
     env, outputs = author_env
-    ext = env / "share" / "jupyter" / "labextensions" / "webmcp-bridge"
+    ext = env / "share" / "jupyter" / "labextensions" / "jupyterlab-webmcp-bridge"
     package = json.loads((ext / "package.json").read_text())
     assert package["jupyterlab"]["_build"]["load"] == "static/remoteEntry.js"
     assert json.loads((ext / "install.json").read_text())["packageName"] == "jupyterlab-webmcp-bridge"
-    assert (ext / "schemas" / "webmcp-bridge" / "plugin.json").is_file()
+    assert (ext / "schemas" / "jupyterlab-webmcp-bridge" / "plugin.json").is_file()
     assert (ext / "static" / "pyodide" / "pyodide.asm.wasm").is_file()
     for output in outputs.values():
         names = [e["name"] for e in built_config(output)["federated_extensions"]]
-        assert "webmcp-bridge" in names and "@jupyterlite/pyodide-kernel-extension" in names
+        assert "jupyterlab-webmcp-bridge" in names and "@jupyterlite/pyodide-kernel-extension" in names
 
 
 def test_a_site_built_as_the_docs_say_keeps_its_kernels_own_pyodide(author_env):
@@ -135,8 +135,8 @@ def test_a_site_built_as_the_docs_say_serves_the_agent(browser, author_site):
     context, page = new_recorded_page(browser, log)
     try:
         status = core_agent_scenario(page, log, url)
-        assert status["runtime"]["url"] == f"{url}/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"
-        assert any("/extensions/webmcp-bridge/static/pyodide/ipython-" in u for u in log.requests), "the kernel did not use the shipped runtime"
+        assert status["runtime"]["url"] == f"{url}/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
+        assert any("/extensions/jupyterlab-webmcp-bridge/static/pyodide/ipython-" in u for u in log.requests), "the kernel did not use the shipped runtime"
     finally:
         context.close()
 

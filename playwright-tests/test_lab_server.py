@@ -9,7 +9,8 @@ browser context. The bridge runs on the Pyodide runtime its extension ships, ser
 - paths: `..`, absolute paths and symbolic links inside the root that lead outside it are refused (INVALID_PATH);
 - review (a comment persists in the file's metadata), Propose (a change waits for Accept) and access (a `none` cell
   and a hidden notebook invisible to every tool: the canary scan of test_access_browser.py);
-- the MCP-B option turned on the JupyterLab way (labconfig/page_config.json), in a browser without WebMCP.
+- the MCP-B option turned on with `jupyter webmcp-bridge mcp-b on` (it writes labconfig/page_config.json), in a
+  browser without WebMCP.
 """
 
 from __future__ import annotations
@@ -89,7 +90,10 @@ def assert_clean(log: PageLog, server: Server) -> None:
 def test_labextension_list_shows_the_wheel(lab_server):
     listed = subprocess.run([lab_server.env / "bin" / "jupyter", "labextension", "list"], capture_output=True, text=True)
     text = listed.stdout + listed.stderr
-    assert "webmcp-bridge v0.1.0" in text and "jupyterlab-webmcp-bridge" in text, text
+    assert "jupyterlab-webmcp-bridge v0.1.0" in text, text
+    # the ranges package.json declares fit this JupyterLab (a misfit is "X" and "is not compatible" here)
+    line = next(row for row in text.splitlines() if "jupyterlab-webmcp-bridge v" in row)
+    assert "OK" in line and "not compatible" not in text, text
 
 
 def test_core_agent_scenarios_in_a_jupyterlab_server(browser, lab_server):
@@ -98,7 +102,7 @@ def test_core_agent_scenarios_in_a_jupyterlab_server(browser, lab_server):
     page.set_default_timeout(SLOW_MS)
     try:
         status = core_agent_scenario(page, log, lab_server.base, name="core.ipynb", url=lab_server.page("core.ipynb"))
-        runtime_url = f"{lab_server.base}/lab/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"
+        runtime_url = f"{lab_server.base}/lab/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
         assert status["runtime"] == {"source": "shipped", "url": runtime_url} and status["polyfill"] is None
         assert ok(page, "jupyter_get_context")["kernel"]["name"] == "python3"  # ipykernel, not Pyodide
     finally:
@@ -237,20 +241,38 @@ def test_hidden_cells_and_notebooks_are_invisible_to_every_tool_on_the_server(br
         context.close()
 
 
+def mcp_b_command(server: Server, action: str) -> subprocess.CompletedProcess:
+    """``jupyter webmcp-bridge mcp-b <action>`` from the server's environment, with the server's own config folders."""
+    environ = {**os.environ, "JUPYTER_CONFIG_DIR": str(server.root.parent / "jupyter" / "config")}
+    environ.pop("PYTHONPATH", None)  # the installed wheel's command, never this checkout's sources
+    return subprocess.run([server.env / "bin" / "jupyter", "webmcp-bridge", "mcp-b", action], capture_output=True, text=True, env=environ)
+
+
 def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_server):
-    """The option set the JupyterLab way, a `page_config.json` in a `labconfig` folder of Jupyter's config path
-    (read on each page load), in Chromium without the WebMCP flag: the core scenarios through @mcp-b/global."""
-    labconfig = lab_server.env / "etc" / "jupyter" / "labconfig"
-    labconfig.mkdir(parents=True, exist_ok=True)
-    (labconfig / "page_config.json").write_text(json.dumps({"webmcpBridgePolyfill": True}))
+    """The option turned on as the README says, `jupyter webmcp-bridge mcp-b on` (the environment's
+    labconfig/page_config.json, read on each page load), in Chromium without the WebMCP flag: the core scenarios
+    through @mcp-b/global; `off` turns it off again for the next page."""
+    done = mcp_b_command(lab_server, "on")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert mcp_b_command(lab_server, "status").stdout.startswith("MCP-B: on (set by ")
     log = PageLog()
     context, page = new_recorded_page(browser_without_webmcp, log)
     page.set_default_timeout(SLOW_MS)
     try:
         status = core_agent_scenario(McpBPage(page), log, lab_server.base, name="mcp-b.ipynb", url=lab_server.page("mcp-b.ipynb"))
         assert status["polyfill"] == "mcp-b", status
-        assert any(u.endswith("/lab/extensions/webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
+        assert any(u.endswith("/lab/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
         assert len(McpBTools(page).tools()) == status["tools"] == 34
     finally:
         context.close()
-        (labconfig / "page_config.json").unlink()
+        done = mcp_b_command(lab_server, "off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = PageLog()
+    context, page = new_recorded_page(browser_without_webmcp, log)
+    page.set_default_timeout(SLOW_MS)
+    try:
+        status = open_in(page, lab_server.base, "lab", "mcp-b.ipynb", lab_server.page("mcp-b.ipynb"))
+        assert status["state"] == "unavailable" and status["polyfill"] is None, status
+        assert not any("/mcp-b/" in u for u in log.requests)
+    finally:
+        context.close()

@@ -148,7 +148,7 @@ def test_core_agent_scenarios_through_mcp_b(browser_without_webmcp, mcp_b_site):
     try:
         status = core_agent_scenario(McpBPage(page), log, mcp_b_site)
         assert status["polyfill"] == "mcp-b"
-        assert any(u.endswith("/extensions/webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
+        assert any(u.endswith("/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
         # the MCP-B layer an agent connects to lists the same tools
         listed = page.evaluate("async () => (await navigator.modelContextTesting.listTools()).map(t => t.name)")
         assert set(listed) == {t["name"] for t in McpBTools(page).tools()} and len(listed) == status["tools"]

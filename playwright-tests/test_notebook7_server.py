@@ -49,7 +49,7 @@ def test_core_scenarios_and_the_agent_panel_in_a_notebook7_server(browser, noteb
     page.set_default_timeout(SLOW_MS)
     try:
         status = core_agent_scenario(page, log, server.base, name=NAME, url=server.page(NAME))
-        assert status["runtime"] == {"source": "shipped", "url": f"{server.base}/lab/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"}, status
+        assert status["runtime"] == {"source": "shipped", "url": f"{server.base}/lab/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"}, status
         assert ok(page, "jupyter_get_context")["kernel"]["name"] == "python3"  # ipykernel
         # Notebook 7's shell (its right stack), not JupyterLab's
         assert page.evaluate("() => [!!document.getElementById('jp-right-stack'), !!document.querySelector('.jp-LabShell')]") == [True, False]

@@ -272,7 +272,7 @@ SETTINGS_JS = """async () => {
         const app = window.jupyterapp;
         const token = [...app.pluginRegistry._services.keys()].find(t => t.name.endsWith(':ISettingRegistry'));
         const registry = await app.resolveRequiredService(token);
-        window.__bridgeSettings = await registry.load('webmcp-bridge:plugin');
+        window.__bridgeSettings = await registry.load('jupyterlab-webmcp-bridge:plugin');
     }
     return window.__bridgeSettings.composite;
 }"""

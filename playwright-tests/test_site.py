@@ -170,7 +170,7 @@ def test_every_request_is_same_origin(kernel_run, site_url):
     assert log.foreign_requests(site_url, allow_content_links=False) == []
     # the record covers both runtimes: the kernel's wheels and the bridge's own wheel were fetched
     assert any("/static/pyodide/ipython-" in url for url in log.requests), "kernel wheel requests not seen"
-    assert any("/extensions/webmcp-bridge/static/webmcp_bridge-" in url for url in log.requests)
+    assert any("/extensions/jupyterlab-webmcp-bridge/static/webmcp_bridge-" in url for url in log.requests)
 
 
 def test_no_page_errors(kernel_run):
@@ -200,7 +200,7 @@ def test_without_the_sites_runtime_the_bridge_uses_the_one_it_ships(page, page_l
     page.context.route(lambda url: url == site_runtime, lambda route: route.fulfill(status=404, body="not here"))
     status = open_notebook(page, site_url, NOTEBOOK)
     assert status["state"] == "ready", status
-    assert status["runtime"] == {"source": "shipped", "url": f"{site_url}/extensions/webmcp-bridge/static/pyodide/pyodide.mjs"}
+    assert status["runtime"] == {"source": "shipped", "url": f"{site_url}/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"}
     result = page.webmcp.call_tool("jupyter_get_context", {})
     assert result["isError"] is False and result["structuredContent"]["notebook"]["path"] == NOTEBOOK
     assert page_log.foreign_requests(site_url, allow_content_links=False) == []
@@ -208,7 +208,7 @@ def test_without_the_sites_runtime_the_bridge_uses_the_one_it_ships(page, page_l
 
 def test_a_loader_failure_shows_in_the_status_item(page, page_log, site_url):
     """If the bridge cannot load, JupyterLab still works and the status item says why; nothing is thrown."""
-    page.context.route("**/extensions/webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: route.abort())
+    page.context.route("**/extensions/jupyterlab-webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: route.abort())
     status = open_notebook(page, site_url, NOTEBOOK)
     assert status["state"] == "failed", status
     assert status["reason"]

@@ -134,7 +134,7 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
     none) as soon as JupyterLab activates it; a call made while the bridge's Python is still loading waits for it
     and then answers normally, and Python, once up, keeps exactly that set (no tool registered again)."""
     held = []
-    page.context.route("**/extensions/webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: held.append(route))
+    page.context.route("**/extensions/jupyterlab-webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: held.append(route))
     page.goto(lab_url(site_url, "jupyterlite-empty.ipynb", toolsets=None))
     page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered", timeout=BRIDGE_TIMEOUT_MS)
     assert {t["name"] for t in page.webmcp.tools()} == DEFAULT_TOOLS

@@ -7,6 +7,6 @@
 server with the site's headers), ``util`` (paths and helpers). ``build.py`` is its command line.
 
 It sits at the repository root, not in ``py_src/``: it is the developer's tool, not part of the product, so
-the wheel's only package stays ``webmcp_bridge``; the wheel's build hook (``hatch_build.py``) imports it from
-the source tree, and the sdist includes it.
+the wheel never installs it; the wheel's build hook (``hatch_build.py``) imports it from the source tree, and
+the sdist includes it.
 """

@@ -1,4 +1,4 @@
-"""The prebuilt labextension the product's wheel carries under ``share/jupyter/labextensions/webmcp-bridge/``.
+"""The prebuilt labextension the product's wheel carries under ``share/jupyter/labextensions/jupyterlab-webmcp-bridge/``.
 
 No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is hand-written, and this step adds
 what a bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the
@@ -22,6 +22,7 @@ The layout follows JupyterLab's federated-extension format: JupyterLab (server) 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -35,8 +36,8 @@ from sitebuild.runtime import RUNTIME_FILES, fetch_mcp_b, fetch_pyodide
 from sitebuild.util import EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
 from sitebuild.wheels import fetch_wheels, write_bridge_wheel
 
-#: the labextension's name (package.json), the plugin id's prefix (`webmcp-bridge:plugin`) and the folder name
-EXTENSION_NAME = "webmcp-bridge"
+#: the labextension's name (package.json), the plugin id's prefix (`jupyterlab-webmcp-bridge:plugin`) and the folder name
+EXTENSION_NAME = "jupyterlab-webmcp-bridge"
 #: where the product's wheel puts the labextension (PEP 427 data scheme, relative to the environment's prefix)
 SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
 #: the lock of every pinned wheel, beside the runtime's own lock (which lists the bridge's closure only); the
@@ -82,6 +83,26 @@ def closure(lock: dict, roots: list[str]) -> list[str]:
     return sorted(seen)
 
 
+#: the one range form the loader's share-scope lookup understands (remoteEntry.js, ``inRange``)
+CARET_RANGE = re.compile(r"^\^\d+\.\d+\.\d+$")
+
+
+def shared_ranges(package: dict) -> dict[str, str]:
+    """The loader's share-scope ranges, ``{package: "^X.Y.Z"}``: lite/extension/package.json's ``dependencies``,
+    each of which must be a caret range and be listed in ``jupyterlab.sharedPackages`` as not bundled (the loader
+    bundles nothing). Raises BuildError naming the first that is not."""
+    dependencies = package.get("dependencies") or {}
+    listed = package.get("jupyterlab", {}).get("sharedPackages", {})
+    if not dependencies:
+        raise BuildError("lite/extension/package.json declares no dependencies (the JupyterLab packages the loader uses)")
+    for name, spec in dependencies.items():
+        if not CARET_RANGE.match(spec):
+            raise BuildError(f"lite/extension/package.json: {name} {spec!r} is not a caret range ^X.Y.Z (remoteEntry.js reads only those)")
+        if listed.get(name, {}).get("bundled", True):
+            raise BuildError(f"lite/extension/package.json: {name} is missing from jupyterlab.sharedPackages as bundled: false")
+    return dict(dependencies)
+
+
 def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     """Write the complete labextension folder into ``dest`` (created or brought up to date); return ``dest``.
 
@@ -102,6 +123,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     package = json.loads((EXTENSION_SRC / "package.json").read_text(encoding="utf-8"))
     if package["name"] != EXTENSION_NAME:
         raise BuildError(f"lite/extension/package.json names {package['name']!r}, expected {EXTENSION_NAME!r}")
+    shared = shared_ranges(package)
     package["version"] = pins["project"]["version"]
     put("package.json", json.dumps(package, indent=2) + "\n")
     distribution = pins["project"]["name"]
@@ -152,6 +174,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
         # of a failure's and of a refused registration's reason shown, the waits before Python starts
         "bounds": loader_bounds,
+        # the version range of each JupyterLab package the loader takes from the page's share scope
+        # (package.json's dependencies): a version outside it is never used
+        "shared": shared,
     }
     put("static/bridge.json", json.dumps(manifest, indent=2) + "\n")
     for path in tree_files(dest):

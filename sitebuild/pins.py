@@ -2,27 +2,45 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from importlib import metadata
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from sitebuild.util import PYPROJECT, BuildError
+from sitebuild.util import PY_SRC, PYPROJECT, BuildError
+
+#: the one place the version is written (pyproject.toml's [tool.hatch.version] reads the same line)
+VERSION_FILE = PY_SRC / "webmcp_bridge" / "__init__.py"
+#: hatchling's default pattern for a version file (its regex version source)
+VERSION_LINE = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.M)
+
+
+def project_version() -> str:
+    """The project's version: ``__version__`` in ``py_src/webmcp_bridge/__init__.py`` (the wheel's dynamic version
+    comes from the same line). Raises BuildError when the line is missing."""
+    found = VERSION_LINE.search(VERSION_FILE.read_text(encoding="utf-8"))
+    if not found:
+        raise BuildError(f"{VERSION_FILE.relative_to(PY_SRC.parent)} has no __version__ = \"...\" line")
+    return found.group(1)
 
 
 def read_pins() -> dict:
     """Read every pin from pyproject.toml: the site table, the JupyterLite pins of the dev extra, the project.
 
     Returns ``{"pyodide": version, "mcp_b_global": version, "bridge_packages": [names], "wheels": {canonical name: version},
-    "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``; raises BuildError
-    when the site table is missing or a JupyterLite pin is not ``==``.
+    "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``: ``bridge_packages`` are the
+    names of the site table's ``bridge-requires``, and the project's ``dependencies`` are those requirements (the
+    bridge's in the page, not the CPython wheel's); raises BuildError when the site table is missing or a
+    JupyterLite pin is not ``==``.
     """
     data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     try:
         site = data["tool"]["webmcp_bridge"]["site"]
     except KeyError as exc:
         raise BuildError("pyproject.toml has no [tool.webmcp_bridge.site] table") from exc
+    bridge_requires = list(site["bridge-requires"])
     lite_pins = {}
     for spec in data["project"]["optional-dependencies"]["dev"]:
         req = Requirement(spec)
@@ -35,10 +53,10 @@ def read_pins() -> dict:
     return {
         "pyodide": site["pyodide"],
         "mcp_b_global": site["mcp-b-global"],
-        "bridge_packages": list(site.get("bridge-packages", ["pydantic"])),
+        "bridge_packages": [Requirement(spec).name for spec in bridge_requires],
         "wheels": {canonicalize_name(k): v for k, v in site["wheels"].items()},
         "jupyterlite": lite_pins,
-        "project": {k: data["project"][k] for k in ("name", "version", "dependencies")},
+        "project": {"name": data["project"]["name"], "version": project_version(), "dependencies": bridge_requires},
     }
 
 

@@ -43,7 +43,7 @@ def test_built_config_keeps_pyodide_url(site):
     assert kernel["disablePyPIFallback"] is True
     assert (site / PYODIDE / "pyodide.mjs").is_file()
     assert (site / PYODIDE / "pyodide.asm.wasm").is_file()
-    assert "webmcp-bridge" in [e["name"] for e in config["federated_extensions"]]
+    assert "jupyterlab-webmcp-bridge" in [e["name"] for e in config["federated_extensions"]]
 
 
 def test_app_configs_do_not_override_pyodide_url(site):
@@ -81,7 +81,7 @@ def test_lock_versions_are_the_pins(site):
 def test_bridge_manifest(site):
     """bridge.json names the shipped bridge wheel, its dependency wheels and the runtime shipped beside it, and
     the Pyodide version those wheels are built for (the page's runtime is used only when it is that one)."""
-    static = site / "extensions" / "webmcp-bridge" / "static"
+    static = site / "extensions" / "jupyterlab-webmcp-bridge" / "static"
     manifest = json.loads((static / "bridge.json").read_text())
     assert (static / manifest["wheel"]).is_file()
     assert manifest["wheel"].startswith("webmcp_bridge-")
@@ -101,7 +101,7 @@ def test_site_holds_exactly_the_bridge_and_the_kernel(site):
     """No labextension of the build's environment leaks into the site: the built config and the extensions/
     folder hold the bridge and the Pyodide kernel, nothing else."""
     config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
-    wanted = ["@jupyterlite/pyodide-kernel-extension", "webmcp-bridge"]
+    wanted = ["@jupyterlite/pyodide-kernel-extension", "jupyterlab-webmcp-bridge"]
     assert sorted(e["name"] for e in config["federated_extensions"]) == wanted
     assert sorted(p.parent.relative_to(site / "extensions").as_posix() for p in (site / "extensions").glob("**/package.json")) == wanted
 
@@ -115,7 +115,7 @@ def test_a_leaked_extension_fails_the_check(site, tmp_path):
     (copy / "jupyter-lite.json").write_text(json.dumps(config))
     lock = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())
     with pytest.raises(BuildError, match="wanted exactly"):
-        verify_output(lock, copy, ("webmcp-bridge",))
+        verify_output(lock, copy, ("jupyterlab-webmcp-bridge",))
 
 
 def test_site_config_is_the_repository_file(site):
@@ -163,12 +163,12 @@ def test_server_headers_and_types(site):
     server = make_server(site, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    wheel = json.loads((site / "extensions/webmcp-bridge/static/bridge.json").read_text())["wheel"]
+    wheel = json.loads((site / "extensions/jupyterlab-webmcp-bridge/static/bridge.json").read_text())["wheel"]
     expected = {
         f"/{PYODIDE}/pyodide.mjs": "text/javascript",
         f"/{PYODIDE}/pyodide.asm.wasm": "application/wasm",
         f"/{PYODIDE}/pyodide-lock.json": "application/json",
-        f"/extensions/webmcp-bridge/static/{wheel}": "application/zip",
+        f"/extensions/jupyterlab-webmcp-bridge/static/{wheel}": "application/zip",
     }
     try:
         for url, mime in expected.items():
@@ -199,7 +199,7 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
     from webmcp_bridge.core import limits
     from webmcp_bridge.core.limits import LOADER_BOUNDS
 
-    manifest = json.loads((site / "extensions/webmcp-bridge/static/bridge.json").read_text())
+    manifest = json.loads((site / "extensions/jupyterlab-webmcp-bridge/static/bridge.json").read_text())
     assert manifest["bounds"] == LOADER_BOUNDS == {
         "recentCalls": limits.RECENT_CALLS, "failureChars": limits.FAILURE_REASON_CHARS,
         "refusalChars": limits.REFUSAL_REASON_CHARS, "startQuietMs": limits.START_QUIET_MS,
@@ -216,7 +216,7 @@ def test_static_tool_definitions_match_the_registry(site):
     toolsets as data (the loader selects from them by name only)."""
     from webmcp_bridge.session.bridge import DEFAULT_TOOLSETS, build_bridge, tool_definitions, tools_manifest
 
-    static = json.loads((site / "extensions/webmcp-bridge/static/tools.json").read_text())
+    static = json.loads((site / "extensions/jupyterlab-webmcp-bridge/static/tools.json").read_text())
     assert static == tools_manifest() and static["definitions"] == tool_definitions()
     sizes = {ts.name: len(ts.tools) for ts in build_bridge(None).registry.toolsets()}  # type: ignore[arg-type]
     assert len(static["definitions"]) == sum(sizes.values()) == sum(len(names) for names in static["toolsets"].values())

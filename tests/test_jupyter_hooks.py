@@ -79,8 +79,8 @@ def test_a_site_without_a_pyodide_url_gets_the_shipped_runtime_completed_with_th
     urls = ["./extensions/@jupyterlite/pyodide-kernel-extension/static/pypi/all.json"]
     config = built_site(tmp_path / "site", {"pipliteUrls": urls})
     site, cache, index = config.parent, tmp_path / "cache", FakeIndex()
-    assert point_kernel_at_runtime(config, site, cache, index) == "./extensions/webmcp-bridge/static/pyodide/pyodide.mjs"
-    assert kernel_settings(config) == {"pipliteUrls": urls, "pyodideUrl": "./extensions/webmcp-bridge/static/pyodide/pyodide.mjs"}
+    assert point_kernel_at_runtime(config, site, cache, index) == "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
+    assert kernel_settings(config) == {"pipliteUrls": urls, "pyodideUrl": "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"}
     assert json.loads(config.read_text())["jupyter-config-data"]["appName"] == "site"  # the rest is kept
     # one download of the one wheel the folder lacked, for the runtime's Python and platform
     assert index.calls == [(["ipython==1.0"], ["--python-version", "3.14", "--implementation", "cp", "--abi", "cp314",
@@ -124,7 +124,7 @@ def test_a_site_that_sets_its_own_runtime_keeps_it_and_nothing_is_fetched(tmp_pa
 def test_turned_on_in_a_site_without_the_extension_fails_and_changes_nothing(tmp_path):
     config = built_site(tmp_path, {"pipliteUrls": []}, runtime=False)
     before = config.read_bytes()
-    with pytest.raises(FileNotFoundError, match="no extensions/webmcp-bridge/static/pyodide/pyodide.mjs"):
+    with pytest.raises(FileNotFoundError, match="no extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"):
         point_kernel_at_runtime(config, tmp_path, tmp_path / "cache", FakeIndex())
     assert config.read_bytes() == before
 

@@ -88,6 +88,6 @@ def test_the_wheel_carries_the_licence_and_the_notices():
             assert whl.read(f"{dist_info}/licenses/{rel}") == (ROOT / rel).read_bytes(), rel
         metadata = whl.read(f"{dist_info}/METADATA").decode()
         # the MCP-B runtime's own licence text travels beside it
-        assert any(n.endswith("labextensions/webmcp-bridge/static/mcp-b/LICENSE") for n in names)
+        assert any(n.endswith("labextensions/jupyterlab-webmcp-bridge/static/mcp-b/LICENSE") for n in names)
     assert "License-Expression: BSD-3-Clause" in metadata
     assert "License-File: THIRD_PARTY_NOTICES.md" in metadata

@@ -1,4 +1,4 @@
-"""The person's settings (JupyterLab Settings Editor, plugin webmcp-bridge:plugin): the shipped schema, parsing
+"""The person's settings (JupyterLab Settings Editor, plugin jupyterlab-webmcp-bridge:plugin): the shipped schema, parsing
 into validated settings, Limits derived from them, and their effect on the real registry over the in-memory host
 (limits, disabled tools, the start-up mode)."""
 
@@ -27,7 +27,7 @@ from webmcp_bridge.session.settings import (
     parse_settings,
 )
 
-SCHEMA = REPO / "lite" / "extension" / "schemas" / "webmcp-bridge" / "plugin.json"
+SCHEMA = REPO / "lite" / "extension" / "schemas" / "jupyterlab-webmcp-bridge" / "plugin.json"
 PATH = "demo/euler.ipynb"
 
 

@@ -12,18 +12,18 @@ from another origin turns the addon on, with the build flag or in its ``jupyter_
 Then, after the other addons have written the built site's ``jupyter-lite.json``, unless that file already
 sets a ``pyodideUrl`` for the kernel (the site's own runtime always wins: then nothing is done), it
 
-1. completes the labextension's runtime in the built site (``extensions/webmcp-bridge/static/pyodide/``: the npm
+1. completes the labextension's runtime in the built site (``extensions/jupyterlab-webmcp-bridge/static/pyodide/``: the npm
    runtime and the bridge's wheels, see ``sitebuild/extension.py``) with the Pyodide kernel's wheels (micropip,
    ipython and its closure): each wheel ``kernel-lock.json`` lists and the folder lacks is taken from the Lite
    dir's cache (``<cache_dir>/webmcp-bridge-kernel-wheels/``) or downloaded there once with
    ``python -m pip download`` (the package index the build's pip is configured with, the pinned version,
    ``--no-deps``, binary only), and must have the lock's sha256; ``kernel-lock.json`` then becomes the folder's
    ``pyodide-lock.json``;
-2. sets the kernel's ``pyodideUrl`` to ``./extensions/webmcp-bridge/static/pyodide/pyodide.mjs``.
+2. sets the kernel's ``pyodideUrl`` to ``./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs``.
 
 That runtime holds only those packages: a notebook that imports another Pyodide package (numpy, pandas, ...)
 needs a runtime that serves it. Turned on in a site whose build holds no such runtime (the labextension was not
-copied into ``extensions/webmcp-bridge/``), or when a wheel cannot be fetched or differs from the lock, the
+copied into ``extensions/jupyterlab-webmcp-bridge/``), or when a wheel cannot be fetched or differs from the lock, the
 build fails and the site's kernel settings are left as they were.
 
 Registered under the entry point group ``jupyterlite.addon.v0`` (pyproject.toml). Runs under CPython at build
@@ -49,7 +49,7 @@ ADDON_NAME = "webmcp-bridge-kernel-runtime"
 CONFIG_CLASS = "WebmcpBridgeKernelRuntimeAddon"
 #: the labextension's folder in a built site, its runtime's folder, the runtime's module and the lock of every pinned
 #: wheel (the kernel's closure included) that the folder carries beside its own, bridge-only pyodide-lock.json
-EXTENSION_DIR = "extensions/webmcp-bridge"
+EXTENSION_DIR = "extensions/jupyterlab-webmcp-bridge"
 RUNTIME_DIR = f"{EXTENSION_DIR}/static/pyodide"
 RUNTIME_MODULE = f"{RUNTIME_DIR}/pyodide.mjs"
 KERNEL_LOCK = f"{RUNTIME_DIR}/kernel-lock.json"

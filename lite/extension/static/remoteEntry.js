@@ -3,13 +3,17 @@
 // it, and starts a main-thread Pyodide only once JupyterLab is restored and the page is idle (or at once when
 // an agent calls a tool), then hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
 // Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
-// works under any base path: a JupyterLite site's extensions/webmcp-bridge/static/ or a JupyterLab server's
-// lab/extensions/webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
+// works under any base path: a JupyterLite site's extensions/jupyterlab-webmcp-bridge/static/ or a JupyterLab server's
+// lab/extensions/jupyterlab-webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
 // use (a JupyterLite site's Pyodide kernel runtime, same origin, same version), else the one shipped beside
 // this file: either way no request leaves the page's origin.
 (function () {
   'use strict';
-  const NAME = 'webmcp-bridge';
+  // NAME: the labextension's package name (package.json), the key JupyterLab looks the container up by, the folder
+  // this script is served from and the plugin id's prefix; TAG: the prefix of console messages, window events and
+  // the status item's id
+  const NAME = 'jupyterlab-webmcp-bridge';
+  const TAG = 'webmcp-bridge';
 
   // The pinned jupyterlite-pyodide-kernel (0.8.6) waits for each reply of its kernel worker with
   // `Atomics.waitAsync(...)` and reads `.value.then` on the answer; when the worker has already replied, the
@@ -118,8 +122,8 @@
   function dispatchEvent(type, detail) {
     if (!EVENT_TYPES.has(type)) return;
     try {
-      window.dispatchEvent(new CustomEvent(`${NAME}:${type}`, { detail }));
-    } catch (error) { console.error(`[${NAME}] event listener`, error); }
+      window.dispatchEvent(new CustomEvent(`${TAG}:${type}`, { detail }));
+    } catch (error) { console.error(`[${TAG}] event listener`, error); }
   }
 
   // setMode(mode, waiting): Python reports the Direct/Propose mode and how many proposals wait for the person.
@@ -130,7 +134,7 @@
   }
 
   function fail(error) {
-    console.error(`[${NAME}]`, error);
+    console.error(`[${TAG}]`, error);
     // a Python error's message is its traceback: its last line names the exception
     const lines = String((error && error.message) || error).split('\n').filter(line => line.trim());
     const line = lines[0] && lines[0].startsWith('Traceback') ? lines[lines.length - 1] : lines[0];
@@ -152,7 +156,7 @@
       const node = document.getElementById('jupyter-config-data');
       return node ? JSON.parse(node.textContent) : {};
     } catch (error) {
-      console.warn(`[${NAME}] reading jupyter-config-data`, error);
+      console.warn(`[${TAG}] reading jupyter-config-data`, error);
       return {};
     }
   }
@@ -179,7 +183,7 @@
     status.polyfill = 'mcp-b';
     return true;
   })();
-  polyfillReady.catch(error => console.error(`[${NAME}] MCP-B runtime`, error));
+  polyfillReady.catch(error => console.error(`[${TAG}] MCP-B runtime`, error));
 
   // The runtime a JupyterLite page configures for its Pyodide kernel (jupyter-config-data, whose relative URLs
   // JupyterLite has already made absolute), if it is on this page's origin; else null (a JupyterLab server's
@@ -191,7 +195,7 @@
       const resolved = new URL(url, document.baseURI);
       return resolved.origin === window.location.origin ? resolved : null;
     } catch (error) {
-      console.warn(`[${NAME}] reading the page's Pyodide setting`, error);
+      console.warn(`[${TAG}] reading the page's Pyodide setting`, error);
       return null;
     }
   }
@@ -204,9 +208,9 @@
       try {
         const module = await import(page.href);
         if (module.version === manifest.pyodideVersion) return { module, url: page, source: 'page' };
-        console.info(`[${NAME}] the page's Pyodide is ${module.version}, not ${manifest.pyodideVersion}: using the shipped runtime`);
+        console.info(`[${TAG}] the page's Pyodide is ${module.version}, not ${manifest.pyodideVersion}: using the shipped runtime`);
       } catch (error) {
-        console.info(`[${NAME}] the page's Pyodide did not load (${error}): using the shipped runtime`);
+        console.info(`[${TAG}] the page's Pyodide did not load (${error}): using the shipped runtime`);
       }
     }
     const url = new URL(manifest.pyodide, manifestUrl);
@@ -324,7 +328,7 @@
           return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
         }
         const abort = () => { // Python stops the call (ABORTED) unless it already returned
-          try { cancel(invocation); } catch (error) { console.error(`[${NAME}] abort`, error); }
+          try { cancel(invocation); } catch (error) { console.error(`[${TAG}] abort`, error); }
         };
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
@@ -375,7 +379,7 @@
       if (tools.get(definition.name) === entry) {
         tools.delete(definition.name);
         refused.set(definition.name, cut(`${(error && error.name) || 'Error'}: ${(error && error.message) || error}`, 'refusalChars'));
-        console.error(`[${NAME}] ${definition.name} not registered`, error);
+        console.error(`[${TAG}] ${definition.name} not registered`, error);
       }
       return false;
     });
@@ -398,7 +402,7 @@
     }
     status.tools = tools.size;
     status.failures = [...refused].map(([name, reason]) => ({ name, reason }));
-    await noteOutputSchemas().catch(error => console.warn(`[${NAME}] reading the registered tools`, error));
+    await noteOutputSchemas().catch(error => console.warn(`[${TAG}] reading the registered tools`, error));
   }
 
   // Whether the page's WebMCP keeps the tools' outputSchema: status.outputSchema = {state: "kept" (its listing shows
@@ -481,7 +485,7 @@
           }
         }));
       } catch (error) {
-        console.error(`[${NAME}] resource ${template.name} not registered`, error);
+        console.error(`[${TAG}] resource ${template.name} not registered`, error);
       }
     }
     status.resources = resources.length;
@@ -491,7 +495,7 @@
   // disconnectResources(): Python unregisters the resource templates.
   function disconnectResources() {
     for (const handle of resources.splice(0)) {
-      try { handle.unregister(); } catch (error) { console.error(`[${NAME}] resource`, error); }
+      try { handle.unregister(); } catch (error) { console.error(`[${TAG}] resource`, error); }
     }
     status.resources = 0;
   }
@@ -572,19 +576,75 @@
     item.addClass('jp-StatusBar-TextItem');
     statusNode = item.node;
     render();
-    statusBar.registerStatusItem(`${NAME}:status`, { item, align: 'left', rank: 100 });
+    statusBar.registerStatusItem(`${TAG}:status`, { item, align: 'left', rank: 100 });
   }
 
   // Federated-extension container: JupyterLab calls init(shareScope), then get('./extension').
+  // Each JupyterLab package is taken from the page's share scope ({package: {version: {get, loaded}}}) only in a
+  // version within the range package.json declares for it (its "dependencies", which `jupyter labextension list`
+  // checks too; the build copies them into bridge.json's "shared"). Ranges are carets (^4.5.0), the only form the
+  // build accepts; a pre-release is compared by its release numbers (4.7.0-alpha.1 as 4.7.0), as
+  // `jupyter labextension list` compares them, so a JupyterLab pre-release in range is taken.
   let shareScope = {};
+  function releaseOf(version) {
+    const match = /^(\d+)\.(\d+)\.(\d+)/.exec(String(version));
+    return match ? match.slice(1, 4).map(Number) : null;
+  }
+  function compareReleases(a, b) {
+    for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+  }
+  // inRange('4.6.4', '^4.5.0') === true: at least the range's version, and the same leftmost non-zero number
+  function inRange(version, range) {
+    const found = releaseOf(version);
+    const low = /^\^\d+\.\d+\.\d+$/.test(range) ? releaseOf(range.slice(1)) : null;
+    if (!found || !low || compareReleases(found, low) < 0) return false;
+    const fixed = low[0] > 0 ? 1 : low[1] > 0 ? 2 : 3;
+    return found.slice(0, fixed).every((part, i) => part === low[i]);
+  }
+  // shared(pkg, optional): the module of pkg from the share scope, the version already loaded if it is in range,
+  // else the newest in range. None in range: an Error naming the range and the versions offered, or null (with a
+  // console warning) for an optional package, which the bridge then does without.
   async function shared(pkg, optional) {
+    const range = ((await manifestReady).shared || {})[pkg];
     const versions = shareScope[pkg] || {};
-    const entry = Object.values(versions).find(v => v.loaded) || Object.values(versions).pop();
-    if (!entry) {
-      if (optional) return null;
-      throw new Error(`${pkg} is not in JupyterLab's share scope`);
+    const offered = Object.keys(versions);
+    const fitting = range ? offered.filter(version => inRange(version, range)) : [];
+    fitting.sort((a, b) => compareReleases(releaseOf(b), releaseOf(a)));
+    const chosen = fitting.find(version => versions[version].loaded) || fitting[0];
+    if (!chosen) {
+      const reason = !range
+        ? `${pkg} has no version range in bridge.json`
+        : `${pkg} ${range} is needed; this JupyterLab offers ${offered.length ? offered.join(', ') : 'none'}`;
+      if (optional && range) {
+        console.warn(`[${TAG}] ${reason}: going on without it`);
+        return null;
+      }
+      throw new Error(reason);
     }
-    return (await entry.get())();
+    return (await versions[chosen].get())();
+  }
+
+  // The plugin that only shows why the bridge could not start (a JupyterLab package out of range, bridge.json
+  // unreadable), in the status bar when there is one in range; the page works on without the bridge.
+  async function failedPlugin(error) {
+    fail(error);
+    const [statusbar, widgets] = await Promise.all([shared('@jupyterlab/statusbar', true), shared('@lumino/widgets', true)])
+      .catch(() => [null, null]);
+    if (!statusbar || !widgets) return [];
+    return [{
+      id: `${NAME}:plugin`,
+      description: 'Shows why the WebMCP bridge could not start.',
+      autoStart: true,
+      optional: [statusbar.IStatusBar],
+      activate(app, statusBar) {
+        try {
+          addStatusItem(statusBar, widgets);
+        } catch (statusError) {
+          console.error(`[${TAG}] status item`, statusError);
+        }
+      }
+    }];
   }
 
   async function extension() {
@@ -604,9 +664,9 @@
           try {
             addStatusItem(statusBar, widgets);
           } catch (error) {
-            console.error(`[${NAME}] status item`, error);
+            console.error(`[${TAG}] status item`, error);
           }
-          registerStaticTools().catch(error => console.error(`[${NAME}] static tool registration`, error));
+          registerStaticTools().catch(error => console.error(`[${TAG}] static tool registration`, error));
           start(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
             fail(error);
             failDispatcher(error);
@@ -615,8 +675,7 @@
       };
       return { __esModule: true, default: [plugin] };
     } catch (error) {
-      fail(error);
-      return { __esModule: true, default: [] };
+      return { __esModule: true, default: await failedPlugin(error).catch(() => []) };
     }
   }
 

@@ -4,7 +4,7 @@ A site names its contributions in two places, read together (docs: README, "Add 
 
 - the page configuration key ``webmcpBridgeContributions`` (JupyterLite: ``jupyter-config-data`` of the site's
   ``jupyter-lite.json``; a JupyterLab server: its ``page_config.json``);
-- the setting ``contributions`` of the plugin ``webmcp-bridge:plugin`` (the Settings Editor, or the
+- the setting ``contributions`` of the plugin ``jupyterlab-webmcp-bridge:plugin`` (the Settings Editor, or the
   ``overrides.json`` of a JupyterLite site or a JupyterLab installation).
 
 Each is a list of workspace paths (the contents the site serves: :func:`~webmcp_bridge.core.paths.normalize_path`

@@ -2,7 +2,7 @@
 site's own origin, imported into this Python before the bridge is built (:mod:`webmcp_bridge.contrib`).
 
 - The list: ``webmcpBridgeContributions`` of the page's ``jupyter-config-data`` (the loader hands it over as
-  JSON text, ``ctx.pageContributions``) and the setting ``contributions`` of ``webmcp-bridge:plugin``, read
+  JSON text, ``ctx.pageContributions``) and the setting ``contributions`` of ``jupyterlab-webmcp-bridge:plugin``, read
   together by :func:`webmcp_bridge.contrib.config.parse_entries` (sorted, repeats removed).
 - The files: a workspace path ``p`` is fetched at ``<base URL>files/<p>``, where the base URL is the application's
   own (``serviceManager.serverSettings.baseUrl``: a JupyterLite site's root, a JupyterLab server's base URL), so

@@ -1,4 +1,4 @@
-"""The bridge's settings from JupyterLab's setting registry (plugin ``webmcp-bridge:plugin``).
+"""The bridge's settings from JupyterLab's setting registry (plugin ``jupyterlab-webmcp-bridge:plugin``).
 
 The loader hands Python ``modules.settingregistry`` (``@jupyterlab/settingregistry`` from the share scope);
 its ``ISettingRegistry`` token is resolved with ``app.resolveOptionalService`` and the plugin's settings

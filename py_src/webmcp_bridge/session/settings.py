@@ -1,6 +1,6 @@
 """The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (pure Python, no ``js``).
 
-The loader's plugin ``webmcp-bridge:plugin`` ships a JSON schema (``lite/extension/schemas/webmcp-bridge/
+The loader's plugin ``jupyterlab-webmcp-bridge:plugin`` ships a JSON schema (``lite/extension/schemas/jupyterlab-webmcp-bridge/
 plugin.json``; JupyterLite serves it in ``build/schemas/all_federated.json`` and keeps the person's values in
 the browser's IndexedDB). Its properties:
 
@@ -56,7 +56,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.propose.proposals import MODES, Mode
 
-PLUGIN_ID = "webmcp-bridge:plugin"
+PLUGIN_ID = "jupyterlab-webmcp-bridge:plugin"
 #: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
 PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
