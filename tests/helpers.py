@@ -181,11 +181,14 @@ def check_output_schema(tool: Any, result: dict[str, Any]) -> None:
     the reason."""
     import jsonschema
 
-    validator = _VALIDATORS.get(id(tool))
-    if validator is None:
+    # keyed by id but holding the tool too: an id is only unique while its object lives, and a collected tool's id
+    # may be reused by another tool (which would then be checked against the wrong schema)
+    kept, validator = _VALIDATORS.get(id(tool), (None, None))
+    if kept is not tool or validator is None:
         schema = closed_schema(tool.output_schema())
         jsonschema.Draft202012Validator.check_schema(schema)
-        validator = _VALIDATORS[id(tool)] = jsonschema.Draft202012Validator(schema)
+        validator = jsonschema.Draft202012Validator(schema)
+        _VALIDATORS[id(tool)] = (tool, validator)
     payload = json.loads(result["content"][0]["text"])
     problems = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
     if problems:
