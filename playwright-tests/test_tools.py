@@ -16,7 +16,7 @@ CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 #: every tool named in the product contract (docs/TOOLS.md), and nothing else
 FEATURE_TOOLS = {
     "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
-    "jupyter_save_notebook", "jupyter_read_file", "jupyter_write_file", "jupyter_get_cells", "jupyter_get_output",
+    "jupyter_save_notebook", "jupyter_read_file", "jupyter_write_file", "jupyter_edit_file", "jupyter_get_cells", "jupyter_get_output",
     "jupyter_insert_cell", "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell",
     "jupyter_move_cell", "jupyter_clear_outputs", "jupyter_apply_edits", "jupyter_run_cells", "jupyter_run_code",
     "jupyter_focus_cell", "jupyter_kernel_action", "jupyter_export_notebook", "jupyter_get_changes",

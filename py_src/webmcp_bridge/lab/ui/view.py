@@ -372,7 +372,7 @@ MODE_TEXT = {"direct": "Direct: the agent's changes apply at once",
 
 #: what Propose mode does not hold, said under the switch (docs/TOOLS.md, "Propose mode"): the agent's review
 #: comments are it talking, not changing the notebook; a save writes what the notebook already holds
-MODE_NOTE = "Propose holds cell changes, runs, file writes and new notebooks; comments and saves go through."
+MODE_NOTE = "Propose holds cell, file and notebook changes and runs; comments and saves go through."
 
 
 def mode_note() -> El:
