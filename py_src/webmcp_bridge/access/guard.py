@@ -56,6 +56,7 @@ from webmcp_bridge.host.protocol import (
     OpenDocument,
     RawCell,
     RunResult,
+    RunState,
     SaveOutcome,
     SetSourceOp,
     TabsState,
@@ -379,6 +380,19 @@ class GuardedNotebook:
         chosen = range(visible_count) if indices is None else [i for i in indices if 0 <= i < visible_count]
         cells = self._inner.read_cells([view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs)
         return [self._visible(c, view) for c in cells if c.id not in view.hidden]
+
+    def run_states(self, last_index: int) -> list[RunState]:
+        """The visible code cells' run states up to visible index ``last_index``: a hidden cell's runs and edits are
+        left out (so they never make a visible cell's outputs read as stale), indices are the visible ones."""
+        view = self.view()
+        if not view.hidden_indices:
+            return self._inner.run_states(last_index)
+        visible_count = self._inner.cell_count() - len(view.hidden_indices)
+        last = min(last_index, visible_count - 1)
+        if last < 0:
+            return []
+        states = self._inner.run_states(view.to_real(last))
+        return [dataclasses.replace(s, index=view.to_visible(s.index)) for s in states if s.id not in view.hidden]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
         self._check_ids([cell_id], self.view())

@@ -196,6 +196,8 @@ IDS_LISTED = 100
 CONTEXT_ITEMS = 50
 #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
 PROVENANCE_PER_CELL = 3
+#: ids listed per reason in a cell's ``outputsStale`` (the earlier cells that ran since it, or changed since their run)
+STALE_IDS_SHOWN = 5
 #: cells read per crossing while exporting a notebook
 EXPORT_CHUNK = 50
 #: truncation reports listed in one fitted result (the rest are counted)

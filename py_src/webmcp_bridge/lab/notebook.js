@@ -531,6 +531,18 @@
       const indices = indicesJson == null ? [...Array(cells.length).keys()] : JSON.parse(indicesJson);
       return JSON.stringify(indices.filter((i) => i >= 0 && i < cells.length).map((i) => describeCell(cells.get(i), i, headBytes, maxOutputs)));
     },
+    // The code cells at indices 0..lastIndex as JSON [[id, index, executionCount|null, edited|null], ...]: edited
+    // is the model's isDirty (source changed since its last run), null where the model has none.
+    runStates(panel, lastIndex) {
+      const cells = model(panel).cells;
+      const rows = [];
+      for (let i = 0; i <= Math.min(lastIndex, cells.length - 1); i++) {
+        const cell = cells.get(i);
+        if (cell.type !== "code") continue;
+        rows.push([cell.id, i, cell.executionCount ?? null, typeof cell.isDirty === "boolean" ? cell.isDirty : null]);
+      }
+      return JSON.stringify(rows);
+    },
     // The cells with these ids, in order; null for an id no cell has.
     cellsById(panel, idsJson, headBytes, maxOutputs) {
       const cells = model(panel).cells;

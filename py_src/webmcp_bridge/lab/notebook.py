@@ -60,6 +60,7 @@ from webmcp_bridge.host.protocol import (
     RawItem,
     RawOutput,
     RunResult,
+    RunState,
     SaveKind,
     SaveOutcome,
     SetSourceOp,
@@ -173,6 +174,10 @@ class LabNotebook:
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
+
+    def run_states(self, last_index: int) -> list[RunState]:
+        rows = json.loads(self.live.runStates(self.panel, last_index))
+        return [RunState(str(cell_id), int(index), count, edited) for cell_id, index, count, edited in rows]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
         """One crossing for the bytes of the page and the few around it (:func:`~webmcp_bridge.core.limits.page_window`),
