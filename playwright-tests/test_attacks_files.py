@@ -133,3 +133,21 @@ def test_a_hidden_notebook_named_in_capitals_is_not_listed(page, page_log, site_
     payload, result = call(page, "jupyter_open_notebook", {"path": "caps/X.IPYNB"})
     assert result["isError"] is True and payload["error"] == "NOTEBOOK_NOT_FOUND"
     assert_clean(page_log, site_url)
+
+
+def test_the_comment_dialog_title_does_not_tell_a_hidden_cells_place(page, page_log, site_url):
+    from test_panel import DEMO, context_menu, open_panel
+
+    open_notebook(page, site_url, DEMO)
+    open_panel(page)
+    # the person hides the first cell; the agent sees the others renumbered from 0
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.sharedModel.cells[0]"
+                  ".setMetadata('webmcp_bridge', {access: 'none'})")
+    assert ok(page, "jupyter_get_context")["notebook"]["hiddenCellCount"] == 1
+    context_menu(page, 3, "Comment on cell")  # the person's real fourth cell: the agent's third
+    page.locator(".jp-Dialog").wait_for()
+    titles = [d["title"] for d in ok(page, "jupyter_get_context")["dialogs"]]
+    assert titles == ["Comment on this cell"], titles  # not "Comment on cell 4": that would place the hidden cell
+    page.locator(".jp-Dialog .jp-mod-reject").click()
+    page.locator(".jp-Dialog").wait_for(state="detached")
+    assert_clean(page_log, site_url)
