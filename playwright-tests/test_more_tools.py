@@ -89,7 +89,8 @@ def test_write_file_then_read_file_round_trip_and_a_persons_unsaved_edit_wins(pa
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     content = "# Agent notes\n\nCafé ✓ 日本 🙂\n" + "".join(f"line {i}\n" for i in range(3000))
     written = ok(page, "jupyter_write_file", {"path": "agent-notes.md", "content": content})
-    assert written == {"path": "agent-notes.md", "created": True, "bytes": len(content.encode()), "hash": file_hash(content)}
+    assert written == {"path": "agent-notes.md", "created": True, "bytes": len(content.encode()), "hash": file_hash(content),
+                       "totalBytes": len(content.encode()), "appended": False}
     pages, offset = [], 0
     while offset is not None:
         page_payload = ok(page, "jupyter_read_file", {"path": "agent-notes.md", "offset": offset})
@@ -122,6 +123,13 @@ def test_write_file_then_read_file_round_trip_and_a_persons_unsaved_edit_wins(pa
                                                 "expectedHash": read["hash"]}, "STALE_FILE")
     assert stale["currentHash"] == live["hash"] and stale["currentPreview"].startswith("PERSON ")
     assert editor.inner_text().startswith("PERSON # Agent notes")
+    # 100 bytes of the person's version were read: replacing all of it is refused until every page was read
+    cut = error(page, "jupyter_write_file", {"path": "agent-notes.md", "content": "agent text\n", "overwrite": True,
+                                             "expectedHash": live["hash"]}, "FILE_NOT_FULLY_READ")
+    assert cut["nextOffset"] == len(live["text"].encode()) and editor.inner_text().startswith("PERSON # Agent notes")
+    offset = 0
+    while offset is not None:
+        offset = ok(page, "jupyter_read_file", {"path": "agent-notes.md", "offset": offset})["nextOffset"]
     replaced = ok(page, "jupyter_write_file", {"path": "agent-notes.md", "content": "agent text\n", "overwrite": True,
                                                "expectedHash": live["hash"]})
     assert replaced["created"] is False

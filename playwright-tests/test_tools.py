@@ -16,7 +16,7 @@ CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 #: every tool named in the product contract (docs/TOOLS.md), and nothing else
 FEATURE_TOOLS = {
     "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
-    "jupyter_save_notebook", "jupyter_read_file", "jupyter_write_file", "jupyter_get_cells", "jupyter_get_output",
+    "jupyter_save_notebook", "jupyter_read_file", "jupyter_write_file", "jupyter_edit_file", "jupyter_get_cells", "jupyter_get_output",
     "jupyter_insert_cell", "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell",
     "jupyter_move_cell", "jupyter_clear_outputs", "jupyter_apply_edits", "jupyter_run_cells", "jupyter_run_code",
     "jupyter_focus_cell", "jupyter_kernel_action", "jupyter_export_notebook", "jupyter_get_changes",
@@ -99,7 +99,7 @@ GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 35
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 36
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS
     for tool in tools.values():
@@ -120,7 +120,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
         assert got["inputSchema"] == want["inputSchema"], name
         for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
             assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (35 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (36 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')")

@@ -108,7 +108,7 @@ def test_the_builtin_families_are_contributions_registered_like_any_other() -> N
     assert [c.name for c in contributions] == [f"webmcp_bridge.{t.name}" for t in builtin_toolsets()]
     bridge = build_bridge(MemoryWorkspace({}))
     assert [t.name for t in bridge.registry.toolsets()] == ["notebooks", "calls", "access", "review", "files", "batch", "code", "toolsets"]
-    assert len(bridge.registry.tools()) == 34
+    assert len(bridge.registry.tools()) == 35
     assert [d["name"] for d in tool_definitions()] == [t.name for t in bridge.registry.tools()]
     assert len(bridge.diagnostics) == 0
 
@@ -208,7 +208,7 @@ def test_a_narrowed_builtin_tool_is_one_tool_that_refuses_what_it_no_longer_take
     ws = MemoryWorkspace({"notes/a.md": "a", "b.md": "b"})
     bridge = build_bridge(ws, contributions=[narrow])
     definitions = [d for d in bridge.registry.definitions() if d["name"] == "jupyter_write_file"]
-    assert len(definitions) == 1 and len(bridge.registry.tools()) == 34
+    assert len(definitions) == 1 and len(bridge.registry.tools()) == 35
     assert set(definitions[0]["inputSchema"]["properties"]) == {"path", "content"}
     assert definitions[0]["description"] == "Write under notes/ only."
     error(bridge, "jupyter_write_file", {"path": "elsewhere.md", "content": "x"}, "INVALID_ARGUMENT")
@@ -458,13 +458,27 @@ def test_check_exercise_goes_through_the_guard_and_propose_mode(course) -> None:
         while not bridge.proposals.waiting():
             await asyncio.sleep(0.01)
         proposal = bridge.proposals.waiting()[0]
-        assert (proposal.tool, proposal.cell_id, proposal.code) == ("check_exercise", "answer", None)
+        # a site author's tool that is not read-only is held as a whole, showing its arguments, before it runs
+        assert (proposal.tool, proposal.kind, proposal.scope, proposal.cell_id) == ("check_exercise", "site_tool", "workspace", None)
+        assert any("word-counts" in line for _op, line in proposal.diff or [])
         bridge.proposals.deny(proposal.id, "not now")
         return await task
 
     result = asyncio.run(denied())
     assert result["isError"] is False and result["structuredContent"]["status"] == "denied", result
     assert bridge.runs == []  # nothing ran in the kernel
+
+    async def accepted() -> dict[str, Any]:
+        task = asyncio.ensure_future(bridge.registry.call("check_exercise", {"exercise": "word-counts"}))
+        while not bridge.proposals.waiting():
+            await asyncio.sleep(0.01)
+        [proposal] = bridge.proposals.waiting()
+        bridge.proposals.accept(proposal.id)
+        return await task
+
+    result = asyncio.run(accepted())  # accepted as a whole: its own proposal is not asked again
+    assert result["isError"] is False and result["structuredContent"]["status"] == "checked", result
+    assert len(bridge.runs) == 1
 
 
 def test_the_course_is_a_toolset_the_page_turns_on_like_the_bridges_own(course) -> None:
@@ -513,7 +527,7 @@ def test_the_readme_example_is_a_working_contribution(loader: SiteLoader) -> Non
     contributions = load(loader, path)
     ws = euler_workspace()
     bridge = build_bridge(ws, contributions=contributions, diagnostics=loader.diagnostics)
-    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 35
+    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 36
     ok(bridge, "jupyter_open_notebook", {"path": EULER})
     first = ws.open[EULER].nb["cells"][0]
     assert ok(bridge, "site_first_line", {"cellId": first["id"]})["firstLine"] == "".join(first["source"]).split("\n")[0]

@@ -51,7 +51,7 @@ def test_definitions_and_annotations():
                                     "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
     assert set(read["inputSchema"]["properties"]) == {"path", "offset", "maxBytes"}
     assert read["inputSchema"]["required"] == ["path"]
-    assert set(write["inputSchema"]["properties"]) == {"path", "content", "overwrite", "expectedHash"}
+    assert set(write["inputSchema"]["properties"]) == {"path", "content", "overwrite", "append", "expectedHash"}
     assert set(write["inputSchema"]["required"]) == {"path", "content"}
 
 
@@ -162,7 +162,8 @@ def test_notebooks_are_refused_before_the_workspace_is_looked_at(b):
 def test_write_a_new_file_then_read_it_back(b):
     content = "x,y\n1,2\n3,é🙂\n"
     written = b.ok("jupyter_write_file", {"path": "demo/data/new.csv", "content": content})
-    assert written == {"path": "demo/data/new.csv", "created": True, "bytes": len(content.encode()), "hash": source_hash(content)}
+    assert written == {"path": "demo/data/new.csv", "created": True, "bytes": len(content.encode()), "hash": source_hash(content),
+                       "totalBytes": len(content.encode()), "appended": False}
     assert b.ws.files["demo/data/new.csv"] == content
     back = b.ok("jupyter_read_file", {"path": "demo/data/new.csv"})
     assert back["text"] == content and back["hash"] == written["hash"]

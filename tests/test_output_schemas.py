@@ -103,6 +103,10 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         written = await a.ok("jupyter_write_file", {"path": "notes/todo.txt", "content": "check the limits\n"})
         read = await a.ok("jupyter_read_file", {"path": "notes/todo.txt"})
         assert read["hash"] == written["hash"]
+        edited = await a.ok("jupyter_edit_file", {"path": "notes/todo.txt", "oldText": "limits", "newText": "bounds",
+                                                  "expectedHash": read["hash"]})
+        await a.ok("jupyter_write_file", {"path": "notes/todo.txt", "content": "and the docs\n", "append": True,
+                                          "expectedHash": edited["hash"]})
         batch = await a.ok("jupyter_apply_edits", {"edits": [{"op": "insert", "source": "x = 1"},
                                                              {"op": "delete", "cellId": new["id"], "expectedSourceHash": new["sourceHash"]}]})
         assert [r["op"] for r in batch["results"]] == ["insert", "delete"]

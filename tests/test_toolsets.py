@@ -119,13 +119,13 @@ def test_the_discovery_tool_lists_and_turns_toolsets_on_and_off():
 
     on = page.call("jupyter_toolsets", {"enable": ["review", "files"]})["structuredContent"]
     assert on["changed"] == ["review", "files"] and page.changes == 1
-    assert page.served() >= page.toolset_tools("review", "files") and on["registeredToolCount"] == 29 and "warning" not in on
+    assert page.served() >= page.toolset_tools("review", "files") and on["registeredToolCount"] == 30 and "warning" not in on
     assert page.call("jupyter_list_comments", {})["isError"] is False
     again = page.call("jupyter_toolsets", {"enable": ["review"]})["structuredContent"]
     assert again["changed"] == [] and page.changes == 1  # nothing changed: the page registers nothing again
 
     many = page.call("jupyter_toolsets", {"enable": ["access", "batch", "code"]})["structuredContent"]
-    assert many["registeredToolCount"] == 34 and "more than 30" in many["warning"]
+    assert many["registeredToolCount"] == 35 and "more than 30" in many["warning"]
     off = page.call("jupyter_toolsets", {"disable": ["notebooks", "files"]})["structuredContent"]
     assert off["changed"] == ["notebooks", "files"] and "jupyter_get_cells" not in page.served()
 

@@ -45,6 +45,7 @@ from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.core.limits import CODE_BYTES, PROPOSAL_SUMMARY_BYTES, preview, utf8_len
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
+from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host.protocol import (
     CellChange,
     CellType,
@@ -303,10 +304,7 @@ class GuardedNotebook:
         return cells
 
     def _gate(self) -> None:
-        """In propose mode, refuse a change the person did not accept in this call (the safety net of
-        webmcp_bridge.propose.proposals: a tool that forgot to ask cannot change the notebook)."""
-        if self._guard.proposals.mode == "propose" and not approved():
-            raise ToolError(ErrorCode.INTERNAL_ERROR, "This change was not proposed to the person (Propose mode is on); nothing was changed.")
+        self._guard.gate()
 
     def check_write(self, cell_ids: Sequence[str] = (), *, source: bool = False, delete: bool = False) -> None:
         """Refuse now what a write to these cells would refuse: NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND (also for
@@ -765,6 +763,12 @@ class GuardedHost:
         self.runs = RunObservers()  # told of every kernel run a tool starts here (access/runs.py)
         self.consent = RunConsent()  # the run rule (access/run_consent.py); the lab layer sets the person's switch
 
+    def gate(self) -> None:
+        """In propose mode, refuse a change the person did not accept in this call (the safety net of
+        webmcp_bridge.propose.proposals: a tool that forgot to ask cannot change the notebook or the workspace)."""
+        if self.proposals.mode == "propose" and not approved():
+            raise ToolError(ErrorCode.INTERNAL_ERROR, "This change was not proposed to the person (Propose mode is on); nothing was changed.")
+
     @property
     def raw(self) -> NotebookHost:
         """The unguarded host, for the person's side only (the Agent panel); never handed to a tool."""
@@ -840,7 +844,7 @@ class GuardedHost:
         return self._wrap(nb)
 
     async def _hidden(self, path: str) -> bool:
-        if not path.endswith(".ipynb"):
+        if not is_notebook_path(path):
             return False
         open_nb = self._inner.find_open(path)
         if open_nb is not None:
@@ -864,11 +868,11 @@ class GuardedHost:
         entries = await self._inner.list_dir(path)
         if entries is None:
             return None
-        return [e for e in entries if e.type != "notebook" or not await self._hidden(e.path)]
+        return [e for e in entries if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path)]
 
     async def stat(self, path: str) -> Entry | None:
         entry = await self._inner.stat(path)
-        if entry is not None and entry.type == "notebook" and await self._hidden(path):
+        if entry is not None and (entry.type == "notebook" or is_notebook_path(path)) and await self._hidden(path):
             return None
         return entry
 
@@ -886,6 +890,7 @@ class GuardedHost:
         path is taken (documented in docs/TOOLS.md)."""
         if await self._inner.stat(path) is not None:
             raise ToolError(ErrorCode.PATH_EXISTS, f"Something already exists at {path!r}.", path=path)
+        self.gate()
         await self._inner.create_notebook(path, kernel_name)
 
     def open_documents(self) -> list[OpenDocument]:
@@ -908,7 +913,7 @@ class GuardedHost:
     # -- text files (tools/files.py): never a notebook, whatever its level ----------------------
     @staticmethod
     def _not_a_notebook(path: str) -> None:
-        if path.lower().endswith(".ipynb"):  # the tools refuse these first; the same answer for every notebook
+        if is_notebook_path(path):  # the tools refuse these first; the same answer for every notebook
             raise ToolError(ErrorCode.INVALID_PATH, "Notebooks are not read or written as files; use jupyter_get_cells, "
                             "jupyter_export_notebook and the cell tools.", path=path)
 
@@ -918,6 +923,7 @@ class GuardedHost:
 
     async def write_text(self, path: str, text: str) -> None:
         self._not_a_notebook(path)
+        self.gate()
         await self._inner.write_text(path, text)
 
     def __getattr__(self, name: str) -> Any:

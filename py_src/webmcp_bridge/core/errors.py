@@ -40,6 +40,7 @@ class ErrorCode(str, Enum):
     STALE_FILE = "STALE_FILE"
     SOURCE_NOT_FULLY_READ = "SOURCE_NOT_FULLY_READ"
     CELL_LOCKED = "CELL_LOCKED"
+    FILE_NOT_FULLY_READ = "FILE_NOT_FULLY_READ"
 
 
 class ToolError(Exception):

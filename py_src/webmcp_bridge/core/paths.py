@@ -56,3 +56,10 @@ def join(directory: str, name: str) -> str:
     if "/" in name:
         raise ToolError(ErrorCode.INVALID_PATH, "A name may not contain '/'; pass the folder as 'directory'.")
     return normalize_path(f"{d}/{name}" if d else name)
+
+
+def is_notebook_path(path: str) -> bool:
+    """True when ``path`` names a notebook: it ends with ``.ipynb`` in any case ("a/B.IPYNB" too). Every check
+    of whether a path is a notebook (the hidden-notebook rule, the file tools' refusal) goes through here, so a
+    notebook whose name is spelled in capitals is never treated as a plain file."""
+    return path.lower().endswith(".ipynb")

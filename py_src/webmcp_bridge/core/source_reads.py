@@ -11,6 +11,12 @@ had read in full). A person's edit changes the hash, so the agent must read the 
 replacing it. Partial edits (``jupyter_edit_cell_source``) keep every byte they do not replace and need no
 full read.
 
+The same rule holds for text files (``jupyter_read_file`` pages a file 16 KiB at a time): a whole-file
+overwrite by ``jupyter_write_file`` is refused with ``FILE_NOT_FULLY_READ`` unless every byte of exactly that
+version (same ``hash``) was handed to the agent, or the agent wrote that version itself; a second
+:class:`SourceReads` keeps the files' ranges with ``""`` as the cell id. ``jupyter_edit_file`` and
+``jupyter_write_file``'s ``append`` keep every byte they do not replace and need no full read.
+
 Kept in memory, per page session, for at most :data:`MAX_SOURCES` sources (the oldest forgotten first: the
 agent then reads again; forgetting can only refuse a write, never allow one).
 """
@@ -70,6 +76,22 @@ class SourceReads:
                 break
             offset = max(offset, hi)
         return None if offset >= total else offset
+
+    def unread_ranges(self, path: str, cell_id: str, source_hash: str, total: int, limit: int = 8) -> list[tuple[int, int]]:
+        """The byte ranges ``[start, end)`` of the source (``total`` bytes) the agent was not given, in order, at
+        most ``limit`` of them (the first ones); empty when it was given all of it (or knows it)."""
+        key = (path, cell_id, source_hash)
+        if key in self._known:
+            return []
+        gaps: list[tuple[int, int]] = []
+        offset = 0
+        for lo, hi in [*self._ranges.get(key, []), (total, total)]:
+            if lo > offset and offset < total:
+                gaps.append((offset, min(lo, total)))
+                if len(gaps) >= limit:
+                    break
+            offset = max(offset, hi)
+        return gaps
 
     def fully_read(self, path: str, cell_id: str, source_hash: str, total: int) -> bool:
         """True when every byte of that source reached the agent (or it wrote it)."""

@@ -26,6 +26,7 @@ from webmcp_bridge.core.images import EncodedImage, ImageRequest
 from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, base64_decoded_len, normalize_line_ends, slice_utf8, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
+from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host import png
 from webmcp_bridge.host.protocol import (
     AccessState,
@@ -504,14 +505,14 @@ class MemoryWorkspace:
                 rest = p[len(prefix):]
                 name = rest.split("/")[0]
                 full = prefix + name
-                kind: EntryType = "directory" if "/" in rest else ("notebook" if name.endswith(".ipynb") else "file")
+                kind: EntryType = "directory" if "/" in rest else ("notebook" if is_notebook_path(name) else "file")
                 seen.setdefault(name, Entry(full, name, kind))
         return list(seen.values())
 
     async def stat(self, path: str) -> Entry | None:
         name = path.rsplit("/", 1)[-1]
         if path in self.files:
-            return Entry(path, name, "notebook" if path.endswith(".ipynb") else "file")
+            return Entry(path, name, "notebook" if is_notebook_path(path) else "file")
         if path in self._dirs():
             return Entry(path, name, "directory")
         return None

@@ -16,6 +16,12 @@ timeout like any long call) until:
 At most one proposal waits per cell (a second gets ``PROPOSAL_ALREADY_PENDING``). A proposal that inserts at
 the notebook's start or end is anchored to that place (``cell_id`` None).
 
+Changes to the workspace outside a notebook's cells are proposed the same way, with ``scope`` "workspace":
+``jupyter_write_file`` (an append too), ``jupyter_edit_file``, ``jupyter_create_notebook`` (``path`` is the
+file's, ``cell_id`` None; at most one waits per path) and a site author's tool that does not declare itself
+read-only (``path`` ""; the person accepts the call with its arguments, and what it then changes counts as
+accepted: :func:`whole_call_approved`). The person's side shows these in a box of their own, not in a cell.
+
 Safety net: the access guard refuses any write in propose mode that was not approved in the same call
 (:func:`approved`), so a tool that forgets to ask cannot change the notebook behind the person's back.
 """
@@ -46,12 +52,25 @@ Mode = Literal["direct", "propose"]
 MODES: tuple[Mode, ...] = ("direct", "propose")
 
 _approved: contextvars.ContextVar[bool] = contextvars.ContextVar("webmcp_bridge_approved", default=False)
+_whole_call: contextvars.ContextVar[bool] = contextvars.ContextVar("webmcp_bridge_whole_call", default=False)
 
 
 def approved() -> bool:
     """True inside a call whose change the person accepted (set by :meth:`ProposalBook.request`), or that
     decided in Direct mode that it needed no proposal (:func:`mark_direct`)."""
     return _approved.get()
+
+
+def whole_call_approved() -> bool:
+    """True inside a call the person accepted as a whole (a site author's tool held in Propose mode, see
+    :func:`mark_whole_call`): the changes it then asks for need no proposal of their own."""
+    return _whole_call.get()
+
+
+def mark_whole_call() -> None:
+    """Mark the current call as accepted as a whole (after the person accepted its proposal)."""
+    _approved.set(True)
+    _whole_call.set(True)
 
 
 def mark_direct() -> None:
@@ -261,9 +280,12 @@ def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> 
 class Proposal:
     """One change waiting for the person.
 
-    ``kind``: update | edit | insert | delete | move | clear | run | run_code | batch. ``cell_id``: the cell it
-    is shown under (None: the notebook's end). ``diff``: see :func:`source_diff` (None when not a source
-    change); ``code``: the code a run would execute (bounded); ``summary``: one line for the person.
+    ``kind``: update | edit | insert | delete | move | clear | run | run_code | batch, and for ``scope``
+    "workspace": write_file | append_file | edit_file | create_notebook | site_tool. ``cell_id``: the cell it
+    is shown under (None: the notebook's end, or no cell for a workspace proposal). ``path``: the notebook's
+    path, or for a workspace proposal the file's ("" for a site tool). ``diff``: see :func:`source_diff` (None
+    when not a source change); ``code``: the code a run would execute (bounded); ``summary``: one line for the
+    person; ``scope``: "cell" (shown in the notebook) or "workspace" (shown in a box of its own).
     """
 
     id: str
@@ -277,11 +299,13 @@ class Proposal:
     created: float = field(default_factory=time.time)
     future: asyncio.Future | None = None
     task: Any = None  # the call's task while it waits (dialogs opening meanwhile are not the call's)
+    scope: str = "cell"
 
     def to_json(self) -> dict[str, Any]:
-        """``{id, path, tool, kind, cellId, summary, diff, code, created}``."""
+        """``{id, path, tool, kind, cellId, summary, diff, code, created, scope}``."""
         return {"id": self.id, "path": self.path, "tool": self.tool, "kind": self.kind, "cellId": self.cell_id,
-                "summary": self.summary, "diff": self.diff, "code": self.code, "created": round(self.created, 3)}
+                "summary": self.summary, "diff": self.diff, "code": self.code, "created": round(self.created, 3),
+                "scope": self.scope}
 
 
 Listener = Callable[[str, Proposal], None]  # (event: "created" | "settled", proposal)
@@ -349,8 +373,11 @@ class ProposalBook:
         Raises ToolError(PROPOSAL_ALREADY_PENDING) when a proposal already waits on the same cell.
         """
         for other in self._waiting.values():
-            if other.path == proposal.path and other.cell_id == proposal.cell_id:
-                where = f"cell {proposal.cell_id!r}" if proposal.cell_id else "the end of the notebook"
+            if proposal.scope == "workspace" and not proposal.path:
+                break  # a site tool's calls: each waits on its own
+            if other.path == proposal.path and other.cell_id == proposal.cell_id and other.scope == proposal.scope:
+                where = (f"{proposal.path!r}" if proposal.scope == "workspace" else
+                         f"cell {proposal.cell_id!r}" if proposal.cell_id else "the end of the notebook")
                 raise ToolError(ErrorCode.PROPOSAL_ALREADY_PENDING,
                                 f"A proposal ({other.tool}) already waits for the person on {where}; wait for it to be settled.",
                                 proposalId=other.id, cellId=proposal.cell_id)

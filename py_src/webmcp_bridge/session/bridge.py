@@ -12,6 +12,7 @@ part through it; tests build one over the in-memory host.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterable, Sequence, cast
 
 from webmcp_bridge.access.guard import GuardedHost
@@ -30,7 +31,7 @@ from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import DialogSource, NotebookHost
 from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
-from webmcp_bridge.tools.common import CallContext
+from webmcp_bridge.tools.common import CallContext, hold_site_tool
 from webmcp_bridge.tools.guidance import guidance_text
 
 #: the toolsets a page serves at load unless its URL or the settings choose (calls/toolsets.py): the core notebook
@@ -111,6 +112,11 @@ def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
     base = builtin_contributions() if toolsets is None else [Contribution("base", toolsets=tuple(toolsets))]
     assembly = assemble([*base, *contributions], diagnostics)
+    # a site author's tool that does not declare itself read-only waits for the person in Propose mode
+    site = ({ts.name for c in contributions if isinstance(c, Contribution) for ts in c.toolsets}
+            - {ts.name for c in base for ts in c.toolsets})
+    assembly.toolsets = [dataclasses.replace(ts, tools=tuple(hold_site_tool(t) for t in ts.tools)) if ts.name in site else ts
+                         for ts in assembly.toolsets]
     for contribution in base:
         if contribution.name in assembly.refused:
             raise ValueError(assembly.refused[contribution.name])

@@ -46,10 +46,10 @@ def access_toolset() -> Toolset:
 
 
 def files_toolset() -> Toolset:
-    """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` (bounded text files, never notebooks)."""
+    """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` / ``jupyter_edit_file`` (bounded text files, never notebooks)."""
     from webmcp_bridge.tools import files
 
-    return Toolset("files", "Read and write the workspace's text files (notebooks go through the cell tools).", files.TOOLS)
+    return Toolset("files", "Read, write and edit the workspace's text files (notebooks go through the cell tools).", files.TOOLS)
 
 
 def batch_toolset() -> Toolset:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import json
+import operator
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Sequence
 
@@ -11,7 +17,7 @@ from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
 from webmcp_bridge.access.run_consent import accept_runs
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
-from webmcp_bridge.calls.registry import ToolInput
+from webmcp_bridge.calls.registry import Tool, ToolInput
 from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.diagnostics import Diagnostics
@@ -29,11 +35,22 @@ from webmcp_bridge.core.limits import (
     preview,
     utf8_len,
 )
-from webmcp_bridge.core.paths import normalize_path
+from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
-from webmcp_bridge.propose.proposals import Proposal, ProposalBook, ProposalDenied, diff_lines_at_least, mark_direct, source_diff
+from webmcp_bridge.propose.proposals import (
+    DeniedPayload,
+    Proposal,
+    ProposalBook,
+    ProposalDenied,
+    approved,
+    diff_lines_at_least,
+    mark_direct,
+    mark_whole_call,
+    source_diff,
+    whole_call_approved,
+)
 from webmcp_bridge.sharing.selections import SharedSelections
 from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 
@@ -86,9 +103,10 @@ class CallContext:
     the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
     so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
     tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
-    shared, which pages of big sources the agent read (``reads``), the diagnostics of the site's contributions
-    (``diagnostics``, shown by ``jupyter_get_context``), the page's toolset switch (``toolsets``) and the guidance for
-    agents, site paragraphs included (``guidance``, :mod:`webmcp_bridge.tools.guidance`). ``changes`` and
+    shared, which pages of big sources the agent read (``reads``; of text files: ``file_reads``), the diagnostics of
+    the site's contributions (``diagnostics``, shown by ``jupyter_get_context``), the page's toolset switch
+    (``toolsets``) and the guidance for agents, site paragraphs included (``guidance``,
+    :mod:`webmcp_bridge.tools.guidance`). ``changes`` and
     ``proposals`` are the guard's (it feeds the one and checks the other).
 
     Raises TypeError when ``host`` is not a GuardedHost.
@@ -103,6 +121,7 @@ class CallContext:
     diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
     toolsets: ToolsetSwitch | None = None  # which toolsets the page serves (the discovery tool switches them)
     guidance: str = BASE_GUIDANCE  # the guidance for agents (build_bridge adds the site's paragraphs)
+    file_reads: SourceReads = field(default_factory=SourceReads)  # pages of text files handed to the agent (cell id "")
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
@@ -134,21 +153,9 @@ class CallContext:
         if self.proposals.mode != "propose" and not always:
             mark_direct()
             return False
-        def too_large(lines: int) -> ToolError:
-            return ToolError(ErrorCode.TOO_LARGE, f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
-                             "lines to the person. Split it into smaller changes.", lines=lines, maxLines=DIFF_LINES)
-
-        if diff is None and (before is not None or after is not None):
-            at_least = diff_lines_at_least(before or "", after or "")  # size first: no diff is computed for a change too big
-            if at_least > DIFF_LINES:
-                raise too_large(at_least)
-            diff = source_diff(before or "", after or "", max_lines=None)
-        # The person must see all of it: what cannot be shown in full is refused, never cut.
-        if diff is not None and len(diff) > DIFF_LINES:
-            raise too_large(len(diff))
-        if code is not None and utf8_len(code) > CODE_BYTES:
-            raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
-                            "bytes to the person. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
+        if whole_call_approved() and not always:
+            return True  # the person accepted this call as a whole (a site author's tool, see hold_site_tool)
+        diff = _shown_diff(before, after, diff, code)
         proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, PROPOSAL_SUMMARY_BYTES), diff, code)
 
         def still_valid() -> str | None:
@@ -168,6 +175,28 @@ class CallContext:
             accept_runs(runs if runs is not None else [code or ""])
         return True
 
+    async def propose_workspace(self, tool: str, kind: str, path: str, summary: str, *, before: str | None = None,
+                                after: str | None = None, diff: list[list[str]] | None = None) -> bool:
+        """In propose mode, show a change to the workspace outside a notebook's cells (a text file written or
+        edited, a notebook created: ``path`` is the file's) to the person in a box of its own and wait for the
+        decision; in direct mode (or inside a call accepted as a whole) return at once. Returns True when it
+        waited: the caller checks its preconditions (hashes, what exists) again before writing.
+
+        Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING: a proposal waits
+        on the same path; TOO_LARGE: more than DIFF_LINES lines to show).
+        """
+        if self.proposals.mode != "propose":
+            mark_direct()
+            return False
+        if whole_call_approved():
+            return True
+        shown = _shown_diff(before, after, diff, None)
+        proposal = Proposal("", path, tool, kind, None, preview(summary, PROPOSAL_SUMMARY_BYTES), shown, None, scope="workspace")
+        decision = await self.proposals.request(proposal)
+        if not decision.accepted:
+            raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
+        return True
+
     async def notebook(self, path: str | None) -> GuardedNotebook:
         """The notebook at ``path`` (opened in the background if it exists but is not open), or the
         current one when ``path`` is None.
@@ -180,7 +209,7 @@ class CallContext:
                 raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, "No notebook is open and active; pass notebookPath or open one with jupyter_open_notebook.")
             return current
         normalized = normalize_path(path)
-        if not normalized.endswith(".ipynb"):
+        if not is_notebook_path(normalized):
             raise ToolError(ErrorCode.INVALID_PATH, "A notebook path ends with '.ipynb'.", path=normalized)
         found = self.host.find_open(normalized)
         if found is not None:
@@ -189,6 +218,76 @@ class CallContext:
         if entry is None or entry.type != "notebook":
             raise notebook_not_found(normalized)
         return await self.host.open_notebook(normalized, activate=False)
+
+
+def _too_large(lines: int) -> ToolError:
+    return ToolError(ErrorCode.TOO_LARGE, f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
+                     "lines to the person. Split it into smaller changes.", lines=lines, maxLines=DIFF_LINES)
+
+
+def _shown_diff(before: str | None, after: str | None, diff: list[list[str]] | None, code: str | None) -> list[list[str]] | None:
+    """The diff a proposal shows (made from ``before``/``after`` unless given), after checking that the person
+    can see all of it: what cannot be shown in full is refused (TOO_LARGE), never cut."""
+    if diff is None and (before is not None or after is not None):
+        at_least = diff_lines_at_least(before or "", after or "")  # size first: no diff is computed for a change too big
+        if at_least > DIFF_LINES:
+            raise _too_large(at_least)
+        diff = source_diff(before or "", after or "", max_lines=None)
+    if diff is not None and len(diff) > DIFF_LINES:
+        raise _too_large(len(diff))
+    if code is not None and utf8_len(code) > CODE_BYTES:
+        raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
+                        "bytes to the person. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
+    return diff
+
+
+#: how many bytes of a site tool's arguments its proposal shows (more is refused, never cut)
+SITE_TOOL_ARGUMENT_BYTES = 8192
+
+
+def hold_site_tool(tool: Tool) -> Tool:
+    """``tool`` (a site author's, not declared read-only) held in Propose mode: before its handler runs, the
+    person sees a proposal naming the tool with its arguments (JSON, at most SITE_TOOL_ARGUMENT_BYTES bytes, else
+    TOO_LARGE) and decides; on Accept the call runs, and what it changes counts as accepted (its own proposals
+    are not asked again, unless they are shown in Direct mode too: ``always``). Denied: the normal "denied"
+    result, the handler never runs. In Direct mode the handler runs at once. A tool that declares itself
+    read-only (``Annotations(read_only=True)``) is returned unchanged; the access guard refuses any write it
+    attempts in Propose mode anyway."""
+    if tool.annotations.read_only:
+        return tool
+    inner = tool.handler
+
+    async def held(ctx: Any, args: Any) -> Any:
+        if ctx.proposals.mode == "propose" and not approved():
+            shown = json.dumps(args.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False, indent=1)
+            if utf8_len(shown) > SITE_TOOL_ARGUMENT_BYTES:
+                raise ToolError(ErrorCode.TOO_LARGE, f"These arguments are {utf8_len(shown)} bytes; Propose mode shows at most "
+                                f"{SITE_TOOL_ARGUMENT_BYTES} bytes of a site tool's arguments to the person.",
+                                bytes=utf8_len(shown), maxBytes=SITE_TOOL_ARGUMENT_BYTES)
+            lines = shown.splitlines() or [""]
+            if len(lines) > DIFF_LINES:
+                raise _too_large(len(lines))
+            proposal = Proposal("", "", tool.name, "site_tool", None,
+                                preview(f"Run the site's tool {tool.title!r} with these arguments", PROPOSAL_SUMMARY_BYTES),
+                                [[" ", line] for line in lines], None, scope="workspace")
+            decision = await ctx.proposals.request(proposal)
+            if not decision.accepted:
+                raise ProposalDenied(proposal.id, tool.name, decision.reason, decision.by)
+            mark_whole_call()
+        return await inner(ctx, args)
+
+    return dataclasses.replace(tool, handler=held, output_model=_with_denied(tool.output_model))
+
+
+def _with_denied(model: Any) -> Any:
+    """``model`` (a tool's output model, or a union of them) with the "denied" payload added when it lacks it."""
+    if model is None:
+        return None
+    union = isinstance(model, types.UnionType) or typing.get_origin(model) is typing.Union
+    members = typing.get_args(model) if union else (model,)
+    if DeniedPayload in members:
+        return model
+    return functools.reduce(operator.or_, (*members, DeniedPayload))
 
 
 def summary(nb: GuardedNotebook) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Text-file tools: jupyter_read_file, jupyter_write_file.
+"""Text-file tools: jupyter_read_file, jupyter_write_file, jupyter_edit_file.
 
 Bounded text files of the workspace, never notebooks: a path ending in ``.ipynb`` (any case, as JupyterLab
 types files) is refused with INVALID_PATH before the workspace is looked at, so these tools cannot bypass the
@@ -15,6 +15,18 @@ SHA-256 over UTF-8), as for cell sources. Overwriting an existing file needs the
 (``expectedHash``): if the person changed the file since, the write is refused with STALE_FILE and the
 person's text stays. The check and the write are two steps of the contents API (no conditional write
 exists), so an edit saved in the instant between them is not detected.
+
+**No write from a cut read.** A file over one page (16 KiB) reaches the agent in pages, each with the whole
+file's hash. An agent that writes back "the first page plus a line" with that hash would delete the rest, so
+a whole-file overwrite is refused with FILE_NOT_FULLY_READ unless every byte of exactly that version (same
+hash) was handed to the agent in this session, or the agent wrote that version itself (the cells' rule,
+:mod:`webmcp_bridge.core.source_reads`; the pages read are kept in ``CallContext.file_reads``). To change a big
+file without reading it whole: ``jupyter_edit_file`` (find and replace, keeps every other byte) or
+``jupyter_write_file`` with ``append: true`` (adds to the end).
+
+**Propose mode.** Every write of these tools (create, overwrite, append, edit) is shown to the person first
+and waits for Accept (:meth:`~webmcp_bridge.tools.common.CallContext.propose_workspace`, a box of its own
+beside the notebook); after Accept the file is checked again (STALE_FILE when it changed meanwhile).
 """
 
 from __future__ import annotations
@@ -27,9 +39,10 @@ from webmcp_bridge.calls.payloads import Payload
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
-from webmcp_bridge.core.limits import MAX_PATH_BYTES, MIN_FILE_PAGE_BYTES, RESULT_HEADROOM, SHORT_ID_CHARS, preview, slice_utf8, utf8_len
-from webmcp_bridge.core.paths import normalize_path
+from webmcp_bridge.core.limits import DIFF_LINES, MAX_PATH_BYTES, MIN_FILE_PAGE_BYTES, RESULT_HEADROOM, SHORT_ID_CHARS, preview, slice_utf8, utf8_len
+from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.propose.proposals import DeniedPayload, source_diff
 from webmcp_bridge.tools.common import MAX_INT, CallContext
 
 PathField = Annotated[str, Field(description="Workspace-relative path of a text file (for example 'data/notes.md'); not a notebook.",
@@ -39,12 +52,18 @@ PathField = Annotated[str, Field(description="Workspace-relative path of a text 
 def file_path(path: str) -> str:
     """``path`` normalized, refusing notebooks and hidden names (INVALID_PATH) without touching the workspace."""
     normalized = normalize_path(path)
-    if normalized.lower().endswith(".ipynb"):
+    if is_notebook_path(normalized):
         raise ToolError(ErrorCode.INVALID_PATH, "Notebooks are not read or written as files; use jupyter_get_cells, "
                         "jupyter_export_notebook and the cell tools.", path=normalized)
     if any(part.startswith(".") for part in normalized.split("/")):
         raise ToolError(ErrorCode.INVALID_PATH, "Names starting with '.' are hidden files, not part of the workspace.", path=normalized)
     return normalized
+
+
+#: the "cell id" of a text file in ``CallContext.file_reads`` (files have none)
+FILE = ""
+#: how many unread ranges a FILE_NOT_FULLY_READ error lists
+UNREAD_RANGES = 8
 
 
 class ReadFileInput(ToolInput):
@@ -74,8 +93,10 @@ async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
         if page_max <= MIN_FILE_PAGE_BYTES or json_bytes(page) <= ctx.limits.result_bytes - RESULT_HEADROOM:
             break
         page_max //= 2
+    digest = source_hash(text)
+    ctx.file_reads.record(path, FILE, digest, start, start + utf8_len(page))  # what reached the agent of this version
     return {"path": path, "text": page, "offset": start, "nextOffset": nxt, "totalBytes": total,
-            "hash": source_hash(text), "truncated": nxt is not None}
+            "hash": digest, "truncated": nxt is not None}
 
 
 class FileRead(Payload):
@@ -91,70 +112,267 @@ class FileRead(Payload):
 class FileWritten(Payload):
     path: str
     created: bool
-    bytes: int
+    bytes: int = Field(description="UTF-8 bytes this call wrote: the content, or for an append the bytes added.")
+    totalBytes: int = Field(description="The file's UTF-8 size now.")
+    hash: str = Field(description="The hash of the file's whole new text (the expectedHash of the next write).")
+    appended: bool
+
+
+class FileEdited(Payload):
+    path: str
+    replacements: int
+    totalBytes: int
     hash: str
 
 
 class WriteFileInput(ToolInput):
     path: PathField
-    content: Annotated[str, Field(description="The file's whole new text (UTF-8; at most 512 KiB).")]
-    overwrite: Annotated[bool, Field(description="Replace an existing file (then expectedHash is required).")] = False
+    content: Annotated[str, Field(description="The file's whole new text, or with append the text to add at its end (UTF-8; at most 512 KiB).")]
+    overwrite: Annotated[bool, Field(description="Replace an existing file (then expectedHash is required, and you must have read all of that version).")] = False
+    append: Annotated[bool, Field(description="Add content at the end of the file (created if missing); keeps every byte already there, so no full read is needed.")] = False
     expected_hash: Annotated[str | None, Field(description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
                                                min_length=1, max_length=SHORT_ID_CHARS)] = None
 
 
-async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
-    """Create or replace a text file.
+def stale(path: str, expected: str, current: str | None, ctx: CallContext) -> ToolError:
+    """STALE_FILE: the file is no longer the version the agent read (``current``: its text now, None when gone)."""
+    if current is None:
+        return ToolError(ErrorCode.STALE_FILE, f"{path!r} no longer exists (it was deleted or renamed since you read it).",
+                         path=path, expectedHash=expected, currentHash=None)
+    return ToolError(ErrorCode.STALE_FILE, "The file changed since you read it (the person's edit wins). Read it again "
+                     "and retry with the new hash.", path=path, expectedHash=expected, currentHash=source_hash(current),
+                     currentPreview=preview(current, ctx.limits.error_preview_bytes))
 
-    A new file is created (its folder must exist). An existing one is replaced only with ``overwrite: true``
-    and the ``expectedHash`` read from it, and only when it is a text file. Returns
-    ``{path, created, bytes, hash}`` (``bytes``: UTF-8 size written; ``hash``: of the new text).
+
+def check_file_read(ctx: CallContext, path: str, text: str) -> None:
+    """Refuse a whole-file overwrite of ``text`` (the file's current version) unless every byte of it reached the
+    agent or the agent wrote it: FILE_NOT_FULLY_READ with ``totalBytes``, ``nextOffset`` (the first byte not
+    read), ``unreadRanges`` (the first UNREAD_RANGES gaps, ``[start, end)`` in UTF-8 bytes) and ``hash``."""
+    digest, total = source_hash(text), utf8_len(text)
+    gaps = ctx.file_reads.unread_ranges(path, FILE, digest, total, UNREAD_RANGES)
+    if not gaps:
+        return
+    listed = ", ".join(f"[{lo}, {hi})" for lo, hi in gaps)
+    raise ToolError(ErrorCode.FILE_NOT_FULLY_READ,
+                    f"{path!r} is {total} bytes and you were given only part of this version, so overwriting it would delete what "
+                    f"you did not see. Read the rest with jupyter_read_file (offset {gaps[0][0]}, then each nextOffset until it is "
+                    f"null; unread byte ranges: {listed}{' and more' if len(gaps) >= UNREAD_RANGES else ''}) and send the whole new "
+                    "text, or change part of it with jupyter_edit_file (oldText/newText), or add to its end with "
+                    "jupyter_write_file append: true.",
+                    path=path, totalBytes=total, nextOffset=gaps[0][0], unreadRanges=[list(g) for g in gaps], hash=digest)
+
+
+def check_total(ctx: CallContext, size: int, what: str) -> None:
+    """TOO_LARGE when a file would grow past ``Limits.file_read_bytes`` (the largest file these tools load)."""
+    if size > ctx.limits.file_read_bytes:
+        raise ToolError(ErrorCode.TOO_LARGE, f"{what} would be {size} bytes; files up to {ctx.limits.file_read_bytes} bytes are "
+                        "read and written here.", bytes=size, maxBytes=ctx.limits.file_read_bytes)
+
+
+async def current_text(ctx: CallContext, path: str) -> str | None:
+    """The file's text now (None when gone); binary files are INVALID_PATH, files over the read cap TOO_LARGE."""
+    return await ctx.host.read_text(path, ctx.limits.file_read_bytes)
+
+
+async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
+    """Create, replace or append to a text file.
+
+    A new file is created (its folder must exist). An existing one is replaced only with ``overwrite: true``,
+    the ``expectedHash`` read from it, every byte of that version read (or written) by the agent, and only
+    when it is a text file. ``append: true`` adds ``content`` at the end (the file is created if missing;
+    ``expectedHash`` optional, checked when given). In Propose mode the write waits for the person's Accept
+    (the file is checked again after it). Returns ``{path, created, bytes, totalBytes, hash, appended}``
+    (``bytes``: UTF-8 bytes of ``content``; ``totalBytes``: the file's size now; ``hash``: of its whole new text).
 
     Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file), PATH_NOT_FOUND
-    (no such folder), PATH_EXISTS (a file is there and ``overwrite`` is false), INVALID_ARGUMENT (overwrite
-    without ``expectedHash``), STALE_FILE (the file changed or went away since it was read: details
-    ``currentHash`` (null when gone) and a bounded ``currentPreview``), TOO_LARGE (content over
-    ``Limits.file_write_bytes``: refused, never truncated). Nothing is written when any of these is raised.
+    (no such folder), PATH_EXISTS (a file is there and neither ``overwrite`` nor ``append``), INVALID_ARGUMENT
+    (overwrite without ``expectedHash``; both ``overwrite`` and ``append``), STALE_FILE (the file changed or went
+    away since it was read: details ``currentHash`` (null when gone) and a bounded ``currentPreview``),
+    FILE_NOT_FULLY_READ (an overwrite of a version the agent did not get whole: see :func:`check_file_read`),
+    TOO_LARGE (content over ``Limits.file_write_bytes``, or an append making the file larger than
+    ``Limits.file_read_bytes``: refused, never truncated). Nothing is written when any of these is raised; a
+    proposal the person denies gives the normal "denied" result.
     """
     path = file_path(args.path)
     size = utf8_len(args.content)
     if size > ctx.limits.file_write_bytes:
         raise ToolError(ErrorCode.TOO_LARGE, f"content is {size} bytes; files up to {ctx.limits.file_write_bytes} bytes can be written.",
                         field="content", bytes=size, maxBytes=ctx.limits.file_write_bytes)
+    if args.overwrite and args.append:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Pass overwrite (replace the whole file) or append (add to its end), not both.", path=path)
     parent = path.rpartition("/")[0]
     if parent and await ctx.host.list_dir(parent) is None:
         raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No folder at {parent!r}.", path=parent)
     entry = await ctx.host.stat(path)
+    current: str | None = None
     if entry is None:
         if args.expected_hash is not None:
-            raise ToolError(ErrorCode.STALE_FILE, f"{path!r} no longer exists (it was deleted or renamed since you read it).",
-                            path=path, expectedHash=args.expected_hash, currentHash=None)
+            raise stale(path, args.expected_hash, None, ctx)
     else:
         if entry.type == "directory":
             raise is_a_folder(path)
-        if not args.overwrite:
+        if not args.overwrite and not args.append:
             raise ToolError(ErrorCode.PATH_EXISTS, f"A file already exists at {path!r}; to replace it, read it and pass "
-                            "overwrite: true with its hash as expectedHash.", path=path)
-        if args.expected_hash is None:
+                            "overwrite: true with its hash as expectedHash; to add to its end pass append: true; to change "
+                            "part of it use jupyter_edit_file.", path=path)
+        if args.overwrite and args.expected_hash is None:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "Replacing a file needs expectedHash: the hash jupyter_read_file "
                             "returned for it, so a person's edit is never overwritten unseen.", path=path)
-        current = await ctx.host.read_text(path, ctx.limits.file_read_bytes)  # also refuses binary files
-        current_hash = None if current is None else source_hash(current)
-        if current_hash != args.expected_hash:
-            raise ToolError(ErrorCode.STALE_FILE, "The file changed since you read it (the person's edit wins). Read it again "
-                            "and retry with the new hash.", path=path, expectedHash=args.expected_hash, currentHash=current_hash,
-                            currentPreview=None if current is None else preview(current, ctx.limits.error_preview_bytes))
-    await ctx.host.write_text(path, args.content)
-    return {"path": path, "created": entry is None, "bytes": size, "hash": source_hash(args.content)}
+        current = await current_text(ctx, path)  # also refuses binary files
+        if current is None:
+            raise stale(path, args.expected_hash or "", None, ctx)
+        if args.expected_hash is not None and source_hash(current) != args.expected_hash:
+            raise stale(path, args.expected_hash, current, ctx)
+        if args.overwrite:
+            check_file_read(ctx, path, current)
+    new_text = (current or "") + args.content if args.append else args.content
+    if args.append:
+        check_total(ctx, utf8_len(new_text), "The appended file")
+    if args.append and current is not None:
+        lines = args.content.splitlines() or [""]
+        if len(lines) > DIFF_LINES:
+            raise ToolError(ErrorCode.TOO_LARGE, f"This append is {len(lines)} lines; Propose mode shows at most {DIFF_LINES} "
+                            "lines to the person. Append less at once.", lines=len(lines), maxLines=DIFF_LINES)
+        waited = await ctx.propose_workspace("jupyter_write_file", "append_file", path,
+                                             f"Add {size} bytes at the end of {path} ({utf8_len(current)} bytes now)",
+                                             diff=[["+", line] for line in lines])
+    elif current is not None:
+        waited = await ctx.propose_workspace("jupyter_write_file", "write_file", path, f"Replace the whole text of {path}",
+                                             before=current, after=args.content)
+    else:
+        waited = await ctx.propose_workspace("jupyter_write_file", "write_file", path, f"Create the file {path}",
+                                             before="", after=args.content)
+    if waited:  # the person may have changed the workspace while the proposal waited
+        again = await ctx.host.stat(path)
+        if current is None and again is not None and not args.append:
+            raise ToolError(ErrorCode.PATH_EXISTS, f"A file was created at {path!r} while the proposal waited; nothing was written.", path=path)
+        if current is not None:
+            now = await current_text(ctx, path)
+            if now != current:
+                raise stale(path, source_hash(current), now, ctx)
+        elif again is not None:  # an append to a file created meanwhile adds to what is there now
+            now = await current_text(ctx, path)
+            current, new_text = now, (now or "") + args.content
+            check_total(ctx, utf8_len(new_text), "The appended file")
+    await ctx.host.write_text(path, new_text)
+    digest = source_hash(new_text)
+    if current is None or not args.append or ctx.file_reads.fully_read(path, FILE, source_hash(current), utf8_len(current)):
+        ctx.file_reads.mark_known(path, FILE, digest)  # the agent knows this version whole: it wrote it
+    else:  # it knows what it added
+        start = utf8_len(current)
+        ctx.file_reads.record(path, FILE, digest, start, start + size)
+    return {"path": path, "created": entry is None and current is None, "bytes": size, "totalBytes": utf8_len(new_text),
+            "hash": digest, "appended": args.append}
+
+
+class EditFileInput(ToolInput):
+    path: PathField
+    old_text: Annotated[str, Field(description="Exact text to replace (line ends as in the file); it must occur exactly once unless replaceAll.",
+                                   min_length=1)]
+    new_text: Annotated[str, Field(description="Replacement text.")]
+    expected_hash: Annotated[str, Field(description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
+                                        min_length=1, max_length=SHORT_ID_CHARS)]
+    replace_all: Annotated[bool, Field(description="Replace every occurrence of oldText (default: it must occur exactly once).")] = False
+
+
+def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
+    """The diff Propose mode shows for an edit of ``text``: for the first ``count`` occurrences of ``old`` (found
+    left to right, not overlapping, as :meth:`str.replace` finds them), the whole lines they touch before and
+    after, each group headed by ``["…", "line N"]`` (1-based). Raises ToolError(TOO_LARGE) past DIFF_LINES lines
+    (the person must see all of it)."""
+    groups: list[tuple[int, int, int]] = []  # (line start, line end, occurrences)
+    pos = text.find(old)
+    while pos != -1 and sum(g[2] for g in groups) < count:
+        end = pos + len(old)
+        line_start = text.rfind("\n", 0, pos) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end == -1 else line_end
+        if groups and line_start <= groups[-1][1]:
+            groups[-1] = (groups[-1][0], max(groups[-1][1], line_end), groups[-1][2] + 1)
+        else:
+            groups.append((line_start, line_end, 1))
+        pos = text.find(old, end)
+    diff: list[list[str]] = []
+    line, counted_to = 1, 0
+    for start, stop, n in groups:
+        line += text.count("\n", counted_to, start)
+        counted_to = start
+        before = text[start:stop]
+        diff.append(["…", f"line {line}"])
+        diff.extend(source_diff(before, before.replace(old, new, n), max_lines=None) if len(diff) <= DIFF_LINES else [])
+        if len(diff) > DIFF_LINES:
+            raise ToolError(ErrorCode.TOO_LARGE, f"This edit shows more than {DIFF_LINES} diff lines; Propose mode shows at most "
+                            f"{DIFF_LINES} lines to the person. Split it into smaller edits.", maxLines=DIFF_LINES)
+    return diff
+
+
+async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
+    """Replace ``oldText`` by ``newText`` in a text file, keeping every other byte: a big file is changed without
+    being read whole (no full read is needed, unlike an overwrite). The match is exact (line ends included: a
+    CRLF file's lines end with "\r\n"). In Propose mode the edit waits for the person's Accept, shown as the
+    lines it touches. Returns ``{path, replacements, totalBytes, hash}``.
+
+    Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file), PATH_NOT_FOUND,
+    STALE_FILE (the file is not the version of ``expectedHash``, or changed while the proposal waited),
+    INVALID_ARGUMENT (``oldText`` does not occur, or occurs more than once without ``replaceAll``: details
+    ``occurrences``), TOO_LARGE (``oldText`` or ``newText`` over ``Limits.file_write_bytes``, a result over
+    ``Limits.file_read_bytes``, or in Propose mode more than DIFF_LINES lines to show). Nothing is written when
+    any of these is raised.
+    """
+    path = file_path(args.path)
+    for name, value in (("oldText", args.old_text), ("newText", args.new_text)):
+        if utf8_len(value) > ctx.limits.file_write_bytes:
+            raise ToolError(ErrorCode.TOO_LARGE, f"{name} is {utf8_len(value)} bytes; at most {ctx.limits.file_write_bytes} bytes.",
+                            field=name, bytes=utf8_len(value), maxBytes=ctx.limits.file_write_bytes)
+    entry = await ctx.host.stat(path)
+    if entry is None:
+        raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No file at {path!r}.", path=path)
+    if entry.type == "directory":
+        raise is_a_folder(path)
+    current = await current_text(ctx, path)
+    if current is None:
+        raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No file at {path!r}.", path=path)
+    if source_hash(current) != args.expected_hash:
+        raise stale(path, args.expected_hash, current, ctx)
+    occurrences = current.count(args.old_text)
+    if occurrences == 0 or (occurrences > 1 and not args.replace_all):
+        hint = ""
+        if occurrences == 0 and "\r\n" in current and "\n" in args.old_text and "\r\n" not in args.old_text:
+            hint = " The file's lines end with CRLF (\\r\\n): send oldText with the same line ends."
+        raise ToolError(ErrorCode.INVALID_ARGUMENT,
+                        ("oldText does not occur in the file." + hint) if occurrences == 0 else
+                        f"oldText occurs {occurrences} times; include more surrounding text so it occurs once, or pass replaceAll: true.",
+                        path=path, occurrences=occurrences)
+    count = occurrences if args.replace_all else 1
+    new_text = current.replace(args.old_text, args.new_text, count)
+    check_total(ctx, utf8_len(new_text), "The edited file")
+    diff = edit_diff(current, args.old_text, args.new_text, count) if ctx.proposals.mode == "propose" else None
+    noun = "occurrence" if count == 1 else "occurrences"
+    if await ctx.propose_workspace("jupyter_edit_file", "edit_file", path, f"Edit {path} ({count} {noun} replaced)", diff=diff):
+        now = await current_text(ctx, path)
+        if now != current:
+            raise stale(path, args.expected_hash, now, ctx)
+    await ctx.host.write_text(path, new_text)
+    digest = source_hash(new_text)
+    if ctx.file_reads.fully_read(path, FILE, args.expected_hash, utf8_len(current)):
+        ctx.file_reads.mark_known(path, FILE, digest)  # it knew the old version whole and chose the change
+    return {"path": path, "replacements": count, "totalBytes": utf8_len(new_text), "hash": digest}
 
 
 TOOLS = (
     Tool("jupyter_read_file", "Read file",
          "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset (16 KiB a page). Returns the text, "
-         "nextOffset (null at the end), totalBytes and the file's hash (needed to overwrite it). An open editor's unsaved text is what you read.",
+         "nextOffset (null at the end), totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
          ReadFileInput, read_file, Annotations(read_only=True, untrusted_content=True), FileRead),
     Tool("jupyter_write_file", "Write file",
          "Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). To replace an existing file pass "
-         "overwrite: true and expectedHash (the hash jupyter_read_file returned); refused with STALE_FILE if it changed since.",
-         WriteFileInput, write_file, Annotations(untrusted_content=True, consequential=True), FileWritten),
+         "overwrite: true and expectedHash (the hash jupyter_read_file returned); you must have read every page of that version "
+         "(else FILE_NOT_FULLY_READ), and it is refused with STALE_FILE if it changed since. append: true adds content at the end "
+         "instead (no full read needed). To change part of a big file use jupyter_edit_file.",
+         WriteFileInput, write_file, Annotations(untrusted_content=True, consequential=True), FileWritten | DeniedPayload),
+    Tool("jupyter_edit_file", "Edit file",
+         "Replace oldText by newText in a text file of the workspace (not a notebook), keeping the rest: changes a big file without "
+         "reading it whole. oldText must occur exactly once (else INVALID_ARGUMENT with occurrences) unless replaceAll: true; "
+         "expectedHash is the hash jupyter_read_file returned (STALE_FILE if the file changed since).",
+         EditFileInput, edit_file, Annotations(untrusted_content=True, consequential=True), FileEdited | DeniedPayload),
 )

@@ -13,8 +13,9 @@ from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.diagnostics import Kind, Severity
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import CONTEXT_ITEMS, DEFAULT_LIMITS, ID_CHARS, MAX_PATH_BYTES, WORKSPACE_ENTRIES_DEFAULT
-from webmcp_bridge.core.paths import join, normalize_path
+from webmcp_bridge.core.paths import is_notebook_path, join, normalize_path
 from webmcp_bridge.host.protocol import SaveKind
+from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
 from webmcp_bridge.tools.errors_summary import ErrorsSummary, errors_summary
@@ -134,7 +135,8 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
         "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection} if focus else None,
         "mode": ctx.proposals.mode,
         "proposals": [{"id": q.id, "tool": q.tool, "kind": q.kind, "cellId": q.cell_id, "path": q.path}
-                      for q in ctx.proposals.waiting() if ctx.host.find_open(q.path) is not None][:CONTEXT_ITEMS],
+                      for q in ctx.proposals.waiting()
+                      if q.scope == "workspace" or ctx.host.find_open(q.path) is not None][:CONTEXT_ITEMS],
         "review": Review(nb, ctx.limits).counts() if nb else None,
         "pending": ctx.pending.describe()[:CONTEXT_ITEMS],
         "dialogs": ctx.dialogs.describe_all(),
@@ -187,7 +189,7 @@ class OpenNotebookInput(ToolInput):
 
 async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, Any]:
     path = normalize_path(args.path)
-    if not path.endswith(".ipynb"):
+    if not is_notebook_path(path):
         raise ToolError(ErrorCode.INVALID_PATH, "A notebook path ends with '.ipynb'.", path=path)
     entry = await ctx.host.stat(path)
     if entry is None or entry.type != "notebook":
@@ -211,14 +213,16 @@ class CreateNotebookInput(ToolInput):
 async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[str, Any]:
     if args.name.startswith("."):
         raise ToolError(ErrorCode.INVALID_PATH, "A notebook name may not start with '.' (hidden files are not listed).")
-    name = args.name if args.name.endswith(".ipynb") else args.name + ".ipynb"
+    name = args.name if is_notebook_path(args.name) else args.name + ".ipynb"
     path = join(args.directory, name)
     parent = path.rpartition("/")[0]
     if await ctx.host.list_dir(parent) is None:
         raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No folder at {parent!r}.", path=parent)
     if await ctx.host.stat(path) is not None:
         raise ToolError(ErrorCode.PATH_EXISTS, f"Something already exists at {path!r}.", path=path)
-    await ctx.host.create_notebook(path, args.kernel)
+    kernel = f" with the kernel {args.kernel!r}" if args.kernel else ""
+    await ctx.propose_workspace("jupyter_create_notebook", "create_notebook", path, f"Create the notebook {path}{kernel} and open it")
+    await ctx.host.create_notebook(path, args.kernel)  # checks again that nothing is at the path (PATH_EXISTS)
     nb = await ctx.host.open_notebook(path, activate=True)
     return {"path": path, "notebook": summary(nb)}
 
@@ -273,7 +277,7 @@ TOOLS = (
          OpenNotebookInput, open_notebook, output_model=OpenNotebookOutput),
     Tool("jupyter_create_notebook", "Create notebook",
          "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
-         CreateNotebookInput, create_notebook, output_model=CreateNotebookOutput),
+         CreateNotebookInput, create_notebook, output_model=CreateNotebookOutput | DeniedPayload),
     Tool("jupyter_save_notebook", "Save notebook",
          "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true only when "
          "this tab's notebook reached the file; if the file changed since this tab loaded or last saved it (another tab saved it), "

@@ -25,7 +25,7 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.ui.port import PanelPort
-from webmcp_bridge.lab.ui.view import cell_label
+from webmcp_bridge.lab.ui.view import cell_label, comment_title
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
 
 SELECTOR = ".jp-Notebook .jp-Cell"
@@ -178,7 +178,8 @@ class CellMenu:
 
     async def _comment(self, target: Target, anchor: Anchor, what: str) -> None:
         label = cell_label(target.cell_id, self.panel.cells(target.nb))
-        body = await self._ask(f"Comment on {what} of {label}" if what != "cell" else f"Comment on {label}")
+        hidden = access.notebook_level(target.nb) == "none" or "none" in access.cell_levels(target.nb).values()
+        body = await self._ask(comment_title(what, label, hidden))  # the agent may read the dialog's title
         if body is None:
             return
         Review(target.nb).create(anchor, body, "person")

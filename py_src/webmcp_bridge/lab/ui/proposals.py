@@ -38,6 +38,12 @@ line the person has not had in view: it is enabled once the listing is shown to 
 which lifts the height limit). A box placed in a notebook that is not shown is measured again with the
 placement check below.
 
+**Workspace proposals** (``scope`` "workspace": a text file written, appended to or edited, a notebook created, a
+site author's tool held before it runs) belong to no cell: their boxes (the same box, with ``data-scope``
+"workspace" and ``data-path``) are stacked in one corner box fixed at the page's bottom right
+(``.webmcp-bridge-proposal-corner``, :func:`webmcp_bridge.lab.ui.view.workspace_corner`), added to
+``document.body`` while any waits and removed with the last.
+
 JupyterLab may rebuild or re-attach a cell's nodes (windowed notebooks, a placeholder cell rendered late, a
 cell type change): while proposals wait, every ``BOX_CHECK_SECONDS`` each box is checked against its
 anchor's current node and put back if it is not there (two small JS calls per box: the notebook at the
@@ -57,12 +63,14 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import js
+
 from webmcp_bridge.core.limits import BOX_CHECK_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.notebook import JupyterLabHost
 from webmcp_bridge.lab.ui import dom
 from webmcp_bridge.lab.ui.dom import Dom
-from webmcp_bridge.lab.ui.view import proposal_box
+from webmcp_bridge.lab.ui.view import proposal_box, workspace_corner
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
@@ -134,6 +142,7 @@ class ProposalView:
         self._unsubscribe_mode: Callable[[], None] | None = None
         self._checker: asyncio.Task | None = None
         self._disposed = False
+        self._corner: Any = None  # the corner box of workspace proposals, while any waits
 
     # -- life cycle ------------------------------------------------------------------------------------
     def _proxy(self, fn: Callable[..., Any]) -> Any:
@@ -244,6 +253,14 @@ class ProposalView:
             self._checker = asyncio.ensure_future(self._keep_placed())
 
     def _place(self, box: _Box) -> None:
+        if box.proposal.scope == "workspace":
+            if self._corner is None:
+                self._corner = self.dom.build(workspace_corner())
+            if is_nullish(self._corner.parentNode):
+                js.document.body.appendChild(self._corner)
+            if not self._corner.contains(box.node):
+                self._corner.appendChild(box.node)
+            return
         nb = self.host.find_open(box.proposal.path)
         if nb is None:
             if not is_nullish(box.node.parentNode):
@@ -300,6 +317,9 @@ class ProposalView:
         if box is None:
             return
         _quietly(box.node.remove)
+        if self._corner is not None and not any(b.proposal.scope == "workspace" for b in self.boxes.values()):
+            _quietly(self._corner.remove)
+            self._corner = None
 
         if later:  # the settling click may be running inside one of these proxies right now
             asyncio.get_event_loop().call_soon(box.proxies.clear)

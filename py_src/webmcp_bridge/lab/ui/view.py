@@ -122,6 +122,16 @@ def cell_label(cell_id: str, cells: dict[str, CellInfo] | None) -> str:
     return f"cell {info.index + 1}" if info else f"cell {cell_id[:8]}"
 
 
+def comment_title(what: str, label: str, anything_hidden: bool) -> str:
+    """The title of the person's comment dialog: "Comment on cell 4", "Comment on output 2 of cell 4"
+    (``what``: "cell", "the selection", "output N"; ``label``: :func:`cell_label`). JupyterLab's open dialogs
+    are reported to the agent with their titles (``jupyter_get_context`` ``dialogs``), so while anything in the
+    notebook is hidden from the agent (``anything_hidden``) the cell is "this cell": a real index would tell
+    where hidden cells are."""
+    label = "this cell" if anything_hidden else label
+    return f"Comment on {label}" if what == "cell" else f"Comment on {what} of {label}"
+
+
 def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label: str | None = None) -> El:
     """A button that reveals the cell (``data-action="reveal-cell"``)."""
     info = (cells or {}).get(cell_id)
@@ -363,7 +373,7 @@ MODE_TEXT = {"direct": "Direct: the agent's changes apply at once",
 
 #: what Propose mode does not hold, said under the switch (docs/TOOLS.md, "Propose mode"): the agent's review
 #: comments are it talking, not changing the notebook; a save writes what the notebook already holds
-MODE_NOTE = "Propose holds cell changes and runs; comments and saves go through."
+MODE_NOTE = "Propose holds cell, file and notebook changes and runs; comments and saves go through."
 
 
 def mode_note() -> El:
@@ -555,6 +565,7 @@ def proposal_box(proposal: Proposal) -> El:
                h("small", c("proposal-tool"), text=proposal.tool)),
              h("div", c("proposal-flag"), text=flag, role="note") if flag else None,
              h("div", c("proposal-caption"), text="Code to run:") if lines and proposal.diff is None else None,
+             h("div", c("proposal-caption"), text=WORKSPACE_CAPTIONS.get(proposal.kind, "")) if proposal.scope == "workspace" else None,
              listing,
              h("div", c("proposal-actions"),
                h("button", c("proposal-accept") + " jp-mod-styled jp-mod-accept", text="Accept", type="button",
@@ -569,4 +580,24 @@ def proposal_box(proposal: Proposal) -> El:
                h("small", c("proposal-hint"), text="Accept is enabled once you have seen the whole listing: scroll it to its end or show it all.")
                if listing is not None else None),
              role="group", aria_label="A change the agent proposes", data_proposal_id=proposal.id, data_kind=proposal.kind,
-             data_tool=proposal.tool, data_cell_id=proposal.cell_id or "", data_invisible=str(hidden))
+             data_tool=proposal.tool, data_cell_id=proposal.cell_id or "", data_invisible=str(hidden),
+             data_scope=proposal.scope, data_path=proposal.path)
+
+
+#: the caption of a workspace proposal's listing, by kind (Propose mode, lab/ui/proposals.py's corner box)
+WORKSPACE_CAPTIONS = {
+    "write_file": "The file's new text:",
+    "append_file": "Text added at the end of the file:",
+    "edit_file": "The lines this edit changes:",
+    "create_notebook": "A new, empty notebook.",
+    "site_tool": "The site's tool runs with these arguments; what it then changes is accepted with it:",
+}
+
+
+def workspace_corner() -> El:
+    """The corner box that holds Propose mode's workspace proposals (files written or edited, notebooks
+    created, a site author's tools): ``.webmcp-bridge-proposal-corner`` with a title; the proposals' boxes
+    (:func:`proposal_box`) are added to it below the title."""
+    return h("div", c("proposal-corner"),
+             h("div", c("proposal-corner-title"), text="The agent proposes changes to the workspace"),
+             role="region", aria_label="Changes to the workspace the agent proposes")
