@@ -16,7 +16,7 @@ ALL_HINTS = {"readOnlyHint", "untrustedContentHint", "consequentialHint", "destr
 DESTRUCTIVE = {
     "jupyter_save_notebook", "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_clear_outputs",
     "jupyter_run_cells", "jupyter_kernel_action", "jupyter_answer_dialog", "jupyter_write_file", "jupyter_apply_edits",
-    "jupyter_run_code",
+    "jupyter_run_code", "jupyter_edit_file",
 }
 
 
@@ -26,7 +26,7 @@ def by_name() -> dict[str, dict]:
 
 def test_every_builtin_tool_states_every_hint():
     annotations = by_name()
-    assert len(annotations) == 34
+    assert len(annotations) == 35
     for name, hints in annotations.items():
         assert set(hints) == ALL_HINTS, name
         assert all(isinstance(v, bool) for v in hints.values()), name
@@ -50,9 +50,9 @@ def test_reads_are_idempotent_and_never_destructive():
         assert hints["idempotentHint"] is True and hints["destructiveHint"] is False, name
     annotations = by_name()
     for name in ("jupyter_insert_cell", "jupyter_edit_cell_source", "jupyter_run_cells", "jupyter_run_code",
-                 "jupyter_kernel_action", "jupyter_apply_edits"):
-        assert annotations[name]["idempotentHint"] is False, name
-    for name in ("jupyter_update_cell", "jupyter_delete_cell", "jupyter_clear_outputs", "jupyter_write_file"):
+                 "jupyter_kernel_action", "jupyter_apply_edits", "jupyter_write_file", "jupyter_edit_file"):
+        assert annotations[name]["idempotentHint"] is False, name  # write_file: an append adds again
+    for name in ("jupyter_update_cell", "jupyter_delete_cell", "jupyter_clear_outputs"):
         assert annotations[name]["idempotentHint"] is True, name
 
 

@@ -48,7 +48,7 @@ def test_definitions_and_annotations():
     assert read["annotations"] == {"readOnlyHint": True, "untrustedContentHint": True, "consequentialHint": False,
                                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
     assert write["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True,
-                                    "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
+                                    "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
     assert set(read["inputSchema"]["properties"]) == {"path", "offset", "maxBytes"}
     assert read["inputSchema"]["required"] == ["path"]
     assert set(write["inputSchema"]["properties"]) == {"path", "content", "overwrite", "append", "expectedHash"}

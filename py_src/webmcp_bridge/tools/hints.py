@@ -67,7 +67,8 @@ HINTS: dict[str, tuple[bool, bool]] = {
     "jupyter_focus_comment": (False, True),
     # files
     "jupyter_read_file": READS,
-    "jupyter_write_file": (True, True),
+    "jupyter_write_file": (True, False),  # an overwrite is idempotent, an append is not
+    "jupyter_edit_file": (True, False),
     # batch, code
     "jupyter_apply_edits": (True, False),
     "jupyter_run_code": (True, False),
