@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from webmcp_bridge.access.guard import set_notebook_level
 from webmcp_bridge.access.run_consent import (
     HIDDEN_CELLS,
     HIDDEN_NOTEBOOK,
@@ -76,8 +77,8 @@ def test_the_answer_is_reused_for_its_ttl_and_the_switch_turns_the_rule_off_per_
     off = {"quiet.ipynb"}
     consent = RunConsent(lambda path: path in off, clock=lambda: now[0], ttl=5.0)
 
-    def reason(path: str = "a.ipynb", cells: int = 0, open_hidden: bool = False) -> str | None:
-        return asyncio.run(consent.reason(path, cells, open_hidden, list_dir, hidden))
+    def reason(path: str = "a.ipynb", cells: int = 0, open_hidden: bool = False, stamp: object = None) -> str | None:
+        return asyncio.run(consent.reason(path, cells, open_hidden, list_dir, hidden, stamp))
 
     assert reason() is None and walks[0] == 1
     hides[0] = True
@@ -85,6 +86,11 @@ def test_the_answer_is_reused_for_its_ttl_and_the_switch_turns_the_rule_off_per_
     assert reason() is None and walks[0] == 1  # reused
     now[0] += 0.2
     assert reason() == HIDDEN_NOTEBOOK and walks[0] == 2
+    hides[0] = False
+    assert reason() == HIDDEN_NOTEBOOK and walks[0] == 2  # reused again
+    assert reason(stamp=("closed-one",)) is None and walks[0] == 3  # the open notebooks changed: looked at again
+    hides[0] = True
+    consent.forget()
     assert reason(cells=1) == HIDDEN_CELLS
     assert reason("quiet.ipynb", cells=3, open_hidden=True) is None  # the person said stop asking for this one
     hides[0] = False
@@ -181,4 +187,15 @@ def test_a_workspace_too_big_to_walk_is_asked(bound: int):
     bridge, _ = start({"work.ipynb": notebook("x = 1"), "a.txt": "a", "b.txt": "b"})
     bridge.guard.consent = RunConsent(max_entries=bound)
     _, proposal = asyncio.run(waiting_call(bridge, "jupyter_run_code", {"code": "1"}, "deny"))
+    assert HIDDEN_NOTEBOOK in proposal.summary
+
+
+def test_a_notebook_hidden_then_closed_is_found_at_once_not_after_the_reused_answer_expires():
+    bridge, ws = start({"work.ipynb": notebook("x = 1"), "other.ipynb": notebook("y = 2")})
+    assert asyncio.run(bridge.registry.call("jupyter_run_code", {"code": "1"}))["isError"] is False  # nothing hidden: walked
+    other = asyncio.run(ws.open_notebook("other.ipynb", False))
+    set_notebook_level(other, "none")  # the person hides it in the panel, saves and closes it
+    ws.files["other.ipynb"] = notebook("y = 2", access="none")
+    del ws.open["other.ipynb"]
+    _, proposal = asyncio.run(waiting_call(bridge, "jupyter_run_code", {"code": "2"}, "deny"))
     assert HIDDEN_NOTEBOOK in proposal.summary

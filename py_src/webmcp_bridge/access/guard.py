@@ -91,6 +91,11 @@ def next_level(level: Level) -> Level:
 
 
 # -- the person's side (raw notebooks) --------------------------------------------------------------------
+#: counts the person's changes of a notebook's level in this page (set_notebook_level): the run rule's reused
+#: workspace walk is looked at again after any (a notebook hidden and closed before the next run is found at once)
+_notebook_level_changes = 0
+
+
 def notebook_level(nb: LiveNotebook) -> Level:
     """The notebook's level (one read of its metadata)."""
     return level_of_block(nb.bridge_metadata())
@@ -106,6 +111,8 @@ def set_notebook_level(nb: LiveNotebook, level: Level) -> None:
     """Set the notebook's level (the person's action). Raises ValueError for an unknown level."""
     if level not in LEVELS:
         raise ValueError(f"unknown access level {level!r}")
+    global _notebook_level_changes
+    _notebook_level_changes += 1
     block = nb.bridge_metadata()
     block = dict(block) if isinstance(block, dict) else {}
     block["schemaVersion"] = SCHEMA_VERSION
@@ -862,7 +869,9 @@ class GuardedHost:
     async def run_consent_reason(self, path: str, hidden_cells: int) -> str | None:
         """The run rule's reason for a run in the notebook at ``path`` with ``hidden_cells`` hidden cells
         (:meth:`RunConsent.reason <webmcp_bridge.access.run_consent.RunConsent.reason>`), or None."""
-        return await self.consent.reason(path, hidden_cells, self._open_hidden(), self._inner.list_dir, self._hidden)
+        # the walk is reused while no notebook level changed and the same notebooks are open
+        stamp = (_notebook_level_changes, tuple(sorted(doc.path for doc in self._inner.open_documents())))
+        return await self.consent.reason(path, hidden_cells, self._open_hidden(), self._inner.list_dir, self._hidden, stamp)
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         entries = await self._inner.list_dir(path)

@@ -102,7 +102,7 @@ class RunConsent:
         self._clock = clock
         self._max_entries = max_entries
         self._ttl = ttl
-        self._walk: tuple[float, bool] | None = None  # (clock at the walk, its answer)
+        self._walk: tuple[float, object, bool] | None = None  # (clock at the walk, the caller's stamp then, its answer)
 
     def set_switch(self, switch: Callable[[str], bool] | None) -> None:
         """Use ``switch`` for the person's "Stop asking" (the lab layer's, once the page is up)."""
@@ -121,15 +121,16 @@ class RunConsent:
         """Drop the reused walk (the person changed a level): the next run looks again."""
         self._walk = None
 
-    async def _workspace_hides(self, list_dir: ListDir, is_hidden: IsHidden) -> bool:
+    async def _workspace_hides(self, list_dir: ListDir, is_hidden: IsHidden, stamp: object) -> bool:
         now = self._clock()
-        if self._walk is not None and now - self._walk[0] < self._ttl:
-            return self._walk[1]
+        if self._walk is not None and now - self._walk[0] < self._ttl and self._walk[1] == stamp:
+            return self._walk[2]
         answer = await workspace_hides(list_dir, is_hidden, self._max_entries)
-        self._walk = (self._clock(), answer)
+        self._walk = (self._clock(), stamp, answer)
         return answer
 
-    async def reason(self, path: str, hidden_cells: int, open_hidden: bool, list_dir: ListDir, is_hidden: IsHidden) -> str | None:
+    async def reason(self, path: str, hidden_cells: int, open_hidden: bool, list_dir: ListDir, is_hidden: IsHidden,
+                     stamp: object = None) -> str | None:
         """Why a kernel run in the notebook at ``path`` is shown to the person first, or None when it is not.
 
         Args:
@@ -137,13 +138,15 @@ class RunConsent:
             hidden_cells: how many of its cells are ``none`` now.
             open_hidden: True when an open notebook is ``none`` now (looked at live by the caller).
             list_dir, is_hidden: as :func:`workspace_hides`, for the notebooks that are not open (the answer is
-                reused for ``ttl`` seconds).
+                reused for ``ttl`` seconds while ``stamp`` stays equal).
+            stamp: what the reused answer depends on (the guard passes a count of the person's level changes and
+                the open notebooks' paths: a notebook the person hid and then closed is looked for again at once).
 
         Returns :data:`HIDDEN_CELLS`, :data:`HIDDEN_NOTEBOOK` or None (nothing hidden, or asking is off)."""
         if self.asking_off(path):
             return None
         if hidden_cells > 0:
             return HIDDEN_CELLS
-        if open_hidden or await self._workspace_hides(list_dir, is_hidden):
+        if open_hidden or await self._workspace_hides(list_dir, is_hidden, stamp):
             return HIDDEN_NOTEBOOK
         return None
