@@ -228,8 +228,6 @@ def test_with_mcp_b_a_cross_origin_frame_gets_no_mcp_answer(browser_without_webm
         frame.wait_for_function("states => !!window.webmcpBridge && states.includes(window.webmcpBridge.status.state)",
                                 arg=list(FINAL_STATES), timeout=120_000)
         assert frame.evaluate("() => window.webmcpBridge.status.polyfill") == "mcp-b"
-        assert frame.evaluate("() => window.__webModelContextOptions.transport") == {
-            "tabServer": {"allowedOrigins": [site]}, "iframeServer": False}
         # the framed page notes every message its parent posts, so the test knows when the probes were handled
         frame.evaluate("""() => { window.__fromParent = 0;
             addEventListener('message', e => { if (e.source === window.parent) window.__fromParent++; }); }""")
@@ -243,5 +241,8 @@ def test_with_mcp_b_a_cross_origin_frame_gets_no_mcp_answer(browser_without_webm
         frame.evaluate("() => window.parent.postMessage({marker: 'done'}, '*')")
         page.wait_for_function("() => window.__fromFrame.some(m => m.data && m.data.marker === 'done')")
         assert page.evaluate("() => window.__fromFrame") == [{"origin": site, "data": {"marker": "done"}}]
+        # how: the iframe transport is off, the tab transport takes the page's own origin only
+        assert frame.evaluate("() => window.__webModelContextOptions.transport") == {
+            "tabServer": {"allowedOrigins": [site]}, "iframeServer": False}
     finally:
         context.close()
