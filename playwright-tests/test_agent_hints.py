@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 from test_tools import assert_clean, ok
+
 #: a demo notebook saved with the outputs of its last runs: four cells raised ZeroDivisionError (0-based indices)
 SAVED_ERRORS = "ipython-beyond-plain-python.ipynb"
 RAISED = [61, 62, 63, 71]
