@@ -10,11 +10,14 @@ from sitebuild.util import OUTPUT
 
 #: response headers the site needs on every response: COOP/COEP (SharedArrayBuffer for the kernel's stdin),
 #: and a Content-Security-Policy that keeps every load on the site's own origin, so a notebook's remote
-#: images or a kernel output's script cannot make the page contact another host.
+#: images or a kernel output's script cannot make the page contact another host; that only the site's own
+#: pages may frame it (frame-ancestors: another origin cannot put the person's notebook under its own page);
+#: and that no <base> element or form can point the page's URLs or a submission at another origin (these three
+#: never fall back to default-src).
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "credentialless",
-    "Content-Security-Policy": "default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'",
+    "Content-Security-Policy": "default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'; frame-ancestors 'self'; base-uri 'self'; form-action 'self'",
 }
 MIME_TYPES = {
     ".js": "text/javascript",

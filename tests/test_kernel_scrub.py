@@ -115,3 +115,28 @@ def test_the_scrub_carries_no_hidden_text_into_the_kernel():
     code = scrub_code([3, 4], HIDDEN)
     assert CANARY not in code and "hidden_total" not in code
     compile(code, "<scrub>", "exec")
+
+
+def test_a_hidden_cells_exception_is_gone_and_a_shadowed_get_ipython_does_not_stop_the_scrub(shell):
+    """A hidden cell that raised leaves its exception in sys.last_value / last_exc / last_traceback (what %tb and
+    pdb.pm() show: its message, frames and locals); agent code that shadowed get_ipython in the namespace does
+    not turn the scrub off."""
+    run(shell, "visible_a = 1")
+    hidden = f"hidden_local = {CANARY!r}\nraise ValueError('boom ' + hidden_local)"
+    count = shell.execution_count
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        shell.run_cell(hidden, store_history=True)
+    probe = ("import sys, traceback\n"
+             "print(repr(getattr(sys, 'last_value', None)), repr(getattr(sys, 'last_exc', None)))\n"
+             "tb = getattr(sys, 'last_traceback', None)\n"
+             "print(tb.tb_frame.f_locals.get('hidden_local') if tb else None)\n")
+    assert CANARY in run(shell, probe, store=False)  # reachable without the scrub
+    run(shell, "get_ipython = lambda: None", store=False)  # the agent's earlier code shadows the name
+    run(shell, scrub_code([count], [hidden]), store=False)
+    after = run(shell, probe, store=False)
+    assert CANARY not in after and after.startswith("None None"), after
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        shell.run_cell("%tb", store_history=False)
+    assert CANARY not in out.getvalue() and "boom" not in out.getvalue()
+    assert CANARY not in repr(shell.user_ns.get("In")) and CANARY not in repr(shell.history_manager.input_hist_raw)

@@ -191,8 +191,20 @@ def test_the_propose_switch_says_what_propose_does_not_hold():
 
 def test_the_access_section_says_what_agent_code_can_still_reach_when_cells_are_hidden():
     hidden = access_view("a.ipynb", "write", [("c1", "none")], None).text_content()
-    assert "variables" in hidden and "history" in hidden
-    assert "variables" not in access_view("a.ipynb", "write", [("c1", "read")], None).text_content()
+    assert "variables" in hidden and "history" in hidden and "every file of the workspace" in hidden
+    # said whatever the cells' levels: a hidden notebook elsewhere in the workspace is within the kernel's reach too
+    assert "every file of the workspace" in access_view("a.ipynb", "write", [("c1", "read")], None).text_content()
+
+
+def test_the_access_section_has_the_run_rules_switch_off_by_default():
+    """The person's "Stop asking" for the notebook in front: a select, asking by default, the stored choice shown."""
+    def chosen(view) -> list[str]:
+        select = next(e for e in view.walk() if e.attrs.get("data-action") == "run-asking")
+        return [o.attrs["value"] for o in select.children if "selected" in o.attrs]
+
+    view = access_view("a.ipynb", "write", [], None)
+    assert "Ask me before each run" in view.text_content() and chosen(view) == ["ask"]
+    assert chosen(access_view("a.ipynb", "write", [], None, asking_off=True)) == ["stop"]
 
 
 def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():

@@ -76,3 +76,38 @@ def test_one_stylesheet_is_package_data_and_styles_both_views():
     css = resources.files("webmcp_bridge.lab.ui").joinpath("style.css").read_text(encoding="utf-8")
     for selector in (".webmcp-bridge-proposal ", ".webmcp-bridge-diff-add", ".webmcp-bridge-panel ", ".webmcp-bridge-badge"):
         assert selector in css
+
+
+def test_invisible_characters_are_marked_and_flagged_and_accept_waits():
+    """A run whose code holds a right-to-left override: the mark stands in its place (its own span), the box
+    says how many there are, and Accept starts disabled beside "Show all"."""
+    code = 'ok = "user\u202e # admin"\nprint(ok)\u200b'
+    proposal = Proposal("p1", "nb.ipynb", "jupyter_run_code", "run_code", None, "Run code", code=code)
+    tree = proposal_box(proposal)
+    assert_safe(tree)
+    lines = _by_class(tree, "webmcp-bridge-diff-line")
+    assert [line.text_content() for line in lines] == ['ok = "user⟦U+202E⟧ # admin"', "print(ok)⟦U+200B⟧"]
+    marks = _by_class(tree, "webmcp-bridge-invisible")
+    assert [m.text for m in marks] == ["⟦U+202E⟧", "⟦U+200B⟧"]
+    assert marks[0].attrs["title"].startswith("U+202E RIGHT-TO-LEFT OVERRIDE")
+    assert "\u202e" not in tree.text_content() and "\u200b" not in tree.text_content()
+    assert tree.attrs["data-invisible"] == "2"
+    assert _by_class(tree, "webmcp-bridge-proposal-flag")[0].text.startswith("Contains 2 invisible characters")
+    assert "disabled" in _by_class(tree, "webmcp-bridge-proposal-accept")[0].attrs
+    assert _by_class(tree, "webmcp-bridge-proposal-expand")[0].text == "Show all 2 lines"
+
+
+def test_a_box_without_invisible_characters_has_no_flag_and_a_box_without_listing_no_gate():
+    plain = proposal_box(Proposal("p2", "nb.ipynb", "jupyter_run_code", "run_code", None, "Run code", code="print(1)"))
+    assert not _by_class(plain, "webmcp-bridge-proposal-flag") and plain.attrs["data-invisible"] == "0"
+    move = proposal_box(Proposal("p3", "nb.ipynb", "jupyter_move_cell", "move", "c1", "Move this cell below cell c2"))
+    assert "disabled" not in _by_class(move, "webmcp-bridge-proposal-accept")[0].attrs
+    assert not _by_class(move, "webmcp-bridge-proposal-expand") and not _by_class(move, "webmcp-bridge-proposal-hint")
+
+
+def test_a_diff_counts_what_stays_and_marks_every_line():
+    """Removed invisible characters are marked but not counted; a form feed stays inside its line."""
+    diff = [["-", "x = 1\u2066"], ["+", "x = 2\x0cy = 3"], [" ", "z"]]
+    tree = proposal_box(Proposal("p4", "nb.ipynb", "jupyter_update_cell", "update", "c1", "Replace", diff=diff))
+    assert [e.text_content() for e in _by_class(tree, "webmcp-bridge-diff-line")] == ["- x = 1⟦U+2066⟧", "+ x = 2⟦U+000C⟧y = 3", "  z"]
+    assert tree.attrs["data-invisible"] == "1"

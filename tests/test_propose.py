@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from helpers import check_envelope, corpus_json
-from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, preview
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
+from webmcp_bridge.tools.batch import HEADER_LINE_BYTES
 
 PATH = "demo/euler.ipynb"
 
@@ -242,8 +243,13 @@ def test_apply_edits_is_one_proposal_and_run_code_shows_its_code(s: Session) -> 
     result = s.around("jupyter_apply_edits", {"edits": edits}, lambda p: (seen.append(p.to_json()), s.book.deny(p.id, "not now")))
     assert result["structuredContent"]["status"] == "denied" and s.snapshot() == before
     diff = seen[0]["diff"]
+    def named(cell: dict) -> str:  # the person's position (1-based) and first line (cut as the header cuts it)
+        line = next(ln.strip() for ln in cell["source"].split("\n") if ln.strip())
+        return f"cell {cell['index'] + 1} «{preview(line, HEADER_LINE_BYTES)}»"
+
     assert seen[0]["kind"] == "batch" and [line for op, line in diff if op == "@"] == [
-        f"edit 0: change cell {cells[1]['id']}", f"edit 1: insert a code cell below cell {cells[0]['id']}", f"edit 2: delete cell {cells[2]['id']}"]
+        f"edit 1 of 3: change {named(cells[1])}", f"edit 2 of 3: insert a code cell below {named(cells[0])}",
+        f"edit 3 of 3: delete {named(cells[2])}"]
     assert ["+", "first = 1"] in diff and ["+", "inserted = 2"] in diff
     result = s.around("jupyter_apply_edits", {"edits": edits}, lambda p: s.book.accept(p.id))
     assert result["isError"] is False and s.nb.find_cell(cells[1]["id"]).source == "first = 1"

@@ -185,15 +185,17 @@ async def check_exercise(ctx: CallContext, args: CheckExerciseInput) -> dict[str
     if cell.cell_type != "code":
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Cell {cell.id!r} is not a code cell.", cellId=cell.id)
     nb.check_write()  # the tests run in the notebook's kernel: a read-only notebook refuses it
-    hidden = nb.hidden_cell_count() > 0
+    marker = f"@@check-{secrets.token_hex(8)}@@"
+    code = _kernel_code(cell.source, function, [check for _name, _hint, check in tests], marker)
+    # the bridge's run rule: while something is hidden from the agent, the person sees the code that runs first (in
+    # Direct mode too); otherwise Propose mode asks with the summary alone
+    reason = await nb.run_consent()
     await ctx.propose(nb, "check_exercise", "run", cell.id,
-                      f"Run the hidden tests of exercise {args.exercise!r} on this cell (the tests are not shown to the agent)",
-                      always=hidden)
+                      f"Run the hidden tests of exercise {args.exercise!r} on this cell (the tests are not shown to the agent)"
+                      + (f" ({reason})" if reason else ""), code=code if reason else None, always=reason is not None)
     info = await nb.wait_for_kernel(ctx.limits.kernel_wait_seconds)
     if info.status not in ("idle", "busy"):
         raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel is not ready (status {info.status!r}).")
-    marker = f"@@check-{secrets.token_hex(8)}@@"
-    code = _kernel_code(cell.source, function, [check for _name, _hint, check in tests], marker)
     run = await nb.run_code(code, RUN_SECONDS, head_bytes=4096, max_outputs=5)
     results = _verdict(run.outputs, marker, len(tests))
     payload: dict[str, Any] = {"exercise": args.exercise, "path": nb.path, "cellId": cell.id}

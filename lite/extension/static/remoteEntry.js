@@ -158,14 +158,16 @@
   }
 
   // Opt-in MCP-B runtime: on a site whose config sets "webmcpBridgePolyfill": true, in a browser without native
-  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered, its tab
-  // transport accepting only this page's own origin. Resolves to true when it was loaded.
+  // WebMCP, run the @mcp-b/global script shipped beside this file before any tool is registered. Its tab transport
+  // accepts only this page's own origin; its iframe transport is off: in a frame, @mcp-b/global would otherwise
+  // serve the parent page, whatever its origin (it announces itself to any parent and answers it). With it off,
+  // a framed page serves only clients on its own window. Resolves to true when it was loaded.
   const polyfillReady = (async () => {
     if (document.modelContext || pageConfig().webmcpBridgePolyfill !== true) return false;
     const manifest = await manifestReady;
     window.__webModelContextOptions = {
       autoInitialize: true,
-      transport: { tabServer: { allowedOrigins: [window.location.origin] } }
+      transport: { tabServer: { allowedOrigins: [window.location.origin] }, iframeServer: false }
     };
     await new Promise((resolve, reject) => {
       const tag = document.createElement('script');
@@ -312,14 +314,22 @@
           callWaiting = true;
           startNow('call');
         }
-        const { dispatch, cancel } = await dispatcherReady;
+        const { dispatch, cancel, inputCap } = await dispatcherReady;
+        const inputJson = JSON.stringify(input ?? {});
+        // arguments over Python's input cap are refused here, before they are copied into Python: a JSON text of
+        // more UTF-16 units than the cap has more UTF-8 bytes than it too (a shorter one is measured exactly there)
+        if (inputCap > 0 && inputJson.length > inputCap) {
+          const payload = { error: 'TOO_LARGE', message: `The arguments are more than ${inputCap} bytes; the limit is ${inputCap}.`,
+                            minBytes: inputJson.length, maxBytes: inputCap };
+          return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
+        }
         const abort = () => { // Python stops the call (ABORTED) unless it already returned
           try { cancel(invocation); } catch (error) { console.error(`[${NAME}] abort`, error); }
         };
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
         try {
-          const { result, report, event } = JSON.parse(await dispatch(definition.name, JSON.stringify(input ?? {}), invocation));
+          const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation));
           loaderCalls.result = (loaderCalls.result ?? 0) + 1; // the answer crossing back from Python
           if (report) reportCall(report);
           if (event) dispatchEvent('call', event); // the call's page event rides in its answer
@@ -434,11 +444,12 @@
     render();
   }
 
-  // connect(definitionsJson, dispatch, cancel): called by Python once it is ready; returns the number of tools
-  // asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
+  // connect(definitionsJson, dispatch, cancel, inputCap): called by Python once it is ready; returns the number of
+  // tools asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
   // dispatch(name, inputJson, invocation) -> the answer, JSON text {result, report, event}, or (a call that waits)
-  // a Promise of it; cancel(invocation) when that call's signal aborts.
-  function connect(definitionsJson, dispatch, cancel) {
+  // a Promise of it; cancel(invocation) when that call's signal aborts; inputCap: Python's cap on one call's
+  // arguments (UTF-8 bytes of their JSON text; 0: none), applied here before the text crosses into Python.
+  function connect(definitionsJson, dispatch, cancel, inputCap) {
     const wanted = new Map(JSON.parse(definitionsJson).map(d => [d.name, d]));
     for (const name of [...refused.keys()]) if (!wanted.has(name)) refused.delete(name);
     for (const [name, entry] of [...tools]) {
@@ -446,7 +457,7 @@
     }
     for (const [name, definition] of wanted) if (!tools.has(name)) registerTool(definition);
     connected = true;
-    connectDispatcher({ dispatch, cancel: cancel || (() => {}) });
+    connectDispatcher({ dispatch, cancel: cancel || (() => {}), inputCap: Number(inputCap) || 0 });
     return tools.size;
   }
 

@@ -22,10 +22,11 @@ menu) with the helpers below, which take the *raw* notebook; no guarded method c
 The author's locks (standard cell metadata ``editable: false`` / ``deletable: false``) are enforced here too:
 a source change of an uneditable cell, a delete of an undeletable one, is ``CELL_LOCKED``.
 
-Known limit: code run in the kernel (``jupyter_run_cells`` on writable cells) can read any file the kernel
-can reach, including the workspace's notebooks, and the variables hidden cells defined; access levels govern
-the bridge's tools, not the kernel. Before the agent's code runs, the kernel's history is scrubbed of hidden
-cells' sources and results (:meth:`GuardedNotebook._scrub_history`).
+Code run in the kernel can read any file the kernel can reach, including the workspace's notebooks, and the
+variables hidden cells defined; access levels govern the bridge's tools, not the kernel. So the guard applies
+the run rule (:mod:`webmcp_bridge.access.run_consent`) to every kernel run a tool starts: while anything is
+hidden, the code is shown to the person and waits for Accept. Before the agent's code runs, the kernel's history
+is also scrubbed of hidden cells' sources and results (:meth:`GuardedNotebook._scrub_history`; defence in depth).
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
+from webmcp_bridge.access.run_consent import RunConsent, accept_runs, run_accepted
 from webmcp_bridge.access.runs import RunObservers
+from webmcp_bridge.calls.registry import current_call
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
+from webmcp_bridge.core.limits import CODE_BYTES, PROPOSAL_SUMMARY_BYTES, preview, utf8_len
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.host.protocol import (
     CellChange,
@@ -55,12 +59,13 @@ from webmcp_bridge.host.protocol import (
     OpenDocument,
     RawCell,
     RunResult,
+    RunState,
     SaveOutcome,
     SetSourceOp,
     TabsState,
     TextPage,
 )
-from webmcp_bridge.propose.proposals import ProposalBook, approved
+from webmcp_bridge.propose.proposals import Proposal, ProposalBook, ProposalDenied, approved
 
 Level = Literal["write", "read", "none"]
 LEVELS: tuple[Level, ...] = ("write", "read", "none")
@@ -382,6 +387,19 @@ class GuardedNotebook:
         cells = self._inner.read_cells([view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs)
         return [self._visible(c, view) for c in cells if c.id not in view.hidden]
 
+    def run_states(self, last_index: int) -> list[RunState]:
+        """The visible code cells' run states up to visible index ``last_index``: a hidden cell's runs and edits are
+        left out (so they never make a visible cell's outputs read as stale), indices are the visible ones."""
+        view = self.view()
+        if not view.hidden_indices:
+            return self._inner.run_states(last_index)
+        visible_count = self._inner.cell_count() - len(view.hidden_indices)
+        last = min(last_index, visible_count - 1)
+        if last < 0:
+            return []
+        states = self._inner.run_states(view.to_real(last))
+        return [dataclasses.replace(s, index=view.to_visible(s.index)) for s in states if s.id not in view.hidden]
+
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
         self._check_ids([cell_id], self.view())
         return self._inner.read_output_text(cell_id, output_index, mime, offset, max_bytes)
@@ -606,12 +624,71 @@ class GuardedNotebook:
         hidden = self._inner.find_cells(sorted(view.hidden))
         await scrub([c.execution_count for c in hidden if c.execution_count is not None], [c.source for c in hidden])
 
+    async def run_consent(self) -> str | None:
+        """Why a kernel run in this notebook is shown to the person first (:mod:`webmcp_bridge.access.run_consent`):
+        a reason in words, or None when it is not (nothing hidden, or the person turned asking off). Ends the step."""
+        view = self.view()
+        try:
+            return await self._guard.run_consent_reason(self.path, len(view.hidden))
+        finally:
+            self._lapse()
+
+    def _source_of(self, cell_id: str) -> str:
+        return self._inner.find_cells([cell_id])[0].source
+
+    async def _consent(self, code: str, cell_id: str | None, kind: str) -> bool:
+        """Apply the run rule before the agent's code runs: when it holds and the person has not accepted exactly
+        ``code`` in this call, show it (a proposal, in Direct mode too) and wait. Returns True when the rule held
+        (the caller checks again, right before the run, that the code is still what was accepted).
+
+        Raises ProposalDenied (a normal "denied" result), ToolError(TOO_LARGE) for code too long to show in full,
+        ToolError(PROPOSAL_ALREADY_PENDING)."""
+        reason = await self.run_consent()
+        if reason is None:
+            return False
+        if run_accepted(code):
+            return True
+        if utf8_len(code) > CODE_BYTES:
+            raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; the person is shown at most {CODE_BYTES} "
+                            "bytes before it runs. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
+        call = current_call.get()
+        tool = call.tool if call is not None else "kernel run"
+        what = "Run this cell in the kernel" if cell_id is not None else "Run code in the kernel"
+        proposal = Proposal("", self.path, tool, kind, cell_id, preview(f"{what} ({reason})", PROPOSAL_SUMMARY_BYTES), None, code)
+
+        def still_valid() -> str | None:
+            if self._guard._inner.find_open(self.path) is None:
+                return "the notebook was closed"
+            if cell_id is not None:
+                try:
+                    self._inner.find_cells([cell_id])
+                except ToolError:
+                    return "the cell was deleted"
+            return None
+
+        decision = await self._guard.proposals.request(proposal, still_valid)
+        self._lapse()
+        if not decision.accepted:
+            raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
+        accept_runs([code])
+        return True
+
+    @staticmethod
+    def _changed_since_accept() -> ToolError:
+        return ToolError(ErrorCode.STALE_CELL, "The code changed after the person accepted running it; nothing was run. "
+                         "Read the cell again and ask to run it again.")
+
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         view = self._writable([cell_id])
         self._gate()
         began, status, count = time.monotonic(), "failed", None
         try:
+            asked = await self._consent(self._source_of(cell_id), cell_id, "run")
             await self._scrub_history(view)
+            # no await from here to the run: the cell runs exactly what the person accepted
+            self._writable([cell_id])
+            if asked and not run_accepted(self._source_of(cell_id)):
+                raise self._changed_since_accept()
             result = await self._inner.run_cell(cell_id, timeout)
             status, count = result.status, result.execution_count
             return result
@@ -653,7 +730,9 @@ class GuardedNotebook:
         self._gate()
         began, status, count = time.monotonic(), "failed", None
         try:
+            await self._consent(code, None, "run_code")
             await self._scrub_history(view)
+            self._writable([])
             run = await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)
             status, count = run.status, run.execution_count
             return run
@@ -684,6 +763,7 @@ class GuardedHost:
         self._steps: dict[str, _Step] = {}  # per notebook path: the view held for the current call step
         self._ever_hidden: dict[str, set[str]] = {}  # ids of cells seen hidden (or deleted while hidden), per path
         self.runs = RunObservers()  # told of every kernel run a tool starts here (access/runs.py)
+        self.consent = RunConsent()  # the run rule (access/run_consent.py); the lab layer sets the person's switch
 
     @property
     def raw(self) -> NotebookHost:
@@ -766,6 +846,19 @@ class GuardedHost:
         if open_nb is not None:
             return self._view(open_nb).notebook == "none"
         return level_of_block(await self._inner.notebook_bridge_metadata(path)) == "none"
+
+    def _open_hidden(self) -> bool:
+        """True when an open notebook is ``none`` now (its live metadata)."""
+        for doc in self._inner.open_documents():
+            nb = self._inner.find_open(doc.path)
+            if nb is not None and self._view(nb).notebook == "none":
+                return True
+        return False
+
+    async def run_consent_reason(self, path: str, hidden_cells: int) -> str | None:
+        """The run rule's reason for a run in the notebook at ``path`` with ``hidden_cells`` hidden cells
+        (:meth:`RunConsent.reason <webmcp_bridge.access.run_consent.RunConsent.reason>`), or None."""
+        return await self.consent.reason(path, hidden_cells, self._open_hidden(), self._inner.list_dir, self._hidden)
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         entries = await self._inner.list_dir(path)

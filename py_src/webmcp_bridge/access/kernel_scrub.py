@@ -21,7 +21,19 @@ kernel) it clears:
   afterwards;
 - the compiled cells' sources: ``linecache`` entries of hidden cells (``inspect.getsource`` of a function a
   hidden cell defined then fails) and the source caches of ``executing`` / ``stack_data`` (IPython's
-  tracebacks), by the cell's file name or the source's digest.
+  tracebacks), by the cell's file name or the source's digest;
+- the last exception, whoever raised it: ``sys.last_type`` / ``last_value`` / ``last_traceback`` /
+  ``last_exc`` (what ``%tb``, ``pdb.pm()`` and ``traceback.print_last()`` read: a hidden cell's error would
+  show its frames and locals), the Pyodide kernel's ``_last_traceback``, the traceback the shell's
+  ``InteractiveTB`` keeps, and ``last_execution_result`` when it is a hidden cell's or holds an exception.
+
+The shell is found through IPython's own singleton (``InteractiveShell.instance()``), not a ``get_ipython``
+name that code in the namespace could have replaced.
+
+This is defence in depth, not the boundary: code the person accepted runs with the kernel's rights and could
+prepare the kernel beforehand (patch IPython, hook ``pre_run_cell``, wrap builtins). What keeps hidden things
+from the agent is the run rule (:mod:`webmcp_bridge.access.run_consent`): while anything is hidden, every run
+the agent starts is shown to the person first.
 
 What the agent's code can still reach: the objects hidden cells created (variables, functions and their
 byte code, classes, imports, open files), whatever they wrote to files or printed into other cells' outputs,
@@ -63,10 +75,12 @@ def scrub_code(counts: Sequence[int], sources: Sequence[str]) -> str:
 SCRUB = '''
 def _webmcp_scrub(counts, digests, lengths):
     import hashlib, linecache, sys
+    # the shell from IPython's own singleton, not a get_ipython name the namespace may have shadowed
+    shell_class = getattr(sys.modules.get("IPython.core.interactiveshell"), "InteractiveShell", None)
     try:
-        ip = get_ipython()
-    except NameError:
-        return
+        ip = shell_class.instance() if shell_class is not None and shell_class.initialized() else None
+    except Exception:
+        ip = None
     if ip is None:
         return
     counts, digests = set(counts), set(digests)
@@ -89,6 +103,24 @@ def _webmcp_scrub(counts, digests, lengths):
             ns[name] = ""
         if secret(getattr(hm, name, None)):
             setattr(hm, name, "")
+    # the last exception, which may be a hidden cell's (its frames, locals and message): what %tb, pdb and
+    # traceback.print_last() show, and the shell's own copies of it and of the last cell's source
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        if hasattr(sys, name):
+            try:
+                delattr(sys, name)
+            except Exception:
+                pass
+    if getattr(ip, "_last_traceback", None) is not None:
+        ip._last_traceback = None
+    itb = getattr(ip, "InteractiveTB", None)
+    if getattr(itb, "tb", None) is not None:
+        itb.tb = None
+    last = getattr(ip, "last_execution_result", None)
+    if last is not None and (getattr(last, "execution_count", None) in counts
+                             or secret(getattr(getattr(last, "info", None), "raw_cell", None))
+                             or getattr(last, "error_in_exec", None) is not None):
+        ip.last_execution_result = None
     # the results
     results = []
     for i in counts:

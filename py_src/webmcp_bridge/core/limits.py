@@ -206,6 +206,8 @@ GUIDANCE_BYTES = 2000
 GUIDANCE_BASE_BYTES = 1600
 #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
 PROVENANCE_PER_CELL = 3
+#: ids listed per reason in a cell's ``outputsStale`` (the earlier cells that ran since it, or changed since their run)
+STALE_IDS_SHOWN = 5
 #: cells read per crossing while exporting a notebook
 EXPORT_CHUNK = 50
 #: truncation reports listed in one fitted result (the rest are counted)
@@ -235,6 +237,14 @@ ABORT_SETTLE_SECONDS = 5.0
 SCRUB_HISTORY_SECONDS = 10.0
 #: how often a wait for the kernel looks at its status again (seconds)
 KERNEL_POLL_SECONDS = 0.1
+#: the run rule (access/run_consent.py): the most workspace entries (files, folders, notebooks) walked to find a
+#: hidden notebook; a workspace with more is treated as holding one (every run is asked)
+HIDDEN_WALK_ENTRIES = 5_000
+#: how long the answer of that walk is reused, in seconds (open notebooks are looked at live on every run)
+HIDDEN_WALK_SECONDS = 5.0
+#: ``jupyter_run_code``: text kept in the page while a run is waited for, per output, past what the result can
+#: show (``Limits.output_page_bytes``): the rest of a flood of output is counted and dropped, not held (UTF-16 units)
+RUN_CODE_KEEP_MARGIN = 64 * 1024
 
 # -- features: the change log, review threads, Propose mode ------------------------------------------------
 #: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds (jupyter_get_context

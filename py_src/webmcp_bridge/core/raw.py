@@ -55,3 +55,22 @@ class RawCell:
     execution_count: int | None = None
     outputs: tuple[RawOutput, ...] = ()
     output_count: int = 0
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What a code cell's last run left, as the host's model knows it.
+
+    Attributes:
+        id: the cell's nbformat id.
+        index: its index in the notebook.
+        execution_count: the count of the run that made its outputs; None when it has not run (or was cleared).
+        edited: True when its source changed since that run, False when not, None when the host cannot tell
+            (JupyterLab's code cell model ``isDirty``; a cell loaded with outputs counts as edited once its text
+            changes, since the text that ran is not stored in nbformat).
+    """
+
+    id: str
+    index: int
+    execution_count: int | None
+    edited: bool | None

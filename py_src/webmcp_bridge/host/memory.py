@@ -47,6 +47,7 @@ from webmcp_bridge.host.protocol import (
     RawDialog,
     RawInput,
     RunResult,
+    RunState,
     SaveKind,
     SaveOutcome,
     SetSourceOp,
@@ -98,6 +99,10 @@ class MemoryNotebook:
         self._dirty = False
         self._on_disk = workspace.files.get(path)  # the file as opened or last saved, to spot a change on disk
         self._exec_count = 0
+        # the text each cell last ran (stripped) and whether it was edited since, as JupyterLab's code cell model
+        # keeps them (``isDirty``): a cell loaded with outputs has no known text, so any edit counts
+        self._ran_text: dict[str, str] = {}
+        self._edited: dict[str, bool] = {}
         self._namespace: dict[str, Any] = {}
         self._focus = Focus()
         self.kernel_status = "idle"
@@ -114,6 +119,7 @@ class MemoryNotebook:
     def person_set_source(self, cell_id: str, source: str) -> None:
         """Edit a cell as the person would (through the UI)."""
         self._cell(cell_id)["source"] = source
+        self._note_edit(cell_id)
         self._changed("edit", cell_id, "person")
 
     def person_insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
@@ -187,6 +193,10 @@ class MemoryNotebook:
         chosen = range(len(self.nb["cells"])) if indices is None else indices
         return [self._raw(i, head_bytes, max_outputs) for i in chosen]
 
+    def run_states(self, last_index: int) -> list[RunState]:
+        return [RunState(cell["id"], i, cell.get("execution_count"), self._edited.get(cell["id"], False))
+                for i, cell in enumerate(self.nb["cells"][: max(0, last_index + 1)]) if cell.get("cell_type") == "code"]
+
     def _output(self, cell_id: str, output_index: int) -> dict[str, Any]:
         outputs = self._cell(cell_id).get("outputs", [])
         if not 0 <= output_index < len(outputs):
@@ -241,8 +251,14 @@ class MemoryNotebook:
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         self._cell(cell_id)["source"] = normalize_line_ends(source)
+        self._note_edit(cell_id)
         self._changed("edit", cell_id)
         return self.find_cell(cell_id)
+
+    def _note_edit(self, cell_id: str) -> None:
+        cell = self._cell(cell_id)
+        if cell.get("execution_count") is not None:
+            self._edited[cell_id] = self._ran_text.get(cell_id, "") != cell["source"].strip()
 
     def _insert(self, index: int, cell_type: CellType, source: str) -> str:
         cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": normalize_line_ends(source)}
@@ -387,6 +403,7 @@ class MemoryNotebook:
         await asyncio.sleep(0)
         self._exec_count += 1
         cell["outputs"], cell["execution_count"] = outputs, self._exec_count
+        self._ran_text[cell_id], self._edited[cell_id] = cell.get("source", "").strip(), False
         self._changed("run", cell_id)
         if self.run_seconds.get(cell_id, 0.0) > timeout:  # past the wait: reported as a timeout (its outputs land "later")
             return RunResult(cell_id, "timeout", None, f"no reply within {timeout:g} s")

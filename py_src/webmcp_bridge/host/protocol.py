@@ -25,6 +25,7 @@ from webmcp_bridge.core.raw import CellType as CellType
 from webmcp_bridge.core.raw import RawCell as RawCell
 from webmcp_bridge.core.raw import RawItem as RawItem
 from webmcp_bridge.core.raw import RawOutput as RawOutput
+from webmcp_bridge.core.raw import RunState as RunState
 
 EntryType = Literal["notebook", "file", "directory"]
 
@@ -279,6 +280,11 @@ class LiveNotebook(Protocol):
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         """Cells by index (all when None; indices out of range are skipped), as :meth:`find_cells`."""
+        ...
+
+    def run_states(self, last_index: int) -> list[RunState]:
+        """The run states of the code cells at indices ``0..last_index`` (clipped to the notebook), in index order
+        (one read): what :mod:`webmcp_bridge.core.staleness` judges a cell's outputs by."""
         ...
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:

@@ -76,6 +76,13 @@
 
   const bump = (m) => stamps.set(m, (stamps.get(m) ?? 0) + 1);
 
+  // Make a code cell untrusted: its outputs are re-created untrusted (the model's own trusted setter) and the
+  // trusted flag JupyterLab writes into the cell's metadata is removed, so a save and reload keeps it untrusted.
+  function untrust(cell) {
+    cell.trusted = false;
+    if (cell.sharedModel.getMetadata("trusted") !== undefined) cell.sharedModel.deleteMetadata("trusted");
+  }
+
   function watchCell(m, cell) {
     cell.sharedModel.changed.connect((_, change) => {
       if (change.metadataChange) {  // keep the remembered access current (a hidden cell stays hidden once deleted)
@@ -519,8 +526,25 @@
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
       const cell = model(panel).cells.get(i);
-      if (cell.type === "code") asAgent(() => cell.sharedModel.transact(() => cell.clearExecution()));
+      if (cell.type === "code") {
+        const trusted = cell.trusted; // JupyterLab's clearExecution trusts the cell: an untrusted one stays untrusted
+        asAgent(() => cell.sharedModel.transact(() => cell.clearExecution()));
+        if (!trusted) untrust(cell);
+      }
       return described(panel, i);
+    },
+    // Run a code cell for the agent: JupyterLab's CodeCell.execute (cellClass, from @jupyterlab/cells), whose
+    // synchronous part clears the cell, marks it trusted and sends the request; the cell is made untrusted again
+    // before this returns, so before any output of the run arrives (outputs come in later tasks): they are
+    // created untrusted and render as untrusted output does (sanitized HTML, no script, no handler) until the
+    // person trusts the notebook (JupyterLab's Trust command). Returns execute's promise, null for an unknown id.
+    executeAsAgent(panel, cellId, cellClass) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return null;
+      const widget = panel.content.widgets[i];
+      const promise = cellClass.execute(widget, panel.sessionContext);
+      untrust(widget.model);
+      return promise;
     },
     cellWidget(panel, cellId) {
       const i = findIndex(panel, cellId);
@@ -530,6 +554,18 @@
       const cells = model(panel).cells;
       const indices = indicesJson == null ? [...Array(cells.length).keys()] : JSON.parse(indicesJson);
       return JSON.stringify(indices.filter((i) => i >= 0 && i < cells.length).map((i) => describeCell(cells.get(i), i, headBytes, maxOutputs)));
+    },
+    // The code cells at indices 0..lastIndex as JSON [[id, index, executionCount|null, edited|null], ...]: edited
+    // is the model's isDirty (source changed since its last run), null where the model has none.
+    runStates(panel, lastIndex) {
+      const cells = model(panel).cells;
+      const rows = [];
+      for (let i = 0; i <= Math.min(lastIndex, cells.length - 1); i++) {
+        const cell = cells.get(i);
+        if (cell.type !== "code") continue;
+        rows.push([cell.id, i, cell.executionCount ?? null, typeof cell.isDirty === "boolean" ? cell.isDirty : null]);
+      }
+      return JSON.stringify(rows);
     },
     // The cells with these ids, in order; null for an id no cell has.
     cellsById(panel, idsJson, headBytes, maxOutputs) {
@@ -690,10 +726,13 @@
     },
     // Run code in the panel's kernel without a cell (store_history false) and collect its outputs as an
     // output area would (consecutive stream messages of one name merged, clear_output honoured; only the
-    // first maxOutputs outputs are kept, the rest counted). Returns null when there is no kernel, else
-    // {done: Promise of JSON text {status, execution_count, reason}, describe(headBytes) -> JSON text
-    // {outputs: [as describeOutput], count}, stop()}. A failed request settles done with status "failed".
-    runCode(panel, code, maxOutputs) {
+    // first maxOutputs outputs are kept, the rest counted). A stream's text is kept up to keepChars UTF-16
+    // units (Python's result cap plus a margin, core/limits.py); what comes past it is only measured (its UTF-8
+    // bytes added to the output's size), so a flood of output while the call waits holds a bounded amount of
+    // memory. Returns null when there is no kernel, else {done: Promise of JSON text {status, execution_count,
+    // reason}, describe(headBytes) -> JSON text {outputs: [as describeOutput], count}, stop()}. A failed request
+    // settles done with status "failed".
+    runCode(panel, code, maxOutputs, keepChars) {
       const kernel = panel.sessionContext?.session?.kernel;
       if (!kernel) return null;
       let outputs = [];
@@ -702,16 +741,32 @@
       let clearOnNext = false;
       let stopped = false;
       const clear = () => { outputs = []; count = 0; lastStream = null; clearOnNext = false; };
+      // keep a stream output's text within keepChars (never splitting a surrogate pair); the rest is measured
+      const bound = (output, more) => {
+        const room = keepChars - output.text.length;
+        if (output.dropped === 0 && more.length <= room) { output.text += more; return; }
+        let cut = Math.max(0, Math.min(room, more.length));
+        if (cut > 0 && cut < more.length && (more.charCodeAt(cut - 1) & 0xfc00) === 0xd800) cut--;
+        if (cut > 0 && output.dropped === 0) output.text += more.slice(0, cut); else cut = 0;
+        output.dropped += utf8Length(cut ? more.slice(cut) : more);
+      };
       const add = (output) => {
         if (clearOnNext) clear();
         const stream = output.output_type === "stream" ? output.name : null;
         if (stream !== null && stream === lastStream) {
-          if (count === outputs.length) outputs[outputs.length - 1].text += output.text; // else it was not kept
+          if (count === outputs.length) bound(outputs[outputs.length - 1], output.text); // else it was not kept
           return;
         }
         count++;
         lastStream = stream;
-        if (outputs.length < maxOutputs) outputs.push(output);
+        if (outputs.length >= maxOutputs) return;
+        if (stream !== null) {
+          const text = output.text;
+          output.text = "";
+          output.dropped = 0;
+          bound(output, text);
+        }
+        outputs.push(output);
       };
       const future = kernel.requestExecute({ code, silent: false, store_history: false, allow_stdin: false, stop_on_error: true });
       future.onIOPub = (msg) => {
@@ -730,7 +785,11 @@
       return {
         done,
         describe(headBytes) {
-          return JSON.stringify({ outputs: outputs.map((o) => describeOutput(o, itemsFrom(rawTexts(o)), headBytes)), count });
+          return JSON.stringify({ outputs: outputs.map((o) => {
+            const items = itemsFrom(rawTexts(o));
+            if (o.dropped) items.get("text/plain").bytes += o.dropped; // the whole stream's size, not the kept part's
+            return describeOutput(o, items, headBytes);
+          }), count });
         },
         stop() { stopped = true; outputs = []; },
       };

@@ -33,6 +33,7 @@ from webmcp_bridge.core.limits import (
     HIGHLIGHT_MS,
     KERNEL_POLL_SECONDS,
     PLATFORM_ERROR_CHARS,
+    RUN_CODE_KEEP_MARGIN,
     SCRUB_HISTORY_SECONDS,
     TABS_READ_SECONDS,
     page_utf8,
@@ -60,6 +61,7 @@ from webmcp_bridge.host.protocol import (
     RawItem,
     RawOutput,
     RunResult,
+    RunState,
     SaveKind,
     SaveOutcome,
     SetSourceOp,
@@ -173,6 +175,10 @@ class LabNotebook:
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
+
+    def run_states(self, last_index: int) -> list[RunState]:
+        rows = json.loads(self.live.runStates(self.panel, last_index))
+        return [RunState(str(cell_id), int(index), count, edited) for cell_id, index, count, edited in rows]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
         """One crossing for the bytes of the page and the few around it (:func:`~webmcp_bridge.core.limits.page_window`),
@@ -379,7 +385,9 @@ class LabNotebook:
         # execute promise settles (the reply, a failure, a restart), not when the call returns.
         self.live.beginAgentRun(cell_id)
         try:
-            execution = asyncio.ensure_future(_awaitable(cells_module.CodeCell.execute(widget, self.panel.sessionContext)))
+            # notebook.js runs it as JupyterLab's CodeCell.execute does, but leaves the cell untrusted: the outputs of
+            # the agent's run render as untrusted output (no script, no handler) until the person trusts the notebook
+            execution = asyncio.ensure_future(_awaitable(self.live.executeAsAgent(self.panel, cell_id, cells_module.CodeCell)))
         except BaseException:
             self.live.endAgentRun(cell_id)
             raise
@@ -463,9 +471,12 @@ class LabNotebook:
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
         """``kernel.requestExecute`` (store_history false) with the iopub messages collected in ``notebook.js``;
-        on a timeout the outputs that arrived are returned and collecting stops (the code may still run)."""
+        on a timeout the outputs that arrived are returned and collecting stops (the code may still run). A stream's
+        text is kept in the page up to ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN`
+        UTF-16 units while the run is waited for; past that only its size is counted (the output's ``bytes`` stay
+        the whole text's, so the result says its text was cut)."""
         try:
-            handle = self.live.runCode(self.panel, code, max_outputs)
+            handle = self.live.runCode(self.panel, code, max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
         except JsException as exc:
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:PLATFORM_ERROR_CHARS]}") from None
         if is_nullish(handle):

@@ -127,6 +127,7 @@ class LabSession:
         self.bridge: Any = None
         self.settings: Any = None
         self.registration: Any = None
+        self._changed_before_registration = False  # a tool change came before the first registration
         self.notebooks: Any = None
         self.markers: Any = None
         self.panel: Any = None
@@ -167,6 +168,8 @@ class LabSession:
         self.timings["contributions"] = round((time.perf_counter() - began) * 1000, 1)  # fetching and importing, in steps
         self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site,
                                                                          diagnostics=diagnostics))
+        from webmcp_bridge.lab.run_switches import asking_off
+        self.bridge.guard.consent.set_switch(asking_off)  # the person's "Stop asking" of the run rule (the Access section)
         self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
         self._choose_toolsets()
@@ -179,8 +182,7 @@ class LabSession:
         registration = WebMCPRegistration(registry, ctx)
         await self._schemas()
         definitions = await self._step("definitions", registry.definitions)
-        count = await self._step("register", lambda: registration.register(definitions))
-        self.registration = registration
+        count = await self._step("register", lambda: self._register(registration, definitions))
         await self._step("resources", self._start_resources)
         return self._replied({"state": "ready", "tools": count, "timings": self.timings})
 
@@ -277,11 +279,26 @@ class LabSession:
         self.timings["settings"] = round((time.perf_counter() - began) * 1000, 1)  # mostly waiting, not running
         await asyncio.sleep(0)
 
+    def _register(self, registration: Any, definitions: list[dict[str, Any]]) -> int:
+        """Register ``definitions`` and keep ``registration`` before the page runs anything else: the loader's
+        queued calls (an agent's first call, made while Python was starting) are served as soon as the step that
+        connects yields, and a ``jupyter_toolsets`` among them must find the registration to update. A change
+        made between the ``definitions`` step and this one is applied at once. Returns the tools registered."""
+        self.registration = registration
+        count = int(registration.register(definitions))
+        if self._changed_before_registration:
+            self._changed_before_registration = False
+            count = int(registration.update())
+        return count
+
     def _tools_changed(self) -> None:
         """The served tools changed (the disabledTools or toolsets setting, or the agent's jupyter_toolsets):
-        register exactly those tools, and show their count."""
-        if self.registration is not None:
-            self.ctx.setStatus("ready", self.registration.update())
+        register exactly those tools, and show their count. Before the first registration the change is noted
+        and applied by :meth:`_register`."""
+        if self.registration is None:
+            self._changed_before_registration = True
+            return
+        self.ctx.setStatus("ready", self.registration.update())
 
     async def _start_panel(self) -> None:
         """The person's side in the notebooks and the sidebar: the open notebooks it follows

@@ -56,7 +56,9 @@ class WebMCPRegistration:
 
     ``dispatch(name, inputJson, invocationId)`` serves every call; ``cancel(invocationId)`` is what the loader
     calls when the invocation's WebMCP signal aborts (:meth:`Registry.cancel`: the call stops with ABORTED; a
-    call that already returned pending is not touched).
+    call that already returned pending is not touched). ``connect`` also hands the loader the registry's input
+    cap (``Limits.input_bytes``): the loader refuses arguments whose JSON text is longer than that (TOO_LARGE)
+    before they are copied into Python; the registry measures the rest exactly.
     """
 
     def __init__(self, registry: Registry, loader: Any) -> None:
@@ -120,7 +122,7 @@ class WebMCPRegistration:
         self._dispatch = self._proxies.keep(self._call)
         self._cancel = self._proxies.keep(self._abort)
         text = json.dumps(self.registry.definitions() if definitions is None else definitions, ensure_ascii=False)
-        return int(self.loader.connect(text, self._dispatch, self._cancel))
+        return int(self.loader.connect(text, self._dispatch, self._cancel, self.registry.limits.input_bytes))
 
     def update(self, definitions: list[dict[str, Any]] | None = None) -> int:
         """Make the registered tools match ``definitions`` (the registry's, if not given) with the same
@@ -129,7 +131,7 @@ class WebMCPRegistration:
         if self._dispatch is None:
             return self.register(definitions)
         text = json.dumps(self.registry.definitions() if definitions is None else definitions, ensure_ascii=False)
-        return int(self.loader.connect(text, self._dispatch, self._cancel))
+        return int(self.loader.connect(text, self._dispatch, self._cancel, self.registry.limits.input_bytes))
 
     def unregister(self) -> None:
         """Remove every tool (each registration's signal is aborted), stop reporting calls and free the proxies."""

@@ -39,6 +39,7 @@ from pydantic import Field
 from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.payloads import Payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.invisible import code_lines
 from webmcp_bridge.core.limits import DIFF_LINES, PROPOSAL_CHECK_SECONDS, PROPOSAL_REASON_BYTES, preview
 
 Mode = Literal["direct", "propose"]
@@ -99,7 +100,7 @@ class ProposalDenied(CallEnded):
 def diff_lines_at_least(before: str, after: str) -> int:
     """A lower bound on the lines of :func:`source_diff` (every line of the longer side shows once), in one
     linear pass: what Propose mode checks against :data:`DIFF_LINES` before computing any diff."""
-    return max(len(before.splitlines()), len(after.splitlines()))
+    return max(len(code_lines(before)), len(code_lines(after)))
 
 
 #: steps a line diff may take per line of its two sides (plus MATCH_STEPS_BASE): see :class:`_Matcher`.
@@ -229,7 +230,8 @@ def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> list[list[str]]:
     """A line diff ``[[op, line], ...]`` with op " " (kept), "-" (removed), "+" (added), at most ``max_lines``
-    (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline.
+    (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline; they are split where Python
+    splits them (:func:`webmcp_bridge.core.invisible.code_lines`), so a form feed or U+2028 stays in its line.
 
     The opcodes of :class:`difflib.SequenceMatcher` (``autojunk`` off): a replaced block shows its removed
     lines, then its added ones (``difflib.ndiff``'s lines without its intra-line pass, which compares every
@@ -238,7 +240,7 @@ def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> 
     wrong (each side reads back exactly) but may show a few kept lines as removed and added. Callers bound
     the size first (:func:`diff_lines_at_least`); bench/diffs.py prints the figures.
     """
-    a, b = before.splitlines(), after.splitlines()
+    a, b = code_lines(before), code_lines(after)
     budget = match_steps(len(a), len(b))
     opcodes, _ = _bounded_opcodes(a, b, budget)
     if opcodes is None:

@@ -28,7 +28,7 @@ from webmcp_bridge.access.guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, SHORT_ID_CHARS, normalize_line_ends
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, SHORT_ID_CHARS, normalize_line_ends, preview
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from webmcp_bridge.propose.proposals import DIFF_LINES, DeniedPayload, diff_lines_at_least, source_diff
@@ -241,8 +241,10 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     if ctx.proposals.mode == "propose":  # one proposal for the whole batch, then every check again
         anchor = next((c for edit in args.edits for c in _named(edit)), None)
         shown = {cell.id: cell.source for cell in found}
+        view = nb.view()  # the person's positions (1-based, hidden cells counted): the box is theirs, never the agent's
+        positions = {cell.id: view.to_real(cell.index) + 1 for cell in found}
         await ctx.propose(nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step",
-                          diff=batch_diff(ops, dict(shown)))  # (batch_diff advances its copy edit by edit)
+                          diff=batch_diff(ops, dict(shown), positions))  # (batch_diff advances its copy edit by edit)
         now = nb.find_cells(named)
         check_as_shown(now, shown, ctx.limits)  # accepted: every cell must still be exactly what the diff showed
         ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)
@@ -263,36 +265,57 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
             "notebook": write_block(nb, cellCount=nb.cell_count())}
 
 
-def batch_diff(ops: list[Any], sources: dict[str, str]) -> list[list[str]]:
-    """What a batch does, for the person (Propose mode): per op a header line ``["@", "edit N: ..."]`` and the
-    source diff it makes (as the earlier ops left the cell), in full (CallContext.propose refuses a batch too
-    big to show). Stops computing diffs once the lines pass DIFF_LINES (each diff's size is bounded before it
-    is computed), so a batch too big to show costs no more than one that fits; the lines returned then already
-    exceed DIFF_LINES and the batch is refused."""
-    lines: list[list[str]] = []
+#: most bytes of a cell's first line in a batch's header (Propose mode)
+HEADER_LINE_BYTES = 60
 
-    def add_diff(before: str, after: str) -> None:
-        if len(lines) + diff_lines_at_least(before, after) > DIFF_LINES:
+
+def cell_name(cell_id: str, positions: dict[str, int], sources: dict[str, str]) -> str:
+    """``cell 4 «import os»``: a cell as the person finds it in the notebook, by its position (1-based, as
+    ``positions`` gives it) and its first non-blank line (at most HEADER_LINE_BYTES, ``(empty)`` for none);
+    ``cell <id>`` when the position is not known."""
+    where = f"cell {positions[cell_id]}" if cell_id in positions else f"cell {cell_id}"
+    line = next((ln.strip() for ln in sources.get(cell_id, "").split("\n") if ln.strip()), "")
+    return f"{where} «{preview(line, HEADER_LINE_BYTES) if line else '(empty)'}»"
+
+
+def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int] | None = None) -> list[list[str]]:
+    """What a batch does, for the person (Propose mode): per op a header line ``["@", "edit N of M: ..."]``
+    (N 1-based) naming each cell by position and first line as the notebook is before the batch
+    (:func:`cell_name`; ``positions``: cell id -> 1-based position), and the source diff it makes (as the
+    earlier ops left the cell), in full (CallContext.propose refuses a batch too big to show). Stops computing
+    diffs once the lines pass DIFF_LINES (each diff's size is bounded before it is computed), so a batch too big
+    to show costs no more than one that fits; the lines returned then already exceed DIFF_LINES and the batch
+    is refused."""
+    lines: list[list[str]] = []
+    before = dict(sources)  # the names: what the person sees now
+    places = positions or {}
+
+    def name(cell_id: str) -> str:
+        return cell_name(cell_id, places, before)
+
+    def add_diff(old: str, new: str) -> None:
+        if len(lines) + diff_lines_at_least(old, new) > DIFF_LINES:
             lines.extend([["…", "too large to show"]] * (DIFF_LINES + 1 - len(lines)))
         else:
-            lines.extend(source_diff(before, after, max_lines=None))
+            lines.extend(source_diff(old, new, max_lines=None))
 
     for index, op in enumerate(ops):
         if len(lines) > DIFF_LINES:
             break
+        head = f"edit {index + 1} of {len(ops)}:"
         if isinstance(op, SetSourceOp):
-            lines.append(["@", f"edit {index}: change cell {op.cell_id}"])
+            lines.append(["@", f"{head} change {name(op.cell_id)}"])
             add_diff(sources.get(op.cell_id, ""), op.source)
             sources[op.cell_id] = op.source
         elif isinstance(op, InsertOp):
-            where = f"{op.position} cell {op.reference_cell_id}" if op.reference_cell_id else ("at the end" if op.position == "below" else "at the start")
-            lines.append(["@", f"edit {index}: insert a {op.cell_type} cell {where}"])
+            where = f"{op.position} {name(op.reference_cell_id)}" if op.reference_cell_id else ("at the end" if op.position == "below" else "at the start")
+            lines.append(["@", f"{head} insert a {op.cell_type} cell {where}"])
             add_diff("", op.source)
         elif isinstance(op, DeleteOp):
-            lines.append(["@", f"edit {index}: delete cell {op.cell_id}"])
+            lines.append(["@", f"{head} delete {name(op.cell_id)}"])
             add_diff(sources.get(op.cell_id, ""), "")
         elif isinstance(op, MoveOp):
-            lines.append(["@", f"edit {index}: move cell {op.cell_id} {op.position} cell {op.reference_cell_id}"])
+            lines.append(["@", f"{head} move {name(op.cell_id)} {op.position} {name(op.reference_cell_id)}"])
     return lines
 
 

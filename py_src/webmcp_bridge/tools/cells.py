@@ -13,11 +13,22 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import HEADER_BYTES, EncodedImage, ImageInfo, ImageRequest, first_request, image_size, next_request
 from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, ID_CHARS, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
+from webmcp_bridge.core.staleness import stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
 from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
 
 READ = Annotations(read_only=True, untrusted_content=True)
+
+
+class OutputsStale(Wire):
+    """Why a code cell's outputs may no longer match the notebook (:func:`webmcp_bridge.core.staleness.stale_outputs`)."""
+
+    sourceEdited: bool = Field(description="The cell's source changed since the run that made its outputs.")
+    earlierRanSince: int = Field(description="Earlier code cells that ran after this one (out of order, or re-run since).")
+    earlierEdited: int = Field(description="Earlier code cells whose source changed since their own last run.")
+    earlierRanSinceIds: list[str] = sometimes("The most recently run of them, newest first (at most 5).")
+    earlierEditedIds: list[str] = sometimes("The nearest of them above first (at most 5).")
 
 
 class CellSnapshot(Wire):
@@ -37,6 +48,7 @@ class CellSnapshot(Wire):
     outputCount: int = sometimes()
     outputs: list[OutputListing] = sometimes()
     outputsOmitted: int = sometimes()
+    outputsStale: OutputsStale = sometimes("Only on a code cell with an execution count whose outputs may be stale.")
 
 
 class GetCellsOutput(Payload):
@@ -137,6 +149,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
     budget = limits.result_bytes - RESULT_HEADROOM
     snapshots = [cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
                                source_offset=args.source_offset, path=nb.path) for cell in cells]
+    _mark_stale(nb, cells, snapshots)
     if snapshots:
         _fit_outputs(snapshots[0], budget)
     payload = _payload(nb, count, snapshots, indices, args)
@@ -160,6 +173,18 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
             end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
             ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], snap["sourceOffset"], end)
     return ToolResult(payload, text=text)
+
+
+def _mark_stale(nb: Any, cells: list[Any], snapshots: list[dict[str, Any]]) -> None:
+    """Add ``outputsStale`` to the snapshots of run code cells whose outputs may be stale (one read of the run
+    states up to the last such cell; none when no cell read has an execution count)."""
+    run = [cell for cell in cells if cell.cell_type == "code" and cell.execution_count is not None]
+    if not run:
+        return
+    stale = stale_outputs(nb.run_states(max(cell.index for cell in run)), [cell.id for cell in run])
+    for snap in snapshots:
+        if snap["id"] in stale:
+            snap["outputsStale"] = stale[snap["id"]]
 
 
 def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:

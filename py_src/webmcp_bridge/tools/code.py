@@ -95,12 +95,12 @@ async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
     check_write_size(args.code, ctx.limits, "code")
     nb = await ctx.notebook(args.notebook_path)
     nb.check_write()  # NOTEBOOK_ACCESS_DENIED before the person is asked anything
-    # In a notebook with hidden cells, the kernel holds what they defined: the person sees such code first, in
-    # Direct mode too (docs/TOOLS.md, "Hidden cells and the kernel").
-    hidden = nb.hidden_cell_count() > 0
+    # The run rule (access/run_consent.py): while something the kernel reaches is hidden from the agent, the person
+    # sees the code first, in Direct mode too (docs/TOOLS.md, "Hidden cells and the kernel").
+    reason = await nb.run_consent()
     await ctx.propose(nb, "jupyter_run_code", "run_code", None,
-                      "Run code in the kernel (no cell is created)" + (" in a notebook with cells hidden from the agent" if hidden else ""),
-                      code=args.code, always=hidden)
+                      "Run code in the kernel (no cell is created)" + (f" ({reason})" if reason else ""),
+                      code=args.code, always=reason is not None)
     await _kernel_ready(ctx, nb)
     timeout = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
     run = await nb.run_code(args.code, timeout, head_bytes=ctx.limits.output_page_bytes, max_outputs=ctx.limits.outputs_per_cell)

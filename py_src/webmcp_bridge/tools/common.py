@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Sequence
 
 from pydantic import Field
 
 from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
+from webmcp_bridge.access.run_consent import accept_runs
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
 from webmcp_bridge.calls.registry import ToolInput
@@ -119,11 +120,13 @@ class CallContext:
 
     async def propose(self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, *,
                       before: str | None = None, after: str | None = None, code: str | None = None,
-                      diff: list[list[str]] | None = None, always: bool = False) -> bool:
+                      diff: list[list[str]] | None = None, always: bool = False, runs: Sequence[str] | None = None) -> bool:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
         once (``always``: shown to the person in Direct mode too). ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
         :func:`webmcp_bridge.propose.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
-        accept the caller must check its preconditions again (hashes) before writing.
+        accept the caller must check its preconditions again (hashes) before writing. An accepted ``code`` (or, when
+        given, each text of ``runs``: the cells' sources the shown code is made of) counts as accepted by the run
+        rule (:mod:`webmcp_bridge.access.run_consent`) for the rest of the call, so the guard does not ask again.
 
         Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING); the proposal is
         denied for the person if the anchor cell is deleted or the notebook closed while it waits.
@@ -161,6 +164,8 @@ class CallContext:
         decision = await self.proposals.request(proposal, still_valid)
         if not decision.accepted:
             raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
+        if runs is not None or code is not None:
+            accept_runs(runs if runs is not None else [code or ""])
         return True
 
     async def notebook(self, path: str | None) -> GuardedNotebook:

@@ -103,7 +103,11 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     runnable = [c for c in nb.find_cells([i for i in ids if i not in read_only]) if c.cell_type == "code"]
     if runnable:
         code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable)
-        if await ctx.propose(nb, "jupyter_run_cells", "run", runnable[0].id, f"Run {len(runnable)} code cell(s)", code=code):
+        # the run rule (access/run_consent.py): while something is hidden, the person sees the code first, in Direct mode too
+        reason = await nb.run_consent()
+        summary = f"Run {len(runnable)} code cell(s)" + (f" ({reason})" if reason else "")
+        if await ctx.propose(nb, "jupyter_run_cells", "run", runnable[0].id, summary, code=code, always=reason is not None,
+                             runs=[c.source for c in runnable]):
             # accepted: run only the code the person was shown
             check_as_shown(nb.find_cells([c.id for c in runnable]), {c.id: c.source for c in runnable}, ctx.limits)
     await _kernel_ready(ctx, nb)

@@ -79,6 +79,12 @@
       parent.insertBefore(node, before);
       return true;
     },
+    // Whether a scrolling element (a proposal's listing) shows the end of its content now: attached, laid out
+    // (a hidden notebook's nodes have no height) and scrolled to within 2 px of its bottom (or not overflowing).
+    seenToEnd(node) {
+      if (!node || !node.isConnected || node.clientHeight === 0) return false;
+      return node.scrollTop + node.clientHeight >= node.scrollHeight - 2;
+    },
   };
 
   // Every call from Python into this object is one crossing: counted by method (calls() -> JSON text {method: count}).

@@ -54,6 +54,11 @@ class Dom:
         placed = self.half.place(panel, cell_id, node)
         return None if is_nullish(placed) else bool(placed)
 
+    def seen_to_end(self, node: Any) -> bool:
+        """Whether a scrolling element shows its last line now: it is laid out (attached and not hidden: a
+        non-zero visible height) and its visible area reaches the end of its content (within 2 px)."""
+        return bool(self.half.seenToEnd(node))
+
 
 def query(node: Any, selector: str) -> Any:
     """``node.querySelector(selector)``, None when nothing matches (JS null arrives as jsnull)."""

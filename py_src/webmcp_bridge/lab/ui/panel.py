@@ -45,6 +45,7 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.notebook import LabNotebook
+from webmcp_bridge.lab.run_switches import set_asking_off
 from webmcp_bridge.lab.ui import dom
 from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
@@ -275,6 +276,14 @@ class AgentPanel:
                     level = access.parse_level(value)
                     access.set_notebook_level(nb, level)
                     self.note(f"set the notebook's agent access to {level}", nb.path)
+            elif action == "run-asking":  # the run rule's switch for this notebook (lab/run_switches.py)
+                nb = self.current()
+                if nb is not None:
+                    off = value == "stop"
+                    if not set_asking_off(nb.path, off):
+                        self.say("This browser did not store the choice: the agent's runs are still shown to you first.")
+                    else:
+                        self.note("turned off asking before the agent's runs in" if off else "asked to see the agent's runs first in", nb.path)
         except Exception as exc:
             traceback.print_exc()
             self.say(f"That did not work: {type(exc).__name__}.")

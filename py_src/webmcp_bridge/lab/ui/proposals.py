@@ -30,6 +30,14 @@ tested under CPython) made by ``dom.js`` in one crossing: text is set with ``tex
 parsed as HTML.
 The box goes when the proposal settles, however it settles.
 
+**What is accepted is what was shown.** Invisible and direction-changing characters
+(:mod:`webmcp_bridge.core.invisible`) are shown as marks ``⟦U+202E⟧`` and the box says how many the text holds;
+lines wrap, so no part of a line sits outside the box; and Accept starts disabled while the listing has any
+line the person has not had in view: it is enabled once the listing is shown to its last line (it fits in its
+``max-height``, or the person scrolled it to the end, or pressed "Show all", ``.webmcp-bridge-proposal-expand``,
+which lifts the height limit). A box placed in a notebook that is not shown is measured again with the
+placement check below.
+
 JupyterLab may rebuild or re-attach a cell's nodes (windowed notebooks, a placeholder cell rendered late, a
 cell type change): while proposals wait, every ``BOX_CHECK_SECONDS`` each box is checked against its
 anchor's current node and put back if it is not there (two small JS calls per box: the notebook at the
@@ -93,11 +101,13 @@ class ModeSwitch:
 
 @dataclass
 class _Box:
-    """One proposal's box and its proxies (destroyed when the box is removed)."""
+    """One proposal's box and its proxies (destroyed when the box is removed). ``revealed``: the whole listing
+    (diff or code) has been in view, so Accept may be used (True from the start for a box without a listing)."""
 
     proposal: Proposal
     node: Any
     proxies: Proxies = field(default_factory=Proxies)
+    revealed: bool = False
 
 
 class ProposalView:
@@ -224,8 +234,12 @@ class ProposalView:
         box.node.addEventListener("keydown", key)
         box.node.addEventListener("mousedown", keep)
         box.node.addEventListener("focusin", keep)
+        box.revealed = is_nullish(box.node.querySelector(f".{CLS}-proposal-diff"))
+        if not box.revealed:  # scroll does not bubble: caught on the way down to the listing
+            box.node.addEventListener("scroll", box.proxies.keep(lambda _event, pid=proposal.id: self._check_revealed(pid)), True)
         self.boxes[proposal.id] = box
         self._place(box)
+        self._check_revealed(proposal.id)
         if self._checker is None or self._checker.done():
             self._checker = asyncio.ensure_future(self._keep_placed())
 
@@ -244,8 +258,42 @@ class ProposalView:
             for box in list(self.boxes.values()):
                 try:
                     self._place(box)
+                    self._check_revealed(box.proposal.id)
                 except Exception:
                     traceback.print_exc()
+
+    # -- Accept waits until the whole listing was shown ---------------------------------------------------
+    def _check_revealed(self, proposal_id: str) -> None:
+        """Enable Accept once the box's listing has been in view to its end: the rule is that the person can
+        have seen every line before accepting (the listing scrolls past ``max-height``). ``dom.js`` measures:
+        the listing is laid out (not in a hidden notebook) and its last line is inside its visible area; a
+        listing that fits is shown whole from the start."""
+        box = self.boxes.get(proposal_id)
+        if box is None or box.revealed:
+            return
+        listing = box.node.querySelector(f".{CLS}-proposal-diff")
+        if is_nullish(listing) or self.dom.seen_to_end(listing):
+            self._reveal(box)
+
+    def _expand(self, proposal_id: str) -> None:
+        """The person's "Show all": the listing loses its height limit, so all of it is in the box."""
+        box = self.boxes.get(proposal_id)
+        if box is None:
+            return
+        listing = box.node.querySelector(f".{CLS}-proposal-diff")
+        if not is_nullish(listing):
+            listing.classList.add(f"{CLS}-proposal-expanded")
+        self._reveal(box)
+
+    def _reveal(self, box: _Box) -> None:
+        box.revealed = True
+        accept = box.node.querySelector(f".{CLS}-proposal-accept")
+        if not is_nullish(accept):
+            accept.disabled = False
+        for cls in ("proposal-expand", "proposal-hint"):
+            node = box.node.querySelector(f".{CLS}-{cls}")
+            if not is_nullish(node):
+                node.remove()
 
     def _remove(self, proposal_id: str, later: bool = True) -> None:
         box = self.boxes.pop(proposal_id, None)
@@ -264,8 +312,13 @@ class ProposalView:
         if is_nullish(button):
             return
         if button.classList.contains(f"{CLS}-proposal-accept"):
+            box = self.boxes.get(proposal_id)
+            if box is None or not box.revealed:  # a click reaching a button that should still be disabled
+                return
             self._disable(proposal_id)
             self.book.accept(proposal_id)
+        elif button.classList.contains(f"{CLS}-proposal-expand"):
+            self._expand(proposal_id)
         elif button.classList.contains(f"{CLS}-proposal-deny"):
             self._deny(proposal_id)
 

@@ -26,6 +26,7 @@ from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
 from webmcp_bridge.lab.ffi import is_nullish
+from webmcp_bridge.lab.run_switches import asking_off
 from webmcp_bridge.lab.ui.port import ThreadFilter
 from webmcp_bridge.lab.ui.view import (
     ActivityRow,
@@ -232,5 +233,5 @@ class Sections:
         level = access.notebook_level(nb)
         restricted = list(access.cell_levels(nb).items())
         self._restricted = {cell_id for cell_id, _ in restricted}
-        self._body("access", body, access_view(nb.path, level, restricted, cells))
+        self._body("access", body, access_view(nb.path, level, restricted, cells, asking_off(nb.path)))
         self._summary("access-summary", f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")"))

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from webmcp_bridge.core import invisible
 from webmcp_bridge.core.limits import (
     ACCESS_ROWS,
     COMMENT_SHOWN_BYTES,
@@ -383,12 +384,26 @@ def level_select(action: str, level: str, label: str) -> El:
 
 
 #: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel")
-KERNEL_NOTE = ("Hidden cells' sources are kept out of the kernel's history, but code the agent runs can still use "
-               "the variables they defined; such code is shown to you first.")
+KERNEL_NOTE = ("Code the agent runs in the kernel can read every file of the workspace (hidden notebooks included) and "
+               "everything in the kernel's memory (the variables and functions hidden cells defined). So while a cell or notebook is hidden, "
+               "every run the agent starts is shown to you with its code and waits for your Accept, in Direct mode too. "
+               "Hidden cells' sources are also cleared from the kernel's history, as a second line of defence only.")
+#: the Access section's switch of the run rule (lab/run_switches.py): "ask" (the default) or "stop"
+RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking (runs go ahead)"}
 
 
-def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, str]], cells: dict[str, CellInfo] | None) -> El:
-    """The Access section's body: the notebook's level, "apply to all cells", the restricted cells.
+def run_asking_select(asking_off: bool) -> El:
+    """The select of the run rule's switch for the notebook in front (``data-action="run-asking"``)."""
+    chosen = "stop" if asking_off else "ask"
+    return h("select", c("select"), *[h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
+                                      for value, text in RUN_ASKING_TEXT.items()],
+             data_action="run-asking", aria_label="Agent's kernel runs while something is hidden")
+
+
+def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, str]], cells: dict[str, CellInfo] | None,
+                asking_off: bool = False) -> El:
+    """The Access section's body: the notebook's level, "apply to all cells", the restricted cells, what kernel
+    code reaches and the run rule's switch (``asking_off``: the person turned asking off for this notebook).
 
     ``restricted``: ``(cell id, level)`` of cells whose level is not "write", in notebook order."""
     rows = []
@@ -403,7 +418,8 @@ def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, 
     if more > 0:
         rows.append(h("li", c("omitted"), text=f"{more} more restricted cells not listed"))
     listing = h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
-    kernel = [h("p", c("kernel-note"), text=KERNEL_NOTE)] if any(level == "none" for _, level in restricted) else []
+    kernel = [h("p", c("kernel-note"), text=KERNEL_NOTE),
+              h("label", c("row"), h("span", "", text="Agent's runs "), run_asking_select(asking_off))]
     return h("div", c("access-body"),
              h("label", c("row"), h("span", "", text="Notebook "), level_select("notebook-level", notebook_level, "Notebook access")),
              h("div", c("row"),
@@ -470,42 +486,87 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
 
 # -- Propose mode's inline box (lab/ui/proposals.py places it and handles its buttons) ---------------------
 
-_DIFF_CLASS = {"+": "add", "-": "del"}
+_DIFF_CLASS = {"+": "add", "-": "del", "@": "head"}
 
 
 def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
-    """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx": the diff's lines prefixed
-    "+ ", "- " or "  ", else the code of a run line by line (as it is)."""
+    """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx" | "head": the diff's lines prefixed
+    "+ ", "- " or "  " ("@ " for a batch's header of one edit), else the code of a run line by line (as it is,
+    split where Python splits it: :func:`webmcp_bridge.core.invisible.code_lines`). The text is raw: invisible
+    characters are marked when the line is made (:func:`listing_line`)."""
     if proposal.diff is not None:
         return [(_DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
     if proposal.code is not None:
-        return [("ctx", line) for line in proposal.code.splitlines() or [""]]
+        return [("ctx", line) for line in invisible.code_lines(proposal.code) or [""]]
     return []
+
+
+def marked_text(text: str, cls: str, tag: str = "span", **attrs: str) -> El:
+    """An element whose text is ``text`` with every invisible character (:mod:`webmcp_bridge.core.invisible`)
+    shown as its mark ``⟦U+202E⟧`` in a ``.webmcp-bridge-invisible`` span (its title names the character), so a
+    mark stands apart from the same letters typed as text. Text without any is the element's plain text."""
+    runs = invisible.segments(text)
+    if not any(hidden for _, hidden in runs):
+        return h(tag, cls, text=text, **attrs)
+    return h(tag, cls, *[
+        h("span", c("invisible"), text=invisible.mark(run), title=f"{invisible.name(run)}: invisible, it is in the text")
+        if hidden else h("span", "", text=run) for run, hidden in runs], data_invisible=str(sum(1 for _, hidden in runs if hidden)), **attrs)
+
+
+def listing_line(kind: str, text: str) -> El:
+    """One ``.webmcp-bridge-diff-line`` of a box: classes ``diff-add`` / ``diff-del`` / ``diff-ctx`` (a header
+    is ``diff-ctx diff-head``), invisible characters marked (:func:`marked_text`)."""
+    cls = c("diff-line diff-ctx diff-head") if kind == "head" else c(f"diff-line diff-{kind}")
+    return marked_text(text, cls, "div")
+
+
+def invisible_count(proposal: Proposal) -> int:
+    """How many invisible characters the text a proposal would leave holds: its code, or the kept and added
+    lines of its diff (removed lines are marked too, but go away; a batch's headers are the bridge's)."""
+    if proposal.diff is not None:
+        return sum(invisible.count(line) for op, line in proposal.diff if op in (" ", "+"))
+    return invisible.count(proposal.code) if proposal.code is not None else 0
 
 
 def proposal_box(proposal: Proposal) -> El:
     """The box of one waiting proposal: ``.webmcp-bridge-proposal`` with ``data-proposal-id``, ``data-kind``,
-    ``data-tool``, ``data-cell-id``; a head (title, summary, tool), the diff or the code to run (one
-    ``.webmcp-bridge-diff-line`` per line), and the actions (Accept, a reason input of at most
-    PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is element text."""
+    ``data-tool``, ``data-cell-id``, ``data-invisible`` (count, see :func:`invisible_count`); a head (title,
+    summary, tool), the flag ``.webmcp-bridge-proposal-flag`` when that count is not 0, the diff or the code to
+    run (one ``.webmcp-bridge-diff-line`` per line, wrapped, invisible characters marked), and the actions
+    (Accept, a reason input of at most PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is
+    element text.
+
+    With a listing, Accept starts disabled and the box holds "Show all" (``.webmcp-bridge-proposal-expand``)
+    and a hint (``.webmcp-bridge-proposal-hint``): :class:`~webmcp_bridge.lab.ui.proposals.ProposalView`
+    enables Accept once the whole listing has been in view (it fits, was scrolled to its end, or was expanded)."""
     lines = diff_lines(proposal)
+    hidden = invisible_count(proposal)
     listing = None
     if lines:
         listing = h("div", c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
-                    *[h("div", c(f"diff-line diff-{kind}"), text=text) for kind, text in lines])
+                    *[listing_line(kind, text) for kind, text in lines], tabindex="0",
+                    aria_label="The code to run" if proposal.diff is None else "The change, line by line")
+    flag = invisible.flag(hidden)
+    accept_attrs = {"disabled": ""} if listing is not None else {}
     return h("div", c("proposal"),
              h("div", c("proposal-head"),
                h("strong", c("proposal-title"), text="Agent proposes:"),
-               h("span", c("proposal-summary"), text=proposal.summary),
+               marked_text(proposal.summary, c("proposal-summary")),
                h("small", c("proposal-tool"), text=proposal.tool)),
+             h("div", c("proposal-flag"), text=flag, role="note") if flag else None,
              h("div", c("proposal-caption"), text="Code to run:") if lines and proposal.diff is None else None,
              listing,
              h("div", c("proposal-actions"),
                h("button", c("proposal-accept") + " jp-mod-styled jp-mod-accept", text="Accept", type="button",
-                 title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)"),
+                 title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)",
+                 **accept_attrs),
                h("input", c("proposal-reason"), type="text", placeholder="Reason (optional)", maxlength=str(PROPOSAL_REASON_BYTES),
                  aria_label="Why you deny this change (optional; the agent reads it)"),
                h("button", c("proposal-deny") + " jp-mod-styled jp-mod-reject", text="Deny", type="button",
-                 title="Refuse this change; the agent gets your reason")),
+                 title="Refuse this change; the agent gets your reason"),
+               h("button", c("proposal-expand") + " jp-mod-styled", text=f"Show all {len(lines)} lines", type="button",
+                 title="Show the whole listing without its scroll bar") if listing is not None else None,
+               h("small", c("proposal-hint"), text="Accept is enabled once you have seen the whole listing: scroll it to its end or show it all.")
+               if listing is not None else None),
              role="group", aria_label="A change the agent proposes", data_proposal_id=proposal.id, data_kind=proposal.kind,
-             data_tool=proposal.tool, data_cell_id=proposal.cell_id or "")
+             data_tool=proposal.tool, data_cell_id=proposal.cell_id or "", data_invisible=str(hidden))
