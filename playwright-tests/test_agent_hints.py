@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from lite_site import KERNEL_TIMEOUT_MS, open_notebook
 from test_tools import assert_clean, ok
-from webmcp_bridge.core.limits import GUIDANCE_BYTES, utf8_len
 
 #: a demo notebook saved with the outputs of its last runs: four cells raised ZeroDivisionError (0-based indices)
 SAVED_ERRORS = "ipython-beyond-plain-python.ipynb"
@@ -50,7 +49,7 @@ def test_guidance_in_get_context_with_the_sites_paragraph(page, page_log, site_u
     # the demo site's contribution (lite/content/.webmcp/course_tools.py) adds its paragraph last
     assert guidance.endswith("write answers only under course/answers/.")
     assert "\n\nOn this course site, check a student's exercise with check_exercise" in guidance
-    assert utf8_len(guidance) <= GUIDANCE_BYTES
+    assert len(guidance.encode()) < 2048  # under 2 KB
     assert "guidance" not in ok(page, "jupyter_get_context")
     assert_clean(page_log, site_url)
 
