@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import subprocess
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -195,3 +197,18 @@ def check_output_schema(tool: Any, result: dict[str, Any]) -> None:
         best = jsonschema.exceptions.best_match(problems)
         raise AssertionError(f"{tool.name}: the result does not match its outputSchema at {list(best.absolute_path)}: "
                              f"{best.message[:500]}\npayload: {json.dumps(payload)[:1500]}")
+
+
+def run_node(script: str, *args: str) -> dict[str, Any]:
+    """Run the JavaScript ``script`` (text) under Node with ``args`` and return the JSON its last stdout line prints.
+
+    Fails the test (never skips) when Node is missing or the script exits non-zero (its stderr in the message).
+    Used by the tests of the JS halves, which run them against stand-ins for JupyterLab's objects."""
+    node = shutil.which("node")
+    if node is None:
+        import pytest
+
+        pytest.fail("node is needed to run the JS halves (apt-get install -y nodejs; .ci/run installs npm, which brings it)")
+    done = subprocess.run([node, "-e", script, *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -11,11 +11,11 @@ ones are exercised by playwright-tests/test_safety.py.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from helpers import run_node
 
 NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "notebook.js"
 
@@ -68,12 +68,7 @@ console.log(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def outcome() -> dict:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is needed to run notebook.js (apt-get install -y nodejs; .ci/run installs npm, which brings it)")
-    done = subprocess.run([node, "-e", HARNESS, str(NOTEBOOK_JS)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_node(HARNESS, str(NOTEBOOK_JS))
 
 
 def test_a_cell_whose_binding_is_found_gets_lf_line_ends_then_the_write(outcome):

@@ -8,12 +8,11 @@ reads; the real ones are exercised by playwright-tests/test_attacks_run.py.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from helpers import run_node
 
 NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "notebook.js"
 
@@ -67,12 +66,7 @@ const panel = {
 
 @pytest.fixture(scope="module")
 def outcome() -> dict:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is needed to run notebook.js (apt-get install -y nodejs; .ci/run installs npm, which brings it)")
-    done = subprocess.run([node, "-e", HARNESS, str(NOTEBOOK_JS)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_node(HARNESS, str(NOTEBOOK_JS))
 
 
 def test_a_flood_of_stream_output_is_kept_bounded_and_measured_whole(outcome):

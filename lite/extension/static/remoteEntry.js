@@ -494,10 +494,15 @@
 
   // disconnectResources(): Python unregisters the resource templates.
   function disconnectResources() {
-    for (const handle of resources.splice(0)) {
-      try { handle.unregister(); } catch (error) { console.error(`[${TAG}] resource`, error); }
-    }
+    unregisterAll(resources, 'resource');
     status.resources = 0;
+  }
+
+  // unregisterAll(handles, kind): unregister and forget every handle (a failure is logged, the rest go on).
+  function unregisterAll(handles, kind) {
+    for (const handle of handles.splice(0)) {
+      try { handle.unregister(); } catch (error) { console.error(`[${TAG}] ${kind}`, error); }
+    }
   }
 
   // connectPrompts(promptsJson): where the runtime has MCP prompts (the MCP-B runtime's registerPrompt; native WebMCP
@@ -515,7 +520,7 @@
           get: async () => structuredClone(prompt.result)
         }));
       } catch (error) {
-        console.error(`[${NAME}] prompt ${prompt.name} not registered`, error);
+        console.error(`[${TAG}] prompt ${prompt.name} not registered`, error);
       }
     }
     status.prompts = prompts.length;
@@ -524,9 +529,7 @@
 
   // disconnectPrompts(): Python unregisters its prompts.
   function disconnectPrompts() {
-    for (const handle of prompts.splice(0)) {
-      try { handle.unregister(); } catch (error) { console.error(`[${NAME}] prompt`, error); }
-    }
+    unregisterAll(prompts, 'prompt');
     status.prompts = 0;
   }
 
