@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 
 import nbformat
@@ -239,6 +240,9 @@ def test_hidden_cells_and_notebooks_are_invisible_to_every_tool_on_the_server(br
         assert log.own_page_errors() == []
     finally:
         context.close()
+        # the server is shared by the module's tests: a hidden notebook left on its disk would make every later
+        # agent run wait for the person's Accept (the run rule, access/run_consent.py)
+        shutil.rmtree(lab_server.root / "planted")
 
 
 def mcp_b_command(server: Server, action: str) -> subprocess.CompletedProcess:

@@ -188,7 +188,10 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
     # a visible cell the agent writes and runs sees no more
     ok(page, "jupyter_update_cell", {"cellId": "vis", "source": PRINT_HISTORY,
                                      "expectedSourceHash": ok(page, "jupyter_get_cells")["cells"][0]["sourceHash"]})
-    ran = ok(page, "jupyter_run_cells", {"cellIds": ["vis"]}, timeout=KERNEL_TIMEOUT_MS)
+    # (a kernel run the agent starts while a cell is hidden waits for the person's Accept: access/run_consent.py)
+    start_call(page, "cells", "jupyter_run_cells", {"cellIds": ["vis"]})
+    box_for(page, tool="jupyter_run_cells").locator(".webmcp-bridge-proposal-accept").click()
+    ran, _ = finish_call(page, "cells", timeout=KERNEL_TIMEOUT_MS)
     assert ran["results"][0]["status"] == "ok", ran
     text = page.evaluate(f"() => JSON.stringify({MODEL}.cells.get(1).outputs.toJSON())")
     assert "print(repr(In)" in text and CANARY not in text and "hidden_total" not in text, text
