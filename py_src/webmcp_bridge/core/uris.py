@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, MAX_INT, URI_CHARS
-from webmcp_bridge.core.paths import normalize_path
+from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 
 SCHEME = "notebook"
 #: the longest URI parsed, and the longest cell id in one (core/limits.py)
@@ -133,7 +133,7 @@ def _notebook_path(segments: list[str]) -> str:
         raise _bad(f"its path is not a workspace path ({err.message})") from None
     if normalized != path:
         raise _bad("its path is not in canonical form")
-    if not path.lower().endswith(".ipynb"):
+    if not is_notebook_path(path):
         raise _bad("its path does not name a notebook (.ipynb)")
     return path
 
@@ -154,7 +154,7 @@ def _index(segment: str) -> int:
 def _ends_notebook(segments: list[str]) -> bool:
     """Whether ``segments`` could be a notebook path: the last one, decoded, ends in .ipynb (any letter case)."""
     try:
-        return bool(segments) and _decode(segments[-1]).lower().endswith(".ipynb")
+        return bool(segments) and is_notebook_path(_decode(segments[-1]))
     except ToolError:
         return False
 
