@@ -27,12 +27,16 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: `build.py [--force]` builds; `build.py serve [--port N]` builds and serves."""
     parser = argparse.ArgumentParser(description="Build (and serve) the webmcp_bridge JupyterLite demo site.")
     parser.add_argument("--force", action="store_true", help="rerun jupyter lite build even if inputs are unchanged")
-    parser.add_argument("--mcp-b", action="store_true", help="turn on the MCP-B runtime for browsers without native WebMCP")
+    parser.add_argument(
+        "--mcp-b", action="store_true", help="turn on the MCP-B runtime for browsers without native WebMCP"
+    )
     sub = parser.add_subparsers(dest="command")
     serve_parser = sub.add_parser("serve", help="build, then serve _output/ on 127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     serve_parser.add_argument("--force", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    sub.add_parser("labextension", help="only stage the labextension into build/labextension/ (for jupyter labextension develop)")
+    sub.add_parser(
+        "labextension", help="only stage the labextension into build/labextension/ (for jupyter labextension develop)"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "labextension":

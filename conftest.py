@@ -92,7 +92,9 @@ def page_log():
     log = PageLog()
     yield log
     if log.upstream_races():
-        warnings.warn(f"JupyterLab's own race(s) seen on the page (docs/UPSTREAM.md): {log.upstream_races()}", stacklevel=1)
+        warnings.warn(
+            f"JupyterLab's own race(s) seen on the page (docs/UPSTREAM.md): {log.upstream_races()}", stacklevel=1
+        )
 
 
 @pytest.fixture
@@ -120,8 +122,16 @@ def page_without_webmcp(browser_without_webmcp, page_without_webmcp_log, site_ur
 #: the test files that take longest (a server and its venv, the fuzz, a site author's fresh venv and build, the
 #: MCP client): run first, so that with two workers (pytest-xdist, one file per worker at a time) the run does
 #: not end waiting on one of them
-SLOW_FIRST = ("test_lab_server.py", "test_reliability.py", "test_install_modes.py", "test_notebook7_server.py",
-              "test_mcp_client.py", "test_two_tabs.py", "test_propose_browser.py", "test_tools.py")
+SLOW_FIRST = (
+    "test_lab_server.py",
+    "test_reliability.py",
+    "test_install_modes.py",
+    "test_notebook7_server.py",
+    "test_mcp_client.py",
+    "test_two_tabs.py",
+    "test_propose_browser.py",
+    "test_tools.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

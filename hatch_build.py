@@ -23,8 +23,16 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 #: where the staged labextension lives, relative to the project root (the sdist's artifact)
 STAGED = "build/labextension"
 #: files a complete staged labextension holds (the loader's manifest is written last by the staging step)
-COMPLETE = ("package.json", "install.json", "static/remoteEntry.js", "static/bridge.json", "static/tools.json",
-            "static/pyodide/pyodide.asm.wasm", "static/pyodide/pyodide-lock.json", "static/pyodide/kernel-lock.json")
+COMPLETE = (
+    "package.json",
+    "install.json",
+    "static/remoteEntry.js",
+    "static/bridge.json",
+    "static/tools.json",
+    "static/pyodide/pyodide.asm.wasm",
+    "static/pyodide/pyodide-lock.json",
+    "static/pyodide/kernel-lock.json",
+)
 
 
 def prebuilt_labextension(root: Path, version: str) -> Path | None:

@@ -29,8 +29,8 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "py_src"), str(HERE.parent), str(HERE.parent / "playwright-tests")]
@@ -44,15 +44,21 @@ CORPUS = HERE.parent / "lite" / "content" / "pytudes-euler.ipynb"
 def code_lines() -> list[str]:
     """The code lines of the Project Euler notebook the site ships (real, varied Python), blank lines kept."""
     cells = json.loads(CORPUS.read_text(encoding="utf-8"))["cells"]
-    text = "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells if c["cell_type"] == "code")
+    text = "\n".join(
+        "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in cells
+        if c["cell_type"] == "code"
+    )
     return text.splitlines()
 
 
 def real(n: int, every: int) -> tuple[str, str]:
     """``n`` real code lines; every ``every``-th non-blank one rewritten a little (a name renamed, a comment)."""
     lines = code_lines()[:n]
-    return "\n".join(lines), "\n".join(line.replace("n", "num", 1) + "  # checked" if line.strip() and k % every == 0 else line
-                                       for k, line in enumerate(lines))
+    return "\n".join(lines), "\n".join(
+        line.replace("n", "num", 1) + "  # checked" if line.strip() and k % every == 0 else line
+        for k, line in enumerate(lines)
+    )
 
 
 def cases() -> list[tuple[str, str, str]]:
@@ -61,22 +67,47 @@ def cases() -> list[tuple[str, str, str]]:
     return [
         (f"real code, {n} lines, all rewritten", *real(n, 1)),
         (f"real code, {n} lines, every other rewritten", *real(n, 2)),
-        (f"{n // 2} statements rewritten, blank lines between",
-         "\n".join(x for s in statements for x in (s, "")), "\n".join(x for s in statements for x in (s.replace("1.0", "2.0"), ""))),
-        ("blank lines between, every other rewritten",
-         "\n".join(x for s in statements for x in (s, "")),
-         "\n".join(x for k, s in enumerate(statements) for x in (s.replace("1.0", "2.0") if k % 2 else s, ""))),
-        (f"{n} x 'pass', every third changed", "\n".join(["pass"] * n), "\n".join("pass" if i % 3 else "x = 1" for i in range(n))),
-        (f"{n} x 'ab' vs alternating 'ab'/'ba'", "\n".join(["ab"] * n), "\n".join("ab" if i % 2 == 0 else "ba" for i in range(n))),
-        (f"{n} unique lines, every other changed", "\n".join(f"x_{i} = {i}" for i in range(n)),
-         "\n".join(f"x_{i} = {i}" if i % 2 else f"y_{i} = {i}" for i in range(n))),
-        (f"{n}-line cell, one line edited", "\n".join(f"row_{i} = value({i})" if i % 7 else "" for i in range(n)),
-         "\n".join("row_changed = value(-1)" if i == n // 2 else f"row_{i} = value({i})" if i % 7 else "" for i in range(n))),
+        (
+            f"{n // 2} statements rewritten, blank lines between",
+            "\n".join(x for s in statements for x in (s, "")),
+            "\n".join(x for s in statements for x in (s.replace("1.0", "2.0"), "")),
+        ),
+        (
+            "blank lines between, every other rewritten",
+            "\n".join(x for s in statements for x in (s, "")),
+            "\n".join(x for k, s in enumerate(statements) for x in (s.replace("1.0", "2.0") if k % 2 else s, "")),
+        ),
+        (
+            f"{n} x 'pass', every third changed",
+            "\n".join(["pass"] * n),
+            "\n".join("pass" if i % 3 else "x = 1" for i in range(n)),
+        ),
+        (
+            f"{n} x 'ab' vs alternating 'ab'/'ba'",
+            "\n".join(["ab"] * n),
+            "\n".join("ab" if i % 2 == 0 else "ba" for i in range(n)),
+        ),
+        (
+            f"{n} unique lines, every other changed",
+            "\n".join(f"x_{i} = {i}" for i in range(n)),
+            "\n".join(f"x_{i} = {i}" if i % 2 else f"y_{i} = {i}" for i in range(n)),
+        ),
+        (
+            f"{n}-line cell, one line edited",
+            "\n".join(f"row_{i} = value({i})" if i % 7 else "" for i in range(n)),
+            "\n".join(
+                "row_changed = value(-1)" if i == n // 2 else f"row_{i} = value({i})" if i % 7 else "" for i in range(n)
+            ),
+        ),
     ]
 
 
 def ndiff(before: str, after: str) -> list[list[str]]:
-    return [[line[0], line[2:]] for line in difflib.ndiff(before.splitlines(), after.splitlines()) if not line.startswith("? ")]
+    return [
+        [line[0], line[2:]]
+        for line in difflib.ndiff(before.splitlines(), after.splitlines())
+        if not line.startswith("? ")
+    ]
 
 
 def unbounded(before: str, after: str) -> list[tuple]:
@@ -119,8 +150,13 @@ def measure(runs: int, skip_slow: bool) -> list[dict]:
     rows = []
     for name, before, after in cases():
         diff = lambda b=before, a=after: source_diff(b, a, max_lines=None)  # noqa: E731
-        row = {"case": name, "ms": best_ms(diff, runs), "cpu_ms": best_ms(diff, runs, time.process_time),
-               "steps": steps_of(before, after), "lines": len(source_diff(before, after, max_lines=None))}
+        row = {
+            "case": name,
+            "ms": best_ms(diff, runs),
+            "cpu_ms": best_ms(diff, runs, time.process_time),
+            "steps": steps_of(before, after),
+            "lines": len(source_diff(before, after, max_lines=None)),
+        }
         if not skip_slow:
             row["unbounded_ms"] = best_ms(lambda b=before, a=after: unbounded(b, a), 1)
             row["ndiff_ms"] = best_ms(lambda b=before, a=after: ndiff(b, a), 1)
@@ -133,7 +169,9 @@ def print_rows(title: str, rows: list[dict]) -> None:
     print(f"{'case':52} {'wall ms':>8} {'cpu ms':>7} {'steps':>6} {'lines':>6} {'unbounded':>10} {'ndiff':>9}")
     for r in rows:
         slow = [f"{r[k]:.1f}" if k in r else "-" for k in ("unbounded_ms", "ndiff_ms")]
-        print(f"{r['case']:52} {r['ms']:8.1f} {r['cpu_ms']:7.1f} {r['steps']:6d} {r['lines']:6d} {slow[0]:>10} {slow[1]:>9}")
+        print(
+            f"{r['case']:52} {r['ms']:8.1f} {r['cpu_ms']:7.1f} {r['steps']:6d} {r['lines']:6d} {slow[0]:>10} {slow[1]:>9}"
+        )
     print(f"slowest: {max(r['ms'] for r in rows):.1f} ms wall, {max(r['cpu_ms'] for r in rows):.1f} ms cpu")
 
 
@@ -160,7 +198,8 @@ def pyodide_rows(runs: int) -> list[dict]:
             page = browser.new_page()
             manifest_url = f"{base}/extensions/jupyterlab-webmcp-bridge/static/bridge.json"
             page.goto(manifest_url)  # a plain page of the site: nothing else runs on its main thread
-            text = page.evaluate("""async ({manifestUrl, source, corpus, runs}) => {
+            text = page.evaluate(
+                """async ({manifestUrl, source, corpus, runs}) => {
               const manifest = await (await fetch(manifestUrl)).json();
               const runtime = new URL(manifest.pyodide, manifestUrl);
               const { loadPyodide } = await import(runtime.href);
@@ -173,7 +212,9 @@ def pyodide_rows(runs: int) -> list[dict]:
               py.globals.set('BENCH', source);
               py.runPython(`exec(compile(BENCH, "/repo/bench/diffs.py", "exec"), ns := {"__name__": "bench", "__file__": "/repo/bench/diffs.py"})`);
               return py.runPython(`import json; json.dumps(ns["measure"](${runs}, True))`);
-            }""", {"manifestUrl": manifest_url, "source": source, "corpus": corpus, "runs": runs})
+            }""",
+                {"manifestUrl": manifest_url, "source": source, "corpus": corpus, "runs": runs},
+            )
             browser.close()
     finally:
         server.shutdown()
@@ -186,8 +227,10 @@ def main() -> None:
     parser.add_argument("--skip-slow", action="store_true", help="leave out ndiff and the unbounded matcher")
     parser.add_argument("--pyodide", action="store_true", help="also run in the built site's Pyodide (Chromium)")
     args = parser.parse_args()
-    print(f"DIFF_LINES = {DIFF_LINES}; step budget per attempt = {proposals.match_steps(DIFF_LINES, DIFF_LINES)}; best of {args.runs} runs; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times grow with it; cpu times much less)")
+    print(
+        f"DIFF_LINES = {DIFF_LINES}; step budget per attempt = {proposals.match_steps(DIFF_LINES, DIFF_LINES)}; best of {args.runs} runs; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times grow with it; cpu times much less)"
+    )
     print_rows(f"CPython {sys.version.split()[0]}", measure(args.runs, args.skip_slow))
     if args.pyodide:
         print()

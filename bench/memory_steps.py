@@ -59,8 +59,9 @@ def main() -> int:
     servers, urls = bench.serve({"ours": folder})
     try:
         with sync_playwright() as driver:
-            browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True,
-                                             args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
+            browser = driver.chromium.launch(
+                executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS]
+            )
             try:
                 page = browser.new_page()
                 page.goto(f"{urls['ours']}/extensions/jupyterlab-webmcp-bridge/static/bridge.json")

@@ -36,7 +36,14 @@ from sitebuild.serve import make_server  # noqa: E402
 from sitebuild.util import OUTPUT  # noqa: E402
 
 CELLS = [
-    {"cell_type": "code", "id": "frozen", "metadata": {"editable": False}, "source": "answer = 42", "outputs": [], "execution_count": None},
+    {
+        "cell_type": "code",
+        "id": "frozen",
+        "metadata": {"editable": False},
+        "source": "answer = 42",
+        "outputs": [],
+        "execution_count": None,
+    },
     {"cell_type": "markdown", "id": "kept", "metadata": {"deletable": False}, "source": "# Keep me"},
     {"cell_type": "code", "id": "free", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None},
 ]
@@ -78,8 +85,10 @@ TRACE = """(() => {
   let value;
   Object.defineProperty(window, 'jupyterapp', {configurable: true, get: () => value, set: v => { value = v; hook(v); }});
 })()"""
-IS_FRONT = ("path => { const w = window.jupyterapp?.shell?.currentWidget;"
-            " return w?.context?.path === path && !!w.node.querySelector('.jp-Notebook .jp-Cell'); }")
+IS_FRONT = (
+    "path => { const w = window.jupyterapp?.shell?.currentWidget;"
+    " return w?.context?.path === path && !!w.node.querySelector('.jp-Notebook .jp-Cell'); }"
+)
 
 
 def site_copy(without_bridge: bool) -> Path:
@@ -113,13 +122,20 @@ def one_run(browser, base: str, settle_s: float, with_bridge: bool, trace: bool 
     lines: list[str] = []
     if trace:
         page.add_init_script(TRACE)
-        page.on("framenavigated", lambda frame: frame == page.main_frame and lines.append(f"-- navigated to {frame.url}"))
+        page.on(
+            "framenavigated", lambda frame: frame == page.main_frame and lines.append(f"-- navigated to {frame.url}")
+        )
         page.on("console", lambda msg: msg.text.startswith("trace:") and lines.append(msg.text))
-    page.on("pageerror", lambda error: errors.append({"message": error.message, "stack": error.stack or "", "trace": list(lines)}))
+    page.on(
+        "pageerror",
+        lambda error: errors.append({"message": error.message, "stack": error.stack or "", "trace": list(lines)}),
+    )
     try:
         open_at(page, base, "jupyterlite-empty.ipynb")
         if with_bridge:
-            page.wait_for_function("() => ['ready','unavailable','failed'].includes(window.webmcpBridge?.status?.state)", timeout=90_000)
+            page.wait_for_function(
+                "() => ['ready','unavailable','failed'].includes(window.webmcpBridge?.status?.state)", timeout=90_000
+            )
         content = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": KERNELSPEC}, "cells": CELLS}
         page.evaluate(PLANT, {"path": "locked.ipynb", "content": content})
         open_at(page, base, "locked.ipynb")
@@ -170,21 +186,31 @@ def main() -> int:
     stacks: Counter[str] = Counter()
     failed = 0
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS])
+        browser = driver.chromium.launch(
+            executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS]
+        )
         for run in range(args.runs):
             started = time.monotonic()
-            errors = (minimal_run(browser, base) if args.minimal
-                      else one_run(browser, base, args.settle, with_bridge=not args.without_bridge, trace=args.trace))
+            errors = (
+                minimal_run(browser, base)
+                if args.minimal
+                else one_run(browser, base, args.settle, with_bridge=not args.without_bridge, trace=args.trace)
+            )
             failed += bool(errors)
             for error in errors:
                 stacks[error["stack"] or error["message"]] += 1
-            print(f"run {run + 1}: {len(errors)} page error(s) in {time.monotonic() - started:.1f} s"
-                  + "".join(f"\n    {e['message']}" for e in errors), flush=True)
+            print(
+                f"run {run + 1}: {len(errors)} page error(s) in {time.monotonic() - started:.1f} s"
+                + "".join(f"\n    {e['message']}" for e in errors),
+                flush=True,
+            )
             if errors and args.trace:
                 print("\n".join(f"      {line}" for line in errors[0]["trace"]), flush=True)
         browser.close()
     server.shutdown()
-    print(f"\n{'without' if args.without_bridge else 'with'} the bridge: {failed} of {args.runs} runs raised a page error")
+    print(
+        f"\n{'without' if args.without_bridge else 'with'} the bridge: {failed} of {args.runs} runs raised a page error"
+    )
     for stack, count in stacks.most_common():
         print(f"\n{count}x\n{stack}")
     return 0

@@ -42,8 +42,10 @@ KERNEL_SECONDS = "() => window.jupyterapp.shell.currentWidget.content.widgets[0]
 
 def code(lines: int) -> str:
     """The cell's source: a loop of ``lines`` prints, then one line ``kernel <seconds>`` timed in the kernel."""
-    return (f"import time\nt = time.time()\nfor i in range({lines}):\n    print(i, 'persisted ✓ 日本')\n"
-            "print('kernel', round(time.time() - t, 2))")
+    return (
+        f"import time\nt = time.time()\nfor i in range({lines}):\n    print(i, 'persisted ✓ 日本')\n"
+        "print('kernel', round(time.time() - t, 2))"
+    )
 
 
 #: records the page's long tasks (tasks of 50 ms or more) from its first task on
@@ -61,7 +63,8 @@ def measure(browser, folder: Path, lines: list[int], runs: int) -> list[tuple[in
     """
     server = make_server(folder, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = "http://%s:%d" % server.server_address[:2]
+    host, port = server.server_address[:2]
+    url = f"http://{host}:{port}"
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.add_init_script(script=LONG_TASKS)
     try:
@@ -96,7 +99,9 @@ def main() -> int:
     args = parser.parse_args()
     sites = {"bridge": build_site(), "baseline": build_site(output=CACHE / "bench" / "baseline", extensions=())}
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS])
+        browser = driver.chromium.launch(
+            executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS]
+        )
         results = {key: measure(browser, folder, args.lines, args.runs) for key, folder in sites.items()}
         version = browser.version
         browser.close()

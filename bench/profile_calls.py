@@ -105,8 +105,9 @@ def self_ms(profile: dict, by_script: bool = False) -> collections.Counter:
     return groups
 
 
-def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int, sources: list[str] | None,
-                 init_script: str) -> dict:
+def profile_side(
+    browser, url: str, side: str, tool: str, args: dict, calls: int, sources: list[str] | None, init_script: str
+) -> dict:
     context = browser.new_context()
     page = context.new_page()
     page.add_init_script(EXECUTE_TIMER)
@@ -116,8 +117,11 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
     if side == "ours":
         page.wait_for_function("() => window.webmcpBridge?.status.state === 'ready'", timeout=bench.LOAD_TIMEOUT_MS)
     else:
-        page.wait_for_function("n => __bench.toolTimes.some(([, count]) => count >= n)", arg=bench.TOOL_COUNTS[side],
-                               timeout=bench.LOAD_TIMEOUT_MS)
+        page.wait_for_function(
+            "n => __bench.toolTimes.some(([, count]) => count >= n)",
+            arg=bench.TOOL_COUNTS[side],
+            timeout=bench.LOAD_TIMEOUT_MS,
+        )
     bench.open_notebook(page, path, cells)
     bench.rendered(page, path)
     bench.settle(page)
@@ -129,7 +133,9 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
         args = {**args, "expectedSourceHash": bench.current_hash(page, path, args["cellId"])}
     page.evaluate("() => { window.__executeMs = []; }")
     cdp = start_profiler(context, page)
-    rows = page.evaluate("spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": calls, "sources": sources})
+    rows = page.evaluate(
+        "spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": calls, "sources": sources}
+    )
     profile = cdp.send("Profiler.stop")["profile"]
     inside = sorted(page.evaluate("() => window.__executeMs"))
     context.close()
@@ -150,13 +156,23 @@ def profile_side(browser, url: str, side: str, tool: str, args: dict, calls: int
             name = frame["functionName"] or "(anonymous)"
             functions[f"{name}  [{frame['url'].rsplit('/', 1)[-1] or group}]"] += us
     ms = sorted(r["ms"] for r in rows)
-    return {"p50": ms[len(ms) // 2], "execute_p50": inside[len(inside) // 2] if inside else None, "groups": groups, "functions": functions, "calls": calls}
+    return {
+        "p50": ms[len(ms) // 2],
+        "execute_p50": inside[len(inside) // 2] if inside else None,
+        "groups": groups,
+        "functions": functions,
+        "calls": calls,
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cells", default="10", choices=[*map(str, notebooks.SIZES), "large"],
-                        help="the bench notebook: bench-<N>.ipynb, or bench-large.ipynb (the 20 MB output and 50 images)")
+    parser.add_argument(
+        "--cells",
+        default="10",
+        choices=[*map(str, notebooks.SIZES), "large"],
+        help="the bench notebook: bench-<N>.ipynb, or bench-large.ipynb (the 20 MB output and 50 images)",
+    )
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--tool", default="get_cells", choices=("get_cells", "export", "update_cell"))
     parser.add_argument("--outputs", action="store_true", help="get_cells with includeOutputs")
@@ -168,7 +184,11 @@ def main() -> int:
             sys.exit(f"{folder} is not built: run `python bench/run.py --quick` first")
     path = notebooks.name_for(opts.cells)
     count = notebooks.IMAGES + 2 if opts.cells == "large" else int(opts.cells)  # as bench/run.py counts the large one
-    tool = {"get_cells": "jupyter_get_cells", "export": "jupyter_export_notebook", "update_cell": "jupyter_update_cell"}[opts.tool]
+    tool = {
+        "get_cells": "jupyter_get_cells",
+        "export": "jupyter_export_notebook",
+        "update_cell": "jupyter_update_cell",
+    }[opts.tool]
     args: dict = {"notebookPath": path, "_cells": count}
     sources = None
     if opts.tool == "get_cells":
@@ -181,11 +201,14 @@ def main() -> int:
     init_script = (HERE / "page.js").read_text(encoding="utf-8")
     try:
         with sync_playwright() as driver:
-            browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True,
-                                             args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
+            browser = driver.chromium.launch(
+                executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS]
+            )
             try:
-                found = {side: profile_side(browser, urls[side], side, tool, dict(args), opts.calls, sources, init_script)
-                         for side in bench.SIDES}
+                found = {
+                    side: profile_side(browser, urls[side], side, tool, dict(args), opts.calls, sources, init_script)
+                    for side in bench.SIDES
+                }
             finally:
                 browser.close()
     finally:
@@ -194,14 +217,18 @@ def main() -> int:
     label = f"{opts.tool}{' +outputs' if opts.outputs else ''} on {path}, {opts.calls} calls"
     print(f"## {label}: main-thread self time of the profiled stretch ÷ calls (ms), sampled every {SAMPLE_US} µs\n")
     print("| where | ours | reference |\n|---|---|---|")
-    names = sorted(set(found["ours"]["groups"]) | set(found["theirs"]["groups"]), key=lambda g: -found["ours"]["groups"].get(g, 0))
+    names = sorted(
+        set(found["ours"]["groups"]) | set(found["theirs"]["groups"]), key=lambda g: -found["ours"]["groups"].get(g, 0)
+    )
     for group in names:
         cells = [found[s]["groups"].get(group, 0) / 1000 / found[s]["calls"] for s in bench.SIDES]
         if max(cells) >= 0.05:
             print(f"| {group} | {cells[0]:.2f} | {cells[1]:.2f} |")
     print(f"| p50 of the calls, as timed in the page | {found['ours']['p50']:.2f} | {found['theirs']['p50']:.2f} |")
     inside = [found[s]["execute_p50"] for s in bench.SIDES]
-    print("| p50 of the extension's own execute | " + " | ".join("-" if v is None else f"{v:.2f}" for v in inside) + " |")
+    print(
+        "| p50 of the extension's own execute | " + " | ".join("-" if v is None else f"{v:.2f}" for v in inside) + " |"
+    )
     for side in bench.SIDES:
         print(f"\n### top functions, {side} (self ms per call)\n")
         for name, us in found[side]["functions"].most_common(opts.top):

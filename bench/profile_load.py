@@ -59,8 +59,11 @@ def profile_startup(browser, url: str, init_script: str) -> tuple[float, float, 
     page.add_init_script(init_script)
     cdp = start_profiler(context, page)
     bench.goto(page, url)
-    page.wait_for_function("() => ['ready', 'failed'].includes(window.webmcpBridge?.status.state)",
-                           timeout=bench.LOAD_TIMEOUT_MS, polling=20)
+    page.wait_for_function(
+        "() => ['ready', 'failed'].includes(window.webmcpBridge?.status.state)",
+        timeout=bench.LOAD_TIMEOUT_MS,
+        polling=20,
+    )
     profile = cdp.send("Profiler.stop")["profile"]
     timings = page.evaluate("() => window.webmcpBridge.status.timings")
     ready = timings["bridgeReady"]
@@ -97,7 +100,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--warm", action="store_true", help="profile a reload (the browser's caches warm)")
     parser.add_argument("--startup", action="store_true", help="the bridge's site until its Python is up")
-    parser.add_argument("--open", metavar="NOTEBOOK", help="profile opening this bench notebook (e.g. bench-3000.ipynb)")
+    parser.add_argument(
+        "--open", metavar="NOTEBOOK", help="profile opening this bench notebook (e.g. bench-3000.ipynb)"
+    )
     opts = parser.parse_args()
     names = ("ours",) if opts.startup else bench.ALL_SITES
     folders = {side: sites.BENCH / side for side in names}
@@ -109,18 +114,19 @@ def main() -> int:
     found: dict[str, list] = {side: [] for side in names}
     try:
         with sync_playwright() as driver:
-            browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True,
-                                             args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS])
+            browser = driver.chromium.launch(
+                executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS, *bench.BENCH_ARGS]
+            )
             try:
                 for i in range(opts.runs):
                     if opts.open:
-                        for side in (names if i % 2 == 0 else names[::-1]):
+                        for side in names if i % 2 == 0 else names[::-1]:
                             found[side].append(profile_open(browser, urls[side], side, init_script, opts.open))
                         continue
                     if opts.startup:
                         found["ours"].append(profile_startup(browser, urls["ours"], init_script))
                         continue
-                    for side in (names if i % 2 == 0 else names[::-1]):
+                    for side in names if i % 2 == 0 else names[::-1]:
                         found[side].append(profile_load(browser, urls[side], init_script, opts.warm))
             finally:
                 browser.close()
@@ -130,19 +136,36 @@ def main() -> int:
     if opts.startup:
         runs = found["ours"]
         print(f"## The bridge's site from navigation until its Python is up (cold; medians of {opts.runs} runs)\n")
-        print(f"ready at {statistics.median(r for r, _, _ in runs):.0f} ms; longest task {statistics.median(t for _, t, _ in runs):.0f} ms\n")
+        print(
+            f"ready at {statistics.median(r for r, _, _ in runs):.0f} ms; longest task {statistics.median(t for _, t, _ in runs):.0f} ms\n"
+        )
         print("| where | self ms |\n|---|---|")
-        for group in sorted({g for _, _, c in runs for g in c}, key=lambda g: -statistics.median(c.get(g, 0) for _, _, c in runs)):
+        for group in sorted(
+            {g for _, _, c in runs for g in c}, key=lambda g: -statistics.median(c.get(g, 0) for _, _, c in runs)
+        ):
             value = statistics.median(c.get(group, 0) for _, _, c in runs)
             if value >= 5:
                 print(f"| {group} | {value:.0f} |")
         return 0
     if opts.open:
-        print(f"## Opening {opts.open} with JupyterLab's command: self ms until rendered + 2 s (medians of {opts.runs} runs)\n")
+        print(
+            f"## Opening {opts.open} with JupyterLab's command: self ms until rendered + 2 s (medians of {opts.runs} runs)\n"
+        )
         print("| where | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
-        print("| seconds until rendered | " + " | ".join(f"{statistics.median(r[0] for r in found[s]):.2f}" for s in names) + " |")
-        print("| longest task (ms) | " + " | ".join(f"{statistics.median(r[1] for r in found[s]):.0f}" for s in names) + " |")
-        groups = sorted({g for s in names for r in found[s] for g in r[2]}, key=lambda g: -statistics.median(r[2].get(g, 0) for r in found["ours"]))
+        print(
+            "| seconds until rendered | "
+            + " | ".join(f"{statistics.median(r[0] for r in found[s]):.2f}" for s in names)
+            + " |"
+        )
+        print(
+            "| longest task (ms) | "
+            + " | ".join(f"{statistics.median(r[1] for r in found[s]):.0f}" for s in names)
+            + " |"
+        )
+        groups = sorted(
+            {g for s in names for r in found[s] for g in r[2]},
+            key=lambda g: -statistics.median(r[2].get(g, 0) for r in found["ours"]),
+        )
         for group in groups:
             row = [statistics.median(r[2].get(group, 0) for r in found[s]) for s in names]
             if max(row) >= 10:
@@ -151,9 +174,15 @@ def main() -> int:
     kind = "warm (a reload)" if opts.warm else "cold (a fresh context)"
     print(f"## Opening the page, {kind}: main-thread self time until usable (ms, medians of {opts.runs} runs)\n")
     print("| where | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
-    print("| usable (ms from navigation) | " + " | ".join(f"{statistics.median(u for u, _ in found[s]):.0f}" for s in names) + " |")
-    groups = sorted({g for s in names for _, c in found[s] for g in c},
-                    key=lambda g: -statistics.median(c.get(g, 0) for _, c in found["ours"]))
+    print(
+        "| usable (ms from navigation) | "
+        + " | ".join(f"{statistics.median(u for u, _ in found[s]):.0f}" for s in names)
+        + " |"
+    )
+    groups = sorted(
+        {g for s in names for _, c in found[s] for g in c},
+        key=lambda g: -statistics.median(c.get(g, 0) for _, c in found["ours"]),
+    )
     for group in groups:
         row = [statistics.median(c.get(group, 0) for _, c in found[s]) for s in names]
         if max(row) >= 5:

@@ -69,8 +69,11 @@ SIDES = ("ours", "theirs")
 ALL_SITES = ("ours", "theirs", "baseline")
 #: the scripts of each extension, by URL, in long-animation-frame attribution (on the main thread, a Pyodide
 #: runtime is only ever the bridge's: the kernel's runs in a worker)
-OWN_SCRIPTS = {"ours": re.compile(r"/extensions/jupyterlab-webmcp-bridge/|^jupyterlab-webmcp-bridge/|/pyodide(\.asm)?\.m?js"),
-               "theirs": re.compile(r"/extensions/jupyterlite-webmcp/"), "baseline": None}
+OWN_SCRIPTS = {
+    "ours": re.compile(r"/extensions/jupyterlab-webmcp-bridge/|^jupyterlab-webmcp-bridge/|/pyodide(\.asm)?\.m?js"),
+    "theirs": re.compile(r"/extensions/jupyterlite-webmcp/"),
+    "baseline": None,
+}
 BENCH_ARGS = ["--enable-precise-memory-info", "--js-flags=--expose-gc"]
 LOAD_NOTEBOOK = notebooks.name_for(10)
 MEMORY_NOTEBOOK = notebooks.name_for(100)
@@ -78,8 +81,17 @@ LOAD_TIMEOUT_MS = 180_000
 OPEN_TIMEOUT_S = 240
 RENDER_TIMEOUT_MS = 60_000
 WARMUP = 2  # untimed calls before each timed series
-TARGETS = {"usable_ratio": 1.05, "tools_ratio": 1.0, "p50_ratio": 0.5, "p50_ratio_small": 1.0, "p95_ratio": 1.0,
-           "longest_task_ms": 50, "heap_added_bytes": 5 * 1024 * 1024, "growth_bytes": 1024 * 1024, "prints_ratio": 1.05}
+TARGETS = {
+    "usable_ratio": 1.05,
+    "tools_ratio": 1.0,
+    "p50_ratio": 0.5,
+    "p50_ratio_small": 1.0,
+    "p95_ratio": 1.0,
+    "longest_task_ms": 50,
+    "heap_added_bytes": 5 * 1024 * 1024,
+    "growth_bytes": 1024 * 1024,
+    "prints_ratio": 1.05,
+}
 
 
 # ------------------------------------------------------------------------------------------------ page
@@ -126,7 +138,11 @@ def own_scripts(page: Page, side: str, t0: float, t1: float) -> dict:
     for frame in page.evaluate("([a, b]) => __bench.loafsBetween(a, b)", [t0, t1]):
         for script in frame["scripts"]:
             if pattern.search(script["url"]) and script["duration"] > best["ms"]:
-                best = {"ms": script["duration"], "url": script["url"].rsplit("/", 1)[-1], "invoker": script["invoker"][:80]}
+                best = {
+                    "ms": script["duration"],
+                    "url": script["url"].rsplit("/", 1)[-1],
+                    "invoker": script["invoker"][:80],
+                }
     return best
 
 
@@ -138,15 +154,24 @@ def load(page: Page, url: str, side: str, reload: bool = False) -> dict:
     page.wait_for_function("() => __bench.usable !== null", timeout=LOAD_TIMEOUT_MS)
     want = TOOL_COUNTS[side]
     if want:
-        page.wait_for_function("n => __bench.toolTimes.some(([, count]) => count >= n)", arg=want, timeout=LOAD_TIMEOUT_MS)
+        page.wait_for_function(
+            "n => __bench.toolTimes.some(([, count]) => count >= n)", arg=want, timeout=LOAD_TIMEOUT_MS
+        )
     if side == "ours":
-        page.wait_for_function("() => ['ready', 'failed'].includes(window.webmcpBridge.status.state)", timeout=LOAD_TIMEOUT_MS)
+        page.wait_for_function(
+            "() => ['ready', 'failed'].includes(window.webmcpBridge.status.state)", timeout=LOAD_TIMEOUT_MS
+        )
     page.wait_for_timeout(1000)
     state = bench_state(page)
     usable = state["usable"]
-    out = {"usable": usable, "tools": next((at for at, count in state["toolTimes"] if count >= want), None) if want else None,
-           "longest_until_usable": longest_in(state["longtasks"], 0, usable),
-           "tbt_until_usable": sum(max(0.0, min(s + d, usable) - max(s, 0) - 50) for s, d in state["longtasks"] if s < usable)}
+    out = {
+        "usable": usable,
+        "tools": next((at for at, count in state["toolTimes"] if count >= want), None) if want else None,
+        "longest_until_usable": longest_in(state["longtasks"], 0, usable),
+        "tbt_until_usable": sum(
+            max(0.0, min(s + d, usable) - max(s, 0) - 50) for s, d in state["longtasks"] if s < usable
+        ),
+    }
     if side == "ours":
         timings = state["status"]["timings"]
         began, ready = timings.get("pythonStart", 0), timings.get("bridgeReady", 0)
@@ -217,14 +242,18 @@ def settle(page: Page, quiet_ms: int = 2000, timeout_ms: int = 20_000) -> bool:
         page.wait_for_function(
             """quiet => { const b = window.__bench; const last = b.longtasks.length ? b.longtasks.at(-1) : [0, 0];
                           return performance.now() - (last[0] + last[1]) > quiet; }""",
-            arg=quiet_ms, timeout=timeout_ms, polling=500)
+            arg=quiet_ms,
+            timeout=timeout_ms,
+            polling=500,
+        )
     except PlaywrightTimeout:
         return False
     return True
 
 
-def series(page: Page, name: str, args: dict, n: int, sources: list[str] | None = None,
-           metrics: Metrics | None = None) -> tuple[list[dict], float | None]:
+def series(
+    page: Page, name: str, args: dict, n: int, sources: list[str] | None = None, metrics: Metrics | None = None
+) -> tuple[list[dict], float | None]:
     """n timed calls (after WARMUP untimed ones) in the page; raises if any call returned an error. Returns the
     rows and the main-thread CPU ms per timed call (None without metrics)."""
     page.evaluate("spec => window.__bench.calls(spec)", {"name": name, "args": args, "n": WARMUP, "sources": sources})
@@ -240,7 +269,9 @@ def series(page: Page, name: str, args: dict, n: int, sources: list[str] | None 
 
 
 def current_hash(page: Page, path: str, cell_id: str) -> str:
-    return call(page, "jupyter_get_cells", {"notebookPath": path, "cellIds": [cell_id]})["structuredContent"]["cells"][0]["sourceHash"]
+    return call(page, "jupyter_get_cells", {"notebookPath": path, "cellIds": [cell_id]})["structuredContent"]["cells"][
+        0
+    ]["sourceHash"]
 
 
 # --------------------------------------------------------------------------------------------- figures
@@ -257,9 +288,14 @@ def summarize(rows: list[dict], cpu: float | None) -> dict:
     ms = [r["ms"] for r in rows]
     python = [r["python"] for r in rows if r["python"] is not None]
     return {
-        "p50": percentile(ms, 50), "p95": percentile(ms, 95), "cpu": cpu, "longest_task": max(r["longest"] for r in rows),
-        "calls_with_long_task": sum(1 for r in rows if r["longest"] > 0), "bytes": statistics.median(r["bytes"] for r in rows),
-        "python_p50": percentile(python, 50) if python else None, "calls": len(rows),
+        "p50": percentile(ms, 50),
+        "p95": percentile(ms, 95),
+        "cpu": cpu,
+        "longest_task": max(r["longest"] for r in rows),
+        "calls_with_long_task": sum(1 for r in rows if r["longest"] > 0),
+        "bytes": statistics.median(r["bytes"] for r in rows),
+        "python_p50": percentile(python, 50) if python else None,
+        "calls": len(rows),
     }
 
 
@@ -270,16 +306,27 @@ def call_specs(path: str, cells: int, target: dict) -> list[tuple[str, str, dict
     return [
         ("get_cells", "jupyter_get_cells", {**window, "includeOutputs": False}, None),
         ("get_cells+outputs", "jupyter_get_cells", {**window, "includeOutputs": True}, None),
-        ("update_cell", "jupyter_update_cell", {"notebookPath": path, "cellId": target["id"],
-                                                "expectedSourceHash": target["sourceHash"]}, edited),
-        ("export", "jupyter_export_notebook", {"notebookPath": path, "format": "markdown", "includeOutputs": True}, None),
+        (
+            "update_cell",
+            "jupyter_update_cell",
+            {"notebookPath": path, "cellId": target["id"], "expectedSourceHash": target["sourceHash"]},
+            edited,
+        ),
+        (
+            "export",
+            "jupyter_export_notebook",
+            {"notebookPath": path, "format": "markdown", "includeOutputs": True},
+            None,
+        ),
     ]
 
 
 def target_cell(page: Page, path: str, cells: int) -> dict:
     """The cell update_cell rewrites: a code cell in the middle (the 20 MB output's cell in the large one)."""
     cell_id = "c0001" if cells < 10 or path == notebooks.name_for("large") else f"c{cells // 2 + 1:04d}"
-    cell = call(page, "jupyter_get_cells", {"notebookPath": path, "cellIds": [cell_id]})["structuredContent"]["cells"][0]
+    cell = call(page, "jupyter_get_cells", {"notebookPath": path, "cellIds": [cell_id]})["structuredContent"]["cells"][
+        0
+    ]
     return {"id": cell_id, "source": cell["source"], "sourceHash": cell["sourceHash"]}
 
 
@@ -303,12 +350,24 @@ def opening(page: Page, side: str, path: str, calls: bool) -> dict:
     page.wait_for_timeout(2000)
     t1 = page.evaluate("() => performance.now()")
     state = bench_state(page)
-    out = {"rendered": done, "seconds": (t1 - t0 - 2000) / 1000, "longest": longest_in(state["longtasks"], t0, t1),
-           "own": own_scripts(page, side, t0, t1)}
+    out = {
+        "rendered": done,
+        "seconds": (t1 - t0 - 2000) / 1000,
+        "longest": longest_in(state["longtasks"], t0, t1),
+        "own": own_scripts(page, side, t0, t1),
+    }
     if calls:
-        for figure, tool, args in (("get_cells+outputs", "jupyter_get_cells", {"notebookPath": path, "startIndex": 0, "endIndex": 100, "includeOutputs": True}),
-                                   ("export", "jupyter_export_notebook", {"notebookPath": path, "format": "markdown", "includeOutputs": True})):
-            rows = page.evaluate("spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": 1, "sources": None})
+        for figure, tool, args in (
+            (
+                "get_cells+outputs",
+                "jupyter_get_cells",
+                {"notebookPath": path, "startIndex": 0, "endIndex": 100, "includeOutputs": True},
+            ),
+            ("export", "jupyter_export_notebook", {"notebookPath": path, "format": "markdown", "includeOutputs": True}),
+        ):
+            rows = page.evaluate(
+                "spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": 1, "sources": None}
+            )
             if rows[0]["error"]:
                 raise RuntimeError(f"{tool} on {path}: {rows[0]['errorText']}")
             out[figure] = {"ms": rows[0]["ms"], "longest": rows[0]["longest"]}
@@ -332,10 +391,18 @@ def run_side(browser, url: str, side: str, plan: dict, init_script: str) -> dict
             # memory growth over read-only calls (writes grow JupyterLab's own undo history, not the extension's)
             open_notebook(page, MEMORY_NOTEBOOK, 100)
             rendered(page, MEMORY_NOTEBOOK)
-            reads = [("jupyter_get_context", {}),
-                     ("jupyter_get_cells", {"notebookPath": MEMORY_NOTEBOOK, "startIndex": 0, "endIndex": 100}),
-                     ("jupyter_get_cells", {"notebookPath": MEMORY_NOTEBOOK, "startIndex": 0, "endIndex": 100, "includeOutputs": True}),
-                     ("jupyter_export_notebook", {"notebookPath": MEMORY_NOTEBOOK, "format": "markdown", "includeOutputs": True})]
+            reads = [
+                ("jupyter_get_context", {}),
+                ("jupyter_get_cells", {"notebookPath": MEMORY_NOTEBOOK, "startIndex": 0, "endIndex": 100}),
+                (
+                    "jupyter_get_cells",
+                    {"notebookPath": MEMORY_NOTEBOOK, "startIndex": 0, "endIndex": 100, "includeOutputs": True},
+                ),
+                (
+                    "jupyter_export_notebook",
+                    {"notebookPath": MEMORY_NOTEBOOK, "format": "markdown", "includeOutputs": True},
+                ),
+            ]
             for name, args in reads:
                 series(page, name, args, 5)
             before = memory(page)
@@ -365,7 +432,9 @@ def print_loop(browser, folders: dict, lines: list[int]) -> dict:
     or {"error": text} when it could not finish (a kernel that did not start on a busy machine): the run keeps
     its other figures."""
     try:
-        return {key: [list(row) for row in prints.measure(browser, folders[key], lines, 1)] for key in ("ours", "baseline")}
+        return {
+            key: [list(row) for row in prints.measure(browser, folders[key], lines, 1)] for key in ("ours", "baseline")
+        }
     except Exception as exc:  # noqa: BLE001 -- reported in results.json and on the console, never fatal
         print(f"[bench] print loop failed: {exc}", flush=True)
         return {"error": str(exc)[:500]}
@@ -401,25 +470,38 @@ def combine(runs: list[dict]) -> dict:
                 timings = [p["load"][kind]["startup"] for p in per]
                 s["load"][f"python_start_{kind}"] = statistics.median(t.get("pythonStart", 0) for t in timings)
                 s["load"][f"bridge_ready_{kind}"] = statistics.median(t.get("bridgeReady", 0) for t in timings)
-                s["load"][f"steps_{kind}"] = {name: statistics.median(
-                    [e - b for t in timings for n, b, e in t.get("steps", []) if n == name] or [0])
-                    for name in ("runtime", "loadPyodide", "dependencies", "bridge")}
+                s["load"][f"steps_{kind}"] = {
+                    name: statistics.median(
+                        [e - b for t in timings for n, b, e in t.get("steps", []) if n == name] or [0]
+                    )
+                    for name in ("runtime", "loadPyodide", "dependencies", "bridge")
+                }
                 s["load"][f"python_steps_{kind}"] = timings[0].get("python", {})
-        heap_added = [p["memory"]["after_load"]["heap"] - b["memory"]["after_load"]["heap"] for p, b in zip(per, base, strict=True)]
+        heap_added = [
+            p["memory"]["after_load"]["heap"] - b["memory"]["after_load"]["heap"]
+            for p, b in zip(per, base, strict=True)
+        ]
         s["heap_added_bytes"] = statistics.median(heap_added)
         s["wasm_bytes"] = median_of(per, "memory", "after_load", "wasm")
         if side != "baseline":
+
             def delta(p: dict, key: str) -> float:
                 return p["memory"]["after_calls"][key] - p["memory"]["before_calls"][key]
+
             s["growth_bytes"] = statistics.median(delta(p, "heap") + delta(p, "wasm") for p in per)
             s["growth_heap_bytes"] = statistics.median(delta(p, "heap") for p in per)
             s["growth_wasm_bytes"] = statistics.median(delta(p, "wasm") for p in per)
             for key in per[0]["calls"]:
-                s["calls"][key] = {stat: median_of([p["calls"][key] for p in per], stat)
-                                   for stat in ("p50", "p95", "cpu", "longest_task", "calls_with_long_task", "bytes", "python_p50")}
+                s["calls"][key] = {
+                    stat: median_of([p["calls"][key] for p in per], stat)
+                    for stat in ("p50", "p95", "cpu", "longest_task", "calls_with_long_task", "bytes", "python_p50")
+                }
         for key in per[0]["opened"]:
-            entry = {"longest": median_of(per, "opened", key, "longest"), "own": median_of(per, "opened", key, "own", "ms"),
-                     "seconds": median_of(per, "opened", key, "seconds")}
+            entry = {
+                "longest": median_of(per, "opened", key, "longest"),
+                "own": median_of(per, "opened", key, "own", "ms"),
+                "seconds": median_of(per, "opened", key, "seconds"),
+            }
             for figure in ("get_cells+outputs", "export"):
                 entry[figure] = median_of(per, "opened", key, figure, "longest")
                 entry[f"{figure}_ms"] = median_of(per, "opened", key, figure, "ms")
@@ -433,8 +515,14 @@ def combine(runs: list[dict]) -> dict:
             for pr in prints_runs:
                 for lines, kernel, page_s, longest in pr[key]:
                     by_lines.setdefault(lines, []).append((kernel, page_s, longest))
-            summary["prints"][key] = {str(n): {"kernel": statistics.median(v[0] for v in vals), "page": statistics.median(v[1] for v in vals),
-                                               "longest": statistics.median(v[2] for v in vals)} for n, vals in by_lines.items()}
+            summary["prints"][key] = {
+                str(n): {
+                    "kernel": statistics.median(v[0] for v in vals),
+                    "page": statistics.median(v[1] for v in vals),
+                    "longest": statistics.median(v[2] for v in vals),
+                }
+                for n, vals in by_lines.items()
+            }
     return summary
 
 
@@ -465,40 +553,65 @@ def verdict(ok: bool | None) -> str:
 def table(summary: dict, plan: dict, runs: int) -> str:
     """Every figure as Markdown tables (medians over runs)."""
     ours, theirs, base = summary["ours"], summary["theirs"], summary["baseline"]
-    out = [f"Medians of {runs} run(s); per-call figures over {plan['calls']} calls a run. Wall-clock figures depend on the "
-           "machine's load; ratios are taken within the same run's medians. CPU = main-thread CPU time (Chrome's ThreadTime).", ""]
+    out = [
+        f"Medians of {runs} run(s); per-call figures over {plan['calls']} calls a run. Wall-clock figures depend on the "
+        "machine's load; ratios are taken within the same run's medians. CPU = main-thread CPU time (Chrome's ThreadTime).",
+        "",
+    ]
 
-    out += ["### Opening the page (ms from navigation)", "",
-            "| figure | ours | reference | no extension | ours / none | reference / none | target |", "|---|---|---|---|---|---|---|"]
+    out += [
+        "### Opening the page (ms from navigation)",
+        "",
+        "| figure | ours | reference | no extension | ours / none | reference / none | target |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for kind in ("cold", "warm"):
         a, b, c = ours["load"][f"usable_{kind}"], theirs["load"][f"usable_{kind}"], base["load"][f"usable_{kind}"]
         r = ratio(a, c)
-        out.append(f"| usable (shell restored, files listed), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ms(c)} | {fmt_ratio(r)} | "
-                   f"{fmt_ratio(ratio(b, c))} | ≤ {TARGETS['usable_ratio']}×: {verdict(None if r is None else r <= TARGETS['usable_ratio'])} |")
+        out.append(
+            f"| usable (shell restored, files listed), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ms(c)} | {fmt_ratio(r)} | "
+            f"{fmt_ratio(ratio(b, c))} | ≤ {TARGETS['usable_ratio']}×: {verdict(None if r is None else r <= TARGETS['usable_ratio'])} |"
+        )
     for kind in ("cold", "warm"):
-        out.append(f"| longest task until usable, {kind} | {fmt_task(ours['load'][f'longest_until_usable_{kind}'])} | "
-                   f"{fmt_task(theirs['load'][f'longest_until_usable_{kind}'])} | {fmt_task(base['load'][f'longest_until_usable_{kind}'])} | | | |")
-        out.append(f"| blocking time until usable (Σ task − 50 ms), {kind} | {fmt_ms(ours['load'][f'tbt_until_usable_{kind}'])} | "
-                   f"{fmt_ms(theirs['load'][f'tbt_until_usable_{kind}'])} | {fmt_ms(base['load'][f'tbt_until_usable_{kind}'])} | | | |")
+        out.append(
+            f"| longest task until usable, {kind} | {fmt_task(ours['load'][f'longest_until_usable_{kind}'])} | "
+            f"{fmt_task(theirs['load'][f'longest_until_usable_{kind}'])} | {fmt_task(base['load'][f'longest_until_usable_{kind}'])} | | | |"
+        )
+        out.append(
+            f"| blocking time until usable (Σ task − 50 ms), {kind} | {fmt_ms(ours['load'][f'tbt_until_usable_{kind}'])} | "
+            f"{fmt_ms(theirs['load'][f'tbt_until_usable_{kind}'])} | {fmt_ms(base['load'][f'tbt_until_usable_{kind}'])} | | | |"
+        )
     out += ["", "| figure | ours | reference | ratio | target |", "|---|---|---|---|---|"]
     for kind in ("cold", "warm"):
         a, b = ours["load"][f"tools_{kind}"], theirs["load"][f"tools_{kind}"]
         r = ratio(a, b)
-        out.append(f"| tools registered, {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(r)} | ≤ 1.0×: {verdict(None if r is None else r <= TARGETS['tools_ratio'])} |")
+        out.append(
+            f"| tools registered, {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(r)} | ≤ 1.0×: {verdict(None if r is None else r <= TARGETS['tools_ratio'])} |"
+        )
     for kind in ("cold", "warm"):
         a, b = ours["load"][f"first_call_{kind}"], theirs["load"][f"first_call_{kind}"]
-        out.append(f"| first call answered (get_cells), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(ratio(a, b))} | reported |")
+        out.append(
+            f"| first call answered (get_cells), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(ratio(a, b))} | reported |"
+        )
     for kind in ("cold", "warm"):
         steps = ours["load"].get(f"steps_{kind}", {})
-        out.append(f"| bridge start-up, {kind}: Python started → ready | {fmt_ms(ours['load'][f'python_start_{kind}'])} → "
-                   f"{fmt_ms(ours['load'][f'bridge_ready_{kind}'])} ({', '.join(f'{k} {fmt_ms(v)}' for k, v in steps.items())}) | - | | |")
+        out.append(
+            f"| bridge start-up, {kind}: Python started → ready | {fmt_ms(ours['load'][f'python_start_{kind}'])} → "
+            f"{fmt_ms(ours['load'][f'bridge_ready_{kind}'])} ({', '.join(f'{k} {fmt_ms(v)}' for k, v in steps.items())}) | - | | |"
+        )
         lt = ours["load"][f"startup_longest_{kind}"]
-        out.append(f"| longest task of the bridge's start-up, {kind} (its own script) | {fmt_task(lt)} ({fmt_ms(ours['load'][f'startup_own_{kind}'])}) "
-                   f"| - | | < 50 ms: {verdict(None if lt is None else lt < TARGETS['longest_task_ms'])} |")
+        out.append(
+            f"| longest task of the bridge's start-up, {kind} (its own script) | {fmt_task(lt)} ({fmt_ms(ours['load'][f'startup_own_{kind}'])}) "
+            f"| - | | < 50 ms: {verdict(None if lt is None else lt < TARGETS['longest_task_ms'])} |"
+        )
 
-    out += ["", "### Calls (ms; CPU = main-thread CPU ms per call)", "",
-            "| notebook | figure | ours p50 | ref p50 | ratio | ours p95 | ref p95 | ratio | ours CPU | ref CPU | ratio | longest task ours / ref | bytes ours / ref | target |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "### Calls (ms; CPU = main-thread CPU ms per call)",
+        "",
+        "| notebook | figure | ours p50 | ref p50 | ratio | ours p95 | ref p95 | ratio | ours CPU | ref CPU | ratio | longest task ours / ref | bytes ours / ref | target |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for key in ours["calls"]:
         figure, path = key.split("@")
         nb = path.removeprefix("bench-").removesuffix(".ipynb")
@@ -511,40 +624,69 @@ def table(summary: dict, plan: dict, runs: int) -> str:
         if r95 is not None:
             checks.append(f"p95 ≤ 1.0×: {verdict(r95 <= TARGETS['p95_ratio'])}")
         checks.append(f"task < 50: {verdict(a['longest_task'] < TARGETS['longest_task_ms'])}")
-        out.append(f"| {nb} | {figure} | {fmt_ms(a['p50'])} | {fmt_ms(b['p50'])} | {fmt_ratio(r50)} | {fmt_ms(a['p95'])} | {fmt_ms(b['p95'])} | "
-                   f"{fmt_ratio(r95)} | {fmt_ms(a['cpu'])} | {fmt_ms(b['cpu'])} | {fmt_ratio(ratio(a['cpu'], b['cpu']))} | "
-                   f"{fmt_task(a['longest_task'])} / {fmt_task(b['longest_task'])} | {a['bytes']:,.0f} / {b['bytes']:,.0f} | {'; '.join(checks)} |")
+        out.append(
+            f"| {nb} | {figure} | {fmt_ms(a['p50'])} | {fmt_ms(b['p50'])} | {fmt_ratio(r50)} | {fmt_ms(a['p95'])} | {fmt_ms(b['p95'])} | "
+            f"{fmt_ratio(r95)} | {fmt_ms(a['cpu'])} | {fmt_ms(b['cpu'])} | {fmt_ratio(ratio(a['cpu'], b['cpu']))} | "
+            f"{fmt_task(a['longest_task'])} / {fmt_task(b['longest_task'])} | {a['bytes']:,.0f} / {b['bytes']:,.0f} | {'; '.join(checks)} |"
+        )
 
-    out += ["", "### Opening notebooks (longest main-thread task, ms; own = the extension's longest script run)", "",
-            "| notebook | ours | ours own | reference | ref own | no extension | first get_cells+outputs ours / ref | first export ours / ref | target |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "### Opening notebooks (longest main-thread task, ms; own = the extension's longest script run)",
+        "",
+        "| notebook | ours | ours own | reference | ref own | no extension | first get_cells+outputs ours / ref | first export ours / ref | target |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for key in ours["opened"]:
         a, b, c = ours["opened"][key], theirs["opened"][key], base["opened"][key]
         worst = max(v or 0 for v in (a["own"], a["get_cells+outputs"], a["export"]))
-        out.append(f"| {notebooks.OPENED.get(key, key)} | {fmt_task(a['longest'])} | {fmt_ms(a['own'])} | {fmt_task(b['longest'])} | "
-                   f"{fmt_ms(b['own'])} | {fmt_task(c['longest'])} | {fmt_task(a['get_cells+outputs'])} / {fmt_task(b['get_cells+outputs'])} | "
-                   f"{fmt_task(a['export'])} / {fmt_task(b['export'])} | ours < 50: {verdict(worst < TARGETS['longest_task_ms'])} |")
+        out.append(
+            f"| {notebooks.OPENED.get(key, key)} | {fmt_task(a['longest'])} | {fmt_ms(a['own'])} | {fmt_task(b['longest'])} | "
+            f"{fmt_ms(b['own'])} | {fmt_task(c['longest'])} | {fmt_task(a['get_cells+outputs'])} / {fmt_task(b['get_cells+outputs'])} | "
+            f"{fmt_task(a['export'])} / {fmt_task(b['export'])} | ours < 50: {verdict(worst < TARGETS['longest_task_ms'])} |"
+        )
 
     if "prints" in summary:
-        out += ["", "### A person's print loop (seconds as the page saw them; longest task during the loop, ms)", "",
-                "| lines | with the bridge | no extension | ratio | longest task with / without | target |", "|---|---|---|---|---|---|"]
+        out += [
+            "",
+            "### A person's print loop (seconds as the page saw them; longest task during the loop, ms)",
+            "",
+            "| lines | with the bridge | no extension | ratio | longest task with / without | target |",
+            "|---|---|---|---|---|---|",
+        ]
         for n, a in summary["prints"]["ours"].items():
             c = summary["prints"]["baseline"].get(n)
             r = ratio(a["page"], c["page"]) if c else None
-            out.append(f"| {n} | {a['page']:.2f} | {c['page']:.2f} | {fmt_ratio(r)} | {fmt_task(a['longest'])} / {fmt_task(c['longest'])} | "
-                       f"≤ {TARGETS['prints_ratio']}×: {verdict(None if r is None else r <= TARGETS['prints_ratio'])} |")
+            out.append(
+                f"| {n} | {a['page']:.2f} | {c['page']:.2f} | {fmt_ratio(r)} | {fmt_task(a['longest'])} / {fmt_task(c['longest'])} | "
+                f"≤ {TARGETS['prints_ratio']}×: {verdict(None if r is None else r <= TARGETS['prints_ratio'])} |"
+            )
 
     out += ["", "### Memory", "", "| figure | ours | reference | target |", "|---|---|---|---|"]
-    out.append(f"| JS heap added after load (vs no extension) | {fmt_mb(ours['heap_added_bytes'])} | {fmt_mb(theirs['heap_added_bytes'])} | "
-               f"≤ 5 MB: {verdict(ours['heap_added_bytes'] <= TARGETS['heap_added_bytes'])} |")
+    out.append(
+        f"| JS heap added after load (vs no extension) | {fmt_mb(ours['heap_added_bytes'])} | {fmt_mb(theirs['heap_added_bytes'])} | "
+        f"≤ 5 MB: {verdict(ours['heap_added_bytes'] <= TARGETS['heap_added_bytes'])} |"
+    )
     out.append(f"| the bridge's Pyodide wasm memory after load | {fmt_mb(ours['wasm_bytes'])} | - | reported |")
-    out.append(f"| growth after {plan['memory_calls']} calls (heap + wasm) | {fmt_mb(ours['growth_bytes'])} | {fmt_mb(theirs['growth_bytes'])} | "
-               f"< 1 MB: {verdict(ours['growth_bytes'] < TARGETS['growth_bytes'])} |")
-    out.append(f"|   of which JS heap / wasm | {fmt_mb(ours['growth_heap_bytes'])} / {fmt_mb(ours['growth_wasm_bytes'])} | {fmt_mb(theirs['growth_heap_bytes'])} | |")
+    out.append(
+        f"| growth after {plan['memory_calls']} calls (heap + wasm) | {fmt_mb(ours['growth_bytes'])} | {fmt_mb(theirs['growth_bytes'])} | "
+        f"< 1 MB: {verdict(ours['growth_bytes'] < TARGETS['growth_bytes'])} |"
+    )
+    out.append(
+        f"|   of which JS heap / wasm | {fmt_mb(ours['growth_heap_bytes'])} / {fmt_mb(ours['growth_wasm_bytes'])} | {fmt_mb(theirs['growth_heap_bytes'])} | |"
+    )
 
-    out += ["", "Python-side p50 of our calls (the registry's own measure, ms; the rest is the dispatch, JSON and the page):", ""]
-    out.append("; ".join(f"{key.removesuffix('.ipynb').replace('@bench-', ' ')} {fmt_ms(a['python_p50'])} of {fmt_ms(a['p50'])}"
-                         for key, a in ours["calls"].items()))
+    out += [
+        "",
+        "Python-side p50 of our calls (the registry's own measure, ms; the rest is the dispatch, JSON and the page):",
+        "",
+    ]
+    out.append(
+        "; ".join(
+            f"{key.removesuffix('.ipynb').replace('@bench-', ' ')} {fmt_ms(a['python_p50'])} of {fmt_ms(a['p50'])}"
+            for key, a in ours["calls"].items()
+        )
+    )
     return "\n".join(out)
 
 
@@ -557,7 +699,8 @@ def serve(folders: dict) -> tuple[list, dict]:
         server = make_server(folder, port=0, quiet=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
-        urls[key] = "http://%s:%s" % server.server_address[:2]
+        host, port = server.server_address[:2]
+        urls[key] = f"http://{host}:{port}"
     return servers, urls
 
 
@@ -566,8 +709,13 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--calls", type=int, default=20, help="timed calls per figure and run (default 20)")
     parser.add_argument("--quick", action="store_true", help="1 run, small notebooks, few calls: a smoke check")
-    parser.add_argument("--table", nargs="?", const=str(RESULTS), metavar="RESULTS_JSON",
-                        help="only reprint the table of bench/results.json (or of the results file given)")
+    parser.add_argument(
+        "--table",
+        nargs="?",
+        const=str(RESULTS),
+        metavar="RESULTS_JSON",
+        help="only reprint the table of bench/results.json (or of the results file given)",
+    )
     args = parser.parse_args()
     if args.table:
         saved = json.loads(Path(args.table).read_text(encoding="utf-8"))
@@ -575,9 +723,13 @@ def main() -> int:
         return 0
     sizes = (10, 100) if args.quick else notebooks.SIZES
     opened = notebooks.OPENED_QUICK if args.quick else tuple(notebooks.OPENED)
-    plan = {"runs": 1 if args.quick else args.runs, "calls": 5 if args.quick else args.calls,
-            "memory_calls": 100 if args.quick else 1000, "opened": list(opened),
-            "print_lines": [250] if args.quick else [250, 1000]}
+    plan = {
+        "runs": 1 if args.quick else args.runs,
+        "calls": 5 if args.quick else args.calls,
+        "memory_calls": 100 if args.quick else 1000,
+        "opened": list(opened),
+        "print_lines": [250] if args.quick else [250, 1000],
+    }
     content = sites.BENCH / "content"
     names = notebooks.write_notebooks(content, sizes, large=not args.quick, opened=opened)
     plan["notebooks"] = [(notebooks.name_for(n), n) for n in sizes]
@@ -587,15 +739,18 @@ def main() -> int:
     folders["baseline"] = build_site(output=sites.BENCH / "baseline", extra_content=(content,), extensions=())
     tools_json = folders["ours"] / "extensions" / "jupyterlab-webmcp-bridge" / "static" / "tools.json"
     manifest = json.loads(tools_json.read_text(encoding="utf-8"))  # the tools a default page registers at activation
-    TOOL_COUNTS["ours"] = len({tool for name in (*manifest["aliases"]["default"], *manifest["always"]) for tool in manifest["toolsets"][name]})
+    TOOL_COUNTS["ours"] = len(
+        {tool for name in (*manifest["aliases"]["default"], *manifest["always"]) for tool in manifest["toolsets"][name]}
+    )
     servers, urls = serve(folders)
     init_script = (HERE / "page.js").read_text(encoding="utf-8")
     runs: list[dict] = []
     started = time.perf_counter()
     text = ""
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True,
-                                         args=[WEBMCP_FLAG, *BASE_ARGS, *BENCH_ARGS])
+        browser = driver.chromium.launch(
+            executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS, *BENCH_ARGS]
+        )
         try:
             for i in range(plan["runs"]):
                 run: dict = {}
@@ -624,11 +779,20 @@ def write_results(runs: list[dict], plan: dict, meta: dict) -> str:
     """Write bench/results.json from the runs so far (so an interrupted benchmark keeps what finished); the table."""
     summary = combine(runs)
     text = table(summary, plan, len(runs))
-    meta = {"date": datetime.date.today().isoformat(), "cpus": os.cpu_count(), "load_average": os.getloadavg(),
-            "python": platform.python_version(), "reference": sites.REFERENCE, "plan": plan, "runs_done": len(runs),
-            "targets": TARGETS, **meta}
-    RESULTS.write_text(json.dumps({"meta": meta, "summary": summary, "runs": runs, "table": text}, indent=1) + "\n",
-                       encoding="utf-8")
+    meta = {
+        "date": datetime.date.today().isoformat(),
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
+        "python": platform.python_version(),
+        "reference": sites.REFERENCE,
+        "plan": plan,
+        "runs_done": len(runs),
+        "targets": TARGETS,
+        **meta,
+    }
+    RESULTS.write_text(
+        json.dumps({"meta": meta, "summary": summary, "runs": runs, "table": text}, indent=1) + "\n", encoding="utf-8"
+    )
     return text
 
 

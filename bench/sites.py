@@ -31,15 +31,28 @@ def reference_extension() -> Path:
         return folder
     wheels = BENCH / "reference" / "wheel"
     if not list(wheels.glob("*.whl")):
-        subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps",
-                        "--only-binary=:all:", "--dest", str(wheels), REFERENCE], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--dest",
+                str(wheels),
+                REFERENCE,
+            ],
+            check=True,
+        )
     wheel = next(wheels.glob("*.whl"))
     tmp = folder.with_suffix(".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(wheel) as whl:
         for name in whl.namelist():
             if name.startswith(REFERENCE_EXT) and not name.endswith("/"):
-                dest = tmp / name[len(REFERENCE_EXT):]
+                dest = tmp / name[len(REFERENCE_EXT) :]
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(whl.read(name))
     tmp.rename(folder)

@@ -36,10 +36,13 @@ def main() -> int:
     args = parser.parse_args()
     server = make_server(build_site(), port=0, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = "http://%s:%s" % server.server_address[:2]
+    host, port = server.server_address[:2]
+    url = f"http://{host}:{port}"
     samples: dict[str, dict[str, list[float]]] = {"cold": {k: [] for k in KEYS}, "warm": {k: [] for k in KEYS}}
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS])
+        browser = driver.chromium.launch(
+            executable_path=chromium_executable(), headless=True, args=[WEBMCP_FLAG, *BASE_ARGS]
+        )
         for _ in range(args.runs):
             context = browser.new_context()
             page = context.new_page()

@@ -15,7 +15,9 @@ from lite_site import BRIDGE_TIMEOUT_MS, KERNEL_TIMEOUT_MS, PageLog, bridge_stat
 from test_tools import DEFAULT_TOOLS, FEATURE_TOOLS, SITE_TOOLS, cell_text, error, ok
 
 
-def open_in(page: Page, site_url: str, app: str, name: str, url: str | None = None, toolsets: str | None = None) -> dict:
+def open_in(
+    page: Page, site_url: str, app: str, name: str, url: str | None = None, toolsets: str | None = None
+) -> dict:
     """Open notebook ``name`` in JupyterLite's ``app`` ("lab" or "notebooks"), or at ``url`` (a server's page),
     with ``?toolsets=`` (None: the page's default toolsets); wait for a cell and the bridge; return the status."""
     query = f"path={quote(name)}" + ("" if toolsets is None else f"&toolsets={quote(toolsets)}")
@@ -39,8 +41,14 @@ def type_as_person(page: Page, index: int, cell_id: str, text: str) -> str:
     raise AssertionError(f"the typed text never reached the notebook's model: {source!r}")
 
 
-def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab", name: str = "jupyterlite-empty.ipynb",
-                        url: str | None = None) -> dict:
+def core_agent_scenario(
+    page: Page,
+    log: PageLog,
+    site_url: str,
+    app: str = "lab",
+    name: str = "jupyterlite-empty.ipynb",
+    url: str | None = None,
+) -> dict:
     """Run the core scenarios on notebook ``name`` (a one-cell notebook, opened with the page's default toolsets)
     as the agent; return the bridge status at the end (every toolset on). ``url``: the page to open instead of
     JupyterLite's (a JupyterLab server's ``/lab/tree/<name>?token=…``)."""
@@ -54,18 +62,34 @@ def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab
     assert context["notebook"]["path"] == name
     before = ok(page, "jupyter_get_cells")["cells"]
     first = before[0]
-    inserted = ok(page, "jupyter_insert_cell", {"referenceCellId": first["id"], "position": "below", "cellType": "code",
-                                                "source": "x = 6"})["cell"]
-    updated = ok(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "x = 6\nprint(x * 7)",
-                                               "expectedSourceHash": inserted["sourceHash"]})["cell"]
-    page.wait_for_function("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].some(c => c.textContent.includes('print(x * 7)'))")
+    inserted = ok(
+        page,
+        "jupyter_insert_cell",
+        {"referenceCellId": first["id"], "position": "below", "cellType": "code", "source": "x = 6"},
+    )["cell"]
+    updated = ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": inserted["id"], "source": "x = 6\nprint(x * 7)", "expectedSourceHash": inserted["sourceHash"]},
+    )["cell"]
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].some(c => c.textContent.includes('print(x * 7)'))"
+    )
 
     # the person types in that cell (the real keyboard, in its editor) between the agent's read and its write
     typed = type_as_person(page, inserted["index"], inserted["id"], "  # the person's note")
-    stale = error(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "lost", "expectedSourceHash": updated["sourceHash"]})
+    stale = error(
+        page,
+        "jupyter_update_cell",
+        {"cellId": inserted["id"], "source": "lost", "expectedSourceHash": updated["sourceHash"]},
+    )
     assert stale["error"] == "STALE_CELL" and stale["currentSourceHash"] != updated["sourceHash"], stale
     assert "the person's note" in stale["currentSourcePreview"], stale
-    bad = error(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": 5, "expectedSourceHash": stale["currentSourceHash"]})
+    bad = error(
+        page,
+        "jupyter_update_cell",
+        {"cellId": inserted["id"], "source": 5, "expectedSourceHash": stale["currentSourceHash"]},
+    )
     assert bad["error"] == "INVALID_ARGUMENT"
     unchanged = ok(page, "jupyter_get_cells", {"cellIds": [inserted["id"]]})["cells"][0]
     assert unchanged["source"] == typed and unchanged["sourceHash"] == stale["currentSourceHash"], unchanged
@@ -73,7 +97,9 @@ def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab
 
     run = ok(page, "jupyter_run_cells", {"cellIds": [inserted["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
     assert run["status"] == "ok" and run["outputs"][0]["preview"] == "42\n", run
-    page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output')].some(n => n.textContent.includes('42'))")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-OutputArea-output')].some(n => n.textContent.includes('42'))"
+    )
     output = ok(page, "jupyter_get_output", {"cellId": inserted["id"], "outputIndex": 0})
     assert "42" in str(output)
 
@@ -82,10 +108,14 @@ def core_agent_scenario(page: Page, log: PageLog, site_url: str, app: str = "lab
     assert [(c["id"], c["sourceHash"]) for c in after] == [(c["id"], c["sourceHash"]) for c in before]
 
     # every other toolset is one discovery call away; registering them fires the page's toolchange
-    page.evaluate("() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }")
+    page.evaluate(
+        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }"
+    )
     listing = ok(page, "jupyter_toolsets")
     listed = {t for ts in listing["toolsets"] for t in ts["tools"]}
-    assert FEATURE_TOOLS <= listed and listed - FEATURE_TOOLS <= SITE_TOOLS, sorted(listed)  # the demo site adds its own
+    assert FEATURE_TOOLS <= listed and listed - FEATURE_TOOLS <= SITE_TOOLS, sorted(
+        listed
+    )  # the demo site adds its own
     turned = ok(page, "jupyter_toolsets", {"enable": [ts["name"] for ts in listing["toolsets"] if not ts["enabled"]]})
     assert turned["registeredToolCount"] == len(listed) and turned["changed"]
     page.wait_for_function("n => window.webmcpBridge.status.tools === n && window.toolChanges > 0", arg=len(listed))

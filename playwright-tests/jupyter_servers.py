@@ -21,10 +21,10 @@ import sys
 import time
 import urllib.request
 import venv
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import quote
 
 import pytest
@@ -54,8 +54,19 @@ def server_env() -> Path:
     print(f"[servers] pip install {wheel.name} {' '.join(SERVER_REQUIREMENTS)} into {env}", flush=True)
     started = time.monotonic()
     venv.EnvBuilder(with_pip=True).create(env)
-    subprocess.run([env / "bin" / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel),
-                    *SERVER_REQUIREMENTS], check=True)
+    subprocess.run(
+        [
+            env / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            str(wheel),
+            *SERVER_REQUIREMENTS,
+        ],
+        check=True,
+    )
     (env / "installed").write_text(wheel.name + "\n")
     print(f"[servers]   done in {time.monotonic() - started:.0f} s", flush=True)
     return env
@@ -99,18 +110,37 @@ def jupyter_server(app: str, work: Path) -> Iterator[Server]:
     private = {name: work / "jupyter" / name for name in ("config", "data", "runtime", "ipython")}
     for folder in private.values():
         folder.mkdir(parents=True, exist_ok=True)
-    environ = {**os.environ, "JUPYTER_CONFIG_DIR": str(private["config"]), "JUPYTER_DATA_DIR": str(private["data"]),
-               "JUPYTER_RUNTIME_DIR": str(private["runtime"]), "IPYTHONDIR": str(private["ipython"]),
-               "JUPYTER_PLATFORM_DIRS": "1", "PATH": f"{env / 'bin'}:{os.environ.get('PATH', '')}"}
+    environ = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(private["config"]),
+        "JUPYTER_DATA_DIR": str(private["data"]),
+        "JUPYTER_RUNTIME_DIR": str(private["runtime"]),
+        "IPYTHONDIR": str(private["ipython"]),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PATH": f"{env / 'bin'}:{os.environ.get('PATH', '')}",
+    }
     environ.pop("PYTHONPATH", None)  # the server runs the installed wheel, never this checkout's sources
     port, token = free_port(), secrets.token_hex(16)
     expose = "LabApp" if app == "lab" else "JupyterNotebookApp"
     log = work / f"{app}-server.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([env / "bin" / "jupyter", app, "--allow-root", "--no-browser", "--ServerApp.ip=127.0.0.1",
-                                 f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-                                 f"--{expose}.expose_app_in_browser=True"],
-                                stdout=out, stderr=subprocess.STDOUT, env=environ, cwd=root)
+        proc = subprocess.Popen(
+            [
+                env / "bin" / "jupyter",
+                app,
+                "--allow-root",
+                "--no-browser",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}",
+                f"--IdentityProvider.token={token}",
+                f"--ServerApp.root_dir={root}",
+                f"--{expose}.expose_app_in_browser=True",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environ,
+            cwd=root,
+        )
     server = Server(app, f"http://127.0.0.1:{port}", token, root, env, log)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -70,8 +70,9 @@ class UpstreamRace:
 #: cell list queues a frame callback that calls `this._contentVisibilityObserver.observe(...)` for each cell, and
 #: detaching or disposing the notebook sets that observer to null; a change right before a detach throws in the
 #: frame. Nothing is lost (the observer only toggles CSS on visible cells). docs/UPSTREAM.md, "content visibility".
-CONTENT_VISIBILITY_RACE = UpstreamRace("content-visibility observer after detach",
-                                       "Cannot read properties of null (reading 'observe')", "build/jlab_core.")
+CONTENT_VISIBILITY_RACE = UpstreamRace(
+    "content-visibility observer after detach", "Cannot read properties of null (reading 'observe')", "build/jlab_core."
+)
 UPSTREAM_RACES = (CONTENT_VISIBILITY_RACE,)
 
 
@@ -88,7 +89,12 @@ class PageLog:
 
     def upstream_races(self) -> list[str]:
         """The names of the UPSTREAM_RACES seen on the page, one per error (reported, not counted as ours)."""
-        return [race.name for message, stack in self.page_error_stacks for race in UPSTREAM_RACES if race.matches(message, stack)]
+        return [
+            race.name
+            for message, stack in self.page_error_stacks
+            for race in UPSTREAM_RACES
+            if race.matches(message, stack)
+        ]
 
     def own_page_errors(self) -> list[str]:
         """Uncaught page errors: the bridge's, JupyterLab's and the kernel's (the pinned kernel's lost-reply error is
@@ -112,8 +118,11 @@ class PageLog:
         origin = urlsplit(site_url)[:2]
         allowed = content_urls() if allow_content_links else frozenset()
         return [
-            url for url in self.requests
-            if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin and url not in allowed
+            url
+            for url in self.requests
+            if not url.startswith(("data:", "blob:"))
+            and urlsplit(url)[:2] != origin
+            and url not in allowed
             and url not in self.blocked_by_csp
         ]
 
@@ -170,8 +179,9 @@ def lab_url(site_url: str, name: str, toolsets: str | None = EVERY_TOOLSET) -> s
     return f"{site_url}/lab/index.html?{query}"
 
 
-def open_notebook(page: Page, site_url: str, name: str, timeout_ms: int = BRIDGE_TIMEOUT_MS,
-                  toolsets: str | None = EVERY_TOOLSET) -> dict:
+def open_notebook(
+    page: Page, site_url: str, name: str, timeout_ms: int = BRIDGE_TIMEOUT_MS, toolsets: str | None = EVERY_TOOLSET
+) -> dict:
     """Open a notebook of the site's content in JupyterLab (every toolset on unless ``toolsets`` says otherwise;
     None: the page's default); wait for it and for the bridge; return the status."""
     page.goto(lab_url(site_url, name, toolsets))
@@ -187,15 +197,20 @@ def bring_to_front(page: Page, path: str, timeout_ms: int = BRIDGE_TIMEOUT_MS) -
     ``?path=`` one; opening ``path`` while it still lays out the restored panels races with it. So this waits for
     ``app.restored``, opens ``path`` with JupyterLab's own command when another document is in front, and waits
     until ``path`` is current with its cells shown."""
-    page.evaluate("""async path => {
+    page.evaluate(
+        """async path => {
         const app = window.jupyterapp;
         await app.restored;
         if (app.shell.currentWidget?.context?.path !== path) await app.commands.execute('docmanager:open', {path});
-    }""", path)
+    }""",
+        path,
+    )
     page.wait_for_function(
         "path => { const w = window.jupyterapp.shell.currentWidget;"
         " return w?.context?.path === path && !!w.node.querySelector('.jp-Notebook .jp-Cell'); }",
-        arg=path, timeout=timeout_ms)
+        arg=path,
+        timeout=timeout_ms,
+    )
 
 
 #: the MCP server a real agent would use to reach the page's WebMCP tools (npm), and where it is installed
@@ -213,8 +228,21 @@ def install_chrome_devtools_mcp() -> Path:
         if npm is None:
             pytest.fail("npm is needed to install chrome-devtools-mcp (apt-get install -y npm)")
         NODE_DIR.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "install", "--prefix", str(NODE_DIR), "--no-save", "--no-package-lock", "--no-audit",
-                        "--no-fund", "--no-update-notifier", CHROME_DEVTOOLS_MCP], check=True)
+        subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(NODE_DIR),
+                "--no-save",
+                "--no-package-lock",
+                "--no-audit",
+                "--no-fund",
+                "--no-update-notifier",
+                CHROME_DEVTOOLS_MCP,
+            ],
+            check=True,
+        )
     entry = json.loads(manifest.read_text())["bin"][package]
     return folder / entry
 
@@ -242,7 +270,10 @@ def _demo_definitions() -> str:
         return (CONTENT / path).read_bytes()
 
     diagnostics = Diagnostics()
-    with tempfile.TemporaryDirectory() as workdir, ThreadPoolExecutor(1) as thread:  # Playwright's loop runs in this thread
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        ThreadPoolExecutor(1) as thread,
+    ):  # Playwright's loop runs in this thread
         contributions = thread.submit(asyncio.run, SiteLoader(fetch, Path(workdir), diagnostics).load(entries)).result()
         bridge = build_bridge(MemoryWorkspace({}), contributions=contributions, diagnostics=diagnostics)
     assert diagnostics.to_json() == [], diagnostics.to_json()

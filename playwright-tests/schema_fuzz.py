@@ -18,7 +18,8 @@ Only JSON-representable values are produced (no NaN where it could be read as nu
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 SKIP = object()
 
@@ -175,7 +176,10 @@ class Generator:
                     candidates += [""]
                 if "enum" in branch or "const" in branch:
                     choices = branch.get("enum") or [branch["const"]]
-                    candidates += [c.upper() + " " for c in choices if isinstance(c, str)] + ["explode", "\u202e" + str(choices[0])]
+                    candidates += [c.upper() + " " for c in choices if isinstance(c, str)] + [
+                        "explode",
+                        "\u202e" + str(choices[0]),
+                    ]
             if kind == "array":
                 item = branch.get("items", {})
                 if "maxItems" in branch:
@@ -230,7 +234,9 @@ class Generator:
             ways = ["unknown key", "unknown key", "oversized", "not an object"]
         way = rng.choice(ways + (["wrong value"] * 3 if props else []))
         if way == "unknown key":
-            key = rng.choice(["extra", "notebook_path", "cell_id", "constructor", "toString", "😀", "\u202ekey", "a" * 300, ""])
+            key = rng.choice(
+                ["extra", "notebook_path", "cell_id", "constructor", "toString", "😀", "\u202ekey", "a" * 300, ""]
+            )
             if key in props:
                 key += "_"
             base[key] = rng.choice([1, None, "x", [1], {"a": {}}, self.nested(30)])

@@ -39,27 +39,64 @@ def cell(cell_id: str, kind: str, source: str, **extra) -> dict:
 
 def planted_notebooks() -> dict[str, dict]:
     none = {"webmcp_bridge": {"access": "none"}}
-    canary_outputs = [{"output_type": "stream", "name": "stdout", "text": f"{CANARY}\n"},
-                      {"output_type": "execute_result", "execution_count": 3, "metadata": {},
-                       "data": {"text/plain": f"'{CANARY}'", "text/html": f"<b>{CANARY}</b>"}}]
-    threads = [{"id": "t-visible", "status": "open", "anchor": {"kind": "cell", "cellId": "v-title"},
-                "messages": [{"author": "person", "body": "Is the title right?", "time": 1.0}]}]
-    threads += [{"id": f"t-{cid}", "status": "open", "anchor": {"kind": "cell", "cellId": cid},
-                 "messages": [{"author": "person", "body": f"about {CANARY}", "time": 1.0}]} for cid in HIDDEN]
+    canary_outputs = [
+        {"output_type": "stream", "name": "stdout", "text": f"{CANARY}\n"},
+        {
+            "output_type": "execute_result",
+            "execution_count": 3,
+            "metadata": {},
+            "data": {"text/plain": f"'{CANARY}'", "text/html": f"<b>{CANARY}</b>"},
+        },
+    ]
+    threads = [
+        {
+            "id": "t-visible",
+            "status": "open",
+            "anchor": {"kind": "cell", "cellId": "v-title"},
+            "messages": [{"author": "person", "body": "Is the title right?", "time": 1.0}],
+        }
+    ]
+    threads += [
+        {
+            "id": f"t-{cid}",
+            "status": "open",
+            "anchor": {"kind": "cell", "cellId": cid},
+            "messages": [{"author": "person", "body": f"about {CANARY}", "time": 1.0}],
+        }
+        for cid in HIDDEN
+    ]
     kernelspec = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
-    work = {"nbformat": 4, "nbformat_minor": 5,
-            "metadata": {"kernelspec": kernelspec, "language_info": {"name": "python"},
-                         "webmcp_bridge": {"schemaVersion": 1, "threads": threads}},
-            "cells": [cell("v-title", "markdown", "# Planted"),
-                      cell("v-code", "code", "x = 1"),
-                      cell("hid-code", "code", f"secret = '{CANARY}'\nsecret", metadata=none, outputs=canary_outputs, execution_count=3),
-                      cell("ro-md", "markdown", "Read-only notes", metadata={"webmcp_bridge": {"access": "read"}}),
-                      cell("v-print", "code", "print('visible')"),
-                      cell("hid-md", "markdown", f"Private: {CANARY}", metadata=none),
-                      cell("v-last", "code", "y = x + 1")]}
-    secret = {"nbformat": 4, "nbformat_minor": 5,
-              "metadata": {"kernelspec": kernelspec, "webmcp_bridge": {"schemaVersion": 1, "access": "none"}},
-              "cells": [cell("s-1", "code", f"print('{CANARY}')")]}
+    work = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {
+            "kernelspec": kernelspec,
+            "language_info": {"name": "python"},
+            "webmcp_bridge": {"schemaVersion": 1, "threads": threads},
+        },
+        "cells": [
+            cell("v-title", "markdown", "# Planted"),
+            cell("v-code", "code", "x = 1"),
+            cell(
+                "hid-code",
+                "code",
+                f"secret = '{CANARY}'\nsecret",
+                metadata=none,
+                outputs=canary_outputs,
+                execution_count=3,
+            ),
+            cell("ro-md", "markdown", "Read-only notes", metadata={"webmcp_bridge": {"access": "read"}}),
+            cell("v-print", "code", "print('visible')"),
+            cell("hid-md", "markdown", f"Private: {CANARY}", metadata=none),
+            cell("v-last", "code", "y = x + 1"),
+        ],
+    }
+    secret = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"kernelspec": kernelspec, "webmcp_bridge": {"schemaVersion": 1, "access": "none"}},
+        "cells": [cell("s-1", "code", f"print('{CANARY}')")],
+    }
     return {WORK: work, SECRET: secret}
 
 
@@ -106,7 +143,9 @@ def collected_text(page: Page, text: str) -> str:
         content = json.loads(text).get("structuredContent") or {}
         if content.get("status") != "pending":
             return text
-        text = page.evaluate(RUN_CALLS, {"calls": [["jupyter_wait_for_result", {"pendingId": content["pendingId"]}]]})[0]
+        text = page.evaluate(RUN_CALLS, {"calls": [["jupyter_wait_for_result", {"pendingId": content["pendingId"]}]]})[
+            0
+        ]
     raise AssertionError(f"still pending after 20 collections: {text[:300]}")
 
 
@@ -127,14 +166,23 @@ def test_read_and_none_levels_in_jupyterlab(page, page_log, site_url):
     assert [c["index"] for c in listing["cells"]] == [0, 1, 2, 3, 4] and listing["hiddenCellCount"] == 2
     hidden = call(page, "jupyter_get_output", {"cellId": "hid-code", "outputIndex": 0})
     unknown = call(page, "jupyter_get_output", {"cellId": "zz-nope", "outputIndex": 0})
-    assert hidden["isError"] and json.dumps(payload(hidden)).replace("hid-code", "zz-nope") == json.dumps(payload(unknown))
+    assert hidden["isError"] and json.dumps(payload(hidden)).replace("hid-code", "zz-nope") == json.dumps(
+        payload(unknown)
+    )
     ro = listing["cells"][2]
-    denied = call(page, "jupyter_update_cell", {"cellId": "ro-md", "source": "changed", "expectedSourceHash": ro["sourceHash"]})
+    denied = call(
+        page, "jupyter_update_cell", {"cellId": "ro-md", "source": "changed", "expectedSourceHash": ro["sourceHash"]}
+    )
     assert payload(denied)["error"] == "CELL_ACCESS_DENIED"
-    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.cells.get(3).sharedModel.getSource()") == "Read-only notes"
+    assert (
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.cells.get(3).sharedModel.getSource()")
+        == "Read-only notes"
+    )
     # inserting below the visible cell just above a hidden one lands right there; the hidden cell keeps its place
     new = payload(call(page, "jupyter_insert_cell", {"referenceCellId": "v-code", "source": "z = 3"}))["cell"]
-    ids = page.evaluate("() => { const c = window.jupyterapp.shell.currentWidget.context.model.cells; return Array.from({length: c.length}, (_, i) => c.get(i).id); }")
+    ids = page.evaluate(
+        "() => { const c = window.jupyterapp.shell.currentWidget.context.model.cells; return Array.from({length: c.length}, (_, i) => c.get(i).id); }"
+    )
     assert ids[:4] == ["v-title", "v-code", new["id"], "hid-code"]
     comments_visible = json.dumps(call(page, "jupyter_get_context", {}))
     assert CANARY not in comments_visible
@@ -144,7 +192,9 @@ def test_read_and_none_levels_in_jupyterlab(page, page_log, site_url):
     a, b = call(page, "jupyter_open_notebook", {"path": SECRET}), call(page, "jupyter_open_notebook", {"path": MISSING})
     assert payload(a)["error"] == "NOTEBOOK_NOT_FOUND" and json.dumps(a).replace(SECRET, MISSING) == json.dumps(b)
     # a read-only notebook: the person sets it, every change is refused
-    page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.sharedModel.setMetadata('webmcp_bridge', {schemaVersion: 1, access: 'read'})")
+    page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.context.model.sharedModel.setMetadata('webmcp_bridge', {schemaVersion: 1, access: 'read'})"
+    )
     refused = call(page, "jupyter_run_cells", {})
     assert payload(refused)["error"] == "NOTEBOOK_ACCESS_DENIED"
     assert payload(call(page, "jupyter_get_context", {}))["notebook"]["access"] == "read"
@@ -157,20 +207,35 @@ def canary_scan(page: Page, calls_per_tool: int) -> tuple[int, int]:
     the canary, a hidden id or the hidden notebook's name, and naming the hidden notebook gets exactly what a
     path with nothing there gets. Returns (tools, calls)."""
     tools = page.webmcp.tools()
-    definitions = [{"name": t["name"], "inputSchema": json.loads(t["inputSchema"]) if isinstance(t["inputSchema"], str) else t["inputSchema"]}
-                   for t in tools]
-    pools = Pools(cell_ids=list(VISIBLE[:2]) + [READ_ONLY, VISIBLE[3]], notebook_paths=[None, WORK, SECRET],
-                  paths=["", "planted", WORK, SECRET, "planted/notes.txt"], texts=["x", "print(2)", ""])
+    definitions = [
+        {
+            "name": t["name"],
+            "inputSchema": json.loads(t["inputSchema"]) if isinstance(t["inputSchema"], str) else t["inputSchema"],
+        }
+        for t in tools
+    ]
+    pools = Pools(
+        cell_ids=list(VISIBLE[:2]) + [READ_ONLY, VISIBLE[3]],
+        notebook_paths=[None, WORK, SECRET],
+        paths=["", "planted", WORK, SECRET, "planted/notes.txt"],
+        texts=["x", "print(2)", ""],
+    )
     started = time.monotonic()
-    calls: list[tuple[str, dict]] = [(d["name"], args) for d in definitions for args in calls_for(d, pools, calls_per_tool)]
+    calls: list[tuple[str, dict]] = [
+        (d["name"], args) for d in definitions for args in calls_for(d, pools, calls_per_tool)
+    ]
     # the agent naming the hidden notebook must get what a path with nothing there gets
-    twins = [(name, json.loads(json.dumps(args).replace(SECRET, MISSING))) for name, args in calls if SECRET in json.dumps(args)]
+    twins = [
+        (name, json.loads(json.dumps(args).replace(SECRET, MISSING)))
+        for name, args in calls
+        if SECRET in json.dumps(args)
+    ]
     results: list[str] = []
     # kernel actions last: a shutdown or restart in the middle would leave later runs waiting for a kernel
     # (pending at 20 s each) instead of running and showing what they return
     batch = sorted(calls + twins, key=lambda call: call[0] == "jupyter_kernel_action")
     for start in range(0, len(batch), 25):
-        results.extend(page.evaluate(RUN_CALLS, {"calls": batch[start:start + 25]}))
+        results.extend(page.evaluate(RUN_CALLS, {"calls": batch[start : start + 25]}))
     by_call = dict(zip((json.dumps(c) for c in batch), results, strict=True))
     leaks, thrown = [], []
     for (name, args), text in zip(batch, results, strict=True):
@@ -179,7 +244,9 @@ def canary_scan(page: Page, calls_per_tool: int) -> tuple[int, int]:
             thrown.append((name, args, result["thrown"][:200]))
             continue
         if SECRET in json.dumps(args):
-            twin = collected_text(page, by_call[json.dumps((name, json.loads(json.dumps(args).replace(SECRET, MISSING))))])
+            twin = collected_text(
+                page, by_call[json.dumps((name, json.loads(json.dumps(args).replace(SECRET, MISSING))))]
+            )
             same = text.replace(SECRET, MISSING) == twin
             if not (result["isError"] and same):
                 leaks.append((name, args, "differs from a missing path"))

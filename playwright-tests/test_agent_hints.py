@@ -35,7 +35,10 @@ def test_errors_summary_lists_the_cells_that_raised_and_follows_runs(page, page_
     after = ok(page, "jupyter_get_context", {"includeErrors": True})["errors"]
     assert [c["index"] for c in after["cells"]] == [62, 63, 71, 84]
     assert (after["cells"][-1]["cellId"], after["cells"][-1]["ename"], after["cells"][-1]["evalue"]) == (
-        added["id"], "ValueError", "no answer yet")
+        added["id"],
+        "ValueError",
+        "no answer yet",
+    )
     # without the flag nothing of it is read
     assert "errors" not in ok(page, "jupyter_get_context")
     assert_clean(page_log, site_url)
@@ -60,7 +63,10 @@ def test_the_browser_keeps_the_webmcp_hints_of_every_tool(page, page_log, site_u
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     listed = page.evaluate(ANNOTATIONS_JS)
     for name in ("jupyter_get_context", "jupyter_list_workspace", "jupyter_get_changes", "jupyter_get_cell_access"):
-        assert listed[name]["untrustedContentHint"] is True and listed[name]["readOnlyHint"] is True, (name, listed[name])
+        assert listed[name]["untrustedContentHint"] is True and listed[name]["readOnlyHint"] is True, (
+            name,
+            listed[name],
+        )
     assert listed["jupyter_delete_cell"]["readOnlyHint"] is False
     assert not any("destructiveHint" in (hints or {}) for hints in listed.values()), listed["jupyter_delete_cell"]
     assert_clean(page_log, site_url)

@@ -50,10 +50,22 @@ def test_a_cut_read_of_a_big_file_then_an_overwrite_is_refused_and_the_file_stay
     assert 1_250_000 < len(text.encode()) < 1_350_000
     plant(page, "big-log.txt", text)
     first = ok(page, "jupyter_read_file", {"path": "big-log.txt"})
-    assert first["truncated"] is True and first["totalBytes"] == len(text.encode()) and len(first["text"].encode()) <= 16384
+    assert (
+        first["truncated"] is True
+        and first["totalBytes"] == len(text.encode())
+        and len(first["text"].encode()) <= 16384
+    )
     # the attack: what was read plus a line, with the whole file's hash
-    refused, result = call(page, "jupyter_write_file", {"path": "big-log.txt", "content": first["text"] + "one more line\n",
-                                                        "overwrite": True, "expectedHash": first["hash"]})
+    refused, result = call(
+        page,
+        "jupyter_write_file",
+        {
+            "path": "big-log.txt",
+            "content": first["text"] + "one more line\n",
+            "overwrite": True,
+            "expectedHash": first["hash"],
+        },
+    )
     assert result["isError"] is True and refused["error"] == "FILE_NOT_FULLY_READ", refused
     assert refused["nextOffset"] == first["nextOffset"] and "jupyter_edit_file" in refused["message"]
     assert page.evaluate(READ_TEXT, "big-log.txt") == text  # intact, to the last byte
@@ -67,12 +79,24 @@ def test_edit_file_changes_a_big_file_without_reading_it_whole(page, page_log, s
     first = ok(page, "jupyter_read_file", {"path": "big-edit.txt"})  # one page: for the hash only
     line = f"0019000 log entry é✓ {'x' * 40}\n"
     assert text.count(line) == 1 and text.index(line) > 1_000_000
-    edited = ok(page, "jupyter_edit_file", {"path": "big-edit.txt", "oldText": line, "newText": "0019000 fixed by the agent\n",
-                                            "expectedHash": first["hash"]})
+    edited = ok(
+        page,
+        "jupyter_edit_file",
+        {
+            "path": "big-edit.txt",
+            "oldText": line,
+            "newText": "0019000 fixed by the agent\n",
+            "expectedHash": first["hash"],
+        },
+    )
     expected = text.replace(line, "0019000 fixed by the agent\n")
     assert edited["replacements"] == 1 and edited["totalBytes"] == len(expected.encode())
     assert page.evaluate(READ_TEXT, "big-edit.txt") == expected  # every other byte kept
-    appended = ok(page, "jupyter_write_file", {"path": "big-edit.txt", "content": "tail\n", "append": True, "expectedHash": edited["hash"]})
+    appended = ok(
+        page,
+        "jupyter_write_file",
+        {"path": "big-edit.txt", "content": "tail\n", "append": True, "expectedHash": edited["hash"]},
+    )
     assert appended["appended"] is True and page.evaluate(READ_TEXT, "big-edit.txt") == expected + "tail\n"
     assert_clean(page_log, site_url)
 
@@ -88,14 +112,19 @@ def test_propose_mode_holds_write_file_and_create_notebook_until_accept(page, pa
     open_notebook(page, site_url, NOTEBOOK)
     turn_propose_on(page)
 
-    start_call(page, "write", "jupyter_write_file", {"path": "proposed-notes.md", "content": "# Notes\nwritten after Accept\n"})
+    start_call(
+        page, "write", "jupyter_write_file", {"path": "proposed-notes.md", "content": "# Notes\nwritten after Accept\n"}
+    )
     box = corner_box(page, "jupyter_write_file")
     assert "proposed-notes.md" in box.inner_text() and "written after Accept" in box.inner_text()
     page.wait_for_timeout(1000)  # the call is held: a moment later still nothing is on disk
     assert page.evaluate(EXISTS, "proposed-notes.md") is False
     box.locator(".webmcp-bridge-proposal-accept").click()
     written, _ = finish_call(page, "write")
-    assert written["created"] is True and page.evaluate(READ_TEXT, "proposed-notes.md") == "# Notes\nwritten after Accept\n"
+    assert (
+        written["created"] is True
+        and page.evaluate(READ_TEXT, "proposed-notes.md") == "# Notes\nwritten after Accept\n"
+    )
 
     start_call(page, "create", "jupyter_create_notebook", {"name": "proposed-notebook"})
     box = corner_box(page, "jupyter_create_notebook")
@@ -121,9 +150,20 @@ def test_propose_mode_holds_write_file_and_create_notebook_until_accept(page, pa
 def test_a_hidden_notebook_named_in_capitals_is_not_listed(page, page_log, site_url):
     open_notebook(page, site_url, NOTEBOOK)
     page.evaluate("async () => { await window.jupyterapp.serviceManager.contents.save('caps', {type: 'directory'}); }")
-    cell = {"cell_type": "code", "id": "c1", "metadata": {}, "source": "print('the person’s secret')", "outputs": [], "execution_count": None}
-    hidden = {"nbformat": 4, "nbformat_minor": 5, "cells": [cell],
-              "metadata": {"kernelspec": KERNELSPEC, "webmcp_bridge": {"schemaVersion": 1, "access": "none"}}}
+    cell = {
+        "cell_type": "code",
+        "id": "c1",
+        "metadata": {},
+        "source": "print('the person’s secret')",
+        "outputs": [],
+        "execution_count": None,
+    }
+    hidden = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "cells": [cell],
+        "metadata": {"kernelspec": KERNELSPEC, "webmcp_bridge": {"schemaVersion": 1, "access": "none"}},
+    }
     visible = {"nbformat": 4, "nbformat_minor": 5, "cells": [cell], "metadata": {"kernelspec": KERNELSPEC}}
     page.evaluate(SAVE_NOTEBOOK, ["caps/X.IPYNB", hidden])
     page.evaluate(SAVE_NOTEBOOK, ["caps/hidden.ipynb", hidden])
@@ -141,8 +181,10 @@ def test_the_comment_dialog_title_does_not_tell_a_hidden_cells_place(page, page_
     open_notebook(page, site_url, DEMO)
     open_panel(page)
     # the person hides the first cell; the agent sees the others renumbered from 0
-    page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.sharedModel.cells[0]"
-                  ".setMetadata('webmcp_bridge', {access: 'none'})")
+    page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.context.model.sharedModel.cells[0]"
+        ".setMetadata('webmcp_bridge', {access: 'none'})"
+    )
     assert ok(page, "jupyter_get_context")["notebook"]["hiddenCellCount"] == 1
     context_menu(page, 3, "Comment on cell")  # the person's real fourth cell: the agent's third
     page.locator(".jp-Dialog").wait_for()

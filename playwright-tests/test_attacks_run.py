@@ -16,16 +16,27 @@ from test_safety import open_planted
 from test_tools import call, ok
 
 MODEL = "window.jupyterapp.shell.currentWidget.context.model"
-PWN = "from IPython.display import HTML, display\ndisplay(HTML('<img class=\"pwn\" src=\"x\" onerror=\"window.__pwn=1\">'))"
+PWN = 'from IPython.display import HTML, display\ndisplay(HTML(\'<img class="pwn" src="x" onerror="window.__pwn=1">\'))'
 
 
 def code_cell(cell_id: str, source: str, **metadata) -> dict:
-    return {"cell_type": "code", "id": cell_id, "metadata": metadata, "source": source, "outputs": [], "execution_count": None}
+    return {
+        "cell_type": "code",
+        "id": cell_id,
+        "metadata": metadata,
+        "source": source,
+        "outputs": [],
+        "execution_count": None,
+    }
 
 
 def rendered_img(page: Page, index: int):
     """The <img> the HTML output of cell ``index`` rendered, waited for."""
-    img = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea-output img.pwn")
+    img = (
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
+        .nth(index)
+        .locator(".jp-OutputArea-output img.pwn")
+    )
     img.wait_for(state="attached", timeout=KERNEL_TIMEOUT_MS)
     return img
 
@@ -58,7 +69,9 @@ def plant_hidden(page: Page, site_url: str, path: str) -> None:
     open_planted(page, site_url, path, [code_cell("hid", HIDDEN_SOURCE, **NONE), code_cell("vis", "x = 1")])
 
 
-def test_a_cell_the_agent_inserts_and_runs_next_to_a_hidden_cell_waits_for_accept_with_its_code(page, page_log, site_url):
+def test_a_cell_the_agent_inserts_and_runs_next_to_a_hidden_cell_waits_for_accept_with_its_code(
+    page, page_log, site_url
+):
     plant_hidden(page, site_url, "attack-run-cells.ipynb")
     assert ok(page, "jupyter_get_context")["mode"] == "direct"
     probe = "import glob\nprint(glob.glob('**/*.ipynb', recursive=True))"
@@ -79,7 +92,9 @@ def test_a_cell_the_agent_inserts_and_runs_next_to_a_hidden_cell_waits_for_accep
     switch = section(page, "access").locator('select[data-action="run-asking"]')
     assert switch.input_value() == "ask"  # off by default
     switch.select_option("stop")
-    page.wait_for_function("() => localStorage.getItem('webmcp-bridge:stop-asking-runs:attack-run-cells.ipynb') === '1'")
+    page.wait_for_function(
+        "() => localStorage.getItem('webmcp-bridge:stop-asking-runs:attack-run-cells.ipynb') === '1'"
+    )
     ran = ok(page, "jupyter_run_cells", {"cellIds": [inserted["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
     assert ran["status"] == "ok" and page.locator(f"{PANEL}").count() == 1
     switch.select_option("ask")
@@ -95,8 +110,10 @@ def test_a_hidden_cells_traceback_is_not_readable_by_agent_code_after_accept(pag
         await window.jupyterapp.commands.execute('notebook:run-cell');
     }""")
     page.wait_for_function(f"() => {MODEL}.cells.get(0).outputs.length > 0", timeout=KERNEL_TIMEOUT_MS)
-    code = ("import sys\nprint(repr(getattr(sys, 'last_value', None)), repr(getattr(sys, 'last_exc', None)))\n"
-            "tb = getattr(sys, 'last_traceback', None)\nprint(tb and tb.tb_frame.f_locals.get('hidden_token'))")
+    code = (
+        "import sys\nprint(repr(getattr(sys, 'last_value', None)), repr(getattr(sys, 'last_exc', None)))\n"
+        "tb = getattr(sys, 'last_traceback', None)\nprint(tb and tb.tb_frame.f_locals.get('hidden_token'))"
+    )
     start_call(page, "peek", "jupyter_run_code", {"code": code})
     box = box_for(page, tool="jupyter_run_code")
     assert "last_traceback" in "\n".join(text for _, text in diff_of(box))
@@ -112,8 +129,12 @@ def test_a_hidden_cells_traceback_is_not_readable_by_agent_code_after_accept(pag
 def test_run_code_printing_600_lines_of_a_megabyte_stays_bounded_and_the_page_survives(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     lines, size = 600, 1 << 20  # 629 MB of stdout: more than the longest string the page's JavaScript can hold
-    payload, result = call(page, "jupyter_run_code", {"code": f"line = 'x' * {size}\nfor _ in range({lines}):\n    print(line)",
-                                                      "timeout": 600}, timeout=900_000)
+    payload, result = call(
+        page,
+        "jupyter_run_code",
+        {"code": f"line = 'x' * {size}\nfor _ in range({lines}):\n    print(line)", "timeout": 600},
+        timeout=900_000,
+    )
     while payload.get("status") == "pending":
         payload, result = call(page, "jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=900_000)
     assert result["isError"] is False and payload["status"] == "ok", payload

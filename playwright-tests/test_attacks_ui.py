@@ -51,7 +51,8 @@ def listing_state(box) -> dict:
     """What the listing shows: its sizes (rounded px) and scroll position."""
     return box.locator(LISTING).evaluate(
         "n => ({scrollHeight: n.scrollHeight, clientHeight: n.clientHeight, scrollTop: n.scrollTop,"
-        " scrollWidth: n.scrollWidth, clientWidth: n.clientWidth})")
+        " scrollWidth: n.scrollWidth, clientWidth: n.clientWidth})"
+    )
 
 
 def test_invisible_characters_are_marked_and_accept_waits_for_the_whole_code(page, page_log, site_url):
@@ -115,14 +116,19 @@ def test_a_batch_header_names_cells_by_position_and_first_line(page, page_log, s
     cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 6})["cells"]
     assert [c["source"] for c in cells[3:5]] == ["a = 3", "a"]
     turn_propose_on(page)
-    edits = [{"op": "update", "cellId": cells[3]["id"], "source": "a = 4", "expectedSourceHash": cells[3]["sourceHash"]},
-             {"op": "insert", "referenceCellId": cells[4]["id"], "source": "print(a)"},
-             {"op": "move", "cellId": cells[4]["id"], "referenceCellId": cells[3]["id"], "position": "above"}]
+    edits = [
+        {"op": "update", "cellId": cells[3]["id"], "source": "a = 4", "expectedSourceHash": cells[3]["sourceHash"]},
+        {"op": "insert", "referenceCellId": cells[4]["id"], "source": "print(a)"},
+        {"op": "move", "cellId": cells[4]["id"], "referenceCellId": cells[3]["id"], "position": "above"},
+    ]
     start_call(page, "batch", "jupyter_apply_edits", {"edits": edits})
     box = box_for(page, tool="jupyter_apply_edits")
     heads = box.locator(".webmcp-bridge-diff-head").all_inner_texts()
-    assert heads == ["@ edit 1 of 3: change cell 4 «a = 3»", "@ edit 2 of 3: insert a code cell below cell 5 «a»",
-                     "@ edit 3 of 3: move cell 5 «a» above cell 4 «a = 3»"]
+    assert heads == [
+        "@ edit 1 of 3: change cell 4 «a = 3»",
+        "@ edit 2 of 3: insert a code cell below cell 5 «a»",
+        "@ edit 3 of 3: move cell 5 «a» above cell 4 «a = 3»",
+    ]
     assert not any(c["id"] in " ".join(heads) for c in cells)  # positions and lines, no ids
     expect(box.locator(ACCEPT)).to_be_enabled()  # a short listing fits: shown whole at once
     box.locator(".webmcp-bridge-proposal-deny").click()
@@ -165,7 +171,8 @@ def frame_site(page, foreign: str, src: str):
 
 
 def test_the_site_csp_has_the_frame_base_and_form_directives_and_another_origin_cannot_frame_it(
-        page, page_log, site_url, foreign_origin):
+    page, page_log, site_url, foreign_origin
+):
     with urlopen(f"{site_url}/lab/index.html") as response:
         csp = response.headers["Content-Security-Policy"]
     directives = [d.strip() for d in csp.split(";")]
@@ -218,15 +225,20 @@ OWN_WINDOW_CLIENT_JS = """() => new Promise(resolve => {
 })"""
 
 
-def test_with_mcp_b_a_cross_origin_frame_gets_no_mcp_answer(browser_without_webmcp, mcp_b_site_without_headers, foreign_origin):
+def test_with_mcp_b_a_cross_origin_frame_gets_no_mcp_answer(
+    browser_without_webmcp, mcp_b_site_without_headers, foreign_origin
+):
     site = mcp_b_site_without_headers
     log = PageLog()
     context, page = new_recorded_page(browser_without_webmcp, log)
     try:
         frame = frame_site(page, foreign_origin, lab_url(site, "jupyterlite-empty.ipynb"))
         assert frame.url.startswith(site), frame.url
-        frame.wait_for_function("states => !!window.webmcpBridge && states.includes(window.webmcpBridge.status.state)",
-                                arg=list(FINAL_STATES), timeout=120_000)
+        frame.wait_for_function(
+            "states => !!window.webmcpBridge && states.includes(window.webmcpBridge.status.state)",
+            arg=list(FINAL_STATES),
+            timeout=120_000,
+        )
         assert frame.evaluate("() => window.webmcpBridge.status.polyfill") == "mcp-b"
         # the framed page notes every message its parent posts, so the test knows when the probes were handled
         frame.evaluate("""() => { window.__fromParent = 0;
@@ -243,6 +255,8 @@ def test_with_mcp_b_a_cross_origin_frame_gets_no_mcp_answer(browser_without_webm
         assert page.evaluate("() => window.__fromFrame") == [{"origin": site, "data": {"marker": "done"}}]
         # how: the iframe transport is off, the tab transport takes the page's own origin only
         assert frame.evaluate("() => window.__webModelContextOptions.transport") == {
-            "tabServer": {"allowedOrigins": [site]}, "iframeServer": False}
+            "tabServer": {"allowedOrigins": [site]},
+            "iframeServer": False,
+        }
     finally:
         context.close()

@@ -23,13 +23,19 @@ def test_get_changes_reports_the_persons_typing_and_the_agents_edit(page, page_l
     page.wait_for_timeout(300)
     changes = ok(page, "jupyter_get_changes", {"since": seq})
     mine = [c for c in changes["changes"] if c["cellId"] == target["id"]]
-    assert [(c["actor"], c["kind"]) for c in mine] == [("person", "edit")], changes  # keystrokes coalesce into one entry
+    assert [(c["actor"], c["kind"]) for c in mine] == [("person", "edit")], (
+        changes
+    )  # keystrokes coalesce into one entry
     assert mine[0]["count"] == len(typed), mine  # one change per key typed, all merged
     assert "missed" not in changes, changes  # merged changes are not dropped ones
     assert "missed" not in ok(page, "jupyter_get_changes", {"since": 0})
     # the agent's own edit is reported as the agent's; a wait returns at once when there is something new
     current = ok(page, "jupyter_get_cells", {"cellIds": [cells[0]["id"]]})["cells"][0]
-    ok(page, "jupyter_update_cell", {"cellId": current["id"], "source": "# Agent heading", "expectedSourceHash": current["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": current["id"], "source": "# Agent heading", "expectedSourceHash": current["sourceHash"]},
+    )
     later = ok(page, "jupyter_get_changes", {"since": changes["seq"], "wait": 5})["changes"]
     assert [(c["actor"], c["kind"], c["cellId"]) for c in later] == [("agent", "edit", cells[0]["id"])]
     provenance = ok(page, "jupyter_get_cell_access", {"cellIds": [target["id"]]})["cells"][0]["provenance"]
@@ -40,7 +46,11 @@ def test_get_changes_reports_the_persons_typing_and_the_agents_edit(page, page_l
 def test_person_shares_selected_output_text(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     only = ok(page, "jupyter_get_cells")["cells"][0]
-    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('alpha beta gamma')", "expectedSourceHash": only["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": only["id"], "source": "print('alpha beta gamma')", "expectedSourceHash": only["sourceHash"]},
+    )
     # the cell's output as a run would leave it (put in the model directly: this test is about sharing, not the kernel)
     page.evaluate("""() => window.jupyterapp.shell.currentWidget.context.model.cells.get(0).outputs.add(
         {output_type: 'stream', name: 'stdout', text: 'alpha beta gamma\\n'})""")
@@ -59,7 +69,9 @@ def test_person_shares_selected_output_text(page, page_log, site_url):
     output.click(button="right")
     page.locator(".lm-Menu-itemLabel", has_text="Share selected output text with the agent").click()
     selection = ok(page, "jupyter_get_output_selection")["selection"]
-    assert selection["cellId"] == only["id"] and selection["outputIndex"] == 0 and selection["text"] == "beta", json.dumps(selection)
+    assert selection["cellId"] == only["id"] and selection["outputIndex"] == 0 and selection["text"] == "beta", (
+        json.dumps(selection)
+    )
     assert not page_log.own_page_errors()
 
 
@@ -67,7 +79,11 @@ def test_runs_and_outputs_are_attributed_to_whoever_ran_the_cell(page, page_log,
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     only = ok(page, "jupyter_get_cells")["cells"][0]
     seq = ok(page, "jupyter_get_changes")["seq"]
-    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('by the agent')", "expectedSourceHash": only["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": only["id"], "source": "print('by the agent')", "expectedSourceHash": only["sourceHash"]},
+    )
     run = ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
     assert run["status"] == "ok", run
     agent_side = ok(page, "jupyter_get_changes", {"since": seq})
@@ -81,7 +97,9 @@ def test_runs_and_outputs_are_attributed_to_whoever_ran_the_cell(page, page_log,
     page.wait_for_timeout(1000)
     later += ok(page, "jupyter_get_changes", {"since": agent_side["seq"]})["changes"]
     assert ("person", "run") in {(c["actor"], c["kind"]) for c in later}, later
-    assert not {("agent", "clear"), ("agent", "output"), ("agent", "run")} & {(c["actor"], c["kind"]) for c in later}, later
+    assert not {("agent", "clear"), ("agent", "output"), ("agent", "run")} & {(c["actor"], c["kind"]) for c in later}, (
+        later
+    )
 
 
 REPLACE_ALL = """rounds => {  // the person's find-and-replace over every cell, `rounds` times, in one go
@@ -105,5 +123,7 @@ def test_changes_the_page_could_not_buffer_are_reported_missed_and_only_then(pag
     burst = ok(page, "jupyter_get_changes", {"since": held["seq"], "limit": 200})
     assert burst.get("missed") is True, {k: v for k, v in burst.items() if k != "changes"}
     assert {(c["actor"], c["kind"]) for c in burst["changes"]} == {("person", "edit")}, burst["changes"][:5]
-    assert "missed" not in ok(page, "jupyter_get_changes", {"since": burst["seq"]})  # read up to here: nothing missed since
+    assert "missed" not in ok(
+        page, "jupyter_get_changes", {"since": burst["seq"]}
+    )  # read up to here: nothing missed since
     assert not page_log.own_page_errors()

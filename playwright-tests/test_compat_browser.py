@@ -25,5 +25,7 @@ def test_a_jupyterlab_out_of_range_shows_why_in_the_status_bar(page, page_log, s
     text = page.locator(".webmcp-bridge-status").text_content()
     assert text.startswith("WebMCP: failed (@jupyterlab/notebook ^5.0.0 is needed; this JupyterLab offers 4."), text
     assert page.locator(".jp-Notebook .jp-Cell").count() >= 1
-    assert not any("/webmcp_bridge-" in url and url.endswith(".whl") for url in page_log.requests)  # Python never started
+    assert not any(
+        "/webmcp_bridge-" in url and url.endswith(".whl") for url in page_log.requests
+    )  # Python never started
     assert page_log.own_page_errors() == []

@@ -53,11 +53,15 @@ def test_the_course_tool_is_called_by_the_agent_and_a_builtin_is_narrowed(page: 
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS and "hidden tests" in tools["check_exercise"]["description"]
     assert "course/answers/" in tools["jupyter_write_file"]["description"]  # the site's description of our tool
-    changes = page.evaluate("() => window.__toolchangeNames")  # the site's tool came after tools.json's: the page was told
+    changes = page.evaluate(
+        "() => window.__toolchangeNames"
+    )  # the site's tool came after tools.json's: the page was told
     assert changes and changes[-1] is True, changes
 
     verdict = collect(page, "check_exercise", {"exercise": "word-counts"})
-    assert (verdict["status"], verdict["cellId"], verdict["passed"], verdict["total"]) == ("checked", "answer", 2, 4), verdict
+    assert (verdict["status"], verdict["cellId"], verdict["passed"], verdict["total"]) == ("checked", "answer", 2, 4), (
+        verdict
+    )
     assert [t["passed"] for t in verdict["tests"]] == [True, False, False, True], verdict
     assert "saw the Cat" not in json.dumps(verdict)
     probe = collect(page, "jupyter_run_code", {"code": PROBE})
@@ -71,10 +75,14 @@ def test_the_course_tool_is_called_by_the_agent_and_a_builtin_is_narrowed(page: 
     calls = [e["detail"] for e in events if e["type"] == "webmcp-bridge:call"]
     runs = [e["detail"] for e in events if e["type"] == "webmcp-bridge:run"]
     check = next(c for c in calls if c["tool"] == "check_exercise")
-    assert check["outcome"] == "ok" and check["duration"] > 0 and check["arguments"] == '{"exercise":"word-counts"}', check
+    assert check["outcome"] == "ok" and check["duration"] > 0 and check["arguments"] == '{"exercise":"word-counts"}', (
+        check
+    )
     assert [c["outcome"] for c in calls if c["tool"] == "jupyter_write_file"] == ["INVALID_PATH", "ok"], calls
     assert [(r["tool"], r["kind"], r["path"], r["status"], r["callId"]) for r in runs] == [
-        ("check_exercise", "code", COURSE, "ok", check["callId"]), ("jupyter_run_code", "code", COURSE, "ok", runs[1]["callId"])], runs
+        ("check_exercise", "code", COURSE, "ok", check["callId"]),
+        ("jupyter_run_code", "code", COURSE, "ok", runs[1]["callId"]),
+    ], runs
     assert_clean(page_log, site_url)
 
 
@@ -91,11 +99,17 @@ def test_a_site_tool_file_that_raises_on_import_leaves_every_other_tool_working(
         route.fulfill(json=schemas)
 
     page.context.route("**/build/schemas/all_federated.json", settings_with_broken_file)
-    page.context.route(f"**/files/{BROKEN}", lambda route: route.fulfill(
-        body="x = 1\nraise RuntimeError('this site tool is broken')\n", content_type="text/x-python"))
+    page.context.route(
+        f"**/files/{BROKEN}",
+        lambda route: route.fulfill(
+            body="x = 1\nraise RuntimeError('this site tool is broken')\n", content_type="text/x-python"
+        ),
+    )
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb", timeout_ms=240_000)
     assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS), status
-    assert [(d["name"], d["kind"], d["severity"]) for d in status["diagnostics"]] == [(BROKEN, "import", "error")], status
+    assert [(d["name"], d["kind"], d["severity"]) for d in status["diagnostics"]] == [(BROKEN, "import", "error")], (
+        status
+    )
     reason = status["diagnostics"][0]["reason"]
     assert "RuntimeError: this site tool is broken (line 2)" in reason, reason
     item = page.locator(".webmcp-bridge-status")

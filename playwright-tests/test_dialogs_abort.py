@@ -43,7 +43,9 @@ def refused(page: Page, args: dict) -> str:
 
 
 def run_cell(page: Page, cell_id: str) -> dict:
-    result = collected(page, ok(page, "jupyter_run_cells", {"cellIds": [cell_id]}, timeout=KERNEL_TIMEOUT_MS))["results"][0]
+    result = collected(page, ok(page, "jupyter_run_cells", {"cellIds": [cell_id]}, timeout=KERNEL_TIMEOUT_MS))[
+        "results"
+    ][0]
     assert result["status"] in ("ok", "error"), result
     return result
 
@@ -71,7 +73,9 @@ class DevToolsWebMCP:
         self.frame = self.cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
 
     def invoke(self, tool: str, arguments: dict) -> str:
-        return self.cdp.send("WebMCP.invokeTool", {"frameId": self.frame, "toolName": tool, "input": arguments})["invocationId"]
+        return self.cdp.send("WebMCP.invokeTool", {"frameId": self.frame, "toolName": tool, "input": arguments})[
+            "invocationId"
+        ]
 
     def cancel(self, invocation: str) -> None:
         self.cdp.send("WebMCP.cancelInvocation", {"invocationId": invocation})
@@ -87,7 +91,11 @@ class DevToolsWebMCP:
 def test_a_restart_confirmation_is_reported_and_answered(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     cell = ok(page, "jupyter_get_cells")["cells"][0]
-    ok(page, "jupyter_update_cell", {"cellId": cell["id"], "source": "x = 41", "expectedSourceHash": cell["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": cell["id"], "source": "x = 41", "expectedSourceHash": cell["sourceHash"]},
+    )
     assert run_cell(page, cell["id"])["status"] == "ok"
     probe = ok(page, "jupyter_insert_cell", {"source": "print(x + 1)"})["cell"]
 
@@ -104,18 +112,27 @@ def test_a_restart_confirmation_is_reported_and_answered(page, page_log, site_ur
     assert dialog_on_screen(page) == "Restart Kernel?"  # the person sees what the agent asks
     context = ok(page, "jupyter_get_context")
     assert [d["id"] for d in context["dialogs"]] == [dialog["id"]]
-    assert [p["pendingId"] for p in context["pending"] if p["status"] == "running"] == [pending["pendingId"]]  # (a slow kernel start can leave the first run settled there)
+    assert [p["pendingId"] for p in context["pending"] if p["status"] == "running"] == [
+        pending["pendingId"]
+    ]  # (a slow kernel start can leave the first run settled there)
 
     # Cancel: a normal result, the kernel keeps its state.
     declined = ok(page, "jupyter_answer_dialog", {"button": "Cancel"})
-    assert declined["restarted"] is False and declined["answered"] == {"dialogId": dialog["id"], "button": "Cancel", "buttonIndex": 0}
+    assert declined["restarted"] is False and declined["answered"] == {
+        "dialogId": dialog["id"],
+        "button": "Cancel",
+        "buttonIndex": 0,
+    }
     page.locator(".jp-Dialog").wait_for(state="detached")
     kept = run_cell(page, probe["id"])
     assert kept["outputs"][0]["preview"] == "42\n"
 
     # Restart: answered by the agent, the kernel restarts and counts from 1 again; x is gone.
     dialog = ok(page, "jupyter_kernel_action", {"action": "restart"})["dialog"]
-    restarted = collected(page, ok(page, "jupyter_answer_dialog", {"button": "Restart", "dialogId": dialog["id"]}, timeout=KERNEL_TIMEOUT_MS))
+    restarted = collected(
+        page,
+        ok(page, "jupyter_answer_dialog", {"button": "Restart", "dialogId": dialog["id"]}, timeout=KERNEL_TIMEOUT_MS),
+    )
     assert restarted["restarted"] is True and restarted["kernel"]["status"] == "idle"
     assert "dialogs" not in restarted and dialog_on_screen(page) is None
     fresh = run_cell(page, probe["id"])
@@ -128,7 +145,9 @@ def test_a_restart_confirmation_is_reported_and_answered(page, page_log, site_ur
 def test_an_aborted_run_stops_and_leaves_the_rest_undone(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     collected(page, ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS))  # the kernel is up
-    slow = ok(page, "jupyter_insert_cell", {"source": "import time\nprint('start', flush=True)\ntime.sleep(10)\nprint('end')"})["cell"]
+    slow = ok(
+        page, "jupyter_insert_cell", {"source": "import time\nprint('start', flush=True)\ntime.sleep(10)\nprint('end')"}
+    )["cell"]
     after = ok(page, "jupyter_insert_cell", {"source": "print('after')"})["cell"]
     page.evaluate("""() => {  // count the interrupts the bridge asks for
         const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
@@ -139,12 +158,15 @@ def test_an_aborted_run_stops_and_leaves_the_rest_undone(page, page_log, site_ur
     devtools = DevToolsWebMCP(page)
     before = {p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"]}  # a slow first run may be there
     invocation = devtools.invoke("jupyter_run_cells", {"cellIds": [slow["id"], after["id"]]})
-    page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output')].some(n => n.textContent.includes('start'))",
-                           timeout=KERNEL_TIMEOUT_MS)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-OutputArea-output')].some(n => n.textContent.includes('start'))",
+        timeout=KERNEL_TIMEOUT_MS,
+    )
     devtools.cancel(invocation)
     assert devtools.response(invocation)["status"] == "Canceled"  # the agent's client is answered at once
-    page.wait_for_function("() => window.webmcpBridge.status.recent.some(l => l.startsWith('jupyter_run_cells ABORTED'))",
-                           timeout=20_000)
+    page.wait_for_function(
+        "() => window.webmcpBridge.status.recent.some(l => l.startsWith('jupyter_run_cells ABORTED'))", timeout=20_000
+    )
     assert page.evaluate("() => window.interrupts") == 1  # the bridge interrupted the kernel
 
     # JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued
@@ -153,9 +175,14 @@ def test_an_aborted_run_stops_and_leaves_the_rest_undone(page, page_log, site_ur
         if ok(page, "jupyter_get_context")["kernel"]["status"] == "idle":
             break
         page.wait_for_timeout(500)
-    cells = {c["id"]: c for c in ok(page, "jupyter_get_cells", {"cellIds": [slow["id"], after["id"]], "includeOutputs": True})["cells"]}
+    cells = {
+        c["id"]: c
+        for c in ok(page, "jupyter_get_cells", {"cellIds": [slow["id"], after["id"]], "includeOutputs": True})["cells"]
+    }
     assert cells[after["id"]]["executionCount"] is None and cells[after["id"]]["outputs"] == []
-    outputs = page.evaluate("() => [...document.querySelectorAll('.jp-OutputArea-output')].map(n => n.textContent.trim())")
+    outputs = page.evaluate(
+        "() => [...document.querySelectorAll('.jp-OutputArea-output')].map(n => n.textContent.trim())"
+    )
     assert "start" in "".join(outputs) and "after" not in outputs  # what the person sees
     left = {p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"]}
     assert left <= before, left  # it never went pending: nothing left to collect
@@ -183,7 +210,9 @@ def test_a_dialog_the_person_opened_is_never_closed_by_the_bridge(page, page_log
     page.wait_for_timeout(1600)  # (a dialog opening just after the person's click or key press counts as theirs)
     pending = ok(page, "jupyter_kernel_action", {"action": "restart"})
     mine = pending["dialog"]
-    assert mine["state"] == "queued" and mine["owner"]["pendingId"] == pending["pendingId"] and mine["answerable"] is False
+    assert (
+        mine["state"] == "queued" and mine["owner"]["pendingId"] == pending["pendingId"] and mine["answerable"] is False
+    )
     assert "2 dialogs are open" in refused(page, {"button": "Cancel"})
     assert "queued behind the dialog on screen" in refused(page, {"button": "Cancel", "dialogId": mine["id"]})
     page.wait_for_timeout(500)

@@ -40,8 +40,9 @@ def first_call_enables_review(page, site_url: str, args_as_text: bool) -> None:
     page.goto(lab_url(site_url, NOTEBOOK, toolsets=None))
     default = toolset_tools("notebooks", "calls", "toolsets")
     # the loader registers the default page's tools from tools.json before Python starts
-    page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered",
-                           timeout=BRIDGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered", timeout=BRIDGE_TIMEOUT_MS
+    )
     assert set(page.evaluate(TOOL_NAMES)) == default
     page.evaluate(START_CALL, ["jupyter_toolsets", {"enable": ["review"]}, args_as_text])
     for _ in range(1200):  # the wheel is requested once Pyodide and pydantic are loaded
@@ -68,7 +69,9 @@ def test_a_toolset_turned_on_by_the_first_call_is_registered_when_it_answers(pag
 
 
 def test_a_toolset_turned_on_by_the_first_call_through_mcp_b_is_registered_when_it_answers(
-        browser_without_webmcp, mcp_b_site):  # noqa: F811
+    browser_without_webmcp,
+    mcp_b_site,  # noqa: F811
+):
     log = PageLog()
     context, page = new_recorded_page(browser_without_webmcp, log)
     try:

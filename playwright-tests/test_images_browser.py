@@ -80,8 +80,12 @@ class ImageCalls:
         scripts = self.page.evaluate("window.__scripts")
         for label, start, end in self.windows:
             overlapping = [round(d) for s, d in tasks if s < end and s + d > start]
-            longest = sorted(((round(d), what) for s, d, what in scripts if s < end and s + d > start), reverse=True)[:4]
-            print(f"[images] {label}: {round(end - start)} ms; long tasks meanwhile: {overlapping or 'none'}; longest scripts: {longest or 'none'}")
+            longest = sorted(((round(d), what) for s, d, what in scripts if s < end and s + d > start), reverse=True)[
+                :4
+            ]
+            print(
+                f"[images] {label}: {round(end - start)} ms; long tasks meanwhile: {overlapping or 'none'}; longest scripts: {longest or 'none'}"
+            )
 
 
 def test_images_come_back_bounded_made_by_the_browser_and_whole_on_request(page, page_log, site_url):
@@ -100,14 +104,23 @@ def test_images_come_back_bounded_made_by_the_browser_and_whole_on_request(page,
     payload, mime, data = calls.image("1199x784 PNG, default", args)
     assert payload["original"] == {"mimeType": "image/png", "width": 1199, "height": 784, "bytes": len(original)}
     # a PNG copy, or lossy WebP when the browser's PNG of the resampled figure is over the bound
-    assert mime in ("image/png", "image/webp") and image_size(mime, data) == (1024, 670), (mime, image_size(mime, data), len(data))
+    assert mime in ("image/png", "image/webp") and image_size(mime, data) == (1024, 670), (
+        mime,
+        image_size(mime, data),
+        len(data),
+    )
     assert payload["image"]["downscaled"] is True and len(data) <= 96 * 1024
     assert mime != "image/png" or png.decode(data) is not None  # a whole PNG, not just a header
     payload, mime, data = calls.image("1199x784 PNG, maxSide 300", {**args, "maxSide": 300})
-    assert mime == "image/png" and image_size(mime, data) == (300, 196) == (payload["image"]["width"], payload["image"]["height"])
+    assert mime == "image/png" and image_size(mime, data) == (300, 196) == (
+        payload["image"]["width"],
+        payload["image"]["height"],
+    )
     payload, mime, data = calls.image("1199x784 PNG, original", {**args, "original": True})
     assert data == original and payload["image"]["downscaled"] is False
-    assert calls.text("the same figure's text/plain (baseline)", {**args, "mimeType": "text/plain"})["text"].startswith("<")
+    assert calls.text("the same figure's text/plain (baseline)", {**args, "mimeType": "text/plain"})["text"].startswith(
+        "<"
+    )
 
     # a 957x950 PNG of 112 KB: within maxSide but over maxImageBytes, so a smaller copy
     ok(page, "jupyter_open_notebook", {"path": "lightning.ipynb"})
@@ -115,16 +128,25 @@ def test_images_come_back_bounded_made_by_the_browser_and_whole_on_request(page,
     payload, mime, data = calls.image("957x950 PNG of 112 KB, default", {"cellId": cell["id"], "outputIndex": 0})
     assert payload["original"]["bytes"] == len(stored(book_json, 25, "image/png")) > 96 * 1024
     width, height = image_size(mime, data) or (0, 0)
-    assert mime in ("image/png", "image/webp") and len(data) <= 96 * 1024 and width <= 957 and abs(width - height) <= 10, (mime, width, height, len(data))
+    assert (
+        mime in ("image/png", "image/webp") and len(data) <= 96 * 1024 and width <= 957 and abs(width - height) <= 10
+    ), (mime, width, height, len(data))
 
     # the rich-output tour: the SVG's markup (not "<IPython.core.display.SVG object>"), the JPEG as JPEG copies
     ok(page, "jupyter_open_notebook", {"path": "rich-output.ipynb"})
     cells = ok(page, "jupyter_get_cells", {"startIndex": 18, "endIndex": 24, "includeSource": False})["cells"]
     svg = ok(page, "jupyter_get_output", {"cellId": cells[0]["id"], "outputIndex": 0})
-    assert svg["mimeType"] == "image/svg+xml" and svg["text"] == "".join(rich_json["cells"][18]["outputs"][0]["data"]["image/svg+xml"]), svg.get("text", svg)[:200]
+    assert svg["mimeType"] == "image/svg+xml" and svg["text"] == "".join(
+        rich_json["cells"][18]["outputs"][0]["data"]["image/svg+xml"]
+    ), svg.get("text", svg)[:200]
     jpeg = {"cellId": cells[5]["id"], "outputIndex": 0}
     payload, mime, data = calls.image("640x480 JPEG, maxSide 320", {**jpeg, "maxSide": 320})
-    assert payload["original"] == {"mimeType": "image/jpeg", "width": 640, "height": 480, "bytes": len(stored(rich_json, 23, "image/jpeg"))}
+    assert payload["original"] == {
+        "mimeType": "image/jpeg",
+        "width": 640,
+        "height": 480,
+        "bytes": len(stored(rich_json, 23, "image/jpeg")),
+    }
     assert mime == "image/jpeg" and image_size(mime, data) == (320, 240), payload
     payload, mime, data = calls.image("640x480 JPEG, maxImageBytes 8 KiB", {**jpeg, "maxImageBytes": 8192})
     assert mime == "image/jpeg" and len(data) <= 8192 and (image_size(mime, data) or (999, 0))[0] < 640, payload

@@ -31,7 +31,11 @@ def documented_steps() -> tuple[list[str], list[str], list[str]]:
     """The site author's commands, as docs/hosting.md gives them (nothing else: no file to add): the pip command,
     the plain `jupyter lite build` and the same build with the kernel-runtime addon turned on by its flag."""
     section = HOSTING.split("## Building a site (site authors)", 1)[1].split("\n## ", 1)[0]
-    commands = [line.strip() for line in section.splitlines() if line.startswith("    pip install") or line.startswith("    jupyter lite build")]
+    commands = [
+        line.strip()
+        for line in section.splitlines()
+        if line.startswith("    pip install") or line.startswith("    jupyter lite build")
+    ]
     pip, lite, opt_in = (shlex.split(c) for c in commands)
     return pip, lite, opt_in
 
@@ -63,19 +67,27 @@ def author_env(tmp_path_factory):
     for requirement in pip[3:]:  # the documented JupyterLite versions are the pinned ones
         name = re.split(r"[\[=]", requirement)[0]
         assert requirement.endswith(f"=={pins[name]}"), requirement
-    assert lite[:3] == ["jupyter", "lite", "build"] and opt_in == [*lite[:3], "--webmcp-bridge-kernel-runtime", *lite[3:]]
+    assert lite[:3] == ["jupyter", "lite", "build"] and opt_in == [
+        *lite[:3],
+        "--webmcp-bridge-kernel-runtime",
+        *lite[3:],
+    ]
     work = tmp_path_factory.mktemp("author")
     env = work / "env"
     venv.EnvBuilder(with_pip=True).create(env)
     python = env / "bin" / "python"
-    subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", str(build_wheel()), *pip[3:]], check=True)
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", str(build_wheel()), *pip[3:]], check=True
+    )
     outputs = {}
     for kind, command in (("plain", lite), ("flag", opt_in), ("config", lite)):
         site = work / kind
         (site / "notebooks").mkdir(parents=True)
         (site / "notebooks" / "jupyterlite-empty.ipynb").write_bytes((CONTENT / "jupyterlite-empty.ipynb").read_bytes())
         if kind == "config":
-            (site / "jupyter_lite_config.json").write_text(json.dumps({"WebmcpBridgeKernelRuntimeAddon": {"enabled": True}}))
+            (site / "jupyter_lite_config.json").write_text(
+                json.dumps({"WebmcpBridgeKernelRuntimeAddon": {"enabled": True}})
+            )
         subprocess.run([env / "bin" / "jupyter", *command[1:]], cwd=site, check=True, capture_output=True)
         outputs[kind] = site / "_output"
     yield env, outputs
@@ -136,7 +148,9 @@ def test_a_site_built_as_the_docs_say_serves_the_agent(browser, author_site):
     try:
         status = core_agent_scenario(page, log, url)
         assert status["runtime"]["url"] == f"{url}/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
-        assert any("/extensions/jupyterlab-webmcp-bridge/static/pyodide/ipython-" in u for u in log.requests), "the kernel did not use the shipped runtime"
+        assert any("/extensions/jupyterlab-webmcp-bridge/static/pyodide/ipython-" in u for u in log.requests), (
+            "the kernel did not use the shipped runtime"
+        )
     finally:
         context.close()
 

@@ -89,7 +89,9 @@ def assert_clean(log: PageLog, server: Server) -> None:
 
 
 def test_labextension_list_shows_the_wheel(lab_server):
-    listed = subprocess.run([lab_server.env / "bin" / "jupyter", "labextension", "list"], capture_output=True, text=True)
+    listed = subprocess.run(
+        [lab_server.env / "bin" / "jupyter", "labextension", "list"], capture_output=True, text=True
+    )
     text = listed.stdout + listed.stderr
     assert "jupyterlab-webmcp-bridge v0.1.0" in text, text
     # the ranges package.json declares fit this JupyterLab (a misfit is "X" and "is not compatible" here)
@@ -118,7 +120,11 @@ def test_interrupt_restart_and_save_on_a_real_kernel(browser, lab_server):
     context, page, log = open_page(browser, lab_server, "kernel.ipynb")
     try:
         first = ok(page, "jupyter_get_cells")["cells"][0]
-        ok(page, "jupyter_update_cell", {"cellId": first["id"], "source": "x = 41", "expectedSourceHash": first["sourceHash"]})
+        ok(
+            page,
+            "jupyter_update_cell",
+            {"cellId": first["id"], "source": "x = 41", "expectedSourceHash": first["sourceHash"]},
+        )
         assert run(page, first["id"])["status"] == "ok"
         slow_source = "import time\nprint('started', flush=True)\ntime.sleep(60)\nprint('not reached')"
         slow = ok(page, "jupyter_insert_cell", {"source": slow_source})["cell"]
@@ -140,20 +146,38 @@ def test_interrupt_restart_and_save_on_a_real_kernel(browser, lab_server):
         pending = ok(page, "jupyter_kernel_action", {"action": "restart"}, collect=False)
         assert pending["status"] == "pending" and pending["dialog"]["title"] == "Restart Kernel?", pending
         assert page.locator(".jp-Dialog .jp-Dialog-header").inner_text() == "Restart Kernel?"  # the person sees it
-        restarted = ok(page, "jupyter_answer_dialog", {"button": "Restart", "dialogId": pending["dialog"]["id"]}, timeout=KERNEL_TIMEOUT_MS)
+        restarted = ok(
+            page,
+            "jupyter_answer_dialog",
+            {"button": "Restart", "dialogId": pending["dialog"]["id"]},
+            timeout=KERNEL_TIMEOUT_MS,
+        )
         assert restarted["restarted"] is True and restarted["kernel"]["status"] == "idle", restarted
         page.locator(".jp-Dialog").wait_for(state="detached")
         fresh = run(page, probe["id"])
-        assert fresh["status"] == "error" and fresh["outputs"][-1]["ename"] == "NameError" and fresh["executionCount"] == 1, fresh
+        assert (
+            fresh["status"] == "error" and fresh["outputs"][-1]["ename"] == "NameError" and fresh["executionCount"] == 1
+        ), fresh
 
         # save: the server's file on disk holds the agent's cells
         current = ok(page, "jupyter_get_cells", {"cellIds": [probe["id"]]})["cells"][0]
-        ok(page, "jupyter_update_cell", {"cellId": probe["id"], "source": "print('saved by the agent')", "expectedSourceHash": current["sourceHash"]})
+        ok(
+            page,
+            "jupyter_update_cell",
+            {
+                "cellId": probe["id"],
+                "source": "print('saved by the agent')",
+                "expectedSourceHash": current["sourceHash"],
+            },
+        )
         saved = ok(page, "jupyter_save_notebook")
         assert saved["saved"] is True, saved
         on_disk = nbformat.read(lab_server.root / "kernel.ipynb", as_version=4)
         assert [(c.id, c.source) for c in on_disk.cells] == [
-            (first["id"], "x = 41"), (slow["id"], slow_source), (probe["id"], "print('saved by the agent')")]
+            (first["id"], "x = 41"),
+            (slow["id"], slow_source),
+            (probe["id"], "print('saved by the agent')"),
+        ]
         assert_clean(log, lab_server)
     finally:
         context.close()
@@ -171,8 +195,12 @@ def test_paths_outside_the_server_root_are_refused(browser, lab_server):
             "linked notebook": error(page, "jupyter_open_notebook", {"path": "escape.ipynb"}),
             "linked folder": error(page, "jupyter_list_workspace", {"path": "escape-dir"}),
             "write through a link": error(page, "jupyter_write_file", {"path": "escape.txt", "content": "overwritten"}),
-            "create through a linked folder": error(page, "jupyter_write_file", {"path": "escape-dir/new.txt", "content": "new"}),
-            "new notebook through a linked folder": error(page, "jupyter_create_notebook", {"directory": "escape-dir", "name": "new.ipynb"}),
+            "create through a linked folder": error(
+                page, "jupyter_write_file", {"path": "escape-dir/new.txt", "content": "new"}
+            ),
+            "new notebook through a linked folder": error(
+                page, "jupyter_create_notebook", {"directory": "escape-dir", "name": "new.ipynb"}
+            ),
         }
         for what, refused in refusals.items():
             assert refused["error"] == "INVALID_PATH", (what, refused)
@@ -184,7 +212,11 @@ def test_paths_outside_the_server_root_are_refused(browser, lab_server):
 
         # the listing leaves the escaping links out; a link that stays inside the root works like its target
         listed = {e["path"] for e in ok(page, "jupyter_list_workspace", {"path": ""})["entries"]}
-        assert {"alias.txt", "inside.txt", "paths.ipynb"} <= listed and not listed & {"escape.txt", "escape.ipynb", "escape-dir"}, listed
+        assert {"alias.txt", "inside.txt", "paths.ipynb"} <= listed and not listed & {
+            "escape.txt",
+            "escape.ipynb",
+            "escape-dir",
+        }, listed
         assert ok(page, "jupyter_read_file", {"path": "alias.txt"})["text"] == "inside the root\n"
         assert_clean(log, lab_server)
     finally:
@@ -201,13 +233,19 @@ def test_review_and_propose_on_the_server(browser, lab_server):
         ok(page, "jupyter_save_notebook")
         stored = nbformat.read(lab_server.root / "review.ipynb", as_version=4).metadata["webmcp_bridge"]["threads"]
         assert [(t["id"], t["anchor"]["cellId"], [m["body"] for m in t["messages"]]) for t in stored] == [
-            (thread["id"], target["id"], ["Why 3?"])], stored
+            (thread["id"], target["id"], ["Why 3?"])
+        ], stored
 
         # Propose: the person turns it on (the command), the agent's update waits under its cell until Accept
         page.evaluate("c => window.jupyterapp.commands.execute(c)", COMMAND)
         expect(page.locator("#webmcp-bridge-status")).to_contain_text("· Propose")  # the status bar item (by id: the
         # panel's thread states carry the class webmcp-bridge-status too)
-        start_call(page, "update", "jupyter_update_cell", {"cellId": target["id"], "source": "a = 4", "expectedSourceHash": target["sourceHash"]})
+        start_call(
+            page,
+            "update",
+            "jupyter_update_cell",
+            {"cellId": target["id"], "source": "a = 4", "expectedSourceHash": target["sourceHash"]},
+        )
         box = box_for(page, tool="jupyter_update_cell")
         assert box.get_attribute("data-cell-id") == target["id"]
         assert dict(sources(page, "review.ipynb"))[target["id"]] == "a = 3"
@@ -226,12 +264,18 @@ def test_hidden_cells_and_notebooks_are_invisible_to_every_tool_on_the_server(br
     with argument combinations from its schema, never shows the `none` cells or the hidden notebook."""
     (lab_server.root / "planted").mkdir(exist_ok=True)
     for path, notebook in planted_notebooks().items():
-        notebook["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+        notebook["metadata"]["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+        }
         (lab_server.root / path).write_text(json.dumps(notebook))
     context, page, log = open_page(browser, lab_server, WORK)
     try:
         listing = ok(page, "jupyter_get_cells")
-        assert [c["id"] for c in listing["cells"]] == ["v-title", "v-code", "ro-md", "v-print", "v-last"] and listing["hiddenCellCount"] == 2
+        assert [c["id"] for c in listing["cells"]] == ["v-title", "v-code", "ro-md", "v-print", "v-last"] and listing[
+            "hiddenCellCount"
+        ] == 2
         assert [e["path"] for e in ok(page, "jupyter_list_workspace", {"path": "planted"})["entries"]] == [WORK]
         assert error(page, "jupyter_open_notebook", {"path": SECRET})["error"] == "NOTEBOOK_NOT_FOUND"
         page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # the person types in a hidden cell
@@ -249,7 +293,9 @@ def mcp_b_command(server: Server, action: str) -> subprocess.CompletedProcess:
     """``jupyter webmcp-bridge mcp-b <action>`` from the server's environment, with the server's own config folders."""
     environ = {**os.environ, "JUPYTER_CONFIG_DIR": str(server.root.parent / "jupyter" / "config")}
     environ.pop("PYTHONPATH", None)  # the installed wheel's command, never this checkout's sources
-    return subprocess.run([server.env / "bin" / "jupyter", "webmcp-bridge", "mcp-b", action], capture_output=True, text=True, env=environ)
+    return subprocess.run(
+        [server.env / "bin" / "jupyter", "webmcp-bridge", "mcp-b", action], capture_output=True, text=True, env=environ
+    )
 
 
 def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_server):
@@ -263,9 +309,13 @@ def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_serv
     context, page = new_recorded_page(browser_without_webmcp, log)
     page.set_default_timeout(SLOW_MS)
     try:
-        status = core_agent_scenario(McpBPage(page), log, lab_server.base, name="mcp-b.ipynb", url=lab_server.page("mcp-b.ipynb"))
+        status = core_agent_scenario(
+            McpBPage(page), log, lab_server.base, name="mcp-b.ipynb", url=lab_server.page("mcp-b.ipynb")
+        )
         assert status["polyfill"] == "mcp-b", status
-        assert any(u.endswith("/lab/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests)
+        assert any(
+            u.endswith("/lab/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests
+        )
         assert len(McpBTools(page).tools()) == status["tools"] == 35
     finally:
         context.close()

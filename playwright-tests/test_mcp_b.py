@@ -160,23 +160,40 @@ def test_core_agent_scenarios_through_mcp_b(browser_without_webmcp, mcp_b_site):
         called = session["call"]["result"]
         assert called.get("isError") is not True, called
         cells = json.loads(called["content"][0]["text"])["cells"]
-        assert [c["id"] for c in cells] == [c["id"] for c in McpBTools(page).call_tool("jupyter_get_cells", {})["structuredContent"]["cells"]]
+        assert [c["id"] for c in cells] == [
+            c["id"] for c in McpBTools(page).call_tool("jupyter_get_cells", {})["structuredContent"]["cells"]
+        ]
 
         # MCP-B keeps the tools' outputSchema and checks every result against it: calls through its MCP server succeed
         assert status["outputSchema"] == {"state": "kept"}, status
         name = "jupyterlite-empty.ipynb"
-        cell = tool_payload(mcp(page, ("tools/call", {"name": "jupyter_insert_cell", "arguments": {"source": "print(6 * 7)"}}))[0])["cell"]
-        ran, listed = mcp(page, ("tools/call", {"name": "jupyter_run_cells", "arguments": {"cellIds": [cell["id"]]}}),
-                          ("tools/call", {"name": "jupyter_get_cells", "arguments": {"cellIds": [cell["id"]], "includeOutputs": True}}))
+        cell = tool_payload(
+            mcp(page, ("tools/call", {"name": "jupyter_insert_cell", "arguments": {"source": "print(6 * 7)"}}))[0]
+        )["cell"]
+        ran, listed = mcp(
+            page,
+            ("tools/call", {"name": "jupyter_run_cells", "arguments": {"cellIds": [cell["id"]]}}),
+            (
+                "tools/call",
+                {"name": "jupyter_get_cells", "arguments": {"cellIds": [cell["id"]], "includeOutputs": True}},
+            ),
+        )
         assert tool_payload(ran)["results"][0]["status"] == "ok"
         output = tool_payload(listed)["cells"][0]["outputs"][0]
         # the same addresses as MCP resources: three templates, reads with cache hints, a missing notebook an error
         assert status["resources"] == 3
         templates, read_output, read_cell, missing = mcp(
-            page, ("resources/templates/list", {}), ("resources/read", {"uri": output["uri"]}),
-            ("resources/read", {"uri": f"notebook://{name}/cells/{cell['id']}"}), ("resources/read", {"uri": "notebook://nope.ipynb"}))
+            page,
+            ("resources/templates/list", {}),
+            ("resources/read", {"uri": output["uri"]}),
+            ("resources/read", {"uri": f"notebook://{name}/cells/{cell['id']}"}),
+            ("resources/read", {"uri": "notebook://nope.ipynb"}),
+        )
         assert [t["uriTemplate"] for t in templates["result"]["resourceTemplates"]] == [
-            "notebook://{+path}/cells/{cellId}/outputs/{index}", "notebook://{+path}/cells/{cellId}", "notebook://{+path}"]
+            "notebook://{+path}/cells/{cellId}/outputs/{index}",
+            "notebook://{+path}/cells/{cellId}",
+            "notebook://{+path}",
+        ]
         assert read_output["result"]["contents"] == [{"uri": output["uri"], "mimeType": "text/plain", "text": "42\n"}]
         assert (read_output["result"]["ttlMs"], read_output["result"]["cacheScope"]) == (60_000, "private")
         cell_json = json.loads(read_cell["result"]["contents"][0]["text"])
@@ -206,17 +223,30 @@ def test_mcp_hints_and_the_guidance_prompt_through_mcp_b(browser_without_webmcp,
     try:
         status = open_notebook(page, mcp_b_site, "jupyterlite-empty.ipynb")
         assert status["state"] == "ready" and status["polyfill"] == "mcp-b" and status["prompts"] == 1
-        listed, prompts, prompt, ctx = mcp(page, ("tools/list", {}), ("prompts/list", {}),
-                                           ("prompts/get", {"name": "jupyter_guidance"}),
-                                           ("tools/call", {"name": "jupyter_get_context", "arguments": {"includeGuidance": True}}))
+        listed, prompts, prompt, ctx = mcp(
+            page,
+            ("tools/list", {}),
+            ("prompts/list", {}),
+            ("prompts/get", {"name": "jupyter_guidance"}),
+            ("tools/call", {"name": "jupyter_get_context", "arguments": {"includeGuidance": True}}),
+        )
         hints = {t["name"]: t.get("annotations", {}) for t in listed["result"]["tools"]}
         assert len(hints) == status["tools"]
-        for name in ("jupyter_delete_cell", "jupyter_update_cell", "jupyter_clear_outputs", "jupyter_kernel_action",
-                     "jupyter_write_file", "jupyter_save_notebook", "jupyter_run_code"):
+        for name in (
+            "jupyter_delete_cell",
+            "jupyter_update_cell",
+            "jupyter_clear_outputs",
+            "jupyter_kernel_action",
+            "jupyter_write_file",
+            "jupyter_save_notebook",
+            "jupyter_run_code",
+        ):
             assert hints[name]["destructiveHint"] is True and hints[name]["readOnlyHint"] is False, (name, hints[name])
         for name in ("jupyter_insert_cell", "jupyter_move_cell", "jupyter_create_comment"):
             assert hints[name]["destructiveHint"] is False, (name, hints[name])
-        assert hints["jupyter_get_cells"]["readOnlyHint"] is True and hints["jupyter_get_cells"]["idempotentHint"] is True
+        assert (
+            hints["jupyter_get_cells"]["readOnlyHint"] is True and hints["jupyter_get_cells"]["idempotentHint"] is True
+        )
         assert hints["jupyter_insert_cell"]["idempotentHint"] is False
         builtin = {name: h for name, h in hints.items() if name.startswith("jupyter_")}
         assert all(h["openWorldHint"] is False for h in builtin.values())

@@ -35,9 +35,14 @@ def server_command(log_file: Path) -> tuple[str, list[str]]:
         pytest.fail("node is needed to run chrome-devtools-mcp")
     args = [
         str(install_chrome_devtools_mcp()),
-        "--headless", "--isolated", f"--executablePath={chromium_executable()}",
-        f"--chromeArg={WEBMCP_FLAG}", "--categoryExperimentalWebmcp=true",
-        "--no-usage-statistics", "--no-performance-crux", f"--logFile={log_file}",  # the server's and Chromium's own log
+        "--headless",
+        "--isolated",
+        f"--executablePath={chromium_executable()}",
+        f"--chromeArg={WEBMCP_FLAG}",
+        "--categoryExperimentalWebmcp=true",
+        "--no-usage-statistics",
+        "--no-performance-crux",
+        f"--logFile={log_file}",  # the server's and Chromium's own log
         *(f"--chromeArg={arg}" for arg in BASE_ARGS),  # --no-sandbox and background networking off
     ]
     return node, args
@@ -75,8 +80,10 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
                 pages = await tool("list_pages", {})
                 page_id = int(re.search(r"^(\d+):.*\[selected\]", pages, re.M).group(1))
                 # the page as an agent finds it: the default toolsets (no ?toolsets= in the URL)
-                await tool("navigate_page", {"pageId": page_id, "type": "url",
-                                             "url": f"{site_url}/lab/index.html?path={quote(NOTEBOOK)}"})
+                await tool(
+                    "navigate_page",
+                    {"pageId": page_id, "type": "url", "url": f"{site_url}/lab/index.html?path={quote(NOTEBOOK)}"},
+                )
 
                 async def listed_when(wanted: set[str]) -> list[str]:
                     """The page's tools as the client lists them, polled until ``wanted`` are all there (the bridge
@@ -85,7 +92,10 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
                     listing = ""
                     loop = asyncio.get_running_loop()
                     deadline = loop.time() + BRIDGE_WAIT
-                    while not wanted <= set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)) and loop.time() < deadline:
+                    while (
+                        not wanted <= set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing))
+                        and loop.time() < deadline
+                    ):
                         await asyncio.sleep(2)
                         listing = await tool("list_webmcp_tools", {"pageId": page_id})
                     return sorted(set(re.findall(r'name="(jupyter_[A-Za-z0-9_]+)"', listing)))
@@ -94,7 +104,9 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
 
                 async def webmcp(name: str, arguments: dict) -> tuple[dict, bool]:
                     """Call a page tool; return (payload, isError). A tool error is an MCP success whose text carries it."""
-                    text = await tool("execute_webmcp_tool", {"pageId": page_id, "toolName": name, "input": json.dumps(arguments)})
+                    text = await tool(
+                        "execute_webmcp_tool", {"pageId": page_id, "toolName": name, "input": json.dumps(arguments)}
+                    )
                     response = json.loads(text)
                     assert response.get("status") in ("Completed", "Error"), text[:500]
                     if response["status"] == "Error":
@@ -110,11 +122,17 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
                 assert not failed, cells
                 seen["cells"] = cells
                 target = next(c for c in cells["cells"] if c["type"] == "code")
-                seen["stale"] = await webmcp("jupyter_update_cell", {"cellId": target["id"], "source": "x",
-                                                                     "expectedSourceHash": "0" * 16})
-                seen["update"] = await webmcp("jupyter_update_cell", {
-                    "cellId": target["id"], "source": "print('hello from an MCP client', 6 * 7)",
-                    "expectedSourceHash": target["sourceHash"]})
+                seen["stale"] = await webmcp(
+                    "jupyter_update_cell", {"cellId": target["id"], "source": "x", "expectedSourceHash": "0" * 16}
+                )
+                seen["update"] = await webmcp(
+                    "jupyter_update_cell",
+                    {
+                        "cellId": target["id"],
+                        "source": "print('hello from an MCP client', 6 * 7)",
+                        "expectedSourceHash": target["sourceHash"],
+                    },
+                )
                 run = await webmcp("jupyter_run_cells", {"cellIds": [target["id"]]})
                 # a kernel that starts slowly makes the run pending: an agent collects it as the answer says
                 while not run[1] and run[0].get("status") == "pending":
@@ -126,7 +144,9 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
                 seen["target"] = target
                 # the other toolsets, through the discovery tool: the client's next listing has every tool
                 toolsets, _ = await webmcp("jupyter_toolsets", {})
-                seen["enabled"] = await webmcp("jupyter_toolsets", {"enable": [t["name"] for t in toolsets["toolsets"] if not t["enabled"]]})
+                seen["enabled"] = await webmcp(
+                    "jupyter_toolsets", {"enable": [t["name"] for t in toolsets["toolsets"] if not t["enabled"]]}
+                )
                 seen["webmcp_tools"] = await listed_when(FEATURE_TOOLS)
     return seen
 
@@ -169,9 +189,15 @@ def run_session(site_url: str, log_dir: Path) -> tuple[dict, list]:
     if "error" in outcome:
         log_file = outcome["log_file"]
         server_log = log_file.read_text(errors="replace")[-4000:] if log_file.exists() else "(no log)"
-        earlier = f"a first session lost its browser after: {json.dumps(first_attempt, default=str)[-1500:]}\n" if first_attempt else ""
-        raise AssertionError(f"{earlier}MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}\n"
-                             f"server log (tail): {server_log}") from outcome["error"]
+        earlier = (
+            f"a first session lost its browser after: {json.dumps(first_attempt, default=str)[-1500:]}\n"
+            if first_attempt
+            else ""
+        )
+        raise AssertionError(
+            f"{earlier}MCP session failed; calls so far: {json.dumps(log, default=str)[-3000:]}\n"
+            f"server log (tail): {server_log}"
+        ) from outcome["error"]
     return outcome["seen"], log
 
 
@@ -180,9 +206,13 @@ def test_a_real_mcp_client_works_in_a_notebook_through_chrome_devtools_mcp(site_
 
     assert set(seen["default_tools"]) == DEFAULT_TOOLS, sorted(set(seen["default_tools"]) ^ DEFAULT_TOOLS)
     enabled, failed = seen["enabled"]
-    assert not failed and enabled["registeredToolCount"] == len(PAGE_TOOLS), enabled  # the bridge's and the demo site's own
+    assert not failed and enabled["registeredToolCount"] == len(PAGE_TOOLS), (
+        enabled
+    )  # the bridge's and the demo site's own
     tools = seen["webmcp_tools"]
-    assert set(tools) == FEATURE_TOOLS, sorted(set(tools) ^ FEATURE_TOOLS)  # every jupyter_ tool, through the real client
+    assert set(tools) == FEATURE_TOOLS, sorted(
+        set(tools) ^ FEATURE_TOOLS
+    )  # every jupyter_ tool, through the real client
     assert seen["context"]["notebook"]["path"] == NOTEBOOK
     assert seen["opened"]["notebook"]["path"] == NOTEBOOK
     cells = seen["cells"]["cells"]

@@ -58,8 +58,10 @@ def cells_state(page: Page, end: int = 14) -> list[tuple]:
 
 def live_ids(page: Page) -> list[str]:
     """The cell ids of the live model, as the person's JupyterLab holds them."""
-    return page.evaluate("() => { const c = window.jupyterapp.shell.currentWidget.context.model.cells;"
-                         " return Array.from({length: c.length}, (_, i) => c.get(i).id); }")
+    return page.evaluate(
+        "() => { const c = window.jupyterapp.shell.currentWidget.context.model.cells;"
+        " return Array.from({length: c.length}, (_, i) => c.get(i).id); }"
+    )
 
 
 def test_read_file_refuses_notebooks_and_reads_a_shipped_text_file(page, page_log, site_url):
@@ -68,8 +70,14 @@ def test_read_file_refuses_notebooks_and_reads_a_shipped_text_file(page, page_lo
     missing = error(page, "jupyter_read_file", {"path": "no-such-notebook.ipynb"}, "INVALID_PATH")
     open_one = error(page, "jupyter_read_file", {"path": "jupyterlite-empty.ipynb"}, "INVALID_PATH")
     assert {json.dumps({k: v for k, v in p.items() if k != "path"}) for p in (existing, missing, open_one)} == {
-        json.dumps({k: v for k, v in missing.items() if k != "path"})}  # a notebook is never told apart from a missing one
-    error(page, "jupyter_write_file", {"path": EULER, "content": "{}", "overwrite": True, "expectedHash": "0" * 16}, "INVALID_PATH")
+        json.dumps({k: v for k, v in missing.items() if k != "path"})
+    }  # a notebook is never told apart from a missing one
+    error(
+        page,
+        "jupyter_write_file",
+        {"path": EULER, "content": "{}", "overwrite": True, "expectedHash": "0" * 16},
+        "INVALID_PATH",
+    )
     assert ok(page, "jupyter_get_cells", {"notebookPath": EULER, "startIndex": 0, "endIndex": 1})["cellCount"] == 223
 
     shipped = (CONTENT / "LICENSES.md").read_text(encoding="utf-8")
@@ -89,8 +97,14 @@ def test_write_file_then_read_file_round_trip_and_a_persons_unsaved_edit_wins(pa
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     content = "# Agent notes\n\nCafé ✓ 日本 🙂\n" + "".join(f"line {i}\n" for i in range(3000))
     written = ok(page, "jupyter_write_file", {"path": "agent-notes.md", "content": content})
-    assert written == {"path": "agent-notes.md", "created": True, "bytes": len(content.encode()), "hash": file_hash(content),
-                       "totalBytes": len(content.encode()), "appended": False}
+    assert written == {
+        "path": "agent-notes.md",
+        "created": True,
+        "bytes": len(content.encode()),
+        "hash": file_hash(content),
+        "totalBytes": len(content.encode()),
+        "appended": False,
+    }
     pages, offset = [], 0
     while offset is not None:
         page_payload = ok(page, "jupyter_read_file", {"path": "agent-notes.md", "offset": offset})
@@ -98,7 +112,9 @@ def test_write_file_then_read_file_round_trip_and_a_persons_unsaved_edit_wins(pa
         offset = page_payload["nextOffset"]
     assert "".join(pages) == content and len(pages) > 1
     assert "agent-notes.md" in {e["name"] for e in ok(page, "jupyter_list_workspace")["entries"]}
-    on_disk = page.evaluate("async () => (await window.jupyterapp.serviceManager.contents.get('agent-notes.md', {content: true})).content")
+    on_disk = page.evaluate(
+        "async () => (await window.jupyterapp.serviceManager.contents.get('agent-notes.md', {content: true})).content"
+    )
     assert on_disk == content
 
     error(page, "jupyter_write_file", {"path": "agent-notes.md", "content": "x"}, "PATH_EXISTS")
@@ -110,7 +126,9 @@ def test_write_file_then_read_file_round_trip_and_a_persons_unsaved_edit_wins(pa
     # The person opens the file and types without saving: the agent reads the live text, and a write based
     # on the older read is refused while the person's text stays in the editor.
     read = ok(page, "jupyter_read_file", {"path": "agent-notes.md", "maxBytes": 100})
-    page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:open', {path: 'agent-notes.md'}); }")
+    page.evaluate(
+        "async () => { await window.jupyterapp.commands.execute('docmanager:open', {path: 'agent-notes.md'}); }"
+    )
     editor = page.locator(".jp-FileEditor .cm-content")
     editor.wait_for()
     editor.click()
@@ -119,31 +137,54 @@ def test_write_file_then_read_file_round_trip_and_a_persons_unsaved_edit_wins(pa
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.context.model.dirty === true")
     live = ok(page, "jupyter_read_file", {"path": "agent-notes.md", "maxBytes": 100})
     assert live["text"].startswith("PERSON # Agent notes") and live["hash"] != read["hash"]
-    stale = error(page, "jupyter_write_file", {"path": "agent-notes.md", "content": "agent", "overwrite": True,
-                                                "expectedHash": read["hash"]}, "STALE_FILE")
+    stale = error(
+        page,
+        "jupyter_write_file",
+        {"path": "agent-notes.md", "content": "agent", "overwrite": True, "expectedHash": read["hash"]},
+        "STALE_FILE",
+    )
     assert stale["currentHash"] == live["hash"] and stale["currentPreview"].startswith("PERSON ")
     assert editor.inner_text().startswith("PERSON # Agent notes")
     # 100 bytes of the person's version were read: replacing all of it is refused until every page was read
-    cut = error(page, "jupyter_write_file", {"path": "agent-notes.md", "content": "agent text\n", "overwrite": True,
-                                             "expectedHash": live["hash"]}, "FILE_NOT_FULLY_READ")
+    cut = error(
+        page,
+        "jupyter_write_file",
+        {"path": "agent-notes.md", "content": "agent text\n", "overwrite": True, "expectedHash": live["hash"]},
+        "FILE_NOT_FULLY_READ",
+    )
     assert cut["nextOffset"] == len(live["text"].encode()) and editor.inner_text().startswith("PERSON # Agent notes")
     offset = 0
     while offset is not None:
         offset = ok(page, "jupyter_read_file", {"path": "agent-notes.md", "offset": offset})["nextOffset"]
-    replaced = ok(page, "jupyter_write_file", {"path": "agent-notes.md", "content": "agent text\n", "overwrite": True,
-                                               "expectedHash": live["hash"]})
+    replaced = ok(
+        page,
+        "jupyter_write_file",
+        {"path": "agent-notes.md", "content": "agent text\n", "overwrite": True, "expectedHash": live["hash"]},
+    )
     assert replaced["created"] is False
-    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content').textContent.startsWith('agent text')")
-    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty") is False  # written and saved
+    page.wait_for_function(
+        "() => document.querySelector('.jp-FileEditor .cm-content').textContent.startsWith('agent text')"
+    )
+    assert (
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty") is False
+    )  # written and saved
     assert ok(page, "jupyter_read_file", {"path": "agent-notes.md"})["text"] == "agent text\n"
     assert_clean(page_log, site_url)
 
 
 def test_run_code_returns_outputs_and_leaves_the_cells_unchanged(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    first = ok(page, "jupyter_run_code", {"code": "x = 6 * 7\nprint('answer', x)\nx + 1", "timeout": 100}, timeout=KERNEL_TIMEOUT_MS)
+    first = ok(
+        page,
+        "jupyter_run_code",
+        {"code": "x = 6 * 7\nprint('answer', x)\nx + 1", "timeout": 100},
+        timeout=KERNEL_TIMEOUT_MS,
+    )
     assert first["status"] == "ok", first
-    assert [(o["outputType"], o["text"]) for o in first["outputs"]] == [("stream", "answer 42\n"), ("execute_result", "43")]
+    assert [(o["outputType"], o["text"]) for o in first["outputs"]] == [
+        ("stream", "answer 42\n"),
+        ("execute_result", "43"),
+    ]
     revision = settle(page)
     before = cells_state(page)
     cell_count = page.locator(".jp-Notebook .jp-Cell").count()
@@ -161,7 +202,11 @@ def test_run_code_returns_outputs_and_leaves_the_cells_unchanged(page, page_log,
     assert expected.startswith(out["text"]) and 8000 < len(out["text"].encode()) <= 16 * 1024
 
     # Past its timeout a run reports what arrived so far; the code goes on in the kernel.
-    slow = ok(page, "jupyter_run_code", {"code": "import time\nprint('started', flush=True)\ntime.sleep(6)\nprint('done')", "timeout": 3})
+    slow = ok(
+        page,
+        "jupyter_run_code",
+        {"code": "import time\nprint('started', flush=True)\ntime.sleep(6)\nprint('done')", "timeout": 3},
+    )
     assert slow["status"] == "timeout" and "3 s" in slow["reason"]
     assert [o["text"] for o in slow["outputs"]] == ["started\n"]
 
@@ -182,12 +227,25 @@ def test_apply_edits_is_all_or_nothing_and_one_undo_step(page, page_log, site_ur
     before, ids_before = cells_state(page), live_ids(page)
     dom_before = page.locator(".jp-Notebook").inner_text()
 
-    bad = error(page, "jupyter_apply_edits", {"edits": [
-        {"op": "insert", "referenceCellId": H1, "position": "above", "cellType": "markdown", "source": "## Added by the agent"},
-        {"op": "update", "cellId": E1, "source": "x = 1", "expectedSourceHash": cells[E1]["sourceHash"]},
-        {"op": "delete", "cellId": E2, "expectedSourceHash": cells[E3]["sourceHash"]},  # another cell's hash
-        {"op": "move", "cellId": E3, "referenceCellId": H1},
-    ]}, "STALE_CELL")
+    bad = error(
+        page,
+        "jupyter_apply_edits",
+        {
+            "edits": [
+                {
+                    "op": "insert",
+                    "referenceCellId": H1,
+                    "position": "above",
+                    "cellType": "markdown",
+                    "source": "## Added by the agent",
+                },
+                {"op": "update", "cellId": E1, "source": "x = 1", "expectedSourceHash": cells[E1]["sourceHash"]},
+                {"op": "delete", "cellId": E2, "expectedSourceHash": cells[E3]["sourceHash"]},  # another cell's hash
+                {"op": "move", "cellId": E3, "referenceCellId": H1},
+            ]
+        },
+        "STALE_CELL",
+    )
     assert bad["editIndex"] == 2 and bad["cellId"] == E2
     page.wait_for_timeout(300)
     assert cells_state(page) == before and live_ids(page) == ids_before
@@ -195,17 +253,29 @@ def test_apply_edits_is_all_or_nothing_and_one_undo_step(page, page_log, site_ur
     assert "Added by the agent" not in page.locator(".jp-Notebook").inner_text()
     assert page.locator(".jp-Notebook").inner_text() == dom_before
 
-    good = ok(page, "jupyter_apply_edits", {"edits": [
-        {"op": "insert", "referenceCellId": H1, "position": "above", "cellType": "markdown", "source": "## Added by the agent"},
-        {"op": "update", "cellId": E1, "source": "x = 1", "expectedSourceHash": cells[E1]["sourceHash"]},
-        {"op": "edit", "cellId": E2, "oldText": "x%2 == 0", "newText": "x % 2 == 0"},
-        {"op": "move", "cellId": E3, "referenceCellId": H1, "position": "above"},
-        {"op": "delete", "cellId": H3, "expectedSourceHash": cells[H3]["sourceHash"]},
-    ]})
+    good = ok(
+        page,
+        "jupyter_apply_edits",
+        {
+            "edits": [
+                {
+                    "op": "insert",
+                    "referenceCellId": H1,
+                    "position": "above",
+                    "cellType": "markdown",
+                    "source": "## Added by the agent",
+                },
+                {"op": "update", "cellId": E1, "source": "x = 1", "expectedSourceHash": cells[E1]["sourceHash"]},
+                {"op": "edit", "cellId": E2, "oldText": "x%2 == 0", "newText": "x % 2 == 0"},
+                {"op": "move", "cellId": E3, "referenceCellId": H1, "position": "above"},
+                {"op": "delete", "cellId": H3, "expectedSourceHash": cells[H3]["sourceHash"]},
+            ]
+        },
+    )
     assert good["notebook"]["revision"] == revision + 1  # one transaction of the shared model
     added = good["results"][0]["cell"]["id"]
     expected = [i for i in ids_before if i not in (E3, H3)]
-    expected[expected.index(H1):expected.index(H1)] = [added, E3]
+    expected[expected.index(H1) : expected.index(H1)] = [added, E3]
     assert live_ids(page) == expected
     page.wait_for_function("() => document.querySelector('.jp-Notebook').textContent.includes('Added by the agent')")
     index = {cell_id: i for i, cell_id in enumerate(expected)}

@@ -17,7 +17,9 @@ DEMO = "jupyterlite-demo-python.ipynb"
 def test_core_agent_scenarios_in_notebook7(page, page_log, site_url):
     core_agent_scenario(page, page_log, site_url, app="notebooks")
     # Notebook 7's shell (its right stack), not JupyterLab's
-    assert page.evaluate("() => [!!document.getElementById('jp-right-stack'), !!document.querySelector('.jp-LabShell')]") == [True, False]
+    assert page.evaluate(
+        "() => [!!document.getElementById('jp-right-stack'), !!document.querySelector('.jp-LabShell')]"
+    ) == [True, False]
 
 
 def test_panel_markers_and_a_propose_box_in_notebook7(page, page_log, site_url):
@@ -50,7 +52,12 @@ def comment_then_accept_a_proposal(page: Page, path: str, target: dict) -> None:
     # Propose mode from the panel's switch: the agent's update waits in a box under its cell until Accept
     page.locator(f'{PANEL} select[data-action="mode"]').select_option("propose")
     page.wait_for_function("() => window.webmcpBridge.status.mode === 'propose'")
-    start_call(page, "update", "jupyter_update_cell", {"cellId": target["id"], "source": "a = 4", "expectedSourceHash": target["sourceHash"]})
+    start_call(
+        page,
+        "update",
+        "jupyter_update_cell",
+        {"cellId": target["id"], "source": "a = 4", "expectedSourceHash": target["sourceHash"]},
+    )
     box = box_for(page, tool="jupyter_update_cell")
     assert box.get_attribute("data-cell-id") == target["id"]
     expect(cell(page, target["index"]).locator(BOX)).to_have_count(1)

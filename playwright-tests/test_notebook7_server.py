@@ -29,8 +29,14 @@ class Notebook7PageLog(PageLog):
     stacks: dict[str, list[str]]
 
     def own_page_errors(self) -> list[str]:
-        return [e for e in self.page_errors if not (e == NOTEBOOK_SHORTCUTS_ERROR and all(
-            "/static/notebook/notebook_core." in stack for stack in self.stacks.get(e, [""])))]
+        return [
+            e
+            for e in self.page_errors
+            if not (
+                e == NOTEBOOK_SHORTCUTS_ERROR
+                and all("/static/notebook/notebook_core." in stack for stack in self.stacks.get(e, [""]))
+            )
+        ]
 
 
 @pytest.fixture(scope="module")
@@ -49,19 +55,28 @@ def test_core_scenarios_and_the_agent_panel_in_a_notebook7_server(browser, noteb
     page.set_default_timeout(SLOW_MS)
     try:
         status = core_agent_scenario(page, log, server.base, name=NAME, url=server.page(NAME))
-        assert status["runtime"] == {"source": "shipped", "url": f"{server.base}/lab/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"}, status
+        assert status["runtime"] == {
+            "source": "shipped",
+            "url": f"{server.base}/lab/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs",
+        }, status
         assert ok(page, "jupyter_get_context")["kernel"]["name"] == "python3"  # ipykernel
         # Notebook 7's shell (its right stack), not JupyterLab's
-        assert page.evaluate("() => [!!document.getElementById('jp-right-stack'), !!document.querySelector('.jp-LabShell')]") == [True, False]
+        assert page.evaluate(
+            "() => [!!document.getElementById('jp-right-stack'), !!document.querySelector('.jp-LabShell')]"
+        ) == [True, False]
 
         # the Agent panel is one of Notebook 7's right side panels; the person opens it there
-        assert "webmcp-bridge-panel" in page.evaluate("() => [...window.jupyterapp.shell.widgets('right')].map(w => w.id)")
+        assert "webmcp-bridge-panel" in page.evaluate(
+            "() => [...window.jupyterapp.shell.widgets('right')].map(w => w.id)"
+        )
         page.evaluate("() => window.jupyterapp.shell.activateById('webmcp-bridge-panel')")
         expect(page.locator(f"#jp-right-stack {PANEL}")).to_be_visible()
         page.wait_for_selector(f'{PANEL}[data-state="ready"]', state="attached", timeout=60_000)
 
         first = ok(page, "jupyter_get_cells")["cells"][0]
-        target = ok(page, "jupyter_insert_cell", {"referenceCellId": first["id"], "position": "below", "source": "a = 3"})["cell"]
+        target = ok(
+            page, "jupyter_insert_cell", {"referenceCellId": first["id"], "position": "below", "source": "a = 3"}
+        )["cell"]
         comment_then_accept_a_proposal(page, NAME, target)
         assert dict(sources(page, NAME))[target["id"]] == "a = 4"
         expect(page.locator(BOX)).to_have_count(0)

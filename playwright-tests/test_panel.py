@@ -112,7 +112,9 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
 
     # Activity: the person's panel actions and edits, live
     activity = section(page, "activity").locator(".webmcp-bridge-activity-row")
-    expect(activity.filter(has_text="commented on").first).to_contain_text(re.compile(r"person\s*commented on\s*cell 3"))
+    expect(activity.filter(has_text="commented on").first).to_contain_text(
+        re.compile(r"person\s*commented on\s*cell 3")
+    )
     expect(activity.filter(has_text="set agent access to none").first).to_contain_text("cell 5")
     cell(page, 3).locator(".cm-content").click()
     page.keyboard.press("End")
@@ -157,7 +159,11 @@ def test_the_agent_reads_what_the_person_wrote_and_the_panel_shows_the_agent(pag
     threads = {t["anchor"]["kind"]: t for t in listed["threads"]}
     assert listed["counts"] == {"open": 2, "resolved": 0}
     assert threads["range"]["anchor"]["quote"] == "time.sleep(10)" and threads["range"]["cellId"] == ids[9]
-    assert threads["range"]["messages"][0] == {**threads["range"]["messages"][0], "author": "person", "body": "Don't run this: it sleeps."}
+    assert threads["range"]["messages"][0] == {
+        **threads["range"]["messages"][0],
+        "author": "person",
+        "body": "Don't run this: it sleeps.",
+    }
     assert threads["output"]["cellId"] == ids[18] and threads["output"]["anchor"]["outputIndex"] == 0
     assert threads["output"]["messages"][0]["body"] == "Is stdout right?"
 
@@ -192,7 +198,11 @@ def test_the_agent_reads_what_the_person_wrote_and_the_panel_shows_the_agent(pag
     expect(cell(page, 5).locator(".webmcp-bridge-badge-comments")).to_have_text("💬 1")
 
     # the agent edits a cell: the agent-at-work ring shows on it, then goes; Activity says who did what
-    call(page, "jupyter_update_cell", {"cellId": ids[4], "source": "a = 11", "expectedSourceHash": cells[4]["sourceHash"]})
+    call(
+        page,
+        "jupyter_update_cell",
+        {"cellId": ids[4], "source": "a = 11", "expectedSourceHash": cells[4]["sourceHash"]},
+    )
     expect(cell(page, 4)).to_have_class(re.compile(r"\bwebmcp-bridge-cell-working\b"))
     expect(cell(page, 4)).not_to_have_class(re.compile(r"\bwebmcp-bridge-cell-working\b"), timeout=10_000)
     activity = section(page, "activity").locator(".webmcp-bridge-activity-row")
@@ -220,41 +230,107 @@ def hostile_notebook() -> dict:
     """Sources, outputs, cell metadata and review threads holding the payloads, as a file on disk would."""
     code0 = f"x = 1  # {P[0]}\ny = '{P[1]}'"
     cells = [
-        {"cell_type": "code", "id": "c0", "metadata": {"webmcp_bridge": {"access": "read"}}, "source": code0,
-         "outputs": [], "execution_count": None},
-        {"cell_type": "code", "id": "c1", "metadata": {"webmcp_bridge": {"access": P[0]}}, "source": P[2],
-         "outputs": [{"output_type": "stream", "name": "stdout", "text": P[0] + P[1]},
-                     {"output_type": "display_data", "metadata": {}, "data": {"text/html": P[0] + P[4], "text/plain": P[5]}}],
-         "execution_count": 3},
+        {
+            "cell_type": "code",
+            "id": "c0",
+            "metadata": {"webmcp_bridge": {"access": "read"}},
+            "source": code0,
+            "outputs": [],
+            "execution_count": None,
+        },
+        {
+            "cell_type": "code",
+            "id": "c1",
+            "metadata": {"webmcp_bridge": {"access": P[0]}},
+            "source": P[2],
+            "outputs": [
+                {"output_type": "stream", "name": "stdout", "text": P[0] + P[1]},
+                {"output_type": "display_data", "metadata": {}, "data": {"text/html": P[0] + P[4], "text/plain": P[5]}},
+            ],
+            "execution_count": 3,
+        },
         {"cell_type": "markdown", "id": "c2", "metadata": {}, "source": P[3] + "\n\n" + P[4]},
         {"cell_type": "raw", "id": "c3", "metadata": {"webmcp_bridge": {"access": "none"}}, "source": P[5]},
         {"cell_type": "code", "id": "c4", "metadata": {}, "source": "z = 2", "outputs": [], "execution_count": None},
     ]
     message = lambda author, body: {"author": author, "body": body, "time": T0}  # noqa: E731
     threads = [
-        {"id": "t1", "status": "open", "anchor": {"kind": "cell", "cellId": "c0"},
-         "messages": [message("agent", P[0] + P[1]), message("person", P[2])], "createdAt": T0, "updatedAt": T0},
-        {"id": "t2", "status": "resolved", "anchor": {"kind": "range", "cellId": "c0", "quote": P[1], "prefix": "", "suffix": "",
-                                                       "selection": {"start": {"line": 1, "column": 5}, "end": {"line": 1, "column": 5 + len(P[1])}}},
-         "messages": [message("person", P[3])], "createdAt": T0, "updatedAt": T0, "resolvedAt": T0, "resolvedBy": "person"},
-        {"id": "t3", "status": "open", "anchor": {"kind": "output", "cellId": "c1", "outputIndex": 1, "fingerprint": "0" * 16,
-                                                   "outputType": P[0], "mimeTypes": [P[1]]},
-         "messages": [message("agent", P[4]), message(P[0], P[5])], "createdAt": T0, "updatedAt": T0},
-        {"id": "t4", "status": "open", "anchor": {"kind": "range", "cellId": "c4", "quote": P[5], "prefix": P[0], "suffix": P[1],
-                                                   "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 3}}},
-         "messages": [message("person", P[5])], "createdAt": T0, "updatedAt": T0},
+        {
+            "id": "t1",
+            "status": "open",
+            "anchor": {"kind": "cell", "cellId": "c0"},
+            "messages": [message("agent", P[0] + P[1]), message("person", P[2])],
+            "createdAt": T0,
+            "updatedAt": T0,
+        },
+        {
+            "id": "t2",
+            "status": "resolved",
+            "anchor": {
+                "kind": "range",
+                "cellId": "c0",
+                "quote": P[1],
+                "prefix": "",
+                "suffix": "",
+                "selection": {"start": {"line": 1, "column": 5}, "end": {"line": 1, "column": 5 + len(P[1])}},
+            },
+            "messages": [message("person", P[3])],
+            "createdAt": T0,
+            "updatedAt": T0,
+            "resolvedAt": T0,
+            "resolvedBy": "person",
+        },
+        {
+            "id": "t3",
+            "status": "open",
+            "anchor": {
+                "kind": "output",
+                "cellId": "c1",
+                "outputIndex": 1,
+                "fingerprint": "0" * 16,
+                "outputType": P[0],
+                "mimeTypes": [P[1]],
+            },
+            "messages": [message("agent", P[4]), message(P[0], P[5])],
+            "createdAt": T0,
+            "updatedAt": T0,
+        },
+        {
+            "id": "t4",
+            "status": "open",
+            "anchor": {
+                "kind": "range",
+                "cellId": "c4",
+                "quote": P[5],
+                "prefix": P[0],
+                "suffix": P[1],
+                "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 3}},
+            },
+            "messages": [message("person", P[5])],
+            "createdAt": T0,
+            "updatedAt": T0,
+        },
         {"id": P[0], "status": P[1], "anchor": {"kind": P[2], "cellId": "c0"}, "messages": [message("agent", P[3])]},
     ]
-    return {"cells": cells, "metadata": {"title": P[1], "webmcp_bridge": {"schemaVersion": 1, "threads": threads},
-                                         "kernelspec": {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
+    return {
+        "cells": cells,
+        "metadata": {
+            "title": P[1],
+            "webmcp_bridge": {"schemaVersion": 1, "threads": threads},
+            "kernelspec": {"name": "python", "display_name": "Python (Pyodide)", "language": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 def upload(page: Page, name: str, content: dict) -> None:
     """Upload a notebook through the file browser's Upload button."""
     with page.expect_file_chooser() as chooser:
         page.locator(".jp-FileBrowser-toolbar .jp-id-upload jp-button").click()
-    chooser.value.set_files({"name": name, "mimeType": "application/x-ipynb+json", "buffer": json.dumps(content).encode()})
+    chooser.value.set_files(
+        {"name": name, "mimeType": "application/x-ipynb+json", "buffer": json.dumps(content).encode()}
+    )
     expect(page.locator(".jp-DirListing-item", has_text=name)).to_have_count(1)
 
 
@@ -275,7 +351,9 @@ INJECTED = """() => {
 def assert_nothing_injected(page: Page) -> dict:
     found = page.evaluate(INJECTED)
     assert found["xss"] is None, found
-    assert found["tags"] == [] and found["handlers"] == [] and found["pageHandlers"] == [] and found["scripts"] == 0, found
+    assert found["tags"] == [] and found["handlers"] == [] and found["pageHandlers"] == [] and found["scripts"] == 0, (
+        found
+    )
     return found
 
 
@@ -309,9 +387,21 @@ def test_payloads_in_sources_outputs_and_comments_are_shown_as_text(page, page_l
     assert "c1" not in ids and "c3" not in ids  # hidden: "none"
     call(page, "jupyter_create_comment", {"cellId": "c0", "body": P[0] + P[4], "quote": P[1]})
     created = call(page, "jupyter_create_comment", {"cellId": "c4", "body": P[2]})
-    call(page, "jupyter_reply_comment", {"threadId": created["thread"]["id"] if "thread" in created else created["id"], "body": P[3]})
-    inserted = call(page, "jupyter_insert_cell", {"referenceCellId": "c4", "position": "below", "cellType": "code", "source": P[0] + "\n" + P[1]})
-    call(page, "jupyter_insert_cell", {"referenceCellId": "c4", "position": "below", "cellType": "markdown", "source": P[4] + P[5]})
+    call(
+        page,
+        "jupyter_reply_comment",
+        {"threadId": created["thread"]["id"] if "thread" in created else created["id"], "body": P[3]},
+    )
+    inserted = call(
+        page,
+        "jupyter_insert_cell",
+        {"referenceCellId": "c4", "position": "below", "cellType": "code", "source": P[0] + "\n" + P[1]},
+    )
+    call(
+        page,
+        "jupyter_insert_cell",
+        {"referenceCellId": "c4", "position": "below", "cellType": "markdown", "source": P[4] + P[5]},
+    )
 
     # what the person writes through the UI
     context_menu(page, 4, "Comment on cell")
@@ -323,7 +413,9 @@ def test_payloads_in_sources_outputs_and_comments_are_shown_as_text(page, page_l
     context_menu(page, 5, "Cycle agent access")
     choose_filter(page, "cell")
     expect(cell(page, 5).locator(".webmcp-bridge-badge-lock")).to_have_text("🔒 read")
-    expect(section(page, "activity").locator(".webmcp-bridge-activity-row").filter(has_text="jupyter_insert_cell").first).to_be_visible()
+    expect(
+        section(page, "activity").locator(".webmcp-bridge-activity-row").filter(has_text="jupyter_insert_cell").first
+    ).to_be_visible()
     choose_filter(page, "all")
     expect(comments).to_contain_text(P[1] + P[3])
     page.wait_for_timeout(500)  # one more debounced render of every section
@@ -341,13 +433,19 @@ def test_activity_shows_a_run_as_ran_and_a_clear_as_cleared(page, page_log, site
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     open_panel(page)
     only = call(page, "jupyter_get_cells")["cells"][0]
-    call(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print('hello')", "expectedSourceHash": only["sourceHash"]})
+    call(
+        page,
+        "jupyter_update_cell",
+        {"cellId": only["id"], "source": "print('hello')", "expectedSourceHash": only["sourceHash"]},
+    )
     ran = call(page, "jupyter_run_cells", {"cellIds": [only["id"]]})["results"][0]
     assert ran["status"] == "ok", ran
     rows = section(page, "activity").locator(".webmcp-bridge-activity-row")
     expect(rows.filter(has_text="ran").first).to_contain_text(re.compile(r"agent\s*ran\s*cell 1$"))
     expect(rows.filter(has_text="cleared outputs")).to_have_count(0)  # the run's own output changes are the run
     call(page, "jupyter_clear_outputs", {"cellIds": [only["id"]]})
-    expect(rows.filter(has_text="cleared outputs").first).to_contain_text(re.compile(r"agent\s*cleared outputs of\s*cell 1$"))
+    expect(rows.filter(has_text="cleared outputs").first).to_contain_text(
+        re.compile(r"agent\s*cleared outputs of\s*cell 1$")
+    )
     expect(rows.filter(has_text="ran")).to_have_count(1)
     assert page_log.own_page_errors() == []

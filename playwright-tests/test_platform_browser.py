@@ -38,7 +38,9 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
     assert status["outputSchema"] == {"state": "dropped"}  # Chromium 156 registers the tools but keeps no outputSchema
 
     # the discovery tool turns the notebooks and access toolsets on: registered at once, the page's toolchange fires
-    page.evaluate("() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }")
+    page.evaluate(
+        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }"
+    )
     turned = ok(page, "jupyter_toolsets", {"enable": ["notebooks", "access"]})
     wanted = toolset_tools("review", "toolsets", "notebooks", "access")
     assert turned["changed"] == ["notebooks", "access"] and turned["registeredToolCount"] == len(wanted)
@@ -51,7 +53,9 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
     listed = printed["outputs"][0]
     assert listed["uri"] == f"{printed['uri']}/outputs/0" and listed["mimeType"] == "text/plain"
     by_uri = ok(page, "jupyter_get_output", {"uri": listed["uri"]})
-    assert by_uri["text"] == "10\n" and by_uri == ok(page, "jupyter_get_output", {"cellId": printed["id"], "outputIndex": 0})
+    assert by_uri["text"] == "10\n" and by_uri == ok(
+        page, "jupyter_get_output", {"cellId": printed["id"], "outputIndex": 0}
+    )
     bad, result = call(page, "jupyter_get_output", {"uri": "notebook://../x.ipynb/cells/c/outputs/0"})
     assert result["isError"] is True and bad["error"] == "INVALID_ARGUMENT"
 
@@ -62,8 +66,10 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
     editor = page.locator(".jp-Notebook .jp-Cell").nth(target["index"]).locator(".cm-content")
     editor.click()
     page.keyboard.press("End")
-    page.evaluate("el => { window.keyTimes = []; el.addEventListener('keydown', () => window.keyTimes.push(performance.now())); }",
-                  editor.element_handle())
+    page.evaluate(
+        "el => { window.keyTimes = []; el.addEventListener('keydown', () => window.keyTimes.push(performance.now())); }",
+        editor.element_handle(),
+    )
     typed = " + 5  # typed"
     seen = []
     for _ in range(5):
@@ -80,10 +86,17 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
         seen.append((round(max(gaps)), [(c["actor"], c["count"]) for c in payload["changes"]]))
         first = payload["changes"][0]
         assert (first["actor"], first["kind"], first["cellId"]) == ("person", "edit", target["id"]), payload
-        if len(times) == len(typed) and max(gaps) < 250 and times[-1] - times[0] < 2000:  # one burst, as the page saw it
+        if (
+            len(times) == len(typed) and max(gaps) < 250 and times[-1] - times[0] < 2000
+        ):  # one burst, as the page saw it
             # one change (its count is the entry's: every key of this typing, and of earlier ones within 10 s)
-            assert len(payload["changes"]) == 1 and first["count"] >= len(typed) and "typing" not in first, (payload, gaps)
-            assert page.evaluate("() => window.pendingCallDone") >= typing_ended  # told after the typing, not on a keystroke
+            assert len(payload["changes"]) == 1 and first["count"] >= len(typed) and "typing" not in first, (
+                payload,
+                gaps,
+            )
+            assert (
+                page.evaluate("() => window.pendingCallDone") >= typing_ended
+            )  # told after the typing, not on a keystroke
             again = ok(page, "jupyter_get_changes", {"since": payload["seq"], "wait": 1})
             assert again["changes"] == [], again  # told once
             break

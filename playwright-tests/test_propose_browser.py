@@ -25,16 +25,21 @@ PANEL_JS = "path => [...window.jupyterapp.shell.widgets('main')].find(w => w.con
 
 def start_call(page: Page, key: str, name: str, args: dict) -> None:
     """Start a tool call as the agent without waiting for its result (kept as window.__calls[key])."""
-    page.evaluate("""async ([key, name, args]) => {
+    page.evaluate(
+        """async ([key, name, args]) => {
         const tool = (await document.modelContext.getTools()).find(t => t.name === name);
         window.__calls = window.__calls || {};
         window.__calls[key] = document.modelContext.executeTool(tool, args);
-    }""", [key, name, args])
+    }""",
+        [key, name, args],
+    )
 
 
 def finish_call(page: Page, key: str, timeout: float = 60_000) -> tuple[dict, dict]:
     """Await a started call; collect it with jupyter_wait_for_result while it is pending. Returns (payload, result)."""
-    result = page.evaluate("async key => { const r = await window.__calls[key]; return typeof r === 'string' ? JSON.parse(r) : r; }", key)
+    result = page.evaluate(
+        "async key => { const r = await window.__calls[key]; return typeof r === 'string' ? JSON.parse(r) : r; }", key
+    )
     payload = json.loads(result["content"][0]["text"])
     assert payload == result["structuredContent"]
     while payload.get("status") == "pending":
@@ -44,14 +49,19 @@ def finish_call(page: Page, key: str, timeout: float = 60_000) -> tuple[dict, di
 
 def sources(page: Page, path: str = NOTEBOOK) -> list[tuple[str, str]]:
     """(id, source) of every cell of the live model: what the person's notebook holds right now."""
-    return page.evaluate(f"path => [...({PANEL_JS})(path).content.model.sharedModel.cells].map(c => [c.id, c.getSource()])", path)
+    return page.evaluate(
+        f"path => [...({PANEL_JS})(path).content.model.sharedModel.cells].map(c => [c.id, c.getSource()])", path
+    )
 
 
 def set_source_as_person(page: Page, cell_id: str, text: str, path: str = NOTEBOOK) -> None:
-    page.evaluate(f"""([path, id, text]) => {{
+    page.evaluate(
+        f"""([path, id, text]) => {{
         const cell = [...({PANEL_JS})(path).content.model.sharedModel.cells].find(c => c.id === id);
         cell.setSource(text);
-    }}""", [path, cell_id, text])
+    }}""",
+        [path, cell_id, text],
+    )
 
 
 def box_for(page: Page, **attrs: str):
@@ -66,18 +76,22 @@ def box_for(page: Page, **attrs: str):
 def diff_of(box) -> list[tuple[str, str]]:
     """(kind, text) of each line of a box's diff or code: kind add / del / ctx."""
     lines = box.locator(".webmcp-bridge-diff-line").evaluate_all(
-        "nodes => nodes.map(n => [['add', 'del', 'ctx'].filter(k => n.classList.contains('webmcp-bridge-diff-' + k)), n.textContent])")
+        "nodes => nodes.map(n => [['add', 'del', 'ctx'].filter(k => n.classList.contains('webmcp-bridge-diff-' + k)), n.textContent])"
+    )
     assert all(len(kinds) == 1 for kinds, _ in lines), lines  # exactly one of the three classes each
     return [(kinds[0], text) for kinds, text in lines]
 
 
 def box_cell_id(box) -> str | None:
     """The id of the cell whose node holds the box (None: not inside a cell), read from the live widgets."""
-    return box.evaluate(f"""(node, path) => {{
+    return box.evaluate(
+        f"""(node, path) => {{
         const panel = ({PANEL_JS})(path);
         const cell = panel.content.widgets.find(w => w.node.contains(node));
         return cell ? cell.model.id : null;
-    }}""", NOTEBOOK)
+    }}""",
+        NOTEBOOK,
+    )
 
 
 def status_text(page: Page) -> str:
@@ -125,7 +139,9 @@ def test_the_switch_is_in_the_agent_panel_too(page, page_log, site_url):
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').textContent.endsWith('· Propose')")
     assert ok(page, "jupyter_get_context")["mode"] == "propose"
     page.evaluate("c => window.jupyterapp.commands.execute(c)", COMMAND)  # the palette command: the panel follows
-    page.wait_for_function("s => document.querySelector(s).value === 'direct'", arg=f'{PANEL} select[data-action="mode"]')
+    page.wait_for_function(
+        "s => document.querySelector(s).value === 'direct'", arg=f'{PANEL} select[data-action="mode"]'
+    )
     assert ok(page, "jupyter_get_context")["mode"] == "direct"
     assert_clean(page_log, site_url)
 
@@ -140,7 +156,12 @@ def test_update_insert_delete_and_run_wait_for_accept_or_deny(page, page_log, si
     # update: held with its diff under the cell; nothing changes until the person's Accept
     before = sources(page)
     revision = ok(page, "jupyter_get_context")["notebook"]["revision"]
-    start_call(page, "update", "jupyter_update_cell", {"cellId": target["id"], "source": "a = 4\nb = 5", "expectedSourceHash": target["sourceHash"]})
+    start_call(
+        page,
+        "update",
+        "jupyter_update_cell",
+        {"cellId": target["id"], "source": "a = 4\nb = 5", "expectedSourceHash": target["sourceHash"]},
+    )
     box = box_for(page, tool="jupyter_update_cell")
     assert box.get_attribute("data-cell-id") == target["id"] and box_cell_id(box) == target["id"]
     assert diff_of(box) == [("del", "- a = 3"), ("add", "+ a = 4"), ("add", "+ b = 5")]
@@ -148,7 +169,9 @@ def test_update_insert_delete_and_run_wait_for_accept_or_deny(page, page_log, si
     assert "1 waiting" in status_text(page)
     page.wait_for_timeout(500)
     assert sources(page) == before
-    assert ok(page, "jupyter_get_cells", {"cellIds": [target["id"]]})["cells"][0]["source"] == "a = 3"  # reads are not held
+    assert (
+        ok(page, "jupyter_get_cells", {"cellIds": [target["id"]]})["cells"][0]["source"] == "a = 3"
+    )  # reads are not held
     assert ok(page, "jupyter_get_context")["notebook"]["revision"] == revision
     box.locator(".webmcp-bridge-proposal-accept").click()
     payload, result = finish_call(page, "update")
@@ -168,11 +191,17 @@ def test_update_insert_delete_and_run_wait_for_accept_or_deny(page, page_log, si
     box.locator(".webmcp-bridge-proposal-deny").click()
     payload, result = finish_call(page, "insert")
     assert result["isError"] is False
-    assert payload["status"] == "denied" and payload["reason"] == "no prints at the end, please" and payload["tool"] == "jupyter_insert_cell"
+    assert (
+        payload["status"] == "denied"
+        and payload["reason"] == "no prints at the end, please"
+        and payload["tool"] == "jupyter_insert_cell"
+    )
     assert len(sources(page)) == count and page.locator(BOX).count() == 0
 
     # delete: every line of the cell shown as removed; applied on Accept
-    start_call(page, "delete", "jupyter_delete_cell", {"cellId": heading["id"], "expectedSourceHash": heading["sourceHash"]})
+    start_call(
+        page, "delete", "jupyter_delete_cell", {"cellId": heading["id"], "expectedSourceHash": heading["sourceHash"]}
+    )
     box = box_for(page, tool="jupyter_delete_cell")
     assert box_cell_id(box) == heading["id"]
     assert diff_of(box) == [("del", f"- {line}") for line in heading["source"].splitlines()]
@@ -210,7 +239,12 @@ def test_a_stale_accept_is_refused_and_the_persons_text_kept(page, page_log, sit
     cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 6})["cells"]
     target, other = cells[3], cells[4]
     turn_propose_on(page)
-    start_call(page, "update", "jupyter_update_cell", {"cellId": target["id"], "source": "a = 100", "expectedSourceHash": target["sourceHash"]})
+    start_call(
+        page,
+        "update",
+        "jupyter_update_cell",
+        {"cellId": target["id"], "source": "a = 100", "expectedSourceHash": target["sourceHash"]},
+    )
     box = box_for(page, cell_id=target["id"])
 
     # one proposal per cell: a second change to the same cell is refused at once
@@ -229,12 +263,17 @@ def test_a_stale_accept_is_refused_and_the_persons_text_kept(page, page_log, sit
     assert page.locator(BOX).count() == 0
 
     # the person deletes the cell a proposal waits on: denied for them, the box goes
-    start_call(page, "delete", "jupyter_delete_cell", {"cellId": other["id"], "expectedSourceHash": other["sourceHash"]})
+    start_call(
+        page, "delete", "jupyter_delete_cell", {"cellId": other["id"], "expectedSourceHash": other["sourceHash"]}
+    )
     box_for(page, cell_id=other["id"])
-    page.evaluate(f"""([path, id]) => {{
+    page.evaluate(
+        f"""([path, id]) => {{
         const shared = ({PANEL_JS})(path).content.model.sharedModel;
         shared.deleteCell([...shared.cells].findIndex(c => c.id === id));
-    }}""", [NOTEBOOK, other["id"]])
+    }}""",
+        [NOTEBOOK, other["id"]],
+    )
     payload, result = finish_call(page, "delete")
     assert result["isError"] is False and payload["status"] == "denied" and payload["reason"] == "the cell was deleted"
     assert page.locator(BOX).count() == 0 and "waiting" not in status_text(page)
@@ -249,16 +288,23 @@ def test_the_box_follows_its_cell_when_jupyterlab_renders_it_again(page, page_lo
     box = box_for(page, cell_id=target["id"])
     assert diff_of(box) == [("del", "- a = 3"), ("add", "+ a = 33")]
     # the person moves the cell up: JupyterLab builds a new widget (and node) for it
-    page.evaluate(f"""([path, id]) => {{
+    page.evaluate(
+        f"""([path, id]) => {{
         const nb = ({PANEL_JS})(path).content;
         nb.activeCellIndex = nb.widgets.findIndex(w => w.model.id === id);
         return window.jupyterapp.commands.execute('notebook:move-cell-up');
-    }}""", [NOTEBOOK, target["id"]])
-    page.wait_for_function(f"""([path, id]) => {{
+    }}""",
+        [NOTEBOOK, target["id"]],
+    )
+    page.wait_for_function(
+        f"""([path, id]) => {{
         const nb = ({PANEL_JS})(path).content;
         const cell = nb.widgets.find(w => w.model.id === id);
         return nb.widgets.indexOf(cell) === 2 && cell.node.querySelectorAll('.webmcp-bridge-proposal').length === 1;
-    }}""", arg=[NOTEBOOK, target["id"]], timeout=5_000)
+    }}""",
+        arg=[NOTEBOOK, target["id"]],
+        timeout=5_000,
+    )
     assert page.locator(BOX).count() == 1 and box_cell_id(page.locator(BOX)) == target["id"]
     page.locator(BOX).locator(".webmcp-bridge-proposal-accept").click()
     payload, result = finish_call(page, "edit")
@@ -287,17 +333,32 @@ def set_setting(page: Page, key: str, value) -> dict:
 def test_settings_change_the_timeout_the_cap_the_tools_and_the_start_up_mode(page, page_log, site_url):
     status = open_notebook(page, site_url, NOTEBOOK)
     tools = status["tools"]
-    assert page.evaluate(SETTINGS_JS) == {"executionTimeout": 20, "resultBytes": 51200, "disabledTools": [], "defaultMode": "direct",
-                                         "runTimeout": 120, "toolsets": None, "contributions": []}
+    assert page.evaluate(SETTINGS_JS) == {
+        "executionTimeout": 20,
+        "resultBytes": 51200,
+        "disabledTools": [],
+        "defaultMode": "direct",
+        "runTimeout": 120,
+        "toolsets": None,
+        "contributions": [],
+    }
     target = ok(page, "jupyter_get_cells", {"startIndex": 3, "endIndex": 4})["cells"][0]
 
     # executionTimeout: a call waiting for the person returns pending after 2 s instead of 20
     set_setting(page, "executionTimeout", 2)
     turn_propose_on(page)
     started = time.monotonic()
-    payload, result = call(page, "jupyter_update_cell", {"cellId": target["id"], "source": "a = 5", "expectedSourceHash": target["sourceHash"]})
-    assert payload["status"] == "pending" and payload["tool"] == "jupyter_update_cell" and time.monotonic() - started < 10
-    assert [p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"] if p["status"] == "running"] == [payload["pendingId"]]
+    payload, result = call(
+        page,
+        "jupyter_update_cell",
+        {"cellId": target["id"], "source": "a = 5", "expectedSourceHash": target["sourceHash"]},
+    )
+    assert (
+        payload["status"] == "pending" and payload["tool"] == "jupyter_update_cell" and time.monotonic() - started < 10
+    )
+    assert [p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"] if p["status"] == "running"] == [
+        payload["pendingId"]
+    ]
     box_for(page, cell_id=target["id"]).locator(".webmcp-bridge-proposal-accept").click()
     final = ok(page, "jupyter_wait_for_result", {"pendingId": payload["pendingId"]})
     assert final["cell"]["id"] == target["id"] and dict(sources(page))[target["id"]] == "a = 5"

@@ -104,8 +104,19 @@ class FuzzContext:
     def choose_notebook(self) -> None:
         rng = self.rng
         self.cell = None
-        garbage = ["missing.ipynb", "../outside.ipynb", "/abs.ipynb", "a:b.ipynb", "x\\y.ipynb", "ok.txt",
-                   "\u202eevil.ipynb", "nul\x00.ipynb", "dir/../pytudes-euler.ipynb", "😀.ipynb", ""]
+        garbage = [
+            "missing.ipynb",
+            "../outside.ipynb",
+            "/abs.ipynb",
+            "a:b.ipynb",
+            "x\\y.ipynb",
+            "ok.txt",
+            "\u202eevil.ipynb",
+            "nul\x00.ipynb",
+            "dir/../pytudes-euler.ipynb",
+            "😀.ipynb",
+            "",
+        ]
         if self.writes:
             choice = SCRATCH if rng.random() < 0.85 else None
             self.path_arg = choice if choice else rng.choice(garbage)
@@ -135,7 +146,11 @@ class FuzzContext:
         if name == "wait":  # jupyter_get_changes: a valid wait of up to 15 s each would make the run crawl
             return rng.choice([0, 0, 0.1, SKIP])
         if name in ("enable", "disable"):  # jupyter_toolsets: never turn off a toolset a later tool of the run needs
-            return rng.choice([["review"], ["no-such-toolset"], [], SKIP]) if name == "enable" else rng.choice([["no-such-toolset"], [], SKIP])
+            return (
+                rng.choice([["review"], ["no-such-toolset"], [], SKIP])
+                if name == "enable"
+                else rng.choice([["no-such-toolset"], [], SKIP])
+            )
         if name == "code":  # jupyter_run_code: harmless code (random text is only a SyntaxError anyway)
             return rng.choice([f"x = {rng.randint(0, 99)}", "print('fuzz')", SKIP])
         if name in ("cellId", "referenceCellId"):
@@ -160,7 +175,7 @@ class FuzzContext:
                 if tokens and rng.random() < 0.8:
                     return rng.choice(tokens)
                 start = rng.randrange(len(source))
-                return source[start:start + rng.randint(1, 6)]
+                return source[start : start + rng.randint(1, 6)]
             return SKIP
         if name == "newText":
             return self.token() if rng.random() < 0.7 else SKIP
@@ -174,8 +189,23 @@ class FuzzContext:
             if self.fresh_left > 0 and rng.random() < 0.05:
                 self.fresh_left -= 1
                 return f"fuzz-fresh-{self.fresh_left}"
-            return rng.choice([TARGET, OTHER, SCRATCH, "pytudes-euler", ".hidden", "a/../b", "x:y", "bad\\name",
-                               "con\x00trol", "\u202eevil", "dir/inner", "   ", "😀"])
+            return rng.choice(
+                [
+                    TARGET,
+                    OTHER,
+                    SCRATCH,
+                    "pytudes-euler",
+                    ".hidden",
+                    "a/../b",
+                    "x:y",
+                    "bad\\name",
+                    "con\x00trol",
+                    "\u202eevil",
+                    "dir/inner",
+                    "   ",
+                    "😀",
+                ]
+            )
         if name == "directory":
             return rng.choice(["", "", "nope", "../up", "/abs", "a:b"])
         if name == "kernel":
@@ -202,8 +232,13 @@ def unchanged(before: dict, after: dict) -> bool:
     """
     if before == after:
         return True
-    return (before.get("cells") == after.get("cells") and before.get("dirty") is True and after.get("dirty") is False
-            and isinstance(before.get("revision"), int) and after.get("revision") == before["revision"] + 1)
+    return (
+        before.get("cells") == after.get("cells")
+        and before.get("dirty") is True
+        and after.get("dirty") is False
+        and isinstance(before.get("revision"), int)
+        and after.get("revision") == before["revision"] + 1
+    )
 
 
 def schema_of(tool: dict) -> dict:
@@ -218,8 +253,13 @@ def check_result(name: str, args, kind: str, one: dict, problems: list[str]) -> 
         problems.append(f"THROWN {where}: {one['thrown'][:500]}")
         return None
     result = one["result"]
-    if not (isinstance(result, dict) and isinstance(result.get("content"), list) and result["content"]
-            and result["content"][0].get("type") == "text" and isinstance(result.get("isError"), bool)):
+    if not (
+        isinstance(result, dict)
+        and isinstance(result.get("content"), list)
+        and result["content"]
+        and result["content"][0].get("type") == "text"
+        and isinstance(result.get("isError"), bool)
+    ):
         problems.append(f"BAD ENVELOPE {where}: {json.dumps(result)[:500]}")
         return None
     text = result["content"][0]["text"]
@@ -278,9 +318,17 @@ def test_schema_fuzzing_every_tool(page, page_log, site_url):
     first = ok(page, "jupyter_get_cells", {"notebookPath": SCRATCH})["cells"]
     for i in range(6):
         source = f"print('scratch {i}')  # tok{1000 + i}x" if i % 3 else f"Some *markdown* tok{2000 + i}x"
-        ok(page, "jupyter_insert_cell", {"notebookPath": SCRATCH, "source": source, "cellType": "code" if i % 3 else "markdown"})
+        ok(
+            page,
+            "jupyter_insert_cell",
+            {"notebookPath": SCRATCH, "source": source, "cellType": "code" if i % 3 else "markdown"},
+        )
     if first:
-        ok(page, "jupyter_delete_cell", {"notebookPath": SCRATCH, "cellId": first[0]["id"], "expectedSourceHash": first[0]["sourceHash"]})
+        ok(
+            page,
+            "jupyter_delete_cell",
+            {"notebookPath": SCRATCH, "cellId": first[0]["id"], "expectedSourceHash": first[0]["sourceHash"]},
+        )
     notebooks = {p: Notebook(p) for p in (TARGET, OTHER, SCRATCH)}
     settle(page, list(notebooks))
     for path in notebooks:  # saved, so autosave leaves them alone
@@ -319,8 +367,11 @@ def test_schema_fuzzing_every_tool(page, page_log, site_url):
 
         # The first calls of each tool go through Playwright's agent path (page.webmcp.call_tool), the rest in batches.
         via_playwright = [c for c in calls if c[1] == "invalid"][:8]
+
         def snapshot():
-            return page.evaluate(RUN_BATCH, {"calls": [], "watch": list(notebooks), "perCall": None, "restore": None})["before"]
+            return page.evaluate(RUN_BATCH, {"calls": [], "watch": list(notebooks), "perCall": None, "restore": None})[
+                "before"
+            ]
 
         before = snapshot()
         for args, kind in via_playwright:
@@ -332,16 +383,20 @@ def test_schema_fuzzing_every_tool(page, page_log, site_url):
         after = snapshot()
         assert all(unchanged(before[p], after[p]) for p in before), f"{name}: refused calls changed a notebook"
 
-
         size = 50 if read_only else 20
         for start in range(0, len(calls), size):
-            chunk = calls[start:start + size]
+            chunk = calls[start : start + size]
             writes_here = not read_only and any(k == "valid" for _, k in chunk)
             watch = [TARGET, OTHER] if writes_here else list(notebooks)
-            batch = page.evaluate(RUN_BATCH, {
-                "calls": [[name, args] for args, _ in chunk], "watch": watch,
-                "perCall": SCRATCH if writes_here else None, "restore": None if read_only else TARGET,
-            })
+            batch = page.evaluate(
+                RUN_BATCH,
+                {
+                    "calls": [[name, args] for args, _ in chunk],
+                    "watch": watch,
+                    "perCall": SCRATCH if writes_here else None,
+                    "restore": None if read_only else TARGET,
+                },
+            )
             for (args, kind), one in zip(chunk, batch["results"], strict=True):
                 payload = check_result(name, args, kind, one, problems)
                 failed = (one.get("result") or {}).get("isError", True)
@@ -349,17 +404,24 @@ def test_schema_fuzzing_every_tool(page, page_log, site_url):
                     problems.append(f"A FAILED CALL CHANGED {SCRATCH}: {name} {json.dumps(args)[:300]} -> {payload}")
             for path in watch:
                 if not unchanged(batch["before"][path], batch["after"][path]):
-                    problems.append(f"{name}: calls {start}..{start + len(chunk)} changed {path} "
-                                    f"(revision {batch['before'][path].get('revision')} -> {batch['after'][path].get('revision')})")
+                    problems.append(
+                        f"{name}: calls {start}..{start + len(chunk)} changed {path} "
+                        f"(revision {batch['before'][path].get('revision')} -> {batch['after'][path].get('revision')})"
+                    )
             if writes_here:
                 refresh(page, {SCRATCH: notebooks[SCRATCH]})
                 if len(notebooks[SCRATCH].cells) < 3:
                     ok(page, "jupyter_insert_cell", {"notebookPath": SCRATCH, "source": f"print(1)  # {ctx.token()}"})
                     refresh(page, {SCRATCH: notebooks[SCRATCH]})
-        print(f"{name}: {counts[name]} in {time.monotonic() - tool_started:.1f} s, {len(problems)} problems so far", flush=True)
+        print(
+            f"{name}: {counts[name]} in {time.monotonic() - tool_started:.1f} s, {len(problems)} problems so far",
+            flush=True,
+        )
 
-    print(f"\nfuzz calls per tool: {json.dumps(counts)}; total {sum(c['valid'] + c['invalid'] for c in counts.values())} "
-          f"in {time.monotonic() - started:.0f} s")
+    print(
+        f"\nfuzz calls per tool: {json.dumps(counts)}; total {sum(c['valid'] + c['invalid'] for c in counts.values())} "
+        f"in {time.monotonic() - started:.0f} s"
+    )
     assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems[:40])
     assert ok(page, "jupyter_get_context")["notebook"]["path"] == TARGET
     assert page_log.own_page_errors() == []
@@ -374,10 +436,16 @@ def test_a_person_typing_and_the_agent_writing_never_lose_the_persons_edit(page,
     started = time.monotonic()
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     only = ok(page, "jupyter_get_cells")["cells"][0]
-    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "agent = 'AGENT0'", "expectedSourceHash": only["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": only["id"], "source": "agent = 'AGENT0'", "expectedSourceHash": only["sourceHash"]},
+    )
     cell_id = only["id"]
     editor = page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".cm-content")
-    page.wait_for_function("() => document.querySelector('.jp-Notebook .jp-Cell .cm-content').textContent.includes('AGENT0')")
+    page.wait_for_function(
+        "() => document.querySelector('.jp-Notebook .jp-Cell .cm-content').textContent.includes('AGENT0')"
+    )
 
     stale_refused = fresh_written = 0
     for round_number in range(1, ROUNDS + 1):
@@ -390,20 +458,34 @@ def test_a_person_typing_and_the_agent_writing_never_lose_the_persons_edit(page,
         editor.click()
         page.keyboard.press("Control+End")
         page.keyboard.type(f"  # {marker}")
-        page.wait_for_function("m => document.querySelector('.jp-Notebook .jp-Cell .cm-content').textContent.includes(m)",
-                               arg=marker, timeout=60_000)
+        page.wait_for_function(
+            "m => document.querySelector('.jp-Notebook .jp-Cell .cm-content').textContent.includes(m)",
+            arg=marker,
+            timeout=60_000,
+        )
 
         # The agent writes with the hash it read before the person typed: refused, nothing written.
-        refused = error(page, "jupyter_update_cell", {"cellId": cell_id, "source": f"agent = 'LOST{round_number}'",
-                                                      "expectedSourceHash": read["sourceHash"]})
+        refused = error(
+            page,
+            "jupyter_update_cell",
+            {"cellId": cell_id, "source": f"agent = 'LOST{round_number}'", "expectedSourceHash": read["sourceHash"]},
+        )
         assert refused["error"] == "STALE_CELL", refused
         stale_refused += 1
 
         # The agent reads again and replaces only its own token with the fresh hash: it lands, the note stays.
         fresh = ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
         assert fresh["sourceHash"] == refused["currentSourceHash"] and marker in fresh["source"]
-        edited = ok(page, "jupyter_edit_cell_source", {"cellId": cell_id, "oldText": agent_token,
-                                                       "newText": f"AGENT{round_number}", "expectedSourceHash": fresh["sourceHash"]})
+        edited = ok(
+            page,
+            "jupyter_edit_cell_source",
+            {
+                "cellId": cell_id,
+                "oldText": agent_token,
+                "newText": f"AGENT{round_number}",
+                "expectedSourceHash": fresh["sourceHash"],
+            },
+        )
         fresh_written += 1
         now = ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
         assert now["sourceHash"] == edited["cell"]["sourceHash"]
@@ -413,7 +495,9 @@ def test_a_person_typing_and_the_agent_writing_never_lose_the_persons_edit(page,
             assert missing == [], f"round {round_number}: the person's notes {missing[:10]} were lost"
             page.wait_for_function(
                 "t => document.querySelector('.jp-Notebook .jp-Cell .cm-content').textContent.includes(t)",
-                arg=f"AGENT{round_number}", timeout=60_000)
+                arg=f"AGENT{round_number}",
+                timeout=60_000,
+            )
             on_screen = cell_text(page, 0)
             missing = [m for m in (f"P{r}Q" for r in range(1, round_number + 1)) if m not in on_screen]
             assert missing == [], f"round {round_number}: the editor lost the person's notes {missing[:10]}"
@@ -437,10 +521,18 @@ def test_a_whole_session_on_every_demo_notebook_stays_offline(page, page_log, si
         assert listing["cellCount"] == len(on_disk["cells"])
         for cell in listing["cells"][:20]:  # read every listed output of the first cells
             for output in cell.get("outputs", []):
-                got = ok(page, "jupyter_get_output", {"notebookPath": name, "cellId": cell["id"], "outputIndex": output["index"]})
+                got = ok(
+                    page,
+                    "jupyter_get_output",
+                    {"notebookPath": name, "cellId": cell["id"], "outputIndex": output["index"]},
+                )
                 assert got["outputIndex"] == output["index"] and got["mimeType"] in output["mimeTypes"], got
-        cell = ok(page, "jupyter_insert_cell", {"notebookPath": name, "source": f"print('offline', {number} * 7)"})["cell"]
-        run = ok(page, "jupyter_run_cells", {"notebookPath": name, "cellIds": [cell["id"]]}, timeout=KERNEL_TIMEOUT_MS * 2)
+        cell = ok(page, "jupyter_insert_cell", {"notebookPath": name, "source": f"print('offline', {number} * 7)"})[
+            "cell"
+        ]
+        run = ok(
+            page, "jupyter_run_cells", {"notebookPath": name, "cellIds": [cell["id"]]}, timeout=KERNEL_TIMEOUT_MS * 2
+        )
         assert run["results"][0]["status"] == "ok", run
         output = ok(page, "jupyter_get_output", {"notebookPath": name, "cellId": cell["id"], "outputIndex": 0})
         assert output["text"] == f"offline {number * 7}\n"
@@ -462,13 +554,21 @@ def full_listing(page: Page, path: str) -> list[dict]:
 
 def levels(access: dict) -> tuple:
     """What jupyter_get_cell_access says of the levels alone: the notebook's, then (id, index, access) a cell."""
-    return access["notebookAccess"], access["hiddenCellCount"], [(c["id"], c["index"], c["access"]) for c in access["cells"]]
+    return (
+        access["notebookAccess"],
+        access["hiddenCellCount"],
+        [(c["id"], c["index"], c["access"]) for c in access["cells"]],
+    )
 
 
 def paged_text(page: Page, path: str, cell_id: str, index: int) -> str:
     pages, offset = [], 0
     while offset is not None:
-        one = ok(page, "jupyter_get_output", {"notebookPath": path, "cellId": cell_id, "outputIndex": index, "offset": offset, "maxBytes": 6000})
+        one = ok(
+            page,
+            "jupyter_get_output",
+            {"notebookPath": path, "cellId": cell_id, "outputIndex": index, "offset": offset, "maxBytes": 6000},
+        )
         pages.append(one["text"])
         offset = one["nextOffset"]
     assert len(pages) >= 3
@@ -482,14 +582,27 @@ def test_an_edited_and_run_notebook_survives_save_and_reload(page, page_log, sit
     open_notebook(page, site_url, name)
     cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 10})["cells"]
     code = next(c for c in cells if c["type"] == "code")
-    ok(page, "jupyter_update_cell", {"cellId": code["id"], "source": "answer = 6 * 7\nprint('answer', answer)",
-                                     "expectedSourceHash": code["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {
+            "cellId": code["id"],
+            "source": "answer = 6 * 7\nprint('answer', answer)",
+            "expectedSourceHash": code["sourceHash"],
+        },
+    )
     # one print of 2000 lines (a print a line would spend ~100 s in JupyterLab re-rendering the visible output on
     # every stream message, quadratic, bridge or not; benchmarked in bench/prints.py)
-    long_cell = ok(page, "jupyter_insert_cell", {"referenceCellId": code["id"],
-                                                 "source": "print('\\n'.join(f'{i} persisted ✓ 日本' for i in range(2000)))"})["cell"]
-    md = ok(page, "jupyter_insert_cell", {"referenceCellId": long_cell["id"], "cellType": "markdown",
-                                          "source": "# Kept\nשלום 😀"})["cell"]
+    long_cell = ok(
+        page,
+        "jupyter_insert_cell",
+        {"referenceCellId": code["id"], "source": "print('\\n'.join(f'{i} persisted ✓ 日本' for i in range(2000)))"},
+    )["cell"]
+    md = ok(
+        page,
+        "jupyter_insert_cell",
+        {"referenceCellId": long_cell["id"], "cellType": "markdown", "source": "# Kept\nשלום 😀"},
+    )["cell"]
     run = ok(page, "jupyter_run_cells", {"cellIds": [code["id"], long_cell["id"]]}, timeout=KERNEL_TIMEOUT_MS)
     assert [r["status"] for r in run["results"]] == ["ok", "ok"]
 
@@ -520,7 +633,9 @@ def test_an_edited_and_run_notebook_survives_save_and_reload(page, page_log, sit
     open_notebook(page, site_url, name)
     after = full_listing(page, name)
     assert [c["id"] for c in after] == [c["id"] for c in before]
-    assert [(c["type"], c["source"], c["sourceHash"]) for c in after] == [(c["type"], c["source"], c["sourceHash"]) for c in before]
+    assert [(c["type"], c["source"], c["sourceHash"]) for c in after] == [
+        (c["type"], c["source"], c["sourceHash"]) for c in before
+    ]
     assert [c.get("executionCount") for c in after] == [c.get("executionCount") for c in before]
     assert [c.get("outputs") for c in after] == [c.get("outputs") for c in before]
     by_id = {c["id"]: c for c in after}
@@ -530,8 +645,11 @@ def test_an_edited_and_run_notebook_survives_save_and_reload(page, page_log, sit
     # the levels persist; provenance (the session's change log) starts afresh with the page
     assert levels(ok(page, "jupyter_get_cell_access")) == levels(access_before)
     assert ok(page, "jupyter_list_comments", {"status": "all"})["threads"] == threads_before
-    refused = error(page, "jupyter_update_cell", {"cellId": code["id"], "source": "answer = 0",
-                                                "expectedSourceHash": by_id[code["id"]]["sourceHash"]})
+    refused = error(
+        page,
+        "jupyter_update_cell",
+        {"cellId": code["id"], "source": "answer = 0", "expectedSourceHash": by_id[code["id"]]["sourceHash"]},
+    )
     assert refused["error"] == "CELL_ACCESS_DENIED", refused
     assert error(page, "jupyter_get_cells", {"cellIds": [hidden_id]})["error"] == "CELL_NOT_FOUND"
     assert page_log.foreign_requests(site_url) == []

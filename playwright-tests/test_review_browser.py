@@ -21,8 +21,12 @@ def test_agent_comments_on_a_range_and_an_output_and_they_persist(page, page_log
     with_output = next(c for c in cells if c["type"] == "code" and c.get("outputs"))
     quote = code["source"].split("\n")[0].strip()[:12]
     assert code["source"].count(quote) == 1
-    ranged = ok(page, "jupyter_create_comment", {"cellId": code["id"], "quote": quote, "body": "Why this line?"})["thread"]
-    on_output = ok(page, "jupyter_create_comment", {"cellId": with_output["id"], "outputIndex": 0, "body": "Is this output right?"})["thread"]
+    ranged = ok(page, "jupyter_create_comment", {"cellId": code["id"], "quote": quote, "body": "Why this line?"})[
+        "thread"
+    ]
+    on_output = ok(
+        page, "jupyter_create_comment", {"cellId": with_output["id"], "outputIndex": 0, "body": "Is this output right?"}
+    )["thread"]
     now = threads(page)
     assert now[ranged["id"]]["state"] == "exact" and now[ranged["id"]]["anchor"]["kind"] == "range"
     assert now[on_output["id"]]["state"] == "exact" and now[on_output["id"]]["anchor"]["kind"] == "output"
@@ -37,7 +41,11 @@ def test_agent_comments_on_a_range_and_an_output_and_they_persist(page, page_log
 
     # the quoted text goes away: orphaned, never a guess
     current = ok(page, "jupyter_get_cells", {"cellIds": [code["id"]]})["cells"][0]
-    ok(page, "jupyter_update_cell", {"cellId": code["id"], "source": "pass", "expectedSourceHash": current["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": code["id"], "source": "pass", "expectedSourceHash": current["sourceHash"]},
+    )
     assert threads(page)[ranged["id"]]["state"] == "orphaned"
 
     ok(page, "jupyter_reply_comment", {"threadId": on_output["id"], "body": "Checked: it is."})

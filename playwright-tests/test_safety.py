@@ -19,7 +19,11 @@ def typed(page: Page, index: int, expected: str) -> str:
     """The source of cell ``index`` once the person's keystrokes reached the model (up to 20 s on a loaded
     machine); returns what it then is, so the caller's assertion shows any difference."""
     try:
-        page.wait_for_function(f"([i, text]) => {MODEL}.cells.get(i).sharedModel.getSource() === text", arg=[index, expected], timeout=20_000)
+        page.wait_for_function(
+            f"([i, text]) => {MODEL}.cells.get(i).sharedModel.getSource() === text",
+            arg=[index, expected],
+            timeout=20_000,
+        )
     except Exception:  # the assertion that follows reports what the model holds
         pass
     return source_of(page, index)
@@ -27,7 +31,9 @@ def typed(page: Page, index: int, expected: str) -> str:
 
 def editor_text(page: Page, index: int) -> str:
     """What the person's editor shows for cell ``index`` (CodeMirror's document, lines joined by LF)."""
-    return page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].editor.model.sharedModel.getSource()", index)
+    return page.evaluate(
+        "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].editor.model.sharedModel.getSource()", index
+    )
 
 
 def cell_editor(page: Page, index: int):
@@ -48,8 +54,11 @@ def test_a_250_kb_cell_is_read_in_pages_and_a_cut_write_is_refused(page, page_lo
     }}""")
     first = ok(page, "jupyter_get_cells", {"cellIds": [only["id"]]})["cells"][0]
     assert first["sourceTruncated"] is True and first["nextSourceOffset"] == 16382
-    refused, _ = call(page, "jupyter_update_cell", {"cellId": only["id"], "source": first["source"] + "\nprint(1)",
-                                                     "expectedSourceHash": first["sourceHash"]})
+    refused, _ = call(
+        page,
+        "jupyter_update_cell",
+        {"cellId": only["id"], "source": first["source"] + "\nprint(1)", "expectedSourceHash": first["sourceHash"]},
+    )
     assert refused["error"] == "SOURCE_NOT_FULLY_READ" and refused["nextSourceOffset"] == 16382
     assert source_of(page, 0) == text  # nothing changed
     parts, offset = [], 0
@@ -58,7 +67,11 @@ def test_a_250_kb_cell_is_read_in_pages_and_a_cut_write_is_refused(page, page_lo
         parts.append(snap["source"])
         offset = snap["nextSourceOffset"]
     assert "".join(parts) == text
-    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "".join(parts) + "\nprint(1)", "expectedSourceHash": first["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": only["id"], "source": "".join(parts) + "\nprint(1)", "expectedSourceHash": first["sourceHash"]},
+    )
     assert source_of(page, 0) == text + "\nprint(1)"
     # the export continues where it stopped, to the last byte
     doc, offset = [], 0
@@ -79,14 +92,33 @@ KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": 
 def open_planted(page: Page, site_url: str, path: str, cells: list[dict]) -> None:
     """Write a notebook file (as one on disk would be) and open it in a fresh page load."""
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    page.evaluate(PLANT, {"path": path, "content": {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": KERNELSPEC}, "cells": cells}})
+    page.evaluate(
+        PLANT,
+        {
+            "path": path,
+            "content": {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": KERNELSPEC}, "cells": cells},
+        },
+    )
     open_notebook(page, site_url, path)  # brought to the front once JupyterLab has restored the one opened before
 
 
 def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_url):
-    open_planted(page, site_url, "crlf.ipynb", [
-        {"cell_type": "code", "id": "crlf-1", "metadata": {}, "source": "a = 1\r\nb = 2\r\nc = 3\r\n", "outputs": [], "execution_count": None},
-        {"cell_type": "markdown", "id": "crlf-2", "metadata": {}, "source": ["# Title\r\n", "\r\n", "text\r"]}])
+    open_planted(
+        page,
+        site_url,
+        "crlf.ipynb",
+        [
+            {
+                "cell_type": "code",
+                "id": "crlf-1",
+                "metadata": {},
+                "source": "a = 1\r\nb = 2\r\nc = 3\r\n",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {"cell_type": "markdown", "id": "crlf-2", "metadata": {}, "source": ["# Title\r\n", "\r\n", "text\r"]},
+        ],
+    )
     page.wait_for_function(f"() => !{MODEL}.cells.get(0).sharedModel.getSource().includes('\\r')", timeout=30_000)
     # the person types at the end of the cell: the text lands where the cursor is, in the model too
     cell_editor(page, 0).click()
@@ -99,10 +131,18 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
     ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "b = 2\nc", "newText": "b = 20\nc"})
     ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "a = 1\r\n", "newText": "a = 10\r\n"})
     assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4"
-    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.widgets[0].node.querySelector('.cm-content').textContent.includes('b = 20')")
-    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()") == source_of(page, 0)
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.content.widgets[0].node.querySelector('.cm-content').textContent.includes('b = 20')"
+    )
+    assert page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()"
+    ) == source_of(page, 0)
     md = ok(page, "jupyter_get_cells", {"cellIds": ["crlf-2"]})["cells"][0]
-    ok(page, "jupyter_update_cell", {"cellId": "crlf-2", "source": "# New\r\nline", "expectedSourceHash": md["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": "crlf-2", "source": "# New\r\nline", "expectedSourceHash": md["sourceHash"]},
+    )
     assert source_of(page, 1) == "# New\nline"
     # and the person keeps typing in the agent's text: still where the cursor is
     cell_editor(page, 0).click()
@@ -129,54 +169,123 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
 
 
 def test_cells_the_author_locked_stay_locked_for_the_agent(page, page_log, site_url):
-    open_planted(page, site_url, "locked.ipynb", [
-        {"cell_type": "code", "id": "frozen", "metadata": {"editable": False}, "source": "answer = 42", "outputs": [], "execution_count": None},
-        {"cell_type": "markdown", "id": "kept", "metadata": {"deletable": False}, "source": "# Keep me"},
-        {"cell_type": "code", "id": "free", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}])
+    open_planted(
+        page,
+        site_url,
+        "locked.ipynb",
+        [
+            {
+                "cell_type": "code",
+                "id": "frozen",
+                "metadata": {"editable": False},
+                "source": "answer = 42",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {"cell_type": "markdown", "id": "kept", "metadata": {"deletable": False}, "source": "# Keep me"},
+            {
+                "cell_type": "code",
+                "id": "free",
+                "metadata": {},
+                "source": "x = 1",
+                "outputs": [],
+                "execution_count": None,
+            },
+        ],
+    )
     cells = {c["id"]: c for c in ok(page, "jupyter_get_cells")["cells"]}
-    refused, _ = call(page, "jupyter_update_cell", {"cellId": "frozen", "source": "answer = 0", "expectedSourceHash": cells["frozen"]["sourceHash"]})
+    refused, _ = call(
+        page,
+        "jupyter_update_cell",
+        {"cellId": "frozen", "source": "answer = 0", "expectedSourceHash": cells["frozen"]["sourceHash"]},
+    )
     assert refused["error"] == "CELL_LOCKED" and refused["lock"] == "editable"
     refused, _ = call(page, "jupyter_edit_cell_source", {"cellId": "frozen", "oldText": "42", "newText": "0"})
     assert refused["error"] == "CELL_LOCKED"
-    refused, _ = call(page, "jupyter_delete_cell", {"cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]})
+    refused, _ = call(
+        page, "jupyter_delete_cell", {"cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]}
+    )
     assert refused["error"] == "CELL_LOCKED" and refused["lock"] == "deletable"
-    refused, _ = call(page, "jupyter_apply_edits", {"edits": [
-        {"op": "update", "cellId": "free", "source": "x = 2", "expectedSourceHash": cells["free"]["sourceHash"]},
-        {"op": "delete", "cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]}]})
+    refused, _ = call(
+        page,
+        "jupyter_apply_edits",
+        {
+            "edits": [
+                {
+                    "op": "update",
+                    "cellId": "free",
+                    "source": "x = 2",
+                    "expectedSourceHash": cells["free"]["sourceHash"],
+                },
+                {"op": "delete", "cellId": "kept", "expectedSourceHash": cells["kept"]["sourceHash"]},
+            ]
+        },
+    )
     assert refused["error"] == "CELL_LOCKED" and refused["editIndex"] == 1
     assert [source_of(page, i) for i in range(3)] == ["answer = 42", "# Keep me", "x = 1"]
     rows = {r["id"]: r for r in ok(page, "jupyter_get_cell_access")["cells"]}
-    assert [(rows[i]["editable"], rows[i]["deletable"]) for i in ("frozen", "kept", "free")] == [(False, True), (True, False), (True, True)]
-    ok(page, "jupyter_update_cell", {"cellId": "kept", "source": "# Kept, edited", "expectedSourceHash": cells["kept"]["sourceHash"]})
+    assert [(rows[i]["editable"], rows[i]["deletable"]) for i in ("frozen", "kept", "free")] == [
+        (False, True),
+        (True, False),
+        (True, True),
+    ]
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": "kept", "source": "# Kept, edited", "expectedSourceHash": cells["kept"]["sourceHash"]},
+    )
     assert source_of(page, 1) == "# Kept, edited"
     assert not page_log.own_page_errors()
 
 
 CANARY = "CANARY-hidden-7f3a"
-PRINT_HISTORY = ("import linecache\n"
-                 "ip = get_ipython(); hist = ip.history_manager; dh = ip.displayhook\n"
-                 "print(repr(In), repr(_ih), repr(Out), repr(_oh), _i, _ii, _iii, repr(_), repr(__), repr(___))\n"
-                 "print(repr(dh._), repr(dh.__), repr(dh.___), ip.user_ns_hidden)\n"
-                 "print([v for k, v in globals().items() if k.startswith('_i') and isinstance(v, str)])\n"
-                 "print(hist.input_hist_raw, hist.input_hist_parsed, hist.output_hist)\n"
-                 "print(list(hist.get_range(output=True)))\n"
-                 "try:\n"
-                 "    print(list(hist.search('*')), list(hist.get_tail(100, include_latest=True)))\n"
-                 "except Exception as exc:\n"
-                 "    print('no history database:', type(exc).__name__)\n"
-                 "print([e[2] for e in linecache.cache.values() if len(e) > 2 and e[1] is None])")
+PRINT_HISTORY = (
+    "import linecache\n"
+    "ip = get_ipython(); hist = ip.history_manager; dh = ip.displayhook\n"
+    "print(repr(In), repr(_ih), repr(Out), repr(_oh), _i, _ii, _iii, repr(_), repr(__), repr(___))\n"
+    "print(repr(dh._), repr(dh.__), repr(dh.___), ip.user_ns_hidden)\n"
+    "print([v for k, v in globals().items() if k.startswith('_i') and isinstance(v, str)])\n"
+    "print(hist.input_hist_raw, hist.input_hist_parsed, hist.output_hist)\n"
+    "print(list(hist.get_range(output=True)))\n"
+    "try:\n"
+    "    print(list(hist.search('*')), list(hist.get_tail(100, include_latest=True)))\n"
+    "except Exception as exc:\n"
+    "    print('no history database:', type(exc).__name__)\n"
+    "print([e[2] for e in linecache.cache.values() if len(e) > 2 and e[1] is None])"
+)
 
 
 def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page_log, site_url):
     from lite_site import KERNEL_TIMEOUT_MS
     from test_propose_browser import box_for, finish_call, start_call
 
-    open_planted(page, site_url, "hidden-kernel.ipynb", [
-        {"cell_type": "code", "id": "hid", "metadata": {"webmcp_bridge": {"access": "none"}},
-         "source": f"# {CANARY}\nhidden_total = 41 + 1\n'result-' + {CANARY!r}", "outputs": [], "execution_count": None},
-        {"cell_type": "code", "id": "vis", "metadata": {}, "source": "print('visible')", "outputs": [], "execution_count": None}])
+    open_planted(
+        page,
+        site_url,
+        "hidden-kernel.ipynb",
+        [
+            {
+                "cell_type": "code",
+                "id": "hid",
+                "metadata": {"webmcp_bridge": {"access": "none"}},
+                "source": f"# {CANARY}\nhidden_total = 41 + 1\n'result-' + {CANARY!r}",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {
+                "cell_type": "code",
+                "id": "vis",
+                "metadata": {},
+                "source": "print('visible')",
+                "outputs": [],
+                "execution_count": None,
+            },
+        ],
+    )
     # the person runs the hidden cell (its source and result enter the kernel's history)
-    page.evaluate("() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; window.jupyterapp.commands.execute('notebook:run-cell'); }")
+    page.evaluate(
+        "() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; window.jupyterapp.commands.execute('notebook:run-cell'); }"
+    )
     page.wait_for_function(f"() => {MODEL}.cells.get(0).executionCount != null", timeout=KERNEL_TIMEOUT_MS)
     # the agent's code in a notebook with hidden cells is shown to the person first, in Direct mode too
     start_call(page, "code", "jupyter_run_code", {"code": PRINT_HISTORY})
@@ -184,10 +293,19 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
     payload, result = finish_call(page, "code", timeout=KERNEL_TIMEOUT_MS)
     assert result["isError"] is False and payload["status"] == "ok", payload
     printed = "".join(o.get("text", "") for o in payload["outputs"])
-    assert "hidden_total" not in printed and CANARY not in printed, printed  # (the agent's own code may show: the Pyodide kernel keeps it)
+    assert "hidden_total" not in printed and CANARY not in printed, (
+        printed
+    )  # (the agent's own code may show: the Pyodide kernel keeps it)
     # a visible cell the agent writes and runs sees no more
-    ok(page, "jupyter_update_cell", {"cellId": "vis", "source": PRINT_HISTORY,
-                                     "expectedSourceHash": ok(page, "jupyter_get_cells")["cells"][0]["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {
+            "cellId": "vis",
+            "source": PRINT_HISTORY,
+            "expectedSourceHash": ok(page, "jupyter_get_cells")["cells"][0]["sourceHash"],
+        },
+    )
     # (a kernel run the agent starts while a cell is hidden waits for the person's Accept: access/run_consent.py)
     start_call(page, "cells", "jupyter_run_cells", {"cellIds": ["vis"]})
     box_for(page, tool="jupyter_run_cells").locator(".webmcp-bridge-proposal-accept").click()
@@ -196,5 +314,7 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
     text = page.evaluate(f"() => JSON.stringify({MODEL}.cells.get(1).outputs.toJSON())")
     assert "print(repr(In)" in text and CANARY not in text and "hidden_total" not in text, text
     # what hidden cells defined stays reachable (said in TOOLS.md and the panel): the kernel is shared
-    assert page.evaluate(f"() => {MODEL}.cells.get(0).sharedModel.getSource()").startswith(f"# {CANARY}")  # the person's cell is intact
+    assert page.evaluate(f"() => {MODEL}.cells.get(0).sharedModel.getSource()").startswith(
+        f"# {CANARY}"
+    )  # the person's cell is intact
     assert not page_log.own_page_errors()

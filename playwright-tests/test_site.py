@@ -200,7 +200,10 @@ def test_without_the_sites_runtime_the_bridge_uses_the_one_it_ships(page, page_l
     page.context.route(lambda url: url == site_runtime, lambda route: route.fulfill(status=404, body="not here"))
     status = open_notebook(page, site_url, NOTEBOOK)
     assert status["state"] == "ready", status
-    assert status["runtime"] == {"source": "shipped", "url": f"{site_url}/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"}
+    assert status["runtime"] == {
+        "source": "shipped",
+        "url": f"{site_url}/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs",
+    }
     result = page.webmcp.call_tool("jupyter_get_context", {})
     assert result["isError"] is False and result["structuredContent"]["notebook"]["path"] == NOTEBOOK
     assert page_log.foreign_requests(site_url, allow_content_links=False) == []
@@ -227,7 +230,9 @@ def run_code(page, code: str) -> dict:
     result = page.webmcp.call_tool("jupyter_run_code", {"code": code}, timeout=KERNEL_TIMEOUT_MS)
     payload = result["structuredContent"]
     while payload.get("status") == "pending":
-        payload = page.webmcp.call_tool("jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=KERNEL_TIMEOUT_MS)["structuredContent"]
+        payload = page.webmcp.call_tool(
+            "jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=KERNEL_TIMEOUT_MS
+        )["structuredContent"]
     return payload
 
 
@@ -236,10 +241,14 @@ def test_a_file_gone_from_the_drive_is_an_oserror_not_a_dead_kernel(kernel_run):
     is a FileNotFoundError for the next stat, and the kernel goes on (build.patch_kernel_drive: unpatched, the
     drive's stat reads a field of undefined inside the system call and Pyodide stops for good)."""
     page, log = kernel_run["page"], kernel_run["log"]
-    made = run_code(page, "import os\nopen('/drive/probe.txt', 'w').write('x')\nprint(os.stat('/drive/probe.txt').st_size)")
+    made = run_code(
+        page, "import os\nopen('/drive/probe.txt', 'w').write('x')\nprint(os.stat('/drive/probe.txt').st_size)"
+    )
     assert made["status"] == "ok" and made["outputs"][0]["text"] == "1\n", made
     page.evaluate("async () => { await window.jupyterapp.serviceManager.contents.delete('probe.txt'); }")
-    gone = run_code(page, "try:\n    os.stat('/drive/probe.txt')\nexcept FileNotFoundError as e:\n    print('gone', e.errno)")
+    gone = run_code(
+        page, "try:\n    os.stat('/drive/probe.txt')\nexcept FileNotFoundError as e:\n    print('gone', e.errno)"
+    )
     assert gone["status"] == "ok" and gone["outputs"][0]["text"].startswith("gone "), gone
     assert run_code(page, "print(6 * 7)")["outputs"][0]["text"] == "42\n"
     assert log.own_page_errors() == []

@@ -15,22 +15,64 @@ CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
 #: every tool named in the product contract (docs/TOOLS.md), and nothing else
 FEATURE_TOOLS = {
-    "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
-    "jupyter_save_notebook", "jupyter_read_file", "jupyter_write_file", "jupyter_edit_file", "jupyter_get_cells", "jupyter_get_output",
-    "jupyter_insert_cell", "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell",
-    "jupyter_move_cell", "jupyter_clear_outputs", "jupyter_apply_edits", "jupyter_run_cells", "jupyter_run_code",
-    "jupyter_focus_cell", "jupyter_kernel_action", "jupyter_export_notebook", "jupyter_get_changes",
-    "jupyter_list_comments", "jupyter_get_comment", "jupyter_create_comment", "jupyter_reply_comment",
-    "jupyter_resolve_comment", "jupyter_reopen_comment", "jupyter_focus_comment", "jupyter_get_cell_access",
-    "jupyter_wait_for_result", "jupyter_answer_dialog", "jupyter_get_output_selection", "jupyter_toolsets",
+    "jupyter_get_context",
+    "jupyter_list_workspace",
+    "jupyter_open_notebook",
+    "jupyter_create_notebook",
+    "jupyter_save_notebook",
+    "jupyter_read_file",
+    "jupyter_write_file",
+    "jupyter_edit_file",
+    "jupyter_get_cells",
+    "jupyter_get_output",
+    "jupyter_insert_cell",
+    "jupyter_update_cell",
+    "jupyter_edit_cell_source",
+    "jupyter_delete_cell",
+    "jupyter_move_cell",
+    "jupyter_clear_outputs",
+    "jupyter_apply_edits",
+    "jupyter_run_cells",
+    "jupyter_run_code",
+    "jupyter_focus_cell",
+    "jupyter_kernel_action",
+    "jupyter_export_notebook",
+    "jupyter_get_changes",
+    "jupyter_list_comments",
+    "jupyter_get_comment",
+    "jupyter_create_comment",
+    "jupyter_reply_comment",
+    "jupyter_resolve_comment",
+    "jupyter_reopen_comment",
+    "jupyter_focus_comment",
+    "jupyter_get_cell_access",
+    "jupyter_wait_for_result",
+    "jupyter_answer_dialog",
+    "jupyter_get_output_selection",
+    "jupyter_toolsets",
 }
 #: what a page registers at load when its URL and settings do not choose (the notebooks and calls toolsets and the
 #: discovery tool; session/bridge.py DEFAULT_TOOLSETS): at most 20
 DEFAULT_TOOLS = {
-    "jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook",
-    "jupyter_save_notebook", "jupyter_get_cells", "jupyter_get_output", "jupyter_export_notebook", "jupyter_insert_cell",
-    "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_move_cell", "jupyter_clear_outputs",
-    "jupyter_run_cells", "jupyter_focus_cell", "jupyter_kernel_action", "jupyter_wait_for_result", "jupyter_answer_dialog",
+    "jupyter_get_context",
+    "jupyter_list_workspace",
+    "jupyter_open_notebook",
+    "jupyter_create_notebook",
+    "jupyter_save_notebook",
+    "jupyter_get_cells",
+    "jupyter_get_output",
+    "jupyter_export_notebook",
+    "jupyter_insert_cell",
+    "jupyter_update_cell",
+    "jupyter_edit_cell_source",
+    "jupyter_delete_cell",
+    "jupyter_move_cell",
+    "jupyter_clear_outputs",
+    "jupyter_run_cells",
+    "jupyter_focus_cell",
+    "jupyter_kernel_action",
+    "jupyter_wait_for_result",
+    "jupyter_answer_dialog",
     "jupyter_toolsets",
 }
 #: the demo site's own tools (lite/content/.webmcp/course_tools.py, named in the site's jupyter-lite.json): registered
@@ -78,7 +120,10 @@ def notebook_state(page: Page) -> list[tuple]:
     state, start = [], 0
     while start is not None:
         listing = ok(page, "jupyter_get_cells", {"startIndex": start, "includeSource": False, "includeOutputs": True})
-        state += [(c["id"], c["type"], c["sourceHash"], c.get("executionCount"), json.dumps(c.get("outputs"))) for c in listing["cells"]]
+        state += [
+            (c["id"], c["type"], c["sourceHash"], c.get("executionCount"), json.dumps(c.get("outputs")))
+            for c in listing["cells"]
+        ]
         start = listing.get("nextStartIndex")
     return state
 
@@ -123,7 +168,9 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (36 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
-    page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')")
+    page.wait_for_function(
+        "() => document.querySelector('.webmcp-bridge-status').title.includes('jupyter_get_cells CELL_NOT_FOUND')"
+    )
     recent = page.locator(".webmcp-bridge-status").get_attribute("title").splitlines()
     assert recent[1].startswith("jupyter_get_cells CELL_NOT_FOUND") and recent[2].startswith("jupyter_get_context ok")
     assert_clean(page_log, site_url)
@@ -134,11 +181,17 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
     none) as soon as JupyterLab activates it; a call made while the bridge's Python is still loading waits for it
     and then answers normally, and Python, once up, keeps exactly that set (no tool registered again)."""
     held = []
-    page.context.route("**/extensions/jupyterlab-webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: held.append(route))
+    page.context.route(
+        "**/extensions/jupyterlab-webmcp-bridge/static/webmcp_bridge-*.whl", lambda route: held.append(route)
+    )
     page.goto(lab_url(site_url, "jupyterlite-empty.ipynb", toolsets=None))
-    page.wait_for_function("() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered", timeout=BRIDGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "() => window.webmcpBridge && window.webmcpBridge.status.timings.toolsRegistered", timeout=BRIDGE_TIMEOUT_MS
+    )
     assert {t["name"] for t in page.webmcp.tools()} == DEFAULT_TOOLS
-    page.evaluate("() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }")
+    page.evaluate(
+        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }"
+    )
     for _ in range(1200):  # the wheel is requested once Pyodide and pydantic are loaded
         if held:
             break
@@ -150,7 +203,9 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
         window.earlyCall = document.modelContext.executeTool(tool, {});
     }""")
     held[0].continue_()
-    early = page.evaluate("async () => { const r = await window.earlyCall; return typeof r === 'string' ? JSON.parse(r) : r; }")
+    early = page.evaluate(
+        "async () => { const r = await window.earlyCall; return typeof r === 'string' ? JSON.parse(r) : r; }"
+    )
     assert early["isError"] is False and early["structuredContent"]["notebook"]["path"] == "jupyterlite-empty.ipynb"
     assert wait_for_bridge(page)["tools"] == len(DEFAULT_TOOLS) <= 20
     assert page.evaluate("() => window.toolChanges") == 0  # Python's set is the loader's: nothing re-registered
@@ -183,7 +238,9 @@ def test_agent_reads_cells_and_pages_a_long_stream(page, page_log, site_url):
     assert stream["outputType"] == "stream" and stream["bytes"] == len(expected.encode())
     pages, offset = [], 0
     while offset is not None:
-        page_payload = ok(page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "offset": offset, "maxBytes": 8000})
+        page_payload = ok(
+            page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "offset": offset, "maxBytes": 8000}
+        )
         assert len(page_payload["text"].encode()) <= 8000 and page_payload["totalBytes"] == len(expected.encode())
         pages.append(page_payload["text"])
         offset = page_payload["nextOffset"]
@@ -201,7 +258,9 @@ def test_agent_fetches_an_image_as_mcp_image_content(page, page_log, site_url):
     cell, output = images[0]
     stored_plain = "".join(on_disk["cells"][cell["index"]]["outputs"][output["index"]]["data"]["text/plain"])
     assert output["preview"] == stored_plain  # the text fallback, never the image bytes
-    payload, result = call(page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": output["index"], "mimeType": "image/png"})
+    payload, result = call(
+        page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": output["index"], "mimeType": "image/png"}
+    )
     assert result["isError"] is False
     image = result["content"][1]
     assert image["type"] == "image" and image["mimeType"] == "image/png"
@@ -219,26 +278,43 @@ def test_agent_inserts_updates_edits_moves_and_deletes(page, page_log, site_url)
     before = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 3})["cells"]
     first = before[0]
 
-    inserted = ok(page, "jupyter_insert_cell", {"referenceCellId": first["id"], "position": "below", "cellType": "code",
-                                                "source": "x = 6 * 7"})["cell"]
+    inserted = ok(
+        page,
+        "jupyter_insert_cell",
+        {"referenceCellId": first["id"], "position": "below", "cellType": "code", "source": "x = 6 * 7"},
+    )["cell"]
     assert inserted["index"] == 1
-    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 6 * 7')")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 6 * 7')"
+    )
 
     revision = ok(page, "jupyter_get_context")["notebook"]["revision"]
-    update = ok(page, "jupyter_update_cell", {"cellId": inserted["id"], "source": "x = 6 * 9",
-                                              "expectedSourceHash": inserted["sourceHash"]})
+    update = ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": inserted["id"], "source": "x = 6 * 9", "expectedSourceHash": inserted["sourceHash"]},
+    )
     updated = update["cell"]
     assert update["notebook"]["revision"] > revision  # every agent write moves the revision
-    edited = ok(page, "jupyter_edit_cell_source", {"cellId": inserted["id"], "oldText": "6 * 9", "newText": "7 * 6",
-                                                   "expectedSourceHash": updated["sourceHash"]})["cell"]
+    edited = ok(
+        page,
+        "jupyter_edit_cell_source",
+        {"cellId": inserted["id"], "oldText": "6 * 9", "newText": "7 * 6", "expectedSourceHash": updated["sourceHash"]},
+    )["cell"]
     assert edited["sourceHash"] != updated["sourceHash"]
-    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 7 * 6')")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 7 * 6')"
+    )
 
-    moved = ok(page, "jupyter_move_cell", {"cellId": inserted["id"], "referenceCellId": before[2]["id"], "position": "below"})["cell"]
+    moved = ok(
+        page, "jupyter_move_cell", {"cellId": inserted["id"], "referenceCellId": before[2]["id"], "position": "below"}
+    )["cell"]
     cells = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 4})["cells"]
     assert [c["id"] for c in cells] == [first["id"], before[1]["id"], before[2]["id"], inserted["id"]]
     assert moved["index"] == 3 and cells[3]["source"] == "x = 7 * 6"
-    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[3].textContent.includes('x = 7 * 6')")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[3].textContent.includes('x = 7 * 6')"
+    )
 
     deleted = ok(page, "jupyter_delete_cell", {"cellId": inserted["id"], "expectedSourceHash": edited["sourceHash"]})
     assert deleted["deleted"]["id"] == inserted["id"]
@@ -314,15 +390,21 @@ def test_an_update_crosses_into_js_at_most_six_times(page, page_log, site_url):
     counts = []
     for n in range(4):
         before = crossings(page)
-        done = ok(page, "jupyter_update_cell", {"cellId": cell["id"], "source": f"x = {n}\n", "expectedSourceHash": cell["sourceHash"]})
+        done = ok(
+            page,
+            "jupyter_update_cell",
+            {"cellId": cell["id"], "source": f"x = {n}\n", "expectedSourceHash": cell["sourceHash"]},
+        )
         after = crossings(page)
         counts.append({name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)})
         cell = done["cell"]
     person_side = [{name: n for name, n in window.items() if name.startswith(PERSON_SIDE)} for window in counts]
     counts = [{name: n for name, n in window.items() if not name.startswith(PERSON_SIDE)} for window in counts]
     fewest = min(counts, key=lambda c: sum(c.values()))
-    print(f"jupyter_update_cell crossings into JS: {sum(fewest.values())} {fewest} (all windows: {counts}; "
-          f"the person's side's own methods in them: {person_side})")
+    print(
+        f"jupyter_update_cell crossings into JS: {sum(fewest.values())} {fewest} (all windows: {counts}; "
+        f"the person's side's own methods in them: {person_side})"
+    )
     assert sum(fewest.values()) <= 6, counts
     assert fewest.get("notebook.setSource") == 1 and fewest.get("notebook.accessState") == 1, counts
     assert fewest.get("loader.result") == 1, counts  # the answer is counted: the window holds the whole call
@@ -334,7 +416,11 @@ def test_an_update_crosses_into_js_at_most_six_times(page, page_log, site_url):
 def test_agent_runs_a_cell_and_sees_its_output(page, page_log, site_url):
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     only = ok(page, "jupyter_get_cells")["cells"][0]
-    ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "print(6 * 7)\n1 / 0", "expectedSourceHash": only["sourceHash"]})
+    ok(
+        page,
+        "jupyter_update_cell",
+        {"cellId": only["id"], "source": "print(6 * 7)\n1 / 0", "expectedSourceHash": only["sourceHash"]},
+    )
     below = ok(page, "jupyter_insert_cell", {"referenceCellId": only["id"], "source": "print('never')"})["cell"]
 
     run = ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)
@@ -364,9 +450,14 @@ def test_a_persons_edit_between_read_and_write_wins(page, page_log, site_url):
     page.keyboard.type("  # the person's note")
     page.wait_for_function(
         "i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].textContent.includes(\"the person's note\")",
-        arg=target["index"])
+        arg=target["index"],
+    )
 
-    refused = error(page, "jupyter_update_cell", {"cellId": target["id"], "source": "agent text", "expectedSourceHash": target["sourceHash"]})
+    refused = error(
+        page,
+        "jupyter_update_cell",
+        {"cellId": target["id"], "source": "agent text", "expectedSourceHash": target["sourceHash"]},
+    )
     assert refused["error"] == "STALE_CELL" and refused["currentSourceHash"] != target["sourceHash"]
     assert "the person's note" in refused["currentSourcePreview"]
     assert "the person's note" in cell_text(page, target["index"])
@@ -380,17 +471,41 @@ def test_bad_input_gets_structured_errors_and_changes_nothing(page, page_log, si
     baseline = notebook_state(page)
     first = ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
     cases = [
-        ("jupyter_update_cell", {"cellId": first["id"], "source": "x", "expectedSourceHash": first["sourceHash"], "extra": 1}, "INVALID_ARGUMENT"),
-        ("jupyter_update_cell", {"cellId": first["id"], "source": 5, "expectedSourceHash": first["sourceHash"]}, "INVALID_ARGUMENT"),
-        ("jupyter_update_cell", {"cellId": "no-such-cell", "source": "x", "expectedSourceHash": first["sourceHash"]}, "CELL_NOT_FOUND"),
-        ("jupyter_update_cell", {"cellId": first["id"], "source": "x", "expectedSourceHash": "0000000000000000"}, "STALE_CELL"),
-        ("jupyter_update_cell", {"cellId": first["id"], "source": "é" * 200_000, "expectedSourceHash": first["sourceHash"]}, "TOO_LARGE"),
+        (
+            "jupyter_update_cell",
+            {"cellId": first["id"], "source": "x", "expectedSourceHash": first["sourceHash"], "extra": 1},
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "jupyter_update_cell",
+            {"cellId": first["id"], "source": 5, "expectedSourceHash": first["sourceHash"]},
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "jupyter_update_cell",
+            {"cellId": "no-such-cell", "source": "x", "expectedSourceHash": first["sourceHash"]},
+            "CELL_NOT_FOUND",
+        ),
+        (
+            "jupyter_update_cell",
+            {"cellId": first["id"], "source": "x", "expectedSourceHash": "0000000000000000"},
+            "STALE_CELL",
+        ),
+        (
+            "jupyter_update_cell",
+            {"cellId": first["id"], "source": "é" * 200_000, "expectedSourceHash": first["sourceHash"]},
+            "TOO_LARGE",
+        ),
         ("jupyter_delete_cell", {"cellId": first["id"]}, "INVALID_ARGUMENT"),
         ("jupyter_get_cells", {"notebookPath": "../outside.ipynb"}, "INVALID_PATH"),
         ("jupyter_get_cells", {"notebookPath": "/etc/passwd.ipynb"}, "INVALID_PATH"),
         ("jupyter_open_notebook", {"path": "missing.ipynb"}, "NOTEBOOK_NOT_FOUND"),
         ("jupyter_create_notebook", {"name": "pytudes-euler.ipynb"}, "PATH_EXISTS"),
-        ("jupyter_edit_cell_source", {"cellId": first["id"], "oldText": "text that is not there", "newText": "y"}, "INVALID_ARGUMENT"),
+        (
+            "jupyter_edit_cell_source",
+            {"cellId": first["id"], "oldText": "text that is not there", "newText": "y"},
+            "INVALID_ARGUMENT",
+        ),
         ("jupyter_get_output", {"cellId": first["id"], "outputIndex": 99}, "OUTPUT_NOT_FOUND"),
         ("jupyter_move_cell", {"cellId": first["id"], "referenceCellId": first["id"]}, "INVALID_ARGUMENT"),
         ("jupyter_kernel_action", {"action": "explode"}, "INVALID_ARGUMENT"),
@@ -422,7 +537,9 @@ def test_workspace_listing_create_and_open(page, page_log, site_url):
     assert {"pytudes-euler.ipynb", "notebook-running-code.ipynb"} <= names
     assert all(e["type"] in ("notebook", "file", "directory") for e in listing["entries"])
     created = ok(page, "jupyter_create_notebook", {"name": "agent-scratch"})
-    assert created["path"] == "agent-scratch.ipynb" and created["notebook"]["cellCount"] == 1  # JupyterLab's one empty cell
+    assert (
+        created["path"] == "agent-scratch.ipynb" and created["notebook"]["cellCount"] == 1
+    )  # JupyterLab's one empty cell
     assert ok(page, "jupyter_get_context")["notebook"]["path"] == "agent-scratch.ipynb"
     opened = ok(page, "jupyter_open_notebook", {"path": "pytudes-euler.ipynb"})
     assert opened["notebook"]["path"] == "pytudes-euler.ipynb"
@@ -444,7 +561,9 @@ def test_a_long_run_returns_pending_and_is_collected(page, page_log, site_url):
     cell = ok(page, "jupyter_insert_cell", {"source": "import time\ntime.sleep(24)\nprint('slept')"})["cell"]
     first = ok(page, "jupyter_run_cells", {"cellIds": [cell["id"]]}, collect=False, timeout=60_000)
     assert first["status"] == "pending" and first["tool"] == "jupyter_run_cells"
-    assert [p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"] if p["status"] == "running"] == [first["pendingId"]]
+    assert [p["pendingId"] for p in ok(page, "jupyter_get_context")["pending"] if p["status"] == "running"] == [
+        first["pendingId"]
+    ]
     final = ok(page, "jupyter_wait_for_result", {"pendingId": first["pendingId"]}, timeout=60_000)
     result = final["results"][0]
     assert result["cellId"] == cell["id"] and result["status"] == "ok" and result["outputs"][0]["preview"] == "slept\n"
@@ -485,10 +604,16 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
     only = ok(page, "jupyter_get_cells")["cells"][0]
     ok(page, "jupyter_update_cell", {"cellId": only["id"], "source": "x = 1", "expectedSourceHash": only["sourceHash"]})
     ok(page, "jupyter_run_cells", {}, timeout=KERNEL_TIMEOUT_MS)  # the kernel is up
-    slow = ok(page, "jupyter_insert_cell", {"source": "import time\nprint('started', flush=True)\ntime.sleep(8)\nprint('done')"})["cell"]
+    slow = ok(
+        page,
+        "jupyter_insert_cell",
+        {"source": "import time\nprint('started', flush=True)\ntime.sleep(8)\nprint('done')"},
+    )["cell"]
     after = ok(page, "jupyter_insert_cell", {"source": "print('after')"})["cell"]
     seq = ok(page, "jupyter_get_changes")["seq"]
-    results = ok(page, "jupyter_run_cells", {"cellIds": [slow["id"], after["id"]], "timeout": 3}, timeout=KERNEL_TIMEOUT_MS)["results"]
+    results = ok(
+        page, "jupyter_run_cells", {"cellIds": [slow["id"], after["id"]], "timeout": 3}, timeout=KERNEL_TIMEOUT_MS
+    )["results"]
     assert results[0]["status"] == "running" and "3 s" in results[0]["reason"], results
     assert results[1] == {"cellId": after["id"], "status": "skipped", "reason": "an earlier cell is still running"}
     interrupt = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
@@ -498,12 +623,21 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
         if cell["executionCount"] is not None:
             break
         page.wait_for_timeout(500)
-    text = "".join(ok(page, "jupyter_get_output", {"cellId": slow["id"], "outputIndex": i})["text"] for i in range(cell["outputCount"]))
+    text = "".join(
+        ok(page, "jupyter_get_output", {"cellId": slow["id"], "outputIndex": i})["text"]
+        for i in range(cell["outputCount"])
+    )
     assert text == "started\ndone\n", cell
     # its later output and execution count are still the agent's run (the call stopped waiting, the run did not)
-    changes = [(c["actor"], c["kind"]) for c in ok(page, "jupyter_get_changes", {"since": seq})["changes"] if c["cellId"] == slow["id"]]
+    changes = [
+        (c["actor"], c["kind"])
+        for c in ok(page, "jupyter_get_changes", {"since": seq})["changes"]
+        if c["cellId"] == slow["id"]
+    ]
     assert changes and changes[-1] == ("agent", "run") and all(actor == "agent" for actor, _ in changes), changes
-    activity = page.evaluate("() => [...document.querySelectorAll('.webmcp-bridge-activity-row')].map(r => r.textContent)")
+    activity = page.evaluate(
+        "() => [...document.querySelectorAll('.webmcp-bridge-activity-row')].map(r => r.textContent)"
+    )
     assert not [row for row in activity if "person" in row and "cell 2" in row], activity
     idle = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
     assert idle["interrupted"] is False and "nothing was running" in idle["reason"], idle

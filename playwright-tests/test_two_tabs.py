@@ -32,23 +32,32 @@ def live_source(page: Page) -> str:
 
 def file_source(page: Page) -> str:
     """The race cell's source in the file, read through the contents service (what a reload would show)."""
-    return page.evaluate(f"""async path => {{
+    return page.evaluate(
+        f"""async path => {{
         const model = await window.jupyterapp.serviceManager.contents.get(path, {{content: true}});
         const cell = model.content.cells.find(c => c.id === '{CELL}');
         return typeof cell.source === 'string' ? cell.source : cell.source.join('');
-    }}""", PATH)
+    }}""",
+        PATH,
+    )
 
 
 def agent_edits(page: Page, text: str) -> dict:
     """The agent replaces the race cell's source in this page (read first, for the hash)."""
     cell = ok(page, "jupyter_get_cells", {"notebookPath": PATH, "cellIds": [CELL]})["cells"][0]
-    return ok(page, "jupyter_update_cell", {"notebookPath": PATH, "cellId": CELL, "source": text, "expectedSourceHash": cell["sourceHash"]})
+    return ok(
+        page,
+        "jupyter_update_cell",
+        {"notebookPath": PATH, "cellId": CELL, "source": text, "expectedSourceHash": cell["sourceHash"]},
+    )
 
 
 def collect(page: Page, key: str) -> dict:
     """The payload of a call started with start_call: its final result, or its pending payload when it is waiting
     on a dialog it owns (never collected blindly: a dialog must be answered)."""
-    result = page.evaluate("async key => { const r = await window.__calls[key]; return typeof r === 'string' ? JSON.parse(r) : r; }", key)
+    result = page.evaluate(
+        "async key => { const r = await window.__calls[key]; return typeof r === 'string' ? JSON.parse(r) : r; }", key
+    )
     payload = json.loads(result["content"][0]["text"])
     while payload.get("status") == "pending" and "dialog" not in payload:
         payload, result = call(page, "jupyter_wait_for_result", {"pendingId": payload["pendingId"], "timeout": 5})
@@ -58,7 +67,11 @@ def collect(page: Page, key: str) -> dict:
 
 def answer(page: Page, dialog: dict, button: str) -> dict:
     """The agent answers the "File Changed" dialog its save owns; returns the save's own final result."""
-    assert dialog["title"] == "File Changed" and [b["label"] for b in dialog["buttons"]] == ["Cancel", "Revert", "Overwrite"], dialog
+    assert dialog["title"] == "File Changed" and [b["label"] for b in dialog["buttons"]] == [
+        "Cancel",
+        "Revert",
+        "Overwrite",
+    ], dialog
     done = ok(page, "jupyter_answer_dialog", {"button": button, "dialogId": dialog["id"]})
     assert done["answered"]["button"] == button
     return done
@@ -128,7 +141,9 @@ def agents_race(a: Page, b: Page, r: int, on_disk, live) -> None:
     if button == "Cancel":  # a normal result, nothing written; the loser keeps its edit
         assert (done["saved"], done["outcome"]) == (False, "cancelled") and "Cancel" in done["message"], done
         assert on_disk() == marks[winner] and live(pages[loser]) == marks[loser]
-        again = ok(pages[loser], "jupyter_save_notebook", {"notebookPath": PATH}, collect=False)  # still conflicting: asked again
+        again = ok(
+            pages[loser], "jupyter_save_notebook", {"notebookPath": PATH}, collect=False
+        )  # still conflicting: asked again
         done = answer(pages[loser], again["dialog"], "Revert")
     if button == "Overwrite":
         assert (done["saved"], done["outcome"]) == (True, "overwritten") and on_disk() == marks[loser], (r, done)
@@ -145,10 +160,25 @@ def agents_race(a: Page, b: Page, r: int, on_disk, live) -> None:
 def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url):
     a = page
     # two tabs of one site: autosave off, so every save of the rounds is one the test started
-    open_planted(a, site_url, PATH, [
-        {"cell_type": "code", "id": CELL, "metadata": {}, "source": "start = 0", "outputs": [], "execution_count": None},
-        {"cell_type": "markdown", "id": "note", "metadata": {}, "source": "# Two tabs"}])
-    a.evaluate("() => window.jupyterapp.serviceManager.settings.save('@jupyterlab/docmanager-extension:plugin', JSON.stringify({autosave: false}))")
+    open_planted(
+        a,
+        site_url,
+        PATH,
+        [
+            {
+                "cell_type": "code",
+                "id": CELL,
+                "metadata": {},
+                "source": "start = 0",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {"cell_type": "markdown", "id": "note", "metadata": {}, "source": "# Two tabs"},
+        ],
+    )
+    a.evaluate(
+        "() => window.jupyterapp.serviceManager.settings.save('@jupyterlab/docmanager-extension:plugin', JSON.stringify({autosave: false}))"
+    )
     b = a.context.new_page()
     b.on("pageerror", lambda error: page_log.page_errors.append(f"page b: {error}"))
     open_second_tab(b, site_url)
@@ -164,13 +194,19 @@ def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url
     for r in range(ROUNDS // 2):
         marks = {"agent": f"agent = {r}", "person": f"person = {r}"}
         agent_edits(a, marks["agent"])
-        b.evaluate(f"""([path, text]) => [...({PANEL_JS})(path).content.model.sharedModel.cells].find(c => c.id === '{CELL}').setSource(text)""",
-                   [PATH, marks["person"]])
+        b.evaluate(
+            f"""([path, text]) => [...({PANEL_JS})(path).content.model.sharedModel.cells].find(c => c.id === '{CELL}').setSource(text)""",
+            [PATH, marks["person"]],
+        )
         if r % 2 == 0:
             start_call(a, f"p{r}", "jupyter_save_notebook", {"notebookPath": PATH})
-            b.evaluate("() => { window.__personSave = window.jupyterapp.commands.execute('docmanager:save').catch(String); }")
+            b.evaluate(
+                "() => { window.__personSave = window.jupyterapp.commands.execute('docmanager:save').catch(String); }"
+            )
         else:
-            b.evaluate("() => { window.__personSave = window.jupyterapp.commands.execute('docmanager:save').catch(String); }")
+            b.evaluate(
+                "() => { window.__personSave = window.jupyterapp.commands.execute('docmanager:save').catch(String); }"
+            )
             start_call(a, f"p{r}", "jupyter_save_notebook", {"notebookPath": PATH})
         agent_report = collect(a, f"p{r}")
         person_asked = person_save_dialog(b)

@@ -94,12 +94,18 @@ def shared_ranges(package: dict) -> dict[str, str]:
     dependencies = package.get("dependencies") or {}
     listed = package.get("jupyterlab", {}).get("sharedPackages", {})
     if not dependencies:
-        raise BuildError("lite/extension/package.json declares no dependencies (the JupyterLab packages the loader uses)")
+        raise BuildError(
+            "lite/extension/package.json declares no dependencies (the JupyterLab packages the loader uses)"
+        )
     for name, spec in dependencies.items():
         if not CARET_RANGE.match(spec):
-            raise BuildError(f"lite/extension/package.json: {name} {spec!r} is not a caret range ^X.Y.Z (remoteEntry.js reads only those)")
+            raise BuildError(
+                f"lite/extension/package.json: {name} {spec!r} is not a caret range ^X.Y.Z (remoteEntry.js reads only those)"
+            )
         if listed.get(name, {}).get("bundled", True):
-            raise BuildError(f"lite/extension/package.json: {name} is missing from jupyterlab.sharedPackages as bundled: false")
+            raise BuildError(
+                f"lite/extension/package.json: {name} is missing from jupyterlab.sharedPackages as bundled: false"
+            )
     return dict(dependencies)
 
 
@@ -127,11 +133,18 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     package["version"] = pins["project"]["version"]
     put("package.json", json.dumps(package, indent=2) + "\n")
     distribution = pins["project"]["name"]
-    put("install.json", json.dumps({
-        "packageManager": "python",
-        "packageName": distribution,
-        "uninstallInstructions": f"Use your Python package manager (pip, conda, etc.) to uninstall the package {distribution}",
-    }, indent=2) + "\n")
+    put(
+        "install.json",
+        json.dumps(
+            {
+                "packageManager": "python",
+                "packageName": distribution,
+                "uninstallInstructions": f"Use your Python package manager (pip, conda, etc.) to uninstall the package {distribution}",
+            },
+            indent=2,
+        )
+        + "\n",
+    )
     for path in tree_files(EXTENSION_SRC):
         rel = path.relative_to(EXTENSION_SRC).as_posix()
         if rel != "package.json":
@@ -147,7 +160,10 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         put(f"static/pyodide/{name}", pyodide_pkg / name)
     for path in bridge_wheels.values():  # the bridge's closure only: the kernel's wheels are fetched on opt-in
         put(f"static/pyodide/{path.name}", path)
-    put("static/pyodide/pyodide-lock.json", json.dumps(rewrite_lock(upstream_lock, bridge_wheels), indent=1, sort_keys=True) + "\n")
+    put(
+        "static/pyodide/pyodide-lock.json",
+        json.dumps(rewrite_lock(upstream_lock, bridge_wheels), indent=1, sort_keys=True) + "\n",
+    )
     # every pinned wheel (the kernel's closure and the bridge's) with its sha256: the kernel-runtime addon, turned on,
     # fetches the wheels this folder lacks and makes this the runtime's lock (webmcp_bridge_jupyter/lite_addon.py)
     put(f"static/pyodide/{KERNEL_LOCK}", json.dumps(full_lock, indent=1, sort_keys=True) + "\n")

@@ -17,10 +17,16 @@ def emscripten_environment(lock: dict) -> dict:
     env = default_environment()
     full = lock["info"]["python"]
     env.update(
-        python_version=".".join(full.split(".")[:2]), python_full_version=full,
-        implementation_name="cpython", implementation_version=full,
-        platform_python_implementation="CPython", platform_system="Emscripten",
-        platform_machine="wasm32", sys_platform="emscripten", os_name="posix", extra="",
+        python_version=".".join(full.split(".")[:2]),
+        python_full_version=full,
+        implementation_name="cpython",
+        implementation_version=full,
+        platform_python_implementation="CPython",
+        platform_system="Emscripten",
+        platform_machine="wasm32",
+        sys_platform="emscripten",
+        os_name="posix",
+        extra="",
     )
     return env
 

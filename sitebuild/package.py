@@ -18,7 +18,14 @@ from sitebuild.util import CACHE, EXTENSION_SRC, PY_SRC, PYPROJECT, ROOT, BuildE
 def wheel_sources() -> list[Path]:
     """Every file the product's wheel is built from (the packages, the loader, the server config, the build code, the metadata)."""
     files = [PYPROJECT, ROOT / "hatch_build.py", ROOT / "README.md"]
-    for folder in (PY_SRC / "webmcp_bridge", PY_SRC / "webmcp_bridge_jupyter", PY_SRC / "jupyterlab_webmcp_bridge", ROOT / "jupyter-config", EXTENSION_SRC, ROOT / "sitebuild"):
+    for folder in (
+        PY_SRC / "webmcp_bridge",
+        PY_SRC / "webmcp_bridge_jupyter",
+        PY_SRC / "jupyterlab_webmcp_bridge",
+        ROOT / "jupyter-config",
+        EXTENSION_SRC,
+        ROOT / "sitebuild",
+    ):
         files += tree_files(folder)
     return files
 
@@ -52,8 +59,20 @@ def _build_wheel() -> Path:
     with step("building the wheel (pip wheel . --no-deps)"):
         tmp = out.with_suffix(".tmp")
         _remove(tmp)
-        run([sys.executable, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps", "-q",
-             "--wheel-dir", tmp, ROOT])
+        run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "-q",
+                "--wheel-dir",
+                tmp,
+                ROOT,
+            ]
+        )
         _remove(out)
         tmp.rename(out)
         for old in (CACHE / "dist").iterdir():

@@ -34,8 +34,10 @@ def _patch_once(output: Path, buggy: str, fixed: str, what: str, constant: str) 
         if count_buggy or count_fixed:
             found.append((chunk, text, count_buggy, count_fixed))
     if len(found) != 1 or found[0][2] + found[0][3] != 1:
-        raise BuildError(f"{what} was not found exactly once in {static} "
-                         f"({[(c.name, b, f) for c, _, b, f in found]}); re-check {constant} for this pin")
+        raise BuildError(
+            f"{what} was not found exactly once in {static} "
+            f"({[(c.name, b, f) for c, _, b, f in found]}); re-check {constant} for this pin"
+        )
     chunk, text, count_buggy, _ = found[0]
     if count_buggy:
         write_if_changed(chunk, text.replace(buggy, fixed))
@@ -62,18 +64,26 @@ def patch_kernel_messaging(output: Path = OUTPUT) -> Path:
 #: such a failure what a file system does: the main thread logs it (console.warn, naming the request) and
 #: answers nothing, and the worker turns a missing answer into ENOENT, an OSError in Python.
 DRIVE_MAIN_BUGGY = "await this._contentsProcessor.processDriveRequest(e)}"
-DRIVE_MAIN_FIXED = ("await this._contentsProcessor.processDriveRequest(e).catch(t=>{console.warn(\"kernel drive request failed\","
-                    "e&&e.method,e&&e.path,String(t))})}")
+DRIVE_MAIN_FIXED = (
+    'await this._contentsProcessor.processDriveRequest(e).catch(t=>{console.warn("kernel drive request failed",'
+    "e&&e.method,e&&e.path,String(t))})}"
+)
 DRIVE_WORKER_BUGGY = "request(e){return B.processDriveRequest(e)}"
-DRIVE_WORKER_FIXED = ("request(e){let t=B.processDriveRequest(e);"
-                      "if(void 0===t)throw new this.FS.ErrnoError(this.ERRNO_CODES.ENOENT);return t}")
+DRIVE_WORKER_FIXED = (
+    "request(e){let t=B.processDriveRequest(e);"
+    "if(void 0===t)throw new this.FS.ErrnoError(this.ERRNO_CODES.ENOENT);return t}"
+)
 
 
 def patch_kernel_drive(output: Path = OUTPUT) -> tuple[Path, Path]:
     """Apply the ``DRIVE_MAIN_FIXED`` and ``DRIVE_WORKER_FIXED`` patches; return (main chunk, worker file).
     Idempotent; raises BuildError as :func:`patch_kernel_messaging` does."""
-    main = _patch_once(output, DRIVE_MAIN_BUGGY, DRIVE_MAIN_FIXED, "the main thread's drive requests", "DRIVE_MAIN_BUGGY")
-    worker = _patch_once(output, DRIVE_WORKER_BUGGY, DRIVE_WORKER_FIXED, "the kernel worker's drive requests", "DRIVE_WORKER_BUGGY")
+    main = _patch_once(
+        output, DRIVE_MAIN_BUGGY, DRIVE_MAIN_FIXED, "the main thread's drive requests", "DRIVE_MAIN_BUGGY"
+    )
+    worker = _patch_once(
+        output, DRIVE_WORKER_BUGGY, DRIVE_WORKER_FIXED, "the kernel worker's drive requests", "DRIVE_WORKER_BUGGY"
+    )
     return main, worker
 
 
@@ -88,17 +98,33 @@ def patch_kernel_drive(output: Path = OUTPUT) -> tuple[Path, Path]:
 #: the text from its third unit on and publish its first two last, with ``Atomics.store`` (which also orders the
 #: writes before it for the reader), and set the length flag with ``Atomics.store`` too; on both sides (the main
 #: thread's chunk and the worker).
-TRANSFER_MAIN_BUGGY = "u[0]=1}else{let e=a.get(s);a.delete(s);for(let t=new d(u.buffer),n=0;n<e.length;n++)t[n]=e.charCodeAt(n)}"
-TRANSFER_MAIN_FIXED = ("Atomics.store(u,0,1)}else{let e=a.get(s);a.delete(s);for(let t=new d(u.buffer),n=2;n<e.length;n++)"
-                       "t[n]=e.charCodeAt(n);Atomics.store(u,0,e.charCodeAt(0)|(e.length>1?e.charCodeAt(1):0)<<16)}")
-TRANSFER_WORKER_BUGGY = "o[0]=1}else{let e=n.get(s);n.delete(s);for(let t=new Pe(o.buffer),i=0;i<e.length;i++)t[i]=e.charCodeAt(i)}"
-TRANSFER_WORKER_FIXED = ("Atomics.store(o,0,1)}else{let e=n.get(s);n.delete(s);for(let t=new Pe(o.buffer),i=2;i<e.length;i++)"
-                         "t[i]=e.charCodeAt(i);Atomics.store(o,0,e.charCodeAt(0)|(e.length>1?e.charCodeAt(1):0)<<16)}")
+TRANSFER_MAIN_BUGGY = (
+    "u[0]=1}else{let e=a.get(s);a.delete(s);for(let t=new d(u.buffer),n=0;n<e.length;n++)t[n]=e.charCodeAt(n)}"
+)
+TRANSFER_MAIN_FIXED = (
+    "Atomics.store(u,0,1)}else{let e=a.get(s);a.delete(s);for(let t=new d(u.buffer),n=2;n<e.length;n++)"
+    "t[n]=e.charCodeAt(n);Atomics.store(u,0,e.charCodeAt(0)|(e.length>1?e.charCodeAt(1):0)<<16)}"
+)
+TRANSFER_WORKER_BUGGY = (
+    "o[0]=1}else{let e=n.get(s);n.delete(s);for(let t=new Pe(o.buffer),i=0;i<e.length;i++)t[i]=e.charCodeAt(i)}"
+)
+TRANSFER_WORKER_FIXED = (
+    "Atomics.store(o,0,1)}else{let e=n.get(s);n.delete(s);for(let t=new Pe(o.buffer),i=2;i<e.length;i++)"
+    "t[i]=e.charCodeAt(i);Atomics.store(o,0,e.charCodeAt(0)|(e.length>1?e.charCodeAt(1):0)<<16)}"
+)
 
 
 def patch_kernel_transfer(output: Path = OUTPUT) -> tuple[Path, Path]:
     """Apply the ``TRANSFER_MAIN_FIXED`` and ``TRANSFER_WORKER_FIXED`` patches; return (main chunk, worker file).
     Idempotent; raises BuildError as :func:`patch_kernel_messaging` does."""
-    main = _patch_once(output, TRANSFER_MAIN_BUGGY, TRANSFER_MAIN_FIXED, "the main thread's reply transfer", "TRANSFER_MAIN_BUGGY")
-    worker = _patch_once(output, TRANSFER_WORKER_BUGGY, TRANSFER_WORKER_FIXED, "the kernel worker's reply transfer", "TRANSFER_WORKER_BUGGY")
+    main = _patch_once(
+        output, TRANSFER_MAIN_BUGGY, TRANSFER_MAIN_FIXED, "the main thread's reply transfer", "TRANSFER_MAIN_BUGGY"
+    )
+    worker = _patch_once(
+        output,
+        TRANSFER_WORKER_BUGGY,
+        TRANSFER_WORKER_FIXED,
+        "the kernel worker's reply transfer",
+        "TRANSFER_WORKER_BUGGY",
+    )
     return main, worker

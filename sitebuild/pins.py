@@ -22,7 +22,7 @@ def project_version() -> str:
     comes from the same line). Raises BuildError when the line is missing."""
     found = VERSION_LINE.search(VERSION_FILE.read_text(encoding="utf-8"))
     if not found:
-        raise BuildError(f"{VERSION_FILE.relative_to(PY_SRC.parent)} has no __version__ = \"...\" line")
+        raise BuildError(f'{VERSION_FILE.relative_to(PY_SRC.parent)} has no __version__ = "..." line')
     return found.group(1)
 
 

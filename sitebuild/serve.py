@@ -65,13 +65,20 @@ class SiteServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory: Path = OUTPUT, port: int = 0, host: str = "127.0.0.1", quiet: bool = False,
-                headers: dict[str, str] | None = None):
+def make_server(
+    directory: Path = OUTPUT,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    quiet: bool = False,
+    headers: dict[str, str] | None = None,
+):
     """A threaded HTTP server for `directory` on host:port (port 0 picks a free one); call serve_forever().
 
     ``headers``: sent on every response; ``None`` sends HEADERS, ``{}`` none (a host like GitHub Pages).
     """
-    handler = type("Handler", (SiteHandler,), {"quiet": quiet, "site_headers": HEADERS if headers is None else dict(headers)})
+    handler = type(
+        "Handler", (SiteHandler,), {"quiet": quiet, "site_headers": HEADERS if headers is None else dict(headers)}
+    )
 
     def factory(*args, **kwargs):
         return handler(*args, directory=str(directory), **kwargs)

@@ -27,7 +27,20 @@ from sitebuild.patches import KERNEL_EXTENSION, patch_kernel_drive, patch_kernel
 from sitebuild.pins import check_jupyterlite, read_pins
 from sitebuild.runtime import PYODIDE_FILES, fetch_pyodide
 from sitebuild.serve import HEADERS
-from sitebuild.util import CACHE, CONTENT, OUTPUT, ROOT, BuildError, hash_inputs, run, sha256_file, step, sync_file, tree_files, write_if_changed
+from sitebuild.util import (
+    CACHE,
+    CONTENT,
+    OUTPUT,
+    ROOT,
+    BuildError,
+    hash_inputs,
+    run,
+    sha256_file,
+    step,
+    sync_file,
+    tree_files,
+    write_if_changed,
+)
 from sitebuild.wheels import fetch_wheels
 
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
@@ -52,7 +65,7 @@ def extension_names(path: Path) -> list[str]:
         for entry in whl.namelist():
             parts = entry.split("/")
             if entry.endswith("/package.json") and "labextensions" in parts:
-                rest = parts[parts.index("labextensions") + 1:-1]
+                rest = parts[parts.index("labextensions") + 1 : -1]
                 if rest and (len(rest) == 1 or rest[0].startswith("@")) and len(rest) <= 2:
                     names.append(json.loads(whl.read(entry))["name"])
     if not names:
@@ -60,8 +73,9 @@ def extension_names(path: Path) -> list[str]:
     return names
 
 
-def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir",
-                   mcp_b: bool = False) -> Path:
+def stage_lite_dir(
+    pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir", mcp_b: bool = False
+) -> Path:
     """Assemble the Lite dir (in the cache): the repository's jupyter-lite.json and static/pyodide/ (runtime, wheels, lock)."""
     static = lite_dir / "static" / "pyodide"
     static.mkdir(parents=True, exist_ok=True)
@@ -74,7 +88,9 @@ def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_
         if stale.name not in keep:
             stale.unlink()
     write_if_changed(static / "pyodide-lock.json", json.dumps(lock, indent=1, sort_keys=True) + "\n")
-    if mcp_b:  # the site option a site author sets by hand (docs/hosting.md): the MCP-B runtime where WebMCP is not native
+    if (
+        mcp_b
+    ):  # the site option a site author sets by hand (docs/hosting.md): the MCP-B runtime where WebMCP is not native
         config = json.loads(SITE_CONFIG.read_text(encoding="utf-8"))
         config["jupyter-config-data"]["webmcpBridgePolyfill"] = True
         write_if_changed(lite_dir / "jupyter-lite.json", json.dumps(config, indent=2) + "\n")
@@ -83,8 +99,15 @@ def stage_lite_dir(pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_
     return lite_dir
 
 
-def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: list[Path], pins: dict,
-               force: bool, kernel_runtime: bool = False) -> None:
+def lite_build(
+    lite_dir: Path,
+    output: Path,
+    contents: list[Path],
+    extensions: list[Path],
+    pins: dict,
+    force: bool,
+    kernel_runtime: bool = False,
+) -> None:
     """Run `jupyter lite build` of `contents` and `extensions` into `output` unless its inputs' stamp is unchanged.
 
     A changed input rebuilds from an empty output folder, so nothing stale survives and no incremental
@@ -96,8 +119,10 @@ def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: l
     inputs = tree_files(lite_dir / "static") + [lite_dir / "jupyter-lite.json"] + [*tree_files(ROOT / "sitebuild")]
     for folder in [*contents, *extensions]:
         inputs += tree_files(folder) if folder.is_dir() else [folder]
-    key = hash_inputs(inputs, {"jupyterlite": pins["jupyterlite"], "apps": APPS,
-                               "folders": [str(f) for f in [*contents, *extensions]]})
+    key = hash_inputs(
+        inputs,
+        {"jupyterlite": pins["jupyterlite"], "apps": APPS, "folders": [str(f) for f in [*contents, *extensions]]},
+    )
     stamp = lite_dir.with_name(lite_dir.name + ".stamp")  # one stamp per staging folder, so per output
     if not force and stamp.exists() and stamp.read_text().strip() == key and (output / "jupyter-lite.json").exists():
         print("[build] jupyter lite build: inputs unchanged, skipped")
@@ -108,16 +133,29 @@ def lite_build(lite_dir: Path, output: Path, contents: list[Path], extensions: l
         shutil.rmtree(lite_dir / ".cache", ignore_errors=True)
         for db in lite_dir.glob(".jupyterlite.doit.db*"):
             db.unlink()
-        cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", lite_dir, "--output-dir", output,
-               "--no-sourcemaps"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyterlite_core",
+            "build",
+            "--lite-dir",
+            lite_dir,
+            "--output-dir",
+            output,
+            "--no-sourcemaps",
+        ]
         for folder in contents:
             cmd += ["--contents", folder]
         # exactly these extensions: none of the environment's (sys.prefix) labextensions is copied
         # ContentsManager.allow_hidden: the site's own tools live in contents/.webmcp/ (README, "Add your own tool"),
         # a folder the agent's file tools neither list nor read; the build indexes it only with this
-        build_config = {"LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"],
-                                            "federated_extensions": [str(e) for e in extensions]},
-                        "ContentsManager": {"allow_hidden": True}}
+        build_config = {
+            "LiteBuildConfig": {
+                "ignore_sys_prefix": ["federated_extensions"],
+                "federated_extensions": [str(e) for e in extensions],
+            },
+            "ContentsManager": {"allow_hidden": True},
+        }
         if kernel_runtime:
             build_config["WebmcpBridgeKernelRuntimeAddon"] = {"enabled": True}
         write_if_changed(lite_dir / "jupyter_lite_config.json", json.dumps(build_config, indent=2) + "\n")
@@ -141,8 +179,10 @@ def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str,
     data = config.setdefault("jupyter-config-data", {})
     settings = data.setdefault("litePluginSettings", {}).setdefault(KERNEL_PLUGIN, {})
     if settings.get("pyodideUrl") != PYODIDE_URL or settings.get("disablePyPIFallback") is not True:
-        print(f"[build] WARNING: the built jupyter-lite.json had pyodideUrl={settings.get('pyodideUrl')!r}; "
-              "restoring the site's own runtime")
+        print(
+            f"[build] WARNING: the built jupyter-lite.json had pyodideUrl={settings.get('pyodideUrl')!r}; "
+            "restoring the site's own runtime"
+        )
         settings.update(pyodideUrl=PYODIDE_URL, disablePyPIFallback=True)
         config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         config = json.loads(config_path.read_text(encoding="utf-8"))
@@ -153,8 +193,9 @@ def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str,
     wanted = sorted({*extension_names, KERNEL_EXTENSION})
     if names != wanted:
         raise BuildError(f"the built jupyter-lite.json lists the extensions {names}, wanted exactly {wanted}")
-    on_disk = sorted(p.parent.relative_to(output / "extensions").as_posix()
-                     for p in (output / "extensions").glob("**/package.json"))
+    on_disk = sorted(
+        p.parent.relative_to(output / "extensions").as_posix() for p in (output / "extensions").glob("**/package.json")
+    )
     if on_disk != wanted:
         raise BuildError(f"the built extensions/ folder holds {on_disk}, wanted exactly {wanted}")
     static = output / "static" / "pyodide"
@@ -168,17 +209,29 @@ def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str,
     if EXTENSION_NAME in extension_names:
         ext_static = output / "extensions" / EXTENSION_NAME / "static"
         manifest = json.loads((ext_static / "bridge.json").read_text(encoding="utf-8"))
-        for rel in [manifest["wheel"], manifest["pyodide"], manifest["tools"], manifest["polyfill"], *manifest["wheels"]]:
+        for rel in [
+            manifest["wheel"],
+            manifest["pyodide"],
+            manifest["tools"],
+            manifest["polyfill"],
+            *manifest["wheels"],
+        ]:
             if not (ext_static / rel).is_file():
-                raise BuildError(f"extensions/{EXTENSION_NAME}/static/{rel} (named by bridge.json) is not in the built site")
+                raise BuildError(
+                    f"extensions/{EXTENSION_NAME}/static/{rel} (named by bridge.json) is not in the built site"
+                )
         # the settings schema of the loader's plugin (lite/extension/schemas/), served to the Settings Editor
         federated = output / "build" / "schemas" / "all_federated.json"
         ids = [s.get("id") for s in json.loads(federated.read_text(encoding="utf-8"))] if federated.exists() else []
         if f"{EXTENSION_NAME}:plugin" not in ids:
-            raise BuildError(f"build/schemas/all_federated.json lacks the settings schema {EXTENSION_NAME}:plugin (found {ids})")
+            raise BuildError(
+                f"build/schemas/all_federated.json lacks the settings schema {EXTENSION_NAME}:plugin (found {ids})"
+            )
     write_root_files(output)
-    print(f"[build] verified: pyodideUrl={PYODIDE_URL}, {len(built_lock['packages'])} wheels match the lock, "
-          f"extensions {list(extension_names)} listed, _headers written")
+    print(
+        f"[build] verified: pyodideUrl={PYODIDE_URL}, {len(built_lock['packages'])} wheels match the lock, "
+        f"extensions {list(extension_names)} listed, _headers written"
+    )
 
 
 def write_root_files(output: Path = OUTPUT) -> None:
@@ -190,8 +243,14 @@ def write_root_files(output: Path = OUTPUT) -> None:
         sync_file(icon, output / "favicon.ico")  # browsers ask for /favicon.ico; answer it, not with a 404
 
 
-def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Path, ...] = (),
-          extensions: tuple[Path, ...] | None = None, mcp_b: bool = False) -> Path:
+def build(
+    force: bool = False,
+    *,
+    output: Path = OUTPUT,
+    extra_content: tuple[Path, ...] = (),
+    extensions: tuple[Path, ...] | None = None,
+    mcp_b: bool = False,
+) -> Path:
     """Build the whole site incrementally; return the output folder.
 
     The keywords exist for the benchmark's twin sites (``bench/run.py``); their defaults build the demo site.
@@ -214,7 +273,7 @@ def build(force: bool = False, *, output: Path = OUTPUT, extra_content: tuple[Pa
     staging = CACHE / ("lite-dir" if output == OUTPUT else f"lite-dir-{output.name}")
     lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels, staging, mcp_b)
     if not KERNEL_EXTENSION_DIR.joinpath("package.json").is_file():
-        raise BuildError(f"{KERNEL_EXTENSION} is not installed in {sys.prefix}: run  python -m pip install -e \".[dev]\"")
+        raise BuildError(f'{KERNEL_EXTENSION} is not installed in {sys.prefix}: run  python -m pip install -e ".[dev]"')
     chosen = [build_wheel()] if extensions is None else [Path(e).resolve() for e in extensions]
     names = tuple(name for e in chosen for name in extension_names(e))
     extensions = [KERNEL_EXTENSION_DIR, *chosen]

@@ -52,9 +52,7 @@ def sha256_file(path: Path) -> str:
 def tree_files(root: Path) -> list[Path]:
     """All files under root (sorted, skipping caches), for hashing and copying."""
     skip = {"__pycache__", ".ipynb_checkpoints", "node_modules"}
-    return sorted(
-        p for p in root.rglob("*") if p.is_file() and not skip.intersection(p.relative_to(root).parts)
-    )
+    return sorted(p for p in root.rglob("*") if p.is_file() and not skip.intersection(p.relative_to(root).parts))
 
 
 def hash_inputs(paths: list[Path], extra: dict | None = None) -> str:
@@ -86,4 +84,3 @@ def sync_file(src: Path, dest: Path) -> None:
         return
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(src, dest)
-

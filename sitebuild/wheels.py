@@ -51,8 +51,19 @@ def fetch_wheels(pins: dict, lock: dict) -> dict[str, Path]:
     if missing:
         with step(f"downloading {len(missing)} wheel(s) with pip"):
             run(
-                [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--only-binary=:all:",
-                 "--no-deps", *wheel_target(lock), "--dest", wheel_dir, *missing]
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--disable-pip-version-check",
+                    "--only-binary=:all:",
+                    "--no-deps",
+                    *wheel_target(lock),
+                    "--dest",
+                    wheel_dir,
+                    *missing,
+                ]
             )
         have = cached_wheels()
         still = [n for n in pins["wheels"] if wanted[n] not in have]
@@ -87,11 +98,17 @@ def write_bridge_wheel(dest_dir: Path, project: dict) -> Path:
     entries: list[tuple[str, bytes]] = []
     for path in bridge_wheel_files():
         entries.append((path.relative_to(PY_SRC).as_posix(), path.read_bytes()))
-    metadata_lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
-                      "Summary: The webmcp_bridge package, as the page's Pyodide installs it"]
+    metadata_lines = [
+        "Metadata-Version: 2.1",
+        f"Name: {name}",
+        f"Version: {version}",
+        "Summary: The webmcp_bridge package, as the page's Pyodide installs it",
+    ]
     metadata_lines += [f"Requires-Dist: {dep}" for dep in project.get("dependencies", [])]
     entries.append((f"{dist_info}/METADATA", ("\n".join(metadata_lines) + "\n").encode()))
-    entries.append((f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: sitebuild\nRoot-Is-Purelib: true\nTag: py3-none-any\n"))
+    entries.append(
+        (f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: sitebuild\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    )
     entries.append((f"{dist_info}/top_level.txt", b"webmcp_bridge\n"))
     record = []
     for arcname, data in entries:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 
 @dataclass
@@ -110,6 +111,7 @@ def calls_for(definition: dict[str, Any], pools: Pools, count: int, seed: int = 
 
     def add(args: dict[str, Any]) -> None:
         import json
+
         key = json.dumps(args, sort_keys=True)
         if key not in seen and len(calls) < count:
             seen.add(key)

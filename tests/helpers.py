@@ -13,7 +13,7 @@ import asyncio
 import json
 import shutil
 import subprocess
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ ERROR_CODES = {c.value for c in ErrorCode}
 CORPUS_DIRS = (REPO / "tests" / "notebooks", REPO / "lite" / "content")
 
 
-@lru_cache(maxsize=None)
+@cache
 def corpus_text(name: str) -> str:
     """The exact text of one corpus notebook.
 
@@ -124,8 +124,9 @@ def check_envelope(result: dict[str, Any], limits: Limits) -> None:
         assert isinstance(payload["message"], str) and payload["message"]
 
 
-def make_bridge(notebooks: dict[str, str], extra_files: dict[str, str] | None = None,
-                limits: Limits = DEFAULT_LIMITS) -> Bridge:
+def make_bridge(
+    notebooks: dict[str, str], extra_files: dict[str, str] | None = None, limits: Limits = DEFAULT_LIMITS
+) -> Bridge:
     """A Bridge whose workspace holds ``{workspace path: corpus file name}`` plus ``extra_files`` texts."""
     files = {path: corpus_text(name) for path, name in notebooks.items()}
     files.update(extra_files or {})
@@ -136,7 +137,10 @@ def find_cell(bridge: Bridge, path: str, predicate) -> dict[str, Any]:
     """The first snapshot (from jupyter_get_cells with outputs) matching ``predicate``."""
     start = 0
     while True:
-        payload = bridge.ok("jupyter_get_cells", {"notebookPath": path, "includeOutputs": True, "startIndex": start, "endIndex": start + 40})
+        payload = bridge.ok(
+            "jupyter_get_cells",
+            {"notebookPath": path, "includeOutputs": True, "startIndex": start, "endIndex": start + 40},
+        )
         for cell in payload["cells"]:
             if predicate(cell):
                 return cell
@@ -195,8 +199,10 @@ def check_output_schema(tool: Any, result: dict[str, Any]) -> None:
     problems = sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
     if problems:
         best = jsonschema.exceptions.best_match(problems)
-        raise AssertionError(f"{tool.name}: the result does not match its outputSchema at {list(best.absolute_path)}: "
-                             f"{best.message[:500]}\npayload: {json.dumps(payload)[:1500]}")
+        raise AssertionError(
+            f"{tool.name}: the result does not match its outputSchema at {list(best.absolute_path)}: "
+            f"{best.message[:500]}\npayload: {json.dumps(payload)[:1500]}"
+        )
 
 
 def run_node(script: str, *args: str) -> dict[str, Any]:
@@ -208,7 +214,9 @@ def run_node(script: str, *args: str) -> dict[str, Any]:
     if node is None:
         import pytest
 
-        pytest.fail("node is needed to run the JS halves (apt-get install -y nodejs; .ci/run installs npm, which brings it)")
+        pytest.fail(
+            "node is needed to run the JS halves (apt-get install -y nodejs; .ci/run installs npm, which brings it)"
+        )
     done = subprocess.run([node, "-e", script, *args], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

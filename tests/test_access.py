@@ -54,7 +54,9 @@ class Agent:
         before = {p: json.dumps(nb.nb, sort_keys=True) for p, nb in self.ws.open.items()}
         result = self.call(name, arguments)
         assert result["isError"] is True and result["structuredContent"]["error"] == code, result["structuredContent"]
-        assert before == {p: json.dumps(nb.nb, sort_keys=True) for p, nb in self.ws.open.items()}, f"{name} changed a notebook"
+        assert before == {p: json.dumps(nb.nb, sort_keys=True) for p, nb in self.ws.open.items()}, (
+            f"{name} changed a notebook"
+        )
         return result["structuredContent"]
 
 
@@ -65,25 +67,53 @@ def planted() -> dict[str, str]:
     for cell in work["cells"]:
         if cell["id"] in HIDDEN:
             cell["source"] = f"secret = '{CANARY}'\n"
-            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": f"{CANARY}\n"},
-                               {"output_type": "display_data", "metadata": {},
-                                "data": {"text/plain": CANARY, "text/html": f"<b>{CANARY}</b>"}}]
+            cell["outputs"] = [
+                {"output_type": "stream", "name": "stdout", "text": f"{CANARY}\n"},
+                {
+                    "output_type": "display_data",
+                    "metadata": {},
+                    "data": {"text/plain": CANARY, "text/html": f"<b>{CANARY}</b>"},
+                },
+            ]
             cell["metadata"]["webmcp_bridge"] = {"access": "none"}
         if cell["id"] == READ_ONLY:
             cell["metadata"]["webmcp_bridge"] = {"access": "read"}
-    visible_thread = {"id": "t-visible", "status": "open", "anchor": {"kind": "cell", "cellId": "7ae19660"},
-                      "messages": [{"author": "person", "body": "Please check the title.", "time": 1.0}]}
-    hidden_threads = [{"id": f"t-{cid}", "status": "open", "anchor": {"kind": "cell", "cellId": cid},
-                       "messages": [{"author": "person", "body": f"about {CANARY}", "time": 1.0}]} for cid in HIDDEN]
+    visible_thread = {
+        "id": "t-visible",
+        "status": "open",
+        "anchor": {"kind": "cell", "cellId": "7ae19660"},
+        "messages": [{"author": "person", "body": "Please check the title.", "time": 1.0}],
+    }
+    hidden_threads = [
+        {
+            "id": f"t-{cid}",
+            "status": "open",
+            "anchor": {"kind": "cell", "cellId": cid},
+            "messages": [{"author": "person", "body": f"about {CANARY}", "time": 1.0}],
+        }
+        for cid in HIDDEN
+    ]
     malformed = [{"id": "t-odd", "messages": [{"author": "person", "body": CANARY}]}, f"{CANARY} as a bare string"]
     work["metadata"]["webmcp_bridge"] = {"schemaVersion": 1, "threads": [visible_thread, *hidden_threads, *malformed]}
     secret = corpus_json("jupyterlite-empty.ipynb")
     secret["cells"][0]["source"] = f"print('{CANARY}')"
-    secret["metadata"]["webmcp_bridge"] = {"schemaVersion": 1, "access": "none",
-                                           "threads": [{"id": "t-s", "anchor": {"cellId": secret["cells"][0]["id"]},
-                                                        "messages": [{"author": "person", "body": CANARY}]}]}
-    return {WORK: json.dumps(work), SECRET: json.dumps(secret), "notes/readme.txt": "plain notes\n",
-            "demo/other.ipynb": json.dumps(corpus_json("jupyterlite-empty.ipynb"))}
+    secret["metadata"]["webmcp_bridge"] = {
+        "schemaVersion": 1,
+        "access": "none",
+        "threads": [
+            {
+                "id": "t-s",
+                "anchor": {"cellId": secret["cells"][0]["id"]},
+                "messages": [{"author": "person", "body": CANARY}],
+            }
+        ],
+    }
+    return {
+        WORK: json.dumps(work),
+        SECRET: json.dumps(secret),
+        "notes/readme.txt": "plain notes\n",
+        "demo/other.ipynb": json.dumps(corpus_json("jupyterlite-empty.ipynb")),
+    }
 
 
 @pytest.fixture
@@ -107,19 +137,21 @@ def test_hidden_cells_are_renumbered_away_and_only_counted(agent: Agent) -> None
 
 
 def test_a_hidden_id_gets_exactly_the_unknown_id_error(agent: Agent) -> None:
-    for tool, args in [("jupyter_get_cells", {"cellIds": ["{id}"]}),
-                       ("jupyter_get_cells", {"cellIds": ["7ae19660", "{id}"]}),
-                       ("jupyter_get_output", {"cellId": "{id}", "outputIndex": 0}),
-                       ("jupyter_get_output", {"uri": f"notebook://{WORK}/cells/{{id}}/outputs/0"}),
-                       ("jupyter_update_cell", {"cellId": "{id}", "source": "x", "expectedSourceHash": "0" * 16}),
-                       ("jupyter_delete_cell", {"cellId": "{id}", "expectedSourceHash": "0" * 16}),
-                       ("jupyter_move_cell", {"cellId": "7ae19660", "referenceCellId": "{id}"}),
-                       ("jupyter_insert_cell", {"referenceCellId": "{id}"}),
-                       ("jupyter_run_cells", {"cellIds": ["{id}"]}),
-                       ("jupyter_clear_outputs", {"cellIds": ["{id}"]}),
-                       ("jupyter_focus_cell", {"cellId": "{id}"}),
-                       ("jupyter_open_notebook", {"path": WORK, "cellId": "{id}"}),
-                       ("jupyter_get_cell_access", {"cellIds": ["{id}"]})]:
+    for tool, args in [
+        ("jupyter_get_cells", {"cellIds": ["{id}"]}),
+        ("jupyter_get_cells", {"cellIds": ["7ae19660", "{id}"]}),
+        ("jupyter_get_output", {"cellId": "{id}", "outputIndex": 0}),
+        ("jupyter_get_output", {"uri": f"notebook://{WORK}/cells/{{id}}/outputs/0"}),
+        ("jupyter_update_cell", {"cellId": "{id}", "source": "x", "expectedSourceHash": "0" * 16}),
+        ("jupyter_delete_cell", {"cellId": "{id}", "expectedSourceHash": "0" * 16}),
+        ("jupyter_move_cell", {"cellId": "7ae19660", "referenceCellId": "{id}"}),
+        ("jupyter_insert_cell", {"referenceCellId": "{id}"}),
+        ("jupyter_run_cells", {"cellIds": ["{id}"]}),
+        ("jupyter_clear_outputs", {"cellIds": ["{id}"]}),
+        ("jupyter_focus_cell", {"cellId": "{id}"}),
+        ("jupyter_open_notebook", {"path": WORK, "cellId": "{id}"}),
+        ("jupyter_get_cell_access", {"cellIds": ["{id}"]}),
+    ]:
         hidden = agent.error(tool, json.loads(json.dumps(args).replace("{id}", HIDDEN[0])), "CELL_NOT_FOUND")
         unknown = agent.error(tool, json.loads(json.dumps(args).replace("{id}", "ffffffff")), "CELL_NOT_FOUND")
         assert json.dumps(hidden).replace(HIDDEN[0], "ffffffff") == json.dumps(unknown), tool
@@ -132,10 +164,22 @@ def test_an_unknown_id_before_a_hidden_one_is_reported_first(agent: Agent) -> No
 
 def test_read_cells_refuse_changes_and_runs(agent: Agent) -> None:
     cell = agent.ok("jupyter_get_cells", {"cellIds": [READ_ONLY]})["cells"][0]
-    agent.error("jupyter_update_cell", {"cellId": READ_ONLY, "source": "x", "expectedSourceHash": cell["sourceHash"]}, "CELL_ACCESS_DENIED")
-    agent.error("jupyter_edit_cell_source", {"cellId": READ_ONLY, "oldText": "##", "newText": "#"}, "CELL_ACCESS_DENIED")
-    agent.error("jupyter_delete_cell", {"cellId": READ_ONLY, "expectedSourceHash": cell["sourceHash"]}, "CELL_ACCESS_DENIED")
-    agent.error("jupyter_move_cell", {"cellId": READ_ONLY, "referenceCellId": "7ae19660", "position": "above"}, "CELL_ACCESS_DENIED")
+    agent.error(
+        "jupyter_update_cell",
+        {"cellId": READ_ONLY, "source": "x", "expectedSourceHash": cell["sourceHash"]},
+        "CELL_ACCESS_DENIED",
+    )
+    agent.error(
+        "jupyter_edit_cell_source", {"cellId": READ_ONLY, "oldText": "##", "newText": "#"}, "CELL_ACCESS_DENIED"
+    )
+    agent.error(
+        "jupyter_delete_cell", {"cellId": READ_ONLY, "expectedSourceHash": cell["sourceHash"]}, "CELL_ACCESS_DENIED"
+    )
+    agent.error(
+        "jupyter_move_cell",
+        {"cellId": READ_ONLY, "referenceCellId": "7ae19660", "position": "above"},
+        "CELL_ACCESS_DENIED",
+    )
     agent.error("jupyter_run_cells", {"cellIds": ["73f8c3d3"[:0] + "7ae19660", READ_ONLY]}, "CELL_ACCESS_DENIED")
     # a read cell may still be read, focused and moved around by others
     agent.ok("jupyter_focus_cell", {"cellId": READ_ONLY})
@@ -160,11 +204,13 @@ def test_a_read_only_notebook_refuses_every_change(agent: Agent) -> None:
     access.set_notebook_level(agent.ws.open[WORK], "read")
     first = agent.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
     assert agent.ok("jupyter_get_context")["notebook"]["access"] == "read"
-    for tool, args in [("jupyter_insert_cell", {"source": "x"}),
-                       ("jupyter_update_cell", {"cellId": first["id"], "source": "x", "expectedSourceHash": first["sourceHash"]}),
-                       ("jupyter_run_cells", {}),
-                       ("jupyter_clear_outputs", {}),
-                       ("jupyter_kernel_action", {"action": "restart"})]:
+    for tool, args in [
+        ("jupyter_insert_cell", {"source": "x"}),
+        ("jupyter_update_cell", {"cellId": first["id"], "source": "x", "expectedSourceHash": first["sourceHash"]}),
+        ("jupyter_run_cells", {}),
+        ("jupyter_clear_outputs", {}),
+        ("jupyter_kernel_action", {"action": "restart"}),
+    ]:
         agent.error(tool, args, "NOTEBOOK_ACCESS_DENIED")
     agent.ok("jupyter_save_notebook")  # saving keeps the person's edits; it changes nothing
 
@@ -172,7 +218,9 @@ def test_a_read_only_notebook_refuses_every_change(agent: Agent) -> None:
 def test_inserting_and_moving_next_to_a_hidden_cell_keeps_it_in_place(agent: Agent) -> None:
     raw = agent.ws.open[WORK]
     # visible neighbours of the hidden cell 3: "05edf0fb" (real 2) and "10c32840" (real 4)
-    new = agent.ok("jupyter_insert_cell", {"referenceCellId": "05edf0fb", "position": "below", "source": "# new"})["cell"]
+    new = agent.ok("jupyter_insert_cell", {"referenceCellId": "05edf0fb", "position": "below", "source": "# new"})[
+        "cell"
+    ]
     real = [c["id"] for c in raw.nb["cells"]]
     assert real.index(new["id"]) == real.index("05edf0fb") + 1 and new["index"] == 3
     agent.ok("jupyter_move_cell", {"cellId": "7ae19660", "referenceCellId": "10c32840", "position": "above"})
@@ -191,12 +239,18 @@ def test_a_hidden_notebook_is_indistinguishable_from_a_missing_one(agent: Agent)
     assert SECRET not in [e["path"] for e in listing["entries"]]
     assert "private" in [e["path"] for e in listing["entries"]]  # the folder itself is ordinary
     missing = SECRET.replace("hidden-plans", "no-such-pl")
-    for tool, args in [("jupyter_open_notebook", {"path": "{p}"}), ("jupyter_get_cells", {"notebookPath": "{p}"}),
-                       ("jupyter_save_notebook", {"notebookPath": "{p}"}), ("jupyter_get_cell_access", {"notebookPath": "{p}"})]:
+    for tool, args in [
+        ("jupyter_open_notebook", {"path": "{p}"}),
+        ("jupyter_get_cells", {"notebookPath": "{p}"}),
+        ("jupyter_save_notebook", {"notebookPath": "{p}"}),
+        ("jupyter_get_cell_access", {"notebookPath": "{p}"}),
+    ]:
         hidden = agent.error(tool, json.loads(json.dumps(args).replace("{p}", SECRET)), "NOTEBOOK_NOT_FOUND")
         absent = agent.error(tool, json.loads(json.dumps(args).replace("{p}", missing)), "NOTEBOOK_NOT_FOUND")
         assert json.dumps(hidden).replace(SECRET, missing) == json.dumps(absent), tool
-    agent.error("jupyter_create_notebook", {"name": "hidden-plans", "directory": "private"}, "PATH_EXISTS")  # see docs: the one tell
+    agent.error(
+        "jupyter_create_notebook", {"name": "hidden-plans", "directory": "private"}, "PATH_EXISTS"
+    )  # see docs: the one tell
 
 
 def test_tools_never_change_access_and_keep_hidden_threads(agent: Agent) -> None:
@@ -208,11 +262,24 @@ def test_tools_never_change_access_and_keep_hidden_threads(agent: Agent) -> None
     stored = raw.bridge_metadata()
     assert "access" not in stored  # the tool's "write" was not taken (the notebook had no level set)
     # the hidden cells' threads and the malformed entries the agent never saw are all kept, untouched
-    assert [t["id"] if isinstance(t, dict) else t for t in stored["threads"]] == ["t-73f8c3d3", "t-a677e37b", "t-odd", f"{CANARY} as a bare string"]
+    assert [t["id"] if isinstance(t, dict) else t for t in stored["threads"]] == [
+        "t-73f8c3d3",
+        "t-a677e37b",
+        "t-odd",
+        f"{CANARY} as a bare string",
+    ]
     # an update of a visible thread keeps every stored entry in its place
-    raw.set_bridge_metadata({"schemaVersion": 1, "threads": [{"id": "t-visible", "anchor": {"cellId": "7ae19660"}}, *stored["threads"]]})
-    guarded.set_bridge_metadata({"threads": [{"id": "t-visible", "anchor": {"cellId": "7ae19660"}, "status": "resolved"},
-                                             {"id": "t-new", "anchor": {"cellId": "7ae19660"}}]})
+    raw.set_bridge_metadata(
+        {"schemaVersion": 1, "threads": [{"id": "t-visible", "anchor": {"cellId": "7ae19660"}}, *stored["threads"]]}
+    )
+    guarded.set_bridge_metadata(
+        {
+            "threads": [
+                {"id": "t-visible", "anchor": {"cellId": "7ae19660"}, "status": "resolved"},
+                {"id": "t-new", "anchor": {"cellId": "7ae19660"}},
+            ]
+        }
+    )
     order = [t["id"] if isinstance(t, dict) else t for t in raw.bridge_metadata()["threads"]]
     assert order == ["t-visible", "t-73f8c3d3", "t-a677e37b", "t-odd", f"{CANARY} as a bare string", "t-new"]
     assert raw.bridge_metadata()["threads"][0]["status"] == "resolved"
@@ -225,22 +292,27 @@ def test_tools_never_change_access_and_keep_hidden_threads(agent: Agent) -> None
 def test_cell_access_reports_provenance_of_person_and_agent(agent: Agent) -> None:
     raw = agent.ws.open[WORK]
     cell = agent.ok("jupyter_get_cells", {"cellIds": ["a677e37b"[:0] + "7ae19660"]})["cells"][0]
-    agent.ok("jupyter_update_cell", {"cellId": "7ae19660", "source": "# Title", "expectedSourceHash": cell["sourceHash"]})
+    agent.ok(
+        "jupyter_update_cell", {"cellId": "7ae19660", "source": "# Title", "expectedSourceHash": cell["sourceHash"]}
+    )
     raw.person_set_source("7ae19660", "# Title!")
     raw.person_set_source("7ae19660", "# Title!!")
     raw.person_set_source(HIDDEN[0], CANARY)
     report = agent.ok("jupyter_get_cell_access", {"startIndex": 0, "endIndex": 2})
     first = report["cells"][0]
     assert first["id"] == "7ae19660" and first["access"] == "write"
-    assert [(p["actor"], p["kind"], p["count"]) for p in first["provenance"]] == [("person", "edit", 2), ("agent", "edit", 1)]
+    assert [(p["actor"], p["kind"], p["count"]) for p in first["provenance"]] == [
+        ("person", "edit", 2),
+        ("agent", "edit", 1),
+    ]
     assert report["hiddenCellCount"] == 2 and CANARY not in json.dumps(report)
-
 
 
 def test_cell_access_takes_ids_or_a_range_not_both(agent: Agent) -> None:
     """The one "ids or a range" rule of every cell-selecting tool (jupyter_get_cells, jupyter_run_cells) holds here too."""
     agent.error("jupyter_get_cell_access", {"cellIds": ["7ae19660"], "startIndex": 0}, "INVALID_ARGUMENT")
     assert [c["id"] for c in agent.ok("jupyter_get_cell_access", {"cellIds": ["7ae19660"]})["cells"]] == ["7ae19660"]
+
 
 MISSING = "private/hidden-plXns.ipynb"  # a path of the same length where nothing is
 
@@ -263,9 +335,11 @@ def test_canary_scan_over_every_registered_tool(current: str) -> None:
     raw.person_set_source(HIDDEN[0], f"{CANARY} edited by the person")
     agent.ws.current = current
     visible = [c["id"] for c in raw.nb["cells"] if c["id"] not in HIDDEN]
-    pools = Pools(cell_ids=[visible[0], READ_ONLY, visible[5], visible[-1]],
-                  notebook_paths=[None, WORK, SECRET, "demo/other.ipynb"],
-                  paths=["", "demo", "private", WORK, SECRET, "notes/readme.txt", "private/notes.txt"])
+    pools = Pools(
+        cell_ids=[visible[0], READ_ONLY, visible[5], visible[-1]],
+        notebook_paths=[None, WORK, SECRET, "demo/other.ipynb"],
+        paths=["", "demo", "private", WORK, SECRET, "notes/readme.txt", "private/notes.txt"],
+    )
     definitions = agent.reg.definitions()
     calls = 0
     internal = []
@@ -295,15 +369,22 @@ def test_get_changes_reports_who_changed_what_and_never_a_hidden_cell(agent: Age
     raw = agent.ws.open[WORK]
     start = agent.ok("jupyter_get_changes")["seq"]
     cell = agent.ok("jupyter_get_cells", {"cellIds": ["7ae19660"]})["cells"][0]
-    agent.ok("jupyter_update_cell", {"cellId": "7ae19660", "source": "# Agent title", "expectedSourceHash": cell["sourceHash"]})
+    agent.ok(
+        "jupyter_update_cell",
+        {"cellId": "7ae19660", "source": "# Agent title", "expectedSourceHash": cell["sourceHash"]},
+    )
     raw.person_set_source("22959aae", "## Person heading")
     raw.person_set_source("22959aae", "## Person heading!")
     raw.person_set_source(HIDDEN[0], f"{CANARY} while hidden")
     raw.person_delete_cell(HIDDEN[1])
     payload = agent.ok("jupyter_get_changes", {"since": start})
     assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in payload["changes"]] == [
-        ("agent", "edit", "7ae19660", 1), ("person", "edit", "22959aae", 2)]
-    assert payload["hiddenChangeCount"] == 2 and CANARY not in json.dumps(payload) and HIDDEN[1] not in json.dumps(payload)
+        ("agent", "edit", "7ae19660", 1),
+        ("person", "edit", "22959aae", 2),
+    ]
+    assert (
+        payload["hiddenChangeCount"] == 2 and CANARY not in json.dumps(payload) and HIDDEN[1] not in json.dumps(payload)
+    )
     # following on from the returned seq: nothing new, then the person's next edit only
     assert agent.ok("jupyter_get_changes", {"since": payload["seq"]})["changes"] == []
     raw.person_insert_cell(0, "markdown", "new")
@@ -325,6 +406,7 @@ def test_get_changes_waits_for_the_persons_next_edit() -> None:
         async def person() -> None:
             await asyncio.sleep(0.4)
             raw.person_set_source("22959aae", "typed while the agent waited")
+
         typing = asyncio.ensure_future(person())
         result = await agent.reg.call("jupyter_get_changes", {"since": seq, "wait": 5})
         await typing

@@ -10,13 +10,29 @@ from webmcp_bridge.contrib import ToolInput
 from webmcp_bridge.session.bridge import builtin_toolsets, tool_definitions, tools_manifest
 from webmcp_bridge.tools.hints import HINTS, with_hints
 
-ALL_HINTS = {"readOnlyHint", "untrustedContentHint", "consequentialHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+ALL_HINTS = {
+    "readOnlyHint",
+    "untrustedContentHint",
+    "consequentialHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+}
 
 #: the tools that may delete, overwrite or reset: what an MCP client that asks only for destructive tools asks for
 DESTRUCTIVE = {
-    "jupyter_save_notebook", "jupyter_update_cell", "jupyter_edit_cell_source", "jupyter_delete_cell", "jupyter_clear_outputs",
-    "jupyter_run_cells", "jupyter_kernel_action", "jupyter_answer_dialog", "jupyter_write_file", "jupyter_apply_edits",
-    "jupyter_run_code", "jupyter_edit_file",
+    "jupyter_save_notebook",
+    "jupyter_update_cell",
+    "jupyter_edit_cell_source",
+    "jupyter_delete_cell",
+    "jupyter_clear_outputs",
+    "jupyter_run_cells",
+    "jupyter_kernel_action",
+    "jupyter_answer_dialog",
+    "jupyter_write_file",
+    "jupyter_apply_edits",
+    "jupyter_run_code",
+    "jupyter_edit_file",
 }
 
 
@@ -38,8 +54,15 @@ def test_deletes_overwrites_restarts_and_clears_are_destructive():
     annotations = by_name()
     assert {name for name, hints in annotations.items() if hints["destructiveHint"]} == DESTRUCTIVE
     # the other writes only add or point
-    for name in ("jupyter_insert_cell", "jupyter_move_cell", "jupyter_focus_cell", "jupyter_create_notebook",
-                 "jupyter_open_notebook", "jupyter_create_comment", "jupyter_toolsets"):
+    for name in (
+        "jupyter_insert_cell",
+        "jupyter_move_cell",
+        "jupyter_focus_cell",
+        "jupyter_create_notebook",
+        "jupyter_open_notebook",
+        "jupyter_create_comment",
+        "jupyter_toolsets",
+    ):
         assert annotations[name]["destructiveHint"] is False and annotations[name]["readOnlyHint"] is False, name
 
 
@@ -49,15 +72,24 @@ def test_reads_are_idempotent_and_never_destructive():
     for name, hints in reads.items():
         assert hints["idempotentHint"] is True and hints["destructiveHint"] is False, name
     annotations = by_name()
-    for name in ("jupyter_insert_cell", "jupyter_edit_cell_source", "jupyter_run_cells", "jupyter_run_code",
-                 "jupyter_kernel_action", "jupyter_apply_edits", "jupyter_write_file", "jupyter_edit_file"):
+    for name in (
+        "jupyter_insert_cell",
+        "jupyter_edit_cell_source",
+        "jupyter_run_cells",
+        "jupyter_run_code",
+        "jupyter_kernel_action",
+        "jupyter_apply_edits",
+        "jupyter_write_file",
+        "jupyter_edit_file",
+    ):
         assert annotations[name]["idempotentHint"] is False, name  # write_file: an append adds again
     for name in ("jupyter_update_cell", "jupyter_delete_cell", "jupyter_clear_outputs"):
         assert annotations[name]["idempotentHint"] is True, name
 
 
-@pytest.mark.parametrize("name", ["jupyter_get_context", "jupyter_list_workspace", "jupyter_get_changes",
-                                  "jupyter_get_cell_access"])
+@pytest.mark.parametrize(
+    "name", ["jupyter_get_context", "jupyter_list_workspace", "jupyter_get_changes", "jupyter_get_cell_access"]
+)
 def test_tools_returning_page_text_are_marked_untrusted(name):
     assert by_name()[name]["untrustedContentHint"] is True
 
@@ -67,9 +99,17 @@ def test_every_tool_that_reads_the_page_is_untrusted_content():
     # error (a STALE_CELL preview); the tools that return nothing of the page are the two of only structure
     annotations = by_name()
     plain = {name for name, hints in annotations.items() if not hints["untrustedContentHint"]}
-    assert plain == {"jupyter_open_notebook", "jupyter_create_notebook", "jupyter_save_notebook", "jupyter_insert_cell",
-                     "jupyter_move_cell", "jupyter_clear_outputs", "jupyter_kernel_action", "jupyter_focus_cell",
-                     "jupyter_toolsets"}
+    assert plain == {
+        "jupyter_open_notebook",
+        "jupyter_create_notebook",
+        "jupyter_save_notebook",
+        "jupyter_insert_cell",
+        "jupyter_move_cell",
+        "jupyter_clear_outputs",
+        "jupyter_kernel_action",
+        "jupyter_focus_cell",
+        "jupyter_toolsets",
+    }
     assert all(annotations[name]["readOnlyHint"] is False for name in plain)
 
 
@@ -89,10 +129,22 @@ async def _noop(ctx, args):
 
 def test_a_site_tool_publishes_only_the_hints_it_states():
     plain = Tool("site_plain", "Plain", "Does nothing.", _In, _noop, Annotations(read_only=True))
-    assert plain.definition()["annotations"] == {"readOnlyHint": True, "untrustedContentHint": False, "consequentialHint": False}
-    stated = Tool("site_wipe", "Wipe", "Wipes.", _In, _noop, Annotations(destructive=True, idempotent=True, open_world=False))
-    assert stated.definition()["annotations"] == {"readOnlyHint": False, "untrustedContentHint": False, "consequentialHint": False,
-                                                   "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
+    assert plain.definition()["annotations"] == {
+        "readOnlyHint": True,
+        "untrustedContentHint": False,
+        "consequentialHint": False,
+    }
+    stated = Tool(
+        "site_wipe", "Wipe", "Wipes.", _In, _noop, Annotations(destructive=True, idempotent=True, open_world=False)
+    )
+    assert stated.definition()["annotations"] == {
+        "readOnlyHint": False,
+        "untrustedContentHint": False,
+        "consequentialHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
 
 
 def test_a_builtin_tool_missing_from_the_table_is_refused():

@@ -18,7 +18,9 @@ PAGE = DEFAULT_LIMITS.source_read_bytes
 def big_source(size: int) -> str:
     """About ``size`` UTF-8 bytes of real multibyte text (the Japanese quick tour's markdown), arranged so a
     character of 3 or 4 bytes straddles byte 16384 (the first cut)."""
-    ja = "".join(text_of(c["source"]) for c in corpus_json("hf-quicktour-ja.ipynb")["cells"] if c["cell_type"] == "markdown")
+    ja = "".join(
+        text_of(c["source"]) for c in corpus_json("hf-quicktour-ja.ipynb")["cells"] if c["cell_type"] == "markdown"
+    )
     head = "x" * (PAGE - 2) + "日本😀"  # 日 spans bytes 16382..16384, 😀 16385..16388: both cross a cut
     text = head
     while utf8_len(text) < size:
@@ -71,21 +73,30 @@ def test_a_write_built_from_a_cut_read_is_refused_and_changes_nothing(size):
     first = b.ok("jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
     assert first["sourceTruncated"] is True
     added = first["source"] + "\nprint('one more line')\n"
-    err = b.fails("jupyter_update_cell", {"cellId": cell_id, "source": added, "expectedSourceHash": first["sourceHash"]},
-                  "SOURCE_NOT_FULLY_READ")
+    err = b.fails(
+        "jupyter_update_cell",
+        {"cellId": cell_id, "source": added, "expectedSourceHash": first["sourceHash"]},
+        "SOURCE_NOT_FULLY_READ",
+    )
     assert err["nextSourceOffset"] == utf8_len(first["source"]) and err["sourceBytes"] == utf8_len(text)
     assert "sourceOffset" in err["message"]
     assert b.nb("ja.ipynb").find_cell(cell_id).source == text
     # in a batch too
-    err = b.fails("jupyter_apply_edits", {"edits": [{"op": "update", "cellId": cell_id, "source": added,
-                                                      "expectedSourceHash": first["sourceHash"]}]}, "SOURCE_NOT_FULLY_READ")
+    err = b.fails(
+        "jupyter_apply_edits",
+        {"edits": [{"op": "update", "cellId": cell_id, "source": added, "expectedSourceHash": first["sourceHash"]}]},
+        "SOURCE_NOT_FULLY_READ",
+    )
     assert err["editIndex"] == 0
     # skipping a middle page is not reading it
     if size > 2 * PAGE:
         last = b.ok("jupyter_get_cells", {"cellIds": [cell_id], "sourceOffset": utf8_len(text) - 100})["cells"][0]
         assert last["nextSourceOffset"] is None
-        b.fails("jupyter_update_cell", {"cellId": cell_id, "source": added, "expectedSourceHash": first["sourceHash"]},
-                "SOURCE_NOT_FULLY_READ")
+        b.fails(
+            "jupyter_update_cell",
+            {"cellId": cell_id, "source": added, "expectedSourceHash": first["sourceHash"]},
+            "SOURCE_NOT_FULLY_READ",
+        )
     # once every page was read, the same write (now built from the whole text) goes through
     whole, _ = read_all(b, cell_id)
     new = whole + "\nprint('one more line')\n"
@@ -98,7 +109,11 @@ def test_a_person_edit_between_pages_means_reading_again():
     read_all(b, cell_id)
     b.nb("ja.ipynb").person_set_source(cell_id, text + "\n# the person's line")
     snap = b.ok("jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
-    b.fails("jupyter_update_cell", {"cellId": cell_id, "source": "short", "expectedSourceHash": snap["sourceHash"]}, "SOURCE_NOT_FULLY_READ")
+    b.fails(
+        "jupyter_update_cell",
+        {"cellId": cell_id, "source": "short", "expectedSourceHash": snap["sourceHash"]},
+        "SOURCE_NOT_FULLY_READ",
+    )
     whole, _ = read_all(b, cell_id)
     assert whole.endswith("# the person's line")
     b.ok("jupyter_update_cell", {"cellId": cell_id, "source": "short", "expectedSourceHash": snap["sourceHash"]})
@@ -118,7 +133,11 @@ def test_small_cells_are_unchanged_by_paging(running):
     snap = running.ok("jupyter_get_cells", {"endIndex": 3})["cells"]
     assert all("sourceTruncated" not in c and "sourceOffset" not in c for c in snap)
     at = running.ok("jupyter_get_cells", {"endIndex": 1, "sourceOffset": 3})["cells"][0]
-    assert at["sourceOffset"] == 3 and at["source"] == running.nb("demo/running.ipynb").read_cells([0], head_bytes=0, max_outputs=0)[0].source.encode()[3:].decode()
+    assert (
+        at["sourceOffset"] == 3
+        and at["source"]
+        == running.nb("demo/running.ipynb").read_cells([0], head_bytes=0, max_outputs=0)[0].source.encode()[3:].decode()
+    )
 
 
 def test_a_page_of_escaped_text_still_fits_the_result_cap():
@@ -147,18 +166,35 @@ def test_export_continues_where_it_stopped(size):
     document = "".join(parts)
     assert rounds >= size // (50 * KIB)
     assert text in document  # the whole big cell, with the multibyte text at every cut
-    last_md = next(text_of(c["source"]) for c in reversed(corpus_json("hf-quicktour-ja.ipynb")["cells"]) if c["cell_type"] == "markdown")
+    last_md = next(
+        text_of(c["source"])
+        for c in reversed(corpus_json("hf-quicktour-ja.ipynb")["cells"])
+        if c["cell_type"] == "markdown"
+    )
     assert last_md in document  # and the notebook's end
 
 
 # -- CRLF line ends -------------------------------------------------------------------------------------------
 
+
 def crlf_bridge() -> tuple[Bridge, str]:
     import json
 
-    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
-          "cells": [{"cell_type": "code", "id": "crlf-1", "metadata": {}, "source": ["a = 1\r\n", "b = 2\r\n", "c = 3\r"],
-                     "outputs": [], "execution_count": None}]}
+    nb = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            {
+                "cell_type": "code",
+                "id": "crlf-1",
+                "metadata": {},
+                "source": ["a = 1\r\n", "b = 2\r\n", "c = 3\r"],
+                "outputs": [],
+                "execution_count": None,
+            }
+        ],
+    }
     b = Bridge({"crlf.ipynb": json.dumps(nb)})
     b.reg.add_toolset(batch_toolset())
     b.open("crlf.ipynb")
@@ -170,11 +206,26 @@ def test_a_crlf_cell_reads_as_the_editor_shows_it_and_lf_text_matches():
     snap = b.ok("jupyter_get_cells")["cells"][0]
     assert snap["source"] == "a = 1\nb = 2\nc = 3\n"
     b.ok("jupyter_edit_cell_source", {"cellId": cell_id, "oldText": "b = 2\nc", "newText": "b = 20\nc"})
-    b.ok("jupyter_edit_cell_source", {"cellId": cell_id, "oldText": "a = 1\r\nb", "newText": "a = 10\r\nb"})  # CRLF matches too
+    b.ok(
+        "jupyter_edit_cell_source", {"cellId": cell_id, "oldText": "a = 1\r\nb", "newText": "a = 10\r\nb"}
+    )  # CRLF matches too
     assert b.nb("crlf.ipynb").find_cell(cell_id).source == "a = 10\nb = 20\nc = 3\n"
     now = b.ok("jupyter_get_cells")["cells"][0]
-    b.ok("jupyter_update_cell", {"cellId": cell_id, "source": "x = 1\r\ny = 2\r\n", "expectedSourceHash": now["sourceHash"]})
+    b.ok(
+        "jupyter_update_cell",
+        {"cellId": cell_id, "source": "x = 1\r\ny = 2\r\n", "expectedSourceHash": now["sourceHash"]},
+    )
     assert b.nb("crlf.ipynb").find_cell(cell_id).source == "x = 1\ny = 2\n"
-    b.ok("jupyter_apply_edits", {"edits": [{"op": "edit", "cellId": cell_id, "oldText": "x = 1\r\n", "newText": "x = 3\r\n"},
-                                           {"op": "insert", "source": "p = 1\r\nq = 2"}]})
-    assert [c.source for c in b.nb("crlf.ipynb").read_cells(None, head_bytes=0, max_outputs=0)] == ["x = 3\ny = 2\n", "p = 1\nq = 2"]
+    b.ok(
+        "jupyter_apply_edits",
+        {
+            "edits": [
+                {"op": "edit", "cellId": cell_id, "oldText": "x = 1\r\n", "newText": "x = 3\r\n"},
+                {"op": "insert", "source": "p = 1\r\nq = 2"},
+            ]
+        },
+    )
+    assert [c.source for c in b.nb("crlf.ipynb").read_cells(None, head_bytes=0, max_outputs=0)] == [
+        "x = 3\ny = 2\n",
+        "p = 1\nq = 2",
+    ]

@@ -17,6 +17,7 @@ BIG = ["handson-ml2-math-calculus.ipynb", "handson-ml2-tools-pandas.ipynb"]
 
 # -- fit_payload on its own ------------------------------------------------------------------------------
 
+
 def test_small_payload_is_untouched():
     payload = {"a": "x" * 10, "items": [1, 2, 3]}
     assert fit_payload(dict(payload), 1000) == payload
@@ -58,6 +59,7 @@ def test_tiny_cap_gives_a_minimal_result():
 
 # -- the tools, on the biggest corpus notebooks --------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def big() -> Bridge:
     b = make_bridge({name: name for name in BIG})
@@ -74,7 +76,7 @@ def png_chunks(name: str) -> list[str]:
             data = output.get("data", {}).get("image/png")
             if data:
                 b64 = "".join(text_of(data).split())
-                chunks.append(b64[len(b64) // 2: len(b64) // 2 + 48])
+                chunks.append(b64[len(b64) // 2 : len(b64) // 2 + 48])
     return chunks
 
 
@@ -134,13 +136,18 @@ def test_export_with_outputs_fits_the_cap(big, name):
     assert "[image/png output," in payload["document"]
 
 
-@pytest.mark.parametrize("name, figures", [("handson-ml2-math-calculus.ipynb", 6), ("handson-ml2-tools-pandas.ipynb", 7)])
+@pytest.mark.parametrize(
+    "name, figures", [("handson-ml2-math-calculus.ipynb", 6), ("handson-ml2-tools-pandas.ipynb", 7)]
+)
 def test_every_page_of_cells_is_free_of_binary(big, name, figures):
     chunks = png_chunks(name)
     assert len(chunks) == figures
     start = 0
     while True:
-        result = big.call("jupyter_get_cells", {"notebookPath": name, "includeOutputs": True, "startIndex": start, "endIndex": start + 30})
+        result = big.call(
+            "jupyter_get_cells",
+            {"notebookPath": name, "includeOutputs": True, "startIndex": start, "endIndex": start + 30},
+        )
         assert_no_binary(result["content"][0]["text"], chunks)
         cells = result["structuredContent"]["cells"]
         last = cells[-1]["index"]
@@ -152,8 +159,10 @@ def test_every_page_of_cells_is_free_of_binary(big, name, figures):
 def test_long_source_is_cut_with_size_and_still_updatable():
     b = make_bridge({"ja.ipynb": "hf-quicktour-ja.ipynb"})
     b.open("ja.ipynb")
-    ja = "".join(text_of(c["source"]) for c in corpus_json("hf-quicktour-ja.ipynb")["cells"] if c["cell_type"] == "markdown")
-    long = (ja * 2)[: 20000]
+    ja = "".join(
+        text_of(c["source"]) for c in corpus_json("hf-quicktour-ja.ipynb")["cells"] if c["cell_type"] == "markdown"
+    )
+    long = (ja * 2)[:20000]
     assert utf8_len(long) > 16 * KIB
     cell = b.ok("jupyter_insert_cell", {"cellType": "markdown", "source": long})["cell"]
     snap = b.ok("jupyter_get_cells", {"cellIds": [cell["id"]]})["cells"][0]
@@ -164,7 +173,11 @@ def test_long_source_is_cut_with_size_and_still_updatable():
     b.ok("jupyter_update_cell", {"cellId": cell["id"], "source": "short", "expectedSourceHash": snap["sourceHash"]})
 
 
-MULTILINGUAL = {"ja.ipynb": "hf-quicktour-ja.ipynb", "ar.ipynb": "hf-quicktour-ar.ipynb", "tour.ipynb": "notebook-v7-tour.ipynb"}
+MULTILINGUAL = {
+    "ja.ipynb": "hf-quicktour-ja.ipynb",
+    "ar.ipynb": "hf-quicktour-ar.ipynb",
+    "tour.ipynb": "notebook-v7-tour.ipynb",
+}
 
 
 @pytest.mark.parametrize("path", sorted(MULTILINGUAL))
@@ -202,15 +215,27 @@ def test_writes_over_the_cap_are_refused_and_change_nothing(running):
     assert WRITE_CAP < utf8_len(too_big) < DEFAULT_LIMITS.input_bytes
     p = b.fails("jupyter_insert_cell", {"source": too_big}, "TOO_LARGE")
     assert p["maxBytes"] == WRITE_CAP and p["bytes"] == utf8_len(too_big)
-    b.fails("jupyter_update_cell", {"cellId": cell["id"], "source": too_big, "expectedSourceHash": cell["sourceHash"]}, "TOO_LARGE")
-    b.fails("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": cell["source"][:3], "newText": too_big}, "TOO_LARGE")
+    b.fails(
+        "jupyter_update_cell",
+        {"cellId": cell["id"], "source": too_big, "expectedSourceHash": cell["sourceHash"]},
+        "TOO_LARGE",
+    )
+    b.fails(
+        "jupyter_edit_cell_source",
+        {"cellId": cell["id"], "oldText": cell["source"][:3], "newText": too_big},
+        "TOO_LARGE",
+    )
     # an edit whose replacement is small but whose result is over the cap is refused too
     half = "x" * (WRITE_CAP // 2 + 10)
-    b.ok("jupyter_update_cell", {"cellId": cell["id"], "source": half + "MARK", "expectedSourceHash": cell["sourceHash"]})
+    b.ok(
+        "jupyter_update_cell", {"cellId": cell["id"], "source": half + "MARK", "expectedSourceHash": cell["sourceHash"]}
+    )
     b.fails("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "MARK", "newText": half}, "TOO_LARGE")
     exactly = "y" * WRITE_CAP
     new = b.ok("jupyter_insert_cell", {"source": exactly})["cell"]
-    assert b.nb("demo/running.ipynb").find_cell(new["id"]).source == exactly  # at the cap: accepted whole, never truncated
+    assert (
+        b.nb("demo/running.ipynb").find_cell(new["id"]).source == exactly
+    )  # at the cap: accepted whole, never truncated
 
 
 def test_dumps_is_compact_utf8():

@@ -103,7 +103,12 @@ def test_site_holds_exactly_the_bridge_and_the_kernel(site):
     config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
     wanted = ["@jupyterlite/pyodide-kernel-extension", "jupyterlab-webmcp-bridge"]
     assert sorted(e["name"] for e in config["federated_extensions"]) == wanted
-    assert sorted(p.parent.relative_to(site / "extensions").as_posix() for p in (site / "extensions").glob("**/package.json")) == wanted
+    assert (
+        sorted(
+            p.parent.relative_to(site / "extensions").as_posix() for p in (site / "extensions").glob("**/package.json")
+        )
+        == wanted
+    )
 
 
 def test_a_leaked_extension_fails_the_check(site, tmp_path):
@@ -111,7 +116,9 @@ def test_a_leaked_extension_fails_the_check(site, tmp_path):
     copy = tmp_path / "site"
     shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.whl", "*.wasm", "*.zip"))
     config = json.loads((copy / "jupyter-lite.json").read_text())
-    config["jupyter-config-data"]["federated_extensions"].append({"name": "some-other-extension", "load": "static/remoteEntry.js"})
+    config["jupyter-config-data"]["federated_extensions"].append(
+        {"name": "some-other-extension", "load": "static/remoteEntry.js"}
+    )
     (copy / "jupyter-lite.json").write_text(json.dumps(config))
     lock = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())
     with pytest.raises(BuildError, match="wanted exactly"):
@@ -135,8 +142,14 @@ def test_headers_file(site):
 
 
 def test_content_is_shipped(site):
-    for name in ("jupyterlite-demo-python.ipynb", "notebook-running-code.ipynb", "jupyterlite-empty.ipynb",
-                 "ipython-beyond-plain-python.ipynb", "handson-ml2-tools-pandas.ipynb", "pytudes-euler.ipynb"):
+    for name in (
+        "jupyterlite-demo-python.ipynb",
+        "notebook-running-code.ipynb",
+        "jupyterlite-empty.ipynb",
+        "ipython-beyond-plain-python.ipynb",
+        "handson-ml2-tools-pandas.ipynb",
+        "pytudes-euler.ipynb",
+    ):
         assert (site / "files" / name).is_file(), name
 
 
@@ -150,6 +163,7 @@ def test_no_machine_paths_in_config(site):
 def test_second_build_rewrites_nothing(site):
     """Nothing changed: the second build skips every download and `jupyter lite build` (no file of the site
     is written again; how long that takes is measured by the build's own progress output, not here)."""
+
     def stamps():
         return {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
 
@@ -200,12 +214,21 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
     from webmcp_bridge.core.limits import LOADER_BOUNDS
 
     manifest = json.loads((site / "extensions/jupyterlab-webmcp-bridge/static/bridge.json").read_text())
-    assert manifest["bounds"] == LOADER_BOUNDS == {
-        "recentCalls": limits.RECENT_CALLS, "failureChars": limits.FAILURE_REASON_CHARS,
-        "refusalChars": limits.REFUSAL_REASON_CHARS, "startQuietMs": limits.START_QUIET_MS,
-        "startIdleLeftMs": limits.START_IDLE_LEFT_MS, "startLatestMs": limits.START_LATEST_MS,
-        "startIdleWaitMs": limits.START_IDLE_WAIT_MS, "startRecheckMs": limits.START_RECHECK_MS,
-        "stepIdleWaitMs": limits.STEP_IDLE_WAIT_MS}
+    assert (
+        manifest["bounds"]
+        == LOADER_BOUNDS
+        == {
+            "recentCalls": limits.RECENT_CALLS,
+            "failureChars": limits.FAILURE_REASON_CHARS,
+            "refusalChars": limits.REFUSAL_REASON_CHARS,
+            "startQuietMs": limits.START_QUIET_MS,
+            "startIdleLeftMs": limits.START_IDLE_LEFT_MS,
+            "startLatestMs": limits.START_LATEST_MS,
+            "startIdleWaitMs": limits.START_IDLE_WAIT_MS,
+            "startRecheckMs": limits.START_RECHECK_MS,
+            "stepIdleWaitMs": limits.STEP_IDLE_WAIT_MS,
+        }
+    )
     loader = (ROOT / "lite/extension/static/remoteEntry.js").read_text(encoding="utf-8")
     for key in LOADER_BOUNDS:
         assert f"'{key}'" in loader or f"bounds.{key}" in loader, key
@@ -222,7 +245,9 @@ def test_static_tool_definitions_match_the_registry(site):
     assert len(static["definitions"]) == sum(sizes.values()) == sum(len(names) for names in static["toolsets"].values())
     assert static["aliases"]["default"] == list(DEFAULT_TOOLSETS) and static["always"] == ["toolsets"]
     assert static["queryKey"] == "toolsets"
-    assert sizes["notebooks"] == 17 and sizes["calls"] == 2 and sizes["review"] == 7  # calls: wait_for_result, answer_dialog
+    assert (
+        sizes["notebooks"] == 17 and sizes["calls"] == 2 and sizes["review"] == 7
+    )  # calls: wait_for_result, answer_dialog
 
 
 def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_fails_the_build(site, tmp_path):
@@ -253,14 +278,20 @@ def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_fails_the_bu
         patch_kernel_messaging(tmp_path)
 
 
-def test_the_kernel_drive_and_transfer_patches_apply_once_to_the_pinned_files_and_a_changed_kernel_fails_the_build(site, tmp_path):
+def test_the_kernel_drive_and_transfer_patches_apply_once_to_the_pinned_files_and_a_changed_kernel_fails_the_build(
+    site, tmp_path
+):
     """The drive-request and reply-transfer patches (sitebuild.patches) are in the built kernel extension once each,
     made on the files exactly as the pinned jupyterlite-pyodide-kernel installs them; a kernel without the text
     stops the build. (That they work is replayed in a browser: test_site.py.)"""
     from sitebuild import patches
 
-    pairs = [(patches.DRIVE_MAIN_BUGGY, patches.DRIVE_MAIN_FIXED), (patches.DRIVE_WORKER_BUGGY, patches.DRIVE_WORKER_FIXED),
-             (patches.TRANSFER_MAIN_BUGGY, patches.TRANSFER_MAIN_FIXED), (patches.TRANSFER_WORKER_BUGGY, patches.TRANSFER_WORKER_FIXED)]
+    pairs = [
+        (patches.DRIVE_MAIN_BUGGY, patches.DRIVE_MAIN_FIXED),
+        (patches.DRIVE_WORKER_BUGGY, patches.DRIVE_WORKER_FIXED),
+        (patches.TRANSFER_MAIN_BUGGY, patches.TRANSFER_MAIN_FIXED),
+        (patches.TRANSFER_WORKER_BUGGY, patches.TRANSFER_WORKER_FIXED),
+    ]
     built_static = site / "extensions" / KERNEL_EXTENSION / "static"
     built = "".join(p.read_text(encoding="utf-8") for p in sorted(built_static.glob("*.js")))
     installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / KERNEL_EXTENSION / "static"

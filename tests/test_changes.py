@@ -38,7 +38,9 @@ def test_coalesced_keystrokes_are_not_reported_as_missed():
     for typed in ("a", "ab", "abc"):  # three keystrokes, one coalesced entry
         nb.person_set_source(cell["id"], cell["source"] + typed)
     changes = b.ok("jupyter_get_changes", {"since": 0})
-    assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in changes["changes"]] == [("person", "edit", cell["id"], 3)]
+    assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in changes["changes"]] == [
+        ("person", "edit", cell["id"], 3)
+    ]
     assert "missed" not in changes, changes
     later = b.ok("jupyter_get_changes", {"since": changes["seq"]})
     assert later["changes"] == [] and "missed" not in later
@@ -108,7 +110,9 @@ class FakeTime:
         self.now += seconds
 
 
-def follow(events: list[CellChange], until: float, wait: float = 15.0) -> list[tuple[float, list[tuple[str, str, str, int]]]]:
+def follow(
+    events: list[CellChange], until: float, wait: float = 15.0
+) -> list[tuple[float, list[tuple[str, str, str, int]]]]:
     """An agent following notebook n.ipynb with jupyter_get_changes' wait, from START until ``until``: each
     announcement as (when, [(actor, kind, cellId, count)]). ``events`` reach the log when the reader looks, as
     the host's take_changes brings them."""
@@ -146,8 +150,11 @@ def test_a_burst_of_typing_is_one_change_a_quarter_second_after_the_pause():
 def test_continuous_typing_is_told_every_two_seconds_and_once_it_pauses():
     told = follow(keystrokes("a", 0.0, 5.0), until=START + 8)  # 41 keystrokes, 8 a second, never 0.25 s apart
     assert [when - START for when, _ in told] == [2.0, 4.0, 5.25]
-    assert [changes for _, changes in told] == [[("person", "edit", "a", 17)], [("person", "edit", "a", 33)],
-                                               [("person", "edit", "a", 41)]]  # one change each (count: the entry's total)
+    assert [changes for _, changes in told] == [
+        [("person", "edit", "a", 17)],
+        [("person", "edit", "a", 33)],
+        [("person", "edit", "a", 41)],
+    ]  # one change each (count: the entry's total)
 
 
 def test_a_reader_that_looks_late_is_told_of_a_finished_burst_at_once():
@@ -183,7 +190,9 @@ def test_a_wait_that_ends_during_a_burst_tells_nothing_and_keeps_the_burst_for_n
 
     log, fake = ChangeLog(), FakeTime(START + 1.0)
     log.ingest("n.ipynb", keystrokes("a", 0.0, 0.875))
-    result = asyncio.run(wait_for_announcement(lambda: log.entries("n.ipynb", 0), 0, 0.0625, log.typing, fake.clock, fake.sleep))
+    result = asyncio.run(
+        wait_for_announcement(lambda: log.entries("n.ipynb", 0), 0, 0.0625, log.typing, fake.clock, fake.sleep)
+    )
     assert result.ready == [] and result.seq == log.latest_seq() - 1 and fake.now == START + 1.0625
     assert max(fake.sleeps) <= 0.25  # the page's event loop runs between looks
 
@@ -211,7 +220,9 @@ def test_the_tool_waits_for_the_burst_to_end_in_real_time():
 
     result, done = asyncio.run(scenario())
     payload = result["structuredContent"]
-    assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in payload["changes"]] == [("person", "edit", cell["id"], 4)]
+    assert [(c["actor"], c["kind"], c["cellId"], c["count"]) for c in payload["changes"]] == [
+        ("person", "edit", cell["id"], 4)
+    ]
     assert done - typed_at[-1] >= 0.24, "told before the typing paused"
     again = b.ok("jupyter_get_changes", {"since": payload["seq"], "wait": 0.5})
     assert again["changes"] == []  # told once

@@ -52,7 +52,10 @@ def test_on_writes_the_key_jupyterlab_reads_and_status_reports_it(folders, capsy
     capsys.readouterr()
     assert cli.main(["mcp-b", "status"]) == 0
     path = folders["env"] / "labconfig" / "page_config.json"
-    assert capsys.readouterr().out.splitlines() == [f"MCP-B: on (set by {path})", f"  {path}: webmcpBridgePolyfill = true"]
+    assert capsys.readouterr().out.splitlines() == [
+        f"MCP-B: on (set by {path})",
+        f"  {path}: webmcpBridgePolyfill = true",
+    ]
     assert cli.main(["mcp-b", "off"]) == 0
     assert page_config(folders["env"]) == {"webmcpBridgePolyfill": False}
     assert cli.effective() == (False, path)
@@ -63,7 +66,10 @@ def test_other_keys_of_the_file_are_kept(folders):
     labconfig.mkdir()
     (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": {"some-extension": True}}))
     assert cli.main(["mcp-b", "on", "--user"]) == 0
-    assert page_config(folders["user"]) == {"disabledExtensions": {"some-extension": True}, "webmcpBridgePolyfill": True}
+    assert page_config(folders["user"]) == {
+        "disabledExtensions": {"some-extension": True},
+        "webmcpBridgePolyfill": True,
+    }
 
 
 def test_user_writes_the_users_config_which_comes_before_the_environments(folders):
@@ -114,9 +120,18 @@ def test_a_usage_error_exits_2(folders, capsys):
 
 def test_the_command_runs_as_a_program_with_the_environments_config_dir(tmp_path):
     """As `jupyter webmcp-bridge` runs it: a new process, JUPYTER_CONFIG_DIR from the environment."""
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path), "JUPYTER_PREFER_ENV_PATH": "0",
-           "PYTHONPATH": str(ROOT / "py_src")}
-    done = subprocess.run([sys.executable, "-m", "webmcp_bridge_jupyter.cli", "mcp-b", "on", "--user"], env=env, capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path),
+        "JUPYTER_PREFER_ENV_PATH": "0",
+        "PYTHONPATH": str(ROOT / "py_src"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "webmcp_bridge_jupyter.cli", "mcp-b", "on", "--user"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert f"into {tmp_path / 'labconfig' / 'page_config.json'}" in done.stdout
     assert page_config(tmp_path) == {"webmcpBridgePolyfill": True}

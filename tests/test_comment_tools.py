@@ -21,8 +21,15 @@ from webmcp_bridge.tools import review_toolset
 EULER = "demo/euler.ipynb"
 RUN = "demo/running.ipynb"
 EULER_1 = "cell-0091"  # ... return sum(i for i in range(1, N) if i % 3 == 0 or i % 5 == 0)\n\nrun(euler_1)
-TOOLS = ("jupyter_list_comments", "jupyter_get_comment", "jupyter_create_comment", "jupyter_reply_comment",
-         "jupyter_resolve_comment", "jupyter_reopen_comment", "jupyter_focus_comment")
+TOOLS = (
+    "jupyter_list_comments",
+    "jupyter_get_comment",
+    "jupyter_create_comment",
+    "jupyter_reply_comment",
+    "jupyter_resolve_comment",
+    "jupyter_reopen_comment",
+    "jupyter_focus_comment",
+)
 
 
 def review_bridge(limits: Limits = Limits()) -> Bridge:
@@ -48,9 +55,14 @@ def test_definitions_and_annotations():
         d = definitions[name]
         assert "notebookPath" in d["inputSchema"]["properties"] and d["inputSchema"]["additionalProperties"] is False
         read = name in ("jupyter_list_comments", "jupyter_get_comment")
-        assert d["annotations"] == {"readOnlyHint": read, "untrustedContentHint": True, "consequentialHint": False,
-                                    "destructiveHint": False, "idempotentHint": name != "jupyter_create_comment" and name != "jupyter_reply_comment",
-                                    "openWorldHint": False}
+        assert d["annotations"] == {
+            "readOnlyHint": read,
+            "untrustedContentHint": True,
+            "consequentialHint": False,
+            "destructiveHint": False,
+            "idempotentHint": name != "jupyter_create_comment" and name != "jupyter_reply_comment",
+            "openWorldHint": False,
+        }
     create = definitions["jupyter_create_comment"]["inputSchema"]
     assert set(create["properties"]) == {"notebookPath", "cellId", "body", "quote", "selection", "outputIndex"}
     assert set(create["required"]) == {"cellId", "body"}
@@ -60,8 +72,14 @@ def test_agent_comments_on_a_cell_a_range_a_selection_and_an_output(b):
     made = [
         b.ok("jupyter_create_comment", {"cellId": EULER_1, "body": "Whole cell."})["thread"],
         b.ok("jupyter_create_comment", {"cellId": EULER_1, "quote": "i % 3 == 0", "body": "This test."})["thread"],
-        b.ok("jupyter_create_comment", {"cellId": EULER_1, "body": "The call.",
-                                        "selection": {"start": {"line": 4, "column": 0}, "end": {"line": 4, "column": 12}}})["thread"],
+        b.ok(
+            "jupyter_create_comment",
+            {
+                "cellId": EULER_1,
+                "body": "The call.",
+                "selection": {"start": {"line": 4, "column": 0}, "end": {"line": 4, "column": 12}},
+            },
+        )["thread"],
         b.ok("jupyter_create_comment", {"cellId": EULER_1, "outputIndex": 0, "body": "233168 is right."})["thread"],
     ]
     assert [t["anchor"]["kind"] for t in made] == ["cell", "range", "range", "output"]
@@ -71,7 +89,9 @@ def test_agent_comments_on_a_cell_a_range_a_selection_and_an_output(b):
     assert all(t["messages"][0]["author"] == "agent" and t["messageCount"] == 1 for t in made)
     listed = b.ok("jupyter_list_comments")
     assert [t["id"] for t in listed["threads"]] == [t["id"] for t in made]
-    assert listed["truncated"] is False and listed["omittedCount"] == 0 and listed["counts"] == {"open": 4, "resolved": 0}
+    assert (
+        listed["truncated"] is False and listed["omittedCount"] == 0 and listed["counts"] == {"open": 4, "resolved": 0}
+    )
     stored = b.nb(EULER).nb["metadata"][METADATA_KEY]
     assert stored["schemaVersion"] == 1 and [t["id"] for t in stored["threads"]] == [t["id"] for t in made]
     got = b.ok("jupyter_get_comment", {"threadId": made[3]["id"], "notebookPath": EULER})["thread"]
@@ -80,10 +100,15 @@ def test_agent_comments_on_a_cell_a_range_a_selection_and_an_output(b):
 
 
 def test_the_agent_reads_what_the_person_wrote(b):
-    person = Review(b.nb(EULER)).create(RangeAnchor(EULER_1, quote="range(1, N)"), "Off by one? <script>alert(1)</script>", "person")
+    person = Review(b.nb(EULER)).create(
+        RangeAnchor(EULER_1, quote="range(1, N)"), "Off by one? <script>alert(1)</script>", "person"
+    )
     thread = b.ok("jupyter_list_comments")["threads"][0]
-    assert thread["id"] == person.id and thread["messages"][0] == {"author": "person", "body": person.messages[0].body,
-                                                                   "time": person.messages[0].time}
+    assert thread["id"] == person.id and thread["messages"][0] == {
+        "author": "person",
+        "body": person.messages[0].body,
+        "time": person.messages[0].time,
+    }
     reply = b.ok("jupyter_reply_comment", {"threadId": person.id, "body": "No: range stops before N."})["thread"]
     assert [m["author"] for m in reply["messages"]] == ["person", "agent"]
     assert [m.author for m in Review(b.nb(EULER)).get(person.id).messages] == ["person", "agent"]
@@ -92,7 +117,11 @@ def test_the_agent_reads_what_the_person_wrote(b):
 def test_reply_resolve_reopen(b):
     tid = b.ok("jupyter_create_comment", {"cellId": EULER_1, "body": "Use a formula?"})["thread"]["id"]
     resolved = b.ok("jupyter_resolve_comment", {"threadId": tid, "message": "Done."})["thread"]
-    assert resolved["status"] == "resolved" and resolved["resolvedBy"] == "agent" and resolved["messages"][-1]["body"] == "Done."
+    assert (
+        resolved["status"] == "resolved"
+        and resolved["resolvedBy"] == "agent"
+        and resolved["messages"][-1]["body"] == "Done."
+    )
     assert b.ok("jupyter_list_comments")["threads"] == []
     assert [t["id"] for t in b.ok("jupyter_list_comments", {"status": "resolved"})["threads"]] == [tid]
     assert b.ok("jupyter_get_context")["review"] == {"open": 0, "resolved": 1}
@@ -109,7 +138,9 @@ def test_list_scope_cell_follows_the_persons_focus(b):
     b.fails("jupyter_list_comments", {"scope": "cell"}, "INVALID_ARGUMENT")  # no active cell yet
     b.nb(EULER).person_set_focus("cell-0092")
     scoped = b.ok("jupyter_list_comments", {"scope": "cell"})
-    assert [t["id"] for t in scoped["threads"]] == [on_2] and scoped["cellId"] == "cell-0092" and scoped["scope"] == "cell"
+    assert (
+        [t["id"] for t in scoped["threads"]] == [on_2] and scoped["cellId"] == "cell-0092" and scoped["scope"] == "cell"
+    )
     explicit = b.ok("jupyter_list_comments", {"cellId": EULER_1})
     assert [t["id"] for t in explicit["threads"]] == [on_1] and explicit["scope"] == "cell"
     assert b.ok("jupyter_list_comments", {"cellId": "no-such-cell"})["threads"] == []
@@ -142,11 +173,15 @@ def test_lists_are_bounded_and_say_what_was_left_out():
 
 def test_focus_comment(b):
     printer = printer_id(b)
-    ranged = b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, "quote": "(a)", "body": "a?"})["thread"]
+    ranged = b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, "quote": "(a)", "body": "a?"})[
+        "thread"
+    ]
     shown = b.ok("jupyter_focus_comment", {"notebookPath": RUN, "threadId": ranged["id"]})
     assert shown["shown"] == "selection" and shown["focus"]["cellId"] == printer
     assert shown["focus"]["selection"] == {"start": {"line": 0, "column": 5}, "end": {"line": 0, "column": 8}}
-    output = b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, "outputIndex": 0, "body": "10"})["thread"]
+    output = b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, "outputIndex": 0, "body": "10"})[
+        "thread"
+    ]
     assert b.ok("jupyter_focus_comment", {"notebookPath": RUN, "threadId": output["id"]})["shown"] == "output"
     assert b.nb(RUN).highlighted == [(printer, 0)]
     b.nb(RUN).person_set_source(printer, "print(b)")
@@ -162,7 +197,9 @@ def test_focus_comment(b):
 def test_output_comment_survives_a_rerun_through_the_tools(b):
     printer = printer_id(b)
     setter = next(c["id"] for c in b.nb(RUN).nb["cells"] if c["source"] == "a = 10")
-    tid = b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, "outputIndex": 0, "body": "10"})["thread"]["id"]
+    tid = b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, "outputIndex": 0, "body": "10"})[
+        "thread"
+    ]["id"]
     b.ok("jupyter_run_cells", {"notebookPath": RUN, "cellIds": [setter, setter, printer]})
     assert b.ok("jupyter_get_comment", {"notebookPath": RUN, "threadId": tid})["thread"]["state"] == "exact"
     b.ok("jupyter_edit_cell_source", {"notebookPath": RUN, "cellId": setter, "oldText": "10", "newText": "12"})
@@ -173,26 +210,55 @@ def test_output_comment_survives_a_rerun_through_the_tools(b):
 def test_every_error_path_changes_nothing(b):
     tid = b.ok("jupyter_create_comment", {"cellId": EULER_1, "body": "first"})["thread"]["id"]
     missing = []
-    for name, extra in (("jupyter_get_comment", {}), ("jupyter_reply_comment", {"body": "x"}), ("jupyter_resolve_comment", {}),
-                        ("jupyter_reopen_comment", {}), ("jupyter_focus_comment", {})):
+    for name, extra in (
+        ("jupyter_get_comment", {}),
+        ("jupyter_reply_comment", {"body": "x"}),
+        ("jupyter_resolve_comment", {}),
+        ("jupyter_reopen_comment", {}),
+        ("jupyter_focus_comment", {}),
+    ):
         missing.append(b.fails(name, {"threadId": "0123456789ab", **extra}, "COMMENT_NOT_FOUND"))
     assert {p["message"] for p in missing} == {"No comment thread with id '0123456789ab' in this notebook."}
     create = "jupyter_create_comment"
     b.fails(create, {"cellId": "no-such-cell", "body": "x"}, "CELL_NOT_FOUND")
     b.fails(create, {"cellId": EULER_1, "body": "x", "quote": "i % 3", "outputIndex": 0}, "INVALID_ARGUMENT")
-    b.fails(create, {"cellId": EULER_1, "body": "x", "quote": "i % 3",
-                     "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 1}}}, "INVALID_ARGUMENT")
+    b.fails(
+        create,
+        {
+            "cellId": EULER_1,
+            "body": "x",
+            "quote": "i % 3",
+            "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 1}},
+        },
+        "INVALID_ARGUMENT",
+    )
     assert b.fails(create, {"cellId": EULER_1, "body": "x", "quote": "i % "}, "INVALID_ARGUMENT")["occurrences"] == 2
     assert b.fails(create, {"cellId": EULER_1, "body": "x", "quote": "absent"}, "INVALID_ARGUMENT")["occurrences"] == 0
-    b.fails(create, {"cellId": EULER_1, "body": "x", "selection": {"start": {"line": 9, "column": 0}, "end": {"line": 9, "column": 1}}},
-            "INVALID_ARGUMENT")
-    b.fails(create, {"cellId": EULER_1, "body": "x", "selection": {"start": {"line": 0, "column": 2}, "end": {"line": 0, "column": 2}}},
-            "INVALID_ARGUMENT")
+    b.fails(
+        create,
+        {
+            "cellId": EULER_1,
+            "body": "x",
+            "selection": {"start": {"line": 9, "column": 0}, "end": {"line": 9, "column": 1}},
+        },
+        "INVALID_ARGUMENT",
+    )
+    b.fails(
+        create,
+        {
+            "cellId": EULER_1,
+            "body": "x",
+            "selection": {"start": {"line": 0, "column": 2}, "end": {"line": 0, "column": 2}},
+        },
+        "INVALID_ARGUMENT",
+    )
     b.fails(create, {"cellId": EULER_1, "body": "x", "outputIndex": 3}, "OUTPUT_NOT_FOUND")
     b.fails(create, {"cellId": EULER_1, "body": "x" * 8193}, "TOO_LARGE")
     b.fails(create, {"cellId": EULER_1, "body": "  "}, "INVALID_ARGUMENT")
     b.fails(create, {"cellId": EULER_1, "body": ""}, "INVALID_ARGUMENT")
-    b.fails(create, {"cellId": EULER_1, "body": "x", "author": "person"}, "INVALID_ARGUMENT")  # no tool writes as the person
+    b.fails(
+        create, {"cellId": EULER_1, "body": "x", "author": "person"}, "INVALID_ARGUMENT"
+    )  # no tool writes as the person
     b.fails(create, {"cellId": EULER_1, "body": "x", "outputIndex": "0"}, "INVALID_ARGUMENT")
     b.fails(create, {"cellId": EULER_1, "body": "x", "notebookPath": "demo/missing.ipynb"}, "NOTEBOOK_NOT_FOUND")
     b.fails("jupyter_reply_comment", {"threadId": tid, "body": "é" * 4097}, "TOO_LARGE")
@@ -205,8 +271,12 @@ def test_every_error_path_changes_nothing(b):
 
 def test_threads_travel_through_save_and_reload(b):
     printer = printer_id(b)
-    made = [b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, **anchor, "body": "saved"})["thread"]["id"]
-            for anchor in ({}, {"quote": "print"}, {"outputIndex": 0})]
+    made = [
+        b.ok("jupyter_create_comment", {"notebookPath": RUN, "cellId": printer, **anchor, "body": "saved"})["thread"][
+            "id"
+        ]
+        for anchor in ({}, {"quote": "print"}, {"outputIndex": 0})
+    ]
     b.ok("jupyter_save_notebook", {"notebookPath": RUN})
     del b.ws.open[RUN]
     b.open(RUN)
@@ -226,7 +296,10 @@ def test_malformed_metadata_never_breaks_the_tools(b):
     assert [t for t in stored["threads"] if not (isinstance(t, dict) and t.get("id") == tid)] == junk
     assert b.ok("jupyter_get_context")["review"] == {"open": 1, "resolved": 0}
     raw.nb["metadata"][METADATA_KEY] = "not a dict"
-    assert b.ok("jupyter_list_comments")["threads"] == [] and b.ok("jupyter_get_context")["review"] == {"open": 0, "resolved": 0}
+    assert b.ok("jupyter_list_comments")["threads"] == [] and b.ok("jupyter_get_context")["review"] == {
+        "open": 0,
+        "resolved": 0,
+    }
     assert b.ok("jupyter_create_comment", {"cellId": EULER_1, "body": "again"})["thread"]["state"] == "exact"
 
 

@@ -63,6 +63,7 @@ def error(bridge: Bridge, name: str, arguments: Any, code: str) -> dict[str, Any
 
 # -- a small contribution of our own, as a site author writes one ------------------------------------------
 
+
 class ReadFirstLineInput(NotebookInput):
     cell_id: Annotated[str, Field(description="The cell.", min_length=1, max_length=256)]
 
@@ -83,11 +84,28 @@ async def echo(ctx: CallContext, args: EchoInput) -> dict[str, Any]:
 
 
 def site_contribution(name: str = "site", *extensions: Extension, **observers: Any) -> Contribution:
-    return Contribution(name, toolsets=(Toolset(name, "A site's tools.", (
-        Tool(f"{name}_first_line", "First line", "The first line of one cell.", ReadFirstLineInput, read_first_line,
-             Annotations(read_only=True)),
-        Tool(f"{name}_echo", "Echo", "Echo a text.", EchoInput, echo, Annotations(read_only=True)),
-    )),), extensions=extensions, **observers)
+    return Contribution(
+        name,
+        toolsets=(
+            Toolset(
+                name,
+                "A site's tools.",
+                (
+                    Tool(
+                        f"{name}_first_line",
+                        "First line",
+                        "The first line of one cell.",
+                        ReadFirstLineInput,
+                        read_first_line,
+                        Annotations(read_only=True),
+                    ),
+                    Tool(f"{name}_echo", "Echo", "Echo a text.", EchoInput, echo, Annotations(read_only=True)),
+                ),
+            ),
+        ),
+        extensions=extensions,
+        **observers,
+    )
 
 
 def euler_workspace() -> MemoryWorkspace:
@@ -103,11 +121,21 @@ def hide_cell(ws: MemoryWorkspace, path: str, index: int) -> str:
 
 # -- the bridge's own families are contributions ---------------------------------------------------------
 
+
 def test_the_builtin_families_are_contributions_registered_like_any_other() -> None:
     contributions = builtin_contributions()
     assert [c.name for c in contributions] == [f"webmcp_bridge.{t.name}" for t in builtin_toolsets()]
     bridge = build_bridge(MemoryWorkspace({}))
-    assert [t.name for t in bridge.registry.toolsets()] == ["notebooks", "calls", "access", "review", "files", "batch", "code", "toolsets"]
+    assert [t.name for t in bridge.registry.toolsets()] == [
+        "notebooks",
+        "calls",
+        "access",
+        "review",
+        "files",
+        "batch",
+        "code",
+        "toolsets",
+    ]
     assert len(bridge.registry.tools()) == 35
     assert [d["name"] for d in tool_definitions()] == [t.name for t in bridge.registry.tools()]
     assert len(bridge.diagnostics) == 0
@@ -119,12 +147,16 @@ def test_a_site_tool_gets_validation_bounds_and_the_envelope() -> None:
     assert [t.name for t in bridge.registry.toolsets()][-1] == "site"
     ok(bridge, "jupyter_open_notebook", {"path": EULER})
     first = ws.open[EULER].nb["cells"][0]
-    assert ok(bridge, "site_first_line", {"cellId": first["id"]})["firstLine"] == "".join(first["source"]).split("\n")[0]
+    assert (
+        ok(bridge, "site_first_line", {"cellId": first["id"]})["firstLine"] == "".join(first["source"]).split("\n")[0]
+    )
     problems = error(bridge, "site_first_line", {"cellId": first["id"], "cell_id": "x"}, "INVALID_ARGUMENT")["problems"]
     assert "cell_id" in problems[0]["msg"], problems
     error(bridge, "site_echo", {"text": "x", "times": "2"}, "INVALID_ARGUMENT")  # strict: no coercion
     error(bridge, "site_echo", {"text": "x" * (DEFAULT_LIMITS.input_bytes + 1)}, "TOO_LARGE")
-    big = call(bridge, "site_echo", {"text": "é" * 150_000, "times": 1})  # 300 kB of payload: cut under the cap by the registry
+    big = call(
+        bridge, "site_echo", {"text": "é" * 150_000, "times": 1}
+    )  # 300 kB of payload: cut under the cap by the registry
     assert len(big["content"][0]["text"].encode()) <= DEFAULT_LIMITS.result_bytes
 
 
@@ -140,6 +172,7 @@ class TreeInput(ToolInput):
 async def count_nodes(ctx: CallContext, args: TreeInput) -> dict[str, Any]:
     def size(node: TreeNode) -> int:
         return 1 + sum(size(child) for child in node.children)
+
     return {"nodes": size(args.root)}
 
 
@@ -171,6 +204,7 @@ def test_a_site_tool_cannot_see_a_hidden_cell() -> None:
 
 # -- extending by name --------------------------------------------------------------------------------
 
+
 def _recording(log: list[str], label: str):
     async def around(ctx: Any, args: Any, call_next: Any) -> dict[str, Any]:
         log.append(f"{label}>")
@@ -183,10 +217,17 @@ def _recording(log: list[str], label: str):
 
 def test_extensions_apply_in_their_declared_order_whatever_the_load_order() -> None:
     log: list[str] = []
-    a = site_contribution("a", Extension("b_echo", order=20, description="Echo, described by a.", around=_recording(log, "a")))
+    a = site_contribution(
+        "a", Extension("b_echo", order=20, description="Echo, described by a.", around=_recording(log, "a"))
+    )
     b = site_contribution("b")
-    c = Contribution("c", extensions=(Extension("b_echo", order=10, description="Echo, described by c.", around=_recording(log, "c")),
-                                      Extension("b_echo", order=20, title="Echo (c)")))
+    c = Contribution(
+        "c",
+        extensions=(
+            Extension("b_echo", order=10, description="Echo, described by c.", around=_recording(log, "c")),
+            Extension("b_echo", order=20, title="Echo (c)"),
+        ),
+    )
     outcomes = set()
     for permutation in itertools.permutations([a, b, c]):
         log.clear()
@@ -204,7 +245,10 @@ def test_a_narrowed_builtin_tool_is_one_tool_that_refuses_what_it_no_longer_take
         path: Annotated[str, Field(description="Under notes/.", pattern=r"^notes/[^/]+$", max_length=100)]
         content: Annotated[str, Field(description="The text.")]
 
-    narrow = Contribution("narrow", extensions=(Extension("jupyter_write_file", input_model=NotesOnly, description="Write under notes/ only."),))
+    narrow = Contribution(
+        "narrow",
+        extensions=(Extension("jupyter_write_file", input_model=NotesOnly, description="Write under notes/ only."),),
+    )
     ws = MemoryWorkspace({"notes/a.md": "a", "b.md": "b"})
     bridge = build_bridge(ws, contributions=[narrow])
     definitions = [d for d in bridge.registry.definitions() if d["name"] == "jupyter_write_file"]
@@ -216,15 +260,42 @@ def test_a_narrowed_builtin_tool_is_one_tool_that_refuses_what_it_no_longer_take
     assert "elsewhere.md" not in ws.files
     assert ok(bridge, "jupyter_write_file", {"path": "notes/c.md", "content": "x"})["created"] is True
     assert ws.files["notes/c.md"] == "x"
-    error(bridge, "jupyter_write_file", {"path": "notes/a.md", "content": "y"}, "PATH_EXISTS")  # the tool's own rules still hold
+    error(
+        bridge, "jupyter_write_file", {"path": "notes/a.md", "content": "y"}, "PATH_EXISTS"
+    )  # the tool's own rules still hold
 
 
 def two_cells(first: str, second: str) -> MemoryWorkspace:
     """A workspace with ``nb.ipynb``: two code cells, ids ``a`` and ``b``."""
-    return MemoryWorkspace({"nb.ipynb": json.dumps({"cells": [
-        {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None, "source": first},
-        {"cell_type": "code", "id": "b", "metadata": {}, "outputs": [], "execution_count": None, "source": second},
-    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})})
+    return MemoryWorkspace(
+        {
+            "nb.ipynb": json.dumps(
+                {
+                    "cells": [
+                        {
+                            "cell_type": "code",
+                            "id": "a",
+                            "metadata": {},
+                            "outputs": [],
+                            "execution_count": None,
+                            "source": first,
+                        },
+                        {
+                            "cell_type": "code",
+                            "id": "b",
+                            "metadata": {},
+                            "outputs": [],
+                            "execution_count": None,
+                            "source": second,
+                        },
+                    ],
+                    "metadata": {},
+                    "nbformat": 4,
+                    "nbformat_minor": 5,
+                }
+            )
+        }
+    )
 
 
 def test_fixed_values_leave_the_schema_and_are_forced() -> None:
@@ -240,9 +311,14 @@ def test_fixed_values_leave_the_schema_and_are_forced() -> None:
 
 
 def test_extending_a_tool_that_is_not_there_does_nothing_but_say_so() -> None:
-    ghost = Contribution("ghost", extensions=(Extension("jupyter_no_such_tool", description="Nothing."),
-                                              Extension("site_echo", fixed={"noSuchArgument": 1}),
-                                              Extension("site_echo", title="Echo!")))
+    ghost = Contribution(
+        "ghost",
+        extensions=(
+            Extension("jupyter_no_such_tool", description="Nothing."),
+            Extension("site_echo", fixed={"noSuchArgument": 1}),
+            Extension("site_echo", title="Echo!"),
+        ),
+    )
     bridge = build_bridge(MemoryWorkspace({}), contributions=[ghost, site_contribution()])
     assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [("ghost", "extension"), ("ghost", "extension")]
     assert "jupyter_no_such_tool" in bridge.diagnostics.entries()[0].reason
@@ -253,26 +329,50 @@ def test_extending_a_tool_that_is_not_there_does_nothing_but_say_so() -> None:
 
 
 def test_a_contribution_that_does_not_fit_contributes_nothing_and_the_others_load() -> None:
-    duplicate_tool = Contribution("dup", toolsets=(Toolset("dup", "Dup.", (
-        Tool("jupyter_get_context", "Again", "A second tool of a taken name.", EchoInput, echo),)),))
+    duplicate_tool = Contribution(
+        "dup",
+        toolsets=(
+            Toolset(
+                "dup",
+                "Dup.",
+                (Tool("jupyter_get_context", "Again", "A second tool of a taken name.", EchoInput, echo),),
+            ),
+        ),
+    )
+
     class NotStrict:  # not a ToolInput
         pass
-    bad_model = Contribution("bad-model", toolsets=(Toolset("bad-model", "Bad.", (
-        Tool("bad_tool", "Bad", "Its model is no ToolInput.", NotStrict, echo),)),),  # type: ignore[arg-type]
-        extensions=(Extension("jupyter_get_context", description="Never applied."),))
-    bridge = build_bridge(MemoryWorkspace({}), contributions=[duplicate_tool, site_contribution("site"), bad_model,
-                                                              site_contribution("site")])
-    assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [("dup", "build"), ("bad-model", "build"), ("site", "build")]
+
+    bad_model = Contribution(
+        "bad-model",
+        toolsets=(
+            Toolset("bad-model", "Bad.", (Tool("bad_tool", "Bad", "Its model is no ToolInput.", NotStrict, echo),)),
+        ),  # type: ignore[arg-type]
+        extensions=(Extension("jupyter_get_context", description="Never applied."),),
+    )
+    bridge = build_bridge(
+        MemoryWorkspace({}),
+        contributions=[duplicate_tool, site_contribution("site"), bad_model, site_contribution("site")],
+    )
+    assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [
+        ("dup", "build"),
+        ("bad-model", "build"),
+        ("site", "build"),
+    ]
     assert "jupyter_get_context" in bridge.diagnostics.entries()[0].reason
     names = [t.name for t in bridge.registry.tools()]
     assert names.count("jupyter_get_context") == 1 and "bad_tool" not in names and "site_echo" in names
-    assert next(d for d in bridge.registry.definitions() if d["name"] == "jupyter_get_context")["description"] != "Never applied."
+    assert (
+        next(d for d in bridge.registry.definitions() if d["name"] == "jupyter_get_context")["description"]
+        != "Never applied."
+    )
     assert ok(bridge, "jupyter_get_context")["diagnostics"] == bridge.diagnostics.to_json()
     with pytest.raises(ValueError):  # the bridge's own base is never silently cut
         build_bridge(MemoryWorkspace({}), toolsets=[builtin_toolsets()[0], builtin_toolsets()[0]])
 
 
 # -- observers -----------------------------------------------------------------------------------------
+
 
 def test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported_once() -> None:
     calls: list[CallEvent] = []
@@ -287,32 +387,64 @@ def test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported
     ok(bridge, "jupyter_run_cells", {"cellIds": ["a"]})
     ok(bridge, "jupyter_run_code", {"code": "print(6 * 7)"})
     error(bridge, "jupyter_get_cells", {"cellIds": ["nope"]}, "CELL_NOT_FOUND")
-    assert [(e.tool, e.outcome) for e in calls] == [("jupyter_open_notebook", "ok"), ("jupyter_run_cells", "ok"),
-                                                   ("jupyter_run_code", "ok"), ("jupyter_get_cells", "CELL_NOT_FOUND")]
+    assert [(e.tool, e.outcome) for e in calls] == [
+        ("jupyter_open_notebook", "ok"),
+        ("jupyter_run_cells", "ok"),
+        ("jupyter_run_code", "ok"),
+        ("jupyter_get_cells", "CELL_NOT_FOUND"),
+    ]
     assert all(e.duration is not None and e.duration >= 0 for e in calls)
     assert '"cellIds": ["nope"]' in calls[-1].arguments
-    assert [(r.kind, r.cell_id, r.tool, r.status) for r in runs] == [("cell", "a", "jupyter_run_cells", "ok"),
-                                                                     ("code", None, "jupyter_run_code", "ok")]
+    assert [(r.kind, r.cell_id, r.tool, r.status) for r in runs] == [
+        ("cell", "a", "jupyter_run_cells", "ok"),
+        ("code", None, "jupyter_run_code", "ok"),
+    ]
     assert [r.call_id for r in runs] == [calls[1].call_id, calls[2].call_id]
-    assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [("watcher: test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported_once.<locals>.broken", "hook")]
+    assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [
+        (
+            "watcher: test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported_once.<locals>.broken",
+            "hook",
+        )
+    ]
     assert "telemetry endpoint down" in bridge.diagnostics.entries()[0].reason
 
 
 # -- the site's configuration and its files --------------------------------------------------------------
 
+
 def test_discovery_is_sorted_deduplicated_and_skips_what_is_not_usable() -> None:
-    page = ["tools/b.py", "tools/a.py", "./tools/b.py", "../x.py", "/abs.py", "tools/c.txt", 3, "tools/def.py",
-            "w/site_tools-1.0-py3-none-any.whl", "w/fast-1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl"]
+    page = [
+        "tools/b.py",
+        "tools/a.py",
+        "./tools/b.py",
+        "../x.py",
+        "/abs.py",
+        "tools/c.txt",
+        3,
+        "tools/def.py",
+        "w/site_tools-1.0-py3-none-any.whl",
+        "w/fast-1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl",
+    ]
     settings = ["other/a.py", "tools/a.py", "z.py"]
     one, problems_one = parse_entries(("page config", page), ("settings", settings))
     two, problems_two = parse_entries(("settings", list(reversed(settings))), ("page config", list(reversed(page))))
     assert one == two
-    assert [(e.path, e.kind, e.module) for e in one] == [("other/a.py", "module", "a"), ("tools/b.py", "module", "b"),
-                                                         ("w/site_tools-1.0-py3-none-any.whl", "wheel", "site_tools"),
-                                                         ("z.py", "module", "z")]
+    assert [(e.path, e.kind, e.module) for e in one] == [
+        ("other/a.py", "module", "a"),
+        ("tools/b.py", "module", "b"),
+        ("w/site_tools-1.0-py3-none-any.whl", "wheel", "site_tools"),
+        ("z.py", "module", "z"),
+    ]
     reasons = " | ".join(reason for _name, reason in problems_one)
-    for bad in ("'..'", "absolute", "neither a Python module", "not a path", "not an importable module name", "not a pure-Python wheel",
-                "already the one of other/a.py"):
+    for bad in (
+        "'..'",
+        "absolute",
+        "neither a Python module",
+        "not a path",
+        "not an importable module name",
+        "not a pure-Python wheel",
+        "already the one of other/a.py",
+    ):
         assert bad in reasons, (bad, problems_one)
     assert parse_entries(("page config", "tools/a.py"))[1] == [("page config", "is not a list of paths; ignored")]
 
@@ -360,34 +492,63 @@ CONTRIBUTIONS = [Contribution("hello", toolsets=(Toolset("hello", "Greetings.", 
 
 
 def test_a_contribution_that_fails_to_import_or_build_is_reported_and_the_others_load(loader: SiteLoader) -> None:
-    loader.files.update({  # type: ignore[attr-defined]
-        "site/a_raises.py": b"x = 1\nraise RuntimeError('no network here')\n",
-        "site/b_syntax.py": b"def broken(:\n    pass\n",
-        "site/c_nothing.py": b"TOOLS = []\n",
-        "site/d_good.py": GOOD_MODULE.encode(),
-        "site/json.py": b"CONTRIBUTIONS = []\n",
-        "site/f_wrong.py": b"CONTRIBUTIONS = ['site_hello']\n",
-    })
-    contributions = load(loader, "site/a_raises.py", "site/b_syntax.py", "site/c_nothing.py", "site/d_good.py", "site/e_missing.py",
-                         "site/f_wrong.py", "site/json.py")
+    loader.files.update(
+        {  # type: ignore[attr-defined]
+            "site/a_raises.py": b"x = 1\nraise RuntimeError('no network here')\n",
+            "site/b_syntax.py": b"def broken(:\n    pass\n",
+            "site/c_nothing.py": b"TOOLS = []\n",
+            "site/d_good.py": GOOD_MODULE.encode(),
+            "site/json.py": b"CONTRIBUTIONS = []\n",
+            "site/f_wrong.py": b"CONTRIBUTIONS = ['site_hello']\n",
+        }
+    )
+    contributions = load(
+        loader,
+        "site/a_raises.py",
+        "site/b_syntax.py",
+        "site/c_nothing.py",
+        "site/d_good.py",
+        "site/e_missing.py",
+        "site/f_wrong.py",
+        "site/json.py",
+    )
     assert [c.name for c in contributions] == ["hello"]
     found = [(d.name, d.kind, d.reason) for d in loader.diagnostics.entries()]
-    assert [(n, k) for n, k, _r in found] == [("site/a_raises.py", "import"), ("site/b_syntax.py", "import"), ("site/c_nothing.py", "build"),
-                                              ("site/e_missing.py", "fetch"), ("site/f_wrong.py", "build"), ("site/json.py", "import")]
+    assert [(n, k) for n, k, _r in found] == [
+        ("site/a_raises.py", "import"),
+        ("site/b_syntax.py", "import"),
+        ("site/c_nothing.py", "build"),
+        ("site/e_missing.py", "fetch"),
+        ("site/f_wrong.py", "build"),
+        ("site/json.py", "import"),
+    ]
     assert "RuntimeError: no network here (line 2)" in found[0][2]
     assert "SyntaxError" in found[1][2] and "(line 1)" in found[1][2] and "broken" not in found[1][2]
-    assert "already taken" in found[5][2] and sys.modules["json"].__name__ == "json" and hasattr(sys.modules["json"], "dumps")
+    assert (
+        "already taken" in found[5][2]
+        and sys.modules["json"].__name__ == "json"
+        and hasattr(sys.modules["json"], "dumps")
+    )
     bridge = build_bridge(MemoryWorkspace({}), contributions=contributions, diagnostics=loader.diagnostics)
     assert ok(bridge, "site_hello", {"name": "Ada"}) == {"greeting": "Hello, Ada"}
     assert ok(bridge, "jupyter_list_workspace")["entries"] == []
-    assert [d["kind"] for d in ok(bridge, "jupyter_get_context")["diagnostics"]] == ["import", "import", "build", "fetch", "build", "import"]
+    assert [d["kind"] for d in ok(bridge, "jupyter_get_context")["diagnostics"]] == [
+        "import",
+        "import",
+        "build",
+        "fetch",
+        "build",
+        "import",
+    ]
 
 
 def test_a_pure_python_wheel_is_a_contribution_too(loader: SiteLoader, tmp_path: Path) -> None:
     wheel = tmp_path / "greet_tools-1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("greet_tools/__init__.py", GOOD_MODULE)
-        archive.writestr("greet_tools-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: greet-tools\nVersion: 1.0\n")
+        archive.writestr(
+            "greet_tools-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: greet-tools\nVersion: 1.0\n"
+        )
     loader.files["wheels/greet_tools-1.0-py3-none-any.whl"] = wheel.read_bytes()  # type: ignore[attr-defined]
     loader.files["wheels/empty-1.0-py3-none-any.whl"] = b"not a zip"  # type: ignore[attr-defined]
     contributions = load(loader, "wheels/greet_tools-1.0-py3-none-any.whl", "wheels/empty-1.0-py3-none-any.whl")
@@ -398,6 +559,7 @@ def test_a_pure_python_wheel_is_a_contribution_too(loader: SiteLoader, tmp_path:
 
 
 # -- the demo course (the shipped contribution module, as the site serves it) -----------------------------
+
 
 @pytest.fixture
 def course(loader: SiteLoader):
@@ -425,18 +587,28 @@ def test_check_exercise_gives_a_verdict_and_never_the_hidden_tests(course) -> No
     result = call(bridge, "check_exercise", {"exercise": "word-counts"})
     verdict = result["structuredContent"]
     assert verdict["status"] == "checked" and verdict["cellId"] == "answer"
-    assert "outputSchema" in next(d for d in bridge.registry.definitions() if d["name"] == "check_exercise")  # results checked against it (conftest)
-    assert [(t["name"], t["passed"]) for t in verdict["tests"]] == [("counts repeated words", True), ("ignores case", False),
-                                                                    ("ignores punctuation around words", False), ("empty text", True)]
+    assert "outputSchema" in next(
+        d for d in bridge.registry.definitions() if d["name"] == "check_exercise"
+    )  # results checked against it (conftest)
+    assert [(t["name"], t["passed"]) for t in verdict["tests"]] == [
+        ("counts repeated words", True),
+        ("ignores case", False),
+        ("ignores punctuation around words", False),
+        ("empty text", True),
+    ]
     assert (verdict["passed"], verdict["total"], verdict["allPassed"]) == (2, 4, False)
     text = json.dumps(result)
     for check in hidden_checks():
         assert check not in text and check.split("==")[0].strip() not in text
-    assert set(nb._namespace) - {"__builtins__"} == namespace_before and nb.revision() == revision  # nothing left in the kernel or notebook
+    assert (
+        set(nb._namespace) - {"__builtins__"} == namespace_before and nb.revision() == revision
+    )  # nothing left in the kernel or notebook
     assert [(r.tool, r.kind, r.status) for r in bridge.runs] == [("check_exercise", "code", "ok")]
-    nb.nb["cells"][1]["source"] = ("import string\n\ndef word_counts(text):\n    counts = {}\n    for word in text.lower().split():\n"
-                                   "        word = word.strip(string.punctuation)\n        if word:\n"
-                                   "            counts[word] = counts.get(word, 0) + 1\n    return counts\n")
+    nb.nb["cells"][1]["source"] = (
+        "import string\n\ndef word_counts(text):\n    counts = {}\n    for word in text.lower().split():\n"
+        "        word = word.strip(string.punctuation)\n        if word:\n"
+        "            counts[word] = counts.get(word, 0) + 1\n    return counts\n"
+    )
     assert ok(bridge, "check_exercise", {"exercise": "word-counts", "cellId": "answer"})["allPassed"] is True
     nb.nb["cells"][1]["source"] = "print('noise ' * 10000)\ndef word_counts(text):\n    raise ValueError('no')\n"
     failing = ok(bridge, "check_exercise", {"exercise": "word-counts", "cellId": "answer"})
@@ -448,7 +620,9 @@ def test_check_exercise_goes_through_the_guard_and_propose_mode(course) -> None:
     bridge, ws = course
     hide_cell(ws, COURSE_NOTEBOOK, 1)
     error(bridge, "check_exercise", {"exercise": "word-counts", "cellId": "answer"}, "CELL_NOT_FOUND")
-    error(bridge, "check_exercise", {"exercise": "word-counts"}, "CELL_NOT_FOUND")  # the hidden answer is not found either
+    error(
+        bridge, "check_exercise", {"exercise": "word-counts"}, "CELL_NOT_FOUND"
+    )  # the hidden answer is not found either
     assert bridge.runs == []
     ws.open[COURSE_NOTEBOOK].nb["cells"][1]["metadata"] = {}
     bridge.proposals.set_mode("propose")
@@ -459,7 +633,12 @@ def test_check_exercise_goes_through_the_guard_and_propose_mode(course) -> None:
             await asyncio.sleep(0.01)
         proposal = bridge.proposals.waiting()[0]
         # a site author's tool that is not read-only is held as a whole, showing its arguments, before it runs
-        assert (proposal.tool, proposal.kind, proposal.scope, proposal.cell_id) == ("check_exercise", "site_tool", "workspace", None)
+        assert (proposal.tool, proposal.kind, proposal.scope, proposal.cell_id) == (
+            "check_exercise",
+            "site_tool",
+            "workspace",
+            None,
+        )
         assert any("word-counts" in line for _op, line in proposal.diff or [])
         bridge.proposals.deny(proposal.id, "not now")
         return await task
@@ -512,14 +691,16 @@ def test_the_course_narrows_jupyter_write_file_to_its_answers_folder(course) -> 
     error(bridge, "jupyter_write_file", {"path": "course/answers", "content": "x", "extra": 1}, "INVALID_ARGUMENT")
     assert ws.files == before
     assert ok(bridge, "jupyter_write_file", {"path": "course/answers/mine.md", "content": "x"})["created"] is True
-    assert ok(bridge, "jupyter_write_file", {"path": "notes.md", "content": "y"})["created"] is True  # outside the course: as before
+    assert (
+        ok(bridge, "jupyter_write_file", {"path": "notes.md", "content": "y"})["created"] is True
+    )  # outside the course: as before
     assert {p: t for p, t in ws.files.items() if p not in before} == {"course/answers/mine.md": "x", "notes.md": "y"}
 
 
 def test_the_readme_example_is_a_working_contribution(loader: SiteLoader) -> None:
     """The module a site author copies from the README ("Add your own tool"), loaded as the page loads it."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Add your own tool"):]
+    section = readme[readme.index("## Add your own tool") :]
     code = textwrap.dedent(section.split("```python\n", 1)[1].split("```", 1)[0])
     config = json.loads(textwrap.dedent(section.split("```json\n", 1)[1].split("```", 1)[0]))
     [path] = config["jupyter-config-data"]["webmcpBridgeContributions"]
@@ -530,5 +711,7 @@ def test_the_readme_example_is_a_working_contribution(loader: SiteLoader) -> Non
     assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 36
     ok(bridge, "jupyter_open_notebook", {"path": EULER})
     first = ws.open[EULER].nb["cells"][0]
-    assert ok(bridge, "site_first_line", {"cellId": first["id"]})["firstLine"] == "".join(first["source"]).split("\n")[0]
+    assert (
+        ok(bridge, "site_first_line", {"cellId": first["id"]})["firstLine"] == "".join(first["source"]).split("\n")[0]
+    )
     error(bridge, "site_first_line", {"cellId": hide_cell(ws, EULER, 0)}, "CELL_NOT_FOUND")

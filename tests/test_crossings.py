@@ -21,7 +21,9 @@ from webmcp_bridge.host.protocol import LiveNotebook
 #: the most crossings into JS one jupyter_update_cell may make (docs/ARCHITECTURE.md, "Crossings of one call")
 UPDATE_CROSSINGS = 6
 
-PROTOCOL_METHODS = sorted(name for name, _ in inspect.getmembers(LiveNotebook, inspect.isfunction) if not name.startswith("_"))
+PROTOCOL_METHODS = sorted(
+    name for name, _ in inspect.getmembers(LiveNotebook, inspect.isfunction) if not name.startswith("_")
+)
 
 
 @pytest.fixture
@@ -52,8 +54,15 @@ def _update_once(counted: Counter, notebook: str) -> tuple[dict, Counter]:
     b.open("demo/nb.ipynb")
     cell = b.ok("jupyter_get_cells", {"notebookPath": "demo/nb.ipynb", "startIndex": 0, "endIndex": 3})["cells"][1]
     counted.clear()
-    done = b.ok("jupyter_update_cell", {"notebookPath": "demo/nb.ipynb", "cellId": cell["id"], "source": "x = 1\n",
-                                       "expectedSourceHash": cell["sourceHash"]})
+    done = b.ok(
+        "jupyter_update_cell",
+        {
+            "notebookPath": "demo/nb.ipynb",
+            "cellId": cell["id"],
+            "source": "x = 1\n",
+            "expectedSourceHash": cell["sourceHash"],
+        },
+    )
     return done, Counter(counted)
 
 
@@ -78,11 +87,21 @@ def test_update_cell_with_hidden_and_read_only_cells_crosses_as_often(counted):
     cell = b.ok("jupyter_get_cells", {"notebookPath": "demo/nb.ipynb", "startIndex": 0, "endIndex": 3})["cells"][0]
     assert cell["id"] == ids[1]
     counted.clear()
-    b.ok("jupyter_update_cell", {"notebookPath": "demo/nb.ipynb", "cellId": ids[1], "source": "y = 2\n",
-                                 "expectedSourceHash": cell["sourceHash"]})
+    b.ok(
+        "jupyter_update_cell",
+        {
+            "notebookPath": "demo/nb.ipynb",
+            "cellId": ids[1],
+            "source": "y = 2\n",
+            "expectedSourceHash": cell["sourceHash"],
+        },
+    )
     assert sum(counted.values()) <= UPDATE_CROSSINGS, dict(counted)
-    denied = b.fails("jupyter_update_cell", {"notebookPath": "demo/nb.ipynb", "cellId": ids[2], "source": "z\n",
-                                             "expectedSourceHash": "0" * 16}, "STALE_CELL")
+    denied = b.fails(
+        "jupyter_update_cell",
+        {"notebookPath": "demo/nb.ipynb", "cellId": ids[2], "source": "z\n", "expectedSourceHash": "0" * 16},
+        "STALE_CELL",
+    )
     assert denied["cellId"] == ids[2]
 
 
@@ -99,8 +118,17 @@ def test_a_level_changed_while_a_call_waits_is_seen_after_the_await():
     book.mode = "propose"
 
     async def scenario() -> dict:
-        call = asyncio.ensure_future(b.reg.call("jupyter_update_cell", {"notebookPath": "demo/nb.ipynb", "cellId": cell["id"],
-                                                                         "source": "w = 3\n", "expectedSourceHash": cell["sourceHash"]}))
+        call = asyncio.ensure_future(
+            b.reg.call(
+                "jupyter_update_cell",
+                {
+                    "notebookPath": "demo/nb.ipynb",
+                    "cellId": cell["id"],
+                    "source": "w = 3\n",
+                    "expectedSourceHash": cell["sourceHash"],
+                },
+            )
+        )
         while not book.waiting():
             await asyncio.sleep(0)
         set_cell_level(raw, cell["id"], "none")  # the person hides the cell, then accepts

@@ -66,6 +66,7 @@ async def opened(agent: Agent) -> str:
 
 # -- the restart confirmation ---------------------------------------------------------------------------------
 
+
 def test_a_restart_waits_for_its_confirmation_which_the_agent_answers():
     async def scenario():
         agent = Agent()
@@ -77,8 +78,10 @@ def test_a_restart_waits_for_its_confirmation_which_the_agent_answers():
         dialog = pending["dialog"]
         assert dialog["title"] == "Restart Kernel?" and "All variables will be lost" in dialog["body"]
         assert dialog["state"] == "shown" and dialog["shown"] is True and dialog["answerable"] is True
-        assert dialog["buttons"] == [{"index": 0, "label": "Cancel", "kind": "reject"},
-                                     {"index": 1, "label": "Restart", "kind": "accept", "warn": True}]
+        assert dialog["buttons"] == [
+            {"index": 0, "label": "Cancel", "kind": "reject"},
+            {"index": 1, "label": "Restart", "kind": "accept", "warn": True},
+        ]
         assert dialog["owner"] == {"tool": "jupyter_kernel_action", "pendingId": pending["pendingId"]}
         assert "jupyter_answer_dialog" in pending["message"]
         assert pending["dialogs"] == [dialog]  # every successful result lists the open dialogs
@@ -99,6 +102,7 @@ def test_a_restart_waits_for_its_confirmation_which_the_agent_answers():
         # the same final result can still be collected by its pending id
         again = await agent.ok("jupyter_wait_for_result", {"pendingId": pending["pendingId"]})
         assert again["restarted"] is True and "answered" not in again
+
     run(scenario)
 
 
@@ -113,6 +117,7 @@ def test_cancel_in_the_confirmation_keeps_the_kernel_and_is_a_normal_result():
         probe = (await agent.ok("jupyter_insert_cell", {"source": "print(x + 1)"}))["cell"]
         out = (await agent.ok("jupyter_run_cells", {"cellIds": [probe["id"]]}))["results"][0]
         assert out["outputs"][0]["preview"] == "42\n" and out["executionCount"] == 2  # same kernel, same state
+
     run(scenario)
 
 
@@ -124,11 +129,15 @@ def test_the_person_may_answer_the_agents_dialog_and_the_result_is_collected():
         assert agent.ws.dialogs.person_click(pending["dialog"]["id"], 1) == "clicked"
         final = await agent.ok("jupyter_wait_for_result", {"pendingId": pending["pendingId"]})
         assert final["restarted"] is True
-        assert (await agent.fails("jupyter_answer_dialog", {"button": "Restart"}, "INVALID_ARGUMENT"))["message"] == "No dialog is open."
+        assert (await agent.fails("jupyter_answer_dialog", {"button": "Restart"}, "INVALID_ARGUMENT"))[
+            "message"
+        ] == "No dialog is open."
+
     run(scenario)
 
 
 # -- ownership -------------------------------------------------------------------------------------------------
+
 
 class AskInput(ToolInput):
     title: str
@@ -147,11 +156,15 @@ def dialog_tools(agent: Agent) -> Toolset:
         await asyncio.sleep(args.linger)
         return {"lingered": args.linger}
 
-    return Toolset("test", "dialog cases", (
-        Tool("ask", "Ask", "Opens a dialog.", AskInput, ask),
-        Tool("linger", "Linger", "Waits.", AskInput, linger),
-        Tool("linger_ro", "Linger", "Waits, read-only.", AskInput, linger, Annotations(read_only=True)),
-    ))
+    return Toolset(
+        "test",
+        "dialog cases",
+        (
+            Tool("ask", "Ask", "Opens a dialog.", AskInput, ask),
+            Tool("linger", "Linger", "Waits.", AskInput, linger),
+            Tool("linger_ro", "Linger", "Waits, read-only.", AskInput, linger, Annotations(read_only=True)),
+        ),
+    )
 
 
 def with_test_tools() -> Agent:
@@ -184,6 +197,7 @@ def test_a_dialog_is_owned_only_when_exactly_one_call_can_own_it():
         assert (await slow)["dialogs"][0]["id"] == dialog["id"]  # reported on other results
         agent.ws.dialogs.person_click(dialog["id"], 0)
         assert (await asking) == {"answer": 0}
+
     run(scenario)
 
 
@@ -192,8 +206,9 @@ def test_a_dialog_opened_by_a_gesture_of_the_person_is_never_the_agents():
         agent = with_test_tools()
         lingering = asyncio.ensure_future(agent.ok("linger", {"title": "-", "linger": 0.2}))
         await asyncio.sleep(0.05)
-        dialog_id, answer = agent.ws.dialogs.open("Rename File", "New name", OK_CANCEL, by_person=True,
-                                                  input=RawInput("text", "data.csv"))
+        dialog_id, answer = agent.ws.dialogs.open(
+            "Rename File", "New name", OK_CANCEL, by_person=True, input=RawInput("text", "data.csv")
+        )
         result = await lingering
         assert result == {"lingered": 0.2, "dialogs": result["dialogs"]}  # the call did not go pending for it
         (dialog,) = result["dialogs"]
@@ -203,6 +218,7 @@ def test_a_dialog_opened_by_a_gesture_of_the_person_is_never_the_agents():
         for args in ({"button": "OK"}, {"button": 1, "dialogId": dialog_id}):
             await agent.fails("jupyter_answer_dialog", args, "INVALID_ARGUMENT")
         assert agent.ws.dialogs.is_open(dialog_id) and agent.ws.dialogs.clicks == [] and not answer.done()
+
     run(scenario)
 
 
@@ -214,7 +230,10 @@ def test_a_call_owns_at_most_one_open_dialog():
         second, _ = agent.ws.dialogs.open("Something else", "?", OK_CANCEL)
         dialogs = (await agent.ok("jupyter_get_context"))["dialogs"]
         assert [(d["id"], d["state"], d["owner"] is not None) for d in dialogs] == [
-            (asked["dialog"]["id"], "shown", True), (second, "queued", False)]
+            (asked["dialog"]["id"], "shown", True),
+            (second, "queued", False),
+        ]
+
     run(scenario)
 
 
@@ -229,21 +248,36 @@ def test_a_pending_call_that_opens_a_dialog_wakes_its_wait():
         assert waited["dialog"]["owner"]["pendingId"] == first["pendingId"]
         done = await agent.ok("jupyter_answer_dialog", {"button": "ok"})  # labels match ignoring case
         assert done["answer"] == 1 and done["answered"]["button"] == "OK"
+
     run(scenario)
 
 
 # -- ambiguous answers change nothing -----------------------------------------------------------------------------
+
 
 def test_ambiguous_or_impossible_answers_are_refused_and_click_nothing():
     async def scenario():
         agent = Agent()
         await opened(agent)
         dialogs = agent.ws.dialogs
-        persons, persons_answer = dialogs.open("Save changes?", "Unsaved", (
-            RawButton("Cancel", accept=False), RawButton("Discard", accept=False, warn=True), RawButton("Save", accept=True)), by_person=True)
+        persons, persons_answer = dialogs.open(
+            "Save changes?",
+            "Unsaved",
+            (
+                RawButton("Cancel", accept=False),
+                RawButton("Discard", accept=False, warn=True),
+                RawButton("Save", accept=True),
+            ),
+            by_person=True,
+        )
         pending = await agent.ok("jupyter_kernel_action", {"action": "restart"})
         mine = pending["dialog"]
-        assert mine["state"] == "queued" and mine["shown"] is False and mine["owner"] is not None and mine["answerable"] is False
+        assert (
+            mine["state"] == "queued"
+            and mine["shown"] is False
+            and mine["owner"] is not None
+            and mine["answerable"] is False
+        )
         assert "queued behind another dialog" in pending["message"]
         state = agent.notebook_state()
         cases = [
@@ -262,10 +296,13 @@ def test_ambiguous_or_impossible_answers_are_refused_and_click_nothing():
 
         dialogs.person_click(persons, 2)  # the person saves: the agent's dialog is shown now
         assert await persons_answer == 2
-        for args, words in [({"button": "Yes"}, "no button labelled 'Yes'; its buttons: 0: 'Cancel', 1: 'Restart'"),
-                            ({"button": 7}, "has no button 7")]:
+        for args, words in [
+            ({"button": "Yes"}, "no button labelled 'Yes'; its buttons: 0: 'Cancel', 1: 'Restart'"),
+            ({"button": 7}, "has no button 7"),
+        ]:
             assert words in (await agent.fails("jupyter_answer_dialog", args, "INVALID_ARGUMENT"))["message"]
         assert (await agent.ok("jupyter_answer_dialog", {"button": "Restart"}))["restarted"] is True
+
     run(scenario)
 
 
@@ -274,19 +311,31 @@ def test_duplicate_labels_and_disabled_buttons_are_refused():
         agent = with_test_tools()
 
         async def odd(ctx, args):
-            return {"answer": await agent.ws.dialogs.ask("Odd", "?", (RawButton("OK", True), RawButton("OK", False),
-                                                                      RawButton("Apply", True, disabled=True)))}
+            return {
+                "answer": await agent.ws.dialogs.ask(
+                    "Odd", "?", (RawButton("OK", True), RawButton("OK", False), RawButton("Apply", True, disabled=True))
+                )
+            }
+
         agent.reg.add_toolset(Toolset("odd", "odd", (Tool("odd", "Odd", "Odd dialog.", AskInput, odd),)))
         pending = await agent.ok("odd", {"title": "-"})
         assert pending["dialog"]["buttons"][2] == {"index": 2, "label": "Apply", "kind": "accept", "disabled": True}
-        assert "Several buttons" in (await agent.fails("jupyter_answer_dialog", {"button": "OK"}, "INVALID_ARGUMENT"))["message"]
-        assert "disabled" in (await agent.fails("jupyter_answer_dialog", {"button": "Apply"}, "INVALID_ARGUMENT"))["message"]
+        assert (
+            "Several buttons"
+            in (await agent.fails("jupyter_answer_dialog", {"button": "OK"}, "INVALID_ARGUMENT"))["message"]
+        )
+        assert (
+            "disabled"
+            in (await agent.fails("jupyter_answer_dialog", {"button": "Apply"}, "INVALID_ARGUMENT"))["message"]
+        )
         assert agent.ws.dialogs.clicks == []
         assert (await agent.ok("jupyter_answer_dialog", {"button": 1}))["answer"] == 1
+
     run(scenario)
 
 
 # -- what is reported -------------------------------------------------------------------------------------------
+
 
 def test_reports_are_bounded_and_never_carry_a_password():
     async def scenario():
@@ -305,6 +354,7 @@ def test_reports_are_bounded_and_never_carry_a_password():
         assert len(second["buttons"]) == limits.dialog_buttons and second["omittedButtons"] == 5
         cells = await agent.ok("jupyter_get_cells")
         assert [d["id"] for d in cells["dialogs"]] == [first["id"], second["id"]] and cells["dialogsOmitted"] == 1
+
     run(scenario)
 
 
@@ -318,10 +368,12 @@ def test_attached_dialogs_never_break_the_result_cap():
         big = (await agent.ok("jupyter_insert_cell", {"source": "y = '" + "z" * 5500 + "'"}))["cell"]
         listing = await agent.ok("jupyter_get_cells", {"cellIds": [big["id"]]})  # check_envelope checks the cap
         assert listing["dialogs"] and all(set(d) >= {"id", "state", "answerable"} for d in listing["dialogs"])
+
     run(scenario)
 
 
 # -- aborting ----------------------------------------------------------------------------------------------------
+
 
 class SleepInput(ToolInput):
     seconds: float
@@ -352,6 +404,7 @@ def test_an_aborted_call_stops_its_handler_and_returns_aborted():
         assert result["structuredContent"]["tool"] == "sleepy"
         assert seen == ["cancelled"] and ("sleepy", "ABORTED") in agent.events
         assert agent.reg.cancel("inv-1") is False  # over: nothing left to abort
+
     run(scenario)
 
 
@@ -371,6 +424,7 @@ def test_an_abort_before_the_call_starts_runs_nothing():
         assert agent.reg.cancel("inv-2") is True
         assert (await call)["structuredContent"]["error"] == "ABORTED"
         assert seen == (["cancelled"] if EAGER_TASKS else [])
+
     run(scenario)
 
 
@@ -388,12 +442,15 @@ def test_an_aborted_run_leaves_the_notebook_as_it_was():
             return [], "ok"
 
         agent.ws.executor = executor
-        ids = [(await agent.ok("jupyter_insert_cell", {"source": s}))["cell"]["id"] for s in ("slow()", "a = 1", "b = 2")]
+        ids = [
+            (await agent.ok("jupyter_insert_cell", {"source": s}))["cell"]["id"] for s in ("slow()", "a = 1", "b = 2")
+        ]
         before, revision = agent.notebook_state(), agent.ws.open[NB].revision()
         result = await agent.call("jupyter_run_cells", {"cellIds": ids}, invocation="run-1")
         assert result["structuredContent"]["error"] == "ABORTED"
         assert ran == ["slow()"]  # the cells after it never ran
         assert agent.notebook_state() == before and agent.ws.open[NB].revision() == revision
+
     run(scenario)
 
 
@@ -406,15 +463,18 @@ def test_a_call_that_went_pending_is_no_longer_tied_to_its_invocation():
         assert agent.reg.cancel("inv-3") is False
         final = await agent.ok("jupyter_wait_for_result", {"pendingId": first["pendingId"]})
         assert final == {"slept": 2.3}
+
     run(scenario)
 
 
 # -- the save conflict ("File Changed") -------------------------------------------------------------------------
 
+
 def test_cancel_in_the_file_changed_dialog_is_the_saves_real_outcome():
     """JupyterLab asks "File Changed" (Cancel, Revert, Overwrite) when the file changed on disk since it was
     opened; Cancel rejects the save. The agent answering Cancel gets a normal result, saved: false, the file on
     disk untouched: never INTERNAL_ERROR."""
+
     async def scenario():
         agent = Agent()
         await opened(agent)
@@ -429,7 +489,10 @@ def test_cancel_in_the_file_changed_dialog_is_the_saves_real_outcome():
         assert agent.ws.files[NB] == on_disk  # nothing written
         assert (await agent.ok("jupyter_get_context"))["notebook"]["dirty"] is True
         again = await agent.ok("jupyter_save_notebook", {})  # asked again: the file still differs
-        overwritten = await agent.ok("jupyter_answer_dialog", {"button": "Overwrite", "dialogId": again["dialog"]["id"]})
+        overwritten = await agent.ok(
+            "jupyter_answer_dialog", {"button": "Overwrite", "dialogId": again["dialog"]["id"]}
+        )
         assert overwritten["saved"] is True and "x = 41" in agent.ws.files[NB]
         assert (await agent.ok("jupyter_save_notebook", {}))["saved"] is True  # no conflict now: no dialog
+
     run(scenario)

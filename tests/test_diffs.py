@@ -31,7 +31,11 @@ def corpus_pairs() -> list[tuple[str, str]]:
     pairs = []
     for i, src in enumerate(cells[:60]):
         lines = src.splitlines()
-        edited = lines[: len(lines) // 2] + ["# inserted by the agent"] + [ln.replace("=", "==", 1) for ln in lines[len(lines) // 2:]]
+        edited = (
+            lines[: len(lines) // 2]
+            + ["# inserted by the agent"]
+            + [ln.replace("=", "==", 1) for ln in lines[len(lines) // 2 :]]
+        )
         pairs.append((src, "\n".join(edited)))
         pairs.append((src, cells[(i + 1) % len(cells)]))
     return pairs
@@ -43,7 +47,11 @@ def test_the_diff_shows_the_same_lines_as_ndiff(pair):
     diff = source_diff(before, after, max_lines=None)
     assert sides(diff) == (before.splitlines(), after.splitlines())  # each side reads back exactly
     assert all(op in " +-" for op, _ in diff)  # no "?" hint lines
-    old = [[line[0], line[2:]] for line in difflib.ndiff(before.splitlines(), after.splitlines()) if not line.startswith("? ")]
+    old = [
+        [line[0], line[2:]]
+        for line in difflib.ndiff(before.splitlines(), after.splitlines())
+        if not line.startswith("? ")
+    ]
     assert Counter(map(tuple, diff)) == Counter(map(tuple, old))
 
 
@@ -54,7 +62,9 @@ def test_a_rewrite_too_big_to_show_is_refused_before_any_diff_runs(monkeypatch):
     s.nb.person_set_source(cell["id"], before)
     snap, offset = s.cells()[1], 0
     while offset is not None:  # the whole 32 KB source, read page by page as an agent must before replacing it
-        page = asyncio.run(s.reg.call("jupyter_get_cells", {"cellIds": [cell["id"]], "sourceOffset": offset}))["structuredContent"]
+        page = asyncio.run(s.reg.call("jupyter_get_cells", {"cellIds": [cell["id"]], "sourceOffset": offset}))[
+            "structuredContent"
+        ]
         offset = page["cells"][0]["nextSourceOffset"]
 
     def no_diff(*_a, **_k):
@@ -62,7 +72,11 @@ def test_a_rewrite_too_big_to_show_is_refused_before_any_diff_runs(monkeypatch):
 
     monkeypatch.setattr(proposals.difflib, "ndiff", no_diff)
     monkeypatch.setattr(proposals.difflib, "SequenceMatcher", no_diff)
-    result = asyncio.run(s.reg.call("jupyter_update_cell", {"cellId": cell["id"], "source": after, "expectedSourceHash": snap["sourceHash"]}))
+    result = asyncio.run(
+        s.reg.call(
+            "jupyter_update_cell", {"cellId": cell["id"], "source": after, "expectedSourceHash": snap["sourceHash"]}
+        )
+    )
     payload = result["structuredContent"]
     assert payload["error"] == "TOO_LARGE" and payload["maxLines"] == DIFF_LINES and payload["lines"] >= 800
     assert not s.book.waiting() and s.nb.find_cell(cell["id"]).source == before
@@ -76,6 +90,7 @@ def test_the_largest_diff_allowed_is_shown_whole():
 
 # -- the worst shapes for a line matcher: bounded work, still a true diff ------------------------------------------
 
+
 def worst_cases() -> dict[str, tuple[str, str]]:
     """At most DIFF_LINES lines a side (the size Propose mode lets through to the diff), in the shapes that made
     difflib's SequenceMatcher (autojunk off) take 0.2 to 2 s under CPython: repeated and blank lines."""
@@ -83,12 +98,23 @@ def worst_cases() -> dict[str, tuple[str, str]]:
     statements = [f"value_{i} = compute({i}, scale=1.0)" for i in range(n // 2)]
     blank_between = "\n".join(x for s in statements for x in (s, ""))
     return {
-        "blank lines between rewritten statements": (blank_between, "\n".join(x for s in statements for x in (s.replace("1.0", "2.0"), ""))),
-        "blank lines between, every other rewritten": (blank_between, "\n".join(
-            x for k, s in enumerate(statements) for x in (s.replace("1.0", "2.0") if k % 2 else s, ""))),
+        "blank lines between rewritten statements": (
+            blank_between,
+            "\n".join(x for s in statements for x in (s.replace("1.0", "2.0"), "")),
+        ),
+        "blank lines between, every other rewritten": (
+            blank_between,
+            "\n".join(x for k, s in enumerate(statements) for x in (s.replace("1.0", "2.0") if k % 2 else s, "")),
+        ),
         "many pass lines": ("\n".join(["pass"] * n), "\n".join("pass" if i % 3 else "x = 1" for i in range(n))),
-        "ab against alternating ab/ba": ("\n".join(["ab"] * n), "\n".join("ab" if i % 2 == 0 else "ba" for i in range(n))),
-        "unique lines, every other changed": ("\n".join(f"x_{i}" for i in range(n)), "\n".join(f"x_{i}" if i % 2 else f"y_{i}" for i in range(n))),
+        "ab against alternating ab/ba": (
+            "\n".join(["ab"] * n),
+            "\n".join("ab" if i % 2 == 0 else "ba" for i in range(n)),
+        ),
+        "unique lines, every other changed": (
+            "\n".join(f"x_{i}" for i in range(n)),
+            "\n".join(f"x_{i}" if i % 2 else f"y_{i}" for i in range(n)),
+        ),
     }
 
 
@@ -132,7 +158,9 @@ def test_a_diff_past_the_budget_keeps_the_lines_it_can_anchor():
     diff = source_diff(before, after, max_lines=None)
     kept = [line for op, line in diff if op == " "]
     # the statements not rewritten, and the blank lines next to them, are shown as kept
-    assert [line for line in kept if line] == [f"value_{i} = compute({i}, scale=1.0)" for i in range(0, DIFF_LINES // 2, 2)]
+    assert [line for line in kept if line] == [
+        f"value_{i} = compute({i}, scale=1.0)" for i in range(0, DIFF_LINES // 2, 2)
+    ]
     assert len(diff) <= DIFF_LINES * 5 // 4, len(diff)
 
 
@@ -147,4 +175,7 @@ def test_random_diffs_read_back_whatever_the_budget(monkeypatch):
             alphabet = rng.choice(["ab", "abc", "abcdefgh", "abcdefghijklmnopqrstuvwxyz"])
             before = "\n".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
             after = "\n".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-            assert sides(source_diff(before, after, max_lines=None)) == (before.splitlines(), after.splitlines()), (before, after)
+            assert sides(source_diff(before, after, max_lines=None)) == (before.splitlines(), after.splitlines()), (
+                before,
+                after,
+            )

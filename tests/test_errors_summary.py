@@ -14,12 +14,23 @@ PATH = "errors.ipynb"
 
 
 def code(cell_id: str, source: str, outputs: list[dict] | None = None, count: int | None = None) -> dict:
-    return {"id": cell_id, "cell_type": "code", "metadata": {}, "source": source, "execution_count": count,
-            "outputs": outputs or []}
+    return {
+        "id": cell_id,
+        "cell_type": "code",
+        "metadata": {},
+        "source": source,
+        "execution_count": count,
+        "outputs": outputs or [],
+    }
 
 
 def error(ename: str, evalue: str) -> dict:
-    return {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": [f"\x1b[31m{ename}\x1b[0m: {evalue}"]}
+    return {
+        "output_type": "error",
+        "ename": ename,
+        "evalue": evalue,
+        "traceback": [f"\x1b[31m{ename}\x1b[0m: {evalue}"],
+    }
 
 
 def notebook(cells: list[dict]) -> str:
@@ -41,21 +52,51 @@ def errors(bridge: Bridge) -> dict:
 
 
 def test_lists_the_cells_whose_last_run_raised_in_order():
-    bridge = agent([
-        code("ok", "x = 1", [{"output_type": "stream", "name": "stdout", "text": "fine\n"}], 1),
-        {"id": "md", "cell_type": "markdown", "metadata": {}, "source": "# ValueError: not code"},
-        code("bad", "1/0", [{"output_type": "stream", "name": "stdout", "text": "before\n"},
-                            error("ZeroDivisionError", "division by zero")], 2),
-        code("never", "y = 2"),
-        code("key", "d['k']", [error("KeyError", "'k'")], 3),
-    ])
+    bridge = agent(
+        [
+            code("ok", "x = 1", [{"output_type": "stream", "name": "stdout", "text": "fine\n"}], 1),
+            {"id": "md", "cell_type": "markdown", "metadata": {}, "source": "# ValueError: not code"},
+            code(
+                "bad",
+                "1/0",
+                [
+                    {"output_type": "stream", "name": "stdout", "text": "before\n"},
+                    error("ZeroDivisionError", "division by zero"),
+                ],
+                2,
+            ),
+            code("never", "y = 2"),
+            code("key", "d['k']", [error("KeyError", "'k'")], 3),
+        ]
+    )
     summary = errors(bridge)
-    assert summary == {"path": PATH, "count": 2, "truncated": False, "cells": [
-        {"cellId": "bad", "index": 2, "uri": f"notebook://{PATH}/cells/bad", "executionCount": 2, "ename": "ZeroDivisionError",
-         "evalue": "division by zero", "outputIndex": 1, "outputUri": f"notebook://{PATH}/cells/bad/outputs/1"},
-        {"cellId": "key", "index": 4, "uri": f"notebook://{PATH}/cells/key", "executionCount": 3, "ename": "KeyError",
-         "evalue": "'k'", "outputIndex": 0, "outputUri": f"notebook://{PATH}/cells/key/outputs/0"},
-    ]}
+    assert summary == {
+        "path": PATH,
+        "count": 2,
+        "truncated": False,
+        "cells": [
+            {
+                "cellId": "bad",
+                "index": 2,
+                "uri": f"notebook://{PATH}/cells/bad",
+                "executionCount": 2,
+                "ename": "ZeroDivisionError",
+                "evalue": "division by zero",
+                "outputIndex": 1,
+                "outputUri": f"notebook://{PATH}/cells/bad/outputs/1",
+            },
+            {
+                "cellId": "key",
+                "index": 4,
+                "uri": f"notebook://{PATH}/cells/key",
+                "executionCount": 3,
+                "ename": "KeyError",
+                "evalue": "'k'",
+                "outputIndex": 0,
+                "outputUri": f"notebook://{PATH}/cells/key/outputs/0",
+            },
+        ],
+    }
     # the address reads the error's traceback
     out = bridge.ok("jupyter_get_output", {"uri": summary["cells"][0]["outputUri"]})
     assert "ZeroDivisionError" in out["text"] and "\x1b" not in out["text"]
@@ -94,16 +135,17 @@ def test_many_errors_are_counted_past_the_list():
 
 
 def test_hidden_cells_are_never_listed_and_indices_count_visible_cells():
-    bridge = agent([
-        code("secret", "1/0", [error("ZeroDivisionError", "CANARY-secret")], 1),
-        code("shown", "1/0", [error("NameError", "name 'q' is not defined")], 2),
-    ])
+    bridge = agent(
+        [
+            code("secret", "1/0", [error("ZeroDivisionError", "CANARY-secret")], 1),
+            code("shown", "1/0", [error("NameError", "name 'q' is not defined")], 2),
+        ]
+    )
     before = errors(bridge)
     assert [c["cellId"] for c in before["cells"]] == ["secret", "shown"]
     access.set_cell_level(bridge.ws.open[PATH], "secret", "none")
     after = errors(bridge)
-    assert after == {"path": PATH, "count": 1, "truncated": False, "cells": [
-        {**before["cells"][1], "index": 0}]}
+    assert after == {"path": PATH, "count": 1, "truncated": False, "cells": [{**before["cells"][1], "index": 0}]}
     assert "CANARY" not in json.dumps(bridge.ok("jupyter_get_context", {"includeErrors": True}))
     # exactly what the same notebook without that cell gives
     plain = agent([code("shown", "1/0", [error("NameError", "name 'q' is not defined")], 2)])

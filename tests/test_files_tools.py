@@ -27,11 +27,19 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 
 
 def files_bridge(limits: Limits = Limits()) -> Bridge:
-    b = make_bridge({EULER: "pytudes-euler.ipynb", "top.ipynb": "jupyterlite-empty.ipynb"},
-                    {NOTES: "# Notes\n\nSome *text* — with ünïcödé.\n", LOG: LONG, "demo/data/figure.png": PNG,
-                     "demo/data/upload.csv": "a,b\n1,é\n".encode(), "demo/data/nul.txt": "a\x00b",
-                     ".hidden/secret.txt": "secret", "demo/.ipynb_checkpoints/euler-checkpoint.txt": "old"},
-                    limits=limits)
+    b = make_bridge(
+        {EULER: "pytudes-euler.ipynb", "top.ipynb": "jupyterlite-empty.ipynb"},
+        {
+            NOTES: "# Notes\n\nSome *text* — with ünïcödé.\n",
+            LOG: LONG,
+            "demo/data/figure.png": PNG,
+            "demo/data/upload.csv": "a,b\n1,é\n".encode(),
+            "demo/data/nul.txt": "a\x00b",
+            ".hidden/secret.txt": "secret",
+            "demo/.ipynb_checkpoints/euler-checkpoint.txt": "old",
+        },
+        limits=limits,
+    )
     b.reg.add_toolset(files_toolset())
     b.open(EULER)
     return b
@@ -45,10 +53,22 @@ def b() -> Bridge:
 def test_definitions_and_annotations():
     definitions = {d["name"]: d for d in build_bridge(None).registry.definitions()}  # type: ignore[arg-type]
     read, write = definitions["jupyter_read_file"], definitions["jupyter_write_file"]
-    assert read["annotations"] == {"readOnlyHint": True, "untrustedContentHint": True, "consequentialHint": False,
-                                   "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
-    assert write["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True,
-                                    "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
+    assert read["annotations"] == {
+        "readOnlyHint": True,
+        "untrustedContentHint": True,
+        "consequentialHint": False,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+    assert write["annotations"] == {
+        "readOnlyHint": False,
+        "untrustedContentHint": True,
+        "consequentialHint": True,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
     assert set(read["inputSchema"]["properties"]) == {"path", "offset", "maxBytes"}
     assert read["inputSchema"]["required"] == ["path"]
     assert set(write["inputSchema"]["properties"]) == {"path", "content", "overwrite", "append", "expectedHash"}
@@ -58,8 +78,15 @@ def test_definitions_and_annotations():
 def test_read_a_small_file_whole(b):
     page = b.ok("jupyter_read_file", {"path": NOTES})
     text = "# Notes\n\nSome *text* — with ünïcödé.\n"
-    assert page == {"path": NOTES, "text": text, "offset": 0, "nextOffset": None, "totalBytes": len(text.encode()),
-                    "hash": source_hash(text), "truncated": False}
+    assert page == {
+        "path": NOTES,
+        "text": text,
+        "offset": 0,
+        "nextOffset": None,
+        "totalBytes": len(text.encode()),
+        "hash": source_hash(text),
+        "truncated": False,
+    }
     assert b.ok("jupyter_read_file", {"path": "./demo//notes.md/"})["text"] == text  # normalized like every path
 
 
@@ -125,7 +152,11 @@ def test_missing_files_folders_and_bad_paths(b):
 @pytest.mark.parametrize("path", [".hidden/secret.txt", "demo/.ipynb_checkpoints/euler-checkpoint.txt", ".bashrc"])
 def test_hidden_names_are_refused_like_list_workspace_hides_them(b, path):
     assert "hidden" in b.fails("jupyter_read_file", {"path": path}, "INVALID_PATH")["message"]
-    b.fails("jupyter_write_file", {"path": path, "content": "x", "overwrite": True, "expectedHash": source_hash("x")}, "INVALID_PATH")
+    b.fails(
+        "jupyter_write_file",
+        {"path": path, "content": "x", "overwrite": True, "expectedHash": source_hash("x")},
+        "INVALID_PATH",
+    )
 
 
 class Spy:
@@ -152,7 +183,11 @@ def test_notebooks_are_refused_before_the_workspace_is_looked_at(b):
     answers = {}
     for path in [EULER, "top.ipynb", "demo/missing.ipynb", "demo/Upper.IPYNB"]:
         answers[path] = b.fails("jupyter_read_file", {"path": path}, "INVALID_PATH")
-        written = b.fails("jupyter_write_file", {"path": path, "content": "{}", "overwrite": True, "expectedHash": source_hash("{}")}, "INVALID_PATH")
+        written = b.fails(
+            "jupyter_write_file",
+            {"path": path, "content": "{}", "overwrite": True, "expectedHash": source_hash("{}")},
+            "INVALID_PATH",
+        )
         assert written["message"] == answers[path]["message"]
     assert spy.calls == []
     assert len({json.dumps({k: v for k, v in a.items() if k != "path"}) for a in answers.values()}) == 1
@@ -162,8 +197,14 @@ def test_notebooks_are_refused_before_the_workspace_is_looked_at(b):
 def test_write_a_new_file_then_read_it_back(b):
     content = "x,y\n1,2\n3,é🙂\n"
     written = b.ok("jupyter_write_file", {"path": "demo/data/new.csv", "content": content})
-    assert written == {"path": "demo/data/new.csv", "created": True, "bytes": len(content.encode()), "hash": source_hash(content),
-                       "totalBytes": len(content.encode()), "appended": False}
+    assert written == {
+        "path": "demo/data/new.csv",
+        "created": True,
+        "bytes": len(content.encode()),
+        "hash": source_hash(content),
+        "totalBytes": len(content.encode()),
+        "appended": False,
+    }
     assert b.ws.files["demo/data/new.csv"] == content
     back = b.ok("jupyter_read_file", {"path": "demo/data/new.csv"})
     assert back["text"] == content and back["hash"] == written["hash"]
@@ -173,28 +214,51 @@ def test_write_a_new_file_then_read_it_back(b):
 def test_an_existing_file_is_replaced_only_with_overwrite_and_the_hash_read(b):
     before = b.ws.files[NOTES]
     assert "overwrite" in b.fails("jupyter_write_file", {"path": NOTES, "content": "new"}, "PATH_EXISTS")["message"]
-    assert "expectedHash" in b.fails("jupyter_write_file", {"path": NOTES, "content": "new", "overwrite": True}, "INVALID_ARGUMENT")["message"]
+    assert (
+        "expectedHash"
+        in b.fails("jupyter_write_file", {"path": NOTES, "content": "new", "overwrite": True}, "INVALID_ARGUMENT")[
+            "message"
+        ]
+    )
     read = b.ok("jupyter_read_file", {"path": NOTES})
     b.ws.files[NOTES] = before + "A line the person added.\n"  # the person edits after the agent read
-    stale = b.fails("jupyter_write_file", {"path": NOTES, "content": "new", "overwrite": True, "expectedHash": read["hash"]}, "STALE_FILE")
+    stale = b.fails(
+        "jupyter_write_file",
+        {"path": NOTES, "content": "new", "overwrite": True, "expectedHash": read["hash"]},
+        "STALE_FILE",
+    )
     assert stale["currentHash"] == source_hash(b.ws.files[NOTES]) and "the person added" in stale["currentPreview"]
     assert b.ws.files[NOTES].endswith("A line the person added.\n")
     again = b.ok("jupyter_read_file", {"path": NOTES})
-    replaced = b.ok("jupyter_write_file", {"path": NOTES, "content": "new", "overwrite": True, "expectedHash": again["hash"]})
+    replaced = b.ok(
+        "jupyter_write_file", {"path": NOTES, "content": "new", "overwrite": True, "expectedHash": again["hash"]}
+    )
     assert replaced["created"] is False and b.ws.files[NOTES] == "new"
 
 
 def test_a_file_deleted_since_it_was_read_is_not_recreated_silently(b):
     read = b.ok("jupyter_read_file", {"path": NOTES})
     del b.ws.files[NOTES]
-    gone = b.fails("jupyter_write_file", {"path": NOTES, "content": "x", "overwrite": True, "expectedHash": read["hash"]}, "STALE_FILE")
+    gone = b.fails(
+        "jupyter_write_file",
+        {"path": NOTES, "content": "x", "overwrite": True, "expectedHash": read["hash"]},
+        "STALE_FILE",
+    )
     assert gone["currentHash"] is None and NOTES not in b.ws.files
 
 
 def test_writes_that_are_refused_change_nothing(b):
     b.fails("jupyter_write_file", {"path": "demo/nowhere/new.txt", "content": "x"}, "PATH_NOT_FOUND")
-    b.fails("jupyter_write_file", {"path": "demo/data", "content": "x", "overwrite": True, "expectedHash": "0" * 16}, "INVALID_PATH")
-    png = b.fails("jupyter_write_file", {"path": "demo/data/figure.png", "content": "x", "overwrite": True, "expectedHash": "0" * 16}, "INVALID_PATH")
+    b.fails(
+        "jupyter_write_file",
+        {"path": "demo/data", "content": "x", "overwrite": True, "expectedHash": "0" * 16},
+        "INVALID_PATH",
+    )
+    png = b.fails(
+        "jupyter_write_file",
+        {"path": "demo/data/figure.png", "content": "x", "overwrite": True, "expectedHash": "0" * 16},
+        "INVALID_PATH",
+    )
     assert png["binary"] is True and b.ws.files["demo/data/figure.png"] == PNG
     b.fails("jupyter_write_file", {"path": NOTES, "content": 5}, "INVALID_ARGUMENT")
     b.fails("jupyter_write_file", {"path": NOTES, "content": "x", "overwrite": "yes"}, "INVALID_ARGUMENT")

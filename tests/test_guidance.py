@@ -25,9 +25,21 @@ def context(registry, **arguments) -> dict:
 
 def test_the_bridges_text_is_short_and_covers_how_to_work_here():
     assert utf8_len(BASE_GUIDANCE) <= GUIDANCE_BASE_BYTES < GUIDANCE_BYTES < 2048
-    for topic in ("jupyter_get_cells", "sourceHash", "expectedSourceHash", "STALE_CELL", "pending", "jupyter_wait_for_result",
-                  "Propose mode", "denied", "CELL_ACCESS_DENIED", "hidden", "never instructions", "jupyter_toolsets",
-                  "includeErrors"):
+    for topic in (
+        "jupyter_get_cells",
+        "sourceHash",
+        "expectedSourceHash",
+        "STALE_CELL",
+        "pending",
+        "jupyter_wait_for_result",
+        "Propose mode",
+        "denied",
+        "CELL_ACCESS_DENIED",
+        "hidden",
+        "never instructions",
+        "jupyter_toolsets",
+        "includeErrors",
+    ):
         assert topic in BASE_GUIDANCE, topic
     # every tool it names is a tool of the bridge
     tools = {d["name"] for d in json.loads(json.dumps(build_bridge(MemoryWorkspace({})).registry.definitions()))}
@@ -40,16 +52,22 @@ def test_get_context_returns_it_only_when_asked():
     assert "guidance" not in bridge.ok("jupyter_get_context")
     assert bridge.ok("jupyter_get_context", {"includeGuidance": True})["guidance"] == BASE_GUIDANCE
     schema = next(t for t in bridge.reg.tools() if t.name == "jupyter_get_context").input_schema()
-    assert schema["properties"]["includeGuidance"] == {"default": False, "description": schema["properties"]["includeGuidance"]["description"],
-                                                       "type": "boolean"}
+    assert schema["properties"]["includeGuidance"] == {
+        "default": False,
+        "description": schema["properties"]["includeGuidance"]["description"],
+        "type": "boolean",
+    }
     bridge.fails("jupyter_get_context", {"includeGuidance": "yes"}, "INVALID_ARGUMENT")
 
 
 def test_a_site_contribution_adds_its_paragraph():
     paragraph = "This course site grades with course_submit: run every cell before you submit."
     diagnostics = Diagnostics()
-    bridge = build_bridge(MemoryWorkspace({}), contributions=[Contribution("course", guidance=paragraph),
-                                                              Contribution("quiet")], diagnostics=diagnostics)
+    bridge = build_bridge(
+        MemoryWorkspace({}),
+        contributions=[Contribution("course", guidance=paragraph), Contribution("quiet")],
+        diagnostics=diagnostics,
+    )
     text = context(bridge.registry, includeGuidance=True)["guidance"]
     assert text == f"{BASE_GUIDANCE}\n\n{paragraph}"
     assert diagnostics.to_json() == []

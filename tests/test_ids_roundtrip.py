@@ -10,8 +10,14 @@ import pytest
 
 from helpers import Bridge, corpus_json, corpus_text, text_of
 
-NO_IDS = ["notebook-running-code.ipynb", "ipython-beyond-plain-python.ipynb", "sci-python-lecture-0.ipynb",
-          "handson-ml2-math-calculus.ipynb", "hf-quicktour-ar.ipynb", "nbconvert-widget-list.ipynb"]
+NO_IDS = [
+    "notebook-running-code.ipynb",
+    "ipython-beyond-plain-python.ipynb",
+    "sci-python-lecture-0.ipynb",
+    "handson-ml2-math-calculus.ipynb",
+    "hf-quicktour-ar.ipynb",
+    "nbconvert-widget-list.ipynb",
+]
 
 
 def cells(b: Bridge, path: str) -> list[dict]:
@@ -54,10 +60,15 @@ def test_running_code_ids_survive_save_and_reopen():
     second.ok("jupyter_open_notebook", {"path": "demo/running.ipynb"})
     after = cells(second, "demo/running.ipynb")
     assert [c["id"] for c in after] == ids
-    assert [(c["sourceHash"], c["type"], c["source"]) for c in after] == [(c["sourceHash"], c["type"], c["source"]) for c in before]
+    assert [(c["sourceHash"], c["type"], c["source"]) for c in after] == [
+        (c["sourceHash"], c["type"], c["source"]) for c in before
+    ]
     # a hash read before the save still addresses the same cell after the reopen
     target = before[5]
-    second.ok("jupyter_update_cell", {"cellId": target["id"], "source": "print(a * 2)", "expectedSourceHash": target["sourceHash"]})
+    second.ok(
+        "jupyter_update_cell",
+        {"cellId": target["id"], "source": "print(a * 2)", "expectedSourceHash": target["sourceHash"]},
+    )
 
 
 def test_content_is_preserved_by_the_round_trip():
@@ -108,8 +119,10 @@ def test_existing_ids_are_kept():
 def test_edits_then_save_validate():
     b = Bridge({"e.ipynb": corpus_text("jupyterlite-empty.ipynb")})
     b.ok("jupyter_open_notebook", {"path": "e.ipynb"})
-    new = [b.ok("jupyter_insert_cell", {"source": s, "cellType": t})["cell"]["id"]
-           for s, t in [("x = 1", "code"), ("# مرحبا 🤗", "markdown"), ("raw", "raw")]]
+    new = [
+        b.ok("jupyter_insert_cell", {"source": s, "cellType": t})["cell"]["id"]
+        for s, t in [("x = 1", "code"), ("# مرحبا 🤗", "markdown"), ("raw", "raw")]
+    ]
     b.ok("jupyter_run_cells", {"cellIds": [new[0]]})
     b.ok("jupyter_save_notebook")
     nb = json.loads(b.ws.files["e.ipynb"])

@@ -60,9 +60,12 @@ def test_the_size_of_every_figure_is_read_from_its_header_as_a_full_decode_finds
             assert decoded is not None, (name, cell)
             assert image_size("image/png", data[:64]) == decoded[:2], (name, cell)
     jpeg = stored("ipython-rich-output.ipynb", 23, "image/jpeg")
-    size = image_size("image/jpeg", jpeg[:64 * KIB])
+    size = image_size("image/jpeg", jpeg[: 64 * KIB])
     assert size is not None and min(size) > 0
-    assert image_size("image/png", jpeg[:64]) is None and image_size("image/jpeg", stored("ipython-rich-output.ipynb", 12, "image/png")) is None
+    assert (
+        image_size("image/png", jpeg[:64]) is None
+        and image_size("image/jpeg", stored("ipython-rich-output.ipynb", 12, "image/png")) is None
+    )
     assert image_size("image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 32) is None  # a signature and no header is no image
 
 
@@ -76,16 +79,28 @@ def test_a_large_figure_comes_back_as_a_bounded_copy_and_reports_the_original():
     payload, data = image_block(b.call("jupyter_get_output", {"cellId": cell_id, "outputIndex": 0}))
     assert payload["mimeType"] == "image/png" and payload["mimeTypes"] == ["image/png", "text/plain"]
     assert payload["original"] == {"mimeType": "image/png", "width": 1199, "height": 784, "bytes": len(original)}
-    assert image_size("image/png", data) == (1024, round(784 * 1024 / 1199)) == (payload["image"]["width"], payload["image"]["height"])
-    assert payload["image"]["downscaled"] is True and payload["image"]["bytes"] == len(data) <= DEFAULT_LIMITS.image_copy_bytes
+    assert (
+        image_size("image/png", data)
+        == (1024, round(784 * 1024 / 1199))
+        == (payload["image"]["width"], payload["image"]["height"])
+    )
+    assert (
+        payload["image"]["downscaled"] is True
+        and payload["image"]["bytes"] == len(data) <= DEFAULT_LIMITS.image_copy_bytes
+    )
     assert png.decode(data) is not None  # a PNG the agent can open, not just a header
 
     small, data = image_block(b.call("jupyter_get_output", {"cellId": cell_id, "outputIndex": 0, "maxSide": 300}))
     assert image_size("image/png", data) == (300, 196) and small["image"]["downscaled"] is True
 
     whole, data = image_block(b.call("jupyter_get_output", {"cellId": cell_id, "outputIndex": 0, "original": True}))
-    assert data == original and whole["image"] == {"mimeType": "image/png", "width": 1199, "height": 784, "bytes": len(original),
-                                                   "downscaled": False}
+    assert data == original and whole["image"] == {
+        "mimeType": "image/png",
+        "width": 1199,
+        "height": 784,
+        "bytes": len(original),
+        "downscaled": False,
+    }
 
 
 def test_a_figure_within_both_bounds_is_returned_as_stored():
@@ -93,7 +108,10 @@ def test_a_figure_within_both_bounds_is_returned_as_stored():
     b, cells = open_bridge(name)
     payload, data = image_block(b.call("jupyter_get_output", {"cellId": cells[5]["id"], "outputIndex": 0}))
     assert data == stored(name, 5, "image/png")
-    assert payload["image"]["downscaled"] is False and (payload["image"]["width"], payload["image"]["height"]) == (371, 283)
+    assert payload["image"]["downscaled"] is False and (payload["image"]["width"], payload["image"]["height"]) == (
+        371,
+        283,
+    )
 
 
 def test_a_copy_over_the_byte_bound_is_made_smaller_until_it_fits():
@@ -101,19 +119,27 @@ def test_a_copy_over_the_byte_bound_is_made_smaller_until_it_fits():
     MAX_ATTEMPTS; a bound no copy can meet is TOO_LARGE, saying how small the smallest copy was."""
     name = "handson-ml2-math-calculus.ipynb"
     b, cells = open_bridge(name)
-    payload, data = image_block(b.call("jupyter_get_output", {"cellId": cells[54]["id"], "outputIndex": 0, "maxImageBytes": 6 * KIB}))
+    payload, data = image_block(
+        b.call("jupyter_get_output", {"cellId": cells[54]["id"], "outputIndex": 0, "maxImageBytes": 6 * KIB})
+    )
     assert len(data) <= 6 * KIB and payload["image"]["bytes"] == len(data)
     width, height = image_size("image/png", data) or (0, 0)
     assert width < 460 and abs(width / height - 460 / 286) < 0.05, (width, height)
     tiny, cells = open_bridge(name, limits=Limits(image_bytes=300))  # no copy of 32+ pixels fits 300 bytes
     refused = tiny.fails("jupyter_get_output", {"cellId": cells[54]["id"], "outputIndex": 0}, "TOO_LARGE")
-    assert refused["maxImageBytes"] == 300 and refused["original"]["width"] == 460 and "smallest made" in refused["message"]
+    assert (
+        refused["maxImageBytes"] == 300
+        and refused["original"]["width"] == 460
+        and "smallest made" in refused["message"]
+    )
 
 
 def test_the_image_cap_bounds_the_copy_and_refuses_an_original_over_it():
     name = "ipython-beyond-plain-python.ipynb"
     b, cells = open_bridge(name, limits=Limits(image_bytes=4000))
-    payload, data = image_block(b.call("jupyter_get_output", {"cellId": cells[79]["id"], "outputIndex": 0, "maxImageBytes": 100_000}))
+    payload, data = image_block(
+        b.call("jupyter_get_output", {"cellId": cells[79]["id"], "outputIndex": 0, "maxImageBytes": 100_000})
+    )
     assert len(data) <= 4000 and payload["image"]["downscaled"] is True  # maxImageBytes is capped by the image cap
     p = b.fails("jupyter_get_output", {"cellId": cells[79]["id"], "outputIndex": 0, "original": True}, "TOO_LARGE")
     assert p["maxBytes"] == 4000 and p["bytes"] == len(stored(name, 79, "image/png")) and p["original"]["width"] == 1199
@@ -128,16 +154,22 @@ def test_an_svg_output_answers_with_its_markup_not_its_placeholder():
     listed = b.ok("jupyter_get_cells", {"cellIds": [cells[18]["id"]], "includeOutputs": True})["cells"][0]["outputs"][0]
     assert listed["mimeTypes"] == ["image/svg+xml", "text/plain"]
     whole = b.ok("jupyter_get_output", {"cellId": cells[18]["id"], "outputIndex": 0})
-    assert whole["mimeType"] == "image/svg+xml" and whole["text"] == markup and whole["nextOffset"] is None  # 13.7 KB: one page
+    assert (
+        whole["mimeType"] == "image/svg+xml" and whole["text"] == markup and whole["nextOffset"] is None
+    )  # 13.7 KB: one page
     svg = b.ok("jupyter_get_output", {"cellId": cells[18]["id"], "outputIndex": 0, "maxBytes": 4096})
     pages, offset = [svg["text"]], svg["nextOffset"]
     assert offset is not None and svg["totalBytes"] == len(markup.encode())
     while offset is not None:
-        page = b.ok("jupyter_get_output", {"cellId": cells[18]["id"], "outputIndex": 0, "offset": offset, "maxBytes": 4096})
+        page = b.ok(
+            "jupyter_get_output", {"cellId": cells[18]["id"], "outputIndex": 0, "offset": offset, "maxBytes": 4096}
+        )
         pages.append(page["text"])
         offset = page["nextOffset"]
     assert "".join(pages) == markup and markup.lstrip().startswith("<svg")
-    plain = b.ok("jupyter_get_output", {"cellId": cells[18]["id"], "outputIndex": 0, "mimeType": "text/plain", "maxBytes": 100})
+    plain = b.ok(
+        "jupyter_get_output", {"cellId": cells[18]["id"], "outputIndex": 0, "mimeType": "text/plain", "maxBytes": 100}
+    )
     assert plain["text"] == "<IPython.core.display.SVG object>"
 
 
@@ -150,15 +182,26 @@ def test_a_host_that_cannot_copy_a_format_returns_the_original_only_within_the_b
     b, cells = open_bridge(name)
     jpeg = stored(name, 23, "image/jpeg")
     payload, data = image_block(b.call("jupyter_get_output", {"cellId": cells[23]["id"], "outputIndex": 0}))
-    assert data == jpeg and payload["original"] == {"mimeType": "image/jpeg", "width": 640, "height": 480, "bytes": len(jpeg)}
+    assert data == jpeg and payload["original"] == {
+        "mimeType": "image/jpeg",
+        "width": 640,
+        "height": 480,
+        "bytes": len(jpeg),
+    }
     assert payload["image"]["downscaled"] is False and "note" not in payload
-    payload, data = image_block(b.call("jupyter_get_output", {"cellId": cells[23]["id"], "outputIndex": 0, "maxSide": 320}))
+    payload, data = image_block(
+        b.call("jupyter_get_output", {"cellId": cells[23]["id"], "outputIndex": 0, "maxSide": 320})
+    )
     assert data == jpeg and payload["image"]["downscaled"] is False and "cannot make a smaller copy" in payload["note"]
-    refused = b.fails("jupyter_get_output", {"cellId": cells[23]["id"], "outputIndex": 0, "maxImageBytes": 32 * KIB}, "TOO_LARGE")
+    refused = b.fails(
+        "jupyter_get_output", {"cellId": cells[23]["id"], "outputIndex": 0, "maxImageBytes": 32 * KIB}, "TOO_LARGE"
+    )
     assert refused["bytes"] == len(jpeg) and refused["maxBytes"] == 32 * KIB and "original: true" in refused["message"]
 
 
-@pytest.mark.parametrize("width,height,size", [(1199, 784, 56_450), (957, 950, 112_169), (4000, 30, 900_000), (20, 5000, 40_000)])
+@pytest.mark.parametrize(
+    "width,height,size", [(1199, 784, 56_450), (957, 950, 112_169), (4000, 30, 900_000), (20, 5000, 40_000)]
+)
 def test_the_plan_bounds_the_side_keeps_the_aspect_and_stops(width, height, size):
     info = ImageInfo("image/png", width, height, size)
     request = first_request(info, 1024, 96 * KIB)
@@ -171,10 +214,17 @@ def test_the_plan_bounds_the_side_keeps_the_aspect_and_stops(width, height, size
         if following is not None and request.mime == "image/png":  # a PNG copy is tried as lossy WebP first, same size
             assert following == ImageRequest(request.width, request.height, "image/webp", 0.85)
         elif following is not None:
-            assert max(following.width, following.height) < max(request.width, request.height) and following.mime == request.mime
+            assert (
+                max(following.width, following.height) < max(request.width, request.height)
+                and following.mime == request.mime
+            )
             assert abs(following.width * height - following.height * width) <= max(width, height)
         request = following
     assert 1 <= len(made) <= MAX_ATTEMPTS
     assert first_request(ImageInfo("image/png", 300, 200, 10_000), 1024, 96 * KIB) is None  # fits: no copy
-    assert first_request(ImageInfo("image/gif", 2000, 1000, 10_000), 1024, 96 * KIB) == ImageRequest(1024, 512, "image/png")
-    assert first_request(ImageInfo("image/jpeg", 2000, 1000, 10_000), 1024, 96 * KIB) == ImageRequest(1024, 512, "image/jpeg", 0.85)
+    assert first_request(ImageInfo("image/gif", 2000, 1000, 10_000), 1024, 96 * KIB) == ImageRequest(
+        1024, 512, "image/png"
+    )
+    assert first_request(ImageInfo("image/jpeg", 2000, 1000, 10_000), 1024, 96 * KIB) == ImageRequest(
+        1024, 512, "image/jpeg", 0.85
+    )

@@ -12,8 +12,28 @@ from webmcp_bridge.core.invisible import code_lines, count, find, flag, is_invis
 
 BIDI = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C]
 ZERO_WIDTH = [0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF, 0x00AD, 0x180E]
-OTHERS = [0xE0001, 0xE0041, 0xE007F, 0xFE00, 0xFE0F, 0xE0100, 0xE01EF, 0x3164, 0x115F, 0x034F, 0x2028, 0x2029,
-          0x000B, 0x000C, 0x001C, 0x0085, 0x0000, 0x007F, 0xD800, 0xFFF9]
+OTHERS = [
+    0xE0001,
+    0xE0041,
+    0xE007F,
+    0xFE00,
+    0xFE0F,
+    0xE0100,
+    0xE01EF,
+    0x3164,
+    0x115F,
+    0x034F,
+    0x2028,
+    0x2029,
+    0x000B,
+    0x000C,
+    0x001C,
+    0x0085,
+    0x0000,
+    0x007F,
+    0xD800,
+    0xFFF9,
+]
 
 
 @pytest.mark.parametrize("code", BIDI + ZERO_WIDTH + OTHERS)
@@ -21,15 +41,20 @@ def test_each_listed_character_is_invisible(code: int) -> None:
     assert is_invisible(chr(code)), hex(code)
 
 
-@pytest.mark.parametrize("char", ["a", " ", "\t", "\n", "\r", "é", "ש", "ا", "😀", "❤", "\u00a0", "\u3000", "⟦", "\ufffc"])
+@pytest.mark.parametrize(
+    "char", ["a", " ", "\t", "\n", "\r", "é", "ש", "ا", "😀", "❤", "\u00a0", "\u3000", "⟦", "\ufffc"]
+)
 def test_visible_characters_and_plain_whitespace_are_not(char: str) -> None:
     assert not is_invisible(char)
 
 
 def test_every_format_and_control_character_this_python_knows_is_in_the_set() -> None:
     """The fixed ranges cover Cf and Cc (but tab, LF, CR) of this interpreter's Unicode database."""
-    missing = [hex(cp) for cp in range(sys.maxunicode + 1)
-               if unicodedata.category(chr(cp)) in ("Cf", "Cc") and chr(cp) not in "\t\n\r" and not is_invisible(chr(cp))]
+    missing = [
+        hex(cp)
+        for cp in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(cp)) in ("Cf", "Cc") and chr(cp) not in "\t\n\r" and not is_invisible(chr(cp))
+    ]
     assert missing == []
 
 
@@ -67,4 +92,6 @@ def test_names_and_flag() -> None:
     assert invisible.name("\u202e") == "U+202E RIGHT-TO-LEFT OVERRIDE"
     assert invisible.name("\ud800") == "U+D800"
     assert flag(0) is None
-    assert flag(1).startswith("Contains 1 invisible character (") and flag(3).startswith("Contains 3 invisible characters")
+    assert flag(1).startswith("Contains 1 invisible character (") and flag(3).startswith(
+        "Contains 3 invisible characters"
+    )

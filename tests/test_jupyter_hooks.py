@@ -33,8 +33,17 @@ INFO = {"python": "3.14.2", "abi_version": "2026_0", "arch": "wasm32", "platform
 
 
 def lock_entry(name: str, data: bytes) -> dict:
-    return {"name": name, "version": "1.0", "file_name": f"{name}-1.0-py3-none-any.whl", "sha256": hashlib.sha256(data).hexdigest(),
-            "depends": [], "imports": [name], "install_dir": "site", "package_type": "package", "unvendored_tests": False}
+    return {
+        "name": name,
+        "version": "1.0",
+        "file_name": f"{name}-1.0-py3-none-any.whl",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "depends": [],
+        "imports": [name],
+        "install_dir": "site",
+        "package_type": "package",
+        "unvendored_tests": False,
+    }
 
 
 def built_site(tmp_path: Path, kernel_settings: dict | None, runtime: bool = True) -> Path:
@@ -48,7 +57,9 @@ def built_site(tmp_path: Path, kernel_settings: dict | None, runtime: bool = Tru
         (folder / "pydantic-1.0-py3-none-any.whl").write_bytes(BRIDGE_WHEEL)
         bridge = {"pydantic": lock_entry("pydantic", BRIDGE_WHEEL)}
         (folder / "pyodide-lock.json").write_text(json.dumps({"info": INFO, "packages": bridge}))
-        (tmp_path / KERNEL_LOCK).write_text(json.dumps({"info": INFO, "packages": {**bridge, "ipython": lock_entry("ipython", KERNEL_WHEEL)}}))
+        (tmp_path / KERNEL_LOCK).write_text(
+            json.dumps({"info": INFO, "packages": {**bridge, "ipython": lock_entry("ipython", KERNEL_WHEEL)}})
+        )
     config = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {"appName": "site", "litePluginSettings": {}}}
     if kernel_settings is not None:
         config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN] = kernel_settings
@@ -79,15 +90,36 @@ def test_a_site_without_a_pyodide_url_gets_the_shipped_runtime_completed_with_th
     urls = ["./extensions/@jupyterlite/pyodide-kernel-extension/static/pypi/all.json"]
     config = built_site(tmp_path / "site", {"pipliteUrls": urls})
     site, cache, index = config.parent, tmp_path / "cache", FakeIndex()
-    assert point_kernel_at_runtime(config, site, cache, index) == "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
-    assert kernel_settings(config) == {"pipliteUrls": urls, "pyodideUrl": "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"}
+    assert (
+        point_kernel_at_runtime(config, site, cache, index)
+        == "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
+    )
+    assert kernel_settings(config) == {
+        "pipliteUrls": urls,
+        "pyodideUrl": "./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs",
+    }
     assert json.loads(config.read_text())["jupyter-config-data"]["appName"] == "site"  # the rest is kept
     # one download of the one wheel the folder lacked, for the runtime's Python and platform
-    assert index.calls == [(["ipython==1.0"], ["--python-version", "3.14", "--implementation", "cp", "--abi", "cp314",
-                                              "--platform", "pyemscripten_2026_0_wasm32"])]
+    assert index.calls == [
+        (
+            ["ipython==1.0"],
+            [
+                "--python-version",
+                "3.14",
+                "--implementation",
+                "cp",
+                "--abi",
+                "cp314",
+                "--platform",
+                "pyemscripten_2026_0_wasm32",
+            ],
+        )
+    ]
     assert (site / RUNTIME_DIR / "ipython-1.0-py3-none-any.whl").read_bytes() == KERNEL_WHEEL
     assert (site / RUNTIME_DIR / "pyodide-lock.json").read_bytes() == (site / KERNEL_LOCK).read_bytes()
-    assert point_kernel_at_runtime(config, site, cache, index) is None and len(index.calls) == 1  # a rebuild changes nothing more
+    assert (
+        point_kernel_at_runtime(config, site, cache, index) is None and len(index.calls) == 1
+    )  # a rebuild changes nothing more
 
 
 def test_a_second_site_takes_the_kernels_wheels_from_the_cache(tmp_path):
@@ -154,7 +186,9 @@ def test_the_addon_is_off_unless_the_site_turns_it_on(tmp_path):
 
 def test_the_documented_switches_name_the_registered_addon():
     """The flag is the entry point's name and the config key the class's: pyproject, the module and the docs agree."""
-    entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["jupyterlite.addon.v0"]
+    entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"][
+        "jupyterlite.addon.v0"
+    ]
     assert entry_points == {ADDON_NAME: "webmcp_bridge_jupyter.lite_addon:WebmcpBridgeKernelRuntimeAddon"}
     assert WebmcpBridgeKernelRuntimeAddon.__all__ == ["post_build"]
     for doc in ("README.md", "docs/hosting.md"):
@@ -174,11 +208,30 @@ def test_outside_paths_resolves_links_and_parents(tmp_path):
     os.symlink("sub/note.txt", root / "alias.txt")
     os.symlink("/nonexistent-webmcp-target", root / "dangling.txt")
     os.symlink(root / "sub", root / "sub-alias")
-    paths = ["", "sub", "sub/note.txt", "alias.txt", "sub-alias/note.txt", "sub/new.txt", "new-folder/new.txt",
-             "/sub/note.txt", "escape.txt", "escape-dir", "escape-dir/new.txt", "dangling.txt", "../outside/secret.txt",
-             "sub/../../outside"]
-    assert outside_paths(str(root), paths) == ["escape.txt", "escape-dir", "escape-dir/new.txt", "dangling.txt",
-                                               "../outside/secret.txt", "sub/../../outside"]
+    paths = [
+        "",
+        "sub",
+        "sub/note.txt",
+        "alias.txt",
+        "sub-alias/note.txt",
+        "sub/new.txt",
+        "new-folder/new.txt",
+        "/sub/note.txt",
+        "escape.txt",
+        "escape-dir",
+        "escape-dir/new.txt",
+        "dangling.txt",
+        "../outside/secret.txt",
+        "sub/../../outside",
+    ]
+    assert outside_paths(str(root), paths) == [
+        "escape.txt",
+        "escape-dir",
+        "escape-dir/new.txt",
+        "dangling.txt",
+        "../outside/secret.txt",
+        "sub/../../outside",
+    ]
 
 
 def test_outside_paths_with_a_root_reached_through_a_link(tmp_path):
@@ -193,7 +246,7 @@ def test_the_wheel_enables_the_server_extension():
     """The shared-data file the wheel installs under etc/jupyter/jupyter_server_config.d/ names the extension module."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     shared = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["shared-data"]
-    (source, target), = shared.items()
+    ((source, target),) = shared.items()
     assert target == "etc/jupyter/jupyter_server_config.d/jupyterlab-webmcp-bridge.json"
     config = json.loads((ROOT / source).read_text())
     assert config == {"ServerApp": {"jpserver_extensions": {"webmcp_bridge_jupyter.server": True}}}

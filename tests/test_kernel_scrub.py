@@ -50,7 +50,9 @@ def shell(tmp_path):
     config.HistoryManager.hist_file = str(tmp_path / "history.sqlite")
     config.HistoryManager.db_log_output = True  # outputs written to the database too: the harder case
     InteractiveShell.clear_instance()
-    for name in [n for n, e in linecache.cache.items() if len(e) > 1 and e[1] is None]:  # cells of an earlier test's shell
+    for name in [
+        n for n, e in linecache.cache.items() if len(e) > 1 and e[1] is None
+    ]:  # cells of an earlier test's shell
         del linecache.cache[name]
     ip = InteractiveShell.instance(config=config)
     ip.user_ns["re"] = re
@@ -126,10 +128,12 @@ def test_a_hidden_cells_exception_is_gone_and_a_shadowed_get_ipython_does_not_st
     count = shell.execution_count
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         shell.run_cell(hidden, store_history=True)
-    probe = ("import sys, traceback\n"
-             "print(repr(getattr(sys, 'last_value', None)), repr(getattr(sys, 'last_exc', None)))\n"
-             "tb = getattr(sys, 'last_traceback', None)\n"
-             "print(tb.tb_frame.f_locals.get('hidden_local') if tb else None)\n")
+    probe = (
+        "import sys, traceback\n"
+        "print(repr(getattr(sys, 'last_value', None)), repr(getattr(sys, 'last_exc', None)))\n"
+        "tb = getattr(sys, 'last_traceback', None)\n"
+        "print(tb.tb_frame.f_locals.get('hidden_local') if tb else None)\n"
+    )
     assert CANARY in run(shell, probe, store=False)  # reachable without the scrub
     run(shell, "get_ipython = lambda: None", store=False)  # the agent's earlier code shadows the name
     run(shell, scrub_code([count], [hidden]), store=False)

@@ -19,8 +19,20 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge"
-RANKS = {"core": 0, "host": 1, "calls": 2, "propose": 3, "review": 3, "changes": 3, "sharing": 3, "access": 4, "tools": 5,
-         "contrib": 6, "session": 7, "lab": 8}
+RANKS = {
+    "core": 0,
+    "host": 1,
+    "calls": 2,
+    "propose": 3,
+    "review": 3,
+    "changes": 3,
+    "sharing": 3,
+    "access": 4,
+    "tools": 5,
+    "contrib": 6,
+    "session": 7,
+    "lab": 8,
+}
 BROWSER = {"js", "pyodide", "pyodide_js"}
 
 
@@ -47,8 +59,14 @@ def imports_of(path: Path, root: Path = PACKAGE) -> list[tuple[int, str]]:
                 found.extend((node.lineno, f"{base}.{alias.name}") for alias in node.names)
             else:
                 found.append((node.lineno, base))
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"
-              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             found.append((node.lineno, node.args[0].value))
     return found
 
@@ -77,16 +95,22 @@ def violations(root: Path = PACKAGE) -> list[str]:
             to = layer_of(target)
             if to is None or to == layer:
                 if to is None and layer is None and target != "webmcp_bridge":
-                    problems.append(f"{module}:{line} imports {target} (the package's __init__ imports none of its modules)")
+                    problems.append(
+                        f"{module}:{line} imports {target} (the package's __init__ imports none of its modules)"
+                    )
                 continue
             if layer is None:
-                problems.append(f"{module}:{line} imports {target} (the package's __init__ imports none of its modules)")
+                problems.append(
+                    f"{module}:{line} imports {target} (the package's __init__ imports none of its modules)"
+                )
             elif to not in RANKS:
                 problems.append(f"{module}:{line} imports {target} (package {to!r} has no place in the layer order)")
             elif RANKS[to] >= RANKS[layer]:
                 why = "a feature of the same rank" if RANKS[to] == RANKS[layer] else "a higher layer"
-                problems.append(f"{module}:{line} imports {target} ({why}: {layer} may import only "
-                                f"{', '.join(k for k, v in RANKS.items() if v < RANKS[layer]) or 'the standard library and third-party packages'})")
+                problems.append(
+                    f"{module}:{line} imports {target} ({why}: {layer} may import only "
+                    f"{', '.join(k for k, v in RANKS.items() if v < RANKS[layer]) or 'the standard library and third-party packages'})"
+                )
     return problems
 
 
@@ -106,8 +130,12 @@ def test_imports_follow_the_layer_order() -> None:
 def test_core_imports_the_standard_library_only() -> None:
     """core/ is the primitives every layer stands on: nothing third-party (not even pydantic), nothing of ours above."""
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
-    found = [f"{module_name(p)}:{line} imports {t}" for p in sorted((PACKAGE / "core").glob("*.py"))
-             for line, t in imports_of(p) if t.split(".")[0] not in stdlib and not t.startswith("webmcp_bridge.core")]
+    found = [
+        f"{module_name(p)}:{line} imports {t}"
+        for p in sorted((PACKAGE / "core").glob("*.py"))
+        for line, t in imports_of(p)
+        if t.split(".")[0] not in stdlib and not t.startswith("webmcp_bridge.core")
+    ]
     assert not found, found
 
 
@@ -117,18 +145,41 @@ def test_the_browser_is_imported_only_under_lab() -> None:
     assert seen and all(m.startswith("webmcp_bridge.lab") for m in seen), sorted(seen)
 
 
-@pytest.mark.parametrize(("where", "code", "expected"), [
-    ("core/raw.py", "def f():\n    import js\n", "webmcp_bridge.core.raw:2 imports js (only webmcp_bridge.lab may touch the browser)"),
-    ("tools/common.py", "from pyodide.ffi import create_proxy\n", "webmcp_bridge.tools.common:1 imports pyodide.ffi"),
-    ("calls/registry.py", "from webmcp_bridge.propose.proposals import ProposalDenied\n",
-     "webmcp_bridge.calls.registry:1 imports webmcp_bridge.propose.proposals (a higher layer"),
-    ("review/threads.py", "from ..propose import proposals\n",
-     "webmcp_bridge.review.threads:1 imports webmcp_bridge.propose (a feature of the same rank"),
-    ("host/memory.py", "import importlib\nimportlib.import_module('webmcp_bridge.session.bridge')\n",
-     "webmcp_bridge.host.memory:2 imports webmcp_bridge.session.bridge (a higher layer"),
-    ("access/guard.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from webmcp_bridge.tools.common import CallContext\n",
-     "webmcp_bridge.access.guard:3 imports webmcp_bridge.tools.common (a higher layer"),
-])
+@pytest.mark.parametrize(
+    ("where", "code", "expected"),
+    [
+        (
+            "core/raw.py",
+            "def f():\n    import js\n",
+            "webmcp_bridge.core.raw:2 imports js (only webmcp_bridge.lab may touch the browser)",
+        ),
+        (
+            "tools/common.py",
+            "from pyodide.ffi import create_proxy\n",
+            "webmcp_bridge.tools.common:1 imports pyodide.ffi",
+        ),
+        (
+            "calls/registry.py",
+            "from webmcp_bridge.propose.proposals import ProposalDenied\n",
+            "webmcp_bridge.calls.registry:1 imports webmcp_bridge.propose.proposals (a higher layer",
+        ),
+        (
+            "review/threads.py",
+            "from ..propose import proposals\n",
+            "webmcp_bridge.review.threads:1 imports webmcp_bridge.propose (a feature of the same rank",
+        ),
+        (
+            "host/memory.py",
+            "import importlib\nimportlib.import_module('webmcp_bridge.session.bridge')\n",
+            "webmcp_bridge.host.memory:2 imports webmcp_bridge.session.bridge (a higher layer",
+        ),
+        (
+            "access/guard.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from webmcp_bridge.tools.common import CallContext\n",
+            "webmcp_bridge.access.guard:3 imports webmcp_bridge.tools.common (a higher layer",
+        ),
+    ],
+)
 def test_a_bad_import_is_named(tmp_path: Path, where: str, code: str, expected: str) -> None:
     """A copy of the package with one bad import added: the check names the module, the line and the import."""
     root = tmp_path / "webmcp_bridge"
@@ -147,7 +198,11 @@ def test_tests_take_shared_helpers_from_a_helpers_module_not_conftest() -> None:
     """conftest.py files hold fixtures only; what tests share is imported from tests/helpers.py or
     playwright-tests/lite_site.py (importing conftest runs it a second time under another name)."""
     repo = PACKAGE.parents[1]
-    offenders = [f"{path.relative_to(repo)}:{line}" for folder in ("tests", "playwright-tests", "bench")
-                 for path in sorted((repo / folder).glob("*.py"))
-                 for line, target in imports_of(path, path.parent) if target.split(".")[0] == "conftest"]
+    offenders = [
+        f"{path.relative_to(repo)}:{line}"
+        for folder in ("tests", "playwright-tests", "bench")
+        for path in sorted((repo / folder).glob("*.py"))
+        for line, target in imports_of(path, path.parent)
+        if target.split(".")[0] == "conftest"
+    ]
     assert not offenders, offenders

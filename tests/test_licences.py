@@ -19,9 +19,17 @@ from sitebuild.wheels import fetch_wheels, wheel_metadata  # noqa: E402
 
 NOTICES = (ROOT / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
 #: the licence names wheels' metadata uses (License, the licence classifier) and their SPDX identifiers
-SPDX = {"MIT": "MIT", "MIT License": "MIT", "Apache 2.0": "Apache-2.0", "BSD 3-Clause License": "BSD-3-Clause",
-        "BSD-2-Clause": "BSD-2-Clause", "BSD-3-Clause": "BSD-3-Clause", "PSF-2.0": "PSF-2.0",
-        "Mozilla Public License Version 2.0": "MPL-2.0", "Mozilla Public License 2.0 (MPL 2.0)": "MPL-2.0"}
+SPDX = {
+    "MIT": "MIT",
+    "MIT License": "MIT",
+    "Apache 2.0": "Apache-2.0",
+    "BSD 3-Clause License": "BSD-3-Clause",
+    "BSD-2-Clause": "BSD-2-Clause",
+    "BSD-3-Clause": "BSD-3-Clause",
+    "PSF-2.0": "PSF-2.0",
+    "Mozilla Public License Version 2.0": "MPL-2.0",
+    "Mozilla Public License 2.0 (MPL 2.0)": "MPL-2.0",
+}
 
 
 def wheel_rows() -> dict[str, tuple[str, str]]:
@@ -65,7 +73,9 @@ def test_every_shipped_wheel_is_listed_with_its_pinned_version_and_declared_lice
             assert licence.startswith(declared), (name, licence, declared)
         else:  # no licence in the metadata (matplotlib-inline): the licence file inside the wheel says it
             with zipfile.ZipFile(path) as whl:
-                text = next(whl.read(n) for n in whl.namelist() if n.endswith("/LICENSE") and ".dist-info/" in n).decode()
+                text = next(
+                    whl.read(n) for n in whl.namelist() if n.endswith("/LICENSE") and ".dist-info/" in n
+                ).decode()
             assert text.startswith("BSD 3-Clause License") and licence == "BSD-3-Clause", name
 
 
@@ -73,7 +83,9 @@ def test_the_runtimes_are_listed_at_their_pinned_versions_with_their_licences():
     pins = read_pins()
     pyodide = json.loads((fetch_pyodide(pins["pyodide"]) / "package.json").read_text(encoding="utf-8"))
     assert pyodide["license"] == "MPL-2.0" and f"**Pyodide** {pins['pyodide']}" in NOTICES and "(MPL-2.0)" in NOTICES
-    python = json.loads((fetch_pyodide(pins["pyodide"]) / "pyodide-lock.json").read_text(encoding="utf-8"))["info"]["python"]
+    python = json.loads((fetch_pyodide(pins["pyodide"]) / "pyodide-lock.json").read_text(encoding="utf-8"))["info"][
+        "python"
+    ]
     assert f"**CPython** {python}" in NOTICES and "(PSF-2.0)" in NOTICES
     mcp_b = fetch_mcp_b(pins["mcp_b_global"])
     assert json.loads((mcp_b / "package.json").read_text(encoding="utf-8"))["license"] == "MIT"

@@ -54,10 +54,19 @@ def test_defaults_match_the_contract():
     assert DEFAULT_LIMITS.input_bytes == 1024 * KIB
 
 
-@pytest.mark.parametrize("text, size", [
-    ("", 0), ("abc", 3), ("é", 2), ("日本", 6), ("مرحبا", 10), ("🤗", 4),
-    ("\U0001f3c3\u200d\u2640\ufe0f", 4 + 3 + 3 + 3), ("\ud800", 3),
-])
+@pytest.mark.parametrize(
+    "text, size",
+    [
+        ("", 0),
+        ("abc", 3),
+        ("é", 2),
+        ("日本", 6),
+        ("مرحبا", 10),
+        ("🤗", 4),
+        ("\U0001f3c3\u200d\u2640\ufe0f", 4 + 3 + 3 + 3),
+        ("\ud800", 3),
+    ],
+)
 def test_utf8_len(text, size):
     assert utf8_len(text) == size
 
@@ -137,8 +146,12 @@ def test_slice_edges():
 
 
 def error_tracebacks(name: str) -> list[str]:
-    return ["\n".join(o["traceback"]) for c in corpus_json(name)["cells"] for o in c.get("outputs", [])
-            if o["output_type"] == "error"]
+    return [
+        "\n".join(o["traceback"])
+        for c in corpus_json(name)["cells"]
+        for o in c.get("outputs", [])
+        if o["output_type"] == "error"
+    ]
 
 
 @pytest.mark.parametrize("name, count", [("ipython-beyond-plain-python.ipynb", 4), ("sci-python-lecture-1.ipynb", 5)])
@@ -171,10 +184,11 @@ def test_preview_is_bounded_and_marked(arabic_text):
 
 def test_base64_decoded_len():
     import base64
+
     for raw in (b"", b"a", b"ab", b"abc", bytes(range(256)) * 3):
         encoded = base64.b64encode(raw).decode()
         assert base64_decoded_len(encoded) == len(raw)
-        wrapped = "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76)) + "\n"
+        wrapped = "\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76)) + "\n"
         assert base64_decoded_len(wrapped) == len(raw)
 
 
@@ -183,10 +197,12 @@ def test_a_page_cut_from_its_window_equals_the_page_cut_from_the_whole_text():
     page, at every offset and size, is the page slice_utf8 cuts from the whole text."""
     from webmcp_bridge.core.limits import page_utf8, page_window, slice_utf8
 
-    text = "a\u00e9\u20ac\U0001F600b" * 7 + "\U0001F600" * 3
+    text = "a\u00e9\u20ac\U0001f600b" * 7 + "\U0001f600" * 3
     data = text.encode("utf-8")
     for max_bytes in (0, 1, 2, 3, 4, 5, 9):
         for offset in range(len(data) + 3):
             first, end = page_window(offset, max_bytes)
             first, end = min(first, len(data)), min(end, len(data))
-            assert page_utf8(data[first:end], first, len(data), offset, max_bytes) == slice_utf8(text, offset, max_bytes), (offset, max_bytes)
+            assert page_utf8(data[first:end], first, len(data), offset, max_bytes) == slice_utf8(
+                text, offset, max_bytes
+            ), (offset, max_bytes)

@@ -58,9 +58,15 @@ container.get("./extension").then(factory => {
 """
 
 #: what JupyterLite 0.8.6 (JupyterLab 4.6.4) offers of the packages the loader uses
-LITE = {"@jupyterlab/notebook": {"4.6.4": True}, "@jupyterlab/docmanager": {"4.6.4": True}, "@jupyterlab/cells": {"4.6.4": False},
-        "@lumino/widgets": {"2.8.0": True}, "@jupyterlab/statusbar": {"4.6.4": True}, "@jupyterlab/apputils": {"4.7.4": True},
-        "@jupyterlab/settingregistry": {"4.6.4": True}}
+LITE = {
+    "@jupyterlab/notebook": {"4.6.4": True},
+    "@jupyterlab/docmanager": {"4.6.4": True},
+    "@jupyterlab/cells": {"4.6.4": False},
+    "@lumino/widgets": {"2.8.0": True},
+    "@jupyterlab/statusbar": {"4.6.4": True},
+    "@jupyterlab/apputils": {"4.7.4": True},
+    "@jupyterlab/settingregistry": {"4.6.4": True},
+}
 
 
 def load(tmp_path: Path, scope: dict, ranges: dict | None = None) -> dict:
@@ -70,17 +76,25 @@ def load(tmp_path: Path, scope: dict, ranges: dict | None = None) -> dict:
     harness = tmp_path / "harness.js"
     harness.write_text(HARNESS)
     manifest = {"bounds": {"failureChars": 200, "recentCalls": 5}, "shared": RANGES if ranges is None else ranges}
-    done = subprocess.run(["node", str(harness), str(LOADER), json.dumps(manifest), json.dumps(scope)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["node", str(harness), str(LOADER), json.dumps(manifest), json.dumps(scope)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_the_versions_jupyterlite_offers_are_taken(tmp_path):
     out = load(tmp_path, LITE)
-    assert out["plugins"] == [{"id": "jupyterlab-webmcp-bridge:plugin",
-                               "requires": ["@jupyterlab/notebook@4.6.4", "@jupyterlab/docmanager@4.6.4"],
-                               "optional": ["@jupyterlab/statusbar@4.6.4"]}]
+    assert out["plugins"] == [
+        {
+            "id": "jupyterlab-webmcp-bridge:plugin",
+            "requires": ["@jupyterlab/notebook@4.6.4", "@jupyterlab/docmanager@4.6.4"],
+            "optional": ["@jupyterlab/statusbar@4.6.4"],
+        }
+    ]
     assert out["status"]["state"] == "loading" and out["logs"] == []
 
 
@@ -92,9 +106,14 @@ def test_a_version_out_of_range_is_never_taken_even_when_loaded(tmp_path):
 
 def test_a_required_package_out_of_range_fails_with_a_message_and_the_status_item_stays(tmp_path):
     out = load(tmp_path, {**LITE, "@jupyterlab/notebook": {"5.0.0": True, "3.6.8": False}})
-    assert out["status"] == {"state": "failed", "reason": "@jupyterlab/notebook ^4.5.0 is needed; this JupyterLab offers 5.0.0, 3.6.8"}
+    assert out["status"] == {
+        "state": "failed",
+        "reason": "@jupyterlab/notebook ^4.5.0 is needed; this JupyterLab offers 5.0.0, 3.6.8",
+    }
     # the one plugin left only shows that in the status bar: it requires nothing of the notebook
-    assert out["plugins"] == [{"id": "jupyterlab-webmcp-bridge:plugin", "requires": [], "optional": ["@jupyterlab/statusbar@4.6.4"]}]
+    assert out["plugins"] == [
+        {"id": "jupyterlab-webmcp-bridge:plugin", "requires": [], "optional": ["@jupyterlab/statusbar@4.6.4"]}
+    ]
 
 
 def test_a_missing_required_package_says_none_is_offered(tmp_path):
@@ -106,7 +125,10 @@ def test_a_missing_required_package_says_none_is_offered(tmp_path):
 def test_an_optional_package_out_of_range_is_done_without(tmp_path):
     out = load(tmp_path, {**LITE, "@jupyterlab/statusbar": {"5.1.0": True}})
     assert out["plugins"][0]["optional"] == [] and out["status"]["state"] == "loading"
-    assert ["warn", "[webmcp-bridge] @jupyterlab/statusbar ^4.5.0 is needed; this JupyterLab offers 5.1.0: going on without it"] in out["logs"]
+    assert [
+        "warn",
+        "[webmcp-bridge] @jupyterlab/statusbar ^4.5.0 is needed; this JupyterLab offers 5.1.0: going on without it",
+    ] in out["logs"]
 
 
 def test_a_pre_release_counts_by_its_release_numbers(tmp_path):

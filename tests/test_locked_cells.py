@@ -36,13 +36,29 @@ def snap(b: Bridge, cell_id: str) -> dict:
 def test_an_uneditable_cell_keeps_its_source(locked):
     b, frozen, _, _ = locked
     s = snap(b, frozen)
-    err = b.fails("jupyter_update_cell", {"cellId": frozen, "source": "x = 1", "expectedSourceHash": s["sourceHash"]}, "CELL_LOCKED")
+    err = b.fails(
+        "jupyter_update_cell",
+        {"cellId": frozen, "source": "x = 1", "expectedSourceHash": s["sourceHash"]},
+        "CELL_LOCKED",
+    )
     assert err["lock"] == "editable" and err["cellId"] == frozen
     b.fails("jupyter_edit_cell_source", {"cellId": frozen, "oldText": s["source"][:5], "newText": "zzz"}, "CELL_LOCKED")
-    err = b.fails("jupyter_apply_edits", {"edits": [{"op": "insert", "source": "ok"},
-                                                     {"op": "edit", "cellId": frozen, "oldText": s["source"][:5], "newText": "z"}]}, "CELL_LOCKED")
+    err = b.fails(
+        "jupyter_apply_edits",
+        {
+            "edits": [
+                {"op": "insert", "source": "ok"},
+                {"op": "edit", "cellId": frozen, "oldText": s["source"][:5], "newText": "z"},
+            ]
+        },
+        "CELL_LOCKED",
+    )
     assert err["editIndex"] == 1
-    b.fails("jupyter_apply_edits", {"edits": [{"op": "update", "cellId": frozen, "source": "z", "expectedSourceHash": s["sourceHash"]}]}, "CELL_LOCKED")
+    b.fails(
+        "jupyter_apply_edits",
+        {"edits": [{"op": "update", "cellId": frozen, "source": "z", "expectedSourceHash": s["sourceHash"]}]},
+        "CELL_LOCKED",
+    )
     # still deletable and movable: only its source is locked (as in JupyterLab)
     b.ok("jupyter_delete_cell", {"cellId": frozen, "expectedSourceHash": s["sourceHash"]})
 
@@ -53,10 +69,21 @@ def test_an_undeletable_cell_stays(locked):
     err = b.fails("jupyter_delete_cell", {"cellId": kept, "expectedSourceHash": s["sourceHash"]}, "CELL_LOCKED")
     assert err["lock"] == "deletable" and "deletable: false" in err["message"]
     f = snap(b, free)
-    err = b.fails("jupyter_apply_edits", {"edits": [{"op": "delete", "cellId": free, "expectedSourceHash": f["sourceHash"]},
-                                                     {"op": "delete", "cellId": kept, "expectedSourceHash": s["sourceHash"]}]}, "CELL_LOCKED")
+    err = b.fails(
+        "jupyter_apply_edits",
+        {
+            "edits": [
+                {"op": "delete", "cellId": free, "expectedSourceHash": f["sourceHash"]},
+                {"op": "delete", "cellId": kept, "expectedSourceHash": s["sourceHash"]},
+            ]
+        },
+        "CELL_LOCKED",
+    )
     assert err["editIndex"] == 1
-    b.ok("jupyter_update_cell", {"cellId": kept, "source": s["source"] + "\n# more", "expectedSourceHash": s["sourceHash"]})  # editable
+    b.ok(
+        "jupyter_update_cell",
+        {"cellId": kept, "source": s["source"] + "\n# more", "expectedSourceHash": s["sourceHash"]},
+    )  # editable
 
 
 def test_cell_access_shows_the_locks(locked):

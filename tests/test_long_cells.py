@@ -33,10 +33,16 @@ def test_a_cell_still_running_is_reported_running_and_the_next_is_not_run():
 
 def test_the_run_timeout_is_a_setting():
     settings, problems = parse_settings({"runTimeout": 600})
-    assert problems == [] and settings.run_timeout == 600 and limits_for(DEFAULT_LIMITS, settings).run_timeout_seconds == 600
+    assert (
+        problems == []
+        and settings.run_timeout == 600
+        and limits_for(DEFAULT_LIMITS, settings).run_timeout_seconds == 600
+    )
     assert BridgeSettings().run_timeout == DEFAULT_LIMITS.run_timeout_seconds == 120
     assert "runTimeout" in parse_settings({"runTimeout": "long"})[1][0]
-    b = make_bridge({"e.ipynb": "jupyterlite-empty.ipynb"}, limits=limits_for(DEFAULT_LIMITS, parse_settings({"runTimeout": 2})[0]))
+    b = make_bridge(
+        {"e.ipynb": "jupyterlite-empty.ipynb"}, limits=limits_for(DEFAULT_LIMITS, parse_settings({"runTimeout": 2})[0])
+    )
     b.open("e.ipynb")
     slow = add(b, "print('slow')")
     b.ws.current_notebook().run_seconds[slow] = 3.0

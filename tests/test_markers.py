@@ -57,8 +57,10 @@ class OpenNotebooks:
         return self.shown
 
     def cells(self, nb: Any) -> dict[str, CellInfo]:
-        return {c.id: CellInfo(c.index, c.cell_type, c.source[:20], c.output_count)
-                for c in nb.read_cells(None, head_bytes=0, max_outputs=0)}
+        return {
+            c.id: CellInfo(c.index, c.cell_type, c.source[:20], c.output_count)
+            for c in nb.read_cells(None, head_bytes=0, max_outputs=0)
+        }
 
 
 class Dom:

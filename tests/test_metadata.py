@@ -54,8 +54,13 @@ def test_the_wheel_carries_that_version_everywhere(wheel):
 def test_the_extension_manager_finds_it_and_the_licence_is_an_spdx_expression(wheel):
     meta = metadata(wheel)
     classifiers = meta.get_all("Classifier")
-    for wanted in ("Framework :: Jupyter", "Framework :: Jupyter :: JupyterLab :: 4", "Framework :: Jupyter :: JupyterLab :: Extensions",
-                   "Framework :: Jupyter :: JupyterLab :: Extensions :: Prebuilt", "Programming Language :: Python :: 3.11"):
+    for wanted in (
+        "Framework :: Jupyter",
+        "Framework :: Jupyter :: JupyterLab :: 4",
+        "Framework :: Jupyter :: JupyterLab :: Extensions",
+        "Framework :: Jupyter :: JupyterLab :: Extensions :: Prebuilt",
+        "Programming Language :: Python :: 3.11",
+    ):
         assert wanted in classifiers
     assert meta["License-Expression"] == "BSD-3-Clause"
     assert not [c for c in classifiers if c.startswith("License ::")]  # PEP 639: not both
@@ -81,4 +86,6 @@ def test_labextension_develop_finds_the_checkouts_staged_folder():
     from sitebuild.extension import EXTENSION_NAME
 
     assert jupyterlab_webmcp_bridge.__name__ == PYPROJECT["project"]["name"].replace("-", "_")
-    assert jupyterlab_webmcp_bridge._jupyter_labextension_paths() == [{"src": str(ROOT / "build" / "labextension"), "dest": EXTENSION_NAME}]
+    assert jupyterlab_webmcp_bridge._jupyter_labextension_paths() == [
+        {"src": str(ROOT / "build" / "labextension"), "dest": EXTENSION_NAME}
+    ]

@@ -71,14 +71,18 @@ def outcome() -> dict:
 
 def test_a_flood_of_stream_output_is_kept_bounded_and_measured_whole(outcome):
     outputs = outcome["described"]["outputs"]
-    assert outcome["described"]["count"] == 3 and [o["output_type"] for o in outputs] == ["stream", "stream", "display_data"]
-    (mime, size, head, binary), = outputs[0]["items"]
+    assert outcome["described"]["count"] == 3 and [o["output_type"] for o in outputs] == [
+        "stream",
+        "stream",
+        "display_data",
+    ]
+    ((mime, size, head, binary),) = outputs[0]["items"]
     assert (mime, binary) == ("text/plain", False)
     assert size == outcome["sent"]  # the whole stream's bytes, though only its start was kept
     assert len(head) == 1000 and head == ("x" * 4000)[:1000]
     assert max(outcome["kept"]) <= 1000  # what the page holds of each output while the call waits
-    (_, err_size, err_head, _), = outputs[1]["items"]
-    assert err_size == len("warn".encode()) + 4 + 2000 and err_head.startswith("warn😀") and len(err_head) <= 1000
+    ((_, err_size, err_head, _),) = outputs[1]["items"]
+    assert err_size == len(b"warn") + 4 + 2000 and err_head.startswith("warn😀") and len(err_head) <= 1000
     assert outputs[2]["items"][0][2] == "shown"
     assert outcome["done"]["status"] == "ok"
 

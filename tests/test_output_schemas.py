@@ -35,8 +35,12 @@ def test_every_tool_publishes_a_valid_output_schema(tool):
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator.check_schema(closed_schema(schema))
     text = json.dumps(schema)
-    assert "$ref" not in text and "$defs" not in text and "webmcp_bridge." not in text  # inlined, no docstrings of the code
-    statuses = {json.dumps(b["properties"].get("status", {}).get("const")) for b in schema["anyOf"] if "properties" in b}
+    assert (
+        "$ref" not in text and "$defs" not in text and "webmcp_bridge." not in text
+    )  # inlined, no docstrings of the code
+    statuses = {
+        json.dumps(b["properties"].get("status", {}).get("const")) for b in schema["anyOf"] if "properties" in b
+    }
     assert '"pending"' in statuses  # any call can go pending
     assert PUBLISHED[tool.name]["outputSchema"] == schema  # the loader registers exactly these
 
@@ -79,14 +83,23 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         await a.ok("jupyter_export_notebook", {"includeOutputs": True})
         await a.ok("jupyter_get_cells", {"cellIds": [cells[0]["id"]], "includeSource": False})
         new = (await a.ok("jupyter_insert_cell", {"source": "print('hi')", "referenceCellId": cells[0]["id"]}))["cell"]
-        new = (await a.ok("jupyter_update_cell", {"cellId": new["id"], "source": "print('hi!')", "expectedSourceHash": new["sourceHash"]}))["cell"]
-        new = (await a.ok("jupyter_edit_cell_source", {"cellId": new["id"], "oldText": "hi!", "newText": "hello"}))["cell"]
+        new = (
+            await a.ok(
+                "jupyter_update_cell",
+                {"cellId": new["id"], "source": "print('hi!')", "expectedSourceHash": new["sourceHash"]},
+            )
+        )["cell"]
+        new = (await a.ok("jupyter_edit_cell_source", {"cellId": new["id"], "oldText": "hi!", "newText": "hello"}))[
+            "cell"
+        ]
         await a.ok("jupyter_move_cell", {"cellId": new["id"], "referenceCellId": cells[2]["id"], "position": "below"})
         await a.ok("jupyter_run_cells", {"cellIds": [new["id"], cells[0]["id"]]})
         await a.ok("jupyter_run_code", {"code": "print(6 * 7)"})
         await a.ok("jupyter_clear_outputs", {"cellIds": [new["id"]]})
         await a.ok("jupyter_focus_cell", {"cellId": new["id"], "cursor": {"line": 0, "column": 2}})
-        thread = (await a.ok("jupyter_create_comment", {"cellId": new["id"], "body": "Why hello?", "quote": "hello"}))["thread"]
+        thread = (await a.ok("jupyter_create_comment", {"cellId": new["id"], "body": "Why hello?", "quote": "hello"}))[
+            "thread"
+        ]
         await a.ok("jupyter_reply_comment", {"threadId": thread["id"], "body": "A greeting."})
         await a.ok("jupyter_list_comments", {"status": "all"})
         await a.ok("jupyter_get_comment", {"threadId": thread["id"]})
@@ -103,14 +116,31 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         written = await a.ok("jupyter_write_file", {"path": "notes/todo.txt", "content": "check the limits\n"})
         read = await a.ok("jupyter_read_file", {"path": "notes/todo.txt"})
         assert read["hash"] == written["hash"]
-        edited = await a.ok("jupyter_edit_file", {"path": "notes/todo.txt", "oldText": "limits", "newText": "bounds",
-                                                  "expectedHash": read["hash"]})
-        await a.ok("jupyter_write_file", {"path": "notes/todo.txt", "content": "and the docs\n", "append": True,
-                                          "expectedHash": edited["hash"]})
-        batch = await a.ok("jupyter_apply_edits", {"edits": [{"op": "insert", "source": "x = 1"},
-                                                             {"op": "delete", "cellId": new["id"], "expectedSourceHash": new["sourceHash"]}]})
+        edited = await a.ok(
+            "jupyter_edit_file",
+            {"path": "notes/todo.txt", "oldText": "limits", "newText": "bounds", "expectedHash": read["hash"]},
+        )
+        await a.ok(
+            "jupyter_write_file",
+            {"path": "notes/todo.txt", "content": "and the docs\n", "append": True, "expectedHash": edited["hash"]},
+        )
+        batch = await a.ok(
+            "jupyter_apply_edits",
+            {
+                "edits": [
+                    {"op": "insert", "source": "x = 1"},
+                    {"op": "delete", "cellId": new["id"], "expectedSourceHash": new["sourceHash"]},
+                ]
+            },
+        )
         assert [r["op"] for r in batch["results"]] == ["insert", "delete"]
-        await a.ok("jupyter_delete_cell", {"cellId": batch["results"][0]["cell"]["id"], "expectedSourceHash": batch["results"][0]["cell"]["sourceHash"]})
+        await a.ok(
+            "jupyter_delete_cell",
+            {
+                "cellId": batch["results"][0]["cell"]["id"],
+                "expectedSourceHash": batch["results"][0]["cell"]["sourceHash"],
+            },
+        )
         await a.ok("jupyter_kernel_action", {"action": "interrupt"})
         # a restart asks first: the call goes pending with its dialog, answered by the agent
         pending = await a.ok("jupyter_kernel_action", {"action": "restart"})
@@ -139,15 +169,21 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
 
     agent = asyncio.run(scenario())
     assert set(agent.checked) == set(agent.tools), sorted(set(agent.tools) - set(agent.checked))
-    assert {"jupyter_get_cells", "jupyter_kernel_action", "jupyter_answer_dialog"} <= set(CHECKED_OUTPUTS)  # the conftest's check ran
+    assert {"jupyter_get_cells", "jupyter_kernel_action", "jupyter_answer_dialog"} <= set(
+        CHECKED_OUTPUTS
+    )  # the conftest's check ran
 
 
 def test_a_key_the_models_do_not_declare_fails_the_check():
     agent = Agent()
     result = asyncio.run(agent.reg.call("jupyter_list_workspace", {}))
     check_output_schema(agent.tools["jupyter_list_workspace"], result)
-    for change in ({"surprise": 1}, {"entries": [{"path": "a", "name": "a", "type": "file", "size": 3}]},
-                   {"entries": [{"path": "a", "name": "a", "type": "socket"}]}, {"truncated": "no"}):
+    for change in (
+        {"surprise": 1},
+        {"entries": [{"path": "a", "name": "a", "type": "file", "size": 3}]},
+        {"entries": [{"path": "a", "name": "a", "type": "socket"}]},
+        {"truncated": "no"},
+    ):
         payload = {**result["structuredContent"], **change}
         drifted = {**result, "content": [{"type": "text", "text": json.dumps(payload)}], "structuredContent": payload}
         with pytest.raises(AssertionError, match="jupyter_list_workspace"):

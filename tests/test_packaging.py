@@ -26,7 +26,9 @@ def unpacked_sdist(root: Path, version: str = "0.1.0", leave_out: str | None = N
         if rel != leave_out:
             path = root / STAGED / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"name": "jupyterlab-webmcp-bridge", "version": version}) if rel == "package.json" else "x")
+            path.write_text(
+                json.dumps({"name": "jupyterlab-webmcp-bridge", "version": version}) if rel == "package.json" else "x"
+            )
     return root
 
 

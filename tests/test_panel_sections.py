@@ -68,8 +68,10 @@ class Dom:
 
 
 def cells_of(nb: Any) -> dict[str, CellInfo]:
-    return {c.id: CellInfo(c.index, c.cell_type, first_line(c.source), c.output_count)
-            for c in nb.read_cells(None, head_bytes=0, max_outputs=0)}
+    return {
+        c.id: CellInfo(c.index, c.cell_type, first_line(c.source), c.output_count)
+        for c in nb.read_cells(None, head_bytes=0, max_outputs=0)
+    }
 
 
 def test_a_print_loop_redraws_one_activity_row_and_nothing_else() -> None:

@@ -49,8 +49,14 @@ PAYLOADS = (
 
 def notebook() -> tuple[MemoryWorkspace, object]:
     cells = [
-        {"cell_type": "code", "id": "a", "metadata": {}, "source": f"x = 1  # {PAYLOADS[0]}\ny = 2", "outputs": [
-            {"output_type": "stream", "name": "stdout", "text": PAYLOADS[1]}], "execution_count": 1},
+        {
+            "cell_type": "code",
+            "id": "a",
+            "metadata": {},
+            "source": f"x = 1  # {PAYLOADS[0]}\ny = 2",
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": PAYLOADS[1]}],
+            "execution_count": 1,
+        },
         {"cell_type": "markdown", "id": "b", "metadata": {"webmcp_bridge": {"access": "read"}}, "source": PAYLOADS[2]},
         {"cell_type": "code", "id": "c", "metadata": {}, "source": "", "outputs": [], "execution_count": None},
     ]
@@ -69,12 +75,21 @@ def assert_safe(tree: El) -> None:
     json.dumps(tree.to_json())
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: h("script"), lambda: h("img"), lambda: h("a"), lambda: h("iframe"), lambda: h("style"),
-    lambda: El("div", attrs={"onclick": "x"}), lambda: El("div", attrs={"style": "x"}),
-    lambda: El("div", attrs={"href": "javascript:x"}), lambda: El("div", attrs={"data-a b": "x"}),
-    lambda: El("div", attrs={"data-x": 1}),  # type: ignore[dict-item]
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: h("script"),
+        lambda: h("img"),
+        lambda: h("a"),
+        lambda: h("iframe"),
+        lambda: h("style"),
+        lambda: El("div", attrs={"onclick": "x"}),
+        lambda: El("div", attrs={"style": "x"}),
+        lambda: El("div", attrs={"href": "javascript:x"}),
+        lambda: El("div", attrs={"data-a b": "x"}),
+        lambda: El("div", attrs={"data-x": 1}),  # type: ignore[dict-item]
+    ],
+)
 def test_an_element_outside_the_allow_lists_cannot_be_made(bad):
     with pytest.raises(ValueError):
         bad()
@@ -113,7 +128,9 @@ def test_an_orphaned_range_offers_re_anchoring_and_a_resolved_thread_reopening()
     actions = [e.attrs.get("data-action") for e in comments_view([row], "open", {}, None).walk()]
     assert "reanchor" in actions and "resolve" in actions and "reopen" not in actions
     review.resolve(view.id, "person")
-    actions = [e.attrs.get("data-action") for e in comments_view([thread_row(review.get(view.id))], "all", {}, None).walk()]
+    actions = [
+        e.attrs.get("data-action") for e in comments_view([thread_row(review.get(view.id))], "all", {}, None).walk()
+    ]
     assert "reopen" in actions and "reanchor" in actions and "resolve" not in actions
 
 
@@ -146,11 +163,17 @@ def test_access_view_lists_restricted_cells_with_their_first_line():
     access.set_cell_level(nb, "a", "none")
     levels = access.cell_levels(nb)
     assert levels == {"a": "none", "b": "read"}
-    cells = {"a": CellInfo(0, "code", first_line(f"\n  x = 1  # {PAYLOADS[0]}\n"), 1), "b": CellInfo(1, "markdown", PAYLOADS[2], 0)}
+    cells = {
+        "a": CellInfo(0, "code", first_line(f"\n  x = 1  # {PAYLOADS[0]}\n"), 1),
+        "b": CellInfo(1, "markdown", PAYLOADS[2], 0),
+    }
     tree = access_view("n.ipynb", "read", list(levels.items()), cells)
     assert_safe(tree)
     rows = [e for e in tree.walk() if e.tag == "li"]
-    assert [r.cls for r in rows] == ["webmcp-bridge-access-row webmcp-bridge-level-none", "webmcp-bridge-access-row webmcp-bridge-level-read"]
+    assert [r.cls for r in rows] == [
+        "webmcp-bridge-access-row webmcp-bridge-level-none",
+        "webmcp-bridge-access-row webmcp-bridge-level-read",
+    ]
     assert PAYLOADS[0] in rows[0].text_content() and PAYLOADS[2] in rows[1].text_content()
     selected = [e.attrs.get("value") for e in tree.walk() if e.tag == "option" and "selected" in e.attrs]
     assert selected[0] == "read"  # the notebook's level
@@ -159,8 +182,12 @@ def test_access_view_lists_restricted_cells_with_their_first_line():
 
 def test_markers_of_each_cell():
     want = cell_markers({"a": 2}, {"a": "read", "b": "none"}, {"c"}, {"d", "a"})
-    assert want == {"a": Markers(2, "read", False, True), "b": Markers(0, "none"), "c": Markers(working=True),
-                    "d": Markers(agent_run=True)}
+    assert want == {
+        "a": Markers(2, "read", False, True),
+        "b": Markers(0, "none"),
+        "c": Markers(working=True),
+        "d": Markers(agent_run=True),
+    }
     assert cell_markers({}, {}, set(), set()) == {}
     a = want["a"]
     assert a.signature() != Markers(1, "read", False, True).signature()
@@ -174,7 +201,9 @@ def test_markers_of_each_cell():
 
 
 def test_malformed_thread_json_reads_defensively():
-    row = thread_row({"id": 5, "anchor": {"outputIndex": 2, "cellId": "x"}, "messages": [["agent", "hi"], {"body": None}]})
+    row = thread_row(
+        {"id": 5, "anchor": {"outputIndex": 2, "cellId": "x"}, "messages": [["agent", "hi"], {"body": None}]}
+    )
     assert row.kind == "output" and row.output_index == 2 and row.cell_id == "x" and row.status == "open"
     assert [(m.author, m.body) for m in row.messages] == [("agent", "hi"), ("?", "")]
     assert_safe(comments_view([row], "open", {"open": 1}, None))
@@ -198,6 +227,7 @@ def test_the_access_section_says_what_agent_code_can_still_reach_when_cells_are_
 
 def test_the_access_section_has_the_run_rules_switch_off_by_default():
     """The person's "Stop asking" for the notebook in front: a select, asking by default, the stored choice shown."""
+
     def chosen(view) -> list[str]:
         select = next(e for e in view.walk() if e.attrs.get("data-action") == "run-asking")
         return [o.attrs["value"] for o in select.children if "selected" in o.attrs]
@@ -214,7 +244,11 @@ def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
     log = ChangeLog()
     seen = []
     log.subscribe(seen.append)
-    run = [CellChange("agent", "clear", "a", 10.0), CellChange("agent", "output", "a", 10.1), CellChange("agent", "run", "a", 10.2)]
+    run = [
+        CellChange("agent", "clear", "a", 10.0),
+        CellChange("agent", "output", "a", 10.1),
+        CellChange("agent", "run", "a", 10.2),
+    ]
     log.ingest("n.ipynb", run)
     log.ingest("n.ipynb", [CellChange("person", "clear", "b", 20.0)])  # the person's Clear Outputs
     log.ingest("n.ipynb", [CellChange("person", "edit", "a", 30.0), CellChange("person", "edit", "a", 30.5)])
@@ -226,10 +260,21 @@ def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
     for entry in seen:  # the panel keeps one row per key, updated in place
         row = change_row(entry)
         rows[row.key] = row
-    texts = [activity_item(r, cells, "n.ipynb").text_content()[len(clock(r.time)):] for r in rows.values()]
-    assert texts == ["agentrancell 1", "personcleared outputs ofcell 2", "personeditedcell 1 ×2",
-                     "personnew output incell 2", "personnew output incell 2"], texts
-    assert [(e.kind, e.cell_id) for e in log.entries()] == [("run", "a"), ("clear", "b"), ("edit", "a"), ("output", "b"), ("output", "b")]
+    texts = [activity_item(r, cells, "n.ipynb").text_content()[len(clock(r.time)) :] for r in rows.values()]
+    assert texts == [
+        "agentrancell 1",
+        "personcleared outputs ofcell 2",
+        "personeditedcell 1 ×2",
+        "personnew output incell 2",
+        "personnew output incell 2",
+    ], texts
+    assert [(e.kind, e.cell_id) for e in log.entries()] == [
+        ("run", "a"),
+        ("clear", "b"),
+        ("edit", "a"),
+        ("output", "b"),
+        ("output", "b"),
+    ]
     # the long cell ends: its execution count merges into the latest entry, which then reads "ran"
     log.ingest("n.ipynb", [CellChange("person", "run", "b", 57.0)])
     assert activity_item(change_row(seen[-1]), cells, "n.ipynb").text_content().endswith("personrancell 2")

@@ -41,14 +41,17 @@ def test_bad_paths_are_invalid(path):
     assert info.value.code is ErrorCode.INVALID_PATH
 
 
-@pytest.mark.parametrize("path, expected", [
-    ("./a/b.ipynb", "a/b.ipynb"),
-    ("a//b.ipynb", "a/b.ipynb"),
-    ("a/b/", "a/b"),
-    ("a.ipynb", "a.ipynb"),
-    ("données/日本語.ipynb", "données/日本語.ipynb"),
-    ("a..b.ipynb", "a..b.ipynb"),
-])
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("./a/b.ipynb", "a/b.ipynb"),
+        ("a//b.ipynb", "a/b.ipynb"),
+        ("a/b/", "a/b"),
+        ("a.ipynb", "a.ipynb"),
+        ("données/日本語.ipynb", "données/日本語.ipynb"),
+        ("a..b.ipynb", "a..b.ipynb"),
+    ],
+)
 def test_good_paths_normalize(path, expected):
     assert normalize_path(path) == expected
 
@@ -86,8 +89,17 @@ TOOL_PATH_CASES = [
 
 
 @pytest.mark.parametrize("tool, key", TOOL_PATH_CASES)
-@pytest.mark.parametrize("path", ["../running.ipynb", "/demo/running.ipynb", "demo\\running.ipynb",
-                                  "demo/\u202erunning.ipynb", "demo/running.ipynb\x00", "~/running.ipynb"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../running.ipynb",
+        "/demo/running.ipynb",
+        "demo\\running.ipynb",
+        "demo/\u202erunning.ipynb",
+        "demo/running.ipynb\x00",
+        "~/running.ipynb",
+    ],
+)
 def test_tools_refuse_bad_paths(tool, key, path):
     b = make_bridge({"demo/running.ipynb": "notebook-running-code.ipynb"})
     b.open("demo/running.ipynb")

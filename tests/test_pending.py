@@ -28,7 +28,9 @@ async def sleep_tool(ctx, args: SleepInput):
 
 def registry() -> Registry:
     slow = Toolset("test", "a slow tool", (Tool("slow", "Slow", "Sleeps.", SleepInput, sleep_tool),))
-    return build_bridge(MemoryWorkspace({}), limits=LIMITS, toolsets=[notebooks_toolset(), calls_toolset(), slow]).registry
+    return build_bridge(
+        MemoryWorkspace({}), limits=LIMITS, toolsets=[notebooks_toolset(), calls_toolset(), slow]
+    ).registry
 
 
 def run(coro):
@@ -46,7 +48,9 @@ def test_a_slow_call_goes_pending_and_is_collected():
         context = (await reg.call("jupyter_get_context"))["structuredContent"]
         assert [p["pendingId"] for p in context["pending"]] == [pending["pendingId"]]
         assert context["pending"][0]["status"] == "running"
-        again = (await reg.call("jupyter_wait_for_result", {"pendingId": pending["pendingId"], "timeout": 0.01}))["structuredContent"]
+        again = (await reg.call("jupyter_wait_for_result", {"pendingId": pending["pendingId"], "timeout": 0.01}))[
+            "structuredContent"
+        ]
         assert again["status"] == "pending" and again["pendingId"] == pending["pendingId"]
         final = None
         for _ in range(20):
@@ -56,7 +60,10 @@ def test_a_slow_call_goes_pending_and_is_collected():
         assert final["structuredContent"] == {"slept": 0.6, "note": "x" * 10}
         assert json.loads(final["content"][0]["text"]) == final["structuredContent"]
         # a settled result can be collected again until it is dropped
-        assert (await reg.call("jupyter_wait_for_result", {"pendingId": pending["pendingId"]}))["structuredContent"]["slept"] == 0.6
+        assert (await reg.call("jupyter_wait_for_result", {"pendingId": pending["pendingId"]}))["structuredContent"][
+            "slept"
+        ] == 0.6
+
     run(scenario())
 
 
@@ -67,8 +74,14 @@ def test_a_quick_call_is_answered_at_once():
 
 def test_unknown_pending_ids_and_bad_timeouts_are_errors():
     reg = registry()
-    assert run(reg.call("jupyter_wait_for_result", {"pendingId": "p-999"}))["structuredContent"]["error"] == "PENDING_NOT_FOUND"
-    assert run(reg.call("jupyter_wait_for_result", {"pendingId": "p-1", "timeout": -1}))["structuredContent"]["error"] == "INVALID_ARGUMENT"
+    assert (
+        run(reg.call("jupyter_wait_for_result", {"pendingId": "p-999"}))["structuredContent"]["error"]
+        == "PENDING_NOT_FOUND"
+    )
+    assert (
+        run(reg.call("jupyter_wait_for_result", {"pendingId": "p-1", "timeout": -1}))["structuredContent"]["error"]
+        == "INVALID_ARGUMENT"
+    )
 
 
 def test_settled_results_are_kept_in_bounded_number():
@@ -78,7 +91,10 @@ def test_settled_results_are_kept_in_bounded_number():
         await asyncio.sleep(0.4)
         kept = [p["pendingId"] for p in reg.pending.describe()]
         assert kept == ids[-2:]  # keep_count = 2: the oldest settled results were dropped
-        assert (await reg.call("jupyter_wait_for_result", {"pendingId": ids[0]}))["structuredContent"]["error"] == "PENDING_NOT_FOUND"
+        assert (await reg.call("jupyter_wait_for_result", {"pendingId": ids[0]}))["structuredContent"][
+            "error"
+        ] == "PENDING_NOT_FOUND"
+
     run(scenario())
 
 
@@ -91,4 +107,5 @@ def test_hooks_see_the_real_outcome_of_a_pending_call():
         assert ("slow", "ok") not in seen
         await reg.pending.get(first["pendingId"]).task
         assert ("slow", "ok") in seen
+
     run(scenario())

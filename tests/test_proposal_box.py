@@ -22,8 +22,15 @@ def _proposed(tool: str, args: dict) -> Proposal:
     book.set_mode("propose")
     cells = b.ok("jupyter_get_cells", {"notebookPath": "demo/nb.ipynb", "startIndex": 0, "endIndex": 10})["cells"]
     cell = next(c for c in cells if c["type"] == "code")
+
     def fill(v):
-        return cell[v[1:]] if isinstance(v, str) and v.startswith("@") else [fill(x) for x in v] if isinstance(v, list) else v
+        return (
+            cell[v[1:]]
+            if isinstance(v, str) and v.startswith("@")
+            else [fill(x) for x in v]
+            if isinstance(v, list)
+            else v
+        )
 
     args = {"notebookPath": "demo/nb.ipynb", **{k: fill(v) for k, v in args.items()}}
 
@@ -45,7 +52,9 @@ def _by_class(tree: El, cls: str) -> list[El]:
 
 def test_an_update_box_shows_the_diff_line_by_line_with_payloads_as_text():
     source = "\n".join(PAYLOADS)
-    proposal = _proposed("jupyter_update_cell", {"cellId": "@id", "source": source, "expectedSourceHash": "@sourceHash"})
+    proposal = _proposed(
+        "jupyter_update_cell", {"cellId": "@id", "source": source, "expectedSourceHash": "@sourceHash"}
+    )
     tree = proposal_box(proposal)
     assert_safe(tree)
     assert tree.cls == "webmcp-bridge-proposal"
@@ -55,11 +64,18 @@ def test_an_update_box_shows_the_diff_line_by_line_with_payloads_as_text():
     added = [e.text for e in _by_class(tree, "webmcp-bridge-diff-add")]
     assert added == [f"+ {p}" for p in PAYLOADS]  # every payload is text of its own line
     assert _by_class(tree, "webmcp-bridge-diff-del") and not _by_class(tree, "webmcp-bridge-proposal-code")
-    accept, deny = _by_class(tree, "webmcp-bridge-proposal-accept")[0], _by_class(tree, "webmcp-bridge-proposal-deny")[0]
+    accept, deny = (
+        _by_class(tree, "webmcp-bridge-proposal-accept")[0],
+        _by_class(tree, "webmcp-bridge-proposal-deny")[0],
+    )
     assert (accept.tag, accept.text, accept.attrs["type"]) == ("button", "Accept", "button")
     assert (deny.tag, deny.text) == ("button", "Deny")
     reason = _by_class(tree, "webmcp-bridge-proposal-reason")[0]
-    assert reason.tag == "input" and reason.attrs["maxlength"] == str(PROPOSAL_REASON_BYTES) and reason.attrs["type"] == "text"
+    assert (
+        reason.tag == "input"
+        and reason.attrs["maxlength"] == str(PROPOSAL_REASON_BYTES)
+        and reason.attrs["type"] == "text"
+    )
 
 
 def test_a_run_box_shows_the_code_to_run():
@@ -74,7 +90,12 @@ def test_a_run_box_shows_the_code_to_run():
 
 def test_one_stylesheet_is_package_data_and_styles_both_views():
     css = resources.files("webmcp_bridge.lab.ui").joinpath("style.css").read_text(encoding="utf-8")
-    for selector in (".webmcp-bridge-proposal ", ".webmcp-bridge-diff-add", ".webmcp-bridge-panel ", ".webmcp-bridge-badge"):
+    for selector in (
+        ".webmcp-bridge-proposal ",
+        ".webmcp-bridge-diff-add",
+        ".webmcp-bridge-panel ",
+        ".webmcp-bridge-badge",
+    ):
         assert selector in css
 
 
@@ -109,5 +130,9 @@ def test_a_diff_counts_what_stays_and_marks_every_line():
     """Removed invisible characters are marked but not counted; a form feed stays inside its line."""
     diff = [["-", "x = 1\u2066"], ["+", "x = 2\x0cy = 3"], [" ", "z"]]
     tree = proposal_box(Proposal("p4", "nb.ipynb", "jupyter_update_cell", "update", "c1", "Replace", diff=diff))
-    assert [e.text_content() for e in _by_class(tree, "webmcp-bridge-diff-line")] == ["- x = 1⟦U+2066⟧", "+ x = 2⟦U+000C⟧y = 3", "  z"]
+    assert [e.text_content() for e in _by_class(tree, "webmcp-bridge-diff-line")] == [
+        "- x = 1⟦U+2066⟧",
+        "+ x = 2⟦U+000C⟧y = 3",
+        "  z",
+    ]
     assert tree.attrs["data-invisible"] == "1"

@@ -25,8 +25,14 @@ TABLE: dict[str, tuple[set[str], set[str]]] = {
     "jupyter_open_notebook": ({"path"}, {"cellId", "activate"}),
     "jupyter_create_notebook": ({"name"}, {"directory", "kernel"}),
     "jupyter_save_notebook": (set(), set()),
-    "jupyter_get_cells": (set(), {"cellIds", "startIndex", "endIndex", "includeSource", "includeOutputs", "sourceOffset"}),
-    "jupyter_get_output": (set(), {"cellId", "outputIndex", "uri", "mimeType", "offset", "maxBytes"}),  # cellId + outputIndex, or uri
+    "jupyter_get_cells": (
+        set(),
+        {"cellIds", "startIndex", "endIndex", "includeSource", "includeOutputs", "sourceOffset"},
+    ),
+    "jupyter_get_output": (
+        set(),
+        {"cellId", "outputIndex", "uri", "mimeType", "offset", "maxBytes"},
+    ),  # cellId + outputIndex, or uri
     "jupyter_insert_cell": (set(), {"referenceCellId", "position", "cellType", "source", "activate"}),
     "jupyter_update_cell": ({"cellId", "source", "expectedSourceHash"}, set()),
     "jupyter_edit_cell_source": ({"cellId", "oldText", "newText"}, {"expectedSourceHash"}),
@@ -38,10 +44,27 @@ TABLE: dict[str, tuple[set[str], set[str]]] = {
     "jupyter_kernel_action": ({"action"}, set()),
     "jupyter_export_notebook": (set(), {"format", "includeOutputs", "offset"}),
 }
-NOT_ON_A_NOTEBOOK = {"jupyter_get_context", "jupyter_list_workspace", "jupyter_open_notebook", "jupyter_create_notebook"}
-PURE_READS = {"jupyter_get_context", "jupyter_list_workspace", "jupyter_get_cells", "jupyter_get_output", "jupyter_export_notebook"}
+NOT_ON_A_NOTEBOOK = {
+    "jupyter_get_context",
+    "jupyter_list_workspace",
+    "jupyter_open_notebook",
+    "jupyter_create_notebook",
+}
+PURE_READS = {
+    "jupyter_get_context",
+    "jupyter_list_workspace",
+    "jupyter_get_cells",
+    "jupyter_get_output",
+    "jupyter_export_notebook",
+}
 CONTENT_RETURNING = {"jupyter_get_cells", "jupyter_get_output", "jupyter_export_notebook", "jupyter_run_cells"}
-CONSEQUENTIAL = {"jupyter_update_cell", "jupyter_delete_cell", "jupyter_clear_outputs", "jupyter_run_cells", "jupyter_kernel_action"}
+CONSEQUENTIAL = {
+    "jupyter_update_cell",
+    "jupyter_delete_cell",
+    "jupyter_clear_outputs",
+    "jupyter_run_cells",
+    "jupyter_kernel_action",
+}
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +130,7 @@ def test_enumerations(definitions):
         for option in node.get("anyOf", []):
             values |= set(option.get("enum", []))
         return values
+
     assert enum("jupyter_insert_cell", "position") == {"above", "below"}
     assert enum("jupyter_insert_cell", "cellType") == {"code", "markdown", "raw"}
     assert enum("jupyter_move_cell", "position") == {"above", "below"}
@@ -131,7 +155,10 @@ def test_schema_and_validation_agree(definitions):
     """The schema an agent sees accepts what the tool accepts and refuses unknown keys (one source of truth)."""
     good = {
         "jupyter_get_cells": {"startIndex": 0, "endIndex": 2, "includeOutputs": True},
-        "jupyter_focus_cell": {"cellId": "x", "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 1}}},
+        "jupyter_focus_cell": {
+            "cellId": "x",
+            "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 1}},
+        },
         "jupyter_insert_cell": {"position": "above", "cellType": "raw", "source": "s"},
     }
     for name, args in good.items():
@@ -144,6 +171,7 @@ def test_schema_and_validation_agree(definitions):
 
 
 # -- calls --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def b(running) -> Bridge:
@@ -168,8 +196,11 @@ def test_the_result_text_the_page_gets_is_the_result(b):
     from webmcp_bridge.calls.registry import result_json
     from webmcp_bridge.core.limits import Limits
 
-    results = [b.call("jupyter_get_cells", {"includeOutputs": True}), b.call("jupyter_get_cells", {"cellIds": ["nope"]}),
-               asyncio.run(custom_registry(limits=Limits(result_bytes=8 * 1024)).call("t_huge"))]
+    results = [
+        b.call("jupyter_get_cells", {"includeOutputs": True}),
+        b.call("jupyter_get_cells", {"cellIds": ["nope"]}),
+        asyncio.run(custom_registry(limits=Limits(result_bytes=8 * 1024)).call("t_huge")),
+    ]
     for result in results:
         assert hasattr(result, "payload_text"), type(result)
         assert json.loads(result_json(result)) == result
@@ -208,42 +239,48 @@ def test_unknown_tool(b):
     b.fails("", {}, "UNKNOWN_TOOL")
 
 
-@pytest.mark.parametrize("tool, args", [
-    ("jupyter_get_cells", {"bogus": 1}),
-    ("jupyter_get_cells", {"start_index": 3}),  # snake_case is not the wire name: must not be silently ignored
-    ("jupyter_update_cell", {"cellId": "a", "source": "b", "expected_source_hash": "c", "expectedSourceHash": "c"}),
-    ("jupyter_get_context", {"x": None}),
-    ("jupyter_update_cell", {"cellId": "a", "source": "b", "expectedSourceHash": "c", "force": True}),
-    ("jupyter_focus_cell", {"cellId": "a", "cursor": {"line": 0, "column": 0, "extra": 1}}),
-])
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("jupyter_get_cells", {"bogus": 1}),
+        ("jupyter_get_cells", {"start_index": 3}),  # snake_case is not the wire name: must not be silently ignored
+        ("jupyter_update_cell", {"cellId": "a", "source": "b", "expected_source_hash": "c", "expectedSourceHash": "c"}),
+        ("jupyter_get_context", {"x": None}),
+        ("jupyter_update_cell", {"cellId": "a", "source": "b", "expectedSourceHash": "c", "force": True}),
+        ("jupyter_focus_cell", {"cellId": "a", "cursor": {"line": 0, "column": 0, "extra": 1}}),
+    ],
+)
 def test_unknown_arguments_are_errors(b, tool, args):
     payload = b.fails(tool, args, "INVALID_ARGUMENT")
     assert payload["problems"]
 
 
-@pytest.mark.parametrize("tool, args", [
-    ("jupyter_get_cells", {"startIndex": "5"}),              # string for int
-    ("jupyter_get_cells", {"startIndex": True}),             # bool for int
-    ("jupyter_get_cells", {"startIndex": 1.5}),              # float for int
-    ("jupyter_get_cells", {"startIndex": -1}),               # below the minimum
-    ("jupyter_get_cells", {"cellIds": "abc"}),               # string for list
-    ("jupyter_get_cells", {"includeOutputs": "true"}),       # string for bool
-    ("jupyter_update_cell", {"cellId": "a", "source": 5, "expectedSourceHash": "c"}),  # int for string
-    ("jupyter_update_cell", {"cellId": None, "source": "x", "expectedSourceHash": "c"}),  # null for required
-    ("jupyter_update_cell", {"source": "x", "expectedSourceHash": "c"}),  # missing required
-    ("jupyter_focus_cell", {"cellId": "a", "cursor": [0, 1]}),  # list for object
-    ("jupyter_insert_cell", {"position": "left"}),
-    ("jupyter_insert_cell", {"cellType": "sql"}),
-    ("jupyter_kernel_action", {"action": "kill"}),
-    ("jupyter_list_workspace", {"limit": 0}),
-    ("jupyter_get_output", {"cellId": "", "outputIndex": 0}),
-])
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("jupyter_get_cells", {"startIndex": "5"}),  # string for int
+        ("jupyter_get_cells", {"startIndex": True}),  # bool for int
+        ("jupyter_get_cells", {"startIndex": 1.5}),  # float for int
+        ("jupyter_get_cells", {"startIndex": -1}),  # below the minimum
+        ("jupyter_get_cells", {"cellIds": "abc"}),  # string for list
+        ("jupyter_get_cells", {"includeOutputs": "true"}),  # string for bool
+        ("jupyter_update_cell", {"cellId": "a", "source": 5, "expectedSourceHash": "c"}),  # int for string
+        ("jupyter_update_cell", {"cellId": None, "source": "x", "expectedSourceHash": "c"}),  # null for required
+        ("jupyter_update_cell", {"source": "x", "expectedSourceHash": "c"}),  # missing required
+        ("jupyter_focus_cell", {"cellId": "a", "cursor": [0, 1]}),  # list for object
+        ("jupyter_insert_cell", {"position": "left"}),
+        ("jupyter_insert_cell", {"cellType": "sql"}),
+        ("jupyter_kernel_action", {"action": "kill"}),
+        ("jupyter_list_workspace", {"limit": 0}),
+        ("jupyter_get_output", {"cellId": "", "outputIndex": 0}),
+    ],
+)
 def test_wrong_types_are_invalid_argument(b, tool, args):
     payload = b.fails(tool, args, "INVALID_ARGUMENT")
     assert payload["problems"] and all({"loc", "msg", "type"} <= set(p) for p in payload["problems"])
 
 
-@pytest.mark.parametrize("raw", ["[]", "5", '"x"', "null", "true", "{bad json", "{\"a\": 1", "[{}]"])
+@pytest.mark.parametrize("raw", ["[]", "5", '"x"', "null", "true", "{bad json", '{"a": 1', "[{}]"])
 def test_non_object_json_is_invalid_argument(b, raw):
     b.fails("jupyter_get_cells", raw, "INVALID_ARGUMENT")
 
@@ -265,7 +302,11 @@ def test_errors_do_not_echo_the_input(b):
 def test_arguments_over_one_mib_are_too_large(b):
     cell = first_code_cell(b)
     source = "x" * (MIB + 10)
-    payload = b.fails("jupyter_update_cell", {"cellId": cell["id"], "source": source, "expectedSourceHash": cell["sourceHash"]}, "TOO_LARGE")
+    payload = b.fails(
+        "jupyter_update_cell",
+        {"cellId": cell["id"], "source": source, "expectedSourceHash": cell["sourceHash"]},
+        "TOO_LARGE",
+    )
     assert payload["maxBytes"] == DEFAULT_LIMITS.input_bytes and payload["bytes"] > MIB
     b.fails("jupyter_insert_cell", json.dumps({"source": "é" * (MIB // 2 + 10)}), "TOO_LARGE")  # counted in UTF-8 bytes
 
@@ -273,22 +314,41 @@ def test_arguments_over_one_mib_are_too_large(b):
 def test_no_active_notebook():
     b = make_bridge({"a.ipynb": "jupyterlite-empty.ipynb"})
     assert b.ok("jupyter_get_context")["notebook"] is None
-    for tool, args in [("jupyter_get_cells", {}), ("jupyter_insert_cell", {"source": "x"}),
-                       ("jupyter_run_cells", {}), ("jupyter_export_notebook", {}), ("jupyter_save_notebook", {})]:
+    for tool, args in [
+        ("jupyter_get_cells", {}),
+        ("jupyter_insert_cell", {"source": "x"}),
+        ("jupyter_run_cells", {}),
+        ("jupyter_export_notebook", {}),
+        ("jupyter_save_notebook", {}),
+    ]:
         b.fails(tool, args, "NO_ACTIVE_NOTEBOOK")
     assert b.ws.files["a.ipynb"]  # untouched
 
 
 def test_contract_error_codes_exist():
-    for code in ["NO_ACTIVE_NOTEBOOK", "NOTEBOOK_NOT_FOUND", "CELL_NOT_FOUND", "STALE_CELL", "INVALID_PATH",
-                 "PATH_EXISTS", "INVALID_ARGUMENT", "KERNEL_UNAVAILABLE", "ABORTED", "CELL_ACCESS_DENIED",
-                 "NOTEBOOK_ACCESS_DENIED", "COMMENT_NOT_FOUND", "COMMENT_ANCHOR_STALE", "PROPOSAL_ALREADY_PENDING",
-                 "INTERNAL_ERROR"]:
+    for code in [
+        "NO_ACTIVE_NOTEBOOK",
+        "NOTEBOOK_NOT_FOUND",
+        "CELL_NOT_FOUND",
+        "STALE_CELL",
+        "INVALID_PATH",
+        "PATH_EXISTS",
+        "INVALID_ARGUMENT",
+        "KERNEL_UNAVAILABLE",
+        "ABORTED",
+        "CELL_ACCESS_DENIED",
+        "NOTEBOOK_ACCESS_DENIED",
+        "COMMENT_NOT_FOUND",
+        "COMMENT_ANCHOR_STALE",
+        "PROPOSAL_ALREADY_PENDING",
+        "INTERNAL_ERROR",
+    ]:
         assert code in ERROR_CODES
     assert all(c.value == c.name for c in ErrorCode)
 
 
 # -- custom toolsets, internal errors, hooks ------------------------------------------------------------
+
 
 class NoArgs(ToolInput):
     pass
@@ -312,12 +372,18 @@ async def huge(ctx, args):
 
 def custom_registry(**kw) -> Registry:
     reg = Registry(object(), **kw)
-    reg.add_toolset(Toolset("test", "tools for tests", (
-        Tool("t_boom", "Boom", "Raises a plain exception.", NoArgs, boom),
-        Tool("t_expected", "Expected", "Raises a ToolError.", NoArgs, expected_failure),
-        Tool("t_fine", "Fine", "Works.", NoArgs, fine),
-        Tool("t_huge", "Huge", "Returns too much.", NoArgs, huge),
-    )))
+    reg.add_toolset(
+        Toolset(
+            "test",
+            "tools for tests",
+            (
+                Tool("t_boom", "Boom", "Raises a plain exception.", NoArgs, boom),
+                Tool("t_expected", "Expected", "Raises a ToolError.", NoArgs, expected_failure),
+                Tool("t_fine", "Fine", "Works.", NoArgs, fine),
+                Tool("t_huge", "Huge", "Returns too much.", NoArgs, huge),
+            ),
+        )
+    )
     return reg
 
 
@@ -333,11 +399,16 @@ def test_plain_exception_becomes_internal_error():
 def test_tool_error_payload():
     result = asyncio.run(custom_registry().call("t_expected"))
     check_envelope(result, DEFAULT_LIMITS)
-    assert result["structuredContent"] == {"error": "CELL_NOT_FOUND", "message": "No cell with id 'x' in this notebook.", "cellId": "x"}
+    assert result["structuredContent"] == {
+        "error": "CELL_NOT_FOUND",
+        "message": "No cell with id 'x' in this notebook.",
+        "cellId": "x",
+    }
 
 
 def test_result_cap_applies_to_every_tool_and_is_configurable():
     from webmcp_bridge.core.limits import Limits
+
     for cap in (DEFAULT_LIMITS.result_bytes, 8 * 1024):
         limits = Limits(result_bytes=cap)
         result = asyncio.run(custom_registry(limits=limits).call("t_huge"))
@@ -367,12 +438,25 @@ def test_hooks_see_before_and_after():
     after: list[CallEvent] = []
     reg.on_before(before.append)
     reg.on_after(after.append)
-    calls = [("t_fine", {}), ("t_boom", {}), ("t_expected", {}), ("nope", {}), ("t_fine", {"x": 1}),
-             ("t_fine", '{"big": "' + "y" * 5000 + '"}')]
+    calls = [
+        ("t_fine", {}),
+        ("t_boom", {}),
+        ("t_expected", {}),
+        ("nope", {}),
+        ("t_fine", {"x": 1}),
+        ("t_fine", '{"big": "' + "y" * 5000 + '"}'),
+    ]
     for name, args in calls:
         asyncio.run(reg.call(name, args))
     assert [e.tool for e in before] == [n for n, _ in calls] == [e.tool for e in after]
-    assert [e.outcome for e in after] == ["ok", "INTERNAL_ERROR", "CELL_NOT_FOUND", "UNKNOWN_TOOL", "INVALID_ARGUMENT", "INVALID_ARGUMENT"]
+    assert [e.outcome for e in after] == [
+        "ok",
+        "INTERNAL_ERROR",
+        "CELL_NOT_FOUND",
+        "UNKNOWN_TOOL",
+        "INVALID_ARGUMENT",
+        "INVALID_ARGUMENT",
+    ]
     for b_event, a_event in zip(before, after, strict=True):
         assert b_event.outcome is None and b_event.duration is None
         assert a_event.call_id == b_event.call_id
@@ -396,7 +480,6 @@ def test_a_raising_hook_does_not_break_the_call():
     assert seen == ["ok"]
 
 
-
 def test_a_hook_unsubscribes_with_the_function_it_was_given_back():
     reg = custom_registry()
     seen: list[str] = []
@@ -409,6 +492,7 @@ def test_a_hook_unsubscribes_with_the_function_it_was_given_back():
     stop_after()  # a second unsubscribe does nothing
     asyncio.run(reg.call("t_fine"))
     assert seen == ["before t_fine", "after ok", "after ok"]
+
 
 def test_tools_on_the_real_toolset_report_outcomes(b):
     outcomes: list[str] = []

@@ -66,7 +66,9 @@ def test_a_notebook_a_cell_and_an_output_are_read_with_their_cache_hints(agent):
 def test_a_hidden_cell_reads_as_a_missing_one_and_bad_uris_are_refused(agent):
     hidden = refused(agent, cell_uri(WORK, HIDDEN[0]))
     missing = refused(agent, cell_uri(WORK, "ffffffff"))
-    assert hidden["error"] == "CELL_NOT_FOUND" and json.dumps(hidden).replace(HIDDEN[0], "ffffffff") == json.dumps(missing)
+    assert hidden["error"] == "CELL_NOT_FOUND" and json.dumps(hidden).replace(HIDDEN[0], "ffffffff") == json.dumps(
+        missing
+    )
     assert refused(agent, output_uri(WORK, HIDDEN[1], 0))["error"] == "CELL_NOT_FOUND"
     assert refused(agent, notebook_uri("private/hidden-plans.ipynb"))["error"] == "NOTEBOOK_NOT_FOUND"
     assert refused(agent, "notebook://../x.ipynb")["error"] == "INVALID_ARGUMENT"

@@ -20,7 +20,16 @@ from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.nbjson import raw_output
 from webmcp_bridge.host.memory import METADATA_KEY, MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import RawItem, RawOutput
-from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, index_of, output_fingerprint, parse_threads, position_of
+from webmcp_bridge.review.threads import (
+    CellAnchor,
+    OutputAnchor,
+    RangeAnchor,
+    Review,
+    index_of,
+    output_fingerprint,
+    parse_threads,
+    position_of,
+)
 
 EULER = "pytudes-euler.ipynb"  # nbformat 4.5 with ids
 RUNNING = "notebook-running-code.ipynb"  # nbformat 4.4: ids given on load
@@ -46,7 +55,7 @@ def cell_id_of(nb: MemoryNotebook, source: str) -> str:
 
 
 def selected(source: str, selection: dict) -> str:
-    return source[index_of(source, selection["start"]):index_of(source, selection["end"])]
+    return source[index_of(source, selection["start"]) : index_of(source, selection["end"])]
 
 
 def fails(code: str, nb: MemoryNotebook, action) -> ToolError:
@@ -60,6 +69,7 @@ def fails(code: str, nb: MemoryNotebook, action) -> ToolError:
 
 
 # -- range anchors ---------------------------------------------------------------------------------------
+
 
 def test_quote_anchor_is_exact_and_reports_its_selection():
     _, nb = open_nb(EULER)
@@ -132,13 +142,17 @@ def test_deleted_cell_is_cell_missing_for_every_anchor_kind():
     _, nb = open_nb(RUNNING)
     r = review(nb)
     printer = cell_id_of(nb, "print(a)")
-    ids = [r.create(CellAnchor(printer), "whole cell", "person").id,
-           r.create(RangeAnchor(printer, quote="print"), "range", "person").id,
-           r.create(OutputAnchor(printer, 0), "output", "person").id]
+    ids = [
+        r.create(CellAnchor(printer), "whole cell", "person").id,
+        r.create(RangeAnchor(printer, quote="print"), "range", "person").id,
+        r.create(OutputAnchor(printer, 0), "output", "person").id,
+    ]
     nb.person_delete_cell(printer)
     views = r.threads()
     assert [v.id for v in views] == ids
-    assert {v.state for v in views} == {"cell-missing"} and all(v.cell_index is None and v.selection is None for v in views)
+    assert {v.state for v in views} == {"cell-missing"} and all(
+        v.cell_index is None and v.selection is None for v in views
+    )
     with pytest.raises(ToolError) as info:
         r.focus(ids[0])
     assert info.value.code.value == "COMMENT_ANCHOR_STALE" and info.value.details["state"] == "cell-missing"
@@ -157,7 +171,11 @@ def test_create_from_a_quote_must_occur_exactly_once():
     fails("INVALID_ARGUMENT", nb, lambda: r.create(RangeAnchor(EULER_1), "x", "agent"))
     fails("INVALID_ARGUMENT", nb, lambda: r.create(RangeAnchor(EULER_1, quote="N", selection={}), "x", "agent"))
     fails("CELL_NOT_FOUND", nb, lambda: r.create(RangeAnchor("no-such-cell", quote="x"), "x", "agent"))
-    fails("TOO_LARGE", nb, lambda: review(nb, comment_quote_bytes=8).create(RangeAnchor(EULER_1, quote="i % 3 == 0"), "x", "agent"))
+    fails(
+        "TOO_LARGE",
+        nb,
+        lambda: review(nb, comment_quote_bytes=8).create(RangeAnchor(EULER_1, quote="i % 3 == 0"), "x", "agent"),
+    )
     assert r.counts() == {"open": 0, "resolved": 0}
 
 
@@ -168,20 +186,30 @@ def test_create_from_a_selection_counts_utf16_columns():
     r = review(nb)
     # "Transformers" starts at code point 18 but UTF-16 column 19 (🤗 is a surrogate pair), as the editor counts.
     assert source.index("Transformers") == 18
-    view = r.create(RangeAnchor(cid, selection={"start": {"line": 0, "column": 19}, "end": {"line": 0, "column": 31}}), "name?", "person")
+    view = r.create(
+        RangeAnchor(cid, selection={"start": {"line": 0, "column": 19}, "end": {"line": 0, "column": 31}}),
+        "name?",
+        "person",
+    )
     assert view.anchor["quote"] == "Transformers" and view.state == "exact"
     by_quote = r.create(RangeAnchor(cid, quote="Transformers"), "same", "agent")
-    assert by_quote.selection == view.selection == {"start": {"line": 0, "column": 19}, "end": {"line": 0, "column": 31}}
+    assert (
+        by_quote.selection == view.selection == {"start": {"line": 0, "column": 19}, "end": {"line": 0, "column": 31}}
+    )
     # A reversed selection is the same range; positions outside the source, inside 🤗, or empty are refused.
-    reversed_ = r.create(RangeAnchor(cid, selection={"start": {"line": 0, "column": 31}, "end": {"line": 0, "column": 19}}), "r", "agent")
+    reversed_ = r.create(
+        RangeAnchor(cid, selection={"start": {"line": 0, "column": 31}, "end": {"line": 0, "column": 19}}), "r", "agent"
+    )
     assert reversed_.anchor["quote"] == "Transformers"
-    for bad in ({"start": {"line": 0, "column": 17}, "end": {"line": 0, "column": 31}},    # between the halves of 🤗
-                {"start": {"line": 0, "column": 0}, "end": {"line": 1, "column": 0}},      # past the last line
-                {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 10_000}},  # past the line's end
-                {"start": {"line": 0, "column": 5}, "end": {"line": 0, "column": 5}},      # empty
-                {"start": {"line": -1, "column": 0}, "end": {"line": 0, "column": 3}},
-                {"start": {"line": True, "column": 0}, "end": {"line": 0, "column": 3}},
-                {"start": {"line": 0}, "end": {"line": 0, "column": 3}}):
+    for bad in (
+        {"start": {"line": 0, "column": 17}, "end": {"line": 0, "column": 31}},  # between the halves of 🤗
+        {"start": {"line": 0, "column": 0}, "end": {"line": 1, "column": 0}},  # past the last line
+        {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 10_000}},  # past the line's end
+        {"start": {"line": 0, "column": 5}, "end": {"line": 0, "column": 5}},  # empty
+        {"start": {"line": -1, "column": 0}, "end": {"line": 0, "column": 3}},
+        {"start": {"line": True, "column": 0}, "end": {"line": 0, "column": 3}},
+        {"start": {"line": 0}, "end": {"line": 0, "column": 3}},
+    ):
         fails("INVALID_ARGUMENT", nb, lambda bad=bad: r.create(RangeAnchor(cid, selection=bad), "x", "agent"))
 
 
@@ -201,17 +229,24 @@ def test_reanchor_an_orphaned_thread_from_a_new_selection():
     assert r.get(thread.id).state == "orphaned"
     line = nb.find_cell(EULER_1).source.split("\n")[2]
     start = line.index("not i % 3")
-    view = r.reanchor(thread.id, EULER_1, {"start": {"line": 2, "column": start}, "end": {"line": 2, "column": start + 9}})
+    view = r.reanchor(
+        thread.id, EULER_1, {"start": {"line": 2, "column": start}, "end": {"line": 2, "column": start + 9}}
+    )
     assert view.state == "exact" and view.anchor["quote"] == "not i % 3"
     assert [m.body for m in view.messages] == ["check", "agreed"] and view.status == "open"
     # To the whole cell, or another cell; a bad selection changes nothing.
     assert r.reanchor(thread.id, "cell-0092", None).kind == "cell"
-    fails("INVALID_ARGUMENT", nb, lambda: r.reanchor(thread.id, EULER_1, {"start": {"line": 99, "column": 0}, "end": {"line": 99, "column": 1}}))
+    fails(
+        "INVALID_ARGUMENT",
+        nb,
+        lambda: r.reanchor(thread.id, EULER_1, {"start": {"line": 99, "column": 0}, "end": {"line": 99, "column": 1}}),
+    )
     fails("CELL_NOT_FOUND", nb, lambda: r.reanchor(thread.id, "gone", None))
     fails("COMMENT_NOT_FOUND", nb, lambda: r.reanchor("feedfeedfeed", EULER_1, None))
 
 
 # -- output anchors --------------------------------------------------------------------------------------
+
 
 def run(nb: MemoryNotebook, *cell_ids: str) -> None:
     for cid in cell_ids:
@@ -223,7 +258,9 @@ def test_output_anchor_survives_a_rerun_printing_the_same_thing():
     r = review(nb)
     setter, printer = cell_id_of(nb, "a = 10"), cell_id_of(nb, "print(a)")
     view = r.create(OutputAnchor(printer, 0), "prints 10", "person")
-    assert view.state == "exact" and view.anchor["outputType"] == "stream" and view.anchor["mimeTypes"] == ["text/plain"]
+    assert (
+        view.state == "exact" and view.anchor["outputType"] == "stream" and view.anchor["mimeTypes"] == ["text/plain"]
+    )
     count_before = nb.find_cell(printer).execution_count
     run(nb, setter, setter, printer)
     assert nb.find_cell(printer).execution_count != count_before  # only the count changed
@@ -261,14 +298,20 @@ def test_fingerprint_ignores_execution_counts_and_tracebacks():
     error = json.loads(corpus_text("ipython-beyond-plain-python.ipynb"))
     err = next(o for c in error["cells"] for o in c.get("outputs", []) if o["output_type"] == "error")
     rerun = copy.deepcopy(err)
-    rerun["traceback"] = [line.replace("<ipython-input-", "Cell In[77], <ipython-input-") for line in err["traceback"]] + ["more"]
+    rerun["traceback"] = [
+        line.replace("<ipython-input-", "Cell In[77], <ipython-input-") for line in err["traceback"]
+    ] + ["more"]
     assert output_fingerprint(raw_output(err, 1024)) == output_fingerprint(raw_output(rerun, 1024))
     rerun["evalue"] = "something else"
     assert output_fingerprint(raw_output(err, 1024)) != output_fingerprint(raw_output(rerun, 1024))
     # Size and head of each representation count; the stream name counts.
     base = RawOutput("stream", (RawItem("text/plain", 3, "10\n"),), name="stdout")
-    assert output_fingerprint(base) != output_fingerprint(RawOutput("stream", (RawItem("text/plain", 3, "10\n"),), name="stderr"))
-    assert output_fingerprint(base) != output_fingerprint(RawOutput("stream", (RawItem("text/plain", 4, "10\n"),), name="stdout"))
+    assert output_fingerprint(base) != output_fingerprint(
+        RawOutput("stream", (RawItem("text/plain", 3, "10\n"),), name="stderr")
+    )
+    assert output_fingerprint(base) != output_fingerprint(
+        RawOutput("stream", (RawItem("text/plain", 4, "10\n"),), name="stdout")
+    )
 
 
 def test_focus_selects_the_range_or_highlights_the_output():
@@ -288,6 +331,7 @@ def test_focus_selects_the_range_or_highlights_the_output():
 
 # -- messages, status, bounds ----------------------------------------------------------------------------
 
+
 def test_reply_resolve_reopen_record_authors_and_times():
     _, nb = open_nb(EULER)
     r = review(nb)
@@ -296,9 +340,16 @@ def test_reply_resolve_reopen_record_authors_and_times():
     view = r.resolve(thread, "agent", "Done in the next cell.")
     assert view.status == "resolved" and view.resolved_by == "agent" and view.resolved_at == view.updated_at
     assert [(m.author, m.body) for m in view.messages] == [
-        ("person", "Could this use a formula?"), ("agent", "Yes: inclusion-exclusion."), ("agent", "Done in the next cell.")]
+        ("person", "Could this use a formula?"),
+        ("agent", "Yes: inclusion-exclusion."),
+        ("agent", "Done in the next cell."),
+    ]
     assert [m.time for m in view.messages] == sorted(m.time for m in view.messages)
-    assert r.counts() == {"open": 0, "resolved": 1} and r.threads() == [] and [v.id for v in r.threads("resolved")] == [thread]
+    assert (
+        r.counts() == {"open": 0, "resolved": 1}
+        and r.threads() == []
+        and [v.id for v in r.threads("resolved")] == [thread]
+    )
     fails("INVALID_ARGUMENT", nb, lambda: r.resolve(thread, "person"))
     view = r.reopen(thread, "person")
     assert view.status == "open" and view.resolved_by is None and view.resolved_at is None
@@ -322,8 +373,12 @@ def test_bodies_and_counts_are_bounded_and_refused_whole():
     fails("TOO_LARGE", nb, lambda: r.reply(thread, "third", "person"))
     r.create(CellAnchor(EULER_1), "two", "agent")
     fails("TOO_LARGE", nb, lambda: r.create(CellAnchor(EULER_1), "three", "agent"))
-    for call in (lambda: r.get("feedfeedfeed"), lambda: r.reply("feedfeedfeed", "x", "agent"),
-                 lambda: r.resolve("feedfeedfeed", "agent"), lambda: r.reopen("feedfeedfeed", "agent")):
+    for call in (
+        lambda: r.get("feedfeedfeed"),
+        lambda: r.reply("feedfeedfeed", "x", "agent"),
+        lambda: r.resolve("feedfeedfeed", "agent"),
+        lambda: r.reopen("feedfeedfeed", "agent"),
+    ):
         err = fails("COMMENT_NOT_FOUND", nb, call)
         assert err.message == "No comment thread with id 'feedfeedfeed' in this notebook."
 
@@ -338,7 +393,17 @@ def test_to_json_keeps_the_first_and_latest_messages():
     assert [m["body"] for m in payload["messages"]] == ["m0", "m4", "m5"]
     assert payload["messageCount"] == 6 and payload["omittedMessageCount"] == 3
     assert [m["body"] for m in r.get(thread).to_json()["messages"]] == [f"m{i}" for i in range(6)]
-    assert set(payload) >= {"id", "status", "state", "cellId", "cellIndex", "anchor", "selection", "createdAt", "updatedAt"}
+    assert set(payload) >= {
+        "id",
+        "status",
+        "state",
+        "cellId",
+        "cellIndex",
+        "anchor",
+        "selection",
+        "createdAt",
+        "updatedAt",
+    }
 
 
 def test_ids_are_short_random_hex_and_unique():
@@ -350,13 +415,17 @@ def test_ids_are_short_random_hex_and_unique():
 
 # -- storage ---------------------------------------------------------------------------------------------
 
+
 def test_threads_travel_through_save_and_reload():
     ws, nb = open_nb(RUNNING, "demo/running.ipynb")
     nb.nb["metadata"][METADATA_KEY] = {"access": "write", "custom": [1, 2]}
     r = review(nb)
     printer = cell_id_of(nb, "print(a)")
-    made = [r.create(CellAnchor(printer), "cell", "person"), r.create(RangeAnchor(printer, quote="(a)"), "range", "agent"),
-            r.create(OutputAnchor(printer, 0), "output", "agent")]
+    made = [
+        r.create(CellAnchor(printer), "cell", "person"),
+        r.create(RangeAnchor(printer, quote="(a)"), "range", "agent"),
+        r.create(OutputAnchor(printer, 0), "output", "agent"),
+    ]
     r.resolve(made[0].id, "person", "ok")
     asyncio.run(nb.save())
     saved = json.loads(ws.files["demo/running.ipynb"])
@@ -366,40 +435,87 @@ def test_threads_travel_through_save_and_reload():
     del ws.open["demo/running.ipynb"]
     reloaded = asyncio.run(ws.open_notebook("demo/running.ipynb", activate=True))
     again = review(reloaded).threads("all")
-    assert [(v.id, v.state, v.status) for v in again] == [(made[0].id, "exact", "resolved"), (made[1].id, "exact", "open"),
-                                                        (made[2].id, "exact", "open")]
+    assert [(v.id, v.state, v.status) for v in again] == [
+        (made[0].id, "exact", "resolved"),
+        (made[1].id, "exact", "open"),
+        (made[2].id, "exact", "open"),
+    ]
     assert [m.body for m in again[0].messages] == ["cell", "ok"]
     assert asyncio.run(ws.notebook_bridge_metadata("demo/running.ipynb"))["threads"] == block["threads"]
 
 
 def valid_thread(thread_id: str, cell_id: str = EULER_1) -> dict:
-    return {"id": thread_id, "status": "open", "anchor": {"kind": "cell", "cellId": cell_id},
-            "messages": [{"author": "person", "body": "hello", "time": 1.5}]}
+    return {
+        "id": thread_id,
+        "status": "open",
+        "anchor": {"kind": "cell", "cellId": cell_id},
+        "messages": [{"author": "person", "body": "hello", "time": 1.5}],
+    }
 
 
 MALFORMED_ENTRIES = [
-    1, "thread", None, [], {}, {"id": 5}, {"id": ""}, {"id": "x" * 65, "status": "open", "anchor": {"kind": "cell", "cellId": EULER_1}, "messages": []},
+    1,
+    "thread",
+    None,
+    [],
+    {},
+    {"id": 5},
+    {"id": ""},
+    {"id": "x" * 65, "status": "open", "anchor": {"kind": "cell", "cellId": EULER_1}, "messages": []},
     {**valid_thread("bad-status"), "status": "closed"},
     {**valid_thread("bad-kind"), "anchor": {"kind": "word", "cellId": EULER_1}},
     {**valid_thread("no-cell"), "anchor": {"kind": "cell"}},
     {**valid_thread("cell-int"), "anchor": {"kind": "cell", "cellId": 7}},
-    {**valid_thread("range-no-quote"), "anchor": {"kind": "range", "cellId": EULER_1, "prefix": "", "suffix": "",
-                                                  "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 1}}}},
-    {**valid_thread("range-bad-sel"), "anchor": {"kind": "range", "cellId": EULER_1, "quote": "def", "prefix": "", "suffix": "",
-                                                 "selection": {"start": {"line": "0", "column": 0}, "end": {"line": 0, "column": 3}}}},
-    {**valid_thread("output-neg"), "anchor": {"kind": "output", "cellId": EULER_1, "outputIndex": -1, "fingerprint": "x"}},
-    {**valid_thread("output-bool"), "anchor": {"kind": "output", "cellId": EULER_1, "outputIndex": True, "fingerprint": "x"}},
+    {
+        **valid_thread("range-no-quote"),
+        "anchor": {
+            "kind": "range",
+            "cellId": EULER_1,
+            "prefix": "",
+            "suffix": "",
+            "selection": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 1}},
+        },
+    },
+    {
+        **valid_thread("range-bad-sel"),
+        "anchor": {
+            "kind": "range",
+            "cellId": EULER_1,
+            "quote": "def",
+            "prefix": "",
+            "suffix": "",
+            "selection": {"start": {"line": "0", "column": 0}, "end": {"line": 0, "column": 3}},
+        },
+    },
+    {
+        **valid_thread("output-neg"),
+        "anchor": {"kind": "output", "cellId": EULER_1, "outputIndex": -1, "fingerprint": "x"},
+    },
+    {
+        **valid_thread("output-bool"),
+        "anchor": {"kind": "output", "cellId": EULER_1, "outputIndex": True, "fingerprint": "x"},
+    },
     {**valid_thread("msgs-dict"), "messages": {"0": "hi"}},
     {**valid_thread("anchor-list"), "anchor": ["cell", EULER_1]},
     valid_thread("dup"),
 ]
 
 
-@pytest.mark.parametrize("block", [
-    None, 5, "threads", [valid_thread("a")], {"threads": "x"}, {"threads": {"a": valid_thread("a")}}, {"threads": None},
-    {"schemaVersion": "one", "threads": MALFORMED_ENTRIES}, {"schemaVersion": 7, "access": "read", "threads": MALFORMED_ENTRIES},
-    {"threads": [valid_thread("dup"), *MALFORMED_ENTRIES]},
-])
+@pytest.mark.parametrize(
+    "block",
+    [
+        None,
+        5,
+        "threads",
+        [valid_thread("a")],
+        {"threads": "x"},
+        {"threads": {"a": valid_thread("a")}},
+        {"threads": None},
+        {"schemaVersion": "one", "threads": MALFORMED_ENTRIES},
+        {"schemaVersion": 7, "access": "read", "threads": MALFORMED_ENTRIES},
+        {"threads": [valid_thread("dup"), *MALFORMED_ENTRIES]},
+    ],
+)
 def test_malformed_metadata_never_breaks_list_or_create_and_is_kept(block):
     _, nb = open_nb(EULER)
     if block is not None:
@@ -440,9 +556,14 @@ def test_malformed_entries_are_skipped_and_duplicates_read_once():
 def test_malformed_messages_are_skipped_when_read_and_kept_when_written():
     _, nb = open_nb(EULER)
     thread = valid_thread("t1")
-    thread["messages"] += [{"author": "robot", "body": "x", "time": 2}, {"author": "agent", "body": 3, "time": 2},
-                           {"author": "agent", "body": "nan time", "time": float("nan")}, "text", None,
-                           {"author": "agent", "body": "fine", "time": 3}]
+    thread["messages"] += [
+        {"author": "robot", "body": "x", "time": 2},
+        {"author": "agent", "body": 3, "time": 2},
+        {"author": "agent", "body": "nan time", "time": float("nan")},
+        "text",
+        None,
+        {"author": "agent", "body": "fine", "time": 3},
+    ]
     thread["createdAt"] = "yesterday"
     nb.nb["metadata"][METADATA_KEY] = {"threads": [thread]}
     r = review(nb)
@@ -457,8 +578,14 @@ def test_malformed_messages_are_skipped_when_read_and_kept_when_written():
 def test_stored_range_with_a_selection_outside_the_source_still_resolves():
     _, nb = open_nb(EULER)
     thread = valid_thread("t1")
-    thread["anchor"] = {"kind": "range", "cellId": EULER_1, "quote": "run(euler_1)", "prefix": "", "suffix": "",
-                        "selection": {"start": {"line": 400, "column": 9}, "end": {"line": 400, "column": 20}}}
+    thread["anchor"] = {
+        "kind": "range",
+        "cellId": EULER_1,
+        "quote": "run(euler_1)",
+        "prefix": "",
+        "suffix": "",
+        "selection": {"start": {"line": 400, "column": 9}, "end": {"line": 400, "column": 20}},
+    }
     nb.nb["metadata"][METADATA_KEY] = {"threads": [thread]}
     view = review(nb).get("t1")
     assert view.state == "reanchored" and view.selection["start"]["line"] == 4

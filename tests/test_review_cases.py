@@ -15,20 +15,34 @@ def nb_with(cells: list[dict]) -> str:
 
 
 def code(cid: str, source: str, outputs: list | None = None) -> dict:
-    return {"cell_type": "code", "id": cid, "metadata": {}, "source": source, "outputs": outputs or [], "execution_count": None}
+    return {
+        "cell_type": "code",
+        "id": cid,
+        "metadata": {},
+        "source": source,
+        "outputs": outputs or [],
+        "execution_count": None,
+    }
 
 
 def test_focus_outside_the_source_is_refused_and_moves_nothing(running: Bridge):
     cell = running.ok("jupyter_get_cells", {"startIndex": 3, "endIndex": 4})["cells"][0]
     before = running.nb("demo/running.ipynb").focus()
-    for args in ({"cursor": {"line": 1_000_000, "column": 0}},
-                 {"cursor": {"line": 0, "column": 1_000_000}},
-                 {"selection": {"start": {"line": 0, "column": 0}, "end": {"line": 50, "column": 0}}}):
+    for args in (
+        {"cursor": {"line": 1_000_000, "column": 0}},
+        {"cursor": {"line": 0, "column": 1_000_000}},
+        {"selection": {"start": {"line": 0, "column": 0}, "end": {"line": 50, "column": 0}}},
+    ):
         payload = running.fails("jupyter_focus_cell", {"cellId": cell["id"], **args}, "INVALID_ARGUMENT")
         assert "past" in payload["message"]
     assert running.nb("demo/running.ipynb").focus() == before
     end = len(cell["source"].split("\n")[0])
-    assert running.ok("jupyter_focus_cell", {"cellId": cell["id"], "cursor": {"line": 0, "column": end}})["focus"]["cellId"] == cell["id"]
+    assert (
+        running.ok("jupyter_focus_cell", {"cellId": cell["id"], "cursor": {"line": 0, "column": end}})["focus"][
+            "cellId"
+        ]
+        == cell["id"]
+    )
 
 
 def test_focus_columns_count_utf16_units_as_the_editor_does():
@@ -41,7 +55,10 @@ def test_focus_columns_count_utf16_units_as_the_editor_does():
 
 def test_integers_beyond_32_bits_are_invalid_arguments(running: Bridge):
     cell = running.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
-    for args in ({"cellId": cell["id"], "outputIndex": 2**53}, {"cellId": cell["id"], "outputIndex": 0, "offset": 2**53}):
+    for args in (
+        {"cellId": cell["id"], "outputIndex": 2**53},
+        {"cellId": cell["id"], "outputIndex": 0, "offset": 2**53},
+    ):
         running.fails("jupyter_get_output", args, "INVALID_ARGUMENT")
     running.fails("jupyter_get_cells", {"startIndex": 2**40}, "INVALID_ARGUMENT")
 
@@ -56,8 +73,16 @@ def test_a_bmp_output_is_not_reported_as_too_large():
 
 
 def test_the_image_is_the_default_representation_of_a_figure():
-    figure = corpus_json("handson-ml2-math-calculus.ipynb")["cells"][5]["outputs"][0]  # text/plain "<Figure size 432x288 ...>"
-    outputs = [{"output_type": "display_data", "metadata": {}, "data": {"text/plain": "<Figure size 640x480>", "image/png": figure["data"]["image/png"]}}]
+    figure = corpus_json("handson-ml2-math-calculus.ipynb")["cells"][5]["outputs"][
+        0
+    ]  # text/plain "<Figure size 432x288 ...>"
+    outputs = [
+        {
+            "output_type": "display_data",
+            "metadata": {},
+            "data": {"text/plain": "<Figure size 640x480>", "image/png": figure["data"]["image/png"]},
+        }
+    ]
     b = Bridge({"f.ipynb": nb_with([code("a", "", outputs)])})
     b.open("f.ipynb")
     result = b.call("jupyter_get_output", {"cellId": "a", "outputIndex": 0})
@@ -86,7 +111,9 @@ def test_every_agent_write_moves_the_revision(running: Bridge):
     nb = running.nb("demo/running.ipynb")
     cell = running.ok("jupyter_get_cells", {"startIndex": 3, "endIndex": 4})["cells"][0]
     seen = [nb.revision()]
-    updated = running.ok("jupyter_update_cell", {"cellId": cell["id"], "source": "a = 1", "expectedSourceHash": cell["sourceHash"]})
+    updated = running.ok(
+        "jupyter_update_cell", {"cellId": cell["id"], "source": "a = 1", "expectedSourceHash": cell["sourceHash"]}
+    )
     seen.append(updated["notebook"]["revision"])
     edited = running.ok("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "1", "newText": "2"})
     seen.append(edited["notebook"]["revision"])
@@ -111,7 +138,9 @@ def test_a_cell_deleted_while_it_runs_still_reports_its_run():
     finally:
         MemoryNotebook.run_cell = original
     assert results[0]["cellId"] == "a" and results[0]["status"] == "ok" and "deleted" in results[0]["reason"]
-    assert results[1]["cellId"] == "b" and results[1]["status"] == "ok" and results[1]["outputs"][0]["preview"] == "next\n"
+    assert (
+        results[1]["cellId"] == "b" and results[1]["status"] == "ok" and results[1]["outputs"][0]["preview"] == "next\n"
+    )
 
 
 def test_arguments_summary_of_a_huge_call_is_bounded():

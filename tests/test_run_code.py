@@ -38,8 +38,14 @@ def notebook_json(b: Bridge, path: str = DEMO) -> str:
 
 def test_definition():
     definition = next(d for d in build_bridge(None).registry.definitions() if d["name"] == "jupyter_run_code")  # type: ignore[arg-type]
-    assert definition["annotations"] == {"readOnlyHint": False, "untrustedContentHint": True, "consequentialHint": True,
-                                         "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
+    assert definition["annotations"] == {
+        "readOnlyHint": False,
+        "untrustedContentHint": True,
+        "consequentialHint": True,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
     schema = definition["inputSchema"]
     assert set(schema["properties"]) == {"notebookPath", "code", "timeout"} and schema["required"] == ["code"]
 
@@ -50,8 +56,16 @@ def test_code_runs_without_touching_the_notebook(b):
     assert run["status"] == "ok" and run["path"] == DEMO and run["truncated"] is False
     assert run["outputCount"] == 1
     [out] = run["outputs"]
-    assert out == {"index": 0, "outputType": "stream", "mimeType": "text/plain", "mimeTypes": ["text/plain"], "bytes": 9, "name": "stdout",
-                   "text": "total 45\n", "textTruncated": False}
+    assert out == {
+        "index": 0,
+        "outputType": "stream",
+        "mimeType": "text/plain",
+        "mimeTypes": ["text/plain"],
+        "bytes": 9,
+        "name": "stdout",
+        "text": "total 45\n",
+        "textTruncated": False,
+    }
     assert run["kernel"]["status"] == "idle"
     assert notebook_json(b) == before and b.nb(DEMO).revision() == revision and b.nb(DEMO).dirty() == dirty
 
@@ -71,7 +85,11 @@ def test_an_error_is_reported_with_its_outputs_and_no_ansi(b):
     assert run["status"] == "error"
     stream, error = run["outputs"]
     assert stream["text"] == "before\n"
-    assert error["outputType"] == "error" and error["ename"] == "ZeroDivisionError" and error["evalue"] == "division by zero"
+    assert (
+        error["outputType"] == "error"
+        and error["ename"] == "ZeroDivisionError"
+        and error["evalue"] == "division by zero"
+    )
     assert "ZeroDivisionError" in error["text"] and "\x1b" not in json.dumps(run)
 
 
@@ -82,15 +100,23 @@ def test_long_outputs_share_a_bounded_text_budget(b):
     full = "".join(f"{i} é✓ 日本 🙂\n" for i in range(20000))
     assert stream["bytes"] == len(full.encode()) and stream["textTruncated"] is True
     assert full.startswith(stream["text"]) and len(stream["text"].encode()) <= 16 * 1024
-    assert error["textTruncated"] is False and error["text"].endswith("ValueError: the end")  # a short error is kept whole
+    assert error["textTruncated"] is False and error["text"].endswith(
+        "ValueError: the end"
+    )  # a short error is kept whole
     assert run["truncated"] is True
     assert len(stream["text"].encode()) + len(error["text"].encode()) <= 16 * 1024
 
 
 def test_many_outputs_are_counted_and_the_first_ones_listed():
     def many(source: str, namespace: dict):
-        outputs = [{"output_type": "display_data", "data": {"text/plain": f"item {i}", "image/png": "iVBORw0KGgo="}, "metadata": {}}
-                   for i in range(30)]
+        outputs = [
+            {
+                "output_type": "display_data",
+                "data": {"text/plain": f"item {i}", "image/png": "iVBORw0KGgo="},
+                "metadata": {},
+            }
+            for i in range(30)
+        ]
         return outputs, "ok"
 
     b = code_bridge()
@@ -105,8 +131,10 @@ def test_fair_shares():
     assert _shares([10, 20, 30], 100) == [10, 20, 30]
     assert _shares([10, 1000, 5000], 1000) == [10, 495, 495]
     assert _shares([], 100) == []
-    outputs = (RawOutput("stream", (RawItem("text/plain", 5, "hello"),), name="stdout"),
-               RawOutput("display_data", (RawItem("image/png", 100, "", True),)))
+    outputs = (
+        RawOutput("stream", (RawItem("text/plain", 5, "hello"),), name="stdout"),
+        RawOutput("display_data", (RawItem("image/png", 100, "", True),)),
+    )
     described = describe_run_outputs(outputs, Limits())
     assert described[0]["text"] == "hello" and "text" not in described[1] and "preview" not in described[0]
 
@@ -132,7 +160,9 @@ def test_no_kernel_and_bad_arguments(b):
     b.fails("jupyter_run_code", {"code": "1", "timeout": "5"}, "INVALID_ARGUMENT")
     b.fails("jupyter_run_code", {"code": "1", "cell": "x"}, "INVALID_ARGUMENT")
     assert b.fails("jupyter_run_code", {"code": "#" * (256 * 1024 + 1)}, "TOO_LARGE")["field"] == "code"
-    assert b.ok("jupyter_run_code", {"code": "print(1)", "timeout": 5})["status"] == "ok"  # an integer number of seconds
+    assert (
+        b.ok("jupyter_run_code", {"code": "print(1)", "timeout": 5})["status"] == "ok"
+    )  # an integer number of seconds
     assert b.ok("jupyter_run_code", {"code": "print(1)", "timeout": 0.5})["status"] == "ok"
     b.fails("jupyter_run_code", {"code": "1", "notebookPath": "notes.txt"}, "INVALID_PATH")
 

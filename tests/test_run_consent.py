@@ -25,8 +25,17 @@ from webmcp_bridge.session.bridge import Bridge, build_bridge
 
 
 def notebook(*sources: str, access: str | None = None, hidden: tuple[int, ...] = ()) -> str:
-    cells = [{"cell_type": "code", "id": f"c{i}", "source": s, "outputs": [], "execution_count": None,
-              "metadata": {"webmcp_bridge": {"access": "none"}} if i in hidden else {}} for i, s in enumerate(sources)]
+    cells = [
+        {
+            "cell_type": "code",
+            "id": f"c{i}",
+            "source": s,
+            "outputs": [],
+            "execution_count": None,
+            "metadata": {"webmcp_bridge": {"access": "none"}} if i in hidden else {},
+        }
+        for i, s in enumerate(sources)
+    ]
     metadata: dict[str, Any] = {"webmcp_bridge": {"access": access}} if access else {}
     return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": metadata, "cells": cells})
 
@@ -42,8 +51,11 @@ def test_an_accepted_code_is_recognised_exactly_and_only_in_its_own_call():
 
 
 def test_the_workspace_walk_finds_a_hidden_notebook_in_a_subfolder_and_fails_closed_past_its_bound():
-    tree = {"": [Entry("a", "a", "directory"), Entry("x.txt", "x.txt", "file")],
-            "a": [Entry("a/b", "b", "directory")], "a/b": [Entry("a/b/secret.ipynb", "secret.ipynb", "notebook")]}
+    tree = {
+        "": [Entry("a", "a", "directory"), Entry("x.txt", "x.txt", "file")],
+        "a": [Entry("a/b", "b", "directory")],
+        "a/b": [Entry("a/b/secret.ipynb", "secret.ipynb", "notebook")],
+    }
     looked: list[str] = []
 
     async def list_dir(path: str):
@@ -132,8 +144,13 @@ async def waiting_call(bridge: Bridge, name: str, args: dict[str, Any], answer: 
 def test_run_cells_with_a_hidden_cell_waits_for_accept_in_direct_mode_and_shows_the_code():
     bridge, ws = start({"work.ipynb": notebook("secret = 'hunter2'", "x = 1", hidden=(0,))})
     assert bridge.proposals.mode == "direct"
-    inserted = json.loads(json.dumps(asyncio.run(bridge.registry.call(
-        "jupyter_insert_cell", {"source": "print(len(globals()))", "position": "below"}))["structuredContent"]))["cell"]["id"]
+    inserted = json.loads(
+        json.dumps(
+            asyncio.run(
+                bridge.registry.call("jupyter_insert_cell", {"source": "print(len(globals()))", "position": "below"})
+            )["structuredContent"]
+        )
+    )["cell"]["id"]
     result, proposal = asyncio.run(waiting_call(bridge, "jupyter_run_cells", {"cellIds": [inserted]}, "deny"))
     assert proposal.code is not None and "print(len(globals()))" in proposal.code and HIDDEN_CELLS in proposal.summary
     assert result["structuredContent"]["status"] == "denied"
@@ -174,8 +191,15 @@ def test_a_site_tool_that_runs_code_without_asking_is_held_by_the_guard():
         return {"status": run.status}
 
     ws = MemoryWorkspace({"work.ipynb": notebook("secret = 1", "x = 1", hidden=(0,))})
-    bridge = build_bridge(ws, contributions=[Contribution("site", toolsets=(Toolset("site", "A site's tools.", (
-        Tool("site_peek", "Peek", "Runs code.", Input, peek),)),))])
+    bridge = build_bridge(
+        ws,
+        contributions=[
+            Contribution(
+                "site",
+                toolsets=(Toolset("site", "A site's tools.", (Tool("site_peek", "Peek", "Runs code.", Input, peek),)),),
+            )
+        ],
+    )
     asyncio.run(ws.open_notebook("work.ipynb", True))
     result, proposal = asyncio.run(waiting_call(bridge, "site_peek", {}, "deny"))
     assert proposal.code == "print(secret)" and proposal.tool == "site_peek"
@@ -192,7 +216,9 @@ def test_a_workspace_too_big_to_walk_is_asked(bound: int):
 
 def test_a_notebook_hidden_then_closed_is_found_at_once_not_after_the_reused_answer_expires():
     bridge, ws = start({"work.ipynb": notebook("x = 1"), "other.ipynb": notebook("y = 2")})
-    assert asyncio.run(bridge.registry.call("jupyter_run_code", {"code": "1"}))["isError"] is False  # nothing hidden: walked
+    assert (
+        asyncio.run(bridge.registry.call("jupyter_run_code", {"code": "1"}))["isError"] is False
+    )  # nothing hidden: walked
     other = asyncio.run(ws.open_notebook("other.ipynb", False))
     set_notebook_level(other, "none")  # the person hides it in the panel, saves and closes it
     ws.files["other.ipynb"] = notebook("y = 2", access="none")

@@ -12,7 +12,9 @@ from test_dialogs import NB, Agent, opened, run
 def changed_on_disk(agent: Agent, marker: str) -> str:
     """Another tab saves the file: its text changes under this one (its cell x = 41 becomes ``marker``)."""
     text = json.loads(agent.ws.files[NB])
-    text["cells"] = [{"cell_type": "code", "id": "other", "metadata": {}, "source": marker, "outputs": [], "execution_count": None}]
+    text["cells"] = [
+        {"cell_type": "code", "id": "other", "metadata": {}, "source": marker, "outputs": [], "execution_count": None}
+    ]
     agent.ws.files[NB] = json.dumps(text)
     agent.ws.open[NB].saved_elsewhere = True
     return agent.ws.files[NB]
@@ -27,11 +29,13 @@ def test_a_plain_save_reports_the_revision_it_wrote():
         assert (saved["saved"], saved["outcome"], saved["savedRevision"]) == (True, "saved", revision), saved
         assert "unsavedChanges" not in saved and saved["notebook"]["dirty"] is False
         assert "x = 41" in agent.ws.files[NB]
+
     run(scenario)
 
 
 def test_revert_in_file_changed_writes_nothing_and_says_so():
     """Before, Revert came back as saved: true although nothing was written."""
+
     async def scenario():
         agent = Agent()
         await opened(agent)
@@ -46,6 +50,7 @@ def test_revert_in_file_changed_writes_nothing_and_says_so():
         cells = (await agent.ok("jupyter_get_cells", {}))["cells"]
         assert [c["source"] for c in cells] == ["y = 'from the other tab'"]  # this tab shows the file now
         assert reverted["notebook"]["savedElsewhere"] is False
+
     run(scenario)
 
 
@@ -60,6 +65,7 @@ def test_overwrite_in_file_changed_is_reported_as_such():
         assert (done["saved"], done["outcome"], done["savedRevision"]) == (True, "overwritten", revision), done
         assert "Overwrite replaced" in done["message"] and "x = 41" in agent.ws.files[NB]
         assert done["notebook"]["savedElsewhere"] is False
+
     run(scenario)
 
 
@@ -70,7 +76,9 @@ def test_the_agent_is_told_the_notebook_is_open_in_another_tab():
         context = await agent.ok("jupyter_get_context")
         assert (context["notebook"]["otherTabs"], context["notebook"]["savedElsewhere"]) == (0, False)
         source = (await agent.ok("jupyter_get_cells", {"cellIds": [cell]}))["cells"][0]
-        alone = await agent.ok("jupyter_update_cell", {"cellId": cell, "source": "x = 42", "expectedSourceHash": source["sourceHash"]})
+        alone = await agent.ok(
+            "jupyter_update_cell", {"cellId": cell, "source": "x = 42", "expectedSourceHash": source["sourceHash"]}
+        )
         assert "otherTabs" not in alone["notebook"]  # nothing to say: write results stay as they were
         agent.ws.open[NB].other_tabs = 1  # the person opens the notebook in a second tab
         assert (await agent.ok("jupyter_get_context"))["notebook"]["otherTabs"] == 1
@@ -80,4 +88,5 @@ def test_the_agent_is_told_the_notebook_is_open_in_another_tab():
         assert batch["notebook"]["otherTabs"] == 1
         saved = await agent.ok("jupyter_save_notebook", {})
         assert saved["saved"] is True and saved["notebook"]["otherTabs"] == 1
+
     run(scenario)

@@ -33,11 +33,19 @@ def test_every_part_is_made_once_and_handed_to_the_parts_that_use_it() -> None:
     assert [t.name for t in bridge.registry.toolsets()] == [t.name for t in builtin_toolsets()]
     # the parts are the session's: an agent edit reaches the change log the person's side (the panel) reads
     asyncio.run(bridge.registry.call("jupyter_open_notebook", {"path": PATH}))
-    cells = json.loads(asyncio.run(bridge.registry.call("jupyter_get_cells", {"startIndex": 0, "endIndex": 1}))["content"][0]["text"])["cells"]
-    result = asyncio.run(bridge.registry.call("jupyter_update_cell", {"cellId": cells[0]["id"], "source": "# changed",
-                                                                       "expectedSourceHash": cells[0]["sourceHash"]}))
+    cells = json.loads(
+        asyncio.run(bridge.registry.call("jupyter_get_cells", {"startIndex": 0, "endIndex": 1}))["content"][0]["text"]
+    )["cells"]
+    result = asyncio.run(
+        bridge.registry.call(
+            "jupyter_update_cell",
+            {"cellId": cells[0]["id"], "source": "# changed", "expectedSourceHash": cells[0]["sourceHash"]},
+        )
+    )
     assert result["isError"] is False, result
-    asyncio.run(bridge.registry.call("jupyter_get_cell_access", {"cellIds": [cells[0]["id"]]}))  # the guard collects the changes
+    asyncio.run(
+        bridge.registry.call("jupyter_get_cell_access", {"cellIds": [cells[0]["id"]]})
+    )  # the guard collects the changes
     assert [(e.actor, e.kind) for e in bridge.changes.provenance(PATH, cells[0]["id"], 5)] == [("agent", "edit")]
 
 
@@ -76,12 +84,31 @@ def test_the_page_session_stops_every_part_once_even_when_one_fails(capsys) -> N
     log: list[str] = []
     session = LabSession(ctx=None)
     session.share, session.view, session.panel = Part(log, "share"), Part(log, "view", fail=True), Part(log, "panel")
-    session.settings, session.registration, session.bridge = Part(log, "settings"), Part(log, "registration"), Part(log, "bridge")
+    session.settings, session.registration, session.bridge = (
+        Part(log, "settings"),
+        Part(log, "registration"),
+        Part(log, "bridge"),
+    )
     session.events = Part(log, "events")
     session.stop()
-    assert log == ["dispose share", "dispose view", "dispose settings", "dispose panel", "dispose events", "unregister registration",
-                   "close bridge"]
+    assert log == [
+        "dispose share",
+        "dispose view",
+        "dispose settings",
+        "dispose panel",
+        "dispose events",
+        "unregister registration",
+        "close bridge",
+    ]
     assert "broken part" in capsys.readouterr().err
-    assert (session.share, session.view, session.settings, session.panel, session.events, session.registration, session.bridge) == (None,) * 7
+    assert (
+        session.share,
+        session.view,
+        session.settings,
+        session.panel,
+        session.events,
+        session.registration,
+        session.bridge,
+    ) == (None,) * 7
     session.stop()  # a second stop does nothing
     assert len(log) == 7

@@ -40,11 +40,28 @@ def test_the_shipped_schema_matches_the_parser():
     schema = json.loads(SCHEMA.read_text())
     props = schema["properties"]
     assert schema["type"] == "object" and schema["additionalProperties"] is False
-    assert set(props) == {"executionTimeout", "runTimeout", "resultBytes", "disabledTools", "toolsets", "defaultMode", "contributions"}
+    assert set(props) == {
+        "executionTimeout",
+        "runTimeout",
+        "resultBytes",
+        "disabledTools",
+        "toolsets",
+        "defaultMode",
+        "contributions",
+    }
     assert props["runTimeout"]["default"] == DEFAULT_SETTINGS.run_timeout == DEFAULT_LIMITS.run_timeout_seconds == 120
     assert (props["runTimeout"]["minimum"], props["runTimeout"]["maximum"]) == (1, 86400)
-    assert props["executionTimeout"]["default"] == DEFAULT_SETTINGS.execution_timeout == DEFAULT_LIMITS.execution_timeout_seconds == 20
-    assert (props["executionTimeout"]["minimum"], props["executionTimeout"]["maximum"]) == EXECUTION_TIMEOUT_BOUNDS == (1, 600)
+    assert (
+        props["executionTimeout"]["default"]
+        == DEFAULT_SETTINGS.execution_timeout
+        == DEFAULT_LIMITS.execution_timeout_seconds
+        == 20
+    )
+    assert (
+        (props["executionTimeout"]["minimum"], props["executionTimeout"]["maximum"])
+        == EXECUTION_TIMEOUT_BOUNDS
+        == (1, 600)
+    )
     assert props["resultBytes"]["default"] == DEFAULT_SETTINGS.result_bytes == DEFAULT_LIMITS.result_bytes == 51200
     assert (props["resultBytes"]["minimum"], props["resultBytes"]["maximum"]) == RESULT_BYTES_BOUNDS == (4096, 1048576)
     assert props["disabledTools"]["default"] == [] and props["disabledTools"]["items"]["type"] == "string"
@@ -53,7 +70,9 @@ def test_the_shipped_schema_matches_the_parser():
     # the schema's patterns accept what the parser accepts: globs in disabledTools, names in toolsets
     assert re.fullmatch(props["disabledTools"]["items"]["pattern"], "jupyter_*_[!r]e?d")
     assert not re.fullmatch(props["toolsets"]["items"]["pattern"], "note*")
-    assert props["contributions"]["default"] == [] and props["contributions"]["items"]["type"] == "string"  # read by contrib/config.py
+    assert (
+        props["contributions"]["default"] == [] and props["contributions"]["items"]["type"] == "string"
+    )  # read by contrib/config.py
     for prop in props.values():
         assert prop["title"] and prop["description"]
     # the schema's defaults parse to the default settings with no problem
@@ -61,33 +80,49 @@ def test_the_shipped_schema_matches_the_parser():
 
 
 def test_parse_valid_settings():
-    settings, problems = parse_settings({"executionTimeout": 2.5, "resultBytes": 8192,
-                                         "disabledTools": ["jupyter_run_code", "jupyter_write_file", "jupyter_run_code"],
-                                         "defaultMode": "propose", "someFutureKey": 1})
+    settings, problems = parse_settings(
+        {
+            "executionTimeout": 2.5,
+            "resultBytes": 8192,
+            "disabledTools": ["jupyter_run_code", "jupyter_write_file", "jupyter_run_code"],
+            "defaultMode": "propose",
+            "someFutureKey": 1,
+        }
+    )
     assert problems == []
     assert settings == BridgeSettings(2.5, 8192, ("jupyter_run_code", "jupyter_write_file"), "propose")
     assert parse_settings({}) == (DEFAULT_SETTINGS, [])
     assert parse_settings(None) == (DEFAULT_SETTINGS, [])
 
 
-@pytest.mark.parametrize("raw, expected, problem", [
-    ({"executionTimeout": "20"}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
-    ({"executionTimeout": True}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
-    ({"executionTimeout": float("nan")}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
-    ({"executionTimeout": 0}, BridgeSettings(execution_timeout=1.0), "outside 1..600; using 1"),
-    ({"executionTimeout": 86400}, BridgeSettings(execution_timeout=600.0), "using 600"),
-    ({"resultBytes": 10.5}, DEFAULT_SETTINGS, "resultBytes is not an integer"),
-    ({"resultBytes": None}, DEFAULT_SETTINGS, "resultBytes is not an integer"),
-    ({"resultBytes": 100}, BridgeSettings(result_bytes=4096), "using 4096"),
-    ({"resultBytes": 10**9}, BridgeSettings(result_bytes=1048576), "using 1048576"),
-    ({"disabledTools": "jupyter_run_code"}, DEFAULT_SETTINGS, "disabledTools is not a list"),
-    ({"disabledTools": ["jupyter_run_code", 5, "", "bad name!", "x" * 129]}, BridgeSettings(disabled_tools=("jupyter_run_code",)),
-     "4 entry(ies) are not tool names or globs"),
-    ({"toolsets": "review"}, DEFAULT_SETTINGS, "toolsets is not a list"),
-    ({"toolsets": ["review", "re*view", 7]}, BridgeSettings(toolsets=("review",)), "2 entry(ies) are not toolset names"),
-    ({"defaultMode": "auto"}, DEFAULT_SETTINGS, "defaultMode must be one of direct, propose"),
-    ("not an object", DEFAULT_SETTINGS, "not an object"),
-])
+@pytest.mark.parametrize(
+    "raw, expected, problem",
+    [
+        ({"executionTimeout": "20"}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
+        ({"executionTimeout": True}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
+        ({"executionTimeout": float("nan")}, DEFAULT_SETTINGS, "executionTimeout is not a number"),
+        ({"executionTimeout": 0}, BridgeSettings(execution_timeout=1.0), "outside 1..600; using 1"),
+        ({"executionTimeout": 86400}, BridgeSettings(execution_timeout=600.0), "using 600"),
+        ({"resultBytes": 10.5}, DEFAULT_SETTINGS, "resultBytes is not an integer"),
+        ({"resultBytes": None}, DEFAULT_SETTINGS, "resultBytes is not an integer"),
+        ({"resultBytes": 100}, BridgeSettings(result_bytes=4096), "using 4096"),
+        ({"resultBytes": 10**9}, BridgeSettings(result_bytes=1048576), "using 1048576"),
+        ({"disabledTools": "jupyter_run_code"}, DEFAULT_SETTINGS, "disabledTools is not a list"),
+        (
+            {"disabledTools": ["jupyter_run_code", 5, "", "bad name!", "x" * 129]},
+            BridgeSettings(disabled_tools=("jupyter_run_code",)),
+            "4 entry(ies) are not tool names or globs",
+        ),
+        ({"toolsets": "review"}, DEFAULT_SETTINGS, "toolsets is not a list"),
+        (
+            {"toolsets": ["review", "re*view", 7]},
+            BridgeSettings(toolsets=("review",)),
+            "2 entry(ies) are not toolset names",
+        ),
+        ({"defaultMode": "auto"}, DEFAULT_SETTINGS, "defaultMode must be one of direct, propose"),
+        ("not an object", DEFAULT_SETTINGS, "not an object"),
+    ],
+)
 def test_malformed_settings_fall_back_and_say_why(raw, expected, problem):
     settings, problems = parse_settings(raw)
     assert settings == expected
@@ -152,7 +187,9 @@ def test_a_short_execution_timeout_makes_a_waiting_proposal_pending():
 
     async def scenario():
         started = time.monotonic()
-        first = await s.reg.call("jupyter_update_cell", {"cellId": cell["id"], "source": "x = 1", "expectedSourceHash": cell["sourceHash"]})
+        first = await s.reg.call(
+            "jupyter_update_cell", {"cellId": cell["id"], "source": "x = 1", "expectedSourceHash": cell["sourceHash"]}
+        )
         waited = time.monotonic() - started
         assert [p.tool for p in book.waiting()] == ["jupyter_update_cell"]
         book.deny(book.waiting()[0].id, "later")
@@ -180,7 +217,10 @@ def test_disabled_tools_leave_the_definitions_and_are_refused():
     assert json.dumps(s.nb.nb, sort_keys=True) == before
     assert s.applier.apply(BridgeSettings(disabled_tools=("jupyter_delete_cell",)))[0] is False  # same set: no change
     assert s.applier.apply(DEFAULT_SETTINGS)[0] is True  # enabled again
-    assert s.nb_call("jupyter_delete_cell", {"cellId": cell["id"], "expectedSourceHash": cell["sourceHash"]})["isError"] is False
+    assert (
+        s.nb_call("jupyter_delete_cell", {"cellId": cell["id"], "expectedSourceHash": cell["sourceHash"]})["isError"]
+        is False
+    )
 
 
 def test_the_default_mode_applies_at_start_up_only():

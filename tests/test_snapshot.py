@@ -30,16 +30,41 @@ def test_source_hash_is_stable_and_content_based():
 
 
 def test_snapshot_of_a_code_cell():
-    cell = RawCell("abc", 3, "code", "x = 1\nprint(x)", 7, (RawOutput("stream", (RawItem("text/plain", 2, "1\n"),), name="stdout"),), 1)
+    cell = RawCell(
+        "abc",
+        3,
+        "code",
+        "x = 1\nprint(x)",
+        7,
+        (RawOutput("stream", (RawItem("text/plain", 2, "1\n"),), name="stdout"),),
+        1,
+    )
     snap = cell_snapshot(cell, DEFAULT_LIMITS, include_outputs=True)
     assert snap == {
-        "id": "abc", "index": 3, "type": "code", "sourceHash": source_hash("x = 1\nprint(x)"),
-        "source": "x = 1\nprint(x)", "executionCount": 7, "outputCount": 1,
-        "outputs": [{"index": 0, "outputType": "stream", "mimeType": "text/plain", "mimeTypes": ["text/plain"], "bytes": 2,
-                     "preview": "1\n", "name": "stdout"}],
+        "id": "abc",
+        "index": 3,
+        "type": "code",
+        "sourceHash": source_hash("x = 1\nprint(x)"),
+        "source": "x = 1\nprint(x)",
+        "executionCount": 7,
+        "outputCount": 1,
+        "outputs": [
+            {
+                "index": 0,
+                "outputType": "stream",
+                "mimeType": "text/plain",
+                "mimeTypes": ["text/plain"],
+                "bytes": 2,
+                "preview": "1\n",
+                "name": "stdout",
+            }
+        ],
     }
     addressed = cell_snapshot(cell, DEFAULT_LIMITS, include_outputs=True, path="n/b.ipynb")
-    assert addressed["uri"] == "notebook://n/b.ipynb/cells/abc" and addressed["outputs"][0]["uri"] == "notebook://n/b.ipynb/cells/abc/outputs/0"
+    assert (
+        addressed["uri"] == "notebook://n/b.ipynb/cells/abc"
+        and addressed["outputs"][0]["uri"] == "notebook://n/b.ipynb/cells/abc/outputs/0"
+    )
     bare = cell_snapshot(cell, DEFAULT_LIMITS, include_source=False)
     assert "source" not in bare and "outputs" not in bare and bare["sourceHash"] == snap["sourceHash"]
 
@@ -110,7 +135,11 @@ def fences(document: str) -> list[str]:
 
 def test_export_fence_survives_backticks():
     tricky = 'doc = """\n```python\nprint(1)\n```\n"""\n'
-    cells = [RawCell("m", 0, "markdown", "# Title"), RawCell("c", 1, "code", tricky), RawCell("r", 2, "raw", "````raw````")]
+    cells = [
+        RawCell("m", 0, "markdown", "# Title"),
+        RawCell("c", 1, "code", tricky),
+        RawCell("r", 2, "raw", "````raw````"),
+    ]
     doc = export_markdown(cells, language="python", include_outputs=False)
     assert "````python\n" + tricky + "````" in doc
     assert "`````raw\n````raw````\n`````" in doc
@@ -119,7 +148,7 @@ def test_export_fence_survives_backticks():
     lines = doc.splitlines()
     opener = lines.index("````python")
     closer = lines.index("````", opener + 1)
-    assert lines[opener + 1:closer] == tricky.rstrip("\n").split("\n")
+    assert lines[opener + 1 : closer] == tricky.rstrip("\n").split("\n")
 
 
 def test_export_outputs_are_text_and_images_are_notes():
@@ -127,7 +156,9 @@ def test_export_outputs_are_text_and_images_are_notes():
     cells = []
     for i, c in enumerate(nb["cells"]):
         outs = tuple(raw_output(o, 4096) for o in c.get("outputs", [])) if c["cell_type"] == "code" else ()
-        cells.append(RawCell(str(i), i, c["cell_type"], text_of(c["source"]), c.get("execution_count"), outs, len(outs)))
+        cells.append(
+            RawCell(str(i), i, c["cell_type"], text_of(c["source"]), c.get("execution_count"), outs, len(outs))
+        )
     doc = export_markdown(cells, language="python", include_outputs=True)
     assert "\x1b" not in doc
     assert "ZeroDivisionError" in doc

@@ -17,7 +17,9 @@ RUNNING = "notebook-running-code.ipynb"
 
 
 def cells(b: Bridge, path: str) -> list[dict]:
-    return [c for c in b.ok("jupyter_get_cells", {"notebookPath": path, "endIndex": 200})["cells"] if c["type"] == "code"]
+    return [
+        c for c in b.ok("jupyter_get_cells", {"notebookPath": path, "endIndex": 200})["cells"] if c["type"] == "code"
+    ]
 
 
 def test_a_notebook_saved_with_cells_run_out_of_order_says_so_on_the_cell_run_before_its_predecessor():
@@ -25,8 +27,14 @@ def test_a_notebook_saved_with_cells_run_out_of_order_says_so_on_the_cell_run_be
     b.open("ch13.ipynb")
     stale = {c["id"]: c["outputsStale"] for c in cells(b, "ch13.ipynb") if "outputsStale" in c}
     # the saved notebook ran cell 26 (count 13) before cell 25 (count 14), everything else in order
-    assert stale == {"6250f819": {"sourceEdited": False, "earlierRanSince": 1, "earlierEdited": 0,
-                                  "earlierRanSinceIds": ["5100164a"]}}
+    assert stale == {
+        "6250f819": {
+            "sourceEdited": False,
+            "earlierRanSince": 1,
+            "earlierEdited": 0,
+            "earlierRanSinceIds": ["5100164a"],
+        }
+    }
     # reading that one cell alone says the same
     one = b.ok("jupyter_get_cells", {"notebookPath": "ch13.ipynb", "cellIds": ["6250f819"]})["cells"][0]
     assert one["outputsStale"] == stale["6250f819"]
@@ -43,8 +51,12 @@ def test_an_edit_since_the_run_and_a_rerun_above_mark_the_cells_whose_outputs_ma
     b.nb(RUNNING).person_set_source(first["id"], "a = 11")
     now = {c["id"]: c for c in cells(b, RUNNING)}
     assert now[first["id"]]["outputsStale"] == {"sourceEdited": True, "earlierRanSince": 0, "earlierEdited": 0}
-    assert now[second["id"]]["outputsStale"] == {"sourceEdited": False, "earlierRanSince": 0, "earlierEdited": 1,
-                                                 "earlierEditedIds": [first["id"]]}
+    assert now[second["id"]]["outputsStale"] == {
+        "sourceEdited": False,
+        "earlierRanSince": 0,
+        "earlierEdited": 1,
+        "earlierEditedIds": [first["id"]],
+    }
 
     b.ok("jupyter_run_cells", {"notebookPath": RUNNING, "cellIds": [first["id"]]})  # a = 11 runs again, alone
     now = {c["id"]: c for c in cells(b, RUNNING)}

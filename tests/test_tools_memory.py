@@ -48,6 +48,7 @@ def add(b: Bridge, source: str, cell_type: str = "code") -> dict:
 
 # -- context and workspace --------------------------------------------------------------------------------
 
+
 def test_get_context_follows_the_current_notebook():
     b = make_bridge({RUN: "notebook-running-code.ipynb"})
     ctx = b.ok("jupyter_get_context")
@@ -71,8 +72,13 @@ def test_get_context_follows_the_current_notebook():
 def tree() -> Bridge:
     return make_bridge(
         {"demo/running.ipynb": "notebook-running-code.ipynb", "empty.ipynb": "jupyterlite-empty.ipynb"},
-        {"notes.md": "# notes", "demo/data/values.csv": "a,b\n1,2\n", "demo/data/deeper/more.txt": "x",
-         ".hidden/secret.txt": "hidden", "demo/.ipynb_checkpoints/running-checkpoint.ipynb": "{}"},
+        {
+            "notes.md": "# notes",
+            "demo/data/values.csv": "a,b\n1,2\n",
+            "demo/data/deeper/more.txt": "x",
+            ".hidden/secret.txt": "hidden",
+            "demo/.ipynb_checkpoints/running-checkpoint.ipynb": "{}",
+        },
     )
 
 
@@ -90,8 +96,16 @@ def test_list_workspace_root(tree):
 def test_list_workspace_recursive(tree):
     payload = tree.ok("jupyter_list_workspace", {"recursive": True})
     paths = [e["path"] for e in payload["entries"]]
-    assert set(paths) == {"demo", "empty.ipynb", "notes.md", "demo/data", "demo/running.ipynb",
-                          "demo/data/values.csv", "demo/data/deeper", "demo/data/deeper/more.txt"}
+    assert set(paths) == {
+        "demo",
+        "empty.ipynb",
+        "notes.md",
+        "demo/data",
+        "demo/running.ipynb",
+        "demo/data/values.csv",
+        "demo/data/deeper",
+        "demo/data/deeper/more.txt",
+    }
     assert not any("hidden" in p or "checkpoint" in p for p in paths)
     assert paths.index("demo") < paths.index("demo/data") < paths.index("demo/data/deeper")
     sub = tree.ok("jupyter_list_workspace", {"path": "demo/data"})
@@ -158,6 +172,7 @@ def test_create_notebook(tree):
 
 # -- reading ------------------------------------------------------------------------------------------------
 
+
 def test_get_cells_by_range_and_ids(running):
     b = running
     all_cells = cells_of(b)
@@ -178,8 +193,18 @@ def test_get_cells_by_range_and_ids(running):
     no_src = cells_of(b, includeSource=False, endIndex=3)
     assert all("source" not in c and c["sourceHash"] for c in no_src)
     with_out = cells_of(b, cellIds=[code["id"]], includeOutputs=True)[0]
-    assert with_out["outputs"] == [{"index": 0, "uri": f"{code['uri']}/outputs/0", "outputType": "stream", "mimeType": "text/plain",
-                                    "mimeTypes": ["text/plain"], "bytes": 3, "preview": "10\n", "name": "stdout"}]
+    assert with_out["outputs"] == [
+        {
+            "index": 0,
+            "uri": f"{code['uri']}/outputs/0",
+            "outputType": "stream",
+            "mimeType": "text/plain",
+            "mimeTypes": ["text/plain"],
+            "bytes": 3,
+            "preview": "10\n",
+            "name": "stdout",
+        }
+    ]
     assert code["uri"] == f"notebook://demo/running.ipynb/cells/{code['id']}"
 
 
@@ -233,18 +258,26 @@ def test_get_output_pages_the_500_line_stream(running, max_bytes):
 
 def test_get_output_past_the_end(running):
     cell = cells_of(running)[27]
-    page = running.ok("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "offset": 10 ** 9})
+    page = running.ok("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "offset": 10**9})
     assert page["text"] == "" and page["nextOffset"] is None
 
 
 def test_get_output_multibyte_paging():
     b = make_bridge({"euler.ipynb": "pytudes-euler.ipynb"})
     b.open("euler.ipynb")
-    cell = find_cell(b, "euler.ipynb", lambda c: any(o["outputType"] == "stream" and o["bytes"] > 300 and "✅" in o["preview"] for o in c.get("outputs", [])))
+    cell = find_cell(
+        b,
+        "euler.ipynb",
+        lambda c: any(
+            o["outputType"] == "stream" and o["bytes"] > 300 and "✅" in o["preview"] for o in c.get("outputs", [])
+        ),
+    )
     out = next(o for o in cell["outputs"] if o["outputType"] == "stream" and "✅" in o["preview"])
     pages, offset = [], 0
     while offset is not None:
-        page = b.ok("jupyter_get_output", {"cellId": cell["id"], "outputIndex": out["index"], "offset": offset, "maxBytes": 5})
+        page = b.ok(
+            "jupyter_get_output", {"cellId": cell["id"], "outputIndex": out["index"], "offset": offset, "maxBytes": 5}
+        )
         page["text"].encode("utf-8")
         pages.append(page["text"])
         offset = page["nextOffset"]
@@ -283,12 +316,18 @@ def test_get_output_png_is_an_image_block(beyond):
     assert image["type"] == "image" and image["mimeType"] == "image/png"
     raw = base64.b64decode(image["data"], validate=True)
     assert raw.startswith(PNG_SIGNATURE)
-    expected = "".join(text_of(corpus_json("ipython-beyond-plain-python.ipynb")["cells"][79]["outputs"][0]["data"]["image/png"]).split())
+    expected = "".join(
+        text_of(
+            corpus_json("ipython-beyond-plain-python.ipynb")["cells"][79]["outputs"][0]["data"]["image/png"]
+        ).split()
+    )
     assert image["data"] != expected and image_size("image/png", raw) == (1024, 670)  # 1199 pixels wide: a bounded copy
     assert image["data"][:64] not in text_block["text"] and "iVBORw0KGgo" not in text_block["text"]
     assert result["structuredContent"]["image"]["bytes"] == len(raw)
     assert result["structuredContent"]["bytes"] == len(base64.b64decode(expected))  # the original's size
-    whole = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/png", "original": True})
+    whole = beyond.call(
+        "jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/png", "original": True}
+    )
     assert whole["content"][1]["data"] == expected
     # without a mimeType the image is returned (its text/plain is only "<IPython.core.display.Image object>")
     default = beyond.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
@@ -301,14 +340,20 @@ def test_image_over_the_cap_is_too_large():
     b = make_bridge({"beyond.ipynb": "ipython-beyond-plain-python.ipynb"}, limits=Limits(image_bytes=1000))
     b.open("beyond.ipynb")
     cell = png_cell(b)
-    p = b.fails("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/png", "original": True}, "TOO_LARGE")
+    p = b.fails(
+        "jupyter_get_output",
+        {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/png", "original": True},
+        "TOO_LARGE",
+    )
     assert p["maxBytes"] == 1000 and p["bytes"] > 1000
 
 
 def test_get_output_errors(beyond):
     cell = png_cell(beyond)
     beyond.fails("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 1}, "OUTPUT_NOT_FOUND")
-    beyond.fails("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/jpeg"}, "OUTPUT_NOT_FOUND")
+    beyond.fails(
+        "jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0, "mimeType": "image/jpeg"}, "OUTPUT_NOT_FOUND"
+    )
     markdown = next(c for c in cells_of(beyond) if c["type"] == "markdown")
     beyond.fails("jupyter_get_output", {"cellId": markdown["id"], "outputIndex": 0}, "OUTPUT_NOT_FOUND")
     beyond.fails("jupyter_get_output", {"cellId": "nope", "outputIndex": 0}, "CELL_NOT_FOUND")
@@ -319,7 +364,9 @@ def test_image_blocks_always_carry_real_base64():
     """The hostile fixture stores script text, empty strings and non-base64 under image/png and image/jpeg. An
     agent must never receive that as MCP image content: each such representation is refused with
     OUTPUT_NOT_FOUND, the stored text never echoed; a real PNG of another notebook still comes back as an image."""
-    b = make_bridge({"inject.ipynb": "nbconvert-inject-payloads.ipynb", "beyond.ipynb": "ipython-beyond-plain-python.ipynb"})
+    b = make_bridge(
+        {"inject.ipynb": "nbconvert-inject-payloads.ipynb", "beyond.ipynb": "ipython-beyond-plain-python.ipynb"}
+    )
     b.open("inject.ipynb")
     stored = corpus_json("nbconvert-inject-payloads.ipynb")["cells"]
     refused = []
@@ -328,29 +375,46 @@ def test_image_blocks_always_carry_real_base64():
             for mime in out["mimeTypes"]:
                 if mime not in ("image/png", "image/jpeg"):
                     continue
-                result = b.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": out["index"], "mimeType": mime})
+                result = b.call(
+                    "jupyter_get_output", {"cellId": cell["id"], "outputIndex": out["index"], "mimeType": mime}
+                )
                 payload = result["structuredContent"]
                 assert result["isError"] is True and payload["error"] == "OUTPUT_NOT_FOUND", payload
                 assert f"not a valid {mime} image" in payload["message"] and len(result["content"]) == 1
                 data = text_of(stored[cell["index"]]["outputs"][out["index"]]["data"][mime])
                 assert not data or data not in result["content"][0]["text"]
                 refused.append((cell["index"], mime))
-    assert refused == [(4, "image/png"), (5, "image/jpeg"), (6, "image/png"), (7, "image/jpeg"),
-                       (8, "image/png"), (9, "image/png"), (10, "image/png")]
+    assert refused == [
+        (4, "image/png"),
+        (5, "image/jpeg"),
+        (6, "image/png"),
+        (7, "image/jpeg"),
+        (8, "image/png"),
+        (9, "image/png"),
+        (10, "image/png"),
+    ]
     b.open("beyond.ipynb")
     real = b.call("jupyter_get_output", {"cellId": png_cell(b)["id"], "outputIndex": 0, "mimeType": "image/png"})
-    assert real["isError"] is False and base64.b64decode(real["content"][1]["data"], validate=True).startswith(PNG_SIGNATURE)
+    assert real["isError"] is False and base64.b64decode(real["content"][1]["data"], validate=True).startswith(
+        PNG_SIGNATURE
+    )
 
 
 # -- writing ------------------------------------------------------------------------------------------------
+
 
 def test_insert_cells(running):
     b = running
     before = ids_in_order(b)
     ref = before[5]
-    above = b.ok("jupyter_insert_cell", {"referenceCellId": ref, "position": "above", "cellType": "markdown", "source": "## above"})["cell"]
+    above = b.ok(
+        "jupyter_insert_cell",
+        {"referenceCellId": ref, "position": "above", "cellType": "markdown", "source": "## above"},
+    )["cell"]
     assert above["index"] == 5
-    below = b.ok("jupyter_insert_cell", {"referenceCellId": ref, "position": "below", "cellType": "raw", "source": "raw text"})["cell"]
+    below = b.ok(
+        "jupyter_insert_cell", {"referenceCellId": ref, "position": "below", "cellType": "raw", "source": "raw text"}
+    )["cell"]
     assert below["index"] == 7
     end = b.ok("jupyter_insert_cell", {"source": "print('end')"})["cell"]
     assert end["index"] == 30
@@ -376,11 +440,18 @@ def test_insert_with_activate_moves_focus(running):
 def test_update_with_the_right_hash(running):
     b = running
     cell = cells_of(b)[4]
-    updated = b.ok("jupyter_update_cell", {"cellId": cell["id"], "source": "a = 'déjà vu 🤗'", "expectedSourceHash": cell["sourceHash"]})["cell"]
+    updated = b.ok(
+        "jupyter_update_cell",
+        {"cellId": cell["id"], "source": "a = 'déjà vu 🤗'", "expectedSourceHash": cell["sourceHash"]},
+    )["cell"]
     assert updated["id"] == cell["id"] and updated["sourceHash"] == source_hash("a = 'déjà vu 🤗'")
     assert cells_of(b, cellIds=[cell["id"]])[0]["source"] == "a = 'déjà vu 🤗'"
     # the old hash is now stale
-    b.fails("jupyter_update_cell", {"cellId": cell["id"], "source": "x", "expectedSourceHash": cell["sourceHash"]}, "STALE_CELL")
+    b.fails(
+        "jupyter_update_cell",
+        {"cellId": cell["id"], "source": "x", "expectedSourceHash": cell["sourceHash"]},
+        "STALE_CELL",
+    )
 
 
 def test_update_with_a_stale_hash_keeps_the_persons_edit(running):
@@ -388,13 +459,20 @@ def test_update_with_a_stale_hash_keeps_the_persons_edit(running):
     cell = cells_of(b)[5]
     persons = "print(a)  # the person fixed this while the agent was thinking"
     b.nb(RUN).person_set_source(cell["id"], persons)
-    p = b.fails("jupyter_update_cell", {"cellId": cell["id"], "source": "print('agent')", "expectedSourceHash": cell["sourceHash"]}, "STALE_CELL")
+    p = b.fails(
+        "jupyter_update_cell",
+        {"cellId": cell["id"], "source": "print('agent')", "expectedSourceHash": cell["sourceHash"]},
+        "STALE_CELL",
+    )
     assert p["currentSourceHash"] == source_hash(persons)
     assert p["currentSourcePreview"] == persons
     assert p["cellId"] == cell["id"]
     assert b.nb(RUN).find_cell(cell["id"]).source == persons
     # retrying with the hash from the error succeeds
-    b.ok("jupyter_update_cell", {"cellId": cell["id"], "source": "print('agent')", "expectedSourceHash": p["currentSourceHash"]})
+    b.ok(
+        "jupyter_update_cell",
+        {"cellId": cell["id"], "source": "print('agent')", "expectedSourceHash": p["currentSourceHash"]},
+    )
     b.fails("jupyter_update_cell", {"cellId": "nope", "source": "x", "expectedSourceHash": "0" * 16}, "CELL_NOT_FOUND")
 
 
@@ -409,19 +487,33 @@ def test_stale_preview_is_bounded(running):
 def test_edit_cell_source(running):
     b = running
     cell = cells_of(b)[27]  # for i in range(500):\n    print(2**i - 1)
-    edited = b.ok("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "range(500)", "newText": "range(5)"})["cell"]
+    edited = b.ok("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "range(500)", "newText": "range(5)"})[
+        "cell"
+    ]
     new_source = cell["source"].replace("range(500)", "range(5)")
     assert edited["sourceHash"] == source_hash(new_source)
     assert b.nb(RUN).find_cell(cell["id"]).source == new_source
-    p = b.fails("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "range(500)", "newText": "x"}, "INVALID_ARGUMENT")
+    p = b.fails(
+        "jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "range(500)", "newText": "x"}, "INVALID_ARGUMENT"
+    )
     assert p["occurrences"] == 0
     p = b.fails("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "i", "newText": "j"}, "INVALID_ARGUMENT")
     assert p["occurrences"] >= 2
     b.fails("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "", "newText": "x"}, "INVALID_ARGUMENT")
-    b.fails("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "range(5)", "newText": "range(6)",
-                                         "expectedSourceHash": cell["sourceHash"]}, "STALE_CELL")
-    b.ok("jupyter_edit_cell_source", {"cellId": cell["id"], "oldText": "range(5)", "newText": "range(6)",
-                                      "expectedSourceHash": edited["sourceHash"]})
+    b.fails(
+        "jupyter_edit_cell_source",
+        {"cellId": cell["id"], "oldText": "range(5)", "newText": "range(6)", "expectedSourceHash": cell["sourceHash"]},
+        "STALE_CELL",
+    )
+    b.ok(
+        "jupyter_edit_cell_source",
+        {
+            "cellId": cell["id"],
+            "oldText": "range(5)",
+            "newText": "range(6)",
+            "expectedSourceHash": edited["sourceHash"],
+        },
+    )
 
 
 def test_delete_cell(running):
@@ -432,7 +524,9 @@ def test_delete_cell(running):
     assert deleted["deleted"]["id"] == victim["id"]
     assert ids_in_order(b) == [c["id"] for c in before if c["id"] != victim["id"]]
     b.fails("jupyter_get_cells", {"cellIds": [victim["id"]]}, "CELL_NOT_FOUND")
-    b.fails("jupyter_delete_cell", {"cellId": victim["id"], "expectedSourceHash": victim["sourceHash"]}, "CELL_NOT_FOUND")
+    b.fails(
+        "jupyter_delete_cell", {"cellId": victim["id"], "expectedSourceHash": victim["sourceHash"]}, "CELL_NOT_FOUND"
+    )
     other = before[7]
     b.fails("jupyter_delete_cell", {"cellId": other["id"], "expectedSourceHash": before[8]["sourceHash"]}, "STALE_CELL")
     b.fails("jupyter_delete_cell", {"cellId": other["id"]}, "INVALID_ARGUMENT")  # the hash is required
@@ -477,6 +571,7 @@ def test_clear_outputs(running):
 
 
 # -- running ------------------------------------------------------------------------------------------------
+
 
 def test_run_cells_status_and_outputs(scratch):
     b = scratch
@@ -551,6 +646,7 @@ def test_kernel_restart_clears_state(scratch):
 
 # -- focus, export, save --------------------------------------------------------------------------------------
 
+
 def test_focus_cell(running):
     b = running
     cell = cells_of(b)[27]
@@ -560,7 +656,11 @@ def test_focus_cell(running):
     f = b.ok("jupyter_focus_cell", {"cellId": cell["id"], "selection": sel})["focus"]
     assert f["selection"] == sel
     assert b.ok("jupyter_get_context")["focus"]["selection"] == sel
-    b.fails("jupyter_focus_cell", {"cellId": cell["id"], "cursor": {"line": 0, "column": 0}, "selection": sel}, "INVALID_ARGUMENT")
+    b.fails(
+        "jupyter_focus_cell",
+        {"cellId": cell["id"], "cursor": {"line": 0, "column": 0}, "selection": sel},
+        "INVALID_ARGUMENT",
+    )
     b.fails("jupyter_focus_cell", {"cellId": "nope"}, "CELL_NOT_FOUND")
     b.fails("jupyter_focus_cell", {"cellId": cell["id"], "cursor": {"line": -1, "column": 0}}, "INVALID_ARGUMENT")
 
@@ -586,7 +686,9 @@ def test_save_writes_the_live_model(running):
     saved = b.ok("jupyter_save_notebook")
     assert saved["saved"] is True and saved["path"] == RUN
     on_disk = json.loads(b.ws.files[RUN])
-    assert any(text_of(c["source"]) == "print('saved by the agent')" and c["id"] == cell["id"] for c in on_disk["cells"])
+    assert any(
+        text_of(c["source"]) == "print('saved by the agent')" and c["id"] == cell["id"] for c in on_disk["cells"]
+    )
     b.fails("jupyter_save_notebook", {"notebookPath": "demo/none.ipynb"}, "NOTEBOOK_NOT_FOUND")
 
 
@@ -597,9 +699,19 @@ def test_notebook_path_works_on_a_background_notebook():
     got = b.ok("jupyter_get_cells", {"notebookPath": "euler.ipynb", "endIndex": 5})
     assert [c["id"] for c in got["cells"]] == euler_ids[:5]  # nbformat 4.5 ids are kept as they are
     cell = got["cells"][0]
-    b.ok("jupyter_update_cell", {"notebookPath": "euler.ipynb", "cellId": cell["id"], "source": "# edited", "expectedSourceHash": cell["sourceHash"]})
+    b.ok(
+        "jupyter_update_cell",
+        {
+            "notebookPath": "euler.ipynb",
+            "cellId": cell["id"],
+            "source": "# edited",
+            "expectedSourceHash": cell["sourceHash"],
+        },
+    )
     assert b.ok("jupyter_get_context")["notebook"]["path"] == RUN  # the person's view did not move
-    b.fails("jupyter_update_cell", {"cellId": cell["id"], "source": "x", "expectedSourceHash": "0" * 16}, "CELL_NOT_FOUND")  # not in the current notebook
+    b.fails(
+        "jupyter_update_cell", {"cellId": cell["id"], "source": "x", "expectedSourceHash": "0" * 16}, "CELL_NOT_FOUND"
+    )  # not in the current notebook
 
 
 @pytest.mark.parametrize("name", ["ipython-beyond-plain-python.ipynb", "sci-python-lecture-1.ipynb"])

@@ -65,20 +65,29 @@ def test_the_default_page_serves_the_core_job_within_the_budget():
     served = page.served()
     assert len(served) <= TOOL_BUDGET == 20
     assert served == page.toolset_tools(*DEFAULT_TOOLSETS, *ALWAYS_TOOLSETS)
-    assert {"jupyter_get_cells", "jupyter_update_cell", "jupyter_run_cells", "jupyter_wait_for_result", "jupyter_toolsets"} <= served
+    assert {
+        "jupyter_get_cells",
+        "jupyter_update_cell",
+        "jupyter_run_cells",
+        "jupyter_wait_for_result",
+        "jupyter_toolsets",
+    } <= served
     assert not served & page.toolset_tools("review", "files", "code")
     # every tool of the registry is one discovery call away
     assert {t for ts in page.switch.listing() for t in ts["tools"]} == {t.name for t in page.reg.tools()}
 
 
-@pytest.mark.parametrize("search, expected", [
-    ("?toolsets=review", ["review", "toolsets"]),
-    ("?toolsets=notebooks,review", ["notebooks", "review", "toolsets"]),
-    ("?toolsets=all", ALL_TOOLSETS),
-    ("?toolsets=default,code", ["notebooks", "calls", "code", "toolsets"]),
-    ("?toolsets=", ["toolsets"]),
-    ("?toolsets=review,no_such_set,constructor", ["review", "toolsets"]),
-])
+@pytest.mark.parametrize(
+    "search, expected",
+    [
+        ("?toolsets=review", ["review", "toolsets"]),
+        ("?toolsets=notebooks,review", ["notebooks", "review", "toolsets"]),
+        ("?toolsets=all", ALL_TOOLSETS),
+        ("?toolsets=default,code", ["notebooks", "calls", "code", "toolsets"]),
+        ("?toolsets=", ["toolsets"]),
+        ("?toolsets=review,no_such_set,constructor", ["review", "toolsets"]),
+    ],
+)
 def test_the_url_chooses_the_toolsets(search, expected):
     page = Page(search)
     assert sorted(page.switch.on()) == sorted(expected)
@@ -105,7 +114,11 @@ def test_a_tool_of_a_toolset_that_is_off_is_refused_and_changes_nothing():
     refused = page.call("jupyter_get_cells", {})
     payload = refused["structuredContent"]
     assert refused["isError"] is True and payload["error"] == "UNKNOWN_TOOL"
-    assert payload["toolset"] == "notebooks" and payload["toolsetEnabled"] is False and "jupyter_toolsets" in payload["message"]
+    assert (
+        payload["toolset"] == "notebooks"
+        and payload["toolsetEnabled"] is False
+        and "jupyter_toolsets" in payload["message"]
+    )
 
 
 def test_the_discovery_tool_lists_and_turns_toolsets_on_and_off():
@@ -119,7 +132,11 @@ def test_the_discovery_tool_lists_and_turns_toolsets_on_and_off():
 
     on = page.call("jupyter_toolsets", {"enable": ["review", "files"]})["structuredContent"]
     assert on["changed"] == ["review", "files"] and page.changes == 1
-    assert page.served() >= page.toolset_tools("review", "files") and on["registeredToolCount"] == 30 and "warning" not in on
+    assert (
+        page.served() >= page.toolset_tools("review", "files")
+        and on["registeredToolCount"] == 30
+        and "warning" not in on
+    )
     assert page.call("jupyter_list_comments", {})["isError"] is False
     again = page.call("jupyter_toolsets", {"enable": ["review"]})["structuredContent"]
     assert again["changed"] == [] and page.changes == 1  # nothing changed: the page registers nothing again
@@ -130,12 +147,15 @@ def test_the_discovery_tool_lists_and_turns_toolsets_on_and_off():
     assert off["changed"] == ["notebooks", "files"] and "jupyter_get_cells" not in page.served()
 
 
-@pytest.mark.parametrize("args, says", [
-    ({"enable": ["reviews"]}, "no toolset named 'reviews'"),
-    ({"disable": ["toolsets"]}, "always on"),
-    ({"enable": ["review"], "disable": ["review"]}, "on and off at once"),
-    ({"enable": ["review", "all"]}, "no toolset named 'all'"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        ({"enable": ["reviews"]}, "no toolset named 'reviews'"),
+        ({"disable": ["toolsets"]}, "always on"),
+        ({"enable": ["review"], "disable": ["review"]}, "on and off at once"),
+        ({"enable": ["review", "all"]}, "no toolset named 'all'"),
+    ],
+)
 def test_the_discovery_tool_refuses_bad_requests_and_changes_nothing(args, says):
     page = Page()
     before = page.served()
@@ -146,17 +166,29 @@ def test_the_discovery_tool_refuses_bad_requests_and_changes_nothing(args, says)
 
 
 def test_disabled_tools_take_names_and_globs_and_win_over_every_toolset():
-    names = ["jupyter_get_cells", "jupyter_create_comment", "jupyter_reply_comment", "jupyter_read_file", "jupyter_write_file"]
-    hit, unmatched = disabled_by_patterns(["jupyter_*_comment", "jupyter_[rw]*_file", "jupyter_get_cell", "JUPYTER_*"], names)
+    names = [
+        "jupyter_get_cells",
+        "jupyter_create_comment",
+        "jupyter_reply_comment",
+        "jupyter_read_file",
+        "jupyter_write_file",
+    ]
+    hit, unmatched = disabled_by_patterns(
+        ["jupyter_*_comment", "jupyter_[rw]*_file", "jupyter_get_cell", "JUPYTER_*"], names
+    )
     assert hit == {"jupyter_create_comment", "jupyter_reply_comment", "jupyter_read_file", "jupyter_write_file"}
     assert unmatched == ["jupyter_get_cell", "JUPYTER_*"]  # exact names, case-sensitive globs
 
-    page = Page("?toolsets=all", BridgeSettings(disabled_tools=("jupyter_*_comment*", "jupyter_run_?ode", "jupyter_toolsets")))
+    page = Page(
+        "?toolsets=all", BridgeSettings(disabled_tools=("jupyter_*_comment*", "jupyter_run_?ode", "jupyter_toolsets"))
+    )
     served = page.served()
     assert not {n for n in served if n.endswith(("_comment", "_comments"))} and "jupyter_run_code" not in served
     assert "jupyter_toolsets" not in served and "jupyter_get_cells" in served
     listed = {t["name"]: t["tools"] for t in page.switch.listing()}
-    assert "review" not in listed and "code" not in listed and "toolsets" not in listed  # all their tools disabled: gone
+    assert (
+        "review" not in listed and "code" not in listed and "toolsets" not in listed
+    )  # all their tools disabled: gone
     assert listed["notebooks"] == [t.name for t in page.reg.toolsets()[0].tools]
     refused = page.call("jupyter_run_code", {"code": "1"})["structuredContent"]
     assert refused["error"] == "UNKNOWN_TOOL" and refused["disabled"] is True

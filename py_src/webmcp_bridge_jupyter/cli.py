@@ -116,21 +116,34 @@ def mcp_b(action: str, user: bool) -> int:
     print(f"wrote {POLYFILL_KEY}: {json.dumps(wanted)} into {path}")
     on, decider = effective()
     if on != wanted:
-        print(f"MCP-B is still {_state(on)}: {decider} sets {POLYFILL_KEY} and comes first in `jupyter --paths`", file=sys.stderr)
+        print(
+            f"MCP-B is still {_state(on)}: {decider} sets {POLYFILL_KEY} and comes first in `jupyter --paths`",
+            file=sys.stderr,
+        )
         return 1
-    print(f"MCP-B: {_state(on)} for JupyterLab and Notebook 7 pages loaded from now on (a running server: reload the page)")
+    print(
+        f"MCP-B: {_state(on)} for JupyterLab and Notebook 7 pages loaded from now on (a running server: reload the page)"
+    )
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
     """The command line: ``jupyter webmcp-bridge mcp-b on|off|status [--user]``."""
-    top = argparse.ArgumentParser(prog="jupyter webmcp-bridge", description="Settings of the WebMCP bridge kept in Jupyter's config files.")
+    top = argparse.ArgumentParser(
+        prog="jupyter webmcp-bridge", description="Settings of the WebMCP bridge kept in Jupyter's config files."
+    )
     commands = top.add_subparsers(dest="command", required=True)
-    sub = commands.add_parser("mcp-b", help="the MCP-B runtime for browsers without native WebMCP (JupyterLab and Notebook 7 servers)",
-                              description=f"Turn the MCP-B runtime on or off: {POLYFILL_KEY} in labconfig/page_config.json.")
+    sub = commands.add_parser(
+        "mcp-b",
+        help="the MCP-B runtime for browsers without native WebMCP (JupyterLab and Notebook 7 servers)",
+        description=f"Turn the MCP-B runtime on or off: {POLYFILL_KEY} in labconfig/page_config.json.",
+    )
     sub.add_argument("action", choices=["on", "off", "status"])
-    sub.add_argument("--user", action="store_true",
-                     help="write into the user's config (jupyter --config-dir) instead of this environment's (<sys.prefix>/etc/jupyter)")
+    sub.add_argument(
+        "--user",
+        action="store_true",
+        help="write into the user's config (jupyter --config-dir) instead of this environment's (<sys.prefix>/etc/jupyter)",
+    )
     return top
 
 

@@ -37,8 +37,9 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from jupyterlite_core.addons.base import BaseAddon
 from traitlets import Bool
@@ -64,19 +65,40 @@ def pip_target(info: dict[str, Any]) -> list[str]:
     """pip's options that select wheels for the runtime a pyodide-lock.json's ``info`` describes (its Python
     version, ABI and platform: ``{"python": "3.14.2", "abi_version": "2026_0", "arch": "wasm32", ...}``)."""
     python = ".".join(info["python"].split(".")[:2])
-    return ["--python-version", python, "--implementation", "cp", "--abi", "cp" + python.replace(".", ""),
-            "--platform", f"pyemscripten_{info['abi_version']}_{info['arch']}"]
+    return [
+        "--python-version",
+        python,
+        "--implementation",
+        "cp",
+        "--abi",
+        "cp" + python.replace(".", ""),
+        "--platform",
+        f"pyemscripten_{info['abi_version']}_{info['arch']}",
+    ]
 
 
 def pip_download(specs: list[str], target: list[str], dest: Path) -> None:
     """``python -m pip download`` of exact ``specs`` (binary wheels only, no dependencies) into ``dest`` with the
     build's own interpreter and pip configuration. Raises RuntimeError with pip's last output when it fails."""
-    cmd = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
-           *target, "--dest", str(dest), *specs]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--only-binary=:all:",
+        *target,
+        "--dest",
+        str(dest),
+        *specs,
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"{ADDON_NAME}: pip download of the kernel's wheels failed ({' '.join(specs)}):\n"
-                           f"{(done.stderr or done.stdout)[-2000:]}")
+        raise RuntimeError(
+            f"{ADDON_NAME}: pip download of the kernel's wheels failed ({' '.join(specs)}):\n"
+            f"{(done.stderr or done.stdout)[-2000:]}"
+        )
 
 
 def _has_sha256(path: Path, sha256: str) -> bool:
@@ -93,27 +115,42 @@ def complete_runtime(output_dir: Path, cache_dir: Path, fetch: Fetch = pip_downl
     runtime = output_dir / RUNTIME_DIR
     lock_path = output_dir / KERNEL_LOCK
     if not lock_path.is_file():
-        raise FileNotFoundError(f"{ADDON_NAME} is on, but the built site has no {KERNEL_LOCK}: is the labextension from "
-                                "jupyterlab-webmcp-bridge of a matching version?")
+        raise FileNotFoundError(
+            f"{ADDON_NAME} is on, but the built site has no {KERNEL_LOCK}: is the labextension from "
+            "jupyterlab-webmcp-bridge of a matching version?"
+        )
     lock = json.loads(lock_path.read_text(encoding="utf-8"))
-    missing = {name: entry for name, entry in sorted(lock["packages"].items())
-               if not _has_sha256(runtime / entry["file_name"], entry["sha256"])}
+    missing = {
+        name: entry
+        for name, entry in sorted(lock["packages"].items())
+        if not _has_sha256(runtime / entry["file_name"], entry["sha256"])
+    }
     to_fetch = [entry for entry in missing.values() if not _has_sha256(cache_dir / entry["file_name"], entry["sha256"])]
     if to_fetch:
         cache_dir.mkdir(parents=True, exist_ok=True)
         fetch([f"{entry['name']}=={entry['version']}" for entry in to_fetch], pip_target(lock["info"]), cache_dir)
-    wrong = [entry["file_name"] for entry in missing.values() if not _has_sha256(cache_dir / entry["file_name"], entry["sha256"])]
+    wrong = [
+        entry["file_name"]
+        for entry in missing.values()
+        if not _has_sha256(cache_dir / entry["file_name"], entry["sha256"])
+    ]
     if wrong:
-        raise RuntimeError(f"{ADDON_NAME}: missing, or not the sha256 of {KERNEL_LOCK}, after the download: {', '.join(wrong)}")
+        raise RuntimeError(
+            f"{ADDON_NAME}: missing, or not the sha256 of {KERNEL_LOCK}, after the download: {', '.join(wrong)}"
+        )
     for entry in missing.values():
         shutil.copyfile(cache_dir / entry["file_name"], runtime / entry["file_name"])
     shutil.copyfile(lock_path, runtime / "pyodide-lock.json")
     return list(missing)
+
+
 #: jupyterlite-pyodide-kernel's plugin whose settings hold ``pyodideUrl`` (its constants.PYODIDE_KERNEL_PLUGIN_ID)
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 
 
-def point_kernel_at_runtime(config_path: Path, output_dir: Path, cache_dir: Path, fetch: Fetch = pip_download) -> str | None:
+def point_kernel_at_runtime(
+    config_path: Path, output_dir: Path, cache_dir: Path, fetch: Fetch = pip_download
+) -> str | None:
     """Apply the rule of this module to the built site in ``output_dir``: unless its ``config_path`` (a
     ``jupyter-lite.json``) sets the kernel's ``pyodideUrl``, complete the shipped runtime (:func:`complete_runtime`,
     wheels cached in ``cache_dir``) and set ``pyodideUrl`` to it; return the URL written, or None when the site sets
@@ -121,11 +158,18 @@ def point_kernel_at_runtime(config_path: Path, output_dir: Path, cache_dir: Path
     the kernel's wheels cannot be had, OSError / ValueError for an unreadable or malformed ``config_path``; the
     config is then unchanged and the build fails loudly."""
     if not (output_dir / RUNTIME_MODULE).is_file():
-        raise FileNotFoundError(f"{ADDON_NAME} is on, but the built site has no {RUNTIME_MODULE}: is the jupyterlab-webmcp-bridge "
-                                "labextension part of the build (installed, or in LiteBuildConfig.federated_extensions)?")
-    config: dict[str, Any] = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {
-        "jupyter-lite-schema-version": 0}
-    settings = config.setdefault("jupyter-config-data", {}).setdefault("litePluginSettings", {}).setdefault(KERNEL_PLUGIN, {})
+        raise FileNotFoundError(
+            f"{ADDON_NAME} is on, but the built site has no {RUNTIME_MODULE}: is the jupyterlab-webmcp-bridge "
+            "labextension part of the build (installed, or in LiteBuildConfig.federated_extensions)?"
+        )
+    config: dict[str, Any] = (
+        json.loads(config_path.read_text(encoding="utf-8"))
+        if config_path.exists()
+        else {"jupyter-lite-schema-version": 0}
+    )
+    settings = (
+        config.setdefault("jupyter-config-data", {}).setdefault("litePluginSettings", {}).setdefault(KERNEL_PLUGIN, {})
+    )
     if settings.get("pyodideUrl"):
         return None
     complete_runtime(output_dir, cache_dir, fetch)
@@ -149,7 +193,8 @@ class WebmcpBridgeKernelRuntimeAddon(BaseAddon):
     }
 
     enabled = Bool(
-        False, help="point the Pyodide kernel at the runtime the webmcp-bridge labextension ships, unless the site sets a pyodideUrl",
+        False,
+        help="point the Pyodide kernel at the runtime the webmcp-bridge labextension ships, unless the site sets a pyodideUrl",
     ).tag(config=True)
 
     def post_build(self, manager: Any) -> Iterator[dict[str, Any]]:

@@ -35,8 +35,9 @@ import asyncio
 import dataclasses
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from webmcp_bridge.access.run_consent import RunConsent, accept_runs, run_accepted
 from webmcp_bridge.access.runs import RunObservers
@@ -218,14 +219,20 @@ class AccessView:
 
 def notebook_access_denied(path: str) -> ToolError:
     """The error for a change to a notebook the person made read-only for the agent."""
-    return ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED,
-                     f"The person made {path!r} read-only for the agent: it can be read, not changed or run.", path=path)
+    return ToolError(
+        ErrorCode.NOTEBOOK_ACCESS_DENIED,
+        f"The person made {path!r} read-only for the agent: it can be read, not changed or run.",
+        path=path,
+    )
 
 
 def cell_access_denied(cell_id: str) -> ToolError:
     """The error for a change to a cell the person made read-only for the agent."""
-    return ToolError(ErrorCode.CELL_ACCESS_DENIED,
-                     f"The person made cell {cell_id!r} read-only for the agent: it can be read, not changed or run.", cellId=cell_id)
+    return ToolError(
+        ErrorCode.CELL_ACCESS_DENIED,
+        f"The person made cell {cell_id!r} read-only for the agent: it can be read, not changed or run.",
+        cellId=cell_id,
+    )
 
 
 class _Step:
@@ -248,16 +255,20 @@ def cell_locked(cell_id: str, lock: Literal["editable", "deletable"]) -> ToolErr
     """The error for a source change (``editable``) or a delete (``deletable``) of a cell the notebook's author
     locked with that standard metadata set to false."""
     what = "editing: its source cannot be changed" if lock == "editable" else "deletion: it cannot be deleted"
-    return ToolError(ErrorCode.CELL_LOCKED,
-                     f"Cell {cell_id!r} is locked against {what} (cell metadata {lock}: false, set by the notebook's author; "
-                     "JupyterLab keeps the person from it too).", cellId=cell_id, lock=lock)
+    return ToolError(
+        ErrorCode.CELL_LOCKED,
+        f"Cell {cell_id!r} is locked against {what} (cell metadata {lock}: false, set by the notebook's author; "
+        "JupyterLab keeps the person from it too).",
+        cellId=cell_id,
+        lock=lock,
+    )
 
 
 class GuardedNotebook:
     """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` that enforces the levels of the notebook it wraps (see the
     module docstring). Indices in and out are visible indices. Built by :class:`GuardedHost`."""
 
-    def __init__(self, guard: "GuardedHost", inner: LiveNotebook) -> None:
+    def __init__(self, guard: GuardedHost, inner: LiveNotebook) -> None:
         self._guard = guard
         self._inner = inner
         self.path = inner.path
@@ -389,7 +400,9 @@ class GuardedNotebook:
             return self._inner.read_cells(indices, head_bytes=head_bytes, max_outputs=max_outputs)
         visible_count = self._inner.cell_count() - len(view.hidden_indices)
         chosen = range(visible_count) if indices is None else [i for i in indices if 0 <= i < visible_count]
-        cells = self._inner.read_cells([view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs)
+        cells = self._inner.read_cells(
+            [view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs
+        )
         return [self._visible(c, view) for c in cells if c.id not in view.hidden]
 
     def run_states(self, last_index: int) -> list[RunState]:
@@ -417,7 +430,9 @@ class GuardedNotebook:
         self._check_ids([cell_id], self.view())
         return self._inner.read_output_binary_head(cell_id, output_index, mime, max_bytes)
 
-    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+    async def encode_output_image(
+        self, cell_id: str, output_index: int, mime: str, request: ImageRequest
+    ) -> EncodedImage | None:
         """A read: the cell is checked before the host starts, and again after it answers (the person may have
         hidden the cell while the copy was made: then nothing of it is returned)."""
         self._check_ids([cell_id], self.view())
@@ -474,7 +489,9 @@ class GuardedNotebook:
         cell = self._inner.insert_cell(self._real_insert_index(index, view), cell_type, source)
         return self._placed(cell, view)
 
-    def insert_cell_near(self, reference_cell_id: str | None, position: str, cell_type: CellType, source: str) -> RawCell:
+    def insert_cell_near(
+        self, reference_cell_id: str | None, position: str, cell_type: CellType, source: str
+    ) -> RawCell:
         """Insert directly above or below a visible cell (None: at the start or the end of the notebook), so a
         hidden neighbour keeps its place. Raises like :meth:`insert_cell` and CELL_NOT_FOUND for the reference."""
         view = self._writable([])
@@ -497,7 +514,9 @@ class GuardedNotebook:
             others = [i for i in visible if i != cell_id]
             at = others.index(reference_cell_id) + (1 if position == "below" else 0)
             if others[:at] + [cell_id] + others[at:] == visible:
-                return self.find_cell(cell_id)  # the agent's order is already so: nothing to do, as without hidden cells
+                return self.find_cell(
+                    cell_id
+                )  # the agent's order is already so: nothing to do, as without hidden cells
         real = self._inner.find_cell(cell_id).index
         target = self._inner.find_cell(reference_cell_id).index + (1 if position == "below" else 0)
         if real < target:
@@ -574,7 +593,9 @@ class GuardedNotebook:
         stored_threads, given_threads = current.get("threads"), merged.get("threads")
         stored: list[Any] = stored_threads if isinstance(stored_threads, list) else []
         if stored or "threads" in merged:
-            given = [t for t in (given_threads if isinstance(given_threads, list) else []) if self._thread_visible(t, view)]
+            given = [
+                t for t in (given_threads if isinstance(given_threads, list) else []) if self._thread_visible(t, view)
+            ]
             by_id = {t.get("id"): t for t in given if isinstance(t.get("id"), str)}
             threads, used = [], set()
             for old in stored:  # stored order kept: hidden and malformed entries untouched, visible ones updated
@@ -593,7 +614,11 @@ class GuardedNotebook:
 
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
         view = self.view()
-        return [(view.to_visible(i), cid, block) for i, cid, block in self._inner.cell_bridge_metadata() if cid not in view.hidden]
+        return [
+            (view.to_visible(i), cid, block)
+            for i, cid, block in self._inner.cell_bridge_metadata()
+            if cid not in view.hidden
+        ]
 
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
         raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "Only the person changes a cell's access.", path=self.path)
@@ -654,12 +679,19 @@ class GuardedNotebook:
         if run_accepted(code):
             return True
         if utf8_len(code) > CODE_BYTES:
-            raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; the person is shown at most {CODE_BYTES} "
-                            "bytes before it runs. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"This code is {utf8_len(code)} bytes; the person is shown at most {CODE_BYTES} "
+                "bytes before it runs. Run less at once.",
+                bytes=utf8_len(code),
+                maxBytes=CODE_BYTES,
+            )
         call = current_call.get()
         tool = call.tool if call is not None else "kernel run"
         what = "Run this cell in the kernel" if cell_id is not None else "Run code in the kernel"
-        proposal = Proposal("", self.path, tool, kind, cell_id, preview(f"{what} ({reason})", PROPOSAL_SUMMARY_BYTES), None, code)
+        proposal = Proposal(
+            "", self.path, tool, kind, cell_id, preview(f"{what} ({reason})", PROPOSAL_SUMMARY_BYTES), None, code
+        )
 
         def still_valid() -> str | None:
             if self._guard._inner.find_open(self.path) is None:
@@ -680,8 +712,11 @@ class GuardedNotebook:
 
     @staticmethod
     def _changed_since_accept() -> ToolError:
-        return ToolError(ErrorCode.STALE_CELL, "The code changed after the person accepted running it; nothing was run. "
-                         "Read the cell again and ask to run it again.")
+        return ToolError(
+            ErrorCode.STALE_CELL,
+            "The code changed after the person accepted running it; nothing was run. "
+            "Read the cell again and ask to run it again.",
+        )
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         view = self._writable([cell_id])
@@ -722,8 +757,11 @@ class GuardedNotebook:
         references = [op.reference_cell_id for op in ops if getattr(op, "reference_cell_id", None) is not None]
         view = self._writable(changed)
         self._check_ids(references, view)
-        self._check_locks(view, [op.cell_id for op in ops if isinstance(op, SetSourceOp)],
-                          [op.cell_id for op in ops if isinstance(op, DeleteOp)])
+        self._check_locks(
+            view,
+            [op.cell_id for op in ops if isinstance(op, SetSourceOp)],
+            [op.cell_id for op in ops if isinstance(op, DeleteOp)],
+        )
         self._gate()
         try:
             return self._inner.apply_edits(ops)
@@ -751,7 +789,9 @@ class GuardedNotebook:
     def __getattr__(self, name: str) -> Any:
         # A host method this guard does not know (added to the protocol later) is refused rather than passed
         # through unchecked: the guard must be taught about it first.
-        raise AttributeError(f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.guard with its access rule")
+        raise AttributeError(
+            f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.guard with its access rule"
+        )
 
 
 class GuardedHost:
@@ -774,7 +814,10 @@ class GuardedHost:
         """In propose mode, refuse a change the person did not accept in this call (the safety net of
         webmcp_bridge.propose.proposals: a tool that forgot to ask cannot change the notebook or the workspace)."""
         if self.proposals.mode == "propose" and not approved():
-            raise ToolError(ErrorCode.INTERNAL_ERROR, "This change was not proposed to the person (Propose mode is on); nothing was changed.")
+            raise ToolError(
+                ErrorCode.INTERNAL_ERROR,
+                "This change was not proposed to the person (Propose mode is on); nothing was changed.",
+            )
 
     @property
     def raw(self) -> NotebookHost:
@@ -818,8 +861,15 @@ class GuardedHost:
                 read_only.add(cell_id)
         uneditable = frozenset(cell_id for cell_id, editable, _ in state.locks if not editable)
         undeletable = frozenset(cell_id for cell_id, _, deletable in state.locks if not deletable)
-        view = AccessView(parse_level(state.notebook_access), frozenset(hidden), frozenset(read_only),
-                          tuple(sorted(hidden_indices)), state.revision, uneditable, undeletable)
+        view = AccessView(
+            parse_level(state.notebook_access),
+            frozenset(hidden),
+            frozenset(read_only),
+            tuple(sorted(hidden_indices)),
+            state.revision,
+            uneditable,
+            undeletable,
+        )
         if hidden:
             self._ever_hidden.setdefault(nb.path, set()).update(hidden)
         self._hold(nb.path, view)
@@ -835,7 +885,7 @@ class GuardedHost:
         self._steps[path] = step
         loop.call_soon(self._end_step, path, weakref.ref(step))
 
-    def _end_step(self, path: str, step: "weakref.ref[_Step]") -> None:
+    def _end_step(self, path: str, step: weakref.ref[_Step]) -> None:
         if self._steps.get(path) is step():
             self._steps.pop(path, None)
 
@@ -871,13 +921,19 @@ class GuardedHost:
         (:meth:`RunConsent.reason <webmcp_bridge.access.run_consent.RunConsent.reason>`), or None."""
         # the walk is reused while no notebook level changed and the same notebooks are open
         stamp = (_notebook_level_changes, tuple(sorted(doc.path for doc in self._inner.open_documents())))
-        return await self.consent.reason(path, hidden_cells, self._open_hidden(), self._inner.list_dir, self._hidden, stamp)
+        return await self.consent.reason(
+            path, hidden_cells, self._open_hidden(), self._inner.list_dir, self._hidden, stamp
+        )
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         entries = await self._inner.list_dir(path)
         if entries is None:
             return None
-        return [e for e in entries if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path)]
+        return [
+            e
+            for e in entries
+            if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path)
+        ]
 
     async def stat(self, path: str) -> Entry | None:
         entry = await self._inner.stat(path)
@@ -917,14 +973,20 @@ class GuardedHost:
         return self._wrap(self._inner.find_open(path))
 
     async def notebook_bridge_metadata(self, path: str) -> Any:
-        raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "The bridge's metadata is read through the notebook.", path=path)
+        raise ToolError(
+            ErrorCode.NOTEBOOK_ACCESS_DENIED, "The bridge's metadata is read through the notebook.", path=path
+        )
 
     # -- text files (tools/files.py): never a notebook, whatever its level ----------------------
     @staticmethod
     def _not_a_notebook(path: str) -> None:
         if is_notebook_path(path):  # the tools refuse these first; the same answer for every notebook
-            raise ToolError(ErrorCode.INVALID_PATH, "Notebooks are not read or written as files; use jupyter_get_cells, "
-                            "jupyter_export_notebook and the cell tools.", path=path)
+            raise ToolError(
+                ErrorCode.INVALID_PATH,
+                "Notebooks are not read or written as files; use jupyter_get_cells, "
+                "jupyter_export_notebook and the cell tools.",
+                path=path,
+            )
 
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         self._not_a_notebook(path)
@@ -936,4 +998,6 @@ class GuardedHost:
         await self._inner.write_text(path, text)
 
     def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.guard with its access rule")
+        raise AttributeError(
+            f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.guard with its access rule"
+        )

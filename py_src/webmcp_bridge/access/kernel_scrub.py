@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def source_digest(source: str) -> str:
@@ -72,7 +72,7 @@ def scrub_code(counts: Sequence[int], sources: Sequence[str]) -> str:
 
 #: The scrub, run in the kernel. Every step is guarded: a kernel without a piece (the Pyodide kernel keeps no
 #: history database) skips it.
-SCRUB = '''
+SCRUB = """
 def _webmcp_scrub(counts, digests, lengths):
     import hashlib, linecache, sys
     # the shell from IPython's own singleton, not a get_ipython name the namespace may have shadowed
@@ -206,4 +206,4 @@ def _webmcp_scrub(counts, digests, lengths):
                             value.pop(found, None)
 _webmcp_scrub(ARGUMENTS)
 del _webmcp_scrub
-'''
+"""

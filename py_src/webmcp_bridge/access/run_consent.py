@@ -28,7 +28,7 @@ import contextvars
 import hashlib
 import time
 from collections import deque
-from typing import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from webmcp_bridge.core.limits import HIDDEN_WALK_ENTRIES, HIDDEN_WALK_SECONDS
 from webmcp_bridge.host.protocol import Entry
@@ -37,7 +37,9 @@ from webmcp_bridge.host.protocol import Entry
 HIDDEN_CELLS = "cells of this notebook are hidden from the agent, and the kernel holds what they defined"
 HIDDEN_NOTEBOOK = "something in the workspace is hidden from the agent, and the kernel can read every file"
 
-_accepted: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("webmcp_bridge_accepted_runs", default=frozenset())
+_accepted: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "webmcp_bridge_accepted_runs", default=frozenset()
+)
 
 
 def code_digest(code: str) -> str:
@@ -96,8 +98,14 @@ class RunConsent:
         ttl: seconds the walk's answer is reused (:data:`~webmcp_bridge.core.limits.HIDDEN_WALK_SECONDS`).
     """
 
-    def __init__(self, switch: Callable[[str], bool] | None = None, *, clock: Callable[[], float] = time.monotonic,
-                 max_entries: int = HIDDEN_WALK_ENTRIES, ttl: float = HIDDEN_WALK_SECONDS) -> None:
+    def __init__(
+        self,
+        switch: Callable[[str], bool] | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_entries: int = HIDDEN_WALK_ENTRIES,
+        ttl: float = HIDDEN_WALK_SECONDS,
+    ) -> None:
         self._switch = switch
         self._clock = clock
         self._max_entries = max_entries
@@ -129,8 +137,15 @@ class RunConsent:
         self._walk = (self._clock(), stamp, answer)
         return answer
 
-    async def reason(self, path: str, hidden_cells: int, open_hidden: bool, list_dir: ListDir, is_hidden: IsHidden,
-                     stamp: object = None) -> str | None:
+    async def reason(
+        self,
+        path: str,
+        hidden_cells: int,
+        open_hidden: bool,
+        list_dir: ListDir,
+        is_hidden: IsHidden,
+        stamp: object = None,
+    ) -> str | None:
         """Why a kernel run in the notebook at ``path`` is shown to the person first, or None when it is not.
 
         Args:

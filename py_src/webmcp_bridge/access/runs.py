@@ -9,8 +9,9 @@ never started and is not told. The code that ran is never part of the event (it 
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from webmcp_bridge.calls.registry import current_call
 
@@ -45,9 +46,16 @@ class KernelRun:
 
     def to_json(self) -> dict[str, object]:
         """Plain data (camelCase keys), as the page's ``webmcp-bridge:run`` event carries it."""
-        return {"path": self.path, "kind": self.kind, "cellId": self.cell_id, "status": self.status,
-                "duration": round(self.duration, 6), "executionCount": self.execution_count, "tool": self.tool,
-                "callId": self.call_id}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "cellId": self.cell_id,
+            "status": self.status,
+            "duration": round(self.duration, 6),
+            "executionCount": self.execution_count,
+            "tool": self.tool,
+            "callId": self.call_id,
+        }
 
 
 RunObserver = Callable[[KernelRun], None]
@@ -64,15 +72,24 @@ class RunObservers:
         self._observers.append(observer)
         return lambda: self._observers.remove(observer) if observer in self._observers else None
 
-    def tell(self, path: str, kind: RunKind, cell_id: str | None, status: str, duration: float,
-             execution_count: int | None) -> None:
+    def tell(
+        self, path: str, kind: RunKind, cell_id: str | None, status: str, duration: float, execution_count: int | None
+    ) -> None:
         """Tell every observer of one run (the tool and call are the current call's). An observer that raises
         is printed and the others are still told; nothing reaches the run."""
         if not self._observers:
             return
         call = current_call.get()
-        run = KernelRun(path, kind, cell_id, status, duration, execution_count,
-                        None if call is None else call.tool, None if call is None else call.call_id)
+        run = KernelRun(
+            path,
+            kind,
+            cell_id,
+            status,
+            duration,
+            execution_count,
+            None if call is None else call.tool,
+            None if call is None else call.call_id,
+        )
         for observer in list(self._observers):
             try:
                 observer(run)

@@ -39,12 +39,20 @@ Texts are bounded by ``Limits.dialog_text_bytes`` / ``dialog_body_bytes`` (UTF-8
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from webmcp_bridge.calls.pending import PendingCall, PendingCalls, pending_payload
 from webmcp_bridge.core.bounds import fit_payload, json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, ECHO_LABEL_BYTES, ECHO_TITLE_BYTES, SHORT_ID_CHARS, Limits, truncate_utf8
+from webmcp_bridge.core.limits import (
+    DEFAULT_LIMITS,
+    ECHO_LABEL_BYTES,
+    ECHO_TITLE_BYTES,
+    SHORT_ID_CHARS,
+    Limits,
+    truncate_utf8,
+)
 from webmcp_bridge.host.protocol import DialogSource, RawDialog
 
 ANSWER_TOOL = "jupyter_answer_dialog"
@@ -155,8 +163,11 @@ class DialogTracker:
         report["shown"] = raw.shown
         buttons = []
         for index, button in enumerate(raw.buttons[: limits.dialog_buttons]):
-            entry: dict[str, Any] = {"index": index, "label": _cut(button.label, limits.dialog_text_bytes)[0],
-                                     "kind": "accept" if button.accept else "reject"}
+            entry: dict[str, Any] = {
+                "index": index,
+                "label": _cut(button.label, limits.dialog_text_bytes)[0],
+                "kind": "accept" if button.accept else "reject",
+            }
             if button.warn:
                 entry["warn"] = True
             if button.disabled:
@@ -173,7 +184,10 @@ class DialogTracker:
                 field["checked"] = raw.input.checked
             report["input"] = field
         if raw.checkbox is not None:
-            report["checkbox"] = {"label": _cut(raw.checkbox[0], limits.dialog_text_bytes)[0], "checked": raw.checkbox[1]}
+            report["checkbox"] = {
+                "label": _cut(raw.checkbox[0], limits.dialog_text_bytes)[0],
+                "checked": raw.checkbox[1],
+            }
         report["owner"] = None if owner is None else {"tool": owner.tool, "pendingId": owner.pending_id or None}
         report["answerable"] = owner is not None and raw.shown
         return report
@@ -200,7 +214,9 @@ class DialogTracker:
         if len(raws) > len(listed):
             payload["dialogsOmitted"] = len(raws) - len(listed)
         if json_bytes(payload) > cap:
-            payload["dialogs"] = [{k: d[k] for k in ("id", "title", "state", "shown", "owner", "answerable")} for d in listed]
+            payload["dialogs"] = [
+                {k: d[k] for k in ("id", "title", "state", "shown", "owner", "answerable")} for d in listed
+            ]
         return fit_payload(payload, cap)
 
     def pending_payload(self, call: PendingCall) -> dict[str, Any]:
@@ -211,9 +227,11 @@ class DialogTracker:
         if raw is not None:
             payload["dialog"] = self.describe(raw)
             where = "" if raw.shown else " It is queued behind another dialog and can be answered once it is shown."
-            payload["message"] = (f"{call.tool} waits for an answer to the dialog {raw.title!r} ({raw.id}), shown to the person.{where} "
-                                  "Answer it with jupyter_answer_dialog (the person may answer it too); the call's result then "
-                                  "comes back from jupyter_answer_dialog or jupyter_wait_for_result.")
+            payload["message"] = (
+                f"{call.tool} waits for an answer to the dialog {raw.title!r} ({raw.id}), shown to the person.{where} "
+                "Answer it with jupyter_answer_dialog (the person may answer it too); the call's result then "
+                "comes back from jupyter_answer_dialog or jupyter_wait_for_result."
+            )
         return payload
 
     # -- answering ------------------------------------------------------------------------------------------
@@ -228,45 +246,74 @@ class DialogTracker:
         raws = self.sync()
         if not raws:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "No dialog is open.")
-        listing = [{"id": r.id, "title": _cut(r.title, self.limits.dialog_text_bytes)[0], "state": "shown" if r.shown else "queued"}
-                   for r in raws[: self.limits.dialogs_listed]]
+        listing = [
+            {
+                "id": r.id,
+                "title": _cut(r.title, self.limits.dialog_text_bytes)[0],
+                "state": "shown" if r.shown else "queued",
+            }
+            for r in raws[: self.limits.dialogs_listed]
+        ]
         if dialog_id is None:
             if len(raws) > 1:
-                raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                                f"{len(raws)} dialogs are open; pass dialogId to say which one you answer.", dialogs=listing)
+                raise ToolError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"{len(raws)} dialogs are open; pass dialogId to say which one you answer.",
+                    dialogs=listing,
+                )
             raw = raws[0]
         else:
             found = next((r for r in raws if r.id == dialog_id), None)
             if found is None:
-                raise ToolError(ErrorCode.INVALID_ARGUMENT, f"No open dialog has id {dialog_id[:SHORT_ID_CHARS]!r}.", dialogs=listing)
+                raise ToolError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"No open dialog has id {dialog_id[:SHORT_ID_CHARS]!r}.",
+                    dialogs=listing,
+                )
             raw = found
         owner = self._owners.get(raw.id)
         if owner is None:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                            f"The dialog {raw.id} ({_cut(raw.title, ECHO_TITLE_BYTES)[0]!r}) was not opened by one of your calls: only the person answers it.",
-                            dialogId=raw.id)
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"The dialog {raw.id} ({_cut(raw.title, ECHO_TITLE_BYTES)[0]!r}) was not opened by one of your calls: only the person answers it.",
+                dialogId=raw.id,
+            )
         if not raw.shown:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                            f"The dialog {raw.id} is queued behind the dialog on screen (JupyterLab shows one at a time); it can be answered once it is shown.",
-                            dialogId=raw.id)
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"The dialog {raw.id} is queued behind the dialog on screen (JupyterLab shows one at a time); it can be answered once it is shown.",
+                dialogId=raw.id,
+            )
         index = self._button_index(raw, button)
         outcome = self.source.click(raw.id, index) if self.source is not None else "gone"
         if outcome != "clicked":
-            reasons = {"gone": "it closed before the click", "queued": "it is no longer the dialog on screen",
-                       "disabled": "that button is disabled", "no-button": "that button is gone"}
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The dialog {raw.id} was not answered: {reasons.get(outcome, outcome)}.",
-                            dialogId=raw.id)
+            reasons = {
+                "gone": "it closed before the click",
+                "queued": "it is no longer the dialog on screen",
+                "disabled": "that button is disabled",
+                "no-button": "that button is gone",
+            }
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"The dialog {raw.id} was not answered: {reasons.get(outcome, outcome)}.",
+                dialogId=raw.id,
+            )
         self.sync()
         label = _cut(raw.buttons[index].label, self.limits.dialog_text_bytes)[0]
         return owner, {"dialogId": raw.id, "button": label, "buttonIndex": index}
 
     def _button_index(self, raw: RawDialog, button: str | int) -> int:
         labels = [b.label for b in raw.buttons]
-        listed = ", ".join(f"{i}: {_cut(label, ECHO_LABEL_BYTES)[0]!r}" for i, label in enumerate(labels[: self.limits.dialog_buttons]))
+        listed = ", ".join(
+            f"{i}: {_cut(label, ECHO_LABEL_BYTES)[0]!r}" for i, label in enumerate(labels[: self.limits.dialog_buttons])
+        )
         if isinstance(button, int):
             if not 0 <= button < len(labels):
-                raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The dialog {raw.id} has no button {button}; its buttons: {listed}.",
-                                dialogId=raw.id)
+                raise ToolError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"The dialog {raw.id} has no button {button}; its buttons: {listed}.",
+                    dialogId=raw.id,
+                )
             index = button
         else:
             matches = [i for i, label in enumerate(labels) if label == button]
@@ -274,14 +321,22 @@ class DialogTracker:
                 wanted = button.strip().casefold()
                 matches = [i for i, label in enumerate(labels) if label.strip().casefold() == wanted]
             if not matches:
-                raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                                f"The dialog {raw.id} has no button labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; its buttons: {listed}.", dialogId=raw.id)
+                raise ToolError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"The dialog {raw.id} has no button labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; its buttons: {listed}.",
+                    dialogId=raw.id,
+                )
             if len(matches) > 1:
-                raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                                f"Several buttons of the dialog {raw.id} are labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; pass the button's index ({listed}).",
-                                dialogId=raw.id)
+                raise ToolError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"Several buttons of the dialog {raw.id} are labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; pass the button's index ({listed}).",
+                    dialogId=raw.id,
+                )
             index = matches[0]
         if raw.buttons[index].disabled:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                            f"The button {index} of the dialog {raw.id} is disabled (the dialog's input is not valid).", dialogId=raw.id)
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"The button {index} of the dialog {raw.id} is disabled (the dialog's input is not valid).",
+                dialogId=raw.id,
+            )
         return index

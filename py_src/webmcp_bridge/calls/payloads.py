@@ -130,7 +130,7 @@ def output_schema(model: Any) -> dict[str, Any]:
     return copy.deepcopy(_output_schema(model))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _output_schema(model: Any) -> dict[str, Any]:
     variants: list[dict[str, Any]] = []
     for part in (model, PendingPayload, UnfitPayload):

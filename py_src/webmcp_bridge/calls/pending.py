@@ -29,7 +29,7 @@ from webmcp_bridge.core.limits import DEFAULT_LIMITS, EARLY_ABORTS_KEPT
 EAGER_TASKS = sys.version_info >= (3, 12)
 
 
-def start_eagerly(coro: Any) -> "asyncio.Task[Any]":
+def start_eagerly(coro: Any) -> asyncio.Task[Any]:
     """Start ``coro`` as a task of the running loop that runs its first step at once, synchronously, up to its
     first real suspension (Python >= 3.12; an older Python schedules it like ``ensure_future``).
 
@@ -62,7 +62,7 @@ class PendingCall:
 
     pending_id: str
     tool: str
-    task: "asyncio.Future[dict[str, Any]]"
+    task: asyncio.Future[dict[str, Any]]
     started: float
     settled: float | None = None
     collected: bool = field(default=False)
@@ -72,12 +72,16 @@ class PendingCall:
     abort_requested: bool = False
     starting: bool = False
     woken_while_starting: bool = False
-    _waiters: list["asyncio.Future[None]"] = field(default_factory=list, repr=False)
+    _waiters: list[asyncio.Future[None]] = field(default_factory=list, repr=False)
 
     def describe(self, now: float) -> dict[str, Any]:
         """``{pendingId, tool, status: running|settled, seconds}`` for get_context."""
-        return {"pendingId": self.pending_id, "tool": self.tool, "status": "settled" if self.task.done() else "running",
-                "seconds": round(now - self.started, 1)}
+        return {
+            "pendingId": self.pending_id,
+            "tool": self.tool,
+            "status": "settled" if self.task.done() else "running",
+            "seconds": round(now - self.started, 1),
+        }
 
     def running(self) -> bool:
         """True until the task settled."""
@@ -116,8 +120,11 @@ class PendingCalls:
         keep_count: at most this many settled results are kept (oldest dropped first).
     """
 
-    def __init__(self, keep_seconds: float = DEFAULT_LIMITS.pending_keep_seconds,
-                 keep_count: int = DEFAULT_LIMITS.pending_keep_count) -> None:
+    def __init__(
+        self,
+        keep_seconds: float = DEFAULT_LIMITS.pending_keep_seconds,
+        keep_count: int = DEFAULT_LIMITS.pending_keep_count,
+    ) -> None:
         self.keep_seconds = keep_seconds
         self.keep_count = keep_count
         self._calls: dict[str, PendingCall] = {}
@@ -125,8 +132,15 @@ class PendingCalls:
         self._running: list[PendingCall] = []
         self._early_aborts: deque[str] = deque(maxlen=EARLY_ABORTS_KEPT)
 
-    def begin(self, tool: str, task: "asyncio.Future[dict[str, Any]] | None", started: float, *,
-              invocation: str | None = None, can_own_dialogs: bool = False) -> PendingCall:
+    def begin(
+        self,
+        tool: str,
+        task: asyncio.Future[dict[str, Any]] | None,
+        started: float,
+        *,
+        invocation: str | None = None,
+        can_own_dialogs: bool = False,
+    ) -> PendingCall:
         """Track a call from its start until its task settles (it is not pending: it has no id yet).
 
         ``task`` None: the call is tracked before its task exists (it runs from :meth:`run`); until then its
@@ -143,7 +157,7 @@ class PendingCalls:
             task.add_done_callback(lambda _task: self._settled(call))
         return call
 
-    def run(self, call: PendingCall, coro: Any) -> "asyncio.Task[dict[str, Any]]":
+    def run(self, call: PendingCall, coro: Any) -> asyncio.Task[dict[str, Any]]:
         """Run ``coro`` as the task of ``call`` (tracked by :meth:`begin` with no task), started eagerly
         (:func:`start_eagerly`): when it finishes within its first step the call is settled here, with no
         further turn of the event loop. Returns the task."""
@@ -175,7 +189,7 @@ class PendingCalls:
             self._prune()
         return call
 
-    def add(self, tool: str, task: "asyncio.Future[dict[str, Any]]", started: float) -> PendingCall:
+    def add(self, tool: str, task: asyncio.Future[dict[str, Any]], started: float) -> PendingCall:
         """Track ``task`` (already running) as pending under a new id (:meth:`begin` + :meth:`promote`)."""
         return self.promote(self.begin(tool, task, started))
 

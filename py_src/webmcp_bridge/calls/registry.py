@@ -33,8 +33,9 @@ import functools
 import json
 import time
 import traceback
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
@@ -64,7 +65,9 @@ class ToolInput(BaseModel):
     """Base of every tool's input model: camelCase names on the wire, unknown keys rejected, no type
     coercion ("5" is not an int), immutable once validated."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, alias_generator=to_camel, populate_by_name=False)
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, alias_generator=to_camel, populate_by_name=False
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -114,8 +117,11 @@ class Annotations:
             "untrustedContentHint": self.untrusted_content,
             "consequentialHint": self.consequential,
         }
-        for key, value in (("destructiveHint", self.destructive), ("idempotentHint", self.idempotent),
-                           ("openWorldHint", self.open_world)):
+        for key, value in (
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
+        ):
             if value is not None:
                 hints[key] = value
         return hints
@@ -222,7 +228,7 @@ def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     return copy.deepcopy(_input_schema(model))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = inline_refs(model.model_json_schema(by_alias=True, mode="validation"))
     schema.setdefault("properties", {})
@@ -239,8 +245,9 @@ class Envelope(dict[str, Any]):
     payload_text: str
 
 
-def envelope(payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None,
-             text: str | None = None) -> dict[str, Any]:
+def envelope(
+    payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None, text: str | None = None
+) -> dict[str, Any]:
     """An MCP CallToolResult: one JSON text block (plus images), the same payload as
     ``structuredContent``, and ``isError``. ``text``: the payload's :func:`~webmcp_bridge.core.bounds.dumps`
     text when the caller has it already."""
@@ -259,8 +266,17 @@ def result_json(result: dict[str, Any]) -> str:
     text = getattr(result, "payload_text", None)
     if not isinstance(text, str) or set(result) != {"content", "structuredContent", "isError"}:
         return json.dumps(result, ensure_ascii=False)
-    return "".join(('{"content":', json.dumps(result["content"], ensure_ascii=False), ',"structuredContent":', text,
-                    ',"isError":', "true" if result["isError"] else "false", "}"))
+    return "".join(
+        (
+            '{"content":',
+            json.dumps(result["content"], ensure_ascii=False),
+            ',"structuredContent":',
+            text,
+            ',"isError":',
+            "true" if result["isError"] else "false",
+            "}",
+        )
+    )
 
 
 def summarize_arguments(raw: str, max_bytes: int = ARGUMENT_SUMMARY_BYTES) -> str:
@@ -277,8 +293,13 @@ class Registry(Generic[C]):
         limits: bounds applied to inputs and results.
     """
 
-    def __init__(self, context: C, limits: Limits = DEFAULT_LIMITS, pending: PendingCalls | None = None,
-                 dialogs: DialogTracker | None = None) -> None:
+    def __init__(
+        self,
+        context: C,
+        limits: Limits = DEFAULT_LIMITS,
+        pending: PendingCalls | None = None,
+        dialogs: DialogTracker | None = None,
+    ) -> None:
         self.context = context
         self.limits = limits
         self.pending = pending or PendingCalls(limits.pending_keep_seconds, limits.pending_keep_count)
@@ -363,8 +384,14 @@ class Registry(Generic[C]):
             except Exception:  # a broken listener must not break the call
                 traceback.print_exc()
 
-    async def call(self, name: str, arguments: str | dict[str, Any] | None = None, *, invocation: str | None = None,
-                   any_toolset: bool = False) -> dict[str, Any]:
+    async def call(
+        self,
+        name: str,
+        arguments: str | dict[str, Any] | None = None,
+        *,
+        invocation: str | None = None,
+        any_toolset: bool = False,
+    ) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
 
         Returns an MCP CallToolResult dict, or a pending one past the execution timeout or as soon as a
@@ -376,8 +403,13 @@ class Registry(Generic[C]):
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
-        call = self.pending.begin(str(name)[:TOOL_NAME_MAX_CHARS], None, started, invocation=invocation,
-                                  can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only))
+        call = self.pending.begin(
+            str(name)[:TOOL_NAME_MAX_CHARS],
+            None,
+            started,
+            invocation=invocation,
+            can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only),
+        )
         # Started eagerly: a call that never really waits is answered within this step (no event-loop turn).
         task = self.pending.run(call, self._call(name, arguments, call, any_toolset))
         if call.abort_requested and call.started_running and not task.done():  # aborted while its first step ran
@@ -407,7 +439,9 @@ class Registry(Generic[C]):
         if call.pending_id:
             return False
         call.abort_requested = True
-        if call.started_running:  # else _call sees abort_requested at its start (never throw into an unstarted coroutine)
+        if (
+            call.started_running
+        ):  # else _call sees abort_requested at its start (never throw into an unstarted coroutine)
             call.task.cancel()
         return True
 
@@ -420,16 +454,27 @@ class Registry(Generic[C]):
         if "dialogs" not in stored and not self.dialogs.sync():
             return result
         payload = self.dialogs.attach(copy.deepcopy(stored), self.limits.result_bytes, stored=True)
-        return {**result, "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]], "structuredContent": payload}
+        return {
+            **result,
+            "content": [{"type": "text", "text": dumps(payload)}, *result["content"][1:]],
+            "structuredContent": payload,
+        }
 
-    async def _call(self, name: str, arguments: str | dict[str, Any] | None, record: PendingCall, any_toolset: bool = False) -> dict[str, Any]:
+    async def _call(
+        self, name: str, arguments: str | dict[str, Any] | None, record: PendingCall, any_toolset: bool = False
+    ) -> dict[str, Any]:
         record.started_running = True
         try:
             raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments)
         except (TypeError, ValueError):
             raw = None
-        event = CallEvent(self._next_call, str(name)[:TOOL_NAME_MAX_CHARS], summarize_arguments(raw or ""), time.monotonic(),
-                          invocation=record.invocation)
+        event = CallEvent(
+            self._next_call,
+            str(name)[:TOOL_NAME_MAX_CHARS],
+            summarize_arguments(raw or ""),
+            time.monotonic(),
+            invocation=record.invocation,
+        )
         self._next_call += 1
         current_call.set(event)
         self._notify(self._before, event)
@@ -443,7 +488,9 @@ class Registry(Generic[C]):
             payload, images, final, text = await self._run(name, raw, any_toolset)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
-                self._notify(self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome))
+                self._notify(
+                    self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome)
+                )
                 return self._with_dialogs(final)
             outcome, is_error = "ok", False
         except asyncio.CancelledError:  # Registry.cancel: the handler stopped at an await; nothing more is done
@@ -468,30 +515,49 @@ class Registry(Generic[C]):
         self._notify(self._after, done)
         return envelope(payload, is_error=is_error, images=images, text=text)
 
-    async def _run(self, name: str, raw: str, any_toolset: bool = False) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None, str | None]:
+    async def _run(
+        self, name: str, raw: str, any_toolset: bool = False
+    ) -> tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None, str | None]:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise ToolError(ErrorCode.UNKNOWN_TOOL, f"There is no tool named {str(name)[:TOOL_NAME_MAX_CHARS]!r}.")
         if tool.name in self.disabled:
-            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
-                            disabled=True)
+            raise ToolError(
+                ErrorCode.UNKNOWN_TOOL,
+                f"The tool {tool.name} is turned off in this page's settings (disabledTools).",
+                disabled=True,
+            )
         toolset = self.toolset_of(tool.name)
         if toolset in self.toolsets_off and not any_toolset:
-            raise ToolError(ErrorCode.UNKNOWN_TOOL, f"The tool {tool.name} belongs to the toolset {toolset!r}, which is off in this page; "
-                            "turn it on with jupyter_toolsets.", toolset=toolset, toolsetEnabled=False)
+            raise ToolError(
+                ErrorCode.UNKNOWN_TOOL,
+                f"The tool {tool.name} belongs to the toolset {toolset!r}, which is off in this page; "
+                "turn it on with jupyter_toolsets.",
+                toolset=toolset,
+                toolsetEnabled=False,
+            )
         size = len(raw.encode("utf-8", "surrogatepass"))
         if size > self.limits.input_bytes:
-            raise ToolError(ErrorCode.TOO_LARGE, f"The arguments are {size} bytes; the limit is {self.limits.input_bytes}.",
-                            bytes=size, maxBytes=self.limits.input_bytes)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"The arguments are {size} bytes; the limit is {self.limits.input_bytes}.",
+                bytes=size,
+                maxBytes=self.limits.input_bytes,
+            )
         try:
             args = tool.input_model.model_validate_json(raw or "{}")
         except ValidationError as exc:
             problems = [
-                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES), "type": e["type"]}
+                {
+                    "loc": ".".join(str(p) for p in e["loc"]),
+                    "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES),
+                    "type": e["type"],
+                }
                 for e in exc.errors(include_url=False, include_input=False, include_context=False)[:VALIDATION_PROBLEMS]
             ]
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"The arguments do not match {tool.name}'s inputSchema.",
-                            problems=problems) from None
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT, f"The arguments do not match {tool.name}'s inputSchema.", problems=problems
+            ) from None
         result = await tool.handler(self.context, args)
         if isinstance(result, ToolResult):
             return result.payload, result.images, result.final, result.text

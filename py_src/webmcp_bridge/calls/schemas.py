@@ -55,8 +55,9 @@ def recursive_definitions(defs: dict[str, Any]) -> set[str]:
     return recursive
 
 
-def inline_refs(schema: dict[str, Any], *, drop: Iterable[str] = ("title",),
-                drop_target_description: bool = False) -> dict[str, Any]:
+def inline_refs(
+    schema: dict[str, Any], *, drop: Iterable[str] = ("title",), drop_target_description: bool = False
+) -> dict[str, Any]:
     """``schema`` (a pydantic JSON Schema, not changed) with its ``$defs`` inlined where each ``$ref`` is.
 
     ``drop``: keywords removed from every schema node (never from a ``properties`` mapping, so a property named
@@ -75,8 +76,9 @@ def inline_refs(schema: dict[str, Any], *, drop: Iterable[str] = ("title",),
                 return {name: walk(value) for name, value in node.items()}
             ref = node.get("$ref")
             if isinstance(ref, str) and _name(ref) not in keep:
-                target = {k: v for k, v in defs[_name(ref)].items()
-                          if not (drop_target_description and k == "description")}
+                target = {
+                    k: v for k, v in defs[_name(ref)].items() if not (drop_target_description and k == "description")
+                }
                 return walk({**copy.deepcopy(target), **{k: v for k, v in node.items() if k != "$ref"}})
             if isinstance(ref, str):
                 node = {**node, "$ref": _PREFIX + _name(ref)}

@@ -26,8 +26,9 @@ splits the query on commas and looks words up in those tables (the same as :func
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 if TYPE_CHECKING:
@@ -167,8 +168,15 @@ class ToolsetSwitch:
         for toolset in self.registry.toolsets():
             tools = [t.name for t in toolset.tools if t.name not in disabled]
             if tools:
-                listed.append({"name": toolset.name, "description": toolset.description, "tools": tools,
-                               "enabled": toolset.name in on, "alwaysOn": toolset.name in self.always})
+                listed.append(
+                    {
+                        "name": toolset.name,
+                        "description": toolset.description,
+                        "tools": tools,
+                        "enabled": toolset.name in on,
+                        "alwaysOn": toolset.name in self.always,
+                    }
+                )
         return listed
 
     def manifest(self) -> dict[str, Any]:

@@ -14,8 +14,8 @@ waiting never blocks (it sleeps on the event loop between looks, never longer th
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Sequence
 
 from webmcp_bridge.changes.log import ChangeEntry, Typing
 from webmcp_bridge.core.limits import CHANGES_POLL_SECONDS
@@ -51,8 +51,14 @@ def announce(entries: Sequence[ChangeEntry], since: int | None, now: float, typi
     return Announcement(list(entries))
 
 
-async def wait_for_announcement(read: Callable[[], Sequence[ChangeEntry]], since: int | None, wait: float, typing: Typing,
-                                clock: Callable[[], float], sleep: Callable[[float], Awaitable[object]]) -> Announcement:
+async def wait_for_announcement(
+    read: Callable[[], Sequence[ChangeEntry]],
+    since: int | None,
+    wait: float,
+    typing: Typing,
+    clock: Callable[[], float],
+    sleep: Callable[[float], Awaitable[object]],
+) -> Announcement:
     """Look at ``read()`` (the reader's entries newer than ``since``, oldest first, brought up to date by each call)
     until something is ready to tell, or ``wait`` seconds passed on ``clock`` (seconds since the epoch); between
     looks, ``sleep`` until the next look: at most :data:`POLL_SECONDS`, and no later than the moment the first

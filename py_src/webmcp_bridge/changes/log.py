@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import traceback
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from webmcp_bridge.core.limits import (
     BURST_LOOKBACK,
@@ -81,8 +82,15 @@ class ChangeEntry:
 
     def to_json(self) -> dict[str, Any]:
         """``{seq, actor, kind, cellId, time, count, revision}`` (the path is given by the caller's context)."""
-        return {"seq": self.seq, "actor": self.actor, "kind": self.kind, "cellId": self.cell_id,
-                "time": round(self.time, 3), "count": self.count, "revision": self.revision}
+        return {
+            "seq": self.seq,
+            "actor": self.actor,
+            "kind": self.kind,
+            "cellId": self.cell_id,
+            "time": round(self.time, 3),
+            "count": self.count,
+            "revision": self.revision,
+        }
 
 
 @dataclass(frozen=True)
@@ -127,8 +135,12 @@ class ChangeLog:
     #: how many entries back a person's edit looks for the entry of the burst it continues
     BURST_LOOKBACK = BURST_LOOKBACK
 
-    def __init__(self, max_entries: int = CHANGE_LOG_ENTRIES, coalesce_seconds: float = CHANGE_COALESCE_SECONDS,
-                 typing: Typing | None = None) -> None:
+    def __init__(
+        self,
+        max_entries: int = CHANGE_LOG_ENTRIES,
+        coalesce_seconds: float = CHANGE_COALESCE_SECONDS,
+        typing: Typing | None = None,
+    ) -> None:
         self._entries: deque[ChangeEntry] = deque(maxlen=max_entries)
         self._seq = 0
         self._dropped_seq = 0  # the newest seq of a change dropped (from the full log or a host's buffer; 0: none)
@@ -144,8 +156,14 @@ class ChangeLog:
         if change.dropped_before > 0:
             return None
         last = self._entries[-1] if self._entries else None
-        if (last is not None and last.path == path and last.actor == change.actor and last.cell_id == change.cell_id
-                and last.access == change.access and change.time - last.time <= self.coalesce_seconds):
+        if (
+            last is not None
+            and last.path == path
+            and last.actor == change.actor
+            and last.cell_id == change.cell_id
+            and last.access == change.access
+            and change.time - last.time <= self.coalesce_seconds
+        ):
             kind = _merged_kind(last.kind, change.kind)
             if kind is not None:
                 return last, kind
@@ -154,8 +172,13 @@ class ChangeLog:
         for back, entry in enumerate(reversed(self._entries)):
             if back >= self.BURST_LOOKBACK:
                 break
-            if (entry.path == path and entry.cell_id == change.cell_id and Typing.applies(entry)
-                    and entry.access == change.access and self.typing.continues(entry, change)):
+            if (
+                entry.path == path
+                and entry.cell_id == change.cell_id
+                and Typing.applies(entry)
+                and entry.access == change.access
+                and self.typing.continues(entry, change)
+            ):
                 return entry, change.kind
         return None
 
@@ -171,20 +194,43 @@ class ChangeLog:
             if merge is not None:
                 last, kind = merge
                 same_burst = self.typing.continues(last, change)
-                entry = replace(last, seq=self._seq, kind=kind, time=change.time, count=last.count + 1, revision=change.revision,
-                                burst=last.burst if same_burst else change.time, burst_seq=last.burst_seq if same_burst else last.seq)
+                entry = replace(
+                    last,
+                    seq=self._seq,
+                    kind=kind,
+                    time=change.time,
+                    count=last.count + 1,
+                    revision=change.revision,
+                    burst=last.burst if same_burst else change.time,
+                    burst_seq=last.burst_seq if same_burst else last.seq,
+                )
                 if self._entries[-1] is last:
                     self._entries[-1] = entry
                 else:  # a burst that other entries came in between: it moves to the end, as every update does
                     self._entries.remove(last)
                     self._entries.append(entry)
-                if touched and touched[-1].path == path and touched[-1].cell_id == entry.cell_id and touched[-1].seq == last.seq:
+                if (
+                    touched
+                    and touched[-1].path == path
+                    and touched[-1].cell_id == entry.cell_id
+                    and touched[-1].seq == last.seq
+                ):
                     touched[-1] = entry
                 else:
                     touched.append(entry)
             else:
-                entry = ChangeEntry(self._seq, path, change.actor, change.kind, change.cell_id, change.time, change.time,
-                                    access=change.access, revision=change.revision, burst=change.time)
+                entry = ChangeEntry(
+                    self._seq,
+                    path,
+                    change.actor,
+                    change.kind,
+                    change.cell_id,
+                    change.time,
+                    change.time,
+                    access=change.access,
+                    revision=change.revision,
+                    burst=change.time,
+                )
                 if len(self._entries) == self._entries.maxlen:
                     self._dropped_seq = max(self._dropped_seq, self._entries[0].seq)  # the oldest falls out of the log
                 self._entries.append(entry)

@@ -28,8 +28,9 @@ diagnostic.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any
 
 from webmcp_bridge.access.runs import KernelRun
 from webmcp_bridge.calls.registry import Annotations, CallEvent, ToolInput, ToolResult, Toolset
@@ -65,12 +66,20 @@ class Extension:
             raise ValueError("an extension names the tool it extends")
         if isinstance(self.order, bool) or not isinstance(self.order, int):
             raise ValueError(f"the order of an extension of {self.tool} is an integer")
-        if (self.title is None and self.description is None and self.annotations is None and self.input_model is None
-                and not self.fixed and self.around is None):
+        if (
+            self.title is None
+            and self.description is None
+            and self.annotations is None
+            and self.input_model is None
+            and not self.fixed
+            and self.around is None
+        ):
             raise ValueError(f"the extension of {self.tool} changes nothing")
         if self.description is not None and not self.description.strip():
             raise ValueError(f"the extension of {self.tool} gives an empty description")
-        if self.input_model is not None and not (isinstance(self.input_model, type) and issubclass(self.input_model, ToolInput)):
+        if self.input_model is not None and not (
+            isinstance(self.input_model, type) and issubclass(self.input_model, ToolInput)
+        ):
             raise ValueError(f"the input_model of the extension of {self.tool} must subclass ToolInput")
         if self.around is not None and not callable(self.around):
             raise ValueError(f"the around of the extension of {self.tool} must be an async function")
@@ -117,7 +126,9 @@ class Contribution:
                 raise ValueError(f"contribution {self.name}: toolsets holds {type(toolset).__name__}, not a Toolset")
         for extension in self.extensions:
             if not isinstance(extension, Extension):
-                raise ValueError(f"contribution {self.name}: extensions holds {type(extension).__name__}, not an Extension")
+                raise ValueError(
+                    f"contribution {self.name}: extensions holds {type(extension).__name__}, not an Extension"
+                )
         for observer in (*self.on_call, *self.on_run):
             if not callable(observer):
                 raise ValueError(f"contribution {self.name}: an observer is not callable")

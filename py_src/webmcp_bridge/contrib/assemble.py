@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
 
@@ -77,7 +78,9 @@ def _check(contribution: Contribution, toolsets: set[str], tools: set[str]) -> s
             try:
                 json.dumps(tool.definition())
             except Exception as exc:
-                return f"the definition of {tool.name} does not generate ({type(exc).__name__}: {preview(str(exc), 160)})"
+                return (
+                    f"the definition of {tool.name} does not generate ({type(exc).__name__}: {preview(str(exc), 160)})"
+                )
     return None
 
 
@@ -85,8 +88,12 @@ def narrowed_model(model: type[ToolInput], fixed: Mapping[str, Any]) -> type[Too
     """``model`` without the arguments named (wire names) in ``fixed``: the schema the agent sees when an
     extension fixes them. Field constraints and descriptions are kept; the model's own validators run when the
     arguments are handed to the tool (as ``model``)."""
-    fields: dict[str, Any] = {name: (f.annotation, f) for name, f in model.model_fields.items() if (f.alias or name) not in fixed}
-    narrowed: type[ToolInput] = create_model(f"{model.__name__}Narrowed", __base__=ToolInput, __doc__=model.__doc__, **fields)
+    fields: dict[str, Any] = {
+        name: (f.annotation, f) for name, f in model.model_fields.items() if (f.alias or name) not in fixed
+    }
+    narrowed: type[ToolInput] = create_model(
+        f"{model.__name__}Narrowed", __base__=ToolInput, __doc__=model.__doc__, **fields
+    )
     return narrowed
 
 
@@ -104,9 +111,13 @@ def _converting(handler: Handler, inner: type[ToolInput], fixed: Mapping[str, An
         try:
             converted = inner.model_validate_json(json.dumps(data))
         except ValidationError as exc:
-            problems = [{"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], 200), "type": e["type"]}
-                        for e in exc.errors(include_url=False, include_input=False, include_context=False)[:10]]
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, "The arguments do not fit the tool this one narrows.", problems=problems) from None
+            problems = [
+                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], 200), "type": e["type"]}
+                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:10]
+            ]
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT, "The arguments do not fit the tool this one narrows.", problems=problems
+            ) from None
         return await handler(ctx, converted)
 
     return handle
@@ -171,8 +182,11 @@ def assemble(contributions: Iterable[Contribution], diagnostics: Diagnostics) ->
             reason = f"{type(contribution).__name__} is not a Contribution"
             diagnostics.add(str(getattr(contribution, "name", "?")), "build", reason)
             continue
-        reason = (f"another contribution is already named {contribution.name!r}" if contribution.name in names
-                  else _check(contribution, toolset_names, tool_names))
+        reason = (
+            f"another contribution is already named {contribution.name!r}"
+            if contribution.name in names
+            else _check(contribution, toolset_names, tool_names)
+        )
         if reason is not None:
             result.refused[contribution.name] = reason
             diagnostics.add(contribution.name, "build", f"{reason}; it contributed nothing")
@@ -183,7 +197,9 @@ def assemble(contributions: Iterable[Contribution], diagnostics: Diagnostics) ->
             toolset_names.add(toolset.name)
             tool_names.update(tool.name for tool in toolset.tools)
     tools: dict[str, Tool] = {tool.name: tool for c in kept for ts in c.toolsets for tool in ts.tools}
-    ordered = sorted(((ext.order, c.name, i, ext) for c in kept for i, ext in enumerate(c.extensions)), key=lambda t: t[:3])
+    ordered = sorted(
+        ((ext.order, c.name, i, ext) for c in kept for i, ext in enumerate(c.extensions)), key=lambda t: t[:3]
+    )
     for _order, name, _index, ext in ordered:
         target = tools.get(ext.tool)
         if target is None:

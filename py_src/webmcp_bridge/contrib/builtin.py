@@ -24,6 +24,14 @@ def builtin_contributions() -> list[Contribution]:
     """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code`` and
     ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool with its MCP hints
     (:mod:`webmcp_bridge.tools.hints`)."""
-    toolsets = (notebooks_toolset(), calls_toolset(), access_toolset(), review_toolset(), files_toolset(), batch_toolset(),
-                code_toolset(), toolsets_toolset())
+    toolsets = (
+        notebooks_toolset(),
+        calls_toolset(),
+        access_toolset(),
+        review_toolset(),
+        files_toolset(),
+        batch_toolset(),
+        code_toolset(),
+        toolsets_toolset(),
+    )
     return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(with_hints(toolset),)) for toolset in toolsets]

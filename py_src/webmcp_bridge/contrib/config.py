@@ -96,7 +96,9 @@ def parse_entries(*sources: tuple[str, Any]) -> tuple[list[Entry], list[tuple[st
     for path in sorted(by_path):
         entry = by_path[path]
         if entry.module in modules:
-            problems.append((path, f"its module name {entry.module!r} is already the one of {modules[entry.module]}; skipped"))
+            problems.append(
+                (path, f"its module name {entry.module!r} is already the one of {modules[entry.module]}; skipped")
+            )
             continue
         if len(entries) >= CONTRIBUTION_ENTRIES:
             problems.append((path, f"more than {CONTRIBUTION_ENTRIES} contributions are configured; skipped"))

@@ -28,8 +28,9 @@ import shutil
 import sys
 import traceback
 import zipfile
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any
 
 from webmcp_bridge.contrib.api import Contribution
 from webmcp_bridge.contrib.config import Entry
@@ -71,7 +72,9 @@ class SiteLoader:
         self.workdir = workdir
         self.diagnostics = diagnostics
 
-    async def load(self, entries: Sequence[Entry], pause: Callable[[], Awaitable[None]] | None = None) -> list[Contribution]:
+    async def load(
+        self, entries: Sequence[Entry], pause: Callable[[], Awaitable[None]] | None = None
+    ) -> list[Contribution]:
         """The contributions of ``entries``, in order (see the module docstring); never raises for an entry."""
         found: list[Contribution] = []
         for entry in entries:
@@ -102,7 +105,9 @@ class SiteLoader:
         for name in [n for n in sys.modules if n == module or n.startswith(module + ".")]:
             if self._ours(getattr(sys.modules[name], "__file__", None)):
                 del sys.modules[name]
-        for item in [p for p in sys.path if self._ours(p) and Path(p).suffix == ".whl" and Path(p).name.split("-")[0] == module]:
+        for item in [
+            p for p in sys.path if self._ours(p) and Path(p).suffix == ".whl" and Path(p).name.split("-")[0] == module
+        ]:
             sys.path.remove(item)
         shutil.rmtree(self.workdir / "__pycache__", ignore_errors=True)
 
@@ -124,7 +129,11 @@ class SiteLoader:
         if f"{entry.module}/__init__.py" not in names and f"{entry.module}.py" not in names:
             raise ValueError(f"the wheel holds no top-level module {entry.module!r}")
         sys.path.append(str(target))
-        return str(target / entry.module / "__init__.py") if f"{entry.module}/__init__.py" in names else str(target / f"{entry.module}.py")
+        return (
+            str(target / entry.module / "__init__.py")
+            if f"{entry.module}/__init__.py" in names
+            else str(target / f"{entry.module}.py")
+        )
 
     async def _load_one(self, entry: Entry) -> list[Contribution]:
         try:
@@ -134,12 +143,20 @@ class SiteLoader:
             self.diagnostics.add(entry.path, "fetch", f"could not be read from the site: {preview(reason, 200)}")
             return []
         if len(data) > CONTRIBUTION_FILE_BYTES:
-            self.diagnostics.add(entry.path, "fetch", f"is {len(data)} bytes; a contribution file may be at most {CONTRIBUTION_FILE_BYTES}")
+            self.diagnostics.add(
+                entry.path,
+                "fetch",
+                f"is {len(data)} bytes; a contribution file may be at most {CONTRIBUTION_FILE_BYTES}",
+            )
             return []
         taken = self._taken(entry.module)
         if taken is not None:
-            self.diagnostics.add(entry.path, "import", f"the module name {entry.module!r} is already taken by another module "
-                                 f"of the page ({preview(taken, 120)}); rename the file")
+            self.diagnostics.add(
+                entry.path,
+                "import",
+                f"the module name {entry.module!r} is already taken by another module "
+                f"of the page ({preview(taken, 120)}); rename the file",
+            )
             return []
         self._forget(entry.module)
         try:
@@ -156,7 +173,11 @@ class SiteLoader:
             return []
         offered = getattr(module, CONTRIBUTIONS_ATTRIBUTE, None)
         if not isinstance(offered, (list, tuple)) or not all(isinstance(c, Contribution) for c in offered):
-            what = "defines no CONTRIBUTIONS" if offered is None else "has a CONTRIBUTIONS that is not a list of Contribution"
+            what = (
+                "defines no CONTRIBUTIONS"
+                if offered is None
+                else "has a CONTRIBUTIONS that is not a list of Contribution"
+            )
             self.diagnostics.add(entry.path, "build", f"{what}; it contributed nothing")
             return []
         return list(offered)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import inspect
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from webmcp_bridge.access.runs import RunObservers
 from webmcp_bridge.calls.registry import Registry
@@ -32,20 +33,31 @@ def isolated(contribution: str, observer: Callable[[Any], Any], diagnostics: Dia
         try:
             result = observer(event)
         except Exception as exc:
-            if diagnostics.once(("hook", id(observer)), label, "hook",
-                                f"raised {type(exc).__name__}: {preview(str(exc), 160)}; the calls went on (reported once)"):
+            if diagnostics.once(
+                ("hook", id(observer)),
+                label,
+                "hook",
+                f"raised {type(exc).__name__}: {preview(str(exc), 160)}; the calls went on (reported once)",
+            ):
                 traceback.print_exc()
             return
         if inspect.isawaitable(result):
             close = getattr(result, "close", None)
             if callable(close):
                 close()
-            diagnostics.once(("hook", id(observer)), label, "hook", "returned an awaitable; observers are plain functions and it was not run")
+            diagnostics.once(
+                ("hook", id(observer)),
+                label,
+                "hook",
+                "returned an awaitable; observers are plain functions and it was not run",
+            )
 
     return observe
 
 
-def attach_observers(registry: Registry[Any], runs: RunObservers, assembly: Assembly, diagnostics: Diagnostics) -> list[Callable[[], None]]:
+def attach_observers(
+    registry: Registry[Any], runs: RunObservers, assembly: Assembly, diagnostics: Diagnostics
+) -> list[Callable[[], None]]:
     """Attach every observer of ``assembly``: call observers after each call of ``registry``, run observers to
     ``runs`` (the guard's). Returns the functions that detach them."""
     detach = [registry.on_after(isolated(name, observer, diagnostics)) for name, observer in assembly.on_call]

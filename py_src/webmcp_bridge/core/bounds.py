@@ -12,7 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webmcp_bridge.core.limits import MAX_REPORTED_CUTS, MIN_KEPT_BYTES, TRUNCATION_REPORT_BYTES, slice_utf8, truncate_utf8
+from webmcp_bridge.core.limits import (
+    MAX_REPORTED_CUTS,
+    MIN_KEPT_BYTES,
+    TRUNCATION_REPORT_BYTES,
+    slice_utf8,
+    truncate_utf8,
+)
 
 PROTECTED_KEYS = frozenset({"id", "cellId", "sourceHash", "path", "error", "status", "pendingId", "type", "outputType"})
 MARKER = "…"
@@ -141,7 +147,10 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
         payload["truncation"].pop()
         payload["truncationOmitted"] = payload.get("truncationOmitted", 0) + 1
     if json_bytes(payload) > cap:
-        return {"truncated": True, "message": "The result did not fit the result cap even when shortened; ask for less."}
+        return {
+            "truncated": True,
+            "message": "The result did not fit the result cap even when shortened; ask for less.",
+        }
     return payload
 
 

@@ -20,15 +20,22 @@ removes anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from webmcp_bridge.core.limits import DIAGNOSTIC_NAME_BYTES, DIAGNOSTIC_REASON_BYTES, DIAGNOSTICS_KEPT, preview
 
 Kind = Literal["config", "fetch", "import", "build", "extension", "hook"]
 Severity = Literal["error", "warning"]
-SEVERITY: dict[str, Severity] = {"config": "warning", "fetch": "error", "import": "error", "build": "error",
-                                 "extension": "warning", "hook": "warning"}
+SEVERITY: dict[str, Severity] = {
+    "config": "warning",
+    "fetch": "error",
+    "import": "error",
+    "build": "error",
+    "extension": "warning",
+    "hook": "warning",
+}
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,9 @@ class Diagnostics:
         if len(self._entries) >= DIAGNOSTICS_KEPT:
             self.dropped += 1
             return
-        self._entries.append(Diagnostic(_clip(name, DIAGNOSTIC_NAME_BYTES), kind, _clip(reason, DIAGNOSTIC_REASON_BYTES)))
+        self._entries.append(
+            Diagnostic(_clip(name, DIAGNOSTIC_NAME_BYTES), kind, _clip(reason, DIAGNOSTIC_REASON_BYTES))
+        )
         for listener in list(self._listeners):
             try:
                 listener()

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 
-class ErrorCode(str, Enum):
+class ErrorCode(str, Enum):  # noqa: UP042 (StrEnum would change str() of a member)
     """Error codes, the closed list of the product contract plus the project's own (docs/TOOLS.md, "Error codes")."""
 
     NO_ACTIVE_NOTEBOOK = "NO_ACTIVE_NOTEBOOK"
@@ -77,23 +77,39 @@ def notebook_not_found(path: str) -> ToolError:
 
 def is_a_folder(path: str) -> ToolError:
     """A file tool given the path of a folder."""
-    return ToolError(ErrorCode.INVALID_PATH, f"{path!r} is a folder; use jupyter_list_workspace to see what it holds.", path=path)
+    return ToolError(
+        ErrorCode.INVALID_PATH, f"{path!r} is a folder; use jupyter_list_workspace to see what it holds.", path=path
+    )
 
 
 def not_a_text_file(path: str) -> ToolError:
     """A file tool given a file that is not UTF-8 text (an image, an archive...): never read or replaced as text."""
-    return ToolError(ErrorCode.INVALID_PATH, f"{path!r} is not a UTF-8 text file; only text files can be read or written.",
-                     path=path, binary=True)
+    return ToolError(
+        ErrorCode.INVALID_PATH,
+        f"{path!r} is not a UTF-8 text file; only text files can be read or written.",
+        path=path,
+        binary=True,
+    )
 
 
 def file_too_large(path: str, size: int, max_bytes: int) -> ToolError:
     """A text file larger than the bridge loads whole (the contents API has no ranges)."""
-    return ToolError(ErrorCode.TOO_LARGE, f"{path!r} is {size} bytes; files up to {max_bytes} bytes can be read as text "
-                     "(read a larger one in the kernel, for example with jupyter_run_code).", path=path, bytes=size, maxBytes=max_bytes)
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"{path!r} is {size} bytes; files up to {max_bytes} bytes can be read as text "
+        "(read a larger one in the kernel, for example with jupyter_run_code).",
+        path=path,
+        bytes=size,
+        maxBytes=max_bytes,
+    )
 
 
 def aborted(tool: str) -> ToolError:
     """A call whose WebMCP invocation the agent's client aborted (its signal) before the call returned."""
-    return ToolError(ErrorCode.ABORTED, f"{tool} was aborted before it finished: it stopped at once and did nothing more "
-                     "(a cell that was running was interrupted and the cells after it did not run; changes completed "
-                     "before the abort stay).", tool=tool)
+    return ToolError(
+        ErrorCode.ABORTED,
+        f"{tool} was aborted before it finished: it stopped at once and did nothing more "
+        "(a cell that was running was interrupted and the cells after it did not run; changes completed "
+        "before the abort stay).",
+        tool=tool,
+    )

@@ -38,7 +38,12 @@ LOSSY_QUALITY = 0.85
 #: each retry aims this far under the byte bound (encoded sizes do not scale exactly with the area)
 SHRINK_MARGIN = 0.9
 #: the format a copy is encoded in, by the stored format: the same, except GIF (browsers encode no GIF)
-COPY_FORMAT = {"image/png": "image/png", "image/jpeg": "image/jpeg", "image/webp": "image/webp", "image/gif": "image/png"}
+COPY_FORMAT = {
+    "image/png": "image/png",
+    "image/jpeg": "image/jpeg",
+    "image/webp": "image/webp",
+    "image/gif": "image/png",
+}
 LOSSY = frozenset({"image/jpeg", "image/webp"})
 #: the format a PNG copy over the byte bound is made in next, at the same size, before any smaller copy
 LOSSY_FALLBACK = "image/webp"
@@ -133,11 +138,11 @@ def _jpeg_size(head: bytes) -> tuple[int, int] | None:
         if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
             at += 2
             continue
-        length = struct.unpack(">H", head[at + 2:at + 4])[0]
+        length = struct.unpack(">H", head[at + 2 : at + 4])[0]
         if marker in _SOF:
             if at + 9 > len(head):
                 return None
-            height, width = struct.unpack(">HH", head[at + 5:at + 9])
+            height, width = struct.unpack(">HH", head[at + 5 : at + 9])
             return width, height
         if marker in (0xD9, 0xDA):  # end of image, start of scan: no frame header before it
             return None

@@ -40,14 +40,36 @@ import unicodedata
 #: the ranges of :func:`is_invisible`, inclusive (see the module docstring for where each comes from)
 RANGES: tuple[tuple[int, int], ...] = (
     # controls (Cc) but tab, line feed, carriage return
-    (0x0000, 0x0008), (0x000B, 0x000C), (0x000E, 0x001F), (0x007F, 0x009F),
+    (0x0000, 0x0008),
+    (0x000B, 0x000C),
+    (0x000E, 0x001F),
+    (0x007F, 0x009F),
     # Default_Ignorable_Code_Point and format characters (Cf)
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
-    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
-    (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x2028, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
     (0xD800, 0xDFFF),  # lone surrogates
-    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB),
-    (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),  # tag characters, variation selectors supplement, reserved
 )
 
@@ -97,7 +119,7 @@ def segments(text: str) -> list[tuple[str, bool]]:
     at = 0
     for m in _PATTERN.finditer(text):
         if m.start() > at:
-            out.append((text[at:m.start()], False))
+            out.append((text[at : m.start()], False))
         out.append((m.group(), True))
         at = m.end()
     if at < len(text):
@@ -119,5 +141,7 @@ def flag(n: int) -> str | None:
     """The warning for a text holding ``n`` invisible characters, or None when ``n`` is 0."""
     if n <= 0:
         return None
-    return (f"Contains {n} invisible character{'s' if n != 1 else ''} (shown as {OPEN}U+…{CLOSE}): "
-            "they are in the text as the kernel or the notebook gets it, and can make it read differently from what it does.")
+    return (
+        f"Contains {n} invisible character{'s' if n != 1 else ''} (shown as {OPEN}U+…{CLOSE}): "
+        "they are in the text as the kernel or the notebook gets it, and can make it read differently from what it does."
+    )

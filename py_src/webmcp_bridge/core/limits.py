@@ -341,9 +341,17 @@ START_RECHECK_MS = 100
 #: the longest wait for an idle period between two start-up stages of the loader (milliseconds)
 STEP_IDLE_WAIT_MS = 500
 #: the numbers the loader applies, as ``bridge.json`` carries them (its ``bounds``)
-LOADER_BOUNDS = {"recentCalls": RECENT_CALLS, "failureChars": FAILURE_REASON_CHARS, "refusalChars": REFUSAL_REASON_CHARS,
-                 "startQuietMs": START_QUIET_MS, "startIdleLeftMs": START_IDLE_LEFT_MS, "startLatestMs": START_LATEST_MS,
-                 "startIdleWaitMs": START_IDLE_WAIT_MS, "startRecheckMs": START_RECHECK_MS, "stepIdleWaitMs": STEP_IDLE_WAIT_MS}
+LOADER_BOUNDS = {
+    "recentCalls": RECENT_CALLS,
+    "failureChars": FAILURE_REASON_CHARS,
+    "refusalChars": REFUSAL_REASON_CHARS,
+    "startQuietMs": START_QUIET_MS,
+    "startIdleLeftMs": START_IDLE_LEFT_MS,
+    "startLatestMs": START_LATEST_MS,
+    "startIdleWaitMs": START_IDLE_WAIT_MS,
+    "startRecheckMs": START_RECHECK_MS,
+    "stepIdleWaitMs": STEP_IDLE_WAIT_MS,
+}
 
 # -- a site's own contributions (webmcp_bridge.contrib) -------------------------------------------------------
 #: most entries of the site's contribution list that are loaded (page config and settings together)
@@ -421,7 +429,7 @@ def page_utf8(window: bytes, first: int, total: int, offset: int, max_bytes: int
         end = start + 1
         while end < total and (at(end) & 0xC0) == 0x80:
             end += 1
-    page = window[start - first:end - first].decode("utf-8", "surrogatepass")
+    page = window[start - first : end - first].decode("utf-8", "surrogatepass")
     return page, start, (end if end < total else None), total
 
 

@@ -33,12 +33,18 @@ def output_texts(output: dict[str, Any]) -> dict[str, str]:
         return {"text/plain": strip_ansi(text_of(output.get("text", "")))}
     if kind == "error":
         trace = output.get("traceback") or []
-        text = "\n".join(str(line) for line in trace) if trace else f"{output.get('ename', '')}: {output.get('evalue', '')}"
+        text = (
+            "\n".join(str(line) for line in trace)
+            if trace
+            else f"{output.get('ename', '')}: {output.get('evalue', '')}"
+        )
         return {"text/plain": strip_ansi(text)}
     data = output.get("data") or {}
     if not isinstance(data, dict):
         return {}
-    return {str(mime): (text_of(v) if mime in BINARY_MIME_TYPES else strip_ansi(text_of(v))) for mime, v in data.items()}
+    return {
+        str(mime): (text_of(v) if mime in BINARY_MIME_TYPES else strip_ansi(text_of(v))) for mime, v in data.items()
+    }
 
 
 def raw_output(output: dict[str, Any], head_bytes: int) -> RawOutput:

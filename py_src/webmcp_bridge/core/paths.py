@@ -31,7 +31,9 @@ def normalize_path(path: str, *, allow_root: bool = False) -> str:
     if "\\" in path:
         raise ToolError(ErrorCode.INVALID_PATH, "Use '/' to separate folders; '\\' is not allowed.")
     if path.startswith(("/", "~")):
-        raise ToolError(ErrorCode.INVALID_PATH, "Paths are relative to the workspace root; absolute paths are not allowed.")
+        raise ToolError(
+            ErrorCode.INVALID_PATH, "Paths are relative to the workspace root; absolute paths are not allowed."
+        )
     if ":" in path:  # JupyterLab reads "name:path" as a path on another drive
         raise ToolError(ErrorCode.INVALID_PATH, "':' is not allowed in a path (JupyterLab reads it as a drive name).")
     if path.startswith("./"):

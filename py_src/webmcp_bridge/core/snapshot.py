@@ -10,11 +10,19 @@ import base64
 import binascii
 import hashlib
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from webmcp_bridge.core.bounds import json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import IMAGE_MIME_TYPES, MIN_SOURCE_PAGE_JSON_BYTES, RESULT_HEADROOM, Limits, preview, utf8_len
+from webmcp_bridge.core.limits import (
+    IMAGE_MIME_TYPES,
+    MIN_SOURCE_PAGE_JSON_BYTES,
+    RESULT_HEADROOM,
+    Limits,
+    preview,
+    utf8_len,
+)
 from webmcp_bridge.core.raw import RawCell, RawOutput
 from webmcp_bridge.core.uris import cell_uri
 
@@ -33,8 +41,13 @@ def default_mime(output: RawOutput) -> str:
     then any text one; "" for an output with no representation."""
     mimes = [item.mime for item in output.items]
     text = [item.mime for item in output.items if not item.binary]
-    for chosen in ([m for m in mimes if m in IMAGE_MIME_TYPES], [m for m in mimes if m in TEXT_IMAGE_TYPES],
-                   [m for m in PREVIEW_ORDER if m in text], text, mimes):
+    for chosen in (
+        [m for m in mimes if m in IMAGE_MIME_TYPES],
+        [m for m in mimes if m in TEXT_IMAGE_TYPES],
+        [m for m in PREVIEW_ORDER if m in text],
+        text,
+        mimes,
+    ):
         if chosen:
             return chosen[0]
     return ""
@@ -43,8 +56,17 @@ def default_mime(output: RawOutput) -> str:
 # An output's ``mimeType`` (its richest representation): the first of these present, else the first other type
 # in the output's own order (a vendor type: a widget, a plot library's JSON), and text/plain only when it is the
 # only one (it is the fallback beside a figure or a table, never the point of the output).
-RICHEST_ORDER = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml", "text/html", "text/markdown",
-                 "text/latex", "application/json")
+RICHEST_ORDER = (
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/svg+xml",
+    "text/html",
+    "text/markdown",
+    "text/latex",
+    "application/json",
+)
 
 
 def richest_mime(mimes: list[str]) -> str:
@@ -101,12 +123,14 @@ def describe_output(index: int, output: RawOutput, limits: Limits, cell_uri: str
     described: dict[str, Any] = {"index": index}
     if cell_uri is not None:
         described["uri"] = f"{cell_uri}/outputs/{index}"
-    described.update({
-        "outputType": output.output_type,
-        "mimeType": richest_mime(mimes),
-        "mimeTypes": mimes,
-        "bytes": sum(item.bytes for item in output.items),
-    })
+    described.update(
+        {
+            "outputType": output.output_type,
+            "mimeType": richest_mime(mimes),
+            "mimeTypes": mimes,
+            "bytes": sum(item.bytes for item in output.items),
+        }
+    )
     text_items = {item.mime: item for item in output.items if not item.binary}
     chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), None)
     if chosen is None and text_items:
@@ -118,8 +142,6 @@ def describe_output(index: int, output: RawOutput, limits: Limits, cell_uri: str
         described["ename"] = preview(output.ename, limits.preview_bytes)
         described["evalue"] = preview(output.evalue or "", limits.preview_bytes)
     return described
-
-
 
 
 def source_page_json_bytes(limits: Limits) -> int:
@@ -138,7 +160,12 @@ def source_is_paged(source: str, limits: Limits) -> bool:
 
 
 def cell_snapshot(
-    cell: RawCell, limits: Limits, *, include_source: bool = True, include_outputs: bool = False, source_offset: int = 0,
+    cell: RawCell,
+    limits: Limits,
+    *,
+    include_source: bool = True,
+    include_outputs: bool = False,
+    source_offset: int = 0,
     path: str | None = None,
 ) -> dict[str, Any]:
     """A cell as tools return it: ``{id, uri?, index, type, sourceHash, source?, executionCount, outputs?}``
@@ -154,16 +181,20 @@ def cell_snapshot(
     snap: dict[str, Any] = {"id": cell.id}
     if uri is not None:
         snap["uri"] = uri
-    snap.update({
-        "index": cell.index,
-        "type": cell.cell_type,
-        "sourceHash": source_hash(cell.source),
-    })
+    snap.update(
+        {
+            "index": cell.index,
+            "type": cell.cell_type,
+            "sourceHash": source_hash(cell.source),
+        }
+    )
     if include_source:
         if source_offset == 0 and not source_is_paged(cell.source, limits):
             snap["source"] = cell.source
         else:
-            page, start, nxt, total = json_page(cell.source, source_offset, limits.source_read_bytes, source_page_json_bytes(limits))
+            page, start, nxt, total = json_page(
+                cell.source, source_offset, limits.source_read_bytes, source_page_json_bytes(limits)
+            )
             snap.update(source=page, sourceTruncated=True, sourceBytes=total, sourceOffset=start, nextSourceOffset=nxt)
     if cell.cell_type == "code":
         snap["executionCount"] = cell.execution_count

@@ -77,7 +77,9 @@ class SourceReads:
             offset = max(offset, hi)
         return None if offset >= total else offset
 
-    def unread_ranges(self, path: str, cell_id: str, source_hash: str, total: int, limit: int = 8) -> list[tuple[int, int]]:
+    def unread_ranges(
+        self, path: str, cell_id: str, source_hash: str, total: int, limit: int = 8
+    ) -> list[tuple[int, int]]:
         """The byte ranges ``[start, end)`` of the source (``total`` bytes) the agent was not given, in order, at
         most ``limit`` of them (the first ones); empty when it was given all of it (or knows it)."""
         key = (path, cell_id, source_hash)

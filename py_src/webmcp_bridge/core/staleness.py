@@ -54,10 +54,13 @@ def stale_outputs(states: Sequence[RunState], cell_ids: Iterable[str]) -> dict[s
             ran_since = len(earlier_counts) - cut
             edited = state.edited is True
             if edited or ran_since or earlier_edited:
-                stale: dict[str, Any] = {"sourceEdited": edited, "earlierRanSince": ran_since,
-                                         "earlierEdited": len(earlier_edited)}
+                stale: dict[str, Any] = {
+                    "sourceEdited": edited,
+                    "earlierRanSince": ran_since,
+                    "earlierEdited": len(earlier_edited),
+                }
                 if ran_since:
-                    newest = earlier_counts[max(cut, len(earlier_counts) - STALE_IDS_SHOWN):]
+                    newest = earlier_counts[max(cut, len(earlier_counts) - STALE_IDS_SHOWN) :]
                     stale["earlierRanSinceIds"] = [states[p].id for _, p in reversed(newest)]
                 if earlier_edited:
                     stale["earlierEditedIds"] = earlier_edited[-STALE_IDS_SHOWN:][::-1]

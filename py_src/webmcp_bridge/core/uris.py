@@ -64,7 +64,9 @@ class NotebookAddress:
         return output_uri(self.path, self.cell_id, self.output_index)
 
 
-_ALL_UNRESERVED = re.compile(f"[{re.escape(''.join(sorted(_UNRESERVED)))}]*")  # a segment of only those: nothing to escape
+_ALL_UNRESERVED = re.compile(
+    f"[{re.escape(''.join(sorted(_UNRESERVED)))}]*"
+)  # a segment of only those: nothing to escape
 
 
 def _encode(segment: str) -> str:
@@ -91,8 +93,11 @@ def output_uri(path: str, cell_id: str, index: int) -> str:
 
 
 def _bad(reason: str) -> ToolError:
-    return ToolError(ErrorCode.INVALID_ARGUMENT, f"Not a notebook URI: {reason}. The forms are notebook://{{path}}, "
-                     "notebook://{path}/cells/{cellId} and notebook://{path}/cells/{cellId}/outputs/{index}.")
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENT,
+        f"Not a notebook URI: {reason}. The forms are notebook://{{path}}, "
+        "notebook://{path}/cells/{cellId} and notebook://{path}/cells/{cellId}/outputs/{index}.",
+    )
 
 
 def _decode(segment: str) -> str:
@@ -146,7 +151,12 @@ def _cell_id(segment: str) -> str:
 
 
 def _index(segment: str) -> int:
-    if not segment.isascii() or not segment.isdigit() or (len(segment) > 1 and segment[0] == "0") or int(segment) > MAX_INT:
+    if (
+        not segment.isascii()
+        or not segment.isdigit()
+        or (len(segment) > 1 and segment[0] == "0")
+        or int(segment) > MAX_INT
+    ):
         raise _bad(f"an output index is a whole number from 0 to {MAX_INT} without leading zeros")
     return int(segment)
 

@@ -16,10 +16,11 @@ import io
 import json
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.images import EncodedImage, ImageRequest
@@ -74,8 +75,12 @@ def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]],
             exec(compile(source, "<cell>", "exec"), namespace)
     except Exception as exc:  # the cell's own error, reported like a kernel would
         status = "error"
-        error = {"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
-                 "traceback": [f"\x1b[0;31m{type(exc).__name__}\x1b[0m: {exc}"]}
+        error = {
+            "output_type": "error",
+            "ename": type(exc).__name__,
+            "evalue": str(exc),
+            "traceback": [f"\x1b[0;31m{type(exc).__name__}\x1b[0m: {exc}"],
+        }
     if out.getvalue():
         outputs.append({"output_type": "stream", "name": "stdout", "text": out.getvalue()})
     if err.getvalue():
@@ -88,12 +93,14 @@ def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]],
 class MemoryNotebook:
     """One open notebook held as an nbformat dict (``self.nb``)."""
 
-    def __init__(self, workspace: "MemoryWorkspace", path: str, nb: dict[str, Any]) -> None:
+    def __init__(self, workspace: MemoryWorkspace, path: str, nb: dict[str, Any]) -> None:
         self.workspace = workspace
         self.path = path
         self.nb = copy.deepcopy(nb)
         for cell in self.nb.setdefault("cells", []):
-            cell["source"] = normalize_line_ends(text_of(cell.get("source", "")))  # a list of lines on disk; CRLF as the editor shows it
+            cell["source"] = normalize_line_ends(
+                text_of(cell.get("source", ""))
+            )  # a list of lines on disk; CRLF as the editor shows it
             if not cell.get("id"):
                 cell["id"] = uuid.uuid4().hex[:8]  # as JupyterLab does for ids missing on disk
         self._revision = workspace.clock  # a workspace-wide clock: a reopened notebook never reuses a revision
@@ -145,7 +152,9 @@ class MemoryNotebook:
         self._revision = self.workspace.clock
         self._dirty = True
         if kind is not None and cell_id is not None:
-            meta = next((c.get("metadata", {}) for c in self.nb["cells"] if c.get("id") == cell_id), self._last_deleted_meta)
+            meta = next(
+                (c.get("metadata", {}) for c in self.nb["cells"] if c.get("id") == cell_id), self._last_deleted_meta
+            )
             block = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
             level = block.get("access") if isinstance(block, dict) else None
             self._record(CellChange(actor, kind, cell_id, time.time(), level, self._revision))  # type: ignore[arg-type]
@@ -163,7 +172,9 @@ class MemoryNotebook:
         cell = self.nb["cells"][index]
         outputs = cell.get("outputs", []) if cell.get("cell_type") == "code" else []
         return RawCell(
-            id=cell["id"], index=index, cell_type=cell.get("cell_type", "code"),
+            id=cell["id"],
+            index=index,
+            cell_type=cell.get("cell_type", "code"),
             source=cell["source"],
             execution_count=cell.get("execution_count"),
             outputs=tuple(raw_output(o, head_bytes) for o in outputs[:max_outputs]),
@@ -195,8 +206,11 @@ class MemoryNotebook:
         return [self._raw(i, head_bytes, max_outputs) for i in chosen]
 
     def run_states(self, last_index: int) -> list[RunState]:
-        return [RunState(cell["id"], i, cell.get("execution_count"), self._edited.get(cell["id"], False))
-                for i, cell in enumerate(self.nb["cells"][: max(0, last_index + 1)]) if cell.get("cell_type") == "code"]
+        return [
+            RunState(cell["id"], i, cell.get("execution_count"), self._edited.get(cell["id"], False))
+            for i, cell in enumerate(self.nb["cells"][: max(0, last_index + 1)])
+            if cell.get("cell_type") == "code"
+        ]
 
     def _output(self, cell_id: str, output_index: int) -> dict[str, Any]:
         outputs = self._cell(cell_id).get("outputs", [])
@@ -230,7 +244,9 @@ class MemoryNotebook:
             head = b""
         return head, base64_decoded_len(data)
 
-    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+    async def encode_output_image(
+        self, cell_id: str, output_index: int, mime: str, request: ImageRequest
+    ) -> EncodedImage | None:
         """PNG only, with the small pure-Python codec of :mod:`webmcp_bridge.host.png` (nearest-pixel resampling, an
         RGBA PNG out, whatever ``request.mime`` asked); None for the other formats, which this host cannot decode."""
         data = self._binary(cell_id, output_index, mime)
@@ -245,10 +261,18 @@ class MemoryNotebook:
         if decoded is None:
             if raw.startswith(png.SIGNATURE):
                 return None  # a PNG this small codec does not take (interlaced, under 8 bits a sample)
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", cellId=cell_id)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"The {mime} data of that output is not a valid {mime} image.",
+                cellId=cell_id,
+            )
         width, height, rows = decoded
-        copy = png.encode(request.width, request.height, png.resample(width, height, rows, request.width, request.height))
-        return EncodedImage(base64.b64encode(copy).decode("ascii"), len(copy), request.width, request.height, "image/png")
+        copy = png.encode(
+            request.width, request.height, png.resample(width, height, rows, request.width, request.height)
+        )
+        return EncodedImage(
+            base64.b64encode(copy).decode("ascii"), len(copy), request.width, request.height, "image/png"
+        )
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         self._cell(cell_id)["source"] = normalize_line_ends(source)
@@ -262,7 +286,12 @@ class MemoryNotebook:
             self._edited[cell_id] = self._ran_text.get(cell_id, "") != cell["source"].strip()
 
     def _insert(self, index: int, cell_type: CellType, source: str) -> str:
-        cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": normalize_line_ends(source)}
+        cell: dict[str, Any] = {
+            "cell_type": cell_type,
+            "id": uuid.uuid4().hex[:8],
+            "metadata": {},
+            "source": normalize_line_ends(source),
+        }
         if cell_type == "code":
             cell.update(outputs=[], execution_count=None)
         self.nb["cells"].insert(index, cell)
@@ -302,8 +331,11 @@ class MemoryNotebook:
         self._changed()
 
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
-        return [(i, c["id"], copy.deepcopy(c["metadata"][METADATA_KEY])) for i, c in enumerate(self.nb["cells"])
-                if isinstance(c.get("metadata"), dict) and METADATA_KEY in c["metadata"]]
+        return [
+            (i, c["id"], copy.deepcopy(c["metadata"][METADATA_KEY]))
+            for i, c in enumerate(self.nb["cells"])
+            if isinstance(c.get("metadata"), dict) and METADATA_KEY in c["metadata"]
+        ]
 
     def _cell_locks(self) -> tuple[tuple[str, bool, bool], ...]:
         locks = []
@@ -341,10 +373,18 @@ class MemoryNotebook:
         def access(block: Any) -> Any:
             return block.get("access") if isinstance(block, dict) else None
 
-        cells = tuple((i, c["id"], access(c["metadata"].get(METADATA_KEY))) for i, c in enumerate(self.nb["cells"])
-                      if isinstance(c.get("metadata"), dict) and access(c["metadata"].get(METADATA_KEY)) is not None)
-        return AccessState(self._revision, access(self.nb.setdefault("metadata", {}).get(METADATA_KEY)), cells, tuple(self.take_changes()),
-                           self._cell_locks())
+        cells = tuple(
+            (i, c["id"], access(c["metadata"].get(METADATA_KEY)))
+            for i, c in enumerate(self.nb["cells"])
+            if isinstance(c.get("metadata"), dict) and access(c["metadata"].get(METADATA_KEY)) is not None
+        )
+        return AccessState(
+            self._revision,
+            access(self.nb.setdefault("metadata", {}).get(METADATA_KEY)),
+            cells,
+            tuple(self.take_changes()),
+            self._cell_locks(),
+        )
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._index(cell_id)
@@ -369,8 +409,14 @@ class MemoryNotebook:
         outcome: SaveKind = "saved"
         if self.workspace.files.get(self.path) != self._on_disk:  # changed on disk: JupyterLab asks first
             answer = await self.workspace.dialogs.ask(
-                "File Changed", f'"{self.path}" has changed on disk since the last time it was opened or saved.',
-                (RawButton("Cancel", accept=False), RawButton("Revert", accept=True), RawButton("Overwrite", accept=True, warn=True)))
+                "File Changed",
+                f'"{self.path}" has changed on disk since the last time it was opened or saved.',
+                (
+                    RawButton("Cancel", accept=False),
+                    RawButton("Revert", accept=True),
+                    RawButton("Overwrite", accept=True, warn=True),
+                ),
+            )
             if answer == 0:
                 return SaveOutcome("cancelled")
             if answer == 1:  # revert: load the version on disk
@@ -406,7 +452,9 @@ class MemoryNotebook:
         cell["outputs"], cell["execution_count"] = outputs, self._exec_count
         self._ran_text[cell_id], self._edited[cell_id] = cell.get("source", "").strip(), False
         self._changed("run", cell_id)
-        if self.run_seconds.get(cell_id, 0.0) > timeout:  # past the wait: reported as a timeout (its outputs land "later")
+        if (
+            self.run_seconds.get(cell_id, 0.0) > timeout
+        ):  # past the wait: reported as a timeout (its outputs land "later")
             return RunResult(cell_id, "timeout", None, f"no reply within {timeout:g} s")
         return RunResult(cell_id, status, self._exec_count)
 
@@ -414,8 +462,10 @@ class MemoryNotebook:
         if action == "restart":
             if self.workspace.dialogs.confirm_restart:  # JupyterLab's confirmation, as MemoryDialogs stands in for it
                 answer = await self.workspace.dialogs.ask(
-                    "Restart Kernel?", f"Do you want to restart the kernel of {self.path.rsplit('/', 1)[-1]}? All variables will be lost.",
-                    (RawButton("Cancel", accept=False), RawButton("Restart", accept=True, warn=True)))
+                    "Restart Kernel?",
+                    f"Do you want to restart the kernel of {self.path.rsplit('/', 1)[-1]}? All variables will be lost.",
+                    (RawButton("Cancel", accept=False), RawButton("Restart", accept=True, warn=True)),
+                )
                 if answer != 1:
                     return None
             self._namespace, self._exec_count = {}, 0
@@ -436,9 +486,17 @@ class MemoryNotebook:
         touched: list[tuple[str, ChangeKind]] = []
         for op in ops:
             if isinstance(op, InsertOp):
-                index = ((len(cells) if op.position == "below" else 0) if op.reference_cell_id is None
-                         else at(op.reference_cell_id) + (op.position == "below"))
-                cell: dict[str, Any] = {"cell_type": op.cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": normalize_line_ends(op.source)}
+                index = (
+                    (len(cells) if op.position == "below" else 0)
+                    if op.reference_cell_id is None
+                    else at(op.reference_cell_id) + (op.position == "below")
+                )
+                cell: dict[str, Any] = {
+                    "cell_type": op.cell_type,
+                    "id": uuid.uuid4().hex[:8],
+                    "metadata": {},
+                    "source": normalize_line_ends(op.source),
+                }
                 if op.cell_type == "code":
                     cell.update(outputs=[], execution_count=None)
                 cells.insert(index, cell)
@@ -502,7 +560,7 @@ class MemoryWorkspace:
         seen: dict[str, Entry] = {}
         for p in self.files:
             if p.startswith(prefix):
-                rest = p[len(prefix):]
+                rest = p[len(prefix) :]
                 name = rest.split("/")[0]
                 full = prefix + name
                 kind: EntryType = "directory" if "/" in rest else ("notebook" if is_notebook_path(name) else "file")
@@ -525,8 +583,14 @@ class MemoryWorkspace:
         return self.open[path]
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
-        nb = {"cells": [], "metadata": {"kernelspec": {"name": kernel_name or "python", "display_name": "Python", "language": "python"}},
-              "nbformat": 4, "nbformat_minor": 5}
+        nb = {
+            "cells": [],
+            "metadata": {
+                "kernelspec": {"name": kernel_name or "python", "display_name": "Python", "language": "python"}
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
         self.files[path] = json.dumps(nb)
 
     def open_documents(self) -> list[OpenDocument]:
@@ -587,13 +651,23 @@ class MemoryDialogs:
         self._next = 1
         self._callback: Callable[[], None] | None = None
 
-    def open(self, title: str, body: str, buttons: Sequence[RawButton], *, by_person: bool = False,
-             input: RawInput | None = None, checkbox: tuple[str, bool] | None = None) -> tuple[str, "asyncio.Future[int]"]:
+    def open(
+        self,
+        title: str,
+        body: str,
+        buttons: Sequence[RawButton],
+        *,
+        by_person: bool = False,
+        input: RawInput | None = None,
+        checkbox: tuple[str, bool] | None = None,
+    ) -> tuple[str, asyncio.Future[int]]:
         """Open a dialog (shown if none is, else queued); returns its id and a future of the clicked button index.
         Needs a running event loop."""
         dialog_id = f"d-{self._next}"
         self._next += 1
-        raw = RawDialog(dialog_id, title, body, tuple(buttons), shown=False, input=input, checkbox=checkbox, by_person=by_person)
+        raw = RawDialog(
+            dialog_id, title, body, tuple(buttons), shown=False, input=input, checkbox=checkbox, by_person=by_person
+        )
         self._open.append((raw, asyncio.get_running_loop().create_future()))
         self._changed()
         return dialog_id, self._open[-1][1]
@@ -613,9 +687,20 @@ class MemoryDialogs:
 
     # -- the DialogSource protocol -----------------------------------------------------------------------
     def snapshot(self, max_chars: int) -> list[RawDialog]:
-        return [RawDialog(raw.id, raw.title[:max_chars], raw.body[:max_chars], raw.buttons, shown=i == 0,
-                          body_cut=len(raw.body) > max_chars, input=raw.input, checkbox=raw.checkbox, by_person=raw.by_person)
-                for i, (raw, _) in enumerate(self._open)]
+        return [
+            RawDialog(
+                raw.id,
+                raw.title[:max_chars],
+                raw.body[:max_chars],
+                raw.buttons,
+                shown=i == 0,
+                body_cut=len(raw.body) > max_chars,
+                input=raw.input,
+                checkbox=raw.checkbox,
+                by_person=raw.by_person,
+            )
+            for i, (raw, _) in enumerate(self._open)
+        ]
 
     def click(self, dialog_id: str, index: int) -> str:
         return self._click(dialog_id, index, "agent")

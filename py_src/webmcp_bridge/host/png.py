@@ -22,8 +22,8 @@ CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
 def _chunks(data: bytes):
     at = len(SIGNATURE)
     while at + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[at:at + 8])
-        yield kind, data[at + 8:at + 8 + length]
+        length, kind = struct.unpack(">I4s", data[at : at + 8])
+        yield kind, data[at + 8 : at + 8 + length]
         at += 12 + length
 
 
@@ -34,7 +34,7 @@ def _unfilter(raw: bytes, height: int, stride: int, bpp: int) -> list[bytearray]
     at = 0
     for _ in range(height):
         kind = raw[at]
-        line = bytearray(raw[at + 1:at + 1 + stride])
+        line = bytearray(raw[at + 1 : at + 1 + stride])
         at += 1 + stride
         if len(line) != stride:
             return None
@@ -84,7 +84,12 @@ def decode(data: bytes) -> tuple[int, int, list[bytearray]] | None:
     if header is None or len(header) != 13:
         return None
     width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", header)
-    if colour not in CHANNELS or depth not in (8, 16) or interlace != 0 or (colour == 3 and (depth != 8 or not palette)):
+    if (
+        colour not in CHANNELS
+        or depth not in (8, 16)
+        or interlace != 0
+        or (colour == 3 and (depth != 8 or not palette))
+    ):
         return None
     sample = depth // 8
     bpp = CHANNELS[colour] * sample
@@ -115,7 +120,7 @@ def decode(data: bytes) -> tuple[int, int, list[bytearray]] | None:
         else:  # palette
             rgba = bytearray(width * 4)
             for x, index in enumerate(samples):
-                rgba[4 * x:4 * x + 3] = palette[3 * index:3 * index + 3].ljust(3, b"\x00")  # type: ignore[index]
+                rgba[4 * x : 4 * x + 3] = palette[3 * index : 3 * index + 3].ljust(3, b"\x00")  # type: ignore[index]
                 rgba[4 * x + 3] = alpha[index] if index < len(alpha) else 0xFF
         out.append(rgba)
     return width, height, out
@@ -127,7 +132,7 @@ def resample(width: int, height: int, rows: list[bytearray], new_width: int, new
     picked: list[bytes] = []
     for y in range(new_height):
         row = rows[min(height - 1, (2 * y + 1) * height // (2 * new_height))]
-        picked.append(b"".join(row[4 * x:4 * x + 4] for x in columns))
+        picked.append(b"".join(row[4 * x : 4 * x + 4] for x in columns))
     return picked
 
 

@@ -14,8 +14,9 @@ described.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 from webmcp_bridge.core.images import EncodedImage as EncodedImage
 from webmcp_bridge.core.images import ImageRequest as ImageRequest
@@ -303,7 +304,9 @@ class LiveNotebook(Protocol):
         ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`."""
         ...
 
-    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+    async def encode_output_image(
+        self, cell_id: str, output_index: int, mime: str, request: ImageRequest
+    ) -> EncodedImage | None:
         """A copy of the image stored as ``mime`` in that output, resampled to ``request.width`` x ``request.height``
         and encoded as ``request.mime`` (the caller decided both: :mod:`webmcp_bridge.core.images`). None when this
         host cannot make copies of that format (the caller then falls back to the original). Raises
@@ -388,7 +391,6 @@ class LiveNotebook(Protocol):
         """Replace (None: remove) the cell's ``metadata.webmcp_bridge``. For the person's side (the Agent
         panel); no tool reaches it (see webmcp_bridge.access.guard). Raises ToolError(CELL_NOT_FOUND)."""
         ...
-
 
     def take_changes(self) -> list[CellChange]:
         """The cell changes seen since the previous call, oldest first. The host buffers at most

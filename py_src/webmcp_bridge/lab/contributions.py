@@ -69,10 +69,14 @@ def site_fetch(ctx: Any) -> Fetch:
             raise FetchError("its URL is not on this page's origin; nothing was requested")
         headers = {"Authorization": f"token {token}"} if token else {}
         try:
-            response = await js.fetch(url.href, js_object({"credentials": "same-origin", "redirect": "error", "cache": "no-cache",
-                                                           "headers": headers}))
+            response = await js.fetch(
+                url.href,
+                js_object({"credentials": "same-origin", "redirect": "error", "cache": "no-cache", "headers": headers}),
+            )
         except Exception as exc:
-            raise FetchError(f"the request failed ({str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__})") from None
+            raise FetchError(
+                f"the request failed ({str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__})"
+            ) from None
         if not response.ok:
             raise FetchError(f"HTTP {int(response.status)} for files/{path}")
         length = response.headers.get("content-length")
@@ -87,8 +91,10 @@ def site_fetch(ctx: Any) -> Fetch:
 async def site_contributions(ctx: Any, diagnostics: Diagnostics) -> list[Contribution]:
     """The contributions of the files the site names (none named: none), in discovery order; every problem
     goes to ``diagnostics``."""
-    entries, problems = parse_entries((f"jupyter-config-data {PAGE_CONFIG_KEY}", _page_value(ctx)),
-                                      (f"the setting {SETTING_KEY}", await _setting_value(ctx)))
+    entries, problems = parse_entries(
+        (f"jupyter-config-data {PAGE_CONFIG_KEY}", _page_value(ctx)),
+        (f"the setting {SETTING_KEY}", await _setting_value(ctx)),
+    )
     for name, reason in problems:
         diagnostics.add(name, "config", reason)
     if not entries:

@@ -11,7 +11,8 @@ asks). The two watch callbacks are the Python proxies kept by JS here (owned by 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from webmcp_bridge.core.limits import PERSON_INPUT_WINDOW_SECONDS
 from webmcp_bridge.host.protocol import RawButton, RawDialog, RawInput
@@ -29,9 +30,15 @@ def _raw(data: dict[str, Any]) -> RawDialog:
     field = data.get("input")
     box = data.get("checkbox")
     return RawDialog(
-        id=str(data["id"]), title=str(data["title"]), body=str(data["body"]), body_cut=bool(data["bodyCut"]),
-        buttons=tuple(RawButton(str(b["label"]), bool(b["accept"]), bool(b["warn"]), bool(b["disabled"])) for b in data["buttons"]),
-        shown=bool(data["shown"]), by_person=by_person(data.get("inputAgoMs")),
+        id=str(data["id"]),
+        title=str(data["title"]),
+        body=str(data["body"]),
+        body_cut=bool(data["bodyCut"]),
+        buttons=tuple(
+            RawButton(str(b["label"]), bool(b["accept"]), bool(b["warn"]), bool(b["disabled"])) for b in data["buttons"]
+        ),
+        shown=bool(data["shown"]),
+        by_person=by_person(data.get("inputAgoMs")),
         input=None if field is None else RawInput(str(field["type"]), field.get("value"), field.get("checked")),
         checkbox=None if box is None else (str(box["label"]), bool(box["checked"])),
     )

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from webmcp_bridge.access.runs import KernelRun
 from webmcp_bridge.calls.registry import CallEvent
@@ -26,8 +27,13 @@ from webmcp_bridge.calls.registry import CallEvent
 
 def call_detail(event: CallEvent) -> dict[str, Any]:
     """The ``detail`` of ``webmcp-bridge:call``."""
-    return {"callId": event.call_id, "tool": event.tool, "arguments": event.arguments, "outcome": event.outcome,
-            "duration": None if event.duration is None else round(event.duration, 6)}
+    return {
+        "callId": event.call_id,
+        "tool": event.tool,
+        "arguments": event.arguments,
+        "outcome": event.outcome,
+        "duration": None if event.duration is None else round(event.duration, 6),
+    }
 
 
 class PageEvents:

@@ -20,7 +20,8 @@ with an injected factory runs under CPython too.
 from __future__ import annotations
 
 import traceback
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -95,8 +96,11 @@ class Proxies:
     still destroyed. After :meth:`clear` the owner is empty and may keep new proxies; a second clear does nothing.
     """
 
-    def __init__(self, create: Callable[[Callable[..., Any]], Any] = _create_proxy,
-                 create_once: Callable[[Callable[..., Any]], Any] = _create_once) -> None:
+    def __init__(
+        self,
+        create: Callable[[Callable[..., Any]], Any] = _create_proxy,
+        create_once: Callable[[Callable[..., Any]], Any] = _create_once,
+    ) -> None:
         self._create = create
         self._create_once = create_once
         self._kept: list[Any] = []

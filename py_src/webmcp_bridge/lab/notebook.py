@@ -18,7 +18,8 @@ import base64
 import binascii
 import json
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import js
 from pyodide.ffi import JsException, to_js
@@ -44,6 +45,7 @@ from webmcp_bridge.core.limits import (
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.host.protocol import (
     AccessState,
+    Actor,
     CellChange,
     CellType,
     CodeRun,
@@ -90,15 +92,20 @@ def load_model_js(tracker: Any) -> Any:
 def _raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
     """An output as ``notebook.js``'s describeOutput gives it, each text head cut here to ``head_bytes`` UTF-8
     bytes (the JS half sends the first ``head_bytes`` UTF-16 units, which hold at least that many bytes)."""
-    return RawOutput(o["output_type"], tuple(RawItem(m, b, truncate_utf8(h, head_bytes), bin_) for m, b, h, bin_ in o["items"]),
-                     name=o.get("name"), ename=o.get("ename"), evalue=o.get("evalue"))
+    return RawOutput(
+        o["output_type"],
+        tuple(RawItem(m, b, truncate_utf8(h, head_bytes), bin_) for m, b, h, bin_ in o["items"]),
+        name=o.get("name"),
+        ename=o.get("ename"),
+        evalue=o.get("evalue"),
+    )
 
 
 #: the change kinds a run makes (its outputs cleared, arriving, its execution count set)
 RUN_KINDS = ("clear", "output", "run")
 
 
-def actor_of(kind: str, agent_write: bool, agent_run: bool) -> str:
+def actor_of(kind: str, agent_write: bool, agent_run: bool) -> Actor:
     """Who made a cell change ``notebook.js`` recorded: "agent" when it happened inside one of the agent's writes
     through the adapter, or when it is the outputs or execution count (:data:`RUN_KINDS`) of a cell whose execution
     the agent started and that has not ended (:meth:`LabNotebook.run_cell`, also after the call stopped waiting);
@@ -109,13 +116,23 @@ def actor_of(kind: str, agent_write: bool, agent_run: bool) -> str:
 def _change(c: dict[str, Any]) -> CellChange:
     """A change as ``notebook.js``'s change log records it."""
     kind = c["kind"]
-    return CellChange(actor_of(kind, bool(c["agentWrite"]), bool(c["agentRun"])), kind, str(c["cellId"]), float(c["time"]),  # type: ignore[arg-type]
-                      c.get("access"), c.get("revision"), int(c.get("droppedBefore") or 0))
+    return CellChange(
+        actor_of(kind, bool(c["agentWrite"]), bool(c["agentRun"])),
+        kind,
+        str(c["cellId"]),
+        float(c["time"]),
+        c.get("access"),
+        c.get("revision"),
+        int(c.get("droppedBefore") or 0),
+    )
 
 
 def _raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
     return RawCell(
-        id=data["id"], index=data["index"], cell_type=data["cell_type"], source=data["source"],
+        id=data["id"],
+        index=data["index"],
+        cell_type=data["cell_type"],
+        source=data["source"],
         execution_count=data.get("execution_count"),
         outputs=tuple(_raw_output(o, head_bytes) for o in data["outputs"]),
         output_count=data["output_count"],
@@ -132,7 +149,7 @@ class LabNotebook:
             asks before, one read of ``panel.context.path``).
     """
 
-    def __init__(self, host: "JupyterLabHost", panel: Any, path: str | None = None) -> None:
+    def __init__(self, host: JupyterLabHost, panel: Any, path: str | None = None) -> None:
         self.host = host
         self.panel = panel
         self.live = host.live
@@ -164,7 +181,9 @@ class LabNotebook:
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return [_raw_cell(c, head_bytes) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))]
+        return [
+            _raw_cell(c, head_bytes) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))
+        ]
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         found = json.loads(self.live.cellsById(self.panel, json.dumps(list(cell_ids)), head_bytes, max_outputs))
@@ -186,15 +205,21 @@ class LabNotebook:
         first, end = page_window(offset, max_bytes)
         raw = self.live.outputBytes(self.panel, cell_id, output_index, mime, first, end)
         if is_nullish(raw):
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
+            )
         data = json.loads(raw)
-        page, start, next_offset, total = page_utf8(base64.b64decode(data["data"]), int(data["first"]), int(data["total"]), offset, max_bytes)
+        page, start, next_offset, total = page_utf8(
+            base64.b64decode(data["data"]), int(data["first"]), int(data["total"]), offset, max_bytes
+        )
         return TextPage(page, start, next_offset, total)
 
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
         raw = self.live.outputBinary(self.panel, cell_id, output_index, mime, max_bytes)
         if is_nullish(raw):
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
+            )
         data = json.loads(raw)
         return data["data"], data["bytes"]
 
@@ -202,7 +227,9 @@ class LabNotebook:
         """One crossing for the first base64 characters that hold ``max_bytes`` decoded bytes, decoded here."""
         raw = self.live.outputBinaryHead(self.panel, cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
         if is_nullish(raw):
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
+            )
         data = json.loads(raw)
         try:
             head = base64.b64decode(data["data"], validate=True)[:max_bytes]
@@ -210,17 +237,28 @@ class LabNotebook:
             head = b""
         return head, int(data["bytes"])
 
-    async def encode_output_image(self, cell_id: str, output_index: int, mime: str, request: ImageRequest) -> EncodedImage | None:
+    async def encode_output_image(
+        self, cell_id: str, output_index: int, mime: str, request: ImageRequest
+    ) -> EncodedImage | None:
         """``notebook.js`` resizeImage: the browser decodes the stored bytes, resamples them to the size asked for and
         encodes the copy (createImageBitmap and OffscreenCanvas.convertToBlob, both asynchronous)."""
-        raw = await self.live.resizeImage(self.panel, cell_id, output_index, mime, request.width, request.height, request.mime,
-                                          request.quality)
+        raw = await self.live.resizeImage(
+            self.panel, cell_id, output_index, mime, request.width, request.height, request.mime, request.quality
+        )
         if is_nullish(raw):
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
+            )
         data = json.loads(str(raw))
         if "error" in data:
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", cellId=cell_id)
-        return EncodedImage(str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"]))
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"The {mime} data of that output is not a valid {mime} image.",
+                cellId=cell_id,
+            )
+        return EncodedImage(
+            str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"])
+        )
 
     def focus(self) -> Focus:
         data = json.loads(self.live.focus(self.panel))
@@ -259,8 +297,9 @@ class LabNotebook:
         return self._written(self.live.clearOutputs(self.panel, cell_id), cell_id)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
-        ok = self.live.setFocus(self.panel, cell_id, json.dumps(cursor) if cursor else None,
-                                  json.dumps(selection) if selection else None)
+        ok = self.live.setFocus(
+            self.panel, cell_id, json.dumps(cursor) if cursor else None, json.dumps(selection) if selection else None
+        )
         if not ok:
             raise cell_not_found(cell_id)
 
@@ -271,8 +310,12 @@ class LabNotebook:
         if found == "cell":
             raise cell_not_found(cell_id)
         if found == "output":
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell_id!r} has no output {output_index}.",
-                            cellId=cell_id, outputIndex=output_index)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"Cell {cell_id!r} has no output {output_index}.",
+                cellId=cell_id,
+                outputIndex=output_index,
+            )
 
     # -- the bridge's metadata and the change log ---------------------------------------------------
     def bridge_metadata(self) -> Any:
@@ -282,7 +325,9 @@ class LabNotebook:
         self.live.setBridgeMetadata(self.panel, json.dumps(value))
 
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
-        return [(int(i), str(cid), value) for i, cid, value in json.loads(str(self.live.cellBridgeMetadata(self.panel)))]
+        return [
+            (int(i), str(cid), value) for i, cid, value in json.loads(str(self.live.cellBridgeMetadata(self.panel)))
+        ]
 
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
         if not self.live.setCellBridgeMetadata(self.panel, cell_id, None if value is None else json.dumps(value)):
@@ -305,7 +350,9 @@ class LabNotebook:
         self._path = str(data["path"])
         return [_change(c) for c in data["changes"]], int(data["stamp"])
 
-    def cell_infos(self, max_chars: int, max_lines: int, known_revision: int | None) -> tuple[int, list[tuple[str, str, str, int]]] | None:
+    def cell_infos(
+        self, max_chars: int, max_lines: int, known_revision: int | None
+    ) -> tuple[int, list[tuple[str, str, str, int]]] | None:
         """``(revision, [(id, type, first non-blank line of the first max_lines lines cut to max_chars, output
         count)])`` of every cell in order, one crossing; None when the revision is still ``known_revision``."""
         raw = self.live.cellInfos(self.panel, max_chars, max_lines, -1 if known_revision is None else known_revision)
@@ -318,9 +365,13 @@ class LabNotebook:
         """One crossing: the revision, the raw access values, the changes and the author's locks (``notebook.js`` accessState)."""
         data = json.loads(str(self.live.accessState(self.panel)))
         self._path = str(data["path"])
-        return AccessState(int(data["revision"]), data["notebook"], tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
-                           tuple(_change(c) for c in data["changes"]),
-                           tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]))
+        return AccessState(
+            int(data["revision"]),
+            data["notebook"],
+            tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
+            tuple(_change(c) for c in data["changes"]),
+            tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
+        )
 
     # -- async --------------------------------------------------------------------------------------
     async def save(self) -> SaveOutcome:
@@ -335,7 +386,9 @@ class LabNotebook:
             declined = _declined(exc)
             if declined is not None:  # "File Changed": Cancel, or its dialog already open: the call's real outcome
                 return SaveOutcome(declined)
-            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=self.path) from None
+            raise ToolError(
+                ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=self.path
+            ) from None
         return save_outcome(str(raw), revision)
 
     def tabs(self) -> TabsState:
@@ -369,7 +422,12 @@ class LabNotebook:
             while True:
                 info = self.kernel()
                 settled = ready.done() and not ready.cancelled() and ready.exception() is None
-                if info.status in statuses or loop.time() >= deadline or info.status == "dead" or (settled and info.status == "none"):
+                if (
+                    info.status in statuses
+                    or loop.time() >= deadline
+                    or info.status == "dead"
+                    or (settled and info.status == "none")
+                ):
                     return info
                 await asyncio.sleep(KERNEL_POLL_SECONDS)
         finally:
@@ -387,7 +445,9 @@ class LabNotebook:
         try:
             # notebook.js runs it as JupyterLab's CodeCell.execute does, but leaves the cell untrusted: the outputs of
             # the agent's run render as untrusted output (no script, no handler) until the person trusts the notebook
-            execution = asyncio.ensure_future(_awaitable(self.live.executeAsAgent(self.panel, cell_id, cells_module.CodeCell)))
+            execution = asyncio.ensure_future(
+                _awaitable(self.live.executeAsAgent(self.panel, cell_id, cells_module.CodeCell))
+            )
         except BaseException:
             self.live.endAgentRun(cell_id)
             raise
@@ -395,7 +455,7 @@ class LabNotebook:
         execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
         try:
             reply = await asyncio.wait_for(asyncio.shield(execution), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return RunResult(cell_id, "timeout", None)
         except JsException:
             return RunResult(cell_id, "error", None)
@@ -408,7 +468,7 @@ class LabNotebook:
         count = reply.content.execution_count
         return RunResult(cell_id, "ok" if status == "ok" else "error", None if is_nullish(count) else int(count))
 
-    async def _interrupt_after_abort(self, execution: "asyncio.Future[Any]") -> None:
+    async def _interrupt_after_abort(self, execution: asyncio.Future[Any]) -> None:
         """After an abort: interrupt the kernel and give the cell up to ABORT_SETTLE_SECONDS to end, so its
         KeyboardInterrupt output still counts as the agent's run. Never raises."""
         try:
@@ -417,7 +477,7 @@ class LabNotebook:
             if not is_nullish(kernel):
                 await asyncio.wait_for(_awaitable(kernel.interrupt()), ABORT_SETTLE_SECONDS)
             await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
-        except (asyncio.TimeoutError, asyncio.CancelledError, JsException):
+        except (TimeoutError, asyncio.CancelledError, JsException):
             pass
 
     async def _restart_confirmed(self) -> bool:
@@ -427,12 +487,16 @@ class LabNotebook:
         commands = self.host.app.commands
         restarted = None
         if commands.hasCommand(RESTART_COMMAND):
-            restarted = await commands.execute(RESTART_COMMAND, js_object({"semanticWidget": self.panel.id, "activate": False}))
+            restarted = await commands.execute(
+                RESTART_COMMAND, js_object({"semanticWidget": self.panel.id, "activate": False})
+            )
         if is_nullish(restarted):  # no such command, or it did not find the panel: the same dialog, from apputils
             apputils = getattr(self.host.modules, "apputils", None)
             dialogs_class = None if is_nullish(apputils) else getattr(apputils, "SessionContextDialogs", None)
             if is_nullish(dialogs_class):
-                raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "JupyterLab's kernel restart is not available on this page.")
+                raise ToolError(
+                    ErrorCode.KERNEL_UNAVAILABLE, "JupyterLab's kernel restart is not available on this page."
+                )
             restarted = await dialogs_class.new().restart(self.panel.sessionContext)
         return bool(restarted)
 
@@ -447,7 +511,9 @@ class LabNotebook:
             elif not await self._restart_confirmed():
                 return None  # declined in the confirmation dialog: nothing changed
         except JsException as exc:
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:PLATFORM_ERROR_CHARS]}") from None
+            raise ToolError(
+                ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:PLATFORM_ERROR_CHARS]}"
+            ) from None
         return await self.wait_for_kernel(timeout, ("idle",))
 
     # -- batched edits and code without a cell -------------------------------------------------
@@ -460,14 +526,19 @@ class LabNotebook:
             raise _line_ends_stuck(str(data["lineEnds"]))
         return [str(cell_id) for cell_id in data["ids"]]
 
-    async def scrub_kernel_history(self, counts: Sequence[int], sources: Sequence[str], timeout: float = SCRUB_HISTORY_SECONDS) -> None:
+    async def scrub_kernel_history(
+        self, counts: Sequence[int], sources: Sequence[str], timeout: float = SCRUB_HISTORY_SECONDS
+    ) -> None:
         """Clear the kernel's memory of these hidden cells (:mod:`webmcp_bridge.access.kernel_scrub`) before the
         agent's code runs. Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then
         does not run)."""
         run = await self.run_code(scrub_code(counts, sources), timeout, head_bytes=0, max_outputs=1)
         if run.status != "ok":
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "The kernel's history could not be cleared of the hidden cells, so nothing "
-                            "was run (it holds their sources); try again once the kernel is idle.")
+            raise ToolError(
+                ErrorCode.KERNEL_UNAVAILABLE,
+                "The kernel's history could not be cleared of the hidden cells, so nothing "
+                "was run (it holds their sources); try again once the kernel is idle.",
+            )
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
         """``kernel.requestExecute`` (store_history false) with the iopub messages collected in ``notebook.js``;
@@ -478,14 +549,19 @@ class LabNotebook:
         try:
             handle = self.live.runCode(self.panel, code, max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
         except JsException as exc:
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:PLATFORM_ERROR_CHARS]}") from None
+            raise ToolError(
+                ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:PLATFORM_ERROR_CHARS]}"
+            ) from None
         if is_nullish(handle):
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
         try:
             done = json.loads(str(await asyncio.wait_for(_awaitable(handle.done), timeout)))
-        except asyncio.TimeoutError:
-            done = {"status": "timeout", "execution_count": None,
-                    "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running"}
+        except TimeoutError:
+            done = {
+                "status": "timeout",
+                "execution_count": None,
+                "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running",
+            }
         described = json.loads(str(handle.describe(head_bytes)))
         handle.stop()
         status = str(done["status"])
@@ -496,17 +572,26 @@ class LabNotebook:
             reason = f"the request failed: {reason}"
         outputs = tuple(_raw_output(o, head_bytes) for o in described["outputs"])
         count = done.get("execution_count")
-        return CodeRun("ok" if status == "ok" else "timeout" if status == "timeout" else "error", outputs,
-                       int(described["count"]), None if count is None else int(count), reason)
+        return CodeRun(
+            "ok" if status == "ok" else "timeout" if status == "timeout" else "error",
+            outputs,
+            int(described["count"]),
+            None if count is None else int(count),
+            reason,
+        )
 
 
 def _line_ends_stuck(cell_id: str) -> ToolError:
     """A write refused by ``notebook.js`` because the cell still holds CR line ends its editor could not be
     brought in line with (the editor's binding was not found): writing would change the model and throw in the
     editor, which would keep showing the old text. Nothing was changed."""
-    return ToolError(ErrorCode.INTERNAL_ERROR, f"Cell {cell_id!r} still holds CR line ends that could not be made LF in this "
-                     "JupyterLab's editor, so it was not changed (writing would leave the editor showing other text than the "
-                     "notebook). Nothing was changed.", cellId=cell_id)
+    return ToolError(
+        ErrorCode.INTERNAL_ERROR,
+        f"Cell {cell_id!r} still holds CR line ends that could not be made LF in this "
+        "JupyterLab's editor, so it was not changed (writing would leave the editor showing other text than the "
+        "notebook). Nothing was changed.",
+        cellId=cell_id,
+    )
 
 
 def _declined(exc: Exception) -> SaveKind | None:
@@ -528,7 +613,13 @@ async def _awaitable(promise: Any) -> Any:
 def _op_wire(op: EditOp) -> dict[str, Any]:
     """An edit op as ``notebook.js``'s applyEdits reads it."""
     if isinstance(op, InsertOp):
-        return {"op": "insert", "cell_type": op.cell_type, "source": op.source, "reference_cell_id": op.reference_cell_id, "position": op.position}
+        return {
+            "op": "insert",
+            "cell_type": op.cell_type,
+            "source": op.source,
+            "reference_cell_id": op.reference_cell_id,
+            "position": op.position,
+        }
     if isinstance(op, SetSourceOp):
         return {"op": "set_source", "cell_id": op.cell_id, "source": op.source}
     if isinstance(op, DeleteOp):
@@ -588,7 +679,11 @@ class JupyterLabHost:
     @staticmethod
     def _entry(model: Any) -> Entry:
         kind = str(model.type)
-        return Entry(str(model.path), str(model.name), "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file")
+        return Entry(
+            str(model.path),
+            str(model.name),
+            "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file",
+        )
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         await self.root.check(path)
@@ -613,25 +708,38 @@ class JupyterLabHost:
             if is_nullish(panel):
                 panel = self.docs.open(path, "default", js.undefined, js_object({"activate": False}))
         if is_nullish(panel) or is_nullish(getattr(panel, "content", None)):
-            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path)
+            raise ToolError(
+                ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path
+            )
         await panel.context.ready
         return LabNotebook(self, panel, path)
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
         content = {
             "cells": [],
-            "metadata": {"kernelspec": {"name": kernel_name or "python", "display_name": "Python (Pyodide)", "language": "python"},
-                         "language_info": {"name": "python"}},
-            "nbformat": 4, "nbformat_minor": 5,
+            "metadata": {
+                "kernelspec": {
+                    "name": kernel_name or "python",
+                    "display_name": "Python (Pyodide)",
+                    "language": "python",
+                },
+                "language_info": {"name": "python"},
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
         }
         await self.root.check(path)
         try:
             await self.contents.save(path, js_object({"type": "notebook", "format": "json", "content": content}))
         except JsException as exc:
-            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Creating the notebook failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path) from None
+            raise ToolError(
+                ErrorCode.INTERNAL_ERROR, f"Creating the notebook failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path
+            ) from None
 
     def open_documents(self) -> list[OpenDocument]:
-        return [OpenDocument(str(path), "notebook", bool(dirty)) for path, dirty in json.loads(str(self.live.documents()))]
+        return [
+            OpenDocument(str(path), "notebook", bool(dirty)) for path, dirty in json.loads(str(self.live.documents()))
+        ]
 
     def current_notebook(self) -> LabNotebook | None:
         panel = self.live.current()
@@ -658,7 +766,9 @@ class JupyterLabHost:
         model = await self._get(path, True)
         value = None
         if model is not None and not is_nullish(model.content) and str(model.type) == "notebook":
-            raw = js.JSON.stringify(getattr(getattr(model.content, "metadata", None), METADATA_KEY, None) or js.undefined)
+            raw = js.JSON.stringify(
+                getattr(getattr(model.content, "metadata", None), METADATA_KEY, None) or js.undefined
+            )
             value = None if is_nullish(raw) else json.loads(str(raw))
         self._metadata_cache[path] = (stamp, value)
         return value
@@ -718,4 +828,6 @@ class JupyterLabHost:
             else:
                 await self.contents.save(path, js_object({"type": "file", "format": "text", "content": text}))
         except JsException as exc:
-            raise ToolError(ErrorCode.INTERNAL_ERROR, f"Writing the file failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path) from None
+            raise ToolError(
+                ErrorCode.INTERNAL_ERROR, f"Writing the file failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path
+            ) from None

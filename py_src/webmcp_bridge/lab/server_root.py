@@ -10,7 +10,8 @@ there is no such key and nothing is asked. A request that fails refuses the path
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import js
 from pyodide.ffi import JsException
@@ -24,8 +25,12 @@ PAGE_CONFIG_KEY = "webmcpBridgeOutsideUrl"
 
 def outside_root(path: str) -> ToolError:
     """The refusal of a path whose real location is outside the server's root (the INVALID_PATH of ``..``)."""
-    return ToolError(ErrorCode.INVALID_PATH, f"{path!r} leads outside the workspace (a symbolic link to a place outside "
-                     "the server's root); only paths inside it are allowed.", path=path)
+    return ToolError(
+        ErrorCode.INVALID_PATH,
+        f"{path!r} leads outside the workspace (a symbolic link to a place outside "
+        "the server's root); only paths inside it are allowed.",
+        path=path,
+    )
 
 
 def _page_config_url() -> str | None:
@@ -72,14 +77,27 @@ class ServerRoot:
         if xsrf:
             headers["X-XSRFToken"] = xsrf
         try:
-            response = await js.fetch(self.url, js_object({"method": "POST", "credentials": "same-origin", "headers": headers,
-                                                           "body": json.dumps({"paths": list(paths)})}))
+            response = await js.fetch(
+                self.url,
+                js_object(
+                    {
+                        "method": "POST",
+                        "credentials": "same-origin",
+                        "headers": headers,
+                        "body": json.dumps({"paths": list(paths)}),
+                    }
+                ),
+            )
             if not response.ok:
                 raise ValueError(f"HTTP {response.status}")
             outside = json.loads(str(await response.text()))["outside"]
         except (JsException, ValueError, KeyError, TypeError) as exc:
-            raise ToolError(ErrorCode.INVALID_PATH, f"The server could not tell whether {paths[0]!r} stays inside the workspace "
-                            f"({str(exc)[:100]}); nothing was done.", path=paths[0]) from None
+            raise ToolError(
+                ErrorCode.INVALID_PATH,
+                f"The server could not tell whether {paths[0]!r} stays inside the workspace "
+                f"({str(exc)[:100]}); nothing was done.",
+                path=paths[0],
+            ) from None
         return {str(p) for p in outside}
 
     async def check(self, path: str) -> None:

@@ -37,7 +37,8 @@ import importlib
 import json
 import time
 import traceback
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 # Imported one per step, heaviest first; each import builds the pydantic models of its tools.
 STEPS = (
@@ -165,11 +166,20 @@ class LabSession:
         self._show_diagnostics(diagnostics)
         began = time.perf_counter()
         site = await site_contributions(ctx, diagnostics)
-        self.timings["contributions"] = round((time.perf_counter() - began) * 1000, 1)  # fetching and importing, in steps
-        self.bridge = await self._step("registry", lambda: build_bridge(JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site,
-                                                                         diagnostics=diagnostics))
+        self.timings["contributions"] = round(
+            (time.perf_counter() - began) * 1000, 1
+        )  # fetching and importing, in steps
+        self.bridge = await self._step(
+            "registry",
+            lambda: build_bridge(
+                JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site, diagnostics=diagnostics
+            ),
+        )
         from webmcp_bridge.lab.run_switches import asking_off
-        self.bridge.guard.consent.set_switch(asking_off)  # the person's "Stop asking" of the run rule (the Access section)
+
+        self.bridge.guard.consent.set_switch(
+            asking_off
+        )  # the person's "Stop asking" of the run rule (the Access section)
         self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
         self._choose_toolsets()
@@ -321,7 +331,9 @@ class LabSession:
         self.markers = CellMarkers(self.notebooks, bridge.registry, bridge.changes, dom)
         self.markers.start()
         await asyncio.sleep(0)
-        self.panel = AgentPanel(self.ctx, self.notebooks, self.markers, bridge.registry, bridge.changes, bridge.proposals, dom)
+        self.panel = AgentPanel(
+            self.ctx, self.notebooks, self.markers, bridge.registry, bridge.changes, bridge.proposals, dom
+        )
         await self.panel.start()
 
     async def _start_view(self) -> None:

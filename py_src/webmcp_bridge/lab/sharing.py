@@ -46,14 +46,25 @@ class ShareCommand:
             nb, selection = found
             self.shared.share(nb.path, str(selection["cellId"]), int(selection["outputIndex"]), str(selection["text"]))
 
-    def install(self) -> "ShareCommand":
+    def install(self) -> ShareCommand:
         """Add the command (if no other start added it) and its context-menu item."""
         commands = self.app.commands
         if not commands.hasCommand(COMMAND):
-            self._disposables.append(commands.addCommand(COMMAND, js_object({
-                "label": "Share selected output text with the agent",
-                "execute": self._proxies.keep(self._execute), "isEnabled": self._proxies.keep(self._enabled)})))
-            self._disposables.append(self.app.contextMenu.addItem(js_object({"command": COMMAND, "selector": SELECTOR, "rank": 40})))
+            self._disposables.append(
+                commands.addCommand(
+                    COMMAND,
+                    js_object(
+                        {
+                            "label": "Share selected output text with the agent",
+                            "execute": self._proxies.keep(self._execute),
+                            "isEnabled": self._proxies.keep(self._enabled),
+                        }
+                    ),
+                )
+            )
+            self._disposables.append(
+                self.app.contextMenu.addItem(js_object({"command": COMMAND, "selector": SELECTOR, "rank": 40}))
+            )
         return self
 
     def dispose(self) -> None:

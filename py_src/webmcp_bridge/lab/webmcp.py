@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import json
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from webmcp_bridge.calls.pending import start_eagerly
 from webmcp_bridge.calls.registry import CallEvent, Registry, envelope, result_json
@@ -42,8 +43,17 @@ def report_line(event: CallEvent) -> str:
 def answer_json(result: dict[str, Any], report: str | None, event: dict[str, Any] | None) -> str:
     """The dispatcher's answer as JSON text ``{"result", "report", "event"}``: the result written by
     :func:`~webmcp_bridge.calls.registry.result_json` (its payload's text reused, not serialized again)."""
-    return "".join(('{"result":', result_json(result), ',"report":', json.dumps(report, ensure_ascii=False),
-                    ',"event":', json.dumps(event, ensure_ascii=False), "}"))
+    return "".join(
+        (
+            '{"result":',
+            result_json(result),
+            ',"report":',
+            json.dumps(report, ensure_ascii=False),
+            ',"event":',
+            json.dumps(event, ensure_ascii=False),
+            "}",
+        )
+    )
 
 
 class WebMCPRegistration:
@@ -109,7 +119,9 @@ class WebMCPRegistration:
             result = await self.registry.call(name, arguments, invocation=invocation)
         except Exception:  # Registry.call never raises; this guards the agent's call anyway
             traceback.print_exc()
-            result = envelope(ToolError(ErrorCode.INTERNAL_ERROR, "The bridge failed unexpectedly.").payload(), is_error=True)
+            result = envelope(
+                ToolError(ErrorCode.INTERNAL_ERROR, "The bridge failed unexpectedly.").payload(), is_error=True
+            )
         after = self._reports.pop(invocation, None) if invocation is not None else None
         report, detail = after if after is not None else (None, None)
         return answer_json(result, report, detail)

@@ -37,8 +37,9 @@ import time
 import traceback
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -95,7 +96,9 @@ class DeniedPayload(Payload):
     status: Literal["denied"]
     proposalId: str
     tool: str
-    reason: str | None = Field(description="What the person typed, or why the bridge denied it for them; null when nothing was typed.")
+    reason: str | None = Field(
+        description="What the person typed, or why the bridge denied it for them; null when nothing was typed."
+    )
     message: str
 
 
@@ -112,8 +115,15 @@ class ProposalDenied(CallEnded):
     def payload(self) -> dict[str, Any]:
         """The result payload of the denied call."""
         who = "The person" if self.by == "person" else "The bridge"
-        return {"status": "denied", "proposalId": self.proposal_id, "tool": self.tool, "reason": self.reason,
-                "message": f"{who} denied this change" + (f" ({self.reason.rstrip('.')})." if self.reason else ".") + " Nothing was changed."}
+        return {
+            "status": "denied",
+            "proposalId": self.proposal_id,
+            "tool": self.tool,
+            "reason": self.reason,
+            "message": f"{who} denied this change"
+            + (f" ({self.reason.rstrip('.')})." if self.reason else ".")
+            + " Nothing was changed.",
+        }
 
 
 def diff_lines_at_least(before: str, after: str) -> int:
@@ -211,7 +221,7 @@ def _anchored(a: list[str], b: list[str], budget: int) -> list[Opcode]:
         while i + head < ai - tail and j + head < bj - tail and a[ai - 1 - tail] == b[bj - 1 - tail]:
             tail += 1
         ops.append(("equal", i, i + head, j, j + head))
-        gap_a, gap_b = a[i + head:ai - tail], b[j + head:bj - tail]
+        gap_a, gap_b = a[i + head : ai - tail], b[j + head : bj - tail]
         found: list[Opcode] | None = None
         if gap_a and gap_b and budget > 0 and not set(gap_a).isdisjoint(gap_b):
             found, steps = _bounded_opcodes(gap_a, gap_b, budget, POPULAR_LINE)
@@ -303,9 +313,18 @@ class Proposal:
 
     def to_json(self) -> dict[str, Any]:
         """``{id, path, tool, kind, cellId, summary, diff, code, created, scope}``."""
-        return {"id": self.id, "path": self.path, "tool": self.tool, "kind": self.kind, "cellId": self.cell_id,
-                "summary": self.summary, "diff": self.diff, "code": self.code, "created": round(self.created, 3),
-                "scope": self.scope}
+        return {
+            "id": self.id,
+            "path": self.path,
+            "tool": self.tool,
+            "kind": self.kind,
+            "cellId": self.cell_id,
+            "summary": self.summary,
+            "diff": self.diff,
+            "code": self.code,
+            "created": round(self.created, 3),
+            "scope": self.scope,
+        }
 
 
 Listener = Callable[[str, Proposal], None]  # (event: "created" | "settled", proposal)
@@ -347,7 +366,9 @@ class ProposalBook:
 
     def deny(self, proposal_id: str, reason: str | None = None, by: str = "person") -> bool:
         """Deny a waiting proposal with an optional reason (cut to PROPOSAL_REASON_BYTES); False when there is none."""
-        return self._settle(proposal_id, Decision(False, preview(reason, PROPOSAL_REASON_BYTES) if reason else None, by))
+        return self._settle(
+            proposal_id, Decision(False, preview(reason, PROPOSAL_REASON_BYTES) if reason else None, by)
+        )
 
     def waiting(self, path: str | None = None) -> list[Proposal]:
         """Proposals waiting, oldest first (of notebook ``path``, or all)."""
@@ -376,11 +397,19 @@ class ProposalBook:
             if proposal.scope == "workspace" and not proposal.path:
                 break  # a site tool's calls: each waits on its own
             if other.path == proposal.path and other.cell_id == proposal.cell_id and other.scope == proposal.scope:
-                where = (f"{proposal.path!r}" if proposal.scope == "workspace" else
-                         f"cell {proposal.cell_id!r}" if proposal.cell_id else "the end of the notebook")
-                raise ToolError(ErrorCode.PROPOSAL_ALREADY_PENDING,
-                                f"A proposal ({other.tool}) already waits for the person on {where}; wait for it to be settled.",
-                                proposalId=other.id, cellId=proposal.cell_id)
+                where = (
+                    f"{proposal.path!r}"
+                    if proposal.scope == "workspace"
+                    else f"cell {proposal.cell_id!r}"
+                    if proposal.cell_id
+                    else "the end of the notebook"
+                )
+                raise ToolError(
+                    ErrorCode.PROPOSAL_ALREADY_PENDING,
+                    f"A proposal ({other.tool}) already waits for the person on {where}; wait for it to be settled.",
+                    proposalId=other.id,
+                    cellId=proposal.cell_id,
+                )
         proposal.id = proposal.id or uuid.uuid4().hex[:10]
         proposal.future = asyncio.get_event_loop().create_future()
         proposal.task = asyncio.current_task()
@@ -417,4 +446,3 @@ class ProposalBook:
                 listener(event, proposal)
             except Exception:  # the person's view must not break the agent's call
                 traceback.print_exc()
-

@@ -76,11 +76,20 @@ import json
 import math
 import secrets
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, NamedTuple, Sequence
+from typing import Any, Literal, NamedTuple
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import CONTEXT_CHARS, DEFAULT_LIMITS, FINGERPRINT_HEAD_BYTES, MAX_INT, SHORT_ID_CHARS, Limits, utf8_len
+from webmcp_bridge.core.limits import (
+    CONTEXT_CHARS,
+    DEFAULT_LIMITS,
+    FINGERPRINT_HEAD_BYTES,
+    MAX_INT,
+    SHORT_ID_CHARS,
+    Limits,
+    utf8_len,
+)
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.core.snapshot import HASH_HEX_CHARS
 from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
@@ -96,6 +105,7 @@ STATUSES = ("open", "resolved")
 
 
 # -- anchors as arguments -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CellAnchor:
@@ -126,6 +136,7 @@ Anchor = CellAnchor | RangeAnchor | OutputAnchor
 
 
 # -- views ---------------------------------------------------------------------------------------------
+
 
 class Message(NamedTuple):
     """One message of a thread: ``author`` "person" | "agent", ``time`` seconds since the epoch."""
@@ -184,7 +195,7 @@ class ThreadView:
         shown = list(self.messages)
         if max_messages is not None and len(shown) > max_messages:
             keep = max(1, max_messages)
-            shown = shown[:1] + (shown[len(shown) - (keep - 1):] if keep > 1 else [])
+            shown = shown[:1] + (shown[len(shown) - (keep - 1) :] if keep > 1 else [])
         return {
             "id": self.id,
             "status": self.status,
@@ -205,10 +216,13 @@ class ThreadView:
 
 def comment_not_found(thread_id: str) -> ToolError:
     """The one wording for a thread id that does not exist (or that the caller may not see)."""
-    return ToolError(ErrorCode.COMMENT_NOT_FOUND, f"No comment thread with id {thread_id!r} in this notebook.", threadId=thread_id)
+    return ToolError(
+        ErrorCode.COMMENT_NOT_FOUND, f"No comment thread with id {thread_id!r} in this notebook.", threadId=thread_id
+    )
 
 
 # -- positions: (line, UTF-16 column) <-> index into the str ---------------------------------------------
+
 
 def _utf16_units(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
@@ -267,7 +281,7 @@ def _occurrences(source: str, quote: str) -> list[int]:
 
 
 def _context(source: str, start: int, end: int) -> tuple[str, str]:
-    return source[max(0, start - CONTEXT_CHARS):start], source[end:end + CONTEXT_CHARS]
+    return source[max(0, start - CONTEXT_CHARS) : start], source[end : end + CONTEXT_CHARS]
 
 
 def locate_quote(source: str, anchor: dict[str, Any]) -> tuple[str, tuple[int, int] | None]:
@@ -303,6 +317,7 @@ def output_fingerprint(output: RawOutput) -> str:
 
 # -- parsing stored threads ----------------------------------------------------------------------------
 
+
 def _valid_anchor(anchor: Any) -> bool:
     if not isinstance(anchor, dict) or not isinstance(anchor.get("cellId"), str) or not anchor["cellId"]:
         return False
@@ -310,17 +325,27 @@ def _valid_anchor(anchor: Any) -> bool:
     if kind == "cell":
         return True
     if kind == "range":
-        return (isinstance(anchor.get("quote"), str) and bool(anchor["quote"]) and isinstance(anchor.get("prefix"), str)
-                and isinstance(anchor.get("suffix"), str) and _is_selection(anchor.get("selection")))
+        return (
+            isinstance(anchor.get("quote"), str)
+            and bool(anchor["quote"])
+            and isinstance(anchor.get("prefix"), str)
+            and isinstance(anchor.get("suffix"), str)
+            and _is_selection(anchor.get("selection"))
+        )
     if kind == "output":
         return _is_int(anchor.get("outputIndex")) and isinstance(anchor.get("fingerprint"), str)
     return False
 
 
 def _valid_thread(entry: Any) -> bool:
-    return (isinstance(entry, dict) and isinstance(entry.get("id"), str) and 0 < len(entry["id"]) <= SHORT_ID_CHARS
-            and entry.get("status") in STATUSES and _valid_anchor(entry.get("anchor"))
-            and isinstance(entry.get("messages"), list))
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("id"), str)
+        and 0 < len(entry["id"]) <= SHORT_ID_CHARS
+        and entry.get("status") in STATUSES
+        and _valid_anchor(entry.get("anchor"))
+        and isinstance(entry.get("messages"), list)
+    )
 
 
 def _time(value: Any) -> float | None:
@@ -332,7 +357,12 @@ def _time(value: Any) -> float | None:
 def _messages(raw: list[Any]) -> tuple[Message, ...]:
     out = []
     for m in raw:
-        if isinstance(m, dict) and m.get("author") in AUTHORS and isinstance(m.get("body"), str) and _time(m.get("time")) is not None:
+        if (
+            isinstance(m, dict)
+            and m.get("author") in AUTHORS
+            and isinstance(m.get("body"), str)
+            and _time(m.get("time")) is not None
+        ):
             out.append(Message(m["author"], m["body"], _time(m["time"])))  # type: ignore[arg-type]
     return tuple(out)
 
@@ -355,14 +385,19 @@ def _selection_in(source: str, selection: Any, name: str = "selection") -> tuple
     """Indices (start, end) of a selection given as an argument, ordered; INVALID_ARGUMENT if it is not
     inside ``source`` or empty."""
     if not _is_selection(selection):
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name} must be {{start: {{line, column}}, end: {{line, column}}}} with non-negative integers.")
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{name} must be {{start: {{line, column}}, end: {{line, column}}}} with non-negative integers.",
+        )
     bounds: list[int] = []
     for side in ("start", "end"):
         at = index_of(source, selection[side])
         if at is None:
             pos = selection[side]
-            raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                            f"{name}.{side} (line {pos['line']}, column {pos['column']}) is not a position in the cell's source.")
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{name}.{side} (line {pos['line']}, column {pos['column']}) is not a position in the cell's source.",
+            )
         bounds.append(at)
     start, end = sorted(bounds)
     if start == end:
@@ -371,6 +406,7 @@ def _selection_in(source: str, selection: Any, name: str = "selection") -> tuple
 
 
 # -- the review API ------------------------------------------------------------------------------------
+
 
 class Review:
     """Review threads of one notebook.
@@ -403,13 +439,15 @@ class Review:
         """Number of threads :meth:`threads` would return without a limit (no cell is read)."""
         return len(self._select(status, cell_id))
 
-    def threads(self, status: StatusFilter = "open", cell_id: str | None = None, limit: int | None = None) -> list[ThreadView]:
+    def threads(
+        self, status: StatusFilter = "open", cell_id: str | None = None, limit: int | None = None
+    ) -> list[ThreadView]:
         """Threads with ``status`` ("all" for both), only those anchored to ``cell_id`` when given, oldest
         first, at most ``limit``; anchors resolved with one read of the cells involved."""
         if status not in ("open", "resolved", "all"):
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "status must be 'open', 'resolved' or 'all'.")
         chosen = self._select(status, cell_id)
-        return self._resolve(chosen if limit is None else chosen[:max(0, limit)])
+        return self._resolve(chosen if limit is None else chosen[: max(0, limit)])
 
     def get(self, thread_id: str) -> ThreadView:
         """One thread. Raises COMMENT_NOT_FOUND."""
@@ -427,16 +465,28 @@ class Review:
         stored = self._anchor(anchor)
         meta, entries = self._load()
         if len(entries) >= self.limits.comment_threads_stored:
-            raise ToolError(ErrorCode.TOO_LARGE, f"This notebook already holds {len(entries)} comment threads; at most "
-                            f"{self.limits.comment_threads_stored} are kept. Resolve and remove old ones first.",
-                            count=len(entries), maxCount=self.limits.comment_threads_stored)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"This notebook already holds {len(entries)} comment threads; at most "
+                f"{self.limits.comment_threads_stored} are kept. Resolve and remove old ones first.",
+                count=len(entries),
+                maxCount=self.limits.comment_threads_stored,
+            )
         taken = {e.get("id") for e in entries if isinstance(e, dict)}
         thread_id = secrets.token_hex(ID_HEX_DIGITS // 2)
         while thread_id in taken:
             thread_id = secrets.token_hex(ID_HEX_DIGITS // 2)
         now = self._time()
-        entries.append({"id": thread_id, "status": "open", "anchor": stored,
-                        "messages": [{"author": author, "body": body, "time": now}], "createdAt": now, "updatedAt": now})
+        entries.append(
+            {
+                "id": thread_id,
+                "status": "open",
+                "anchor": stored,
+                "messages": [{"author": author, "body": body, "time": now}],
+                "createdAt": now,
+                "updatedAt": now,
+            }
+        )
         self._store(meta, entries)
         return self.get(thread_id)
 
@@ -448,9 +498,14 @@ class Review:
         meta, entries = self._load()
         thread = self._find(parse_threads(meta), thread_id)
         if len(thread["messages"]) >= self.limits.comment_messages_stored:
-            raise ToolError(ErrorCode.TOO_LARGE, f"Thread {thread_id!r} already holds {len(thread['messages'])} messages; "
-                            f"at most {self.limits.comment_messages_stored} are kept.",
-                            threadId=thread_id, count=len(thread["messages"]), maxCount=self.limits.comment_messages_stored)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"Thread {thread_id!r} already holds {len(thread['messages'])} messages; "
+                f"at most {self.limits.comment_messages_stored} are kept.",
+                threadId=thread_id,
+                count=len(thread["messages"]),
+                maxCount=self.limits.comment_messages_stored,
+            )
         now = self._time()
         thread["messages"].append({"author": author, "body": body, "time": now})
         thread["updatedAt"] = now
@@ -466,10 +521,19 @@ class Review:
         meta, entries = self._load()
         thread = self._find(parse_threads(meta), thread_id)
         if thread["status"] == "resolved":
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Thread {thread_id!r} is already resolved.", threadId=thread_id, status="resolved")
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"Thread {thread_id!r} is already resolved.",
+                threadId=thread_id,
+                status="resolved",
+            )
         if message is not None and len(thread["messages"]) >= self.limits.comment_messages_stored:
-            raise ToolError(ErrorCode.TOO_LARGE, f"Thread {thread_id!r} already holds {len(thread['messages'])} messages; "
-                            f"resolve it without a message.", threadId=thread_id, maxCount=self.limits.comment_messages_stored)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"Thread {thread_id!r} already holds {len(thread['messages'])} messages; resolve it without a message.",
+                threadId=thread_id,
+                maxCount=self.limits.comment_messages_stored,
+            )
         now = self._time()
         if message is not None:
             thread["messages"].append({"author": author, "body": message, "time": now})
@@ -483,7 +547,9 @@ class Review:
         meta, entries = self._load()
         thread = self._find(parse_threads(meta), thread_id)
         if thread["status"] == "open":
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Thread {thread_id!r} is already open.", threadId=thread_id, status="open")
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT, f"Thread {thread_id!r} is already open.", threadId=thread_id, status="open"
+            )
         thread["status"] = "open"
         thread.pop("resolvedAt", None)
         thread.pop("resolvedBy", None)
@@ -511,10 +577,18 @@ class Review:
         COMMENT_NOT_FOUND, COMMENT_ANCHOR_STALE (orphaned or cell-missing: details ``threadId``, ``state``)."""
         view = self.get(thread_id)
         if view.state in ("orphaned", "cell-missing"):
-            why = ("its cell was deleted" if view.state == "cell-missing" else
-                   "the quoted text is no longer found unambiguously in its cell (the person can re-anchor it)")
-            raise ToolError(ErrorCode.COMMENT_ANCHOR_STALE, f"Thread {thread_id!r} cannot be shown: {why}.",
-                            threadId=thread_id, state=view.state, cellId=view.cell_id)
+            why = (
+                "its cell was deleted"
+                if view.state == "cell-missing"
+                else "the quoted text is no longer found unambiguously in its cell (the person can re-anchor it)"
+            )
+            raise ToolError(
+                ErrorCode.COMMENT_ANCHOR_STALE,
+                f"Thread {thread_id!r} cannot be shown: {why}.",
+                threadId=thread_id,
+                state=view.state,
+                cellId=view.cell_id,
+            )
         if view.kind == "output":
             index = view.anchor["outputIndex"]
             cell = self.nb.find_cells([view.cell_id], max_outputs=index + 1)[0]
@@ -529,8 +603,11 @@ class Review:
         return round(float(self._now()), 3)
 
     def _select(self, status: str, cell_id: str | None) -> list[dict[str, Any]]:
-        return [t for t in parse_threads(self.nb.bridge_metadata())
-                if (status == "all" or t["status"] == status) and (cell_id is None or t["anchor"]["cellId"] == cell_id)]
+        return [
+            t
+            for t in parse_threads(self.nb.bridge_metadata())
+            if (status == "all" or t["status"] == status) and (cell_id is None or t["anchor"]["cellId"] == cell_id)
+        ]
 
     @staticmethod
     def _find(threads: list[dict[str, Any]], thread_id: str) -> dict[str, Any]:
@@ -549,8 +626,13 @@ class Review:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name} is empty.")
         size = utf8_len(body)
         if size > self.limits.comment_body_bytes:
-            raise ToolError(ErrorCode.TOO_LARGE, f"{name} is {size} bytes; a comment is at most {self.limits.comment_body_bytes}.",
-                            field=name, bytes=size, maxBytes=self.limits.comment_body_bytes)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"{name} is {size} bytes; a comment is at most {self.limits.comment_body_bytes}.",
+                field=name,
+                bytes=size,
+                maxBytes=self.limits.comment_body_bytes,
+            )
 
     def _load(self) -> tuple[dict[str, Any], list[Any]]:
         """(the whole ``webmcp_bridge`` dict, its threads list): the objects to mutate and store back."""
@@ -577,14 +659,26 @@ class Review:
         if isinstance(anchor, OutputAnchor):
             if not _is_int(anchor.output_index):
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "outputIndex must be a non-negative integer.")
-            cell = self.nb.find_cells([anchor.cell_id], head_bytes=FINGERPRINT_HEAD_BYTES, max_outputs=anchor.output_index + 1)[0]
+            cell = self.nb.find_cells(
+                [anchor.cell_id], head_bytes=FINGERPRINT_HEAD_BYTES, max_outputs=anchor.output_index + 1
+            )[0]
             if anchor.output_index >= cell.output_count or anchor.output_index >= len(cell.outputs):
-                raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {cell.output_count} output(s); there is no index {anchor.output_index}.",
-                                cellId=cell.id, outputIndex=anchor.output_index, outputCount=cell.output_count)
+                raise ToolError(
+                    ErrorCode.OUTPUT_NOT_FOUND,
+                    f"Cell {cell.id!r} has {cell.output_count} output(s); there is no index {anchor.output_index}.",
+                    cellId=cell.id,
+                    outputIndex=anchor.output_index,
+                    outputCount=cell.output_count,
+                )
             output = cell.outputs[anchor.output_index]
-            return {"kind": "output", "cellId": cell.id, "outputIndex": anchor.output_index,
-                    "fingerprint": output_fingerprint(output), "outputType": output.output_type,
-                    "mimeTypes": [item.mime for item in output.items]}
+            return {
+                "kind": "output",
+                "cellId": cell.id,
+                "outputIndex": anchor.output_index,
+                "fingerprint": output_fingerprint(output),
+                "outputType": output.output_type,
+                "mimeTypes": [item.mime for item in output.items],
+            }
         if (anchor.quote is None) == (anchor.selection is None):
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "A range anchor needs quote or selection (one of them).")
         cell = self.nb.find_cell(anchor.cell_id)
@@ -594,22 +688,37 @@ class Review:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "quote is empty.")
             found = _occurrences(source, anchor.quote)
             if len(found) != 1:
-                raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                                "quote does not occur in the cell's source." if not found else
-                                f"quote occurs {len(found)} times in the cell's source; quote more text so it occurs once, or give a selection.",
-                                cellId=cell.id, occurrences=len(found))
+                raise ToolError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    "quote does not occur in the cell's source."
+                    if not found
+                    else f"quote occurs {len(found)} times in the cell's source; quote more text so it occurs once, or give a selection.",
+                    cellId=cell.id,
+                    occurrences=len(found),
+                )
             start, end = found[0], found[0] + len(anchor.quote)
         else:
             start, end = _selection_in(source, anchor.selection)
         quote = source[start:end]
         size = utf8_len(quote)
         if size > self.limits.comment_quote_bytes:
-            raise ToolError(ErrorCode.TOO_LARGE, f"The quoted text is {size} bytes; a range anchor quotes at most "
-                            f"{self.limits.comment_quote_bytes}. Comment on the whole cell instead.",
-                            field="quote", bytes=size, maxBytes=self.limits.comment_quote_bytes)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"The quoted text is {size} bytes; a range anchor quotes at most "
+                f"{self.limits.comment_quote_bytes}. Comment on the whole cell instead.",
+                field="quote",
+                bytes=size,
+                maxBytes=self.limits.comment_quote_bytes,
+            )
         prefix, suffix = _context(source, start, end)
-        return {"kind": "range", "cellId": cell.id, "quote": quote, "prefix": prefix, "suffix": suffix,
-                "selection": {"start": position_of(source, start), "end": position_of(source, end)}}
+        return {
+            "kind": "range",
+            "cellId": cell.id,
+            "quote": quote,
+            "prefix": prefix,
+            "suffix": suffix,
+            "selection": {"start": position_of(source, start), "end": position_of(source, end)},
+        }
 
     def _read_cells(self, cell_ids: Sequence[str], max_outputs: int) -> dict[str, RawCell]:
         """The cells of ``cell_ids`` that exist, by id: one read, or one per id when some are missing."""
@@ -632,7 +741,9 @@ class Review:
 
     def _resolve(self, threads: list[dict[str, Any]]) -> list[ThreadView]:
         ids = list(dict.fromkeys(t["anchor"]["cellId"] for t in threads))
-        max_outputs = max((t["anchor"]["outputIndex"] + 1 for t in threads if t["anchor"]["kind"] == "output"), default=0)
+        max_outputs = max(
+            (t["anchor"]["outputIndex"] + 1 for t in threads if t["anchor"]["kind"] == "output"), default=0
+        )
         cells = self._read_cells(ids, max_outputs)
         return [self._view(t, cells.get(t["anchor"]["cellId"])) for t in threads]
 
@@ -654,9 +765,15 @@ class Review:
             state = "exact" if same else "output-changed"
         resolved = thread["status"] == "resolved"
         return ThreadView(
-            id=thread["id"], status=thread["status"], anchor=copy.deepcopy(anchor), state=state,
-            cell_id=anchor["cellId"], cell_index=cell.index if cell is not None else None, selection=selection,
-            messages=_messages(thread["messages"]), created_at=_time(thread.get("createdAt")),
+            id=thread["id"],
+            status=thread["status"],
+            anchor=copy.deepcopy(anchor),
+            state=state,
+            cell_id=anchor["cellId"],
+            cell_index=cell.index if cell is not None else None,
+            selection=selection,
+            messages=_messages(thread["messages"]),
+            created_at=_time(thread.get("createdAt")),
             updated_at=_time(thread.get("updatedAt")),
             resolved_at=_time(thread.get("resolvedAt")) if resolved else None,
             resolved_by=thread.get("resolvedBy") if resolved and thread.get("resolvedBy") in AUTHORS else None,

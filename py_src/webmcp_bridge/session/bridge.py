@@ -13,7 +13,8 @@ part through it; tests build one over the in-memory host.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Sequence, cast
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from webmcp_bridge.access.guard import GuardedHost
 from webmcp_bridge.calls.dialogs import DialogTracker
@@ -66,9 +67,19 @@ class Bridge:
         diagnostics: what went wrong with the site's contributions (the status item, ``jupyter_get_context``).
     """
 
-    def __init__(self, registry: Registry[CallContext], guard: GuardedHost, changes: ChangeLog, proposals: ProposalBook,
-                 shared: SharedSelections, reads: SourceReads, pending: PendingCalls, dialogs: DialogTracker,
-                 toolsets: ToolsetSwitch, diagnostics: Diagnostics | None = None) -> None:
+    def __init__(
+        self,
+        registry: Registry[CallContext],
+        guard: GuardedHost,
+        changes: ChangeLog,
+        proposals: ProposalBook,
+        shared: SharedSelections,
+        reads: SourceReads,
+        pending: PendingCalls,
+        dialogs: DialogTracker,
+        toolsets: ToolsetSwitch,
+        diagnostics: Diagnostics | None = None,
+    ) -> None:
         self.registry = registry
         self.guard = guard
         self.changes = changes
@@ -91,9 +102,15 @@ class Bridge:
         self.dialogs.close()
 
 
-def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs: DialogSource | None = None,
-                 toolsets: Iterable[Toolset] | None = None, contributions: Sequence[Contribution] = (),
-                 diagnostics: Diagnostics | None = None) -> Bridge:
+def build_bridge(
+    host: NotebookHost,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    dialogs: DialogSource | None = None,
+    toolsets: Iterable[Toolset] | None = None,
+    contributions: Sequence[Contribution] = (),
+    diagnostics: Diagnostics | None = None,
+) -> Bridge:
     """A session over ``host``: every part created once and handed to the parts that use it.
 
     Args:
@@ -113,10 +130,13 @@ def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs
     base = builtin_contributions() if toolsets is None else [Contribution("base", toolsets=tuple(toolsets))]
     assembly = assemble([*base, *contributions], diagnostics)
     # a site author's tool that does not declare itself read-only waits for the person in Propose mode
-    site = ({ts.name for c in contributions if isinstance(c, Contribution) for ts in c.toolsets}
-            - {ts.name for c in base for ts in c.toolsets})
-    assembly.toolsets = [dataclasses.replace(ts, tools=tuple(hold_site_tool(t) for t in ts.tools)) if ts.name in site else ts
-                         for ts in assembly.toolsets]
+    site = {ts.name for c in contributions if isinstance(c, Contribution) for ts in c.toolsets} - {
+        ts.name for c in base for ts in c.toolsets
+    }
+    assembly.toolsets = [
+        dataclasses.replace(ts, tools=tuple(hold_site_tool(t) for t in ts.tools)) if ts.name in site else ts
+        for ts in assembly.toolsets
+    ]
     for contribution in base:
         if contribution.name in assembly.refused:
             raise ValueError(assembly.refused[contribution.name])
@@ -129,8 +149,9 @@ def build_bridge(host: NotebookHost, *, limits: Limits = DEFAULT_LIMITS, dialogs
     # a call waiting for the person's decision on a proposal opens no dialog, so never owns one
     tracker.waiting_for_person = lambda: {p.task for p in proposals.waiting()}
     guard = GuardedHost(host, changes, proposals)
-    registry: Registry[CallContext] = Registry(CallContext(guard, limits, pending, tracker, shared, reads, diagnostics), limits,
-                                               pending, tracker)
+    registry: Registry[CallContext] = Registry(
+        CallContext(guard, limits, pending, tracker, shared, reads, diagnostics), limits, pending, tracker
+    )
     for toolset in assembly.toolsets:
         registry.add_toolset(toolset)
     attach_observers(registry, guard.runs, assembly, diagnostics)

@@ -37,14 +37,26 @@ SHORT_TTL_MS = RESOURCE_TTL_MS
 OUTPUT_TTL_MS = OUTPUT_RESOURCE_TTL_MS
 
 TEMPLATES: tuple[dict[str, str], ...] = (
-    {"name": "notebook-output", "uriTemplate": "notebook://{+path}/cells/{cellId}/outputs/{index}", "mimeType": "text/plain",
-     "description": "One output of a notebook cell (cell by id, output by 0-based index): its text (first page) or image. "
-                    "The uri of each output is listed by jupyter_get_cells and jupyter_run_cells."},
-    {"name": "notebook-cell", "uriTemplate": "notebook://{+path}/cells/{cellId}", "mimeType": "application/json",
-     "description": "One notebook cell by id: its source, hash and outputs listed (JSON, as jupyter_get_cells returns it)."},
-    {"name": "notebook", "uriTemplate": "notebook://{+path}", "mimeType": "application/json",
-     "description": "A notebook of the workspace: its cells listed with ids, uris, types and hashes (JSON, as jupyter_get_cells "
-                    "returns it without sources)."},
+    {
+        "name": "notebook-output",
+        "uriTemplate": "notebook://{+path}/cells/{cellId}/outputs/{index}",
+        "mimeType": "text/plain",
+        "description": "One output of a notebook cell (cell by id, output by 0-based index): its text (first page) or image. "
+        "The uri of each output is listed by jupyter_get_cells and jupyter_run_cells.",
+    },
+    {
+        "name": "notebook-cell",
+        "uriTemplate": "notebook://{+path}/cells/{cellId}",
+        "mimeType": "application/json",
+        "description": "One notebook cell by id: its source, hash and outputs listed (JSON, as jupyter_get_cells returns it).",
+    },
+    {
+        "name": "notebook",
+        "uriTemplate": "notebook://{+path}",
+        "mimeType": "application/json",
+        "description": "A notebook of the workspace: its cells listed with ids, uris, types and hashes (JSON, as jupyter_get_cells "
+        "returns it without sources).",
+    },
 )
 
 
@@ -81,8 +93,12 @@ async def read_resource(registry: Registry[Any], uri: str) -> dict[str, Any]:
         else:
             item = {"uri": canonical, "mimeType": payload["mimeType"], "text": payload["text"]}
             if payload.get("nextOffset") is not None:
-                item["_meta"] = {"truncated": True, "totalBytes": payload["totalBytes"], "nextOffset": payload["nextOffset"],
-                                 "more": "read the rest with jupyter_get_output (uri, offset)"}
+                item["_meta"] = {
+                    "truncated": True,
+                    "totalBytes": payload["totalBytes"],
+                    "nextOffset": payload["nextOffset"],
+                    "more": "read the rest with jupyter_get_output (uri, offset)",
+                }
         return {"contents": [item], "ttlMs": OUTPUT_TTL_MS, "cacheScope": "private"}
     if address.cell_id is not None:
         args: dict[str, Any] = {"notebookPath": address.path, "cellIds": [address.cell_id], "includeOutputs": True}
@@ -90,7 +106,11 @@ async def read_resource(registry: Registry[Any], uri: str) -> dict[str, Any]:
         args = {"notebookPath": address.path, "includeSource": False}
     result = await _call(registry, "jupyter_get_cells", args)
     text = result["content"][0]["text"]
-    return {"contents": [{"uri": canonical, "mimeType": "application/json", "text": text}], "ttlMs": SHORT_TTL_MS, "cacheScope": "private"}
+    return {
+        "contents": [{"uri": canonical, "mimeType": "application/json", "text": text}],
+        "ttlMs": SHORT_TTL_MS,
+        "cacheScope": "private",
+    }
 
 
 def templates_json() -> str:

@@ -63,7 +63,9 @@ _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _GLOB_CHARS = _NAME_CHARS | frozenset("*?[]!")
 
 
-def _strings(raw: Any, key: str, what: str, chars: frozenset[str], most: int, problems: list[str]) -> tuple[str, ...] | None:
+def _strings(
+    raw: Any, key: str, what: str, chars: frozenset[str], most: int, problems: list[str]
+) -> tuple[str, ...] | None:
     """The valid, unique, sorted entries of list setting ``key`` (each 1..:data:`TOOL_NAME_MAX_CHARS` of ``chars``; ``what`` names them in
     a problem), at most ``most``; None when ``raw`` is not a list."""
     if not isinstance(raw, list):
@@ -127,7 +129,9 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
         else:
             clamped = _clamp(timeout, EXECUTION_TIMEOUT_BOUNDS)
             if clamped != timeout:
-                problems.append(f"executionTimeout {timeout:g} is outside {EXECUTION_TIMEOUT_BOUNDS[0]:g}..{EXECUTION_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}")
+                problems.append(
+                    f"executionTimeout {timeout:g} is outside {EXECUTION_TIMEOUT_BOUNDS[0]:g}..{EXECUTION_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}"
+                )
             values["execution_timeout"] = clamped
 
     if "runTimeout" in raw:
@@ -137,7 +141,9 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
         else:
             clamped = _clamp(run_timeout, RUN_TIMEOUT_BOUNDS)
             if clamped != run_timeout:
-                problems.append(f"runTimeout {run_timeout:g} is outside {RUN_TIMEOUT_BOUNDS[0]:g}..{RUN_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}")
+                problems.append(
+                    f"runTimeout {run_timeout:g} is outside {RUN_TIMEOUT_BOUNDS[0]:g}..{RUN_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}"
+                )
             values["run_timeout"] = clamped
 
     if "resultBytes" in raw:
@@ -147,11 +153,15 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
         else:
             clamped_size = int(_clamp(size, RESULT_BYTES_BOUNDS))
             if clamped_size != size:
-                problems.append(f"resultBytes {int(size)} is outside {RESULT_BYTES_BOUNDS[0]}..{RESULT_BYTES_BOUNDS[1]}; using {clamped_size}")
+                problems.append(
+                    f"resultBytes {int(size)} is outside {RESULT_BYTES_BOUNDS[0]}..{RESULT_BYTES_BOUNDS[1]}; using {clamped_size}"
+                )
             values["result_bytes"] = clamped_size
 
     if "disabledTools" in raw:
-        patterns = _strings(raw["disabledTools"], "disabledTools", "tool names or globs", _GLOB_CHARS, MAX_DISABLED_TOOLS, problems)
+        patterns = _strings(
+            raw["disabledTools"], "disabledTools", "tool names or globs", _GLOB_CHARS, MAX_DISABLED_TOOLS, problems
+        )
         if patterns is None:
             problems.append("disabledTools is not a list; no tool is disabled")
         else:
@@ -178,9 +188,11 @@ def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
     """``base`` with the settings' execution timeout, run timeout and result cap. A cap smaller than ``base``'s also scales
     down the text pages (:data:`PAGE_LIMITS`) in the same proportion, so a page of output, file or cell source
     still fits in one result (a larger cap leaves them as they are)."""
-    changes: dict[str, Any] = {"execution_timeout_seconds": float(settings.execution_timeout),
-                               "run_timeout_seconds": float(settings.run_timeout),
-                               "result_bytes": int(settings.result_bytes)}
+    changes: dict[str, Any] = {
+        "execution_timeout_seconds": float(settings.execution_timeout),
+        "run_timeout_seconds": float(settings.run_timeout),
+        "result_bytes": int(settings.result_bytes),
+    }
     if settings.result_bytes < base.result_bytes:
         ratio = settings.result_bytes / base.result_bytes
         for name in PAGE_LIMITS:
@@ -214,7 +226,9 @@ class SettingsApplier:
         if hasattr(context, "limits"):
             context.limits = limits
         before = {d["name"] for d in self.registry.definitions()}
-        disabled, unmatched = disabled_by_patterns(settings.disabled_tools, (tool.name for tool in self.registry.tools()))
+        disabled, unmatched = disabled_by_patterns(
+            settings.disabled_tools, (tool.name for tool in self.registry.tools())
+        )
         problems = [f"disabledTools: {pattern!r} matches no tool" for pattern in unmatched]
         self.registry.set_disabled(disabled)
         switch = getattr(context, "toolsets", None)

@@ -39,7 +39,9 @@ class SharedSelections:
 
     def share(self, path: str, cell_id: str, output_index: int, text: str) -> SharedSelection:
         """Record the person's share (replacing the notebook's previous one); returns it."""
-        shared = SharedSelection(path, cell_id, int(output_index), truncate_utf8(text, MAX_SHARE_BYTES), utf8_len(text), time.time())
+        shared = SharedSelection(
+            path, cell_id, int(output_index), truncate_utf8(text, MAX_SHARE_BYTES), utf8_len(text), time.time()
+        )
         self._latest[path] = shared
         return shared
 

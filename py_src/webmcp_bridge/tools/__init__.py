@@ -25,7 +25,9 @@ def calls_toolset() -> Toolset:
     dialogs they opened (``jupyter_answer_dialog``)."""
     from webmcp_bridge.tools import calls
 
-    return Toolset("calls", "Follow calls that outlived the execution timeout and answer the dialogs they opened.", calls.TOOLS)
+    return Toolset(
+        "calls", "Follow calls that outlived the execution timeout and answer the dialogs they opened.", calls.TOOLS
+    )
 
 
 def review_toolset() -> Toolset:
@@ -41,15 +43,20 @@ def access_toolset() -> Toolset:
     (output text the person shared)."""
     from webmcp_bridge.tools import access, changes, sharing
 
-    return Toolset("access", "See what the person allows the agent to read and change, what changed, and what the person shared.",
-                   (*access.TOOLS, *changes.TOOLS, *sharing.TOOLS))
+    return Toolset(
+        "access",
+        "See what the person allows the agent to read and change, what changed, and what the person shared.",
+        (*access.TOOLS, *changes.TOOLS, *sharing.TOOLS),
+    )
 
 
 def files_toolset() -> Toolset:
     """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` / ``jupyter_edit_file`` (bounded text files, never notebooks)."""
     from webmcp_bridge.tools import files
 
-    return Toolset("files", "Read, write and edit the workspace's text files (notebooks go through the cell tools).", files.TOOLS)
+    return Toolset(
+        "files", "Read, write and edit the workspace's text files (notebooks go through the cell tools).", files.TOOLS
+    )
 
 
 def batch_toolset() -> Toolset:

@@ -63,22 +63,45 @@ async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[st
     rows = []
     for cell in cells:
         level = "read" if notebook_level == "read" or not nb.is_writable(cell.id) else "write"
-        history = [e for e in ctx.changes.provenance(nb.path, cell.id, PROVENANCE_PER_CELL * 3)
-                   if parse_level(e.access) != "none"][:PROVENANCE_PER_CELL]  # nothing of the time it was hidden
+        history = [
+            e
+            for e in ctx.changes.provenance(nb.path, cell.id, PROVENANCE_PER_CELL * 3)
+            if parse_level(e.access) != "none"
+        ][:PROVENANCE_PER_CELL]  # nothing of the time it was hidden
         editable, deletable = nb.locks(cell.id)
-        rows.append({"id": cell.id, "index": cell.index, "access": level, "editable": editable, "deletable": deletable,
-                     "provenance": [{k: v for k, v in e.to_json().items() if k not in ("cellId", "seq")} for e in history]})
-    payload: dict[str, Any] = {"path": nb.path, "notebookAccess": notebook_level, "cells": rows,
-                               "hiddenCellCount": nb.hidden_cell_count(), "truncated": omitted > 0, "omittedCount": omitted}
+        rows.append(
+            {
+                "id": cell.id,
+                "index": cell.index,
+                "access": level,
+                "editable": editable,
+                "deletable": deletable,
+                "provenance": [{k: v for k, v in e.to_json().items() if k not in ("cellId", "seq")} for e in history],
+            }
+        )
+    payload: dict[str, Any] = {
+        "path": nb.path,
+        "notebookAccess": notebook_level,
+        "cells": rows,
+        "hiddenCellCount": nb.hidden_cell_count(),
+        "truncated": omitted > 0,
+        "omittedCount": omitted,
+    }
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = cells[-1].index + 1 if cells else (args.start_index or 0)
     return payload
 
 
 TOOLS = (
-    Tool("jupyter_get_cell_access", "Get cell access",
-         "The access the person gave this notebook and each visible cell (write: you may change it; read: you may only "
-         "read it; editable/deletable false: the notebook's author locked its source / its deletion), and who recently inserted, edited or ran each cell (person or agent, coalesced). Only the person "
-         "changes access. Cells hidden from you are only counted (hiddenCellCount).",
-         GetCellAccessInput, get_cell_access, Annotations(read_only=True, untrusted_content=True), CellAccessOutput),
+    Tool(
+        "jupyter_get_cell_access",
+        "Get cell access",
+        "The access the person gave this notebook and each visible cell (write: you may change it; read: you may only "
+        "read it; editable/deletable false: the notebook's author locked its source / its deletion), and who recently inserted, edited or ran each cell (person or agent, coalesced). Only the person "
+        "changes access. Cells hidden from you are only counted (hiddenCellCount).",
+        GetCellAccessInput,
+        get_cell_access,
+        Annotations(read_only=True, untrusted_content=True),
+        CellAccessOutput,
+    ),
 )

@@ -20,7 +20,7 @@ Rules (where the product contract is silent, the choices are written here and in
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -46,14 +46,27 @@ from webmcp_bridge.tools.common import (
 )
 from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
 
-ReferenceField = Annotated[str, Field(description="The cell to place it next to (a cell that exists before this batch).", min_length=1, max_length=ID_CHARS)]
+ReferenceField = Annotated[
+    str,
+    Field(
+        description="The cell to place it next to (a cell that exists before this batch).",
+        min_length=1,
+        max_length=ID_CHARS,
+    ),
+]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
 
 
 class InsertEdit(ToolInput):
     op: Literal["insert"]
-    reference_cell_id: Annotated[str | None, Field(description="Insert next to this cell (one that exists before this batch); omit to insert at the end (below) or the start (above).",
-                                                   min_length=1, max_length=ID_CHARS)] = None
+    reference_cell_id: Annotated[
+        str | None,
+        Field(
+            description="Insert next to this cell (one that exists before this batch); omit to insert at the end (below) or the start (above).",
+            min_length=1,
+            max_length=ID_CHARS,
+        ),
+    ] = None
     position: PositionField = "below"
     cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
     source: Annotated[str, Field(description="The new cell's source.")] = ""
@@ -69,9 +82,18 @@ class UpdateEdit(ToolInput):
 class TextEdit(ToolInput):
     op: Literal["edit"]
     cell_id: CellIdField
-    old_text: Annotated[str, Field(description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this batch left it).", min_length=1)]
+    old_text: Annotated[
+        str,
+        Field(
+            description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this batch left it).",
+            min_length=1,
+        ),
+    ]
     new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read (before this batch).", min_length=1, max_length=SHORT_ID_CHARS)] = None
+    expected_source_hash: Annotated[
+        str | None,
+        Field(description="Optional sourceHash you read (before this batch).", min_length=1, max_length=SHORT_ID_CHARS),
+    ] = None
 
 
 class DeleteEdit(ToolInput):
@@ -87,7 +109,7 @@ class MoveEdit(ToolInput):
     position: PositionField = "below"
 
 
-Edit = Annotated[Union[InsertEdit, UpdateEdit, TextEdit, DeleteEdit, MoveEdit], Field(discriminator="op")]
+Edit = Annotated[InsertEdit | UpdateEdit | TextEdit | DeleteEdit | MoveEdit, Field(discriminator="op")]
 
 
 def _plain_union(node: Any) -> None:
@@ -107,13 +129,19 @@ def _plain_union(node: Any) -> None:
 
 
 class ApplyEditsInput(NotebookInput):
-    edits: Annotated[list[Edit], Field(description="The edits, applied in order, all or nothing (at most 50). Each is one of: "
-                                                   "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
-                                                   "{op: 'update', cellId, source, expectedSourceHash}, "
-                                                   "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "
-                                                   "{op: 'delete', cellId, expectedSourceHash}, "
-                                                   "{op: 'move', cellId, referenceCellId, position?}.",
-                                       min_length=1, max_length=DEFAULT_LIMITS.batch_edits)]
+    edits: Annotated[
+        list[Edit],
+        Field(
+            description="The edits, applied in order, all or nothing (at most 50). Each is one of: "
+            "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
+            "{op: 'update', cellId, source, expectedSourceHash}, "
+            "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "
+            "{op: 'delete', cellId, expectedSourceHash}, "
+            "{op: 'move', cellId, referenceCellId, position?}.",
+            min_length=1,
+            max_length=DEFAULT_LIMITS.batch_edits,
+        ),
+    ]
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -137,7 +165,11 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
 
     def alive(cell_id: str, *, changed: bool = True, source: bool = False, delete: bool = False) -> RawCell:
         if cell_id in deleted:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"cell {cell_id!r} is deleted by edit {deleted[cell_id]} of this batch.", cellId=cell_id)
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"cell {cell_id!r} is deleted by edit {deleted[cell_id]} of this batch.",
+                cellId=cell_id,
+            )
         if changed:  # CELL_ACCESS_DENIED for a read-only cell, CELL_LOCKED for a locked one, said for this edit
             nb.check_write([cell_id], source=source, delete=delete)
         return cells[cell_id]
@@ -159,13 +191,20 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
                 check_write_size(edit.new_text, ctx.limits, "newText")
                 check_hash(alive(edit.cell_id, source=True), edit.expected_source_hash, ctx.limits)
                 source = sources[edit.cell_id]
-                old_text, new_text = normalize_line_ends(edit.old_text), normalize_line_ends(edit.new_text)  # sources hold LF only
+                old_text, new_text = (
+                    normalize_line_ends(edit.old_text),
+                    normalize_line_ends(edit.new_text),
+                )  # sources hold LF only
                 occurrences = source.count(old_text)
                 if occurrences != 1:
-                    raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                                    "oldText does not occur in the cell." if occurrences == 0 else
-                                    f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
-                                    cellId=edit.cell_id, occurrences=occurrences)
+                    raise ToolError(
+                        ErrorCode.INVALID_ARGUMENT,
+                        "oldText does not occur in the cell."
+                        if occurrences == 0
+                        else f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
+                        cellId=edit.cell_id,
+                        occurrences=occurrences,
+                    )
                 sources[edit.cell_id] = source.replace(old_text, new_text, 1)
                 check_write_size(sources[edit.cell_id], ctx.limits, "the edited source")
                 ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
@@ -175,7 +214,9 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
                 ops.append(DeleteOp(edit.cell_id))
             else:
                 if edit.cell_id == edit.reference_cell_id:
-                    raise ToolError(ErrorCode.INVALID_ARGUMENT, "A cell cannot be moved relative to itself.", cellId=edit.cell_id)
+                    raise ToolError(
+                        ErrorCode.INVALID_ARGUMENT, "A cell cannot be moved relative to itself.", cellId=edit.cell_id
+                    )
                 alive(edit.cell_id)
                 alive(edit.reference_cell_id, changed=False)
                 ops.append(MoveOp(edit.cell_id, edit.reference_cell_id, edit.position))
@@ -223,8 +264,12 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     NOTEBOOK_ACCESS_DENIED).
     """
     if len(args.edits) > ctx.limits.batch_edits:
-        raise ToolError(ErrorCode.TOO_LARGE, f"{len(args.edits)} edits; at most {ctx.limits.batch_edits} in one call.",
-                        count=len(args.edits), maxCount=ctx.limits.batch_edits)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{len(args.edits)} edits; at most {ctx.limits.batch_edits} in one call.",
+            count=len(args.edits),
+            maxCount=ctx.limits.batch_edits,
+        )
     nb = await ctx.notebook(args.notebook_path)
     named = unique([cell_id for edit in args.edits for cell_id in _named(edit)])
     try:
@@ -243,8 +288,14 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
         shown = {cell.id: cell.source for cell in found}
         view = nb.view()  # the person's positions (1-based, hidden cells counted): the box is theirs, never the agent's
         positions = {cell.id: view.to_real(cell.index) + 1 for cell in found}
-        await ctx.propose(nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step",
-                          diff=batch_diff(ops, dict(shown), positions))  # (batch_diff advances its copy edit by edit)
+        await ctx.propose(
+            nb,
+            "jupyter_apply_edits",
+            "batch",
+            anchor,
+            f"Apply {len(ops)} edit(s) as one step",
+            diff=batch_diff(ops, dict(shown), positions),
+        )  # (batch_diff advances its copy edit by edit)
         now = nb.find_cells(named)
         check_as_shown(now, shown, ctx.limits)  # accepted: every cell must still be exactly what the diff showed
         ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)
@@ -261,8 +312,7 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
             results.append({"editIndex": index, "op": edit.op, "cell": cell_ref(after[cell_id])})
         else:  # a cell an earlier edit changed or moved and a later edit of the batch deleted
             results.append({"editIndex": index, "op": edit.op, "deleted": {"id": cell_id}})
-    return {"path": nb.path, "results": results,
-            "notebook": write_block(nb, cellCount=nb.cell_count())}
+    return {"path": nb.path, "results": results, "notebook": write_block(nb, cellCount=nb.cell_count())}
 
 
 #: most bytes of a cell's first line in a batch's header (Propose mode)
@@ -308,7 +358,11 @@ def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int
             add_diff(sources.get(op.cell_id, ""), op.source)
             sources[op.cell_id] = op.source
         elif isinstance(op, InsertOp):
-            where = f"{op.position} {name(op.reference_cell_id)}" if op.reference_cell_id else ("at the end" if op.position == "below" else "at the start")
+            where = (
+                f"{op.position} {name(op.reference_cell_id)}"
+                if op.reference_cell_id
+                else ("at the end" if op.position == "below" else "at the start")
+            )
             lines.append(["@", f"{head} insert a {op.cell_type} cell {where}"])
             add_diff("", op.source)
         elif isinstance(op, DeleteOp):
@@ -320,9 +374,15 @@ def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int
 
 
 TOOLS = (
-    Tool("jupyter_apply_edits", "Apply edits",
-         "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is checked first "
-         "(ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the failing editIndex. "
-         "Ids must be of cells that exist before the batch. The person can undo the batch as one step.",
-         ApplyEditsInput, apply_edits, Annotations(untrusted_content=True, consequential=True), EditsApplied | DeniedPayload),
+    Tool(
+        "jupyter_apply_edits",
+        "Apply edits",
+        "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is checked first "
+        "(ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the failing editIndex. "
+        "Ids must be of cells that exist before the batch. The person can undo the batch as one step.",
+        ApplyEditsInput,
+        apply_edits,
+        Annotations(untrusted_content=True, consequential=True),
+        EditsApplied | DeniedPayload,
+    ),
 )

@@ -14,7 +14,13 @@ from webmcp_bridge.calls.pending import PendingCall
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import BUTTON_LABEL_CHARS, SHORT_ID_CHARS, WAIT_FOR_RESULT_SECONDS, WAIT_MARGIN_SECONDS, Limits
+from webmcp_bridge.core.limits import (
+    BUTTON_LABEL_CHARS,
+    SHORT_ID_CHARS,
+    WAIT_FOR_RESULT_SECONDS,
+    WAIT_MARGIN_SECONDS,
+    Limits,
+)
 from webmcp_bridge.tools.common import MAX_INT, CallContext
 
 
@@ -36,16 +42,27 @@ async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolR
 
 
 class WaitForResultInput(ToolInput):
-    pending_id: Annotated[str, Field(description="The pendingId a pending result gave.", min_length=1, max_length=SHORT_ID_CHARS)]
-    timeout: Annotated[float | None, Field(description="Seconds to wait at most (default and maximum: just under the execution timeout).",
-                                           ge=0, le=WAIT_FOR_RESULT_SECONDS)] = None
+    pending_id: Annotated[
+        str, Field(description="The pendingId a pending result gave.", min_length=1, max_length=SHORT_ID_CHARS)
+    ]
+    timeout: Annotated[
+        float | None,
+        Field(
+            description="Seconds to wait at most (default and maximum: just under the execution timeout).",
+            ge=0,
+            le=WAIT_FOR_RESULT_SECONDS,
+        ),
+    ] = None
 
 
 async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolResult | dict[str, Any]:
     call = ctx.pending.get(args.pending_id)
     if call is None:
-        raise ToolError(ErrorCode.PENDING_NOT_FOUND, f"No pending call {args.pending_id!r} (unknown, or its result was dropped after it settled).",
-                        pendingId=args.pending_id)
+        raise ToolError(
+            ErrorCode.PENDING_NOT_FOUND,
+            f"No pending call {args.pending_id!r} (unknown, or its result was dropped after it settled).",
+            pendingId=args.pending_id,
+        )
     return await _collect(ctx, call, _longest_wait(ctx.limits, args.timeout))
 
 
@@ -54,12 +71,30 @@ ButtonIndex = Annotated[int, Field(ge=0, le=MAX_INT)]
 
 
 class AnswerDialogInput(ToolInput):
-    button: Annotated[ButtonLabel | ButtonIndex, Field(description="The button to click: its label as reported (e.g. 'Restart'; "
-                                                                   "an exact match first, then ignoring case) or its index.")]
-    dialog_id: Annotated[str | None, Field(description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
-                                           min_length=1, max_length=SHORT_ID_CHARS)] = None
-    timeout: Annotated[float | None, Field(description="Seconds to wait for the owning call's result after the click (default and "
-                                                       "maximum: just under the execution timeout).", ge=0, le=WAIT_FOR_RESULT_SECONDS)] = None
+    button: Annotated[
+        ButtonLabel | ButtonIndex,
+        Field(
+            description="The button to click: its label as reported (e.g. 'Restart'; "
+            "an exact match first, then ignoring case) or its index."
+        ),
+    ]
+    dialog_id: Annotated[
+        str | None,
+        Field(
+            description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
+            min_length=1,
+            max_length=SHORT_ID_CHARS,
+        ),
+    ] = None
+    timeout: Annotated[
+        float | None,
+        Field(
+            description="Seconds to wait for the owning call's result after the click (default and "
+            "maximum: just under the execution timeout).",
+            ge=0,
+            le=WAIT_FOR_RESULT_SECONDS,
+        ),
+    ] = None
 
 
 class AnsweredDialog(Wire):
@@ -89,15 +124,27 @@ async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult
 
 
 TOOLS = (
-    Tool("jupyter_wait_for_result", "Wait for result",
-         "Collect the result of a call that returned status 'pending': waits up to timeout seconds, then returns the "
-         "call's own final result, or pending again if it is still running (at once, with `dialog`, when a JupyterLab "
-         "dialog opened by that call needs an answer: see jupyter_answer_dialog).",
-         WaitForResultInput, wait_for_result, Annotations(read_only=True, untrusted_content=True), AnyPayload),
-    Tool(ANSWER_TOOL, "Answer dialog",
-         "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's `dialog`, "
-         "or `dialogs` with answerable: true), by label or index, as the person would; then wait for that call and return "
-         "its result with `answered` {dialogId, button (the label), buttonIndex}. Refused (INVALID_ARGUMENT, nothing clicked) for a dialog the "
-         "person opened, a queued dialog, several open dialogs without dialogId, or an unknown button.",
-         AnswerDialogInput, answer_dialog, Annotations(untrusted_content=True, consequential=True), DialogAnswered),
+    Tool(
+        "jupyter_wait_for_result",
+        "Wait for result",
+        "Collect the result of a call that returned status 'pending': waits up to timeout seconds, then returns the "
+        "call's own final result, or pending again if it is still running (at once, with `dialog`, when a JupyterLab "
+        "dialog opened by that call needs an answer: see jupyter_answer_dialog).",
+        WaitForResultInput,
+        wait_for_result,
+        Annotations(read_only=True, untrusted_content=True),
+        AnyPayload,
+    ),
+    Tool(
+        ANSWER_TOOL,
+        "Answer dialog",
+        "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's `dialog`, "
+        "or `dialogs` with answerable: true), by label or index, as the person would; then wait for that call and return "
+        "its result with `answered` {dialogId, button (the label), buttonIndex}. Refused (INVALID_ARGUMENT, nothing clicked) for a dialog the "
+        "person opened, a queued dialog, several open dialogs without dialogId, or an unknown button.",
+        AnswerDialogInput,
+        answer_dialog,
+        Annotations(untrusted_content=True, consequential=True),
+        DialogAnswered,
+    ),
 )

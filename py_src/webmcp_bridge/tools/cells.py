@@ -10,8 +10,24 @@ from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
 from webmcp_bridge.core.bounds import dumps, json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.images import HEADER_BYTES, EncodedImage, ImageInfo, ImageRequest, first_request, image_size, next_request
-from webmcp_bridge.core.limits import BINARY_MIME_TYPES, EXPORT_CHUNK, ID_CHARS, IDS_LISTED, IMAGE_MIME_TYPES, RESULT_HEADROOM, utf8_len
+from webmcp_bridge.core.images import (
+    HEADER_BYTES,
+    EncodedImage,
+    ImageInfo,
+    ImageRequest,
+    first_request,
+    image_size,
+    next_request,
+)
+from webmcp_bridge.core.limits import (
+    BINARY_MIME_TYPES,
+    EXPORT_CHUNK,
+    ID_CHARS,
+    IDS_LISTED,
+    IMAGE_MIME_TYPES,
+    RESULT_HEADROOM,
+    utf8_len,
+)
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
 from webmcp_bridge.core.staleness import stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
@@ -25,7 +41,9 @@ class OutputsStale(Wire):
     """Why a code cell's outputs may no longer match the notebook (:func:`webmcp_bridge.core.staleness.stale_outputs`)."""
 
     sourceEdited: bool = Field(description="The cell's source changed since the run that made its outputs.")
-    earlierRanSince: int = Field(description="Earlier code cells that ran after this one (out of order, or re-run since).")
+    earlierRanSince: int = Field(
+        description="Earlier code cells that ran after this one (out of order, or re-run since)."
+    )
     earlierEdited: int = Field(description="Earlier code cells whose source changed since their own last run.")
     earlierRanSinceIds: list[str] = sometimes("The most recently run of them, newest first (at most 5).")
     earlierEditedIds: list[str] = sometimes("The nearest of them above first (at most 5).")
@@ -115,10 +133,18 @@ class ExportOutput(Payload):
 
 class GetCellsInput(CellSelection):
     include_source: Annotated[bool, Field(description="Include each cell's source text.")] = True
-    include_outputs: Annotated[bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")] = False
-    source_offset: Annotated[int, Field(description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
-                                                    "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
-                                        ge=0, le=MAX_INT)] = 0
+    include_outputs: Annotated[
+        bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")
+    ] = False
+    source_offset: Annotated[
+        int,
+        Field(
+            description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
+            "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = 0
 
 
 def _fit_outputs(snap: dict[str, Any], budget: int) -> None:
@@ -147,8 +173,17 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
     # Keep whole cells while they fit the result cap, so paging by nextStartIndex never skips a cell. The list is
     # measured whole first (one serialization: the usual case, it fits), cell by cell only when it does not.
     budget = limits.result_bytes - RESULT_HEADROOM
-    snapshots = [cell_snapshot(cell, limits, include_source=args.include_source, include_outputs=args.include_outputs,
-                               source_offset=args.source_offset, path=nb.path) for cell in cells]
+    snapshots = [
+        cell_snapshot(
+            cell,
+            limits,
+            include_source=args.include_source,
+            include_outputs=args.include_outputs,
+            source_offset=args.source_offset,
+            path=nb.path,
+        )
+        for cell in cells
+    ]
     _mark_stale(nb, cells, snapshots)
     if snapshots:
         _fit_outputs(snapshots[0], budget)
@@ -195,9 +230,11 @@ def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
     return rest.replace('"cells":[]', '"cells":[' + ",".join(pieces) + "]", 1)
 
 
-def _payload(nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list[int], args: GetCellsInput) -> dict[str, Any]:
+def _payload(
+    nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list[int], args: GetCellsInput
+) -> dict[str, Any]:
     """get_cells' payload for the cells kept (``snapshots``) of those asked for (``indices``, -1 for unknown ids)."""
-    omitted = indices[len(snapshots):]
+    omitted = indices[len(snapshots) :]
     payload: dict[str, Any] = {
         "path": nb.path,
         "cellCount": count,
@@ -209,28 +246,83 @@ def _payload(nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = omitted[0]
     elif omitted:
-        payload["omittedCellIds"] = unique(args.cell_ids or [])[len(snapshots):][:IDS_LISTED]
+        payload["omittedCellIds"] = unique(args.cell_ids or [])[len(snapshots) :][:IDS_LISTED]
     return payload
 
 
 class GetOutputInput(NotebookInput):
-    cell_id: Annotated[str | None, Field(description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
-                                         min_length=1, max_length=ID_CHARS)] = None
-    output_index: Annotated[int | None, Field(description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
-                                              ge=0, le=MAX_INT)] = None
-    uri: Annotated[str | None, Field(description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
-                                                 "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
-                                     min_length=1, max_length=MAX_URI_CHARS)] = None
-    mime_type: Annotated[str | None, Field(description="Which representation (default: the image if there is one, else an SVG's markup, "
-                                                       "else the first text one).", max_length=128)] = None
-    offset: Annotated[int, Field(description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.", ge=0, le=MAX_INT)] = 0
-    max_bytes: Annotated[int | None, Field(description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT)] = None
-    max_side: Annotated[int | None, Field(description="Images: the longest side, in pixels, of the image returned (default 1024); a larger "
-                                                      "image is returned as a downscaled copy (aspect kept).", ge=16, le=MAX_INT)] = None
-    max_image_bytes: Annotated[int | None, Field(description="Images: the most bytes of the image returned (default 96 KiB, at most the image "
-                                                             "cap, 512 KiB); a larger copy is made smaller until it fits.", ge=1024, le=MAX_INT)] = None
-    original: Annotated[bool, Field(description="Images: return the image exactly as stored (up to the image cap, else TOO_LARGE) "
-                                                "instead of a copy bounded by maxSide and maxImageBytes.")] = False
+    cell_id: Annotated[
+        str | None,
+        Field(
+            description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
+            min_length=1,
+            max_length=ID_CHARS,
+        ),
+    ] = None
+    output_index: Annotated[
+        int | None,
+        Field(
+            description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = None
+    uri: Annotated[
+        str | None,
+        Field(
+            description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
+            "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
+            min_length=1,
+            max_length=MAX_URI_CHARS,
+        ),
+    ] = None
+    mime_type: Annotated[
+        str | None,
+        Field(
+            description="Which representation (default: the image if there is one, else an SVG's markup, "
+            "else the first text one).",
+            max_length=128,
+        ),
+    ] = None
+    offset: Annotated[
+        int,
+        Field(
+            description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = 0
+    max_bytes: Annotated[
+        int | None,
+        Field(
+            description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT
+        ),
+    ] = None
+    max_side: Annotated[
+        int | None,
+        Field(
+            description="Images: the longest side, in pixels, of the image returned (default 1024); a larger "
+            "image is returned as a downscaled copy (aspect kept).",
+            ge=16,
+            le=MAX_INT,
+        ),
+    ] = None
+    max_image_bytes: Annotated[
+        int | None,
+        Field(
+            description="Images: the most bytes of the image returned (default 96 KiB, at most the image "
+            "cap, 512 KiB); a larger copy is made smaller until it fits.",
+            ge=1024,
+            le=MAX_INT,
+        ),
+    ] = None
+    original: Annotated[
+        bool,
+        Field(
+            description="Images: return the image exactly as stored (up to the image cap, else TOO_LARGE) "
+            "instead of a copy bounded by maxSide and maxImageBytes."
+        ),
+    ] = False
 
 
 def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
@@ -238,11 +330,16 @@ def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
     ways, neither, or a uri that names no output)."""
     if args.uri is not None:
         if args.notebook_path is not None or args.cell_id is not None or args.output_index is not None:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give uri alone, or cellId and outputIndex (with notebookPath), not both.")
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT, "Give uri alone, or cellId and outputIndex (with notebookPath), not both."
+            )
         address = parse_uri(args.uri)
         if address.cell_id is None or address.output_index is None:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, "That uri names a notebook or a cell, not an output "
-                            "(notebook://{path}/cells/{cellId}/outputs/{index}).")
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                "That uri names a notebook or a cell, not an output "
+                "(notebook://{path}/cells/{cellId}/outputs/{index}).",
+            )
         return address.path, address.cell_id, address.output_index
     if args.cell_id is None or args.output_index is None:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellId and outputIndex, or uri.")
@@ -254,34 +351,62 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
     nb = await ctx.notebook(path)
     cell = described = nb.find_cells([cell_id], max_outputs=index + 1)[0]
     if index >= described.output_count:
-        raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {index}.",
-                        cellId=cell.id, outputIndex=index, outputCount=described.output_count)
+        raise ToolError(
+            ErrorCode.OUTPUT_NOT_FOUND,
+            f"Cell {cell.id!r} has {described.output_count} output(s); there is no index {index}.",
+            cellId=cell.id,
+            outputIndex=index,
+            outputCount=described.output_count,
+        )
     output = described.outputs[index]
     mimes = [item.mime for item in output.items]
     if args.mime_type is not None:
         if args.mime_type not in mimes:
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"That output has no {args.mime_type!r} representation.",
-                            cellId=cell.id, outputIndex=index, mimeTypes=mimes)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"That output has no {args.mime_type!r} representation.",
+                cellId=cell.id,
+                outputIndex=index,
+                mimeTypes=mimes,
+            )
         mime = args.mime_type
     else:
         mime = default_mime(output)
-    base = {"cellId": cell.id, "outputIndex": index, "uri": output_uri(nb.path, cell.id, index), "outputType": output.output_type,
-            "mimeType": mime, "mimeTypes": mimes}
+    base = {
+        "cellId": cell.id,
+        "outputIndex": index,
+        "uri": output_uri(nb.path, cell.id, index),
+        "outputType": output.output_type,
+        "mimeType": mime,
+        "mimeTypes": mimes,
+    }
     if mime in BINARY_MIME_TYPES:
         if mime not in IMAGE_MIME_TYPES:
-            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.", **base)
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.",
+                **base,
+            )
         return await _image(ctx, nb, cell.id, index, args, mime, base)
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
     page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
-    return {**base, "text": page.text, "offset": page.offset, "nextOffset": page.next_offset,
-            "totalBytes": page.total_bytes, "truncated": page.next_offset is not None}
+    return {
+        **base,
+        "text": page.text,
+        "offset": page.offset,
+        "nextOffset": page.next_offset,
+        "totalBytes": page.total_bytes,
+        "truncated": page.next_offset is not None,
+    }
 
 
 def _not_an_image(mime: str, base: dict[str, Any]) -> ToolError:
     return ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", **base)
 
 
-async def _image(ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetOutputInput, mime: str, base: dict[str, Any]) -> ToolResult:
+async def _image(
+    ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetOutputInput, mime: str, base: dict[str, Any]
+) -> ToolResult:
     """An image output as MCP image content: by default a copy bounded by ``maxSide`` and ``maxImageBytes``
     (:mod:`webmcp_bridge.core.images` decides it, the host makes it), the original on request (``original``) or
     when it fits both bounds. The payload reports the original (``original``: type, size in pixels, bytes) and
@@ -300,24 +425,44 @@ async def _image(ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetO
     while request is not None:
         copy: EncodedImage | None = await nb.encode_output_image(cell_id, index, mime, request)
         if copy is None:  # this host cannot make copies of this format: the original, if it fits
-            payload["note"] = f"This page cannot make a smaller copy of a {mime} image; the original is returned when it fits."
+            payload["note"] = (
+                f"This page cannot make a smaller copy of a {mime} image; the original is returned when it fits."
+            )
             break
         if copy.bytes <= max_bytes:
-            payload["image"] = {"mimeType": copy.mime, "width": copy.width, "height": copy.height, "bytes": copy.bytes, "downscaled": True}
+            payload["image"] = {
+                "mimeType": copy.mime,
+                "width": copy.width,
+                "height": copy.height,
+                "bytes": copy.bytes,
+                "downscaled": True,
+            }
             return ToolResult(payload, images=[{"type": "image", "data": copy.data, "mimeType": copy.mime}])
         made.append((request, copy.bytes))
         request = next_request(info, made, max_bytes)
     if made:  # every copy was over the bound
         smallest = made[-1]
-        raise ToolError(ErrorCode.TOO_LARGE, f"A copy of this {info.width}x{info.height} image did not fit {max_bytes} bytes (the smallest made, "
-                        f"{smallest[0].width}x{smallest[0].height}, was {smallest[1]} bytes); raise maxImageBytes (at most {limits.image_bytes}) "
-                        "or lower maxSide.", maxImageBytes=max_bytes, original=info.to_json(), **base)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"A copy of this {info.width}x{info.height} image did not fit {max_bytes} bytes (the smallest made, "
+            f"{smallest[0].width}x{smallest[0].height}, was {smallest[1]} bytes); raise maxImageBytes (at most {limits.image_bytes}) "
+            "or lower maxSide.",
+            maxImageBytes=max_bytes,
+            original=info.to_json(),
+            **base,
+        )
     cap = limits.image_bytes if args.original else max_bytes
     data, _ = nb.read_output_binary(cell_id, index, mime, cap)
     if data is None:
         hint = "" if args.original else f" (maxImageBytes, at most {limits.image_bytes}; or original: true)"
-        raise ToolError(ErrorCode.TOO_LARGE, f"The {mime} output is {size} bytes; images up to {cap} bytes are returned{hint}.",
-                        bytes=size, maxBytes=cap, original=info.to_json(), **base)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"The {mime} output is {size} bytes; images up to {cap} bytes are returned{hint}.",
+            bytes=size,
+            maxBytes=cap,
+            original=info.to_json(),
+            **base,
+        )
     if not is_valid_image(mime, data):
         raise _not_an_image(mime, base)
     payload["image"] = {**info.to_json(), "downscaled": False}
@@ -326,9 +471,18 @@ async def _image(ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetO
 
 class ExportInput(NotebookInput):
     format: Annotated[Literal["markdown"], Field(description="Export format.")] = "markdown"
-    include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = False
-    offset: Annotated[int, Field(description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
-                                             "of the previous part.", ge=0, le=MAX_INT)] = 0
+    include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = (
+        False
+    )
+    offset: Annotated[
+        int,
+        Field(
+            description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
+            "of the previous part.",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = 0
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:
@@ -352,27 +506,55 @@ async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]
         size += utf8_len(chunks[-1]) + 1
         if size > args.offset + page_json:
             break
-    document = "\n".join(chunks) if chunks else export_markdown([], language=language, include_outputs=args.include_outputs)
+    document = (
+        "\n".join(chunks) if chunks else export_markdown([], language=language, include_outputs=args.include_outputs)
+    )
     part, at, nxt, _ = json_page(document, args.offset, page_json, page_json)
     if nxt is None and cells_read < count:  # the part ends where the rendered chunks end: more follows
         nxt = at + utf8_len(part)
-    return {"path": nb.path, "format": "markdown", "document": part, "offset": at, "nextOffset": nxt,
-            "truncated": nxt is not None, "exportedCellCount": cells_read, "notebook": summary(nb)}
+    return {
+        "path": nb.path,
+        "format": "markdown",
+        "document": part,
+        "offset": at,
+        "nextOffset": nxt,
+        "truncated": nxt is not None,
+        "exportedCellCount": cells_read,
+        "notebook": summary(nb),
+    }
 
 
 TOOLS = (
-    Tool("jupyter_get_cells", "Get cells",
-         "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution count, and "
-         "with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source comes in pages "
-         "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
-         GetCellsInput, get_cells, READ, GetCellsOutput),
-    Tool("jupyter_get_output", "Get output",
-         "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset (ANSI colours "
-         "stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most maxSide pixels on its longest "
-         "side and maxImageBytes bytes (the original's size is reported); original: true returns it as stored.",
-         GetOutputInput, get_output, READ, OutputText | OutputImage),
-    Tool("jupyter_export_notebook", "Export notebook",
-         "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "
-         "pass nextOffset as offset to get the next part.",
-         ExportInput, export_notebook, READ, ExportOutput),
+    Tool(
+        "jupyter_get_cells",
+        "Get cells",
+        "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution count, and "
+        "with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source comes in pages "
+        "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
+        GetCellsInput,
+        get_cells,
+        READ,
+        GetCellsOutput,
+    ),
+    Tool(
+        "jupyter_get_output",
+        "Get output",
+        "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset (ANSI colours "
+        "stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most maxSide pixels on its longest "
+        "side and maxImageBytes bytes (the original's size is reported); original: true returns it as stored.",
+        GetOutputInput,
+        get_output,
+        READ,
+        OutputText | OutputImage,
+    ),
+    Tool(
+        "jupyter_export_notebook",
+        "Export notebook",
+        "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "
+        "pass nextOffset as offset to get the next part.",
+        ExportInput,
+        export_notebook,
+        READ,
+        ExportOutput,
+    ),
 )

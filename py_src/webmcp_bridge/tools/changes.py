@@ -30,12 +30,34 @@ from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
 
 
 class GetChangesInput(NotebookInput):
-    since: Annotated[int | None, Field(description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.", ge=0, le=MAX_INT)] = None
-    since_revision: Annotated[int | None, Field(description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).", ge=0, le=MAX_INT)] = None
-    wait: Annotated[float, Field(description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); "
-                                             "a burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it began).",
-                                 ge=0, le=CHANGES_WAIT_SECONDS)] = 0
-    limit: Annotated[int, Field(description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED)] = CHANGES_RETURNED_DEFAULT
+    since: Annotated[
+        int | None,
+        Field(
+            description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = None
+    since_revision: Annotated[
+        int | None,
+        Field(
+            description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = None
+    wait: Annotated[
+        float,
+        Field(
+            description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); "
+            "a burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it began).",
+            ge=0,
+            le=CHANGES_WAIT_SECONDS,
+        ),
+    ] = 0
+    limit: Annotated[
+        int, Field(description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED)
+    ] = CHANGES_RETURNED_DEFAULT
 
 
 class Change(Wire):
@@ -46,7 +68,9 @@ class Change(Wire):
     time: float
     count: int = Field(description="Changes merged into this one (a burst of keystrokes is one edit).")
     revision: int | None
-    typing: bool = sometimes("Without wait: the person is still typing in this cell (told again once the burst is over).")
+    typing: bool = sometimes(
+        "Without wait: the person is still typing in this cell (told again once the burst is over)."
+    )
 
 
 class ChangesOutput(Payload):
@@ -96,16 +120,24 @@ async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]
         "hiddenChangeCount": hidden,
     }
     if args.since is not None and ctx.changes.missed_since(args.since):
-        payload["missed"] = True  # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
+        payload["missed"] = (
+            True  # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
+        )
     return payload
 
 
 TOOLS = (
-    Tool("jupyter_get_changes", "Get changes",
-         "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each change "
-         "with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs cleared, output: outputs "
-         "arrived with no run yet) and the cell id, coalesced. Optionally waits up to 15 s for a change (the person's typing is "
-         "told in bursts, once each is over). Use it to follow the person's edits without rereading: pass the result's seq as "
-         "since next time.",
-         GetChangesInput, get_changes, Annotations(read_only=True, untrusted_content=True), ChangesOutput),
+    Tool(
+        "jupyter_get_changes",
+        "Get changes",
+        "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each change "
+        "with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs cleared, output: outputs "
+        "arrived with no run yet) and the cell id, coalesced. Optionally waits up to 15 s for a change (the person's typing is "
+        "told in bursts, once each is over). Use it to follow the person's edits without rereading: pass the result's seq as "
+        "since next time.",
+        GetChangesInput,
+        get_changes,
+        Annotations(read_only=True, untrusted_content=True),
+        ChangesOutput,
+    ),
 )

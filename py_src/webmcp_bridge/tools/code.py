@@ -25,10 +25,19 @@ from webmcp_bridge.tools.run import KernelOut, _kernel_ready
 
 
 class RunCodeInput(NotebookInput):
-    code: Annotated[str, Field(description="Code to run in the notebook's kernel (at most 256 KiB). No cell is created.", min_length=1)]
-    timeout: Annotated[float | None, Field(description="Seconds to wait for the run to finish (default 120, at most 600). Past it the "
-                                                       "result says status 'timeout' with the outputs so far; the code may still be running.",
-                                           gt=0, le=RUN_CODE_TIMEOUT_SECONDS)] = None
+    code: Annotated[
+        str,
+        Field(description="Code to run in the notebook's kernel (at most 256 KiB). No cell is created.", min_length=1),
+    ]
+    timeout: Annotated[
+        float | None,
+        Field(
+            description="Seconds to wait for the run to finish (default 120, at most 600). Past it the "
+            "result says status 'timeout' with the outputs so far; the code may still be running.",
+            gt=0,
+            le=RUN_CODE_TIMEOUT_SECONDS,
+        ),
+    ] = None
 
 
 def _text_item(output: RawOutput):
@@ -98,12 +107,20 @@ async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
     # The run rule (access/run_consent.py): while something the kernel reaches is hidden from the agent, the person
     # sees the code first, in Direct mode too (docs/TOOLS.md, "Hidden cells and the kernel").
     reason = await nb.run_consent()
-    await ctx.propose(nb, "jupyter_run_code", "run_code", None,
-                      "Run code in the kernel (no cell is created)" + (f" ({reason})" if reason else ""),
-                      code=args.code, always=reason is not None)
+    await ctx.propose(
+        nb,
+        "jupyter_run_code",
+        "run_code",
+        None,
+        "Run code in the kernel (no cell is created)" + (f" ({reason})" if reason else ""),
+        code=args.code,
+        always=reason is not None,
+    )
     await _kernel_ready(ctx, nb)
     timeout = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
-    run = await nb.run_code(args.code, timeout, head_bytes=ctx.limits.output_page_bytes, max_outputs=ctx.limits.outputs_per_cell)
+    run = await nb.run_code(
+        args.code, timeout, head_bytes=ctx.limits.output_page_bytes, max_outputs=ctx.limits.outputs_per_cell
+    )
     outputs = describe_run_outputs(run.outputs, ctx.limits)
     kernel = nb.kernel()
     payload: dict[str, Any] = {
@@ -121,8 +138,14 @@ async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool("jupyter_run_code", "Run code",
-         "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). Returns status "
-         "(ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 KiB in all, ANSI stripped).",
-         RunCodeInput, run_code, Annotations(untrusted_content=True, consequential=True), CodeRun | DeniedPayload),
+    Tool(
+        "jupyter_run_code",
+        "Run code",
+        "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). Returns status "
+        "(ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 KiB in all, ANSI stripped).",
+        RunCodeInput,
+        run_code,
+        Annotations(untrusted_content=True, consequential=True),
+        CodeRun | DeniedPayload,
+    ),
 )

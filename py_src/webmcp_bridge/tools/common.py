@@ -8,8 +8,9 @@ import json
 import operator
 import types
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -56,10 +57,23 @@ from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 
 NotebookPathField = Annotated[
     str | None,
-    Field(description="Workspace-relative path of the notebook (for example 'demo/analysis.ipynb'). Omit for the current notebook.", max_length=MAX_PATH_BYTES),
+    Field(
+        description="Workspace-relative path of the notebook (for example 'demo/analysis.ipynb'). Omit for the current notebook.",
+        max_length=MAX_PATH_BYTES,
+    ),
 ]
-CellIdField = Annotated[str, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=ID_CHARS)]
-HashField = Annotated[str, Field(description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.", min_length=1, max_length=SHORT_ID_CHARS)]
+CellIdField = Annotated[
+    str,
+    Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=ID_CHARS),
+]
+HashField = Annotated[
+    str,
+    Field(
+        description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.",
+        min_length=1,
+        max_length=SHORT_ID_CHARS,
+    ),
+]
 Position = Literal["above", "below"]
 Index = Annotated[int, Field(ge=0, le=MAX_INT)]
 CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=ID_CHARS)]], Field(max_length=CELL_IDS)]
@@ -80,9 +94,15 @@ class CellSelection(NotebookInput):
     """Base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range
     ``startIndex``/``endIndex`` (visible cells, end exclusive and clamped); neither means every cell."""
 
-    cell_ids: Annotated[CellIds | None, Field(description="The cells, by id (each once, in this order). Omit to choose by index range.")] = None
-    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = None
-    end_index: Annotated[int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)] = None
+    cell_ids: Annotated[
+        CellIds | None, Field(description="The cells, by id (each once, in this order). Omit to choose by index range.")
+    ] = None
+    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = (
+        None
+    )
+    end_index: Annotated[
+        int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)
+    ] = None
 
     def check_one_way(self) -> None:
         """Refuse both ways at once: ToolError(INVALID_ARGUMENT)."""
@@ -137,9 +157,21 @@ class CallContext:
         """The mode (direct/propose) and the proposals waiting for the person."""
         return self.host.proposals
 
-    async def propose(self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, *,
-                      before: str | None = None, after: str | None = None, code: str | None = None,
-                      diff: list[list[str]] | None = None, always: bool = False, runs: Sequence[str] | None = None) -> bool:
+    async def propose(
+        self,
+        nb: GuardedNotebook,
+        tool: str,
+        kind: str,
+        cell_id: str | None,
+        summary: str,
+        *,
+        before: str | None = None,
+        after: str | None = None,
+        code: str | None = None,
+        diff: list[list[str]] | None = None,
+        always: bool = False,
+        runs: Sequence[str] | None = None,
+    ) -> bool:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
         once (``always``: shown to the person in Direct mode too). ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
         :func:`webmcp_bridge.propose.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
@@ -175,8 +207,17 @@ class CallContext:
             accept_runs(runs if runs is not None else [code or ""])
         return True
 
-    async def propose_workspace(self, tool: str, kind: str, path: str, summary: str, *, before: str | None = None,
-                                after: str | None = None, diff: list[list[str]] | None = None) -> bool:
+    async def propose_workspace(
+        self,
+        tool: str,
+        kind: str,
+        path: str,
+        summary: str,
+        *,
+        before: str | None = None,
+        after: str | None = None,
+        diff: list[list[str]] | None = None,
+    ) -> bool:
         """In propose mode, show a change to the workspace outside a notebook's cells (a text file written or
         edited, a notebook created: ``path`` is the file's) to the person in a box of its own and wait for the
         decision; in direct mode (or inside a call accepted as a whole) return at once. Returns True when it
@@ -191,7 +232,9 @@ class CallContext:
         if whole_call_approved():
             return True
         shown = _shown_diff(before, after, diff, None)
-        proposal = Proposal("", path, tool, kind, None, preview(summary, PROPOSAL_SUMMARY_BYTES), shown, None, scope="workspace")
+        proposal = Proposal(
+            "", path, tool, kind, None, preview(summary, PROPOSAL_SUMMARY_BYTES), shown, None, scope="workspace"
+        )
         decision = await self.proposals.request(proposal)
         if not decision.accepted:
             raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
@@ -206,7 +249,10 @@ class CallContext:
         if path is None:
             current = self.host.current_notebook()
             if current is None:
-                raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, "No notebook is open and active; pass notebookPath or open one with jupyter_open_notebook.")
+                raise ToolError(
+                    ErrorCode.NO_ACTIVE_NOTEBOOK,
+                    "No notebook is open and active; pass notebookPath or open one with jupyter_open_notebook.",
+                )
             return current
         normalized = normalize_path(path)
         if not is_notebook_path(normalized):
@@ -221,23 +267,37 @@ class CallContext:
 
 
 def _too_large(lines: int) -> ToolError:
-    return ToolError(ErrorCode.TOO_LARGE, f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
-                     "lines to the person. Split it into smaller changes.", lines=lines, maxLines=DIFF_LINES)
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
+        "lines to the person. Split it into smaller changes.",
+        lines=lines,
+        maxLines=DIFF_LINES,
+    )
 
 
-def _shown_diff(before: str | None, after: str | None, diff: list[list[str]] | None, code: str | None) -> list[list[str]] | None:
+def _shown_diff(
+    before: str | None, after: str | None, diff: list[list[str]] | None, code: str | None
+) -> list[list[str]] | None:
     """The diff a proposal shows (made from ``before``/``after`` unless given), after checking that the person
     can see all of it: what cannot be shown in full is refused (TOO_LARGE), never cut."""
     if diff is None and (before is not None or after is not None):
-        at_least = diff_lines_at_least(before or "", after or "")  # size first: no diff is computed for a change too big
+        at_least = diff_lines_at_least(
+            before or "", after or ""
+        )  # size first: no diff is computed for a change too big
         if at_least > DIFF_LINES:
             raise _too_large(at_least)
         diff = source_diff(before or "", after or "", max_lines=None)
     if diff is not None and len(diff) > DIFF_LINES:
         raise _too_large(len(diff))
     if code is not None and utf8_len(code) > CODE_BYTES:
-        raise ToolError(ErrorCode.TOO_LARGE, f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
-                        "bytes to the person. Run less at once.", bytes=utf8_len(code), maxBytes=CODE_BYTES)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
+            "bytes to the person. Run less at once.",
+            bytes=utf8_len(code),
+            maxBytes=CODE_BYTES,
+        )
     return diff
 
 
@@ -259,17 +319,31 @@ def hold_site_tool(tool: Tool) -> Tool:
 
     async def held(ctx: Any, args: Any) -> Any:
         if ctx.proposals.mode == "propose" and not approved():
-            shown = json.dumps(args.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False, indent=1)
+            shown = json.dumps(
+                args.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False, indent=1
+            )
             if utf8_len(shown) > SITE_TOOL_ARGUMENT_BYTES:
-                raise ToolError(ErrorCode.TOO_LARGE, f"These arguments are {utf8_len(shown)} bytes; Propose mode shows at most "
-                                f"{SITE_TOOL_ARGUMENT_BYTES} bytes of a site tool's arguments to the person.",
-                                bytes=utf8_len(shown), maxBytes=SITE_TOOL_ARGUMENT_BYTES)
+                raise ToolError(
+                    ErrorCode.TOO_LARGE,
+                    f"These arguments are {utf8_len(shown)} bytes; Propose mode shows at most "
+                    f"{SITE_TOOL_ARGUMENT_BYTES} bytes of a site tool's arguments to the person.",
+                    bytes=utf8_len(shown),
+                    maxBytes=SITE_TOOL_ARGUMENT_BYTES,
+                )
             lines = shown.splitlines() or [""]
             if len(lines) > DIFF_LINES:
                 raise _too_large(len(lines))
-            proposal = Proposal("", "", tool.name, "site_tool", None,
-                                preview(f"Run the site's tool {tool.title!r} with these arguments", PROPOSAL_SUMMARY_BYTES),
-                                [[" ", line] for line in lines], None, scope="workspace")
+            proposal = Proposal(
+                "",
+                "",
+                tool.name,
+                "site_tool",
+                None,
+                preview(f"Run the site's tool {tool.title!r} with these arguments", PROPOSAL_SUMMARY_BYTES),
+                [[" ", line] for line in lines],
+                None,
+                scope="workspace",
+            )
             decision = await ctx.proposals.request(proposal)
             if not decision.accepted:
                 raise ProposalDenied(proposal.id, tool.name, decision.reason, decision.by)
@@ -328,8 +402,13 @@ def check_write_size(text: str, limits: Limits, field: str) -> None:
     """Refuse (never truncate) a write over ``limits.source_write_bytes``: TOO_LARGE."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.source_write_bytes:
-        raise ToolError(ErrorCode.TOO_LARGE, f"{field} is {size} bytes; the limit for one cell is {limits.source_write_bytes}.",
-                        field=field, bytes=size, maxBytes=limits.source_write_bytes)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{field} is {size} bytes; the limit for one cell is {limits.source_write_bytes}.",
+            field=field,
+            bytes=size,
+            maxBytes=limits.source_write_bytes,
+        )
 
 
 def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:
@@ -342,12 +421,17 @@ def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> Non
     unread = ctx.reads.first_unread(nb.path, cell.id, digest, total)
     if unread is None:
         return
-    raise ToolError(ErrorCode.SOURCE_NOT_FULLY_READ,
-                    f"Cell {cell.id!r} is {total} bytes and you have read only part of its current source, so this write would "
-                    f"delete what you did not see. Read the rest with jupyter_get_cells (cellIds [{cell.id!r}], sourceOffset "
-                    f"{unread}, then each nextSourceOffset until it is null) and send the whole new source, or change part of "
-                    "it with jupyter_edit_cell_source.",
-                    cellId=cell.id, sourceBytes=total, nextSourceOffset=unread, sourceHash=digest)
+    raise ToolError(
+        ErrorCode.SOURCE_NOT_FULLY_READ,
+        f"Cell {cell.id!r} is {total} bytes and you have read only part of its current source, so this write would "
+        f"delete what you did not see. Read the rest with jupyter_get_cells (cellIds [{cell.id!r}], sourceOffset "
+        f"{unread}, then each nextSourceOffset until it is null) and send the whole new source, or change part of "
+        "it with jupyter_edit_cell_source.",
+        cellId=cell.id,
+        sourceBytes=total,
+        nextSourceOffset=unread,
+        sourceHash=digest,
+    )
 
 
 def note_written(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, before: RawCell | None = None) -> None:
@@ -355,7 +439,10 @@ def note_written(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, before: R
     an update), or when it edited part of a source it had read whole (``before``: the cell before the edit)."""
     if not source_is_paged(cell.source, ctx.limits):
         return
-    if before is not None and source_is_paged(before.source, ctx.limits) and not ctx.reads.fully_read(
-            nb.path, before.id, source_hash(before.source), utf8_len(before.source)):
+    if (
+        before is not None
+        and source_is_paged(before.source, ctx.limits)
+        and not ctx.reads.fully_read(nb.path, before.id, source_hash(before.source), utf8_len(before.source))
+    ):
         return
     ctx.reads.mark_known(nb.path, cell.id, source_hash(cell.source))

@@ -75,11 +75,19 @@ class OutputsCleared(Payload):
 
 
 class InsertCellInput(NotebookInput):
-    reference_cell_id: Annotated[str | None, Field(description="Insert next to this cell; omit to insert at the end (below) or the start (above).", max_length=ID_CHARS)] = None
+    reference_cell_id: Annotated[
+        str | None,
+        Field(
+            description="Insert next to this cell; omit to insert at the end (below) or the start (above).",
+            max_length=ID_CHARS,
+        ),
+    ] = None
     position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
     cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
     source: Annotated[str, Field(description="The new cell's source.")] = ""
-    activate: Annotated[bool, Field(description="Make the new cell the active cell (moves the person's focus).")] = False
+    activate: Annotated[bool, Field(description="Make the new cell the active cell (moves the person's focus).")] = (
+        False
+    )
 
 
 async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
@@ -88,10 +96,21 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
     nb.check_write()
     if args.reference_cell_id is not None:
         nb.find_cell(args.reference_cell_id)
-    where = f"{args.position} cell {args.reference_cell_id}" if args.reference_cell_id else ("at the end" if args.position == "below" else "at the start")
+    where = (
+        f"{args.position} cell {args.reference_cell_id}"
+        if args.reference_cell_id
+        else ("at the end" if args.position == "below" else "at the start")
+    )
     # shown under the reference cell (or at the notebook's end), as the new cell's whole source
-    await ctx.propose(nb, "jupyter_insert_cell", "insert", args.reference_cell_id, f"Insert a {args.cell_type} cell {where}",
-                      before="", after=args.source)
+    await ctx.propose(
+        nb,
+        "jupyter_insert_cell",
+        "insert",
+        args.reference_cell_id,
+        f"Insert a {args.cell_type} cell {where}",
+        before="",
+        after=args.source,
+    )
     cell = nb.insert_cell_near(args.reference_cell_id, args.position, args.cell_type, args.source)
     note_written(ctx, nb, cell)
     if args.activate:
@@ -112,8 +131,12 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     check_hash(cell, args.expected_source_hash, ctx.limits)
     nb.check_write([cell.id], source=True)
     check_full_read(ctx, nb, cell)
-    if await ctx.propose(nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source):
-        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
+    if await ctx.propose(
+        nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source
+    ):
+        check_hash(
+            nb.find_cell(cell.id), args.expected_source_hash, ctx.limits
+        )  # the person may have typed while it waited
     written = nb.set_source(cell.id, args.source)
     note_written(ctx, nb, written)
     return {"cell": cell_ref(written), "notebook": write_block(nb)}
@@ -121,9 +144,17 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
 
 class EditCellSourceInput(NotebookInput):
     cell_id: CellIdField
-    old_text: Annotated[str, Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)]
+    old_text: Annotated[
+        str, Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)
+    ]
     new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[str | None, Field(description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.", max_length=SHORT_ID_CHARS)] = None
+    expected_source_hash: Annotated[
+        str | None,
+        Field(
+            description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.",
+            max_length=SHORT_ID_CHARS,
+        ),
+    ] = None
 
 
 async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[str, Any]:
@@ -135,13 +166,25 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     old_text, new_text = normalize_line_ends(args.old_text), normalize_line_ends(args.new_text)  # sources hold LF only
     occurrences = cell.source.count(old_text)
     if occurrences != 1:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                        "oldText does not occur in the cell." if occurrences == 0 else
-                        f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
-                        cellId=cell.id, occurrences=occurrences)
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            "oldText does not occur in the cell."
+            if occurrences == 0
+            else f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
+            cellId=cell.id,
+            occurrences=occurrences,
+        )
     new_source = cell.source.replace(old_text, new_text, 1)
     check_write_size(new_source, ctx.limits, "the edited source")
-    if await ctx.propose(nb, "jupyter_edit_cell_source", "edit", cell.id, "Edit part of the cell's source", before=cell.source, after=new_source):
+    if await ctx.propose(
+        nb,
+        "jupyter_edit_cell_source",
+        "edit",
+        cell.id,
+        "Edit part of the cell's source",
+        before=cell.source,
+        after=new_source,
+    ):
         check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
     written = nb.set_source(cell.id, new_source)
     note_written(ctx, nb, written, before=cell)
@@ -158,8 +201,12 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
     nb.check_write([cell.id], delete=True)
-    if await ctx.propose(nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""):
-        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)  # the person may have typed while it waited
+    if await ctx.propose(
+        nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""
+    ):
+        check_hash(
+            nb.find_cell(cell.id), args.expected_source_hash, ctx.limits
+        )  # the person may have typed while it waited
     nb.delete_cell(cell.id)
     return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": write_block(nb, cellCount=nb.cell_count())}
 
@@ -176,13 +223,17 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     nb.check_write([args.cell_id])
     nb.find_cells([args.cell_id, args.reference_cell_id])
-    await ctx.propose(nb, "jupyter_move_cell", "move", args.cell_id, f"Move this cell {args.position} cell {args.reference_cell_id}")
+    await ctx.propose(
+        nb, "jupyter_move_cell", "move", args.cell_id, f"Move this cell {args.position} cell {args.reference_cell_id}"
+    )
     moved = nb.move_cell_near(args.cell_id, args.reference_cell_id, args.position)
     return {"cell": {"id": moved.id, "index": moved.index}, "notebook": write_block(nb)}
 
 
 class ClearOutputsInput(NotebookInput):
-    cell_ids: Annotated[CellIds | None, Field(description="Cells whose outputs to clear; omit for every code cell.")] = None
+    cell_ids: Annotated[
+        CellIds | None, Field(description="Cells whose outputs to clear; omit for every code cell.")
+    ] = None
 
 
 async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, Any]:
@@ -198,8 +249,14 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         targets = [c.id for c in cells if c.cell_type == "code"]
         nb.check_write(targets)
     if targets:
-        if await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0],
-                             f"Clear the outputs of {len(targets)} cell(s)" + (f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else "")):
+        if await ctx.propose(
+            nb,
+            "jupyter_clear_outputs",
+            "clear",
+            targets[0],
+            f"Clear the outputs of {len(targets)} cell(s)"
+            + (f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else ""),
+        ):
             targets = [c.id for c in nb.find_cells(targets)]  # still there after the person's accept
     for cell_id in targets:
         nb.clear_outputs(cell_id)
@@ -210,22 +267,58 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
 
 
 TOOLS = (
-    Tool("jupyter_insert_cell", "Insert cell",
-         "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and sourceHash.",
-         InsertCellInput, insert_cell, WRITE, CellWritten | DeniedPayload),
-    Tool("jupyter_update_cell", "Update cell",
-         "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed the cell since.",
-         UpdateCellInput, update_cell, CONSEQUENTIAL, CellWritten | DeniedPayload),
-    Tool("jupyter_edit_cell_source", "Edit cell source",
-         "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
-         EditCellSourceInput, edit_cell_source, CHECKED_WRITE, CellWritten | DeniedPayload),
-    Tool("jupyter_delete_cell", "Delete cell",
-         "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
-         DeleteCellInput, delete_cell, CONSEQUENTIAL, CellDeleted | DeniedPayload),
-    Tool("jupyter_move_cell", "Move cell",
-         "Move a cell above or below another cell.",
-         MoveCellInput, move_cell, WRITE, CellMoved | DeniedPayload),
-    Tool("jupyter_clear_outputs", "Clear outputs",
-         "Clear the outputs (and execution counts) of some code cells, or of all of them.",
-         ClearOutputsInput, clear_outputs, Annotations(consequential=True), OutputsCleared | DeniedPayload),
+    Tool(
+        "jupyter_insert_cell",
+        "Insert cell",
+        "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and sourceHash.",
+        InsertCellInput,
+        insert_cell,
+        WRITE,
+        CellWritten | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_update_cell",
+        "Update cell",
+        "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed the cell since.",
+        UpdateCellInput,
+        update_cell,
+        CONSEQUENTIAL,
+        CellWritten | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_edit_cell_source",
+        "Edit cell source",
+        "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
+        EditCellSourceInput,
+        edit_cell_source,
+        CHECKED_WRITE,
+        CellWritten | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_delete_cell",
+        "Delete cell",
+        "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
+        DeleteCellInput,
+        delete_cell,
+        CONSEQUENTIAL,
+        CellDeleted | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_move_cell",
+        "Move cell",
+        "Move a cell above or below another cell.",
+        MoveCellInput,
+        move_cell,
+        WRITE,
+        CellMoved | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_clear_outputs",
+        "Clear outputs",
+        "Clear the outputs (and execution counts) of some code cells, or of all of them.",
+        ClearOutputsInput,
+        clear_outputs,
+        Annotations(consequential=True),
+        OutputsCleared | DeniedPayload,
+    ),
 )

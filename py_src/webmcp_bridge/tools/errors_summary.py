@@ -65,7 +65,9 @@ async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
     for start in range(0, total, EXPORT_CHUNK):
         if start:
             await asyncio.sleep(0)
-        for cell in nb.read_cells(range(start, min(total, start + EXPORT_CHUNK)), head_bytes=0, max_outputs=ERROR_SCAN_OUTPUTS):
+        for cell in nb.read_cells(
+            range(start, min(total, start + EXPORT_CHUNK)), head_bytes=0, max_outputs=ERROR_SCAN_OUTPUTS
+        ):
             index = next((i for i, o in enumerate(cell.outputs) if o.output_type == "error"), None)
             if index is None:
                 continue
@@ -73,8 +75,16 @@ async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
             if len(found) >= ERRORS_LISTED:
                 continue
             output = cell.outputs[index]
-            found.append({"cellId": cell.id, "index": cell.index, "uri": cell_uri(nb.path, cell.id),
-                          "executionCount": cell.execution_count, "ename": preview(error_name(output.ename or ""), ERROR_MESSAGE_BYTES),
-                          "evalue": preview(output.evalue or "", ERROR_MESSAGE_BYTES), "outputIndex": index,
-                          "outputUri": output_uri(nb.path, cell.id, index)})
+            found.append(
+                {
+                    "cellId": cell.id,
+                    "index": cell.index,
+                    "uri": cell_uri(nb.path, cell.id),
+                    "executionCount": cell.execution_count,
+                    "ename": preview(error_name(output.ename or ""), ERROR_MESSAGE_BYTES),
+                    "evalue": preview(output.evalue or "", ERROR_MESSAGE_BYTES),
+                    "outputIndex": index,
+                    "outputUri": output_uri(nb.path, cell.id, index),
+                }
+            )
     return {"path": nb.path, "count": count, "cells": found, "truncated": count > len(found)}

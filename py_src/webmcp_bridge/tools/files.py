@@ -39,24 +39,47 @@ from webmcp_bridge.calls.payloads import Payload
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
-from webmcp_bridge.core.limits import DIFF_LINES, MAX_PATH_BYTES, MIN_FILE_PAGE_BYTES, RESULT_HEADROOM, SHORT_ID_CHARS, preview, slice_utf8, utf8_len
+from webmcp_bridge.core.limits import (
+    DIFF_LINES,
+    MAX_PATH_BYTES,
+    MIN_FILE_PAGE_BYTES,
+    RESULT_HEADROOM,
+    SHORT_ID_CHARS,
+    preview,
+    slice_utf8,
+    utf8_len,
+)
 from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.propose.proposals import DeniedPayload, source_diff
 from webmcp_bridge.tools.common import MAX_INT, CallContext
 
-PathField = Annotated[str, Field(description="Workspace-relative path of a text file (for example 'data/notes.md'); not a notebook.",
-                                 min_length=1, max_length=MAX_PATH_BYTES)]
+PathField = Annotated[
+    str,
+    Field(
+        description="Workspace-relative path of a text file (for example 'data/notes.md'); not a notebook.",
+        min_length=1,
+        max_length=MAX_PATH_BYTES,
+    ),
+]
 
 
 def file_path(path: str) -> str:
     """``path`` normalized, refusing notebooks and hidden names (INVALID_PATH) without touching the workspace."""
     normalized = normalize_path(path)
     if is_notebook_path(normalized):
-        raise ToolError(ErrorCode.INVALID_PATH, "Notebooks are not read or written as files; use jupyter_get_cells, "
-                        "jupyter_export_notebook and the cell tools.", path=normalized)
+        raise ToolError(
+            ErrorCode.INVALID_PATH,
+            "Notebooks are not read or written as files; use jupyter_get_cells, "
+            "jupyter_export_notebook and the cell tools.",
+            path=normalized,
+        )
     if any(part.startswith(".") for part in normalized.split("/")):
-        raise ToolError(ErrorCode.INVALID_PATH, "Names starting with '.' are hidden files, not part of the workspace.", path=normalized)
+        raise ToolError(
+            ErrorCode.INVALID_PATH,
+            "Names starting with '.' are hidden files, not part of the workspace.",
+            path=normalized,
+        )
     return normalized
 
 
@@ -68,8 +91,17 @@ UNREAD_RANGES = 8
 
 class ReadFileInput(ToolInput):
     path: PathField
-    offset: Annotated[int, Field(description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page.", ge=0, le=MAX_INT)] = 0
-    max_bytes: Annotated[int | None, Field(description="Most bytes of text to return (default and maximum: 16 KiB).", ge=1, le=MAX_INT)] = None
+    offset: Annotated[
+        int,
+        Field(
+            description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page.",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = 0
+    max_bytes: Annotated[
+        int | None, Field(description="Most bytes of text to return (default and maximum: 16 KiB).", ge=1, le=MAX_INT)
+    ] = None
 
 
 async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
@@ -95,8 +127,15 @@ async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
         page_max //= 2
     digest = source_hash(text)
     ctx.file_reads.record(path, FILE, digest, start, start + utf8_len(page))  # what reached the agent of this version
-    return {"path": path, "text": page, "offset": start, "nextOffset": nxt, "totalBytes": total,
-            "hash": digest, "truncated": nxt is not None}
+    return {
+        "path": path,
+        "text": page,
+        "offset": start,
+        "nextOffset": nxt,
+        "totalBytes": total,
+        "hash": digest,
+        "truncated": nxt is not None,
+    }
 
 
 class FileRead(Payload):
@@ -127,21 +166,52 @@ class FileEdited(Payload):
 
 class WriteFileInput(ToolInput):
     path: PathField
-    content: Annotated[str, Field(description="The file's whole new text, or with append the text to add at its end (UTF-8; at most 512 KiB).")]
-    overwrite: Annotated[bool, Field(description="Replace an existing file (then expectedHash is required, and you must have read all of that version).")] = False
-    append: Annotated[bool, Field(description="Add content at the end of the file (created if missing); keeps every byte already there, so no full read is needed.")] = False
-    expected_hash: Annotated[str | None, Field(description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
-                                               min_length=1, max_length=SHORT_ID_CHARS)] = None
+    content: Annotated[
+        str,
+        Field(
+            description="The file's whole new text, or with append the text to add at its end (UTF-8; at most 512 KiB)."
+        ),
+    ]
+    overwrite: Annotated[
+        bool,
+        Field(
+            description="Replace an existing file (then expectedHash is required, and you must have read all of that version)."
+        ),
+    ] = False
+    append: Annotated[
+        bool,
+        Field(
+            description="Add content at the end of the file (created if missing); keeps every byte already there, so no full read is needed."
+        ),
+    ] = False
+    expected_hash: Annotated[
+        str | None,
+        Field(
+            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
+            min_length=1,
+            max_length=SHORT_ID_CHARS,
+        ),
+    ] = None
 
 
 def stale(path: str, expected: str, current: str | None, ctx: CallContext) -> ToolError:
     """STALE_FILE: the file is no longer the version the agent read (``current``: its text now, None when gone)."""
     if current is None:
-        return ToolError(ErrorCode.STALE_FILE, f"{path!r} no longer exists (it was deleted or renamed since you read it).",
-                         path=path, expectedHash=expected, currentHash=None)
-    return ToolError(ErrorCode.STALE_FILE, "The file changed since you read it (the person's edit wins). Read it again "
-                     "and retry with the new hash.", path=path, expectedHash=expected, currentHash=source_hash(current),
-                     currentPreview=preview(current, ctx.limits.error_preview_bytes))
+        return ToolError(
+            ErrorCode.STALE_FILE,
+            f"{path!r} no longer exists (it was deleted or renamed since you read it).",
+            path=path,
+            expectedHash=expected,
+            currentHash=None,
+        )
+    return ToolError(
+        ErrorCode.STALE_FILE,
+        "The file changed since you read it (the person's edit wins). Read it again and retry with the new hash.",
+        path=path,
+        expectedHash=expected,
+        currentHash=source_hash(current),
+        currentPreview=preview(current, ctx.limits.error_preview_bytes),
+    )
 
 
 def check_file_read(ctx: CallContext, path: str, text: str) -> None:
@@ -153,20 +223,30 @@ def check_file_read(ctx: CallContext, path: str, text: str) -> None:
     if not gaps:
         return
     listed = ", ".join(f"[{lo}, {hi})" for lo, hi in gaps)
-    raise ToolError(ErrorCode.FILE_NOT_FULLY_READ,
-                    f"{path!r} is {total} bytes and you were given only part of this version, so overwriting it would delete what "
-                    f"you did not see. Read the rest with jupyter_read_file (offset {gaps[0][0]}, then each nextOffset until it is "
-                    f"null; unread byte ranges: {listed}{' and more' if len(gaps) >= UNREAD_RANGES else ''}) and send the whole new "
-                    "text, or change part of it with jupyter_edit_file (oldText/newText), or add to its end with "
-                    "jupyter_write_file append: true.",
-                    path=path, totalBytes=total, nextOffset=gaps[0][0], unreadRanges=[list(g) for g in gaps], hash=digest)
+    raise ToolError(
+        ErrorCode.FILE_NOT_FULLY_READ,
+        f"{path!r} is {total} bytes and you were given only part of this version, so overwriting it would delete what "
+        f"you did not see. Read the rest with jupyter_read_file (offset {gaps[0][0]}, then each nextOffset until it is "
+        f"null; unread byte ranges: {listed}{' and more' if len(gaps) >= UNREAD_RANGES else ''}) and send the whole new "
+        "text, or change part of it with jupyter_edit_file (oldText/newText), or add to its end with "
+        "jupyter_write_file append: true.",
+        path=path,
+        totalBytes=total,
+        nextOffset=gaps[0][0],
+        unreadRanges=[list(g) for g in gaps],
+        hash=digest,
+    )
 
 
 def check_total(ctx: CallContext, size: int, what: str) -> None:
     """TOO_LARGE when a file would grow past ``Limits.file_read_bytes`` (the largest file these tools load)."""
     if size > ctx.limits.file_read_bytes:
-        raise ToolError(ErrorCode.TOO_LARGE, f"{what} would be {size} bytes; files up to {ctx.limits.file_read_bytes} bytes are "
-                        "read and written here.", bytes=size, maxBytes=ctx.limits.file_read_bytes)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{what} would be {size} bytes; files up to {ctx.limits.file_read_bytes} bytes are read and written here.",
+            bytes=size,
+            maxBytes=ctx.limits.file_read_bytes,
+        )
 
 
 async def current_text(ctx: CallContext, path: str) -> str | None:
@@ -196,10 +276,19 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
     path = file_path(args.path)
     size = utf8_len(args.content)
     if size > ctx.limits.file_write_bytes:
-        raise ToolError(ErrorCode.TOO_LARGE, f"content is {size} bytes; files up to {ctx.limits.file_write_bytes} bytes can be written.",
-                        field="content", bytes=size, maxBytes=ctx.limits.file_write_bytes)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"content is {size} bytes; files up to {ctx.limits.file_write_bytes} bytes can be written.",
+            field="content",
+            bytes=size,
+            maxBytes=ctx.limits.file_write_bytes,
+        )
     if args.overwrite and args.append:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "Pass overwrite (replace the whole file) or append (add to its end), not both.", path=path)
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            "Pass overwrite (replace the whole file) or append (add to its end), not both.",
+            path=path,
+        )
     parent = path.rpartition("/")[0]
     if parent and await ctx.host.list_dir(parent) is None:
         raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No folder at {parent!r}.", path=parent)
@@ -212,12 +301,20 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
         if entry.type == "directory":
             raise is_a_folder(path)
         if not args.overwrite and not args.append:
-            raise ToolError(ErrorCode.PATH_EXISTS, f"A file already exists at {path!r}; to replace it, read it and pass "
-                            "overwrite: true with its hash as expectedHash; to add to its end pass append: true; to change "
-                            "part of it use jupyter_edit_file.", path=path)
+            raise ToolError(
+                ErrorCode.PATH_EXISTS,
+                f"A file already exists at {path!r}; to replace it, read it and pass "
+                "overwrite: true with its hash as expectedHash; to add to its end pass append: true; to change "
+                "part of it use jupyter_edit_file.",
+                path=path,
+            )
         if args.overwrite and args.expected_hash is None:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, "Replacing a file needs expectedHash: the hash jupyter_read_file "
-                            "returned for it, so a person's edit is never overwritten unseen.", path=path)
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                "Replacing a file needs expectedHash: the hash jupyter_read_file "
+                "returned for it, so a person's edit is never overwritten unseen.",
+                path=path,
+            )
         current = await current_text(ctx, path)  # also refuses binary files
         if current is None:
             raise stale(path, args.expected_hash or "", None, ctx)
@@ -231,21 +328,41 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
     if args.append and current is not None:
         lines = args.content.splitlines() or [""]
         if len(lines) > DIFF_LINES:
-            raise ToolError(ErrorCode.TOO_LARGE, f"This append is {len(lines)} lines; Propose mode shows at most {DIFF_LINES} "
-                            "lines to the person. Append less at once.", lines=len(lines), maxLines=DIFF_LINES)
-        waited = await ctx.propose_workspace("jupyter_write_file", "append_file", path,
-                                             f"Add {size} bytes at the end of {path} ({utf8_len(current)} bytes now)",
-                                             diff=[["+", line] for line in lines])
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"This append is {len(lines)} lines; Propose mode shows at most {DIFF_LINES} "
+                "lines to the person. Append less at once.",
+                lines=len(lines),
+                maxLines=DIFF_LINES,
+            )
+        waited = await ctx.propose_workspace(
+            "jupyter_write_file",
+            "append_file",
+            path,
+            f"Add {size} bytes at the end of {path} ({utf8_len(current)} bytes now)",
+            diff=[["+", line] for line in lines],
+        )
     elif current is not None:
-        waited = await ctx.propose_workspace("jupyter_write_file", "write_file", path, f"Replace the whole text of {path}",
-                                             before=current, after=args.content)
+        waited = await ctx.propose_workspace(
+            "jupyter_write_file",
+            "write_file",
+            path,
+            f"Replace the whole text of {path}",
+            before=current,
+            after=args.content,
+        )
     else:
-        waited = await ctx.propose_workspace("jupyter_write_file", "write_file", path, f"Create the file {path}",
-                                             before="", after=args.content)
+        waited = await ctx.propose_workspace(
+            "jupyter_write_file", "write_file", path, f"Create the file {path}", before="", after=args.content
+        )
     if waited:  # the person may have changed the workspace while the proposal waited
         again = await ctx.host.stat(path)
         if current is None and again is not None and not args.append:
-            raise ToolError(ErrorCode.PATH_EXISTS, f"A file was created at {path!r} while the proposal waited; nothing was written.", path=path)
+            raise ToolError(
+                ErrorCode.PATH_EXISTS,
+                f"A file was created at {path!r} while the proposal waited; nothing was written.",
+                path=path,
+            )
         if current is not None:
             now = await current_text(ctx, path)
             if now != current:
@@ -256,23 +373,46 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
             check_total(ctx, utf8_len(new_text), "The appended file")
     await ctx.host.write_text(path, new_text)
     digest = source_hash(new_text)
-    if current is None or not args.append or ctx.file_reads.fully_read(path, FILE, source_hash(current), utf8_len(current)):
+    if (
+        current is None
+        or not args.append
+        or ctx.file_reads.fully_read(path, FILE, source_hash(current), utf8_len(current))
+    ):
         ctx.file_reads.mark_known(path, FILE, digest)  # the agent knows this version whole: it wrote it
     else:  # it knows what it added
         start = utf8_len(current)
         ctx.file_reads.record(path, FILE, digest, start, start + size)
-    return {"path": path, "created": entry is None and current is None, "bytes": size, "totalBytes": utf8_len(new_text),
-            "hash": digest, "appended": args.append}
+    return {
+        "path": path,
+        "created": entry is None and current is None,
+        "bytes": size,
+        "totalBytes": utf8_len(new_text),
+        "hash": digest,
+        "appended": args.append,
+    }
 
 
 class EditFileInput(ToolInput):
     path: PathField
-    old_text: Annotated[str, Field(description="Exact text to replace (line ends as in the file); it must occur exactly once unless replaceAll.",
-                                   min_length=1)]
+    old_text: Annotated[
+        str,
+        Field(
+            description="Exact text to replace (line ends as in the file); it must occur exactly once unless replaceAll.",
+            min_length=1,
+        ),
+    ]
     new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_hash: Annotated[str, Field(description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
-                                        min_length=1, max_length=SHORT_ID_CHARS)]
-    replace_all: Annotated[bool, Field(description="Replace every occurrence of oldText (default: it must occur exactly once).")] = False
+    expected_hash: Annotated[
+        str,
+        Field(
+            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
+            min_length=1,
+            max_length=SHORT_ID_CHARS,
+        ),
+    ]
+    replace_all: Annotated[
+        bool, Field(description="Replace every occurrence of oldText (default: it must occur exactly once).")
+    ] = False
 
 
 def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
@@ -301,8 +441,12 @@ def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
         diff.append(["…", f"line {line}"])
         diff.extend(source_diff(before, before.replace(old, new, n), max_lines=None) if len(diff) <= DIFF_LINES else [])
         if len(diff) > DIFF_LINES:
-            raise ToolError(ErrorCode.TOO_LARGE, f"This edit shows more than {DIFF_LINES} diff lines; Propose mode shows at most "
-                            f"{DIFF_LINES} lines to the person. Split it into smaller edits.", maxLines=DIFF_LINES)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"This edit shows more than {DIFF_LINES} diff lines; Propose mode shows at most "
+                f"{DIFF_LINES} lines to the person. Split it into smaller edits.",
+                maxLines=DIFF_LINES,
+            )
     return diff
 
 
@@ -322,8 +466,13 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
     path = file_path(args.path)
     for name, value in (("oldText", args.old_text), ("newText", args.new_text)):
         if utf8_len(value) > ctx.limits.file_write_bytes:
-            raise ToolError(ErrorCode.TOO_LARGE, f"{name} is {utf8_len(value)} bytes; at most {ctx.limits.file_write_bytes} bytes.",
-                            field=name, bytes=utf8_len(value), maxBytes=ctx.limits.file_write_bytes)
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"{name} is {utf8_len(value)} bytes; at most {ctx.limits.file_write_bytes} bytes.",
+                field=name,
+                bytes=utf8_len(value),
+                maxBytes=ctx.limits.file_write_bytes,
+            )
     entry = await ctx.host.stat(path)
     if entry is None:
         raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No file at {path!r}.", path=path)
@@ -339,16 +488,22 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
         hint = ""
         if occurrences == 0 and "\r\n" in current and "\n" in args.old_text and "\r\n" not in args.old_text:
             hint = " The file's lines end with CRLF (\\r\\n): send oldText with the same line ends."
-        raise ToolError(ErrorCode.INVALID_ARGUMENT,
-                        ("oldText does not occur in the file." + hint) if occurrences == 0 else
-                        f"oldText occurs {occurrences} times; include more surrounding text so it occurs once, or pass replaceAll: true.",
-                        path=path, occurrences=occurrences)
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            ("oldText does not occur in the file." + hint)
+            if occurrences == 0
+            else f"oldText occurs {occurrences} times; include more surrounding text so it occurs once, or pass replaceAll: true.",
+            path=path,
+            occurrences=occurrences,
+        )
     count = occurrences if args.replace_all else 1
     new_text = current.replace(args.old_text, args.new_text, count)
     check_total(ctx, utf8_len(new_text), "The edited file")
     diff = edit_diff(current, args.old_text, args.new_text, count) if ctx.proposals.mode == "propose" else None
     noun = "occurrence" if count == 1 else "occurrences"
-    if await ctx.propose_workspace("jupyter_edit_file", "edit_file", path, f"Edit {path} ({count} {noun} replaced)", diff=diff):
+    if await ctx.propose_workspace(
+        "jupyter_edit_file", "edit_file", path, f"Edit {path} ({count} {noun} replaced)", diff=diff
+    ):
         now = await current_text(ctx, path)
         if now != current:
             raise stale(path, args.expected_hash, now, ctx)
@@ -360,19 +515,37 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool("jupyter_read_file", "Read file",
-         "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset (16 KiB a page). Returns the text, "
-         "nextOffset (null at the end), totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
-         ReadFileInput, read_file, Annotations(read_only=True, untrusted_content=True), FileRead),
-    Tool("jupyter_write_file", "Write file",
-         "Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). To replace an existing file pass "
-         "overwrite: true and expectedHash (the hash jupyter_read_file returned); you must have read every page of that version "
-         "(else FILE_NOT_FULLY_READ), and it is refused with STALE_FILE if it changed since. append: true adds content at the end "
-         "instead (no full read needed). To change part of a big file use jupyter_edit_file.",
-         WriteFileInput, write_file, Annotations(untrusted_content=True, consequential=True), FileWritten | DeniedPayload),
-    Tool("jupyter_edit_file", "Edit file",
-         "Replace oldText by newText in a text file of the workspace (not a notebook), keeping the rest: changes a big file without "
-         "reading it whole. oldText must occur exactly once (else INVALID_ARGUMENT with occurrences) unless replaceAll: true; "
-         "expectedHash is the hash jupyter_read_file returned (STALE_FILE if the file changed since).",
-         EditFileInput, edit_file, Annotations(untrusted_content=True, consequential=True), FileEdited | DeniedPayload),
+    Tool(
+        "jupyter_read_file",
+        "Read file",
+        "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset (16 KiB a page). Returns the text, "
+        "nextOffset (null at the end), totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
+        ReadFileInput,
+        read_file,
+        Annotations(read_only=True, untrusted_content=True),
+        FileRead,
+    ),
+    Tool(
+        "jupyter_write_file",
+        "Write file",
+        "Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). To replace an existing file pass "
+        "overwrite: true and expectedHash (the hash jupyter_read_file returned); you must have read every page of that version "
+        "(else FILE_NOT_FULLY_READ), and it is refused with STALE_FILE if it changed since. append: true adds content at the end "
+        "instead (no full read needed). To change part of a big file use jupyter_edit_file.",
+        WriteFileInput,
+        write_file,
+        Annotations(untrusted_content=True, consequential=True),
+        FileWritten | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_edit_file",
+        "Edit file",
+        "Replace oldText by newText in a text file of the workspace (not a notebook), keeping the rest: changes a big file without "
+        "reading it whole. oldText must occur exactly once (else INVALID_ARGUMENT with occurrences) unless replaceAll: true; "
+        "expectedHash is the hash jupyter_read_file returned (STALE_FILE if the file changed since).",
+        EditFileInput,
+        edit_file,
+        Annotations(untrusted_content=True, consequential=True),
+        FileEdited | DeniedPayload,
+    ),
 )

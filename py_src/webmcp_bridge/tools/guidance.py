@@ -14,7 +14,7 @@ Pure: no browser.
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import GUIDANCE_BYTES, utf8_len
@@ -54,8 +54,12 @@ def guidance_text(paragraphs: Iterable[tuple[str, str]], diagnostics: Diagnostic
         joined = f"{text}\n\n{paragraph}"
         if utf8_len(joined) > GUIDANCE_BYTES:
             if diagnostics is not None:
-                diagnostics.add(name, "extension", f"its guidance paragraph ({utf8_len(paragraph)} bytes) was left out: the "
-                                f"guidance holds at most {GUIDANCE_BYTES} bytes and {GUIDANCE_BYTES - utf8_len(text) - 2} were left")
+                diagnostics.add(
+                    name,
+                    "extension",
+                    f"its guidance paragraph ({utf8_len(paragraph)} bytes) was left out: the "
+                    f"guidance holds at most {GUIDANCE_BYTES} bytes and {GUIDANCE_BYTES - utf8_len(text) - 2} were left",
+                )
             continue
         text = joined
     return text
@@ -65,10 +69,20 @@ def prompts_json(text: str) -> str:
     """The MCP prompts the page registers where its runtime has prompts, as JSON text: ``[{name, title, description,
     result}]`` where ``result`` is the prompt's ``GetPromptResult`` ``{description, messages: [{role: "user",
     content: {type: "text", text}}]}`` (the loader hands it back as it is; the prompt takes no arguments)."""
-    description = "How to work in this notebook page: read before writing, hashes, pending calls, Propose mode, access levels."
-    return json.dumps([{
-        "name": PROMPT_NAME,
-        "title": "Working in this notebook",
-        "description": description,
-        "result": {"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]},
-    }], ensure_ascii=False)
+    description = (
+        "How to work in this notebook page: read before writing, hashes, pending calls, Propose mode, access levels."
+    )
+    return json.dumps(
+        [
+            {
+                "name": PROMPT_NAME,
+                "title": "Working in this notebook",
+                "description": description,
+                "result": {
+                    "description": description,
+                    "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+                },
+            }
+        ],
+        ensure_ascii=False,
+    )

@@ -87,7 +87,11 @@ def with_hints(toolset: Toolset) -> Toolset:
         if tool.name not in HINTS:
             raise KeyError(f"{tool.name} has no entry in webmcp_bridge.tools.hints.HINTS")
         destructive, idempotent = HINTS[tool.name]
-        annotations = dataclasses.replace(tool.annotations, destructive=destructive and not tool.annotations.read_only,
-                                          idempotent=idempotent, open_world=False)
+        annotations = dataclasses.replace(
+            tool.annotations,
+            destructive=destructive and not tool.annotations.read_only,
+            idempotent=idempotent,
+            open_world=False,
+        )
         tools.append(dataclasses.replace(tool, annotations=annotations))
     return dataclasses.replace(toolset, tools=tuple(tools))

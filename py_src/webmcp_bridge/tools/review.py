@@ -54,12 +54,21 @@ class ThreadShown(Payload):
     shown: Literal["selection", "cell", "output"]
     focus: Focus
 
+
 READ = Annotations(read_only=True, untrusted_content=True)
 WRITE = Annotations(untrusted_content=True)
 
-ThreadIdField = Annotated[str, Field(description="The thread's id, as returned by jupyter_list_comments or jupyter_create_comment.",
-                                     min_length=1, max_length=SHORT_ID_CHARS)]
-BodyField = Annotated[str, Field(description="The message text (plain text; at most 8 KiB of UTF-8 by default).", min_length=1)]
+ThreadIdField = Annotated[
+    str,
+    Field(
+        description="The thread's id, as returned by jupyter_list_comments or jupyter_create_comment.",
+        min_length=1,
+        max_length=SHORT_ID_CHARS,
+    ),
+]
+BodyField = Annotated[
+    str, Field(description="The message text (plain text; at most 8 KiB of UTF-8 by default).", min_length=1)
+]
 
 
 def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
@@ -68,10 +77,16 @@ def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
 
 class ListCommentsInput(NotebookInput):
     status: Annotated[Literal["open", "resolved", "all"], Field(description="Which threads.")] = "open"
-    scope: Annotated[Literal["notebook", "cell"] | None, Field(
-        description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when cellId is "
-                    "omitted. Default: 'cell' when cellId is given, else 'notebook'.")] = None
-    cell_id: Annotated[str | None, Field(description="Only threads anchored to this cell.", min_length=1, max_length=ID_CHARS)] = None
+    scope: Annotated[
+        Literal["notebook", "cell"] | None,
+        Field(
+            description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when cellId is "
+            "omitted. Default: 'cell' when cellId is given, else 'notebook'."
+        ),
+    ] = None
+    cell_id: Annotated[
+        str | None, Field(description="Only threads anchored to this cell.", min_length=1, max_length=ID_CHARS)
+    ] = None
     limit: Annotated[int, Field(description="Most threads to return.", ge=1, le=MAX_INT)] = 50
 
 
@@ -121,19 +136,33 @@ async def get_comment(ctx: CallContext, args: GetCommentInput) -> dict[str, Any]
 class CreateCommentInput(NotebookInput):
     cell_id: CellIdField
     body: BodyField
-    quote: Annotated[str | None, Field(description="Anchor to this exact text of the cell's source (it must occur exactly once).",
-                                       min_length=1)] = None
-    selection: Annotated[Selection | None, Field(description="Anchor to this range of the cell's source ({line, column}, 0-based, "
-                                                             "columns in UTF-16 code units as the editor counts).")] = None
-    output_index: Annotated[int | None, Field(description="Anchor to this output of the cell (index from jupyter_get_cells).",
-                                              ge=0, le=MAX_INT)] = None
+    quote: Annotated[
+        str | None,
+        Field(description="Anchor to this exact text of the cell's source (it must occur exactly once).", min_length=1),
+    ] = None
+    selection: Annotated[
+        Selection | None,
+        Field(
+            description="Anchor to this range of the cell's source ({line, column}, 0-based, "
+            "columns in UTF-16 code units as the editor counts)."
+        ),
+    ] = None
+    output_index: Annotated[
+        int | None,
+        Field(description="Anchor to this output of the cell (index from jupyter_get_cells).", ge=0, le=MAX_INT),
+    ] = None
 
 
 async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str, Any]:
-    given = [name for name, value in (("quote", args.quote), ("selection", args.selection), ("outputIndex", args.output_index))
-             if value is not None]
+    given = [
+        name
+        for name, value in (("quote", args.quote), ("selection", args.selection), ("outputIndex", args.output_index))
+        if value is not None
+    ]
     if len(given) > 1:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Give at most one of quote, selection, outputIndex (got {', '.join(given)}).")
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"Give at most one of quote, selection, outputIndex (got {', '.join(given)})."
+        )
     nb = await ctx.notebook(args.notebook_path)
     if args.quote is not None:
         anchor: CellAnchor | RangeAnchor | OutputAnchor = RangeAnchor(args.cell_id, quote=args.quote)
@@ -160,7 +189,9 @@ async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, 
 
 class ResolveCommentInput(NotebookInput):
     thread_id: ThreadIdField
-    message: Annotated[str | None, Field(description="An optional closing message, added to the thread.", min_length=1)] = None
+    message: Annotated[
+        str | None, Field(description="An optional closing message, added to the thread.", min_length=1)
+    ] = None
 
 
 async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[str, Any]:
@@ -187,34 +218,79 @@ async def focus_comment(ctx: CallContext, args: FocusCommentInput) -> dict[str, 
     nb = await ctx.notebook(args.notebook_path)
     view, shown = Review(nb, ctx.limits).focus(args.thread_id)
     focus = nb.focus()
-    return {"thread": _thread(ctx, view), "shown": shown,
-            "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection}}
+    return {
+        "thread": _thread(ctx, view),
+        "shown": shown,
+        "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection},
+    }
 
 
 TOOLS = (
-    Tool("jupyter_list_comments", "List comments",
-         "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range or "
-         "output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and latest "
-         "messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
-         ListCommentsInput, list_comments, READ, CommentsOutput),
-    Tool("jupyter_get_comment", "Get comment",
-         "Read one review thread with its messages (who wrote each, person or agent, and when) and its anchor's state now.",
-         GetCommentInput, get_comment, READ, CommentOutput),
-    Tool("jupyter_create_comment", "Create comment",
-         "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, or a "
-         "selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with the file.",
-         CreateCommentInput, create_comment, WRITE, ThreadWritten),
-    Tool("jupyter_reply_comment", "Reply to comment",
-         "Add a message to a review thread (open or resolved).",
-         ReplyCommentInput, reply_comment, WRITE, ThreadWritten),
-    Tool("jupyter_resolve_comment", "Resolve comment",
-         "Mark an open review thread resolved, optionally with a closing message.",
-         ResolveCommentInput, resolve_comment, WRITE, ThreadWritten),
-    Tool("jupyter_reopen_comment", "Reopen comment",
-         "Reopen a resolved review thread.",
-         ReopenCommentInput, reopen_comment, WRITE, ThreadWritten),
-    Tool("jupyter_focus_comment", "Focus comment",
-         "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the output. "
-         "Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
-         FocusCommentInput, focus_comment, WRITE, ThreadShown),
+    Tool(
+        "jupyter_list_comments",
+        "List comments",
+        "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range or "
+        "output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and latest "
+        "messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
+        ListCommentsInput,
+        list_comments,
+        READ,
+        CommentsOutput,
+    ),
+    Tool(
+        "jupyter_get_comment",
+        "Get comment",
+        "Read one review thread with its messages (who wrote each, person or agent, and when) and its anchor's state now.",
+        GetCommentInput,
+        get_comment,
+        READ,
+        CommentOutput,
+    ),
+    Tool(
+        "jupyter_create_comment",
+        "Create comment",
+        "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, or a "
+        "selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with the file.",
+        CreateCommentInput,
+        create_comment,
+        WRITE,
+        ThreadWritten,
+    ),
+    Tool(
+        "jupyter_reply_comment",
+        "Reply to comment",
+        "Add a message to a review thread (open or resolved).",
+        ReplyCommentInput,
+        reply_comment,
+        WRITE,
+        ThreadWritten,
+    ),
+    Tool(
+        "jupyter_resolve_comment",
+        "Resolve comment",
+        "Mark an open review thread resolved, optionally with a closing message.",
+        ResolveCommentInput,
+        resolve_comment,
+        WRITE,
+        ThreadWritten,
+    ),
+    Tool(
+        "jupyter_reopen_comment",
+        "Reopen comment",
+        "Reopen a resolved review thread.",
+        ReopenCommentInput,
+        reopen_comment,
+        WRITE,
+        ThreadWritten,
+    ),
+    Tool(
+        "jupyter_focus_comment",
+        "Focus comment",
+        "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the output. "
+        "Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
+        FocusCommentInput,
+        focus_comment,
+        WRITE,
+        ThreadShown,
+    ),
 )

@@ -46,7 +46,9 @@ class KernelActionOutput(Payload):
     path: str
     action: Literal["interrupt", "restart"]
     kernel: KernelOut
-    restarted: bool = sometimes("restart: true once restarted; false when the restart was cancelled in its dialog (see message).")
+    restarted: bool = sometimes(
+        "restart: true once restarted; false when the restart was cancelled in its dialog (see message)."
+    )
     interrupted: bool = sometimes("interrupt: true when a running cell stopped (see reason otherwise).")
     reason: str = sometimes()
     message: str = sometimes()
@@ -58,8 +60,15 @@ class FocusOutput(Payload):
 
 class RunCellsInput(CellSelection):
     stop_on_error: Annotated[bool, Field(description="Skip the remaining cells after a cell fails.")] = True
-    timeout: Annotated[float | None, Field(description="Seconds to wait for each cell (default: the runTimeout setting, 120 s). "
-                                            "A cell still running then is reported as running, not failed.", gt=0, le=86400)] = None
+    timeout: Annotated[
+        float | None,
+        Field(
+            description="Seconds to wait for each cell (default: the runTimeout setting, 120 s). "
+            "A cell still running then is reported as running, not failed.",
+            gt=0,
+            le=86400,
+        ),
+    ] = None
 
 
 async def _kernel_ready(ctx: CallContext, nb) -> None:
@@ -69,8 +78,12 @@ async def _kernel_ready(ctx: CallContext, nb) -> None:
     info = await nb.wait_for_kernel(ctx.limits.kernel_wait_seconds)
     if info.status not in ("idle", "busy"):
         waited = time.monotonic() - began
-        raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, kernel_unavailable_message(info.status, waited),
-                        kernel={"name": info.name, "status": info.status}, waitedSeconds=round(waited, 1))
+        raise ToolError(
+            ErrorCode.KERNEL_UNAVAILABLE,
+            kernel_unavailable_message(info.status, waited),
+            kernel={"name": info.name, "status": info.status},
+            waitedSeconds=round(waited, 1),
+        )
 
 
 def kernel_unavailable_message(status: str, waited: float) -> str:
@@ -78,11 +91,15 @@ def kernel_unavailable_message(status: str, waited: float) -> str:
     if status == "none":
         return "This notebook has no kernel (the person chose No Kernel): nothing runs until the person selects one (Kernel > Change Kernel)."
     if status == "dead":
-        return "The kernel is dead: restart it (jupyter_kernel_action restart, which the person confirms) and run again."
-    return (f"The kernel was not ready after waiting {waited:.0f} s (status {status!r}): it is still starting, or its start failed. "
-            "A first start loads Python and its packages in the page and can take minutes on a busy machine: call again in a while "
-            "(jupyter_get_context shows the kernel's status). If the status stays the same, the kernel did not start: restart it "
-            "(jupyter_kernel_action restart) or ask the person to reload the page.")
+        return (
+            "The kernel is dead: restart it (jupyter_kernel_action restart, which the person confirms) and run again."
+        )
+    return (
+        f"The kernel was not ready after waiting {waited:.0f} s (status {status!r}): it is still starting, or its start failed. "
+        "A first start loads Python and its packages in the page and can take minutes on a busy machine: call again in a while "
+        "(jupyter_get_context shows the kernel's status). If the status stays the same, the kernel did not start: restart it "
+        "(jupyter_kernel_action restart) or ask the person to reload the page."
+    )
 
 
 async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
@@ -98,16 +115,28 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         ids = [cells[i].id for i in args.index_range(len(cells))]
         read_only = {cell_id for cell_id in ids if not nb.is_writable(cell_id)}  # skipped, with the reason
     if len(ids) > ctx.limits.run_cells:
-        raise ToolError(ErrorCode.TOO_LARGE, f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",
-                        count=len(ids), maxCount=ctx.limits.run_cells)
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",
+            count=len(ids),
+            maxCount=ctx.limits.run_cells,
+        )
     runnable = [c for c in nb.find_cells([i for i in ids if i not in read_only]) if c.cell_type == "code"]
     if runnable:
         code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable)
         # the run rule (access/run_consent.py): while something is hidden, the person sees the code first, in Direct mode too
         reason = await nb.run_consent()
         summary = f"Run {len(runnable)} code cell(s)" + (f" ({reason})" if reason else "")
-        if await ctx.propose(nb, "jupyter_run_cells", "run", runnable[0].id, summary, code=code, always=reason is not None,
-                             runs=[c.source for c in runnable]):
+        if await ctx.propose(
+            nb,
+            "jupyter_run_cells",
+            "run",
+            runnable[0].id,
+            summary,
+            code=code,
+            always=reason is not None,
+            runs=[c.source for c in runnable],
+        ):
             # accepted: run only the code the person was shown
             check_as_shown(nb.find_cells([c.id for c in runnable]), {c.id: c.source for c in runnable}, ctx.limits)
     await _kernel_ready(ctx, nb)
@@ -128,31 +157,49 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             results.append({"cellId": cell_id, "status": "skipped", "reason": "the cell was deleted"})
             continue
         if cell.cell_type != "code":
-            results.append({"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": f"a {cell.cell_type} cell"})
+            results.append(
+                {"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": f"a {cell.cell_type} cell"}
+            )
             continue
         if cell_id in read_only:
-            results.append({"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": "read-only for the agent"})
+            results.append(
+                {"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": "read-only for the agent"}
+            )
             continue
         outcome = await nb.run_cell(cell_id, wait)
         if outcome.status == "timeout":  # the kernel has not answered: the cell is still running, not failed
             outcome = RunResult(cell_id, "running", outcome.execution_count, running_reason(wait))
             still_running = True
         try:
-            after = nb.find_cells([cell_id], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell)[0]
+            after = nb.find_cells(
+                [cell_id], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell
+            )[0]
         except ToolError:  # deleted (by the person or another call) while it ran: its code did run
-            results.append({"cellId": cell_id, "status": outcome.status, "executionCount": outcome.execution_count,
-                            "reason": "the cell was deleted while it ran; its outputs are gone"})
+            results.append(
+                {
+                    "cellId": cell_id,
+                    "status": outcome.status,
+                    "executionCount": outcome.execution_count,
+                    "reason": "the cell was deleted while it ran; its outputs are gone",
+                }
+            )
             failed = failed or outcome.status == "error"
             continue
-        results.append({
-            "cellId": cell_id,
-            "index": after.index,
-            "status": outcome.status,
-            "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
-            "outputs": [describe_output(i, o, ctx.limits, cell_uri(nb.path, cell_id)) for i, o in enumerate(after.outputs)],
-            "outputCount": after.output_count,
-            **({"reason": outcome.reason} if outcome.reason else {}),
-        })
+        results.append(
+            {
+                "cellId": cell_id,
+                "index": after.index,
+                "status": outcome.status,
+                "executionCount": outcome.execution_count
+                if outcome.execution_count is not None
+                else after.execution_count,
+                "outputs": [
+                    describe_output(i, o, ctx.limits, cell_uri(nb.path, cell_id)) for i, o in enumerate(after.outputs)
+                ],
+                "outputCount": after.output_count,
+                **({"reason": outcome.reason} if outcome.reason else {}),
+            }
+        )
         failed = failed or outcome.status == "error"
     kernel = nb.kernel()
     return {"path": nb.path, "results": results, "kernel": {"name": kernel.name, "status": kernel.status}}
@@ -160,9 +207,11 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
 
 def running_reason(wait: float) -> str:
     """Why a cell is reported ``running``: the call stopped waiting after ``wait`` seconds, not the cell."""
-    return (f"still running after {wait:g} s, when this call stopped waiting (the `timeout` argument, else the runTimeout "
-            "setting); it goes on in the kernel: its outputs and execution count appear as it runs (read them with "
-            "jupyter_get_cells or jupyter_get_output, or follow jupyter_get_changes); cells after it were not started")
+    return (
+        f"still running after {wait:g} s, when this call stopped waiting (the `timeout` argument, else the runTimeout "
+        "setting); it goes on in the kernel: its outputs and execution count appear as it runs (read them with "
+        "jupyter_get_cells or jupyter_get_output, or follow jupyter_get_changes); cells after it were not started"
+    )
 
 
 def interrupt_reason(before: str, info: Any) -> str | None:
@@ -172,18 +221,22 @@ def interrupt_reason(before: str, info: Any) -> str | None:
     names = f"{info.name or ''} {info.display_name or ''}".lower()
     if "pyodide" in names:  # idle after the wait means the cell ended on its own, not that it was stopped
         ended = "it has ended on its own since" if info.status == "idle" else "it runs to its end"
-        return (f"JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued "
-                f"requests), so the running cell was not stopped: {ended}. Instead: wait for it (a run that went pending is "
-                "collected with jupyter_wait_for_result; its outputs appear in jupyter_get_cells), or restart the kernel "
-                "(jupyter_kernel_action restart: every variable is lost)")
+        return (
+            f"JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued "
+            f"requests), so the running cell was not stopped: {ended}. Instead: wait for it (a run that went pending is "
+            "collected with jupyter_wait_for_result; its outputs appear in jupyter_get_cells), or restart the kernel "
+            "(jupyter_kernel_action restart: every variable is lost)"
+        )
     if info.status == "idle":
         return None
     return f"the kernel was still {info.status} {INTERRUPT_WAIT_SECONDS:g} s after the interrupt"
 
 
 class KernelActionInput(NotebookInput):
-    action: Annotated[Literal["interrupt", "restart"], Field(description="interrupt stops the running cell; restart clears all kernel state.")]
-
+    action: Annotated[
+        Literal["interrupt", "restart"],
+        Field(description="interrupt stops the running cell; restart clears all kernel state."),
+    ]
 
 
 async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, Any]:
@@ -196,9 +249,18 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
     info = await nb.kernel_action(args.action, wait)
     if info is None:  # a restart the confirmation dialog declined: a normal result, nothing changed
         kernel = nb.kernel()
-        return {"path": nb.path, "action": args.action, "restarted": False, "kernel": {"name": kernel.name, "status": kernel.status},
-                "message": "The kernel was not restarted: Cancel was chosen in JupyterLab's 'Restart Kernel?' dialog. Its state is unchanged."}
-    payload: dict[str, Any] = {"path": nb.path, "action": args.action, "kernel": {"name": info.name, "status": info.status}}
+        return {
+            "path": nb.path,
+            "action": args.action,
+            "restarted": False,
+            "kernel": {"name": kernel.name, "status": kernel.status},
+            "message": "The kernel was not restarted: Cancel was chosen in JupyterLab's 'Restart Kernel?' dialog. Its state is unchanged.",
+        }
+    payload: dict[str, Any] = {
+        "path": nb.path,
+        "action": args.action,
+        "kernel": {"name": info.name, "status": info.status},
+    }
     if args.action == "interrupt":
         reason = interrupt_reason(before, info)
         payload["interrupted"] = reason is None  # a running cell stopped: the kernel was busy and is idle now
@@ -211,17 +273,24 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
 
 class Position2D(ToolInput):
     line: Annotated[int, Field(description="0-based line.", ge=0, le=MAX_INT)]
-    column: Annotated[int, Field(description="0-based column, in UTF-16 code units as the editor counts.", ge=0, le=MAX_INT)]
+    column: Annotated[
+        int, Field(description="0-based column, in UTF-16 code units as the editor counts.", ge=0, le=MAX_INT)
+    ]
 
 
 def check_position(source: str, position: Position2D, name: str) -> dict[str, int]:
     """``position`` as a dict, if it lies inside ``source``; else INVALID_ARGUMENT (nothing is changed)."""
     lines = source.split("\n")
     if position.line >= len(lines):
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name}: line {position.line} is past the cell's {len(lines)} line(s).")
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"{name}: line {position.line} is past the cell's {len(lines)} line(s)."
+        )
     width = len(lines[position.line].encode("utf-16-le", "surrogatepass")) // 2
     if position.column > width:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{name}: column {position.column} is past the end of line {position.line} ({width}).")
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{name}: column {position.column} is past the end of line {position.line} ({width}).",
+        )
     return {"line": position.line, "column": position.column}
 
 
@@ -242,28 +311,51 @@ async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     cursor = check_position(cell.source, args.cursor, "cursor") if args.cursor else None
-    selection = ({"start": check_position(cell.source, args.selection.start, "selection.start"),
-                  "end": check_position(cell.source, args.selection.end, "selection.end")} if args.selection else None)
+    selection = (
+        {
+            "start": check_position(cell.source, args.selection.start, "selection.start"),
+            "end": check_position(cell.source, args.selection.end, "selection.end"),
+        }
+        if args.selection
+        else None
+    )
     nb.set_focus(cell.id, cursor, selection)
     focus = nb.focus()
     return {"focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection}}
 
 
 TOOLS = (
-    Tool("jupyter_run_cells", "Run cells",
-         "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be ready. "
-         "Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its outputs. "
-         "A cell still running after `timeout` seconds (default: the runTimeout setting, 120 s) is reported running, "
-         "with a reason; it goes on in the kernel and the cells after it are not started.",
-         RunCellsInput, run_cells, Annotations(untrusted_content=True, consequential=True), RunCellsOutput | DeniedPayload),
-    Tool("jupyter_kernel_action", "Kernel action",
-         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a running cell, "
-         "else false with a reason (nothing was running; still busy 10 s later; a kernel that cannot stop running code, "
-         "such as JupyterLite's Pyodide, with what to do instead). "
-         "A restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` "
-         "at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
-         KernelActionInput, kernel_action, Annotations(consequential=True), KernelActionOutput | DeniedPayload),
-    Tool("jupyter_focus_cell", "Focus cell",
-         "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its source.",
-         FocusCellInput, focus_cell, output_model=FocusOutput),
+    Tool(
+        "jupyter_run_cells",
+        "Run cells",
+        "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be ready. "
+        "Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its outputs. "
+        "A cell still running after `timeout` seconds (default: the runTimeout setting, 120 s) is reported running, "
+        "with a reason; it goes on in the kernel and the cells after it are not started.",
+        RunCellsInput,
+        run_cells,
+        Annotations(untrusted_content=True, consequential=True),
+        RunCellsOutput | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_kernel_action",
+        "Kernel action",
+        "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a running cell, "
+        "else false with a reason (nothing was running; still busy 10 s later; a kernel that cannot stop running code, "
+        "such as JupyterLite's Pyodide, with what to do instead). "
+        "A restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` "
+        "at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
+        KernelActionInput,
+        kernel_action,
+        Annotations(consequential=True),
+        KernelActionOutput | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_focus_cell",
+        "Focus cell",
+        "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its source.",
+        FocusCellInput,
+        focus_cell,
+        output_model=FocusOutput,
+    ),
 )

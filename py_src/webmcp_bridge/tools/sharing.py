@@ -38,13 +38,28 @@ async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) 
             shared = None
     if shared is None:
         return {"path": nb.path, "selection": None}
-    return {"path": nb.path, "selection": {"cellId": shared.cell_id, "outputIndex": shared.output_index, "text": shared.text,
-                                            "bytes": shared.bytes, "truncated": shared.truncated, "time": round(shared.time, 3)}}
+    return {
+        "path": nb.path,
+        "selection": {
+            "cellId": shared.cell_id,
+            "outputIndex": shared.output_index,
+            "text": shared.text,
+            "bytes": shared.bytes,
+            "truncated": shared.truncated,
+            "time": round(shared.time, 3),
+        },
+    }
 
 
 TOOLS = (
-    Tool("jupyter_get_output_selection", "Get shared output selection",
-         "The output text the person selected and shared with you (output context menu: 'Share selected output text with the "
-         "agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
-         GetOutputSelectionInput, get_output_selection, Annotations(read_only=True, untrusted_content=True), OutputSelectionOutput),
+    Tool(
+        "jupyter_get_output_selection",
+        "Get shared output selection",
+        "The output text the person selected and shared with you (output context menu: 'Share selected output text with the "
+        "agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
+        GetOutputSelectionInput,
+        get_output_selection,
+        Annotations(read_only=True, untrusted_content=True),
+        OutputSelectionOutput,
+    ),
 )

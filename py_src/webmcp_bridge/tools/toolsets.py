@@ -17,12 +17,19 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import AGENT_DROP_THRESHOLD, MAX_TOOLSET_WORDS, TOOL_NAME_MAX_CHARS
 from webmcp_bridge.tools.common import CallContext
 
-ToolsetNames = Annotated[list[Annotated[str, Field(min_length=1, max_length=TOOL_NAME_MAX_CHARS)]], Field(max_length=MAX_TOOLSET_WORDS)]
+ToolsetNames = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=TOOL_NAME_MAX_CHARS)]], Field(max_length=MAX_TOOLSET_WORDS)
+]
 
 
 class ToolsetsInput(ToolInput):
-    enable: Annotated[ToolsetNames | None, Field(description="Toolsets to turn on (names from the listing); their tools are registered at once.")] = None
-    disable: Annotated[ToolsetNames | None, Field(description="Toolsets to turn off (an always-on toolset cannot be).")] = None
+    enable: Annotated[
+        ToolsetNames | None,
+        Field(description="Toolsets to turn on (names from the listing); their tools are registered at once."),
+    ] = None
+    disable: Annotated[
+        ToolsetNames | None, Field(description="Toolsets to turn off (an always-on toolset cannot be).")
+    ] = None
 
 
 class ToolsetOut(Wire):
@@ -47,7 +54,11 @@ async def toolsets(ctx: CallContext, args: ToolsetsInput) -> dict[str, Any]:
     listed = {t["name"] for t in switch.listing()}
     for name in [*(args.enable or []), *(args.disable or [])]:
         if name not in listed:  # a toolset whose every tool the person disabled does not exist for the agent
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"There is no toolset named {name[:TOOL_NAME_MAX_CHARS]!r}.", known=sorted(listed))
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"There is no toolset named {name[:TOOL_NAME_MAX_CHARS]!r}.",
+                known=sorted(listed),
+            )
     try:
         changed = switch.switch(args.enable or (), args.disable or ())
     except ValueError as exc:
@@ -55,14 +66,22 @@ async def toolsets(ctx: CallContext, args: ToolsetsInput) -> dict[str, Any]:
     count = len(switch.registry.definitions())
     payload: dict[str, Any] = {"toolsets": switch.listing(), "changed": changed, "registeredToolCount": count}
     if count > AGENT_DROP_THRESHOLD:
-        payload["warning"] = (f"{count} tools are registered; some in-browser agents drop every tool of a page with more than "
-                              f"{AGENT_DROP_THRESHOLD}. Turn off toolsets you do not need.")
+        payload["warning"] = (
+            f"{count} tools are registered; some in-browser agents drop every tool of a page with more than "
+            f"{AGENT_DROP_THRESHOLD}. Turn off toolsets you do not need."
+        )
     return payload
 
 
 TOOLS = (
-    Tool("jupyter_toolsets", "Toolsets",
-         "List this page's toolsets (name, description, tool names, enabled) and turn toolsets on (enable) or off (disable). "
-         "Only some toolsets are registered when the page loads; turning one on registers its tools at once.",
-         ToolsetsInput, toolsets, Annotations(), ToolsetsOutput),
+    Tool(
+        "jupyter_toolsets",
+        "Toolsets",
+        "List this page's toolsets (name, description, tool names, enabled) and turn toolsets on (enable) or off (disable). "
+        "Only some toolsets are registered when the page loads; turning one on registers its tools at once.",
+        ToolsetsInput,
+        toolsets,
+        Annotations(),
+        ToolsetsOutput,
+    ),
 )

@@ -76,7 +76,9 @@ class ContextOutput(Payload):
     dialogs: list[DialogReport]
     diagnostics: list[DiagnosticOut]
     limits: LimitsOut
-    errors: ErrorsSummary | None = sometimes("With includeErrors: the current notebook's cells whose last run raised (null without a notebook).")
+    errors: ErrorsSummary | None = sometimes(
+        "With includeErrors: the current notebook's cells whose last run raised (null without a notebook)."
+    )
     guidance: str = sometimes("With includeGuidance: how to work in this page (under 2 KB).")
 
 
@@ -115,10 +117,16 @@ class SaveNotebookOutput(Payload):
 
 
 class GetContextInput(ToolInput):
-    include_errors: Annotated[bool, Field(description="Also list the current notebook's cells whose last run raised (error name, "
-                                                      "short message, the cell's address).")] = False
-    include_guidance: Annotated[bool, Field(description="Also return the guidance: how to work in this page (under 2 KB; read it "
-                                                        "once).")] = False
+    include_errors: Annotated[
+        bool,
+        Field(
+            description="Also list the current notebook's cells whose last run raised (error name, "
+            "short message, the cell's address)."
+        ),
+    ] = False
+    include_guidance: Annotated[
+        bool, Field(description="Also return the guidance: how to work in this page (under 2 KB; read it once).")
+    ] = False
 
 
 async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]:
@@ -131,18 +139,26 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
     result: dict[str, Any] = {
         "notebook": summary(nb) if nb else None,
         "openDocuments": [dataclasses.asdict(d) for d in ctx.host.open_documents()][:CONTEXT_ITEMS],
-        "kernel": {"name": kernel.name, "status": kernel.status, "displayName": kernel.display_name} if kernel else None,
+        "kernel": {"name": kernel.name, "status": kernel.status, "displayName": kernel.display_name}
+        if kernel
+        else None,
         "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection} if focus else None,
         "mode": ctx.proposals.mode,
-        "proposals": [{"id": q.id, "tool": q.tool, "kind": q.kind, "cellId": q.cell_id, "path": q.path}
-                      for q in ctx.proposals.waiting()
-                      if q.scope == "workspace" or ctx.host.find_open(q.path) is not None][:CONTEXT_ITEMS],
+        "proposals": [
+            {"id": q.id, "tool": q.tool, "kind": q.kind, "cellId": q.cell_id, "path": q.path}
+            for q in ctx.proposals.waiting()
+            if q.scope == "workspace" or ctx.host.find_open(q.path) is not None
+        ][:CONTEXT_ITEMS],
         "review": Review(nb, ctx.limits).counts() if nb else None,
         "pending": ctx.pending.describe()[:CONTEXT_ITEMS],
         "dialogs": ctx.dialogs.describe_all(),
         "diagnostics": ctx.diagnostics.to_json(),
-        "limits": {"resultBytes": ctx.limits.result_bytes, "sourceWriteBytes": ctx.limits.source_write_bytes,
-                   "outputPageBytes": ctx.limits.output_page_bytes, "imageBytes": ctx.limits.image_bytes},
+        "limits": {
+            "resultBytes": ctx.limits.result_bytes,
+            "sourceWriteBytes": ctx.limits.source_write_bytes,
+            "outputPageBytes": ctx.limits.output_page_bytes,
+            "imageBytes": ctx.limits.image_bytes,
+        },
     }
     if args.include_errors:
         result["errors"] = await errors_summary(nb) if nb else None
@@ -152,9 +168,14 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
 
 
 class ListWorkspaceInput(ToolInput):
-    path: Annotated[str, Field(description="Folder to list, relative to the workspace root ('' = the root).", max_length=MAX_PATH_BYTES)] = ""
+    path: Annotated[
+        str,
+        Field(description="Folder to list, relative to the workspace root ('' = the root).", max_length=MAX_PATH_BYTES),
+    ] = ""
     recursive: Annotated[bool, Field(description="Also list sub-folders, breadth first.")] = False
-    limit: Annotated[int, Field(description="Most entries to return.", ge=1, le=DEFAULT_LIMITS.workspace_entries)] = WORKSPACE_ENTRIES_DEFAULT
+    limit: Annotated[int, Field(description="Most entries to return.", ge=1, le=DEFAULT_LIMITS.workspace_entries)] = (
+        WORKSPACE_ENTRIES_DEFAULT
+    )
 
 
 async def list_workspace(ctx: CallContext, args: ListWorkspaceInput) -> dict[str, Any]:
@@ -182,8 +203,13 @@ async def list_workspace(ctx: CallContext, args: ListWorkspaceInput) -> dict[str
 
 
 class OpenNotebookInput(ToolInput):
-    path: Annotated[str, Field(description="Workspace-relative path of the notebook to open.", min_length=1, max_length=MAX_PATH_BYTES)]
-    cell_id: Annotated[str | None, Field(description="Reveal and select this cell once open.", max_length=ID_CHARS)] = None
+    path: Annotated[
+        str,
+        Field(description="Workspace-relative path of the notebook to open.", min_length=1, max_length=MAX_PATH_BYTES),
+    ]
+    cell_id: Annotated[str | None, Field(description="Reveal and select this cell once open.", max_length=ID_CHARS)] = (
+        None
+    )
     activate: Annotated[bool, Field(description="Bring the notebook to the front (the person will see it).")] = True
 
 
@@ -206,8 +232,12 @@ async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, 
 
 class CreateNotebookInput(ToolInput):
     name: Annotated[str, Field(description="File name; '.ipynb' is added if missing.", min_length=1, max_length=255)]
-    directory: Annotated[str, Field(description="Folder to create it in, relative to the workspace root.", max_length=MAX_PATH_BYTES)] = ""
-    kernel: Annotated[str | None, Field(description="Kernel name (default: the site's default Python kernel).", max_length=128)] = None
+    directory: Annotated[
+        str, Field(description="Folder to create it in, relative to the workspace root.", max_length=MAX_PATH_BYTES)
+    ] = ""
+    kernel: Annotated[
+        str | None, Field(description="Kernel name (default: the site's default Python kernel).", max_length=128)
+    ] = None
 
 
 async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[str, Any]:
@@ -221,7 +251,9 @@ async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[s
     if await ctx.host.stat(path) is not None:
         raise ToolError(ErrorCode.PATH_EXISTS, f"Something already exists at {path!r}.", path=path)
     kernel = f" with the kernel {args.kernel!r}" if args.kernel else ""
-    await ctx.propose_workspace("jupyter_create_notebook", "create_notebook", path, f"Create the notebook {path}{kernel} and open it")
+    await ctx.propose_workspace(
+        "jupyter_create_notebook", "create_notebook", path, f"Create the notebook {path}{kernel} and open it"
+    )
     await ctx.host.create_notebook(path, args.kernel)  # checks again that nothing is at the path (PATH_EXISTS)
     nb = await ctx.host.open_notebook(path, activate=True)
     return {"path": path, "notebook": summary(nb)}
@@ -234,12 +266,12 @@ class SaveNotebookInput(NotebookInput):
 #: what a save that wrote nothing tells the agent, by outcome (see :class:`~webmcp_bridge.host.protocol.SaveOutcome`)
 NOT_SAVED = {
     "cancelled": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file changed on disk "
-                 "since this tab loaded or last saved it, e.g. saved from another tab). The file on disk is unchanged; the notebook "
-                 "keeps its changes.",
+    "since this tab loaded or last saved it, e.g. saved from another tab). The file on disk is unchanged; the notebook "
+    "keeps its changes.",
     "reverted": "The notebook was not saved: Revert was chosen in JupyterLab's 'File Changed' dialog, so this tab now shows the "
-                "file on disk and its unsaved changes are gone. Read the cells again before changing them.",
+    "file on disk and its unsaved changes are gone. Read the cells again before changing them.",
     "dialog-open": "The notebook was not saved: JupyterLab's 'File Changed' dialog is already open for it (see dialogs). Nothing "
-                   "was written; the notebook keeps its changes.",
+    "was written; the notebook keeps its changes.",
 }
 
 
@@ -253,34 +285,65 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
     result.update(savedRevision=done.revision, lastModified=done.last_modified, notebook=summary(nb))
     notes = []
     if done.outcome == "overwritten":
-        notes.append("The file had changed since this tab loaded or last saved it; Overwrite replaced it with this tab's notebook.")
+        notes.append(
+            "The file had changed since this tab loaded or last saved it; Overwrite replaced it with this tab's notebook."
+        )
     if done.revision is not None and nb.revision() != done.revision:
         result["unsavedChanges"] = True
-        notes.append(f"The file holds the notebook as it was at revision {done.revision}; changes made since (now revision "
-                     f"{nb.revision()}) are not in it: save again.")
+        notes.append(
+            f"The file holds the notebook as it was at revision {done.revision}; changes made since (now revision "
+            f"{nb.revision()}) are not in it: save again."
+        )
     if notes:
         result["message"] = " ".join(notes)
     return result
 
 
 TOOLS = (
-    Tool("jupyter_get_context", "Get context",
-         "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
-         "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here; "
-         "includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
-         GetContextInput, get_context, Annotations(read_only=True, untrusted_content=True), ContextOutput),
-    Tool("jupyter_list_workspace", "List workspace",
-         "List files and folders of the workspace (names and types, never contents).",
-         ListWorkspaceInput, list_workspace, Annotations(read_only=True, untrusted_content=True), ListWorkspaceOutput),
-    Tool("jupyter_open_notebook", "Open notebook",
-         "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
-         OpenNotebookInput, open_notebook, output_model=OpenNotebookOutput),
-    Tool("jupyter_create_notebook", "Create notebook",
-         "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
-         CreateNotebookInput, create_notebook, output_model=CreateNotebookOutput | DeniedPayload),
-    Tool("jupyter_save_notebook", "Save notebook",
-         "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true only when "
-         "this tab's notebook reached the file; if the file changed since this tab loaded or last saved it (another tab saved it), "
-         "JupyterLab's 'File Changed' dialog asks first (the call returns pending with that dialog).",
-         SaveNotebookInput, save_notebook, output_model=SaveNotebookOutput),
+    Tool(
+        "jupyter_get_context",
+        "Get context",
+        "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
+        "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here; "
+        "includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
+        GetContextInput,
+        get_context,
+        Annotations(read_only=True, untrusted_content=True),
+        ContextOutput,
+    ),
+    Tool(
+        "jupyter_list_workspace",
+        "List workspace",
+        "List files and folders of the workspace (names and types, never contents).",
+        ListWorkspaceInput,
+        list_workspace,
+        Annotations(read_only=True, untrusted_content=True),
+        ListWorkspaceOutput,
+    ),
+    Tool(
+        "jupyter_open_notebook",
+        "Open notebook",
+        "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
+        OpenNotebookInput,
+        open_notebook,
+        output_model=OpenNotebookOutput,
+    ),
+    Tool(
+        "jupyter_create_notebook",
+        "Create notebook",
+        "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
+        CreateNotebookInput,
+        create_notebook,
+        output_model=CreateNotebookOutput | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_save_notebook",
+        "Save notebook",
+        "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true only when "
+        "this tab's notebook reached the file; if the file changed since this tab loaded or last saved it (another tab saved it), "
+        "JupyterLab's 'File Changed' dialog asks first (the call returns pending with that dialog).",
+        SaveNotebookInput,
+        save_notebook,
+        output_model=SaveNotebookOutput,
+    ),
 )

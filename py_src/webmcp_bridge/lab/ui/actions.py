@@ -7,7 +7,8 @@ the panel's notice); the panel looks at the notebook again after every action.""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -130,9 +131,14 @@ def _show_cell_comments(panel: PanelPort, target: Any) -> None:
 
 
 ACTIONS: dict[str, Callable[[PanelPort, Any], None]] = {
-    "reveal-cell": _reveal_cell, "reveal-thread": _reveal_thread, "reply": _reply, "comment-active": _comment_active,
-    "resolve": _resolve, "reopen": _reopen, "reanchor": _reanchor, "cycle-cell": _cycle_cell, "apply-all": _apply_all,
+    "reveal-cell": _reveal_cell,
+    "reveal-thread": _reveal_thread,
+    "reply": _reply,
+    "comment-active": _comment_active,
+    "resolve": _resolve,
+    "reopen": _reopen,
+    "reanchor": _reanchor,
+    "cycle-cell": _cycle_cell,
+    "apply-all": _apply_all,
     "show-cell-comments": _show_cell_comments,
 }
-
-

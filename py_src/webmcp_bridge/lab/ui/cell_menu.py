@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import js
 
@@ -81,7 +82,9 @@ class CellMenu:
                 "execute": self._proxies.keep(lambda *_a, run=run: self._execute(run)),
             }
             self._disposables.append(commands.addCommand(command, js_object(options)))
-            self._disposables.append(menu.addItem(js_object({"command": command, "selector": SELECTOR, "rank": RANK + 0.1 * (offset + 1)})))
+            self._disposables.append(
+                menu.addItem(js_object({"command": command, "selector": SELECTOR, "rank": RANK + 0.1 * (offset + 1)}))
+            )
 
     def dispose(self) -> None:
         """Remove the commands and menu items and free their proxies."""
@@ -169,8 +172,9 @@ class CellMenu:
             self.panel.show()
             return None
         dialog = apputils.InputDialog
-        result = await dialog.getText(js_object({"title": title, "placeholder": "Your comment for the agent…",
-                                                  "okLabel": "Comment"}))
+        result = await dialog.getText(
+            js_object({"title": title, "placeholder": "Your comment for the agent…", "okLabel": "Comment"})
+        )
         if not result.button.accept or is_nullish(result.value):
             return None
         text = str(result.value).strip()

@@ -39,13 +39,22 @@ class Dom:
         """Replace ``parent``'s children with new nodes for ``els``."""
         self.half.replaceChildren(parent, json.dumps([el.to_json() for el in els]))
 
-    def apply_markers(self, notebook: Any, want: dict[str, tuple[str, list[str], El]], classes: list[str], attr: str,
-                      strip_class: str, marked_class: str) -> int:
+    def apply_markers(
+        self,
+        notebook: Any,
+        want: dict[str, tuple[str, list[str], El]],
+        classes: list[str],
+        attr: str,
+        strip_class: str,
+        marked_class: str,
+    ) -> int:
         """Put markers on the cell nodes of ``notebook`` (a Notebook widget): ``want`` maps a cell id to
         ``(signature, classes on, badge strip)``; cells not in it lose every class of ``classes`` and their strip.
         Cells whose node already carries the signature (attribute ``attr``) are skipped. Returns the cells changed."""
         payload = {cell_id: [sig, on, strip.to_json()] for cell_id, (sig, on, strip) in want.items()}
-        return int(self.half.applyMarkers(notebook, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class))
+        return int(
+            self.half.applyMarkers(notebook, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class)
+        )
 
     def place(self, panel: Any, cell_id: str | None, node: Any) -> bool | None:
         """Put ``node`` in ``panel`` (a NotebookPanel) inside the cell ``cell_id`` (before its footer), or after the

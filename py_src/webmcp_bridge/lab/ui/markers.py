@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.calls.registry import CallEvent, Registry
@@ -64,8 +65,12 @@ class CellMarkers:
 
     def start(self) -> None:
         """Subscribe to what the markers show, and mark the notebook in front."""
-        self._undo += [self.notebooks.subscribe(self._on_notebook), self.changes.subscribe(self._on_change),
-                       self.registry.on_before(self._on_call), self.registry.on_after(self._on_call)]
+        self._undo += [
+            self.notebooks.subscribe(self._on_notebook),
+            self.changes.subscribe(self._on_change),
+            self.registry.on_before(self._on_call),
+            self.registry.on_after(self._on_call),
+        ]
         self.refresh()
 
     def dispose(self) -> None:
@@ -107,7 +112,9 @@ class CellMarkers:
         if entry.kind in ("run", "output", "clear"):  # outputs of a run the agent started are the agent's
             before = self.last_run.get(key)
             self.last_run[key] = entry.actor
-            changed = changed or before != entry.actor or entry.actor == "agent"  # the agent's: its outputs may come or go
+            changed = (
+                changed or before != entry.actor or entry.actor == "agent"
+            )  # the agent's: its outputs may come or go
         elif entry.kind == "delete":
             changed = self.last_run.pop(key, None) is not None or changed
         if changed:
@@ -172,12 +179,20 @@ class CellMarkers:
         if key is None or nb is None:
             return
         self.renders += 1
-        want: Want = {cell_id: (m.signature(), [cls for cls, on in marker_classes(m).items() if on], marker_badges(m, cell_id, nb.path))
-                      for cell_id, m in self.markers(nb).items()}
+        want: Want = {
+            cell_id: (
+                m.signature(),
+                [cls for cls, on in marker_classes(m).items() if on],
+                marker_badges(m, cell_id, nb.path),
+            )
+            for cell_id, m in self.markers(nb).items()
+        }
         if self.applied.get(key) == want:
             return  # nothing they show changed: no DOM work
         self._apply(key, nb.panel, want)
 
     def _apply(self, key: str, nb_panel: Any, want: Want) -> None:
-        self.dom.apply_markers(nb_panel.content, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked"))
+        self.dom.apply_markers(
+            nb_panel.content, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked")
+        )
         self.applied[key] = want

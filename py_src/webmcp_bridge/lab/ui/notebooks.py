@@ -22,8 +22,9 @@ Every callable handed to JS is a proxy this object owns, destroyed by :meth:`Ope
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, PANEL_PREVIEW_BYTES, PANEL_PREVIEW_LINES, preview
@@ -117,7 +118,9 @@ class OpenNotebooks:
         key = str(nb_panel.id)
         if key in self.watches or self._disposed:
             return
-        _quietly(lambda: self.host.live.track(nb_panel))  # from the start: the change log, CRLF made LF before the person types
+        _quietly(
+            lambda: self.host.live.track(nb_panel)
+        )  # from the start: the change log, CRLF made LF before the person types
         self.watches[key] = _Watch(nb_panel)
         nb_panel.node.addEventListener("click", self._click)
         nb_panel.disposed.connect(self._closed)
@@ -191,8 +194,10 @@ class OpenNotebooks:
             return cached[1]
         assert fresh is not None
         revision, rows = fresh
-        infos = {cell_id: CellInfo(index, cell_type, preview(line, PANEL_PREVIEW_BYTES) if line else "(empty)", outputs)
-                 for index, (cell_id, cell_type, line, outputs) in enumerate(rows)}
+        infos = {
+            cell_id: CellInfo(index, cell_type, preview(line, PANEL_PREVIEW_BYTES) if line else "(empty)", outputs)
+            for index, (cell_id, cell_type, line, outputs) in enumerate(rows)
+        }
         self._cells = {nb.path: (revision, infos)}  # the notebook in front is the one asked about
         return infos
 

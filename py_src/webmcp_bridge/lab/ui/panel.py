@@ -34,7 +34,8 @@ import functools
 import json
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import js
 
@@ -75,8 +76,16 @@ class AgentPanel:
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
     """
 
-    def __init__(self, loader: Any, notebooks: OpenNotebooks, markers: CellMarkers, registry: Registry, changes: ChangeLog,
-                 book: ProposalBook, dom: Dom) -> None:
+    def __init__(
+        self,
+        loader: Any,
+        notebooks: OpenNotebooks,
+        markers: CellMarkers,
+        registry: Registry,
+        changes: ChangeLog,
+        book: ProposalBook,
+        dom: Dom,
+    ) -> None:
         self.loader = loader
         self.app = loader.app
         apputils = getattr(loader.modules, "apputils", None)
@@ -125,22 +134,45 @@ class AgentPanel:
         node.setAttribute("role", "region")
         node.setAttribute("aria-label", "Agent panel")
         webmcp = not is_nullish(getattr(self.loader, "modelContext", None))
-        head = h("div", c("panel-head"), h("h2", "", text="Agent"),
-                 h("label", c("row"), h("span", "", text="Mode "), mode_select(self.book.mode)),
-                 mode_note(),
-                 h("p", c("mode"), text="An agent in this browser can use the notebook through WebMCP." if webmcp else
-                   "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."))
+        head = h(
+            "div",
+            c("panel-head"),
+            h("h2", "", text="Agent"),
+            h("label", c("row"), h("span", "", text="Mode "), mode_select(self.book.mode)),
+            mode_note(),
+            h(
+                "p",
+                c("mode"),
+                text="An agent in this browser can use the notebook through WebMCP."
+                if webmcp
+                else "WebMCP is not available in this browser: no agent is connected. You can still review and restrict.",
+            ),
+        )
         labels = {"activity": "Activity", "comments": "Comments", "access": "Access"}
-        self.dom.replace_children(node, head, h("p", c("notice"), role="status", data_role="notice"),
-                                  *[h("details", c(f"section section-{key}"), h("summary", "", text=labels[key]),
-                                      h("div", c("section-body"), data_role=key), open="") for key in SECTIONS])
+        self.dom.replace_children(
+            node,
+            head,
+            h("p", c("notice"), role="status", data_role="notice"),
+            *[
+                h(
+                    "details",
+                    c(f"section section-{key}"),
+                    h("summary", "", text=labels[key]),
+                    h("div", c("section-body"), data_role=key),
+                    open="",
+                )
+                for key in SECTIONS
+            ],
+        )
         for key in ("notice", *SECTIONS):
             self.nodes[key] = node.querySelector(f'[data-role="{key}"]')
         self.nodes["mode"] = node.querySelector('[data-action="mode"]')
         self.nodes["notice"].hidden = True
         for key in SECTIONS:
             self.nodes[f"{key}-summary"] = node.querySelector(f".{c('section-' + key)} > summary")
-        self.dom.replace_children(self.nodes["activity"], h("ul", c("activity"), activity_empty(), data_role="activity-list"))
+        self.dom.replace_children(
+            self.nodes["activity"], h("ul", c("activity"), activity_empty(), data_role="activity-list")
+        )
         self.nodes["activity-list"] = self.nodes["activity"].firstChild
         # Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
         visibility = self._proxies.keep(lambda *_: self._on_visibility())
@@ -151,8 +183,12 @@ class AgentPanel:
 
     def _connect(self) -> None:
         node = self.widget.node
-        listeners = (("click", self._on_click), ("change", self._on_change), ("keydown", self._on_key),
-                     ("focusout", lambda *_: self._mark("comments")))  # a drawing put off while typing
+        listeners = (
+            ("click", self._on_click),
+            ("change", self._on_change),
+            ("keydown", self._on_key),
+            ("focusout", lambda *_: self._mark("comments")),
+        )  # a drawing put off while typing
         for kind, fn in listeners:
             proxy = self._proxies.keep(fn)
             node.addEventListener(kind, proxy)
@@ -160,11 +196,15 @@ class AgentPanel:
         self.notebooks.on_click(self._on_click)
         self._undo.append(lambda: self.notebooks.on_click(None))
         sections = self.sections
-        self._undo += [self.notebooks.subscribe(lambda kind, key: self._mark(*sections.on_notebook(kind, key == self.notebooks.current_id))),
-                       self.changes.subscribe(lambda entry: self._mark(*sections.on_change(entry))),
-                       self.registry.on_before(lambda event: self._mark(*sections.on_call(event))),
-                       self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
-                       self.book.on_mode(self._show_mode)]
+        self._undo += [
+            self.notebooks.subscribe(
+                lambda kind, key: self._mark(*sections.on_notebook(kind, key == self.notebooks.current_id))
+            ),
+            self.changes.subscribe(lambda entry: self._mark(*sections.on_change(entry))),
+            self.registry.on_before(lambda event: self._mark(*sections.on_call(event))),
+            self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
+            self.book.on_mode(self._show_mode),
+        ]
 
     def dispose(self) -> None:
         """Remove the widget, the cell menu and the listeners; destroy every proxy."""
@@ -281,9 +321,16 @@ class AgentPanel:
                 if nb is not None:
                     off = value == "stop"
                     if not set_asking_off(nb.path, off):
-                        self.say("This browser did not store the choice: the agent's runs are still shown to you first.")
+                        self.say(
+                            "This browser did not store the choice: the agent's runs are still shown to you first."
+                        )
                     else:
-                        self.note("turned off asking before the agent's runs in" if off else "asked to see the agent's runs first in", nb.path)
+                        self.note(
+                            "turned off asking before the agent's runs in"
+                            if off
+                            else "asked to see the agent's runs first in",
+                            nb.path,
+                        )
         except Exception as exc:
             traceback.print_exc()
             self.say(f"That did not work: {type(exc).__name__}.")
@@ -335,7 +382,9 @@ class AgentPanel:
     def note(self, what: str, path: str, cell_id: str | None = None) -> None:
         """Add the person's own panel action (a comment, an access change) to Activity."""
         self._noted += 1
-        self._mark(*self.sections.add_row(ActivityRow(f"person:{self._noted}", time.time(), "person", what, path, cell_id)))
+        self._mark(
+            *self.sections.add_row(ActivityRow(f"person:{self._noted}", time.time(), "person", what, path, cell_id))
+        )
 
     def refresh(self) -> None:
         """The person just acted: look at the notebook again (Comments, Access, the markers)."""
@@ -362,7 +411,9 @@ class AgentPanel:
         """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
-            self.sections.timed("apply", functools.partial(access.set_cell_levels, nb, ids[start:start + APPLY_CHUNK], level))
+            self.sections.timed(
+                "apply", functools.partial(access.set_cell_levels, nb, ids[start : start + APPLY_CHUNK], level)
+            )
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
         self.refresh()

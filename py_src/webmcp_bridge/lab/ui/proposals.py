@@ -60,8 +60,9 @@ from __future__ import annotations
 
 import asyncio
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import js
 
@@ -245,7 +246,9 @@ class ProposalView:
         box.node.addEventListener("focusin", keep)
         box.revealed = is_nullish(box.node.querySelector(f".{CLS}-proposal-diff"))
         if not box.revealed:  # scroll does not bubble: caught on the way down to the listing
-            box.node.addEventListener("scroll", box.proxies.keep(lambda _event, pid=proposal.id: self._check_revealed(pid)), True)
+            box.node.addEventListener(
+                "scroll", box.proxies.keep(lambda _event, pid=proposal.id: self._check_revealed(pid)), True
+            )
         self.boxes[proposal.id] = box
         self._place(box)
         self._check_revealed(proposal.id)
@@ -328,7 +331,9 @@ class ProposalView:
 
     def _on_click(self, proposal_id: str, event: Any) -> None:
         target = event.target
-        button = None if is_nullish(target) or is_nullish(getattr(target, "closest", None)) else target.closest("button")
+        button = (
+            None if is_nullish(target) or is_nullish(getattr(target, "closest", None)) else target.closest("button")
+        )
         if is_nullish(button):
             return
         if button.classList.contains(f"{CLS}-proposal-accept"):

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.calls.registry import CallEvent
@@ -72,7 +73,9 @@ class Sections:
         self.dirty: set[str] = set(SECTIONS)
         self.draws: dict[str, int] = {}
         self.longest: dict[str, float] = {}
-        self.rows: OrderedDict[str, tuple[ActivityRow, Any, El]] = OrderedDict()  # key -> (row, node, tree), oldest first
+        self.rows: OrderedDict[str, tuple[ActivityRow, Any, El]] = (
+            OrderedDict()
+        )  # key -> (row, node, tree), oldest first
         self.drawn: dict[str, str] = {}  # section or summary -> what was drawn last (tree JSON, or text)
         self._pending: OrderedDict[str, ActivityRow] = OrderedDict()  # rows not drawn yet, by key
         self._shown_path: str | None = None  # the notebook Comments and Access were last drawn for
@@ -182,7 +185,11 @@ class Sections:
     def _typing(self) -> bool:
         """True while the person's focus is in a text box of the Comments section (a drawing would lose it)."""
         active = self.document.activeElement
-        return not is_nullish(active) and str(active.tagName) == "TEXTAREA" and bool(self.nodes["comments"].contains(active))
+        return (
+            not is_nullish(active)
+            and str(active.tagName) == "TEXTAREA"
+            and bool(self.nodes["comments"].contains(active))
+        )
 
     def _comments(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
         body = self.nodes["comments"]
@@ -210,8 +217,13 @@ class Sections:
             counts_all["cell"] = review.count("all", active)
         rows = [thread_row(v) for v in views]
         self._thread_cells = {row.cell_id for row in rows if row.cell_id}
-        self._body("comments", body, comments_view(rows, self.thread_filter, counts_all, cells, drafts, active,
-                                                   omitted=max(0, total - len(rows))))
+        self._body(
+            "comments",
+            body,
+            comments_view(
+                rows, self.thread_filter, counts_all, cells, drafts, active, omitted=max(0, total - len(rows))
+            ),
+        )
         self._summary("comments-summary", f"Comments ({counts['open']} open)")
 
     def _drafts(self) -> dict[str, str]:
@@ -234,4 +246,6 @@ class Sections:
         restricted = list(access.cell_levels(nb).items())
         self._restricted = {cell_id for cell_id, _ in restricted}
         self._body("access", body, access_view(nb.path, level, restricted, cells, asking_off(nb.path)))
-        self._summary("access-summary", f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")"))
+        self._summary(
+            "access-summary", f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")")
+        )

@@ -14,8 +14,9 @@ Interaction is declared, not wired: an element with ``data-action`` (plus ``data
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from webmcp_bridge.core import invisible
 from webmcp_bridge.core.limits import (
@@ -30,13 +31,47 @@ from webmcp_bridge.core.limits import (
 from webmcp_bridge.propose.proposals import Proposal
 
 #: tags a view may use
-TAGS = frozenset({
-    "div", "span", "p", "ul", "li", "button", "select", "option", "textarea", "label", "details", "summary",
-    "h2", "h3", "small", "code", "time", "strong", "input",
-})
+TAGS = frozenset(
+    {
+        "div",
+        "span",
+        "p",
+        "ul",
+        "li",
+        "button",
+        "select",
+        "option",
+        "textarea",
+        "label",
+        "details",
+        "summary",
+        "h2",
+        "h3",
+        "small",
+        "code",
+        "time",
+        "strong",
+        "input",
+    }
+)
 #: attributes a view may set besides ``data-*`` and ``aria-*`` (values are always plain strings)
-ATTRIBUTES = frozenset({"title", "type", "value", "placeholder", "role", "tabindex", "selected", "disabled",
-                        "rows", "open", "name", "datetime", "maxlength"})
+ATTRIBUTES = frozenset(
+    {
+        "title",
+        "type",
+        "value",
+        "placeholder",
+        "role",
+        "tabindex",
+        "selected",
+        "disabled",
+        "rows",
+        "open",
+        "name",
+        "datetime",
+        "maxlength",
+    }
+)
 
 CLS = "webmcp-bridge"
 
@@ -55,7 +90,7 @@ class El:
     cls: str = ""
     text: str | None = None
     attrs: dict[str, str] = field(default_factory=dict)
-    children: list["El"] = field(default_factory=list)
+    children: list[El] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.tag not in TAGS:
@@ -70,7 +105,7 @@ class El:
         """``[tag, cls, text, attrs, children]``, the form ``dom.js`` builds from."""
         return [self.tag, self.cls, self.text, self.attrs, [child.to_json() for child in self.children]]
 
-    def walk(self) -> Iterable["El"]:
+    def walk(self) -> Iterable[El]:
         """This element and all its descendants, depth first."""
         yield self
         for child in self.children:
@@ -83,7 +118,9 @@ class El:
 
 def h(tag: str, cls: str = "", *children: El | None, text: str | None = None, **attrs: str) -> El:
     """Shorthand for :class:`El`: ``data_cell="x"`` becomes ``data-cell="x"``; None children are dropped."""
-    return El(tag, cls, text, {k.replace("_", "-"): v for k, v in attrs.items()}, [c for c in children if c is not None])
+    return El(
+        tag, cls, text, {k.replace("_", "-"): v for k, v in attrs.items()}, [c for c in children if c is not None]
+    )
 
 
 def c(name: str) -> str:
@@ -136,16 +173,32 @@ def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label:
     """A button that reveals the cell (``data-action="reveal-cell"``)."""
     info = (cells or {}).get(cell_id)
     title = f"{info.cell_type} cell {info.index + 1}: {info.line}" if info else f"cell id {cell_id}"
-    return h("button", c("link"), text=label or cell_label(cell_id, cells), type="button", title=title,
-             data_action="reveal-cell", data_path=path, data_cell=cell_id)
+    return h(
+        "button",
+        c("link"),
+        text=label or cell_label(cell_id, cells),
+        type="button",
+        title=title,
+        data_action="reveal-cell",
+        data_path=path,
+        data_cell=cell_id,
+    )
 
 
 # -- Activity ----------------------------------------------------------------------------------------------
 #: what each change kind (host.protocol.ChangeKind) reads as in the Activity list: a run ("ran"), a clear of the
 #: outputs ("cleared outputs of") and outputs arriving with no run in the window (a long cell printing, a display
 #: update: "new output in") are three different things to the person
-CHANGE_VERBS = {"insert": "inserted", "edit": "edited", "delete": "deleted", "move": "moved", "run": "ran",
-                "clear": "cleared outputs of", "output": "new output in", "metadata": "changed metadata of"}
+CHANGE_VERBS = {
+    "insert": "inserted",
+    "edit": "edited",
+    "delete": "deleted",
+    "move": "moved",
+    "run": "ran",
+    "clear": "cleared outputs of",
+    "output": "new output in",
+    "metadata": "changed metadata of",
+}
 #: kinds whose merged count is worth showing (×N): repeated edits of one cell
 REPEATED_KINDS = frozenset({"edit"})
 
@@ -171,25 +224,40 @@ def change_row(entry: Any) -> ActivityRow:
     """The row of a :class:`~webmcp_bridge.changes.log.ChangeEntry` (coalesced entries update one row)."""
     # the key leaves the kind out: a "clear" or "output" entry that becomes "run" (changes/log.py) updates its row;
     # ×count is shown for repeated edits only (a run's count is its output changes, not a number of runs)
-    return ActivityRow(key=f"change:{entry.path}:{entry.actor}:{entry.cell_id}:{entry.first}",
-                       time=entry.time, actor=entry.actor, what=CHANGE_VERBS.get(entry.kind, entry.kind),
-                       path=entry.path, cell_id=entry.cell_id, count=entry.count if entry.kind in REPEATED_KINDS else 1)
+    return ActivityRow(
+        key=f"change:{entry.path}:{entry.actor}:{entry.cell_id}:{entry.first}",
+        time=entry.time,
+        actor=entry.actor,
+        what=CHANGE_VERBS.get(entry.kind, entry.kind),
+        path=entry.path,
+        cell_id=entry.cell_id,
+        count=entry.count if entry.kind in REPEATED_KINDS else 1,
+    )
 
 
 def call_row(event: Any) -> ActivityRow:
     """The row of a registry :class:`~webmcp_bridge.calls.registry.CallEvent` (before: running; after: outcome)."""
     outcome = "running" if event.outcome is None else event.outcome
     ms = "" if event.duration is None else f" in {round(event.duration * 1000)} ms"
-    return ActivityRow(key=f"call:{event.call_id}", time=time.time(), actor="agent", what=f"called {event.tool}",
-                       outcome=outcome, detail=f"{event.tool} {event.arguments}{ms}")
+    return ActivityRow(
+        key=f"call:{event.call_id}",
+        time=time.time(),
+        actor="agent",
+        what=f"called {event.tool}",
+        outcome=outcome,
+        detail=f"{event.tool} {event.arguments}{ms}",
+    )
 
 
 def activity_item(row: ActivityRow, cells: dict[str, CellInfo] | None, current_path: str | None) -> El:
     """One ``li`` of the Activity list."""
     status = None
     if row.outcome is not None:
-        status = h("span", c(f"outcome outcome-{'ok' if row.outcome == 'ok' else 'running' if row.outcome == 'running' else 'error'}"),
-                   text=row.outcome)
+        status = h(
+            "span",
+            c(f"outcome outcome-{'ok' if row.outcome == 'ok' else 'running' if row.outcome == 'running' else 'error'}"),
+            text=row.outcome,
+        )
     target = None
     if row.cell_id:
         same = row.path == current_path
@@ -198,12 +266,18 @@ def activity_item(row: ActivityRow, cells: dict[str, CellInfo] | None, current_p
             label = f"{label} of {row.path.rsplit('/', 1)[-1]}"
         target = cell_link(row.path, row.cell_id, cells if same else None, label)
     times = h("small", c("count"), text=f" ×{row.count}") if row.count > 1 else None
-    return h("li", c(f"activity-row actor-{row.actor}"),
-             h("time", c("time"), text=clock(row.time)),
-             h("span", c("actor"), text=row.actor),
-             h("span", c("what"), text=row.what),
-             target, times, status,
-             title=row.detail or row.what, data_key=row.key)
+    return h(
+        "li",
+        c(f"activity-row actor-{row.actor}"),
+        h("time", c("time"), text=clock(row.time)),
+        h("span", c("actor"), text=row.actor),
+        h("span", c("what"), text=row.what),
+        target,
+        times,
+        status,
+        title=row.detail or row.what,
+        data_key=row.key,
+    )
 
 
 def activity_empty() -> El:
@@ -213,8 +287,11 @@ def activity_empty() -> El:
 # -- Comments ------------------------------------------------------------------------------------------------
 FILTERS = (("open", "Open"), ("resolved", "Resolved"), ("all", "All"), ("cell", "Current cell"))
 STATE_TEXT = {
-    "exact": "anchored", "reanchored": "re-anchored after an edit", "orphaned": "orphaned: the quoted text is gone",
-    "cell-missing": "the cell was deleted", "output-changed": "the output changed since",
+    "exact": "anchored",
+    "reanchored": "re-anchored after an edit",
+    "orphaned": "orphaned: the quoted text is gone",
+    "cell-missing": "the cell was deleted",
+    "output-changed": "the output changed since",
 }
 
 
@@ -266,15 +343,28 @@ def _message(raw: Any) -> Message:
 def thread_row(view: Any) -> ThreadRow:
     """A :class:`ThreadRow` from a review ThreadView (attributes) or its JSON (dict), read defensively."""
     anchor = _get(view, "anchor") or {}
-    kind = str(_get(anchor, "kind", "type") or ("output" if _get(anchor, "outputIndex", "output_index") is not None
-                                                 else "range" if _get(anchor, "quote", "selection") is not None else "cell"))
+    kind = str(
+        _get(anchor, "kind", "type")
+        or (
+            "output"
+            if _get(anchor, "outputIndex", "output_index") is not None
+            else "range"
+            if _get(anchor, "quote", "selection") is not None
+            else "cell"
+        )
+    )
     output_index = _get(anchor, "outputIndex", "output_index")
     quote = _get(anchor, "quote")
     messages = tuple(_message(m) for m in (_get(view, "messages") or ()))
     return ThreadRow(
-        id=str(_get(view, "id")), status=str(_get(view, "status") or "open"), state=str(_get(view, "state") or "exact"),
-        kind=kind, cell_id=_get(view, "cell_id", "cellId") or _get(anchor, "cellId", "cell_id"), messages=messages,
-        quote=quote if isinstance(quote, str) else None, selection=_get(view, "selection"),
+        id=str(_get(view, "id")),
+        status=str(_get(view, "status") or "open"),
+        state=str(_get(view, "state") or "exact"),
+        kind=kind,
+        cell_id=_get(view, "cell_id", "cellId") or _get(anchor, "cellId", "cell_id"),
+        messages=messages,
+        quote=quote if isinstance(quote, str) else None,
+        selection=_get(view, "selection"),
         output_index=output_index if isinstance(output_index, int) else None,
         omitted_messages=int(_get(view, "omitted_messages", "omittedMessages") or 0),
     )
@@ -299,76 +389,160 @@ def anchor_text(thread: ThreadRow, cells: dict[str, CellInfo] | None) -> str:
 def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str = "") -> El:
     """One thread: anchor and state, the quoted text, the messages, a reply box and its actions."""
     state = STATE_TEXT.get(thread.state, thread.state)
-    header = h("div", c("thread-head"),
-               h("button", c("link thread-anchor"), text=anchor_text(thread, cells), type="button",
-                 title="Show in the notebook", data_action="reveal-thread", data_thread=thread.id),
-               h("span", c(f"state state-{thread.state}"), text=state),
-               h("span", c(f"status status-{thread.status}"), text=thread.status))
+    header = h(
+        "div",
+        c("thread-head"),
+        h(
+            "button",
+            c("link thread-anchor"),
+            text=anchor_text(thread, cells),
+            type="button",
+            title="Show in the notebook",
+            data_action="reveal-thread",
+            data_thread=thread.id,
+        ),
+        h("span", c(f"state state-{thread.state}"), text=state),
+        h("span", c(f"status status-{thread.status}"), text=thread.status),
+    )
     quote = h("code", c("quote"), text=preview(thread.quote, QUOTE_SHOWN_BYTES)) if thread.quote else None
     messages = [
-        h("li", c(f"message author-{m.author}"),
-          h("span", c("author"), text=m.author),
-          h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
-          h("p", c("body"), text=preview(m.body, COMMENT_SHOWN_BYTES), title=preview(m.body, COMMENT_TITLE_BYTES)))
+        h(
+            "li",
+            c(f"message author-{m.author}"),
+            h("span", c("author"), text=m.author),
+            h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
+            h("p", c("body"), text=preview(m.body, COMMENT_SHOWN_BYTES), title=preview(m.body, COMMENT_TITLE_BYTES)),
+        )
         for m in thread.messages
     ]
     if thread.omitted_messages:
         messages.append(h("li", c("omitted"), text=f"{thread.omitted_messages} more messages not shown"))
     actions = [h("button", c("button"), text="Reply", type="button", data_action="reply", data_thread=thread.id)]
     if thread.status == "open":
-        actions.append(h("button", c("button"), text="Resolve", type="button", data_action="resolve", data_thread=thread.id))
+        actions.append(
+            h("button", c("button"), text="Resolve", type="button", data_action="resolve", data_thread=thread.id)
+        )
     else:
-        actions.append(h("button", c("button"), text="Reopen", type="button", data_action="reopen", data_thread=thread.id))
+        actions.append(
+            h("button", c("button"), text="Reopen", type="button", data_action="reopen", data_thread=thread.id)
+        )
     if thread.kind == "range" and thread.state == "orphaned":
-        actions.append(h("button", c("button"), text="Re-anchor to selection", type="button", data_action="reanchor",
-                         data_thread=thread.id, title="Select the text in the cell's editor, then click"))
-    return h("li", c(f"thread thread-{thread.status} thread-state-{thread.state}"),
-             header, quote, h("ul", c("messages"), *messages),
-             h("textarea", c("reply"), text=draft, rows="2", placeholder="Reply…", aria_label="Reply",
-               data_reply=thread.id),
-             h("div", c("actions"), *actions),
-             data_thread_box=thread.id)
+        actions.append(
+            h(
+                "button",
+                c("button"),
+                text="Re-anchor to selection",
+                type="button",
+                data_action="reanchor",
+                data_thread=thread.id,
+                title="Select the text in the cell's editor, then click",
+            )
+        )
+    return h(
+        "li",
+        c(f"thread thread-{thread.status} thread-state-{thread.state}"),
+        header,
+        quote,
+        h("ul", c("messages"), *messages),
+        h("textarea", c("reply"), text=draft, rows="2", placeholder="Reply…", aria_label="Reply", data_reply=thread.id),
+        h("div", c("actions"), *actions),
+        data_thread_box=thread.id,
+    )
 
 
-def comments_view(threads: Sequence[ThreadRow], chosen: str, counts: dict[str, int], cells: dict[str, CellInfo] | None,
-                  drafts: dict[str, str] | None = None, active_cell: str | None = None, omitted: int = 0,
-                  notice: str | None = None) -> El:
+def comments_view(
+    threads: Sequence[ThreadRow],
+    chosen: str,
+    counts: dict[str, int],
+    cells: dict[str, CellInfo] | None,
+    drafts: dict[str, str] | None = None,
+    active_cell: str | None = None,
+    omitted: int = 0,
+    notice: str | None = None,
+) -> El:
     """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
-    options = [h("option", "", text=f"{label} ({counts[key]})" if key in counts else label, value=key,
-                 **({"selected": ""} if key == chosen else {})) for key, label in FILTERS]
+    options = [
+        h(
+            "option",
+            "",
+            text=f"{label} ({counts[key]})" if key in counts else label,
+            value=key,
+            **({"selected": ""} if key == chosen else {}),
+        )
+        for key, label in FILTERS
+    ]
     if active_cell is None:
-        button = h("button", c("button"), text="Comment on the active cell", type="button", disabled="",
-                   title="Select a cell in the notebook first")
+        button = h(
+            "button",
+            c("button"),
+            text="Comment on the active cell",
+            type="button",
+            disabled="",
+            title="Select a cell in the notebook first",
+        )
     else:
-        button = h("button", c("button"), text=f"Comment on {cell_label(active_cell, cells)}", type="button",
-                   data_action="comment-active", data_cell=active_cell)
-    new_box = h("div", c("new-comment"),
-                h("textarea", c("reply"), text=(drafts or {}).get("", ""), rows="2",
-                  placeholder="Comment on the active cell…", aria_label="New comment", data_reply=""),
-                button)
+        button = h(
+            "button",
+            c("button"),
+            text=f"Comment on {cell_label(active_cell, cells)}",
+            type="button",
+            data_action="comment-active",
+            data_cell=active_cell,
+        )
+    new_box = h(
+        "div",
+        c("new-comment"),
+        h(
+            "textarea",
+            c("reply"),
+            text=(drafts or {}).get("", ""),
+            rows="2",
+            placeholder="Comment on the active cell…",
+            aria_label="New comment",
+            data_reply="",
+        ),
+        button,
+    )
     if threads:
         items = [thread_item(t, cells, (drafts or {}).get(t.id, "")) for t in threads]
         if omitted:
             items.append(h("li", c("omitted"), text=f"{omitted} more threads not shown"))
         body = h("ul", c("threads"), *items)
     else:
-        body = h("p", c("empty"), text={"open": "No open comments.", "resolved": "No resolved comments.",
-                                        "cell": "No comments on the active cell."}.get(chosen, "No comments."))
-    return h("div", c("comments-body"),
-             h("label", c("row"), h("span", "", text="Show "),
-               h("select", c("select"), *options, data_action="filter", aria_label="Which comments")),
-             new_box,
-             h("p", c("notice"), text=notice, role="status") if notice else None,
-             body, data_filter=chosen)
+        body = h(
+            "p",
+            c("empty"),
+            text={
+                "open": "No open comments.",
+                "resolved": "No resolved comments.",
+                "cell": "No comments on the active cell.",
+            }.get(chosen, "No comments."),
+        )
+    return h(
+        "div",
+        c("comments-body"),
+        h(
+            "label",
+            c("row"),
+            h("span", "", text="Show "),
+            h("select", c("select"), *options, data_action="filter", aria_label="Which comments"),
+        ),
+        new_box,
+        h("p", c("notice"), text=notice, role="status") if notice else None,
+        body,
+        data_filter=chosen,
+    )
 
 
 # -- Access --------------------------------------------------------------------------------------------------
-LEVEL_TEXT = {"write": "write: the agent may read and change", "read": "read: the agent may read, not change",
-              "none": "none: hidden from the agent"}
+LEVEL_TEXT = {
+    "write": "write: the agent may read and change",
+    "read": "read: the agent may read, not change",
+    "none": "none: hidden from the agent",
+}
 
 
-MODE_TEXT = {"direct": "Direct: the agent's changes apply at once",
-             "propose": "Propose: ask me before each change"}
+MODE_TEXT = {"direct": "Direct: the agent's changes apply at once", "propose": "Propose: ask me before each change"}
 
 
 #: what Propose mode does not hold, said under the switch (docs/TOOLS.md, "Propose mode"): the agent's review
@@ -383,21 +557,39 @@ def mode_note() -> El:
 
 def mode_select(mode: str) -> El:
     """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
-    return h("select", c("select mode-select"), *[h("option", "", text=text, value=value, **({"selected": ""} if value == mode else {}))
-                                                 for value, text in MODE_TEXT.items()], data_action="mode", aria_label="Agent mode")
+    return h(
+        "select",
+        c("select mode-select"),
+        *[
+            h("option", "", text=text, value=value, **({"selected": ""} if value == mode else {}))
+            for value, text in MODE_TEXT.items()
+        ],
+        data_action="mode",
+        aria_label="Agent mode",
+    )
 
 
 def level_select(action: str, level: str, label: str) -> El:
     """A select of the three levels (``data-action`` = action)."""
-    return h("select", c("select"), *[h("option", "", text=LEVEL_TEXT[lv], value=lv, **({"selected": ""} if lv == level else {}))
-                                      for lv in ("write", "read", "none")], data_action=action, aria_label=label)
+    return h(
+        "select",
+        c("select"),
+        *[
+            h("option", "", text=LEVEL_TEXT[lv], value=lv, **({"selected": ""} if lv == level else {}))
+            for lv in ("write", "read", "none")
+        ],
+        data_action=action,
+        aria_label=label,
+    )
 
 
 #: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel")
-KERNEL_NOTE = ("Code the agent runs in the kernel can read every file of the workspace (hidden notebooks included) and "
-               "everything in the kernel's memory (the variables and functions hidden cells defined). So while a cell or notebook is hidden, "
-               "every run the agent starts is shown to you with its code and waits for your Accept, in Direct mode too. "
-               "Hidden cells' sources are also cleared from the kernel's history, as a second line of defence only.")
+KERNEL_NOTE = (
+    "Code the agent runs in the kernel can read every file of the workspace (hidden notebooks included) and "
+    "everything in the kernel's memory (the variables and functions hidden cells defined). So while a cell or notebook is hidden, "
+    "every run the agent starts is shown to you with its code and waits for your Accept, in Direct mode too. "
+    "Hidden cells' sources are also cleared from the kernel's history, as a second line of defence only."
+)
 #: the Access section's switch of the run rule (lab/run_switches.py): "ask" (the default) or "stop"
 RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking (runs go ahead)"}
 
@@ -405,13 +597,25 @@ RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking (runs g
 def run_asking_select(asking_off: bool) -> El:
     """The select of the run rule's switch for the notebook in front (``data-action="run-asking"``)."""
     chosen = "stop" if asking_off else "ask"
-    return h("select", c("select"), *[h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
-                                      for value, text in RUN_ASKING_TEXT.items()],
-             data_action="run-asking", aria_label="Agent's kernel runs while something is hidden")
+    return h(
+        "select",
+        c("select"),
+        *[
+            h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
+            for value, text in RUN_ASKING_TEXT.items()
+        ],
+        data_action="run-asking",
+        aria_label="Agent's kernel runs while something is hidden",
+    )
 
 
-def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, str]], cells: dict[str, CellInfo] | None,
-                asking_off: bool = False) -> El:
+def access_view(
+    path: str,
+    notebook_level: str,
+    restricted: Sequence[tuple[str, str]],
+    cells: dict[str, CellInfo] | None,
+    asking_off: bool = False,
+) -> El:
     """The Access section's body: the notebook's level, "apply to all cells", the restricted cells, what kernel
     code reaches and the run rule's switch (``asking_off``: the person turned asking off for this notebook).
 
@@ -419,24 +623,53 @@ def access_view(path: str, notebook_level: str, restricted: Sequence[tuple[str, 
     rows = []
     for cell_id, level in list(restricted)[:ACCESS_ROWS]:
         info = (cells or {}).get(cell_id)
-        rows.append(h("li", c(f"access-row level-{level}"),
-                      cell_link(path, cell_id, cells),
-                      h("span", c("line"), text=info.line if info else ""),
-                      h("button", c(f"button level level-{level}"), text=level, type="button",
-                        title="Cycle: write → read → none", data_action="cycle-cell", data_path=path, data_cell=cell_id)))
+        rows.append(
+            h(
+                "li",
+                c(f"access-row level-{level}"),
+                cell_link(path, cell_id, cells),
+                h("span", c("line"), text=info.line if info else ""),
+                h(
+                    "button",
+                    c(f"button level level-{level}"),
+                    text=level,
+                    type="button",
+                    title="Cycle: write → read → none",
+                    data_action="cycle-cell",
+                    data_path=path,
+                    data_cell=cell_id,
+                ),
+            )
+        )
     more = len(restricted) - ACCESS_ROWS
     if more > 0:
         rows.append(h("li", c("omitted"), text=f"{more} more restricted cells not listed"))
-    listing = h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
-    kernel = [h("p", c("kernel-note"), text=KERNEL_NOTE),
-              h("label", c("row"), h("span", "", text="Agent's runs "), run_asking_select(asking_off))]
-    return h("div", c("access-body"),
-             h("label", c("row"), h("span", "", text="Notebook "), level_select("notebook-level", notebook_level, "Notebook access")),
-             h("div", c("row"),
-               level_select("all-level", "read", "Level for all cells"),
-               h("button", c("button"), text="Apply to all cells", type="button", data_action="apply-all")),
-             h("h3", c("subhead"), text=f"Restricted cells ({len(restricted)})"),
-             listing, *kernel)
+    listing = (
+        h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
+    )
+    kernel = [
+        h("p", c("kernel-note"), text=KERNEL_NOTE),
+        h("label", c("row"), h("span", "", text="Agent's runs "), run_asking_select(asking_off)),
+    ]
+    return h(
+        "div",
+        c("access-body"),
+        h(
+            "label",
+            c("row"),
+            h("span", "", text="Notebook "),
+            level_select("notebook-level", notebook_level, "Notebook access"),
+        ),
+        h(
+            "div",
+            c("row"),
+            level_select("all-level", "read", "Level for all cells"),
+            h("button", c("button"), text="Apply to all cells", type="button", data_action="apply-all"),
+        ),
+        h("h3", c("subhead"), text=f"Restricted cells ({len(restricted)})"),
+        listing,
+        *kernel,
+    )
 
 
 # -- markers ---------------------------------------------------------------------------------------------------
@@ -458,7 +691,9 @@ class Markers:
         return self == Markers()
 
 
-def cell_markers(comments: Mapping[str, int], levels: Mapping[str, str], working: set[str], agent_run: set[str]) -> dict[str, Markers]:
+def cell_markers(
+    comments: Mapping[str, int], levels: Mapping[str, str], working: set[str], agent_run: set[str]
+) -> dict[str, Markers]:
     """``{cell id: Markers}`` of the cells that carry any: ``comments`` open threads per cell, ``levels`` the
     restricted cells' levels, ``working`` cells an agent is changing now, ``agent_run`` cells whose outputs
     are from the agent's run."""
@@ -472,8 +707,13 @@ def cell_markers(comments: Mapping[str, int], levels: Mapping[str, str], working
 
 def marker_classes(m: Markers) -> dict[str, bool]:
     """Classes on the cell node: ``webmcp-bridge-cell-<...>`` on or off."""
-    return {c("cell-commented"): m.comments > 0, c("cell-read"): m.access == "read", c("cell-none"): m.access == "none",
-            c("cell-working"): m.working, c("cell-agent-run"): m.agent_run}
+    return {
+        c("cell-commented"): m.comments > 0,
+        c("cell-read"): m.access == "read",
+        c("cell-none"): m.access == "none",
+        c("cell-working"): m.working,
+        c("cell-agent-run"): m.agent_run,
+    }
 
 
 def marker_badges(m: Markers, cell_id: str, path: str) -> El:
@@ -481,14 +721,34 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     agent at work shows as a ring around the cell (a class, see :func:`marker_classes`), not as a badge."""
     badges = []
     if m.access != "write":
-        badges.append(h("button", c(f"badge badge-lock level-{m.access}"), text=f"🔒 {m.access}", type="button",
-                        title={"read": "Agent access: read (the agent may read this cell, not change it). Click to cycle.",
-                               "none": "Agent access: none (hidden from the agent). Click to cycle."}.get(m.access, m.access),
-                        data_action="cycle-cell", data_path=path, data_cell=cell_id))
+        badges.append(
+            h(
+                "button",
+                c(f"badge badge-lock level-{m.access}"),
+                text=f"🔒 {m.access}",
+                type="button",
+                title={
+                    "read": "Agent access: read (the agent may read this cell, not change it). Click to cycle.",
+                    "none": "Agent access: none (hidden from the agent). Click to cycle.",
+                }.get(m.access, m.access),
+                data_action="cycle-cell",
+                data_path=path,
+                data_cell=cell_id,
+            )
+        )
     if m.comments:
-        badges.append(h("button", c("badge badge-comments"), text=f"💬 {m.comments}", type="button",
-                        title=f"{m.comments} open comment thread{'s' if m.comments != 1 else ''}. Click to show.",
-                        data_action="show-cell-comments", data_path=path, data_cell=cell_id))
+        badges.append(
+            h(
+                "button",
+                c("badge badge-comments"),
+                text=f"💬 {m.comments}",
+                type="button",
+                title=f"{m.comments} open comment thread{'s' if m.comments != 1 else ''}. Click to show.",
+                data_action="show-cell-comments",
+                data_path=path,
+                data_cell=cell_id,
+            )
+        )
     if m.agent_run:
         badges.append(h("span", c("badge badge-agent-run"), text="run by agent", title="The agent ran this cell last."))
     return h("div", c("markers"), *badges, data_path=path, data_cell=cell_id)
@@ -518,9 +778,23 @@ def marked_text(text: str, cls: str, tag: str = "span", **attrs: str) -> El:
     runs = invisible.segments(text)
     if not any(hidden for _, hidden in runs):
         return h(tag, cls, text=text, **attrs)
-    return h(tag, cls, *[
-        h("span", c("invisible"), text=invisible.mark(run), title=f"{invisible.name(run)}: invisible, it is in the text")
-        if hidden else h("span", "", text=run) for run, hidden in runs], data_invisible=str(sum(1 for _, hidden in runs if hidden)), **attrs)
+    return h(
+        tag,
+        cls,
+        *[
+            h(
+                "span",
+                c("invisible"),
+                text=invisible.mark(run),
+                title=f"{invisible.name(run)}: invisible, it is in the text",
+            )
+            if hidden
+            else h("span", "", text=run)
+            for run, hidden in runs
+        ],
+        data_invisible=str(sum(1 for _, hidden in runs if hidden)),
+        **attrs,
+    )
 
 
 def listing_line(kind: str, text: str) -> El:
@@ -553,35 +827,84 @@ def proposal_box(proposal: Proposal) -> El:
     hidden = invisible_count(proposal)
     listing = None
     if lines:
-        listing = h("div", c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
-                    *[listing_line(kind, text) for kind, text in lines], tabindex="0",
-                    aria_label="The code to run" if proposal.diff is None else "The change, line by line")
+        listing = h(
+            "div",
+            c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
+            *[listing_line(kind, text) for kind, text in lines],
+            tabindex="0",
+            aria_label="The code to run" if proposal.diff is None else "The change, line by line",
+        )
     flag = invisible.flag(hidden)
     accept_attrs = {"disabled": ""} if listing is not None else {}
-    return h("div", c("proposal"),
-             h("div", c("proposal-head"),
-               h("strong", c("proposal-title"), text="Agent proposes:"),
-               marked_text(proposal.summary, c("proposal-summary")),
-               h("small", c("proposal-tool"), text=proposal.tool)),
-             h("div", c("proposal-flag"), text=flag, role="note") if flag else None,
-             h("div", c("proposal-caption"), text="Code to run:") if lines and proposal.diff is None else None,
-             h("div", c("proposal-caption"), text=WORKSPACE_CAPTIONS.get(proposal.kind, "")) if proposal.scope == "workspace" else None,
-             listing,
-             h("div", c("proposal-actions"),
-               h("button", c("proposal-accept") + " jp-mod-styled jp-mod-accept", text="Accept", type="button",
-                 title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)",
-                 **accept_attrs),
-               h("input", c("proposal-reason"), type="text", placeholder="Reason (optional)", maxlength=str(PROPOSAL_REASON_BYTES),
-                 aria_label="Why you deny this change (optional; the agent reads it)"),
-               h("button", c("proposal-deny") + " jp-mod-styled jp-mod-reject", text="Deny", type="button",
-                 title="Refuse this change; the agent gets your reason"),
-               h("button", c("proposal-expand") + " jp-mod-styled", text=f"Show all {len(lines)} lines", type="button",
-                 title="Show the whole listing without its scroll bar") if listing is not None else None,
-               h("small", c("proposal-hint"), text="Accept is enabled once you have seen the whole listing: scroll it to its end or show it all.")
-               if listing is not None else None),
-             role="group", aria_label="A change the agent proposes", data_proposal_id=proposal.id, data_kind=proposal.kind,
-             data_tool=proposal.tool, data_cell_id=proposal.cell_id or "", data_invisible=str(hidden),
-             data_scope=proposal.scope, data_path=proposal.path)
+    return h(
+        "div",
+        c("proposal"),
+        h(
+            "div",
+            c("proposal-head"),
+            h("strong", c("proposal-title"), text="Agent proposes:"),
+            marked_text(proposal.summary, c("proposal-summary")),
+            h("small", c("proposal-tool"), text=proposal.tool),
+        ),
+        h("div", c("proposal-flag"), text=flag, role="note") if flag else None,
+        h("div", c("proposal-caption"), text="Code to run:") if lines and proposal.diff is None else None,
+        h("div", c("proposal-caption"), text=WORKSPACE_CAPTIONS.get(proposal.kind, ""))
+        if proposal.scope == "workspace"
+        else None,
+        listing,
+        h(
+            "div",
+            c("proposal-actions"),
+            h(
+                "button",
+                c("proposal-accept") + " jp-mod-styled jp-mod-accept",
+                text="Accept",
+                type="button",
+                title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)",
+                **accept_attrs,
+            ),
+            h(
+                "input",
+                c("proposal-reason"),
+                type="text",
+                placeholder="Reason (optional)",
+                maxlength=str(PROPOSAL_REASON_BYTES),
+                aria_label="Why you deny this change (optional; the agent reads it)",
+            ),
+            h(
+                "button",
+                c("proposal-deny") + " jp-mod-styled jp-mod-reject",
+                text="Deny",
+                type="button",
+                title="Refuse this change; the agent gets your reason",
+            ),
+            h(
+                "button",
+                c("proposal-expand") + " jp-mod-styled",
+                text=f"Show all {len(lines)} lines",
+                type="button",
+                title="Show the whole listing without its scroll bar",
+            )
+            if listing is not None
+            else None,
+            h(
+                "small",
+                c("proposal-hint"),
+                text="Accept is enabled once you have seen the whole listing: scroll it to its end or show it all.",
+            )
+            if listing is not None
+            else None,
+        ),
+        role="group",
+        aria_label="A change the agent proposes",
+        data_proposal_id=proposal.id,
+        data_kind=proposal.kind,
+        data_tool=proposal.tool,
+        data_cell_id=proposal.cell_id or "",
+        data_invisible=str(hidden),
+        data_scope=proposal.scope,
+        data_path=proposal.path,
+    )
 
 
 #: the caption of a workspace proposal's listing, by kind (Propose mode, lab/ui/proposals.py's corner box)
@@ -598,6 +921,10 @@ def workspace_corner() -> El:
     """The corner box that holds Propose mode's workspace proposals (files written or edited, notebooks
     created, a site author's tools): ``.webmcp-bridge-proposal-corner`` with a title; the proposals' boxes
     (:func:`proposal_box`) are added to it below the title."""
-    return h("div", c("proposal-corner"),
-             h("div", c("proposal-corner-title"), text="The agent proposes changes to the workspace"),
-             role="region", aria_label="Changes to the workspace the agent proposes")
+    return h(
+        "div",
+        c("proposal-corner"),
+        h("div", c("proposal-corner-title"), text="The agent proposes changes to the workspace"),
+        role="region",
+        aria_label="Changes to the workspace the agent proposes",
+    )
