@@ -16,7 +16,7 @@ import pytest
 
 from canary_calls import Pools, calls_for
 from helpers import check_envelope, corpus_json
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
@@ -201,7 +201,7 @@ def test_a_read_only_code_cell_is_skipped_by_a_run_of_all_cells() -> None:
 
 
 def test_a_read_only_notebook_refuses_every_change(agent: Agent) -> None:
-    access.set_notebook_level(agent.ws.open[WORK], "read")
+    set_notebook_level(agent.ws.open[WORK], "read")
     first = agent.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
     assert agent.ok("jupyter_get_context")["notebook"]["access"] == "read"
     for tool, args in [
@@ -283,7 +283,7 @@ def test_tools_never_change_access_and_keep_hidden_threads(agent: Agent) -> None
     order = [t["id"] if isinstance(t, dict) else t for t in raw.bridge_metadata()["threads"]]
     assert order == ["t-visible", "t-73f8c3d3", "t-a677e37b", "t-odd", f"{CANARY} as a bare string", "t-new"]
     assert raw.bridge_metadata()["threads"][0]["status"] == "resolved"
-    access.set_notebook_level(raw, "read")
+    set_notebook_level(raw, "read")
     guarded = agent.reg.context.host.current_notebook()
     guarded.set_bridge_metadata({"access": "write"})
     assert raw.bridge_metadata()["access"] == "read"
@@ -432,7 +432,7 @@ def test_levels_hold_after_the_notebook_is_closed_and_reopened(agent: Agent) -> 
     agent.ok("jupyter_get_cells", {"notebookPath": other})
     raw = agent.ws.open[other]
     only = raw.nb["cells"][0]["id"]
-    access.set_cell_level(raw, only, "none")
+    set_cell_level(raw, only, "none")
     asyncio.run(raw.save())
     agent.ws.open.pop(other)  # the person closes it; a fresh model starts when it is opened again
     listing = agent.ok("jupyter_get_cells", {"notebookPath": other})
@@ -453,7 +453,7 @@ def test_threads_stamped_hidden_stay_hidden_in_a_later_session() -> None:
     first = Agent(files)
     first.ok("jupyter_open_notebook", {"path": WORK})
     raw = first.ws.open[WORK]
-    access.set_cell_level(raw, "7ae19660", "none")  # the person hides a cell that has a thread
+    set_cell_level(raw, "7ae19660", "none")  # the person hides a cell that has a thread
     raw.person_delete_cell("7ae19660")
     asyncio.run(raw.save())
     later = Agent(dict(first.ws.files))  # a new page: nothing remembered but the file

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from helpers import Bridge, make_bridge
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.session.bridge import build_bridge
@@ -339,8 +339,8 @@ def test_another_notebook_by_path_and_no_notebook(b):
 
 def test_access_levels_apply_to_every_edit_of_the_batch(b):
     raw = b.nb(EULER)
-    access.set_cell_level(raw, E1, "read")
-    access.set_cell_level(raw, E2, "none")
+    set_cell_level(raw, E1, "read")
+    set_cell_level(raw, E2, "none")
     before = cells(b)
     assert E2 not in before
     denied = b.fails(
@@ -381,5 +381,5 @@ def test_access_levels_apply_to_every_edit_of_the_batch(b):
     )
     ids = order(b)
     assert ids[ids.index(E1) + 1] == result["results"][0]["cell"]["id"] and ids[ids.index(E1) - 1] == E3
-    access.set_notebook_level(raw, "read")
+    set_notebook_level(raw, "read")
     b.fails("jupyter_apply_edits", {"edits": [{"op": "insert", "source": "x"}]}, "NOTEBOOK_ACCESS_DENIED")

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from helpers import Bridge, make_bridge
-from webmcp_bridge.access.guard import set_cell_level
+from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.memory import METADATA_KEY
 from webmcp_bridge.review.threads import CellAnchor, RangeAnchor, Review

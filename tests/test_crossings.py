@@ -78,7 +78,7 @@ def test_update_cell_crosses_at_most_six_times(counted):
 def test_update_cell_with_hidden_and_read_only_cells_crosses_as_often(counted):
     b = make_bridge({"demo/nb.ipynb": "notebook-running-code.ipynb"})
     b.open("demo/nb.ipynb")
-    from webmcp_bridge.access.guard import set_cell_level
+    from webmcp_bridge.access.levels import set_cell_level
 
     raw = b.nb("demo/nb.ipynb")
     ids = [c["id"] for c in raw.nb["cells"]]
@@ -110,7 +110,7 @@ def test_a_level_changed_while_a_call_waits_is_seen_after_the_await():
     refused when the call goes on, exactly as an unknown id."""
     b = make_bridge({"demo/nb.ipynb": "notebook-running-code.ipynb"})
     b.open("demo/nb.ipynb")
-    from webmcp_bridge.access.guard import set_cell_level
+    from webmcp_bridge.access.levels import set_cell_level
 
     raw = b.nb("demo/nb.ipynb")
     cell = b.ok("jupyter_get_cells", {"notebookPath": "demo/nb.ipynb", "startIndex": 1, "endIndex": 2})["cells"][0]

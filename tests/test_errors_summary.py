@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from helpers import Bridge, corpus_json
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.core.limits import ERROR_MESSAGE_BYTES, ERRORS_LISTED, utf8_len
 from webmcp_bridge.tools.errors_summary import error_name
 
@@ -143,7 +143,7 @@ def test_hidden_cells_are_never_listed_and_indices_count_visible_cells():
     )
     before = errors(bridge)
     assert [c["cellId"] for c in before["cells"]] == ["secret", "shown"]
-    access.set_cell_level(bridge.ws.open[PATH], "secret", "none")
+    set_cell_level(bridge.ws.open[PATH], "secret", "none")
     after = errors(bridge)
     assert after == {"path": PATH, "count": 1, "truncated": False, "cells": [{**before["cells"][1], "index": 0}]}
     assert "CANARY" not in json.dumps(bridge.ok("jupyter_get_context", {"includeErrors": True}))

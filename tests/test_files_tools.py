@@ -12,7 +12,7 @@ import json
 import pytest
 
 from helpers import Bridge, corpus_text, make_bridge
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import set_notebook_level
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.session.bridge import build_bridge
@@ -178,7 +178,7 @@ def test_notebooks_are_refused_before_the_workspace_is_looked_at(b):
     """A visible notebook, a hidden one (access "none") and a missing one get the same answer, with no
     workspace call at all: the file tools cannot be used to read around access control, nor to probe it."""
     hidden = asyncio.run(b.ws.open_notebook("top.ipynb", False))
-    access.set_notebook_level(hidden, "none")
+    set_notebook_level(hidden, "none")
     spy = Spy(b)
     answers = {}
     for path in [EULER, "top.ipynb", "demo/missing.ipynb", "demo/Upper.IPYNB"]:

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from helpers import corpus_text
-from webmcp_bridge.access.guard import set_cell_level
+from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange

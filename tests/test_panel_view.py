@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import cell_levels, set_cell_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
@@ -160,8 +160,8 @@ def test_activity_rows_of_changes_and_calls():
 
 def test_access_view_lists_restricted_cells_with_their_first_line():
     _, nb = notebook()
-    access.set_cell_level(nb, "a", "none")
-    levels = access.cell_levels(nb)
+    set_cell_level(nb, "a", "none")
+    levels = cell_levels(nb)
     assert levels == {"a": "none", "b": "read"}
     cells = {
         "a": CellInfo(0, "code", first_line(f"\n  x = 1  # {PAYLOADS[0]}\n"), 1),

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from helpers import Bridge, make_bridge
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import set_notebook_level
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.host.protocol import RawItem, RawOutput
 from webmcp_bridge.session.bridge import build_bridge
@@ -140,11 +140,11 @@ def test_fair_shares():
 
 
 def test_a_read_only_notebook_refuses_and_runs_nothing(b):
-    access.set_notebook_level(b.nb(DEMO), "read")
+    set_notebook_level(b.nb(DEMO), "read")
     b.fails("jupyter_run_code", {"code": "ran = True"}, "NOTEBOOK_ACCESS_DENIED")
     assert "ran" not in b.nb(DEMO)._namespace
     hidden = b.nb(RUN)
-    access.set_notebook_level(hidden, "none")
+    set_notebook_level(hidden, "none")
     missing = b.fails("jupyter_run_code", {"code": "x = 1", "notebookPath": "demo/missing.ipynb"}, "NOTEBOOK_NOT_FOUND")
     refused = b.fails("jupyter_run_code", {"code": "x = 1", "notebookPath": RUN}, "NOTEBOOK_NOT_FOUND")
     assert refused["message"].replace(RUN, "P") == missing["message"].replace("demo/missing.ipynb", "P")
@@ -173,7 +173,7 @@ def test_run_code_in_a_notebook_with_hidden_cells_asks_the_person_first_even_in_
     import json as _json
 
     from helpers import check_envelope, corpus_json
-    from webmcp_bridge.access import guard
+    from webmcp_bridge.access import levels
     from webmcp_bridge.host.memory import MemoryWorkspace
     from webmcp_bridge.session.bridge import build_bridge
 
@@ -185,7 +185,7 @@ def test_run_code_in_a_notebook_with_hidden_cells_asks_the_person_first_even_in_
     direct = asyncio.run(reg.call("jupyter_run_code", {"code": "print(6 * 7)"}))
     assert direct["isError"] is False and not book.waiting()
     nb = ws.open["e.ipynb"]
-    guard.set_cell_level(nb, nb.read_cells([3], head_bytes=0, max_outputs=0)[0].id, "none")
+    levels.set_cell_level(nb, nb.read_cells([3], head_bytes=0, max_outputs=0)[0].id, "none")
 
     async def scenario(accept: bool):
         call = asyncio.ensure_future(reg.call("jupyter_run_code", {"code": "print(6 * 7)"}))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from webmcp_bridge.access.guard import set_notebook_level
+from webmcp_bridge.access.levels import set_notebook_level
 from webmcp_bridge.access.run_consent import (
     HIDDEN_CELLS,
     HIDDEN_NOTEBOOK,

@@ -24,8 +24,8 @@ def test_every_part_is_made_once_and_handed_to_the_parts_that_use_it() -> None:
     bridge = build_bridge(ws, limits=limits)
     ctx = bridge.registry.context
     assert ctx.host is bridge.guard and bridge.guard.raw is ws
-    assert ctx.changes is bridge.changes and bridge.guard.changes is bridge.changes
-    assert ctx.proposals is bridge.proposals and bridge.guard.proposals is bridge.proposals
+    assert ctx.changes is bridge.changes
+    assert ctx.proposals is bridge.proposals
     assert ctx.shared is bridge.shared
     assert ctx.pending is bridge.pending is bridge.registry.pending
     assert ctx.dialogs is bridge.dialogs is bridge.registry.dialogs
@@ -60,7 +60,16 @@ def test_two_sessions_share_nothing() -> None:
 def test_a_handler_context_never_holds_a_raw_host() -> None:
     bridge = build_bridge(MemoryWorkspace({}))
     with pytest.raises(TypeError):
-        CallContext(MemoryWorkspace({}), bridge.limits, bridge.pending, bridge.dialogs, bridge.shared, bridge.reads)  # type: ignore[arg-type]
+        CallContext(  # type: ignore[arg-type]
+            MemoryWorkspace({}),
+            bridge.limits,
+            bridge.pending,
+            bridge.dialogs,
+            bridge.shared,
+            bridge.reads,
+            changes=bridge.changes,
+            proposals=bridge.proposals,
+        )
     assert isinstance(bridge.registry.context.host, GuardedHost)
 
 

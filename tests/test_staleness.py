@@ -8,7 +8,7 @@ import asyncio
 import json
 
 from helpers import Bridge, corpus_json, make_bridge
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import set_cell_levels
 from webmcp_bridge.core.limits import STALE_IDS_SHOWN
 from webmcp_bridge.core.raw import RunState
 from webmcp_bridge.core.staleness import stale_outputs
@@ -74,7 +74,7 @@ def test_a_hidden_cells_runs_and_edits_never_show_in_the_visible_cells_staleness
     raw = b.nb(RUNNING)
     first, second = cells(b, RUNNING)[:2]
     b.ok("jupyter_run_cells", {"notebookPath": RUNNING, "cellIds": [first["id"], second["id"]]})
-    access.set_cell_levels(raw, [first["id"]], "none")
+    set_cell_levels(raw, [first["id"]], "none")
     raw.person_set_source(first["id"], "a = 12")  # the person edits and reruns the hidden cell
     asyncio.run(raw.run_cell(first["id"], 5.0))
     visible = cells(b, RUNNING)

@@ -19,7 +19,8 @@ a run whose code the person did not accept in this call is shown to the person t
 code itself (with ``CallContext.propose``) marks it accepted (:func:`accept_runs`), so the person is asked once.
 
 Pure: the guard hands in what to look at (the notebook's hidden cells, whether an open notebook is hidden, a
-folder listing and a level check); the lab layer keeps the person's switch (``lab/run_switches.py``).
+folder listing and a level check) and how to ask the person (:func:`ask_to_run`); the lab layer keeps the
+person's switch (``lab/run_switches.py``).
 """
 
 from __future__ import annotations
@@ -30,8 +31,18 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
-from webmcp_bridge.core.limits import HIDDEN_WALK_ENTRIES, HIDDEN_WALK_SECONDS
+from webmcp_bridge.calls.registry import current_call
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import (
+    CODE_BYTES,
+    HIDDEN_WALK_ENTRIES,
+    HIDDEN_WALK_SECONDS,
+    PROPOSAL_SUMMARY_BYTES,
+    preview,
+    utf8_len,
+)
 from webmcp_bridge.host.protocol import Entry
+from webmcp_bridge.propose.proposals import Decision, Proposal, ProposalDenied
 
 #: why a run is shown to the person (the proposal's summary ends with one of these)
 HIDDEN_CELLS = "cells of this notebook are hidden from the agent, and the kernel holds what they defined"
@@ -85,6 +96,50 @@ async def workspace_hides(list_dir: ListDir, is_hidden: IsHidden, max_entries: i
             elif entry.type == "notebook" and await is_hidden(entry.path):
                 return True
     return False
+
+
+async def ask_to_run(
+    request: Callable[[Proposal, Callable[[], str | None]], Awaitable[Decision]],
+    path: str,
+    cell_id: str | None,
+    kind: str,
+    code: str,
+    reason: str,
+    still_valid: Callable[[], str | None],
+) -> None:
+    """Show ``code`` (to run in the notebook at ``path``: cell ``cell_id``, or None for code without a cell) to
+    the person with the run rule's ``reason`` as a proposal of ``kind`` and wait (``request``:
+    :meth:`ProposalBook.request <webmcp_bridge.propose.proposals.ProposalBook.request>`, denied for the person
+    when ``still_valid()`` names a reason). On Accept the code counts as accepted for the rest of the call.
+
+    Raises ProposalDenied (a normal "denied" result), ToolError(TOO_LARGE) for code over CODE_BYTES (bytes, UTF-8:
+    too long to show in full), ToolError(PROPOSAL_ALREADY_PENDING)."""
+    if utf8_len(code) > CODE_BYTES:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"This code is {utf8_len(code)} bytes; the person is shown at most {CODE_BYTES} "
+            "bytes before it runs. Run less at once.",
+            bytes=utf8_len(code),
+            maxBytes=CODE_BYTES,
+        )
+    call = current_call.get()
+    tool = call.tool if call is not None else "kernel run"
+    what = "Run this cell in the kernel" if cell_id is not None else "Run code in the kernel"
+    summary = preview(f"{what} ({reason})", PROPOSAL_SUMMARY_BYTES)
+    proposal = Proposal("", path, tool, kind, cell_id, summary, None, code)
+    decision = await request(proposal, still_valid)
+    if not decision.accepted:
+        raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
+    accept_runs([code])
+
+
+def changed_since_accept() -> ToolError:
+    """The error for a run whose code changed after the person accepted it (nothing was run)."""
+    return ToolError(
+        ErrorCode.STALE_CELL,
+        "The code changed after the person accepted running it; nothing was run. "
+        "Read the cell again and ask to run it again.",
+    )
 
 
 class RunConsent:

@@ -148,10 +148,11 @@ def build_bridge(
     tracker = DialogTracker(dialogs, pending, limits)
     # a call waiting for the person's decision on a proposal opens no dialog, so never owns one
     tracker.waiting_for_person = lambda: {p.task for p in proposals.waiting()}
-    guard = GuardedHost(host, changes, proposals)
-    registry: Registry[CallContext] = Registry(
-        CallContext(guard, limits, pending, tracker, shared, reads, diagnostics), limits, pending, tracker
+    guard = GuardedHost(host, changes.ingest, lambda: proposals.mode, proposals.request)
+    context = CallContext(
+        guard, limits, pending, tracker, shared, reads, diagnostics, changes=changes, proposals=proposals
     )
+    registry: Registry[CallContext] = Registry(context, limits, pending, tracker)
     for toolset in assembly.toolsets:
         registry.add_toolset(toolset)
     attach_observers(registry, guard.runs, assembly, diagnostics)

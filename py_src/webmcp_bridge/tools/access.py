@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from webmcp_bridge.access.guard import parse_level
+from webmcp_bridge.access.levels import parse_level
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.limits import PROVENANCE_PER_CELL

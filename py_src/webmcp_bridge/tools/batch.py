@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.access.guard import GuardedNotebook
+from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError

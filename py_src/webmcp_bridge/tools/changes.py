@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.access.guard import parse_level
+from webmcp_bridge.access.levels import parse_level
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.changes.feed import wait_for_announcement

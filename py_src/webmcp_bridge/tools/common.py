@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.access.guard import GuardedHost, GuardedNotebook
+from webmcp_bridge.access.guard import GuardedHost
+from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.access.run_consent import accept_runs
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
@@ -126,8 +127,8 @@ class CallContext:
     shared, which pages of big sources the agent read (``reads``; of text files: ``file_reads``), the diagnostics of
     the site's contributions (``diagnostics``, shown by ``jupyter_get_context``), the page's toolset switch
     (``toolsets``) and the guidance for agents, site paragraphs included (``guidance``,
-    :mod:`webmcp_bridge.tools.guidance`). ``changes`` and
-    ``proposals`` are the guard's (it feeds the one and checks the other).
+    :mod:`webmcp_bridge.tools.guidance`). ``changes`` (the bridge's change log, which the guard feeds) and
+    ``proposals`` (the mode and the proposals waiting for the person, which the guard checks) are the session's.
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
@@ -142,20 +143,12 @@ class CallContext:
     toolsets: ToolsetSwitch | None = None  # which toolsets the page serves (the discovery tool switches them)
     guidance: str = BASE_GUIDANCE  # the guidance for agents (build_bridge adds the site's paragraphs)
     file_reads: SourceReads = field(default_factory=SourceReads)  # pages of text files handed to the agent (cell id "")
+    changes: ChangeLog = field(kw_only=True)  # the bridge's change log (who changed which cell)
+    proposals: ProposalBook = field(kw_only=True)  # the mode (direct/propose) and the proposals waiting for the person
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):
             raise TypeError("CallContext.host must be the access guard (GuardedHost), never a raw host")
-
-    @property
-    def changes(self) -> ChangeLog:
-        """The bridge's change log (who changed which cell)."""
-        return self.host.changes
-
-    @property
-    def proposals(self) -> ProposalBook:
-        """The mode (direct/propose) and the proposals waiting for the person."""
-        return self.host.proposals
 
     async def propose(
         self,

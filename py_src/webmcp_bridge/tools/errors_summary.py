@@ -17,7 +17,7 @@ import asyncio
 import re
 from typing import Any
 
-from webmcp_bridge.access.guard import GuardedNotebook
+from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Wire
 from webmcp_bridge.core.limits import ERROR_MESSAGE_BYTES, ERROR_SCAN_OUTPUTS, ERRORS_LISTED, EXPORT_CHUNK, preview
 from webmcp_bridge.core.uris import cell_uri, output_uri

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import cell_levels, next_level, parse_level, set_cell_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import is_nullish
 from webmcp_bridge.lab.notebook import LabNotebook
@@ -107,8 +107,8 @@ def _cycle_cell(panel: PanelPort, target: Any) -> None:
     if nb is None:
         return
     cell_id = str(target.getAttribute("data-cell"))
-    level = access.next_level(access.cell_levels(nb).get(cell_id, "write"))
-    access.set_cell_level(nb, cell_id, level)
+    level = next_level(cell_levels(nb).get(cell_id, "write"))
+    set_cell_level(nb, cell_id, level)
     panel.note(f"set agent access to {level} on", nb.path, cell_id)
 
 
@@ -116,7 +116,7 @@ def _apply_all(panel: PanelPort, target: Any) -> None:
     nb = _thread_nb(panel)
     row = closest(target, f".{c('row')}")
     chosen = query(row, "select")
-    level = access.parse_level(str(chosen.value) if chosen is not None else "read")
+    level = parse_level(str(chosen.value) if chosen is not None else "read")
     asyncio.ensure_future(panel.apply_to_all(nb, level))
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import js
 
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, set_cell_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
 from webmcp_bridge.lab.notebook import LabNotebook
@@ -141,8 +141,8 @@ class CellMenu:
         target = self.target()
         if target is None:
             return "Cycle agent access"
-        level = access.cell_levels(target.nb).get(target.cell_id, "write")
-        return f"Cycle agent access ({level} → {access.next_level(level)})"
+        level = cell_levels(target.nb).get(target.cell_id, "write")
+        return f"Cycle agent access ({level} → {next_level(level)})"
 
     # -- running -------------------------------------------------------------------------------------------
     def _execute(self, run: Callable[[Target], Any]) -> None:
@@ -182,7 +182,7 @@ class CellMenu:
 
     async def _comment(self, target: Target, anchor: Anchor, what: str) -> None:
         label = cell_label(target.cell_id, self.panel.cells(target.nb))
-        hidden = access.notebook_level(target.nb) == "none" or "none" in access.cell_levels(target.nb).values()
+        hidden = notebook_level(target.nb) == "none" or "none" in cell_levels(target.nb).values()
         body = await self._ask(comment_title(what, label, hidden))  # the agent may read the dialog's title
         if body is None:
             return
@@ -205,8 +205,8 @@ class CellMenu:
         return self._comment(target, OutputAnchor(target.cell_id, index), f"output {index + 1}")
 
     def _cycle(self, target: Target) -> None:
-        level = access.next_level(access.cell_levels(target.nb).get(target.cell_id, "write"))
-        access.set_cell_level(target.nb, target.cell_id, level)
+        level = next_level(cell_levels(target.nb).get(target.cell_id, "write"))
+        set_cell_level(target.nb, target.cell_id, level)
         self.panel.note(f"set agent access to {level} on", target.nb.path, target.cell_id)
 
 

@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.calls.registry import CallEvent, Registry
 from webmcp_bridge.changes.log import ChangeEntry, ChangeLog
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, WORKING_SECONDS
@@ -170,7 +170,7 @@ class CellMarkers:
         if candidates:  # only then are the cells' output counts needed
             cells = self.notebooks.cells(nb)
             agent_run = {cid for cid in candidates if cid in cells and cells[cid].outputs > 0}
-        return cell_markers(Review(nb).counts_by_cell("open"), access.cell_levels(nb), working, agent_run)
+        return cell_markers(Review(nb).counts_by_cell("open"), cell_levels(nb), working, agent_run)
 
     def render(self) -> None:
         """Put the markers the notebook in front should carry on its cells, unless they are the ones already there."""

@@ -39,7 +39,7 @@ from typing import Any
 
 import js
 
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import Level, parse_level, set_cell_levels, set_notebook_level
 from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -313,8 +313,8 @@ class AgentPanel:
             elif action == "notebook-level":
                 nb = self.current()
                 if nb is not None:
-                    level = access.parse_level(value)
-                    access.set_notebook_level(nb, level)
+                    level = parse_level(value)
+                    set_notebook_level(nb, level)
                     self.note(f"set the notebook's agent access to {level}", nb.path)
             elif action == "run-asking":  # the run rule's switch for this notebook (lab/run_switches.py)
                 nb = self.current()
@@ -407,12 +407,12 @@ class AgentPanel:
         self.app.shell.activateById(nb.panel.id)
         nb.set_focus(cell_id, None, selection)
 
-    async def apply_to_all(self, nb: LabNotebook, level: access.Level) -> None:
+    async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
         """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
             self.sections.timed(
-                "apply", functools.partial(access.set_cell_levels, nb, ids[start : start + APPLY_CHUNK], level)
+                "apply", functools.partial(set_cell_levels, nb, ids[start : start + APPLY_CHUNK], level)
             )
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from webmcp_bridge.access.guard import Level
+from webmcp_bridge.access.levels import Level
 from webmcp_bridge.lab.ui.view import CellInfo
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access.levels import cell_levels, notebook_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
@@ -242,8 +242,8 @@ class Sections:
             self._body("access", body, h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
             return
         self._shown_path = nb.path
-        level = access.notebook_level(nb)
-        restricted = list(access.cell_levels(nb).items())
+        level = notebook_level(nb)
+        restricted = list(cell_levels(nb).items())
         self._restricted = {cell_id for cell_id, _ in restricted}
         self._body("access", body, access_view(nb.path, level, restricted, cells, asking_off(nb.path)))
         self._summary(

@@ -1,0 +1,126 @@
+"""The person's access levels: how they are stored, read and changed.
+
+The person gives each notebook and each cell a level, stored in its metadata under
+:data:`~webmcp_bridge.core.metadata.METADATA_KEY` (notebook: ``{"access": level, ...}``, cell:
+``{"access": level}``): ``write`` (the default), ``read`` or ``none`` (what each means for the agent:
+:mod:`webmcp_bridge.access.guard`). An unrecognised level fails closed (read as ``none``); a missing or malformed
+metadata block is ``write``.
+
+Levels are changed only by the person (the Agent panel, the cell context menu) with the helpers below, which take
+the *raw* notebook; no guarded method can change them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from webmcp_bridge.core.errors import ToolError
+from webmcp_bridge.core.metadata import SCHEMA_VERSION
+from webmcp_bridge.host.protocol import LiveNotebook
+from webmcp_bridge.review.visibility import mark_hidden_cells
+
+Level = Literal["write", "read", "none"]
+LEVELS: tuple[Level, ...] = ("write", "read", "none")
+
+
+def parse_level(value: Any) -> Level:
+    """The level stored as ``value``: None (absent) -> "write"; "write"/"read"/"none" as is; anything else ->
+    "none" (fail closed: a level the bridge does not understand hides rather than exposes)."""
+    if value is None:
+        return "write"
+    return value if value in LEVELS else "none"
+
+
+def level_of_block(block: Any) -> Level:
+    """The level in a ``webmcp_bridge`` metadata block (a dict with an ``access`` key); not a dict -> "write"."""
+    return parse_level(block.get("access")) if isinstance(block, dict) else "write"
+
+
+def next_level(level: Level) -> Level:
+    """The level after ``level`` when the person cycles it: write -> read -> none -> write."""
+    return LEVELS[(LEVELS.index(level) + 1) % len(LEVELS)] if level in LEVELS else "write"
+
+
+#: counts the person's changes of a notebook's level in this page (set_notebook_level): the run rule's reused
+#: workspace walk is looked at again after any (a notebook hidden and closed before the next run is found at once)
+_notebook_level_changes = 0
+
+
+def notebook_level_changes() -> int:
+    """How many times the person changed a notebook's level in this page (a stamp: equal means no change)."""
+    return _notebook_level_changes
+
+
+def notebook_level(nb: LiveNotebook) -> Level:
+    """The notebook's level (one read of its metadata)."""
+    return level_of_block(nb.bridge_metadata())
+
+
+def cell_levels(nb: LiveNotebook) -> dict[str, Level]:
+    """``{cell id: level}`` of the cells whose level is not "write", in index order."""
+    levels = {cell_id: level_of_block(block) for _, cell_id, block in nb.cell_bridge_metadata()}
+    return {cell_id: level for cell_id, level in levels.items() if level != "write"}
+
+
+def _checked(level: Level) -> Level:
+    if level not in LEVELS:
+        raise ValueError(f"unknown access level {level!r}")
+    return level
+
+
+def _with_level(block: Any, level: Level) -> dict[str, Any]:
+    """A copy of the metadata block ``block`` (not a dict: an empty one) with ``level`` in it: "write" is stored
+    as no ``access`` key (the default)."""
+    block = dict(block) if isinstance(block, dict) else {}
+    if level == "write":
+        block.pop("access", None)
+    else:
+        block["access"] = level
+    return block
+
+
+def set_notebook_level(nb: LiveNotebook, level: Level) -> None:
+    """Set the notebook's level (the person's action). Raises ValueError for an unknown level."""
+    _checked(level)
+    global _notebook_level_changes
+    _notebook_level_changes += 1
+    block = _with_level(nb.bridge_metadata(), level)
+    block["schemaVersion"] = SCHEMA_VERSION
+    nb.set_bridge_metadata(block)
+
+
+def set_cell_level(nb: LiveNotebook, cell_id: str, level: Level) -> None:
+    """Set one cell's level (the person's action); "write" removes the cell's block. Raises ValueError for an
+    unknown level, ToolError(CELL_NOT_FOUND) for an unknown cell."""
+    _checked(level)
+    blocks = {cid: block for _, cid, block in nb.cell_bridge_metadata()}
+    nb.set_cell_bridge_metadata(cell_id, _with_level(blocks.get(cell_id), level) or None)
+    _stamp_threads(nb, {cell_id}, level)
+
+
+def set_cell_levels(nb: LiveNotebook, cell_ids: Sequence[str], level: Level) -> int:
+    """:func:`set_cell_level` for several cells with one read of the cells' blocks (the panel's "apply to all
+    cells", in chunks); ids no cell has are skipped. Returns how many cells were set. Raises ValueError for an
+    unknown level."""
+    _checked(level)
+    blocks = {cid: block for _, cid, block in nb.cell_bridge_metadata()}
+    done = 0
+    for cell_id in cell_ids:
+        try:
+            nb.set_cell_bridge_metadata(cell_id, _with_level(blocks.get(cell_id), level) or None)
+        except ToolError:
+            continue  # deleted meanwhile
+        done += 1
+    _stamp_threads(nb, set(cell_ids), level)
+    return done
+
+
+def _stamp_threads(nb: LiveNotebook, cell_ids: set[str], level: Level) -> None:
+    """Mark the review threads of these cells ``"hiddenCell": true`` when they become ``none`` (and unmark them
+    otherwise), so a thread of a hidden cell stays hidden from the agent after the cell is deleted, in this
+    session or a later one."""
+    block = nb.bridge_metadata()
+    threads = block.get("threads") if isinstance(block, dict) else None
+    if isinstance(threads, list) and mark_hidden_cells(threads, cell_ids, level == "none"):
+        nb.set_bridge_metadata(block)

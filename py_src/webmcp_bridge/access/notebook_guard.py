@@ -1,0 +1,527 @@
+"""The access guard of one notebook: :class:`GuardedNotebook`, which :class:`~webmcp_bridge.access.guard.GuardedHost`
+hands to the tools instead of the host's notebook (the rules: :mod:`webmcp_bridge.access.guard`)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from webmcp_bridge.access.levels import Level
+from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept, run_accepted
+from webmcp_bridge.access.view import AccessView, cell_access_denied, cell_locked, notebook_access_denied
+from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found
+from webmcp_bridge.host.protocol import (
+    CellType,
+    DeleteOp,
+    EncodedImage,
+    Focus,
+    ImageRequest,
+    KernelInfo,
+    LiveNotebook,
+    RawCell,
+    RunResult,
+    RunState,
+    SaveOutcome,
+    SetSourceOp,
+    TabsState,
+    TextPage,
+)
+from webmcp_bridge.review.visibility import merge_threads, thread_visible
+
+if TYPE_CHECKING:
+    from webmcp_bridge.access.guard import GuardedHost
+
+
+class GuardedNotebook:
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` that enforces the levels of the notebook it wraps (see the
+    module docstring). Indices in and out are visible indices. Built by :class:`GuardedHost`."""
+
+    def __init__(self, guard: GuardedHost, inner: LiveNotebook) -> None:
+        self._guard = guard
+        self._inner = inner
+        self.path = inner.path
+
+    # -- the view ----------------------------------------------------------------------------------------
+    def view(self) -> AccessView:
+        """The levels now: read once per call step (see :class:`Step`), one host read."""
+        step = self._guard._step(self.path)
+        return step.view if step is not None else self._guard._view(self._inner)
+
+    def _lapse(self) -> None:
+        """End the step: the next question reads the notebook again (after a write or an await)."""
+        self._guard._steps.end(self.path)
+
+    def _seen(self, cells: Sequence[RawCell]) -> None:
+        step = self._guard._step(self.path)
+        if step is not None:
+            step.seen.update(c.id for c in cells)
+
+    def _known(self, cell_ids: Sequence[str]) -> bool:
+        """True when every id was read in this step (so it exists: no read is needed to report an unknown id)."""
+        step = self._guard._step(self.path)
+        return step is not None and all(cell_id in step.seen for cell_id in cell_ids)
+
+    def _visible(self, cell: RawCell, view: AccessView) -> RawCell:
+        return dataclasses.replace(cell, index=view.to_visible(cell.index)) if view.hidden_indices else cell
+
+    def _check_ids(self, cell_ids: Sequence[str], view: AccessView) -> None:
+        """Raise for the first id (in order) that is hidden or unknown, exactly as for an unknown id."""
+        for pos, cell_id in enumerate(cell_ids):
+            if cell_id in view.hidden:
+                if pos:
+                    self._inner.find_cells(list(cell_ids[:pos]))  # an unknown id before it is reported first
+                raise cell_not_found(cell_id)
+
+    def _writable(self, cell_ids: Sequence[str]) -> AccessView:
+        view = self.view()
+        if view.notebook != "write":
+            raise notebook_access_denied(self.path)
+        self._check_ids(cell_ids, view)
+        for cell_id in cell_ids:
+            if cell_id in view.read_only:
+                self._find(cell_ids)  # unknown ids first, as for any write
+                raise cell_access_denied(cell_id)
+        return view
+
+    def _find(self, cell_ids: Sequence[str], head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        """The inner cells (raising CELL_NOT_FOUND for the first unknown id), remembered as seen in this step."""
+        cells = self._inner.find_cells(list(cell_ids), head_bytes=head_bytes, max_outputs=max_outputs)
+        self._seen(cells)
+        return cells
+
+    def _gate(self) -> None:
+        self._guard.gate()
+
+    def check_write(self, cell_ids: Sequence[str] = (), *, source: bool = False, delete: bool = False) -> None:
+        """Refuse now what a write to these cells would refuse: NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND (also for
+        hidden ids), CELL_ACCESS_DENIED, and CELL_LOCKED when the write changes their sources (``source``) or
+        deletes them (``delete``). For tools that check a whole request before changing anything."""
+        view = self._writable(cell_ids)
+        if cell_ids and not self._known(cell_ids):
+            self._find(cell_ids)
+        self._check_locks(view, cell_ids if source else (), cell_ids if delete else ())
+
+    @staticmethod
+    def _check_locks(view: AccessView, sources: Sequence[str], deletes: Sequence[str]) -> None:
+        for cell_id in sources:
+            if cell_id in view.uneditable:
+                raise cell_locked(cell_id, "editable")
+        for cell_id in deletes:
+            if cell_id in view.undeletable:
+                raise cell_locked(cell_id, "deletable")
+
+    def locks(self, cell_id: str) -> tuple[bool, bool]:
+        """``(editable, deletable)`` of a visible cell as the notebook's author set them (True unless false)."""
+        view = self.view()
+        return cell_id not in view.uneditable, cell_id not in view.undeletable
+
+    def is_writable(self, cell_id: str) -> bool:
+        """True when the agent may change this (visible) cell."""
+        view = self.view()
+        return view.notebook == "write" and cell_id not in view.read_only and cell_id not in view.hidden
+
+    def level(self, cell_id: str | None = None) -> Level:
+        """The level of the notebook (``cell_id`` None) or of one visible cell (the notebook's "read" applies
+        to its cells). Raises CELL_NOT_FOUND for hidden or unknown ids."""
+        view = self.view()
+        if cell_id is None:
+            return view.notebook
+        self._check_ids([cell_id], view)
+        if not self._known([cell_id]):
+            self._find([cell_id])
+        if view.notebook == "read" or cell_id in view.read_only:
+            return "read"
+        return "write"
+
+    def hidden_cell_count(self) -> int:
+        """How many cells are hidden from the agent (the only thing it learns about them)."""
+        return len(self.view().hidden_indices)
+
+    # -- reads -------------------------------------------------------------------------------------------
+    def dirty(self) -> bool:
+        return self._inner.dirty()
+
+    def tabs(self) -> TabsState:
+        return self._inner.tabs()
+
+    def revision(self) -> int:
+        step = self._guard._step(self.path)
+        return step.view.revision if step is not None else self._inner.revision()
+
+    def language(self) -> str:
+        return self._inner.language()
+
+    def cell_count(self) -> int:
+        return self._inner.cell_count() - len(self.view().hidden_indices)
+
+    def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
+        view = self.view()
+        self._check_ids(cell_ids, view)
+        return [self._visible(c, view) for c in self._find(cell_ids, head_bytes, max_outputs)]
+
+    def find_cell(self, cell_id: str) -> RawCell:
+        return self.find_cells([cell_id])[0]
+
+    def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
+        view = self.view()
+        if not view.hidden_indices:
+            return self._inner.read_cells(indices, head_bytes=head_bytes, max_outputs=max_outputs)
+        visible_count = self._inner.cell_count() - len(view.hidden_indices)
+        chosen = range(visible_count) if indices is None else [i for i in indices if 0 <= i < visible_count]
+        cells = self._inner.read_cells(
+            [view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs
+        )
+        return [self._visible(c, view) for c in cells if c.id not in view.hidden]
+
+    def run_states(self, last_index: int) -> list[RunState]:
+        """The visible code cells' run states up to visible index ``last_index``: a hidden cell's runs and edits are
+        left out (so they never make a visible cell's outputs read as stale), indices are the visible ones."""
+        view = self.view()
+        if not view.hidden_indices:
+            return self._inner.run_states(last_index)
+        visible_count = self._inner.cell_count() - len(view.hidden_indices)
+        last = min(last_index, visible_count - 1)
+        if last < 0:
+            return []
+        states = self._inner.run_states(view.to_real(last))
+        return [dataclasses.replace(s, index=view.to_visible(s.index)) for s in states if s.id not in view.hidden]
+
+    def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
+        self._check_ids([cell_id], self.view())
+        return self._inner.read_output_text(cell_id, output_index, mime, offset, max_bytes)
+
+    def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
+        self._check_ids([cell_id], self.view())
+        return self._inner.read_output_binary(cell_id, output_index, mime, max_bytes)
+
+    def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
+        self._check_ids([cell_id], self.view())
+        return self._inner.read_output_binary_head(cell_id, output_index, mime, max_bytes)
+
+    async def encode_output_image(
+        self, cell_id: str, output_index: int, mime: str, request: ImageRequest
+    ) -> EncodedImage | None:
+        """A read: the cell is checked before the host starts, and again after it answers (the person may have
+        hidden the cell while the copy was made: then nothing of it is returned)."""
+        self._check_ids([cell_id], self.view())
+        try:
+            image = await self._inner.encode_output_image(cell_id, output_index, mime, request)
+        finally:
+            self._lapse()
+        self._check_ids([cell_id], self.view())
+        return image
+
+    def focus(self) -> Focus:
+        focus = self._inner.focus()
+        return Focus() if focus.cell_id is not None and focus.cell_id in self.view().hidden else focus
+
+    def kernel(self) -> KernelInfo:
+        return self._inner.kernel()
+
+    def take_changes(self) -> list:
+        """Changes are collected by the guard (fed to the bridge's change log); tools read them from there."""
+        self._guard._collect(self._inner)
+        return []
+
+    # -- writes ------------------------------------------------------------------------------------------
+    def set_source(self, cell_id: str, source: str) -> RawCell:
+        view = self._writable([cell_id])
+        self._check_locks(view, [cell_id], ())
+        self._gate()
+        return self._wrote(self._inner.set_source(cell_id, source), view)
+
+    def _wrote(self, cell: RawCell, view: AccessView) -> RawCell:
+        """After a write that moved no cell: the step ends (the revision changed), ``cell`` in visible indices."""
+        self._lapse()
+        return self._visible(cell, view)
+
+    def _placed(self, cell: RawCell, view: AccessView) -> RawCell:
+        """After a write that inserted or moved a cell: the step ends, and ``cell``'s visible index is of the
+        notebook as it is now (read again only when hidden cells shift the numbering)."""
+        self._lapse()
+        return self._visible(cell, self.view()) if view.hidden_indices else cell
+
+    def _real_insert_index(self, index: int, view: AccessView) -> int:
+        """Where visible index ``index`` falls among all cells: right after the visible cell before it (at 0:
+        right before the first visible cell)."""
+        visible_count = self._inner.cell_count() - len(view.hidden_indices)
+        if visible_count == 0:
+            return 0 if not view.hidden_indices else self._inner.cell_count()
+        if index <= 0:
+            return view.to_real(0)
+        return view.to_real(min(index, visible_count) - 1) + 1
+
+    def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
+        view = self._writable([])
+        self._gate()
+        cell = self._inner.insert_cell(self._real_insert_index(index, view), cell_type, source)
+        return self._placed(cell, view)
+
+    def insert_cell_near(
+        self, reference_cell_id: str | None, position: str, cell_type: CellType, source: str
+    ) -> RawCell:
+        """Insert directly above or below a visible cell (None: at the start or the end of the notebook), so a
+        hidden neighbour keeps its place. Raises like :meth:`insert_cell` and CELL_NOT_FOUND for the reference."""
+        view = self._writable([])
+        self._gate()
+        if reference_cell_id is None:
+            real = self._inner.cell_count() if position == "below" else 0
+        else:
+            self._check_ids([reference_cell_id], view)
+            real = self._find([reference_cell_id])[0].index + (1 if position == "below" else 0)
+        return self._placed(self._inner.insert_cell(real, cell_type, source), view)
+
+    def move_cell_near(self, cell_id: str, reference_cell_id: str, position: str) -> RawCell:
+        """Move a cell directly above or below another visible cell. Raises like :meth:`move_cell`."""
+        self._writable([cell_id])
+        self._gate()
+        self.find_cells([cell_id, reference_cell_id])
+        view = self.view()
+        if view.hidden_indices:
+            visible = [c.id for c in self.read_cells(None, head_bytes=0, max_outputs=0)]
+            others = [i for i in visible if i != cell_id]
+            at = others.index(reference_cell_id) + (1 if position == "below" else 0)
+            if others[:at] + [cell_id] + others[at:] == visible:
+                return self.find_cell(
+                    cell_id
+                )  # the agent's order is already so: nothing to do, as without hidden cells
+        real = self._inner.find_cell(cell_id).index
+        target = self._inner.find_cell(reference_cell_id).index + (1 if position == "below" else 0)
+        if real < target:
+            target -= 1  # the cell leaves its old place first
+        moved = self._inner.move_cell(cell_id, target) if target != real else self._inner.find_cell(cell_id)
+        return self._placed(moved, view)
+
+    def delete_cell(self, cell_id: str) -> RawCell:
+        view = self._writable([cell_id])
+        self._check_locks(view, (), [cell_id])
+        self._gate()
+        return self._placed(self._inner.delete_cell(cell_id), view)
+
+    def move_cell(self, cell_id: str, to_index: int) -> RawCell:
+        view = self._writable([cell_id])
+        self._gate()
+        if not view.hidden_indices:
+            return self._placed(self._inner.move_cell(cell_id, to_index), view)
+        real = self._inner.find_cell(cell_id).index
+        total = self._inner.cell_count()
+        others = [i for i in range(total) if i != real and i not in set(view.hidden_indices)]
+        after_removal = lambda i: i - (1 if i > real else 0)  # noqa: E731
+        if not others:
+            target = real
+        elif to_index <= 0:
+            target = after_removal(others[0])
+        else:
+            target = after_removal(others[min(to_index, len(others)) - 1]) + 1
+        return self._placed(self._inner.move_cell(cell_id, target), view)
+
+    def clear_outputs(self, cell_id: str) -> RawCell:
+        view = self._writable([cell_id])
+        self._gate()
+        return self._wrote(self._inner.clear_outputs(cell_id), view)
+
+    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
+        self._check_ids([cell_id], self.view())
+        self._inner.set_focus(cell_id, cursor, selection)
+
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        self._check_ids([cell_id], self.view())
+        self._inner.highlight_output(cell_id, output_index)
+
+    # -- the bridge's metadata: review threads pass, access never changes ---------------------------------
+    def _thread_visible(self, thread: Any, view: AccessView) -> bool:
+        return thread_visible(thread, view.hidden, self._guard._ever_hidden.get(self.path, ()), self._exists)
+
+    def _exists(self, cell_id: str) -> bool:
+        try:
+            self._inner.find_cells([cell_id])
+        except ToolError:
+            return False
+        return True
+
+    def bridge_metadata(self) -> Any:
+        block = self._inner.bridge_metadata()
+        if not isinstance(block, dict):
+            return block
+        view = self.view()
+        threads = block.get("threads")
+        shown = dict(block)
+        if isinstance(threads, list):
+            shown["threads"] = [t for t in threads if self._thread_visible(t, view)]
+        return shown
+
+    def set_bridge_metadata(self, value: dict[str, Any]) -> None:
+        view = self.view()
+        current = self._inner.bridge_metadata()
+        current = current if isinstance(current, dict) else {}
+        merged = dict(value)
+        stored_threads, given_threads = current.get("threads"), merged.get("threads")
+        stored: list[Any] = stored_threads if isinstance(stored_threads, list) else []
+        if stored or "threads" in merged:
+            merged["threads"] = merge_threads(stored, given_threads, lambda t: self._thread_visible(t, view))
+        merged.pop("access", None)
+        if "access" in current:
+            merged["access"] = current["access"]
+        self._inner.set_bridge_metadata(merged)
+        self._lapse()
+
+    def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
+        view = self.view()
+        return [
+            (view.to_visible(i), cid, block)
+            for i, cid, block in self._inner.cell_bridge_metadata()
+            if cid not in view.hidden
+        ]
+
+    def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
+        raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "Only the person changes a cell's access.", path=self.path)
+
+    # -- kernel --------------------------------------------------------------------------------------------
+    # Every await of the host ends the step (the person may act meanwhile), also when it did not suspend.
+    async def save(self) -> SaveOutcome:
+        try:
+            return await self._inner.save()
+        finally:
+            self._lapse()
+
+    async def count_tabs(self) -> TabsState:
+        try:
+            return await self._inner.count_tabs()
+        finally:
+            self._lapse()
+
+    async def wait_for_kernel(self, timeout: float) -> KernelInfo:
+        try:
+            return await self._inner.wait_for_kernel(timeout)
+        finally:
+            self._lapse()
+
+    async def _scrub_history(self, view: AccessView) -> None:
+        """Before the agent's code runs in the kernel: when the notebook has hidden cells, blank their sources
+        (and outputs) in the kernel's history, so ``In``, ``_ih``, ``_iN``, ``Out``... cannot show them. A host
+        without a kernel history to scrub (no ``scrub_kernel_history``) has nothing to blank. What a hidden
+        cell defined stays reachable (docs/TOOLS.md, "Hidden cells and the kernel")."""
+        scrub = getattr(self._inner, "scrub_kernel_history", None)
+        if not view.hidden or not callable(scrub):
+            return
+        hidden = self._inner.find_cells(sorted(view.hidden))
+        await scrub([c.execution_count for c in hidden if c.execution_count is not None], [c.source for c in hidden])
+
+    async def run_consent(self) -> str | None:
+        """Why a kernel run in this notebook is shown to the person first (:mod:`webmcp_bridge.access.run_consent`):
+        a reason in words, or None when it is not (nothing hidden, or the person turned asking off). Ends the step."""
+        view = self.view()
+        try:
+            return await self._guard.run_consent_reason(self.path, len(view.hidden))
+        finally:
+            self._lapse()
+
+    def _source_of(self, cell_id: str) -> str:
+        return self._inner.find_cells([cell_id])[0].source
+
+    async def _consent(self, code: str, cell_id: str | None, kind: str) -> bool:
+        """Apply the run rule before the agent's code runs: when it holds and the person has not accepted exactly
+        ``code`` in this call, show it (a proposal, in Direct mode too) and wait. Returns True when the rule held
+        (the caller checks again, right before the run, that the code is still what was accepted).
+
+        Raises ProposalDenied (a normal "denied" result), ToolError(TOO_LARGE) for code too long to show in full,
+        ToolError(PROPOSAL_ALREADY_PENDING)."""
+        reason = await self.run_consent()
+        if reason is None:
+            return False
+        if run_accepted(code):
+            return True
+
+        def still_valid() -> str | None:
+            if self._guard._inner.find_open(self.path) is None:
+                return "the notebook was closed"
+            if cell_id is not None:
+                try:
+                    self._inner.find_cells([cell_id])
+                except ToolError:
+                    return "the cell was deleted"
+            return None
+
+        try:
+            await ask_to_run(self._guard._request, self.path, cell_id, kind, code, reason, still_valid)
+        finally:
+            self._lapse()
+        return True
+
+    async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
+        view = self._writable([cell_id])
+        self._gate()
+        began, status, count = time.monotonic(), "failed", None
+        try:
+            asked = await self._consent(self._source_of(cell_id), cell_id, "run")
+            await self._scrub_history(view)
+            # no await from here to the run: the cell runs exactly what the person accepted
+            self._writable([cell_id])
+            if asked and not run_accepted(self._source_of(cell_id)):
+                raise changed_since_accept()
+            result = await self._inner.run_cell(cell_id, timeout)
+            status, count = result.status, result.execution_count
+            return result
+        except asyncio.CancelledError:
+            status = "aborted"
+            raise
+        finally:
+            self._lapse()
+            self._guard.runs.tell(self.path, "cell", cell_id, status, time.monotonic() - began, count)
+
+    async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
+        self._writable([])
+        if action == "restart":
+            self._gate()
+        try:
+            return await self._inner.kernel_action(action, timeout)
+        finally:
+            self._lapse()
+
+    # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ----------------
+    def apply_edits(self, ops: Sequence[Any]) -> list[str]:
+        """Ops address cells by id only, so no index is mapped. The cells an op changes (update, edit,
+        delete, move) must be writable; a reference cell (insert/move next to it) must be visible and may be
+        read-only (it is not changed). Checked for the whole batch before anything is applied."""
+        changed = [op.cell_id for op in ops if getattr(op, "cell_id", None) is not None]
+        references = [op.reference_cell_id for op in ops if getattr(op, "reference_cell_id", None) is not None]
+        view = self._writable(changed)
+        self._check_ids(references, view)
+        self._check_locks(
+            view,
+            [op.cell_id for op in ops if isinstance(op, SetSourceOp)],
+            [op.cell_id for op in ops if isinstance(op, DeleteOp)],
+        )
+        self._gate()
+        try:
+            return self._inner.apply_edits(ops)
+        finally:
+            self._lapse()
+
+    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
+        view = self._writable([])
+        self._gate()
+        began, status, count = time.monotonic(), "failed", None
+        try:
+            await self._consent(code, None, "run_code")
+            await self._scrub_history(view)
+            self._writable([])
+            run = await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)
+            status, count = run.status, run.execution_count
+            return run
+        except asyncio.CancelledError:
+            status = "aborted"
+            raise
+        finally:
+            self._lapse()
+            self._guard.runs.tell(self.path, "code", None, status, time.monotonic() - began, count)
+
+    def __getattr__(self, name: str) -> Any:
+        # A host method this guard does not know (added to the protocol later) is refused rather than passed
+        # through unchecked: the guard must be taught about it first.
+        raise AttributeError(
+            f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.notebook_guard with its access rule"
+        )
