@@ -13,9 +13,10 @@ DIFF_LINES lines a side (the size Propose mode checks before any diff):
   matcher on the same inputs (``--skip-slow`` leaves out the ones that take seconds).
 
 Figures are milliseconds, the best of ``--runs`` runs, wall time and CPU time (``time.process_time``: what
-the diff itself costs, less sensitive to other processes on a busy machine; in Pyodide it is wall time too); "steps" is the matcher's step count (see
-proposals._Matcher: the budget is MATCH_STEPS_BASE + MATCH_STEPS_PER_LINE x lines, spent at most twice);
-"lines" the diff's length (a diff over DIFF_LINES is then refused with TOO_LARGE; it was still computed).
+the diff itself costs, less sensitive to other processes on a busy machine; in Pyodide it is wall time too); "steps" is
+the matcher's step count (see proposals._Matcher: the budget is MATCH_STEPS_BASE + MATCH_STEPS_PER_LINE x lines, spent
+at most twice); "lines" the diff's length (a diff over DIFF_LINES is then refused with TOO_LARGE; it was still
+computed).
 
     python bench/diffs.py                 # CPython
     python bench/diffs.py --pyodide       # also in the built site's Pyodide, in Chromium (python build.py first)
@@ -170,7 +171,8 @@ def print_rows(title: str, rows: list[dict]) -> None:
     for r in rows:
         slow = [f"{r[k]:.1f}" if k in r else "-" for k in ("unbounded_ms", "ndiff_ms")]
         print(
-            f"{r['case']:52} {r['ms']:8.1f} {r['cpu_ms']:7.1f} {r['steps']:6d} {r['lines']:6d} {slow[0]:>10} {slow[1]:>9}"
+            f"{r['case']:52} {r['ms']:8.1f} {r['cpu_ms']:7.1f} {r['steps']:6d} {r['lines']:6d} {slow[0]:>10} "
+            f"{slow[1]:>9}"
         )
     print(f"slowest: {max(r['ms'] for r in rows):.1f} ms wall, {max(r['cpu_ms'] for r in rows):.1f} ms cpu")
 
@@ -206,11 +208,13 @@ def pyodide_rows(runs: int) -> list[dict]:
               const py = await loadPyodide({ indexURL: new URL('.', runtime).href });
               await py.loadPackage(manifest.wheels.map((w) => new URL(w, manifestUrl).href));
               await py.loadPackage(new URL(manifest.wheel, manifestUrl).href);
-              // the repository's layout rebuilt in Pyodide's in-memory file system (/repo is a name there, no machine path)
+              // the repository's layout rebuilt in Pyodide's in-memory file system (/repo is a name there, no machine
+              // path)
               py.FS.mkdirTree('/repo/lite/content');
               py.FS.writeFile('/repo/lite/content/pytudes-euler.ipynb', corpus);
               py.globals.set('BENCH', source);
-              py.runPython(`exec(compile(BENCH, "/repo/bench/diffs.py", "exec"), ns := {"__name__": "bench", "__file__": "/repo/bench/diffs.py"})`);
+              py.runPython(`exec(compile(BENCH, "/repo/bench/diffs.py", "exec"),
+                                     ns := {"__name__": "bench", "__file__": "/repo/bench/diffs.py"})`);
               return py.runPython(`import json; json.dumps(ns["measure"](${runs}, True))`);
             }""",
                 {"manifestUrl": manifest_url, "source": source, "corpus": corpus, "runs": runs},
@@ -228,8 +232,9 @@ def main() -> None:
     parser.add_argument("--pyodide", action="store_true", help="also run in the built site's Pyodide (Chromium)")
     args = parser.parse_args()
     print(
-        f"DIFF_LINES = {DIFF_LINES}; step budget per attempt = {proposals.match_steps(DIFF_LINES, DIFF_LINES)}; best of {args.runs} runs; "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times grow with it; cpu times much less)"
+        f"DIFF_LINES = {DIFF_LINES}; step budget per attempt = {proposals.match_steps(DIFF_LINES, DIFF_LINES)}; best "
+        f"of {args.runs} runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times grow with "
+        "it; cpu times much less)"
     )
     print_rows(f"CPython {sys.version.split()[0]}", measure(args.runs, args.skip_slow))
     if args.pyodide:

@@ -4,8 +4,8 @@ Usage: python bench/memory_steps.py
 
 Needs the bench site of ``bench/run.py`` (``.cache/bench/ours``). Opens a plain file of that site (no JupyterLab)
 in the benchmark's Chromium (precise memory info, ``gc()`` exposed) and repeats the loader's start-up steps with
-the same files (``extensions/jupyterlab-webmcp-bridge/static/bridge.json``: the shipped Pyodide, the dependency wheels, the
-bridge's wheel), then imports the bridge's modules the way its start-up does. After each step: two ``gc()`` calls,
+the same files (``extensions/jupyterlab-webmcp-bridge/static/bridge.json``: the shipped Pyodide, the dependency wheels,
+the bridge's wheel), then imports the bridge's modules the way its start-up does. After each step: two ``gc()`` calls,
 then ``performance.memory.usedJSHeapSize`` and the size of Pyodide's wasm memory. Prints one row per step, in MB.
 """
 

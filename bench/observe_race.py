@@ -79,11 +79,13 @@ TRACE = """(() => {
       const existing = registry.getWidgetFactory('Notebook');
       if (existing) return watch(existing);
       const add = registry.addWidgetFactory.bind(registry);
-      registry.addWidgetFactory = factory => { const r = add(factory); if (factory.name === 'Notebook') watch(factory); return r; };
+      registry.addWidgetFactory = factory => { const r = add(factory); if (factory.name === 'Notebook') watch(factory);
+        return r; };
     } catch (e) { console.debug('trace: hook failed ' + e); }
   };
   let value;
-  Object.defineProperty(window, 'jupyterapp', {configurable: true, get: () => value, set: v => { value = v; hook(v); }});
+  Object.defineProperty(window, 'jupyterapp', {configurable: true, get: () => value, set: v => { value = v; hook(v);
+    }});
 })()"""
 IS_FRONT = (
     "path => { const w = window.jupyterapp?.shell?.currentWidget;"

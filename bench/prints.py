@@ -34,10 +34,16 @@ from sitebuild.util import CACHE  # noqa: E402
 
 NOTEBOOK = "jupyterlite-empty.ipynb"
 SET_SOURCE = "code => window.jupyterapp.shell.currentWidget.content.activeCell.model.sharedModel.setSource(code)"
-RUN = "() => { const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 0; window.jupyterapp.commands.execute('notebook:run-cell'); }"
+RUN = (
+    "() => { const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 0; "
+    "window.jupyterapp.commands.execute('notebook:run-cell'); }"
+)
 KERNEL_READY = "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'"
 DONE = "count => window.jupyterapp.shell.currentWidget.content.widgets[0].model.executionCount === count"
-KERNEL_SECONDS = "() => window.jupyterapp.shell.currentWidget.content.widgets[0].model.outputs.toJSON().map(o => o.text || '').join('').match(/kernel (\\S+)/)[1]"
+KERNEL_SECONDS = (
+    "() => window.jupyterapp.shell.currentWidget.content.widgets[0].model.outputs.toJSON().map(o => o.text || "
+    "'').join('').match(/kernel (\\S+)/)[1]"
+)
 
 
 def code(lines: int) -> str:
@@ -50,7 +56,8 @@ def code(lines: int) -> str:
 
 #: records the page's long tasks (tasks of 50 ms or more) from its first task on
 LONG_TASKS = """window.__longtasks = []; try { new PerformanceObserver(list => { for (const e of list.getEntries())
-  window.__longtasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true }); } catch (e) {}"""
+  window.__longtasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true });
+    } catch (e) {}"""
 LONGEST = "t0 => Math.max(0, ...window.__longtasks.filter(([s, d]) => s + d > t0).map(([, d]) => d))"
 
 

@@ -1,7 +1,8 @@
 """Where a call's main-thread time goes: Chrome's sampling CPU profiler over a series of one tool's calls, on the
 bench sites of ``bench/run.py`` (ours and the reference), attributed by script and by function.
 
-Usage: python bench/profile_calls.py [--cells 10|100|1000|large] [--calls N] [--outputs] [--tool get_cells|export|update_cell]
+Usage: python bench/profile_calls.py [--cells 10|100|1000|large] [--calls N] [--outputs] [--tool
+get_cells|export|update_cell]
 
 Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``.cache/bench/theirs``; run it once, ``--quick``
 is enough for 10 and 100 cells). For each site: open the notebook, wait for the tools and for JupyterLab to render

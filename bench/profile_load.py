@@ -137,7 +137,8 @@ def main() -> int:
         runs = found["ours"]
         print(f"## The bridge's site from navigation until its Python is up (cold; medians of {opts.runs} runs)\n")
         print(
-            f"ready at {statistics.median(r for r, _, _ in runs):.0f} ms; longest task {statistics.median(t for _, t, _ in runs):.0f} ms\n"
+            f"ready at {statistics.median(r for r, _, _ in runs):.0f} ms; longest task "
+            f"{statistics.median(t for _, t, _ in runs):.0f} ms\n"
         )
         print("| where | self ms |\n|---|---|")
         for group in sorted(
@@ -149,7 +150,8 @@ def main() -> int:
         return 0
     if opts.open:
         print(
-            f"## Opening {opts.open} with JupyterLab's command: self ms until rendered + 2 s (medians of {opts.runs} runs)\n"
+            f"## Opening {opts.open} with JupyterLab's command: self ms until rendered + 2 s (medians of {opts.runs} "
+            "runs)\n"
         )
         print("| where | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
         print(

@@ -554,8 +554,9 @@ def table(summary: dict, plan: dict, runs: int) -> str:
     """Every figure as Markdown tables (medians over runs)."""
     ours, theirs, base = summary["ours"], summary["theirs"], summary["baseline"]
     out = [
-        f"Medians of {runs} run(s); per-call figures over {plan['calls']} calls a run. Wall-clock figures depend on the "
-        "machine's load; ratios are taken within the same run's medians. CPU = main-thread CPU time (Chrome's ThreadTime).",
+        f"Medians of {runs} run(s); per-call figures over {plan['calls']} calls a run. Wall-clock figures depend on "
+        "the machine's load; ratios are taken within the same run's medians. CPU = main-thread CPU time (Chrome's "
+        "ThreadTime).",
         "",
     ]
 
@@ -569,47 +570,56 @@ def table(summary: dict, plan: dict, runs: int) -> str:
         a, b, c = ours["load"][f"usable_{kind}"], theirs["load"][f"usable_{kind}"], base["load"][f"usable_{kind}"]
         r = ratio(a, c)
         out.append(
-            f"| usable (shell restored, files listed), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ms(c)} | {fmt_ratio(r)} | "
-            f"{fmt_ratio(ratio(b, c))} | ≤ {TARGETS['usable_ratio']}×: {verdict(None if r is None else r <= TARGETS['usable_ratio'])} |"
+            f"| usable (shell restored, files listed), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ms(c)} | "
+            f"{fmt_ratio(r)} | {fmt_ratio(ratio(b, c))} | ≤ {TARGETS['usable_ratio']}×: "
+            f"{verdict(None if r is None else r <= TARGETS['usable_ratio'])} |"
         )
     for kind in ("cold", "warm"):
         out.append(
             f"| longest task until usable, {kind} | {fmt_task(ours['load'][f'longest_until_usable_{kind}'])} | "
-            f"{fmt_task(theirs['load'][f'longest_until_usable_{kind}'])} | {fmt_task(base['load'][f'longest_until_usable_{kind}'])} | | | |"
+            f"{fmt_task(theirs['load'][f'longest_until_usable_{kind}'])} | "
+            f"{fmt_task(base['load'][f'longest_until_usable_{kind}'])} | | | |"
         )
         out.append(
-            f"| blocking time until usable (Σ task − 50 ms), {kind} | {fmt_ms(ours['load'][f'tbt_until_usable_{kind}'])} | "
-            f"{fmt_ms(theirs['load'][f'tbt_until_usable_{kind}'])} | {fmt_ms(base['load'][f'tbt_until_usable_{kind}'])} | | | |"
+            f"| blocking time until usable (Σ task − 50 ms), {kind} | "
+            f"{fmt_ms(ours['load'][f'tbt_until_usable_{kind}'])} | "
+            f"{fmt_ms(theirs['load'][f'tbt_until_usable_{kind}'])} | "
+            f"{fmt_ms(base['load'][f'tbt_until_usable_{kind}'])} | | | |"
         )
     out += ["", "| figure | ours | reference | ratio | target |", "|---|---|---|---|---|"]
     for kind in ("cold", "warm"):
         a, b = ours["load"][f"tools_{kind}"], theirs["load"][f"tools_{kind}"]
         r = ratio(a, b)
         out.append(
-            f"| tools registered, {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(r)} | ≤ 1.0×: {verdict(None if r is None else r <= TARGETS['tools_ratio'])} |"
+            f"| tools registered, {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(r)} | ≤ 1.0×: "
+            f"{verdict(None if r is None else r <= TARGETS['tools_ratio'])} |"
         )
     for kind in ("cold", "warm"):
         a, b = ours["load"][f"first_call_{kind}"], theirs["load"][f"first_call_{kind}"]
         out.append(
-            f"| first call answered (get_cells), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(ratio(a, b))} | reported |"
+            f"| first call answered (get_cells), {kind} | {fmt_ms(a)} | {fmt_ms(b)} | {fmt_ratio(ratio(a, b))} | "
+            "reported |"
         )
     for kind in ("cold", "warm"):
         steps = ours["load"].get(f"steps_{kind}", {})
         out.append(
             f"| bridge start-up, {kind}: Python started → ready | {fmt_ms(ours['load'][f'python_start_{kind}'])} → "
-            f"{fmt_ms(ours['load'][f'bridge_ready_{kind}'])} ({', '.join(f'{k} {fmt_ms(v)}' for k, v in steps.items())}) | - | | |"
+            f"{fmt_ms(ours['load'][f'bridge_ready_{kind}'])} "
+            f"({', '.join(f'{k} {fmt_ms(v)}' for k, v in steps.items())}) | - | | |"
         )
         lt = ours["load"][f"startup_longest_{kind}"]
         out.append(
-            f"| longest task of the bridge's start-up, {kind} (its own script) | {fmt_task(lt)} ({fmt_ms(ours['load'][f'startup_own_{kind}'])}) "
-            f"| - | | < 50 ms: {verdict(None if lt is None else lt < TARGETS['longest_task_ms'])} |"
+            f"| longest task of the bridge's start-up, {kind} (its own script) | {fmt_task(lt)} "
+            f"({fmt_ms(ours['load'][f'startup_own_{kind}'])}) | - | | < 50 ms: "
+            f"{verdict(None if lt is None else lt < TARGETS['longest_task_ms'])} |"
         )
 
     out += [
         "",
         "### Calls (ms; CPU = main-thread CPU ms per call)",
         "",
-        "| notebook | figure | ours p50 | ref p50 | ratio | ours p95 | ref p95 | ratio | ours CPU | ref CPU | ratio | longest task ours / ref | bytes ours / ref | target |",
+        "| notebook | figure | ours p50 | ref p50 | ratio | ours p95 | ref p95 | ratio | ours CPU | ref CPU | ratio | "
+        "longest task ours / ref | bytes ours / ref | target |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in ours["calls"]:
@@ -625,25 +635,28 @@ def table(summary: dict, plan: dict, runs: int) -> str:
             checks.append(f"p95 ≤ 1.0×: {verdict(r95 <= TARGETS['p95_ratio'])}")
         checks.append(f"task < 50: {verdict(a['longest_task'] < TARGETS['longest_task_ms'])}")
         out.append(
-            f"| {nb} | {figure} | {fmt_ms(a['p50'])} | {fmt_ms(b['p50'])} | {fmt_ratio(r50)} | {fmt_ms(a['p95'])} | {fmt_ms(b['p95'])} | "
-            f"{fmt_ratio(r95)} | {fmt_ms(a['cpu'])} | {fmt_ms(b['cpu'])} | {fmt_ratio(ratio(a['cpu'], b['cpu']))} | "
-            f"{fmt_task(a['longest_task'])} / {fmt_task(b['longest_task'])} | {a['bytes']:,.0f} / {b['bytes']:,.0f} | {'; '.join(checks)} |"
+            f"| {nb} | {figure} | {fmt_ms(a['p50'])} | {fmt_ms(b['p50'])} | {fmt_ratio(r50)} | {fmt_ms(a['p95'])} | "
+            f"{fmt_ms(b['p95'])} | {fmt_ratio(r95)} | {fmt_ms(a['cpu'])} | {fmt_ms(b['cpu'])} | "
+            f"{fmt_ratio(ratio(a['cpu'], b['cpu']))} | {fmt_task(a['longest_task'])} / {fmt_task(b['longest_task'])} "
+            f"| {a['bytes']:,.0f} / {b['bytes']:,.0f} | {'; '.join(checks)} |"
         )
 
     out += [
         "",
         "### Opening notebooks (longest main-thread task, ms; own = the extension's longest script run)",
         "",
-        "| notebook | ours | ours own | reference | ref own | no extension | first get_cells+outputs ours / ref | first export ours / ref | target |",
+        "| notebook | ours | ours own | reference | ref own | no extension | first get_cells+outputs ours / ref | "
+        "first export ours / ref | target |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for key in ours["opened"]:
         a, b, c = ours["opened"][key], theirs["opened"][key], base["opened"][key]
         worst = max(v or 0 for v in (a["own"], a["get_cells+outputs"], a["export"]))
         out.append(
-            f"| {notebooks.OPENED.get(key, key)} | {fmt_task(a['longest'])} | {fmt_ms(a['own'])} | {fmt_task(b['longest'])} | "
-            f"{fmt_ms(b['own'])} | {fmt_task(c['longest'])} | {fmt_task(a['get_cells+outputs'])} / {fmt_task(b['get_cells+outputs'])} | "
-            f"{fmt_task(a['export'])} / {fmt_task(b['export'])} | ours < 50: {verdict(worst < TARGETS['longest_task_ms'])} |"
+            f"| {notebooks.OPENED.get(key, key)} | {fmt_task(a['longest'])} | {fmt_ms(a['own'])} | "
+            f"{fmt_task(b['longest'])} | {fmt_ms(b['own'])} | {fmt_task(c['longest'])} | "
+            f"{fmt_task(a['get_cells+outputs'])} / {fmt_task(b['get_cells+outputs'])} | {fmt_task(a['export'])} / "
+            f"{fmt_task(b['export'])} | ours < 50: {verdict(worst < TARGETS['longest_task_ms'])} |"
         )
 
     if "prints" in summary:
@@ -658,22 +671,25 @@ def table(summary: dict, plan: dict, runs: int) -> str:
             c = summary["prints"]["baseline"].get(n)
             r = ratio(a["page"], c["page"]) if c else None
             out.append(
-                f"| {n} | {a['page']:.2f} | {c['page']:.2f} | {fmt_ratio(r)} | {fmt_task(a['longest'])} / {fmt_task(c['longest'])} | "
-                f"≤ {TARGETS['prints_ratio']}×: {verdict(None if r is None else r <= TARGETS['prints_ratio'])} |"
+                f"| {n} | {a['page']:.2f} | {c['page']:.2f} | {fmt_ratio(r)} | {fmt_task(a['longest'])} / "
+                f"{fmt_task(c['longest'])} | ≤ {TARGETS['prints_ratio']}×: "
+                f"{verdict(None if r is None else r <= TARGETS['prints_ratio'])} |"
             )
 
     out += ["", "### Memory", "", "| figure | ours | reference | target |", "|---|---|---|---|"]
     out.append(
-        f"| JS heap added after load (vs no extension) | {fmt_mb(ours['heap_added_bytes'])} | {fmt_mb(theirs['heap_added_bytes'])} | "
-        f"≤ 5 MB: {verdict(ours['heap_added_bytes'] <= TARGETS['heap_added_bytes'])} |"
+        f"| JS heap added after load (vs no extension) | {fmt_mb(ours['heap_added_bytes'])} | "
+        f"{fmt_mb(theirs['heap_added_bytes'])} | ≤ 5 MB: "
+        f"{verdict(ours['heap_added_bytes'] <= TARGETS['heap_added_bytes'])} |"
     )
     out.append(f"| the bridge's Pyodide wasm memory after load | {fmt_mb(ours['wasm_bytes'])} | - | reported |")
     out.append(
-        f"| growth after {plan['memory_calls']} calls (heap + wasm) | {fmt_mb(ours['growth_bytes'])} | {fmt_mb(theirs['growth_bytes'])} | "
-        f"< 1 MB: {verdict(ours['growth_bytes'] < TARGETS['growth_bytes'])} |"
+        f"| growth after {plan['memory_calls']} calls (heap + wasm) | {fmt_mb(ours['growth_bytes'])} | "
+        f"{fmt_mb(theirs['growth_bytes'])} | < 1 MB: {verdict(ours['growth_bytes'] < TARGETS['growth_bytes'])} |"
     )
     out.append(
-        f"|   of which JS heap / wasm | {fmt_mb(ours['growth_heap_bytes'])} / {fmt_mb(ours['growth_wasm_bytes'])} | {fmt_mb(theirs['growth_heap_bytes'])} | |"
+        f"|   of which JS heap / wasm | {fmt_mb(ours['growth_heap_bytes'])} / {fmt_mb(ours['growth_wasm_bytes'])} | "
+        f"{fmt_mb(theirs['growth_heap_bytes'])} | |"
     )
 
     out += [

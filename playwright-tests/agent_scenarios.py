@@ -73,7 +73,8 @@ def core_agent_scenario(
         {"cellId": inserted["id"], "source": "x = 6\nprint(x * 7)", "expectedSourceHash": inserted["sourceHash"]},
     )["cell"]
     page.wait_for_function(
-        "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].some(c => c.textContent.includes('print(x * 7)'))"
+        "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].some(c => c.textContent.includes('print(x * "
+        "7)'))"
     )
 
     # the person types in that cell (the real keyboard, in its editor) between the agent's read and its write
@@ -109,7 +110,8 @@ def core_agent_scenario(
 
     # every other toolset is one discovery call away; registering them fires the page's toolchange
     page.evaluate(
-        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }"
+        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => "
+        "window.toolChanges++); }"
     )
     listing = ok(page, "jupyter_toolsets")
     listed = {t for ts in listing["toolsets"] for t in ts["tools"]}

@@ -106,7 +106,8 @@ PLANT = """async ({files}) => {
     const dir = await contents.newUntitled({type: 'directory', path: ''});
     await contents.rename(dir.path, 'planted');
   }
-  for (const [path, content] of Object.entries(files)) await contents.save(path, {type: 'notebook', format: 'json', content});
+  for (const [path, content] of Object.entries(files)) await contents.save(path, {type: 'notebook', format: 'json',
+    content});
 }"""
 
 PERSON = """({canary, hidden}) => {
@@ -114,7 +115,8 @@ PERSON = """({canary, hidden}) => {
   const cells = panel.context.model.cells;
   for (let i = 0; i < cells.length; i++) {
     const c = cells.get(i);
-    if (c.id === hidden) { c.sharedModel.setSource(`${canary} typed by the person`); panel.content.activeCellIndex = i; }
+    if (c.id === hidden) { c.sharedModel.setSource(`${canary} typed by the person`); panel.content.activeCellIndex = i;
+      }
   }
 }"""
 
@@ -181,7 +183,8 @@ def test_read_and_none_levels_in_jupyterlab(page, page_log, site_url):
     # inserting below the visible cell just above a hidden one lands right there; the hidden cell keeps its place
     new = payload(call(page, "jupyter_insert_cell", {"referenceCellId": "v-code", "source": "z = 3"}))["cell"]
     ids = page.evaluate(
-        "() => { const c = window.jupyterapp.shell.currentWidget.context.model.cells; return Array.from({length: c.length}, (_, i) => c.get(i).id); }"
+        "() => { const c = window.jupyterapp.shell.currentWidget.context.model.cells; return Array.from({length: "
+        "c.length}, (_, i) => c.get(i).id); }"
     )
     assert ids[:4] == ["v-title", "v-code", new["id"], "hid-code"]
     comments_visible = json.dumps(call(page, "jupyter_get_context", {}))
@@ -193,7 +196,8 @@ def test_read_and_none_levels_in_jupyterlab(page, page_log, site_url):
     assert payload(a)["error"] == "NOTEBOOK_NOT_FOUND" and json.dumps(a).replace(SECRET, MISSING) == json.dumps(b)
     # a read-only notebook: the person sets it, every change is refused
     page.evaluate(
-        "() => window.jupyterapp.shell.currentWidget.context.model.sharedModel.setMetadata('webmcp_bridge', {schemaVersion: 1, access: 'read'})"
+        "() => window.jupyterapp.shell.currentWidget.context.model.sharedModel.setMetadata('webmcp_bridge', "
+        "{schemaVersion: 1, access: 'read'})"
     )
     refused = call(page, "jupyter_run_cells", {})
     assert payload(refused)["error"] == "NOTEBOOK_ACCESS_DENIED"

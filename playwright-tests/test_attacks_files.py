@@ -26,7 +26,8 @@ READ_TEXT = """async path => {
   } catch (e) { return null; }
 }"""
 EXISTS = """async path => {
-  try { await window.jupyterapp.serviceManager.contents.get(path, {content: false}); return true; } catch (e) { return false; }
+  try { await window.jupyterapp.serviceManager.contents.get(path, {content: false}); return true; } catch (e) {
+    return false; }
 }"""
 SAVE_NOTEBOOK = """async ([path, content]) => {
   await window.jupyterapp.serviceManager.contents.save(path, {type: 'notebook', format: 'json', content});

@@ -144,7 +144,8 @@ FOREIGN_PAGE = """<!doctype html><meta charset="utf-8"><title>another origin</ti
 <script>
   window.__fromFrame = [];
   window.__frameLoads = 0;
-  addEventListener('message', e => window.__fromFrame.push({origin: e.origin, data: JSON.parse(JSON.stringify(e.data ?? null))}));
+  addEventListener('message', e => window.__fromFrame.push({origin: e.origin,
+    data: JSON.parse(JSON.stringify(e.data ?? null))}));
 </script>
 <iframe id="site" width="1000" height="700" onload="window.__frameLoads++"></iframe>
 """

@@ -18,12 +18,15 @@ COURSE = "course/word-counts.ipynb"
 #: proves it is plain data) and note, at each of the page's toolchange events, whether the site's tool was there
 RECORD_EVENTS = """(() => {
     window.__bridgeEvents = [];
-    window.__toolchangeNames = [];  // per toolchange event, whether the page's tools then held the site's check_exercise
+    window.__toolchangeNames = [];
+    // per toolchange event, whether the page's tools then held the site's check_exercise
     if (document.modelContext) document.modelContext.addEventListener('toolchange', () => {
-        Promise.resolve(document.modelContext.getTools()).then(tools => window.__toolchangeNames.push(tools.some(t => t.name === 'check_exercise')));
+        Promise.resolve(document.modelContext.getTools()).then(tools => window.__toolchangeNames.push(tools.some(t =>
+          t.name === 'check_exercise')));
     });
     for (const type of ['webmcp-bridge:call', 'webmcp-bridge:run']) {
-        window.addEventListener(type, e => window.__bridgeEvents.push({type, detail: JSON.parse(JSON.stringify(e.detail))}));
+        window.addEventListener(type, e => window.__bridgeEvents.push({type,
+          detail: JSON.parse(JSON.stringify(e.detail))}));
     }
 })()"""
 
@@ -36,7 +39,8 @@ needles = ['saw the ' + 'Cat', '__pay' + 'load__', '@@che' + 'ck-']
 ip = get_ipython()
 hay = [''.join(v[2] or []) for v in list(linecache.cache.values()) if len(v) > 2]
 hay += [str(x) for x in ip.user_ns.get('In', [])] + [str(x) for x in ip.user_ns.get('_ih', [])]
-hay += [repr(v)[:2000] for k, v in list(ip.user_ns.items()) if k not in ('In', '_ih', 'Out', '_oh', 'needles', 'hay', 'ip')]
+hay += [repr(v)[:2000] for k, v in list(ip.user_ns.items()) if k not in ('In', '_ih', 'Out', '_oh', 'needles', 'hay',
+  'ip')]
 hay += [str(getattr(ip.history_manager, n, '')) for n in ('_i', '_ii', '_iii', '_i00')]
 print('traces', sum(1 for h in hay for n in needles if n in h))
 """

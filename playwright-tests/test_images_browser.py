@@ -29,12 +29,14 @@ PLANT = """async ({path, content}) => {
 LONG_TASKS = """() => {
   window.__longtasks = [];
   window.__scripts = [];
-  new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longtasks.push([e.startTime, e.duration]); })
+  new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longtasks.push([e.startTime,
+    e.duration]); })
     .observe({type: 'longtask', buffered: false});
   new PerformanceObserver(list => {
     for (const frame of list.getEntries()) for (const s of frame.scripts || []) {
       const url = String(s.sourceURL || '').split('/').pop() || '(inline)';
-      window.__scripts.push([s.startTime, s.duration, `${s.invoker || '?'} ${url} ${s.sourceFunctionName || ''}`.trim()]);
+      window.__scripts.push([s.startTime, s.duration,
+        `${s.invoker || '?'} ${url} ${s.sourceFunctionName || ''}`.trim()]);
     }
   }).observe({type: 'long-animation-frame', buffered: false});
 }"""
@@ -84,7 +86,8 @@ class ImageCalls:
                 :4
             ]
             print(
-                f"[images] {label}: {round(end - start)} ms; long tasks meanwhile: {overlapping or 'none'}; longest scripts: {longest or 'none'}"
+                f"[images] {label}: {round(end - start)} ms; long tasks meanwhile: {overlapping or 'none'}; longest "
+                f"scripts: {longest or 'none'}"
             )
 
 

@@ -1,5 +1,6 @@
 """Install modes beyond the demo site: a site built from the wheel the way docs/hosting.md tells a site author
-(a fresh virtual environment, `pip install`, `jupyter lite build` plain and with the kernel-runtime opt-in), and the demo site on a host that sets no
+(a fresh virtual environment, `pip install`, `jupyter lite build` plain and with the kernel-runtime opt-in), and the
+demo site on a host that sets no
 headers (GitHub Pages). The core agent scenarios (agent_scenarios.py) run in each."""
 
 from __future__ import annotations

@@ -38,12 +38,14 @@ TAB_CLIENT_JS = """async ([tool, args]) => {
     const waiting = new Map();
     const listener = event => {
         const d = event.data;
-        if (event.source !== window || !d || d.channel !== channel || d.type !== 'mcp' || d.direction !== 'server-to-client') return;
+        if (event.source !== window || !d || d.channel !== channel || d.type !== 'mcp' ||
+          d.direction !== 'server-to-client') return;
         const m = d.payload;
         if (m && typeof m === 'object' && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
     };
     window.addEventListener('message', listener);
-    const post = payload => window.postMessage({channel, type: 'mcp', direction: 'client-to-server', payload}, window.location.origin);
+    const post = payload => window.postMessage({channel, type: 'mcp', direction: 'client-to-server', payload},
+      window.location.origin);
     let next = 0;
     const request = (method, params) => new Promise((resolve, reject) => {
         const id = ++next;
@@ -78,13 +80,15 @@ MCP_CLIENT = """async (requests) => {
     };
     window.addEventListener('message', listener);
     let id = 0;
-    const post = (payload) => window.postMessage({channel, type: 'mcp', direction: 'client-to-server', payload}, window.location.origin);
+    const post = (payload) => window.postMessage({channel, type: 'mcp', direction: 'client-to-server', payload},
+      window.location.origin);
     const send = (method, params) => new Promise((resolve) => {
         const mid = ++id;
         pending.set(mid, resolve);
         post({jsonrpc: '2.0', id: mid, method, params});
     });
-    const out = [await send('initialize', {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'test', version: '1'}})];
+    const out = [await send('initialize', {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'test',
+      version: '1'}})];
     post({jsonrpc: '2.0', method: 'notifications/initialized'});
     for (const [method, params] of requests) out.push(await send(method, params));
     window.removeEventListener('message', listener);

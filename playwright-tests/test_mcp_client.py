@@ -103,7 +103,8 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
                 seen["default_tools"] = await listed_when(DEFAULT_TOOLS)
 
                 async def webmcp(name: str, arguments: dict) -> tuple[dict, bool]:
-                    """Call a page tool; return (payload, isError). A tool error is an MCP success whose text carries it."""
+                    """Call a page tool; return (payload, isError). A tool error is an MCP success whose text carries
+                    it."""
                     text = await tool(
                         "execute_webmcp_tool", {"pageId": page_id, "toolName": name, "input": json.dumps(arguments)}
                     )

@@ -339,9 +339,12 @@ INJECTED = """() => {
   const inside = scopes.flatMap(s => [...s.querySelectorAll('*')]);
   return {
     xss: window.__xss ?? null,
-    tags: inside.filter(e => ['IMG', 'SCRIPT', 'SVG', 'svg', 'IFRAME', 'A', 'OBJECT', 'EMBED', 'STYLE'].includes(e.tagName)).map(e => e.outerHTML),
-    handlers: inside.filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).map(e => e.outerHTML.slice(0, 200)),
-    pageHandlers: [...document.querySelectorAll('[onerror], [onload], [onclick], [onmouseover]')].map(e => e.outerHTML.slice(0, 200)),
+    tags: inside.filter(e => ['IMG', 'SCRIPT', 'SVG', 'svg', 'IFRAME', 'A', 'OBJECT', 'EMBED',
+      'STYLE'].includes(e.tagName)).map(e => e.outerHTML),
+    handlers: inside.filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).map(e => e.outerHTML.slice(0,
+      200)),
+    pageHandlers: [...document.querySelectorAll('[onerror], [onload], [onclick], [onmouseover]')].map(e =>
+      e.outerHTML.slice(0, 200)),
     scripts: [...document.scripts].filter(s => s.textContent.includes('__xss')).length,
     markers: document.querySelectorAll('.webmcp-bridge-markers').length,
   };

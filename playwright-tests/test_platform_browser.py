@@ -39,7 +39,8 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
 
     # the discovery tool turns the notebooks and access toolsets on: registered at once, the page's toolchange fires
     page.evaluate(
-        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }"
+        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => "
+        "window.toolChanges++); }"
     )
     turned = ok(page, "jupyter_toolsets", {"enable": ["notebooks", "access"]})
     wanted = toolset_tools("review", "toolsets", "notebooks", "access")
@@ -67,7 +68,8 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
     editor.click()
     page.keyboard.press("End")
     page.evaluate(
-        "el => { window.keyTimes = []; el.addEventListener('keydown', () => window.keyTimes.push(performance.now())); }",
+        "el => { window.keyTimes = []; el.addEventListener('keydown', () => window.keyTimes.push(performance.now())); "
+        "}",
         editor.element_handle(),
     )
     typed = " + 5  # typed"

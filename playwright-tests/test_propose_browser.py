@@ -76,7 +76,8 @@ def box_for(page: Page, **attrs: str):
 def diff_of(box) -> list[tuple[str, str]]:
     """(kind, text) of each line of a box's diff or code: kind add / del / ctx."""
     lines = box.locator(".webmcp-bridge-diff-line").evaluate_all(
-        "nodes => nodes.map(n => [['add', 'del', 'ctx'].filter(k => n.classList.contains('webmcp-bridge-diff-' + k)), n.textContent])"
+        "nodes => nodes.map(n => [['add', 'del', 'ctx'].filter(k => n.classList.contains('webmcp-bridge-diff-' + k)), "
+        "n.textContent])"
     )
     assert all(len(kinds) == 1 for kinds, _ in lines), lines  # exactly one of the three classes each
     return [(kinds[0], text) for kinds, text in lines]

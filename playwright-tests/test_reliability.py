@@ -44,7 +44,8 @@ RUN_BATCH = """async ({calls, watch, perCall, restore}) => {
   const exec = async (name, input) => {
     try {
       let r = await mc.executeTool(tools[name], input);
-      if (typeof r === 'string') { try { r = JSON.parse(r); } catch (e) { return {thrown: 'non-JSON result: ' + r.slice(0, 300)}; } }
+      if (typeof r === 'string') { try { r = JSON.parse(r); } catch (e) {
+        return {thrown: 'non-JSON result: ' + r.slice(0, 300)}; } }
       return {result: r};
     } catch (e) { return {thrown: String(e && e.stack || e)}; }
   };
@@ -54,15 +55,18 @@ RUN_BATCH = """async ({calls, watch, perCall, restore}) => {
     const cells = [];
     let start = 0;
     while (start !== null && start !== undefined) {
-      const page = payload(await exec('jupyter_get_cells', {notebookPath: path, startIndex: start, includeSource: false, includeOutputs: true}));
+      const page = payload(await exec('jupyter_get_cells', {notebookPath: path, startIndex: start, includeSource: false,
+        includeOutputs: true}));
       if (!page || page.error) return {error: page};
-      for (const c of page.cells) cells.push([c.id, c.type, c.sourceHash, c.executionCount ?? null, JSON.stringify(c.outputs ?? null)]);
+      for (const c of page.cells) cells.push([c.id, c.type, c.sourceHash, c.executionCount ?? null,
+        JSON.stringify(c.outputs ?? null)]);
       start = page.nextStartIndex;
     }
     return {revision: opened && opened.notebook ? opened.notebook.revision : opened,
             dirty: opened && opened.notebook ? opened.notebook.dirty : null, cells: JSON.stringify(cells)};
   };
-  const fingerprints = async () => { const out = {}; for (const p of watch) out[p] = await fingerprint(p); return out; };
+  const fingerprints = async () => { const out = {}; for (const p of watch) out[p] = await fingerprint(p); return out;
+    };
   const before = await fingerprints();
   const results = [];
   for (const [name, input] of calls) {
@@ -75,7 +79,8 @@ RUN_BATCH = """async ({calls, watch, perCall, restore}) => {
   const after = await fingerprints();
   if (restore) {
     const context = payload(await exec('jupyter_get_context', {}));
-    if (!context.notebook || context.notebook.path !== restore) await exec('jupyter_open_notebook', {path: restore, activate: true});
+    if (!context.notebook || context.notebook.path !== restore) await exec('jupyter_open_notebook', {path: restore,
+      activate: true});
   }
   return {before, results, after};
 }"""

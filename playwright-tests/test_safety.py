@@ -132,7 +132,8 @@ def test_crlf_cell_the_person_types_then_the_agent_edits(page, page_log, site_ur
     ok(page, "jupyter_edit_cell_source", {"cellId": "crlf-1", "oldText": "a = 1\r\n", "newText": "a = 10\r\n"})
     assert source_of(page, 0) == "a = 10\nb = 20\nc = 3\nd = 4"
     page.wait_for_function(
-        "() => window.jupyterapp.shell.currentWidget.content.widgets[0].node.querySelector('.cm-content').textContent.includes('b = 20')"
+        "() => window.jupyterapp.shell.currentWidget.content.widgets[0].node.querySelector('.cm-content')"
+        ".textContent.includes('b = 20')"
     )
     assert page.evaluate(
         "() => window.jupyterapp.shell.currentWidget.content.widgets[0].editor.editor.state.doc.toString()"
@@ -284,7 +285,8 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
     )
     # the person runs the hidden cell (its source and result enter the kernel's history)
     page.evaluate(
-        "() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; window.jupyterapp.commands.execute('notebook:run-cell'); }"
+        "() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; "
+        "window.jupyterapp.commands.execute('notebook:run-cell'); }"
     )
     page.wait_for_function(f"() => {MODEL}.cells.get(0).executionCount != null", timeout=KERNEL_TIMEOUT_MS)
     # the agent's code in a notebook with hidden cells is shown to the person first, in Direct mode too

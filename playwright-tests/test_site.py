@@ -146,7 +146,8 @@ TRANSFER_JS = """async () => {
       postMessage({last, whole});
     }`], {type: 'text/javascript'})));
   const result = new Promise(resolve => reader.onmessage = ({data}) => data !== 'waiting' && resolve(data));
-  await new Promise(resolve => { reader.addEventListener('message', resolve, {once: true}); reader.postMessage(text); });
+  await new Promise(resolve => { reader.addEventListener('message', resolve, {once: true}); reader.postMessage(text);
+    });
   await new Promise(r => setTimeout(r, 50));  // the reader spins on the buffer now
   send([1, text]);  // the fetch of the text: the main thread copies it in
   const read = await result;

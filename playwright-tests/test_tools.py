@@ -190,7 +190,8 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
     )
     assert {t["name"] for t in page.webmcp.tools()} == DEFAULT_TOOLS
     page.evaluate(
-        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => window.toolChanges++); }"
+        "() => { window.toolChanges = 0; document.modelContext.addEventListener('toolchange', () => "
+        "window.toolChanges++); }"
     )
     for _ in range(1200):  # the wheel is requested once Pyodide and pydantic are loaded
         if held:
@@ -574,7 +575,8 @@ def test_a_long_run_returns_pending_and_is_collected(page, page_log, site_url):
 #: bridge's duplicate), and registerTool wrapped to reject one more as a browser may (a schema it refuses)
 REFUSE_TWO = """(() => {
     const mc = document.modelContext;
-    mc.registerTool({name: 'jupyter_get_context', description: 'a page tool of the same name', inputSchema: {type: 'object'},
+    mc.registerTool({name: 'jupyter_get_context', description: 'a page tool of the same name',
+      inputSchema: {type: 'object'},
                      execute: async () => ({content: [{type: 'text', text: 'not the bridge'}]})});
     const original = mc.registerTool.bind(mc);
     mc.registerTool = (tool, options) => tool.name === 'jupyter_export_notebook'

@@ -119,7 +119,8 @@ def open_second_tab(page: Page, site_url: str) -> None:
 def agents_race(a: Page, b: Page, r: int, on_disk, live) -> None:
     """Round ``r``: the agent edits the race cell in both tabs, then saves in both at about the same moment (the
     second 0 to 40 ms after the first). Exactly one save writes; the other gets "File Changed", answered Cancel (then
-    Revert), Revert or Overwrite by turns. ``on_disk()``: the race cell's source in the file; ``live(page)``: in a tab."""
+    Revert), Revert or Overwrite by turns. ``on_disk()``: the race cell's source in the file; ``live(page)``: in a
+    tab."""
     marks = {"a": f"a = {r}", "b": f"b = {r}"}
     edited = agent_edits(a, marks["a"])
     assert edited["notebook"]["otherTabs"] == 1  # the write result says so too
@@ -177,7 +178,8 @@ def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url
         ],
     )
     a.evaluate(
-        "() => window.jupyterapp.serviceManager.settings.save('@jupyterlab/docmanager-extension:plugin', JSON.stringify({autosave: false}))"
+        "() => window.jupyterapp.serviceManager.settings.save('@jupyterlab/docmanager-extension:plugin', "
+        "JSON.stringify({autosave: false}))"
     )
     b = a.context.new_page()
     b.on("pageerror", lambda error: page_log.page_errors.append(f"page b: {error}"))
@@ -195,7 +197,8 @@ def test_two_tabs_racing_saves_never_lose_work_silently(page, page_log, site_url
         marks = {"agent": f"agent = {r}", "person": f"person = {r}"}
         agent_edits(a, marks["agent"])
         b.evaluate(
-            f"""([path, text]) => [...({PANEL_JS})(path).content.model.sharedModel.cells].find(c => c.id === '{CELL}').setSource(text)""",
+            f"([path, text]) => [...({PANEL_JS})(path).content.model.sharedModel.cells]"
+            f".find(c => c.id === '{CELL}').setSource(text)",
             [PATH, marks["person"]],
         )
         if r % 2 == 0:

@@ -1,4 +1,5 @@
-"""The prebuilt labextension the product's wheel carries under ``share/jupyter/labextensions/jupyterlab-webmcp-bridge/``.
+"""The prebuilt labextension the product's wheel carries under
+``share/jupyter/labextensions/jupyterlab-webmcp-bridge/``.
 
 No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is hand-written, and this step adds
 what a bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the
@@ -36,7 +37,8 @@ from sitebuild.runtime import RUNTIME_FILES, fetch_mcp_b, fetch_pyodide
 from sitebuild.util import EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
 from sitebuild.wheels import fetch_wheels, write_bridge_wheel
 
-#: the labextension's name (package.json), the plugin id's prefix (`jupyterlab-webmcp-bridge:plugin`) and the folder name
+#: the labextension's name (package.json), the plugin id's prefix (`jupyterlab-webmcp-bridge:plugin`) and the folder
+#: name
 EXTENSION_NAME = "jupyterlab-webmcp-bridge"
 #: where the product's wheel puts the labextension (PEP 427 data scheme, relative to the environment's prefix)
 SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
@@ -100,7 +102,8 @@ def shared_ranges(package: dict) -> dict[str, str]:
     for name, spec in dependencies.items():
         if not CARET_RANGE.match(spec):
             raise BuildError(
-                f"lite/extension/package.json: {name} {spec!r} is not a caret range ^X.Y.Z (remoteEntry.js reads only those)"
+                f"lite/extension/package.json: {name} {spec!r} is not a caret range ^X.Y.Z (remoteEntry.js reads only "
+                "those)"
             )
         if listed.get(name, {}).get("bundled", True):
             raise BuildError(
@@ -139,7 +142,8 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
             {
                 "packageManager": "python",
                 "packageName": distribution,
-                "uninstallInstructions": f"Use your Python package manager (pip, conda, etc.) to uninstall the package {distribution}",
+                "uninstallInstructions": "Use your Python package manager (pip, conda, etc.) to uninstall the "
+                f"package {distribution}",
             },
             indent=2,
         )

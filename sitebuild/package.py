@@ -16,7 +16,8 @@ from sitebuild.util import CACHE, EXTENSION_SRC, PY_SRC, PYPROJECT, ROOT, BuildE
 
 
 def wheel_sources() -> list[Path]:
-    """Every file the product's wheel is built from (the packages, the loader, the server config, the build code, the metadata)."""
+    """Every file the product's wheel is built from (the packages, the loader, the server config, the build code, the
+    metadata)."""
     files = [PYPROJECT, ROOT / "hatch_build.py", ROOT / "README.md"]
     for folder in (
         PY_SRC / "webmcp_bridge",

@@ -29,9 +29,9 @@ def project_version() -> str:
 def read_pins() -> dict:
     """Read every pin from pyproject.toml: the site table, the JupyterLite pins of the dev extra, the project.
 
-    Returns ``{"pyodide": version, "mcp_b_global": version, "bridge_packages": [names], "wheels": {canonical name: version},
-    "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``: ``bridge_packages`` are the
-    names of the site table's ``bridge-requires``, and the project's ``dependencies`` are those requirements (the
+    Returns ``{"pyodide": version, "mcp_b_global": version, "bridge_packages": [names], "wheels": {canonical name:
+    version}, "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``: ``bridge_packages`` are
+    the names of the site table's ``bridge-requires``, and the project's ``dependencies`` are those requirements (the
     bridge's in the page, not the CPython wheel's); raises BuildError when the site table is missing or a
     JupyterLite pin is not ``==``.
     """

@@ -17,7 +17,8 @@ from sitebuild.util import OUTPUT
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "credentialless",
-    "Content-Security-Policy": "default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'; frame-ancestors 'self'; base-uri 'self'; form-action 'self'",
+    "Content-Security-Policy": "default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'; "
+    "frame-ancestors 'self'; base-uri 'self'; form-action 'self'",
 }
 MIME_TYPES = {
     ".js": "text/javascript",

@@ -76,7 +76,8 @@ def extension_names(path: Path) -> list[str]:
 def stage_lite_dir(
     pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir", mcp_b: bool = False
 ) -> Path:
-    """Assemble the Lite dir (in the cache): the repository's jupyter-lite.json and static/pyodide/ (runtime, wheels, lock)."""
+    """Assemble the Lite dir (in the cache): the repository's jupyter-lite.json and static/pyodide/ (runtime, wheels,
+    lock)."""
     static = lite_dir / "static" / "pyodide"
     static.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_FILES:

@@ -309,7 +309,8 @@ def test_cell_access_reports_provenance_of_person_and_agent(agent: Agent) -> Non
 
 
 def test_cell_access_takes_ids_or_a_range_not_both(agent: Agent) -> None:
-    """The one "ids or a range" rule of every cell-selecting tool (jupyter_get_cells, jupyter_run_cells) holds here too."""
+    """The one "ids or a range" rule of every cell-selecting tool (jupyter_get_cells, jupyter_run_cells) holds here
+    too."""
     agent.error("jupyter_get_cell_access", {"cellIds": ["7ae19660"], "startIndex": 0}, "INVALID_ARGUMENT")
     assert [c["id"] for c in agent.ok("jupyter_get_cell_access", {"cellIds": ["7ae19660"]})["cells"]] == ["7ae19660"]
 

@@ -97,7 +97,8 @@ def test_a_mixed_batch_applies_in_order_as_one_revision(b):
             {
                 "op": "update",
                 "cellId": E1,
-                "source": "def euler_1(N=1000):\n    return sum(i for i in range(N) if i % 3 == 0 or i % 5 == 0)\n\nrun(euler_1)",
+                "source": "def euler_1(N=1000):\n    return sum(i for i in range(N) if i % 3 == 0 or i % 5 == "
+                "0)\n\nrun(euler_1)",
                 "expectedSourceHash": before[E1]["sourceHash"],
             },
             {

@@ -402,7 +402,8 @@ def test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported
     assert [r.call_id for r in runs] == [calls[1].call_id, calls[2].call_id]
     assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [
         (
-            "watcher: test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported_once.<locals>.broken",
+            "watcher: "
+            "test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported_once.<locals>.broken",
             "hook",
         )
     ]

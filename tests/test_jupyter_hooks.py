@@ -68,7 +68,8 @@ def built_site(tmp_path: Path, kernel_settings: dict | None, runtime: bool = Tru
 
 
 class FakeIndex:
-    """Stands for pip download: records each call, writes the requested wheels (``data`` for each name) into the folder."""
+    """Stands for pip download: records each call, writes the requested wheels (``data`` for each name) into the
+    folder."""
 
     def __init__(self, data: dict[str, bytes] | None = None) -> None:
         self.calls: list[tuple[list[str], list[str]]] = []

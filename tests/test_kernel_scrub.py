@@ -34,7 +34,8 @@ print(list(hm.search("*")), list(hm.search("*", raw=False, output=True)))
 print(list(hm.get_tail(50, include_latest=True)), list(hm.get_tail(50, raw=False, output=True, include_latest=True)))
 print(list(hm.get_range(output=True)), list(hm.get_range(raw=False)))
 print(hm.db.execute("SELECT * FROM history").fetchall(), hm.db.execute("SELECT * FROM output_history").fetchall())
-print([e[2] for e in linecache.cache.values() if isinstance(e, tuple) and len(e) > 2 and e[1] is None])  # cells, not files
+# cells, not files
+print([e[2] for e in linecache.cache.values() if isinstance(e, tuple) and len(e) > 2 and e[1] is None])
 try:
     print(inspect.getsource(hidden_helper))
 except (OSError, TypeError) as exc:

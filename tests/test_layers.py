@@ -4,9 +4,9 @@ Layers, lowest first; a module may import from its own package and from lower la
 
     core < host < calls < (propose, review, changes, sharing) < access < tools < contrib < session < lab
 
-The four features share a rank: none imports another. ``core`` imports the standard library only. Only ``lab/`` touches the browser
-(``js``, ``pyodide``, ``pyodide_js``), at any depth of a module (inside functions and ``TYPE_CHECKING`` blocks
-too) and through ``importlib.import_module("...")`` with a literal name. The package's ``__init__`` imports
+The four features share a rank: none imports another. ``core`` imports the standard library only. Only ``lab/`` touches
+the browser (``js``, ``pyodide``, ``pyodide_js``), at any depth of a module (inside functions and ``TYPE_CHECKING``
+blocks too) and through ``importlib.import_module("...")`` with a literal name. The package's ``__init__`` imports
 nothing of its own.
 """
 
@@ -107,9 +107,10 @@ def violations(root: Path = PACKAGE) -> list[str]:
                 problems.append(f"{module}:{line} imports {target} (package {to!r} has no place in the layer order)")
             elif RANKS[to] >= RANKS[layer]:
                 why = "a feature of the same rank" if RANKS[to] == RANKS[layer] else "a higher layer"
+                lower = ", ".join(k for k, v in RANKS.items() if v < RANKS[layer])
                 problems.append(
                     f"{module}:{line} imports {target} ({why}: {layer} may import only "
-                    f"{', '.join(k for k, v in RANKS.items() if v < RANKS[layer]) or 'the standard library and third-party packages'})"
+                    f"{lower or 'the standard library and third-party packages'})"
                 )
     return problems
 
@@ -175,7 +176,8 @@ def test_the_browser_is_imported_only_under_lab() -> None:
         ),
         (
             "access/guard.py",
-            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from webmcp_bridge.tools.common import CallContext\n",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from webmcp_bridge.tools.common import "
+            "CallContext\n",
             "webmcp_bridge.access.guard:3 imports webmcp_bridge.tools.common (a higher layer",
         ),
     ],

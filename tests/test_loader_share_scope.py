@@ -36,7 +36,8 @@ global.document = {
   currentScript: { src: "http://site/extensions/jupyterlab-webmcp-bridge/static/remoteEntry.js" },
   getElementById: () => null, querySelector: () => null, createElement: () => ({}), head: { appendChild() {} },
 };
-global.fetch = async url => ({ ok: true, json: async () => (String(url).endsWith("bridge.json") ? manifest : { definitions: [], toolsets: [] }) });
+global.fetch = async url => ({ ok: true, json: async () => (String(url).endsWith("bridge.json") ? manifest : {
+  definitions: [], toolsets: [] }) });
 console.warn = (...a) => logs.push(["warn", a.map(String).join(" ")]);
 console.error = (...a) => logs.push(["error", a.map(String).join(" ")]);
 eval(fs.readFileSync(file, "utf8"));
@@ -44,15 +45,18 @@ const scope = {};
 for (const [pkg, versions] of Object.entries(JSON.parse(scopeJson))) {
   scope[pkg] = {};
   for (const [version, loaded] of Object.entries(versions)) {
-    scope[pkg][version] = { loaded, get: async () => () => ({ pkg, version, INotebookTracker: `${pkg}@${version}`, IDocumentManager: `${pkg}@${version}`, IStatusBar: `${pkg}@${version}`, Widget: class {} }) };
+    scope[pkg][version] = { loaded, get: async () => () => ({ pkg, version, INotebookTracker: `${pkg}@${version}`,
+      IDocumentManager: `${pkg}@${version}`, IStatusBar: `${pkg}@${version}`, Widget: class {} }) };
   }
 }
 const container = window._JUPYTERLAB["jupyterlab-webmcp-bridge"];
 container.init(scope);
 container.get("./extension").then(factory => {
   const plugins = factory().default;
-  console.log(JSON.stringify({ plugins: plugins.map(p => ({ id: p.id, requires: p.requires || [], optional: p.optional || [] })),
-                                status: window.webmcpBridge && window.webmcpBridge.status && { state: window.webmcpBridge.status.state, reason: window.webmcpBridge.status.reason },
+  console.log(JSON.stringify({ plugins: plugins.map(p => ({ id: p.id, requires: p.requires || [],
+    optional: p.optional || [] })),
+                                status: window.webmcpBridge && window.webmcpBridge.status && {
+                                  state: window.webmcpBridge.status.state, reason: window.webmcpBridge.status.reason },
                                 logs }));
 }, error => { console.log(JSON.stringify({ thrown: String(error), logs })); });
 """
@@ -132,7 +136,8 @@ def test_an_optional_package_out_of_range_is_done_without(tmp_path):
 
 
 def test_a_pre_release_counts_by_its_release_numbers(tmp_path):
-    """4.7.0-alpha.1 is in ^4.5.0 (as `jupyter labextension list` compares, dropping the pre-release); 5.0.0-alpha.0 is not."""
+    """4.7.0-alpha.1 is in ^4.5.0 (as `jupyter labextension list` compares, dropping the pre-release); 5.0.0-alpha.0 is
+    not."""
     out = load(tmp_path, {**LITE, "@jupyterlab/notebook": {"4.7.0-alpha.1": True}})
     assert out["plugins"][0]["requires"][0] == "@jupyterlab/notebook@4.7.0-alpha.1"
     out = load(tmp_path, {**LITE, "@jupyterlab/notebook": {"5.0.0-alpha.0": True}})

@@ -37,7 +37,8 @@ function cellModel(id, text, bindingFound) {
   const shared = {
     ysource, changed: signal(), getSource: () => ysource.text,
     // as JupyterLab's: the Yjs text changes, then the editor binding's observer throws on the CR positions
-    setSource(s) { const crs = ysource.text.includes("\r"); ysource.text = s; if (crs) throw new Error("the binding threw"); },
+    setSource(s) { const crs = ysource.text.includes("\r"); ysource.text = s;
+      if (crs) throw new Error("the binding threw"); },
     getMetadata: () => undefined,
   };
   const conf = { ytext: ysource };
@@ -48,7 +49,8 @@ function cellModel(id, text, bindingFound) {
 function panelOf(cells) {
   const list = cells.map((c) => c.model);
   return {
-    context: { model: { sharedModel: { ydoc: { on() {} } }, cells: { length: list.length, get: (i) => list[i], changed: signal() } }, saveState: signal() },
+    context: { model: { sharedModel: { ydoc: { on() {} } }, cells: { length: list.length, get: (i) => list[i],
+      changed: signal() } }, saveState: signal() },
     content: { widgets: cells.map((c) => ({ model: c.model, editor: { editor: c.view } })) },
   };
 }
@@ -59,7 +61,8 @@ const out = {
   found: attempt(() => live.setSource(panel, "found", "x\r\ny")), foundText: found.ysource.text,
   foundOrigins: found.origins.map((o) => o === found.conf),
   lost: attempt(() => live.setSource(panel, "lost", "changed")), lostText: lost.ysource.text,
-  batch: attempt(() => live.applyEdits(panel, JSON.stringify([{ op: "set_source", cell_id: "found", source: "z" }, { op: "set_source", cell_id: "lost", source: "w" }]))),
+  batch: attempt(() => live.applyEdits(panel, JSON.stringify([{ op: "set_source", cell_id: "found", source: "z" }, {
+    op: "set_source", cell_id: "lost", source: "w" }]))),
   afterBatch: [found.ysource.text, lost.ysource.text],
 };
 console.log(JSON.stringify(out));

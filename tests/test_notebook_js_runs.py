@@ -31,13 +31,15 @@ const kernel = { requestExecute() {
 const metadata = new Map([["trusted", true]]);
 const shared = {
   getSource: () => "display(HTML(...))", changed: signal(), getId: () => "c1",
-  getMetadata: (k) => metadata.get(k), deleteMetadata: (k) => metadata.delete(k), setMetadata: (k, v) => metadata.set(k, v),
+  getMetadata: (k) => metadata.get(k), deleteMetadata: (k) => metadata.delete(k), setMetadata: (k, v) => metadata.set(k,
+    v),
 };
 const cell = { id: "c1", type: "code", sharedModel: shared, trusted: false, executionCount: null, outputs: null };
 const list = [cell];
 const panel = {
   id: "p", sessionContext: { session: { kernel } },
-  context: { path: "a.ipynb", model: { sharedModel: { ydoc: { on() {} } }, cells: { length: 1, get: (i) => list[i], changed: signal() } }, saveState: signal() },
+  context: { path: "a.ipynb", model: { sharedModel: { ydoc: { on() {} } }, cells: { length: 1, get: (i) => list[i],
+    changed: signal() } }, saveState: signal() },
   content: { widgets: [{ model: cell }] },
 };
 (async () => {
@@ -56,9 +58,11 @@ const panel = {
   const described = JSON.parse(handle.describe(keep));
   const kept = JSON.parse(handle.describe(1e9)).outputs.map((o) => o.items[0][2].length);  // all the text held
   // executeAsAgent: the cell class's execute marks the cell trusted (as JupyterLab's does) before it returns
-  const cellClass = { execute(widget) { widget.model.trusted = true; widget.model.sharedModel.setMetadata("trusted", true); return Promise.resolve(null); } };
+  const cellClass = { execute(widget) { widget.model.trusted = true; widget.model.sharedModel.setMetadata("trusted",
+    true); return Promise.resolve(null); } };
   await live.executeAsAgent(panel, "c1", cellClass);
-  console.log(JSON.stringify({ done, described, kept, sent, trusted: cell.trusted, trustedMetadata: metadata.has("trusted"),
+  console.log(JSON.stringify({ done, described, kept, sent, trusted: cell.trusted,
+    trustedMetadata: metadata.has("trusted"),
                                unknown: live.executeAsAgent(panel, "nope", cellClass) }));
 })();
 """

@@ -33,7 +33,8 @@ from webmcp_bridge.review.threads import (
 
 EULER = "pytudes-euler.ipynb"  # nbformat 4.5 with ids
 RUNNING = "notebook-running-code.ipynb"  # nbformat 4.4: ids given on load
-EULER_1 = "cell-0091"  # def euler_1(N=1000): ... return sum(i for i in range(1, N) if i % 3 == 0 or i % 5 == 0)\n\nrun(euler_1)
+# def euler_1(N=1000): ... return sum(i for i in range(1, N) if i % 3 == 0 or i % 5 == 0)\n\nrun(euler_1)
+EULER_1 = "cell-0091"
 
 
 def open_nb(name: str, path: str = "nb.ipynb") -> tuple[MemoryWorkspace, MemoryNotebook]:

@@ -1,5 +1,5 @@
-"""The person's settings (JupyterLab Settings Editor, plugin jupyterlab-webmcp-bridge:plugin): the shipped schema, parsing
-into validated settings, Limits derived from them, and their effect on the real registry over the in-memory host
+"""The person's settings (JupyterLab Settings Editor, plugin jupyterlab-webmcp-bridge:plugin): the shipped schema,
+parsing into validated settings, Limits derived from them, and their effect on the real registry over the in-memory host
 (limits, disabled tools, the start-up mode)."""
 
 from __future__ import annotations

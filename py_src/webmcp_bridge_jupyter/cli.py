@@ -122,7 +122,8 @@ def mcp_b(action: str, user: bool) -> int:
         )
         return 1
     print(
-        f"MCP-B: {_state(on)} for JupyterLab and Notebook 7 pages loaded from now on (a running server: reload the page)"
+        f"MCP-B: {_state(on)} for JupyterLab and Notebook 7 pages loaded from now on (a running server: reload the "
+        "page)"
     )
     return 0
 
@@ -142,7 +143,8 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--user",
         action="store_true",
-        help="write into the user's config (jupyter --config-dir) instead of this environment's (<sys.prefix>/etc/jupyter)",
+        help="write into the user's config (jupyter --config-dir) instead of this environment's "
+        "(<sys.prefix>/etc/jupyter)",
     )
     return top
 

@@ -12,7 +12,8 @@ from another origin turns the addon on, with the build flag or in its ``jupyter_
 Then, after the other addons have written the built site's ``jupyter-lite.json``, unless that file already
 sets a ``pyodideUrl`` for the kernel (the site's own runtime always wins: then nothing is done), it
 
-1. completes the labextension's runtime in the built site (``extensions/jupyterlab-webmcp-bridge/static/pyodide/``: the npm
+1. completes the labextension's runtime in the built site (``extensions/jupyterlab-webmcp-bridge/static/pyodide/``: the
+npm
    runtime and the bridge's wheels, see ``sitebuild/extension.py``) with the Pyodide kernel's wheels (micropip,
    ipython and its closure): each wheel ``kernel-lock.json`` lists and the folder lacks is taken from the Lite
    dir's cache (``<cache_dir>/webmcp-bridge-kernel-wheels/``) or downloaded there once with
@@ -180,7 +181,8 @@ def point_kernel_at_runtime(
 
 
 class WebmcpBridgeKernelRuntimeAddon(BaseAddon):
-    """Point the Pyodide kernel at the labextension's runtime after the build, when ``enabled`` (see the module's rule)."""
+    """Point the Pyodide kernel at the labextension's runtime after the build, when ``enabled`` (see the module's
+    rule)."""
 
     __all__ = ["post_build"]
 
@@ -188,13 +190,15 @@ class WebmcpBridgeKernelRuntimeAddon(BaseAddon):
     flags = {
         ADDON_NAME: (
             {CONFIG_CLASS: {"enabled": True}},
-            "Run the site's Pyodide kernel on the runtime the webmcp-bridge labextension ships (nothing from another origin)",
+            "Run the site's Pyodide kernel on the runtime the webmcp-bridge labextension ships (nothing from another "
+            "origin)",
         ),
     }
 
     enabled = Bool(
         False,
-        help="point the Pyodide kernel at the runtime the webmcp-bridge labextension ships, unless the site sets a pyodideUrl",
+        help="point the Pyodide kernel at the runtime the webmcp-bridge labextension ships, unless the site sets a "
+        "pyodideUrl",
     ).tag(config=True)
 
     def post_build(self, manager: Any) -> Iterator[dict[str, Any]]:

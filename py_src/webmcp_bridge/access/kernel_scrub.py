@@ -92,7 +92,8 @@ def _webmcp_scrub(counts, digests, lengths):
             return True
         return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest() in digests
     # the input history
-    lists = [getattr(hm, name, None) for name in ("input_hist_parsed", "input_hist_raw")] + [ns.get("In"), ns.get("_ih")]
+    lists = [getattr(hm, name, None) for name in ("input_hist_parsed", "input_hist_raw")]
+    lists += [ns.get("In"), ns.get("_ih")]
     for entries in [x for x in lists if isinstance(x, list)]:
         for i, text in enumerate(entries):
             if i in counts or secret(text):
@@ -127,7 +128,8 @@ def _webmcp_scrub(counts, digests, lengths):
         ns.pop("_i" + str(i), None)
         if ("_" + str(i)) in ns:
             results.append(ns.pop("_" + str(i)))
-        for outputs in (ns.get("Out"), ns.get("_oh"), getattr(hm, "output_hist", None), getattr(hm, "output_hist_reprs", None)):
+        for outputs in (ns.get("Out"), ns.get("_oh"), getattr(hm, "output_hist", None),
+                        getattr(hm, "output_hist_reprs", None)):
             if isinstance(outputs, dict) and i in outputs:
                 results.append(outputs.pop(i))
     for name in ("_", "__", "___"):
@@ -139,7 +141,8 @@ def _webmcp_scrub(counts, digests, lengths):
     # IPython keeps what it pushed into the namespace (_iN, _N, _i.., _..) in user_ns_hidden too: the same values
     hidden_ns = getattr(ip, "user_ns_hidden", None)
     if isinstance(hidden_ns, dict):
-        touched = ["_i", "_ii", "_iii", "_i00", "_", "__", "___"] + ["_i" + str(i) for i in counts] + ["_" + str(i) for i in counts]
+        touched = ["_i", "_ii", "_iii", "_i00", "_", "__", "___"]
+        touched += ["_i" + str(i) for i in counts] + ["_" + str(i) for i in counts]
         for name in touched:
             if name not in hidden_ns:
                 continue
@@ -161,7 +164,8 @@ def _webmcp_scrub(counts, digests, lengths):
     try:
         for cache in (getattr(hm, "db_input_cache", None), getattr(hm, "db_output_cache", None)):
             if isinstance(cache, list):
-                cache[:] = [e for e in cache if not (isinstance(e, tuple) and e and (e[0] in counts or any(secret(x) for x in e[1:])))]
+                cache[:] = [e for e in cache
+                            if not (isinstance(e, tuple) and e and (e[0] in counts or any(secret(x) for x in e[1:])))]
         if sqlite3 is not None and isinstance(db, sqlite3.Connection):
             rows = set()
             if session is not None and counts:
@@ -171,7 +175,8 @@ def _webmcp_scrub(counts, digests, lengths):
             if lengths:
                 marks = ",".join("?" * len(lengths))
                 for s, line, source, raw in db.execute(
-                        "SELECT session, line, source, source_raw FROM history WHERE length(trim(source_raw, ' \\t\\n\\r\\f\\v')) IN "
+                        "SELECT session, line, source, source_raw FROM history "
+                        "WHERE length(trim(source_raw, ' \\t\\n\\r\\f\\v')) IN "
                         f"({marks}) OR length(trim(source, ' \\t\\n\\r\\f\\v')) IN ({marks})", (*lengths, *lengths)):
                     if secret(source) or secret(raw):
                         rows.add((s, line))
@@ -186,7 +191,8 @@ def _webmcp_scrub(counts, digests, lengths):
     named = getattr(getattr(ip, "compile", None), "_filename_map", None)
     names = {name for name, count in (named.items() if isinstance(named, dict) else ()) if count in counts}
     for name, entry in list(linecache.cache.items()):
-        if isinstance(entry, tuple) and len(entry) > 2 and isinstance(entry[2], list) and secret("".join(map(str, entry[2]))):
+        if (isinstance(entry, tuple) and len(entry) > 2 and isinstance(entry[2], list)
+                and secret("".join(map(str, entry[2])))):
             names.add(name)
     for name in names:
         linecache.cache.pop(name, None)

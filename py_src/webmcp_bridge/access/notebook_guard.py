@@ -523,5 +523,6 @@ class GuardedNotebook:
         # A host method this guard does not know (added to the protocol later) is refused rather than passed
         # through unchecked: the guard must be taught about it first.
         raise AttributeError(
-            f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.notebook_guard with its access rule"
+            f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.notebook_guard with its "
+            "access rule"
         )

@@ -275,13 +275,15 @@ class DialogTracker:
         if owner is None:
             raise ToolError(
                 ErrorCode.INVALID_ARGUMENT,
-                f"The dialog {raw.id} ({_cut(raw.title, ECHO_TITLE_BYTES)[0]!r}) was not opened by one of your calls: only the person answers it.",
+                f"The dialog {raw.id} ({_cut(raw.title, ECHO_TITLE_BYTES)[0]!r}) was not opened by one of your calls: "
+                "only the person answers it.",
                 dialogId=raw.id,
             )
         if not raw.shown:
             raise ToolError(
                 ErrorCode.INVALID_ARGUMENT,
-                f"The dialog {raw.id} is queued behind the dialog on screen (JupyterLab shows one at a time); it can be answered once it is shown.",
+                f"The dialog {raw.id} is queued behind the dialog on screen (JupyterLab shows one at a time); it can "
+                "be answered once it is shown.",
                 dialogId=raw.id,
             )
         index = self._button_index(raw, button)
@@ -323,13 +325,15 @@ class DialogTracker:
             if not matches:
                 raise ToolError(
                     ErrorCode.INVALID_ARGUMENT,
-                    f"The dialog {raw.id} has no button labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; its buttons: {listed}.",
+                    f"The dialog {raw.id} has no button labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; its buttons: "
+                    f"{listed}.",
                     dialogId=raw.id,
                 )
             if len(matches) > 1:
                 raise ToolError(
                     ErrorCode.INVALID_ARGUMENT,
-                    f"Several buttons of the dialog {raw.id} are labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; pass the button's index ({listed}).",
+                    f"Several buttons of the dialog {raw.id} are labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; pass "
+                    f"the button's index ({listed}).",
                     dialogId=raw.id,
                 )
             index = matches[0]

@@ -1,9 +1,10 @@
 """A neutral end of a call: how a feature ends a tool call with a normal (non-error) result.
 
 The registry (:mod:`webmcp_bridge.calls.registry`) knows no feature. A feature that must stop a call on a
-decision that is not a failure of the tool (Propose mode's denial, :class:`webmcp_bridge.propose.proposals.ProposalDenied`)
-raises a subclass of :class:`CallEnded` from anywhere inside the handler; the registry catches it and returns
-its ``payload()`` as a successful result (``isError: false``), with ``outcome`` as the hooks' outcome.
+decision that is not a failure of the tool (Propose mode's denial,
+:class:`webmcp_bridge.propose.proposals.ProposalDenied`) raises a subclass of :class:`CallEnded` from anywhere inside
+the handler; the registry catches it and returns its ``payload()`` as a successful result (``isError: false``), with
+``outcome`` as the hooks' outcome.
 """
 
 from __future__ import annotations

@@ -114,7 +114,8 @@ class AnyPayload(Payload):
 
 
 def payload_schema(model: Any) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12, ``$defs`` inlined, no model descriptions) of a payload model or a union of them."""
+    """The JSON Schema (draft 2020-12, ``$defs`` inlined, no model descriptions) of a payload model or a union of
+    them."""
     schema = TypeAdapter(model).json_schema(mode="validation")
     schema.pop("description", None)
     # pydantic's title and default keywords dropped (a default of a sometimes-absent key is not a value a payload

@@ -170,7 +170,8 @@ class Tool:
         return input_schema(self.input_model)
 
     def output_schema(self) -> dict[str, Any] | None:
-        """The JSON Schema of every successful result's ``structuredContent`` (:func:`webmcp_bridge.calls.payloads.output_schema`),
+        """The JSON Schema of every successful result's ``structuredContent``
+        (:func:`webmcp_bridge.calls.payloads.output_schema`),
         or None without an ``output_model``."""
         return None if self.output_model is None else output_schema(self.output_model)
 

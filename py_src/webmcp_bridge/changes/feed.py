@@ -1,7 +1,8 @@
 """The change feed an agent follows with ``jupyter_get_changes`` and a wait: when to tell it of what.
 
-The log (:mod:`webmcp_bridge.changes.log`) merges the person's typing into bursts (:class:`~webmcp_bridge.changes.log.Typing`:
-0.25 s of quiet ends one, and none lasts 2 s or more). A waiting reader is told of a burst once, when it is
+The log (:mod:`webmcp_bridge.changes.log`) merges the person's typing into bursts
+(:class:`~webmcp_bridge.changes.log.Typing`: 0.25 s of quiet ends one, and none lasts 2 s or more). A waiting reader is
+told of a burst once, when it is
 over: 0.25 s after the typing pauses, and at most 2 s after it began however continuously the person types
 (the typing after that is the next burst, told of in its turn). Every other change (the agent's own edits, a
 person's insert, delete, move or run) is told at once; the agent's changes carry ``actor: "agent"``, so they

@@ -1,7 +1,7 @@
 """Fitting a tool's payload under the result cap, in stages, saying what was cut and where.
 
-Rule (the product contract, docs/TOOLS.md): a result whose JSON text would exceed ``Limits.result_bytes`` is shortened in stages and
-says ``truncated: true`` and what was cut. Stage 1 shortens the longest strings (all to one common length,
+Rule (the product contract, docs/TOOLS.md): a result whose JSON text would exceed ``Limits.result_bytes`` is shortened
+in stages and says ``truncated: true`` and what was cut. Stage 1 shortens the longest strings (all to one common length,
 the largest that fits: "water filling"), stage 2 drops trailing items of the longest lists. Each cut is
 reported in ``truncation`` as ``{path, keptBytes, totalBytes}`` or ``{path, keptItems, totalItems}``.
 Keys named in ``protected`` (ids, hashes, error codes) are never shortened.

@@ -1,5 +1,6 @@
 """What went wrong with a site's own contributions, for the person (the status item) and the agent
-(``jupyter_get_context``): a short, bounded list of ``{name, kind, severity, reason}`` (bounds in :mod:`webmcp_bridge.core.limits`).
+(``jupyter_get_context``): a short, bounded list of ``{name, kind, severity, reason}`` (bounds in
+:mod:`webmcp_bridge.core.limits`).
 
 Kinds (a closed list, so a reader can rely on them):
 

@@ -142,6 +142,6 @@ def flag(n: int) -> str | None:
     if n <= 0:
         return None
     return (
-        f"Contains {n} invisible character{'s' if n != 1 else ''} (shown as {OPEN}U+…{CLOSE}): "
-        "they are in the text as the kernel or the notebook gets it, and can make it read differently from what it does."
+        f"Contains {n} invisible character{'s' if n != 1 else ''} (shown as {OPEN}U+…{CLOSE}): they are in the text "
+        "as the kernel or the notebook gets it, and can make it read differently from what it does."
     )

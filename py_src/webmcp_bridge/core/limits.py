@@ -1,7 +1,8 @@
 """Every bound the bridge applies, in one place, and the one UTF-8 helper set that measures them.
 
-All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow the product contract (docs/TOOLS.md; "Bounds, all in
-one module, counted in UTF-8 bytes"): a whole result's JSON text is at most 50 KiB. A site can pass its own
+All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow the product contract (docs/TOOLS.md;
+"Bounds, all in one module, counted in UTF-8 bytes"): a whole result's JSON text is at most 50 KiB. A site can pass its
+own
 :class:`Limits` to the registry; tools never hard-code a number.
 
 Two kinds of bound live here: :class:`Limits`, the bounds a site or the person's settings may change, and the
@@ -131,7 +132,8 @@ DIFF_LINES = 400
 CODE_BYTES = 32 * KIB
 #: the most text of one share the person makes with the agent that is kept (UTF-8 bytes)
 MAX_SHARE_BYTES = 16 * KIB
-#: the longest reason the person gives when denying a proposal (longer ones are cut; the box's input takes as many characters)
+#: the longest reason the person gives when denying a proposal (longer ones are cut; the box's input takes as many
+#: characters)
 PROPOSAL_REASON_BYTES = 500
 #: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
 PERSON_INPUT_WINDOW_SECONDS = 1.5
@@ -247,8 +249,8 @@ HIDDEN_WALK_SECONDS = 5.0
 RUN_CODE_KEEP_MARGIN = 64 * 1024
 
 # -- features: the change log, review threads, Propose mode ------------------------------------------------
-#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds (jupyter_get_context
-#: and a save read them anew)
+#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds
+#: (jupyter_get_context and a save read them anew)
 TABS_READ_SECONDS = 5.0
 #: entries the session's change log keeps (older ones are dropped; a reader is told it missed some)
 CHANGE_LOG_ENTRIES = 2000

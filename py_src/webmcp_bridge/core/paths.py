@@ -1,7 +1,7 @@
 """Workspace paths: the one check every path an agent sends goes through.
 
-Rule (the product contract, docs/TOOLS.md): notebooks and files are addressed by workspace-relative path; no absolute paths, no
-``..``, no control characters. A path names something inside the JupyterLite contents root or nothing.
+Rule (the product contract, docs/TOOLS.md): notebooks and files are addressed by workspace-relative path; no absolute
+paths, no ``..``, no control characters. A path names something inside the JupyterLite contents root or nothing.
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ Parsing (:func:`parse_uri`) accepts the canonical form and any other RFC 3986 sp
 letter case, sub-delimiters (``!$&'()*+,;=``), ``:`` and ``@`` written as they are, and lower-case escapes.
 It refuses, with INVALID_ARGUMENT and one sentence saying why: another scheme, a query or fragment, a character
 RFC 3986 does not allow (spaces, non-ASCII: percent-encode them), a malformed escape or one that is not UTF-8,
-an empty segment, an encoded ``/`` in the path, a path that is not a workspace path (:func:`webmcp_bridge.core.paths.normalize_path`) or
-does not end in ``.ipynb`` (any letter case), an empty or over-long cell id, and an index that is not a
-canonical non-negative integer up to 2^31 - 1. Because encoded segments never hold a raw ``/``, the form is
-read from the end: a notebook whose path itself contains a folder named ``cells`` is still addressed
-unambiguously (the part before ``/cells/`` must name a ``.ipynb`` path). ``format(parse(u)) == u`` for every
+an empty segment, an encoded ``/`` in the path, a path that is not a workspace path
+(:func:`webmcp_bridge.core.paths.normalize_path`) or does not end in ``.ipynb`` (any letter case), an empty or over-long
+cell id, and an index that is not a canonical non-negative integer up to 2^31 - 1. Because encoded segments never hold a
+raw ``/``, the form is read from the end: a notebook whose path itself contains a folder named ``cells`` is still
+addressed unambiguously (the part before ``/cells/`` must name a ``.ipynb`` path). ``format(parse(u)) == u`` for every
 canonical ``u``, and ``parse(format(a)) == a`` for every address.
 
 A URI is only an address: whether the notebook, cell or output exists, and whether the agent may see it, is

@@ -10,8 +10,9 @@ holds no live object):
   executionCount}`` (:class:`~webmcp_bridge.access.runs.KernelRun`).
 
 Python decides what is in them; the loader only dispatches: a call's event rides in the call's own answer
-(:mod:`webmcp_bridge.lab.webmcp`, no crossing of its own), a run's through the loader's ``emit(type, detailJson)``. Nothing of a cell's or
-an agent's text is in them beyond the call's argument summary (which the status item's tooltip shows too).
+(:mod:`webmcp_bridge.lab.webmcp`, no crossing of its own), a run's through the loader's ``emit(type, detailJson)``.
+Nothing of a cell's or an agent's text is in them beyond the call's argument summary (which the status item's tooltip
+shows too).
 """
 
 from __future__ import annotations

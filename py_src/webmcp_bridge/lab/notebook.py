@@ -200,7 +200,8 @@ class LabNotebook:
         return [RunState(str(cell_id), int(index), count, edited) for cell_id, index, count, edited in rows]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
-        """One crossing for the bytes of the page and the few around it (:func:`~webmcp_bridge.core.limits.page_window`),
+        """One crossing for the bytes of the page and the few around it
+        (:func:`~webmcp_bridge.core.limits.page_window`),
         cut into the page here by the same rule as every host's (:func:`~webmcp_bridge.core.limits.page_utf8`)."""
         first, end = page_window(offset, max_bytes)
         raw = self.live.outputBytes(self.panel, cell_id, output_index, mime, first, end)
@@ -362,7 +363,8 @@ class LabNotebook:
         return int(data["revision"]), [(str(i), str(t), str(line), int(n)) for i, t, line, n in data["cells"]]
 
     def access_state(self) -> AccessState:
-        """One crossing: the revision, the raw access values, the changes and the author's locks (``notebook.js`` accessState)."""
+        """One crossing: the revision, the raw access values, the changes and the author's locks (``notebook.js``
+        accessState)."""
         data = json.loads(str(self.live.accessState(self.panel)))
         self._path = str(data["path"])
         return AccessState(

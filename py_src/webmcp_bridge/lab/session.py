@@ -24,9 +24,9 @@ holds it; nothing in this module keeps running state.
 
 The bridge runs on the page's main thread, so start-up is cut into steps (importing pydantic module by
 module, the bridge's modules one by one, building the bridge, generating each toolset's schemas, registering)
-with a yield to the browser between them: no single stretch holds the page for the whole start-up (about a second of Python in all). The
-longest step is loading pydantic-core's native module (~150-300 ms on a 2-core machine), which cannot be
-split. This module imports nothing heavy at import time.
+with a yield to the browser between them: no single stretch holds the page for the whole start-up (about a second of
+Python in all). The longest step is loading pydantic-core's native module (~150-300 ms on a 2-core machine), which
+cannot be split. This module imports nothing heavy at import time.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ CHANNEL = "webmcp-bridge:tabs"
 
 
 def load_tabs_js(tracker: Any, contents: Any) -> Any:
-    """Evaluate ``tabs.js`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which publishes its count of crossings), configure it, and start watching every notebook panel of ``tracker`` (its saves go
+    """Evaluate ``tabs.js`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which publishes its count of crossings),
+    configure it, and start watching every notebook panel of ``tracker`` (its saves go
     through ``contents``, the page's contents manager). Returns the JS object (``state``, ``fresh``, ``save``)."""
     tabs = load_half("webmcp_bridge.lab", "tabs.js")
     tabs.configure(LOCK_PREFIX, CHANNEL)

@@ -103,7 +103,8 @@ class DeniedPayload(Payload):
 
 
 class ProposalDenied(CallEnded):
-    """Raised inside a tool when its proposal was denied: a neutral end of the call (:class:`~webmcp_bridge.calls.outcome.CallEnded`),
+    """Raised inside a tool when its proposal was denied: a neutral end of the call
+    (:class:`~webmcp_bridge.calls.outcome.CallEnded`),
     which the registry turns into a normal result ``{status: "denied", proposalId, tool, reason, message}``."""
 
     outcome = "denied"

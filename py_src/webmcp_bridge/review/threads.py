@@ -692,7 +692,8 @@ class Review:
                     ErrorCode.INVALID_ARGUMENT,
                     "quote does not occur in the cell's source."
                     if not found
-                    else f"quote occurs {len(found)} times in the cell's source; quote more text so it occurs once, or give a selection.",
+                    else f"quote occurs {len(found)} times in the cell's source; quote more text so it occurs once, "
+                    "or give a selection.",
                     cellId=cell.id,
                     occurrences=len(found),
                 )

@@ -1,10 +1,10 @@
 """The one owner of a session: :func:`build_bridge` makes every part a session needs, over any host.
 
 A session is one registry with the toolsets of its contributions (the built-in families and a site's own,
-:mod:`webmcp_bridge.contrib`) over one host, and the state its tools and the person's side share: the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`, the one checkpoint every tool
-goes through), the change log, the proposal book (the mode and the proposals waiting for the person), the
-output text the person shared, the calls (running and pending), the dialog tracker and the diagnostics of the
-site's contributions. Each is created
+:mod:`webmcp_bridge.contrib`) over one host, and the state its tools and the person's side share: the access guard
+(:class:`~webmcp_bridge.access.guard.GuardedHost`, the one checkpoint every tool goes through), the change log, the
+proposal book (the mode and the proposals waiting for the person), the output text the person shared, the calls (running
+and pending), the dialog tracker and the diagnostics of the site's contributions. Each is created
 here, once, and handed to the parts that use it; no part creates its own. The JupyterLab side
 (:mod:`webmcp_bridge.lab.session`) builds one :class:`Bridge` over the live application and reaches every
 part through it; tests build one over the in-memory host.

@@ -41,21 +41,22 @@ TEMPLATES: tuple[dict[str, str], ...] = (
         "name": "notebook-output",
         "uriTemplate": "notebook://{+path}/cells/{cellId}/outputs/{index}",
         "mimeType": "text/plain",
-        "description": "One output of a notebook cell (cell by id, output by 0-based index): its text (first page) or image. "
-        "The uri of each output is listed by jupyter_get_cells and jupyter_run_cells.",
+        "description": "One output of a notebook cell (cell by id, output by 0-based index): its text (first page) or "
+        "image. The uri of each output is listed by jupyter_get_cells and jupyter_run_cells.",
     },
     {
         "name": "notebook-cell",
         "uriTemplate": "notebook://{+path}/cells/{cellId}",
         "mimeType": "application/json",
-        "description": "One notebook cell by id: its source, hash and outputs listed (JSON, as jupyter_get_cells returns it).",
+        "description": "One notebook cell by id: its source, hash and outputs listed (JSON, as jupyter_get_cells "
+        "returns it).",
     },
     {
         "name": "notebook",
         "uriTemplate": "notebook://{+path}",
         "mimeType": "application/json",
-        "description": "A notebook of the workspace: its cells listed with ids, uris, types and hashes (JSON, as jupyter_get_cells "
-        "returns it without sources).",
+        "description": "A notebook of the workspace: its cells listed with ids, uris, types and hashes (JSON, as "
+        "jupyter_get_cells returns it without sources).",
     },
 )
 

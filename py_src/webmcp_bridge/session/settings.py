@@ -1,8 +1,8 @@
 """The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (pure Python, no ``js``).
 
-The loader's plugin ``jupyterlab-webmcp-bridge:plugin`` ships a JSON schema (``lite/extension/schemas/jupyterlab-webmcp-bridge/
-plugin.json``; JupyterLite serves it in ``build/schemas/all_federated.json`` and keeps the person's values in
-the browser's IndexedDB). Its properties:
+The loader's plugin ``jupyterlab-webmcp-bridge:plugin`` ships a JSON schema
+(``lite/extension/schemas/jupyterlab-webmcp-bridge/ plugin.json``; JupyterLite serves it in
+``build/schemas/all_federated.json`` and keeps the person's values in the browser's IndexedDB). Its properties:
 
 =================  =========================================  ==========  =====================================
 key                meaning                                    default     bounds
@@ -66,7 +66,8 @@ _GLOB_CHARS = _NAME_CHARS | frozenset("*?[]!")
 def _strings(
     raw: Any, key: str, what: str, chars: frozenset[str], most: int, problems: list[str]
 ) -> tuple[str, ...] | None:
-    """The valid, unique, sorted entries of list setting ``key`` (each 1..:data:`TOOL_NAME_MAX_CHARS` of ``chars``; ``what`` names them in
+    """The valid, unique, sorted entries of list setting ``key`` (each 1..:data:`TOOL_NAME_MAX_CHARS` of ``chars``;
+    ``what`` names them in
     a problem), at most ``most``; None when ``raw`` is not a list."""
     if not isinstance(raw, list):
         return None
@@ -130,7 +131,8 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
             clamped = _clamp(timeout, EXECUTION_TIMEOUT_BOUNDS)
             if clamped != timeout:
                 problems.append(
-                    f"executionTimeout {timeout:g} is outside {EXECUTION_TIMEOUT_BOUNDS[0]:g}..{EXECUTION_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}"
+                    f"executionTimeout {timeout:g} is outside "
+                    f"{EXECUTION_TIMEOUT_BOUNDS[0]:g}..{EXECUTION_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}"
                 )
             values["execution_timeout"] = clamped
 
@@ -142,7 +144,8 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
             clamped = _clamp(run_timeout, RUN_TIMEOUT_BOUNDS)
             if clamped != run_timeout:
                 problems.append(
-                    f"runTimeout {run_timeout:g} is outside {RUN_TIMEOUT_BOUNDS[0]:g}..{RUN_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}"
+                    f"runTimeout {run_timeout:g} is outside {RUN_TIMEOUT_BOUNDS[0]:g}..{RUN_TIMEOUT_BOUNDS[1]:g}; "
+                    f"using {clamped:g}"
                 )
             values["run_timeout"] = clamped
 
@@ -154,7 +157,8 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
             clamped_size = int(_clamp(size, RESULT_BYTES_BOUNDS))
             if clamped_size != size:
                 problems.append(
-                    f"resultBytes {int(size)} is outside {RESULT_BYTES_BOUNDS[0]}..{RESULT_BYTES_BOUNDS[1]}; using {clamped_size}"
+                    f"resultBytes {int(size)} is outside {RESULT_BYTES_BOUNDS[0]}..{RESULT_BYTES_BOUNDS[1]}; using "
+                    f"{clamped_size}"
                 )
             values["result_bytes"] = clamped_size
 
@@ -185,8 +189,8 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
 
 
 def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
-    """``base`` with the settings' execution timeout, run timeout and result cap. A cap smaller than ``base``'s also scales
-    down the text pages (:data:`PAGE_LIMITS`) in the same proportion, so a page of output, file or cell source
+    """``base`` with the settings' execution timeout, run timeout and result cap. A cap smaller than ``base``'s also
+    scales down the text pages (:data:`PAGE_LIMITS`) in the same proportion, so a page of output, file or cell source
     still fits in one result (a larger cap leaves them as they are)."""
     changes: dict[str, Any] = {
         "execution_timeout_seconds": float(settings.execution_timeout),

@@ -31,7 +31,8 @@ def calls_toolset() -> Toolset:
 
 
 def review_toolset() -> Toolset:
-    """The ``review`` toolset: the 7 review-thread tools (``jupyter_*_comment(s)``, see :mod:`webmcp_bridge.review.threads`)."""
+    """The ``review`` toolset: the 7 review-thread tools (``jupyter_*_comment(s)``, see
+    :mod:`webmcp_bridge.review.threads`)."""
     from webmcp_bridge.tools import review
 
     return Toolset("review", "Read, write and show the review threads (comments) of a notebook.", review.TOOLS)
@@ -51,7 +52,8 @@ def access_toolset() -> Toolset:
 
 
 def files_toolset() -> Toolset:
-    """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` / ``jupyter_edit_file`` (bounded text files, never notebooks)."""
+    """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` / ``jupyter_edit_file`` (bounded text
+    files, never notebooks)."""
     from webmcp_bridge.tools import files
 
     return Toolset(

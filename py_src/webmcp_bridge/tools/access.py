@@ -97,8 +97,9 @@ TOOLS = (
         "jupyter_get_cell_access",
         "Get cell access",
         "The access the person gave this notebook and each visible cell (write: you may change it; read: you may only "
-        "read it; editable/deletable false: the notebook's author locked its source / its deletion), and who recently inserted, edited or ran each cell (person or agent, coalesced). Only the person "
-        "changes access. Cells hidden from you are only counted (hiddenCellCount).",
+        "read it; editable/deletable false: the notebook's author locked its source / its deletion), and who recently "
+        "inserted, edited or ran each cell (person or agent, coalesced). Only the person changes access. Cells hidden "
+        "from you are only counted (hiddenCellCount).",
         GetCellAccessInput,
         get_cell_access,
         Annotations(read_only=True, untrusted_content=True),

@@ -62,7 +62,8 @@ class InsertEdit(ToolInput):
     reference_cell_id: Annotated[
         str | None,
         Field(
-            description="Insert next to this cell (one that exists before this batch); omit to insert at the end (below) or the start (above).",
+            description="Insert next to this cell (one that exists before this batch); omit to insert at the end "
+            "(below) or the start (above).",
             min_length=1,
             max_length=ID_CHARS,
         ),
@@ -85,7 +86,8 @@ class TextEdit(ToolInput):
     old_text: Annotated[
         str,
         Field(
-            description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this batch left it).",
+            description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this "
+            "batch left it).",
             min_length=1,
         ),
     ]
@@ -377,9 +379,10 @@ TOOLS = (
     Tool(
         "jupyter_apply_edits",
         "Apply edits",
-        "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is checked first "
-        "(ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the failing editIndex. "
-        "Ids must be of cells that exist before the batch. The person can undo the batch as one step.",
+        "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is "
+        "checked first (ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the "
+        "failing editIndex. Ids must be of cells that exist before the batch. The person can undo the batch as one "
+        "step.",
         ApplyEditsInput,
         apply_edits,
         Annotations(untrusted_content=True, consequential=True),

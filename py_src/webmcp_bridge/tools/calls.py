@@ -138,10 +138,11 @@ TOOLS = (
     Tool(
         ANSWER_TOOL,
         "Answer dialog",
-        "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's `dialog`, "
-        "or `dialogs` with answerable: true), by label or index, as the person would; then wait for that call and return "
-        "its result with `answered` {dialogId, button (the label), buttonIndex}. Refused (INVALID_ARGUMENT, nothing clicked) for a dialog the "
-        "person opened, a queued dialog, several open dialogs without dialogId, or an unknown button.",
+        "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's "
+        "`dialog`, or `dialogs` with answerable: true), by label or index, as the person would; then wait for that "
+        "call and return its result with `answered` {dialogId, button (the label), buttonIndex}. Refused "
+        "(INVALID_ARGUMENT, nothing clicked) for a dialog the person opened, a queued dialog, several open dialogs "
+        "without dialogId, or an unknown button.",
         AnswerDialogInput,
         answer_dialog,
         Annotations(untrusted_content=True, consequential=True),

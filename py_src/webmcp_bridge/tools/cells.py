@@ -38,7 +38,8 @@ READ = Annotations(read_only=True, untrusted_content=True)
 
 
 class OutputsStale(Wire):
-    """Why a code cell's outputs may no longer match the notebook (:func:`webmcp_bridge.core.staleness.stale_outputs`)."""
+    """Why a code cell's outputs may no longer match the notebook
+    (:func:`webmcp_bridge.core.staleness.stale_outputs`)."""
 
     sourceEdited: bool = Field(description="The cell's source changed since the run that made its outputs.")
     earlierRanSince: int = Field(
@@ -445,8 +446,8 @@ async def _image(
         raise ToolError(
             ErrorCode.TOO_LARGE,
             f"A copy of this {info.width}x{info.height} image did not fit {max_bytes} bytes (the smallest made, "
-            f"{smallest[0].width}x{smallest[0].height}, was {smallest[1]} bytes); raise maxImageBytes (at most {limits.image_bytes}) "
-            "or lower maxSide.",
+            f"{smallest[0].width}x{smallest[0].height}, was {smallest[1]} bytes); raise maxImageBytes (at most "
+            f"{limits.image_bytes}) or lower maxSide.",
             maxImageBytes=max_bytes,
             original=info.to_json(),
             **base,
@@ -528,9 +529,10 @@ TOOLS = (
     Tool(
         "jupyter_get_cells",
         "Get cells",
-        "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution count, and "
-        "with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source comes in pages "
-        "(sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use jupyter_get_output to read one output.",
+        "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution "
+        "count, and with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source "
+        "comes in pages (sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use "
+        "jupyter_get_output to read one output.",
         GetCellsInput,
         get_cells,
         READ,
@@ -539,9 +541,10 @@ TOOLS = (
     Tool(
         "jupyter_get_output",
         "Get output",
-        "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset (ANSI colours "
-        "stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most maxSide pixels on its longest "
-        "side and maxImageBytes bytes (the original's size is reported); original: true returns it as stored.",
+        "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset "
+        "(ANSI colours stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most "
+        "maxSide pixels on its longest side and maxImageBytes bytes (the original's size is reported); original: true "
+        "returns it as stored.",
         GetOutputInput,
         get_output,
         READ,
@@ -550,8 +553,8 @@ TOOLS = (
     Tool(
         "jupyter_export_notebook",
         "Export notebook",
-        "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size limit: "
-        "pass nextOffset as offset to get the next part.",
+        "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size "
+        "limit: pass nextOffset as offset to get the next part.",
         ExportInput,
         export_notebook,
         READ,

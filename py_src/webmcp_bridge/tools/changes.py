@@ -33,7 +33,8 @@ class GetChangesInput(NotebookInput):
     since: Annotated[
         int | None,
         Field(
-            description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.",
+            description="Sequence number from a previous result's `seq`: only later changes. Omit for every change "
+            "kept.",
             ge=0,
             le=MAX_INT,
         ),
@@ -41,7 +42,8 @@ class GetChangesInput(NotebookInput):
     since_revision: Annotated[
         int | None,
         Field(
-            description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).",
+            description="Only changes after the notebook had this revision (from jupyter_get_context or a write "
+            "result).",
             ge=0,
             le=MAX_INT,
         ),
@@ -49,8 +51,9 @@ class GetChangesInput(NotebookInput):
     wait: Annotated[
         float,
         Field(
-            description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); "
-            "a burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it began).",
+            description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); a "
+            "burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it "
+            "began).",
             ge=0,
             le=CHANGES_WAIT_SECONDS,
         ),
@@ -130,11 +133,11 @@ TOOLS = (
     Tool(
         "jupyter_get_changes",
         "Get changes",
-        "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each change "
-        "with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs cleared, output: outputs "
-        "arrived with no run yet) and the cell id, coalesced. Optionally waits up to 15 s for a change (the person's typing is "
-        "told in bursts, once each is over). Use it to follow the person's edits without rereading: pass the result's seq as "
-        "since next time.",
+        "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each "
+        "change with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs "
+        "cleared, output: outputs arrived with no run yet) and the cell id, coalesced. Optionally waits up to 15 s "
+        "for a change (the person's typing is told in bursts, once each is over). Use it to follow the person's edits "
+        "without rereading: pass the result's seq as since next time.",
         GetChangesInput,
         get_changes,
         Annotations(read_only=True, untrusted_content=True),

@@ -141,8 +141,9 @@ TOOLS = (
     Tool(
         "jupyter_run_code",
         "Run code",
-        "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). Returns status "
-        "(ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 KiB in all, ANSI stripped).",
+        "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). "
+        "Returns status (ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 "
+        "KiB in all, ANSI stripped).",
         RunCodeInput,
         run_code,
         Annotations(untrusted_content=True, consequential=True),

@@ -59,7 +59,8 @@ from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 NotebookPathField = Annotated[
     str | None,
     Field(
-        description="Workspace-relative path of the notebook (for example 'demo/analysis.ipynb'). Omit for the current notebook.",
+        description="Workspace-relative path of the notebook (for example 'demo/analysis.ipynb'). Omit for the "
+        "current notebook.",
         max_length=MAX_PATH_BYTES,
     ),
 ]
@@ -70,7 +71,8 @@ CellIdField = Annotated[
 HashField = Annotated[
     str,
     Field(
-        description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed since.",
+        description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed "
+        "since.",
         min_length=1,
         max_length=SHORT_ID_CHARS,
     ),
@@ -166,7 +168,8 @@ class CallContext:
         runs: Sequence[str] | None = None,
     ) -> bool:
         """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
-        once (``always``: shown to the person in Direct mode too). ``before``/``after`` (cell sources) make the diff (or pass ``diff`` ready-made, as
+        once (``always``: shown to the person in Direct mode too). ``before``/``after`` (cell sources) make the diff (or
+        pass ``diff`` ready-made, as
         :func:`webmcp_bridge.propose.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
         accept the caller must check its preconditions again (hashes) before writing. An accepted ``code`` (or, when
         given, each text of ``runs``: the cells' sources the shown code is made of) counts as accepted by the run

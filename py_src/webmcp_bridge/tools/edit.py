@@ -270,7 +270,8 @@ TOOLS = (
     Tool(
         "jupyter_insert_cell",
         "Insert cell",
-        "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and sourceHash.",
+        "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and "
+        "sourceHash.",
         InsertCellInput,
         insert_cell,
         WRITE,
@@ -279,7 +280,8 @@ TOOLS = (
     Tool(
         "jupyter_update_cell",
         "Update cell",
-        "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed the cell since.",
+        "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed "
+        "the cell since.",
         UpdateCellInput,
         update_cell,
         CONSEQUENTIAL,

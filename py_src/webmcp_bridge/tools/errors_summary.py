@@ -2,7 +2,8 @@
 when they last ran.
 
 A code cell raised in its last run when its outputs hold an ``error`` output (a run that raises ends with it, and
-the next run clears the outputs first). Each such cell is listed with the error's name (:func:`error_name`), its message cut to
+the next run clears the outputs first). Each such cell is listed with the error's name (:func:`error_name`), its message
+cut to
 :data:`~webmcp_bridge.core.limits.ERROR_MESSAGE_BYTES` (ANSI stripped: the traceback is read with
 ``jupyter_get_output`` at ``outputUri``), and the cell's and the output's ``notebook://`` addresses. At most
 :data:`~webmcp_bridge.core.limits.ERRORS_LISTED` cells are listed, in notebook order; ``count`` counts them all.

@@ -175,19 +175,22 @@ class WriteFileInput(ToolInput):
     overwrite: Annotated[
         bool,
         Field(
-            description="Replace an existing file (then expectedHash is required, and you must have read all of that version)."
+            description="Replace an existing file (then expectedHash is required, and you must have read all of that "
+            "version)."
         ),
     ] = False
     append: Annotated[
         bool,
         Field(
-            description="Add content at the end of the file (created if missing); keeps every byte already there, so no full read is needed."
+            description="Add content at the end of the file (created if missing); keeps every byte already there, so "
+            "no full read is needed."
         ),
     ] = False
     expected_hash: Annotated[
         str | None,
         Field(
-            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
+            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
+            "changed since.",
             min_length=1,
             max_length=SHORT_ID_CHARS,
         ),
@@ -226,9 +229,9 @@ def check_file_read(ctx: CallContext, path: str, text: str) -> None:
     raise ToolError(
         ErrorCode.FILE_NOT_FULLY_READ,
         f"{path!r} is {total} bytes and you were given only part of this version, so overwriting it would delete what "
-        f"you did not see. Read the rest with jupyter_read_file (offset {gaps[0][0]}, then each nextOffset until it is "
-        f"null; unread byte ranges: {listed}{' and more' if len(gaps) >= UNREAD_RANGES else ''}) and send the whole new "
-        "text, or change part of it with jupyter_edit_file (oldText/newText), or add to its end with "
+        f"you did not see. Read the rest with jupyter_read_file (offset {gaps[0][0]}, then each nextOffset until it "
+        f"is null; unread byte ranges: {listed}{' and more' if len(gaps) >= UNREAD_RANGES else ''}) and send the "
+        "whole new text, or change part of it with jupyter_edit_file (oldText/newText), or add to its end with "
         "jupyter_write_file append: true.",
         path=path,
         totalBytes=total,
@@ -397,7 +400,8 @@ class EditFileInput(ToolInput):
     old_text: Annotated[
         str,
         Field(
-            description="Exact text to replace (line ends as in the file); it must occur exactly once unless replaceAll.",
+            description="Exact text to replace (line ends as in the file); it must occur exactly once unless "
+            "replaceAll.",
             min_length=1,
         ),
     ]
@@ -405,7 +409,8 @@ class EditFileInput(ToolInput):
     expected_hash: Annotated[
         str,
         Field(
-            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file changed since.",
+            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
+            "changed since.",
             min_length=1,
             max_length=SHORT_ID_CHARS,
         ),
@@ -492,7 +497,8 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
             ErrorCode.INVALID_ARGUMENT,
             ("oldText does not occur in the file." + hint)
             if occurrences == 0
-            else f"oldText occurs {occurrences} times; include more surrounding text so it occurs once, or pass replaceAll: true.",
+            else f"oldText occurs {occurrences} times; include more surrounding text so it occurs once, or pass "
+            "replaceAll: true.",
             path=path,
             occurrences=occurrences,
         )
@@ -518,8 +524,9 @@ TOOLS = (
     Tool(
         "jupyter_read_file",
         "Read file",
-        "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset (16 KiB a page). Returns the text, "
-        "nextOffset (null at the end), totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
+        "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset (16 KiB a page). Returns the "
+        "text, nextOffset (null at the end), totalBytes and the file's hash (needed to change it). An open editor's "
+        "unsaved text is what you read.",
         ReadFileInput,
         read_file,
         Annotations(read_only=True, untrusted_content=True),
@@ -528,10 +535,11 @@ TOOLS = (
     Tool(
         "jupyter_write_file",
         "Write file",
-        "Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). To replace an existing file pass "
-        "overwrite: true and expectedHash (the hash jupyter_read_file returned); you must have read every page of that version "
-        "(else FILE_NOT_FULLY_READ), and it is refused with STALE_FILE if it changed since. append: true adds content at the end "
-        "instead (no full read needed). To change part of a big file use jupyter_edit_file.",
+        "Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). To replace an "
+        "existing file pass overwrite: true and expectedHash (the hash jupyter_read_file returned); you must have "
+        "read every page of that version (else FILE_NOT_FULLY_READ), and it is refused with STALE_FILE if it changed "
+        "since. append: true adds content at the end instead (no full read needed). To change part of a big file use "
+        "jupyter_edit_file.",
         WriteFileInput,
         write_file,
         Annotations(untrusted_content=True, consequential=True),
@@ -540,9 +548,10 @@ TOOLS = (
     Tool(
         "jupyter_edit_file",
         "Edit file",
-        "Replace oldText by newText in a text file of the workspace (not a notebook), keeping the rest: changes a big file without "
-        "reading it whole. oldText must occur exactly once (else INVALID_ARGUMENT with occurrences) unless replaceAll: true; "
-        "expectedHash is the hash jupyter_read_file returned (STALE_FILE if the file changed since).",
+        "Replace oldText by newText in a text file of the workspace (not a notebook), keeping the rest: changes a big "
+        "file without reading it whole. oldText must occur exactly once (else INVALID_ARGUMENT with occurrences) "
+        "unless replaceAll: true; expectedHash is the hash jupyter_read_file returned (STALE_FILE if the file changed "
+        "since).",
         EditFileInput,
         edit_file,
         Annotations(untrusted_content=True, consequential=True),

@@ -57,8 +57,8 @@ def guidance_text(paragraphs: Iterable[tuple[str, str]], diagnostics: Diagnostic
                 diagnostics.add(
                     name,
                     "extension",
-                    f"its guidance paragraph ({utf8_len(paragraph)} bytes) was left out: the "
-                    f"guidance holds at most {GUIDANCE_BYTES} bytes and {GUIDANCE_BYTES - utf8_len(text) - 2} were left",
+                    f"its guidance paragraph ({utf8_len(paragraph)} bytes) was left out: the guidance holds at most "
+                    f"{GUIDANCE_BYTES} bytes and {GUIDANCE_BYTES - utf8_len(text) - 2} were left",
                 )
             continue
         text = joined

@@ -80,8 +80,8 @@ class ListCommentsInput(NotebookInput):
     scope: Annotated[
         Literal["notebook", "cell"] | None,
         Field(
-            description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when cellId is "
-            "omitted. Default: 'cell' when cellId is given, else 'notebook'."
+            description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when "
+            "cellId is omitted. Default: 'cell' when cellId is given, else 'notebook'."
         ),
     ] = None
     cell_id: Annotated[
@@ -229,9 +229,9 @@ TOOLS = (
     Tool(
         "jupyter_list_comments",
         "List comments",
-        "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range or "
-        "output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and latest "
-        "messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
+        "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range "
+        "or output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and "
+        "latest messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
         ListCommentsInput,
         list_comments,
         READ,
@@ -240,7 +240,8 @@ TOOLS = (
     Tool(
         "jupyter_get_comment",
         "Get comment",
-        "Read one review thread with its messages (who wrote each, person or agent, and when) and its anchor's state now.",
+        "Read one review thread with its messages (who wrote each, person or agent, and when) and its anchor's state "
+        "now.",
         GetCommentInput,
         get_comment,
         READ,
@@ -249,8 +250,9 @@ TOOLS = (
     Tool(
         "jupyter_create_comment",
         "Create comment",
-        "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, or a "
-        "selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with the file.",
+        "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, "
+        "or a selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with "
+        "the file.",
         CreateCommentInput,
         create_comment,
         WRITE,
@@ -286,8 +288,8 @@ TOOLS = (
     Tool(
         "jupyter_focus_comment",
         "Focus comment",
-        "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the output. "
-        "Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
+        "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the "
+        "output. Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
         FocusCommentInput,
         focus_comment,
         WRITE,

@@ -89,16 +89,20 @@ async def _kernel_ready(ctx: CallContext, nb) -> None:
 def kernel_unavailable_message(status: str, waited: float) -> str:
     """Why no code can run now, from the kernel's status after ``waited`` seconds, and what the agent can do."""
     if status == "none":
-        return "This notebook has no kernel (the person chose No Kernel): nothing runs until the person selects one (Kernel > Change Kernel)."
+        return (
+            "This notebook has no kernel (the person chose No Kernel): nothing runs until the person selects one "
+            "(Kernel > Change Kernel)."
+        )
     if status == "dead":
         return (
             "The kernel is dead: restart it (jupyter_kernel_action restart, which the person confirms) and run again."
         )
     return (
-        f"The kernel was not ready after waiting {waited:.0f} s (status {status!r}): it is still starting, or its start failed. "
-        "A first start loads Python and its packages in the page and can take minutes on a busy machine: call again in a while "
-        "(jupyter_get_context shows the kernel's status). If the status stays the same, the kernel did not start: restart it "
-        "(jupyter_kernel_action restart) or ask the person to reload the page."
+        f"The kernel was not ready after waiting {waited:.0f} s (status {status!r}): it is still starting, or its "
+        "start failed. A first start loads Python and its packages in the page and can take minutes on a busy "
+        "machine: call again in a while (jupyter_get_context shows the kernel's status). If the status stays the "
+        "same, the kernel did not start: restart it (jupyter_kernel_action restart) or ask the person to reload the "
+        "page."
     )
 
 
@@ -124,7 +128,8 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     runnable = [c for c in nb.find_cells([i for i in ids if i not in read_only]) if c.cell_type == "code"]
     if runnable:
         code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable)
-        # the run rule (access/run_consent.py): while something is hidden, the person sees the code first, in Direct mode too
+        # the run rule (access/run_consent.py): while something is hidden, the person sees the code first, in Direct
+        # mode too
         reason = await nb.run_consent()
         summary = f"Run {len(runnable)} code cell(s)" + (f" ({reason})" if reason else "")
         if await ctx.propose(
@@ -222,10 +227,10 @@ def interrupt_reason(before: str, info: Any) -> str | None:
     if "pyodide" in names:  # idle after the wait means the cell ended on its own, not that it was stopped
         ended = "it has ended on its own since" if info.status == "idle" else "it runs to its end"
         return (
-            f"JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued "
-            f"requests), so the running cell was not stopped: {ended}. Instead: wait for it (a run that went pending is "
-            "collected with jupyter_wait_for_result; its outputs appear in jupyter_get_cells), or restart the kernel "
-            "(jupyter_kernel_action restart: every variable is lost)"
+            "JupyterLite's Pyodide kernel cannot stop code that is already running (its interrupt only drops queued "
+            f"requests), so the running cell was not stopped: {ended}. Instead: wait for it (a run that went pending "
+            "is collected with jupyter_wait_for_result; its outputs appear in jupyter_get_cells), or restart the "
+            "kernel (jupyter_kernel_action restart: every variable is lost)"
         )
     if info.status == "idle":
         return None
@@ -254,7 +259,8 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
             "action": args.action,
             "restarted": False,
             "kernel": {"name": kernel.name, "status": kernel.status},
-            "message": "The kernel was not restarted: Cancel was chosen in JupyterLab's 'Restart Kernel?' dialog. Its state is unchanged.",
+            "message": "The kernel was not restarted: Cancel was chosen in JupyterLab's 'Restart Kernel?' dialog. Its "
+            "state is unchanged.",
         }
     payload: dict[str, Any] = {
         "path": nb.path,
@@ -340,11 +346,11 @@ TOOLS = (
     Tool(
         "jupyter_kernel_action",
         "Kernel action",
-        "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a running cell, "
-        "else false with a reason (nothing was running; still busy 10 s later; a kernel that cannot stop running code, "
-        "such as JupyterLite's Pyodide, with what to do instead). "
-        "A restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` "
-        "at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
+        "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a running "
+        "cell, else false with a reason (nothing was running; still busy 10 s later; a kernel that cannot stop "
+        "running code, such as JupyterLite's Pyodide, with what to do instead). A restart asks the person first, with "
+        "JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` at once; answer it "
+        "with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
         KernelActionInput,
         kernel_action,
         Annotations(consequential=True),
@@ -353,7 +359,8 @@ TOOLS = (
     Tool(
         "jupyter_focus_cell",
         "Focus cell",
-        "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its source.",
+        "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its "
+        "source.",
         FocusCellInput,
         focus_cell,
         output_model=FocusOutput,

@@ -55,8 +55,8 @@ TOOLS = (
     Tool(
         "jupyter_get_output_selection",
         "Get shared output selection",
-        "The output text the person selected and shared with you (output context menu: 'Share selected output text with the "
-        "agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
+        "The output text the person selected and shared with you (output context menu: 'Share selected output text "
+        "with the agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
         GetOutputSelectionInput,
         get_output_selection,
         Annotations(read_only=True, untrusted_content=True),

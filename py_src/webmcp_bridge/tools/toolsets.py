@@ -77,8 +77,9 @@ TOOLS = (
     Tool(
         "jupyter_toolsets",
         "Toolsets",
-        "List this page's toolsets (name, description, tool names, enabled) and turn toolsets on (enable) or off (disable). "
-        "Only some toolsets are registered when the page loads; turning one on registers its tools at once.",
+        "List this page's toolsets (name, description, tool names, enabled) and turn toolsets on (enable) or off "
+        "(disable). Only some toolsets are registered when the page loads; turning one on registers its tools at "
+        "once.",
         ToolsetsInput,
         toolsets,
         Annotations(),

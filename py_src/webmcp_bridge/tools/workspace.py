@@ -265,13 +265,13 @@ class SaveNotebookInput(NotebookInput):
 
 #: what a save that wrote nothing tells the agent, by outcome (see :class:`~webmcp_bridge.host.protocol.SaveOutcome`)
 NOT_SAVED = {
-    "cancelled": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file changed on disk "
-    "since this tab loaded or last saved it, e.g. saved from another tab). The file on disk is unchanged; the notebook "
-    "keeps its changes.",
-    "reverted": "The notebook was not saved: Revert was chosen in JupyterLab's 'File Changed' dialog, so this tab now shows the "
-    "file on disk and its unsaved changes are gone. Read the cells again before changing them.",
-    "dialog-open": "The notebook was not saved: JupyterLab's 'File Changed' dialog is already open for it (see dialogs). Nothing "
-    "was written; the notebook keeps its changes.",
+    "cancelled": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file "
+    "changed on disk since this tab loaded or last saved it, e.g. saved from another tab). The file on disk is "
+    "unchanged; the notebook keeps its changes.",
+    "reverted": "The notebook was not saved: Revert was chosen in JupyterLab's 'File Changed' dialog, so this tab now "
+    "shows the file on disk and its unsaved changes are gone. Read the cells again before changing them.",
+    "dialog-open": "The notebook was not saved: JupyterLab's 'File Changed' dialog is already open for it (see "
+    "dialogs). Nothing was written; the notebook keeps its changes.",
 }
 
 
@@ -286,7 +286,8 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
     notes = []
     if done.outcome == "overwritten":
         notes.append(
-            "The file had changed since this tab loaded or last saved it; Overwrite replaced it with this tab's notebook."
+            "The file had changed since this tab loaded or last saved it; Overwrite replaced it with this tab's "
+            "notebook."
         )
     if done.revision is not None and nb.revision() != done.revision:
         result["unsavedChanges"] = True
@@ -303,9 +304,10 @@ TOOLS = (
     Tool(
         "jupyter_get_context",
         "Get context",
-        "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open documents, "
-        "the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). Start here; "
-        "includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
+        "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open "
+        "documents, the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved "
+        "comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). "
+        "Start here; includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
         GetContextInput,
         get_context,
         Annotations(read_only=True, untrusted_content=True),
@@ -339,9 +341,10 @@ TOOLS = (
     Tool(
         "jupyter_save_notebook",
         "Save notebook",
-        "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true only when "
-        "this tab's notebook reached the file; if the file changed since this tab loaded or last saved it (another tab saved it), "
-        "JupyterLab's 'File Changed' dialog asks first (the call returns pending with that dialog).",
+        "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true "
+        "only when this tab's notebook reached the file; if the file changed since this tab loaded or last saved it "
+        "(another tab saved it), JupyterLab's 'File Changed' dialog asks first (the call returns pending with that "
+        "dialog).",
         SaveNotebookInput,
         save_notebook,
         output_model=SaveNotebookOutput,

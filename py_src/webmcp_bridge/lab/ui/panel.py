@@ -145,7 +145,8 @@ class AgentPanel:
                 c("mode"),
                 text="An agent in this browser can use the notebook through WebMCP."
                 if webmcp
-                else "WebMCP is not available in this browser: no agent is connected. You can still review and restrict.",
+                else "WebMCP is not available in this browser: no agent is connected. You can still review and "
+                "restrict.",
             ),
         )
         labels = {"activity": "Activity", "comments": "Comments", "access": "Access"}

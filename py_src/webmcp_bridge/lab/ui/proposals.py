@@ -186,7 +186,8 @@ class ProposalView:
             return
         options = {
             "label": COMMAND_LABEL,
-            "caption": "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your Accept or Deny.",
+            "caption": "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your "
+            "Accept or Deny.",
             "isToggleable": True,
             "isToggled": self._proxy(lambda *_a: self.book.mode == "propose"),
             "execute": self._proxy(lambda *_a: self.switch.toggle()),

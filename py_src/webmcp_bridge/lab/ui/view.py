@@ -586,9 +586,10 @@ def level_select(action: str, level: str, label: str) -> El:
 #: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel")
 KERNEL_NOTE = (
     "Code the agent runs in the kernel can read every file of the workspace (hidden notebooks included) and "
-    "everything in the kernel's memory (the variables and functions hidden cells defined). So while a cell or notebook is hidden, "
-    "every run the agent starts is shown to you with its code and waits for your Accept, in Direct mode too. "
-    "Hidden cells' sources are also cleared from the kernel's history, as a second line of defence only."
+    "everything in the kernel's memory (the variables and functions hidden cells defined). So while a cell or "
+    "notebook is hidden, every run the agent starts is shown to you with its code and waits for your Accept, in "
+    "Direct mode too. Hidden cells' sources are also cleared from the kernel's history, as a second line of defence "
+    "only."
 )
 #: the Access section's switch of the run rule (lab/run_switches.py): "ask" (the default) or "stop"
 RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking (runs go ahead)"}
