@@ -20,7 +20,7 @@ with an injected factory runs under CPython too.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -135,7 +135,22 @@ class Proxies:
 
 
 def _destroy(proxy: Any) -> None:
+    quietly(proxy.destroy)  # destroying must go on for the others; the page keeps working
+
+
+def quietly(fn: Callable[[], Any]) -> None:
+    """Call ``fn()``; an exception it raises is printed to the page's console, not raised, so one failing step of
+    a teardown (or of an update of the page) does not keep the others from running."""
     try:
-        proxy.destroy()
-    except Exception:  # destroying must go on for the others; the page keeps working
+        fn()
+    except Exception:
         traceback.print_exc()
+
+
+def undo_all(undo: Sequence[Callable[[], Any]], timer: Any = None) -> None:
+    """A teardown's first steps: cancel ``timer`` (an asyncio handle, or None), then call each of ``undo`` (the
+    unsubscribe callables a part collected), newest first, each :func:`quietly`."""
+    if timer is not None:
+        timer.cancel()
+    for fn in reversed(undo):
+        quietly(fn)

@@ -40,6 +40,8 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from webmcp_bridge.lab.ffi import quietly
+
 # Imported one per step, heaviest first; each import builds the pydantic models of its tools.
 STEPS = (
     "typing_extensions",
@@ -370,23 +372,16 @@ class LabSession:
             part = getattr(self, name)
             setattr(self, name, None)
             if part is not None:
-                _quietly(part.dispose)
+                quietly(part.dispose)
         if self.resources is not None:
-            _quietly(self.resources.unregister)
+            quietly(self.resources.unregister)
             self.resources = None
         if self.registration is not None:
-            _quietly(self.registration.unregister)
+            quietly(self.registration.unregister)
             self.registration = None
         if self.bridge is not None:
-            _quietly(self.bridge.close)  # stop watching JupyterLab's dialogs (frees the watcher's proxy)
+            quietly(self.bridge.close)  # stop watching JupyterLab's dialogs (frees the watcher's proxy)
             self.bridge = None
-
-
-def _quietly(fn: Callable[[], Any]) -> None:
-    try:
-        fn()
-    except Exception:
-        traceback.print_exc()
 
 
 async def start(ctx: Any) -> LabSession:

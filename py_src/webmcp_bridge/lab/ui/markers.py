@@ -25,6 +25,7 @@ from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.calls.registry import CallEvent, Registry
 from webmcp_bridge.changes.log import ChangeEntry, ChangeLog
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, WORKING_SECONDS
+from webmcp_bridge.lab.ffi import undo_all
 from webmcp_bridge.lab.ui.view import El, Markers, c, cell_markers, marker_badges, marker_classes
 from webmcp_bridge.review.threads import Review
 
@@ -78,10 +79,7 @@ class CellMarkers:
         if self._disposed:
             return
         self._disposed = True
-        if self._timer is not None:
-            self._timer.cancel()
-        for undo in reversed(self._undo):
-            undo()
+        undo_all(self._undo, self._timer)
         for key in list(self.applied):
             watch = self.notebooks.watches.get(key)
             if watch is not None:

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, PANEL_PREVIEW_BYTES, PANEL_PREVIEW_LINES, preview
-from webmcp_bridge.lab.ffi import Proxies, is_nullish
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, quietly, undo_all
 from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook
 from webmcp_bridge.lab.ui.view import CellInfo
 
@@ -90,8 +90,7 @@ class OpenNotebooks:
         if self._disposed:
             return
         self._disposed = True
-        for undo in reversed(self._undo):
-            _quietly(undo)
+        undo_all(self._undo)
         for key in list(self.watches):
             self._unwatch(key)
         self._listeners.clear()
@@ -118,7 +117,7 @@ class OpenNotebooks:
         key = str(nb_panel.id)
         if key in self.watches or self._disposed:
             return
-        _quietly(
+        quietly(
             lambda: self.host.live.track(nb_panel)
         )  # from the start: the change log, CRLF made LF before the person types
         self.watches[key] = _Watch(nb_panel)
@@ -131,9 +130,9 @@ class OpenNotebooks:
         watch = self.watches.pop(key, None)
         if watch is None:
             return
-        _quietly(lambda: watch.panel.node.removeEventListener("click", self._click))
-        _quietly(lambda: watch.panel.disposed.disconnect(self._closed))
-        _quietly(lambda: watch.panel.content.activeCellChanged.disconnect(self._active))
+        quietly(lambda: watch.panel.node.removeEventListener("click", self._click))
+        quietly(lambda: watch.panel.disposed.disconnect(self._closed))
+        quietly(lambda: watch.panel.content.activeCellChanged.disconnect(self._active))
         if closed:
             self._emit("closed", key)
 
@@ -200,10 +199,3 @@ class OpenNotebooks:
         }
         self._cells = {nb.path: (revision, infos)}  # the notebook in front is the one asked about
         return infos
-
-
-def _quietly(fn: Callable[[], Any]) -> None:
-    try:
-        fn()
-    except Exception:
-        traceback.print_exc()

@@ -44,7 +44,7 @@ from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, quietly, undo_all
 from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.run_switches import set_asking_off
 from webmcp_bridge.lab.ui import dom
@@ -212,14 +212,11 @@ class AgentPanel:
         if self._disposed:
             return
         self._disposed = True
-        if self._timer is not None:
-            self._timer.cancel()
-        for undo in reversed(self._undo):
-            _quietly(undo)
+        undo_all(self._undo, self._timer)
         if self.cell_menu is not None:
             self.cell_menu.dispose()
         if self.widget is not None:
-            _quietly(self.widget.dispose)
+            quietly(self.widget.dispose)
         dom.remove_style("panel")
         self._proxies.clear()
 
@@ -418,10 +415,3 @@ class AgentPanel:
             await asyncio.sleep(0)
         self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
         self.refresh()
-
-
-def _quietly(fn: Callable[[], Any]) -> None:
-    try:
-        fn()
-    except Exception:
-        traceback.print_exc()

@@ -67,7 +67,7 @@ from typing import Any
 import js
 
 from webmcp_bridge.core.limits import BOX_CHECK_SECONDS
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, quietly
 from webmcp_bridge.lab.notebook import JupyterLabHost
 from webmcp_bridge.lab.ui import dom
 from webmcp_bridge.lab.ui.dom import Dom
@@ -175,7 +175,7 @@ class ProposalView:
         for proposal_id in list(self.boxes):
             self._remove(proposal_id, later=False)
         for disposable in reversed(self._disposables):
-            _quietly(disposable.dispose)
+            quietly(disposable.dispose)
         self._disposables.clear()
         self._proxies.clear()
         dom.remove_style("proposals")
@@ -214,7 +214,7 @@ class ProposalView:
     def _on_mode(self, _mode: Mode) -> None:
         if self._disposed:
             return
-        _quietly(lambda: self.app.commands.notifyCommandChanged(COMMAND))
+        quietly(lambda: self.app.commands.notifyCommandChanged(COMMAND))
         self._report()
 
     def _on_proposal(self, event: str, proposal: Proposal) -> None:
@@ -228,7 +228,7 @@ class ProposalView:
         """The mode and the number of waiting proposals, for the status item."""
         set_mode = getattr(self.loader, "setMode", None)
         if not is_nullish(set_mode):
-            _quietly(lambda: set_mode(self.book.mode, len(self.book.waiting())))
+            quietly(lambda: set_mode(self.book.mode, len(self.book.waiting())))
 
     # -- boxes -------------------------------------------------------------------------------------------
     def _show(self, proposal: Proposal) -> None:
@@ -320,9 +320,9 @@ class ProposalView:
         box = self.boxes.pop(proposal_id, None)
         if box is None:
             return
-        _quietly(box.node.remove)
+        quietly(box.node.remove)
         if self._corner is not None and not any(b.proposal.scope == "workspace" for b in self.boxes.values()):
-            _quietly(self._corner.remove)
+            quietly(self._corner.remove)
             self._corner = None
 
         if later:  # the settling click may be running inside one of these proxies right now
@@ -371,10 +371,3 @@ class ProposalView:
         if box is not None:
             for button in box.node.querySelectorAll("button"):
                 button.disabled = True
-
-
-def _quietly(fn: Callable[[], Any]) -> None:
-    try:
-        fn()
-    except Exception:
-        traceback.print_exc()
