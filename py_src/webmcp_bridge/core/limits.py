@@ -132,6 +132,8 @@ DIFF_LINES = 400
 CODE_BYTES = 32 * KIB
 #: the most text of one share the person makes with the agent that is kept (UTF-8 bytes)
 MAX_SHARE_BYTES = 16 * KIB
+#: how many bytes of a site tool's arguments its proposal shows (more is refused, never cut)
+SITE_TOOL_ARGUMENT_BYTES = 8192
 #: the longest reason the person gives when denying a proposal (longer ones are cut; the box's input takes as many
 #: characters)
 PROPOSAL_REASON_BYTES = 500

@@ -47,7 +47,15 @@ from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.payloads import Payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.invisible import code_lines
-from webmcp_bridge.core.limits import DIFF_LINES, PROPOSAL_CHECK_SECONDS, PROPOSAL_REASON_BYTES, preview
+from webmcp_bridge.core.limits import (
+    CODE_BYTES,
+    DIFF_LINES,
+    PROPOSAL_CHECK_SECONDS,
+    PROPOSAL_REASON_BYTES,
+    SITE_TOOL_ARGUMENT_BYTES,
+    preview,
+    utf8_len,
+)
 
 Mode = Literal["direct", "propose"]
 MODES: tuple[Mode, ...] = ("direct", "propose")
@@ -447,3 +455,58 @@ class ProposalBook:
                 listener(event, proposal)
             except Exception:  # the person's view must not break the agent's call
                 traceback.print_exc()
+
+
+# -- what Propose mode can show the person: all of it, or a refusal -----------------------------------------
+def too_large_to_show(lines: int) -> ToolError:
+    """The error for a change of ``lines`` diff lines or more: more than Propose mode shows (DIFF_LINES)."""
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
+        "lines to the person. Split it into smaller changes.",
+        lines=lines,
+        maxLines=DIFF_LINES,
+    )
+
+
+def shown_diff(
+    before: str | None, after: str | None, diff: list[list[str]] | None, code: str | None
+) -> list[list[str]] | None:
+    """The diff a proposal shows (made from ``before``/``after`` unless given; ``[[kind, line], ...]`` as
+    :func:`source_diff`), after checking that the person can see all of it: what cannot be shown in full is refused
+    (ToolError(TOO_LARGE): more than DIFF_LINES lines, or ``code`` over CODE_BYTES bytes), never cut."""
+    if diff is None and (before is not None or after is not None):
+        at_least = diff_lines_at_least(
+            before or "", after or ""
+        )  # size first: no diff is computed for a change too big
+        if at_least > DIFF_LINES:
+            raise too_large_to_show(at_least)
+        diff = source_diff(before or "", after or "", max_lines=None)
+    if diff is not None and len(diff) > DIFF_LINES:
+        raise too_large_to_show(len(diff))
+    if code is not None and utf8_len(code) > CODE_BYTES:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
+            "bytes to the person. Run less at once.",
+            bytes=utf8_len(code),
+            maxBytes=CODE_BYTES,
+        )
+    return diff
+
+
+def shown_arguments(shown: str) -> list[str]:
+    """The lines a site tool's proposal shows of its arguments (``shown``: their JSON text). Raises
+    ToolError(TOO_LARGE) for more than SITE_TOOL_ARGUMENT_BYTES bytes or DIFF_LINES lines (refused, never cut)."""
+    if utf8_len(shown) > SITE_TOOL_ARGUMENT_BYTES:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"These arguments are {utf8_len(shown)} bytes; Propose mode shows at most "
+            f"{SITE_TOOL_ARGUMENT_BYTES} bytes of a site tool's arguments to the person.",
+            bytes=utf8_len(shown),
+            maxBytes=SITE_TOOL_ARGUMENT_BYTES,
+        )
+    lines = shown.splitlines() or [""]
+    if len(lines) > DIFF_LINES:
+        raise too_large_to_show(len(lines))
+    return lines

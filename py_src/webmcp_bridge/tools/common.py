@@ -26,8 +26,6 @@ from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import (
     CELL_IDS,
-    CODE_BYTES,
-    DIFF_LINES,
     ID_CHARS,
     MAX_INT,
     MAX_PATH_BYTES,
@@ -47,10 +45,10 @@ from webmcp_bridge.propose.proposals import (
     ProposalBook,
     ProposalDenied,
     approved,
-    diff_lines_at_least,
     mark_direct,
     mark_whole_call,
-    source_diff,
+    shown_arguments,
+    shown_diff,
     whole_call_approved,
 )
 from webmcp_bridge.sharing.selections import SharedSelections
@@ -183,7 +181,7 @@ class CallContext:
             return False
         if whole_call_approved() and not always:
             return True  # the person accepted this call as a whole (a site author's tool, see hold_site_tool)
-        diff = _shown_diff(before, after, diff, code)
+        diff = shown_diff(before, after, diff, code)
         proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, PROPOSAL_SUMMARY_BYTES), diff, code)
 
         def still_valid() -> str | None:
@@ -227,7 +225,7 @@ class CallContext:
             return False
         if whole_call_approved():
             return True
-        shown = _shown_diff(before, after, diff, None)
+        shown = shown_diff(before, after, diff, None)
         proposal = Proposal(
             "", path, tool, kind, None, preview(summary, PROPOSAL_SUMMARY_BYTES), shown, None, scope="workspace"
         )
@@ -262,45 +260,6 @@ class CallContext:
         return await self.host.open_notebook(normalized, activate=False)
 
 
-def _too_large(lines: int) -> ToolError:
-    return ToolError(
-        ErrorCode.TOO_LARGE,
-        f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
-        "lines to the person. Split it into smaller changes.",
-        lines=lines,
-        maxLines=DIFF_LINES,
-    )
-
-
-def _shown_diff(
-    before: str | None, after: str | None, diff: list[list[str]] | None, code: str | None
-) -> list[list[str]] | None:
-    """The diff a proposal shows (made from ``before``/``after`` unless given), after checking that the person
-    can see all of it: what cannot be shown in full is refused (TOO_LARGE), never cut."""
-    if diff is None and (before is not None or after is not None):
-        at_least = diff_lines_at_least(
-            before or "", after or ""
-        )  # size first: no diff is computed for a change too big
-        if at_least > DIFF_LINES:
-            raise _too_large(at_least)
-        diff = source_diff(before or "", after or "", max_lines=None)
-    if diff is not None and len(diff) > DIFF_LINES:
-        raise _too_large(len(diff))
-    if code is not None and utf8_len(code) > CODE_BYTES:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"This code is {utf8_len(code)} bytes; Propose mode shows at most {CODE_BYTES} "
-            "bytes to the person. Run less at once.",
-            bytes=utf8_len(code),
-            maxBytes=CODE_BYTES,
-        )
-    return diff
-
-
-#: how many bytes of a site tool's arguments its proposal shows (more is refused, never cut)
-SITE_TOOL_ARGUMENT_BYTES = 8192
-
-
 def hold_site_tool(tool: Tool) -> Tool:
     """``tool`` (a site author's, not declared read-only) held in Propose mode: before its handler runs, the
     person sees a proposal naming the tool with its arguments (JSON, at most SITE_TOOL_ARGUMENT_BYTES bytes, else
@@ -318,17 +277,7 @@ def hold_site_tool(tool: Tool) -> Tool:
             shown = json.dumps(
                 args.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False, indent=1
             )
-            if utf8_len(shown) > SITE_TOOL_ARGUMENT_BYTES:
-                raise ToolError(
-                    ErrorCode.TOO_LARGE,
-                    f"These arguments are {utf8_len(shown)} bytes; Propose mode shows at most "
-                    f"{SITE_TOOL_ARGUMENT_BYTES} bytes of a site tool's arguments to the person.",
-                    bytes=utf8_len(shown),
-                    maxBytes=SITE_TOOL_ARGUMENT_BYTES,
-                )
-            lines = shown.splitlines() or [""]
-            if len(lines) > DIFF_LINES:
-                raise _too_large(len(lines))
+            lines = shown_arguments(shown)
             proposal = Proposal(
                 "",
                 "",
