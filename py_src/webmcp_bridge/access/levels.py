@@ -7,7 +7,7 @@ The person gives each notebook and each cell a level, stored in its metadata und
 metadata block is ``write``.
 
 Levels are changed only by the person (the Agent panel, the cell context menu) with the helpers below, which take
-the *raw* notebook; no guarded method can change them.
+the *raw* notebook (any :class:`~webmcp_bridge.host.protocol.NotebookCells`); no guarded method can change them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
-from webmcp_bridge.host.protocol import LiveNotebook
+from webmcp_bridge.host.protocol import NotebookCells
 from webmcp_bridge.review.visibility import mark_hidden_cells
 
 Level = Literal["write", "read", "none"]
@@ -52,12 +52,12 @@ def notebook_level_changes() -> int:
     return _notebook_level_changes
 
 
-def notebook_level(nb: LiveNotebook) -> Level:
+def notebook_level(nb: NotebookCells) -> Level:
     """The notebook's level (one read of its metadata)."""
     return level_of_block(nb.bridge_metadata())
 
 
-def cell_levels(nb: LiveNotebook) -> dict[str, Level]:
+def cell_levels(nb: NotebookCells) -> dict[str, Level]:
     """``{cell id: level}`` of the cells whose level is not "write", in index order."""
     levels = {cell_id: level_of_block(block) for _, cell_id, block in nb.cell_bridge_metadata()}
     return {cell_id: level for cell_id, level in levels.items() if level != "write"}
@@ -80,7 +80,7 @@ def _with_level(block: Any, level: Level) -> dict[str, Any]:
     return block
 
 
-def set_notebook_level(nb: LiveNotebook, level: Level) -> None:
+def set_notebook_level(nb: NotebookCells, level: Level) -> None:
     """Set the notebook's level (the person's action). Raises ValueError for an unknown level."""
     _checked(level)
     global _notebook_level_changes
@@ -90,7 +90,7 @@ def set_notebook_level(nb: LiveNotebook, level: Level) -> None:
     nb.set_bridge_metadata(block)
 
 
-def set_cell_level(nb: LiveNotebook, cell_id: str, level: Level) -> None:
+def set_cell_level(nb: NotebookCells, cell_id: str, level: Level) -> None:
     """Set one cell's level (the person's action); "write" removes the cell's block. Raises ValueError for an
     unknown level, ToolError(CELL_NOT_FOUND) for an unknown cell."""
     _checked(level)
@@ -99,7 +99,7 @@ def set_cell_level(nb: LiveNotebook, cell_id: str, level: Level) -> None:
     _stamp_threads(nb, {cell_id}, level)
 
 
-def set_cell_levels(nb: LiveNotebook, cell_ids: Sequence[str], level: Level) -> int:
+def set_cell_levels(nb: NotebookCells, cell_ids: Sequence[str], level: Level) -> int:
     """:func:`set_cell_level` for several cells with one read of the cells' blocks (the panel's "apply to all
     cells", in chunks); ids no cell has are skipped. Returns how many cells were set. Raises ValueError for an
     unknown level."""
@@ -116,7 +116,7 @@ def set_cell_levels(nb: LiveNotebook, cell_ids: Sequence[str], level: Level) -> 
     return done
 
 
-def _stamp_threads(nb: LiveNotebook, cell_ids: set[str], level: Level) -> None:
+def _stamp_threads(nb: NotebookCells, cell_ids: set[str], level: Level) -> None:
     """Mark the review threads of these cells ``"hiddenCell": true`` when they become ``none`` (and unmark them
     otherwise), so a thread of a hidden cell stays hidden from the agent after the cell is deleted, in this
     session or a later one."""

@@ -237,14 +237,9 @@ class OpenDocument:
     dirty: bool = False
 
 
-class LiveNotebook(Protocol):
-    """A notebook open in the application. Reads are of the live model, unsaved edits included.
-
-    Cells are addressed by nbformat id; any method given an id no cell has raises
-    ``ToolError(CELL_NOT_FOUND)`` (the one wording, :func:`webmcp_bridge.core.errors.cell_not_found`). All mutating
-    methods are synchronous, so a tool can check a hash and write with no await in between: a person's
-    edit can land only before the check (and then the check fails) or after the write. Sizes are UTF-8
-    bytes; timeouts are seconds.
+class NotebookCells(Protocol):
+    """The live model of an open notebook: its cells, their outputs, the bridge's metadata, the changes made to
+    it and edits of it (in JupyterLab each read or write is one call of ``notebook.js``).
     """
 
     @property
@@ -335,44 +330,17 @@ class LiveNotebook(Protocol):
         """Clear a code cell's outputs and execution count (other cell types are left as they are)."""
         ...
 
-    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
-        """Make the cell active and visible; place the cursor or select a range ({line, column}, 0-based,
-        already checked against the source by the caller)."""
-        ...
+    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+        """Apply ``ops`` in order, all or nothing, in one synchronous stretch (JupyterLab: one transaction of
+        the notebook's shared model, so the person undoes the batch as one step).
 
-    def focus(self) -> Focus:
-        """The person's focus in this notebook."""
+        Ops address cells by id only; every id they name (``cell_id``, ``reference_cell_id``) must belong to
+        a cell that exists before the batch (the caller checked that no op names a cell an earlier op
+        deleted). Positions are resolved when each op is applied, against the order the earlier ops left.
+        Returns, per op, the id of the cell it acted on (the new id for an insert). Raises
+        ToolError(CELL_NOT_FOUND) for an unknown id, before anything changes.
+        """
         ...
-
-    def highlight_output(self, cell_id: str, output_index: int) -> None:
-        """Reveal the cell and mark output ``output_index`` of it for the person (a review thread's
-        anchor). Raises ToolError(CELL_NOT_FOUND) / ToolError(OUTPUT_NOT_FOUND)."""
-        ...
-
-    def kernel(self) -> KernelInfo:
-        """The kernel attached to the notebook, now."""
-        ...
-
-    async def save(self) -> SaveOutcome:
-        """Save to the workspace (nbformat 4.5 with cell ids), as the person's Save does. When the file changed
-        since this page loaded or last saved it (another tab, another program), nothing is written until the
-        application's "File Changed" dialog is answered (Cancel, Revert, Overwrite); the check and the write
-        are one step for every tab of the site, however close two saves are. Other failures raise ToolError."""
-        ...
-
-    def tabs(self) -> TabsState:
-        """The notebook as other tabs of the site see it, as last counted (synchronous; a host may count in the
-        background)."""
-        ...
-
-    async def count_tabs(self) -> TabsState:
-        """:meth:`tabs`, counted now."""
-        ...
-
-    # -- the bridge's own metadata (access levels, review threads) ---------------------------------
-    # Stored under the key ``webmcp_bridge`` of the notebook's and the cells' metadata (see
-    # webmcp_bridge.core.metadata.METADATA_KEY). Hosts return it as found: untrusted JSON, parsed defensively by
-    # the caller.
 
     def bridge_metadata(self) -> Any:
         """The notebook's ``metadata.webmcp_bridge`` value (any JSON value), or None when absent."""
@@ -403,6 +371,16 @@ class LiveNotebook(Protocol):
         take (as :meth:`take_changes`), in one read: all the access guard needs for one call step."""
         ...
 
+
+class NotebookKernel(Protocol):
+    """The kernel of an open notebook: its state, waiting for it, runs and the kernel actions (in JupyterLab through
+    the panel's session context: several crossings, and awaits of the kernel).
+    """
+
+    def kernel(self) -> KernelInfo:
+        """The kernel attached to the notebook, now."""
+        ...
+
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         """Wait up to ``timeout`` seconds for the kernel to be idle or busy; returns its state then."""
         ...
@@ -420,18 +398,6 @@ class LiveNotebook(Protocol):
 
     # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ---------------------------
 
-    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
-        """Apply ``ops`` in order, all or nothing, in one synchronous stretch (JupyterLab: one transaction of
-        the notebook's shared model, so the person undoes the batch as one step).
-
-        Ops address cells by id only; every id they name (``cell_id``, ``reference_cell_id``) must belong to
-        a cell that exists before the batch (the caller checked that no op names a cell an earlier op
-        deleted). Positions are resolved when each op is applied, against the order the earlier ops left.
-        Returns, per op, the id of the cell it acted on (the new id for an insert). Raises
-        ToolError(CELL_NOT_FOUND) for an unknown id, before anything changes.
-        """
-        ...
-
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
         """Run ``code`` in the notebook's kernel without creating a cell (not stored in the kernel's history),
         waiting up to ``timeout`` seconds. The notebook's cells are not changed. Outputs are described like
@@ -440,8 +406,64 @@ class LiveNotebook(Protocol):
         ...
 
 
-class NotebookHost(Protocol):
-    """The application: workspace contents and the open notebooks.
+class NotebookView(Protocol):
+    """What the person sees of an open notebook: the focus, a highlighted output, its tabs, and saving the document
+    (in JupyterLab through ``notebook.js`` and ``tabs.js``, saving through the document's context).
+    """
+
+    def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
+        """Make the cell active and visible; place the cursor or select a range ({line, column}, 0-based,
+        already checked against the source by the caller)."""
+        ...
+
+    def focus(self) -> Focus:
+        """The person's focus in this notebook."""
+        ...
+
+    def highlight_output(self, cell_id: str, output_index: int) -> None:
+        """Reveal the cell and mark output ``output_index`` of it for the person (a review thread's
+        anchor). Raises ToolError(CELL_NOT_FOUND) / ToolError(OUTPUT_NOT_FOUND)."""
+        ...
+
+    def tabs(self) -> TabsState:
+        """The notebook as other tabs of the site see it, as last counted (synchronous; a host may count in the
+        background)."""
+        ...
+
+    async def count_tabs(self) -> TabsState:
+        """:meth:`tabs`, counted now."""
+        ...
+
+    # -- the bridge's own metadata (access levels, review threads) ---------------------------------
+    # Stored under the key ``webmcp_bridge`` of the notebook's and the cells' metadata (see
+    # webmcp_bridge.core.metadata.METADATA_KEY). Hosts return it as found: untrusted JSON, parsed defensively by
+    # the caller.
+
+    async def save(self) -> SaveOutcome:
+        """Save to the workspace (nbformat 4.5 with cell ids), as the person's Save does. When the file changed
+        since this page loaded or last saved it (another tab, another program), nothing is written until the
+        application's "File Changed" dialog is answered (Cancel, Revert, Overwrite); the check and the write
+        are one step for every tab of the site, however close two saves are. Other failures raise ToolError."""
+        ...
+
+
+class LiveNotebook(NotebookCells, NotebookKernel, NotebookView, Protocol):
+    """A notebook open in the application. Reads are of the live model, unsaved edits included.
+
+    Cells are addressed by nbformat id; any method given an id no cell has raises
+    ``ToolError(CELL_NOT_FOUND)`` (the one wording, :func:`webmcp_bridge.core.errors.cell_not_found`). All mutating
+    methods are synchronous, so a tool can check a hash and write with no await in between: a person's
+    edit can land only before the check (and then the check fails) or after the write. Sizes are UTF-8
+    bytes; timeouts are seconds.
+
+    The union of :class:`NotebookCells`, :class:`NotebookKernel` and :class:`NotebookView`: a part that needs
+    only one group may be typed with that one.
+    """
+
+
+class WorkspaceContents(Protocol):
+    """The workspace's files: listings, a file's entry, text files, a new notebook, a closed notebook's bridge
+    metadata (in JupyterLab through the contents manager, and the document manager to create a notebook).
 
     Paths given to these methods are already normalized by :func:`webmcp_bridge.core.paths.normalize_path`.
     """
@@ -453,34 +475,6 @@ class NotebookHost(Protocol):
     async def stat(self, path: str) -> Entry | None:
         """The entry at ``path``, or None."""
         ...
-
-    async def open_notebook(self, path: str, activate: bool) -> LiveNotebook:
-        """Open (or find) the notebook at ``path``; ``activate`` brings it to the front. Raises
-        ToolError(NOTEBOOK_NOT_FOUND) when the application cannot open it as a notebook."""
-        ...
-
-    async def create_notebook(self, path: str, kernel_name: str | None) -> None:
-        """Write a new empty nbformat 4.5 notebook at ``path`` (the caller checked nothing is there)."""
-        ...
-
-    def open_documents(self) -> list[OpenDocument]:
-        """The notebooks open in the application."""
-        ...
-
-    def current_notebook(self) -> LiveNotebook | None:
-        """The notebook the person last focused, or None."""
-        ...
-
-    def find_open(self, path: str) -> LiveNotebook | None:
-        """The open notebook at ``path``, or None."""
-        ...
-
-    async def notebook_bridge_metadata(self, path: str) -> Any:
-        """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
-        the saved file (hosts may cache it by modification time). None when absent or unreadable."""
-        ...
-
-    # -- text files (tools/files.py; the caller refuses notebook paths before calling these) --------------
 
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         """The text of the file at ``path``: the live text when it is open in an editor (unsaved edits
@@ -497,6 +491,51 @@ class NotebookHost(Protocol):
         checked). A file open in an editor is written through the editor's model and saved, so the person
         sees the new text at once."""
         ...
+
+    async def create_notebook(self, path: str, kernel_name: str | None) -> None:
+        """Write a new empty nbformat 4.5 notebook at ``path`` (the caller checked nothing is there)."""
+        ...
+
+    async def notebook_bridge_metadata(self, path: str) -> Any:
+        """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
+        the saved file (hosts may cache it by modification time). None when absent or unreadable."""
+        ...
+
+    # -- text files (tools/files.py; the caller refuses notebook paths before calling these) --------------
+
+
+class OpenNotebooks(Protocol):
+    """The notebooks open in the application: which, the current one, a lookup by path, and opening one (in
+    JupyterLab the open notebooks are ``notebook.js``'s; opening goes through the document manager).
+
+    Paths given to these methods are already normalized by :func:`webmcp_bridge.core.paths.normalize_path`.
+    """
+
+    def open_documents(self) -> list[OpenDocument]:
+        """The notebooks open in the application."""
+        ...
+
+    def current_notebook(self) -> LiveNotebook | None:
+        """The notebook the person last focused, or None."""
+        ...
+
+    def find_open(self, path: str) -> LiveNotebook | None:
+        """The open notebook at ``path``, or None."""
+        ...
+
+    async def open_notebook(self, path: str, activate: bool) -> LiveNotebook:
+        """Open (or find) the notebook at ``path``; ``activate`` brings it to the front. Raises
+        ToolError(NOTEBOOK_NOT_FOUND) when the application cannot open it as a notebook."""
+        ...
+
+
+class NotebookHost(WorkspaceContents, OpenNotebooks, Protocol):
+    """The application: workspace contents and the open notebooks.
+
+    Paths given to these methods are already normalized by :func:`webmcp_bridge.core.paths.normalize_path`.
+
+    The union of :class:`WorkspaceContents` and :class:`OpenNotebooks`.
+    """
 
 
 # -- dialogs (the call machinery's view of them: :mod:`webmcp_bridge.calls.dialogs`) ------------------------
