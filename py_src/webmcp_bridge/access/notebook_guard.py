@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from webmcp_bridge.access.levels import Level
 from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept, run_accepted
@@ -452,17 +452,32 @@ class GuardedNotebook:
         return True
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
-        view = self._writable([cell_id])
+        return await self._kernel_run(
+            "cell", cell_id, lambda: self._source_of(cell_id), lambda: self._inner.run_cell(cell_id, timeout)
+        )
+
+    async def _kernel_run(
+        self,
+        kind: Literal["cell", "code"],
+        cell_id: str | None,
+        code: Callable[[], str],
+        start: Callable[[], Awaitable[Any]],
+    ) -> Any:
+        """A kernel run a tool starts (``kind``: of cell ``cell_id``, or of ``code()`` without a cell): the checks
+        of a write, the run rule (:meth:`_consent`) and the kernel scrub, then ``start()`` (its result, with a
+        ``status`` and an ``execution_count``, is returned); the run observers are told of it however it ends."""
+        ids = [cell_id] if cell_id is not None else []
+        view = self._writable(ids)
         self._gate()
         began, status, count = time.monotonic(), "failed", None
         try:
-            asked = await self._consent(self._source_of(cell_id), cell_id, "run")
+            asked = await self._consent(code(), cell_id, "run" if kind == "cell" else "run_code")
             await self._scrub_history(view)
-            # no await from here to the run: the cell runs exactly what the person accepted
-            self._writable([cell_id])
-            if asked and not run_accepted(self._source_of(cell_id)):
+            # no await from here to the run: a cell runs exactly what the person accepted
+            self._writable(ids)
+            if asked and cell_id is not None and not run_accepted(code()):
                 raise changed_since_accept()
-            result = await self._inner.run_cell(cell_id, timeout)
+            result = await start()
             status, count = result.status, result.execution_count
             return result
         except asyncio.CancelledError:
@@ -470,7 +485,7 @@ class GuardedNotebook:
             raise
         finally:
             self._lapse()
-            self._guard.runs.tell(self.path, "cell", cell_id, status, time.monotonic() - began, count)
+            self._guard.runs.tell(self.path, kind, cell_id, status, time.monotonic() - began, count)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
         self._writable([])
@@ -502,22 +517,12 @@ class GuardedNotebook:
             self._lapse()
 
     async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
-        view = self._writable([])
-        self._gate()
-        began, status, count = time.monotonic(), "failed", None
-        try:
-            await self._consent(code, None, "run_code")
-            await self._scrub_history(view)
-            self._writable([])
-            run = await self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs)
-            status, count = run.status, run.execution_count
-            return run
-        except asyncio.CancelledError:
-            status = "aborted"
-            raise
-        finally:
-            self._lapse()
-            self._guard.runs.tell(self.path, "code", None, status, time.monotonic() - began, count)
+        return await self._kernel_run(
+            "code",
+            None,
+            lambda: code,
+            lambda: self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs),
+        )
 
     def __getattr__(self, name: str) -> Any:
         # A host method this guard does not know (added to the protocol later) is refused rather than passed

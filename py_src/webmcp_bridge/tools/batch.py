@@ -44,6 +44,7 @@ from webmcp_bridge.tools.common import (
     unique,
     write_block,
 )
+from webmcp_bridge.tools.edit import replace_once
 from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
 
 ReferenceField = Annotated[
@@ -192,22 +193,7 @@ def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: 
             elif isinstance(edit, TextEdit):
                 check_write_size(edit.new_text, ctx.limits, "newText")
                 check_hash(alive(edit.cell_id, source=True), edit.expected_source_hash, ctx.limits)
-                source = sources[edit.cell_id]
-                old_text, new_text = (
-                    normalize_line_ends(edit.old_text),
-                    normalize_line_ends(edit.new_text),
-                )  # sources hold LF only
-                occurrences = source.count(old_text)
-                if occurrences != 1:
-                    raise ToolError(
-                        ErrorCode.INVALID_ARGUMENT,
-                        "oldText does not occur in the cell."
-                        if occurrences == 0
-                        else f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
-                        cellId=edit.cell_id,
-                        occurrences=occurrences,
-                    )
-                sources[edit.cell_id] = source.replace(old_text, new_text, 1)
+                sources[edit.cell_id] = replace_once(sources[edit.cell_id], edit.old_text, edit.new_text, edit.cell_id)
                 check_write_size(sources[edit.cell_id], ctx.limits, "the edited source")
                 ops.append(SetSourceOp(edit.cell_id, sources[edit.cell_id]))
             elif isinstance(edit, DeleteEdit):

@@ -157,24 +157,30 @@ class EditCellSourceInput(NotebookInput):
     ] = None
 
 
-async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[str, Any]:
-    check_write_size(args.new_text, ctx.limits, "newText")
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
-    old_text, new_text = normalize_line_ends(args.old_text), normalize_line_ends(args.new_text)  # sources hold LF only
-    occurrences = cell.source.count(old_text)
+def replace_once(source: str, old_text: str, new_text: str, cell_id: str) -> str:
+    """``source`` (a cell's, LF line ends) with its one occurrence of ``old_text`` replaced by ``new_text`` (both
+    with their line ends made LF first). Raises ToolError(INVALID_ARGUMENT) when ``old_text`` occurs not once."""
+    old_text, new_text = normalize_line_ends(old_text), normalize_line_ends(new_text)  # sources hold LF only
+    occurrences = source.count(old_text)
     if occurrences != 1:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
             "oldText does not occur in the cell."
             if occurrences == 0
             else f"oldText occurs {occurrences} times; include more surrounding text so it occurs once.",
-            cellId=cell.id,
+            cellId=cell_id,
             occurrences=occurrences,
         )
-    new_source = cell.source.replace(old_text, new_text, 1)
+    return source.replace(old_text, new_text, 1)
+
+
+async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[str, Any]:
+    check_write_size(args.new_text, ctx.limits, "newText")
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
+    new_source = replace_once(cell.source, args.old_text, args.new_text, cell.id)
     check_write_size(new_source, ctx.limits, "the edited source")
     if await ctx.propose(
         nb,
