@@ -17,7 +17,8 @@ from webmcp_bridge.contrib.api import Contribution
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.lab.ui.view import comment_title, proposal_box, workspace_corner
+from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
+from webmcp_bridge.lab.ui.view import comment_title
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import files_toolset, notebooks_toolset
 

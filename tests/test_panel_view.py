@@ -17,6 +17,7 @@ from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
 from webmcp_bridge.lab.ui.view import (
     ATTRIBUTES,
     TAGS,
@@ -30,12 +31,10 @@ from webmcp_bridge.lab.ui.view import (
     cell_markers,
     change_row,
     clock,
-    comments_view,
     first_line,
     h,
     marker_badges,
     marker_classes,
-    thread_row,
 )
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review
 

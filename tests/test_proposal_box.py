@@ -10,7 +10,8 @@ from importlib import resources
 from helpers import make_bridge
 from test_panel_view import PAYLOADS, assert_safe
 from webmcp_bridge.core.limits import PROPOSAL_REASON_BYTES
-from webmcp_bridge.lab.ui.view import El, proposal_box
+from webmcp_bridge.lab.ui.proposal_view import proposal_box
+from webmcp_bridge.lab.ui.view import El
 from webmcp_bridge.propose.proposals import Proposal
 
 

@@ -25,7 +25,7 @@ with ``data-kind``, ``data-tool``, ``data-cell-id``) holds the summary, the diff
 ``-ctx`` "  line"), or for a run the code to be run (one ``.webmcp-bridge-diff-ctx`` element per line, the
 line as it is), an Accept button (``.webmcp-bridge-proposal-accept``: ``book.accept(id)``), a reason input
 (``.webmcp-bridge-proposal-reason``; Enter denies) and Deny (``.webmcp-bridge-proposal-deny``:
-``book.deny(id, reason or None)``). The box is an element tree (:func:`webmcp_bridge.lab.ui.view.proposal_box`,
+``book.deny(id, reason or None)``). The box is an element tree (:func:`webmcp_bridge.lab.ui.proposal_view.proposal_box`,
 tested under CPython) made by ``dom.js`` in one crossing: text is set with ``textContent``, nothing is ever
 parsed as HTML.
 The box goes when the proposal settles, however it settles.
@@ -41,7 +41,7 @@ placement check below.
 **Workspace proposals** (``scope`` "workspace": a text file written, appended to or edited, a notebook created, a
 site author's tool held before it runs) belong to no cell: their boxes (the same box, with ``data-scope``
 "workspace" and ``data-path``) are stacked in one corner box fixed at the page's bottom right
-(``.webmcp-bridge-proposal-corner``, :func:`webmcp_bridge.lab.ui.view.workspace_corner`), added to
+(``.webmcp-bridge-proposal-corner``, :func:`webmcp_bridge.lab.ui.proposal_view.workspace_corner`), added to
 ``document.body`` while any waits and removed with the last.
 
 JupyterLab may rebuild or re-attach a cell's nodes (windowed notebooks, a placeholder cell rendered late, a
@@ -71,7 +71,7 @@ from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, quietly
 from webmcp_bridge.lab.notebook import JupyterLabHost
 from webmcp_bridge.lab.ui import dom
 from webmcp_bridge.lab.ui.dom import Dom
-from webmcp_bridge.lab.ui.view import proposal_box, workspace_corner
+from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"

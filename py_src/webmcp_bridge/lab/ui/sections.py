@@ -28,20 +28,9 @@ from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
 from webmcp_bridge.lab.ffi import is_nullish
 from webmcp_bridge.lab.run_switches import asking_off
+from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
 from webmcp_bridge.lab.ui.port import ThreadFilter
-from webmcp_bridge.lab.ui.view import (
-    ActivityRow,
-    CellInfo,
-    El,
-    access_view,
-    activity_item,
-    c,
-    call_row,
-    change_row,
-    comments_view,
-    h,
-    thread_row,
-)
+from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, El, access_view, activity_item, c, call_row, change_row, h
 from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only

@@ -1,0 +1,266 @@
+"""What the Agent panel's Comments section shows, as plain element trees (the rules of
+:mod:`webmcp_bridge.lab.ui.view`: text only, allow-listed tags and attributes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webmcp_bridge.core.limits import (
+    COMMENT_SHOWN_BYTES,
+    COMMENT_TITLE_BYTES,
+    QUOTE_SHOWN_BYTES,
+    preview,
+)
+from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, clock, h
+
+# -- Comments ------------------------------------------------------------------------------------------------
+FILTERS = (("open", "Open"), ("resolved", "Resolved"), ("all", "All"), ("cell", "Current cell"))
+STATE_TEXT = {
+    "exact": "anchored",
+    "reanchored": "re-anchored after an edit",
+    "orphaned": "orphaned: the quoted text is gone",
+    "cell-missing": "the cell was deleted",
+    "output-changed": "the output changed since",
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a thread."""
+
+    author: str
+    body: str
+    time: float | None = None
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """What the panel shows of one review thread (read from a review ThreadView by :func:`thread_row`).
+
+    ``kind`` is "cell", "range" or "output"; ``selection`` is ``{start:{line,column}, end:{...}}`` when the
+    range is located; ``quote`` the anchored text of a range; ``output_index`` for output anchors."""
+
+    id: str
+    status: str
+    state: str
+    kind: str
+    cell_id: str | None
+    messages: tuple[Message, ...]
+    quote: str | None = None
+    selection: dict | None = None
+    output_index: int | None = None
+    omitted_messages: int = 0
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, dict) and name in obj:
+            return obj[name]
+        if not isinstance(obj, dict) and hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def _message(raw: Any) -> Message:
+    if isinstance(raw, (tuple, list)):
+        author, body, when = (list(raw) + [None, None, None])[:3]
+    else:
+        author, body, when = _get(raw, "author"), _get(raw, "body"), _get(raw, "time", "created", "at")
+    return Message(str(author or "?"), str(body or ""), when if isinstance(when, (int, float)) else None)
+
+
+def thread_row(view: Any) -> ThreadRow:
+    """A :class:`ThreadRow` from a review ThreadView (attributes) or its JSON (dict), read defensively."""
+    anchor = _get(view, "anchor") or {}
+    kind = str(
+        _get(anchor, "kind", "type")
+        or (
+            "output"
+            if _get(anchor, "outputIndex", "output_index") is not None
+            else "range"
+            if _get(anchor, "quote", "selection") is not None
+            else "cell"
+        )
+    )
+    output_index = _get(anchor, "outputIndex", "output_index")
+    quote = _get(anchor, "quote")
+    messages = tuple(_message(m) for m in (_get(view, "messages") or ()))
+    return ThreadRow(
+        id=str(_get(view, "id")),
+        status=str(_get(view, "status") or "open"),
+        state=str(_get(view, "state") or "exact"),
+        kind=kind,
+        cell_id=_get(view, "cell_id", "cellId") or _get(anchor, "cellId", "cell_id"),
+        messages=messages,
+        quote=quote if isinstance(quote, str) else None,
+        selection=_get(view, "selection"),
+        output_index=output_index if isinstance(output_index, int) else None,
+        omitted_messages=int(_get(view, "omitted_messages", "omittedMessages") or 0),
+    )
+
+
+def anchor_text(thread: ThreadRow, cells: dict[str, CellInfo] | None) -> str:
+    """``cell 3 · lines 2–4`` / ``cell 3 · output 1`` / ``cell 3``, plus the anchor's state when not exact."""
+    where = cell_label(thread.cell_id, cells) if thread.cell_id else "no cell"
+    if thread.kind == "range":
+        sel = thread.selection
+        if isinstance(sel, dict) and isinstance(sel.get("start"), dict) and isinstance(sel.get("end"), dict):
+            a, b = sel["start"].get("line"), sel["end"].get("line")
+            if isinstance(a, int) and isinstance(b, int):
+                where += f" · line {a + 1}" if a == b else f" · lines {a + 1}–{b + 1}"
+        else:
+            where += " · selection"
+    elif thread.kind == "output":
+        where += f" · output {(thread.output_index or 0) + 1}"
+    return where
+
+
+def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str = "") -> El:
+    """One thread: anchor and state, the quoted text, the messages, a reply box and its actions."""
+    state = STATE_TEXT.get(thread.state, thread.state)
+    header = h(
+        "div",
+        c("thread-head"),
+        h(
+            "button",
+            c("link thread-anchor"),
+            text=anchor_text(thread, cells),
+            type="button",
+            title="Show in the notebook",
+            data_action="reveal-thread",
+            data_thread=thread.id,
+        ),
+        h("span", c(f"state state-{thread.state}"), text=state),
+        h("span", c(f"status status-{thread.status}"), text=thread.status),
+    )
+    quote = h("code", c("quote"), text=preview(thread.quote, QUOTE_SHOWN_BYTES)) if thread.quote else None
+    messages = [
+        h(
+            "li",
+            c(f"message author-{m.author}"),
+            h("span", c("author"), text=m.author),
+            h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
+            h("p", c("body"), text=preview(m.body, COMMENT_SHOWN_BYTES), title=preview(m.body, COMMENT_TITLE_BYTES)),
+        )
+        for m in thread.messages
+    ]
+    if thread.omitted_messages:
+        messages.append(h("li", c("omitted"), text=f"{thread.omitted_messages} more messages not shown"))
+    actions = [h("button", c("button"), text="Reply", type="button", data_action="reply", data_thread=thread.id)]
+    if thread.status == "open":
+        actions.append(
+            h("button", c("button"), text="Resolve", type="button", data_action="resolve", data_thread=thread.id)
+        )
+    else:
+        actions.append(
+            h("button", c("button"), text="Reopen", type="button", data_action="reopen", data_thread=thread.id)
+        )
+    if thread.kind == "range" and thread.state == "orphaned":
+        actions.append(
+            h(
+                "button",
+                c("button"),
+                text="Re-anchor to selection",
+                type="button",
+                data_action="reanchor",
+                data_thread=thread.id,
+                title="Select the text in the cell's editor, then click",
+            )
+        )
+    return h(
+        "li",
+        c(f"thread thread-{thread.status} thread-state-{thread.state}"),
+        header,
+        quote,
+        h("ul", c("messages"), *messages),
+        h("textarea", c("reply"), text=draft, rows="2", placeholder="Reply…", aria_label="Reply", data_reply=thread.id),
+        h("div", c("actions"), *actions),
+        data_thread_box=thread.id,
+    )
+
+
+def comments_view(
+    threads: Sequence[ThreadRow],
+    chosen: str,
+    counts: dict[str, int],
+    cells: dict[str, CellInfo] | None,
+    drafts: dict[str, str] | None = None,
+    active_cell: str | None = None,
+    omitted: int = 0,
+    notice: str | None = None,
+) -> El:
+    """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
+    options = [
+        h(
+            "option",
+            "",
+            text=f"{label} ({counts[key]})" if key in counts else label,
+            value=key,
+            **({"selected": ""} if key == chosen else {}),
+        )
+        for key, label in FILTERS
+    ]
+    if active_cell is None:
+        button = h(
+            "button",
+            c("button"),
+            text="Comment on the active cell",
+            type="button",
+            disabled="",
+            title="Select a cell in the notebook first",
+        )
+    else:
+        button = h(
+            "button",
+            c("button"),
+            text=f"Comment on {cell_label(active_cell, cells)}",
+            type="button",
+            data_action="comment-active",
+            data_cell=active_cell,
+        )
+    new_box = h(
+        "div",
+        c("new-comment"),
+        h(
+            "textarea",
+            c("reply"),
+            text=(drafts or {}).get("", ""),
+            rows="2",
+            placeholder="Comment on the active cell…",
+            aria_label="New comment",
+            data_reply="",
+        ),
+        button,
+    )
+    if threads:
+        items = [thread_item(t, cells, (drafts or {}).get(t.id, "")) for t in threads]
+        if omitted:
+            items.append(h("li", c("omitted"), text=f"{omitted} more threads not shown"))
+        body = h("ul", c("threads"), *items)
+    else:
+        body = h(
+            "p",
+            c("empty"),
+            text={
+                "open": "No open comments.",
+                "resolved": "No resolved comments.",
+                "cell": "No comments on the active cell.",
+            }.get(chosen, "No comments."),
+        )
+    return h(
+        "div",
+        c("comments-body"),
+        h(
+            "label",
+            c("row"),
+            h("span", "", text="Show "),
+            h("select", c("select"), *options, data_action="filter", aria_label="Which comments"),
+        ),
+        new_box,
+        h("p", c("notice"), text=notice, role="status") if notice else None,
+        body,
+        data_filter=chosen,
+    )

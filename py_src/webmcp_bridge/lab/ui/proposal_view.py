@@ -1,0 +1,188 @@
+"""What Propose mode's inline box and workspace corner show, as plain element trees (the rules of
+:mod:`webmcp_bridge.lab.ui.view`: text only, allow-listed tags and attributes); :mod:`webmcp_bridge.lab.ui.proposals`
+places them and handles their buttons.
+"""
+
+from __future__ import annotations
+
+from webmcp_bridge.core import invisible
+from webmcp_bridge.core.limits import (
+    PROPOSAL_REASON_BYTES,
+)
+from webmcp_bridge.lab.ui.view import El, c, h
+from webmcp_bridge.propose.proposals import Proposal
+
+# -- Propose mode's inline box (lab/ui/proposals.py places it and handles its buttons) ---------------------
+
+_DIFF_CLASS = {"+": "add", "-": "del", "@": "head"}
+
+
+def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
+    """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx" | "head": the diff's lines prefixed
+    "+ ", "- " or "  " ("@ " for a batch's header of one edit), else the code of a run line by line (as it is,
+    split where Python splits it: :func:`webmcp_bridge.core.invisible.code_lines`). The text is raw: invisible
+    characters are marked when the line is made (:func:`listing_line`)."""
+    if proposal.diff is not None:
+        return [(_DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
+    if proposal.code is not None:
+        return [("ctx", line) for line in invisible.code_lines(proposal.code) or [""]]
+    return []
+
+
+def marked_text(text: str, cls: str, tag: str = "span", **attrs: str) -> El:
+    """An element whose text is ``text`` with every invisible character (:mod:`webmcp_bridge.core.invisible`)
+    shown as its mark ``⟦U+202E⟧`` in a ``.webmcp-bridge-invisible`` span (its title names the character), so a
+    mark stands apart from the same letters typed as text. Text without any is the element's plain text."""
+    runs = invisible.segments(text)
+    if not any(hidden for _, hidden in runs):
+        return h(tag, cls, text=text, **attrs)
+    return h(
+        tag,
+        cls,
+        *[
+            h(
+                "span",
+                c("invisible"),
+                text=invisible.mark(run),
+                title=f"{invisible.name(run)}: invisible, it is in the text",
+            )
+            if hidden
+            else h("span", "", text=run)
+            for run, hidden in runs
+        ],
+        data_invisible=str(sum(1 for _, hidden in runs if hidden)),
+        **attrs,
+    )
+
+
+def listing_line(kind: str, text: str) -> El:
+    """One ``.webmcp-bridge-diff-line`` of a box: classes ``diff-add`` / ``diff-del`` / ``diff-ctx`` (a header
+    is ``diff-ctx diff-head``), invisible characters marked (:func:`marked_text`)."""
+    cls = c("diff-line diff-ctx diff-head") if kind == "head" else c(f"diff-line diff-{kind}")
+    return marked_text(text, cls, "div")
+
+
+def invisible_count(proposal: Proposal) -> int:
+    """How many invisible characters the text a proposal would leave holds: its code, or the kept and added
+    lines of its diff (removed lines are marked too, but go away; a batch's headers are the bridge's)."""
+    if proposal.diff is not None:
+        return sum(invisible.count(line) for op, line in proposal.diff if op in (" ", "+"))
+    return invisible.count(proposal.code) if proposal.code is not None else 0
+
+
+def proposal_box(proposal: Proposal) -> El:
+    """The box of one waiting proposal: ``.webmcp-bridge-proposal`` with ``data-proposal-id``, ``data-kind``,
+    ``data-tool``, ``data-cell-id``, ``data-invisible`` (count, see :func:`invisible_count`); a head (title,
+    summary, tool), the flag ``.webmcp-bridge-proposal-flag`` when that count is not 0, the diff or the code to
+    run (one ``.webmcp-bridge-diff-line`` per line, wrapped, invisible characters marked), and the actions
+    (Accept, a reason input of at most PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is
+    element text.
+
+    With a listing, Accept starts disabled and the box holds "Show all" (``.webmcp-bridge-proposal-expand``)
+    and a hint (``.webmcp-bridge-proposal-hint``): :class:`~webmcp_bridge.lab.ui.proposals.ProposalView`
+    enables Accept once the whole listing has been in view (it fits, was scrolled to its end, or was expanded)."""
+    lines = diff_lines(proposal)
+    hidden = invisible_count(proposal)
+    listing = None
+    if lines:
+        listing = h(
+            "div",
+            c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
+            *[listing_line(kind, text) for kind, text in lines],
+            tabindex="0",
+            aria_label="The code to run" if proposal.diff is None else "The change, line by line",
+        )
+    flag = invisible.flag(hidden)
+    accept_attrs = {"disabled": ""} if listing is not None else {}
+    return h(
+        "div",
+        c("proposal"),
+        h(
+            "div",
+            c("proposal-head"),
+            h("strong", c("proposal-title"), text="Agent proposes:"),
+            marked_text(proposal.summary, c("proposal-summary")),
+            h("small", c("proposal-tool"), text=proposal.tool),
+        ),
+        h("div", c("proposal-flag"), text=flag, role="note") if flag else None,
+        h("div", c("proposal-caption"), text="Code to run:") if lines and proposal.diff is None else None,
+        h("div", c("proposal-caption"), text=WORKSPACE_CAPTIONS.get(proposal.kind, ""))
+        if proposal.scope == "workspace"
+        else None,
+        listing,
+        h(
+            "div",
+            c("proposal-actions"),
+            h(
+                "button",
+                c("proposal-accept") + " jp-mod-styled jp-mod-accept",
+                text="Accept",
+                type="button",
+                title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)",
+                **accept_attrs,
+            ),
+            h(
+                "input",
+                c("proposal-reason"),
+                type="text",
+                placeholder="Reason (optional)",
+                maxlength=str(PROPOSAL_REASON_BYTES),
+                aria_label="Why you deny this change (optional; the agent reads it)",
+            ),
+            h(
+                "button",
+                c("proposal-deny") + " jp-mod-styled jp-mod-reject",
+                text="Deny",
+                type="button",
+                title="Refuse this change; the agent gets your reason",
+            ),
+            h(
+                "button",
+                c("proposal-expand") + " jp-mod-styled",
+                text=f"Show all {len(lines)} lines",
+                type="button",
+                title="Show the whole listing without its scroll bar",
+            )
+            if listing is not None
+            else None,
+            h(
+                "small",
+                c("proposal-hint"),
+                text="Accept is enabled once you have seen the whole listing: scroll it to its end or show it all.",
+            )
+            if listing is not None
+            else None,
+        ),
+        role="group",
+        aria_label="A change the agent proposes",
+        data_proposal_id=proposal.id,
+        data_kind=proposal.kind,
+        data_tool=proposal.tool,
+        data_cell_id=proposal.cell_id or "",
+        data_invisible=str(hidden),
+        data_scope=proposal.scope,
+        data_path=proposal.path,
+    )
+
+
+#: the caption of a workspace proposal's listing, by kind (Propose mode, lab/ui/proposals.py's corner box)
+WORKSPACE_CAPTIONS = {
+    "write_file": "The file's new text:",
+    "append_file": "Text added at the end of the file:",
+    "edit_file": "The lines this edit changes:",
+    "create_notebook": "A new, empty notebook.",
+    "site_tool": "The site's tool runs with these arguments; what it then changes is accepted with it:",
+}
+
+
+def workspace_corner() -> El:
+    """The corner box that holds Propose mode's workspace proposals (files written or edited, notebooks
+    created, a site author's tools): ``.webmcp-bridge-proposal-corner`` with a title; the proposals' boxes
+    (:func:`proposal_box`) are added to it below the title."""
+    return h(
+        "div",
+        c("proposal-corner"),
+        h("div", c("proposal-corner-title"), text="The agent proposes changes to the workspace"),
+        role="region",
+        aria_label="Changes to the workspace the agent proposes",
+    )
