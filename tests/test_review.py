@@ -20,16 +20,8 @@ from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.nbjson import raw_output
 from webmcp_bridge.host.memory import METADATA_KEY, MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import RawItem, RawOutput
-from webmcp_bridge.review.threads import (
-    CellAnchor,
-    OutputAnchor,
-    RangeAnchor,
-    Review,
-    index_of,
-    output_fingerprint,
-    parse_threads,
-    position_of,
-)
+from webmcp_bridge.review.anchors import index_of, output_fingerprint, position_of
+from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, parse_threads
 
 EULER = "pytudes-euler.ipynb"  # nbformat 4.5 with ids
 RUNNING = "notebook-running-code.ipynb"  # nbformat 4.4: ids given on load

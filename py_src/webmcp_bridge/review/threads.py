@@ -71,8 +71,6 @@ threads or messages). A failing call changes nothing.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import math
 import secrets
 import time
@@ -82,17 +80,24 @@ from typing import Any, Literal, NamedTuple
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
-    CONTEXT_CHARS,
     DEFAULT_LIMITS,
     FINGERPRINT_HEAD_BYTES,
-    MAX_INT,
     SHORT_ID_CHARS,
     Limits,
     utf8_len,
 )
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
-from webmcp_bridge.core.snapshot import HASH_HEX_CHARS
-from webmcp_bridge.host.protocol import LiveNotebook, RawCell, RawOutput
+from webmcp_bridge.host.protocol import LiveNotebook, RawCell
+from webmcp_bridge.review.anchors import (
+    context_around,
+    index_of,
+    is_int,
+    is_selection,
+    locate_quote,
+    occurrences_of,
+    output_fingerprint,
+    position_of,
+)
 
 THREADS_KEY = "threads"
 ID_HEX_DIGITS = 12
@@ -221,100 +226,6 @@ def comment_not_found(thread_id: str) -> ToolError:
     )
 
 
-# -- positions: (line, UTF-16 column) <-> index into the str ---------------------------------------------
-
-
-def _utf16_units(text: str) -> int:
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def index_of(source: str, position: Any) -> int | None:
-    """The index into ``source`` (code points) of ``position`` {line, column} (0-based, column in UTF-16
-    code units), or None when it is not a valid position inside ``source`` (past a line's end, past the last
-    line, or between the two halves of a surrogate pair)."""
-    if not _is_position(position):
-        return None
-    line, column = position["line"], position["column"]
-    start = 0
-    for _ in range(line):
-        start = source.find("\n", start) + 1
-        if start == 0:
-            return None
-    end = source.find("\n", start)
-    end = len(source) if end == -1 else end
-    units = 0
-    for i in range(start, end + 1):
-        if units == column:
-            return i
-        if units > column or i == end:
-            return None
-        units += 2 if ord(source[i]) > 0xFFFF else 1
-    return None
-
-
-def position_of(source: str, index: int) -> dict[str, int]:
-    """The {line, column} of ``index`` into ``source`` (column in UTF-16 code units)."""
-    line = source.count("\n", 0, index)
-    line_start = source.rfind("\n", 0, index) + 1
-    return {"line": line, "column": _utf16_units(source[line_start:index])}
-
-
-def _is_int(value: Any, low: int = 0) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= MAX_INT
-
-
-def _is_position(value: Any) -> bool:
-    return isinstance(value, dict) and _is_int(value.get("line")) and _is_int(value.get("column"))
-
-
-def _is_selection(value: Any) -> bool:
-    return isinstance(value, dict) and _is_position(value.get("start")) and _is_position(value.get("end"))
-
-
-def _occurrences(source: str, quote: str) -> list[int]:
-    """Every index where ``quote`` starts in ``source``, overlapping ones included."""
-    found, at = [], source.find(quote)
-    while at != -1:
-        found.append(at)
-        at = source.find(quote, at + 1)
-    return found
-
-
-def _context(source: str, start: int, end: int) -> tuple[str, str]:
-    return source[max(0, start - CONTEXT_CHARS) : start], source[end : end + CONTEXT_CHARS]
-
-
-def locate_quote(source: str, anchor: dict[str, Any]) -> tuple[str, tuple[int, int] | None]:
-    """Resolve a stored range anchor against ``source``: ``(state, (start, end) or None)`` with state
-    "exact" | "reanchored" | "orphaned" (rules in the module docstring)."""
-    quote = anchor["quote"]
-    at = index_of(source, anchor["selection"]["start"])
-    if at is not None and source.startswith(quote, at):
-        return "exact", (at, at + len(quote))
-    found = _occurrences(source, quote)
-    if len(found) > 1:
-        prefix, suffix = anchor["prefix"], anchor["suffix"]
-        found = [i for i in found if source.endswith(prefix, 0, i) and source.startswith(suffix, i + len(quote))]
-    if len(found) == 1:
-        return "reanchored", (found[0], found[0] + len(quote))
-    return "orphaned", None
-
-
-def output_fingerprint(output: RawOutput) -> str:
-    """A fingerprint of one output that ignores execution counts: the first 16 hex digits of SHA-256 over
-    the output type, the stream name, and for each representation its MIME type, byte size and first
-    :data:`FINGERPRINT_HEAD_BYTES` of text (as the host read them; "" for binary data). An error output is
-    fingerprinted by ``ename`` and ``evalue`` instead of its traceback (tracebacks name the execution count:
-    "Cell In[12], line 3")."""
-    parts: list[Any] = [output.output_type, output.name or ""]
-    if output.output_type == "error":
-        parts += [output.ename or "", output.evalue or ""]
-    else:
-        parts += [[item.mime, item.bytes, item.head] for item in output.items]
-    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_HEX_CHARS]
-
-
 # -- parsing stored threads ----------------------------------------------------------------------------
 
 
@@ -330,10 +241,10 @@ def _valid_anchor(anchor: Any) -> bool:
             and bool(anchor["quote"])
             and isinstance(anchor.get("prefix"), str)
             and isinstance(anchor.get("suffix"), str)
-            and _is_selection(anchor.get("selection"))
+            and is_selection(anchor.get("selection"))
         )
     if kind == "output":
-        return _is_int(anchor.get("outputIndex")) and isinstance(anchor.get("fingerprint"), str)
+        return is_int(anchor.get("outputIndex")) and isinstance(anchor.get("fingerprint"), str)
     return False
 
 
@@ -384,7 +295,7 @@ def parse_threads(meta: Any) -> list[dict[str, Any]]:
 def _selection_in(source: str, selection: Any, name: str = "selection") -> tuple[int, int]:
     """Indices (start, end) of a selection given as an argument, ordered; INVALID_ARGUMENT if it is not
     inside ``source`` or empty."""
-    if not _is_selection(selection):
+    if not is_selection(selection):
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
             f"{name} must be {{start: {{line, column}}, end: {{line, column}}}} with non-negative integers.",
@@ -645,7 +556,7 @@ class Review:
 
     def _store(self, meta: dict[str, Any], entries: list[Any]) -> None:
         meta[THREADS_KEY] = entries
-        if not _is_int(meta.get("schemaVersion"), 1):
+        if not is_int(meta.get("schemaVersion"), 1):
             meta["schemaVersion"] = SCHEMA_VERSION
         self.nb.set_bridge_metadata(meta)
 
@@ -657,7 +568,7 @@ class Review:
             cell = self.nb.find_cell(anchor.cell_id)
             return {"kind": "cell", "cellId": cell.id}
         if isinstance(anchor, OutputAnchor):
-            if not _is_int(anchor.output_index):
+            if not is_int(anchor.output_index):
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "outputIndex must be a non-negative integer.")
             cell = self.nb.find_cells(
                 [anchor.cell_id], head_bytes=FINGERPRINT_HEAD_BYTES, max_outputs=anchor.output_index + 1
@@ -686,7 +597,7 @@ class Review:
         if anchor.quote is not None:
             if not isinstance(anchor.quote, str) or not anchor.quote:
                 raise ToolError(ErrorCode.INVALID_ARGUMENT, "quote is empty.")
-            found = _occurrences(source, anchor.quote)
+            found = occurrences_of(source, anchor.quote)
             if len(found) != 1:
                 raise ToolError(
                     ErrorCode.INVALID_ARGUMENT,
@@ -711,7 +622,7 @@ class Review:
                 bytes=size,
                 maxBytes=self.limits.comment_quote_bytes,
             )
-        prefix, suffix = _context(source, start, end)
+        prefix, suffix = context_around(source, start, end)
         return {
             "kind": "range",
             "cellId": cell.id,
