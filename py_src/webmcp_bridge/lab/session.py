@@ -92,6 +92,7 @@ STEPS = (
     "webmcp_bridge.contrib",
     "webmcp_bridge.contrib.assemble",
     "webmcp_bridge.lab.notebook",
+    "webmcp_bridge.lab.host",
     "webmcp_bridge.lab.dialogs",
     "webmcp_bridge.lab.webmcp",
     "webmcp_bridge.session.resources",
@@ -163,7 +164,7 @@ class LabSession:
         from webmcp_bridge.lab.dialogs import lab_dialogs
         from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import is_nullish
-        from webmcp_bridge.lab.notebook import JupyterLabHost
+        from webmcp_bridge.lab.host import JupyterLabHost
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 

@@ -29,7 +29,8 @@ from typing import Any, Literal
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, PANEL_PREVIEW_BYTES, PANEL_PREVIEW_LINES, preview
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, quietly, undo_all
-from webmcp_bridge.lab.notebook import JupyterLabHost, LabNotebook
+from webmcp_bridge.lab.host import JupyterLabHost
+from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.ui.view import CellInfo
 
 EventKind = Literal["current", "active", "stamp", "closed"]
@@ -48,7 +49,7 @@ class OpenNotebooks:
     """The open notebooks of the page, for the person's side.
 
     Args:
-        host: the raw :class:`~webmcp_bridge.lab.notebook.JupyterLabHost`.
+        host: the raw :class:`~webmcp_bridge.lab.host.JupyterLabHost`.
         tracker: JupyterLab's notebook tracker (the loader's ``ctx.tracker``).
         changes: the session's change log, fed here with the person's and the agent's cell changes.
     """

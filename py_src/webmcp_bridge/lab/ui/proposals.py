@@ -68,7 +68,7 @@ import js
 
 from webmcp_bridge.core.limits import BOX_CHECK_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, quietly
-from webmcp_bridge.lab.notebook import JupyterLabHost
+from webmcp_bridge.lab.host import JupyterLabHost
 from webmcp_bridge.lab.ui import dom
 from webmcp_bridge.lab.ui.dom import Dom
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
@@ -125,7 +125,7 @@ class ProposalView:
     Args:
         loader: the loader's ``ctx`` (``app``, ``modules.apputils``, ``setMode``).
         book: the session's :class:`~webmcp_bridge.propose.proposals.ProposalBook` (``bridge.proposals``).
-        host: the raw :class:`~webmcp_bridge.lab.notebook.JupyterLabHost` (the notebook at a proposal's path).
+        host: the raw :class:`~webmcp_bridge.lab.host.JupyterLabHost` (the notebook at a proposal's path).
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom` (makes and places the boxes).
     """
 
