@@ -21,11 +21,14 @@ from webmcp_bridge.core.images import (
 )
 from webmcp_bridge.core.limits import (
     BINARY_MIME_TYPES,
+    DEFAULT_LIMITS,
     EXPORT_CHUNK,
     ID_CHARS,
     IDS_LISTED,
     IMAGE_MIME_TYPES,
+    KIB,
     RESULT_HEADROOM,
+    STALE_IDS_SHOWN,
     utf8_len,
 )
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
@@ -46,8 +49,10 @@ class OutputsStale(Wire):
         description="Earlier code cells that ran after this one (out of order, or re-run since)."
     )
     earlierEdited: int = Field(description="Earlier code cells whose source changed since their own last run.")
-    earlierRanSinceIds: list[str] = sometimes("The most recently run of them, newest first (at most 5).")
-    earlierEditedIds: list[str] = sometimes("The nearest of them above first (at most 5).")
+    earlierRanSinceIds: list[str] = sometimes(
+        f"The most recently run of them, newest first (at most {STALE_IDS_SHOWN})."
+    )
+    earlierEditedIds: list[str] = sometimes(f"The nearest of them above first (at most {STALE_IDS_SHOWN}).")
 
 
 class CellSnapshot(Wire):
@@ -302,8 +307,8 @@ class GetOutputInput(NotebookInput):
     max_side: Annotated[
         int | None,
         Field(
-            description="Images: the longest side, in pixels, of the image returned (default 1024); a larger "
-            "image is returned as a downscaled copy (aspect kept).",
+            description="Images: the longest side, in pixels, of the image returned (default "
+            f"{DEFAULT_LIMITS.image_side}); a larger image is returned as a downscaled copy (aspect kept).",
             ge=16,
             le=MAX_INT,
         ),
@@ -311,8 +316,9 @@ class GetOutputInput(NotebookInput):
     max_image_bytes: Annotated[
         int | None,
         Field(
-            description="Images: the most bytes of the image returned (default 96 KiB, at most the image "
-            "cap, 512 KiB); a larger copy is made smaller until it fits.",
+            description="Images: the most bytes of the image returned (default "
+            f"{DEFAULT_LIMITS.image_copy_bytes // KIB} KiB, at most the image cap, {DEFAULT_LIMITS.image_bytes // KIB} "
+            "KiB); a larger copy is made smaller until it fits.",
             ge=1024,
             le=MAX_INT,
         ),
