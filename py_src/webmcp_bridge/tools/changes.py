@@ -135,9 +135,9 @@ TOOLS = (
         "Get changes",
         "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each "
         "change with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs "
-        "cleared, output: outputs arrived with no run yet) and the cell id, coalesced. Optionally waits up to 15 s "
-        "for a change (the person's typing is told in bursts, once each is over). Use it to follow the person's edits "
-        "without rereading: pass the result's seq as since next time.",
+        "cleared, output: outputs arrived with no run yet) and the cell id, coalesced. Optionally waits up to "
+        f"{CHANGES_WAIT_SECONDS:.0f} s for a change (the person's typing is told in bursts, once each is over). Use "
+        "it to follow the person's edits without rereading: pass the result's seq as since next time.",
         GetChangesInput,
         get_changes,
         Annotations(read_only=True, untrusted_content=True),

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
-from webmcp_bridge.core.limits import RUN_CODE_TIMEOUT_SECONDS, Limits, truncate_utf8
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RUN_CODE_TIMEOUT_SECONDS, Limits, truncate_utf8
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
 from webmcp_bridge.host.protocol import RawOutput
 from webmcp_bridge.propose.proposals import DeniedPayload
@@ -27,7 +27,11 @@ from webmcp_bridge.tools.run import KernelOut, _kernel_ready
 class RunCodeInput(NotebookInput):
     code: Annotated[
         str,
-        Field(description="Code to run in the notebook's kernel (at most 256 KiB). No cell is created.", min_length=1),
+        Field(
+            description=f"Code to run in the notebook's kernel (at most {DEFAULT_LIMITS.source_write_bytes // KIB} "
+            "KiB). No cell is created.",
+            min_length=1,
+        ),
     ]
     timeout: Annotated[
         float | None,

@@ -40,7 +40,9 @@ from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
 from webmcp_bridge.core.limits import (
+    DEFAULT_LIMITS,
     DIFF_LINES,
+    KIB,
     MAX_PATH_BYTES,
     MIN_FILE_PAGE_BYTES,
     RESULT_HEADROOM,
@@ -100,7 +102,13 @@ class ReadFileInput(ToolInput):
         ),
     ] = 0
     max_bytes: Annotated[
-        int | None, Field(description="Most bytes of text to return (default and maximum: 16 KiB).", ge=1, le=MAX_INT)
+        int | None,
+        Field(
+            description=f"Most bytes of text to return (default and maximum: {DEFAULT_LIMITS.file_page_bytes // KIB} "
+            "KiB).",
+            ge=1,
+            le=MAX_INT,
+        ),
     ] = None
 
 
@@ -169,7 +177,8 @@ class WriteFileInput(ToolInput):
     content: Annotated[
         str,
         Field(
-            description="The file's whole new text, or with append the text to add at its end (UTF-8; at most 512 KiB)."
+            description="The file's whole new text, or with append the text to add at its end (UTF-8; at most "
+            f"{DEFAULT_LIMITS.file_write_bytes // KIB} KiB)."
         ),
     ]
     overwrite: Annotated[
@@ -524,9 +533,9 @@ TOOLS = (
     Tool(
         "jupyter_read_file",
         "Read file",
-        "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset (16 KiB a page). Returns the "
-        "text, nextOffset (null at the end), totalBytes and the file's hash (needed to change it). An open editor's "
-        "unsaved text is what you read.",
+        "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset "
+        f"({DEFAULT_LIMITS.file_page_bytes // KIB} KiB a page). Returns the text, nextOffset (null at the end), "
+        "totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
         ReadFileInput,
         read_file,
         Annotations(read_only=True, untrusted_content=True),
@@ -535,11 +544,11 @@ TOOLS = (
     Tool(
         "jupyter_write_file",
         "Write file",
-        "Create a text file in the workspace (not a notebook; at most 512 KiB; its folder must exist). To replace an "
-        "existing file pass overwrite: true and expectedHash (the hash jupyter_read_file returned); you must have "
-        "read every page of that version (else FILE_NOT_FULLY_READ), and it is refused with STALE_FILE if it changed "
-        "since. append: true adds content at the end instead (no full read needed). To change part of a big file use "
-        "jupyter_edit_file.",
+        f"Create a text file in the workspace (not a notebook; at most {DEFAULT_LIMITS.file_write_bytes // KIB} KiB; "
+        "its folder must exist). To replace an existing file pass overwrite: true and expectedHash (the hash "
+        "jupyter_read_file returned); you must have read every page of that version (else FILE_NOT_FULLY_READ), and "
+        "it is refused with STALE_FILE if it changed since. append: true adds content at the end instead (no full "
+        "read needed). To change part of a big file use jupyter_edit_file.",
         WriteFileInput,
         write_file,
         Annotations(untrusted_content=True, consequential=True),

@@ -16,7 +16,7 @@ from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import ID_CHARS, RESULT_HEADROOM, SHORT_ID_CHARS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
 from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread
@@ -67,7 +67,12 @@ ThreadIdField = Annotated[
     ),
 ]
 BodyField = Annotated[
-    str, Field(description="The message text (plain text; at most 8 KiB of UTF-8 by default).", min_length=1)
+    str,
+    Field(
+        description=f"The message text (plain text; at most {DEFAULT_LIMITS.comment_body_bytes // KIB} KiB of UTF-8 "
+        "by default).",
+        min_length=1,
+    ),
 ]
 
 

@@ -10,7 +10,7 @@ from pydantic import Field
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import INTERRUPT_WAIT_SECONDS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, INTERRUPT_WAIT_SECONDS
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
@@ -63,8 +63,9 @@ class RunCellsInput(CellSelection):
     timeout: Annotated[
         float | None,
         Field(
-            description="Seconds to wait for each cell (default: the runTimeout setting, 120 s). "
-            "A cell still running then is reported as running, not failed.",
+            description="Seconds to wait for each cell (default: the runTimeout setting, "
+            f"{DEFAULT_LIMITS.run_timeout_seconds:g} s). A cell still running then is reported as running, not "
+            "failed.",
             gt=0,
             le=86400,
         ),
@@ -334,10 +335,11 @@ TOOLS = (
     Tool(
         "jupyter_run_cells",
         "Run cells",
-        "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be ready. "
-        "Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its outputs. "
-        "A cell still running after `timeout` seconds (default: the runTimeout setting, 120 s) is reported running, "
-        "with a reason; it goes on in the kernel and the cells after it are not started.",
+        "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be "
+        "ready. Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its "
+        "outputs. A cell still running after `timeout` seconds (default: the runTimeout setting, "
+        f"{DEFAULT_LIMITS.run_timeout_seconds:g} s) is reported running, with a reason; it goes on in the kernel and "
+        "the cells after it are not started.",
         RunCellsInput,
         run_cells,
         Annotations(untrusted_content=True, consequential=True),
@@ -346,11 +348,12 @@ TOOLS = (
     Tool(
         "jupyter_kernel_action",
         "Kernel action",
-        "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a running "
-        "cell, else false with a reason (nothing was running; still busy 10 s later; a kernel that cannot stop "
-        "running code, such as JupyterLite's Pyodide, with what to do instead). A restart asks the person first, with "
-        "JupyterLab's own 'Restart Kernel?' dialog: the call returns pending with that `dialog` at once; answer it "
-        "with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person answer. Cancel gives restarted: false.",
+        "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a "
+        f"running cell, else false with a reason (nothing was running; still busy {INTERRUPT_WAIT_SECONDS:.0f} s "
+        "later; a kernel that cannot stop running code, such as JupyterLite's Pyodide, with what to do instead). A "
+        "restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending "
+        "with that `dialog` at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person "
+        "answer. Cancel gives restarted: false.",
         KernelActionInput,
         kernel_action,
         Annotations(consequential=True),
