@@ -110,6 +110,25 @@ def _clamp(value: float, bounds: tuple[float, float]) -> float:
     return min(max(value, bounds[0]), bounds[1])
 
 
+def _bounded(
+    value: Any, key: str, bounds: tuple[float, float], default: float, integer: bool, problems: list[str]
+) -> float | int | None:
+    """Number setting ``key`` stored as ``value``, clamped to ``bounds`` (an integer when ``integer``); None (the
+    default is used) when it is not a number (an integer). Each repair is told in ``problems``."""
+    number = _number(value)
+    shown = str if integer else (lambda v: f"{v:g}")
+    if number is None or (integer and number != int(number)):
+        problems.append(f"{key} is not {'an integer' if integer else 'a number'}; using {shown(default)}")
+        return None
+    clamped = int(_clamp(number, bounds)) if integer else _clamp(number, bounds)
+    if clamped != number:
+        given = int(number) if integer else number
+        problems.append(
+            f"{key} {shown(given)} is outside {shown(bounds[0])}..{shown(bounds[1])}; using {shown(clamped)}"
+        )
+    return clamped
+
+
 def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
     """Validate a composite settings object (a dict, as JSON gives it; anything else means all defaults).
 
@@ -123,44 +142,15 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
         return DEFAULT_SETTINGS, problems
     values: dict[str, Any] = {}
 
-    if "executionTimeout" in raw:
-        timeout = _number(raw["executionTimeout"])
-        if timeout is None:
-            problems.append(f"executionTimeout is not a number; using {DEFAULT_SETTINGS.execution_timeout:g}")
-        else:
-            clamped = _clamp(timeout, EXECUTION_TIMEOUT_BOUNDS)
-            if clamped != timeout:
-                problems.append(
-                    f"executionTimeout {timeout:g} is outside "
-                    f"{EXECUTION_TIMEOUT_BOUNDS[0]:g}..{EXECUTION_TIMEOUT_BOUNDS[1]:g}; using {clamped:g}"
-                )
-            values["execution_timeout"] = clamped
-
-    if "runTimeout" in raw:
-        run_timeout = _number(raw["runTimeout"])
-        if run_timeout is None:
-            problems.append(f"runTimeout is not a number; using {DEFAULT_SETTINGS.run_timeout:g}")
-        else:
-            clamped = _clamp(run_timeout, RUN_TIMEOUT_BOUNDS)
-            if clamped != run_timeout:
-                problems.append(
-                    f"runTimeout {run_timeout:g} is outside {RUN_TIMEOUT_BOUNDS[0]:g}..{RUN_TIMEOUT_BOUNDS[1]:g}; "
-                    f"using {clamped:g}"
-                )
-            values["run_timeout"] = clamped
-
-    if "resultBytes" in raw:
-        size = _number(raw["resultBytes"])
-        if size is None or size != int(size):
-            problems.append(f"resultBytes is not an integer; using {DEFAULT_SETTINGS.result_bytes}")
-        else:
-            clamped_size = int(_clamp(size, RESULT_BYTES_BOUNDS))
-            if clamped_size != size:
-                problems.append(
-                    f"resultBytes {int(size)} is outside {RESULT_BYTES_BOUNDS[0]}..{RESULT_BYTES_BOUNDS[1]}; using "
-                    f"{clamped_size}"
-                )
-            values["result_bytes"] = clamped_size
+    for key, name, bounds, integer in (
+        ("executionTimeout", "execution_timeout", EXECUTION_TIMEOUT_BOUNDS, False),
+        ("runTimeout", "run_timeout", RUN_TIMEOUT_BOUNDS, False),
+        ("resultBytes", "result_bytes", RESULT_BYTES_BOUNDS, True),
+    ):
+        if key in raw:
+            value = _bounded(raw[key], key, bounds, getattr(DEFAULT_SETTINGS, name), integer, problems)
+            if value is not None:
+                values[name] = value
 
     if "disabledTools" in raw:
         patterns = _strings(
