@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
-from webmcp_bridge.host import png
 from webmcp_bridge.host.protocol import (
     RawButton,
     RawDialog,
     RawInput,
 )
-
-Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
-
-#: the pure-Python decoder takes seconds on a large figure: the last few decoded images are kept (tests read one
-#: figure several times)
-_decoded_png = lru_cache(maxsize=4)(png.decode)
 
 
 class MemoryDialogs:

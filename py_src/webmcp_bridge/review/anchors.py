@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from typing import Any
 
 from webmcp_bridge.core.limits import (
     CONTEXT_CHARS,
@@ -14,16 +14,6 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.core.snapshot import HASH_HEX_CHARS
 from webmcp_bridge.host.protocol import RawOutput
-
-THREADS_KEY = "threads"
-ID_HEX_DIGITS = 12
-
-Author = Literal["person", "agent"]
-Status = Literal["open", "resolved"]
-StatusFilter = Literal["open", "resolved", "all"]
-AUTHORS = ("person", "agent")
-STATUSES = ("open", "resolved")
-
 
 # -- positions: (line, UTF-16 column) <-> index into the str ---------------------------------------------
 
