@@ -122,7 +122,9 @@ def table(runs: list[dict[str, dict]], fallback: dict | None) -> list[str]:
     """The printed figures: medians over runs, and each mode against main."""
     keys = sorted({key for run in runs for key in run})
     rows = [f"medians of {len(runs)} runs (ms unless stated; heap and wasm in MB)"]
-    rows.append(f"{'page':28} {'ready':>7} {'longest':>8} {'tasks':>6} {'heap+':>7} {'wasm':>6} {'call p50':>9} {'snap MB':>8}")
+    rows.append(
+        f"{'page':28} {'ready':>7} {'longest':>8} {'tasks':>6} {'heap+':>7} {'wasm':>6} {'call p50':>9} {'snap MB':>8}"
+    )
     for key in keys:
         per = [run[key] for run in runs if key in run]
         errors = [r["error"].splitlines()[0][:110] for r in per if r.get("error")]
@@ -134,7 +136,12 @@ def table(runs: list[dict[str, dict]], fallback: dict | None) -> list[str]:
             return median_of(per, list(path))
 
         heap, wasm, snap = m("heapAddedBytes"), m("wasmBytes"), m("snapshotBytes")
-        ready, longest, tasks, call = m("readyMs"), m("startTasks", "longestMs"), m("startTasks", "count"), m("call", "p50")
+        ready, longest, tasks, call = (
+            m("readyMs"),
+            m("startTasks", "longestMs"),
+            m("startTasks", "count"),
+            m("call", "p50"),
+        )
 
         def f(value: float | None, scale: float = 1.0, digits: int = 0) -> str:
             return "-" if value is None else f"{value / scale:.{digits}f}"
@@ -173,11 +180,14 @@ def table(runs: list[dict[str, dict]], fallback: dict | None) -> list[str]:
         if fallback.get("error"):
             rows.append(f"  error: {fallback['error'].splitlines()[0][:110]}")
         else:
+            tasks, call = fallback.get("startTasks") or {}, fallback.get("call") or {}
             rows.append(
-                f"  isolated={fallback.get('isolated')} ready {fallback.get('readyMs')} ms, longest start task"
-                f" {fallback.get('startTasks', {}).get('longestMs')} ms, call p50 {fallback.get('call', {}).get('p50')} ms,"
-                f" crossings {sorted((fallback.get('crossings') or {}))}"
+                f"  crossOriginIsolated={fallback.get('isolated')}: ready {fallback.get('readyMs')} ms,"
+                f" longest main-thread"
+                f" task {tasks.get('longestMs')} ms, call p50 {call.get('p50')} ms"
             )
+            for name, figures in sorted((fallback.get("crossings") or {}).items()):
+                rows.append(f"  worker   {name:14} {figures['p50']:8.3f} / {figures['p95']:8.3f}")
     return rows
 
 
