@@ -5,7 +5,7 @@ Usage (from the repository root, after ``python build.py``): ``python bench/work
 Serves the built demo site (``_output/``) on 127.0.0.1 with the site's headers (COOP/COEP: cross-origin isolated)
 and this folder under ``/_spike/``, so every file (Pyodide, the wheels, the spike's page) comes from one origin.
 Drives one Debian Chromium (a fresh browser context per run, all pages of a run in it). Each page
-(``page.html?mode=...``, spike.js) starts the same runtime and wheels as the bridge's loader (from the site's
+(``page.html?mode=...``, spike.mjs) starts the same runtime and wheels as the bridge's loader (from the site's
 ``bridge.json``), imports the product's start-up steps (``webmcp_bridge.lab.session.STEPS``), builds the bridge over
 an in-memory 100-cell notebook with every schema generated, and then measures crossings and calls. Modes:
 

@@ -5,7 +5,7 @@
 // worker-snapshot (start from a memory snapshot made earlier in this browser context by make-main / make-worker,
 // kept in IndexedDB); &variant=bare|imports says what the snapshot holds (the interpreter and the unpacked
 // wheels; or also every start-up import).
-import { startPython, build, answer, CALL_ARGS, keep, fetchKept } from './boot.js';
+import { startPython, build, answer, CALL_ARGS, keep, fetchKept } from './boot.mjs';
 
 const params = new URLSearchParams(location.search);
 const mode = params.get('mode') || 'main';
@@ -27,7 +27,7 @@ const summary = xs => ({ p50: +median(xs).toFixed(3), p95: +[...xs].sort((a, b) 
 
 // -- the worker and its messages
 function startWorker() {
-  const worker = new Worker(new URL('worker.js', import.meta.url), { type: 'module' });
+  const worker = new Worker(new URL('worker.mjs', import.meta.url), { type: 'module' });
   let shared = null; // {ctl, data} once the worker is ready
   const encoder = new TextEncoder();
   let sequence = 0;

@@ -3,7 +3,7 @@
 // args}, {type: 'time', id, kind: 'sync'|'async', answer, n}, {type: 'asyncReply', id, text}.
 // To the page: {type: 'ready', steps, tools, memory}, {type: 'answer', id, text}, {type: 'sync', name} (the page
 // writes the answer into the shared buffer and notifies), {type: 'async', id, name}, {type: 'error', message}.
-import { startPython, build, keep } from './boot.js';
+import { startPython, build, keep } from './boot.mjs';
 
 let pyodide = null;
 // synchronous crossing: ctl[0] is 0 while the page has not answered, 1 once it has; ctl[1] the answer's bytes
