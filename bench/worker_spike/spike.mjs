@@ -138,9 +138,14 @@ async function run() {
         crossings[`sync ${name}`] = summary(JSON.parse(reply.text));
       }
     }
-    for (const name of ['small', 'cells', 'big']) {
-      const reply = await worker.ask({ type: 'time', kind: 'async', answer: name, n: name === 'big' ? 20 : Math.min(N, 100) });
-      crossings[`async ${name}`] = summary(JSON.parse(reply.text));
+    for (const kind of ['async', 'jspi', 'jspi_task']) {
+      for (const name of ['small', 'cells', 'big']) {
+        const reply = await worker.ask({ type: 'time', kind, answer: name, n: name === 'big' ? 20 : Math.min(N, 100) });
+        if (reply.error) throw new Error(reply.error);
+        const times = JSON.parse(reply.text);
+        if (times) crossings[`${kind} ${name}`] = summary(times);
+        else out[kind] = false; // run_sync cannot wait there
+      }
     }
     for (let i = 0; i < 50; i++) {
       let t = performance.now();

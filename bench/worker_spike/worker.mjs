@@ -1,6 +1,6 @@
 // The worker spike's dedicated worker: Python (Pyodide + the bridge's wheels) off the page's main thread.
 // Messages from the page: {type: 'start', snapshotKey?, makeSnapshot?, skipImports?}, {type: 'snapshot', id, key}, {type: 'dispatch', id, name,
-// args}, {type: 'time', id, kind: 'sync'|'async', answer, n}, {type: 'asyncReply', id, text}.
+// args}, {type: 'time', id, kind: 'sync'|'async'|'jspi'|'jspi_task', answer, n}, {type: 'asyncReply', id, text}.
 // To the page: {type: 'ready', steps, tools, memory}, {type: 'answer', id, text}, {type: 'sync', name} (the page
 // writes the answer into the shared buffer and notifies), {type: 'async', id, name}, {type: 'error', message}.
 import { startPython, build, keep } from './boot.mjs';
@@ -52,11 +52,12 @@ self.onmessage = async event => {
     } else if (message.type === 'ping') {
       postMessage({ type: 'answer', id: message.id, text: '' });
     } else if (message.type === 'time') {
-      const fn = pyodide.globals.get(message.kind === 'sync' ? 'time_sync' : 'time_async');
+      const fn = pyodide.globals.get(`time_${message.kind}`);
       const target = message.kind === 'sync' ? self.syncCall : self.asyncCall;
-      let text = fn(target, message.answer, message.n);
-      fn.destroy();
+      // run_sync (JSPI) needs Python entered through callPromising
+      let text = message.kind.startsWith('jspi') ? fn.callPromising(target, message.answer, message.n) : fn(target, message.answer, message.n);
       if (typeof text !== 'string') text = await text;
+      fn.destroy();
       postMessage({ type: 'answer', id: message.id, text });
     } else if (message.type === 'asyncReply') {
       const resolve = waiting.get(message.id);

@@ -9,8 +9,9 @@ file with ``runPython`` once the runtime and the wheels are loaded, then call it
   every tool's schemas generated; returns the number of tool definitions.
 - ``dispatch(name, arguments_json)``: one tool call through the registry, started eagerly as the product's
   dispatcher does; returns the answer's JSON text (or, a call that waits, its task).
-- ``time_sync(fn, arg, n)`` / ``time_async(fn, arg, n)``: ``n`` calls of a JS function (synchronous, or returning a
-  promise that is awaited), each timed with ``time.perf_counter``; returns JSON text, a list of ms per call.
+- ``time_sync(fn, arg, n)`` / ``time_async(fn, arg, n)`` / ``time_jspi(fn, arg, n)``: ``n`` calls of a JS function
+  (synchronous; returning a promise that is awaited; returning a promise waited for with ``run_sync``), each timed
+  with ``time.perf_counter``; returns JSON text, a list of ms per call.
 """
 
 from __future__ import annotations
@@ -98,3 +99,27 @@ async def time_async(fn: Any, arg: str, n: int) -> str:
         len(str(answer))
         times.append((time.perf_counter() - began) * 1000)
     return json.dumps(times)
+
+
+def time_jspi(fn: Any, arg: str, n: int) -> str:
+    """As :func:`time_sync`, over a JS function returning a promise, waited for synchronously with
+    ``pyodide.ffi.run_sync`` (JS Promise Integration: the wasm stack is suspended, no SharedArrayBuffer). Must be
+    entered through ``callPromising``; JSON ``null`` when this runtime cannot (no JSPI in the browser)."""
+    from pyodide.ffi import can_run_sync, run_sync
+
+    if not can_run_sync():
+        return json.dumps(None)
+    times = []
+    for _ in range(int(n)):
+        began = time.perf_counter()
+        answer = run_sync(fn(arg))
+        len(str(answer))
+        times.append((time.perf_counter() - began) * 1000)
+    return json.dumps(times)
+
+
+async def time_jspi_task(fn: Any, arg: str, n: int) -> str:
+    """:func:`time_jspi` inside an asyncio task after a real suspension (a tool call resumed by the event loop, not
+    by the entry that ``callPromising`` made): whether ``run_sync`` still can wait there."""
+    await asyncio.sleep(0.001)
+    return time_jspi(fn, arg, n)
