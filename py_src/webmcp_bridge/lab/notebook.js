@@ -815,12 +815,5 @@
     },
   };
 
-  // Every call from Python into this object is one crossing: counted by method, so a test or bench/ can read
-  // how many crossings a tool call made (calls() -> JSON text {method: count}; not counted itself).
-  const counts = {};
-  for (const [name, fn] of Object.entries(api)) {
-    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
-  }
-  api.calls = () => JSON.stringify(counts);
   return api;
 })()
