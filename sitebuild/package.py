@@ -51,7 +51,9 @@ def build_wheel() -> Path:
 
 
 def _build_wheel() -> Path:
-    key = hash_inputs(wheel_sources())[:16]
+    from sitebuild.pins import overrides
+
+    key = hash_inputs(wheel_sources(), overrides() or None)[:16]  # a canary's runtime pin: a wheel of its own
     out = CACHE / "dist" / key
     wheels = sorted(out.glob("*.whl"))
     if len(wheels) == 1:
