@@ -28,12 +28,13 @@ KERNEL_WAIT_BUGGY = "A=(e,t)=>e?c(t,0):"
 KERNEL_WAIT_FIXED = "A=(e,t)=>e?(x=>x.async?x:{value:Promise.resolve(x.value)})(c(t,0)):"
 
 
-def _patch_once(output: Path, buggy: str, fixed: str, what: str, constant: str) -> Path | None:
+def _patch_once(output: Path, buggy: str, fixed: str, what: str, constant: str, apply: bool = True) -> Path | None:
     """Replace ``buggy`` by ``fixed`` in the one chunk of the built kernel extension that holds either; return it.
 
     Idempotent: a chunk already patched is left as it is. Degraded mode: unless exactly one chunk of
     ``extensions/@jupyterlite/pyodide-kernel-extension/static/`` holds the unpatched or the patched text once, nothing
     is changed, a warning naming ``constant`` is printed, and None is returned (the build goes on without it).
+    ``apply=False`` only looks: the chunk that would be patched, or None (no warning).
     """
     static = output / "extensions" / KERNEL_EXTENSION / "static"
     found = []
@@ -43,6 +44,8 @@ def _patch_once(output: Path, buggy: str, fixed: str, what: str, constant: str) 
         if count_buggy or count_fixed:
             found.append((chunk, text, count_buggy, count_fixed))
     if len(found) != 1 or found[0][2] + found[0][3] != 1:
+        if not apply:
+            return None
         print(
             f"[build] WARNING: {what} was not found exactly once in {static} "
             f"({[(c.name, b, f) for c, _, b, f in found]}): this kernel is not the pinned one; the site is built "
@@ -50,7 +53,7 @@ def _patch_once(output: Path, buggy: str, fixed: str, what: str, constant: str) 
         )
         return None
     chunk, text, count_buggy, _ = found[0]
-    if count_buggy:
+    if count_buggy and apply:
         write_if_changed(chunk, text.replace(buggy, fixed))
         print(f"[build] patched {what} in extensions/{KERNEL_EXTENSION}/static/{chunk.name}")
     return chunk
@@ -64,6 +67,20 @@ def patch_kernel_messaging(output: Path = OUTPUT) -> Path | None:
     and returns None (``_patch_once``'s degraded mode).
     """
     return _patch_once(output, KERNEL_WAIT_BUGGY, KERNEL_WAIT_FIXED, "the kernel's reply wait", "KERNEL_WAIT_BUGGY")
+
+
+def _patch_both(output: Path, halves: list[tuple[str, str, str, str]]) -> tuple[Path | None, Path | None]:
+    """Apply two patches that only work together (the main thread's side and the worker's side of one exchange),
+    each ``(buggy, fixed, what, constant)``: both, or, when either text is not found, neither (each missing one
+    warns, as ``_patch_once`` does). Returns the two patched files, or (None, None)."""
+    if all(_patch_once(output, *half, apply=False) is not None for half in halves):
+        first, second = (_patch_once(output, *half) for half in halves)
+        return first, second
+    for half in halves:
+        if _patch_once(output, *half, apply=False) is None:
+            _patch_once(output, *half)  # the warning
+    print(f"[build] WARNING: so {halves[0][2]} is not patched either (the two halves work only together)")
+    return None, None
 
 
 #: The kernel's files under /drive are the page's contents, reached from the kernel's worker by a synchronous
@@ -89,14 +106,14 @@ DRIVE_WORKER_FIXED = (
 
 def patch_kernel_drive(output: Path = OUTPUT) -> tuple[Path | None, Path | None]:
     """Apply the ``DRIVE_MAIN_FIXED`` and ``DRIVE_WORKER_FIXED`` patches; return (main chunk, worker file).
-    Idempotent; a text not found is a warning and None, as in :func:`patch_kernel_messaging`."""
-    main = _patch_once(
-        output, DRIVE_MAIN_BUGGY, DRIVE_MAIN_FIXED, "the main thread's drive requests", "DRIVE_MAIN_BUGGY"
+    Idempotent; both or neither: a text not found is a warning and (None, None) (``_patch_both``)."""
+    return _patch_both(
+        output,
+        [
+            (DRIVE_MAIN_BUGGY, DRIVE_MAIN_FIXED, "the main thread's drive requests", "DRIVE_MAIN_BUGGY"),
+            (DRIVE_WORKER_BUGGY, DRIVE_WORKER_FIXED, "the kernel worker's drive requests", "DRIVE_WORKER_BUGGY"),
+        ],
     )
-    worker = _patch_once(
-        output, DRIVE_WORKER_BUGGY, DRIVE_WORKER_FIXED, "the kernel worker's drive requests", "DRIVE_WORKER_BUGGY"
-    )
-    return main, worker
 
 
 #: The kernel's messaging (``coincident``) hands a reply's text from one thread to the other through a shared buffer
@@ -128,15 +145,16 @@ TRANSFER_WORKER_FIXED = (
 
 def patch_kernel_transfer(output: Path = OUTPUT) -> tuple[Path | None, Path | None]:
     """Apply the ``TRANSFER_MAIN_FIXED`` and ``TRANSFER_WORKER_FIXED`` patches; return (main chunk, worker file).
-    Idempotent; a text not found is a warning and None, as in :func:`patch_kernel_messaging`."""
-    main = _patch_once(
-        output, TRANSFER_MAIN_BUGGY, TRANSFER_MAIN_FIXED, "the main thread's reply transfer", "TRANSFER_MAIN_BUGGY"
-    )
-    worker = _patch_once(
+    Idempotent; both or neither: a text not found is a warning and (None, None) (``_patch_both``)."""
+    return _patch_both(
         output,
-        TRANSFER_WORKER_BUGGY,
-        TRANSFER_WORKER_FIXED,
-        "the kernel worker's reply transfer",
-        "TRANSFER_WORKER_BUGGY",
+        [
+            (TRANSFER_MAIN_BUGGY, TRANSFER_MAIN_FIXED, "the main thread's reply transfer", "TRANSFER_MAIN_BUGGY"),
+            (
+                TRANSFER_WORKER_BUGGY,
+                TRANSFER_WORKER_FIXED,
+                "the kernel worker's reply transfer",
+                "TRANSFER_WORKER_BUGGY",
+            ),
+        ],
     )
-    return main, worker

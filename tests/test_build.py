@@ -319,5 +319,9 @@ def test_the_kernel_drive_and_transfer_patches_apply_once_to_the_pinned_files_an
     worker = next(name for name, text in original.items() if patches.TRANSFER_WORKER_BUGGY in text)
     (static / worker).write_text(original[worker].replace(patches.TRANSFER_WORKER_BUGGY, "o[0]=2}"), encoding="utf-8")
     capsys.readouterr()
-    main, missing = patches.patch_kernel_transfer(tmp_path)
-    assert main is not None and missing is None and "re-check TRANSFER_WORKER_BUGGY" in capsys.readouterr().out
+    main_chunk = next(name for name, text in original.items() if patches.TRANSFER_MAIN_BUGGY in text)
+    (static / main_chunk).write_text(original[main_chunk], encoding="utf-8")  # its half unpatched again
+    # the two halves work only together: neither is patched, the build goes on with a warning
+    assert patches.patch_kernel_transfer(tmp_path) == (None, None)
+    assert "re-check TRANSFER_WORKER_BUGGY" in capsys.readouterr().out
+    assert (static / main_chunk).read_text(encoding="utf-8").count(patches.TRANSFER_MAIN_BUGGY) == 1
