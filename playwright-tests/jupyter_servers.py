@@ -54,6 +54,8 @@ def server_requirements(rtc: bool = False) -> list[str]:
     ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (split on spaces), plus ``RTC_REQUIREMENTS`` when ``rtc``."""
     replaced = os.environ.get(REQUIREMENTS_VARIABLE, "").split()
     return [*(replaced or SERVER_REQUIREMENTS), *(RTC_REQUIREMENTS if rtc else [])]
+
+
 #: a cold `jupyter lab` start on a busy 2-core machine
 START_TIMEOUT_S = 180
 #: Playwright's waits on a server's page (its default is 30 s): JupyterLab from a server, then the bridge's own
@@ -192,8 +194,13 @@ def jupyter_server(app: str, work: Path, rtc: bool = False) -> Iterator[Server]:
 
 if __name__ == "__main__":  # `python playwright-tests/jupyter_servers.py prepare` (used by .ci/run)
     if sys.argv[1:] == ["prepare"]:
-        print(server_env())
-        print(server_env(rtc=True))
+        # both environments at once: the installs wait mostly on the index and the disk, not on the two cores
+        from concurrent.futures import ThreadPoolExecutor
+
+        build_wheel()  # once, before the two installs ask for it
+        with ThreadPoolExecutor(2) as pool:
+            for made in pool.map(lambda rtc: server_env(rtc), (False, True)):
+                print(made)
     elif sys.argv[1:] == ["prepare-server"]:  # the canary's: no RTC environment
         print(server_env())
     else:

@@ -122,7 +122,9 @@ def test_the_person_and_the_agent_edit_one_notebook_from_two_sessions_and_the_sa
 
         # the agent's write on a cell it read before the person typed is refused, and changes nothing anywhere
         stale = error(
-            agent, "jupyter_update_cell", {"cellId": one["id"], "source": "lost", "expectedSourceHash": one["sourceHash"]}
+            agent,
+            "jupyter_update_cell",
+            {"cellId": one["id"], "source": "lost", "expectedSourceHash": one["sourceHash"]},
         )
         assert stale["error"] == "STALE_CELL" and "the person's note" in stale["currentSourcePreview"], stale
         assert sources(agent) == sources(person) == both
