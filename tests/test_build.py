@@ -69,6 +69,28 @@ def test_lock_matches_shipped_wheels(site):
         assert needed in packages
 
 
+def test_a_field_the_runtime_adds_to_its_lock_entries_is_kept(site):
+    """Pyodide 314.0.7 gave every lock entry a ``tool`` field (the canary's runtime): the rewritten lock keeps a field
+    the build does not write, the package's own value or the field's empty value, and the lock's top-level fields."""
+    from sitebuild.lock import rewrite_lock
+    from sitebuild.pins import read_pins
+    from sitebuild.runtime import fetch_pyodide
+    from sitebuild.wheels import fetch_wheels
+
+    upstream = json.loads((fetch_pyodide(read_pins()["pyodide"]) / "pyodide-lock.json").read_text())
+    upstream["tool"] = {}
+    for entry in upstream["packages"].values():
+        entry["tool"] = {"by": entry["name"]}
+    upstream["packages"] = {k: v for k, v in upstream["packages"].items() if k != "pydantic"}  # one not upstream
+    wheels = fetch_wheels(read_pins(), upstream)
+    rewritten = rewrite_lock(upstream, wheels)
+    assert rewritten["tool"] == {}
+    assert rewritten["packages"]["micropip"]["tool"] == {"by": "micropip"}
+    assert rewritten["packages"]["pydantic"]["tool"] == {}
+    built = json.loads((site / PYODIDE / "pyodide-lock.json").read_text())
+    assert "tool" not in built["packages"]["micropip"]  # the pinned runtime's lock has no such field: none added
+
+
 def test_lock_versions_are_the_pins(site):
     """The versions served are exactly those pinned in pyproject.toml."""
     pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["webmcp_bridge"]["site"]
