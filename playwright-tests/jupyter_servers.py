@@ -69,10 +69,11 @@ def server_env(rtc: bool = False) -> Path:
     (``server_requirements``); an older one of the same kind is removed."""
     wheel = build_wheel()
     requirements = server_requirements(rtc)
-    key = wheel.parent.name
-    if os.environ.get(REQUIREMENTS_VARIABLE, "").split():
+    key, kind = wheel.parent.name, "server-env-rtc" if rtc else "server-env"
+    if os.environ.get(REQUIREMENTS_VARIABLE, "").split():  # the canary's: apart, so neither removes the other
         key += "-" + hashlib.sha256(" ".join(requirements).encode()).hexdigest()[:8]
-    env = CACHE / ("server-env-rtc" if rtc else "server-env") / key
+        kind += "-canary"
+    env = CACHE / kind / key
     if (env / "installed").is_file():
         return env
     for old in env.parent.glob("*") if env.parent.exists() else []:

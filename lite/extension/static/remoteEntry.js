@@ -32,8 +32,8 @@
       const node = document.getElementById('jupyter-config-data');
       const listed = node ? JSON.parse(node.textContent).federated_extensions : null;
       return Array.isArray(listed) && listed.some(entry => entry && entry.name === KERNEL_EXTENSION);
-    } catch (error) {
-      return false;
+    } catch {
+      return false; // an unreadable page config: no wrapper (the degraded mode above)
     }
   }
   let waitAsyncFix = 'not needed';
