@@ -5,6 +5,11 @@
   ``.cache/server-env/<the wheel's cache key>/``, so both server test modules and a rerun on the same checkout
   share it; a changed wheel gets a new one). ``python playwright-tests/jupyter_servers.py prepare`` makes it
   ahead of pytest (``.ci/run`` does, so the install time shows apart from the tests').
+- :func:`server_env` with ``rtc=True``: the same plus ``jupyter-collaboration`` (real-time collaboration: the
+  notebook is a Yjs document the server holds, every browser session a peer of it), in a folder of its own, for
+  test_rtc_server.py; ``prepare`` makes both.
+- ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (the canary, ``.ci/canary``): requirements, separated by spaces, that
+  replace :data:`SERVER_REQUIREMENTS` (e.g. ``jupyterlab==4.7.0a2 notebook ipykernel``); never set by the gate.
 - :func:`jupyter_server`: ``jupyter lab`` or ``jupyter notebook`` from it on 127.0.0.1 with token auth, over a
   root folder, its Jupyter config, data and runtime folders private to the test (nothing of the machine's own
   Jupyter setup reaches it), ``window.jupyterapp`` exposed for the tests that play the person.
@@ -12,6 +17,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import shutil
@@ -36,6 +42,20 @@ from sitebuild.util import CACHE  # noqa: E402
 
 #: what a user installs beside the wheel (README, "In JupyterLab or Notebook 7")
 SERVER_REQUIREMENTS = ["jupyterlab>=4.5,<5", "notebook>=7.5,<8", "ipykernel"]
+#: what real-time collaboration adds (its 5.x line is the one for JupyterLab 4.5 and 4.6: jupyter-server-ydoc,
+#: the collaborative drive and the shared models' UI)
+RTC_REQUIREMENTS = ["jupyter-collaboration>=5,<6"]
+#: the environment variable that replaces SERVER_REQUIREMENTS (the canary's next JupyterLab)
+REQUIREMENTS_VARIABLE = "WEBMCP_BRIDGE_SERVER_REQUIREMENTS"
+
+
+def server_requirements(rtc: bool = False) -> list[str]:
+    """The requirements installed beside the wheel: ``SERVER_REQUIREMENTS`` or the canary's replacement from
+    ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (split on spaces), plus ``RTC_REQUIREMENTS`` when ``rtc``."""
+    replaced = os.environ.get(REQUIREMENTS_VARIABLE, "").split()
+    return [*(replaced or SERVER_REQUIREMENTS), *(RTC_REQUIREMENTS if rtc else [])]
+
+
 #: a cold `jupyter lab` start on a busy 2-core machine
 START_TIMEOUT_S = 180
 #: Playwright's waits on a server's page (its default is 30 s): JupyterLab from a server, then the bridge's own
@@ -43,15 +63,22 @@ START_TIMEOUT_S = 180
 SLOW_MS = 90_000
 
 
-def server_env() -> Path:
-    """The environment's folder (made if missing): ``bin/jupyter`` of it serves JupyterLab and Notebook 7."""
+def server_env(rtc: bool = False) -> Path:
+    """The environment's folder (made if missing): ``bin/jupyter`` of it serves JupyterLab and Notebook 7; with
+    ``rtc``, with jupyter-collaboration installed (``.cache/server-env-rtc/``). One folder per wheel and requirements
+    (``server_requirements``); an older one of the same kind is removed."""
     wheel = build_wheel()
-    env = CACHE / "server-env" / wheel.parent.name
+    requirements = server_requirements(rtc)
+    key, kind = wheel.parent.name, "server-env-rtc" if rtc else "server-env"
+    if os.environ.get(REQUIREMENTS_VARIABLE, "").split():  # the canary's: apart, so neither removes the other
+        key += "-" + hashlib.sha256(" ".join(requirements).encode()).hexdigest()[:8]
+        kind += "-canary"
+    env = CACHE / kind / key
     if (env / "installed").is_file():
         return env
     for old in env.parent.glob("*") if env.parent.exists() else []:
         shutil.rmtree(old, ignore_errors=True)  # an older wheel's environment, or an interrupted install
-    print(f"[servers] pip install {wheel.name} {' '.join(SERVER_REQUIREMENTS)} into {env}", flush=True)
+    print(f"[servers] pip install {wheel.name} {' '.join(requirements)} into {env}", flush=True)
     started = time.monotonic()
     venv.EnvBuilder(with_pip=True).create(env)
     subprocess.run(
@@ -62,8 +89,9 @@ def server_env() -> Path:
             "install",
             "-q",
             "--disable-pip-version-check",
+            *(["--pre"] if os.environ.get(REQUIREMENTS_VARIABLE, "").split() else []),
             str(wheel),
-            *SERVER_REQUIREMENTS,
+            *requirements,
         ],
         check=True,
     )
@@ -101,10 +129,11 @@ class Server:
 
 
 @contextmanager
-def jupyter_server(app: str, work: Path) -> Iterator[Server]:
-    """``jupyter <app>`` ("lab" or "notebook") from :func:`server_env` with ``work/root`` as its root; yields a
-    :class:`Server` once ``/api/status`` answers, stops it (and its kernels) afterwards."""
-    env = server_env()
+def jupyter_server(app: str, work: Path, rtc: bool = False) -> Iterator[Server]:
+    """``jupyter <app>`` ("lab" or "notebook") from :func:`server_env` (``rtc``: the one with jupyter-collaboration)
+    with ``work/root`` as its root; yields a :class:`Server` once ``/api/status`` answers, stops it (and its
+    kernels) afterwards."""
+    env = server_env(rtc)
     root = work / "root"
     root.mkdir(parents=True, exist_ok=True)
     private = {name: work / "jupyter" / name for name in ("config", "data", "runtime", "ipython")}
@@ -166,6 +195,14 @@ def jupyter_server(app: str, work: Path) -> Iterator[Server]:
 
 if __name__ == "__main__":  # `python playwright-tests/jupyter_servers.py prepare` (used by .ci/run)
     if sys.argv[1:] == ["prepare"]:
+        # both environments at once: the installs wait mostly on the index and the disk, not on the two cores
+        from concurrent.futures import ThreadPoolExecutor
+
+        build_wheel()  # once, before the two installs ask for it
+        with ThreadPoolExecutor(2) as pool:
+            for made in pool.map(lambda rtc: server_env(rtc), (False, True)):
+                print(made)
+    elif sys.argv[1:] == ["prepare-server"]:  # the canary's: no RTC environment
         print(server_env())
     else:
-        sys.exit("usage: jupyter_servers.py prepare")
+        sys.exit("usage: jupyter_servers.py prepare | prepare-server")

@@ -108,6 +108,9 @@ def test_core_agent_scenarios_in_a_jupyterlab_server(browser, lab_server):
         runtime_url = f"{lab_server.base}/lab/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs"
         assert status["runtime"] == {"source": "shipped", "url": runtime_url} and status["polyfill"] is None
         assert ok(page, "jupyter_get_context")["kernel"]["name"] == "python3"  # ipykernel, not Pyodide
+        # no Pyodide kernel on a server's page: the browser's own Atomics.waitAsync is left as it is
+        fix = "() => [window.webmcpBridge.waitAsyncFix, Atomics.waitAsync.webmcpBridge === undefined]"
+        assert page.evaluate(fix) == ["not needed", True]
     finally:
         context.close()
 

@@ -56,6 +56,9 @@ def test_bridge_ready_and_kernel_runs_a_cell(kernel_run):
     assert status["runtime"]["source"] == "page", status["runtime"]
     assert status["runtime"]["url"].endswith("/static/pyodide/pyodide.mjs")
     assert "/extensions/" not in status["runtime"]["url"]
+    # a JupyterLite page with the Pyodide kernel: the loader's page-wide waitAsync fix is in place
+    fix = "() => [window.webmcpBridge.waitAsyncFix, Atomics.waitAsync.webmcpBridge === true]"
+    assert kernel_run["page"].evaluate(fix) == ["installed", True]
 
 
 #: Loads the kernel's main-thread messaging module (the `coincident` library, as served in the built chunk), points

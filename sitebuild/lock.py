@@ -31,17 +31,26 @@ def emscripten_environment(lock: dict) -> dict:
     return env
 
 
+#: the fields of a package entry that rewrite_lock writes itself
+OWN_FIELDS = frozenset(
+    ("name", "version", "file_name", "install_dir", "sha256", "package_type", "imports", "depends", "unvendored_tests")
+)
+
+
 def rewrite_lock(lock: dict, wheels: dict[str, Path]) -> dict:
     """Return a pyodide-lock.json describing exactly the shipped wheels.
 
     For each wheel: file_name, version and sha256 of the file served; ``imports`` from the wheel; ``depends``
     = the upstream lock's depends (if the package was there) plus the wheel's own Requires-Dist for this
     platform. Entries for wheels the site does not serve are dropped, so nothing points at a missing file.
-    Fails if a dependency is not shipped or a pinned version does not satisfy a requirement.
+    Fails if a dependency is not shipped or a pinned version does not satisfy a requirement. A field of the
+    upstream entries this function does not write (Pyodide 314.0.7 added ``tool``) is kept: the package's own value,
+    else the empty value of that field's type in the upstream lock's entries, so the lock keeps the runtime's shape.
     """
     env = emscripten_environment(lock)
     upstream = {canonicalize_name(k): v for k, v in lock["packages"].items()}
     versions = {name: wheel_name_version(path)[1] for name, path in wheels.items()}
+    sample = next(iter(upstream.values()), {})
     packages, problems = {}, []
     for name, path in sorted(wheels.items()):
         meta = wheel_metadata(path)
@@ -58,7 +67,8 @@ def rewrite_lock(lock: dict, wheels: dict[str, Path]) -> dict:
         for dep in sorted(depends):
             if dep not in wheels:
                 problems.append(f"{name} depends on {dep}, which has no pin in [tool.webmcp_bridge.site.wheels]")
-        packages[name] = {
+        kept = {key: old.get(key, type(value)()) for key, value in sample.items() if key not in OWN_FIELDS}
+        packages[name] = kept | {
             "name": meta["Name"],
             "version": meta["Version"],
             "file_name": path.name,

@@ -52,8 +52,12 @@ def build_wheel() -> Path:
 
 
 def _build_wheel() -> Path:
-    key = hash_inputs(wheel_sources())[:16]
-    out = CACHE / "dist" / key
+    from sitebuild.pins import overrides
+
+    replaced = overrides()  # a canary's runtime pin (sitebuild.pins): a wheel of its own, in a folder of its own
+    key = hash_inputs(wheel_sources(), replaced or None)[:16]
+    dist = CACHE / ("dist-canary" if replaced else "dist")
+    out = dist / key
     wheels = sorted(out.glob("*.whl"))
     if len(wheels) == 1:
         return wheels[0]
@@ -76,11 +80,11 @@ def _build_wheel() -> Path:
         )
         _remove(out)
         tmp.rename(out)
-        for old in (CACHE / "dist").iterdir():
+        for old in dist.iterdir():
             if old != out:
                 _remove(old)
     wheels = sorted(out.glob("*.whl"))
     if len(wheels) != 1:
-        raise BuildError(f"expected one wheel in .cache/dist/{key}, found {len(wheels)}")
+        raise BuildError(f"expected one wheel in .cache/{dist.name}/{key}, found {len(wheels)}")
     print(f"[build]   {wheels[0].name}: {wheels[0].stat().st_size / 1e6:.1f} MB")
     return wheels[0]

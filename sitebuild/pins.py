@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from importlib import metadata
@@ -26,6 +27,33 @@ def project_version() -> str:
     return found.group(1)
 
 
+#: environment variables that replace a pin for one build (the canary, .ci/canary: the next versions of the
+#: runtime and of JupyterLite), never set by the gate: {variable: the pin it replaces}. The default pins stay in
+#: pyproject.toml; a build with an override set prints it, and its outputs are cached apart (``overrides``).
+PIN_OVERRIDES = {
+    "WEBMCP_BRIDGE_PYODIDE": "pyodide",
+    "WEBMCP_BRIDGE_JUPYTERLITE_CORE": "jupyterlite-core",
+    "WEBMCP_BRIDGE_JUPYTERLITE_PYODIDE_KERNEL": "jupyterlite-pyodide-kernel",
+}
+
+
+def overrides() -> dict[str, str]:
+    """The pins replaced from the environment (``PIN_OVERRIDES``): ``{pin: version}``, empty in a normal build.
+    Raises BuildError for a value that is not a version (PEP 440)."""
+    from packaging.version import InvalidVersion, Version
+
+    found = {}
+    for variable, pin in PIN_OVERRIDES.items():
+        value = os.environ.get(variable, "").strip()
+        if value:
+            try:
+                Version(value)
+            except InvalidVersion as exc:
+                raise BuildError(f"{variable}={value!r} is not a version") from exc
+            found[pin] = value
+    return found
+
+
 def read_pins() -> dict:
     """Read every pin from pyproject.toml: the site table, the JupyterLite pins of the dev extra, the project.
 
@@ -33,7 +61,7 @@ def read_pins() -> dict:
     version}, "jupyterlite": {name: version}, "project": {"name", "version", "dependencies"}}``: ``bridge_packages`` are
     the names of the site table's ``bridge-requires``, and the project's ``dependencies`` are those requirements (the
     bridge's in the page, not the CPython wheel's); raises BuildError when the site table is missing or a
-    JupyterLite pin is not ``==``.
+    JupyterLite pin is not ``==``. The variables of ``PIN_OVERRIDES`` replace the Pyodide and JupyterLite pins.
     """
     data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     try:
@@ -50,8 +78,13 @@ def read_pins() -> dict:
             if not pinned:
                 raise BuildError(f"the dev extra must pin {name} with ==, found {spec!r}")
             lite_pins[name] = pinned[0]
+    replaced = overrides()
+    for name in lite_pins:
+        lite_pins[name] = replaced.get(name, lite_pins[name])
+    if replaced:
+        print(f"[build] pins replaced from the environment (canary): {replaced}")
     return {
-        "pyodide": site["pyodide"],
+        "pyodide": replaced.get("pyodide", site["pyodide"]),
         "mcp_b_global": site["mcp-b-global"],
         "bridge_packages": [Requirement(spec).name for spec in bridge_requires],
         "wheels": {canonicalize_name(k): v for k, v in site["wheels"].items()},

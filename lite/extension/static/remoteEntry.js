@@ -22,7 +22,26 @@
   // other site (a site author's `jupyter lite build`) the same fix is made here, before the kernel's code
   // reads `Atomics.waitAsync`: a synchronous answer is handed over as an asynchronous one already resolved to
   // the same value, which is what a correct caller sees a moment later on the asynchronous path.
-  if (typeof Atomics !== 'undefined' && typeof Atomics.waitAsync === 'function' && !Atomics.waitAsync.webmcpBridge) {
+  // Only a page that needs it gets it: one whose jupyter-config-data lists the Pyodide kernel's extension (a
+  // JupyterLite page; JupyterLab's own pages have no such kernel and keep the browser's waitAsync untouched).
+  // Degraded mode: a browser without Atomics.waitAsync (the kernel then uses its own fallback) or a page config that
+  // cannot be read gets no wrapper. webmcpBridge.waitAsyncFix tells which: "installed", "not needed", "unavailable".
+  const KERNEL_EXTENSION = '@jupyterlite/pyodide-kernel-extension';
+  function pageRunsPyodideKernel() {
+    try {
+      const node = document.getElementById('jupyter-config-data');
+      const listed = node ? JSON.parse(node.textContent).federated_extensions : null;
+      return Array.isArray(listed) && listed.some(entry => entry && entry.name === KERNEL_EXTENSION);
+    } catch {
+      return false; // an unreadable page config: no wrapper (the degraded mode above)
+    }
+  }
+  let waitAsyncFix = 'not needed';
+  if (typeof Atomics === 'undefined' || typeof Atomics.waitAsync !== 'function') {
+    waitAsyncFix = 'unavailable';
+  } else if (Atomics.waitAsync.webmcpBridge) {
+    waitAsyncFix = 'installed';
+  } else if (pageRunsPyodideKernel()) {
     const waitAsync = Atomics.waitAsync;
     const answered = function (...args) {
       const answer = waitAsync.apply(Atomics, args);
@@ -31,6 +50,7 @@
     answered.webmcpBridge = true;
     answered.original = waitAsync; // for tests that replay the race on the kernel's own code
     Atomics.waitAsync = answered;
+    waitAsyncFix = 'installed';
   }
   const KERNEL_PLUGIN = '@jupyterlite/pyodide-kernel-extension:kernel';
   // The page URL's query as it is now: JupyterLab rewrites the URL once it routes (?path= is consumed), and
@@ -48,7 +68,7 @@
   // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
   const loaderCalls = {};
   const counted = (name, fn) => (...args) => { loaderCalls[name] = (loaderCalls[name] ?? 0) + 1; return fn(...args); };
-  window.webmcpBridge = { status, crossings: { loader: () => JSON.stringify(loaderCalls) } };
+  window.webmcpBridge = { status, waitAsyncFix, crossings: { loader: () => JSON.stringify(loaderCalls) } };
   let statusNode = null;
   // The numbers the loader applies (how many recent calls it lists, how much of a reason it shows) are Python's
   // (webmcp_bridge/core/limits.py LOADER_BOUNDS), written into bridge.json by the build; until bridge.json is
