@@ -42,7 +42,7 @@ def by_name() -> dict[str, dict]:
 
 def test_every_builtin_tool_states_every_hint():
     annotations = by_name()
-    assert len(annotations) == 35
+    assert len(annotations) == 37
     for name, hints in annotations.items():
         assert set(hints) == ALL_HINTS, name
         assert all(isinstance(v, bool) for v in hints.values()), name
