@@ -134,6 +134,7 @@ def test_the_builtin_families_are_contributions_registered_like_any_other() -> N
         "files",
         "batch",
         "code",
+        "variables",
         "toolsets",
     ]
     assert len(bridge.registry.tools()) == 37

@@ -17,7 +17,7 @@ from webmcp_bridge.session.bridge import ALWAYS_TOOLSETS, DEFAULT_TOOLSETS, buil
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, BridgeSettings, SettingsApplier
 
 PATH = "demo/euler.ipynb"
-ALL_TOOLSETS = ["notebooks", "calls", "access", "review", "files", "batch", "code", "toolsets"]
+ALL_TOOLSETS = ["notebooks", "calls", "access", "review", "files", "batch", "code", "variables", "toolsets"]
 
 
 class Page:
@@ -142,7 +142,7 @@ def test_the_discovery_tool_lists_and_turns_toolsets_on_and_off():
     assert again["changed"] == [] and page.changes == 1  # nothing changed: the page registers nothing again
 
     many = page.call("jupyter_toolsets", {"enable": ["access", "batch", "code"]})["structuredContent"]
-    assert many["registeredToolCount"] == 37 and "more than 30" in many["warning"]
+    assert many["registeredToolCount"] == 35 and "more than 30" in many["warning"]
     off = page.call("jupyter_toolsets", {"disable": ["notebooks", "files"]})["structuredContent"]
     assert off["changed"] == ["notebooks", "files"] and "jupyter_get_cells" not in page.served()
 
