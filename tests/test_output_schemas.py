@@ -97,9 +97,7 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         await a.ok("jupyter_run_code", {"code": "print(6 * 7)"})
         await a.ok(
             "jupyter_run_code",
-            {
-                "code": "import types\nbox = types.SimpleNamespace(w=2)\ngrid = {'a': [1]}\ndef area(w, h=1):\n    return w"
-            },
+            {"code": "import types\nbox = types.SimpleNamespace()\ngrid = {'a': [1]}\ndef area(w):\n    return w"},
         )
         await a.ok("jupyter_list_variables", {"limit": 5})
         for name in ("box", "grid", "area", "missing"):
