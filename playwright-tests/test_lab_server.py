@@ -43,7 +43,7 @@ def lab_server(tmp_path_factory):
     outside the root with a file, a notebook and a folder that links inside the root point to."""
     work = tmp_path_factory.mktemp("lab")
     with jupyter_server("lab", work) as server:
-        for name in ("core.ipynb", "kernel.ipynb", "paths.ipynb", "mcp-b.ipynb"):
+        for name in ("core.ipynb", "kernel.ipynb", "paths.ipynb", "mcp-b.ipynb", "variables.ipynb"):
             (server.root / name).write_bytes((CONTENT / NOTEBOOK).read_bytes())
         (server.root / "review.ipynb").write_bytes((CONTENT / "jupyterlite-demo-python.ipynb").read_bytes())
         outside = work / "outside"
@@ -178,6 +178,39 @@ def test_interrupt_restart_and_save_on_a_real_kernel(browser, lab_server):
             (slow["id"], slow_source),
             (probe["id"], "print('saved by the agent')"),
         ]
+        assert_clean(log, lab_server)
+    finally:
+        context.close()
+
+
+def test_the_kernels_variables_are_listed_and_inspected_silently_on_ipykernel(browser, lab_server):
+    """jupyter_list_variables / jupyter_inspect_variable on a real ipykernel: the bridge's program runs as a silent
+    request (no execute count, no history entry), the notebook does not change."""
+    from test_variables_browser import PROBE, printed
+
+    context, page, log = open_page(browser, lab_server, "variables.ipynb")
+    try:
+        first = ok(page, "jupyter_get_cells")["cells"][0]
+        source = "radius = 2.5\nnames = ['ada', 'grace']\nclass Box:\n    def __init__(self):\n        self.w = 3\nbox = Box()"
+        ok(
+            page,
+            "jupyter_update_cell",
+            {"cellId": first["id"], "source": source, "expectedSourceHash": first["sourceHash"]},
+        )
+        probe = ok(page, "jupyter_insert_cell", {"source": PROBE})["cell"]
+        assert run(page, first["id"])["status"] == "ok" and run(page, probe["id"])["status"] == "ok"
+        count, entries, *_ = printed(page, probe["id"]).split()
+        before = ok(page, "jupyter_get_cells", {"includeOutputs": True})
+        listed = ok(page, "jupyter_list_variables", timeout=KERNEL_TIMEOUT_MS)
+        by_name = {v["name"]: v for v in listed["variables"]}
+        assert by_name["radius"]["repr"] == "2.5" and by_name["names"]["length"] == 2, listed
+        assert by_name["box"]["type"] == "__main__.Box" and "In" not in by_name and "get_ipython" not in by_name
+        box = ok(page, "jupyter_inspect_variable", {"name": "box"})
+        assert box["defined"] is True and box["attributes"] == [{"name": "w", "type": "int"}], box
+        assert ok(page, "jupyter_inspect_variable", {"name": "_i1"})["defined"] is False
+        assert ok(page, "jupyter_get_cells", {"includeOutputs": True}) == before
+        assert run(page, probe["id"])["status"] == "ok"  # one run later: the inspections counted nothing
+        assert printed(page, probe["id"]).split() == [str(int(count) + 1), str(int(entries) + 1), "False", "False"]
         assert_clean(log, lab_server)
     finally:
         context.close()
