@@ -191,7 +191,8 @@ def test_the_kernels_variables_are_listed_and_inspected_silently_on_ipykernel(br
     context, page, log = open_page(browser, lab_server, "variables.ipynb")
     try:
         first = ok(page, "jupyter_get_cells")["cells"][0]
-        source = "radius = 2.5\nnames = ['ada', 'grace']\nclass Box:\n    def __init__(self):\n        self.w = 3\nbox = Box()"
+        source = "radius = 2.5\nnames = ['ada', 'grace']\nclass Box:\n    def __init__(self):\n        self.w = 3\n"
+        source += "box = Box()"
         ok(
             page,
             "jupyter_update_cell",
