@@ -43,7 +43,7 @@ def lab_server(tmp_path_factory):
     outside the root with a file, a notebook and a folder that links inside the root point to."""
     work = tmp_path_factory.mktemp("lab")
     with jupyter_server("lab", work) as server:
-        for name in ("core.ipynb", "kernel.ipynb", "paths.ipynb", "mcp-b.ipynb"):
+        for name in ("core.ipynb", "kernel.ipynb", "paths.ipynb", "mcp-b.ipynb", "variables.ipynb"):
             (server.root / name).write_bytes((CONTENT / NOTEBOOK).read_bytes())
         (server.root / "review.ipynb").write_bytes((CONTENT / "jupyterlite-demo-python.ipynb").read_bytes())
         outside = work / "outside"
@@ -74,10 +74,10 @@ def open_page(browser, server: Server, name: str) -> tuple:
 
 def every_toolset_on(page: Page) -> None:
     """Turn on every toolset with the discovery tool, as an agent would (the page opened with the default 20
-    tools), and wait until the page has registered all 35 of the bridge's tools."""
+    tools), and wait until the page has registered all 37 of the bridge's tools."""
     listing = ok(page, "jupyter_toolsets")
     ok(page, "jupyter_toolsets", {"enable": [ts["name"] for ts in listing["toolsets"] if not ts["enabled"]]})
-    page.wait_for_function("() => window.webmcpBridge.status.tools === 35", timeout=SLOW_MS)
+    page.wait_for_function("() => window.webmcpBridge.status.tools === 37", timeout=SLOW_MS)
 
 
 def assert_clean(log: PageLog, server: Server) -> None:
@@ -186,6 +186,40 @@ def test_interrupt_restart_and_save_on_a_real_kernel(browser, lab_server):
         context.close()
 
 
+def test_the_kernels_variables_are_listed_and_inspected_silently_on_ipykernel(browser, lab_server):
+    """jupyter_list_variables / jupyter_inspect_variable on a real ipykernel: the bridge's program runs as a silent
+    request (no execute count, no history entry), the notebook does not change."""
+    from test_variables_browser import PROBE, printed
+
+    context, page, log = open_page(browser, lab_server, "variables.ipynb")
+    try:
+        first = ok(page, "jupyter_get_cells")["cells"][0]
+        source = "radius = 2.5\nnames = ['ada', 'grace']\nclass Box:\n    def __init__(self):\n        self.w = 3\n"
+        source += "box = Box()"
+        ok(
+            page,
+            "jupyter_update_cell",
+            {"cellId": first["id"], "source": source, "expectedSourceHash": first["sourceHash"]},
+        )
+        probe = ok(page, "jupyter_insert_cell", {"source": PROBE})["cell"]
+        assert run(page, first["id"])["status"] == "ok" and run(page, probe["id"])["status"] == "ok"
+        count, entries, *_ = printed(page, probe["id"]).split()
+        before = ok(page, "jupyter_get_cells", {"includeOutputs": True})
+        listed = ok(page, "jupyter_list_variables", timeout=KERNEL_TIMEOUT_MS)
+        by_name = {v["name"]: v for v in listed["variables"]}
+        assert by_name["radius"]["repr"] == "2.5" and by_name["names"]["length"] == 2, listed
+        assert by_name["box"]["type"] == "__main__.Box" and "In" not in by_name and "get_ipython" not in by_name
+        box = ok(page, "jupyter_inspect_variable", {"name": "box"})
+        assert box["defined"] is True and box["attributes"] == [{"name": "w", "type": "int"}], box
+        assert ok(page, "jupyter_inspect_variable", {"name": "_i1"})["defined"] is False
+        assert ok(page, "jupyter_get_cells", {"includeOutputs": True}) == before
+        assert run(page, probe["id"])["status"] == "ok"  # one run later: the inspections counted nothing
+        assert printed(page, probe["id"]).split() == [str(int(count) + 1), str(int(entries) + 1), "False", "False"]
+        assert_clean(log, lab_server)
+    finally:
+        context.close()
+
+
 def test_paths_outside_the_server_root_are_refused(browser, lab_server):
     context, page, log = open_page(browser, lab_server, "paths.ipynb")
     outside = str(lab_server.root.parent / "outside" / "secret.txt")
@@ -283,7 +317,7 @@ def test_hidden_cells_and_notebooks_are_invisible_to_every_tool_on_the_server(br
         assert error(page, "jupyter_open_notebook", {"path": SECRET})["error"] == "NOTEBOOK_NOT_FOUND"
         page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # the person types in a hidden cell
         tools, calls = canary_scan(page, 4)
-        assert tools == 35 and calls >= 3 * tools
+        assert tools == 37 and calls >= 3 * tools
         assert log.own_page_errors() == []
     finally:
         context.close()
@@ -319,7 +353,7 @@ def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_serv
         assert any(
             u.endswith("/lab/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests
         )
-        assert len(McpBTools(page).tools()) == status["tools"] == 35
+        assert len(McpBTools(page).tools()) == status["tools"] == 37
     finally:
         context.close()
         done = mcp_b_command(lab_server, "off")

@@ -37,7 +37,8 @@ const buffer = new Int32Array(new SharedArrayBuffer(8));
 buffer[0] = 1;
 const answer = Atomics.waitAsync(buffer, 0, 0);
 console.log(JSON.stringify({ fix: window.webmcpBridge.waitAsyncFix, wrapped: Atomics.waitAsync !== native,
-                             async: answer.async, thenable: typeof (answer.value && answer.value.then) === "function" }));
+                             async: answer.async,
+                             thenable: typeof (answer.value && answer.value.then) === "function" }));
 """
 
 KERNEL = {"name": "@jupyterlite/pyodide-kernel-extension", "load": "static/remoteEntry.js"}

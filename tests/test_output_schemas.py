@@ -95,6 +95,13 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         await a.ok("jupyter_move_cell", {"cellId": new["id"], "referenceCellId": cells[2]["id"], "position": "below"})
         await a.ok("jupyter_run_cells", {"cellIds": [new["id"], cells[0]["id"]]})
         await a.ok("jupyter_run_code", {"code": "print(6 * 7)"})
+        await a.ok(
+            "jupyter_run_code",
+            {"code": "import types\nbox = types.SimpleNamespace()\ngrid = {'a': [1]}\ndef area(w):\n    return w"},
+        )
+        await a.ok("jupyter_list_variables", {"limit": 5})
+        for name in ("box", "grid", "area", "missing"):
+            await a.ok("jupyter_inspect_variable", {"name": name})
         await a.ok("jupyter_clear_outputs", {"cellIds": [new["id"]]})
         await a.ok("jupyter_focus_cell", {"cellId": new["id"], "cursor": {"line": 0, "column": 2}})
         thread = (await a.ok("jupyter_create_comment", {"cellId": new["id"], "body": "Why hello?", "quote": "hello"}))[

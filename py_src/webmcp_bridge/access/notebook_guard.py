@@ -516,13 +516,34 @@ class GuardedNotebook:
         finally:
             self._lapse()
 
-    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> Any:
+    async def run_code(
+        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+    ) -> Any:
         return await self._kernel_run(
             "code",
             None,
             lambda: code,
-            lambda: self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs),
+            lambda: self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs, silent=silent),
         )
+
+    async def inspect_kernel(self, program: str, timeout: float, *, head_bytes: int) -> Any:
+        """Run the bridge's own inspection of the kernel's variables (:mod:`webmcp_bridge.core.kernel_inspect`:
+        never the agent's code) silently: a read, so a read-only notebook allows it and Propose mode does not hold
+        it, and it is not told to the run observers (it is not the agent's run). The run rule holds as for every
+        kernel run (what hidden cells defined is in the kernel): while something is hidden the person accepts
+        ``program`` first, and the kernel's history is scrubbed of hidden cells before it runs.
+
+        Returns the host's CodeRun. Raises ProposalDenied, ToolError(KERNEL_UNAVAILABLE)."""
+        view = self.view()
+        try:
+            asked = await self._consent(program, None, "run_code")
+            await self._scrub_history(view)
+            self.view()
+            if asked and not run_accepted(program):
+                raise changed_since_accept()
+            return await self._inner.run_code(program, timeout, head_bytes=head_bytes, max_outputs=5, silent=True)
+        finally:
+            self._lapse()
 
     def __getattr__(self, name: str) -> Any:
         # A host method this guard does not know (added to the protocol later) is refused rather than passed

@@ -13,6 +13,7 @@ from webmcp_bridge.tools import (
     notebooks_toolset,
     review_toolset,
     toolsets_toolset,
+    variables_toolset,
 )
 from webmcp_bridge.tools.hints import with_hints
 
@@ -21,9 +22,9 @@ BUILTIN_PREFIX = "webmcp_bridge."
 
 
 def builtin_contributions() -> list[Contribution]:
-    """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code`` and
-    ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool with its MCP hints
-    (:mod:`webmcp_bridge.tools.hints`)."""
+    """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code``,
+    ``variables`` and ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool with its MCP
+    hints (:mod:`webmcp_bridge.tools.hints`)."""
     toolsets = (
         notebooks_toolset(),
         calls_toolset(),
@@ -32,6 +33,7 @@ def builtin_contributions() -> list[Contribution]:
         files_toolset(),
         batch_toolset(),
         code_toolset(),
+        variables_toolset(),
         toolsets_toolset(),
     )
     return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(with_hints(toolset),)) for toolset in toolsets]

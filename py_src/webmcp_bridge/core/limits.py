@@ -250,6 +250,21 @@ HIDDEN_WALK_SECONDS = 5.0
 #: show (``Limits.output_page_bytes``): the rest of a flood of output is counted and dropped, not held (UTF-16 units)
 RUN_CODE_KEEP_MARGIN = 64 * 1024
 
+#: ``jupyter_list_variables`` / ``jupyter_inspect_variable`` (core/kernel_inspect.py): the most variables one list
+#: returns, and the default
+VARIABLES_LISTED = 100
+VARIABLES_LISTED_DEFAULT = 50
+#: bytes of each variable's repr in a list (and of each item's, column's or key's repr in one variable's details)
+VARIABLE_REPR_BYTES = 200
+#: bytes of one inspected variable's repr, and of a DataFrame's or Series' first rows as text
+VARIABLE_DETAIL_BYTES = 4 * KIB
+#: items of a container, columns of a DataFrame and public attributes of an object listed by the inspection
+VARIABLE_ITEMS = 20
+#: rows of a DataFrame's or Series' head
+VARIABLE_HEAD_ROWS = 5
+#: how long the inspection may take in the kernel (queued behind a running cell included), in seconds
+VARIABLES_TIMEOUT_SECONDS = 30.0
+
 # -- features: the change log, review threads, Propose mode ------------------------------------------------
 #: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds
 #: (jupyter_get_context and a save read them anew)

@@ -520,7 +520,9 @@ class MemoryNotebook:
             self._record(CellChange("agent", kind, cell_id, now))
         return [cell_id for cell_id, _ in touched]
 
-    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+    async def run_code(
+        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+    ) -> CodeRun:
         if self.kernel_status not in ("idle", "busy"):
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no running kernel.")
         outputs, status = self.workspace.executor(code, self._namespace)

@@ -398,11 +398,14 @@ class NotebookKernel(Protocol):
 
     # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ---------------------------
 
-    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
+    async def run_code(
+        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+    ) -> CodeRun:
         """Run ``code`` in the notebook's kernel without creating a cell (not stored in the kernel's history),
         waiting up to ``timeout`` seconds. The notebook's cells are not changed. Outputs are described like
         :meth:`find_cells` describes a cell's: at most ``max_outputs`` of them, text heads of ``head_bytes``.
-        Raises ToolError(KERNEL_UNAVAILABLE) when the notebook has no kernel."""
+        ``silent``: the request's ``silent`` flag (the kernel runs no display hook or run events and does not count
+        the run; the bridge's own inspection). Raises ToolError(KERNEL_UNAVAILABLE) when the notebook has no kernel."""
         ...
 
 

@@ -732,8 +732,8 @@
     // bytes added to the output's size), so a flood of output while the call waits holds a bounded amount of
     // memory. Returns null when there is no kernel, else {done: Promise of JSON text {status, execution_count,
     // reason}, describe(headBytes) -> JSON text {outputs: [as describeOutput], count}, stop()}. A failed request
-    // settles done with status "failed".
-    runCode(panel, code, maxOutputs, keepChars) {
+    // settles done with status "failed". silent: the request's silent flag (the bridge's own inspection).
+    runCode(panel, code, maxOutputs, keepChars, silent = false) {
       const kernel = panel.sessionContext?.session?.kernel;
       if (!kernel) return null;
       let outputs = [];
@@ -769,7 +769,7 @@
         }
         outputs.push(output);
       };
-      const future = kernel.requestExecute({ code, silent: false, store_history: false, allow_stdin: false, stop_on_error: true });
+      const future = kernel.requestExecute({ code, silent: Boolean(silent), store_history: false, allow_stdin: false, stop_on_error: true });
       future.onIOPub = (msg) => {
         if (stopped) return;
         const type = msg.header.msg_type;

@@ -541,14 +541,17 @@ class LabNotebook:
                 "was run (it holds their sources); try again once the kernel is idle.",
             )
 
-    async def run_code(self, code: str, timeout: float, *, head_bytes: int, max_outputs: int) -> CodeRun:
-        """``kernel.requestExecute`` (store_history false) with the iopub messages collected in ``notebook.js``;
+    async def run_code(
+        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+    ) -> CodeRun:
+        """``kernel.requestExecute`` (store_history false, ``silent`` as given) with the iopub messages collected in
+        ``notebook.js``;
         on a timeout the outputs that arrived are returned and collecting stops (the code may still run). A stream's
         text is kept in the page up to ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN`
         UTF-16 units while the run is waited for; past that only its size is counted (the output's ``bytes`` stay
         the whole text's, so the result says its text was cut)."""
         try:
-            handle = self.live.runCode(self.panel, code, max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
+            handle = self.live.runCode(self.panel, code, max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN, silent)
         except JsException as exc:
             raise ToolError(
                 ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:PLATFORM_ERROR_CHARS]}"

@@ -88,6 +88,8 @@ STEPS = (
     "webmcp_bridge.tools.files",
     "webmcp_bridge.tools.batch",
     "webmcp_bridge.tools.code",
+    "webmcp_bridge.core.kernel_inspect",
+    "webmcp_bridge.tools.variables",
     "webmcp_bridge.tools.toolsets",
     "webmcp_bridge.contrib",
     "webmcp_bridge.contrib.assemble",

@@ -75,6 +75,16 @@ def code_toolset() -> Toolset:
     return Toolset("code", "Run code in a notebook's kernel without creating a cell.", code.TOOLS)
 
 
+def variables_toolset() -> Toolset:
+    """The ``variables`` toolset: ``jupyter_list_variables`` and ``jupyter_inspect_variable`` (the kernel's variables,
+    read by the bridge's own inspection, :mod:`webmcp_bridge.core.kernel_inspect`)."""
+    from webmcp_bridge.tools import variables
+
+    return Toolset(
+        "variables", "See the variables in a notebook's kernel without running code of your own.", variables.TOOLS
+    )
+
+
 def toolsets_toolset() -> Toolset:
     """The ``toolsets`` toolset: ``jupyter_toolsets``, the discovery tool (always on: it lists the page's toolsets and
     turns the others on, see :mod:`webmcp_bridge.calls.toolsets`)."""

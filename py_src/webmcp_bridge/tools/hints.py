@@ -72,6 +72,9 @@ HINTS: dict[str, tuple[bool, bool]] = {
     # batch, code
     "jupyter_apply_edits": (True, False),
     "jupyter_run_code": (True, False),
+    # variables
+    "jupyter_list_variables": READS,
+    "jupyter_inspect_variable": READS,
     # toolsets
     "jupyter_toolsets": (False, True),
 }

@@ -1,0 +1,224 @@
+"""The kernel's variables without the agent's code: jupyter_list_variables and jupyter_inspect_variable.
+
+Both run the bridge's fixed inspection program (:mod:`webmcp_bridge.core.kernel_inspect`) in the notebook's
+kernel, silently and outside its history, through the access guard (:meth:`GuardedNotebook.inspect_kernel
+<webmcp_bridge.access.guard.GuardedNotebook.inspect_kernel>`), and return its one-line JSON answer. They are reads:
+a read-only notebook allows them and Propose mode does not hold them.
+
+Hidden cells: the kernel holds whatever a ``none`` cell defined, and the values of the variables can carry what a
+hidden cell computed (a visible object a hidden cell changed included), so no filter by name can keep it out. The
+tools therefore follow the run rule (:mod:`webmcp_bridge.access.run_consent`), as ``jupyter_run_code`` does, which
+reaches the same variables: while the notebook has hidden cells or a notebook of the workspace is hidden, the person
+sees the inspection (the program, and what it is for) and it runs only after Accept (in Direct mode too; a
+denial is the normal ``denied`` result), unless the person turned asking off for that notebook. IPython's own
+names and the history names (``In``, ``Out``, ``_``, ``_iN``...) are never listed or inspected: they answer as
+not defined.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.kernel_inspect import check_variable_name, inspection_code, new_nonce, read_answer
+from webmcp_bridge.core.limits import (
+    ID_CHARS,
+    MAX_INT,
+    MIN_PAGE_BYTES,
+    RESULT_HEADROOM,
+    VARIABLE_DETAIL_BYTES,
+    VARIABLE_HEAD_ROWS,
+    VARIABLE_ITEMS,
+    VARIABLE_REPR_BYTES,
+    VARIABLES_LISTED,
+    VARIABLES_LISTED_DEFAULT,
+    VARIABLES_TIMEOUT_SECONDS,
+)
+from webmcp_bridge.propose.proposals import DeniedPayload
+from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.run import _kernel_ready
+
+
+class ListVariablesInput(NotebookInput):
+    offset: Annotated[
+        int, Field(description="How many variables (in name order) to skip: a list's nextOffset.", ge=0, le=MAX_INT)
+    ] = 0
+    limit: Annotated[
+        int,
+        Field(description="Most variables to return.", ge=1, le=VARIABLES_LISTED),
+    ] = VARIABLES_LISTED_DEFAULT
+
+
+class InspectVariableInput(NotebookInput):
+    name: Annotated[
+        str,
+        Field(
+            description="The variable's name: a Python identifier (df, model_2), not an expression.",
+            min_length=1,
+            max_length=ID_CHARS,
+        ),
+    ]
+
+
+class Variable(Wire):
+    name: str
+    type: str
+    length: int = sometimes("len() of a str, bytes, list, tuple, dict, set or range.")
+    shape: list[int] = sometimes("A numpy array's or pandas object's shape.")
+    dtype: str = sometimes("A numpy array's, pandas Series' or Index's dtype.")
+    repr: str
+    reprTruncated: bool
+
+
+class VariableList(Payload):
+    path: str
+    total: int
+    offset: int
+    variables: list[Variable]
+    nextOffset: int | None
+
+
+class Column(Wire):
+    name: str
+    dtype: str
+
+
+class Item(Wire):
+    key: str = sometimes("A dict item's key (its repr).")
+    type: str
+    repr: str
+
+
+class Attribute(Wire):
+    name: str
+    type: str
+
+
+class VariableDetails(Payload):
+    path: str
+    name: str
+    defined: bool
+    type: str = sometimes()
+    length: int = sometimes()
+    shape: list[int] = sometimes()
+    dtype: str = sometimes()
+    repr: str = sometimes()
+    reprTruncated: bool = sometimes()
+    columnCount: int = sometimes("A DataFrame's number of columns.")
+    columns: list[Column] = sometimes("A DataFrame's first columns with their dtypes.")
+    index: str = sometimes("The type of a DataFrame's index.")
+    head: str = sometimes("A DataFrame's or Series' first rows, as pandas prints them.")
+    headTruncated: bool = sometimes()
+    seriesName: str = sometimes("A Series' name (its repr).")
+    ndim: int = sometimes()
+    size: int = sometimes()
+    nbytes: int = sometimes()
+    items: list[Item] = sometimes("A container's first items.")
+    signature: str = sometimes("A callable's signature.")
+    doc: str = sometimes("The first line of a callable's docstring.")
+    attributeCount: int = sometimes("An object's public instance attributes (its __dict__).")
+    attributes: list[Attribute] = sometimes()
+
+
+def _budget(ctx: CallContext) -> int:
+    """Bytes the program's answer may take: the result cap less the envelope's headroom."""
+    return max(MIN_PAGE_BYTES, ctx.limits.result_bytes - RESULT_HEADROOM)
+
+
+async def _inspect(ctx: CallContext, args: NotebookInput, tool: str, summary: str, arguments: dict) -> dict[str, Any]:
+    """Run the inspection with ``arguments`` in the notebook's kernel; its answer with the notebook's ``path``.
+
+    Raises ToolError: the notebook's (NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH), KERNEL_UNAVAILABLE (no
+    kernel, no answer in time or none readable), INTERNAL_ERROR (the program failed); ProposalDenied."""
+    nb = await ctx.notebook(args.notebook_path)
+    nonce = new_nonce()
+    budget = _budget(ctx)
+    program = inspection_code(nonce, {**arguments, "budget": budget, "repr": VARIABLE_REPR_BYTES})
+    reason = await nb.run_consent()
+    if reason is not None:  # the run rule: shown to the person (Direct mode too); a read is otherwise never held
+        await ctx.propose(nb, tool, "run_code", None, f"{summary} ({reason})", code=program, always=True)
+    await _kernel_ready(ctx, nb)
+    run = await nb.inspect_kernel(program, VARIABLES_TIMEOUT_SECONDS, head_bytes=budget + 1024)
+    if run.status == "timeout":
+        raise ToolError(
+            ErrorCode.KERNEL_UNAVAILABLE,
+            f"The kernel did not answer within {VARIABLES_TIMEOUT_SECONDS:g} s: it is busy (a cell still running?). "
+            "Call again once it is idle (jupyter_get_context shows its status).",
+        )
+    text = "".join(item.head for o in run.outputs if o.name == "stdout" for item in o.items if not item.binary)
+    answer = read_answer(text, nonce)
+    if answer is None:
+        raise ToolError(
+            ErrorCode.KERNEL_UNAVAILABLE,
+            "The kernel gave no answer to the bridge's inspection"
+            + (f" ({run.reason})." if run.reason else " (status " + repr(run.status) + ")."),
+        )
+    if "failed" in answer:
+        raise ToolError(ErrorCode.INTERNAL_ERROR, "The bridge's inspection failed in the kernel; nothing was changed.")
+    return {"path": nb.path, **answer}
+
+
+async def list_variables(ctx: CallContext, args: ListVariablesInput) -> dict[str, Any]:
+    """The kernel's variables in name order, a page of them.
+
+    Returns ``{path, total, offset, variables: [{name, type, length?, shape?, dtype?, repr, reprTruncated}],
+    nextOffset}``: modules, names starting with ``_`` and IPython's own names are left out; ``repr`` is at most
+    :data:`~webmcp_bridge.core.limits.VARIABLE_REPR_BYTES`; the page ends early when the next entry would pass the
+    result cap (``nextOffset`` then says where to go on; null at the end).
+
+    Raises ToolError: see :func:`_inspect`."""
+    arguments = {"mode": "list", "offset": args.offset, "limit": args.limit}
+    return await _inspect(ctx, args, "jupyter_list_variables", "Show the kernel's variables to the agent", arguments)
+
+
+async def inspect_variable(ctx: CallContext, args: InspectVariableInput) -> dict[str, Any]:
+    """One variable of the kernel in more detail.
+
+    Returns ``{path, name, defined: false}`` when no such variable is there (IPython's own and history names
+    included), else ``{path, name, defined: true, type, repr, reprTruncated, ...}`` with, by kind: ``length``,
+    ``shape``, ``dtype``; a DataFrame's ``columnCount``, ``columns`` [{name, dtype}], ``index``, ``head``; a Series'
+    ``seriesName`` and ``head``; an array's ``ndim``, ``size``, ``nbytes``; a container's first ``items``; a
+    callable's ``signature`` and ``doc``; an object's ``attributeCount`` and ``attributes`` [{name, type}].
+
+    Raises ToolError: INVALID_ARGUMENT (not an identifier), and see :func:`_inspect`."""
+    name = check_variable_name(args.name)
+    arguments = {
+        "mode": "inspect",
+        "name": name,
+        "detail": VARIABLE_DETAIL_BYTES,
+        "items": VARIABLE_ITEMS,
+        "rows": VARIABLE_HEAD_ROWS,
+    }
+    return await _inspect(
+        ctx, args, "jupyter_inspect_variable", f"Show the kernel's variable {name} to the agent", arguments
+    )
+
+
+TOOLS = (
+    Tool(
+        "jupyter_list_variables",
+        "List the kernel's variables",
+        "List the variables in the notebook's kernel, in name order: name, type, length or shape and dtype, a short "
+        "repr (bounded), paged with offset/limit. Runs no code of yours: the bridge's own read-only inspection, "
+        "outside the kernel's history. Modules and names starting with _ are not listed.",
+        ListVariablesInput,
+        list_variables,
+        Annotations(read_only=True, untrusted_content=True),
+        VariableList | DeniedPayload,
+    ),
+    Tool(
+        "jupyter_inspect_variable",
+        "Inspect a variable",
+        "One variable of the notebook's kernel in detail: type, bounded repr, length; a DataFrame's shape, column "
+        "dtypes and first rows; an array's shape and dtype; a container's first items; a function's signature. "
+        "name is a Python identifier (no expressions). Runs no code of yours; defined: false when there is none.",
+        InspectVariableInput,
+        inspect_variable,
+        Annotations(read_only=True, untrusted_content=True),
+        VariableDetails | DeniedPayload,
+    ),
+)
