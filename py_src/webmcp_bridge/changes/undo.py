@@ -79,14 +79,15 @@ class AgentEdit:
 
 @dataclass(frozen=True)
 class RevertStep:
-    """One edit of a revert plan: write ``source`` (the edit's ``before``) into ``cell_id`` when ``refused`` is None;
-    else ``refused`` is a key of :data:`REFUSALS` and nothing is written for it."""
+    """One edit of a revert plan: write ``source`` (the edit's ``before``) into ``cell_id`` when ``refused`` is None
+    and the cell still holds ``expected``; else ``refused`` is a key of :data:`REFUSALS` and nothing is written."""
 
     edit_id: int
     path: str
     cell_id: str
     source: str
     refused: str | None = None
+    expected: str = ""  # what the cell must still hold when the step is written (the edit's ``after``)
 
     @property
     def reason(self) -> str | None:
@@ -120,7 +121,7 @@ def plan_reverts(edits: Sequence[AgentEdit], later: Sequence[AgentEdit], current
             refused = "agent-later" if newer else "changed"
         if refused is None:
             sources[edit.cell_id] = edit.before
-        steps.append(RevertStep(edit.id, edit.path, edit.cell_id, edit.before, refused))
+        steps.append(RevertStep(edit.id, edit.path, edit.cell_id, edit.before, refused, edit.after))
     return steps
 
 
