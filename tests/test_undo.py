@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from webmcp_bridge.changes.undo import REFUSALS, EditJournal, edit_diff
+from webmcp_bridge.changes.undo import REFUSALS, EditJournal
+from webmcp_bridge.propose.proposals import source_diff
 
 
 def journal() -> EditJournal:
@@ -16,7 +17,7 @@ def test_record_keeps_before_and_after_and_marks_the_cell_unseen() -> None:
     assert edit is not None and (edit.id, edit.before, edit.after) == (1, "x = 1\n", "x = 2\n")
     assert j.record("a.ipynb", "c1", "same", "same") is None  # nothing changed: nothing kept
     assert j.unseen("a.ipynb") == {"c1"} and j.unseen("b.ipynb") == set()
-    assert edit_diff(edit) == [["-", "x = 1"], ["+", "x = 2"]]
+    assert source_diff(edit.before, edit.after) == [["-", "x = 1"], ["+", "x = 2"]]
 
 
 def test_revert_of_one_edit_leaves_the_others() -> None:

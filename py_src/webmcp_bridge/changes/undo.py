@@ -3,8 +3,8 @@
 The host records every change the agent makes to a cell's source (:meth:`EditJournal.record`: the notebook's path,
 the cell's id, its source before and after, when), whether it came from ``jupyter_edit_cell`` /
 ``jupyter_update_cell``, a batch, or an accepted proposal. The Agent panel shows them from here: the diff of
-one edit (:func:`edit_diff`, the line diff Propose mode shows: :func:`webmcp_bridge.propose.proposals.source_diff`),
-**Revert** for one edit, and "revert every agent change since this one".
+one edit (the line diff Propose mode shows, :func:`webmcp_bridge.propose.proposals.source_diff`, drawn by the panel:
+this layer does not import Propose mode), **Revert** for one edit, and "revert every agent change since this one".
 
 Reverts are the person's, through the panel only: no tool reaches this module. A revert puts back the source the
 cell had before the edit, and only when the cell still holds exactly what the edit left (:func:`plan_reverts`);
@@ -35,8 +35,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from webmcp_bridge.core.limits import AGENT_EDIT_BYTES, AGENT_EDITS_KEPT, DIFF_LINES
-from webmcp_bridge.propose.proposals import source_diff
+from webmcp_bridge.core.limits import AGENT_EDIT_BYTES, AGENT_EDITS_KEPT
 
 #: why a revert was refused, by reason code (what the panel shows the person)
 REFUSALS = {
@@ -95,7 +94,9 @@ class RevertStep:
         return REFUSALS[self.refused] if self.refused else None
 
 
-def plan_reverts(edits: Sequence[AgentEdit], later: Sequence[AgentEdit], current: Mapping[str, str]) -> list[RevertStep]:
+def plan_reverts(
+    edits: Sequence[AgentEdit], later: Sequence[AgentEdit], current: Mapping[str, str]
+) -> list[RevertStep]:
     """What reverting ``edits`` (any order; reverted newest first) does to cells whose sources now are ``current``
     (``{cell id: source}``, the cells of the edits' notebook; a cell missing from it is gone).
 
@@ -123,12 +124,6 @@ def plan_reverts(edits: Sequence[AgentEdit], later: Sequence[AgentEdit], current
             sources[edit.cell_id] = edit.before
         steps.append(RevertStep(edit.id, edit.path, edit.cell_id, edit.before, refused, edit.after))
     return steps
-
-
-def edit_diff(edit: AgentEdit, max_lines: int | None = DIFF_LINES) -> list[list[str]]:
-    """The line diff ``[[op, line], ...]`` of ``edit`` (before to after), as Propose mode shows a change
-    (:func:`~webmcp_bridge.propose.proposals.source_diff`: bounded work, at most ``max_lines`` lines)."""
-    return source_diff(edit.before, edit.after, max_lines)
 
 
 @dataclass

@@ -197,7 +197,7 @@ class LabNotebook:
         return self.find_cells([cell_id])[0]
 
     def sources_of(self, cell_ids: Sequence[str]) -> dict[str, str]:
-        """``{cell id: source}`` of the cells of ``cell_ids`` that exist (a missing one is left out), in one crossing."""
+        """``{cell id: source}`` of the cells of ``cell_ids`` that exist (a missing one is left out): one crossing."""
         ids = list(dict.fromkeys(cell_ids))
         found = json.loads(self.live.cellsById(self.panel, json.dumps(ids), 0, 0))
         return {cell_id: str(data["source"]) for cell_id, data in zip(ids, found, strict=True) if data is not None}

@@ -50,7 +50,12 @@ class CellMarkers:
     """
 
     def __init__(
-        self, notebooks: OpenNotebooks, registry: Registry, changes: ChangeLog, dom: Dom, journal: EditJournal | None = None
+        self,
+        notebooks: OpenNotebooks,
+        registry: Registry,
+        changes: ChangeLog,
+        dom: Dom,
+        journal: EditJournal | None = None,
     ) -> None:
         self.notebooks = notebooks
         self.journal = journal  # the agent's edits: cells changed and not looked at carry "changed by agent"

@@ -305,7 +305,7 @@ REVIEW_EDITS = 5
 
 def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: str, omitted: int = 0) -> El:
     """The review box of the agent's edits of one cell (:class:`~webmcp_bridge.changes.undo.AgentEdit`, newest
-    first, with their diffs from :func:`~webmcp_bridge.changes.undo.edit_diff`): ``.webmcp-bridge-edits`` with, per
+    first, with their diffs from :func:`~webmcp_bridge.propose.proposals.source_diff`): ``.webmcp-bridge-edits`` with, per
     edit, ``.webmcp-bridge-edit`` (``data-edit``: its id; ``data-state``: "standing" | "reverted"), a head (time,
     state), its diff lines (:func:`listing_line`: text only, invisible characters marked) and, while it stands,
     the buttons Revert (``data-action="revert-edit"``) and "Revert every agent change since" (``revert-since``)."""
@@ -864,7 +864,7 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
                 c("badge badge-agent-changed"),
                 text="changed by agent",
                 type="button",
-                title="The agent changed this cell since you last looked at it. Click to see the change (and revert it).",
+                title="The agent changed this cell since you last looked at it. Click to see the change and revert it.",
                 data_action="show-edits",
                 data_path=path,
                 data_cell=cell_id,
