@@ -107,3 +107,53 @@ def test_between_finds_the_edits_of_one_activity_row() -> None:
     j.record("a.ipynb", "c2", "w0", "w1")
     assert [e.id for e in j.between("a.ipynb", "c1", 100.0, 101.0, slack=0.5)] == [1, 2]
     assert [e.id for e in j.between("a.ipynb", "c1", 101.0, 101.0, slack=0.5)] == [2]
+
+
+# -- what the panel shows of them (lab/ui/view.py, pure) ---------------------------------------------------------
+def test_an_agent_edit_row_opens_its_review_and_other_rows_do_not() -> None:
+    from webmcp_bridge.changes.log import ChangeLog
+    from webmcp_bridge.host.protocol import CellChange
+    from webmcp_bridge.lab.ui.view import activity_item, change_row
+
+    log = ChangeLog()
+    agent, person = log.ingest(
+        "a.ipynb", [CellChange("agent", "edit", "c1", 10.0), CellChange("person", "edit", "c2", 11.0)]
+    )
+    row = change_row(agent)
+    assert row.edits == (10.0, 10.0)
+    item = activity_item(row, None, "a.ipynb")
+    assert item.attrs["data-action"] == "show-edits" and item.attrs["data-cell"] == "c1"
+    assert float(item.attrs["data-first"]) == 10.0
+    assert "data-action" not in activity_item(change_row(person), None, "a.ipynb").attrs
+    (revert,) = log.ingest("a.ipynb", [CellChange("person", "revert", "c1", 12.0)])
+    assert "reverted the agent's edit of" in activity_item(change_row(revert), None, "a.ipynb").text_content()
+
+
+def test_the_review_box_holds_every_source_as_text_with_revert_while_it_stands() -> None:
+    from webmcp_bridge.lab.ui.view import edits_review
+
+    j = journal()
+    payload = '<img src=x onerror="alert(1)">'
+    standing = j.record("a.ipynb", "c1", "x = 1", payload)
+    gone = j.record("a.ipynb", "c1", payload, "y")
+    assert standing is not None and gone is not None
+    j.mark_reverted(gone.id)
+    edits = [gone, standing]
+    box = edits_review(edits, [source_diff(e.before, e.after) for e in edits], "cell 1")
+    assert payload in box.text_content()
+    states = [el.attrs.get("data-state") for el in box.walk() if el.attrs.get("data-edit") and el.tag == "div"]
+    assert states == ["reverted", "standing"]
+    actions = [el.attrs["data-action"] for el in box.walk() if el.attrs.get("data-action", "").startswith("revert")]
+    assert actions == ["revert-edit", "revert-since"]  # only the standing edit offers them
+    assert all(el.tag in {"div", "span", "strong", "button", "time", "small", "p"} for el in box.walk())
+
+
+def test_an_unseen_cell_carries_the_changed_by_agent_marker() -> None:
+    from webmcp_bridge.lab.ui.view import cell_markers, marker_badges, marker_classes
+
+    markers = cell_markers({}, {}, set(), set(), {"c1"})
+    assert set(markers) == {"c1"} and markers["c1"].agent_changed
+    assert marker_classes(markers["c1"])["webmcp-bridge-cell-agent-changed"]
+    badge = marker_badges(markers["c1"], "c1", "a.ipynb")
+    assert badge.text_content() == "changed by agent"
+    assert badge.children[0].attrs["data-action"] == "show-edits"
