@@ -420,8 +420,8 @@ class AgentPanel:
     def show_edits(self, path: str, cell_id: str, span: tuple[float, float] | None = None) -> None:
         """Show the review box of the agent's edits of one cell (those of one Activity row when ``span`` is its
         ``(first, last)`` times, else every kept edit of the cell), newest :data:`REVIEW_EDITS` first; the cell counts
-        as looked at. Each diff is Propose mode's (:func:`~webmcp_bridge.propose.proposals.source_diff`: bounded work, at
-        most ``DIFF_LINES`` lines), so the drawing is bounded too."""
+        as looked at. Each diff is Propose mode's (:func:`~webmcp_bridge.propose.proposals.source_diff`: bounded
+        work, at most ``DIFF_LINES`` lines), so the drawing is bounded too."""
         journal = self.journal
         edits = journal.between(path, cell_id, *span) if span else journal.edits(path, cell_id)
         shown = edits[::-1][:REVIEW_EDITS]
