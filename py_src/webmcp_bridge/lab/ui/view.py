@@ -308,7 +308,8 @@ def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: 
     first, with their diffs from :func:`~webmcp_bridge.propose.proposals.source_diff`): ``.webmcp-bridge-edits``
     with, per edit, ``.webmcp-bridge-edit`` (``data-edit``: its id; ``data-state``: "standing" | "reverted"), a
     head (time, state), its diff lines (:func:`listing_line`: text only, invisible characters marked) and, while
-    it stands, the buttons Revert (``data-action="revert-edit"``) and "Revert every agent change since" (``revert-since``)."""
+    it stands, the buttons Revert (``data-action="revert-edit"``) and "Revert every agent change since"
+    (``revert-since``)."""
     items = []
     for edit, diff in zip(edits, diffs, strict=True):
         standing = edit.reverted is None
