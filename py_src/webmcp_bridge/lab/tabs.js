@@ -47,7 +47,7 @@
   }
 
   function post(message) {
-    try { state.channel?.postMessage(message); } catch (e) { /* a closed channel: nobody to tell */ }
+    try { state.channel?.postMessage(message); } catch { /* a closed channel: nobody to tell */ }
   }
 
   // Count again, from the origin's locks, how many other tabs hold each path open.
@@ -111,7 +111,7 @@
       return locks.request(saveName(path), async () => {
         let disk;
         try { disk = await contents.get(path, { content: false, hash: true }); }
-        catch (e) { return { saved: await jupyterlabs.call(context, options) }; } // no file yet: JupyterLab's own path
+        catch { return { saved: await jupyterlabs.call(context, options) }; } // no file yet: JupyterLab's own path
         const mine = context.contentsModel;
         if (mine && changed(mine, disk)) return { conflict: disk };
         if (disk?.hash == null && disk?.last_modified) { // times decide: this write's must differ from the last one's
@@ -200,12 +200,5 @@
     },
   };
 
-  // Every call from Python into this object is one crossing: counted by method (calls() -> JSON text
-  // {method: count}; not counted itself), as in notebook.js.
-  const counts = {};
-  for (const [name, fn] of Object.entries(api)) {
-    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
-  }
-  api.calls = () => JSON.stringify(counts);
   return api;
 })()
