@@ -273,6 +273,10 @@ TABS_READ_SECONDS = 5.0
 CHANGE_LOG_ENTRIES = 2000
 #: repeated changes of one cell by one actor within this many seconds merge into one entry
 CHANGE_COALESCE_SECONDS = 10.0
+#: the agent's source edits kept for review and revert in the Agent panel (changes/undo.py): how many, and the
+#: bytes of their sources (before and after) in all; the oldest go first
+AGENT_EDITS_KEPT = 500
+AGENT_EDIT_BYTES = 8 * 1024 * 1024
 #: a burst of the person's typing: each edit at most this many seconds after the one before (then it is over)...
 TYPING_QUIET_SECONDS = 0.25
 #: ...and none this many seconds or more after the burst's first (the next edit begins a new burst)

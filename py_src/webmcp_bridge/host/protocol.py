@@ -146,8 +146,9 @@ EditOp = InsertOp | SetSourceOp | DeleteOp | MoveOp
 Actor = Literal["person", "agent"]
 #: what changed: a cell inserted, its source edited, deleted, moved; "run": its execution count was set (a run's
 #: reply); "clear": its outputs were cleared (the list became empty); "output": an output arrived or changed
-#: (outputs not empty); "metadata": the bridge's metadata of the cell (access levels)
-ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata"]
+#: (outputs not empty); "metadata": the bridge's metadata of the cell (access levels); "revert": the person reverted
+#: an agent's edit of its source through the Agent panel (changes/undo.py; always the person's)
+ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata", "revert"]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any
 import js
 from pyodide.ffi import JsException
 
+from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.limits import (
     PLATFORM_ERROR_CHARS,
@@ -50,6 +51,8 @@ class JupyterLabHost:
         self.root = ServerRoot(self.app.serviceManager.serverSettings)
         self._metadata_cache: dict[str, tuple[str, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
+        #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
+        self.journal = EditJournal()
 
     def listen(self, callback: Callable[[list[str]], None], delay_seconds: float) -> Callable[[], None]:
         """Call ``callback(panel ids)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after

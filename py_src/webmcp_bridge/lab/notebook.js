@@ -30,6 +30,7 @@
   const changeLogs = new WeakMap(); // notebook model -> [change as record() writes it], bounded, drained by Python
   const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
+  let revertDepth = 0; // > 0 while the person's revert (revertSource) writes: its edit is recorded as kind "revert"
 
   // Run fn as the agent's write: cell changes it causes are recorded with agentWrite true.
   function asAgent(fn) {
@@ -65,6 +66,7 @@
     else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch { /* a disposed model */ }
     if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
+    if (revertDepth > 0 && kind === "edit") kind = "revert";
     log.push({ agentWrite: agentDepth > 0, agentRun: agentRuns.has(cellId), kind, cellId, time: Date.now() / 1000,
                access: block && typeof block === "object" ? block.access ?? null : null,
                revision: clock + 1, // the change's own update is counted right after
@@ -502,8 +504,24 @@
       // throw after changing the model, leaving the editor showing the old text
       if (!normalizeCell(panel, model(panel).cells.get(i))) return JSON.stringify({ lineEnds: cellId });
       source = lineEnds(source);
-      asAgent(() => model(panel).cells.get(i).sharedModel.setSource(source));
-      return described(panel, i);
+      const shared = model(panel).cells.get(i).sharedModel;
+      const before = shared.getSource();
+      asAgent(() => shared.setSource(source));
+      const written = JSON.parse(described(panel, i));
+      written.before = before; // what the edit replaced (the Agent panel's review and revert, changes/undo.py)
+      return JSON.stringify(written);
+    },
+    // The person's revert of an agent's edit (the Agent panel): write source into the cell as the person, the
+    // change recorded as kind "revert". Python checked that the cell still holds expectedSource; it is checked
+    // again here, in the same task as the write. Returns JSON text {ok: true} | {missing: id} | {changed: id}.
+    revertSource(panel, cellId, source, expectedSource) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return JSON.stringify({ missing: cellId });
+      const shared = model(panel).cells.get(i).sharedModel;
+      if (shared.getSource() !== expectedSource) return JSON.stringify({ changed: cellId });
+      revertDepth++;
+      try { shared.setSource(source); } finally { revertDepth--; }
+      return JSON.stringify({ ok: true });
     },
     insertCell(panel, index, cellType, source) {
       source = lineEnds(source);
@@ -694,6 +712,7 @@
       const byId = new Map(shared.cells.map((cell) => [cell.getId(), cell]));
       const near = (id, position) => order.indexOf(id) + (position === "below" ? 1 : 0);
       const ids = [];
+      const befores = {}; // cell id -> its source before the first set_source of it (changes/undo.py)
       asAgent(() => shared.transact(() => {
         for (const op of ops) {
           if (op.op === "insert") {
@@ -703,6 +722,7 @@
             byId.set(cell.getId(), cell);
             ids.push(cell.getId());
           } else if (op.op === "set_source") {
+            if (!(op.cell_id in befores)) befores[op.cell_id] = byId.get(op.cell_id).getSource();
             byId.get(op.cell_id).setSource(op.source);
             ids.push(op.cell_id);
           } else if (op.op === "delete") {
@@ -723,7 +743,9 @@
           }
         }
       }));
-      return JSON.stringify({ ids });
+      const afters = {};
+      for (const id of Object.keys(befores)) if (byId.has(id)) afters[id] = byId.get(id).getSource();
+      return JSON.stringify({ ids, befores, afters });
     },
     // Run code in the panel's kernel without a cell (store_history false) and collect its outputs as an
     // output area would (consecutive stream messages of one name merged, clear_output honoured; only the

@@ -194,6 +194,12 @@ class LabNotebook:
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
 
+    def sources_of(self, cell_ids: Sequence[str]) -> dict[str, str]:
+        """``{cell id: source}`` of the cells of ``cell_ids`` that exist (a missing one is left out): one crossing."""
+        ids = list(dict.fromkeys(cell_ids))
+        found = json.loads(self.live.cellsById(self.panel, json.dumps(ids), 0, 0))
+        return {cell_id: str(data["source"]) for cell_id, data in zip(ids, found, strict=True) if data is not None}
+
     def run_states(self, last_index: int) -> list[RunState]:
         rows = json.loads(self.live.runStates(self.panel, last_index))
         return [RunState(str(cell_id), int(index), count, edited) for cell_id, index, count, edited in rows]
@@ -282,7 +288,18 @@ class LabNotebook:
         return _raw_cell(data)
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
-        return self._written(self.live.setSource(self.panel, cell_id, source), cell_id)
+        raw = self.live.setSource(self.panel, cell_id, source)
+        cell = self._written(raw, cell_id)
+        self.host.journal.record(self.path, cell.id, str(json.loads(raw)["before"]), cell.source)
+        return cell
+
+    def revert_source(self, cell_id: str, source: str, expected: str) -> str | None:
+        """The person's revert (the Agent panel, never a tool): write ``source`` into the cell when it still holds
+        ``expected``, as the person (the change log records kind "revert", actor "person"). Returns None when
+        written, else "gone" (no cell has the id) or "changed" (it holds something else): keys of
+        :data:`webmcp_bridge.changes.undo.REFUSALS`."""
+        data = json.loads(self.live.revertSource(self.panel, cell_id, source, expected))
+        return None if data.get("ok") else "gone" if "missing" in data else "changed"
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         return self._written(self.live.insertCell(self.panel, index, cell_type, source), "(new cell)")
@@ -525,6 +542,10 @@ class LabNotebook:
             raise cell_not_found(data["missing"])
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
+        afters = data.get("afters") or {}
+        for cell_id, before in (data.get("befores") or {}).items():
+            if cell_id in afters:
+                self.host.journal.record(self.path, str(cell_id), str(before), str(afters[cell_id]))
         return [str(cell_id) for cell_id in data["ids"]]
 
     async def scrub_kernel_history(

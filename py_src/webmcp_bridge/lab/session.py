@@ -337,7 +337,7 @@ class LabSession:
         self.notebooks = OpenNotebooks(bridge.guard.raw, self.ctx.tracker, bridge.changes)
         self.notebooks.start()
         await asyncio.sleep(0)
-        self.markers = CellMarkers(self.notebooks, bridge.registry, bridge.changes, dom)
+        self.markers = CellMarkers(self.notebooks, bridge.registry, bridge.changes, dom, bridge.guard.raw.journal)
         self.markers.start()
         await asyncio.sleep(0)
         self.panel = AgentPanel(

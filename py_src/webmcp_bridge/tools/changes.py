@@ -1,9 +1,10 @@
 """jupyter_get_changes: what changed in a notebook since the agent last looked, and by whom.
 
 Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), fed by the host: each is a
-coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/clear/output), cellId, time,
-count, revision}``. A change of a cell that was hidden from the agent when it happened, or is hidden now,
-is left out (only their number is given, as ``hiddenChangeCount``).
+coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/clear/output/metadata/revert), cellId,
+time, count, revision}``; "revert" is the person's revert of an agent's edit through the Agent panel
+(:mod:`webmcp_bridge.changes.undo`: no tool can revert). A change of a cell that was hidden from the agent when it
+happened, or is hidden now, is left out (only their number is given, as ``hiddenChangeCount``).
 
 With ``wait``, the call follows the person's typing (:mod:`webmcp_bridge.changes.feed`): it returns once there is
 something to tell, and a burst of typing is told once it is over (0.25 s after the typing pauses, at most 2 s
@@ -66,7 +67,7 @@ class GetChangesInput(NotebookInput):
 class Change(Wire):
     seq: int
     actor: Literal["person", "agent"]
-    kind: Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata"]
+    kind: Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata", "revert"]
     cellId: str
     time: float
     count: int = Field(description="Changes merged into this one (a burst of keystrokes is one edit).")

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webmcp_bridge.access.levels import cell_levels, next_level, parse_level, set_cell_level
+from webmcp_bridge.changes.undo import REFUSALS
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import is_nullish
 from webmcp_bridge.lab.notebook import LabNotebook
@@ -130,7 +131,55 @@ def _show_cell_comments(panel: PanelPort, target: Any) -> None:
     panel.show()
 
 
+def _show_edits(panel: PanelPort, target: Any) -> None:
+    """An Activity row of the agent's edit (its times bound the edits shown), or a cell's "changed by agent" badge."""
+    path, cell_id = str(target.getAttribute("data-path")), str(target.getAttribute("data-cell"))
+    first, last = target.getAttribute("data-first"), target.getAttribute("data-last")
+    span = None if is_nullish(first) or is_nullish(last) else (float(first), float(last))
+    panel.show_edits(path, cell_id, span)
+    panel.show()
+
+
+def _close_edits(panel: PanelPort, target: Any) -> None:
+    panel.close_edits()
+
+
+def _revert(panel: PanelPort, target: Any, since: bool) -> None:
+    """Revert one agent edit (or it and every later one of its notebook), as the person; what is refused is said."""
+    journal = panel.journal
+    edit_id = int(str(target.getAttribute("data-edit")))
+    edit = journal.get(edit_id)
+    nb = panel.notebook_at(edit.path) if edit is not None else None
+    if edit is not None and nb is None:
+        panel.say("Not reverted: that notebook is no longer open.")
+        return
+    ids = [edit.cell_id, *[e.cell_id for e in journal.edits(edit.path, since_id=edit.id)]] if edit else []
+    current = nb.sources_of(ids) if nb is not None else {}
+    done, refused = 0, []
+    for step in journal.plan(edit_id, current, since):
+        why = step.refused
+        if why is None and nb is not None:
+            why = nb.revert_source(step.cell_id, step.source, step.expected)
+        if why is None:
+            journal.mark_reverted(step.edit_id)
+            done += 1
+        else:
+            refused.append(REFUSALS[why])
+    if refused and not since:
+        panel.say(f"Not reverted: {refused[0]}")
+    elif refused:
+        reasons = " ".join(dict.fromkeys(refused))
+        panel.say(f"Reverted {done} of {done + len(refused)} changes. Not reverted: {reasons}")
+    else:
+        panel.say(f"Reverted {done} change{'s' if done != 1 else ''} of the agent.")
+    panel.redraw_edits()
+
+
 ACTIONS: dict[str, Callable[[PanelPort, Any], None]] = {
+    "show-edits": _show_edits,
+    "close-edits": _close_edits,
+    "revert-edit": lambda panel, target: _revert(panel, target, False),
+    "revert-since": lambda panel, target: _revert(panel, target, True),
     "reveal-cell": _reveal_cell,
     "reveal-thread": _reveal_thread,
     "reply": _reply,

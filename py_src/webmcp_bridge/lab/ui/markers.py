@@ -1,10 +1,12 @@
 """The cell markers: what the person sees on the cells of the notebook in front (a comment badge, an access lock,
-the agent-at-work ring, "run by agent"), kept current with no work while nothing they show changed.
+the agent-at-work ring, "run by agent", "changed by agent"), kept current with no work while nothing they show changed.
 
 What a cell carries is decided by :func:`webmcp_bridge.lab.ui.view.cell_markers` (pure, tested under CPython) from
-four inputs: the open review threads per cell and the cells' access levels (both in the notebook's metadata),
+five inputs: the open review threads per cell and the cells' access levels (both in the notebook's metadata),
 the cells the agent changed in the last ``WORKING_SECONDS`` (or is changing in a call still running), and the
-cells whose last run was the agent's and still show its outputs. The markers look again only when one of them
+cells whose last run was the agent's and still show its outputs, and the cells the agent edited that the person has
+not looked at since (:meth:`webmcp_bridge.changes.undo.EditJournal.unseen`; looked at: made the active cell while no
+agent call runs, or one of its diffs opened in the panel). The markers look again only when one of them
 may have changed: another notebook came to the front, the notebook's stamp moved (metadata or cell list,
 :class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), the agent changed a cell, a run's owner changed, a ring
 expired, or the person acted in the panel. A person's own print loop changes none of them, so it costs a few
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.calls.registry import CallEvent, Registry
 from webmcp_bridge.changes.log import ChangeEntry, ChangeLog
+from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, WORKING_SECONDS
 from webmcp_bridge.lab.ffi import undo_all
 from webmcp_bridge.lab.ui.view import El, Markers, c, cell_markers, marker_badges, marker_classes
@@ -47,8 +50,16 @@ class CellMarkers:
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
     """
 
-    def __init__(self, notebooks: OpenNotebooks, registry: Registry, changes: ChangeLog, dom: Dom) -> None:
+    def __init__(
+        self,
+        notebooks: OpenNotebooks,
+        registry: Registry,
+        changes: ChangeLog,
+        dom: Dom,
+        journal: EditJournal | None = None,
+    ) -> None:
         self.notebooks = notebooks
+        self.journal = journal  # the agent's edits: cells changed and not looked at carry "changed by agent"
         self.registry = registry
         self.changes = changes
         self.dom = dom
@@ -72,6 +83,8 @@ class CellMarkers:
             self.registry.on_before(self._on_call),
             self.registry.on_after(self._on_call),
         ]
+        if self.journal is not None:
+            self._undo.append(self.journal.subscribe(self.refresh))
         self.refresh()
 
     def dispose(self) -> None:
@@ -100,6 +113,17 @@ class CellMarkers:
             self.applied.pop(key, None)
         elif kind == "current" or (kind == "stamp" and key == self.notebooks.current_id):
             self.refresh()
+        if kind in ("active", "current") and key == self.notebooks.current_id:
+            self._looked_at()
+
+    def _looked_at(self) -> None:
+        """The person made a cell active (no agent call running): a cell the agent changed counts as looked at."""
+        nb = self.notebooks.current()
+        if self.journal is None or nb is None or self.inflight or not self.journal.unseen(nb.path):
+            return
+        cell_id = nb.focus().cell_id
+        if cell_id is not None:
+            self.journal.mark_seen(nb.path, cell_id)
 
     def _on_change(self, entry: ChangeEntry) -> None:
         key = (entry.path, entry.cell_id)
@@ -115,6 +139,8 @@ class CellMarkers:
             )  # the agent's: its outputs may come or go
         elif entry.kind == "delete":
             changed = self.last_run.pop(key, None) is not None or changed
+            if self.journal is not None:
+                self.journal.forget_cell(entry.path, entry.cell_id)
         if changed:
             self.refresh()
 
@@ -168,7 +194,8 @@ class CellMarkers:
         if candidates:  # only then are the cells' output counts needed
             cells = self.notebooks.cells(nb)
             agent_run = {cid for cid in candidates if cid in cells and cells[cid].outputs > 0}
-        return cell_markers(Review(nb).counts_by_cell("open"), cell_levels(nb), working, agent_run)
+        unseen = self.journal.unseen(nb.path) if self.journal is not None else set()
+        return cell_markers(Review(nb).counts_by_cell("open"), cell_levels(nb), working, agent_run, unseen)
 
     def render(self) -> None:
         """Put the markers the notebook in front should carry on its cells, unless they are the ones already there."""

@@ -42,6 +42,7 @@ import js
 from webmcp_bridge.access.levels import Level, parse_level, set_cell_levels, set_notebook_level
 from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.changes.log import ChangeLog
+from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, quietly, undo_all
@@ -51,12 +52,22 @@ from webmcp_bridge.lab.ui import dom
 from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
 from webmcp_bridge.lab.ui.dom import Dom
+from webmcp_bridge.lab.ui.edits_view import REVIEW_EDITS, edits_review
 from webmcp_bridge.lab.ui.markers import CellMarkers
 from webmcp_bridge.lab.ui.notebooks import OpenNotebooks
 from webmcp_bridge.lab.ui.port import THREAD_FILTERS, ThreadFilter
 from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
-from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, activity_empty, c, h, mode_note, mode_select
-from webmcp_bridge.propose.proposals import ProposalBook
+from webmcp_bridge.lab.ui.view import (
+    ActivityRow,
+    CellInfo,
+    activity_empty,
+    c,
+    cell_label,
+    h,
+    mode_note,
+    mode_select,
+)
+from webmcp_bridge.propose.proposals import ProposalBook, source_diff
 
 WIDGET_ID = "webmcp-bridge-panel"
 #: the widget's place among the right sidebar's panels
@@ -109,6 +120,7 @@ class AgentPanel:
         self._undo: list[Callable[[], None]] = []
         self._disposed = False
         self.cell_menu: CellMenu | None = None
+        self._review: tuple[str, str, tuple[float, float] | None] | None = None  # the review box's cell, if open
 
     # -- life cycle ------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -172,9 +184,13 @@ class AgentPanel:
         for key in SECTIONS:
             self.nodes[f"{key}-summary"] = node.querySelector(f".{c('section-' + key)} > summary")
         self.dom.replace_children(
-            self.nodes["activity"], h("ul", c("activity"), activity_empty(), data_role="activity-list")
+            self.nodes["activity"],
+            h("div", c("activity-review"), data_role="activity-review"),
+            h("ul", c("activity"), activity_empty(), data_role="activity-list"),
         )
-        self.nodes["activity-list"] = self.nodes["activity"].firstChild
+        self.nodes["activity-review"] = self.nodes["activity"].firstChild
+        self.nodes["activity-review"].hidden = True
+        self.nodes["activity-list"] = self.nodes["activity"].lastChild
         # Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
         visibility = self._proxies.keep(lambda *_: self._on_visibility())
         for method in ("onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"):
@@ -392,6 +408,44 @@ class AgentPanel:
     def set_filter(self, thread_filter: ThreadFilter) -> None:
         """Show ``thread_filter``'s threads in Comments."""
         self._mark(*self.sections.set_filter(thread_filter))
+
+    @property
+    def journal(self) -> EditJournal:
+        """The agent's source edits (the host's :class:`~webmcp_bridge.changes.undo.EditJournal`)."""
+        return self.notebooks.host.journal
+
+    def show_edits(self, path: str, cell_id: str, span: tuple[float, float] | None = None) -> None:
+        """Show the review box of the agent's edits of one cell (those of one Activity row when ``span`` is its
+        ``(first, last)`` times, else every kept edit of the cell), newest :data:`REVIEW_EDITS` first; the cell counts
+        as looked at. Each diff is Propose mode's (:func:`~webmcp_bridge.propose.proposals.source_diff`: bounded
+        work, at most ``DIFF_LINES`` lines), so the drawing is bounded too."""
+        journal = self.journal
+        edits = journal.between(path, cell_id, *span) if span else journal.edits(path, cell_id)
+        shown = edits[::-1][:REVIEW_EDITS]
+        nb = self.notebook_at(path)
+        cells = self.cells(nb) if nb is not None and nb.path == (self.current() or nb).path else None
+        label = cell_label(cell_id, cells)
+        box = self.nodes["activity-review"]
+        self.dom.replace_children(
+            box,
+            edits_review(
+                shown, [source_diff(e.before, e.after) for e in shown], label, omitted=len(edits) - len(shown)
+            ),
+        )
+        box.hidden = False
+        self._review = (path, cell_id, span)
+        journal.mark_seen(path, cell_id)
+
+    def close_edits(self) -> None:
+        """Hide the review box."""
+        self._review = None
+        self.nodes["activity-review"].hidden = True
+        self.dom.replace_children(self.nodes["activity-review"])
+
+    def redraw_edits(self) -> None:
+        """Draw the review box again (after a revert), if it is open."""
+        if self._review is not None:
+            self.show_edits(*self._review)
 
     def show(self) -> None:
         """Open the panel in the sidebar."""

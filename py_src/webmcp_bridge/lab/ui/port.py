@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from webmcp_bridge.access.levels import Level
+from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.lab.ui.view import CellInfo
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
@@ -68,6 +69,19 @@ class PanelPort(Protocol):
     def reveal(self, path: str | None, cell_id: str, selection: dict | None = None) -> None:
         """Bring the notebook to the front and make the cell active (selecting ``selection``). Raises ToolError
         (NOTEBOOK_NOT_FOUND) when the notebook is no longer open."""
+
+    @property
+    def journal(self) -> EditJournal:
+        """The agent's source edits, for review and revert (:mod:`webmcp_bridge.changes.undo`)."""
+
+    def show_edits(self, path: str, cell_id: str, span: tuple[float, float] | None = None) -> None:
+        """Show the review box of the agent's edits of one cell (of one Activity row when ``span`` is given)."""
+
+    def close_edits(self) -> None:
+        """Hide the review box."""
+
+    def redraw_edits(self) -> None:
+        """Draw the review box again, if it is open."""
 
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
         """Set every cell of ``nb`` to ``level``, a few cells per stretch."""

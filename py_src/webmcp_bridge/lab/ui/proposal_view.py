@@ -14,7 +14,7 @@ from webmcp_bridge.propose.proposals import Proposal
 
 # -- Propose mode's inline box (lab/ui/proposals.py places it and handles its buttons) ---------------------
 
-_DIFF_CLASS = {"+": "add", "-": "del", "@": "head"}
+DIFF_CLASS = {"+": "add", "-": "del", "@": "head"}
 
 
 def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
@@ -23,7 +23,7 @@ def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
     split where Python splits it: :func:`webmcp_bridge.core.invisible.code_lines`). The text is raw: invisible
     characters are marked when the line is made (:func:`listing_line`)."""
     if proposal.diff is not None:
-        return [(_DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
+        return [(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
     if proposal.code is not None:
         return [("ctx", line) for line in invisible.code_lines(proposal.code) or [""]]
     return []

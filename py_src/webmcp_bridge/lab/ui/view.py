@@ -192,6 +192,7 @@ CHANGE_VERBS = {
     "clear": "cleared outputs of",
     "output": "new output in",
     "metadata": "changed metadata of",
+    "revert": "reverted the agent's edit of",
 }
 #: kinds whose merged count is worth showing (×N): repeated edits of one cell
 REPEATED_KINDS = frozenset({"edit"})
@@ -212,6 +213,9 @@ class ActivityRow:
     outcome: str | None = None
     detail: str = ""
     count: int = 1
+    #: an agent's edit: (first, last) times of the changes the row stands for (seconds since the epoch), so a click
+    #: on the row shows their diffs and Revert (changes/undo.py); None for every other row
+    edits: tuple[float, float] | None = None
 
 
 def change_row(entry: Any) -> ActivityRow:
@@ -226,6 +230,7 @@ def change_row(entry: Any) -> ActivityRow:
         path=entry.path,
         cell_id=entry.cell_id,
         count=entry.count if entry.kind in REPEATED_KINDS else 1,
+        edits=(entry.first, entry.time) if entry.actor == "agent" and entry.kind == "edit" else None,
     )
 
 
@@ -260,17 +265,31 @@ def activity_item(row: ActivityRow, cells: dict[str, CellInfo] | None, current_p
             label = f"{label} of {row.path.rsplit('/', 1)[-1]}"
         target = cell_link(row.path, row.cell_id, cells if same else None, label)
     times = h("small", c("count"), text=f" ×{row.count}") if row.count > 1 else None
+    review: dict[str, str] = {}
+    if row.edits is not None and row.cell_id:
+        review = {
+            "data_action": "show-edits",
+            "data_path": row.path,
+            "data_cell": row.cell_id,
+            "data_first": repr(row.edits[0]),
+            "data_last": repr(row.edits[1]),
+            "tabindex": "0",
+            "role": "button",
+            "aria_label": "Show the agent's change and Revert",
+        }
     return h(
         "li",
-        c(f"activity-row actor-{row.actor}"),
+        c(f"activity-row actor-{row.actor}" + (" activity-edit" if review else "")),
         h("time", c("time"), text=clock(row.time)),
         h("span", c("actor"), text=row.actor),
         h("span", c("what"), text=row.what),
         target,
         times,
         status,
-        title=row.detail or row.what,
+        h("small", c("review-hint"), text=" · diff, revert") if review else None,
+        title="Click to see the change and revert it" if review else row.detail or row.what,
         data_key=row.key,
+        **review,
     )
 
 
@@ -427,24 +446,36 @@ class Markers:
     access: str = "write"
     working: bool = False
     agent_run: bool = False
+    agent_changed: bool = False  # the agent changed its source and the person has not looked at it since
 
     def signature(self) -> str:
         """A short text equal for equal markers (stored on the cell node to skip unchanged cells)."""
-        return f"{self.comments}|{self.access}|{int(self.working)}|{int(self.agent_run)}"
+        return f"{self.comments}|{self.access}|{int(self.working)}|{int(self.agent_run)}|{int(self.agent_changed)}"
 
     def empty(self) -> bool:
         return self == Markers()
 
 
 def cell_markers(
-    comments: Mapping[str, int], levels: Mapping[str, str], working: set[str], agent_run: set[str]
+    comments: Mapping[str, int],
+    levels: Mapping[str, str],
+    working: set[str],
+    agent_run: set[str],
+    agent_changed: Iterable[str] = (),
 ) -> dict[str, Markers]:
     """``{cell id: Markers}`` of the cells that carry any: ``comments`` open threads per cell, ``levels`` the
     restricted cells' levels, ``working`` cells an agent is changing now, ``agent_run`` cells whose outputs
-    are from the agent's run."""
+    are from the agent's run, ``agent_changed`` cells the agent edited that the person has not looked at."""
     out = {}
-    for cell_id in set(comments) | set(levels) | working | agent_run:
-        m = Markers(comments.get(cell_id, 0), levels.get(cell_id, "write"), cell_id in working, cell_id in agent_run)
+    changed = set(agent_changed)
+    for cell_id in set(comments) | set(levels) | working | agent_run | changed:
+        m = Markers(
+            comments.get(cell_id, 0),
+            levels.get(cell_id, "write"),
+            cell_id in working,
+            cell_id in agent_run,
+            cell_id in changed,
+        )
         if not m.empty():
             out[cell_id] = m
     return out
@@ -458,6 +489,7 @@ def marker_classes(m: Markers) -> dict[str, bool]:
         c("cell-none"): m.access == "none",
         c("cell-working"): m.working,
         c("cell-agent-run"): m.agent_run,
+        c("cell-agent-changed"): m.agent_changed,
     }
 
 
@@ -496,4 +528,17 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
         )
     if m.agent_run:
         badges.append(h("span", c("badge badge-agent-run"), text="run by agent", title="The agent ran this cell last."))
+    if m.agent_changed:
+        badges.append(
+            h(
+                "button",
+                c("badge badge-agent-changed"),
+                text="changed by agent",
+                type="button",
+                title="The agent changed this cell since you last looked at it. Click to see the change and revert it.",
+                data_action="show-edits",
+                data_path=path,
+                data_cell=cell_id,
+            )
+        )
     return h("div", c("markers"), *badges, data_path=path, data_cell=cell_id)
