@@ -95,6 +95,8 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         await a.ok("jupyter_move_cell", {"cellId": new["id"], "referenceCellId": cells[2]["id"], "position": "below"})
         await a.ok("jupyter_run_cells", {"cellIds": [new["id"], cells[0]["id"]]})
         await a.ok("jupyter_run_code", {"code": "print(6 * 7)"})
+        await a.ok("jupyter_search", {"query": "hello"})
+        await a.ok("jupyter_search", {"query": r"def \w+", "regex": True, "limit": 1})  # a page with a cursor
         await a.ok("jupyter_clear_outputs", {"cellIds": [new["id"]]})
         await a.ok("jupyter_focus_cell", {"cellId": new["id"], "cursor": {"line": 0, "column": 2}})
         thread = (await a.ok("jupyter_create_comment", {"cellId": new["id"], "body": "Why hello?", "quote": "hello"}))[

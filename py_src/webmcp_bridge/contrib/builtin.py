@@ -12,6 +12,7 @@ from webmcp_bridge.tools import (
     files_toolset,
     notebooks_toolset,
     review_toolset,
+    search_toolset,
     toolsets_toolset,
 )
 from webmcp_bridge.tools.hints import with_hints
@@ -21,8 +22,8 @@ BUILTIN_PREFIX = "webmcp_bridge."
 
 
 def builtin_contributions() -> list[Contribution]:
-    """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code`` and
-    ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool with its MCP hints
+    """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code``, ``search``
+    and ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool with its MCP hints
     (:mod:`webmcp_bridge.tools.hints`)."""
     toolsets = (
         notebooks_toolset(),
@@ -32,6 +33,7 @@ def builtin_contributions() -> list[Contribution]:
         files_toolset(),
         batch_toolset(),
         code_toolset(),
+        search_toolset(),
         toolsets_toolset(),
     )
     return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(with_hints(toolset),)) for toolset in toolsets]

@@ -72,6 +72,8 @@ HINTS: dict[str, tuple[bool, bool]] = {
     # batch, code
     "jupyter_apply_edits": (True, False),
     "jupyter_run_code": (True, False),
+    # search
+    "jupyter_search": READS,
     # toolsets
     "jupyter_toolsets": (False, True),
 }
