@@ -139,6 +139,29 @@ def test_paging_with_the_cursor_returns_every_hit_once():
     assert sum(1 for h in everything if h["path"] == EULER and h["kind"] == "source") == expected
 
 
+def test_a_call_out_of_time_stops_with_a_cursor_that_continues_exactly(monkeypatch):
+    """With no time at all, each call scans one line (or window) and stops: following the cursors gives every
+    hit of the whole search once, in order, over a closed notebook, an open one and a file."""
+    course = corpus_text("course/word-counts.ipynb")
+    b = search_bridge({"course/words.ipynb": course, "course/notes.txt": "word\ncount words\n" + "w" * 3000 + "word\n"})
+    b.open("course/words.ipynb")
+    b.ws.files["course/closed.ipynb"] = course
+    whole = search(b, query=r"w\w*", regex=True, glob="course/*", limit=SEARCH_HITS)
+    assert whole["truncated"] is False and len(whole["hits"]) > 10
+    monkeypatch.setattr("webmcp_bridge.tools.search.SEARCH_SECONDS", 0.0)
+    hits, cursor, calls = [], None, 0
+    while True:
+        args = {"query": r"w\w*", "regex": True, "glob": "course/*", **({"cursor": cursor} if cursor else {})}
+        page = search(b, **args)
+        hits += page["hits"]
+        calls += 1
+        if not page["truncated"]:
+            break
+        assert page["stoppedBy"] == "time"
+        cursor = page["nextCursor"]
+    assert hits == whole["hits"] and calls > 10
+
+
 def test_a_cursor_of_another_query_or_a_bad_one_is_refused():
     b = search_bridge()
     cursor = search(b, query="def ", limit=1)["nextCursor"]

@@ -214,8 +214,8 @@ def scan(text: str, query: Query, after: tuple[int, int] = (0, 0)) -> Iterator[L
         if number < after[0]:
             continue
         start_at = after[1] if number == after[0] else 0
-        yield Progress(number, start_at)
         if width is None or len(line) <= width:
+            yield Progress(number, start_at)
             for m in query.pattern.finditer(line, start_at):
                 yield LineHit(number, m.start() + 1, m.end() - m.start(), snippet(line, m.start(), m.end()))
             continue

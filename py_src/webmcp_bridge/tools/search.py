@@ -158,6 +158,7 @@ class _Run:
     files: int = 0
     cut: int = 0
     skipped: int = 0
+    steps: int = 0  # lines and windows scanned in this call (a call stops for time only after one: progress)
     stopped: str | None = None
     cursor: tuple[str, int, int, int] | None = None
 
@@ -183,9 +184,10 @@ async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str
 
 
 async def _pause(run: _Run) -> bool:
-    """Yield to the page when this stretch has run long; True when the call's time is up."""
+    """Yield to the page when this stretch has run long; True when the call's time is up (never before the call
+    scanned something, so every call makes progress however slow the walk was)."""
     now = time.monotonic()
-    if now - run.started >= SEARCH_SECONDS:
+    if run.steps > 0 and now - run.started >= SEARCH_SECONDS:
         return True
     if now - run.slice_started >= SEARCH_SLICE_SECONDS:
         await asyncio.sleep(0)
@@ -211,6 +213,7 @@ async def _search_text(
             if await _pause(run):
                 run.stopped, run.cursor = "time", (path, unit, item.line, item.offset)
                 return False
+            run.steps += 1
             continue
         hit = hit_of(item)
         size = json_bytes(hit) + 1
@@ -319,6 +322,8 @@ def _skip(run: _Run, path: str) -> bool:
 
 
 async def _search_file(ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int]) -> bool:
+    if after[0] > 0:  # a cursor past the file's one unit: it was searched to its end
+        return True
     if path.lower().endswith(BINARY_ENDINGS):
         return _skip(run, path)
     try:
