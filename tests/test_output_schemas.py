@@ -102,6 +102,8 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         await a.ok("jupyter_list_variables", {"limit": 5})
         for name in ("box", "grid", "area", "missing"):
             await a.ok("jupyter_inspect_variable", {"name": name})
+        await a.ok("jupyter_search", {"query": "hello"})
+        await a.ok("jupyter_search", {"query": r"def \w+", "regex": True, "limit": 1})  # a page with a cursor
         await a.ok("jupyter_clear_outputs", {"cellIds": [new["id"]]})
         await a.ok("jupyter_focus_cell", {"cellId": new["id"], "cursor": {"line": 0, "column": 2}})
         thread = (await a.ok("jupyter_create_comment", {"cellId": new["id"], "body": "Why hello?", "quote": "hello"}))[

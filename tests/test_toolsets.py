@@ -17,7 +17,7 @@ from webmcp_bridge.session.bridge import ALWAYS_TOOLSETS, DEFAULT_TOOLSETS, buil
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, BridgeSettings, SettingsApplier
 
 PATH = "demo/euler.ipynb"
-ALL_TOOLSETS = ["notebooks", "calls", "access", "review", "files", "batch", "code", "variables", "toolsets"]
+ALL_TOOLSETS = ["notebooks", "calls", "access", "review", "files", "batch", "code", "variables", "search", "toolsets"]
 
 
 class Page:

@@ -30,6 +30,7 @@ is also scrubbed of hidden cells' sources and results (:meth:`GuardedNotebook._s
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -50,6 +51,7 @@ from webmcp_bridge.host.protocol import (
     LiveNotebook,
     NotebookHost,
     OpenDocument,
+    SavedNotebook,
 )
 from webmcp_bridge.propose.proposals import Decision, Mode, Proposal, approved
 
@@ -204,6 +206,33 @@ class GuardedHost:
         raise ToolError(
             ErrorCode.NOTEBOOK_ACCESS_DENIED, "The bridge's metadata is read through the notebook.", path=path
         )
+
+    async def read_saved_notebook(
+        self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
+    ) -> SavedNotebook | None:
+        """A closed notebook's saved cells as the agent may see them (``jupyter_search``): None for a hidden
+        notebook, exactly as for no notebook (a TOO_LARGE of a hidden one is None too); ``none`` cells left out and
+        the others renumbered by visible index, as the live reads do; no metadata handed on. An open notebook is
+        None as well: it is read through its live model (:meth:`find_open`), unsaved edits included."""
+        if not is_notebook_path(path) or self._inner.find_open(path) is not None:
+            return None
+        try:
+            saved = await self._inner.read_saved_notebook(
+                path, max_bytes, head_bytes=head_bytes, max_outputs=max_outputs
+            )
+        except ToolError as exc:
+            if exc.code == ErrorCode.TOO_LARGE and await self._hidden(path):
+                return None
+            raise
+        if saved is None or level_of_block(saved.bridge_metadata) == "none":
+            return None
+        kept = [
+            cell
+            for cell, block in zip(saved.cells, saved.cell_metadata, strict=True)
+            if level_of_block(block) != "none"
+        ]
+        cells = tuple(dataclasses.replace(cell, index=index) for index, cell in enumerate(kept))
+        return SavedNotebook(None, cells, (None,) * len(cells))
 
     # -- text files (tools/files.py): never a notebook, whatever its level ----------------------
     @staticmethod

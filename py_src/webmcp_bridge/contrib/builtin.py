@@ -12,6 +12,7 @@ from webmcp_bridge.tools import (
     files_toolset,
     notebooks_toolset,
     review_toolset,
+    search_toolset,
     toolsets_toolset,
     variables_toolset,
 )
@@ -23,8 +24,8 @@ BUILTIN_PREFIX = "webmcp_bridge."
 
 def builtin_contributions() -> list[Contribution]:
     """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code``,
-    ``variables`` and ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool with its MCP
-    hints (:mod:`webmcp_bridge.tools.hints`)."""
+    ``variables``, ``search`` and ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool
+    with its MCP hints (:mod:`webmcp_bridge.tools.hints`)."""
     toolsets = (
         notebooks_toolset(),
         calls_toolset(),
@@ -34,6 +35,7 @@ def builtin_contributions() -> list[Contribution]:
         batch_toolset(),
         code_toolset(),
         variables_toolset(),
+        search_toolset(),
         toolsets_toolset(),
     )
     return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(with_hints(toolset),)) for toolset in toolsets]

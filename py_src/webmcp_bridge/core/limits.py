@@ -232,6 +232,39 @@ WAIT_MARGIN_SECONDS = 0.5
 #: the largest ``timeout`` ``jupyter_wait_for_result`` takes (seconds; the wait is cut to the execution timeout)
 WAIT_FOR_RESULT_SECONDS = 3600
 
+# -- jupyter_search (core/search.py, tools/search.py; why these bound a regular expression: core/search.py) ----------
+#: the longest query (characters)
+SEARCH_PATTERN_CHARS = 200
+#: the most variable repeats one path through a regular expression meets (its degree); more is refused
+SEARCH_REGEX_DEGREE = 3
+#: steps one match attempt over a window may take at worst: a window of W characters is used when W ** (degree + 1)
+#: is at most this
+SEARCH_MATCH_STEPS = 2_000_000
+#: the widest window (characters) a regular expression with variable repeats is matched in (a longer line is
+#: searched in windows overlapping by half)
+SEARCH_WINDOW_CHARS = 1000
+#: UTF-8 bytes of a hit's snippet
+SEARCH_SNIPPET_BYTES = 160
+#: hits in one result: the default and the most
+SEARCH_HITS_DEFAULT = 50
+SEARCH_HITS = 100
+#: bytes of one cell source or one file searched (a longer text's rest is not, and is counted in ``cutTexts``)
+SEARCH_TEXT_BYTES = 256 * KIB
+#: bytes of one output's text searched (the rest is not, counted the same way)
+SEARCH_OUTPUT_BYTES = 64 * KIB
+#: bytes of text scanned in one call before it stops with a cursor (at a cell or file boundary)
+SEARCH_SCAN_BYTES = 4 * MIB
+#: seconds one call scans before it stops with a cursor, and the longest stretch between two yields to the page
+SEARCH_SECONDS = 5.0
+SEARCH_SLICE_SECONDS = 0.02
+#: workspace entries (files, folders, notebooks) walked to find what to search; past it the walk stops
+#: (``walkTruncated``)
+SEARCH_WALK_ENTRIES = 5_000
+#: the largest notebook file read when it is not open (bytes, as the contents service reports its size)
+SEARCH_NOTEBOOK_BYTES = 16 * MIB
+#: paths listed in ``skippedPaths`` (files not searched: binary or too large)
+SEARCH_SKIPPED_LISTED = 20
+
 # -- kernels ------------------------------------------------------------------------------------------------
 #: after an interrupt the agent asked for: how long to wait for the kernel to be idle again
 INTERRUPT_WAIT_SECONDS = 10.0

@@ -49,6 +49,7 @@ from webmcp_bridge.host.protocol import (
     RawCell,
     RunResult,
     RunState,
+    SavedNotebook,
     SaveKind,
     SaveOutcome,
     SetSourceOp,
@@ -611,6 +612,40 @@ class MemoryWorkspace:
         except (KeyError, ValueError, AttributeError):
             return None
         return copy.deepcopy(meta.get(METADATA_KEY)) if isinstance(meta, dict) else None
+
+    async def read_saved_notebook(
+        self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
+    ) -> SavedNotebook | None:
+        data = self.files.get(path)
+        if data is None or not is_notebook_path(path):
+            return None
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        if utf8_len(text) > max_bytes:
+            raise file_too_large(path, utf8_len(text), max_bytes)
+        try:
+            nb = json.loads(text)
+            meta = nb.get("metadata")
+            cells = [c for c in nb.get("cells", []) if isinstance(c, dict)]
+        except (ValueError, AttributeError):
+            return None
+        raws, blocks = [], []
+        for index, cell in enumerate(cells):
+            outputs = (cell.get("outputs") or []) if cell.get("cell_type") == "code" else []
+            raws.append(
+                RawCell(
+                    id=str(cell.get("id") or ""),
+                    index=index,
+                    cell_type=cell.get("cell_type", "code"),
+                    source=normalize_line_ends(text_of(cell.get("source", ""))),
+                    execution_count=cell.get("execution_count"),
+                    outputs=tuple(raw_output(o, head_bytes) for o in outputs[:max_outputs] if isinstance(o, dict)),
+                    output_count=len(outputs),
+                )
+            )
+            cell_meta = cell.get("metadata")
+            blocks.append(copy.deepcopy(cell_meta.get(METADATA_KEY)) if isinstance(cell_meta, dict) else None)
+        notebook_block = copy.deepcopy(meta.get(METADATA_KEY)) if isinstance(meta, dict) else None
+        return SavedNotebook(notebook_block, tuple(raws), tuple(blocks))
 
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         if path not in self.files:

@@ -229,6 +229,23 @@ class TabsState:
     saved_elsewhere: bool = False
 
 
+@dataclass(frozen=True)
+class SavedNotebook:
+    """A notebook as its saved file holds it (:meth:`NotebookHost.read_saved_notebook`), for reads that must not
+    open it (``jupyter_search``).
+
+    Attributes:
+        bridge_metadata: the notebook's ``metadata.webmcp_bridge`` value as found (untrusted JSON), None when absent.
+        cells: every cell in file order (``index`` its position in the file; ``id`` "" for a cell without one, as
+            nbformat 4.4 files have), outputs described as :meth:`LiveNotebook.find_cells` describes them.
+        cell_metadata: per cell, in the same order, its ``metadata.webmcp_bridge`` value as found (None: absent).
+    """
+
+    bridge_metadata: Any
+    cells: tuple[RawCell, ...]
+    cell_metadata: tuple[Any, ...]
+
+
 @dataclass
 class OpenDocument:
     """A document open in the application."""
@@ -503,6 +520,15 @@ class WorkspaceContents(Protocol):
     async def notebook_bridge_metadata(self, path: str) -> Any:
         """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
         the saved file (hosts may cache it by modification time). None when absent or unreadable."""
+        ...
+
+    async def read_saved_notebook(
+        self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
+    ) -> SavedNotebook | None:
+        """The notebook saved at ``path``, read through the contents service without opening it (no tab, no
+        kernel). None when nothing is there or it is not a notebook. Output texts carry at most ``head_bytes``,
+        at most ``max_outputs`` outputs a cell. Raises ToolError(TOO_LARGE) when the file is over ``max_bytes``
+        (checked before loading it when the application knows its size)."""
         ...
 
     # -- text files (tools/files.py; the caller refuses notebook paths before calling these) --------------

@@ -21,10 +21,11 @@ from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.host.protocol import (
     Entry,
     OpenDocument,
+    SavedNotebook,
     TabsState,
 )
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
-from webmcp_bridge.lab.notebook import LabNotebook, load_model_js
+from webmcp_bridge.lab.notebook import LabNotebook, load_model_js, raw_cell
 from webmcp_bridge.lab.server_root import ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
 
@@ -174,6 +175,25 @@ class JupyterLabHost:
             value = None if is_nullish(raw) else json.loads(str(raw))
         self._metadata_cache[path] = (stamp, value)
         return value
+
+    async def read_saved_notebook(
+        self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
+    ) -> SavedNotebook | None:
+        """The saved file through the contents service (one load; its size checked first when known); the cells
+        described by ``notebook.js`` in one crossing, output texts cut to ``head_bytes`` there."""
+        await self.root.check(path)
+        stat = await self._get(path, False)
+        if stat is None or str(stat.type) != "notebook":
+            return None
+        size = getattr(stat, "size", None)
+        if not is_nullish(size) and int(size) > max_bytes:
+            raise file_too_large(path, int(size), max_bytes)
+        model = await self._get(path, True)
+        if model is None or str(model.type) != "notebook" or is_nullish(model.content):
+            return None
+        data = json.loads(str(self.live.savedCells(model.content, head_bytes, max_outputs)))
+        cells = tuple(raw_cell(c, head_bytes) for c in data["cells"])
+        return SavedNotebook(data["metadata"], cells, tuple(data["cellMetadata"]))
 
     # -- text files -------------------------------------------------------------------------
     def _text_context(self, path: str) -> Any:

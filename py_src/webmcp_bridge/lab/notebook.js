@@ -817,6 +817,28 @@
         stop() { stopped = true; outputs = []; },
       };
     },
+    // A saved notebook's content (a contents model's nbformat JSON, fetched with content) as JSON text {metadata,
+    // cells: [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the
+    // webmcp_bridge blocks as found (Python decides the levels). Outputs as describeOutput, maxOutputs a cell.
+    savedCells(content, headBytes, maxOutputs) {
+      const cells = Array.isArray(content?.cells) ? content.cells : [];
+      const described = [];
+      const cellMetadata = [];
+      cells.forEach((cell, index) => {
+        const type = ["code", "markdown", "raw"].includes(cell?.cell_type) ? cell.cell_type : "raw";
+        const outputs = type === "code" && Array.isArray(cell.outputs) ? cell.outputs : [];
+        described.push({
+          id: typeof cell?.id === "string" ? cell.id : "", index, cell_type: type,
+          source: textOf(cell?.source ?? "").replace(/\r\n?/g, "\n"),
+          execution_count: type === "code" && Number.isInteger(cell.execution_count) ? cell.execution_count : null,
+          outputs: outputs.slice(0, maxOutputs).filter((o) => o && typeof o === "object")
+            .map((o) => describeOutput(o, itemsFrom(rawTexts(o)), headBytes)),
+          output_count: outputs.length,
+        });
+        cellMetadata.push(cell?.metadata?.[KEY] ?? null);
+      });
+      return JSON.stringify({ metadata: content?.metadata?.[KEY] ?? null, cells: described, cellMetadata });
+    },
     // The text of a contents model fetched with content (JupyterLite keeps a file as text, JSON or base64):
     // JSON text {kind: "directory" | "notebook" | "binary" | "text", text?}. "binary": base64 content that is not
     // strict UTF-8 (an upload of a text file is stored as base64), or no text content at all; JSON content is

@@ -126,7 +126,7 @@ def _change(c: dict[str, Any]) -> CellChange:
     )
 
 
-def _raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
+def raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
     return RawCell(
         id=data["id"],
         index=data["index"],
@@ -181,7 +181,7 @@ class LabNotebook:
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
         return [
-            _raw_cell(c, head_bytes) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))
+            raw_cell(c, head_bytes) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))
         ]
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
@@ -189,7 +189,7 @@ class LabNotebook:
         for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
-        return [_raw_cell(data, head_bytes) for data in found]
+        return [raw_cell(data, head_bytes) for data in found]
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
@@ -285,7 +285,7 @@ class LabNotebook:
         data = json.loads(raw)
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
-        return _raw_cell(data)
+        return raw_cell(data)
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         raw = self.live.setSource(self.panel, cell_id, source)

@@ -85,6 +85,16 @@ def variables_toolset() -> Toolset:
     )
 
 
+def search_toolset() -> Toolset:
+    """The ``search`` toolset: ``jupyter_search`` (a string or a bounded regular expression over the notebooks, open or
+    not, and the text files of the workspace)."""
+    from webmcp_bridge.tools import search
+
+    return Toolset(
+        "search", "Find text in the workspace's notebooks (sources and outputs) and text files.", search.TOOLS
+    )
+
+
 def toolsets_toolset() -> Toolset:
     """The ``toolsets`` toolset: ``jupyter_toolsets``, the discovery tool (always on: it lists the page's toolsets and
     turns the others on, see :mod:`webmcp_bridge.calls.toolsets`)."""

@@ -75,6 +75,8 @@ HINTS: dict[str, tuple[bool, bool]] = {
     # variables
     "jupyter_list_variables": READS,
     "jupyter_inspect_variable": READS,
+    # search
+    "jupyter_search": READS,
     # toolsets
     "jupyter_toolsets": (False, True),
 }

@@ -1,0 +1,406 @@
+"""jupyter_search: find a string or a bounded regular expression in the workspace's notebooks and text files.
+
+What is searched, in path order (paths sorted, from a walk of the workspace listing bounded like the run rule's,
+names starting with "." left out, narrowed by a path glob): every notebook's cell sources and the text of its
+outputs (one representation an output: text/plain, else its first text one) — an open notebook through its live
+model (unsaved edits included), a closed one through the contents service without opening it (no tab, no
+kernel) — and every text file (UTF-8 without NUL). Hidden notebooks and hidden cells are never read: the guard
+leaves them out of the walk and the reads (:class:`~webmcp_bridge.access.guard.GuardedHost`), so a search over
+them answers exactly as over a workspace without them (no count, no cut, no skipped path tells of them).
+
+The cost is bounded three ways: the pattern (:mod:`webmcp_bridge.core.search`: no construct that backtracks
+exponentially, each match on a bounded window), the text (``SEARCH_TEXT_BYTES`` of a cell source or file,
+``SEARCH_OUTPUT_BYTES`` of an output, ``SEARCH_SCAN_BYTES`` a call) and the time (``SEARCH_SECONDS`` a call,
+yielding to the page at least every ``SEARCH_SLICE_SECONDS``). A call that stops early says ``truncated`` and
+gives ``nextCursor``; so does a full page of hits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.core.bounds import json_bytes
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import (
+    EXPORT_CHUNK,
+    MAX_PATH_BYTES,
+    RESULT_HEADROOM,
+    SEARCH_HITS,
+    SEARCH_HITS_DEFAULT,
+    SEARCH_NOTEBOOK_BYTES,
+    SEARCH_OUTPUT_BYTES,
+    SEARCH_PATTERN_CHARS,
+    SEARCH_SCAN_BYTES,
+    SEARCH_SECONDS,
+    SEARCH_SKIPPED_LISTED,
+    SEARCH_SLICE_SECONDS,
+    SEARCH_TEXT_BYTES,
+    SEARCH_WALK_ENTRIES,
+    truncate_utf8,
+    utf8_len,
+)
+from webmcp_bridge.core.paths import is_notebook_path
+from webmcp_bridge.core.raw import RawCell
+from webmcp_bridge.core.search import (
+    LineHit,
+    Progress,
+    Query,
+    compile_query,
+    decode_cursor,
+    encode_cursor,
+    path_matcher,
+    scan,
+    unit_of,
+)
+from webmcp_bridge.core.uris import cell_uri, notebook_uri, output_uri
+from webmcp_bridge.tools.common import CallContext
+
+#: file name endings never read as text (binary formats a workspace commonly holds): skipped without loading
+BINARY_ENDINGS = (
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz",
+    ".whl", ".tar", ".so", ".wasm", ".pyc", ".parquet", ".feather", ".npy", ".npz", ".pkl", ".h5", ".sqlite", ".db",
+)  # fmt: skip
+#: the longest cursor taken (characters; one holds a path of MAX_PATH_BYTES, escaped, in base64)
+CURSOR_CHARS = 4 * MAX_PATH_BYTES
+
+
+class SearchInput(ToolInput):
+    query: Annotated[
+        str,
+        Field(
+            description=f"The text to find (at most {SEARCH_PATTERN_CHARS} characters): a plain string, or a "
+            "regular expression (Python syntax) with regex: true.",
+            min_length=1,
+            max_length=SEARCH_PATTERN_CHARS,
+        ),
+    ]
+    regex: Annotated[bool, Field(description="Read query as a regular expression.")] = False
+    case_sensitive: Annotated[bool, Field(description="Match letter case exactly (default: ignore case).")] = False
+    glob: Annotated[
+        str | None,
+        Field(
+            description="Only paths matching this glob ('*' and '?' within a name, '**' across folders; no '/' "
+            "matches names in any folder: '*.ipynb', 'data/**/*.csv'). Default: everything.",
+            max_length=MAX_PATH_BYTES,
+        ),
+    ] = None
+    include_outputs: Annotated[bool, Field(description="Also search the text of cell outputs.")] = True
+    limit: Annotated[
+        int,
+        Field(description=f"Most hits to return (default {SEARCH_HITS_DEFAULT}).", ge=1, le=SEARCH_HITS),
+    ] = SEARCH_HITS_DEFAULT
+    cursor: Annotated[
+        str | None,
+        Field(description="nextCursor of the previous result, to continue (same query).", max_length=CURSOR_CHARS),
+    ] = None
+
+
+class SearchHit(Wire):
+    path: str
+    kind: Literal["source", "output", "file"]
+    line: int = Field(description="1-based line in the cell source, output text or file.")
+    column: int = Field(description="1-based column, in characters.")
+    length: int
+    snippet: str
+    uri: str | None = sometimes("The notebook:// address of the cell or output (a cell without an id: the notebook).")
+    cellId: str | None = sometimes()
+    cellIndex: int | None = sometimes("The cell's index among the cells the agent sees.")
+    outputIndex: int | None = sometimes()
+    mimeType: str | None = sometimes()
+
+
+class Searched(Wire):
+    notebooks: int
+    files: int
+    bytes: int
+
+
+class SearchOutput(Payload):
+    hits: list[SearchHit]
+    truncated: bool = Field(description="More may follow: call again with nextCursor.")
+    nextCursor: str | None
+    stoppedBy: Literal["hits", "scanBytes", "time"] | None = sometimes("Why this call stopped early.")
+    searched: Searched = Field(description="What this call looked at (this page only).")
+    windowChars: int | None = Field(
+        description="A regular expression with repeats is matched on windows of this many characters of a line "
+        "(null: whole lines)."
+    )
+    cutTexts: int = Field(description="Texts longer than what is searched of one; their ends were not searched.")
+    skippedCount: int = Field(description="Files not searched: not text, or too large.")
+    skippedPaths: list[str]
+    walkTruncated: bool = Field(description="The workspace has more entries than one search walks.")
+
+
+@dataclass
+class _Run:
+    """The state of one call: budgets, counts, hits."""
+
+    query: Query
+    limit: int
+    byte_budget: int
+    hit_budget: int  # bytes of JSON text the hits may take in the result
+    started: float
+    slice_started: float
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    skipped_paths: list[str] = field(default_factory=list)
+    hit_bytes: int = 0
+    scanned: int = 0
+    notebooks: int = 0
+    files: int = 0
+    cut: int = 0
+    skipped: int = 0
+    steps: int = 0  # lines and windows scanned in this call (a call stops for time only after one: progress)
+    stopped: str | None = None
+    cursor: tuple[str, int, int, int] | None = None
+
+
+async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str]], bool]:
+    """``(path, type)`` of every file and notebook the agent sees that the glob matches, sorted by path, and whether
+    the walk stopped at its bound. Breadth first through the guarded listing (hidden notebooks are not in it)."""
+    matcher = path_matcher(glob)
+    found: list[tuple[str, str]] = []
+    seen, folders = 0, deque([""])
+    while folders:
+        for entry in await ctx.host.list_dir(folders.popleft()) or ():
+            if entry.name.startswith("."):
+                continue
+            seen += 1
+            if seen > SEARCH_WALK_ENTRIES:
+                return sorted(found), True
+            if entry.type == "directory":
+                folders.append(entry.path)
+            elif matcher is None or matcher.fullmatch(entry.path):
+                found.append((entry.path, "notebook" if is_notebook_path(entry.path) else entry.type))
+    return sorted(found), False
+
+
+async def _pause(run: _Run) -> bool:
+    """Yield to the page when this stretch has run long; True when the call's time is up (never before the call
+    scanned something, so every call makes progress however slow the walk was)."""
+    now = time.monotonic()
+    if run.steps > 0 and now - run.started >= SEARCH_SECONDS:
+        return True
+    if now - run.slice_started >= SEARCH_SLICE_SECONDS:
+        await asyncio.sleep(0)
+        run.slice_started = time.monotonic()
+    return False
+
+
+async def _search_text(
+    run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], hit_of: Any
+) -> bool:
+    """Scan one text (cut to ``cap`` bytes); add its hits. False when the call stops (page full or budget)."""
+    path, unit = place
+    if run.scanned > 0 and run.scanned + min(utf8_len(text), cap) > run.byte_budget:
+        run.stopped, run.cursor = "scanBytes", (path, unit, *after)
+        return False
+    if utf8_len(text) > cap:
+        text = truncate_utf8(text, cap)
+        run.cut += 1
+    run.scanned += utf8_len(text)
+    items: Iterator[LineHit | Progress] = scan(text, run.query, after)
+    for item in items:
+        if isinstance(item, Progress):
+            if await _pause(run):
+                run.stopped, run.cursor = "time", (path, unit, item.line, item.offset)
+                return False
+            run.steps += 1
+            continue
+        hit = hit_of(item)
+        size = json_bytes(hit) + 1
+        if len(run.hits) >= run.limit or run.hit_bytes + size > run.hit_budget:
+            run.stopped = "hits"  # the cursor stays at the last hit returned
+            return False
+        run.hits.append(hit)
+        run.hit_bytes += size
+        run.cursor = (path, unit, item.line, item.column)
+    return True
+
+
+def _output_text(cell: RawCell, index: int) -> tuple[str, str, bool] | None:
+    """``(mime, text searched, cut)`` of output ``index``: text/plain, else its first text representation."""
+    items = [item for item in cell.outputs[index].items if not item.binary]
+    if not items:
+        return None
+    item = next((i for i in items if i.mime == "text/plain"), items[0])
+    head = truncate_utf8(item.head, SEARCH_OUTPUT_BYTES)
+    return item.mime, head, item.bytes > utf8_len(head)
+
+
+async def _search_cells(
+    ctx: CallContext, run: _Run, path: str, cells: list[RawCell], after: tuple[int, int, int], outputs: bool
+) -> bool:
+    per_cell = ctx.limits.outputs_per_cell
+    for cell in cells:
+        units: list[tuple[int, int | None, str, str | None, bool]] = [(cell.index, None, cell.source, None, False)]
+        if outputs:
+            for j in range(len(cell.outputs)):
+                found = _output_text(cell, j)
+                if found is not None:
+                    units.append((cell.index, j, found[1], found[0], found[2]))
+        for index, output_index, text, mime, was_cut in units:
+            unit = unit_of(index, output_index, per_cell)
+            if unit < after[0]:
+                continue
+            start = after[1:] if unit == after[0] else (0, 0)
+
+            def hit_of(
+                h: LineHit, cell: RawCell = cell, output_index: int | None = output_index, mime: Any = mime
+            ) -> dict:
+                hit: dict[str, Any] = {"path": path, "kind": "source" if output_index is None else "output"}
+                if cell.id:
+                    hit["uri"] = (
+                        cell_uri(path, cell.id) if output_index is None else output_uri(path, cell.id, output_index)
+                    )
+                    hit["cellId"] = cell.id
+                else:
+                    hit["uri"] = notebook_uri(path)
+                hit["cellIndex"] = cell.index
+                if output_index is not None:
+                    hit["outputIndex"] = output_index
+                    hit["mimeType"] = mime
+                hit.update(line=h.line, column=h.column, length=h.length, snippet=h.snippet)
+                return hit
+
+            cap = SEARCH_TEXT_BYTES if output_index is None else SEARCH_OUTPUT_BYTES
+            if was_cut:
+                run.cut += 1
+            if not await _search_text(run, text, cap, (path, unit), start, hit_of):
+                return False
+    return True
+
+
+async def _search_notebook(ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int], outputs: bool) -> bool:
+    """One notebook: True when it was searched to its end (or is not there for the agent)."""
+    per_cell = ctx.limits.outputs_per_cell
+    nb = ctx.host.find_open(path)
+    if nb is not None:
+        run.notebooks += 1
+        first = after[0] // (per_cell + 1)
+        count = nb.cell_count()
+        for start in range(first, count, EXPORT_CHUNK):
+            head = SEARCH_OUTPUT_BYTES if outputs else 0
+            cells = nb.read_cells(
+                list(range(start, min(count, start + EXPORT_CHUNK))),
+                head_bytes=head,
+                max_outputs=per_cell if outputs else 0,
+            )
+            if not await _search_cells(ctx, run, path, cells, after, outputs):
+                return False
+            if await _pause(run):
+                run.stopped, run.cursor = "time", (path, unit_of(start + EXPORT_CHUNK, None, per_cell), 0, 0)
+                return False
+        return True
+    try:
+        saved = await ctx.host.read_saved_notebook(
+            path, SEARCH_NOTEBOOK_BYTES, head_bytes=SEARCH_OUTPUT_BYTES if outputs else 0, max_outputs=per_cell
+        )
+    except ToolError as exc:
+        if exc.code != ErrorCode.TOO_LARGE:
+            raise
+        return _skip(run, path)
+    if saved is None:
+        return True
+    run.notebooks += 1
+    return await _search_cells(ctx, run, path, list(saved.cells), after, outputs)
+
+
+def _skip(run: _Run, path: str) -> bool:
+    run.skipped += 1
+    if len(run.skipped_paths) < SEARCH_SKIPPED_LISTED:
+        run.skipped_paths.append(path)
+    return True
+
+
+async def _search_file(ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int]) -> bool:
+    if after[0] > 0:  # a cursor past the file's one unit: it was searched to its end
+        return True
+    if path.lower().endswith(BINARY_ENDINGS):
+        return _skip(run, path)
+    try:
+        text = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
+    except ToolError as exc:
+        if exc.code in (ErrorCode.TOO_LARGE, ErrorCode.INVALID_PATH):
+            return _skip(run, path)
+        raise
+    if text is None:
+        return True
+    run.files += 1
+
+    def hit_of(h: LineHit) -> dict:
+        return {
+            "path": path,
+            "kind": "file",
+            "line": h.line,
+            "column": h.column,
+            "length": h.length,
+            "snippet": h.snippet,
+        }
+
+    start = after[1:] if after[0] == 0 else (0, 0)
+    return await _search_text(run, text, SEARCH_TEXT_BYTES, (path, 0), start, hit_of)
+
+
+async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
+    """The search (module docstring). Raises ToolError(INVALID_ARGUMENT) for a refused query or a bad cursor."""
+    query = compile_query(args.query, regex=args.regex, case_sensitive=args.case_sensitive)
+    resume = decode_cursor(query, args.cursor) if args.cursor else None
+    paths, walk_cut = await _walk(ctx, args.glob)
+    now = time.monotonic()
+    # the hits share the result with the skipped paths (each at most MAX_PATH_BYTES, JSON-escaped) and the counts
+    hit_budget = ctx.limits.result_bytes - RESULT_HEADROOM - SEARCH_SKIPPED_LISTED * MAX_PATH_BYTES // 2
+    run = _Run(query, args.limit, SEARCH_SCAN_BYTES, max(hit_budget, ctx.limits.result_bytes // 2), now, now)
+    for path, kind in paths:
+        if resume is not None and path < resume[0]:
+            continue
+        after = resume[1:] if resume is not None and path == resume[0] else (0, 0, 0)
+        done = (
+            await _search_notebook(ctx, run, path, after, args.include_outputs)
+            if kind == "notebook"
+            else await _search_file(ctx, run, path, after)
+        )
+        if not done:
+            break
+        if await _pause(run):
+            run.stopped, run.cursor = "time", (path, 1 << 30, 0, 0)
+            break
+    result: dict[str, Any] = {
+        "hits": run.hits,
+        "truncated": run.stopped is not None,
+        "nextCursor": encode_cursor(query, run.cursor) if run.stopped is not None and run.cursor else None,
+        "searched": {"notebooks": run.notebooks, "files": run.files, "bytes": run.scanned},
+        "windowChars": query.window,
+        "cutTexts": run.cut,
+        "skippedCount": run.skipped,
+        "skippedPaths": run.skipped_paths,
+        "walkTruncated": walk_cut,
+    }
+    if run.stopped is not None:
+        result["stoppedBy"] = run.stopped
+    return result
+
+
+TOOLS = (
+    Tool(
+        "jupyter_search",
+        "Search",
+        "Find a string (or a regular expression with regex: true) in the cell sources and text outputs of the "
+        "workspace's notebooks, open or not, and in its text files; glob narrows the paths. Each hit has its path, "
+        "the notebook:// uri of the cell or output, line, column and a snippet. Paged: pass nextCursor to go on "
+        f"(at most {SEARCH_HITS} hits a call). Regular expressions that could run for unbounded time (nested "
+        "repeats, back-references, lookarounds) are refused.",
+        SearchInput,
+        search,
+        Annotations(read_only=True, untrusted_content=True),
+        SearchOutput,
+    ),
+)

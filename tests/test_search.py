@@ -1,0 +1,342 @@
+"""jupyter_search over the in-memory host, on real notebooks: an open one (live model, unsaved edits), closed ones
+(read from their files, with and without cell ids), text files; the glob, paging, the bounds on a regular
+expression, and hidden cells and notebooks answering exactly as no match."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from helpers import Bridge, corpus_json, corpus_text, make_bridge
+from webmcp_bridge.access import guard as access
+from webmcp_bridge.core import search as core
+from webmcp_bridge.core.errors import ToolError
+from webmcp_bridge.core.limits import SEARCH_HITS, SEARCH_MATCH_STEPS, SEARCH_PATTERN_CHARS, SEARCH_REGEX_DEGREE
+from webmcp_bridge.core.metadata import METADATA_KEY
+from webmcp_bridge.core.uris import cell_uri, output_uri, parse_uri
+from webmcp_bridge.tools import search_toolset
+
+EULER = "demo/euler.ipynb"  # opened: ids, outputs
+TORCH = "ml/ch13.ipynb"  # closed: ids, a stream output
+LECTURE = "ml/lecture-1.ipynb"  # closed: nbformat 4.0, no ids
+NOTES = "notes/todo.md"
+
+
+def search_bridge(extra: dict[str, str] | None = None) -> Bridge:
+    b = make_bridge(
+        {EULER: "pytudes-euler.ipynb", TORCH: "mlbook-ch13-lightning.ipynb", LECTURE: "sci-python-lecture-1.ipynb"},
+        {
+            NOTES: "# To do\n\n- check the PyTorch Lightning version\n- euler_1 is slow?\n",
+            "data/table.csv": "name,value\nmillion,1000000\n",
+            "data/figure.png": "\x89PNG not really",
+            ".hidden/secret.md": "PyTorch Lightning",
+            **(extra or {}),
+        },
+    )
+    b.reg.add_toolset(search_toolset())
+    b.open(EULER)
+    return b
+
+
+def search(b: Bridge, **args) -> dict:
+    return b.ok("jupyter_search", args)
+
+
+def test_hits_in_an_open_notebook_a_closed_one_and_a_file():
+    b = search_bridge()
+    found = search(b, query="pytorch lightning")
+    paths = {h["path"] for h in found["hits"]}
+    assert paths == {TORCH, NOTES}  # the dot folder is not searched
+    note = next(h for h in found["hits"] if h["path"] == NOTES)
+    assert note == {
+        "path": NOTES,
+        "kind": "file",
+        "line": 3,
+        "column": 13,
+        "length": 17,
+        "snippet": "- check the PyTorch Lightning version",
+    }
+    cell = next(h for h in found["hits"] if h["kind"] == "source" and h["cellId"] == "9dfd5e76")
+    assert cell["uri"] == cell_uri(TORCH, "9dfd5e76") and cell["line"] == 1
+    assert parse_uri(cell["uri"]).cell_id == "9dfd5e76"
+    assert TORCH not in b.ws.open  # searching a closed notebook does not open it
+    assert found["searched"] == {"notebooks": 3, "files": 2, "bytes": found["searched"]["bytes"]}
+    assert found["skippedPaths"] == ["data/figure.png"] and found["truncated"] is False
+    assert found["nextCursor"] is None and found["windowChars"] is None
+
+    euler = search(b, query=r"euler_1\b", regex=True, caseSensitive=True)["hits"]
+    assert [h["path"] for h in euler][-1] == NOTES and {h["path"] for h in euler} == {EULER, NOTES}
+    source = euler[0]
+    assert source["cellId"] == "cell-0091" and source["snippet"].startswith("def euler_1(N=1000)")
+    assert source["cellIndex"] == 7 and source["uri"] == cell_uri(EULER, "cell-0091")
+
+
+def test_outputs_are_searched_and_addressed():
+    b = search_bridge()
+    hits = search(b, query="Your Python version is", glob="ml/*.ipynb")["hits"]
+    assert len(hits) == 1
+    hit = hits[0]
+    assert hit["kind"] == "output" and hit["cellId"] == "a677e37b" and hit["outputIndex"] == 0
+    assert hit["uri"] == output_uri(TORCH, "a677e37b", 0) and hit["mimeType"] == "text/plain"
+    assert search(b, query="Your Python version is", includeOutputs=False)["hits"] == []
+    # an open notebook's outputs: the euler_1 result
+    euler = corpus_json("pytudes-euler.ipynb")
+    result = "".join(euler["cells"][7]["outputs"][0]["data"]["text/plain"])
+    hits = search(b, query=result, glob=EULER, caseSensitive=True)["hits"]
+    assert any(h["kind"] == "output" and h["cellId"] == "cell-0091" for h in hits)
+
+
+def test_the_live_model_is_searched_with_unsaved_edits():
+    b = search_bridge()
+    nb = b.nb(EULER)
+    nb.set_source("cell-0091", "def euler_1(N=1000):\n    return 'unsaved marker'\n")
+    hits = search(b, query="unsaved marker")["hits"]
+    assert [(h["cellId"], h["line"], h["column"]) for h in hits] == [("cell-0091", 2, 13)]
+
+
+def test_a_closed_notebook_without_ids_is_addressed_by_index():
+    b = search_bridge()
+    hits = search(b, query="myprogram.py", glob=LECTURE)["hits"]
+    assert hits and all(h["uri"] == f"notebook://{LECTURE}" and "cellId" not in h for h in hits)
+    lecture = corpus_json("sci-python-lecture-1.ipynb")
+    first = hits[0]["cellIndex"]
+    assert "myprogram.py" in "".join(lecture["cells"][first]["source"])
+
+
+def test_glob_narrows_paths():
+    b = search_bridge()
+    assert {h["path"] for h in search(b, query="million")["hits"]} == {EULER, "data/table.csv"}
+    assert {h["path"] for h in search(b, query="million", glob="*.csv")["hits"]} == {"data/table.csv"}
+    assert {h["path"] for h in search(b, query="million", glob="demo/**")["hits"]} == {EULER}
+    assert search(b, query="million", glob="nothing/**")["hits"] == []
+
+
+def test_paging_with_the_cursor_returns_every_hit_once():
+    b = search_bridge()
+    whole = search(b, query="def ", limit=SEARCH_HITS)
+    assert whole["truncated"] is True  # more than one full page in euler
+    everything, cursor, pages = [], None, 0
+    while True:
+        args = {"query": "def ", "limit": 7, **({"cursor": cursor} if cursor else {})}
+        page = search(b, **args)
+        everything += page["hits"]
+        pages += 1
+        if not page["truncated"]:
+            assert page["nextCursor"] is None
+            break
+        assert page["stoppedBy"] == "hits" and len(page["hits"]) == 7
+        cursor = page["nextCursor"]
+    assert everything[:SEARCH_HITS] == whole["hits"]
+    keys = [(h["path"], h.get("cellIndex"), h.get("outputIndex"), h["line"], h["column"]) for h in everything]
+    assert len(keys) == len(set(keys)) and pages > 10
+    expected = sum(
+        len(re.findall("def ", "".join(c["source"]), re.IGNORECASE))
+        for c in corpus_json("pytudes-euler.ipynb")["cells"]
+    )
+    assert sum(1 for h in everything if h["path"] == EULER and h["kind"] == "source") == expected
+
+
+def test_a_call_out_of_time_stops_with_a_cursor_that_continues_exactly(monkeypatch):
+    """With no time at all, each call scans one line (or window) and stops: following the cursors gives every
+    hit of the whole search once, in order, over a closed notebook, an open one and a file."""
+    course = corpus_text("course/word-counts.ipynb")
+    b = search_bridge({"course/words.ipynb": course, "course/notes.txt": "word\ncount words\n" + "w" * 3000 + "word\n"})
+    b.open("course/words.ipynb")
+    b.ws.files["course/closed.ipynb"] = course
+    whole = search(b, query=r"w\w*", regex=True, glob="course/*", limit=SEARCH_HITS)
+    assert whole["truncated"] is False and len(whole["hits"]) > 10
+    monkeypatch.setattr("webmcp_bridge.tools.search.SEARCH_SECONDS", 0.0)
+    hits, cursor, calls = [], None, 0
+    while True:
+        args = {"query": r"w\w*", "regex": True, "glob": "course/*", **({"cursor": cursor} if cursor else {})}
+        page = search(b, **args)
+        hits += page["hits"]
+        calls += 1
+        if not page["truncated"]:
+            break
+        assert page["stoppedBy"] == "time"
+        cursor = page["nextCursor"]
+    assert hits == whole["hits"] and calls > 10
+
+
+def test_a_cursor_of_another_query_or_a_bad_one_is_refused():
+    b = search_bridge()
+    cursor = search(b, query="def ", limit=1)["nextCursor"]
+    assert b.fails("jupyter_search", {"query": "class ", "cursor": cursor}, "INVALID_ARGUMENT")["field"] == "cursor"
+    assert b.fails("jupyter_search", {"query": "def ", "cursor": "nonsense"}, "INVALID_ARGUMENT")["field"] == "cursor"
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(a+)+b",
+        r"(a|a)*b",
+        r"(x+x+)+y",
+        r"(\w+\s?)*$",
+        r"(a)\1",
+        r"(?=a)b",
+        r"(?<!a)b",
+        r"(a)?(?(1)b|c)",
+        "a.*b.*c.*d.*e",
+    ],
+)
+def test_regular_expressions_that_could_run_unbounded_are_refused(pattern):
+    b = search_bridge()
+    refused = b.fails("jupyter_search", {"query": pattern, "regex": True}, "INVALID_ARGUMENT")
+    assert refused["field"] == "query" and "refused" in refused["message"]
+
+
+def test_bad_queries():
+    b = search_bridge()
+    b.fails("jupyter_search", {"query": "(", "regex": True}, "INVALID_ARGUMENT")
+    b.fails("jupyter_search", {"query": "a*", "regex": True}, "INVALID_ARGUMENT")  # matches the empty string
+    b.fails("jupyter_search", {"query": "x" * (SEARCH_PATTERN_CHARS + 1)}, "INVALID_ARGUMENT")
+
+
+def test_allowed_regular_expressions_find_what_re_finds():
+    b = search_bridge()
+    hits = search(b, query=r"def euler_\d+\(", regex=True, glob=EULER, limit=SEARCH_HITS)
+    assert hits["windowChars"] == 1000 and hits["hits"]
+    source = "".join("".join(c["source"]) + "\n" for c in corpus_json("pytudes-euler.ipynb")["cells"])
+    assert len(hits["hits"]) == min(SEARCH_HITS, len(re.findall(r"def euler_\d+\(", source, re.IGNORECASE)))
+
+
+def test_window_bound_keeps_every_match_attempt_small():
+    for degree in range(1, SEARCH_REGEX_DEGREE + 1):
+        width = core.window_chars(degree)
+        assert width is not None and width ** (degree + 1) <= SEARCH_MATCH_STEPS
+    # the worst input for a degree-3 pattern, on a long line, stays fast and finds the match at the end
+    query = core.compile_query(r"a.*a.*a.*b", regex=True, case_sensitive=True)
+    line = "a" * 20000 + "aaab"
+    start = time.perf_counter()
+    hits = [h for h in core.scan(line, query) if isinstance(h, core.LineHit)]
+    assert time.perf_counter() - start < 5
+    assert hits and hits[-1].column + hits[-1].length - 1 == len(line)
+
+
+def test_windows_find_each_short_match_of_a_long_line_once():
+    query = core.compile_query(r"x\d+y", regex=True, case_sensitive=True)
+    line = "".join(f"{'-' * 300}x{i}y" for i in range(40))
+    found = [h.column - 1 for h in core.scan(line, query) if isinstance(h, core.LineHit)]
+    assert found == [m.start() for m in re.finditer(r"x\d+y", line)]
+    # resuming after the tenth hit gives the rest
+    tenth = found[9]
+    rest = [h.column - 1 for h in core.scan(line, query, (1, tenth + 1)) if isinstance(h, core.LineHit)]
+    assert rest == found[10:]
+
+
+def test_snippets_are_bounded():
+    line = "é" * 500 + "NEEDLE" + "✓" * 500
+    cut = core.snippet(line, 500, 506)
+    assert "NEEDLE" in cut and cut.startswith("…") and cut.endswith("…")
+    assert len(cut.encode()) <= core.SEARCH_SNIPPET_BYTES
+
+
+def test_globs():
+    assert core.path_matcher("*.py").fullmatch("a/b/c.py") and core.path_matcher("*.py").fullmatch("c.py")
+    m = core.path_matcher("data/**/*.csv")
+    assert m.fullmatch("data/x.csv") and m.fullmatch("data/a/b/x.csv") and not m.fullmatch("other/x.csv")
+    assert core.path_matcher("**") is None and core.path_matcher(None) is None
+    assert core.path_matcher("a/[!b]?.txt").fullmatch("a/cd.txt") and not core.path_matcher("a/[!b]?.txt").fullmatch(
+        "a/bd.txt"
+    )
+
+
+def test_the_query_is_checked_before_anything_is_read():
+    with pytest.raises(ToolError):
+        core.compile_query("(a*)*", regex=True, case_sensitive=False)
+
+
+# -- hidden cells and notebooks: the same answer as no match -------------------------------------------------
+
+
+def _hide_saved_cell(text: str, cell_id: str) -> str:
+    nb = json.loads(text)
+    for cell in nb["cells"]:
+        if cell.get("id") == cell_id:
+            cell.setdefault("metadata", {})[METADATA_KEY] = {"access": "none"}
+    return json.dumps(nb)
+
+
+def _without_cell(text: str, cell_id: str) -> str:
+    nb = json.loads(text)
+    nb["cells"] = [c for c in nb["cells"] if c.get("id") != cell_id]
+    return json.dumps(nb)
+
+
+def _hide_saved_notebook(text: str) -> str:
+    nb = json.loads(text)
+    nb["metadata"][METADATA_KEY] = {"schemaVersion": 1, "access": "none"}
+    return json.dumps(nb)
+
+
+QUERIES = [
+    {"query": "PyTorch"},
+    {"query": "python_environment_check"},
+    {"query": "Your Python version"},
+    {"query": r"torch\w*", "regex": True},
+    {"query": "import", "limit": 3},
+    {"query": "million"},
+]
+
+
+def _answers(b: Bridge) -> list[dict]:
+    return [search(b, **q) for q in QUERIES]
+
+
+def _strip_bytes(answers: list[dict]) -> list[dict]:
+    return answers
+
+
+def test_a_hidden_cell_of_a_closed_notebook_answers_as_if_it_were_not_there():
+    torch = corpus_text("mlbook-ch13-lightning.ipynb")
+    hidden = search_bridge()
+    hidden.ws.files[TORCH] = _hide_saved_cell(torch, "a677e37b")  # python_environment_check, its output
+    absent = search_bridge()
+    absent.ws.files[TORCH] = _without_cell(torch, "a677e37b")
+    answers = _answers(hidden)
+    assert answers == _answers(absent)
+    assert answers[1]["hits"] == [] and answers[2]["hits"] == []
+    assert TORCH not in hidden.ws.open
+
+
+def test_a_hidden_cell_of_an_open_notebook_answers_as_if_it_were_not_there():
+    hidden = search_bridge()
+    access.set_cell_level(hidden.nb(EULER), "e7a05459-c235-44cb-8997-a85be0074339", "none")  # million = 1_000_000
+    absent = search_bridge()
+    absent.nb(EULER).delete_cell("e7a05459-c235-44cb-8997-a85be0074339")
+    answers = _answers(hidden)
+    assert answers == _answers(absent)
+    assert not any(
+        h["path"] == EULER and h.get("cellIndex") == 4 and "1_000_000" in h["snippet"] for h in answers[5]["hits"]
+    )
+
+
+def test_a_hidden_notebook_answers_as_if_it_were_not_there():
+    torch = corpus_text("mlbook-ch13-lightning.ipynb")
+    hidden = search_bridge()
+    hidden.ws.files[TORCH] = _hide_saved_notebook(torch)
+    absent = search_bridge()
+    del absent.ws.files[TORCH]
+    assert _answers(hidden) == _answers(absent)
+    # open, and hidden by the person while open: the same
+    opened = search_bridge()
+    opened.open(TORCH)
+    access.set_notebook_level(opened.ws.open[TORCH], "none")
+    assert _answers(opened) == _answers(absent)
+
+
+def test_a_hidden_notebook_too_large_to_read_is_not_reported():
+    torch = corpus_text("mlbook-ch13-lightning.ipynb")
+    big = json.loads(_hide_saved_notebook(torch))
+    big["cells"].append({"cell_type": "raw", "id": "big", "metadata": {}, "source": "x" * (17 * 1024 * 1024)})
+    hidden = search_bridge({"ml/big.ipynb": json.dumps(big)})
+    absent = search_bridge()
+    assert _answers(hidden) == _answers(absent)
+    # a visible one is reported as skipped
+    big["metadata"][METADATA_KEY] = {}
+    visible = search_bridge({"ml/big.ipynb": json.dumps(big)})
+    assert "ml/big.ipynb" in search(visible, query="no such text")["skippedPaths"]
