@@ -552,6 +552,14 @@ class GuardedNotebook:
         self._gate()
         return self._wrote(self._inner.clear_outputs(cell_id), view)
 
+    def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
+        """Change a writable cell's type; a cell the author made uneditable (``editable: false``) is CELL_LOCKED,
+        as for a change of its source (what the cell is, code or text, is part of its content)."""
+        view = self._writable([cell_id])
+        self._check_locks(view, [cell_id], ())
+        self._gate()
+        return self._wrote(self._inner.set_cell_type(cell_id, cell_type), view)
+
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._check_ids([cell_id], self.view())
         self._inner.set_focus(cell_id, cursor, selection)

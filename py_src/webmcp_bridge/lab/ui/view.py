@@ -198,6 +198,7 @@ CHANGE_VERBS = {
     "clear": "cleared outputs of",
     "output": "new output in",
     "metadata": "changed metadata of",
+    "type": "changed the type of",
 }
 #: kinds whose merged count is worth showing (×N): repeated edits of one cell
 REPEATED_KINDS = frozenset({"edit"})
