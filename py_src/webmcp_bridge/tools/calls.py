@@ -33,7 +33,6 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.tools.common import MAX_INT, CallContext
 
-
 #: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)
 STOPPED_WITH_THEIR_WAIT = frozenset({"jupyter_run_cells", "jupyter_run_code"})
 
