@@ -542,11 +542,11 @@
         delete metadata.trusted;
         const cell = { id: cellId, cell_type: cellType, source: raw.source, metadata };
         if (cellType !== "code" && raw.attachments) cell.attachments = raw.attachments;
-        retyping++;
-        try {
-          asAgent(() => shared.transact(() => { shared.deleteCell(i); shared.insertCell(i, cell); }));
-        } finally { retyping--; }
-        record(m, "type", m.cells.get(i));
+        asAgent(() => {
+          retyping++;
+          try { shared.transact(() => { shared.deleteCell(i); shared.insertCell(i, cell); }); } finally { retyping--; }
+          record(m, "type", m.cells.get(i));
+        });
       }
       return described(panel, i);
     },
