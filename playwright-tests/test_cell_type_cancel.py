@@ -98,12 +98,13 @@ def test_an_aborted_wait_stops_the_pending_run_it_waited_for(page: Page, page_lo
     assert page.evaluate("() => window.interrupts") == 1  # the run was stopped too: the kernel interrupted
 
     # collected again, the run says it was stopped; the cell after the running one never ran
-    final, is_error = call(page, "jupyter_wait_for_result", {"pendingId": pending["pendingId"]}, timeout=KERNEL_TIMEOUT_MS)
+    final, is_error = call(
+        page, "jupyter_wait_for_result", {"pendingId": pending["pendingId"]}, timeout=KERNEL_TIMEOUT_MS
+    )
     while final.get("status") == "pending":  # the interrupted run is given a few seconds to end first
         final, is_error = call(
             page, "jupyter_wait_for_result", {"pendingId": pending["pendingId"]}, timeout=KERNEL_TIMEOUT_MS
         )
-    )
     assert is_error is True and final["error"] == "ABORTED" and final["tool"] == "jupyter_run_cells", final
     for _ in range(60):  # JupyterLite's kernel cannot stop the sleeping cell: it ends on its own
         if ok(page, "jupyter_get_context")["kernel"]["status"] == "idle":
