@@ -323,8 +323,8 @@ def test_agent_inserts_updates_edits_moves_and_deletes(page, page_log, site_url)
     assert_clean(page_log, site_url)
 
 
-#: Every call Python has made into JS so far, by JS half and method ("notebook.setSource"): each JS half counts
-#: the calls into its own methods (notebook.js, dialogs.js, ui/dom.js), the loader counts the calls of its own
+#: Every call Python has made into JS so far, by JS half and method ("notebook.setSource"): lab/ffi.py counts the
+#: calls into each JS half's methods (notebook.js, tabs.js, dialogs.js, ui/dom.js), the loader counts the calls of its own
 #: functions Python holds (reportCall, setStatus, setMode, connect, disconnect) and ``loader.result``, the answers
 #: of the dispatcher handed back to it (docs/ARCHITECTURE.md, "Crossings of one call"); and the direct reads
 #: WATCH_PANEL_READS counts ("read:panel.context").

@@ -232,7 +232,7 @@
     new PerformanceObserver(list => {
       for (const entry of list.getEntries()) lastLongTaskEnd = Math.max(lastLongTaskEnd, entry.startTime + entry.duration);
     }).observe({ type: 'longtask', buffered: true });
-  } catch (error) { /* no Long Tasks API: the idle callback alone decides */ }
+  } catch { /* no Long Tasks API: the idle callback alone decides */ }
   let callWaiting = false;
   let startNow;
   const startRequested = new Promise(resolve => { startNow = resolve; });

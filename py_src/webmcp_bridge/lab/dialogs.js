@@ -136,11 +136,5 @@
     },
   };
 
-  // Every call from Python into this object is one crossing: counted by method (calls() -> JSON text {method: count}).
-  const counts = {};
-  for (const [name, fn] of Object.entries(api)) {
-    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
-  }
-  api.calls = () => JSON.stringify(counts);
   return api;
 })()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -65,10 +66,35 @@ def load_half(package: str, filename: str) -> Any:
     # named for the page's tools (a profiler, long-animation-frame attribution, DevTools' sources), which otherwise
     # see an anonymous eval; a trailing comment leaves the expression's value as it is
     half = run_js(f"{source}\n//# sourceURL={HALF_URL_PREFIX}{package.replace('.', '/')}/{filename}\n")
+    _count_calls()(half)
     status = getattr(js.window, "webmcpBridge", None)
     if not is_nullish(status) and not is_nullish(getattr(status, "crossings", None)):
         setattr(status.crossings, filename.rsplit(".", 1)[0], half.calls)
     return half
+
+
+#: Wraps every method of a JS half's object in place so that each call (from Python: one crossing) is counted by
+#: method name, and adds ``calls()``, which returns the counts as JSON text ``{method: count}`` (not counted itself).
+#: A bench or a test reads them through ``window.webmcpBridge.crossings`` (:func:`load_half`).
+COUNT_CALLS_JS = """(api) => {
+  const counts = {};
+  for (const [name, fn] of Object.entries(api)) {
+    if (typeof fn !== "function") continue;
+    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
+  }
+  api.calls = () => JSON.stringify(counts);
+  return api;
+}
+//# sourceURL=webmcp-bridge/webmcp_bridge/lab/ffi.py/count_calls
+"""
+
+
+@lru_cache(maxsize=1)
+def _count_calls() -> Any:
+    """The JS function of :data:`COUNT_CALLS_JS`, evaluated once per page."""
+    from pyodide.code import run_js
+
+    return run_js(COUNT_CALLS_JS)
 
 
 def _create_proxy(fn: Callable[..., Any]) -> Any:

@@ -11,6 +11,7 @@
 // is measured; sizes are UTF-8 bytes (binary MIME types: decoded base64 bytes).
 (() => {
   const encoder = new TextEncoder();
+  // eslint-disable-next-line no-control-regex -- an ANSI escape sequence starts with ESC (U+001B)
   let ansi = /\x1b\[[0-?]*[ -/]*[@-~]/g;
   let binary = new Set();
   const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
@@ -43,7 +44,7 @@
     try {
       const block = cell.sharedModel.getMetadata(KEY);
       return block && typeof block === "object" ? block.access ?? null : null;
-    } catch (e) { return null; }
+    } catch { return null; }
   }
 
   function remember(m) {
@@ -62,7 +63,7 @@
     if (!log) return;
     let cellId = null, block = null;
     if (known_) { cellId = known_.id; block = { access: known_.access }; }
-    else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch (e) { /* a disposed model */ }
+    else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch { /* a disposed model */ }
     if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     log.push({ agentWrite: agentDepth > 0, agentRun: agentRuns.has(cellId), kind, cellId, time: Date.now() / 1000,
@@ -155,7 +156,7 @@
   function lateLineEnds(m, cell) {
     if (quiet > 0 || !cell.sharedModel.getSource().includes("\r")) return;
     queueMicrotask(() => {
-      try { const panel = panels.get(m); if (panel) normalizeCell(panel, cell); } catch (e) { /* the cell is gone */ }
+      try { const panel = panels.get(m); if (panel) normalizeCell(panel, cell); } catch { /* the cell is gone */ }
     });
   }
 
@@ -842,12 +843,5 @@
     },
   };
 
-  // Every call from Python into this object is one crossing: counted by method, so a test or bench/ can read
-  // how many crossings a tool call made (calls() -> JSON text {method: count}; not counted itself).
-  const counts = {};
-  for (const [name, fn] of Object.entries(api)) {
-    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
-  }
-  api.calls = () => JSON.stringify(counts);
   return api;
 })()

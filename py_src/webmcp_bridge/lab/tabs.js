@@ -18,7 +18,8 @@
 //   share one. A changed file gets JupyterLab's own "File Changed" dialog (Cancel, Revert, Overwrite), after
 //   the lock is released. Each save's outcome is recorded ("saved", "overwritten", "reverted", "cancelled")
 //   and, when something was written, announced to the other tabs ("saved": path, time, hash).
-// Python decides what to report; the lock names' prefix and the channel's name come from Python (configure).
+// Python decides what to report; the lock names' prefix, the channel's name and the recount delay come from Python
+// (configure).
 (() => {
   const STATE = Symbol.for("webmcp-bridge.tabs"); // page-wide: a second evaluation reuses the first one's state
   const GUARDED = Symbol.for("webmcp-bridge.save-guard"); // marks a context whose saves go through the lock
@@ -47,7 +48,7 @@
   }
 
   function post(message) {
-    try { state.channel?.postMessage(message); } catch (e) { /* a closed channel: nobody to tell */ }
+    try { state.channel?.postMessage(message); } catch { /* a closed channel: nobody to tell */ }
   }
 
   // Count again, from the origin's locks, how many other tabs hold each path open.
@@ -111,7 +112,7 @@
       return locks.request(saveName(path), async () => {
         let disk;
         try { disk = await contents.get(path, { content: false, hash: true }); }
-        catch (e) { return { saved: await jupyterlabs.call(context, options) }; } // no file yet: JupyterLab's own path
+        catch { return { saved: await jupyterlabs.call(context, options) }; } // no file yet: JupyterLab's own path
         const mine = context.contentsModel;
         if (mine && changed(mine, disk)) return { conflict: disk };
         if (disk?.hash == null && disk?.last_modified) { // times decide: this write's must differ from the last one's
@@ -146,8 +147,9 @@
   }
 
   const api = {
-    // prefix: the lock names' prefix; channel: the BroadcastChannel's name.
-    configure(prefix, channel) {
+    // prefix: the lock names' prefix; channel: the BroadcastChannel's name; recountMs: when to count the other
+    // tabs once more after a message (milliseconds).
+    configure(prefix, channel, recountMs) {
       state.prefix = prefix;
       if (!state.channel && typeof BroadcastChannel === "function") {
         state.channel = new BroadcastChannel(channel);
@@ -157,7 +159,7 @@
           }
           // a tab that just opened or closed a notebook: count now, and once more when its locks have settled
           query();
-          setTimeout(query, 250);
+          setTimeout(query, recountMs);
         };
         window.addEventListener("pagehide", () => post({ type: "presence" }));
       }
@@ -200,12 +202,5 @@
     },
   };
 
-  // Every call from Python into this object is one crossing: counted by method (calls() -> JSON text
-  // {method: count}; not counted itself), as in notebook.js.
-  const counts = {};
-  for (const [name, fn] of Object.entries(api)) {
-    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
-  }
-  api.calls = () => JSON.stringify(counts);
   return api;
 })()

@@ -18,13 +18,17 @@ from webmcp_bridge.lab.ffi import load_half
 LOCK_PREFIX = "webmcp-bridge:"
 #: the BroadcastChannel the pages of one site tell each other about opens, closes and saves on
 CHANNEL = "webmcp-bridge:tabs"
+#: after another tab says it opened, closed or saved a notebook, the other tabs are counted at once and again this
+#: many seconds later, when the Web Locks of a tab that just opened or closed have settled (a lock request or release
+#: is asynchronous, so the first count can miss it)
+RECOUNT_AFTER_SECONDS = 0.25
 
 
 def load_tabs_js(tracker: Any, contents: Any) -> Any:
     """Evaluate ``tabs.js`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which publishes its count of crossings), configure it, and start watching every notebook panel of ``tracker`` (its saves go
     through ``contents``, the page's contents manager). Returns the JS object (``state``, ``fresh``, ``save``)."""
     tabs = load_half("webmcp_bridge.lab", "tabs.js")
-    tabs.configure(LOCK_PREFIX, CHANNEL)
+    tabs.configure(LOCK_PREFIX, CHANNEL, RECOUNT_AFTER_SECONDS * 1000)
     tabs.start(tracker, contents)
     return tabs
 

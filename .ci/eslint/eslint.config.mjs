@@ -1,0 +1,20 @@
+// ESLint's recommended rules on the project's JavaScript: the JS halves the bridge's Python loads into the page
+// (py_src/webmcp_bridge/lab), the labextension's loader and the benchmark's page script. Each file is a classic
+// script evaluated in the browser (no modules, no bundler), so the globals are the browser's.
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  js.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "script",
+      globals: { ...globals.browser },
+    },
+    rules: {
+      // `const { dropped, ...kept } = object` is how a key is left out of a copy
+      "no-unused-vars": ["error", { ignoreRestSiblings: true }],
+    },
+  },
+];
