@@ -52,6 +52,7 @@ FEATURE_TOOLS = {
     "jupyter_list_variables",
     "jupyter_inspect_variable",
     "jupyter_search",
+    "jupyter_set_cell_type",
     "jupyter_toolsets",
 }
 #: what a page registers at load when its URL and settings do not choose (the notebooks and calls toolsets and the
@@ -147,7 +148,7 @@ GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 39
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 40
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS
     for tool in tools.values():
@@ -168,7 +169,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
         assert got["inputSchema"] == want["inputSchema"], name
         for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
             assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (39 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (40 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function(

@@ -31,6 +31,7 @@ DESTRUCTIVE = {
     "jupyter_answer_dialog",
     "jupyter_write_file",
     "jupyter_apply_edits",
+    "jupyter_set_cell_type",
     "jupyter_run_code",
     "jupyter_edit_file",
 }
@@ -42,7 +43,7 @@ def by_name() -> dict[str, dict]:
 
 def test_every_builtin_tool_states_every_hint():
     annotations = by_name()
-    assert len(annotations) == 38
+    assert len(annotations) == 39
     for name, hints in annotations.items():
         assert set(hints) == ALL_HINTS, name
         assert all(isinstance(v, bool) for v in hints.values()), name

@@ -467,6 +467,62 @@ def test_a_call_that_went_pending_is_no_longer_tied_to_its_invocation():
     run(scenario)
 
 
+def test_an_aborted_wait_for_a_pending_run_stops_the_run_and_says_so():
+    async def scenario():
+        agent = Agent()
+        await agent.ok("jupyter_open_notebook", {"path": NB})
+        nb = agent.ws.open[NB]
+        plain_run, ran, interrupted = nb.run_cell, [], []
+
+        async def run_cell(cell_id: str, timeout: float):  # the first cell sleeps, as a long computation would
+            ran.append(cell_id)
+            if len(ran) == 1:
+                try:
+                    await asyncio.sleep(30)
+                except asyncio.CancelledError:
+                    interrupted.append(cell_id)  # the page's host interrupts the kernel here
+                    raise
+            return await plain_run(cell_id, timeout)
+
+        nb.run_cell = run_cell
+        ids = [(await agent.ok("jupyter_insert_cell", {"source": s}))["cell"]["id"] for s in ("slow()", "a = 1")]
+        pending = await agent.ok("jupyter_run_cells", {"cellIds": ids}, invocation="run-9")
+        assert pending["status"] == "pending"
+        wait = asyncio.ensure_future(
+            agent.call("jupyter_wait_for_result", {"pendingId": pending["pendingId"]}, invocation="wait-1")
+        )
+        await asyncio.sleep(0.05)
+        assert agent.reg.cancel("wait-1") is True  # the agent's client aborts the wait
+        stopped = (await wait)["structuredContent"]
+        assert stopped["error"] == "ABORTED" and stopped["tool"] == "jupyter_wait_for_result"
+        assert stopped["pendingId"] == pending["pendingId"] and stopped["pendingTool"] == "jupyter_run_cells"
+        assert stopped["stopped"] is True and "stopped too" in stopped["message"]
+        final = await agent.call("jupyter_wait_for_result", {"pendingId": pending["pendingId"]})
+        assert final["structuredContent"]["error"] == "ABORTED"  # the run's own result says it was stopped
+        assert interrupted == [ids[0]] and ran == [ids[0]]  # the cell after it never ran
+        assert ("jupyter_wait_for_result", "ABORTED") in agent.events
+
+    run(scenario)
+
+
+def test_an_aborted_wait_for_another_pending_call_leaves_that_call_running():
+    async def scenario():
+        agent = Agent()
+        agent.reg.add_toolset(abort_tools([]))
+        first = await agent.ok("sleepy", {"seconds": 2.4}, invocation="inv-4")
+        assert first["status"] == "pending"
+        wait = asyncio.ensure_future(
+            agent.call("jupyter_wait_for_result", {"pendingId": first["pendingId"]}, invocation="wait-2")
+        )
+        await asyncio.sleep(0.05)
+        agent.reg.cancel("wait-2")
+        aborted = (await wait)["structuredContent"]
+        assert aborted["error"] == "ABORTED" and aborted["stopped"] is False and "goes on" in aborted["message"]
+        assert await agent.ok("jupyter_wait_for_result", {"pendingId": first["pendingId"]}) == {"slept": 2.4}
+
+    run(scenario)
+
+
 # -- the save conflict ("File Changed") -------------------------------------------------------------------------
 
 

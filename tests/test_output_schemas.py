@@ -143,6 +143,8 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
             },
         )
         assert [r["op"] for r in batch["results"]] == ["insert", "delete"]
+        retyped = await a.ok("jupyter_set_cell_type", {"cellId": batch["results"][0]["cell"]["id"], "cellType": "raw"})
+        assert retyped["changed"] is True and retyped["previousType"] == "code"
         await a.ok(
             "jupyter_delete_cell",
             {

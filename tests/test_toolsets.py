@@ -142,7 +142,7 @@ def test_the_discovery_tool_lists_and_turns_toolsets_on_and_off():
     assert again["changed"] == [] and page.changes == 1  # nothing changed: the page registers nothing again
 
     many = page.call("jupyter_toolsets", {"enable": ["access", "batch", "code"]})["structuredContent"]
-    assert many["registeredToolCount"] == 35 and "more than 30" in many["warning"]
+    assert many["registeredToolCount"] == 36 and "more than 30" in many["warning"]
     off = page.call("jupyter_toolsets", {"disable": ["notebooks", "files"]})["structuredContent"]
     assert off["changed"] == ["notebooks", "files"] and "jupyter_get_cells" not in page.served()
 

@@ -327,6 +327,26 @@
   const dispatcherReady = new Promise((resolve, reject) => { connectDispatcher = resolve; failDispatcher = reject; });
   dispatcherReady.catch(() => {}); // each call reports it
   let invocations = 0; // each execute gets an id, so an abort of its signal reaches exactly that call
+  // Invocations whose execute got no AbortSignal (a runtime that passes none, as the MCP-B polyfill): id -> tool
+  // name. WebMCP also tells the page of a cancelled call with a "toolcancel" event on document.modelContext (its
+  // toolName only, no invocation): for such a call it is the only word of the cancel. The event stops the one
+  // signal-less call of that tool still running; when several are, none (the event cannot say which), and the
+  // console says so. A call that has a signal is stopped by its signal alone.
+  const unsignalled = new Map();
+  let cancelWatched = false;
+  function watchToolCancel() {
+    const mc = document.modelContext;
+    if (cancelWatched || !mc || typeof mc.addEventListener !== 'function') return;
+    cancelWatched = true;
+    mc.addEventListener('toolcancel', event => {
+      const name = event && typeof event.toolName === 'string' ? event.toolName : '';
+      const matching = [...unsignalled].filter(([, tool]) => tool === name).map(([id]) => id);
+      if (matching.length === 1) {
+        dispatcherReady.then(({ cancel }) => cancel(matching[0])).catch(error => console.error(`[${TAG}] abort`, error));
+      }
+      else if (matching.length > 1) console.warn(`[${TAG}] toolcancel for ${name}: ${matching.length} calls run, none stopped`);
+    });
+  }
 
   function registerTool(definition) {
     const controller = new AbortController();
@@ -352,6 +372,10 @@
         };
         if (signal && signal.aborted) abort();
         else if (signal) signal.addEventListener('abort', abort, { once: true });
+        else {
+          unsignalled.set(invocation, definition.name);
+          watchToolCancel();
+        }
         try {
           const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation));
           loaderCalls.result = (loaderCalls.result ?? 0) + 1; // the answer crossing back from Python
@@ -360,6 +384,7 @@
           return result;
         } finally {
           if (signal) signal.removeEventListener('abort', abort);
+          unsignalled.delete(invocation);
         }
       } catch (error) { // the bridge did not start: the same error envelope Python returns
         const payload = { error: 'INTERNAL_ERROR', message: `The bridge is not available: ${status.reason || error}` };

@@ -233,6 +233,14 @@ class GuardedNotebook:
         self._gate()
         return self._wrote(self._inner.set_source(cell_id, source), view)
 
+    def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
+        """Change a writable cell's type; a cell the author made uneditable (``editable: false``) is CELL_LOCKED,
+        as for a change of its source (what the cell is, code or text, is part of its content)."""
+        view = self._writable([cell_id])
+        self._check_locks(view, [cell_id], ())
+        self._gate()
+        return self._wrote(self._inner.set_cell_type(cell_id, cell_type), view)
+
     def _wrote(self, cell: RawCell, view: AccessView) -> RawCell:
         """After a write that moved no cell: the step ends (the revision changed), ``cell`` in visible indices."""
         self._lapse()

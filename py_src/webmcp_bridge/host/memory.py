@@ -315,6 +315,20 @@ class MemoryNotebook:
         self._changed("move", cell_id)
         return self.find_cell(cell_id)
 
+    def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
+        cell = self._cell(cell_id)
+        if cell.get("cell_type") != cell_type:
+            cell["cell_type"] = cell_type
+            if cell_type == "code":
+                cell.update(outputs=[], execution_count=None)
+                cell.pop("attachments", None)
+            else:
+                cell.pop("outputs", None)
+                cell.pop("execution_count", None)
+            self._edited.pop(cell_id, None)
+            self._changed("type", cell_id)
+        return self.find_cell(cell_id)
+
     def clear_outputs(self, cell_id: str) -> RawCell:
         cell = self._cell(cell_id)
         if cell.get("cell_type") == "code":

@@ -147,8 +147,9 @@ Actor = Literal["person", "agent"]
 #: what changed: a cell inserted, its source edited, deleted, moved; "run": its execution count was set (a run's
 #: reply); "clear": its outputs were cleared (the list became empty); "output": an output arrived or changed
 #: (outputs not empty); "metadata": the bridge's metadata of the cell (access levels); "revert": the person reverted
-#: an agent's edit of its source through the Agent panel (changes/undo.py; always the person's)
-ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata", "revert"]
+#: an agent's edit of its source through the Agent panel (changes/undo.py; always the person's); "type": its cell
+#: type changed (code, markdown, raw; the source and the metadata kept)
+ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata", "revert", "type"]
 
 
 @dataclass(frozen=True)
@@ -346,6 +347,14 @@ class NotebookCells(Protocol):
 
     def clear_outputs(self, cell_id: str) -> RawCell:
         """Clear a code cell's outputs and execution count (other cell types are left as they are)."""
+        ...
+
+    def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
+        """Change the cell's type to ``cell_type`` in one synchronous step (JupyterLab: one transaction, one undo
+        step), keeping its id, its source exactly and its metadata (the bridge's access block included). As
+        nbformat 4 has it, only a code cell has outputs and an execution count: a code cell that becomes markdown or
+        raw loses them, a cell that becomes code starts with none; attachments are kept by markdown and raw cells
+        only. Recorded as one change of kind "type". Returns the cell after the change."""
         ...
 
     def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:

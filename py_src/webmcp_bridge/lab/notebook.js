@@ -31,6 +31,7 @@
   const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
   let revertDepth = 0; // > 0 while the person's revert (revertSource) writes: its edit is recorded as kind "revert"
+  let retyping = 0; // > 0 while setCellType replaces a cell: its delete and insert are one "type" change
 
   // Run fn as the agent's write: cell changes it causes are recorded with agentWrite true.
   function asAgent(fn) {
@@ -295,8 +296,8 @@
     normalizeAll(panel, true);
     m.cells.changed.connect((_, change) => {
       indexCache.delete(m);
-      if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); record(m, "insert", cell); normalizeCell(panel, cell, true); }
-      else if (change.type === "remove") recordRemoved(m, change.oldIndex, change.oldValues.length);
+      if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); if (!retyping) record(m, "insert", cell); normalizeCell(panel, cell, true); }
+      else if (change.type === "remove") { if (!retyping) recordRemoved(m, change.oldIndex, change.oldValues.length); }
       else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
       bump(m);
       remember(m);
@@ -540,6 +541,33 @@
       if (i < 0) return null;
       asAgent(() => model(panel).sharedModel.moveCell(i, toIndex));
       return described(panel, findIndex(panel, cellId));
+    },
+    // Change a cell's type as JupyterLab's NotebookActions.changeCellType does (it replaces the cell's model: a
+    // delete and an insert of the shared model in one transaction, the source and metadata carried over,
+    // attachments only into markdown or raw, the "trusted" flag only on code), except that the new cell keeps
+    // the old one's id (the agent's address, the change log and review threads stay on it) and the person's
+    // selection is not used or moved. Outputs and the execution count exist on code cells only, so a code cell
+    // that becomes markdown or raw loses them. Recorded as one "type" change, not a delete and an insert.
+    setCellType(panel, cellId, cellType) {
+      const i = findIndex(panel, cellId);
+      if (i < 0) return null;
+      const m = model(panel);
+      const shared = m.sharedModel;
+      const old = m.cells.get(i);
+      if (old.type !== cellType) {
+        if (old.type === "code" && panel.content.widgets[i]?.outputArea?.pendingInput) return JSON.stringify({ pendingInput: cellId });
+        const raw = old.sharedModel.toJSON();
+        const metadata = { ...(raw.metadata ?? {}) };
+        delete metadata.trusted;
+        const cell = { id: cellId, cell_type: cellType, source: raw.source, metadata };
+        if (cellType !== "code" && raw.attachments) cell.attachments = raw.attachments;
+        asAgent(() => {
+          retyping++;
+          try { shared.transact(() => { shared.deleteCell(i); shared.insertCell(i, cell); }); } finally { retyping--; }
+          record(m, "type", m.cells.get(i));
+        });
+      }
+      return described(panel, i);
     },
     clearOutputs(panel, cellId) {
       const i = findIndex(panel, cellId);

@@ -285,6 +285,12 @@ class LabNotebook:
         data = json.loads(raw)
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
+        if "pendingInput" in data:  # JupyterLab's own rule: a cell waiting for input keeps its type (kernel deadlock)
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                "The cell waits for input (its run asked for it): its type is not changed until that is answered.",
+                cellId=str(data["pendingInput"]),
+            )
         return raw_cell(data)
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
@@ -312,6 +318,9 @@ class LabNotebook:
 
     def clear_outputs(self, cell_id: str) -> RawCell:
         return self._written(self.live.clearOutputs(self.panel, cell_id), cell_id)
+
+    def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
+        return self._written(self.live.setCellType(self.panel, cell_id, cell_type), cell_id)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         ok = self.live.setFocus(

@@ -299,7 +299,7 @@ def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> 
 class Proposal:
     """One change waiting for the person.
 
-    ``kind``: update | edit | insert | delete | move | clear | run | run_code | batch, and for ``scope``
+    ``kind``: update | edit | insert | delete | move | clear | type | run | run_code | batch, and for ``scope``
     "workspace": write_file | append_file | edit_file | create_notebook | site_tool. ``cell_id``: the cell it
     is shown under (None: the notebook's end, or no cell for a workspace proposal). ``path``: the notebook's
     path, or for a workspace proposal the file's ("" for a site tool). ``diff``: see :func:`source_diff` (None

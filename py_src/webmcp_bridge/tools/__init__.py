@@ -62,10 +62,15 @@ def files_toolset() -> Toolset:
 
 
 def batch_toolset() -> Toolset:
-    """The ``batch`` toolset: ``jupyter_apply_edits`` (several cell edits checked up front, applied all or nothing)."""
-    from webmcp_bridge.tools import batch
+    """The ``batch`` toolset: the structural cell edits that are not on the default page: ``jupyter_apply_edits``
+    (several cell edits checked up front, applied all or nothing) and ``jupyter_set_cell_type``."""
+    from webmcp_bridge.tools import batch, edit
 
-    return Toolset("batch", "Apply several cell edits at once, all or nothing.", batch.TOOLS)
+    return Toolset(
+        "batch",
+        "Apply several cell edits at once, all or nothing, and change a cell's type (code, markdown, raw).",
+        (*batch.TOOLS, *edit.TYPE_TOOLS),
+    )
 
 
 def code_toolset() -> Toolset:

@@ -1,9 +1,19 @@
 """Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending) and
 jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened, see
-:mod:`webmcp_bridge.calls.dialogs`)."""
+:mod:`webmcp_bridge.calls.dialogs`).
+
+Cancellation of a wait (docs/TOOLS.md, "Aborting a call"): when the agent's client aborts the WebMCP invocation of
+``jupyter_wait_for_result`` (its signal, or the loader's ``toolcancel`` fallback), the wait stops at once with an
+ABORTED error that names the call it waited for (``pendingId``, ``pendingTool``) and says whether that call was
+stopped too (``stopped``). A pending run (:data:`STOPPED_WITH_THEIR_WAIT`) is stopped with it, as an abort of the
+run's own invocation would have (the kernel is interrupted, the cells after the running one do not run) and its
+result, collectable by id as before, is ABORTED; any other pending call (a save, a restart, a site's tool) goes
+on, since stopping it half way could leave a file or a dialog half done.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -22,6 +32,9 @@ from webmcp_bridge.core.limits import (
     Limits,
 )
 from webmcp_bridge.tools.common import MAX_INT, CallContext
+
+#: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)
+STOPPED_WITH_THEIR_WAIT = frozenset({"jupyter_run_cells", "jupyter_run_code"})
 
 
 def _longest_wait(limits: Limits, asked: float | None) -> float:
@@ -63,7 +76,29 @@ async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolRes
             f"No pending call {args.pending_id!r} (unknown, or its result was dropped after it settled).",
             pendingId=args.pending_id,
         )
-    return await _collect(ctx, call, _longest_wait(ctx.limits, args.timeout))
+    try:
+        return await _collect(ctx, call, _longest_wait(ctx.limits, args.timeout))
+    except asyncio.CancelledError:  # the agent's client aborted this wait (Registry.cancel)
+        stopped = call.tool in STOPPED_WITH_THEIR_WAIT and not call.task.done()
+        if stopped:
+            call.task.cancel()  # its handler stops at its next await and its result becomes ABORTED
+        raise ToolError(
+            ErrorCode.ABORTED,
+            f"jupyter_wait_for_result was aborted: it stopped waiting for {call.pending_id} ({call.tool}), "
+            + (
+                "which was stopped too (a running cell was interrupted; the cells after it did not run)."
+                if stopped
+                else (
+                    "which had already finished: collect it again."
+                    if call.task.done()
+                    else "which goes on running: collect it later."
+                )
+            ),
+            tool="jupyter_wait_for_result",
+            pendingId=call.pending_id,
+            pendingTool=call.tool,
+            stopped=stopped,
+        ) from None
 
 
 ButtonLabel = Annotated[str, Field(min_length=1, max_length=BUTTON_LABEL_CHARS)]

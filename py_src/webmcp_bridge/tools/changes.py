@@ -67,7 +67,7 @@ class GetChangesInput(NotebookInput):
 class Change(Wire):
     seq: int
     actor: Literal["person", "agent"]
-    kind: Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata", "revert"]
+    kind: Literal["insert", "edit", "delete", "move", "run", "clear", "output", "metadata", "revert", "type"]
     cellId: str
     time: float
     count: int = Field(description="Changes merged into this one (a burst of keystrokes is one edit).")

@@ -1,5 +1,6 @@
 """Writing tools: jupyter_insert_cell, jupyter_update_cell, jupyter_edit_cell_source,
-jupyter_delete_cell, jupyter_move_cell, jupyter_clear_outputs.
+jupyter_delete_cell, jupyter_move_cell, jupyter_clear_outputs (the ``notebooks`` toolset), and
+jupyter_set_cell_type (:data:`TYPE_TOOLS`, in the ``batch`` toolset: structural edits off the default page).
 
 Each write is checked and applied with no ``await`` between the check and the write (the host's write
 methods are synchronous), so a person's edit either fails the hash check or lands after the write: it is
@@ -236,6 +237,64 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
     return {"cell": {"id": moved.id, "index": moved.index}, "notebook": write_block(nb)}
 
 
+class CellTypeSet(Payload):
+    """The result of a change of type."""
+
+    cell: CellRef
+    previousType: Literal["code", "markdown", "raw"]
+    changed: bool = Field(description="False when the cell already had that type (nothing was written).")
+    droppedOutputs: int = sometimes("Outputs the code cell had and lost (nbformat: only code cells have outputs).")
+    notebook: NotebookRevision
+
+
+class SetCellTypeInput(NotebookInput):
+    cell_id: CellIdField
+    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The cell's new type.")]
+    expected_source_hash: Annotated[
+        str | None,
+        Field(
+            description="Optional sourceHash you read; refused with STALE_CELL if the cell changed since.",
+            max_length=SHORT_ID_CHARS,
+        ),
+    ] = None
+
+
+async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, Any]:
+    """Change a cell's type, keeping its id, its source (exactly) and its metadata. Rules (docs/TOOLS.md,
+    "Changing a cell's type"): the access guard's write rules and the author's ``editable: false`` lock as for a
+    source edit; ``expectedSourceHash`` optional (the source is never rewritten), checked when given and again
+    after a Propose-mode accept; a code cell that becomes markdown or raw loses its outputs and execution count
+    (nbformat 4 gives them to code cells only), reported as ``droppedOutputs``; the same type is a no-op."""
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.check_write([cell.id], source=True)
+    if cell.cell_type == args.cell_type:
+        return {"cell": cell_ref(cell), "previousType": cell.cell_type, "changed": False, "notebook": write_block(nb)}
+    dropped = cell.output_count if cell.cell_type == "code" else 0
+    summary = f"Change this {cell.cell_type} cell to {args.cell_type}" + (
+        f" (its {dropped} output(s) and execution count are dropped)"
+        if dropped
+        else (" (its execution count is dropped)" if cell.execution_count is not None else "")
+    )
+    if await ctx.propose(nb, "jupyter_set_cell_type", "type", cell.id, summary):
+        # the person may have typed, or changed the type, while it waited
+        cell = nb.find_cell(cell.id)
+        check_hash(cell, args.expected_source_hash, ctx.limits)
+        dropped = cell.output_count if cell.cell_type == "code" and args.cell_type != "code" else 0
+    previous = cell.cell_type
+    written = nb.set_cell_type(cell.id, args.cell_type)
+    payload: dict[str, Any] = {
+        "cell": cell_ref(written),
+        "previousType": previous,
+        "changed": previous != args.cell_type,
+        "notebook": write_block(nb),
+    }
+    if dropped:
+        payload["droppedOutputs"] = dropped
+    return payload
+
+
 class ClearOutputsInput(NotebookInput):
     cell_ids: Annotated[
         CellIds | None, Field(description="Cells whose outputs to clear; omit for every code cell.")
@@ -328,5 +387,19 @@ TOOLS = (
         clear_outputs,
         Annotations(consequential=True),
         OutputsCleared | DeniedPayload,
+    ),
+)
+
+#: tools of edit.py that are not on the default page (the ``batch`` toolset, see webmcp_bridge.tools)
+TYPE_TOOLS = (
+    Tool(
+        "jupyter_set_cell_type",
+        "Set cell type",
+        "Change a cell's type (code, markdown, raw), keeping its id, source and metadata; a code cell that becomes "
+        "markdown or raw loses its outputs and execution count. expectedSourceHash is optional (checked when given).",
+        SetCellTypeInput,
+        set_cell_type,
+        CHECKED_WRITE,
+        CellTypeSet | DeniedPayload,
     ),
 )

@@ -71,6 +71,7 @@ HINTS: dict[str, tuple[bool, bool]] = {
     "jupyter_edit_file": (True, False),
     # batch, code
     "jupyter_apply_edits": (True, False),
+    "jupyter_set_cell_type": (True, True),  # a code cell's outputs are dropped; the same type again changes nothing
     "jupyter_run_code": (True, False),
     # variables
     "jupyter_list_variables": READS,

@@ -193,6 +193,7 @@ CHANGE_VERBS = {
     "output": "new output in",
     "metadata": "changed metadata of",
     "revert": "reverted the agent's edit of",
+    "type": "changed the type of",
 }
 #: kinds whose merged count is worth showing (×N): repeated edits of one cell
 REPEATED_KINDS = frozenset({"edit"})
