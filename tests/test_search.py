@@ -11,7 +11,7 @@ import time
 import pytest
 
 from helpers import Bridge, corpus_json, corpus_text, make_bridge
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access import levels as access
 from webmcp_bridge.core import search as core
 from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.core.limits import SEARCH_HITS, SEARCH_MATCH_STEPS, SEARCH_PATTERN_CHARS, SEARCH_REGEX_DEGREE

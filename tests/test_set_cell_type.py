@@ -10,7 +10,7 @@ from typing import Any
 import nbformat
 
 from helpers import Bridge
-from webmcp_bridge.access import guard as access
+from webmcp_bridge.access import levels as access
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.tools import access_toolset, batch_toolset
 
