@@ -12,6 +12,7 @@ import time
 import pytest
 
 from helpers import REPO, check_envelope, corpus_json
+from webmcp_bridge.contrib.builtin import BUILTIN_PREFIX, builtin_contributions
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
@@ -75,6 +76,10 @@ def test_the_shipped_schema_matches_the_parser():
     )  # read by contrib/config.py
     for prop in props.values():
         assert prop["title"] and prop["description"]
+    # the toolsets' description names every built-in toolset the person can choose (toolsets: always there)
+    named = props["toolsets"]["description"].split("(names: ", 1)[1].split(", or a toolset", 1)[0].split(", ")
+    builtin = [c.name.removeprefix(BUILTIN_PREFIX) for c in builtin_contributions()]
+    assert named == [name for name in builtin if name != "toolsets"]
     # the schema's defaults parse to the default settings with no problem
     assert parse_settings({k: v["default"] for k, v in props.items()}) == (DEFAULT_SETTINGS, [])
 
