@@ -208,3 +208,17 @@ def test_tests_take_shared_helpers_from_a_helpers_module_not_conftest() -> None:
         if target.split(".")[0] == "conftest"
     ]
     assert not offenders, offenders
+
+
+#: the most lines a module of the package may have: a reader of one file should know its one job, and a module
+#: past this size has, so far, always held more than one
+MODULE_LINES = 700
+
+
+def test_no_module_of_the_package_is_over_the_line_bound():
+    sizes = {
+        str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    assert len(sizes) > 50  # the whole package was read
+    assert {name: n for name, n in sizes.items() if n > MODULE_LINES} == {}
