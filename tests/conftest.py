@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import CHECKED_OUTPUTS, Bridge, check_output_schema, make_bridge
+from helpers import CHECKED_OUTPUTS, HOST_ROUTE, Bridge, check_output_schema, make_bridge
 from webmcp_bridge.calls.registry import Registry
 
 
@@ -23,6 +23,30 @@ def every_result_matches_its_output_schema(monkeypatch):
         return result
 
     monkeypatch.setattr(Registry, "call", checked)
+
+
+#: the tests that build their bridge with helpers.Bridge (make_bridge, the ``running`` and ``bridge_factory``
+#: fixtures) run twice: over the in-memory host directly and over the host wire (docs/WORKER.md, step 1)
+BRIDGE_NAMES = ("make_bridge", "Bridge")
+BRIDGE_FIXTURES = ("running", "bridge_factory")
+
+
+def pytest_generate_tests(metafunc):
+    uses_bridge = any(name in vars(metafunc.module) for name in BRIDGE_NAMES) or any(
+        name in metafunc.fixturenames for name in BRIDGE_FIXTURES
+    )
+    if uses_bridge and "host_route" in metafunc.fixturenames:
+        metafunc.parametrize("host_route", ["direct", "wire"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def host_route(request):
+    """The route of the test's bridges to their host (helpers.HOST_ROUTE): "wire" or "direct" (the default of
+    tests that build no helpers.Bridge)."""
+    route = getattr(request, "param", "direct")
+    HOST_ROUTE["route"] = route
+    yield route
+    HOST_ROUTE["route"] = "direct"
 
 
 @pytest.fixture

@@ -22,6 +22,8 @@ from mcp.types import CallToolResult
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.host.remote import RemoteHost, loopback_host
+from webmcp_bridge.host.wire import WireServer
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import notebooks_toolset
 
@@ -56,13 +58,28 @@ def text_of(value: Any) -> str:
     return value if isinstance(value, str) else "".join(value)
 
 
+#: how the tests' bridges reach their MemoryWorkspace: "direct" (in-process, as in the page today) or "wire" (every
+#: host call as JSON messages: RemoteHost over a loopback to a WireServer, docs/WORKER.md); set per test by the
+#: ``host_route`` fixture (conftest.py)
+HOST_ROUTE = {"route": "direct"}
+
+
 class Bridge:
-    """A registry over a MemoryWorkspace, with a synchronous ``call`` that checks the envelope."""
+    """A registry over a MemoryWorkspace, with a synchronous ``call`` that checks the envelope.
+
+    The registry holds the workspace itself, or (route "wire", :data:`HOST_ROUTE`) a
+    :class:`~webmcp_bridge.host.remote.RemoteHost` over the wire to it (``remote``; None on the direct route). A
+    test acts as the person on ``ws`` either way (the main thread's side)."""
 
     def __init__(self, files: dict[str, str], limits: Limits = DEFAULT_LIMITS) -> None:
         self.ws = MemoryWorkspace(files)
         self.limits = limits
-        self.reg = build_bridge(self.ws, limits=limits, toolsets=[notebooks_toolset()]).registry
+        self.remote: RemoteHost | None = None
+        host: Any = self.ws
+        if HOST_ROUTE["route"] == "wire":
+            self.remote = loopback_host(WireServer(self.ws, self.ws.dialogs))
+            host = self.remote.as_host()
+        self.reg = build_bridge(host, limits=limits, toolsets=[notebooks_toolset()]).registry
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         result = asyncio.run(self.reg.call(name, arguments))
