@@ -215,9 +215,7 @@ class RemoteDialogs:
         self._callback = callback
         ident = self.host.new_id()
         self.host.crossings["watch"] += 1
-        text = self.host.transport.send(
-            dumps({"id": ident, "target": DIALOGS_TARGET, "method": "watch", "args": {}})
-        )
+        text = self.host.transport.send(dumps({"id": ident, "target": DIALOGS_TARGET, "method": "watch", "args": {}}))
         answer = self.host._answer(text, ident)
         if answer.error is not None:
             raise_failure(answer.error)
@@ -266,4 +264,3 @@ def remote_notebook(notebook: RemoteNotebook) -> LiveNotebook:
 def loopback_host(server: WireServer) -> RemoteHost:
     """A :class:`RemoteHost` over a :class:`Loopback` to ``server``."""
     return RemoteHost(Loopback(server))
-

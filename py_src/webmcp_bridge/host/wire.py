@@ -32,7 +32,6 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-import functools
 import inspect
 import json
 import math
@@ -174,9 +173,14 @@ def _refuse(handle: Any) -> Any:
     raise WireError("no handle can be made or resolved on this side")
 
 
-@functools.cache
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _field_hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    """The field annotations of a dataclass, read once."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def _is_union(tp: Any) -> bool:
@@ -332,7 +336,9 @@ def from_json(tp: Any, value: Any, where: str, resolve: Resolve = _refuse) -> An
         if origin is tuple and args and args[-1] is not Ellipsis:
             if len(args) != len(value):
                 raise WireError(f"{where}: expected {len(args)} items, got {len(value)}")
-            return tuple(from_json(a, v, f"{where}[{i}]", resolve) for i, (a, v) in enumerate(zip(args, value)))
+            return tuple(
+                from_json(a, v, f"{where}[{i}]", resolve) for i, (a, v) in enumerate(zip(args, value, strict=True))
+            )
         item_tp = args[0] if args else Any
         items = [from_json(item_tp, v, f"{where}[{i}]", resolve) for i, v in enumerate(value)]
         return tuple(items) if origin is tuple or tp is tuple else items
