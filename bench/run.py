@@ -806,7 +806,7 @@ def main() -> int:
     order_of_sites = ALL_SITES
     if args.before:
         folders["before"], plan["before"] = sites.before_site(args.before, content)
-        order_of_sites = (*ALL_SITES, "before")
+        order_of_sites = ("ours", "before", "theirs", "baseline")  # the two bridges next to each other
     for side in BRIDGES:
         if side in folders:
             TOOL_COUNTS[side] = default_tools(folders[side])
