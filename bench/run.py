@@ -1,6 +1,6 @@
 """Benchmark the bridge against the published reference extension (jupyterlite-webmcp 0.1.1) and against no extension.
 
-Usage: python bench/run.py [--runs N] [--calls N] [--quick] [--table [RESULTS_JSON]]
+Usage: python bench/run.py [--runs N] [--calls N] [--quick] [--before REV] [--table [RESULTS_JSON]]
 
 Builds three sites that differ only in the extension (bench/sites.py: same JupyterLite, same offline Pyodide,
 same content plus the notebooks of bench/notebooks.py): ours (the bridge), theirs (the reference) and baseline
@@ -33,6 +33,12 @@ Prints a table (medians over runs; ratio = ours / theirs, or ours / no extension
 and writes bench/results.json after every run. --quick: one run, bench-10 and -100, two small notebooks opened,
 5 calls a figure, 100 calls for the memory growth, the print loop at 250 lines (a smoke check that still prints
 every kind of figure). --table reprints the table of the last results.json.
+
+--before REV adds a fourth site, "before": the bridge as commit REV built it (bench/sites.py before_site: a git
+worktree of REV built by its own build code), driven in the same browser and runs exactly as ours (the page,
+memory, the call series, the notebooks opened, the first call); the table gains "Calls: now and before REV" (p50,
+p95 and CPU of ours and of before side by side, ratio = now / before), and results.json its figures under
+"before" (meta.plan.before names the commit).
 """
 
 from __future__ import annotations
@@ -64,9 +70,11 @@ from sitebuild.site import build as build_site  # noqa: E402
 
 RESULTS = HERE / "results.json"
 #: tools each site registers when it is fully up (a site registering fewer never counts as loaded)
-TOOL_COUNTS = {"ours": 0, "theirs": 22, "baseline": 0}  # ours: the count of the built tools.json (main)
+TOOL_COUNTS = {"ours": 0, "theirs": 22, "baseline": 0, "before": 0}  # ours, before: counted in their tools.json
 SIDES = ("ours", "theirs")
 ALL_SITES = ("ours", "theirs", "baseline")
+#: the sites that run the bridge (its start-up timings, its scripts): ours, and the earlier commit of --before
+BRIDGES = ("ours", "before")
 #: the scripts of each extension, by URL, in long-animation-frame attribution (on the main thread, a Pyodide
 #: runtime is only ever the bridge's: the kernel's runs in a worker)
 OWN_SCRIPTS = {
@@ -74,6 +82,7 @@ OWN_SCRIPTS = {
     "theirs": re.compile(r"/extensions/jupyterlite-webmcp/"),
     "baseline": None,
 }
+OWN_SCRIPTS["before"] = OWN_SCRIPTS["ours"]
 BENCH_ARGS = ["--enable-precise-memory-info", "--js-flags=--expose-gc"]
 LOAD_NOTEBOOK = notebooks.name_for(10)
 MEMORY_NOTEBOOK = notebooks.name_for(100)
@@ -157,7 +166,7 @@ def load(page: Page, url: str, side: str, reload: bool = False) -> dict:
         page.wait_for_function(
             "n => __bench.toolTimes.some(([, count]) => count >= n)", arg=want, timeout=LOAD_TIMEOUT_MS
         )
-    if side == "ours":
+    if side in BRIDGES:
         page.wait_for_function(
             "() => ['ready', 'failed'].includes(window.webmcpBridge.status.state)", timeout=LOAD_TIMEOUT_MS
         )
@@ -172,7 +181,7 @@ def load(page: Page, url: str, side: str, reload: bool = False) -> dict:
             max(0.0, min(s + d, usable) - max(s, 0) - 50) for s, d in state["longtasks"] if s < usable
         ),
     }
-    if side == "ours":
+    if side in BRIDGES:
         timings = state["status"]["timings"]
         began, ready = timings.get("pythonStart", 0), timings.get("bridgeReady", 0)
         out["startup"] = timings
@@ -197,7 +206,7 @@ def first_call(browser, url: str, side: str, init_script: str) -> dict:
             answer = page.evaluate("() => __bench.firstCall")
             out[kind] = answer["at"]
             out[f"{kind}_attempts"] = answer["attempts"]
-            if side == "ours":
+            if side in BRIDGES:
                 out[f"{kind}_start_reason"] = page.evaluate("() => window.webmcpBridge.status.timings.startReason")
             page.wait_for_timeout(1000)
     finally:
@@ -458,7 +467,7 @@ def combine(runs: list[dict]) -> dict:
     """Medians over runs of every figure, per site."""
     summary: dict = {}
     base = [r["baseline"] for r in runs]
-    for side in ALL_SITES:
+    for side in (s for s in (*ALL_SITES, "before") if s in runs[0]):
         per = [r[side] for r in runs]
         s: dict = {"load": {}, "opened": {}, "calls": {}}
         for kind in ("cold", "warm"):
@@ -466,7 +475,7 @@ def combine(runs: list[dict]) -> dict:
                 s["load"][f"{key}_{kind}"] = median_of(per, "load", kind, key)
             s["load"][f"startup_own_{kind}"] = median_of(per, "load", kind, "startup_own", "ms")
             s["load"][f"first_call_{kind}"] = median_of(per, "first_call", kind)
-            if side == "ours":
+            if side in BRIDGES:
                 timings = [p["load"][kind]["startup"] for p in per]
                 s["load"][f"python_start_{kind}"] = statistics.median(t.get("pythonStart", 0) for t in timings)
                 s["load"][f"bridge_ready_{kind}"] = statistics.median(t.get("bridgeReady", 0) for t in timings)
@@ -659,6 +668,9 @@ def table(summary: dict, plan: dict, runs: int) -> str:
             f"{fmt_task(b['export'])} | ours < 50: {verdict(worst < TARGETS['longest_task_ms'])} |"
         )
 
+    if "before" in summary:
+        out += before_table(ours, summary["before"], plan.get("before", "before"))
+
     if "prints" in summary:
         out += [
             "",
@@ -706,6 +718,39 @@ def table(summary: dict, plan: dict, runs: int) -> str:
     return "\n".join(out)
 
 
+def before_table(ours: dict, before: dict, commit: str) -> list[str]:
+    """The lines of the table "Calls: now and before": p50, p95 and main-thread CPU ms of every call figure on ours
+    and on the site of the earlier commit (--before), side by side; ratio = now / before (above 1: slower now)."""
+    out = [
+        "",
+        f"### Calls: now and before {commit[:12]} (ms; ratio = now / before)",
+        "",
+        "| notebook | figure | now p50 | before p50 | ratio | now p95 | before p95 | ratio | now CPU | before CPU | "
+        "ratio | longest task now / before |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key, a in ours["calls"].items():
+        b = before["calls"].get(key)
+        if b is None:
+            continue
+        figure, path = key.split("@")
+        nb = path.removeprefix("bench-").removesuffix(".ipynb")
+        out.append(
+            f"| {nb} | {figure} | {fmt_ms(a['p50'])} | {fmt_ms(b['p50'])} | {fmt_ratio(ratio(a['p50'], b['p50']))} | "
+            f"{fmt_ms(a['p95'])} | {fmt_ms(b['p95'])} | {fmt_ratio(ratio(a['p95'], b['p95']))} | {fmt_ms(a['cpu'])} | "
+            f"{fmt_ms(b['cpu'])} | {fmt_ratio(ratio(a['cpu'], b['cpu']))} | {fmt_task(a['longest_task'])} / "
+            f"{fmt_task(b['longest_task'])} |"
+        )
+    a, b = ours["load"], before["load"]
+    for kind in ("cold", "warm"):
+        out.append(
+            f"| page | first call answered (get_cells), {kind} | {fmt_ms(a[f'first_call_{kind}'])} | "
+            f"{fmt_ms(b[f'first_call_{kind}'])} | {fmt_ratio(ratio(a[f'first_call_{kind}'], b[f'first_call_{kind}']))}"
+            " | | | | | | | |"
+        )
+    return out
+
+
 # ------------------------------------------------------------------------------------------------- main
 
 
@@ -725,6 +770,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--calls", type=int, default=20, help="timed calls per figure and run (default 20)")
     parser.add_argument("--quick", action="store_true", help="1 run, small notebooks, few calls: a smoke check")
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="also benchmark the bridge as git commit REV built it (a worktree of REV, its own build), side by side",
+    )
     parser.add_argument(
         "--table",
         nargs="?",
@@ -753,11 +803,13 @@ def main() -> int:
         plan["notebooks"].append((notebooks.name_for("large"), notebooks.IMAGES + 2))
     folders = sites.build_sites(content)
     folders["baseline"] = build_site(output=sites.BENCH / "baseline", extra_content=(content,), extensions=())
-    tools_json = folders["ours"] / "extensions" / "jupyterlab-webmcp-bridge" / "static" / "tools.json"
-    manifest = json.loads(tools_json.read_text(encoding="utf-8"))  # the tools a default page registers at activation
-    TOOL_COUNTS["ours"] = len(
-        {tool for name in (*manifest["aliases"]["default"], *manifest["always"]) for tool in manifest["toolsets"][name]}
-    )
+    order_of_sites = ALL_SITES
+    if args.before:
+        folders["before"], plan["before"] = sites.before_site(args.before, content)
+        order_of_sites = ("ours", "before", "theirs", "baseline")  # the two bridges next to each other
+    for side in BRIDGES:
+        if side in folders:
+            TOOL_COUNTS[side] = default_tools(folders[side])
     servers, urls = serve(folders)
     init_script = (HERE / "page.js").read_text(encoding="utf-8")
     runs: list[dict] = []
@@ -770,7 +822,7 @@ def main() -> int:
         try:
             for i in range(plan["runs"]):
                 run: dict = {}
-                order = ALL_SITES if i % 2 == 0 else ALL_SITES[::-1]  # alternate the order against drift
+                order = order_of_sites if i % 2 == 0 else order_of_sites[::-1]  # alternate against drift
                 for side in order:
                     t = time.perf_counter()
                     run[side] = run_side(browser, urls[side], side, plan, init_script)
@@ -789,6 +841,16 @@ def main() -> int:
     print(text)
     print(f"[bench] wrote {RESULTS.relative_to(HERE.parent)} ({time.perf_counter() - started:.0f} s)")
     return 0
+
+
+def default_tools(site: Path) -> int:
+    """How many tools the bridge of the built ``site`` registers on a default page, at activation (its tools.json:
+    the toolsets of the "default" alias and the always-on ones)."""
+    tools_json = site / "extensions" / "jupyterlab-webmcp-bridge" / "static" / "tools.json"
+    manifest = json.loads(tools_json.read_text(encoding="utf-8"))
+    return len(
+        {tool for name in (*manifest["aliases"]["default"], *manifest["always"]) for tool in manifest["toolsets"][name]}
+    )
 
 
 def write_results(runs: list[dict], plan: dict, meta: dict) -> str:
