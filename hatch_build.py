@@ -26,6 +26,7 @@ STAGED = "build/labextension"
 COMPLETE = (
     "package.json",
     "install.json",
+    "schemas/jupyterlab-webmcp-bridge/plugin.json",
     "static/remoteEntry.js",
     "static/bridge.json",
     "static/tools.json",

@@ -1,20 +1,22 @@
 """The prebuilt labextension the product's wheel carries under
 ``share/jupyter/labextensions/jupyterlab-webmcp-bridge/``.
 
-No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is hand-written, and this step adds
-what a bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the
-project's), ``install.json`` (how JupyterLab tells a person to uninstall it), the Settings Editor schema, and in
-``static/``: the bridge's own pure-Python wheel, ``tools.json`` (the tool definitions generated from the
-bridge's pydantic models and each toolset's tool names, so the loader registers the tools a page's URL chooses
-before Python starts), ``bridge.json`` (what the loader loads, and the numbers it applies: ``core/limits.py``
-``LOADER_BOUNDS``) and ``pyodide/`` (the runtime the loader falls back to when the page offers none it can use:
-the npm package's runtime files, the wheels of the bridge's closure (pydantic) and a pyodide-lock.json for
-them, and ``kernel-lock.json``: the lock of every pinned wheel, the Pyodide kernel's closure (micropip, ipython,
-...) included, with each file's sha256). A JupyterLite site that turns on the kernel-runtime addon points its
-kernel's ``pyodideUrl`` here and serves the whole of Python from its own origin: the addon fetches the kernel's
-wheels at build time, checked against that lock, so the wheel does not carry them for every other site. And
-``mcp-b/``: the MCP-B runtime (npm ``@mcp-b/global``, pinned, its MIT licence beside it), which the loader
-runs only on a site that opts in (docs/hosting.md) in a browser without native WebMCP.
+No Node bundler: the container (``lite/extension/static/remoteEntry.js``) is hand-written, and this step adds what a
+bundler's build would: ``package.json`` (from ``lite/extension/package.json``, its version set to the project's),
+``install.json`` (how JupyterLab tells a person to uninstall it), the Settings Editor schema
+(``schemas/jupyterlab-webmcp-bridge/plugin.json``, generated from the settings' pydantic model,
+``webmcp_bridge.session.settings_model``; the source tree keeps no copy), and in ``static/``: the bridge's own
+pure-Python wheel, ``tools.json`` (the tool definitions generated from the bridge's pydantic models and each
+toolset's tool names, so the loader registers the tools a page's URL chooses before Python starts), ``bridge.json``
+(what the loader loads, and the numbers it applies: ``core/limits.py`` ``LOADER_BOUNDS``) and ``pyodide/`` (the
+runtime the loader falls back to when the page offers none it can use: the npm package's runtime files, the wheels
+of the bridge's closure (pydantic) and a pyodide-lock.json for them, and ``kernel-lock.json``: the lock of every
+pinned wheel, the Pyodide kernel's closure (micropip, ipython, ...) included, with each file's sha256). A
+JupyterLite site that turns on the kernel-runtime addon points its kernel's ``pyodideUrl`` here and serves the whole
+of Python from its own origin: the addon fetches the kernel's wheels at build time, checked against that lock, so
+the wheel does not carry them for every other site. And ``mcp-b/``: the MCP-B runtime (npm ``@mcp-b/global``,
+pinned, its MIT licence beside it), which the loader runs only on a site that opts in (docs/hosting.md) in a browser
+without native WebMCP.
 
 The layout follows JupyterLab's federated-extension format: JupyterLab (server) serves the folder at
 ``<base>/lab/extensions/<name>/`` and ``jupyter lite build`` copies it into the site's ``extensions/<name>/``.
@@ -27,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -52,21 +55,58 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import webmcp_bridge.core.limits as limits
 import webmcp_bridge.session.bridge as app
-assert app.__file__.startswith(sys.argv[1]) and limits.__file__.startswith(sys.argv[1]), app.__file__
-print(json.dumps({"tools": app.tools_manifest(), "loader": limits.LOADER_BOUNDS}, ensure_ascii=False))
+import webmcp_bridge.session.settings as settings
+import webmcp_bridge.session.settings_model as model
+for module in (app, limits, settings, model):
+    assert module.__file__.startswith(sys.argv[1]), module.__file__
+print(json.dumps({"tools": app.tools_manifest(), "loader": limits.LOADER_BOUNDS, "plugin": settings.PLUGIN_ID,
+                  "schema": model.schema_text()}, ensure_ascii=False))
 """
 
 
-def from_sources() -> tuple[str, dict]:
+@dataclass(frozen=True)
+class FromSources:
+    """What the build takes from the bridge's sources: ``tools`` (tools.json's text), ``loader`` (bridge.json's
+    ``bounds``), ``plugin`` (the settings plugin's id, ``<package name>:<schema file stem>``) and ``schema`` (that
+    plugin's Settings Editor schema, plugin.json's text)."""
+
+    tools: str
+    loader: dict
+    plugin: str
+    schema: str
+
+
+def from_sources() -> FromSources:
     """What the build takes from the bridge's sources in py_src/, in a child Python (so an installed copy of the
     package cannot stand in for the sources): the loader's tools.json as JSON text
     (``webmcp_bridge.session.bridge.tools_manifest``: the WebMCP tool definitions generated from its pydantic
-    models, and the toolsets as data), and the loader's bounds (``webmcp_bridge.core.limits.LOADER_BOUNDS``)."""
+    models, and the toolsets as data), the loader's bounds (``webmcp_bridge.core.limits.LOADER_BOUNDS``), and the
+    Settings Editor's schema (``webmcp_bridge.session.settings_model.schema_text``, generated from the settings'
+    pydantic model) with its plugin id."""
     done = subprocess.run([sys.executable, "-c", GENERATE, str(PY_SRC)], capture_output=True, text=True)
     if done.returncode != 0:
         raise BuildError(f"reading the bridge's sources failed:\n{done.stderr[-2000:]}")
     data = json.loads(done.stdout)
-    return json.dumps(data["tools"], indent=1, ensure_ascii=False) + "\n", data["loader"]
+    return FromSources(
+        tools=json.dumps(data["tools"], indent=1, ensure_ascii=False) + "\n",
+        loader=data["loader"],
+        plugin=data["plugin"],
+        schema=data["schema"],
+    )
+
+
+def schema_path(package: dict, plugin: str) -> str:
+    """Where the labextension holds the settings plugin's schema: ``<schemaDir>/<stem>.json`` of
+    lite/extension/package.json's ``jupyterlab.schemaDir``, ``stem`` the part of the plugin id after ``:``
+    (JupyterLab names a federated extension's plugin ``<package name>:<schema file stem>``). Raises BuildError when
+    the id does not start with the package's name or no schemaDir is declared."""
+    name, _, stem = plugin.partition(":")
+    folder = package.get("jupyterlab", {}).get("schemaDir")
+    if name != package["name"] or not stem or not folder:
+        raise BuildError(
+            f"the settings plugin {plugin!r} cannot be served by {package['name']!r} (schemaDir {folder!r})"
+        )
+    return f"{folder.strip('/')}/{stem}.json"
 
 
 def closure(lock: dict, roots: list[str]) -> list[str]:
@@ -149,8 +189,14 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         )
         + "\n",
     )
+    sources = from_sources()
+    schema = schema_path(package, sources.plugin)
     for path in tree_files(EXTENSION_SRC):
         rel = path.relative_to(EXTENSION_SRC).as_posix()
+        if rel == schema:
+            raise BuildError(
+                f"lite/extension/{rel} is generated from webmcp_bridge.session.settings_model: remove the file"
+            )
         if rel != "package.json":
             put(rel, path)
 
@@ -178,8 +224,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
 
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
-    tools, loader_bounds = from_sources()
-    put("static/tools.json", tools)
+    put("static/tools.json", sources.tools)
+    # the Settings Editor's schema, generated from the settings' model (session/settings_model.py)
+    put(schema, sources.schema)
     manifest = {
         # the Pyodide version the shipped wheels are built for: a page's own runtime is used only if it is this one
         "pyodideVersion": pins["pyodide"],
@@ -193,7 +240,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         "polyfill": "mcp-b/global.iife.js",
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
         # of a failure's and of a refused registration's reason shown, the waits before Python starts
-        "bounds": loader_bounds,
+        "bounds": sources.loader,
         # the version range of each JupyterLab package the loader takes from the page's share scope
         # (package.json's dependencies): a version outside it is never used
         "shared": shared,

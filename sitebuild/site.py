@@ -221,7 +221,8 @@ def verify_output(lock: dict, output: Path = OUTPUT, extension_names: tuple[str,
                 raise BuildError(
                     f"extensions/{EXTENSION_NAME}/static/{rel} (named by bridge.json) is not in the built site"
                 )
-        # the settings schema of the loader's plugin (lite/extension/schemas/), served to the Settings Editor
+        # the settings schema of the loader's plugin (generated from session/settings_model.py), served to the
+        # Settings Editor
         federated = output / "build" / "schemas" / "all_federated.json"
         ids = [s.get("id") for s in json.loads(federated.read_text(encoding="utf-8"))] if federated.exists() else []
         if f"{EXTENSION_NAME}:plugin" not in ids:

@@ -272,6 +272,33 @@ def test_static_tool_definitions_match_the_registry(site):
     )  # calls: wait_for_result, answer_dialog
 
 
+def test_the_settings_schema_is_generated_from_the_model(site):
+    """The Settings Editor's schema the site serves is the settings model's (session/settings_model.py), written by
+    the build as tools.json is: the labextension's plugin.json and the entry JupyterLite folds into
+    all_federated.json."""
+    from webmcp_bridge.session.settings import PLUGIN_ID
+    from webmcp_bridge.session.settings_model import schema_text, settings_schema
+
+    written = site / "extensions/jupyterlab-webmcp-bridge/schemas/jupyterlab-webmcp-bridge/plugin.json"
+    assert written.read_text(encoding="utf-8") == schema_text()
+    federated = json.loads((site / "build/schemas/all_federated.json").read_text(encoding="utf-8"))
+    assert [entry["schema"] for entry in federated if entry["id"] == PLUGIN_ID] == [settings_schema()]
+
+
+def test_a_hand_written_settings_schema_is_refused(tmp_path, monkeypatch):
+    """A copy of plugin.json put back into lite/extension/ would be a second source: the staging step stops."""
+    import sitebuild.extension as extension
+
+    source = tmp_path / "extension"
+    shutil.copytree(ROOT / "lite/extension", source)
+    copy = source / "schemas/jupyterlab-webmcp-bridge/plugin.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("{}")
+    monkeypatch.setattr(extension, "EXTENSION_SRC", source)
+    with pytest.raises(BuildError, match="generated from webmcp_bridge.session.settings_model"):
+        extension.stage_labextension(tmp_path / "staged")
+
+
 def test_the_kernel_reply_wait_is_patched_once_and_a_changed_kernel_is_built_unpatched_with_a_warning(
     site, tmp_path, capsys
 ):

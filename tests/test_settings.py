@@ -5,40 +5,53 @@ parsing into validated settings, Limits derived from them, and their effect on t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
+import subprocess
+import sys
 import time
 
 import pytest
 
 from helpers import REPO, check_envelope, corpus_json
 from webmcp_bridge.contrib.builtin import BUILTIN_PREFIX, builtin_contributions
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.core.limits import (
+    DEFAULT_LIMITS,
+    EXECUTION_TIMEOUT_BOUNDS,
+    MAX_PATH_BYTES,
+    MAX_TOOLSET_WORDS,
+    RESULT_BYTES_BOUNDS,
+    RUN_TIMEOUT_BOUNDS,
+    TOOL_NAME_MAX_CHARS,
+    Limits,
+)
 from webmcp_bridge.host.memory import MemoryWorkspace
+from webmcp_bridge.propose.proposals import MODES
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.session.settings import (
     DEFAULT_SETTINGS,
-    EXECUTION_TIMEOUT_BOUNDS,
     PAGE_LIMITS,
     PLUGIN_ID,
-    RESULT_BYTES_BOUNDS,
     BridgeSettings,
     SettingsApplier,
     limits_for,
     parse_settings,
 )
+from webmcp_bridge.session.settings_model import schema_text, settings_schema
 
-SCHEMA = REPO / "lite" / "extension" / "schemas" / "jupyterlab-webmcp-bridge" / "plugin.json"
 PATH = "demo/euler.ipynb"
 
 
 def test_the_shipped_schema_matches_the_parser():
-    """JupyterLite names a federated extension's plugin '<package name>:<schema file stem>'; its defaults and
-    bounds are the ones Python applies."""
+    """JupyterLite names a federated extension's plugin '<package name>:<schema file stem>' (the build writes the
+    schema into the package's schemaDir, tests/test_build.py); its defaults and bounds are the ones Python
+    applies."""
     package = json.loads((REPO / "lite" / "extension" / "package.json").read_text())
-    assert f"{package['name']}:{SCHEMA.stem}" == PLUGIN_ID
-    assert (REPO / "lite" / "extension" / package["jupyterlab"]["schemaDir"] / SCHEMA.name).exists()
-    schema = json.loads(SCHEMA.read_text())
+    assert f"{package['name']}:plugin" == PLUGIN_ID
+    assert package["jupyterlab"]["schemaDir"] == f"schemas/{package['name']}"
+    assert not (REPO / "lite" / "extension" / "schemas").exists()  # no hand-written copy to drift
+    schema = settings_schema()
     props = schema["properties"]
     assert schema["type"] == "object" and schema["additionalProperties"] is False
     assert set(props) == {
@@ -82,6 +95,115 @@ def test_the_shipped_schema_matches_the_parser():
     assert named == [name for name in builtin if name != "toolsets"]
     # the schema's defaults parse to the default settings with no problem
     assert parse_settings({k: v["default"] for k, v in props.items()}) == (DEFAULT_SETTINGS, [])
+
+
+#: every keyword the settings schema may use: what JupyterLab's settings registry (draft-07) and its form read
+DRAFT_07_KEYWORDS = {
+    "title",
+    "description",
+    "type",
+    "properties",
+    "additionalProperties",
+    "default",
+    "minimum",
+    "maximum",
+    "items",
+    "pattern",
+    "maxLength",
+    "maxItems",
+    "uniqueItems",
+    "enum",
+}
+
+
+def keywords_and_numbers(node, path=()):
+    """Every keyword the schema ``node`` uses (a property's name is not one) and every number in it (not in a
+    ``default``) by its path, as (set, dict)."""
+    used: set[str] = set()
+    numbers: dict[tuple[str, ...], float] = {}
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if path and path[-1] == "properties":  # key is a setting's name
+                inner = keywords_and_numbers(value, (*path[:-1], key))
+            else:
+                used.add(key)
+                if key == "default":
+                    continue
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    numbers[(*path, key)] = value
+                inner = keywords_and_numbers(value, (*path, key))
+            used |= inner[0]
+            numbers.update(inner[1])
+    return used, numbers
+
+
+def test_every_bound_of_the_schema_is_a_limit():
+    """The schema's numbers (its bounds and the timeouts' and cap's defaults) are core/limits.py's, and it is within
+    draft-07 as JupyterLab reads it: no $ref, $defs or anyOf."""
+    schema = settings_schema()
+    used, numbers = keywords_and_numbers(schema)
+    assert used <= DRAFT_07_KEYWORDS, used - DRAFT_07_KEYWORDS
+    assert numbers == {
+        ("executionTimeout", "minimum"): EXECUTION_TIMEOUT_BOUNDS[0],
+        ("executionTimeout", "maximum"): EXECUTION_TIMEOUT_BOUNDS[1],
+        ("runTimeout", "minimum"): RUN_TIMEOUT_BOUNDS[0],
+        ("runTimeout", "maximum"): RUN_TIMEOUT_BOUNDS[1],
+        ("resultBytes", "minimum"): RESULT_BYTES_BOUNDS[0],
+        ("resultBytes", "maximum"): RESULT_BYTES_BOUNDS[1],
+        ("toolsets", "maxItems"): MAX_TOOLSET_WORDS,
+        ("contributions", "items", "maxLength"): MAX_PATH_BYTES,
+    }
+    props = schema["properties"]
+    assert props["executionTimeout"]["default"] == DEFAULT_LIMITS.execution_timeout_seconds
+    assert props["runTimeout"]["default"] == DEFAULT_LIMITS.run_timeout_seconds
+    assert props["resultBytes"]["default"] == DEFAULT_LIMITS.result_bytes
+    assert props["defaultMode"]["enum"] == list(MODES)
+    for key in ("disabledTools", "toolsets"):  # a name or glob of 1..TOOL_NAME_MAX_CHARS characters
+        pattern = props[key]["items"]["pattern"]
+        assert re.fullmatch(pattern, "j" * TOOL_NAME_MAX_CHARS) and not re.fullmatch(
+            pattern, "j" * (TOOL_NAME_MAX_CHARS + 1)
+        )
+        assert not re.fullmatch(pattern, "") and not re.fullmatch(pattern, "jupyter_run_code\n")
+
+
+def test_python_m_prints_the_schema_the_build_writes():
+    """``python -m webmcp_bridge.session.settings_model`` prints the plugin.json the build writes (the command the
+    docs give to look at it)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webmcp_bridge.session.settings_model"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO / "py_src"), "PATH": ""},
+        check=True,
+    )
+    assert done.stdout == schema_text() and json.loads(done.stdout) == settings_schema()
+
+
+@pytest.mark.parametrize(
+    "key, name, bounds",
+    [
+        ("executionTimeout", "execution_timeout", EXECUTION_TIMEOUT_BOUNDS),
+        ("runTimeout", "run_timeout", RUN_TIMEOUT_BOUNDS),
+        ("resultBytes", "result_bytes", RESULT_BYTES_BOUNDS),
+    ],
+)
+def test_a_number_outside_its_bounds_is_repaired_and_reported(key, name, bounds):
+    """A stored number past either bound of core/limits.py is clamped to it, and the repair is told."""
+    low, high = bounds
+    shown = str if isinstance(low, int) else (lambda v: f"{v:g}")
+    for given, used in ((low - 1, low), (high + 1, high), (high * 10, high)):
+        settings, problems = parse_settings({key: given})
+        assert settings == dataclasses.replace(DEFAULT_SETTINGS, **{name: used})
+        assert problems == [f"{key} {shown(given)} is outside {shown(low)}..{shown(high)}; using {shown(used)}"]
+    assert parse_settings({key: low}) == (dataclasses.replace(DEFAULT_SETTINGS, **{name: low}), [])
+    assert parse_settings({key: high}) == (dataclasses.replace(DEFAULT_SETTINGS, **{name: high}), [])
+
+
+def test_too_many_toolset_words_are_bounded_by_the_limit():
+    words = [f"set{i:03d}" for i in range(MAX_TOOLSET_WORDS + 7)]
+    settings, problems = parse_settings({"toolsets": list(reversed(words))})
+    assert settings.toolsets == tuple(words[:MAX_TOOLSET_WORDS])
+    assert problems == [f"toolsets: only the first {MAX_TOOLSET_WORDS} entries (sorted) are used"]
 
 
 def test_parse_valid_settings():

@@ -1,18 +1,23 @@
 """The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (pure Python, no ``js``).
 
-The loader's plugin ``jupyterlab-webmcp-bridge:plugin`` ships a JSON schema
-(``lite/extension/schemas/jupyterlab-webmcp-bridge/ plugin.json``; JupyterLite serves it in
-``build/schemas/all_federated.json`` and keeps the person's values in the browser's IndexedDB). Its properties:
+The loader's plugin ``jupyterlab-webmcp-bridge:plugin`` has one source: the pydantic model
+:class:`~webmcp_bridge.session.settings_model.SettingsModel`, which carries each setting's title, description,
+type, default and bounds (the numbers from :mod:`webmcp_bridge.core.limits`). The build writes its JSON schema
+into the labextension (``schemas/jupyterlab-webmcp-bridge/plugin.json``; JupyterLite serves it in
+``build/schemas/all_federated.json`` and keeps the person's values in the browser's IndexedDB), and
+:func:`parse_settings` repairs a stored value against the same schema. Its properties:
 
-=================  =========================================  ==========  =====================================
-key                meaning                                    default     bounds
-=================  =========================================  ==========  =====================================
-executionTimeout   seconds before a call returns ``pending``  20          1 .. 600 (a number)
-resultBytes        cap on one result's JSON text, UTF-8       51200       4096 .. 1048576 (an integer)
-disabledTools      tool names the agent may not use           []          names or globs, 200 at most
-toolsets           the toolsets the page serves               null        toolset names or aliases, 50 at most
-defaultMode        "direct" or "propose"                      "direct"    applied at start-up only
-=================  =========================================  ==========  =====================================
+=================  =========================================  ==========================================
+key                meaning                                    kind (bounds: the schema's)
+=================  =========================================  ==========================================
+executionTimeout   seconds before a call returns ``pending``  a number in ``minimum .. maximum``
+runTimeout         seconds jupyter_run_cells waits per cell   a number in ``minimum .. maximum``
+resultBytes        cap on one result's JSON text, UTF-8       an integer in ``minimum .. maximum``
+disabledTools      tool names the agent may not use           names or globs, ``MAX_DISABLED_TOOLS`` used
+toolsets           the toolsets the page serves               toolset names or aliases, ``maxItems``; null
+contributions      the site's own tool files                  workspace paths (read by ``contrib/config``)
+defaultMode        "direct" or "propose"                      applied at start-up only
+=================  =========================================  ==========================================
 
 :func:`parse_settings` reads a composite settings object defensively (JupyterLab validates against the
 schema, but a value can still arrive malformed): a value of the wrong type falls back to its default, a
@@ -39,39 +44,35 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from webmcp_bridge.calls.toolsets import disabled_by_patterns
-from webmcp_bridge.core.limits import (
-    DEFAULT_LIMITS,
-    EXECUTION_TIMEOUT_BOUNDS,
-    MAX_DISABLED_TOOLS,
-    MAX_TOOLSET_WORDS,
-    MIN_PAGE_BYTES,
-    RESULT_BYTES_BOUNDS,
-    RUN_TIMEOUT_BOUNDS,
-    TOOL_NAME_MAX_CHARS,
-    Limits,
-)
-from webmcp_bridge.propose.proposals import MODES, Mode
+from webmcp_bridge.core.limits import MAX_DISABLED_TOOLS, MIN_PAGE_BYTES, Limits
+from webmcp_bridge.propose.proposals import Mode
+from webmcp_bridge.session.settings_model import SettingsModel, setting_rules
 
 PLUGIN_ID = "jupyterlab-webmcp-bridge:plugin"
 #: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
 PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-_GLOB_CHARS = _NAME_CHARS | frozenset("*?[]!")
+#: the number settings, by stored name: the :class:`BridgeSettings` attribute each sets (the model's field name)
+_NUMBERS = ("executionTimeout", "runTimeout", "resultBytes")
+_FIELD_OF = {field.alias or name: name for name, field in SettingsModel.model_fields.items()}
 
 
-def _strings(
-    raw: Any, key: str, what: str, chars: frozenset[str], most: int, problems: list[str]
-) -> tuple[str, ...] | None:
-    """The valid, unique, sorted entries of list setting ``key`` (each 1..:data:`TOOL_NAME_MAX_CHARS` of ``chars``;
-    ``what`` names them in
-    a problem), at most ``most``; None when ``raw`` is not a list."""
+def _default(name: str) -> Any:
+    """The model's default of the field ``name`` (``execution_timeout``)."""
+    return SettingsModel.model_fields[name].default
+
+
+def _strings(raw: Any, key: str, what: str, most: int, problems: list[str]) -> tuple[str, ...] | None:
+    """The valid, unique, sorted entries of list setting ``key`` (each a string matching the schema's ``items``
+    ``pattern``; ``what`` names them in a problem), at most ``most``; None when ``raw`` is not a list."""
     if not isinstance(raw, list):
         return None
-    good = [n for n in raw if isinstance(n, str) and 1 <= len(n) <= TOOL_NAME_MAX_CHARS and set(n) <= chars]
+    pattern = re.compile(setting_rules(key)["items"]["pattern"])
+    good = [n for n in raw if isinstance(n, str) and pattern.fullmatch(n)]
     if len(good) != len(raw):
         problems.append(f"{key}: {len(raw) - len(good)} entry(ies) are not {what} and were ignored")
     unique = sorted(set(good))
@@ -88,12 +89,12 @@ class BridgeSettings:
     ``run_timeout`` the seconds jupyter_run_cells waits for one cell (then reports it running), ``toolsets`` the
     words choosing the page's toolsets (None: not chosen by the settings; see :mod:`webmcp_bridge.calls.toolsets`)."""
 
-    execution_timeout: float = DEFAULT_LIMITS.execution_timeout_seconds
-    result_bytes: int = DEFAULT_LIMITS.result_bytes
-    disabled_tools: tuple[str, ...] = ()
-    default_mode: Mode = "direct"
-    run_timeout: float = DEFAULT_LIMITS.run_timeout_seconds
-    toolsets: tuple[str, ...] | None = None
+    execution_timeout: float = _default("execution_timeout")
+    result_bytes: int = _default("result_bytes")
+    disabled_tools: tuple[str, ...] = tuple(_default("disabled_tools"))
+    default_mode: Mode = _default("default_mode")
+    run_timeout: float = _default("run_timeout")
+    toolsets: tuple[str, ...] | None = _default("toolsets")
 
 
 DEFAULT_SETTINGS = BridgeSettings()
@@ -110,11 +111,12 @@ def _clamp(value: float, bounds: tuple[float, float]) -> float:
     return min(max(value, bounds[0]), bounds[1])
 
 
-def _bounded(
-    value: Any, key: str, bounds: tuple[float, float], default: float, integer: bool, problems: list[str]
-) -> float | int | None:
-    """Number setting ``key`` stored as ``value``, clamped to ``bounds`` (an integer when ``integer``); None (the
-    default is used) when it is not a number (an integer). Each repair is told in ``problems``."""
+def _bounded(value: Any, key: str, problems: list[str]) -> float | int | None:
+    """Number setting ``key`` stored as ``value``, clamped to the schema's ``minimum .. maximum`` (an integer when
+    its ``type`` is ``integer``); None (the schema's ``default`` is used) when it is not a number (an integer).
+    Each repair is told in ``problems``."""
+    rules = setting_rules(key)
+    bounds, default, integer = (rules["minimum"], rules["maximum"]), rules["default"], rules["type"] == "integer"
     number = _number(value)
     shown = str if integer else (lambda v: f"{v:g}")
     if number is None or (integer and number != int(number)):
@@ -142,20 +144,14 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
         return DEFAULT_SETTINGS, problems
     values: dict[str, Any] = {}
 
-    for key, name, bounds, integer in (
-        ("executionTimeout", "execution_timeout", EXECUTION_TIMEOUT_BOUNDS, False),
-        ("runTimeout", "run_timeout", RUN_TIMEOUT_BOUNDS, False),
-        ("resultBytes", "result_bytes", RESULT_BYTES_BOUNDS, True),
-    ):
+    for key in _NUMBERS:
         if key in raw:
-            value = _bounded(raw[key], key, bounds, getattr(DEFAULT_SETTINGS, name), integer, problems)
+            value = _bounded(raw[key], key, problems)
             if value is not None:
-                values[name] = value
+                values[_FIELD_OF[key]] = value
 
     if "disabledTools" in raw:
-        patterns = _strings(
-            raw["disabledTools"], "disabledTools", "tool names or globs", _GLOB_CHARS, MAX_DISABLED_TOOLS, problems
-        )
+        patterns = _strings(raw["disabledTools"], "disabledTools", "tool names or globs", MAX_DISABLED_TOOLS, problems)
         if patterns is None:
             problems.append("disabledTools is not a list; no tool is disabled")
         else:
@@ -164,16 +160,17 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
     if raw.get("toolsets") is not None:
         words = raw["toolsets"]
         if isinstance(words, list):  # the order of words does not matter: a set of toolsets
-            values["toolsets"] = _strings(words, "toolsets", "toolset names", _NAME_CHARS, MAX_TOOLSET_WORDS, problems)
+            most = setting_rules("toolsets")["maxItems"]
+            values["toolsets"] = _strings(words, "toolsets", "toolset names", most, problems)
         else:
             problems.append("toolsets is not a list; the default toolsets are served")
 
     if "defaultMode" in raw:
-        mode = raw["defaultMode"]
-        if mode in MODES:
+        mode, rules = raw["defaultMode"], setting_rules("defaultMode")
+        if mode in rules["enum"]:
             values["default_mode"] = mode
         else:
-            problems.append(f"defaultMode must be one of {', '.join(MODES)}; using {DEFAULT_SETTINGS.default_mode}")
+            problems.append(f"defaultMode must be one of {', '.join(rules['enum'])}; using {rules['default']}")
 
     return BridgeSettings(**values), problems
 
