@@ -206,6 +206,32 @@ def test_too_many_toolset_words_are_bounded_by_the_limit():
     assert problems == [f"toolsets: only the first {MAX_TOOLSET_WORDS} entries (sorted) are used"]
 
 
+def test_the_numbers_in_the_texts_are_the_schemas():
+    """The numbers the person reads about the settings are the ones applied: the toolsets' description counts the
+    tools a default page serves (tools.json's default and always-on toolsets), and the table of docs/TOOLS.md
+    ("Settings") gives each number setting's default and bounds."""
+    from webmcp_bridge.session.bridge import tools_manifest
+
+    props = settings_schema()["properties"]
+    manifest = tools_manifest()
+    served = {
+        name for ts in (*manifest["aliases"]["default"], *manifest["always"]) for name in manifest["toolsets"][ts]
+    }
+    assert f"({len(served)} tools with the discovery tool" in props["toolsets"]["description"]
+    tools_md = (REPO / "docs" / "TOOLS.md").read_text(encoding="utf-8")
+    for key in ("executionTimeout", "runTimeout", "resultBytes"):
+        row = re.search(rf"^\| `{key}` \| ([^|]+) \| ([^|]+) \|", tools_md, re.MULTILINE)
+        assert row, key
+        default, bounds = row[1].strip(), row[2].strip().removesuffix(" s")
+        rule = props[key]
+        assert default == shown(rule["default"]) and bounds == f"{shown(rule['minimum'])}–{shown(rule['maximum'])}", key
+
+
+def shown(number: float) -> str:
+    """A number as docs/TOOLS.md writes it: 20, 4096, 2.5."""
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
 def test_parse_valid_settings():
     settings, problems = parse_settings(
         {
