@@ -56,8 +56,9 @@ from webmcp_bridge.session.settings_model import SettingsModel, setting_rules
 PLUGIN_ID = "jupyterlab-webmcp-bridge:plugin"
 #: the limits whose pages must fit in one result: scaled down with ``resultBytes`` (never up)
 PAGE_LIMITS = ("output_page_bytes", "file_page_bytes", "source_read_bytes")
-#: the number settings, by stored name: the :class:`BridgeSettings` attribute each sets (the model's field name)
+#: the settings that are numbers (stored names), repaired against their schema's bounds
 _NUMBERS = ("executionTimeout", "runTimeout", "resultBytes")
+#: a stored name -> the :class:`BridgeSettings` attribute it sets (the model's field name)
 _FIELD_OF = {field.alias or name: name for name, field in SettingsModel.model_fields.items()}
 
 
