@@ -30,6 +30,8 @@ COMPLETE = (
     "static/remoteEntry.js",
     "static/bridge.json",
     "static/tools.json",
+    "static/worker.js",
+    "static/worker_boot.js",
     "static/pyodide/pyodide.asm.wasm",
     "static/pyodide/pyodide-lock.json",
     "static/pyodide/kernel-lock.json",

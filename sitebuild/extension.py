@@ -48,6 +48,8 @@ SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
 #: the lock of every pinned wheel, beside the runtime's own lock (which lists the bridge's closure only); the
 #: kernel-runtime addon reads it under this name (webmcp_bridge_jupyter.lite_addon.KERNEL_LOCK ends with it)
 KERNEL_LOCK = "kernel-lock.json"
+#: the worker's scripts (py_src/webmcp_bridge/lab/), copied into static/: the page's side, the worker's entry
+WORKER_SCRIPTS = ("worker.js", "worker_boot.js")
 
 
 GENERATE = """
@@ -222,6 +224,10 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     put("static/mcp-b/global.iife.js", mcp_b / "dist" / "index.iife.js")
     put("static/mcp-b/LICENSE", mcp_b / "LICENSE")
 
+    # the bridge's worker (docs/WORKER.md): its two scripts must be URLs the page can start before Python runs, so
+    # they are served beside the loader as well as carried in the bridge wheel with the other lab/ halves
+    for name in WORKER_SCRIPTS:
+        put(f"static/{name}", PY_SRC / "webmcp_bridge" / "lab" / name)
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
     put("static/tools.json", sources.tools)
@@ -238,6 +244,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         "tools": "tools.json",
         # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
         "polyfill": "mcp-b/global.iife.js",
+        # the bridge's worker: the page's side (an ES module) and the worker's entry, relative to this file
+        "worker": WORKER_SCRIPTS[0],
+        "workerBoot": WORKER_SCRIPTS[1],
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
         # of a failure's and of a refused registration's reason shown, the waits before Python starts
         "bounds": sources.loader,

@@ -1,0 +1,213 @@
+"""The worker's transport of the host wire (docs/WORKER.md, issue 22, step 3): in the bridge's dedicated worker,
+every host-protocol call is a message to the page's main thread (:mod:`webmcp_bridge.host.wire`'s format), carried
+by ``lab/worker_boot.js`` and answered by ``lab/worker.js`` there.
+
+Two kinds of crossing, chosen here once, at :func:`start`:
+
+* synchronous (:meth:`WorkerTransport.send`, the protocol's plain methods): through the SharedArrayBuffers of
+  ``worker_boot.js``'s ``syncSend`` (``Atomics.wait``) when the worker is cross-origin isolated (mode ``"sab"``);
+  else the page's asynchronous answer waited for with ``pyodide.ffi.run_sync`` (JS Promise Integration, mode
+  ``"jspi"``); a worker that has neither (mode ``"none"``) refuses synchronous crossings with a WireError (the
+  loader then keeps the bridge on the main thread, docs/WORKER.md "Without cross-origin isolation").
+* asynchronous (:meth:`WorkerTransport.send_async`, the protocol's coroutine methods): a message answered by one.
+
+Events of the page (``{"event": name}``, e.g. a watched dialog opened) are handed to :func:`event`, which queues
+them on the worker's event loop; the :class:`~webmcp_bridge.host.remote.RemoteHost` of :func:`start` dispatches
+them there.
+
+:data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name, text)``, JSON text in and
+out); today ``host_calls``: host-protocol calls made through the wire, for the browser test of the crossing and for
+diagnosis (the tools' own entry comes with docs/WORKER.md step 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from webmcp_bridge.core.errors import ToolError
+from webmcp_bridge.host.remote import RemoteHost, RemoteNotebook
+from webmcp_bridge.host.wire import (
+    DIALOGS_TARGET,
+    HostFailure,
+    WireError,
+    decode_args,
+    json_value,
+    methods_of,
+    to_json,
+)
+
+#: the synchronous crossing of a worker: shared memory, JSPI's run_sync, or none
+MODES = ("sab", "jspi", "none")
+
+
+class WorkerTransport:
+    """A :class:`~webmcp_bridge.host.remote.Transport` in the bridge's worker.
+
+    Args:
+        mode: ``"sab"``, ``"jspi"`` or ``"none"`` (:data:`MODES`; module docstring).
+        sync_send: the text of the page's answer to a message, blocking (``worker_boot.js`` ``syncSend``); used
+            in mode ``"sab"``.
+        async_send: an awaitable of the page's answer to a message (``asyncSend``: a JS promise).
+        run_sync: waits for an awaitable synchronously (``pyodide.ffi.run_sync``); used in mode ``"jspi"``.
+
+    Raises ValueError for an unknown mode or one whose function is missing.
+    """
+
+    def __init__(
+        self,
+        mode: str,
+        sync_send: Callable[[str], Any] | None,
+        async_send: Callable[[str], Awaitable[Any]],
+        run_sync: Callable[[Awaitable[Any]], Any] | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown crossing mode {mode!r} (one of {MODES})")
+        if (mode == "sab" and sync_send is None) or (mode == "jspi" and run_sync is None):
+            raise ValueError(f"the crossing mode {mode!r} needs its function")
+        self.mode = mode
+        self._sync_send = sync_send
+        self._async_send = async_send
+        self._run_sync = run_sync
+
+    def send(self, message: str) -> str:
+        """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode ``"none"``."""
+        if self.mode == "sab" and self._sync_send is not None:
+            return str(self._sync_send(message))
+        if self.mode == "jspi" and self._run_sync is not None:
+            return str(self._run_sync(self._async_send(message)))
+        raise WireError("this worker has no synchronous crossing (neither cross-origin isolation nor JSPI)")
+
+    async def send_async(self, message: str) -> str:
+        """An asynchronous crossing: the page's answer (JSON text), awaited."""
+        return str(await self._async_send(message))
+
+
+class WorkerWire:
+    """The worker's one wire: its transport, the :class:`RemoteHost` over it, and the count of dialogs events seen
+    (``dialog_events``, for :func:`host_calls`'s report)."""
+
+    def __init__(self, transport: WorkerTransport) -> None:
+        self.transport = transport
+        self.host = RemoteHost(transport)
+        self.dialog_events = 0
+
+    def on_dialogs(self) -> None:
+        """A watched dialog opened, was shown or closed (the page's dialogs event)."""
+        self.dialog_events += 1
+
+
+_wire: WorkerWire | None = None
+
+
+def crossing_mode(isolated: bool, has_sync_send: bool, can_run_sync: bool) -> str:
+    """The synchronous crossing a worker uses: shared memory when it is cross-origin isolated and has it, else JSPI
+    when ``run_sync`` can wait, else none (docs/WORKER.md, "Without cross-origin isolation")."""
+    if isolated and has_sync_send:
+        return "sab"
+    if can_run_sync:
+        return "jspi"
+    return "none"
+
+
+def start() -> str:
+    """Make the worker's wire from ``self.webmcpBridgeWorker`` (``worker_boot.js``); returns its mode
+    (:data:`MODES`). Called once, by ``worker_boot.js``, once the wheels are installed."""
+    global _wire
+    import js
+    from pyodide.ffi import can_run_sync, run_sync
+
+    from webmcp_bridge.lab.ffi import is_nullish
+
+    carrier = js.webmcpBridgeWorker
+    sync_send = None if is_nullish(carrier.syncSend) else carrier.syncSend
+    mode = crossing_mode(bool(carrier.isolated), sync_send is not None, can_run_sync())
+    _wire = WorkerWire(WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync))
+    return mode
+
+
+def wire() -> WorkerWire:
+    """The wire :func:`start` made. Raises WireError before that."""
+    if _wire is None:
+        raise WireError("the worker's wire is not started")
+    return _wire
+
+
+def event(text: str) -> None:
+    """An event of the page (JSON text ``{"event": name}``): dispatched on the worker's event loop, after the
+    Python that is running now (never inside a crossing that waits)."""
+    asyncio.get_event_loop().call_soon(wire().host.on_event, str(text))
+
+
+# -- entries the page may run ------------------------------------------------------------------------------
+def _handle_of(notebook: Any) -> dict[str, Any]:
+    if not isinstance(notebook, RemoteNotebook):
+        raise WireError(f"a {type(notebook).__name__} is not a notebook of this wire")
+    return {"handle": notebook.handle, "path": notebook.path}
+
+
+def _failure(exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, ToolError):
+        return {"type": "ToolError", "code": exc.code.value, "message": exc.message, "details": exc.details}
+    if isinstance(exc, HostFailure):
+        return {"type": "HostFailure", "code": exc.kind, "message": str(exc), "details": {}}
+    return {"type": type(exc).__name__, "code": "", "message": str(exc), "details": {}}
+
+
+async def host_calls(text: str) -> str:
+    """Run host-protocol calls through the wire, one crossing each, in order.
+
+    ``text``: JSON ``{"calls": [{"target": "host" | "dialogs" | <handle>, "method": str, "args": {...}}, ...]}``,
+    ``args`` in the wire's form (host/wire.py); ``{"target": "dialogs", "method": "watch"}`` watches the dialogs
+    (its events are counted). Returns JSON ``{"mode", "results": [{"value": <the answer in the wire's form>} |
+    {"error": {"type", "code", "message", "details"}}], "crossings": {method: count}, "dialog_events": int}``.
+    A failure of one call is its result; the others still run. Raises WireError for text of another shape.
+    """
+    current = wire()
+    host = current.host
+    try:
+        calls = json.loads(text)["calls"]
+    except (ValueError, KeyError, TypeError):
+        raise WireError("host_calls takes {calls: [{target, method, args}, ...]}") from None
+    results: list[dict[str, Any]] = []
+    for call in calls:
+        target, name, args = str(call["target"]), str(call["method"]), call.get("args", {})
+        try:
+            if target == DIALOGS_TARGET and name == "watch":
+                host.dialogs.watch(current.on_dialogs)
+                results.append({"value": None})
+                continue
+            method = methods_of(target).get(name)
+            if method is None:
+                raise WireError(f"{target} has no method {name!r}")
+            kwargs = decode_args(method, args)
+            if method.is_async:
+                value = await host.call_async(target, name, **kwargs)
+            else:
+                value = host.call(target, name, **kwargs)
+            results.append({"value": to_json(method.returns, value, f"{name}()", _handle_of)})
+        except Exception as exc:  # each call's failure is its result
+            results.append({"error": json_value(_failure(exc), "the failure")})
+    return json.dumps(
+        {
+            "mode": current.transport.mode,
+            "results": results,
+            "crossings": dict(host.crossings),
+            "dialog_events": current.dialog_events,
+        }
+    )
+
+
+#: the entries of :func:`invoke`: name -> a function of JSON text to JSON text (or its awaitable)
+ENTRIES: dict[str, Callable[[str], Awaitable[str]]] = {"host_calls": host_calls}
+
+
+def invoke(name: str, text: str) -> Awaitable[str]:
+    """Run the entry ``name`` of :data:`ENTRIES` on ``text`` (``worker.js`` ``invoke``): a task on the worker's
+    loop, whose result is the entry's JSON text. Raises WireError for a name not in :data:`ENTRIES`."""
+    entry = ENTRIES.get(str(name))
+    if entry is None:
+        raise WireError(f"the worker has no entry {name!r}")
+    return asyncio.ensure_future(entry(str(text)))

@@ -1,0 +1,132 @@
+// The page's main-thread side of the bridge's worker (docs/WORKER.md, issue 22): starts the dedicated worker
+// (worker_boot.js beside this file), answers its requests in the host wire's format (webmcp_bridge/host/wire.py's
+// docstring), sends it events and counts the crossings. It carries data only: what a request means is decided by
+// the responder the caller gives (today a plain function; the live model's halves in docs/WORKER.md step 4).
+//
+// startWorker({manifestUrl, bootUrl, runtimeUrl, respond, respondAsync}) starts one worker:
+//   manifestUrl  the labextension's bridge.json (absolute URL; the worker reads the runtime and wheels from it)
+//   bootUrl      the worker's entry (default: worker_boot.js beside this module)
+//   runtimeUrl   the page's own Pyodide (absolute, same origin) when the loader found one; else the shipped one
+//   respond(call)       a call {id, target, method, args} (parsed JSON) -> {value} or {error: {kind, code,
+//                       message, details}}; what it throws crosses as {error: {kind: "host", code: its name}}
+//   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond)
+// and returns {ready, invoke(name, text), event(text), crossings(), terminate()}: ready resolves to the worker's
+// {mode, isolated, steps} once its Python is up (rejects with its start failure), invoke runs one of the worker
+// Python's entries (webmcp_bridge/lab/wire.py ENTRIES) on JSON text and resolves to its JSON text answer, event
+// sends one event (JSON text, {event: name}), crossings() is the count of requests by method as JSON text
+// {method: count} (a batch counts once, as "batch": the count RemoteHost keeps on the other side).
+//
+// Messages, worker -> page: {type: "buffers", ctl, data} (the synchronous crossing's SharedArrayBuffers, when the
+// page is cross-origin isolated), {type: "sync", text} (a request the worker waits for: the answer goes into the
+// buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
+// id, text} (answered by {type: "answer", id, text}), {type: "ready", mode, isolated, steps}, {type: "invoked",
+// id, text | error}, {type: "failed", message}. Page -> worker: {type: "start", manifestUrl, runtimeUrl},
+// {type: "answer", id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
+//
+// The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked,
+// not answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds (the
+// worker then hands over a bigger buffer, "grow", and the same answer is written there). The length is stored
+// before the state, and the state is published last (Atomics.store, then Atomics.notify). The page never waits
+// for the worker; only the worker blocks.
+const OK = 1;
+const TOO_BIG = 2;
+
+export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', import.meta.url).href, runtimeUrl = null,
+                              respond, respondAsync = respond }) {
+  const worker = new Worker(bootUrl, { type: 'module', name: 'webmcp-bridge' });
+  const encoder = new TextEncoder();
+  const counts = {};
+  let ctl = null;
+  let data = null;
+  let pending = null; // the encoded answer that waits for a bigger buffer
+  let invocations = 0;
+  const invoked = new Map(); // id -> {resolve, reject}
+  let readyResolve, readyReject;
+  const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+
+  const failure = error => ({ error: { kind: 'host', code: String((error && error.name) || 'Error'),
+                                       message: String((error && error.message) || error), details: {} } });
+  const count = message => {
+    const name = Array.isArray(message.batch) ? 'batch' : String(message.method);
+    counts[name] = (counts[name] ?? 0) + 1;
+  };
+  const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
+  const answerSync = message => {
+    if (Array.isArray(message.batch)) {
+      // every call of a batch runs, in order, in this one task
+      const answers = message.batch.map(call => { try { return { id: call.id, ...respond(call) }; } catch (error) { return { id: call.id, ...failure(error) }; } });
+      return JSON.stringify({ id: message.id, batch: answers });
+    }
+    try { return answerOf(message, respond(message)); } catch (error) { return answerOf(message, failure(error)); }
+  };
+  const answerAsync = async message => {
+    if (Array.isArray(message.batch)) return answerSync(message);
+    try { return answerOf(message, await respondAsync(message)); } catch (error) { return answerOf(message, failure(error)); }
+  };
+  const read = text => {
+    try { return JSON.parse(text); } catch { return { id: -1, unreadable: true }; }
+  };
+  const unreadable = () => JSON.stringify({ id: -1, error: { kind: 'wire', code: 'WireError', message: 'the request is not JSON', details: {} } });
+  // write an answer's bytes into the shared buffer when they fit, else ask for a bigger one; the state last
+  const publish = bytes => {
+    if (bytes.length <= data.length) {
+      data.set(bytes); // TextEncoder.encodeInto refuses shared memory: encode, then copy
+      Atomics.store(ctl, 1, bytes.length);
+      Atomics.store(ctl, 0, OK);
+      pending = null;
+    } else {
+      pending = bytes;
+      Atomics.store(ctl, 1, bytes.length);
+      Atomics.store(ctl, 0, TOO_BIG);
+    }
+    Atomics.notify(ctl, 0);
+  };
+
+  worker.onmessage = async event => {
+    const m = event.data;
+    if (m.type === 'sync') {
+      const message = read(m.text);
+      if (!message.unreadable) count(message);
+      publish(encoder.encode(message.unreadable ? unreadable() : answerSync(message)));
+    } else if (m.type === 'grow') {
+      data = m.data;
+      if (pending) publish(pending);
+    } else if (m.type === 'async') {
+      const message = read(m.text);
+      if (!message.unreadable) count(message);
+      worker.postMessage({ type: 'answer', id: m.id, text: message.unreadable ? unreadable() : await answerAsync(message) });
+    } else if (m.type === 'buffers') {
+      ctl = m.ctl;
+      data = m.data;
+    } else if (m.type === 'ready') {
+      readyResolve({ mode: m.mode, isolated: m.isolated, steps: m.steps });
+    } else if (m.type === 'invoked') {
+      const call = invoked.get(m.id);
+      invoked.delete(m.id);
+      if (!call) return;
+      if (m.error != null) call.reject(new Error(m.error));
+      else call.resolve(m.text);
+    } else if (m.type === 'failed') {
+      readyReject(new Error(m.message));
+      for (const call of invoked.values()) call.reject(new Error(m.message));
+      invoked.clear();
+    }
+  };
+  worker.onerror = event => {
+    event.preventDefault();
+    readyReject(new Error(`the bridge's worker failed: ${event.message || 'no script'}`));
+  };
+  worker.postMessage({ type: 'start', manifestUrl: String(manifestUrl), runtimeUrl: runtimeUrl == null ? null : String(runtimeUrl) });
+
+  return {
+    ready,
+    invoke: (name, text) => new Promise((resolve, reject) => {
+      const id = ++invocations;
+      invoked.set(id, { resolve, reject });
+      worker.postMessage({ type: 'invoke', id, name: String(name), text: String(text) });
+    }),
+    event: text => worker.postMessage({ type: 'event', text: String(text) }),
+    crossings: () => JSON.stringify(counts),
+    terminate: () => worker.terminate(),
+  };
+}

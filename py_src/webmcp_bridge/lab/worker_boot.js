@@ -1,0 +1,120 @@
+// The bridge's dedicated worker (docs/WORKER.md, issue 22): started by worker.js on the page's main thread. It
+// starts Pyodide with the bridge's wheels as the loader does (the runtime and wheels named by the labextension's
+// bridge.json; the page's own runtime when worker.js passes one of the version the wheels are built for), then
+// imports webmcp_bridge.lab.wire, which decides everything else. This file only carries data: the messages are
+// worker.js's (see there), the crossings' mechanics are below.
+//
+// self.webmcpBridgeWorker, read by webmcp_bridge/lab/wire.py:
+//   syncSend(text)   a synchronous request: waits (Atomics.wait, this thread only) for the page's answer in the
+//                    shared buffers and returns its text; null when this worker is not cross-origin isolated
+//   asyncSend(text)  an asynchronous request: a promise of the page's answer, sent by message (JSPI's run_sync
+//                    waits on it when there is no shared memory)
+//   isolated         self.crossOriginIsolated
+const OK = 1;
+const INITIAL_BYTES = 64 << 10;
+
+let pyodide = null;
+let wire = null; // the Python module webmcp_bridge.lab.wire
+let entry = null; // its invoke and event functions, kept for the worker's life
+let dispatch = null;
+let ctl = null; // Int32Array [state, length] over a SharedArrayBuffer
+let data = null; // Uint8Array over a SharedArrayBuffer
+const decoder = new TextDecoder();
+let requests = 0;
+const waiting = new Map(); // id -> resolve of an asynchronous request
+const early = []; // messages of the page that came before Python was up
+
+function syncSend(text) {
+  Atomics.store(ctl, 0, 0);
+  postMessage({ type: 'sync', text: String(text) });
+  for (;;) {
+    Atomics.wait(ctl, 0, 0);
+    const length = Atomics.load(ctl, 1);
+    if (Atomics.load(ctl, 0) === OK) return decoder.decode(data.slice(0, length)); // decode from a copy
+    // the answer does not fit: a buffer of at least twice the size, handed over; the page writes it there
+    let size = data.length;
+    while (size < length) size *= 2;
+    data = new Uint8Array(new SharedArrayBuffer(size));
+    Atomics.store(ctl, 0, 0);
+    postMessage({ type: 'grow', data });
+  }
+}
+
+function asyncSend(text) {
+  return new Promise(resolve => {
+    const id = ++requests;
+    waiting.set(id, resolve);
+    postMessage({ type: 'async', id, text: String(text) });
+  });
+}
+
+async function start({ manifestUrl, runtimeUrl }) {
+  const steps = [];
+  const step = async (name, work) => {
+    const began = performance.now();
+    const result = await work();
+    steps.push([name, Math.round(began), Math.round(performance.now())]);
+    return result;
+  };
+  const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+  if (isolated) {
+    ctl = new Int32Array(new SharedArrayBuffer(8));
+    data = new Uint8Array(new SharedArrayBuffer(INITIAL_BYTES));
+    postMessage({ type: 'buffers', ctl, data });
+  }
+  self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, asyncSend, isolated };
+  const manifest = await step('manifest', async () => (await fetch(manifestUrl)).json());
+  const runtime = await step('runtime', async () => {
+    if (runtimeUrl && new URL(runtimeUrl).origin === self.location.origin) {
+      try {
+        const module = await import(runtimeUrl);
+        if (module.version === manifest.pyodideVersion) return { module, url: new URL(runtimeUrl) };
+      } catch { /* the shipped runtime, below */ }
+    }
+    const url = new URL(manifest.pyodide, manifestUrl);
+    return { module: await import(url.href), url };
+  });
+  pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href }));
+  const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
+  const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
+  await step('dependencies', () => pyodide.loadPackage(manifest.wheels.map(w => new URL(w, manifestUrl).href), options));
+  await step('bridge', () => pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options));
+  if (errors.length) throw new Error(errors.join(' '));
+  wire = await step('import', () => pyodide.pyimport('webmcp_bridge.lab.wire'));
+  entry = wire.invoke;
+  dispatch = wire.event;
+  const mode = wire.start();
+  postMessage({ type: 'ready', mode, isolated, steps });
+  for (const message of early.splice(0)) handle(message);
+}
+
+async function invoke({ id, name, text }) {
+  try {
+    // entered through callPromising, so that JSPI's run_sync can suspend inside the call
+    let answer = typeof entry.callPromising === 'function' ? await entry.callPromising(name, text) : entry(name, text);
+    if (typeof answer !== 'string') answer = await answer;
+    postMessage({ type: 'invoked', id, text: String(answer) });
+  } catch (error) {
+    postMessage({ type: 'invoked', id, error: String((error && error.message) || error) });
+  }
+}
+
+function handle(message) {
+  if (message.type === 'answer') {
+    const resolve = waiting.get(message.id);
+    waiting.delete(message.id);
+    if (resolve) resolve(message.text);
+  } else if (!wire) {
+    early.push(message);
+  } else if (message.type === 'event') {
+    dispatch(message.text);
+  } else if (message.type === 'invoke') {
+    invoke(message);
+  }
+}
+
+self.onmessage = event => {
+  const message = event.data;
+  if (message.type !== 'start') return handle(message);
+  start(message).catch(error => postMessage({ type: 'failed', message: String((error && error.stack) || error) }));
+};
