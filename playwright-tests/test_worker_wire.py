@@ -6,7 +6,6 @@ host wire's format. On the cross-origin isolated demo site the synchronous cross
 
 from __future__ import annotations
 
-import json
 import threading
 
 import pytest
@@ -34,7 +33,7 @@ CALLS = [
 #: characters, a ToolError, a JS exception, an asynchronous answer that waits a timer), runs CALLS in it, sends one
 #: dialogs event, asks again; records the page's long tasks from the worker's start on.
 DRIVE = """async ([calls]) => {
-  const base = new URL(%r, location.href);
+  const base = new URL(__BASE__, location.href);
   const { startWorker } = await import(new URL('worker.js', base).href);
   const tasks = [];
   new PerformanceObserver(list => { for (const e of list.getEntries()) tasks.push([e.startTime, e.duration]); })
@@ -48,7 +47,8 @@ DRIVE = """async ([calls]) => {
     if (call.method === 'read_output_text' && call.args.cell_id === 'big')
       return { value: { text: big, offset: 0, next_offset: null, total_bytes: new TextEncoder().encode(big).length } };
     if (call.method === 'read_output_text')
-      return { error: { kind: 'tool', code: 'OUTPUT_NOT_FOUND', message: 'No such output.', details: { cellId: call.args.cell_id } } };
+      return { error: { kind: 'tool', code: 'OUTPUT_NOT_FOUND', message: 'No such output.',
+                        details: { cellId: call.args.cell_id } } };
     if (call.method === 'find_open') throw new TypeError('the panel is gone');
     if (call.method === 'watch') return { value: null };
     return { error: { kind: 'wire', code: 'WireError', message: `unexpected ${call.method}`, details: {} } };
@@ -74,10 +74,11 @@ DRIVE = """async ([calls]) => {
     }
   }
   worker.terminate();
-  return { ready, isolated: self.crossOriginIsolated, first, second, asked, pageCrossings: JSON.parse(worker.crossings()),
-           bigChars: big.length, startLongestMs: longest(began, readyAt), callsLongestMs: longest(readyAt, doneAt + 100),
+  return { ready, isolated: self.crossOriginIsolated, first, second, asked,
+           pageCrossings: JSON.parse(worker.crossings()), bigChars: big.length,
+           startLongestMs: longest(began, readyAt), callsLongestMs: longest(readyAt, doneAt + 100),
            readyMs: Math.round(readyAt - began) };
-}""" % STATIC  # noqa: UP031
+}""".replace("__BASE__", repr(STATIC))
 
 
 def serve(folder, headers):
@@ -95,8 +96,10 @@ def drive(request, browser, site_dir):
     try:
         page.goto(url + STATIC + "bridge.json")  # a page of the site's origin where nothing else runs
         result = page.evaluate(DRIVE, [CALLS])
-        print(f"\n[{request.param}] worker ready in {result['readyMs']} ms; longest main-thread task: "
-              f"{result['startLongestMs']:.0f} ms during the start, {result['callsLongestMs']:.0f} ms during the calls")
+        print(
+            f"\n[{request.param}] worker ready in {result['readyMs']} ms; longest main-thread task: "
+            f"{result['startLongestMs']:.0f} ms during the start, {result['callsLongestMs']:.0f} ms during the calls"
+        )
         yield request.param, result, log, url
     finally:
         context.close()
