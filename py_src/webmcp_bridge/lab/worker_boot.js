@@ -83,7 +83,10 @@ async function start({ manifestUrl, runtimeUrl }) {
   wire = await step('import', () => pyodide.pyimport('webmcp_bridge.lab.wire'));
   entry = wire.invoke;
   dispatch = wire.event;
-  const mode = wire.start();
+  // entered as the calls are (callPromising), so that Python sees whether run_sync can wait there
+  const begin = wire.start;
+  const mode = typeof begin.callPromising === 'function' ? await begin.callPromising() : begin();
+  begin.destroy();
   postMessage({ type: 'ready', mode, isolated, steps });
   for (const message of early.splice(0)) handle(message);
 }
