@@ -2,10 +2,12 @@
 bench sites of ``bench/run.py`` (ours and the reference), attributed by script and by function.
 
 Usage: python bench/profile_calls.py [--cells 10|100|1000|large] [--calls N] [--outputs] [--tool
-get_cells|export|update_cell]
+get_cells|export|update_cell] [--before]
 
 Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``.cache/bench/theirs``; run it once, ``--quick``
-is enough for 10 and 100 cells). For each site: open the notebook, wait for the tools and for JupyterLab to render
+is enough for 10 and 100 cells). With ``--before``, the bridge's site as ``bench/run.py --before REV`` last built it
+(``.cache/bench/before/site``) takes the reference's place, so the columns are now and before. For each site:
+open the notebook, wait for the tools and for JupyterLab to render
 every cell, make 3 untimed calls, then profile N calls (the profiler samples every 100 µs) and print the
 self time of the profiled stretch divided by the number of calls, grouped by where it ran: the bridge's Python
 (Pyodide's wasm; a package's own wasm module apart), Pyodide's JavaScript glue, the bridge's loader and JS halves,
@@ -115,7 +117,7 @@ def profile_side(
     page.add_init_script(init_script)
     path, cells = args["notebookPath"], args.pop("_cells")
     page.goto(f"{url}/lab/index.html?path={path}")
-    if side == "ours":
+    if side in bench.BRIDGES:
         page.wait_for_function("() => window.webmcpBridge?.status.state === 'ready'", timeout=bench.LOAD_TIMEOUT_MS)
     else:
         page.wait_for_function(
@@ -178,8 +180,16 @@ def main() -> int:
     parser.add_argument("--tool", default="get_cells", choices=("get_cells", "export", "update_cell"))
     parser.add_argument("--outputs", action="store_true", help="get_cells with includeOutputs")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument(
+        "--before",
+        action="store_true",
+        help="ours against the site `bench/run.py --before REV` built",
+    )
     opts = parser.parse_args()
-    folders = {side: sites.BENCH / side for side in bench.SIDES}
+    sides = ("ours", "before") if opts.before else bench.SIDES
+    folders = {side: sites.BENCH / side for side in sides}
+    if opts.before:
+        folders["before"] = sites.BENCH / "before" / "site"
     for folder in folders.values():
         if not (folder / "lab" / "index.html").exists():
             sys.exit(f"{folder} is not built: run `python bench/run.py --quick` first")
@@ -208,7 +218,7 @@ def main() -> int:
             try:
                 found = {
                     side: profile_side(browser, urls[side], side, tool, dict(args), opts.calls, sources, init_script)
-                    for side in bench.SIDES
+                    for side in sides
                 }
             finally:
                 browser.close()
@@ -217,24 +227,25 @@ def main() -> int:
             server.shutdown()
     label = f"{opts.tool}{' +outputs' if opts.outputs else ''} on {path}, {opts.calls} calls"
     print(f"## {label}: main-thread self time of the profiled stretch ÷ calls (ms), sampled every {SAMPLE_US} µs\n")
-    print("| where | ours | reference |\n|---|---|---|")
+    other = sides[1]
+    print(f"| where | ours | {'before' if opts.before else 'reference'} |\n|---|---|---|")
     names = sorted(
-        set(found["ours"]["groups"]) | set(found["theirs"]["groups"]), key=lambda g: -found["ours"]["groups"].get(g, 0)
+        set(found["ours"]["groups"]) | set(found[other]["groups"]), key=lambda g: -found["ours"]["groups"].get(g, 0)
     )
     for group in names:
-        cells = [found[s]["groups"].get(group, 0) / 1000 / found[s]["calls"] for s in bench.SIDES]
+        cells = [found[s]["groups"].get(group, 0) / 1000 / found[s]["calls"] for s in sides]
         if max(cells) >= 0.05:
             print(f"| {group} | {cells[0]:.2f} | {cells[1]:.2f} |")
-    print(f"| p50 of the calls, as timed in the page | {found['ours']['p50']:.2f} | {found['theirs']['p50']:.2f} |")
-    inside = [found[s]["execute_p50"] for s in bench.SIDES]
+    print(f"| p50 of the calls, as timed in the page | {found['ours']['p50']:.2f} | {found[other]['p50']:.2f} |")
+    inside = [found[s]["execute_p50"] for s in sides]
     print(
         "| p50 of the extension's own execute | " + " | ".join("-" if v is None else f"{v:.2f}" for v in inside) + " |"
     )
-    for side in bench.SIDES:
+    for side in sides:
         print(f"\n### top functions, {side} (self ms per call)\n")
         for name, us in found[side]["functions"].most_common(opts.top):
             print(f"- {us / 1000 / found[side]['calls']:.3f}  {name}")
-    print(json.dumps({s: {"p50": found[s]["p50"], "execute_p50": found[s]["execute_p50"]} for s in bench.SIDES}))
+    print(json.dumps({s: {"p50": found[s]["p50"], "execute_p50": found[s]["execute_p50"]} for s in sides}))
     return 0
 
 
