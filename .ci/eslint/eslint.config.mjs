@@ -17,4 +17,14 @@ export default [
       "no-unused-vars": ["error", { ignoreRestSiblings: true }],
     },
   },
+  {
+    // the worker's two ends are ES modules: worker.js is imported by the page, worker_boot.js is the module
+    // worker it starts, whose globals are a dedicated worker's
+    files: ["py_src/webmcp_bridge/lab/worker.js"],
+    languageOptions: { sourceType: "module" },
+  },
+  {
+    files: ["py_src/webmcp_bridge/lab/worker_boot.js"],
+    languageOptions: { sourceType: "module", globals: { ...globals.worker } },
+  },
 ];
