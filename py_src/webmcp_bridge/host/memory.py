@@ -29,6 +29,7 @@ from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
 from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host import png
+from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.memory_dialogs import MemoryDialogs
 from webmcp_bridge.host.protocol import (
     AccessState,
@@ -36,14 +37,11 @@ from webmcp_bridge.host.protocol import (
     CellType,
     ChangeKind,
     CodeRun,
-    DeleteOp,
     EditOp,
     Entry,
     EntryType,
     Focus,
-    InsertOp,
     KernelInfo,
-    MoveOp,
     OpenDocument,
     RawButton,
     RawCell,
@@ -52,7 +50,6 @@ from webmcp_bridge.host.protocol import (
     SavedNotebook,
     SaveKind,
     SaveOutcome,
-    SetSourceOp,
     TabsState,
     TextPage,
 )
@@ -488,46 +485,30 @@ class MemoryNotebook:
         return self.kernel()
 
     def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
-        for op in ops:  # every id named must exist before the batch: checked before anything changes
-            for named in (getattr(op, "cell_id", None), getattr(op, "reference_cell_id", None)):
-                if named is not None:
-                    self._index(named)
+        steps = plan_edits([c["id"] for c in self.nb["cells"]], ops)  # CELL_NOT_FOUND before anything changes
         cells = list(self.nb["cells"])  # worked on a copy (cells copied on write), swapped in at the end
-
-        def at(cell_id: str) -> int:
-            return next(i for i, c in enumerate(cells) if c["id"] == cell_id)
-
         touched: list[tuple[str, ChangeKind]] = []
-        for op in ops:
-            if isinstance(op, InsertOp):
-                index = (
-                    (len(cells) if op.position == "below" else 0)
-                    if op.reference_cell_id is None
-                    else at(op.reference_cell_id) + (op.position == "below")
-                )
+        for step in steps:
+            if step.op == "insert":
                 cell: dict[str, Any] = {
-                    "cell_type": op.cell_type,
+                    "cell_type": step.cell_type,
                     "id": uuid.uuid4().hex[:8],
                     "metadata": {},
-                    "source": normalize_line_ends(op.source),
+                    "source": normalize_line_ends(step.source or ""),
                 }
-                if op.cell_type == "code":
+                if step.cell_type == "code":
                     cell.update(outputs=[], execution_count=None)
-                cells.insert(index, cell)
+                cells.insert(step.index, cell)
                 touched.append((cell["id"], "insert"))
-            elif isinstance(op, SetSourceOp):
-                i = at(op.cell_id)
-                cells[i] = {**cells[i], "source": normalize_line_ends(op.source)}
-                touched.append((op.cell_id, "edit"))
-            elif isinstance(op, DeleteOp):
-                del cells[at(op.cell_id)]
-                touched.append((op.cell_id, "delete"))
-            elif isinstance(op, MoveOp):
-                moved = cells.pop(at(op.cell_id))
-                cells.insert(at(op.reference_cell_id) + (op.position == "below"), moved)
-                touched.append((op.cell_id, "move"))
+            elif step.op == "set_source":
+                cells[step.index] = {**cells[step.index], "source": normalize_line_ends(step.source or "")}
+                touched.append((str(step.cell_id), "edit"))
+            elif step.op == "delete":
+                del cells[step.index]
+                touched.append((str(step.cell_id), "delete"))
             else:
-                raise TypeError(f"not an edit op: {op!r}")
+                cells.insert(step.index, cells.pop(step.from_index or 0))
+                touched.append((str(step.cell_id), "move"))
         self.nb["cells"] = cells
         self._changed()  # one revision for the batch, one change record per op
         now = time.time()

@@ -715,59 +715,52 @@
       return "ok";
     },
     // -- batched edits, code without a cell, text files ------------------------------------
-    // Apply ops (JSON: [{op: "insert", cell_type, source, reference_cell_id, position} | {op: "set_source",
-    // cell_id, source} | {op: "delete", cell_id} | {op: "move", cell_id, reference_cell_id, position}]) in ONE
-    // transaction of the shared model, as the agent: one revision, and one step of the notebook's undo.
-    // Positions are resolved on an array of ids kept alongside, since the model's cell lists only catch up
-    // when the transaction ends; a move is a delete and an insert of the cell's JSON (id, outputs, metadata
-    // kept), as JupyterLab's own moveCells does. A dry run on the ids comes first, so the transaction never
-    // stops half way. Returns JSON text {ids: [per op, the cell it acted on; the new id for an insert]}, or
-    // {missing: id} when an op names an id no cell has (then nothing changed).
-    applyEdits(panel, opsJson) {
-      const shared = model(panel).sharedModel;
-      const ops = JSON.parse(opsJson);
+    // The notebook's revision and its cells' ids in order: JSON text {revision, ids} (what the bridge's Python
+    // resolves a batch's positions against, host/edit_plan.py).
+    cellIds(panel) {
+      const m = model(panel);
+      return JSON.stringify({ revision: revisions.get(m) ?? 0, ids: m.sharedModel.cells.map((cell) => cell.getId()) });
+    },
+    // Carry out steps (JSON: [{op: "insert", index, cell_type, source} | {op: "set_source", index, cell_id, source}
+    // | {op: "delete", index, cell_id} | {op: "move", from_index, index, cell_id}], indices resolved by Python,
+    // host/edit_plan.py) in ONE transaction of the shared model, as the agent: one revision, and one step of the
+    // notebook's undo. The steps were made for `revision`: when the notebook's revision is another one now, nothing
+    // is done and the answer is {revision: now} (Python plans again). The cells are found by id in a map kept
+    // alongside, since the model's cell lists only catch up when the transaction ends; a move is a delete and an
+    // insert of the cell's JSON (id, outputs, metadata kept), as JupyterLab's own moveCells does. Returns JSON text
+    // {ids: [per step, the cell it acted on; the new id for an insert], befores, afters: {cell id: source before
+    // its first set_source / after the batch}}, or {lineEnds: id} for a set_source of a cell still holding CRs.
+    applyEdits(panel, stepsJson, revision) {
+      const m = model(panel);
+      const now = revisions.get(m) ?? 0;
+      if (now !== revision) return JSON.stringify({ revision: now });
+      const shared = m.sharedModel;
+      const steps = JSON.parse(stepsJson);
       const stuck = normalizeAll(panel); // as setSource: a cell still holding CRs is not written
-      for (const op of ops) if (op.op === "set_source" && stuck.includes(op.cell_id)) return JSON.stringify({ lineEnds: op.cell_id });
-      for (const op of ops) if (typeof op.source === "string") op.source = lineEnds(op.source);
-      const initial = shared.cells.map((cell) => cell.getId());
-      const dry = [...initial];
-      for (const op of ops) {
-        for (const id of [op.cell_id, op.reference_cell_id]) if (id != null && !dry.includes(id)) return JSON.stringify({ missing: id });
-        if (op.op === "delete") dry.splice(dry.indexOf(op.cell_id), 1);
-        else if (op.op === "insert") dry.push(null); // positions do not matter for the dry run
-      }
-      const order = [...initial];
+      for (const step of steps) if (step.op === "set_source" && stuck.includes(step.cell_id)) return JSON.stringify({ lineEnds: step.cell_id });
+      for (const step of steps) if (typeof step.source === "string") step.source = lineEnds(step.source);
       const byId = new Map(shared.cells.map((cell) => [cell.getId(), cell]));
-      const near = (id, position) => order.indexOf(id) + (position === "below" ? 1 : 0);
       const ids = [];
       const befores = {}; // cell id -> its source before the first set_source of it (changes/undo.py)
       asAgent(() => shared.transact(() => {
-        for (const op of ops) {
-          if (op.op === "insert") {
-            const index = op.reference_cell_id == null ? (op.position === "below" ? order.length : 0) : near(op.reference_cell_id, op.position);
-            const cell = shared.insertCell(index, { cell_type: op.cell_type, source: op.source, metadata: {} });
-            order.splice(index, 0, cell.getId());
+        for (const step of steps) {
+          if (step.op === "insert") {
+            const cell = shared.insertCell(step.index, { cell_type: step.cell_type, source: step.source, metadata: {} });
             byId.set(cell.getId(), cell);
             ids.push(cell.getId());
-          } else if (op.op === "set_source") {
-            if (!(op.cell_id in befores)) befores[op.cell_id] = byId.get(op.cell_id).getSource();
-            byId.get(op.cell_id).setSource(op.source);
-            ids.push(op.cell_id);
-          } else if (op.op === "delete") {
-            const index = order.indexOf(op.cell_id);
-            shared.deleteCell(index);
-            order.splice(index, 1);
-            byId.delete(op.cell_id);
-            ids.push(op.cell_id);
-          } else if (op.op === "move") {
-            const json = byId.get(op.cell_id).toJSON();
-            const from = order.indexOf(op.cell_id);
-            shared.deleteCell(from);
-            order.splice(from, 1);
-            const to = near(op.reference_cell_id, op.position);
-            byId.set(op.cell_id, shared.insertCell(to, json));
-            order.splice(to, 0, op.cell_id);
-            ids.push(op.cell_id);
+          } else if (step.op === "set_source") {
+            if (!(step.cell_id in befores)) befores[step.cell_id] = byId.get(step.cell_id).getSource();
+            byId.get(step.cell_id).setSource(step.source);
+            ids.push(step.cell_id);
+          } else if (step.op === "delete") {
+            shared.deleteCell(step.index);
+            byId.delete(step.cell_id);
+            ids.push(step.cell_id);
+          } else if (step.op === "move") {
+            const json = byId.get(step.cell_id).toJSON();
+            shared.deleteCell(step.from_index);
+            byId.set(step.cell_id, shared.insertCell(step.index, json));
+            ids.push(step.cell_id);
           }
         }
       }));

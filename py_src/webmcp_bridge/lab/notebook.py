@@ -42,20 +42,18 @@ from webmcp_bridge.core.limits import (
     truncate_utf8,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
+from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.protocol import (
     AccessState,
     Actor,
     CellChange,
     CellType,
     CodeRun,
-    DeleteOp,
     EditOp,
     EncodedImage,
     Focus,
     ImageRequest,
-    InsertOp,
     KernelInfo,
-    MoveOp,
     RawCell,
     RawItem,
     RawOutput,
@@ -63,7 +61,6 @@ from webmcp_bridge.host.protocol import (
     RunState,
     SaveKind,
     SaveOutcome,
-    SetSourceOp,
     TabsState,
     TextPage,
 )
@@ -102,6 +99,9 @@ def _raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
 
 #: the change kinds a run makes (its outputs cleared, arriving, its execution count set)
 RUN_KINDS = ("clear", "output", "run")
+#: how many times a batch of edits is planned again when the notebook changed between its plan and its steps
+#: (a worker: the page runs tasks between two crossings; on the main thread the two run with no task between)
+_PLAN_TRIES = 3
 
 
 def actor_of(kind: str, agent_write: bool, agent_run: bool) -> Actor:
@@ -545,10 +545,22 @@ class LabNotebook:
 
     # -- batched edits and code without a cell -------------------------------------------------
     def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
-        """One crossing: ``notebook.js`` applies the ops in one transaction of the shared model (one undo step)."""
-        data = json.loads(self.live.applyEdits(self.panel, json.dumps([_op_wire(op) for op in ops])))
-        if "missing" in data:
-            raise cell_not_found(data["missing"])
+        """Two crossings: the cells' ids with the revision they belong to, then ``notebook.js`` carries out the steps
+        :func:`~webmcp_bridge.host.edit_plan.plan_edits` resolved, in one transaction of the shared model (one undo
+        step), unless the revision moved in between (then planned again, at most ``_PLAN_TRIES`` times, else
+        STALE_CELL: nothing changed). CELL_NOT_FOUND (from the plan) before anything changes."""
+        for _ in range(_PLAN_TRIES):
+            ids = json.loads(str(self.live.cellIds(self.panel)))
+            steps = plan_edits([str(i) for i in ids["ids"]], ops)
+            data = json.loads(
+                str(self.live.applyEdits(self.panel, json.dumps([step.wire() for step in steps]), ids["revision"]))
+            )
+            if "revision" not in data:
+                break
+        else:
+            raise ToolError(
+                ErrorCode.STALE_CELL, "The notebook kept changing while the edits were applied; nothing changed."
+            )
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
         afters = data.get("afters") or {}
@@ -642,22 +654,3 @@ def _declined(exc: Exception) -> SaveKind | None:
 
 async def _awaitable(promise: Any) -> Any:
     return await promise
-
-
-def _op_wire(op: EditOp) -> dict[str, Any]:
-    """An edit op as ``notebook.js``'s applyEdits reads it."""
-    if isinstance(op, InsertOp):
-        return {
-            "op": "insert",
-            "cell_type": op.cell_type,
-            "source": op.source,
-            "reference_cell_id": op.reference_cell_id,
-            "position": op.position,
-        }
-    if isinstance(op, SetSourceOp):
-        return {"op": "set_source", "cell_id": op.cell_id, "source": op.source}
-    if isinstance(op, DeleteOp):
-        return {"op": "delete", "cell_id": op.cell_id}
-    if isinstance(op, MoveOp):
-        return {"op": "move", "cell_id": op.cell_id, "reference_cell_id": op.reference_cell_id, "position": op.position}
-    raise TypeError(f"not an edit op: {op!r}")
