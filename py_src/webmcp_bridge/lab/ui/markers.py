@@ -6,14 +6,14 @@ five inputs: the open review threads per cell and the cells' access levels (both
 the cells the agent changed in the last ``WORKING_SECONDS`` (or is changing in a call still running), and the
 cells whose last run was the agent's and still show its outputs, and the cells the agent edited that the person has
 not looked at since (:meth:`webmcp_bridge.changes.undo.EditJournal.unseen`; looked at: made the active cell while no
-agent call runs, or one of its diffs opened in the panel). The markers look again only when one of them
-may have changed: another notebook came to the front, the notebook's stamp moved (metadata or cell list,
+agent call runs, or one of its diffs opened in the panel). The markers look again only when one of them may have
+changed: another notebook came to the front, the notebook's stamp moved (metadata or cell list,
 :class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), the agent changed a cell, the unseen set changed (a cell
-newly unseen, or one looked at, reverted or deleted; the agent editing a cell already unseen again is no reason), a run's owner changed, a ring
-expired, or the person acted in the panel. A person's own print loop changes none of them, so it costs a few
-dictionary lookups per burst. When they do look, the markers of the notebook are compared with the last ones
-applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing (which touches only the cells
-whose markers changed).
+newly unseen, or one looked at, reverted or deleted; the agent editing a cell already unseen again is no reason), a
+run's owner changed, a ring expired, or the person acted in the panel. A person's own print loop changes none of
+them, so it costs a few dictionary lookups per burst. When they do look, the markers of the notebook are compared
+with the last ones applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing (which touches
+only the cells whose markers changed).
 """
 
 from __future__ import annotations
