@@ -13,6 +13,7 @@ from typing import Any
 
 from helpers import corpus_text
 from webmcp_bridge.access.levels import set_cell_level
+from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
@@ -121,5 +122,36 @@ def test_a_print_loop_makes_no_marker_work_and_the_agent_s_edit_does() -> None:
         assert len(dom.drawn) == drawn, dom.drawn
         markers.dispose()
         assert dom.drawn[-1] == {}  # disposing takes every marker off
+
+    asyncio.run(scenario())
+
+
+def test_the_agent_editing_an_unseen_cell_again_makes_no_new_look() -> None:
+    ws = MemoryWorkspace({PATH: corpus_text("pytudes-euler.ipynb")})
+    bridge = build_bridge(ws)
+    nb = asyncio.run(ws.open_notebook(PATH, activate=True))
+    ids = [c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0)]
+    notebooks, dom = OpenNotebooks(nb), Dom()
+    journal = EditJournal()  # the lab host's journal (lab/host.py), which the agent's writes record into
+
+    async def scenario() -> None:
+        markers = CellMarkers(notebooks, bridge.registry, bridge.changes, dom, journal)  # type: ignore[arg-type]
+        markers.start()
+        await asyncio.sleep(SETTLE)
+        journal.record(PATH, ids[1], "a", "b")  # newly unseen: a look, and the cell carries its marker
+        await asyncio.sleep(SETTLE)
+        looks = markers.renders
+        assert any(ids[1] in d for d in dom.drawn), dom.drawn
+        for n in range(5):  # the agent edits the same cell again, still unseen: no look
+            journal.record(PATH, ids[1], f"b{n}", f"c{n}")
+            await asyncio.sleep(SETTLE)
+        assert markers.renders == looks, markers.renders
+        journal.record(PATH, ids[2], "a", "b")  # another cell newly unseen: a look
+        await asyncio.sleep(SETTLE)
+        assert markers.renders == looks + 1 and ids[2] in dom.drawn[-1], (markers.renders, dom.drawn)
+        journal.mark_seen(PATH, ids[1])  # the person looked at it: a look, its marker goes
+        await asyncio.sleep(SETTLE)
+        assert markers.renders == looks + 2 and ids[1] not in dom.drawn[-1], (markers.renders, dom.drawn)
+        markers.dispose()
 
     asyncio.run(scenario())

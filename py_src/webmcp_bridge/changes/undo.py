@@ -144,7 +144,7 @@ class EditJournal:
     _bytes: int = 0
     _next: int = 1
     _unseen: dict[tuple[str, str], int] = field(default_factory=dict)  # (path, cell id) -> newest edit's id
-    _listeners: list[Callable[[], None]] = field(default_factory=list)
+    _listeners: list[Callable[[bool], None]] = field(default_factory=list)
 
     # -- the host's side -------------------------------------------------------------------------------------------
     def record(self, path: str, cell_id: str, before: str, after: str) -> AgentEdit | None:
@@ -153,6 +153,7 @@ class EditJournal:
         unseen either way when its source changed."""
         if before == after:
             return None
+        newly_unseen = (path, cell_id) not in self._unseen
         self._unseen[(path, cell_id)] = self._next
         edit = AgentEdit(self._next, path, cell_id, before, after, self.clock())
         self._next += 1
@@ -163,7 +164,7 @@ class EditJournal:
             while len(self._edits) > self.max_edits or self._bytes > self.max_bytes:
                 _, gone = self._edits.popitem(last=False)
                 self._bytes -= gone.size()
-        self._emit()
+        self._emit(newly_unseen)
         return kept
 
     # -- the panel's side ------------------------------------------------------------------------------------------
@@ -202,8 +203,7 @@ class EditJournal:
         edit = self._edits.get(edit_id)
         if edit is not None and edit.reverted is None:
             edit.reverted = self.clock()
-            self._unseen.pop((edit.path, edit.cell_id), None)
-            self._emit()
+            self._emit(self._unseen.pop((edit.path, edit.cell_id), None) is not None)
 
     def unseen(self, path: str) -> set[str]:
         """The cells of notebook ``path`` the agent changed that the person has not looked at since."""
@@ -213,23 +213,25 @@ class EditJournal:
         """The person looked at the cell (made it active, opened a diff of it); True when it was unseen."""
         seen = self._unseen.pop((path, cell_id), None) is not None
         if seen:
-            self._emit()
+            self._emit(True)
         return seen
 
     def forget_cell(self, path: str, cell_id: str) -> None:
         """The cell was deleted: no marker for it (its edits stay kept, refused as "gone" if reverted)."""
         if self._unseen.pop((path, cell_id), None) is not None:
-            self._emit()
+            self._emit(True)
 
-    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call ``listener()`` whenever an edit is recorded or reverted or a cell's marker goes; returns a function
-        that unsubscribes."""
+    def subscribe(self, listener: Callable[[bool], None]) -> Callable[[], None]:
+        """Call ``listener(unseen_changed)`` whenever an edit is recorded or reverted or a cell's marker goes;
+        ``unseen_changed`` is True when the unseen set (:meth:`unseen`) of the edit's notebook changed (a cell
+        newly unseen, or one seen, reverted or forgotten), False when it did not (the agent edited a cell already
+        unseen again, or reverted an edit of a cell already seen). Returns a function that unsubscribes."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _emit(self) -> None:
+    def _emit(self, unseen_changed: bool) -> None:
         for listener in list(self._listeners):
             try:
-                listener()
+                listener(unseen_changed)
             except Exception:  # the person's view must not break the agent's write
                 traceback.print_exc()

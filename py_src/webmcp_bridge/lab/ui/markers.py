@@ -6,13 +6,14 @@ five inputs: the open review threads per cell and the cells' access levels (both
 the cells the agent changed in the last ``WORKING_SECONDS`` (or is changing in a call still running), and the
 cells whose last run was the agent's and still show its outputs, and the cells the agent edited that the person has
 not looked at since (:meth:`webmcp_bridge.changes.undo.EditJournal.unseen`; looked at: made the active cell while no
-agent call runs, or one of its diffs opened in the panel). The markers look again only when one of them
-may have changed: another notebook came to the front, the notebook's stamp moved (metadata or cell list,
-:class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), the agent changed a cell, a run's owner changed, a ring
-expired, or the person acted in the panel. A person's own print loop changes none of them, so it costs a few
-dictionary lookups per burst. When they do look, the markers of the notebook are compared with the last ones
-applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing (which touches only the cells
-whose markers changed).
+agent call runs, or one of its diffs opened in the panel). The markers look again only when one of them may have
+changed: another notebook came to the front, the notebook's stamp moved (metadata or cell list,
+:class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), the agent changed a cell, the unseen set changed (a cell
+newly unseen, or one looked at, reverted or deleted; the agent editing a cell already unseen again is no reason), a
+run's owner changed, a ring expired, or the person acted in the panel. A person's own print loop changes none of
+them, so it costs a few dictionary lookups per burst. When they do look, the markers of the notebook are compared
+with the last ones applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing (which touches
+only the cells whose markers changed).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class CellMarkers:
             self.registry.on_after(self._on_call),
         ]
         if self.journal is not None:
-            self._undo.append(self.journal.subscribe(self.refresh))
+            self._undo.append(self.journal.subscribe(self._on_journal))
         self.refresh()
 
     def dispose(self) -> None:
@@ -107,6 +108,12 @@ class CellMarkers:
         """Look at the notebook in front again soon (after a person's action, or when it changed)."""
         self._dirty = True
         self._schedule(PANEL_FLUSH_SECONDS)
+
+    def _on_journal(self, unseen_changed: bool) -> None:
+        """The journal changed: look again only when its unseen set did (an agent editing a cell already unseen
+        again changes no marker; its ring comes from the change log)."""
+        if unseen_changed:
+            self.refresh()
 
     def _on_notebook(self, kind: EventKind, key: str) -> None:
         if kind == "closed":
