@@ -61,8 +61,9 @@ const out = {
   found: attempt(() => live.setSource(panel, "found", "x\r\ny")), foundText: found.ysource.text,
   foundOrigins: found.origins.map((o) => o === found.conf),
   lost: attempt(() => live.setSource(panel, "lost", "changed")), lostText: lost.ysource.text,
-  batch: attempt(() => live.applyEdits(panel, JSON.stringify([{ op: "set_source", index: 0, cell_id: "found", source: "z" }, {
-    op: "set_source", index: 1, cell_id: "lost", source: "w" }]), 0)), // revision 0: no change seen yet
+  batch: attempt(() => live.applyEdits(panel, JSON.stringify([
+    { op: "set_source", index: 0, cell_id: "found", source: "z" },
+    { op: "set_source", index: 1, cell_id: "lost", source: "w" }]), 0)), // revision 0: no change seen yet
   afterBatch: [found.ysource.text, lost.ysource.text],
 };
 console.log(JSON.stringify(out));
