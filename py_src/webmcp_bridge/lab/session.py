@@ -397,10 +397,6 @@ async def start(ctx: Any) -> LabSession:
     # collector's permanent generation (gc.freeze, Python 3.7+; Pyodide 314.0.6 runs Python 3.14.2), so the cyclic
     # GC no longer rescans the start-up heap (pydantic's models and schemas) during a call, where a full collection
     # paused one call for 230 ms in the benchmark. Once per page: later sessions' objects stay collectable.
-    if not _frozen:
+    if gc.get_freeze_count() == 0:
         gc.freeze()
-        _frozen.append(True)
     return session
-
-
-_frozen: list[bool] = []  # gc.freeze() was called in this interpreter
