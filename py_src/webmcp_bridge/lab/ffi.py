@@ -52,11 +52,17 @@ def js_object(value: dict[str, Any]) -> Any:
 HALF_URL_PREFIX = "webmcp-bridge/"
 
 
-def load_half(package: str, filename: str) -> Any:
+def load_half(package: str, filename: str, ctx: Any = None) -> Any:
     """Evaluate the JS half ``filename`` of ``package`` (package data; its source is one expression whose value is
     the half's object) and return that object. The page names the code ``webmcp-bridge/<package path>/<filename>``
     (:data:`HALF_URL_PREFIX`) in profiles and stack traces. Its ``calls`` counter is published as
-    ``window.webmcpBridge.crossings[<filename without .js>]`` when the loader's object is there."""
+    ``window.webmcpBridge.crossings[<filename without .js>]`` when the loader's object is there.
+
+    ``ctx``: the loader's context (lab/session.py's module docstring). When given, the half's ``attach(ctx)`` is
+    called once here (not counted as a crossing): that is the only way a half receives the page's objects (the
+    tracker, the application, the modules), so that Python afterwards passes it primitives and JSON text only and
+    the same half can be attached on the page's main thread when the bridge's Python runs in a worker
+    (docs/WORKER.md, "Handles instead of JS objects")."""
     from importlib import resources
 
     import js
@@ -66,6 +72,8 @@ def load_half(package: str, filename: str) -> Any:
     # named for the page's tools (a profiler, long-animation-frame attribution, DevTools' sources), which otherwise
     # see an anonymous eval; a trailing comment leaves the expression's value as it is
     half = run_js(f"{source}\n//# sourceURL={HALF_URL_PREFIX}{package.replace('.', '/')}/{filename}\n")
+    if ctx is not None:
+        half.attach(ctx)
     _count_calls()(half)
     status = getattr(js.window, "webmcpBridge", None)
     if not is_nullish(status) and not is_nullish(getattr(status, "crossings", None)):
