@@ -14,7 +14,8 @@
 // {mode, isolated, steps} once its Python is up (rejects with its start failure), invoke runs one of the worker
 // Python's entries (webmcp_bridge/lab/wire.py ENTRIES) on JSON text and resolves to its JSON text answer, event
 // sends one event (JSON text, {event: name}), crossings() is the count of requests by method as JSON text
-// {method: count} (a batch counts once, as "batch": the count RemoteHost keeps on the other side).
+// {method: count} (a batch counts once, as "batch": the count RemoteHost keeps on the other side), counted by the
+// bridge's one crossing counter (crossings.js beside this module).
 //
 // Messages, worker -> page: {type: "buffers", ctl, data} (the synchronous crossing's SharedArrayBuffers, when the
 // page is cross-origin isolated), {type: "sync", text} (a request the worker waits for: the answer goes into the
@@ -28,6 +29,8 @@
 // worker then hands over a bigger buffer, "grow", and the same answer is written there). The length is stored
 // before the state, and the state is published last (Atomics.store, then Atomics.notify). The page never waits
 // for the worker; only the worker blocks.
+import { crossingCounter } from './crossings.js';
+
 const OK = 1;
 const TOO_BIG = 2;
 
@@ -35,7 +38,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
                               respond, respondAsync = respond }) {
   const worker = new Worker(bootUrl, { type: 'module', name: 'webmcp-bridge' });
   const encoder = new TextEncoder();
-  const counts = {};
+  const crossings = crossingCounter();
   let ctl = null;
   let data = null;
   let pending = null; // the encoded answer that waits for a bigger buffer
@@ -46,10 +49,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
 
   const failure = error => ({ error: { kind: 'host', code: String((error && error.name) || 'Error'),
                                        message: String((error && error.message) || error), details: {} } });
-  const count = message => {
-    const name = Array.isArray(message.batch) ? 'batch' : String(message.method);
-    counts[name] = (counts[name] ?? 0) + 1;
-  };
+  const count = message => crossings.count(Array.isArray(message.batch) ? 'batch' : String(message.method));
   const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
   const answerSync = message => {
     if (Array.isArray(message.batch)) {
@@ -126,7 +126,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
       worker.postMessage({ type: 'invoke', id, name: String(name), text: String(text) });
     }),
     event: text => worker.postMessage({ type: 'event', text: String(text) }),
-    crossings: () => JSON.stringify(counts),
+    crossings: crossings.json,
     terminate: () => worker.terminate(),
   };
 }
