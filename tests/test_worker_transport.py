@@ -7,7 +7,7 @@ own crossings (Atomics.wait, JSPI) are ``playwright-tests/test_worker_wire.py``'
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -40,7 +40,9 @@ def _server() -> WireServer:
     return WireServer(ws, ws.dialogs)
 
 
-def _transport(mode: str, server: WireServer, waits: list[str]) -> WorkerTransport:
+def _transport(
+    mode: str, server: WireServer, waits: list[str], can_wait: Callable[[], bool] = lambda: True
+) -> WorkerTransport:
     """A WorkerTransport whose page is ``server``: sync_send answers at once (the shared buffers), async_send is a
     coroutine (the page's promise, answered by the server's asynchronous side), sync_by_message one answered by its
     synchronous side (as the page answers a synchronous request sent by message), run_sync runs an awaitable to
@@ -61,7 +63,7 @@ def _transport(mode: str, server: WireServer, waits: list[str]) -> WorkerTranspo
         finally:
             loop.close()
 
-    return WorkerTransport(mode, server.answer, async_send, run_sync, sync_by_message)
+    return WorkerTransport(mode, server.answer, async_send, run_sync, sync_by_message, can_wait)
 
 
 @pytest.mark.parametrize("mode", ["sab", "jspi"])
@@ -74,6 +76,20 @@ def test_each_mode_carries_sync_and_async_calls(mode: str) -> None:
     assert asyncio.run(host.read_text("notes/a.txt", 100)) == "alpha\nbeta\n"
     assert host.crossings == {"open_documents": 1, "read_text": 1}
     assert waits == (["run_sync", "by message"] if mode == "jspi" else [])
+
+
+def test_a_jspi_crossing_where_run_sync_cannot_wait_is_refused_before_anything_is_sent() -> None:
+    """In a plain call from JS (can_run_sync false) a synchronous call is a WireError and nothing crosses; where it
+    can wait again, the same call crosses."""
+    waits: list[str] = []
+    inside_promising = [False]
+    host = RemoteHost(_transport("jspi", _server(), waits, lambda: inside_promising[0]))
+    with pytest.raises(WireError, match="cannot wait here"):
+        host.open_documents()
+    assert waits == []  # not sent, not waited for
+    inside_promising[0] = True
+    assert host.open_documents() == []
+    assert waits == ["run_sync", "by message"]
 
 
 def test_no_synchronous_crossing_refuses_sync_calls_and_keeps_async_ones() -> None:

@@ -61,6 +61,9 @@ class WorkerTransport:
         run_sync: waits for an awaitable synchronously (``pyodide.ffi.run_sync``); used in mode ``"jspi"``.
         sync_by_message: an awaitable of the page's answer to a synchronous request sent by message
             (``syncByMessage``), which ``run_sync`` waits for in mode ``"jspi"``; default ``async_send``.
+        can_wait: whether ``run_sync`` can wait where Python runs now (``pyodide.ffi.can_run_sync``: true inside a
+            promising call, false in a plain call from JS); asked before each JSPI crossing, so that a crossing that
+            could not wait is refused before anything is sent. Default: always.
 
     Raises ValueError for an unknown mode or one whose function is missing.
     """
@@ -72,6 +75,7 @@ class WorkerTransport:
         async_send: Callable[[str], Awaitable[Any]],
         run_sync: Callable[[Awaitable[Any]], Any] | None = None,
         sync_by_message: Callable[[str], Awaitable[Any]] | None = None,
+        can_wait: Callable[[], bool] = lambda: True,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown crossing mode {mode!r} (one of {MODES})")
@@ -82,12 +86,19 @@ class WorkerTransport:
         self._async_send = async_send
         self._run_sync = run_sync
         self._sync_by_message = async_send if sync_by_message is None else sync_by_message
+        self._can_wait = can_wait
 
     def send(self, message: str) -> str:
-        """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode ``"none"``."""
+        """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode ``"none"``, and in mode
+        ``"jspi"`` when called where ``run_sync`` cannot wait (a plain call from JS; nothing is sent then)."""
         if self.mode == "sab" and self._sync_send is not None:
             return str(self._sync_send(message))
         if self.mode == "jspi" and self._run_sync is not None:
+            if not self._can_wait():
+                raise WireError(
+                    "a synchronous crossing cannot wait here: JSPI waits only in a promising call (an asyncio task's "
+                    "step, or an entry called with callPromising), not in a plain call from JS"
+                )
             return str(self._run_sync(self._sync_by_message(message)))
         raise WireError("this worker has no synchronous crossing (neither cross-origin isolation nor JSPI)")
 
@@ -135,7 +146,9 @@ def start() -> str:
     carrier = js.webmcpBridgeWorker
     sync_send = None if is_nullish(carrier.syncSend) else carrier.syncSend
     mode = crossing_mode(bool(carrier.isolated), sync_send is not None, can_run_sync())
-    _wire = WorkerWire(WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync, carrier.syncByMessage))
+    _wire = WorkerWire(
+        WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync, carrier.syncByMessage, can_run_sync)
+    )
     return mode
 
 
