@@ -24,8 +24,9 @@
 // buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
 // id, text, sync} (answered by {type: "answer", id, text}; with sync true it is a synchronous request carried by
 // message, where the worker has no shared memory and waits with JSPI: answered by respond, as through the buffers),
-// {type: "ready", mode, isolated, steps}, {type: "invoked", id, text | error}, {type: "failed", message}. Page -> worker: {type: "start", manifestUrl, runtimeUrl},
-// {type: "answer", id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
+// {type: "ready", mode, isolated, steps}, {type: "invoked", id, text | error}, {type: "failed", message}.
+// Page -> worker: {type: "start", manifestUrl, runtimeUrl}, {type: "answer", id, text}, {type: "event", text},
+// {type: "invoke", id, name, text}.
 //
 // The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked,
 // not answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds (the
