@@ -32,6 +32,7 @@ COMPLETE = (
     "static/tools.json",
     "static/worker.js",
     "static/worker_boot.js",
+    "static/crossings.js",
     "static/pyodide/pyodide.asm.wasm",
     "static/pyodide/pyodide-lock.json",
     "static/pyodide/kernel-lock.json",

@@ -2,7 +2,9 @@
 runs the bridge's Python (``lab/worker_boot.js``: the site's runtime and the shipped wheels) and makes host-protocol
 calls through ``lab/wire.py``'s transport, answered on the page's main thread by a responder of the test, in the
 host wire's format. On the cross-origin isolated demo site the synchronous crossings go through the shared buffers
-(``Atomics.wait``); on a server that sends no COOP/COEP headers, through JSPI's ``run_sync``."""
+(``Atomics.wait``); on a server that sends no COOP/COEP headers (no SharedArrayBuffer), by message, waited for with
+JSPI's ``run_sync``, in the entry's own coroutine and in an asyncio task it awaits. Every wait of the page on the
+worker is bounded (READY_MS, CALL_MS): a crossing that never resumes fails the test instead of holding the run."""
 
 from __future__ import annotations
 
@@ -28,11 +30,21 @@ CALLS = [
     {"target": "host", "method": "read_text", "args": {"path": "notes.txt", "max_bytes": 1000}},
     {"target": "dialogs", "method": "watch"},
 ]  # fmt: skip
+#: the calls after the dialogs event, made in an asyncio task the entry awaits (``host_calls``'s ``task``): a
+#: synchronous crossing, an asynchronous one, a synchronous one again from the same task's later step
+SECOND_CALLS = [
+    {"target": "host", "method": "open_documents", "args": {}},
+    {"target": "host", "method": "read_text", "args": {"path": "notes.txt", "max_bytes": 1000}},
+    {"target": "host", "method": "current_notebook", "args": {}},
+]
 
 #: Starts the worker with a responder standing in for the live model (a 2 MB answer of mixed 1-3 byte UTF-8
 #: characters, a ToolError, a JS exception, an asynchronous answer that waits a timer), runs CALLS in it, sends one
 #: dialogs event, asks again; records the page's long tasks from the worker's start on.
-DRIVE = """async ([calls]) => {
+DRIVE = """async ([calls, secondCalls, readyMs, callMs]) => {
+  // every wait is bounded: a worker that never answers fails the test in seconds, naming the step
+  const within = (promise, ms, what) => Promise.race([promise, new Promise((_, reject) =>
+    setTimeout(() => reject(new Error(`no answer within ${ms} ms: ${what}`)), ms))]);
   const base = new URL(__BASE__, location.href);
   const { startWorker } = await import(new URL('worker.js', base).href);
   const tasks = [];
@@ -53,16 +65,27 @@ DRIVE = """async ([calls]) => {
     if (call.method === 'watch') return { value: null };
     return { error: { kind: 'wire', code: 'WireError', message: `unexpected ${call.method}`, details: {} } };
   };
-  const respondAsync = call => new Promise(resolve => setTimeout(() => resolve(
-    call.method === 'read_text' ? { value: `the text of ${call.args.path}` } : respond(call)), 20));
+  // an answer after a timer; what respond throws rejects the promise (thrown inside the timer's callback it would
+  // be an uncaught page error and the promise would never settle: the worker's crossing would wait for ever)
+  const respondAsync = call => new Promise((resolve, reject) => setTimeout(() => {
+    try { resolve(call.method === 'read_text' ? { value: `the text of ${call.args.path}` } : respond(call)); }
+    catch (error) { reject(error); }
+  }, 20));
   const began = performance.now();
   const worker = startWorker({ manifestUrl: new URL('bridge.json', base).href, respond, respondAsync,
                                runtimeUrl: new URL('/static/pyodide/pyodide.mjs', location.href).href });
-  const ready = await worker.ready;
-  const readyAt = performance.now();
-  const first = JSON.parse(await worker.invoke('host_calls', JSON.stringify({ calls })));
-  worker.event(JSON.stringify({ event: 'dialogs' }));
-  const second = JSON.parse(await worker.invoke('host_calls', JSON.stringify({ calls: [] })));
+  let ready, first, second, readyAt;
+  try {
+    ready = await within(worker.ready, readyMs, "the worker's start");
+    readyAt = performance.now();
+    first = JSON.parse(await within(worker.invoke('host_calls', JSON.stringify({ calls })), callMs, 'the calls'));
+    worker.event(JSON.stringify({ event: 'dialogs' }));
+    second = JSON.parse(await within(worker.invoke('host_calls', JSON.stringify({ calls: secondCalls, task: true })),
+                                     callMs, 'the calls after the event'));
+  } catch (error) {
+    worker.terminate();
+    return { failed: String(error.message || error), asked, pageCrossings: JSON.parse(worker.crossings()) };
+  }
   const doneAt = performance.now();
   await new Promise(resolve => setTimeout(resolve, 100));  // a long task is reported after it ended
   const longest = (from, to) => Math.max(0, ...tasks.filter(([s]) => s >= from && s < to).map(([, d]) => d));
@@ -87,9 +110,13 @@ def serve(folder, headers):
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-#: "no-headers" (the JSPI crossing) is not listed yet: its run_sync is entered outside callPromising and the call
-#: hangs (docs/WORKER.md, steps 2 and 3)
-@pytest.fixture(scope="module", params=["isolated"])
+#: how long the worker's start may take (the runtime, the wheels, the imports: 5-26 s on this 2-core machine under
+#: load) and one invoke (eight crossings, two of them 2 MB), in ms: beyond them the test fails instead of waiting
+READY_MS = 120_000
+CALL_MS = 30_000
+
+
+@pytest.fixture(scope="module", params=["isolated", "no-headers"])
 def drive(request, browser, site_dir):
     """The worker driven on the built site, served with the site's headers (cross-origin isolated) or with none."""
     server, url = serve(site_dir, None if request.param == "isolated" else {})
@@ -97,7 +124,9 @@ def drive(request, browser, site_dir):
     context, page = new_recorded_page(browser, log)
     try:
         page.goto(url + STATIC + "bridge.json")  # a page of the site's origin where nothing else runs
-        result = page.evaluate(DRIVE, [CALLS])
+        result = page.evaluate(DRIVE, [CALLS, SECOND_CALLS, READY_MS, CALL_MS])
+        if "failed" in result:
+            pytest.fail(f"[{request.param}] {result['failed']} (page's counts: {result['pageCrossings']})")
         print(
             f"\n[{request.param}] worker ready in {result['readyMs']} ms; longest main-thread task: "
             f"{result['startLongestMs']:.0f} ms during the start, {result['callsLongestMs']:.0f} ms during the calls"
@@ -112,7 +141,8 @@ def drive(request, browser, site_dir):
 def test_worker_runs_the_bridges_python_and_crosses(drive):
     """Every call crosses as the host wire says: small answers, a handle, a 2 MB answer (twice: through a grown
     buffer on the isolated site), a ToolError with its code and details, a JS exception as a HostFailure, an
-    asynchronous answer, a watch and its event; the page's counter and RemoteHost's agree."""
+    asynchronous answer, a watch and its event, then synchronous crossings before and after an asynchronous one
+    from an asyncio task; the page's counter and RemoteHost's agree."""
     kind, result, log, url = drive
     mode = result["ready"]["mode"]
     assert result["isolated"] is (kind == "isolated")
@@ -133,12 +163,20 @@ def test_worker_runs_the_bridges_python_and_crosses(drive):
     assert values[5]["error"]["code"] == "TypeError" and "the panel is gone" in values[5]["error"]["message"]
     assert values[6] == {"value": "the text of notes.txt"}
     assert values[7] == {"value": None}
-    assert first["dialog_events"] == 0 and result["second"]["dialog_events"] == 1
+    second = result["second"]
+    assert second["mode"] == mode
+    assert second["results"] == [values[0], {"value": "the text of notes.txt"}, values[1]]
+    assert first["dialog_events"] == 0 and second["dialog_events"] == 1
     expected = {"open_documents": 1, "current_notebook": 1, "read_output_text": 3, "find_open": 1, "read_text": 1,
                 "watch": 1}  # fmt: skip
     assert first["crossings"] == expected
-    assert result["pageCrossings"] == expected
-    assert [m for _, m in result["asked"]] == [c["method"] for c in CALLS if c["method"] != "read_text"]
+    both = {**expected, "open_documents": 2, "current_notebook": 2, "read_text": 2}
+    assert second["crossings"] == both
+    assert result["pageCrossings"] == both
+    # every synchronous request was answered by the page's synchronous responder, whichever way the worker waited
+    assert [m for _, m in result["asked"]] == [
+        c["method"] for c in [*CALLS, *SECOND_CALLS] if c["method"] != "read_text"
+    ]
     assert log.own_page_errors() == []
     assert log.foreign_requests(url) == []  # the runtime, the wheels and both scripts come from the site
 

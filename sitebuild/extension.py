@@ -50,6 +50,9 @@ SHARE_PATH = f"share/jupyter/labextensions/{EXTENSION_NAME}"
 KERNEL_LOCK = "kernel-lock.json"
 #: the worker's scripts (py_src/webmcp_bridge/lab/), copied into static/: the page's side, the worker's entry
 WORKER_SCRIPTS = ("worker.js", "worker_boot.js")
+#: the bridge's one crossing counter (py_src/webmcp_bridge/lab/), copied into static/: the loader imports it from
+#: beside itself and worker.js from beside itself
+CROSSINGS_SCRIPT = "crossings.js"
 
 
 GENERATE = """
@@ -226,7 +229,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
 
     # the bridge's worker (docs/WORKER.md): its two scripts must be URLs the page can start before Python runs, so
     # they are served beside the loader as well as carried in the bridge wheel with the other lab/ halves
-    for name in WORKER_SCRIPTS:
+    for name in (*WORKER_SCRIPTS, CROSSINGS_SCRIPT):
         put(f"static/{name}", PY_SRC / "webmcp_bridge" / "lab" / name)
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")

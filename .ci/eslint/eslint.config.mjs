@@ -19,8 +19,8 @@ export default [
   },
   {
     // the worker's two ends are ES modules: worker.js is imported by the page, worker_boot.js is the module
-    // worker it starts, whose globals are a dedicated worker's
-    files: ["py_src/webmcp_bridge/lab/worker.js"],
+    // worker it starts, whose globals are a dedicated worker's; crossings.js is imported by worker.js and the loader
+    files: ["py_src/webmcp_bridge/lab/worker.js", "py_src/webmcp_bridge/lab/crossings.js"],
     languageOptions: { sourceType: "module" },
   },
   {

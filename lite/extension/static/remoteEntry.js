@@ -64,11 +64,24 @@
   // prompts: MCP prompts registered
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
                    diagnostics: [], outputSchema: null, resources: 0, prompts: 0 };
-  // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}); the JS
-  // halves are added by Python as it loads them (lab/ffi.py load_half), the loader's own functions here
-  const loaderCalls = {};
-  const counted = (name, fn) => (...args) => { loaderCalls[name] = (loaderCalls[name] ?? 0) + 1; return fn(...args); };
-  window.webmcpBridge = { status, waitAsyncFix, crossings: { loader: () => JSON.stringify(loaderCalls) } };
+  // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}), counted by
+  // the bridge's one crossing counter (crossings.js beside this file, imported when Python starts): the loader's own
+  // functions as "loader" (start(), below), each JS half by Python as it loads it (lab/ffi.py load_half, through
+  // countCalls(half name, half object), which counts the object's methods in place)
+  let loaderCrossings = null; // the loader's counter, once imported
+  window.webmcpBridge = { status, waitAsyncFix, crossings: {}, countCalls: null };
+  async function importCrossings() {
+    if (loaderCrossings) return loaderCrossings;
+    const { crossingCounter } = await import(new URL('crossings.js', script.src).href);
+    window.webmcpBridge.countCalls = (name, api) => {
+      const counter = crossingCounter();
+      counter.countAll(api);
+      window.webmcpBridge.crossings[String(name)] = counter.json;
+    };
+    loaderCrossings = crossingCounter();
+    window.webmcpBridge.crossings.loader = loaderCrossings.json;
+    return loaderCrossings;
+  }
   let statusNode = null;
   // The numbers the loader applies (how many recent calls it lists, how much of a reason it shows) are Python's
   // (webmcp_bridge/core/limits.py LOADER_BOUNDS), written into bridge.json by the build; until bridge.json is
@@ -378,7 +391,7 @@
         }
         try {
           const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation));
-          loaderCalls.result = (loaderCalls.result ?? 0) + 1; // the answer crossing back from Python
+          loaderCrossings?.count('result'); // the answer crossing back from Python
           if (report) reportCall(report);
           if (event) dispatchEvent('call', event); // the call's page event rides in its answer
           return result;
@@ -600,6 +613,7 @@
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
     // the site's list of its own tool files (jupyter-config-data), as JSON text: Python reads and checks it
     const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
+    const { counted } = await importCrossings();
     const ctx = {
       app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
       setStatus: counted('setStatus', setStatus), setDiagnostics: counted('setDiagnostics', setDiagnostics),

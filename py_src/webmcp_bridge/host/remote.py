@@ -77,8 +77,11 @@ class RemoteHost:
     :class:`~webmcp_bridge.host.protocol.NotebookHost`; see the module docstring).
 
     Attributes:
-        crossings: the crossings made, by method name (a batch counts once, as ``batch``): the count
-            ``window.webmcpBridge.crossings`` publishes for each JS half today (:meth:`crossings_json`).
+        crossings: the crossings made, by method name (a batch counts once, as ``batch``). This is the worker's
+            own count, kept in Python on this side of the wire; the page's side counts the same requests with the
+            bridge's one JS crossing counter (``lab/crossings.js``, in ``lab/worker.js``), and both report the same
+            form, JSON text ``{method: count}`` (:meth:`crossings_json`), the form of
+            ``window.webmcpBridge.crossings[name]()``.
         dialogs: the application's dialogs over the same transport.
     """
 
@@ -93,7 +96,8 @@ class RemoteHost:
 
     # -- crossings --------------------------------------------------------------------------------------------
     def crossings_json(self) -> str:
-        """The crossings as JSON text ``{method: count}``, the form of a JS half's ``calls()``."""
+        """The crossings as JSON text ``{method: count}``, the form of ``window.webmcpBridge.crossings[name]()``
+        (``lab/crossings.js`` ``json()``)."""
         return json.dumps(dict(self.crossings), sort_keys=True)
 
     def new_id(self) -> int:

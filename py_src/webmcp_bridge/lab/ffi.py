@@ -9,9 +9,10 @@ dispose; nothing calls ``create_proxy`` itself. A callable JS calls exactly once
 :meth:`Proxies.once`: it frees itself after the call and is never kept.
 
 A JS half (``notebook.js``, ``dialogs.js``, ``ui/dom.js``) is package data next to its Python half, evaluated by
-:func:`load_half` into one object per owner (no module keeps it); each counts the calls Python makes into it
-(``calls()``: JSON text ``{method: count}``) and :func:`load_half` publishes that count on the loader's
-``window.webmcpBridge.crossings`` (for the crossing test and bench/).
+:func:`load_half` into one object per owner (no module keeps it); the calls Python makes into it are counted by the
+bridge's one crossing counter (``lab/crossings.js``, which the loader publishes as ``window.webmcpBridge.countCalls``)
+and published as ``window.webmcpBridge.crossings[<half>]`` (JSON text ``{method: count}``; for the crossing test and
+bench/).
 
 ``pyodide`` is imported only when a proxy is made (and ``js`` only when a JS object is), so :class:`Proxies`
 with an injected factory runs under CPython too.
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,8 +55,10 @@ HALF_URL_PREFIX = "webmcp-bridge/"
 def load_half(package: str, filename: str, ctx: Any = None) -> Any:
     """Evaluate the JS half ``filename`` of ``package`` (package data; its source is one expression whose value is
     the half's object) and return that object. The page names the code ``webmcp-bridge/<package path>/<filename>``
-    (:data:`HALF_URL_PREFIX`) in profiles and stack traces. Its ``calls`` counter is published as
-    ``window.webmcpBridge.crossings[<filename without .js>]`` when the loader's object is there.
+    (:data:`HALF_URL_PREFIX`) in profiles and stack traces. When the loader's ``window.webmcpBridge.countCalls`` is
+    there, every method of the half is counted by it and the count published as
+    ``window.webmcpBridge.crossings[<filename without .js>]`` (``lab/crossings.js``); without the loader the half is
+    not counted.
 
     ``ctx``: the loader's context (lab/session.py's module docstring). When given, the half's ``attach(ctx)`` is
     called once here (not counted as a crossing): that is the only way a half receives the page's objects (the
@@ -74,35 +76,10 @@ def load_half(package: str, filename: str, ctx: Any = None) -> Any:
     half = run_js(f"{source}\n//# sourceURL={HALF_URL_PREFIX}{package.replace('.', '/')}/{filename}\n")
     if ctx is not None:
         half.attach(ctx)
-    _count_calls()(half)
     status = getattr(js.window, "webmcpBridge", None)
-    if not is_nullish(status) and not is_nullish(getattr(status, "crossings", None)):
-        setattr(status.crossings, filename.rsplit(".", 1)[0], half.calls)
+    if not is_nullish(status) and not is_nullish(getattr(status, "countCalls", None)):
+        status.countCalls(filename.rsplit(".", 1)[0], half)
     return half
-
-
-#: Wraps every method of a JS half's object in place so that each call (from Python: one crossing) is counted by
-#: method name, and adds ``calls()``, which returns the counts as JSON text ``{method: count}`` (not counted itself).
-#: A bench or a test reads them through ``window.webmcpBridge.crossings`` (:func:`load_half`).
-COUNT_CALLS_JS = """(api) => {
-  const counts = {};
-  for (const [name, fn] of Object.entries(api)) {
-    if (typeof fn !== "function") continue;
-    api[name] = (...args) => { counts[name] = (counts[name] ?? 0) + 1; return fn(...args); };
-  }
-  api.calls = () => JSON.stringify(counts);
-  return api;
-}
-//# sourceURL=webmcp-bridge/webmcp_bridge/lab/ffi.py/count_calls
-"""
-
-
-@lru_cache(maxsize=1)
-def _count_calls() -> Any:
-    """The JS function of :data:`COUNT_CALLS_JS`, evaluated once per page."""
-    from pyodide.code import run_js
-
-    return run_js(COUNT_CALLS_JS)
 
 
 def _create_proxy(fn: Callable[..., Any]) -> Any:

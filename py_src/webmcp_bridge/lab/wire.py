@@ -6,9 +6,16 @@ Two kinds of crossing, chosen here once, at :func:`start`:
 
 * synchronous (:meth:`WorkerTransport.send`, the protocol's plain methods): through the SharedArrayBuffers of
   ``worker_boot.js``'s ``syncSend`` (``Atomics.wait``) when the worker is cross-origin isolated (mode ``"sab"``);
-  else the page's asynchronous answer waited for with ``pyodide.ffi.run_sync`` (JS Promise Integration, mode
-  ``"jspi"``); a worker that has neither (mode ``"none"``) refuses synchronous crossings with a WireError (the
-  loader then keeps the bridge on the main thread, docs/WORKER.md "Without cross-origin isolation").
+  else sent by message (``syncByMessage``: the page answers it as it answers the buffers' requests) and its answer
+  waited for with ``pyodide.ffi.run_sync`` (JS Promise Integration, mode ``"jspi"``); a worker that has neither
+  (mode ``"none"``) refuses synchronous crossings with a WireError (the loader then keeps the bridge on the main
+  thread, docs/WORKER.md "Without cross-origin isolation").
+
+  ``run_sync`` waits wherever the Python was entered through a promising call: :func:`start` and :func:`invoke`
+  are entered with ``callPromising`` (``worker_boot.js``), and Pyodide's event loop runs every step of every
+  asyncio task (an entry's coroutine, a task it awaits, an event's handler) as a promising call of its own
+  (``pyodide.webloop``: ``create_once_callable(..., _may_syncify=True)``), so a synchronous crossing may be made
+  from any of them. Plain synchronous calls from JS (:func:`event`) are not promising: nothing there crosses.
 * asynchronous (:meth:`WorkerTransport.send_async`, the protocol's coroutine methods): a message answered by one.
 
 Events of the page (``{"event": name}``, e.g. a watched dialog opened) are handed to :func:`event`, which queues
@@ -52,6 +59,11 @@ class WorkerTransport:
             in mode ``"sab"``.
         async_send: an awaitable of the page's answer to a message (``asyncSend``: a JS promise).
         run_sync: waits for an awaitable synchronously (``pyodide.ffi.run_sync``); used in mode ``"jspi"``.
+        sync_by_message: an awaitable of the page's answer to a synchronous request sent by message
+            (``syncByMessage``), which ``run_sync`` waits for in mode ``"jspi"``; default ``async_send``.
+        can_wait: whether ``run_sync`` can wait where Python runs now (``pyodide.ffi.can_run_sync``: true inside a
+            promising call, false in a plain call from JS); asked before each JSPI crossing, so that a crossing that
+            could not wait is refused before anything is sent. Default: always.
 
     Raises ValueError for an unknown mode or one whose function is missing.
     """
@@ -62,6 +74,8 @@ class WorkerTransport:
         sync_send: Callable[[str], Any] | None,
         async_send: Callable[[str], Awaitable[Any]],
         run_sync: Callable[[Awaitable[Any]], Any] | None = None,
+        sync_by_message: Callable[[str], Awaitable[Any]] | None = None,
+        can_wait: Callable[[], bool] = lambda: True,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown crossing mode {mode!r} (one of {MODES})")
@@ -71,13 +85,21 @@ class WorkerTransport:
         self._sync_send = sync_send
         self._async_send = async_send
         self._run_sync = run_sync
+        self._sync_by_message = async_send if sync_by_message is None else sync_by_message
+        self._can_wait = can_wait
 
     def send(self, message: str) -> str:
-        """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode ``"none"``."""
+        """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode ``"none"``, and in mode
+        ``"jspi"`` when called where ``run_sync`` cannot wait (a plain call from JS; nothing is sent then)."""
         if self.mode == "sab" and self._sync_send is not None:
             return str(self._sync_send(message))
         if self.mode == "jspi" and self._run_sync is not None:
-            return str(self._run_sync(self._async_send(message)))
+            if not self._can_wait():
+                raise WireError(
+                    "a synchronous crossing cannot wait here: JSPI waits only in a promising call (an asyncio task's "
+                    "step, or an entry called with callPromising), not in a plain call from JS"
+                )
+            return str(self._run_sync(self._sync_by_message(message)))
         raise WireError("this worker has no synchronous crossing (neither cross-origin isolation nor JSPI)")
 
     async def send_async(self, message: str) -> str:
@@ -124,7 +146,9 @@ def start() -> str:
     carrier = js.webmcpBridgeWorker
     sync_send = None if is_nullish(carrier.syncSend) else carrier.syncSend
     mode = crossing_mode(bool(carrier.isolated), sync_send is not None, can_run_sync())
-    _wire = WorkerWire(WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync))
+    _wire = WorkerWire(
+        WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync, carrier.syncByMessage, can_run_sync)
+    )
     return mode
 
 
@@ -156,21 +180,8 @@ def _failure(exc: BaseException) -> dict[str, Any]:
     return {"type": type(exc).__name__, "code": "", "message": str(exc), "details": {}}
 
 
-async def host_calls(text: str) -> str:
-    """Run host-protocol calls through the wire, one crossing each, in order.
-
-    ``text``: JSON ``{"calls": [{"target": "host" | "dialogs" | <handle>, "method": str, "args": {...}}, ...]}``,
-    ``args`` in the wire's form (host/wire.py); ``{"target": "dialogs", "method": "watch"}`` watches the dialogs
-    (its events are counted). Returns JSON ``{"mode", "results": [{"value": <the answer in the wire's form>} |
-    {"error": {"type", "code", "message", "details"}}], "crossings": {method: count}, "dialog_events": int}``.
-    A failure of one call is its result; the others still run. Raises WireError for text of another shape.
-    """
-    current = wire()
+async def _run_calls(current: WorkerWire, calls: list[Any]) -> list[dict[str, Any]]:
     host = current.host
-    try:
-        calls = json.loads(text)["calls"]
-    except (ValueError, KeyError, TypeError):
-        raise WireError("host_calls takes {calls: [{target, method, args}, ...]}") from None
     results: list[dict[str, Any]] = []
     for call in calls:
         target, name, args = str(call["target"]), str(call["method"]), call.get("args", {})
@@ -190,11 +201,36 @@ async def host_calls(text: str) -> str:
             results.append({"value": to_json(method.returns, value, f"{name}()", _handle_of)})
         except Exception as exc:  # each call's failure is its result
             results.append({"error": json_value(_failure(exc), "the failure")})
+    return results
+
+
+async def host_calls(text: str) -> str:
+    """Run host-protocol calls through the wire, one crossing each, in order.
+
+    ``text``: JSON ``{"calls": [{"target": "host" | "dialogs" | <handle>, "method": str, "args": {...}}, ...],
+    "task": bool}``, ``args`` in the wire's form (host/wire.py); ``{"target": "dialogs", "method": "watch"}`` watches
+    the dialogs (its events are counted). With ``"task": true`` (default false) the calls are made in an asyncio
+    task this entry awaits, as a tool's handler may run, rather than in the entry's own coroutine: a synchronous
+    crossing then waits from that task's steps. Returns JSON ``{"mode", "results": [{"value": <the answer in the
+    wire's form>} | {"error": {"type", "code", "message", "details"}}], "crossings": {method: count},
+    "dialog_events": int}``. A failure of one call is its result; the others still run. Raises WireError for text
+    of another shape.
+    """
+    current = wire()
+    try:
+        request = json.loads(text)
+        calls, in_task = list(request["calls"]), bool(request.get("task", False))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise WireError("host_calls takes {calls: [{target, method, args}, ...], task: bool}") from None
+    if in_task:
+        results = await asyncio.ensure_future(_run_calls(current, calls))
+    else:
+        results = await _run_calls(current, calls)
     return json.dumps(
         {
             "mode": current.transport.mode,
             "results": results,
-            "crossings": dict(host.crossings),
+            "crossings": dict(current.host.crossings),
             "dialog_events": current.dialog_events,
         }
     )

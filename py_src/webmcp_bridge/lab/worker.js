@@ -8,26 +8,33 @@
 //   bootUrl      the worker's entry (default: worker_boot.js beside this module)
 //   runtimeUrl   the page's own Pyodide (absolute, same origin) when the loader found one; else the shipped one
 //   respond(call)       a call {id, target, method, args} (parsed JSON) -> {value} or {error: {kind, code,
-//                       message, details}}; what it throws crosses as {error: {kind: "host", code: its name}}
-//   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond)
+//                       message, details}}; what it throws crosses as {error: {kind: "host", code: its name}}. Every
+//                       synchronous request is answered by it, whichever way the worker waits (buffers or JSPI)
+//   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond); what it throws or
+//                       rejects with crosses as respond's; a promise that never settles leaves that call waiting
 // and returns {ready, invoke(name, text), event(text), crossings(), terminate()}: ready resolves to the worker's
 // {mode, isolated, steps} once its Python is up (rejects with its start failure), invoke runs one of the worker
 // Python's entries (webmcp_bridge/lab/wire.py ENTRIES) on JSON text and resolves to its JSON text answer, event
 // sends one event (JSON text, {event: name}), crossings() is the count of requests by method as JSON text
-// {method: count} (a batch counts once, as "batch": the count RemoteHost keeps on the other side).
+// {method: count} (a batch counts once, as "batch": the count RemoteHost keeps on the other side), counted by the
+// bridge's one crossing counter (crossings.js beside this module).
 //
 // Messages, worker -> page: {type: "buffers", ctl, data} (the synchronous crossing's SharedArrayBuffers, when the
 // page is cross-origin isolated), {type: "sync", text} (a request the worker waits for: the answer goes into the
 // buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
-// id, text} (answered by {type: "answer", id, text}), {type: "ready", mode, isolated, steps}, {type: "invoked",
-// id, text | error}, {type: "failed", message}. Page -> worker: {type: "start", manifestUrl, runtimeUrl},
-// {type: "answer", id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
+// id, text, sync} (answered by {type: "answer", id, text}; with sync true it is a synchronous request carried by
+// message, where the worker has no shared memory and waits with JSPI: answered by respond, as through the buffers),
+// {type: "ready", mode, isolated, steps}, {type: "invoked", id, text | error}, {type: "failed", message}.
+// Page -> worker: {type: "start", manifestUrl, runtimeUrl}, {type: "answer", id, text}, {type: "event", text},
+// {type: "invoke", id, name, text}.
 //
 // The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked,
 // not answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds (the
 // worker then hands over a bigger buffer, "grow", and the same answer is written there). The length is stored
 // before the state, and the state is published last (Atomics.store, then Atomics.notify). The page never waits
 // for the worker; only the worker blocks.
+import { crossingCounter } from './crossings.js';
+
 const OK = 1;
 const TOO_BIG = 2;
 
@@ -35,7 +42,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
                               respond, respondAsync = respond }) {
   const worker = new Worker(bootUrl, { type: 'module', name: 'webmcp-bridge' });
   const encoder = new TextEncoder();
-  const counts = {};
+  const crossings = crossingCounter();
   let ctl = null;
   let data = null;
   let pending = null; // the encoded answer that waits for a bigger buffer
@@ -46,10 +53,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
 
   const failure = error => ({ error: { kind: 'host', code: String((error && error.name) || 'Error'),
                                        message: String((error && error.message) || error), details: {} } });
-  const count = message => {
-    const name = Array.isArray(message.batch) ? 'batch' : String(message.method);
-    counts[name] = (counts[name] ?? 0) + 1;
-  };
+  const count = message => crossings.count(Array.isArray(message.batch) ? 'batch' : String(message.method));
   const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
   const answerSync = message => {
     if (Array.isArray(message.batch)) {
@@ -94,7 +98,8 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
     } else if (m.type === 'async') {
       const message = read(m.text);
       if (!message.unreadable) count(message);
-      worker.postMessage({ type: 'answer', id: m.id, text: message.unreadable ? unreadable() : await answerAsync(message) });
+      const text = message.unreadable ? unreadable() : m.sync ? answerSync(message) : await answerAsync(message);
+      worker.postMessage({ type: 'answer', id: m.id, text });
     } else if (m.type === 'buffers') {
       ctl = m.ctl;
       data = m.data;
@@ -126,7 +131,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
       worker.postMessage({ type: 'invoke', id, name: String(name), text: String(text) });
     }),
     event: text => worker.postMessage({ type: 'event', text: String(text) }),
-    crossings: () => JSON.stringify(counts),
+    crossings: crossings.json,
     terminate: () => worker.terminate(),
   };
 }

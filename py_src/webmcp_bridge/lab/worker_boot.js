@@ -7,8 +7,10 @@
 // self.webmcpBridgeWorker, read by webmcp_bridge/lab/wire.py:
 //   syncSend(text)   a synchronous request: waits (Atomics.wait, this thread only) for the page's answer in the
 //                    shared buffers and returns its text; null when this worker is not cross-origin isolated
-//   asyncSend(text)  an asynchronous request: a promise of the page's answer, sent by message (JSPI's run_sync
-//                    waits on it when there is no shared memory)
+//   asyncSend(text)  an asynchronous request: a promise of the page's answer, sent by message
+//   syncByMessage(text)  a synchronous request sent by message ({type: "async", sync: true}: the page answers it
+//                    with its synchronous responder, as it would through the buffers): a promise of the answer, which
+//                    JSPI's run_sync waits on where there is no shared memory
 //   isolated         self.crossOriginIsolated
 const OK = 1;
 const INITIAL_BYTES = 64 << 10;
@@ -40,13 +42,16 @@ function syncSend(text) {
   }
 }
 
-function asyncSend(text) {
+function send(text, sync) {
   return new Promise(resolve => {
     const id = ++requests;
     waiting.set(id, resolve);
-    postMessage({ type: 'async', id, text: String(text) });
+    postMessage({ type: 'async', id, text: String(text), sync });
   });
 }
+
+const asyncSend = text => send(text, false);
+const syncByMessage = text => send(text, true);
 
 async function start({ manifestUrl, runtimeUrl }) {
   const steps = [];
@@ -62,7 +67,7 @@ async function start({ manifestUrl, runtimeUrl }) {
     data = new Uint8Array(new SharedArrayBuffer(INITIAL_BYTES));
     postMessage({ type: 'buffers', ctl, data });
   }
-  self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, asyncSend, isolated };
+  self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, asyncSend, syncByMessage, isolated };
   const manifest = await step('manifest', async () => (await fetch(manifestUrl)).json());
   const runtime = await step('runtime', async () => {
     if (runtimeUrl && new URL(runtimeUrl).origin === self.location.origin) {
