@@ -33,6 +33,8 @@ COMPLETE = (
     "static/worker.js",
     "static/worker_boot.js",
     "static/crossings.js",
+    "static/halves.js",
+    "static/halves/webmcp_bridge/lab/dialogs.js",
     "static/pyodide/pyodide.asm.wasm",
     "static/pyodide/pyodide-lock.json",
     "static/pyodide/kernel-lock.json",

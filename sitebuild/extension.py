@@ -53,6 +53,11 @@ WORKER_SCRIPTS = ("worker.js", "worker_boot.js")
 #: the bridge's one crossing counter (py_src/webmcp_bridge/lab/), copied into static/: the loader imports it from
 #: beside itself and worker.js from beside itself
 CROSSINGS_SCRIPT = "crossings.js"
+#: the page's side of the remote halves (py_src/webmcp_bridge/lab/halves.js), copied into static/ beside worker.js
+HALVES_SCRIPT = "halves.js"
+#: where static/ holds the JS halves' sources for halves.js to fetch: HALVES_DIR/<package path>/<file>.js, every .js
+#: of the package webmcp_bridge.lab and its subpackages but the scripts above
+HALVES_DIR = "halves"
 
 
 GENERATE = """
@@ -229,8 +234,14 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
 
     # the bridge's worker (docs/WORKER.md): its two scripts must be URLs the page can start before Python runs, so
     # they are served beside the loader as well as carried in the bridge wheel with the other lab/ halves
-    for name in (*WORKER_SCRIPTS, CROSSINGS_SCRIPT):
-        put(f"static/{name}", PY_SRC / "webmcp_bridge" / "lab" / name)
+    lab = PY_SRC / "webmcp_bridge" / "lab"
+    scripts = (*WORKER_SCRIPTS, CROSSINGS_SCRIPT, HALVES_SCRIPT)
+    for name in scripts:
+        put(f"static/{name}", lab / name)
+    # the JS halves, for the worker's remote halves (halves.js evaluates them on the page, fetched from here)
+    for path in sorted(lab.rglob("*.js")):
+        if path.parent != lab or path.name not in scripts:
+            put(f"static/{HALVES_DIR}/{path.relative_to(PY_SRC).as_posix()}", path)
     bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
     keep.add(f"static/{bridge_wheel.name}")
     put("static/tools.json", sources.tools)
@@ -250,6 +261,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         # the bridge's worker: the page's side (an ES module) and the worker's entry, relative to this file
         "worker": WORKER_SCRIPTS[0],
         "workerBoot": WORKER_SCRIPTS[1],
+        # the page's side of the worker's JS halves (an ES module) and the folder of the halves' sources
+        "halves": HALVES_SCRIPT,
+        "halvesSources": f"{HALVES_DIR}/",
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
         # of a failure's and of a refused registration's reason shown, the waits before Python starts
         "bounds": sources.loader,

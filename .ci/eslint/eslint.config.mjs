@@ -19,8 +19,10 @@ export default [
   },
   {
     // the worker's two ends are ES modules: worker.js is imported by the page, worker_boot.js is the module
-    // worker it starts, whose globals are a dedicated worker's; crossings.js is imported by worker.js and the loader
-    files: ["py_src/webmcp_bridge/lab/worker.js", "py_src/webmcp_bridge/lab/crossings.js"],
+    // worker it starts, whose globals are a dedicated worker's; crossings.js is imported by worker.js and the loader,
+    // halves.js (the remote halves' page side) by the page beside worker.js
+    files: ["py_src/webmcp_bridge/lab/worker.js", "py_src/webmcp_bridge/lab/crossings.js",
+            "py_src/webmcp_bridge/lab/halves.js"],
     languageOptions: { sourceType: "module" },
   },
   {

@@ -16,10 +16,18 @@ bench/).
 
 ``pyodide`` is imported only when a proxy is made (and ``js`` only when a JS object is), so :class:`Proxies`
 with an injected factory runs under CPython too.
+
+In the bridge's worker (docs/WORKER.md, "The remote half"), once ``lab/wire.py`` started and installed
+:mod:`webmcp_bridge.lab.remote_half`, :func:`load_half` returns a :class:`~webmcp_bridge.lab.remote_half.RemoteHalf`
+(the real half runs on the page, attached there to the loader's ctx) and :class:`Proxies`' default factories make
+callbacks (:class:`~webmcp_bridge.lab.remote_half.Callback`, destroyed by ``remove`` / ``clear`` as proxies are).
+:func:`awaiting` is how a caller awaits a half's promise-returning method in either mode. The check is whether that
+module was installed, made at each call (a dictionary look-up); on the main thread it is never imported.
 """
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -48,6 +56,13 @@ def js_object(value: dict[str, Any]) -> Any:
     return to_js(value, dict_converter=js.Object.fromEntries)
 
 
+def _remote() -> Any:
+    """The worker's :class:`~webmcp_bridge.lab.remote_half.RemoteHalves` once ``lab/wire.py`` installed it; else
+    None (the page's main thread, CPython)."""
+    module = sys.modules.get("webmcp_bridge.lab.remote_half")
+    return None if module is None else module.current()
+
+
 #: the name each evaluated JS half gets in the page (``//# sourceURL=``): ``webmcp-bridge/<package path>/<file>``
 HALF_URL_PREFIX = "webmcp-bridge/"
 
@@ -64,7 +79,15 @@ def load_half(package: str, filename: str, ctx: Any = None) -> Any:
     called once here (not counted as a crossing): that is the only way a half receives the page's objects (the
     tracker, the application, the modules), so that Python afterwards passes it primitives and JSON text only and
     the same half can be attached on the page's main thread when the bridge's Python runs in a worker
-    (docs/WORKER.md, "Handles instead of JS objects")."""
+    (docs/WORKER.md, "Handles instead of JS objects").
+
+    In the bridge's worker the half is evaluated, attached (when ``ctx`` is not None: the page attaches it to the
+    loader's ctx, which only the page holds) and counted on the page (``lab/halves.js``), and the value is a
+    :class:`~webmcp_bridge.lab.remote_half.RemoteHalf` (one synchronous crossing here; WireError or HostFailure when
+    the page could not load it)."""
+    remote = _remote()
+    if remote is not None:
+        return remote.load(package, filename, attach=ctx is not None)
     from importlib import resources
 
     import js
@@ -82,13 +105,32 @@ def load_half(package: str, filename: str, ctx: Any = None) -> Any:
     return half
 
 
+def awaiting(half: Any) -> Any:
+    """The form of ``half`` whose methods are awaited: ``await awaiting(half).method(*args)`` for a method that
+    returns a promise. On the main thread that is ``half`` itself (the method's promise is awaitable); in the worker
+    :func:`webmcp_bridge.lab.remote_half.awaiting` (an asynchronous crossing, answered once the promise settled),
+    since ``half.method(*args)`` there is a synchronous crossing that refuses a promise."""
+    remote = _remote()
+    if remote is None:
+        return half
+    from webmcp_bridge.lab.remote_half import awaiting as remote_awaiting
+
+    return remote_awaiting(half)
+
+
 def _create_proxy(fn: Callable[..., Any]) -> Any:
+    remote = _remote()
+    if remote is not None:  # in the worker: a callback the page calls by events
+        return remote.callbacks.keep(fn)
     from pyodide.ffi import create_proxy
 
     return create_proxy(fn)
 
 
 def _create_once(fn: Callable[..., Any]) -> Any:
+    remote = _remote()
+    if remote is not None:
+        return remote.callbacks.once(fn)
     from pyodide.ffi import create_once_callable
 
     return create_once_callable(fn)

@@ -45,6 +45,7 @@ from webmcp_bridge.host.wire import (
     methods_of,
     to_json,
 )
+from webmcp_bridge.lab import remote_half
 
 #: the synchronous crossing of a worker: shared memory, JSPI's run_sync, or none
 MODES = ("sab", "jspi", "none")
@@ -146,9 +147,9 @@ def start() -> str:
     carrier = js.webmcpBridgeWorker
     sync_send = None if is_nullish(carrier.syncSend) else carrier.syncSend
     mode = crossing_mode(bool(carrier.isolated), sync_send is not None, can_run_sync())
-    _wire = WorkerWire(
-        WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync, carrier.syncByMessage, can_run_sync)
-    )
+    transport = WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync, carrier.syncByMessage, can_run_sync)
+    _wire = WorkerWire(transport)
+    remote_half.install(transport)  # from now on load_half and Proxies work through the page (lab/ffi.py)
     return mode
 
 
@@ -159,10 +160,18 @@ def wire() -> WorkerWire:
     return _wire
 
 
+def _on_event(text: str) -> None:
+    halves = remote_half.current()
+    if halves is None or not halves.on_event(text):
+        wire().host.on_event(text)
+
+
 def event(text: str) -> None:
     """An event of the page (JSON text ``{"event": name}``): dispatched on the worker's event loop, after the
-    Python that is running now (never inside a crossing that waits)."""
-    asyncio.get_event_loop().call_soon(wire().host.on_event, str(text))
+    Python that is running now (never inside a crossing that waits): a callback's (``{"event": "callback", "id",
+    "args"}``, :mod:`webmcp_bridge.lab.remote_half`) calls that callback, any other goes to the RemoteHost."""
+    wire()  # raises before the wire started
+    asyncio.get_event_loop().call_soon(_on_event, str(text))
 
 
 # -- entries the page may run ------------------------------------------------------------------------------

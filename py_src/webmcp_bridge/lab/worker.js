@@ -1,7 +1,8 @@
 // The page's main-thread side of the bridge's worker (docs/WORKER.md, issue 22): starts the dedicated worker
 // (worker_boot.js beside this file), answers its requests in the host wire's format (webmcp_bridge/host/wire.py's
 // docstring), sends it events and counts the crossings. It carries data only: what a request means is decided by
-// the responder the caller gives (today a plain function; the live model's halves in docs/WORKER.md step 4).
+// the responder the caller gives (a plain function, or halves.js's, which runs the JS halves for the worker's
+// Python: docs/WORKER.md, "The remote half").
 //
 // startWorker({manifestUrl, bootUrl, runtimeUrl, respond, respondAsync}) starts one worker:
 //   manifestUrl  the labextension's bridge.json (absolute URL; the worker reads the runtime and wheels from it)
@@ -9,7 +10,10 @@
 //   runtimeUrl   the page's own Pyodide (absolute, same origin) when the loader found one; else the shipped one
 //   respond(call)       a call {id, target, method, args} (parsed JSON) -> {value} or {error: {kind, code,
 //                       message, details}}; what it throws crosses as {error: {kind: "host", code: its name}}. Every
-//                       synchronous request is answered by it, whichever way the worker waits (buffers or JSPI)
+//                       synchronous request is answered by it, whichever way the worker waits (buffers or JSPI). It
+//                       may return a promise of the answer (halves.js's load fetches a source): the answer is then
+//                       published once it settles (the worker waits that long; the page never does). A call of a
+//                       batch must answer at once
 //   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond); what it throws or
 //                       rejects with crosses as respond's; a promise that never settles leaves that call waiting
 // and returns {ready, invoke(name, text), event(text), crossings(), terminate()}: ready resolves to the worker's
@@ -55,13 +59,23 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
                                        message: String((error && error.message) || error), details: {} } });
   const count = message => crossings.count(Array.isArray(message.batch) ? 'batch' : String(message.method));
   const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
+  const isThenable = value => value !== null && typeof value === 'object' && typeof value.then === 'function';
+  const now = body => {
+    if (isThenable(body)) throw new TypeError('a call of a batch must answer at once, not with a promise');
+    return body;
+  };
+  // the answer's text, or a promise of it when respond answered with a promise
   const answerSync = message => {
     if (Array.isArray(message.batch)) {
       // every call of a batch runs, in order, in this one task
-      const answers = message.batch.map(call => { try { return { id: call.id, ...respond(call) }; } catch (error) { return { id: call.id, ...failure(error) }; } });
+      const answers = message.batch.map(call => { try { return { id: call.id, ...now(respond(call)) }; } catch (error) { return { id: call.id, ...failure(error) }; } });
       return JSON.stringify({ id: message.id, batch: answers });
     }
-    try { return answerOf(message, respond(message)); } catch (error) { return answerOf(message, failure(error)); }
+    try {
+      const body = respond(message);
+      if (isThenable(body)) return body.then(b => answerOf(message, b), error => answerOf(message, failure(error)));
+      return answerOf(message, body);
+    } catch (error) { return answerOf(message, failure(error)); }
   };
   const answerAsync = async message => {
     if (Array.isArray(message.batch)) return answerSync(message);
@@ -91,14 +105,15 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
     if (m.type === 'sync') {
       const message = read(m.text);
       if (!message.unreadable) count(message);
-      publish(encoder.encode(message.unreadable ? unreadable() : answerSync(message)));
+      const text = message.unreadable ? unreadable() : answerSync(message);
+      publish(encoder.encode(typeof text === 'string' ? text : await text));
     } else if (m.type === 'grow') {
       data = m.data;
       if (pending) publish(pending);
     } else if (m.type === 'async') {
       const message = read(m.text);
       if (!message.unreadable) count(message);
-      const text = message.unreadable ? unreadable() : m.sync ? answerSync(message) : await answerAsync(message);
+      const text = message.unreadable ? unreadable() : m.sync ? await answerSync(message) : await answerAsync(message);
       worker.postMessage({ type: 'answer', id: m.id, text });
     } else if (m.type === 'buffers') {
       ctl = m.ctl;
