@@ -23,8 +23,9 @@ them on the worker's event loop; the :class:`~webmcp_bridge.host.remote.RemoteHo
 them there.
 
 :data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name, text)``, JSON text in and
-out); today ``host_calls``: host-protocol calls made through the wire, for the browser test of the crossing and for
-diagnosis (the tools' own entry comes with docs/WORKER.md step 5).
+out); today ``host_calls`` (host-protocol calls made through the wire) and ``half_calls`` (JS halves loaded and called
+through ``load_half``, the remote halves of :mod:`webmcp_bridge.lab.remote_half`, which :func:`start` installs), for
+the browser tests of the crossings and for diagnosis (the tools' own entry comes with docs/WORKER.md step 5).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from webmcp_bridge.host.wire import (
     to_json,
 )
 from webmcp_bridge.lab import remote_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half
 
 #: the synchronous crossing of a worker: shared memory, JSPI's run_sync, or none
 MODES = ("sab", "jspi", "none")
@@ -245,8 +247,93 @@ async def host_calls(text: str) -> str:
     )
 
 
+class _HalfDiagnosis:
+    """What :func:`half_calls` keeps between its calls: the halves loaded by name, the callbacks handed out by
+    label (one :class:`~webmcp_bridge.lab.ffi.Proxies`) and the arguments of each of their calls."""
+
+    def __init__(self) -> None:
+        self.halves: dict[str, Any] = {}
+        self.proxies = Proxies()
+        self.callbacks: dict[str, Any] = {}
+        self.seen: dict[str, list[Any]] = {}
+
+    def callback(self, label: str) -> Any:
+        if label not in self.callbacks:
+            self.seen[label] = []
+            self.callbacks[label] = self.proxies.keep(lambda *args: self.seen[label].append(list(args)))
+        return self.callbacks[label]
+
+    def argument(self, value: Any) -> Any:
+        if isinstance(value, dict) and list(value) == ["$callback"]:
+            return self.callback(str(value["$callback"]))
+        return value
+
+
+_diagnosis: _HalfDiagnosis | None = None
+
+
+async def half_calls(text: str) -> str:
+    """Load JS halves and call their methods through :func:`webmcp_bridge.lab.ffi.load_half` in this worker (the
+    remote halves, :mod:`webmcp_bridge.lab.remote_half`): for the browser test of the crossing and for diagnosis.
+
+    ``text``: JSON ``{"load": [{"as": name, "package": str, "filename": str, "attach": bool}], "calls": [{"half":
+    name, "method": str, "args": [...], "await": bool}], "remove": [label, ...]}`` (each key optional): ``load`` keeps
+    each half under ``as`` (``attach``: loaded with the page's ctx); each call is ``half.method(*args)``, or ``await
+    awaiting(half).method(*args)`` with ``"await": true``, where an argument ``{"$callback": label}`` is a callback
+    kept by a :class:`~webmcp_bridge.lab.ffi.Proxies` (one per label, recording its calls' arguments); ``remove``
+    destroys those callbacks (``Proxies.remove``). Halves and callbacks are kept between calls of this entry.
+    Returns JSON ``{"loaded": [{"value": null} | {"error"}], "results": [{"value"} | {"error": {"type", "code",
+    "message", "details"}}], "callbacks": {label: [[arg, ...], ...]}, "alive": <callbacks kept>, "crossings":
+    {half: {method: count}}}``. A failure of one load or call is its result. Raises WireError for text of another
+    shape."""
+    global _diagnosis
+    wire()
+    halves = remote_half.current()
+    if halves is None:
+        raise WireError("the worker's remote halves are not installed")
+    try:
+        request = json.loads(text)
+        loads, calls, removes = list(request.get("load", [])), list(request.get("calls", [])), request.get("remove", [])
+    except (ValueError, TypeError, AttributeError):
+        raise WireError("half_calls takes {load: [...], calls: [...], remove: [...]}") from None
+    state = _diagnosis = _diagnosis or _HalfDiagnosis()
+    loaded: list[dict[str, Any]] = []
+    for entry in loads:
+        try:
+            ctx = True if entry.get("attach") else None  # in the worker any ctx means "the page's"
+            state.halves[str(entry["as"])] = load_half(str(entry["package"]), str(entry["filename"]), ctx)
+            loaded.append({"value": None})
+        except Exception as exc:  # each load's failure is its result
+            loaded.append({"error": json_value(_failure(exc), "the failure")})
+    results: list[dict[str, Any]] = []
+    for call in calls:
+        try:
+            half = state.halves[str(call["half"])]
+            args = [state.argument(a) for a in call.get("args", [])]
+            if call.get("await"):
+                value = await getattr(awaiting(half), str(call["method"]))(*args)
+            else:
+                value = getattr(half, str(call["method"]))(*args)
+            results.append({"value": json_value(value, "the value")})
+        except Exception as exc:  # each call's failure is its result
+            results.append({"error": json_value(_failure(exc), "the failure")})
+    for label in removes:
+        callback = state.callbacks.pop(str(label), None)
+        if callback is not None:
+            state.proxies.remove(callback)
+    return json.dumps(
+        {
+            "loaded": loaded,
+            "results": results,
+            "callbacks": state.seen,
+            "alive": len(halves.callbacks),
+            "crossings": {name: dict(counts) for name, counts in halves.crossings.items()},
+        }
+    )
+
+
 #: the entries of :func:`invoke`: name -> a function of JSON text to JSON text (or its awaitable)
-ENTRIES: dict[str, Callable[[str], Awaitable[str]]] = {"host_calls": host_calls}
+ENTRIES: dict[str, Callable[[str], Awaitable[str]]] = {"host_calls": host_calls, "half_calls": half_calls}
 
 
 def invoke(name: str, text: str) -> Awaitable[str]:
