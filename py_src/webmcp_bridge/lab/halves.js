@@ -82,7 +82,8 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
     const text = await source(pkg, file);
     // indirect eval: the global scope, as load_half's run_js; the trailing comment leaves the expression's value
     const half = (0, eval)(`${text}\n//# sourceURL=webmcp-bridge/${pkg.replaceAll('.', '/')}/${file}\n`);
-    if (half === null || typeof half !== 'object') throw new Refused(`${file} is not one expression whose value is an object`);
+    if (half === null || typeof half !== 'object')
+      throw new Refused(`${file} is not one expression whose value is an object`);
     if (attach === true) {
       if (ctx === null) throw new Refused(`${file} asks to be attached, and the page has no ctx`);
       if (typeof half.attach !== 'function') throw new Refused(`${file} has no attach(ctx)`);

@@ -68,7 +68,9 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
   const answerSync = message => {
     if (Array.isArray(message.batch)) {
       // every call of a batch runs, in order, in this one task
-      const answers = message.batch.map(call => { try { return { id: call.id, ...now(respond(call)) }; } catch (error) { return { id: call.id, ...failure(error) }; } });
+      const answers = message.batch.map(call => {
+        try { return { id: call.id, ...now(respond(call)) }; } catch (error) { return { id: call.id, ...failure(error) }; }
+      });
       return JSON.stringify({ id: message.id, batch: answers });
     }
     try {
