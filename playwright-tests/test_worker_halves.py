@@ -27,7 +27,15 @@ FIRST = {
         {"as": "none", "package": "webmcp_bridge.lab", "filename": "no_such_half.js", "attach": False},
     ],
     "calls": [
-        {"half": "dialogs", "method": "watch", "args": [None, {"$callback": "notify"}, {"$callback": "opened"}]},
+        {
+            "half": "dialogs",
+            "method": "watch",
+            "args": [
+                None,
+                {"$callback": "notify", "then": {"half": "dialogs", "method": "click", "args": ["d-1", 0]}},
+                {"$callback": "opened"},
+            ],
+        },
         {"half": "dialogs", "method": "snapshot", "args": [200]},
         {"half": "dialogs", "method": "snapshot", "args": [200], "await": True},
         {"half": "dialogs", "method": "click", "args": ["d-1", 0]},
@@ -132,11 +140,14 @@ def test_a_real_half_runs_on_the_page_for_the_workers_python(drive):
 
 def test_a_dialog_on_the_page_reaches_the_worker_as_the_halfs_callback(drive):
     """A JupyterLab dialog opened on the page fires dialogs.js's watch callback, which arrives in the worker's
-    Python as an event; removing the callbacks (Proxies.remove) empties the worker's table. The page's count of the
-    half's calls is the worker's, less the loads (counted only in the worker)."""
+    Python as an event, where the listener crosses synchronously to the half again; removing the callbacks
+    (Proxies.remove) empties the worker's table. The page's count of the half's calls is the worker's, less the
+    loads (counted only in the worker)."""
     _, result, _, _ = drive
     assert result["dialogs"], f"no dialog on the page after {result['command']}"
     assert result["seen"]["callbacks"]["notify"][0] == []  # called with no arguments, as dialogs.js calls it
+    # a synchronous crossing made from the callback's dispatch on the worker's loop (JSPI waits there too)
+    assert result["seen"]["callbacks"]["notify:then"][0] == {"value": "gone"}
     assert result["removed"]["alive"] == 0
     worker_counts = result["removed"]["crossings"]["dialogs"]
     assert worker_counts.pop("load") == 1

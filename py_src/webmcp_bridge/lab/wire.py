@@ -257,16 +257,31 @@ class _HalfDiagnosis:
         self.callbacks: dict[str, Any] = {}
         self.seen: dict[str, list[Any]] = {}
 
-    def callback(self, label: str) -> Any:
+    def callback(self, label: str, then: dict[str, Any] | None) -> Any:
         if label not in self.callbacks:
             self.seen[label] = []
-            self.callbacks[label] = self.proxies.keep(lambda *args: self.seen[label].append(list(args)))
+
+            def record(*args: Any) -> None:
+                self.seen[label].append(list(args))
+                if then is not None:  # a synchronous crossing from the event's dispatch, its result recorded
+                    self.seen.setdefault(f"{label}:then", []).append(self.call(then))
+
+            self.callbacks[label] = self.proxies.keep(record)
         return self.callbacks[label]
 
     def argument(self, value: Any) -> Any:
-        if isinstance(value, dict) and list(value) == ["$callback"]:
-            return self.callback(str(value["$callback"]))
+        if isinstance(value, dict) and "$callback" in value:
+            return self.callback(str(value["$callback"]), value.get("then"))
         return value
+
+    def call(self, call: dict[str, Any]) -> dict[str, Any]:
+        """One synchronous call ``{"half", "method", "args"}``: ``{"value"}`` or ``{"error"}``."""
+        try:
+            half = self.halves[str(call["half"])]
+            value = getattr(half, str(call["method"]))(*[self.argument(a) for a in call.get("args", [])])
+            return {"value": json_value(value, "the value")}
+        except Exception as exc:  # the call's failure is its result
+            return {"error": json_value(_failure(exc), "the failure")}
 
 
 _diagnosis: _HalfDiagnosis | None = None
@@ -279,8 +294,10 @@ async def half_calls(text: str) -> str:
     ``text``: JSON ``{"load": [{"as": name, "package": str, "filename": str, "attach": bool}], "calls": [{"half":
     name, "method": str, "args": [...], "await": bool}], "remove": [label, ...]}`` (each key optional): ``load`` keeps
     each half under ``as`` (``attach``: loaded with the page's ctx); each call is ``half.method(*args)``, or ``await
-    awaiting(half).method(*args)`` with ``"await": true``, where an argument ``{"$callback": label}`` is a callback
-    kept by a :class:`~webmcp_bridge.lab.ffi.Proxies` (one per label, recording its calls' arguments); ``remove``
+    awaiting(half).method(*args)`` with ``"await": true``, where an argument ``{"$callback": label, "then": call}``
+    is a callback kept by a :class:`~webmcp_bridge.lab.ffi.Proxies` (one per label, recording its calls' arguments;
+    with ``then``, a synchronous call made from each of its calls, whose results go under ``"<label>:then"``, as a
+    listener that reads the half when it is told of a change); ``remove``
     destroys those callbacks (``Proxies.remove``). Halves and callbacks are kept between calls of this entry.
     Returns JSON ``{"loaded": [{"value": null} | {"error"}], "results": [{"value"} | {"error": {"type", "code",
     "message", "details"}}], "callbacks": {label: [[arg, ...], ...]}, "alive": <callbacks kept>, "crossings":
@@ -307,13 +324,13 @@ async def half_calls(text: str) -> str:
             loaded.append({"error": json_value(_failure(exc), "the failure")})
     results: list[dict[str, Any]] = []
     for call in calls:
+        if not call.get("await"):
+            results.append(state.call(call))
+            continue
         try:
             half = state.halves[str(call["half"])]
             args = [state.argument(a) for a in call.get("args", [])]
-            if call.get("await"):
-                value = await getattr(awaiting(half), str(call["method"]))(*args)
-            else:
-                value = getattr(half, str(call["method"]))(*args)
+            value = await getattr(awaiting(half), str(call["method"]))(*args)
             results.append({"value": json_value(value, "the value")})
         except Exception as exc:  # each call's failure is its result
             results.append({"error": json_value(_failure(exc), "the failure")})
