@@ -20,6 +20,8 @@
 //     "//# sourceURL=webmcp-bridge/<package path>/<filename>" (load_half's name), attach(ctx) called once when asked,
 //     then its methods counted under <filename without .js>. Answered asynchronously (a promise: lab/worker.js
 //     publishes the answer once it settles; the worker waits, the page does not).
+//   {target: "halves", method: "drop", args: [n]}  -> {value: whether the half n was in the table}: forgotten here
+//     (its owner in the worker is done with it; a listener it holds stays until the owner unwatched it).
 //   {target: "half:<n>", method, args: [JSON value | {callback: k}, ...]}  -> {value: a JSON value}. {callback: k}
 //     is passed as a function that posts {event: "callback", id: k, args: [...its arguments as JSON]}. A synchronous
 //     request answers the method's value; a method that returns a promise then is refused (a wire error; the promise
@@ -135,6 +137,7 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
   function respond(call) {
     try {
       if (call.target === 'halves') {
+        if (call.method === 'drop') return { value: table.delete(Array.isArray(call.args) ? call.args[0] : null) };
         if (call.method !== 'load') throw new Refused(`halves has no method ${JSON.stringify(call.method)}`);
         return load(call.args).catch(failure);
       }

@@ -10,6 +10,8 @@ Messages, over the worker's transport (:mod:`webmcp_bridge.lab.wire`; the host w
   with the loader's ctx when ``attach`` is true, and counts its methods under ``<filename without .js>``, as
   ``load_half`` does on the main thread. A synchronous crossing (the page answers once the source is fetched; only
   the worker waits).
+* drop: ``{"id", "target": "halves", "method": "drop", "args": [n]}`` answered ``{"id", "value": bool}`` (whether the
+  page still had it): the page forgets the half (:meth:`RemoteHalves.drop`, for its owner's dispose).
 * a call: ``{"id", "target": "half:<n>", "method": str, "args": [JSON value | {"callback": int}, ...]}`` (positional)
   answered ``{"id", "value": <a JSON value>}`` or ``{"id", "error": {"kind", "code", "message", "details"}}`` (the
   wire's error form: ``host`` is an exception the method threw, raised here as
@@ -168,6 +170,13 @@ class RemoteHalves:
         if not isinstance(number, int) or isinstance(number, bool):
             raise WireError(f"the page answered {number!r} for a half's number")
         return RemoteHalf(self, number, name)
+
+    def drop(self, half: RemoteHalf) -> bool:
+        """Have the page forget ``half`` (its owner is done with it; a listener the half holds should be unwatched
+        first): one synchronous crossing. True when the page still had it; later calls of it are WireErrors."""
+        message = self._message(HALVES_TARGET, "drop", [half._number])
+        self._count(half._name, "drop")
+        return bool(self._value(self.transport.send(dumps(message)), message["id"]))
 
     def encode_args(self, method: str, args: Sequence[Any]) -> list[Any]:
         """``args`` as the wire writes them: a :class:`Callback` as ``{"callback": id}``, JSON values as they are.
