@@ -22,7 +22,7 @@
     const entry = {};
     waiting.set(id, entry);
     try {
-      onCall(id, String(name), String(inputJson), invocation === undefined ? null : String(invocation));
+      onCall(id, String(name), String(inputJson), invocation == null ? undefined : String(invocation));
     } catch (error) {
       waiting.delete(id);
       throw error;

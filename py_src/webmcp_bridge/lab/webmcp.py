@@ -39,7 +39,7 @@ from webmcp_bridge.calls.pending import start_eagerly
 from webmcp_bridge.calls.registry import CallEvent, Registry, envelope, result_json
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.events import call_detail
-from webmcp_bridge.lab.ffi import Proxies, load_half
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
 
 
 def report_line(event: CallEvent) -> str:
@@ -116,7 +116,7 @@ class WebMCPRegistration:
         that never waits (most reads and writes) is answered before this returns; one that waits (a run, a
         proposal, a save) when its task ends. ``invocation`` is the loader's id of this WebMCP invocation (for
         :meth:`_abort`)."""
-        invocation_id = None if invocation is None else str(invocation)
+        invocation_id = None if is_nullish(invocation) else str(invocation)
         task = start_eagerly(self._serve(str(name), str(arguments), invocation_id))
         answer = functools.partial(self._answer, int(call_id))
         if task.done():
