@@ -41,6 +41,7 @@ CONVERTED = (
     "settings.py",
     "sharing.py",
     "webmcp.py",
+    "ui/cell_menu.py",
 )
 
 #: module -> the attributes of ``js`` it may use (see the module docstring for why)

@@ -129,7 +129,7 @@ class AgentPanel:
         await asyncio.sleep(0)
         self._build_widget()
         await asyncio.sleep(0)
-        self.cell_menu = CellMenu(self)
+        self.cell_menu = CellMenu(self, self.loader)
         self.cell_menu.install()
         await asyncio.sleep(0)
         self._connect()
