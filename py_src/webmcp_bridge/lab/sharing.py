@@ -15,10 +15,12 @@ host as before and shares it, or does nothing when there is none by then.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.lab.ffi import Proxies, load_half
-from webmcp_bridge.lab.notebook import LabNotebook
+
+if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
 
 COMMAND = "webmcp-bridge:share-output-selection"
 SELECTOR = ".jp-OutputArea-child"

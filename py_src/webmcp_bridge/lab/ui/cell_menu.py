@@ -28,15 +28,17 @@ import json
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, set_cell_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import Proxies, load_half
-from webmcp_bridge.lab.notebook import LabNotebook
 from webmcp_bridge.lab.ui.port import PanelPort
 from webmcp_bridge.lab.ui.view import cell_label, comment_title
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
+
+if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
 
 SELECTOR = ".jp-Notebook .jp-Cell"
 RANK = 30
