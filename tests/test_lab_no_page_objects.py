@@ -42,6 +42,7 @@ CONVERTED = (
     "sharing.py",
     "webmcp.py",
     "ui/cell_menu.py",
+    "ui/proposals.py",
 )
 
 #: module -> the attributes of ``js`` it may use (see the module docstring for why)
