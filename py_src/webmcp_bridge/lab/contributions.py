@@ -10,6 +10,10 @@ site's own origin, imported into this Python before the bridge is built (:mod:`w
   not change what loads) and a JupyterLab server serves it from its root folder (with its token, as JupyterLab's
   own requests). A URL that is not on the page's origin is never requested; redirects are refused (a redirect
   could lead elsewhere).
+- The page's facts (the list's JSON text, the base URL, the token) come from ``contributions.js``, given the
+  loader's ``ctx`` once (:func:`~webmcp_bridge.lab.ffi.load_half`); the files are fetched here with the global
+  ``fetch`` (and ``URL``, ``location``, ``Uint8Array``, ``JSON`` for its options), which a worker has too. This module
+  holds no page object.
 - Each file is imported by :class:`~webmcp_bridge.contrib.loading.SiteLoader` into a folder of Pyodide's
   in-memory file system, with a yield to the browser between files. Every failure is a diagnostic; none stops
   the bridge.
@@ -29,50 +33,42 @@ from webmcp_bridge.contrib.config import PAGE_CONFIG_KEY, SETTING_KEY, parse_ent
 from webmcp_bridge.contrib.loading import Fetch, FetchError, SiteLoader
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import CONTRIBUTION_FILE_BYTES, SETTINGS_LOAD_SECONDS
-from webmcp_bridge.lab.ffi import is_nullish, js_object
-from webmcp_bridge.lab.settings import load_plugin_settings
+from webmcp_bridge.lab.ffi import is_nullish, load_half
+from webmcp_bridge.lab.settings import load_composite, settings_half
 
 #: where the site's modules and wheels are written in Pyodide's in-memory file system (only the loader writes here)
 WORKDIR = Path("/tmp/webmcp_bridge_site")
 
 
-def _page_value(ctx: Any) -> Any:
-    text = getattr(ctx, "pageContributions", None)
-    if is_nullish(text):
+def _page_value(text: str | None) -> Any:
+    if text is None:
         return None
     try:
-        return json.loads(str(text))
+        return json.loads(text)
     except ValueError:
         return "not JSON"  # reported by parse_entries as not a list
 
 
 async def _setting_value(ctx: Any) -> Any:
     try:
-        settings = await asyncio.wait_for(load_plugin_settings(ctx), SETTINGS_LOAD_SECONDS)
+        raw = await asyncio.wait_for(load_composite(settings_half(ctx)), SETTINGS_LOAD_SECONDS)
     except Exception:  # no registry, a broken schema, too slow: the page's list alone (LabSettings says why)
         return None
-    if is_nullish(settings):
-        return None
-    raw = json.loads(str(js.JSON.stringify(settings.composite)))
     return raw.get(SETTING_KEY) if isinstance(raw, dict) else None
 
 
-def site_fetch(ctx: Any) -> Fetch:
-    """Reads a workspace path's file from the application's own ``files/`` URL (see the module docstring)."""
-    server = ctx.app.serviceManager.serverSettings
-    base = str(server.baseUrl)
-    token = "" if is_nullish(getattr(server, "token", None)) else str(server.token)
+def site_fetch(base: str, token: str) -> Fetch:
+    """Reads a workspace path's file from the application's own ``files/`` URL (see the module docstring):
+    ``base`` is the application's base URL, ``token`` its server token ("" when none)."""
 
     async def fetch(path: str) -> bytes:
         url = js.URL.new("files/" + "/".join(str(js.encodeURIComponent(part)) for part in path.split("/")), base)
         if str(url.origin) != str(js.location.origin):
             raise FetchError("its URL is not on this page's origin; nothing was requested")
         headers = {"Authorization": f"token {token}"} if token else {}
+        options = {"credentials": "same-origin", "redirect": "error", "cache": "no-cache", "headers": headers}
         try:
-            response = await js.fetch(
-                url.href,
-                js_object({"credentials": "same-origin", "redirect": "error", "cache": "no-cache", "headers": headers}),
-            )
+            response = await js.fetch(url.href, js.JSON.parse(json.dumps(options)))
         except Exception as exc:
             raise FetchError(
                 f"the request failed ({str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__})"
@@ -91,12 +87,14 @@ def site_fetch(ctx: Any) -> Fetch:
 async def site_contributions(ctx: Any, diagnostics: Diagnostics) -> list[Contribution]:
     """The contributions of the files the site names (none named: none), in discovery order; every problem
     goes to ``diagnostics``."""
+    site = json.loads(str(load_half("webmcp_bridge.lab", "contributions.js", ctx).site()))
     entries, problems = parse_entries(
-        (f"jupyter-config-data {PAGE_CONFIG_KEY}", _page_value(ctx)),
+        (f"jupyter-config-data {PAGE_CONFIG_KEY}", _page_value(site["pageContributions"])),
         (f"the setting {SETTING_KEY}", await _setting_value(ctx)),
     )
     for name, reason in problems:
         diagnostics.add(name, "config", reason)
     if not entries:
         return []
-    return await SiteLoader(site_fetch(ctx), WORKDIR, diagnostics).load(entries, pause=lambda: asyncio.sleep(0))
+    fetch = site_fetch(str(site["baseUrl"]), str(site["token"]))
+    return await SiteLoader(fetch, WORKDIR, diagnostics).load(entries, pause=lambda: asyncio.sleep(0))

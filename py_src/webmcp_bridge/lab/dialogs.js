@@ -1,6 +1,7 @@
 // dialogs.js: the JS half of webmcp_bridge/lab/dialogs.py (webmcp_bridge/calls/dialogs.py holds every rule; this
 // only reads, clicks and reports). Evaluated once per dialog source by dialogs.py (lab/ffi.py load_half); the
-// expression's value is the object below.
+// expression's value is the object below. attach(ctx) takes Dialog from the loader's ctx.modules.apputils (the only
+// page object it holds); after that Python passes numbers and strings only.
 //
 // JupyterLab's Dialog (@jupyterlab/apputils) adds every dialog to the static Dialog.tracker when it is
 // constructed; launch() queues it behind the dialog on screen and attaches it to document.body when its turn
@@ -13,8 +14,8 @@
 // Python at once (opened()), so Python knows no dialog is open without asking (no crossing per tool result).
 (() => {
   let Dialog = null;
-  let notify = null; // Python's callback after a burst of changes (a proxy Python holds and destroys in unwatch)
-  let opened = null; // Python's callback the moment a dialog is made (the same)
+  let notify = null; // Python's listener after a burst of changes (a proxy Python holds and destroys in unwatch)
+  let opened = null; // Python's listener the moment a dialog is made (the same); neither's return value is used
   let observer = null;
   let scheduled = false;
   let next = 1;
@@ -97,12 +98,21 @@
   }
 
   const api = {
-    // watch(DialogClass, callback, onOpened): call callback() (once per burst, after a tick) when a dialog opens,
-    // is shown or closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its
-    // tracker in its constructor). Both are proxies Python created; unwatch() drops them.
-    watch(DialogClass, callback, onOpened) {
+    // attach(ctx): the loader's context; JupyterLab's Dialog class is ctx.modules.apputils.Dialog (null without
+    // @jupyterlab/apputils in the share scope: then no dialog is ever reported).
+    attach(ctx) {
+      Dialog = ctx?.modules?.apputils?.Dialog ?? null;
+    },
+    // available(): whether JupyterLab's Dialog (and its tracker) was found.
+    available() {
+      return !!(Dialog && Dialog.tracker);
+    },
+    // watch(callback, onOpened): call callback() (once per burst, after a tick) when a dialog opens, is shown or
+    // closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its tracker in its
+    // constructor). Both are Python's listeners (proxies Python created; their return values are not used);
+    // unwatch() drops them.
+    watch(callback, onOpened) {
       unwatch();
-      Dialog = DialogClass || null;
       notify = callback;
       opened = onOpened ?? null;
       if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.connect(onAdded);

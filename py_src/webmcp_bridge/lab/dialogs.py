@@ -6,6 +6,11 @@ back), and none while no dialog can be open: ``dialogs.js`` tells Python the mom
 snapshot found none, the next snapshots answer "none" from here until one opens (every successful tool result
 asks). The two watch callbacks are the Python proxies kept by JS here (owned by a
 :class:`~webmcp_bridge.lab.ffi.Proxies`): made in :meth:`LabDialogs.watch`, destroyed in :meth:`LabDialogs.close`.
+Both are listeners (JS uses no return value): in a worker they become events.
+
+This module holds no JupyterLab object: ``dialogs.js`` receives the loader's ``ctx`` once (``attach``, through
+:func:`~webmcp_bridge.lab.ffi.load_half`) and takes JupyterLab's ``Dialog`` from it; every later call passes
+numbers and strings and answers JSON text or a string.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 
 from webmcp_bridge.core.limits import PERSON_INPUT_WINDOW_SECONDS
 from webmcp_bridge.host.protocol import RawButton, RawDialog, RawInput
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
+from webmcp_bridge.lab.ffi import Proxies, load_half
 
 
 def by_person(input_ago_ms: Any) -> bool:
@@ -45,12 +50,16 @@ def _raw(data: dict[str, Any]) -> RawDialog:
 
 
 class LabDialogs:
-    """JupyterLab's dialogs (``Dialog`` of ``@jupyterlab/apputils``, or None when the loader could not get it:
-    then no dialog is ever reported)."""
+    """JupyterLab's dialogs (``Dialog`` of ``@jupyterlab/apputils``; when the loader could not get it, no dialog
+    is ever reported).
 
-    def __init__(self, dialog_class: Any) -> None:
-        self.dialog_class = None if is_nullish(dialog_class) else dialog_class
-        self.live = load_half("webmcp_bridge.lab", "dialogs.js")
+    Args:
+        ctx: the loader's context, handed once to ``dialogs.js`` (which reads ``ctx.modules.apputils.Dialog``).
+    """
+
+    def __init__(self, ctx: Any) -> None:
+        self.live = load_half("webmcp_bridge.lab", "dialogs.js", ctx)
+        self.available = bool(self.live.available())  # False: no Dialog in the share scope
         self._proxies = Proxies()  # the watch callbacks, while watching
         self._watching = False
         self._maybe_open = True  # False only while watching, after a snapshot found no dialog and none was made since
@@ -62,7 +71,7 @@ class LabDialogs:
     def snapshot(self, max_chars: int) -> list[RawDialog]:
         """The open dialogs, oldest first (see :meth:`webmcp_bridge.host.protocol.DialogSource.snapshot`); no
         crossing while none can be open."""
-        if self.dialog_class is None or not self._maybe_open:
+        if not self.available or not self._maybe_open:
             return []
         found = [_raw(d) for d in json.loads(str(self.live.snapshot(int(max_chars))))]
         if not found and self._watching:
@@ -76,9 +85,9 @@ class LabDialogs:
     def watch(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` when a dialog opens, is shown or closes (after a tick, once per burst)."""
         self.close()
-        if self.dialog_class is None:
+        if not self.available:
             return
-        self.live.watch(self.dialog_class, self._proxies.keep(callback), self._proxies.keep(self._opened))
+        self.live.watch(self._proxies.keep(callback), self._proxies.keep(self._opened))
         self._watching = True
 
     def close(self) -> None:
@@ -90,6 +99,5 @@ class LabDialogs:
 
 
 def lab_dialogs(ctx: Any) -> LabDialogs:
-    """The dialog source over the loader's ``ctx.modules.apputils`` (optional in the loader)."""
-    apputils = getattr(ctx.modules, "apputils", None)
-    return LabDialogs(None if is_nullish(apputils) else getattr(apputils, "Dialog", None))
+    """The dialog source over the loader's ``ctx`` (``modules.apputils`` is optional in the loader)."""
+    return LabDialogs(ctx)

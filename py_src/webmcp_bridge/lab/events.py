@@ -10,7 +10,8 @@ holds no live object):
   executionCount}`` (:class:`~webmcp_bridge.access.runs.KernelRun`).
 
 Python decides what is in them; the loader only dispatches: a call's event rides in the call's own answer
-(:mod:`webmcp_bridge.lab.webmcp`, no crossing of its own), a run's through the loader's ``emit(type, detailJson)``.
+(:mod:`webmcp_bridge.lab.webmcp`, no crossing of its own), a run's through ``events.js``, which hands it to the
+loader's ``emit(type, detailJson)`` (this module holds no JS object: the half receives the loader's ``ctx`` once).
 Nothing of a cell's or an agent's text is in them beyond the call's argument summary (which the status item's tooltip
 shows too).
 """
@@ -24,6 +25,7 @@ from typing import Any
 
 from webmcp_bridge.access.runs import KernelRun
 from webmcp_bridge.calls.registry import CallEvent
+from webmcp_bridge.lab.ffi import load_half
 
 
 def call_detail(event: CallEvent) -> dict[str, Any]:
@@ -38,23 +40,23 @@ def call_detail(event: CallEvent) -> dict[str, Any]:
 
 
 class PageEvents:
-    """Dispatches the kernel runs tools started as DOM events through the loader's ``emit`` (the calls' own events
-    are sent by :class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, with each call's answer).
+    """Dispatches the kernel runs tools started as DOM events through ``events.js`` and the loader's ``emit`` (the
+    calls' own events are sent by :class:`~webmcp_bridge.lab.webmcp.WebMCPRegistration`, with each call's answer).
 
     Args:
-        ctx: the loader's context (``emit(type, detailJson)``).
+        ctx: the loader's context (``emit(type, detailJson)``), handed once to ``events.js``.
         bridge: the session (its guard's kernel runs).
     """
 
     def __init__(self, ctx: Any, bridge: Any) -> None:
-        self.emit = ctx.emit
+        self.half = load_half("webmcp_bridge.lab", "events.js", ctx)
         self._detach: list[Callable[[], None]] = [
             bridge.guard.runs.add(lambda run: self._send("run", KernelRun.to_json(run))),
         ]
 
     def _send(self, kind: str, detail: dict[str, Any]) -> None:
         try:
-            self.emit(kind, json.dumps(detail, ensure_ascii=False))
+            self.half.emit(kind, json.dumps(detail, ensure_ascii=False))
         except Exception:  # a listener of the page never fails a call
             traceback.print_exc()
 

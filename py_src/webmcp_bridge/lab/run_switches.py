@@ -5,24 +5,30 @@ while something is hidden from the agent. The Agent panel's Access section lets 
 one notebook; the choice is stored here, under ``STORAGE_PREFIX + path`` (value ``"1"``), so it holds across
 reloads of the same site in the same browser. Off (asking) by default; a storage that cannot be read counts
 as off. Only the person's panel writes it; no tool does.
+
+The storage is the page's: ``run_switches.js`` (evaluated once per page, on first use, by
+:func:`~webmcp_bridge.lab.ffi.load_half`) reads and writes its strings; this module holds no JS object and decides
+what a value means. Outside the browser (no Pyodide) there is no storage: asking stays on.
 """
 
 from __future__ import annotations
 
-from webmcp_bridge.lab.ffi import is_nullish
+from functools import lru_cache
+from typing import Any
+
+from webmcp_bridge.lab.ffi import is_nullish, load_half
 
 #: the localStorage key of a notebook's switch is this followed by the notebook's path
 STORAGE_PREFIX = "webmcp-bridge:stop-asking-runs:"
 
 
-def _storage():
+@lru_cache(maxsize=1)
+def _storage() -> Any:
+    """``run_switches.js`` (one per page), or None outside the browser."""
     try:
-        import js  # the page's globals (Pyodide); absent outside the browser
-
-        storage = js.window.localStorage
-    except Exception:
+        return load_half("webmcp_bridge.lab", "run_switches.js")
+    except Exception:  # CPython: no page (pyodide cannot be imported)
         return None
-    return None if is_nullish(storage) else storage
 
 
 def asking_off(path: str) -> bool:
@@ -30,10 +36,7 @@ def asking_off(path: str) -> bool:
     storage = _storage()
     if storage is None:
         return False
-    try:
-        value = storage.getItem(STORAGE_PREFIX + path)
-    except Exception:
-        return False
+    value = storage.get(STORAGE_PREFIX + path)
     return not is_nullish(value) and str(value) == "1"
 
 
@@ -43,11 +46,4 @@ def set_asking_off(path: str, off: bool) -> bool:
     storage = _storage()
     if storage is None:
         return False
-    try:
-        if off:
-            storage.setItem(STORAGE_PREFIX + path, "1")
-        else:
-            storage.removeItem(STORAGE_PREFIX + path)
-    except Exception:
-        return False
-    return True
+    return bool(storage.set(STORAGE_PREFIX + path, "1" if off else None))

@@ -215,7 +215,7 @@ class LabSession:
         if self._dom is None:
             from webmcp_bridge.lab.ui.dom import Dom
 
-            self._dom = Dom()
+            self._dom = Dom(self.ctx)
         return self._dom
 
     def _show_diagnostics(self, diagnostics: Any) -> None:
@@ -351,7 +351,7 @@ class LabSession:
         mode in the status item)."""
         from webmcp_bridge.lab.ui.proposals import ProposalView
 
-        self.view = ProposalView(self.ctx, self.bridge.proposals, self.bridge.guard.raw, self._dom_half())
+        self.view = ProposalView(self.ctx, self.bridge.proposals, self._dom_half())
         await self.view.start()
 
     def _start_share(self) -> None:

@@ -3,14 +3,24 @@
 It records the text selected inside one output of the current notebook in the guard's
 :class:`~webmcp_bridge.sharing.selections.SharedSelections`, where ``jupyter_get_output_selection`` reads it. Disabled
 when nothing inside an output is selected. Works without WebMCP too (the share waits for an agent).
+
+This module holds no JS object: ``commands.js`` (given the loader's ``ctx`` once by
+:func:`~webmcp_bridge.lab.ffi.load_half`) adds the command and the menu item. JupyterLab asks ``isEnabled``
+synchronously when the menu opens, so ``commands.js`` answers it from a fact of the page it reads itself (a text
+selection inside an output of the notebook in front, ``enabled: "output-selection"``); running the command calls
+Python's listener (its return value unused: in a worker an event), which reads the selection through the notebook
+host as before and shares it, or does nothing when there is none by then.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
-from webmcp_bridge.lab.notebook import LabNotebook
+from webmcp_bridge.lab.ffi import Proxies, load_half
+
+if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
 
 COMMAND = "webmcp-bridge:share-output-selection"
 SELECTOR = ".jp-OutputArea-child"
@@ -20,15 +30,15 @@ class ShareCommand:
     """The command and its context-menu item; :meth:`dispose` removes them and frees the proxies.
 
     Args:
-        ctx: the loader's context (``app``); host: the raw JupyterLabHost; shared: the SharedSelections.
+        ctx: the loader's context (``app``, ``tracker``), handed once to ``commands.js``; host: the raw
+            JupyterLabHost; shared: the SharedSelections.
     """
 
     def __init__(self, ctx: Any, host: Any, shared: Any) -> None:
-        self.app = ctx.app
+        self.half = load_half("webmcp_bridge.lab", "commands.js", ctx)
         self.host = host
         self.shared = shared
         self._proxies = Proxies()
-        self._disposables: list[Any] = []
 
     def _selection(self) -> tuple[LabNotebook, dict[str, Any]] | None:
         nb = self.host.current_notebook()
@@ -36,9 +46,6 @@ class ShareCommand:
             return None
         selection = nb.output_selection()
         return (nb, selection) if selection and selection.get("text") else None
-
-    def _enabled(self, *_: Any) -> bool:
-        return self._selection() is not None
 
     def _execute(self, *_: Any) -> None:
         found = self._selection()
@@ -48,28 +55,17 @@ class ShareCommand:
 
     def install(self) -> ShareCommand:
         """Add the command (if no other start added it) and its context-menu item."""
-        commands = self.app.commands
-        if not commands.hasCommand(COMMAND):
-            self._disposables.append(
-                commands.addCommand(
-                    COMMAND,
-                    js_object(
-                        {
-                            "label": "Share selected output text with the agent",
-                            "execute": self._proxies.keep(self._execute),
-                            "isEnabled": self._proxies.keep(self._enabled),
-                        }
-                    ),
-                )
-            )
-            self._disposables.append(
-                self.app.contextMenu.addItem(js_object({"command": COMMAND, "selector": SELECTOR, "rank": 40}))
-            )
+        options = {
+            "label": "Share selected output text with the agent",
+            "enabled": "output-selection",
+            "menu": {"selector": SELECTOR, "rank": 40},
+        }
+        listener = self._proxies.keep(self._execute)
+        if not self.half.add(COMMAND, json.dumps(options), listener):
+            self._proxies.remove(listener)  # another start added it: its listener stays the one JS calls
         return self
 
     def dispose(self) -> None:
-        for disposable in reversed(self._disposables):
-            if not is_nullish(disposable):
-                disposable.dispose()
-        self._disposables.clear()
+        """Remove the command and its menu item and free the listener's proxy (a second call does nothing)."""
+        self.half.dispose()
         self._proxies.clear()

@@ -1,33 +1,44 @@
 """The cell context menu of the Agent panel: comment on a cell, a selection or an output; cycle agent access.
 
 Four JupyterLab commands (ids in :data:`COMMANDS`) added to the context menu of notebook cells (selector
-``.jp-Notebook .jp-Cell``), after a separator. The cell a command acts on is the one the person right-clicked
-(``app.contextMenuHitTest``), else the active cell; the output is the one right-clicked, else the cell's
-first. A comment's text comes from JupyterLab's input dialog (``InputDialog.getText`` of
-``@jupyterlab/apputils``); cancelling or an empty text does nothing. "Comment on selection" takes the
-selection of that cell's editor as it was when the menu opened, and is disabled without one.
-Everything goes through the person's APIs on the raw notebook (:mod:`webmcp_bridge.access.guard`,
-:class:`webmcp_bridge.review.threads.Review`) and the panel (a :class:`~webmcp_bridge.lab.ui.port.PanelPort`)
-looks again after. The commands' callables are proxies this menu owns, destroyed by :meth:`CellMenu.dispose`.
+``.jp-Notebook .jp-Cell``), after a separator. The cell a command acts on is the one the person right-clicked,
+else the active cell; the output is the one right-clicked, else the cell's first. A comment's text comes from
+JupyterLab's input dialog (``InputDialog.getText`` of ``@jupyterlab/apputils``); cancelling or an empty text does
+nothing. "Comment on selection" takes the selection of that cell's editor as it was when the menu opened, and is
+disabled without one. Everything goes through the person's APIs on the raw notebook
+(:mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`) and the panel (a
+:class:`~webmcp_bridge.lab.ui.port.PanelPort`) looks again after.
+
+This module holds no JS object. ``cell_menu.js`` (given the loader's ``ctx`` once by
+:func:`~webmcp_bridge.lab.ffi.load_half`) adds the commands and menu items, and JupyterLab asks it synchronously,
+when the menu opens, for each command's label and enabled state: it answers from the state Python pushed
+(``setStates``). Python pushes it when the person right-clicks a cell: ``cell_menu.js`` sees the ``contextmenu``
+event first (a capture listener on ``window``) and calls Python's listener with what was hit (the notebook's path,
+the cell's id, the output's index); on the page's main thread Python decides the target and the states before
+JupyterLab draws the menu. (In a worker that listener becomes an event and its answer can arrive after the menu is
+drawn: the menu would show the states of the previous right-click until the page asks again.) Running a command
+calls Python's second listener; the command acts on the target of that right-click. Both listeners are proxies this
+menu owns, destroyed by :meth:`CellMenu.dispose`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import js
+from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, set_cell_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
-from webmcp_bridge.lab.notebook import LabNotebook
+from webmcp_bridge.lab.ffi import Proxies, load_half
 from webmcp_bridge.lab.ui.port import PanelPort
 from webmcp_bridge.lab.ui.view import cell_label, comment_title
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
+
+if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
 
 SELECTOR = ".jp-Notebook .jp-Cell"
 RANK = 30
@@ -36,6 +47,14 @@ COMMANDS = {
     "selection": "webmcp-bridge:comment-selection",
     "output": "webmcp-bridge:comment-output",
     "access": "webmcp-bridge:cycle-access",
+}
+ACCESS_LABEL = "Cycle agent access"
+#: each command's label (the access command's shows the change it makes once a cell is targeted)
+LABELS = {
+    "cell": "Comment on cell",
+    "selection": "Comment on selection",
+    "output": "Comment on output",
+    "access": ACCESS_LABEL,
 }
 
 
@@ -51,64 +70,60 @@ class Target:
 
 
 class CellMenu:
-    """The context-menu commands of one Agent panel (``panel``)."""
+    """The context-menu commands of one Agent panel (``panel``).
 
-    def __init__(self, panel: PanelPort) -> None:
+    Args:
+        panel: the Agent panel as its helpers see it.
+        ctx: the loader's context, handed once to ``cell_menu.js`` (``app``, ``tracker``, ``modules.apputils``).
+    """
+
+    def __init__(self, panel: PanelPort, ctx: Any) -> None:
         self.panel = panel
-        self.app = panel.app
-        self._disposables: list[Any] = []
-        self._proxies = Proxies()  # the hit tests and the commands' callables
-        self._is_cell = self._proxies.keep(lambda node: _has_class(node, "jp-Cell"))
-        self._is_output = self._proxies.keep(lambda node: _has_class(node, "jp-OutputArea-child"))
+        self.half = load_half("webmcp_bridge.lab.ui", "cell_menu.js", ctx)
+        self._proxies = Proxies()  # the menu and execute listeners
+        self._target: Target | None = None  # what the person's last right-click on a cell acts on
+        self._runs: dict[str, Callable[[Target], Any]] = {
+            COMMANDS["cell"]: self._comment_cell,
+            COMMANDS["selection"]: self._comment_selection,
+            COMMANDS["output"]: self._comment_output,
+            COMMANDS["access"]: self._cycle,
+        }
 
     def install(self) -> None:
-        """Add the commands and their context-menu items."""
-        specs: list[tuple[str, Any, Callable[[], bool], Callable[[Target], Any]]] = [
-            ("cell", "Comment on cell", lambda: self.target() is not None, self._comment_cell),
-            ("selection", "Comment on selection", self._has_selection, self._comment_selection),
-            ("output", "Comment on output", self._has_output, self._comment_output),
-            ("access", self._proxies.keep(self._access_label), lambda: self.target() is not None, self._cycle),
-        ]
-        commands, menu = self.app.commands, self.app.contextMenu
-        self._disposables.append(menu.addItem(js_object({"type": "separator", "selector": SELECTOR, "rank": RANK})))
-        for offset, (key, label, enabled, run) in enumerate(specs):
-            command = COMMANDS[key]
-            if commands.hasCommand(command):
-                continue
-            options = {
-                "label": label,
-                "caption": "Agent panel: " + (label if isinstance(label, str) else "agent access of this cell"),
-                "isEnabled": self._proxies.keep(lambda *_a, enabled=enabled: _safe_bool(enabled)),
-                "execute": self._proxies.keep(lambda *_a, run=run: self._execute(run)),
-            }
-            self._disposables.append(commands.addCommand(command, js_object(options)))
-            self._disposables.append(
-                menu.addItem(js_object({"command": command, "selector": SELECTOR, "rank": RANK + 0.1 * (offset + 1)}))
-            )
+        """Add the commands and their context-menu items, and follow the person's right-clicks on cells."""
+        self.half.watch(SELECTOR, self._proxies.keep(self._on_menu), self._proxies.keep(self._on_execute))
+        self.half.separator(SELECTOR, RANK)
+        for offset, key in enumerate(COMMANDS):
+            label = LABELS[key]
+            caption = "Agent panel: " + ("agent access of this cell" if key == "access" else label)
+            self.half.add(COMMANDS[key], label, caption, SELECTOR, RANK + 0.1 * (offset + 1))
 
     def dispose(self) -> None:
-        """Remove the commands and menu items and free their proxies."""
-        for disposable in reversed(self._disposables):
-            try:
-                disposable.dispose()
-            except Exception:
-                traceback.print_exc()
-        self._disposables.clear()
+        """Remove the commands and menu items and free their listeners."""
+        try:
+            self.half.dispose()
+        except Exception:
+            traceback.print_exc()
         self._proxies.clear()
+        self._target = None
 
     # -- the target ----------------------------------------------------------------------------------------
-    def target(self) -> Target | None:
-        """The right-clicked cell (else the active one) of an open notebook, or None."""
-        cell_node = self.app.contextMenuHitTest(self._is_cell)
+    def _on_menu(self, facts_json: Any) -> None:
+        """Listener of ``cell_menu.js``: the person right-clicked a cell (``facts_json``: JSON text ``{path, cellId,
+        outputIndex}`` or null); decide the target and push each command's enabled state and label."""
+        try:
+            self._target = self.target(json.loads(str(facts_json)))
+            self.half.setStates(json.dumps(self.states(self._target)))
+        except Exception:
+            traceback.print_exc()
+
+    def target(self, facts: dict[str, Any] | None) -> Target | None:
+        """The right-clicked cell (``facts`` from ``cell_menu.js``: its notebook's path, its id and the output
+        index hit), else the active cell of the notebook in front, or None."""
         nb, cell_id = None, None
-        if not is_nullish(cell_node):
-            for nb_panel in self.panel.open_panels():
-                if nb_panel.node.contains(cell_node):
-                    for widget in nb_panel.content.widgets:
-                        if _same(widget.node, cell_node):
-                            nb, cell_id = self.panel.notebook_of_panel(nb_panel), str(widget.model.id)
-                            break
-                    break
+        if facts is not None:
+            nb = self.panel.notebook_at(str(facts["path"])) if facts.get("path") else None
+            cell_id = str(facts["cellId"]) if nb is not None else None
         if nb is None:
             nb = self.panel.current()
             if nb is None:
@@ -116,38 +131,26 @@ class CellMenu:
             cell_id = nb.focus().cell_id
         if cell_id is None:
             return None
-        output_index = None
-        output_node = self.app.contextMenuHitTest(self._is_output)
-        if not is_nullish(output_node) and not is_nullish(cell_node) and cell_node.contains(output_node):
-            index = 0
-            sibling = output_node.previousElementSibling
-            while not is_nullish(sibling):
-                index += 1 if _has_class(sibling, "jp-OutputArea-child") else 0
-                sibling = sibling.previousElementSibling
-            output_index = index
+        hit = None if facts is None else facts.get("outputIndex")
+        output_index = None if hit is None else int(hit)
         focus = nb.focus()
         selection = focus.selection if focus.cell_id == cell_id else None
         return Target(nb, cell_id, output_index, selection)
 
-    def _has_selection(self) -> bool:
-        target = self.target()
-        return target is not None and target.selection is not None
-
-    def _has_output(self) -> bool:
-        target = self.target()
-        return target is not None and target.nb.find_cell(target.cell_id).output_count > 0
-
-    def _access_label(self, *_args: Any) -> str:
-        target = self.target()
-        if target is None:
-            return "Cycle agent access"
-        level = cell_levels(target.nb).get(target.cell_id, "write")
-        return f"Cycle agent access ({level} → {next_level(level)})"
+    def states(self, target: Target | None) -> dict[str, list[Any]]:
+        """``{command id: [enabled, label]}`` for ``target`` (a check that fails counts as disabled)."""
+        return {
+            COMMANDS["cell"]: [target is not None, LABELS["cell"]],
+            COMMANDS["selection"]: [target is not None and target.selection is not None, LABELS["selection"]],
+            COMMANDS["output"]: [_safe_bool(lambda: _has_output(target)), LABELS["output"]],
+            COMMANDS["access"]: [target is not None, _safe_label(lambda: _access_label(target))],
+        }
 
     # -- running -------------------------------------------------------------------------------------------
-    def _execute(self, run: Callable[[Target], Any]) -> None:
-        target = self.target()  # now: the dialog below moves the focus away
-        if target is None:
+    def _on_execute(self, command: Any) -> None:
+        """Listener of ``cell_menu.js``: the person chose command ``command`` on the target of their right-click."""
+        run, target = self._runs.get(str(command)), self._target
+        if run is None or target is None:
             return
 
         async def go() -> None:
@@ -166,18 +169,15 @@ class CellMenu:
         asyncio.ensure_future(go())
 
     async def _ask(self, title: str) -> str | None:
-        apputils = self.panel.apputils
-        if is_nullish(apputils):  # no dialogs to borrow: the panel's own box takes the text
+        options = {"title": title, "placeholder": "Your comment for the agent…", "okLabel": "Comment"}
+        reply = json.loads(str(await self.half.askText(json.dumps(options))))
+        if not reply["available"]:  # no dialogs to borrow: the panel's own box takes the text
             self.panel.say("Type the comment in the box below, then click “Comment on …”.")
             self.panel.show()
             return None
-        dialog = apputils.InputDialog
-        result = await dialog.getText(
-            js_object({"title": title, "placeholder": "Your comment for the agent…", "okLabel": "Comment"})
-        )
-        if not result.button.accept or is_nullish(result.value):
+        if not reply["accept"] or reply["value"] is None:
             return None
-        text = str(result.value).strip()
+        text = str(reply["value"]).strip()
         return text or None
 
     async def _comment(self, target: Target, anchor: Anchor, what: str) -> None:
@@ -210,13 +210,15 @@ class CellMenu:
         self.panel.note(f"set agent access to {level} on", target.nb.path, target.cell_id)
 
 
-def _has_class(node: Any, name: str) -> bool:
-    classes = getattr(node, "classList", None)
-    return bool(classes is not None and not is_nullish(classes) and classes.contains(name))
+def _has_output(target: Target | None) -> bool:
+    return target is not None and target.nb.find_cell(target.cell_id).output_count > 0
 
 
-def _same(a: Any, b: Any) -> bool:
-    return bool(getattr(js.Object, "is")(a, b))
+def _access_label(target: Target | None) -> str:
+    if target is None:
+        return ACCESS_LABEL
+    level = cell_levels(target.nb).get(target.cell_id, "write")
+    return f"{ACCESS_LABEL} ({level} → {next_level(level)})"
 
 
 def _safe_bool(fn: Callable[[], bool]) -> bool:
@@ -225,3 +227,11 @@ def _safe_bool(fn: Callable[[], bool]) -> bool:
     except Exception:
         traceback.print_exc()
         return False
+
+
+def _safe_label(fn: Callable[[], str]) -> str:
+    try:
+        return fn()
+    except Exception:
+        traceback.print_exc()
+        return ACCESS_LABEL

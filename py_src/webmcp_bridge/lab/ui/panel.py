@@ -125,11 +125,11 @@ class AgentPanel:
     # -- life cycle ------------------------------------------------------------------------------------
     async def start(self) -> None:
         """Build the widget and connect everything, in small steps with a yield to the browser between."""
-        dom.install_style("panel")
+        self.dom.install_style("panel")
         await asyncio.sleep(0)
         self._build_widget()
         await asyncio.sleep(0)
-        self.cell_menu = CellMenu(self)
+        self.cell_menu = CellMenu(self, self.loader)
         self.cell_menu.install()
         await asyncio.sleep(0)
         self._connect()
@@ -233,7 +233,7 @@ class AgentPanel:
             self.cell_menu.dispose()
         if self.widget is not None:
             quietly(self.widget.dispose)
-        dom.remove_style("panel")
+        self.dom.remove_style("panel")
         self._proxies.clear()
 
     # -- when to draw -------------------------------------------------------------------------------------

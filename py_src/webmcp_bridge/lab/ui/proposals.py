@@ -46,38 +46,56 @@ site author's tool held before it runs) belong to no cell: their boxes (the same
 
 JupyterLab may rebuild or re-attach a cell's nodes (windowed notebooks, a placeholder cell rendered late, a
 cell type change): while proposals wait, every ``BOX_CHECK_SECONDS`` each box is checked against its
-anchor's current node and put back if it is not there (two small JS calls per box: the notebook at the
-proposal's path, through the host's ``notebook.js``, and ``dom.js``'s ``place``). A box whose notebook is not
-open waits hidden (the book denies it when it notices the notebook closed).
+anchor's current node and put back if it is not there (one ``dom.js`` call for all boxes, ``placeBoxes``: it finds
+the notebook at each proposal's path and measures the listings not yet seen). A box whose notebook is not open
+waits out of the page (the book denies it when it notices the notebook closed).
 
-Each box holds three proxies (click; keydown; mousedown and focusin, kept from the notebook's own
-handling), destroyed when the box is removed; the command and its palette item are disposed by
-:meth:`ProposalView.dispose`. The styles are in the bridge's one stylesheet (``lab/ui/style.css``, installed by
-:func:`webmcp_bridge.lab.ui.dom.install_style`).
+This module holds no JS object. The boxes are ``dom.js``'s, named by proposal id
+(:class:`~webmcp_bridge.lab.ui.dom.Dom`): it listens to them and reports the person's actions to one listener of
+this view as JSON facts (``{id, action: "accept" | "deny" | "expand" | "seen", reason}``), keeping the notebook's
+own keyboard and mouse handling off the box during the event itself; this view decides what each action does
+(Accept only once the listing was seen). The command is ``proposals.js``'s (given the loader's ``ctx`` once by
+:func:`~webmcp_bridge.lab.ffi.load_half`): JupyterLab asks it synchronously for its check mark, so it answers
+from the mode this view pushes (``setToggled``) after every change; running it calls this view's listener. Both
+listeners' return values are unused (in a worker they become events); their proxies are freed by
+:meth:`ProposalView.dispose`, with the command and its palette item. The styles are in the bridge's one
+stylesheet (``lab/ui/style.css``, installed by :meth:`webmcp_bridge.lab.ui.dom.Dom.install_style`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
-
-import js
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.core.limits import BOX_CHECK_SECONDS
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, quietly
-from webmcp_bridge.lab.host import JupyterLabHost
-from webmcp_bridge.lab.ui import dom
-from webmcp_bridge.lab.ui.dom import Dom
+from webmcp_bridge.lab.ffi import Proxies, load_half, quietly
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
+
+if TYPE_CHECKING:  # the browser's parts: known by their types only, so this module imports under CPython too
+    from webmcp_bridge.lab.ui.dom import Dom
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
 COMMAND_LABEL = "Agent: Propose changes (ask before each change)"
 PALETTE_CATEGORY = "Agent"
 CLS = "webmcp-bridge"
+COMMAND_CAPTION = (
+    "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your Accept or Deny."
+)
+#: the class names of a box's parts (lab/ui/proposal_view.py makes them), for dom.js
+BOX_NAMES = {
+    "diff": f"{CLS}-proposal-diff",
+    "accept": f"{CLS}-proposal-accept",
+    "expand": f"{CLS}-proposal-expand",
+    "hint": f"{CLS}-proposal-hint",
+    "deny": f"{CLS}-proposal-deny",
+    "reason": f"{CLS}-proposal-reason",
+    "expanded": f"{CLS}-proposal-expanded",
+}
 
 
 class ModeSwitch:
@@ -110,12 +128,10 @@ class ModeSwitch:
 
 @dataclass
 class _Box:
-    """One proposal's box and its proxies (destroyed when the box is removed). ``revealed``: the whole listing
+    """One proposal's box (its node is ``dom.js``'s, under the proposal's id). ``revealed``: the whole listing
     (diff or code) has been in view, so Accept may be used (True from the start for a box without a listing)."""
 
     proposal: Proposal
-    node: Any
-    proxies: Proxies = field(default_factory=Proxies)
     revealed: bool = False
 
 
@@ -123,36 +139,30 @@ class ProposalView:
     """Inline proposals, the mode command and the status text over the live application.
 
     Args:
-        loader: the loader's ``ctx`` (``app``, ``modules.apputils``, ``setMode``).
+        loader: the loader's ``ctx`` (``app``, ``modules.apputils``, ``setMode``), handed once to ``proposals.js``.
         book: the session's :class:`~webmcp_bridge.propose.proposals.ProposalBook` (``bridge.proposals``).
-        host: the raw :class:`~webmcp_bridge.lab.host.JupyterLabHost` (the notebook at a proposal's path).
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom` (makes and places the boxes).
+        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom` (makes, places and listens to the boxes).
     """
 
-    def __init__(self, loader: Any, book: ProposalBook, host: JupyterLabHost, dom: Dom) -> None:
-        self.loader = loader
-        self.app = loader.app
+    def __init__(self, loader: Any, book: ProposalBook, dom: Dom) -> None:
+        self.half = load_half("webmcp_bridge.lab.ui", "proposals.js", loader)
         self.book = book
-        self.host = host
         self.dom = dom
         self.switch = ModeSwitch(book)
         self.boxes: dict[str, _Box] = {}
-        self._proxies = Proxies()  # the command's callables
-        self._disposables: list[Any] = []
+        self._proxies = Proxies()  # the command's and the boxes' listeners
         self._unsubscribe: Callable[[], None] | None = None
         self._unsubscribe_mode: Callable[[], None] | None = None
         self._checker: asyncio.Task | None = None
         self._disposed = False
-        self._corner: Any = None  # the corner box of workspace proposals, while any waits
 
     # -- life cycle ------------------------------------------------------------------------------------
-    def _proxy(self, fn: Callable[..., Any]) -> Any:
-        return self._proxies.keep(fn)
-
     async def start(self) -> None:
         """Install the stylesheet, the command (and its palette item), the listeners; show what already
         waits. In small steps with a yield to the browser between."""
-        dom.install_style("proposals")
+        self.dom.install_style("proposals")
+        self.dom.configure_boxes(BOX_NAMES)
+        self.dom.watch_boxes(self._proxies.keep(self._on_box))
         await asyncio.sleep(0)
         await self._add_command()
         await asyncio.sleep(0)
@@ -173,48 +183,25 @@ class ProposalView:
             self._checker.cancel()
             self._checker = None
         for proposal_id in list(self.boxes):
-            self._remove(proposal_id, later=False)
-        for disposable in reversed(self._disposables):
-            quietly(disposable.dispose)
-        self._disposables.clear()
+            self._remove(proposal_id)
+        quietly(lambda: self.dom.watch_boxes(None))
+        quietly(self.half.dispose)
         self._proxies.clear()
-        dom.remove_style("proposals")
+        self.dom.remove_style("proposals")
 
     async def _add_command(self) -> None:
-        commands = self.app.commands
-        if commands.hasCommand(COMMAND):
+        listener = self._proxies.keep(lambda *_a: self.switch.toggle())
+        added = await self.half.addCommand(COMMAND, COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY, listener)
+        if not added:  # another start added it
+            self._proxies.remove(listener)
             return
-        options = {
-            "label": COMMAND_LABEL,
-            "caption": "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your "
-            "Accept or Deny.",
-            "isToggleable": True,
-            "isToggled": self._proxy(lambda *_a: self.book.mode == "propose"),
-            "execute": self._proxy(lambda *_a: self.switch.toggle()),
-        }
-        self._disposables.append(commands.addCommand(COMMAND, js_object(options)))
-        palette = await self._palette()
-        if palette is not None:
-            self._disposables.append(palette.addItem(js_object({"command": COMMAND, "category": PALETTE_CATEGORY})))
-
-    async def _palette(self) -> Any:
-        """The command palette service (``ICommandPalette`` of ``@jupyterlab/apputils``), or None."""
-        apputils = getattr(self.loader.modules, "apputils", None)
-        token = None if is_nullish(apputils) else getattr(apputils, "ICommandPalette", None)
-        if is_nullish(token):
-            return None
-        try:
-            palette = await self.app.resolveOptionalService(token)
-        except Exception:
-            traceback.print_exc()
-            return None
-        return None if is_nullish(palette) else palette
+        self.half.setToggled(COMMAND, self.book.mode == "propose")
 
     # -- the book's events -------------------------------------------------------------------------------
-    def _on_mode(self, _mode: Mode) -> None:
+    def _on_mode(self, mode: Mode) -> None:
         if self._disposed:
             return
-        quietly(lambda: self.app.commands.notifyCommandChanged(COMMAND))
+        quietly(lambda: self.half.setToggled(COMMAND, mode == "propose"))
         self._report()
 
     def _on_proposal(self, event: str, proposal: Proposal) -> None:
@@ -226,148 +213,97 @@ class ProposalView:
 
     def _report(self) -> None:
         """The mode and the number of waiting proposals, for the status item."""
-        set_mode = getattr(self.loader, "setMode", None)
-        if not is_nullish(set_mode):
-            quietly(lambda: set_mode(self.book.mode, len(self.book.waiting())))
+        quietly(lambda: self.half.setMode(self.book.mode, len(self.book.waiting())))
 
     # -- boxes -------------------------------------------------------------------------------------------
     def _show(self, proposal: Proposal) -> None:
         if proposal.id in self.boxes:
             return
-        box = _Box(proposal, self.dom.build(proposal_box(proposal)))  # one crossing for the whole box
-        click = box.proxies.keep(lambda event, pid=proposal.id: self._on_click(pid, event))
-        key = box.proxies.keep(lambda event, pid=proposal.id: self._on_key(pid, event))
-        # The notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the
-        # box: outside a cell it moves the focus from the reason input back to a cell, where the typed letters
-        # would be command-mode shortcuts ("a", "b" insert cells).
-        keep = box.proxies.keep(lambda event: event.stopPropagation())
-        box.node.addEventListener("click", click)
-        box.node.addEventListener("keydown", key)
-        box.node.addEventListener("mousedown", keep)
-        box.node.addEventListener("focusin", keep)
-        box.revealed = is_nullish(box.node.querySelector(f".{CLS}-proposal-diff"))
-        if not box.revealed:  # scroll does not bubble: caught on the way down to the listing
-            box.node.addEventListener(
-                "scroll", box.proxies.keep(lambda _event, pid=proposal.id: self._check_revealed(pid)), True
-            )
+        listing = self.dom.show_box(proposal.id, proposal_box(proposal))  # one crossing for the whole box
+        box = _Box(proposal, revealed=not listing)
         self.boxes[proposal.id] = box
-        self._place(box)
-        self._check_revealed(proposal.id)
+        self._place([box])
         if self._checker is None or self._checker.done():
             self._checker = asyncio.ensure_future(self._keep_placed())
 
-    def _place(self, box: _Box) -> None:
-        if box.proposal.scope == "workspace":
-            if self._corner is None:
-                self._corner = self.dom.build(workspace_corner())
-            if is_nullish(self._corner.parentNode):
-                js.document.body.appendChild(self._corner)
-            if not self._corner.contains(box.node):
-                self._corner.appendChild(box.node)
+    def _place(self, boxes: Iterable[_Box]) -> None:
+        """Put ``boxes`` in their places (a workspace proposal's in the corner box) in one crossing, and reveal
+        those whose listing is now in view to its end."""
+        items = [
+            (
+                box.proposal.id,
+                None if box.proposal.scope == "workspace" else box.proposal.path,
+                box.proposal.cell_id,
+                not box.revealed,
+            )
+            for box in boxes
+        ]
+        if not items:
             return
-        nb = self.host.find_open(box.proposal.path)
-        if nb is None:
-            if not is_nullish(box.node.parentNode):
-                box.node.remove()  # its notebook is gone: the book will deny the proposal
-            return
-        self.dom.place(nb.panel, box.proposal.cell_id, box.node)
+        for proposal_id in self.dom.place_boxes(items, workspace_corner()):
+            box = self.boxes.get(proposal_id)
+            if box is not None and not box.revealed:
+                self._reveal(box)
 
     async def _keep_placed(self) -> None:
         """While boxes exist, put back any box JupyterLab's rendering took out of its cell."""
         while self.boxes and not self._disposed:
             await asyncio.sleep(BOX_CHECK_SECONDS)
-            for box in list(self.boxes.values()):
-                try:
-                    self._place(box)
-                    self._check_revealed(box.proposal.id)
-                except Exception:
-                    traceback.print_exc()
+            try:
+                self._place(list(self.boxes.values()))
+            except Exception:
+                traceback.print_exc()
 
     # -- Accept waits until the whole listing was shown ---------------------------------------------------
-    def _check_revealed(self, proposal_id: str) -> None:
-        """Enable Accept once the box's listing has been in view to its end: the rule is that the person can
-        have seen every line before accepting (the listing scrolls past ``max-height``). ``dom.js`` measures:
-        the listing is laid out (not in a hidden notebook) and its last line is inside its visible area; a
-        listing that fits is shown whole from the start."""
-        box = self.boxes.get(proposal_id)
-        if box is None or box.revealed:
-            return
-        listing = box.node.querySelector(f".{CLS}-proposal-diff")
-        if is_nullish(listing) or self.dom.seen_to_end(listing):
-            self._reveal(box)
+    # The rule: the person can have seen every line before accepting (the listing scrolls past ``max-height``).
+    # ``dom.js`` measures (the listing is laid out, not in a hidden notebook, and its last line is inside its
+    # visible area; a listing that fits is shown whole from the start) when the box is placed, on every check
+    # and on every scroll of the listing ("seen").
 
     def _expand(self, proposal_id: str) -> None:
         """The person's "Show all": the listing loses its height limit, so all of it is in the box."""
         box = self.boxes.get(proposal_id)
         if box is None:
             return
-        listing = box.node.querySelector(f".{CLS}-proposal-diff")
-        if not is_nullish(listing):
-            listing.classList.add(f"{CLS}-proposal-expanded")
+        self.dom.expand_box(proposal_id)
         self._reveal(box)
 
     def _reveal(self, box: _Box) -> None:
         box.revealed = True
-        accept = box.node.querySelector(f".{CLS}-proposal-accept")
-        if not is_nullish(accept):
-            accept.disabled = False
-        for cls in ("proposal-expand", "proposal-hint"):
-            node = box.node.querySelector(f".{CLS}-{cls}")
-            if not is_nullish(node):
-                node.remove()
+        self.dom.reveal_box(box.proposal.id)
 
-    def _remove(self, proposal_id: str, later: bool = True) -> None:
+    def _remove(self, proposal_id: str) -> None:
         box = self.boxes.pop(proposal_id, None)
         if box is None:
             return
-        quietly(box.node.remove)
-        if self._corner is not None and not any(b.proposal.scope == "workspace" for b in self.boxes.values()):
-            quietly(self._corner.remove)
-            self._corner = None
+        last_in_corner = not any(b.proposal.scope == "workspace" for b in self.boxes.values())
+        quietly(lambda: self.dom.remove_box(proposal_id, last_in_corner))
 
-        if later:  # the settling click may be running inside one of these proxies right now
-            asyncio.get_event_loop().call_soon(box.proxies.clear)
-        else:
-            box.proxies.clear()
-
-    def _on_click(self, proposal_id: str, event: Any) -> None:
-        target = event.target
-        button = (
-            None if is_nullish(target) or is_nullish(getattr(target, "closest", None)) else target.closest("button")
-        )
-        if is_nullish(button):
-            return
-        if button.classList.contains(f"{CLS}-proposal-accept"):
-            box = self.boxes.get(proposal_id)
-            if box is None or not box.revealed:  # a click reaching a button that should still be disabled
-                return
-            self._disable(proposal_id)
-            self.book.accept(proposal_id)
-        elif button.classList.contains(f"{CLS}-proposal-expand"):
-            self._expand(proposal_id)
-        elif button.classList.contains(f"{CLS}-proposal-deny"):
-            self._deny(proposal_id)
-
-    def _on_key(self, proposal_id: str, event: Any) -> None:
-        target = event.target
-        if is_nullish(target) or not target.classList.contains(f"{CLS}-proposal-reason"):
-            return
-        event.stopPropagation()  # typed text, not notebook shortcuts ("a", "b", "d d" act on cells)
-        if str(event.key) == "Enter":
-            event.preventDefault()
-            self._deny(proposal_id)
-
-    def _deny(self, proposal_id: str) -> None:
+    def _on_box(self, facts_json: Any) -> None:
+        """Listener of ``dom.js``: the person's action on a box, JSON text ``{id, action, reason}``."""
+        facts = json.loads(str(facts_json))
+        proposal_id, action = str(facts.get("id")), facts.get("action")
         box = self.boxes.get(proposal_id)
         if box is None:
             return
-        reason_node = box.node.querySelector(f".{CLS}-proposal-reason")
-        reason = "" if is_nullish(reason_node) else str(reason_node.value).strip()
+        if action == "accept":
+            if not box.revealed:  # a click reaching a button that should still be disabled
+                return
+            self._disable(proposal_id)
+            self.book.accept(proposal_id)
+        elif action == "expand":
+            self._expand(proposal_id)
+        elif action == "deny":
+            self._deny(proposal_id, str(facts.get("reason") or ""))
+        elif action == "seen" and not box.revealed:
+            self._reveal(box)
+
+    def _deny(self, proposal_id: str, reason: str) -> None:
+        if proposal_id not in self.boxes:
+            return
         self._disable(proposal_id)
-        self.book.deny(proposal_id, reason or None)
+        self.book.deny(proposal_id, reason.strip() or None)
 
     def _disable(self, proposal_id: str) -> None:
-        box = self.boxes.get(proposal_id)
-        if box is not None:
-            for button in box.node.querySelectorAll("button"):
-                button.disabled = True
+        if proposal_id in self.boxes:
+            self.dom.disable_box(proposal_id)

@@ -1,0 +1,76 @@
+// commands.js: the JS half of the application commands the bridge's Python adds (lab/sharing.py's share command):
+// JupyterLab's command registry and context menu. Evaluated once per owner (lab/ffi.py load_half); the expression's
+// value is the object below. attach(ctx) keeps the application and its notebook tracker.
+//
+// JupyterLab asks a command synchronously whether it is enabled (when a menu opens) and needs the answer at once,
+// so this half answers from what it holds: a state Python pushed earlier (setEnabled), or a fact of the page it
+// reads itself (see `enabled` below). Running a command calls Python's listener onExecute(id), whose return value is
+// not used (in a worker it becomes an event). Python decides what a command does.
+(() => {
+  let app = null;
+  let tracker = null;
+  const added = new Map(); // command id -> {enabled, state, disposables: [IDisposable]}
+
+  // Whether the person's text selection lies inside one output of the notebook in front (the anchor's element is
+  // inside a .jp-OutputArea-child of a cell of tracker.currentWidget) and holds some text.
+  function outputSelected() {
+    const panel = tracker?.currentWidget;
+    const sel = window.getSelection();
+    if (!panel || !sel || sel.isCollapsed || !sel.anchorNode || !sel.toString()) return false;
+    const start = sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement;
+    const child = start?.closest(".jp-OutputArea-child");
+    return !!(child && child.closest(".jp-Cell") && panel.node.contains(child));
+  }
+
+  const api = {
+    // attach(ctx): keeps ctx.app and ctx.tracker.
+    attach(ctx) {
+      app = ctx?.app ?? null;
+      tracker = ctx?.tracker ?? null;
+    },
+    // add(id, optionsJson, onExecute): add command `id` unless the application has it already (false then).
+    // optionsJson: {label, caption?, enabled: "always" | "state" (setEnabled; false until set) | "output-selection"
+    // (outputSelected above), menu: {selector, rank} | null (a context-menu item)}.
+    add(id, optionsJson, onExecute) {
+      if (!app || app.commands.hasCommand(id)) return false;
+      const options = JSON.parse(optionsJson);
+      const entry = { enabled: String(options.enabled ?? "always"), state: false, disposables: [] };
+      added.set(id, entry);
+      const isEnabled = () => {
+        if (entry.enabled === "state") return entry.state;
+        if (entry.enabled === "output-selection") return outputSelected();
+        return true;
+      };
+      entry.disposables.push(app.commands.addCommand(id, {
+        label: String(options.label),
+        ...(options.caption ? { caption: String(options.caption) } : {}),
+        isEnabled,
+        execute: () => { onExecute(id); },
+      }));
+      if (options.menu) {
+        entry.disposables.push(app.contextMenu.addItem({
+          command: id, selector: String(options.menu.selector), rank: Number(options.menu.rank),
+        }));
+      }
+      return true;
+    },
+    // setEnabled(id, enabled): the state a command of enabled "state" answers from.
+    setEnabled(id, enabled) {
+      const entry = added.get(id);
+      if (!entry) return false;
+      entry.state = !!enabled;
+      app.commands.notifyCommandChanged(id);
+      return true;
+    },
+    // dispose(): remove every command and menu item this half added (newest first); the listeners go with them.
+    dispose() {
+      for (const entry of [...added.values()].reverse()) {
+        for (const disposable of entry.disposables.reverse()) {
+          try { disposable?.dispose(); } catch (error) { console.error("[webmcp-bridge] command", error); }
+        }
+      }
+      added.clear();
+    },
+  };
+  return api;
+})()

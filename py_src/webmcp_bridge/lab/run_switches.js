@@ -1,0 +1,24 @@
+// run_switches.js: the JS half of webmcp_bridge/lab/run_switches.py: the page's localStorage, which only the page's
+// main thread has. Evaluated once per page by run_switches.py (lab/ffi.py load_half); the expression's value is the
+// object below (no attach: it needs none of the loader's objects). Python chooses the keys and what a value means; this only reads and writes strings.
+(() => {
+  const storage = () => {
+    try { return globalThis.localStorage ?? null; } catch { return null; } // a sandboxed page may refuse access
+  };
+  return {
+    // get(key): the stored string, or null when there is none or the storage cannot be read.
+    get(key) {
+      try { return storage()?.getItem(String(key)) ?? null; } catch { return null; }
+    },
+    // set(key, value): store `value` (a string; null removes the key). Returns false when the storage refused.
+    set(key, value) {
+      const store = storage();
+      if (!store) return false;
+      try {
+        if (value === null || value === undefined) store.removeItem(String(key));
+        else store.setItem(String(key), String(value));
+      } catch { return false; }
+      return true;
+    },
+  };
+})()

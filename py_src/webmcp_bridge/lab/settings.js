@@ -1,0 +1,44 @@
+// settings.js: the JS half of webmcp_bridge/lab/settings.py: the bridge's plugin settings in JupyterLab's setting
+// registry. Evaluated once per reader by settings.py and contributions.py (lab/ffi.py load_half); the expression's
+// value is the object below. attach(ctx) takes the application and @jupyterlab/settingregistry's ISettingRegistry
+// token from the loader's context; Python receives the settings as JSON text only and decides what they mean.
+(() => {
+  let app = null;
+  let token = null; // ISettingRegistry, or null when the share scope has no @jupyterlab/settingregistry
+  let settings = null; // the plugin's ISettings once loaded
+  let listener = null; // Python's listener of changes (a proxy Python holds; its return value is not used)
+  const changed = () => { if (listener && settings) listener(JSON.stringify(settings.composite)); };
+
+  return {
+    // attach(ctx): keeps ctx.app and ctx.modules.settingregistry.ISettingRegistry.
+    attach(ctx) {
+      app = ctx?.app ?? null;
+      token = ctx?.modules?.settingregistry?.ISettingRegistry ?? null;
+    },
+    // load(pluginId): a Promise of JSON text: {"state": "loaded", "composite": {...}} (the defaults merged with the
+    // person's values), {"state": "no-registry"} (no token in the share scope) or {"state": "no-service"} (the
+    // application has no setting registry). Rejects when JupyterLab cannot load the plugin's settings.
+    async load(pluginId) {
+      if (!token || !app) return JSON.stringify({ state: "no-registry" });
+      const registry = await app.resolveOptionalService(token);
+      if (!registry) return JSON.stringify({ state: "no-service" });
+      settings = await registry.load(String(pluginId));
+      return JSON.stringify({ state: "loaded", composite: settings.composite });
+    },
+    // watch(onChanged): call onChanged(compositeJson) after every change of the loaded settings; false when none are
+    // loaded. unwatch() stops and drops the listener.
+    watch(onChanged) {
+      if (!settings) return false;
+      if (listener) settings.changed.disconnect(changed);
+      listener = onChanged;
+      settings.changed.connect(changed);
+      return true;
+    },
+    unwatch() {
+      if (settings && listener) settings.changed.disconnect(changed);
+      listener = null;
+    },
+    // warn(text): one line to the page's console as a warning.
+    warn(text) { console.warn(String(text)); },
+  };
+})()

@@ -1,0 +1,84 @@
+// webmcp.js: the JS half of webmcp_bridge/lab/webmcp.py: the dispatcher the loader calls for every WebMCP tool call,
+// and the loader's functions the registration uses (connect, disconnect, reportCall, emit). Evaluated once per
+// registration by webmcp.py (lab/ffi.py load_half); the expression's value is the object below.
+//
+// The loader's execute awaits dispatch(name, inputJson, invocation) -> the answer's JSON text or a Promise of it.
+// Python does not answer through a return value: dispatch hands the call to Python's listener onCall(id, name,
+// inputJson, invocation) and Python answers later by answer(id, text) (or fail(id, message)). A call Python
+// answered before onCall returned (most reads and writes, served in the same turn on the page's main thread) is
+// returned as the text itself, as the loader had it before; any other gets a Promise settled by that answer.
+// cancel(invocation) hands the abort to Python's listener onCancel(invocation). Both listeners' return values are
+// not used, so in a worker they become events.
+(() => {
+  let ctx = null; // the loader's context (attach): connect, disconnect, reportCall, emit
+  let onCall = null; // Python's listeners (proxies Python holds; dropped by disconnect)
+  let onCancel = null;
+  let next = 0;
+  const waiting = new Map(); // call id -> {text} once answered, or {resolve, reject} while a Promise waits
+
+  function dispatch(name, inputJson, invocation) {
+    if (!onCall) return Promise.reject(new Error("the bridge's tools are not connected"));
+    const id = ++next;
+    const entry = {};
+    waiting.set(id, entry);
+    try {
+      onCall(id, String(name), String(inputJson), invocation == null ? undefined : String(invocation));
+    } catch (error) {
+      waiting.delete(id);
+      throw error;
+    }
+    if ("text" in entry) {
+      waiting.delete(id);
+      return entry.text;
+    }
+    if ("error" in entry) {
+      waiting.delete(id);
+      return Promise.reject(new Error(entry.error));
+    }
+    return new Promise((resolve, reject) => { entry.resolve = resolve; entry.reject = reject; });
+  }
+
+  function cancel(invocation) {
+    if (onCancel) onCancel(String(invocation));
+  }
+
+  function settle(id, key, value) {
+    const entry = waiting.get(id);
+    if (!entry) return false;
+    if (entry.resolve) {
+      waiting.delete(id);
+      if (key === "text") entry.resolve(value);
+      else entry.reject(new Error(value));
+    } else {
+      entry[key] = value;
+    }
+    return true;
+  }
+
+  const api = {
+    // attach(ctx): keeps the loader's context.
+    attach(loaderCtx) { ctx = loaderCtx; },
+    // connect(definitionsJson, callListener, cancelListener, inputCap): the loader's connect with this half's
+    // dispatcher; keeps Python's two listeners. Returns the number of tools the loader asked for.
+    connect(definitionsJson, callListener, cancelListener, inputCap) {
+      onCall = callListener;
+      onCancel = cancelListener;
+      return ctx.connect(String(definitionsJson), dispatch, cancel, Number(inputCap) || 0);
+    },
+    // disconnect(): the loader's disconnect (every tool unregistered); drops the listeners. Calls still waiting are
+    // answered when Python answers them.
+    disconnect() {
+      ctx.disconnect();
+      onCall = onCancel = null;
+    },
+    // fail(id, message): call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
+    fail(id, message) { return settle(id, "error", String(message)); },
+    // reportCall(line) and emit(type, detailJson): the loader's, for a call that finished after its invocation.
+    reportCall(line) { ctx.reportCall(String(line)); },
+    emit(type, detailJson) { ctx.emit(String(type), String(detailJson)); },
+  };
+  // answer(id, text): call `id`'s answer, JSON text {result, report, event}. Not enumerable, so lab/ffi.py's counter
+  // leaves it out: the loader already counts this one crossing of the answer as `result` when it receives it.
+  Object.defineProperty(api, "answer", { value: (id, text) => settle(id, "text", String(text)), enumerable: false });
+  return api;
+})()
