@@ -31,7 +31,6 @@ FIRST = {
             "half": "dialogs",
             "method": "watch",
             "args": [
-                None,
                 {"$callback": "notify", "then": {"half": "dialogs", "method": "click", "args": ["d-1", 0]}},
                 {"$callback": "opened"},
             ],
@@ -119,7 +118,7 @@ def drive(request, browser, site_dir):
 
 
 def test_a_real_half_runs_on_the_page_for_the_workers_python(drive):
-    """dialogs.js, loaded by the worker's load_half, runs on JupyterLab's page: its watch (no Dialog class given:
+    """dialogs.js, loaded by the worker's load_half, runs on JupyterLab's page: its watch (unattached: no Dialog class,
     it watches the page's DOM) answers false, its snapshot "[]" synchronously and awaited, a click of no dialog
     "gone"; an unknown method, attach, and a half the site lacks are refused as WireErrors."""
     kind, result, log, url = drive
