@@ -50,8 +50,8 @@ function panelOf(cells) {
   const list = cells.map((c) => c.model);
   return {
     id: "p", disposed: signal(),
-    context: { path: "a.ipynb", model: { sharedModel: { ydoc: { on() {} } }, cells: { length: list.length, get: (i) => list[i],
-      changed: signal() } }, saveState: signal() },
+    context: { path: "a.ipynb", model: { sharedModel: { ydoc: { on() {} } },
+      cells: { length: list.length, get: (i) => list[i], changed: signal() } }, saveState: signal() },
     content: { widgets: cells.map((c) => ({ model: c.model, editor: { editor: c.view } })) },
   };
 }

@@ -931,94 +931,72 @@
       for (const id of Object.keys(befores)) if (byId.has(id)) afters[id] = byId.get(id).getSource();
       return JSON.stringify({ ids, befores, afters });
     },
-    // Run code in the panel's kernel without a cell (store_history false) and collect its outputs as an
-    // output area would (consecutive stream messages of one name merged, clear_output honoured; only the
-    // first maxOutputs outputs are kept, the rest counted). A stream's text is kept up to keepChars UTF-16
-    // units (Python's result cap plus a margin, core/limits.py); what comes past it is only measured (its UTF-8
-    // bytes added to the output's size), so a flood of output while the call waits holds a bounded amount of
-    // memory. Returns JSON text {run: id} (then runDone(id) and runFinish(id, headBytes)), {none: true} when there
-    // is no kernel, or {refused: message} when the kernel refused the request. A failed request settles runDone
-    // with status "failed". silent: the request's silent flag (the bridge's own inspection).
-    runCode(panel, code, maxOutputs, keepChars, silent = false) {
+    // Run code in the panel's kernel without a cell (store_history false) and report its iopub messages as facts,
+    // in order: [{type: "stream", name, text} | {type: "error", ename, evalue, traceback} | {type:
+    // "execute_result" | "display_data", data} | {type: "clear_output", wait}], as JSON text. Python merges them
+    // into outputs (core/run_outputs.py). While the call waits they go to sink(JSON text) in batches: once the
+    // unsent stream text reaches flushChars UTF-16 units, or flushMs after the first unsent message; runFinish
+    // answers the rest. So a flood of output while the call waits holds a bounded amount of memory here. Returns
+    // JSON text {run: id} (then runDone(id) and runFinish(id)), {none: true} when there is no kernel, or {refused:
+    // message} when the kernel refused the request. A failed request settles runDone with status "failed".
+    // silent: the request's silent flag (the bridge's own inspection).
+    runCode(panel, code, silent, flushChars, flushMs, sink) {
       const kernel = panel.sessionContext?.session?.kernel;
       if (!kernel) return JSON.stringify({ none: true });
-      let outputs = [];
-      let count = 0;
-      let lastStream = null; // the stream name of the last output counted, if it is a stream
-      let clearOnNext = false;
-      let stopped = false;
-      const clear = () => { outputs = []; count = 0; lastStream = null; clearOnNext = false; };
-      // keep a stream output's text within keepChars (never splitting a surrogate pair); the rest is measured
-      const bound = (output, more) => {
-        const room = keepChars - output.text.length;
-        if (output.dropped === 0 && more.length <= room) { output.text += more; return; }
-        let cut = Math.max(0, Math.min(room, more.length));
-        if (cut > 0 && cut < more.length && (more.charCodeAt(cut - 1) & 0xfc00) === 0xd800) cut--;
-        if (cut > 0 && output.dropped === 0) output.text += more.slice(0, cut); else cut = 0;
-        output.dropped += utf8Length(cut ? more.slice(cut) : more);
-      };
-      const add = (output) => {
-        if (clearOnNext) clear();
-        const stream = output.output_type === "stream" ? output.name : null;
-        if (stream !== null && stream === lastStream) {
-          if (count === outputs.length) bound(outputs[outputs.length - 1], output.text); // else it was not kept
-          return;
-        }
-        count++;
-        lastStream = stream;
-        if (outputs.length >= maxOutputs) return;
-        if (stream !== null) {
-          const text = output.text;
-          output.text = "";
-          output.dropped = 0;
-          bound(output, text);
-        }
-        outputs.push(output);
-      };
       let future;
       try {
         future = kernel.requestExecute({ code, silent: Boolean(silent), store_history: false, allow_stdin: false, stop_on_error: true });
       } catch (error) {
         return JSON.stringify({ refused: failure(error) });
       }
+      const run = ++nextRun;
+      const entry = { batch: [], chars: 0, timer: null, stopped: false, done: null };
+      const take = () => {
+        clearTimeout(entry.timer);
+        entry.timer = null;
+        const taken = entry.batch;
+        entry.batch = [];
+        entry.chars = 0;
+        return taken;
+      };
+      const flush = () => {
+        const taken = take();
+        if (taken.length && !entry.stopped) sink?.(JSON.stringify(taken));
+      };
       future.onIOPub = (msg) => {
-        if (stopped) return;
+        if (entry.stopped) return;
         const type = msg.header.msg_type;
         const c = msg.content;
-        if (type === "stream") add({ output_type: "stream", name: c.name, text: String(c.text ?? "") });
-        else if (type === "error") add({ output_type: "error", ename: c.ename, evalue: c.evalue, traceback: c.traceback ?? [] });
-        else if (type === "execute_result" || type === "display_data") add({ output_type: type, data: c.data ?? {} });
-        else if (type === "clear_output") { if (c.wait) clearOnNext = true; else clear(); }
+        let fact = null;
+        if (type === "stream") fact = { type, name: c.name, text: String(c.text ?? "") };
+        else if (type === "error") fact = { type, ename: c.ename ?? null, evalue: c.evalue ?? null, traceback: c.traceback ?? [] };
+        else if (type === "execute_result" || type === "display_data") fact = { type, data: c.data ?? {} };
+        else if (type === "clear_output") fact = { type, wait: Boolean(c.wait) };
+        if (!fact) return;
+        entry.batch.push(fact);
+        entry.chars += fact.text?.length ?? 0;
+        if (entry.chars >= flushChars) flush();
+        else entry.timer ??= setTimeout(flush, flushMs);
       };
-      const done = future.done.then(
+      entry.done = future.done.then(
         (reply) => JSON.stringify({ status: String(reply?.content?.status ?? "ok"), execution_count: reply?.content?.execution_count ?? null, reason: null }),
         (err) => JSON.stringify({ status: "failed", execution_count: null, reason: failure(err) }),
       );
-      const run = ++nextRun;
-      runs.set(run, {
-        done,
-        describe(headBytes) {
-          return JSON.stringify({ outputs: outputs.map((o) => {
-            const items = itemsFrom(rawTexts(o));
-            if (o.dropped) items.get("text/plain").bytes += o.dropped; // the whole stream's size, not the kept part's
-            return describeOutput(o, items, headBytes);
-          }), count });
-        },
-        stop() { stopped = true; outputs = []; },
-      });
+      entry.take = take;
+      runs.set(run, entry);
       return JSON.stringify({ run });
     },
     // A promise of the run's JSON text {status, execution_count, reason} (runCode); null for an unknown run.
     runDone(run) { return runs.get(run)?.done ?? null; },
-    // The run's outputs as JSON text {outputs: [as describeOutput], count}, then the run is stopped (what arrives
-    // later is not collected) and forgotten; null for an unknown run.
-    runFinish(run, headBytes) {
+    // The run's messages not yet sent to its sink, as JSON text (runCode's facts); then the run is stopped (what
+    // arrives later is not collected, the sink is no longer called) and forgotten. null for an unknown run.
+    runFinish(run) {
       const entry = runs.get(run);
       if (!entry) return null;
       runs.delete(run);
-      const described = entry.describe(headBytes);
-      entry.stop();
-      return described;
+      const rest = entry.take();
+      entry.stopped = true;
+      return JSON.stringify(rest);
     },
     // The saved notebook at path (the contents service, fetched with its content) as JSON text {metadata, cells:
     // [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the

@@ -42,6 +42,7 @@ from webmcp_bridge.core.limits import (
     truncate_utf8,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
+from webmcp_bridge.core.run_outputs import FLUSH_CHARS, FLUSH_MS, RunOutputs
 from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.protocol import (
     AccessState,
@@ -64,7 +65,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.ffi import is_nullish, load_half
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
@@ -584,44 +585,50 @@ class LabNotebook:
     async def run_code(
         self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
     ) -> CodeRun:
-        """``kernel.requestExecute`` (store_history false, ``silent`` as given) with the iopub messages collected in
-        ``notebook.js``;
-        on a timeout the outputs that arrived are returned and collecting stops (the code may still run). A stream's
-        text is kept in the page up to ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN`
-        UTF-16 units while the run is waited for; past that only its size is counted (the output's ``bytes`` stay
-        the whole text's, so the result says its text was cut)."""
-        started = json.loads(str(self._call("runCode", code, max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN, silent)))
-        if "refused" in started:
-            raise ToolError(
-                ErrorCode.KERNEL_UNAVAILABLE,
-                f"The kernel refused the request: {str(started['refused'])[:PLATFORM_ERROR_CHARS]}",
-            )
-        if "run" not in started:
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
-        run = int(started["run"])
+        """``kernel.requestExecute`` (store_history false, ``silent`` as given); ``notebook.js`` reports the iopub
+        messages as facts (in batches to an event sink while the call waits, the rest when it finishes) and
+        :class:`~webmcp_bridge.core.run_outputs.RunOutputs` merges them into outputs here. On a timeout the outputs
+        that arrived are returned and collecting stops (the code may still run). A stream's text is kept up to
+        ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN` characters while the run is
+        waited for; past that only its size is counted (the output's ``bytes`` stay the whole text's, so the result
+        says its text was cut)."""
+        merged = RunOutputs(max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
+        proxies = Proxies()  # the run's event sink, freed once the run is finished
+        sink = proxies.keep(lambda batch: merged.add_all(json.loads(str(batch))))
         try:
-            done = json.loads(str(await asyncio.wait_for(_awaitable(self.live.runDone(run)), timeout)))
-        except TimeoutError:
-            done = {
-                "status": "timeout",
-                "execution_count": None,
-                "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running",
-            }
+            started = json.loads(str(self._call("runCode", code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink)))
+            if "refused" in started:
+                raise ToolError(
+                    ErrorCode.KERNEL_UNAVAILABLE,
+                    f"The kernel refused the request: {str(started['refused'])[:PLATFORM_ERROR_CHARS]}",
+                )
+            if "run" not in started:
+                raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
+            run = int(started["run"])
+            try:
+                done = json.loads(str(await asyncio.wait_for(_awaitable(self.live.runDone(run)), timeout)))
+            except TimeoutError:
+                done = {
+                    "status": "timeout",
+                    "execution_count": None,
+                    "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running",
+                }
+            finally:
+                rest = self.live.runFinish(run)  # the messages not sent yet; collecting stops
+                merged.add_all(json.loads(str(rest)) if not is_nullish(rest) else [])
         finally:
-            finished = self.live.runFinish(run, head_bytes)  # the outputs so far; collecting stops
-        described = json.loads(str(finished))
+            proxies.clear()
         status = str(done["status"])
         reason = done.get("reason")
         if status == "aborted":
             reason = "the kernel aborted the request (an earlier request failed)"
         elif status == "failed":
             reason = f"the request failed: {reason}"
-        outputs = tuple(_raw_output(o, head_bytes) for o in described["outputs"])
         count = done.get("execution_count")
         return CodeRun(
             "ok" if status == "ok" else "timeout" if status == "timeout" else "error",
-            outputs,
-            int(described["count"]),
+            merged.raw(head_bytes),
+            merged.count,
             None if count is None else int(count),
             reason,
         )
