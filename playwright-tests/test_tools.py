@@ -370,10 +370,20 @@ WATCH_PANEL_READS = """() => {
 }"""
 
 
-#: The methods only the person's side calls (lab/ui: the open notebooks it follows, the markers, the panel), on
-#: its own timers after a notebook changed: a tool call never does. On a slow machine a call outlasts the
-#: 0.2 s after its write at which the person's side takes that change, so they can fall inside the call's window.
-PERSON_SIDE = ("notebook.takeChangesWithStamp", "notebook.cellInfos", "notebook.track", "notebook.panels", "dom.")
+#: The methods only the person's side calls (lab/ui: the open notebooks it follows, the markers, the panel; panelOf:
+#: the panel of a handle, for the markers), on its own timers after a notebook changed: a tool call never does. On a
+#: slow machine a call outlasts the 0.2 s after its write at which the person's side takes that change, so they can
+#: fall inside the call's window.
+PERSON_SIDE = (
+    "notebook.takeChangesWithStamp",
+    "notebook.cellInfos",
+    "notebook.track",
+    "notebook.watch",
+    "notebook.panels",
+    "notebook.panelOf",
+    "notebook.handleOf",
+    "dom.",
+)
 
 
 def crossings(page: Page) -> dict[str, int]:
@@ -415,6 +425,32 @@ def test_an_update_crosses_into_js_at_most_six_times(page, page_log, site_url):
     assert fewest.get("loader.result") == 1, counts  # the answer is counted: the window holds the whole call
     assert not [name for name in fewest if name.startswith("read:")], counts
     page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 3')")
+    assert_clean(page_log, site_url)
+
+
+def test_a_read_of_cells_crosses_into_js_five_times_with_no_direct_read(page, page_log, site_url):
+    """Every crossing from Python into JS during one jupyter_get_cells of the notebook in front: the notebook's
+    handle, the access state, its cell count and the cells (one call of notebook.js each), and the answer; no
+    read of the panel, its context or its model through the FFI (the panel is a handle; docs/WORKER.md step 4)."""
+    open_notebook(page, site_url, "pytudes-euler.ipynb")
+    ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 2})
+    page.evaluate(WATCH_PANEL_READS)
+    counts = []
+    for _ in range(3):
+        before = crossings(page)
+        ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 2})
+        after = crossings(page)
+        window = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+        counts.append({name: n for name, n in window.items() if not name.startswith(PERSON_SIDE)})
+    fewest = min(counts, key=lambda c: sum(c.values()))
+    print(f"jupyter_get_cells crossings into JS: {sum(fewest.values())} {fewest} (all windows: {counts})")
+    assert fewest == {
+        "notebook.current": 1,
+        "notebook.accessState": 1,
+        "notebook.cellCount": 1,
+        "notebook.cells": 1,
+        "loader.result": 1,
+    }, counts
     assert_clean(page_log, site_url)
 
 

@@ -22,7 +22,7 @@ NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" /
 HARNESS = r"""
 const fs = require("fs");
 const live = eval(fs.readFileSync(process.argv[1], "utf8"));
-live.configure("\\x1b\\[[0-9;]*m", [], "webmcp_bridge", 100);
+live.configure("\\x1b\\[[0-9;]*m", "[]", "webmcp_bridge", 100, 200);
 const signal = () => ({ connect() {} });
 function cellModel(id, text, bindingFound) {
   const ysource = {
@@ -49,19 +49,22 @@ function cellModel(id, text, bindingFound) {
 function panelOf(cells) {
   const list = cells.map((c) => c.model);
   return {
-    context: { model: { sharedModel: { ydoc: { on() {} } }, cells: { length: list.length, get: (i) => list[i],
-      changed: signal() } }, saveState: signal() },
+    id: "p", disposed: signal(),
+    context: { path: "a.ipynb", model: { sharedModel: { ydoc: { on() {} } },
+      cells: { length: list.length, get: (i) => list[i], changed: signal() } }, saveState: signal() },
     content: { widgets: cells.map((c) => ({ model: c.model, editor: { editor: c.view } })) },
   };
 }
 const found = cellModel("found", "a\r\nb\r\n", true), lost = cellModel("lost", "c\r\nd\r\n", false);
 const panel = panelOf([found, lost]);
+live.attach({ tracker: { find: (test) => [panel].find(test) } });
+const h = live.find("a.ipynb"); // the panel's handle
 const attempt = (fn) => { try { return fn(); } catch (e) { return JSON.stringify({ threw: String(e.message) }); } };
 const out = {
-  found: attempt(() => live.setSource(panel, "found", "x\r\ny")), foundText: found.ysource.text,
+  found: attempt(() => live.setSource(h, "found", "x\r\ny")), foundText: found.ysource.text,
   foundOrigins: found.origins.map((o) => o === found.conf),
-  lost: attempt(() => live.setSource(panel, "lost", "changed")), lostText: lost.ysource.text,
-  batch: attempt(() => live.applyEdits(panel, JSON.stringify([
+  lost: attempt(() => live.setSource(h, "lost", "changed")), lostText: lost.ysource.text,
+  batch: attempt(() => live.applyEdits(h, JSON.stringify([
     { op: "set_source", index: 0, cell_id: "found", source: "z" },
     { op: "set_source", index: 1, cell_id: "lost", source: "w" }]), 0)), // revision 0: no change seen yet
   afterBatch: [found.ysource.text, lost.ysource.text],

@@ -1,6 +1,9 @@
-"""notebook.js's kernel runs for the agent, run by Node on the file the wheel ships: ``runCode`` keeps a bounded
-amount of a flood of stream output while the call waits (the rest is measured, so the size stays the whole
-text's), and ``executeAsAgent`` leaves the cell untrusted once JupyterLab's execute has marked it trusted.
+"""notebook.js's kernel runs for the agent and its handles, run by Node on the file the wheel ships: ``runCode``
+reports a flood of iopub messages as facts, in order, in batches of bounded size while the call waits (so the page
+holds a bounded amount), and Python's merge of them (core/run_outputs.py) keeps a bounded head of the flood while
+measuring all of it; ``executeAsAgent`` leaves the cell untrusted once JupyterLab's execute has marked it
+trusted; a notebook is named by the handle notebook.js issued, and once its panel is disposed (or for a handle it
+never issued) every method answers "no such notebook" (an Error named NotebookGone) instead of reading the panel.
 
 The objects below stand in for the few fields of a notebook panel, its kernel and a cell model that notebook.js
 reads; the real ones are exercised by playwright-tests/test_attacks_run.py.
@@ -13,14 +16,19 @@ from pathlib import Path
 import pytest
 
 from helpers import run_node
+from webmcp_bridge.core.run_outputs import RunOutputs
 
 NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "notebook.js"
 
 HARNESS = r"""
 const fs = require("fs");
 const live = eval(fs.readFileSync(process.argv[1], "utf8"));
-live.configure("\\x1b\\[[0-9;]*m", [], "webmcp_bridge", 100, 200);
-const signal = () => ({ connect() {} });
+live.configure("\\x1b\\[[0-9;]*m", "[]", "webmcp_bridge", 100, 200);
+const signal = () => {
+  const slots = [];
+  return { connect(fn) { slots.push(fn); }, disconnect(fn) { slots.splice(slots.indexOf(fn), 1); },
+           emit(...args) { for (const fn of [...slots]) fn(...args); } };
+};
 let future = null;
 const kernel = { requestExecute() {
   let resolve;
@@ -37,14 +45,23 @@ const shared = {
 const cell = { id: "c1", type: "code", sharedModel: shared, trusted: false, executionCount: null, outputs: null };
 const list = [cell];
 const panel = {
-  id: "p", sessionContext: { session: { kernel } },
+  id: "p", isDisposed: false, disposed: signal(), sessionContext: { session: { kernel } },
   context: { path: "a.ipynb", model: { sharedModel: { ydoc: { on() {} } }, cells: { length: 1, get: (i) => list[i],
     changed: signal() } }, saveState: signal() },
   content: { widgets: [{ model: cell }] },
 };
+// executeAsAgent: the cell class's execute marks the cell trusted (as JupyterLab's does) before it returns
+const cellClass = { execute(widget) { widget.model.trusted = true; widget.model.sharedModel.setMetadata("trusted",
+  true); return Promise.resolve(null); } };
+live.attach({ tracker: { find: (test) => [panel].find(test), currentWidget: panel, filter: () => [panel] },
+              modules: { cells: { CodeCell: cellClass } } });
+const gone = (fn) => { try { fn(); return null; } catch (e) { return e.name; } };
 (async () => {
   const keep = 1000;
-  const handle = live.runCode(panel, "flood()", 5, keep);
+  const h = live.find("a.ipynb");
+  const batches = [];
+  const flushChars = 64 * 1024;
+  const started = JSON.parse(live.runCode(h, "flood()", false, flushChars, 1e6, (b) => batches.push(JSON.parse(b))));
   const line = "x".repeat(4000) + "\n";
   let sent = 0;
   for (let i = 0; i < 300; i++) {  // 1.2 MB of one stream, then another stream and a display
@@ -53,17 +70,24 @@ const panel = {
   }
   future.onIOPub({ header: { msg_type: "stream" }, content: { name: "stderr", text: "warn😀" + "y".repeat(2000) } });
   future.onIOPub({ header: { msg_type: "display_data" }, content: { data: { "text/plain": "shown" } } });
+  future.onIOPub({ header: { msg_type: "status" }, content: { execution_state: "idle" } });  // not an output
   future.resolve({ content: { status: "ok", execution_count: 3 } });
-  const done = JSON.parse(await handle.done);
-  const described = JSON.parse(handle.describe(keep));
-  const kept = JSON.parse(handle.describe(1e9)).outputs.map((o) => o.items[0][2].length);  // all the text held
-  // executeAsAgent: the cell class's execute marks the cell trusted (as JupyterLab's does) before it returns
-  const cellClass = { execute(widget) { widget.model.trusted = true; widget.model.sharedModel.setMetadata("trusted",
-    true); return Promise.resolve(null); } };
-  await live.executeAsAgent(panel, "c1", cellClass);
-  console.log(JSON.stringify({ done, described, kept, sent, trusted: cell.trusted,
-    trustedMetadata: metadata.has("trusted"),
-                               unknown: live.executeAsAgent(panel, "nope", cellClass) }));
+  const done = JSON.parse(await live.runDone(started.run));
+  const rest = JSON.parse(live.runFinish(started.run));  // what was not sent yet
+  const sentBatches = batches.length;
+  future.onIOPub({ header: { msg_type: "stream" }, content: { name: "stdout", text: "late" } });  // after finishing
+  const finishedAgain = live.runFinish(started.run);  // the run is forgotten once finished
+  const reply = await live.executeAsAgent(h, "c1");
+  const unknown = live.executeAsAgent(h, "nope");
+  const handles = { current: live.current(), panels: JSON.parse(live.panels()), path: live.path(h),
+                    never: gone(() => live.revision("never-issued")), open: gone(() => live.revision(h)) };
+  panel.isDisposed = true;
+  panel.disposed.emit(panel);
+  Object.assign(handles, { closed: gone(() => live.revision(h)), closedCells: gone(() => live.cells(h, null, 0, 0)),
+                           closedRun: gone(() => live.runCode(h, "1", 1, 1)) });
+  console.log(JSON.stringify({ done, batches, rest, sentBatches, lateBatches: batches.length - sentBatches, flushChars,
+                               keep, sent, finishedAgain, reply, unknown, handle: h, handles,
+                               trusted: cell.trusted, trustedMetadata: metadata.has("trusted") }));
 })();
 """
 
@@ -73,24 +97,48 @@ def outcome() -> dict:
     return run_node(HARNESS, str(NOTEBOOK_JS))
 
 
-def test_a_flood_of_stream_output_is_kept_bounded_and_measured_whole(outcome):
-    outputs = outcome["described"]["outputs"]
-    assert outcome["described"]["count"] == 3 and [o["output_type"] for o in outputs] == [
-        "stream",
-        "stream",
-        "display_data",
-    ]
-    ((mime, size, head, binary),) = outputs[0]["items"]
-    assert (mime, binary) == ("text/plain", False)
-    assert size == outcome["sent"]  # the whole stream's bytes, though only its start was kept
-    assert len(head) == 1000 and head == ("x" * 4000)[:1000]
-    assert max(outcome["kept"]) <= 1000  # what the page holds of each output while the call waits
-    ((_, err_size, err_head, _),) = outputs[1]["items"]
-    assert err_size == len(b"warn") + 4 + 2000 and err_head.startswith("warn😀") and len(err_head) <= 1000
-    assert outputs[2]["items"][0][2] == "shown"
-    assert outcome["done"]["status"] == "ok"
+def test_a_flood_of_stream_output_is_reported_in_order_in_bounded_batches(outcome):
+    batches, rest = outcome["batches"], outcome["rest"]
+    facts = [fact for batch in batches for fact in batch] + rest
+    assert [f["type"] for f in facts] == ["stream"] * 301 + ["display_data"]  # the status message is no fact
+    assert facts[300]["name"] == "stderr" and facts[-1]["data"] == {"text/plain": "shown"}
+    assert "".join(f["text"] for f in facts[:300]) == ("x" * 4000 + "\n") * 300  # every message, as it came
+    line = 4001
+    for batch in batches:  # sent once the unsent text reached the bound, never much past it
+        chars = sum(len(f.get("text", "")) for f in batch)
+        assert outcome["flushChars"] <= chars < outcome["flushChars"] + line
+    assert len(batches) == 300 // -(-outcome["flushChars"] // line)  # full batches of the stdout lines
+    assert outcome["lateBatches"] == 0 and outcome["finishedAgain"] is None  # nothing is collected once finished
+
+
+def test_the_flood_merged_in_python_is_kept_bounded_and_measured_whole(outcome):
+    merged = RunOutputs(5, outcome["keep"])
+    for batch in outcome["batches"]:
+        merged.add_all(batch)
+    merged.add_all(outcome["rest"])
+    outputs = merged.raw(10**9)
+    assert merged.count == 3 and [o.output_type for o in outputs] == ["stream", "stream", "display_data"]
+    (item,) = outputs[0].items
+    assert (item.mime, item.binary) == ("text/plain", False)
+    assert item.bytes == outcome["sent"]  # the whole stream's bytes, though only its start was kept
+    assert item.head == ("x" * 4000)[:1000]  # all that is held of it
+    assert max(len(o.items[0].head) for o in outputs) <= 1000
+    (err,) = outputs[1].items
+    assert err.bytes == len(b"warn") + 4 + 2000 and err.head.startswith("warn😀") and len(err.head) <= 1000
+    assert outputs[2].items[0].head == "shown"
+    assert outcome["done"] == {"status": "ok", "execution_count": 3, "reason": None}
 
 
 def test_an_agent_run_leaves_the_cell_untrusted(outcome):
     assert outcome["trusted"] is False and outcome["trustedMetadata"] is False
+    assert outcome["reply"] is None  # JupyterLab's execute resolved with no reply (nothing run)
     assert outcome["unknown"] is None
+
+
+def test_a_notebook_is_a_handle_that_answers_no_such_notebook_once_closed(outcome):
+    handles = outcome["handles"]
+    assert outcome["handle"] == "p" and handles["panels"] == ["p"] and handles["path"] == "a.ipynb"
+    assert handles["open"] is None  # a live handle reads the notebook
+    assert handles["never"] == "NotebookGone"
+    assert handles["closed"] == handles["closedCells"] == handles["closedRun"] == "NotebookGone"
+    assert handles["current"] == "p"  # the tracker's current widget is named by the same handle

@@ -1,15 +1,18 @@
 """The host protocol's application half over the live JupyterLab (:class:`JupyterLabHost`: the workspace's contents
 and the open notebooks); one notebook is :class:`~webmcp_bridge.lab.notebook.LabNotebook`.
+
+The page's objects stay in the JS halves: ``host.js`` (the contents service, text documents open in an editor) and
+``notebook.js`` (the open notebooks, as handles), each attached to the loader's context once
+(:func:`~webmcp_bridge.lab.ffi.load_half`). This module passes them paths and text and reads JSON text back, so it
+holds no JupyterLab object (docs/WORKER.md, "Handles instead of JS objects"; ``tests/test_lab_no_js_objects.py``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
-
-import js
-from pyodide.ffi import JsException
 
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError, file_too_large, is_a_folder, not_a_text_file
@@ -20,14 +23,43 @@ from webmcp_bridge.core.limits import (
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.host.protocol import (
     Entry,
+    EntryType,
     OpenDocument,
     SavedNotebook,
     TabsState,
 )
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
 from webmcp_bridge.lab.notebook import LabNotebook, load_model_js, raw_cell
 from webmcp_bridge.lab.server_root import ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
+
+
+def load_host_js(ctx: Any) -> Any:
+    """Evaluate ``host.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which
+    publishes its count of crossings) and configure it with the metadata key and the bound of a quoted error
+    message (:mod:`webmcp_bridge.core.limits`)."""
+    files = load_half("webmcp_bridge.lab", "host.js", ctx)
+    files.configure(METADATA_KEY, PLATFORM_ERROR_CHARS)
+    return files
+
+
+def _json(raw: Any) -> Any:
+    """A JS half's JSON text answer decoded; None for JS null or undefined."""
+    return None if is_nullish(raw) else json.loads(str(raw))
+
+
+def _entry(data: dict[str, Any] | list[Any]) -> Entry:
+    """An entry of ``host.js`` stat (an object) or listDir (``[path, name, type]``)."""
+    path, name, kind = (data["path"], data["name"], data["type"]) if isinstance(data, dict) else data
+    entry_kind: EntryType = "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file"
+    return Entry(str(path), str(name), entry_kind)
+
+
+def _write_failed(answer: Any, what: str, path: str) -> None:
+    """Raise INTERNAL_ERROR when ``host.js``'s answer to a write (JSON text ``{}`` or ``{error}``) says it failed."""
+    error = json.loads(str(answer)).get("error")
+    if error is not None:
+        raise ToolError(ErrorCode.INTERNAL_ERROR, f"{what} failed: {str(error)[:PLATFORM_ERROR_CHARS]}", path=path)
 
 
 class JupyterLabHost:
@@ -38,25 +70,24 @@ class JupyterLabHost:
     is asked.
 
     Args:
-        ctx: the JS object the loader passes to ``boot.start``: ``{app, tracker, docManager, modules}``.
+        ctx: the loader's context (lab/session.py's module docstring), handed whole to the JS halves' ``attach``
+            and read nowhere here.
     """
 
     def __init__(self, ctx: Any) -> None:
-        self.app = ctx.app
-        self.docs = ctx.docManager
-        self.modules = ctx.modules
-        self.contents = self.app.serviceManager.contents
-        self.live = load_model_js(ctx.tracker)
-        self.tabs = load_tabs_js(ctx.tracker, self.contents)
+        self.files = load_host_js(ctx)
+        self.live = load_model_js(ctx)
+        self.tabs = load_tabs_js(ctx)
         self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # notebook path -> (monotonic time, last tabs.js read)
-        self.root = ServerRoot(self.app.serviceManager.serverSettings)
-        self._metadata_cache: dict[str, tuple[str, Any]] = {}
+        # the server root's check authenticates with the server settings' token, which host.js reads once
+        self.root = ServerRoot(SimpleNamespace(token=self.files.serverToken()))
+        self._metadata_cache: dict[str, tuple[Any, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
         #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
         self.journal = EditJournal()
 
     def listen(self, callback: Callable[[list[str]], None], delay_seconds: float) -> Callable[[], None]:
-        """Call ``callback(panel ids)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after
+        """Call ``callback(handles)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after
         the burst's first change (the JS half collects the burst, so a change costs no crossing); one listener
         at a time. Returns the function that stops it and frees its proxy."""
         self._proxies.clear()
@@ -69,53 +100,40 @@ class JupyterLabHost:
 
         return stop
 
-    def panels(self) -> list[Any]:
-        """The open notebook panels (for the person's side, which follows each)."""
-        return list(self.live.panels())
+    def handles(self) -> list[str]:
+        """The open notebook panels' handles (for the person's side, which follows each)."""
+        return [str(h) for h in json.loads(str(self.live.panels()))]
 
-    async def _get(self, path: str, content: bool) -> Any:
-        try:
-            return await self.contents.get(path, js_object({"content": content}))
-        except JsException:
-            return None
+    def notebook(self, handle: str, path: str | None = None) -> LabNotebook:
+        """The notebook of a handle ``notebook.js`` issued (its calls raise NOTEBOOK_NOT_FOUND once it is closed)."""
+        return LabNotebook(self, handle, path)
 
-    @staticmethod
-    def _entry(model: Any) -> Entry:
-        kind = str(model.type)
-        return Entry(
-            str(model.path),
-            str(model.name),
-            "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file",
-        )
+    async def _stat(self, path: str) -> dict[str, Any] | None:
+        """``host.js`` stat: ``{path, name, type, size, lastModified}`` or None."""
+        return _json(await self.files.stat(path))
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         await self.root.check(path)
-        model = await self._get(path, True)
-        if model is None or str(model.type) != "directory":
+        listed = _json(await self.files.listDir(path))
+        if listed is None:
             return None
-        entries = [self._entry(child) for child in model.content]
+        entries = [_entry(row) for row in listed]
         outside = await self.root.outside([e.path for e in entries])
         return [e for e in entries if e.path not in outside]
 
     async def stat(self, path: str) -> Entry | None:
         await self.root.check(path)
-        model = await self._get(path, False)
-        return None if model is None else self._entry(model)
+        data = await self._stat(path)
+        return None if data is None else _entry(data)
 
     async def open_notebook(self, path: str, activate: bool) -> LabNotebook:
         await self.root.check(path)
-        if activate:  # opens it if needed and brings it to the front, making it the tracker's current
-            panel = self.docs.openOrReveal(path)
-        else:
-            panel = self.docs.findWidget(path)
-            if is_nullish(panel):
-                panel = self.docs.open(path, "default", js.undefined, js_object({"activate": False}))
-        if is_nullish(panel) or is_nullish(getattr(panel, "content", None)):
+        handle = await self.live.open(path, bool(activate))
+        if is_nullish(handle):
             raise ToolError(
                 ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path
             )
-        await panel.context.ready
-        return LabNotebook(self, panel, path)
+        return LabNotebook(self, str(handle), path)
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
         content = {
@@ -132,12 +150,10 @@ class JupyterLabHost:
             "nbformat_minor": 5,
         }
         await self.root.check(path)
-        try:
-            await self.contents.save(path, js_object({"type": "notebook", "format": "json", "content": content}))
-        except JsException as exc:
-            raise ToolError(
-                ErrorCode.INTERNAL_ERROR, f"Creating the notebook failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path
-            ) from None
+        answer = await self.files.saveModel(
+            path, json.dumps({"type": "notebook", "format": "json", "content": content})
+        )
+        _write_failed(answer, "Creating the notebook", path)
 
     def open_documents(self) -> list[OpenDocument]:
         return [
@@ -145,12 +161,12 @@ class JupyterLabHost:
         ]
 
     def current_notebook(self) -> LabNotebook | None:
-        panel = self.live.current()
-        return None if is_nullish(panel) else LabNotebook(self, panel)
+        handle = self.live.current()
+        return None if is_nullish(handle) else LabNotebook(self, str(handle))
 
     def find_open(self, path: str) -> LabNotebook | None:
-        panel = self.live.find(path)
-        return None if is_nullish(panel) else LabNotebook(self, panel, path)
+        handle = self.live.find(path)
+        return None if is_nullish(handle) else LabNotebook(self, str(handle), path)
 
     async def notebook_bridge_metadata(self, path: str) -> Any:
         """Of the live model when open; else read from the saved file, cached by its last_modified (listing a
@@ -159,20 +175,15 @@ class JupyterLabHost:
         if found is not None:
             return found.bridge_metadata()
         await self.root.check(path)
-        stat = await self._get(path, False)
+        stat = await self._stat(path)
         if stat is None:
             return None
-        stamp = str(stat.last_modified)
+        stamp = stat["lastModified"]
         cached = self._metadata_cache.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        model = await self._get(path, True)
-        value = None
-        if model is not None and not is_nullish(model.content) and str(model.type) == "notebook":
-            raw = js.JSON.stringify(
-                getattr(getattr(model.content, "metadata", None), METADATA_KEY, None) or js.undefined
-            )
-            value = None if is_nullish(raw) else json.loads(str(raw))
+        data = _json(await self.files.notebookMetadata(path))
+        value = None if data is None else data["value"]
         self._metadata_cache[path] = (stamp, value)
         return value
 
@@ -180,54 +191,40 @@ class JupyterLabHost:
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
     ) -> SavedNotebook | None:
         """The saved file through the contents service (one load; its size checked first when known); the cells
-        described by ``notebook.js`` in one crossing, output texts cut to ``head_bytes`` there."""
+        described by ``notebook.js`` in the same crossing, output texts cut to ``head_bytes`` there."""
         await self.root.check(path)
-        stat = await self._get(path, False)
-        if stat is None or str(stat.type) != "notebook":
+        stat = await self._stat(path)
+        if stat is None or stat["type"] != "notebook":
             return None
-        size = getattr(stat, "size", None)
-        if not is_nullish(size) and int(size) > max_bytes:
+        size = stat["size"]
+        if size is not None and int(size) > max_bytes:
             raise file_too_large(path, int(size), max_bytes)
-        model = await self._get(path, True)
-        if model is None or str(model.type) != "notebook" or is_nullish(model.content):
+        data = _json(await self.live.savedNotebook(path, head_bytes, max_outputs))
+        if data is None:
             return None
-        data = json.loads(str(self.live.savedCells(model.content, head_bytes, max_outputs)))
         cells = tuple(raw_cell(c, head_bytes) for c in data["cells"])
         return SavedNotebook(data["metadata"], cells, tuple(data["cellMetadata"]))
 
     # -- text files -------------------------------------------------------------------------
-    def _text_context(self, path: str) -> Any:
-        """The document context of a text document open on ``path`` (an editor, a CSV viewer...), whose live
-        model holds the person's unsaved edits; None when none is open."""
-        widget = self.docs.findWidget(path)
-        context = None if is_nullish(widget) else getattr(widget, "context", None)
-        if is_nullish(context):
-            return None
-        contents_model = context.contentsModel
-        if is_nullish(contents_model) or str(contents_model.type) == "notebook" or str(contents_model.format) != "text":
-            return None  # an image viewer's base64 model, a notebook: not text
-        return context
-
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         """The live text of an open editor, else the saved file. The contents API has no ranges: the whole
         file is loaded (after its size, when known, is checked against ``max_bytes``)."""
         await self.root.check(path)
-        context = self._text_context(path)
-        if context is not None:
-            text = str(context.model.sharedModel.getSource())
+        live = self.files.openText(path)
+        if not is_nullish(live):
+            text = str(live)
         else:
-            stat = await self._get(path, False)
+            stat = await self._stat(path)
             if stat is None:
                 return None
-            if str(stat.type) == "directory":
+            if stat["type"] == "directory":
                 raise is_a_folder(path)
-            size = getattr(stat, "size", None)
-            if not is_nullish(size) and int(size) > max_bytes:
+            size = stat["size"]
+            if size is not None and int(size) > max_bytes:
                 raise file_too_large(path, int(size), max_bytes)
-            model = await self._get(path, True)
-            if model is None:
+            data = _json(await self.files.fileText(path))
+            if data is None:
                 return None
-            data = json.loads(str(self.live.fileText(model)))
             if data["kind"] == "directory":
                 raise is_a_folder(path)
             if data["kind"] != "text" or "\x00" in data["text"]:  # text is UTF-8 without NUL
@@ -240,16 +237,7 @@ class JupyterLabHost:
 
     async def write_text(self, path: str, text: str) -> None:
         """Through the open editor's model (then saved) when there is one, so the person sees the new text and
-        JupyterLab does not later report the file as changed on disk; else a contents save as a text file."""
+        JupyterLab does not later report the file as changed on disk; else a contents save as a text file
+        (``host.js`` writeText)."""
         await self.root.check(path)
-        context = self._text_context(path)
-        try:
-            if context is not None:
-                context.model.sharedModel.setSource(text)
-                await context.save()
-            else:
-                await self.contents.save(path, js_object({"type": "file", "format": "text", "content": text}))
-        except JsException as exc:
-            raise ToolError(
-                ErrorCode.INTERNAL_ERROR, f"Writing the file failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=path
-            ) from None
+        _write_failed(await self.files.writeText(path, text), "Writing the file", path)

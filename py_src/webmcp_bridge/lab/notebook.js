@@ -1,9 +1,15 @@
 // notebook.js: the JS half of the JupyterLab adapter (webmcp_bridge/lab/notebook.py): plain reads and writes on
 // a live notebook, so each step of a tool call crosses from Python to JS once.
 //
-// Evaluated once per host by notebook.py (lab/ffi.py load_half); the expression's value is the object below,
-// configured once with everything Python decides (the ANSI pattern, the binary MIME types, the metadata key,
-// the bounds of the change log and of a quoted error) and attached to the notebook tracker. Reads extract plain data from the live model (ids, types, sources, output sizes, raw
+// Evaluated once per host by notebook.py (lab/ffi.py load_half), which hands it the loader's context once
+// (attach(ctx): the tracker, the application, the document manager, the modules) and configures it with
+// everything Python decides (the ANSI pattern, the binary MIME types, the metadata key, the bounds of the change
+// log and of a quoted error). After that Python passes primitives and JSON text only, and gets primitives, JSON
+// text or promises of them back: a notebook panel is named by a handle (a string issued here from this half's own
+// table: handle -> panel, dropped when the panel is disposed; a dropped or unknown handle throws an Error named
+// NotebookGone, which Python answers as "no such notebook"). So the same half can run on the page's main thread
+// while the bridge's Python runs in a worker (docs/WORKER.md, "Handles instead of JS objects").
+// Reads extract plain data from the live model (ids, types, sources, output sizes, raw
 // slices of output text) as JSON text; Python cuts heads and pages (UTF-8 rules in core/limits.py) and decides
 // who made a change from the facts recorded here. Writes take a cell id and return null when no cell has it.
 // The output shapes mirror webmcp_bridge/core/nbjson.py: stream -> one text/plain item, error -> the traceback
@@ -22,6 +28,16 @@
   let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
   let errorChars = 0; // characters of a failed kernel request's message handed to Python (configure)
   let tracker = null; // JupyterLab's notebook tracker (attach)
+  let app = null; // the JupyterLab application (attach): its commands
+  let docs = null; // the document manager (attach): opening notebooks
+  let contents = null; // the contents manager (attach): saved notebooks
+  let modules = {}; // the loader's modules (attach): @jupyterlab/cells' CodeCell, @jupyterlab/apputils' dialogs
+  const byHandle = new Map(); // handle -> notebook panel, until the panel is disposed
+  const handles = new WeakMap(); // notebook panel -> its handle
+  const runs = new Map(); // run id -> a runCode run not finished yet (runDone, runFinish)
+  let nextRun = 0;
+  let following = null; // follow(): {sink, clicks, undo: [fn]} of the person's side
+  const watched = new Map(); // handle -> [fn] undoing watch(handle)
   const stamps = new WeakMap(); // notebook model -> count of its metadata and cell-list changes (what levels, threads and markers read)
   let listener = null; // listen(): Python's callback, called once per burst of changes of tracked notebooks
   let listenDelay = 0; // ms from a burst's first change to the callback (listen)
@@ -282,7 +298,7 @@
     revisions.set(m, clock);
     panels.set(m, panel);
     stamps.set(m, 0);
-    const id = String(panel.id);
+    const id = handleOf(panel);
     m.sharedModel.ydoc.on("update", () => {
       revisions.set(m, ++clock);
       if (!listener) return;
@@ -374,23 +390,171 @@
     return JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
   }
 
+  // -- handles ---------------------------------------------------------------------------------------------
+  // A panel's handle: its id as first seen (a Lumino id, unique in the page), kept while the panel lives even if
+  // its id is changed later; issued once, dropped from the table when the panel is disposed.
+  function handleOf(panel) {
+    if (!panel) return null;
+    let h = handles.get(panel);
+    if (h === undefined) {
+      h = String(panel.id);
+      handles.set(panel, h);
+      byHandle.set(h, panel);
+      panel.disposed?.connect(() => { if (byHandle.get(h) === panel) byHandle.delete(h); });
+    }
+    return h;
+  }
+
+  function gone(h) {
+    const error = new Error(`no such notebook: ${String(h).slice(0, 100)}`);
+    error.name = "NotebookGone";
+    return error;
+  }
+
+  // The live panel of a handle; throws NotebookGone for a handle never issued or whose panel was disposed.
+  function panelOf(h) {
+    const panel = typeof h === "string" ? byHandle.get(h) : undefined;
+    if (!panel || panel.isDisposed) throw gone(h);
+    return panel;
+  }
+
+  function unwatch(h) {
+    for (const fn of watched.get(h) ?? []) { try { fn(); } catch { /* a disposed panel */ } }
+    watched.delete(h);
+  }
+
+  // The agent's executions of a cell: from the request until its reply (or failure), however long the tool
+  // call waits; changes of the cell's outputs and execution count meanwhile carry agentRun true.
+  function beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); }
+  function endAgentRun(cellId) {
+    const left = (agentRuns.get(cellId) ?? 0) - 1;
+    if (left > 0) agentRuns.set(cellId, left); else agentRuns.delete(cellId);
+  }
+
+  const failure = (error) => String(error?.message ?? error).slice(0, errorChars);
+
   const api = {
+    // binaryMimes: JSON text [MIME type, ...] whose data is base64 (sizes are decoded bytes).
     configure(ansiPattern, binaryMimes, metadataKey, changeLogSize, errorLength) {
       ansi = new RegExp(ansiPattern, "g");
-      binary = new Set(binaryMimes);
+      binary = new Set(JSON.parse(binaryMimes));
       KEY = metadataKey;
       maxChanges = changeLogSize;
       errorChars = errorLength;
     },
-    // The notebook tracker the lookups below use.
-    attach(notebookTracker) { tracker = notebookTracker; },
-    // -- the open notebooks (the tracker's panels) -----------------------------------------------------
-    // The current notebook panel, or null.
-    current() { return tracker?.currentWidget ?? null; },
-    // The open notebook panel at this path, or null.
-    find(path) { return tracker?.find((p) => p.context?.path === path) ?? null; },
-    // The open notebook panels (an array).
-    panels() { return tracker ? tracker.filter(() => true) : []; },
+    // The loader's context, once (lab/ffi.py load_half): the only way the page's objects reach this half.
+    attach(ctx) {
+      tracker = ctx?.tracker ?? null;
+      app = ctx?.app ?? null;
+      docs = ctx?.docManager ?? null;
+      contents = app?.serviceManager?.contents ?? null;
+      modules = ctx?.modules ?? {};
+    },
+    // -- the open notebooks (the tracker's panels), as handles ---------------------------------------------
+    // The current notebook panel's handle, or null.
+    current() { return handleOf(tracker?.currentWidget ?? null); },
+    // The handle of the open notebook panel at this path, or null.
+    find(path) { return handleOf(tracker?.find((p) => p.context?.path === path) ?? null); },
+    // The open notebook panels' handles, as JSON text [handle, ...].
+    panels() { return JSON.stringify(tracker ? tracker.filter(() => true).map(handleOf) : []); },
+    // The panel of a handle, for the parts of the person's side that still take panels (lab/ui: the cell markers,
+    // the proposals' boxes, the cell menu, activating a panel); never called by a tool.
+    panelOf(panel) { return panel; },
+    // The handle of a panel one of those parts holds (the cell menu's right-clicked notebook).
+    handleOf(panel) { return handleOf(panel); },
+    // Open the notebook at path and resolve, once its context is ready, to its handle, or to null when what
+    // opened is not a document widget. activate: open it if needed and bring it to the front (the tracker's
+    // current); else open it in the background when it is not open. Rejects as JupyterLab's open does.
+    async open(path, activate) {
+      let panel;
+      if (activate) panel = docs.openOrReveal(path);
+      else panel = docs.findWidget(path) ?? docs.open(path, "default", undefined, { activate: false });
+      if (!panel || !panel.content) return null;
+      await panel.context.ready;
+      return handleOf(panel);
+    },
+    // The notebook's path, whether it has unsaved changes, its cell count, its kernel's language (null: none set).
+    path(panel) { return String(panel.context.path); },
+    dirty(panel) { return Boolean(panel.context.model?.dirty); },
+    cellCount(panel) { return model(panel).cells.length; },
+    language(panel) { return panel.context.model?.defaultKernelLanguage || null; },
+    // The kernel as JSON text {name, status, displayName}, or null when the session has no kernel.
+    kernel(panel) {
+      const session = panel.sessionContext;
+      const kernel = session?.session?.kernel;
+      if (!kernel) return null;
+      return JSON.stringify({ name: String(kernel.name), status: String(kernel.status), displayName: String(session.kernelDisplayName) });
+    },
+    // Resolves to true once the session context is ready, false if its ready promise rejects.
+    kernelReady(panel) { return Promise.resolve(panel.sessionContext.ready).then(() => true, () => false); },
+    // Interrupt the kernel: a promise of true (done) or false (it failed); null when there is no kernel.
+    interrupt(panel) {
+      const kernel = panel.sessionContext?.session?.kernel;
+      if (!kernel) return null;
+      return Promise.resolve().then(() => kernel.interrupt()).then(() => true, () => false);
+    },
+    // Interrupt ("interrupt") or restart (anything else) the kernel. A restart goes through the person's own
+    // command (restartCommand on this panel, not brought to the front: JupyterLab asks its "Restart Kernel?"
+    // first), else, when the command is missing or did not find the panel, through apputils'
+    // SessionContextDialogs (the same dialog). Resolves to JSON text {outcome: "done" | "declined" (the dialog
+    // was declined) | "none" (no kernel) | "unavailable" (no restart on this page) | "failed", message?}.
+    kernelAction(panel, action, restartCommand) {
+      const session = panel.sessionContext;
+      const kernel = session?.session?.kernel;
+      if (!kernel) return Promise.resolve(JSON.stringify({ outcome: "none" }));
+      const act = async () => {
+        if (action === "interrupt") { await kernel.interrupt(); return { outcome: "done" }; }
+        let restarted = null;
+        if (app?.commands?.hasCommand(restartCommand)) {
+          restarted = await app.commands.execute(restartCommand, { semanticWidget: panel.id, activate: false });
+        }
+        if (restarted == null) {
+          const Dialogs = modules?.apputils?.SessionContextDialogs;
+          if (!Dialogs) return { outcome: "unavailable" };
+          restarted = await new Dialogs().restart(session);
+        }
+        return { outcome: restarted ? "done" : "declined" };
+      };
+      return act().then((answer) => JSON.stringify(answer), (error) => JSON.stringify({ outcome: "failed", message: failure(error) }));
+    },
+    // -- the person's side: following the open notebooks --------------------------------------------------
+    // follow(sink, clicks): call sink(JSON text [kind, handle]) when the current notebook changes ("current",
+    // handle or null) or one is added ("added"), and, for each panel watch() names, when it closes ("closed") or
+    // its active cell changes ("active"); clicks(event) for a click inside a watched panel. follow(null, null)
+    // stops it all.
+    follow(sink, clicks) {
+      for (const h of [...watched.keys()]) unwatch(h);
+      for (const fn of following?.undo ?? []) { try { fn(); } catch { /* a tracker already gone */ } }
+      following = null;
+      if (!sink || !tracker) return;
+      const emit = (kind, h) => sink(JSON.stringify([kind, h]));
+      const onCurrent = (_, panel) => emit("current", handleOf(panel ?? null));
+      const onAdded = (_, panel) => emit("added", handleOf(panel));
+      tracker.currentChanged.connect(onCurrent);
+      tracker.widgetAdded.connect(onAdded);
+      following = { sink, clicks, emit, undo: [() => tracker.currentChanged.disconnect(onCurrent), () => tracker.widgetAdded.disconnect(onAdded)] };
+    },
+    // Watch one panel for follow(): start tracking its notebook, report its closing, its active cell's changes
+    // and clicks inside it. Watching it again does nothing.
+    watch(panel) {
+      const h = handleOf(panel);
+      if (!following || watched.has(h)) return;
+      const { emit, clicks } = following;
+      model(panel);
+      const onClick = (event) => clicks?.(event);
+      const onClosed = () => emit("closed", h);
+      const onActive = () => emit("active", h);
+      panel.node.addEventListener("click", onClick);
+      panel.disposed.connect(onClosed);
+      panel.content.activeCellChanged.connect(onActive);
+      watched.set(h, [
+        () => panel.node.removeEventListener("click", onClick),
+        () => panel.disposed.disconnect(onClosed),
+        () => panel.content.activeCellChanged.disconnect(onActive),
+      ]);
+    },
+    // Stop watching a panel (also after it was disposed).
+    unwatch(h) { unwatch(h); },
     // The open notebooks as JSON text: [[path, dirty]].
     documents() { return JSON.stringify(tracker ? tracker.filter(() => true).map((p) => [p.context.path, !!p.context.model?.dirty]) : []); },
     // listen(callback, delayMs): call callback(JSON text [panel ids]) once per burst of changes of the tracked
@@ -468,13 +632,6 @@
         return index < 0 ? null : JSON.stringify({ cellId: widgets[i].model.id, outputIndex: index, text: sel.toString() });
       }
       return null;
-    },
-    // The agent's executions of a cell: from the request until its reply (or failure), however long the tool
-    // call waits; changes of the cell's outputs and execution count meanwhile carry agentRun true.
-    beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); },
-    endAgentRun(cellId) {
-      const left = (agentRuns.get(cellId) ?? 0) - 1;
-      if (left > 0) agentRuns.set(cellId, left); else agentRuns.delete(cellId);
     },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
     bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(KEY) ?? null); },
@@ -580,22 +737,28 @@
       }
       return described(panel, i);
     },
-    // Run a code cell for the agent: JupyterLab's CodeCell.execute (cellClass, from @jupyterlab/cells), whose
-    // synchronous part clears the cell, marks it trusted and sends the request; the cell is made untrusted again
-    // before this returns, so before any output of the run arrives (outputs come in later tasks): they are
+    // Run a code cell for the agent: JupyterLab's CodeCell.execute (@jupyterlab/cells, from the loader's modules),
+    // whose synchronous part clears the cell, marks it trusted and sends the request; the cell is made untrusted
+    // again before this returns, so before any output of the run arrives (outputs come in later tasks): they are
     // created untrusted and render as untrusted output does (sanitized HTML, no script, no handler) until the
-    // person trusts the notebook (JupyterLab's Trust command). Returns execute's promise, null for an unknown id.
-    executeAsAgent(panel, cellId, cellClass) {
+    // person trusts the notebook (JupyterLab's Trust command). The cell's output and execution-count changes are
+    // the agent's (agentRun) from the request until execute's promise settles, however long after the call
+    // stopped waiting. Returns null for an unknown id, else a promise of JSON text {status, execution_count} (the
+    // reply), {status: "failed"} (execute rejected) or null (an empty cell: JupyterLab runs nothing).
+    executeAsAgent(panel, cellId) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
       const widget = panel.content.widgets[i];
-      const promise = cellClass.execute(widget, panel.sessionContext);
-      untrust(widget.model);
-      return promise;
-    },
-    cellWidget(panel, cellId) {
-      const i = findIndex(panel, cellId);
-      return i >= 0 ? panel.content.widgets[i] : null;
+      beginAgentRun(cellId);
+      let promise;
+      try {
+        promise = modules.cells.CodeCell.execute(widget, panel.sessionContext);
+        untrust(widget.model);
+      } catch (error) { endAgentRun(cellId); throw error; }
+      return Promise.resolve(promise).then(
+        (reply) => reply ? JSON.stringify({ status: String(reply.content?.status), execution_count: reply.content?.execution_count ?? null }) : null,
+        () => JSON.stringify({ status: "failed", execution_count: null }),
+      ).finally(() => endAgentRun(cellId));
     },
     cells(panel, indicesJson, headBytes, maxOutputs) {
       const cells = model(panel).cells;
@@ -768,80 +931,82 @@
       for (const id of Object.keys(befores)) if (byId.has(id)) afters[id] = byId.get(id).getSource();
       return JSON.stringify({ ids, befores, afters });
     },
-    // Run code in the panel's kernel without a cell (store_history false) and collect its outputs as an
-    // output area would (consecutive stream messages of one name merged, clear_output honoured; only the
-    // first maxOutputs outputs are kept, the rest counted). A stream's text is kept up to keepChars UTF-16
-    // units (Python's result cap plus a margin, core/limits.py); what comes past it is only measured (its UTF-8
-    // bytes added to the output's size), so a flood of output while the call waits holds a bounded amount of
-    // memory. Returns null when there is no kernel, else {done: Promise of JSON text {status, execution_count,
-    // reason}, describe(headBytes) -> JSON text {outputs: [as describeOutput], count}, stop()}. A failed request
-    // settles done with status "failed". silent: the request's silent flag (the bridge's own inspection).
-    runCode(panel, code, maxOutputs, keepChars, silent = false) {
+    // Run code in the panel's kernel without a cell (store_history false) and report its iopub messages as facts,
+    // in order: [{type: "stream", name, text} | {type: "error", ename, evalue, traceback} | {type:
+    // "execute_result" | "display_data", data} | {type: "clear_output", wait}], as JSON text. Python merges them
+    // into outputs (core/run_outputs.py). While the call waits they go to sink(JSON text) in batches: once the
+    // unsent stream text reaches flushChars UTF-16 units, or flushMs after the first unsent message; runFinish
+    // answers the rest. So a flood of output while the call waits holds a bounded amount of memory here. Returns
+    // JSON text {run: id} (then runDone(id) and runFinish(id)), {none: true} when there is no kernel, or {refused:
+    // message} when the kernel refused the request. A failed request settles runDone with status "failed".
+    // silent: the request's silent flag (the bridge's own inspection).
+    runCode(panel, code, silent, flushChars, flushMs, sink) {
       const kernel = panel.sessionContext?.session?.kernel;
-      if (!kernel) return null;
-      let outputs = [];
-      let count = 0;
-      let lastStream = null; // the stream name of the last output counted, if it is a stream
-      let clearOnNext = false;
-      let stopped = false;
-      const clear = () => { outputs = []; count = 0; lastStream = null; clearOnNext = false; };
-      // keep a stream output's text within keepChars (never splitting a surrogate pair); the rest is measured
-      const bound = (output, more) => {
-        const room = keepChars - output.text.length;
-        if (output.dropped === 0 && more.length <= room) { output.text += more; return; }
-        let cut = Math.max(0, Math.min(room, more.length));
-        if (cut > 0 && cut < more.length && (more.charCodeAt(cut - 1) & 0xfc00) === 0xd800) cut--;
-        if (cut > 0 && output.dropped === 0) output.text += more.slice(0, cut); else cut = 0;
-        output.dropped += utf8Length(cut ? more.slice(cut) : more);
+      if (!kernel) return JSON.stringify({ none: true });
+      let future;
+      try {
+        future = kernel.requestExecute({ code, silent: Boolean(silent), store_history: false, allow_stdin: false, stop_on_error: true });
+      } catch (error) {
+        return JSON.stringify({ refused: failure(error) });
+      }
+      const run = ++nextRun;
+      const entry = { batch: [], chars: 0, timer: null, stopped: false, done: null };
+      const take = () => {
+        clearTimeout(entry.timer);
+        entry.timer = null;
+        const taken = entry.batch;
+        entry.batch = [];
+        entry.chars = 0;
+        return taken;
       };
-      const add = (output) => {
-        if (clearOnNext) clear();
-        const stream = output.output_type === "stream" ? output.name : null;
-        if (stream !== null && stream === lastStream) {
-          if (count === outputs.length) bound(outputs[outputs.length - 1], output.text); // else it was not kept
-          return;
-        }
-        count++;
-        lastStream = stream;
-        if (outputs.length >= maxOutputs) return;
-        if (stream !== null) {
-          const text = output.text;
-          output.text = "";
-          output.dropped = 0;
-          bound(output, text);
-        }
-        outputs.push(output);
+      const flush = () => {
+        const taken = take();
+        if (taken.length && !entry.stopped) sink?.(JSON.stringify(taken));
       };
-      const future = kernel.requestExecute({ code, silent: Boolean(silent), store_history: false, allow_stdin: false, stop_on_error: true });
       future.onIOPub = (msg) => {
-        if (stopped) return;
+        if (entry.stopped) return;
         const type = msg.header.msg_type;
         const c = msg.content;
-        if (type === "stream") add({ output_type: "stream", name: c.name, text: String(c.text ?? "") });
-        else if (type === "error") add({ output_type: "error", ename: c.ename, evalue: c.evalue, traceback: c.traceback ?? [] });
-        else if (type === "execute_result" || type === "display_data") add({ output_type: type, data: c.data ?? {} });
-        else if (type === "clear_output") { if (c.wait) clearOnNext = true; else clear(); }
+        let fact = null;
+        if (type === "stream") fact = { type, name: c.name, text: String(c.text ?? "") };
+        else if (type === "error") fact = { type, ename: c.ename ?? null, evalue: c.evalue ?? null, traceback: c.traceback ?? [] };
+        else if (type === "execute_result" || type === "display_data") fact = { type, data: c.data ?? {} };
+        else if (type === "clear_output") fact = { type, wait: Boolean(c.wait) };
+        if (!fact) return;
+        entry.batch.push(fact);
+        entry.chars += fact.text?.length ?? 0;
+        if (entry.chars >= flushChars) flush();
+        else entry.timer ??= setTimeout(flush, flushMs);
       };
-      const done = future.done.then(
+      entry.done = future.done.then(
         (reply) => JSON.stringify({ status: String(reply?.content?.status ?? "ok"), execution_count: reply?.content?.execution_count ?? null, reason: null }),
-        (err) => JSON.stringify({ status: "failed", execution_count: null, reason: String(err?.message ?? err).slice(0, errorChars) }),
+        (err) => JSON.stringify({ status: "failed", execution_count: null, reason: failure(err) }),
       );
-      return {
-        done,
-        describe(headBytes) {
-          return JSON.stringify({ outputs: outputs.map((o) => {
-            const items = itemsFrom(rawTexts(o));
-            if (o.dropped) items.get("text/plain").bytes += o.dropped; // the whole stream's size, not the kept part's
-            return describeOutput(o, items, headBytes);
-          }), count });
-        },
-        stop() { stopped = true; outputs = []; },
-      };
+      entry.take = take;
+      runs.set(run, entry);
+      return JSON.stringify({ run });
     },
-    // A saved notebook's content (a contents model's nbformat JSON, fetched with content) as JSON text {metadata,
-    // cells: [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the
-    // webmcp_bridge blocks as found (Python decides the levels). Outputs as describeOutput, maxOutputs a cell.
-    savedCells(content, headBytes, maxOutputs) {
+    // A promise of the run's JSON text {status, execution_count, reason} (runCode); null for an unknown run.
+    runDone(run) { return runs.get(run)?.done ?? null; },
+    // The run's messages not yet sent to its sink, as JSON text (runCode's facts); then the run is stopped (what
+    // arrives later is not collected, the sink is no longer called) and forgotten. null for an unknown run.
+    runFinish(run) {
+      const entry = runs.get(run);
+      if (!entry) return null;
+      runs.delete(run);
+      const rest = entry.take();
+      entry.stopped = true;
+      return JSON.stringify(rest);
+    },
+    // The saved notebook at path (the contents service, fetched with its content) as JSON text {metadata, cells:
+    // [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the
+    // webmcp_bridge blocks as found (Python decides the levels); outputs as describeOutput, maxOutputs a cell.
+    // Resolves to null when the file cannot be read or is not a notebook.
+    async savedNotebook(path, headBytes, maxOutputs) {
+      let saved;
+      try { saved = await contents.get(path, { content: true }); } catch { return null; }
+      if (saved?.type !== "notebook" || saved.content == null) return null;
+      const content = saved.content;
       const cells = Array.isArray(content?.cells) ? content.cells : [];
       const described = [];
       const cellMetadata = [];
@@ -860,25 +1025,22 @@
       });
       return JSON.stringify({ metadata: content?.metadata?.[KEY] ?? null, cells: described, cellMetadata });
     },
-    // The text of a contents model fetched with content (JupyterLite keeps a file as text, JSON or base64):
-    // JSON text {kind: "directory" | "notebook" | "binary" | "text", text?}. "binary": base64 content that is not
-    // strict UTF-8 (an upload of a text file is stored as base64), or no text content at all; JSON content is
-    // written back as JupyterLab's editor shows it (JSON.stringify). Python decides what counts as text.
-    fileText(contentsModel) {
-      const m = contentsModel;
-      if (m.type === "directory" || m.type === "notebook") return JSON.stringify({ kind: m.type });
-      let text;
-      if (m.format === "json") text = JSON.stringify(m.content);
-      else if (m.format === "base64") {
-        try {
-          const bytes = Uint8Array.from(atob(String(m.content ?? "").replace(/\s/g, "")), (ch) => ch.charCodeAt(0));
-          text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-        } catch { return JSON.stringify({ kind: "binary" }); }
-      } else text = typeof m.content === "string" ? m.content : null;
-      if (text == null) return JSON.stringify({ kind: "binary" });
-      return JSON.stringify({ kind: "text", text });
-    },
   };
+
+  // The methods whose first argument is a notebook's handle: the wrapper hands them the panel (panelOf: an
+  // unknown or dropped handle throws NotebookGone before the method runs).
+  const ON_PANEL = [
+    "panelOf", "path", "dirty", "cellCount", "language", "kernel", "kernelReady", "interrupt", "kernelAction", "watch",
+    "track", "revision", "takeChanges", "takeChangesWithStamp", "cellInfos", "accessState", "outputSelection",
+    "bridgeMetadata", "setBridgeMetadata", "cellBridgeMetadata", "setCellBridgeMetadata", "setSource", "revertSource",
+    "insertCell", "deleteCell", "moveCell", "setCellType", "clearOutputs", "executeAsAgent", "cells", "runStates",
+    "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "focus", "setFocus",
+    "highlightOutput", "cellIds", "applyEdits", "runCode",
+  ];
+  for (const name of ON_PANEL) {
+    const method = api[name];
+    api[name] = (h, ...args) => method(panelOf(h), ...args);
+  }
 
   return api;
 })()

@@ -1,15 +1,17 @@
-"""The host protocol's notebooks over the live JupyterLab application, through Pyodide's FFI (the application
-half, :class:`~webmcp_bridge.lab.host.JupyterLabHost`, is in :mod:`webmcp_bridge.lab.host`).
+"""The host protocol's notebooks over the live JupyterLab application (the application half,
+:class:`~webmcp_bridge.lab.host.JupyterLabHost`, is in :mod:`webmcp_bridge.lab.host`).
 
-Reads and writes go through ``notebook.js`` (one crossing each, JSON text back for reads); writes are
-synchronous, so a hash check and its write cannot interleave with a person's edit. The open notebooks are
-looked up there too (the tracker's current panel, the panel at a path: one crossing each), and a
-:class:`LabNotebook` learns its path from the first answer that carries it (``access_state``, the guard's first
-read of a call) instead of reading ``panel.context.path`` through the FFI. Python never calls a JS ``get``
-method through the FFI: Pyodide maps ``.get`` of map-like JS objects to Python's mapping ``get``.
-JS exceptions are translated to ToolError here, at the one boundary. The one Python callable JS keeps is the
-person's side's change listener (:meth:`JupyterLabHost.listen <webmcp_bridge.lab.host.JupyterLabHost.listen>`),
-owned by a :class:`~webmcp_bridge.lab.ffi.Proxies` there.
+Everything goes through ``notebook.js`` (one crossing each, JSON text back for reads): it receives the page's
+objects once (``attach(ctx)``, :func:`~webmcp_bridge.lab.ffi.load_half`), and afterwards Python passes it
+primitives and JSON text only and gets primitives, JSON text or promises of them back. A notebook panel is a
+*handle* (a string ``notebook.js`` issues from its own table and drops when the panel is disposed), so this module
+holds no JupyterLab object and reads no attribute of one: the same Python can run in a worker while
+``notebook.js`` runs on the page's main thread (docs/WORKER.md, "Handles instead of JS objects";
+``tests/test_lab_no_js_objects.py`` keeps it so). A handle ``notebook.js`` no longer knows (the panel was closed)
+answers NOTEBOOK_NOT_FOUND. Writes are synchronous, so a hash check and its write cannot interleave with a
+person's edit. A :class:`LabNotebook` learns its path from the first answer that carries it (``access_state``,
+the guard's first read of a call). Failures of the page's asynchronous work (a kernel request, a restart, a
+save) come back as data, not as JS exceptions, and become ToolErrors here.
 """
 
 from __future__ import annotations
@@ -22,10 +24,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pyodide.ffi import JsException, to_js
-
 from webmcp_bridge.access.kernel_scrub import scrub_code
-from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found
+from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.core.limits import (
     ABORT_SETTLE_SECONDS,
     ANSI_PATTERN,
@@ -42,6 +42,7 @@ from webmcp_bridge.core.limits import (
     truncate_utf8,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
+from webmcp_bridge.core.run_outputs import FLUSH_CHARS, FLUSH_MS, RunOutputs
 from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.protocol import (
     AccessState,
@@ -64,7 +65,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.ffi import is_nullish, js_object, load_half
+from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
@@ -74,15 +75,26 @@ if TYPE_CHECKING:
     from webmcp_bridge.lab.host import JupyterLabHost
 
 
-def load_model_js(tracker: Any) -> Any:
-    """Evaluate ``notebook.js`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which publishes its count of crossings),
-    configure it with what Python decides (the ANSI pattern and the binary MIME types, the metadata key, the
-    bounds of the change log and of a quoted error message: :mod:`webmcp_bridge.core.limits`) and attach it to
-    JupyterLab's notebook tracker."""
-    reader = load_half("webmcp_bridge.lab", "notebook.js")
-    reader.configure(ANSI_PATTERN, to_js(list(BINARY_MIME_TYPES)), METADATA_KEY, CHANGE_LOG_SIZE, PLATFORM_ERROR_CHARS)
-    reader.attach(tracker)
+#: the name of the Error ``notebook.js`` throws for a handle it does not know (never issued, or its panel disposed)
+NOTEBOOK_GONE = "NotebookGone"
+
+
+def load_model_js(ctx: Any) -> Any:
+    """Evaluate ``notebook.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`,
+    which publishes its count of crossings) and configure it with what Python decides (the ANSI pattern and the
+    binary MIME types, the metadata key, the bounds of the change log and of a quoted error message:
+    :mod:`webmcp_bridge.core.limits`)."""
+    reader = load_half("webmcp_bridge.lab", "notebook.js", ctx)
+    reader.configure(
+        ANSI_PATTERN, json.dumps(list(BINARY_MIME_TYPES)), METADATA_KEY, CHANGE_LOG_SIZE, PLATFORM_ERROR_CHARS
+    )
     return reader
+
+
+def is_gone(exc: BaseException) -> bool:
+    """Whether an exception out of ``notebook.js`` is its "no such notebook" (the handle's panel was closed): the
+    error's name (:data:`NOTEBOOK_GONE`) is in its text, however the crossing carried it."""
+    return NOTEBOOK_GONE in str(exc)
 
 
 def _raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
@@ -139,53 +151,68 @@ def raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
 
 
 class LabNotebook:
-    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one NotebookPanel.
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one open notebook panel, named by its handle.
 
     Args:
         host: the host it belongs to.
-        panel: the NotebookPanel (handed to ``notebook.js``, never read here).
+        handle: the panel's handle (``notebook.js`` ``current``, ``find``, ``panels``, ``open``).
         path: its path when the caller knows it; else it comes with the first ``access_state`` (or, if something
-            asks before, one read of ``panel.context.path``).
+            asks before, one crossing: ``notebook.js`` ``path``).
+
+    Every call of ``notebook.js`` about this notebook goes through :meth:`_call`, which raises NOTEBOOK_NOT_FOUND
+    when the handle's panel is gone.
     """
 
-    def __init__(self, host: JupyterLabHost, panel: Any, path: str | None = None) -> None:
+    def __init__(self, host: JupyterLabHost, handle: str, path: str | None = None) -> None:
         self.host = host
-        self.panel = panel
+        self.handle = str(handle)
         self.live = host.live
         self._path = path  # notebook.js starts tracking the notebook on the first call that reaches it
+
+    def _call(self, method: str, *args: Any) -> Any:
+        """``notebook.js``'s ``method(handle, *args)``: one crossing. A "no such notebook" answer (the panel was
+        closed) raises NOTEBOOK_NOT_FOUND; any other exception passes unchanged."""
+        try:
+            return getattr(self.live, method)(self.handle, *args)
+        except Exception as exc:
+            if is_gone(exc):
+                raise notebook_not_found(self._path or self.handle) from None
+            raise
 
     @property
     def path(self) -> str:
         """The notebook's workspace path."""
         if self._path is None:
-            self._path = str(self.panel.context.path)
+            self._path = str(self._call("path"))
         return self._path
 
-    # -- reads ------------------------------------------------------------------------------------
-    def _model(self) -> Any:
-        return self.panel.context.model
+    @property
+    def panel(self) -> Any:
+        """The JupyterLab panel, for the parts of the person's side that still take panels (``lab/ui``: the cell
+        markers, the proposals' boxes, the cell menu, activating a panel; docs/WORKER.md step 4 moves them to
+        handles). One crossing; no tool reads it, and nothing here keeps it."""
+        return self._call("panelOf")
 
+    # -- reads ------------------------------------------------------------------------------------
     def dirty(self) -> bool:
-        return bool(self._model().dirty)
+        return bool(self._call("dirty"))
 
     def revision(self) -> int:
-        return int(self.live.revision(self.panel))
+        return int(self._call("revision"))
 
     def cell_count(self) -> int:
-        return int(self._model().cells.length)
+        return int(self._call("cellCount"))
 
     def language(self) -> str:
-        lang = self._model().defaultKernelLanguage
+        lang = self._call("language")
         return str(lang) if not is_nullish(lang) and lang else "python"
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return [
-            raw_cell(c, head_bytes) for c in json.loads(self.live.cells(self.panel, chosen, head_bytes, max_outputs))
-        ]
+        return [raw_cell(c, head_bytes) for c in json.loads(self._call("cells", chosen, head_bytes, max_outputs))]
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
-        found = json.loads(self.live.cellsById(self.panel, json.dumps(list(cell_ids)), head_bytes, max_outputs))
+        found = json.loads(self._call("cellsById", json.dumps(list(cell_ids)), head_bytes, max_outputs))
         for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
@@ -197,11 +224,11 @@ class LabNotebook:
     def sources_of(self, cell_ids: Sequence[str]) -> dict[str, str]:
         """``{cell id: source}`` of the cells of ``cell_ids`` that exist (a missing one is left out): one crossing."""
         ids = list(dict.fromkeys(cell_ids))
-        found = json.loads(self.live.cellsById(self.panel, json.dumps(ids), 0, 0))
+        found = json.loads(self._call("cellsById", json.dumps(ids), 0, 0))
         return {cell_id: str(data["source"]) for cell_id, data in zip(ids, found, strict=True) if data is not None}
 
     def run_states(self, last_index: int) -> list[RunState]:
-        rows = json.loads(self.live.runStates(self.panel, last_index))
+        rows = json.loads(self._call("runStates", last_index))
         return [RunState(str(cell_id), int(index), count, edited) for cell_id, index, count, edited in rows]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
@@ -209,7 +236,7 @@ class LabNotebook:
         (:func:`~webmcp_bridge.core.limits.page_window`),
         cut into the page here by the same rule as every host's (:func:`~webmcp_bridge.core.limits.page_utf8`)."""
         first, end = page_window(offset, max_bytes)
-        raw = self.live.outputBytes(self.panel, cell_id, output_index, mime, first, end)
+        raw = self._call("outputBytes", cell_id, output_index, mime, first, end)
         if is_nullish(raw):
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
@@ -221,7 +248,7 @@ class LabNotebook:
         return TextPage(page, start, next_offset, total)
 
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
-        raw = self.live.outputBinary(self.panel, cell_id, output_index, mime, max_bytes)
+        raw = self._call("outputBinary", cell_id, output_index, mime, max_bytes)
         if is_nullish(raw):
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
@@ -231,7 +258,7 @@ class LabNotebook:
 
     def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
         """One crossing for the first base64 characters that hold ``max_bytes`` decoded bytes, decoded here."""
-        raw = self.live.outputBinaryHead(self.panel, cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
+        raw = self._call("outputBinaryHead", cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
         if is_nullish(raw):
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
@@ -248,8 +275,8 @@ class LabNotebook:
     ) -> EncodedImage | None:
         """``notebook.js`` resizeImage: the browser decodes the stored bytes, resamples them to the size asked for and
         encodes the copy (createImageBitmap and OffscreenCanvas.convertToBlob, both asynchronous)."""
-        raw = await self.live.resizeImage(
-            self.panel, cell_id, output_index, mime, request.width, request.height, request.mime, request.quality
+        raw = await self._call(
+            "resizeImage", cell_id, output_index, mime, request.width, request.height, request.mime, request.quality
         )
         if is_nullish(raw):
             raise ToolError(
@@ -267,15 +294,15 @@ class LabNotebook:
         )
 
     def focus(self) -> Focus:
-        data = json.loads(self.live.focus(self.panel))
+        data = json.loads(self._call("focus"))
         return Focus(data["cellId"], data["cursor"], data["selection"])
 
     def kernel(self) -> KernelInfo:
-        session = self.panel.sessionContext
-        kernel = None if is_nullish(session.session) else session.session.kernel
-        if is_nullish(kernel):
+        raw = self._call("kernel")
+        if is_nullish(raw):
             return KernelInfo(None, "none", None)
-        return KernelInfo(str(kernel.name), str(kernel.status), str(session.kernelDisplayName))
+        data = json.loads(str(raw))
+        return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
 
     # -- writes (synchronous) ---------------------------------------------------------------------
     @staticmethod
@@ -294,7 +321,7 @@ class LabNotebook:
         return raw_cell(data)
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
-        raw = self.live.setSource(self.panel, cell_id, source)
+        raw = self._call("setSource", cell_id, source)
         cell = self._written(raw, cell_id)
         self.host.journal.record(self.path, cell.id, str(json.loads(raw)["before"]), cell.source)
         return cell
@@ -304,27 +331,27 @@ class LabNotebook:
         ``expected``, as the person (the change log records kind "revert", actor "person"). Returns None when
         written, else "gone" (no cell has the id) or "changed" (it holds something else): keys of
         :data:`webmcp_bridge.changes.undo.REFUSALS`."""
-        data = json.loads(self.live.revertSource(self.panel, cell_id, source, expected))
+        data = json.loads(self._call("revertSource", cell_id, source, expected))
         return None if data.get("ok") else "gone" if "missing" in data else "changed"
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
-        return self._written(self.live.insertCell(self.panel, index, cell_type, source), "(new cell)")
+        return self._written(self._call("insertCell", index, cell_type, source), "(new cell)")
 
     def delete_cell(self, cell_id: str) -> RawCell:
-        return self._written(self.live.deleteCell(self.panel, cell_id), cell_id)
+        return self._written(self._call("deleteCell", cell_id), cell_id)
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
-        return self._written(self.live.moveCell(self.panel, cell_id, to_index), cell_id)
+        return self._written(self._call("moveCell", cell_id, to_index), cell_id)
 
     def clear_outputs(self, cell_id: str) -> RawCell:
-        return self._written(self.live.clearOutputs(self.panel, cell_id), cell_id)
+        return self._written(self._call("clearOutputs", cell_id), cell_id)
 
     def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
-        return self._written(self.live.setCellType(self.panel, cell_id, cell_type), cell_id)
+        return self._written(self._call("setCellType", cell_id, cell_type), cell_id)
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
-        ok = self.live.setFocus(
-            self.panel, cell_id, json.dumps(cursor) if cursor else None, json.dumps(selection) if selection else None
+        ok = self._call(
+            "setFocus", cell_id, json.dumps(cursor) if cursor else None, json.dumps(selection) if selection else None
         )
         if not ok:
             raise cell_not_found(cell_id)
@@ -332,7 +359,7 @@ class LabNotebook:
     def highlight_output(self, cell_id: str, output_index: int) -> None:
         """Make the cell active, scroll to it and outline output ``output_index`` for HIGHLIGHT_MS ms (class
         ``webmcp-bridge-output-highlight``). Raises CELL_NOT_FOUND / OUTPUT_NOT_FOUND (nothing moves then)."""
-        found = str(self.live.highlightOutput(self.panel, cell_id, int(output_index), HIGHLIGHT_MS))
+        found = str(self._call("highlightOutput", cell_id, int(output_index), HIGHLIGHT_MS))
         if found == "cell":
             raise cell_not_found(cell_id)
         if found == "output":
@@ -345,34 +372,32 @@ class LabNotebook:
 
     # -- the bridge's metadata and the change log ---------------------------------------------------
     def bridge_metadata(self) -> Any:
-        return json.loads(str(self.live.bridgeMetadata(self.panel)))
+        return json.loads(str(self._call("bridgeMetadata")))
 
     def set_bridge_metadata(self, value: dict[str, Any]) -> None:
-        self.live.setBridgeMetadata(self.panel, json.dumps(value))
+        self._call("setBridgeMetadata", json.dumps(value))
 
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
-        return [
-            (int(i), str(cid), value) for i, cid, value in json.loads(str(self.live.cellBridgeMetadata(self.panel)))
-        ]
+        return [(int(i), str(cid), value) for i, cid, value in json.loads(str(self._call("cellBridgeMetadata")))]
 
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
-        if not self.live.setCellBridgeMetadata(self.panel, cell_id, None if value is None else json.dumps(value)):
+        if not self._call("setCellBridgeMetadata", cell_id, None if value is None else json.dumps(value)):
             raise cell_not_found(cell_id)
 
     def output_selection(self) -> dict[str, Any] | None:
         """The person's text selection inside one output of this notebook: ``{cellId, outputIndex, text}``, or
         None. Person side only (the share command); no tool calls it."""
-        raw = self.live.outputSelection(self.panel)
+        raw = self._call("outputSelection")
         return None if is_nullish(raw) else json.loads(str(raw))
 
     def take_changes(self) -> list[CellChange]:
-        return [_change(c) for c in json.loads(str(self.live.takeChanges(self.panel)))]
+        return [_change(c) for c in json.loads(str(self._call("takeChanges")))]
 
     def take_changes_with_stamp(self) -> tuple[list[CellChange], int]:
         """:meth:`take_changes` and the notebook's stamp, in one crossing: a number that changes whenever the
         notebook's or a cell's metadata (levels, review threads) or the list of cells changes, so the person's
         side can tell that nothing it shows from them changed without reading them."""
-        data = json.loads(str(self.live.takeChangesWithStamp(self.panel)))
+        data = json.loads(str(self._call("takeChangesWithStamp")))
         self._path = str(data["path"])
         return [_change(c) for c in data["changes"]], int(data["stamp"])
 
@@ -381,7 +406,7 @@ class LabNotebook:
     ) -> tuple[int, list[tuple[str, str, str, int]]] | None:
         """``(revision, [(id, type, first non-blank line of the first max_lines lines cut to max_chars, output
         count)])`` of every cell in order, one crossing; None when the revision is still ``known_revision``."""
-        raw = self.live.cellInfos(self.panel, max_chars, max_lines, -1 if known_revision is None else known_revision)
+        raw = self._call("cellInfos", max_chars, max_lines, -1 if known_revision is None else known_revision)
         if is_nullish(raw):
             return None
         data = json.loads(str(raw))
@@ -390,7 +415,7 @@ class LabNotebook:
     def access_state(self) -> AccessState:
         """One crossing: the revision, the raw access values, the changes and the author's locks (``notebook.js``
         accessState)."""
-        data = json.loads(str(self.live.accessState(self.panel)))
+        data = json.loads(str(self._call("accessState")))
         self._path = str(data["path"])
         return AccessState(
             int(data["revision"]),
@@ -407,16 +432,18 @@ class LabNotebook:
         # now is the one written (a change landing in between would only make the report say less was saved)
         revision = self.revision()
         self.host.tabs_read.pop(self.path, None)  # what the save changes is read anew after it
-        try:
-            raw = await self.host.tabs.save(self.panel)
-        except JsException as exc:
-            declined = _declined(exc)
+        raw = str(await self.host.tabs.save(self.path))
+        failed = json.loads(raw).get("failed")
+        if failed is not None:
+            declined = _declined(str(failed.get("name") or ""), str(failed.get("message") or ""))
             if declined is not None:  # "File Changed": Cancel, or its dialog already open: the call's real outcome
                 return SaveOutcome(declined)
             raise ToolError(
-                ErrorCode.INTERNAL_ERROR, f"Saving failed: {str(exc)[:PLATFORM_ERROR_CHARS]}", path=self.path
-            ) from None
-        return save_outcome(str(raw), revision)
+                ErrorCode.INTERNAL_ERROR,
+                f"Saving failed: {str(failed.get('message') or '')[:PLATFORM_ERROR_CHARS]}",
+                path=self.path,
+            )
+        return save_outcome(raw, revision)
 
     def tabs(self) -> TabsState:
         """The other tabs of this notebook (``tabs.js``), read from the page at most once every
@@ -427,12 +454,12 @@ class LabNotebook:
         kept = self.host.tabs_read.get(key)
         if kept is not None and now - kept[0] < TABS_READ_SECONDS:
             return kept[1]
-        state = tabs_state(str(self.host.tabs.state(self.panel)))
+        state = tabs_state(str(self.host.tabs.state(key)))
         self.host.tabs_read[key] = (now, state)
         return state
 
     async def count_tabs(self) -> TabsState:
-        state = tabs_state(str(await self.host.tabs.fresh(self.panel)))
+        state = tabs_state(str(await self.host.tabs.fresh(self.path)))
         self.host.tabs_read[self.path] = (time.monotonic(), state)
         return state
 
@@ -443,12 +470,12 @@ class LabNotebook:
         person chose No Kernel) or the kernel is dead: neither changes by waiting."""
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
-        ready = asyncio.ensure_future(_awaitable(self.panel.sessionContext.ready))
+        ready = asyncio.ensure_future(_awaitable(self._call("kernelReady")))  # True: ready; False: it failed
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failure is read from the status
         try:
             while True:
                 info = self.kernel()
-                settled = ready.done() and not ready.cancelled() and ready.exception() is None
+                settled = ready.done() and not ready.cancelled() and ready.exception() is None and bool(ready.result())
                 if (
                     info.status in statuses
                     or loop.time() >= deadline
@@ -461,86 +488,58 @@ class LabNotebook:
             ready.cancel()
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
-        widget = self.live.cellWidget(self.panel, cell_id)
-        if is_nullish(widget):
+        # notebook.js runs it as JupyterLab's CodeCell.execute does, but leaves the cell untrusted: the outputs of the
+        # agent's run render as untrusted output (no script, no handler) until the person trusts the notebook. Its
+        # outputs and execution count are the agent's until this execution ends, however long that is after the
+        # call stopped waiting (a timeout, an abort that Pyodide cannot stop): notebook.js counts the run from the
+        # request until JupyterLab's execute promise settles (the reply, a failure, a restart).
+        promise = self._call("executeAsAgent", cell_id)
+        if is_nullish(promise):
             raise cell_not_found(cell_id)
-        cells_module = self.host.modules.cells
-        # Its outputs and execution count are the agent's until this execution ends, however long that is after the
-        # call stopped waiting (a timeout, an abort that Pyodide cannot stop): the run ends when JupyterLab's
-        # execute promise settles (the reply, a failure, a restart), not when the call returns.
-        self.live.beginAgentRun(cell_id)
-        try:
-            # notebook.js runs it as JupyterLab's CodeCell.execute does, but leaves the cell untrusted: the outputs of
-            # the agent's run render as untrusted output (no script, no handler) until the person trusts the notebook
-            execution = asyncio.ensure_future(
-                _awaitable(self.live.executeAsAgent(self.panel, cell_id, cells_module.CodeCell))
-            )
-        except BaseException:
-            self.live.endAgentRun(cell_id)
-            raise
-        execution.add_done_callback(lambda _f: self.live.endAgentRun(cell_id))
+        execution = asyncio.ensure_future(_awaitable(promise))
         execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
         try:
             reply = await asyncio.wait_for(asyncio.shield(execution), timeout)
         except TimeoutError:
             return RunResult(cell_id, "timeout", None)
-        except JsException:
-            return RunResult(cell_id, "error", None)
         except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
             await self._interrupt_after_abort(execution)
             raise
         if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
             return RunResult(cell_id, "ok", None)
-        status = str(reply.content.status)
-        count = reply.content.execution_count
-        return RunResult(cell_id, "ok" if status == "ok" else "error", None if is_nullish(count) else int(count))
+        data = json.loads(str(reply))
+        count = data.get("execution_count")
+        return RunResult(cell_id, "ok" if data["status"] == "ok" else "error", None if count is None else int(count))
 
     async def _interrupt_after_abort(self, execution: asyncio.Future[Any]) -> None:
         """After an abort: interrupt the kernel and give the cell up to ABORT_SETTLE_SECONDS to end, so its
         KeyboardInterrupt output still counts as the agent's run. Never raises."""
         try:
-            session = self.panel.sessionContext
-            kernel = None if is_nullish(session.session) else session.session.kernel
-            if not is_nullish(kernel):
-                await asyncio.wait_for(_awaitable(kernel.interrupt()), ABORT_SETTLE_SECONDS)
+            interrupted = self._call("interrupt")
+            if not is_nullish(interrupted):
+                await asyncio.wait_for(_awaitable(interrupted), ABORT_SETTLE_SECONDS)
             await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
-        except (TimeoutError, asyncio.CancelledError, JsException):
+        except (TimeoutError, asyncio.CancelledError, ToolError):
             pass
 
-    async def _restart_confirmed(self) -> bool:
-        """Restart as the person's own command does (``notebook:restart-kernel`` on this panel, not brought to
-        the front): JupyterLab asks "Restart Kernel?" first (unless the person turned that dialog off), so the
-        person sees what the agent asks. True when the kernel restarted, False when the dialog was declined."""
-        commands = self.host.app.commands
-        restarted = None
-        if commands.hasCommand(RESTART_COMMAND):
-            restarted = await commands.execute(
-                RESTART_COMMAND, js_object({"semanticWidget": self.panel.id, "activate": False})
-            )
-        if is_nullish(restarted):  # no such command, or it did not find the panel: the same dialog, from apputils
-            apputils = getattr(self.host.modules, "apputils", None)
-            dialogs_class = None if is_nullish(apputils) else getattr(apputils, "SessionContextDialogs", None)
-            if is_nullish(dialogs_class):
-                raise ToolError(
-                    ErrorCode.KERNEL_UNAVAILABLE, "JupyterLab's kernel restart is not available on this page."
-                )
-            restarted = await dialogs_class.new().restart(self.panel.sessionContext)
-        return bool(restarted)
-
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
-        session = self.panel.sessionContext
-        kernel = None if is_nullish(session.session) else session.session.kernel
-        if is_nullish(kernel):
+        """Interrupt, or restart as the person's own command does (:data:`RESTART_COMMAND` on this panel, not
+        brought to the front; without it, apputils' SessionContextDialogs): JupyterLab asks "Restart Kernel?"
+        first (unless the person turned that dialog off), so the person sees what the agent asks. Returns the
+        kernel once idle (or after ``timeout`` seconds), None when the restart was declined in the dialog."""
+        data = json.loads(str(await _awaitable(self._call("kernelAction", action, RESTART_COMMAND))))
+        outcome = data["outcome"]
+        if outcome == "none":
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
-        try:
-            if action == "interrupt":
-                await kernel.interrupt()
-            elif not await self._restart_confirmed():
-                return None  # declined in the confirmation dialog: nothing changed
-        except JsException as exc:
+        if outcome == "unavailable":
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "JupyterLab's kernel restart is not available on this page.")
+        if outcome == "failed":
             raise ToolError(
-                ErrorCode.KERNEL_UNAVAILABLE, f"The kernel did not {action}: {str(exc)[:PLATFORM_ERROR_CHARS]}"
-            ) from None
+                ErrorCode.KERNEL_UNAVAILABLE,
+                f"The kernel did not {action}: {str(data.get('message') or '')[:PLATFORM_ERROR_CHARS]}",
+            )
+        if outcome == "declined":
+            return None  # declined in the confirmation dialog: nothing changed
         return await self.wait_for_kernel(timeout, ("idle",))
 
     # -- batched edits and code without a cell -------------------------------------------------
@@ -550,10 +549,10 @@ class LabNotebook:
         step), unless the revision moved in between (then planned again, at most ``_PLAN_TRIES`` times, else
         STALE_CELL: nothing changed). CELL_NOT_FOUND (from the plan) before anything changes."""
         for _ in range(_PLAN_TRIES):
-            ids = json.loads(str(self.live.cellIds(self.panel)))
+            ids = json.loads(str(self._call("cellIds")))
             steps = plan_edits([str(i) for i in ids["ids"]], ops)
             data = json.loads(
-                str(self.live.applyEdits(self.panel, json.dumps([step.wire() for step in steps]), ids["revision"]))
+                str(self._call("applyEdits", json.dumps([step.wire() for step in steps]), ids["revision"]))
             )
             if "revision" not in data:
                 break
@@ -586,42 +585,50 @@ class LabNotebook:
     async def run_code(
         self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
     ) -> CodeRun:
-        """``kernel.requestExecute`` (store_history false, ``silent`` as given) with the iopub messages collected in
-        ``notebook.js``;
-        on a timeout the outputs that arrived are returned and collecting stops (the code may still run). A stream's
-        text is kept in the page up to ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN`
-        UTF-16 units while the run is waited for; past that only its size is counted (the output's ``bytes`` stay
-        the whole text's, so the result says its text was cut)."""
+        """``kernel.requestExecute`` (store_history false, ``silent`` as given); ``notebook.js`` reports the iopub
+        messages as facts (in batches to an event sink while the call waits, the rest when it finishes) and
+        :class:`~webmcp_bridge.core.run_outputs.RunOutputs` merges them into outputs here. On a timeout the outputs
+        that arrived are returned and collecting stops (the code may still run). A stream's text is kept up to
+        ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN` characters while the run is
+        waited for; past that only its size is counted (the output's ``bytes`` stay the whole text's, so the result
+        says its text was cut)."""
+        merged = RunOutputs(max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
+        proxies = Proxies()  # the run's event sink, freed once the run is finished
+        sink = proxies.keep(lambda batch: merged.add_all(json.loads(str(batch))))
         try:
-            handle = self.live.runCode(self.panel, code, max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN, silent)
-        except JsException as exc:
-            raise ToolError(
-                ErrorCode.KERNEL_UNAVAILABLE, f"The kernel refused the request: {str(exc)[:PLATFORM_ERROR_CHARS]}"
-            ) from None
-        if is_nullish(handle):
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
-        try:
-            done = json.loads(str(await asyncio.wait_for(_awaitable(handle.done), timeout)))
-        except TimeoutError:
-            done = {
-                "status": "timeout",
-                "execution_count": None,
-                "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running",
-            }
-        described = json.loads(str(handle.describe(head_bytes)))
-        handle.stop()
+            started = json.loads(str(self._call("runCode", code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink)))
+            if "refused" in started:
+                raise ToolError(
+                    ErrorCode.KERNEL_UNAVAILABLE,
+                    f"The kernel refused the request: {str(started['refused'])[:PLATFORM_ERROR_CHARS]}",
+                )
+            if "run" not in started:
+                raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
+            run = int(started["run"])
+            try:
+                done = json.loads(str(await asyncio.wait_for(_awaitable(self.live.runDone(run)), timeout)))
+            except TimeoutError:
+                done = {
+                    "status": "timeout",
+                    "execution_count": None,
+                    "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running",
+                }
+            finally:
+                rest = self.live.runFinish(run)  # the messages not sent yet; collecting stops
+                merged.add_all(json.loads(str(rest)) if not is_nullish(rest) else [])
+        finally:
+            proxies.clear()
         status = str(done["status"])
         reason = done.get("reason")
         if status == "aborted":
             reason = "the kernel aborted the request (an earlier request failed)"
         elif status == "failed":
             reason = f"the request failed: {reason}"
-        outputs = tuple(_raw_output(o, head_bytes) for o in described["outputs"])
         count = done.get("execution_count")
         return CodeRun(
             "ok" if status == "ok" else "timeout" if status == "timeout" else "error",
-            outputs,
-            int(described["count"]),
+            merged.raw(head_bytes),
+            merged.count,
             None if count is None else int(count),
             reason,
         )
@@ -640,11 +647,12 @@ def _line_ends_stuck(cell_id: str) -> ToolError:
     )
 
 
-def _declined(exc: Exception) -> SaveKind | None:
-    """What a rejected save means when it is JupyterLab's "File Changed" dialog (docregistry's context rejects
-    with an Error named ModalCancelError, message "Cancel", or, when that dialog is already open, one named
-    ModalDuplicateError): "cancelled" / "dialog-open"; None for any other failure."""
-    name, text = str(getattr(exc, "name", "") or ""), str(exc).strip()
+def _declined(name: str, message: str) -> SaveKind | None:
+    """What a failed save means (``tabs.js`` save's ``failed``: the rejection's name and message) when it is
+    JupyterLab's "File Changed" dialog (docregistry's context rejects with an Error named ModalCancelError,
+    message "Cancel", or, when that dialog is already open, one named ModalDuplicateError): "cancelled" /
+    "dialog-open"; None for any other failure."""
+    text = message.strip()
     if name == "ModalCancelError" or text.endswith("ModalCancelError: Cancel"):
         return "cancelled"
     if name == "ModalDuplicateError" or "ModalDuplicateError" in text:

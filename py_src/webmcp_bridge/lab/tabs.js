@@ -19,7 +19,8 @@
 //   the lock is released. Each save's outcome is recorded ("saved", "overwritten", "reverted", "cancelled")
 //   and, when something was written, announced to the other tabs ("saved": path, time, hash).
 // Python decides what to report; the lock names' prefix, the channel's name and the recount delay come from Python
-// (configure).
+// (configure). The page's objects come once, with the loader's context (attach(ctx), lab/ffi.py load_half); Python
+// then names a notebook by its path and gets JSON text back.
 (() => {
   const STATE = Symbol.for("webmcp-bridge.tabs"); // page-wide: a second evaluation reuses the first one's state
   const GUARDED = Symbol.for("webmcp-bridge.save-guard"); // marks a context whose saves go through the lock
@@ -35,6 +36,8 @@
     querying: null,
     started: new WeakSet(), // trackers already watched
   });
+  let tracker = null; // JupyterLab's notebook tracker (attach)
+  let contents = null; // the contents manager (attach)
   const locks = globalThis.navigator?.locks ?? null;
 
   const openName = (path) => `${state.prefix}open:${state.tabId}:${path}`;
@@ -146,9 +149,12 @@
     panel.disposed?.connect(() => { context.pathChanged?.disconnect(renamed); drop(path); });
   }
 
+  // The document context of the notebook open at path in this page, or null.
+  const contextOf = (path) => tracker?.find((p) => p.context?.path === path)?.context ?? null;
+
   const api = {
     // prefix: the lock names' prefix; channel: the BroadcastChannel's name; recountMs: when to count the other
-    // tabs once more after a message (milliseconds).
+    // tabs once more after a message (milliseconds). Then watches the attached tracker's notebook panels.
     configure(prefix, channel, recountMs) {
       state.prefix = prefix;
       if (!state.channel && typeof BroadcastChannel === "function") {
@@ -163,44 +169,56 @@
         };
         window.addEventListener("pagehide", () => post({ type: "presence" }));
       }
-    },
-    // Watch every notebook panel of the tracker, now and as they open.
-    start(tracker, contents) {
-      if (state.started.has(tracker)) return;
+      // watch every notebook panel of the tracker, now and as they open (once per tracker in the page)
+      if (!tracker || state.started.has(tracker)) return;
       state.started.add(tracker);
       for (const panel of tracker.filter(() => true)) watch(panel, contents);
       tracker.widgetAdded.connect((_, panel) => watch(panel, contents));
       query();
     },
+    // The loader's context, once: its notebook tracker, whose panels configure() starts watching (their saves go
+    // through the application's contents manager).
+    attach(ctx) {
+      tracker = ctx?.tracker ?? null;
+      contents = ctx?.app?.serviceManager?.contents ?? null;
+    },
     // JSON text {others: other tabs with the path open (null: this browser cannot tell, no Web Locks),
     // atomic: whether saves go through the lock, announced: {lastModified, hash} of the last save another tab
     // announced | null, mine: {lastModified, hash} of the version this tab loaded or last saved}. From the last
-    // count; a new count starts for the next read.
-    state(panel) {
-      const path = panel.context.path;
+    // count; a new count starts for the next read. path: a notebook open in this page (its panel's context is read;
+    // none open: atomic false, mine empty).
+    state(path) {
+      const context = contextOf(path);
       query();
       return JSON.stringify({
-        others: locks ? state.counts.get(path) ?? 0 : null, atomic: !!panel.context[GUARDED],
-        announced: state.announced.get(path) ?? null, mine: version(panel.context.contentsModel),
+        others: locks ? state.counts.get(path) ?? 0 : null, atomic: !!context?.[GUARDED],
+        announced: state.announced.get(path) ?? null, mine: version(context?.contentsModel),
       });
     },
     // A fresh count (a Promise of the same JSON text as state()).
-    async fresh(panel) {
+    async fresh(path) {
       await query();
-      return api.state(panel);
+      return stateOf(path);
     },
-    // Save the panel's notebook as the person's Save does (context.save()), and resolve to JSON text
-    // {outcome: "saved" | "overwritten" | "reverted" | "unguarded", lastModified, hash}; rejects as the save
-    // does (Cancel in "File Changed": an Error named ModalCancelError).
-    async save(panel) {
-      const context = panel.context;
+    // Save the notebook open at path as the person's Save does (context.save()), and resolve to JSON text
+    // {outcome: "saved" | "overwritten" | "reverted" | "unguarded", lastModified, hash}, or {failed: {name,
+    // message}} when the save rejects (Cancel in "File Changed": an Error named ModalCancelError) or no notebook
+    // is open at path.
+    async save(path) {
+      const context = contextOf(path);
+      if (!context) return JSON.stringify({ failed: { name: "NotebookGone", message: `no notebook open at ${path}` } });
       const token = {};
       state.current.set(context, token);
-      await context.save();
+      try {
+        await context.save();
+      } catch (error) {
+        return JSON.stringify({ failed: { name: String(error?.name ?? "Error"), message: String(error?.message ?? error) } });
+      }
       const outcome = state.outcomes.get(token);
       return JSON.stringify(outcome ?? { outcome: "unguarded", ...version(context.contentsModel) });
     },
   };
 
+  const stateOf = api.state;
   return api;
 })()

@@ -24,13 +24,13 @@ CHANNEL = "webmcp-bridge:tabs"
 RECOUNT_AFTER_SECONDS = 0.25
 
 
-def load_tabs_js(tracker: Any, contents: Any) -> Any:
-    """Evaluate ``tabs.js`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which publishes its count of crossings),
-    configure it, and start watching every notebook panel of ``tracker`` (its saves go
-    through ``contents``, the page's contents manager). Returns the JS object (``state``, ``fresh``, ``save``)."""
-    tabs = load_half("webmcp_bridge.lab", "tabs.js")
+def load_tabs_js(ctx: Any) -> Any:
+    """Evaluate ``tabs.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`,
+    which publishes its count of crossings; attaching starts watching every notebook panel of its tracker, whose
+    saves go through the page's contents manager) and configure it. Returns the JS object (``state``, ``fresh``,
+    ``save``, each taking a notebook's path)."""
+    tabs = load_half("webmcp_bridge.lab", "tabs.js", ctx)
     tabs.configure(LOCK_PREFIX, CHANNEL, RECOUNT_AFTER_SECONDS * 1000)
-    tabs.start(tracker, contents)
     return tabs
 
 

@@ -6,24 +6,30 @@ for each open notebook, its active cell and its disposal; it starts the adapter'
 once, so a person's edits reach the change log (and CRLF line ends are made LF) with no agent present.
 
 Model changes cost nothing per change: ``notebook.js`` collects a burst of changes of the tracked notebooks and
-calls :meth:`_on_burst` once, ``PANEL_FLUSH_SECONDS`` after the burst began, with the panels that changed. For
-each, one crossing takes its cell changes into the session's change log (whose subscribers see who changed
-which cell) and its stamp, a count of its metadata and cell-list changes. Subscribers hear of what they may
-show differently, as ``(kind, panel id)``:
+calls :meth:`_on_burst` once, ``PANEL_FLUSH_SECONDS`` after the burst began, with the handles of the notebooks
+that changed. For each, one crossing takes its cell changes into the session's change log (whose subscribers see
+who changed which cell) and its stamp, a count of its metadata and cell-list changes. Subscribers hear of what
+they may show differently, as ``(kind, handle)``:
 
 - ``"current"``: another notebook (or none) is in front;
 - ``"active"``: the active cell of a notebook changed;
 - ``"stamp"``: a notebook's levels, review threads or cell list may have changed (its stamp moved);
 - ``"closed"``: a notebook closed.
 
-Every callable handed to JS is a proxy this object owns, destroyed by :meth:`OpenNotebooks.dispose`.
+A notebook is named by its handle (``notebook.js``'s, see :mod:`webmcp_bridge.lab.notebook`), which is also the
+key of the events above. ``notebook.js`` follows the tracker and the panels (``follow``, ``watch``) and reports
+to one Python event sink as JSON text, so this module holds no JupyterLab object and reads no attribute of one
+(``tests/test_lab_no_js_objects.py``). Clicks inside the notebooks still arrive as the page's DOM events, handed
+on untouched to the Agent panel's handler (:meth:`OpenNotebooks.on_click`) until the panel's DOM events cross as
+data (docs/WORKER.md, step 4). Every callable handed to JS is a proxy this object owns, destroyed by
+:meth:`OpenNotebooks.dispose`; each is an event sink (JS does not use what it returns).
 """
 
 from __future__ import annotations
 
+import json
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from webmcp_bridge.changes.log import ChangeLog
@@ -37,12 +43,19 @@ EventKind = Literal["current", "active", "stamp", "closed"]
 Listener = Callable[[EventKind, str], None]
 
 
-@dataclass
 class _Watch:
-    """One open notebook followed: its panel and its stamp as last taken (None before the first take)."""
+    """One open notebook followed: its handle and its stamp as last taken (None before the first take)."""
 
-    panel: Any
-    stamp: int | None = None
+    def __init__(self, host: JupyterLabHost, handle: str) -> None:
+        self.host = host
+        self.handle = handle
+        self.stamp: int | None = None
+
+    @property
+    def panel(self) -> Any:
+        """The notebook's panel, for the parts of the person's side that still take panels (the cell markers):
+        one crossing (``notebook.js`` panelOf), not kept here."""
+        return self.host.notebook(self.handle).panel
 
 
 class OpenNotebooks:
@@ -50,55 +63,51 @@ class OpenNotebooks:
 
     Args:
         host: the raw :class:`~webmcp_bridge.lab.host.JupyterLabHost`.
-        tracker: JupyterLab's notebook tracker (the loader's ``ctx.tracker``).
+        tracker: unused (``notebook.js`` follows JupyterLab's notebook tracker, which it got from the loader's
+            context); kept so that the session's call stays as it is.
         changes: the session's change log, fed here with the person's and the agent's cell changes.
     """
 
     def __init__(self, host: JupyterLabHost, tracker: Any, changes: ChangeLog) -> None:
+        del tracker  # notebook.js holds the tracker
         self.host = host
-        self.tracker = tracker
         self.changes = changes
-        self.watches: dict[str, _Watch] = {}  # panel id -> watch
-        self.current_id: str | None = None
+        self.watches: dict[str, _Watch] = {}  # handle -> watch
+        self.current_id: str | None = None  # the handle of the notebook in front
         self._listeners: list[Listener] = []
         self._clicks: Callable[[Any], None] | None = None
         self._cells: dict[str, tuple[int, dict[str, CellInfo]]] = {}  # path -> (revision, cells)
         self._proxies = Proxies()
         self._undo: list[Callable[[], None]] = []
         self._disposed = False
-        # one listener of each kind, shared by every notebook (so each is disconnected with the same proxy)
-        self._click = self._proxies.keep(self._on_click)
-        self._closed = self._proxies.keep(lambda sender, *_: self._unwatch(str(sender.id), closed=True))
-        self._active = self._proxies.keep(self._on_active)
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self) -> None:
         """Follow every open notebook and the tracker from now on."""
-        current = self.host.live.current()
-        self.current_id = None if is_nullish(current) else str(current.id)
-        on_current = self._proxies.keep(self._on_current)
-        on_added = self._proxies.keep(lambda _tracker, nb_panel: self._watch(nb_panel))
-        self.tracker.currentChanged.connect(on_current)
-        self.tracker.widgetAdded.connect(on_added)
-        self._undo.append(lambda: self.tracker.currentChanged.disconnect(on_current))
-        self._undo.append(lambda: self.tracker.widgetAdded.disconnect(on_added))
+        live = self.host.live
+        current = live.current()
+        self.current_id = None if is_nullish(current) else str(current)
+        events = self._proxies.keep(self._on_event)
+        clicks = self._proxies.keep(self._on_click)
+        live.follow(events, clicks)
+        self._undo.append(lambda: live.follow(None, None))
         self._undo.append(self.host.listen(self._on_burst, PANEL_FLUSH_SECONDS))
-        for nb_panel in self.host.panels():
-            self._watch(nb_panel)
+        for handle in self.host.handles():
+            self._watch(handle)
 
     def dispose(self) -> None:
         """Stop following: disconnect everything and free every proxy."""
         if self._disposed:
             return
         self._disposed = True
-        undo_all(self._undo)
         for key in list(self.watches):
             self._unwatch(key)
+        undo_all(self._undo)
         self._listeners.clear()
         self._proxies.clear()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(kind, panel id)`` for each event (see the module docstring); returns the unsubscribe."""
+        """Call ``listener(kind, handle)`` for each event (see the module docstring); returns the unsubscribe."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
@@ -114,38 +123,35 @@ class OpenNotebooks:
             except Exception:  # one part of the person's side must not break another
                 traceback.print_exc()
 
-    def _watch(self, nb_panel: Any) -> None:
-        key = str(nb_panel.id)
-        if key in self.watches or self._disposed:
+    def _on_event(self, text: Any) -> None:
+        """``notebook.js`` follow's event: JSON text ``[kind, handle]`` ("current" with a handle or null, "added",
+        "active", "closed")."""
+        kind, handle = json.loads(str(text))
+        if kind == "current":
+            self.current_id = None if handle is None else str(handle)
+            self._emit("current", self.current_id or "")
+        elif kind == "added":
+            self._watch(str(handle))
+        elif kind == "active":
+            self._emit("active", str(handle))
+        elif kind == "closed":
+            self._unwatch(str(handle), closed=True)
+
+    def _watch(self, handle: str) -> None:
+        if handle in self.watches or self._disposed:
             return
-        quietly(
-            lambda: self.host.live.track(nb_panel)
-        )  # from the start: the change log, CRLF made LF before the person types
-        self.watches[key] = _Watch(nb_panel)
-        nb_panel.node.addEventListener("click", self._click)
-        nb_panel.disposed.connect(self._closed)
-        nb_panel.content.activeCellChanged.connect(self._active)
-        self._emit("stamp", key)
+        # from the start: the change log, CRLF made LF before the person types; its closing, active cell and clicks
+        quietly(lambda: self.host.live.watch(handle))
+        self.watches[handle] = _Watch(self.host, handle)
+        self._emit("stamp", handle)
 
     def _unwatch(self, key: str, closed: bool = False) -> None:
         watch = self.watches.pop(key, None)
         if watch is None:
             return
-        quietly(lambda: watch.panel.node.removeEventListener("click", self._click))
-        quietly(lambda: watch.panel.disposed.disconnect(self._closed))
-        quietly(lambda: watch.panel.content.activeCellChanged.disconnect(self._active))
+        quietly(lambda: self.host.live.unwatch(key))
         if closed:
             self._emit("closed", key)
-
-    def _on_current(self, _tracker: Any, nb_panel: Any) -> None:
-        self.current_id = None if is_nullish(nb_panel) else str(nb_panel.id)
-        self._emit("current", self.current_id or "")
-
-    def _on_active(self, notebook: Any, *_: Any) -> None:
-        """A notebook's active cell changed (the Notebook widget is the sender: its panel is its parent)."""
-        parent = notebook.parent
-        if not is_nullish(parent):
-            self._emit("active", str(parent.id))
 
     def _on_click(self, event: Any) -> None:
         if self._clicks is not None:
@@ -158,7 +164,7 @@ class OpenNotebooks:
             if watch is None:
                 continue
             try:
-                nb = LabNotebook(self.host, watch.panel)
+                nb = self.host.notebook(key)
                 changes, stamp = nb.take_changes_with_stamp()
                 self.changes.ingest(nb.path, changes)
             except Exception:  # a notebook closing under us: the next burst or its disposal says more
@@ -172,18 +178,19 @@ class OpenNotebooks:
     def current(self) -> LabNotebook | None:
         """The notebook in front (raw), or None."""
         watch = self.watches.get(self.current_id or "")
-        return None if watch is None else LabNotebook(self.host, watch.panel)
+        return None if watch is None else self.host.notebook(watch.handle)
 
     def find(self, path: str) -> LabNotebook | None:
         """The open notebook at ``path`` (raw), or None."""
         return self.host.find_open(path)
 
     def notebook_of_panel(self, nb_panel: Any) -> LabNotebook:
-        """The raw notebook of an open NotebookPanel."""
-        return LabNotebook(self.host, nb_panel)
+        """The raw notebook of an open NotebookPanel (the cell menu's right-clicked notebook): its handle is
+        asked of ``notebook.js``, the panel is not read here."""
+        return self.host.notebook(str(self.host.live.handleOf(nb_panel)))
 
     def panels(self) -> list[Any]:
-        """The NotebookPanels followed."""
+        """The NotebookPanels followed, for the cell menu (one ``notebook.js`` panelOf each)."""
         return [watch.panel for watch in self.watches.values()]
 
     def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:

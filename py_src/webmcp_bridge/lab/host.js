@@ -1,0 +1,111 @@
+// host.js: the JS half of webmcp_bridge/lab/host.py (the host protocol's application half): the workspace's files
+// through JupyterLab's contents service, and text documents open in an editor.
+//
+// Evaluated once per host by host.py (lab/ffi.py load_half), which hands it the loader's context once (attach(ctx):
+// the application and the document manager) and the bridge's metadata key (configure). After that Python passes
+// paths and text and gets JSON text, strings or promises of them back: the contents models stay here. A contents
+// call that rejects (no such file, no permission) answers null for a read; a write answers {error: message} (cut to
+// the length Python gave). Python decides what the facts mean (a folder, too large, not text).
+(() => {
+  let contents = null; // the contents manager (attach)
+  let docs = null; // the document manager (attach)
+  let settings = null; // the service manager's server settings (attach)
+  let KEY = null; // the bridge's metadata key (configure)
+  let errorChars = 0; // characters of a failure's message handed to Python (configure)
+
+  const failed = (error) => JSON.stringify({ error: String(error?.message ?? error).slice(0, errorChars) });
+  const kindOf = (type) => (type === "directory" ? "directory" : type === "notebook" ? "notebook" : "file");
+
+  async function get(path, content) {
+    try { return await contents.get(path, { content }); } catch { return null; }
+  }
+
+  // The document context of a text document open on path (an editor, a CSV viewer...), whose live model holds
+  // the person's unsaved edits; null when none is open, or when what is open is not text (an image viewer's
+  // base64 model, a notebook).
+  function textContext(path) {
+    const context = docs?.findWidget(path)?.context;
+    const model = context?.contentsModel;
+    if (!context || !model || model.type === "notebook" || model.format !== "text") return null;
+    return context;
+  }
+
+  const api = {
+    // The loader's context, once (lab/ffi.py load_half).
+    attach(ctx) {
+      contents = ctx?.app?.serviceManager?.contents ?? null;
+      settings = ctx?.app?.serviceManager?.serverSettings ?? null;
+      docs = ctx?.docManager ?? null;
+    },
+    configure(metadataKey, errorLength) {
+      KEY = metadataKey;
+      errorChars = errorLength;
+    },
+    // The server settings' token (it authenticates requests to the server), or null.
+    serverToken() { return settings?.token ? String(settings.token) : null; },
+    // A file or folder without its content: JSON text {path, name, type: "directory" | "notebook" | "file",
+    // size: bytes | null, lastModified: text | null}, or null when the contents service has nothing there.
+    async stat(path) {
+      const model = await get(path, false);
+      if (!model) return null;
+      return JSON.stringify({ path: String(model.path), name: String(model.name), type: kindOf(model.type),
+                              size: Number.isFinite(model.size) ? model.size : null,
+                              lastModified: model.last_modified == null ? null : String(model.last_modified) });
+    },
+    // A folder's entries: JSON text [[path, name, type as stat's]], or null when path is not a folder.
+    async listDir(path) {
+      const model = await get(path, true);
+      if (!model || model.type !== "directory" || !Array.isArray(model.content)) return null;
+      return JSON.stringify(model.content.map((child) => [String(child.path), String(child.name), kindOf(child.type)]));
+    },
+    // The bridge's block of a saved notebook's metadata: JSON text {value: the block or null}, or null when the
+    // file is not a notebook with content.
+    async notebookMetadata(path) {
+      const model = await get(path, true);
+      if (!model || model.type !== "notebook" || model.content == null) return null;
+      return JSON.stringify({ value: model.content.metadata?.[KEY] ?? null });
+    },
+    // The text of a file fetched with its content (JupyterLite keeps a file as text, JSON or base64): JSON text
+    // {kind: "directory" | "notebook" | "binary" | "text", text?}, or null when it cannot be read. "binary": base64
+    // content that is not strict UTF-8 (an upload of a text file is stored as base64), or no text content at all;
+    // JSON content is written back as JupyterLab's editor shows it (JSON.stringify). Python decides what counts as
+    // text.
+    async fileText(path) {
+      const m = await get(path, true);
+      if (!m) return null;
+      if (m.type === "directory" || m.type === "notebook") return JSON.stringify({ kind: m.type });
+      let text;
+      if (m.format === "json") text = JSON.stringify(m.content);
+      else if (m.format === "base64") {
+        try {
+          const bytes = Uint8Array.from(atob(String(m.content ?? "").replace(/\s/g, "")), (ch) => ch.charCodeAt(0));
+          text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+        } catch { return JSON.stringify({ kind: "binary" }); }
+      } else text = typeof m.content === "string" ? m.content : null;
+      if (text == null) return JSON.stringify({ kind: "binary" });
+      return JSON.stringify({ kind: "text", text });
+    },
+    // The live text of a text document open in an editor (the person's unsaved edits included), or null when none
+    // is open on path.
+    openText(path) {
+      const context = textContext(path);
+      return context ? String(context.model.sharedModel.getSource()) : null;
+    },
+    // Write a text file: through the open editor's model, then saved, when one is open (the person sees the new
+    // text and JupyterLab does not later report the file as changed on disk); else a contents save as a text file.
+    // Resolves to JSON text {} or {error}.
+    writeText(path, text) {
+      const context = textContext(path);
+      const write = context
+        ? Promise.resolve().then(() => { context.model.sharedModel.setSource(text); return context.save(); })
+        : Promise.resolve().then(() => contents.save(path, { type: "file", format: "text", content: text }));
+      return write.then(() => "{}", failed);
+    },
+    // Save a contents model (JSON text {type, format, content}) at path: resolves to JSON text {} or {error}.
+    saveModel(path, modelJson) {
+      return Promise.resolve().then(() => contents.save(path, JSON.parse(modelJson))).then(() => "{}", failed);
+    },
+  };
+
+  return api;
+})()

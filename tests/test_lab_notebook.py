@@ -1,0 +1,247 @@
+"""lab/notebook.py's decisions over what its JS half answers, under CPython: the module holds no JS object and
+imports nothing of the browser (tests/test_lab_no_js_objects.py), so a stand-in for ``notebook.js`` / ``tabs.js``
+that answers as they do (primitives, JSON text, awaitables) drives it here.
+
+Covered: a handle whose panel is gone answers NOTEBOOK_NOT_FOUND; a kernel action's, a save's and a cell run's
+outcomes (reported by the page as data) become the protocol's values or ToolErrors; a code run's messages, some
+sent to the event sink in batches while the call waits and the rest with ``runFinish``, are merged in Python
+(core/run_outputs.py), also on a timeout, and the sink's proxy is freed when the run ends. The real halves run
+in playwright-tests (test_tools.py, test_more_tools.py, test_dialogs_abort.py, test_attacks_run.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import webmcp_bridge.lab.notebook as lab_notebook
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.lab.ffi import Proxies
+from webmcp_bridge.lab.notebook import LabNotebook
+
+
+class FakeProxy:
+    """What ``create_proxy`` makes, as far as Proxies and JS use it: callable until destroyed."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn, self.destroyed = fn, False
+
+    def __call__(self, *args: Any) -> Any:
+        assert not self.destroyed, "JS called a destroyed proxy"
+        return self.fn(*args)
+
+    def destroy(self) -> None:
+        self.destroyed = True
+
+
+def resolved(value: Any) -> asyncio.Future:
+    future = asyncio.get_event_loop().create_future()
+    future.set_result(value)
+    return future
+
+
+class FakeLive:
+    """Answers as notebook.js does for one open notebook, handle "p" at a.ipynb; any other handle is gone."""
+
+    def __init__(self) -> None:
+        self.kernel_outcome: dict[str, Any] = {"outcome": "done"}
+        self.kernel_status = "idle"
+        self.run_reply: Any = json.dumps({"status": "ok", "execution_count": 7})
+        self.batches: list[list[dict]] = []  # sent to the sink when the run starts
+        self.rest: list[dict] = []
+        self.done: Any = json.dumps({"status": "ok", "execution_count": 2, "reason": None})
+        self.sinks: list[FakeProxy] = []
+        self.finished: list[int] = []
+
+    def _check(self, handle: str) -> None:
+        if handle != "p":
+            raise RuntimeError(f"NotebookGone: no such notebook: {handle}")
+
+    def path(self, handle: str) -> str:
+        self._check(handle)
+        return "a.ipynb"
+
+    def revision(self, handle: str) -> int:
+        self._check(handle)
+        return 3
+
+    def kernel(self, handle: str) -> str:
+        self._check(handle)
+        return json.dumps({"name": "python", "status": self.kernel_status, "displayName": "Python (Pyodide)"})
+
+    def kernelReady(self, handle: str) -> asyncio.Future:
+        return resolved(True)
+
+    def kernelAction(self, handle: str, action: str, command: str) -> asyncio.Future:
+        assert command == "notebook:restart-kernel"
+        return resolved(json.dumps(self.kernel_outcome))
+
+    def executeAsAgent(self, handle: str, cell_id: str) -> Any:
+        self._check(handle)
+        return None if cell_id == "missing" else resolved(self.run_reply)
+
+    def runCode(self, handle: str, code: str, silent: bool, flush_chars: int, flush_ms: int, sink: Any) -> str:
+        self._check(handle)
+        if code == "refused":
+            return json.dumps({"refused": "kernel is dead"})
+        if code == "none":
+            return json.dumps({"none": True})
+        self.sinks.append(sink)
+        for batch in self.batches:
+            sink(json.dumps(batch))
+        return json.dumps({"run": 1})
+
+    def runDone(self, run: int) -> Any:
+        if self.done is None:
+            return asyncio.get_event_loop().create_future()  # never settles
+        return resolved(self.done)
+
+    def runFinish(self, run: int) -> str:
+        self.finished.append(run)
+        return json.dumps(self.rest)
+
+
+class FakeTabs:
+    def __init__(self, answer: dict) -> None:
+        self.answer = answer
+
+    def save(self, path: str) -> asyncio.Future:
+        assert path == "a.ipynb"
+        return resolved(json.dumps(self.answer))
+
+
+def notebook(handle: str = "p", tabs: FakeTabs | None = None) -> tuple[LabNotebook, FakeLive]:
+    live = FakeLive()
+    host = SimpleNamespace(live=live, tabs=tabs, tabs_read={}, journal=None)
+    return LabNotebook(host, handle), live  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def fake_proxies(monkeypatch):
+    """Proxies whose proxies are FakeProxy (Pyodide's create_proxy does not exist under CPython)."""
+    monkeypatch.setattr(lab_notebook, "Proxies", lambda: Proxies(create=FakeProxy, create_once=FakeProxy))
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_a_closed_notebook_answers_notebook_not_found():
+    nb, _ = notebook("closed-panel")
+    with pytest.raises(ToolError) as err:
+        nb.revision()
+    assert err.value.code == ErrorCode.NOTEBOOK_NOT_FOUND
+    open_nb, _ = notebook()
+    assert open_nb.revision() == 3 and open_nb.path == "a.ipynb"
+
+
+def test_another_failure_of_the_half_passes_unchanged():
+    nb, live = notebook()
+    live.revision = lambda handle: (_ for _ in ()).throw(RuntimeError("TypeError: x is undefined"))  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="x is undefined"):
+        nb.revision()
+
+
+@pytest.mark.parametrize(
+    ("outcome", "message"),
+    [
+        ({"outcome": "none"}, "This notebook has no kernel."),
+        ({"outcome": "unavailable"}, "JupyterLab's kernel restart is not available on this page."),
+        ({"outcome": "failed", "message": "Kernel is dead"}, "The kernel did not restart: Kernel is dead"),
+    ],
+)
+def test_a_kernel_action_the_page_could_not_do_is_kernel_unavailable(outcome, message):
+    nb, live = notebook()
+    live.kernel_outcome = outcome
+    with pytest.raises(ToolError) as err:
+        run(nb.kernel_action("restart", 1.0))
+    assert err.value.code == ErrorCode.KERNEL_UNAVAILABLE and err.value.message == message
+
+
+def test_a_declined_restart_changes_nothing_and_a_done_one_waits_for_the_kernel():
+    nb, live = notebook()
+    live.kernel_outcome = {"outcome": "declined"}
+    assert run(nb.kernel_action("restart", 1.0)) is None
+    live.kernel_outcome = {"outcome": "done"}
+    info = run(nb.kernel_action("interrupt", 1.0))
+    assert (info.name, info.status, info.display_name) == ("python", "idle", "Python (Pyodide)")
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome"),
+    [
+        ({"failed": {"name": "ModalCancelError", "message": "Cancel"}}, "cancelled"),
+        ({"failed": {"name": "Error", "message": "ModalDuplicateError: already open"}}, "dialog-open"),
+        ({"outcome": "saved", "lastModified": "2026-12-06T01:00:00Z", "hash": None}, "saved"),
+    ],
+)
+def test_a_save_reports_what_the_page_did(answer, outcome):
+    nb, _ = notebook(tabs=FakeTabs(answer))
+    saved = run(nb.save())
+    assert saved.outcome == outcome
+    assert saved.revision == (3 if outcome == "saved" else None)
+
+
+def test_a_save_that_failed_otherwise_is_an_internal_error():
+    nb, _ = notebook(tabs=FakeTabs({"failed": {"name": "Error", "message": "Forbidden"}}))
+    with pytest.raises(ToolError) as err:
+        run(nb.save())
+    assert err.value.code == ErrorCode.INTERNAL_ERROR and "Forbidden" in err.value.message
+
+
+def test_a_cell_run_reports_the_reply():
+    nb, live = notebook()
+    assert run(nb.run_cell("c1", 1.0)) == lab_notebook.RunResult("c1", "ok", 7)
+    live.run_reply = json.dumps({"status": "error", "execution_count": 8})
+    assert run(nb.run_cell("c1", 1.0)) == lab_notebook.RunResult("c1", "error", 8)
+    live.run_reply = json.dumps({"status": "failed", "execution_count": None})
+    assert run(nb.run_cell("c1", 1.0)) == lab_notebook.RunResult("c1", "error", None)
+    live.run_reply = None  # an empty cell: nothing ran
+    assert run(nb.run_cell("c1", 1.0)) == lab_notebook.RunResult("c1", "ok", None)
+    with pytest.raises(ToolError) as err:
+        run(nb.run_cell("missing", 1.0))
+    assert err.value.code == ErrorCode.CELL_NOT_FOUND
+
+
+def stream(text: str, name: str = "stdout") -> dict:
+    return {"type": "stream", "name": name, "text": text}
+
+
+def test_a_code_run_merges_the_batches_and_the_rest_in_python():
+    nb, live = notebook()
+    live.batches = [[stream("a"), stream("b")], [stream("c"), stream("!", "stderr")]]
+    live.rest = [stream("d", "stderr"), {"type": "execute_result", "data": {"text/plain": "42"}}]
+    done = run(nb.run_code("print()", 1.0, head_bytes=100, max_outputs=10))
+    assert done.status == "ok" and done.execution_count == 2 and done.output_count == 3
+    assert [(o.output_type, o.items[0].head) for o in done.outputs] == [
+        ("stream", "abc"),
+        ("stream", "!d"),
+        ("execute_result", "42"),
+    ]
+    assert live.finished == [1] and live.sinks[0].destroyed  # the run is finished and its sink freed
+
+
+def test_a_code_run_that_times_out_returns_what_arrived():
+    nb, live = notebook()
+    live.done = None
+    live.batches = [[stream("partial")]]
+    done = run(nb.run_code("while True: pass", 0.01, head_bytes=100, max_outputs=10))
+    assert done.status == "timeout" and "no reply from the kernel" in (done.reason or "")
+    assert [o.items[0].head for o in done.outputs] == ["partial"]
+    assert live.finished == [1] and live.sinks[0].destroyed
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [("refused", "The kernel refused the request: kernel is dead"), ("none", "This notebook has no kernel.")],
+)
+def test_a_code_run_the_kernel_cannot_take_is_kernel_unavailable(code, message):
+    nb, live = notebook()
+    with pytest.raises(ToolError) as err:
+        run(nb.run_code(code, 1.0, head_bytes=10, max_outputs=1))
+    assert err.value.code == ErrorCode.KERNEL_UNAVAILABLE and err.value.message == message
+    assert live.finished == []
