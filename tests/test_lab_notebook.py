@@ -1,5 +1,5 @@
 """lab/notebook.py's decisions over what its JS half answers, under CPython: the module holds no JS object and
-imports nothing of the browser (tests/test_lab_no_js_objects.py), so a stand-in for ``notebook.js`` / ``tabs.js``
+imports nothing of the browser (tests/test_lab_no_page_objects.py), so a stand-in for ``notebook.js`` / ``tabs.js``
 that answers as they do (primitives, JSON text, awaitables) drives it here.
 
 Covered: a handle whose panel is gone answers NOTEBOOK_NOT_FOUND; a kernel action's, a save's and a cell run's

@@ -4,7 +4,7 @@ and the open notebooks); one notebook is :class:`~webmcp_bridge.lab.notebook.Lab
 The page's objects stay in the JS halves: ``host.js`` (the contents service, text documents open in an editor) and
 ``notebook.js`` (the open notebooks, as handles), each attached to the loader's context once
 (:func:`~webmcp_bridge.lab.ffi.load_half`). This module passes them paths and text and reads JSON text back, so it
-holds no JupyterLab object (docs/WORKER.md, "Handles instead of JS objects"; ``tests/test_lab_no_js_objects.py``).
+holds no JupyterLab object (docs/WORKER.md, "Handles instead of JS objects"; ``tests/test_lab_no_page_objects.py``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ primitives and JSON text only and gets primitives, JSON text or promises of them
 *handle* (a string ``notebook.js`` issues from its own table and drops when the panel is disposed), so this module
 holds no JupyterLab object and reads no attribute of one: the same Python can run in a worker while
 ``notebook.js`` runs on the page's main thread (docs/WORKER.md, "Handles instead of JS objects";
-``tests/test_lab_no_js_objects.py`` keeps it so). A handle ``notebook.js`` no longer knows (the panel was closed)
+``tests/test_lab_no_page_objects.py`` keeps it so). A handle ``notebook.js`` no longer knows (the panel was closed)
 answers NOTEBOOK_NOT_FOUND. Writes are synchronous, so a hash check and its write cannot interleave with a
 person's edit. A :class:`LabNotebook` learns its path from the first answer that carries it (``access_state``,
 the guard's first read of a call). Failures of the page's asynchronous work (a kernel request, a restart, a

@@ -19,7 +19,7 @@ they may show differently, as ``(kind, handle)``:
 A notebook is named by its handle (``notebook.js``'s, see :mod:`webmcp_bridge.lab.notebook`), which is also the
 key of the events above. ``notebook.js`` follows the tracker and the panels (``follow``, ``watch``) and reports
 to one Python event sink as JSON text, so this module holds no JupyterLab object and reads no attribute of one
-(``tests/test_lab_no_js_objects.py``). Clicks inside the notebooks still arrive as the page's DOM events, handed
+(``tests/test_lab_no_page_objects.py``). Clicks inside the notebooks still arrive as the page's DOM events, handed
 on untouched to the Agent panel's handler (:meth:`OpenNotebooks.on_click`) until the panel's DOM events cross as
 data (docs/WORKER.md, step 4). Every callable handed to JS is a proxy this object owns, destroyed by
 :meth:`OpenNotebooks.dispose`; each is an event sink (JS does not use what it returns).
