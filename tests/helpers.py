@@ -237,3 +237,17 @@ def run_node(script: str, *args: str) -> dict[str, Any]:
     done = subprocess.run([node, "-e", script, *args], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+class StandInProxy:
+    """Stands in for a Pyodide proxy (lab/ffi.py ``Proxies``' factories) under CPython: calls the function it was made
+    of until ``destroy()``, after which a call raises TypeError (None is not callable), as a destroyed proxy fails."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn: Any = fn
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def destroy(self) -> None:
+        self.fn = None

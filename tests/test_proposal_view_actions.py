@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from helpers import corpus_json
+from helpers import StandInProxy, corpus_json
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui import proposals
 from webmcp_bridge.lab.ui.proposals import COMMAND, ProposalView
@@ -96,19 +96,6 @@ class Half:
         pass
 
 
-class Proxy:
-    """Stands in for a Pyodide proxy: calls the function until destroyed."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn: Any = fn
-
-    def __call__(self, *args: Any) -> Any:
-        return self.fn(*args)
-
-    def destroy(self) -> None:
-        self.fn = None
-
-
 @pytest.fixture
 def view(monkeypatch: pytest.MonkeyPatch) -> tuple[ProposalView, Dom, Half, Any]:
     half = Half()
@@ -117,7 +104,7 @@ def view(monkeypatch: pytest.MonkeyPatch) -> tuple[ProposalView, Dom, Half, Any]
     bridge = build_bridge(ws)
     dom = Dom()
     v = ProposalView(object(), bridge.proposals, dom)  # type: ignore[arg-type]
-    v._proxies._create = Proxy
+    v._proxies._create = StandInProxy
     return v, dom, half, bridge.registry
 
 

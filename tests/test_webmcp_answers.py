@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from helpers import StandInProxy
 from webmcp_bridge.calls.pending import EAGER_TASKS
 from webmcp_bridge.calls.registry import Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
@@ -65,19 +66,6 @@ class Half:
         self.calls.append(("emit", kind))
 
 
-class Proxy:
-    """Stands in for a Pyodide proxy: calls the function until destroyed."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn: Any = fn
-
-    def __call__(self, *args: Any) -> Any:
-        return self.fn(*args)
-
-    def destroy(self) -> None:
-        self.fn = None
-
-
 @pytest.fixture
 def registration(monkeypatch: pytest.MonkeyPatch) -> tuple[webmcp.WebMCPRegistration, Half]:
     half = Half()
@@ -89,7 +77,7 @@ def registration(monkeypatch: pytest.MonkeyPatch) -> tuple[webmcp.WebMCPRegistra
         toolsets=[notebooks_toolset(), calls_toolset(), slow],
     )
     reg = webmcp.WebMCPRegistration(bridge.registry, object())
-    reg._proxies = Proxies(create=Proxy)
+    reg._proxies = Proxies(create=StandInProxy)
     return reg, half
 
 
