@@ -145,3 +145,25 @@ def test_a_command_with_no_right_click_yet_does_nothing(opened) -> None:
     _, on_execute = half.listeners
     on_execute(COMMANDS["access"])
     assert cell_levels(nb) == {} and menu.panel.notes == []  # type: ignore[attr-defined]
+
+
+def test_a_right_click_serves_one_command_only(opened) -> None:
+    """After a command ran on a right-clicked cell, the commands are disabled and a second run of the same command
+    (a shortcut, another extension) acts on nothing: it must not cycle the old cell's access again."""
+    menu, half, nb = opened
+    on_menu, on_execute = half.listeners
+    _, cell_id = cells_with_and_without_outputs(nb)
+
+    async def scenario() -> None:
+        on_menu(json.dumps({"path": PATH, "cellId": cell_id, "outputIndex": None}))
+        on_execute(COMMANDS["access"])
+        for _ in range(20):
+            await asyncio.sleep(0)
+        on_execute(COMMANDS["access"])
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+    assert cell_levels(nb).get(cell_id) == "read"  # one step (write → read), not two
+    assert all(enabled is False for enabled, _label in half.states[-1].values())
+    assert menu._target is None

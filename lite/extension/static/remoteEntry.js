@@ -69,15 +69,27 @@
   // functions as "loader" (start(), below), each JS half by Python as it loads it (lab/ffi.py load_half, through
   // countCalls(half name, half object), which counts the object's methods in place)
   let loaderCrossings = null; // the loader's counter, once imported
-  window.webmcpBridge = { status, waitAsyncFix, crossings: {}, countCalls: null };
+  window.webmcpBridge = { status, waitAsyncFix, crossings: {} };
+  // A counter that counts nothing, for a page where crossings.js cannot be imported (a host that serves it with
+  // another MIME type): the bridge still starts, its crossings are not reported.
+  const noCounter = () => ({ count() {}, counted: (name, fn) => fn, countAll: api => api, json: () => '{}' });
   async function importCrossings() {
     if (loaderCrossings) return loaderCrossings;
-    const { crossingCounter } = await import(new URL('crossings.js', script.src).href);
-    window.webmcpBridge.countCalls = (name, api) => {
-      const counter = crossingCounter();
-      counter.countAll(api);
-      window.webmcpBridge.crossings[String(name)] = counter.json;
-    };
+    let crossingCounter = noCounter;
+    try {
+      ({ crossingCounter } = await import(new URL('crossings.js', script.src).href));
+    } catch (error) {
+      console.warn(`[${TAG}] crossings.js did not load; crossings are not counted`, error);
+    }
+    // not writable: a script of the page cannot put its own function where every half loaded later is handed
+    Object.defineProperty(window.webmcpBridge, 'countCalls', {
+      value: (name, api) => {
+        const counter = crossingCounter();
+        counter.countAll(api);
+        window.webmcpBridge.crossings[String(name)] = counter.json;
+      },
+      writable: false, configurable: false, enumerable: true,
+    });
     loaderCrossings = crossingCounter();
     window.webmcpBridge.crossings.loader = loaderCrossings.json;
     return loaderCrossings;

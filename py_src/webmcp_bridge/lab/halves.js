@@ -65,7 +65,7 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
 
   const source = (pkg, file) => {
     const url = new URL(`${pkg.replaceAll('.', '/')}/${file}`, base);
-    if (url.origin !== location.origin) throw new Refused(`${url.href} is not of the page's origin`);
+    if (url.origin !== location.origin || !url.href.startsWith(base.href)) throw new Refused(`${url.href} is not under ${base.href}`);
     if (!sources.has(url.href)) {
       const text = fetch(url.href).then(response => {
         if (!response.ok) throw new Refused(`${url.pathname}: HTTP ${response.status}`);

@@ -57,6 +57,9 @@ class ResourceRegistration:
                 reply: dict[str, Any] = {"result": await read_resource(self.registry, text)}
             except ResourceError as err:
                 reply = {"error": err.payload}
+            except asyncio.CancelledError:  # the registration stopped: the page's read still gets its answer
+                self.half.answer(answer_to, json.dumps({"error": {"error": "ABORTED", "message": "The read stopped."}}))
+                raise
             except Exception:
                 traceback.print_exc()
                 reply = {"error": {"error": "INTERNAL_ERROR", "message": "The resource could not be read."}}

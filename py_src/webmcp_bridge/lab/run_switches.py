@@ -13,7 +13,6 @@ what a value means. Outside the browser (no Pyodide) there is no storage: asking
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from webmcp_bridge.lab.ffi import is_nullish, load_half
@@ -22,13 +21,18 @@ from webmcp_bridge.lab.ffi import is_nullish, load_half
 STORAGE_PREFIX = "webmcp-bridge:stop-asking-runs:"
 
 
-@lru_cache(maxsize=1)
+_half: list[Any] = []  # the page's run_switches.js once loaded (a failed load is not kept: the next use tries again)
+
+
 def _storage() -> Any:
-    """``run_switches.js`` (one per page), or None outside the browser."""
-    try:
-        return load_half("webmcp_bridge.lab", "run_switches.js")
-    except Exception:  # CPython: no page (pyodide cannot be imported)
-        return None
+    """``run_switches.js`` (one per page), or None where it cannot be loaded (outside the browser); a failure is
+    tried again at the next use, so one failed load does not switch the person's "Stop asking" off for good."""
+    if not _half:
+        try:
+            _half.append(load_half("webmcp_bridge.lab", "run_switches.js"))
+        except Exception:  # CPython: no page (pyodide cannot be imported)
+            return None
+    return _half[0]
 
 
 def asking_off(path: str) -> bool:

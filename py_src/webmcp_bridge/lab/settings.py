@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webmcp_bridge.core.limits import SETTINGS_LOAD_SECONDS
-from webmcp_bridge.lab.ffi import Proxies, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSettings, SettingsApplier, parse_settings
 
 
@@ -36,7 +36,7 @@ async def load_composite(half: Any) -> Any:
     """The plugin's composite settings (parsed JSON: an object as JupyterLab has it) through ``half``
     (:func:`settings_half`; JupyterLab caches a plugin's settings, so a second load is cheap), or None when the
     page has no setting registry (said in the console). Raises what the load raised (a broken schema)."""
-    reply = json.loads(str(await _awaited(half.load(PLUGIN_ID))))
+    reply = json.loads(str(await _awaited(awaiting(half).load(PLUGIN_ID))))
     if reply.get("state") == "no-registry":
         half.warn("[webmcp-bridge] no setting registry in this page; using the default settings")
         return None

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, set_cell_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.ffi import Proxies, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half
 from webmcp_bridge.lab.ui.port import PanelPort
 from webmcp_bridge.lab.ui.view import cell_label, comment_title
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
@@ -148,8 +148,15 @@ class CellMenu:
 
     # -- running -------------------------------------------------------------------------------------------
     def _on_execute(self, command: Any) -> None:
-        """Listener of ``cell_menu.js``: the person chose command ``command`` on the target of their right-click."""
+        """Listener of ``cell_menu.js``: the person chose command ``command`` on the target of their right-click.
+        The target serves one command: it is dropped here and the commands are disabled until the next right-click,
+        so a command run another way later (a shortcut, another extension) never acts on an old right-click's cell."""
         run, target = self._runs.get(str(command)), self._target
+        self._target = None
+        try:
+            self.half.setStates(json.dumps(self.states(None)))
+        except Exception:
+            traceback.print_exc()
         if run is None or target is None:
             return
 
@@ -170,7 +177,7 @@ class CellMenu:
 
     async def _ask(self, title: str) -> str | None:
         options = {"title": title, "placeholder": "Your comment for the agent…", "okLabel": "Comment"}
-        reply = json.loads(str(await self.half.askText(json.dumps(options))))
+        reply = json.loads(str(await awaiting(self.half).askText(json.dumps(options))))
         if not reply["available"]:  # no dialogs to borrow: the panel's own box takes the text
             self.panel.say("Type the comment in the box below, then click “Comment on …”.")
             self.panel.show()

@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.core.limits import BOX_CHECK_SECONDS
-from webmcp_bridge.lab.ffi import Proxies, load_half, quietly
+from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half, quietly
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
@@ -191,7 +191,8 @@ class ProposalView:
 
     async def _add_command(self) -> None:
         listener = self._proxies.keep(lambda *_a: self.switch.toggle())
-        added = await self.half.addCommand(COMMAND, COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY, listener)
+        half = awaiting(self.half)
+        added = await half.addCommand(COMMAND, COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY, listener)
         if not added:  # another start added it
             self._proxies.remove(listener)
             return
