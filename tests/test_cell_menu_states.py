@@ -122,18 +122,26 @@ def test_a_selection_in_the_active_cell_enables_comment_on_selection(opened) -> 
     assert menu._target is not None and menu._target.cell_id == cell_id and menu._target.selection == selection
 
 
-def test_running_a_command_acts_on_the_right_clicked_cell(opened) -> None:
-    menu, half, nb = opened
+def right_click_then_run(half: Any, cell_id: str, command: str, runs: int) -> None:
+    """The person right-clicks cell ``cell_id`` of PATH, then ``command`` runs ``runs`` times, each left to finish
+    (its task's steps) before the next."""
     on_menu, on_execute = half.listeners
-    _, cell_id = cells_with_and_without_outputs(nb)
 
     async def scenario() -> None:
         on_menu(json.dumps({"path": PATH, "cellId": cell_id, "outputIndex": None}))
-        on_execute(COMMANDS["access"])
-        for _ in range(20):
-            await asyncio.sleep(0)
+        for _ in range(runs):
+            on_execute(command)
+            for _ in range(20):
+                await asyncio.sleep(0)
 
     asyncio.run(scenario())
+
+
+def test_running_a_command_acts_on_the_right_clicked_cell(opened) -> None:
+    menu, half, nb = opened
+    on_menu, _ = half.listeners
+    _, cell_id = cells_with_and_without_outputs(nb)
+    right_click_then_run(half, cell_id, COMMANDS["access"], runs=1)
     assert cell_levels(nb).get(cell_id) == "read"
     assert menu.panel.notes == [("set agent access to read on", PATH, cell_id)]  # type: ignore[attr-defined]
     on_menu(json.dumps({"path": PATH, "cellId": cell_id, "outputIndex": None}))
@@ -151,19 +159,8 @@ def test_a_right_click_serves_one_command_only(opened) -> None:
     """After a command ran on a right-clicked cell, the commands are disabled and a second run of the same command
     (a shortcut, another extension) acts on nothing: it must not cycle the old cell's access again."""
     menu, half, nb = opened
-    on_menu, on_execute = half.listeners
     _, cell_id = cells_with_and_without_outputs(nb)
-
-    async def scenario() -> None:
-        on_menu(json.dumps({"path": PATH, "cellId": cell_id, "outputIndex": None}))
-        on_execute(COMMANDS["access"])
-        for _ in range(20):
-            await asyncio.sleep(0)
-        on_execute(COMMANDS["access"])
-        for _ in range(20):
-            await asyncio.sleep(0)
-
-    asyncio.run(scenario())
+    right_click_then_run(half, cell_id, COMMANDS["access"], runs=2)
     assert cell_levels(nb).get(cell_id) == "read"  # one step (write → read), not two
     assert all(enabled is False for enabled, _label in half.states[-1].values())
     assert menu._target is None
