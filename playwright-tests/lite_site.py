@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +40,17 @@ FINAL_STATES = ("ready", "unavailable", "failed")
 BRIDGE_TIMEOUT_MS = 90_000
 #: the first cell run also starts the kernel's own Pyodide in a worker
 KERNEL_TIMEOUT_MS = 120_000
+
+
+def serve(folder: Path, headers: dict | None = None):
+    """Serve ``folder`` (a built site) on a free 127.0.0.1 port in a daemon thread with build.py's own server:
+    ``headers`` None sends the site's ``_headers`` (COOP/COEP), ``{}`` none. Returns ``(server, base URL)``; the
+    caller shuts the server down."""
+    from sitebuild.serve import make_server
+
+    server = make_server(folder, port=0, quiet=True, headers=headers)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def chromium_executable() -> str:

@@ -10,20 +10,18 @@ import re
 import shlex
 import subprocess
 import sys
-import threading
 import venv
 from pathlib import Path
 
 import pytest
 
 from agent_scenarios import core_agent_scenario
-from lite_site import CONTENT, PageLog, new_recorded_page
+from lite_site import CONTENT, PageLog, new_recorded_page, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from sitebuild.package import build_wheel  # noqa: E402
 from sitebuild.pins import read_pins  # noqa: E402
-from sitebuild.serve import make_server  # noqa: E402
 
 HOSTING = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
 
@@ -39,12 +37,6 @@ def documented_steps() -> tuple[list[str], list[str], list[str]]:
     ]
     pip, lite, opt_in = (shlex.split(c) for c in commands)
     return pip, lite, opt_in
-
-
-def serve(folder: Path, headers: dict | None = None):
-    server = make_server(folder, port=0, quiet=True, headers=headers)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 KERNEL_SETTINGS = "@jupyterlite/pyodide-kernel-extension:kernel"

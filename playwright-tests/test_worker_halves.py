@@ -8,12 +8,9 @@ headers (JSPI). Every wait is bounded (READY_MS, CALL_MS): a crossing that never
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
-from lite_site import PageLog, new_recorded_page
-from sitebuild.serve import make_server
+from lite_site import PageLog, new_recorded_page, serve
 
 STATIC = "/extensions/jupyterlab-webmcp-bridge/static/"
 READY_MS = 120_000
@@ -90,12 +87,6 @@ DRIVE = """async ([first, readyMs, callMs]) => {
     worker.terminate();
   }
 }""".replace("__BASE__", repr(STATIC))
-
-
-def serve(folder, headers):
-    server = make_server(folder, port=0, quiet=True, headers=headers)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 @pytest.fixture(scope="module", params=["isolated", "no-headers"])

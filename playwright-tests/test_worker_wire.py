@@ -8,12 +8,9 @@ worker is bounded (READY_MS, CALL_MS): a crossing that never resumes fails the t
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
-from lite_site import PageLog, new_recorded_page
-from sitebuild.serve import make_server
+from lite_site import PageLog, new_recorded_page, serve
 
 STATIC = "/extensions/jupyterlab-webmcp-bridge/static/"
 #: the calls the worker's Python makes (webmcp_bridge.lab.wire.host_calls), one crossing each
@@ -102,12 +99,6 @@ DRIVE = """async ([calls, secondCalls, readyMs, callMs]) => {
            startLongestMs: longest(began, readyAt), callsLongestMs: longest(readyAt, doneAt + 100),
            readyMs: Math.round(readyAt - began) };
 }""".replace("__BASE__", repr(STATIC))
-
-
-def serve(folder, headers):
-    server = make_server(folder, port=0, quiet=True, headers=headers)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 #: how long the worker's start may take (the runtime, the wheels, the imports: 5-26 s on this 2-core machine under
