@@ -2,7 +2,7 @@
 bench sites of ``bench/run.py`` (ours and the reference), attributed by script and by function.
 
 Usage: python bench/profile_calls.py [--cells 10|100|1000|large] [--calls N] [--outputs] [--tool
-get_cells|export|update_cell] [--before]
+get_cells|export|update_cell] [--before] [--allocations] [--python]
 
 Needs the sites ``bench/run.py`` built (``.cache/bench/ours``, ``.cache/bench/theirs``; run it once, ``--quick``
 is enough for 10 and 100 cells). With ``--before``, the bridge's site as ``bench/run.py --before REV`` last built it
@@ -16,6 +16,17 @@ browser's native work: style, layout, paint, tasks) and "(idle)". The stretch in
 calls (one task each) and the page's work during them, so a group's figure is per call, not inside a call. Then
 the p50 of each call as the page timed it and of the extension's own ``execute`` (the rest of a call is the
 browser's ``executeTool`` and the event loop), then the top functions.
+
+With ``--allocations``, V8's sampling heap profiler runs over the same stretch (a sample every
+:data:`ALLOCATION_SAMPLE_BYTES` bytes allocated, objects collected since kept in the profile), so the garbage
+collector's time can be traced to what allocated the garbage: the JS heap allocated per call (KB) by the same
+groups and by function.
+
+With ``--python``, Python's own profiler (``cProfile``, in the bridge's Pyodide) runs over the same calls and the
+functions with the most cumulative time are printed per side: what the bridge's Python does in a call, and how long
+it waits in the page's JS halves (e.g. ``set_source``, where JupyterLab reacts to the change synchronously). The
+bridge never exposes its Pyodide to the page; for this the loader is served with one more statement that puts it on
+``window.__benchPyodide`` (a Playwright route of this page only: the built site is not changed).
 """
 
 from __future__ import annotations
@@ -40,6 +51,34 @@ import sites  # noqa: E402
 from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
 
 SAMPLE_US = 100
+ALLOCATION_SAMPLE_BYTES = 4096
+#: the loader's statement that starts its Pyodide, and what --python appends to it
+LOADER_PYODIDE = "const pyodide = await step('loadPyodide',"
+PYTHON_PROFILE_TOP = 80
+
+
+def expose_pyodide(page) -> None:
+    """Serve this page's bridge loader with its Pyodide put on ``window.__benchPyodide`` (``--python``); raises
+    RuntimeError when the loader no longer has the statement it is appended to."""
+
+    def patch(route) -> None:
+        response = route.fetch()
+        text = response.text()
+        at = text.find(LOADER_PYODIDE)
+        if at < 0:
+            raise RuntimeError("the loader no longer starts Pyodide as profile_calls.py expects")
+        end = text.index(";", text.index("}));", at)) + 1
+        route.fulfill(response=response, body=f"{text[:end]} window.__benchPyodide = pyodide;{text[end:]}")
+
+    page.route("**/jupyterlab-webmcp-bridge/static/remoteEntry.js", patch)
+
+
+PYTHON_START = "import cProfile\n__bench_profile = cProfile.Profile()\n__bench_profile.enable()"
+PYTHON_STOP = f"""__bench_profile.disable()
+import io, pstats
+__bench_out = io.StringIO()
+pstats.Stats(__bench_profile, stream=__bench_out).sort_stats("cumulative").print_stats({PYTHON_PROFILE_TOP})
+__bench_out.getvalue()"""
 #: installed before the page's scripts: times each tool's own ``execute`` (the extension's part of a call), so a
 #: call splits into the extension's part and the rest (the browser's executeTool, the event loop's turns)
 EXECUTE_TIMER = """
@@ -94,6 +133,40 @@ def start_profiler(context, page):
     return cdp
 
 
+def start_allocations(cdp) -> None:
+    """V8's sampling heap profiler started on ``cdp``'s page, keeping the samples of objects already collected (the
+    garbage is what this measures)."""
+    cdp.send("HeapProfiler.enable")
+    cdp.send(
+        "HeapProfiler.startSampling",
+        {
+            "samplingInterval": ALLOCATION_SAMPLE_BYTES,
+            "includeObjectsCollectedByMajorGC": True,
+            "includeObjectsCollectedByMinorGC": True,
+        },
+    )
+
+
+def allocated(profile: dict) -> tuple[collections.Counter, collections.Counter]:
+    """Bytes allocated in a sampling heap profile (``HeapProfiler.stopSampling``'s ``profile``), by :func:`where` and
+    by function (``name  [script]``)."""
+    groups: collections.Counter = collections.Counter()
+    functions: collections.Counter = collections.Counter()
+    stack = [profile["head"]]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.get("children", ()))
+        size = node.get("selfSize", 0)
+        if not size:
+            continue
+        frame = node["callFrame"]
+        group = where(frame["url"], frame["functionName"])
+        groups[group] += size
+        name = frame["functionName"] or "(anonymous)"
+        functions[f"{name}  [{frame['url'].rsplit('/', 1)[-1] or group}]"] += size
+    return groups, functions
+
+
 def self_ms(profile: dict, by_script: bool = False) -> collections.Counter:
     """Self milliseconds of a CPU profile by :func:`where` it ran; ``by_script``: page scripts one row per file
     (the same builds on each site)."""
@@ -109,12 +182,23 @@ def self_ms(profile: dict, by_script: bool = False) -> collections.Counter:
 
 
 def profile_side(
-    browser, url: str, side: str, tool: str, args: dict, calls: int, sources: list[str] | None, init_script: str
+    browser,
+    url: str,
+    side: str,
+    tool: str,
+    args: dict,
+    calls: int,
+    sources: list[str] | None,
+    init_script: str,
+    allocations: bool = False,
+    python: bool = False,
 ) -> dict:
     context = browser.new_context()
     page = context.new_page()
     page.add_init_script(EXECUTE_TIMER)
     page.add_init_script(init_script)
+    if python and side in bench.BRIDGES:
+        expose_pyodide(page)
     path, cells = args["notebookPath"], args.pop("_cells")
     page.goto(f"{url}/lab/index.html?path={path}")
     if side in bench.BRIDGES:
@@ -136,10 +220,17 @@ def profile_side(
         args = {**args, "expectedSourceHash": bench.current_hash(page, path, args["cellId"])}
     page.evaluate("() => { window.__executeMs = []; }")
     cdp = start_profiler(context, page)
+    if allocations:
+        start_allocations(cdp)
+    profiled = python and side in bench.BRIDGES
+    if profiled:
+        page.evaluate("code => window.__benchPyodide.runPython(code)", PYTHON_START)
     rows = page.evaluate(
         "spec => window.__bench.calls(spec)", {"name": tool, "args": args, "n": calls, "sources": sources}
     )
+    python_stats = page.evaluate("code => window.__benchPyodide.runPython(code)", PYTHON_STOP) if profiled else None
     profile = cdp.send("Profiler.stop")["profile"]
+    heap = allocated(cdp.send("HeapProfiler.stopSampling")["profile"]) if allocations else None
     inside = sorted(page.evaluate("() => window.__executeMs"))
     context.close()
     errors = [r["errorText"] for r in rows if r["error"]]
@@ -165,6 +256,8 @@ def profile_side(
         "groups": groups,
         "functions": functions,
         "calls": calls,
+        "heap": heap,
+        "python": python_stats,
     }
 
 
@@ -180,6 +273,10 @@ def main() -> int:
     parser.add_argument("--tool", default="get_cells", choices=("get_cells", "export", "update_cell"))
     parser.add_argument("--outputs", action="store_true", help="get_cells with includeOutputs")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument(
+        "--allocations", action="store_true", help="also sample the JS heap allocated (what the GC collects)"
+    )
+    parser.add_argument("--python", action="store_true", help="also profile the bridge's Python (cProfile)")
     parser.add_argument(
         "--before",
         action="store_true",
@@ -217,7 +314,18 @@ def main() -> int:
             )
             try:
                 found = {
-                    side: profile_side(browser, urls[side], side, tool, dict(args), opts.calls, sources, init_script)
+                    side: profile_side(
+                        browser,
+                        urls[side],
+                        side,
+                        tool,
+                        dict(args),
+                        opts.calls,
+                        sources,
+                        init_script,
+                        opts.allocations,
+                        opts.python,
+                    )
                     for side in sides
                 }
             finally:
@@ -245,6 +353,23 @@ def main() -> int:
         print(f"\n### top functions, {side} (self ms per call)\n")
         for name, us in found[side]["functions"].most_common(opts.top):
             print(f"- {us / 1000 / found[side]['calls']:.3f}  {name}")
+    if opts.allocations:
+        print(f"\n## JS heap allocated per call (KB), sampled every {ALLOCATION_SAMPLE_BYTES} bytes\n")
+        print(f"| where | ours | {'before' if opts.before else 'reference'} |\n|---|---|---|")
+        heaps = {s: found[s]["heap"] for s in sides}
+        groups = sorted(set(heaps["ours"][0]) | set(heaps[other][0]), key=lambda g: -heaps["ours"][0].get(g, 0))
+        for group in groups:
+            cells = [heaps[s][0].get(group, 0) / 1024 / found[s]["calls"] for s in sides]
+            if max(cells) >= 1:
+                print(f"| {group} | {cells[0]:.0f} | {cells[1]:.0f} |")
+        for side in sides:
+            print(f"\n### top allocating functions, {side} (KB per call)\n")
+            for name, size in heaps[side][1].most_common(opts.top):
+                print(f"- {size / 1024 / found[side]['calls']:.1f}  {name}")
+    for side in sides:
+        if found[side]["python"]:
+            print(f"\n### the bridge's Python, {side} ({opts.calls} calls, cProfile, by cumulative time)\n")
+            print(found[side]["python"])
     print(json.dumps({s: {"p50": found[s]["p50"], "execute_p50": found[s]["execute_p50"]} for s in sides}))
     return 0
 
