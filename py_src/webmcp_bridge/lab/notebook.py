@@ -307,9 +307,15 @@ class LabNotebook:
     # -- writes (synchronous) ---------------------------------------------------------------------
     @staticmethod
     def _written(raw: Any, cell_id: str) -> RawCell:
+        return raw_cell(LabNotebook._write_answer(raw, cell_id))
+
+    @staticmethod
+    def _write_answer(raw: Any, cell_id: str) -> dict[str, Any]:
+        """A write's answer from ``notebook.js`` (JSON text of the cell as written, or null when no cell has the id)
+        as a dict; raises CELL_NOT_FOUND, the line-ends refusal, or INVALID_ARGUMENT for a cell waiting for input."""
         if is_nullish(raw):
             raise cell_not_found(cell_id)
-        data = json.loads(raw)
+        data: dict[str, Any] = json.loads(raw)
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
         if "pendingInput" in data:  # JupyterLab's own rule: a cell waiting for input keeps its type (kernel deadlock)
@@ -318,12 +324,12 @@ class LabNotebook:
                 "The cell waits for input (its run asked for it): its type is not changed until that is answered.",
                 cellId=str(data["pendingInput"]),
             )
-        return raw_cell(data)
+        return data
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
-        raw = self._call("setSource", cell_id, source)
-        cell = self._written(raw, cell_id)
-        self.host.journal.record(self.path, cell.id, str(json.loads(raw)["before"]), cell.source)
+        data = self._write_answer(self._call("setSource", cell_id, source), cell_id)
+        cell = raw_cell(data)
+        self.host.journal.record(self.path, cell.id, str(data["before"]), cell.source)
         return cell
 
     def revert_source(self, cell_id: str, source: str, expected: str) -> str | None:
