@@ -7,26 +7,34 @@ a fact for an action the panel does not have and a fact before the panel is conn
 
 The panel (``lab/ui/panel.py``) runs here over the in-memory notebook with the real registry, change log, proposal
 book, review threads and access levels; only the page is a stand-in: ``dom.js`` (records what it is asked to do)
-and the open notebooks (one notebook, in front)."""
+and the open notebooks (one notebook, in front).
+
+The page's side, ``ui/dom.js``, runs under Node on the file the wheel ships, over a small stand-in DOM, with the
+panel's real options and trees: the widget goes to the right sidebar, a click on Reply is reported with its box's
+text and kept from JupyterLab (which still sees clicks the rule does not name), a select's change is reported,
+Ctrl+Enter in a reply box presses Reply and inserts no newline, the keyed Activity list keeps, moves and drops rows
+by key, what is typed is read back, and disposing stops every report."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
-from helpers import StandInProxy, corpus_text
+from helpers import StandInProxy, corpus_text, run_node
 from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.dom import PanelOptions
 from webmcp_bridge.lab.ui.panel import AgentPanel
-from webmcp_bridge.lab.ui.view import CellInfo, El, first_line
+from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, ActivityRow, CellInfo, El, activity_item, first_line
 from webmcp_bridge.review.threads import CellAnchor, Review
 from webmcp_bridge.session.bridge import build_bridge
 
 PATH = "demo/running.ipynb"
+DOM_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "ui" / "dom.js"
 
 
 class Dom:
@@ -37,6 +45,7 @@ class Dom:
         self.trees: list[El] = []
         self.listener: Any = None
         self.cleared: list[tuple[str, str]] = []
+        self.drawn: dict[str, list[El]] = {}
         self.updates: list[dict[str, Any]] = []
         self.activated: list[str] = []
 
@@ -48,6 +57,7 @@ class Dom:
         return {"created": True, "visible": False}
 
     def draw(self, role: str, *els: El) -> bool:
+        self.drawn[role] = list(els)
         return True
 
     def rows(self, role: str, ops: list[Any]) -> None:
@@ -183,3 +193,186 @@ def test_events_before_the_panel_is_connected_change_nothing() -> None:
     thread = Review(nb).create(CellAnchor(list(panel.cells(nb))[1]), "Why?", "person")
     dom.tell(kind="click", action="reply", data={"thread": thread.id}, text="Because.", reply=thread.id)
     assert len(Review(nb).get(thread.id).messages) == 1 and dom.cleared == []
+
+
+# A DOM as far as dom.js's panel part uses one: elements with attributes, children, text, bubbling events, and
+# selectors made of tags, classes and attributes (comma-separated lists).
+PAGE = r"""
+const fs = require("fs");
+function parse(selector) {
+  return selector.split(",").map((one) => {
+    const m = one.trim().match(/^([a-z0-9]*)((?:\.[\w-]+|\[[^\]]+\])*)$/i);
+    if (!m) throw new Error(`selector ${one} is not supported here`);
+    const parts = [...m[2].matchAll(/\.([\w-]+)|\[([\w-]+)(?:="([^"]*)")?\]/g)];
+    return { tag: m[1].toUpperCase(), parts };
+  });
+}
+class Element {
+  constructor(tag) {
+    this.tagName = tag.toUpperCase(); this.attrs = new Map(); this.children = []; this.parentNode = null;
+    this.listeners = {}; this.ownText = ""; this.value = ""; this.className = "";
+  }
+  setAttribute(name, value) { this.attrs.set(name, String(value)); if (name === "hidden") this.hidden = true; }
+  getAttribute(name) { return this.attrs.has(name) ? this.attrs.get(name) : null; }
+  removeAttribute(name) { this.attrs.delete(name); }
+  get attributes() { return [...this.attrs].map(([name, value]) => ({ name, value })); }
+  set textContent(text) { this.ownText = String(text); this.children = []; }
+  get textContent() { return this.ownText + this.children.map((c) => c.textContent).join(""); }
+  appendChild(node) { node.remove(); this.children.push(node); node.parentNode = this; return node; }
+  prepend(node) { node.remove(); this.children.unshift(node); node.parentNode = this; }
+  remove() {
+    if (this.parentNode) this.parentNode.children.splice(this.parentNode.children.indexOf(this), 1);
+    this.parentNode = null;
+  }
+  replaceChildren(...nodes) {
+    for (const c of [...this.children]) c.remove();
+    this.ownText = "";
+    nodes.forEach((n) => this.appendChild(n));
+  }
+  contains(node) { for (let n = node; n; n = n.parentNode) if (n === this) return true; return false; }
+  matches(selector) {
+    const has = (p) => p[1] ? this.className.split(" ").includes(p[1])
+      : (p[3] === undefined ? this.attrs.has(p[2]) : this.getAttribute(p[2]) === p[3]);
+    return parse(selector).some(({ tag, parts }) => (!tag || tag === this.tagName) && parts.every(has));
+  }
+  closest(selector) { for (let n = this; n; n = n.parentNode) if (n.matches(selector)) return n; return null; }
+  querySelectorAll(selector) {
+    const found = [];
+    const walk = (n) => { for (const c of n.children) { if (c.matches(selector)) found.push(c); walk(c); } };
+    walk(this);
+    return found;
+  }
+  querySelector(selector) { return this.querySelectorAll(selector)[0] ?? null; }
+  addEventListener(kind, fn) { (this.listeners[kind] ??= []).push(fn); }
+  removeEventListener(kind, fn) {
+    const l = this.listeners[kind] ?? [];
+    if (l.includes(fn)) l.splice(l.indexOf(fn), 1);
+  }
+  dispatch(kind, extra = {}) {
+    const event = { type: kind, target: this, stopped: false, defaultPrevented: false, ...extra,
+      stopPropagation() { this.stopped = true; }, preventDefault() { this.defaultPrevented = true; } };
+    for (let n = this; n && !event.stopped; n = n.parentNode) {
+      for (const fn of [...(n.listeners[kind] ?? [])]) fn(event);
+    }
+    return event;
+  }
+  click() { return this.dispatch("click"); }
+  blur() { global.document.activeElement = null; this.dispatch("focusout"); }
+}
+const body = new Element("body");
+global.document = { createElement: (tag) => new Element(tag), activeElement: null, body };
+class Widget {
+  constructor() { this.node = new Element("div"); this.title = {}; this.isVisible = false; this.disposed = false; }
+  addClass(name) { this.node.className = (this.node.className + " " + name).trim(); }
+  dispose() { this.disposed = true; this.node.remove(); }
+}
+const added = [], activated = [];
+const shell = { add(widget, area, options) {
+                  added.push([widget.id, area, options.rank]);
+                  body.appendChild(widget.node);
+                },
+                activateById(id) { activated.push(id); } };
+const half = eval(fs.readFileSync(process.argv[1], "utf8"));
+half.attach({ tracker: null, app: { shell }, modules: { widgets: { Widget } }, modelContext: {} });
+const [tags, attributes, options, trees, comments, rowA, rowB, threadId] = process.argv.slice(2);
+half.configure(tags, attributes);
+const facts = [], jupyterlab = [];
+body.addEventListener("click", (event) => jupyterlab.push(event.target.getAttribute("data-action")));
+const created = JSON.parse(half.createPanel(options, trees, (text) => facts.push(JSON.parse(text))));
+const panel = body.children[0];
+const out = { created, added, webmcp: half.webmcpAvailable() };
+out.drawn = half.draw("comments", comments);
+const role = (name) => panel.querySelector(`[data-role="${name}"]`);
+const box = panel.querySelector(`textarea[data-reply="${threadId}"]`);
+const reply = panel.querySelector(`[data-action="reply"][data-thread="${threadId}"]`);
+
+box.value = "Yes, it is.";
+reply.click();
+out.replyClick = facts.splice(0);
+panel.querySelector('select[data-action="filter"]').click();  // a select's click is not one; its change is
+panel.querySelector('select[data-action="filter"]').value = "resolved";
+panel.querySelector('select[data-action="filter"]').dispatch("change");
+out.selectFacts = facts.splice(0);
+out.jupyterlab = jupyterlab.splice(0);
+
+const enter = box.dispatch("keydown", { key: "Enter", ctrlKey: true });
+out.ctrlEnter = { prevented: enter.defaultPrevented, facts: facts.splice(0).map((f) => [f.kind, f.action ?? null]) };
+const plain = box.dispatch("keydown", { key: "Enter" });
+out.plainEnter = { prevented: plain.defaultPrevented, facts: facts.splice(0).length };
+
+half.rows("activity-list", JSON.stringify([["clear"], ["put", "a", JSON.parse(rowA)], ["put", "b", JSON.parse(rowB)]]));
+const keys = () => role("activity-list").children.map((c) => c.textContent.includes("first") ? "a" : "b");
+out.rowsPut = keys();
+half.rows("activity-list", JSON.stringify([["keep", "a"]]));
+out.rowsKept = keys();
+half.rows("activity-list", JSON.stringify([["drop", "b"]]));
+out.rowsDropped = keys();
+
+half.set(JSON.stringify({
+  notice: { text: "Write a reply first.", hidden: false }, panel: { attrs: { "data-state": "ready" } },
+}));
+out.notice = [role("notice").textContent, role("notice").hidden];
+out.state = panel.getAttribute("data-state");
+try { half.set(JSON.stringify({ panel: { attrs: { onclick: "alert(1)" } } })); out.handler = "set"; }
+catch (error) { out.handler = error.message; }
+document.activeElement = box;
+out.fields = JSON.parse(half.fields("comments"));
+half.clearDraft("comments", threadId);
+out.cleared = box.value;
+half.activate("webmcp-bridge-panel");
+out.activated = activated;
+half.disposePanel();
+reply.click();
+out.afterDispose = facts.length;
+console.log(JSON.stringify(out));
+"""
+
+
+def test_dom_js_makes_the_panel_and_reports_the_persons_events_as_facts() -> None:
+    panel, dom, nb = made_panel()
+    cells = panel.cells(nb)
+    thread = Review(nb).create(CellAnchor(list(cells)[2]), "Is this right?", "person")
+    panel.sections.draw("comments", nb, cells)
+    assert dom.options is not None
+    now = 1_700_000_000.0
+    rows = [
+        activity_item(ActivityRow(k, now, "person", what, PATH), None, None)
+        for k, what in (("a", "first"), ("b", "second"))
+    ]
+    out = run_node(
+        PAGE,
+        str(DOM_JS),
+        json.dumps(sorted(TAGS)),
+        json.dumps(sorted(ATTRIBUTES)),
+        json.dumps(dom.options.to_json()),
+        json.dumps([t.to_json() for t in dom.trees]),
+        json.dumps([t.to_json() for t in dom.drawn["comments"]]),
+        *[json.dumps(r.to_json()) for r in rows],
+        thread.id,
+    )
+    assert out["created"] == {"created": True, "visible": False} and out["added"] == [
+        ["webmcp-bridge-panel", "right", 650]
+    ]
+    assert out["webmcp"] is True and out["drawn"] is True
+    # the Reply click: one fact with the box's text and key, and JupyterLab never sees it
+    assert out["replyClick"] == [
+        {
+            "kind": "click",
+            "action": "reply",
+            "data": {"action": "reply", "thread": thread.id},
+            "text": "Yes, it is.",
+            "reply": thread.id,
+            "choice": None,
+        }
+    ]
+    assert out["selectFacts"] == [{"kind": "change", "action": "filter", "value": "resolved"}]
+    assert out["jupyterlab"] == ["filter"]  # the select's click is not the panel's: it goes on
+    # Ctrl+Enter in the reply box: no newline, the focus leaves (Comments may be drawn), Reply is pressed
+    assert out["ctrlEnter"] == {"prevented": True, "facts": [["focusout", None], ["click", "reply"]]}
+    assert out["plainEnter"] == {"prevented": False, "facts": 0}
+    assert out["rowsPut"] == ["b", "a"] and out["rowsKept"] == ["a", "b"] and out["rowsDropped"] == ["a"]
+    assert out["notice"] == ["Write a reply first.", False] and out["state"] == "ready"
+    assert "onclick is not allowed" in out["handler"]
+    assert out["fields"] == {"focused": "TEXTAREA", "drafts": {thread.id: "Yes, it is."}}
+    assert out["cleared"] == "" and out["activated"] == ["webmcp-bridge-panel"]
+    assert out["afterDispose"] == 0
