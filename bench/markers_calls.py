@@ -37,7 +37,6 @@ class Front:
 
     def __init__(self, nb: Any) -> None:
         self.nb = nb
-        self.nb.panel = type("Panel", (), {"content": "the notebook widget"})()
         self.current_id = "panel-1"
         self.watches = {"panel-1": nb}
 

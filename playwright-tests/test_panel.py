@@ -75,8 +75,13 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
     expect(thread).to_contain_text("cell 3")
     expect(thread.locator(".webmcp-bridge-author")).to_have_text("person")
     expect(page.locator(f"{PANEL} .webmcp-bridge-section-comments > summary")).to_have_text("Comments (1 open)")
-    # the cell carries a comment badge
-    expect(cell(page, 2).locator(".webmcp-bridge-badge-comments")).to_have_text("💬 1")
+    # the cell carries a comment badge, whose click (reported by the markers' half) shows the cell's comments
+    badge = cell(page, 2).locator(".webmcp-bridge-badge-comments")
+    expect(badge).to_have_text("💬 1")
+    badge.click()
+    expect(comments.locator('[data-filter="cell"]')).to_have_count(1)
+    expect(thread).to_have_count(1)
+    choose_filter(page, "open")
 
     # reply, resolve: the thread leaves the "open" list and the badge goes
     thread.locator("textarea").fill("Because the demo says so.")
@@ -100,6 +105,10 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
     rows.first.locator('[data-action="cycle-cell"]').click()
     expect(lock).to_have_text("🔒 none")
     expect(cell(page, 4)).to_have_class(re.compile(r"\bwebmcp-bridge-cell-none\b"))
+    # the lock on the cell cycles it too: none -> write, the lock and the Access row go
+    lock.click()
+    expect(lock).to_have_count(0)
+    expect(rows).to_have_count(0)
     # notebook level from the selector
     access.locator('select[data-action="notebook-level"]').select_option("read")
     expect(page.locator(f"{PANEL} .webmcp-bridge-section-access > summary")).to_contain_text("Access (read")

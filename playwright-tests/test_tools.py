@@ -370,8 +370,8 @@ WATCH_PANEL_READS = """() => {
 }"""
 
 
-#: The methods only the person's side calls (lab/ui: the open notebooks it follows, the markers, the panel; panelOf:
-#: the panel of a handle, for the markers), on its own timers after a notebook changed: a tool call never does. On a
+#: The methods only the person's side calls (lab/ui: the open notebooks it follows, the markers, the panel), on its
+#: own timers after a notebook changed: a tool call never does. On a
 #: slow machine a call outlasts the 0.2 s after its write at which the person's side takes that change, so they can
 #: fall inside the call's window.
 PERSON_SIDE = (
@@ -380,8 +380,6 @@ PERSON_SIDE = (
     "notebook.track",
     "notebook.watch",
     "notebook.panels",
-    "notebook.panelOf",
-    "notebook.handleOf",
     "dom.",
 )
 

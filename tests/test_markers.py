@@ -26,24 +26,13 @@ PATH = "demo/euler.ipynb"
 SETTLE = PANEL_FLUSH_SECONDS + 0.15  # a look is due this long after what triggered it
 
 
-class Shown:
-    """The notebook in front as the markers see it: the in-memory notebook and a stand-in for its panel."""
-
-    def __init__(self, nb: Any) -> None:
-        self.nb = nb
-        self.panel = type("Panel", (), {"content": "the notebook widget"})()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.nb, name)
-
-
 class OpenNotebooks:
     """Stand-in for lab/ui/notebooks.py: one notebook, in front."""
 
     def __init__(self, nb: Any) -> None:
-        self.shown = Shown(nb)
+        self.shown = nb
         self.current_id = "panel-1"
-        self.watches: dict[str, Any] = {"panel-1": self.shown}
+        self.watches: dict[str, Any] = {"panel-1": nb}
         self.listeners: list[Any] = []
 
     def subscribe(self, listener: Any) -> Any:
@@ -54,7 +43,7 @@ class OpenNotebooks:
         for listener in self.listeners:
             listener(kind, self.current_id)
 
-    def current(self) -> Shown:
+    def current(self) -> Any:
         return self.shown
 
     def cells(self, nb: Any) -> dict[str, CellInfo]:
@@ -65,12 +54,14 @@ class OpenNotebooks:
 
 
 class Dom:
-    """Stand-in for dom.js: records every call that would draw."""
+    """Stand-in for dom.js: records every call that would draw (the markers name the notebook by its path)."""
 
     def __init__(self) -> None:
         self.drawn: list[dict[str, Any]] = []
+        self.paths: list[str] = []
 
-    def apply_markers(self, notebook: Any, want: dict[str, Any], *_: Any) -> int:
+    def apply_markers(self, path: str, want: dict[str, Any], *_: Any) -> int:
+        self.paths.append(path)
         self.drawn.append({cell_id: (sig, classes) for cell_id, (sig, classes, _strip) in want.items()})
         return len(want)
 
@@ -122,6 +113,7 @@ def test_a_print_loop_makes_no_marker_work_and_the_agent_s_edit_does() -> None:
         assert len(dom.drawn) == drawn, dom.drawn
         markers.dispose()
         assert dom.drawn[-1] == {}  # disposing takes every marker off
+        assert set(dom.paths) == {PATH}  # always the notebook in front, by its path
 
     asyncio.run(scenario())
 

@@ -16,55 +16,51 @@ from typing import Any
 from helpers import corpus_text
 from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.changes.log import ChangeLog
+from webmcp_bridge.core.limits import ACTIVITY_ROWS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.lab.ui.sections import Sections
-from webmcp_bridge.lab.ui.view import CellInfo, El, first_line
+from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, El, first_line
 from webmcp_bridge.review.threads import CellAnchor, Review
 
 PATH = "demo/running.ipynb"
 
 
-class Node:
-    """A DOM node as far as the sections use one."""
-
-    def __init__(self) -> None:
-        self.children: list[Any] = []
-        self.parent: Node | None = None
-        self.textContent = ""
-
-    def remove(self) -> None:
-        if self.parent is not None and self in self.parent.children:
-            self.parent.children.remove(self)
-
-    def replaceChildren(self, *nodes: Any) -> None:  # noqa: N802 (the DOM's name)
-        self.children = list(nodes)
-
-    def prepend(self, node: Any) -> None:
-        node.remove()
-        self.children.insert(0, node)
-        node.parent = self
-
-    def querySelectorAll(self, _selector: str) -> list[Any]:  # noqa: N802
-        return []
-
-    def contains(self, _node: Any) -> bool:
-        return False
-
-
 class Dom:
-    """Stand-in for dom.js: records what it draws."""
+    """Stand-in for dom.js: keeps the Activity list's row keys (top first) as the panel's half would, and records
+    what it is asked to draw; ``focused`` and ``drafts`` are what :meth:`fields` reports (the person typing)."""
 
     def __init__(self) -> None:
-        self.built: list[El] = []
-        self.replaced: list[Any] = []
+        self.built: list[El] = []  # the rows' trees put in the list
+        self.drawn: list[tuple[str, list[El]]] = []  # (role, trees) of each draw
+        self.listing: list[str] = []
+        self.texts: dict[str, str] = {}
+        self.focused: str | None = None
+        self.drafts: dict[str, str] = {}
 
-    def build(self, el: El) -> Any:
-        self.built.append(el)
-        return Node()
+    def rows(self, role: str, ops: list[Any]) -> None:
+        assert role == "activity-list"
+        for op in ops:
+            if op[0] == "clear":
+                self.listing = []
+                continue
+            if op[1] in self.listing:
+                self.listing.remove(op[1])
+            if op[0] == "put":
+                self.built.append(op[2])
+            if op[0] in ("keep", "put"):
+                self.listing.insert(0, op[1])
 
-    def replace_children(self, parent: Any, *els: El) -> None:
-        self.replaced.append(parent)
+    def draw(self, role: str, *els: El) -> bool:
+        self.drawn.append((role, list(els)))
+        return True
+
+    def update(self, changes: dict[str, dict[str, Any]]) -> None:
+        self.texts.update({role: change["text"] for role, change in changes.items() if "text" in change})
+
+    def fields(self, role: str) -> tuple[str | None, dict[str, str]]:
+        assert role == "comments"
+        return self.focused, dict(self.drafts)
 
 
 def cells_of(nb: Any) -> dict[str, CellInfo]:
@@ -82,10 +78,8 @@ def test_a_print_loop_redraws_one_activity_row_and_nothing_else() -> None:
     Review(nb).create(CellAnchor(commented), "Is this right?", "person")
     set_cell_level(nb, restricted, "read")
 
-    nodes = {key: Node() for key in ("activity-list", "comments", "access", "comments-summary", "access-summary")}
-    document = type("Document", (), {"activeElement": None})()
     dom = Dom()
-    sections = Sections(nodes, dom, document)  # type: ignore[arg-type]
+    sections = Sections(dom)  # type: ignore[arg-type]
     log = ChangeLog()
     dirty: list[tuple[str, ...]] = []
     log.subscribe(lambda entry: dirty.append(sections.on_change(entry)))
@@ -105,21 +99,21 @@ def test_a_print_loop_redraws_one_activity_row_and_nothing_else() -> None:
         log.ingest(PATH, [CellChange("person", "output", looped, second + 0.5) for _ in range(50)])
         draw()
     assert {name for marks in dirty for name in marks} == {"activity"}, dirty  # never Comments or Access
-    assert len(dom.built) == 1 and len(nodes["activity-list"].children) == 1  # one row, drawn once: it reads the same
+    assert len(dom.built) == 1 and len(dom.listing) == 1  # one row, drawn once: it reads the same
     assert sections.draws == {"comments": 1, "access": 1, "activity": 1}, sections.draws
 
     # the clock moves on: the row says so (one redraw), still one row
     log.ingest(PATH, [CellChange("person", "output", looped, second + 1.5)])
     draw()
-    assert len(dom.built) == 2 and len(nodes["activity-list"].children) == 1
+    assert len(dom.built) == 2 and len(dom.listing) == 1
 
     # outputs of the cell a listed thread is on: Comments is looked at again, reads the same, is not redrawn
     dirty.clear()
     log.ingest(PATH, [CellChange("person", "output", commented, second + 1.6)])
     assert "comments" in dirty[-1] and "access" not in dirty[-1], dirty
-    replaced = len(dom.replaced)
+    replaced = len(dom.drawn)
     draw()
-    assert sections.draws["comments"] == 1 and len(dom.replaced) == replaced
+    assert sections.draws["comments"] == 1 and len(dom.drawn) == replaced
 
     # the person edits the restricted cell's first line: Access lists the new line (one redraw)
     nb.set_source(restricted, "print('a new first line')")
@@ -127,3 +121,44 @@ def test_a_print_loop_redraws_one_activity_row_and_nothing_else() -> None:
     assert "access" in sections.dirty
     draw()
     assert sections.draws["access"] == 2, sections.draws
+
+
+def test_comments_wait_while_the_person_types_and_a_drawing_keeps_the_draft() -> None:
+    ws = MemoryWorkspace({PATH: corpus_text("notebook-running-code.ipynb")})
+    nb = asyncio.run(ws.open_notebook(PATH, activate=True))
+    cells = cells_of(nb)
+    thread = Review(nb).create(CellAnchor(list(cells)[2]), "Is this right?", "person")
+    dom = Dom()
+    sections = Sections(dom)  # type: ignore[arg-type]
+
+    dom.focused = "TEXTAREA"  # the person is typing in Comments: no drawing (it would take the focus away)
+    sections.draw("comments", nb, cells)
+    assert dom.drawn == [] and "comments" in sections.dirty
+
+    dom.focused, dom.drafts = None, {thread.id: "half a reply"}  # the focus left: drawn, the typed text kept
+    sections.draw("comments", nb, cells)
+    assert [role for role, _ in dom.drawn] == ["comments"] and "comments" not in sections.dirty
+    boxes = [el for tree in dom.drawn[0][1] for el in tree.walk() if el.attrs.get("data-reply") == thread.id]
+    assert [box.text for box in boxes] == ["half a reply"]
+    assert dom.texts["comments-summary"] == "Comments (1 open)"
+
+
+def test_activity_keeps_the_newest_rows_on_top_and_drops_the_oldest_past_the_bound() -> None:
+    dom = Dom()
+    sections = Sections(dom)  # type: ignore[arg-type]
+    now = time.time()
+    for i in range(ACTIVITY_ROWS + 5):
+        sections.add_row(ActivityRow(f"person:{i}", now + i, "person", f"did thing {i}", PATH))
+    sections.draw("activity", None, None)
+    assert len(dom.listing) == ACTIVITY_ROWS and dom.listing[0] == f"person:{ACTIVITY_ROWS + 4}"
+
+    # an older row told again, reading the same: its node moves to the top, nothing is built
+    built = len(dom.built)
+    sections.add_row(ActivityRow("person:10", now + 10, "person", "did thing 10", PATH))
+    sections.draw("activity", None, None)
+    assert dom.listing[0] == "person:10" and len(dom.built) == built and len(dom.listing) == ACTIVITY_ROWS
+
+    # a new row pushes the oldest one out
+    sections.add_row(ActivityRow("person:new", now + 1000, "person", "did a new thing", PATH))
+    sections.draw("activity", None, None)
+    assert dom.listing[0] == "person:new" and len(dom.listing) == ACTIVITY_ROWS and "person:5" not in dom.listing

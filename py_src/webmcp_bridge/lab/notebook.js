@@ -36,7 +36,7 @@
   const handles = new WeakMap(); // notebook panel -> its handle
   const runs = new Map(); // run id -> a runCode run not finished yet (runDone, runFinish)
   let nextRun = 0;
-  let following = null; // follow(): {sink, clicks, undo: [fn]} of the person's side
+  let following = null; // follow(): {sink, emit, undo: [fn]} of the person's side
   const watched = new Map(); // handle -> [fn] undoing watch(handle)
   const stamps = new WeakMap(); // notebook model -> count of its metadata and cell-list changes (what levels, threads and markers read)
   let listener = null; // listen(): Python's callback, called once per burst of changes of tracked notebooks
@@ -457,11 +457,6 @@
     find(path) { return handleOf(tracker?.find((p) => p.context?.path === path) ?? null); },
     // The open notebook panels' handles, as JSON text [handle, ...].
     panels() { return JSON.stringify(tracker ? tracker.filter(() => true).map(handleOf) : []); },
-    // The panel of a handle, for the parts of the person's side that still take panels (lab/ui: the cell markers,
-    // the proposals' boxes, the cell menu, activating a panel); never called by a tool.
-    panelOf(panel) { return panel; },
-    // The handle of a panel one of those parts holds (the cell menu's right-clicked notebook).
-    handleOf(panel) { return handleOf(panel); },
     // Open the notebook at path and resolve, once its context is ready, to its handle, or to null when what
     // opened is not a document widget. activate: open it if needed and bring it to the front (the tracker's
     // current); else open it in the background when it is not open. Rejects as JupyterLab's open does.
@@ -518,11 +513,11 @@
       return act().then((answer) => JSON.stringify(answer), (error) => JSON.stringify({ outcome: "failed", message: failure(error) }));
     },
     // -- the person's side: following the open notebooks --------------------------------------------------
-    // follow(sink, clicks): call sink(JSON text [kind, handle]) when the current notebook changes ("current",
-    // handle or null) or one is added ("added"), and, for each panel watch() names, when it closes ("closed") or
-    // its active cell changes ("active"); clicks(event) for a click inside a watched panel. follow(null, null)
-    // stops it all.
-    follow(sink, clicks) {
+    // follow(sink): call sink(JSON text [kind, handle]) when the current notebook changes ("current", handle or
+    // null) or one is added ("added"), and, for each panel watch() names, when it closes ("closed") or its active
+    // cell changes ("active"). follow(null) stops it all. (Clicks on the cell markers' buttons are reported by
+    // ui/dom.js, which made them.)
+    follow(sink) {
       for (const h of [...watched.keys()]) unwatch(h);
       for (const fn of following?.undo ?? []) { try { fn(); } catch { /* a tracker already gone */ } }
       following = null;
@@ -532,26 +527,28 @@
       const onAdded = (_, panel) => emit("added", handleOf(panel));
       tracker.currentChanged.connect(onCurrent);
       tracker.widgetAdded.connect(onAdded);
-      following = { sink, clicks, emit, undo: [() => tracker.currentChanged.disconnect(onCurrent), () => tracker.widgetAdded.disconnect(onAdded)] };
+      following = { sink, emit, undo: [() => tracker.currentChanged.disconnect(onCurrent), () => tracker.widgetAdded.disconnect(onAdded)] };
     },
-    // Watch one panel for follow(): start tracking its notebook, report its closing, its active cell's changes
-    // and clicks inside it. Watching it again does nothing.
+    // Watch one panel for follow(): start tracking its notebook, report its closing and its active cell's changes.
+    // Watching it again does nothing.
     watch(panel) {
       const h = handleOf(panel);
       if (!following || watched.has(h)) return;
-      const { emit, clicks } = following;
+      const { emit } = following;
       model(panel);
-      const onClick = (event) => clicks?.(event);
       const onClosed = () => emit("closed", h);
       const onActive = () => emit("active", h);
-      panel.node.addEventListener("click", onClick);
       panel.disposed.connect(onClosed);
       panel.content.activeCellChanged.connect(onActive);
       watched.set(h, [
-        () => panel.node.removeEventListener("click", onClick),
         () => panel.disposed.disconnect(onClosed),
         () => panel.content.activeCellChanged.disconnect(onActive),
       ]);
+    },
+    // Bring the panel to the front of the main area (the Agent panel's "show in the notebook").
+    activate(panel) {
+      app?.shell?.activateById(panel.id);
+      return true;
     },
     // Stop watching a panel (also after it was disposed).
     unwatch(h) { unwatch(h); },
@@ -1030,12 +1027,12 @@
   // The methods whose first argument is a notebook's handle: the wrapper hands them the panel (panelOf: an
   // unknown or dropped handle throws NotebookGone before the method runs).
   const ON_PANEL = [
-    "panelOf", "path", "dirty", "cellCount", "language", "kernel", "kernelReady", "interrupt", "kernelAction", "watch",
+    "path", "dirty", "cellCount", "language", "kernel", "kernelReady", "interrupt", "kernelAction", "watch",
     "track", "revision", "takeChanges", "takeChangesWithStamp", "cellInfos", "accessState", "outputSelection",
     "bridgeMetadata", "setBridgeMetadata", "cellBridgeMetadata", "setCellBridgeMetadata", "setSource", "revertSource",
     "insertCell", "deleteCell", "moveCell", "setCellType", "clearOutputs", "executeAsAgent", "cells", "runStates",
     "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "focus", "setFocus",
-    "highlightOutput", "cellIds", "applyEdits", "runCode",
+    "activate", "highlightOutput", "cellIds", "applyEdits", "runCode",
   ];
   for (const name of ON_PANEL) {
     const method = api[name];

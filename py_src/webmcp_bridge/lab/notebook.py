@@ -186,13 +186,6 @@ class LabNotebook:
             self._path = str(self._call("path"))
         return self._path
 
-    @property
-    def panel(self) -> Any:
-        """The JupyterLab panel, for the parts of the person's side that still take panels (``lab/ui``: the cell
-        markers, the proposals' boxes, the cell menu, activating a panel; docs/WORKER.md step 4 moves them to
-        handles). One crossing; no tool reads it, and nothing here keeps it."""
-        return self._call("panelOf")
-
     # -- reads ------------------------------------------------------------------------------------
     def dirty(self) -> bool:
         return bool(self._call("dirty"))
@@ -354,6 +347,11 @@ class LabNotebook:
 
     def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
         return self._written(self._call("setCellType", cell_id, cell_type), cell_id)
+
+    def activate(self) -> None:
+        """Bring the notebook's panel to the front of the main area (the Agent panel's "show in the notebook"):
+        one crossing. Raises NOTEBOOK_NOT_FOUND when it was closed."""
+        self._call("activate")
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         ok = self._call(

@@ -1,30 +1,34 @@
-"""What the Agent panel's buttons do: one function per ``data-action`` value, called by the panel's delegated
-click listener with the panel (as :class:`~webmcp_bridge.lab.ui.port.PanelPort`) and the clicked element
-(``target``). Each acts through the person's APIs on the raw notebook (:mod:`webmcp_bridge.access.guard`,
-:class:`webmcp_bridge.review.threads.Review`), notes the action in Activity, and may raise ToolError (shown as
-the panel's notice); the panel looks at the notebook again after every action."""
+"""What the Agent panel's buttons do: one function per ``data-action`` value, called for each click ``dom.js``
+reports with the panel (as :class:`~webmcp_bridge.lab.ui.port.PanelPort`) and the click's facts
+(:class:`~webmcp_bridge.lab.ui.port.Click`: the element's ``data-*`` attributes, the text of its reply box, the
+choice of its row's select; no node). Each acts through the person's APIs on the raw notebook
+(:mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`), notes the action in Activity,
+and may raise ToolError (shown as the panel's notice); the panel looks at the notebook again after every action."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from webmcp_bridge.access.levels import cell_levels, next_level, parse_level, set_cell_level
 from webmcp_bridge.changes.undo import REFUSALS
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.ffi import is_nullish
-from webmcp_bridge.lab.notebook import LabNotebook
-from webmcp_bridge.lab.ui.dom import closest, query
-from webmcp_bridge.lab.ui.port import PanelPort
-from webmcp_bridge.lab.ui.view import c
+from webmcp_bridge.lab.ui.port import Click, PanelPort
 from webmcp_bridge.review.threads import CellAnchor, Review
 
+if TYPE_CHECKING:  # the browser's notebook: known by its type only, so the actions run under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
 
-def _text_of(panel: PanelPort, target: Any) -> tuple[Any, str]:
-    box = closest(target, f".{c('thread')}, .{c('new-comment')}")
-    area = query(box, "textarea")
-    return area, (str(area.value).strip() if area is not None else "")
+
+def _text_of(target: Click) -> str:
+    return (target.text or "").strip()
+
+
+def _cleared(panel: PanelPort, target: Click) -> None:
+    """The text of the clicked element's reply box was used: empty the box."""
+    if target.reply is not None:
+        panel.clear_draft(target.reply)
 
 
 def _thread_nb(panel: PanelPort) -> LabNotebook:
@@ -34,16 +38,15 @@ def _thread_nb(panel: PanelPort) -> LabNotebook:
     return nb
 
 
-def _reveal_cell(panel: PanelPort, target: Any) -> None:
-    path = target.getAttribute("data-path")
-    panel.reveal(None if is_nullish(path) else str(path), str(target.getAttribute("data-cell")))
+def _reveal_cell(panel: PanelPort, target: Click) -> None:
+    panel.reveal(target.data.get("path"), target.attr("cell"))
 
 
-def _reveal_thread(panel: PanelPort, target: Any) -> None:
+def _reveal_thread(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
     review = Review(nb)
-    thread_id = str(target.getAttribute("data-thread"))
-    panel.app.shell.activateById(nb.panel.id)
+    thread_id = target.attr("thread")
+    panel.activate(nb)
     try:
         review.focus(thread_id)
     except ToolError as err:
@@ -55,99 +58,94 @@ def _reveal_thread(panel: PanelPort, target: Any) -> None:
             raise err
 
 
-def _reply(panel: PanelPort, target: Any) -> None:
-    area, text = _text_of(panel, target)
+def _reply(panel: PanelPort, target: Click) -> None:
+    text = _text_of(target)
     if not text:
         panel.say("Write a reply first.")
         return
     nb = _thread_nb(panel)
-    view = Review(nb).reply(str(target.getAttribute("data-thread")), text, "person")
-    area.value = ""
+    view = Review(nb).reply(target.attr("thread"), text, "person")
+    _cleared(panel, target)
     panel.note("replied to a comment on", nb.path, view.cell_id)
 
 
-def _comment_active(panel: PanelPort, target: Any) -> None:
-    area, text = _text_of(panel, target)
+def _comment_active(panel: PanelPort, target: Click) -> None:
+    text = _text_of(target)
     if not text:
         panel.say("Write the comment first.")
         return
     nb = _thread_nb(panel)
-    view = Review(nb).create(CellAnchor(str(target.getAttribute("data-cell"))), text, "person")
-    area.value = ""
+    view = Review(nb).create(CellAnchor(target.attr("cell")), text, "person")
+    _cleared(panel, target)
     panel.note("commented on", nb.path, view.cell_id)
 
 
-def _resolve(panel: PanelPort, target: Any) -> None:
-    area, text = _text_of(panel, target)
+def _resolve(panel: PanelPort, target: Click) -> None:
+    text = _text_of(target)
     nb = _thread_nb(panel)
-    view = Review(nb).resolve(str(target.getAttribute("data-thread")), "person", text or None)
-    if area is not None:
-        area.value = ""
+    view = Review(nb).resolve(target.attr("thread"), "person", text or None)
+    _cleared(panel, target)
     panel.note("resolved a comment on", nb.path, view.cell_id)
 
 
-def _reopen(panel: PanelPort, target: Any) -> None:
+def _reopen(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
-    view = Review(nb).reopen(str(target.getAttribute("data-thread")), "person")
+    view = Review(nb).reopen(target.attr("thread"), "person")
     panel.note("reopened a comment on", nb.path, view.cell_id)
 
 
-def _reanchor(panel: PanelPort, target: Any) -> None:
+def _reanchor(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
     focus = nb.focus()
     if focus.cell_id is None or focus.selection is None:
         panel.say("Select the text to anchor to in a cell's editor first.")
         return
-    view = Review(nb).reanchor(str(target.getAttribute("data-thread")), focus.cell_id, focus.selection)
+    view = Review(nb).reanchor(target.attr("thread"), focus.cell_id, focus.selection)
     panel.note("re-anchored a comment to", nb.path, view.cell_id)
 
 
-def _cycle_cell(panel: PanelPort, target: Any) -> None:
-    path = target.getAttribute("data-path")
-    nb = panel.notebook_at(None if is_nullish(path) else str(path))
+def _cycle_cell(panel: PanelPort, target: Click) -> None:
+    nb = panel.notebook_at(target.data.get("path"))
     if nb is None:
         return
-    cell_id = str(target.getAttribute("data-cell"))
+    cell_id = target.attr("cell")
     level = next_level(cell_levels(nb).get(cell_id, "write"))
     set_cell_level(nb, cell_id, level)
     panel.note(f"set agent access to {level} on", nb.path, cell_id)
 
 
-def _apply_all(panel: PanelPort, target: Any) -> None:
+def _apply_all(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
-    row = closest(target, f".{c('row')}")
-    chosen = query(row, "select")
-    level = parse_level(str(chosen.value) if chosen is not None else "read")
+    level = parse_level(target.choice if target.choice is not None else "read")
     asyncio.ensure_future(panel.apply_to_all(nb, level))
 
 
-def _show_cell_comments(panel: PanelPort, target: Any) -> None:
-    path = target.getAttribute("data-path")
-    cell_id = str(target.getAttribute("data-cell"))
-    nb = panel.notebook_at(None if is_nullish(path) else str(path))
+def _show_cell_comments(panel: PanelPort, target: Click) -> None:
+    cell_id = target.attr("cell")
+    nb = panel.notebook_at(target.data.get("path"))
     if nb is not None:
         nb.set_focus(cell_id, None, None)
     panel.set_filter("cell")
     panel.show()
 
 
-def _show_edits(panel: PanelPort, target: Any) -> None:
+def _show_edits(panel: PanelPort, target: Click) -> None:
     """An Activity row of the agent's edit (its times bound the edits shown), or a cell's "changed by agent" badge."""
-    path, cell_id = str(target.getAttribute("data-path")), str(target.getAttribute("data-cell"))
-    first, last = target.getAttribute("data-first"), target.getAttribute("data-last")
-    span = None if is_nullish(first) or is_nullish(last) else (float(first), float(last))
+    path, cell_id = target.attr("path"), target.attr("cell")
+    first, last = target.data.get("first"), target.data.get("last")
+    span = None if first is None or last is None else (float(first), float(last))
     panel.show_edits(path, cell_id, span)
     panel.show()
 
 
-def _close_edits(panel: PanelPort, target: Any) -> None:
+def _close_edits(panel: PanelPort, target: Click) -> None:
     panel.close_edits()
 
 
-def _revert(panel: PanelPort, target: Any, since: bool) -> None:
+def _revert(panel: PanelPort, target: Click, since: bool) -> None:
     """Revert one agent edit (or it and every later one of its notebook), as the person; what is refused is said."""
     journal = panel.journal
-    edit_id = int(str(target.getAttribute("data-edit")))
+    edit_id = int(target.attr("edit"))
     edit = journal.get(edit_id)
     nb = panel.notebook_at(edit.path) if edit is not None else None
     if edit is not None and nb is None:
@@ -175,7 +173,7 @@ def _revert(panel: PanelPort, target: Any, since: bool) -> None:
     panel.redraw_edits()
 
 
-ACTIONS: dict[str, Callable[[PanelPort, Any], None]] = {
+ACTIONS: dict[str, Callable[[PanelPort, Click], None]] = {
     "show-edits": _show_edits,
     "close-edits": _close_edits,
     "revert-edit": lambda panel, target: _revert(panel, target, False),

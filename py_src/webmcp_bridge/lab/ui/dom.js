@@ -1,23 +1,38 @@
 // dom.js: the JS half of webmcp_bridge/lab/ui/dom.py. It makes DOM nodes from the element trees Python decided
-// (webmcp_bridge/lab/ui/view.py), applies cell markers and puts a proposal's box in its place, each in one
-// crossing: building a 200-row list node by node through the FFI holds the page for 100+ ms.
+// (webmcp_bridge/lab/ui/view.py), owns the Agent panel's widget and nodes, applies cell markers and puts a
+// proposal's box in its place, each in one crossing: building a 200-row list node by node through the FFI holds the
+// page for 100+ ms.
 //
 // Evaluated once per session by ui/dom.py (lab/ffi.py load_half); the expression's value is the object below. It
-// decides nothing: trees come from Python. Nodes are made with createElement, setAttribute and textContent only; a
-// tag or attribute outside the allow-lists Python configures (never an on* handler) throws instead of being made.
-// A tree is [tag, className, text | null, {attribute: value}, [children]].
+// decides nothing: trees and rules come from Python. Nodes are made with createElement, setAttribute and textContent
+// only; a tag or attribute outside the allow-lists Python configures (never an on* handler) throws instead of being
+// made. A tree is [tag, className, text | null, {attribute: value}, [children]]. Python holds no node: it names
+// them by role (the Agent panel's), by notebook path and cell id (markers) or by proposal id (boxes).
 //
-// Proposal boxes (lab/ui/proposals.py) are kept here by proposal id, so Python names them by id and holds no node:
-// showBox builds one, placeBoxes puts each in its cell (the notebook found by path through the tracker attach(ctx)
-// kept) or in the corner box of workspace proposals, and one listener Python gives (watchBoxes) hears the person's
-// actions on every box as JSON facts {id, action: "accept" | "deny" | "expand" | "seen", reason?}. Its return value
-// is not used (in a worker it becomes an event); the parts that must happen during the event (keeping the notebook's
-// own keyboard and mouse handling off the box, Enter not inserting a newline) happen here. Python decides what an
-// action does; the class names come from Python (configureBoxes).
+// The Agent panel (lab/ui/panel.py): createPanel makes its Lumino widget (the loader's ctx, attach(ctx), gives the
+// Widget class and the shell), draws its first trees and listens to it; its nodes are known by role (the panel
+// itself "panel", then each element with a data-role attribute drawn in it), and Python draws by role (draw, rows
+// for a keyed list, set for text / hidden / value / attributes). The person's events reach one listener Python gives
+// as JSON facts {kind: "click" | "change" | "focusout" | "visibility", ...}; what must happen during the event
+// (stopPropagation of a click on one of the actions Python named, Ctrl+Enter in a reply box pressing its button)
+// happens here, from the rule Python pushed (data). The cell markers' buttons report their clicks the same way.
+//
+// Proposal boxes (lab/ui/proposals.py) are kept here by proposal id: showBox builds one, placeBoxes puts each in its
+// cell (the notebook found by path through the tracker attach(ctx) kept) or in the corner box of workspace
+// proposals, and one listener Python gives (watchBoxes) hears the person's actions on every box as JSON facts {id,
+// action: "accept" | "deny" | "expand" | "seen", reason?}. Listeners' return values are not used (in a worker they
+// become events). Python decides what an action does; the class names come from Python (configureBoxes).
 (() => {
   let tags = new Set();
   let attributes = new Set();
-  let tracker = null; // the notebook tracker (attach), for the panel at a proposal's path
+  let tracker = null; // the notebook tracker (attach), for the panel at a proposal's or markers' path
+  let shell = null; // the application's shell (attach): where the Agent panel goes, what is activated
+  let Widget = null; // @lumino/widgets' Widget (attach), the Agent panel's class
+  let webmcp = false; // whether the page has WebMCP (attach: the loader's modelContext)
+  let panel = null; // the Agent panel: {widget, roles: Map(role -> node), undo: [fn]}
+  let panelListener = null; // Python's listener of the panel's facts (createPanel)
+  let rule = { actions: [], textBox: "", choiceRow: "", submit: null }; // the panel's event rule (createPanel)
+  const rows = new Map(); // a keyed list's role -> Map(key -> row node) (rows)
   const boxes = new Map(); // proposal id -> box node
   let corner = null; // the corner box of workspace proposals, while one waits
   let boxListener = null; // Python's listener of the boxes' actions (watchBoxes)
@@ -38,7 +53,9 @@
     return node;
   }
 
-  // Put node in its place in a notebook panel (see the method place below).
+  // Put node (a proposal's box) in its place in a notebook panel, when it is not there already: inside the cell
+  // with id cellId, before the cell's footer; for cellId null, after the last cell (before the notebook's footer).
+  // Returns true when (re)inserted, false when already in place, null when there is no place for it now.
   function placeNode(panel, cellId, node) {
     const notebook = panel.content;
     if (!notebook || !notebook.node) return null;
@@ -97,48 +114,213 @@
     }
   }
 
+  const tellPanel = (fact) => {
+    if (panelListener) panelListener(JSON.stringify(fact));
+  };
+
+  // A click inside `scope` (the panel, or a cell's marker strip) on an element with one of the rule's data-action
+  // values: reported as a fact (see createPanel) and kept from JupyterLab's own handling.
+  function reportClick(event, scope) {
+    const target = event.target?.closest?.("[data-action]");
+    if (!target || !scope.contains(target) || target.tagName === "SELECT") return;
+    const action = target.getAttribute("data-action");
+    if (!rule.actions.includes(action)) return;
+    event.stopPropagation();
+    const data = {};
+    for (const { name, value } of target.attributes) if (name.startsWith("data-")) data[name.slice(5)] = value;
+    const area = rule.textBox ? target.closest(rule.textBox)?.querySelector("textarea") ?? null : null;
+    const choice = rule.choiceRow ? target.closest(rule.choiceRow)?.querySelector("select") ?? null : null;
+    tellPanel({
+      kind: "click", action, data,
+      text: area ? String(area.value) : null,
+      reply: area ? area.getAttribute("data-reply") : null,
+      choice: choice ? String(choice.value) : null,
+    });
+  }
+
+  // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn.
+  function drawInto(role, trees) {
+    const node = panel?.roles.get(role);
+    if (!node) return false;
+    const made = trees.map(build);
+    node.replaceChildren(...made);
+    rows.delete(role);
+    for (const el of made) {
+      for (const named of [el, ...el.querySelectorAll("[data-role]")]) {
+        const name = named.getAttribute("data-role");
+        if (name) panel.roles.set(name, named);
+      }
+    }
+    return true;
+  }
+
+  function disposePanel() {
+    if (!panel) return;
+    for (const fn of panel.undo) fn();
+    try { panel.widget.dispose(); } catch { /* already gone */ }
+    panel = null;
+    panelListener = null;
+    rows.clear();
+  }
+
   const api = {
-    // attach(ctx): keeps ctx.tracker (the panel at a proposal's path).
+    // attach(ctx): keeps ctx.tracker (the notebook at a proposal's or markers' path), ctx.app.shell, the Widget
+    // class of ctx.modules.widgets and whether ctx.modelContext is there.
     attach(ctx) {
       tracker = ctx?.tracker ?? null;
+      shell = ctx?.app?.shell ?? null;
+      Widget = ctx?.modules?.widgets?.Widget ?? null;
+      webmcp = !!ctx?.modelContext;
     },
     configure(tagList, attributeList) {
       tags = new Set(JSON.parse(tagList));
       attributes = new Set(JSON.parse(attributeList));
     },
-    // One new element from a tree (JSON text).
-    build(json) { return build(JSON.parse(json)); },
-    // Replace parent's children with new elements for a list of trees (JSON text).
-    replaceChildren(parent, json) { parent.replaceChildren(...JSON.parse(json).map(build)); },
-    // Cell markers on the notebook's cell nodes. wantJson: {cellId: [signature, [classes on], tree]} for the cells
-    // that carry any; every other cell loses them. Cells whose stored signature (attribute attr) matches are not
-    // touched. Returns how many cells changed.
-    applyMarkers(notebook, wantJson, classListJson, attr, stripClass, markedClass) {
+    // webmcpAvailable(): whether the page has WebMCP (the loader's modelContext), for the panel's head line.
+    webmcpAvailable() { return webmcp; },
+    // -- the Agent panel ----------------------------------------------------------------------------------------
+    // createPanel(optionsJson, treesJson, listener): make the panel's widget (options {id, className, label,
+    // caption, rank, attrs: {name: value} on its node, rule}), draw the trees in it, listen to it and add it to the
+    // shell's right area. rule: {actions: [data-action values a click reports], textBox: selector of the box whose
+    // textarea a click reads, choiceRow: selector of the row whose select a click reads, submit: {box, button}: the
+    // button Ctrl/Cmd+Enter in a textarea of such a box presses}. Facts to listener (JSON text): {kind: "click",
+    // action, data: {the target's data-* attributes, without "data-"}, text, reply (that textarea's value and
+    // data-reply, or null), choice}, {kind: "change", action, value} (a select with a data-action), {kind:
+    // "focusout"}, {kind: "visibility", visible} (Lumino showed, hid, attached or detached it). Returns JSON text
+    // {created, visible}; created false when the page has no Widget class or shell.
+    createPanel(optionsJson, treesJson, listener) {
+      disposePanel();
+      if (!Widget || !shell) return JSON.stringify({ created: false, visible: false });
+      const options = JSON.parse(optionsJson);
+      const widget = new Widget();
+      widget.id = String(options.id);
+      widget.addClass(String(options.className));
+      widget.title.label = String(options.label);
+      widget.title.caption = String(options.caption);
+      const node = widget.node;
+      for (const [name, value] of Object.entries(options.attrs ?? {})) {
+        if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
+        node.setAttribute(name, String(value));
+      }
+      rule = options.rule ?? rule;
+      panelListener = listener ?? null;
+      panel = { widget, roles: new Map([["panel", node]]), undo: [] };
+      drawInto("panel", JSON.parse(treesJson));
+      const onClick = (event) => reportClick(event, node);
+      const onChange = (event) => {
+        const target = event.target;
+        const action = target?.getAttribute?.("data-action");
+        if (!action || target.tagName !== "SELECT") return;
+        tellPanel({ kind: "change", action, value: String(target.value) });
+      };
+      const onKey = (event) => { // Ctrl/Cmd+Enter in a reply box: its button (the typed text stays the person's)
+        const target = event.target;
+        if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || target?.tagName !== "TEXTAREA") return;
+        const button = rule.submit ? target.closest(rule.submit.box)?.querySelector(rule.submit.button) : null;
+        if (!button) return;
+        event.preventDefault();
+        target.blur(); // so the drawing after the action is not put off for typing
+        button.click();
+      };
+      const onFocusOut = () => tellPanel({ kind: "focusout" });
+      for (const [kind, fn] of [["click", onClick], ["change", onChange], ["keydown", onKey], ["focusout", onFocusOut]]) {
+        node.addEventListener(kind, fn);
+        panel.undo.push(() => node.removeEventListener(kind, fn));
+      }
+      // Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
+      const visibility = () => tellPanel({ kind: "visibility", visible: !!widget.isVisible });
+      for (const method of ["onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"]) widget[method] = visibility;
+      shell.add(widget, "right", { rank: options.rank });
+      return JSON.stringify({ created: true, visible: !!widget.isVisible });
+    },
+    // disposePanel(): stop listening to the panel and dispose of its widget.
+    disposePanel() { disposePanel(); },
+    // draw(role, treesJson): replace the children of the panel's node `role` with new elements for a list of trees.
+    // Returns false when no node has that role.
+    draw(role, treesJson) { return drawInto(role, JSON.parse(treesJson)); },
+    // rows(role, opsJson): edit the keyed list `role` (each row a node kept by key), newest on top, in one crossing:
+    // ["clear"] empties the list, ["keep", key] moves a row's node to the top, ["put", key, tree] replaces a row (or
+    // adds it) on top, ["drop", key] removes it.
+    rows(role, opsJson) {
+      const list = panel?.roles.get(role);
+      if (!list) return;
+      let keyed = rows.get(role);
+      if (!keyed) rows.set(role, (keyed = new Map()));
+      for (const [op, key, tree] of JSON.parse(opsJson)) {
+        if (op === "clear") { list.replaceChildren(); keyed.clear(); }
+        else if (op === "keep") { const node = keyed.get(key); if (node) list.prepend(node); }
+        else if (op === "put") {
+          keyed.get(key)?.remove();
+          const node = build(tree);
+          keyed.set(key, node);
+          list.prepend(node);
+        } else if (op === "drop") { keyed.get(key)?.remove(); keyed.delete(key); }
+      }
+    },
+    // set(changesJson): {role: {text?, hidden?, value?, attrs?: {name: value}}} for the panel's nodes, in one crossing.
+    set(changesJson) {
+      for (const [role, change] of Object.entries(JSON.parse(changesJson))) {
+        const node = panel?.roles.get(role);
+        if (!node) continue;
+        if ("text" in change) node.textContent = String(change.text);
+        if ("hidden" in change) node.hidden = !!change.hidden;
+        if ("value" in change) node.value = String(change.value);
+        for (const [name, value] of Object.entries(change.attrs ?? {})) {
+          if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
+          node.setAttribute(name, String(value));
+        }
+      }
+    },
+    // fields(role): what the person is typing in the panel's node `role`, as JSON text {focused: the tag name of the
+    // focused element when it is inside that node, else null; drafts: {data-reply: value} of its non-empty
+    // textareas with a data-reply attribute}.
+    fields(role) {
+      const node = panel?.roles.get(role) ?? null;
+      const active = document.activeElement;
+      const focused = node && active && node.contains(active) ? String(active.tagName) : null;
+      const drafts = {};
+      for (const box of node?.querySelectorAll("textarea[data-reply]") ?? []) {
+        if (box.value) drafts[box.getAttribute("data-reply")] = String(box.value);
+      }
+      return JSON.stringify({ focused, drafts });
+    },
+    // clearDraft(role, key): empty the textarea with data-reply `key` inside the panel's node `role`.
+    clearDraft(role, key) {
+      for (const box of panel?.roles.get(role)?.querySelectorAll("textarea[data-reply]") ?? []) {
+        if (box.getAttribute("data-reply") === key) box.value = "";
+      }
+    },
+    // activate(id): bring the widget with that id (the Agent panel) to the front of its area.
+    activate(id) { shell?.activateById(String(id)); },
+    // Cell markers on the cell nodes of every notebook open at `path` (found through the tracker). wantJson:
+    // {cellId: [signature, [classes on], tree]} for the cells that carry any; every other cell loses them. Cells
+    // whose stored signature (attribute attr) matches are not touched. A strip's buttons report their clicks as the
+    // panel's do. Returns how many cells changed.
+    applyMarkers(path, wantJson, classListJson, attr, stripClass, markedClass) {
       const want = JSON.parse(wantJson);
       const classes = JSON.parse(classListJson);
       let changed = 0;
-      for (const widget of notebook.widgets) {
-        const node = widget.node;
-        const m = Object.prototype.hasOwnProperty.call(want, widget.model.id) ? want[widget.model.id] : null;
-        const sig = node.getAttribute(attr);
-        if ((m === null && sig === null) || (m !== null && sig === m[0])) continue;
-        changed++;
-        for (const cls of classes) node.classList.toggle(cls, m !== null && m[1].includes(cls));
-        node.classList.toggle(markedClass, m !== null);
-        node.querySelector(`:scope > .${stripClass}`)?.remove();
-        if (m === null) node.removeAttribute(attr);
-        else { node.appendChild(build(m[2])); node.setAttribute(attr, m[0]); }
+      for (const nbPanel of tracker ? tracker.filter((p) => p.context?.path === path) : []) {
+        for (const widget of nbPanel.content?.widgets ?? []) {
+          const node = widget.node;
+          const m = Object.prototype.hasOwnProperty.call(want, widget.model.id) ? want[widget.model.id] : null;
+          const sig = node.getAttribute(attr);
+          if ((m === null && sig === null) || (m !== null && sig === m[0])) continue;
+          changed++;
+          for (const cls of classes) node.classList.toggle(cls, m !== null && m[1].includes(cls));
+          node.classList.toggle(markedClass, m !== null);
+          node.querySelector(`:scope > .${stripClass}`)?.remove();
+          if (m === null) node.removeAttribute(attr);
+          else {
+            const strip = build(m[2]);
+            strip.addEventListener("click", (event) => reportClick(event, strip));
+            node.appendChild(strip);
+            node.setAttribute(attr, m[0]);
+          }
+        }
       }
       return changed;
     },
-    // Put node (a proposal's box) in its place in a notebook panel, when it is not there already: inside the cell
-    // with id cellId, before the cell's footer; for cellId null, after the last cell (before the notebook's
-    // footer). Returns true when (re)inserted, false when already in place, null when there is no place for it
-    // now (no cell has the id, or the notebook has no node). One crossing however long the notebook is.
-    place: placeNode,
-    // Whether a scrolling element (a proposal's listing) shows the end of its content now: attached, laid out
-    // (a hidden notebook's nodes have no height) and scrolled to within 2 px of its bottom (or not overflowing).
-    seenToEnd,
     // installStyle(styleId, owner, css): add the bridge's stylesheet to the document once (<style id=styleId>, text
     // `css`) and note `owner` on it (attribute data-owners); removeStyle(styleId, owner): the sheet goes with its last
     // owner.

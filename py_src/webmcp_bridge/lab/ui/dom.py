@@ -5,7 +5,14 @@ elements. A tree goes to ``dom.js`` as JSON in one crossing and is made there wi
 ``setAttribute`` (names from the same allow-lists as :class:`El`, checked again in JS) and ``textContent``;
 there is no path to ``innerHTML``, ``insertAdjacentHTML`` or an event-handler attribute. One crossing per list,
 not several per element: through the FFI a 200-row list costs 100+ ms of held page, in JS about a millisecond.
-The session makes one :class:`Dom` and hands it to the parts that draw.
+The session makes one :class:`Dom` and hands it to the parts that draw. Python holds no node: it names them.
+
+The Agent panel (:mod:`webmcp_bridge.lab.ui.panel`): ``dom.js`` makes its widget (:meth:`Dom.create_panel`) and keeps
+its nodes by role (the panel itself is ``"panel"``, then every element drawn in it with a ``data-role``); Python
+draws by role (:meth:`Dom.draw`, :meth:`Dom.rows` for the keyed Activity list, :meth:`Dom.update`). The person's
+events reach one listener as JSON facts (:class:`PanelRule` says which clicks, and what ``dom.js`` does during an
+event). The cell markers go on the cells of the notebook at a path, by cell id (:meth:`Dom.apply_markers`); their
+buttons report clicks as the panel's do.
 
 Proposal boxes (:mod:`webmcp_bridge.lab.ui.proposals`) are named by proposal id: ``dom.js`` keeps their nodes, finds
 a proposal's notebook by path through the notebook tracker (the loader's ``ctx`` handed to it once), listens to
@@ -17,13 +24,70 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
-from webmcp_bridge.lab.ffi import is_nullish, load_half
+from webmcp_bridge.lab.ffi import load_half
 from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, El
 
 STYLE_ID = "webmcp-bridge-style"
+
+#: a keyed list's edit for :meth:`Dom.rows`: ``("clear",)``, ``("keep", key)``, ``("put", key, tree)``,
+#: ``("drop", key)``
+RowOp = tuple[Literal["clear"]] | tuple[Literal["keep", "drop"], str] | tuple[Literal["put"], str, El]
+
+
+@dataclass(frozen=True)
+class PanelRule:
+    """What ``dom.js`` does with the person's events in the Agent panel (and on the cell markers' buttons), pushed as
+    data when the panel is made.
+
+    Attributes:
+        actions: the ``data-action`` values whose clicks are reported (and kept from JupyterLab's own handling, by
+            ``stopPropagation``); a click on a ``select`` is never one (its change is).
+        text_box: a selector: a click's fact carries the value (and ``data-reply``) of the first ``textarea`` of the
+            closest such box around the clicked element.
+        choice_row: a selector: a click's fact carries the value of the first ``select`` of the closest such row.
+        submit_box, submit_button: Ctrl/Cmd+Enter in a ``textarea`` inside a ``submit_box`` presses the first
+            ``submit_button`` of that box (the key's default, a newline, is prevented).
+    """
+
+    actions: tuple[str, ...]
+    text_box: str
+    choice_row: str
+    submit_box: str
+    submit_button: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The form ``dom.js`` reads: ``{actions, textBox, choiceRow, submit: {box, button}}``."""
+        return {
+            "actions": list(self.actions),
+            "textBox": self.text_box,
+            "choiceRow": self.choice_row,
+            "submit": {"box": self.submit_box, "button": self.submit_button},
+        }
+
+
+@dataclass(frozen=True)
+class PanelOptions:
+    """The Agent panel's widget: its ``id``, ``class_name``, tab ``label`` and ``caption``, ``rank`` in the right
+    sidebar, ``attrs`` on its node and the event :class:`PanelRule`."""
+
+    id: str
+    class_name: str
+    label: str
+    caption: str
+    rank: int
+    attrs: dict[str, str]
+    rule: PanelRule
+
+    def to_json(self) -> dict[str, Any]:
+        """The form ``dom.js`` reads (camelCase keys)."""
+        raw = asdict(self)
+        raw["className"] = raw.pop("class_name")
+        raw["rule"] = self.rule.to_json()
+        return raw
 
 
 class Dom:
@@ -31,50 +95,79 @@ class Dom:
     :data:`~webmcp_bridge.lab.ui.view.ATTRIBUTES`).
 
     Args:
-        ctx: the loader's context, handed once to ``dom.js`` (its ``tracker`` finds a proposal's notebook); None
-            leaves the proposal boxes without notebooks (only the corner box places them).
+        ctx: the loader's context, handed once to ``dom.js`` (its ``tracker`` finds the notebooks of proposals and
+            markers, ``app.shell`` and ``modules.widgets`` make the Agent panel); None leaves the proposal boxes
+            without notebooks (only the corner box places them) and no panel to make.
     """
 
     def __init__(self, ctx: Any = None) -> None:
         self.half = load_half("webmcp_bridge.lab.ui", "dom.js", ctx)
         self.half.configure(json.dumps(sorted(TAGS)), json.dumps(sorted(ATTRIBUTES)))
 
-    def build(self, el: El) -> Any:
-        """A new DOM element for ``el`` and its children (not yet attached)."""
-        return self.half.build(json.dumps(el.to_json()))
+    def webmcp_available(self) -> bool:
+        """Whether the page has WebMCP (the loader's ``modelContext``)."""
+        return bool(self.half.webmcpAvailable())
 
-    def replace_children(self, parent: Any, *els: El) -> None:
-        """Replace ``parent``'s children with new nodes for ``els``."""
-        self.half.replaceChildren(parent, json.dumps([el.to_json() for el in els]))
+    # -- the Agent panel, its nodes by role ---------------------------------------------------------------------
+    def create_panel(self, options: PanelOptions, trees: Sequence[El], listener: Any) -> dict[str, bool]:
+        """Make the Agent panel's widget (replacing one made before), draw ``trees`` in it and add it to the right
+        sidebar, in one crossing. ``listener`` (a proxy the caller owns) hears the person's events as JSON text:
+        ``{kind: "click", action, data: {name: value} (the element's data-* attributes), text, reply, choice}``
+        (see :class:`PanelRule`), ``{kind: "change", action, value}``, ``{kind: "focusout"}``, ``{kind:
+        "visibility", visible}``. Returns ``{created, visible}``: created False when the page has no Widget class."""
+        raw = self.half.createPanel(json.dumps(options.to_json()), json.dumps([el.to_json() for el in trees]), listener)
+        facts = json.loads(str(raw))
+        return {"created": bool(facts.get("created")), "visible": bool(facts.get("visible"))}
+
+    def dispose_panel(self) -> None:
+        """Stop listening to the panel and remove its widget."""
+        self.half.disposePanel()
+
+    def draw(self, role: str, *els: El) -> bool:
+        """Replace the children of the panel's node ``role`` with new nodes for ``els`` (one crossing). False when
+        no node has that role."""
+        return bool(self.half.draw(role, json.dumps([el.to_json() for el in els])))
+
+    def rows(self, role: str, ops: Sequence[RowOp]) -> None:
+        """Edit the keyed list ``role`` (newest on top) in one crossing: see :data:`RowOp`."""
+        payload = [[op[0], op[1], op[2].to_json()] if op[0] == "put" else list(op) for op in ops]
+        self.half.rows(role, json.dumps(payload))
+
+    def update(self, changes: dict[str, dict[str, Any]]) -> None:
+        """Set ``{role: {text?, hidden?, value?, attrs?: {name: value}}}`` on the panel's nodes, in one crossing."""
+        self.half.set(json.dumps(changes))
+
+    def fields(self, role: str) -> tuple[str | None, dict[str, str]]:
+        """``(focused, drafts)`` of the panel's node ``role``: the tag name of the focused element when it is inside
+        (else None) and the text of its non-empty reply boxes by their ``data-reply`` (one crossing)."""
+        facts = json.loads(str(self.half.fields(role)))
+        focused = facts.get("focused")
+        return (None if focused is None else str(focused)), {str(k): str(v) for k, v in facts["drafts"].items()}
+
+    def clear_draft(self, role: str, key: str) -> None:
+        """Empty the reply box ``data-reply=key`` inside the panel's node ``role``."""
+        self.half.clearDraft(role, key)
+
+    def activate(self, widget_id: str) -> None:
+        """Bring the widget ``widget_id`` (the Agent panel) to the front of its area."""
+        self.half.activate(widget_id)
 
     def apply_markers(
         self,
-        notebook: Any,
+        path: str,
         want: dict[str, tuple[str, list[str], El]],
         classes: list[str],
         attr: str,
         strip_class: str,
         marked_class: str,
     ) -> int:
-        """Put markers on the cell nodes of ``notebook`` (a Notebook widget): ``want`` maps a cell id to
-        ``(signature, classes on, badge strip)``; cells not in it lose every class of ``classes`` and their strip.
-        Cells whose node already carries the signature (attribute ``attr``) are skipped. Returns the cells changed."""
+        """Put markers on the cells of every notebook open at ``path``: ``want`` maps a cell id to ``(signature,
+        classes on, badge strip)``; cells not in it lose every class of ``classes`` and their strip. Cells whose node
+        already carries the signature (attribute ``attr``) are skipped. One crossing; returns the cells changed."""
         payload = {cell_id: [sig, on, strip.to_json()] for cell_id, (sig, on, strip) in want.items()}
         return int(
-            self.half.applyMarkers(notebook, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class)
+            self.half.applyMarkers(path, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class)
         )
-
-    def place(self, panel: Any, cell_id: str | None, node: Any) -> bool | None:
-        """Put ``node`` in ``panel`` (a NotebookPanel) inside the cell ``cell_id`` (before its footer), or after the
-        last cell for None, unless it is there already. True: (re)inserted; False: already in place; None: no
-        place for it now (no such cell)."""
-        placed = self.half.place(panel, cell_id, node)
-        return None if is_nullish(placed) else bool(placed)
-
-    def seen_to_end(self, node: Any) -> bool:
-        """Whether a scrolling element shows its last line now: it is laid out (attached and not hidden: a
-        non-zero visible height) and its visible area reaches the end of its content (within 2 px)."""
-        return bool(self.half.seenToEnd(node))
 
     def install_style(self, owner: str) -> None:
         """Add the bridge's stylesheet (``style.css``, package data) to the document once, as ``<style
@@ -124,19 +217,3 @@ class Dom:
     def remove_box(self, proposal_id: str, drop_corner: bool) -> None:
         """Take the box out of the page (and the corner box, with ``drop_corner``)."""
         self.half.removeBox(proposal_id, bool(drop_corner))
-
-
-def query(node: Any, selector: str) -> Any:
-    """``node.querySelector(selector)``, None when nothing matches (JS null arrives as jsnull)."""
-    if node is None:
-        return None
-    found = node.querySelector(selector)
-    return None if is_nullish(found) else found
-
-
-def closest(node: Any, selector: str) -> Any:
-    """``node.closest(selector)`` for an element, None for anything else (text nodes, null) or no match."""
-    if node is None or is_nullish(node) or not hasattr(node, "closest"):
-        return None
-    found = node.closest(selector)
-    return None if is_nullish(found) else found

@@ -12,8 +12,8 @@ changed: another notebook came to the front, the notebook's stamp moved (metadat
 newly unseen, or one looked at, reverted or deleted; the agent editing a cell already unseen again is no reason), a
 run's owner changed, a ring expired, or the person acted in the panel. A person's own print loop changes none of
 them, so it costs a few dictionary lookups per burst. When they do look, the markers of the notebook are compared
-with the last ones applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing (which touches
-only the cells whose markers changed).
+with the last ones applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing, named by the
+notebook's path and the cells' ids (it touches only the cells whose markers changed). No node is held here.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ class CellMarkers:
         self.working: dict[tuple[str, str], float] = {}  # (path, cell id) -> monotonic expiry of its ring
         self.last_run: dict[tuple[str, str], str] = {}  # (path, cell id) -> who made its last run or outputs
         self.inflight: set[int] = set()  # ids of agent calls running now
-        self.applied: dict[str, Want] = {}  # panel id -> the markers last applied to its cells
+        self.applied: dict[str, Want] = {}  # notebook handle -> the markers last applied to its cells
+        self._paths: dict[str, str] = {}  # notebook handle -> its path when they were applied
         self.renders = 0  # looks at a notebook (for tests and bench/)
         self.longest_ms = 0.0  # longest synchronous stretch of one look
         self._dirty = False
@@ -95,13 +96,13 @@ class CellMarkers:
         self._disposed = True
         undo_all(self._undo, self._timer)
         for key in list(self.applied):
-            watch = self.notebooks.watches.get(key)
-            if watch is not None:
+            if key in self.notebooks.watches:
                 try:
-                    self._apply(key, watch.panel, {})
+                    self._apply(key, self._paths[key], {})
                 except Exception:
                     traceback.print_exc()
         self.applied.clear()
+        self._paths.clear()
 
     # -- what may have changed ---------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -118,6 +119,7 @@ class CellMarkers:
     def _on_notebook(self, kind: EventKind, key: str) -> None:
         if kind == "closed":
             self.applied.pop(key, None)
+            self._paths.pop(key, None)
         elif kind == "current" or (kind == "stamp" and key == self.notebooks.current_id):
             self.refresh()
         if kind in ("active", "current") and key == self.notebooks.current_id:
@@ -221,10 +223,10 @@ class CellMarkers:
         }
         if self.applied.get(key) == want:
             return  # nothing they show changed: no DOM work
-        self._apply(key, nb.panel, want)
+        self._apply(key, nb.path, want)
 
-    def _apply(self, key: str, nb_panel: Any, want: Want) -> None:
+    def _apply(self, key: str, path: str, want: Want) -> None:
         self.dom.apply_markers(
-            nb_panel.content, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked")
+            path, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked")
         )
-        self.applied[key] = want
+        self.applied[key], self._paths[key] = want, path

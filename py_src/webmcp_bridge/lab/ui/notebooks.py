@@ -19,10 +19,9 @@ they may show differently, as ``(kind, handle)``:
 A notebook is named by its handle (``notebook.js``'s, see :mod:`webmcp_bridge.lab.notebook`), which is also the
 key of the events above. ``notebook.js`` follows the tracker and the panels (``follow``, ``watch``) and reports
 to one Python event sink as JSON text, so this module holds no JupyterLab object and reads no attribute of one
-(``tests/test_lab_no_page_objects.py``). Clicks inside the notebooks still arrive as the page's DOM events, handed
-on untouched to the Agent panel's handler (:meth:`OpenNotebooks.on_click`) until the panel's DOM events cross as
-data (docs/WORKER.md, step 4). Every callable handed to JS is a proxy this object owns, destroyed by
-:meth:`OpenNotebooks.dispose`; each is an event sink (JS does not use what it returns).
+(``tests/test_lab_no_page_objects.py``). Clicks on the cell markers' buttons are not followed here: ``ui/dom.js``,
+which made the buttons, reports them to the Agent panel as data. Every callable handed to JS is a proxy this object
+owns, destroyed by :meth:`OpenNotebooks.dispose`; each is an event sink (JS does not use what it returns).
 """
 
 from __future__ import annotations
@@ -51,12 +50,6 @@ class _Watch:
         self.handle = handle
         self.stamp: int | None = None
 
-    @property
-    def panel(self) -> Any:
-        """The notebook's panel, for the parts of the person's side that still take panels (the cell markers):
-        one crossing (``notebook.js`` panelOf), not kept here."""
-        return self.host.notebook(self.handle).panel
-
 
 class OpenNotebooks:
     """The open notebooks of the page, for the person's side.
@@ -75,7 +68,6 @@ class OpenNotebooks:
         self.watches: dict[str, _Watch] = {}  # handle -> watch
         self.current_id: str | None = None  # the handle of the notebook in front
         self._listeners: list[Listener] = []
-        self._clicks: Callable[[Any], None] | None = None
         self._cells: dict[str, tuple[int, dict[str, CellInfo]]] = {}  # path -> (revision, cells)
         self._proxies = Proxies()
         self._undo: list[Callable[[], None]] = []
@@ -87,10 +79,8 @@ class OpenNotebooks:
         live = self.host.live
         current = live.current()
         self.current_id = None if is_nullish(current) else str(current)
-        events = self._proxies.keep(self._on_event)
-        clicks = self._proxies.keep(self._on_click)
-        live.follow(events, clicks)
-        self._undo.append(lambda: live.follow(None, None))
+        live.follow(self._proxies.keep(self._on_event))
+        self._undo.append(lambda: live.follow(None))
         self._undo.append(self.host.listen(self._on_burst, PANEL_FLUSH_SECONDS))
         for handle in self.host.handles():
             self._watch(handle)
@@ -110,10 +100,6 @@ class OpenNotebooks:
         """Call ``listener(kind, handle)`` for each event (see the module docstring); returns the unsubscribe."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def on_click(self, handler: Callable[[Any], None] | None) -> None:
-        """Call ``handler(event)`` for clicks inside the open notebooks (the markers' buttons); None stops."""
-        self._clicks = handler
 
     # -- following -------------------------------------------------------------------------------------------
     def _emit(self, kind: EventKind, key: str) -> None:
@@ -153,10 +139,6 @@ class OpenNotebooks:
         if closed:
             self._emit("closed", key)
 
-    def _on_click(self, event: Any) -> None:
-        if self._clicks is not None:
-            self._clicks(event)
-
     def _on_burst(self, keys: list[str]) -> None:
         """``notebook.js``: these notebooks changed. Takes their changes into the log and their stamps."""
         for key in keys:
@@ -183,15 +165,6 @@ class OpenNotebooks:
     def find(self, path: str) -> LabNotebook | None:
         """The open notebook at ``path`` (raw), or None."""
         return self.host.find_open(path)
-
-    def notebook_of_panel(self, nb_panel: Any) -> LabNotebook:
-        """The raw notebook of an open NotebookPanel (the cell menu's right-clicked notebook): its handle is
-        asked of ``notebook.js``, the panel is not read here."""
-        return self.host.notebook(str(self.host.live.handleOf(nb_panel)))
-
-    def panels(self) -> list[Any]:
-        """The NotebookPanels followed, for the cell menu (one ``notebook.js`` panelOf each)."""
-        return [watch.panel for watch in self.watches.values()]
 
     def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
         """``{cell id: CellInfo}`` of ``nb`` in order (one crossing; read again only after the notebook changed)."""

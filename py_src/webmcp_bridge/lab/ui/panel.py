@@ -22,9 +22,12 @@ is visible (Lumino's show and hide messages say when); the rest wait until it is
 short stretches (one per section, a yield between); "apply to all cells" writes ``APPLY_CHUNK`` cells per
 stretch.
 
-Events: one delegated listener per event type (click, change, keydown, focusout) on the panel, clicks inside
-the notebooks through :class:`OpenNotebooks` (the markers' buttons), and the widget's visibility messages, each a
-proxy this panel owns and destroys in :meth:`AgentPanel.dispose`.
+The page's side is ``dom.js`` (:class:`~webmcp_bridge.lab.ui.dom.Dom`): it makes the widget, keeps its nodes by
+role and draws the trees it is sent, so this module holds no JupyterLab or DOM object. Events: ``dom.js`` listens to
+the panel (click, change, keydown, focusout), to the cell markers' buttons and to the widget's visibility messages,
+and reports each to one listener as a JSON fact (:meth:`AgentPanel._on_fact`); what must happen during the event
+(``stopPropagation`` of the clicks :data:`RULE` names, Ctrl/Cmd+Enter in a reply box pressing its button) happens
+there, from :data:`RULE`. The listener is a proxy this panel owns and destroys in :meth:`AgentPanel.dispose`.
 """
 
 from __future__ import annotations
@@ -35,9 +38,7 @@ import json
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
-
-import js
+from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access.levels import Level, parse_level, set_cell_levels, set_notebook_level
 from webmcp_bridge.calls.registry import Registry
@@ -45,17 +46,13 @@ from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, js_object, quietly, undo_all
-from webmcp_bridge.lab.notebook import LabNotebook
+from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
 from webmcp_bridge.lab.run_switches import set_asking_off
-from webmcp_bridge.lab.ui import dom
 from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
-from webmcp_bridge.lab.ui.dom import Dom
+from webmcp_bridge.lab.ui.dom import Dom, PanelOptions, PanelRule
 from webmcp_bridge.lab.ui.edits_view import REVIEW_EDITS, edits_review
-from webmcp_bridge.lab.ui.markers import CellMarkers
-from webmcp_bridge.lab.ui.notebooks import OpenNotebooks
-from webmcp_bridge.lab.ui.port import THREAD_FILTERS, ThreadFilter
+from webmcp_bridge.lab.ui.port import THREAD_FILTERS, Click, ThreadFilter
 from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
 from webmcp_bridge.lab.ui.view import (
     ActivityRow,
@@ -69,16 +66,30 @@ from webmcp_bridge.lab.ui.view import (
 )
 from webmcp_bridge.propose.proposals import ProposalBook, source_diff
 
+if TYPE_CHECKING:  # the browser's parts: known by their type only, so the panel's decisions run under CPython too
+    from webmcp_bridge.lab.notebook import LabNotebook
+    from webmcp_bridge.lab.ui.markers import CellMarkers
+    from webmcp_bridge.lab.ui.notebooks import OpenNotebooks
+
 WIDGET_ID = "webmcp-bridge-panel"
 #: the widget's place among the right sidebar's panels
 RANK = 650
+#: what ``dom.js`` does with the person's events: the clicks reported (every action of :mod:`.actions`), the reply
+#: box and the row a click reads, and Ctrl/Cmd+Enter in a reply box pressing its Reply / Comment button
+RULE = PanelRule(
+    actions=tuple(ACTIONS),
+    text_box=f".{c('thread')}, .{c('new-comment')}",
+    choice_row=f".{c('row')}",
+    submit_box=f".{c('thread')}, .{c('new-comment')}",
+    submit_button='[data-action="reply"], [data-action="comment-active"]',
+)
 
 
 class AgentPanel:
     """The Agent panel over the live application.
 
     Args:
-        loader: the loader's ``ctx`` (``app``, ``modules`` with ``widgets`` and ``apputils``, ``modelContext``).
+        loader: the loader's ``ctx``, handed on once to the cell menu's half (``dom.js`` got it from the session).
         notebooks: the open notebooks the person's side follows.
         markers: the cell markers (refreshed after the person's actions).
         registry: the tool registry (its before/after hooks feed Activity).
@@ -98,9 +109,6 @@ class AgentPanel:
         dom: Dom,
     ) -> None:
         self.loader = loader
-        self.app = loader.app
-        apputils = getattr(loader.modules, "apputils", None)
-        self.apputils = None if is_nullish(apputils) else apputils
         self.notebooks = notebooks
         self.markers = markers
         self.registry = registry
@@ -108,10 +116,11 @@ class AgentPanel:
         self.book = book
         self.dom = dom
         self.notice: str | None = None
-        self.widget: Any = None
-        self.nodes: dict[str, Any] = {}
-        self.sections = Sections(self.nodes, dom, js.document)
+        self.created = False  # dom.js made the widget
+        self.sections = Sections(dom)
         self.visible = False
+        self._shown = False  # the widget's visibility as dom.js last reported it
+        self._connected = False
         self._notice_dirty = True
         self._timer: Any = None
         self._busy = False
@@ -134,23 +143,18 @@ class AgentPanel:
         await asyncio.sleep(0)
         self._connect()
         self._on_visibility()
-        self.widget.node.setAttribute("data-state", "ready")  # for tests: commands and listeners are in place
+        # for tests: commands and listeners are in place
+        self.dom.update({"panel": {"attrs": {"data-state": "ready"}}})
 
     def _build_widget(self) -> None:
-        widget = self.loader.modules.widgets.Widget.new()
-        widget.id = WIDGET_ID
-        widget.addClass(c("panel"))
-        widget.title.label = "Agent"
-        widget.title.caption = "Agent: activity, comments and access"
-        node = widget.node
-        node.setAttribute("role", "region")
-        node.setAttribute("aria-label", "Agent panel")
-        webmcp = not is_nullish(getattr(self.loader, "modelContext", None))
+        webmcp = self.dom.webmcp_available()
+        switch = mode_select(self.book.mode)
+        switch.attrs["data-role"] = "mode"  # the switch, set again when the mode changes elsewhere
         head = h(
             "div",
             c("panel-head"),
             h("h2", "", text="Agent"),
-            h("label", c("row"), h("span", "", text="Mode "), mode_select(self.book.mode)),
+            h("label", c("row"), h("span", "", text="Mode "), switch),
             mode_note(),
             h(
                 "p",
@@ -162,56 +166,39 @@ class AgentPanel:
             ),
         )
         labels = {"activity": "Activity", "comments": "Comments", "access": "Access"}
-        self.dom.replace_children(
-            node,
+        bodies = {
+            "activity": [
+                h("div", c("activity-review"), data_role="activity-review", hidden=""),
+                h("ul", c("activity"), activity_empty(), data_role="activity-list"),
+            ]
+        }
+        trees = [
             head,
-            h("p", c("notice"), role="status", data_role="notice"),
+            h("p", c("notice"), role="status", data_role="notice", hidden=""),
             *[
                 h(
                     "details",
                     c(f"section section-{key}"),
-                    h("summary", "", text=labels[key]),
-                    h("div", c("section-body"), data_role=key),
+                    h("summary", "", text=labels[key], data_role=f"{key}-summary"),
+                    h("div", c("section-body"), *bodies.get(key, []), data_role=key),
                     open="",
                 )
                 for key in SECTIONS
             ],
+        ]
+        options = PanelOptions(
+            id=WIDGET_ID,
+            class_name=c("panel"),
+            label="Agent",
+            caption="Agent: activity, comments and access",
+            rank=RANK,
+            attrs={"role": "region", "aria-label": "Agent panel"},
+            rule=RULE,
         )
-        for key in ("notice", *SECTIONS):
-            self.nodes[key] = node.querySelector(f'[data-role="{key}"]')
-        self.nodes["mode"] = node.querySelector('[data-action="mode"]')
-        self.nodes["notice"].hidden = True
-        for key in SECTIONS:
-            self.nodes[f"{key}-summary"] = node.querySelector(f".{c('section-' + key)} > summary")
-        self.dom.replace_children(
-            self.nodes["activity"],
-            h("div", c("activity-review"), data_role="activity-review"),
-            h("ul", c("activity"), activity_empty(), data_role="activity-list"),
-        )
-        self.nodes["activity-review"] = self.nodes["activity"].firstChild
-        self.nodes["activity-review"].hidden = True
-        self.nodes["activity-list"] = self.nodes["activity"].lastChild
-        # Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
-        visibility = self._proxies.keep(lambda *_: self._on_visibility())
-        for method in ("onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"):
-            setattr(widget, method, visibility)
-        self.widget = widget
-        self.app.shell.add(widget, "right", js_object({"rank": RANK}))
+        made = self.dom.create_panel(options, trees, self._proxies.keep(self._on_fact))
+        self.created, self._shown = made["created"], made["visible"]
 
     def _connect(self) -> None:
-        node = self.widget.node
-        listeners = (
-            ("click", self._on_click),
-            ("change", self._on_change),
-            ("keydown", self._on_key),
-            ("focusout", lambda *_: self._mark("comments")),
-        )  # a drawing put off while typing
-        for kind, fn in listeners:
-            proxy = self._proxies.keep(fn)
-            node.addEventListener(kind, proxy)
-            self._undo.append(functools.partial(node.removeEventListener, kind, proxy))
-        self.notebooks.on_click(self._on_click)
-        self._undo.append(lambda: self.notebooks.on_click(None))
         sections = self.sections
         self._undo += [
             self.notebooks.subscribe(
@@ -222,6 +209,7 @@ class AgentPanel:
             self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
             self.book.on_mode(self._show_mode),
         ]
+        self._connected = True
 
     def dispose(self) -> None:
         """Remove the widget, the cell menu and the listeners; destroy every proxy."""
@@ -231,8 +219,8 @@ class AgentPanel:
         undo_all(self._undo, self._timer)
         if self.cell_menu is not None:
             self.cell_menu.dispose()
-        if self.widget is not None:
-            quietly(self.widget.dispose)
+        if self.created:
+            quietly(self.dom.dispose_panel)
         self.dom.remove_style("panel")
         self._proxies.clear()
 
@@ -244,15 +232,14 @@ class AgentPanel:
             self._timer = asyncio.get_event_loop().call_later(PANEL_FLUSH_SECONDS, self._flush)
 
     def _on_visibility(self) -> None:
-        visible = bool(self.widget.isVisible) if self.widget is not None and not self._disposed else False
+        visible = self._shown and self.created and not self._disposed
         if visible != self.visible:
             self.visible = visible
             self._mark()  # shown: draw what changed while hidden
 
     def _show_mode(self, mode: str) -> None:
-        node = self.nodes.get("mode")
-        if node is not None:
-            node.value = mode
+        if self.created:
+            self.dom.update({"mode": {"value": mode}})
 
     def _flush(self) -> None:
         self._timer = None
@@ -285,26 +272,43 @@ class AgentPanel:
             if name in sections:
                 await asyncio.sleep(0)
                 parts.draw(name, nb, cells)
+        changes: dict[str, dict[str, Any]] = {}
         if self._notice_dirty:
             self._notice_dirty = False
-            notice = self.nodes["notice"]
-            notice.textContent = self.notice or ""
-            notice.hidden = not self.notice
-        self.widget.node.setAttribute("data-longest-ms", json.dumps({k: round(v, 1) for k, v in parts.longest.items()}))
-        self.widget.node.setAttribute("data-draws", json.dumps(parts.draws))
+            changes["notice"] = {"text": self.notice or "", "hidden": not self.notice}
+        longest = json.dumps({k: round(v, 1) for k, v in parts.longest.items()})
+        changes["panel"] = {"attrs": {"data-longest-ms": longest, "data-draws": json.dumps(parts.draws)}}
+        self.dom.update(changes)
 
     # -- the person's events ------------------------------------------------------------------------------
-    def _on_click(self, event: Any) -> None:
-        target = dom.closest(event.target, "[data-action]")
-        if target is None or str(target.tagName) == "SELECT":
+    def _on_fact(self, text: Any) -> None:
+        """``dom.js``'s listener: one JSON fact per event (see :meth:`~webmcp_bridge.lab.ui.dom.Dom.create_panel`).
+        Before the panel is connected only visibility counts; nothing here may escape into the page."""
+        try:
+            fact = json.loads(str(text))
+            kind = fact.get("kind")
+            if kind == "visibility":
+                self._shown = bool(fact.get("visible"))
+                if self._connected:
+                    self._on_visibility()
+            elif not self._connected or self._disposed:
+                return
+            elif kind == "click":
+                self._on_click(Click.from_fact(fact))
+            elif kind == "change":
+                self._on_change(str(fact.get("action", "")), str(fact.get("value", "")))
+            elif kind == "focusout":
+                self._mark("comments")  # a drawing put off while typing
+        except Exception:  # the panel must never break the page
+            traceback.print_exc()
+
+    def _on_click(self, click: Click) -> None:
+        action = ACTIONS.get(click.action)
+        if action is None:
             return
-        action = str(target.getAttribute("data-action"))
-        if action not in ACTIONS:
-            return
-        event.stopPropagation()
         self.say(None)
         try:
-            ACTIONS[action](self, target)
+            action(self, click)
         except ToolError as err:
             self.say(err.message)
         except Exception as exc:  # never let an action escape into JupyterLab
@@ -312,12 +316,7 @@ class AgentPanel:
             self.say(f"That did not work: {type(exc).__name__}.")
         self.refresh()
 
-    def _on_change(self, event: Any) -> None:
-        target = event.target
-        action = target.getAttribute("data-action") if hasattr(target, "getAttribute") else None
-        if is_nullish(action) or str(target.tagName) != "SELECT":
-            return
-        value = str(target.value)
+    def _on_change(self, action: str, value: str) -> None:
         try:
             if action == "mode":  # the person's switch (the command palette and the setting change the same book)
                 self.book.set_mode("propose" if value == "propose" else "direct")
@@ -350,16 +349,6 @@ class AgentPanel:
             self.say(f"That did not work: {type(exc).__name__}.")
         self.refresh()
 
-    def _on_key(self, event: Any) -> None:
-        target = event.target
-        if str(event.key) == "Enter" and (event.ctrlKey or event.metaKey) and str(target.tagName) == "TEXTAREA":
-            box = dom.closest(target, f".{c('thread')}, .{c('new-comment')}")
-            button = dom.query(box, '[data-action="reply"], [data-action="comment-active"]')
-            if button is not None:
-                event.preventDefault()
-                target.blur()  # so the drawing after the action is not deferred for typing
-                button.click()
-
     # -- PanelPort: what the actions and the cell menu ask of the panel -------------------------------------
     def current(self) -> LabNotebook | None:
         """The notebook the person is looking at (raw), or None."""
@@ -368,14 +357,6 @@ class AgentPanel:
     def notebook_at(self, path: str | None) -> LabNotebook | None:
         """The open notebook at ``path`` (the current one when None)."""
         return self.current() if not path else self.notebooks.find(path)
-
-    def notebook_of_panel(self, panel: Any) -> LabNotebook:
-        """The raw notebook of an open NotebookPanel."""
-        return self.notebooks.notebook_of_panel(panel)
-
-    def open_panels(self) -> list[Any]:
-        """The NotebookPanels the person's side follows."""
-        return self.notebooks.panels()
 
     def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
         """``{cell id: CellInfo}`` of ``nb`` (one read, kept until the notebook changes)."""
@@ -425,22 +406,21 @@ class AgentPanel:
         nb = self.notebook_at(path)
         cells = self.cells(nb) if nb is not None and nb.path == (self.current() or nb).path else None
         label = cell_label(cell_id, cells)
-        box = self.nodes["activity-review"]
-        self.dom.replace_children(
-            box,
+        self.dom.draw(
+            "activity-review",
             edits_review(
                 shown, [source_diff(e.before, e.after) for e in shown], label, omitted=len(edits) - len(shown)
             ),
         )
-        box.hidden = False
+        self.dom.update({"activity-review": {"hidden": False}})
         self._review = (path, cell_id, span)
         journal.mark_seen(path, cell_id)
 
     def close_edits(self) -> None:
         """Hide the review box."""
         self._review = None
-        self.nodes["activity-review"].hidden = True
-        self.dom.replace_children(self.nodes["activity-review"])
+        self.dom.update({"activity-review": {"hidden": True}})
+        self.dom.draw("activity-review")
 
     def redraw_edits(self) -> None:
         """Draw the review box again (after a revert), if it is open."""
@@ -449,14 +429,22 @@ class AgentPanel:
 
     def show(self) -> None:
         """Open the panel in the sidebar."""
-        self.app.shell.activateById(WIDGET_ID)
+        self.dom.activate(WIDGET_ID)
+
+    def activate(self, nb: LabNotebook) -> None:
+        """Bring ``nb``'s panel to the front of the main area."""
+        nb.activate()
+
+    def clear_draft(self, key: str) -> None:
+        """Empty the Comments section's reply box ``key`` (a thread id, "" for the new-comment box)."""
+        self.dom.clear_draft("comments", key)
 
     def reveal(self, path: str | None, cell_id: str, selection: dict | None = None) -> None:
         """Bring the notebook to the front, make the cell active and scroll to it (selecting ``selection``)."""
         nb = self.notebook_at(path)
         if nb is None:
             raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, "That notebook is no longer open.")
-        self.app.shell.activateById(nb.panel.id)
+        nb.activate()
         nb.set_focus(cell_id, None, selection)
 
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:

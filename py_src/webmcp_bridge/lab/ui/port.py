@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from webmcp_bridge.access.levels import Level
@@ -21,16 +23,49 @@ ThreadFilter = Literal["open", "resolved", "all", "cell"]
 THREAD_FILTERS: tuple[ThreadFilter, ...] = ("open", "resolved", "all", "cell")
 
 
-class PanelPort(Protocol):
-    """The panel as its helpers see it.
+@dataclass(frozen=True)
+class Click:
+    """A click on an element with a ``data-action`` in the Agent panel or on a cell marker, as ``dom.js`` reports it
+    (a fact of ``{kind: "click", ...}``, :meth:`webmcp_bridge.lab.ui.dom.Dom.create_panel`).
 
     Attributes:
-        app: JupyterLab's application (shell, commands, context menu).
-        apputils: ``@jupyterlab/apputils`` from the share scope (None without it: no dialogs to borrow).
+        action: the element's ``data-action``.
+        data: its ``data-*`` attributes without the prefix (``{"path": …, "cell": …}``).
+        text: the value of the reply box around it (the first ``textarea`` of its thread or new-comment box), or
+            None when there is none.
+        reply: that box's ``data-reply`` (the key :meth:`PanelPort.clear_draft` empties it by), or None.
+        choice: the value of the first ``select`` of the row around it, or None.
     """
 
-    app: Any
-    apputils: Any
+    action: str
+    data: Mapping[str, str] = field(default_factory=dict)
+    text: str | None = None
+    reply: str | None = None
+    choice: str | None = None
+
+    @classmethod
+    def from_fact(cls, fact: Mapping[str, Any]) -> Click:
+        """The click of a fact (parsed JSON); values are taken as strings, a missing one as None."""
+
+        def text_or_none(value: Any) -> str | None:
+            return None if value is None else str(value)
+
+        data = fact.get("data") or {}
+        return cls(
+            str(fact.get("action", "")),
+            {str(k): str(v) for k, v in data.items()},
+            text_or_none(fact.get("text")),
+            text_or_none(fact.get("reply")),
+            text_or_none(fact.get("choice")),
+        )
+
+    def attr(self, name: str) -> str:
+        """The ``data-<name>`` attribute ("" when the element has none)."""
+        return self.data.get(name, "")
+
+
+class PanelPort(Protocol):
+    """The panel as its helpers see it (no page object: the panel's half draws and listens)."""
 
     @property
     def thread_filter(self) -> ThreadFilter:
@@ -41,12 +76,6 @@ class PanelPort(Protocol):
 
     def notebook_at(self, path: str | None) -> LabNotebook | None:
         """The open notebook at ``path`` (the current one when None), or None."""
-
-    def notebook_of_panel(self, panel: Any) -> LabNotebook:
-        """The raw notebook of an open NotebookPanel."""
-
-    def open_panels(self) -> list[Any]:
-        """The NotebookPanels the person's side follows."""
 
     def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
         """``{cell id: CellInfo}`` of ``nb``: index, type, first line, output count."""
@@ -65,6 +94,13 @@ class PanelPort(Protocol):
 
     def show(self) -> None:
         """Open the panel in the sidebar."""
+
+    def activate(self, nb: LabNotebook) -> None:
+        """Bring ``nb``'s panel to the front of the main area. Raises ToolError (NOTEBOOK_NOT_FOUND) when it was
+        closed."""
+
+    def clear_draft(self, key: str) -> None:
+        """Empty the Comments section's reply box ``key`` (a thread id, "" for the new-comment box)."""
 
     def reveal(self, path: str | None, cell_id: str, selection: dict | None = None) -> None:
         """Bring the notebook to the front and make the cell active (selecting ``selection``). Raises ToolError

@@ -12,6 +12,10 @@ orphan a quote, a run change an output); Access, the notebook in front, its stam
 cell (whose first line it lists). Drawing a section whose new tree equals the one drawn last does no DOM work;
 an Activity row that reads the same keeps its node. The panel (:mod:`.panel`) decides when to draw: only while
 it is visible.
+
+The sections hold no node: they draw by role through :class:`~webmcp_bridge.lab.ui.dom.Dom` (each section's body
+``"activity-list"``, ``"comments"``, ``"access"``, the summaries ``"comments-summary"``, ``"access-summary"``), one
+crossing per drawing of a section (Comments: one more, to read what is being typed).
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ from webmcp_bridge.access.levels import cell_levels, notebook_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
-from webmcp_bridge.lab.ffi import is_nullish
 from webmcp_bridge.lab.run_switches import asking_off
 from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
 from webmcp_bridge.lab.ui.port import ThreadFilter
@@ -35,7 +38,7 @@ from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only
     from webmcp_bridge.lab.notebook import LabNotebook
-    from webmcp_bridge.lab.ui.dom import Dom
+    from webmcp_bridge.lab.ui.dom import Dom, RowOp
     from webmcp_bridge.lab.ui.notebooks import EventKind
 
 SECTIONS = ("activity", "comments", "access")
@@ -45,26 +48,20 @@ class Sections:
     """The three sections of one panel.
 
     Args:
-        nodes: the panel's nodes: each section's body (``"activity-list"``, ``"comments"``, ``"access"``) and summary
-            (``"comments-summary"``, ``"access-summary"``).
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
-        document: the page's ``document`` (where the focus is).
+        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`, whose panel has the nodes named by role (see the
+            module docstring).
 
     Attributes: ``thread_filter`` (the Comments filter), ``dirty`` (the sections to draw), ``draws`` (times each was
     drawn) and ``longest`` (each part's longest synchronous stretch so far, ms), the last two for tests and bench/.
     """
 
-    def __init__(self, nodes: dict[str, Any], dom: Dom, document: Any) -> None:
-        self.nodes = nodes
+    def __init__(self, dom: Dom) -> None:
         self.dom = dom
-        self.document = document
         self.thread_filter: ThreadFilter = "open"
         self.dirty: set[str] = set(SECTIONS)
         self.draws: dict[str, int] = {}
         self.longest: dict[str, float] = {}
-        self.rows: OrderedDict[str, tuple[ActivityRow, Any, El]] = (
-            OrderedDict()
-        )  # key -> (row, node, tree), oldest first
+        self.rows: OrderedDict[str, tuple[ActivityRow, El]] = OrderedDict()  # key -> (row, tree) drawn, oldest first
         self.drawn: dict[str, str] = {}  # section or summary -> what was drawn last (tree JSON, or text)
         self._pending: OrderedDict[str, ActivityRow] = OrderedDict()  # rows not drawn yet, by key
         self._shown_path: str | None = None  # the notebook Comments and Access were last drawn for
@@ -128,25 +125,26 @@ class Sections:
         part = {"activity": self._activity, "comments": self._comments, "access": self._access}[name]
         self.timed(name, lambda: part(nb, cells))
 
-    def _body(self, section: str, body: Any, tree: El) -> None:
+    def _body(self, section: str, tree: El) -> None:
         """Draw ``tree`` as the body of ``section``, unless it is the tree drawn there last."""
         text = json.dumps(tree.to_json())
         if self.drawn.get(section) == text:
             return
-        self.dom.replace_children(body, tree)
+        self.dom.draw(section, tree)
         self.drawn[section] = text
         self.draws[section] = self.draws.get(section, 0) + 1
 
     def _summary(self, key: str, text: str) -> None:
         if self.drawn.get(key) != text:
-            self.nodes[key].textContent = self.drawn[key] = text
+            self.drawn[key] = text
+            self.dom.update({key: {"text": text}})
 
     def _activity(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
         pending, self._pending = self._pending, OrderedDict()
-        listing = self.nodes["activity-list"]
         current_path = nb.path if nb is not None else None
+        ops: list[RowOp] = []
         if pending and not self.rows:
-            listing.replaceChildren()
+            ops.append(("clear",))
         drawn = 0
         for row in pending.values():
             on_top = bool(self.rows) and next(reversed(self.rows)) == row.key
@@ -154,44 +152,32 @@ class Sections:
             if old is not None and row.outcome is not None and old[0].outcome is not None:
                 row.time = old[0].time  # a call's row keeps its start time
             tree = activity_item(row, cells, current_path)
-            if old is not None and old[2] == tree:  # the row reads the same: keep its node (moved up unless on top)
-                self.rows[row.key] = (row, old[1], tree)
+            self.rows[row.key] = (row, tree)
+            if old is not None and old[1] == tree:  # the row reads the same: keep its node (moved up unless on top)
                 if not on_top:
-                    listing.prepend(old[1])
+                    ops.append(("keep", row.key))
                 continue
-            if old is not None:
-                old[1].remove()
-            node = self.dom.build(tree)
-            listing.prepend(node)
-            self.rows[row.key] = (row, node, tree)
+            ops.append(("put", row.key, tree))
             drawn += 1
         while len(self.rows) > ACTIVITY_ROWS:
-            _, (_, node, _) = self.rows.popitem(last=False)
-            node.remove()
+            key, _ = self.rows.popitem(last=False)
+            ops.append(("drop", key))
+        if ops:
+            self.dom.rows("activity-list", ops)
         if drawn:
             self.draws["activity"] = self.draws.get("activity", 0) + 1
 
-    def _typing(self) -> bool:
-        """True while the person's focus is in a text box of the Comments section (a drawing would lose it)."""
-        active = self.document.activeElement
-        return (
-            not is_nullish(active)
-            and str(active.tagName) == "TEXTAREA"
-            and bool(self.nodes["comments"].contains(active))
-        )
-
     def _comments(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        body = self.nodes["comments"]
-        if self._typing():
+        focused, drafts = self.dom.fields("comments")
+        if focused == "TEXTAREA":  # the person is typing in Comments: a drawing would lose the focus
             self.dirty.add("comments")  # drawn on focusout
             return
         if nb is None:
             self._shown_path, self._thread_cells = None, set()
-            self._body("comments", body, h("p", c("empty"), text="Open a notebook to see its comments."))
+            self._body("comments", h("p", c("empty"), text="Open a notebook to see its comments."))
             self._summary("comments-summary", "Comments")
             return
         self._shown_path = nb.path
-        drafts = self._drafts()
         review = Review(nb)
         counts = review.counts()
         active = nb.focus().cell_id
@@ -208,33 +194,22 @@ class Sections:
         self._thread_cells = {row.cell_id for row in rows if row.cell_id}
         self._body(
             "comments",
-            body,
             comments_view(
                 rows, self.thread_filter, counts_all, cells, drafts, active, omitted=max(0, total - len(rows))
             ),
         )
         self._summary("comments-summary", f"Comments ({counts['open']} open)")
 
-    def _drafts(self) -> dict[str, str]:
-        """Text typed in the reply boxes, by thread id ("" for the new-comment box), to survive a drawing."""
-        drafts = {}
-        for box in self.nodes["comments"].querySelectorAll("textarea[data-reply]"):
-            value = str(box.value)
-            if value:
-                drafts[str(box.getAttribute("data-reply"))] = value
-        return drafts
-
     def _access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        body = self.nodes["access"]
         if nb is None:
             self._restricted = set()
-            self._body("access", body, h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
+            self._body("access", h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
             return
         self._shown_path = nb.path
         level = notebook_level(nb)
         restricted = list(cell_levels(nb).items())
         self._restricted = {cell_id for cell_id, _ in restricted}
-        self._body("access", body, access_view(nb.path, level, restricted, cells, asking_off(nb.path)))
+        self._body("access", access_view(nb.path, level, restricted, cells, asking_off(nb.path)))
         self._summary(
             "access-summary", f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")")
         )

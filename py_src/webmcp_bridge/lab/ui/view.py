@@ -64,6 +64,7 @@ ATTRIBUTES = frozenset(
         "name",
         "datetime",
         "maxlength",
+        "hidden",
     }
 )
 
