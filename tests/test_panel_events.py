@@ -10,10 +10,11 @@ book, review threads and access levels; only the page is a stand-in: ``dom.js`` 
 and the open notebooks (one notebook, in front).
 
 The page's side, ``ui/dom.js``, runs under Node on the file the wheel ships, over a small stand-in DOM, with the
-panel's real options and trees: the widget goes to the right sidebar, a click on Reply is reported with its box's
-text and kept from JupyterLab (which still sees clicks the rule does not name), a select's change is reported,
-Ctrl+Enter in a reply box presses Reply and inserts no newline, the keyed Activity list keeps, moves and drops rows
-by key, what is typed is read back, and disposing stops every report."""
+panel's real options and trees: the widget goes to the right sidebar, the person's click on Reply is reported with
+its box's text and kept from JupyterLab (which still sees clicks the rule does not name), a script's click or
+Ctrl+Enter is not reported, a select's change is reported, the person's Ctrl+Enter in a reply box presses Reply and
+inserts no newline, the keyed Activity list keeps, moves and drops rows by key, what is typed is read back, and
+disposing stops every report."""
 
 from __future__ import annotations
 
@@ -256,7 +257,8 @@ class Element {
     }
     return event;
   }
-  click() { return this.dispatch("click"); }
+  click() { return this.dispatch("click"); }  // a script's click (isTrusted false)
+  press() { return this.dispatch("click", { isTrusted: true }); }  // the person's click
   blur() { global.document.activeElement = null; this.dispatch("focusout"); }
 }
 const body = new Element("body");
@@ -287,17 +289,22 @@ const box = panel.querySelector(`textarea[data-reply="${threadId}"]`);
 const reply = panel.querySelector(`[data-action="reply"][data-thread="${threadId}"]`);
 
 box.value = "Yes, it is.";
-reply.click();
+reply.click();  // a script presses Reply: not the person's
+out.scriptClick = { facts: facts.splice(0).length, jupyterlab: jupyterlab.splice(0) };
+reply.press();
 out.replyClick = facts.splice(0);
-panel.querySelector('select[data-action="filter"]').click();  // a select's click is not one; its change is
+panel.querySelector('select[data-action="filter"]').press();  // a select's click is not one; its change is
 panel.querySelector('select[data-action="filter"]').value = "resolved";
 panel.querySelector('select[data-action="filter"]').dispatch("change");
 out.selectFacts = facts.splice(0);
 out.jupyterlab = jupyterlab.splice(0);
 
-const enter = box.dispatch("keydown", { key: "Enter", ctrlKey: true });
-out.ctrlEnter = { prevented: enter.defaultPrevented, facts: facts.splice(0).map((f) => [f.kind, f.action ?? null]) };
-const plain = box.dispatch("keydown", { key: "Enter" });
+const scripted = box.dispatch("keydown", { key: "Enter", ctrlKey: true });
+out.scriptEnter = { prevented: scripted.defaultPrevented, facts: facts.splice(0).length };
+const enter = box.dispatch("keydown", { key: "Enter", ctrlKey: true, isTrusted: true });
+out.ctrlEnter = { prevented: enter.defaultPrevented, facts: facts.splice(0).map((f) => [f.kind, f.action ?? null]),
+                  jupyterlab: jupyterlab.splice(0) };
+const plain = box.dispatch("keydown", { key: "Enter", isTrusted: true });
 out.plainEnter = { prevented: plain.defaultPrevented, facts: facts.splice(0).length };
 
 half.rows("activity-list", JSON.stringify([["clear"], ["put", "a", JSON.parse(rowA)], ["put", "b", JSON.parse(rowB)]]));
@@ -322,7 +329,7 @@ out.cleared = box.value;
 half.activate("webmcp-bridge-panel");
 out.activated = activated;
 half.disposePanel();
-reply.click();
+reply.press();
 out.afterDispose = facts.length;
 console.log(JSON.stringify(out));
 """
@@ -354,7 +361,9 @@ def test_dom_js_makes_the_panel_and_reports_the_persons_events_as_facts() -> Non
         ["webmcp-bridge-panel", "right", 650]
     ]
     assert out["webmcp"] is True and out["drawn"] is True
-    # the Reply click: one fact with the box's text and key, and JupyterLab never sees it
+    # a script's click on Reply (element.click()) is not the person's: no fact, and it goes on to JupyterLab
+    assert out["scriptClick"] == {"facts": 0, "jupyterlab": ["reply"]}
+    # the person's Reply click: one fact with the box's text and key, and JupyterLab never sees it
     assert out["replyClick"] == [
         {
             "kind": "click",
@@ -368,7 +377,9 @@ def test_dom_js_makes_the_panel_and_reports_the_persons_events_as_facts() -> Non
     assert out["selectFacts"] == [{"kind": "change", "action": "filter", "value": "resolved"}]
     assert out["jupyterlab"] == ["filter"]  # the select's click is not the panel's: it goes on
     # Ctrl+Enter in the reply box: no newline, the focus leaves (Comments may be drawn), Reply is pressed
-    assert out["ctrlEnter"] == {"prevented": True, "facts": [["focusout", None], ["click", "reply"]]}
+    # (a script's Ctrl+Enter does neither)
+    assert out["scriptEnter"] == {"prevented": False, "facts": 0}
+    assert out["ctrlEnter"] == {"prevented": True, "facts": [["focusout", None], ["click", "reply"]], "jupyterlab": []}
     assert out["plainEnter"] == {"prevented": False, "facts": 0}
     assert out["rowsPut"] == ["b", "a"] and out["rowsKept"] == ["a", "b"] and out["rowsDropped"] == ["a"]
     assert out["notice"] == ["Write a reply first.", False] and out["state"] == "ready"

@@ -14,8 +14,9 @@
 // itself "panel", then each element with a data-role attribute drawn in it), and Python draws by role (draw, rows
 // for a keyed list, set for text / hidden / value / attributes). The person's events reach one listener Python gives
 // as JSON facts {kind: "click" | "change" | "focusout" | "visibility", ...}; what must happen during the event
-// (stopPropagation of a click on one of the actions Python named, Ctrl+Enter in a reply box pressing its button)
-// happens here, from the rule Python pushed (data). The cell markers' buttons report their clicks the same way.
+// (stopPropagation of a click on one of the actions Python named, Ctrl+Enter in a reply box reported as its button's
+// click) happens here, from the rule Python pushed (data). Clicks and keys the page's scripts made (isTrusted false)
+// are not reported. The cell markers' buttons report their clicks the same way.
 //
 // Proposal boxes (lab/ui/proposals.py) are kept here by proposal id: showBox builds one, placeBoxes puts each in its
 // cell (the notebook found by path through the tracker attach(ctx) kept) or in the corner box of workspace
@@ -89,8 +90,11 @@
   // The box's listeners: a click on one of its buttons, Enter in its reason field, a scroll of its listing; the
   // notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the box (outside a
   // cell it moves the focus from the reason input back to a cell, where typed letters are command-mode shortcuts).
+  // Accept and Deny are the person's input only: a click or key the page's scripts made (isTrusted false) is not
+  // reported.
   function listen(id, node) {
     node.addEventListener("click", (event) => {
+      if (!event.isTrusted) return;
       const button = event.target?.closest?.("button");
       if (!button || !node.contains(button)) return;
       if (button.classList.contains(names.accept)) tell(id, "accept");
@@ -100,7 +104,7 @@
     node.addEventListener("keydown", (event) => {
       if (!event.target?.classList?.contains(names.reason)) return;
       event.stopPropagation(); // typed text, not notebook shortcuts ("a", "b", "d d" act on cells)
-      if (event.key === "Enter") {
+      if (event.key === "Enter" && event.isTrusted) {
         event.preventDefault();
         tell(id, "deny", { reason: reasonOf(node) });
       }
@@ -119,13 +123,20 @@
   };
 
   // A click inside `scope` (the panel, or a cell's marker strip) on an element with one of the rule's data-action
-  // values: reported as a fact (see createPanel) and kept from JupyterLab's own handling.
+  // values: reported as a fact (see createPanel) and kept from JupyterLab's own handling. Only the person's input
+  // counts: a click the page's scripts made (element.click(), dispatchEvent: isTrusted false) is not reported, so
+  // code running in the page cannot press Revert, Reply or a cell's lock in the person's name.
   function reportClick(event, scope) {
-    const target = event.target?.closest?.("[data-action]");
-    if (!target || !scope.contains(target) || target.tagName === "SELECT") return;
+    if (!event.isTrusted) return;
+    if (report(event.target?.closest?.("[data-action]") ?? null, scope)) event.stopPropagation();
+  }
+
+  // Report a press of `target` (an element with a data-action inside `scope`) as a click fact; false when it is
+  // none of the rule's actions (or a select, whose change is reported instead).
+  function report(target, scope) {
+    if (!target || !scope.contains(target) || target.tagName === "SELECT") return false;
     const action = target.getAttribute("data-action");
-    if (!rule.actions.includes(action)) return;
-    event.stopPropagation();
+    if (!rule.actions.includes(action)) return false;
     const data = {};
     for (const { name, value } of target.attributes) if (name.startsWith("data-")) data[name.slice(5)] = value;
     const area = rule.textBox ? target.closest(rule.textBox)?.querySelector("textarea") ?? null : null;
@@ -136,6 +147,7 @@
       reply: area ? area.getAttribute("data-reply") : null,
       choice: choice ? String(choice.value) : null,
     });
+    return true;
   }
 
   // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn.
@@ -183,7 +195,8 @@
     // caption, rank, attrs: {name: value} on its node, rule}), draw the trees in it, listen to it and add it to the
     // shell's right area. rule: {actions: [data-action values a click reports], textBox: selector of the box whose
     // textarea a click reads, choiceRow: selector of the row whose select a click reads, submit: {box, button}: the
-    // button Ctrl/Cmd+Enter in a textarea of such a box presses}. Facts to listener (JSON text): {kind: "click",
+    // button Ctrl/Cmd+Enter in a textarea of such a box reports as clicked}. Facts to listener (JSON text), for the
+    // person's clicks and keys only (isTrusted): {kind: "click",
     // action, data: {the target's data-* attributes, without "data-"}, text, reply (that textarea's value and
     // data-reply, or null), choice}, {kind: "change", action, value} (a select with a data-action), {kind:
     // "focusout"}, {kind: "visibility", visible} (Lumino showed, hid, attached or detached it). Returns JSON text
@@ -213,14 +226,15 @@
         if (!action || target.tagName !== "SELECT") return;
         tellPanel({ kind: "change", action, value: String(target.value) });
       };
-      const onKey = (event) => { // Ctrl/Cmd+Enter in a reply box: its button (the typed text stays the person's)
+      const onKey = (event) => { // the person's Ctrl/Cmd+Enter in a reply box: its button (the text stays theirs)
         const target = event.target;
-        if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || target?.tagName !== "TEXTAREA") return;
+        if (!event.isTrusted || event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+        if (target?.tagName !== "TEXTAREA") return;
         const button = rule.submit ? target.closest(rule.submit.box)?.querySelector(rule.submit.button) : null;
         if (!button) return;
         event.preventDefault();
         target.blur(); // so the drawing after the action is not put off for typing
-        button.click();
+        report(button, node); // as the button's click, without making one (a script's click is not reported)
       };
       const onFocusOut = () => tellPanel({ kind: "focusout" });
       for (const [kind, fn] of [["click", onClick], ["change", onChange], ["keydown", onKey], ["focusout", onFocusOut]]) {

@@ -45,12 +45,14 @@ class PanelRule:
 
     Attributes:
         actions: the ``data-action`` values whose clicks are reported (and kept from JupyterLab's own handling, by
-            ``stopPropagation``); a click on a ``select`` is never one (its change is).
+            ``stopPropagation``); a click on a ``select`` is never one (its change is), nor a click the page's
+            scripts made (``isTrusted`` false: ``element.click()``, ``dispatchEvent``).
         text_box: a selector: a click's fact carries the value (and ``data-reply``) of the first ``textarea`` of the
             closest such box around the clicked element.
         choice_row: a selector: a click's fact carries the value of the first ``select`` of the closest such row.
-        submit_box, submit_button: Ctrl/Cmd+Enter in a ``textarea`` inside a ``submit_box`` presses the first
-            ``submit_button`` of that box (the key's default, a newline, is prevented).
+        submit_box, submit_button: the person's Ctrl/Cmd+Enter in a ``textarea`` inside a ``submit_box`` is
+            reported as a click of the first ``submit_button`` of that box (the key's default, a newline, is
+            prevented).
     """
 
     actions: tuple[str, ...]
