@@ -54,15 +54,18 @@ class OpenNotebooks:
 
 
 class Dom:
-    """Stand-in for dom.js: records every call that would draw (the markers name the notebook by its path)."""
+    """Stand-in for dom.js: records every call that would draw (the markers name the notebook by its path) and what
+    the cells of each path show (every view open at the path shows the same)."""
 
     def __init__(self) -> None:
         self.drawn: list[dict[str, Any]] = []
         self.paths: list[str] = []
+        self.shown: dict[str, dict[str, Any]] = {}
 
     def apply_markers(self, path: str, want: dict[str, Any], *_: Any) -> int:
         self.paths.append(path)
         self.drawn.append({cell_id: (sig, classes) for cell_id, (sig, classes, _strip) in want.items()})
+        self.shown[path] = self.drawn[-1]
         return len(want)
 
 
@@ -144,6 +147,43 @@ def test_the_agent_editing_an_unseen_cell_again_makes_no_new_look() -> None:
         journal.mark_seen(PATH, ids[1])  # the person looked at it: a look, its marker goes
         await asyncio.sleep(SETTLE)
         assert markers.renders == looks + 2 and ids[1] not in dom.drawn[-1], (markers.renders, dom.drawn)
+        markers.dispose()
+
+    asyncio.run(scenario())
+
+
+def test_a_notebook_open_in_two_views_loses_a_ring_that_ended_while_another_notebook_was_in_front() -> None:
+    other = "demo/other.ipynb"
+    ws = MemoryWorkspace({PATH: corpus_text("pytudes-euler.ipynb"), other: corpus_text("pytudes-euler.ipynb")})
+    bridge = build_bridge(ws)
+    nb = asyncio.run(ws.open_notebook(PATH, activate=True))
+    nb_other = asyncio.run(ws.open_notebook(other, activate=False))
+    ids = [c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0)]
+    notebooks, dom = OpenNotebooks(nb), Dom()
+    notebooks.current_id = "view-2"
+    notebooks.watches = {"view-1": nb, "view-2": nb, "other": nb_other}
+
+    def bring(key: str, shown: Any) -> None:
+        notebooks.current_id, notebooks.shown = key, shown
+        notebooks.emit("current")
+
+    async def scenario() -> None:
+        markers = CellMarkers(notebooks, bridge.registry, bridge.changes, dom)  # type: ignore[arg-type]
+        markers.start()
+        await asyncio.sleep(SETTLE)  # the second view in front: no markers
+        bring("view-1", nb)
+        await asyncio.sleep(SETTLE)
+        bridge.changes.ingest(PATH, [CellChange("agent", "edit", ids[1], time.time())])
+        await asyncio.sleep(SETTLE)
+        assert "webmcp-bridge-cell-working" in dom.shown[PATH][ids[1]][1], dom.shown  # both views show the ring
+        bring("other", nb_other)
+        await asyncio.sleep(SETTLE)
+        markers.working[(PATH, ids[1])] = time.monotonic()  # the ring ends while the other notebook is in front
+        markers._schedule(0)
+        await asyncio.sleep(0.05)
+        bring("view-2", nb)
+        await asyncio.sleep(SETTLE)
+        assert dom.shown[PATH] == {}, dom.shown  # the second view in front again: the ring is gone from its cells
         markers.dispose()
 
     asyncio.run(scenario())

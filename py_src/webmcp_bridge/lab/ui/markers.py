@@ -226,7 +226,13 @@ class CellMarkers:
         self._apply(key, nb.path, want)
 
     def _apply(self, key: str, path: str, want: Want) -> None:
+        """Put ``want`` on the cells of every view of the notebook at ``path`` (``dom.js`` finds them by path) and
+        note it as applied for each view already known here, not only ``key``: a view whose last markers were
+        noted before another view's drawing would otherwise be skipped as unchanged while showing that drawing."""
         self.dom.apply_markers(
             path, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked")
         )
-        self.applied[key], self._paths[key] = want, path
+        self._paths[key] = path
+        for other, other_path in self._paths.items():
+            if other_path == path:
+                self.applied[other] = want
