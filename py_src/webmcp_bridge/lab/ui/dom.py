@@ -116,7 +116,9 @@ class Dom:
         sidebar, in one crossing. ``listener`` (a proxy the caller owns) hears the person's events as JSON text:
         ``{kind: "click", action, data: {name: value} (the element's data-* attributes), text, reply, choice}``
         (see :class:`PanelRule`), ``{kind: "change", action, value}``, ``{kind: "focusout"}``, ``{kind:
-        "visibility", visible}``. Returns ``{created, visible}``: created False when the page has no Widget class."""
+        "visibility", visible}``; clicks and keys only when the person made them. Returns ``{created, visible}``:
+        created False when the page has no Widget class. An attribute name of ``options.attrs`` outside the
+        allow-lists raises the page's error (no panel is added)."""
         raw = self.half.createPanel(json.dumps(options.to_json()), json.dumps([el.to_json() for el in trees]), listener)
         facts = json.loads(str(raw))
         return {"created": bool(facts.get("created")), "visible": bool(facts.get("visible"))}
@@ -136,7 +138,9 @@ class Dom:
         self.half.rows(role, json.dumps(payload))
 
     def update(self, changes: dict[str, dict[str, Any]]) -> None:
-        """Set ``{role: {text?, hidden?, value?, attrs?: {name: value}}}`` on the panel's nodes, in one crossing."""
+        """Set ``{role: {text?, hidden?, value?, attrs?: {name: value}}}`` on the panel's nodes, in one crossing; a
+        role no node has is skipped. An attribute name outside the allow-lists raises the page's error (the roles
+        before it in ``changes`` are already set)."""
         self.half.set(json.dumps(changes))
 
     def fields(self, role: str) -> tuple[str | None, dict[str, str]]:
