@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 from webmcp_bridge.changes.undo import EditJournal
@@ -30,7 +29,7 @@ from webmcp_bridge.host.protocol import (
 )
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
 from webmcp_bridge.lab.notebook import LabNotebook, load_model_js, raw_cell
-from webmcp_bridge.lab.server_root import ServerRoot
+from webmcp_bridge.lab.server_root import PAGE_CONFIG_KEY, ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
 
 
@@ -79,8 +78,9 @@ class JupyterLabHost:
         self.live = load_model_js(ctx)
         self.tabs = load_tabs_js(ctx)
         self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # notebook path -> (monotonic time, last tabs.js read)
-        # the server root's check authenticates with the server settings' token, which host.js reads once
-        self.root = ServerRoot(SimpleNamespace(token=self.files.serverToken()))
+        # the server root's check: its URL and the server settings' token read once from host.js, the cookie per request
+        root = json.loads(str(self.files.serverRoot(PAGE_CONFIG_KEY)))
+        self.root = ServerRoot(root["url"], root["token"], self.files.cookie)
         self._metadata_cache: dict[str, tuple[Any, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
         #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
