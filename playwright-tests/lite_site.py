@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -185,9 +186,18 @@ def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
 EVERY_TOOLSET = "all"
 
 
-def lab_url(site_url: str, name: str, toolsets: str | None = EVERY_TOOLSET) -> str:
-    """JupyterLite's JupyterLab on notebook ``name``, with ``?toolsets=`` (None: the page's default toolsets)."""
+#: the thread the bridge's Python runs on in the pages the tests open (``?webmcpBridgeThread=``): the environment
+#: variable WEBMCP_BRIDGE_THREAD ("worker" or "main") chooses it for a whole run; unset, the page's default (main)
+THREAD = os.environ.get("WEBMCP_BRIDGE_THREAD") or None
+
+
+def lab_url(site_url: str, name: str, toolsets: str | None = EVERY_TOOLSET, thread: str | None = None) -> str:
+    """JupyterLite's JupyterLab on notebook ``name``, with ``?toolsets=`` (None: the page's default toolsets) and
+    ``?webmcpBridgeThread=`` (``thread``, else :data:`THREAD`; None: the page's default thread)."""
     query = f"path={quote(name)}" + ("" if toolsets is None else f"&toolsets={quote(toolsets)}")
+    chosen = thread or THREAD
+    if chosen:
+        query += f"&webmcpBridgeThread={quote(chosen)}"
     return f"{site_url}/lab/index.html?{query}"
 
 
