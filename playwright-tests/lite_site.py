@@ -172,13 +172,19 @@ def bridge_status(page: Page) -> dict:
 
 
 def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
-    """Wait until the bridge status settles (ready / unavailable / failed); return it."""
+    """Wait until the bridge status settles (ready / unavailable / failed); return it. When the page's URL asked for a
+    thread (``?webmcpBridgeThread=``, :data:`THREAD`), a settled bridge must run its Python there (no silent fallback
+    to the main thread during a worker-mode run)."""
     page.wait_for_function(
         "states => !!window.webmcpBridge && states.includes(window.webmcpBridge.status.state)",
         arg=list(FINAL_STATES),
         timeout=timeout_ms,
     )
-    return bridge_status(page)
+    status = bridge_status(page)
+    asked = status.get("threadAsked")
+    if asked == "worker" and status["state"] != "failed":
+        assert status.get("thread") == "worker", f"asked for the worker, running on {status.get('thread')}: {status}"
+    return status
 
 
 #: the query that turns every toolset on: the tests of a feature reach its tools without a discovery call (the
