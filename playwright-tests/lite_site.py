@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -171,13 +172,19 @@ def bridge_status(page: Page) -> dict:
 
 
 def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
-    """Wait until the bridge status settles (ready / unavailable / failed); return it."""
+    """Wait until the bridge status settles (ready / unavailable / failed); return it. When the page's URL asked for a
+    thread (``?webmcpBridgeThread=``, :data:`THREAD`), a settled bridge must run its Python there (no silent fallback
+    to the main thread during a worker-mode run)."""
     page.wait_for_function(
         "states => !!window.webmcpBridge && states.includes(window.webmcpBridge.status.state)",
         arg=list(FINAL_STATES),
         timeout=timeout_ms,
     )
-    return bridge_status(page)
+    status = bridge_status(page)
+    asked = status.get("threadAsked")
+    if asked == "worker" and status["state"] != "failed":
+        assert status.get("thread") == "worker", f"asked for the worker, running on {status.get('thread')}: {status}"
+    return status
 
 
 #: the query that turns every toolset on: the tests of a feature reach its tools without a discovery call (the
@@ -185,9 +192,18 @@ def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:
 EVERY_TOOLSET = "all"
 
 
-def lab_url(site_url: str, name: str, toolsets: str | None = EVERY_TOOLSET) -> str:
-    """JupyterLite's JupyterLab on notebook ``name``, with ``?toolsets=`` (None: the page's default toolsets)."""
+#: the thread the bridge's Python runs on in the pages the tests open (``?webmcpBridgeThread=``): the environment
+#: variable WEBMCP_BRIDGE_THREAD ("worker" or "main") chooses it for a whole run; unset, the page's default (main)
+THREAD = os.environ.get("WEBMCP_BRIDGE_THREAD") or None
+
+
+def lab_url(site_url: str, name: str, toolsets: str | None = EVERY_TOOLSET, thread: str | None = None) -> str:
+    """JupyterLite's JupyterLab on notebook ``name``, with ``?toolsets=`` (None: the page's default toolsets) and
+    ``?webmcpBridgeThread=`` (``thread``, else :data:`THREAD`; None: the page's default thread)."""
     query = f"path={quote(name)}" + ("" if toolsets is None else f"&toolsets={quote(toolsets)}")
+    chosen = thread or THREAD
+    if chosen:
+        query += f"&webmcpBridgeThread={quote(chosen)}"
     return f"{site_url}/lab/index.html?{query}"
 
 

@@ -54,11 +54,18 @@ const editor = { context: {
   saves: 0, async save() { this.saves++; },
 } };
 const docs = { findWidget: (path) => (path === "open.txt" ? editor : undefined) };
+globalThis.document = {
+  getElementById: (id) => (id === "jupyter-config-data"
+    ? { textContent: JSON.stringify({ webmcpBridgeOutsideUrl: "/base/webmcp-bridge/outside" }) } : null),
+  cookie: "theme=dark; _xsrf=2|ab=cd|9; empty",
+};
 files.attach({ app: { serviceManager: { contents, serverSettings: { token: "" } } }, docManager: docs });
 files.configure("webmcp_bridge", 100);
 (async () => {
   const out = {
-    token: files.serverToken(),
+    root: JSON.parse(files.serverRoot("webmcpBridgeOutsideUrl")),
+    rootOtherKey: JSON.parse(files.serverRoot("noSuchKey")),
+    xsrf: files.cookie("_xsrf"), noCookie: files.cookie("session"), bare: files.cookie("empty"),
     stat: JSON.parse(await files.stat("a.ipynb")), statMissing: await files.stat("nope"),
     statDir: JSON.parse(await files.stat("")),
     list: JSON.parse(await files.listDir("")), listFile: await files.listDir("t.txt"),
@@ -85,7 +92,7 @@ def out() -> dict:
 
 
 def test_facts_of_files_and_folders(out):
-    assert out["token"] is None  # JupyterLite: no token
+    assert out["root"] == {"url": "/base/webmcp-bridge/outside", "token": None}  # JupyterLite's settings: no token
     assert out["stat"] == {"path": "a.ipynb", "name": "a.ipynb", "type": "notebook", "size": 120, "lastModified": "T1"}
     assert out["statDir"]["type"] == "directory" and out["statDir"]["size"] is None
     assert out["statMissing"] is None  # a rejection of the contents service answers null
@@ -113,3 +120,10 @@ def test_a_failed_write_is_reported_cut_to_the_configured_length(out):
     error = out["writeFailed"]["error"]
     assert error.startswith("Forbidden: ") and len(error) == 100
     assert out["saveModel"] == {} and out["saved"][-1][0] == "n.ipynb"
+
+
+def test_the_server_roots_facts_come_from_the_page_config_and_cookie(out):
+    """serverRoot reads the page config's string under the key Python names (null under another); cookie finds a
+    cookie by exact name, its value kept whole (an '=' inside it too), null when the page has none."""
+    assert out["rootOtherKey"] == {"url": None, "token": None}
+    assert out["xsrf"] == "2|ab=cd|9" and out["noCookie"] is None and out["bare"] == ""

@@ -16,8 +16,9 @@ in them, at any depth (inside functions too):
 
 Justified exceptions (:data:`ALLOWED_JS`): ``lab/contributions.py`` fetches the site's own files with the global
 ``fetch`` (and ``URL``, ``encodeURIComponent``, ``location``, ``Uint8Array``, and ``JSON`` to make fetch's options),
-which a worker has as the page does (docs/WORKER.md, "What moves to the worker"); it may use ``js`` for exactly
-those names and no other.
+which a worker has as the page does (docs/WORKER.md, "What moves to the worker"), and ``lab/server_root.py`` asks
+the server extension with the global ``fetch`` (and ``JSON`` for its options); each may use ``js`` for exactly those
+names and no other.
 
 :data:`CONVERTED` lists the converted modules; a module converted later is added to it. The live-notebook host
 code (:data:`LIVE_MODULES`: ``notebook.py``, ``host.py``, ``tabs.py``, ``ui/notebooks.py``) is held to more: it also
@@ -65,13 +66,18 @@ CONVERTED = (
     "host.py",
     "tabs.py",
     "ui/notebooks.py",
+    "server_root.py",
+    "session.py",
 )
 
 #: the live-notebook host code, held to :data:`JUPYTERLAB_ATTRIBUTES` too
 LIVE_MODULES = frozenset({"notebook.py", "host.py", "tabs.py", "ui/notebooks.py"})
 
 #: module -> the attributes of ``js`` it may use (see the module docstring for why)
-ALLOWED_JS = {"contributions.py": {"fetch", "URL", "encodeURIComponent", "location", "Uint8Array", "JSON"}}
+ALLOWED_JS = {
+    "contributions.py": {"fetch", "URL", "encodeURIComponent", "location", "Uint8Array", "JSON"},
+    "server_root.py": {"fetch", "JSON"},
+}
 
 FORBIDDEN_NAMES = {"to_js", "create_proxy", "create_once_callable", "run_js", "js_object"}
 PAGE_ATTRIBUTES = {

@@ -11,6 +11,7 @@ reads; the real ones are exercised by playwright-tests/test_attacks_run.py.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,8 @@ def test_the_flood_merged_in_python_is_kept_bounded_and_measured_whole(outcome):
 
 def test_an_agent_run_leaves_the_cell_untrusted(outcome):
     assert outcome["trusted"] is False and outcome["trustedMetadata"] is False
-    assert outcome["reply"] is None  # JupyterLab's execute resolved with no reply (nothing run)
+    # JupyterLab's execute resolved with no reply (nothing run): an ok run with no count, never a promise of null
+    assert json.loads(outcome["reply"]) == {"status": "ok", "execution_count": None}
     assert outcome["unknown"] is None
 
 

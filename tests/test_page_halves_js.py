@@ -3,7 +3,7 @@
 later one settles a promise, a failure rejects it, an abort reaches Python's listener), ``resources.js``'s reader,
 ``settings.js`` (the composite as JSON text, changes pushed to Python's listener, a page without a registry), and the
 commands JupyterLab asks synchronously, answered from the state Python pushed (``ui/proposals.js``' check mark,
-``ui/cell_menu.js``' enabled states and labels).
+``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the loader's facts and status item).
 
 The loader's context is a stand-in with the loader's function names; the real loader is exercised by the browser
 tests (playwright-tests/test_tools.py, test_dialogs_abort.py, test_mcp_b.py).
@@ -214,3 +214,31 @@ def test_the_cell_menus_commands_answer_from_the_states_python_pushed() -> None:
     assert out["text"] == {"available": True, "accept": True, "value": " text "} and out["asked"] == [{"title": "T"}]
     assert out["none"] == {"available": False, "accept": False, "value": None}  # no InputDialog to borrow
     assert out["menu"] == 0 and out["left"] == 0 and out["capture"] is True  # dispose removed everything
+
+
+SESSION = r"""
+const fs = require("fs");
+const source = fs.readFileSync(process.argv[1], "utf8");
+const statuses = [], diagnostics = [];
+const full = eval(source);
+full.attach({ modelContext: {}, pageSearch: "?toolsets=review", modules: { widgets: {} },
+              setStatus: (state, detail) => statuses.push([state, detail]),
+              setDiagnostics: (json) => diagnostics.push(json) });
+const bare = eval(source);
+bare.attach({ modelContext: null, modules: {} });
+full.setStatus("ready", 12);
+full.setDiagnostics('[{"name": "x"}]');
+bare.setStatus("ready", 3); // a loader without a status item: nothing happens
+bare.setDiagnostics("[]");
+console.log(JSON.stringify({ full: JSON.parse(full.facts()), bare: JSON.parse(bare.facts()), statuses, diagnostics }));
+"""
+
+
+def test_the_sessions_facts_and_status_item_cross_as_data() -> None:
+    """session.js answers the loader's facts session.py decides by as JSON (WebMCP there or not, the page's query,
+    @lumino/widgets there or not) and hands the status and diagnostics to the loader's functions, doing nothing where
+    the loader has none."""
+    out = run_node(SESSION, str(LAB / "session.js"))
+    assert out["full"] == {"modelContext": True, "pageSearch": "?toolsets=review", "widgets": True}
+    assert out["bare"] == {"modelContext": False, "pageSearch": None, "widgets": False}
+    assert out["statuses"] == [["ready", 12]] and out["diagnostics"] == ['[{"name": "x"}]']

@@ -107,3 +107,16 @@ def test_a_mode_without_its_function_is_refused(mode: str, sync_send: Any, run_s
 
     with pytest.raises(ValueError):
         WorkerTransport(mode, sync_send, async_send, run_sync)
+
+
+def test_the_session_entries_need_the_wire_and_a_stop_without_a_session_stops_nothing(monkeypatch) -> None:
+    """The loader's worker mode runs ``session_start`` once the worker is up: before the wire started it is refused
+    (WireError, nothing imported or started); ``session_stop`` with no session running answers it stopped nothing."""
+    from webmcp_bridge.lab import wire
+
+    monkeypatch.setattr(wire, "_wire", None)
+    with pytest.raises(WireError, match="not started"):
+        asyncio.run(wire.session_start("{}"))
+    assert asyncio.run(wire.session_stop("{}")) == '{"stopped": false}'
+    assert {"session_start", "session_stop"} <= set(wire.ENTRIES)
+    assert not hasattr(wire.PAGE_CONTEXT, "app") and not hasattr(wire.PAGE_CONTEXT, "__dict__")

@@ -2,6 +2,8 @@
 // It declares one plugin that registers the tools from the build's tools.json as soon as JupyterLab activates
 // it, and starts a main-thread Pyodide only once JupyterLab is restored and the page is idle (or at once when
 // an agent calls a tool), then hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
+// With ?webmcpBridgeThread=worker in the page's URL the bridge's Python runs in a dedicated worker instead, started
+// at activation (startInWorker, below; docs/WORKER.md, step 5).
 // Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
 // works under any base path: a JupyterLite site's extensions/jupyterlab-webmcp-bridge/static/ or a JupyterLab server's
 // lab/extensions/jupyterlab-webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
@@ -56,18 +58,26 @@
   // The page URL's query as it is now: JupyterLab rewrites the URL once it routes (?path= is consumed), and
   // ?toolsets= chooses the tools this page registers (below; Python reads the same text).
   const pageSearch = window.location.search;
+  // The thread the bridge's Python is asked to run on: ?webmcpBridgeThread=worker (read once, as ?toolsets=) runs it
+  // in a dedicated worker (docs/WORKER.md, step 5); anything else, or none, is today's main thread ("main").
+  const THREAD_PARAM = 'webmcpBridgeThread';
+  const threadAsked = new URLSearchParams(pageSearch).get(THREAD_PARAM) === 'worker' ? 'worker' : 'main';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
   // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics);
   // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered;
   // prompts: MCP prompts registered
+  // thread: where the bridge's Python runs ("main", "worker"; null until it starts), threadAsked: what the URL asked;
+  // worker: the worker's crossing mode and why it was left ({mode: "sab" | "jspi" | "none", fallback: reason | null})
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
-                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0 };
+                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0, thread: null, threadAsked, worker: null };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}), counted by
-  // the bridge's one crossing counter (crossings.js beside this file, imported when Python starts): the loader's own
-  // functions as "loader" (start(), below), each JS half by Python as it loads it (lab/ffi.py load_half, through
-  // countCalls(half name, half object), which counts the object's methods in place)
+  // the bridge's one crossing counter (crossings.js beside this file, imported when Python starts): as "loader" the
+  // answers Python hands back to execute ("result"), each JS half by Python as it loads it (lab/ffi.py load_half,
+  // through countCalls(half name, half object), which counts the object's methods in place; in worker mode
+  // halves.js counts them the same way). The loader's own functions in ctx are not counted: Python reaches them only
+  // through a half (webmcp.js, session.js, events.js...), whose call is the one crossing
   let loaderCrossings = null; // the loader's counter, once imported
   window.webmcpBridge = { status, waitAsyncFix, crossings: {} };
   // A counter that counts nothing, for a page where crossings.js cannot be imported (a host that serves it with
@@ -81,12 +91,15 @@
     } catch (error) {
       console.warn(`[${TAG}] crossings.js did not load; crossings are not counted`, error);
     }
-    // not writable: a script of the page cannot put its own function where every half loaded later is handed
+    // not writable: a script of the page cannot put its own function where every half loaded later is handed. One
+    // counter per half's name: a half loaded again (settings.js by settings.py and contributions.py) adds to it.
+    const counters = new Map();
     Object.defineProperty(window.webmcpBridge, 'countCalls', {
       value: (name, api) => {
-        const counter = crossingCounter();
-        counter.countAll(api);
-        window.webmcpBridge.crossings[String(name)] = counter.json;
+        const key = String(name);
+        if (!counters.has(key)) counters.set(key, crossingCounter());
+        counters.get(key).countAll(api);
+        window.webmcpBridge.crossings[key] = counters.get(key).json;
       },
       writable: false, configurable: false, enumerable: true,
     });
@@ -613,6 +626,19 @@
   // returns it, and a later start stops it first.
   let session = null;
 
+  // The context the bridge's Python gets (lab/session.py's module docstring), in place of `into` (a new object by
+  // default): the application, its tracker and document manager, the shared modules, the page's WebMCP (after the
+  // optional MCP-B runtime), the site's list of its own tool files (jupyter-config-data, as JSON text: Python reads
+  // and checks it), the page's query, and the loader's functions the JS halves call.
+  function loaderContext(app, tracker, docManager, modules, into = {}) {
+    const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
+    return Object.assign(into, {
+      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
+      setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode,
+      connectResources, disconnectResources, connectPrompts, disconnectPrompts
+    });
+  }
+
   async function start(app, tracker, docManager, modules) {
     await app.restored;
     const restored = status.timings.restored = Math.round(performance.now());
@@ -623,22 +649,80 @@
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     if (session) { session.stop(); session.destroy(); session = null; }
     const boot = pyodide.pyimport('webmcp_bridge.lab.session');
-    // the site's list of its own tool files (jupyter-config-data), as JSON text: Python reads and checks it
-    const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
-    const { counted } = await importCrossings();
-    const ctx = {
-      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
-      setStatus: counted('setStatus', setStatus), setDiagnostics: counted('setDiagnostics', setDiagnostics),
-      reportCall: counted('reportCall', reportCall), emit: counted('emit', emit),
-      connect: counted('connect', connect), disconnect: counted('disconnect', disconnect), setMode: counted('setMode', setMode),
-      connectResources: counted('connectResources', connectResources), disconnectResources: counted('disconnectResources', disconnectResources),
-      connectPrompts: counted('connectPrompts', connectPrompts), disconnectPrompts: counted('disconnectPrompts', disconnectPrompts)
-    };
+    await importCrossings();
+    const ctx = loaderContext(app, tracker, docManager, modules);
+    status.thread = 'main';
     session = await boot.start(ctx);
     boot.destroy();
     const reply = JSON.parse(session.reply); // {state: "ready"|"unavailable", tools: N, timings}
     status.timings.bridgeReady = Math.round(performance.now());
     status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
+    setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
+  }
+
+  // -- The bridge's Python in a dedicated worker (?webmcpBridgeThread=worker; docs/WORKER.md, step 5) --------------
+  // Started at activation, not after app.restored and an idle page: the worker's start-up (the runtime, the wheels,
+  // the imports) runs on its own thread and costs the page's main thread no long task. The page keeps what is the
+  // page's: this loader (the tools, execute, abort, the status item) and the JS halves, which halves.js (beside this
+  // file) evaluates here and attaches to the same ctx the main-thread start hands Python (loaderContext); the
+  // worker's Python reaches them through worker.js (its requests answered by halves.js, its callbacks sent back as
+  // events). The session starts once JupyterLab is restored: worker.js invoke('session_start'), which runs
+  // webmcp_bridge.lab.session.start in the worker with a ctx standing for this one (lab/wire.py). A tool call goes
+  // through webmcp.js's dispatcher, whose listener is a callback event in the worker; Python answers it later with
+  // webmcp.js's answer(id, text), a crossing like any other. A worker that could not start, or that has neither shared
+  // memory nor JSPI (mode "none": no synchronous crossing), is stopped and the main-thread start runs instead; the
+  // console and status.worker.fallback say why.
+  let bridgeWorker = null;
+  async function startInWorker(app, tracker, docManager, modules) {
+    const manifest = await manifestReady;
+    status.timings.startReason = 'worker';
+    status.timings.pythonStart = Math.round(performance.now());
+    let ready;
+    const ctx = {}; // filled by loaderContext once JupyterLab is restored, before any half is loaded and attached
+    try {
+      const [{ startWorker }, { createHalves }] = await Promise.all([
+        import(new URL(manifest.worker, manifestUrl).href), import(new URL(manifest.halves, manifestUrl).href)]);
+      await importCrossings();
+      const halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
+                                    post: text => bridgeWorker?.event(text) });
+      const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
+                                         message: `the page answers the JS halves only, not ${String(call.target)}` } });
+      const runtime = pageRuntimeUrl();
+      bridgeWorker = startWorker({
+        manifestUrl: manifestUrl.href, runtimeUrl: runtime ? runtime.href : null,
+        respond: call => (halves.owns(call) ? halves.respond(call) : refuse(call)),
+        respondAsync: call => (halves.owns(call) ? halves.respondAsync(call) : refuse(call)),
+      });
+      ready = await bridgeWorker.ready;
+    } catch (error) {
+      ready = { mode: 'none', failed: String((error && error.message) || error).split('\n')[0] };
+    }
+    status.worker = { mode: ready.mode, fallback: null };
+    if (ready.mode === 'none') {
+      const reason = ready.failed
+        ? `the worker did not start (${cut(ready.failed, 'failureChars')})`
+        : 'the worker has neither cross-origin isolation (SharedArrayBuffer) nor JSPI';
+      console.warn(`[${TAG}] ${reason}: the bridge's Python runs on the page's main thread`);
+      status.worker.fallback = reason;
+      bridgeWorker?.terminate();
+      bridgeWorker = null;
+      return start(app, tracker, docManager, modules);
+    }
+    // the worker's start-up steps, moved from its clock (from its timeOrigin) to the page's
+    const shift = ready.timeOrigin - performance.timeOrigin;
+    for (const [name, began, ended] of ready.steps) status.timings.steps.push([name, Math.round(began + shift), Math.round(ended + shift)]);
+    status.runtime = ready.runtime;
+    status.timings.pyodideReady = Math.round(performance.now());
+    // the worker's wasm memory as its last message said (for bench/; no request of its own)
+    window.webmcpBridge.wasmMemoryBytes = () => bridgeWorker.memoryBytes();
+    await app.restored;
+    status.timings.restored = Math.round(performance.now());
+    await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
+    loaderContext(app, tracker, docManager, modules, ctx);
+    status.thread = 'worker';
+    const reply = JSON.parse(await bridgeWorker.invoke('session_start', '{}')); // {state, tools, timings}
+    status.timings.bridgeReady = Math.round(performance.now());
+    status.timings.python = reply.timings;
     setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
   }
 
@@ -741,7 +825,8 @@
             console.error(`[${TAG}] status item`, error);
           }
           registerStaticTools().catch(error => console.error(`[${TAG}] static tool registration`, error));
-          start(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
+          const begin = threadAsked === 'worker' ? startInWorker : start;
+          begin(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
             fail(error);
             failDispatcher(error);
           });

@@ -41,8 +41,27 @@
       KEY = metadataKey;
       errorChars = errorLength;
     },
-    // The server settings' token (it authenticates requests to the server), or null.
-    serverToken() { return settings?.token ? String(settings.token) : null; },
+    // The page's facts for the server root's check (lab/server_root.py), JSON text {url, token}: url is the page
+    // config's (jupyter-config-data) string under configKey (the server extension sets it) or null, token the
+    // server settings' token (it authenticates requests to the server) or null. Python decides what they mean.
+    serverRoot(configKey) {
+      let url = null;
+      try {
+        const node = globalThis.document?.getElementById('jupyter-config-data');
+        const value = node ? JSON.parse(node.textContent)?.[String(configKey)] : null;
+        url = typeof value === 'string' && value ? value : null;
+      } catch { url = null; } // an unreadable page config: nothing to ask
+      return JSON.stringify({ url, token: settings?.token ? String(settings.token) : null });
+    },
+    // The value of the page's cookie `name` (the _xsrf cookie a Jupyter server checks), or null when it has none.
+    cookie(name) {
+      for (const part of String(globalThis.document?.cookie ?? '').split(';')) {
+        const at = part.indexOf('=');
+        const key = (at < 0 ? part : part.slice(0, at)).trim();
+        if (key === String(name)) return at < 0 ? '' : part.slice(at + 1).trim();
+      }
+      return null;
+    },
     // A file or folder without its content: JSON text {path, name, type: "directory" | "notebook" | "file",
     // size: bytes | null, lastModified: text | null}, or null when the contents service has nothing there.
     async stat(path) {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 from webmcp_bridge.changes.undo import EditJournal
@@ -28,9 +27,9 @@ from webmcp_bridge.host.protocol import (
     SavedNotebook,
     TabsState,
 )
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.notebook import LabNotebook, load_model_js, raw_cell
-from webmcp_bridge.lab.server_root import ServerRoot
+from webmcp_bridge.lab.server_root import PAGE_CONFIG_KEY, ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
 
 
@@ -79,8 +78,9 @@ class JupyterLabHost:
         self.live = load_model_js(ctx)
         self.tabs = load_tabs_js(ctx)
         self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # notebook path -> (monotonic time, last tabs.js read)
-        # the server root's check authenticates with the server settings' token, which host.js reads once
-        self.root = ServerRoot(SimpleNamespace(token=self.files.serverToken()))
+        # the server root's check: its URL and the server settings' token read once from host.js, the cookie per request
+        root = json.loads(str(self.files.serverRoot(PAGE_CONFIG_KEY)))
+        self.root = ServerRoot(root["url"], root["token"], self.files.cookie)
         self._metadata_cache: dict[str, tuple[Any, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
         #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
@@ -110,11 +110,11 @@ class JupyterLabHost:
 
     async def _stat(self, path: str) -> dict[str, Any] | None:
         """``host.js`` stat: ``{path, name, type, size, lastModified}`` or None."""
-        return _json(await self.files.stat(path))
+        return _json(await awaiting(self.files).stat(path))
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         await self.root.check(path)
-        listed = _json(await self.files.listDir(path))
+        listed = _json(await awaiting(self.files).listDir(path))
         if listed is None:
             return None
         entries = [_entry(row) for row in listed]
@@ -128,7 +128,7 @@ class JupyterLabHost:
 
     async def open_notebook(self, path: str, activate: bool) -> LabNotebook:
         await self.root.check(path)
-        handle = await self.live.open(path, bool(activate))
+        handle = await awaiting(self.live).open(path, bool(activate))
         if is_nullish(handle):
             raise ToolError(
                 ErrorCode.NOTEBOOK_NOT_FOUND, f"JupyterLab could not open {path!r} as a notebook.", path=path
@@ -150,7 +150,7 @@ class JupyterLabHost:
             "nbformat_minor": 5,
         }
         await self.root.check(path)
-        answer = await self.files.saveModel(
+        answer = await awaiting(self.files).saveModel(
             path, json.dumps({"type": "notebook", "format": "json", "content": content})
         )
         _write_failed(answer, "Creating the notebook", path)
@@ -182,7 +182,7 @@ class JupyterLabHost:
         cached = self._metadata_cache.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        data = _json(await self.files.notebookMetadata(path))
+        data = _json(await awaiting(self.files).notebookMetadata(path))
         value = None if data is None else data["value"]
         self._metadata_cache[path] = (stamp, value)
         return value
@@ -199,7 +199,7 @@ class JupyterLabHost:
         size = stat["size"]
         if size is not None and int(size) > max_bytes:
             raise file_too_large(path, int(size), max_bytes)
-        data = _json(await self.live.savedNotebook(path, head_bytes, max_outputs))
+        data = _json(await awaiting(self.live).savedNotebook(path, head_bytes, max_outputs))
         if data is None:
             return None
         cells = tuple(raw_cell(c, head_bytes) for c in data["cells"])
@@ -222,7 +222,7 @@ class JupyterLabHost:
             size = stat["size"]
             if size is not None and int(size) > max_bytes:
                 raise file_too_large(path, int(size), max_bytes)
-            data = _json(await self.files.fileText(path))
+            data = _json(await awaiting(self.files).fileText(path))
             if data is None:
                 return None
             if data["kind"] == "directory":
@@ -240,4 +240,4 @@ class JupyterLabHost:
         JupyterLab does not later report the file as changed on disk; else a contents save as a text file
         (``host.js`` writeText)."""
         await self.root.check(path)
-        _write_failed(await self.files.writeText(path, text), "Writing the file", path)
+        _write_failed(await awaiting(self.files).writeText(path, text), "Writing the file", path)

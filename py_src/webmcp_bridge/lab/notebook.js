@@ -741,7 +741,9 @@
     // person trusts the notebook (JupyterLab's Trust command). The cell's output and execution-count changes are
     // the agent's (agentRun) from the request until execute's promise settles, however long after the call
     // stopped waiting. Returns null for an unknown id, else a promise of JSON text {status, execution_count} (the
-    // reply), {status: "failed"} (execute rejected) or null (an empty cell: JupyterLab runs nothing).
+    // reply; {status: "ok", execution_count: null} for an empty cell, where JupyterLab runs nothing) or {status:
+    // "failed"} (execute rejected): never a promise of null, so that awaited from the bridge's worker (where the
+    // null of an unknown id also arrives as the awaited value) the two cannot be confused.
     executeAsAgent(panel, cellId) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
@@ -753,7 +755,8 @@
         untrust(widget.model);
       } catch (error) { endAgentRun(cellId); throw error; }
       return Promise.resolve(promise).then(
-        (reply) => reply ? JSON.stringify({ status: String(reply.content?.status), execution_count: reply.content?.execution_count ?? null }) : null,
+        (reply) => JSON.stringify(reply ? { status: String(reply.content?.status), execution_count: reply.content?.execution_count ?? null }
+                                        : { status: "ok", execution_count: null }),
         () => JSON.stringify({ status: "failed", execution_count: null }),
       ).finally(() => endAgentRun(cellId));
     },

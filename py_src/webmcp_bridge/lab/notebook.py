@@ -65,7 +65,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
@@ -179,6 +179,18 @@ class LabNotebook:
                 raise notebook_not_found(self._path or self.handle) from None
             raise
 
+    async def _call_async(self, method: str, *args: Any) -> Any:
+        """``notebook.js``'s ``method(handle, *args)`` that answers a promise (or null): the value it settled to, or
+        None for null. Through :func:`~webmcp_bridge.lab.ffi.awaiting`: one asynchronous crossing in the bridge's
+        worker, the half's promise itself on the page's main thread. A "no such notebook" answer raises
+        NOTEBOOK_NOT_FOUND, as :meth:`_call`."""
+        try:
+            return await _settled(getattr(awaiting(self.live), method)(self.handle, *args))
+        except Exception as exc:
+            if is_gone(exc):
+                raise notebook_not_found(self._path or self.handle) from None
+            raise
+
     @property
     def path(self) -> str:
         """The notebook's workspace path."""
@@ -268,7 +280,7 @@ class LabNotebook:
     ) -> EncodedImage | None:
         """``notebook.js`` resizeImage: the browser decodes the stored bytes, resamples them to the size asked for and
         encodes the copy (createImageBitmap and OffscreenCanvas.convertToBlob, both asynchronous)."""
-        raw = await self._call(
+        raw = await self._call_async(
             "resizeImage", cell_id, output_index, mime, request.width, request.height, request.mime, request.quality
         )
         if is_nullish(raw):
@@ -436,7 +448,7 @@ class LabNotebook:
         # now is the one written (a change landing in between would only make the report say less was saved)
         revision = self.revision()
         self.host.tabs_read.pop(self.path, None)  # what the save changes is read anew after it
-        raw = str(await self.host.tabs.save(self.path))
+        raw = str(await awaiting(self.host.tabs).save(self.path))
         failed = json.loads(raw).get("failed")
         if failed is not None:
             declined = _declined(str(failed.get("name") or ""), str(failed.get("message") or ""))
@@ -463,7 +475,7 @@ class LabNotebook:
         return state
 
     async def count_tabs(self) -> TabsState:
-        state = tabs_state(str(await self.host.tabs.fresh(self.path)))
+        state = tabs_state(str(await awaiting(self.host.tabs).fresh(self.path)))
         self.host.tabs_read[self.path] = (time.monotonic(), state)
         return state
 
@@ -474,7 +486,7 @@ class LabNotebook:
         person chose No Kernel) or the kernel is dead: neither changes by waiting."""
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
-        ready = asyncio.ensure_future(_awaitable(self._call("kernelReady")))  # True: ready; False: it failed
+        ready = asyncio.ensure_future(self._call_async("kernelReady"))  # True: ready; False: it failed
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failure is read from the status
         try:
             while True:
@@ -497,10 +509,8 @@ class LabNotebook:
         # outputs and execution count are the agent's until this execution ends, however long that is after the
         # call stopped waiting (a timeout, an abort that Pyodide cannot stop): notebook.js counts the run from the
         # request until JupyterLab's execute promise settles (the reply, a failure, a restart).
-        promise = self._call("executeAsAgent", cell_id)
-        if is_nullish(promise):
-            raise cell_not_found(cell_id)
-        execution = asyncio.ensure_future(_awaitable(promise))
+        # null (no such cell) or a promise of the reply's JSON text, never of null (notebook.js)
+        execution = asyncio.ensure_future(self._call_async("executeAsAgent", cell_id))
         execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
         try:
             reply = await asyncio.wait_for(asyncio.shield(execution), timeout)
@@ -509,8 +519,8 @@ class LabNotebook:
         except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
             await self._interrupt_after_abort(execution)
             raise
-        if is_nullish(reply):  # empty source: JupyterLab clears the cell and runs nothing
-            return RunResult(cell_id, "ok", None)
+        if is_nullish(reply):
+            raise cell_not_found(cell_id)
         data = json.loads(str(reply))
         count = data.get("execution_count")
         return RunResult(cell_id, "ok" if data["status"] == "ok" else "error", None if count is None else int(count))
@@ -519,9 +529,7 @@ class LabNotebook:
         """After an abort: interrupt the kernel and give the cell up to ABORT_SETTLE_SECONDS to end, so its
         KeyboardInterrupt output still counts as the agent's run. Never raises."""
         try:
-            interrupted = self._call("interrupt")
-            if not is_nullish(interrupted):
-                await asyncio.wait_for(_awaitable(interrupted), ABORT_SETTLE_SECONDS)
+            await asyncio.wait_for(self._call_async("interrupt"), ABORT_SETTLE_SECONDS)  # None: no kernel
             await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
         except (TimeoutError, asyncio.CancelledError, ToolError):
             pass
@@ -531,7 +539,7 @@ class LabNotebook:
         brought to the front; without it, apputils' SessionContextDialogs): JupyterLab asks "Restart Kernel?"
         first (unless the person turned that dialog off), so the person sees what the agent asks. Returns the
         kernel once idle (or after ``timeout`` seconds), None when the restart was declined in the dialog."""
-        data = json.loads(str(await _awaitable(self._call("kernelAction", action, RESTART_COMMAND))))
+        data = json.loads(str(await self._call_async("kernelAction", action, RESTART_COMMAND)))
         outcome = data["outcome"]
         if outcome == "none":
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
@@ -610,7 +618,7 @@ class LabNotebook:
                 raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
             run = int(started["run"])
             try:
-                done = json.loads(str(await asyncio.wait_for(_awaitable(self.live.runDone(run)), timeout)))
+                done = json.loads(str(await asyncio.wait_for(_settled(awaiting(self.live).runDone(run)), timeout)))
             except TimeoutError:
                 done = {
                     "status": "timeout",
@@ -664,5 +672,7 @@ def _declined(name: str, message: str) -> SaveKind | None:
     return None
 
 
-async def _awaitable(promise: Any) -> Any:
-    return await promise
+async def _settled(value: Any) -> Any:
+    """What a half's method answered, settled: None for null, else the awaited promise (or the worker's coroutine,
+    :func:`~webmcp_bridge.lab.ffi.awaiting`)."""
+    return None if is_nullish(value) else await value

@@ -5,22 +5,25 @@ inside the root that points outside it would let an agent read or write there. T
 (``webmcp_bridge_jupyter.server``) resolves paths on the server's disk; when it is loaded, the page config holds
 ``webmcpBridgeOutsideUrl`` and :class:`ServerRoot` asks it. In JupyterLite (contents in the browser, no links)
 there is no such key and nothing is asked. A request that fails refuses the path (never guesses it is inside).
+
+This module holds no page object (docs/WORKER.md, "What moves to the worker"): the page's facts (the page config's
+URL, the server token, the ``_xsrf`` cookie) come from ``host.js`` (``serverRoot()``, ``cookie(name)``), and the
+request is made here with the global ``fetch``, which a worker has as the page does.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import js
-from pyodide.ffi import JsException
-
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.ffi import is_nullish, js_object
 
-#: the page config key the server extension sets (webmcp_bridge_jupyter.server.PAGE_CONFIG_KEY)
+#: the page config key the server extension sets (webmcp_bridge_jupyter.server.PAGE_CONFIG_KEY); host.js reads it
 PAGE_CONFIG_KEY = "webmcpBridgeOutsideUrl"
+
+#: a POST of JSON text: (url, headers, body) -> (HTTP status, the answer's text); raises on a failed request
+Post = Callable[[str, dict[str, str], str], Awaitable[tuple[int, str]]]
 
 
 def outside_root(path: str) -> ToolError:
@@ -33,36 +36,40 @@ def outside_root(path: str) -> ToolError:
     )
 
 
-def _page_config_url() -> str | None:
-    node = js.document.getElementById("jupyter-config-data")
-    if is_nullish(node):
-        return None
-    try:
-        url = json.loads(str(node.textContent)).get(PAGE_CONFIG_KEY)
-    except ValueError:
-        return None
-    return url if isinstance(url, str) and url else None
+async def page_post(url: str, headers: dict[str, str], body: str) -> tuple[int, str]:
+    """POST ``body`` (JSON text) to ``url`` with the global ``fetch`` (the page's or the worker's; credentials of the
+    same origin, as JupyterLab's own requests): ``(status, text)``. Raises what the request raised (a network
+    failure)."""
+    import js
 
-
-def _cookie(name: str) -> str | None:
-    for part in str(js.document.cookie).split(";"):
-        key, _, value = part.strip().partition("=")
-        if key == name:
-            return value
-    return None
+    options = {"method": "POST", "credentials": "same-origin", "headers": headers, "body": body}
+    response = await js.fetch(url, js.JSON.parse(json.dumps(options)))
+    return int(response.status), str(await response.text())
 
 
 class ServerRoot:
     """Which paths lead outside the server's root.
 
     Args:
-        server_settings: JupyterLab's ``serviceManager.serverSettings`` (its ``token`` authenticates the request;
-            else the page's cookie does, with the ``_xsrf`` cookie as JupyterLab's own requests send it).
+        url: the server extension's URL (the page config's ``webmcpBridgeOutsideUrl``), or None where there is none
+            (JupyterLite, a server without the extension): then nothing is asked.
+        token: the server settings' token, or None; it authenticates the request (else the page's cookie does).
+        cookie: the page's cookie by name, or None (``host.js`` ``cookie``): the ``_xsrf`` cookie is sent as the
+            ``X-XSRFToken`` header, as JupyterLab's own requests send it; read at each request.
+        post: makes the request (default :func:`page_post`).
     """
 
-    def __init__(self, server_settings: Any) -> None:
-        self.url = _page_config_url()
-        self.settings = server_settings
+    def __init__(
+        self,
+        url: str | None,
+        token: str | None,
+        cookie: Callable[[str], Any],
+        post: Post = page_post,
+    ) -> None:
+        self.url = url if isinstance(url, str) and url else None
+        self.token = token if isinstance(token, str) and token else None
+        self._cookie = cookie
+        self._post = post
 
     async def outside(self, paths: Sequence[str]) -> set[str]:
         """The subset of ``paths`` (normalized workspace paths) that resolves outside the root; empty without a
@@ -70,35 +77,25 @@ class ServerRoot:
         if self.url is None or not paths:
             return set()
         headers = {"Content-Type": "application/json"}
-        token = getattr(self.settings, "token", None)
-        if not is_nullish(token) and str(token):
-            headers["Authorization"] = f"token {token}"
-        xsrf = _cookie("_xsrf")
-        if xsrf:
+        if self.token:
+            headers["Authorization"] = f"token {self.token}"
+        xsrf = self._cookie("_xsrf")
+        if isinstance(xsrf, str) and xsrf:
             headers["X-XSRFToken"] = xsrf
         try:
-            response = await js.fetch(
-                self.url,
-                js_object(
-                    {
-                        "method": "POST",
-                        "credentials": "same-origin",
-                        "headers": headers,
-                        "body": json.dumps({"paths": list(paths)}),
-                    }
-                ),
-            )
-            if not response.ok:
-                raise ValueError(f"HTTP {response.status}")
-            outside = json.loads(str(await response.text()))["outside"]
-        except (JsException, ValueError, KeyError, TypeError) as exc:
+            status, text = await self._post(self.url, headers, json.dumps({"paths": list(paths)}))
+            if not 200 <= status < 300:
+                raise ValueError(f"HTTP {status}")
+            outside = json.loads(text)["outside"]
+            found = {str(p) for p in outside}
+        except Exception as exc:  # a failed request, an answer of another shape: the path is refused
             raise ToolError(
                 ErrorCode.INVALID_PATH,
                 f"The server could not tell whether {paths[0]!r} stays inside the workspace "
                 f"({str(exc)[:100]}); nothing was done.",
                 path=paths[0],
             ) from None
-        return {str(p) for p in outside}
+        return found
 
     async def check(self, path: str) -> None:
         """Raise :func:`outside_root` when ``path`` resolves outside the root (nothing to ask for the root itself)."""

@@ -6,6 +6,9 @@ modelContext, pageContributions, pageSearch, setStatus, setDiagnostics, reportCa
 connectResources, disconnectResources}`` (``pageSearch``: the page URL's query string as it was when the loader's
 script ran); the result is the page's :class:`LabSession`, which the loader holds (a proxy it owns) and stops with
 ``session.stop()``; its ``reply`` is JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``.
+This module only hands ``ctx`` on (to the JS halves' ``attach``): the loader's facts it decides by (``modelContext``,
+``pageSearch``, ``modules.widgets``) and the status item (``setStatus``, ``setDiagnostics``) are ``session.js``'s, so
+the same Python runs in the bridge's worker, where ``ctx`` only stands for the page's (docs/WORKER.md, step 5).
 "unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
 (:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start
@@ -149,6 +152,8 @@ class LabSession:
         self.events: Any = None
         self._tasks: list[asyncio.Future[None]] = []
         self._unlisten: Callable[[], None] | None = None
+        self.page: Any = None  # session.js: the loader's facts and status item (start)
+        self.facts: dict[str, Any] = {}  # session.js facts(): {modelContext, pageSearch, widgets}
 
     async def _step(self, name: str, work: Callable[[], Any]) -> Any:
         began = time.perf_counter()
@@ -166,12 +171,14 @@ class LabSession:
         from webmcp_bridge.lab.contributions import site_contributions
         from webmcp_bridge.lab.dialogs import lab_dialogs
         from webmcp_bridge.lab.events import PageEvents
-        from webmcp_bridge.lab.ffi import is_nullish
+        from webmcp_bridge.lab.ffi import load_half
         from webmcp_bridge.lab.host import JupyterLabHost
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 
         ctx = self.ctx
+        self.page = load_half("webmcp_bridge.lab", "session.js", ctx)
+        self.facts = json.loads(str(self.page.facts()))
         diagnostics = Diagnostics()
         self._show_diagnostics(diagnostics)
         began = time.perf_counter()
@@ -197,7 +204,7 @@ class LabSession:
         self._background("panel", self._start_panel)  # with or without WebMCP: the person's side always comes up
         self._background("proposals", self._start_view)
         self._start_share()
-        if is_nullish(ctx.modelContext):
+        if not self.facts["modelContext"]:
             return self._replied({"state": "unavailable", "tools": 0, "timings": self.timings})
         registration = WebMCPRegistration(registry, ctx)
         await self._schemas()
@@ -219,13 +226,11 @@ class LabSession:
         return self._dom
 
     def _show_diagnostics(self, diagnostics: Any) -> None:
-        """Hand the diagnostics to the loader's status item now and after each new one (``setDiagnostics(json)``)."""
-        show = getattr(self.ctx, "setDiagnostics", None)
-        if show is None:
-            return
+        """Hand the diagnostics to the loader's status item after each new one (``session.js`` ``setDiagnostics``)."""
+        page = self.page
 
         def update() -> None:
-            show(json.dumps(diagnostics.to_json(), ensure_ascii=False))
+            page.setDiagnostics(json.dumps(diagnostics.to_json(), ensure_ascii=False))
 
         self._unlisten = diagnostics.listen(update)
 
@@ -262,11 +267,10 @@ class LabSession:
         discovery tool's switch re-registers the tools through :meth:`_tools_changed`."""
         from webmcp_bridge.calls.toolsets import words_of_query
         from webmcp_bridge.core.limits import TOOL_NAME_MAX_CHARS
-        from webmcp_bridge.lab.ffi import is_nullish
 
         switch = self.bridge.toolsets
-        search = getattr(self.ctx, "pageSearch", None)
-        switch.query_words = None if is_nullish(search) else words_of_query(str(search))
+        search = self.facts.get("pageSearch")
+        switch.query_words = words_of_query(search) if isinstance(search, str) else None
         for word in switch.choose():
             print(f"webmcp-bridge: ?toolsets= names no toolset {word[:TOOL_NAME_MAX_CHARS]!r}; ignored")
         switch.on_change = self._tools_changed
@@ -318,16 +322,14 @@ class LabSession:
         if self.registration is None:
             self._changed_before_registration = True
             return
-        self.ctx.setStatus("ready", self.registration.update())
+        self.page.setStatus("ready", self.registration.update())
 
     async def _start_panel(self) -> None:
         """The person's side in the notebooks and the sidebar: the open notebooks it follows
         (lab/ui/notebooks.py), the cell markers (lab/ui/markers.py) and the Agent panel (lab/ui/panel.py), in
         small steps; each is kept before it starts, so a stop during the start-up disposes of it. Not started
         (a console message says why) when JupyterLab's share scope lacks ``@lumino/widgets``."""
-        from webmcp_bridge.lab.ffi import is_nullish
-
-        if is_nullish(getattr(self.ctx.modules, "widgets", None)):
+        if not self.facts.get("widgets"):
             print("webmcp-bridge: no @lumino/widgets in the share scope; the Agent panel is not shown")
             return
         from webmcp_bridge.lab.ui.markers import CellMarkers
@@ -335,7 +337,7 @@ class LabSession:
         from webmcp_bridge.lab.ui.panel import AgentPanel
 
         bridge, dom = self.bridge, self._dom_half()
-        self.notebooks = OpenNotebooks(bridge.guard.raw, self.ctx.tracker, bridge.changes)
+        self.notebooks = OpenNotebooks(bridge.guard.raw, bridge.changes)
         self.notebooks.start()
         await asyncio.sleep(0)
         self.markers = CellMarkers(self.notebooks, bridge.registry, bridge.changes, dom, bridge.guard.raw.journal)

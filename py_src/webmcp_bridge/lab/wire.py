@@ -23,9 +23,10 @@ them on the worker's event loop; the :class:`~webmcp_bridge.host.remote.RemoteHo
 them there.
 
 :data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name, text)``, JSON text in and
-out); today ``host_calls`` (host-protocol calls made through the wire) and ``half_calls`` (JS halves loaded and called
-through ``load_half``, the remote halves of :mod:`webmcp_bridge.lab.remote_half`, which :func:`start` installs), for
-the browser tests of the crossings and for diagnosis (the tools' own entry comes with docs/WORKER.md step 5).
+out): ``session_start`` / ``session_stop`` (the bridge itself: the loader's worker mode, ``?webmcpBridgeThread=worker``,
+docs/WORKER.md step 5), and for the browser tests of the crossings and for diagnosis ``host_calls`` (host-protocol
+calls made through the wire) and ``half_calls`` (JS halves loaded and called through ``load_half``, the remote halves
+of :mod:`webmcp_bridge.lab.remote_half`, which :func:`start` installs).
 """
 
 from __future__ import annotations
@@ -349,8 +350,59 @@ async def half_calls(text: str) -> str:
     )
 
 
+class PageContext:
+    """What stands for the loader's ctx in the worker: the page holds the real one (``lab/halves.js`` attaches each
+    half to it), so this has no attribute; handed to :func:`webmcp_bridge.lab.ffi.load_half` it only says "attach this
+    half to the page's ctx" (any ctx but None does). :mod:`webmcp_bridge.lab.session` reads the loader's facts through
+    ``session.js`` and hands ctx on, so it runs on this as on the page's."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<the page's ctx>"
+
+
+#: the one stand-in for the page's ctx
+PAGE_CONTEXT = PageContext()
+
+_session: Any = None  # the running LabSession (session_start)
+
+
+async def session_start(text: str) -> str:
+    """Start the page's bridge in this worker: :func:`webmcp_bridge.lab.session.start` with :data:`PAGE_CONTEXT`
+    (a session already running is stopped first). ``text`` is ignored (JSON ``{}``). Returns the session's reply, JSON
+    text ``{"state": "ready" | "unavailable", "tools": N, "timings": {step: ms}}`` (lab/session.py). Raises what the
+    start raised (the loader shows it as a failure) and WireError before the wire started."""
+    global _session
+    del text
+    wire()
+    from webmcp_bridge.lab import session as lab_session
+
+    if _session is not None:
+        _session.stop()
+        _session = None
+    _session = await lab_session.start(PAGE_CONTEXT)
+    return str(_session.reply)
+
+
+async def session_stop(text: str) -> str:
+    """Stop the session :func:`session_start` started (every part; nothing when none runs). Returns JSON
+    ``{"stopped": bool}``; ``text`` is ignored."""
+    global _session
+    del text
+    running, _session = _session, None
+    if running is not None:
+        running.stop()
+    return json.dumps({"stopped": running is not None})
+
+
 #: the entries of :func:`invoke`: name -> a function of JSON text to JSON text (or its awaitable)
-ENTRIES: dict[str, Callable[[str], Awaitable[str]]] = {"host_calls": host_calls, "half_calls": half_calls}
+ENTRIES: dict[str, Callable[[str], Awaitable[str]]] = {
+    "session_start": session_start,
+    "session_stop": session_stop,
+    "host_calls": host_calls,
+    "half_calls": half_calls,
+}
 
 
 def invoke(name: str, text: str) -> Awaitable[str]:

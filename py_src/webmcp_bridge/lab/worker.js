@@ -16,8 +16,10 @@
 //                       batch must answer at once
 //   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond); what it throws or
 //                       rejects with crosses as respond's; a promise that never settles leaves that call waiting
-// and returns {ready, invoke(name, text), event(text), crossings(), terminate()}: ready resolves to the worker's
-// {mode, isolated, steps} once its Python is up (rejects with its start failure), invoke runs one of the worker
+// and returns {ready, invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}: ready resolves to the
+// worker's {mode, isolated, steps, timeOrigin, runtime: {source: "page" | "shipped", url}} once its Python is up
+// (rejects with its start failure; steps are [name, start, end] in ms of the worker's clock, which starts at its
+// timeOrigin), memoryBytes() is the worker's wasm memory in bytes as its last message said, invoke runs one of the worker
 // Python's entries (webmcp_bridge/lab/wire.py ENTRIES) on JSON text and resolves to its JSON text answer, event
 // sends one event (JSON text, {event: name}), crossings() is the count of requests by method as JSON text
 // {method: count} (a batch counts once, as "batch": the count RemoteHost keeps on the other side), counted by the
@@ -28,7 +30,8 @@
 // buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
 // id, text, sync} (answered by {type: "answer", id, text}; with sync true it is a synchronous request carried by
 // message, where the worker has no shared memory and waits with JSPI: answered by respond, as through the buffers),
-// {type: "ready", mode, isolated, steps}, {type: "invoked", id, text | error}, {type: "failed", message}.
+// {type: "ready", mode, isolated, steps, timeOrigin, runtime}, {type: "invoked", id, text | error}, {type: "failed",
+// message}; each also carries memory (the worker's wasm memory in bytes).
 // Page -> worker: {type: "start", manifestUrl, runtimeUrl}, {type: "answer", id, text}, {type: "event", text},
 // {type: "invoke", id, name, text}.
 //
@@ -51,6 +54,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
   let data = null;
   let pending = null; // the encoded answer that waits for a bigger buffer
   let invocations = 0;
+  let memory = 0; // the worker's wasm memory in bytes, as its last message said
   const invoked = new Map(); // id -> {resolve, reject}
   let readyResolve, readyReject;
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
@@ -104,6 +108,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
 
   worker.onmessage = async event => {
     const m = event.data;
+    if (Number.isFinite(m.memory)) memory = m.memory;
     if (m.type === 'sync') {
       const message = read(m.text);
       if (!message.unreadable) count(message);
@@ -121,7 +126,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
       ctl = m.ctl;
       data = m.data;
     } else if (m.type === 'ready') {
-      readyResolve({ mode: m.mode, isolated: m.isolated, steps: m.steps });
+      readyResolve({ mode: m.mode, isolated: m.isolated, steps: m.steps, timeOrigin: m.timeOrigin, runtime: m.runtime });
     } else if (m.type === 'invoked') {
       const call = invoked.get(m.id);
       invoked.delete(m.id);
@@ -149,6 +154,7 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
     }),
     event: text => worker.postMessage({ type: 'event', text: String(text) }),
     crossings: crossings.json,
+    memoryBytes: () => memory,
     terminate: () => worker.terminate(),
   };
 }

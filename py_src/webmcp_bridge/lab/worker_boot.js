@@ -12,6 +12,9 @@
 //                    with its synchronous responder, as it would through the buffers): a promise of the answer, which
 //                    JSPI's run_sync waits on where there is no shared memory
 //   isolated         self.crossOriginIsolated
+//
+// Every message to the page carries `memory`: the size of this worker's wasm memory in bytes (Pyodide's HEAP8, 0
+// before Pyodide is up), so the page can report it without a request of its own (worker.js memoryBytes()).
 const OK = 1;
 const INITIAL_BYTES = 64 << 10;
 
@@ -26,9 +29,12 @@ let requests = 0;
 const waiting = new Map(); // id -> resolve of an asynchronous request
 const early = []; // messages of the page that came before Python was up
 
+// every message to the page, with the wasm memory's size in bytes as it is now
+const tell = message => postMessage({ ...message, memory: pyodide ? pyodide._module.HEAP8.length : 0 });
+
 function syncSend(text) {
   Atomics.store(ctl, 0, 0);
-  postMessage({ type: 'sync', text: String(text) });
+  tell({ type: 'sync', text: String(text) });
   for (;;) {
     Atomics.wait(ctl, 0, 0);
     const length = Atomics.load(ctl, 1);
@@ -38,7 +44,7 @@ function syncSend(text) {
     while (size < length) size *= 2;
     data = new Uint8Array(new SharedArrayBuffer(size));
     Atomics.store(ctl, 0, 0);
-    postMessage({ type: 'grow', data });
+    tell({ type: 'grow', data });
   }
 }
 
@@ -46,7 +52,7 @@ function send(text, sync) {
   return new Promise(resolve => {
     const id = ++requests;
     waiting.set(id, resolve);
-    postMessage({ type: 'async', id, text: String(text), sync });
+    tell({ type: 'async', id, text: String(text), sync });
   });
 }
 
@@ -65,7 +71,7 @@ async function start({ manifestUrl, runtimeUrl }) {
   if (isolated) {
     ctl = new Int32Array(new SharedArrayBuffer(8));
     data = new Uint8Array(new SharedArrayBuffer(INITIAL_BYTES));
-    postMessage({ type: 'buffers', ctl, data });
+    tell({ type: 'buffers', ctl, data });
   }
   self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, asyncSend, syncByMessage, isolated };
   const manifest = await step('manifest', async () => (await fetch(manifestUrl)).json());
@@ -73,11 +79,11 @@ async function start({ manifestUrl, runtimeUrl }) {
     if (runtimeUrl && new URL(runtimeUrl).origin === self.location.origin) {
       try {
         const module = await import(runtimeUrl);
-        if (module.version === manifest.pyodideVersion) return { module, url: new URL(runtimeUrl) };
+        if (module.version === manifest.pyodideVersion) return { module, url: new URL(runtimeUrl), source: 'page' };
       } catch { /* the shipped runtime, below */ }
     }
     const url = new URL(manifest.pyodide, manifestUrl);
-    return { module: await import(url.href), url };
+    return { module: await import(url.href), url, source: 'shipped' };
   });
   pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href }));
   const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
@@ -92,7 +98,8 @@ async function start({ manifestUrl, runtimeUrl }) {
   const begin = wire.start;
   const mode = typeof begin.callPromising === 'function' ? await begin.callPromising() : begin();
   begin.destroy();
-  postMessage({ type: 'ready', mode, isolated, steps });
+  tell({ type: 'ready', mode, isolated, steps, timeOrigin: performance.timeOrigin,
+         runtime: { source: runtime.source, url: runtime.url.href } });
   for (const message of early.splice(0)) handle(message);
 }
 
@@ -101,9 +108,9 @@ async function invoke({ id, name, text }) {
     // entered through callPromising, so that JSPI's run_sync can suspend inside the call
     let answer = typeof entry.callPromising === 'function' ? await entry.callPromising(name, text) : entry(name, text);
     if (typeof answer !== 'string') answer = await answer;
-    postMessage({ type: 'invoked', id, text: String(answer) });
+    tell({ type: 'invoked', id, text: String(answer) });
   } catch (error) {
-    postMessage({ type: 'invoked', id, error: String((error && error.message) || error) });
+    tell({ type: 'invoked', id, error: String((error && error.message) || error) });
   }
 }
 
@@ -124,5 +131,5 @@ function handle(message) {
 self.onmessage = event => {
   const message = event.data;
   if (message.type !== 'start') return handle(message);
-  start(message).catch(error => postMessage({ type: 'failed', message: String((error && error.stack) || error) }));
+  start(message).catch(error => tell({ type: 'failed', message: String((error && error.stack) || error) }));
 };

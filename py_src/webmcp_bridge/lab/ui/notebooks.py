@@ -55,14 +55,12 @@ class OpenNotebooks:
     """The open notebooks of the page, for the person's side.
 
     Args:
-        host: the raw :class:`~webmcp_bridge.lab.host.JupyterLabHost`.
-        tracker: unused (``notebook.js`` follows JupyterLab's notebook tracker, which it got from the loader's
-            context); kept so that the session's call stays as it is.
+        host: the raw :class:`~webmcp_bridge.lab.host.JupyterLabHost` (its ``notebook.js`` follows JupyterLab's
+            notebook tracker, which it got from the loader's context).
         changes: the session's change log, fed here with the person's and the agent's cell changes.
     """
 
-    def __init__(self, host: JupyterLabHost, tracker: Any, changes: ChangeLog) -> None:
-        del tracker  # notebook.js holds the tracker
+    def __init__(self, host: JupyterLabHost, changes: ChangeLog) -> None:
         self.host = host
         self.changes = changes
         self.watches: dict[str, _Watch] = {}  # handle -> watch
