@@ -1,6 +1,7 @@
 """Benchmark the bridge against the published reference extension (jupyterlite-webmcp 0.1.1) and against no extension.
 
-Usage: python bench/run.py [--runs N] [--calls N] [--quick] [--before REV] [--table [RESULTS_JSON]]
+Usage: python bench/run.py [--runs N] [--calls N] [--quick] [--before REV] [--thread main|worker]
+[--table [RESULTS_JSON]]
 
 Builds three sites that differ only in the extension (bench/sites.py: same JupyterLite, same offline Pyodide,
 same content plus the notebooks of bench/notebooks.py): ours (the bridge), theirs (the reference) and baseline
@@ -39,6 +40,10 @@ worktree of REV built by its own build code), driven in the same browser and run
 memory, the call series, the notebooks opened, the first call); the table gains "Calls: now and before REV" (p50,
 p95 and CPU of ours and of before side by side, ratio = now / before), and results.json its figures under
 "before" (meta.plan.before names the commit).
+
+--thread main|worker opens the bridge's pages (ours) with ``?webmcpBridgeThread=`` (docs/loader.md, "The worker
+mode"): the bridge's Python on the page's main thread or in its dedicated worker; without it, the page's default.
+meta.plan.thread records it. The other sites' pages are opened as they are.
 """
 
 from __future__ import annotations
@@ -119,11 +124,15 @@ class Metrics:
         return metrics["ThreadTime"] * 1000
 
 
+#: site URL -> what its pages' query adds (``&webmcpBridgeThread=...`` for ours under --thread)
+EXTRA_QUERY: dict[str, str] = {}
+
+
 def goto(page: Page, url: str, reload: bool = False) -> None:
     if reload:
         page.reload()
     else:
-        page.goto(f"{url}/lab/index.html?path={LOAD_NOTEBOOK}")
+        page.goto(f"{url}/lab/index.html?path={LOAD_NOTEBOOK}{EXTRA_QUERY.get(url, '')}")
 
 
 def bench_state(page: Page) -> dict:
@@ -776,6 +785,11 @@ def main() -> int:
         help="also benchmark the bridge as git commit REV built it (a worktree of REV, its own build), side by side",
     )
     parser.add_argument(
+        "--thread",
+        choices=("main", "worker"),
+        help="the thread of the bridge's Python in ours' pages (?webmcpBridgeThread=); default: the page's default",
+    )
+    parser.add_argument(
         "--table",
         nargs="?",
         const=str(RESULTS),
@@ -795,6 +809,7 @@ def main() -> int:
         "memory_calls": 100 if args.quick else 1000,
         "opened": list(opened),
         "print_lines": [250] if args.quick else [250, 1000],
+        "thread": args.thread,
     }
     content = sites.BENCH / "content"
     names = notebooks.write_notebooks(content, sizes, large=not args.quick, opened=opened)
@@ -811,6 +826,8 @@ def main() -> int:
         if side in folders:
             TOOL_COUNTS[side] = default_tools(folders[side])
     servers, urls = serve(folders)
+    if args.thread:
+        EXTRA_QUERY[urls["ours"]] = f"&webmcpBridgeThread={args.thread}"
     init_script = (HERE / "page.js").read_text(encoding="utf-8")
     runs: list[dict] = []
     started = time.perf_counter()
