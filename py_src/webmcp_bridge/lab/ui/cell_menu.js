@@ -6,7 +6,8 @@
 // JupyterLab asks a command synchronously for its label and whether it is enabled, when the menu opens, so this half
 // answers from the state Python pushed (setStates). Python pushes it when the person right-clicks a cell: a capture
 // listener on window sees the contextmenu event before JupyterLab opens its menu and calls Python's listener
-// onMenu(factsJson) with what was clicked (on the page's main thread Python answers before the menu is drawn).
+// onMenu(factsJson) with what was clicked (on the page's main thread Python answers before the menu is drawn; in a
+// worker after, and setStates draws the open menu again).
 // Running a command calls Python's listener onExecute(id). Neither listener's return value is used (in a worker both
 // become events). Python decides every label, every enabled state and what a command does.
 (() => {
@@ -81,7 +82,9 @@
       return true;
     },
     // setStates(statesJson): what the commands answer JupyterLab from now on, {id: [enabled, label]} (commands not
-    // added here are left out).
+    // added here are left out). A context menu already open is drawn again with them: in a worker the push comes
+    // after JupyterLab drew the menu, and a Lumino menu asks its commands again only when it is updated. On the
+    // page's main thread the push comes before the menu opens, which then finds it closed.
     setStates(statesJson) {
       for (const [id, [enabled, label]] of Object.entries(JSON.parse(statesJson))) {
         const entry = added.get(id);
@@ -89,6 +92,8 @@
         entry.enabled = !!enabled;
         entry.label = String(label);
       }
+      const menu = app?.contextMenu?.menu;
+      if (menu?.isAttached) menu.update();
     },
     // askText(optionsJson): JupyterLab's InputDialog.getText with {title, placeholder, okLabel}; a Promise of JSON
     // text {available, accept, value (string or null)}; available false without InputDialog.
