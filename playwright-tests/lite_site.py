@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Locator, Page
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 SITE_CONFIG = Path(__file__).resolve().parents[1] / "jupyter-lite.json"
@@ -169,6 +169,25 @@ def record_page_error(log: PageLog, error) -> None:
 def bridge_status(page: Page) -> dict:
     """window.webmcpBridge.status, as a dict (None before the loader ran)."""
     return page.evaluate("() => window.webmcpBridge ? JSON.parse(JSON.stringify(window.webmcpBridge.status)) : null")
+
+
+def choose(select: Locator, value: str) -> None:
+    """Choose ``value`` in the ``<select>`` located by ``select`` (a Playwright Locator) as a person does, with the
+    keyboard: focus it, open its list (Alt+ArrowDown), move to the option, Enter. The browser then fires one trusted
+    ``change`` for the choice; Playwright's ``select_option`` fires an untrusted one, which the Agent panel does not
+    take as the person's (``lab/ui/dom.js``: only ``event.isTrusted`` changes count). Choosing the option already
+    chosen changes nothing. Raises ValueError when no option has ``value``."""
+    values = select.evaluate("s => [...s.options].map(o => o.value)")
+    if value not in values:
+        raise ValueError(f"no option {value!r} in {values}")
+    current = select.evaluate("s => s.selectedIndex")
+    target = values.index(value)
+    select.focus()
+    keyboard = select.page.keyboard
+    keyboard.press("Alt+ArrowDown")
+    for _ in range(abs(target - current)):
+        keyboard.press("ArrowDown" if target > current else "ArrowUp")
+    keyboard.press("Enter")
 
 
 def wait_for_bridge(page: Page, timeout_ms: int = BRIDGE_TIMEOUT_MS) -> dict:

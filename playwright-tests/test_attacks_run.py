@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+from lite_site import KERNEL_TIMEOUT_MS, choose, open_notebook
 from test_propose_browser import box_for, diff_of, finish_call, start_call
 from test_safety import open_planted
 from test_tools import call, ok
@@ -91,13 +91,13 @@ def test_a_cell_the_agent_inserts_and_runs_next_to_a_hidden_cell_waits_for_accep
     open_panel(page)
     switch = section(page, "access").locator('select[data-action="run-asking"]')
     assert switch.input_value() == "ask"  # off by default
-    switch.select_option("stop")
+    choose(switch, "stop")
     page.wait_for_function(
         "() => localStorage.getItem('webmcp-bridge:stop-asking-runs:attack-run-cells.ipynb') === '1'"
     )
     ran = ok(page, "jupyter_run_cells", {"cellIds": [inserted["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
     assert ran["status"] == "ok" and page.locator(f"{PANEL}").count() == 1
-    switch.select_option("ask")
+    choose(switch, "ask")
     assert not page_log.own_page_errors()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from agent_scenarios import core_agent_scenario, open_in
-from lite_site import EVERY_TOOLSET
+from lite_site import EVERY_TOOLSET, choose
 from test_panel import PANEL, cell, section
 from test_propose_browser import BOX, box_for, finish_call, sources, start_call
 from test_tools import assert_clean, ok
@@ -50,7 +50,7 @@ def comment_then_accept_a_proposal(page: Page, path: str, target: dict) -> None:
     expect(thread).to_contain_text("Why 3?")
 
     # Propose mode from the panel's switch: the agent's update waits in a box under its cell until Accept
-    page.locator(f'{PANEL} select[data-action="mode"]').select_option("propose")
+    choose(page.locator(f'{PANEL} select[data-action="mode"]'), "propose")
     page.wait_for_function("() => window.webmcpBridge.status.mode === 'propose'")
     start_call(
         page,

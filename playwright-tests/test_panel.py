@@ -10,7 +10,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from lite_site import open_notebook
+from lite_site import choose, open_notebook
 
 PANEL = "#webmcp-bridge-panel"
 CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell"
@@ -53,7 +53,7 @@ def section(page: Page, name: str):
 def choose_filter(page: Page, value: str) -> None:
     """Pick a Comments filter and wait for the list to show it."""
     comments = section(page, "comments")
-    comments.locator('select[data-action="filter"]').select_option(value)
+    choose(comments.locator('select[data-action="filter"]'), value)
     expect(comments.locator(f'[data-filter="{value}"]')).to_have_count(1)
 
 
@@ -112,10 +112,10 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
     expect(lock).to_have_count(0)
     expect(rows).to_have_count(0)
     # notebook level from the selector
-    access.locator('select[data-action="notebook-level"]').select_option("read")
+    choose(access.locator('select[data-action="notebook-level"]'), "read")
     expect(page.locator(f"{PANEL} .webmcp-bridge-section-access > summary")).to_contain_text("Access (read")
     # apply to all cells
-    access.locator('select[data-action="all-level"]').select_option("read")
+    choose(access.locator('select[data-action="all-level"]'), "read")
     access.locator('[data-action="apply-all"]').click()
     count = page.locator(CELLS).count()
     expect(access.locator(".webmcp-bridge-subhead")).to_have_text(f"Restricted cells ({count})")

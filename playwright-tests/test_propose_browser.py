@@ -11,7 +11,7 @@ import time
 
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+from lite_site import KERNEL_TIMEOUT_MS, choose, open_notebook
 from test_tools import assert_clean, call, ok
 
 NOTEBOOK = "jupyterlite-demo-python.ipynb"
@@ -136,7 +136,7 @@ def test_the_switch_is_in_the_agent_panel_too(page, page_log, site_url):
     open_panel(page)
     select = page.locator(f'{PANEL} select[data-action="mode"]')
     assert select.input_value() == "direct"
-    select.select_option("propose")  # the person's choice in the panel
+    choose(select, "propose")  # the person's choice in the panel
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').textContent.endsWith('· Propose')")
     assert ok(page, "jupyter_get_context")["mode"] == "propose"
     page.evaluate("c => window.jupyterapp.commands.execute(c)", COMMAND)  # the palette command: the panel follows

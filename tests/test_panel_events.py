@@ -295,7 +295,9 @@ reply.press();
 out.replyClick = facts.splice(0);
 panel.querySelector('select[data-action="filter"]').press();  // a select's click is not one; its change is
 panel.querySelector('select[data-action="filter"]').value = "resolved";
-panel.querySelector('select[data-action="filter"]').dispatch("change");
+panel.querySelector('select[data-action="filter"]').dispatch("change");  // a script's change: not the person's
+out.scriptChange = facts.splice(0).length;
+panel.querySelector('select[data-action="filter"]').dispatch("change", { isTrusted: true });
 out.selectFacts = facts.splice(0);
 out.jupyterlab = jupyterlab.splice(0);
 
@@ -374,6 +376,8 @@ def test_dom_js_makes_the_panel_and_reports_the_persons_events_as_facts() -> Non
             "choice": None,
         }
     ]
+    # a script's change of a select (Propose to Direct, a notebook's level, "stop asking") is not the person's
+    assert out["scriptChange"] == 0
     assert out["selectFacts"] == [{"kind": "change", "action": "filter", "value": "resolved"}]
     assert out["jupyterlab"] == ["filter"]  # the select's click is not the panel's: it goes on
     # Ctrl+Enter in the reply box: no newline, the focus leaves (Comments may be drawn), Reply is pressed

@@ -220,7 +220,8 @@
       panel = { widget, roles: new Map([["panel", node]]), undo: [] };
       drawInto("panel", JSON.parse(treesJson));
       const onClick = (event) => reportClick(event, node);
-      const onChange = (event) => {
+      const onChange = (event) => { // the person's choice only: a script's change (isTrusted false) is not reported
+        if (!event.isTrusted) return;
         const target = event.target;
         const action = target?.getAttribute?.("data-action");
         if (!action || target.tagName !== "SELECT") return;
