@@ -239,6 +239,31 @@ def run_node(script: str, *args: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+#: notebook.js, the live notebooks' JS half, for its tests under Node (:func:`run_notebook_js`)
+NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "notebook.js"
+
+#: what every Node test of notebook.js starts with: the half evaluated as ``live`` and configured as lab/notebook.py
+#: configures it (ANSI escapes pattern, no hidden MIME types, the metadata key, bounds), and ``signal()``, a stand-in
+#: for a Lumino signal (``connect``, ``disconnect``, ``emit``; its listeners in ``slots``)
+NOTEBOOK_JS_PRELUDE = r"""
+const fs = require("fs");
+const live = eval(fs.readFileSync(process.argv[1], "utf8"));
+live.configure("\\x1b\\[[0-9;]*m", "[]", "webmcp_bridge", 100, 200);
+const signal = () => {
+  const slots = [];
+  return { slots, connect(fn) { slots.push(fn); },
+           disconnect(fn) { const i = slots.indexOf(fn); if (i >= 0) slots.splice(i, 1); },
+           emit(...args) { for (const fn of [...slots]) fn(...args); } };
+};
+"""
+
+
+def run_notebook_js(script: str) -> dict[str, Any]:
+    """Run ``script`` under Node after :data:`NOTEBOOK_JS_PRELUDE` (``live``, ``signal``) and return the JSON its last
+    stdout line prints (:func:`run_node`)."""
+    return run_node(NOTEBOOK_JS_PRELUDE + script, str(NOTEBOOK_JS))
+
+
 class StandInProxy:
     """Stands in for a Pyodide proxy (lab/ffi.py ``Proxies``' factories) under CPython: calls the function it was made
     of until ``destroy()``, after which a call raises TypeError (None is not callable), as a destroyed proxy fails."""

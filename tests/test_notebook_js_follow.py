@@ -8,24 +8,11 @@ playwright-tests/test_panel.py.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from helpers import run_node
-
-NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "notebook.js"
+from helpers import run_notebook_js
 
 HARNESS = r"""
-const fs = require("fs");
-const live = eval(fs.readFileSync(process.argv[1], "utf8"));
-live.configure("\\x1b\\[[0-9;]*m", "[]", "webmcp_bridge", 100, 200);
-const signal = () => {
-  const slots = [];
-  return { slots, connect(fn) { slots.push(fn); },
-           disconnect(fn) { const i = slots.indexOf(fn); if (i >= 0) slots.splice(i, 1); },
-           emit(...args) { for (const fn of [...slots]) fn(...args); } };
-};
 function panel(id, path) {
   const listeners = [];
   return {
@@ -73,7 +60,7 @@ console.log(JSON.stringify({ h1, h2, events, clickListeners, activated, afterUnw
 
 @pytest.fixture(scope="module")
 def out() -> dict:
-    return run_node(HARNESS, str(NOTEBOOK_JS))
+    return run_notebook_js(HARNESS)
 
 
 def test_the_open_notebooks_are_reported_by_handle(out):

@@ -11,19 +11,12 @@ ones are exercised by playwright-tests/test_safety.py.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from helpers import run_node
-
-NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "notebook.js"
+from helpers import run_notebook_js
 
 HARNESS = r"""
-const fs = require("fs");
-const live = eval(fs.readFileSync(process.argv[1], "utf8"));
-live.configure("\\x1b\\[[0-9;]*m", "[]", "webmcp_bridge", 100, 200);
-const signal = () => ({ connect() {} });
 function cellModel(id, text, bindingFound) {
   const ysource = {
     text, doc: null,
@@ -75,7 +68,7 @@ console.log(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def outcome() -> dict:
-    return run_node(HARNESS, str(NOTEBOOK_JS))
+    return run_notebook_js(HARNESS)
 
 
 def test_a_cell_whose_binding_is_found_gets_lf_line_ends_then_the_write(outcome):

@@ -12,24 +12,13 @@ reads; the real ones are exercised by playwright-tests/test_attacks_run.py.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from helpers import run_node
+from helpers import run_notebook_js
 from webmcp_bridge.core.run_outputs import RunOutputs
 
-NOTEBOOK_JS = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab" / "notebook.js"
-
 HARNESS = r"""
-const fs = require("fs");
-const live = eval(fs.readFileSync(process.argv[1], "utf8"));
-live.configure("\\x1b\\[[0-9;]*m", "[]", "webmcp_bridge", 100, 200);
-const signal = () => {
-  const slots = [];
-  return { connect(fn) { slots.push(fn); }, disconnect(fn) { slots.splice(slots.indexOf(fn), 1); },
-           emit(...args) { for (const fn of [...slots]) fn(...args); } };
-};
 let future = null;
 const kernel = { requestExecute() {
   let resolve;
@@ -95,7 +84,7 @@ const gone = (fn) => { try { fn(); return null; } catch (e) { return e.name; } }
 
 @pytest.fixture(scope="module")
 def outcome() -> dict:
-    return run_node(HARNESS, str(NOTEBOOK_JS))
+    return run_notebook_js(HARNESS)
 
 
 def test_a_flood_of_stream_output_is_reported_in_order_in_bounded_batches(outcome):
