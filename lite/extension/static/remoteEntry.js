@@ -624,6 +624,14 @@
 
   // The page's one Python session (webmcp_bridge.lab.session.LabSession, a proxy this loader owns): start()
   // returns it, and a later start stops it first.
+  // started(reply): the session's reply {state: "ready"|"unavailable", tools: N, reason, timings} shown, whichever
+  // thread Python started on
+  function started(reply) {
+    status.timings.bridgeReady = Math.round(performance.now());
+    status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
+    setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
+  }
+
   let session = null;
 
   // The context the bridge's Python gets (lab/session.py's module docstring), in place of `into` (a new object by
@@ -655,9 +663,7 @@
     session = await boot.start(ctx);
     boot.destroy();
     const reply = JSON.parse(session.reply); // {state: "ready"|"unavailable", tools: N, timings}
-    status.timings.bridgeReady = Math.round(performance.now());
-    status.timings.python = reply.timings; // ms spent in each start-up step on the Python side
-    setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
+    started(reply);
   }
 
   // -- The bridge's Python in a dedicated worker (?webmcpBridgeThread=worker; docs/WORKER.md, step 5) --------------
@@ -721,9 +727,7 @@
     loaderContext(app, tracker, docManager, modules, ctx);
     status.thread = 'worker';
     const reply = JSON.parse(await bridgeWorker.invoke('session_start', '{}')); // {state, tools, timings}
-    status.timings.bridgeReady = Math.round(performance.now());
-    status.timings.python = reply.timings;
-    setStatus(reply.state, reply.state === 'ready' ? reply.tools : reply.reason);
+    started(reply);
   }
 
   function addStatusItem(statusBar, widgets) {
