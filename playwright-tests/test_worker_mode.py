@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 from playwright.sync_api import Page
@@ -139,9 +140,11 @@ def main_mode(browser, site_url):
 
 @pytest.fixture(scope="module", params=["isolated", "no-headers"])
 def worker_mode(request, browser, site_dir):
-    """The page with ?webmcpBridgeThread=worker, on the site's server with its headers or without any."""
+    """The page in worker mode: on the site's server with its headers, asked for by ?webmcpBridgeThread=worker; on a
+    server without any header, the page's default thread ("auto", no parameter), which is the worker wherever the
+    browser has JSPI."""
     server, url = serve(site_dir, None if request.param == "isolated" else {})
-    context, page, log, seen, done = open_page(browser, url, "worker")
+    context, page, log, seen, done = open_page(browser, url, "worker" if request.param == "isolated" else None)
     try:
         yield {"kind": request.param, "page": page, "log": log, "url": url, "facts": seen, "scenario": done}
     finally:
@@ -167,6 +170,7 @@ def test_the_worker_reaches_ready_with_the_tools_of_main_mode(worker_mode, main_
     says where Python runs: the worker, crossing by shared memory where the page is isolated, else by JSPI."""
     status, main_status = worker_mode["facts"]["status"], main_mode["facts"]["status"]
     assert status["state"] == "ready" and status["thread"] == "worker" and main_status["thread"] == "main"
+    assert status["threadAsked"] == ("worker" if worker_mode["kind"] == "isolated" else "auto")
     assert status["worker"] == {"mode": "sab" if worker_mode["kind"] == "isolated" else "jspi", "fallback": None}
     assert status["tools"] == main_status["tools"] and status["failures"] == []
     assert worker_mode["scenario"]["before"] == main_mode["scenario"]["before"]
@@ -250,3 +254,68 @@ def test_an_aborted_call_stops(worker_mode):
     assert cells[after["id"]]["executionCount"] is None
     assert responses.get(invocation, {}).get("status") == "Canceled"
     assert worker_mode["log"].own_page_errors() == []
+
+
+#: installed before any script of the page: this page has no JSPI (an engine without WebAssembly.Suspending), so on a
+#: server without isolation headers no worker of it could call the page synchronously
+NO_JSPI = "delete WebAssembly.Suspending;"
+
+
+@pytest.fixture(scope="module", params=["no-crossing", "worker-failed"])
+def fallback(request, browser, site_dir, tmp_path_factory):
+    """The page's default thread where the worker cannot serve: "no-crossing", a server without headers and a page
+    without JSPI (the loader does not start the worker); "worker-failed", the isolated server of a copy of the site
+    without the extension's worker.js (a host that does not serve it: 404). Both fall back to the main thread."""
+    if request.param == "worker-failed":
+        copy = tmp_path_factory.mktemp("site") / "site"
+        shutil.copytree(site_dir, copy)
+        (copy / "extensions" / "jupyterlab-webmcp-bridge" / "static" / "worker.js").unlink()
+        site_dir = copy
+    server, url = serve(site_dir, {} if request.param == "no-crossing" else None)
+    log = PageLog()
+    context, page = new_recorded_page(browser, log)
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    if request.param == "no-crossing":
+        page.add_init_script(NO_JSPI)
+    page.goto(lab_url(url, NOTEBOOK, toolsets=None, thread=None))
+    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=READY_MS)
+    bring_to_front(page, NOTEBOOK, READY_MS)
+    page.wait_for_function(
+        "() => ['ready', 'unavailable', 'failed'].includes(window.webmcpBridge?.status?.state)", timeout=READY_MS
+    )
+    try:
+        seen = facts(page)
+        yield {
+            "kind": request.param,
+            "log": log,
+            "warnings": warnings,
+            "url": url,
+            "facts": seen,
+            "scenario": scenario(page),
+        }
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_fallback_runs_python_on_the_main_thread_and_answers_as_main_mode(fallback, main_mode):
+    """Where the worker cannot serve, the default page still starts the bridge, on the main thread, and says why in
+    its status (status.worker.fallback) and, for a worker that failed, in the console; the agent's read, update and
+    toolset answer exactly as in main mode."""
+    status = fallback["facts"]["status"]
+    assert status["state"] == "ready" and status["threadAsked"] == "auto" and status["thread"] == "main"
+    assert status["tools"] == main_mode["facts"]["status"]["tools"] and status["failures"] == []
+    reason = status["worker"]["fallback"]
+    assert status["worker"]["mode"] == "none"
+    if fallback["kind"] == "no-crossing":
+        assert reason == "the page has neither cross-origin isolation (SharedArrayBuffer) nor JSPI"
+    else:
+        assert reason.startswith("the worker did not start (")
+        assert any("the worker did not start" in line for line in fallback["warnings"]), fallback["warnings"]
+    assert fallback["facts"]["runtimeFetched"] != []  # Python's runtime loaded on the page: the main thread
+    done, main = fallback["scenario"], main_mode["scenario"]
+    assert done["read"] == main["read"] and done["updated"] == main["updated"] and done["model"] == done["source"]
+    assert done["after"] == main["after"]
+    assert fallback["log"].foreign_requests(fallback["url"]) == []

@@ -2,8 +2,10 @@
 // It declares one plugin that registers the tools from the build's tools.json as soon as JupyterLab activates
 // it, and starts a main-thread Pyodide only once JupyterLab is restored and the page is idle (or at once when
 // an agent calls a tool), then hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
-// With ?webmcpBridgeThread=worker in the page's URL the bridge's Python runs in a dedicated worker instead, started
-// at activation (startInWorker, below; docs/WORKER.md, step 5).
+// In a browser that gives a worker a synchronous way to call the page (cross-origin isolation's SharedArrayBuffer, or
+// JSPI) the bridge's Python runs in a dedicated worker instead, started at activation (startInWorker, below;
+// docs/WORKER.md, step 5); ?webmcpBridgeThread=main keeps it on the main thread, ?webmcpBridgeThread=worker asks for
+// the worker whatever the page has.
 // Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
 // works under any base path: a JupyterLite site's extensions/jupyterlab-webmcp-bridge/static/ or a JupyterLab server's
 // lab/extensions/jupyterlab-webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
@@ -58,17 +60,29 @@
   // The page URL's query as it is now: JupyterLab rewrites the URL once it routes (?path= is consumed), and
   // ?toolsets= chooses the tools this page registers (below; Python reads the same text).
   const pageSearch = window.location.search;
-  // The thread the bridge's Python is asked to run on: ?webmcpBridgeThread=worker (read once, as ?toolsets=) runs it
-  // in a dedicated worker (docs/WORKER.md, step 5); anything else, or none, is today's main thread ("main").
+  // The thread the bridge's Python is asked to run on, ?webmcpBridgeThread= (read once, as ?toolsets=): "worker" (a
+  // dedicated worker, docs/WORKER.md, step 5), "main" (the page's main thread), anything else or none "auto": the
+  // worker when the page can give it synchronous crossings (workerCanCross), else the main thread.
   const THREAD_PARAM = 'webmcpBridgeThread';
-  const threadAsked = new URLSearchParams(pageSearch).get(THREAD_PARAM) === 'worker' ? 'worker' : 'main';
+  const threadParam = new URLSearchParams(pageSearch).get(THREAD_PARAM);
+  const threadAsked = threadParam === 'worker' || threadParam === 'main' ? threadParam : 'auto';
+  // Whether a worker of this page can call the page synchronously, the condition of its Python's reads and writes
+  // of the live notebook: shared memory (a cross-origin isolated page: Atomics.wait on a SharedArrayBuffer) or JSPI
+  // (WebAssembly.Suspending: run_sync suspends the worker's Python on a message's answer). A worker has the page's
+  // isolation and the same engine, so the page's answer is the worker's (worker_boot.js checks again there).
+  function workerCanCross() {
+    const shared = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+    return shared || (typeof WebAssembly === 'object' && typeof WebAssembly.Suspending === 'function');
+  }
+  const NO_CROSSING = 'the page has neither cross-origin isolation (SharedArrayBuffer) nor JSPI';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
   // diagnostics: [{name, kind, severity, reason}] of the site's own contributions (Python: setDiagnostics);
   // outputSchema: whether the browser keeps the tools' outputSchema; resources: MCP resource templates registered;
   // prompts: MCP prompts registered
-  // thread: where the bridge's Python runs ("main", "worker"; null until it starts), threadAsked: what the URL asked;
+  // thread: where the bridge's Python runs ("main", "worker"; null until it starts), threadAsked: what the URL asked
+  // ("auto", "worker", "main");
   // worker: the worker's crossing mode and why it was left ({mode: "sab" | "jspi" | "none", fallback: reason | null})
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
                    diagnostics: [], outputSchema: null, resources: 0, prompts: 0, thread: null, threadAsked, worker: null };
@@ -666,7 +680,7 @@
     started(reply);
   }
 
-  // -- The bridge's Python in a dedicated worker (?webmcpBridgeThread=worker; docs/WORKER.md, step 5) --------------
+  // -- The bridge's Python in a dedicated worker (the default where workerCanCross; docs/WORKER.md, step 5) ---------
   // Started at activation, not after app.restored and an idle page: the worker's start-up (the runtime, the wheels,
   // the imports) runs on its own thread and costs the page's main thread no long task. The page keeps what is the
   // page's: this loader (the tools, execute, abort, the status item) and the JS halves, which halves.js (beside this
@@ -705,9 +719,7 @@
     }
     status.worker = { mode: ready.mode, fallback: null };
     if (ready.mode === 'none') {
-      const reason = ready.failed
-        ? `the worker did not start (${cut(ready.failed, 'failureChars')})`
-        : 'the worker has neither cross-origin isolation (SharedArrayBuffer) nor JSPI';
+      const reason = ready.failed ? `the worker did not start (${cut(ready.failed, 'failureChars')})` : NO_CROSSING;
       console.warn(`[${TAG}] ${reason}: the bridge's Python runs on the page's main thread`);
       status.worker.fallback = reason;
       bridgeWorker?.terminate();
@@ -829,7 +841,9 @@
             console.error(`[${TAG}] status item`, error);
           }
           registerStaticTools().catch(error => console.error(`[${TAG}] static tool registration`, error));
-          const begin = threadAsked === 'worker' ? startInWorker : start;
+          let begin = start;
+          if (threadAsked === 'worker' || (threadAsked === 'auto' && workerCanCross())) begin = startInWorker;
+          else if (threadAsked === 'auto') status.worker = { mode: 'none', fallback: NO_CROSSING };
           begin(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
             fail(error);
             failDispatcher(error);
