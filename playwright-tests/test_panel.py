@@ -463,3 +463,44 @@ def test_activity_shows_a_run_as_ran_and_a_clear_as_cleared(page, page_log, site
     )
     expect(rows.filter(has_text="ran")).to_have_count(1)
     assert page_log.own_page_errors() == []
+
+
+def test_a_change_of_the_agent_never_closes_the_list_the_person_is_choosing_in(page, page_log, site_url):
+    """The person opens the Comments filter's list and moves to "all"; meanwhile the agent comments on a cell. The
+    panel takes the agent's change (Activity shows it) but does not redraw Comments under the person's hands: the
+    select is the same element, with the person's pending choice; once they choose (Enter), Comments shows "all",
+    the agent's new thread included."""
+    status = open_notebook(page, site_url, DEMO)
+    assert status["state"] == "ready"
+    open_panel(page)
+    comments = section(page, "comments")
+    expect(comments.locator('[data-filter="open"]')).to_have_count(1)
+    target = call(page, "jupyter_get_cells", {"startIndex": 1, "endIndex": 2})["cells"][0]
+    select = comments.locator('select[data-action="filter"]')
+    select.evaluate("s => { s.dataset.mark = 'the one the person opened'; }")
+    activity_draws = (
+        "() => JSON.parse(document.querySelector('#webmcp-bridge-panel').dataset.draws || '{}').activity || 0"
+    )
+    drawn = page.evaluate(activity_draws)
+
+    select.focus()
+    page.keyboard.press("Alt+ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")  # open → resolved → all, not chosen yet
+    call(page, "jupyter_create_comment", {"cellId": target["id"], "body": "Is this import needed?"})
+    # the bridge has seen the new thread (the cell's badge shows it), then drawn the panel once more after that (a
+    # later call's Activity row): a Comments drawing it did not put off would have replaced the select by now
+    expect(cell(page, 1).locator(".webmcp-bridge-badge-comments")).to_have_text("💬 1")
+    drawn = page.evaluate(activity_draws)
+    call(page, "jupyter_get_context")
+    page.wait_for_function(f"n => ({activity_draws})() > n", arg=drawn, timeout=30_000)
+    assert select.evaluate("s => s.dataset.mark") == "the one the person opened"  # not replaced, not closed
+    expect(comments.locator('[data-filter="open"]')).to_have_count(1)
+
+    page.keyboard.press("Enter")
+    expect(comments.locator('[data-filter="all"]')).to_have_count(1)
+    expect(comments.locator(".webmcp-bridge-thread", has_text="Is this import needed?")).to_have_count(1)
+    # once chosen, the select holds nothing back: the agent's next comment shows at once
+    call(page, "jupyter_create_comment", {"cellId": target["id"], "body": "And this one?"})
+    expect(comments.locator(".webmcp-bridge-thread", has_text="And this one?")).to_have_count(1)
+    assert page_log.own_page_errors() == []

@@ -32,6 +32,10 @@
   let webmcp = false; // whether the page has WebMCP (attach: the loader's modelContext)
   let panel = null; // the Agent panel: {widget, roles: Map(role -> node), undo: [fn]}
   let panelListener = null; // Python's listener of the panel's facts (createPanel)
+  // the panel's select the person is choosing in, from their press of a key or the pointer on it until its change or
+  // the focus leaving it (null otherwise): while it is set, fields() reports it, and Python puts off redrawing the
+  // part that holds it (a redraw would replace the select and close its list under the person's hands)
+  let choosing = null;
   let rule = { actions: [], textBox: "", choiceRow: "", submit: null }; // the panel's event rule (createPanel)
   const rows = new Map(); // a keyed list's role -> Map(key -> row node) (rows)
   const boxes = new Map(); // proposal id -> box node
@@ -172,6 +176,7 @@
     try { panel.widget.dispose(); } catch { /* already gone */ }
     panel = null;
     panelListener = null;
+    choosing = null;
     rows.clear();
   }
 
@@ -223,6 +228,7 @@
       const onChange = (event) => { // the person's choice only: a script's change (isTrusted false) is not reported
         if (!event.isTrusted) return;
         const target = event.target;
+        if (target === choosing) choosing = null; // chosen: the drawing that follows is not put off
         const action = target?.getAttribute?.("data-action");
         if (!action || target.tagName !== "SELECT") return;
         tellPanel({ kind: "change", action, value: String(target.value) });
@@ -237,8 +243,16 @@
         target.blur(); // so the drawing after the action is not put off for typing
         report(button, node); // as the button's click, without making one (a script's click is not reported)
       };
-      const onFocusOut = () => tellPanel({ kind: "focusout" });
-      for (const [kind, fn] of [["click", onClick], ["change", onChange], ["keydown", onKey], ["focusout", onFocusOut]]) {
+      const onFocusOut = (event) => {
+        if (event.target === choosing) choosing = null;
+        tellPanel({ kind: "focusout" });
+      };
+      // the person starts choosing in a select (a press of a key or the pointer on it): see `choosing`
+      const onPress = (event) => {
+        if (event.isTrusted && event.target?.tagName === "SELECT" && node.contains(event.target)) choosing = event.target;
+      };
+      for (const [kind, fn] of [["click", onClick], ["change", onChange], ["keydown", onKey], ["focusout", onFocusOut],
+                                ["pointerdown", onPress], ["keydown", onPress]]) {
         node.addEventListener(kind, fn);
         panel.undo.push(() => node.removeEventListener(kind, fn));
       }
@@ -286,13 +300,15 @@
         }
       }
     },
-    // fields(role): what the person is typing in the panel's node `role`, as JSON text {focused: the tag name of the
-    // focused element when it is inside that node, else null; drafts: {data-reply: value} of its non-empty
-    // textareas with a data-reply attribute}.
+    // fields(role): what the person is typing or choosing in the panel's node `role`, as JSON text {focused: the tag
+    // name of the focused element when it is inside that node, else null (a select counts only while the person is
+    // choosing in it: `choosing`; once chosen it keeps the focus without holding drawings back); drafts: {data-reply:
+    // value} of its non-empty textareas with a data-reply attribute}.
     fields(role) {
       const node = panel?.roles.get(role) ?? null;
       const active = document.activeElement;
-      const focused = node && active && node.contains(active) ? String(active.tagName) : null;
+      const inside = node && active && node.contains(active) && (active.tagName !== "SELECT" || active === choosing);
+      const focused = inside ? String(active.tagName) : null;
       const drafts = {};
       for (const box of node?.querySelectorAll("textarea[data-reply]") ?? []) {
         if (box.value) drafts[box.getAttribute("data-reply")] = String(box.value);

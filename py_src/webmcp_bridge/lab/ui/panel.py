@@ -298,7 +298,7 @@ class AgentPanel:
             elif kind == "change":
                 self._on_change(str(fact.get("action", "")), str(fact.get("value", "")))
             elif kind == "focusout":
-                self._mark("comments")  # a drawing put off while typing
+                self._mark("comments", "access")  # a drawing put off while typing or choosing
         except Exception:  # the panel must never break the page
             traceback.print_exc()
 

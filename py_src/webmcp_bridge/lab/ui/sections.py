@@ -42,6 +42,10 @@ if TYPE_CHECKING:  # the browser's parts: known by their type only
     from webmcp_bridge.lab.ui.notebooks import EventKind
 
 SECTIONS = ("activity", "comments", "access")
+#: the focused elements (``Dom.fields``' tag names) that put off a section's drawing until the focus leaves: a reply
+#: being typed, and a select the person is choosing in (``dom.js`` reports a select only until its change), whose
+#: list a redraw would close under their hands
+HELD_BY = frozenset({"TEXTAREA", "SELECT"})
 
 
 class Sections:
@@ -169,7 +173,7 @@ class Sections:
 
     def _comments(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
         focused, drafts = self.dom.fields("comments")
-        if focused == "TEXTAREA":  # the person is typing in Comments: a drawing would lose the focus
+        if focused in HELD_BY:  # the person is typing or choosing in Comments: a drawing would take it away
             self.dirty.add("comments")  # drawn on focusout
             return
         if nb is None:
@@ -201,6 +205,9 @@ class Sections:
         self._summary("comments-summary", f"Comments ({counts['open']} open)")
 
     def _access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
+        if self.dom.fields("access")[0] in HELD_BY:  # the person is choosing a level: drawn on focusout
+            self.dirty.add("access")
+            return
         if nb is None:
             self._restricted = set()
             self._body("access", h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
