@@ -28,7 +28,8 @@ PATH = "demo/running.ipynb"
 
 class Dom:
     """Stand-in for dom.js: keeps the Activity list's row keys (top first) as the panel's half would, and records
-    what it is asked to draw; ``focused`` and ``drafts`` are what :meth:`fields` reports (the person typing)."""
+    what it is asked to draw; ``focused`` and ``drafts`` are what :meth:`fields` reports for the node ``focus_role``
+    (the person typing or choosing there; the other nodes report no focus and no draft)."""
 
     def __init__(self) -> None:
         self.built: list[El] = []  # the rows' trees put in the list
@@ -36,6 +37,7 @@ class Dom:
         self.listing: list[str] = []
         self.texts: dict[str, str] = {}
         self.focused: str | None = None
+        self.focus_role = "comments"
         self.drafts: dict[str, str] = {}
 
     def rows(self, role: str, ops: list[Any]) -> None:
@@ -59,7 +61,9 @@ class Dom:
         self.texts.update({role: change["text"] for role, change in changes.items() if "text" in change})
 
     def fields(self, role: str) -> tuple[str | None, dict[str, str]]:
-        assert role == "comments"
+        assert role in ("comments", "access")
+        if role != self.focus_role:
+            return None, {}
         return self.focused, dict(self.drafts)
 
 
@@ -141,6 +145,24 @@ def test_comments_wait_while_the_person_types_and_a_drawing_keeps_the_draft() ->
     boxes = [el for tree in dom.drawn[0][1] for el in tree.walk() if el.attrs.get("data-reply") == thread.id]
     assert [box.text for box in boxes] == ["half a reply"]
     assert dom.texts["comments-summary"] == "Comments (1 open)"
+
+
+def test_a_select_the_person_is_choosing_in_holds_its_section_back_until_the_choice() -> None:
+    """While the person is choosing in a select of Comments (the filter) or Access (the notebook's level), a change
+    that would redraw the section is put off (a redraw would close the select's list); once dom.js reports no select
+    being chosen in (the change made, or the focus gone), the section is drawn."""
+    ws = MemoryWorkspace({PATH: corpus_text("notebook-running-code.ipynb")})
+    nb = asyncio.run(ws.open_notebook(PATH, activate=True))
+    cells = cells_of(nb)
+    for role in ("comments", "access"):
+        dom = Dom()
+        sections = Sections(dom)  # type: ignore[arg-type]
+        dom.focused, dom.focus_role = "SELECT", role
+        sections.draw(role, nb, cells)
+        assert dom.drawn == [] and role in sections.dirty
+        dom.focused = None  # chosen: dom.js no longer reports the select
+        sections.draw(role, nb, cells)
+        assert [drawn for drawn, _ in dom.drawn] == [role] and role not in sections.dirty
 
 
 def test_activity_keeps_the_newest_rows_on_top_and_drops_the_oldest_past_the_bound() -> None:

@@ -145,7 +145,9 @@ class Dom:
 
     def fields(self, role: str) -> tuple[str | None, dict[str, str]]:
         """``(focused, drafts)`` of the panel's node ``role``: the tag name of the focused element when it is inside
-        (else None) and the text of its non-empty reply boxes by their ``data-reply`` (one crossing)."""
+        (else None; a ``SELECT`` only while the person is choosing in it, from their key or pointer press on it until
+        its change or the focus leaving) and the text of its non-empty reply boxes by their ``data-reply`` (one
+        crossing)."""
         facts = json.loads(str(self.half.fields(role)))
         focused = facts.get("focused")
         return (None if focused is None else str(focused)), {str(k): str(v) for k, v in facts["drafts"].items()}

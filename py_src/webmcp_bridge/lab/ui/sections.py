@@ -15,7 +15,9 @@ it is visible.
 
 The sections hold no node: they draw by role through :class:`~webmcp_bridge.lab.ui.dom.Dom` (each section's body
 ``"activity-list"``, ``"comments"``, ``"access"``, the summaries ``"comments-summary"``, ``"access-summary"``), one
-crossing per drawing of a section (Comments: one more, to read what is being typed).
+crossing per drawing of a section (Comments and Access: one more, to read what is being typed or chosen there: a
+drawing is put off while the person types a reply or chooses in a select, :data:`HELD_BY`, and made when the focus
+leaves or the choice is made).
 """
 
 from __future__ import annotations
