@@ -223,9 +223,10 @@ THREAD = os.environ.get("WEBMCP_BRIDGE_THREAD") or None
 
 def lab_url(site_url: str, name: str, toolsets: str | None = EVERY_TOOLSET, thread: str | None = None) -> str:
     """JupyterLite's JupyterLab on notebook ``name``, with ``?toolsets=`` (None: the page's default toolsets) and
-    ``?webmcpBridgeThread=`` (``thread``, else :data:`THREAD`; None: the page's default thread)."""
+    ``?webmcpBridgeThread=`` (``thread``; None: :data:`THREAD`; "" or an unset :data:`THREAD`: no parameter, the
+    page's default thread)."""
     query = f"path={quote(name)}" + ("" if toolsets is None else f"&toolsets={quote(toolsets)}")
-    chosen = thread or THREAD
+    chosen = THREAD if thread is None else thread
     if chosen:
         query += f"&webmcpBridgeThread={quote(chosen)}"
     return f"{site_url}/lab/index.html?{query}"

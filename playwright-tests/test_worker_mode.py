@@ -144,7 +144,7 @@ def worker_mode(request, browser, site_dir):
     server without any header, the page's default thread ("auto", no parameter), which is the worker wherever the
     browser has JSPI."""
     server, url = serve(site_dir, None if request.param == "isolated" else {})
-    context, page, log, seen, done = open_page(browser, url, "worker" if request.param == "isolated" else None)
+    context, page, log, seen, done = open_page(browser, url, "worker" if request.param == "isolated" else "")
     try:
         yield {"kind": request.param, "page": page, "log": log, "url": url, "facts": seen, "scenario": done}
     finally:
@@ -278,7 +278,7 @@ def fallback(request, browser, site_dir, tmp_path_factory):
     page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
     if request.param == "no-crossing":
         page.add_init_script(NO_JSPI)
-    page.goto(lab_url(url, NOTEBOOK, toolsets=None, thread=None))
+    page.goto(lab_url(url, NOTEBOOK, toolsets=None, thread=""))
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=READY_MS)
     bring_to_front(page, NOTEBOOK, READY_MS)
     page.wait_for_function(
