@@ -1,11 +1,11 @@
 // webmcp-bridge loader: a hand-written JupyterLab federated-extension container (no bundler).
 // It declares one plugin that registers the tools from the build's tools.json as soon as JupyterLab activates
-// it, and starts a main-thread Pyodide only once JupyterLab is restored and the page is idle (or at once when
+// it, and starts the bridge's Pyodide only once JupyterLab is restored and the page is idle (or at once when
 // an agent calls a tool), then hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
 // In a browser that gives a worker a synchronous way to call the page (cross-origin isolation's SharedArrayBuffer, or
-// JSPI) the bridge's Python runs in a dedicated worker instead, started at activation (startInWorker, below;
-// docs/WORKER.md, step 5); ?webmcpBridgeThread=main keeps it on the main thread, ?webmcpBridgeThread=worker asks for
-// the worker whatever the page has.
+// JSPI) that Pyodide runs in a dedicated worker (startInWorker, below; docs/WORKER.md, step 5), else on the page's
+// main thread; ?webmcpBridgeThread=main keeps it on the main thread, ?webmcpBridgeThread=worker asks for the worker
+// whatever the page has.
 // Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
 // works under any base path: a JupyterLite site's extensions/jupyterlab-webmcp-bridge/static/ or a JupyterLab server's
 // lab/extensions/jupyterlab-webmcp-bridge/static/. The Python runtime is the page's own when it serves one this bridge can
@@ -681,8 +681,10 @@
   }
 
   // -- The bridge's Python in a dedicated worker (the default where workerCanCross; docs/WORKER.md, step 5) ---------
-  // Started at activation, not after app.restored and an idle page: the worker's start-up (the runtime, the wheels,
-  // the imports) runs on its own thread and costs the page's main thread no long task. The page keeps what is the
+  // Its modules are imported at activation; the worker itself starts when the main-thread start would (after
+  // app.restored, once the page is idle, or at once when an agent calls a tool): its start-up (the runtime, the
+  // wheels, the imports) runs on its own thread and costs the page's main thread no long task, but on a machine of
+  // few cores its CPU would slow JupyterLab's own start (the page usable later). The page keeps what is the
   // page's: this loader (the tools, execute, abort, the status item) and the JS halves, which halves.js (beside this
   // file) evaluates here and attaches to the same ctx the main-thread start hands Python (loaderContext); the
   // worker's Python reaches them through worker.js (its requests answered by halves.js, its callbacks sent back as
@@ -695,14 +697,16 @@
   let bridgeWorker = null;
   async function startInWorker(app, tracker, docManager, modules) {
     const manifest = await manifestReady;
-    status.timings.startReason = 'worker';
-    status.timings.pythonStart = Math.round(performance.now());
     let ready;
     const ctx = {}; // filled by loaderContext once JupyterLab is restored, before any half is loaded and attached
     try {
       const [{ startWorker }, { createHalves }] = await Promise.all([
         import(new URL(manifest.worker, manifestUrl).href), import(new URL(manifest.halves, manifestUrl).href)]);
       await importCrossings();
+      await app.restored;
+      const restored = status.timings.restored = Math.round(performance.now());
+      status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
+      status.timings.pythonStart = Math.round(performance.now());
       const halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
                                     post: text => bridgeWorker?.event(text) });
       const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
@@ -733,8 +737,6 @@
     status.timings.pyodideReady = Math.round(performance.now());
     // the worker's wasm memory as its last message said (for bench/; no request of its own)
     window.webmcpBridge.wasmMemoryBytes = () => bridgeWorker.memoryBytes();
-    await app.restored;
-    status.timings.restored = Math.round(performance.now());
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     loaderContext(app, tracker, docManager, modules, ctx);
     status.thread = 'worker';
