@@ -38,6 +38,12 @@ RUN = (
     "() => { const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 0; "
     "window.jupyterapp.commands.execute('notebook:run-cell'); }"
 )
+#: the bridge settled (ready, unavailable or failed; a page without the bridge at once): the loop measures the
+#: bridge's work for a person's outputs, not its start-up's share of the machine (measured by run.py's start-up
+#: figures)
+BRIDGE_SETTLED = (
+    "() => !window.webmcpBridge || ['ready', 'unavailable', 'failed'].includes(window.webmcpBridge.status.state)"
+)
 KERNEL_READY = "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'"
 DONE = "count => window.jupyterapp.shell.currentWidget.content.widgets[0].model.executionCount === count"
 KERNEL_SECONDS = (
@@ -61,8 +67,12 @@ LONG_TASKS = """window.__longtasks = []; try { new PerformanceObserver(list => {
 LONGEST = "t0 => Math.max(0, ...window.__longtasks.filter(([s, d]) => s + d > t0).map(([, d]) => d))"
 
 
-def measure(browser, folder: Path, lines: list[int], runs: int) -> list[tuple[int, float, float, float]]:
-    """Run every ``lines`` count ``runs`` times on the site built in ``folder``, in a fresh browser context.
+def measure(
+    browser, folder: Path, lines: list[int], runs: int, query: str = ""
+) -> list[tuple[int, float, float, float]]:
+    """Run every ``lines`` count ``runs`` times on the site built in ``folder``, in a fresh browser context, its page
+    opened with ``query`` added to the URL (e.g. ``&webmcpBridgeThread=main``), once the kernel is idle and the
+    bridge (if the site has it) has settled.
 
     Returns ``[(lines, kernel seconds, page seconds, longest task ms)]``: the loop as timed by the kernel, from the
     run command to the cell's new execution count as seen by the page, and the longest main-thread task of the page
@@ -76,9 +86,10 @@ def measure(browser, folder: Path, lines: list[int], runs: int) -> list[tuple[in
     context.add_init_script(script=LONG_TASKS)
     try:
         page = context.new_page()
-        page.goto(f"{url}/lab/index.html?path={NOTEBOOK}")
+        page.goto(f"{url}/lab/index.html?path={NOTEBOOK}{query}")
         page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=300_000)
         page.wait_for_function(KERNEL_READY, timeout=300_000)
+        page.wait_for_function(BRIDGE_SETTLED, timeout=300_000)
         page.evaluate(SET_SOURCE, "1")
         page.evaluate(RUN)  # start the kernel, untimed
         page.wait_for_function(DONE, arg=1, timeout=300_000)

@@ -126,6 +126,8 @@ class Metrics:
 
 #: site URL -> what its pages' query adds (``&webmcpBridgeThread=...`` for ours under --thread)
 EXTRA_QUERY: dict[str, str] = {}
+#: site key -> the same for the print loop's pages (bench/prints.py serves the sites itself)
+PRINT_QUERY: dict[str, str] = {}
 
 
 def goto(page: Page, url: str, reload: bool = False) -> None:
@@ -451,7 +453,8 @@ def print_loop(browser, folders: dict, lines: list[int]) -> dict:
     its other figures."""
     try:
         return {
-            key: [list(row) for row in prints.measure(browser, folders[key], lines, 1)] for key in ("ours", "baseline")
+            key: [list(row) for row in prints.measure(browser, folders[key], lines, 1, PRINT_QUERY.get(key, ""))]
+            for key in ("ours", "baseline")
         }
     except Exception as exc:  # noqa: BLE001 -- reported in results.json and on the console, never fatal
         print(f"[bench] print loop failed: {exc}", flush=True)
@@ -828,6 +831,7 @@ def main() -> int:
     servers, urls = serve(folders)
     if args.thread:
         EXTRA_QUERY[urls["ours"]] = f"&webmcpBridgeThread={args.thread}"
+        PRINT_QUERY["ours"] = f"&webmcpBridgeThread={args.thread}"
     init_script = (HERE / "page.js").read_text(encoding="utf-8")
     runs: list[dict] = []
     started = time.perf_counter()
