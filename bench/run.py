@@ -126,8 +126,6 @@ class Metrics:
 
 #: site URL -> what its pages' query adds (``&webmcpBridgeThread=...`` for ours under --thread)
 EXTRA_QUERY: dict[str, str] = {}
-#: site key -> the same for the print loop's pages (bench/prints.py serves the sites itself)
-PRINT_QUERY: dict[str, str] = {}
 
 
 def goto(page: Page, url: str, reload: bool = False) -> None:
@@ -447,13 +445,14 @@ def run_side(browser, url: str, side: str, plan: dict, init_script: str) -> dict
     return out
 
 
-def print_loop(browser, folders: dict, lines: list[int]) -> dict:
-    """The print loop (bench/prints.py) on ours and on baseline: {site: [[lines, kernel s, page s, longest task ms]]},
+def print_loop(browser, folders: dict, lines: list[int], queries: dict[str, str]) -> dict:
+    """The print loop (bench/prints.py) on ours and on baseline, each page's URL with ``queries[site]`` added (as
+    :data:`EXTRA_QUERY` adds it to that site's other pages): {site: [[lines, kernel s, page s, longest task ms]]},
     or {"error": text} when it could not finish (a kernel that did not start on a busy machine): the run keeps
     its other figures."""
     try:
         return {
-            key: [list(row) for row in prints.measure(browser, folders[key], lines, 1, PRINT_QUERY.get(key, ""))]
+            key: [list(row) for row in prints.measure(browser, folders[key], lines, 1, queries.get(key, ""))]
             for key in ("ours", "baseline")
         }
     except Exception as exc:  # noqa: BLE001 -- reported in results.json and on the console, never fatal
@@ -831,7 +830,6 @@ def main() -> int:
     servers, urls = serve(folders)
     if args.thread:
         EXTRA_QUERY[urls["ours"]] = f"&webmcpBridgeThread={args.thread}"
-        PRINT_QUERY["ours"] = f"&webmcpBridgeThread={args.thread}"
     init_script = (HERE / "page.js").read_text(encoding="utf-8")
     runs: list[dict] = []
     started = time.perf_counter()
@@ -852,7 +850,9 @@ def main() -> int:
                 runs.append(run)
                 write_results(runs, plan, {**meta, "seconds": round(time.perf_counter() - started)})
                 t = time.perf_counter()
-                run["prints"] = print_loop(browser, folders, plan["print_lines"])
+                run["prints"] = print_loop(
+                    browser, folders, plan["print_lines"], {key: EXTRA_QUERY.get(url, "") for key, url in urls.items()}
+                )
                 print(f"[bench] run {i + 1}/{plan['runs']} print loop: {time.perf_counter() - t:.0f} s", flush=True)
                 text = write_results(runs, plan, {**meta, "seconds": round(time.perf_counter() - started)})
         finally:

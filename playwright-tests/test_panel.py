@@ -481,7 +481,6 @@ def test_a_change_of_the_agent_never_closes_the_list_the_person_is_choosing_in(p
     activity_draws = (
         "() => JSON.parse(document.querySelector('#webmcp-bridge-panel').dataset.draws || '{}').activity || 0"
     )
-    drawn = page.evaluate(activity_draws)
 
     select.focus()
     page.keyboard.press("Alt+ArrowDown")

@@ -661,12 +661,23 @@
     });
   }
 
+  // The moment the bridge's Python starts, on either thread (see "When the bridge's Python starts" above): once
+  // JupyterLab is restored, then the page idle or an agent's call; noted in status.timings once, so a fallback from
+  // the worker to the main thread does not wait a second time.
+  let startMoment = null;
+  function startWhen(app) {
+    startMoment ??= (async () => {
+      await app.restored;
+      const restored = status.timings.restored = Math.round(performance.now());
+      await manifestReady; // the waits below are bridge.json's bounds
+      status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
+      status.timings.pythonStart = Math.round(performance.now());
+    })();
+    return startMoment;
+  }
+
   async function start(app, tracker, docManager, modules) {
-    await app.restored;
-    const restored = status.timings.restored = Math.round(performance.now());
-    await manifestReady; // the waits below are bridge.json's bounds
-    status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
-    status.timings.pythonStart = Math.round(performance.now());
+    await startWhen(app);
     const pyodide = await startPyodide();
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     if (session) { session.stop(); session.destroy(); session = null; }
@@ -703,10 +714,7 @@
       const [{ startWorker }, { createHalves }] = await Promise.all([
         import(new URL(manifest.worker, manifestUrl).href), import(new URL(manifest.halves, manifestUrl).href)]);
       await importCrossings();
-      await app.restored;
-      const restored = status.timings.restored = Math.round(performance.now());
-      status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
-      status.timings.pythonStart = Math.round(performance.now());
+      await startWhen(app);
       const halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
                                     post: text => bridgeWorker?.event(text) });
       const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
