@@ -16,8 +16,9 @@ frames (the scripts that ran in them), the moment the page is usable. Per run:
    its longest task.
 2. The first call's answer (ours, theirs), cold and warm: a jupyter_get_cells made the moment the tool is listed
    (retried while it answers an error), timed from navigation.
-3. Memory after load (JS heap after GC minus the no-extension site's; the bridge's Pyodide wasm memory) and its
-   growth over 1,000 read calls (get_context, get_cells with and without outputs, export).
+3. Memory after load, the loaded notebook rendered on every site (JS heap after GC minus the no-extension site's;
+   the bridge's Pyodide wasm memory) and its growth over 1,000 read calls (get_context, get_cells with and without
+   outputs, export).
 4. Calls on bench-10/-100/-1000/-large once JupyterLab has rendered every cell: get_cells (sources; with
    outputs) of cells [0, min(N, 100)) -- 100 is the reference's cap per call, so both return the same cells
    --, update_cell on a middle cell, export (markdown with outputs): p50/p95 ms, main-thread CPU ms per call
@@ -28,7 +29,8 @@ frames (the scripts that ran in them), the moment the page is usable. Per run:
    script to its URL: ours is the loader and the main-thread Pyodide, theirs its extension folder); then for
    ours and theirs the longest task during a first get_cells with outputs and a first export on it.
 6. A person's print loop (bench/prints.py: a cell printing 250 and 1,000 lines, run by JupyterLab's run command)
-   on ours and on baseline: seconds as the page saw them, and the longest task during the loop.
+   on ours and on baseline, both pages open, the loops alternating (two of each count per site and run): seconds
+   as the page saw them, and the longest task during the loop.
 
 Prints a table (medians over runs; ratio = ours / theirs, or ours / no extension for the page and the print loop)
 and writes bench/results.json after every run. --quick: one run, bench-10 and -100, two small notebooks opened,
@@ -402,6 +404,10 @@ def run_side(browser, url: str, side: str, plan: dict, init_script: str) -> dict
     try:
         out["load"]["cold"] = load(page, url, side)
         out["load"]["warm"] = load(page, url, side, reload=True)
+        # every page with the notebook of ?path= open and rendered before its memory is read: the page without an
+        # extension is usable (and load() returns) before JupyterLab has opened it, the bridge's page waits for the
+        # bridge's start, by which time it has
+        rendered(page, LOAD_NOTEBOOK)
         settle(page)
         out["memory"]["after_load"] = memory(page)
         if side != "baseline":
@@ -448,16 +454,25 @@ def run_side(browser, url: str, side: str, plan: dict, init_script: str) -> dict
 def print_loop(browser, folders: dict, lines: list[int], queries: dict[str, str]) -> dict:
     """The print loop (bench/prints.py) on ours and on baseline, each page's URL with ``queries[site]`` added (as
     :data:`EXTRA_QUERY` adds it to that site's other pages): {site: [[lines, kernel s, page s, longest task ms]]},
-    or {"error": text} when it could not finish (a kernel that did not start on a busy machine): the run keeps
-    its other figures."""
+    two loops of each count per site, or {"error": text} when it could not finish (a kernel that did not start on a
+    busy machine): the run keeps its other figures. Both pages are open and idle before the first loop, and the
+    loops alternate (ours, baseline, baseline, ours), so a drift of the machine's speed falls on both alike: one
+    page after the other measured the drift (a later loop on the same page ran up to 2× faster)."""
+    pages: dict[str, prints.LoopPage] = {}
     try:
-        return {
-            key: [list(row) for row in prints.measure(browser, folders[key], lines, 1, queries.get(key, ""))]
-            for key in ("ours", "baseline")
-        }
+        for key in ("ours", "baseline"):
+            pages[key] = prints.LoopPage(browser, folders[key], queries.get(key, ""))
+        found: dict[str, list] = {key: [] for key in pages}
+        for n in lines:
+            for key in ("ours", "baseline", "baseline", "ours"):
+                found[key].append(list(pages[key].loop(n)))
+        return found
     except Exception as exc:  # noqa: BLE001 -- reported in results.json and on the console, never fatal
         print(f"[bench] print loop failed: {exc}", flush=True)
         return {"error": str(exc)[:500]}
+    finally:
+        for page in pages.values():
+            page.close()
 
 
 # ------------------------------------------------------------------------------------------------ table

@@ -88,6 +88,45 @@ def test_changes_the_host_dropped_before_the_log_saw_them_are_reported_missed():
     assert "missed" not in held and held["changes"], {k: v for k, v in held.items() if k != "changes"}
 
 
+def test_a_stream_of_outputs_reported_as_one_change_with_repeats_leaves_the_log_as_one_by_one():
+    """A print loop changes a cell's outputs once per message; the live host reports such a run of equal changes as
+    one change with ``repeats`` (notebook.js). The log must end as it would with every change reported: the same
+    entries, kinds, counts, times, revisions and sequence numbers, a run after the outputs still one "run" entry,
+    and a pause longer than the coalescing window still a new entry."""
+    now = 1_000_000.0
+    window = 10.0
+    one_by_one = (
+        [CellChange("person", "clear", "a", now, revision=1)]
+        + [CellChange("person", "output", "a", now + 0.01 * i, revision=2 + i) for i in range(1, 301)]
+        + [CellChange("person", "run", "a", now + 3.5, revision=303)]
+        + [CellChange("person", "output", "a", now + 20 + 0.5 * i, revision=310 + i) for i in range(40)]
+        + [CellChange("agent", "output", "b", now + 41, revision=400)]
+    )
+    grouped = [
+        one_by_one[0],
+        CellChange("person", "output", "a", now + 0.01, revision=301, repeats=299, last_time=now + 3.0),
+        one_by_one[301],
+        CellChange("person", "output", "a", now + 20, revision=349, repeats=39, last_time=now + 39.5),
+        one_by_one[-1],
+    ]
+    logs = []
+    for changes in (one_by_one, grouped):
+        log = ChangeLog(coalesce_seconds=window)
+        log.ingest("n.ipynb", changes[:3])  # two takes, as the panel's bursts take them
+        log.ingest("n.ipynb", changes[3:])
+        logs.append(log)
+    expected = [
+        ("person", "run", "a", 302, now, now + 3.5, 303),
+        ("person", "output", "a", 40, now + 20, now + 39.5, 349),
+        ("agent", "output", "b", 1, now + 41, now + 41, 400),
+    ]
+    for log in logs:
+        assert [(e.actor, e.kind, e.cell_id, e.count, e.first, e.time, e.revision) for e in log.entries()] == expected
+    assert [e.seq for e in logs[0].entries()] == [e.seq for e in logs[1].entries()] == [302, 342, 343]
+    assert logs[0].latest_seq() == logs[1].latest_seq() == 343
+    assert not logs[1].missed_since(0)
+
+
 # -- the feed that follows typing (changes/feed.py), with a fake clock ----------------------------------------
 
 START = 1_000_000.0  # seconds since the epoch; typing times below are multiples of 1/8 s (exact in binary)

@@ -154,8 +154,14 @@ class GuardedNotebook:
     def language(self) -> str:
         return self._inner.language()
 
+    def _total(self, view: AccessView) -> int:
+        """All the notebook's cells (hidden ones included) as of ``view``: the count read with the levels (no
+        second host read, and the same moment as ``view.hidden_indices``), else the host's count now."""
+        return view.cell_count if view.cell_count is not None else self._inner.cell_count()
+
     def cell_count(self) -> int:
-        return self._inner.cell_count() - len(self.view().hidden_indices)
+        view = self.view()
+        return self._total(view) - len(view.hidden_indices)
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         view = self.view()
@@ -169,7 +175,7 @@ class GuardedNotebook:
         view = self.view()
         if not view.hidden_indices:
             return self._inner.read_cells(indices, head_bytes=head_bytes, max_outputs=max_outputs)
-        visible_count = self._inner.cell_count() - len(view.hidden_indices)
+        visible_count = self._total(view) - len(view.hidden_indices)
         chosen = range(visible_count) if indices is None else [i for i in indices if 0 <= i < visible_count]
         cells = self._inner.read_cells(
             [view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs
@@ -182,7 +188,7 @@ class GuardedNotebook:
         view = self.view()
         if not view.hidden_indices:
             return self._inner.run_states(last_index)
-        visible_count = self._inner.cell_count() - len(view.hidden_indices)
+        visible_count = self._total(view) - len(view.hidden_indices)
         last = min(last_index, visible_count - 1)
         if last < 0:
             return []

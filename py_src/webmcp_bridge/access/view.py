@@ -33,6 +33,7 @@ class AccessView:
     revision: int = 0
     uneditable: frozenset[str] = frozenset()
     undeletable: frozenset[str] = frozenset()
+    cell_count: int | None = None  # all the notebook's cells at ``revision`` (hidden ones included); None: unknown
 
     @classmethod
     def of(cls, state: AccessState) -> AccessView:
@@ -55,6 +56,7 @@ class AccessView:
             state.revision,
             frozenset(cell_id for cell_id, editable, _ in state.locks if not editable),
             frozenset(cell_id for cell_id, _, deletable in state.locks if not deletable),
+            state.cell_count,
         )
 
     def to_visible(self, real: int) -> int:

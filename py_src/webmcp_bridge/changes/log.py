@@ -183,13 +183,19 @@ class ChangeLog:
         return None
 
     def ingest(self, path: str, changes: Iterable[CellChange]) -> list[ChangeEntry]:
-        """Add ``changes`` of the notebook at ``path`` (oldest first); returns the entries added or updated."""
+        """Add ``changes`` of the notebook at ``path`` (oldest first); returns the entries added or updated. A change
+        with ``repeats`` (:class:`~webmcp_bridge.host.protocol.CellChange`) counts as itself and its repeats, leaving
+        the log as those changes reported one by one would."""
         touched: list[ChangeEntry] = []
         for change in changes:
             if change.dropped_before > 0:  # the host dropped changes before these: their seqs are spent, unseen
                 self._seq += change.dropped_before
                 self._dropped_seq = self._seq
-            self._seq += 1
+            # a change reported with its repeats (CellChange.repeats) is that many changes: the same seqs are spent
+            # and counted, and the entry ends at the last one's time
+            changes_in = 1 + max(0, change.repeats)
+            end = change.last_time if change.repeats > 0 and change.last_time is not None else change.time
+            self._seq += changes_in
             merge = self._merges_into(path, change)
             if merge is not None:
                 last, kind = merge
@@ -198,8 +204,8 @@ class ChangeLog:
                     last,
                     seq=self._seq,
                     kind=kind,
-                    time=change.time,
-                    count=last.count + 1,
+                    time=end,
+                    count=last.count + changes_in,
                     revision=change.revision,
                     burst=last.burst if same_burst else change.time,
                     burst_seq=last.burst_seq if same_burst else last.seq,
@@ -226,7 +232,8 @@ class ChangeLog:
                     change.kind,
                     change.cell_id,
                     change.time,
-                    change.time,
+                    end,
+                    count=changes_in,
                     access=change.access,
                     revision=change.revision,
                     burst=change.time,

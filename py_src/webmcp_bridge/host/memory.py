@@ -395,6 +395,7 @@ class MemoryNotebook:
             cells,
             tuple(self.take_changes()),
             self._cell_locks(),
+            len(self.nb["cells"]),
         )
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:

@@ -159,7 +159,12 @@ class CellChange:
     :meth:`LiveNotebook.run_cell` until that execution ends (also after the call stopped waiting for it),
     "person" for everything else (typing, the notebook toolbar, the person's runs). ``time`` is seconds since the
     epoch. ``access`` lets a reader drop changes of a cell that was hidden from the agent when it changed (even if
-    it is gone now)."""
+    it is gone now).
+
+    A host may report a run of equal changes as one: ``repeats`` more changes of the same actor, kind, cell and
+    access followed this one, each at most the change log's coalescing window (seconds) after the one before, the
+    last at ``last_time`` (seconds since the epoch); ``revision`` is then the last one's. The change log counts them
+    as if each had been reported (:meth:`webmcp_bridge.changes.log.ChangeLog.ingest`)."""
 
     actor: Actor
     kind: ChangeKind
@@ -168,6 +173,8 @@ class CellChange:
     access: Any = None  # the cell's raw ``webmcp_bridge.access`` metadata value when it changed (None: unset)
     revision: int | None = None  # the notebook's revision (LiveNotebook.revision) around the change
     dropped_before: int = 0  # changes the host's bounded buffer dropped just before this one (never taken)
+    repeats: int = 0  # equal changes that followed this one, reported with it (see above)
+    last_time: float | None = None  # when the last of the repeats happened (None: no repeats)
 
 
 @dataclass(frozen=True)
@@ -185,6 +192,8 @@ class AccessState:
         locks: ``(id, editable, deletable)`` for every cell whose metadata sets the standard nbformat ``editable``
             or ``deletable`` to false (the notebook author's locks, which JupyterLab honours for the person), in
             index order; other cells are not listed.
+        cell_count: how many cells the notebook has (hidden ones included), read with the rest; None when the host
+            did not say (readers then ask :meth:`LiveNotebook.cell_count`).
     """
 
     revision: int
@@ -192,6 +201,7 @@ class AccessState:
     cell_access: tuple[tuple[int, str, Any], ...]
     changes: tuple[CellChange, ...] = ()
     locks: tuple[tuple[str, bool, bool], ...] = ()
+    cell_count: int | None = None
 
 
 SaveKind = Literal["saved", "overwritten", "reverted", "cancelled", "dialog-open"]

@@ -26,6 +26,7 @@
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
   let KEY = null; // the bridge's metadata key (configure)
   let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
+  let mergeSeconds = 0; // output changes of one cell this close (seconds) are one record (record, configure)
   let errorChars = 0; // characters of a failed kernel request's message handed to Python (configure)
   let tracker = null; // JupyterLab's notebook tracker (attach)
   let app = null; // the JupyterLab application (attach): its commands
@@ -84,13 +85,24 @@
     if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     if (revertDepth > 0 && kind === "edit") kind = "revert";
-    log.push({ agentWrite: agentDepth > 0, agentRun: agentRuns.has(cellId), kind, cellId, time: Date.now() / 1000,
-               access: block && typeof block === "object" ? block.access ?? null : null,
-               revision: clock + 1, // the change's own update is counted right after
-               droppedBefore: 0 });
+    const agentWrite = agentDepth > 0, agentRun = agentRuns.has(cellId), time = Date.now() / 1000;
+    const access = block && typeof block === "object" ? block.access ?? null : null;
+    const revision = clock + 1; // the change's own update is counted right after
+    // A stream of outputs (a print loop: one change per message) is one record: an output change of the same
+    // cell with the same facts as the newest record, at most mergeSeconds after it, is counted into it
+    // (repeats, lastTime) rather than pushed; Python's change log merges such changes into one entry anyway.
+    const last = log[log.length - 1];
+    if (kind === "output" && last && last.kind === "output" && last.cellId === cellId && last.agentWrite === agentWrite
+        && last.agentRun === agentRun && last.access === access && time - last.lastTime <= mergeSeconds) {
+      last.repeats++;
+      last.lastTime = time;
+      last.revision = revision;
+      return;
+    }
+    log.push({ agentWrite, agentRun, kind, cellId, time, access, revision, droppedBefore: 0, repeats: 0, lastTime: time });
     if (log.length > maxChanges) { // the oldest go; the oldest kept counts them, so Python can report the gap
       const gone = log.splice(0, log.length - maxChanges);
-      log[0].droppedBefore += gone.reduce((n, c) => n + 1 + c.droppedBefore, 0);
+      log[0].droppedBefore += gone.reduce((n, c) => n + 1 + c.repeats + c.droppedBefore, 0);
     }
   }
 
@@ -435,12 +447,13 @@
 
   const api = {
     // binaryMimes: JSON text [MIME type, ...] whose data is base64 (sizes are decoded bytes).
-    configure(ansiPattern, binaryMimes, metadataKey, changeLogSize, errorLength) {
+    configure(ansiPattern, binaryMimes, metadataKey, changeLogSize, errorLength, coalesceSeconds) {
       ansi = new RegExp(ansiPattern, "g");
       binary = new Set(JSON.parse(binaryMimes));
       KEY = metadataKey;
       maxChanges = changeLogSize;
       errorChars = errorLength;
+      mergeSeconds = coalesceSeconds;
     },
     // The loader's context, once (lab/ffi.py load_half): the only way the page's objects reach this half.
     attach(ctx) {
@@ -611,7 +624,7 @@
         accessWalks.set(m, walk);
       }
       return JSON.stringify({ path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
-                              changes: takeChanges(m), locks: walk.locks });
+                              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length });
     },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
     // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).

@@ -30,6 +30,7 @@ from webmcp_bridge.core.limits import (
     ABORT_SETTLE_SECONDS,
     ANSI_PATTERN,
     BINARY_MIME_TYPES,
+    CHANGE_COALESCE_SECONDS,
     CHANGE_LOG_SIZE,
     HIGHLIGHT_MS,
     KERNEL_POLL_SECONDS,
@@ -82,11 +83,16 @@ NOTEBOOK_GONE = "NotebookGone"
 def load_model_js(ctx: Any) -> Any:
     """Evaluate ``notebook.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`,
     which publishes its count of crossings) and configure it with what Python decides (the ANSI pattern and the
-    binary MIME types, the metadata key, the bounds of the change log and of a quoted error message:
-    :mod:`webmcp_bridge.core.limits`)."""
+    binary MIME types, the metadata key, the bounds of the change log and of a quoted error message, the window in
+    which a cell's repeated output changes are one record: :mod:`webmcp_bridge.core.limits`)."""
     reader = load_half("webmcp_bridge.lab", "notebook.js", ctx)
     reader.configure(
-        ANSI_PATTERN, json.dumps(list(BINARY_MIME_TYPES)), METADATA_KEY, CHANGE_LOG_SIZE, PLATFORM_ERROR_CHARS
+        ANSI_PATTERN,
+        json.dumps(list(BINARY_MIME_TYPES)),
+        METADATA_KEY,
+        CHANGE_LOG_SIZE,
+        PLATFORM_ERROR_CHARS,
+        CHANGE_COALESCE_SECONDS,
     )
     return reader
 
@@ -135,6 +141,8 @@ def _change(c: dict[str, Any]) -> CellChange:
         c.get("access"),
         c.get("revision"),
         int(c.get("droppedBefore") or 0),
+        int(c.get("repeats") or 0),
+        float(c["lastTime"]) if c.get("repeats") else None,
     )
 
 
@@ -429,8 +437,8 @@ class LabNotebook:
         return int(data["revision"]), [(str(i), str(t), str(line), int(n)) for i, t, line, n in data["cells"]]
 
     def access_state(self) -> AccessState:
-        """One crossing: the revision, the raw access values, the changes and the author's locks (``notebook.js``
-        accessState)."""
+        """One crossing: the revision, the raw access values, the changes, the author's locks and the number of cells
+        (``notebook.js`` accessState)."""
         data = json.loads(str(self._call("accessState")))
         self._path = str(data["path"])
         return AccessState(
@@ -439,6 +447,7 @@ class LabNotebook:
             tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
             tuple(_change(c) for c in data["changes"]),
             tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
+            int(data["cellCount"]),
         )
 
     # -- async --------------------------------------------------------------------------------------
