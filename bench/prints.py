@@ -170,18 +170,6 @@ class LoopPage:
         self.server.shutdown()
 
 
-def measure(
-    browser, folder: Path, lines: list[int], runs: int, query: str = ""
-) -> list[tuple[int, float, float, float]]:
-    """Every ``lines`` count ``runs`` times on one :class:`LoopPage` of the site built in ``folder``:
-    ``[(lines, kernel seconds, page seconds, longest task ms)]`` (:meth:`LoopPage.loop`)."""
-    site = LoopPage(browser, folder, query)
-    try:
-        return [site.loop(n) for n in lines for _ in range(runs)]
-    finally:
-        site.close()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, nargs="+", default=[250, 500, 1000])
