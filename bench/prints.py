@@ -170,6 +170,16 @@ class LoopPage:
         self.server.shutdown()
 
 
+def print_counters(title: str, counters: dict[str, collections.Counter], rows: int, per: int = 1) -> None:
+    """One table of milliseconds: a column per site, the ``rows`` groups largest on any site first, each divided
+    by ``per``."""
+    groups = sorted({g for c in counters.values() for g in c}, key=lambda g: -max(c[g] for c in counters.values()))
+    print(f"\n{title}")
+    print(f"{'':>44}" + "".join(f"{key:>16}" for key in counters))
+    for g in groups[:rows]:
+        print(f"{g[:44]:<44}" + "".join(f"{c[g] / per:>16.0f}" for c in counters.values()))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, nargs="+", default=[250, 500, 1000])
@@ -225,18 +235,11 @@ def main() -> int:
             cells.append(f"{key} {median:.2f} s ({median / base:.2f}x)")
         print(f"{n:>6}  " + "  ".join(cells))
     if args.profile:
-        groups = sorted({g for c in profiles.values() for g in c}, key=lambda g: -max(c[g] for c in profiles.values()))
-        print("\nthe page's main thread during the loops, self ms (Chrome's sampling profiler)")
-        print(f"{'':>44}" + "".join(f"{key:>16}" for key in profiles))
-        for g in groups[:25]:
-            print(f"{g[:44]:<44}" + "".join(f"{c[g]:>16.0f}" for c in profiles.values()))
+        print_counters("the page's main thread during the loops, self ms (Chrome's sampling profiler)", profiles, 25)
     if args.threads:
         loops = len(args.lines) * args.runs
-        rows_ = sorted({g for c in busy.values() for g in c}, key=lambda g: -max(c[g] for c in busy.values()))
-        print(f"\neach thread's busy time per loop, ms (mean of {loops}; Chrome's trace, top-level tasks)")
-        print(f"{'':>44}" + "".join(f"{key:>16}" for key in busy))
-        for g in rows_[:10]:
-            print(f"{g[:44]:<44}" + "".join(f"{c[g] / loops:>16.0f}" for c in busy.values()))
+        title = f"each thread's busy time per loop, ms (mean of {loops}; Chrome's trace, top-level tasks)"
+        print_counters(title, busy, 10, loops)
     return 0
 
 
