@@ -52,6 +52,7 @@ class FakeLive:
         self.kernel_status = "idle"
         self.run_reply: Any = json.dumps({"status": "ok", "execution_count": 7})
         self.batches: list[list[dict]] = []  # sent to the sink when the run starts
+        self.late: list[list[dict]] = []  # sent before the run finished but handed to the sink only after runFinish
         self.rest: list[dict] = []
         self.done: Any = json.dumps({"status": "ok", "execution_count": 2, "reason": None})
         self.sinks: list[FakeProxy] = []
@@ -102,7 +103,10 @@ class FakeLive:
 
     def runFinish(self, run: int) -> str:
         self.finished.append(run)
-        return json.dumps(self.rest)
+        loop = asyncio.get_event_loop()
+        for index, batch in enumerate(self.late):  # as the worker's queued messages: on later turns of the loop
+            loop.call_later(0.01 * (index + 1), self.sinks[-1], json.dumps(batch))
+        return json.dumps({"facts": self.rest, "sent": len(self.batches) + len(self.late)})
 
 
 class FakeTabs:
@@ -223,6 +227,28 @@ def test_a_code_run_merges_the_batches_and_the_rest_in_python():
         ("execute_result", "42"),
     ]
     assert live.finished == [1] and live.sinks[0].destroyed  # the run is finished and its sink freed
+
+
+def test_batches_the_page_sent_before_the_end_but_handed_over_after_it_are_kept_in_order():
+    nb, live = notebook()
+    live.batches = [[stream("a")]]
+    live.late = [[stream("b")], [stream("c"), stream("!", "stderr")]]  # in the worker's queue when runFinish answers
+    live.rest = [stream("d", "stderr")]
+    done = run(nb.run_code("print()", 1.0, head_bytes=100, max_outputs=10))
+    assert [(o.output_type, o.items[0].head) for o in done.outputs] == [("stream", "abc"), ("stream", "!d")]
+    assert live.sinks[0].destroyed  # freed only once they arrived
+
+
+def test_a_batch_that_never_arrives_ends_the_wait_after_its_bound(monkeypatch):
+    monkeypatch.setattr(lab_notebook, "LATE_BATCH_SECONDS", 0.05)
+    nb, live = notebook()
+    live.batches = [[stream("a")]]
+    live.rest = [stream("d")]
+    finish = live.runFinish
+    live.runFinish = lambda run_id: json.dumps({**json.loads(finish(run_id)), "sent": 2})  # one batch is lost
+    done = run(nb.run_code("print()", 1.0, head_bytes=100, max_outputs=10))
+    assert done.status == "ok" and [o.items[0].head for o in done.outputs] == ["ad"]
+    assert live.sinks[0].destroyed
 
 
 def test_a_code_run_that_times_out_returns_what_arrived():

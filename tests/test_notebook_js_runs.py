@@ -88,7 +88,8 @@ def outcome() -> dict:
 
 
 def test_a_flood_of_stream_output_is_reported_in_order_in_bounded_batches(outcome):
-    batches, rest = outcome["batches"], outcome["rest"]
+    batches, rest = outcome["batches"], outcome["rest"]["facts"]
+    assert outcome["rest"]["sent"] == len(batches)  # how many batches the sink was given, for a worker to wait for
     facts = [fact for batch in batches for fact in batch] + rest
     assert [f["type"] for f in facts] == ["stream"] * 301 + ["display_data"]  # the status message is no fact
     assert facts[300]["name"] == "stderr" and facts[-1]["data"] == {"text/plain": "shown"}
@@ -105,7 +106,7 @@ def test_the_flood_merged_in_python_is_kept_bounded_and_measured_whole(outcome):
     merged = RunOutputs(5, outcome["keep"])
     for batch in outcome["batches"]:
         merged.add_all(batch)
-    merged.add_all(outcome["rest"])
+    merged.add_all(outcome["rest"]["facts"])
     outputs = merged.raw(10**9)
     assert merged.count == 3 and [o.output_type for o in outputs] == ["stream", "stream", "display_data"]
     (item,) = outputs[0].items

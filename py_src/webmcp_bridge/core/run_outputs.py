@@ -16,6 +16,9 @@ stays the whole stream's, so the result says its text was cut). Standard library
 
 from __future__ import annotations
 
+import asyncio
+import json
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +33,9 @@ from webmcp_bridge.core.raw import RawItem, RawOutput
 FLUSH_CHARS = 64 * 1024
 #: milliseconds from a run's first unsent message to its sending (see :data:`FLUSH_CHARS`)
 FLUSH_MS = 100
+#: seconds a finished run waits for the batches its host sent but that have not arrived yet (in the bridge's worker
+#: a batch is a message, which can arrive after the run's end was read); they are normally in the queue already
+LATE_BATCH_SECONDS = 5.0
 
 
 @dataclass
@@ -144,3 +150,38 @@ class RunOutputs:
                 )
             described.append(out)
         return tuple(described)
+
+
+class RunBatches:
+    """A run's event sink: merges each batch of facts a host sends (JSON text of a list, as :class:`RunOutputs`
+    takes them) into ``merged`` and counts them, so the run can wait for those sent before its end that have not
+    been handed over yet (the JupyterLab host's ``runFinish`` says how many it sent; in the bridge's worker a batch
+    is a message, which can be queued behind the answer that ended the run)."""
+
+    def __init__(self, merged: RunOutputs) -> None:
+        self.merged = merged
+        self.received = 0
+        self._arrived: asyncio.Event | None = None
+
+    def receive(self, batch: Any) -> None:
+        """One batch: JSON text of a list of facts (``notebook.js`` runCode)."""
+        self.received += 1
+        self.merged.add_all(json.loads(str(batch)))
+        if self._arrived is not None:
+            self._arrived.set()
+
+    async def wait_for(self, sent: int, timeout: float) -> None:
+        """Return once ``sent`` batches were received, or after ``timeout`` seconds (the missing ones are then
+        missing from the outputs; nothing raises)."""
+        deadline = time.monotonic() + timeout
+        while self.received < sent:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._arrived = asyncio.Event()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), left)
+            except TimeoutError:
+                return
+            finally:
+                self._arrived = None

@@ -311,7 +311,11 @@
     panels.set(m, panel);
     stamps.set(m, 0);
     const id = handleOf(panel);
-    m.sharedModel.ydoc.on("update", () => {
+    // afterTransaction, not "update": Yjs encodes each transaction as a binary update only while the doc has an
+    // "update" listener, which made a large output cost a second copy. A transaction counts when it changed
+    // something: Yjs' own test before it emits "update" (a deletion, or a client's clock moved).
+    m.sharedModel.ydoc.on("afterTransaction", (transaction) => {
+      if (!changedSomething(transaction)) return;
       revisions.set(m, ++clock);
       if (!listener) return;
       changedPanels.add(id);
@@ -333,6 +337,13 @@
     panel.context.saveState.connect((_, state) => {
       if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
     });
+  }
+
+  // Whether a Y.Doc transaction (after it ran) changed the doc: it deleted something, or some client's clock moved.
+  function changedSomething(transaction) {
+    if (transaction.deleteSet.clients.size > 0) return true;
+    for (const [client, clock] of transaction.afterState) if (transaction.beforeState.get(client) !== clock) return true;
+    return false;
   }
 
   function notifyListener() {
@@ -949,7 +960,9 @@
     // "execute_result" | "display_data", data} | {type: "clear_output", wait}], as JSON text. Python merges them
     // into outputs (core/run_outputs.py). While the call waits they go to sink(JSON text) in batches: once the
     // unsent stream text reaches flushChars UTF-16 units, or flushMs after the first unsent message; runFinish
-    // answers the rest. So a flood of output while the call waits holds a bounded amount of memory here. Returns
+    // answers the rest and how many batches were sent (a sink in the bridge's worker is called by a message, which
+    // may arrive after runFinish's answer: Python waits for that many). So a flood of output while the call waits
+    // holds a bounded amount of memory here. Returns
     // JSON text {run: id} (then runDone(id) and runFinish(id)), {none: true} when there is no kernel, or {refused:
     // message} when the kernel refused the request. A failed request settles runDone with status "failed".
     // silent: the request's silent flag (the bridge's own inspection).
@@ -963,7 +976,7 @@
         return JSON.stringify({ refused: failure(error) });
       }
       const run = ++nextRun;
-      const entry = { batch: [], chars: 0, timer: null, stopped: false, done: null };
+      const entry = { batch: [], chars: 0, timer: null, stopped: false, done: null, sent: 0 };
       const take = () => {
         clearTimeout(entry.timer);
         entry.timer = null;
@@ -974,7 +987,9 @@
       };
       const flush = () => {
         const taken = take();
-        if (taken.length && !entry.stopped) sink?.(JSON.stringify(taken));
+        if (!taken.length || entry.stopped || !sink) return;
+        entry.sent += 1;
+        sink(JSON.stringify(taken));
       };
       future.onIOPub = (msg) => {
         if (entry.stopped) return;
@@ -1001,15 +1016,16 @@
     },
     // A promise of the run's JSON text {status, execution_count, reason} (runCode); null for an unknown run.
     runDone(run) { return runs.get(run)?.done ?? null; },
-    // The run's messages not yet sent to its sink, as JSON text (runCode's facts); then the run is stopped (what
-    // arrives later is not collected, the sink is no longer called) and forgotten. null for an unknown run.
+    // JSON text {facts: the run's messages not yet sent to its sink (runCode's facts), sent: how many batches the
+    // sink was given}; then the run is stopped (what arrives later is not collected, the sink is no longer called)
+    // and forgotten. null for an unknown run.
     runFinish(run) {
       const entry = runs.get(run);
       if (!entry) return null;
       runs.delete(run);
-      const rest = entry.take();
+      const facts = entry.take();
       entry.stopped = true;
-      return JSON.stringify(rest);
+      return JSON.stringify({ facts, sent: entry.sent });
     },
     // The saved notebook at path (the contents service, fetched with its content) as JSON text {metadata, cells:
     // [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the

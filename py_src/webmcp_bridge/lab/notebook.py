@@ -43,7 +43,7 @@ from webmcp_bridge.core.limits import (
     truncate_utf8,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
-from webmcp_bridge.core.run_outputs import FLUSH_CHARS, FLUSH_MS, RunOutputs
+from webmcp_bridge.core.run_outputs import FLUSH_CHARS, FLUSH_MS, LATE_BATCH_SECONDS, RunBatches, RunOutputs
 from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.protocol import (
     AccessState,
@@ -614,8 +614,9 @@ class LabNotebook:
         waited for; past that only its size is counted (the output's ``bytes`` stay the whole text's, so the result
         says its text was cut)."""
         merged = RunOutputs(max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
+        batches = RunBatches(merged)
         proxies = Proxies()  # the run's event sink, freed once the run is finished
-        sink = proxies.keep(lambda batch: merged.add_all(json.loads(str(batch))))
+        sink = proxies.keep(batches.receive)
         try:
             started = json.loads(str(self._call("runCode", code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink)))
             if "refused" in started:
@@ -636,7 +637,10 @@ class LabNotebook:
                 }
             finally:
                 rest = self.live.runFinish(run)  # the messages not sent yet; collecting stops
-                merged.add_all(json.loads(str(rest)) if not is_nullish(rest) else [])
+                finished: dict[str, Any] = json.loads(str(rest)) if not is_nullish(rest) else {"facts": [], "sent": 0}
+            # the batches sent before the end, which a worker's sink may not have been handed yet, come first
+            await batches.wait_for(int(finished["sent"]), LATE_BATCH_SECONDS)
+            merged.add_all(finished["facts"])
         finally:
             proxies.clear()
         status = str(done["status"])
