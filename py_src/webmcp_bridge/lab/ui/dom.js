@@ -309,7 +309,7 @@
       const active = document.activeElement;
       const inside = node && active && node.contains(active) && (active.tagName !== "SELECT" || active === choosing);
       const focused = inside ? String(active.tagName) : null;
-      const drafts = {};
+      const drafts = Object.create(null); // keys come from the notebook (thread ids): "__proto__" is a key too
       for (const box of node?.querySelectorAll("textarea[data-reply]") ?? []) {
         if (box.value) drafts[box.getAttribute("data-reply")] = String(box.value);
       }
