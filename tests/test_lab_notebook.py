@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -236,7 +237,7 @@ def test_batches_the_page_sent_before_the_end_but_handed_over_after_it_are_kept_
     live.rest = [stream("d", "stderr")]
     done = run(nb.run_code("print()", 1.0, head_bytes=100, max_outputs=10))
     assert [(o.output_type, o.items[0].head) for o in done.outputs] == [("stream", "abc"), ("stream", "!d")]
-    assert live.sinks[0].destroyed  # freed only once they arrived
+    assert done.reason is None and live.sinks[0].destroyed  # complete, and the sink freed only once they arrived
 
 
 def test_a_batch_that_never_arrives_ends_the_wait_after_its_bound(monkeypatch):
@@ -246,8 +247,13 @@ def test_a_batch_that_never_arrives_ends_the_wait_after_its_bound(monkeypatch):
     live.rest = [stream("d")]
     finish = live.runFinish
     live.runFinish = lambda run_id: json.dumps({**json.loads(finish(run_id)), "sent": 2})  # one batch is lost
+    started = time.monotonic()
     done = run(nb.run_code("print()", 1.0, head_bytes=100, max_outputs=10))
+    assert 0.05 <= time.monotonic() - started < 1.0  # it waited for the lost batch, and only as long as the bound
     assert done.status == "ok" and [o.items[0].head for o in done.outputs] == ["ad"]
+    assert done.reason == (
+        "the outputs are incomplete: 1 batch(es) of its outputs did not reach the bridge (none for 0.05 s)"
+    )
     assert live.sinks[0].destroyed
 
 

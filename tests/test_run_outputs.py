@@ -5,7 +5,12 @@ messages (``notebook.js`` runCode, tests/test_notebook_js_runs.py); these are th
 
 from __future__ import annotations
 
-from webmcp_bridge.core.run_outputs import RunOutputs
+import asyncio
+import json
+
+import pytest
+
+from webmcp_bridge.core.run_outputs import RunBatches, RunOutputs
 
 
 def stream(text: str, name: str = "stdout") -> dict:
@@ -92,3 +97,39 @@ def test_unknown_or_malformed_messages_change_nothing():
     assert run.count == 2
     assert [o.output_type for o in run.raw(10)] == ["stream", "display_data"]
     assert run.raw(10)[1].items == ()  # a display without data has no representation
+
+
+def _batch(text: str) -> str:
+    return json.dumps([{"type": "stream", "name": "stdout", "text": text}])
+
+
+def test_run_batches_wait_while_batches_keep_arriving_and_stop_at_a_silence():
+    async def scenario() -> tuple[int, int, str, int, float]:
+        merged = RunOutputs(5, 100)
+        batches = RunBatches(merged)
+        loop = asyncio.get_running_loop()
+        for i in range(5):  # a queue handed over one batch every 30 ms: 150 ms in all, longer than the 50 ms bound
+            loop.call_later(0.03 * (i + 1), batches.receive, _batch(str(i)))
+        all_came = await batches.wait_for(5, 0.05)
+        at_once = await batches.wait_for(0, 0.05)  # nothing sent: no wait
+        started = loop.time()
+        missing = await batches.wait_for(7, 0.05)  # two never come: the wait ends 50 ms after the last one
+        return all_came, at_once, merged.raw(100)[0].items[0].head, missing, loop.time() - started
+
+    all_came, at_once, text, missing, waited = asyncio.run(scenario())
+    assert (all_came, at_once, text) == (0, 0, "01234")
+    assert missing == 2 and 0.05 <= waited < 1.0
+
+
+def test_run_batches_wait_can_be_cancelled():
+    async def scenario() -> bool:
+        batches = RunBatches(RunOutputs(5, 100))
+        task = asyncio.ensure_future(batches.wait_for(1, 60.0))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        batches.receive(_batch("late"))  # a batch after the cancel is merged, no waiter is woken
+        return batches.received == 1
+
+    assert asyncio.run(scenario())

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +32,9 @@ from webmcp_bridge.core.raw import RawItem, RawOutput
 FLUSH_CHARS = 64 * 1024
 #: milliseconds from a run's first unsent message to its sending (see :data:`FLUSH_CHARS`)
 FLUSH_MS = 100
-#: seconds a finished run waits for the batches its host sent but that have not arrived yet (in the bridge's worker
-#: a batch is a message, which can arrive after the run's end was read); they are normally in the queue already
+#: seconds a finished run waits, from its end or from the last batch that arrived, for the batches its host sent but
+#: that have not arrived yet (in the bridge's worker a batch is a message, which can arrive after the run's end was
+#: read); they are normally in the queue already
 LATE_BATCH_SECONDS = 5.0
 
 
@@ -170,18 +170,18 @@ class RunBatches:
         if self._arrived is not None:
             self._arrived.set()
 
-    async def wait_for(self, sent: int, timeout: float) -> None:
-        """Return once ``sent`` batches were received, or after ``timeout`` seconds (the missing ones are then
-        missing from the outputs; nothing raises)."""
-        deadline = time.monotonic() + timeout
+    async def wait_for(self, sent: int, timeout: float) -> int:
+        """Wait until ``sent`` batches were received, or until ``timeout`` seconds passed without one arriving (the
+        bound restarts with each batch, so a long queue still being handed over is not cut). Returns how many are
+        missing (0 when all arrived); nothing raises but cancellation."""
         while self.received < sent:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
+            before = self.received
             self._arrived = asyncio.Event()
             try:
-                await asyncio.wait_for(self._arrived.wait(), left)
+                await asyncio.wait_for(self._arrived.wait(), timeout)
             except TimeoutError:
-                return
+                if self.received == before:
+                    break
             finally:
                 self._arrived = None
+        return max(0, sent - self.received)

@@ -639,7 +639,7 @@ class LabNotebook:
                 rest = self.live.runFinish(run)  # the messages not sent yet; collecting stops
                 finished: dict[str, Any] = json.loads(str(rest)) if not is_nullish(rest) else {"facts": [], "sent": 0}
             # the batches sent before the end, which a worker's sink may not have been handed yet, come first
-            await batches.wait_for(int(finished["sent"]), LATE_BATCH_SECONDS)
+            missing = await batches.wait_for(int(finished["sent"]), LATE_BATCH_SECONDS)
             merged.add_all(finished["facts"])
         finally:
             proxies.clear()
@@ -649,6 +649,9 @@ class LabNotebook:
             reason = "the kernel aborted the request (an earlier request failed)"
         elif status == "failed":
             reason = f"the request failed: {reason}"
+        if missing:
+            lost = f"{missing} batch(es) of its outputs did not reach the bridge (none for {LATE_BATCH_SECONDS:g} s)"
+            reason = f"{reason}; {lost}" if reason else f"the outputs are incomplete: {lost}"
         count = done.get("execution_count")
         return CodeRun(
             "ok" if status == "ok" else "timeout" if status == "timeout" else "error",
