@@ -154,14 +154,8 @@ class GuardedNotebook:
     def language(self) -> str:
         return self._inner.language()
 
-    def _total(self, view: AccessView) -> int:
-        """All the notebook's cells (hidden ones included) as of ``view``: the count read with the levels (no
-        second host read, and the same moment as ``view.hidden_indices``), else the host's count now."""
-        return view.cell_count if view.cell_count is not None else self._inner.cell_count()
-
     def cell_count(self) -> int:
-        view = self.view()
-        return self._total(view) - len(view.hidden_indices)
+        return self.view().visible_count  # read with the levels: no second host read, the same moment
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         view = self.view()
@@ -175,8 +169,7 @@ class GuardedNotebook:
         view = self.view()
         if not view.hidden_indices:
             return self._inner.read_cells(indices, head_bytes=head_bytes, max_outputs=max_outputs)
-        visible_count = self._total(view) - len(view.hidden_indices)
-        chosen = range(visible_count) if indices is None else [i for i in indices if 0 <= i < visible_count]
+        chosen = range(view.visible_count) if indices is None else [i for i in indices if 0 <= i < view.visible_count]
         cells = self._inner.read_cells(
             [view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs
         )
@@ -188,8 +181,7 @@ class GuardedNotebook:
         view = self.view()
         if not view.hidden_indices:
             return self._inner.run_states(last_index)
-        visible_count = self._total(view) - len(view.hidden_indices)
-        last = min(last_index, visible_count - 1)
+        last = min(last_index, view.visible_count - 1)
         if last < 0:
             return []
         states = self._inner.run_states(view.to_real(last))
@@ -261,12 +253,11 @@ class GuardedNotebook:
     def _real_insert_index(self, index: int, view: AccessView) -> int:
         """Where visible index ``index`` falls among all cells: right after the visible cell before it (at 0:
         right before the first visible cell)."""
-        visible_count = self._inner.cell_count() - len(view.hidden_indices)
-        if visible_count == 0:
-            return 0 if not view.hidden_indices else self._inner.cell_count()
+        if view.visible_count == 0:
+            return 0 if not view.hidden_indices else self._inner.cell_count()  # the end as it is now
         if index <= 0:
             return view.to_real(0)
-        return view.to_real(min(index, visible_count) - 1) + 1
+        return view.to_real(min(index, view.visible_count) - 1) + 1
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         view = self._writable([])

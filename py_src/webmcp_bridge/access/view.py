@@ -22,6 +22,7 @@ class AccessView:
     """The levels of one notebook at one revision (``revision``, as the host read it with the levels).
 
     ``hidden_indices``: real indices of ``none`` cells, ascending; ``visible`` indices count only the others.
+    ``cell_count``: all the notebook's cells at ``revision`` (hidden ones included), read with the levels.
     ``uneditable`` / ``undeletable``: ids of cells the notebook's author locked with the standard cell metadata
     ``editable: false`` / ``deletable: false`` (JupyterLab honours them for the person; the guard for the agent).
     """
@@ -30,10 +31,10 @@ class AccessView:
     hidden: frozenset[str]
     read_only: frozenset[str]
     hidden_indices: tuple[int, ...]
+    cell_count: int
     revision: int = 0
     uneditable: frozenset[str] = frozenset()
     undeletable: frozenset[str] = frozenset()
-    cell_count: int | None = None  # all the notebook's cells at ``revision`` (hidden ones included); None: unknown
 
     @classmethod
     def of(cls, state: AccessState) -> AccessView:
@@ -53,11 +54,16 @@ class AccessView:
             frozenset(hidden),
             frozenset(read_only),
             tuple(sorted(hidden_indices)),
+            state.cell_count,
             state.revision,
             frozenset(cell_id for cell_id, editable, _ in state.locks if not editable),
             frozenset(cell_id for cell_id, _, deletable in state.locks if not deletable),
-            state.cell_count,
         )
+
+    @property
+    def visible_count(self) -> int:
+        """How many cells the agent sees (all but the hidden ones) at ``revision``."""
+        return self.cell_count - len(self.hidden_indices)
 
     def to_visible(self, real: int) -> int:
         """The visible index of the (visible) cell at real index ``real``."""

@@ -393,9 +393,9 @@ class MemoryNotebook:
             self._revision,
             access(self.nb.setdefault("metadata", {}).get(METADATA_KEY)),
             cells,
+            len(self.nb["cells"]),
             tuple(self.take_changes()),
             self._cell_locks(),
-            len(self.nb["cells"]),
         )
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:

@@ -188,20 +188,19 @@ class AccessState:
             the block is absent, not a JSON object, or has no ``access``.
         cell_access: ``(index, cell id, raw access value)`` for each cell whose ``webmcp_bridge`` block is a JSON
             object with a non-null ``access``, in index order (the others are "write").
+        cell_count: how many cells the notebook has (hidden ones included), read with the rest.
         changes: the cell changes since the previous take, as :meth:`LiveNotebook.take_changes` (then forgotten).
         locks: ``(id, editable, deletable)`` for every cell whose metadata sets the standard nbformat ``editable``
             or ``deletable`` to false (the notebook author's locks, which JupyterLab honours for the person), in
             index order; other cells are not listed.
-        cell_count: how many cells the notebook has (hidden ones included), read with the rest; None when the host
-            did not say (readers then ask :meth:`LiveNotebook.cell_count`).
     """
 
     revision: int
     notebook_access: Any
     cell_access: tuple[tuple[int, str, Any], ...]
+    cell_count: int
     changes: tuple[CellChange, ...] = ()
     locks: tuple[tuple[str, bool, bool], ...] = ()
-    cell_count: int | None = None
 
 
 SaveKind = Literal["saved", "overwritten", "reverted", "cancelled", "dialog-open"]

@@ -445,9 +445,9 @@ class LabNotebook:
             int(data["revision"]),
             data["notebook"],
             tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
+            int(data["cellCount"]),
             tuple(_change(c) for c in data["changes"]),
             tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
-            int(data["cellCount"]),
         )
 
     # -- async --------------------------------------------------------------------------------------
