@@ -2,7 +2,7 @@
 figures of ``bench/run.py``'s call table measured in alternating blocks, so that a load on the machine that changes
 during the run weighs on both sides alike.
 
-Usage: python bench/paired_calls.py [--rounds R] [--block K] [--cells 10,100,1000,large]
+Usage: python bench/paired_calls.py [--rounds R] [--block K] [--cells 10,100,1000,large] [--thread main|worker]
 
 Needs the sites ``bench/run.py --before REV`` built (``.cache/bench/ours``, ``.cache/bench/before/site``). For each
 notebook: open it on both sides (each in its own browser context: a page, its kernel and its bridge), wait for
@@ -41,13 +41,14 @@ RESULTS = HERE / "results-paired.json"
 SIDES = ("ours", "before")
 
 
-def open_side(browser, url: str, path: str, cells: int, init_script: str):
-    """A page of one site with ``path`` open, every cell rendered and the page quiet; returns (context, page)."""
+def open_side(browser, url: str, path: str, cells: int, init_script: str, query: str = ""):
+    """A page of one site with ``path`` open, every cell rendered and the page quiet; returns (context, page).
+    ``query`` is added to the page's URL (``&webmcpBridgeThread=...``)."""
     context = browser.new_context()
     page = context.new_page()
     page.add_init_script(EXECUTE_TIMER)
     page.add_init_script(init_script)
-    page.goto(f"{url}/lab/index.html?path={bench.LOAD_NOTEBOOK}")
+    page.goto(f"{url}/lab/index.html?path={bench.LOAD_NOTEBOOK}{query}")
     page.wait_for_function("() => window.webmcpBridge?.status.state === 'ready'", timeout=bench.LOAD_TIMEOUT_MS)
     bench.open_notebook(page, path, cells)
     bench.rendered(page, path)
@@ -76,11 +77,14 @@ def quartiles(values: list[float]) -> tuple[float, float, float]:
     return q[0], q[1], q[2]
 
 
-def measure(browser, urls: dict, label: str, rounds: int, size: int, init_script: str) -> list[dict]:
-    """Every figure of one notebook (``label``: 10, 100, 1000 or large), paired; one dict per figure."""
+def measure(
+    browser, urls: dict, label: str, rounds: int, size: int, init_script: str, queries: dict[str, str]
+) -> list[dict]:
+    """Every figure of one notebook (``label``: 10, 100, 1000 or large), paired; one dict per figure. ``queries``:
+    what each side's page URL adds."""
     path = notebooks.name_for(label)
     cells = notebooks.IMAGES + 2 if label == "large" else int(label)
-    opened = {side: open_side(browser, urls[side], path, cells, init_script) for side in SIDES}
+    opened = {side: open_side(browser, urls[side], path, cells, init_script, queries.get(side, "")) for side in SIDES}
     pages = {side: opened[side][1] for side in SIDES}
     try:
         target = bench.target_cell(pages["ours"], path, cells)
@@ -150,7 +154,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10, help="alternating blocks per figure and side (default 10)")
     parser.add_argument("--block", type=int, default=10, help="timed calls per block (default 10)")
     parser.add_argument("--cells", default="10,100,1000,large", help="the notebooks, comma-separated")
+    parser.add_argument("--thread", choices=("main", "worker"), help="where the bridge's Python runs on now's pages")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="the results file (JSON)")
     opts = parser.parse_args()
+    queries = {"ours": f"&webmcpBridgeThread={opts.thread}"} if opts.thread else {}
     folders = {"ours": sites.BENCH / "ours", "before": sites.BENCH / "before" / "site"}
     for folder in folders.values():
         if not (folder / "lab" / "index.html").exists():
@@ -166,15 +173,16 @@ def main() -> int:
             )
             try:
                 for label in labels:
-                    rows += measure(browser, urls, label, opts.rounds, opts.block, init_script)
+                    rows += measure(browser, urls, label, opts.rounds, opts.block, init_script, queries)
             finally:
                 browser.close()
     finally:
         for server in servers:
             server.shutdown()
     print(table(rows, opts.rounds, opts.block))
-    RESULTS.write_text(json.dumps({"rounds": opts.rounds, "block": opts.block, "rows": rows}, indent=1) + "\n")
-    print(f"[paired] wrote {RESULTS.relative_to(HERE.parent)}")
+    meta = {"rounds": opts.rounds, "block": opts.block, "thread": opts.thread, "rows": rows}
+    opts.out.write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"[paired] wrote {opts.out}")
     return 0
 
 

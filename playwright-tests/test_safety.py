@@ -1,12 +1,13 @@
 """Nothing an agent does loses a person's text, in the real JupyterLab: big cells read in pages (a write built
-from a cut read is refused), CRLF cells, cells the notebook's author locked."""
+from a cut read is refused), CRLF cells, cells the notebook's author locked, a person's edit landing between a
+write's check and the write in the bridge's worker."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from lite_site import open_notebook
-from test_tools import call, ok
+from lite_site import BRIDGE_TIMEOUT_MS, bring_to_front, lab_url, open_notebook, wait_for_bridge
+from test_tools import call, error, ok
 
 MODEL = "window.jupyterapp.shell.currentWidget.context.model"
 
@@ -320,3 +321,67 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
         f"# {CANARY}"
     )  # the person's cell is intact
     assert not page_log.own_page_errors()
+
+
+#: installed before the page's scripts: when ``window.__personTypes = {cellId, text}`` is set, the page's side of the
+#: bridge's worker, on receiving the worker's synchronous request that writes or deletes that cell, first makes the
+#: person's edit (as typing would: the cell's shared model, not the agent's write), once, and counts it in
+#: ``window.__personTyped``; the request then runs as it came. This is the moment between the tool's check (an
+#: earlier crossing) and its write that a keystroke can hit in the worker, where the two are two tasks of the page.
+PERSON_BETWEEN = """
+(() => {
+  window.__personTyped = 0;
+  const Original = window.Worker;
+  window.Worker = class extends Original {
+    constructor(...args) {
+      super(...args);
+      // added before worker.js sets onmessage, so it runs before the page answers the request
+      this.addEventListener('message', event => {
+        const plan = window.__personTypes;
+        if (!plan || event.data?.type !== 'sync') return;
+        let request;
+        try { request = JSON.parse(event.data.text); } catch { return; }
+        if (!['setSource', 'deleteCell'].includes(request.method) || request.args?.[1] !== plan.cellId) return;
+        const cells = window.jupyterapp.shell.currentWidget.context.model.cells;
+        for (let i = 0; i < cells.length; i++) {
+          if (cells.get(i).id === plan.cellId) cells.get(i).sharedModel.setSource(plan.text);
+        }
+        window.__personTypes = null;
+        window.__personTyped++;
+      });
+    }
+  };
+})();
+"""
+
+
+def test_a_person_typing_between_the_check_and_the_write_keeps_their_text_in_the_worker(page, page_log, site_url):
+    page.add_init_script(PERSON_BETWEEN)
+    page.goto(lab_url(site_url, "jupyterlite-empty.ipynb", thread="worker"))
+    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=BRIDGE_TIMEOUT_MS)
+    bring_to_front(page, "jupyterlite-empty.ipynb")
+    assert wait_for_bridge(page)["thread"] == "worker"
+    inserted = ok(page, "jupyter_insert_cell", {"position": "above", "source": "x = 1"})["cell"]
+    cell_id, read_hash = inserted["id"], inserted["sourceHash"]
+    ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})  # the agent reads the cell (its source as it checks it)
+
+    page.evaluate("id => { window.__personTypes = {cellId: id, text: 'x = 1  # the person typed this'}; }", cell_id)
+    stale = error(page, "jupyter_update_cell", {"cellId": cell_id, "source": "x = 2", "expectedSourceHash": read_hash})
+    assert page.evaluate("() => window.__personTyped") == 1  # the edit landed between the check and the write
+    assert stale["error"] == "STALE_CELL" and stale["currentSourceHash"] != read_hash, stale
+    assert "the person typed this" in stale["currentSourcePreview"]
+    assert source_of(page, 0) == "x = 1  # the person typed this"
+
+    current = ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
+    page.evaluate("id => { window.__personTypes = {cellId: id, text: 'x = 1  # and this'}; }", cell_id)
+    stale = error(page, "jupyter_delete_cell", {"cellId": cell_id, "expectedSourceHash": current["sourceHash"]})
+    assert page.evaluate("() => window.__personTyped") == 2
+    assert stale["error"] == "STALE_CELL" and source_of(page, 0) == "x = 1  # and this"
+
+    current = ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]  # read again: the write goes ahead
+    updated = ok(
+        page, "jupyter_update_cell", {"cellId": cell_id, "source": "x = 3", "expectedSourceHash": current["sourceHash"]}
+    )
+    assert source_of(page, 0) == "x = 3"
+    # the revision the write answered (no second crossing for it) is the notebook's, as a read then says
+    assert updated["notebook"]["revision"] == ok(page, "jupyter_get_context")["notebook"]["revision"]

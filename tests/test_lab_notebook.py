@@ -58,6 +58,35 @@ class FakeLive:
         self.done: Any = json.dumps({"status": "ok", "execution_count": 2, "reason": None})
         self.sinks: list[FakeProxy] = []
         self.finished: list[int] = []
+        self.sources = {"c1": "x = 1", "c2": "y = 2"}  # the cells, by id
+        self.revisions = 0  # how many times revision() crossed
+        self.expected: list[Any] = []  # expectedSource of each write
+
+    def _cell(self, cell_id: str) -> dict[str, Any]:
+        index = list(self.sources).index(cell_id)
+        return {"id": cell_id, "index": index, "cell_type": "code", "source": self.sources[cell_id],
+                "execution_count": None, "outputs": [], "output_count": 0}  # fmt: skip
+
+    def cellsById(self, handle: str, ids_json: str, head: int, max_outputs: int) -> str:
+        self._check(handle)
+        return json.dumps([self._cell(i) if i in self.sources else None for i in json.loads(ids_json)])
+
+    def setSource(self, handle: str, cell_id: str, source: str, expected: Any) -> str | None:
+        self.expected.append(expected)
+        if cell_id not in self.sources:
+            return None
+        if expected is not None and self.sources[cell_id] != expected:
+            return json.dumps({"changed": self._cell(cell_id)})
+        before, self.sources[cell_id] = self.sources[cell_id], source
+        return json.dumps({**self._cell(cell_id), "before": before, "revision": 9})
+
+    def deleteCell(self, handle: str, cell_id: str, expected: Any) -> str | None:
+        self.expected.append(expected)
+        if expected is not None and self.sources[cell_id] != expected:
+            return json.dumps({"changed": self._cell(cell_id)})
+        gone = self._cell(cell_id)
+        del self.sources[cell_id]
+        return json.dumps(gone)
 
     def _check(self, handle: str) -> None:
         if handle != "p":
@@ -69,6 +98,7 @@ class FakeLive:
 
     def revision(self, handle: str) -> int:
         self._check(handle)
+        self.revisions += 1
         return 3
 
     def kernel(self, handle: str) -> str:
@@ -121,7 +151,8 @@ class FakeTabs:
 
 def notebook(handle: str = "p", tabs: FakeTabs | None = None) -> tuple[LabNotebook, FakeLive]:
     live = FakeLive()
-    host = SimpleNamespace(live=live, tabs=tabs, tabs_read={}, journal=None)
+    journal = SimpleNamespace(record=lambda *args: None)
+    host = SimpleNamespace(live=live, tabs=tabs, tabs_read={}, journal=journal)
     return LabNotebook(host, handle), live  # type: ignore[arg-type]
 
 
@@ -133,6 +164,37 @@ def fake_proxies(monkeypatch):
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+def test_a_write_hands_over_the_source_its_check_read_and_answers_the_revision_without_crossing_again():
+    nb, live = notebook()
+    assert nb.find_cell("c1").source == "x = 1"  # the tool's check reads the cell
+    written = nb.set_source("c1", "x = 2")
+    assert live.expected == ["x = 1"] and written.source == "x = 2"
+    assert nb.revision() == 9 and live.revisions == 0  # the write's own answer: no second crossing
+    nb.find_cell("c1")
+    assert nb.revision() == 3 and live.revisions == 1  # anything crossed since: read again
+    nb.set_source("c2", "y = 3")  # a cell this object never read: nothing to check (as before)
+    assert live.expected[-1] is None
+
+
+def test_a_person_typing_between_the_check_and_the_write_keeps_their_text():
+    """In the worker the check (a read) and the write are two tasks of the page: the person's keystroke can land
+    between them. The write then changes nothing and the agent gets STALE_CELL with the cell as it is."""
+    nb, live = notebook()
+    read = nb.find_cell("c1")
+    live.sources["c1"] = "x = 1  # the person's"  # typed after the read
+    with pytest.raises(ToolError) as err:
+        nb.set_source("c1", "x = 2")
+    assert err.value.code == ErrorCode.STALE_CELL
+    assert err.value.details["expectedSourceHash"] != err.value.details["currentSourceHash"]
+    assert "the person's" in err.value.details["currentSourcePreview"] and read.source == "x = 1"
+    assert live.sources["c1"] == "x = 1  # the person's"
+    nb.find_cell("c2")
+    live.sources["c2"] = "y = 2  # the person's"
+    with pytest.raises(ToolError) as err:
+        nb.delete_cell("c2")
+    assert err.value.code == ErrorCode.STALE_CELL and "c2" in live.sources
 
 
 def test_a_closed_notebook_answers_notebook_not_found():

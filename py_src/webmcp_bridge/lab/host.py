@@ -27,8 +27,9 @@ from webmcp_bridge.host.protocol import (
     SavedNotebook,
     TabsState,
 )
+from webmcp_bridge.lab.answers import raw_cell
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
-from webmcp_bridge.lab.notebook import LabNotebook, load_model_js, raw_cell
+from webmcp_bridge.lab.notebook import LabNotebook, load_model_js
 from webmcp_bridge.lab.server_root import PAGE_CONFIG_KEY, ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
 

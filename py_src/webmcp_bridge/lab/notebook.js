@@ -409,6 +409,12 @@
     };
   }
 
+  // Whether cell `index` holds something other than `expected` (line ends made LF on both sides, as the reads
+  // and writes keep them); never when expected is null (the caller checked nothing).
+  function changedSince(panel, index, expected) {
+    return expected != null && lineEnds(model(panel).cells.get(index).sharedModel.getSource()) !== lineEnds(String(expected));
+  }
+
   function described(panel, index) {
     return JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
   }
@@ -676,18 +682,25 @@
     },
     // Writes return the changed cell as JSON text (as cells() describes it, without outputs), or null when
     // no cell has the id, or {lineEnds: id} when the cell's line ends could not be made LF (nothing written).
-    setSource(panel, cellId, source) {
+    // setSource and deleteCell take expectedSource, the source Python checked (null: not checked): when the cell
+    // holds something else now (the person typed between that check's crossing and this one, which in the
+    // bridge's worker are two tasks of the page), nothing is written and the answer is {changed: the cell as it
+    // is}. setSource's answer also carries the notebook's revision right after the write.
+    setSource(panel, cellId, source, expectedSource = null) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
       // a cell whose CRs could not be made LF (its editor's binding not found) is not written: the binding would
       // throw after changing the model, leaving the editor showing the old text
       if (!normalizeCell(panel, model(panel).cells.get(i))) return JSON.stringify({ lineEnds: cellId });
+      if (changedSince(panel, i, expectedSource)) return JSON.stringify({ changed: describeCell(model(panel).cells.get(i), i, 0, 0) });
       source = lineEnds(source);
-      const shared = model(panel).cells.get(i).sharedModel;
+      const m = model(panel);
+      const shared = m.cells.get(i).sharedModel;
       const before = shared.getSource();
       asAgent(() => shared.setSource(source));
       const written = JSON.parse(described(panel, i));
       written.before = before; // what the edit replaced (the Agent panel's review and revert, changes/undo.py)
+      written.revision = revisions.get(m) ?? 0;
       return JSON.stringify(written);
     },
     // The person's revert of an agent's edit (the Agent panel): write source into the cell as the person, the
@@ -707,9 +720,10 @@
       const id = asAgent(() => model(panel).sharedModel.insertCell(index, { cell_type: cellType, source, metadata: {} }).getId());
       return described(panel, findIndex(panel, id));
     },
-    deleteCell(panel, cellId) {
+    deleteCell(panel, cellId, expectedSource = null) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
+      if (changedSince(panel, i, expectedSource)) return JSON.stringify({ changed: describeCell(model(panel).cells.get(i), i, 0, 0) });
       const before = described(panel, i);
       asAgent(() => model(panel).sharedModel.deleteCell(i));
       return before;

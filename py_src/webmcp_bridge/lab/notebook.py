@@ -32,6 +32,7 @@ from webmcp_bridge.core.limits import (
     BINARY_MIME_TYPES,
     CHANGE_COALESCE_SECONDS,
     CHANGE_LOG_SIZE,
+    DEFAULT_LIMITS,
     HIGHLIGHT_MS,
     KERNEL_POLL_SECONDS,
     PLATFORM_ERROR_CHARS,
@@ -40,14 +41,13 @@ from webmcp_bridge.core.limits import (
     TABS_READ_SECONDS,
     page_utf8,
     page_window,
-    truncate_utf8,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.run_outputs import FLUSH_CHARS, FLUSH_MS, LATE_BATCH_SECONDS, RunBatches, RunOutputs
+from webmcp_bridge.core.snapshot import source_hash, stale_cell_error
 from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.protocol import (
     AccessState,
-    Actor,
     CellChange,
     CellType,
     CodeRun,
@@ -57,8 +57,6 @@ from webmcp_bridge.host.protocol import (
     ImageRequest,
     KernelInfo,
     RawCell,
-    RawItem,
-    RawOutput,
     RunResult,
     RunState,
     SaveKind,
@@ -66,6 +64,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
+from webmcp_bridge.lab.answers import change_of, raw_cell
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
@@ -103,59 +102,9 @@ def is_gone(exc: BaseException) -> bool:
     return NOTEBOOK_GONE in str(exc)
 
 
-def _raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
-    """An output as ``notebook.js``'s describeOutput gives it, each text head cut here to ``head_bytes`` UTF-8
-    bytes (the JS half sends the first ``head_bytes`` UTF-16 units, which hold at least that many bytes)."""
-    return RawOutput(
-        o["output_type"],
-        tuple(RawItem(m, b, truncate_utf8(h, head_bytes), bin_) for m, b, h, bin_ in o["items"]),
-        name=o.get("name"),
-        ename=o.get("ename"),
-        evalue=o.get("evalue"),
-    )
-
-
-#: the change kinds a run makes (its outputs cleared, arriving, its execution count set)
-RUN_KINDS = ("clear", "output", "run")
 #: how many times a batch of edits is planned again when the notebook changed between its plan and its steps
 #: (a worker: the page runs tasks between two crossings; on the main thread the two run with no task between)
 _PLAN_TRIES = 3
-
-
-def actor_of(kind: str, agent_write: bool, agent_run: bool) -> Actor:
-    """Who made a cell change ``notebook.js`` recorded: "agent" when it happened inside one of the agent's writes
-    through the adapter, or when it is the outputs or execution count (:data:`RUN_KINDS`) of a cell whose execution
-    the agent started and that has not ended (:meth:`LabNotebook.run_cell`, also after the call stopped waiting);
-    "person" for everything else (typing, the toolbar, the person's runs)."""
-    return "agent" if agent_write or (kind in RUN_KINDS and agent_run) else "person"
-
-
-def _change(c: dict[str, Any]) -> CellChange:
-    """A change as ``notebook.js``'s change log records it."""
-    kind = c["kind"]
-    return CellChange(
-        actor_of(kind, bool(c["agentWrite"]), bool(c["agentRun"])),
-        kind,
-        str(c["cellId"]),
-        float(c["time"]),
-        c.get("access"),
-        c.get("revision"),
-        int(c.get("droppedBefore") or 0),
-        int(c.get("repeats") or 0),
-        float(c["lastTime"]) if c.get("repeats") else None,
-    )
-
-
-def raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
-    return RawCell(
-        id=data["id"],
-        index=data["index"],
-        cell_type=data["cell_type"],
-        source=data["source"],
-        execution_count=data.get("execution_count"),
-        outputs=tuple(_raw_output(o, head_bytes) for o in data["outputs"]),
-        output_count=data["output_count"],
-    )
 
 
 class LabNotebook:
@@ -169,6 +118,12 @@ class LabNotebook:
 
     Every call of ``notebook.js`` about this notebook goes through :meth:`_call`, which raises NOTEBOOK_NOT_FOUND
     when the handle's panel is gone.
+
+    Check-then-write across two crossings: a tool checks a cell (its hash, the text it replaces) on a read and then
+    writes; in the bridge's worker the page runs tasks between the two, so the person may type in between. This
+    object (one per call: the host makes one per lookup) keeps the source each cell had when it last read it, and
+    :meth:`set_source` / :meth:`delete_cell` hand that to ``notebook.js``, which writes nothing when the cell holds
+    something else by then: STALE_CELL, the person's text kept (docs/WORKER.md, "Check-then-write stays atomic").
     """
 
     def __init__(self, host: JupyterLabHost, handle: str, path: str | None = None) -> None:
@@ -176,10 +131,13 @@ class LabNotebook:
         self.handle = str(handle)
         self.live = host.live
         self._path = path  # notebook.js starts tracking the notebook on the first call that reaches it
+        self._read: dict[str, str] = {}  # cell id -> its source as this object last read or wrote it
+        self._revision: int | None = None  # the revision a write answered, until the next crossing
 
     def _call(self, method: str, *args: Any) -> Any:
         """``notebook.js``'s ``method(handle, *args)``: one crossing. A "no such notebook" answer (the panel was
         closed) raises NOTEBOOK_NOT_FOUND; any other exception passes unchanged."""
+        self._revision = None
         try:
             return getattr(self.live, method)(self.handle, *args)
         except Exception as exc:
@@ -211,7 +169,8 @@ class LabNotebook:
         return bool(self._call("dirty"))
 
     def revision(self) -> int:
-        return int(self._call("revision"))
+        """The notebook's revision: the one a write just answered while nothing crossed since, else one crossing."""
+        return self._revision if self._revision is not None else int(self._call("revision"))
 
     def cell_count(self) -> int:
         return int(self._call("cellCount"))
@@ -222,14 +181,21 @@ class LabNotebook:
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return [raw_cell(c, head_bytes) for c in json.loads(self._call("cells", chosen, head_bytes, max_outputs))]
+        return self._kept(
+            [raw_cell(c, head_bytes) for c in json.loads(self._call("cells", chosen, head_bytes, max_outputs))]
+        )
+
+    def _kept(self, cells: list[RawCell]) -> list[RawCell]:
+        """``cells``, their sources noted as read (what a later write of one of them checks)."""
+        self._read.update((cell.id, cell.source) for cell in cells)
+        return cells
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         found = json.loads(self._call("cellsById", json.dumps(list(cell_ids)), head_bytes, max_outputs))
         for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
-        return [raw_cell(data, head_bytes) for data in found]
+        return self._kept([raw_cell(data, head_bytes) for data in found])
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
@@ -318,17 +284,19 @@ class LabNotebook:
         return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
 
     # -- writes (synchronous) ---------------------------------------------------------------------
-    @staticmethod
-    def _written(raw: Any, cell_id: str) -> RawCell:
-        return raw_cell(LabNotebook._write_answer(raw, cell_id))
+    def _written(self, raw: Any, cell_id: str) -> RawCell:
+        return raw_cell(self._write_answer(raw, cell_id))
 
-    @staticmethod
-    def _write_answer(raw: Any, cell_id: str) -> dict[str, Any]:
+    def _write_answer(self, raw: Any, cell_id: str) -> dict[str, Any]:
         """A write's answer from ``notebook.js`` (JSON text of the cell as written, or null when no cell has the id)
-        as a dict; raises CELL_NOT_FOUND, the line-ends refusal, or INVALID_ARGUMENT for a cell waiting for input."""
+        as a dict; raises CELL_NOT_FOUND, the line-ends refusal, INVALID_ARGUMENT for a cell waiting for input, or
+        STALE_CELL when the cell no longer held the source its check read (``changed``: nothing written)."""
         if is_nullish(raw):
             raise cell_not_found(cell_id)
         data: dict[str, Any] = json.loads(raw)
+        if "changed" in data:
+            cell = raw_cell(data["changed"])
+            raise stale_cell_error(cell, source_hash(self._read[cell.id]), DEFAULT_LIMITS)
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
         if "pendingInput" in data:  # JupyterLab's own rule: a cell waiting for input keeps its type (kernel deadlock)
@@ -340,9 +308,10 @@ class LabNotebook:
         return data
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
-        data = self._write_answer(self._call("setSource", cell_id, source), cell_id)
+        data = self._write_answer(self._call("setSource", cell_id, source, self._read.get(cell_id)), cell_id)
         cell = raw_cell(data)
         self.host.journal.record(self.path, cell.id, str(data["before"]), cell.source)
+        self._read[cell.id], self._revision = cell.source, int(data["revision"])  # after the path's crossing, if any
         return cell
 
     def revert_source(self, cell_id: str, source: str, expected: str) -> str | None:
@@ -357,7 +326,7 @@ class LabNotebook:
         return self._written(self._call("insertCell", index, cell_type, source), "(new cell)")
 
     def delete_cell(self, cell_id: str) -> RawCell:
-        return self._written(self._call("deleteCell", cell_id), cell_id)
+        return self._written(self._call("deleteCell", cell_id, self._read.get(cell_id)), cell_id)
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         return self._written(self._call("moveCell", cell_id, to_index), cell_id)
@@ -415,7 +384,7 @@ class LabNotebook:
         return None if is_nullish(raw) else json.loads(str(raw))
 
     def take_changes(self) -> list[CellChange]:
-        return [_change(c) for c in json.loads(str(self._call("takeChanges")))]
+        return [change_of(c) for c in json.loads(str(self._call("takeChanges")))]
 
     def take_changes_with_stamp(self) -> tuple[list[CellChange], int]:
         """:meth:`take_changes` and the notebook's stamp, in one crossing: a number that changes whenever the
@@ -423,7 +392,7 @@ class LabNotebook:
         side can tell that nothing it shows from them changed without reading them."""
         data = json.loads(str(self._call("takeChangesWithStamp")))
         self._path = str(data["path"])
-        return [_change(c) for c in data["changes"]], int(data["stamp"])
+        return [change_of(c) for c in data["changes"]], int(data["stamp"])
 
     def cell_infos(
         self, max_chars: int, max_lines: int, known_revision: int | None
@@ -446,7 +415,7 @@ class LabNotebook:
             data["notebook"],
             tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
             int(data["cellCount"]),
-            tuple(_change(c) for c in data["changes"]),
+            tuple(change_of(c) for c in data["changes"]),
             tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
         )
 
