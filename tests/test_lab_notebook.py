@@ -22,6 +22,7 @@ import pytest
 import webmcp_bridge.lab.notebook as lab_notebook
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import Proxies
+from webmcp_bridge.lab.host import JupyterLabHost
 from webmcp_bridge.lab.notebook import LabNotebook
 
 
@@ -60,6 +61,8 @@ class FakeLive:
         self.finished: list[int] = []
         self.sources = {"c1": "x = 1", "c2": "y = 2"}  # the cells, by id
         self.revisions = 0  # how many times revision() crossed
+        self.access_reads = 0  # how many times accessState() crossed
+        self.pending: list[str] = []  # ids of the cells whose changes the page's log holds now
         self.expected: list[Any] = []  # expectedSource of each write
 
     def _cell(self, cell_id: str) -> dict[str, Any]:
@@ -100,6 +103,22 @@ class FakeLive:
         self._check(handle)
         self.revisions += 1
         return 3
+
+    def _facts(self, changes: list[str]) -> dict[str, Any]:
+        return {"path": "a.ipynb", "revision": 5, "notebook": None, "cells": [], "cellCount": 2, "locks": [],
+                "changes": [{"kind": "edit", "cellId": c, "time": 1.0, "agentWrite": False, "agentRun": False}
+                            for c in changes]}  # fmt: skip
+
+    def findViewed(self, path: str) -> str | None:
+        return json.dumps({"handle": "p", "state": self._facts(self.pending)}) if path == "a.ipynb" else None
+
+    def accessState(self, handle: str) -> str:
+        self._check(handle)
+        self.access_reads += 1
+        return json.dumps(self._facts(self.pending))
+
+    def takeChanges(self, handle: str) -> str:
+        return json.dumps(self._facts(self.pending)["changes"])
 
     def kernel(self, handle: str) -> str:
         self._check(handle)
@@ -152,7 +171,7 @@ class FakeTabs:
 def notebook(handle: str = "p", tabs: FakeTabs | None = None) -> tuple[LabNotebook, FakeLive]:
     live = FakeLive()
     journal = SimpleNamespace(record=lambda *args: None)
-    host = SimpleNamespace(live=live, tabs=tabs, tabs_read={}, journal=journal)
+    host = SimpleNamespace(live=live, tabs=tabs, tabs_read={}, journal=journal, untaken={})
     return LabNotebook(host, handle), live  # type: ignore[arg-type]
 
 
@@ -195,6 +214,26 @@ def test_a_person_typing_between_the_check_and_the_write_keeps_their_text():
     with pytest.raises(ToolError) as err:
         nb.delete_cell("c2")
     assert err.value.code == ErrorCode.STALE_CELL and "c2" in live.sources
+
+
+def test_the_access_state_read_with_the_handle_is_the_first_read_and_no_change_taken_with_it_is_lost():
+    live = FakeLive()
+    host = SimpleNamespace(live=live, untaken={})
+    live.pending = ["c1"]
+    found = JupyterLabHost._viewed(host, live.findViewed("a.ipynb"))  # type: ignore[arg-type]
+    assert found is not None and [c.cell_id for c in host.untaken["p"]] == ["c1"]  # parked until a read
+    live.pending = []  # the page's log was taken with the handle
+    state = found.access_state()  # the guard's first read: no crossing
+    assert live.access_reads == 0 and state.revision == 5 and [c.cell_id for c in state.changes] == ["c1"]
+    assert host.untaken == {} and found.access_state().changes == () and live.access_reads == 1  # then it crosses
+
+    live.pending = ["c2"]
+    dropped = JupyterLabHost._viewed(host, live.findViewed("a.ipynb"))  # type: ignore[arg-type]
+    assert dropped is not None
+    live.pending = ["c3"]
+    dropped.revision()  # a crossing first: the state read with the handle is not used
+    other = LabNotebook(host, "p")  # type: ignore[arg-type]  # the next call's object for the same notebook
+    assert [c.cell_id for c in other.access_state().changes] == ["c2", "c3"]  # the parked change first, then the new
 
 
 def test_a_closed_notebook_answers_notebook_not_found():

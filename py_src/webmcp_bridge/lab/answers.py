@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from webmcp_bridge.core.limits import truncate_utf8
-from webmcp_bridge.host.protocol import Actor, CellChange, RawCell, RawItem, RawOutput
+from webmcp_bridge.host.protocol import AccessState, Actor, CellChange, RawCell, RawItem, RawOutput
 
 
 def raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
@@ -60,4 +60,17 @@ def raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
         execution_count=data.get("execution_count"),
         outputs=tuple(raw_output(o, head_bytes) for o in data["outputs"]),
         output_count=data["output_count"],
+    )
+
+
+def access_state_of(data: dict[str, Any]) -> AccessState:
+    """The access state as ``notebook.js``'s accessState gives it (``{revision, notebook, cells, cellCount, changes,
+    locks}``; its ``path`` is the caller's)."""
+    return AccessState(
+        int(data["revision"]),
+        data["notebook"],
+        tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
+        int(data["cellCount"]),
+        tuple(change_of(c) for c in data["changes"]),
+        tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
     )

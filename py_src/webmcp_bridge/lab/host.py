@@ -9,6 +9,7 @@ holds no JupyterLab object (docs/WORKER.md, "Handles instead of JS objects"; ``t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -21,13 +22,14 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.host.protocol import (
+    CellChange,
     Entry,
     EntryType,
     OpenDocument,
     SavedNotebook,
     TabsState,
 )
-from webmcp_bridge.lab.answers import raw_cell
+from webmcp_bridge.lab.answers import access_state_of, raw_cell
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.notebook import LabNotebook, load_model_js
 from webmcp_bridge.lab.server_root import PAGE_CONFIG_KEY, ServerRoot
@@ -86,6 +88,9 @@ class JupyterLabHost:
         self._proxies = Proxies()  # the change listener, while one listens
         #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
         self.journal = EditJournal()
+        #: notebook handle -> changes taken from the page with an access state (:meth:`find_open`) and not handed
+        #: over yet: the next read of that notebook's changes (LabNotebook) hands them over first
+        self.untaken: dict[str, list[CellChange]] = {}
 
     def listen(self, callback: Callable[[list[str]], None], delay_seconds: float) -> Callable[[], None]:
         """Call ``callback(handles)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after
@@ -162,12 +167,25 @@ class JupyterLabHost:
         ]
 
     def current_notebook(self) -> LabNotebook | None:
-        handle = self.live.current()
-        return None if is_nullish(handle) else LabNotebook(self, str(handle))
+        return self._viewed(self.live.currentViewed())
 
     def find_open(self, path: str) -> LabNotebook | None:
-        handle = self.live.find(path)
-        return None if is_nullish(handle) else LabNotebook(self, str(handle), path)
+        return self._viewed(self.live.findViewed(path))
+
+    def _viewed(self, raw: Any) -> LabNotebook | None:
+        """The notebook of ``notebook.js``'s ``{handle, state}`` answer (null: none), holding the access state read
+        with the handle; the changes taken with it are parked in :attr:`untaken` until a read of that notebook hands
+        them over (the state is used only if it is the notebook's first read, and nothing taken is lost if not)."""
+        if is_nullish(raw):
+            return None
+        data = json.loads(str(raw))
+        handle, facts = str(data["handle"]), data["state"]
+        if facts is None:
+            return LabNotebook(self, handle)
+        state = access_state_of(facts)
+        if state.changes:
+            self.untaken.setdefault(handle, []).extend(state.changes)
+        return LabNotebook(self, handle, str(facts["path"]), dataclasses.replace(state, changes=()))
 
     async def notebook_bridge_metadata(self, path: str) -> Any:
         """Of the live model when open; else read from the saved file, cached by its last_modified (listing a

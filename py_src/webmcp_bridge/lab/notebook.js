@@ -419,6 +419,37 @@
     return JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
   }
 
+  // accessState's facts of a panel's notebook, as an object (its change log taken).
+  function accessFacts(panel) {
+    const m = model(panel);
+    const revision = revisions.get(m) ?? 0;
+    let walk = accessWalks.get(m);
+    if (!walk || walk.revision !== revision) {
+      const cells = [], locks = [];
+      for (let i = 0; i < m.cells.length; i++) {
+        const cell = m.cells.get(i), shared = cell.sharedModel;
+        const access = accessIn(shared.getMetadata(KEY));
+        if (access !== null) cells.push([i, cell.id, access]);
+        // the standard nbformat locks ([id, editable, deletable] where either is false)
+        const editable = shared.getMetadata("editable") !== false, deletable = shared.getMetadata("deletable") !== false;
+        if (!editable || !deletable) locks.push([cell.id, editable, deletable]);
+      }
+      walk = { revision, cells, locks };
+      accessWalks.set(m, walk);
+    }
+    return { path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
+             changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length };
+  }
+
+  // {handle, state} of a panel as JSON text (state null when its facts could not be read: accessState then reads
+  // them again and reports what fails), or null for no panel
+  function viewed(panel) {
+    if (!panel) return null;
+    let state = null;
+    try { state = accessFacts(panel); } catch { /* read again by accessState */ }
+    return JSON.stringify({ handle: handleOf(panel), state });
+  }
+
   // -- handles ---------------------------------------------------------------------------------------------
   // A panel's handle: its id as first seen (a Lumino id, unique in the page), kept while the panel lives even if
   // its id is changed later; issued once, dropped from the table when the panel is disposed.
@@ -485,6 +516,10 @@
     current() { return handleOf(tracker?.currentWidget ?? null); },
     // The handle of the open notebook panel at this path, or null.
     find(path) { return handleOf(tracker?.find((p) => p.context?.path === path) ?? null); },
+    // current() / find(path) and, in the same task, that notebook's accessState (its changes taken), so that the
+    // first read of a call step is not a second crossing: JSON text {handle, state} or null (no such panel).
+    currentViewed() { return viewed(tracker?.currentWidget ?? null); },
+    findViewed(path) { return viewed(tracker?.find((p) => p.context?.path === path) ?? null); },
     // The open notebook panels' handles, as JSON text [handle, ...].
     panels() { return JSON.stringify(tracker ? tracker.filter(() => true).map(handleOf) : []); },
     // Open the notebook at path and resolve, once its context is ready, to its handle, or to null when what
@@ -620,29 +655,10 @@
     },
     // What the access guard reads for one call step, in one crossing: JSON text {path, revision, notebook: raw access
     // value of the notebook's block, cells: [[index, id, raw access value]] of cells with one, changes: as
-    // takeChanges (then forgotten)}. The levels are decided in Python.
-    // The walk over the cells is kept with the revision it was made at and reused while the revision is the same
-    // (every change of the notebook's document, metadata included, makes a new revision).
-    accessState(panel) {
-      const m = model(panel);
-      const revision = revisions.get(m) ?? 0;
-      let walk = accessWalks.get(m);
-      if (!walk || walk.revision !== revision) {
-        const cells = [], locks = [];
-        for (let i = 0; i < m.cells.length; i++) {
-          const cell = m.cells.get(i), shared = cell.sharedModel;
-          const access = accessIn(shared.getMetadata(KEY));
-          if (access !== null) cells.push([i, cell.id, access]);
-          // the standard nbformat locks ([id, editable, deletable] where either is false)
-          const editable = shared.getMetadata("editable") !== false, deletable = shared.getMetadata("deletable") !== false;
-          if (!editable || !deletable) locks.push([cell.id, editable, deletable]);
-        }
-        walk = { revision, cells, locks };
-        accessWalks.set(m, walk);
-      }
-      return JSON.stringify({ path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
-                              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length });
-    },
+    // takeChanges (then forgotten), locks, cellCount}. The levels are decided in Python. The walk over the cells is
+    // kept with the revision it was made at (every change of the notebook's document, metadata included, makes a
+    // new revision) and reused while the revision is the same.
+    accessState(panel) { return JSON.stringify(accessFacts(panel)); },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
     // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
     outputSelection(panel) {

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -64,7 +65,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.answers import change_of, raw_cell
+from webmcp_bridge.lab.answers import access_state_of, change_of, raw_cell
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
@@ -115,6 +116,9 @@ class LabNotebook:
         handle: the panel's handle (``notebook.js`` ``current``, ``find``, ``panels``, ``open``).
         path: its path when the caller knows it; else it comes with the first ``access_state`` (or, if something
             asks before, one crossing: ``notebook.js`` ``path``).
+        state: the access state the host read with the handle (``notebook.js`` ``findViewed`` / ``currentViewed``),
+            its changes parked on the host (``JupyterLabHost.untaken``); :meth:`access_state` answers it when it is
+            the first read after this object was made, so the guard's first read of a call is no second crossing.
 
     Every call of ``notebook.js`` about this notebook goes through :meth:`_call`, which raises NOTEBOOK_NOT_FOUND
     when the handle's panel is gone.
@@ -126,22 +130,26 @@ class LabNotebook:
     something else by then: STALE_CELL, the person's text kept (docs/WORKER.md, "Check-then-write stays atomic").
     """
 
-    def __init__(self, host: JupyterLabHost, handle: str, path: str | None = None) -> None:
+    def __init__(
+        self, host: JupyterLabHost, handle: str, path: str | None = None, state: AccessState | None = None
+    ) -> None:
         self.host = host
         self.handle = str(handle)
         self.live = host.live
         self._path = path  # notebook.js starts tracking the notebook on the first call that reaches it
         self._read: dict[str, str] = {}  # cell id -> its source as this object last read or wrote it
         self._revision: int | None = None  # the revision a write answered, until the next crossing
+        self._held = state  # the access state read with the handle, until the next crossing
 
     def _call(self, method: str, *args: Any) -> Any:
         """``notebook.js``'s ``method(handle, *args)``: one crossing. A "no such notebook" answer (the panel was
         closed) raises NOTEBOOK_NOT_FOUND; any other exception passes unchanged."""
-        self._revision = None
+        self._revision = self._held = None
         try:
             return getattr(self.live, method)(self.handle, *args)
         except Exception as exc:
             if is_gone(exc):
+                self.host.untaken.pop(self.handle, None)  # changes of a closed notebook: nobody reads them
                 raise notebook_not_found(self._path or self.handle) from None
             raise
 
@@ -384,7 +392,13 @@ class LabNotebook:
         return None if is_nullish(raw) else json.loads(str(raw))
 
     def take_changes(self) -> list[CellChange]:
-        return [change_of(c) for c in json.loads(str(self._call("takeChanges")))]
+        taken = [change_of(c) for c in json.loads(str(self._call("takeChanges")))]
+        return [*self._parked(), *taken]
+
+    def _parked(self) -> list[CellChange]:
+        """The changes the host took from the page with an access state not handed over yet (older than any taken
+        now): handed over once, here."""
+        return self.host.untaken.pop(self.handle, [])
 
     def take_changes_with_stamp(self) -> tuple[list[CellChange], int]:
         """:meth:`take_changes` and the notebook's stamp, in one crossing: a number that changes whenever the
@@ -392,7 +406,7 @@ class LabNotebook:
         side can tell that nothing it shows from them changed without reading them."""
         data = json.loads(str(self._call("takeChangesWithStamp")))
         self._path = str(data["path"])
-        return [change_of(c) for c in data["changes"]], int(data["stamp"])
+        return [*self._parked(), *(change_of(c) for c in data["changes"])], int(data["stamp"])
 
     def cell_infos(
         self, max_chars: int, max_lines: int, known_revision: int | None
@@ -406,18 +420,15 @@ class LabNotebook:
         return int(data["revision"]), [(str(i), str(t), str(line), int(n)) for i, t, line, n in data["cells"]]
 
     def access_state(self) -> AccessState:
-        """One crossing: the revision, the raw access values, the changes, the author's locks and the number of cells
-        (``notebook.js`` accessState)."""
-        data = json.loads(str(self._call("accessState")))
-        self._path = str(data["path"])
-        return AccessState(
-            int(data["revision"]),
-            data["notebook"],
-            tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
-            int(data["cellCount"]),
-            tuple(change_of(c) for c in data["changes"]),
-            tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
-        )
+        """The revision, the raw access values, the changes, the author's locks and the number of cells (``notebook.js``
+        accessState): one crossing, or none when this is the first read since the host read them with the handle."""
+        state, self._held = self._held, None
+        if state is None:
+            data = json.loads(str(self._call("accessState")))
+            self._path = str(data["path"])
+            state = access_state_of(data)
+        parked = self._parked()
+        return dataclasses.replace(state, changes=(*parked, *state.changes)) if parked else state
 
     # -- async --------------------------------------------------------------------------------------
     async def save(self) -> SaveOutcome:
