@@ -324,7 +324,8 @@ def test_hidden_cells_sources_do_not_leak_through_the_kernels_history(page, page
 
 
 #: installed before the page's scripts: when ``window.__personTypes = {cellId, text}`` is set, the page's side of the
-#: bridge's worker, on receiving the worker's synchronous request that writes or deletes that cell, first makes the
+#: bridge's worker, on receiving the worker's synchronous request that writes or deletes that cell (alone or in a
+#: batch), first makes the
 #: person's edit (as typing would: the cell's shared model, not the agent's write), once, and counts it in
 #: ``window.__personTyped``; the request then runs as it came. This is the moment between the tool's check (an
 #: earlier crossing) and its write that a keystroke can hit in the worker, where the two are two tasks of the page.
@@ -341,7 +342,10 @@ PERSON_BETWEEN = """
         if (!plan || event.data?.type !== 'sync') return;
         let request;
         try { request = JSON.parse(event.data.text); } catch { return; }
-        if (!['setSource', 'deleteCell'].includes(request.method) || request.args?.[1] !== plan.cellId) return;
+        const args = request.args ?? [];
+        const single = ['setSource', 'deleteCell'].includes(request.method) && args[1] === plan.cellId;
+        const batch = request.method === 'applyEdits' && String(args[1]).includes(plan.cellId);
+        if (!single && !batch) return;
         const cells = window.jupyterapp.shell.currentWidget.context.model.cells;
         for (let i = 0; i < cells.length; i++) {
           if (cells.get(i).id === plan.cellId) cells.get(i).sharedModel.setSource(plan.text);
@@ -377,6 +381,13 @@ def test_a_person_typing_between_the_check_and_the_write_keeps_their_text_in_the
     stale = error(page, "jupyter_delete_cell", {"cellId": cell_id, "expectedSourceHash": current["sourceHash"]})
     assert page.evaluate("() => window.__personTyped") == 2
     assert stale["error"] == "STALE_CELL" and source_of(page, 0) == "x = 1  # and this"
+
+    current = ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
+    page.evaluate("id => { window.__personTypes = {cellId: id, text: 'x = 1  # and in a batch'}; }", cell_id)
+    edit = {"op": "update", "cellId": cell_id, "source": "x = 4", "expectedSourceHash": current["sourceHash"]}
+    stale = error(page, "jupyter_apply_edits", {"edits": [edit]})
+    assert page.evaluate("() => window.__personTyped") == 3
+    assert stale["error"] == "STALE_CELL" and source_of(page, 0) == "x = 1  # and in a batch"
 
     current = ok(page, "jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]  # read again: the write goes ahead
     updated = ok(

@@ -18,6 +18,7 @@ from canary_calls import Pools, calls_for
 from helpers import check_envelope, corpus_json
 from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.core.snapshot import stale_cell_error
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 
@@ -467,3 +468,42 @@ def test_a_move_that_keeps_the_visible_order_changes_nothing(agent: Agent) -> No
     revision = agent.ok("jupyter_get_context")["notebook"]["revision"]
     agent.ok("jupyter_move_cell", {"cellId": "05edf0fb", "referenceCellId": "10c32840", "position": "above"})
     assert agent.ok("jupyter_get_context")["notebook"]["revision"] == revision
+
+
+def test_a_write_refused_because_the_cell_changed_and_was_hidden_meanwhile_quotes_nothing_of_it(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the bridge's worker a write's check and the write are two tasks of the page: the person may edit a cell
+    and hide it in between. The host then refuses the write with STALE_CELL quoting the cell as it is
+    (lab/notebook.py); the guard reads the levels again and answers as for an unknown cell, so the agent gets nothing
+    of the now-hidden text."""
+    raw = agent.ws.open[WORK]
+    cell = agent.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
+    write = raw.set_source
+
+    def person_between(cell_id: str, source: str) -> Any:
+        write(cell_id, f"x = '{CANARY}'")  # the person's edit, then the cell hidden
+        set_cell_level(raw, cell_id, "none")
+        raise stale_cell_error(raw.find_cell(cell_id), cell["sourceHash"], DEFAULT_LIMITS)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(raw, "set_source", person_between)
+        refused = agent.call(
+            "jupyter_update_cell", {"cellId": cell["id"], "source": "y", "expectedSourceHash": cell["sourceHash"]}
+        )
+    assert refused["isError"] is True and refused["structuredContent"]["error"] == "CELL_NOT_FOUND"
+    assert CANARY not in json.dumps(refused)
+
+    visible = agent.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]  # changed, still visible
+    with monkeypatch.context() as patched:
+        patched.setattr(
+            raw,
+            "delete_cell",
+            lambda cell_id: (_ for _ in ()).throw(
+                stale_cell_error(raw.find_cell(cell_id), visible["sourceHash"], DEFAULT_LIMITS)
+            ),
+        )
+        stale = agent.call(
+            "jupyter_delete_cell", {"cellId": visible["id"], "expectedSourceHash": visible["sourceHash"]}
+        )
+    assert stale["structuredContent"]["error"] == "STALE_CELL"  # a visible cell: the usual error, its preview included

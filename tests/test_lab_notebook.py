@@ -21,6 +21,7 @@ import pytest
 
 import webmcp_bridge.lab.notebook as lab_notebook
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.host.protocol import DeleteOp, SetSourceOp
 from webmcp_bridge.lab.ffi import Proxies
 from webmcp_bridge.lab.host import JupyterLabHost
 from webmcp_bridge.lab.notebook import LabNotebook
@@ -110,15 +111,30 @@ class FakeLive:
                             for c in changes]}  # fmt: skip
 
     def findViewed(self, path: str) -> str | None:
-        return json.dumps({"handle": "p", "state": self._facts(self.pending)}) if path == "a.ipynb" else None
+        if path != "a.ipynb":
+            return None
+        return json.dumps({"handle": "p", "state": None if self.pending else self._facts([])})
+
+    def cellIds(self, handle: str) -> str:
+        return json.dumps({"revision": 5, "ids": list(self.sources)})
+
+    def applyEdits(self, handle: str, steps_json: str, revision: int, expected_json: str) -> str:
+        self.batch_expected = json.loads(expected_json)
+        for cell_id, expected in self.batch_expected.items():
+            if self.sources[cell_id] != expected:
+                return json.dumps({"changed": self._cell(cell_id)})
+        for step in json.loads(steps_json):
+            if step["op"] == "set_source":
+                self.sources[step["cell_id"]] = step["source"]
+            elif step["op"] == "delete":
+                del self.sources[step["cell_id"]]
+        return json.dumps({"ids": [], "befores": {}, "afters": {}})
 
     def accessState(self, handle: str) -> str:
         self._check(handle)
         self.access_reads += 1
-        return json.dumps(self._facts(self.pending))
-
-    def takeChanges(self, handle: str) -> str:
-        return json.dumps(self._facts(self.pending)["changes"])
+        taken, self.pending = self.pending, []
+        return json.dumps(self._facts(taken))
 
     def kernel(self, handle: str) -> str:
         self._check(handle)
@@ -171,7 +187,7 @@ class FakeTabs:
 def notebook(handle: str = "p", tabs: FakeTabs | None = None) -> tuple[LabNotebook, FakeLive]:
     live = FakeLive()
     journal = SimpleNamespace(record=lambda *args: None)
-    host = SimpleNamespace(live=live, tabs=tabs, tabs_read={}, journal=journal, untaken={})
+    host = SimpleNamespace(live=live, tabs=tabs, tabs_read={}, journal=journal)
     return LabNotebook(host, handle), live  # type: ignore[arg-type]
 
 
@@ -216,24 +232,36 @@ def test_a_person_typing_between_the_check_and_the_write_keeps_their_text():
     assert err.value.code == ErrorCode.STALE_CELL and "c2" in live.sources
 
 
-def test_the_access_state_read_with_the_handle_is_the_first_read_and_no_change_taken_with_it_is_lost():
+def test_the_access_state_read_with_the_handle_is_the_first_read_and_nothing_is_taken_with_it():
     live = FakeLive()
-    host = SimpleNamespace(live=live, untaken={})
-    live.pending = ["c1"]
+    host = SimpleNamespace(live=live)
     found = JupyterLabHost._viewed(host, live.findViewed("a.ipynb"))  # type: ignore[arg-type]
-    assert found is not None and [c.cell_id for c in host.untaken["p"]] == ["c1"]  # parked until a read
-    live.pending = []  # the page's log was taken with the handle
-    state = found.access_state()  # the guard's first read: no crossing
-    assert live.access_reads == 0 and state.revision == 5 and [c.cell_id for c in state.changes] == ["c1"]
-    assert host.untaken == {} and found.access_state().changes == () and live.access_reads == 1  # then it crosses
+    assert found is not None and found.access_state().revision == 5 and live.access_reads == 0  # no crossing
+    assert found.access_state().revision == 5 and live.access_reads == 1  # the next read crosses
 
-    live.pending = ["c2"]
-    dropped = JupyterLabHost._viewed(host, live.findViewed("a.ipynb"))  # type: ignore[arg-type]
-    assert dropped is not None
-    live.pending = ["c3"]
-    dropped.revision()  # a crossing first: the state read with the handle is not used
-    other = LabNotebook(host, "p")  # type: ignore[arg-type]  # the next call's object for the same notebook
-    assert [c.cell_id for c in other.access_state().changes] == ["c2", "c3"]  # the parked change first, then the new
+    unused = JupyterLabHost._viewed(host, live.findViewed("a.ipynb"))  # type: ignore[arg-type]
+    assert unused is not None
+    unused.revision()  # something crossed first: the state read with the handle is not used any more
+    unused.access_state()
+    assert live.access_reads == 2
+
+    live.pending = ["c1"]  # a change waits: the page gives no state, the reader takes the change
+    waiting = JupyterLabHost._viewed(host, live.findViewed("a.ipynb"))  # type: ignore[arg-type]
+    assert waiting is not None and [c.cell_id for c in waiting.access_state().changes] == ["c1"]
+    assert live.access_reads == 3
+
+
+def test_a_batch_hands_over_the_sources_its_check_read_of_the_cells_it_changes():
+    nb, live = notebook()
+    nb.find_cells(["c1", "c2"])
+    nb.apply_edits([SetSourceOp("c1", "x = 5"), DeleteOp("c2")])
+    assert live.batch_expected == {"c1": "x = 1", "c2": "y = 2"} and live.sources == {"c1": "x = 5"}
+    nb, live = notebook()
+    nb.find_cells(["c1"])
+    live.sources["c1"] = "x = 1  # the person's"
+    with pytest.raises(ToolError) as err:
+        nb.apply_edits([SetSourceOp("c1", "x = 5")])
+    assert err.value.code == ErrorCode.STALE_CELL and live.sources["c1"] == "x = 1  # the person's"
 
 
 def test_a_closed_notebook_answers_notebook_not_found():

@@ -18,9 +18,18 @@ import pytest
 from helpers import run_notebook_js
 
 HARNESS = r"""
+const listeners = [];
+let clock = 0;
+const ydoc = { on(kind, fn) { if (kind === "afterTransaction") listeners.push(fn); } };
+// a transaction that changed the document (a client's clock moved), as Yjs reports it after a write
+const transacted = () => {
+  const before = clock++;
+  for (const fn of listeners) fn({ deleteSet: { clients: new Map() }, beforeState: new Map([[1, before]]),
+                                   afterState: new Map([[1, clock]]) });
+};
 function cellModel(id, text) {
-  const shared = { text, changed: signal(), getSource() { return this.text; }, setSource(s) { this.text = s; },
-                   getMetadata: () => undefined };
+  const shared = { text, changed: signal(), getSource() { return this.text; },
+                   setSource(s) { this.text = s; transacted(); }, getMetadata: () => undefined };
   const outputs = { length: 0, get: () => null, changed: signal() };
   return { id, type: "code", sharedModel: shared, executionCount: null, outputs };
 }
@@ -29,7 +38,8 @@ const cells = { get length() { return list.length; }, get: (i) => list[i], chang
 const panel = {
   id: "p", disposed: signal(), content: { widgets: [] },
   context: { path: "a.ipynb", saveState: signal(),
-             model: { sharedModel: { ydoc: { on() {} }, deleteCell(i) { list.splice(i, 1); } }, cells } },
+             model: { sharedModel: { ydoc, deleteCell(i) { list.splice(i, 1); transacted(); },
+                                     get cells() { return list.map((c) => ({ getId: () => c.id })); } }, cells } },
 };
 live.attach({ tracker: { find: (test) => [panel].find(test) } });
 const h = live.find("a.ipynb");
@@ -37,8 +47,14 @@ const parse = (text) => (text == null ? null : JSON.parse(text));
 const out = {};
 out.unchecked = parse(live.setSource(h, "a", "x = 10"));            // null: nothing checked, written
 out.checked = parse(live.setSource(h, "a", "x = 11", "x = 10"));    // what Python read: written
+out.revisionAfter = live.revision(h);
 out.typed = parse(live.setSource(h, "a", "x = 12", "x = 1"));       // the person typed since: refused
 out.afterTyped = list[0].sharedModel.getSource();
+const ids = parse(live.cellIds(h));
+const step = { op: "set_source", index: 0, cell_id: "a", source: "x = 13" };
+// Python checked x = 10; the cell holds x = 11
+out.batchTyped = parse(live.applyEdits(h, JSON.stringify([step]), ids.revision, JSON.stringify({ a: "x = 10" })));
+out.afterBatchTyped = list[0].sharedModel.getSource();
 out.deleteTyped = parse(live.deleteCell(h, "c", "w = 0"));          // the person typed since: refused
 out.afterDeleteTyped = list.map((c) => c.id);
 out.deleted = parse(live.deleteCell(h, "c", "w = 4"));
@@ -57,13 +73,17 @@ def outcome() -> dict:
 def test_a_write_with_the_source_python_read_goes_ahead_and_answers_the_revision(outcome):
     assert outcome["unchecked"]["source"] == "x = 10" and outcome["unchecked"]["before"] == "x = 1"
     assert outcome["checked"]["source"] == "x = 11"
-    assert isinstance(outcome["checked"]["revision"], int)
+    assert outcome["checked"]["revision"] == outcome["revisionAfter"] > outcome["unchecked"]["revision"]
 
 
 def test_a_write_after_the_person_typed_changes_nothing_and_says_what_the_cell_holds(outcome):
     assert outcome["typed"] == {"changed": outcome["typed"]["changed"]}
     assert outcome["typed"]["changed"]["id"] == "a" and outcome["typed"]["changed"]["source"] == "x = 11"
     assert outcome["afterTyped"] == "x = 11"
+
+
+def test_a_batch_whose_written_cell_changed_since_the_check_does_nothing(outcome):
+    assert outcome["batchTyped"]["changed"]["id"] == "a" and outcome["afterBatchTyped"] == "x = 11"
 
 
 def test_line_ends_do_not_make_a_cell_look_changed(outcome):

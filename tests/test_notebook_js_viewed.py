@@ -1,7 +1,7 @@
 """notebook.js's ``findViewed`` / ``currentViewed``, run by Node on the file the wheel ships: a notebook's handle and,
-in the same task, what ``accessState`` would answer (its changes taken), so that the guard's first read of a call is
-no second crossing (lab/host.py parks the changes taken with it until a read hands them over:
-tests/test_lab_notebook.py).
+in the same task, what ``accessState`` would answer while no change waits in its log, so that the guard's first read
+of a call is no second crossing; while changes wait the state is null (a lookup never takes them: ``accessState``
+does, for the reader that uses them; tests/test_lab_notebook.py).
 
 The objects below stand in for the few fields of a notebook panel and its cells that these methods read; the real
 ones are exercised by the browser suite (playwright-tests/test_tools.py counts a read's crossings).
@@ -32,8 +32,9 @@ const out = {};
 out.missing = live.findViewed("b.ipynb");
 out.first = JSON.parse(live.findViewed("a.ipynb"));               // starts tracking the notebook
 list[0].sharedModel.changed.emit(list[0].sharedModel, { sourceChange: [] });  // the person types in cell a
-out.current = JSON.parse(live.currentViewed());                   // takes that change
-out.after = JSON.parse(live.accessState(out.current.handle));     // nothing left to take
+out.waiting = JSON.parse(live.currentViewed());                   // a change waits: no state, nothing taken
+out.taken = JSON.parse(live.accessState(out.waiting.handle));     // the reader takes it
+out.current = JSON.parse(live.currentViewed());                   // nothing waits: the state
 console.log(JSON.stringify(out));
 """
 
@@ -47,11 +48,14 @@ def test_no_open_notebook_at_the_path_is_null(outcome):
     assert outcome["missing"] is None
 
 
-def test_the_handle_comes_with_the_access_state_and_its_changes(outcome):
+def test_the_handle_comes_with_the_access_state_while_no_change_waits(outcome):
     first, current = outcome["first"], outcome["current"]
     assert first["handle"] == current["handle"] == "p"
-    state = current["state"]
-    assert state["path"] == "a.ipynb" and state["cellCount"] == 2
-    assert state["cells"] == [[1, "b", "none"]]  # the raw levels; Python decides what they mean
-    assert [(c["kind"], c["cellId"]) for c in state["changes"]] == [("edit", "a")]
-    assert outcome["after"]["changes"] == []  # taken once
+    for state in (first["state"], current["state"]):
+        assert state["path"] == "a.ipynb" and state["cellCount"] == 2 and state["changes"] == []
+        assert state["cells"] == [[1, "b", "none"]]  # the raw levels; Python decides what they mean
+
+
+def test_a_lookup_takes_no_change(outcome):
+    assert outcome["waiting"] == {"handle": "p", "state": None}
+    assert [(c["kind"], c["cellId"]) for c in outcome["taken"]["changes"]] == [("edit", "a")]

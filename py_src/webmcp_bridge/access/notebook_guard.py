@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from webmcp_bridge.access.levels import Level
 from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept, run_accepted
 from webmcp_bridge.access.view import AccessView, cell_access_denied, cell_locked, notebook_access_denied
-from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found
+from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.host.protocol import (
     CellType,
     DeleteOp,
@@ -229,7 +229,25 @@ class GuardedNotebook:
         view = self._writable([cell_id])
         self._check_locks(view, [cell_id], ())
         self._gate()
-        return self._wrote(self._inner.set_source(cell_id, source), view)
+        try:
+            written = self._inner.set_source(cell_id, source)
+        except ToolError as exc:
+            raise self._refusal(exc, [cell_id]) from None
+        return self._wrote(written, view)
+
+    def _refusal(self, error: ToolError, cell_ids: Sequence[str]) -> ToolError:
+        """The error for a write the host refused. STALE_CELL from the host (the cell changed after the call's check:
+        in the bridge's worker the check and the write are two tasks of the page) quotes the cell as it is now, so
+        the levels are read again first: a cell or notebook hidden since is answered as unknown, nothing of it
+        quoted."""
+        if error.code != ErrorCode.STALE_CELL:
+            return error
+        self._lapse()
+        view = self.view()
+        if view.notebook == "none":
+            return notebook_not_found(self.path)
+        hidden = [cell_id for cell_id in cell_ids if cell_id in view.hidden]
+        return cell_not_found(hidden[0]) if hidden else error
 
     def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
         """Change a writable cell's type; a cell the author made uneditable (``editable: false``) is CELL_LOCKED,
@@ -304,7 +322,11 @@ class GuardedNotebook:
         view = self._writable([cell_id])
         self._check_locks(view, (), [cell_id])
         self._gate()
-        return self._placed(self._inner.delete_cell(cell_id), view)
+        try:
+            deleted = self._inner.delete_cell(cell_id)
+        except ToolError as exc:
+            raise self._refusal(exc, [cell_id]) from None
+        return self._placed(deleted, view)
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         view = self._writable([cell_id])
@@ -518,6 +540,8 @@ class GuardedNotebook:
         self._gate()
         try:
             return self._inner.apply_edits(ops)
+        except ToolError as exc:
+            raise self._refusal(exc, changed) from None
         finally:
             self._lapse()
 

@@ -100,9 +100,12 @@ def cell_access_denied(cell_id: str) -> ToolError:
 
 class Step:
     """The access view of one notebook held for one call step: the synchronous stretch of one asyncio task in
-    which it was read. Nothing but the bridge's own writes can change a notebook inside such a stretch (the
-    person's edits and the panel's level changes are page events, which run only when Python yields), so every
-    question of that stretch is answered from one read. The step ends at the next turn of the event loop (a
+    which it was read. On the page's main thread nothing but the bridge's own writes can change a notebook inside
+    such a stretch (the person's edits and the panel's level changes are page events, which run only when Python
+    yields); in the bridge's worker the page runs its tasks between two crossings of the stretch, so the view is
+    the levels as of its read, and the writes that could lose the person's text check the cell's source again in
+    the write's own task (``lab/notebook.py``). Every question of that stretch is answered from one read. The step
+    ends at the next turn of the event loop (a
     callback scheduled when the view is read), on the guard's own writes and after each await of the host;
     another task never uses it. Outside a running event loop nothing is held."""
 

@@ -9,7 +9,6 @@ holds no JupyterLab object (docs/WORKER.md, "Handles instead of JS objects"; ``t
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +21,6 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.host.protocol import (
-    CellChange,
     Entry,
     EntryType,
     OpenDocument,
@@ -88,9 +86,6 @@ class JupyterLabHost:
         self._proxies = Proxies()  # the change listener, while one listens
         #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
         self.journal = EditJournal()
-        #: notebook handle -> changes taken from the page with an access state (:meth:`find_open`) and not handed
-        #: over yet: the next read of that notebook's changes (LabNotebook) hands them over first
-        self.untaken: dict[str, list[CellChange]] = {}
 
     def listen(self, callback: Callable[[list[str]], None], delay_seconds: float) -> Callable[[], None]:
         """Call ``callback(handles)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after
@@ -174,18 +169,15 @@ class JupyterLabHost:
 
     def _viewed(self, raw: Any) -> LabNotebook | None:
         """The notebook of ``notebook.js``'s ``{handle, state}`` answer (null: none), holding the access state read
-        with the handle; the changes taken with it are parked in :attr:`untaken` until a read of that notebook hands
-        them over (the state is used only if it is the notebook's first read, and nothing taken is lost if not)."""
+        with the handle when the page gave one (only while no change waited: a lookup takes none, so a state left
+        unused loses nothing)."""
         if is_nullish(raw):
             return None
         data = json.loads(str(raw))
         handle, facts = str(data["handle"]), data["state"]
         if facts is None:
             return LabNotebook(self, handle)
-        state = access_state_of(facts)
-        if state.changes:
-            self.untaken.setdefault(handle, []).extend(state.changes)
-        return LabNotebook(self, handle, str(facts["path"]), dataclasses.replace(state, changes=()))
+        return LabNotebook(self, handle, str(facts["path"]), access_state_of(facts))
 
     async def notebook_bridge_metadata(self, path: str) -> Any:
         """Of the live model when open; else read from the saved file, cached by its last_modified (listing a

@@ -441,12 +441,15 @@
              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length };
   }
 
-  // {handle, state} of a panel as JSON text (state null when its facts could not be read: accessState then reads
-  // them again and reports what fails), or null for no panel
+  // {handle, state} of a panel as JSON text, or null for no panel; state null while changes wait in its log (a
+  // lookup never takes them: accessState does, for the reader that uses them) or when the facts could not be read
+  // (accessState then reads them again and throws what fails)
   function viewed(panel) {
     if (!panel) return null;
     let state = null;
-    try { state = accessFacts(panel); } catch { /* read again by accessState */ }
+    try {
+      if (!(changeLogs.get(model(panel))?.length > 0)) state = accessFacts(panel);
+    } catch { /* read again by accessState */ }
     return JSON.stringify({ handle: handleOf(panel), state });
   }
 
@@ -516,8 +519,9 @@
     current() { return handleOf(tracker?.currentWidget ?? null); },
     // The handle of the open notebook panel at this path, or null.
     find(path) { return handleOf(tracker?.find((p) => p.context?.path === path) ?? null); },
-    // current() / find(path) and, in the same task, that notebook's accessState (its changes taken), so that the
-    // first read of a call step is not a second crossing: JSON text {handle, state} or null (no such panel).
+    // current() / find(path) and, in the same task, what accessState answers for that notebook when its change log
+    // is empty (nothing to take), so that the first read of a call step is not a second crossing: JSON text {handle,
+    // state: {...} | null} or null (no such panel). state is null while changes wait: accessState takes them.
     currentViewed() { return viewed(tracker?.currentWidget ?? null); },
     findViewed(path) { return viewed(tracker?.find((p) => p.context?.path === path) ?? null); },
     // The open notebook panels' handles, as JSON text [handle, ...].
@@ -946,11 +950,18 @@
     // alongside, since the model's cell lists only catch up when the transaction ends; a move is a delete and an
     // insert of the cell's JSON (id, outputs, metadata kept), as JupyterLab's own moveCells does. Returns JSON text
     // {ids: [per step, the cell it acted on; the new id for an insert], befores, afters: {cell id: source before
-    // its first set_source / after the batch}}, or {lineEnds: id} for a set_source of a cell still holding CRs.
-    applyEdits(panel, stepsJson, revision) {
+    // its first set_source / after the batch}}, or {lineEnds: id} for a set_source of a cell still holding CRs, or
+    // {changed: cell} when a cell of expectedJson ({cell id: source as Python checked it}) holds something else.
+    applyEdits(panel, stepsJson, revision, expectedJson = null) {
       const m = model(panel);
       const now = revisions.get(m) ?? 0;
       if (now !== revision) return JSON.stringify({ revision: now });
+      // as setSource: a cell a step changes or deletes that no longer holds the source Python checked refuses the
+      // whole batch, nothing done (the revision check alone cannot tell a person's keystroke from other changes)
+      for (const [cellId, expected] of Object.entries(JSON.parse(expectedJson ?? "{}"))) {
+        const i = findIndex(panel, cellId);
+        if (i >= 0 && changedSince(panel, i, expected)) return JSON.stringify({ changed: describeCell(m.cells.get(i), i, 0, 0) });
+      }
       const shared = m.sharedModel;
       const steps = JSON.parse(stepsJson);
       const stuck = normalizeAll(panel); // as setSource: a cell still holding CRs is not written

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -106,6 +105,8 @@ def is_gone(exc: BaseException) -> bool:
 #: how many times a batch of edits is planned again when the notebook changed between its plan and its steps
 #: (a worker: the page runs tasks between two crossings; on the main thread the two run with no task between)
 _PLAN_TRIES = 3
+#: the steps of a batch whose cell must still hold the source the call read (the others cannot lose text)
+_CHECKED = ("set_source", "delete")
 
 
 class LabNotebook:
@@ -116,9 +117,9 @@ class LabNotebook:
         handle: the panel's handle (``notebook.js`` ``current``, ``find``, ``panels``, ``open``).
         path: its path when the caller knows it; else it comes with the first ``access_state`` (or, if something
             asks before, one crossing: ``notebook.js`` ``path``).
-        state: the access state the host read with the handle (``notebook.js`` ``findViewed`` / ``currentViewed``),
-            its changes parked on the host (``JupyterLabHost.untaken``); :meth:`access_state` answers it when it is
-            the first read after this object was made, so the guard's first read of a call is no second crossing.
+        state: the access state the host read with the handle (``notebook.js`` ``findViewed`` / ``currentViewed``,
+            given only when no change waited, so it holds none); :meth:`access_state` answers it when nothing crossed
+            since this object was made, so the guard's first read of a call is no second crossing.
 
     Every call of ``notebook.js`` about this notebook goes through :meth:`_call`, which raises NOTEBOOK_NOT_FOUND
     when the handle's panel is gone.
@@ -149,7 +150,6 @@ class LabNotebook:
             return getattr(self.live, method)(self.handle, *args)
         except Exception as exc:
             if is_gone(exc):
-                self.host.untaken.pop(self.handle, None)  # changes of a closed notebook: nobody reads them
                 raise notebook_not_found(self._path or self.handle) from None
             raise
 
@@ -158,6 +158,7 @@ class LabNotebook:
         None for null. Through :func:`~webmcp_bridge.lab.ffi.awaiting`: one asynchronous crossing in the bridge's
         worker, the half's promise itself on the page's main thread. A "no such notebook" answer raises
         NOTEBOOK_NOT_FOUND, as :meth:`_call`."""
+        self._revision = self._held = None
         try:
             return await _settled(getattr(awaiting(self.live), method)(self.handle, *args))
         except Exception as exc:
@@ -303,8 +304,7 @@ class LabNotebook:
             raise cell_not_found(cell_id)
         data: dict[str, Any] = json.loads(raw)
         if "changed" in data:
-            cell = raw_cell(data["changed"])
-            raise stale_cell_error(cell, source_hash(self._read[cell.id]), DEFAULT_LIMITS)
+            raise self._stale(data["changed"])
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
         if "pendingInput" in data:  # JupyterLab's own rule: a cell waiting for input keeps its type (kernel deadlock)
@@ -314,6 +314,12 @@ class LabNotebook:
                 cellId=str(data["pendingInput"]),
             )
         return data
+
+    def _stale(self, changed: dict[str, Any]) -> ToolError:
+        """STALE_CELL for a write ``notebook.js`` refused because the cell (``changed``: as it is now) no longer held
+        the source this object read; the access guard re-reads the levels before the error reaches the agent."""
+        cell = raw_cell(changed)
+        return stale_cell_error(cell, source_hash(self._read[cell.id]), DEFAULT_LIMITS)
 
     def set_source(self, cell_id: str, source: str) -> RawCell:
         data = self._write_answer(self._call("setSource", cell_id, source, self._read.get(cell_id)), cell_id)
@@ -392,13 +398,7 @@ class LabNotebook:
         return None if is_nullish(raw) else json.loads(str(raw))
 
     def take_changes(self) -> list[CellChange]:
-        taken = [change_of(c) for c in json.loads(str(self._call("takeChanges")))]
-        return [*self._parked(), *taken]
-
-    def _parked(self) -> list[CellChange]:
-        """The changes the host took from the page with an access state not handed over yet (older than any taken
-        now): handed over once, here."""
-        return self.host.untaken.pop(self.handle, [])
+        return [change_of(c) for c in json.loads(str(self._call("takeChanges")))]
 
     def take_changes_with_stamp(self) -> tuple[list[CellChange], int]:
         """:meth:`take_changes` and the notebook's stamp, in one crossing: a number that changes whenever the
@@ -406,7 +406,7 @@ class LabNotebook:
         side can tell that nothing it shows from them changed without reading them."""
         data = json.loads(str(self._call("takeChangesWithStamp")))
         self._path = str(data["path"])
-        return [*self._parked(), *(change_of(c) for c in data["changes"])], int(data["stamp"])
+        return [change_of(c) for c in data["changes"]], int(data["stamp"])
 
     def cell_infos(
         self, max_chars: int, max_lines: int, known_revision: int | None
@@ -421,14 +421,13 @@ class LabNotebook:
 
     def access_state(self) -> AccessState:
         """The revision, the raw access values, the changes, the author's locks and the number of cells (``notebook.js``
-        accessState): one crossing, or none when this is the first read since the host read them with the handle."""
+        accessState): one crossing, or none when nothing crossed since the host read them with the handle."""
         state, self._held = self._held, None
         if state is None:
             data = json.loads(str(self._call("accessState")))
             self._path = str(data["path"])
             state = access_state_of(data)
-        parked = self._parked()
-        return dataclasses.replace(state, changes=(*parked, *state.changes)) if parked else state
+        return state
 
     # -- async --------------------------------------------------------------------------------------
     async def save(self) -> SaveOutcome:
@@ -552,9 +551,9 @@ class LabNotebook:
         for _ in range(_PLAN_TRIES):
             ids = json.loads(str(self._call("cellIds")))
             steps = plan_edits([str(i) for i in ids["ids"]], ops)
-            data = json.loads(
-                str(self._call("applyEdits", json.dumps([step.wire() for step in steps]), ids["revision"]))
-            )
+            checked = {s.cell_id: self._read[s.cell_id] for s in steps if s.op in _CHECKED and s.cell_id in self._read}
+            wire = json.dumps([step.wire() for step in steps])
+            data = json.loads(str(self._call("applyEdits", wire, ids["revision"], json.dumps(checked))))
             if "revision" not in data:
                 break
         else:
@@ -563,6 +562,8 @@ class LabNotebook:
             )
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
+        if "changed" in data:
+            raise self._stale(data["changed"])
         afters = data.get("afters") or {}
         for cell_id, before in (data.get("befores") or {}).items():
             if cell_id in afters:

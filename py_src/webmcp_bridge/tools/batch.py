@@ -287,7 +287,9 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
         now = nb.find_cells(named)
         check_as_shown(now, shown, ctx.limits)  # accepted: every cell must still be exactly what the diff showed
         ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)
-    # No await from here to the write: the checks see exactly what the batch is applied to.
+    # No await from here to the write: on the page's main thread the checks see exactly what the batch is applied to;
+    # in the bridge's worker the page runs tasks between crossings, and the host refuses the batch (STALE_CELL) when a
+    # cell it changes no longer holds the source read here (lab/notebook.py).
     touched = nb.apply_edits(ops)
     gone = {op.cell_id for op in ops if isinstance(op, DeleteOp)}
     alive = unique([cell_id for cell_id in touched if cell_id not in gone])
