@@ -391,10 +391,12 @@ def crossings(page: Page) -> dict[str, int]:
     return page.evaluate(CROSSINGS)
 
 
-def test_an_update_crosses_into_js_at_most_four_times(page, page_log, site_url):
+def test_an_update_crosses_into_js_at_most_five_times(page, page_log, site_url):
     """Every crossing from Python into JS during one jupyter_update_cell: the calls into each JS half and into
     the loader, the answer handed back, and any direct read of the notebook panel (none). The revision in the
-    result comes with the write's own answer (no ``notebook.revision`` crossing). The person's side
+    result comes with the write's own answer (no ``notebook.revision`` crossing); the access state comes with the
+    handle unless a change waits in the notebook's log (the previous update's, here): then ``accessState`` takes
+    it. The person's side
     works on its own timers after a change (it takes the change into the change log; the cell markers look
     again): its own methods (PERSON_SIDE) are counted apart, and its other reads can land in some windows, never
     take away from one, so the fewest over a few updates is the call's own count."""
@@ -419,10 +421,9 @@ def test_an_update_crosses_into_js_at_most_four_times(page, page_log, site_url):
         f"jupyter_update_cell crossings into JS: {sum(fewest.values())} {fewest} (all windows: {counts}; "
         f"the person's side's own methods in them: {person_side})"
     )
-    assert sum(fewest.values()) <= 4, counts
-    # the notebook's handle comes with its access state (one crossing), the revision with the write's answer
+    assert sum(fewest.values()) <= 5, counts
     assert fewest.get("notebook.setSource") == 1 and fewest.get("notebook.currentViewed") == 1, counts
-    assert "notebook.accessState" not in fewest and "notebook.revision" not in fewest, counts
+    assert "notebook.revision" not in fewest, counts
     assert fewest.get("loader.result") == 1, counts  # the answer is counted: the window holds the whole call
     assert not [name for name in fewest if name.startswith("read:")], counts
     page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].textContent.includes('x = 3')")
