@@ -42,7 +42,7 @@ const panel = {
                                      get cells() { return list.map((c) => ({ getId: () => c.id })); } }, cells } },
 };
 live.attach({ tracker: { find: (test) => [panel].find(test) } });
-const h = live.find("a.ipynb");
+const h = JSON.parse(live.findViewed("a.ipynb")).handle;
 const parse = (text) => (text == null ? null : JSON.parse(text));
 const out = {};
 out.unchecked = parse(live.setSource(h, "a", "x = 10"));            // null: nothing checked, written

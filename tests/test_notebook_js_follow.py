@@ -41,7 +41,7 @@ live.activate(h1);
 tracker.widgetAdded.emit(tracker, two);
 tracker.currentChanged.emit(tracker, two);
 tracker.currentChanged.emit(tracker, null);
-const h2 = live.find("b.ipynb");
+const h2 = JSON.parse(live.findViewed("b.ipynb")).handle;
 live.watch(h2);
 live.unwatch(h2);
 const afterUnwatch = { listeners: two.node.listeners.length, active: two.content.activeCellChanged.slots.length,

@@ -51,7 +51,7 @@ function panelOf(cells) {
 const found = cellModel("found", "a\r\nb\r\n", true), lost = cellModel("lost", "c\r\nd\r\n", false);
 const panel = panelOf([found, lost]);
 live.attach({ tracker: { find: (test) => [panel].find(test) } });
-const h = live.find("a.ipynb"); // the panel's handle
+const h = JSON.parse(live.findViewed("a.ipynb")).handle; // the panel's handle
 const attempt = (fn) => { try { return fn(); } catch (e) { return JSON.stringify({ threw: String(e.message) }); } };
 const out = {
   found: attempt(() => live.setSource(h, "found", "x\r\ny")), foundText: found.ysource.text,

@@ -48,7 +48,7 @@ live.attach({ tracker: { find: (test) => [panel].find(test), currentWidget: pane
 const gone = (fn) => { try { fn(); return null; } catch (e) { return e.name; } };
 (async () => {
   const keep = 1000;
-  const h = live.find("a.ipynb");
+  const h = JSON.parse(live.findViewed("a.ipynb")).handle;
   const batches = [];
   const flushChars = 64 * 1024;
   const started = JSON.parse(live.runCode(h, "flood()", false, flushChars, 1e6, (b) => batches.push(JSON.parse(b))));

@@ -165,18 +165,18 @@ class JupyterLabHost:
         return self._viewed(self.live.currentViewed())
 
     def find_open(self, path: str) -> LabNotebook | None:
-        return self._viewed(self.live.findViewed(path))
+        return self._viewed(self.live.findViewed(path), path)
 
-    def _viewed(self, raw: Any) -> LabNotebook | None:
-        """The notebook of ``notebook.js``'s ``{handle, state}`` answer (null: none), holding the access state read
-        with the handle when the page gave one (only while no change waited: a lookup takes none, so a state left
-        unused loses nothing)."""
+    def _viewed(self, raw: Any, path: str | None = None) -> LabNotebook | None:
+        """The notebook of ``notebook.js``'s ``{handle, state}`` answer (null: none) at ``path`` when the caller knows
+        it, holding the access state read with the handle when the page gave one (only while no change waited: a
+        lookup takes none, so a state left unused loses nothing)."""
         if is_nullish(raw):
             return None
         data = json.loads(str(raw))
         handle, facts = str(data["handle"]), data["state"]
         if facts is None:
-            return LabNotebook(self, handle)
+            return LabNotebook(self, handle, path)
         return LabNotebook(self, handle, str(facts["path"]), access_state_of(facts))
 
     async def notebook_bridge_metadata(self, path: str) -> Any:

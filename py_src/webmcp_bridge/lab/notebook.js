@@ -409,10 +409,13 @@
     };
   }
 
-  // Whether cell `index` holds something other than `expected` (line ends made LF on both sides, as the reads
-  // and writes keep them); never when expected is null (the caller checked nothing).
+  // A write's refusal when cell `index` holds something other than `expected`, the source Python checked (line
+  // ends made LF on both sides, as the reads and writes keep them): JSON text {changed: the cell as it is}; null
+  // when it holds that, or when expected is null (the caller checked nothing).
   function changedSince(panel, index, expected) {
-    return expected != null && lineEnds(model(panel).cells.get(index).sharedModel.getSource()) !== lineEnds(String(expected));
+    const cell = model(panel).cells.get(index);
+    if (expected == null || lineEnds(cell.sharedModel.getSource()) === lineEnds(String(expected))) return null;
+    return JSON.stringify({ changed: describeCell(cell, index, 0, 0) });
   }
 
   function described(panel, index) {
@@ -517,11 +520,10 @@
     // -- the open notebooks (the tracker's panels), as handles ---------------------------------------------
     // The current notebook panel's handle, or null.
     current() { return handleOf(tracker?.currentWidget ?? null); },
-    // The handle of the open notebook panel at this path, or null.
-    find(path) { return handleOf(tracker?.find((p) => p.context?.path === path) ?? null); },
-    // current() / find(path) and, in the same task, what accessState answers for that notebook when its change log
-    // is empty (nothing to take), so that the first read of a call step is not a second crossing: JSON text {handle,
-    // state: {...} | null} or null (no such panel). state is null while changes wait: accessState takes them.
+    // The handle of the current notebook panel (currentViewed) or of the open one at this path (findViewed) and, in
+    // the same task, what accessState answers for that notebook when its change log is empty (nothing to take), so
+    // that the first read of a call step is not a second crossing: JSON text {handle, state: {...} | null} or null
+    // (no such panel). state is null while changes wait: accessState takes them.
     currentViewed() { return viewed(tracker?.currentWidget ?? null); },
     findViewed(path) { return viewed(tracker?.find((p) => p.context?.path === path) ?? null); },
     // The open notebook panels' handles, as JSON text [handle, ...].
@@ -712,7 +714,8 @@
       // a cell whose CRs could not be made LF (its editor's binding not found) is not written: the binding would
       // throw after changing the model, leaving the editor showing the old text
       if (!normalizeCell(panel, model(panel).cells.get(i))) return JSON.stringify({ lineEnds: cellId });
-      if (changedSince(panel, i, expectedSource)) return JSON.stringify({ changed: describeCell(model(panel).cells.get(i), i, 0, 0) });
+      const refused = changedSince(panel, i, expectedSource);
+      if (refused) return refused;
       source = lineEnds(source);
       const m = model(panel);
       const shared = m.cells.get(i).sharedModel;
@@ -743,7 +746,8 @@
     deleteCell(panel, cellId, expectedSource = null) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
-      if (changedSince(panel, i, expectedSource)) return JSON.stringify({ changed: describeCell(model(panel).cells.get(i), i, 0, 0) });
+      const refused = changedSince(panel, i, expectedSource);
+      if (refused) return refused;
       const before = described(panel, i);
       asAgent(() => model(panel).sharedModel.deleteCell(i));
       return before;
@@ -960,7 +964,8 @@
       // whole batch, nothing done (the revision check alone cannot tell a person's keystroke from other changes)
       for (const [cellId, expected] of Object.entries(JSON.parse(expectedJson ?? "{}"))) {
         const i = findIndex(panel, cellId);
-        if (i >= 0 && changedSince(panel, i, expected)) return JSON.stringify({ changed: describeCell(m.cells.get(i), i, 0, 0) });
+        const refused = i >= 0 ? changedSince(panel, i, expected) : null;
+        if (refused) return refused;
       }
       const shared = m.sharedModel;
       const steps = JSON.parse(stepsJson);

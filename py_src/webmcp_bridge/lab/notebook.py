@@ -114,7 +114,7 @@ class LabNotebook:
 
     Args:
         host: the host it belongs to.
-        handle: the panel's handle (``notebook.js`` ``current``, ``find``, ``panels``, ``open``).
+        handle: the panel's handle (``notebook.js`` ``currentViewed``, ``findViewed``, ``panels``, ``open``).
         path: its path when the caller knows it; else it comes with the first ``access_state`` (or, if something
             asks before, one crossing: ``notebook.js`` ``path``).
         state: the access state the host read with the handle (``notebook.js`` ``findViewed`` / ``currentViewed``,
@@ -565,6 +565,7 @@ class LabNotebook:
         if "changed" in data:
             raise self._stale(data["changed"])
         afters = data.get("afters") or {}
+        self._read.update(afters)  # what a later write of these cells checks, as set_source keeps it
         for cell_id, before in (data.get("befores") or {}).items():
             if cell_id in afters:
                 self.host.journal.record(self.path, str(cell_id), str(before), str(afters[cell_id]))
