@@ -69,6 +69,9 @@ class Port:
     def refresh(self) -> None:
         self.refreshed += 1
 
+    def set_level(self, level: str, apply: Any) -> None:  # no kernel is the agent's here: applied at once
+        apply()
+
     def say(self, message: str | None) -> None:
         pass
 

@@ -46,7 +46,6 @@ CONVERTED = (
     "dialogs.py",
     "events.py",
     "resources.py",
-    "run_switches.py",
     "settings.py",
     "sharing.py",
     "webmcp.py",

@@ -24,6 +24,7 @@ from webmcp_bridge.lab.ui.view import (
     ActivityRow,
     CellInfo,
     El,
+    KernelFacts,
     Markers,
     access_view,
     activity_item,
@@ -233,7 +234,23 @@ def test_the_access_section_has_the_run_rules_switch_off_by_default():
 
     view = access_view("a.ipynb", "write", [], None)
     assert "Ask me before each run" in view.text_content() and chosen(view) == ["ask"]
-    assert chosen(access_view("a.ipynb", "write", [], None, asking_off=True)) == ["stop"]
+    assert chosen(access_view("a.ipynb", "write", [], None, KernelFacts(asking_off=True))) == ["stop"]
+    assert not any(e.attrs.get("data-action") == "restart-agent-kernels" for e in view.walk())
+
+
+def test_the_access_section_says_when_the_kernel_is_the_agents_and_warns_while_something_is_hidden():
+    def roles(view) -> set[str]:
+        return {e.attrs["data-role"] for e in view.walk() if "data-role" in e.attrs}
+
+    def restart(view) -> bool:
+        return any(e.attrs.get("data-action") == "restart-agent-kernels" for e in view.walk())
+
+    mine = access_view("a.ipynb", "write", [], None, KernelFacts(agent_kernel=True, agent_kernels=1))
+    assert "agent-kernel" in roles(mine) and "agent-kernels" not in roles(mine) and restart(mine)
+    assert "without script" in mine.text_content()
+    hidden = access_view("a.ipynb", "write", [("c1", "none")], None, KernelFacts(agent_kernels=2, hides=True))
+    assert "agent-kernel" not in roles(hidden) and "agent-kernels" in roles(hidden) and restart(hidden)
+    assert "2 kernel(s)" in hidden.text_content()
 
 
 def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():

@@ -274,13 +274,13 @@ def test_while_a_cell_is_hidden_the_person_is_asked_with_the_program_shown():
     assert accepted["structuredContent"]["repr"] == "'hunter2'"  # the person let it through
 
 
-def test_while_a_notebook_elsewhere_is_hidden_it_is_asked_and_not_once_asking_is_off():
+def test_while_a_notebook_elsewhere_is_hidden_it_is_asked_even_once_asking_is_off_here():
     bridge, ws = start({"work.ipynb": notebook("x = 1"), "private/plans.ipynb": notebook("plans", access="none")})
     _, proposal = asyncio.run(waiting_call(bridge, "jupyter_list_variables", {}, "deny"))
     assert HIDDEN_NOTEBOOK in proposal.summary
-    bridge.guard.consent.set_switch(lambda path: path == "work.ipynb")  # the person's "Stop asking"
-    result = call(bridge, "jupyter_list_variables", {})
-    assert result["isError"] is False and bridge.proposals.waiting() == []
+    bridge.guard.consent.set_asking("work.ipynb", False)  # the person's "Stop asking": this notebook's own cells only
+    _, proposal = asyncio.run(waiting_call(bridge, "jupyter_list_variables", {}, "deny"))
+    assert HIDDEN_NOTEBOOK in proposal.summary
 
 
 def test_definitions_are_read_only_reads_of_untrusted_text_in_their_own_toolset():

@@ -655,7 +655,7 @@
   function loaderContext(app, tracker, docManager, modules, into = {}) {
     const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
     return Object.assign(into, {
-      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
+      app, tracker, docManager, modules, kernelTrust, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
       setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode,
       connectResources, disconnectResources, connectPrompts, disconnectPrompts
     });
@@ -831,12 +831,17 @@
     }];
   }
 
+  // The kernel model's page half (kernel_trust.js beside this file): in place when the plugin activates, before any
+  // notebook opens; the agent's kernel runs are refused without it (notebook.js asks it before each).
+  let kernelTrust = null;
+
   async function extension() {
     try {
-      const [notebook, docmanager, cells, widgets, statusbar, apputils, settingregistry] = await Promise.all([
+      const [notebook, docmanager, cells, widgets, statusbar, apputils, settingregistry, trustModule] = await Promise.all([
         shared('@jupyterlab/notebook'), shared('@jupyterlab/docmanager'), shared('@jupyterlab/cells'),
         shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true), shared('@jupyterlab/apputils', true),
-        shared('@jupyterlab/settingregistry', true) // its ISettingRegistry token: Python loads the plugin's settings
+        shared('@jupyterlab/settingregistry', true), // its ISettingRegistry token: Python loads the plugin's settings
+        import(new URL('kernel_trust.js', script.src).href)
       ]);
       const plugin = {
         id: `${NAME}:plugin`,
@@ -845,6 +850,9 @@
         requires: [notebook.INotebookTracker, docmanager.IDocumentManager],
         optional: statusbar ? [statusbar.IStatusBar] : [],
         activate(app, tracker, docManager, statusBar) {
+          // a page without a Jupyter server (JupyterLite: jupyterlab_server's page config always has serverRoot) has
+          // no notary: a notebook file's own trust flags are dropped there
+          kernelTrust = trustModule.createKernelTrust({ app, tracker, modules: { apputils }, lite: !('serverRoot' in pageConfig()) });
           try {
             addStatusItem(statusBar, widgets);
           } catch (error) {

@@ -275,10 +275,8 @@ SCRUB_HISTORY_SECONDS = 10.0
 #: how often a wait for the kernel looks at its status again (seconds)
 KERNEL_POLL_SECONDS = 0.1
 #: the run rule (access/run_consent.py): the most workspace entries (files, folders, notebooks) walked to find a
-#: hidden notebook; a workspace with more is treated as holding one (every run is asked)
+#: hidden notebook or cell; a workspace with more is treated as holding one (every run is asked)
 HIDDEN_WALK_ENTRIES = 5_000
-#: how long the answer of that walk is reused, in seconds (open notebooks are looked at live on every run)
-HIDDEN_WALK_SECONDS = 5.0
 #: ``jupyter_run_code``: text kept in the page while a run is waited for, per output, past what the result can
 #: show (``Limits.output_page_bytes``): the rest of a flood of output is counted and dropped, not held (UTF-16 units)
 RUN_CODE_KEEP_MARGIN = 64 * 1024
@@ -372,6 +370,9 @@ WORKING_SECONDS = 2.0
 APPLY_CHUNK = 25
 #: how often the boxes of waiting proposals are checked against their cells' current nodes (seconds)
 BOX_CHECK_SECONDS = 0.3
+#: a proposal box's Accept is enabled no sooner than this after the box appeared (seconds): an agent that cancels and
+#: proposes again at once cannot put its new proposal under a click the person aimed at the old one
+ACCEPT_ARM_SECONDS = 1.0
 #: how long ``highlight_output`` keeps an output outlined (milliseconds)
 HIGHLIGHT_MS = 4000
 

@@ -192,11 +192,6 @@ class LabSession:
                 JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site, diagnostics=diagnostics
             ),
         )
-        from webmcp_bridge.lab.run_switches import asking_off
-
-        self.bridge.guard.consent.set_switch(
-            asking_off
-        )  # the person's "Stop asking" of the run rule (the Access section)
         self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
         self._choose_toolsets()
@@ -344,7 +339,14 @@ class LabSession:
         self.markers.start()
         await asyncio.sleep(0)
         self.panel = AgentPanel(
-            self.ctx, self.notebooks, self.markers, bridge.registry, bridge.changes, bridge.proposals, dom
+            self.ctx,
+            self.notebooks,
+            self.markers,
+            bridge.registry,
+            bridge.changes,
+            bridge.proposals,
+            dom,
+            bridge.guard.consent,
         )
         await self.panel.start()
 

@@ -110,8 +110,20 @@ def _cycle_cell(panel: PanelPort, target: Click) -> None:
         return
     cell_id = target.attr("cell")
     level = next_level(cell_levels(nb).get(cell_id, "write"))
-    set_cell_level(nb, cell_id, level)
-    panel.note(f"set agent access to {level} on", nb.path, cell_id)
+
+    def apply() -> None:
+        set_cell_level(nb, cell_id, level)
+        panel.note(f"set agent access to {level} on", nb.path, cell_id)
+
+    panel.set_level(level, apply)
+
+
+def _restart_agent_kernels(panel: PanelPort, target: Click) -> None:
+    async def restart() -> None:
+        await panel.restart_agent_kernels(False)
+        panel.refresh()
+
+    asyncio.ensure_future(restart())
 
 
 def _apply_all(panel: PanelPort, target: Click) -> None:
@@ -187,5 +199,6 @@ ACTIONS: dict[str, Callable[[PanelPort, Click], None]] = {
     "reanchor": _reanchor,
     "cycle-cell": _cycle_cell,
     "apply-all": _apply_all,
+    "restart-agent-kernels": _restart_agent_kernels,
     "show-cell-comments": _show_cell_comments,
 }

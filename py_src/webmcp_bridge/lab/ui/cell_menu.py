@@ -213,8 +213,12 @@ class CellMenu:
 
     def _cycle(self, target: Target) -> None:
         level = next_level(cell_levels(target.nb).get(target.cell_id, "write"))
-        set_cell_level(target.nb, target.cell_id, level)
-        self.panel.note(f"set agent access to {level} on", target.nb.path, target.cell_id)
+
+        def apply() -> None:
+            set_cell_level(target.nb, target.cell_id, level)
+            self.panel.note(f"set agent access to {level} on", target.nb.path, target.cell_id)
+
+        self.panel.set_level(level, apply)
 
 
 def _has_output(target: Target | None) -> bool:

@@ -40,14 +40,21 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access.levels import Level, parse_level, set_cell_levels, set_notebook_level
+from webmcp_bridge.access.levels import (
+    Level,
+    cell_levels,
+    notebook_level,
+    parse_level,
+    set_cell_levels,
+    set_notebook_level,
+)
+from webmcp_bridge.access.run_consent import RunConsent
 from webmcp_bridge.calls.registry import Registry
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
-from webmcp_bridge.lab.run_switches import set_asking_off
 from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
 from webmcp_bridge.lab.ui.dom import Dom, PanelOptions, PanelRule
@@ -57,6 +64,7 @@ from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
 from webmcp_bridge.lab.ui.view import (
     ActivityRow,
     CellInfo,
+    KernelFacts,
     activity_empty,
     c,
     cell_label,
@@ -96,6 +104,7 @@ class AgentPanel:
         changes: the session's change log.
         book: the session's proposal book (the Direct/Propose switch shows and sets its mode).
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
+        consent: the run rule (its "Stop asking" per open notebook is set from the Access section).
     """
 
     def __init__(
@@ -107,8 +116,10 @@ class AgentPanel:
         changes: ChangeLog,
         book: ProposalBook,
         dom: Dom,
+        consent: RunConsent | None = None,
     ) -> None:
         self.loader = loader
+        self.consent = consent or RunConsent()
         self.notebooks = notebooks
         self.markers = markers
         self.registry = registry
@@ -117,7 +128,7 @@ class AgentPanel:
         self.dom = dom
         self.notice: str | None = None
         self.created = False  # dom.js made the widget
-        self.sections = Sections(dom)
+        self.sections = Sections(dom, self._kernel_facts)
         self.visible = False
         self._shown = False  # the widget's visibility as dom.js last reported it
         self._connected = False
@@ -201,15 +212,18 @@ class AgentPanel:
     def _connect(self) -> None:
         sections = self.sections
         self._undo += [
-            self.notebooks.subscribe(
-                lambda kind, key: self._mark(*sections.on_notebook(kind, key == self.notebooks.current_id))
-            ),
+            self.notebooks.subscribe(self._on_notebook),
             self.changes.subscribe(lambda entry: self._mark(*sections.on_change(entry))),
             self.registry.on_before(lambda event: self._mark(*sections.on_call(event))),
             self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
             self.book.on_mode(self._show_mode),
         ]
         self._connected = True
+
+    def _on_notebook(self, kind: str, key: str) -> None:
+        if kind == "closed":  # "Stop asking" lasts while its notebook stays open
+            self.consent.keep_open(doc.path for doc in self.notebooks.host.open_documents())
+        self._mark(*self.sections.on_notebook(kind, key == self.notebooks.current_id))  # type: ignore[arg-type]
 
     def dispose(self) -> None:
         """Remove the widget, the cell menu and the listeners; destroy every proxy."""
@@ -327,23 +341,23 @@ class AgentPanel:
                 nb = self.current()
                 if nb is not None:
                     level = parse_level(value)
-                    set_notebook_level(nb, level)
-                    self.note(f"set the notebook's agent access to {level}", nb.path)
-            elif action == "run-asking":  # the run rule's switch for this notebook (lab/run_switches.py)
+
+                    def apply(nb: LabNotebook = nb, level: Level = level) -> None:
+                        set_notebook_level(nb, level)
+                        self.note(f"set the notebook's agent access to {level}", nb.path)
+
+                    self.set_level(level, apply)
+            elif action == "run-asking":  # the run rule's switch for this open notebook (access/run_consent.py)
                 nb = self.current()
                 if nb is not None:
                     off = value == "stop"
-                    if not set_asking_off(nb.path, off):
-                        self.say(
-                            "This browser did not store the choice: the agent's runs are still shown to you first."
-                        )
-                    else:
-                        self.note(
-                            "turned off asking before the agent's runs in"
-                            if off
-                            else "asked to see the agent's runs first in",
-                            nb.path,
-                        )
+                    self.consent.set_asking(nb.path, not off)
+                    self.note(
+                        "stopped asking before the agent's runs because of hidden cells in"
+                        if off
+                        else "asked to see the agent's runs first in",
+                        nb.path,
+                    )
         except Exception as exc:
             traceback.print_exc()
             self.say(f"That did not work: {type(exc).__name__}.")
@@ -447,8 +461,73 @@ class AgentPanel:
         nb.activate()
         nb.set_focus(cell_id, None, selection)
 
+    # -- the kernel model (docs/SECURITY.md, "The kernel") ------------------------------------------------------
+    def _kernel_facts(self, nb: LabNotebook) -> KernelFacts:
+        """What the Access section says of the kernels, for the notebook in front."""
+        host = self.notebooks.host
+        count = host.agent_kernels()
+        return KernelFacts(
+            self.consent.asking_off(nb.path), nb.agent_kernel() is not None, count, count > 0 and self._hides()
+        )
+
+    def _hides(self) -> bool:
+        """True when an open notebook hides anything from the agent (its level or a cell's is ``none``)."""
+        host = self.notebooks.host
+        for doc in host.open_documents():
+            nb = host.find_open(doc.path)
+            if nb is not None and (notebook_level(nb) == "none" or "none" in cell_levels(nb).values()):
+                return True
+        return False
+
+    def set_level(self, level: Level, apply: Callable[[], None]) -> None:
+        """Run ``apply`` (the person's change of a level to ``level``). Hiding (``none``) while kernels the agent
+        ran code in are alive first asks the person to restart them, and hides nothing unless they all restarted:
+        code the agent left in a kernel (a hook, a task) could otherwise read the hidden text when it runs or is
+        saved."""
+        if level != "none" or self.notebooks.host.agent_kernels() == 0:
+            apply()
+            return
+        asyncio.ensure_future(self._restart_then(apply))
+
+    async def restart_agent_kernels(self, hiding: bool) -> bool:
+        """Ask the person, then restart every kernel the agent ran code in; True when all restarted (what was
+        refused or failed is said in the notice)."""
+        host = self.notebooks.host
+        count = host.agent_kernels()
+        if count == 0:
+            return True
+        them = "it" if count == 1 else "them"
+        body = (
+            f"The agent ran code in {count} kernel{'s' if count != 1 else ''}. Code it left there (an IPython hook, a "
+            "background task) could read what you hide, when you run it or when it is saved. "
+            if hiding
+            else f"The agent ran code in {count} kernel{'s' if count != 1 else ''}. "
+        ) + f"Restarting {them} clears {'its' if count == 1 else 'their'} variables."
+        accepted = await host.confirm("Restart the agent's kernels?", body, "Restart and hide" if hiding else "Restart")
+        if not accepted:
+            self.say("Nothing was hidden: the agent's kernels were not restarted." if hiding else None)
+            return False
+        restarted, failed = await host.restart_agent_kernels()
+        if failed:
+            self.say(f"{failed} kernel(s) could not be restarted; restart them from the Kernel menu first.")
+            return False
+        self.note(f"restarted {restarted} kernel(s) the agent ran code in", "")
+        return True
+
+    async def _restart_then(self, apply: Callable[[], None]) -> None:
+        try:
+            if await self.restart_agent_kernels(True):
+                apply()
+        except Exception as exc:  # the panel must never break the page
+            traceback.print_exc()
+            self.say(f"Nothing was hidden: {type(exc).__name__}.")
+        self.refresh()
+
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
-        """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
+        """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch (hiding: as :meth:`set_level`)."""
+        if level == "none" and self.notebooks.host.agent_kernels() and not await self.restart_agent_kernels(True):
+            self.refresh()
+            return
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
             self.sections.timed(

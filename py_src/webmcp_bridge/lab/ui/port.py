@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -121,3 +121,10 @@ class PanelPort(Protocol):
 
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
         """Set every cell of ``nb`` to ``level``, a few cells per stretch."""
+
+    def set_level(self, level: Level, apply: Callable[[], None]) -> None:
+        """Run ``apply``, the person's change of a level to ``level``; hiding first restarts the kernels the agent
+        ran code in, with the person's confirmation (nothing is applied without it)."""
+
+    async def restart_agent_kernels(self, hiding: bool) -> bool:
+        """Ask the person, then restart the kernels the agent ran code in; True when all restarted."""

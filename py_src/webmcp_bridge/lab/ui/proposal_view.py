@@ -78,7 +78,8 @@ def proposal_box(proposal: Proposal) -> El:
     (Accept, a reason input of at most PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is
     element text.
 
-    With a listing, Accept starts disabled and the box holds "Show all" (``.webmcp-bridge-proposal-expand``)
+    Accept starts disabled (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView` enables it once
+    ``ACCEPT_ARM_SECONDS`` passed). With a listing, the box also holds "Show all" (``.webmcp-bridge-proposal-expand``)
     and a hint (``.webmcp-bridge-proposal-hint``): :class:`~webmcp_bridge.lab.ui.proposals.ProposalView`
     enables Accept once the whole listing has been in view (it fits, was scrolled to its end, or was expanded)."""
     lines = diff_lines(proposal)
@@ -93,7 +94,7 @@ def proposal_box(proposal: Proposal) -> El:
             aria_label="The code to run" if proposal.diff is None else "The change, line by line",
         )
     flag = invisible.flag(hidden)
-    accept_attrs = {"disabled": ""} if listing is not None else {}
+    accept_attrs = {"disabled": ""}  # enabled by ProposalView once armed (and the listing seen)
     return h(
         "div",
         c("proposal"),

@@ -32,10 +32,20 @@ from webmcp_bridge.access.levels import cell_levels, notebook_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
-from webmcp_bridge.lab.run_switches import asking_off
 from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
 from webmcp_bridge.lab.ui.port import ThreadFilter
-from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, El, access_view, activity_item, c, call_row, change_row, h
+from webmcp_bridge.lab.ui.view import (
+    ActivityRow,
+    CellInfo,
+    El,
+    KernelFacts,
+    access_view,
+    activity_item,
+    c,
+    call_row,
+    change_row,
+    h,
+)
 from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only
@@ -61,8 +71,9 @@ class Sections:
     drawn) and ``longest`` (each part's longest synchronous stretch so far, ms), the last two for tests and bench/.
     """
 
-    def __init__(self, dom: Dom) -> None:
+    def __init__(self, dom: Dom, kernel: Callable[[LabNotebook], KernelFacts] | None = None) -> None:
         self.dom = dom
+        self.kernel = kernel  # what Access says of the kernels (the panel's: the run rule's switch, the kernel model)
         self.thread_filter: ThreadFilter = "open"
         self.dirty: set[str] = set(SECTIONS)
         self.draws: dict[str, int] = {}
@@ -90,8 +101,9 @@ class Sections:
         return ()
 
     def on_call(self, event: CallEvent) -> tuple[str, ...]:
-        """A tool call started or ended."""
-        return self.add_row(call_row(event))
+        """A tool call started or ended (one that ended may have made a kernel the agent's: Access says so)."""
+        rows = self.add_row(call_row(event))
+        return rows + self._dirty("access") if event.outcome is not None else rows
 
     def on_change(self, entry: ChangeEntry) -> tuple[str, ...]:
         """A cell changed (an entry of the change log, new or updated)."""
@@ -218,7 +230,8 @@ class Sections:
         level = notebook_level(nb)
         restricted = list(cell_levels(nb).items())
         self._restricted = {cell_id for cell_id, _ in restricted}
-        self._body("access", access_view(nb.path, level, restricted, cells, asking_off(nb.path)))
+        facts = self.kernel(nb) if self.kernel is not None else None
+        self._body("access", access_view(nb.path, level, restricted, cells, facts))
         self._summary(
             "access-summary", f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")")
         )

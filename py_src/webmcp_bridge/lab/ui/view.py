@@ -356,8 +356,29 @@ KERNEL_NOTE = (
     "Direct mode too. Hidden cells' sources are also cleared from the kernel's history, as a second line of defence "
     "only."
 )
-#: the Access section's switch of the run rule (lab/run_switches.py): "ask" (the default) or "stop"
-RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking (runs go ahead)"}
+#: the Access section's switch of the run rule (access/run_consent.py; for this open notebook's own hidden cells,
+#: while it stays open): "ask" (the default) or "stop"
+RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking for this notebook's hidden cells"}
+#: the kernel model's lines (docs/SECURITY.md, "The kernel")
+AGENT_KERNEL_NOTE = (
+    "The agent ran code in this notebook's kernel: its outputs show without script or styling handlers until the "
+    "kernel restarts, whoever runs the cell."
+)
+AGENT_KERNELS_WARNING = (
+    "Something is hidden, and code the agent ran is still in {count} kernel(s): it could read what you hide when "
+    "you run it or save it. Restart them."
+)
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    """What the Access section says of the kernels: the person's "Stop asking" for the notebook in front, whether
+    its kernel is the agent's, how many kernels are the agent's, whether anything is hidden anywhere open."""
+
+    asking_off: bool = False
+    agent_kernel: bool = False
+    agent_kernels: int = 0
+    hides: bool = False
 
 
 def run_asking_select(asking_off: bool) -> El:
@@ -380,10 +401,12 @@ def access_view(
     notebook_level: str,
     restricted: Sequence[tuple[str, str]],
     cells: dict[str, CellInfo] | None,
-    asking_off: bool = False,
+    kernel: KernelFacts | None = None,
 ) -> El:
     """The Access section's body: the notebook's level, "apply to all cells", the restricted cells, what kernel
-    code reaches and the run rule's switch (``asking_off``: the person turned asking off for this notebook).
+    code reaches, the run rule's switch and the kernel model's state (``kernel``, :class:`KernelFacts`): a line
+    when the notebook's kernel is the agent's, and a warning with a Restart button when something is hidden while
+    kernels the agent ran code in are alive.
 
     ``restricted``: ``(cell id, level)`` of cells whose level is not "write", in notebook order."""
     rows = []
@@ -413,10 +436,21 @@ def access_view(
     listing = (
         h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
     )
-    kernel = [
+    facts = kernel or KernelFacts()
+    restart = h(
+        "button", c("button"), text="Restart the agent's kernels", type="button", data_action="restart-agent-kernels"
+    )
+    kernel_rows = [
         h("p", c("kernel-note"), text=KERNEL_NOTE),
-        h("label", c("row"), h("span", "", text="Agent's runs "), run_asking_select(asking_off)),
+        h("label", c("row"), h("span", "", text="Agent's runs "), run_asking_select(facts.asking_off)),
     ]
+    if facts.agent_kernel:
+        kernel_rows.append(h("p", c("kernel-agent"), text=AGENT_KERNEL_NOTE, data_role="agent-kernel"))
+    if facts.hides and facts.agent_kernels:
+        warning = AGENT_KERNELS_WARNING.format(count=facts.agent_kernels)
+        kernel_rows.append(h("p", c("kernel-warning"), text=warning, role="alert", data_role="agent-kernels"))
+    if facts.agent_kernels:
+        kernel_rows.append(h("div", c("row"), restart))
     return h(
         "div",
         c("access-body"),
@@ -434,7 +468,7 @@ def access_view(
         ),
         h("h3", c("subhead"), text=f"Restricted cells ({len(restricted)})"),
         listing,
-        *kernel,
+        *kernel_rows,
     )
 
 
