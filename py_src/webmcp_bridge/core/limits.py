@@ -289,12 +289,10 @@ VARIABLES_LISTED = 100
 VARIABLES_LISTED_DEFAULT = 50
 #: bytes of each variable's repr in a list (and of each item's, column's or key's repr in one variable's details)
 VARIABLE_REPR_BYTES = 200
-#: bytes of one inspected variable's repr, and of a DataFrame's or Series' first rows as text
+#: bytes of one inspected variable's repr
 VARIABLE_DETAIL_BYTES = 4 * KIB
-#: items of a container, columns of a DataFrame and public attributes of an object listed by the inspection
+#: items of a container and public attributes of an object listed by the inspection
 VARIABLE_ITEMS = 20
-#: rows of a DataFrame's or Series' head
-VARIABLE_HEAD_ROWS = 5
 #: how long the inspection may take in the kernel (queued behind a running cell included), in seconds
 VARIABLES_TIMEOUT_SECONDS = 30.0
 
