@@ -20,7 +20,7 @@ from test_tools import ok
 PROBE = (
     "ip = get_ipython()\n"
     "print(ip.execution_count, len(In), any(('webmcp' + '_bridge: read-only') in entry for entry in In), "
-    "'_webmcp_inspect' in globals(), len(ran))"
+    "'_webmcp_inspect' in globals(), len(globals().get('ran', ())))"
 )
 #: what code the agent ran earlier could leave: an object whose repr and len hand over a secret (and record that
 #: they ran), and builtins.repr replaced to do the same for it
