@@ -273,6 +273,9 @@ fake = np.arange(4).view(FakeArray)
 real = np.arange(6.0).reshape(2, 3)
 globals()[Key("reprs")] = 1
 globals()[Key("nested")] = 2
+keyed_class = type("Keyed", (), {Key("__module__"): 1, Key("__dict__"): 2})  # type's own getter would compare
+keyed = keyed_class()
+keyed.size = 3
 """
 
 
@@ -286,7 +289,7 @@ def planted() -> dict[str, Any]:
 def test_objects_planted_to_leak_a_secret_are_described_without_running_any_of_their_code():
     ns = planted()
     names = ["reprs", "attributes", "class_property", "sneaky_class", "sneaky_instance", "nested", "fake", "real",
-             "uses_default", "leak"]  # fmt: skip
+             "uses_default", "leak", "keyed", "keyed_class"]  # fmt: skip
     out = [run_program(ns, LIST)] + [run_program(ns, {**INSPECT, "name": n}) for n in names]
     assert ns["ran"] == []  # no __repr__, __len__, property, __getattr__, metaclass method or key __eq__ ran
     text = json.dumps(out)
@@ -311,6 +314,29 @@ def test_objects_planted_to_leak_a_secret_are_described_without_running_any_of_t
         "(a, b=<__main__.ReprLeak object>, *rest, c=<__main__.ReprLeak object>, **more)"
     )
     assert detail["uses_default"]["doc"] == "A function whose defaults are planted objects."
+    assert detail["keyed"]["type"] == "__main__.Keyed" and detail["keyed"]["attributes"] == [
+        {"name": "size", "type": "int"}
+    ]
+
+
+def test_before_its_answer_the_program_looks_up_no_name():
+    """No global or builtin name is loaded (a builtins entry the agent replaced, or a namespace key planted with a
+    name's hash, would run): every code object of the program but the tidying after the answer uses only locals,
+    closures and constants; the cell's top level names only the program's function."""
+    import dis
+    import types
+
+    lookups = {"LOAD_GLOBAL", "LOAD_NAME", "STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL", "IMPORT_NAME"}
+
+    def names(code: types.CodeType, inside: str) -> list[tuple[str, str]]:
+        found = [(inside, i.argval) for i in dis.get_instructions(code) if i.opname in lookups]
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType) and const.co_name != "tidy":
+                found += names(const, const.co_name)
+        return found
+
+    module = compile(inspection_code(new_nonce(), LIST), "<inspection>", "exec")
+    assert set(names(module, "<module>")) == {("<module>", "_webmcp_inspect")}
 
 
 def test_builtins_and_modules_the_agent_replaced_are_not_used():

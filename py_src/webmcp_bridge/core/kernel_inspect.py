@@ -30,8 +30,10 @@ immutable (``str.__repr__``, ``list.__len__``, ``type.__dict__["__mro__"].__get_
   ``__dict__`` descriptor (a ``__dict__`` property of a class is not called: the attributes are left out);
 - a dict, a class's namespace or the cells' namespace is read by iterating its items, never by a look-up (a planted
   key whose hash equals a name's would have its ``__eq__`` called);
-- ``sys`` is imported only when ``__import__`` is the interpreter's own builtin, and used only when it is the real
-  module (its own builtin functions are bound to it); else the program writes nothing;
+- before its answer the program looks up no global or builtin name (every tool is a local or a closure): a
+  replaced ``builtins`` entry is never called. ``sys`` is had by calling ``__import__`` only when it is the
+  interpreter's own (the builtin function of the builtins module, found by iterating the builtins), and used only
+  when it is the real module (its own builtin functions are bound to it); else the program writes nothing;
 - the answer is JSON written by the program itself (``"``, ``\\``, control characters escaped, lone surrogates as
   U+FFFD), at most ``budget`` bytes: the list stops adding entries before it would pass it and says where to go on
   (``nextOffset``).
@@ -41,7 +43,10 @@ IPython's own names and the history names (``_``, ``__``, ``___``, ``_i``, ``_ii
 (``InteractiveShell._instance``) by the same iterating reads. The list leaves out modules and names starting with
 ``_`` too.
 
-**What it cannot keep out.** It writes its answer line to the kernel's ``sys.stdout``, the kernel's stream object,
+**What it cannot keep out.** The cell's top level stores, calls and deletes one name, ``_webmcp_inspect``, in the
+namespace, and the import of ``sys`` finds it in ``sys.modules``: a key planted in either dict with that name's hash
+would have its ``__eq__`` called there, before the program reads anything. It writes its answer line to the kernel's
+``sys.stdout``, the kernel's stream object,
 which code left in the kernel can replace; and IPython's ``pre_run_cell``/``post_run_cell`` hooks fire around it in
 the Pyodide kernel, which has no silent runs (ipykernel's silent run fires neither). Such code sees the call's token;
 a second line carrying it makes :func:`read_answer` refuse the answer (so a hook that prints a forged one is noticed),
@@ -123,8 +128,11 @@ PROGRAM = (
     + """
 def _webmcp_inspect(args):
     # Every tool below comes from the interpreter's own types, which no Python code can change: the slots and
-    # descriptors of builtin (non-heap) types, reached from literals. No builtin name, no module attribute and no
-    # method of the notebook's classes is used before the answer is written.
+    # descriptors of builtin (non-heap) types, reached from literals. No global or builtin name, no module attribute
+    # and no method of the notebook's classes is used before the answer is written (only tidy() does, after it).
+    def anchor():  # this program's globals (the cells' namespace), builtins and file, without a name look-up
+        pass
+
     type_ = (0).__class__.__class__
     tdict = type_.__dict__
     t_flags, t_name = tdict["__flags__"].__get__, tdict["__name__"].__get__
@@ -132,7 +140,7 @@ def _webmcp_inspect(args):
     t_mro, t_dict = tdict["__mro__"].__get__, tdict["__dict__"].__get__
     str_, int_, float_, complex_, bytes_ = "".__class__, (0).__class__, (0.0).__class__, (0j).__class__, b"".__class__
     bool_, none_, list_, tuple_, dict_ = True.__class__, None.__class__, [].__class__, ().__class__, {}.__class__
-    set_, function_, ellipsis_ = {0}.__class__, _webmcp_inspect.__class__, ....__class__
+    set_, function_, ellipsis_ = {0}.__class__, anchor.__class__, ....__class__
     getset_ = tdict["__dict__"].__class__
     object_ = t_mro(int_)[-1]
     items_of, HEAP = dict_.items, 512
@@ -178,7 +186,9 @@ def _webmcp_inspect(args):
         return False
 
     def type_name(t):
-        module, name = t_module(t), t_qualname(t)
+        # a heap type's __module__ is read from its namespace by iterating (type's own getter looks it up)
+        module = entry(t_dict(t), "__module__") if t_flags(t) & HEAP else t_module(t)
+        name = t_qualname(t)
         module = module if type_(module) is str_ else "?"
         name = name if type_(name) is str_ else "?"
         return name if module == "builtins" else module + "." + name
@@ -388,17 +398,17 @@ def _webmcp_inspect(args):
 
     # sys, through the import statement only when __import__ is the interpreter's own (a builtin function of
     # the builtins module) and only when what it gives is the real sys (its own builtin functions are bound to it)
-    importer = entry(_webmcp_inspect.__builtins__, "__import__")
+    importer = entry(anchor.__builtins__, "__import__")
     owner = importer.__self__ if type_(importer) is builtin_ else None
     if type_(owner) is not module_ or entry(module_dict(owner), "__name__") != "builtins" or (
             importer.__name__ != "__import__"):
         return
-    import sys as sys_
+    sys_ = importer("sys")
     getframe = entry(module_dict(sys_), "_getframe") if type_(sys_) is module_ else None
     if type_(getframe) is not builtin_ or getframe.__self__ is not sys_:
         return
     # the namespace the cells run in (this function's globals), as a dict of its str names
-    ns = {k: v for k, v in items_of(_webmcp_inspect.__globals__) if type_(k) is str_}
+    ns = {k: v for k, v in items_of(anchor.__globals__) if type_(k) is str_}
     modules = entry(module_dict(sys_), "modules", {})
     shell_module = entry(modules, "IPython.core.interactiveshell")
     shell_class = entry(module_dict(shell_module), "InteractiveShell") if type_(shell_module) is module_ else None
@@ -440,6 +450,43 @@ def _webmcp_inspect(args):
         return {"total": list_.__len__(names), "offset": offset, "variables": listed,
                 "nextOffset": end if end < list_.__len__(names) else None}
 
+    def tidy(args, ip, anchor):
+        # after the answer: take this run's source out of linecache and of the history of a kernel that stores every
+        # run (IPython's own objects, used the ordinary way: whatever they run comes after the answer line)
+        import linecache
+        frame_file = anchor.__code__.co_filename
+        linecache.cache.pop(frame_file, None)
+        if ip is None:
+            return
+        ns = anchor.__globals__
+        hidden = getattr(ip, "user_ns_hidden", None) or {}
+        named = getattr(getattr(ip, "compile", None), "_filename_map", None)
+        if isinstance(named, dict):
+            named.pop(frame_file, None)
+        hm = getattr(ip, "history_manager", None)
+        raw, parsed = getattr(hm, "input_hist_raw", None), getattr(hm, "input_hist_parsed", None)
+        marker = args["marker"]
+        if (isinstance(raw, list) and isinstance(parsed, list) and raw and parsed and len(raw) == len(parsed)
+                and isinstance(raw[-1], str) and raw[-1].startswith(marker)
+                and len(parsed) - 1 in (ip.execution_count, ip.execution_count - 1)):
+            count = len(parsed) - 1
+            raw.pop()
+            parsed.pop()
+            cache = getattr(hm, "db_input_cache", None)
+            if isinstance(cache, list):
+                cache[:] = [e for e in cache if not (isinstance(e, tuple) and len(e) > 1 and e[0] == count)]
+            before = [raw[count - k] if count - k >= 0 else "" for k in (1, 2, 3, 4)]
+            for key, value in zip(("_i00", "_i", "_ii", "_iii"), before):
+                setattr(hm, key, value)
+            for key, value in zip(("_i", "_ii", "_iii"), before[1:]):
+                ns[key] = value
+                if key in hidden:
+                    hidden[key] = value
+            for space in (ns, hidden):
+                space.pop("_i" + str(count), None)
+            # IPython 9 counted this run before it, IPython 8 counts it after: one less either way gives the count back
+            ip.execution_count -= 1
+
     # JSON, written here: '"', '\\\\', control characters escaped, a lone surrogate as U+FFFD
     escapes, i = {}, 0
     while i < 32:
@@ -479,41 +526,8 @@ def _webmcp_inspect(args):
     stream = entry(module_dict(sys_), "stdout")
     stream.write(args["nonce"] + answer + "\\n")
     stream.flush()
-    # after the answer: take this run's source out of linecache and of the history of a kernel that stores every
-    # run (IPython's own objects, used the ordinary way: whatever they run comes after the answer line)
-    import linecache
-    frame_file = _webmcp_inspect.__code__.co_filename
-    linecache.cache.pop(frame_file, None)
-    if ip is None:
-        return
-    ns = _webmcp_inspect.__globals__
-    hidden = getattr(ip, "user_ns_hidden", None) or {}
-    named = getattr(getattr(ip, "compile", None), "_filename_map", None)
-    if isinstance(named, dict):
-        named.pop(frame_file, None)
-    hm = getattr(ip, "history_manager", None)
-    raw, parsed = getattr(hm, "input_hist_raw", None), getattr(hm, "input_hist_parsed", None)
-    marker = args["marker"]
-    if (isinstance(raw, list) and isinstance(parsed, list) and raw and parsed and len(raw) == len(parsed)
-            and isinstance(raw[-1], str) and raw[-1].startswith(marker)
-            and len(parsed) - 1 in (ip.execution_count, ip.execution_count - 1)):
-        count = len(parsed) - 1
-        raw.pop()
-        parsed.pop()
-        cache = getattr(hm, "db_input_cache", None)
-        if isinstance(cache, list):
-            cache[:] = [e for e in cache if not (isinstance(e, tuple) and len(e) > 1 and e[0] == count)]
-        before = [raw[count - k] if count - k >= 0 else "" for k in (1, 2, 3, 4)]
-        for key, value in zip(("_i00", "_i", "_ii", "_iii"), before):
-            setattr(hm, key, value)
-        for key, value in zip(("_i", "_ii", "_iii"), before[1:]):
-            ns[key] = value
-            if key in hidden:
-                hidden[key] = value
-        for space in (ns, hidden):
-            space.pop("_i" + str(count), None)
-        # IPython 9 counted this run before it, IPython 8 counts it after: one less either way gives the count back
-        ip.execution_count -= 1
+    tidy(args, ip, anchor)
+
 try:
     _webmcp_inspect(ARGUMENTS)
 finally:
