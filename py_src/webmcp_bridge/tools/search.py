@@ -210,8 +210,9 @@ async def _search_text(
 ) -> bool:
     """Scan one text (cut to ``cap`` bytes); add its hits. False when the call stops (page full or budget).
 
-    The matching runs under the alarm (:mod:`webmcp_bridge.core.alarm`), set for what is left of this stretch's
-    ``SEARCH_MATCH_SECONDS`` and stopped across each yield. A match it stops is tried once more from where the scan
+    The matching runs under the alarm (:mod:`webmcp_bridge.core.alarm`), set (when it is not) for what is left of
+    this stretch's ``SEARCH_MATCH_SECONDS``, stopped across each yield and by :func:`search` after each path (the
+    reads between paths await the host). A match it stops is tried once more from where the scan
     was (the last line or window begun, or just after the last hit), after a yield, in a stretch of its own; a
     second stop there raises :func:`~webmcp_bridge.core.search.too_costly` (``label`` names the text in it)."""
     path, unit = place
@@ -224,41 +225,39 @@ async def _search_text(
     run.scanned += utf8_len(text)
     items: Iterator[LineHit | Progress] = scan(text, run.query, after)
     where, stopped_at = after, None  # where a new scan would resume; where the last match was stopped
-    run.alarm.start(max(0.001, SEARCH_MATCH_SECONDS - (time.monotonic() - run.slice_started)))
-    try:
-        while True:
-            if run.alarm.due:  # the stretch ran out between two matches: a yield gives the next one its own
-                await _pause(run, now_or_never=True)
-            try:
-                with run.alarm.raising():
-                    item = next(items, None)
-            except Overrun:
-                if stopped_at == where:
-                    raise too_costly(path, where[0], label) from None
-                stopped_at = where
-                await _pause(run, now_or_never=True)
-                items = scan(text, run.query, where)
-                continue
-            if item is None:
-                return True
-            if isinstance(item, Progress):
-                where = (item.line, item.offset)
-                if await _pause(run):
-                    run.stopped, run.cursor = "time", (path, unit, item.line, item.offset)
-                    return False
-                run.steps += 1
-                continue
-            hit = hit_of(item)
-            size = json_bytes(hit) + 1
-            if len(run.hits) >= run.limit or run.hit_bytes + size > run.hit_budget:
-                run.stopped = "hits"  # the cursor stays at the last hit returned
+    if not run.alarm.running:  # set once for the rest of this stretch; search() stops it after each path
+        run.alarm.start(max(0.001, SEARCH_MATCH_SECONDS - (time.monotonic() - run.slice_started)))
+    while True:
+        if run.alarm.due:  # the stretch ran out between two matches: a yield gives the next one its own
+            await _pause(run, now_or_never=True)
+        try:
+            with run.alarm.raising():
+                item = next(items, None)
+        except Overrun:
+            if stopped_at == where:
+                raise too_costly(path, where[0], label) from None
+            stopped_at = where
+            await _pause(run, now_or_never=True)
+            items = scan(text, run.query, where)
+            continue
+        if item is None:
+            return True
+        if isinstance(item, Progress):
+            where = (item.line, item.offset)
+            if await _pause(run):
+                run.stopped, run.cursor = "time", (path, unit, item.line, item.offset)
                 return False
-            run.hits.append(hit)
-            run.hit_bytes += size
-            run.cursor = (path, unit, item.line, item.column)
-            where = (item.line, item.column)
-    finally:
-        run.alarm.stop()
+            run.steps += 1
+            continue
+        hit = hit_of(item)
+        size = json_bytes(hit) + 1
+        if len(run.hits) >= run.limit or run.hit_bytes + size > run.hit_budget:
+            run.stopped = "hits"  # the cursor stays at the last hit returned
+            return False
+        run.hits.append(hit)
+        run.hit_bytes += size
+        run.cursor = (path, unit, item.line, item.column)
+        where = (item.line, item.column)
 
 
 def _output_text(cell: RawCell, index: int) -> tuple[str, str, bool] | None:
@@ -399,11 +398,15 @@ async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
         if resume is not None and path < resume[0]:
             continue
         after = resume[1:] if resume is not None and path == resume[0] else (0, 0, 0)
-        done = (
-            await _search_notebook(ctx, run, path, after, args.include_outputs)
-            if kind == "notebook"
-            else await _search_file(ctx, run, path, after)
-        )
+        try:
+            done = (
+                await _search_notebook(ctx, run, path, after, args.include_outputs)
+                if kind == "notebook"
+                else await _search_file(ctx, run, path, after)
+            )
+        finally:
+            run.alarm.stop()  # never left set across the next path's reads
+
         if not done:
             break
         if await _pause(run):
