@@ -169,6 +169,7 @@ class LabSession:
             await self._step(module.rsplit(".", 1)[-1], functools.partial(_import, module))
         from webmcp_bridge.core.diagnostics import Diagnostics
         from webmcp_bridge.lab.contributions import site_contributions
+        from webmcp_bridge.lab.deadline import install as install_alarm_timer
         from webmcp_bridge.lab.dialogs import lab_dialogs
         from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import load_half
@@ -177,6 +178,7 @@ class LabSession:
         from webmcp_bridge.session.bridge import build_bridge
 
         ctx = self.ctx
+        install_alarm_timer()  # the deadline inside a running match (core/alarm.py; jupyter_search)
         self.page = load_half("webmcp_bridge.lab", "session.js", ctx)
         self.facts = json.loads(str(self.page.facts()))
         diagnostics = Diagnostics()
