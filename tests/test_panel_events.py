@@ -28,9 +28,10 @@ from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui.actions import ACTIONS
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item
 from webmcp_bridge.lab.ui.dom import PanelOptions
 from webmcp_bridge.lab.ui.panel import AgentPanel
-from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, ActivityRow, CellInfo, El, activity_item, first_line
+from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, CellInfo, El, first_line
 from webmcp_bridge.review.threads import CellAnchor, Review
 from webmcp_bridge.session.bridge import build_bridge
 
@@ -158,7 +159,7 @@ def test_a_reply_is_stored_and_its_box_emptied_an_empty_one_is_refused() -> None
     thread = Review(nb).create(CellAnchor(cell_id), "Is this right?", "person")
 
     dom.tell(kind="click", action="reply", data={"thread": thread.id}, text="   ", reply=thread.id, choice=None)
-    assert panel.notice == "Write a reply first." and dom.cleared == []
+    assert str(panel.notice) == "Write a reply first." and dom.cleared == []
     assert [m.body for m in Review(nb).get(thread.id).messages] == ["Is this right?"]
 
     dom.tell(kind="click", action="reply", data={"thread": thread.id}, text=" Yes, it is. ", reply=thread.id)

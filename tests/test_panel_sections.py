@@ -19,8 +19,9 @@ from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import ACTIVITY_ROWS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.activity_view import ActivityRow
 from webmcp_bridge.lab.ui.sections import Sections
-from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, El, first_line
+from webmcp_bridge.lab.ui.view import CellInfo, El, first_line
 from webmcp_bridge.review.threads import CellAnchor, Review
 
 PATH = "demo/running.ipynb"
@@ -144,7 +145,7 @@ def test_comments_wait_while_the_person_types_and_a_drawing_keeps_the_draft() ->
     assert [role for role, _ in dom.drawn] == ["comments"] and "comments" not in sections.dirty
     boxes = [el for tree in dom.drawn[0][1] for el in tree.walk() if el.attrs.get("data-reply") == thread.id]
     assert [box.text for box in boxes] == ["half a reply"]
-    assert dom.texts["comments-summary"] == "Comments (1 open)"
+    assert str(dom.texts["comments-summary"]) == "Comments (1 open)"
 
 
 def test_a_select_the_person_is_choosing_in_holds_its_section_back_until_the_choice() -> None:
