@@ -123,9 +123,7 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
 
     # Activity: the person's panel actions and edits, live
     activity = section(page, "activity").locator(".webmcp-bridge-activity-row")
-    expect(activity.filter(has_text="commented on").first).to_contain_text(
-        re.compile(r"you\s*commented on\s*cell 3")
-    )
+    expect(activity.filter(has_text="commented on").first).to_contain_text(re.compile(r"you\s*commented on\s*cell 3"))
     expect(activity.filter(has_text="set agent access to none").first).to_contain_text("cell 5")
     cell(page, 3).locator(".cm-content").click()
     page.keyboard.press("End")
@@ -220,7 +218,9 @@ def test_the_agent_reads_what_the_person_wrote_and_the_panel_shows_the_agent(pag
     # in the person's words: what the agent did (its tool's name is the row's tooltip), and its edit with Diff and
     # Revert one Tab away
     expect(activity.filter(has_text="changed a cell").first).to_contain_text("done")
-    expect(activity.filter(has_text="changed a cell").first).to_have_attribute("title", re.compile("jupyter_update_cell"))
+    expect(activity.filter(has_text="changed a cell").first).to_have_attribute(
+        "title", re.compile("jupyter_update_cell")
+    )
     edited = activity.filter(has_text="edited").first
     expect(edited).to_contain_text(re.compile(r"agent\s*edited\s*cell 5\s*Diff\s*Revert"))
 

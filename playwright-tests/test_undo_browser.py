@@ -39,7 +39,8 @@ def test_the_person_reverts_one_agent_change_and_a_later_edit_blocks_another(pag
         )
     # the three cells carry the marker until the person looks at them
     for index in new:
-        expect(cell(page, index).locator(".webmcp-bridge-badge-agent-changed")).to_have_text("changed")
+        badge = cell(page, index).locator(".webmcp-bridge-badge-agent-changed")
+        expect(badge).to_have_attribute("aria-label", re.compile("The agent changed this cell"))
         expect(cell(page, index)).to_have_class(re.compile(r"\bwebmcp-bridge-cell-agent-changed\b"))
 
     # the person opens the row of the agent's change of cell 10 with one key (Enter on its Diff): its diff, as text

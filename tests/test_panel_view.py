@@ -198,7 +198,8 @@ def test_markers_of_each_cell():
     strip = marker_badges(a, PAYLOADS[0], "n.ipynb")
     assert_safe(strip)
     # an icon (drawn by the page, aria-hidden) and a word or two; the whole meaning in the label
-    assert [e.text_content() for e in strip.children] == ["read", "2", "agent ran"]
+    assert [e.text_content() for e in strip.children] == ["read", "2", ""]
+    assert str(strip.children[2].attrs["aria-label"]) == "The agent ran this cell last."
     assert [e.attrs["data-icon"] for e in strip.walk() if "data-icon" in e.attrs] == ["lock", "comment", "run"]
     assert str(strip.children[1].attrs["aria-label"]) == "2 open comment threads. Click to show."
     assert strip.attrs["data-cell"] == PAYLOADS[0]  # an id is an attribute value, never markup

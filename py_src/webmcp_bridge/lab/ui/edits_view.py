@@ -41,7 +41,7 @@ def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: 
                     *[listing_line(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in diff],
                     tabindex="0",
                     aria_label=_("The change, line by line"),
-                    role="region",
+                    role="group",
                 ),
                 h(
                     "div",

@@ -92,7 +92,7 @@ def proposal_box(proposal: Proposal) -> El:
             *[listing_line(kind, text) for kind, text in lines],
             tabindex="0",
             aria_label=_("The code to run") if proposal.diff is None else _("The change, line by line"),
-            role="region",
+            role="group",
         )
     flag = (
         _n(

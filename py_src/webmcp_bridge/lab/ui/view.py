@@ -226,7 +226,7 @@ LEVEL_TEXT = {
 LEVEL_WORD = {"write": _("write"), "read": _("read"), "none": _("none")}
 
 
-MODE_TEXT = {"direct": _("Direct: changes apply at once"), "propose": _("Propose: ask me before each change")}
+MODE_TEXT = {"direct": _("Direct: changes apply at once"), "propose": _("Propose: ask me first")}
 
 
 #: what Propose mode does not hold, said under the switch (docs/TOOLS.md, "Propose mode"): the agent's review
@@ -430,9 +430,9 @@ def marker_classes(m: Markers) -> dict[str, bool]:
 
 def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     """The badge strip shown on a cell of the notebook at ``path`` (an empty strip when no marker applies): each
-    badge an icon and a word or two (they wrap inside the cell's prompt area, never past it), its whole meaning in
-    its ``aria-label`` and title. An agent at work shows as a ring around the cell (a class, see
-    :func:`marker_classes`), not as a badge."""
+    badge an icon, with a level's word or a count where there is one (so it fits the cell's prompt area in
+    JupyterLab and Notebook 7), its whole meaning in its ``aria-label`` and title. An agent at work shows as a ring
+    around the cell (a class, see :func:`marker_classes`), not as a badge."""
     badges = []
     if m.access != "write":
         said = {
@@ -470,15 +470,8 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
             )
         )
     if m.agent_run:
-        badges.append(
-            h(
-                "span",
-                c("badge badge-agent-run"),
-                icon("run"),
-                h("span", "", text=_("agent ran")),
-                title=_("The agent ran this cell last."),
-            )
-        )
+        said = _("The agent ran this cell last.")
+        badges.append(h("span", c("badge badge-agent-run"), icon("run"), role="img", title=said, aria_label=said))
     if m.agent_changed:
         said = _("The agent changed this cell since you last looked at it. Click to see the change and revert it.")
         badges.append(
@@ -486,7 +479,6 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
                 "button",
                 c("badge badge-agent-changed"),
                 icon("edit"),
-                h("span", "", text=_("changed")),
                 type="button",
                 title=said,
                 aria_label=said,
