@@ -351,7 +351,11 @@ def upload(page: Page, name: str, content: dict) -> None:
 
 INJECTED = """() => {
   const scopes = [...document.querySelectorAll('#webmcp-bridge-panel, .webmcp-bridge-markers, .jp-Dialog')];
-  const inside = scopes.flatMap(s => [...s.querySelectorAll('*')]);
+  // the icons dom.js draws (JupyterLab's LabIcons and the bridge's, in their .webmcp-bridge-icon spans) are the only
+  // SVG the panel and markers may hold
+  const icon = e => !!e.closest('.webmcp-bridge-icon') && /^(ui-components|webmcp-bridge):/.test(
+    e.closest('svg')?.getAttribute('data-icon') ?? '');
+  const inside = scopes.flatMap(s => [...s.querySelectorAll('*')]).filter(e => !icon(e));
   return {
     xss: window.__xss ?? null,
     tags: inside.filter(e => ['IMG', 'SCRIPT', 'SVG', 'svg', 'IFRAME', 'A', 'OBJECT', 'EMBED',
@@ -432,7 +436,7 @@ def test_payloads_in_sources_outputs_and_comments_are_shown_as_text(page, page_l
     choose_filter(page, "cell")
     expect(cell(page, 5).locator(".webmcp-bridge-badge-lock")).to_have_text("read")
     expect(
-        section(page, "activity").locator(".webmcp-bridge-activity-row").filter(has_text="jupyter_insert_cell").first
+        section(page, "activity").locator(".webmcp-bridge-activity-row").filter(has_text="inserted a cell").first
     ).to_be_visible()
     choose_filter(page, "all")
     expect(comments).to_contain_text(P[1] + P[3])
