@@ -22,7 +22,7 @@ HOSTILE = 'time.sleep(0)  # <img src=x onerror="window.__xss=1">'
 def edit_row(page, label: str):
     """The newest Activity row of the agent's edit of the cell shown as ``label``."""
     rows = section(page, "activity").locator('.webmcp-bridge-activity-row[data-key^="change:"]')
-    return rows.filter(has_text=re.compile(rf"agent\s*edited\s*{label}\b")).first
+    return rows.filter(has_text=re.compile(rf"agent\s*edited\s*{label}(?!\d)")).first
 
 
 def test_the_person_reverts_one_agent_change_and_a_later_edit_blocks_another(page, page_log, site_url):
