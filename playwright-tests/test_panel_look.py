@@ -278,3 +278,51 @@ def test_the_panel_and_markers_fit_in_notebook7(page, page_log, site_url, tmp_pa
     page.screenshot(path=tmp_path / "notebook7.png")
     print(f"screenshot: {tmp_path / 'notebook7.png'}")
     assert page_log.own_page_errors() == []
+
+
+#: the panel's controls the person can reach with Tab, in order, and how each shows its focus
+TAB_WALK = """async (count) => {
+  const panel = document.querySelector('#webmcp-bridge-panel');
+  const controls = [...panel.querySelectorAll('button, select, textarea, summary, [tabindex="0"]')]
+    .filter(n => n.getClientRects().length && !n.disabled);
+  return { controls: controls.length };
+}"""
+
+
+def test_every_control_is_reached_by_tab_with_visible_focus_and_the_panel_comes_back(page, page_log, site_url):
+    """Tab from the panel's first control to its last: each is reached and shows a 2px focus ring; Enter on a
+    section's summary folds it. A reload brings the panel back open, where it was."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    assert open_in(page, site_url, "lab", DEMO)["state"] == "ready"
+    open_panel(page)
+    context_menu(page, 3, "Cycle agent access")
+    expect(section(page, "access").locator(".webmcp-bridge-access-row")).to_have_count(1)
+    controls = page.evaluate(TAB_WALK, 0)["controls"]
+    assert controls >= 12, controls
+    page.locator(f'{PANEL} select[data-action="mode"]').focus()
+    reached = []
+    for _ in range(controls + 5):
+        focus = page.evaluate(
+            """() => { const n = document.activeElement; const s = getComputedStyle(n);
+            return { inside: !!n.closest('#webmcp-bridge-panel'), what: n.tagName + ':' + (n.getAttribute('data-action')
+              ?? n.textContent.slice(0, 20)), ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2 }; }"""
+        )
+        if not focus["inside"]:
+            break
+        reached.append(focus)
+        page.keyboard.press("Tab")
+    assert len(reached) >= controls, (controls, [r["what"] for r in reached])
+    assert [r["what"] for r in reached if not r["ring"]] == []
+    # a section folds and unfolds from the keyboard
+    summary = section(page, "access").locator(":scope > summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(section(page, "access")).not_to_have_attribute("open", "")
+    page.keyboard.press("Enter")
+    expect(section(page, "access")).to_have_attribute("open", "")
+
+    # the person left the panel open: after a reload it is open again, with no click
+    page.reload()
+    page.wait_for_selector(f'{PANEL}[data-state="ready"]', state="attached", timeout=90_000)
+    expect(page.locator(PANEL)).to_be_visible(timeout=15_000)
+    assert page_log.own_page_errors() == []
