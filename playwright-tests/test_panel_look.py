@@ -171,8 +171,9 @@ def stage(page: Page) -> None:
     assert not re.search("[\U0001f300-\U0001faff\u2600-\u27bf]", shown), shown
 
 
-def shoot(page: Page, folder: Path, theme: str, size: tuple[int, int]) -> None:
-    """Screenshots of the panel, the Propose box (with its cell) and Activity."""
+def shoot(page: Page, folder: Path, scratch: Path, theme: str, size: tuple[int, int]) -> None:
+    """Screenshots of the panel, the Propose box (with its cell) and Activity into ``folder``, of the whole page into
+    ``scratch``."""
     folder.mkdir(parents=True, exist_ok=True)
     page.locator(PANEL).evaluate("node => { node.scrollTop = 0; }")
     page.locator(PANEL).screenshot(path=folder / f"panel-{theme}.png")
@@ -180,7 +181,8 @@ def shoot(page: Page, folder: Path, theme: str, size: tuple[int, int]) -> None:
         path=folder / f"propose-{theme}.png"
     )
     section(page, "activity").screenshot(path=folder / f"activity-{theme}.png")
-    page.screenshot(path=folder / f"page-{theme}-{size[0]}x{size[1]}.png")
+    scratch.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=scratch / f"page-{theme}-{size[0]}x{size[1]}.png")
 
 
 def narrowest_sidebar(page: Page) -> int:
@@ -223,7 +225,7 @@ def test_the_panel_boxes_and_markers_in_every_theme_at_two_widths(page, page_log
             check_layout(page, where)
             if theme != "high-contrast":
                 readme = size == SIZES[0]
-                shoot(page, IMAGES if readme else tmp_path / where.replace(" ", "-"), theme, size)
+                shoot(page, IMAGES if readme else tmp_path / where.replace(" ", "-"), tmp_path, theme, size)
     print(f"screenshots: {IMAGES} and {tmp_path}")
 
     # the narrowest sidebar JupyterLab allows: still nothing sticks out
