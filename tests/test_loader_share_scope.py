@@ -86,6 +86,10 @@ LITE = {
     "@jupyterlab/statusbar": {"4.6.4": True},
     "@jupyterlab/apputils": {"4.7.4": True},
     "@jupyterlab/settingregistry": {"4.6.4": True},
+    "@jupyterlab/translation": {"4.6.4": True},
+    "@jupyterlab/application": {"4.6.4": True},
+    "@jupyterlab/statedb": {"4.6.4": True},
+    "@jupyterlab/ui-components": {"4.6.4": True},
 }
 
 

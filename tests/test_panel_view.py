@@ -17,20 +17,18 @@ from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
 from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
+from webmcp_bridge.lab.ui.i18n import Msg
 from webmcp_bridge.lab.ui.view import (
     ATTRIBUTES,
     TAGS,
-    ActivityRow,
     CellInfo,
     El,
     KernelFacts,
     Markers,
     access_view,
-    activity_item,
-    call_row,
     cell_markers,
-    change_row,
     clock,
     first_line,
     h,
@@ -71,7 +69,7 @@ def assert_safe(tree: El) -> None:
         for name, value in el.attrs.items():
             assert not name.lower().startswith("on") and name not in ("style", "href", "src", "srcdoc")
             assert name in ATTRIBUTES or name.startswith(("data-", "aria-"))
-            assert isinstance(value, str)
+            assert isinstance(value, (str, Msg))
     json.dumps(tree.to_json())
 
 
@@ -145,7 +143,7 @@ def test_activity_rows_of_changes_and_calls():
     cells = {"a": CellInfo(3, "code", "x", 0)}
     item = activity_item(rows[1], cells, "n.ipynb")
     assert_safe(item)
-    assert item.text_content().endswith("personeditedcell 4 ×2")
+    assert item.text_content().endswith("youeditedcell 4×2")
     other = activity_item(rows[2], cells, "other.ipynb")  # a change in another notebook names it
     assert_safe(other)
     assert "of n.ipynb" in other.text_content()
@@ -154,8 +152,13 @@ def test_activity_rows_of_changes_and_calls():
     assert running.key == done.key and running.outcome == "running" and done.outcome == "STALE_CELL"
     tree = activity_item(done, None, None)
     assert_safe(tree)
-    assert PAYLOADS[1] in tree.attrs["title"] and "12 ms" in tree.attrs["title"]
-    assert "webmcp-bridge-outcome-error" in [e.cls.split()[-1] for e in tree.walk() if e.text == "STALE_CELL"][0]
+    assert PAYLOADS[1] in str(tree.attrs["title"]) and "12 ms" in str(tree.attrs["title"])
+    assert [e.text_content() for e in tree.walk() if "webmcp-bridge-outcome-error" in e.cls] == ["STALE_CELL"]
+    # in the person's words: what the agent did, the tool's name only in the tooltip
+    assert "changed a cell" in tree.text_content() and "jupyter_update_cell" not in tree.text_content()
+    # a running call shows its elapsed time
+    assert "running · 65 s" not in activity_item(running, None, None, running.started + 65).text_content()
+    assert "running · 1 min 5 s" in activity_item(running, None, None, running.started + 65).text_content()
 
 
 def test_access_view_lists_restricted_cells_with_their_first_line():
@@ -177,7 +180,7 @@ def test_access_view_lists_restricted_cells_with_their_first_line():
     assert PAYLOADS[0] in rows[0].text_content() and PAYLOADS[2] in rows[1].text_content()
     selected = [e.attrs.get("value") for e in tree.walk() if e.tag == "option" and "selected" in e.attrs]
     assert selected[0] == "read"  # the notebook's level
-    assert first_line("") == "(empty)" and first_line("\n\n  \n") == "(empty)"
+    assert str(first_line("")) == "(empty)" and str(first_line("\n\n  \n")) == "(empty)"
 
 
 def test_markers_of_each_cell():
@@ -195,7 +198,11 @@ def test_markers_of_each_cell():
     assert on == ["webmcp-bridge-cell-commented", "webmcp-bridge-cell-read", "webmcp-bridge-cell-agent-run"]
     strip = marker_badges(a, PAYLOADS[0], "n.ipynb")
     assert_safe(strip)
-    assert [e.text for e in strip.children] == ["🔒 read", "💬 2", "run by agent"]
+    # an icon (drawn by the page, aria-hidden) and a word or two; the whole meaning in the label
+    assert [e.text_content() for e in strip.children] == ["read", "2", ""]
+    assert str(strip.children[2].attrs["aria-label"]) == "The agent ran this cell last."
+    assert [e.attrs["data-icon"] for e in strip.walk() if "data-icon" in e.attrs] == ["lock", "comment", "run"]
+    assert str(strip.children[1].attrs["aria-label"]) == "2 open comment threads. Click to show."
     assert strip.attrs["data-cell"] == PAYLOADS[0]  # an id is an attribute value, never markup
     assert marker_badges(Markers(working=True), "c", "n.ipynb").children == []  # the ring is a class, not a badge
 
@@ -250,7 +257,7 @@ def test_the_access_section_says_when_the_kernel_is_the_agents_and_warns_while_s
     assert "without script" in mine.text_content()
     hidden = access_view("a.ipynb", "write", [("c1", "none")], None, KernelFacts(agent_kernels=2, hides=True))
     assert "agent-kernel" not in roles(hidden) and "agent-kernels" in roles(hidden) and restart(hidden)
-    assert "2 kernel(s)" in hidden.text_content()
+    assert "in 2 kernels" in hidden.text_content()
 
 
 def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
@@ -279,10 +286,10 @@ def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
     texts = [activity_item(r, cells, "n.ipynb").text_content()[len(clock(r.time)) :] for r in rows.values()]
     assert texts == [
         "agentrancell 1",
-        "personcleared outputs ofcell 2",
-        "personeditedcell 1 ×2",
-        "personnew output incell 2",
-        "personnew output incell 2",
+        "youcleared the outputs ofcell 2",
+        "youeditedcell 1×2",
+        "younew output incell 2",
+        "younew output incell 2",
     ], texts
     assert [(e.kind, e.cell_id) for e in log.entries()] == [
         ("run", "a"),
@@ -293,7 +300,7 @@ def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
     ]
     # the long cell ends: its execution count merges into the latest entry, which then reads "ran"
     log.ingest("n.ipynb", [CellChange("person", "run", "b", 57.0)])
-    assert activity_item(change_row(seen[-1]), cells, "n.ipynb").text_content().endswith("personrancell 2")
+    assert activity_item(change_row(seen[-1]), cells, "n.ipynb").text_content().endswith("yourancell 2")
     # a clear right after a run is a clear of its own, not more of the run
     log.ingest("n.ipynb", [CellChange("person", "clear", "b", 58.0)])
     assert [e.kind for e in log.entries()][-2:] == ["run", "clear"]

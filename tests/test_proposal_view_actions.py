@@ -37,6 +37,9 @@ class Dom:
         self.listener: Any = None
         self.styles: list[tuple[str, str]] = []
 
+    def translate(self, texts: Any) -> list[str]:
+        return [str(t) for t in texts]
+
     def install_style(self, owner: str) -> None:
         self.styles.append(("install", owner))
 

@@ -837,12 +837,16 @@
 
   async function extension() {
     try {
-      const [notebook, docmanager, cells, widgets, statusbar, apputils, settingregistry, trustModule] = await Promise.all([
+      const [notebook, docmanager, cells, widgets, statusbar, apputils, settingregistry, trustModule, ...person] = await Promise.all([
         shared('@jupyterlab/notebook'), shared('@jupyterlab/docmanager'), shared('@jupyterlab/cells'),
         shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true), shared('@jupyterlab/apputils', true),
         shared('@jupyterlab/settingregistry', true), // its ISettingRegistry token: Python loads the plugin's settings
-        import(new URL('kernel_trust.js', script.src).href)
+        import(new URL('kernel_trust.js', script.src).href),
+        // the person's side (lab/ui/dom.js): the translator, the layout restorer and state database, the icons
+        shared('@jupyterlab/translation', true), shared('@jupyterlab/application', true),
+        shared('@jupyterlab/statedb', true), shared('@jupyterlab/ui-components', true)
       ]);
+      const [translation, application, statedb, uicomponents] = person;
       const plugin = {
         id: `${NAME}:plugin`,
         description: 'Runs the webmcp_bridge Python package in Pyodide and registers its WebMCP tools.',
@@ -862,7 +866,9 @@
           let begin = start;
           if (threadAsked === 'worker' || (threadAsked === 'auto' && workerCanCross())) begin = startInWorker;
           else if (threadAsked === 'auto') status.worker = { mode: 'none', fallback: NO_CROSSING };
-          begin(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
+          const modules = { notebook, cells, widgets, apputils, settingregistry, translation, application, statedb,
+                            uicomponents };
+          begin(app, tracker, docManager, modules).catch(error => {
             fail(error);
             failDispatcher(error);
           });

@@ -334,6 +334,7 @@ class LabSession:
         from webmcp_bridge.lab.ui.panel import AgentPanel
 
         bridge, dom = self.bridge, self._dom_half()
+        await dom.prepare()  # the translator first: every word drawn goes through it
         self.notebooks = OpenNotebooks(bridge.guard.raw, bridge.changes)
         self.notebooks.start()
         await asyncio.sleep(0)
@@ -357,7 +358,9 @@ class LabSession:
         mode in the status item)."""
         from webmcp_bridge.lab.ui.proposals import ProposalView
 
-        self.view = ProposalView(self.ctx, self.bridge.proposals, self._dom_half())
+        dom = self._dom_half()
+        await dom.prepare()
+        self.view = ProposalView(self.ctx, self.bridge.proposals, dom)
         await self.view.start()
 
     def _start_share(self) -> None:

@@ -37,7 +37,7 @@ import functools
 import json
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access.levels import (
@@ -49,30 +49,32 @@ from webmcp_bridge.access.levels import (
     set_notebook_level,
 )
 from webmcp_bridge.access.run_consent import RunConsent
-from webmcp_bridge.calls.registry import Registry
+from webmcp_bridge.calls.registry import CallEvent, Registry, current_call
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
 from webmcp_bridge.lab.ui.actions import ACTIONS
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_empty
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
 from webmcp_bridge.lab.ui.dom import Dom, PanelOptions, PanelRule
 from webmcp_bridge.lab.ui.edits_view import REVIEW_EDITS, edits_review
+from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.port import THREAD_FILTERS, Click, ThreadFilter
 from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
 from webmcp_bridge.lab.ui.view import (
-    ActivityRow,
+    LEVEL_WORD,
     CellInfo,
     KernelFacts,
-    activity_empty,
     c,
     cell_label,
+    field_row,
     h,
     mode_note,
     mode_select,
 )
-from webmcp_bridge.propose.proposals import ProposalBook, source_diff
+from webmcp_bridge.propose.proposals import Proposal, ProposalBook, source_diff
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only, so the panel's decisions run under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
@@ -82,6 +84,8 @@ if TYPE_CHECKING:  # the browser's parts: known by their type only, so the panel
 WIDGET_ID = "webmcp-bridge-panel"
 #: the widget's place among the right sidebar's panels
 RANK = 650
+#: how often a running call's row shows its elapsed time anew, in seconds
+TICK_SECONDS = 1.0
 #: what ``dom.js`` does with the person's events: the clicks reported (every action of :mod:`.actions`), the reply
 #: box and the row a click reads, and Ctrl/Cmd+Enter in a reply box pressing its Reply / Comment button
 RULE = PanelRule(
@@ -126,7 +130,7 @@ class AgentPanel:
         self.changes = changes
         self.book = book
         self.dom = dom
-        self.notice: str | None = None
+        self.notice: Text | None = None
         self.created = False  # dom.js made the widget
         self.sections = Sections(dom, self._kernel_facts)
         self.visible = False
@@ -134,6 +138,7 @@ class AgentPanel:
         self._connected = False
         self._notice_dirty = True
         self._timer: Any = None
+        self._ticker: Any = None  # the elapsed time's next second, while a call runs
         self._busy = False
         self._noted = 0
         self._proxies = Proxies()  # every callable this panel hands to JS
@@ -164,19 +169,20 @@ class AgentPanel:
         head = h(
             "div",
             c("panel-head"),
-            h("h2", "", text="Agent"),
-            h("label", c("row"), h("span", "", text="Mode "), switch),
+            h("h2", "", text=_("Agent")),
+            field_row(_("Mode"), switch),
             mode_note(),
             h(
                 "p",
                 c("mode"),
-                text="An agent in this browser can use the notebook through WebMCP."
+                text=_("An agent in this browser can use the notebook through WebMCP.")
                 if webmcp
-                else "WebMCP is not available in this browser: no agent is connected. You can still review and "
-                "restrict.",
+                else _(
+                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."
+                ),
             ),
         )
-        labels = {"activity": "Activity", "comments": "Comments", "access": "Access"}
+        labels = {"activity": _("Activity"), "comments": _("Comments"), "access": _("Access")}
         bodies = {
             "activity": [
                 h("div", c("activity-review"), data_role="activity-review", hidden=""),
@@ -200,11 +206,12 @@ class AgentPanel:
         options = PanelOptions(
             id=WIDGET_ID,
             class_name=c("panel"),
-            label="Agent",
-            caption="Agent: activity, comments and access",
+            label=_("Agent"),
+            caption=_("Agent: activity, comments and access"),
             rank=RANK,
-            attrs={"role": "region", "aria-label": "Agent panel"},
+            attrs={"role": "region", "aria-label": _("Agent panel")},
             rule=RULE,
+            icon="agent",
         )
         made = self.dom.create_panel(options, trees, self._proxies.keep(self._on_fact))
         self.created, self._shown = made["created"], made["visible"]
@@ -214,8 +221,9 @@ class AgentPanel:
         self._undo += [
             self.notebooks.subscribe(self._on_notebook),
             self.changes.subscribe(lambda entry: self._mark(*sections.on_change(entry))),
-            self.registry.on_before(lambda event: self._mark(*sections.on_call(event))),
-            self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
+            self.registry.on_before(self._on_call),
+            self.registry.on_after(self._on_call),
+            self.book.subscribe(self._on_proposal),
             self.book.on_mode(self._show_mode),
         ]
         self._connected = True
@@ -225,12 +233,33 @@ class AgentPanel:
             self.consent.keep_open(doc.path for doc in self.notebooks.host.open_documents())
         self._mark(*self.sections.on_notebook(kind, key == self.notebooks.current_id))  # type: ignore[arg-type]
 
+    def _on_call(self, event: CallEvent) -> None:
+        self._mark(*self.sections.on_call(event))
+        if self.sections.running() and self._ticker is None and not self._disposed:
+            self._ticker = asyncio.get_event_loop().call_later(TICK_SECONDS, self._tick)
+
+    def _tick(self) -> None:
+        """Once a second while a call runs: its row's elapsed time (drawn only while the panel is visible)."""
+        self._ticker = None
+        if self._disposed or not self.sections.running():
+            return
+        if self.visible:
+            self._mark(*self.sections.tick())
+        self._ticker = asyncio.get_event_loop().call_later(TICK_SECONDS, self._tick)
+
+    def _on_proposal(self, event: str, proposal: Proposal) -> None:
+        """A proposal waits for the person (its call's row says so) or settled."""
+        call = current_call.get() if event == "created" else None
+        self._mark(*self.sections.on_proposal(event, proposal.id, call.call_id if call is not None else None))
+
     def dispose(self) -> None:
         """Remove the widget, the cell menu and the listeners; destroy every proxy."""
         if self._disposed:
             return
         self._disposed = True
         undo_all(self._undo, self._timer)
+        if self._ticker is not None:
+            self._ticker.cancel()
         if self.cell_menu is not None:
             self.cell_menu.dispose()
         if self.created:
@@ -327,14 +356,19 @@ class AgentPanel:
             self.say(err.message)
         except Exception as exc:  # never let an action escape into JupyterLab
             traceback.print_exc()
-            self.say(f"That did not work: {type(exc).__name__}.")
+            self.say(_("That did not work: %1.", type(exc).__name__))
         self.refresh()
 
     def _on_change(self, action: str, value: str) -> None:
         try:
             if action == "mode":  # the person's switch (the command palette and the setting change the same book)
                 self.book.set_mode("propose" if value == "propose" else "direct")
-                self.note(f"switched the agent to {value} mode", "")
+                self.note(
+                    _("switched the agent to Propose mode")
+                    if value == "propose"
+                    else _("switched the agent to Direct mode"),
+                    "",
+                )
             elif action == "filter":
                 self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
             elif action == "notebook-level":
@@ -344,7 +378,7 @@ class AgentPanel:
 
                     def apply(nb: LabNotebook = nb, level: Level = level) -> None:
                         set_notebook_level(nb, level)
-                        self.note(f"set the notebook's agent access to {level}", nb.path)
+                        self.note(_("set the notebook's agent access to %1", LEVEL_WORD.get(level, level)), nb.path)
 
                     self.set_level(level, apply)
             elif action == "run-asking":  # the run rule's switch for this open notebook (access/run_consent.py)
@@ -353,14 +387,14 @@ class AgentPanel:
                     off = value == "stop"
                     self.consent.set_asking(nb.path, not off)
                     self.note(
-                        "stopped asking before the agent's runs because of hidden cells in"
+                        _("stopped asking before the agent's runs because of hidden cells in")
                         if off
-                        else "asked to see the agent's runs first in",
+                        else _("asked to see the agent's runs first in"),
                         nb.path,
                     )
         except Exception as exc:
             traceback.print_exc()
-            self.say(f"That did not work: {type(exc).__name__}.")
+            self.say(_("That did not work: %1.", type(exc).__name__))
         self.refresh()
 
     # -- PanelPort: what the actions and the cell menu ask of the panel -------------------------------------
@@ -381,14 +415,18 @@ class AgentPanel:
         """The Comments section's filter now."""
         return self.sections.thread_filter
 
-    def say(self, message: str | None) -> None:
+    def say(self, message: Text | None) -> None:
         """Show ``message`` in the notice line (None clears it)."""
         if message != self.notice:
             self.notice = message
             self._notice_dirty = True
             self._mark()
 
-    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
+    def translate(self, texts: Sequence[Text]) -> list[str]:
+        """``texts`` as the page's translator gives them (one crossing)."""
+        return self.dom.translate(texts)
+
+    def note(self, what: Text, path: str, cell_id: str | None = None) -> None:
         """Add the person's own panel action (a comment, an access change) to Activity."""
         self._noted += 1
         self._mark(
@@ -457,7 +495,7 @@ class AgentPanel:
         """Bring the notebook to the front, make the cell active and scroll to it (selecting ``selection``)."""
         nb = self.notebook_at(path)
         if nb is None:
-            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, "That notebook is no longer open.")
+            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, str(_("That notebook is no longer open.")))
         nb.activate()
         nb.set_focus(cell_id, None, selection)
 
@@ -491,27 +529,43 @@ class AgentPanel:
 
     async def restart_agent_kernels(self, hiding: bool) -> bool:
         """Ask the person, then restart every kernel the agent ran code in; True when all restarted (what was
-        refused or failed is said in the notice)."""
+        refused or failed is said in the notice). The dialog's words go through the page's translator first."""
         host = self.notebooks.host
         count = host.agent_kernels()
         if count == 0:
             return True
-        them = "it" if count == 1 else "them"
-        body = (
-            f"The agent ran code in {count} kernel{'s' if count != 1 else ''}. Code it left there (an IPython hook, a "
-            "background task) could read what you hide, when you run it or when it is saved. "
-            if hiding
-            else f"The agent ran code in {count} kernel{'s' if count != 1 else ''}. "
-        ) + f"Restarting {them} clears {'its' if count == 1 else 'their'} variables."
-        accepted = await host.confirm("Restart the agent's kernels?", body, "Restart and hide" if hiding else "Restart")
-        if not accepted:
-            self.say("Nothing was hidden: the agent's kernels were not restarted." if hiding else None)
+        body = _n(
+            "The agent ran code in %1 kernel. Restarting it clears its variables.",
+            "The agent ran code in %1 kernels. Restarting them clears their variables.",
+            count,
+        )
+        if hiding:
+            body = _n(
+                "The agent ran code in %1 kernel. Code it left there (an IPython hook, a background task) could read "
+                "what you hide, when you run it or when it is saved. Restarting it clears its variables.",
+                "The agent ran code in %1 kernels. Code it left there (an IPython hook, a background task) could read "
+                "what you hide, when you run it or when it is saved. Restarting them clears their variables.",
+                count,
+            )
+        words = self.translate(
+            [_("Restart the agent's kernels?"), body, _("Restart and hide") if hiding else _("Restart")]
+        )
+        if not await host.confirm(*words):
+            self.say(_("Nothing was hidden: the agent's kernels were not restarted.") if hiding else None)
             return False
         restarted, failed = await host.restart_agent_kernels()
         if failed:
-            self.say(f"{failed} kernel(s) could not be restarted; restart them from the Kernel menu first.")
+            self.say(
+                _n(
+                    "%1 kernel could not be restarted; restart it from the Kernel menu first.",
+                    "%1 kernels could not be restarted; restart them from the Kernel menu first.",
+                    failed,
+                )
+            )
             return False
-        self.note(f"restarted {restarted} kernel(s) the agent ran code in", "")
+        self.note(
+            _n("restarted %1 kernel the agent ran code in", "restarted %1 kernels the agent ran code in", restarted), ""
+        )
         return True
 
     async def _restart_then(self, apply: Callable[[], None]) -> None:
@@ -520,7 +574,7 @@ class AgentPanel:
                 apply()
         except Exception as exc:  # the panel must never break the page
             traceback.print_exc()
-            self.say(f"Nothing was hidden: {type(exc).__name__}.")
+            self.say(_("Nothing was hidden: %1.", type(exc).__name__))
         self.refresh()
 
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
@@ -534,5 +588,13 @@ class AgentPanel:
                 "apply", functools.partial(set_cell_levels, nb, ids[start : start + APPLY_CHUNK], level)
             )
             await asyncio.sleep(0)
-        self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
+        self.note(
+            _n(
+                "set the agent access of %1 cell to %2",
+                "set the agent access of all %1 cells to %2",
+                len(ids),
+                LEVEL_WORD.get(level, level),
+            ),
+            nb.path,
+        )
         self.refresh()

@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from webmcp_bridge.access.levels import Level
 from webmcp_bridge.changes.undo import EditJournal
+from webmcp_bridge.lab.ui.i18n import Text
 from webmcp_bridge.lab.ui.view import CellInfo
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
@@ -80,10 +81,10 @@ class PanelPort(Protocol):
     def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
         """``{cell id: CellInfo}`` of ``nb``: index, type, first line, output count."""
 
-    def say(self, message: str | None) -> None:
+    def say(self, message: Text | None) -> None:
         """Show ``message`` in the panel's notice line (None clears it)."""
 
-    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
+    def note(self, what: Text, path: str, cell_id: str | None = None) -> None:
         """Add the person's own action ("commented on", "set agent access to read on") to Activity."""
 
     def refresh(self) -> None:
@@ -118,6 +119,10 @@ class PanelPort(Protocol):
 
     def redraw_edits(self) -> None:
         """Draw the review box again, if it is open."""
+
+    def translate(self, texts: Sequence[Text]) -> list[str]:
+        """``texts`` as the page's translator gives them, for what JupyterLab takes as plain strings."""
+        ...
 
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
         """Set every cell of ``nb`` to ``level``, a few cells per stretch."""

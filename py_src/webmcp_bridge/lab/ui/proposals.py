@@ -73,6 +73,7 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.core.limits import ACCEPT_ARM_SECONDS, BOX_CHECK_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half, quietly
+from webmcp_bridge.lab.ui.i18n import _
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
@@ -80,10 +81,10 @@ if TYPE_CHECKING:  # the browser's parts: known by their types only, so this mod
     from webmcp_bridge.lab.ui.dom import Dom
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
-COMMAND_LABEL = "Agent: Propose changes (ask before each change)"
-PALETTE_CATEGORY = "Agent"
+COMMAND_LABEL = _("Agent: Propose changes (ask before each change)")
+PALETTE_CATEGORY = _("Agent")
 CLS = "webmcp-bridge"
-COMMAND_CAPTION = (
+COMMAND_CAPTION = _(
     "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your Accept or Deny."
 )
 #: the class names of a box's parts (lab/ui/proposal_view.py makes them), for dom.js
@@ -198,7 +199,8 @@ class ProposalView:
     async def _add_command(self) -> None:
         listener = self._proxies.keep(lambda *_a: self.switch.toggle())
         half = awaiting(self.half)
-        added = await half.addCommand(COMMAND, COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY, listener)
+        label, caption, category = self.dom.translate([COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY])
+        added = await half.addCommand(COMMAND, label, caption, category, listener)
         if not added:  # another start added it
             self._proxies.remove(listener)
             return
