@@ -208,6 +208,10 @@ def _timed_code(argument: str) -> str:
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPE_KINDS = frozenset(_SCOPES)
+_COMPREHENSION_KINDS = frozenset(_COMPREHENSIONS)
+#: nodes with no name below them
+_LEAVES = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Continue})
 
 
 def _base_name(node: ast.expr) -> str | None:
@@ -252,38 +256,50 @@ class _Scope:
 
     def walk(self, nodes: Iterable[ast.AST]) -> _Scope:
         stack = list(nodes)
+        loads, bound = self.loads, self.bound
         while stack:
             node = stack.pop()
-            if isinstance(node, _SCOPES):
+            kind = type(node)
+            if kind is ast.Name:  # the most common node: its only child is its context
+                (loads if type(node.ctx) is ast.Load else bound).add(node.id)  # type: ignore[attr-defined]
+                continue
+            if kind in _LEAVES:
+                continue
+            if kind in _SCOPE_KINDS:
+                assert isinstance(node, _SCOPES)
                 if not isinstance(node, ast.Lambda):
-                    self.bound.add(node.name)
+                    bound.add(node.name)
                 stack.extend(_evaluated_where_defined(node))
                 inner = _function_scope(node) if not isinstance(node, ast.ClassDef) else _Scope().walk(node.body)
                 self.nested |= inner.free()
                 self.global_stores |= inner.global_stores | inner.assigned_globals()
                 continue
-            if isinstance(node, _COMPREHENSIONS):
+            if kind in _COMPREHENSION_KINDS:
+                assert isinstance(node, _COMPREHENSIONS)
                 stack.append(node.generators[0].iter)
                 inner = _comprehension_scope(node)
                 self.nested |= inner.free()
                 self.global_stores |= inner.global_stores
                 continue
-            if isinstance(node, ast.Name):
-                (self.loads if isinstance(node.ctx, ast.Load) else self.bound).add(node.id)
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
                 self.declared.update(node.names)
                 if isinstance(node, ast.Global):
                     self.globals.update(node.names)
             elif isinstance(node, ast.alias):
                 if node.name != "*":
-                    self.bound.add(node.asname or node.name.split(".")[0])
+                    bound.add(node.asname or node.name.split(".")[0])
             elif isinstance(node, ast.ExceptHandler) and node.name:
-                self.bound.add(node.name)
+                bound.add(node.name)
             elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-                self.bound.add(node.name)
+                bound.add(node.name)
             elif isinstance(node, ast.MatchMapping) and node.rest:
-                self.bound.add(node.rest)
-            stack.extend(ast.iter_child_nodes(node))
+                bound.add(node.rest)
+            for name in node._fields:  # ast.iter_child_nodes, without its generator
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    stack.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
         return self
 
     def free(self) -> set[str]:
@@ -313,18 +329,6 @@ def _comprehension_scope(node: ast.ListComp | ast.SetComp | ast.DictComp | ast.G
     return _Scope().walk(parts)
 
 
-def _uses(statement: ast.stmt) -> set[str]:
-    """The names a top-level statement loads to make what it binds: for a ``def``, its decorators, defaults and
-    annotations (not its body, which runs when called); for a ``class``, those and its body's own code (not its
-    methods'); for any other statement, all it loads (a function defined inside a block included, conservatively)."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return _Scope().walk(_evaluated_where_defined(statement)).free()
-    if isinstance(statement, ast.ClassDef):
-        return _Scope().walk(_evaluated_where_defined(statement)).free() | _Scope().walk(statement.body).loads
-    scope = _Scope().walk([statement])
-    return scope.loads | scope.nested
-
-
 def _walrus_targets(node: ast.AST) -> set[str]:
     """Names bound by ``:=`` in ``node`` outside functions (a walrus in a comprehension binds outside it too)."""
     found: set[str] = set()
@@ -349,15 +353,16 @@ class _Cell:
         self.calls: dict[str, frozenset[str]] = {}
         self.origin: dict[str, set[str]] = {}  # name bound here -> names from before the cell its value may use
         self.binding: set[str] = set()  # names the top-level statement being read binds
+        self.loaded: set[str] = set()  # names it loads to make them (not in the bodies of the functions it defines)
 
     def read(self, tree: ast.Module) -> CellNames:
         bound: set[str] = set()
         for statement in tree.body:
             before = set(bound)
-            self.binding = set()
+            self.binding, self.loaded = set(), set()
             self.statement(statement, bound)
             used: set[str] = set()
-            for name in _uses(statement):
+            for name in self.loaded:
                 used |= self.origin.get(name, set())
                 if name not in before:
                     used.add(name)  # not bound here for certain yet: the value from before the cell, maybe
@@ -384,7 +389,9 @@ class _Cell:
         if node is None:
             return
         scope = _Scope().walk([node])
-        self.reads |= (scope.loads | scope.nested) - bound
+        loads = scope.loads | scope.nested
+        self.loaded |= loads
+        self.reads |= loads - bound
         self.define(*_walrus_targets(node), *scope.global_stores)
 
     def bind(self, target: ast.AST, bound: set[str], certain: bool) -> None:
@@ -410,6 +417,7 @@ class _Cell:
         if isinstance(node, ast.ClassDef):
             body = _Scope().walk(node.body)  # the class body runs here; its methods when called
             methods = set(body.nested)
+            self.loaded |= body.loads
             self.reads |= body.loads - body.bound - bound
             self.define(*body.global_stores)
         else:
@@ -431,6 +439,7 @@ class _Cell:
         elif isinstance(node, ast.AugAssign):
             self.use(node.value, bound)
             if isinstance(node.target, ast.Name):
+                self.loaded.add(node.target.id)
                 if node.target.id not in bound:
                     self.reads.add(node.target.id)
             self.bind(node.target, bound, certain=True)
@@ -473,6 +482,7 @@ class _Cell:
             for case in node.cases:
                 inner = set(bound)
                 captures = _Scope().walk([case.pattern])
+                self.loaded |= captures.loads
                 self.reads |= captures.loads - bound
                 for name in captures.bound:
                     self.define(name)
