@@ -51,6 +51,7 @@ FEATURE_TOOLS = {
     "jupyter_get_output_selection",
     "jupyter_list_variables",
     "jupyter_inspect_variable",
+    "jupyter_rerun_plan",
     "jupyter_search",
     "jupyter_set_cell_type",
     "jupyter_toolsets",
@@ -148,7 +149,7 @@ GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 40
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 41
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS
     for tool in tools.values():
@@ -169,7 +170,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
         assert got["inputSchema"] == want["inputSchema"], name
         for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
             assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (40 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (41 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function(

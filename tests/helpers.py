@@ -13,12 +13,14 @@ import asyncio
 import json
 import shutil
 import subprocess
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from mcp.types import CallToolResult
 
+from webmcp_bridge.calls.registry import Toolset
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
@@ -71,7 +73,9 @@ class Bridge:
     :class:`~webmcp_bridge.host.remote.RemoteHost` over the wire to it (``remote``; None on the direct route). A
     test acts as the person on ``ws`` either way (the main thread's side)."""
 
-    def __init__(self, files: dict[str, str], limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, files: dict[str, str], limits: Limits = DEFAULT_LIMITS, toolsets: Sequence[Toolset] | None = None
+    ) -> None:
         self.ws = MemoryWorkspace(files)
         self.limits = limits
         self.remote: RemoteHost | None = None
@@ -79,7 +83,7 @@ class Bridge:
         if HOST_ROUTE["route"] == "wire":
             self.remote = loopback_host(WireServer(self.ws, self.ws.dialogs))
             host = self.remote.as_host()
-        self.reg = build_bridge(host, limits=limits, toolsets=[notebooks_toolset()]).registry
+        self.reg = build_bridge(host, limits=limits, toolsets=list(toolsets or [notebooks_toolset()])).registry
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         result = asyncio.run(self.reg.call(name, arguments))

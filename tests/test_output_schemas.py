@@ -118,6 +118,9 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         await a.ok("jupyter_get_cell_access", {"startIndex": 0, "endIndex": 5})
         a.ws.current_notebook().person_set_source(cells[1]["id"], "typed by the person")
         await a.ok("jupyter_get_changes", {"since": 0})  # without a wait: the burst under way is marked typing
+        a.ws.current_notebook().person_set_source(cells[12]["id"], cells[12]["source"] + "\n")  # a def, called below
+        assert (await a.ok("jupyter_rerun_plan", {}))["cells"]
+        await a.ok("jupyter_rerun_plan", {"cellId": cells[15]["id"]})
         await a.ok("jupyter_get_changes", {"since": 0, "wait": 1})
         await a.ok("jupyter_get_output_selection")
         a.bridge.shared.share(NB, new["id"], 0, "hello")

@@ -517,7 +517,7 @@ def test_while_a_notebook_elsewhere_is_hidden_it_is_asked_even_once_asking_is_of
 def test_definitions_are_read_only_reads_of_untrusted_text_in_their_own_toolset():
     bridge = build_bridge(None)  # type: ignore[arg-type]
     definitions = {d["name"]: d for d in bridge.registry.definitions()}
-    for name in ("jupyter_list_variables", "jupyter_inspect_variable"):
+    for name in ("jupyter_list_variables", "jupyter_inspect_variable", "jupyter_rerun_plan"):
         assert definitions[name]["annotations"] == {
             "readOnlyHint": True,
             "untrustedContentHint": True,
@@ -527,5 +527,5 @@ def test_definitions_are_read_only_reads_of_untrusted_text_in_their_own_toolset(
             "openWorldHint": False,
         }
     toolsets = {t.name: [tool.name for tool in t.tools] for t in bridge.registry.toolsets()}
-    assert toolsets["variables"] == ["jupyter_list_variables", "jupyter_inspect_variable"]
+    assert toolsets["variables"] == ["jupyter_list_variables", "jupyter_inspect_variable", "jupyter_rerun_plan"]
     assert "variables" not in bridge.toolsets.default

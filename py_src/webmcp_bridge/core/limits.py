@@ -212,6 +212,11 @@ GUIDANCE_BASE_BYTES = 1600
 PROVENANCE_PER_CELL = 3
 #: ids listed per reason in a cell's ``outputsStale`` (the earlier cells that ran since it, or changed since their run)
 STALE_IDS_SHOWN = 5
+#: the longest cell source whose names are read for stale outputs (core/names.py): a longer one is unreadable (its
+#: parse would hold the page); UTF-8 bytes
+NAMES_SOURCE_BYTES = 16 * KIB
+#: the longest stretch of parsing cell sources before the page gets the thread back (seconds)
+NAMES_SLICE_SECONDS = 0.02
 #: cells read per crossing while exporting a notebook
 EXPORT_CHUNK = 50
 #: truncation reports listed in one fitted result (the rest are counted)

@@ -82,11 +82,16 @@ def code_toolset() -> Toolset:
 
 def variables_toolset() -> Toolset:
     """The ``variables`` toolset: ``jupyter_list_variables`` and ``jupyter_inspect_variable`` (the kernel's variables,
-    read by the bridge's own inspection, :mod:`webmcp_bridge.core.kernel_inspect`)."""
-    from webmcp_bridge.tools import variables
+    read by the bridge's own inspection, :mod:`webmcp_bridge.core.kernel_inspect`) and ``jupyter_rerun_plan`` (which
+    cells to run so that the kernel gives what the notebook says, :mod:`webmcp_bridge.tools.rerun`): what the kernel
+    holds, beside the notebook, without running code."""
+    from webmcp_bridge.tools import rerun, variables
 
     return Toolset(
-        "variables", "See the variables in a notebook's kernel without running code of your own.", variables.TOOLS
+        "variables",
+        "See what a notebook's kernel holds without running code of your own: its variables, and which cells to run "
+        "again for stale outputs.",
+        (*variables.TOOLS, *rerun.TOOLS),
     )
 
 

@@ -32,10 +32,11 @@ from webmcp_bridge.core.limits import (
     utf8_len,
 )
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
-from webmcp_bridge.core.staleness import stale_outputs
+from webmcp_bridge.core.staleness import names_matter, stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
 from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
+from webmcp_bridge.tools.rerun import code_sources, names_of
 
 READ = Annotations(read_only=True, untrusted_content=True)
 
@@ -53,6 +54,16 @@ class OutputsStale(Wire):
         f"The most recently run of them, newest first (at most {STALE_IDS_SHOWN})."
     )
     earlierEditedIds: list[str] = sometimes(f"The nearest of them above first (at most {STALE_IDS_SHOWN}).")
+    readsChanged: dict[str, str] = sometimes(
+        "Names its outputs read that changed since, each with the cell that changed it (edited, never ran, ran "
+        f"since, stale itself, or rebound the name in between), in name order (at most {STALE_IDS_SHOWN}). Absent "
+        "(and no unreadableIds): no name it reads changed, as the sources show."
+    )
+    readsChangedMore: int = sometimes("How many more names changed.")
+    unreadableIds: list[str] = sometimes(
+        "Cells whose names cannot be read (a cell magic, a syntax error, another language) that may have changed "
+        f"what it read; its own id when it is one (at most {STALE_IDS_SHOWN}, the nearest first)."
+    )
 
 
 class CellSnapshot(Wire):
@@ -190,10 +201,21 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
         )
         for cell in cells
     ]
-    _mark_stale(nb, cells, snapshots)
+    # outputsStale (core.staleness): the run states when a cell read has run, the sources when names may matter
+    run = any(cell.cell_type == "code" and cell.execution_count is not None for cell in cells)
+    states = nb.run_states(count - 1) if run else []
+    follow = bool(states) and names_matter(states)
+    sources = code_sources(nb, states) if follow else None
+    hidden = nb.hidden_cell_count()  # the page's last read: the names are parsed after an await
+    if states:
+        names = await names_of(states, sources) if follow else None
+        stale = stale_outputs(states, [cell.id for cell in cells], names)
+        for snap in snapshots:
+            if snap["id"] in stale:
+                snap["outputsStale"] = stale[snap["id"]]
     if snapshots:
         _fit_outputs(snapshots[0], budget)
-    payload = _payload(nb, count, snapshots, indices, args)
+    payload = _payload(nb.path, hidden, count, snapshots, indices, args)
     # the payload's JSON holds the list's, which is Σ(cell + 1 comma) + 1 bytes: when the payload's is within
     # budget + 1 every cell fits, and its text is the result's (the registry does not serialize it again)
     text = dumps(payload)
@@ -207,25 +229,13 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
             if budget < 0 and pieces:
                 break
             pieces.append(piece)
-        payload = _payload(nb, count, snapshots[: len(pieces)], indices, args)
+        payload = _payload(nb.path, hidden, count, snapshots[: len(pieces)], indices, args)
         text = _with_cells_text(payload, pieces)
     for snap in payload["cells"]:  # what reached the agent of each paged source (core.source_reads)
         if snap.get("sourceTruncated"):
             end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
             ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], snap["sourceOffset"], end)
     return ToolResult(payload, text=text)
-
-
-def _mark_stale(nb: Any, cells: list[Any], snapshots: list[dict[str, Any]]) -> None:
-    """Add ``outputsStale`` to the snapshots of run code cells whose outputs may be stale (one read of the run
-    states up to the last such cell; none when no cell read has an execution count)."""
-    run = [cell for cell in cells if cell.cell_type == "code" and cell.execution_count is not None]
-    if not run:
-        return
-    stale = stale_outputs(nb.run_states(max(cell.index for cell in run)), [cell.id for cell in run])
-    for snap in snapshots:
-        if snap["id"] in stale:
-            snap["outputsStale"] = stale[snap["id"]]
 
 
 def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
@@ -237,17 +247,17 @@ def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
 
 
 def _payload(
-    nb: Any, count: int, snapshots: list[dict[str, Any]], indices: list[int], args: GetCellsInput
+    path: str, hidden: int, count: int, snapshots: list[dict[str, Any]], indices: list[int], args: GetCellsInput
 ) -> dict[str, Any]:
     """get_cells' payload for the cells kept (``snapshots``) of those asked for (``indices``, -1 for unknown ids)."""
     omitted = indices[len(snapshots) :]
     payload: dict[str, Any] = {
-        "path": nb.path,
+        "path": path,
         "cellCount": count,
         "cells": snapshots,
         "truncated": bool(omitted),
         "omittedCount": len(omitted),
-        "hiddenCellCount": nb.hidden_cell_count(),
+        "hiddenCellCount": hidden,
     }
     if omitted and args.cell_ids is None:
         payload["nextStartIndex"] = omitted[0]

@@ -76,6 +76,7 @@ HINTS: dict[str, tuple[bool, bool]] = {
     # variables
     "jupyter_list_variables": READS,
     "jupyter_inspect_variable": READS,
+    "jupyter_rerun_plan": READS,
     # search
     "jupyter_search": READS,
     # toolsets

@@ -1,0 +1,511 @@
+"""Which names a code cell's source binds and reads, read with Python's own parser (:mod:`ast`).
+
+:func:`cell_names` answers a :class:`CellNames` for one cell's source; :mod:`webmcp_bridge.core.staleness` follows the
+names from cell to cell. The rules (the source of each is Python's execution model, the language reference's
+"Naming and binding"):
+
+- **Binds** (``defines``): every name the cell binds at module level, wherever in the cell (also inside ``if``,
+  ``for``, ``try``, ``with``, ``match``): assignment, augmented and annotated assignment (with a value), ``import``,
+  ``def``, ``class``, ``for`` and ``with`` targets, ``except ... as``, ``match`` captures, the walrus, ``del``, a
+  ``type`` alias, and a name a function declares ``global`` and assigns. A store into a part of an object
+  (``df["c"] = ...``, ``obj.x = ...``, ``del d[k]``, ``df["c"] += 1``) counts as rebinding the name the object is
+  reached by (``df``, ``obj``, ``d``), since what that name holds changed. A change through a method call
+  (``df.drop(..., inplace=True)``, ``items.append(x)``) is not seen: the source does not say that it changes
+  anything.
+- **Reads** (``reads``): every name the cell loads that may still hold what a cell before it left there: a load of
+  a name not yet bound for certain at that point of the cell. A binding inside an ``if``, a loop, a ``try`` body or
+  a ``case`` is not certain, so a later load of that name still counts as a read; one at the cell's top level or in
+  a ``with`` body is. ``x += 1`` and ``df = df.dropna()`` read the name they bind. Python's builtins are read like
+  any name (a cell above may rebind ``print``); the staleness rules decide what a read of a name no cell binds means.
+- **Function and class bodies** run when called, not where they stand. The free names of a function's body (those
+  it loads and does not bind itself; a ``lambda``'s and a nested function's included) are read twice over, on
+  purpose (the conservative choice): by the cell that defines the function, as if the function were called at the
+  end of that cell (``later``: a name the cell binds for certain is not one; they make the cell's own outputs
+  stale, not what it binds, since a function object does not change with them), and by every cell that reads the
+  function's name (``calls``: :mod:`webmcp_bridge.core.staleness` resolves them where the calling cell stands, as
+  Python looks globals up when the call runs). A class body runs where it stands: its loads are reads there, and
+  its methods' free names are the class name's ``calls``. Comprehensions and lambdas in a cell's own code read
+  their free names where they stand.
+- **IPython syntax.** A source that Python parses (top-level ``await`` allowed, as IPython runs it) is read as it
+  is. Otherwise, line by line: a shell escape ``!cmd`` is dropped (``x = !cmd`` binds ``x``); a help line
+  (``obj?``, ``?obj``, ``obj??``) is dropped; ``%time`` and ``%timeit`` keep the code they time; a line magic of
+  :data:`NAMELESS_MAGICS` (``%matplotlib``, ``%pip``, ``%cd`` ...: they bind no name of the notebook) is dropped
+  (``x = %pwd`` binds ``x``). Then the source is parsed again.
+- **Unreadable** (``unreadable`` says why; the other fields are then empty and mean nothing): a cell magic
+  (``%%`` on the first line: its body is not Python, or runs in its own way), any other line magic (``%run``,
+  ``%store``, ``%reset``, ``%pylab`` ... may bind any name), ``from m import *``, a source that still does not parse
+  (a syntax error, Python 2, IPython syntax beyond the above), one of more than :data:`NAMES_SOURCE_BYTES` (parsing
+  it would hold the page), or a notebook in another language (:data:`OTHER_LANGUAGE`, given by the caller).
+  Nothing is guessed for such a cell: :mod:`webmcp_bridge.core.staleness` takes it to bind any name but Python's
+  builtins and to read every name.
+
+Results are cached by source text (:data:`CACHE_SIZE` sources): a notebook is read again at every cell read, and
+most of its cells have not changed. Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+
+from webmcp_bridge.core.limits import NAMES_SOURCE_BYTES, utf8_len
+
+#: why a cell's names cannot be read (:attr:`CellNames.unreadable`)
+CELL_MAGIC = "cellMagic"
+LINE_MAGIC = "lineMagic"
+STAR_IMPORT = "starImport"
+SYNTAX = "syntax"
+TOO_LONG = "tooLong"
+OTHER_LANGUAGE = "language"
+
+#: sources whose :class:`CellNames` are kept (the least recently read are forgotten first)
+CACHE_SIZE = 4096
+
+#: line magics that bind no name of the notebook's namespace (IPython's documentation of each, and TensorBoard's for
+#: ``%tensorboard``: they set the plotting backend, install packages, run shell commands, change or show the working
+#: directory, configure, show help, history or the namespace); dropped before parsing (``x = %sx ls`` binds ``x``).
+#: Any other line magic (``%run``, ``%store``, ``%reset``, ``%pylab``, ``%load``, ``%debug``, an extension's) makes
+#: the cell unreadable.
+NAMELESS_MAGICS = frozenset(
+    """alias alias_magic aimport autoawait autocall autoindent automagic autoreload bookmark cat cd clear colors conda
+    config connect_info cp dhist dirs doctest_mode env history killbgscripts less load_ext ls lsmagic magic mamba man
+    matplotlib micromamba mkdir more mv notebook page pdef pdoc pfile pinfo pinfo2 pip popd pprint precision psearch
+    psource pushd pwd pycat qtconsole quickref reload_ext rm rmdir set_env sx system tensorboard unalias unload_ext
+    who who_ls whos xmode""".split()
+)
+#: line magics whose argument is Python code run in the notebook's namespace (its options before it)
+_TIMING_MAGICS = frozenset({"time", "timeit"})
+_TIMEIT_VALUE_OPTIONS = frozenset({"-n", "-r", "-p"})
+
+
+@dataclass(frozen=True)
+class CellNames:
+    """What one code cell's source binds and reads (the rules: the module docstring).
+
+    Attributes:
+        defines: the names the cell binds (or rebinds a part of) at module level.
+        reads: the names its code reads where it stands, which may hold what a cell before it left there.
+        later: the free names of the bodies of the functions and classes it defines, not in ``reads`` nor bound for
+            certain by the cell: read if the cell calls them (what they bind does not depend on them).
+        calls: for each function or class it defines, the free names its body reads when called.
+        depends: for each name it binds, the names from before the cell that what it binds may be made from (the
+            names the top-level statements that bind it load, followed through the names the cell bound before
+            them; a ``def`` depends on its decorators and defaults only).
+        unreadable: None when the source was read; else why not (:data:`CELL_MAGIC`, :data:`LINE_MAGIC`,
+            :data:`STAR_IMPORT`, :data:`SYNTAX`, :data:`TOO_LONG`, :data:`OTHER_LANGUAGE`).
+    """
+
+    defines: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
+    later: frozenset[str] = frozenset()
+    calls: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
+    depends: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
+    unreadable: str | None = None
+
+
+def unreadable(reason: str) -> CellNames:
+    """The names of a cell that cannot be read, for ``reason``."""
+    return CellNames(unreadable=reason)
+
+
+class _Unreadable(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def cell_names(source: str) -> CellNames:
+    """The names ``source`` (one code cell's text, Python with IPython's syntax) binds and reads.
+
+    Never raises: a source that cannot be read answers a :class:`CellNames` whose ``unreadable`` says why.
+    """
+    if utf8_len(source) > NAMES_SOURCE_BYTES:
+        return unreadable(TOO_LONG)
+    try:
+        tree = _parse(source)
+        if tree is None:
+            text = _without_ipython(source)
+            tree = _parse(text)
+            if tree is None:
+                return unreadable(SYNTAX)
+        return _Cell().read(tree)
+    except _Unreadable as exc:
+        return unreadable(exc.reason)
+    except (RecursionError, MemoryError):  # nesting deeper than the parser or the walk can follow
+        return unreadable(SYNTAX)
+
+
+def _parse(source: str) -> ast.Module | None:
+    """The module ``source`` parses to (top-level ``await`` allowed, as IPython runs cells), or None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like: the names are the same
+            tree = compile(source, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError, OverflowError):  # ValueError: a NUL character
+        return None
+    assert isinstance(tree, ast.Module)
+    return tree
+
+
+_HELP = re.compile(r"(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})")
+_ASSIGNED = re.compile(r"([A-Za-z_][\w.,\s\[\]()*]*?)\s*=\s*([!%].*)")
+
+
+def _without_ipython(source: str) -> str:
+    """``source`` with IPython's line syntax replaced by the Python it stands for, line for line (so line numbers and
+    blocks stay); raises :class:`_Unreadable` for a cell magic or a line magic that may bind names."""
+    lines = source.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    if first.lstrip().startswith("%%"):
+        raise _Unreadable(CELL_MAGIC)
+    return "\n".join(_line_without_ipython(line) for line in lines)
+
+
+def _line_without_ipython(line: str) -> str:
+    code = line.lstrip()
+    indent = line[: len(line) - len(code)]
+    code = code.rstrip()
+    if _HELP.fullmatch(code):
+        return indent + "pass"
+    target = None
+    assigned = _ASSIGNED.fullmatch(code)
+    if assigned:
+        target, code = assigned.group(1), assigned.group(2)
+    if code.startswith("!"):
+        python = "None"
+    elif code.startswith("%"):
+        if code.startswith("%%"):
+            raise _Unreadable(CELL_MAGIC)
+        name, _, argument = code[1:].partition(" ")
+        if name in _TIMING_MAGICS:
+            python = _timed_code(argument) or "None"
+        elif name in NAMELESS_MAGICS:
+            python = "None"
+        else:
+            raise _Unreadable(LINE_MAGIC)
+    else:
+        return line
+    if target is not None:
+        return f"{indent}{target} = {python}"
+    return indent + ("pass" if python == "None" else python)
+
+
+def _timed_code(argument: str) -> str:
+    """The code ``%time``/``%timeit`` run: ``argument`` without the options before it."""
+    words = argument.split(" ")
+    while words and words[0].startswith("-"):
+        option = words.pop(0)
+        if option in _TIMEIT_VALUE_OPTIONS and words:
+            words.pop(0)
+    return " ".join(words).strip()
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPE_KINDS = frozenset(_SCOPES)
+_COMPREHENSION_KINDS = frozenset(_COMPREHENSIONS)
+#: nodes with no name below them
+_LEAVES = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Continue})
+
+
+def _base_name(node: ast.expr) -> str | None:
+    """The name a subscript or attribute target reaches its object by (``df`` of ``df.a["b"]``), if any."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _params(args: ast.arguments) -> set[str]:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return {a.arg for a in every}
+
+
+def _evaluated_where_defined(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef) -> list[ast.AST]:
+    """The parts of a ``def``, ``lambda`` or ``class`` evaluated where it stands: decorators, defaults, annotations,
+    bases and keywords."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords]
+    parts: list[ast.AST] = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+    if not isinstance(node, ast.Lambda):
+        parts += node.decorator_list
+        every = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
+        parts += [a.annotation for a in every if a is not None and a.annotation is not None]
+        if node.returns is not None:
+            parts.append(node.returns)
+    return parts
+
+
+class _Scope:
+    """The names one function (or lambda, comprehension, class) body binds and loads, by Python's scoping rules: a
+    name bound anywhere in the body is local to it unless declared ``global`` or ``nonlocal``."""
+
+    def __init__(self) -> None:
+        self.bound: set[str] = set()
+        self.loads: set[str] = set()
+        self.declared: set[str] = set()  # global / nonlocal
+        self.globals: set[str] = set()  # declared global
+        self.nested: set[str] = set()  # free names of nested scopes
+        self.global_stores: set[str] = set()  # module names nested scopes assign through `global`
+
+    def walk(self, nodes: Iterable[ast.AST]) -> _Scope:
+        stack = list(nodes)
+        loads, bound = self.loads, self.bound
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:  # the most common node: its only child is its context
+                (loads if type(node.ctx) is ast.Load else bound).add(node.id)  # type: ignore[attr-defined]
+                continue
+            if kind in _LEAVES:
+                continue
+            if kind in _SCOPE_KINDS:
+                assert isinstance(node, _SCOPES)
+                if not isinstance(node, ast.Lambda):
+                    bound.add(node.name)
+                stack.extend(_evaluated_where_defined(node))
+                inner = _function_scope(node) if not isinstance(node, ast.ClassDef) else _Scope().walk(node.body)
+                self.nested |= inner.free()
+                self.global_stores |= inner.global_stores | inner.assigned_globals()
+                continue
+            if kind in _COMPREHENSION_KINDS:
+                assert isinstance(node, _COMPREHENSIONS)
+                stack.append(node.generators[0].iter)
+                inner = _comprehension_scope(node)
+                self.nested |= inner.free()
+                self.global_stores |= inner.global_stores
+                continue
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.declared.update(node.names)
+                if isinstance(node, ast.Global):
+                    self.globals.update(node.names)
+            elif isinstance(node, ast.alias):
+                if node.name != "*":
+                    bound.add(node.asname or node.name.split(".")[0])
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                bound.add(node.rest)
+            for name in node._fields:  # ast.iter_child_nodes, without its generator
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    stack.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
+        return self
+
+    def free(self) -> set[str]:
+        """The names the body loads (itself or in nested scopes) that it does not bind: looked up outside it."""
+        local = self.bound - self.declared
+        return (self.loads | self.nested) - local
+
+    def assigned_globals(self) -> set[str]:
+        return self.bound & self.globals
+
+
+def _function_scope(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> _Scope:
+    scope = _Scope()
+    scope.bound |= _params(node.args)
+    body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+    return scope.walk(body)
+
+
+def _comprehension_scope(node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> _Scope:
+    """The comprehension's own scope: its targets, conditions, inner iterables and element (the first iterable is
+    evaluated outside it)."""
+    parts: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    for number, generator in enumerate(node.generators):
+        parts += [generator.target, *generator.ifs]
+        if number:
+            parts.append(generator.iter)
+    return _Scope().walk(parts)
+
+
+def _walrus_targets(node: ast.AST) -> set[str]:
+    """Names bound by ``:=`` in ``node`` outside functions (a walrus in a comprehension binds outside it too)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _SCOPES):
+            continue
+        if isinstance(item, ast.NamedExpr) and isinstance(item.target, ast.Name):
+            found.add(item.target.id)
+        stack.extend(ast.iter_child_nodes(item))
+    return found
+
+
+class _Cell:
+    """One walk of a cell's module body, in order (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.defines: set[str] = set()
+        self.reads: set[str] = set()
+        self.later: set[str] = set()  # free names of the bodies of functions defined here: read at the cell's end
+        self.calls: dict[str, frozenset[str]] = {}
+        self.origin: dict[str, set[str]] = {}  # name bound here -> names from before the cell its value may use
+        self.binding: set[str] = set()  # names the top-level statement being read binds
+        self.loaded: set[str] = set()  # names it loads to make them (not in the bodies of the functions it defines)
+
+    def read(self, tree: ast.Module) -> CellNames:
+        bound: set[str] = set()
+        for statement in tree.body:
+            before = set(bound)
+            self.binding, self.loaded = set(), set()
+            self.statement(statement, bound)
+            used: set[str] = set()
+            for name in self.loaded:
+                used |= self.origin.get(name, set())
+                if name not in before:
+                    used.add(name)  # not bound here for certain yet: the value from before the cell, maybe
+            for name in self.binding:
+                self.origin.setdefault(name, set()).update(used)
+        return CellNames(
+            frozenset(self.defines),
+            frozenset(self.reads),
+            frozenset(self.later - bound - self.reads),
+            MappingProxyType(dict(self.calls)),
+            MappingProxyType({name: frozenset(self.origin.get(name, ())) for name in self.defines}),
+        )
+
+    def define(self, *names: str) -> None:
+        self.defines.update(names)
+        self.binding.update(names)
+
+    def body(self, statements: Iterable[ast.stmt], bound: set[str]) -> None:
+        for statement in statements:
+            self.statement(statement, bound)
+
+    def use(self, node: ast.AST | None, bound: set[str]) -> None:
+        """``node`` is evaluated here: what it loads and has not been bound for certain is read."""
+        if node is None:
+            return
+        scope = _Scope().walk([node])
+        loads = scope.loads | scope.nested
+        self.loaded |= loads
+        self.reads |= loads - bound
+        self.define(*_walrus_targets(node), *scope.global_stores)
+
+    def bind(self, target: ast.AST, bound: set[str], certain: bool) -> None:
+        """An assignment to ``target`` (a name, a tuple or list of targets, a subscript or attribute)."""
+        if isinstance(target, ast.Name):
+            self.define(target.id)
+            if certain:
+                bound.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind(element, bound, certain)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, bound, certain)
+        else:  # a part of an object: the object's name is read, and what it holds changes
+            self.use(target, bound)
+            base = _base_name(target)  # type: ignore[arg-type]
+            if base is not None:
+                self.define(base)
+
+    def define_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, bound: set[str]) -> None:
+        for part in _evaluated_where_defined(node):
+            self.use(part, bound)
+        if isinstance(node, ast.ClassDef):
+            body = _Scope().walk(node.body)  # the class body runs here; its methods when called
+            methods = set(body.nested)
+            self.loaded |= body.loads
+            self.reads |= body.loads - body.bound - bound
+            self.define(*body.global_stores)
+        else:
+            scope = _function_scope(node)
+            methods = scope.free()
+            self.define(*scope.global_stores, *scope.assigned_globals())
+        self.calls[node.name] = frozenset(methods)
+        self.later |= methods
+        self.define(node.name)
+        bound.add(node.name)
+
+    def statement(self, node: ast.stmt, bound: set[str]) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.define_function(node, bound)
+        elif isinstance(node, ast.Assign):
+            self.use(node.value, bound)
+            for target in node.targets:
+                self.bind(target, bound, certain=True)
+        elif isinstance(node, ast.AugAssign):
+            self.use(node.value, bound)
+            if isinstance(node.target, ast.Name):
+                self.loaded.add(node.target.id)
+                if node.target.id not in bound:
+                    self.reads.add(node.target.id)
+            self.bind(node.target, bound, certain=True)
+        elif isinstance(node, ast.AnnAssign):
+            self.use(node.annotation, bound)
+            self.use(node.value, bound)
+            if node.value is not None:
+                self.bind(node.target, bound, certain=True)
+            elif not isinstance(node.target, ast.Name):
+                self.use(node.target, bound)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.use(node.iter, bound)
+            inner = set(bound)
+            self.bind(node.target, inner, certain=True)
+            self.body(node.body, inner)
+            self.body(node.orelse, set(bound))
+        elif isinstance(node, (ast.While, ast.If)):
+            self.use(node.test, bound)
+            self.body(node.body, set(bound))
+            self.body(node.orelse, set(bound))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.use(item.context_expr, bound)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, bound, certain=True)
+            self.body(node.body, bound)
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            self.body(node.body, set(bound))
+            for handler in node.handlers:
+                self.use(handler.type, bound)
+                inner = set(bound)
+                if handler.name:
+                    self.define(handler.name)
+                    inner.add(handler.name)
+                self.body(handler.body, inner)
+            self.body(node.orelse, set(bound))
+            self.body(node.finalbody, bound)
+        elif isinstance(node, ast.Match):
+            self.use(node.subject, bound)
+            for case in node.cases:
+                inner = set(bound)
+                captures = _Scope().walk([case.pattern])
+                self.loaded |= captures.loads
+                self.reads |= captures.loads - bound
+                for name in captures.bound:
+                    self.define(name)
+                    inner.add(name)
+                self.use(case.guard, inner)
+                self.body(case.body, inner)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    raise _Unreadable(STAR_IMPORT)
+                name = alias.asname or alias.name.split(".")[0]
+                self.define(name)
+                bound.add(name)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.define(target.id)
+                    bound.discard(target.id)
+                else:
+                    self.bind(target, bound, certain=False)
+        elif type(node).__name__ == "TypeAlias":  # Python 3.12: `type X = ...`, its value evaluated when used
+            name = node.name  # type: ignore[attr-defined]
+            self.later |= _Scope().walk([node.value]).free()  # type: ignore[attr-defined]
+            self.bind(name, bound, certain=True)
+        elif not isinstance(node, (ast.Global, ast.Nonlocal)):
+            self.use(node, bound)  # an expression, return, raise, assert, pass ...
