@@ -63,6 +63,13 @@ def images(page: Page, index: int):
     return page.locator(CELLS).nth(index).locator(".jp-OutputArea-output img.pwn")
 
 
+def cycle_access(page: Page, index: int, change: str) -> None:
+    """The person's "Cycle agent access" on cell ``index`` from its context menu, once the menu offers ``change``
+    ("write → read"): the menu's label and state follow each right-click."""
+    page.locator(CELLS).nth(index).click(button="right")
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel", has_text=change).click()
+
+
 def restart_from_the_panel(page: Page) -> None:
     """The person's "Restart the agent's kernels" in the Agent panel's Access section, confirmed in the dialog."""
     open_panel(page)
@@ -171,9 +178,9 @@ def test_hiding_restarts_the_kernel_the_agent_left_a_hook_in_before_the_hidden_c
     agent_code(page, recorder)  # nothing hidden yet: it runs at once
     # the person hides cell b from the Access section's cell menu (cycle: write -> read -> none)
     open_panel(page)
-    for _ in range(2):
-        page.locator(CELLS).nth(1).click(button="right")
-        page.locator(".lm-Menu-itemLabel", has_text="agent access").first.click()
+    cycle_access(page, 1, "write → read")
+    page.wait_for_function(f"() => {MODEL}.cells.get(1).sharedModel.getMetadata('webmcp_bridge')?.access === 'read'")
+    cycle_access(page, 1, "read → none")
     dialog = page.locator(".jp-Dialog")
     expect(dialog).to_contain_text("Restart")  # told before anything is hidden
     dialog.locator("button.jp-mod-warn").click()
@@ -198,11 +205,9 @@ def test_declining_the_restart_hides_nothing(page, page_log, site_url):
     open_planted(page, site_url, "keep.ipynb", [code_cell("a", "x = 1")])
     agent_code(page, "z = 3")
     open_panel(page)
-    page.locator(CELLS).nth(0).click(button="right")
-    page.locator(".lm-Menu-itemLabel", has_text="agent access").first.click()  # write -> read: no restart needed
+    cycle_access(page, 0, "write → read")  # no restart needed
     page.wait_for_function(f"() => {MODEL}.cells.get(0).sharedModel.getMetadata('webmcp_bridge')?.access === 'read'")
-    page.locator(CELLS).nth(0).click(button="right")
-    page.locator(".lm-Menu-itemLabel", has_text="agent access").first.click()  # read -> none: asks
+    cycle_access(page, 0, "read → none")  # asks
     page.locator(".jp-Dialog button.jp-mod-reject").click()
     expect(page.locator(f"{PANEL} [role=status]")).to_contain_text("Nothing was hidden")
     assert page.evaluate(f"() => {MODEL}.cells.get(0).sharedModel.getMetadata('webmcp_bridge')?.access") == "read"
