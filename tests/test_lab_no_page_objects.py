@@ -47,6 +47,7 @@ CONVERTED = (
     "events.py",
     "resources.py",
     "run_switches.py",
+    "page_secret.py",
     "settings.py",
     "sharing.py",
     "webmcp.py",

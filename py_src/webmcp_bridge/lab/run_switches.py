@@ -24,9 +24,11 @@ STORAGE_PREFIX = "webmcp-bridge:stop-asking-runs:"
 _half: list[Any] = []  # the page's run_switches.js once loaded (a failed load is not kept: the next use tries again)
 
 
-def _storage() -> Any:
-    """``run_switches.js`` (one per page), or None where it cannot be loaded (outside the browser); a failure is
-    tried again at the next use, so one failed load does not switch the person's "Stop asking" off for good."""
+def page_storage() -> Any:
+    """``run_switches.js`` (one per page: ``get(key)`` / ``set(key, value)`` of the page's localStorage strings), or
+    None where it cannot be loaded (outside the browser); a failure is tried again at the next use, so one failed
+    load does not switch the person's "Stop asking" off for good. :mod:`webmcp_bridge.lab.page_secret` keeps the
+    page secret through it too."""
     if not _half:
         try:
             _half.append(load_half("webmcp_bridge.lab", "run_switches.js"))
@@ -37,7 +39,7 @@ def _storage() -> Any:
 
 def asking_off(path: str) -> bool:
     """True when the person turned asking off for the notebook at ``path`` (False when storage is unavailable)."""
-    storage = _storage()
+    storage = page_storage()
     if storage is None:
         return False
     value = storage.get(STORAGE_PREFIX + path)
@@ -47,7 +49,7 @@ def asking_off(path: str) -> bool:
 def set_asking_off(path: str, off: bool) -> bool:
     """Store the person's choice for the notebook at ``path``; returns False when storage refused it (then the
     run rule keeps asking)."""
-    storage = _storage()
+    storage = page_storage()
     if storage is None:
         return False
     return bool(storage.set(STORAGE_PREFIX + path, "1" if off else None))
