@@ -15,6 +15,7 @@ from webmcp_bridge.core.limits import (
     preview,
 )
 from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, clock, h
+from webmcp_bridge.review.signatures import FROM_FILE
 
 # -- Comments ------------------------------------------------------------------------------------------------
 FILTERS = (("open", "Open"), ("resolved", "Resolved"), ("all", "All"), ("cell", "Current cell"))
@@ -25,6 +26,12 @@ STATE_TEXT = {
     "cell-missing": "the cell was deleted",
     "output-changed": "the output changed since",
 }
+
+#: the tooltip of a message shown with the author "file" (:mod:`webmcp_bridge.review.signatures`)
+FROM_FILE_TITLE = (
+    "This message says it is yours, but you did not write it in this browser: it came with the notebook's file "
+    "(another browser, an upload, or code that wrote the file). The agent is told the same."
+)
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,7 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         h(
             "li",
             c(f"message author-{m.author}"),
-            h("span", c("author"), text=m.author),
+            h("span", c("author"), text=m.author, **({"title": FROM_FILE_TITLE} if m.author == FROM_FILE else {})),
             h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
             h("p", c("body"), text=preview(m.body, COMMENT_SHOWN_BYTES), title=preview(m.body, COMMENT_TITLE_BYTES)),
         )

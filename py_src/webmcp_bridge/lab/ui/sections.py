@@ -56,13 +56,17 @@ class Sections:
     Args:
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`, whose panel has the nodes named by role (see the
             module docstring).
+        secret: gives the key the Comments section judges who wrote each message with (the session's page secret,
+            :class:`~webmcp_bridge.review.threads.Review`); None: every message that says it is the person's reads
+            "file".
 
     Attributes: ``thread_filter`` (the Comments filter), ``dirty`` (the sections to draw), ``draws`` (times each was
     drawn) and ``longest`` (each part's longest synchronous stretch so far, ms), the last two for tests and bench/.
     """
 
-    def __init__(self, dom: Dom) -> None:
+    def __init__(self, dom: Dom, secret: Callable[[], bytes | None] | None = None) -> None:
         self.dom = dom
+        self.secret = secret
         self.thread_filter: ThreadFilter = "open"
         self.dirty: set[str] = set(SECTIONS)
         self.draws: dict[str, int] = {}
@@ -184,7 +188,7 @@ class Sections:
             self._summary("comments-summary", "Comments")
             return
         self._shown_path = nb.path
-        review = Review(nb)
+        review = Review(nb, key=None if self.secret is None else self.secret())
         counts = review.counts()
         active = nb.focus().cell_id
         if self.thread_filter == "cell":
