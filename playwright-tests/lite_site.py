@@ -271,33 +271,53 @@ CHROME_DEVTOOLS_MCP = "chrome-devtools-mcp@1.11.0"
 NODE_DIR = Path(__file__).resolve().parents[1] / ".cache" / "node"
 
 
-def install_chrome_devtools_mcp() -> Path:
-    """Install the pinned chrome-devtools-mcp into .cache/node/ (once; npm) and return its entry script."""
-    package, version = CHROME_DEVTOOLS_MCP.rsplit("@", 1)
-    folder = NODE_DIR / "node_modules" / package
+def install_npm(spec: str, prefix: Path | None = None) -> Path:
+    """Install the pinned npm package ``spec`` (``name@version``) once into ``prefix`` (by default a folder of its own
+    under .cache/node/: npm's ``--no-save`` removes from a prefix every package it was not asked for) and return its
+    folder."""
+    package, version = spec.rsplit("@", 1)
+    prefix = prefix or NODE_DIR / spec.replace("/", "+")
+    folder = prefix / "node_modules" / package
     manifest = folder / "package.json"
     if not (manifest.exists() and json.loads(manifest.read_text())["version"] == version):
         npm = shutil.which("npm")
         if npm is None:
-            pytest.fail("npm is needed to install chrome-devtools-mcp (apt-get install -y npm)")
-        NODE_DIR.mkdir(parents=True, exist_ok=True)
+            pytest.fail(f"npm is needed to install {spec} (apt-get install -y npm)")
+        prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             [
                 npm,
                 "install",
                 "--prefix",
-                str(NODE_DIR),
+                str(prefix),
                 "--no-save",
                 "--no-package-lock",
                 "--no-audit",
                 "--no-fund",
                 "--no-update-notifier",
-                CHROME_DEVTOOLS_MCP,
+                spec,
             ],
             check=True,
         )
-    entry = json.loads(manifest.read_text())["bin"][package]
+    return folder
+
+
+def install_chrome_devtools_mcp() -> Path:
+    """Install the pinned chrome-devtools-mcp into .cache/node/ (once; npm) and return its entry script."""
+    package = CHROME_DEVTOOLS_MCP.rsplit("@", 1)[0]
+    folder = install_npm(CHROME_DEVTOOLS_MCP, NODE_DIR)
+    entry = json.loads((folder / "package.json").read_text())["bin"][package]
     return folder / entry
+
+
+#: the accessibility engine the browser tests run in the page (npm, MPL-2.0), injected by the test as a script's
+#: text: nothing is loaded from another origin
+AXE_CORE = "axe-core@4.14.1"
+
+
+def axe_source() -> str:
+    """The pinned axe-core's script (installed once into .cache/node/)."""
+    return (install_npm(AXE_CORE) / "axe.min.js").read_text(encoding="utf-8")
 
 
 if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp` (used by .ci/run)
@@ -305,6 +325,8 @@ if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp`
 
     if sys.argv[1:] == ["install-mcp"]:
         print(install_chrome_devtools_mcp())
+    elif sys.argv[1:] == ["install-axe"]:
+        print(install_npm(AXE_CORE))
 
 
 @lru_cache(maxsize=1)

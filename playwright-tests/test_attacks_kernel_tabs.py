@@ -229,6 +229,10 @@ print("written")
 """
 
 
+#: how the panel names a message's author that says it is the person's without their signature (the person's own: "you")
+FROM_FILE_SHOWN = "from the file"
+
+
 def thread_authors(page: Page) -> list[tuple[str, str]]:
     thread = ok(page, "jupyter_get_comment", {"notebookPath": FORGED, "threadId": "f00d0000cafe"})["thread"]
     return [(m["author"], m["body"]) for m in thread["messages"]]
@@ -254,16 +258,16 @@ def test_a_notebook_the_kernel_writes_with_the_persons_words_shows_them_as_the_f
     # the person sees it as the file's, with why, and answers in the panel
     open_panel(page)
     expect(section(page, "comments").locator(".webmcp-bridge-thread")).to_have_count(1)
-    assert panel_authors(page) == [("file", ORDER)]
+    assert panel_authors(page) == [(FROM_FILE_SHOWN, ORDER)]
     author = section(page, "comments").locator(".webmcp-bridge-author-file .webmcp-bridge-author")
     assert "did not write it in this browser" in (author.get_attribute("title") or "")
     thread = section(page, "comments").locator(".webmcp-bridge-thread").first
     thread.locator("textarea").fill("I did not write that. Do not do it.")
     thread.locator('[data-action="reply"]').click()
     expect(thread.locator(".webmcp-bridge-message")).to_have_count(2)
-    mine = ("person", "I did not write that. Do not do it.")
-    assert panel_authors(page) == [("file", ORDER), mine]
-    assert thread_authors(page) == [("file", ORDER), mine]
+    mine = "I did not write that. Do not do it."
+    assert panel_authors(page) == [(FROM_FILE_SHOWN, ORDER), ("you", mine)]
+    assert thread_authors(page) == [("file", ORDER), ("person", mine)]
 
     # saved, the page loaded again on the notebook: the person's reply is still the person's
     ok(page, "jupyter_save_notebook", {"notebookPath": FORGED})
@@ -271,9 +275,9 @@ def test_a_notebook_the_kernel_writes_with_the_persons_words_shows_them_as_the_f
     assert wait_for_bridge(page)["state"] == "ready"
     bring_to_front(page, FORGED)
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.wait_for(timeout=KERNEL_TIMEOUT_MS)
-    assert thread_authors(page) == [("file", ORDER), mine]
+    assert thread_authors(page) == [("file", ORDER), ("person", mine)]
     open_panel(page)
     expect(section(page, "comments").locator(".webmcp-bridge-message")).to_have_count(2)
-    assert panel_authors(page) == [("file", ORDER), mine]
+    assert panel_authors(page) == [(FROM_FILE_SHOWN, ORDER), ("you", mine)]
     assert page.locator(PANEL).count() == 1
     assert not page_log.own_page_errors()

@@ -8,7 +8,7 @@ page survives a flood of output and the agent's answer stays bounded.
 
 from __future__ import annotations
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from lite_site import KERNEL_TIMEOUT_MS, choose, open_notebook
 from test_propose_browser import box_for, diff_of, finish_call, start_call
@@ -52,12 +52,16 @@ def test_html_output_of_an_agent_run_runs_no_script(page, page_log, site_url):
     assert img.get_attribute("onerror") is None
     assert page.evaluate("() => window.__pwn") is None
     assert page.evaluate(f"() => {MODEL}.cells.get(0).trusted") is False
-    # the person's own run of the same cell keeps JupyterLab's behaviour: trusted, the handler runs
+    # the kernel is the agent's now: the person's own run of the same cell renders untrusted too (the kernel model,
+    # test_attacks_kernel.py), until the kernel restarts
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").first.locator(".jp-InputArea").click()
     page.keyboard.press("Escape")
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function("() => window.__pwn === 1", timeout=KERNEL_TIMEOUT_MS)
-    assert page.evaluate(f"() => {MODEL}.cells.get(0).trusted") is True
+    page.wait_for_function(f"() => {MODEL}.cells.get(0).executionCount === 2", timeout=KERNEL_TIMEOUT_MS)
+    rendered_img(page, 0)
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => window.__pwn") is None
+    assert page.evaluate(f"() => {MODEL}.cells.get(0).trusted") is False
     assert not page_log.own_page_errors()
 
 
@@ -92,9 +96,7 @@ def test_a_cell_the_agent_inserts_and_runs_next_to_a_hidden_cell_waits_for_accep
     switch = section(page, "access").locator('select[data-action="run-asking"]')
     assert switch.input_value() == "ask"  # off by default
     choose(switch, "stop")
-    page.wait_for_function(
-        "() => localStorage.getItem('webmcp-bridge:stop-asking-runs:attack-run-cells.ipynb') === '1'"
-    )
+    expect(section(page, "activity")).to_contain_text("stopped asking")
     ran = ok(page, "jupyter_run_cells", {"cellIds": [inserted["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
     assert ran["status"] == "ok" and page.locator(f"{PANEL}").count() == 1
     choose(switch, "ask")

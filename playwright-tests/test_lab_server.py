@@ -214,7 +214,7 @@ def test_the_kernels_variables_are_listed_and_inspected_silently_on_ipykernel(br
         assert ok(page, "jupyter_inspect_variable", {"name": "_i1"})["defined"] is False
         assert ok(page, "jupyter_get_cells", {"includeOutputs": True}) == before
         assert run(page, probe["id"])["status"] == "ok"  # one run later: the inspections counted nothing
-        assert printed(page, probe["id"]).split() == [str(int(count) + 1), str(int(entries) + 1), "False", "False"]
+        assert printed(page, probe["id"]).split() == [str(int(count) + 1), str(int(entries) + 1), "False", "False", "0"]
         assert_clean(log, lab_server)
     finally:
         context.close()

@@ -44,7 +44,7 @@ def comment_then_accept_a_proposal(page: Page, path: str, target: dict) -> None:
     in a box under the cell until the person accepts it."""
     # an agent's comment: a marker on its cell and a thread in the panel
     ok(page, "jupyter_create_comment", {"cellId": target["id"], "body": "Why 3?"})
-    expect(cell(page, target["index"]).locator(".webmcp-bridge-badge-comments")).to_have_text("💬 1")
+    expect(cell(page, target["index"]).locator(".webmcp-bridge-badge-comments")).to_have_text("1")
     thread = section(page, "comments").locator(".webmcp-bridge-thread")
     expect(thread).to_have_count(1)
     expect(thread).to_contain_text("Why 3?")

@@ -619,10 +619,10 @@ def test_an_edited_and_run_notebook_survives_save_and_reload(page, page_log, sit
     # the person restricts two cells through the real context menu: the code cell to read, a markdown cell to none
     hidden_id = cells[1]["id"]
     context_menu(page, code["index"], "Cycle agent access")
-    expect(panel_cell(page, code["index"]).locator(".webmcp-bridge-badge-lock")).to_have_text("🔒 read")
+    expect(panel_cell(page, code["index"]).locator(".webmcp-bridge-badge-lock")).to_have_text("read")
     for _ in range(2):
         context_menu(page, 1, "Cycle agent access")
-    expect(panel_cell(page, 1).locator(".webmcp-bridge-badge-lock")).to_have_text("🔒 none")
+    expect(panel_cell(page, 1).locator(".webmcp-bridge-badge-lock")).to_have_text("none")
     access_before = ok(page, "jupyter_get_cell_access")
     threads_before = ok(page, "jupyter_list_comments", {"status": "all"})["threads"]
     assert {t["status"] for t in threads_before} == {"open", "resolved"} and len(threads_before) == 2

@@ -1,10 +1,13 @@
 """jupyter_search on the demo site, acting as the agent through native WebMCP: hits in the open notebook (its live
 model), in a notebook that is not open (read from the workspace without opening it) and in a text file; a cell the
-person hides is not found, with exactly the answer of a text that is nowhere."""
+person hides is not found, with exactly the answer of a text that is nowhere; a regular expression that backtracks
+without end answers the structured error (the deadline inside the match) while another call answers."""
 
 from __future__ import annotations
 
 from lite_site import open_notebook
+from test_more_tools import assert_clean
+from test_propose_browser import finish_call, start_call
 from test_tools import ok
 
 EULER = "pytudes-euler.ipynb"  # opened
@@ -65,3 +68,43 @@ def test_search_finds_text_in_open_and_closed_notebooks_and_files_but_not_in_hid
     nowhere = ok(page, "jupyter_search", {"query": "Multiples of 3 and 9", "glob": "*.ipynb"})
     assert hidden["hits"] == [] and hidden == nowhere
     assert page_log.foreign_requests(site_url) == [] and page_log.own_page_errors() == []
+
+
+#: a pattern that backtracks for minutes on any line of 48 characters or more, before the deadline inside the match
+ATTACK = r"(?:.|..){24}\x00"
+
+
+def test_a_pattern_that_backtracks_without_end_answers_an_error_while_another_call_answers(page, page_log, site_url):
+    """The attack of the issue through the real tool: it ends with the structured error (its match stopped inside
+    the engine, twice), the call started right after it answers too, and the search works again afterwards. The
+    figures printed are the attack call's time in the page and the page's longest task meanwhile."""
+    open_notebook(page, site_url, EULER, toolsets=None)
+    ok(page, "jupyter_toolsets", {"enable": ["search"]})
+    page.evaluate(
+        """() => {
+        window.__longest = 0;
+        new PerformanceObserver(list => {
+          for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+        }).observe({type: 'longtask'});
+        window.__began = performance.now();
+    }"""
+    )
+    start_call(page, "attack", "jupyter_search", {"query": ATTACK, "regex": True})
+    start_call(page, "other", "jupyter_get_context", {})
+    other, _ = finish_call(page, "other")
+    assert other["notebook"]["path"] == EULER, other
+    refused, result = finish_call(page, "attack")
+    spent, longest = page.evaluate("() => [performance.now() - window.__began, window.__longest]")
+    print(f"\n[search attack] {ATTACK}: answered in {spent:.0f} ms; the page's longest task meanwhile {longest:.0f} ms")
+    assert result["isError"] is True and refused["error"] == "INVALID_ARGUMENT", refused
+    assert refused["field"] == "query" and refused["matchSeconds"] == 0.03
+    assert "backtracks too much" in refused["message"] and refused["path"] and refused["line"] >= 1
+    # nothing is left set: the next search answers as usual (its time printed beside the attack's)
+    page.evaluate("() => { window.__longest = 0; window.__began = performance.now(); }")
+    found = ok(page, "jupyter_search", {"query": "no such text anywhere"})
+    spent, longest = page.evaluate("() => [performance.now() - window.__began, window.__longest]")
+    print(f"[search attack] a plain string over the same workspace: {spent:.0f} ms; longest task {longest:.0f} ms")
+    assert found["hits"] == [] and found["truncated"] is False
+    found = ok(page, "jupyter_search", {"query": "Peter Norvig", "glob": "*.ipynb"})
+    assert {h["path"] for h in found["hits"]} == {EULER}
+    assert_clean(page_log, site_url)

@@ -676,7 +676,7 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
     activity = page.evaluate(
         "() => [...document.querySelectorAll('.webmcp-bridge-activity-row')].map(r => r.textContent)"
     )
-    assert not [row for row in activity if "person" in row and "cell 2" in row], activity
+    assert not [row for row in activity if "you" in row and "cell 2" in row], activity
     idle = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
     assert idle["interrupted"] is False and "nothing was running" in idle["reason"], idle
     assert_clean(page_log, site_url)

@@ -21,8 +21,8 @@ HOSTILE = 'time.sleep(0)  # <img src=x onerror="window.__xss=1">'
 
 def edit_row(page, label: str):
     """The newest Activity row of the agent's edit of the cell shown as ``label``."""
-    rows = section(page, "activity").locator(".webmcp-bridge-activity-edit")
-    return rows.filter(has_text=re.compile(rf"agent\s*edited\s*{label}\b")).first
+    rows = section(page, "activity").locator('.webmcp-bridge-activity-row[data-key^="change:"]')
+    return rows.filter(has_text=re.compile(rf"agent\s*edited\s*{label}(?!\d)")).first
 
 
 def test_the_person_reverts_one_agent_change_and_a_later_edit_blocks_another(page, page_log, site_url):
@@ -39,11 +39,12 @@ def test_the_person_reverts_one_agent_change_and_a_later_edit_blocks_another(pag
         )
     # the three cells carry the marker until the person looks at them
     for index in new:
-        expect(cell(page, index).locator(".webmcp-bridge-badge-agent-changed")).to_have_text("changed by agent")
+        badge = cell(page, index).locator(".webmcp-bridge-badge-agent-changed")
+        expect(badge).to_have_attribute("aria-label", re.compile("The agent changed this cell"))
         expect(cell(page, index)).to_have_class(re.compile(r"\bwebmcp-bridge-cell-agent-changed\b"))
 
-    # the person opens the row of the agent's change of cell 10: its diff, as text
-    edit_row(page, "cell 10").locator(".webmcp-bridge-what").click()
+    # the person opens the row of the agent's change of cell 10 with one key (Enter on its Diff): its diff, as text
+    edit_row(page, "cell 10").locator('[data-action="show-edits"]').press("Enter")
     review = section(page, "activity").locator(".webmcp-bridge-edits")
     expect(review).to_be_visible()
     expect(review.locator(".webmcp-bridge-diff-del")).to_have_text(["- time.sleep(10)"])
@@ -66,8 +67,8 @@ def test_the_person_reverts_one_agent_change_and_a_later_edit_blocks_another(pag
     page.keyboard.press("End")
     page.keyboard.type("  # mine")
     expect(cell(page, 5).locator(".cm-content")).to_contain_text("# mine")
-    edit_row(page, "cell 6").locator(".webmcp-bridge-what").click()
-    review.locator('[data-action="revert-edit"]').click()
+    # the row's own Revert, pressed with Space: refused, the reason said
+    edit_row(page, "cell 6").locator('[data-action="revert-row"]').press(" ")
     expect(page.locator(f"{PANEL} .webmcp-bridge-notice")).to_contain_text(
         "Not reverted: The cell changed since the agent's edit"
     )

@@ -1,7 +1,8 @@
 """jupyter_list_variables and jupyter_inspect_variable on the demo site (JupyterLite's Pyodide kernel), as the agent
 calls them through native WebMCP: what the cells defined is listed and inspected without the notebook changing,
 the kernel's own count and input history stay as they were (the Pyodide kernel stores every request, so the
-bridge's program takes itself out), an expression is refused, and with a hidden cell the person sees the
+bridge's program takes itself out), an object planted to leak a secret through its ``__repr__``/``__len__`` and a
+replaced ``builtins.repr`` are not run, an expression is refused, and with a hidden cell the person sees the
 inspection and decides (the run rule)."""
 
 from __future__ import annotations
@@ -14,12 +15,32 @@ from test_propose_browser import box_for, finish_call, start_call
 from test_safety import MODEL, open_planted
 from test_tools import ok
 
-#: what the probe cell prints: IPython's count, the length of its input history, and whether the bridge's program
-#: is in that history
+#: what the probe cell prints: IPython's count, the length of its input history, whether the bridge's program
+#: is in that history, and how often the planted object's code ran
 PROBE = (
     "ip = get_ipython()\n"
     "print(ip.execution_count, len(In), any(('webmcp' + '_bridge: read-only') in entry for entry in In), "
-    "'_webmcp_inspect' in globals())"
+    "'_webmcp_inspect' in globals(), len(globals().get('ran', ())))"
+)
+#: what code the agent ran earlier could leave: an object whose repr and len hand over a secret (and record that
+#: they ran), and builtins.repr replaced to do the same for it
+PLANTED = (
+    "import builtins\n"
+    "ran = []\n"
+    "class Leak:\n"
+    "    def __repr__(self):\n"
+    "        ran.append('__repr__')\n"
+    "        return 'SECRET-TEXT'\n"
+    "    def __len__(self):\n"
+    "        ran.append('__len__')\n"
+    "        return 1\n"
+    "leak = Leak()\n"
+    "_real_repr = builtins.repr\n"
+    "def _spy(value):\n"
+    "    if value is leak:\n"
+    "        ran.append('builtins.repr')\n"
+    "    return _real_repr(value)\n"
+    "builtins.repr = _spy\n"
 )
 
 
@@ -43,7 +64,7 @@ def test_the_agent_lists_and_inspects_the_pyodide_kernels_variables_and_leaves_n
         {
             "cellId": first["id"],
             "source": "radius = 2.5\nnames = ['ada', 'grace']\nscores = {'ada': 3, 'grace': 4}\n"
-            "def area(r, scale=1):\n    'The area of a disc.'\n    return 3.14159 * r * r * scale",
+            "def area(r, scale=1):\n    'The area of a disc.'\n    return 3.14159 * r * r * scale\n" + PLANTED,
             "expectedSourceHash": first["sourceHash"],
         },
     )
@@ -61,6 +82,11 @@ def test_the_agent_lists_and_inspects_the_pyodide_kernels_variables_and_leaves_n
     assert by_name["radius"] == {"name": "radius", "type": "float", "repr": "2.5", "reprTruncated": False}
     assert by_name["names"]["length"] == 2 and by_name["names"]["repr"] == "['ada', 'grace']"
     assert listed["path"] == "jupyterlite-empty.ipynb" and listed["nextOffset"] is None
+    assert by_name["leak"] == {"name": "leak", "type": "__main__.Leak", "repr": "<__main__.Leak object>",
+                               "reprTruncated": False}  # fmt: skip
+    assert "SECRET-TEXT" not in str(listed) and "SECRET-TEXT" not in str(
+        ok(page, "jupyter_inspect_variable", {"name": "leak"})
+    )
     scores = ok(page, "jupyter_inspect_variable", {"name": "scores"})
     assert scores["defined"] is True and scores["length"] == 2
     assert scores["items"] == [
@@ -81,7 +107,7 @@ def test_the_agent_lists_and_inspects_the_pyodide_kernels_variables_and_leaves_n
     assert ok(page, "jupyter_get_context")["notebook"]["revision"] == revision
     # the kernel's count and history as if only the person's cells had run: the probe, run again, is one run later
     run_cell(page, probe["id"])
-    assert printed(page, probe["id"]).split() == [str(int(count) + 1), str(int(entries) + 1), "False", "False"]
+    assert printed(page, probe["id"]).split() == [str(int(count) + 1), str(int(entries) + 1), "False", "False", "0"]
     assert_clean(page_log, site_url)
 
 

@@ -55,6 +55,9 @@ WORKER_SCRIPTS = ("worker.js", "worker_boot.js")
 CROSSINGS_SCRIPT = "crossings.js"
 #: the page's side of the remote halves (py_src/webmcp_bridge/lab/halves.js), copied into static/ beside worker.js
 HALVES_SCRIPT = "halves.js"
+#: the kernel model's page half (py_src/webmcp_bridge/lab/kernel_trust.js), copied into static/: the loader imports
+#: it before JupyterLab activates the plugin
+KERNEL_TRUST_SCRIPT = "kernel_trust.js"
 #: where static/ holds the JS halves' sources for halves.js to fetch: HALVES_DIR/<package path>/<file>.js, every .js
 #: of the package webmcp_bridge.lab and its subpackages but the scripts above
 HALVES_DIR = "halves"
@@ -235,7 +238,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     # the bridge's worker (docs/WORKER.md): its two scripts must be URLs the page can start before Python runs, so
     # they are served beside the loader as well as carried in the bridge wheel with the other lab/ halves
     lab = PY_SRC / "webmcp_bridge" / "lab"
-    scripts = (*WORKER_SCRIPTS, CROSSINGS_SCRIPT, HALVES_SCRIPT)
+    scripts = (*WORKER_SCRIPTS, CROSSINGS_SCRIPT, HALVES_SCRIPT, KERNEL_TRUST_SCRIPT)
     for name in scripts:
         put(f"static/{name}", lab / name)
     # the JS halves, for the worker's remote halves (halves.js evaluates them on the page, fetched from here)

@@ -77,9 +77,10 @@ WHEEL_ENTRY_TIME = (2020, 1, 1, 0, 0, 0)
 
 
 def bridge_wheel_files() -> list[Path]:
-    """The files of the import package that go into the bridge wheel: py_src/webmcp_bridge/ (.py, .js, .json, .css)."""
+    """The files of the import package that go into the bridge wheel: py_src/webmcp_bridge/ (.py, .js, .json, .css,
+    .svg)."""
     package = PY_SRC / "webmcp_bridge"
-    return [p for p in tree_files(package) if p.suffix in (".py", ".js", ".json", ".css")]
+    return [p for p in tree_files(package) if p.suffix in (".py", ".js", ".json", ".css", ".svg")]
 
 
 def write_bridge_wheel(dest_dir: Path, project: dict) -> Path:

@@ -64,12 +64,18 @@ class Port:
         return self.nb
 
     def note(self, what: str, path: str, cell_id: str | None = None) -> None:
-        self.notes.append((what, path, cell_id))
+        self.notes.append((str(what), path, cell_id))
 
     def refresh(self) -> None:
         self.refreshed += 1
 
-    def say(self, message: str | None) -> None:
+    def set_level(self, level: str, apply: Any) -> None:  # no kernel is the agent's here: applied at once
+        apply()
+
+    def translate(self, texts: Any) -> list[str]:
+        return [str(t) for t in texts]  # the page's translator, with no language pack: the English
+
+    def say(self, message: Any) -> None:
         pass
 
     def show(self) -> None:

@@ -393,8 +393,8 @@ def test_a_hidden_notebook_in_capitals_is_not_listed_nor_found() -> None:
 
 
 def test_the_comment_dialog_names_no_index_while_anything_is_hidden() -> None:
-    assert comment_title("cell", "cell 4", False) == "Comment on cell 4"
-    assert comment_title("output 2", "cell 4", False) == "Comment on output 2 of cell 4"
-    assert comment_title("cell", "cell 4", True) == "Comment on this cell"
-    assert comment_title("the selection", "cell 4", True) == "Comment on the selection of this cell"
+    assert str(comment_title("cell", "cell 4", False)) == "Comment on cell 4"
+    assert str(comment_title("output 2", "cell 4", False)) == "Comment on output 2 of cell 4"
+    assert str(comment_title("cell", "cell 4", True)) == "Comment on this cell"
+    assert str(comment_title("the selection", "cell 4", True)) == "Comment on the selection of this cell"
     assert not hasattr(access, "comment_title")  # the person's side decides it, not the guard

@@ -21,10 +21,12 @@ const fs = require("fs");
 const files = eval(fs.readFileSync(process.argv[1], "utf8"));
 const store = {
   "": { type: "directory", path: "", name: "", content: [
-    { type: "notebook", path: "a.ipynb", name: "a.ipynb" }, { type: "file", path: "t.txt", name: "t.txt" },
+    { type: "notebook", path: "a.ipynb", name: "a.ipynb", last_modified: "T1" },
+    { type: "file", path: "t.txt", name: "t.txt" },
     { type: "directory", path: "d", name: "d" }] },
   "a.ipynb": { type: "notebook", path: "a.ipynb", name: "a.ipynb", size: 120, last_modified: "T1", format: "json",
-               content: { metadata: { webmcp_bridge: { access: "hidden" } }, cells: [] } },
+               content: { metadata: { webmcp_bridge: { access: "hidden" } },
+                          cells: [{ metadata: {} }, { metadata: { webmcp_bridge: { access: "none" } } }, null] } },
   "t.txt": { type: "file", path: "t.txt", name: "t.txt", size: 5, last_modified: "T2", format: "text",
              content: "hello" },
   "b64.txt": { type: "file", path: "b64.txt", name: "b64.txt", format: "base64",
@@ -96,9 +98,15 @@ def test_facts_of_files_and_folders(out):
     assert out["stat"] == {"path": "a.ipynb", "name": "a.ipynb", "type": "notebook", "size": 120, "lastModified": "T1"}
     assert out["statDir"]["type"] == "directory" and out["statDir"]["size"] is None
     assert out["statMissing"] is None  # a rejection of the contents service answers null
-    assert out["list"] == [["a.ipynb", "a.ipynb", "notebook"], ["t.txt", "t.txt", "file"], ["d", "d", "directory"]]
+    # a listing's modification times let the run rule read a saved notebook again only when it changed
+    assert out["list"] == [
+        ["a.ipynb", "a.ipynb", "notebook", "T1"],
+        ["t.txt", "t.txt", "file", None],
+        ["d", "d", "directory", None],
+    ]
     assert out["listFile"] is None  # not a folder
-    assert out["meta"] == {"value": {"access": "hidden"}} and out["metaText"] is None
+    # the notebook's block and its cells' blocks (those that have one): what the run rule reads of a closed notebook
+    assert out["meta"] == {"value": {"access": "hidden"}, "cells": [{"access": "none"}]} and out["metaText"] is None
 
 
 def test_a_files_text_as_found(out):

@@ -46,7 +46,6 @@ CONVERTED = (
     "dialogs.py",
     "events.py",
     "resources.py",
-    "run_switches.py",
     "page_secret.py",
     "settings.py",
     "sharing.py",

@@ -59,6 +59,7 @@ class FakeLive:
         self.rest: list[dict] = []
         self.done: Any = json.dumps({"status": "ok", "execution_count": 2, "reason": None})
         self.sinks: list[FakeProxy] = []
+        self.as_agent: list[bool] = []  # runCode's asAgent, per call
         self.finished: list[int] = []
         self.sources = {"c1": "x = 1", "c2": "y = 2"}  # the cells, by id
         self.revisions = 0  # how many times revision() crossed
@@ -151,8 +152,11 @@ class FakeLive:
         self._check(handle)
         return None if cell_id == "missing" else resolved(self.run_reply)
 
-    def runCode(self, handle: str, code: str, silent: bool, flush_chars: int, flush_ms: int, sink: Any) -> str:
+    def runCode(
+        self, handle: str, code: str, silent: bool, flush_chars: int, flush_ms: int, sink: Any, as_agent: bool
+    ) -> str:
         self._check(handle)
+        self.as_agent.append(as_agent)
         if code == "refused":
             return json.dumps({"refused": "kernel is dead"})
         if code == "none":
@@ -404,6 +408,13 @@ def test_a_code_run_that_times_out_returns_what_arrived():
     assert done.status == "timeout" and "no reply from the kernel" in (done.reason or "")
     assert [o.items[0].head for o in done.outputs] == ["partial"]
     assert live.finished == [1] and live.sinks[0].destroyed
+
+
+def test_the_agents_code_claims_the_kernel_and_the_bridges_own_scrub_does_not():
+    nb, live = notebook()
+    run(nb.run_code("print(1)", 1.0, head_bytes=100, max_outputs=1))
+    run(nb.scrub_kernel_history([1], ["secret = 1"]))
+    assert live.as_agent == [True, False]  # notebook.js makes the kernel the agent's only for the first
 
 
 @pytest.mark.parametrize(

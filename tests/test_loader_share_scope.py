@@ -9,6 +9,7 @@ share scope was taken whatever it was. The share scope below stands in for Jupyt
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -61,6 +62,21 @@ container.get("./extension").then(factory => {
 }, error => { console.log(JSON.stringify({ thrown: String(error), logs })); });
 """
 
+#: Node's resolve hook: the modules the loader imports from beside itself (http://site/.../static/<file>.js), read
+#: from the package's lab/ folder as the build copies them there
+HOOKS = r"""
+import { register } from "node:module";
+import { pathToFileURL } from "node:url";
+const lab = process.env.WEBMCP_BRIDGE_LAB;
+register("data:text/javascript," + encodeURIComponent(`
+export async function resolve(spec, context, next) {
+  if (spec.startsWith("http://site/")) return { url: ${JSON.stringify(pathToFileURL(lab).href)} + "/" +
+    spec.split("/").pop(), shortCircuit: true, format: "module" };
+  return next(spec, context);
+}`));
+"""
+LAB = ROOT / "py_src" / "webmcp_bridge" / "lab"
+
 #: what JupyterLite 0.8.6 (JupyterLab 4.6.4) offers of the packages the loader uses
 LITE = {
     "@jupyterlab/notebook": {"4.6.4": True},
@@ -70,6 +86,10 @@ LITE = {
     "@jupyterlab/statusbar": {"4.6.4": True},
     "@jupyterlab/apputils": {"4.7.4": True},
     "@jupyterlab/settingregistry": {"4.6.4": True},
+    "@jupyterlab/translation": {"4.6.4": True},
+    "@jupyterlab/application": {"4.6.4": True},
+    "@jupyterlab/statedb": {"4.6.4": True},
+    "@jupyterlab/ui-components": {"4.6.4": True},
 }
 
 
@@ -79,12 +99,15 @@ def load(tmp_path: Path, scope: dict, ranges: dict | None = None) -> dict:
         pytest.fail("node is needed (the machine setup installs it with npm)")
     harness = tmp_path / "harness.js"
     harness.write_text(HARNESS)
+    hooks = tmp_path / "hooks.mjs"
+    hooks.write_text(HOOKS)
     manifest = {"bounds": {"failureChars": 200, "recentCalls": 5}, "shared": RANGES if ranges is None else ranges}
     done = subprocess.run(
-        ["node", str(harness), str(LOADER), json.dumps(manifest), json.dumps(scope)],
+        ["node", "--import", hooks.as_uri(), str(harness), str(LOADER), json.dumps(manifest), json.dumps(scope)],
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "WEBMCP_BRIDGE_LAB": str(LAB)},
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -20,7 +20,9 @@ from webmcp_bridge.core.run_outputs import RunOutputs
 
 HARNESS = r"""
 let future = null;
+const events = []; // the order of the kernel trust's claims and the kernel's requests
 const kernel = { requestExecute() {
+  events.push("request");
   let resolve;
   const done = new Promise((r) => { resolve = r; });
   future = { onIOPub: null, done, resolve };
@@ -43,8 +45,9 @@ const panel = {
 // executeAsAgent: the cell class's execute marks the cell trusted (as JupyterLab's does) before it returns
 const cellClass = { execute(widget) { widget.model.trusted = true; widget.model.sharedModel.setMetadata("trusted",
   true); return Promise.resolve(null); } };
+const kernelTrust = { claim(p) { events.push(p === panel ? "claim" : "claim of another panel"); return true; } };
 live.attach({ tracker: { find: (test) => [panel].find(test), currentWidget: panel, filter: () => [panel] },
-              modules: { cells: { CodeCell: cellClass } } });
+              modules: { cells: { CodeCell: cellClass } }, kernelTrust });
 const gone = (fn) => { try { fn(); return null; } catch (e) { return e.name; } };
 (async () => {
   const keep = 1000;
@@ -67,7 +70,16 @@ const gone = (fn) => { try { fn(); return null; } catch (e) { return e.name; } }
   const sentBatches = batches.length;
   future.onIOPub({ header: { msg_type: "stream" }, content: { name: "stdout", text: "late" } });  // after finishing
   const finishedAgain = live.runFinish(started.run);  // the run is forgotten once finished
+  const beforeCell = events.length;
   const reply = await live.executeAsAgent(h, "c1");
+  const cellEvents = events.slice(beforeCell);
+  const own = JSON.parse(live.runCode(h, "scrub()", true, flushChars, 1e6, null, false)); // the bridge's own program
+  live.runFinish(own.run);
+  const ownEvents = events.slice(beforeCell + cellEvents.length);
+  live.attach({ tracker: { find: (test) => [panel].find(test), currentWidget: panel, filter: () => [panel] },
+                modules: { cells: { CodeCell: cellClass } } });  // a page without the loader's kernel trust
+  const untrusted = { code: JSON.parse(live.runCode(h, "x", false, 1, 1, null)).refused,
+                     cell: gone(() => live.executeAsAgent(h, "c1")) };
   const unknown = live.executeAsAgent(h, "nope");
   const handles = { current: live.current(), panels: JSON.parse(live.panels()), path: live.path(h),
                     never: gone(() => live.revision("never-issued")), open: gone(() => live.revision(h)) };
@@ -76,7 +88,8 @@ const gone = (fn) => { try { fn(); return null; } catch (e) { return e.name; } }
   Object.assign(handles, { closed: gone(() => live.revision(h)), closedCells: gone(() => live.cells(h, null, 0, 0)),
                            closedRun: gone(() => live.runCode(h, "1", 1, 1)) });
   console.log(JSON.stringify({ done, batches, rest, sentBatches, lateBatches: batches.length - sentBatches, flushChars,
-                               keep, sent, finishedAgain, reply, unknown, handle: h, handles,
+                               keep, sent, finishedAgain, reply, unknown, handle: h, handles, events, cellEvents,
+                               ownEvents, untrusted,
                                trusted: cell.trusted, trustedMetadata: metadata.has("trusted") }));
 })();
 """
@@ -118,6 +131,14 @@ def test_the_flood_merged_in_python_is_kept_bounded_and_measured_whole(outcome):
     assert err.bytes == len(b"warn") + 4 + 2000 and err.head.startswith("warn😀") and len(err.head) <= 1000
     assert outputs[2].items[0].head == "shown"
     assert outcome["done"] == {"status": "ok", "execution_count": 3, "reason": None}
+
+
+def test_the_agents_runs_make_the_kernel_the_agents_before_they_reach_it(outcome):
+    assert outcome["events"][:2] == ["claim", "request"]  # runCode: claimed before the request is sent
+    assert outcome["cellEvents"] == ["claim"]  # a cell run (JupyterLab's execute, stood in for) claims it too
+    assert outcome["ownEvents"] == ["request"]  # the bridge's own program (asAgent false) does not
+    # without the loader's kernel trust no code of the agent is sent at all
+    assert outcome["untrusted"] == {"code": "the page's kernel trust is not in place", "cell": "KernelTrustMissing"}
 
 
 def test_an_agent_run_leaves_the_cell_untrusted(outcome):

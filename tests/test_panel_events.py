@@ -28,9 +28,10 @@ from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui.actions import ACTIONS
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item
 from webmcp_bridge.lab.ui.dom import PanelOptions
-from webmcp_bridge.lab.ui.panel import AgentPanel
-from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, ActivityRow, CellInfo, El, activity_item, first_line
+from webmcp_bridge.lab.ui.panel import RULE, AgentPanel
+from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, CellInfo, El, first_line
 from webmcp_bridge.review.threads import CellAnchor, Review
 from webmcp_bridge.session.bridge import build_bridge
 
@@ -158,7 +159,7 @@ def test_a_reply_is_stored_and_its_box_emptied_an_empty_one_is_refused() -> None
     thread = Review(nb).create(CellAnchor(cell_id), "Is this right?", "person")
 
     dom.tell(kind="click", action="reply", data={"thread": thread.id}, text="   ", reply=thread.id, choice=None)
-    assert panel.notice == "Write a reply first." and dom.cleared == []
+    assert str(panel.notice) == "Write a reply first." and dom.cleared == []
     assert [m.body for m in Review(nb).get(thread.id).messages] == ["Is this right?"]
 
     dom.tell(kind="click", action="reply", data={"thread": thread.id}, text=" Yes, it is. ", reply=thread.id)
@@ -391,3 +392,86 @@ def test_dom_js_makes_the_panel_and_reports_the_persons_events_as_facts() -> Non
     assert out["fields"] == {"focused": "TEXTAREA", "drafts": {thread.id: "Yes, it is."}}
     assert out["cleared"] == "" and out["activated"] == ["webmcp-bridge-panel"]
     assert out["afterDispose"] == 0
+
+
+# dom.js with JupyterLab's optional services: a translator whose bundle marks what it translated, LabIcons, the layout
+# restorer and the state database (the panel was open when the page was last left)
+SERVICES = (
+    PAGE.split("const half = eval", 1)[0]
+    + r"""
+const half = eval(fs.readFileSync(process.argv[1], "utf8"));
+const tokens = { translator: { name: "ITranslator" }, restorer: { name: "ILayoutRestorer" },
+                 state: { name: "IStateDB" } };
+const calls = { loaded: [], restored: [], saved: [], fetched: [] };
+const format = (text, args) => text.replace(/%(\d+)/g, (_, n) => args[n - 1]);
+const translator = { load(domain) {
+  calls.loaded.push(domain);
+  return { __: (msg, ...args) => `«${format(msg, args)}»`,
+           _n: (one, many, n, ...args) => `«${format(n === 1 ? one : many, [n, ...args])}»` };
+} };
+const restorer = { add(widget, name) { calls.restored.push(name); } };
+const state = { fetch: async (key) => { calls.fetched.push(key); return { open: true }; },
+                save: async (key, value) => { calls.saved.push([key, value]); } };
+const services = new Map([[tokens.translator, translator], [tokens.restorer, restorer], [tokens.state, state]]);
+const app = { shell, resolveOptionalService: async (token) => services.get(token) ?? null };
+const icon = (name) => ({ element: () => {
+  const n = new Element("svg");
+  n.setAttribute("data-icon", name);
+  return n;
+} });
+const uicomponents = { lockIcon: icon("lock"), LabIcon: { resolve: ({ icon: { name } }) => icon(name) } };
+half.attach({ tracker: null, app, modelContext: null, modules: {
+  widgets: { Widget }, translation: { ITranslator: tokens.translator },
+  application: { ILayoutRestorer: tokens.restorer }, statedb: { IStateDB: tokens.state }, uicomponents } });
+const [tags, attributes, icons, options, trees] = process.argv.slice(2);
+half.configure(tags, attributes, icons);
+(async () => {
+  await half.prepare("jupyterlab_webmcp_bridge");
+  JSON.parse(half.createPanel(options, trees, () => {}));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const widget = body.children[0];
+  const out = { calls, activated };
+  out.texts = widget.querySelectorAll("[data-probe]").map((n) => [n.textContent, n.getAttribute("title")]);
+  out.icons = widget.querySelectorAll("svg").map((n) => n.getAttribute("data-icon"));
+  out.translated = JSON.parse(half.translate(JSON.stringify(["plain", { msg: "Comment on %1", args: ["cell 2"] }])));
+  console.log(JSON.stringify(out));
+})();
+"""
+)
+
+
+def test_dom_js_translates_every_message_draws_icons_and_restores_the_panel() -> None:
+    from webmcp_bridge.lab.ui.dom import icon_specs
+    from webmcp_bridge.lab.ui.i18n import _, _n
+    from webmcp_bridge.lab.ui.view import h, icon
+
+    payload = "<img src=x onerror=alert(1)> %1"
+    trees = [
+        h("p", "", text=_("Comment on %1", payload), title=_("cell %1", "3"), data_probe="a"),
+        h("p", "", text=_n("%1 open thread", "%1 open threads", 2), data_probe="b"),
+        h("p", "", text=payload, data_probe="c"),  # the notebook's text: shown as it is, never looked up
+        h("button", "", icon("lock"), icon("comment"), data_probe="d"),
+    ]
+    options = PanelOptions("webmcp-bridge-panel", "p", _("Agent"), _("caption"), 650, {}, RULE, "agent")
+    out = run_node(
+        SERVICES,
+        str(DOM_JS),
+        json.dumps(sorted(TAGS)),
+        json.dumps(sorted(ATTRIBUTES)),
+        json.dumps(icon_specs()),
+        json.dumps(options.to_json()),
+        json.dumps([t.to_json() for t in trees]),
+    )
+    assert out["calls"]["loaded"] == ["jupyterlab_webmcp_bridge"]
+    assert out["texts"] == [
+        [f"«Comment on {payload}»", "«cell 3»"],  # the argument substituted as text, once
+        ["«2 open threads»", None],
+        [payload, None],
+        ["", None],
+    ]
+    assert out["icons"] == ["lock", "webmcp-bridge:comment"]
+    assert out["translated"] == ["plain", "«Comment on cell 2»"]
+    # the layout restorer knows the panel, and the panel open when the page was left is opened again
+    assert out["calls"]["restored"] == ["webmcp-bridge-panel"]
+    assert out["calls"]["fetched"] == ["webmcp-bridge:panel:webmcp-bridge-panel"]
+    assert out["activated"] == ["webmcp-bridge-panel"]

@@ -19,8 +19,9 @@ from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import ACTIVITY_ROWS
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.activity_view import ActivityRow
 from webmcp_bridge.lab.ui.sections import Sections
-from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, El, first_line
+from webmcp_bridge.lab.ui.view import CellInfo, El, first_line
 from webmcp_bridge.review.threads import CellAnchor, Review
 
 PATH = "demo/running.ipynb"
@@ -46,11 +47,14 @@ class Dom:
             if op[0] == "clear":
                 self.listing = []
                 continue
+            if op[0] == "set" and op[1] in self.listing:  # redrawn where it is
+                self.built.append(op[2])
+                continue
             if op[1] in self.listing:
                 self.listing.remove(op[1])
-            if op[0] == "put":
+            if op[0] in ("put", "set"):
                 self.built.append(op[2])
-            if op[0] in ("keep", "put"):
+            if op[0] in ("keep", "put", "set"):
                 self.listing.insert(0, op[1])
 
     def draw(self, role: str, *els: El) -> bool:
@@ -144,7 +148,7 @@ def test_comments_wait_while_the_person_types_and_a_drawing_keeps_the_draft() ->
     assert [role for role, _ in dom.drawn] == ["comments"] and "comments" not in sections.dirty
     boxes = [el for tree in dom.drawn[0][1] for el in tree.walk() if el.attrs.get("data-reply") == thread.id]
     assert [box.text for box in boxes] == ["half a reply"]
-    assert dom.texts["comments-summary"] == "Comments (1 open)"
+    assert str(dom.texts["comments-summary"]) == "Comments (1 open)"
 
 
 def test_a_select_the_person_is_choosing_in_holds_its_section_back_until_the_choice() -> None:
@@ -184,3 +188,42 @@ def test_activity_keeps_the_newest_rows_on_top_and_drops_the_oldest_past_the_bou
     sections.add_row(ActivityRow("person:new", now + 1000, "person", "did a new thing", PATH))
     sections.draw("activity", None, None)
     assert dom.listing[0] == "person:new" and len(dom.listing) == ACTIVITY_ROWS and "person:5" not in dom.listing
+
+
+def test_the_agents_calls_read_in_the_persons_words_merge_wait_and_show_their_time() -> None:
+    from webmcp_bridge.calls.registry import CallEvent
+
+    dom = Dom()
+    sections = Sections(dom)  # type: ignore[arg-type]
+
+    def call(call_id: int, tool: str, outcome: str | None = None) -> None:
+        sections.on_call(CallEvent(call_id, tool, "{}", 0.0, None if outcome is None else 0.01, outcome))
+
+    def shown() -> list[str]:
+        sections.draw("activity", None, None)
+        newest = {}
+        for tree in dom.built:  # the last tree drawn of each row
+            newest[tree.attrs["data-key"]] = tree.text_content()
+        return [newest[key][len("00:00:00") :] for key in dom.listing]
+
+    # two reads one after the other: one row, "×2"; the tool's name is not what the person reads
+    call(1, "jupyter_get_cells")
+    call(1, "jupyter_get_cells", "ok")
+    call(2, "jupyter_get_cells")
+    call(2, "jupyter_get_cells", "ok")
+    assert shown() == ["agentread cells×2done"]
+    # a change that waits for the person in Propose mode reads as waiting, then running again, then its outcome
+    call(3, "jupyter_update_cell")
+    assert sections.running()
+    sections.on_proposal("created", "p1", 3)
+    assert not sections.running() and sections.tick() == ()
+    assert shown() == ["agentchanged a cellwaiting for you", "agentread cells×2done"]
+    sections.on_proposal("settled", "p1", None)
+    assert sections.running() and sections.tick() == ("activity",)
+    before = list(dom.listing)
+    assert shown()[0].startswith("agentchanged a cellrunning · ") and dom.listing == before  # redrawn in its place
+    call(3, "jupyter_update_cell", "STALE_CELL")
+    call(4, "jupyter_get_cells")
+    call(4, "jupyter_get_cells", "ok")  # not merged across another row
+    assert shown() == ["agentread cellsdone", "agentchanged a cellSTALE_CELL", "agentread cells×2done"]
+    assert not sections.running()

@@ -17,20 +17,19 @@ from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
 from webmcp_bridge.lab.ui.comments_view import FROM_FILE_TITLE, comments_view, thread_row
+from webmcp_bridge.lab.ui.i18n import Msg
 from webmcp_bridge.lab.ui.view import (
     ATTRIBUTES,
     TAGS,
-    ActivityRow,
     CellInfo,
     El,
+    KernelFacts,
     Markers,
     access_view,
-    activity_item,
     c,
-    call_row,
     cell_markers,
-    change_row,
     clock,
     first_line,
     h,
@@ -71,7 +70,7 @@ def assert_safe(tree: El) -> None:
         for name, value in el.attrs.items():
             assert not name.lower().startswith("on") and name not in ("style", "href", "src", "srcdoc")
             assert name in ATTRIBUTES or name.startswith(("data-", "aria-"))
-            assert isinstance(value, str)
+            assert isinstance(value, (str, Msg))
     json.dumps(tree.to_json())
 
 
@@ -125,13 +124,10 @@ def test_a_message_the_file_says_is_the_persons_is_shown_as_the_files_with_why()
     rows = {r.id: r for r in (thread_row(v) for v in Review(nb, key=bytes(32)).threads())}
     assert [m.author for m in rows[signed.id].messages] == ["person"]
     assert [m.author for m in rows[forged.id].messages] == ["file"]
-    authors = [
-        e
-        for e in comments_view(list(rows.values()), "open", {}, None).walk()
-        if e.tag == "span" and e.cls == c("author")
-    ]
-    assert [(a.text, a.attrs.get("title")) for a in authors] == [("person", None), ("file", FROM_FILE_TITLE)]
-    assert "did not write it in this browser" in FROM_FILE_TITLE
+    tree = comments_view(list(rows.values()), "open", {}, None)
+    authors = [e for e in tree.walk() if e.tag == "span" and e.cls == c("author")]
+    assert [(str(a.text), a.attrs.get("title")) for a in authors] == [("you", None), ("from the file", FROM_FILE_TITLE)]
+    assert "did not write it in this browser" in str(FROM_FILE_TITLE)
 
 
 def test_an_orphaned_range_offers_re_anchoring_and_a_resolved_thread_reopening():
@@ -161,7 +157,7 @@ def test_activity_rows_of_changes_and_calls():
     cells = {"a": CellInfo(3, "code", "x", 0)}
     item = activity_item(rows[1], cells, "n.ipynb")
     assert_safe(item)
-    assert item.text_content().endswith("personeditedcell 4 ×2")
+    assert item.text_content().endswith("youeditedcell 4×2")
     other = activity_item(rows[2], cells, "other.ipynb")  # a change in another notebook names it
     assert_safe(other)
     assert "of n.ipynb" in other.text_content()
@@ -170,8 +166,13 @@ def test_activity_rows_of_changes_and_calls():
     assert running.key == done.key and running.outcome == "running" and done.outcome == "STALE_CELL"
     tree = activity_item(done, None, None)
     assert_safe(tree)
-    assert PAYLOADS[1] in tree.attrs["title"] and "12 ms" in tree.attrs["title"]
-    assert "webmcp-bridge-outcome-error" in [e.cls.split()[-1] for e in tree.walk() if e.text == "STALE_CELL"][0]
+    assert PAYLOADS[1] in str(tree.attrs["title"]) and "12 ms" in str(tree.attrs["title"])
+    assert [e.text_content() for e in tree.walk() if "webmcp-bridge-outcome-error" in e.cls] == ["STALE_CELL"]
+    # in the person's words: what the agent did, the tool's name only in the tooltip
+    assert "changed a cell" in tree.text_content() and "jupyter_update_cell" not in tree.text_content()
+    # a running call shows its elapsed time
+    assert "running · 65 s" not in activity_item(running, None, None, running.started + 65).text_content()
+    assert "running · 1 min 5 s" in activity_item(running, None, None, running.started + 65).text_content()
 
 
 def test_access_view_lists_restricted_cells_with_their_first_line():
@@ -193,7 +194,7 @@ def test_access_view_lists_restricted_cells_with_their_first_line():
     assert PAYLOADS[0] in rows[0].text_content() and PAYLOADS[2] in rows[1].text_content()
     selected = [e.attrs.get("value") for e in tree.walk() if e.tag == "option" and "selected" in e.attrs]
     assert selected[0] == "read"  # the notebook's level
-    assert first_line("") == "(empty)" and first_line("\n\n  \n") == "(empty)"
+    assert str(first_line("")) == "(empty)" and str(first_line("\n\n  \n")) == "(empty)"
 
 
 def test_markers_of_each_cell():
@@ -211,7 +212,11 @@ def test_markers_of_each_cell():
     assert on == ["webmcp-bridge-cell-commented", "webmcp-bridge-cell-read", "webmcp-bridge-cell-agent-run"]
     strip = marker_badges(a, PAYLOADS[0], "n.ipynb")
     assert_safe(strip)
-    assert [e.text for e in strip.children] == ["🔒 read", "💬 2", "run by agent"]
+    # an icon (drawn by the page, aria-hidden) and a word or two; the whole meaning in the label
+    assert [e.text_content() for e in strip.children] == ["read", "2", ""]
+    assert str(strip.children[2].attrs["aria-label"]) == "The agent ran this cell last."
+    assert [e.attrs["data-icon"] for e in strip.walk() if "data-icon" in e.attrs] == ["lock", "comment", "run"]
+    assert str(strip.children[1].attrs["aria-label"]) == "2 open comment threads. Click to show."
     assert strip.attrs["data-cell"] == PAYLOADS[0]  # an id is an attribute value, never markup
     assert marker_badges(Markers(working=True), "c", "n.ipynb").children == []  # the ring is a class, not a badge
 
@@ -250,7 +255,23 @@ def test_the_access_section_has_the_run_rules_switch_off_by_default():
 
     view = access_view("a.ipynb", "write", [], None)
     assert "Ask me before each run" in view.text_content() and chosen(view) == ["ask"]
-    assert chosen(access_view("a.ipynb", "write", [], None, asking_off=True)) == ["stop"]
+    assert chosen(access_view("a.ipynb", "write", [], None, KernelFacts(asking_off=True))) == ["stop"]
+    assert not any(e.attrs.get("data-action") == "restart-agent-kernels" for e in view.walk())
+
+
+def test_the_access_section_says_when_the_kernel_is_the_agents_and_warns_while_something_is_hidden():
+    def roles(view) -> set[str]:
+        return {e.attrs["data-role"] for e in view.walk() if "data-role" in e.attrs}
+
+    def restart(view) -> bool:
+        return any(e.attrs.get("data-action") == "restart-agent-kernels" for e in view.walk())
+
+    mine = access_view("a.ipynb", "write", [], None, KernelFacts(agent_kernel=True, agent_kernels=1))
+    assert "agent-kernel" in roles(mine) and "agent-kernels" not in roles(mine) and restart(mine)
+    assert "without script" in mine.text_content()
+    hidden = access_view("a.ipynb", "write", [("c1", "none")], None, KernelFacts(agent_kernels=2, hides=True))
+    assert "agent-kernel" not in roles(hidden) and "agent-kernels" in roles(hidden) and restart(hidden)
+    assert "in 2 kernels" in hidden.text_content()
 
 
 def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
@@ -279,10 +300,10 @@ def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
     texts = [activity_item(r, cells, "n.ipynb").text_content()[len(clock(r.time)) :] for r in rows.values()]
     assert texts == [
         "agentrancell 1",
-        "personcleared outputs ofcell 2",
-        "personeditedcell 1 ×2",
-        "personnew output incell 2",
-        "personnew output incell 2",
+        "youcleared the outputs ofcell 2",
+        "youeditedcell 1×2",
+        "younew output incell 2",
+        "younew output incell 2",
     ], texts
     assert [(e.kind, e.cell_id) for e in log.entries()] == [
         ("run", "a"),
@@ -293,7 +314,7 @@ def test_activity_reads_a_run_a_clear_new_output_and_an_edit_each_as_itself():
     ]
     # the long cell ends: its execution count merges into the latest entry, which then reads "ran"
     log.ingest("n.ipynb", [CellChange("person", "run", "b", 57.0)])
-    assert activity_item(change_row(seen[-1]), cells, "n.ipynb").text_content().endswith("personrancell 2")
+    assert activity_item(change_row(seen[-1]), cells, "n.ipynb").text_content().endswith("yourancell 2")
     # a clear right after a run is a clear of its own, not more of the run
     log.ingest("n.ipynb", [CellChange("person", "clear", "b", 58.0)])
     assert [e.kind for e in log.entries()][-2:] == ["run", "clear"]

@@ -69,8 +69,8 @@ def test_an_update_box_shows_the_diff_line_by_line_with_payloads_as_text():
         _by_class(tree, "webmcp-bridge-proposal-accept")[0],
         _by_class(tree, "webmcp-bridge-proposal-deny")[0],
     )
-    assert (accept.tag, accept.text, accept.attrs["type"]) == ("button", "Accept", "button")
-    assert (deny.tag, deny.text) == ("button", "Deny")
+    assert (accept.tag, str(accept.text), accept.attrs["type"]) == ("button", "Accept", "button")
+    assert (deny.tag, str(deny.text)) == ("button", "Deny")
     reason = _by_class(tree, "webmcp-bridge-proposal-reason")[0]
     assert (
         reason.tag == "input"
@@ -84,7 +84,7 @@ def test_a_run_box_shows_the_code_to_run():
     tree = proposal_box(proposal)
     assert_safe(tree)
     assert proposal.code is not None and proposal.diff is None
-    assert [e.text for e in _by_class(tree, "webmcp-bridge-proposal-caption")] == ["Code to run:"]
+    assert [str(e.text) for e in _by_class(tree, "webmcp-bridge-proposal-caption")] == ["Code to run:"]
     assert _by_class(tree, "webmcp-bridge-proposal-code")
     assert [e.text for e in _by_class(tree, "webmcp-bridge-diff-ctx")] == (proposal.code.splitlines() or [""])
 
@@ -111,19 +111,19 @@ def test_invisible_characters_are_marked_and_flagged_and_accept_waits():
     assert [line.text_content() for line in lines] == ['ok = "user⟦U+202E⟧ # admin"', "print(ok)⟦U+200B⟧"]
     marks = _by_class(tree, "webmcp-bridge-invisible")
     assert [m.text for m in marks] == ["⟦U+202E⟧", "⟦U+200B⟧"]
-    assert marks[0].attrs["title"].startswith("U+202E RIGHT-TO-LEFT OVERRIDE")
+    assert str(marks[0].attrs["title"]).startswith("U+202E RIGHT-TO-LEFT OVERRIDE")
     assert "\u202e" not in tree.text_content() and "\u200b" not in tree.text_content()
     assert tree.attrs["data-invisible"] == "2"
-    assert _by_class(tree, "webmcp-bridge-proposal-flag")[0].text.startswith("Contains 2 invisible characters")
+    assert str(_by_class(tree, "webmcp-bridge-proposal-flag")[0].text).startswith("Contains 2 invisible characters")
     assert "disabled" in _by_class(tree, "webmcp-bridge-proposal-accept")[0].attrs
-    assert _by_class(tree, "webmcp-bridge-proposal-expand")[0].text == "Show all 2 lines"
+    assert str(_by_class(tree, "webmcp-bridge-proposal-expand")[0].text) == "Show all 2 lines"
 
 
-def test_a_box_without_invisible_characters_has_no_flag_and_a_box_without_listing_no_gate():
+def test_a_box_without_invisible_characters_has_no_flag_and_a_box_without_listing_no_show_all():
     plain = proposal_box(Proposal("p2", "nb.ipynb", "jupyter_run_code", "run_code", None, "Run code", code="print(1)"))
     assert not _by_class(plain, "webmcp-bridge-proposal-flag") and plain.attrs["data-invisible"] == "0"
     move = proposal_box(Proposal("p3", "nb.ipynb", "jupyter_move_cell", "move", "c1", "Move this cell below cell c2"))
-    assert "disabled" not in _by_class(move, "webmcp-bridge-proposal-accept")[0].attrs
+    assert "disabled" in _by_class(move, "webmcp-bridge-proposal-accept")[0].attrs  # until armed (ProposalView)
     assert not _by_class(move, "webmcp-bridge-proposal-expand") and not _by_class(move, "webmcp-bridge-proposal-hint")
 
 

@@ -37,6 +37,9 @@ class Dom:
         self.listener: Any = None
         self.styles: list[tuple[str, str]] = []
 
+    def translate(self, texts: Any) -> list[str]:
+        return [str(t) for t in texts]
+
     def install_style(self, owner: str) -> None:
         self.styles.append(("install", owner))
 
@@ -96,10 +99,15 @@ class Half:
         pass
 
 
+#: the arming delay of Accept, shortened for these tests (seconds)
+ARM = 0.2
+
+
 @pytest.fixture
 def view(monkeypatch: pytest.MonkeyPatch) -> tuple[ProposalView, Dom, Half, Any]:
     half = Half()
     monkeypatch.setattr(proposals, "load_half", lambda package, filename, ctx: half)
+    monkeypatch.setattr(proposals, "ACCEPT_ARM_SECONDS", ARM)
     ws = MemoryWorkspace({PATH: json.dumps(corpus_json("pytudes-euler.ipynb"))})
     bridge = build_bridge(ws)
     dom = Dom()
@@ -145,6 +153,7 @@ def test_accept_counts_only_once_the_listing_was_seen(view) -> None:
         await asyncio.sleep(0.05)
         assert dom.disabled == [] and v.book.waiting()
         dom.act(proposal_id, "seen")  # the person scrolled the listing to its end
+        await asyncio.sleep(ARM)  # and Accept is armed
         assert dom.revealed == [proposal_id]
         dom.act(proposal_id, "accept")
 
@@ -186,4 +195,21 @@ def test_a_listing_in_view_when_placed_is_revealed_at_once(view) -> None:
         dom.act(proposal_id, "accept")
 
     result = update_waiting_for_the_person(view, accept_after_check)
+    assert result["isError"] is False, result
+
+
+def test_accept_is_armed_only_some_time_after_the_box_appeared(view) -> None:
+    """An agent that cancels and proposes again at once cannot put its new box under the person's click."""
+    v, dom, _, _ = view
+
+    async def person(proposal_id: str) -> None:
+        dom.act(proposal_id, "seen")  # the whole listing in view at once
+        dom.act(proposal_id, "accept")  # a click the moment the box appeared
+        await asyncio.sleep(ARM / 4)
+        assert dom.revealed == [] and dom.disabled == [] and v.book.waiting()
+        await asyncio.sleep(ARM)
+        assert dom.revealed == [proposal_id]
+        dom.act(proposal_id, "accept")
+
+    result = update_waiting_for_the_person(view, person)
     assert result["isError"] is False, result

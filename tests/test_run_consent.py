@@ -17,7 +17,6 @@ from webmcp_bridge.access.run_consent import (
     RunConsent,
     accept_runs,
     run_accepted,
-    workspace_hides,
 )
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import Entry
@@ -50,71 +49,69 @@ def test_an_accepted_code_is_recognised_exactly_and_only_in_its_own_call():
     assert asyncio.run(asyncio.sleep(0, run_accepted("print(1)"))) is False  # another call (task) never inherits it
 
 
-def test_the_workspace_walk_finds_a_hidden_notebook_in_a_subfolder_and_fails_closed_past_its_bound():
+def test_the_workspace_walk_finds_a_hidden_cell_in_a_subfolder_and_fails_closed_past_its_bound():
     tree = {
-        "": [Entry("a", "a", "directory"), Entry("x.txt", "x.txt", "file")],
+        "": [
+            Entry("a", "a", "directory"),
+            Entry("x.txt", "x.txt", "file"),
+            Entry("open.ipynb", "open.ipynb", "notebook"),
+        ],
         "a": [Entry("a/b", "b", "directory")],
-        "a/b": [Entry("a/b/secret.ipynb", "secret.ipynb", "notebook")],
+        "a/b": [Entry("a/b/plans.ipynb", "plans.ipynb", "notebook")],
     }
     looked: list[str] = []
+    read: list[str] = []
+    blocks: dict[str, Any] = {"a/b/plans.ipynb": (None, [{"access": "read"}, {"access": "none"}]), "open.ipynb": None}
 
     async def list_dir(path: str):
         looked.append(path)
         return tree.get(path)
 
-    async def hidden(path: str) -> bool:
-        return path == "a/b/secret.ipynb"
+    async def saved(path: str):
+        read.append(path)
+        return blocks[path]
 
-    async def never(path: str) -> bool:
-        return False
+    consent = RunConsent()
+    assert asyncio.run(consent.workspace_hides({"open.ipynb"}, list_dir, saved)) is True  # a hidden cell, not notebook
+    assert looked == ["", "a", "a/b"] and read == ["a/b/plans.ipynb"]  # an open notebook is not read from its file
+    blocks["a/b/plans.ipynb"] = ({"access": "read"}, [{"access": "write"}, {"access": "bogus"}])
+    assert asyncio.run(consent.workspace_hides((), list_dir, saved)) is True  # a level it cannot read counts as none
+    blocks["a/b/plans.ipynb"] = ({"access": "read"}, [{"access": "read"}])
+    assert asyncio.run(consent.workspace_hides((), list_dir, saved)) is False
+    assert asyncio.run(RunConsent(max_entries=3).workspace_hides((), list_dir, saved)) is True  # 4 entries: too many
 
-    assert asyncio.run(workspace_hides(list_dir, hidden)) is True
-    assert looked == ["", "a", "a/b"]
-    assert asyncio.run(workspace_hides(list_dir, never)) is False
-    assert asyncio.run(workspace_hides(list_dir, never, max_entries=3)) is True  # 4 entries: too many to look at
 
-
-def test_the_answer_is_reused_for_its_ttl_and_the_switch_turns_the_rule_off_per_notebook():
-    now = [100.0]
-    walks = [0]
+def test_a_saved_notebook_is_read_again_when_its_modification_time_changes_not_on_a_clock():
+    stamp = ["2026-12-07T01:00:00.000Z"]
     hides = [False]
+    reads = [0]
 
     async def list_dir(path: str):
-        walks[0] += 1
-        return [Entry("n.ipynb", "n.ipynb", "notebook")] if path == "" else None
+        return [Entry("n.ipynb", "n.ipynb", "notebook", stamp[0])] if path == "" else None
 
-    async def hidden(path: str) -> bool:
-        return hides[0]
+    async def saved(path: str):
+        reads[0] += 1
+        return ({"access": "none"} if hides[0] else None), []
 
-    off = {"quiet.ipynb"}
-    consent = RunConsent(lambda path: path in off, clock=lambda: now[0], ttl=5.0)
+    consent = RunConsent()
+    consent.set_asking("quiet.ipynb", False)
 
-    def reason(path: str = "a.ipynb", cells: int = 0, open_hidden: bool = False, stamp: object = None) -> str | None:
-        return asyncio.run(consent.reason(path, cells, open_hidden, list_dir, hidden, stamp))
+    def reason(path: str = "a.ipynb", cells: int = 0, elsewhere: bool = False) -> str | None:
+        return asyncio.run(consent.reason(path, cells, elsewhere, (), list_dir, saved))
 
-    assert reason() is None and walks[0] == 1
-    hides[0] = True
-    now[0] += 4.9
-    assert reason() is None and walks[0] == 1  # reused
-    now[0] += 0.2
-    assert reason() == HIDDEN_NOTEBOOK and walks[0] == 2
-    hides[0] = False
-    assert reason() == HIDDEN_NOTEBOOK and walks[0] == 2  # reused again
-    assert reason(stamp=("closed-one",)) is None and walks[0] == 3  # the open notebooks changed: looked at again
-    hides[0] = True
-    consent.forget()
+    assert reason() is None and reads[0] == 1
+    assert reason() is None and reads[0] == 1  # unchanged file: its answer is kept
+    hides[0] = True  # saved as hidden by another tab: a new modification time
+    stamp[0] = "2026-12-07T01:00:00.001Z"
+    assert reason() == HIDDEN_NOTEBOOK and reads[0] == 2
     assert reason(cells=1) == HIDDEN_CELLS
-    assert reason("quiet.ipynb", cells=3, open_hidden=True) is None  # the person said stop asking for this one
-    hides[0] = False
-    consent.forget()
-    assert reason(open_hidden=True) == HIDDEN_NOTEBOOK  # an open hidden notebook counts without any walk
-    assert reason() is None
-
-    def broken(path: str) -> bool:
-        raise RuntimeError("storage gone")
-
-    consent.set_switch(broken)
-    assert reason(cells=1) == HIDDEN_CELLS  # a switch that cannot be read keeps asking
+    # "Stop asking" covers the notebook's own hidden cells only, never what is hidden elsewhere
+    assert reason("quiet.ipynb", cells=3) == HIDDEN_NOTEBOOK
+    hides[0], stamp[0] = False, "2026-12-07T01:00:01.000Z"
+    assert reason("quiet.ipynb", cells=3) is None
+    assert reason("quiet.ipynb", cells=3, elsewhere=True) == HIDDEN_NOTEBOOK  # another open notebook hides a cell
+    consent.keep_open(["a.ipynb"])  # the switch ends with the notebook: a new one at this path is asked about again
+    assert reason("quiet.ipynb", cells=1) == HIDDEN_CELLS
 
 
 # -- through the bridge --------------------------------------------------------------------------------------
@@ -159,14 +156,24 @@ def test_run_cells_with_a_hidden_cell_waits_for_accept_in_direct_mode_and_shows_
     assert result["structuredContent"]["results"][0]["status"] == "ok"  # asked once: the guard knows it was accepted
 
 
-def test_run_code_waits_while_a_notebook_elsewhere_is_hidden_and_not_once_asking_is_off():
+def test_run_code_waits_while_a_notebook_elsewhere_is_hidden_even_when_asking_is_off_here():
     bridge, ws = start({"work.ipynb": notebook("x = 1"), "private/plans.ipynb": notebook("plans", access="none")})
     result, proposal = asyncio.run(waiting_call(bridge, "jupyter_run_code", {"code": "print(2 + 2)"}, "accept"))
     assert proposal.code == "print(2 + 2)" and HIDDEN_NOTEBOOK in proposal.summary
     assert result["structuredContent"]["outputs"][0]["text"] == "4\n"
-    bridge.guard.consent.set_switch(lambda path: path == "work.ipynb")  # the person's "Stop asking" for this notebook
+    bridge.guard.consent.set_asking("work.ipynb", False)  # the person's "Stop asking" for this notebook
+    _, proposal = asyncio.run(waiting_call(bridge, "jupyter_run_code", {"code": "print(3)"}, "deny"))
+    assert HIDDEN_NOTEBOOK in proposal.summary  # it covers this notebook's own hidden cells, not the workspace
+
+
+def test_a_hidden_cell_of_another_saved_notebook_holds_the_run_and_stop_asking_lets_own_cells_through():
+    bridge, ws = start({"work.ipynb": notebook("x = 1", "secret = 2", hidden=(1,)), "b.ipynb": notebook("ok")})
+    bridge.guard.consent.set_asking("work.ipynb", False)
     direct = asyncio.run(bridge.registry.call("jupyter_run_code", {"code": "print(3)"}))
     assert direct["isError"] is False and direct["structuredContent"]["outputs"][0]["text"] == "3\n"
+    ws.files["b.ipynb"] = notebook("ok", "the other notebook's secret", hidden=(1,))  # saved with a hidden cell
+    _, proposal = asyncio.run(waiting_call(bridge, "jupyter_run_code", {"code": "open('b.ipynb').read()"}, "deny"))
+    assert HIDDEN_NOTEBOOK in proposal.summary
 
 
 def test_nothing_hidden_runs_at_once_as_before():
@@ -214,7 +221,7 @@ def test_a_workspace_too_big_to_walk_is_asked(bound: int):
     assert HIDDEN_NOTEBOOK in proposal.summary
 
 
-def test_a_notebook_hidden_then_closed_is_found_at_once_not_after_the_reused_answer_expires():
+def test_a_notebook_hidden_then_closed_is_found_at_once():
     bridge, ws = start({"work.ipynb": notebook("x = 1"), "other.ipynb": notebook("y = 2")})
     assert (
         asyncio.run(bridge.registry.call("jupyter_run_code", {"code": "1"}))["isError"] is False

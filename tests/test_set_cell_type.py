@@ -145,3 +145,40 @@ def test_propose_mode_holds_the_change_until_the_person_accepts():
     result, _, during = asyncio.run(go(accept=True))
     assert during == "code" and result["isError"] is False, result["structuredContent"]
     assert raw_cell(b, "c-free")["cell_type"] == "markdown"
+
+
+def test_a_lock_the_author_set_while_the_proposal_waited_refuses_the_change_after_accept():
+    """The person accepts, but the cell was made uneditable meanwhile: CELL_LOCKED, the type unchanged."""
+    b = bridge()
+    book = b.reg.context.proposals
+    book.set_mode("propose")
+
+    async def go() -> dict[str, Any]:
+        task = asyncio.ensure_future(b.reg.call("jupyter_set_cell_type", {"cellId": "c-free", "cellType": "markdown"}))
+        while not book.waiting():
+            await asyncio.sleep(0.01)
+        raw_cell(b, "c-free")["metadata"]["editable"] = False  # the author's lock, set while the box waits
+        b.nb(PATH)._changed()
+        book.accept(book.waiting()[0].id)
+        return await task
+
+    result = asyncio.run(go())
+    assert result["isError"] is True and result["structuredContent"]["error"] == "CELL_LOCKED"
+    assert raw_cell(b, "c-free")["cell_type"] == "code"
+
+
+def test_the_guard_itself_refuses_a_locked_cell_whatever_a_tool_checked():
+    """A tool (a site's, say) that skips its own check still meets the guard's lock check on the write."""
+    b = bridge()
+
+    async def write() -> Any:
+        nb = await b.reg.context.host.open_notebook(PATH, False)
+        return nb.set_cell_type("c-lock", "markdown")
+
+    try:
+        asyncio.run(write())
+    except Exception as err:  # noqa: BLE001 - the error is what is checked
+        assert getattr(err, "code", None) == "CELL_LOCKED"
+    else:
+        raise AssertionError("the guard let a locked cell change its type")
+    assert raw_cell(b, "c-lock")["cell_type"] == "code"

@@ -114,7 +114,7 @@ def test_between_finds_the_edits_of_one_activity_row() -> None:
 def test_an_agent_edit_row_opens_its_review_and_other_rows_do_not() -> None:
     from webmcp_bridge.changes.log import ChangeLog
     from webmcp_bridge.host.protocol import CellChange
-    from webmcp_bridge.lab.ui.view import activity_item, change_row
+    from webmcp_bridge.lab.ui.activity_view import activity_item, change_row
 
     log = ChangeLog()
     agent, person = log.ingest(
@@ -123,9 +123,15 @@ def test_an_agent_edit_row_opens_its_review_and_other_rows_do_not() -> None:
     row = change_row(agent)
     assert row.edits == (10.0, 10.0)
     item = activity_item(row, None, "a.ipynb")
-    assert item.attrs["data-action"] == "show-edits" and item.attrs["data-cell"] == "c1"
-    assert float(item.attrs["data-first"]) == 10.0
-    assert "data-action" not in activity_item(change_row(person), None, "a.ipynb").attrs
+    # the row's own buttons, reached with Tab and pressed with Enter or Space: Diff and Revert of these edits
+    buttons = [el for el in item.walk() if el.tag == "button" and el.attrs.get("data-action") != "reveal-cell"]
+    assert [(b.attrs["data-action"], b.text_content()) for b in buttons] == [
+        ("show-edits", "Diff"),
+        ("revert-row", "Revert"),
+    ]
+    assert all(b.attrs["data-cell"] == "c1" and float(b.attrs["data-first"]) == 10.0 for b in buttons)
+    other = activity_item(change_row(person), None, "a.ipynb")
+    assert [el.attrs["data-action"] for el in other.walk() if "data-action" in el.attrs] == ["reveal-cell"]
     (revert,) = log.ingest("a.ipynb", [CellChange("person", "revert", "c1", 12.0)])
     assert "reverted the agent's edit of" in activity_item(change_row(revert), None, "a.ipynb").text_content()
 
@@ -156,5 +162,6 @@ def test_an_unseen_cell_carries_the_changed_by_agent_marker() -> None:
     assert set(markers) == {"c1"} and markers["c1"].agent_changed
     assert marker_classes(markers["c1"])["webmcp-bridge-cell-agent-changed"]
     badge = marker_badges(markers["c1"], "c1", "a.ipynb")
-    assert badge.text_content() == "changed by agent"
+    assert badge.text_content() == ""  # an icon, its meaning in its label
     assert badge.children[0].attrs["data-action"] == "show-edits"
+    assert "The agent changed this cell" in str(badge.children[0].attrs["aria-label"])

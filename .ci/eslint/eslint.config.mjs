@@ -20,9 +20,9 @@ export default [
   {
     // the worker's two ends are ES modules: worker.js is imported by the page, worker_boot.js is the module
     // worker it starts, whose globals are a dedicated worker's; crossings.js is imported by worker.js and the loader,
-    // halves.js (the remote halves' page side) by the page beside worker.js
+    // halves.js (the remote halves' page side) by the page beside worker.js, kernel_trust.js by the loader
     files: ["py_src/webmcp_bridge/lab/worker.js", "py_src/webmcp_bridge/lab/crossings.js",
-            "py_src/webmcp_bridge/lab/halves.js"],
+            "py_src/webmcp_bridge/lab/halves.js", "py_src/webmcp_bridge/lab/kernel_trust.js"],
     languageOptions: { sourceType: "module" },
   },
   {

@@ -655,7 +655,7 @@
   function loaderContext(app, tracker, docManager, modules, into = {}) {
     const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
     return Object.assign(into, {
-      app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
+      app, tracker, docManager, modules, kernelTrust, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
       setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode,
       connectResources, disconnectResources, connectPrompts, disconnectPrompts
     });
@@ -831,13 +831,22 @@
     }];
   }
 
+  // The kernel model's page half (kernel_trust.js beside this file): in place when the plugin activates, before any
+  // notebook opens; the agent's kernel runs are refused without it (notebook.js asks it before each).
+  let kernelTrust = null;
+
   async function extension() {
     try {
-      const [notebook, docmanager, cells, widgets, statusbar, apputils, settingregistry] = await Promise.all([
+      const [notebook, docmanager, cells, widgets, statusbar, apputils, settingregistry, trustModule, ...person] = await Promise.all([
         shared('@jupyterlab/notebook'), shared('@jupyterlab/docmanager'), shared('@jupyterlab/cells'),
         shared('@lumino/widgets', true), shared('@jupyterlab/statusbar', true), shared('@jupyterlab/apputils', true),
-        shared('@jupyterlab/settingregistry', true) // its ISettingRegistry token: Python loads the plugin's settings
+        shared('@jupyterlab/settingregistry', true), // its ISettingRegistry token: Python loads the plugin's settings
+        import(new URL('kernel_trust.js', script.src).href),
+        // the person's side (lab/ui/dom.js): the translator, the layout restorer and state database, the icons
+        shared('@jupyterlab/translation', true), shared('@jupyterlab/application', true),
+        shared('@jupyterlab/statedb', true), shared('@jupyterlab/ui-components', true)
       ]);
+      const [translation, application, statedb, uicomponents] = person;
       const plugin = {
         id: `${NAME}:plugin`,
         description: 'Runs the webmcp_bridge Python package in Pyodide and registers its WebMCP tools.',
@@ -845,6 +854,9 @@
         requires: [notebook.INotebookTracker, docmanager.IDocumentManager],
         optional: statusbar ? [statusbar.IStatusBar] : [],
         activate(app, tracker, docManager, statusBar) {
+          // a page without a Jupyter server (JupyterLite: jupyterlab_server's page config always has serverRoot) has
+          // no notary: a notebook file's own trust flags are dropped there
+          kernelTrust = trustModule.createKernelTrust({ app, tracker, modules: { apputils }, lite: !('serverRoot' in pageConfig()) });
           try {
             addStatusItem(statusBar, widgets);
           } catch (error) {
@@ -854,7 +866,9 @@
           let begin = start;
           if (threadAsked === 'worker' || (threadAsked === 'auto' && workerCanCross())) begin = startInWorker;
           else if (threadAsked === 'auto') status.worker = { mode: 'none', fallback: NO_CROSSING };
-          begin(app, tracker, docManager, { notebook, cells, widgets, apputils, settingregistry }).catch(error => {
+          const modules = { notebook, cells, widgets, apputils, settingregistry, translation, application, statedb,
+                            uicomponents };
+          begin(app, tracker, docManager, modules).catch(error => {
             fail(error);
             failDispatcher(error);
           });

@@ -34,7 +34,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from webmcp_bridge.access.levels import level_of_block, notebook_level_changes, parse_level
+from webmcp_bridge.access.levels import level_of_block, parse_level
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.access.run_consent import RunConsent
 from webmcp_bridge.access.runs import RunObservers
@@ -138,21 +138,28 @@ class GuardedHost:
             return self._view(open_nb).notebook == "none"
         return level_of_block(await self._inner.notebook_bridge_metadata(path)) == "none"
 
-    def _open_hidden(self) -> bool:
-        """True when an open notebook is ``none`` now (its live metadata)."""
+    def _open_hides(self, path: str) -> bool:
+        """True when an open notebook other than ``path`` is ``none`` or has a ``none`` cell now (live metadata)."""
         for doc in self._inner.open_documents():
-            nb = self._inner.find_open(doc.path)
-            if nb is not None and self._view(nb).notebook == "none":
-                return True
+            nb = self._inner.find_open(doc.path) if doc.path != path else None
+            if nb is not None:
+                view = self._view(nb)
+                if view.notebook == "none" or view.hidden:
+                    return True
         return False
 
     async def run_consent_reason(self, path: str, hidden_cells: int) -> str | None:
         """The run rule's reason for a run in the notebook at ``path`` with ``hidden_cells`` hidden cells
-        (:meth:`RunConsent.reason <webmcp_bridge.access.run_consent.RunConsent.reason>`), or None."""
-        # the walk is reused while no notebook level changed and the same notebooks are open
-        stamp = (notebook_level_changes(), tuple(sorted(doc.path for doc in self._inner.open_documents())))
+        (:meth:`RunConsent.reason <webmcp_bridge.access.run_consent.RunConsent.reason>`), or None: the other open
+        notebooks are looked at live, the saved ones through their files (read again when their modification time
+        changed)."""
         return await self.consent.reason(
-            path, hidden_cells, self._open_hidden(), self._inner.list_dir, self._hidden, stamp
+            path,
+            hidden_cells,
+            self._open_hides(path),
+            [doc.path for doc in self._inner.open_documents()],
+            self._inner.list_dir,
+            self._inner.saved_access_blocks,
         )
 
     async def list_dir(self, path: str) -> list[Entry] | None:

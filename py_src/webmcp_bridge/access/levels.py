@@ -42,16 +42,6 @@ def next_level(level: Level) -> Level:
     return LEVELS[(LEVELS.index(level) + 1) % len(LEVELS)] if level in LEVELS else "write"
 
 
-#: counts the person's changes of a notebook's level in this page (set_notebook_level): the run rule's reused
-#: workspace walk is looked at again after any (a notebook hidden and closed before the next run is found at once)
-_notebook_level_changes = 0
-
-
-def notebook_level_changes() -> int:
-    """How many times the person changed a notebook's level in this page (a stamp: equal means no change)."""
-    return _notebook_level_changes
-
-
 def notebook_level(nb: NotebookCells) -> Level:
     """The notebook's level (one read of its metadata)."""
     return level_of_block(nb.bridge_metadata())
@@ -83,8 +73,6 @@ def _with_level(block: Any, level: Level) -> dict[str, Any]:
 def set_notebook_level(nb: NotebookCells, level: Level) -> None:
     """Set the notebook's level (the person's action). Raises ValueError for an unknown level."""
     _checked(level)
-    global _notebook_level_changes
-    _notebook_level_changes += 1
     block = _with_level(nb.bridge_metadata(), level)
     block["schemaVersion"] = SCHEMA_VERSION
     nb.set_bridge_metadata(block)

@@ -216,6 +216,9 @@ class GuardedNotebook:
         focus = self._inner.focus()
         return Focus() if focus.cell_id is not None and focus.cell_id in self.view().hidden else focus
 
+    def agent_kernel(self) -> float | None:
+        return self._inner.agent_kernel()
+
     def kernel(self) -> KernelInfo:
         return self._inner.kernel()
 
@@ -546,13 +549,24 @@ class GuardedNotebook:
             self._lapse()
 
     async def run_code(
-        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+        self,
+        code: str,
+        timeout: float,
+        *,
+        head_bytes: int,
+        max_outputs: int,
+        silent: bool = False,
+        as_agent: bool = True,
     ) -> Any:
+        """Code a tool runs is the agent's whatever ``as_agent`` says (a site tool cannot run unclaimed code: only
+        the bridge's own programs, run by the guard itself, are not the agent's)."""
         return await self._kernel_run(
             "code",
             None,
             lambda: code,
-            lambda: self._inner.run_code(code, timeout, head_bytes=head_bytes, max_outputs=max_outputs, silent=silent),
+            lambda: self._inner.run_code(
+                code, timeout, head_bytes=head_bytes, max_outputs=max_outputs, silent=silent, as_agent=True
+            ),
         )
 
     async def inspect_kernel(self, program: str, timeout: float, *, head_bytes: int) -> Any:
@@ -570,7 +584,9 @@ class GuardedNotebook:
             self.view()
             if asked and not run_accepted(program):
                 raise changed_since_accept()
-            return await self._inner.run_code(program, timeout, head_bytes=head_bytes, max_outputs=5, silent=True)
+            return await self._inner.run_code(
+                program, timeout, head_bytes=head_bytes, max_outputs=5, silent=True, as_agent=False
+            )
         finally:
             self._lapse()
 

@@ -5,48 +5,49 @@ workspace, notebooks included, whatever their access level) and the kernel's mem
 and imports hidden cells defined). Access levels govern the bridge's tools, not the kernel. So while anything the
 agent could reach through the kernel is hidden from it —
 
-- a ``none`` cell in the notebook whose kernel runs the code, or
-- a ``none`` notebook anywhere in the workspace (open, or a file the workspace listing holds) —
+- a ``none`` cell of the notebook whose kernel runs the code (:data:`HIDDEN_CELLS`), or
+- a ``none`` notebook or a ``none`` cell of any other notebook of the workspace, open or saved
+  (:data:`HIDDEN_NOTEBOOK`),
 
-every kernel run a tool starts (``jupyter_run_cells``, ``jupyter_run_code``, a site author's tool that runs code)
-is shown to the person with its code and waits for Accept, in Direct mode too, unless the person turned asking
-off for that notebook (the Agent panel's Access section, "Stop asking"; off by default). The kernel scrub
+every kernel run a tool starts (``jupyter_run_cells``, ``jupyter_run_code``, a site author's tool that runs code,
+the variables inspection) is shown to the person with its code and waits for Accept, in Direct mode too. The
+person may turn asking off for one open notebook (the Agent panel's Access section, "Stop asking"; off by default):
+that covers that notebook's own hidden cells only, never what is hidden elsewhere, and it lasts while the notebook
+stays open in this page (the lab layer forgets it when the notebook closes). The kernel scrub
 (:mod:`webmcp_bridge.access.kernel_scrub`) still runs before the code: defence in depth, not the boundary.
+
+What other notebooks hide is read live for the open ones and from the saved files for the rest, each saved file
+read again only when its modification time (the listing's ``last_modified``) changed: a notebook saved as hidden
+by another tab or an upload is seen at the next run.
 
 The rule is enforced by the access guard (:meth:`GuardedNotebook.run_cell
 <webmcp_bridge.access.guard.GuardedNotebook.run_cell>` and ``run_code``), the one way a tool reaches a kernel:
 a run whose code the person did not accept in this call is shown to the person there. A tool that shows the
 code itself (with ``CallContext.propose``) marks it accepted (:func:`accept_runs`), so the person is asked once.
 
-Pure: the guard hands in what to look at (the notebook's hidden cells, whether an open notebook is hidden, a
-folder listing and a level check) and how to ask the person (:func:`ask_to_run`); the lab layer keeps the
-person's switch (``lab/run_switches.py``).
+Pure: the guard hands in what to look at (the notebook's hidden cells, what the other open notebooks hide, a
+folder listing and a saved notebook's access blocks) and how to ask the person (:func:`ask_to_run`); the lab
+layer keeps the person's switch.
 """
 
 from __future__ import annotations
 
 import contextvars
 import hashlib
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any
 
+from webmcp_bridge.access.levels import level_of_block
 from webmcp_bridge.calls.registry import current_call
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import (
-    CODE_BYTES,
-    HIDDEN_WALK_ENTRIES,
-    HIDDEN_WALK_SECONDS,
-    PROPOSAL_SUMMARY_BYTES,
-    preview,
-    utf8_len,
-)
+from webmcp_bridge.core.limits import CODE_BYTES, HIDDEN_WALK_ENTRIES, PROPOSAL_SUMMARY_BYTES, preview, utf8_len
 from webmcp_bridge.host.protocol import Entry
 from webmcp_bridge.propose.proposals import Decision, Proposal, ProposalDenied
 
 #: why a run is shown to the person (the proposal's summary ends with one of these)
 HIDDEN_CELLS = "cells of this notebook are hidden from the agent, and the kernel holds what they defined"
-HIDDEN_NOTEBOOK = "something in the workspace is hidden from the agent, and the kernel can read every file"
+HIDDEN_NOTEBOOK = "something in another notebook is hidden from the agent, and the kernel can read every file"
 
 _accepted: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
     "webmcp_bridge_accepted_runs", default=frozenset()
@@ -70,32 +71,14 @@ def run_accepted(code: str) -> bool:
 
 
 ListDir = Callable[[str], Awaitable[Sequence[Entry] | None]]
-IsHidden = Callable[[str], Awaitable[bool]]
+#: a saved notebook's access blocks: ``path -> (metadata.webmcp_bridge, [each cell's block])``, None when unreadable
+SavedBlocks = Callable[[str], Awaitable[tuple[Any, Sequence[Any]] | None]]
 
 
-async def workspace_hides(list_dir: ListDir, is_hidden: IsHidden, max_entries: int = HIDDEN_WALK_ENTRIES) -> bool:
-    """True when a notebook of the workspace is hidden from the agent, walking the folders from the root
-    breadth first; also True when the walk meets more than ``max_entries`` entries before its end (too big to
-    look at: treated as hiding something, so runs are asked rather than let through unchecked).
-
-    Args:
-        list_dir: the host's (unguarded) listing: ``path -> entries``, None for a folder that is not there.
-        is_hidden: ``notebook path -> True`` when its level is ``none``.
-        max_entries: the bound on the entries looked at (files, folders and notebooks counted alike).
-    """
-    seen = 0
-    folders: deque[str] = deque([""])
-    while folders:
-        entries = await list_dir(folders.popleft())
-        for entry in entries or ():
-            seen += 1
-            if seen > max_entries:
-                return True
-            if entry.type == "directory":
-                folders.append(entry.path)
-            elif entry.type == "notebook" and await is_hidden(entry.path):
-                return True
-    return False
+def blocks_hide(notebook_block: Any, cell_blocks: Iterable[Any]) -> bool:
+    """True when a notebook's access blocks (as found in its metadata: untrusted JSON) hide anything from the agent:
+    the notebook's level or a cell's is ``none`` (a level the bridge does not understand counts as ``none``)."""
+    return level_of_block(notebook_block) == "none" or any(level_of_block(b) == "none" for b in cell_blocks)
 
 
 async def ask_to_run(
@@ -143,80 +126,97 @@ def changed_since_accept() -> ToolError:
 
 
 class RunConsent:
-    """Whether a kernel run the agent starts is shown to the person first (see the module docstring).
+    """Whether a kernel run the agent starts is shown to the person first (see the module docstring), and the
+    person's "Stop asking" per open notebook (kept here, in memory only: it ends with the page or when the lab layer
+    says the notebook closed, so a later notebook at the same path starts asking again).
 
     Args:
-        switch: ``notebook path -> True`` when the person turned asking off for that notebook; None: never off.
-            A switch that raises counts as on (asking).
-        clock: seconds, monotonic (tests pass their own).
         max_entries: the bound of the workspace walk (:data:`~webmcp_bridge.core.limits.HIDDEN_WALK_ENTRIES`).
-        ttl: seconds the walk's answer is reused (:data:`~webmcp_bridge.core.limits.HIDDEN_WALK_SECONDS`).
     """
 
-    def __init__(
-        self,
-        switch: Callable[[str], bool] | None = None,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        max_entries: int = HIDDEN_WALK_ENTRIES,
-        ttl: float = HIDDEN_WALK_SECONDS,
-    ) -> None:
-        self._switch = switch
-        self._clock = clock
+    def __init__(self, *, max_entries: int = HIDDEN_WALK_ENTRIES) -> None:
+        self._off: set[str] = set()  # open notebooks whose own hidden cells the person stopped being asked about
         self._max_entries = max_entries
-        self._ttl = ttl
-        self._walk: tuple[float, object, bool] | None = None  # (clock at the walk, the caller's stamp then, its answer)
+        self._saved: dict[str, tuple[str, bool]] = {}  # path -> (its last_modified when read, whether it hides)
 
-    def set_switch(self, switch: Callable[[str], bool] | None) -> None:
-        """Use ``switch`` for the person's "Stop asking" (the lab layer's, once the page is up)."""
-        self._switch = switch
+    def set_asking(self, path: str, asking: bool) -> None:
+        """The person's choice for the open notebook at ``path``: ``asking`` False stops showing runs there because
+        of its own hidden cells (what is hidden elsewhere is still asked)."""
+        if asking:
+            self._off.discard(path)
+        else:
+            self._off.add(path)
 
     def asking_off(self, path: str) -> bool:
         """True when the person turned asking off for the notebook at ``path``."""
-        if self._switch is None:
-            return False
-        try:
-            return bool(self._switch(path))
-        except Exception:
-            return False
+        return path in self._off
 
-    def forget(self) -> None:
-        """Drop the reused walk (the person changed a level): the next run looks again."""
-        self._walk = None
+    def keep_open(self, paths: Iterable[str]) -> None:
+        """Only the notebooks at ``paths`` are open now: the switch of every other one ends (asking again)."""
+        self._off.intersection_update(paths)
 
-    async def _workspace_hides(self, list_dir: ListDir, is_hidden: IsHidden, stamp: object) -> bool:
-        now = self._clock()
-        if self._walk is not None and now - self._walk[0] < self._ttl and self._walk[1] == stamp:
-            return self._walk[2]
-        answer = await workspace_hides(list_dir, is_hidden, self._max_entries)
-        self._walk = (self._clock(), stamp, answer)
-        return answer
+    async def _saved_hides(self, entry: Entry, saved_blocks: SavedBlocks) -> bool:
+        stamp = entry.last_modified
+        kept = self._saved.get(entry.path)
+        if stamp is not None and kept is not None and kept[0] == stamp:
+            return kept[1]
+        blocks = await saved_blocks(entry.path)
+        hides = blocks is not None and blocks_hide(blocks[0], blocks[1])
+        if stamp is not None:
+            self._saved[entry.path] = (stamp, hides)
+        return hides
+
+    async def workspace_hides(self, skip: Iterable[str], list_dir: ListDir, saved_blocks: SavedBlocks) -> bool:
+        """True when a saved notebook of the workspace (other than those in ``skip``: the open ones, looked at
+        live by the caller) hides something, walking the folders from the root breadth first; also True when the
+        walk meets more than ``max_entries`` entries before its end (too big to look at: treated as hiding
+        something, so runs are asked rather than let through unchecked).
+
+        Args:
+            skip: notebook paths not to read from their saved files.
+            list_dir: the host's (unguarded) listing: ``path -> entries`` (with ``last_modified`` when the host
+                knows it: a file is read again only when it changed), None for a folder that is not there.
+            saved_blocks: a saved notebook's access blocks (:data:`SavedBlocks`).
+        """
+        skipped = set(skip)
+        seen = 0
+        folders: deque[str] = deque([""])
+        while folders:
+            entries = await list_dir(folders.popleft())
+            for entry in entries or ():
+                seen += 1
+                if seen > self._max_entries:
+                    return True
+                if entry.type == "directory":
+                    folders.append(entry.path)
+                elif entry.type == "notebook" and entry.path not in skipped:
+                    if await self._saved_hides(entry, saved_blocks):
+                        return True
+        return False
 
     async def reason(
         self,
         path: str,
         hidden_cells: int,
-        open_hidden: bool,
+        open_elsewhere: bool,
+        open_paths: Iterable[str],
         list_dir: ListDir,
-        is_hidden: IsHidden,
-        stamp: object = None,
+        saved_blocks: SavedBlocks,
     ) -> str | None:
         """Why a kernel run in the notebook at ``path`` is shown to the person first, or None when it is not.
 
         Args:
             path: the notebook whose kernel runs the code.
             hidden_cells: how many of its cells are ``none`` now.
-            open_hidden: True when an open notebook is ``none`` now (looked at live by the caller).
-            list_dir, is_hidden: as :func:`workspace_hides`, for the notebooks that are not open (the answer is
-                reused for ``ttl`` seconds while ``stamp`` stays equal).
-            stamp: what the reused answer depends on (the guard passes a count of the person's level changes and
-                the open notebooks' paths: a notebook the person hid and then closed is looked for again at once).
+            open_elsewhere: True when another open notebook is ``none`` or has a ``none`` cell now (looked at live
+                by the caller).
+            open_paths: the open notebooks' paths (their saved files are not read: their live state counts).
+            list_dir, saved_blocks: as :meth:`workspace_hides`, for the notebooks that are not open.
 
-        Returns :data:`HIDDEN_CELLS`, :data:`HIDDEN_NOTEBOOK` or None (nothing hidden, or asking is off)."""
-        if self.asking_off(path):
-            return None
-        if hidden_cells > 0:
+        Returns :data:`HIDDEN_CELLS`, :data:`HIDDEN_NOTEBOOK` or None (nothing hidden, or only this notebook's own
+        cells and the person turned asking off for it)."""
+        if hidden_cells > 0 and not self.asking_off(path):
             return HIDDEN_CELLS
-        if open_hidden or await self._workspace_hides(list_dir, is_hidden, stamp):
+        if open_elsewhere or await self.workspace_hides({path, *open_paths}, list_dir, saved_blocks):
             return HIDDEN_NOTEBOOK
         return None

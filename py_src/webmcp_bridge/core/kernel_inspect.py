@@ -1,37 +1,64 @@
 """The bridge's own inspection of a kernel's variables: a fixed program, its arguments as data, its one-line answer.
 
 ``jupyter_list_variables`` and ``jupyter_inspect_variable`` (:mod:`webmcp_bridge.tools.variables`) never run code
-the agent wrote. They run :data:`PROGRAM` in the notebook's kernel, always the same text but for one line of JSON
+the agent sent with them. They run :data:`PROGRAM` in the notebook's kernel, always the same text but for one line of
 arguments (:func:`inspection_code`): the variable's name is checked as a Python identifier
-(:func:`check_variable_name`) and travels inside that JSON, read by ``json.loads``; it is never spliced into code.
+(:func:`check_variable_name`) and travels as a string literal in a dict display; it is never spliced into code.
 
-The program, in the kernel:
+**It runs none of the notebook's code.** The kernel is shared with the agent, whose earlier runs can leave an
+object whose ``__repr__``, ``__len__``, property, ``__getattr__`` or metaclass reads a hidden notebook and returns
+its text, and can replace names in ``builtins`` (``repr``, ``len``, ``type``, ``isinstance``, ``__import__``...) or
+in ``sys.modules`` (``json``, ``numpy``...). The person's Accept shows only this program, so what it calls must be
+the interpreter's own. Every tool it uses comes from sources no Python code can change: literals (``"".__class__``
+is ``str``, ``(0).__class__.__class__`` is ``type``) and the slots and descriptors of builtin types, which are
+immutable (``str.__repr__``, ``list.__len__``, ``type.__dict__["__mro__"].__get__``, ``dict.items``). Then:
 
-- reads the namespace the cells run in (its own function's globals), leaving out what IPython put there itself
-  (``user_ns_hidden``: ``In``, ``Out``, ``get_ipython``, ``exit``...; a name the person bound again is the
-  person's) and the history names (``_``, ``__``, ``___``, ``_i``, ``_ii``, ``_iii``, ``_i00``, ``_iN``, ``_N``,
-  ``_ih``, ``_oh``, ``_dh``): those answer as not defined. The list leaves out modules and names starting with
-  ``_`` too;
-- describes each variable with its type (``module.Qualname``; builtins without a module), a length for sized
-  builtins (str, bytes, list, tuple, dict, set...), ``shape``/``dtype`` for numpy arrays and pandas objects (found
-  by ``isinstance`` against the modules already imported: it imports neither), and a ``repr`` cut to a byte bound
-  (:mod:`reprlib` for builtin containers, so a long list is never rendered whole);
-- for one variable, more: a DataFrame's columns with their dtypes and its first rows as text, a Series' dtype
-  and head, an array's ``ndim``/``size``/``nbytes``, a container's first items, a callable's signature and the
-  first line of its docstring, an object's public instance attributes (from ``__dict__``, no property is called);
-- runs everything it calls on the person's objects (``repr``, ``len``, ``head``...) with ``sys.stdout`` and
-  ``sys.stderr`` sent nowhere and warnings silenced, each call guarded (a failure reads ``<repr failed: Error>``);
-- prints one line: the call's nonce, then JSON (ASCII only), at most ``budget`` bytes: the list stops adding
-  entries before it would pass it and says where to go on (``nextOffset``);
-- leaves nothing behind: it defines one function, calls it and deletes it; it removes its own source from
-  ``linecache``; and in a kernel that ignores ``store_history: false`` (the Pyodide kernel of JupyterLite 0.8.6,
-  which also ignores ``silent``) it takes its own entry out of IPython's input history (``In``, ``_ih``, the
-  history manager's lists and write-behind cache, ``_iN``, ``_i``/``_ii``/``_iii``/``_i00``) and gives the count
-  back, so the person's next cell gets the number it would have had.
+- a value of an exact builtin type (None, bool, int, float, complex, str, bytes, bytearray, range; list, tuple,
+  dict, set, frozenset written by the program itself, items by the same rule, at most 20 a level, 3 levels, cut to
+  a byte bound) is shown by its builtin repr; any other value as ``<module.Qualname object>`` (a class as
+  ``<class 'module.Qualname'>``, a function as ``<function qualname>``), the names read through ``type``'s own
+  descriptors, so neither a metaclass nor a ``__class__`` property is consulted;
+- a numpy array is recognised by its exact type being the non-heap (C) type ``numpy.ndarray`` (a heap type cannot
+  pass for it), its ``shape``, ``ndim``, ``size``, ``nbytes`` and dtype (kind and size, read through
+  ``numpy.dtype``'s C descriptors) by that C type's own descriptors, and a numeric array of at most 1,000 items is
+  written from its C ``tolist``; a subclass, and a pandas object (Python classes whose methods the notebook's code
+  can change), show their type only;
+- signatures are read only of a plain function (from its code object and defaults, no annotation evaluated) or of a
+  builtin function (its ``__text_signature__``), with the first line of its docstring; a class or another
+  callable has none;
+- an object's public attributes are the names and types in its instance dict, reached through the interpreter's own
+  ``__dict__`` descriptor (a ``__dict__`` property of a class is not called: the attributes are left out);
+- a dict, a class's namespace or the cells' namespace is read by iterating its items, never by a look-up (a planted
+  key whose hash equals a name's would have its ``__eq__`` called);
+- before its answer the program looks up no global or builtin name (every tool is a local or a closure): a
+  replaced ``builtins`` entry is never called. ``sys`` is had by calling ``__import__`` only when it is the
+  interpreter's own (the builtin function of the builtins module, found by iterating the builtins), and used only
+  when it is the real module (its own builtin functions are bound to it); else the program writes nothing;
+- the answer is JSON written by the program itself (``"``, ``\\``, control characters escaped, lone surrogates as
+  U+FFFD), at most ``budget`` bytes: the list stops adding entries before it would pass it and says where to go on
+  (``nextOffset``).
 
-What it cannot avoid: the objects' own ``__repr__``, ``__len__``, ``shape`` or ``head`` run (code the notebook
-defined, not the agent), and IPython's ``pre_run_cell``/``post_run_cell`` events fire in the Pyodide kernel, which
-has no silent runs (ipykernel's silent run fires neither).
+IPython's own names and the history names (``_``, ``__``, ``___``, ``_i``, ``_ii``, ``_iii``, ``_i00``, ``_iN``,
+``_N``, ``_ih``, ``_oh``, ``_dh``) answer as not defined; ``user_ns_hidden`` is read through the shell's singleton
+(``InteractiveShell._instance``) by the same iterating reads. The list leaves out modules and names starting with
+``_`` too.
+
+**What it cannot keep out.** The cell's top level stores, calls and deletes one name, ``_webmcp_inspect``, in the
+namespace, and the import of ``sys`` finds it in ``sys.modules``: a key planted in either dict with that name's hash
+would have its ``__eq__`` called there, before the program reads anything. It writes its answer line to the kernel's
+``sys.stdout``, the kernel's stream object,
+which code left in the kernel can replace; and IPython's ``pre_run_cell``/``post_run_cell`` hooks fire around it in
+the Pyodide kernel, which has no silent runs (ipykernel's silent run fires neither). Such code sees the call's token;
+a second line carrying it makes :func:`read_answer` refuse the answer (so a hook that prints a forged one is noticed),
+but a stream replaced beforehand could rewrite the one line. That is the kernel's, not the program's: the run rule
+and the kernel model of docs/SECURITY.md bound it.
+
+After its answer it tidies: it removes its own source from ``linecache``, and in a kernel that ignores
+``store_history: false`` (the Pyodide kernel of JupyterLite 0.8.6, which also ignores ``silent``) it takes its own
+entry out of IPython's input history (``In``, ``_ih``, the history manager's lists and write-behind cache, ``_iN``,
+``_i``/``_ii``/``_iii``/``_i00``) and gives the count back, so the person's next cell gets the number it would have
+had. This uses IPython's objects the ordinary way; whatever it makes run comes after the answer line. It defines
+one function, calls it and deletes it.
 """
 
 from __future__ import annotations
@@ -65,46 +92,331 @@ def new_nonce() -> str:
 
 
 def inspection_code(nonce: str, arguments: dict[str, Any]) -> str:
-    """The program with its arguments: :data:`PROGRAM` whose last lines pass ``arguments`` (with ``nonce`` and
-    :data:`MARKER` added) as one JSON text, a Python string literal parsed by ``json.loads`` in the kernel.
+    """The program with its arguments: :data:`PROGRAM` whose last line passes ``arguments`` (with ``nonce`` and
+    :data:`MARKER` added) as one Python dict display of str, int, bool and None values, written by ``repr`` (a str
+    travels as a string literal: data, never code; the program then needs no parser the kernel's code could have
+    replaced).
 
     ``arguments``: ``{"mode": "list" | "inspect", "budget": bytes of the answer, "repr": bytes of a short repr}``
     and, to list: ``offset``, ``limit`` (variables); to inspect: ``name`` (checked with :func:`check_variable_name`),
-    ``detail`` (bytes of the variable's repr and of a head's text), ``items`` (items, columns or attributes
-    listed), ``rows`` (rows of a head)."""
-    text = json.dumps({**arguments, "nonce": nonce, "marker": MARKER}, ensure_ascii=True)
-    return PROGRAM.replace("ARGUMENTS", repr(text))
+    ``detail`` (bytes of the variable's repr), ``items`` (items or attributes listed). Raises TypeError for a key
+    that is not a str or a value of another type."""
+    values = {**arguments, "nonce": nonce, "marker": MARKER}
+    for key, value in values.items():
+        if type(key) is not str or not (value is None or type(value) in (str, int, bool)):
+            raise TypeError(f"inspection argument {key!r} must be a str, int, bool or None")
+    return PROGRAM.replace("ARGUMENTS", repr(values))
 
 
 def read_answer(text: str, nonce: str) -> dict[str, Any] | None:
-    """The program's answer in a stdout text: the JSON after the first line that starts with ``nonce``; None when
-    there is none, or it is not a JSON object (cut, or something else printed in its place)."""
-    for line in text.splitlines():
-        if line.startswith(nonce):
-            try:
-                value = json.loads(line[len(nonce) :])
-            except ValueError:
-                return None
-            return value if isinstance(value, dict) else None
-    return None
+    """The program's answer in a stdout text: the JSON after the one line that starts with ``nonce``; None when
+    there is none, or more than one (code left in the kernel printed a line of its own with the call's token), or
+    it is not a JSON object (cut, or something else printed in its place)."""
+    lines = [line for line in text.splitlines() if line.startswith(nonce)]
+    if len(lines) != 1:
+        return None
+    try:
+        value = json.loads(lines[0][len(nonce) :])
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 #: The program run in the kernel (see the module docstring); ``ARGUMENTS`` is replaced by :func:`inspection_code`.
 PROGRAM = (
     MARKER
     + """
-def _webmcp_inspect(text):
-    import io, json, linecache, reprlib, sys, warnings
-    args = json.loads(text)
-    frame_file = sys._getframe().f_code.co_filename
-    shell_class = getattr(sys.modules.get("IPython.core.interactiveshell"), "InteractiveShell", None)
-    try:
-        ip = shell_class.instance() if shell_class is not None and shell_class.initialized() else None
-    except Exception:
-        ip = None
-    ns = globals()
-    hidden = getattr(ip, "user_ns_hidden", None) or {}
-    absent = object()
+def _webmcp_inspect(args):
+    # Every tool below comes from the interpreter's own types, which no Python code can change: the slots and
+    # descriptors of builtin (non-heap) types, reached from literals. No global or builtin name, no module attribute
+    # and no method of the notebook's classes is used before the answer is written (only tidy() does, after it).
+    def anchor():  # this program's globals (the cells' namespace), builtins and file, without a name look-up
+        pass
+
+    type_ = (0).__class__.__class__
+    tdict = type_.__dict__
+    t_flags, t_name = tdict["__flags__"].__get__, tdict["__name__"].__get__
+    t_qualname, t_module = tdict["__qualname__"].__get__, tdict["__module__"].__get__
+    t_mro, t_dict = tdict["__mro__"].__get__, tdict["__dict__"].__get__
+    str_, int_, float_, complex_, bytes_ = "".__class__, (0).__class__, (0.0).__class__, (0j).__class__, b"".__class__
+    bool_, none_, list_, tuple_, dict_ = True.__class__, None.__class__, [].__class__, ().__class__, {}.__class__
+    set_, function_, ellipsis_ = {0}.__class__, anchor.__class__, ....__class__
+    getset_ = tdict["__dict__"].__class__
+    object_ = t_mro(int_)[-1]
+    items_of, HEAP = dict_.items, 512
+    static = {}
+    for t in tdict["__subclasses__"](object_):
+        if not t_flags(t) & HEAP and t_module(t) == "builtins":
+            static[t_name(t)] = t
+    frozenset_, range_, bytearray_ = static.get("frozenset"), static.get("range"), static.get("bytearray")
+    module_, builtin_ = static.get("module"), static.get("builtin_function_or_method")
+    module_dict = t_dict(module_)["__dict__"].__get__
+
+    proxy_ = type_(tdict)
+
+    def entry(mapping, key, default=None):
+        # a str key's value in a dict or a class's mappingproxy, found by iterating its items (a lookup could
+        # compare a planted key with its __eq__); default for anything else
+        t = type_(mapping)
+        if t is not dict_ and t is not proxy_:
+            return default
+        for k, v in (items_of(mapping) if t is dict_ else proxy_.items(mapping)):
+            if type_(k) is str_ and k == key:
+                return v
+        return default
+
+    def own_dict(value):
+        # an object's instance dict, through the interpreter's own __dict__ descriptor only
+        for c in t_mro(type_(value)):
+            d = entry(t_dict(c), "__dict__")
+            if d is not None:
+                if type_(d) is not getset_:
+                    return None
+                try:
+                    found = d.__get__(value)
+                except:
+                    return None
+                return found if type_(found) is dict_ else None
+        return None
+
+    def is_type(value):
+        for c in t_mro(type_(value)):
+            if c is type_:
+                return True
+        return False
+
+    def type_name(t):
+        # a heap type's __module__ is read from its namespace by iterating (type's own getter looks it up)
+        module = entry(t_dict(t), "__module__") if t_flags(t) & HEAP else t_module(t)
+        name = t_qualname(t)
+        module = module if type_(module) is str_ else "?"
+        name = name if type_(name) is str_ else "?"
+        return name if module == "builtins" else module + "." + name
+
+    def static_in(t, module, name):
+        # the non-heap type module.name in t's MRO (a C type: its descriptors are the interpreter's), or None
+        for c in t_mro(t):
+            if not t_flags(c) & HEAP and t_module(c) == module and t_name(c) == name:
+                return c
+        return None
+
+    def cut(text, limit):
+        if str_.__len__(text) <= limit // 4:
+            return text, False
+        data = str_.encode(text, "utf-8", "surrogatepass")
+        if bytes_.__len__(data) <= limit:
+            return text, False
+        return bytes_.decode(data[: limit - 3 if limit > 3 else 0], "utf-8", "ignore") + "...", True
+
+    sized = (str_, bytes_, bytearray_, list_, tuple_, dict_, set_, frozenset_, range_)
+
+    def length_of(value):
+        t = type_(value)
+        for s in sized:
+            if t is s:
+                return t.__len__(value)
+        return None
+
+    def numpy_array(value):
+        t = type_(value)
+        return t if not t_flags(t) & HEAP and t_module(t) == "numpy" and t_name(t) == "ndarray" else None
+
+    def array_facts(value, array):
+        ad = t_dict(array)
+        shape = ad["shape"].__get__(value)
+        dtype = ad["dtype"].__get__(value)
+        base = static_in(type_(dtype), "numpy", "dtype")
+        facts = {"shape": [int_.__index__(n) for n in shape]}
+        if base is not None:
+            dd = t_dict(base)
+            kind, size, code = dd["kind"].__get__(dtype), dd["itemsize"].__get__(dtype), dd["str"].__get__(dtype)
+            names = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
+            facts["kind"] = kind
+            if kind == "b":
+                facts["dtype"] = "bool"
+            elif kind in names:
+                facts["dtype"] = names[kind] + "%d" % (8 * size)
+            else:
+                facts["dtype"] = code
+        return facts
+
+    def text_of(value, limit, depth):
+        # the builtin repr of a builtin value (containers written here, items by the same rule), else a name
+        t = type_(value)
+        if t is str_:
+            head = value[:limit]
+            return str_.__repr__(head) + ("..." if str_.__len__(value) > limit else "")
+        if t is bytes_ or t is bytearray_:
+            return t.__repr__(value[:limit]) + ("..." if t.__len__(value) > limit else "")
+        if t is int_:
+            try:
+                return int_.__repr__(value)
+            except:
+                return "<int of %d bits>" % int_.bit_length(value)
+        if t is bool_ or t is float_ or t is complex_ or t is none_ or t is ellipsis_ or t is range_:
+            return t.__repr__(value)
+        if t is list_ or t is tuple_ or t is set_ or t is frozenset_ or t is dict_:
+            opening, closing = {list_: ("[", "]"), tuple_: ("(", ")"), dict_: ("{", "}")}.get(t, ("{", "}"))
+            if t is frozenset_:
+                opening, closing = "frozenset({", "})"
+            if depth >= 3:
+                return opening + "..." + closing
+            parts, used = [], 0
+            pairs = items_of(value) if t is dict_ else value
+            for item in pairs:
+                if list_.__len__(parts) >= 20 or used >= limit:
+                    parts.append("...")
+                    break
+                if t is dict_:
+                    part = text_of(item[0], limit - used, depth + 1) + ": " + text_of(item[1], limit - used, depth + 1)
+                else:
+                    part = text_of(item, limit - used, depth + 1)
+                parts.append(part)
+                used += str_.__len__(part) + 2
+            if not parts:
+                return {set_: "set()", frozenset_: "frozenset()"}.get(t, opening + closing)
+            if t is tuple_ and list_.__len__(parts) == 1:
+                return "(" + parts[0] + ",)"
+            return opening + ", ".join(parts) + closing
+        if t is function_:
+            name = value.__qualname__
+            return "<function " + (name if type_(name) is str_ else "?") + ">"
+        if t is builtin_:
+            name = value.__name__
+            return "<built-in function " + (name if type_(name) is str_ else "?") + ">"
+        array = numpy_array(value)
+        if array is not None:
+            facts = array_facts(value, array)
+            size = t_dict(array)["size"].__get__(value)
+            if facts.get("kind", "") in ("b", "i", "u", "f", "c") and size <= 1000:
+                return "array(" + text_of(t_dict(array)["tolist"](value), limit, 0) + ")"
+            return "<numpy.ndarray shape=" + text_of(tuple_(facts["shape"]), limit, 0) + ">"
+        if is_type(value):
+            return "<class '" + type_name(value) + "'>"
+        return "<" + type_name(t) + " object>"
+
+    def describe(name, value, limit):
+        entry_ = {"name": name, "type": type_name(type_(value))}
+        length = length_of(value)
+        if length is not None:
+            entry_["length"] = length
+        array = numpy_array(value)
+        if array is not None:
+            try:
+                facts = array_facts(value, array)
+                entry_["shape"] = facts["shape"]
+                if "dtype" in facts:
+                    entry_["dtype"] = facts["dtype"]
+            except:
+                pass
+        try:
+            text = text_of(value, limit, 0)
+        except:
+            text = "<" + entry_["type"] + " object>"
+        entry_["repr"], entry_["reprTruncated"] = cut(text, limit)
+        return entry_
+
+    def signature_of(value):
+        # a plain function's parameters, read from its code object and defaults (no annotation is evaluated)
+        code = value.__code__
+        names, argc, posonly = code.co_varnames, code.co_argcount, code.co_posonlyargcount
+        kwonly, flags = code.co_kwonlyargcount, code.co_flags
+        defaults = value.__defaults__
+        defaults = defaults if type_(defaults) is tuple_ else ()
+        kwdefaults = value.__kwdefaults__
+        kwdefaults = {k: v for k, v in items_of(kwdefaults) if type_(k) is str_} if kwdefaults is not None else {}
+        first_default = argc - tuple_.__len__(defaults)
+        parts, i = [], 0
+        while i < argc:
+            part = names[i]
+            if i >= first_default:
+                part = part + "=" + text_of(defaults[i - first_default], 60, 2)
+            parts.append(part)
+            i += 1
+            if i == posonly:
+                parts.append("/")
+        at = argc + kwonly
+        if flags & 4:
+            parts.append("*" + names[at])
+            at += 1
+        elif kwonly:
+            parts.append("*")
+        i = argc
+        while i < argc + kwonly:
+            part = names[i]
+            if part in kwdefaults:
+                part = part + "=" + text_of(kwdefaults[part], 60, 2)
+            parts.append(part)
+            i += 1
+        if flags & 8:
+            parts.append("**" + names[at])
+        return "(" + ", ".join(parts) + ")"
+
+    def detail(name, value):
+        entry_ = describe(name, value, args["detail"])
+        items, limit = args["items"], args["repr"]
+        t = type_(value)
+        array = numpy_array(value)
+        if array is not None:
+            ad = t_dict(array)
+            entry_["ndim"], entry_["size"], entry_["nbytes"] = (
+                ad["ndim"].__get__(value), ad["size"].__get__(value), ad["nbytes"].__get__(value))
+        elif t is dict_:
+            listed = []
+            for key, item in items_of(value):
+                if list_.__len__(listed) >= items:
+                    break
+                listed.append({"key": cut(text_of(key, limit, 1), limit)[0], "type": type_name(type_(item)),
+                               "repr": cut(text_of(item, limit, 1), limit)[0]})
+            entry_["items"] = listed
+        elif t is list_ or t is tuple_ or t is set_ or t is frozenset_:
+            listed = []
+            for item in value:
+                if list_.__len__(listed) >= items:
+                    break
+                listed.append({"type": type_name(type_(item)), "repr": cut(text_of(item, limit, 1), limit)[0]})
+            entry_["items"] = listed
+        elif t is function_ or t is builtin_:
+            if t is function_:
+                entry_["signature"] = cut(signature_of(value), limit)[0]
+            else:
+                text = value.__text_signature__
+                if type_(text) is str_:
+                    entry_["signature"] = cut(text.replace("$module, ", "").replace("$self, ", "")
+                                              .replace("($module)", "()").replace("($self)", "()"), limit)[0]
+            doc = value.__doc__
+            if type_(doc) is str_ and doc.strip():
+                entry_["doc"] = cut(doc.strip().splitlines()[0], limit)[0]
+        elif t is not module_ and not is_type(value):
+            own = own_dict(value)
+            if own is not None:
+                public = [k for k, v in items_of(own) if type_(k) is str_ and not k.startswith("_")]
+                values = {k: v for k, v in items_of(own) if type_(k) is str_}
+                entry_["attributeCount"] = list_.__len__(public)
+                entry_["attributes"] = [{"name": k, "type": type_name(type_(values[k]))} for k in public[:items]]
+        return entry_
+
+    # sys, through the import statement only when __import__ is the interpreter's own (a builtin function of
+    # the builtins module) and only when what it gives is the real sys (its own builtin functions are bound to it)
+    importer = entry(anchor.__builtins__, "__import__")
+    owner = importer.__self__ if type_(importer) is builtin_ else None
+    if type_(owner) is not module_ or entry(module_dict(owner), "__name__") != "builtins" or (
+            importer.__name__ != "__import__"):
+        return
+    sys_ = importer("sys")
+    getframe = entry(module_dict(sys_), "_getframe") if type_(sys_) is module_ else None
+    if type_(getframe) is not builtin_ or getframe.__self__ is not sys_:
+        return
+    # the namespace the cells run in (this function's globals), as a dict of its str names
+    ns = {k: v for k, v in items_of(anchor.__globals__) if type_(k) is str_}
+    modules = entry(module_dict(sys_), "modules", {})
+    shell_module = entry(modules, "IPython.core.interactiveshell")
+    shell_class = entry(module_dict(shell_module), "InteractiveShell") if type_(shell_module) is module_ else None
+    ip = entry(t_dict(shell_class), "_instance") if shell_class is not None and is_type(shell_class) else None
+    ip_dict = own_dict(ip) if ip is not None else None
+    hidden = entry(ip_dict, "user_ns_hidden", {}) if ip_dict is not None else {}
+    hidden = {k: v for k, v in items_of(hidden) if type_(k) is str_} if type_(hidden) is dict_ else {}
+    absent = object_()
 
     def history_name(name):
         if name in ("_", "__", "___", "_i", "_ii", "_iii", "_i00", "_ih", "_oh", "_dh", "_webmcp_inspect"):
@@ -115,170 +427,107 @@ def _webmcp_inspect(text):
     def visible(name):
         return name in ns and not history_name(name) and ns[name] is not hidden.get(name, absent)
 
-    def cut(text, limit):
-        data = text.encode("utf-8", "surrogatepass")
-        if len(data) <= limit:
-            return text, False
-        return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "...", True
-
-    numpy, pandas = sys.modules.get("numpy"), sys.modules.get("pandas")
-    ndarray = getattr(numpy, "ndarray", None)
-    frame_type = getattr(pandas, "DataFrame", None)
-    series_type = getattr(pandas, "Series", None)
-    index_type = getattr(pandas, "Index", None)
-    sized = (str, bytes, bytearray, list, tuple, dict, set, frozenset, range)
-    module_type = type(sys)
-
-    def type_name(value):
-        cls = type(value)
-        module = getattr(cls, "__module__", "") or ""
-        name = getattr(cls, "__qualname__", None) or getattr(cls, "__name__", "?")
-        return name if module == "builtins" else module + "." + name
-
-    def short(value, limit):
-        shorter = reprlib.Repr()
-        shorter.maxstring = shorter.maxother = max(20, limit)
-        shorter.maxlist = shorter.maxtuple = shorter.maxdict = shorter.maxset = shorter.maxfrozenset = 20
-        shorter.maxlevel = 3
-        try:
-            text = shorter.repr(value) if isinstance(value, sized) else repr(value)
-        except Exception as exc:
-            text = "<repr failed: " + type(exc).__name__ + ">"
-        return cut(text if isinstance(text, str) else "<repr is not text>", limit)
-
-    def attempt(fn, default=None):
-        try:
-            return fn()
-        except Exception:
-            return default
-
-    def shape_of(value):
-        shape = attempt(lambda: value.shape)
-        if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
-            return [int(n) for n in shape]
-        return None
-
-    def describe(name, value, limit):
-        entry = {"name": name, "type": type_name(value)}
-        length = attempt(lambda: len(value)) if isinstance(value, sized) else None
-        if isinstance(length, int):
-            entry["length"] = length
-        array_like = (ndarray is not None and isinstance(value, ndarray)) or any(
-            t is not None and isinstance(value, t) for t in (frame_type, series_type, index_type))
-        if array_like:
-            shape = shape_of(value)
-            if shape is not None:
-                entry["shape"] = shape
-            dtype = attempt(lambda: value.dtype)
-            if dtype is not None:
-                entry["dtype"] = str(dtype)
-        entry["repr"], entry["reprTruncated"] = short(value, limit)
-        return entry
-
-    def detail(name, value):
-        entry = describe(name, value, args["detail"])
-        items, limit = args["items"], args["repr"]
-        if frame_type is not None and isinstance(value, frame_type):
-            dtypes = attempt(lambda: list(value.dtypes.items()), [])
-            entry["columnCount"] = len(dtypes)
-            entry["columns"] = [{"name": short(c, limit)[0] if not isinstance(c, str) else cut(c, limit)[0],
-                                 "dtype": str(d)} for c, d in dtypes[:items]]
-            entry["head"], entry["headTruncated"] = cut(attempt(lambda: value.head(args["rows"]).to_string(),
-                                                                "<head failed>"), args["detail"])
-            entry["index"] = attempt(lambda: type_name(value.index))
-        elif series_type is not None and isinstance(value, series_type):
-            entry["seriesName"] = short(value.name, limit)[0]
-            entry["head"], entry["headTruncated"] = cut(attempt(lambda: value.head(args["rows"]).to_string(),
-                                                                "<head failed>"), args["detail"])
-        elif ndarray is not None and isinstance(value, ndarray):
-            entry["ndim"], entry["size"], entry["nbytes"] = int(value.ndim), int(value.size), int(value.nbytes)
-        elif isinstance(value, dict):
-            entry["items"] = [{"key": short(k, limit)[0], "type": type_name(v), "repr": short(v, limit)[0]}
-                              for k, v in list(value.items())[:items]]
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            entry["items"] = [{"type": type_name(v), "repr": short(v, limit)[0]} for v in list(value)[:items]]
-        elif callable(value) and not isinstance(value, module_type):
-            import inspect
-            signature = attempt(lambda: str(inspect.signature(value)))
-            if signature is not None:
-                entry["signature"] = cut(signature, limit)[0]
-            doc = attempt(lambda: inspect.getdoc(value))
-            if isinstance(doc, str) and doc.strip():
-                entry["doc"] = cut(doc.strip().splitlines()[0], limit)[0]
-        if not isinstance(value, (type, module_type)) and not callable(value):
-            own = attempt(lambda: object.__getattribute__(value, "__dict__"))
-            if isinstance(own, dict):
-                public = [k for k in own if isinstance(k, str) and not k.startswith("_")]
-                entry["attributeCount"] = len(public)
-                entry["attributes"] = [{"name": k, "type": type_name(own[k])} for k in public[:items]]
-        return entry
-
     def run():
         if args["mode"] == "inspect":
             name = args["name"]
             if not visible(name):
                 return {"name": name, "defined": False}
-            return dict(detail(name, ns[name]), defined=True)
-        names = sorted(n for n in list(ns) if isinstance(n, str) and not n.startswith("_") and visible(n)
-                       and not isinstance(ns[n], module_type))
+            found = detail(name, ns[name])
+            found["defined"] = True
+            return found
+        names = [n for n in ns if not n.startswith("_") and visible(n) and type_(ns[n]) is not module_]
+        names.sort()
         offset, limit, budget = args["offset"], args["limit"], args["budget"]
         listed, used = [], 200
         for name in names[offset:offset + limit]:
-            entry = describe(name, ns[name], args["repr"])
-            size = len(json.dumps(entry, ensure_ascii=True)) + 1
+            described = describe(name, ns[name], args["repr"])
+            size = str_.__len__(encode(described)) + 1
             if listed and used + size > budget:
                 break
-            listed.append(entry)
+            listed.append(described)
             used += size
-        end = offset + len(listed)
-        return {"total": len(names), "offset": offset, "variables": listed,
-                "nextOffset": end if end < len(names) else None}
+        end = offset + list_.__len__(listed)
+        return {"total": list_.__len__(names), "offset": offset, "variables": listed,
+                "nextOffset": end if end < list_.__len__(names) else None}
 
-    sink = io.StringIO()
-    saved = sys.stdout, sys.stderr
+    def tidy(args, ip, anchor):
+        # after the answer: take this run's source out of linecache and of the history of a kernel that stores every
+        # run (IPython's own objects, used the ordinary way: whatever they run comes after the answer line)
+        import linecache
+        frame_file = anchor.__code__.co_filename
+        linecache.cache.pop(frame_file, None)
+        if ip is None:
+            return
+        ns = anchor.__globals__
+        hidden = getattr(ip, "user_ns_hidden", None) or {}
+        named = getattr(getattr(ip, "compile", None), "_filename_map", None)
+        if isinstance(named, dict):
+            named.pop(frame_file, None)
+        hm = getattr(ip, "history_manager", None)
+        raw, parsed = getattr(hm, "input_hist_raw", None), getattr(hm, "input_hist_parsed", None)
+        marker = args["marker"]
+        if (isinstance(raw, list) and isinstance(parsed, list) and raw and parsed and len(raw) == len(parsed)
+                and isinstance(raw[-1], str) and raw[-1].startswith(marker)
+                and len(parsed) - 1 in (ip.execution_count, ip.execution_count - 1)):
+            count = len(parsed) - 1
+            raw.pop()
+            parsed.pop()
+            cache = getattr(hm, "db_input_cache", None)
+            if isinstance(cache, list):
+                cache[:] = [e for e in cache if not (isinstance(e, tuple) and len(e) > 1 and e[0] == count)]
+            before = [raw[count - k] if count - k >= 0 else "" for k in (1, 2, 3, 4)]
+            for key, value in zip(("_i00", "_i", "_ii", "_iii"), before):
+                setattr(hm, key, value)
+            for key, value in zip(("_i", "_ii", "_iii"), before[1:]):
+                ns[key] = value
+                if key in hidden:
+                    hidden[key] = value
+            for space in (ns, hidden):
+                space.pop("_i" + str(count), None)
+            # IPython 9 counted this run before it, IPython 8 counts it after: one less either way gives the count back
+            ip.execution_count -= 1
+
+    # JSON, written here: '"', '\\\\', control characters escaped, a lone surrogate as U+FFFD
+    escapes, i = {}, 0
+    while i < 32:
+        escapes[i] = "\\\\u%04x" % i
+        i += 1
+    escapes[34], escapes[92] = '\\\\"', "\\\\\\\\"
+    i = 0xD800
+    while i < 0xE000:
+        escapes[i] = "\\\\ufffd"
+        i += 1
+
+    def encode(value):
+        t = type_(value)
+        if t is str_:
+            return '"' + str_.translate(value, escapes) + '"'
+        if value is None:
+            return "null"
+        if value is True:
+            return "true"
+        if value is False:
+            return "false"
+        if t is int_:
+            return "%d" % value
+        if t is list_:
+            return "[" + ",".join([encode(v) for v in value]) + "]"
+        if t is dict_:
+            return "{" + ",".join([encode(k) + ":" + encode(v) for k, v in items_of(value)]) + "}"
+        return '"?"'
+
     try:
-        sys.stdout = sys.stderr = sink
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                answer = run()
-            except Exception as exc:
-                answer = {"failed": type(exc).__name__}
-    finally:
-        sys.stdout, sys.stderr = saved
-    answer = json.dumps(answer, ensure_ascii=True)
-    if len(answer) > args["budget"]:
-        answer = json.dumps({"failed": "TooLarge"})
-    # leave no trace: the cached source, and the history entry of a kernel that stores every run
-    linecache.cache.pop(frame_file, None)
-    named = getattr(getattr(ip, "compile", None), "_filename_map", None)
-    if isinstance(named, dict):
-        named.pop(frame_file, None)
-    hm = getattr(ip, "history_manager", None)
-    raw, parsed = getattr(hm, "input_hist_raw", None), getattr(hm, "input_hist_parsed", None)
-    marker = args["marker"]
-    if (isinstance(raw, list) and isinstance(parsed, list) and raw and parsed and len(raw) == len(parsed)
-            and isinstance(raw[-1], str) and raw[-1].startswith(marker)
-            and len(parsed) - 1 in (ip.execution_count, ip.execution_count - 1)):
-        count = len(parsed) - 1
-        raw.pop()
-        parsed.pop()
-        cache = getattr(hm, "db_input_cache", None)
-        if isinstance(cache, list):
-            cache[:] = [e for e in cache if not (isinstance(e, tuple) and len(e) > 1 and e[0] == count)]
-        before = [raw[count - k] if count - k >= 0 else "" for k in (1, 2, 3, 4)]
-        for key, value in zip(("_i00", "_i", "_ii", "_iii"), before):
-            setattr(hm, key, value)
-        for key, value in zip(("_i", "_ii", "_iii"), before[1:]):
-            ns[key] = value
-            if key in hidden:
-                hidden[key] = value
-        for space in (ns, hidden):
-            space.pop("_i" + str(count), None)
-        # IPython 9 counted this run before it, IPython 8 counts it after: one less either way gives the count back
-        ip.execution_count -= 1
-    sys.stdout.write(args["nonce"] + answer + "\\n")
-    sys.stdout.flush()
+        answer = encode(run())
+    except:
+        answer = encode({"failed": "Error"})
+    if str_.__len__(answer) > args["budget"]:
+        answer = encode({"failed": "TooLarge"})
+    # the one line of the answer, to the kernel's stdout (its stream is the kernel's, not the program's)
+    stream = entry(module_dict(sys_), "stdout")
+    stream.write(args["nonce"] + answer + "\\n")
+    stream.flush()
+    tidy(args, ip, anchor)
+
 try:
     _webmcp_inspect(ARGUMENTS)
 finally:

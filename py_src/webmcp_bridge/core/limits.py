@@ -235,14 +235,14 @@ WAIT_FOR_RESULT_SECONDS = 3600
 # -- jupyter_search (core/search.py, tools/search.py; why these bound a regular expression: core/search.py) ----------
 #: the longest query (characters)
 SEARCH_PATTERN_CHARS = 200
-#: the most variable repeats one path through a regular expression meets (its degree); more is refused
-SEARCH_REGEX_DEGREE = 3
-#: steps one match attempt over a window may take at worst: a window of W characters is used when W ** (degree + 1)
-#: is at most this
-SEARCH_MATCH_STEPS = 2_000_000
-#: the widest window (characters) a regular expression with variable repeats is matched in (a longer line is
-#: searched in windows overlapping by half)
-SEARCH_WINDOW_CHARS = 1000
+#: seconds one stretch of matching may run (core/alarm.py: the deadline inside the engine): a stretch starts at each
+#: text and after each yield to the page, and one match that overruns it twice (the second time in a stretch of its
+#: own) ends the search with INVALID_ARGUMENT. Under the page's 50 ms: a stretch yields after SEARCH_SLICE_SECONDS
+#: and the engine checks the deadline every 4096 steps of at most a window each. CPU time under CPython.
+SEARCH_MATCH_SECONDS = 0.03
+#: the characters one match sees (core/search.py): a longer line is searched in windows of this many characters,
+#: overlapping by half
+SEARCH_WINDOW_CHARS = 512
 #: UTF-8 bytes of a hit's snippet
 SEARCH_SNIPPET_BYTES = 160
 #: hits in one result: the default and the most
@@ -275,10 +275,8 @@ SCRUB_HISTORY_SECONDS = 10.0
 #: how often a wait for the kernel looks at its status again (seconds)
 KERNEL_POLL_SECONDS = 0.1
 #: the run rule (access/run_consent.py): the most workspace entries (files, folders, notebooks) walked to find a
-#: hidden notebook; a workspace with more is treated as holding one (every run is asked)
+#: hidden notebook or cell; a workspace with more is treated as holding one (every run is asked)
 HIDDEN_WALK_ENTRIES = 5_000
-#: how long the answer of that walk is reused, in seconds (open notebooks are looked at live on every run)
-HIDDEN_WALK_SECONDS = 5.0
 #: ``jupyter_run_code``: text kept in the page while a run is waited for, per output, past what the result can
 #: show (``Limits.output_page_bytes``): the rest of a flood of output is counted and dropped, not held (UTF-16 units)
 RUN_CODE_KEEP_MARGIN = 64 * 1024
@@ -289,12 +287,10 @@ VARIABLES_LISTED = 100
 VARIABLES_LISTED_DEFAULT = 50
 #: bytes of each variable's repr in a list (and of each item's, column's or key's repr in one variable's details)
 VARIABLE_REPR_BYTES = 200
-#: bytes of one inspected variable's repr, and of a DataFrame's or Series' first rows as text
+#: bytes of one inspected variable's repr
 VARIABLE_DETAIL_BYTES = 4 * KIB
-#: items of a container, columns of a DataFrame and public attributes of an object listed by the inspection
+#: items of a container and public attributes of an object listed by the inspection
 VARIABLE_ITEMS = 20
-#: rows of a DataFrame's or Series' head
-VARIABLE_HEAD_ROWS = 5
 #: how long the inspection may take in the kernel (queued behind a running cell included), in seconds
 VARIABLES_TIMEOUT_SECONDS = 30.0
 
@@ -381,6 +377,9 @@ WORKING_SECONDS = 2.0
 APPLY_CHUNK = 25
 #: how often the boxes of waiting proposals are checked against their cells' current nodes (seconds)
 BOX_CHECK_SECONDS = 0.3
+#: a proposal box's Accept is enabled no sooner than this after the box appeared (seconds): an agent that cancels and
+#: proposes again at once cannot put its new proposal under a click the person aimed at the old one
+ACCEPT_ARM_SECONDS = 1.0
 #: how long ``highlight_output`` keeps an output outlined (milliseconds)
 HIGHLIGHT_MS = 4000
 

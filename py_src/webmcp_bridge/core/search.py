@@ -1,27 +1,25 @@
-"""The matching half of ``jupyter_search``: a query checked and compiled with a bound on its cost, lines scanned in
-bounded windows, snippets, path globs and the paging cursor. Pure (standard library only); the walk of the
-workspace and the reads are :mod:`webmcp_bridge.tools.search`'s.
+"""The matching half of ``jupyter_search``: a query checked and compiled, lines scanned in bounded windows,
+snippets, path globs and the paging cursor. Pure (standard library only); the walk of the workspace, the reads and
+the deadline are :mod:`webmcp_bridge.tools.search`'s.
 
-**Why a regular expression cannot hold the page.** Python's ``re`` is a backtracking matcher with no timeout, and
-the bridge runs on the page's main thread, so a pattern is bounded before it runs (the numbers are in
-:mod:`webmcp_bridge.core.limits`, ``SEARCH_*``):
+**Why a regular expression cannot hold the page.** Python's ``re`` is a backtracking matcher: a pattern such as
+``(?:.|..){24}`` before a character no line has tries every way to cut the line, and one match may run for minutes.
+No judgement of the pattern's shape is made here; the cost is bounded by construction, two ways:
 
-1. Its length is capped (``SEARCH_PATTERN_CHARS``).
-2. The constructs behind exponential backtracking are refused (INVALID_ARGUMENT, naming the construct): a variable
-   repeat (``*``, ``+``, ``?``, ``{m,n}``) whose body holds another variable repeat or an alternation (``(a+)+``,
-   ``(a|a)*``), back-references and conditional groups, and lookarounds (they rerun a sub-match at every position).
-3. What is left backtracks at most polynomially: a match attempt at one position costs at most about
-   ``W ** k`` steps on a text of ``W`` characters, where ``k`` is the pattern's *degree*, the number of variable
-   repeats one path through it meets (a fixed repeat ``{n}`` counts its body ``n`` times; alternatives count
-   their largest). A degree above ``SEARCH_REGEX_DEGREE`` is refused.
-4. Each match runs on at most ``W`` characters: :func:`window_chars` picks the largest ``W`` (at most
-   ``SEARCH_WINDOW_CHARS``) with ``W ** (k + 1) <= SEARCH_MATCH_STEPS`` (a search tries every start position). A
-   line longer than ``W`` is searched in windows of ``W`` characters that overlap by half, so a match of up to
-   ``W // 2`` characters is always found once; a longer match can be missed (the result reports ``windowChars``).
-   A pattern without variable repeats (a plain string among them) is linear: its lines are searched whole.
+1. Every match runs under a deadline checked inside the engine (:mod:`webmcp_bridge.core.alarm`: ``re`` checks for
+   signals every 4096 steps of its loop, and the alarm's signal stops the match). The tool gives each stretch of
+   matching ``SEARCH_MATCH_SECONDS`` (:mod:`webmcp_bridge.core.limits`) and ends a search whose one match overruns
+   it twice with a structured error (:func:`too_costly`).
+2. Each match sees at most ``SEARCH_WINDOW_CHARS`` characters: a longer line is searched in windows of that many
+   characters overlapping by half, so a match of up to half a window is always found, once. This keeps each step
+   of the engine (a repeat of one character scans at most the window) and each match attempt short, so the
+   deadline is kept closely and an ordinary pattern that is merely slow on a long line (``\\w+\\(``: quadratic in
+   the line's length) still answers. A pattern that can match more than half a window may miss such a match on a
+   long line: the result says so (``windowChars``, :attr:`Query.window`).
 
-So one call of ``re`` is bounded by construction; the tool bounds the text scanned per call and per cell or file,
-and the time it spends before it stops with a cursor (:mod:`webmcp_bridge.tools.search`).
+The pattern's length is capped (``SEARCH_PATTERN_CHARS``); back-references and lookarounds are allowed (their cost
+is under the same deadline). The tool also bounds the text scanned per call and per cell or file, and the time it
+spends before it stops with a cursor (:mod:`webmcp_bridge.tools.search`).
 """
 
 from __future__ import annotations
@@ -33,98 +31,23 @@ import re
 import re._parser as sre  # type: ignore[import-not-found]  # re's own parser (named re._parser since 3.11)
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
-    SEARCH_MATCH_STEPS,
+    SEARCH_MATCH_SECONDS,
     SEARCH_PATTERN_CHARS,
-    SEARCH_REGEX_DEGREE,
     SEARCH_SNIPPET_BYTES,
     SEARCH_WINDOW_CHARS,
     truncate_utf8,
     utf8_len,
 )
 
-_VARIABLE = {sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT}
-_REFUSED = {
-    sre.GROUPREF: "back-references",
-    sre.GROUPREF_EXISTS: "conditional groups",
-    sre.ASSERT: "lookarounds",
-    sre.ASSERT_NOT: "lookarounds",
-}
-
-
-def _refuse(what: str) -> ToolError:
-    return ToolError(
-        ErrorCode.INVALID_ARGUMENT,
-        f"This regular expression is refused: {what} can make a search take unbounded time in the page. "
-        "Search for a plain string, or simplify the pattern.",
-        field="query",
-    )
-
-
-def _has(items: Any, ops: set) -> bool:
-    """True when the parsed ``items`` hold an opcode of ``ops`` (or a variable repeat, for ``_VARIABLE``) anywhere."""
-    for op, av in items:
-        if op in ops and (op not in _VARIABLE or av[0] != av[1]):
-            return True
-        for sub in _children(op, av):
-            if _has(sub, ops):
-                return True
-    return False
-
-
-def _children(op: Any, av: Any) -> list:
-    """The sub-patterns of one parsed item."""
-    if op == sre.BRANCH:
-        return list(av[1])
-    if op == sre.SUBPATTERN:
-        return [av[3]]
-    if op in _VARIABLE or op == sre.ATOMIC_GROUP:
-        return [av[-1] if op != sre.ATOMIC_GROUP else av]
-    return []
-
-
-def _degree(items: Any) -> int:
-    """The pattern's degree (module docstring, 3); raises ToolError for a refused construct (2)."""
-    total = 0
-    for op, av in items:
-        if op in _REFUSED:
-            raise _refuse(_REFUSED[op])
-        if op in _VARIABLE:
-            low, high, body = av
-            inner = _degree(body)
-            if low == high:
-                total += low * inner
-                continue
-            if inner or _has(body, {sre.BRANCH}):
-                raise _refuse("a repeat of a part that itself repeats or has alternatives")
-            total += 1
-        elif op == sre.BRANCH:
-            total += max(_degree(branch) for branch in av[1])
-        else:
-            total += sum(_degree(sub) for sub in _children(op, av))
-        if total > SEARCH_REGEX_DEGREE:
-            raise _refuse(f"more than {SEARCH_REGEX_DEGREE} variable repeats in a row")
-    return total
-
-
-def window_chars(degree: int) -> int | None:
-    """The characters one match attempt sees for a pattern of ``degree`` (module docstring, 4); None: whole lines
-    (degree 0, linear)."""
-    if degree == 0:
-        return None
-    width = SEARCH_WINDOW_CHARS
-    while width > 1 and width ** (degree + 1) > SEARCH_MATCH_STEPS:
-        width -= 1
-    return width
-
 
 @dataclass(frozen=True)
 class Query:
-    """A checked query: ``pattern`` compiled, ``window`` as :func:`window_chars` (None: whole lines), ``digest``
-    names the query in a cursor (a cursor of another query is refused)."""
+    """A checked query: ``pattern`` compiled; ``window``: ``SEARCH_WINDOW_CHARS`` when the pattern can match more
+    than half a window (such a match may be missed on a longer line: the result's ``windowChars``), else None (no
+    match is missed); ``digest`` names the query in a cursor (a cursor of another query is refused)."""
 
     pattern: re.Pattern[str]
     window: int | None
@@ -135,8 +58,7 @@ def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
     """Check and compile a query. A plain string (``regex`` false) is matched literally.
 
     Raises ToolError(INVALID_ARGUMENT, field "query"): empty, longer than ``SEARCH_PATTERN_CHARS`` characters, not
-    a valid regular expression, a refused construct (module docstring), or a pattern that matches the empty string
-    (it would hit every position)."""
+    a valid regular expression, or a pattern that matches the empty string (it would hit every position)."""
     if not text:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "The query is empty.", field="query")
     if len(text) > SEARCH_PATTERN_CHARS:
@@ -148,15 +70,14 @@ def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
     flags = 0 if case_sensitive else re.IGNORECASE
     source = text if regex else re.escape(text)
     try:
-        parsed = sre.parse(source, flags)
-        degree = _degree(parsed)
+        widest = sre.parse(source, flags).getwidth()[1]
         pattern = re.compile(source, flags)
     except re.error as exc:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT, f"Not a valid regular expression: {str(exc)[:200]}.", field="query"
         ) from None
     except RecursionError:
-        raise _refuse("nesting this deep") from None
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "The regular expression nests too deeply.", field="query") from None
     if pattern.search("") is not None:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
@@ -164,7 +85,25 @@ def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
             field="query",
         )
     digest = hashlib.sha256(f"{int(regex)}{int(case_sensitive)}{text}".encode("utf-8", "surrogatepass")).hexdigest()
-    return Query(pattern, window_chars(degree), digest[:16])
+    window = SEARCH_WINDOW_CHARS if widest > SEARCH_WINDOW_CHARS // 2 else None
+    return Query(pattern, window, digest[:16])
+
+
+def too_costly(path: str, line: int, text: str) -> ToolError:
+    """The error of a search whose one match ran past the deadline twice (module docstring, 1): INVALID_ARGUMENT,
+    field "query", with the ``path`` and 1-based ``line`` of the ``text`` it was matching ("the file", "cell 3's
+    source"...) and the deadline (``matchSeconds``)."""
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENT,
+        f"This regular expression took more than {SEARCH_MATCH_SECONDS * 1000:.0f} ms to match one line "
+        f"(line {line} of {text} in {path}), so the search stopped: it backtracks too much. Rewrite it without a "
+        "repeat of a part that can itself match in several ways (such as (a+)+, (a|aa)*, (.*x){20} or "
+        "(?:.|..){24}): use one repeat of a character class, anchor it, or search for a plain string.",
+        field="query",
+        path=path,
+        line=line,
+        matchSeconds=SEARCH_MATCH_SECONDS,
+    )
 
 
 @dataclass(frozen=True)
@@ -206,20 +145,21 @@ class Progress:
 
 def scan(text: str, query: Query, after: tuple[int, int] = (0, 0)) -> Iterator[LineHit | Progress]:
     """The hits of ``query`` in ``text``, line by line, in order, each position once, with a :class:`Progress`
-    before each line and each window of a long line (the caller may pause or stop there). Only hits after
-    ``after`` = ``(line, offset)`` are reported: on that line, those starting at character ``offset`` or later.
-    Lines end at LF."""
-    width = query.window
+    before each line and each window of a long line (the caller may pause or stop there; each match of the
+    engine happens between two of them). Only hits after ``after`` = ``(line, offset)`` are reported: on that line,
+    those starting at character ``offset`` or later. Lines end at LF; a line longer than ``SEARCH_WINDOW_CHARS`` is
+    searched in windows (module docstring, 2)."""
+    width = SEARCH_WINDOW_CHARS
+    step = width // 2
     for number, line in enumerate(text.split("\n"), start=1):
         if number < after[0]:
             continue
         start_at = after[1] if number == after[0] else 0
-        if width is None or len(line) <= width:
+        if len(line) <= width:
             yield Progress(number, start_at)
             for m in query.pattern.finditer(line, start_at):
                 yield LineHit(number, m.start() + 1, m.end() - m.start(), snippet(line, m.start(), m.end()))
             continue
-        step = max(1, width // 2)
         last = start_at - 1
         for first in range(start_at - start_at % step, len(line), step):
             yield Progress(number, max(first, start_at))

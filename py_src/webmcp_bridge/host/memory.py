@@ -111,6 +111,7 @@ class MemoryNotebook:
         self._namespace: dict[str, Any] = {}
         self._focus = Focus()
         self.kernel_status = "idle"
+        self.agent_since: float | None = None  # since when the kernel is the agent's (agent_kernel)
         self.kernel_display_name = "Python (in memory)"
         self.interruptible = True  # False stands in for a kernel that cannot stop running code (Pyodide's)
         self.run_seconds: dict[str, float] = {}  # cell id -> how long its run takes (simulated; 0 when absent)
@@ -456,8 +457,12 @@ class MemoryNotebook:
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         return self.kernel()
 
+    def agent_kernel(self) -> float | None:
+        return self.agent_since
+
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         cell = self._cell(cell_id)
+        self.agent_since = self.agent_since or time.time()  # the tools' runs are the agent's
         outputs, status = self.workspace.executor(cell.get("source", ""), self._namespace)
         await asyncio.sleep(0)
         self._exec_count += 1
@@ -480,7 +485,7 @@ class MemoryNotebook:
                 )
                 if answer != 1:
                     return None
-            self._namespace, self._exec_count = {}, 0
+            self._namespace, self._exec_count, self.agent_since = {}, 0, None
         elif self.kernel_status == "busy" and self.interruptible:
             self.kernel_status = "idle"
         return self.kernel()
@@ -518,10 +523,19 @@ class MemoryNotebook:
         return [cell_id for cell_id, _ in touched]
 
     async def run_code(
-        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+        self,
+        code: str,
+        timeout: float,
+        *,
+        head_bytes: int,
+        max_outputs: int,
+        silent: bool = False,
+        as_agent: bool = True,
     ) -> CodeRun:
         if self.kernel_status not in ("idle", "busy"):
             raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no running kernel.")
+        if as_agent:
+            self.agent_since = self.agent_since or time.time()
         outputs, status = self.workspace.executor(code, self._namespace)
         await asyncio.sleep(0)
         return CodeRun(status, tuple(raw_output(o, head_bytes) for o in outputs[:max_outputs]), len(outputs), None)
@@ -608,6 +622,19 @@ class MemoryWorkspace:
         except (KeyError, ValueError, AttributeError):
             return None
         return copy.deepcopy(meta.get(METADATA_KEY)) if isinstance(meta, dict) else None
+
+    async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:
+        data = self.files.get(path)
+        if data is None or not is_notebook_path(path):
+            return None
+        try:
+            nb = json.loads(data)
+            meta = nb.get("metadata")
+            cells = [c.get("metadata") for c in nb.get("cells", []) if isinstance(c, dict)]
+        except (ValueError, AttributeError):
+            return None
+        blocks = [m.get(METADATA_KEY) for m in cells if isinstance(m, dict) and m.get(METADATA_KEY) is not None]
+        return (meta.get(METADATA_KEY) if isinstance(meta, dict) else None), copy.deepcopy(blocks)
 
     async def read_saved_notebook(
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int

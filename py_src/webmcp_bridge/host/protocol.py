@@ -44,11 +44,13 @@ class TextPage:
 
 @dataclass(frozen=True)
 class Entry:
-    """A workspace entry (never its contents)."""
+    """A workspace entry (never its contents). ``last_modified``: the file's modification time as the contents
+    service gives it (opaque text: equal means unchanged), None when the host does not say."""
 
     path: str
     name: str
     type: EntryType
+    last_modified: str | None = None
 
 
 @dataclass(frozen=True)
@@ -436,16 +438,32 @@ class NotebookKernel(Protocol):
         turned it off) and returns None when that confirmation was declined (nothing changed)."""
         ...
 
+    def agent_kernel(self) -> float | None:
+        """Since when (seconds since the epoch) the notebook's kernel is the agent's: it ran the agent's code (a
+        cell run, or :meth:`run_code` with ``as_agent``) and has not restarted since; None when it is not (the
+        kernel model, docs/SECURITY.md: its outputs render untrusted meanwhile)."""
+        ...
+
     # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ---------------------------
 
     async def run_code(
-        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+        self,
+        code: str,
+        timeout: float,
+        *,
+        head_bytes: int,
+        max_outputs: int,
+        silent: bool = False,
+        as_agent: bool = True,
     ) -> CodeRun:
         """Run ``code`` in the notebook's kernel without creating a cell (not stored in the kernel's history),
         waiting up to ``timeout`` seconds. The notebook's cells are not changed. Outputs are described like
         :meth:`find_cells` describes a cell's: at most ``max_outputs`` of them, text heads of ``head_bytes``.
         ``silent``: the request's ``silent`` flag (the kernel runs no display hook or run events and does not count
-        the run; the bridge's own inspection). Raises ToolError(KERNEL_UNAVAILABLE) when the notebook has no kernel."""
+        the run; the bridge's own inspection). ``as_agent``: the code is the agent's (or a site tool's), so the
+        kernel becomes the agent's before it is sent (:meth:`agent_kernel`); False only for the bridge's own fixed
+        programs (the kernel scrub, the variables inspection). Raises ToolError(KERNEL_UNAVAILABLE) when the
+        notebook has no kernel."""
         ...
 
 
@@ -542,6 +560,12 @@ class WorkspaceContents(Protocol):
     async def notebook_bridge_metadata(self, path: str) -> Any:
         """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
         the saved file (hosts may cache it by modification time). None when absent or unreadable."""
+        ...
+
+    async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:
+        """The access blocks of the notebook saved at ``path`` (never the live model): its ``metadata.webmcp_bridge``
+        and the ``metadata.webmcp_bridge`` of each of its cells that has one, as found (untrusted JSON), for the run
+        rule (:mod:`webmcp_bridge.access.run_consent`). None when nothing is there or it is not a notebook."""
         ...
 
     async def read_saved_notebook(

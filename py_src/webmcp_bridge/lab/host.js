@@ -71,18 +71,22 @@
                               size: Number.isFinite(model.size) ? model.size : null,
                               lastModified: model.last_modified == null ? null : String(model.last_modified) });
     },
-    // A folder's entries: JSON text [[path, name, type as stat's]], or null when path is not a folder.
+    // A folder's entries: JSON text [[path, name, type as stat's, lastModified as stat's]], or null when path is not
+    // a folder.
     async listDir(path) {
       const model = await get(path, true);
       if (!model || model.type !== "directory" || !Array.isArray(model.content)) return null;
-      return JSON.stringify(model.content.map((child) => [String(child.path), String(child.name), kindOf(child.type)]));
+      return JSON.stringify(model.content.map((child) => [String(child.path), String(child.name), kindOf(child.type),
+                                                          child.last_modified == null ? null : String(child.last_modified)]));
     },
-    // The bridge's block of a saved notebook's metadata: JSON text {value: the block or null}, or null when the
-    // file is not a notebook with content.
+    // The bridge's block of a saved notebook's metadata and those of its cells that have one: JSON text {value: the
+    // block or null, cells: [block, ...]}, or null when the file is not a notebook with content.
     async notebookMetadata(path) {
       const model = await get(path, true);
       if (!model || model.type !== "notebook" || model.content == null) return null;
-      return JSON.stringify({ value: model.content.metadata?.[KEY] ?? null });
+      const cells = Array.isArray(model.content.cells) ? model.content.cells : [];
+      return JSON.stringify({ value: model.content.metadata?.[KEY] ?? null,
+                              cells: cells.map((cell) => cell?.metadata?.[KEY] ?? null).filter((block) => block != null) });
     },
     // The text of a file fetched with its content (JupyterLite keeps a file as text, JSON or base64): JSON text
     // {kind: "directory" | "notebook" | "binary" | "text", text?}, or null when it cannot be read. "binary": base64

@@ -49,10 +49,13 @@ def _json(raw: Any) -> Any:
 
 
 def _entry(data: dict[str, Any] | list[Any]) -> Entry:
-    """An entry of ``host.js`` stat (an object) or listDir (``[path, name, type]``)."""
-    path, name, kind = (data["path"], data["name"], data["type"]) if isinstance(data, dict) else data
+    """An entry of ``host.js`` stat (an object) or listDir (``[path, name, type, lastModified]``)."""
+    if isinstance(data, dict):
+        path, name, kind, stamp = data["path"], data["name"], data["type"], data.get("lastModified")
+    else:
+        path, name, kind, stamp = data
     entry_kind: EntryType = "directory" if kind == "directory" else "notebook" if kind == "notebook" else "file"
-    return Entry(str(path), str(name), entry_kind)
+    return Entry(str(path), str(name), entry_kind, None if stamp is None else str(stamp))
 
 
 def _write_failed(answer: Any, what: str, path: str) -> None:
@@ -100,6 +103,21 @@ class JupyterLabHost:
             self._proxies.remove(proxy)
 
         return stop
+
+    # -- the kernel model (the loader's kernel_trust.js, through notebook.js): the person's side only ---------------
+    def agent_kernels(self) -> int:
+        """How many kernels are the agent's now (ran its code, not restarted since)."""
+        return int(self.live.agentKernels())
+
+    async def restart_agent_kernels(self) -> tuple[int, int]:
+        """Restart every kernel that is the agent's (no dialog: the person confirmed); ``(restarted, failed)``."""
+        data = json.loads(str(await awaiting(self.live).restartAgentKernels()))
+        return int(data["restarted"]), int(data["failed"])
+
+    async def confirm(self, title: str, body: str, accept: str) -> bool:
+        """JupyterLab's dialog with these texts (shown as text), Cancel and a warning button ``accept``: True when
+        the person pressed it."""
+        return bool(await awaiting(self.live).confirm(title, body, accept))
 
     def handles(self) -> list[str]:
         """The open notebook panels' handles (for the person's side, which follows each)."""
@@ -197,6 +215,12 @@ class JupyterLabHost:
         value = None if data is None else data["value"]
         self._metadata_cache[path] = (stamp, value)
         return value
+
+    async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:
+        """One read of the saved file (the run rule keeps the answer by the listing's last_modified)."""
+        await self.root.check(path)
+        data = _json(await awaiting(self.files).notebookMetadata(path))
+        return None if data is None else (data["value"], list(data.get("cells") or []))
 
     async def read_saved_notebook(
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int

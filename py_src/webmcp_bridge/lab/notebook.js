@@ -33,6 +33,7 @@
   let docs = null; // the document manager (attach): opening notebooks
   let contents = null; // the contents manager (attach): saved notebooks
   let modules = {}; // the loader's modules (attach): @jupyterlab/cells' CodeCell, @jupyterlab/apputils' dialogs
+  let kernelTrust = null; // the loader's kernel_trust.js (attach): told before every run of the agent's code
   const byHandle = new Map(); // handle -> notebook panel, until the panel is disposed
   const handles = new WeakMap(); // notebook panel -> its handle
   const runs = new Map(); // run id -> a runCode run not finished yet (runDone, runFinish)
@@ -491,6 +492,12 @@
 
   // The agent's executions of a cell: from the request until its reply (or failure), however long the tool
   // call waits; changes of the cell's outputs and execution count meanwhile carry agentRun true.
+  // The agent's code is about to reach the panel's kernel: from now until it restarts the kernel is the agent's
+  // (kernel_trust.js keeps its outputs untrusted). Without the loader's kernelTrust no agent code runs.
+  function claimKernel(panel) {
+    if (!kernelTrust) throw Object.assign(new Error("the page's kernel trust is not in place"), { name: "KernelTrustMissing" });
+    kernelTrust.claim(panel);
+  }
   function beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); }
   function endAgentRun(cellId) {
     const left = (agentRuns.get(cellId) ?? 0) - 1;
@@ -516,6 +523,7 @@
       docs = ctx?.docManager ?? null;
       contents = app?.serviceManager?.contents ?? null;
       modules = ctx?.modules ?? {};
+      kernelTrust = ctx?.kernelTrust ?? null;
     },
     // -- the open notebooks (the tracker's panels), as handles ---------------------------------------------
     // The current notebook panel's handle, or null.
@@ -810,6 +818,7 @@
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
       const widget = panel.content.widgets[i];
+      claimKernel(panel);
       beginAgentRun(cellId);
       let promise;
       try {
@@ -1012,11 +1021,12 @@
     // JSON text {run: id} (then runDone(id) and runFinish(id)), {none: true} when there is no kernel, or {refused:
     // message} when the kernel refused the request. A failed request settles runDone with status "failed".
     // silent: the request's silent flag (the bridge's own inspection).
-    runCode(panel, code, silent, flushChars, flushMs, sink) {
+    runCode(panel, code, silent, flushChars, flushMs, sink, asAgent = true) {
       const kernel = panel.sessionContext?.session?.kernel;
       if (!kernel) return JSON.stringify({ none: true });
       let future;
       try {
+        if (asAgent) claimKernel(panel);
         future = kernel.requestExecute({ code, silent: Boolean(silent), store_history: false, allow_stdin: false, stop_on_error: true });
       } catch (error) {
         return JSON.stringify({ refused: failure(error) });
@@ -1060,6 +1070,14 @@
       runs.set(run, entry);
       return JSON.stringify({ run });
     },
+    // -- the kernel model (the loader's kernel_trust.js) ----------------------------------------------------
+    // JSON text {since: ms epoch} while the panel's kernel is the agent's (it ran the agent's code and has not
+    // restarted since), else null; how many kernels are the agent's; restarting them all (JSON text {restarted,
+    // failed}); JupyterLab's confirmation dialog with Python's texts (true: accepted).
+    kernelOwner(panel) { return kernelTrust?.owner(panel) ?? null; },
+    agentKernels() { return kernelTrust?.agentKernels() ?? 0; },
+    restartAgentKernels() { return kernelTrust ? kernelTrust.restartAgentKernels() : Promise.resolve(JSON.stringify({ restarted: 0, failed: 0 })); },
+    confirm(title, body, accept) { return kernelTrust ? kernelTrust.confirm(title, body, accept) : Promise.resolve(false); },
     // A promise of the run's JSON text {status, execution_count, reason} (runCode); null for an unknown run.
     runDone(run) { return runs.get(run)?.done ?? null; },
     // JSON text {facts: the run's messages not yet sent to its sink (runCode's facts), sent: how many batches the
@@ -1110,7 +1128,7 @@
     "bridgeMetadata", "setBridgeMetadata", "cellBridgeMetadata", "setCellBridgeMetadata", "setSource", "revertSource",
     "insertCell", "deleteCell", "moveCell", "setCellType", "clearOutputs", "executeAsAgent", "cells", "runStates",
     "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "focus", "setFocus",
-    "activate", "highlightOutput", "cellIds", "applyEdits", "runCode",
+    "activate", "highlightOutput", "cellIds", "applyEdits", "runCode", "kernelOwner",
   ];
   for (const name of ON_PANEL) {
     const method = api[name];

@@ -292,6 +292,11 @@ class LabNotebook:
         data = json.loads(str(raw))
         return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
 
+    def agent_kernel(self) -> float | None:
+        """``notebook.js`` kernelOwner: since when (seconds) the kernel is the agent's (kernel_trust.js)."""
+        raw = self._call("kernelOwner")
+        return None if is_nullish(raw) else float(json.loads(str(raw))["since"]) / 1000
+
     # -- writes (synchronous) ---------------------------------------------------------------------
     def _written(self, raw: Any, cell_id: str) -> RawCell:
         return raw_cell(self._write_answer(raw, cell_id))
@@ -577,7 +582,7 @@ class LabNotebook:
         """Clear the kernel's memory of these hidden cells (:mod:`webmcp_bridge.access.kernel_scrub`) before the
         agent's code runs. Raises ToolError(KERNEL_UNAVAILABLE) when it did not finish (the agent's code then
         does not run)."""
-        run = await self.run_code(scrub_code(counts, sources), timeout, head_bytes=0, max_outputs=1)
+        run = await self.run_code(scrub_code(counts, sources), timeout, head_bytes=0, max_outputs=1, as_agent=False)
         if run.status != "ok":
             raise ToolError(
                 ErrorCode.KERNEL_UNAVAILABLE,
@@ -586,7 +591,14 @@ class LabNotebook:
             )
 
     async def run_code(
-        self, code: str, timeout: float, *, head_bytes: int, max_outputs: int, silent: bool = False
+        self,
+        code: str,
+        timeout: float,
+        *,
+        head_bytes: int,
+        max_outputs: int,
+        silent: bool = False,
+        as_agent: bool = True,
     ) -> CodeRun:
         """``kernel.requestExecute`` (store_history false, ``silent`` as given); ``notebook.js`` reports the iopub
         messages as facts (in batches to an event sink while the call waits, the rest when it finishes) and
@@ -600,7 +612,9 @@ class LabNotebook:
         proxies = Proxies()  # the run's event sink, freed once the run is finished
         sink = proxies.keep(batches.receive)
         try:
-            started = json.loads(str(self._call("runCode", code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink)))
+            started = json.loads(
+                str(self._call("runCode", code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink, bool(as_agent)))
+            )
             if "refused" in started:
                 raise ToolError(
                     ErrorCode.KERNEL_UNAVAILABLE,

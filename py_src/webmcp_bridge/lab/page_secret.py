@@ -15,19 +15,19 @@ What it keys (each an HMAC-SHA-256):
 - the messages the site's tabs exchange and the names of their presence locks (``tabs.js``, which reads the same
   localStorage key, :data:`STORAGE_KEY`, handed over by :mod:`webmcp_bridge.lab.tabs`; it never makes the secret).
 
-This module holds no JS object: the page's strings are read and written through ``run_switches.js``
-(:func:`~webmcp_bridge.lab.run_switches.page_storage`). Outside the browser, or when the page's storage refuses,
-there is no secret (None): nothing the person writes can then be told from a file's claim, and tabs exchange no
-messages.
+This module holds no JS object: the page's strings are read and written by ``page_secret.js`` (evaluated once per
+page, on first use, by :func:`~webmcp_bridge.lab.ffi.load_half`). Outside the browser, or when the page's storage
+refuses, there is no secret (None): nothing the person writes can then be told from a file's claim, and tabs
+exchange no messages.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+from typing import Any
 
-from webmcp_bridge.lab.ffi import is_nullish
-from webmcp_bridge.lab.run_switches import page_storage
+from webmcp_bridge.lab.ffi import is_nullish, load_half
 
 #: the localStorage key of the secret (its value: 64 lowercase hex digits)
 STORAGE_KEY = "webmcp-bridge:page-secret"
@@ -35,12 +35,24 @@ STORAGE_KEY = "webmcp-bridge:page-secret"
 SECRET_BYTES = 32
 _HEX = re.compile(f"[0-9a-f]{{{2 * SECRET_BYTES}}}")
 
+_half: list[Any] = []  # the page's page_secret.js once loaded (a failed load is not kept: the next use tries again)
+
+
+def _storage() -> Any:
+    """``page_secret.js`` (one per page), or None where it cannot be loaded (outside the browser)."""
+    if not _half:
+        try:
+            _half.append(load_half("webmcp_bridge.lab", "page_secret.js"))
+        except Exception:  # CPython: no page (pyodide cannot be imported)
+            return None
+    return _half[0]
+
 
 def page_secret() -> bytes | None:
     """The secret (:data:`SECRET_BYTES` bytes), made and stored when the page's storage holds none (or a value that is
     not one); None when there is no storage or it refuses to keep it. Read from the storage at every call (one
     crossing in the bridge's worker): two tabs that made one at the same moment agree on the one kept last."""
-    storage = page_storage()
+    storage = _storage()
     if storage is None:
         return None
     value = storage.get(STORAGE_KEY)

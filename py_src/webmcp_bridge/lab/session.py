@@ -169,6 +169,7 @@ class LabSession:
             await self._step(module.rsplit(".", 1)[-1], functools.partial(_import, module))
         from webmcp_bridge.core.diagnostics import Diagnostics
         from webmcp_bridge.lab.contributions import site_contributions
+        from webmcp_bridge.lab.deadline import install as install_alarm_timer
         from webmcp_bridge.lab.dialogs import lab_dialogs
         from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import load_half
@@ -178,6 +179,7 @@ class LabSession:
         from webmcp_bridge.session.bridge import build_bridge
 
         ctx = self.ctx
+        install_alarm_timer()  # the deadline inside a running match (core/alarm.py; jupyter_search)
         self.page = load_half("webmcp_bridge.lab", "session.js", ctx)
         self.facts = json.loads(str(self.page.facts()))
         diagnostics = Diagnostics()
@@ -197,11 +199,6 @@ class LabSession:
                 page_secret=page_secret,  # the person's review messages are signed with this browser's secret
             ),
         )
-        from webmcp_bridge.lab.run_switches import asking_off
-
-        self.bridge.guard.consent.set_switch(
-            asking_off
-        )  # the person's "Stop asking" of the run rule (the Access section)
         self.events = PageEvents(ctx, self.bridge)
         registry = self.bridge.registry
         self._choose_toolsets()
@@ -342,6 +339,7 @@ class LabSession:
         from webmcp_bridge.lab.ui.panel import AgentPanel
 
         bridge, dom = self.bridge, self._dom_half()
+        await dom.prepare()  # the translator first: every word drawn goes through it
         self.notebooks = OpenNotebooks(bridge.guard.raw, bridge.changes)
         self.notebooks.start()
         await asyncio.sleep(0)
@@ -349,7 +347,14 @@ class LabSession:
         self.markers.start()
         await asyncio.sleep(0)
         self.panel = AgentPanel(
-            self.ctx, self.notebooks, self.markers, bridge.registry, bridge.changes, bridge.proposals, dom
+            self.ctx,
+            self.notebooks,
+            self.markers,
+            bridge.registry,
+            bridge.changes,
+            bridge.proposals,
+            dom,
+            bridge.guard.consent,
         )
         await self.panel.start()
 
@@ -358,7 +363,9 @@ class LabSession:
         mode in the status item)."""
         from webmcp_bridge.lab.ui.proposals import ProposalView
 
-        self.view = ProposalView(self.ctx, self.bridge.proposals, self._dom_half())
+        dom = self._dom_half()
+        await dom.prepare()
+        self.view = ProposalView(self.ctx, self.bridge.proposals, dom)
         await self.view.start()
 
     def _start_share(self) -> None:

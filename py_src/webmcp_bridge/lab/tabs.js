@@ -48,7 +48,7 @@
     outcomes: new WeakMap(), // save token -> outcome
     current: new WeakMap(), // context -> the token of the save Python started (read when its check runs)
     channel: null,
-    options: {}, // configure's: prefix, channel, secretKey, recountMs, saveWaitMs, messageMs, messageChars, warning
+    options: {}, // configure's: prefix, channel, secretKey, recountMs, saveWaitMs, messageMs, messageChars, warning, domain
     key: { hex: null, value: null }, // the CryptoKey made from the page secret last read
     nonces: new Map(), // nonce -> time (ms) of the messages opened, kept while within messageMs
     tags: new Map(), // presence lock name -> whether its tag verified (the names of the last query)
@@ -189,7 +189,7 @@
   function warn(path) {
     const seconds = String(Math.round(options.saveWaitMs / 100) / 10);
     let text = options.warning.replace("%1", path).replace("%2", seconds);
-    try { text = translator?.load("webmcp_bridge").__(options.warning, path, seconds) ?? text; } catch { /* as given */ }
+    try { text = translator?.load(options.domain).__(options.warning, path, seconds) ?? text; } catch { /* as given */ }
     if (!notification) { console.warn(`[webmcp-bridge] ${text}`); return; }
     const shown = state.warnings.get(path);
     if (shown) notification.dismiss(shown);
@@ -268,7 +268,7 @@
     // key of the page secret, recountMs: when to count the other tabs once more after a message, saveWaitMs: how
     // long a save waits for its lock, messageMs and messageChars: the age and length a message may have (ms,
     // characters), warning: the text shown when a save went ahead without the lock ("%1": the path, "%2": the
-    // seconds waited; translated by the document manager's translator, domain "webmcp_bridge", when there is one)}.
+    // seconds waited), domain: the gettext domain the document manager's translator translates it with}.
     // Then watches the attached tracker's notebook panels.
     configure(text) {
       const given = JSON.parse(text);

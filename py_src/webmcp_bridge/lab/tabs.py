@@ -22,6 +22,7 @@ from webmcp_bridge.core.limits import SAVE_LOCK_WAIT_SECONDS, TAB_MESSAGE_CHARS,
 from webmcp_bridge.host.protocol import SaveKind, SaveOutcome, TabsState
 from webmcp_bridge.lab.ffi import load_half
 from webmcp_bridge.lab.page_secret import STORAGE_KEY, page_secret
+from webmcp_bridge.lab.ui.i18n import DOMAIN
 
 #: the prefix of every Web Lock the bridge takes (presence: "<prefix>open:<tab>:<path>", saves: "<prefix>save:<path>")
 LOCK_PREFIX = "webmcp-bridge:"
@@ -32,7 +33,7 @@ CHANNEL = "webmcp-bridge:tabs"
 #: is asynchronous, so the first count can miss it)
 RECOUNT_AFTER_SECONDS = 0.25
 #: what the person is told when a save went ahead without the lock ("%1": the notebook's path, "%2": the seconds it
-#: waited; translated where the page's translator has the "webmcp_bridge" domain)
+#: waited; translated where the page's translator has a catalogue of the bridge's domain, lab/ui/i18n.py)
 SAVE_WARNING = (
     "%1 was saved without the lock the site's tabs take around a save: something else in this browser held it for "
     "%2 s (code running in a kernel can). The file was checked for changes first, but a save from another tab at the "
@@ -56,6 +57,7 @@ def load_tabs_js(ctx: Any) -> Any:
         "messageMs": TAB_MESSAGE_SECONDS * 1000,
         "messageChars": TAB_MESSAGE_CHARS,
         "warning": SAVE_WARNING,
+        "domain": DOMAIN,
     }
     tabs.configure(json.dumps(options))
     return tabs

@@ -278,9 +278,10 @@ async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, A
         else (" (its execution count is dropped)" if cell.execution_count is not None else "")
     )
     if await ctx.propose(nb, "jupyter_set_cell_type", "type", cell.id, summary):
-        # the person may have typed, or changed the type, while it waited
+        # the person may have typed, changed the type or the levels, or the author a lock, while it waited
         cell = nb.find_cell(cell.id)
         check_hash(cell, args.expected_source_hash, ctx.limits)
+        nb.check_write([cell.id], source=True)
         dropped = cell.output_count if cell.cell_type == "code" and args.cell_type != "code" else 0
     previous = cell.cell_type
     written = nb.set_cell_type(cell.id, args.cell_type)

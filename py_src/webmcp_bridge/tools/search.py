@@ -8,11 +8,12 @@ kernel) — and every text file (UTF-8 without NUL). Hidden notebooks and hidden
 leaves them out of the walk and the reads (:class:`~webmcp_bridge.access.guard.GuardedHost`), so a search over
 them answers exactly as over a workspace without them (no count, no cut, no skipped path tells of them).
 
-The cost is bounded three ways: the pattern (:mod:`webmcp_bridge.core.search`: no construct that backtracks
-exponentially, each match on a bounded window), the text (``SEARCH_TEXT_BYTES`` of a cell source or file,
-``SEARCH_OUTPUT_BYTES`` of an output, ``SEARCH_SCAN_BYTES`` a call) and the time (``SEARCH_SECONDS`` a call,
-yielding to the page at least every ``SEARCH_SLICE_SECONDS``). A call that stops early says ``truncated`` and
-gives ``nextCursor``; so does a full page of hits.
+The cost is bounded three ways: the matching (:mod:`webmcp_bridge.core.search`: each match on a bounded window,
+under a deadline checked inside the engine, :mod:`webmcp_bridge.core.alarm`: ``SEARCH_MATCH_SECONDS`` a stretch; a
+match that overruns it, again after a yield to the page, ends the call with INVALID_ARGUMENT), the text
+(``SEARCH_TEXT_BYTES`` of a cell source or file, ``SEARCH_OUTPUT_BYTES`` of an output, ``SEARCH_SCAN_BYTES`` a
+call) and the time (``SEARCH_SECONDS`` a call, yielding to the page at least every ``SEARCH_SLICE_SECONDS``). A
+call that stops early says ``truncated`` and gives ``nextCursor``; so does a full page of hits.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.core.alarm import Alarm, Overrun
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
@@ -36,6 +38,7 @@ from webmcp_bridge.core.limits import (
     RESULT_HEADROOM,
     SEARCH_HITS,
     SEARCH_HITS_DEFAULT,
+    SEARCH_MATCH_SECONDS,
     SEARCH_NOTEBOOK_BYTES,
     SEARCH_OUTPUT_BYTES,
     SEARCH_PATTERN_CHARS,
@@ -59,6 +62,7 @@ from webmcp_bridge.core.search import (
     encode_cursor,
     path_matcher,
     scan,
+    too_costly,
     unit_of,
 )
 from webmcp_bridge.core.uris import cell_uri, notebook_uri, output_uri
@@ -131,8 +135,8 @@ class SearchOutput(Payload):
     stoppedBy: Literal["hits", "scanBytes", "time"] | None = sometimes("Why this call stopped early.")
     searched: Searched = Field(description="What this call looked at (this page only).")
     windowChars: int | None = Field(
-        description="A regular expression with repeats is matched on windows of this many characters of a line "
-        "(null: whole lines)."
+        description="Lines longer than this are searched in windows of this many characters overlapping by half: "
+        "a match longer than half of it can be missed (null: the query cannot match that much, nothing is missed)."
     )
     cutTexts: int = Field(description="Texts longer than what is searched of one; their ends were not searched.")
     skippedCount: int = Field(description="Files not searched: not text, or too large.")
@@ -161,6 +165,7 @@ class _Run:
     steps: int = 0  # lines and windows scanned in this call (a call stops for time only after one: progress)
     stopped: str | None = None
     cursor: tuple[str, int, int, int] | None = None
+    alarm: Alarm = field(default_factory=Alarm)  # the deadline of the stretch of matching (core/alarm.py)
 
 
 async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str]], bool]:
@@ -183,22 +188,33 @@ async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str
     return sorted(found), False
 
 
-async def _pause(run: _Run) -> bool:
-    """Yield to the page when this stretch has run long; True when the call's time is up (never before the call
-    scanned something, so every call makes progress however slow the walk was)."""
+async def _pause(run: _Run, *, now_or_never: bool = False) -> bool:
+    """Yield to the page when this stretch has run long (or at once: ``now_or_never``); True when the call's time
+    is up (never before the call scanned something, so every call makes progress however slow the walk was). A
+    deadline of the matching is stopped across the yield and set again after it, for a stretch of its own."""
     now = time.monotonic()
     if run.steps > 0 and now - run.started >= SEARCH_SECONDS:
         return True
-    if now - run.slice_started >= SEARCH_SLICE_SECONDS:
+    if now_or_never or now - run.slice_started >= SEARCH_SLICE_SECONDS:
+        matching = run.alarm.running
+        run.alarm.stop()
         await asyncio.sleep(0)
         run.slice_started = time.monotonic()
+        if matching:
+            run.alarm.start(SEARCH_MATCH_SECONDS)
     return False
 
 
 async def _search_text(
-    run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], hit_of: Any
+    run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], hit_of: Any, label: str
 ) -> bool:
-    """Scan one text (cut to ``cap`` bytes); add its hits. False when the call stops (page full or budget)."""
+    """Scan one text (cut to ``cap`` bytes); add its hits. False when the call stops (page full or budget).
+
+    The matching runs under the alarm (:mod:`webmcp_bridge.core.alarm`), set (when it is not) for what is left of
+    this stretch's ``SEARCH_MATCH_SECONDS``, stopped across each yield and by :func:`search` after each path (the
+    reads between paths await the host). A match it stops is tried once more from where the scan
+    was (the last line or window begun, or just after the last hit), after a yield, in a stretch of its own; a
+    second stop there raises :func:`~webmcp_bridge.core.search.too_costly` (``label`` names the text in it)."""
     path, unit = place
     if run.scanned > 0 and run.scanned + min(utf8_len(text), cap) > run.byte_budget:
         run.stopped, run.cursor = "scanBytes", (path, unit, *after)
@@ -208,8 +224,26 @@ async def _search_text(
         run.cut += 1
     run.scanned += utf8_len(text)
     items: Iterator[LineHit | Progress] = scan(text, run.query, after)
-    for item in items:
+    where, stopped_at = after, None  # where a new scan would resume; where the last match was stopped
+    if not run.alarm.running:  # set once for the rest of this stretch; search() stops it after each path
+        run.alarm.start(max(0.001, SEARCH_MATCH_SECONDS - (time.monotonic() - run.slice_started)))
+    while True:
+        if run.alarm.due:  # the stretch ran out between two matches: a yield gives the next one its own
+            await _pause(run, now_or_never=True)
+        try:
+            with run.alarm.raising():
+                item = next(items, None)
+        except Overrun:
+            if stopped_at == where:
+                raise too_costly(path, where[0], label) from None
+            stopped_at = where
+            await _pause(run, now_or_never=True)
+            items = scan(text, run.query, where)
+            continue
+        if item is None:
+            return True
         if isinstance(item, Progress):
+            where = (item.line, item.offset)
             if await _pause(run):
                 run.stopped, run.cursor = "time", (path, unit, item.line, item.offset)
                 return False
@@ -223,7 +257,7 @@ async def _search_text(
         run.hits.append(hit)
         run.hit_bytes += size
         run.cursor = (path, unit, item.line, item.column)
-    return True
+        where = (item.line, item.column)
 
 
 def _output_text(cell: RawCell, index: int) -> tuple[str, str, bool] | None:
@@ -274,7 +308,8 @@ async def _search_cells(
             cap = SEARCH_TEXT_BYTES if output_index is None else SEARCH_OUTPUT_BYTES
             if was_cut:
                 run.cut += 1
-            if not await _search_text(run, text, cap, (path, unit), start, hit_of):
+            label = f"cell {index}'s " + ("source" if output_index is None else f"output {output_index}")
+            if not await _search_text(run, text, cap, (path, unit), start, hit_of, label):
                 return False
     return True
 
@@ -347,7 +382,7 @@ async def _search_file(ctx: CallContext, run: _Run, path: str, after: tuple[int,
         }
 
     start = after[1:] if after[0] == 0 else (0, 0)
-    return await _search_text(run, text, SEARCH_TEXT_BYTES, (path, 0), start, hit_of)
+    return await _search_text(run, text, SEARCH_TEXT_BYTES, (path, 0), start, hit_of, "the file")
 
 
 async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
@@ -363,11 +398,15 @@ async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
         if resume is not None and path < resume[0]:
             continue
         after = resume[1:] if resume is not None and path == resume[0] else (0, 0, 0)
-        done = (
-            await _search_notebook(ctx, run, path, after, args.include_outputs)
-            if kind == "notebook"
-            else await _search_file(ctx, run, path, after)
-        )
+        try:
+            done = (
+                await _search_notebook(ctx, run, path, after, args.include_outputs)
+                if kind == "notebook"
+                else await _search_file(ctx, run, path, after)
+            )
+        finally:
+            run.alarm.stop()  # never left set across the next path's reads
+
         if not done:
             break
         if await _pause(run):
@@ -396,8 +435,8 @@ TOOLS = (
         "Find a string (or a regular expression with regex: true) in the cell sources and text outputs of the "
         "workspace's notebooks, open or not, and in its text files; glob narrows the paths. Each hit has its path, "
         "the notebook:// uri of the cell or output, line, column and a snippet. Paged: pass nextCursor to go on "
-        f"(at most {SEARCH_HITS} hits a call). Regular expressions that could run for unbounded time (nested "
-        "repeats, back-references, lookarounds) are refused.",
+        f"(at most {SEARCH_HITS} hits a call). A regular expression that backtracks too much on some line (nested "
+        "repeats such as (a+)+) ends the search with an error.",
         SearchInput,
         search,
         Annotations(read_only=True, untrusted_content=True),

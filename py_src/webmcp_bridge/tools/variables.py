@@ -31,7 +31,6 @@ from webmcp_bridge.core.limits import (
     MIN_PAGE_BYTES,
     RESULT_HEADROOM,
     VARIABLE_DETAIL_BYTES,
-    VARIABLE_HEAD_ROWS,
     VARIABLE_ITEMS,
     VARIABLE_REPR_BYTES,
     VARIABLES_LISTED,
@@ -67,10 +66,13 @@ class InspectVariableInput(NotebookInput):
 class Variable(Wire):
     name: str
     type: str
-    length: int = sometimes("len() of a str, bytes, list, tuple, dict, set or range.")
-    shape: list[int] = sometimes("A numpy array's or pandas object's shape.")
-    dtype: str = sometimes("A numpy array's, pandas Series' or Index's dtype.")
-    repr: str
+    length: int = sometimes("The length of a str, bytes, list, tuple, dict, set or range.")
+    shape: list[int] = sometimes("A numpy array's shape.")
+    dtype: str = sometimes("A numpy array's dtype.")
+    repr: str = Field(
+        description="The repr of a builtin value (containers to a bound); for any other object <its type>: its own "
+        "__repr__ is not run."
+    )
     reprTruncated: bool
 
 
@@ -80,11 +82,6 @@ class VariableList(Payload):
     offset: int
     variables: list[Variable]
     nextOffset: int | None
-
-
-class Column(Wire):
-    name: str
-    dtype: str
 
 
 class Item(Wire):
@@ -108,18 +105,12 @@ class VariableDetails(Payload):
     dtype: str = sometimes()
     repr: str = sometimes()
     reprTruncated: bool = sometimes()
-    columnCount: int = sometimes("A DataFrame's number of columns.")
-    columns: list[Column] = sometimes("A DataFrame's first columns with their dtypes.")
-    index: str = sometimes("The type of a DataFrame's index.")
-    head: str = sometimes("A DataFrame's or Series' first rows, as pandas prints them.")
-    headTruncated: bool = sometimes()
-    seriesName: str = sometimes("A Series' name (its repr).")
     ndim: int = sometimes()
     size: int = sometimes()
     nbytes: int = sometimes()
     items: list[Item] = sometimes("A container's first items.")
-    signature: str = sometimes("A callable's signature.")
-    doc: str = sometimes("The first line of a callable's docstring.")
+    signature: str = sometimes("A function's parameters (a plain or builtin function's only).")
+    doc: str = sometimes("The first line of a function's docstring.")
     attributeCount: int = sometimes("An object's public instance attributes (its __dict__).")
     attributes: list[Attribute] = sometimes()
 
@@ -180,9 +171,9 @@ async def inspect_variable(ctx: CallContext, args: InspectVariableInput) -> dict
 
     Returns ``{path, name, defined: false}`` when no such variable is there (IPython's own and history names
     included), else ``{path, name, defined: true, type, repr, reprTruncated, ...}`` with, by kind: ``length``,
-    ``shape``, ``dtype``; a DataFrame's ``columnCount``, ``columns`` [{name, dtype}], ``index``, ``head``; a Series'
-    ``seriesName`` and ``head``; an array's ``ndim``, ``size``, ``nbytes``; a container's first ``items``; a
-    callable's ``signature`` and ``doc``; an object's ``attributeCount`` and ``attributes`` [{name, type}].
+    ``shape``, ``dtype``; a numpy array's ``ndim``, ``size``, ``nbytes``; a builtin container's first ``items``; a
+    plain or builtin function's ``signature`` and ``doc``; an object's ``attributeCount`` and ``attributes``
+    [{name, type}] (core/kernel_inspect.py: what is read without running the notebook's code).
 
     Raises ToolError: INVALID_ARGUMENT (not an identifier), and see :func:`_inspect`."""
     name = check_variable_name(args.name)
@@ -191,7 +182,6 @@ async def inspect_variable(ctx: CallContext, args: InspectVariableInput) -> dict
         "name": name,
         "detail": VARIABLE_DETAIL_BYTES,
         "items": VARIABLE_ITEMS,
-        "rows": VARIABLE_HEAD_ROWS,
     }
     return await _inspect(
         ctx, args, "jupyter_inspect_variable", f"Show the kernel's variable {name} to the agent", arguments
@@ -202,9 +192,10 @@ TOOLS = (
     Tool(
         "jupyter_list_variables",
         "List the kernel's variables",
-        "List the variables in the notebook's kernel, in name order: name, type, length or shape and dtype, a short "
-        "repr (bounded), paged with offset/limit. Runs no code of yours: the bridge's own read-only inspection, "
-        "outside the kernel's history. Modules and names starting with _ are not listed.",
+        "List the variables in the notebook's kernel, in name order: name, type, length or a numpy array's shape "
+        "and dtype, a short repr of builtin values (other objects show their type: no code of theirs runs), paged "
+        "with offset/limit. The bridge's own read-only inspection, outside the kernel's history. Modules and names "
+        "starting with _ are not listed.",
         ListVariablesInput,
         list_variables,
         Annotations(read_only=True, untrusted_content=True),
@@ -213,9 +204,10 @@ TOOLS = (
     Tool(
         "jupyter_inspect_variable",
         "Inspect a variable",
-        "One variable of the notebook's kernel in detail: type, bounded repr, length; a DataFrame's shape, column "
-        "dtypes and first rows; an array's shape and dtype; a container's first items; a function's signature. "
-        "name is a Python identifier (no expressions). Runs no code of yours; defined: false when there is none.",
+        "One variable of the notebook's kernel in detail: type, bounded repr of a builtin value, length; a numpy "
+        "array's shape and dtype; a container's first items; a function's signature; an object's attribute names. "
+        "No code of the notebook's objects runs (a pandas object shows its type only). name is a Python identifier "
+        "(no expressions); defined: false when there is none.",
         InspectVariableInput,
         inspect_variable,
         Annotations(read_only=True, untrusted_content=True),

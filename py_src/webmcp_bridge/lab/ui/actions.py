@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from webmcp_bridge.access.levels import cell_levels, next_level, parse_level, set_cell_level
 from webmcp_bridge.changes.undo import REFUSALS
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.port import Click, PanelPort
+from webmcp_bridge.lab.ui.view import LEVEL_WORD
 from webmcp_bridge.review.threads import CellAnchor
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so the actions run under CPython too
@@ -34,7 +36,7 @@ def _cleared(panel: PanelPort, target: Click) -> None:
 def _thread_nb(panel: PanelPort) -> LabNotebook:
     nb = panel.current()
     if nb is None:
-        raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, "Open the notebook first.")
+        raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, str(_("Open the notebook first.")))
     return nb
 
 
@@ -53,7 +55,9 @@ def _reveal_thread(panel: PanelPort, target: Click) -> None:
         view = review.get(thread_id)
         if view.state == "orphaned":
             nb.set_focus(view.cell_id, None, None)
-            panel.say("The quoted text is gone: select the new text in the cell, then click “Re-anchor to selection”.")
+            panel.say(
+                _("The quoted text is gone: select the new text in the cell, then click “Re-anchor to selection”.")
+            )
         else:
             raise err
 
@@ -61,23 +65,23 @@ def _reveal_thread(panel: PanelPort, target: Click) -> None:
 def _reply(panel: PanelPort, target: Click) -> None:
     text = _text_of(target)
     if not text:
-        panel.say("Write a reply first.")
+        panel.say(_("Write a reply first."))
         return
     nb = _thread_nb(panel)
     view = panel.review(nb).reply(target.attr("thread"), text, "person")
     _cleared(panel, target)
-    panel.note("replied to a comment on", nb.path, view.cell_id)
+    panel.note(_("replied to a comment on"), nb.path, view.cell_id)
 
 
 def _comment_active(panel: PanelPort, target: Click) -> None:
     text = _text_of(target)
     if not text:
-        panel.say("Write the comment first.")
+        panel.say(_("Write the comment first."))
         return
     nb = _thread_nb(panel)
     view = panel.review(nb).create(CellAnchor(target.attr("cell")), text, "person")
     _cleared(panel, target)
-    panel.note("commented on", nb.path, view.cell_id)
+    panel.note(_("commented on"), nb.path, view.cell_id)
 
 
 def _resolve(panel: PanelPort, target: Click) -> None:
@@ -85,23 +89,23 @@ def _resolve(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
     view = panel.review(nb).resolve(target.attr("thread"), "person", text or None)
     _cleared(panel, target)
-    panel.note("resolved a comment on", nb.path, view.cell_id)
+    panel.note(_("resolved a comment on"), nb.path, view.cell_id)
 
 
 def _reopen(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
     view = panel.review(nb).reopen(target.attr("thread"), "person")
-    panel.note("reopened a comment on", nb.path, view.cell_id)
+    panel.note(_("reopened a comment on"), nb.path, view.cell_id)
 
 
 def _reanchor(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
     focus = nb.focus()
     if focus.cell_id is None or focus.selection is None:
-        panel.say("Select the text to anchor to in a cell's editor first.")
+        panel.say(_("Select the text to anchor to in a cell's editor first."))
         return
     view = panel.review(nb).reanchor(target.attr("thread"), focus.cell_id, focus.selection)
-    panel.note("re-anchored a comment to", nb.path, view.cell_id)
+    panel.note(_("re-anchored a comment to"), nb.path, view.cell_id)
 
 
 def _cycle_cell(panel: PanelPort, target: Click) -> None:
@@ -110,8 +114,20 @@ def _cycle_cell(panel: PanelPort, target: Click) -> None:
         return
     cell_id = target.attr("cell")
     level = next_level(cell_levels(nb).get(cell_id, "write"))
-    set_cell_level(nb, cell_id, level)
-    panel.note(f"set agent access to {level} on", nb.path, cell_id)
+
+    def apply() -> None:
+        set_cell_level(nb, cell_id, level)
+        panel.note(_("set agent access to %1 on", LEVEL_WORD.get(level, level)), nb.path, cell_id)
+
+    panel.set_level(level, apply)
+
+
+def _restart_agent_kernels(panel: PanelPort, target: Click) -> None:
+    async def restart() -> None:
+        await panel.restart_agent_kernels(False)
+        panel.refresh()
+
+    asyncio.ensure_future(restart())
 
 
 def _apply_all(panel: PanelPort, target: Click) -> None:
@@ -144,32 +160,55 @@ def _close_edits(panel: PanelPort, target: Click) -> None:
 
 def _revert(panel: PanelPort, target: Click, since: bool) -> None:
     """Revert one agent edit (or it and every later one of its notebook), as the person; what is refused is said."""
+    done, refused = _revert_edits(panel, [int(target.attr("edit"))], since)
+    _say_reverted(panel, done, refused, since)
+
+
+def _revert_row(panel: PanelPort, target: Click) -> None:
+    """An Activity row's Revert: the agent's standing edits of the row's cell between its times, newest first (each
+    expects the text the next newer one left, so they undo in turn); a cell changed since is refused, as said."""
+    path, cell_id = target.attr("path"), target.attr("cell")
+    first, last = float(target.attr("first")), float(target.attr("last"))
+    edits = [e for e in panel.journal.between(path, cell_id, first, last) if e.reverted is None]
+    done, refused = _revert_edits(panel, [e.id for e in reversed(edits)], False)
+    _say_reverted(panel, done, refused, True)
+
+
+def _revert_edits(panel: PanelPort, edit_ids: list[int], since: bool) -> tuple[int, list[Text]]:
+    """Revert the edits ``edit_ids`` in that order (each with every later one when ``since``): ``(reverted, the
+    reasons of the refused ones)``."""
     journal = panel.journal
-    edit_id = int(target.attr("edit"))
-    edit = journal.get(edit_id)
-    nb = panel.notebook_at(edit.path) if edit is not None else None
-    if edit is not None and nb is None:
-        panel.say("Not reverted: that notebook is no longer open.")
-        return
-    ids = [edit.cell_id, *[e.cell_id for e in journal.edits(edit.path, since_id=edit.id)]] if edit else []
-    current = nb.sources_of(ids) if nb is not None else {}
-    done, refused = 0, []
-    for step in journal.plan(edit_id, current, since):
-        why = step.refused
-        if why is None and nb is not None:
-            why = nb.revert_source(step.cell_id, step.source, step.expected)
-        if why is None:
-            journal.mark_reverted(step.edit_id)
-            done += 1
-        else:
-            refused.append(REFUSALS[why])
-    if refused and not since:
-        panel.say(f"Not reverted: {refused[0]}")
+    done = 0
+    refused: list[Text] = []
+    for edit_id in edit_ids:
+        edit = journal.get(edit_id)
+        if edit is None:
+            continue
+        nb = panel.notebook_at(edit.path)
+        if nb is None:
+            refused.append(_("that notebook is no longer open."))
+            break
+        ids = [edit.cell_id, *[e.cell_id for e in journal.edits(edit.path, since_id=edit.id)]]
+        current = nb.sources_of(ids)
+        for step in journal.plan(edit_id, current, since):
+            why = step.refused
+            if why is None:
+                why = nb.revert_source(step.cell_id, step.source, step.expected)
+            if why is None:
+                journal.mark_reverted(step.edit_id)
+                done += 1
+            else:
+                refused.append(_(REFUSALS[why]))
+    return done, refused
+
+
+def _say_reverted(panel: PanelPort, done: int, refused: list[Text], several: bool) -> None:
+    if refused and not several:
+        panel.say(_("Not reverted: %1", refused[0]))
     elif refused:
-        reasons = " ".join(dict.fromkeys(refused))
-        panel.say(f"Reverted {done} of {done + len(refused)} changes. Not reverted: {reasons}")
+        panel.say(_("Reverted %1 of %2 changes. Not reverted: %3", str(done), str(done + len(refused)), refused[0]))
     else:
-        panel.say(f"Reverted {done} change{'s' if done != 1 else ''} of the agent.")
+        panel.say(_n("Reverted %1 change of the agent.", "Reverted %1 changes of the agent.", done))
     panel.redraw_edits()
 
 
@@ -178,6 +217,7 @@ ACTIONS: dict[str, Callable[[PanelPort, Click], None]] = {
     "close-edits": _close_edits,
     "revert-edit": lambda panel, target: _revert(panel, target, False),
     "revert-since": lambda panel, target: _revert(panel, target, True),
+    "revert-row": _revert_row,
     "reveal-cell": _reveal_cell,
     "reveal-thread": _reveal_thread,
     "reply": _reply,
@@ -187,5 +227,6 @@ ACTIONS: dict[str, Callable[[PanelPort, Click], None]] = {
     "reanchor": _reanchor,
     "cycle-cell": _cycle_cell,
     "apply-all": _apply_all,
+    "restart-agent-kernels": _restart_agent_kernels,
     "show-cell-comments": _show_cell_comments,
 }

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, set_cell_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half
+from webmcp_bridge.lab.ui.i18n import Text, _
 from webmcp_bridge.lab.ui.port import PanelPort
-from webmcp_bridge.lab.ui.view import cell_label, comment_title
+from webmcp_bridge.lab.ui.view import LEVEL_WORD, cell_label, comment_title
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
@@ -48,13 +49,20 @@ COMMANDS = {
     "output": "webmcp-bridge:comment-output",
     "access": "webmcp-bridge:cycle-access",
 }
-ACCESS_LABEL = "Cycle agent access"
+ACCESS_LABEL = _("Cycle agent access")
 #: each command's label (the access command's shows the change it makes once a cell is targeted)
 LABELS = {
-    "cell": "Comment on cell",
-    "selection": "Comment on selection",
-    "output": "Comment on output",
+    "cell": _("Comment on cell"),
+    "selection": _("Comment on selection"),
+    "output": _("Comment on output"),
     "access": ACCESS_LABEL,
+}
+#: each command's caption
+CAPTIONS = {
+    "cell": _("Agent panel: comment on cell"),
+    "selection": _("Agent panel: comment on selection"),
+    "output": _("Agent panel: comment on output"),
+    "access": _("Agent panel: agent access of this cell"),
 }
 
 
@@ -82,6 +90,7 @@ class CellMenu:
         self.half = load_half("webmcp_bridge.lab.ui", "cell_menu.js", ctx)
         self._proxies = Proxies()  # the menu and execute listeners
         self._target: Target | None = None  # what the person's last right-click on a cell acts on
+        self._words: dict[Text, str] = {}  # the labels as the page's translator gave them
         self._runs: dict[str, Callable[[Target], Any]] = {
             COMMANDS["cell"]: self._comment_cell,
             COMMANDS["selection"]: self._comment_selection,
@@ -94,9 +103,22 @@ class CellMenu:
         self.half.watch(SELECTOR, self._proxies.keep(self._on_menu), self._proxies.keep(self._on_execute))
         self.half.separator(SELECTOR, RANK)
         for offset, key in enumerate(COMMANDS):
-            label = LABELS[key]
-            caption = "Agent panel: " + ("agent access of this cell" if key == "access" else label)
+            label, caption = self._say([LABELS[key], CAPTIONS[key]])
             self.half.add(COMMANDS[key], label, caption, SELECTOR, RANK + 0.1 * (offset + 1))
+
+    def _say(self, texts: list[Text]) -> list[str]:
+        """``texts`` translated (the ones not seen before in one crossing), for JupyterLab's plain strings."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._words]
+        if missing:
+            self._words.update(zip(missing, self.panel.translate(missing), strict=True))
+        return [self._words[t] for t in texts]
+
+    def _push(self, target: Target | None) -> None:
+        """Push each command's enabled state and (translated) label for ``target``."""
+        states = self.states(target)
+        labels = self._say([label for _enabled, label in states.values()])
+        pushed = {cid: [enabled, said] for (cid, (enabled, _label)), said in zip(states.items(), labels, strict=True)}
+        self.half.setStates(json.dumps(pushed))
 
     def dispose(self) -> None:
         """Remove the commands and menu items and free their listeners."""
@@ -113,7 +135,7 @@ class CellMenu:
         outputIndex}`` or null); decide the target and push each command's enabled state and label."""
         try:
             self._target = self.target(json.loads(str(facts_json)))
-            self.half.setStates(json.dumps(self.states(self._target)))
+            self._push(self._target)
         except Exception:
             traceback.print_exc()
 
@@ -154,7 +176,7 @@ class CellMenu:
         run, target = self._runs.get(str(command)), self._target
         self._target = None
         try:
-            self.half.setStates(json.dumps(self.states(None)))
+            self._push(None)
         except Exception:
             traceback.print_exc()
         if run is None or target is None:
@@ -170,16 +192,17 @@ class CellMenu:
                 self.panel.show()
             except Exception as exc:
                 traceback.print_exc()
-                self.panel.say(f"That did not work: {type(exc).__name__}.")
+                self.panel.say(_("That did not work: %1.", type(exc).__name__))
             self.panel.refresh()
 
         asyncio.ensure_future(go())
 
-    async def _ask(self, title: str) -> str | None:
-        options = {"title": title, "placeholder": "Your comment for the agent…", "okLabel": "Comment"}
+    async def _ask(self, title: Text) -> str | None:
+        said, placeholder, ok = self._say([title, _("Your comment for the agent…"), _("Comment")])
+        options = {"title": said, "placeholder": placeholder, "okLabel": ok}
         reply = json.loads(str(await awaiting(self.half).askText(json.dumps(options))))
         if not reply["available"]:  # no dialogs to borrow: the panel's own box takes the text
-            self.panel.say("Type the comment in the box below, then click “Comment on …”.")
+            self.panel.say(_("Type the comment in the box below, then click “Comment on …”."))
             self.panel.show()
             return None
         if not reply["accept"] or reply["value"] is None:
@@ -187,14 +210,16 @@ class CellMenu:
         text = str(reply["value"]).strip()
         return text or None
 
-    async def _comment(self, target: Target, anchor: Anchor, what: str) -> None:
+    async def _comment(self, target: Target, anchor: Anchor, what: Text) -> None:
         label = cell_label(target.cell_id, self.panel.cells(target.nb))
         hidden = notebook_level(target.nb) == "none" or "none" in cell_levels(target.nb).values()
         body = await self._ask(comment_title(what, label, hidden))  # the agent may read the dialog's title
         if body is None:
             return
         self.panel.review(target.nb).create(anchor, body, "person")
-        self.panel.note(f"commented on {what} of" if what != "cell" else "commented on", target.nb.path, target.cell_id)
+        self.panel.note(
+            _("commented on %1 of", what) if what != "cell" else _("commented on"), target.nb.path, target.cell_id
+        )
         if self.panel.thread_filter == "resolved":  # the new thread is open: show it
             self.panel.set_filter("open")
         self.panel.show()
@@ -204,28 +229,35 @@ class CellMenu:
 
     def _comment_selection(self, target: Target) -> Any:
         if target.selection is None:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, "Select some text in the cell first.")
-        return self._comment(target, RangeAnchor(target.cell_id, selection=target.selection), "the selection")
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, str(_("Select some text in the cell first.")))
+        return self._comment(target, RangeAnchor(target.cell_id, selection=target.selection), _("the selection"))
 
     def _comment_output(self, target: Target) -> Any:
         index = target.output_index or 0
-        return self._comment(target, OutputAnchor(target.cell_id, index), f"output {index + 1}")
+        return self._comment(target, OutputAnchor(target.cell_id, index), _("output %1", str(index + 1)))
 
     def _cycle(self, target: Target) -> None:
         level = next_level(cell_levels(target.nb).get(target.cell_id, "write"))
-        set_cell_level(target.nb, target.cell_id, level)
-        self.panel.note(f"set agent access to {level} on", target.nb.path, target.cell_id)
+
+        def apply() -> None:
+            set_cell_level(target.nb, target.cell_id, level)
+            self.panel.note(
+                _("set agent access to %1 on", LEVEL_WORD.get(level, level)), target.nb.path, target.cell_id
+            )
+
+        self.panel.set_level(level, apply)
 
 
 def _has_output(target: Target | None) -> bool:
     return target is not None and target.nb.find_cell(target.cell_id).output_count > 0
 
 
-def _access_label(target: Target | None) -> str:
+def _access_label(target: Target | None) -> Text:
     if target is None:
         return ACCESS_LABEL
     level = cell_levels(target.nb).get(target.cell_id, "write")
-    return f"{ACCESS_LABEL} ({level} → {next_level(level)})"
+    after = next_level(level)
+    return _("Cycle agent access (%1 → %2)", LEVEL_WORD.get(level, level), LEVEL_WORD.get(after, after))
 
 
 def _safe_bool(fn: Callable[[], bool]) -> bool:
@@ -236,7 +268,7 @@ def _safe_bool(fn: Callable[[], bool]) -> bool:
         return False
 
 
-def _safe_label(fn: Callable[[], str]) -> str:
+def _safe_label(fn: Callable[[], Text]) -> Text:
     try:
         return fn()
     except Exception:

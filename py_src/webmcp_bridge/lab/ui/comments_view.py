@@ -14,21 +14,25 @@ from webmcp_bridge.core.limits import (
     QUOTE_SHOWN_BYTES,
     preview,
 )
-from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, clock, h
+from webmcp_bridge.lab.ui.i18n import Text, _, _n
+from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, clock, field_row, h
 from webmcp_bridge.review.signatures import FROM_FILE
 
 # -- Comments ------------------------------------------------------------------------------------------------
-FILTERS = (("open", "Open"), ("resolved", "Resolved"), ("all", "All"), ("cell", "Current cell"))
+FILTERS = (("open", _("Open")), ("resolved", _("Resolved")), ("all", _("All")), ("cell", _("Current cell")))
 STATE_TEXT = {
-    "exact": "anchored",
-    "reanchored": "re-anchored after an edit",
-    "orphaned": "orphaned: the quoted text is gone",
-    "cell-missing": "the cell was deleted",
-    "output-changed": "the output changed since",
+    "exact": _("anchored"),
+    "reanchored": _("re-anchored after an edit"),
+    "orphaned": _("orphaned: the quoted text is gone"),
+    "cell-missing": _("the cell was deleted"),
+    "output-changed": _("the output changed since"),
 }
-
-#: the tooltip of a message shown with the author "file" (:mod:`webmcp_bridge.review.signatures`)
-FROM_FILE_TITLE = (
+STATUS_TEXT = {"open": _("open"), "resolved": _("resolved")}
+#: who wrote a message, as the person reads it; "file": it says it is the person's, and no signature of this browser
+#: says so (:mod:`webmcp_bridge.review.signatures`)
+AUTHOR_TEXT = {"agent": _("agent"), "person": _("you"), FROM_FILE: _("from the file")}
+#: the tooltip of a message shown as from the file
+FROM_FILE_TITLE = _(
     "This message says it is yours, but you did not write it in this browser: it came with the notebook's file "
     "(another browser, an upload, or code that wrote the file). The agent is told the same."
 )
@@ -109,25 +113,28 @@ def thread_row(view: Any) -> ThreadRow:
     )
 
 
-def anchor_text(thread: ThreadRow, cells: dict[str, CellInfo] | None) -> str:
-    """``cell 3 · lines 2–4`` / ``cell 3 · output 1`` / ``cell 3``, plus the anchor's state when not exact."""
-    where = cell_label(thread.cell_id, cells) if thread.cell_id else "no cell"
+def anchor_text(thread: ThreadRow, cells: dict[str, CellInfo] | None) -> Text:
+    """``cell 3 · lines 2–4`` / ``cell 3 · output 1`` / ``cell 3``."""
+    where: Text = cell_label(thread.cell_id, cells) if thread.cell_id else _("no cell")
     if thread.kind == "range":
         sel = thread.selection
         if isinstance(sel, dict) and isinstance(sel.get("start"), dict) and isinstance(sel.get("end"), dict):
             a, b = sel["start"].get("line"), sel["end"].get("line")
             if isinstance(a, int) and isinstance(b, int):
-                where += f" · line {a + 1}" if a == b else f" · lines {a + 1}–{b + 1}"
-        else:
-            where += " · selection"
-    elif thread.kind == "output":
-        where += f" · output {(thread.output_index or 0) + 1}"
+                return (
+                    _("%1 · line %2", where, str(a + 1))
+                    if a == b
+                    else _("%1 · lines %2–%3", where, str(a + 1), str(b + 1))
+                )
+        return _("%1 · selection", where)
+    if thread.kind == "output":
+        return _("%1 · output %2", where, str((thread.output_index or 0) + 1))
     return where
 
 
 def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str = "") -> El:
     """One thread: anchor and state, the quoted text, the messages, a reply box and its actions."""
-    state = STATE_TEXT.get(thread.state, thread.state)
+    state: Text = STATE_TEXT.get(thread.state, thread.state)
     header = h(
         "div",
         c("thread-head"),
@@ -136,45 +143,56 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
             c("link thread-anchor"),
             text=anchor_text(thread, cells),
             type="button",
-            title="Show in the notebook",
+            title=_("Show in the notebook"),
             data_action="reveal-thread",
             data_thread=thread.id,
         ),
         h("span", c(f"state state-{thread.state}"), text=state),
-        h("span", c(f"status status-{thread.status}"), text=thread.status),
+        h("span", c(f"status status-{thread.status}"), text=STATUS_TEXT.get(thread.status, thread.status)),
     )
     quote = h("code", c("quote"), text=preview(thread.quote, QUOTE_SHOWN_BYTES)) if thread.quote else None
     messages = [
         h(
             "li",
             c(f"message author-{m.author}"),
-            h("span", c("author"), text=m.author, **({"title": FROM_FILE_TITLE} if m.author == FROM_FILE else {})),
+            h(
+                "span",
+                c("author"),
+                text=AUTHOR_TEXT.get(m.author, m.author),
+                **({"title": FROM_FILE_TITLE} if m.author == FROM_FILE else {}),
+            ),
             h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
             h("p", c("body"), text=preview(m.body, COMMENT_SHOWN_BYTES), title=preview(m.body, COMMENT_TITLE_BYTES)),
         )
         for m in thread.messages
     ]
     if thread.omitted_messages:
-        messages.append(h("li", c("omitted"), text=f"{thread.omitted_messages} more messages not shown"))
-    actions = [h("button", c("button"), text="Reply", type="button", data_action="reply", data_thread=thread.id)]
+        messages.append(
+            h(
+                "li",
+                c("omitted"),
+                text=_n("%1 more message not shown", "%1 more messages not shown", thread.omitted_messages),
+            )
+        )
+    actions = [h("button", c("button"), text=_("Reply"), type="button", data_action="reply", data_thread=thread.id)]
     if thread.status == "open":
         actions.append(
-            h("button", c("button"), text="Resolve", type="button", data_action="resolve", data_thread=thread.id)
+            h("button", c("button"), text=_("Resolve"), type="button", data_action="resolve", data_thread=thread.id)
         )
     else:
         actions.append(
-            h("button", c("button"), text="Reopen", type="button", data_action="reopen", data_thread=thread.id)
+            h("button", c("button"), text=_("Reopen"), type="button", data_action="reopen", data_thread=thread.id)
         )
     if thread.kind == "range" and thread.state == "orphaned":
         actions.append(
             h(
                 "button",
                 c("button"),
-                text="Re-anchor to selection",
+                text=_("Re-anchor to selection"),
                 type="button",
                 data_action="reanchor",
                 data_thread=thread.id,
-                title="Select the text in the cell's editor, then click",
+                title=_("Select the text in the cell's editor, then click"),
             )
         )
     return h(
@@ -183,7 +201,15 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         header,
         quote,
         h("ul", c("messages"), *messages),
-        h("textarea", c("reply"), text=draft, rows="2", placeholder="Reply…", aria_label="Reply", data_reply=thread.id),
+        h(
+            "textarea",
+            c("reply"),
+            text=draft,
+            rows="2",
+            placeholder=_("Reply…"),
+            aria_label=_("Reply"),
+            data_reply=thread.id,
+        ),
         h("div", c("actions"), *actions),
         data_thread_box=thread.id,
     )
@@ -197,14 +223,14 @@ def comments_view(
     drafts: dict[str, str] | None = None,
     active_cell: str | None = None,
     omitted: int = 0,
-    notice: str | None = None,
+    notice: Text | None = None,
 ) -> El:
     """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
     options = [
         h(
             "option",
             "",
-            text=f"{label} ({counts[key]})" if key in counts else label,
+            text=_("%1 (%2)", label, str(counts[key])) if key in counts else label,
             value=key,
             **({"selected": ""} if key == chosen else {}),
         )
@@ -214,16 +240,16 @@ def comments_view(
         button = h(
             "button",
             c("button"),
-            text="Comment on the active cell",
+            text=_("Comment on the active cell"),
             type="button",
             disabled="",
-            title="Select a cell in the notebook first",
+            title=_("Select a cell in the notebook first"),
         )
     else:
         button = h(
             "button",
             c("button"),
-            text=f"Comment on {cell_label(active_cell, cells)}",
+            text=_("Comment on %1", cell_label(active_cell, cells)),
             type="button",
             data_action="comment-active",
             data_cell=active_cell,
@@ -236,8 +262,8 @@ def comments_view(
             c("reply"),
             text=(drafts or {}).get("", ""),
             rows="2",
-            placeholder="Comment on the active cell…",
-            aria_label="New comment",
+            placeholder=_("Comment on the active cell…"),
+            aria_label=_("New comment"),
             data_reply="",
         ),
         button,
@@ -245,27 +271,24 @@ def comments_view(
     if threads:
         items = [thread_item(t, cells, (drafts or {}).get(t.id, "")) for t in threads]
         if omitted:
-            items.append(h("li", c("omitted"), text=f"{omitted} more threads not shown"))
+            items.append(
+                h("li", c("omitted"), text=_n("%1 more thread not shown", "%1 more threads not shown", omitted))
+            )
         body = h("ul", c("threads"), *items)
     else:
         body = h(
             "p",
             c("empty"),
             text={
-                "open": "No open comments.",
-                "resolved": "No resolved comments.",
-                "cell": "No comments on the active cell.",
-            }.get(chosen, "No comments."),
+                "open": _("No open comments."),
+                "resolved": _("No resolved comments."),
+                "cell": _("No comments on the active cell."),
+            }.get(chosen, _("No comments.")),
         )
     return h(
         "div",
         c("comments-body"),
-        h(
-            "label",
-            c("row"),
-            h("span", "", text="Show "),
-            h("select", c("select"), *options, data_action="filter", aria_label="Which comments"),
-        ),
+        field_row(_("Show"), h("select", c("select"), *options, data_action="filter", aria_label=_("Which comments"))),
         new_box,
         h("p", c("notice"), text=notice, role="status") if notice else None,
         body,

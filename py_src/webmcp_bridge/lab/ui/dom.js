@@ -42,7 +42,29 @@
   let corner = null; // the corner box of workspace proposals, while one waits
   let boxListener = null; // Python's listener of the boxes' actions (watchBoxes)
   let names = {}; // class names: {diff, accept, expand, hint, deny, reason, expanded} (configureBoxes)
+  let app = null; // the application (attach): its optional services (the translator, the layout restorer, state)
+  let modules = {}; // the loader's shared modules (attach): translation, application, statedb, uicomponents
+  let bundle = null; // the translator's bundle of the bridge's domain (prepare), null: English
+  let restorer = null; // JupyterLab's layout restorer (prepare), null when the page has none
+  let state = null; // JupyterLab's state database (prepare), where the panel's open state is kept
+  let icons = new Map(); // icon name -> LabIcon (configure)
   const allowed = (name) => attributes.has(name) || /^(data|aria)-[a-z0-9-]+$/.test(name);
+
+  // Gettext's rule as JupyterLab's translator applies it when it has no translation: %N is the Nth argument.
+  const format = (text, args) =>
+    text.replace(/%%/g, "%% ").replace(/%(\d+)/g, (_, n) => String(args[n - 1])).replace(/%% /g, "%");
+
+  // A text Python sent: a string is shown as it is (text of the notebook or the agent); a message {msg, args,
+  // plural?, n?} goes through the translator's bundle (trans.__ / trans._n), its arguments first.
+  function tr(value) {
+    if (value === null || value === undefined || typeof value !== "object") return String(value ?? "");
+    const args = (value.args ?? []).map(tr);
+    if (value.plural !== undefined && value.plural !== null) {
+      if (bundle) return String(bundle._n(String(value.msg), String(value.plural), Number(value.n), ...args));
+      return format(Number(value.n) === 1 ? String(value.msg) : String(value.plural), [String(value.n), ...args]);
+    }
+    return bundle ? String(bundle.__(String(value.msg), ...args)) : format(String(value.msg), args);
+  }
 
   function build(spec) {
     const [tag, cls, text, attrs, children] = spec;
@@ -51,12 +73,18 @@
     if (cls) node.className = cls;
     for (const [name, value] of Object.entries(attrs)) {
       if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
-      node.setAttribute(name, String(value));
+      node.setAttribute(name, tr(value));
     }
-    if (text !== null) node.textContent = String(text);
+    if (text !== null) node.textContent = tr(text);
+    const icon = attrs["data-icon"] === undefined ? null : icons.get(String(attrs["data-icon"]));
+    if (icon) node.appendChild(icon.element({ tag: "span", className: "webmcp-bridge-svg" }));
     for (const child of children) node.appendChild(build(child));
     return node;
   }
+
+  // The panel's open state, kept in JupyterLab's state database under the widget's id: the widget is made after
+  // JupyterLab restored its layout (Python starts then), so the layout restorer alone cannot bring it back.
+  const stateKey = (id) => `webmcp-bridge:panel:${id}`;
 
   // Put node (a proposal's box) in its place in a notebook panel, when it is not there already: inside the cell
   // with id cellId, before the cell's footer; for cellId null, after the last cell (before the notebook's footer).
@@ -185,14 +213,43 @@
     // class of ctx.modules.widgets and whether ctx.modelContext is there.
     attach(ctx) {
       tracker = ctx?.tracker ?? null;
-      shell = ctx?.app?.shell ?? null;
-      Widget = ctx?.modules?.widgets?.Widget ?? null;
+      app = ctx?.app ?? null;
+      shell = app?.shell ?? null;
+      modules = ctx?.modules ?? {};
+      Widget = modules.widgets?.Widget ?? null;
       webmcp = !!ctx?.modelContext;
     },
-    configure(tagList, attributeList) {
+    // configure(tagList, attributeList, iconsJson): the allow-lists, and the icons a tree may name (data-icon):
+    // {name: {labicon: an export of @jupyterlab/ui-components} | {svg: the SVG text of one of the bridge's}}.
+    configure(tagList, attributeList, iconsJson) {
       tags = new Set(JSON.parse(tagList));
       attributes = new Set(JSON.parse(attributeList));
+      icons = new Map();
+      const ui = modules.uicomponents ?? null;
+      for (const [name, spec] of Object.entries(JSON.parse(iconsJson ?? "{}"))) {
+        let icon = null;
+        if (spec.labicon) icon = ui?.[spec.labicon] ?? null;
+        else if (spec.svg && ui?.LabIcon) icon = ui.LabIcon.resolve({ icon: { name: `webmcp-bridge:${name}`, svgstr: spec.svg } });
+        if (icon) icons.set(name, icon);
+      }
     },
+    // prepare(domain): a Promise, resolved once the page's optional services are known: the translator's bundle of
+    // `domain`, the layout restorer and the state database (each null when the page has none).
+    async prepare(domain) {
+      const optional = async (token) => {
+        if (!token || !app?.resolveOptionalService) return null;
+        try { return (await app.resolveOptionalService(token)) ?? null; } catch { return null; }
+      };
+      const [translator, layout, db] = await Promise.all([
+        optional(modules.translation?.ITranslator), optional(modules.application?.ILayoutRestorer),
+        optional(modules.statedb?.IStateDB)]);
+      bundle = translator ? translator.load(String(domain)) : null;
+      restorer = layout;
+      state = db;
+    },
+    // translate(messagesJson): JSON text of the list of texts (strings or messages) translated, for the parts that
+    // hand JupyterLab plain strings (command labels, dialog titles).
+    translate(messagesJson) { return JSON.stringify(JSON.parse(messagesJson).map(tr)); },
     // webmcpAvailable(): whether the page has WebMCP (the loader's modelContext), for the panel's head line.
     webmcpAvailable() { return webmcp; },
     // -- the Agent panel ----------------------------------------------------------------------------------------
@@ -213,12 +270,14 @@
       const widget = new Widget();
       widget.id = String(options.id);
       widget.addClass(String(options.className));
-      widget.title.label = String(options.label);
-      widget.title.caption = String(options.caption);
+      widget.title.label = tr(options.label);
+      widget.title.caption = tr(options.caption);
+      const tabIcon = options.icon ? icons.get(String(options.icon)) : null;
+      if (tabIcon) widget.title.icon = tabIcon;
       const node = widget.node;
       for (const [name, value] of Object.entries(options.attrs ?? {})) {
         if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
-        node.setAttribute(name, String(value));
+        node.setAttribute(name, tr(value));
       }
       rule = options.rule ?? rule;
       panelListener = listener ?? null;
@@ -257,9 +316,22 @@
         panel.undo.push(() => node.removeEventListener(kind, fn));
       }
       // Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
-      const visibility = () => tellPanel({ kind: "visibility", visible: !!widget.isVisible });
+      // ... and the person's last choice (shown or not) is kept for the next page load (see stateKey)
+      let restoring = true;
+      const visibility = () => {
+        tellPanel({ kind: "visibility", visible: !!widget.isVisible });
+        if (!restoring && state && !widget.isDisposed) {
+          state.save(stateKey(widget.id), { open: !!widget.isVisible }).catch(() => {});
+        }
+      };
       for (const method of ["onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"]) widget[method] = visibility;
+      // the shell puts it where the person last moved it (left or right: JupyterLab keeps that by widget id)
       shell.add(widget, "right", { rank: options.rank });
+      try { restorer?.add(widget, widget.id); } catch { /* restored by its state below */ }
+      const restored = state ? state.fetch(stateKey(widget.id)).catch(() => null) : Promise.resolve(null);
+      restored.then((saved) => {
+        if (saved?.open && panel?.widget === widget && !widget.isVisible) shell.activateById(widget.id);
+      }).finally(() => { restoring = false; });
       return JSON.stringify({ created: true, visible: !!widget.isVisible });
     },
     // disposePanel(): stop listening to the panel and dispose of its widget.
@@ -269,7 +341,8 @@
     draw(role, treesJson) { return drawInto(role, JSON.parse(treesJson)); },
     // rows(role, opsJson): edit the keyed list `role` (each row a node kept by key), newest on top, in one crossing:
     // ["clear"] empties the list, ["keep", key] moves a row's node to the top, ["put", key, tree] replaces a row (or
-    // adds it) on top, ["drop", key] removes it.
+    // adds it) on top, ["set", key, tree] replaces it where it is (on top when it is not there), ["drop", key]
+    // removes it.
     rows(role, opsJson) {
       const list = panel?.roles.get(role);
       if (!list) return;
@@ -278,11 +351,18 @@
       for (const [op, key, tree] of JSON.parse(opsJson)) {
         if (op === "clear") { list.replaceChildren(); keyed.clear(); }
         else if (op === "keep") { const node = keyed.get(key); if (node) list.prepend(node); }
-        else if (op === "put") {
-          keyed.get(key)?.remove();
+        else if (op === "put" || op === "set") {
+          const old = keyed.get(key);
           const node = build(tree);
           keyed.set(key, node);
-          list.prepend(node);
+          if (op === "set" && old?.parentNode === list) {
+            const focused = old.contains(document.activeElement) ? document.activeElement.getAttribute("data-action") : null;
+            old.replaceWith(node);
+            if (focused) node.querySelector(`[data-action="${focused}"]`)?.focus(); // a tick keeps the person's focus
+          } else {
+            old?.remove();
+            list.prepend(node);
+          }
         } else if (op === "drop") { keyed.get(key)?.remove(); keyed.delete(key); }
       }
     },
@@ -291,12 +371,12 @@
       for (const [role, change] of Object.entries(JSON.parse(changesJson))) {
         const node = panel?.roles.get(role);
         if (!node) continue;
-        if ("text" in change) node.textContent = String(change.text);
+        if ("text" in change) node.textContent = tr(change.text);
         if ("hidden" in change) node.hidden = !!change.hidden;
         if ("value" in change) node.value = String(change.value);
         for (const [name, value] of Object.entries(change.attrs ?? {})) {
           if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
-          node.setAttribute(name, String(value));
+          node.setAttribute(name, tr(value));
         }
       }
     },

@@ -28,14 +28,15 @@ from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any, Literal
 
-from webmcp_bridge.lab.ffi import load_half
-from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, El
+from webmcp_bridge.lab.ffi import awaiting, load_half
+from webmcp_bridge.lab.ui.i18n import DOMAIN, Text, to_json
+from webmcp_bridge.lab.ui.view import ATTRIBUTES, ICONS, TAGS, El
 
 STYLE_ID = "webmcp-bridge-style"
 
-#: a keyed list's edit for :meth:`Dom.rows`: ``("clear",)``, ``("keep", key)``, ``("put", key, tree)``,
-#: ``("drop", key)``
-RowOp = tuple[Literal["clear"]] | tuple[Literal["keep", "drop"], str] | tuple[Literal["put"], str, El]
+#: a keyed list's edit for :meth:`Dom.rows`: ``("clear",)``, ``("keep", key)``, ``("put", key, tree)`` (on top),
+#: ``("set", key, tree)`` (in its place), ``("drop", key)``
+RowOp = tuple[Literal["clear"]] | tuple[Literal["keep", "drop"], str] | tuple[Literal["put", "set"], str, El]
 
 
 @dataclass(frozen=True)
@@ -73,23 +74,37 @@ class PanelRule:
 
 @dataclass(frozen=True)
 class PanelOptions:
-    """The Agent panel's widget: its ``id``, ``class_name``, tab ``label`` and ``caption``, ``rank`` in the right
-    sidebar, ``attrs`` on its node and the event :class:`PanelRule`."""
+    """The Agent panel's widget: its ``id``, ``class_name``, tab ``label`` and ``caption`` (translated),
+    ``rank`` in the right sidebar, ``attrs`` on its node, the event :class:`PanelRule` and the tab's ``icon`` (a
+    name of :data:`~webmcp_bridge.lab.ui.view.ICONS`, or "" for none)."""
 
     id: str
     class_name: str
-    label: str
-    caption: str
+    label: Text
+    caption: Text
     rank: int
-    attrs: dict[str, str]
+    attrs: dict[str, Text]
     rule: PanelRule
+    icon: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """The form ``dom.js`` reads (camelCase keys)."""
+        """The form ``dom.js`` reads (camelCase keys, messages as JSON)."""
         raw = asdict(self)
         raw["className"] = raw.pop("class_name")
+        raw["label"], raw["caption"] = to_json(self.label), to_json(self.caption)
+        raw["attrs"] = {name: to_json(value) for name, value in self.attrs.items()}
         raw["rule"] = self.rule.to_json()
         return raw
+
+
+def icon_specs() -> dict[str, dict[str, str]]:
+    """The icons ``dom.js`` may draw (:data:`~webmcp_bridge.lab.ui.view.ICONS`): JupyterLab's by export name, the
+    bridge's own with their SVG text (package data, ``icons/``)."""
+    folder = resources.files("webmcp_bridge.lab.ui").joinpath("icons")
+    return {
+        name: {"svg": folder.joinpath(spec["svg"]).read_text(encoding="utf-8")} if "svg" in spec else dict(spec)
+        for name, spec in ICONS.items()
+    }
 
 
 class Dom:
@@ -104,7 +119,21 @@ class Dom:
 
     def __init__(self, ctx: Any = None) -> None:
         self.half = load_half("webmcp_bridge.lab.ui", "dom.js", ctx)
-        self.half.configure(json.dumps(sorted(TAGS)), json.dumps(sorted(ATTRIBUTES)))
+        self.half.configure(json.dumps(sorted(TAGS)), json.dumps(sorted(ATTRIBUTES)), json.dumps(icon_specs()))
+        self._prepared = False
+
+    async def prepare(self) -> None:
+        """Wait for the page's optional services the person's side uses: JupyterLab's translator (the bundle of
+        :data:`~webmcp_bridge.lab.ui.i18n.DOMAIN`), its layout restorer and its state database. Without them the
+        words are English and the panel is not restored. Once per page: later calls return at once."""
+        if not self._prepared:
+            self._prepared = True
+            await awaiting(self.half).prepare(DOMAIN)
+
+    def translate(self, texts: Sequence[Text]) -> list[str]:
+        """``texts`` as the page's translator gives them (one crossing), for what JupyterLab takes as plain strings:
+        command labels, a dialog's title."""
+        return [str(t) for t in json.loads(str(self.half.translate(json.dumps([to_json(t) for t in texts]))))]
 
     def webmcp_available(self) -> bool:
         """Whether the page has WebMCP (the loader's ``modelContext``)."""
@@ -134,14 +163,15 @@ class Dom:
 
     def rows(self, role: str, ops: Sequence[RowOp]) -> None:
         """Edit the keyed list ``role`` (newest on top) in one crossing: see :data:`RowOp`."""
-        payload = [[op[0], op[1], op[2].to_json()] if op[0] == "put" else list(op) for op in ops]
+        payload = [[op[0], op[1], op[2].to_json()] if op[0] in ("put", "set") else list(op) for op in ops]
         self.half.rows(role, json.dumps(payload))
 
     def update(self, changes: dict[str, dict[str, Any]]) -> None:
-        """Set ``{role: {text?, hidden?, value?, attrs?: {name: value}}}`` on the panel's nodes, in one crossing; a
-        role no node has is skipped. An attribute name outside the allow-lists raises the page's error (the roles
-        before it in ``changes`` are already set)."""
-        self.half.set(json.dumps(changes))
+        """Set ``{role: {text?, hidden?, value?, attrs?: {name: value}}}`` on the panel's nodes, in one crossing (a
+        text or attribute value may be a :class:`~webmcp_bridge.lab.ui.i18n.Msg`); a role no node has is skipped.
+        An attribute name outside the allow-lists raises the page's error (the roles before it in ``changes`` are
+        already set)."""
+        self.half.set(json.dumps(changes, default=to_json))
 
     def fields(self, role: str) -> tuple[str | None, dict[str, str]]:
         """``(focused, drafts)`` of the panel's node ``role``: the tag name of the focused element when it is inside

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.proposal_view import DIFF_CLASS, listing_line
 from webmcp_bridge.lab.ui.view import El, c, clock, h
 
@@ -14,12 +15,12 @@ from webmcp_bridge.lab.ui.view import El, c, clock, h
 REVIEW_EDITS = 5
 
 
-def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: str, omitted: int = 0) -> El:
+def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: Text, omitted: int = 0) -> El:
     """The review box of the agent's edits of one cell (:class:`~webmcp_bridge.changes.undo.AgentEdit`, newest
     first, with their diffs from :func:`~webmcp_bridge.propose.proposals.source_diff`): ``.webmcp-bridge-edits``
     with, per edit, ``.webmcp-bridge-edit`` (``data-edit``: its id; ``data-state``: "standing" | "reverted"), a
     head (time, state), its diff lines (:func:`listing_line`: text only, invisible characters marked) and, while
-    it stands, the buttons Revert (``data-action="revert-edit"``) and "Revert every agent change since"
+    it stands, the buttons Revert (``data-action="revert-edit"``) and "Revert this and later"
     (``revert-since``)."""
     items = []
     for edit, diff in zip(edits, diffs, strict=True):
@@ -32,33 +33,36 @@ def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: 
                     "div",
                     c("edit-head"),
                     h("time", c("time"), text=clock(edit.time)),
-                    h("span", "", text=" the agent's edit" + ("" if standing else " (reverted)")),
+                    h("span", "", text=_("the agent's edit") if standing else _("the agent's edit (reverted)")),
                 ),
                 h(
                     "div",
                     c("proposal-diff edit-diff"),
                     *[listing_line(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in diff],
                     tabindex="0",
-                    aria_label="The change, line by line",
+                    aria_label=_("The change, line by line"),
+                    role="group",
                 ),
                 h(
                     "div",
                     c("edit-actions"),
                     h(
                         "button",
-                        c("edit-revert") + " jp-mod-styled",
-                        text="Revert",
+                        c("button edit-revert"),
+                        text=_("Revert"),
                         type="button",
-                        title="Put back the cell's text from before this change (refused if the cell changed since)",
+                        title=_("Put back the cell's text from before this change (refused if the cell changed since)"),
                         data_action="revert-edit",
                         data_edit=str(edit.id),
                     ),
                     h(
                         "button",
-                        c("edit-revert-since") + " jp-mod-styled",
-                        text="Revert every agent change since",
+                        c("button edit-revert-since"),
+                        text=_("Revert this and later"),
                         type="button",
-                        title="Revert this change and every later change of the agent in this notebook, newest first",
+                        title=_(
+                            "Revert this change and every later change of the agent in this notebook, newest first"
+                        ),
                         data_action="revert-since",
                         data_edit=str(edit.id),
                     ),
@@ -75,11 +79,13 @@ def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: 
         h(
             "div",
             c("edits-head"),
-            h("strong", "", text=f"The agent's changes of {label}"),
-            h("button", c("edits-close") + " jp-mod-styled", text="Close", type="button", data_action="close-edits"),
+            h("strong", "", text=_("The agent's changes of %1", label)),
+            h("button", c("button edits-close"), text=_("Close"), type="button", data_action="close-edits"),
         ),
-        *(items or [h("p", c("empty"), text="No change of the agent is kept for this cell.")]),
-        h("small", c("empty"), text=f"{omitted} older changes not shown.") if omitted else None,
+        *(items or [h("p", c("empty"), text=_("No change of the agent is kept for this cell."))]),
+        h("small", c("empty"), text=_n("%1 older change not shown.", "%1 older changes not shown.", omitted))
+        if omitted
+        else None,
         role="region",
-        aria_label="The agent's changes",
+        aria_label=_("The agent's changes"),
     )

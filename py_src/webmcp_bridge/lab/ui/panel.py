@@ -37,34 +37,44 @@ import functools
 import json
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access.levels import Level, parse_level, set_cell_levels, set_notebook_level
-from webmcp_bridge.calls.registry import Registry
+from webmcp_bridge.access.levels import (
+    Level,
+    cell_levels,
+    notebook_level,
+    parse_level,
+    set_cell_levels,
+    set_notebook_level,
+)
+from webmcp_bridge.access.run_consent import RunConsent
+from webmcp_bridge.calls.registry import CallEvent, Registry, current_call
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
-from webmcp_bridge.lab.run_switches import set_asking_off
 from webmcp_bridge.lab.ui.actions import ACTIONS
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_empty
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
 from webmcp_bridge.lab.ui.dom import Dom, PanelOptions, PanelRule
 from webmcp_bridge.lab.ui.edits_view import REVIEW_EDITS, edits_review
+from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.port import THREAD_FILTERS, Click, ThreadFilter
 from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
 from webmcp_bridge.lab.ui.view import (
-    ActivityRow,
+    LEVEL_WORD,
     CellInfo,
-    activity_empty,
+    KernelFacts,
     c,
     cell_label,
+    field_row,
     h,
     mode_note,
     mode_select,
 )
-from webmcp_bridge.propose.proposals import ProposalBook, source_diff
+from webmcp_bridge.propose.proposals import Proposal, ProposalBook, source_diff
 from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only, so the panel's decisions run under CPython too
@@ -75,6 +85,8 @@ if TYPE_CHECKING:  # the browser's parts: known by their type only, so the panel
 WIDGET_ID = "webmcp-bridge-panel"
 #: the widget's place among the right sidebar's panels
 RANK = 650
+#: how often a running call's row shows its elapsed time anew, in seconds
+TICK_SECONDS = 1.0
 #: what ``dom.js`` does with the person's events: the clicks reported (every action of :mod:`.actions`), the reply
 #: box and the row a click reads, and Ctrl/Cmd+Enter in a reply box pressing its Reply / Comment button
 RULE = PanelRule(
@@ -97,6 +109,7 @@ class AgentPanel:
         changes: the session's change log.
         book: the session's proposal book (the Direct/Propose switch shows and sets its mode).
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
+        consent: the run rule (its "Stop asking" per open notebook is set from the Access section).
     """
 
     def __init__(
@@ -108,22 +121,25 @@ class AgentPanel:
         changes: ChangeLog,
         book: ProposalBook,
         dom: Dom,
+        consent: RunConsent | None = None,
     ) -> None:
         self.loader = loader
+        self.consent = consent or RunConsent()
         self.notebooks = notebooks
         self.markers = markers
         self.registry = registry
         self.changes = changes
         self.book = book
         self.dom = dom
-        self.notice: str | None = None
+        self.notice: Text | None = None
         self.created = False  # dom.js made the widget
-        self.sections = Sections(dom, registry.context.page_secret)
+        self.sections = Sections(dom, self._kernel_facts, registry.context.page_secret)
         self.visible = False
         self._shown = False  # the widget's visibility as dom.js last reported it
         self._connected = False
         self._notice_dirty = True
         self._timer: Any = None
+        self._ticker: Any = None  # the elapsed time's next second, while a call runs
         self._busy = False
         self._noted = 0
         self._proxies = Proxies()  # every callable this panel hands to JS
@@ -154,19 +170,20 @@ class AgentPanel:
         head = h(
             "div",
             c("panel-head"),
-            h("h2", "", text="Agent"),
-            h("label", c("row"), h("span", "", text="Mode "), switch),
+            h("h2", "", text=_("Agent")),
+            field_row(_("Mode"), switch),
             mode_note(),
             h(
                 "p",
                 c("mode"),
-                text="An agent in this browser can use the notebook through WebMCP."
+                text=_("An agent in this browser can use the notebook through WebMCP.")
                 if webmcp
-                else "WebMCP is not available in this browser: no agent is connected. You can still review and "
-                "restrict.",
+                else _(
+                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."
+                ),
             ),
         )
-        labels = {"activity": "Activity", "comments": "Comments", "access": "Access"}
+        labels = {"activity": _("Activity"), "comments": _("Comments"), "access": _("Access")}
         bodies = {
             "activity": [
                 h("div", c("activity-review"), data_role="activity-review", hidden=""),
@@ -190,11 +207,12 @@ class AgentPanel:
         options = PanelOptions(
             id=WIDGET_ID,
             class_name=c("panel"),
-            label="Agent",
-            caption="Agent: activity, comments and access",
+            label=_("Agent"),
+            caption=_("Agent: activity, comments and access"),
             rank=RANK,
-            attrs={"role": "region", "aria-label": "Agent panel"},
+            attrs={"role": "region", "aria-label": _("Agent panel")},
             rule=RULE,
+            icon="agent",
         )
         made = self.dom.create_panel(options, trees, self._proxies.keep(self._on_fact))
         self.created, self._shown = made["created"], made["visible"]
@@ -202,15 +220,38 @@ class AgentPanel:
     def _connect(self) -> None:
         sections = self.sections
         self._undo += [
-            self.notebooks.subscribe(
-                lambda kind, key: self._mark(*sections.on_notebook(kind, key == self.notebooks.current_id))
-            ),
+            self.notebooks.subscribe(self._on_notebook),
             self.changes.subscribe(lambda entry: self._mark(*sections.on_change(entry))),
-            self.registry.on_before(lambda event: self._mark(*sections.on_call(event))),
-            self.registry.on_after(lambda event: self._mark(*sections.on_call(event))),
+            self.registry.on_before(self._on_call),
+            self.registry.on_after(self._on_call),
+            self.book.subscribe(self._on_proposal),
             self.book.on_mode(self._show_mode),
         ]
         self._connected = True
+
+    def _on_notebook(self, kind: str, key: str) -> None:
+        if kind == "closed":  # "Stop asking" lasts while its notebook stays open
+            self.consent.keep_open(doc.path for doc in self.notebooks.host.open_documents())
+        self._mark(*self.sections.on_notebook(kind, key == self.notebooks.current_id))  # type: ignore[arg-type]
+
+    def _on_call(self, event: CallEvent) -> None:
+        self._mark(*self.sections.on_call(event))
+        if self.sections.running() and self._ticker is None and not self._disposed:
+            self._ticker = asyncio.get_event_loop().call_later(TICK_SECONDS, self._tick)
+
+    def _tick(self) -> None:
+        """Once a second while a call runs: its row's elapsed time (drawn only while the panel is visible)."""
+        self._ticker = None
+        if self._disposed or not self.sections.running():
+            return
+        if self.visible:
+            self._mark(*self.sections.tick())
+        self._ticker = asyncio.get_event_loop().call_later(TICK_SECONDS, self._tick)
+
+    def _on_proposal(self, event: str, proposal: Proposal) -> None:
+        """A proposal waits for the person (its call's row says so) or settled."""
+        call = current_call.get() if event == "created" else None
+        self._mark(*self.sections.on_proposal(event, proposal.id, call.call_id if call is not None else None))
 
     def dispose(self) -> None:
         """Remove the widget, the cell menu and the listeners; destroy every proxy."""
@@ -218,6 +259,8 @@ class AgentPanel:
             return
         self._disposed = True
         undo_all(self._undo, self._timer)
+        if self._ticker is not None:
+            self._ticker.cancel()
         if self.cell_menu is not None:
             self.cell_menu.dispose()
         if self.created:
@@ -314,40 +357,45 @@ class AgentPanel:
             self.say(err.message)
         except Exception as exc:  # never let an action escape into JupyterLab
             traceback.print_exc()
-            self.say(f"That did not work: {type(exc).__name__}.")
+            self.say(_("That did not work: %1.", type(exc).__name__))
         self.refresh()
 
     def _on_change(self, action: str, value: str) -> None:
         try:
             if action == "mode":  # the person's switch (the command palette and the setting change the same book)
                 self.book.set_mode("propose" if value == "propose" else "direct")
-                self.note(f"switched the agent to {value} mode", "")
+                self.note(
+                    _("switched the agent to Propose mode")
+                    if value == "propose"
+                    else _("switched the agent to Direct mode"),
+                    "",
+                )
             elif action == "filter":
                 self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
             elif action == "notebook-level":
                 nb = self.current()
                 if nb is not None:
                     level = parse_level(value)
-                    set_notebook_level(nb, level)
-                    self.note(f"set the notebook's agent access to {level}", nb.path)
-            elif action == "run-asking":  # the run rule's switch for this notebook (lab/run_switches.py)
+
+                    def apply(nb: LabNotebook = nb, level: Level = level) -> None:
+                        set_notebook_level(nb, level)
+                        self.note(_("set the notebook's agent access to %1", LEVEL_WORD.get(level, level)), nb.path)
+
+                    self.set_level(level, apply)
+            elif action == "run-asking":  # the run rule's switch for this open notebook (access/run_consent.py)
                 nb = self.current()
                 if nb is not None:
                     off = value == "stop"
-                    if not set_asking_off(nb.path, off):
-                        self.say(
-                            "This browser did not store the choice: the agent's runs are still shown to you first."
-                        )
-                    else:
-                        self.note(
-                            "turned off asking before the agent's runs in"
-                            if off
-                            else "asked to see the agent's runs first in",
-                            nb.path,
-                        )
+                    self.consent.set_asking(nb.path, not off)
+                    self.note(
+                        _("stopped asking before the agent's runs because of hidden cells in")
+                        if off
+                        else _("asked to see the agent's runs first in"),
+                        nb.path,
+                    )
         except Exception as exc:
             traceback.print_exc()
-            self.say(f"That did not work: {type(exc).__name__}.")
+            self.say(_("That did not work: %1.", type(exc).__name__))
         self.refresh()
 
     # -- PanelPort: what the actions and the cell menu ask of the panel -------------------------------------
@@ -373,14 +421,18 @@ class AgentPanel:
         """The Comments section's filter now."""
         return self.sections.thread_filter
 
-    def say(self, message: str | None) -> None:
+    def say(self, message: Text | None) -> None:
         """Show ``message`` in the notice line (None clears it)."""
         if message != self.notice:
             self.notice = message
             self._notice_dirty = True
             self._mark()
 
-    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
+    def translate(self, texts: Sequence[Text]) -> list[str]:
+        """``texts`` as the page's translator gives them (one crossing)."""
+        return self.dom.translate(texts)
+
+    def note(self, what: Text, path: str, cell_id: str | None = None) -> None:
         """Add the person's own panel action (a comment, an access change) to Activity."""
         self._noted += 1
         self._mark(
@@ -449,17 +501,106 @@ class AgentPanel:
         """Bring the notebook to the front, make the cell active and scroll to it (selecting ``selection``)."""
         nb = self.notebook_at(path)
         if nb is None:
-            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, "That notebook is no longer open.")
+            raise ToolError(ErrorCode.NOTEBOOK_NOT_FOUND, str(_("That notebook is no longer open.")))
         nb.activate()
         nb.set_focus(cell_id, None, selection)
 
+    # -- the kernel model (docs/SECURITY.md, "The kernel") ------------------------------------------------------
+    def _kernel_facts(self, nb: LabNotebook) -> KernelFacts:
+        """What the Access section says of the kernels, for the notebook in front."""
+        host = self.notebooks.host
+        count = host.agent_kernels()
+        return KernelFacts(
+            self.consent.asking_off(nb.path), nb.agent_kernel() is not None, count, count > 0 and self._hides()
+        )
+
+    def _hides(self) -> bool:
+        """True when an open notebook hides anything from the agent (its level or a cell's is ``none``)."""
+        host = self.notebooks.host
+        for doc in host.open_documents():
+            nb = host.find_open(doc.path)
+            if nb is not None and (notebook_level(nb) == "none" or "none" in cell_levels(nb).values()):
+                return True
+        return False
+
+    def set_level(self, level: Level, apply: Callable[[], None]) -> None:
+        """Run ``apply`` (the person's change of a level to ``level``). Hiding (``none``) while kernels the agent
+        ran code in are alive first asks the person to restart them, and hides nothing unless they all restarted:
+        code the agent left in a kernel (a hook, a task) could otherwise read the hidden text when it runs or is
+        saved."""
+        if level != "none" or self.notebooks.host.agent_kernels() == 0:
+            apply()
+            return
+        asyncio.ensure_future(self._restart_then(apply))
+
+    async def restart_agent_kernels(self, hiding: bool) -> bool:
+        """Ask the person, then restart every kernel the agent ran code in; True when all restarted (what was
+        refused or failed is said in the notice). The dialog's words go through the page's translator first."""
+        host = self.notebooks.host
+        count = host.agent_kernels()
+        if count == 0:
+            return True
+        body = _n(
+            "The agent ran code in %1 kernel. Restarting it clears its variables.",
+            "The agent ran code in %1 kernels. Restarting them clears their variables.",
+            count,
+        )
+        if hiding:
+            body = _n(
+                "The agent ran code in %1 kernel. Code it left there (an IPython hook, a background task) could read "
+                "what you hide, when you run it or when it is saved. Restarting it clears its variables.",
+                "The agent ran code in %1 kernels. Code it left there (an IPython hook, a background task) could read "
+                "what you hide, when you run it or when it is saved. Restarting them clears their variables.",
+                count,
+            )
+        words = self.translate(
+            [_("Restart the agent's kernels?"), body, _("Restart and hide") if hiding else _("Restart")]
+        )
+        if not await host.confirm(*words):
+            self.say(_("Nothing was hidden: the agent's kernels were not restarted.") if hiding else None)
+            return False
+        restarted, failed = await host.restart_agent_kernels()
+        if failed:
+            self.say(
+                _n(
+                    "%1 kernel could not be restarted; restart it from the Kernel menu first.",
+                    "%1 kernels could not be restarted; restart them from the Kernel menu first.",
+                    failed,
+                )
+            )
+            return False
+        self.note(
+            _n("restarted %1 kernel the agent ran code in", "restarted %1 kernels the agent ran code in", restarted), ""
+        )
+        return True
+
+    async def _restart_then(self, apply: Callable[[], None]) -> None:
+        try:
+            if await self.restart_agent_kernels(True):
+                apply()
+        except Exception as exc:  # the panel must never break the page
+            traceback.print_exc()
+            self.say(_("Nothing was hidden: %1.", type(exc).__name__))
+        self.refresh()
+
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
-        """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch."""
+        """Set every cell of ``nb`` to ``level``, ``APPLY_CHUNK`` cells per stretch (hiding: as :meth:`set_level`)."""
+        if level == "none" and self.notebooks.host.agent_kernels() and not await self.restart_agent_kernels(True):
+            self.refresh()
+            return
         ids = list(self.cells(nb))
         for start in range(0, len(ids), APPLY_CHUNK):
             self.sections.timed(
                 "apply", functools.partial(set_cell_levels, nb, ids[start : start + APPLY_CHUNK], level)
             )
             await asyncio.sleep(0)
-        self.note(f"set the agent access of all {len(ids)} cells to {level}", nb.path)
+        self.note(
+            _n(
+                "set the agent access of %1 cell to %2",
+                "set the agent access of all %1 cells to %2",
+                len(ids),
+                LEVEL_WORD.get(level, level),
+            ),
+            nb.path,
+        )
         self.refresh()

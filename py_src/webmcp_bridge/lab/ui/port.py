@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from webmcp_bridge.access.levels import Level
 from webmcp_bridge.changes.undo import EditJournal
+from webmcp_bridge.lab.ui.i18n import Text
 from webmcp_bridge.lab.ui.view import CellInfo
 from webmcp_bridge.review.threads import Review
 
@@ -85,10 +86,10 @@ class PanelPort(Protocol):
         """The review threads of ``nb`` for the person's actions (the person's messages signed with the page secret,
         :mod:`webmcp_bridge.review.signatures`)."""
 
-    def say(self, message: str | None) -> None:
+    def say(self, message: Text | None) -> None:
         """Show ``message`` in the panel's notice line (None clears it)."""
 
-    def note(self, what: str, path: str, cell_id: str | None = None) -> None:
+    def note(self, what: Text, path: str, cell_id: str | None = None) -> None:
         """Add the person's own action ("commented on", "set agent access to read on") to Activity."""
 
     def refresh(self) -> None:
@@ -124,5 +125,16 @@ class PanelPort(Protocol):
     def redraw_edits(self) -> None:
         """Draw the review box again, if it is open."""
 
+    def translate(self, texts: Sequence[Text]) -> list[str]:
+        """``texts`` as the page's translator gives them, for what JupyterLab takes as plain strings."""
+        ...
+
     async def apply_to_all(self, nb: LabNotebook, level: Level) -> None:
         """Set every cell of ``nb`` to ``level``, a few cells per stretch."""
+
+    def set_level(self, level: Level, apply: Callable[[], None]) -> None:
+        """Run ``apply``, the person's change of a level to ``level``; hiding first restarts the kernels the agent
+        ran code in, with the person's confirmation (nothing is applied without it)."""
+
+    async def restart_agent_kernels(self, hiding: bool) -> bool:
+        """Ask the person, then restart the kernels the agent ran code in; True when all restarted."""

@@ -9,6 +9,7 @@ from webmcp_bridge.core import invisible
 from webmcp_bridge.core.limits import (
     PROPOSAL_REASON_BYTES,
 )
+from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import El, c, h
 from webmcp_bridge.propose.proposals import Proposal
 
@@ -44,7 +45,7 @@ def marked_text(text: str, cls: str, tag: str = "span", **attrs: str) -> El:
                 "span",
                 c("invisible"),
                 text=invisible.mark(run),
-                title=f"{invisible.name(run)}: invisible, it is in the text",
+                title=_("%1: invisible, it is in the text", invisible.name(run)),
             )
             if hidden
             else h("span", "", text=run)
@@ -78,7 +79,8 @@ def proposal_box(proposal: Proposal) -> El:
     (Accept, a reason input of at most PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is
     element text.
 
-    With a listing, Accept starts disabled and the box holds "Show all" (``.webmcp-bridge-proposal-expand``)
+    Accept starts disabled (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView` enables it once
+    ``ACCEPT_ARM_SECONDS`` passed). With a listing, the box also holds "Show all" (``.webmcp-bridge-proposal-expand``)
     and a hint (``.webmcp-bridge-proposal-hint``): :class:`~webmcp_bridge.lab.ui.proposals.ProposalView`
     enables Accept once the whole listing has been in view (it fits, was scrolled to its end, or was expanded)."""
     lines = diff_lines(proposal)
@@ -90,22 +92,34 @@ def proposal_box(proposal: Proposal) -> El:
             c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
             *[listing_line(kind, text) for kind, text in lines],
             tabindex="0",
-            aria_label="The code to run" if proposal.diff is None else "The change, line by line",
+            aria_label=_("The code to run") if proposal.diff is None else _("The change, line by line"),
+            role="group",
         )
-    flag = invisible.flag(hidden)
-    accept_attrs = {"disabled": ""} if listing is not None else {}
+    flag = (
+        _n(
+            "Contains %1 invisible character (shown as %2): it is in the text as the kernel or the notebook gets it, "
+            "and can make it read differently from what it does.",
+            "Contains %1 invisible characters (shown as %2): they are in the text as the kernel or the notebook gets "
+            "it, and can make it read differently from what it does.",
+            hidden,
+            f"{invisible.OPEN}U+…{invisible.CLOSE}",
+        )
+        if hidden
+        else None
+    )
+    accept_attrs = {"disabled": ""}  # enabled by ProposalView once armed (and the listing seen)
     return h(
         "div",
         c("proposal"),
         h(
             "div",
             c("proposal-head"),
-            h("strong", c("proposal-title"), text="Agent proposes:"),
+            h("strong", c("proposal-title"), text=_("Agent proposes:")),
             marked_text(proposal.summary, c("proposal-summary")),
             h("small", c("proposal-tool"), text=proposal.tool),
         ),
         h("div", c("proposal-flag"), text=flag, role="note") if flag else None,
-        h("div", c("proposal-caption"), text="Code to run:") if lines and proposal.diff is None else None,
+        h("div", c("proposal-caption"), text=_("Code to run:")) if lines and proposal.diff is None else None,
         h("div", c("proposal-caption"), text=WORKSPACE_CAPTIONS.get(proposal.kind, ""))
         if proposal.scope == "workspace"
         else None,
@@ -115,46 +129,46 @@ def proposal_box(proposal: Proposal) -> El:
             c("proposal-actions"),
             h(
                 "button",
-                c("proposal-accept") + " jp-mod-styled jp-mod-accept",
-                text="Accept",
+                c("proposal-accept"),
+                text=_("Accept"),
                 type="button",
-                title="Apply this change (it is checked again first: if the cell changed since, nothing is applied)",
+                title=_("Apply this change (it is checked again first: if the cell changed since, nothing is applied)"),
                 **accept_attrs,
             ),
             h(
                 "input",
                 c("proposal-reason"),
                 type="text",
-                placeholder="Reason (optional)",
+                placeholder=_("Reason (optional)"),
                 maxlength=str(PROPOSAL_REASON_BYTES),
-                aria_label="Why you deny this change (optional; the agent reads it)",
+                aria_label=_("Reason for Deny (optional; the agent reads it)"),
             ),
             h(
                 "button",
-                c("proposal-deny") + " jp-mod-styled jp-mod-reject",
-                text="Deny",
+                c("proposal-deny"),
+                text=_("Deny"),
                 type="button",
-                title="Refuse this change; the agent gets your reason",
+                title=_("Refuse this change; the agent gets your reason"),
             ),
             h(
                 "button",
-                c("proposal-expand") + " jp-mod-styled",
-                text=f"Show all {len(lines)} lines",
+                c("proposal-expand"),
+                text=_n("Show all %1 line", "Show all %1 lines", len(lines)),
                 type="button",
-                title="Show the whole listing without its scroll bar",
+                title=_("Show the whole listing without its scroll bar"),
             )
             if listing is not None
             else None,
             h(
                 "small",
                 c("proposal-hint"),
-                text="Accept is enabled once you have seen the whole listing: scroll it to its end or show it all.",
+                text=_("Accept is enabled once you have seen the whole listing: scroll it to its end or show it all."),
             )
             if listing is not None
             else None,
         ),
         role="group",
-        aria_label="A change the agent proposes",
+        aria_label=_("A change the agent proposes"),
         data_proposal_id=proposal.id,
         data_kind=proposal.kind,
         data_tool=proposal.tool,
@@ -166,12 +180,12 @@ def proposal_box(proposal: Proposal) -> El:
 
 
 #: the caption of a workspace proposal's listing, by kind (Propose mode, lab/ui/proposals.py's corner box)
-WORKSPACE_CAPTIONS = {
-    "write_file": "The file's new text:",
-    "append_file": "Text added at the end of the file:",
-    "edit_file": "The lines this edit changes:",
-    "create_notebook": "A new, empty notebook.",
-    "site_tool": "The site's tool runs with these arguments; what it then changes is accepted with it:",
+WORKSPACE_CAPTIONS: dict[str, Text] = {
+    "write_file": _("The file's new text:"),
+    "append_file": _("Text added at the end of the file:"),
+    "edit_file": _("The lines this edit changes:"),
+    "create_notebook": _("A new, empty notebook."),
+    "site_tool": _("The site's tool runs with these arguments; what it then changes is accepted with it:"),
 }
 
 
@@ -182,7 +196,7 @@ def workspace_corner() -> El:
     return h(
         "div",
         c("proposal-corner"),
-        h("div", c("proposal-corner-title"), text="The agent proposes changes to the workspace"),
+        h("div", c("proposal-corner-title"), text=_("The agent proposes changes to the workspace")),
         role="region",
-        aria_label="Changes to the workspace the agent proposes",
+        aria_label=_("Changes to the workspace the agent proposes"),
     )

@@ -71,8 +71,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.core.limits import BOX_CHECK_SECONDS
+from webmcp_bridge.core.limits import ACCEPT_ARM_SECONDS, BOX_CHECK_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half, quietly
+from webmcp_bridge.lab.ui.i18n import _
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.propose.proposals import MODES, Mode, Proposal, ProposalBook
 
@@ -80,10 +81,10 @@ if TYPE_CHECKING:  # the browser's parts: known by their types only, so this mod
     from webmcp_bridge.lab.ui.dom import Dom
 
 COMMAND = "webmcp-bridge:toggle-propose-mode"
-COMMAND_LABEL = "Agent: Propose changes (ask before each change)"
-PALETTE_CATEGORY = "Agent"
+COMMAND_LABEL = _("Agent: Propose changes (ask before each change)")
+PALETTE_CATEGORY = _("Agent")
 CLS = "webmcp-bridge"
-COMMAND_CAPTION = (
+COMMAND_CAPTION = _(
     "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your Accept or Deny."
 )
 #: the class names of a box's parts (lab/ui/proposal_view.py makes them), for dom.js
@@ -128,11 +129,17 @@ class ModeSwitch:
 
 @dataclass
 class _Box:
-    """One proposal's box (its node is ``dom.js``'s, under the proposal's id). ``revealed``: the whole listing
-    (diff or code) has been in view, so Accept may be used (True from the start for a box without a listing)."""
+    """One proposal's box (its node is ``dom.js``'s, under the proposal's id). ``seen``: the whole listing (diff or
+    code) has been in view (True from the start for a box without a listing); ``armed``: ``ACCEPT_ARM_SECONDS``
+    passed since the box appeared. Accept may be used once both hold (``revealed``)."""
 
     proposal: Proposal
-    revealed: bool = False
+    seen: bool = False
+    armed: bool = False
+
+    @property
+    def revealed(self) -> bool:
+        return self.seen and self.armed
 
 
 class ProposalView:
@@ -192,7 +199,8 @@ class ProposalView:
     async def _add_command(self) -> None:
         listener = self._proxies.keep(lambda *_a: self.switch.toggle())
         half = awaiting(self.half)
-        added = await half.addCommand(COMMAND, COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY, listener)
+        label, caption, category = self.dom.translate([COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY])
+        added = await half.addCommand(COMMAND, label, caption, category, listener)
         if not added:  # another start added it
             self._proxies.remove(listener)
             return
@@ -221,8 +229,9 @@ class ProposalView:
         if proposal.id in self.boxes:
             return
         listing = self.dom.show_box(proposal.id, proposal_box(proposal))  # one crossing for the whole box
-        box = _Box(proposal, revealed=not listing)
+        box = _Box(proposal, seen=not listing)
         self.boxes[proposal.id] = box
+        asyncio.get_event_loop().call_later(ACCEPT_ARM_SECONDS, self._arm, box)
         self._place([box])
         if self._checker is None or self._checker.done():
             self._checker = asyncio.ensure_future(self._keep_placed())
@@ -235,7 +244,7 @@ class ProposalView:
                 box.proposal.id,
                 None if box.proposal.scope == "workspace" else box.proposal.path,
                 box.proposal.cell_id,
-                not box.revealed,
+                not box.seen,
             )
             for box in boxes
         ]
@@ -243,7 +252,7 @@ class ProposalView:
             return
         for proposal_id in self.dom.place_boxes(items, workspace_corner()):
             box = self.boxes.get(proposal_id)
-            if box is not None and not box.revealed:
+            if box is not None and not box.seen:
                 self._reveal(box)
 
     async def _keep_placed(self) -> None:
@@ -270,8 +279,14 @@ class ProposalView:
         self._reveal(box)
 
     def _reveal(self, box: _Box) -> None:
-        box.revealed = True
-        self.dom.reveal_box(box.proposal.id)
+        box.seen = True
+        if box.armed and self.boxes.get(box.proposal.id) is box:
+            self.dom.reveal_box(box.proposal.id)
+
+    def _arm(self, box: _Box) -> None:
+        box.armed = True
+        if box.seen and self.boxes.get(box.proposal.id) is box:
+            quietly(lambda: self.dom.reveal_box(box.proposal.id))
 
     def _remove(self, proposal_id: str) -> None:
         box = self.boxes.pop(proposal_id, None)
@@ -296,7 +311,7 @@ class ProposalView:
             self._expand(proposal_id)
         elif action == "deny":
             self._deny(proposal_id, str(facts.get("reason") or ""))
-        elif action == "seen" and not box.revealed:
+        elif action == "seen" and not box.seen:
             self._reveal(box)
 
     def _deny(self, proposal_id: str, reason: str) -> None:

@@ -26,16 +26,18 @@ import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access.levels import cell_levels, notebook_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
-from webmcp_bridge.lab.run_switches import asking_off
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
 from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
+from webmcp_bridge.lab.ui.i18n import Text, _, _n, to_json
 from webmcp_bridge.lab.ui.port import ThreadFilter
-from webmcp_bridge.lab.ui.view import ActivityRow, CellInfo, El, access_view, activity_item, c, call_row, change_row, h
+from webmcp_bridge.lab.ui.view import LEVEL_WORD, CellInfo, El, KernelFacts, access_view, c, h
 from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only
@@ -56,6 +58,7 @@ class Sections:
     Args:
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`, whose panel has the nodes named by role (see the
             module docstring).
+        kernel: what Access says of a notebook's kernels (the panel's).
         secret: gives the key the Comments section judges who wrote each message with (the session's page secret,
             :class:`~webmcp_bridge.review.threads.Review`); None: every message that says it is the person's reads
             "file".
@@ -64,9 +67,15 @@ class Sections:
     drawn) and ``longest`` (each part's longest synchronous stretch so far, ms), the last two for tests and bench/.
     """
 
-    def __init__(self, dom: Dom, secret: Callable[[], bytes | None] | None = None) -> None:
+    def __init__(
+        self,
+        dom: Dom,
+        kernel: Callable[[LabNotebook], KernelFacts] | None = None,
+        secret: Callable[[], bytes | None] | None = None,
+    ) -> None:
         self.dom = dom
         self.secret = secret
+        self.kernel = kernel  # what Access says of the kernels (the panel's: the run rule's switch, the kernel model)
         self.thread_filter: ThreadFilter = "open"
         self.dirty: set[str] = set(SECTIONS)
         self.draws: dict[str, int] = {}
@@ -77,6 +86,13 @@ class Sections:
         self._shown_path: str | None = None  # the notebook Comments and Access were last drawn for
         self._thread_cells: set[str] = set()  # cells the listed threads are on
         self._restricted: set[str] = set()  # cells listed in Access
+        self._calls: dict[str, ActivityRow] = {}  # call row key -> its row, while the call runs (or waits)
+        self._waiting: dict[str, str] = {}  # proposal id -> the key of the row of the call it holds
+        self._seq = 0  # rows added so far (a row's place: is it still the newest?)
+        self._seqs: dict[str, int] = {}  # row key -> its place when added
+        self._last_done: ActivityRow | None = None  # the newest finished call row (the next like it merges in)
+        self._dropped: set[str] = set()  # keys of drawn rows to take out (merged into another)
+        self._in_place: set[str] = set()  # keys of pending rows redrawn where they are
 
     # -- what changed: each returns the sections it made dirty ---------------------------------------------
     def _dirty(self, *sections: str) -> tuple[str, ...]:
@@ -94,8 +110,76 @@ class Sections:
         return ()
 
     def on_call(self, event: CallEvent) -> tuple[str, ...]:
-        """A tool call started or ended."""
-        return self.add_row(call_row(event))
+        """A tool call started or ended. Calls that did the same thing one after the other (a finished call, then
+        another like it with no other row between) make one row: "read cells ×3"."""
+        row = call_row(event)
+        started = self._calls.pop(row.key, None)
+        if event.outcome is None:
+            self._calls[row.key] = row
+            return self.add_row(row)
+        if started is not None:
+            row.time = row.started = started.time  # a call's row keeps its start time
+        last = self._last_done
+        merged = (
+            event.outcome == "ok"
+            and last is not None
+            and last.what == row.what
+            and self._seqs.get(last.key, -1) == self._seqs.get(row.key, -2) - 1
+            and self._seqs.get(row.key) == self._seq
+        )
+        if last is not None and merged:
+            self._drop(row.key)
+            joined = replace(last, count=last.count + 1, time=row.time, detail=row.detail)
+            self._last_done = joined
+            self._seqs[last.key] = self._seq = self._seq + 1
+            self._pending.pop(last.key, None)
+            self._pending[last.key] = joined
+            return self._dirty("activity")
+        self._last_done = row if event.outcome == "ok" else None
+        return self.add_row(row)
+
+    def on_proposal(self, event: str, proposal_id: str, call_id: int | None) -> tuple[str, ...]:
+        """A proposal was made by call ``call_id`` ("created": its row shows it waiting for the person) or settled
+        (back to running until the call ends)."""
+        if event == "created" and call_id is not None:
+            key = f"call:{call_id}"
+            row = self._calls.get(key)
+            if row is None:
+                return ()
+            self._waiting[proposal_id] = key
+            self._calls[key] = waiting = replace(row, outcome="waiting")
+            return self._update(waiting)
+        key = self._waiting.pop(proposal_id, "")
+        row = self._calls.get(key)
+        if row is None or key in self._waiting.values():
+            return ()
+        self._calls[key] = running = replace(row, outcome="running")
+        return self._update(running)
+
+    def running(self) -> bool:
+        """Whether a call runs now (its row shows the time elapsed: :meth:`tick` redraws it)."""
+        return any(row.outcome == "running" for row in self._calls.values())
+
+    def tick(self) -> tuple[str, ...]:
+        """A second passed: the rows of running calls are drawn again (their elapsed time)."""
+        dirty: tuple[str, ...] = ()
+        for row in list(self._calls.values()):
+            if row.outcome == "running":
+                dirty = self._update(row)
+        return dirty
+
+    def _update(self, row: ActivityRow) -> tuple[str, ...]:
+        """Draw ``row`` again in its place (not moved to the top)."""
+        if row.key not in self._pending:
+            self._in_place.add(row.key)
+        self._pending[row.key] = row
+        return self._dirty("activity")
+
+    def _drop(self, key: str) -> None:
+        self._pending.pop(key, None)
+        self._seqs.pop(key, None)
+        if key in self.rows:
+            self._dropped.add(key)
 
     def on_change(self, entry: ChangeEntry) -> tuple[str, ...]:
         """A cell changed (an entry of the change log, new or updated)."""
@@ -108,9 +192,15 @@ class Sections:
         return tuple(dirty)
 
     def add_row(self, row: ActivityRow) -> tuple[str, ...]:
-        """Add or update an Activity row (drawn with the next drawing)."""
+        """Add or update an Activity row (drawn with the next drawing, on top)."""
         self._pending.pop(row.key, None)
+        self._in_place.discard(row.key)
         self._pending[row.key] = row
+        self._seq += 1
+        self._seqs[row.key] = self._seq
+        if len(self._seqs) > 4 * ACTIVITY_ROWS:  # only the newest rows' places are ever compared
+            for key in list(self._seqs)[: len(self._seqs) - 2 * ACTIVITY_ROWS]:
+                del self._seqs[key]
         while len(self._pending) > ACTIVITY_ROWS:  # while hidden: only the newest rows can be shown anyway
             self._pending.popitem(last=False)
         return self._dirty("activity")
@@ -144,33 +234,39 @@ class Sections:
         self.drawn[section] = text
         self.draws[section] = self.draws.get(section, 0) + 1
 
-    def _summary(self, key: str, text: str) -> None:
-        if self.drawn.get(key) != text:
-            self.drawn[key] = text
+    def _summary(self, key: str, text: Text) -> None:
+        said = json.dumps(to_json(text))
+        if self.drawn.get(key) != said:
+            self.drawn[key] = said
             self.dom.update({key: {"text": text}})
 
     def _activity(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
         pending, self._pending = self._pending, OrderedDict()
+        in_place, self._in_place = self._in_place, set()
         current_path = nb.path if nb is not None else None
         ops: list[RowOp] = []
+        for key in self._dropped:
+            if self.rows.pop(key, None) is not None:
+                ops.append(("drop", key))
+        self._dropped = set()
         if pending and not self.rows:
             ops.append(("clear",))
         drawn = 0
+        now = time.time()
         for row in pending.values():
+            stays = row.key in in_place and row.key in self.rows  # redrawn where it is (elapsed time, waiting)
             on_top = bool(self.rows) and next(reversed(self.rows)) == row.key
-            old = self.rows.pop(row.key, None)
-            if old is not None and row.outcome is not None and old[0].outcome is not None:
-                row.time = old[0].time  # a call's row keeps its start time
-            tree = activity_item(row, cells, current_path)
+            old = self.rows.get(row.key) if stays else self.rows.pop(row.key, None)
+            tree = activity_item(row, cells, current_path, now)
             self.rows[row.key] = (row, tree)
             if old is not None and old[1] == tree:  # the row reads the same: keep its node (moved up unless on top)
-                if not on_top:
+                if not on_top and not stays:
                     ops.append(("keep", row.key))
                 continue
-            ops.append(("put", row.key, tree))
+            ops.append(("set" if stays else "put", row.key, tree))
             drawn += 1
         while len(self.rows) > ACTIVITY_ROWS:
-            key, _ = self.rows.popitem(last=False)
+            key, _row = self.rows.popitem(last=False)
             ops.append(("drop", key))
         if ops:
             self.dom.rows("activity-list", ops)
@@ -184,8 +280,8 @@ class Sections:
             return
         if nb is None:
             self._shown_path, self._thread_cells = None, set()
-            self._body("comments", h("p", c("empty"), text="Open a notebook to see its comments."))
-            self._summary("comments-summary", "Comments")
+            self._body("comments", h("p", c("empty"), text=_("Open a notebook to see its comments.")))
+            self._summary("comments-summary", _("Comments"))
             return
         self._shown_path = nb.path
         review = Review(nb, key=None if self.secret is None else self.secret())
@@ -208,7 +304,7 @@ class Sections:
                 rows, self.thread_filter, counts_all, cells, drafts, active, omitted=max(0, total - len(rows))
             ),
         )
-        self._summary("comments-summary", f"Comments ({counts['open']} open)")
+        self._summary("comments-summary", _("Comments (%1 open)", str(counts["open"])))
 
     def _access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
         if self.dom.fields("access")[0] in HELD_BY:  # the person is choosing a level: drawn on focusout
@@ -216,13 +312,18 @@ class Sections:
             return
         if nb is None:
             self._restricted = set()
-            self._body("access", h("p", c("empty"), text="Open a notebook to set what the agent may do with it."))
+            self._body("access", h("p", c("empty"), text=_("Open a notebook to set what the agent may do with it.")))
             return
         self._shown_path = nb.path
         level = notebook_level(nb)
         restricted = list(cell_levels(nb).items())
         self._restricted = {cell_id for cell_id, _ in restricted}
-        self._body("access", access_view(nb.path, level, restricted, cells, asking_off(nb.path)))
+        facts = self.kernel(nb) if self.kernel is not None else None
+        self._body("access", access_view(nb.path, level, restricted, cells, facts))
+        word = LEVEL_WORD.get(level, level)
         self._summary(
-            "access-summary", f"Access ({level}" + (f", {len(restricted)} restricted cells)" if restricted else ")")
+            "access-summary",
+            _n("Access (%2, %1 restricted cell)", "Access (%2, %1 restricted cells)", len(restricted), word)
+            if restricted
+            else _("Access (%1)", word),
         )

@@ -23,6 +23,7 @@ from webmcp_bridge.core.limits import (
     PANEL_PREVIEW_BYTES,
     preview,
 )
+from webmcp_bridge.lab.ui.i18n import Msg, Text, _, _n, to_json
 
 #: tags a view may use
 TAGS = frozenset(
@@ -75,16 +76,35 @@ def _attribute_allowed(name: str) -> bool:
     return name in ATTRIBUTES or (name.startswith(("data-", "aria-")) and name.replace("-", "").isalnum())
 
 
+#: the icons a view may show (``icon``): a name -> the LabIcon ``dom.js`` draws, either one of JupyterLab's own
+#: (``@jupyterlab/ui-components``' export) or one of the bridge's (an SVG of this package, ``icons/<file>``)
+ICONS: dict[str, dict[str, str]] = {
+    "lock": {"labicon": "lockIcon"},
+    "comment": {"svg": "comment.svg"},
+    "run": {"labicon": "runIcon"},
+    "edit": {"labicon": "editIcon"},
+    "read": {"labicon": "searchIcon"},
+    "kernel": {"labicon": "kernelIcon"},
+    "file": {"labicon": "fileIcon"},
+    "wait": {"labicon": "historyIcon"},
+    "error": {"labicon": "closeIcon"},
+    "done": {"labicon": "checkIcon"},
+    "agent": {"svg": "agent.svg"},
+}
+
+
 @dataclass
 class El:
-    """One element: ``tag``, space-separated ``cls``, plain ``text`` (set as ``textContent``, before any
-    children), string ``attrs`` and ``children``. Raises ValueError for a tag or attribute name outside the
-    allow-lists, so no view can produce an event handler or a URL-bearing attribute."""
+    """One element: ``tag``, space-separated ``cls``, ``text`` (a plain string or a :class:`~.i18n.Msg` for the
+    translator; set as ``textContent``, before any children), ``attrs`` (strings or messages) and ``children``.
+    Raises ValueError for a tag or attribute name outside the allow-lists, or an icon not in :data:`ICONS`, so no
+    view can produce an event handler or a URL-bearing attribute. An element with ``data-icon`` gets that icon
+    drawn as its first child (decorative: ``aria-hidden``; the element's text or ``aria-label`` says it)."""
 
     tag: str
     cls: str = ""
-    text: str | None = None
-    attrs: dict[str, str] = field(default_factory=dict)
+    text: Text | None = None
+    attrs: dict[str, Text] = field(default_factory=dict)
     children: list[El] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -93,12 +113,18 @@ class El:
         for name, value in self.attrs.items():
             if not _attribute_allowed(name):
                 raise ValueError(f"attribute {name!r} is not allowed in the panel")
-            if not isinstance(value, str):
+            if not isinstance(value, (str, Msg)):
                 raise ValueError(f"attribute {name!r} must be a string")
+        icon = self.attrs.get("data-icon")
+        if icon is not None and icon not in ICONS:
+            raise ValueError(f"icon {icon!r} is not one of the panel's")
 
     def to_json(self) -> list[Any]:
-        """``[tag, cls, text, attrs, children]``, the form ``dom.js`` builds from."""
-        return [self.tag, self.cls, self.text, self.attrs, [child.to_json() for child in self.children]]
+        """``[tag, cls, text, attrs, children]``, the form ``dom.js`` builds from (messages as
+        :meth:`~.i18n.Msg.to_json`)."""
+        text = None if self.text is None else to_json(self.text)
+        attrs = {name: to_json(value) for name, value in self.attrs.items()}
+        return [self.tag, self.cls, text, attrs, [child.to_json() for child in self.children]]
 
     def walk(self) -> Iterable[El]:
         """This element and all its descendants, depth first."""
@@ -107,15 +133,25 @@ class El:
             yield from child.walk()
 
     def text_content(self) -> str:
-        """All text of the tree, as the browser's ``textContent`` would give it."""
-        return "".join(e.text or "" for e in self.walk())
+        """All text of the tree, as the browser's ``textContent`` would give it (in English)."""
+        return "".join(str(e.text or "") for e in self.walk())
+
+    def attr(self, name: str) -> str | None:
+        """Attribute ``name`` as text (English for a message), or None."""
+        value = self.attrs.get(name)
+        return None if value is None else str(value)
 
 
-def h(tag: str, cls: str = "", *children: El | None, text: str | None = None, **attrs: str) -> El:
+def h(tag: str, cls: str = "", *children: El | None, text: Text | None = None, **attrs: Text) -> El:
     """Shorthand for :class:`El`: ``data_cell="x"`` becomes ``data-cell="x"``; None children are dropped."""
     return El(
         tag, cls, text, {k.replace("_", "-"): v for k, v in attrs.items()}, [c for c in children if c is not None]
     )
+
+
+def icon(name: str) -> El:
+    """A decorative icon (:data:`ICONS`), ``aria-hidden``: what it stands for is said in text beside it."""
+    return h("span", c("icon"), data_icon=name, aria_hidden="true")
 
 
 def c(name: str) -> str:
@@ -128,12 +164,12 @@ def clock(seconds: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(seconds))
 
 
-def first_line(source: str, max_bytes: int = PANEL_PREVIEW_BYTES) -> str:
+def first_line(source: str, max_bytes: int = PANEL_PREVIEW_BYTES) -> Text:
     """The first non-blank line of a source, bounded (``(empty)`` for an empty cell)."""
     for line in source.splitlines():
         if line.strip():
             return preview(line.strip(), max_bytes)
-    return "(empty)"
+    return _("(empty)")
 
 
 # -- cells -------------------------------------------------------------------------------------------------
@@ -144,30 +180,30 @@ class CellInfo:
 
     index: int
     cell_type: str
-    line: str
+    line: Text
     outputs: int = 0
 
 
-def cell_label(cell_id: str, cells: dict[str, CellInfo] | None) -> str:
+def cell_label(cell_id: str, cells: dict[str, CellInfo] | None) -> Msg:
     """``cell 4`` (1-based, as the person counts) when the cell is known, else a short id."""
     info = (cells or {}).get(cell_id)
-    return f"cell {info.index + 1}" if info else f"cell {cell_id[:8]}"
+    return _("cell %1", str(info.index + 1)) if info else _("cell %1", cell_id[:8])
 
 
-def comment_title(what: str, label: str, anything_hidden: bool) -> str:
+def comment_title(what: Text, label: Text, anything_hidden: bool) -> Msg:
     """The title of the person's comment dialog: "Comment on cell 4", "Comment on output 2 of cell 4"
     (``what``: "cell", "the selection", "output N"; ``label``: :func:`cell_label`). JupyterLab's open dialogs
     are reported to the agent with their titles (``jupyter_get_context`` ``dialogs``), so while anything in the
     notebook is hidden from the agent (``anything_hidden``) the cell is "this cell": a real index would tell
     where hidden cells are."""
-    label = "this cell" if anything_hidden else label
-    return f"Comment on {label}" if what == "cell" else f"Comment on {what} of {label}"
+    label = _("this cell") if anything_hidden else label
+    return _("Comment on %1", label) if what == "cell" else _("Comment on %1 of %2", what, label)
 
 
-def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label: str | None = None) -> El:
+def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label: Text | None = None) -> El:
     """A button that reveals the cell (``data-action="reveal-cell"``)."""
     info = (cells or {}).get(cell_id)
-    title = f"{info.cell_type} cell {info.index + 1}: {info.line}" if info else f"cell id {cell_id}"
+    title = _("%1 cell %2: %3", info.cell_type, str(info.index + 1), info.line) if info else _("cell id %1", cell_id)
     return h(
         "button",
         c("link"),
@@ -180,139 +216,22 @@ def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label:
     )
 
 
-# -- Activity ----------------------------------------------------------------------------------------------
-#: what each change kind (host.protocol.ChangeKind) reads as in the Activity list: a run ("ran"), a clear of the
-#: outputs ("cleared outputs of") and outputs arriving with no run in the window (a long cell printing, a display
-#: update: "new output in") are three different things to the person
-CHANGE_VERBS = {
-    "insert": "inserted",
-    "edit": "edited",
-    "delete": "deleted",
-    "move": "moved",
-    "run": "ran",
-    "clear": "cleared outputs of",
-    "output": "new output in",
-    "metadata": "changed metadata of",
-    "revert": "reverted the agent's edit of",
-    "type": "changed the type of",
-}
-#: kinds whose merged count is worth showing (×N): repeated edits of one cell
-REPEATED_KINDS = frozenset({"edit"})
-
-
-@dataclass
-class ActivityRow:
-    """One Activity line. ``key`` identifies it for in-place updates (``call:<id>`` or ``change:<path>:<cell>``
-    ...); ``actor`` is "agent" or "person"; ``what`` the verb phrase; ``cell_id``/``path`` make the cell a link;
-    ``outcome`` is "running", "ok" or an error code for tool calls; ``detail`` is the tooltip."""
-
-    key: str
-    time: float
-    actor: str
-    what: str
-    path: str = ""
-    cell_id: str | None = None
-    outcome: str | None = None
-    detail: str = ""
-    count: int = 1
-    #: an agent's edit: (first, last) times of the changes the row stands for (seconds since the epoch), so a click
-    #: on the row shows their diffs and Revert (changes/undo.py); None for every other row
-    edits: tuple[float, float] | None = None
-
-
-def change_row(entry: Any) -> ActivityRow:
-    """The row of a :class:`~webmcp_bridge.changes.log.ChangeEntry` (coalesced entries update one row)."""
-    # the key leaves the kind out: a "clear" or "output" entry that becomes "run" (changes/log.py) updates its row;
-    # ×count is shown for repeated edits only (a run's count is its output changes, not a number of runs)
-    return ActivityRow(
-        key=f"change:{entry.path}:{entry.actor}:{entry.cell_id}:{entry.first}",
-        time=entry.time,
-        actor=entry.actor,
-        what=CHANGE_VERBS.get(entry.kind, entry.kind),
-        path=entry.path,
-        cell_id=entry.cell_id,
-        count=entry.count if entry.kind in REPEATED_KINDS else 1,
-        edits=(entry.first, entry.time) if entry.actor == "agent" and entry.kind == "edit" else None,
-    )
-
-
-def call_row(event: Any) -> ActivityRow:
-    """The row of a registry :class:`~webmcp_bridge.calls.registry.CallEvent` (before: running; after: outcome)."""
-    outcome = "running" if event.outcome is None else event.outcome
-    ms = "" if event.duration is None else f" in {round(event.duration * 1000)} ms"
-    return ActivityRow(
-        key=f"call:{event.call_id}",
-        time=time.time(),
-        actor="agent",
-        what=f"called {event.tool}",
-        outcome=outcome,
-        detail=f"{event.tool} {event.arguments}{ms}",
-    )
-
-
-def activity_item(row: ActivityRow, cells: dict[str, CellInfo] | None, current_path: str | None) -> El:
-    """One ``li`` of the Activity list."""
-    status = None
-    if row.outcome is not None:
-        status = h(
-            "span",
-            c(f"outcome outcome-{'ok' if row.outcome == 'ok' else 'running' if row.outcome == 'running' else 'error'}"),
-            text=row.outcome,
-        )
-    target = None
-    if row.cell_id:
-        same = row.path == current_path
-        label = cell_label(row.cell_id, cells if same else None)
-        if not same and row.path:
-            label = f"{label} of {row.path.rsplit('/', 1)[-1]}"
-        target = cell_link(row.path, row.cell_id, cells if same else None, label)
-    times = h("small", c("count"), text=f" ×{row.count}") if row.count > 1 else None
-    review: dict[str, str] = {}
-    if row.edits is not None and row.cell_id:
-        review = {
-            "data_action": "show-edits",
-            "data_path": row.path,
-            "data_cell": row.cell_id,
-            "data_first": repr(row.edits[0]),
-            "data_last": repr(row.edits[1]),
-            "tabindex": "0",
-            "role": "button",
-            "aria_label": "Show the agent's change and Revert",
-        }
-    return h(
-        "li",
-        c(f"activity-row actor-{row.actor}" + (" activity-edit" if review else "")),
-        h("time", c("time"), text=clock(row.time)),
-        h("span", c("actor"), text=row.actor),
-        h("span", c("what"), text=row.what),
-        target,
-        times,
-        status,
-        h("small", c("review-hint"), text=" · diff, revert") if review else None,
-        title="Click to see the change and revert it" if review else row.detail or row.what,
-        data_key=row.key,
-        **review,
-    )
-
-
-def activity_empty() -> El:
-    return h("li", c("empty"), text="Nothing yet: edits, runs and the agent's tool calls show here as they happen.")
-
-
 # -- Access --------------------------------------------------------------------------------------------------
 LEVEL_TEXT = {
-    "write": "write: the agent may read and change",
-    "read": "read: the agent may read, not change",
-    "none": "none: hidden from the agent",
+    "write": _("write: the agent may read and change"),
+    "read": _("read: the agent may read, not change"),
+    "none": _("none: hidden from the agent"),
 }
+#: a level's one word (its badge on a cell, its button in Access)
+LEVEL_WORD = {"write": _("write"), "read": _("read"), "none": _("none")}
 
 
-MODE_TEXT = {"direct": "Direct: the agent's changes apply at once", "propose": "Propose: ask me before each change"}
+MODE_TEXT = {"direct": _("Direct: changes apply at once"), "propose": _("Propose: ask me first")}
 
 
 #: what Propose mode does not hold, said under the switch (docs/TOOLS.md, "Propose mode"): the agent's review
 #: comments are it talking, not changing the notebook; a save writes what the notebook already holds
-MODE_NOTE = "Propose holds cell, file and notebook changes and runs; comments and saves go through."
+MODE_NOTE = _("Propose holds cell, file and notebook changes and runs; comments and saves go through.")
 
 
 def mode_note() -> El:
@@ -330,11 +249,11 @@ def mode_select(mode: str) -> El:
             for value, text in MODE_TEXT.items()
         ],
         data_action="mode",
-        aria_label="Agent mode",
+        aria_label=_("Agent mode"),
     )
 
 
-def level_select(action: str, level: str, label: str) -> El:
+def level_select(action: str, level: str, label: Text) -> El:
     """A select of the three levels (``data-action`` = action)."""
     return h(
         "select",
@@ -348,16 +267,34 @@ def level_select(action: str, level: str, label: str) -> El:
     )
 
 
-#: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel")
-KERNEL_NOTE = (
+#: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel"): the short
+#: line, and the details behind "Why?"
+KERNEL_NOTE = _("While anything is hidden, every run the agent starts waits for your Accept, in Direct mode too.")
+KERNEL_DETAILS = _(
     "Code the agent runs in the kernel can read every file of the workspace (hidden notebooks included) and "
-    "everything in the kernel's memory (the variables and functions hidden cells defined). So while a cell or "
-    "notebook is hidden, every run the agent starts is shown to you with its code and waits for your Accept, in "
-    "Direct mode too. Hidden cells' sources are also cleared from the kernel's history, as a second line of defence "
-    "only."
+    "everything in the kernel's memory (the variables and functions hidden cells defined). So every run it starts "
+    "is shown to you with its code first. Hidden cells' sources are also cleared from the kernel's history, as a "
+    "second line of defence only."
 )
-#: the Access section's switch of the run rule (lab/run_switches.py): "ask" (the default) or "stop"
-RUN_ASKING_TEXT = {"ask": "Ask me before each run", "stop": "Stop asking (runs go ahead)"}
+#: the Access section's switch of the run rule (access/run_consent.py; for this open notebook's own hidden cells,
+#: while it stays open): "ask" (the default) or "stop"
+RUN_ASKING_TEXT = {"ask": _("Ask me before each run"), "stop": _("Stop asking for this notebook's hidden cells")}
+#: the kernel model's lines (docs/SECURITY.md, "The kernel")
+AGENT_KERNEL_NOTE = _(
+    "The agent ran code in this notebook's kernel: its outputs show without script until the kernel restarts, "
+    "whoever runs the cell."
+)
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    """What the Access section says of the kernels: the person's "Stop asking" for the notebook in front, whether
+    its kernel is the agent's, how many kernels are the agent's, whether anything is hidden anywhere open."""
+
+    asking_off: bool = False
+    agent_kernel: bool = False
+    agent_kernels: int = 0
+    hides: bool = False
 
 
 def run_asking_select(asking_off: bool) -> El:
@@ -371,8 +308,14 @@ def run_asking_select(asking_off: bool) -> El:
             for value, text in RUN_ASKING_TEXT.items()
         ],
         data_action="run-asking",
-        aria_label="Agent's kernel runs while something is hidden",
+        aria_label=_("Agent's kernel runs while something is hidden"),
     )
+
+
+def field_row(label: Text, control: El) -> El:
+    """A labelled control on its own line: the label above, the control the row's full width (so a long option
+    never pushes the panel wider than the sidebar)."""
+    return h("label", c("row field"), h("span", c("field-label"), text=label), control)
 
 
 def access_view(
@@ -380,10 +323,12 @@ def access_view(
     notebook_level: str,
     restricted: Sequence[tuple[str, str]],
     cells: dict[str, CellInfo] | None,
-    asking_off: bool = False,
+    kernel: KernelFacts | None = None,
 ) -> El:
     """The Access section's body: the notebook's level, "apply to all cells", the restricted cells, what kernel
-    code reaches and the run rule's switch (``asking_off``: the person turned asking off for this notebook).
+    code reaches (one line, the details folded), the run rule's switch and the kernel model's state (``kernel``,
+    :class:`KernelFacts`): a line when the notebook's kernel is the agent's, and a warning with a Restart button when
+    something is hidden while kernels the agent ran code in are alive.
 
     ``restricted``: ``(cell id, level)`` of cells whose level is not "write", in notebook order."""
     rows = []
@@ -398,9 +343,10 @@ def access_view(
                 h(
                     "button",
                     c(f"button level level-{level}"),
-                    text=level,
+                    icon("lock"),
+                    h("span", "", text=LEVEL_WORD.get(level, level)),
                     type="button",
-                    title="Cycle: write → read → none",
+                    title=_("Agent access: %1. Click to cycle: write, read, none.", LEVEL_WORD.get(level, level)),
                     data_action="cycle-cell",
                     data_path=path,
                     data_cell=cell_id,
@@ -409,32 +355,60 @@ def access_view(
         )
     more = len(restricted) - ACCESS_ROWS
     if more > 0:
-        rows.append(h("li", c("omitted"), text=f"{more} more restricted cells not listed"))
+        rows.append(
+            h(
+                "li",
+                c("omitted"),
+                text=_n("%1 more restricted cell not listed", "%1 more restricted cells not listed", more),
+            )
+        )
     listing = (
-        h("ul", c("access-list"), *rows) if rows else h("p", c("empty"), text="Every cell is at the notebook's level.")
+        h("ul", c("access-list"), *rows)
+        if rows
+        else h("p", c("empty"), text=_("Every cell is at the notebook's level."))
     )
-    kernel = [
-        h("p", c("kernel-note"), text=KERNEL_NOTE),
-        h("label", c("row"), h("span", "", text="Agent's runs "), run_asking_select(asking_off)),
-    ]
+    facts = kernel or KernelFacts()
+    kernel_rows: list[El] = []
+    if facts.agent_kernel:
+        kernel_rows.append(h("p", c("kernel-agent"), text=AGENT_KERNEL_NOTE, data_role="agent-kernel"))
+    if facts.hides and facts.agent_kernels:
+        warning = _n(
+            "Something is hidden, and code the agent ran is still in %1 kernel: it could read what you hide when you "
+            "run it or save it. Restart it.",
+            "Something is hidden, and code the agent ran is still in %1 kernels: they could read what you hide when "
+            "you run it or save it. Restart them.",
+            facts.agent_kernels,
+        )
+        kernel_rows.append(h("p", c("kernel-warning"), text=warning, role="alert", data_role="agent-kernels"))
+    if facts.agent_kernels:
+        restart = h(
+            "button",
+            c("button"),
+            text=_("Restart the agent's kernels"),
+            type="button",
+            data_action="restart-agent-kernels",
+        )
+        kernel_rows.append(h("div", c("row"), restart))
     return h(
         "div",
         c("access-body"),
-        h(
-            "label",
-            c("row"),
-            h("span", "", text="Notebook "),
-            level_select("notebook-level", notebook_level, "Notebook access"),
-        ),
+        field_row(_("Notebook"), level_select("notebook-level", notebook_level, _("Notebook access"))),
         h(
             "div",
-            c("row"),
-            level_select("all-level", "read", "Level for all cells"),
-            h("button", c("button"), text="Apply to all cells", type="button", data_action="apply-all"),
+            c("row apply-row"),
+            level_select("all-level", "read", _("Level for all cells")),
+            h("button", c("button"), text=_("Apply to all cells"), type="button", data_action="apply-all"),
         ),
-        h("h3", c("subhead"), text=f"Restricted cells ({len(restricted)})"),
+        h("h3", c("subhead"), text=_("Restricted cells (%1)", str(len(restricted)))),
         listing,
-        *kernel,
+        h(
+            "details",
+            c("kernel-note"),
+            h("summary", "", text=KERNEL_NOTE),
+            h("p", "", text=KERNEL_DETAILS),
+        ),
+        field_row(_("Agent's runs"), run_asking_select(facts.asking_off)),
+        *kernel_rows,
     )
 
 
@@ -496,48 +470,59 @@ def marker_classes(m: Markers) -> dict[str, bool]:
 
 
 def marker_badges(m: Markers, cell_id: str, path: str) -> El:
-    """The badge strip shown on a cell of the notebook at ``path`` (an empty strip when no marker applies). An
-    agent at work shows as a ring around the cell (a class, see :func:`marker_classes`), not as a badge."""
+    """The badge strip shown on a cell of the notebook at ``path`` (an empty strip when no marker applies): each
+    badge an icon, with a level's word or a count where there is one (so it fits the cell's prompt area in
+    JupyterLab and Notebook 7), its whole meaning in its ``aria-label`` and title. An agent at work shows as a ring
+    around the cell (a class, see :func:`marker_classes`), not as a badge."""
     badges = []
     if m.access != "write":
+        said = {
+            "read": _("Agent access: read (the agent may read this cell, not change it). Click to cycle."),
+            "none": _("Agent access: none (hidden from the agent). Click to cycle."),
+        }.get(m.access, _("Agent access: %1", m.access))
         badges.append(
             h(
                 "button",
                 c(f"badge badge-lock level-{m.access}"),
-                text=f"🔒 {m.access}",
+                icon("lock"),
+                h("span", "", text=LEVEL_WORD.get(m.access, m.access)),
                 type="button",
-                title={
-                    "read": "Agent access: read (the agent may read this cell, not change it). Click to cycle.",
-                    "none": "Agent access: none (hidden from the agent). Click to cycle.",
-                }.get(m.access, m.access),
+                title=said,
+                aria_label=said,
                 data_action="cycle-cell",
                 data_path=path,
                 data_cell=cell_id,
             )
         )
     if m.comments:
+        said = _n("%1 open comment thread. Click to show.", "%1 open comment threads. Click to show.", m.comments)
         badges.append(
             h(
                 "button",
                 c("badge badge-comments"),
-                text=f"💬 {m.comments}",
+                icon("comment"),
+                h("span", "", text=str(m.comments)),
                 type="button",
-                title=f"{m.comments} open comment thread{'s' if m.comments != 1 else ''}. Click to show.",
+                title=said,
+                aria_label=said,
                 data_action="show-cell-comments",
                 data_path=path,
                 data_cell=cell_id,
             )
         )
     if m.agent_run:
-        badges.append(h("span", c("badge badge-agent-run"), text="run by agent", title="The agent ran this cell last."))
+        said = _("The agent ran this cell last.")
+        badges.append(h("span", c("badge badge-agent-run"), icon("run"), role="img", title=said, aria_label=said))
     if m.agent_changed:
+        said = _("The agent changed this cell since you last looked at it. Click to see the change and revert it.")
         badges.append(
             h(
                 "button",
                 c("badge badge-agent-changed"),
-                text="changed by agent",
+                icon("edit"),
                 type="button",
-                title="The agent changed this cell since you last looked at it. Click to see the change and revert it.",
+                title=said,
+                aria_label=said,
                 data_action="show-edits",
                 data_path=path,
                 data_cell=cell_id,

@@ -1,0 +1,180 @@
+// kernel_trust.js: the page's half of the kernel model (docs/SECURITY.md, "The kernel"): which kernels the agent
+// has run code in, and keeping every output such a kernel puts in a notebook untrusted (JupyterLab's sanitizer: no
+// script, no handler), whoever started the run and whichever cell it lands in; in a page without a Jupyter server
+// (JupyterLite: no notary), a notebook file's own "trusted" flags are dropped as it is read.
+//
+// An ES module the loader imports before JupyterLab activates its plugin, so it is in place before any notebook
+// opens (a file's trust flag and a trusted output render when the notebook is read, long before the bridge's Python
+// starts). createKernelTrust({app, tracker, modules, lite}) -> the object the loader puts in its ctx as kernelTrust:
+//   claim(panel)        the panel's kernel is the agent's from now until it restarts: called by notebook.js right
+//                       before it sends the agent's code (a cell run or code without a cell) to that kernel. Every
+//                       code cell of every notebook on that kernel is made untrusted at once (so an update_display
+//                       cannot re-render an older trusted output with the agent's HTML), and stays so. Returns
+//                       false when the panel has no kernel.
+//   owner(panel)        JSON text {since: ms epoch} while the panel's kernel is the agent's, else null
+//   agentKernels()      how many kernels are the agent's now
+//   restartAgentKernels()  restart each of them through one of its sessions (SessionContext.restartKernel, no
+//                       dialog: the person confirmed already); resolves to JSON text {restarted, failed}
+//   confirm(title, body, accept)  JupyterLab's dialog with Cancel and a warning button `accept`: resolves to true
+//                       when the person accepted (the texts are the bridge's Python's, shown as text)
+//   onChange(fn)        fn() after any change of the set above (the Agent panel redraws); returns the undo
+// How an output stays untrusted: each code cell's output area model gets its own content factory, which creates an
+// output model untrusted while the cell's notebook is on an agent's kernel (the one path every output of JupyterLab's
+// output area takes: add, update_display's set, the trusted setter's re-creation); and a cell JupyterLab marks
+// trusted (its execute does, before the request is sent) is made untrusted again in the same task, its saved
+// "trusted" flag removed, so a save does not carry it (a Jupyter server would sign the file). The person's Trust
+// command (notebook:trust) is let through while it runs: what is there then becomes trusted; the next output of
+// such a kernel in that cell makes the cell untrusted again.
+const RESTARTING = new Set(['restarting', 'autorestarting', 'dead']);
+const TRUST_COMMAND = 'notebook:trust';
+
+export function createKernelTrust({ app, tracker, modules = {}, lite = false, now = () => Date.now() }) {
+  const agent = new Map(); // kernel id -> {since: ms epoch}
+  const guarded = new WeakSet(); // cell models whose output factory is ours
+  const followed = new WeakSet(); // notebook panels followed
+  const listeners = new Set();
+  let trusting = 0; // > 0 while the person's Trust command runs (its dialog, then its writes)
+
+  const kernelOf = panel => panel?.sessionContext?.session?.kernel ?? null;
+  const owned = panel => { const kernel = kernelOf(panel); return !!kernel && agent.has(kernel.id); };
+  const changed = () => { for (const fn of [...listeners]) { try { fn(); } catch (error) { console.error(error); } } };
+
+  function untrust(cell) {
+    if (cell.type !== 'code') return;
+    cell.trusted = false;
+    if (cell.sharedModel.getMetadata('trusted') !== undefined) cell.sharedModel.deleteMetadata('trusted');
+  }
+
+  function guardCell(panel, cell) {
+    if (cell.type !== 'code' || !cell.outputs || guarded.has(cell)) return;
+    guarded.add(cell);
+    const outputs = cell.outputs;
+    const factory = outputs.contentFactory;
+    outputs.contentFactory = {
+      createOutputModel(options) {
+        if (!options?.trusted || trusting > 0 || !owned(panel)) return factory.createOutputModel(options);
+        // a trusted cell (the person trusted it) gets an output of the agent's kernel: the cell is untrusted again
+        queueMicrotask(() => { if (owned(panel) && cell.trusted) untrust(cell); });
+        return factory.createOutputModel({ ...options, trusted: false });
+      },
+    };
+    cell.stateChanged.connect((_, change) => {
+      if (change.name === 'trusted' && change.newValue && trusting === 0 && owned(panel)) untrust(cell);
+    });
+    if (owned(panel)) untrust(cell);
+  }
+
+  function follow(panel) {
+    if (!panel?.content || followed.has(panel)) return;
+    followed.add(panel);
+    const cells = () => panel.context?.model?.cells;
+    const guardAll = () => { const list = cells(); if (list) for (let i = 0; i < list.length; i++) guardCell(panel, list.get(i)); };
+    let connected = null;
+    const onCells = (_, change) => { if (change.type === 'add' || change.type === 'set') for (const cell of change.newValues) guardCell(panel, cell); };
+    const connect = () => {
+      const list = cells();
+      if (!list || list === connected) return;
+      connected?.changed.disconnect(onCells);
+      list.changed.connect(onCells);
+      connected = list;
+      guardAll();
+    };
+    connect();
+    panel.context?.ready?.then(connect, () => {});
+    panel.context?.model?.contentChanged?.connect(connect);
+    panel.sessionContext?.statusChanged?.connect((context, status) => {
+      const kernel = kernelOf(panel);
+      if (kernel && RESTARTING.has(String(status)) && agent.delete(kernel.id)) changed();
+    });
+    panel.sessionContext?.kernelChanged?.connect(() => { if (owned(panel)) guardAll(); changed(); });
+  }
+
+  function panelsOn(id) {
+    return tracker ? tracker.filter(panel => kernelOf(panel)?.id === id) : [];
+  }
+
+  // the agent's kernels still running (one shut down meanwhile, say from the Running panel, is forgotten)
+  function prune() {
+    const kernels = app?.serviceManager?.kernels;
+    if (!kernels?.running) return;
+    const running = new Set([...kernels.running()].map(model => model.id));
+    for (const id of [...agent.keys()]) if (!running.has(id)) agent.delete(id);
+  }
+
+  if (tracker) {
+    tracker.forEach(follow);
+    tracker.widgetAdded.connect((_, panel) => follow(panel));
+  }
+  app?.commands?.commandExecuted?.connect((_, args) => {
+    if (args.id !== TRUST_COMMAND) return;
+    trusting++;
+    Promise.resolve(args.result).catch(() => {}).finally(() => { trusting--; });
+  });
+  // No notary in JupyterLite: a notebook's cells are read without their "trusted" flags (JupyterLab reads a cell's
+  // trust from its metadata as the model is made), so only the person's Trust command in this page trusts them.
+  const contents = app?.serviceManager?.contents;
+  if (lite && contents && typeof contents.get === 'function') {
+    const get = contents.get.bind(contents);
+    contents.get = async (...args) => {
+      const model = await get(...args);
+      const cells = model?.type === 'notebook' ? model.content?.cells : null;
+      if (Array.isArray(cells)) for (const cell of cells) if (cell?.metadata && typeof cell.metadata === 'object') delete cell.metadata.trusted;
+      return model;
+    };
+  }
+
+  return {
+    claim(panel) {
+      const kernel = kernelOf(panel);
+      if (!kernel) return false;
+      follow(panel);
+      const fresh = !agent.has(kernel.id);
+      if (fresh) agent.set(kernel.id, { since: now() });
+      for (const other of panelsOn(kernel.id)) {
+        follow(other);
+        const list = other.context?.model?.cells;
+        if (list) for (let i = 0; i < list.length; i++) { guardCell(other, list.get(i)); untrust(list.get(i)); }
+      }
+      if (fresh) changed();
+      return true;
+    },
+    owner(panel) {
+      const kernel = kernelOf(panel);
+      const entry = kernel ? agent.get(kernel.id) : null;
+      return entry ? JSON.stringify({ since: entry.since }) : null;
+    },
+    agentKernels() { prune(); return agent.size; },
+    // a kernel no notebook is on any more (closed, kernel kept) is shut down: nothing of the person's runs in it
+    async restartAgentKernels() {
+      prune();
+      let restarted = 0, failed = 0;
+      for (const id of [...agent.keys()]) {
+        const panel = panelsOn(id)[0];
+        try {
+          if (panel) await panel.sessionContext.restartKernel();
+          else await app.serviceManager.kernels.shutdown(id);
+          agent.delete(id);
+          restarted++;
+        } catch (error) {
+          console.error(error);
+          failed++;
+        }
+      }
+      changed();
+      return JSON.stringify({ restarted, failed });
+    },
+    async confirm(title, body, accept) {
+      const apputils = modules.apputils;
+      if (!apputils?.showDialog) return false;
+      const result = await apputils.showDialog({
+        title: String(title), body: String(body),
+        buttons: [apputils.Dialog.cancelButton(), apputils.Dialog.warnButton({ label: String(accept) })],
+      });
+      return Boolean(result?.button?.accept);
+    },
+    onChange(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+"""The demo's notebooks render whole with no network: every image a markdown cell or an HTML output shows is a file
+of lite/content/ (or the cell's attachment), never an address on another origin, which the site's policy blocks
+and the person would see as a broken image."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
+NOTEBOOKS = sorted(CONTENT.rglob("*.ipynb"))
+#: an image in markdown (``![alt](src "title")``) or in HTML (``<img ... src="...">``)
+MARKDOWN_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)")
+HTML_IMAGE = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"']?([^\"'\s>]+)", re.IGNORECASE)
+
+
+def images(notebook: dict) -> list[str]:
+    """Every image source the notebook's markdown cells and HTML outputs name."""
+    found = []
+    for cell in notebook["cells"]:
+        texts = ["".join(cell["source"])] if cell["cell_type"] == "markdown" else []
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html")
+            if html:
+                texts.append("".join(html))
+        for text in texts:
+            found += MARKDOWN_IMAGE.findall(text) + HTML_IMAGE.findall(text)
+    return found
+
+
+def test_the_demo_has_notebooks_with_images_to_check():
+    assert len(NOTEBOOKS) >= 6
+    # the check sees images: a data URI and a relative file count as shown, a remote address does not
+    sample = {"cells": [{"cell_type": "markdown", "source": ['![](https://x.test/a.png) <img src="b.png">']}]}
+    assert images(sample) == ["https://x.test/a.png", "b.png"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_image_of_a_demo_notebook_is_in_the_site(path: Path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    broken = []
+    for source in images(notebook):
+        parts = urlsplit(source)
+        if parts.scheme in ("data", "attachment"):
+            continue
+        if parts.scheme or parts.netloc or not (path.parent / unquote(parts.path)).is_file():
+            broken.append(source)
+    assert broken == [], f"{path.name} shows images the offline site cannot serve: {broken}"
