@@ -26,6 +26,7 @@ from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.remote import RemoteHost, loopback_host
 from webmcp_bridge.host.wire import WireServer
+from webmcp_bridge.review.threads import Review
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import notebooks_toolset
 
@@ -98,6 +99,11 @@ class Bridge:
 
     def nb(self, path: str):
         return self.ws.open[path]
+
+    def person(self, path: str) -> Review:
+        """The review threads of the open notebook at ``path`` as the person's panel acts on them: signed and judged
+        with this session's page secret (the key the tools judge with)."""
+        return Review(self.ws.open[path], key=self.reg.context.page_secret())
 
     def open(self, path: str) -> dict[str, Any]:
         return self.ok("jupyter_open_notebook", {"path": path})

@@ -100,7 +100,7 @@ def test_agent_comments_on_a_cell_a_range_a_selection_and_an_output(b):
 
 
 def test_the_agent_reads_what_the_person_wrote(b):
-    person = Review(b.nb(EULER)).create(
+    person = b.person(EULER).create(
         RangeAnchor(EULER_1, quote="range(1, N)"), "Off by one? <script>alert(1)</script>", "person"
     )
     thread = b.ok("jupyter_list_comments")["threads"][0]
@@ -111,7 +111,7 @@ def test_the_agent_reads_what_the_person_wrote(b):
     }
     reply = b.ok("jupyter_reply_comment", {"threadId": person.id, "body": "No: range stops before N."})["thread"]
     assert [m["author"] for m in reply["messages"]] == ["person", "agent"]
-    assert [m.author for m in Review(b.nb(EULER)).get(person.id).messages] == ["person", "agent"]
+    assert [m.author for m in b.person(EULER).get(person.id).messages] == ["person", "agent"]
 
 
 def test_reply_resolve_reopen(b):
@@ -305,7 +305,7 @@ def test_malformed_metadata_never_breaks_the_tools(b):
 
 def test_threads_on_hidden_cells_are_indistinguishable_from_missing_ones(b):
     raw = b.nb(EULER)
-    person = Review(raw)
+    person = b.person(EULER)
     hidden = person.create(CellAnchor("cell-0092"), "secret plan", "person").id
     shown = person.create(CellAnchor(EULER_1), "visible", "person").id
     set_cell_level(raw, "cell-0092", "none")

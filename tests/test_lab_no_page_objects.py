@@ -46,6 +46,7 @@ CONVERTED = (
     "dialogs.py",
     "events.py",
     "resources.py",
+    "page_secret.py",
     "settings.py",
     "sharing.py",
     "webmcp.py",

@@ -324,6 +324,16 @@ def test_a_save_reports_what_the_page_did(answer, outcome):
     assert saved.revision == (3 if outcome == "saved" else None)
 
 
+def test_a_save_that_went_ahead_without_the_tabs_lock_says_so():
+    """tabs.js waited its deadline for the save lock (held by kernel code) and saved without it."""
+    answer = {"outcome": "saved", "lastModified": "2026-12-06T01:00:00Z", "hash": None, "unlocked": True}
+    nb, _ = notebook(tabs=FakeTabs(answer))
+    saved = run(nb.save())
+    assert (saved.saved, saved.unlocked, saved.revision) == (True, True, 3)
+    plain = run(notebook(tabs=FakeTabs({**answer, "unlocked": False}))[0].save())
+    assert (plain.saved, plain.unlocked) == (True, False)
+
+
 def test_a_save_that_failed_otherwise_is_an_internal_error():
     nb, _ = notebook(tabs=FakeTabs({"failed": {"name": "Error", "message": "Forbidden"}}))
     with pytest.raises(ToolError) as err:

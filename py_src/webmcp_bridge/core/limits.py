@@ -303,6 +303,15 @@ VARIABLES_TIMEOUT_SECONDS = 30.0
 #: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds
 #: (jupyter_get_context and a save read them anew)
 TABS_READ_SECONDS = 5.0
+#: how long a save waits for the Web Lock the site's tabs take around a save (lab/tabs.js) before it saves without
+#: it, with the same version check and a warning to the person, in seconds: another tab's check-and-write holds it
+#: for far less; a lock held longer is held by something else of the origin, such as code in the Pyodide kernel
+SAVE_LOCK_WAIT_SECONDS = 5.0
+#: a message between the site's tabs (lab/tabs.js, sealed with the page secret) whose own time is further than this
+#: from the receiver's clock is dropped, in seconds; within it, a message that comes a second time is dropped
+TAB_MESSAGE_SECONDS = 30.0
+#: the longest sealed message between the site's tabs a tab opens, in characters (a longer one is dropped unread)
+TAB_MESSAGE_CHARS = 4096
 #: entries the session's change log keeps (older ones are dropped; a reader is told it missed some)
 CHANGE_LOG_ENTRIES = 2000
 #: repeated changes of one cell by one actor within this many seconds merge into one entry

@@ -218,11 +218,15 @@ class SaveOutcome:
     "cancelled" (Cancel in that dialog: nothing written), "dialog-open" (that dialog is already open for this
     notebook: nothing written). ``revision``: the notebook's revision when the save started, whose content
     was written (None when nothing was). ``last_modified``: the file's modification time after the save, as
-    the contents service reports it (None when unknown)."""
+    the contents service reports it (None when unknown). ``unlocked``: the save waited
+    :data:`~webmcp_bridge.core.limits.SAVE_LOCK_WAIT_SECONDS` for the lock the site's tabs take around a save
+    and went ahead without it (something else held it: the file's version was checked, not atomically with
+    another tab's save)."""
 
     outcome: SaveKind
     revision: int | None = None
     last_modified: str | None = None
+    unlocked: bool = False
 
     @property
     def saved(self) -> bool:

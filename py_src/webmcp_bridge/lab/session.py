@@ -174,6 +174,7 @@ class LabSession:
         from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import load_half
         from webmcp_bridge.lab.host import JupyterLabHost
+        from webmcp_bridge.lab.page_secret import page_secret
         from webmcp_bridge.lab.webmcp import WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 
@@ -191,7 +192,11 @@ class LabSession:
         self.bridge = await self._step(
             "registry",
             lambda: build_bridge(
-                JupyterLabHost(ctx), dialogs=lab_dialogs(ctx), contributions=site, diagnostics=diagnostics
+                JupyterLabHost(ctx),
+                dialogs=lab_dialogs(ctx),
+                contributions=site,
+                diagnostics=diagnostics,
+                page_secret=page_secret,  # the person's review messages are signed with this browser's secret
             ),
         )
         self.events = PageEvents(ctx, self.bridge)

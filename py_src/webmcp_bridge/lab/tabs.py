@@ -3,7 +3,14 @@
 JupyterLite, and a JupyterLab server opened in two browser tabs, keeps one copy of a notebook per tab; nothing
 syncs them. ``tabs.js`` (its JS half: Web Locks shared by every tab of the origin, a BroadcastChannel) counts
 the other tabs and makes every save of the page check and write in one step for all tabs (see its opening
-comment); this module loads it once per page, hands it the names it uses, and decides what its facts mean.
+comment); this module loads it once per page, hands it the names, bounds and text it uses, and decides what its
+facts mean.
+
+In JupyterLite the kernel's Web Worker shares the origin's locks and channels with the page, so what kernel code
+can do there is bounded (``tabs.js``'s opening comment, docs/SECURITY.md): a save waits for its lock
+at most :data:`~webmcp_bridge.core.limits.SAVE_LOCK_WAIT_SECONDS`, then saves without it and says so; a message on
+the channel is believed only when sealed with the page secret (:mod:`webmcp_bridge.lab.page_secret`, made here
+before ``tabs.js`` reads it) and fresh; a presence lock counts only with a tag made with the same secret.
 """
 
 from __future__ import annotations
@@ -11,8 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from webmcp_bridge.core.limits import SAVE_LOCK_WAIT_SECONDS, TAB_MESSAGE_CHARS, TAB_MESSAGE_SECONDS
 from webmcp_bridge.host.protocol import SaveKind, SaveOutcome, TabsState
 from webmcp_bridge.lab.ffi import load_half
+from webmcp_bridge.lab.page_secret import STORAGE_KEY, page_secret
+from webmcp_bridge.lab.ui.i18n import DOMAIN
 
 #: the prefix of every Web Lock the bridge takes (presence: "<prefix>open:<tab>:<path>", saves: "<prefix>save:<path>")
 LOCK_PREFIX = "webmcp-bridge:"
@@ -22,15 +32,34 @@ CHANNEL = "webmcp-bridge:tabs"
 #: many seconds later, when the Web Locks of a tab that just opened or closed have settled (a lock request or release
 #: is asynchronous, so the first count can miss it)
 RECOUNT_AFTER_SECONDS = 0.25
+#: what the person is told when a save went ahead without the lock ("%1": the notebook's path, "%2": the seconds it
+#: waited; translated where the page's translator has a catalogue of the bridge's domain, lab/ui/i18n.py)
+SAVE_WARNING = (
+    "%1 was saved without the lock the site's tabs take around a save: something else in this browser held it for "
+    "%2 s (code running in a kernel can). The file was checked for changes first, but a save from another tab at the "
+    "same moment may have been overwritten. Restarting the kernel releases what its code holds."
+)
 
 
 def load_tabs_js(ctx: Any) -> Any:
     """Evaluate ``tabs.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`,
     which publishes its count of crossings; attaching starts watching every notebook panel of its tracker, whose
-    saves go through the page's contents manager) and configure it. Returns the JS object (``state``, ``fresh``,
-    ``save``, each taking a notebook's path)."""
+    saves go through the page's contents manager) and configure it, the page secret made first when the page has
+    none. Returns the JS object (``state``, ``fresh``, ``save``, each taking a notebook's path)."""
+    page_secret()  # tabs.js reads it, never makes it
     tabs = load_half("webmcp_bridge.lab", "tabs.js", ctx)
-    tabs.configure(LOCK_PREFIX, CHANNEL, RECOUNT_AFTER_SECONDS * 1000)
+    options = {
+        "prefix": LOCK_PREFIX,
+        "channel": CHANNEL,
+        "secretKey": STORAGE_KEY,
+        "recountMs": RECOUNT_AFTER_SECONDS * 1000,
+        "saveWaitMs": SAVE_LOCK_WAIT_SECONDS * 1000,
+        "messageMs": TAB_MESSAGE_SECONDS * 1000,
+        "messageChars": TAB_MESSAGE_CHARS,
+        "warning": SAVE_WARNING,
+        "domain": DOMAIN,
+    }
+    tabs.configure(json.dumps(options))
     return tabs
 
 
@@ -53,10 +82,13 @@ def tabs_state(raw: str) -> TabsState:
 def save_outcome(raw: str, revision: int) -> SaveOutcome:
     """What ``tabs.js``'s save JSON means. ``revision``: the notebook's revision when the save started (its
     content is what JupyterLab writes). A save that did not go through the lock ("unguarded": a browser without
-    Web Locks, a collaborative server) is JupyterLab's own save: reported as saved, as JupyterLab reports it."""
+    Web Locks, a collaborative server) is JupyterLab's own save: reported as saved, as JupyterLab reports it. A save
+    that waited :data:`~webmcp_bridge.core.limits.SAVE_LOCK_WAIT_SECONDS` for its lock and went ahead without it is
+    ``unlocked``."""
     data = json.loads(raw)
     outcome: SaveKind = "saved" if data["outcome"] in ("saved", "unguarded") else data["outcome"]
+    unlocked = data.get("unlocked") is True
     if outcome not in ("saved", "overwritten"):
-        return SaveOutcome(outcome)
+        return SaveOutcome(outcome, unlocked=unlocked)
     modified = data.get("lastModified")
-    return SaveOutcome(outcome, revision, None if modified is None else str(modified))
+    return SaveOutcome(outcome, revision, None if modified is None else str(modified), unlocked)

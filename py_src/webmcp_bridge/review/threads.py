@@ -27,7 +27,8 @@ Threads live in the notebook metadata, so they travel with the file::
         "resolvedBy": "person" | "agent",  # only while resolved
     }
 
-    <message> = {"author": "person" | "agent", "body": str, "time": 1718000000.123}
+    <message> = {"author": "person" | "agent", "body": str, "time": 1718000000.123,
+                 "sig": "9c1f..."}         # the person's, signed: review/signatures.py
 
     <anchor> is one of
         {"kind": "cell",   "cellId": str}
@@ -41,12 +42,15 @@ Threads live in the notebook metadata, so they travel with the file::
          "fingerprint": str,                # see output_fingerprint(); 16 hex digits
          "outputType": str, "mimeTypes": [str, ...]}   # what it was, for display only
 
-Reading is defensive: a ``webmcp_bridge`` value that is not a dict, a ``threads`` value that is not a list,
-and any entry that is not a valid thread (wrong types, unknown status or anchor kind, a duplicate id, a
-``messages`` value that is not a list) are skipped, never an error. Writes keep every skipped entry and
-every other key exactly as found; only a non-dict ``webmcp_bridge`` value or a non-list ``threads`` value is
-replaced (it cannot hold a thread). Inside a valid thread a malformed message is skipped when reading and
-kept when writing; optional fields of the wrong type read as absent.
+Reading is defensive: a ``webmcp_bridge`` value that is not a dict, a ``threads`` value that is not a list, and any
+entry that is not a valid thread (wrong types, unknown status or anchor kind, a duplicate id, a ``messages`` value that
+is not a list) are skipped, never an error. Writes keep every skipped entry and every other key exactly as found; only
+a non-dict ``webmcp_bridge`` value or a non-list ``threads`` value is replaced (it cannot hold a thread). Inside a
+valid thread a malformed message is skipped when reading and kept when writing; optional fields of the wrong type read
+as absent.
+
+A message that says it is the person's reads as theirs only when its ``sig`` verifies under the key :class:`Review`
+is given (:mod:`webmcp_bridge.review.signatures`); otherwise its author reads "file".
 
 Anchor states (computed on every read, never stored)
 ----------------------------------------------------
@@ -62,10 +66,9 @@ Anchor states (computed on every read, never stored)
   fingerprint ignores execution counts, so a rerun printing the same thing stays ``exact``.
 
 Errors (ToolError): COMMENT_NOT_FOUND (one wording, :func:`comment_not_found`), COMMENT_ANCHOR_STALE
-(:meth:`Review.focus` on an orphaned or cell-missing anchor), CELL_NOT_FOUND, OUTPUT_NOT_FOUND,
-INVALID_ARGUMENT (empty body, bad author, quote not found once, a selection outside the source or empty,
-resolving a resolved thread, reopening an open one), TOO_LARGE (a body or quote over its cap, too many
-threads or messages). A failing call changes nothing.
+(:meth:`Review.focus` on an orphaned or cell-missing anchor), CELL_NOT_FOUND, OUTPUT_NOT_FOUND, INVALID_ARGUMENT (empty
+body, bad author, quote not found once, a selection outside the source or empty, resolving a resolved thread, reopening
+an open one), TOO_LARGE (a body or quote over its cap, too many threads or messages). A failing call changes nothing.
 """
 
 from __future__ import annotations
@@ -79,13 +82,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import (
-    DEFAULT_LIMITS,
-    FINGERPRINT_HEAD_BYTES,
-    SHORT_ID_CHARS,
-    Limits,
-    utf8_len,
-)
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, FINGERPRINT_HEAD_BYTES, SHORT_ID_CHARS, Limits, utf8_len
 from webmcp_bridge.core.metadata import SCHEMA_VERSION
 from webmcp_bridge.host.protocol import LiveNotebook, RawCell
 from webmcp_bridge.review.anchors import (
@@ -98,6 +95,7 @@ from webmcp_bridge.review.anchors import (
     output_fingerprint,
     position_of,
 )
+from webmcp_bridge.review.signatures import shown_author, sign
 
 THREADS_KEY = "threads"
 ID_HEX_DIGITS = 12
@@ -144,7 +142,7 @@ Anchor = CellAnchor | RangeAnchor | OutputAnchor
 
 
 class Message(NamedTuple):
-    """One message of a thread: ``author`` "person" | "agent", ``time`` seconds since the epoch."""
+    """A message as read: ``author`` "person" | "agent" | "file" (review/signatures.py), ``time`` in epoch seconds."""
 
     author: str
     body: str
@@ -265,16 +263,14 @@ def _time(value: Any) -> float | None:
     return None
 
 
-def _messages(raw: list[Any]) -> tuple[Message, ...]:
+def _messages(raw: list[Any], thread_id: str, key: bytes | None) -> tuple[Message, ...]:
+    """The valid messages of a stored list, each with the author it is shown with (``key``: the page secret)."""
     out = []
-    for m in raw:
-        if (
-            isinstance(m, dict)
-            and m.get("author") in AUTHORS
-            and isinstance(m.get("body"), str)
-            and _time(m.get("time")) is not None
-        ):
-            out.append(Message(m["author"], m["body"], _time(m["time"])))  # type: ignore[arg-type]
+    for index, m in enumerate(raw):
+        when = _time(m.get("time")) if isinstance(m, dict) else None
+        if when is not None and m.get("author") in AUTHORS and isinstance(m.get("body"), str):
+            author = shown_author(key, thread_id, index, m["author"], m["body"], when, m.get("sig"))
+            out.append(Message(author, m["body"], when))
     return tuple(out)
 
 
@@ -326,12 +322,21 @@ class Review:
         nb: the notebook (guarded for tools, raw for the person's panel).
         limits: caps on bodies, quotes and counts (``comment_*`` fields of :class:`Limits`).
         now: clock, seconds since the epoch (tests pass their own).
+        key: signs the person's messages and judges the stored ones (the page secret, ``lab/page_secret.py``); None:
+            no message reads as the person's, and theirs are stored unsigned.
     """
 
-    def __init__(self, nb: LiveNotebook, limits: Limits = DEFAULT_LIMITS, now: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        nb: LiveNotebook,
+        limits: Limits = DEFAULT_LIMITS,
+        now: Callable[[], float] = time.time,
+        key: bytes | None = None,
+    ) -> None:
         self.nb = nb
         self.limits = limits
         self._now = now
+        self.key = key
 
     # -- reads -----------------------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -393,7 +398,7 @@ class Review:
                 "id": thread_id,
                 "status": "open",
                 "anchor": stored,
-                "messages": [{"author": author, "body": body, "time": now}],
+                "messages": [sign(self.key, thread_id, 0, {"author": author, "body": body, "time": now})],
                 "createdAt": now,
                 "updatedAt": now,
             }
@@ -418,7 +423,8 @@ class Review:
                 maxCount=self.limits.comment_messages_stored,
             )
         now = self._time()
-        thread["messages"].append({"author": author, "body": body, "time": now})
+        added = {"author": author, "body": body, "time": now}
+        thread["messages"].append(sign(self.key, thread_id, len(thread["messages"]), added))
         thread["updatedAt"] = now
         self._store(meta, entries)
         return self.get(thread_id)
@@ -447,7 +453,8 @@ class Review:
             )
         now = self._time()
         if message is not None:
-            thread["messages"].append({"author": author, "body": message, "time": now})
+            added = {"author": author, "body": message, "time": now}
+            thread["messages"].append(sign(self.key, thread_id, len(thread["messages"]), added))
         thread.update(status="resolved", resolvedAt=now, resolvedBy=author, updatedAt=now)
         self._store(meta, entries)
         return self.get(thread_id)
@@ -657,10 +664,10 @@ class Review:
             (t["anchor"]["outputIndex"] + 1 for t in threads if t["anchor"]["kind"] == "output"), default=0
         )
         cells = self._read_cells(ids, max_outputs)
-        return [self._view(t, cells.get(t["anchor"]["cellId"])) for t in threads]
+        return [self._view(t, cells.get(t["anchor"]["cellId"]), self.key) for t in threads]
 
     @staticmethod
-    def _view(thread: dict[str, Any], cell: RawCell | None) -> ThreadView:
+    def _view(thread: dict[str, Any], cell: RawCell | None, key: bytes | None) -> ThreadView:
         anchor = thread["anchor"]
         selection = None
         if cell is None:
@@ -684,7 +691,7 @@ class Review:
             cell_id=anchor["cellId"],
             cell_index=cell.index if cell is not None else None,
             selection=selection,
-            messages=_messages(thread["messages"]),
+            messages=_messages(thread["messages"], thread["id"], key),
             created_at=_time(thread.get("createdAt")),
             updated_at=_time(thread.get("updatedAt")),
             resolved_at=_time(thread.get("resolvedAt")) if resolved else None,

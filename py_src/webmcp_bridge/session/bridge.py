@@ -13,7 +13,7 @@ part through it; tests build one over the in-memory host.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from webmcp_bridge.access.guard import GuardedHost
@@ -110,6 +110,7 @@ def build_bridge(
     toolsets: Iterable[Toolset] | None = None,
     contributions: Sequence[Contribution] = (),
     diagnostics: Diagnostics | None = None,
+    page_secret: Callable[[], bytes | None] | None = None,
 ) -> Bridge:
     """A session over ``host``: every part created once and handed to the parts that use it.
 
@@ -123,6 +124,8 @@ def build_bridge(
             (:func:`~webmcp_bridge.contrib.assemble.assemble`: extensions applied, observers attached); one that
             fails a check is left out and reported in ``diagnostics``.
         diagnostics: where problems of the site's contributions go (default: a new list, ``Bridge.diagnostics``).
+        page_secret: gives the key of the person's review signatures (``CallContext.page_secret``; in the page,
+            ``lab/page_secret.py``); default: a random key of this session's own.
 
     Raises ValueError when the base itself is inconsistent (two toolsets or tools of one name).
     """
@@ -152,6 +155,8 @@ def build_bridge(
     context = CallContext(
         guard, limits, pending, tracker, shared, reads, diagnostics, changes=changes, proposals=proposals
     )
+    if page_secret is not None:
+        context.page_secret = page_secret
     registry: Registry[CallContext] = Registry(context, limits, pending, tracker)
     for toolset in assembly.toolsets:
         registry.add_toolset(toolset)

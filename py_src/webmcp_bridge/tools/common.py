@@ -6,9 +6,10 @@ import dataclasses
 import functools
 import json
 import operator
+import secrets
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -118,6 +119,12 @@ class CellSelection(NotebookInput):
         return range(start, max(start, end))
 
 
+def own_secret() -> Callable[[], bytes | None]:
+    """A key of 32 random bytes made now, as the callable :class:`CallContext` asks for (a session outside a page)."""
+    key = secrets.token_bytes(32)
+    return lambda: key
+
+
 @dataclass
 class CallContext:
     """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`:
@@ -129,6 +136,9 @@ class CallContext:
     (``toolsets``) and the guidance for agents, site paragraphs included (``guidance``,
     :mod:`webmcp_bridge.tools.guidance`). ``changes`` (the bridge's change log, which the guard feeds) and
     ``proposals`` (the mode and the proposals waiting for the person, which the guard checks) are the session's.
+    ``page_secret`` gives the key the person's review messages are signed and judged with
+    (:mod:`webmcp_bridge.review.signatures`): in the page, this browser's secret for the site (``lab/page_secret.py``);
+    by default a random key of this context's own.
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
@@ -145,6 +155,7 @@ class CallContext:
     file_reads: SourceReads = field(default_factory=SourceReads)  # pages of text files handed to the agent (cell id "")
     changes: ChangeLog = field(kw_only=True)  # the bridge's change log (who changed which cell)
     proposals: ProposalBook = field(kw_only=True)  # the mode (direct/propose) and the proposals waiting for the person
+    page_secret: Callable[[], bytes | None] = field(kw_only=True, default_factory=own_secret)
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, GuardedHost):

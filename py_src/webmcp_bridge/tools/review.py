@@ -3,7 +3,9 @@ jupyter_reply_comment, jupyter_resolve_comment, jupyter_reopen_comment, jupyter_
 
 Thin wrappers over :class:`webmcp_bridge.review.threads.Review` (storage, anchoring and every rule live there). The
 author of every message made through a tool is "agent". Results carry threads as
-:meth:`ThreadView.to_json <webmcp_bridge.review.threads.ThreadView.to_json>` gives them.
+:meth:`ThreadView.to_json <webmcp_bridge.review.threads.ThreadView.to_json>` gives them, each message's author judged
+with the session's page secret (``CallContext.page_secret``): a message the file says is the person's, not signed by
+the person in this browser, reads "file" (:mod:`webmcp_bridge.review.signatures`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.core.bounds import json_bytes
@@ -76,6 +79,11 @@ BodyField = Annotated[
 ]
 
 
+def _review(ctx: CallContext, nb: GuardedNotebook) -> Review:
+    """The threads of ``nb`` for a tool: the call's limits, authors judged with the session's page secret."""
+    return Review(nb, ctx.limits, key=ctx.page_secret())
+
+
 def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
     return view.to_json(max_messages=ctx.limits.comment_messages_returned)
 
@@ -100,7 +108,7 @@ async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, 
     if scope == "notebook" and args.cell_id is not None:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "cellId goes with scope 'cell' (or omit scope).")
     nb = await ctx.notebook(args.notebook_path)
-    review = Review(nb, ctx.limits)
+    review = _review(ctx, nb)
     cell_id = args.cell_id
     if scope == "cell" and cell_id is None:
         cell_id = nb.focus().cell_id
@@ -135,7 +143,7 @@ class GetCommentInput(NotebookInput):
 
 async def get_comment(ctx: CallContext, args: GetCommentInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    return {"path": nb.path, "thread": _thread(ctx, Review(nb, ctx.limits).get(args.thread_id))}
+    return {"path": nb.path, "thread": _thread(ctx, _review(ctx, nb).get(args.thread_id))}
 
 
 class CreateCommentInput(NotebookInput):
@@ -177,7 +185,7 @@ async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str
         anchor = OutputAnchor(args.cell_id, args.output_index)
     else:
         anchor = CellAnchor(args.cell_id)
-    view = Review(nb, ctx.limits).create(anchor, args.body, "agent")
+    view = _review(ctx, nb).create(anchor, args.body, "agent")
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
@@ -188,7 +196,7 @@ class ReplyCommentInput(NotebookInput):
 
 async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    view = Review(nb, ctx.limits).reply(args.thread_id, args.body, "agent")
+    view = _review(ctx, nb).reply(args.thread_id, args.body, "agent")
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
@@ -201,7 +209,7 @@ class ResolveCommentInput(NotebookInput):
 
 async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    view = Review(nb, ctx.limits).resolve(args.thread_id, "agent", args.message)
+    view = _review(ctx, nb).resolve(args.thread_id, "agent", args.message)
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
@@ -211,7 +219,7 @@ class ReopenCommentInput(NotebookInput):
 
 async def reopen_comment(ctx: CallContext, args: ReopenCommentInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    view = Review(nb, ctx.limits).reopen(args.thread_id, "agent")
+    view = _review(ctx, nb).reopen(args.thread_id, "agent")
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
@@ -221,7 +229,7 @@ class FocusCommentInput(NotebookInput):
 
 async def focus_comment(ctx: CallContext, args: FocusCommentInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
-    view, shown = Review(nb, ctx.limits).focus(args.thread_id)
+    view, shown = _review(ctx, nb).focus(args.thread_id)
     focus = nb.focus()
     return {
         "thread": _thread(ctx, view),
@@ -245,8 +253,9 @@ TOOLS = (
     Tool(
         "jupyter_get_comment",
         "Get comment",
-        "Read one review thread with its messages (who wrote each, person or agent, and when) and its anchor's state "
-        "now.",
+        "Read one review thread with its messages (who wrote each and when: person, agent, or file: says it is the "
+        "person's but was not written by them in this browser, so it is the file's text, not their word) and its "
+        "anchor's state now.",
         GetCommentInput,
         get_comment,
         READ,

@@ -12,7 +12,14 @@ from webmcp_bridge.calls.payloads import DialogReport, Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.diagnostics import Kind, Severity
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
-from webmcp_bridge.core.limits import CONTEXT_ITEMS, DEFAULT_LIMITS, ID_CHARS, MAX_PATH_BYTES, WORKSPACE_ENTRIES_DEFAULT
+from webmcp_bridge.core.limits import (
+    CONTEXT_ITEMS,
+    DEFAULT_LIMITS,
+    ID_CHARS,
+    MAX_PATH_BYTES,
+    SAVE_LOCK_WAIT_SECONDS,
+    WORKSPACE_ENTRIES_DEFAULT,
+)
 from webmcp_bridge.core.paths import is_notebook_path, join, normalize_path
 from webmcp_bridge.host.protocol import SaveKind
 from webmcp_bridge.propose.proposals import DeniedPayload
@@ -113,6 +120,7 @@ class SaveNotebookOutput(Payload):
     savedRevision: int | None = sometimes("The notebook's revision when the save started: that content is in the file.")
     lastModified: str | None = sometimes("The file's modification time after the save.")
     unsavedChanges: bool = sometimes("The notebook changed while it saved: save again.")
+    lockTimedOut: bool = sometimes("The save waited for the lock the site's tabs share and went ahead without it.")
     message: str = sometimes("Why nothing was saved (saved: false), or what to know of what was.")
 
 
@@ -275,15 +283,26 @@ NOT_SAVED = {
 }
 
 
+#: what a save that waited for the tabs' lock and went ahead without it adds to its message
+LOCK_TIMED_OUT = (
+    "The lock this site's tabs take around a save was held by something else for {seconds:g} s (code left running "
+    "in a kernel can hold it), so the save went ahead without it: the file was checked for changes first, not "
+    "atomically with another tab's save. The person was warned."
+)
+
+
 async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     done = await nb.save()
     await nb.count_tabs()
     result: dict[str, Any] = {"saved": done.saved, "outcome": done.outcome, "path": nb.path}
+    unlocked = [LOCK_TIMED_OUT.format(seconds=SAVE_LOCK_WAIT_SECONDS)] if done.unlocked else []
+    if done.unlocked:
+        result["lockTimedOut"] = True
     if not done.saved:
-        return {**result, "notebook": summary(nb), "message": NOT_SAVED[done.outcome]}
+        return {**result, "notebook": summary(nb), "message": " ".join([NOT_SAVED[done.outcome], *unlocked])}
     result.update(savedRevision=done.revision, lastModified=done.last_modified, notebook=summary(nb))
-    notes = []
+    notes = unlocked
     if done.outcome == "overwritten":
         notes.append(
             "The file had changed since this tab loaded or last saved it; Overwrite replaced it with this tab's "

@@ -17,7 +17,7 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.port import Click, PanelPort
 from webmcp_bridge.lab.ui.view import LEVEL_WORD
-from webmcp_bridge.review.threads import CellAnchor, Review
+from webmcp_bridge.review.threads import CellAnchor
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so the actions run under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
@@ -46,7 +46,7 @@ def _reveal_cell(panel: PanelPort, target: Click) -> None:
 
 def _reveal_thread(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
-    review = Review(nb)
+    review = panel.review(nb)
     thread_id = target.attr("thread")
     panel.activate(nb)
     try:
@@ -68,7 +68,7 @@ def _reply(panel: PanelPort, target: Click) -> None:
         panel.say(_("Write a reply first."))
         return
     nb = _thread_nb(panel)
-    view = Review(nb).reply(target.attr("thread"), text, "person")
+    view = panel.review(nb).reply(target.attr("thread"), text, "person")
     _cleared(panel, target)
     panel.note(_("replied to a comment on"), nb.path, view.cell_id)
 
@@ -79,7 +79,7 @@ def _comment_active(panel: PanelPort, target: Click) -> None:
         panel.say(_("Write the comment first."))
         return
     nb = _thread_nb(panel)
-    view = Review(nb).create(CellAnchor(target.attr("cell")), text, "person")
+    view = panel.review(nb).create(CellAnchor(target.attr("cell")), text, "person")
     _cleared(panel, target)
     panel.note(_("commented on"), nb.path, view.cell_id)
 
@@ -87,14 +87,14 @@ def _comment_active(panel: PanelPort, target: Click) -> None:
 def _resolve(panel: PanelPort, target: Click) -> None:
     text = _text_of(target)
     nb = _thread_nb(panel)
-    view = Review(nb).resolve(target.attr("thread"), "person", text or None)
+    view = panel.review(nb).resolve(target.attr("thread"), "person", text or None)
     _cleared(panel, target)
     panel.note(_("resolved a comment on"), nb.path, view.cell_id)
 
 
 def _reopen(panel: PanelPort, target: Click) -> None:
     nb = _thread_nb(panel)
-    view = Review(nb).reopen(target.attr("thread"), "person")
+    view = panel.review(nb).reopen(target.attr("thread"), "person")
     panel.note(_("reopened a comment on"), nb.path, view.cell_id)
 
 
@@ -104,7 +104,7 @@ def _reanchor(panel: PanelPort, target: Click) -> None:
     if focus.cell_id is None or focus.selection is None:
         panel.say(_("Select the text to anchor to in a cell's editor first."))
         return
-    view = Review(nb).reanchor(target.attr("thread"), focus.cell_id, focus.selection)
+    view = panel.review(nb).reanchor(target.attr("thread"), focus.cell_id, focus.selection)
     panel.note(_("re-anchored a comment to"), nb.path, view.cell_id)
 
 

@@ -36,7 +36,7 @@ from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half
 from webmcp_bridge.lab.ui.i18n import Text, _
 from webmcp_bridge.lab.ui.port import PanelPort
 from webmcp_bridge.lab.ui.view import LEVEL_WORD, cell_label, comment_title
-from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor, Review
+from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
@@ -216,7 +216,7 @@ class CellMenu:
         body = await self._ask(comment_title(what, label, hidden))  # the agent may read the dialog's title
         if body is None:
             return
-        Review(target.nb).create(anchor, body, "person")
+        self.panel.review(target.nb).create(anchor, body, "person")
         self.panel.note(
             _("commented on %1 of", what) if what != "cell" else _("commented on"), target.nb.path, target.cell_id
         )

@@ -16,6 +16,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, clock, field_row, h
+from webmcp_bridge.review.signatures import FROM_FILE
 
 # -- Comments ------------------------------------------------------------------------------------------------
 FILTERS = (("open", _("Open")), ("resolved", _("Resolved")), ("all", _("All")), ("cell", _("Current cell")))
@@ -27,7 +28,14 @@ STATE_TEXT = {
     "output-changed": _("the output changed since"),
 }
 STATUS_TEXT = {"open": _("open"), "resolved": _("resolved")}
-AUTHOR_TEXT = {"agent": _("agent"), "person": _("you")}
+#: who wrote a message, as the person reads it; "file": it says it is the person's, and no signature of this browser
+#: says so (:mod:`webmcp_bridge.review.signatures`)
+AUTHOR_TEXT = {"agent": _("agent"), "person": _("you"), FROM_FILE: _("from the file")}
+#: the tooltip of a message shown as from the file
+FROM_FILE_TITLE = _(
+    "This message says it is yours, but you did not write it in this browser: it came with the notebook's file "
+    "(another browser, an upload, or code that wrote the file). The agent is told the same."
+)
 
 
 @dataclass(frozen=True)
@@ -147,7 +155,12 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         h(
             "li",
             c(f"message author-{m.author}"),
-            h("span", c("author"), text=AUTHOR_TEXT.get(m.author, m.author)),
+            h(
+                "span",
+                c("author"),
+                text=AUTHOR_TEXT.get(m.author, m.author),
+                **({"title": FROM_FILE_TITLE} if m.author == FROM_FILE else {}),
+            ),
             h("time", c("time"), text=clock(m.time)) if m.time is not None else None,
             h("p", c("body"), text=preview(m.body, COMMENT_SHOWN_BYTES), title=preview(m.body, COMMENT_TITLE_BYTES)),
         )

@@ -75,6 +75,7 @@ from webmcp_bridge.lab.ui.view import (
     mode_select,
 )
 from webmcp_bridge.propose.proposals import Proposal, ProposalBook, source_diff
+from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only, so the panel's decisions run under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
@@ -132,7 +133,7 @@ class AgentPanel:
         self.dom = dom
         self.notice: Text | None = None
         self.created = False  # dom.js made the widget
-        self.sections = Sections(dom, self._kernel_facts)
+        self.sections = Sections(dom, self._kernel_facts, registry.context.page_secret)
         self.visible = False
         self._shown = False  # the widget's visibility as dom.js last reported it
         self._connected = False
@@ -409,6 +410,11 @@ class AgentPanel:
     def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
         """``{cell id: CellInfo}`` of ``nb`` (one read, kept until the notebook changes)."""
         return self.notebooks.cells(nb)
+
+    def review(self, nb: LabNotebook) -> Review:
+        """The review threads of ``nb`` as the person acts on them: their messages signed, and judged, with the
+        session's page secret."""
+        return Review(nb, key=self.registry.context.page_secret())
 
     @property
     def thread_filter(self) -> ThreadFilter:

@@ -15,6 +15,7 @@ from webmcp_bridge.access.levels import Level
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.lab.ui.i18n import Text
 from webmcp_bridge.lab.ui.view import CellInfo
+from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
@@ -80,6 +81,10 @@ class PanelPort(Protocol):
 
     def cells(self, nb: LabNotebook) -> dict[str, CellInfo]:
         """``{cell id: CellInfo}`` of ``nb``: index, type, first line, output count."""
+
+    def review(self, nb: LabNotebook) -> Review:
+        """The review threads of ``nb`` for the person's actions (the person's messages signed with the page secret,
+        :mod:`webmcp_bridge.review.signatures`)."""
 
     def say(self, message: Text | None) -> None:
         """Show ``message`` in the panel's notice line (None clears it)."""

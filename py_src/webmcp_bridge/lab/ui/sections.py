@@ -58,13 +58,23 @@ class Sections:
     Args:
         dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`, whose panel has the nodes named by role (see the
             module docstring).
+        kernel: what Access says of a notebook's kernels (the panel's).
+        secret: gives the key the Comments section judges who wrote each message with (the session's page secret,
+            :class:`~webmcp_bridge.review.threads.Review`); None: every message that says it is the person's reads
+            "file".
 
     Attributes: ``thread_filter`` (the Comments filter), ``dirty`` (the sections to draw), ``draws`` (times each was
     drawn) and ``longest`` (each part's longest synchronous stretch so far, ms), the last two for tests and bench/.
     """
 
-    def __init__(self, dom: Dom, kernel: Callable[[LabNotebook], KernelFacts] | None = None) -> None:
+    def __init__(
+        self,
+        dom: Dom,
+        kernel: Callable[[LabNotebook], KernelFacts] | None = None,
+        secret: Callable[[], bytes | None] | None = None,
+    ) -> None:
         self.dom = dom
+        self.secret = secret
         self.kernel = kernel  # what Access says of the kernels (the panel's: the run rule's switch, the kernel model)
         self.thread_filter: ThreadFilter = "open"
         self.dirty: set[str] = set(SECTIONS)
@@ -274,7 +284,7 @@ class Sections:
             self._summary("comments-summary", _("Comments"))
             return
         self._shown_path = nb.path
-        review = Review(nb)
+        review = Review(nb, key=None if self.secret is None else self.secret())
         counts = review.counts()
         active = nb.focus().cell_id
         if self.thread_filter == "cell":
