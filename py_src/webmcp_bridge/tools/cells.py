@@ -33,7 +33,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
 from webmcp_bridge.core.staleness import stale_outputs
-from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
+from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
 from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
 
@@ -56,10 +56,9 @@ class OutputsStale(Wire):
 
 
 class CellSnapshot(Wire):
-    """A cell as read (:func:`webmcp_bridge.core.snapshot.cell_snapshot`)."""
+    """A cell as read (:func:`webmcp_bridge.core.snapshot.cell_snapshot`): each key only where it applies."""
 
     id: str
-    uri: str = sometimes("notebook://{path}/cells/{cellId}.")
     index: int
     type: Literal["code", "markdown", "raw"]
     sourceHash: str
@@ -68,15 +67,19 @@ class CellSnapshot(Wire):
     sourceBytes: int = sometimes()
     sourceOffset: int = sometimes()
     nextSourceOffset: int | None = sometimes()
-    executionCount: int | None = sometimes()
-    outputCount: int = sometimes()
-    outputs: list[OutputListing] = sometimes()
+    executionCount: int | None = sometimes("A code cell's (null: never run).")
+    outputCount: int = sometimes("A code cell's outputs when they are not listed (no key: none).")
+    outputs: list[OutputListing] = sometimes("With includeOutputs, a code cell's outputs (no key: none).")
     outputsOmitted: int = sometimes()
     outputsStale: OutputsStale = sometimes("Only on a code cell with an execution count whose outputs may be stale.")
 
 
 class GetCellsOutput(Payload):
     path: str
+    uri: str = Field(
+        description="The notebook's address: a cell's is {uri}/cells/{id}, an output's "
+        "{uri}/cells/{id}/outputs/{index}."
+    )
     cellCount: int
     cells: list[CellSnapshot]
     truncated: bool
@@ -87,24 +90,20 @@ class GetCellsOutput(Payload):
 
 
 class OutputAddress(Payload):
-    """What every jupyter_get_output result says of the output it read."""
+    """What every jupyter_get_output result says of the output it read: which one, and the representation returned."""
 
     cellId: str
     outputIndex: int
-    uri: str
-    outputType: str
     mimeType: str
-    mimeTypes: list[str]
 
 
 class OutputText(OutputAddress):
-    """A page of an output's text."""
+    """A page of an output's text (``nextOffset`` null: the last page)."""
 
     text: str
     offset: int
     nextOffset: int | None
     totalBytes: int
-    truncated: bool
 
 
 class ImageFacts(Wire):
@@ -186,7 +185,6 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
             include_source=args.include_source,
             include_outputs=args.include_outputs,
             source_offset=args.source_offset,
-            path=nb.path,
         )
         for cell in cells
     ]
@@ -231,7 +229,7 @@ def _mark_stale(nb: Any, cells: list[Any], snapshots: list[dict[str, Any]]) -> N
 def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
     """:func:`dumps` of ``payload`` given its cells' texts ``pieces`` (each ``dumps`` of one of ``payload["cells"]``):
     the rest is serialized with an empty list, whose ``"cells":[]`` is the first such text in it (the keys before
-    it are ``path``, a JSON string in which every quote is escaped, and ``cellCount``)."""
+    it are ``path`` and ``uri``, JSON strings in which every quote is escaped, and ``cellCount``)."""
     rest = dumps({**payload, "cells": []})
     return rest.replace('"cells":[]', '"cells":[' + ",".join(pieces) + "]", 1)
 
@@ -243,6 +241,7 @@ def _payload(
     omitted = indices[len(snapshots) :]
     payload: dict[str, Any] = {
         "path": nb.path,
+        "uri": notebook_uri(nb.path),
         "cellCount": count,
         "cells": snapshots,
         "truncated": bool(omitted),
@@ -379,19 +378,15 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         mime = args.mime_type
     else:
         mime = default_mime(output)
-    base = {
-        "cellId": cell.id,
-        "outputIndex": index,
-        "uri": output_uri(nb.path, cell.id, index),
-        "outputType": output.output_type,
-        "mimeType": mime,
-        "mimeTypes": mimes,
-    }
+    # what the agent asked for, and the representation chosen (its type, address and representations are the
+    # listing's: not repeated)
+    base = {"cellId": cell.id, "outputIndex": index, "mimeType": mime}
     if mime in BINARY_MIME_TYPES:
         if mime not in IMAGE_MIME_TYPES:
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND,
                 f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.",
+                mimeTypes=mimes,
                 **base,
             )
         return await _image(ctx, nb, cell.id, index, args, mime, base)
@@ -403,7 +398,6 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         "offset": page.offset,
         "nextOffset": page.next_offset,
         "totalBytes": page.total_bytes,
-        "truncated": page.next_offset is not None,
     }
 
 
@@ -556,6 +550,11 @@ TOOLS = (
         READ,
         OutputText | OutputImage,
     ),
+)
+
+#: jupyter_export_notebook, served in the ``files`` toolset (the notebook as one Markdown document: off the default
+#: page, where jupyter_get_notebook_map and jupyter_get_cells read a notebook for far fewer characters)
+EXPORT_TOOLS = (
     Tool(
         "jupyter_export_notebook",
         "Export notebook",
