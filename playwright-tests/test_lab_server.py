@@ -74,10 +74,10 @@ def open_page(browser, server: Server, name: str) -> tuple:
 
 def every_toolset_on(page: Page) -> None:
     """Turn on every toolset with the discovery tool, as an agent would (the page opened with the default 20
-    tools), and wait until the page has registered all 39 of the bridge's tools."""
+    tools), and wait until the page has registered all 40 of the bridge's tools."""
     listing = ok(page, "jupyter_toolsets")
     ok(page, "jupyter_toolsets", {"enable": [ts["name"] for ts in listing["toolsets"] if not ts["enabled"]]})
-    page.wait_for_function("() => window.webmcpBridge.status.tools === 39", timeout=SLOW_MS)
+    page.wait_for_function("() => window.webmcpBridge.status.tools === 40", timeout=SLOW_MS)
 
 
 def assert_clean(log: PageLog, server: Server) -> None:
