@@ -317,7 +317,7 @@ def test_hidden_cells_and_notebooks_are_invisible_to_every_tool_on_the_server(br
         assert error(page, "jupyter_open_notebook", {"path": SECRET})["error"] == "NOTEBOOK_NOT_FOUND"
         page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # the person types in a hidden cell
         tools, calls = canary_scan(page, 4)
-        assert tools == 39 and calls >= 3 * tools
+        assert tools == 40 and calls >= 3 * tools
         assert log.own_page_errors() == []
     finally:
         context.close()
@@ -353,7 +353,7 @@ def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_serv
         assert any(
             u.endswith("/lab/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests
         )
-        assert len(McpBTools(page).tools()) == status["tools"] == 39
+        assert len(McpBTools(page).tools()) == status["tools"] == 40
     finally:
         context.close()
         done = mcp_b_command(lab_server, "off")

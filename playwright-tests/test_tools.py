@@ -154,7 +154,7 @@ GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 40
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 41
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS
     for tool in tools.values():
@@ -175,7 +175,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
         assert got["inputSchema"] == want["inputSchema"], name
         for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
             assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (40 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (41 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function(
@@ -217,7 +217,7 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
     early = page.evaluate(
         "async () => { const r = await window.earlyCall; return typeof r === 'string' ? JSON.parse(r) : r; }"
     )
-    assert early["isError"] is False and early["structuredContent"]["notebook"]["path"] == "jupyterlite-empty.ipynb"
+    assert early["isError"] is False and result_payload(early)["notebook"]["path"] == "jupyterlite-empty.ipynb"
     assert wait_for_bridge(page)["tools"] == len(DEFAULT_TOOLS) <= 20
     assert page.evaluate("() => window.toolChanges") == 0  # Python's set is the loader's: nothing re-registered
     status = page.evaluate("() => window.webmcpBridge.status")
