@@ -4,7 +4,6 @@ live JupyterLab with real clicks."""
 
 from __future__ import annotations
 
-import json
 import time
 
 from playwright.sync_api import Page

@@ -6,7 +6,6 @@ pending meanwhile is collected with jupyter_wait_for_result, as an agent would."
 
 from __future__ import annotations
 
-import json
 import time
 
 from playwright.sync_api import Page

@@ -10,7 +10,6 @@ which main mode does show); an aborted call stops. Every wait is bounded."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 
