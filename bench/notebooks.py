@@ -11,6 +11,9 @@ Opened (the longest main-thread task while each opens, and during the first call
     bench-3000.ipynb     3,000 cells of the typical kind
     bench-v44.ipynb      200 typical cells saved as nbformat 4.4 (no cell ids: JupyterLab assigns them on open)
     bench-mime.ipynb     a cell whose output has a MIME type no renderer knows, with an 8 MB payload
+The agent jobs of bench/reads.py:
+    bench-jobs.ipynb     an analysis in sections (headings, streams, results, an HTML table, a long log), one of
+        whose cells failed when it last ran (its traceback saved) and runs once fixed
 
 Cell ids are fixed (``c0000`` ...), so both sites see the same ids (bench-v44 has none).
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import statistics
 import struct
 import zlib
 from pathlib import Path
@@ -177,6 +181,113 @@ def mime_notebook(size: int = 8 * 1024 * 1024) -> nbformat.NotebookNode:
     return nb
 
 
+#: bench-jobs.ipynb: the failing cell's id, the text that makes it fail and what replaces it (the scripted fix)
+JOB_FAILING = ("c0017", "total = values.sum()", "total = sum(values)")
+#: bench-jobs.ipynb: the section whose outputs bench/reads.py's job summarizes
+JOB_SECTION = "Summary statistics"
+
+
+def jobs_notebook() -> nbformat.NotebookNode:
+    """bench-jobs.ipynb: 40 cells of a small sales analysis in sections. Its outputs are the kinds a notebook holds
+    (streams, results, an HTML table with its text, a 300-line log, an error with an ANSI traceback); cell
+    :data:`JOB_FAILING` raised an AttributeError when it last ran and runs in the site's kernel once fixed."""
+    rng = random.Random(11)
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+    ids = (f"c{i:04d}" for i in range(1000))
+    regions = ["north", "south", "east", "west"]
+
+    def md(text: str) -> None:
+        nb.cells.append(v4.new_markdown_cell(text, id=next(ids)))
+
+    def code(source: str, *outputs: dict, count: int | None = None) -> None:
+        n = len(nb.cells)
+        nb.cells.append(v4.new_code_cell(source, id=next(ids), execution_count=count or n, outputs=list(outputs)))
+
+    def stream(text: str) -> dict:
+        return v4.new_output("stream", name="stdout", text=text)
+
+    def result(text: str, html: str | None = None) -> dict:
+        data = {"text/plain": text} if html is None else {"text/html": html, "text/plain": text}
+        return v4.new_output("execute_result", data=data, execution_count=len(nb.cells))
+
+    sales = [(r, m, rng.randint(80, 400)) for r in regions for m in range(1, 13)]
+    md("# Sales analysis\n\nA small analysis of monthly sales per region, written as a course example.")
+    md("## Setup\n\nThe standard library is enough: no extra package is needed.")
+    code("import math\nimport statistics\nfrom collections import defaultdict")
+    code(f"REGIONS = {regions!r}\nMONTHS = range(1, 13)")
+    md("## Loading\n\nThe sales are generated, one row per region and month.")
+    code(
+        f"rows = {sales[:6]!r}  # and so on\nprint(len(rows), 'rows loaded')",
+        stream(f"{len(sales)} rows loaded\n"),
+    )
+    code("rows[:3]", result(repr(sales[:3])))
+    md("Each row is `(region, month, units)`.")
+    md(f"## {JOB_SECTION}\n\nTotals, means and spreads per region.")
+    totals = {r: sum(u for rr, _, u in sales if rr == r) for r in regions}
+    code(
+        "totals = defaultdict(int)\nfor region, month, units in rows:\n    totals[region] += units\ndict(totals)",
+        result(repr(totals)),
+    )
+    means = {r: round(totals[r] / 12, 1) for r in regions}
+    code("means = {r: round(t / 12, 1) for r, t in totals.items()}\nmeans", result(repr(means)))
+    table = "\n".join(f"{r:<6} {totals[r]:>6} {means[r]:>7}" for r in regions)
+    html = (
+        "<table><tr><th>region</th><th>total</th><th>mean</th></tr>"
+        + "".join(f"<tr><td>{r}</td><td>{totals[r]}</td><td>{means[r]}</td></tr>" for r in regions)
+        + "</table>"
+    )
+    code("summary_table(totals, means)", result("region  total    mean\n" + table, html))
+    spreads = {r: round(statistics.pstdev([u for rr, _, u in sales if rr == r]), 2) for r in regions}
+    code(
+        "spreads = {r: round(statistics.pstdev(units_of(r)), 2) for r in REGIONS}\nfor r, s in spreads.items():\n"
+        "    print(f'{r}: {s}')",
+        stream("".join(f"{r}: {s}\n" for r, s in spreads.items())),
+    )
+    md("The spread is about a quarter of the mean everywhere.")
+    log = "".join(
+        f"month {m:02d} region {r:<5} units {u:>4} running {i * 7 % 997:>4}\n" for i, (r, m, u) in enumerate(sales * 6)
+    )
+    code(
+        "for i, (region, month, units) in enumerate(rows * 6):\n    print(f'month {month:02d} region {region:<5} "
+        "units {units:>4} running {i * 7 % 997:>4}')",
+        stream(log),
+    )
+    md("## A check that failed\n\nThe next cell was written in a hurry.")
+    failing_id, bad, _ = JOB_FAILING
+    ansi = "\x1b[0;31m{}\x1b[0m".format
+    traceback = [
+        ansi("-" * 75),
+        ansi("AttributeError") + " " * 28 + "Traceback (most recent call last)",
+        "Cell \x1b[0;32mIn[17], line 2\x1b[0m\n      1 values = [3, 1, 4, 1, 5]\n\x1b[0;32m----> 2\x1b[0m total = "
+        "\x1b[43mvalues\x1b[49m\x1b[43m.\x1b[49m\x1b[43msum\x1b[49m()",
+        ansi("AttributeError") + ": 'list' object has no attribute 'sum'",
+    ]
+    error = v4.new_output(
+        "error", ename="AttributeError", evalue="'list' object has no attribute 'sum'", traceback=traceback
+    )
+    while len(nb.cells) < int(failing_id[1:]):
+        md("A note on the check.")
+    nb.cells.append(
+        v4.new_code_cell(
+            f"values = [3, 1, 4, 1, 5]\n{bad}\nprint(total)", id=failing_id, execution_count=17, outputs=[error]
+        )
+    )
+    next(ids)
+    md("## Results\n\nWhat the totals say.")
+    best = max(totals, key=totals.get)
+    code("best = max(totals, key=totals.get)\nprint('best region:', best)", stream(f"best region: {best}\n"))
+    code("sorted(totals.items(), key=lambda kv: -kv[1])", result(repr(sorted(totals.items(), key=lambda kv: -kv[1]))))
+    for r in regions:
+        md(f"### {r.title()}\n\nMonthly units of the {r} region.")
+        code(
+            f"[units for region, month, units in rows if region == {r!r}]",
+            result(repr([u for rr, _, u in sales if rr == r])),
+        )
+    md("## Notes\n\n- generated data\n- no plots: the outputs are text")
+    return nb
+
+
 OPENED_MAKERS = {
     "images": images_notebook,
     "stream": stream_notebook,
@@ -184,6 +295,17 @@ OPENED_MAKERS = {
     "v44": v44_notebook,
     "mime": mime_notebook,
 }
+
+
+def write_job_notebook(folder: Path) -> Path:
+    """Write bench-jobs.ipynb (:func:`jobs_notebook`) into ``folder`` (again each time: it is small); return its
+    path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    nb = jobs_notebook()
+    nbformat.validate(nb)
+    path = folder / name_for("jobs")
+    path.write_text(json.dumps(nb, indent=1), encoding="utf-8")  # plain json, as write_notebooks (below) says
+    return path
 
 
 def write_notebooks(folder: Path, sizes=SIZES, large: bool = True, opened=tuple(OPENED)) -> list[str]:

@@ -61,11 +61,14 @@ def reference_extension() -> Path:
     return folder
 
 
-def build_sites(content: Path) -> dict[str, Path]:
-    """Build both sites with the bench notebooks of `content` added; return {"ours": dir, "theirs": dir}."""
+def build_sites(content: Path, prefix: str = "") -> dict[str, Path]:
+    """Build both sites with the bench notebooks of `content` added, into .cache/bench/<prefix>ours and
+    <prefix>theirs; return {"ours": dir, "theirs": dir}."""
     return {
-        "ours": build_site(output=BENCH / "ours", extra_content=(content,)),
-        "theirs": build_site(output=BENCH / "theirs", extra_content=(content,), extensions=(reference_extension(),)),
+        "ours": build_site(output=BENCH / f"{prefix}ours", extra_content=(content,)),
+        "theirs": build_site(
+            output=BENCH / f"{prefix}theirs", extra_content=(content,), extensions=(reference_extension(),)
+        ),
     }
 
 

@@ -166,6 +166,18 @@ def record_page_error(log: PageLog, error) -> None:
     log.page_error_stacks.append((error.message, error.stack or ""))
 
 
+def result_payload(result: dict) -> dict:
+    """The payload of a CallToolResult the page returned: its first text block's JSON. Native WebMCP's results carry
+    it once, as that text (no ``structuredContent``: its clients show the model the whole result); the MCP-B
+    runtime's also as ``structuredContent``, which must then be the same payload (docs/TOOLS.md, "The result
+    envelope")."""
+    text = result["content"][0]
+    assert text["type"] == "text", result
+    payload = json.loads(text["text"])
+    assert "structuredContent" not in result or result["structuredContent"] == payload, result
+    return payload
+
+
 def bridge_status(page: Page) -> dict:
     """window.webmcpBridge.status, as a dict (None before the loader ran)."""
     return page.evaluate("() => window.webmcpBridge ? JSON.parse(JSON.stringify(window.webmcpBridge.status)) : null")
@@ -266,48 +278,120 @@ def bring_to_front(page: Page, path: str, timeout_ms: int = BRIDGE_TIMEOUT_MS) -
     )
 
 
-#: the MCP server a real agent would use to reach the page's WebMCP tools (npm), and where it is installed
-CHROME_DEVTOOLS_MCP = "chrome-devtools-mcp@1.11.0"
+#: the MCP servers a desktop agent uses to reach the page's WebMCP tools (npm packages, pinned), installed together into
+#: .cache/node/ by `python playwright-tests/lite_site.py install-mcp` (.ci/run)
+MCP_SERVERS = {"chrome-devtools-mcp": "1.11.0", "@playwright/mcp": "0.0.86"}
+CHROME_DEVTOOLS_MCP = f"chrome-devtools-mcp@{MCP_SERVERS['chrome-devtools-mcp']}"
 NODE_DIR = Path(__file__).resolve().parents[1] / ".cache" / "node"
+
+
+def _npm_install(prefix: Path, specs: list[str]) -> None:
+    """``npm install`` the pinned ``specs`` into ``prefix`` (no lock, no save: npm's ``--no-save`` removes from a prefix
+    every package the same run does not name, so each prefix is installed in one run)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail(f"npm is needed to install {', '.join(specs)} (apt-get install -y npm)")
+    prefix.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [
+            npm,
+            "install",
+            "--prefix",
+            str(prefix),
+            "--no-save",
+            "--no-package-lock",
+            "--no-audit",
+            "--no-fund",
+            "--no-update-notifier",
+            *specs,
+        ],
+        check=True,
+    )
 
 
 def install_npm(spec: str, prefix: Path | None = None) -> Path:
     """Install the pinned npm package ``spec`` (``name@version``) once into ``prefix`` (by default a folder of its own
-    under .cache/node/: npm's ``--no-save`` removes from a prefix every package it was not asked for) and return its
-    folder."""
+    under .cache/node/) and return its folder."""
     package, version = spec.rsplit("@", 1)
     prefix = prefix or NODE_DIR / spec.replace("/", "+")
     folder = prefix / "node_modules" / package
     manifest = folder / "package.json"
     if not (manifest.exists() and json.loads(manifest.read_text())["version"] == version):
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(f"npm is needed to install {spec} (apt-get install -y npm)")
-        prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(prefix),
-                "--no-save",
-                "--no-package-lock",
-                "--no-audit",
-                "--no-fund",
-                "--no-update-notifier",
-                spec,
-            ],
-            check=True,
-        )
+        _npm_install(prefix, [spec])
     return folder
 
 
+def install_mcp() -> dict[str, Path]:
+    """Install the pinned MCP servers of :data:`MCP_SERVERS` into .cache/node/ (one npm run for those missing or at
+    another version; nothing when all are there) and return ``{package: its entry script}``."""
+    folders = {package: NODE_DIR / "node_modules" / package for package in MCP_SERVERS}
+
+    def installed(package: str) -> bool:
+        manifest = folders[package] / "package.json"
+        return manifest.exists() and json.loads(manifest.read_text())["version"] == MCP_SERVERS[package]
+
+    if not all(installed(package) for package in MCP_SERVERS):
+        _npm_install(NODE_DIR, [f"{package}@{version}" for package, version in MCP_SERVERS.items()])
+    entries = {}
+    for package, folder in folders.items():
+        binaries = json.loads((folder / "package.json").read_text())["bin"]
+        entry = (
+            binaries
+            if isinstance(binaries, str)
+            else binaries.get(package.rsplit("/", 1)[-1]) or next(iter(binaries.values()))
+        )
+        entries[package] = folder / entry
+    return entries
+
+
 def install_chrome_devtools_mcp() -> Path:
-    """Install the pinned chrome-devtools-mcp into .cache/node/ (once; npm) and return its entry script."""
-    package = CHROME_DEVTOOLS_MCP.rsplit("@", 1)[0]
-    folder = install_npm(CHROME_DEVTOOLS_MCP, NODE_DIR)
-    entry = json.loads((folder / "package.json").read_text())["bin"][package]
-    return folder / entry
+    """The pinned chrome-devtools-mcp's entry script (installed with the other MCP servers, :func:`install_mcp`)."""
+    return install_mcp()["chrome-devtools-mcp"]
+
+
+def playwright_mcp_config(folder: Path) -> Path:
+    """Write Playwright MCP's configuration into ``folder`` and return its path: Debian's Chromium (its real binary),
+    headless, with native WebMCP on (``--enable-features=WebMCP``: without it the page has no
+    ``document.modelContext``) and this machine's flags (:data:`BASE_ARGS`), an in-memory profile, its files (page
+    snapshots) kept in ``folder``. The README shows the same file for a desktop agent (headed, the person's
+    Chromium)."""
+    config = {
+        "browser": {
+            "browserName": "chromium",
+            "isolated": True,
+            "launchOptions": {
+                "executablePath": chromium_executable(),
+                "headless": True,
+                "args": [WEBMCP_FLAG, *BASE_ARGS],
+            },
+        },
+        "outputDir": str(folder / "output"),
+    }
+    path = folder / "playwright-mcp.json"
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path
+
+
+def playwright_mcp_command(folder: Path) -> tuple[str, list[str]]:
+    """``(node, arguments)`` that start the pinned Playwright MCP on stdio with :func:`playwright_mcp_config` (written
+    into ``folder``), as a desktop agent's MCP configuration starts it. Its client sees the page's WebMCP tools as
+    tools named ``webmcp_<tool>`` once a page snapshot collected them (``browser_snapshot``)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is needed to run the MCP servers (apt-get install -y nodejs)")
+    return node, [str(install_mcp()["@playwright/mcp"]), "--config", str(playwright_mcp_config(folder))]
+
+
+def playwright_mcp_result(text: str) -> tuple[dict, bool]:
+    """The CallToolResult in the text Playwright MCP answers a ``webmcp_<tool>`` call with (its "### Result" section,
+    or "### Error" when the result has ``isError``: a preamble line saying the output is page-provided and
+    untrusted, then the result as JSON), and whether it came as an error. Raises ValueError when the text holds no
+    result (Playwright MCP's own failure, such as its 30 s limit on a call)."""
+    marker = text.find("untrusted:\n")
+    if marker < 0:
+        raise ValueError(f"no WebMCP result in Playwright MCP's answer: {text[:300]!r}")
+    result, _ = json.JSONDecoder().raw_decode(text, marker + len("untrusted:\n"))
+    return result, text.lstrip().startswith("### Error")
 
 
 #: the accessibility engine the browser tests run in the page (npm, MPL-2.0), injected by the test as a script's
@@ -324,7 +408,8 @@ if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp`
     import sys
 
     if sys.argv[1:] == ["install-mcp"]:
-        print(install_chrome_devtools_mcp())
+        for package, entry in install_mcp().items():
+            print(package, entry)
     elif sys.argv[1:] == ["install-axe"]:
         print(install_npm(AXE_CORE))
 

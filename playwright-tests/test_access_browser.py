@@ -16,7 +16,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from lite_site import open_notebook
+from lite_site import open_notebook, result_payload
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from canary_calls import Pools, calls_for  # noqa: E402
@@ -142,7 +142,7 @@ def collected_text(page: Page, text: str) -> str:
     """A result as it finally is: a call that went pending (slow behind a busy kernel) is collected with
     jupyter_wait_for_result, as an agent would, so it is compared by what it answered, never counted as "same"."""
     for _ in range(20):
-        content = json.loads(text).get("structuredContent") or {}
+        content = result_payload(json.loads(text))
         if content.get("status") != "pending":
             return text
         text = page.evaluate(RUN_CALLS, {"calls": [["jupyter_wait_for_result", {"pendingId": content["pendingId"]}]]})[
@@ -152,7 +152,7 @@ def collected_text(page: Page, text: str) -> str:
 
 
 def payload(result: dict) -> dict:
-    return result["structuredContent"]
+    return result_payload(result)
 
 
 def open_planted(page: Page, site_url: str) -> None:

@@ -21,11 +21,11 @@ def test_errors_summary_lists_the_cells_that_raised_and_follows_runs(page, page_
     assert summary["path"] == SAVED_ERRORS and summary["count"] == 4 and summary["truncated"] is False
     assert [c["index"] for c in summary["cells"]] == RAISED
     assert {(c["ename"], c["evalue"]) for c in summary["cells"]} == {("ZeroDivisionError", "float division by zero")}
-    # the addresses are the cells' own, and the output's reads the traceback the person sees
+    # the ids are the cells' own, and the error's output reads the traceback the person sees
     first = summary["cells"][0]
     [cell] = ok(page, "jupyter_get_cells", {"cellIds": [first["cellId"]]})["cells"]
-    assert cell["uri"] == first["uri"] and cell["index"] == 61
-    traceback = ok(page, "jupyter_get_output", {"uri": first["outputUri"]})["text"]
+    assert cell["index"] == 61 and summary["uri"] == f"notebook://{SAVED_ERRORS}"
+    traceback = ok(page, "jupyter_get_output", {"cellId": first["cellId"], "outputIndex": first["outputIndex"]})["text"]
     assert "ZeroDivisionError" in traceback and "\x1b" not in traceback
     # a cell the agent runs that raises joins the list; clearing a cell's outputs takes it off
     added = ok(page, "jupyter_insert_cell", {"source": "raise ValueError('no answer yet')"})["cell"]

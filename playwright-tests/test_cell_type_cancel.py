@@ -115,7 +115,7 @@ def test_an_aborted_wait_stops_the_pending_run_it_waited_for(page: Page, page_lo
         c["id"]: c
         for c in ok(page, "jupyter_get_cells", {"cellIds": [slow["id"], after["id"]], "includeOutputs": True})["cells"]
     }
-    assert cells[after["id"]]["executionCount"] is None and cells[after["id"]]["outputs"] == []
+    assert cells[after["id"]]["executionCount"] is None and "outputs" not in cells[after["id"]]
     outputs = page.evaluate(
         "() => [...document.querySelectorAll('.jp-OutputArea-output')].map(n => n.textContent.trim())"
     )

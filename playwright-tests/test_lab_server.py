@@ -77,7 +77,7 @@ def every_toolset_on(page: Page) -> None:
     tools), and wait until the page has registered all 40 of the bridge's tools."""
     listing = ok(page, "jupyter_toolsets")
     ok(page, "jupyter_toolsets", {"enable": [ts["name"] for ts in listing["toolsets"] if not ts["enabled"]]})
-    page.wait_for_function("() => window.webmcpBridge.status.tools === 40", timeout=SLOW_MS)
+    page.wait_for_function("() => window.webmcpBridge.status.tools === 41", timeout=SLOW_MS)
 
 
 def assert_clean(log: PageLog, server: Server) -> None:
@@ -317,7 +317,7 @@ def test_hidden_cells_and_notebooks_are_invisible_to_every_tool_on_the_server(br
         assert error(page, "jupyter_open_notebook", {"path": SECRET})["error"] == "NOTEBOOK_NOT_FOUND"
         page.evaluate(PERSON, {"canary": CANARY, "hidden": "hid-md"})  # the person types in a hidden cell
         tools, calls = canary_scan(page, 4)
-        assert tools == 40 and calls >= 3 * tools
+        assert tools == 41 and calls >= 3 * tools
         assert log.own_page_errors() == []
     finally:
         context.close()
@@ -353,7 +353,7 @@ def test_mcp_b_turned_on_in_a_jupyterlab_server(browser_without_webmcp, lab_serv
         assert any(
             u.endswith("/lab/extensions/jupyterlab-webmcp-bridge/static/mcp-b/global.iife.js") for u in log.requests
         )
-        assert len(McpBTools(page).tools()) == status["tools"] == 40
+        assert len(McpBTools(page).tools()) == status["tools"] == 41
     finally:
         context.close()
         done = mcp_b_command(lab_server, "off")

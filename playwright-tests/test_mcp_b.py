@@ -183,7 +183,10 @@ def test_core_agent_scenarios_through_mcp_b(browser_without_webmcp, mcp_b_site):
             ),
         )
         assert tool_payload(ran)["results"][0]["status"] == "ok"
-        output = tool_payload(listed)["cells"][0]["outputs"][0]
+        listing = tool_payload(listed)
+        # on MCP-B both parts of a result hold the payload (an MCP host shows the model one of them)
+        assert json.loads(listed["result"]["content"][0]["text"]) == listing
+        output = {"uri": f"{listing['uri']}/cells/{cell['id']}/outputs/{listing['cells'][0]['outputs'][0]['index']}"}
         # the same addresses as MCP resources: three templates, reads with cache hints, a missing notebook an error
         assert status["resources"] == 3
         templates, read_output, read_cell, missing = mcp(

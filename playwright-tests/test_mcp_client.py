@@ -113,9 +113,9 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
                     if response["status"] == "Error":
                         return {"error": response}, True
                     output = response["output"]
-                    payload = json.loads(output["content"][0]["text"])
-                    assert payload == output["structuredContent"]
-                    return payload, bool(output["isError"])
+                    # native WebMCP: the payload once, as the text (the client shows the model the whole result)
+                    assert "structuredContent" not in output, output
+                    return json.loads(output["content"][0]["text"]), bool(output["isError"])
 
                 seen["context"], _ = await webmcp("jupyter_get_context", {})
                 seen["opened"], _ = await webmcp("jupyter_open_notebook", {"path": NOTEBOOK})

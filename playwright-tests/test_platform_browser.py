@@ -35,7 +35,12 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
     review = toolset_tools("review", "toolsets")
     assert len(review) == 8 and status["state"] == "ready" and status["tools"] == len(review), status
     assert {t["name"] for t in page.webmcp.tools()} == review
-    assert status["outputSchema"] == {"state": "dropped"}  # Chromium 156 registers the tools but keeps no outputSchema
+    # native WebMCP: the tools are registered without an outputSchema, and a result carries its payload once, as its
+    # text (its clients show the model the whole result)
+    assert status["outputSchema"] == {"state": "off"}
+    assert all("outputSchema" not in t for t in page.webmcp.tools())
+    listing = page.webmcp.call_tool("jupyter_toolsets", {})
+    assert set(listing) == {"content", "isError"} and json.loads(listing["content"][0]["text"])["toolsets"]
 
     # the discovery tool turns the notebooks and access toolsets on: registered at once, the page's toolchange fires
     page.evaluate(
@@ -48,12 +53,13 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
     page.wait_for_function("n => window.webmcpBridge.status.tools === n && window.toolChanges > 0", arg=len(wanted))
     assert {t["name"] for t in page.webmcp.tools()} == wanted
 
-    # an output fetched by the uri its listing gives
-    cells = ok(page, "jupyter_get_cells", {"includeOutputs": True, "endIndex": 8})["cells"]
+    # an output fetched by the address its listing gives: the notebook's once, the cell's id and the output's index
+    listing = ok(page, "jupyter_get_cells", {"includeOutputs": True, "endIndex": 8})
+    cells = listing["cells"]
     printed = next(c for c in cells if c.get("outputs"))
     listed = printed["outputs"][0]
-    assert listed["uri"] == f"{printed['uri']}/outputs/0" and listed["mimeType"] == "text/plain"
-    by_uri = ok(page, "jupyter_get_output", {"uri": listed["uri"]})
+    assert listed == {"index": 0, "outputType": "stream", "bytes": 3, "preview": "10\n"}  # text/plain, stdout
+    by_uri = ok(page, "jupyter_get_output", {"uri": f"{listing['uri']}/cells/{printed['id']}/outputs/0"})
     assert by_uri["text"] == "10\n" and by_uri == ok(
         page, "jupyter_get_output", {"cellId": printed["id"], "outputIndex": 0}
     )

@@ -6,12 +6,11 @@ pending meanwhile is collected with jupyter_wait_for_result, as an agent would."
 
 from __future__ import annotations
 
-import json
 import time
 
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, choose, open_notebook
+from lite_site import KERNEL_TIMEOUT_MS, choose, open_notebook, result_payload
 from test_tools import assert_clean, call, ok
 
 NOTEBOOK = "jupyterlite-demo-python.ipynb"
@@ -40,8 +39,7 @@ def finish_call(page: Page, key: str, timeout: float = 60_000) -> tuple[dict, di
     result = page.evaluate(
         "async key => { const r = await window.__calls[key]; return typeof r === 'string' ? JSON.parse(r) : r; }", key
     )
-    payload = json.loads(result["content"][0]["text"])
-    assert payload == result["structuredContent"]
+    payload = result_payload(result)
     while payload.get("status") == "pending":
         payload, result = call(page, "jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=timeout)
     return payload, result

@@ -49,7 +49,8 @@ RUN_BATCH = """async ({calls, watch, perCall, restore}) => {
       return {result: r};
     } catch (e) { return {thrown: String(e && e.stack || e)}; }
   };
-  const payload = (r) => r.result ? r.result.structuredContent : null;
+  const payload = (r) => r.result && r.result.content && r.result.content[0] ? JSON.parse(r.result.content[0].text) :
+    null;
   const fingerprint = async (path) => {
     const opened = payload(await exec('jupyter_open_notebook', {path, activate: false}));
     const cells = [];
@@ -269,8 +270,8 @@ def check_result(name: str, args, kind: str, one: dict, problems: list[str]) -> 
         return None
     text = result["content"][0]["text"]
     payload = json.loads(text)
-    if payload != result.get("structuredContent"):
-        problems.append(f"structuredContent differs from the text {where}")
+    if "structuredContent" in result:  # native WebMCP: the payload once, as the text (docs/TOOLS.md)
+        problems.append(f"structuredContent beside the text on native WebMCP {where}")
     if len(text.encode()) > 50 * 1024:
         problems.append(f"RESULT OVER 50 KiB {where}: {len(text.encode())} bytes")
     if result["isError"]:
@@ -531,7 +532,8 @@ def test_a_whole_session_on_every_demo_notebook_stays_offline(page, page_log, si
                     "jupyter_get_output",
                     {"notebookPath": name, "cellId": cell["id"], "outputIndex": output["index"]},
                 )
-                assert got["outputIndex"] == output["index"] and got["mimeType"] in output["mimeTypes"], got
+                assert got["outputIndex"] == output["index"], got
+                assert got["mimeType"] in output.get("mimeTypes", ["text/plain"]), got
         cell = ok(page, "jupyter_insert_cell", {"notebookPath": name, "source": f"print('offline', {number} * 7)"})[
             "cell"
         ]

@@ -10,6 +10,7 @@ from lite_site import (
     bridge_status,
     new_recorded_page,
     open_notebook,
+    result_payload,
 )
 
 NOTEBOOK = "jupyterlite-empty.ipynb"
@@ -209,7 +210,7 @@ def test_without_the_sites_runtime_the_bridge_uses_the_one_it_ships(page, page_l
         "url": f"{site_url}/extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs",
     }
     result = page.webmcp.call_tool("jupyter_get_context", {})
-    assert result["isError"] is False and result["structuredContent"]["notebook"]["path"] == NOTEBOOK
+    assert result["isError"] is False and result_payload(result)["notebook"]["path"] == NOTEBOOK
     assert page_log.foreign_requests(site_url, allow_content_links=False) == []
 
 
@@ -224,19 +225,22 @@ def test_a_loader_failure_shows_in_the_status_item(page, page_log, site_url):
     assert page.locator(".jp-Notebook .jp-Cell").count() >= 1
     # the tools registered early from tools.json answer with a structured error instead of hanging
     result = page.webmcp.call_tool("jupyter_get_context", {})
-    assert result["isError"] is True and result["structuredContent"]["error"] == "INTERNAL_ERROR"
-    assert "not available" in result["structuredContent"]["message"]
+    error = result_payload(result)  # the loader's own answer, shaped as the bridge's: the payload once, as text
+    assert result["isError"] is True and "structuredContent" not in result and error["error"] == "INTERNAL_ERROR"
+    assert "not available" in error["message"]
     assert page_log.own_page_errors() == []
 
 
 def run_code(page, code: str) -> dict:
     """jupyter_run_code as the agent, collected if it goes pending; the payload."""
     result = page.webmcp.call_tool("jupyter_run_code", {"code": code}, timeout=KERNEL_TIMEOUT_MS)
-    payload = result["structuredContent"]
+    payload = result_payload(result)
     while payload.get("status") == "pending":
-        payload = page.webmcp.call_tool(
-            "jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=KERNEL_TIMEOUT_MS
-        )["structuredContent"]
+        payload = result_payload(
+            page.webmcp.call_tool(
+                "jupyter_wait_for_result", {"pendingId": payload["pendingId"]}, timeout=KERNEL_TIMEOUT_MS
+            )
+        )
     return payload
 
 

@@ -9,13 +9,22 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from lite_site import BRIDGE_TIMEOUT_MS, KERNEL_TIMEOUT_MS, demo_definitions, lab_url, open_notebook, wait_for_bridge
+from lite_site import (
+    BRIDGE_TIMEOUT_MS,
+    KERNEL_TIMEOUT_MS,
+    demo_definitions,
+    lab_url,
+    open_notebook,
+    result_payload,
+    wait_for_bridge,
+)
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
-#: every tool named in the product contract (docs/TOOLS.md), and nothing else
+#: every tool named in the product contract (docs/TOOLS.md), and nothing else: the bridge's own tools
 FEATURE_TOOLS = {
     "jupyter_get_context",
+    "jupyter_get_notebook_map",
     "jupyter_list_workspace",
     "jupyter_open_notebook",
     "jupyter_create_notebook",
@@ -64,9 +73,9 @@ DEFAULT_TOOLS = {
     "jupyter_open_notebook",
     "jupyter_create_notebook",
     "jupyter_save_notebook",
+    "jupyter_get_notebook_map",
     "jupyter_get_cells",
     "jupyter_get_output",
-    "jupyter_export_notebook",
     "jupyter_insert_cell",
     "jupyter_update_cell",
     "jupyter_edit_cell_source",
@@ -91,11 +100,8 @@ def call(page: Page, name: str, args: dict | None = None, timeout: float = 60_00
     """Call a tool as the agent; return (payload, whole CallToolResult). Checks the envelope's shape."""
     result = page.webmcp.call_tool(name, args or {}, timeout=timeout)
     assert isinstance(result, dict) and isinstance(result.get("content"), list), result
-    text = result["content"][0]
-    assert text["type"] == "text"
-    payload = json.loads(text["text"])
-    assert payload == result["structuredContent"]
-    assert len(text["text"].encode()) <= 50 * 1024
+    payload = result_payload(result)
+    assert len(result["content"][0]["text"].encode()) <= 50 * 1024
     return payload, result
 
 
@@ -149,7 +155,7 @@ GET_TOOLS_FIELDS = """async () => (await document.modelContext.getTools()).map(t
 
 def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
     status = open_notebook(page, site_url, "jupyterlite-empty.ipynb")
-    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 41
+    assert status["state"] == "ready" and status["tools"] == len(PAGE_TOOLS) == 42
     tools = {t["name"]: t for t in page.webmcp.tools()}
     assert set(tools) == PAGE_TOOLS
     for tool in tools.values():
@@ -170,7 +176,7 @@ def test_all_tools_register_with_well_formed_schemas(page, page_log, site_url):
         assert got["inputSchema"] == want["inputSchema"], name
         for hint in ("readOnlyHint", "untrustedContentHint", "consequentialHint"):
             assert got["annotations"][hint] is want["annotations"][hint], (name, hint, got["annotations"])
-    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (41 tools)"
+    assert page.locator(".webmcp-bridge-status").inner_text() == "WebMCP: ready (42 tools)"
     ok(page, "jupyter_get_context")
     error(page, "jupyter_get_cells", {"cellIds": ["nope"]})
     page.wait_for_function(
@@ -212,7 +218,7 @@ def test_tools_are_registered_before_python_is_up_and_early_calls_wait(page, pag
     early = page.evaluate(
         "async () => { const r = await window.earlyCall; return typeof r === 'string' ? JSON.parse(r) : r; }"
     )
-    assert early["isError"] is False and early["structuredContent"]["notebook"]["path"] == "jupyterlite-empty.ipynb"
+    assert early["isError"] is False and result_payload(early)["notebook"]["path"] == "jupyterlite-empty.ipynb"
     assert wait_for_bridge(page)["tools"] == len(DEFAULT_TOOLS) <= 20
     assert page.evaluate("() => window.toolChanges") == 0  # Python's set is the loader's: nothing re-registered
     status = page.evaluate("() => window.webmcpBridge.status")
@@ -259,7 +265,7 @@ def test_agent_fetches_an_image_as_mcp_image_content(page, page_log, site_url):
     open_notebook(page, site_url, name)
     on_disk = json.loads((CONTENT / name).read_text())
     listing = ok(page, "jupyter_get_cells", {"includeOutputs": True, "includeSource": False})
-    images = [(c, o) for c in listing["cells"] for o in c.get("outputs", []) if "image/png" in o["mimeTypes"]]
+    images = [(c, o) for c in listing["cells"] for o in c.get("outputs", []) if "image/png" in o.get("mimeTypes", [])]
     assert images, "the pandas notebook has PNG figures"
     cell, output = images[0]
     stored_plain = "".join(on_disk["cells"][cell["index"]]["outputs"][output["index"]]["data"]["text/plain"])
@@ -664,7 +670,7 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
         page.wait_for_timeout(500)
     text = "".join(
         ok(page, "jupyter_get_output", {"cellId": slow["id"], "outputIndex": i})["text"]
-        for i in range(cell["outputCount"])
+        for i in range(len(cell.get("outputs", [])))
     )
     assert text == "started\ndone\n", cell
     # its later output and execution count are still the agent's run (the call stopped waiting, the run did not)

@@ -10,7 +10,6 @@ which main mode does show); an aborted call stops. Every wait is bounded."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 
@@ -23,6 +22,7 @@ from lite_site import (
     bring_to_front,
     lab_url,
     new_recorded_page,
+    result_payload,
     serve,
     wait_for_bridge,
 )
@@ -62,8 +62,8 @@ TOOL_NAMES = "async () => (await document.modelContext.getTools()).map(t => t.na
 def call(page: Page, name: str, args: dict | None = None, timeout: float = 60_000) -> dict:
     """Call a tool as the agent; return its payload (the envelope checked, isError False)."""
     result = page.webmcp.call_tool(name, args or {}, timeout=timeout)
-    payload = json.loads(result["content"][0]["text"])
-    assert payload == result["structuredContent"] and result["isError"] is False, payload
+    payload = result_payload(result)
+    assert result["isError"] is False, payload
     return payload
 
 

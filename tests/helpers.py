@@ -28,7 +28,7 @@ from webmcp_bridge.host.remote import RemoteHost, loopback_host
 from webmcp_bridge.host.wire import WireServer
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.session.bridge import build_bridge
-from webmcp_bridge.tools import notebooks_toolset
+from webmcp_bridge.tools import files_toolset, notebooks_toolset
 
 REPO = Path(__file__).resolve().parents[1]
 ERROR_CODES = {c.value for c in ErrorCode}
@@ -84,7 +84,10 @@ class Bridge:
         if HOST_ROUTE["route"] == "wire":
             self.remote = loopback_host(WireServer(self.ws, self.ws.dialogs))
             host = self.remote.as_host()
-        self.reg = build_bridge(host, limits=limits, toolsets=list(toolsets or [notebooks_toolset()])).registry
+        # the core tools of the contract: the notebooks toolset, and the files toolset with jupyter_export_notebook
+        self.reg = build_bridge(
+            host, limits=limits, toolsets=list(toolsets or [notebooks_toolset(), files_toolset()])
+        ).registry
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         result = asyncio.run(self.reg.call(name, arguments))

@@ -43,7 +43,7 @@ def by_name() -> dict[str, dict]:
 
 def test_every_builtin_tool_states_every_hint():
     annotations = by_name()
-    assert len(annotations) == 40
+    assert len(annotations) == 41
     for name, hints in annotations.items():
         assert set(hints) == ALL_HINTS, name
         assert all(isinstance(v, bool) for v in hints.values()), name
@@ -69,7 +69,7 @@ def test_deletes_overwrites_restarts_and_clears_are_destructive():
 
 def test_reads_are_idempotent_and_never_destructive():
     reads = {name: hints for name, hints in by_name().items() if hints["readOnlyHint"]}
-    assert len(reads) == 16
+    assert len(reads) == 17
     for name, hints in reads.items():
         assert hints["idempotentHint"] is True and hints["destructiveHint"] is False, name
     annotations = by_name()

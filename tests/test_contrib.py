@@ -138,7 +138,7 @@ def test_the_builtin_families_are_contributions_registered_like_any_other() -> N
         "search",
         "toolsets",
     ]
-    assert len(bridge.registry.tools()) == 40
+    assert len(bridge.registry.tools()) == 41
     assert [d["name"] for d in tool_definitions()] == [t.name for t in bridge.registry.tools()]
     assert len(bridge.diagnostics) == 0
 
@@ -254,7 +254,7 @@ def test_a_narrowed_builtin_tool_is_one_tool_that_refuses_what_it_no_longer_take
     ws = MemoryWorkspace({"notes/a.md": "a", "b.md": "b"})
     bridge = build_bridge(ws, contributions=[narrow])
     definitions = [d for d in bridge.registry.definitions() if d["name"] == "jupyter_write_file"]
-    assert len(definitions) == 1 and len(bridge.registry.tools()) == 40
+    assert len(definitions) == 1 and len(bridge.registry.tools()) == 41
     assert set(definitions[0]["inputSchema"]["properties"]) == {"path", "content"}
     assert definitions[0]["description"] == "Write under notes/ only."
     error(bridge, "jupyter_write_file", {"path": "elsewhere.md", "content": "x"}, "INVALID_ARGUMENT")
@@ -711,7 +711,7 @@ def test_the_readme_example_is_a_working_contribution(loader: SiteLoader) -> Non
     contributions = load(loader, path)
     ws = euler_workspace()
     bridge = build_bridge(ws, contributions=contributions, diagnostics=loader.diagnostics)
-    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 41
+    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 42
     ok(bridge, "jupyter_open_notebook", {"path": EULER})
     first = ws.open[EULER].nb["cells"][0]
     assert (

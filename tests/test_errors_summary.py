@@ -72,40 +72,40 @@ def test_lists_the_cells_whose_last_run_raised_in_order():
     summary = errors(bridge)
     assert summary == {
         "path": PATH,
+        "uri": f"notebook://{PATH}",
         "count": 2,
         "truncated": False,
         "cells": [
             {
                 "cellId": "bad",
                 "index": 2,
-                "uri": f"notebook://{PATH}/cells/bad",
                 "executionCount": 2,
                 "ename": "ZeroDivisionError",
                 "evalue": "division by zero",
                 "outputIndex": 1,
-                "outputUri": f"notebook://{PATH}/cells/bad/outputs/1",
             },
             {
                 "cellId": "key",
                 "index": 4,
-                "uri": f"notebook://{PATH}/cells/key",
                 "executionCount": 3,
                 "ename": "KeyError",
                 "evalue": "'k'",
                 "outputIndex": 0,
-                "outputUri": f"notebook://{PATH}/cells/key/outputs/0",
             },
         ],
     }
-    # the address reads the error's traceback
-    out = bridge.ok("jupyter_get_output", {"uri": summary["cells"][0]["outputUri"]})
+    # the notebook's address and the cell's output index read the error's traceback
+    first = summary["cells"][0]
+    out = bridge.ok(
+        "jupyter_get_output", {"uri": f"{summary['uri']}/cells/{first['cellId']}/outputs/{first['outputIndex']}"}
+    )
     assert "ZeroDivisionError" in out["text"] and "\x1b" not in out["text"]
 
 
 def test_without_the_flag_there_is_no_errors_key_and_without_errors_an_empty_list():
     bridge = agent([code("ok", "x = 1", [], 1)])
     assert "errors" not in bridge.ok("jupyter_get_context")
-    assert errors(bridge) == {"path": PATH, "count": 0, "truncated": False, "cells": []}
+    assert errors(bridge) == {"path": PATH, "uri": f"notebook://{PATH}", "count": 0, "truncated": False, "cells": []}
 
 
 def test_follows_the_runs_a_fixed_cell_leaves_the_list():
@@ -145,7 +145,13 @@ def test_hidden_cells_are_never_listed_and_indices_count_visible_cells():
     assert [c["cellId"] for c in before["cells"]] == ["secret", "shown"]
     set_cell_level(bridge.ws.open[PATH], "secret", "none")
     after = errors(bridge)
-    assert after == {"path": PATH, "count": 1, "truncated": False, "cells": [{**before["cells"][1], "index": 0}]}
+    assert after == {
+        "path": PATH,
+        "uri": f"notebook://{PATH}",
+        "count": 1,
+        "truncated": False,
+        "cells": [{**before["cells"][1], "index": 0}],
+    }
     assert "CANARY" not in json.dumps(bridge.ok("jupyter_get_context", {"includeErrors": True}))
     # exactly what the same notebook without that cell gives
     plain = agent([code("shown", "1/0", [error("NameError", "name 'q' is not defined")], 2)])

@@ -20,7 +20,7 @@ from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.lab.ui.view import comment_title
 from webmcp_bridge.session.bridge import build_bridge
-from webmcp_bridge.tools import files_toolset, notebooks_toolset
+from webmcp_bridge.tools import notebooks_toolset
 
 BIG = "big/log.txt"
 # about 1.3 MB of text: 80 pages of 16 KiB, with a few multi-byte characters
@@ -36,7 +36,6 @@ def bridge(files: dict[str, str] | None = None) -> Bridge:
             **(files or {}),
         }
     )
-    b.reg.add_toolset(files_toolset())
     return b
 
 

@@ -16,7 +16,6 @@ from webmcp_bridge.access.levels import set_notebook_level
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.session.bridge import build_bridge
-from webmcp_bridge.tools import files_toolset
 
 EULER = "demo/euler.ipynb"
 NOTES = "demo/notes.md"
@@ -40,7 +39,6 @@ def files_bridge(limits: Limits = Limits()) -> Bridge:
         },
         limits=limits,
     )
-    b.reg.add_toolset(files_toolset())
     b.open(EULER)
     return b
 

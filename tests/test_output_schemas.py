@@ -75,11 +75,20 @@ def test_the_real_results_of_every_tool_match_their_output_schema():
         await a.ok("jupyter_list_workspace", {"recursive": True})
         await a.ok("jupyter_open_notebook", {"path": NB})
         await a.ok("jupyter_get_context")  # with a notebook, a kernel and a focus
-        cells = (await a.ok("jupyter_get_cells", {"includeOutputs": True}))["cells"]
-        figure = next(o for c in cells for o in c.get("outputs", []) if o["mimeType"] == "image/png")
-        table = next(o for c in cells for o in c.get("outputs", []) if o["mimeType"] == "text/html")
-        await a.ok("jupyter_get_output", {"uri": figure["uri"]})  # an image
-        await a.ok("jupyter_get_output", {"uri": table["uri"], "maxBytes": 64})  # a page of text
+        await a.ok("jupyter_get_notebook_map")
+        listing = await a.ok("jupyter_get_cells", {"includeOutputs": True})
+        cells = listing["cells"]
+        figure, table = (
+            next(
+                f"{listing['uri']}/cells/{c['id']}/outputs/{o['index']}"
+                for c in cells
+                for o in c.get("outputs", [])
+                if o.get("mimeType") == mime
+            )
+            for mime in ("image/png", "text/html")
+        )
+        await a.ok("jupyter_get_output", {"uri": figure})  # an image
+        await a.ok("jupyter_get_output", {"uri": table, "maxBytes": 64})  # a page of text
         await a.ok("jupyter_export_notebook", {"includeOutputs": True})
         await a.ok("jupyter_get_cells", {"cellIds": [cells[0]["id"]], "includeSource": False})
         new = (await a.ok("jupyter_insert_cell", {"source": "print('hi')", "referenceCellId": cells[0]["id"]}))["cell"]

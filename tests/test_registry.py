@@ -15,7 +15,7 @@ from helpers import ERROR_CODES, Bridge, check_envelope, make_bridge
 from webmcp_bridge.calls.registry import CallEvent, Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, MIB
-from webmcp_bridge.tools import notebooks_toolset
+from webmcp_bridge.tools import files_toolset, notebooks_toolset
 
 # The product contract, "Argument names of the core tools": (required, optional). Every tool that works on a
 # notebook also takes notebookPath.
@@ -43,6 +43,7 @@ TABLE: dict[str, tuple[set[str], set[str]]] = {
     "jupyter_focus_cell": ({"cellId"}, {"cursor", "selection"}),
     "jupyter_kernel_action": ({"action"}, set()),
     "jupyter_export_notebook": (set(), {"format", "includeOutputs", "offset"}),
+    "jupyter_get_notebook_map": (set(), {"startIndex"}),
 }
 NOT_ON_A_NOTEBOOK = {
     "jupyter_get_context",
@@ -56,8 +57,15 @@ PURE_READS = {
     "jupyter_get_cells",
     "jupyter_get_output",
     "jupyter_export_notebook",
+    "jupyter_get_notebook_map",
 }
-CONTENT_RETURNING = {"jupyter_get_cells", "jupyter_get_output", "jupyter_export_notebook", "jupyter_run_cells"}
+CONTENT_RETURNING = {
+    "jupyter_get_cells",
+    "jupyter_get_output",
+    "jupyter_export_notebook",
+    "jupyter_run_cells",
+    "jupyter_get_notebook_map",
+}
 CONSEQUENTIAL = {
     "jupyter_update_cell",
     "jupyter_delete_cell",
@@ -69,18 +77,22 @@ CONSEQUENTIAL = {
 
 @pytest.fixture(scope="module")
 def definitions() -> dict[str, dict[str, Any]]:
+    """The core tools: the notebooks toolset's and jupyter_export_notebook (served in the files toolset)."""
     reg = Registry(object())
     reg.add_toolset(notebooks_toolset())
     defs = reg.definitions()
+    export = [t for t in files_toolset().tools if t.name == "jupyter_export_notebook"]
+    defs += [t.definition() for t in export]
     assert len(defs) == len({d["name"] for d in defs})
     return {d["name"]: d for d in defs}
 
 
 def test_the_17_tools_are_registered(definitions):
     assert set(definitions) == set(TABLE)
-    assert len(definitions) == 17
     toolset = notebooks_toolset()
     assert toolset.name == "notebooks" and len(toolset.tools) == 17
+    # the map of the notebook took the export's place on the default page; the export is the files toolset's
+    assert {t.name for t in toolset.tools} == set(TABLE) - {"jupyter_export_notebook"}
     for d in definitions.values():
         assert re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", d["name"])
         assert d["description"].strip() and d["title"].strip()

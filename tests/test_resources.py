@@ -52,15 +52,17 @@ def test_a_notebook_a_cell_and_an_output_are_read_with_their_cache_hints(agent):
     assert notebook["ttlMs"] == SHORT_TTL_MS and notebook["cacheScope"] == "private"
     (item,) = notebook["contents"]
     assert item["uri"] == notebook_uri(WORK) and item["mimeType"] == "application/json"
-    assert [c["uri"] for c in json.loads(item["text"])["cells"]] == [c["uri"] for c in listing["cells"]]
+    assert [c["id"] for c in json.loads(item["text"])["cells"]] == [c["id"] for c in listing["cells"]]
     cell = next(c for c in listing["cells"] if c.get("outputs"))
-    (item,) = read(agent, cell["uri"])["contents"]
+    # the listing gives the notebook's address once; a cell's and an output's follow from it
+    assert listing["uri"] == notebook_uri(WORK)
+    (item,) = read(agent, f"{listing['uri']}/cells/{cell['id']}")["contents"]
     assert json.loads(item["text"])["cells"][0]["outputs"] == cell["outputs"]
-    output = cell["outputs"][0]
-    got = read(agent, output["uri"])
+    address = output_uri(WORK, cell["id"], cell["outputs"][0]["index"])
+    got = read(agent, address)
     assert got["ttlMs"] == OUTPUT_TTL_MS
-    by_tool = agent.ok("jupyter_get_output", {"uri": output["uri"]})
-    assert got["contents"] == [{"uri": output["uri"], "mimeType": by_tool["mimeType"], "text": by_tool["text"]}]
+    by_tool = agent.ok("jupyter_get_output", {"uri": address})
+    assert got["contents"] == [{"uri": address, "mimeType": by_tool["mimeType"], "text": by_tool["text"]}]
 
 
 def test_a_hidden_cell_reads_as_a_missing_one_and_bad_uris_are_refused(agent):

@@ -47,26 +47,46 @@ def test_snapshot_of_a_code_cell():
         "sourceHash": source_hash("x = 1\nprint(x)"),
         "source": "x = 1\nprint(x)",
         "executionCount": 7,
-        "outputCount": 1,
-        "outputs": [
-            {
-                "index": 0,
-                "outputType": "stream",
-                "mimeType": "text/plain",
-                "mimeTypes": ["text/plain"],
-                "bytes": 2,
-                "preview": "1\n",
-                "name": "stdout",
-            }
-        ],
+        # a stream of stdout, its one representation text/plain, its preview whole: nothing else is said
+        "outputs": [{"index": 0, "outputType": "stream", "bytes": 2, "preview": "1\n"}],
     }
-    addressed = cell_snapshot(cell, DEFAULT_LIMITS, include_outputs=True, path="n/b.ipynb")
-    assert (
-        addressed["uri"] == "notebook://n/b.ipynb/cells/abc"
-        and addressed["outputs"][0]["uri"] == "notebook://n/b.ipynb/cells/abc/outputs/0"
-    )
     bare = cell_snapshot(cell, DEFAULT_LIMITS, include_source=False)
     assert "source" not in bare and "outputs" not in bare and bare["sourceHash"] == snap["sourceHash"]
+    assert bare["outputCount"] == 1  # not listed: counted
+    quiet = cell_snapshot(RawCell("q", 0, "code", "x = 1", None), DEFAULT_LIMITS, include_outputs=True)
+    assert quiet == {
+        "id": "q",
+        "index": 0,
+        "type": "code",
+        "sourceHash": source_hash("x = 1"),
+        "source": "x = 1",
+        "executionCount": None,
+    }
+
+
+def test_an_output_says_only_what_the_agent_cannot_derive():
+    """A cut preview says so; stderr is named; a rich output names its representations and its richest one; an error
+    gives its name and message, not the start of its traceback."""
+    long = RawOutput("stream", (RawItem("text/plain", 1000, "x" * 300),), name="stderr")
+    d = describe_output(0, long, DEFAULT_LIMITS)
+    assert d["name"] == "stderr" and d["previewTruncated"] is True and d["preview"].endswith("…")
+    frame = RawOutput("execute_result", (RawItem("text/html", 90, "<table>"), RawItem("text/plain", 5, "a  b\n")))
+    assert describe_output(0, frame, DEFAULT_LIMITS) == {
+        "index": 0,
+        "outputType": "execute_result",
+        "mimeType": "text/html",
+        "mimeTypes": ["text/html", "text/plain"],
+        "bytes": 95,
+        "preview": "a  b\n",
+    }
+    error = RawOutput("error", (RawItem("text/plain", 400, "Traceback ..."),), ename="KeyError", evalue="'k'")
+    assert describe_output(0, error, DEFAULT_LIMITS) == {
+        "index": 0,
+        "outputType": "error",
+        "bytes": 400,
+        "ename": "KeyError",
+        "evalue": "'k'",
+    }
 
 
 def test_long_source_is_cut_but_hashed_whole():
@@ -86,14 +106,13 @@ def test_describe_real_outputs():
     errors = [describe_output(0, raw_output(o, 240), DEFAULT_LIMITS) for o in outputs if o["output_type"] == "error"]
     assert len(errors) == 4
     for d in errors:
-        assert d["ename"] == "ZeroDivisionError"
-        assert "\x1b" not in d["preview"] and utf8_len(d["preview"]) <= DEFAULT_LIMITS.preview_bytes
+        assert d["ename"] == "ZeroDivisionError" and "\x1b" not in d["evalue"] and "preview" not in d
     pngs = [o for o in outputs if "image/png" in o.get("data", {})]
     assert pngs
     d = describe_output(1, raw_output(pngs[0], 240), DEFAULT_LIMITS)
-    assert "image/png" in d["mimeTypes"]
+    assert "image/png" in d["mimeTypes"] and d["mimeType"] == "image/png"
     png_b64 = "".join(text_of(pngs[0]["data"]["image/png"]).split())
-    assert png_b64[:40] not in d["preview"]
+    assert png_b64[:40] not in d.get("preview", "")
     assert d["bytes"] >= len(png_b64) * 3 // 4 - 2
 
 
@@ -110,7 +129,7 @@ def test_outputs_per_cell_cap():
     limits = Limits(outputs_per_cell=2)
     outs = tuple(RawOutput("stream", (RawItem("text/plain", 1, str(i)),), name="stdout") for i in range(2))
     snap = cell_snapshot(RawCell("c", 0, "code", "", None, outs, 5), limits, include_outputs=True)
-    assert len(snap["outputs"]) == 2 and snap["outputsOmitted"] == 3 and snap["outputCount"] == 5
+    assert len(snap["outputs"]) == 2 and snap["outputsOmitted"] == 3 and "outputCount" not in snap
 
 
 def test_stale_cell_error():

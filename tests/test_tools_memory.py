@@ -193,19 +193,10 @@ def test_get_cells_by_range_and_ids(running):
     no_src = cells_of(b, includeSource=False, endIndex=3)
     assert all("source" not in c and c["sourceHash"] for c in no_src)
     with_out = cells_of(b, cellIds=[code["id"]], includeOutputs=True)[0]
-    assert with_out["outputs"] == [
-        {
-            "index": 0,
-            "uri": f"{code['uri']}/outputs/0",
-            "outputType": "stream",
-            "mimeType": "text/plain",
-            "mimeTypes": ["text/plain"],
-            "bytes": 3,
-            "preview": "10\n",
-            "name": "stdout",
-        }
-    ]
-    assert code["uri"] == f"notebook://demo/running.ipynb/cells/{code['id']}"
+    assert with_out["outputs"] == [{"index": 0, "outputType": "stream", "bytes": 3, "preview": "10\n"}]
+    # the notebook's address once per result, not a cell's or an output's each
+    listed = b.ok("jupyter_get_cells", {"cellIds": [code["id"]], "includeOutputs": True})
+    assert listed["uri"] == "notebook://demo/running.ipynb" and "uri" not in json.dumps(listed["cells"])
 
 
 def test_get_cells_errors(running):
@@ -248,9 +239,8 @@ def test_get_output_pages_the_500_line_stream(running, max_bytes):
         assert utf8_len(page["text"]) <= (max_bytes or 16 * 1024)
         pages.append(page["text"])
         if page["nextOffset"] is None:
-            assert page["truncated"] is False
             break
-        assert page["truncated"] is True and page["nextOffset"] == offset + utf8_len(page["text"])
+        assert page["nextOffset"] == offset + utf8_len(page["text"])
         offset = page["nextOffset"]
     assert "".join(pages) == expected
     assert len(pages) > 1
@@ -563,8 +553,8 @@ def test_clear_outputs(running):
     cleared = b.ok("jupyter_clear_outputs", {"cellIds": [printed["id"], md["id"]]})["cleared"]
     assert cleared == [printed["id"]]
     after = cells_of(b, cellIds=[printed["id"], stream["id"]], includeOutputs=True)
-    assert after[0]["outputs"] == [] and after[0]["executionCount"] is None and after[0]["outputCount"] == 0
-    assert after[1]["outputCount"] == 1
+    assert "outputs" not in after[0] and after[0]["executionCount"] is None and "outputCount" not in after[0]
+    assert len(after[1]["outputs"]) == 1
     everything = b.ok("jupyter_clear_outputs")["cleared"]
     assert set(everything) == {c["id"] for c in cells if c["type"] == "code"}
     assert all(c.get("outputCount", 0) == 0 for c in cells_of(b))
@@ -583,10 +573,10 @@ def test_run_cells_status_and_outputs(scratch):
     res = b.ok("jupyter_run_cells")["results"]
     assert [r["cellId"] for r in res] == [a["id"], c["id"], m["id"], e["id"], d["id"]]
     assert [r["status"] for r in res] == ["ok", "ok", "skipped", "error", "skipped"]
-    assert res[1]["outputs"][0]["preview"] == "42\n" and res[1]["outputs"][0]["name"] == "stdout"
+    assert res[1]["outputs"][0]["preview"] == "42\n" and "name" not in res[1]["outputs"][0]  # stdout
     assert res[0]["executionCount"] < res[1]["executionCount"] < res[3]["executionCount"]
     err = res[3]["outputs"][-1]
-    assert err["outputType"] == "error" and err["ename"] == "ZeroDivisionError" and "\x1b" not in err["preview"]
+    assert err["outputType"] == "error" and err["ename"] == "ZeroDivisionError" and "preview" not in err
     page = b.ok("jupyter_get_output", {"cellId": e["id"], "outputIndex": 0})
     assert "\x1b" not in page["text"] and "ZeroDivisionError" in page["text"]
     cont = b.ok("jupyter_run_cells", {"cellIds": [e["id"], d["id"]], "stopOnError": False})["results"]

@@ -130,19 +130,19 @@ def test_the_discovery_tool_lists_and_turns_toolsets_on_and_off():
     assert next(t for t in listed["toolsets"] if t["name"] == "toolsets")["alwaysOn"] is True
     assert listed["registeredToolCount"] == len(page.served()) == 20 and page.changes == 0
 
-    on = page.call("jupyter_toolsets", {"enable": ["review", "files"]})["structuredContent"]
-    assert on["changed"] == ["review", "files"] and page.changes == 1
+    on = page.call("jupyter_toolsets", {"enable": ["review", "code"]})["structuredContent"]
+    assert on["changed"] == ["review", "code"] and page.changes == 1
     assert (
-        page.served() >= page.toolset_tools("review", "files")
-        and on["registeredToolCount"] == 30
+        page.served() >= page.toolset_tools("review", "code")
+        and on["registeredToolCount"] == 28
         and "warning" not in on
     )
     assert page.call("jupyter_list_comments", {})["isError"] is False
     again = page.call("jupyter_toolsets", {"enable": ["review"]})["structuredContent"]
     assert again["changed"] == [] and page.changes == 1  # nothing changed: the page registers nothing again
 
-    many = page.call("jupyter_toolsets", {"enable": ["access", "batch", "code"]})["structuredContent"]
-    assert many["registeredToolCount"] == 36 and "more than 30" in many["warning"]
+    many = page.call("jupyter_toolsets", {"enable": ["access", "batch", "files"]})["structuredContent"]
+    assert many["registeredToolCount"] == 37 and "more than 30" in many["warning"]
     off = page.call("jupyter_toolsets", {"disable": ["notebooks", "files"]})["structuredContent"]
     assert off["changed"] == ["notebooks", "files"] and "jupyter_get_cells" not in page.served()
 

@@ -157,38 +157,47 @@ def test_the_richest_mime_type(mimes, richest):
     assert richest_mime(mimes) == richest
 
 
-def test_every_output_descriptor_has_its_uri_and_richest_mime_type():
+def test_a_listing_gives_the_notebooks_address_once_and_every_output_its_richest_mime_type():
+    """A cell's address is the listing's uri plus /cells/{id}, an output's plus /outputs/{index}: formatted once per
+    result, never per cell; a rich output names its richest representation."""
     b = make_bridge({"talks/figures.ipynb": "handson-ml2-math-calculus.ipynb"})
     b.open("talks/figures.ipynb")
     listing = b.ok("jupyter_get_cells", {"includeOutputs": True, "endIndex": 200})
+    assert listing["uri"] == notebook_uri("talks/figures.ipynb")
+    assert "notebook://" not in json.dumps(listing["cells"])
     outputs = [(c, o) for c in listing["cells"] for o in c.get("outputs", [])]
     assert outputs
     for cell in listing["cells"]:
-        assert (
-            cell["uri"] == cell_uri("talks/figures.ipynb", cell["id"]) and parse_uri(cell["uri"]).cell_id == cell["id"]
-        )
+        assert parse_uri(f"{listing['uri']}/cells/{cell['id']}").cell_id == cell["id"]
     figures = 0
-    for cell, output in outputs:
-        assert output["uri"] == f"{cell['uri']}/outputs/{output['index']}"
-        assert output["mimeType"] == richest_mime(output["mimeTypes"])
-        if "image/png" in output["mimeTypes"]:
+    for _cell, output in outputs:
+        if "mimeTypes" in output:
+            assert output["mimeType"] == richest_mime(output["mimeTypes"])
+        else:  # text/plain alone
+            assert "mimeType" not in output
+        if "image/png" in output.get("mimeTypes", []):
             figures += 1
             assert output["mimeType"] == "image/png"
     assert figures  # the notebook's figures carry text/plain beside the PNG
     # the output by its uri is the output by id and index
-    cell, output = next((c, o) for c, o in outputs if o["mimeType"] == "text/html")  # a table beside its text
+    cell, output = next((c, o) for c, o in outputs if o.get("mimeType") == "text/html")  # a table beside its text
     by_id = b.ok(
         "jupyter_get_output",
         {"notebookPath": "talks/figures.ipynb", "cellId": cell["id"], "outputIndex": output["index"]},
     )
-    by_uri = b.ok("jupyter_get_output", {"uri": output["uri"]})
-    assert by_uri == by_id and by_uri["uri"] == output["uri"]
+    by_uri = b.ok("jupyter_get_output", {"uri": f"{listing['uri']}/cells/{cell['id']}/outputs/{output['index']}"})
+    assert by_uri == by_id
 
 
 def test_a_figure_by_uri_comes_back_as_an_image():
     b = make_bridge({"f.ipynb": "handson-ml2-math-calculus.ipynb"})
     listing = b.ok("jupyter_get_cells", {"notebookPath": "f.ipynb", "includeOutputs": True, "endIndex": 200})
-    uri = next(o["uri"] for c in listing["cells"] for o in c.get("outputs", []) if o["mimeType"] == "image/png")
+    uri = next(
+        output_uri("f.ipynb", c["id"], o["index"])
+        for c in listing["cells"]
+        for o in c.get("outputs", [])
+        if o.get("mimeType") == "image/png"
+    )
     result = b.call("jupyter_get_output", {"uri": uri})
     assert (
         result["isError"] is False
@@ -231,15 +240,15 @@ def test_a_hidden_cell_or_notebook_by_uri_is_a_missing_one():
     assert json.dumps(secret).replace("hidden", "absent") == json.dumps(absent)
 
 
-def test_run_results_list_outputs_with_their_uri():
+def test_run_results_list_outputs_as_listings_do():
     b = make_bridge({"r.ipynb": "jupyterlite-empty.ipynb"})
     b.open("r.ipynb")
     cell = b.ok("jupyter_insert_cell", {"source": "print(1)"})["cell"]
     result = b.ok("jupyter_run_cells", {"cellIds": [cell["id"]]})["results"][0]
-    assert [o["uri"] for o in result["outputs"]] == [
-        output_uri("r.ipynb", cell["id"], i) for i in range(len(result["outputs"]))
-    ]
-    assert result["outputs"] and all(o["mimeType"] == "text/plain" for o in result["outputs"])
+    listed = b.ok("jupyter_get_cells", {"cellIds": [cell["id"]], "includeOutputs": True})["cells"][0]
+    assert (
+        result["outputs"] == listed["outputs"] == [{"index": 0, "outputType": "stream", "bytes": 2, "preview": "1\n"}]
+    )
 
 
 def test_raw_outputs_are_described_as_listed():
@@ -247,6 +256,5 @@ def test_raw_outputs_are_described_as_listed():
     from webmcp_bridge.core.snapshot import describe_output
 
     output = RawOutput("display_data", (item("text/plain"), item("image/png", binary=True)))
-    described = describe_output(3, output, DEFAULT_LIMITS, "notebook://n.ipynb/cells/c")
-    assert described["uri"] == "notebook://n.ipynb/cells/c/outputs/3" and described["mimeType"] == "image/png"
-    assert "uri" not in describe_output(0, output, DEFAULT_LIMITS)  # no cell (jupyter_run_code): no address
+    described = describe_output(3, output, DEFAULT_LIMITS)
+    assert "uri" not in described and described["mimeType"] == "image/png"

@@ -39,9 +39,13 @@ async def sleep_tool(ctx: Any, args: SleepInput) -> dict[str, Any]:
 class Half:
     """Stands in for webmcp.js: records every call Python makes on it."""
 
-    def __init__(self) -> None:
+    def __init__(self, runtime: str = "mcp-b") -> None:
         self.calls: list[tuple[Any, ...]] = []
         self.listeners: tuple[Any, Any] | None = None
+        self._runtime = runtime
+
+    def runtime(self) -> str:
+        return self._runtime
 
     def connect(self, text: str, on_call: Any, on_cancel: Any, cap: int) -> int:
         self.listeners = (on_call, on_cancel)
@@ -152,3 +156,35 @@ def test_unregistering_disconnects_and_frees_the_listeners(registration) -> None
     assert ("disconnect",) in half.calls and len(reg._proxies) == 0
     reg.unregister()  # a second time does nothing
     assert half.calls.count(("disconnect",)) == 1
+
+
+def test_on_native_webmcp_a_result_carries_its_payload_once_as_its_text(registration) -> None:
+    """On the browser's native WebMCP (the loader's webmcpRuntime "native") the clients show the model the whole
+    result (Playwright MCP, chrome-devtools-mcp): the answer has the payload as its text block and no
+    structuredContent; an error likewise. On MCP-B (an MCP server in the page) both parts are there."""
+    reg, half = registration
+    half._runtime = "native"
+
+    async def scenario() -> None:
+        reg.register()
+        on_call, _ = half.listeners
+        on_call(1, "slow", '{"seconds": 0}', "inv-1")
+        on_call(2, "slow", '{"seconds": "no"}', "inv-2")
+        for _ in range(20):
+            await asyncio.sleep(0)
+        (_, _, ok), (_, _, failed) = answers(half)
+        assert set(ok["result"]) == {"content", "isError"} and ok["result"]["isError"] is False
+        assert json.loads(ok["result"]["content"][0]["text"]) == {"slept": 0}
+        assert set(failed["result"]) == {"content", "isError"} and failed["result"]["isError"] is True
+        assert json.loads(failed["result"]["content"][0]["text"])["error"] == "INVALID_ARGUMENT"
+        # the same page on MCP-B: both parts, equal
+        half._runtime = "mcp-b"
+        reg.register()
+        on_call, _ = half.listeners
+        on_call(3, "slow", '{"seconds": 0}', "inv-3")
+        for _ in range(20):
+            await asyncio.sleep(0)
+        (_, _, both) = answers(half)[-1]
+        assert both["result"]["structuredContent"] == json.loads(both["result"]["content"][0]["text"]) == {"slept": 0}
+
+    asyncio.run(scenario())

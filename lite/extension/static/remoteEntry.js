@@ -400,6 +400,23 @@
     });
   }
 
+  // The page's WebMCP runtime: "mcp-b" when document.modelContext is an MCP server's (the MCP-B runtime, ours or one
+  // the page already had: it lists tools with listTools), else "native" (the browser's). On native WebMCP the known
+  // clients (Playwright MCP, chrome-devtools-mcp) show the model a tool's whole result, so each result carries its
+  // payload once, as its text block, and no tool is registered with an outputSchema there (one would promise a
+  // structuredContent); an MCP server's clients are MCP hosts, which show the model one of the two: both go, and the
+  // outputSchema with them (Python decides the results' shape from this: lab/webmcp.py structured_for).
+  function webmcpRuntime() {
+    const mc = document.modelContext;
+    return mc && typeof mc.listTools === 'function' ? 'mcp-b' : 'native';
+  }
+  // A result of the loader's own (a refusal before Python, or Python not there), shaped as Python shapes its own.
+  function errorResult(payload) {
+    const result = { content: [{ type: 'text', text: JSON.stringify(payload) }], isError: true };
+    if (webmcpRuntime() !== 'native') result.structuredContent = payload;
+    return result;
+  }
+
   function registerTool(definition) {
     const controller = new AbortController();
     const execute = async (input, options) => {
@@ -417,7 +434,7 @@
         if (inputCap > 0 && inputJson.length > inputCap) {
           const payload = { error: 'TOO_LARGE', message: `The arguments are more than ${inputCap} bytes; the limit is ${inputCap}.`,
                             minBytes: inputJson.length, maxBytes: inputCap };
-          return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
+          return errorResult(payload);
         }
         const abort = () => { // Python stops the call (ABORTED) unless it already returned
           try { cancel(invocation); } catch (error) { console.error(`[${TAG}] abort`, error); }
@@ -440,7 +457,7 @@
         }
       } catch (error) { // the bridge did not start: the same error envelope Python returns
         const payload = { error: 'INTERNAL_ERROR', message: `The bridge is not available: ${status.reason || error}` };
-        return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
+        return errorResult(payload);
       }
     };
     // registerTool may throw (a duplicate name, a schema it refuses) or return a promise that rejects
@@ -451,14 +468,14 @@
         return Promise.reject(error);
       }
     };
-    let registration = attempt(definition);
-    if (definition.outputSchema) {
+    const withSchema = webmcpRuntime() !== 'native';
+    let registration = attempt(withSchema ? definition : withoutOutputSchema(definition));
+    if (withSchema && definition.outputSchema) {
       // a browser that refuses the outputSchema (one it cannot take, or a runtime that cannot compile it) still
       // gets the tool, without it; the first refusal's reason is kept on the status
       registration = registration.catch(error => {
         if (controller.signal.aborted) throw error;
-        const { outputSchema, ...plain } = definition;
-        return attempt(plain).then(value => {
+        return attempt(withoutOutputSchema(definition)).then(value => {
           if (!status.outputSchema || status.outputSchema.state !== 'refused') {
             status.outputSchema = { state: 'refused', reason: cut(`${(error && error.name) || 'Error'}: ${(error && error.message) || error}`, 'refusalChars') };
           }
@@ -483,6 +500,11 @@
     tools.set(definition.name, entry);
   }
 
+  function withoutOutputSchema(definition) {
+    const { outputSchema, ...plain } = definition;
+    return plain;
+  }
+
   function unregisterTool(name) {
     tools.get(name).controller.abort(); // WebMCP's rule: unregistering is aborting the registration's signal
     tools.delete(name);
@@ -502,14 +524,15 @@
     await noteOutputSchemas().catch(error => console.warn(`[${TAG}] reading the registered tools`, error));
   }
 
-  // Whether the page's WebMCP keeps the tools' outputSchema: status.outputSchema = {state: "kept" (its listing shows
-  // it), "dropped" (registered, but the browser does not keep it: Chromium before 159), "refused" (a registration
-  // was refused with it and made without it; reason)}. The listing is the MCP-B runtime's listTools() when there is
-  // one (its getTools() leaves schemas out), else getTools().
+  // Whether the page's WebMCP keeps the tools' outputSchema: status.outputSchema = {state: "off" (native WebMCP:
+  // registered without one, see webmcpRuntime), "kept" (its listing shows it), "dropped" (registered with it, but
+  // the runtime does not keep it), "refused" (a registration was refused with it and made without it; reason)}. The
+  // listing is the MCP-B runtime's listTools() when there is one (its getTools() leaves schemas out), else getTools().
   async function noteOutputSchemas() {
     if (status.outputSchema && status.outputSchema.state === 'refused') return;
     const mc = document.modelContext;
     if (!mc) return;
+    if (webmcpRuntime() === 'native') { status.outputSchema = { state: 'off' }; return; } // none registered
     const listed = typeof mc.listTools === 'function' ? await mc.listTools() : await mc.getTools();
     const ours = [...listed].find(tool => tools.has(tool.name) && JSON.parse(tools.get(tool.name).text).outputSchema);
     if (ours) status.outputSchema = { state: ours.outputSchema ? 'kept' : 'dropped' };
@@ -655,7 +678,8 @@
   function loaderContext(app, tracker, docManager, modules, into = {}) {
     const pageContributions = JSON.stringify(pageConfig().webmcpBridgeContributions ?? null);
     return Object.assign(into, {
-      app, tracker, docManager, modules, kernelTrust, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
+      app, tracker, docManager, modules, kernelTrust, modelContext: document.modelContext ?? null,
+      webmcpRuntime: webmcpRuntime(), pageContributions, pageSearch,
       setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode,
       connectResources, disconnectResources, connectPrompts, disconnectPrompts
     });

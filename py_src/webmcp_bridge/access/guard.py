@@ -247,8 +247,8 @@ class GuardedHost:
         if is_notebook_path(path):  # the tools refuse these first; the same answer for every notebook
             raise ToolError(
                 ErrorCode.INVALID_PATH,
-                "Notebooks are not read or written as files; use jupyter_get_cells, "
-                "jupyter_export_notebook and the cell tools.",
+                "Notebooks are not read or written as files; use jupyter_get_notebook_map, "
+                "jupyter_get_cells and the cell tools.",
                 path=path,
             )
 

@@ -260,10 +260,16 @@ def envelope(
     return result
 
 
-def result_json(result: dict[str, Any]) -> str:
+def result_json(result: dict[str, Any], *, structured: bool = True) -> str:
     """A CallToolResult as JSON text (what the page's dispatcher hands the loader). A result made by
     :func:`envelope` reuses its payload's text for ``structuredContent`` (the payload is serialized once per
-    call, not twice); any other dict is serialized as it is. ``json.loads`` of the text equals ``result``."""
+    call, not twice); any other dict is serialized as it is. ``json.loads`` of the text equals ``result``.
+
+    ``structured`` False leaves ``structuredContent`` out: the payload is then only the text block (for a runtime
+    whose clients show the model the whole result, docs/TOOLS.md "The result envelope")."""
+    if not structured:
+        result = {key: value for key, value in result.items() if key != "structuredContent"}
+        return json.dumps(result, ensure_ascii=False)
     text = getattr(result, "payload_text", None)
     if not isinstance(text, str) or set(result) != {"content", "structuredContent", "isError"}:
         return json.dumps(result, ensure_ascii=False)

@@ -217,8 +217,15 @@ STALE_IDS_SHOWN = 5
 NAMES_SOURCE_BYTES = 16 * KIB
 #: the longest stretch of parsing cell sources before the page gets the thread back (seconds)
 NAMES_SLICE_SECONDS = 0.02
-#: cells read per crossing while exporting a notebook
+#: cells read per crossing while exporting a notebook (and while mapping one, listing its errors)
 EXPORT_CHUNK = 50
+#: ``jupyter_get_notebook_map``: the most cells one answer maps (a longer notebook continues at ``nextStartIndex``),
+#: the bytes of a cell's first line (and of a heading) kept, the fewest a first line is cut to so that a whole
+#: notebook fits the result cap before cells are left for a next answer, and the most headings listed
+MAP_CELLS = 2000
+MAP_LINE_BYTES = 64
+MAP_MIN_LINE_BYTES = 24
+MAP_SECTIONS = 300
 #: truncation reports listed in one fitted result (the rest are counted)
 MAX_REPORTED_CUTS = 20
 #: stage 1 of fitting never shortens a string below this; past it, stage 2 drops items

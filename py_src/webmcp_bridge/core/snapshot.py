@@ -21,10 +21,10 @@ from webmcp_bridge.core.limits import (
     RESULT_HEADROOM,
     Limits,
     preview,
+    strip_ansi,
     utf8_len,
 )
 from webmcp_bridge.core.raw import RawCell, RawOutput
-from webmcp_bridge.core.uris import cell_uri
 
 HASH_HEX_CHARS = 16
 
@@ -109,38 +109,40 @@ def is_valid_image(mime: str, data: str) -> bool:
     return bool(raw) and raw.startswith(IMAGE_SIGNATURES.get(mime, (b"",)))
 
 
-def describe_output(index: int, output: RawOutput, limits: Limits, cell_uri: str | None = None) -> dict[str, Any]:
-    """An output **listed**, not inlined: ``{index, uri?, outputType, mimeType, mimeTypes, bytes, preview}``.
+def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, Any]:
+    """An output **listed**, not inlined: ``{index, outputType, mimeType?, mimeTypes?, bytes, preview?,
+    previewTruncated?, name?, ename?, evalue?}``, each key only where it says something the agent cannot derive.
 
-    ``uri`` (given the cell's ``notebook://…/cells/{cellId}``, :mod:`webmcp_bridge.core.uris`) addresses the
-    output for ``jupyter_get_output``. ``mimeType`` is the richest representation (:func:`richest_mime`).
-    ``bytes`` is the sum over representations (text in UTF-8 bytes, images decoded). The preview comes
-    from the first text representation in :data:`PREVIEW_ORDER` (or any text one), ANSI-stripped and
-    cut to ``limits.preview_bytes``; images are never previewed. Streams add ``name``, errors add
-    ``ename``/``evalue`` (bounded).
+    ``mimeType`` (the richest representation, :func:`richest_mime`) and ``mimeTypes`` (all of them, in the output's
+    order) are left out when text/plain is the only one (always so for a stream and an error).
+    ``bytes`` is the sum over representations (text in UTF-8 bytes, images decoded). ``preview`` comes from the first
+    text representation in :data:`PREVIEW_ORDER` (or any text one), ANSI-stripped and cut to ``limits.preview_bytes``
+    (``previewTruncated: true`` when that text is longer: read the rest with ``jupyter_get_output``); images have
+    none, and neither has an error, whose ``ename``/``evalue`` (bounded) say what its traceback's last line says.
+    ``name`` is a stream's name when it is not stdout. The output's address is the cell's plus ``/outputs/{index}``
+    (:mod:`webmcp_bridge.core.uris`); a result gives it once, not per output.
     """
     mimes = [item.mime for item in output.items]
-    described: dict[str, Any] = {"index": index}
-    if cell_uri is not None:
-        described["uri"] = f"{cell_uri}/outputs/{index}"
-    described.update(
-        {
-            "outputType": output.output_type,
-            "mimeType": richest_mime(mimes),
-            "mimeTypes": mimes,
-            "bytes": sum(item.bytes for item in output.items),
-        }
-    )
-    text_items = {item.mime: item for item in output.items if not item.binary}
-    chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), None)
-    if chosen is None and text_items:
-        chosen = next(iter(text_items.values()))
-    described["preview"] = preview(chosen.head, limits.preview_bytes) if chosen else ""
-    if output.name:
-        described["name"] = output.name
+    described: dict[str, Any] = {"index": index, "outputType": output.output_type}
+    if mimes != ["text/plain"]:
+        described["mimeType"] = richest_mime(mimes)
+        described["mimeTypes"] = mimes
+    described["bytes"] = sum(item.bytes for item in output.items)
     if output.ename is not None:
         described["ename"] = preview(output.ename, limits.preview_bytes)
         described["evalue"] = preview(output.evalue or "", limits.preview_bytes)
+    else:
+        text_items = {item.mime: item for item in output.items if not item.binary}
+        chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), None)
+        if chosen is None and text_items:
+            chosen = next(iter(text_items.values()))
+        if chosen is not None:
+            described["preview"] = preview(chosen.head, limits.preview_bytes)
+            head = utf8_len(strip_ansi(chosen.head))  # the host read at most the head asked for
+            if head > limits.preview_bytes or chosen.bytes > head:
+                described["previewTruncated"] = True
+    if output.name and output.name != "stdout":
+        described["name"] = output.name
     return described
 
 
@@ -166,28 +168,25 @@ def cell_snapshot(
     include_source: bool = True,
     include_outputs: bool = False,
     source_offset: int = 0,
-    path: str | None = None,
 ) -> dict[str, Any]:
-    """A cell as tools return it: ``{id, uri?, index, type, sourceHash, source?, executionCount, outputs?}``
-    (``uri``: ``notebook://{path}/cells/{id}`` given the notebook's ``path``; its outputs then carry theirs).
+    """A cell as tools return it: ``{id, index, type, sourceHash, source?, executionCount?, outputCount?, outputs?}``,
+    each key only where it applies and says something (its address is the notebook's ``uri`` plus ``/cells/{id}``,
+    given once per result).
 
     A source that is not returned whole (:func:`source_is_paged`, or ``source_offset`` > 0) is returned one
     page at a time: ``source`` is bytes ``[sourceOffset, nextSourceOffset)`` of it (UTF-8, never splitting a
     character; ``nextSourceOffset`` null on the last page), flagged ``sourceTruncated`` with the full
-    ``sourceBytes``. The hash is always of the full source. ``outputCount`` is given for code cells; with
-    ``include_outputs`` the first ``limits.outputs_per_cell`` outputs are described.
+    ``sourceBytes``. The hash is always of the full source. A code cell has ``executionCount`` (null: never run);
+    its outputs are counted in ``outputCount`` when they are not listed (absent: none), and with ``include_outputs``
+    the first ``limits.outputs_per_cell`` are described (:func:`describe_output`; ``outputsOmitted`` counts the rest;
+    no ``outputs`` key: none).
     """
-    uri = None if path is None else cell_uri(path, cell.id)
-    snap: dict[str, Any] = {"id": cell.id}
-    if uri is not None:
-        snap["uri"] = uri
-    snap.update(
-        {
-            "index": cell.index,
-            "type": cell.cell_type,
-            "sourceHash": source_hash(cell.source),
-        }
-    )
+    snap: dict[str, Any] = {
+        "id": cell.id,
+        "index": cell.index,
+        "type": cell.cell_type,
+        "sourceHash": source_hash(cell.source),
+    }
     if include_source:
         if source_offset == 0 and not source_is_paged(cell.source, limits):
             snap["source"] = cell.source
@@ -198,12 +197,14 @@ def cell_snapshot(
             snap.update(source=page, sourceTruncated=True, sourceBytes=total, sourceOffset=start, nextSourceOffset=nxt)
     if cell.cell_type == "code":
         snap["executionCount"] = cell.execution_count
-        snap["outputCount"] = cell.output_count
         if include_outputs:
             shown = cell.outputs[: limits.outputs_per_cell]
-            snap["outputs"] = [describe_output(i, o, limits, uri) for i, o in enumerate(shown)]
+            if shown:
+                snap["outputs"] = [describe_output(i, o, limits) for i, o in enumerate(shown)]
             if cell.output_count > len(shown):
                 snap["outputsOmitted"] = cell.output_count - len(shown)
+        elif cell.output_count:
+            snap["outputCount"] = cell.output_count
     return snap
 
 

@@ -71,6 +71,9 @@
       ctx.disconnect();
       onCall = onCancel = null;
     },
+    // runtime(): the page's WebMCP runtime as the loader saw it: "native" (the browser's) or "mcp-b" (an MCP server in
+    // the page); Python shapes the results for it (webmcp.py structured_for).
+    runtime() { return String(ctx.webmcpRuntime || "native"); },
     // fail(id, message): call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
     fail(id, message) { return settle(id, "error", String(message)); },
     // reportCall(line) and emit(type, detailJson): the loader's, for a call that finished after its invocation.

@@ -47,13 +47,25 @@ def report_line(event: CallEvent) -> str:
     return f"{event.tool} {event.outcome} {round((event.duration or 0) * 1000)} ms"
 
 
-def answer_json(result: dict[str, Any], report: str | None, event: dict[str, Any] | None) -> str:
+def structured_for(runtime: str) -> bool:
+    """Whether results carry ``structuredContent`` on the page's WebMCP runtime (the loader's ``webmcpRuntime``):
+    not on the browser's native WebMCP, whose clients (Playwright MCP, chrome-devtools-mcp) show the model the
+    whole result, so the payload goes once, as the text block (and the loader registers no ``outputSchema`` there);
+    on an MCP server in the page (MCP-B), whose clients are MCP hosts that show the model one of the two, both,
+    as the MCP specification has it (docs/TOOLS.md, "The result envelope")."""
+    return runtime != "native"
+
+
+def answer_json(
+    result: dict[str, Any], report: str | None, event: dict[str, Any] | None, *, structured: bool = True
+) -> str:
     """The dispatcher's answer as JSON text ``{"result", "report", "event"}``: the result written by
-    :func:`~webmcp_bridge.calls.registry.result_json` (its payload's text reused, not serialized again)."""
+    :func:`~webmcp_bridge.calls.registry.result_json` (its payload's text reused, not serialized again; without
+    ``structuredContent`` when ``structured`` is False, :func:`structured_for`)."""
     return "".join(
         (
             '{"result":',
-            result_json(result),
+            result_json(result, structured=structured),
             ',"report":',
             json.dumps(report, ensure_ascii=False),
             ',"event":',
@@ -87,6 +99,7 @@ class WebMCPRegistration:
         self._reports: dict[str, tuple[str, dict[str, Any]] | None] = {}  # invocation being dispatched -> (report
         # line, call event detail), once known
         self._unhook: Callable[[], None] | None = None  # the after hook, while connected
+        self._structured = True  # results carry structuredContent (structured_for the page's runtime, at register)
 
     def _after(self, event: CallEvent) -> None:
         """The registry's after hook: the report line and the call event go back with the call's answer, or (a call
@@ -147,12 +160,13 @@ class WebMCPRegistration:
             )
         after = self._reports.pop(invocation, None) if invocation is not None else None
         report, detail = after if after is not None else (None, None)
-        return answer_json(result, report, detail)
+        return answer_json(result, report, detail, structured=self._structured)
 
     def register(self, definitions: list[dict[str, Any]] | None = None) -> int:
         """Connect the dispatcher and make the registered tools match ``definitions`` (the registry's, if
         not given); returns how many tools are registered. Calling it again first unregisters the old set."""
         self.unregister()
+        self._structured = structured_for(str(self.half.runtime()))
         self._unhook = self.registry.on_after(self._after)
         self._dispatch = self._proxies.keep(self._call)
         self._cancel = self._proxies.keep(self._abort)

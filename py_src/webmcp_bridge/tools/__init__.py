@@ -10,13 +10,14 @@ from webmcp_bridge.calls.registry import Toolset
 
 
 def notebooks_toolset() -> Toolset:
-    """The ``notebooks`` toolset: the 17 core tools of the product contract (context, workspace, cells, kernel)."""
-    from webmcp_bridge.tools import cells, edit, run, workspace
+    """The ``notebooks`` toolset: the 17 core tools of the product contract (context, workspace, the notebook's map,
+    cells, kernel)."""
+    from webmcp_bridge.tools import cells, edit, notebook_map, run, workspace
 
     return Toolset(
         "notebooks",
         "Read, edit and run the notebooks of the JupyterLab workspace.",
-        (*workspace.TOOLS, *cells.TOOLS, *edit.TOOLS, *run.TOOLS),
+        (*workspace.TOOLS, *notebook_map.TOOLS, *cells.TOOLS, *edit.TOOLS, *run.TOOLS),
     )
 
 
@@ -53,11 +54,14 @@ def access_toolset() -> Toolset:
 
 def files_toolset() -> Toolset:
     """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` / ``jupyter_edit_file`` (bounded text
-    files, never notebooks)."""
-    from webmcp_bridge.tools import files
+    files, never notebooks) and ``jupyter_export_notebook`` (a notebook as one Markdown document)."""
+    from webmcp_bridge.tools import cells, files
 
     return Toolset(
-        "files", "Read, write and edit the workspace's text files (notebooks go through the cell tools).", files.TOOLS
+        "files",
+        "Read, write and edit the workspace's text files (notebooks go through the cell tools); export a notebook as "
+        "Markdown.",
+        (*files.TOOLS, *cells.EXPORT_TOOLS),
     )
 
 

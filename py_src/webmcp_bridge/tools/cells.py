@@ -33,7 +33,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
 from webmcp_bridge.core.staleness import names_matter, stale_outputs
-from webmcp_bridge.core.uris import MAX_URI_CHARS, output_uri, parse_uri
+from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
 from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
 from webmcp_bridge.tools.rerun import code_sources, names_of
@@ -67,10 +67,9 @@ class OutputsStale(Wire):
 
 
 class CellSnapshot(Wire):
-    """A cell as read (:func:`webmcp_bridge.core.snapshot.cell_snapshot`)."""
+    """A cell as read (:func:`webmcp_bridge.core.snapshot.cell_snapshot`): each key only where it applies."""
 
     id: str
-    uri: str = sometimes("notebook://{path}/cells/{cellId}.")
     index: int
     type: Literal["code", "markdown", "raw"]
     sourceHash: str
@@ -79,15 +78,19 @@ class CellSnapshot(Wire):
     sourceBytes: int = sometimes()
     sourceOffset: int = sometimes()
     nextSourceOffset: int | None = sometimes()
-    executionCount: int | None = sometimes()
-    outputCount: int = sometimes()
-    outputs: list[OutputListing] = sometimes()
+    executionCount: int | None = sometimes("A code cell's (null: never run).")
+    outputCount: int = sometimes("A code cell's outputs when they are not listed (no key: none).")
+    outputs: list[OutputListing] = sometimes("With includeOutputs, a code cell's outputs (no key: none).")
     outputsOmitted: int = sometimes()
     outputsStale: OutputsStale = sometimes("Only on a code cell with an execution count whose outputs may be stale.")
 
 
 class GetCellsOutput(Payload):
     path: str
+    uri: str = Field(
+        description="The notebook's address: a cell's is {uri}/cells/{id}, an output's "
+        "{uri}/cells/{id}/outputs/{index}."
+    )
     cellCount: int
     cells: list[CellSnapshot]
     truncated: bool
@@ -98,24 +101,20 @@ class GetCellsOutput(Payload):
 
 
 class OutputAddress(Payload):
-    """What every jupyter_get_output result says of the output it read."""
+    """What every jupyter_get_output result says of the output it read: which one, and the representation returned."""
 
     cellId: str
     outputIndex: int
-    uri: str
-    outputType: str
     mimeType: str
-    mimeTypes: list[str]
 
 
 class OutputText(OutputAddress):
-    """A page of an output's text."""
+    """A page of an output's text (``nextOffset`` null: the last page)."""
 
     text: str
     offset: int
     nextOffset: int | None
     totalBytes: int
-    truncated: bool
 
 
 class ImageFacts(Wire):
@@ -197,7 +196,6 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
             include_source=args.include_source,
             include_outputs=args.include_outputs,
             source_offset=args.source_offset,
-            path=nb.path,
         )
         for cell in cells
     ]
@@ -241,7 +239,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
 def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
     """:func:`dumps` of ``payload`` given its cells' texts ``pieces`` (each ``dumps`` of one of ``payload["cells"]``):
     the rest is serialized with an empty list, whose ``"cells":[]`` is the first such text in it (the keys before
-    it are ``path``, a JSON string in which every quote is escaped, and ``cellCount``)."""
+    it are ``path`` and ``uri``, JSON strings in which every quote is escaped, and ``cellCount``)."""
     rest = dumps({**payload, "cells": []})
     return rest.replace('"cells":[]', '"cells":[' + ",".join(pieces) + "]", 1)
 
@@ -253,6 +251,7 @@ def _payload(
     omitted = indices[len(snapshots) :]
     payload: dict[str, Any] = {
         "path": path,
+        "uri": notebook_uri(path),
         "cellCount": count,
         "cells": snapshots,
         "truncated": bool(omitted),
@@ -389,19 +388,15 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         mime = args.mime_type
     else:
         mime = default_mime(output)
-    base = {
-        "cellId": cell.id,
-        "outputIndex": index,
-        "uri": output_uri(nb.path, cell.id, index),
-        "outputType": output.output_type,
-        "mimeType": mime,
-        "mimeTypes": mimes,
-    }
+    # what the agent asked for, and the representation chosen (its type, address and representations are the
+    # listing's: not repeated)
+    base = {"cellId": cell.id, "outputIndex": index, "mimeType": mime}
     if mime in BINARY_MIME_TYPES:
         if mime not in IMAGE_MIME_TYPES:
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND,
                 f"{mime} data cannot be returned; images are returned as {', '.join(IMAGE_MIME_TYPES)}.",
+                mimeTypes=mimes,
                 **base,
             )
         return await _image(ctx, nb, cell.id, index, args, mime, base)
@@ -413,7 +408,6 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         "offset": page.offset,
         "nextOffset": page.next_offset,
         "totalBytes": page.total_bytes,
-        "truncated": page.next_offset is not None,
     }
 
 
@@ -566,6 +560,11 @@ TOOLS = (
         READ,
         OutputText | OutputImage,
     ),
+)
+
+#: jupyter_export_notebook, served in the ``files`` toolset (the notebook as one Markdown document: off the default
+#: page, where jupyter_get_notebook_map and jupyter_get_cells read a notebook for far fewer characters)
+EXPORT_TOOLS = (
     Tool(
         "jupyter_export_notebook",
         "Export notebook",

@@ -73,6 +73,7 @@ def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list
     for i, (output, item, head, share) in enumerate(zip(outputs, items, heads, shares, strict=True)):
         entry = describe_output(i, output, limits)
         entry.pop("preview", None)
+        entry.pop("previewTruncated", None)
         if item is not None:
             entry["text"] = truncate_utf8(head, share)
             entry["textTruncated"] = len(entry["text"].encode("utf-8", "surrogatepass")) < item.bytes

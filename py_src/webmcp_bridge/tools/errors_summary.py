@@ -5,7 +5,8 @@ A code cell raised in its last run when its outputs hold an ``error`` output (a 
 the next run clears the outputs first). Each such cell is listed with the error's name (:func:`error_name`), its message
 cut to
 :data:`~webmcp_bridge.core.limits.ERROR_MESSAGE_BYTES` (ANSI stripped: the traceback is read with
-``jupyter_get_output`` at ``outputUri``), and the cell's and the output's ``notebook://`` addresses. At most
+``jupyter_get_output`` at the cell's ``outputIndex``); the notebook's ``notebook://`` address is given once (``uri``),
+a cell's is ``{uri}/cells/{cellId}``. At most
 :data:`~webmcp_bridge.core.limits.ERRORS_LISTED` cells are listed, in notebook order; ``count`` counts them all.
 The notebook is read through the access guard, so a hidden cell is never listed (exactly as if it had no error)
 and indices count visible cells only. Only the first :data:`~webmcp_bridge.core.limits.ERROR_SCAN_OUTPUTS` outputs
@@ -21,7 +22,7 @@ from typing import Any
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Wire
 from webmcp_bridge.core.limits import ERROR_MESSAGE_BYTES, ERROR_SCAN_OUTPUTS, ERRORS_LISTED, EXPORT_CHUNK, preview
-from webmcp_bridge.core.uris import cell_uri, output_uri
+from webmcp_bridge.core.uris import notebook_uri
 
 #: the name the Pyodide kernel (jupyterlite-pyodide-kernel 0.8.6, ``str(type(error))``) gives an error
 _CLASS_REPR = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
@@ -39,27 +40,26 @@ class CellError(Wire):
 
     cellId: str
     index: int
-    uri: str
     executionCount: int | None
     ename: str
     evalue: str
     outputIndex: int
-    outputUri: str
 
 
 class ErrorsSummary(Wire):
     """The cells of the current notebook whose last run raised (:func:`errors_summary`)."""
 
     path: str
+    uri: str
     count: int
     cells: list[CellError]
     truncated: bool
 
 
 async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """``{path, count, cells: [{cellId, index, uri, executionCount, ename, evalue, outputIndex, outputUri}],
-    truncated}`` for ``nb`` (see the module docstring). Reads the visible cells :data:`EXPORT_CHUNK` at a time, with a
-    yield to the page between reads (a notebook of thousands of cells never holds it in one stretch)."""
+    """``{path, uri, count, cells: [{cellId, index, executionCount, ename, evalue, outputIndex}], truncated}`` for
+    ``nb`` (see the module docstring). Reads the visible cells :data:`EXPORT_CHUNK` at a time, with a yield to the page
+    between reads (a notebook of thousands of cells never holds it in one stretch)."""
     found: list[dict[str, Any]] = []
     count = 0
     total = nb.cell_count()
@@ -80,12 +80,16 @@ async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
                 {
                     "cellId": cell.id,
                     "index": cell.index,
-                    "uri": cell_uri(nb.path, cell.id),
                     "executionCount": cell.execution_count,
                     "ename": preview(error_name(output.ename or ""), ERROR_MESSAGE_BYTES),
                     "evalue": preview(output.evalue or "", ERROR_MESSAGE_BYTES),
                     "outputIndex": index,
-                    "outputUri": output_uri(nb.path, cell.id, index),
                 }
             )
-    return {"path": nb.path, "count": count, "cells": found, "truncated": count > len(found)}
+    return {
+        "path": nb.path,
+        "uri": notebook_uri(nb.path),
+        "count": count,
+        "cells": found,
+        "truncated": count > len(found),
+    }

@@ -72,8 +72,8 @@ def file_path(path: str) -> str:
     if is_notebook_path(normalized):
         raise ToolError(
             ErrorCode.INVALID_PATH,
-            "Notebooks are not read or written as files; use jupyter_get_cells, "
-            "jupyter_export_notebook and the cell tools.",
+            "Notebooks are not read or written as files; use jupyter_get_notebook_map, "
+            "jupyter_get_cells and the cell tools.",
             path=normalized,
         )
     if any(part.startswith(".") for part in normalized.split("/")):

@@ -40,7 +40,7 @@ HINTS: dict[str, tuple[bool, bool]] = {
     "jupyter_save_notebook": (True, True),
     "jupyter_get_cells": READS,
     "jupyter_get_output": READS,
-    "jupyter_export_notebook": READS,
+    "jupyter_get_notebook_map": READS,
     "jupyter_insert_cell": (False, False),
     "jupyter_update_cell": (True, True),
     "jupyter_edit_cell_source": (True, False),
@@ -66,6 +66,7 @@ HINTS: dict[str, tuple[bool, bool]] = {
     "jupyter_reopen_comment": (False, True),
     "jupyter_focus_comment": (False, True),
     # files
+    "jupyter_export_notebook": READS,
     "jupyter_read_file": READS,
     "jupyter_write_file": (True, False),  # an overwrite is idempotent, an append is not
     "jupyter_edit_file": (True, False),

@@ -45,16 +45,17 @@ class CellRef(Wire):
 
 
 class OutputListing(Wire):
-    """An output listed, not inlined (:func:`webmcp_bridge.core.snapshot.describe_output`)."""
+    """An output listed, not inlined (:func:`webmcp_bridge.core.snapshot.describe_output`): each key only where it says
+    something the agent cannot derive."""
 
     index: int
-    uri: str = sometimes("notebook://{path}/cells/{cellId}/outputs/{index}: pass it to jupyter_get_output.")
     outputType: str
-    mimeType: str = Field(description="The richest representation (text/plain only when it is the only one).")
-    mimeTypes: list[str]
+    mimeType: str = sometimes("The richest representation (no key: text/plain is the only one).")
+    mimeTypes: list[str] = sometimes("Its representations (no key: text/plain is the only one).")
     bytes: int
     preview: str = sometimes()
-    name: str = sometimes()
+    previewTruncated: bool = sometimes("The previewed text is longer: read it with jupyter_get_output.")
+    name: str = sometimes("A stream's name, when it is not stdout.")
     ename: str = sometimes()
     evalue: str = sometimes()
     text: str = sometimes()

@@ -12,7 +12,6 @@ from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, INTERRUPT_WAIT_SECONDS
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
-from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
@@ -31,8 +30,8 @@ class CellRun(Wire):
     index: int = sometimes()
     status: Literal["ok", "error", "skipped", "running"]
     executionCount: int | None = sometimes()
-    outputs: list[OutputListing] = sometimes()
-    outputCount: int = sometimes()
+    outputs: list[OutputListing] = sometimes("Its outputs, listed (none: no key).")
+    outputsOmitted: int = sometimes("Outputs past the listed ones.")
     reason: str = sometimes()
 
 
@@ -191,21 +190,19 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             )
             failed = failed or outcome.status == "error"
             continue
-        results.append(
-            {
-                "cellId": cell_id,
-                "index": after.index,
-                "status": outcome.status,
-                "executionCount": outcome.execution_count
-                if outcome.execution_count is not None
-                else after.execution_count,
-                "outputs": [
-                    describe_output(i, o, ctx.limits, cell_uri(nb.path, cell_id)) for i, o in enumerate(after.outputs)
-                ],
-                "outputCount": after.output_count,
-                **({"reason": outcome.reason} if outcome.reason else {}),
-            }
-        )
+        ran: dict[str, Any] = {
+            "cellId": cell_id,
+            "index": after.index,
+            "status": outcome.status,
+            "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
+        }
+        if after.outputs:  # listed as jupyter_get_cells lists them; none: no key
+            ran["outputs"] = [describe_output(i, o, ctx.limits) for i, o in enumerate(after.outputs)]
+        if after.output_count > len(after.outputs):
+            ran["outputsOmitted"] = after.output_count - len(after.outputs)
+        if outcome.reason:
+            ran["reason"] = outcome.reason
+        results.append(ran)
         failed = failed or outcome.status == "error"
     kernel = nb.kernel()
     return {"path": nb.path, "results": results, "kernel": {"name": kernel.name, "status": kernel.status}}

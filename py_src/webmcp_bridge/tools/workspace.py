@@ -128,8 +128,8 @@ class GetContextInput(ToolInput):
     include_errors: Annotated[
         bool,
         Field(
-            description="Also list the current notebook's cells whose last run raised (error name, "
-            "short message, the cell's address)."
+            description="Also list the current notebook's cells whose last run raised (the cell, its error's name, "
+            "short message and output index)."
         ),
     ] = False
     include_guidance: Annotated[

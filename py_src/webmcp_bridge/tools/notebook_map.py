@@ -1,0 +1,177 @@
+"""jupyter_get_notebook_map: a whole notebook's shape in one bounded answer, to decide what to read.
+
+One row per cell, as an array whose columns are named once (``columns``): ``[index, id, type, bytes, outputs,
+flags, first]``: the cell's index among the cells the agent sees, its id, its type, its source's size in UTF-8
+bytes, how many outputs it has, its flags (``e``: an output is an error, its last run raised; ``s``: its outputs may
+be stale, :mod:`webmcp_bridge.core.staleness`; ``r``: the person made it read-only for the agent, said once as
+``access: "read"`` instead when the whole notebook is) and its first line that is not blank
+(:func:`webmcp_bridge.core.outline.first_line`). The headings of the markdown cells are
+``sections``, ``[index, level, title]`` each (:func:`webmcp_bridge.core.outline.headings`); a markdown cell whose
+first line is a heading shows "" as its first line, the heading being in ``sections`` already.
+
+Bounds (:mod:`webmcp_bridge.core.limits`): at most :data:`MAP_CELLS` rows and :data:`MAP_SECTIONS` headings; first lines
+and titles cut to :data:`MAP_LINE_BYTES` bytes; when the answer would pass the result cap, the first lines are cut
+shorter (never below :data:`MAP_MIN_LINE_BYTES`), then the last rows are left for a next answer (``truncated``,
+``nextStartIndex``: pass it as ``startIndex``); the headings of the cells left out are left out too. So the answer is
+never cut by the registry. The notebook is read through the access guard, :data:`EXPORT_CHUNK` cells a crossing with
+a yield to the page between reads: hidden cells are not there (indices count visible cells; ``hiddenCellCount`` as
+everywhere).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from webmcp_bridge.calls.payloads import Payload, sometimes
+from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.core.bounds import dumps
+from webmcp_bridge.core.limits import (
+    ERROR_SCAN_OUTPUTS,
+    EXPORT_CHUNK,
+    MAP_CELLS,
+    MAP_LINE_BYTES,
+    MAP_MIN_LINE_BYTES,
+    MAP_SECTIONS,
+    MAX_INT,
+    RESULT_HEADROOM,
+    preview,
+    utf8_len,
+)
+from webmcp_bridge.core.outline import first_line, headings, is_heading
+from webmcp_bridge.core.staleness import stale_outputs
+from webmcp_bridge.tools.common import CallContext, NotebookInput
+
+COLUMNS = ["index", "id", "type", "bytes", "outputs", "flags", "first"]
+#: one row: index, id, type, source bytes, outputs, flags, first line
+Row = tuple[int, str, Literal["code", "markdown", "raw"], int, int, str, str]
+
+
+class NotebookMapOutput(Payload):
+    path: str
+    cellCount: int = Field(description="Cells the agent can see.")
+    hiddenCellCount: int
+    access: Literal["read"] = sometimes("The person made the whole notebook read-only for the agent (no row says r).")
+    columns: list[str] = Field(description="What each value of a row is: " + ", ".join(COLUMNS) + ".")
+    cells: list[Row] = Field(
+        description="One row per cell from startIndex. flags: e = an error output, s = outputs may be stale, "
+        'r = read-only for the agent. first: the first line that is not blank ("" for a markdown cell that starts '
+        "with a heading: see sections)."
+    )
+    sections: list[tuple[int, int, str]] = Field(description="The headings: [cell index, level 1-6, title].")
+    truncated: bool = Field(description="Cells are left for a next answer (startIndex: nextStartIndex).")
+    nextStartIndex: int = sometimes()
+
+
+class NotebookMapInput(NotebookInput):
+    start_index: Annotated[
+        int,
+        Field(
+            description="First cell to map (pass nextStartIndex to go on with a notebook too long for one answer).",
+            ge=0,
+            le=MAX_INT,
+        ),
+    ] = 0
+
+
+def _flags(cell: Any, stale: bool, writable: bool) -> str:
+    flags = ""
+    if any(o.output_type == "error" for o in cell.outputs):
+        flags += "e"
+    if stale:
+        flags += "s"
+    if not writable:
+        flags += "r"
+    return flags
+
+
+def _cut_lines(rows: list[list[Any]], lines: list[str], max_bytes: int) -> None:
+    for row, line in zip(rows, lines, strict=True):
+        row[6] = preview(line, max_bytes) if line else ""
+
+
+def _fit(payload: dict[str, Any], lines: list[str], budget: int) -> None:
+    """Cut the rows' first lines to one common length so ``payload`` fits ``budget`` bytes of JSON (never below
+    :data:`MAP_MIN_LINE_BYTES`), then drop trailing rows (and their headings) until it fits; sets ``truncated`` and
+    ``nextStartIndex`` when rows were dropped. ``lines`` are the rows' whole first lines ("" where none is shown)."""
+    if utf8_len(dumps(payload)) <= budget:
+        return
+    rows: list[list[Any]] = payload["cells"]
+    low, high = MAP_MIN_LINE_BYTES, MAP_LINE_BYTES - 1
+    while low < high:  # the longest common cut that fits, found by halving
+        mid = (low + high + 1) // 2
+        _cut_lines(rows, lines, mid)
+        if utf8_len(dumps(payload)) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    _cut_lines(rows, lines, low)
+    size = utf8_len(dumps(payload))
+    while rows and size > budget:
+        dropped = rows.pop()
+        size -= utf8_len(dumps(dropped)) + 1
+        payload["truncated"] = True
+        payload["nextStartIndex"] = dropped[0]
+    if "nextStartIndex" in payload:
+        payload["sections"] = [s for s in payload["sections"] if s[0] < payload["nextStartIndex"]]
+
+
+async def notebook_map(ctx: CallContext, args: NotebookMapInput) -> dict[str, Any]:
+    nb = await ctx.notebook(args.notebook_path)
+    count = nb.cell_count()
+    start = min(args.start_index, count)
+    end = min(count, start + MAP_CELLS)
+    cells: list[Any] = []
+    for at in range(start, end, EXPORT_CHUNK):
+        if at > start:
+            await asyncio.sleep(0)  # a notebook of thousands of cells never holds the page in one stretch
+        chunk = range(at, min(end, at + EXPORT_CHUNK))
+        cells.extend(nb.read_cells(chunk, head_bytes=0, max_outputs=ERROR_SCAN_OUTPUTS))
+    run = [c.id for c in cells if c.cell_type == "code" and c.execution_count is not None]
+    stale = stale_outputs(nb.run_states(max(c.index for c in cells)), run) if run else {}
+    read_only = nb.level() == "read"  # said once, not on every row
+    rows: list[list[Any]] = []
+    lines: list[str] = []
+    sections: list[list[Any]] = []
+    for cell in cells:
+        line = first_line(cell.source)
+        if cell.cell_type == "markdown":
+            for level, title in headings(cell.source):
+                if len(sections) < MAP_SECTIONS:
+                    sections.append([cell.index, level, preview(title, MAP_LINE_BYTES)])
+            if is_heading(line):
+                line = ""  # in sections
+        lines.append(line)
+        writable = read_only or nb.is_writable(cell.id)
+        flags = _flags(cell, cell.id in stale, writable)
+        rows.append([cell.index, cell.id, cell.cell_type, utf8_len(cell.source), cell.output_count, flags, ""])
+    _cut_lines(rows, lines, MAP_LINE_BYTES)
+    payload: dict[str, Any] = {
+        "path": nb.path,
+        "cellCount": count,
+        "hiddenCellCount": nb.hidden_cell_count(),
+    }
+    if read_only:
+        payload["access"] = "read"
+    payload.update(columns=COLUMNS, cells=rows, sections=sections, truncated=end < count)
+    if end < count:
+        payload["nextStartIndex"] = end
+    _fit(payload, lines, ctx.limits.result_bytes - RESULT_HEADROOM)
+    return payload
+
+
+TOOLS = (
+    Tool(
+        "jupyter_get_notebook_map",
+        "Map the notebook",
+        "A whole notebook's shape in one answer, to decide what to read: per cell its index, id, type, source size "
+        "(bytes), output count, flags (e: an error output, s: outputs may be stale, r: read-only) and first line; "
+        "and the section headings. Read cells with jupyter_get_cells, outputs with jupyter_get_output.",
+        NotebookMapInput,
+        notebook_map,
+        Annotations(read_only=True, untrusted_content=True),
+        NotebookMapOutput,
+    ),
+)
