@@ -13,6 +13,7 @@ the kernel's ``--pyodide-lock`` addon fails on this runtime's lock, see docs/hos
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import sys
@@ -264,8 +265,19 @@ def build(
     (``@mcp-b/global``, shipped in the extension) in browsers without native WebMCP. Everything else (JupyterLite, the
     offline Pyodide runtime, the wheels and the kernel settings) is the same whatever the keywords.
     """
-    started = time.perf_counter()
     output = Path(output).resolve()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # one build of a given output at a time (two test workers start theirs together; the second waits, then
+    # finds the inputs unchanged and skips)
+    with (CACHE / f"site-{output.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(force, output, extra_content, extensions, mcp_b)
+
+
+def _build(
+    force: bool, output: Path, extra_content: tuple[Path, ...], extensions: tuple[Path, ...] | None, mcp_b: bool
+) -> Path:
+    started = time.perf_counter()
     pins = read_pins()
     check_jupyterlite(pins)
     pyodide_pkg = fetch_pyodide(pins["pyodide"])

@@ -59,6 +59,7 @@ def test_code_runs_without_touching_the_notebook(b):
     assert out == {
         "index": 0,
         "outputType": "stream",
+        "mimeType": "text/plain",
         "bytes": 9,
         "text": "total 45\n",
         "textTruncated": False,

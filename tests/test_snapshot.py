@@ -47,8 +47,9 @@ def test_snapshot_of_a_code_cell():
         "sourceHash": source_hash("x = 1\nprint(x)"),
         "source": "x = 1\nprint(x)",
         "executionCount": 7,
-        # a stream of stdout, its one representation text/plain, its preview whole: nothing else is said
-        "outputs": [{"index": 0, "outputType": "stream", "bytes": 2, "preview": "1\n"}],
+        # a stream of stdout, its one representation text/plain, its preview whole: nothing else is said (no
+        # path given: no address)
+        "outputs": [{"index": 0, "outputType": "stream", "mimeType": "text/plain", "bytes": 2, "preview": "1\n"}],
     }
     bare = cell_snapshot(cell, DEFAULT_LIMITS, include_source=False)
     assert "source" not in bare and "outputs" not in bare and bare["sourceHash"] == snap["sourceHash"]
@@ -83,6 +84,7 @@ def test_an_output_says_only_what_the_agent_cannot_derive():
     assert describe_output(0, error, DEFAULT_LIMITS) == {
         "index": 0,
         "outputType": "error",
+        "mimeType": "text/plain",
         "bytes": 400,
         "ename": "KeyError",
         "evalue": "'k'",

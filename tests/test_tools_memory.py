@@ -193,10 +193,19 @@ def test_get_cells_by_range_and_ids(running):
     no_src = cells_of(b, includeSource=False, endIndex=3)
     assert all("source" not in c and c["sourceHash"] for c in no_src)
     with_out = cells_of(b, cellIds=[code["id"]], includeOutputs=True)[0]
-    assert with_out["outputs"] == [{"index": 0, "outputType": "stream", "bytes": 3, "preview": "10\n"}]
-    # the notebook's address once per result, not a cell's or an output's each
+    assert with_out["outputs"] == [
+        {
+            "index": 0,
+            "uri": f"notebook://demo/running.ipynb/cells/{code['id']}/outputs/0",
+            "outputType": "stream",
+            "mimeType": "text/plain",
+            "bytes": 3,
+            "preview": "10\n",
+        }
+    ]
+    # the notebook's address once per result, not a cell's each; an output's own on its descriptor
     listed = b.ok("jupyter_get_cells", {"cellIds": [code["id"]], "includeOutputs": True})
-    assert listed["uri"] == "notebook://demo/running.ipynb" and "uri" not in json.dumps(listed["cells"])
+    assert listed["uri"] == "notebook://demo/running.ipynb" and "uri" not in listed["cells"][0]
 
 
 def test_get_cells_errors(running):

@@ -157,24 +157,26 @@ def test_the_richest_mime_type(mimes, richest):
     assert richest_mime(mimes) == richest
 
 
-def test_a_listing_gives_the_notebooks_address_once_and_every_output_its_richest_mime_type():
-    """A cell's address is the listing's uri plus /cells/{id}, an output's plus /outputs/{index}: formatted once per
-    result, never per cell; a rich output names its richest representation."""
+def test_a_listing_gives_the_notebooks_address_once_and_every_output_its_own_and_its_richest_mime_type():
+    """A cell's address is the listing's uri plus /cells/{id} (formatted once per result, never per cell); every
+    output descriptor carries its own ``notebook://{path}/cells/{cellId}/outputs/{index}`` and its richest
+    representation as ``mimeType`` (the product contract), ``mimeTypes`` only where there is more than text/plain."""
     b = make_bridge({"talks/figures.ipynb": "handson-ml2-math-calculus.ipynb"})
     b.open("talks/figures.ipynb")
     listing = b.ok("jupyter_get_cells", {"includeOutputs": True, "endIndex": 200})
     assert listing["uri"] == notebook_uri("talks/figures.ipynb")
-    assert "notebook://" not in json.dumps(listing["cells"])
+    assert all("uri" not in cell for cell in listing["cells"])
     outputs = [(c, o) for c in listing["cells"] for o in c.get("outputs", [])]
     assert outputs
     for cell in listing["cells"]:
         assert parse_uri(f"{listing['uri']}/cells/{cell['id']}").cell_id == cell["id"]
     figures = 0
-    for _cell, output in outputs:
+    for cell, output in outputs:
+        assert output["uri"] == f"{listing['uri']}/cells/{cell['id']}/outputs/{output['index']}"
         if "mimeTypes" in output:
-            assert output["mimeType"] == richest_mime(output["mimeTypes"])
+            assert output["mimeType"] == richest_mime(output["mimeTypes"]) != "text/plain"
         else:  # text/plain alone
-            assert "mimeType" not in output
+            assert output["mimeType"] == "text/plain"
         if "image/png" in output.get("mimeTypes", []):
             figures += 1
             assert output["mimeType"] == "image/png"
@@ -185,7 +187,7 @@ def test_a_listing_gives_the_notebooks_address_once_and_every_output_its_richest
         "jupyter_get_output",
         {"notebookPath": "talks/figures.ipynb", "cellId": cell["id"], "outputIndex": output["index"]},
     )
-    by_uri = b.ok("jupyter_get_output", {"uri": f"{listing['uri']}/cells/{cell['id']}/outputs/{output['index']}"})
+    by_uri = b.ok("jupyter_get_output", {"uri": output["uri"]})
     assert by_uri == by_id
 
 
@@ -247,7 +249,18 @@ def test_run_results_list_outputs_as_listings_do():
     result = b.ok("jupyter_run_cells", {"cellIds": [cell["id"]]})["results"][0]
     listed = b.ok("jupyter_get_cells", {"cellIds": [cell["id"]], "includeOutputs": True})["cells"][0]
     assert (
-        result["outputs"] == listed["outputs"] == [{"index": 0, "outputType": "stream", "bytes": 2, "preview": "1\n"}]
+        result["outputs"]
+        == listed["outputs"]
+        == [
+            {
+                "index": 0,
+                "uri": f"notebook://r.ipynb/cells/{cell['id']}/outputs/0",
+                "outputType": "stream",
+                "mimeType": "text/plain",
+                "bytes": 2,
+                "preview": "1\n",
+            }
+        ]
     )
 
 

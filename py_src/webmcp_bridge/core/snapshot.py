@@ -25,6 +25,7 @@ from webmcp_bridge.core.limits import (
     utf8_len,
 )
 from webmcp_bridge.core.raw import RawCell, RawOutput
+from webmcp_bridge.core.uris import cell_uri
 
 HASH_HEX_CHARS = 16
 
@@ -109,23 +110,26 @@ def is_valid_image(mime: str, data: str) -> bool:
     return bool(raw) and raw.startswith(IMAGE_SIGNATURES.get(mime, (b"",)))
 
 
-def describe_output(index: int, output: RawOutput, limits: Limits) -> dict[str, Any]:
-    """An output **listed**, not inlined: ``{index, outputType, mimeType?, mimeTypes?, bytes, preview?,
-    previewTruncated?, name?, ename?, evalue?}``, each key only where it says something the agent cannot derive.
+def describe_output(index: int, output: RawOutput, limits: Limits, cell_uri: str | None = None) -> dict[str, Any]:
+    """An output **listed**, not inlined: ``{index, uri?, outputType, mimeType, mimeTypes?, bytes, preview?,
+    previewTruncated?, name?, ename?, evalue?}``, each optional key only where it says something.
 
-    ``mimeType`` (the richest representation, :func:`richest_mime`) and ``mimeTypes`` (all of them, in the output's
-    order) are left out when text/plain is the only one (always so for a stream and an error).
+    ``uri`` (given the cell's ``notebook://…/cells/{cellId}``, :mod:`webmcp_bridge.core.uris`) addresses the output
+    for ``jupyter_get_output`` and as an MCP resource (the product contract: every output descriptor carries it).
+    ``mimeType`` is the richest representation (:func:`richest_mime`); ``mimeTypes`` (all of them, in the output's
+    order) is left out when text/plain is the only one (always so for a stream and an error).
     ``bytes`` is the sum over representations (text in UTF-8 bytes, images decoded). ``preview`` comes from the first
     text representation in :data:`PREVIEW_ORDER` (or any text one), ANSI-stripped and cut to ``limits.preview_bytes``
     (``previewTruncated: true`` when that text is longer: read the rest with ``jupyter_get_output``); images have
     none, and neither has an error, whose ``ename``/``evalue`` (bounded) say what its traceback's last line says.
-    ``name`` is a stream's name when it is not stdout. The output's address is the cell's plus ``/outputs/{index}``
-    (:mod:`webmcp_bridge.core.uris`); a result gives it once, not per output.
+    ``name`` is a stream's name when it is not stdout.
     """
     mimes = [item.mime for item in output.items]
-    described: dict[str, Any] = {"index": index, "outputType": output.output_type}
+    described: dict[str, Any] = {"index": index}
+    if cell_uri is not None:
+        described["uri"] = f"{cell_uri}/outputs/{index}"
+    described.update(outputType=output.output_type, mimeType=richest_mime(mimes))
     if mimes != ["text/plain"]:
-        described["mimeType"] = richest_mime(mimes)
         described["mimeTypes"] = mimes
     described["bytes"] = sum(item.bytes for item in output.items)
     if output.ename is not None:
@@ -168,10 +172,11 @@ def cell_snapshot(
     include_source: bool = True,
     include_outputs: bool = False,
     source_offset: int = 0,
+    path: str | None = None,
 ) -> dict[str, Any]:
     """A cell as tools return it: ``{id, index, type, sourceHash, source?, executionCount?, outputCount?, outputs?}``,
     each key only where it applies and says something (its address is the notebook's ``uri`` plus ``/cells/{id}``,
-    given once per result).
+    given once per result; given the notebook's ``path``, each listed output carries its own ``uri``).
 
     A source that is not returned whole (:func:`source_is_paged`, or ``source_offset`` > 0) is returned one
     page at a time: ``source`` is bytes ``[sourceOffset, nextSourceOffset)`` of it (UTF-8, never splitting a
@@ -200,7 +205,8 @@ def cell_snapshot(
         if include_outputs:
             shown = cell.outputs[: limits.outputs_per_cell]
             if shown:
-                snap["outputs"] = [describe_output(i, o, limits) for i, o in enumerate(shown)]
+                uri = None if path is None else cell_uri(path, cell.id)
+                snap["outputs"] = [describe_output(i, o, limits, uri) for i, o in enumerate(shown)]
             if cell.output_count > len(shown):
                 snap["outputsOmitted"] = cell.output_count - len(shown)
         elif cell.output_count:

@@ -196,6 +196,7 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
             include_source=args.include_source,
             include_outputs=args.include_outputs,
             source_offset=args.source_offset,
+            path=nb.path,
         )
         for cell in cells
     ]

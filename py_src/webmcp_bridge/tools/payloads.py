@@ -45,12 +45,13 @@ class CellRef(Wire):
 
 
 class OutputListing(Wire):
-    """An output listed, not inlined (:func:`webmcp_bridge.core.snapshot.describe_output`): each key only where it says
-    something the agent cannot derive."""
+    """An output listed, not inlined (:func:`webmcp_bridge.core.snapshot.describe_output`): its address and richest
+    representation always (the product contract), other keys only where they say something."""
 
     index: int
+    uri: str = sometimes("Its address (notebook://{path}/cells/{cellId}/outputs/{index}), for jupyter_get_output.")
     outputType: str
-    mimeType: str = sometimes("The richest representation (no key: text/plain is the only one).")
+    mimeType: str
     mimeTypes: list[str] = sometimes("Its representations (no key: text/plain is the only one).")
     bytes: int
     preview: str = sometimes()

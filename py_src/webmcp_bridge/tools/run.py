@@ -12,6 +12,7 @@ from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, INTERRUPT_WAIT_SECONDS
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
+from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
@@ -197,7 +198,8 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
             "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
         }
         if after.outputs:  # listed as jupyter_get_cells lists them; none: no key
-            ran["outputs"] = [describe_output(i, o, ctx.limits) for i, o in enumerate(after.outputs)]
+            uri = cell_uri(nb.path, cell_id)
+            ran["outputs"] = [describe_output(i, o, ctx.limits, uri) for i, o in enumerate(after.outputs)]
         if after.output_count > len(after.outputs):
             ran["outputsOmitted"] = after.output_count - len(after.outputs)
         if outcome.reason:
