@@ -9,8 +9,10 @@ bundler's build would: ``package.json`` (from ``lite/extension/package.json``, i
 pure-Python wheel, ``tools.json`` (the tool definitions generated from the bridge's pydantic models and each
 toolset's tool names, so the loader registers the tools a page's URL chooses before Python starts), ``bridge.json``
 (what the loader loads, and the numbers it applies: ``core/limits.py`` ``LOADER_BOUNDS``) and ``pyodide/`` (the
-runtime the loader falls back to when the page offers none it can use: the npm package's runtime files, the wheels
-of the bridge's closure (pydantic) and a pyodide-lock.json for them, and ``kernel-lock.json``: the lock of every
+runtime the loader falls back to when the page offers none it can use: the npm package's runtime files, its standard
+library byte-compiled (which the loader starts Python from whichever runtime it uses), the wheels of the bridge's
+closure (pydantic, byte-compiled: ``sitebuild/bytecode.py``) and a pyodide-lock.json for them, and
+``kernel-lock.json``: the lock of every
 pinned wheel, the Pyodide kernel's closure (micropip, ipython, ...) included, with each file's sha256). A
 JupyterLite site that turns on the kernel-runtime addon points its kernel's ``pyodideUrl`` here and serves the whole
 of Python from its own origin: the addon fetches the kernel's wheels at build time, checked against that lock, so
@@ -34,10 +36,11 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from sitebuild.bytecode import STDLIB_ZIP, compiled
 from sitebuild.lock import rewrite_lock
 from sitebuild.pins import read_pins
 from sitebuild.runtime import RUNTIME_FILES, fetch_mcp_b, fetch_pyodide
-from sitebuild.util import EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
+from sitebuild.util import CACHE, EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
 from sitebuild.wheels import fetch_wheels, write_bridge_wheel
 
 #: the labextension's name (package.json), the plugin id's prefix (`jupyterlab-webmcp-bridge:plugin`) and the folder
@@ -213,11 +216,16 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     pyodide_pkg = fetch_pyodide(pins["pyodide"])
     upstream_lock = json.loads((pyodide_pkg / "pyodide-lock.json").read_text(encoding="utf-8"))
     wheels = fetch_wheels(pins, upstream_lock)
-    full_lock = rewrite_lock(upstream_lock, wheels)
-    needed = closure(full_lock, pins["bridge_packages"])
-    bridge_wheels = {name: wheels[name] for name in needed}
+    needed = closure(rewrite_lock(upstream_lock, wheels), pins["bridge_packages"])
+    # what the bridge's Python loads, byte-compiled by the runtime's own Python (sitebuild/bytecode.py): the standard
+    # library, the bridge's closure and its own wheel, so the page imports them without compiling
+    stdlib = pyodide_pkg / STDLIB_ZIP
+    plain_bridge_wheel = write_bridge_wheel(CACHE / "bridge-wheel", pins["project"])
+    byte = compiled(pyodide_pkg, [stdlib, *(wheels[name] for name in needed), plain_bridge_wheel])
+    bridge_wheels = {name: byte[wheels[name]] for name in needed}
+    full_lock = rewrite_lock(upstream_lock, {**wheels, **bridge_wheels})
     for name in RUNTIME_FILES:
-        put(f"static/pyodide/{name}", pyodide_pkg / name)
+        put(f"static/pyodide/{name}", byte[stdlib] if name == STDLIB_ZIP else pyodide_pkg / name)
     for path in bridge_wheels.values():  # the bridge's closure only: the kernel's wheels are fetched on opt-in
         put(f"static/pyodide/{path.name}", path)
     put(
@@ -242,8 +250,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     for path in sorted(lab.rglob("*.js")):
         if path.parent != lab or path.name not in scripts:
             put(f"static/{HALVES_DIR}/{path.relative_to(PY_SRC).as_posix()}", path)
-    bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
-    keep.add(f"static/{bridge_wheel.name}")
+    put(f"static/{plain_bridge_wheel.name}", byte[plain_bridge_wheel])
     put("static/tools.json", sources.tools)
     # the Settings Editor's schema, generated from the settings' model (session/settings_model.py)
     put(schema, sources.schema)
@@ -254,7 +261,10 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         "pyodide": "pyodide/pyodide.mjs",
         # wheels to install before the bridge, in order, relative to this file (the bridge's dependency closure)
         "wheels": [f"pyodide/{wheels[name].name}" for name in needed],
-        "wheel": bridge_wheel.name,
+        "wheel": plain_bridge_wheel.name,
+        # the standard library with its bytecode (the shipped runtime's own): the loader starts Python from it whichever
+        # runtime it uses, so the page's own runtime of the same version (sources only) is started without compiling
+        "stdlib": f"pyodide/{STDLIB_ZIP}",
         "tools": "tools.json",
         # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
         "polyfill": "mcp-b/global.iife.js",

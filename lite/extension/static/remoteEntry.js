@@ -289,6 +289,15 @@
     return { module: await import(url.href), url, source: 'shipped' };
   }
 
+  // loadPyodide's options: the runtime's folder, and the standard library shipped beside bridge.json, which holds the
+  // bytecode of its sources (made at build time by the same runtime's Python, sitebuild/bytecode.py), so Python's
+  // start compiles nothing, whichever runtime of the pinned version runs it (the page's own holds sources only)
+  function startOptions(manifest, runtimeUrl) {
+    const options = { indexURL: new URL('.', runtimeUrl).href };
+    if (manifest.stdlib) options.stdLibURL = new URL(manifest.stdlib, manifestUrl).href;
+    return options;
+  }
+
   // -- When the bridge's Python starts ---------------------------------------------------------------------
   // Pyodide on the main thread costs the page its start-up work (fetching and instantiating the runtime, Python's
   // initialization, unpacking the wheels, importing pydantic and the bridge): started while JupyterLab starts,
@@ -351,7 +360,7 @@
       const manifest = await manifestReady;
       const runtime = await step('runtime', () => findRuntime(manifest));
       status.runtime = { source: runtime.source, url: runtime.url.href };
-      const pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href }));
+      const pyodide = await step('loadPyodide', () => runtime.module.loadPyodide(startOptions(manifest, runtime.url)));
       const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
       const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
       // the bridge's dependencies from the files shipped beside this script (by URL: whatever the runtime's lock holds)

@@ -85,7 +85,11 @@ async function start({ manifestUrl, runtimeUrl }) {
     const url = new URL(manifest.pyodide, manifestUrl);
     return { module: await import(url.href), url, source: 'shipped' };
   });
-  pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href }));
+  // the standard library shipped beside bridge.json holds its bytecode (sitebuild/bytecode.py): nothing is compiled at
+  // start, whichever runtime of the pinned version runs
+  const boot = { indexURL: new URL('.', runtime.url).href };
+  if (manifest.stdlib) boot.stdLibURL = new URL(manifest.stdlib, manifestUrl).href;
+  pyodide = await step('loadPyodide', () => runtime.module.loadPyodide(boot));
   const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
   const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
   await step('dependencies', () => pyodide.loadPackage(manifest.wheels.map(w => new URL(w, manifestUrl).href), options));
