@@ -266,45 +266,62 @@ def bring_to_front(page: Page, path: str, timeout_ms: int = BRIDGE_TIMEOUT_MS) -
     )
 
 
-#: the MCP server a real agent would use to reach the page's WebMCP tools (npm), and where it is installed
+#: the MCP servers a real agent would use to reach the page's WebMCP tools (npm), and where each is installed: Chrome
+#: DevTools MCP, and Playwright MCP (the one desktop agents such as Claude Code, Codex and Cursor use to reach a browser
+#: tab). Each gets a folder of its own, so installing one never prunes the other.
 CHROME_DEVTOOLS_MCP = "chrome-devtools-mcp@1.11.0"
+PLAYWRIGHT_MCP = "@playwright/mcp@0.0.86"
 NODE_DIR = Path(__file__).resolve().parents[1] / ".cache" / "node"
+PLAYWRIGHT_MCP_DIR = Path(__file__).resolve().parents[1] / ".cache" / "node-playwright-mcp"
 
 
-def install_chrome_devtools_mcp() -> Path:
-    """Install the pinned chrome-devtools-mcp into .cache/node/ (once; npm) and return its entry script."""
-    package, version = CHROME_DEVTOOLS_MCP.rsplit("@", 1)
-    folder = NODE_DIR / "node_modules" / package
+def install_node_package(spec: str, prefix: Path) -> Path:
+    """Install the pinned npm package ``spec`` (``name@version``) into ``prefix`` (once; npm) and return its command's
+    entry script (its ``bin``: the one named as the package, else its only one)."""
+    package, version = spec.rsplit("@", 1)
+    folder = prefix / "node_modules" / package
     manifest = folder / "package.json"
     if not (manifest.exists() and json.loads(manifest.read_text())["version"] == version):
         npm = shutil.which("npm")
         if npm is None:
-            pytest.fail("npm is needed to install chrome-devtools-mcp (apt-get install -y npm)")
-        NODE_DIR.mkdir(parents=True, exist_ok=True)
+            pytest.fail(f"npm is needed to install {package} (apt-get install -y npm)")
+        prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             [
                 npm,
                 "install",
                 "--prefix",
-                str(NODE_DIR),
+                str(prefix),
                 "--no-save",
                 "--no-package-lock",
                 "--no-audit",
                 "--no-fund",
                 "--no-update-notifier",
-                CHROME_DEVTOOLS_MCP,
+                spec,
             ],
             check=True,
         )
-    entry = json.loads(manifest.read_text())["bin"][package]
+    bins = json.loads(manifest.read_text())["bin"]
+    entry = bins if isinstance(bins, str) else bins.get(package.rsplit("/", 1)[-1]) or next(iter(bins.values()))
     return folder / entry
 
 
-if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp` (used by .ci/run)
+def install_chrome_devtools_mcp() -> Path:
+    """Install the pinned chrome-devtools-mcp into .cache/node/ (once; npm) and return its entry script."""
+    return install_node_package(CHROME_DEVTOOLS_MCP, NODE_DIR)
+
+
+def install_playwright_mcp() -> Path:
+    """Install the pinned Playwright MCP into .cache/node-playwright-mcp/ (once; npm) and return its entry script."""
+    return install_node_package(PLAYWRIGHT_MCP, PLAYWRIGHT_MCP_DIR)
+
+
+if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp` (used by .ci/run): both MCP servers
     import sys
 
     if sys.argv[1:] == ["install-mcp"]:
         print(install_chrome_devtools_mcp())
+        print(install_playwright_mcp())
 
 
 @lru_cache(maxsize=1)

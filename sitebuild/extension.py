@@ -66,27 +66,36 @@ HALVES_DIR = "halves"
 GENERATE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
+import webmcp_bridge.calls.pending as pending
 import webmcp_bridge.core.limits as limits
+import webmcp_bridge.lab.ui.panel as panel
 import webmcp_bridge.session.bridge as app
 import webmcp_bridge.session.settings as settings
 import webmcp_bridge.session.settings_model as model
-for module in (app, limits, settings, model):
+for module in (app, limits, settings, model, pending, panel):
     assert module.__file__.startswith(sys.argv[1]), module.__file__
 print(json.dumps({"tools": app.tools_manifest(), "loader": limits.LOADER_BOUNDS, "plugin": settings.PLUGIN_ID,
-                  "schema": model.schema_text()}, ensure_ascii=False))
+                  "schema": model.schema_text(),
+                  "startPending": {"message": pending.START_PENDING_MESSAGE, "collect": "jupyter_wait_for_result"},
+                  "panel": {"id": panel.WIDGET_ID, "label": panel.LABEL, "caption": panel.CAPTION,
+                            "rank": panel.RANK}}, ensure_ascii=False))
 """
 
 
 @dataclass(frozen=True)
 class FromSources:
     """What the build takes from the bridge's sources: ``tools`` (tools.json's text), ``loader`` (bridge.json's
-    ``bounds``), ``plugin`` (the settings plugin's id, ``<package name>:<schema file stem>``) and ``schema`` (that
-    plugin's Settings Editor schema, plugin.json's text)."""
+    ``bounds``), ``plugin`` (the settings plugin's id, ``<package name>:<schema file stem>``), ``schema`` (that
+    plugin's Settings Editor schema, plugin.json's text), ``start_pending`` (bridge.json's ``startPending``: the
+    message of a call the loader answers pending while Python starts, and the tool that collects it) and ``panel``
+    (bridge.json's ``panel``: the Agent panel's id, label, caption and rank, for the loader's placeholder)."""
 
     tools: str
     loader: dict
     plugin: str
     schema: str
+    start_pending: dict
+    panel: dict
 
 
 def from_sources() -> FromSources:
@@ -105,6 +114,8 @@ def from_sources() -> FromSources:
         loader=data["loader"],
         plugin=data["plugin"],
         schema=data["schema"],
+        start_pending=data["startPending"],
+        panel=data["panel"],
     )
 
 
@@ -277,6 +288,12 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
         # of a failure's and of a refused registration's reason shown, the waits before Python starts
         "bounds": sources.loader,
+        # a call the loader answers pending while the bridge's Python starts: its message ({tool}, {step}) and the tool
+        # that collects it (webmcp_bridge/calls/pending.py START_PENDING_MESSAGE)
+        "startPending": sources.start_pending,
+        # the Agent panel's id, label, caption and rank (webmcp_bridge/lab/ui/panel.py): the loader's placeholder,
+        # drawn from JupyterLab's start, which the panel takes over
+        "panel": sources.panel,
         # the version range of each JupyterLab package the loader takes from the page's share scope
         # (package.json's dependencies): a version outside it is never used
         "shared": shared,

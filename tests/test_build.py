@@ -249,8 +249,20 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
             "startIdleWaitMs": limits.START_IDLE_WAIT_MS,
             "startRecheckMs": limits.START_RECHECK_MS,
             "stepIdleWaitMs": limits.STEP_IDLE_WAIT_MS,
+            "startAnswerMs": limits.START_ANSWER_MS,
         }
     )
+    # the words of a call the loader answers pending while Python starts, and the panel its placeholder stands for
+    from webmcp_bridge.calls.pending import START_PENDING_MESSAGE
+    from webmcp_bridge.lab.ui import panel
+
+    assert manifest["startPending"] == {"message": START_PENDING_MESSAGE, "collect": "jupyter_wait_for_result"}
+    assert manifest["panel"] == {
+        "id": panel.WIDGET_ID,
+        "label": panel.LABEL,
+        "caption": panel.CAPTION,
+        "rank": panel.RANK,
+    }
     loader = (ROOT / "lite/extension/static/remoteEntry.js").read_text(encoding="utf-8")
     for key in LOADER_BOUNDS:
         assert f"'{key}'" in loader or f"bounds.{key}" in loader, key

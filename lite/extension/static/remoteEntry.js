@@ -84,8 +84,10 @@
   // thread: where the bridge's Python runs ("main", "worker"; null until it starts), threadAsked: what the URL asked
   // ("auto", "worker", "main");
   // worker: the worker's crossing mode and why it was left ({mode: "sab" | "jspi" | "none", fallback: reason | null})
+  // step: the start-up step Python is at while it starts ("runtime", "packages", "tools"; null before it starts and
+  // once it is up), shown by the status item and the placeholder panel
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
-                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0, thread: null, threadAsked, worker: null };
+                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0, thread: null, threadAsked, worker: null, step: null };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}), counted by
   // the bridge's one crossing counter (crossings.js beside this file, imported when Python starts): as "loader" the
   // answers Python hands back to execute ("result"), each JS half by Python as it loads it (lab/ffi.py load_half,
@@ -127,11 +129,26 @@
   // read nothing is cut (the only reason then is the browser's own short error for bridge.json itself).
   let bounds = null;
 
+  // The start-up's steps as the person reads them (the status item, the placeholder panel): each of the loader's and
+  // the worker's stages belongs to one
+  const STEPS = [['runtime', 'Python runtime'], ['packages', 'packages'], ['tools', 'tools']];
+  const STEP_OF = { manifest: 'runtime', runtime: 'runtime', compile: 'runtime', loadPyodide: 'runtime',
+                    dependencies: 'packages', bridge: 'packages', import: 'tools', session: 'tools' };
+  // startStep(stage): a start-up stage begins (a loader stage, a worker step, or "session": Python's own start)
+  function startStep(stage) {
+    const step = STEP_OF[stage];
+    if (!step || status.step === step || status.state !== 'loading') return;
+    status.step = step;
+    render();
+  }
+
   function render() {
+    drawPlaceholder();
     if (!statusNode) return;
     const { state, tools, reason } = status;
     let text = `WebMCP: ${state}`;
-    if (state === 'loading') text = 'WebMCP: loading…';
+    if (state === 'loading' && status.step) text = `WebMCP: starting (${STEPS.find(([key]) => key === status.step)[1]})…`;
+    else if (state === 'loading') text = 'WebMCP: loading…';
     else if (state === 'ready' && status.failures.length) text = `WebMCP: ready (${tools} of ${tools + status.failures.length} tools)`;
     else if (state === 'ready') text = `WebMCP: ready (${tools} tools)`;
     else if (reason) text += ` (${reason})`;
@@ -143,7 +160,9 @@
     // styles, and a call that changes nothing shown must not cost a large notebook's page that work
     if (statusNode.textContent !== text) statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
-    const waiting = state === 'loading' && tools > 0 ? [`${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`] : [];
+    const waiting = state === 'loading' && tools > 0
+      ? [status.step ? `${tools} tools registered; calls wait for the bridge to start` : `${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`]
+      : [];
     const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
     const title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
     if (statusNode.title !== title) statusNode.title = title;
@@ -161,11 +180,13 @@
         if (version !== statusVersion) return;
         status.state = 'ready';
         status.reason = null;
+        status.step = null;
         render();
       });
       return;
     }
     status.state = String(state);
+    if (status.state !== 'loading') status.step = null;
     status.reason = detail == null ? null : String(detail);
     render();
   }
@@ -211,6 +232,74 @@
     const lines = String((error && error.message) || error).split('\n').filter(line => line.trim());
     const line = lines[0] && lines[0].startsWith('Traceback') ? lines[lines.length - 1] : lines[0];
     setStatus('failed', cut((line || 'unknown error').trim(), 'failureChars'));
+  }
+
+  // -- The Agent panel's placeholder ---------------------------------------------------------------------------
+  // The Agent panel is Python's (lab/ui/panel.py, drawn by lab/ui/dom.js) and comes once Python is up, seconds after
+  // JupyterLab. From activation until then this placeholder stands in its place: a widget with the panel's id, title and
+  // rank (bridge.json's panel) in the right sidebar, showing the start-up's steps (STEPS) and then the failure, if the
+  // bridge does not start. dom.js's createPanel takes the widget over through ctx.takePanelPlaceholder (below):
+  // the same tab, open or closed as the person left it, gets the panel's content. Plain text and JupyterLab's theme
+  // variables only; the placeholder draws nothing Python or an agent wrote.
+  let placeholder = null; // {widget, line, items: Map(step -> node)} until the panel takes it over
+  function addPlaceholder(app, widgets, panel) {
+    if (!widgets || !panel || !app.shell || typeof app.shell.add !== 'function') return;
+    const widget = new widgets.Widget();
+    widget.id = String(panel.id);
+    widget.title.label = String(panel.label);
+    widget.title.caption = String(panel.caption);
+    widget.addClass(`${TAG}-starting`);
+    const body = document.createElement('div');
+    body.setAttribute('role', 'status');
+    body.style.cssText = 'padding: 12px; color: var(--jp-ui-font-color1); font-family: var(--jp-ui-font-family);'
+      + ' font-size: var(--jp-ui-font-size1); line-height: 1.6;';
+    const heading = document.createElement('h2');
+    heading.textContent = String(panel.label);
+    heading.style.cssText = 'font-size: var(--jp-ui-font-size2); font-weight: 600; margin: 0 0 8px;';
+    const line = document.createElement('p');
+    line.style.margin = '0 0 8px';
+    const list = document.createElement('ol');
+    list.style.cssText = 'margin: 0; padding-left: 20px; color: var(--jp-ui-font-color2);';
+    const items = new Map();
+    for (const [key] of STEPS) {
+      const item = document.createElement('li');
+      items.set(key, item);
+      list.appendChild(item);
+    }
+    body.append(heading, line, list);
+    widget.node.appendChild(body);
+    placeholder = { widget, line, items };
+    drawPlaceholder();
+    app.shell.add(widget, 'right', { rank: Number(panel.rank) });
+  }
+  // The placeholder's text, from the status: the step Python is at, done steps checked, or the failure.
+  function drawPlaceholder() {
+    if (!placeholder) return;
+    const { line, items } = placeholder;
+    const at = STEPS.findIndex(([key]) => key === status.step);
+    let text = 'The agent bridge starts when the page is idle, or at once when an agent calls a tool.';
+    if (status.state === 'failed') text = `The agent bridge did not start: ${status.reason || 'unknown error'}`;
+    else if (status.state !== 'loading') text = 'The agent bridge is up; its panel is loading…';
+    else if (at >= 0) text = 'The agent bridge is starting…';
+    if (line.textContent !== text) line.textContent = text;
+    STEPS.forEach(([key, label], index) => {
+      const done = status.state === 'ready' || status.state === 'unavailable' || (at >= 0 && index < at);
+      const mark = done ? '✓' : index === at && status.state === 'loading' ? '…' : '';
+      const shown = `${label[0].toUpperCase()}${label.slice(1)}${mark ? ` ${mark}` : ''}`;
+      const item = items.get(key);
+      if (item.textContent !== shown) item.textContent = shown;
+      item.style.fontWeight = index === at && status.state === 'loading' ? '600' : '';
+    });
+  }
+  // ctx.takePanelPlaceholder(): the placeholder's widget, handed to dom.js's createPanel (once; null afterwards): it
+  // empties it, gives it the panel's content and keeps it where it is.
+  function takePanelPlaceholder() {
+    if (!placeholder) return null;
+    const { widget } = placeholder;
+    placeholder = null;
+    widget.removeClass(`${TAG}-starting`);
+    widget.node.replaceChildren();
+    return widget;
   }
 
   const manifestReady = fetch(manifestUrl).then(response => response.json()).then(manifest => {
@@ -346,6 +435,7 @@
   }
 
   async function step(name, work) {
+    startStep(name);
     const began = Math.round(performance.now());
     const result = await work();
     status.timings.steps.push([name, began, Math.round(performance.now())]);
@@ -409,15 +499,53 @@
     });
   }
 
+  // -- Calls made while Python starts: no client waits past a bound ----------------------------------------------
+  // Clients give up on a call (Playwright MCP after 30 s) and a slow machine can take longer than that to start Python.
+  // A call made before Python is up waits for it at most bounds.startAnswerMs; then the loader answers it "pending"
+  // with an id of its own ("s-<n>", bridge.json's startPending: Python's message), and hands the call to Python once
+  // it is up with that id (webmcp.py call_options: Python runs it pending under that id from its start), so
+  // jupyter_wait_for_result (startPending.collect) collects it as any pending call. A collect of such an id made while
+  // Python is still not up waits the same bound and is answered "pending" with the same id again. A call Python takes
+  // up within the bound is handed the rest of it (waitSeconds): it goes pending at the bound's end, as a call past
+  // the execution timeout does.
+  let startPendings = 0;
+  const heldIds = new Set(); // the ids the loader answered "pending" with
+  const delay = ms => new Promise(resolve => setTimeout(resolve, ms));
+  function heldAnswer(manifest, pendingId, tool) {
+    const step = STEPS.find(([key]) => key === status.step);
+    const message = String(manifest.startPending.message).replace('{tool}', tool)
+      .replace('{step}', step ? step[1] : 'waiting to start');
+    const payload = { status: 'pending', pendingId, tool, message };
+    return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: false };
+  }
+
   function registerTool(definition) {
     const controller = new AbortController();
     const execute = async (input, options) => {
       const signal = options && options.signal; // native WebMCP passes {signal}; the polyfill passes nothing
       const invocation = String(++invocations);
       try {
+        let held = null; // the loader's options for a call made while Python starts (above), as JSON text
         if (!connected) { // Python is not up yet: start it now if it waits for an idle page, and wait for it
           callWaiting = true;
           startNow('call');
+          const manifest = await manifestReady;
+          const bound = manifest.bounds.startAnswerMs;
+          const began = performance.now();
+          const up = await Promise.race([dispatcherReady.then(() => true), delay(bound).then(() => false)]);
+          const asked = input && typeof input.pendingId === 'string' ? input.pendingId : null;
+          if (!up && definition.name === manifest.startPending.collect && heldIds.has(asked)) {
+            return heldAnswer(manifest, asked, definition.name); // still starting: the same call, still pending
+          }
+          if (!up) {
+            const pendingId = `s-${++startPendings}`;
+            heldIds.add(pendingId);
+            const text = JSON.stringify(input ?? {});
+            dispatcherReady.then(({ dispatch }) => dispatch(definition.name, text, null, JSON.stringify({ pendingId })))
+              .catch(error => console.error(`[${TAG}] ${definition.name} (${pendingId})`, error));
+            return heldAnswer(manifest, pendingId, definition.name);
+          }
+          held = JSON.stringify({ waitSeconds: Math.max(0, bound - (performance.now() - began)) / 1000 });
         }
         const { dispatch, cancel, inputCap } = await dispatcherReady;
         const inputJson = JSON.stringify(input ?? {});
@@ -438,7 +566,7 @@
           watchToolCancel();
         }
         try {
-          const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation));
+          const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation, held));
           loaderCrossings?.count('result'); // the answer crossing back from Python
           if (report) reportCall(report);
           if (event) dispatchEvent('call', event); // the call's page event rides in its answer
@@ -556,7 +684,8 @@
 
   // connect(definitionsJson, dispatch, cancel, inputCap): called by Python once it is ready; returns the number of
   // tools asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
-  // dispatch(name, inputJson, invocation) -> the answer, JSON text {result, report, event}, or (a call that waits)
+  // dispatch(name, inputJson, invocation, optionsJson) -> the answer, JSON text {result, report, event}, or (a call that
+  // waits); optionsJson: for a call made while Python started (see "Calls made while Python starts"), else nothing
   // a Promise of it; cancel(invocation) when that call's signal aborts; inputCap: Python's cap on one call's
   // arguments (UTF-8 bytes of their JSON text; 0: none), applied here before the text crosses into Python.
   function connect(definitionsJson, dispatch, cancel, inputCap) {
@@ -666,20 +795,27 @@
     return Object.assign(into, {
       app, tracker, docManager, modules, modelContext: document.modelContext ?? null, pageContributions, pageSearch,
       setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode,
-      connectResources, disconnectResources, connectPrompts, disconnectPrompts
+      connectResources, disconnectResources, connectPrompts, disconnectPrompts, takePanelPlaceholder
     });
   }
 
   // The moment the bridge's Python starts, on either thread (see "When the bridge's Python starts" above): once
-  // JupyterLab is restored, then the page idle or an agent's call; noted in status.timings once, so a fallback from
+  // JupyterLab is restored and the page idle, or at once on an agent's call, even before JupyterLab is restored (then
+  // the worker only fetches and compiles until it is: whenRestored); noted in status.timings once, so a fallback from
   // the worker to the main thread does not wait a second time.
   let startMoment = null;
+  let restoredPromise = null;
+  function whenRestored(app) {
+    restoredPromise ??= Promise.resolve(app.restored).then(() => {
+      status.timings.restored = Math.round(performance.now());
+    });
+    return restoredPromise;
+  }
   function startWhen(app) {
     startMoment ??= (async () => {
-      await app.restored;
-      const restored = status.timings.restored = Math.round(performance.now());
       await manifestReady; // the waits below are bridge.json's bounds
-      status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
+      const idle = whenRestored(app).then(() => pageIdle(status.timings.restored));
+      status.timings.startReason = await Promise.race([idle, startRequested]);
       status.timings.pythonStart = Math.round(performance.now());
     })();
     return startMoment;
@@ -687,6 +823,7 @@
 
   async function start(app, tracker, docManager, modules) {
     await startWhen(app);
+    await whenRestored(app); // on the page's main thread nothing of Python's runs while JupyterLab starts
     const pyodide = await startPyodide();
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     if (session) { session.stop(); session.destroy(); session = null; }
@@ -694,6 +831,7 @@
     await importCrossings();
     const ctx = loaderContext(app, tracker, docManager, modules);
     status.thread = 'main';
+    startStep('session');
     session = await boot.start(ctx);
     boot.destroy();
     const reply = JSON.parse(session.reply); // {state: "ready"|"unavailable", tools: N, timings}
@@ -729,11 +867,15 @@
       const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
                                          message: `the page answers the JS halves only, not ${String(call.target)}` } });
       const runtime = pageRuntimeUrl();
+      // started by an agent's call before JupyterLab is restored: the worker fetches and compiles only, until it is
+      const hold = status.timings.restored === undefined;
       bridgeWorker = startWorker({
-        manifestUrl: manifestUrl.href, runtimeUrl: runtime ? runtime.href : null,
+        manifestUrl: manifestUrl.href, runtimeUrl: runtime ? runtime.href : null, hold, onStep: startStep,
         respond: call => (halves.owns(call) ? halves.respond(call) : refuse(call)),
         respondAsync: call => (halves.owns(call) ? halves.respondAsync(call) : refuse(call)),
       });
+      const worker = bridgeWorker;
+      whenRestored(app).then(() => worker.go());
       ready = await bridgeWorker.ready;
     } catch (error) {
       ready = { mode: 'none', failed: String((error && error.message) || error).split('\n')[0] };
@@ -755,8 +897,10 @@
     // the worker's wasm memory as its last message said (for bench/; no request of its own)
     window.webmcpBridge.wasmMemoryBytes = () => bridgeWorker.memoryBytes();
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
+    await whenRestored(app);
     loaderContext(app, tracker, docManager, modules, ctx);
     status.thread = 'worker';
+    startStep('session');
     const reply = JSON.parse(await bridgeWorker.invoke('session_start', '{}')); // {state, tools, timings}
     started(reply);
   }
@@ -859,6 +1003,8 @@
           } catch (error) {
             console.error(`[${TAG}] status item`, error);
           }
+          manifestReady.then(manifest => addPlaceholder(app, widgets, manifest.panel))
+            .catch(error => console.error(`[${TAG}] the Agent panel's placeholder`, error));
           registerStaticTools().catch(error => console.error(`[${TAG}] static tool registration`, error));
           let begin = start;
           if (threadAsked === 'worker' || (threadAsked === 'auto' && workerCanCross())) begin = startInWorker;

@@ -392,6 +392,8 @@ class Registry(Generic[C]):
         *,
         invocation: str | None = None,
         any_toolset: bool = False,
+        pending_id: str | None = None,
+        wait_seconds: float | None = None,
     ) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
 
@@ -401,6 +403,11 @@ class Registry(Generic[C]):
         until the call returns (a call that returned pending is no longer tied to its invocation).
         ``any_toolset``: serve the call whether or not its toolset is on (a read of an MCP resource,
         :mod:`webmcp_bridge.session.resources`); a tool the person disabled is refused all the same.
+        ``pending_id``: the loader already answered this call pending with that id, while Python was starting
+        (:data:`~webmcp_bridge.calls.pending.START_PENDING_ID`): the call is pending under it from its start and its
+        result is collected by ``jupyter_wait_for_result`` (what this returns is that result too). ``wait_seconds``:
+        what is left of the loader's bound for a call made while Python was starting: the call goes pending after
+        that many seconds if sooner than the execution timeout.
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
@@ -411,12 +418,22 @@ class Registry(Generic[C]):
             invocation=invocation,
             can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only),
         )
+        if pending_id is not None:
+            self.pending.promote(call, pending_id)
         # Started eagerly: a call that never really waits is answered within this step (no event-loop turn).
         task = self.pending.run(call, self._call(name, arguments, call, any_toolset))
         if call.abort_requested and call.started_running and not task.done():  # aborted while its first step ran
             task.cancel()
+        if pending_id is not None:  # answered pending already: its result is collected by its id
+            await asyncio.wait([task])
+            if task.cancelled():
+                return envelope(ToolError(ErrorCode.ABORTED, f"{name} was stopped.").payload(), is_error=True)
+            return task.result()
+        timeout = self.limits.execution_timeout_seconds
+        if wait_seconds is not None:
+            timeout = max(0.0, min(timeout, wait_seconds))
         if not task.done() and not call.woken_while_starting:
-            await call.wait(self.limits.execution_timeout_seconds)
+            await call.wait(timeout)
         call.woken_while_starting = False
         if task.done():
             return task.result()

@@ -59,9 +59,27 @@ function send(text, sync) {
 const asyncSend = text => send(text, false);
 const syncByMessage = text => send(text, true);
 
-async function start({ manifestUrl, runtimeUrl }) {
+// A held worker (start's hold) fetches and compiles only, until the page's "go": the page's own start is not slowed by
+// Python's CPU while JupyterLab is still starting (docs/loader.md, 1a).
+let goNow;
+const going = new Promise(resolve => { goNow = resolve; });
+
+// The runtime's wasm compiled ahead, while held: Pyodide's own instantiation (its one WebAssembly.instantiateStreaming
+// call) is answered once with this module instead of compiling the same bytes again.
+function useCompiled(compiled) {
+  const instantiateStreaming = WebAssembly.instantiateStreaming;
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    WebAssembly.instantiateStreaming = instantiateStreaming;
+    Promise.resolve(source).then(response => response.body?.cancel()).catch(() => {});
+    const module = await compiled;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+}
+
+async function start({ manifestUrl, runtimeUrl, hold }) {
   const steps = [];
   const step = async (name, work) => {
+    tell({ type: 'step', name });
     const began = performance.now();
     const result = await work();
     steps.push([name, Math.round(began), Math.round(performance.now())]);
@@ -85,6 +103,14 @@ async function start({ manifestUrl, runtimeUrl }) {
     const url = new URL(manifest.pyodide, manifestUrl);
     return { module: await import(url.href), url, source: 'shipped' };
   });
+  if (hold) {
+    const compiled = WebAssembly.compileStreaming(fetch(new URL('pyodide.asm.wasm', runtime.url)));
+    compiled.catch(() => {}); // a failed compilation: Pyodide compiles the wasm itself, below
+    await step('compile', async () => {
+      await going;
+      try { await compiled; useCompiled(compiled); } catch { /* Pyodide's own instantiation */ }
+    });
+  }
   // the standard library shipped beside bridge.json holds its bytecode (sitebuild/bytecode.py): nothing is compiled at
   // start, whichever runtime of the pinned version runs
   const boot = { indexURL: new URL('.', runtime.url).href };
@@ -119,7 +145,9 @@ async function invoke({ id, name, text }) {
 }
 
 function handle(message) {
-  if (message.type === 'answer') {
+  if (message.type === 'go') {
+    goNow();
+  } else if (message.type === 'answer') {
     const resolve = waiting.get(message.id);
     waiting.delete(message.id);
     if (resolve) resolve(message.text);

@@ -29,6 +29,7 @@
   let tracker = null; // the notebook tracker (attach), for the panel at a proposal's or markers' path
   let shell = null; // the application's shell (attach): where the Agent panel goes, what is activated
   let Widget = null; // @lumino/widgets' Widget (attach), the Agent panel's class
+  let takePlaceholder = () => null; // the loader's placeholder of the panel, taken over by createPanel (attach)
   let webmcp = false; // whether the page has WebMCP (attach: the loader's modelContext)
   let panel = null; // the Agent panel: {widget, roles: Map(role -> node), undo: [fn]}
   let panelListener = null; // Python's listener of the panel's facts (createPanel)
@@ -182,11 +183,12 @@
 
   const api = {
     // attach(ctx): keeps ctx.tracker (the notebook at a proposal's or markers' path), ctx.app.shell, the Widget
-    // class of ctx.modules.widgets and whether ctx.modelContext is there.
+    // class of ctx.modules.widgets, whether ctx.modelContext is there and ctx.takePanelPlaceholder (the loader's).
     attach(ctx) {
       tracker = ctx?.tracker ?? null;
       shell = ctx?.app?.shell ?? null;
       Widget = ctx?.modules?.widgets?.Widget ?? null;
+      if (typeof ctx?.takePanelPlaceholder === "function") takePlaceholder = () => ctx.takePanelPlaceholder();
       webmcp = !!ctx?.modelContext;
     },
     configure(tagList, attributeList) {
@@ -210,7 +212,8 @@
       disposePanel();
       if (!Widget || !shell) return JSON.stringify({ created: false, visible: false });
       const options = JSON.parse(optionsJson);
-      const widget = new Widget();
+      // the loader's placeholder, shown since JupyterLab started, when it is still there: the same tab, emptied
+      const widget = takePlaceholder() ?? new Widget();
       widget.id = String(options.id);
       widget.addClass(String(options.className));
       widget.title.label = String(options.label);
@@ -259,7 +262,7 @@
       // Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
       const visibility = () => tellPanel({ kind: "visibility", visible: !!widget.isVisible });
       for (const method of ["onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"]) widget[method] = visibility;
-      shell.add(widget, "right", { rank: options.rank });
+      if (!widget.isAttached) shell.add(widget, "right", { rank: options.rank });
       return JSON.stringify({ created: true, visible: !!widget.isVisible });
     },
     // disposePanel(): stop listening to the panel and dispose of its widget.

@@ -74,6 +74,10 @@ if TYPE_CHECKING:  # the browser's parts: known by their type only, so the panel
 WIDGET_ID = "webmcp-bridge-panel"
 #: the widget's place among the right sidebar's panels
 RANK = 650
+#: the panel's tab label and tooltip; the loader's placeholder, shown from JupyterLab's start until this panel takes
+#: its widget over, has the same id, place and title (the build writes them into ``bridge.json``'s ``panel``)
+LABEL = "Agent"
+CAPTION = "Agent: activity, comments and access"
 #: what ``dom.js`` does with the person's events: the clicks reported (every action of :mod:`.actions`), the reply
 #: box and the row a click reads, and Ctrl/Cmd+Enter in a reply box pressing its Reply / Comment button
 RULE = PanelRule(
@@ -189,8 +193,8 @@ class AgentPanel:
         options = PanelOptions(
             id=WIDGET_ID,
             class_name=c("panel"),
-            label="Agent",
-            caption="Agent: activity, comments and access",
+            label=LABEL,
+            caption=CAPTION,
             rank=RANK,
             attrs={"role": "region", "aria-label": "Agent panel"},
             rule=RULE,
