@@ -44,7 +44,10 @@ async def agent(site_url: str, config: Path, seen: dict) -> None:
     if node is None:
         pytest.fail("node is needed to run Playwright MCP")
     params = StdioServerParameters(
-        command=node, args=[str(install_playwright_mcp()), "--config", str(config)], env={**os.environ}
+        command=node,
+        args=[str(install_playwright_mcp()), "--config", str(config)],
+        env={**os.environ},
+        cwd=str(config.parent),  # its workspace root: nothing it writes lands in the checkout
     )
     with open(os.devnull, "w") as quiet:
         async with stdio_client(params, errlog=quiet) as (read, write):
@@ -92,7 +95,8 @@ def test_the_first_call_through_playwright_mcp_on_a_cold_page_is_answered_within
                         "headless": True,
                         "args": [WEBMCP_FLAG, *BASE_ARGS],
                     },
-                }
+                },
+                "outputDir": str(tmp_path / "output"),  # its console logs and snapshots, out of the checkout
             }
         )
     )

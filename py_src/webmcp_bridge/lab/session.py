@@ -208,7 +208,7 @@ class LabSession:
             return self._replied({"state": "unavailable", "tools": 0, "timings": self.timings})
         registration = WebMCPRegistration(registry, ctx)
         await self._schemas()
-        definitions = await self._step("definitions", registry.definitions)
+        definitions = await self._step("definitions", functools.partial(registry.definitions, fresh=False))
         count = await self._step("register", lambda: self._register(registration, definitions))
         await self._step("resources", self._start_resources)
         return self._replied({"state": "ready", "tools": count, "timings": self.timings})
@@ -241,8 +241,7 @@ class LabSession:
         total = longest = 0.0
         for tool in self.bridge.registry.tools():
             began = time.perf_counter()
-            tool.input_schema()
-            tool.output_schema()
+            tool.definition(fresh=False)  # fills the caches; nothing to copy
             spent = (time.perf_counter() - began) * 1000
             total, longest = total + spent, max(longest, spent)
             await asyncio.sleep(0)
