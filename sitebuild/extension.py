@@ -67,16 +67,18 @@ GENERATE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import webmcp_bridge.calls.pending as pending
+import webmcp_bridge.core.errors as errors
 import webmcp_bridge.core.limits as limits
 import webmcp_bridge.lab.ui.panel as panel
 import webmcp_bridge.session.bridge as app
 import webmcp_bridge.session.settings as settings
 import webmcp_bridge.session.settings_model as model
-for module in (app, limits, settings, model, pending, panel):
+for module in (app, limits, settings, model, pending, panel, errors):
     assert module.__file__.startswith(sys.argv[1]), module.__file__
 print(json.dumps({"tools": app.tools_manifest(), "loader": limits.LOADER_BOUNDS, "plugin": settings.PLUGIN_ID,
                   "schema": model.schema_text(),
                   "startPending": {"message": pending.START_PENDING_MESSAGE, "collect": "jupyter_wait_for_result"},
+                  "watchdog": {"error": errors.ErrorCode.TIMEOUT.value, "message": errors.WATCHDOG_MESSAGE},
                   "panel": {"id": panel.WIDGET_ID, "label": panel.LABEL, "caption": panel.CAPTION,
                             "rank": panel.RANK}}, ensure_ascii=False))
 """
@@ -87,8 +89,9 @@ class FromSources:
     """What the build takes from the bridge's sources: ``tools`` (tools.json's text), ``loader`` (bridge.json's
     ``bounds``), ``plugin`` (the settings plugin's id, ``<package name>:<schema file stem>``), ``schema`` (that
     plugin's Settings Editor schema, plugin.json's text), ``start_pending`` (bridge.json's ``startPending``: the
-    message of a call the loader answers pending while Python starts, and the tool that collects it) and ``panel``
-    (bridge.json's ``panel``: the Agent panel's id, label, caption and rank, for the loader's placeholder)."""
+    message of a call the loader answers pending while Python starts, and the tool that collects it), ``panel``
+    (bridge.json's ``panel``: the Agent panel's id, label, caption and rank, for the loader's placeholder) and
+    ``watchdog`` (bridge.json's ``watchdog``: the error code and message of a call its watchdog ended)."""
 
     tools: str
     loader: dict
@@ -96,6 +99,7 @@ class FromSources:
     schema: str
     start_pending: dict
     panel: dict
+    watchdog: dict
 
 
 def from_sources() -> FromSources:
@@ -116,6 +120,7 @@ def from_sources() -> FromSources:
         schema=data["schema"],
         start_pending=data["startPending"],
         panel=data["panel"],
+        watchdog=data["watchdog"],
     )
 
 
@@ -294,6 +299,9 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         # the Agent panel's id, label, caption and rank (webmcp_bridge/lab/ui/panel.py): the loader's placeholder,
         # drawn from JupyterLab's start, which the panel takes over
         "panel": sources.panel,
+        # the error the loader answers for the calls running when its watchdog stopped the worker: its code and message
+        # ({tool}, {tools}, {seconds}; webmcp_bridge/core/errors.py WATCHDOG_MESSAGE)
+        "watchdog": sources.watchdog,
         # the version range of each JupyterLab package the loader takes from the page's share scope
         # (package.json's dependencies): a version outside it is never used
         "shared": shared,

@@ -250,6 +250,8 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
             "startRecheckMs": limits.START_RECHECK_MS,
             "stepIdleWaitMs": limits.STEP_IDLE_WAIT_MS,
             "startAnswerMs": limits.START_ANSWER_MS,
+            "workerPingMs": limits.WORKER_PING_MS,
+            "workerStuckMs": limits.WORKER_STUCK_MS,
         }
     )
     # the words of a call the loader answers pending while Python starts, and the panel its placeholder stands for
@@ -257,6 +259,9 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
     from webmcp_bridge.lab.ui import panel
 
     assert manifest["startPending"] == {"message": START_PENDING_MESSAGE, "collect": "jupyter_wait_for_result"}
+    from webmcp_bridge.core.errors import WATCHDOG_MESSAGE
+
+    assert manifest["watchdog"] == {"error": "TIMEOUT", "message": WATCHDOG_MESSAGE}
     assert manifest["panel"] == {
         "id": panel.WIDGET_ID,
         "label": panel.LABEL,

@@ -164,6 +164,8 @@
       ? [status.step ? `${tools} tools registered; calls wait for the bridge to start` : `${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`]
       : [];
     const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
+    const restarted = status.worker?.restarted;
+    if (restarted && state !== 'loading') problems.unshift(`restarted ${status.worker.restarts}×, last: ${restarted.reason}`);
     const title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
     if (statusNode.title !== title) statusNode.title = title;
     if (statusNode.dataset.state !== state) statusNode.dataset.state = state;
@@ -279,6 +281,7 @@
     const at = STEPS.findIndex(([key]) => key === status.step);
     let text = 'The agent bridge starts when the page is idle, or at once when an agent calls a tool.';
     if (status.state === 'failed') text = `The agent bridge did not start: ${status.reason || 'unknown error'}`;
+    else if (status.state === 'loading' && status.worker?.restarted) text = `The agent bridge is restarting: ${status.reason}.`;
     else if (status.state !== 'loading') text = 'The agent bridge is up; its panel is loading…';
     else if (at >= 0) text = 'The agent bridge is starting…';
     if (line.textContent !== text) line.textContent = text;
@@ -302,8 +305,10 @@
     return widget;
   }
 
+  let manifestData = null; // bridge.json, once read
   const manifestReady = fetch(manifestUrl).then(response => response.json()).then(manifest => {
     bounds = manifest.bounds;
+    manifestData = manifest;
     return manifest;
   });
   // fetched now, so the plugin registers the tools the moment JupyterLab activates it
@@ -473,10 +478,19 @@
   // registration the browser refused is removed (a later connect tries it again) and kept in `refused`
   const tools = new Map();
   const refused = new Map(); // name -> reason
-  let connectDispatcher, failDispatcher;
+  // Python's dispatcher: one per session. A worker restarted by the watchdog (below) starts a new session, which
+  // connects a new dispatcher: calls made meanwhile wait for that one.
   let connected = false; // Python has connected its dispatcher
-  const dispatcherReady = new Promise((resolve, reject) => { connectDispatcher = resolve; failDispatcher = reject; });
-  dispatcherReady.catch(() => {}); // each call reports it
+  function deferred() {
+    const made = {};
+    made.promise = new Promise((resolve, reject) => { made.resolve = resolve; made.reject = reject; });
+    made.promise.catch(() => {}); // each call reports it
+    return made;
+  }
+  let dispatcherState = deferred();
+  const dispatcherReady = () => dispatcherState.promise;
+  const connectDispatcher = value => dispatcherState.resolve(value);
+  const failDispatcher = error => dispatcherState.reject(error);
   let invocations = 0; // each execute gets an id, so an abort of its signal reaches exactly that call
   // Invocations whose execute got no AbortSignal (a runtime that passes none, as the MCP-B polyfill): id -> tool
   // name. WebMCP also tells the page of a cancelled call with a "toolcancel" event on document.modelContext (its
@@ -493,7 +507,7 @@
       const name = event && typeof event.toolName === 'string' ? event.toolName : '';
       const matching = [...unsignalled].filter(([, tool]) => tool === name).map(([id]) => id);
       if (matching.length === 1) {
-        dispatcherReady.then(({ cancel }) => cancel(matching[0])).catch(error => console.error(`[${TAG}] abort`, error));
+        dispatcherReady().then(({ cancel }) => cancel(matching[0])).catch(error => console.error(`[${TAG}] abort`, error));
       }
       else if (matching.length > 1) console.warn(`[${TAG}] toolcancel for ${name}: ${matching.length} calls run, none stopped`);
     });
@@ -519,6 +533,65 @@
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: false };
   }
 
+  // -- The worker's watchdog ------------------------------------------------------------------------------------
+  // In the worker mode one call that never yields (a pattern that backtracks for minutes, a site's tool in a loop)
+  // holds the worker's thread: every other call waits, and the Agent panel, answered by the same Python, stops
+  // answering the person. While calls run, the loader pings the worker every bounds.workerPingMs; worker_boot.js
+  // answers from its own message handler, which cannot run while Python holds the thread. When no answer came for
+  // bounds.workerStuckMs of the page's own time (a tick that came late, the page itself busy, is not counted), the
+  // worker is stopped and a new one started (restartWorker, set by startInWorker): the calls then running are answered
+  // with bridge.json's watchdog error (TIMEOUT, Python's message), the old session's halves are disposed on the page
+  // (halves.js dispose), the Agent panel's placeholder says why the bridge restarts until the new session's panel
+  // takes it over (the tab open again if it was), and JupyterLab's notification and the status item say so too.
+  const running = new Map(); // watched call id -> {tool, lose(info)}
+  let watchedCalls = 0;
+  let ticker = null;
+  let restartWorker = null;
+  function watchCall(tool) {
+    const id = ++watchedCalls;
+    let lose;
+    const lost = new Promise(resolve => { lose = resolve; });
+    if (status.thread === 'worker' && bridgeWorker) {
+      running.set(id, { tool, lose });
+      watchWorker();
+    }
+    return { lost, done: () => running.delete(id) };
+  }
+  function watchWorker() {
+    if (ticker || !bounds) return;
+    const worker = bridgeWorker;
+    const every = bounds.workerPingMs;
+    let waiting = null; // {held: ms of the page's own time without an answer} while a ping waits
+    let last = performance.now();
+    const stop = () => { clearInterval(ticker); ticker = null; };
+    ticker = setInterval(() => {
+      const now = performance.now();
+      const onTime = now - last < 2 * every;
+      last = now;
+      if (!worker || worker !== bridgeWorker) return stop();
+      if (waiting) {
+        if (onTime) waiting.held += every;
+        if (waiting.held >= bounds.workerStuckMs) {
+          stop();
+          restartWorker?.(worker, waiting.held);
+        }
+        return;
+      }
+      if (!running.size) return stop();
+      const ping = { held: 0 };
+      waiting = ping;
+      worker.ping().then(() => { if (waiting === ping) waiting = null; });
+    }, every);
+  }
+  // the answer of a call the watchdog ended: bridge.json's watchdog error, {tool}, {tools} and {seconds} filled
+  function stuckAnswer({ seconds, tools }, tool) {
+    const watchdog = manifestData.watchdog;
+    const message = String(watchdog.message).replace('{tool}', tool).replace('{seconds}', String(seconds))
+      .replace('{tools}', tools.join(', ') || 'a call');
+    const payload = { error: watchdog.error, message, tool, heldSeconds: seconds, running: tools, bridgeRestarted: true };
+    return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
+  }
+
   function registerTool(definition) {
     const controller = new AbortController();
     const execute = async (input, options) => {
@@ -532,7 +605,7 @@
           const manifest = await manifestReady;
           const bound = manifest.bounds.startAnswerMs;
           const began = performance.now();
-          const up = await Promise.race([dispatcherReady.then(() => true), delay(bound).then(() => false)]);
+          const up = await Promise.race([dispatcherReady().then(() => true), delay(bound).then(() => false)]);
           const asked = input && typeof input.pendingId === 'string' ? input.pendingId : null;
           if (!up && definition.name === manifest.startPending.collect && heldIds.has(asked)) {
             return heldAnswer(manifest, asked, definition.name); // still starting: the same call, still pending
@@ -541,13 +614,13 @@
             const pendingId = `s-${++startPendings}`;
             heldIds.add(pendingId);
             const text = JSON.stringify(input ?? {});
-            dispatcherReady.then(({ dispatch }) => dispatch(definition.name, text, null, JSON.stringify({ pendingId })))
+            dispatcherReady().then(({ dispatch }) => dispatch(definition.name, text, null, JSON.stringify({ pendingId })))
               .catch(error => console.error(`[${TAG}] ${definition.name} (${pendingId})`, error));
             return heldAnswer(manifest, pendingId, definition.name);
           }
           held = JSON.stringify({ waitSeconds: Math.max(0, bound - (performance.now() - began)) / 1000 });
         }
-        const { dispatch, cancel, inputCap } = await dispatcherReady;
+        const { dispatch, cancel, inputCap } = await dispatcherReady();
         const inputJson = JSON.stringify(input ?? {});
         // arguments over Python's input cap are refused here, before they are copied into Python: a JSON text of
         // more UTF-16 units than the cap has more UTF-8 bytes than it too (a shorter one is measured exactly there)
@@ -565,13 +638,17 @@
           unsignalled.set(invocation, definition.name);
           watchToolCancel();
         }
+        const watched = watchCall(definition.name); // the worker's watchdog, while the call runs (below)
         try {
-          const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation, held));
+          const answer = await Promise.race([dispatch(definition.name, inputJson, invocation, held), watched.lost]);
+          if (answer && answer.stuck) return stuckAnswer(answer.stuck, definition.name);
+          const { result, report, event } = JSON.parse(answer);
           loaderCrossings?.count('result'); // the answer crossing back from Python
           if (report) reportCall(report);
           if (event) dispatchEvent('call', event); // the call's page event rides in its answer
           return result;
         } finally {
+          watched.done();
           if (signal) signal.removeEventListener('abort', abort);
           unsignalled.delete(invocation);
         }
@@ -857,13 +934,19 @@
     const manifest = await manifestReady;
     let ready;
     const ctx = {}; // filled by loaderContext once JupyterLab is restored, before any half is loaded and attached
+    let halves = null;
+    let mine = null; // this start's worker: the halves' callbacks go to it only, never to a later one
+    restartWorker = (stuck, heldMs) => {
+      if (stuck !== bridgeWorker || stuck !== mine) return;
+      restartStuck(stuck, halves, heldMs, [app, tracker, docManager, modules]);
+    };
     try {
       const [{ startWorker }, { createHalves }] = await Promise.all([
         import(new URL(manifest.worker, manifestUrl).href), import(new URL(manifest.halves, manifestUrl).href)]);
       await importCrossings();
       await startWhen(app);
-      const halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
-                                    post: text => bridgeWorker?.event(text) });
+      halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
+                              post: text => mine?.event(text) });
       const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
                                          message: `the page answers the JS halves only, not ${String(call.target)}` } });
       const runtime = pageRuntimeUrl();
@@ -874,13 +957,13 @@
         respond: call => (halves.owns(call) ? halves.respond(call) : refuse(call)),
         respondAsync: call => (halves.owns(call) ? halves.respondAsync(call) : refuse(call)),
       });
-      const worker = bridgeWorker;
-      whenRestored(app).then(() => worker.go());
+      mine = bridgeWorker;
+      whenRestored(app).then(() => mine.go());
       ready = await bridgeWorker.ready;
     } catch (error) {
       ready = { mode: 'none', failed: String((error && error.message) || error).split('\n')[0] };
     }
-    status.worker = { mode: ready.mode, fallback: null };
+    status.worker = { ...status.worker, mode: ready.mode, fallback: null }; // a restart's count and reason kept
     if (ready.mode === 'none') {
       const reason = ready.failed ? `the worker did not start (${cut(ready.failed, 'failureChars')})` : NO_CROSSING;
       console.warn(`[${TAG}] ${reason}: the bridge's Python runs on the page's main thread`);
@@ -903,6 +986,37 @@
     startStep('session');
     const reply = JSON.parse(await bridgeWorker.invoke('session_start', '{}')); // {state, tools, timings}
     started(reply);
+  }
+
+  // Stop the worker the watchdog found held and start a new one (see "The worker's watchdog").
+  function restartStuck(worker, halves, heldMs, [app, tracker, docManager, modules]) {
+    const seconds = Math.round(heldMs / 1000);
+    const tools = [...new Set([...running.values()].map(call => call.tool))];
+    bridgeWorker = null;
+    worker.terminate();
+    for (const call of running.values()) call.lose({ stuck: { seconds, tools } });
+    running.clear();
+    connected = false;
+    dispatcherState = deferred(); // calls from now on wait for the next session's dispatcher
+    const panel = manifestData.panel;
+    const shown = !!document.getElementById(panel.id)?.checkVisibility?.();
+    try { halves?.dispose(); } catch (error) { console.error(`[${TAG}] disposing the stopped worker's halves`, error); }
+    const reason = `${tools.join(', ') || 'a call'} held the bridge's Python for more than ${seconds} s: restarted`;
+    console.warn(`[${TAG}] ${reason}`);
+    status.worker = { ...status.worker, restarts: (status.worker?.restarts || 0) + 1, restarted: { seconds, tools, reason } };
+    status.state = 'loading';
+    status.step = null;
+    status.reason = cut(reason, 'failureChars');
+    addPlaceholder(app, modules.widgets, panel);
+    if (shown) app.shell.activateById(panel.id);
+    render();
+    try {
+      modules.apputils?.Notification?.warning?.(`Agent bridge: ${reason}.`, { autoClose: 10000 });
+    } catch (error) { console.error(`[${TAG}] notification`, error); }
+    startInWorker(app, tracker, docManager, modules).catch(error => {
+      fail(error);
+      failDispatcher(error);
+    });
   }
 
   function addStatusItem(statusBar, widgets) {

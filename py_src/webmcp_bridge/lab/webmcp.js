@@ -74,6 +74,12 @@
       ctx.disconnect();
       onCall = onCancel = null;
     },
+    // dispose(): the session's worker is gone (the loader's watchdog): drop the listeners and reject the calls still
+    // waiting for an answer; the tools stay registered, for the next session's connect.
+    dispose() {
+      onCall = onCancel = null;
+      for (const id of [...waiting.keys()]) settle(id, "error", "the bridge's worker was stopped");
+    },
     // fail(id, message): call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
     fail(id, message) { return settle(id, "error", String(message)); },
     // reportCall(line) and emit(type, detailJson): the loader's, for a call that finished after its invocation.

@@ -190,7 +190,8 @@ class WebMCPRegistration:
         self._unhook = self.registry.on_after(self._after)
         self._dispatch = self._proxies.keep(self._call)
         self._cancel = self._proxies.keep(self._abort)
-        text = json.dumps(self.registry.definitions(fresh=False) if definitions is None else definitions, ensure_ascii=False)
+        chosen = self.registry.definitions(fresh=False) if definitions is None else definitions
+        text = json.dumps(chosen, ensure_ascii=False)
         return int(self.half.connect(text, self._dispatch, self._cancel, self.registry.limits.input_bytes))
 
     def update(self, definitions: list[dict[str, Any]] | None = None) -> int:
@@ -199,7 +200,8 @@ class WebMCPRegistration:
         Returns the number of tools registered; registers from scratch when not connected yet."""
         if self._dispatch is None:
             return self.register(definitions)
-        text = json.dumps(self.registry.definitions(fresh=False) if definitions is None else definitions, ensure_ascii=False)
+        chosen = self.registry.definitions(fresh=False) if definitions is None else definitions
+        text = json.dumps(chosen, ensure_ascii=False)
         return int(self.half.connect(text, self._dispatch, self._cancel, self.registry.limits.input_bytes))
 
     def unregister(self) -> None:

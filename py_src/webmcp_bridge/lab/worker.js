@@ -20,8 +20,9 @@
 //                       batch must answer at once
 //   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond); what it throws or
 //                       rejects with crosses as respond's; a promise that never settles leaves that call waiting
-// and returns {ready, go(), invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}: go() lets a held
-// worker start Python (once; nothing for one not held); ready resolves to the
+// and returns {ready, go(), ping(), invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}: go() lets a
+// held worker start Python (once; nothing for one not held); ping() resolves once the worker's thread answered (the
+// loader's watchdog: a thread Python holds answers nothing); ready resolves to the
 // worker's {mode, isolated, steps, timeOrigin, runtime: {source: "page" | "shipped", url}} once its Python is up
 // (rejects with its start failure; steps are [name, start, end] in ms of the worker's clock, which starts at its
 // timeOrigin), memoryBytes() is the worker's wasm memory in bytes as its last message said, invoke runs one of the worker
@@ -35,10 +36,10 @@
 // buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
 // id, text, sync} (answered by {type: "answer", id, text}; with sync true it is a synchronous request carried by
 // message, where the worker has no shared memory and waits with JSPI: answered by respond, as through the buffers),
-// {type: "step", name} (a start-up step begins), {type: "ready", mode, isolated, steps, timeOrigin, runtime}, {type:
+// {type: "step", name} (a start-up step begins), {type: "pong", id}, {type: "ready", mode, isolated, steps, timeOrigin, runtime}, {type:
 // "invoked", id, text | error}, {type: "failed", message}; each also carries memory (the worker's wasm memory in bytes).
-// Page -> worker: {type: "start", manifestUrl, runtimeUrl, hold}, {type: "go"}, {type: "answer", id, text}, {type:
-// "event", text}, {type: "invoke", id, name, text}.
+// Page -> worker: {type: "start", manifestUrl, runtimeUrl, hold}, {type: "go"}, {type: "ping", id}, {type: "answer",
+// id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
 //
 // The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked,
 // not answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds (the
@@ -61,6 +62,8 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
   let invocations = 0;
   let memory = 0; // the worker's wasm memory in bytes, as its last message said
   const invoked = new Map(); // id -> {resolve, reject}
+  const pings = new Map(); // id -> resolve
+  let pinged = 0;
   let readyResolve, readyReject;
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 
@@ -132,6 +135,9 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
       data = m.data;
     } else if (m.type === 'step') {
       onStep(String(m.name));
+    } else if (m.type === 'pong') {
+      pings.get(m.id)?.();
+      pings.delete(m.id);
     } else if (m.type === 'ready') {
       readyResolve({ mode: m.mode, isolated: m.isolated, steps: m.steps, timeOrigin: m.timeOrigin, runtime: m.runtime });
     } else if (m.type === 'invoked') {
@@ -161,6 +167,11 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
       held = false;
       worker.postMessage({ type: 'go' });
     },
+    ping: () => new Promise(resolve => {
+      const id = ++pinged;
+      pings.set(id, resolve);
+      worker.postMessage({ type: 'ping', id });
+    }),
     invoke: (name, text) => new Promise((resolve, reject) => {
       const id = ++invocations;
       invoked.set(id, { resolve, reject });

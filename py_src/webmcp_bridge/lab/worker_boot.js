@@ -147,6 +147,8 @@ async function invoke({ id, name, text }) {
 function handle(message) {
   if (message.type === 'go') {
     goNow();
+  } else if (message.type === 'ping') {
+    tell({ type: 'pong', id: message.id }); // answered whenever this thread is free: not while Python holds it
   } else if (message.type === 'answer') {
     const resolve = waiting.get(message.id);
     waiting.delete(message.id);

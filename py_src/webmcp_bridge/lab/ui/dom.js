@@ -433,6 +433,13 @@
       boxes.delete(id);
       if (dropCorner && corner) { corner.remove(); corner = null; }
     },
+    // dispose(): the session's worker is gone (the loader's watchdog): the panel and the proposal boxes go (the next
+    // session draws its own).
+    dispose() {
+      disposePanel();
+      for (const id of [...boxes.keys()]) api.removeBox(id, true);
+      boxListener = null;
+    },
   };
 
   return api;
