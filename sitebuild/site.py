@@ -28,6 +28,7 @@ from sitebuild.patches import KERNEL_EXTENSION, patch_kernel_drive, patch_kernel
 from sitebuild.pins import check_jupyterlite, read_pins
 from sitebuild.runtime import PYODIDE_FILES, fetch_pyodide
 from sitebuild.serve import HEADERS
+from sitebuild.snapshot import make_snapshot
 from sitebuild.util import (
     CACHE,
     CONTENT,
@@ -296,6 +297,8 @@ def build(
     patch_kernel_drive(output)
     patch_kernel_transfer(output)
     verify_output(lock, output, names)
+    if EXTENSION_NAME in names:  # the bridge worker's memory snapshot (sitebuild/snapshot.py), when this machine can
+        make_snapshot(output, EXTENSION_NAME)
     try:
         shown = output.relative_to(ROOT)
     except ValueError:

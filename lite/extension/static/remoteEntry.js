@@ -75,6 +75,8 @@
     return shared || (typeof WebAssembly === 'object' && typeof WebAssembly.Suspending === 'function');
   }
   const NO_CROSSING = 'the page has neither cross-origin isolation (SharedArrayBuffer) nor JSPI';
+  // where a site's build puts the worker's memory snapshot, relative to bridge.json (sitebuild/snapshot.py)
+  const SNAPSHOT = 'snapshot/snapshot.json';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
@@ -132,7 +134,7 @@
   // The start-up's steps as the person reads them (the status item, the placeholder panel): each of the loader's and
   // the worker's stages belongs to one
   const STEPS = [['runtime', 'Python runtime'], ['packages', 'packages'], ['tools', 'tools']];
-  const STEP_OF = { manifest: 'runtime', runtime: 'runtime', compile: 'runtime', loadPyodide: 'runtime',
+  const STEP_OF = { manifest: 'runtime', runtime: 'runtime', compile: 'runtime', snapshot: 'runtime', loadPyodide: 'runtime',
                     dependencies: 'packages', bridge: 'packages', import: 'tools', session: 'tools' };
   // startStep(stage): a start-up stage begins (a loader stage, a worker step, or "session": Python's own start)
   function startStep(stage) {
@@ -164,9 +166,15 @@
       ? [status.step ? `${tools} tools registered; calls wait for the bridge to start` : `${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`]
       : [];
     const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
+    // how the worker's Python started, after the recent calls: from the site's memory snapshot or not, its restarts
+    const started = [];
+    const snapshot = status.worker?.snapshot;
+    if (snapshot && state !== 'loading') {
+      started.push(snapshot.used ? 'started from the site\'s memory snapshot' : `started normally: the memory snapshot: ${snapshot.reason}`);
+    }
     const restarted = status.worker?.restarted;
-    if (restarted && state !== 'loading') problems.unshift(`restarted ${status.worker.restarts}×, last: ${restarted.reason}`);
-    const title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
+    if (restarted && state !== 'loading') started.push(`restarted ${status.worker.restarts}×, last: ${restarted.reason}`);
+    const title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent, ...started].join('\n'); // recent calls, newest first
     if (statusNode.title !== title) statusNode.title = title;
     if (statusNode.dataset.state !== state) statusNode.dataset.state = state;
   }
@@ -954,6 +962,8 @@
       const hold = status.timings.restored === undefined;
       bridgeWorker = startWorker({
         manifestUrl: manifestUrl.href, runtimeUrl: runtime ? runtime.href : null, hold, onStep: startStep,
+        // the site's memory snapshot, when its build made one (docs/loader.md, "A memory snapshot")
+        snapshotUrl: new URL(SNAPSHOT, manifestUrl).href,
         respond: call => (halves.owns(call) ? halves.respond(call) : refuse(call)),
         respondAsync: call => (halves.owns(call) ? halves.respondAsync(call) : refuse(call)),
       });
@@ -963,7 +973,8 @@
     } catch (error) {
       ready = { mode: 'none', failed: String((error && error.message) || error).split('\n')[0] };
     }
-    status.worker = { ...status.worker, mode: ready.mode, fallback: null }; // a restart's count and reason kept
+    // a restart's count and reason kept; snapshot: {used, reason} (whether Python came from the site's memory snapshot)
+    status.worker = { ...status.worker, mode: ready.mode, fallback: null, snapshot: ready.snapshot };
     if (ready.mode === 'none') {
       const reason = ready.failed ? `the worker did not start (${cut(ready.failed, 'failureChars')})` : NO_CROSSING;
       console.warn(`[${TAG}] ${reason}: the bridge's Python runs on the page's main thread`);

@@ -106,6 +106,37 @@ STEPS = (
 )
 
 
+#: imported by :meth:`LabSession.start` after :data:`STEPS`, as it needs them
+LATER = (
+    "webmcp_bridge.lab.wire",
+    "webmcp_bridge.core.diagnostics",
+    "webmcp_bridge.lab.contributions",
+    "webmcp_bridge.lab.events",
+    "webmcp_bridge.lab.run_switches",
+    "webmcp_bridge.lab.settings",
+    "webmcp_bridge.lab.sharing",
+    "webmcp_bridge.lab.ui.markers",
+    "webmcp_bridge.lab.ui.notebooks",
+    "webmcp_bridge.lab.ui.panel",
+    "webmcp_bridge.lab.ui.proposals",
+    "webmcp_bridge.session.bridge",
+)
+
+
+def warm() -> None:
+    """Do ahead what every start does that depends on no page: import :data:`STEPS` and :data:`LATER`, and generate
+    every built-in tool's input and output schemas (a bridge over no host; the schemas are cached per model, so a
+    session's own bridge finds them made). The worker calls it when it makes the memory snapshot a site's build ships
+    (``lab/worker_boot.js``, docs/loader.md, "A memory snapshot"), so a page restored from it imports and generates
+    none of it."""
+    for module in (*STEPS, *LATER):
+        _import(module)
+    from webmcp_bridge.session.bridge import tools_manifest
+
+    tools_manifest()
+    gc.collect()
+
+
 def _import(module: str) -> None:
     """Import one start-up step. The pydantic internals listed are only a way to cut the import into
     pieces: one that a newer pydantic no longer has is skipped (the public import still happens later)."""
