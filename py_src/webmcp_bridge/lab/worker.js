@@ -39,9 +39,9 @@
 // buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
 // id, text, sync} (answered by {type: "answer", id, text}; with sync true it is a synchronous request carried by
 // message, where the worker has no shared memory and waits with JSPI: answered by respond, as through the buffers),
-// {type: "step", name} (a start-up step begins), {type: "pong", id}, {type: "ready", mode, isolated, steps, timeOrigin, runtime,
-// snapshot}, {type:
-// "invoked", id, text | error}, {type: "failed", message}; each also carries memory (the worker's wasm memory in bytes).
+// {type: "step", name} (a start-up step begins), {type: "pong", id}, {type: "ready", mode, isolated, steps, timeOrigin,
+// runtime, snapshot}, {type: "invoked", id, text | error}, {type: "failed", message}; each also carries memory (the
+// worker's wasm memory in bytes).
 // Page -> worker: {type: "start", manifestUrl, runtimeUrl, hold, snapshotUrl} (sitebuild/snapshot.py sends {type: "start",
 // manifestUrl, make: {sideModules}} and gets {type: "snapshot", bytes}), {type: "go"}, {type: "ping", id}, {type: "answer",
 // id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
