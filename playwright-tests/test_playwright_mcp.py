@@ -68,6 +68,8 @@ async def agent(site_url: str, config: Path, seen: dict) -> None:
                 while "webmcp_jupyter_get_context" not in names and loop.time() < deadline:
                     await session.call_tool("browser_snapshot", {})  # Playwright MCP collects the page's tools with it
                     names = [t.name for t in (await session.list_tools()).tools if t.name.startswith("webmcp_")]
+                    if "webmcp_jupyter_get_context" not in names:
+                        await asyncio.sleep(0.5)  # snapshots back to back were seen never to collect the tools
                 seen["listed"] = names
                 began = time.monotonic()
                 first = await call("webmcp_jupyter_get_context", {})
