@@ -5,7 +5,10 @@ Each page is the bench's own (bench/run.py's sites, so `python bench/run.py --qu
 cold, reloaded, the loaded notebook rendered, the page quiet for 2 s, then its JS heap after two forced garbage
 collections (`performance.memory.usedJSHeapSize`, as run.py's "JS heap added"). The pages:
 
-- ``none``: the site without an extension;
+- ``none``: the site without an extension (another build: its figure is shown, the differences are taken from the
+  next);
+- ``bridge blocked``: the bridge's own site with its loader (``remoteEntry.js``) answered 404: the same page without
+  the bridge, the one every other page is compared with;
 - ``worker``: the bridge's site, its default (the bridge's Python in a worker);
 - ``main``: the bridge's site with ``?webmcpBridgeThread=main`` (Pyodide on the page's main thread);
 - ``no python``: the bridge's site on the main thread with ``pyodide.mjs`` answered 404, so the bridge's Python
@@ -16,7 +19,8 @@ collections (`performance.memory.usedJSHeapSize`, as run.py's "JS heap added"). 
     python bench/heap.py            # 3 rounds, the pages in turn
     python bench/heap.py --runs 5
 
-Prints each page's heap (MB) per round and the median over the rounds, added to ``none``'s.
+Prints each page's heap (MB) per round and the median over the rounds, added to ``bridge blocked``'s. bench/run.py
+records the same difference per run ("JS heap added after load (the same site, its extension present vs blocked)").
 """
 
 from __future__ import annotations
@@ -38,31 +42,11 @@ from lite_site import BASE_ARGS, WEBMCP_FLAG, chromium_executable  # noqa: E402
 #: page -> (bench site, a URL pattern answered 404 or None, the query added to the page's URL)
 PAGES = {
     "none": ("baseline", None, ""),
+    "bridge blocked": ("ours", bench.EXTENSION_SCRIPT["ours"], ""),
     "worker": ("ours", None, ""),
     "main": ("ours", None, "&webmcpBridgeThread=main"),
     "no python": ("ours", "**/pyodide/pyodide.mjs", "&webmcpBridgeThread=main"),
 }
-
-
-def heap_after_load(browser, url: str, side: str, blocked: str | None, query: str, init_script: str) -> tuple:
-    """One page of ``side``'s site at ``url``: ``(JS heap bytes after load, the bridge's status state or "-")``.
-    The service worker is blocked (JupyterLite works without it) so that ``blocked`` reaches the page's route."""
-    context = browser.new_context(service_workers="block")
-    context.add_init_script(script=init_script)
-    if blocked:
-        context.route(blocked, lambda route: route.fulfill(status=404, body="blocked by bench/heap.py"))
-    bench.EXTRA_QUERY[url] = query
-    try:
-        page = context.new_page()
-        bench.load(page, url, side)
-        bench.load(page, url, side, reload=True)
-        bench.rendered(page, bench.LOAD_NOTEBOOK)
-        bench.settle(page)
-        state = page.evaluate("() => window.webmcpBridge ? window.webmcpBridge.status.state : '-'")
-        return bench.memory(page)["heap"], state
-    finally:
-        bench.EXTRA_QUERY.pop(url, None)
-        context.close()
 
 
 def main() -> int:
@@ -84,14 +68,18 @@ def main() -> int:
             try:
                 for _ in range(opts.runs):
                     for name, (side, blocked, query) in PAGES.items():
-                        found[name].append(heap_after_load(browser, urls[side], side, blocked, query, init_script))
+                        found[name].append(
+                            bench.heap_after_load(browser, urls[side], side, blocked, init_script, query)
+                        )
             finally:
                 browser.close()
     finally:
         for server in servers:
             server.shutdown()
-    none = statistics.median(heap for heap, _ in found["none"])
-    print(f"JS heap after load (MB; medians of {opts.runs}; added = the median minus none's)\n")
+    none = statistics.median(heap for heap, _ in found["bridge blocked"])
+    print(
+        f"JS heap after load (MB; medians of {opts.runs}; added = the median minus the same site's, bridge blocked)\n"
+    )
     print("| page | median | added | each round | bridge state |\n|---|---|---|---|---|")
     for name, rows in found.items():
         median = statistics.median(heap for heap, _ in rows)

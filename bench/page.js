@@ -8,12 +8,14 @@
 // - the moments the WebMCP tool list changes (`toolchange`, then getTools()), and, when the context set
 //   `window.__benchFirstCall = {name, args}` before this script, the first successful answer of that call,
 //   made the moment the tool appears (retried every 50 ms while it answers with an error, e.g. the notebook is
-//   not open yet);
+//   not open yet): bench.firstCall {at, attempts, bytes} when its result came, bench.firstAnswer {at, pending} when
+//   the first answer that is not an error came (the same moment, or earlier when it was `pending`: then the call is
+//   collected with jupyter_wait_for_result, as an agent does, until its result);
 // and defines window.__bench.calls(), which times tool calls with performance.now() around
 // document.modelContext.executeTool, one call per task.
 (() => {
   const bench = (window.__bench = { longtasks: [], loafs: [], toolTimes: [], usable: null, restored: null, listed: null,
-    firstCall: null });
+    firstCall: null, firstAnswer: null });
   try {
     new PerformanceObserver(list => {
       for (const e of list.getEntries()) bench.longtasks.push([e.startTime, e.duration]);
@@ -56,6 +58,11 @@
   const observer = new MutationObserver(() => { if (checkUsable()) observer.disconnect(); });
   observer.observe(document, { childList: true, subtree: true });
 
+  // a result's payload: its structuredContent where it has one, else its text (the bridge on native WebMCP)
+  const payloadOf = (result) => {
+    if (result.structuredContent) return result.structuredContent;
+    try { return JSON.parse(result.content?.[0]?.text ?? 'null'); } catch { return null; }
+  };
   const first = window.__benchFirstCall || null;
   let firstStarted = false;
   async function firstCall(tools) {
@@ -63,9 +70,16 @@
     if (!found || firstStarted) return;
     firstStarted = true;
     for (let attempt = 1; ; attempt++) {
-      const text = await document.modelContext.executeTool(found, first.args);
-      const result = JSON.parse(text);
+      let text = await document.modelContext.executeTool(found, first.args);
+      let result = JSON.parse(text);
       if (!result.isError) {
+        const pending = () => payloadOf(result)?.status === 'pending';
+        bench.firstAnswer = { at: performance.now(), pending: pending() };
+        while (!result.isError && pending()) {
+          const wait = (await document.modelContext.getTools()).find(t => t.name === 'jupyter_wait_for_result');
+          text = await document.modelContext.executeTool(wait, { pendingId: payloadOf(result).pendingId });
+          result = JSON.parse(text);
+        }
         bench.firstCall = { at: performance.now(), attempts: attempt, bytes: text.length };
         return;
       }
@@ -122,7 +136,7 @@
       const text = await document.modelContext.executeTool(t, input);
       const t1 = performance.now();
       const result = JSON.parse(text);
-      if (sources) hash = findHash(result.structuredContent) || hash;
+      if (sources) hash = findHash(payloadOf(result)) || hash;
       const recent = window.webmcpBridge && window.webmcpBridge.status.recent[0];
       const python = recent ? Number((/ (\d+(?:\.\d+)?) ms$/.exec(recent) || [])[1]) : null;
       rows.push({ t0, t1, ms: t1 - t0, bytes: encoder.encode(text).length, error: !!result.isError,

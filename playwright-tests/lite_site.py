@@ -404,7 +404,7 @@ def axe_source() -> str:
     return (install_npm(AXE_CORE) / "axe.min.js").read_text(encoding="utf-8")
 
 
-if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp` (used by .ci/run)
+if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp` (used by .ci/run): both MCP servers
     import sys
 
     if sys.argv[1:] == ["install-mcp"]:

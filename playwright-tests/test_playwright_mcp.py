@@ -3,8 +3,10 @@ Code, Codex or Cursor start on stdio (README, "Desktop agents"), driven here by 
 Debian's Chromium with native WebMCP on (its configuration's ``launchOptions.args``), opens the site's default page
 and offers the page's tools as ``webmcp_<tool>`` once a page snapshot collected them. The test lists the
 ``webmcp_jupyter_*`` tools it offers (the default set), runs a job end to end as an agent would (map the notebook,
-find a section's first code cell, change it, run it, read what it printed) and checks that every result reaches the
-model once: the payload as the result's text, no ``structuredContent`` beside it."""
+find a section's first code cell, change it, run it, read what it printed) and checks that the first call, made on a
+cold page, is answered within 15 s (its result, or ``pending`` with an id that ``jupyter_wait_for_result`` collects:
+the client gives up on a call after 30 s) and that every result reaches the model once: the payload as the result's
+text, no ``structuredContent`` beside it."""
 
 from __future__ import annotations
 
@@ -20,10 +22,12 @@ from test_tools import DEFAULT_TOOLS
 
 NOTEBOOK = "jupyterlite-demo-python.ipynb"
 SECTION = "Simple code execution"
-#: seconds: the page's tools are listed once a snapshot collected them; a first call can outlast Playwright MCP's own
-#: 30 s limit while the bridge's Python starts on a busy machine (an agent calls again, as here)
+#: seconds: the page's tools are listed once a snapshot collected them (a cold start on a loaded machine)
 READY_WAIT = 180
 CALL_TIMEOUT = 300
+#: seconds: the longest an agent's first call may take to be answered (result or pending; Playwright MCP's own limit
+#: on a call is 30 s)
+FIRST_ANSWER_SECONDS = 15
 
 
 async def agent_session(site_url: str, folder: Path) -> dict:
@@ -62,12 +66,17 @@ async def agent_session(site_url: str, folder: Path) -> dict:
                     listed = {t.name for t in (await session.list_tools()).tools}
                     await asyncio.sleep(2)
                 seen["tools"] = sorted(name for name in listed if name.startswith("webmcp_jupyter_"))
-                while loop.time() < deadline:
-                    try:
-                        seen["context"] = await webmcp("jupyter_get_context", {})
-                        break
-                    except ValueError:  # Playwright MCP gave up on a first call while the bridge started
-                        await asyncio.sleep(2)
+                # the first call, on a page whose bridge may still be starting: answered within the bound, with its
+                # result or pending (then collected, as the answer says)
+                began = loop.time()
+                first, _ = playwright_mcp_result(await raw("webmcp_jupyter_get_context", {}))
+                seen["first_seconds"] = loop.time() - began
+                seen["first"] = json.loads(first["content"][0]["text"])
+                seen["results"].append(("jupyter_get_context", first))
+                pending = seen["first"].get("pendingId")
+                seen["context"] = (
+                    await webmcp("jupyter_wait_for_result", {"pendingId": pending}) if pending else seen["first"]
+                )
 
                 # the job: the section's first code cell, changed and run; what it printed read back
                 outline = await webmcp("jupyter_get_notebook_map", {})
@@ -112,6 +121,9 @@ def run_session(site_url: str, folder: Path) -> dict:
 def test_a_desktop_agent_works_in_a_notebook_through_playwright_mcp(site_url, tmp_path):
     seen = run_session(site_url, tmp_path)
     assert seen["tools"] == sorted(f"webmcp_{name}" for name in DEFAULT_TOOLS), seen["tools"]
+    print(f"first call answered in {seen['first_seconds']:.1f} s: {seen['first'].get('status', 'its result')}")
+    assert seen["first_seconds"] < FIRST_ANSWER_SECONDS, seen["first"]
+    assert "notebook" in seen["first"] or (seen["first"]["status"] == "pending" and seen["first"]["pendingId"])
     assert seen["context"]["notebook"]["path"] == NOTEBOOK
     index, _, kind, _, _, _, first = seen["row"]
     assert (kind, first) == ("code", "a = 3") and index == 3

@@ -171,13 +171,23 @@ def test_the_worker_reaches_ready_with_the_tools_of_main_mode(worker_mode, main_
     status, main_status = worker_mode["facts"]["status"], main_mode["facts"]["status"]
     assert status["state"] == "ready" and status["thread"] == "worker" and main_status["thread"] == "main"
     assert status["threadAsked"] == ("worker" if worker_mode["kind"] == "isolated" else "auto")
-    assert status["worker"] == {"mode": "sab" if worker_mode["kind"] == "isolated" else "jspi", "fallback": None}
+    assert status["worker"] == {
+        "mode": "sab" if worker_mode["kind"] == "isolated" else "jspi",
+        "fallback": None,
+        # the site's memory snapshot (docs/loader.md, 2g): on an isolated page only
+        "snapshot": {"used": True, "reason": None}
+        if worker_mode["kind"] == "isolated"
+        else {"used": False, "reason": "the page is not cross-origin isolated (JSPI crossings)"},
+    }
     assert status["tools"] == main_status["tools"] and status["failures"] == []
     assert worker_mode["scenario"]["before"] == main_mode["scenario"]["before"]
     assert worker_mode["facts"]["shown"].startswith(f"WebMCP: ready ({status['tools']} tools)")
     timings = status["timings"]
     assert timings["pythonStart"] <= timings["bridgeReady"] and "registry" in timings["python"]
-    assert [step[0] for step in timings["steps"]][:3] == ["manifest", "runtime", "loadPyodide"]
+    # the runtime, then the site's memory snapshot (fetched and checked; restored on an isolated page only), Python
+    steps = [step[0] for step in timings["steps"]]
+    assert steps[:4] == ["manifest", "runtime", "snapshot", "loadPyodide"], steps
+    assert ("bridge" in steps) is (worker_mode["kind"] != "isolated"), steps  # a normal start installs the bridge
     assert worker_mode["facts"]["wasm"] > 0  # the worker's wasm memory, as its last message said
 
 

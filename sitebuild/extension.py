@@ -9,8 +9,10 @@ bundler's build would: ``package.json`` (from ``lite/extension/package.json``, i
 pure-Python wheel, ``tools.json`` (the tool definitions generated from the bridge's pydantic models and each
 toolset's tool names, so the loader registers the tools a page's URL chooses before Python starts), ``bridge.json``
 (what the loader loads, and the numbers it applies: ``core/limits.py`` ``LOADER_BOUNDS``) and ``pyodide/`` (the
-runtime the loader falls back to when the page offers none it can use: the npm package's runtime files, the wheels
-of the bridge's closure (pydantic) and a pyodide-lock.json for them, and ``kernel-lock.json``: the lock of every
+runtime the loader falls back to when the page offers none it can use: the npm package's runtime files, its standard
+library byte-compiled (which the loader starts Python from whichever runtime it uses), the wheels of the bridge's
+closure (pydantic, byte-compiled: ``sitebuild/bytecode.py``) and a pyodide-lock.json for them, and
+``kernel-lock.json``: the lock of every
 pinned wheel, the Pyodide kernel's closure (micropip, ipython, ...) included, with each file's sha256). A
 JupyterLite site that turns on the kernel-runtime addon points its kernel's ``pyodideUrl`` here and serves the whole
 of Python from its own origin: the addon fetches the kernel's wheels at build time, checked against that lock, so
@@ -34,10 +36,11 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from sitebuild.bytecode import STDLIB_ZIP, compiled
 from sitebuild.lock import rewrite_lock
 from sitebuild.pins import read_pins
 from sitebuild.runtime import RUNTIME_FILES, fetch_mcp_b, fetch_pyodide
-from sitebuild.util import EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
+from sitebuild.util import CACHE, EXTENSION_SRC, PY_SRC, BuildError, sync_file, tree_files, write_if_changed
 from sitebuild.wheels import fetch_wheels, write_bridge_wheel
 
 #: the labextension's name (package.json), the plugin id's prefix (`jupyterlab-webmcp-bridge:plugin`) and the folder
@@ -66,27 +69,40 @@ HALVES_DIR = "halves"
 GENERATE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
+import webmcp_bridge.calls.pending as pending
+import webmcp_bridge.core.errors as errors
 import webmcp_bridge.core.limits as limits
+import webmcp_bridge.lab.ui.panel as panel
 import webmcp_bridge.session.bridge as app
 import webmcp_bridge.session.settings as settings
 import webmcp_bridge.session.settings_model as model
-for module in (app, limits, settings, model):
+for module in (app, limits, settings, model, pending, panel, errors):
     assert module.__file__.startswith(sys.argv[1]), module.__file__
 print(json.dumps({"tools": app.tools_manifest(), "loader": limits.LOADER_BOUNDS, "plugin": settings.PLUGIN_ID,
-                  "schema": model.schema_text()}, ensure_ascii=False))
+                  "schema": model.schema_text(),
+                  "startPending": {"message": pending.START_PENDING_MESSAGE, "collect": "jupyter_wait_for_result"},
+                  "watchdog": {"error": errors.ErrorCode.TIMEOUT.value, "message": errors.WATCHDOG_MESSAGE},
+                  "panel": {"id": panel.WIDGET_ID, "label": panel.LABEL, "caption": panel.CAPTION,
+                            "rank": panel.RANK}}, ensure_ascii=False))
 """
 
 
 @dataclass(frozen=True)
 class FromSources:
     """What the build takes from the bridge's sources: ``tools`` (tools.json's text), ``loader`` (bridge.json's
-    ``bounds``), ``plugin`` (the settings plugin's id, ``<package name>:<schema file stem>``) and ``schema`` (that
-    plugin's Settings Editor schema, plugin.json's text)."""
+    ``bounds``), ``plugin`` (the settings plugin's id, ``<package name>:<schema file stem>``), ``schema`` (that
+    plugin's Settings Editor schema, plugin.json's text), ``start_pending`` (bridge.json's ``startPending``: the
+    message of a call the loader answers pending while Python starts, and the tool that collects it), ``panel``
+    (bridge.json's ``panel``: the Agent panel's id, label, caption and rank, for the loader's placeholder) and
+    ``watchdog`` (bridge.json's ``watchdog``: the error code and message of a call its watchdog ended)."""
 
     tools: str
     loader: dict
     plugin: str
     schema: str
+    start_pending: dict
+    panel: dict
+    watchdog: dict
 
 
 def from_sources() -> FromSources:
@@ -105,6 +121,9 @@ def from_sources() -> FromSources:
         loader=data["loader"],
         plugin=data["plugin"],
         schema=data["schema"],
+        start_pending=data["startPending"],
+        panel=data["panel"],
+        watchdog=data["watchdog"],
     )
 
 
@@ -216,11 +235,16 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     pyodide_pkg = fetch_pyodide(pins["pyodide"])
     upstream_lock = json.loads((pyodide_pkg / "pyodide-lock.json").read_text(encoding="utf-8"))
     wheels = fetch_wheels(pins, upstream_lock)
-    full_lock = rewrite_lock(upstream_lock, wheels)
-    needed = closure(full_lock, pins["bridge_packages"])
-    bridge_wheels = {name: wheels[name] for name in needed}
+    needed = closure(rewrite_lock(upstream_lock, wheels), pins["bridge_packages"])
+    # what the bridge's Python loads, byte-compiled by the runtime's own Python (sitebuild/bytecode.py): the standard
+    # library, the bridge's closure and its own wheel, so the page imports them without compiling
+    stdlib = pyodide_pkg / STDLIB_ZIP
+    plain_bridge_wheel = write_bridge_wheel(CACHE / "bridge-wheel", pins["project"])
+    byte = compiled(pyodide_pkg, [stdlib, *(wheels[name] for name in needed), plain_bridge_wheel])
+    bridge_wheels = {name: byte[wheels[name]] for name in needed}
+    full_lock = rewrite_lock(upstream_lock, {**wheels, **bridge_wheels})
     for name in RUNTIME_FILES:
-        put(f"static/pyodide/{name}", pyodide_pkg / name)
+        put(f"static/pyodide/{name}", byte[stdlib] if name == STDLIB_ZIP else pyodide_pkg / name)
     for path in bridge_wheels.values():  # the bridge's closure only: the kernel's wheels are fetched on opt-in
         put(f"static/pyodide/{path.name}", path)
     put(
@@ -245,8 +269,7 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
     for path in sorted(lab.rglob("*.js")):
         if path.parent != lab or path.name not in scripts:
             put(f"static/{HALVES_DIR}/{path.relative_to(PY_SRC).as_posix()}", path)
-    bridge_wheel = write_bridge_wheel(dest / "static", pins["project"])
-    keep.add(f"static/{bridge_wheel.name}")
+    put(f"static/{plain_bridge_wheel.name}", byte[plain_bridge_wheel])
     put("static/tools.json", sources.tools)
     # the Settings Editor's schema, generated from the settings' model (session/settings_model.py)
     put(schema, sources.schema)
@@ -257,7 +280,10 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         "pyodide": "pyodide/pyodide.mjs",
         # wheels to install before the bridge, in order, relative to this file (the bridge's dependency closure)
         "wheels": [f"pyodide/{wheels[name].name}" for name in needed],
-        "wheel": bridge_wheel.name,
+        "wheel": plain_bridge_wheel.name,
+        # the standard library with its bytecode (the shipped runtime's own): the loader starts Python from it whichever
+        # runtime it uses, so the page's own runtime of the same version (sources only) is started without compiling
+        "stdlib": f"pyodide/{STDLIB_ZIP}",
         "tools": "tools.json",
         # the MCP-B runtime (@mcp-b/global), loaded only when the site opts in and WebMCP is not native
         "polyfill": "mcp-b/global.iife.js",
@@ -270,6 +296,15 @@ def stage_labextension(dest: Path, pins: dict | None = None) -> Path:
         # the numbers the loader applies (webmcp_bridge/core/limits.py LOADER_BOUNDS): recent calls listed, characters
         # of a failure's and of a refused registration's reason shown, the waits before Python starts
         "bounds": sources.loader,
+        # a call the loader answers pending while the bridge's Python starts: its message ({tool}, {step}) and the tool
+        # that collects it (webmcp_bridge/calls/pending.py START_PENDING_MESSAGE)
+        "startPending": sources.start_pending,
+        # the Agent panel's id, label, caption and rank (webmcp_bridge/lab/ui/panel.py): the loader's placeholder,
+        # drawn from JupyterLab's start, which the panel takes over
+        "panel": sources.panel,
+        # the error the loader answers for the calls running when its watchdog stopped the worker: its code and message
+        # ({tool}, {tools}, {seconds}; webmcp_bridge/core/errors.py WATCHDOG_MESSAGE)
+        "watchdog": sources.watchdog,
         # the version range of each JupyterLab package the loader takes from the page's share scope
         # (package.json's dependencies): a version outside it is never used
         "shared": shared,

@@ -21,6 +21,7 @@ import time
 import zipfile
 from pathlib import Path
 
+from sitebuild.bytecode import STDLIB_ZIP, compiled
 from sitebuild.extension import EXTENSION_NAME
 from sitebuild.lock import rewrite_lock
 from sitebuild.package import build_wheel
@@ -28,6 +29,7 @@ from sitebuild.patches import KERNEL_EXTENSION, patch_kernel_drive, patch_kernel
 from sitebuild.pins import check_jupyterlite, read_pins
 from sitebuild.runtime import PYODIDE_FILES, fetch_pyodide
 from sitebuild.serve import HEADERS
+from sitebuild.snapshot import make_snapshot
 from sitebuild.util import (
     CACHE,
     CONTENT,
@@ -75,14 +77,19 @@ def extension_names(path: Path) -> list[str]:
 
 
 def stage_lite_dir(
-    pyodide_pkg: Path, lock: dict, wheels: dict[str, Path], lite_dir: Path = CACHE / "lite-dir", mcp_b: bool = False
+    pyodide_pkg: Path,
+    lock: dict,
+    wheels: dict[str, Path],
+    lite_dir: Path = CACHE / "lite-dir",
+    mcp_b: bool = False,
+    stdlib: Path | None = None,
 ) -> Path:
     """Assemble the Lite dir (in the cache): the repository's jupyter-lite.json and static/pyodide/ (runtime, wheels,
-    lock)."""
+    lock). ``stdlib``: the standard library zip to serve instead of the runtime's own (its byte-compiled copy)."""
     static = lite_dir / "static" / "pyodide"
     static.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_FILES:
-        sync_file(pyodide_pkg / name, static / name)
+        sync_file(stdlib if (stdlib is not None and name == STDLIB_ZIP) else pyodide_pkg / name, static / name)
     for path in wheels.values():
         sync_file(path, static / path.name)
     keep = set(PYODIDE_FILES) | {p.name for p in wheels.values()} | {"pyodide-lock.json"}
@@ -282,10 +289,15 @@ def _build(
     check_jupyterlite(pins)
     pyodide_pkg = fetch_pyodide(pins["pyodide"])
     upstream_lock = json.loads((pyodide_pkg / "pyodide-lock.json").read_text(encoding="utf-8"))
-    wheels = fetch_wheels(pins, upstream_lock)
+    # the kernel's runtime byte-compiled as the bridge's is (sitebuild/bytecode.py): the standard library and every
+    # wheel, so the person's kernel starts without compiling its imports either
+    stdlib = pyodide_pkg / STDLIB_ZIP
+    fetched = fetch_wheels(pins, upstream_lock)
+    byte = compiled(pyodide_pkg, [stdlib, *fetched.values()])
+    wheels = {name: byte[path] for name, path in fetched.items()}
     lock = rewrite_lock(upstream_lock, wheels)
     staging = CACHE / ("lite-dir" if output == OUTPUT else f"lite-dir-{output.name}")
-    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels, staging, mcp_b)
+    lite_dir = stage_lite_dir(pyodide_pkg, lock, wheels, staging, mcp_b, stdlib=byte[stdlib])
     if not KERNEL_EXTENSION_DIR.joinpath("package.json").is_file():
         raise BuildError(f'{KERNEL_EXTENSION} is not installed in {sys.prefix}: run  python -m pip install -e ".[dev]"')
     chosen = [build_wheel()] if extensions is None else [Path(e).resolve() for e in extensions]
@@ -297,6 +309,8 @@ def _build(
     patch_kernel_drive(output)
     patch_kernel_transfer(output)
     verify_output(lock, output, names)
+    if EXTENSION_NAME in names:  # the bridge worker's memory snapshot (sitebuild/snapshot.py), when this machine can
+        make_snapshot(output, EXTENSION_NAME)
     try:
         shown = output.relative_to(ROOT)
     except ValueError:

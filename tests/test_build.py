@@ -249,8 +249,25 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
             "startIdleWaitMs": limits.START_IDLE_WAIT_MS,
             "startRecheckMs": limits.START_RECHECK_MS,
             "stepIdleWaitMs": limits.STEP_IDLE_WAIT_MS,
+            "startAnswerMs": limits.START_ANSWER_MS,
+            "workerPingMs": limits.WORKER_PING_MS,
+            "workerStuckMs": limits.WORKER_STUCK_MS,
         }
     )
+    # the words of a call the loader answers pending while Python starts, and the panel its placeholder stands for
+    from webmcp_bridge.calls.pending import START_PENDING_MESSAGE
+    from webmcp_bridge.lab.ui import panel
+
+    assert manifest["startPending"] == {"message": START_PENDING_MESSAGE, "collect": "jupyter_wait_for_result"}
+    from webmcp_bridge.core.errors import WATCHDOG_MESSAGE
+
+    assert manifest["watchdog"] == {"error": "TIMEOUT", "message": WATCHDOG_MESSAGE}
+    assert manifest["panel"] == {
+        "id": panel.WIDGET_ID,
+        "label": panel.LABEL,
+        "caption": panel.CAPTION,
+        "rank": panel.RANK,
+    }
     loader = (ROOT / "lite/extension/static/remoteEntry.js").read_text(encoding="utf-8")
     for key in LOADER_BOUNDS:
         assert f"'{key}'" in loader or f"bounds.{key}" in loader, key
@@ -374,3 +391,24 @@ def test_the_kernel_drive_and_transfer_patches_apply_once_to_the_pinned_files_an
     assert patches.patch_kernel_transfer(tmp_path) == (None, None)
     assert "re-check TRANSFER_WORKER_BUGGY" in capsys.readouterr().out
     assert (static / main_chunk).read_text(encoding="utf-8").count(patches.TRANSFER_MAIN_BUGGY) == 1
+
+
+def test_the_site_ships_the_workers_memory_snapshot_made_for_its_own_wheels(site):
+    """The built site carries the bridge worker's memory snapshot (sitebuild/snapshot.py) beside bridge.json, made for
+    exactly the wheels it serves, with each wheel's native module beside it as the worker preloads it."""
+    import gzip
+    import zipfile
+
+    static = site / "extensions" / "jupyterlab-webmcp-bridge" / "static"
+    manifest = json.loads((static / "bridge.json").read_text())
+    index = json.loads((static / "snapshot" / "snapshot.json").read_text())
+    served = {Path(name).name: sha256(static / name) for name in (*manifest["wheels"], manifest["wheel"])}
+    assert index["wheels"] == served
+    with gzip.open(static / "snapshot" / index["memory"]) as memory:
+        assert len(memory.read()) == index["bytes"]
+    core = next(static / name for name in manifest["wheels"] if Path(name).name.startswith("pydantic_core-"))
+    assert [side["path"] for side in index["sideModules"]] == [
+        name for name in zipfile.ZipFile(core).namelist() if name.endswith(".so")
+    ]
+    for side in index["sideModules"]:
+        assert (static / "snapshot" / side["file"]).read_bytes() == zipfile.ZipFile(core).read(side["path"])

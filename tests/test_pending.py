@@ -26,10 +26,13 @@ async def sleep_tool(ctx, args: SleepInput):
     return {"slept": args.seconds, "note": "x" * 10}
 
 
-def registry() -> Registry:
-    slow = Toolset("test", "a slow tool", (Tool("slow", "Slow", "Sleeps.", SleepInput, sleep_tool),))
+def slow_toolset() -> Toolset:
+    return Toolset("test", "a slow tool", (Tool("slow", "Slow", "Sleeps.", SleepInput, sleep_tool),))
+
+
+def registry(limits: Limits = LIMITS) -> Registry:
     return build_bridge(
-        MemoryWorkspace({}), limits=LIMITS, toolsets=[notebooks_toolset(), calls_toolset(), slow]
+        MemoryWorkspace({}), limits=limits, toolsets=[notebooks_toolset(), calls_toolset(), slow_toolset()]
     ).registry
 
 
@@ -107,5 +110,49 @@ def test_hooks_see_the_real_outcome_of_a_pending_call():
         assert ("slow", "ok") not in seen
         await reg.pending.get(first["pendingId"]).task
         assert ("slow", "ok") in seen
+
+    run(scenario())
+
+
+def test_a_call_the_loader_answered_pending_while_python_started_is_collected_by_the_loaders_id():
+    """The loader answered a call ``pending`` with its own id (``s-<n>``) while Python was starting; handed over once
+    Python is up, the call runs pending under that id from its start, and jupyter_wait_for_result collects its result
+    by it. Another form of id, or one in use, is refused."""
+
+    async def scenario():
+        reg = registry()
+        held = asyncio.ensure_future(reg.call("slow", {"seconds": 0.3}, pending_id="s-1"))
+        await asyncio.sleep(0)
+        context = (await reg.call("jupyter_get_context"))["structuredContent"]
+        assert [(p["pendingId"], p["status"]) for p in context["pending"]] == [("s-1", "running")]
+        for _ in range(50):  # each wait lasts at most the execution timeout (0.2 s here)
+            collected = await reg.call("jupyter_wait_for_result", {"pendingId": "s-1"})
+            if collected["structuredContent"].get("status") != "pending":
+                break
+        assert collected["structuredContent"] == {"slept": 0.3, "note": "x" * 10}
+        assert (await held)["structuredContent"] == collected["structuredContent"]
+        call = reg.pending.begin("slow", None, 0.0)
+        for wrong in ("s-1", "p-9", "s-0", "s-x"):
+            try:
+                reg.pending.promote(call, wrong)
+            except ValueError:
+                continue
+            raise AssertionError(f"{wrong} was taken")
+
+    run(scenario())
+
+
+def test_a_call_handed_the_rest_of_the_loaders_bound_goes_pending_at_its_end():
+    """A call made while Python was starting and taken up within the loader's bound is handed what is left of it:
+    it goes pending then (a ``p-`` id), sooner than the execution timeout."""
+
+    async def scenario():
+        reg = registry(Limits(execution_timeout_seconds=20))
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        first = await reg.call("slow", {"seconds": 1.0}, wait_seconds=0.2)
+        assert loop.time() - began < 0.9
+        assert first["structuredContent"]["status"] == "pending"
+        assert first["structuredContent"]["pendingId"].startswith("p-")
 
     run(scenario())

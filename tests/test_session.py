@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +122,24 @@ def test_the_page_session_stops_every_part_once_even_when_one_fails(capsys) -> N
     ) == (None,) * 7
     session.stop()  # a second stop does nothing
     assert len(log) == 7
+
+
+def test_the_snapshot_warm_up_imports_every_module_a_session_start_imports():
+    """The worker's memory snapshot holds what :func:`webmcp_bridge.lab.session.warm` imported: every bridge module
+    that :class:`~webmcp_bridge.lab.session.LabSession`'s start imports is one of its steps (a module renamed or
+    deleted there fails the site's build; one missing here would be imported on each page instead)."""
+    import ast
+    import importlib.util
+
+    from webmcp_bridge.lab import session
+
+    tree = ast.parse(Path(session.__file__).read_text(encoding="utf-8"))
+    started = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("webmcp_bridge.")
+    }
+    warmed = set(session.STEPS) | set(session.LATER)
+    assert started - warmed <= {"webmcp_bridge.lab.ffi"}, sorted(started - warmed)
+    for module in warmed:  # each step exists (found, not imported: some need the page's ``js`` module)
+        assert importlib.util.find_spec(module) is not None, module

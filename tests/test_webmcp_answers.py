@@ -188,3 +188,23 @@ def test_on_native_webmcp_a_result_carries_its_payload_once_as_its_text(registra
         assert both["result"]["structuredContent"] == json.loads(both["result"]["content"][0]["text"]) == {"slept": 0}
 
     asyncio.run(scenario())
+
+
+def test_the_loaders_options_for_a_call_made_while_python_started_are_read_strictly():
+    """``{"pendingId": "s-<n>"}`` and ``{"waitSeconds": s}`` are taken; anything else is as if none were given (the
+    call runs as any call)."""
+    assert webmcp.call_options('{"pendingId": "s-3"}') == ("s-3", None)
+    assert webmcp.call_options('{"waitSeconds": 4.5}') == (None, 4.5)
+    for text in (
+        None,
+        "",
+        "[]",
+        "nope",
+        '{"pendingId": "p-3"}',
+        '{"pendingId": 3}',
+        '{"waitSeconds": -1}',
+        '{"waitSeconds": true}',
+        '{"waitSeconds": 1e9}',
+        '{"pendingId": "s-1; x"}',
+    ):
+        assert webmcp.call_options(text) == (None, None), text

@@ -29,4 +29,9 @@ export default [
     files: ["py_src/webmcp_bridge/lab/worker_boot.js"],
     languageOptions: { sourceType: "module", globals: { ...globals.worker } },
   },
+  {
+    // the build's own script, run by Node: sitebuild/bytecode.js byte-compiles with the pinned Pyodide
+    files: ["sitebuild/*.js"],
+    languageOptions: { sourceType: "module", globals: { ...globals.node } },
+  },
 ];

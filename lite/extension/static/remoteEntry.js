@@ -75,6 +75,8 @@
     return shared || (typeof WebAssembly === 'object' && typeof WebAssembly.Suspending === 'function');
   }
   const NO_CROSSING = 'the page has neither cross-origin isolation (SharedArrayBuffer) nor JSPI';
+  // where a site's build puts the worker's memory snapshot, relative to bridge.json (sitebuild/snapshot.py)
+  const SNAPSHOT = 'snapshot/snapshot.json';
   const script = document.currentScript || document.querySelector(`script[src*="${NAME}/static/remoteEntry"]`);
   const manifestUrl = new URL('bridge.json', script.src);
   // tools: how many registrations the browser accepted; failures: [{name, reason}] of those it refused
@@ -84,8 +86,10 @@
   // thread: where the bridge's Python runs ("main", "worker"; null until it starts), threadAsked: what the URL asked
   // ("auto", "worker", "main");
   // worker: the worker's crossing mode and why it was left ({mode: "sab" | "jspi" | "none", fallback: reason | null})
+  // step: the start-up step Python is at while it starts ("runtime", "packages", "tools"; null before it starts and
+  // once it is up), shown by the status item and the placeholder panel
   const status = { state: 'loading', tools: 0, failures: [], reason: null, timings: { steps: [] }, recent: [], mode: 'direct', waiting: 0, runtime: null, polyfill: null,
-                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0, thread: null, threadAsked, worker: null };
+                   diagnostics: [], outputSchema: null, resources: 0, prompts: 0, thread: null, threadAsked, worker: null, step: null };
   // crossings: per JS half, a function giving the calls Python made into it (JSON text {method: count}), counted by
   // the bridge's one crossing counter (crossings.js beside this file, imported when Python starts): as "loader" the
   // answers Python hands back to execute ("result"), each JS half by Python as it loads it (lab/ffi.py load_half,
@@ -127,11 +131,26 @@
   // read nothing is cut (the only reason then is the browser's own short error for bridge.json itself).
   let bounds = null;
 
+  // The start-up's steps as the person reads them (the status item, the placeholder panel): each of the loader's and
+  // the worker's stages belongs to one
+  const STEPS = [['runtime', 'Python runtime'], ['packages', 'packages'], ['tools', 'tools']];
+  const STEP_OF = { manifest: 'runtime', runtime: 'runtime', compile: 'runtime', snapshot: 'runtime', loadPyodide: 'runtime',
+                    dependencies: 'packages', bridge: 'packages', import: 'tools', session: 'tools' };
+  // startStep(stage): a start-up stage begins (a loader stage, a worker step, or "session": Python's own start)
+  function startStep(stage) {
+    const step = STEP_OF[stage];
+    if (!step || status.step === step || status.state !== 'loading') return;
+    status.step = step;
+    render();
+  }
+
   function render() {
+    drawPlaceholder();
     if (!statusNode) return;
     const { state, tools, reason } = status;
     let text = `WebMCP: ${state}`;
-    if (state === 'loading') text = 'WebMCP: loading…';
+    if (state === 'loading' && status.step) text = `WebMCP: starting (${STEPS.find(([key]) => key === status.step)[1]})…`;
+    else if (state === 'loading') text = 'WebMCP: loading…';
     else if (state === 'ready' && status.failures.length) text = `WebMCP: ready (${tools} of ${tools + status.failures.length} tools)`;
     else if (state === 'ready') text = `WebMCP: ready (${tools} tools)`;
     else if (reason) text += ` (${reason})`;
@@ -143,9 +162,19 @@
     // styles, and a call that changes nothing shown must not cost a large notebook's page that work
     if (statusNode.textContent !== text) statusNode.textContent = text; // never innerHTML
     const refused = status.failures.map(f => `${f.name} not registered: ${f.reason}`);
-    const waiting = state === 'loading' && tools > 0 ? [`${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`] : [];
+    const waiting = state === 'loading' && tools > 0
+      ? [status.step ? `${tools} tools registered; calls wait for the bridge to start` : `${tools} tools registered; the bridge starts when the page is idle (a call starts it at once and waits for it)`]
+      : [];
     const problems = status.diagnostics.map(d => `${d.severity} (${d.kind}) ${d.name}: ${d.reason}`);
-    const title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent].join('\n'); // recent calls, newest first
+    // how the worker's Python started, after the recent calls: from the site's memory snapshot or not, its restarts
+    const started = [];
+    const snapshot = status.worker?.snapshot;
+    if (snapshot && state !== 'loading') {
+      started.push(snapshot.used ? 'started from the site\'s memory snapshot' : `started normally: the memory snapshot: ${snapshot.reason}`);
+    }
+    const restarted = status.worker?.restarted;
+    if (restarted && state !== 'loading') started.push(`restarted ${status.worker.restarts}×, last: ${restarted.reason}`);
+    const title = [reason || text, ...waiting, ...refused, ...problems, ...status.recent, ...started].join('\n'); // recent calls, newest first
     if (statusNode.title !== title) statusNode.title = title;
     if (statusNode.dataset.state !== state) statusNode.dataset.state = state;
   }
@@ -161,11 +190,13 @@
         if (version !== statusVersion) return;
         status.state = 'ready';
         status.reason = null;
+        status.step = null;
         render();
       });
       return;
     }
     status.state = String(state);
+    if (status.state !== 'loading') status.step = null;
     status.reason = detail == null ? null : String(detail);
     render();
   }
@@ -213,8 +244,79 @@
     setStatus('failed', cut((line || 'unknown error').trim(), 'failureChars'));
   }
 
+  // -- The Agent panel's placeholder ---------------------------------------------------------------------------
+  // The Agent panel is Python's (lab/ui/panel.py, drawn by lab/ui/dom.js) and comes once Python is up, seconds after
+  // JupyterLab. From activation until then this placeholder stands in its place: a widget with the panel's id, title and
+  // rank (bridge.json's panel) in the right sidebar, showing the start-up's steps (STEPS) and then the failure, if the
+  // bridge does not start. dom.js's createPanel takes the widget over through ctx.takePanelPlaceholder (below):
+  // the same tab, open or closed as the person left it, gets the panel's content. Plain text and JupyterLab's theme
+  // variables only; the placeholder draws nothing Python or an agent wrote.
+  let placeholder = null; // {widget, line, items: Map(step -> node)} until the panel takes it over
+  function addPlaceholder(app, widgets, panel) {
+    if (!widgets || !panel || !app.shell || typeof app.shell.add !== 'function') return;
+    const widget = new widgets.Widget();
+    widget.id = String(panel.id);
+    widget.title.label = String(panel.label);
+    widget.title.caption = String(panel.caption);
+    widget.addClass(`${TAG}-starting`);
+    const body = document.createElement('div');
+    body.setAttribute('role', 'status');
+    body.style.cssText = 'padding: 12px; color: var(--jp-ui-font-color1); font-family: var(--jp-ui-font-family);'
+      + ' font-size: var(--jp-ui-font-size1); line-height: 1.6;';
+    const heading = document.createElement('h2');
+    heading.textContent = String(panel.label);
+    heading.style.cssText = 'font-size: var(--jp-ui-font-size2); font-weight: 600; margin: 0 0 8px;';
+    const line = document.createElement('p');
+    line.style.margin = '0 0 8px';
+    const list = document.createElement('ol');
+    list.style.cssText = 'margin: 0; padding-left: 20px; color: var(--jp-ui-font-color2);';
+    const items = new Map();
+    for (const [key] of STEPS) {
+      const item = document.createElement('li');
+      items.set(key, item);
+      list.appendChild(item);
+    }
+    body.append(heading, line, list);
+    widget.node.appendChild(body);
+    placeholder = { widget, line, items };
+    drawPlaceholder();
+    app.shell.add(widget, 'right', { rank: Number(panel.rank) });
+  }
+  // The placeholder's text, from the status: the step Python is at, done steps checked, or the failure.
+  function drawPlaceholder() {
+    if (!placeholder) return;
+    const { line, items } = placeholder;
+    const at = STEPS.findIndex(([key]) => key === status.step);
+    let text = 'The agent bridge starts when the page is idle, or at once when an agent calls a tool.';
+    if (status.state === 'failed') text = `The agent bridge did not start: ${status.reason || 'unknown error'}`;
+    else if (status.state === 'loading' && status.worker?.restarted) text = `The agent bridge is restarting: ${status.reason}.`;
+    else if (status.state !== 'loading') text = 'The agent bridge is up; its panel is loading…';
+    else if (at >= 0) text = 'The agent bridge is starting…';
+    if (line.textContent !== text) line.textContent = text;
+    STEPS.forEach(([key, label], index) => {
+      const done = status.state === 'ready' || status.state === 'unavailable' || (at >= 0 && index < at);
+      const mark = done ? '✓' : index === at && status.state === 'loading' ? '…' : '';
+      const shown = `${label[0].toUpperCase()}${label.slice(1)}${mark ? ` ${mark}` : ''}`;
+      const item = items.get(key);
+      if (item.textContent !== shown) item.textContent = shown;
+      item.style.fontWeight = index === at && status.state === 'loading' ? '600' : '';
+    });
+  }
+  // ctx.takePanelPlaceholder(): the placeholder's widget, handed to dom.js's createPanel (once; null afterwards): it
+  // empties it, gives it the panel's content and keeps it where it is.
+  function takePanelPlaceholder() {
+    if (!placeholder) return null;
+    const { widget } = placeholder;
+    placeholder = null;
+    widget.removeClass(`${TAG}-starting`);
+    widget.node.replaceChildren();
+    return widget;
+  }
+
+  let manifestData = null; // bridge.json, once read
   const manifestReady = fetch(manifestUrl).then(response => response.json()).then(manifest => {
     bounds = manifest.bounds;
+    manifestData = manifest;
     return manifest;
   });
   // fetched now, so the plugin registers the tools the moment JupyterLab activates it
@@ -289,6 +391,15 @@
     return { module: await import(url.href), url, source: 'shipped' };
   }
 
+  // loadPyodide's options: the runtime's folder, and the standard library shipped beside bridge.json, which holds the
+  // bytecode of its sources (made at build time by the same runtime's Python, sitebuild/bytecode.py), so Python's
+  // start compiles nothing, whichever runtime of the pinned version runs it (the page's own holds sources only)
+  function startOptions(manifest, runtimeUrl) {
+    const options = { indexURL: new URL('.', runtimeUrl).href };
+    if (manifest.stdlib) options.stdLibURL = new URL(manifest.stdlib, manifestUrl).href;
+    return options;
+  }
+
   // -- When the bridge's Python starts ---------------------------------------------------------------------
   // Pyodide on the main thread costs the page its start-up work (fetching and instantiating the runtime, Python's
   // initialization, unpacking the wheels, importing pydantic and the bridge): started while JupyterLab starts,
@@ -337,6 +448,7 @@
   }
 
   async function step(name, work) {
+    startStep(name);
     const began = Math.round(performance.now());
     const result = await work();
     status.timings.steps.push([name, began, Math.round(performance.now())]);
@@ -351,7 +463,7 @@
       const manifest = await manifestReady;
       const runtime = await step('runtime', () => findRuntime(manifest));
       status.runtime = { source: runtime.source, url: runtime.url.href };
-      const pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href }));
+      const pyodide = await step('loadPyodide', () => runtime.module.loadPyodide(startOptions(manifest, runtime.url)));
       const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
       const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
       // the bridge's dependencies from the files shipped beside this script (by URL: whatever the runtime's lock holds)
@@ -374,10 +486,19 @@
   // registration the browser refused is removed (a later connect tries it again) and kept in `refused`
   const tools = new Map();
   const refused = new Map(); // name -> reason
-  let connectDispatcher, failDispatcher;
+  // Python's dispatcher: one per session. A worker restarted by the watchdog (below) starts a new session, which
+  // connects a new dispatcher: calls made meanwhile wait for that one.
   let connected = false; // Python has connected its dispatcher
-  const dispatcherReady = new Promise((resolve, reject) => { connectDispatcher = resolve; failDispatcher = reject; });
-  dispatcherReady.catch(() => {}); // each call reports it
+  function deferred() {
+    const made = {};
+    made.promise = new Promise((resolve, reject) => { made.resolve = resolve; made.reject = reject; });
+    made.promise.catch(() => {}); // each call reports it
+    return made;
+  }
+  let dispatcherState = deferred();
+  const dispatcherReady = () => dispatcherState.promise;
+  const connectDispatcher = value => dispatcherState.resolve(value);
+  const failDispatcher = error => dispatcherState.reject(error);
   let invocations = 0; // each execute gets an id, so an abort of its signal reaches exactly that call
   // Invocations whose execute got no AbortSignal (a runtime that passes none, as the MCP-B polyfill): id -> tool
   // name. WebMCP also tells the page of a cancelled call with a "toolcancel" event on document.modelContext (its
@@ -394,7 +515,7 @@
       const name = event && typeof event.toolName === 'string' ? event.toolName : '';
       const matching = [...unsignalled].filter(([, tool]) => tool === name).map(([id]) => id);
       if (matching.length === 1) {
-        dispatcherReady.then(({ cancel }) => cancel(matching[0])).catch(error => console.error(`[${TAG}] abort`, error));
+        dispatcherReady().then(({ cancel }) => cancel(matching[0])).catch(error => console.error(`[${TAG}] abort`, error));
       }
       else if (matching.length > 1) console.warn(`[${TAG}] toolcancel for ${name}: ${matching.length} calls run, none stopped`);
     });
@@ -412,9 +533,90 @@
   }
   // A result of the loader's own (a refusal before Python, or Python not there), shaped as Python shapes its own.
   function errorResult(payload) {
-    const result = { content: [{ type: 'text', text: JSON.stringify(payload) }], isError: true };
+    return shapedResult(payload, true);
+  }
+  function shapedResult(payload, isError) {
+    const result = { content: [{ type: 'text', text: JSON.stringify(payload) }], isError };
     if (webmcpRuntime() !== 'native') result.structuredContent = payload;
     return result;
+  }
+  // -- Calls made while Python starts: no client waits past a bound ----------------------------------------------
+  // Clients give up on a call (Playwright MCP after 30 s) and a slow machine can take longer than that to start Python.
+  // A call made before Python is up waits for it at most bounds.startAnswerMs; then the loader answers it "pending"
+  // with an id of its own ("s-<n>", bridge.json's startPending: Python's message), and hands the call to Python once
+  // it is up with that id (webmcp.py call_options: Python runs it pending under that id from its start), so
+  // jupyter_wait_for_result (startPending.collect) collects it as any pending call. A collect of such an id made while
+  // Python is still not up waits the same bound and is answered "pending" with the same id again. A call Python takes
+  // up within the bound is handed the rest of it (waitSeconds): it goes pending at the bound's end, as a call past
+  // the execution timeout does.
+  let startPendings = 0;
+  const heldIds = new Set(); // the ids the loader answered "pending" with
+  const delay = ms => new Promise(resolve => setTimeout(resolve, ms));
+  function heldAnswer(manifest, pendingId, tool) {
+    const step = STEPS.find(([key]) => key === status.step);
+    const message = String(manifest.startPending.message).replace('{tool}', tool)
+      .replace('{step}', step ? step[1] : 'waiting to start');
+    const payload = { status: 'pending', pendingId, tool, message };
+    return shapedResult(payload, false);
+  }
+
+  // -- The worker's watchdog ------------------------------------------------------------------------------------
+  // In the worker mode one call that never yields (a pattern that backtracks for minutes, a site's tool in a loop)
+  // holds the worker's thread: every other call waits, and the Agent panel, answered by the same Python, stops
+  // answering the person. While calls run, the loader pings the worker every bounds.workerPingMs; worker_boot.js
+  // answers from its own message handler, which cannot run while Python holds the thread. When no answer came for
+  // bounds.workerStuckMs of the page's own time (a tick that came late, the page itself busy, is not counted), the
+  // worker is stopped and a new one started (restartWorker, set by startInWorker): the calls then running are answered
+  // with bridge.json's watchdog error (TIMEOUT, Python's message), the old session's halves are disposed on the page
+  // (halves.js dispose), the Agent panel's placeholder says why the bridge restarts until the new session's panel
+  // takes it over (the tab open again if it was), and JupyterLab's notification and the status item say so too.
+  const running = new Map(); // watched call id -> {tool, lose(info)}
+  let watchedCalls = 0;
+  let ticker = null;
+  let restartWorker = null;
+  function watchCall(tool) {
+    const id = ++watchedCalls;
+    let lose;
+    const lost = new Promise(resolve => { lose = resolve; });
+    if (status.thread === 'worker' && bridgeWorker) {
+      running.set(id, { tool, lose });
+      watchWorker();
+    }
+    return { lost, done: () => running.delete(id) };
+  }
+  function watchWorker() {
+    if (ticker || !bounds) return;
+    const worker = bridgeWorker;
+    const every = bounds.workerPingMs;
+    let waiting = null; // {held: ms of the page's own time without an answer} while a ping waits
+    let last = performance.now();
+    const stop = () => { clearInterval(ticker); ticker = null; };
+    ticker = setInterval(() => {
+      const now = performance.now();
+      const onTime = now - last < 2 * every;
+      last = now;
+      if (!worker || worker !== bridgeWorker) return stop();
+      if (waiting) {
+        if (onTime) waiting.held += every;
+        if (waiting.held >= bounds.workerStuckMs) {
+          stop();
+          restartWorker?.(worker, waiting.held);
+        }
+        return;
+      }
+      if (!running.size) return stop();
+      const ping = { held: 0 };
+      waiting = ping;
+      worker.ping().then(() => { if (waiting === ping) waiting = null; });
+    }, every);
+  }
+  // the answer of a call the watchdog ended: bridge.json's watchdog error, {tool}, {tools} and {seconds} filled
+  function stuckAnswer({ seconds, tools }, tool) {
+    const watchdog = manifestData.watchdog;
+    const message = String(watchdog.message).replace('{tool}', tool).replace('{seconds}', String(seconds))
+      .replace('{tools}', tools.join(', ') || 'a call');
+    const payload = { error: watchdog.error, message, tool, heldSeconds: seconds, running: tools, bridgeRestarted: true };
+    return shapedResult(payload, true);
   }
 
   function registerTool(definition) {
@@ -423,11 +625,29 @@
       const signal = options && options.signal; // native WebMCP passes {signal}; the polyfill passes nothing
       const invocation = String(++invocations);
       try {
+        let held = null; // the loader's options for a call made while Python starts (above), as JSON text
         if (!connected) { // Python is not up yet: start it now if it waits for an idle page, and wait for it
           callWaiting = true;
           startNow('call');
+          const manifest = await manifestReady;
+          const bound = manifest.bounds.startAnswerMs;
+          const began = performance.now();
+          const up = await Promise.race([dispatcherReady().then(() => true), delay(bound).then(() => false)]);
+          const asked = input && typeof input.pendingId === 'string' ? input.pendingId : null;
+          if (!up && definition.name === manifest.startPending.collect && heldIds.has(asked)) {
+            return heldAnswer(manifest, asked, definition.name); // still starting: the same call, still pending
+          }
+          if (!up) {
+            const pendingId = `s-${++startPendings}`;
+            heldIds.add(pendingId);
+            const text = JSON.stringify(input ?? {});
+            dispatcherReady().then(({ dispatch }) => dispatch(definition.name, text, null, JSON.stringify({ pendingId })))
+              .catch(error => console.error(`[${TAG}] ${definition.name} (${pendingId})`, error));
+            return heldAnswer(manifest, pendingId, definition.name);
+          }
+          held = JSON.stringify({ waitSeconds: Math.max(0, bound - (performance.now() - began)) / 1000 });
         }
-        const { dispatch, cancel, inputCap } = await dispatcherReady;
+        const { dispatch, cancel, inputCap } = await dispatcherReady();
         const inputJson = JSON.stringify(input ?? {});
         // arguments over Python's input cap are refused here, before they are copied into Python: a JSON text of
         // more UTF-16 units than the cap has more UTF-8 bytes than it too (a shorter one is measured exactly there)
@@ -445,13 +665,17 @@
           unsignalled.set(invocation, definition.name);
           watchToolCancel();
         }
+        const watched = watchCall(definition.name); // the worker's watchdog, while the call runs (below)
         try {
-          const { result, report, event } = JSON.parse(await dispatch(definition.name, inputJson, invocation));
+          const answer = await Promise.race([dispatch(definition.name, inputJson, invocation, held), watched.lost]);
+          if (answer && answer.stuck) return stuckAnswer(answer.stuck, definition.name);
+          const { result, report, event } = JSON.parse(answer);
           loaderCrossings?.count('result'); // the answer crossing back from Python
           if (report) reportCall(report);
           if (event) dispatchEvent('call', event); // the call's page event rides in its answer
           return result;
         } finally {
+          watched.done();
           if (signal) signal.removeEventListener('abort', abort);
           unsignalled.delete(invocation);
         }
@@ -570,7 +794,8 @@
 
   // connect(definitionsJson, dispatch, cancel, inputCap): called by Python once it is ready; returns the number of
   // tools asked for (registrations still settling; setStatus('ready') shows how many the browser accepted).
-  // dispatch(name, inputJson, invocation) -> the answer, JSON text {result, report, event}, or (a call that waits)
+  // dispatch(name, inputJson, invocation, optionsJson) -> the answer, JSON text {result, report, event}, or (a call that
+  // waits); optionsJson: for a call made while Python started (see "Calls made while Python starts"), else nothing
   // a Promise of it; cancel(invocation) when that call's signal aborts; inputCap: Python's cap on one call's
   // arguments (UTF-8 bytes of their JSON text; 0: none), applied here before the text crosses into Python.
   function connect(definitionsJson, dispatch, cancel, inputCap) {
@@ -681,20 +906,27 @@
       app, tracker, docManager, modules, kernelTrust, modelContext: document.modelContext ?? null,
       webmcpRuntime: webmcpRuntime(), pageContributions, pageSearch,
       setStatus, setDiagnostics, reportCall, emit, connect, disconnect, setMode,
-      connectResources, disconnectResources, connectPrompts, disconnectPrompts
+      connectResources, disconnectResources, connectPrompts, disconnectPrompts, takePanelPlaceholder
     });
   }
 
   // The moment the bridge's Python starts, on either thread (see "When the bridge's Python starts" above): once
-  // JupyterLab is restored, then the page idle or an agent's call; noted in status.timings once, so a fallback from
+  // JupyterLab is restored and the page idle, or at once on an agent's call, even before JupyterLab is restored (then
+  // the worker only fetches and compiles until it is: whenRestored); noted in status.timings once, so a fallback from
   // the worker to the main thread does not wait a second time.
   let startMoment = null;
+  let restoredPromise = null;
+  function whenRestored(app) {
+    restoredPromise ??= Promise.resolve(app.restored).then(() => {
+      status.timings.restored = Math.round(performance.now());
+    });
+    return restoredPromise;
+  }
   function startWhen(app) {
     startMoment ??= (async () => {
-      await app.restored;
-      const restored = status.timings.restored = Math.round(performance.now());
       await manifestReady; // the waits below are bridge.json's bounds
-      status.timings.startReason = await Promise.race([pageIdle(restored), startRequested]);
+      const idle = whenRestored(app).then(() => pageIdle(status.timings.restored));
+      status.timings.startReason = await Promise.race([idle, startRequested]);
       status.timings.pythonStart = Math.round(performance.now());
     })();
     return startMoment;
@@ -702,6 +934,7 @@
 
   async function start(app, tracker, docManager, modules) {
     await startWhen(app);
+    await whenRestored(app); // on the page's main thread nothing of Python's runs while JupyterLab starts
     const pyodide = await startPyodide();
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
     if (session) { session.stop(); session.destroy(); session = null; }
@@ -709,6 +942,7 @@
     await importCrossings();
     const ctx = loaderContext(app, tracker, docManager, modules);
     status.thread = 'main';
+    startStep('session');
     session = await boot.start(ctx);
     boot.destroy();
     const reply = JSON.parse(session.reply); // {state: "ready"|"unavailable", tools: N, timings}
@@ -734,26 +968,39 @@
     const manifest = await manifestReady;
     let ready;
     const ctx = {}; // filled by loaderContext once JupyterLab is restored, before any half is loaded and attached
+    let halves = null;
+    let mine = null; // this start's worker: the halves' callbacks go to it only, never to a later one
+    restartWorker = (stuck, heldMs) => {
+      if (stuck !== bridgeWorker || stuck !== mine) return;
+      restartStuck(stuck, halves, heldMs, [app, tracker, docManager, modules]);
+    };
     try {
       const [{ startWorker }, { createHalves }] = await Promise.all([
         import(new URL(manifest.worker, manifestUrl).href), import(new URL(manifest.halves, manifestUrl).href)]);
       await importCrossings();
       await startWhen(app);
-      const halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
-                                    post: text => bridgeWorker?.event(text) });
+      halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
+                              post: text => mine?.event(text) });
       const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
                                          message: `the page answers the JS halves only, not ${String(call.target)}` } });
       const runtime = pageRuntimeUrl();
+      // started by an agent's call before JupyterLab is restored: the worker fetches and compiles only, until it is
+      const hold = status.timings.restored === undefined;
       bridgeWorker = startWorker({
-        manifestUrl: manifestUrl.href, runtimeUrl: runtime ? runtime.href : null,
+        manifestUrl: manifestUrl.href, runtimeUrl: runtime ? runtime.href : null, hold, onStep: startStep,
+        // the site's memory snapshot, when its build made one (docs/loader.md, "A memory snapshot")
+        snapshotUrl: new URL(SNAPSHOT, manifestUrl).href,
         respond: call => (halves.owns(call) ? halves.respond(call) : refuse(call)),
         respondAsync: call => (halves.owns(call) ? halves.respondAsync(call) : refuse(call)),
       });
+      mine = bridgeWorker;
+      whenRestored(app).then(() => mine.go());
       ready = await bridgeWorker.ready;
     } catch (error) {
       ready = { mode: 'none', failed: String((error && error.message) || error).split('\n')[0] };
     }
-    status.worker = { mode: ready.mode, fallback: null };
+    // a restart's count and reason kept; snapshot: {used, reason} (whether Python came from the site's memory snapshot)
+    status.worker = { ...status.worker, mode: ready.mode, fallback: null, snapshot: ready.snapshot };
     if (ready.mode === 'none') {
       const reason = ready.failed ? `the worker did not start (${cut(ready.failed, 'failureChars')})` : NO_CROSSING;
       console.warn(`[${TAG}] ${reason}: the bridge's Python runs on the page's main thread`);
@@ -770,10 +1017,43 @@
     // the worker's wasm memory as its last message said (for bench/; no request of its own)
     window.webmcpBridge.wasmMemoryBytes = () => bridgeWorker.memoryBytes();
     await polyfillReady.catch(() => false); // without it the bridge starts as "unavailable"
+    await whenRestored(app);
     loaderContext(app, tracker, docManager, modules, ctx);
     status.thread = 'worker';
+    startStep('session');
     const reply = JSON.parse(await bridgeWorker.invoke('session_start', '{}')); // {state, tools, timings}
     started(reply);
+  }
+
+  // Stop the worker the watchdog found held and start a new one (see "The worker's watchdog").
+  function restartStuck(worker, halves, heldMs, [app, tracker, docManager, modules]) {
+    const seconds = Math.round(heldMs / 1000);
+    const tools = [...new Set([...running.values()].map(call => call.tool))];
+    bridgeWorker = null;
+    worker.terminate();
+    for (const call of running.values()) call.lose({ stuck: { seconds, tools } });
+    running.clear();
+    connected = false;
+    dispatcherState = deferred(); // calls from now on wait for the next session's dispatcher
+    const panel = manifestData.panel;
+    const shown = !!document.getElementById(panel.id)?.checkVisibility?.();
+    try { halves?.dispose(); } catch (error) { console.error(`[${TAG}] disposing the stopped worker's halves`, error); }
+    const reason = `${tools.join(', ') || 'a call'} held the bridge's Python for more than ${seconds} s: restarted`;
+    console.warn(`[${TAG}] ${reason}`);
+    status.worker = { ...status.worker, restarts: (status.worker?.restarts || 0) + 1, restarted: { seconds, tools, reason } };
+    status.state = 'loading';
+    status.step = null;
+    status.reason = cut(reason, 'failureChars');
+    addPlaceholder(app, modules.widgets, panel);
+    if (shown) app.shell.activateById(panel.id);
+    render();
+    try {
+      modules.apputils?.Notification?.warning?.(`Agent bridge: ${reason}.`, { autoClose: 10000 });
+    } catch (error) { console.error(`[${TAG}] notification`, error); }
+    startInWorker(app, tracker, docManager, modules).catch(error => {
+      fail(error);
+      failDispatcher(error);
+    });
   }
 
   function addStatusItem(statusBar, widgets) {
@@ -886,6 +1166,8 @@
           } catch (error) {
             console.error(`[${TAG}] status item`, error);
           }
+          manifestReady.then(manifest => addPlaceholder(app, widgets, manifest.panel))
+            .catch(error => console.error(`[${TAG}] the Agent panel's placeholder`, error));
           registerStaticTools().catch(error => console.error(`[${TAG}] static tool registration`, error));
           let begin = start;
           if (threadAsked === 'worker' || (threadAsked === 'auto' && workerCanCross())) begin = startInWorker;

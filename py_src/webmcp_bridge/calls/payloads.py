@@ -131,6 +131,12 @@ def output_schema(model: Any) -> dict[str, Any]:
     return copy.deepcopy(_output_schema(model))
 
 
+def shared_output_schema(model: Any) -> dict[str, Any]:
+    """:func:`output_schema` without the copy: the cached schema itself, shared by every caller, which must not change
+    it (for one that only reads or serializes it)."""
+    return _output_schema(model)
+
+
 @functools.cache
 def _output_schema(model: Any) -> dict[str, Any]:
     variants: list[dict[str, Any]] = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import sys
 import time
 from collections import deque
@@ -24,6 +25,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, EARLY_ABORTS_KEPT
+
+#: A call the loader answered ``pending`` itself because the bridge's Python was not up within the loader's bound
+#: (``core/limits.py`` ``START_ANSWER_MS``; docs/loader.md, "No client waits past a bound"): the loader's ids are
+#: ``s-<n>`` (``p-<n>`` are this module's), the call is handed to Python once it is up with that id
+#: (:meth:`PendingCalls.promote`), and ``jupyter_wait_for_result`` collects it as any pending call. The loader fills
+#: ``{tool}`` and ``{step}`` (the start-up step it is at: runtime, packages, tools) of the message; the build writes
+#: both into ``bridge.json`` (``startPending``).
+START_PENDING_ID = re.compile(r"s-[1-9][0-9]{0,8}")
+START_PENDING_MESSAGE = (
+    "{tool} waits for the bridge to start ({step}); collect its result with jupyter_wait_for_result."
+)
 
 #: Python >= 3.12 starts a task eagerly when asked (``asyncio.Task(..., eager_start=True)``); Pyodide's is 3.14
 EAGER_TASKS = sys.version_info >= (3, 12)
@@ -181,10 +193,14 @@ class PendingCalls:
             self._running.remove(call)
         call.wake()
 
-    def promote(self, call: PendingCall) -> PendingCall:
-        """Make ``call`` pending: give it an id like ``"p-3"`` under which its result is collected. Idempotent."""
+    def promote(self, call: PendingCall, pending_id: str | None = None) -> PendingCall:
+        """Make ``call`` pending: give it an id like ``"p-3"`` under which its result is collected, or
+        ``pending_id``, the id the loader already answered it with (:data:`START_PENDING_ID`; another id, or one in
+        use, is a ValueError). Idempotent."""
         if not call.pending_id:
-            call.pending_id = f"p-{next(self._ids)}"
+            if pending_id is not None and (not START_PENDING_ID.fullmatch(pending_id) or pending_id in self._calls):
+                raise ValueError(f"not a free id of the loader's: {pending_id[:40]!r}")
+            call.pending_id = pending_id or f"p-{next(self._ids)}"
             self._calls[call.pending_id] = call
             self._prune()
         return call

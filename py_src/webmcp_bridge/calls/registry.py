@@ -42,7 +42,7 @@ from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.dialogs import DialogTracker, can_own_dialogs
 from webmcp_bridge.calls.outcome import CallEnded
-from webmcp_bridge.calls.payloads import output_schema
+from webmcp_bridge.calls.payloads import output_schema, shared_output_schema
 from webmcp_bridge.calls.pending import PendingCall, PendingCalls
 from webmcp_bridge.calls.schemas import inline_refs
 from webmcp_bridge.core.bounds import dumps, fit_payload_text
@@ -165,26 +165,31 @@ class Tool:
         if not self.description.strip():
             raise ValueError(f"tool {self.name} needs a description")
 
-    def input_schema(self) -> dict[str, Any]:
-        """The JSON Schema of the input, generated from ``input_model`` with ``$ref``s inlined."""
-        return input_schema(self.input_model)
+    def input_schema(self, fresh: bool = True) -> dict[str, Any]:
+        """The JSON Schema of the input, generated from ``input_model`` with ``$ref``s inlined. ``fresh`` False: the
+        cached schema itself, shared, for a caller that only reads or serializes it (a copy of the large schemas cost
+        the start-up ≈ 0.3 s of the worker's CPU for each round over the tools)."""
+        return input_schema(self.input_model) if fresh else _input_schema(self.input_model)
 
-    def output_schema(self) -> dict[str, Any] | None:
+    def output_schema(self, fresh: bool = True) -> dict[str, Any] | None:
         """The JSON Schema of every successful result's ``structuredContent``
         (:func:`webmcp_bridge.calls.payloads.output_schema`),
-        or None without an ``output_model``."""
-        return None if self.output_model is None else output_schema(self.output_model)
+        or None without an ``output_model``. ``fresh``: as for :meth:`input_schema`."""
+        if self.output_model is None:
+            return None
+        return output_schema(self.output_model) if fresh else shared_output_schema(self.output_model)
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self, fresh: bool = True) -> dict[str, Any]:
         """The WebMCP tool definition, without ``execute``: name, title, description, inputSchema, outputSchema (when
-        the tool has an output model), annotations."""
+        the tool has an output model), annotations. ``fresh`` False: its schemas are the shared cached ones (for a
+        caller that only reads or serializes the definition)."""
         definition: dict[str, Any] = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
-            "inputSchema": self.input_schema(),
+            "inputSchema": self.input_schema(fresh),
         }
-        schema = self.output_schema()
+        schema = self.output_schema(fresh)
         if schema is not None:
             definition["outputSchema"] = schema
         definition["annotations"] = self.annotations.to_webmcp()
@@ -338,12 +343,13 @@ class Registry(Generic[C]):
         """Every registered tool, in registration order."""
         return list(self._tools.values())
 
-    def definitions(self, toolset: str | None = None) -> list[dict[str, Any]]:
+    def definitions(self, toolset: str | None = None, *, fresh: bool = True) -> list[dict[str, Any]]:
         """WebMCP definitions of every tool served: not disabled by the person, in a toolset that is on (what
         :mod:`webmcp_bridge.lab.webmcp` registers), in registration order; of one toolset's tools only when
-        ``toolset`` names one (KeyError for a name never added)."""
+        ``toolset`` names one (KeyError for a name never added). ``fresh`` False: the schemas in them are the shared
+        cached ones (:meth:`Tool.definition`), for a caller that only reads or serializes them."""
         tools = self._toolsets[toolset].tools if toolset is not None else self._tools.values()
-        return [t.definition() for t in tools if self.serves(t.name)]
+        return [t.definition(fresh) for t in tools if self.serves(t.name)]
 
     def toolset_of(self, name: str) -> str | None:
         """The name of the toolset tool ``name`` came in (None for an unknown tool)."""
@@ -398,6 +404,8 @@ class Registry(Generic[C]):
         *,
         invocation: str | None = None,
         any_toolset: bool = False,
+        pending_id: str | None = None,
+        wait_seconds: float | None = None,
     ) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
 
@@ -407,6 +415,11 @@ class Registry(Generic[C]):
         until the call returns (a call that returned pending is no longer tied to its invocation).
         ``any_toolset``: serve the call whether or not its toolset is on (a read of an MCP resource,
         :mod:`webmcp_bridge.session.resources`); a tool the person disabled is refused all the same.
+        ``pending_id``: the loader already answered this call pending with that id, while Python was starting
+        (:data:`~webmcp_bridge.calls.pending.START_PENDING_ID`): the call is pending under it from its start and its
+        result is collected by ``jupyter_wait_for_result`` (what this returns is that result too). ``wait_seconds``:
+        what is left of the loader's bound for a call made while Python was starting: the call goes pending after
+        that many seconds if sooner than the execution timeout.
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
@@ -417,12 +430,22 @@ class Registry(Generic[C]):
             invocation=invocation,
             can_own_dialogs=tool is not None and can_own_dialogs(tool.name, tool.annotations.read_only),
         )
+        if pending_id is not None:
+            self.pending.promote(call, pending_id)
         # Started eagerly: a call that never really waits is answered within this step (no event-loop turn).
         task = self.pending.run(call, self._call(name, arguments, call, any_toolset))
         if call.abort_requested and call.started_running and not task.done():  # aborted while its first step ran
             task.cancel()
+        if pending_id is not None:  # answered pending already: its result is collected by its id
+            await asyncio.wait([task])
+            if task.cancelled():
+                return envelope(ToolError(ErrorCode.ABORTED, f"{name} was stopped.").payload(), is_error=True)
+            return task.result()
+        timeout = self.limits.execution_timeout_seconds
+        if wait_seconds is not None:
+            timeout = max(0.0, min(timeout, wait_seconds))
         if not task.done() and not call.woken_while_starting:
-            await call.wait(self.limits.execution_timeout_seconds)
+            await call.wait(timeout)
         call.woken_while_starting = False
         if task.done():
             return task.result()

@@ -76,7 +76,7 @@ def _check(contribution: Contribution, toolsets: set[str], tools: set[str]) -> s
             if not callable(tool.handler):
                 return f"the handler of {tool.name} is not callable"
             try:
-                json.dumps(tool.definition())
+                json.dumps(tool.definition(fresh=False))
             except Exception as exc:
                 return (
                     f"the definition of {tool.name} does not generate ({type(exc).__name__}: {preview(str(exc), 160)})"
@@ -165,7 +165,7 @@ def extend(tool: Tool, extension: Extension) -> Tool:
         input_model=model,
         handler=handler,
     )
-    json.dumps(extended.definition())
+    json.dumps(extended.definition(fresh=False))
     return extended
 
 

@@ -43,6 +43,16 @@ class ErrorCode(str, Enum):  # noqa: UP042 (StrEnum would change str() of a memb
     FILE_NOT_FULLY_READ = "FILE_NOT_FULLY_READ"
 
 
+#: The message of the TIMEOUT error the loader answers when its watchdog stopped the bridge's worker (docs/loader.md,
+#: "The worker's watchdog"): ``{tool}`` is the call answered, ``{tools}`` the calls that were running, ``{seconds}``
+#: how long the worker's thread did not answer. The build writes it into ``bridge.json`` (``watchdog``).
+WATCHDOG_MESSAGE = (
+    "{tool} was stopped: the bridge's Python did not answer for {seconds} s while {tools} ran, so the bridge was "
+    "restarted. Calls that were running ended and pending results were lost; the notebooks are as those calls left "
+    "them. Call again, and narrow a search, a pattern or a read that could take this long."
+)
+
+
 class ToolError(Exception):
     """An expected failure of a tool call.
 

@@ -416,6 +416,20 @@ START_IDLE_WAIT_MS = 1000
 START_RECHECK_MS = 100
 #: the longest wait for an idle period between two start-up stages of the loader (milliseconds)
 STEP_IDLE_WAIT_MS = 500
+#: the longest an agent's call made before the bridge's Python is up waits for it before the loader answers it
+#: ``pending`` (milliseconds; docs/loader.md, "No client waits past a bound"): clients give up on a call (Playwright
+#: MCP after 30 s), and an agent's first call must be answered within 15 s whatever the machine's speed: the client's
+#: own work around a call (Playwright MCP's page snapshot) took 2-4 s more on a loaded 2-core machine. A call Python
+#: takes up within the bound goes pending (as any call past the execution timeout) at the bound's end.
+START_ANSWER_MS = 8_000
+#: the worker's watchdog (docs/loader.md, "The worker's watchdog"): while calls run in the worker mode the loader pings
+#: the worker's thread this often (milliseconds) ...
+WORKER_PING_MS = 1_000
+#: ... and a thread that has not answered for this long of the page's own time (milliseconds) is held by Python (one
+#: call that never yields: a pattern that backtracks, a site's tool in a loop): the worker is stopped and started
+#: again, the calls then running answered TIMEOUT. Longer than any call's single stretch of Python (the largest
+#: notebooks' reads take well under a second) and shorter than a client's patience (Playwright MCP: 30 s).
+WORKER_STUCK_MS = 10_000
 #: the numbers the loader applies, as ``bridge.json`` carries them (its ``bounds``)
 LOADER_BOUNDS = {
     "recentCalls": RECENT_CALLS,
@@ -427,6 +441,9 @@ LOADER_BOUNDS = {
     "startIdleWaitMs": START_IDLE_WAIT_MS,
     "startRecheckMs": START_RECHECK_MS,
     "stepIdleWaitMs": STEP_IDLE_WAIT_MS,
+    "startAnswerMs": START_ANSWER_MS,
+    "workerPingMs": WORKER_PING_MS,
+    "workerStuckMs": WORKER_STUCK_MS,
 }
 
 # -- a site's own contributions (webmcp_bridge.contrib) -------------------------------------------------------

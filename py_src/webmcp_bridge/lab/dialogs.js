@@ -111,6 +111,8 @@
     // closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its tracker in its
     // constructor). Both are Python's listeners (proxies Python created; their return values are not used);
     // unwatch() drops them.
+    // dispose(): the session's worker is gone (the loader's watchdog): stop watching, as unwatch().
+    dispose() { unwatch(); },
     watch(callback, onOpened) {
       unwatch();
       notify = callback;

@@ -3,7 +3,7 @@
 // here, on the page's main thread, attaches it once to the loader's ctx, keeps it in a table by number and runs the
 // worker's calls of its methods. It carries data only: what to call is the worker's Python's decision.
 //
-// createHalves({ctx, sourcesUrl, post}) -> {owns(call), respond(call), respondAsync(call), crossings(name)}:
+// createHalves({ctx, sourcesUrl, post}) -> {owns(call), respond(call), respondAsync(call), dispose(), crossings(name)}:
 //   ctx          the loader's ctx (what load_half's attach(ctx) receives on the main thread); null: no half may ask
 //                to be attached
 //   sourcesUrl   the folder of the halves' sources, same origin as the page (the labextension's static/halves/,
@@ -12,7 +12,8 @@
 // owns(call) tells whether a request of the worker is one of these (target "halves" or "half:<n>"); respond and
 // respondAsync are lab/worker.js's responders for them (synchronous and asynchronous requests); crossings(name) is
 // a half's count of calls as JSON text {method: count} (also published as window.webmcpBridge.crossings[name] when
-// the loader's window.webmcpBridge is there), counted by the bridge's one counter (crossings.js beside this file).
+// the loader's window.webmcpBridge is there), counted by the bridge's one counter (crossings.js beside this file);
+// dispose() undoes the halves' work on the page once their worker is gone (below).
 //
 // Requests (the host wire's envelope, webmcp_bridge/host/wire.py; args positional):
 //   {target: "halves", method: "load", args: [package, filename, attach]}  -> {value: n}. The source is fetched from
@@ -167,5 +168,17 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
     }
   }
 
-  return { owns, respond, respondAsync, crossings: name => (counters.get(name)?.json() ?? '{}') };
+  // dispose(): the worker of these halves is gone (the loader's watchdog stopped it): each half still in the table that
+  // has a dispose() undoes what it set up on the page (its panel, commands, menu items, listeners), newest first, so
+  // the next worker's session starts on a clean page; then the table is empty. A half's failure is logged, the
+  // others still go.
+  function dispose() {
+    for (const { name, half } of [...table.values()].reverse()) {
+      if (typeof half.dispose !== 'function') continue;
+      try { half.dispose(); } catch (error) { console.error(`[webmcp-bridge] disposing ${name}`, error); }
+    }
+    table.clear();
+  }
+
+  return { owns, respond, respondAsync, dispose, crossings: name => (counters.get(name)?.json() ?? '{}') };
 }

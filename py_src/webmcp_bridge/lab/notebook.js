@@ -624,6 +624,12 @@
         () => panel.content.activeCellChanged.disconnect(onActive),
       ]);
     },
+    // dispose(): the session's worker is gone (the loader's watchdog): stop following the tracker and the panels and
+    // drop the burst listener (the notebooks' own change records stay, for the next session's reads).
+    dispose() {
+      api.follow(null);
+      api.listen(null, 0);
+    },
     // Bring the panel to the front of the main area (the Agent panel's "show in the notebook").
     activate(panel) {
       app?.shell?.activateById(panel.id);

@@ -42,6 +42,13 @@
       if (has("disconnectResources")) ctx.disconnectResources();
       onRead = null;
     },
+    // dispose(): the session's worker is gone (the loader's watchdog): unregister its resources and prompts (the next
+    // session registers its own) and drop the listener.
+    dispose() {
+      if (has("disconnectResources")) ctx.disconnectResources();
+      if (has("disconnectPrompts")) ctx.disconnectPrompts();
+      onRead = null;
+    },
     // answer(id, text): read `id`'s JSON text; false when no read waits under that id.
     answer(id, text) {
       const resolve = waiting.get(id);

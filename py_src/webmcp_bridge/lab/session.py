@@ -69,6 +69,7 @@ STEPS = (
     "webmcp_bridge.host.protocol",
     "webmcp_bridge.calls.payloads",
     "webmcp_bridge.calls.registry",
+    "webmcp_bridge.calls.toolsets",
     "webmcp_bridge.calls.dialogs",
     "webmcp_bridge.changes.log",
     "webmcp_bridge.propose.proposals",
@@ -104,6 +105,40 @@ STEPS = (
     "webmcp_bridge.session.resources",
     "webmcp_bridge.lab.resources",
 )
+
+
+#: imported by :meth:`LabSession.start` after :data:`STEPS`, as it needs them
+LATER = (
+    "webmcp_bridge.lab.wire",
+    "webmcp_bridge.core.diagnostics",
+    "webmcp_bridge.lab.contributions",
+    "webmcp_bridge.lab.deadline",
+    "webmcp_bridge.lab.events",
+    "webmcp_bridge.lab.page_secret",
+    "webmcp_bridge.lab.resources",
+    "webmcp_bridge.lab.settings",
+    "webmcp_bridge.lab.sharing",
+    "webmcp_bridge.lab.ui.dom",
+    "webmcp_bridge.lab.ui.markers",
+    "webmcp_bridge.lab.ui.notebooks",
+    "webmcp_bridge.lab.ui.panel",
+    "webmcp_bridge.lab.ui.proposals",
+    "webmcp_bridge.session.bridge",
+)
+
+
+def warm() -> None:
+    """Do ahead what every start does that depends on no page: import :data:`STEPS` and :data:`LATER`, and generate
+    every built-in tool's input and output schemas (a bridge over no host; the schemas are cached per model, so a
+    session's own bridge finds them made). The worker calls it when it makes the memory snapshot a site's build ships
+    (``lab/worker_boot.js``, docs/loader.md, "A memory snapshot"), so a page restored from it imports and generates
+    none of it."""
+    for module in (*STEPS, *LATER):
+        _import(module)
+    from webmcp_bridge.session.bridge import tools_manifest
+
+    tools_manifest()
+    gc.collect()
 
 
 def _import(module: str) -> None:
@@ -210,7 +245,7 @@ class LabSession:
             return self._replied({"state": "unavailable", "tools": 0, "timings": self.timings})
         registration = WebMCPRegistration(registry, ctx)
         await self._schemas()
-        definitions = await self._step("definitions", registry.definitions)
+        definitions = await self._step("definitions", functools.partial(registry.definitions, fresh=False))
         count = await self._step("register", lambda: self._register(registration, definitions))
         await self._step("resources", self._start_resources)
         return self._replied({"state": "ready", "tools": count, "timings": self.timings})
@@ -243,8 +278,7 @@ class LabSession:
         total = longest = 0.0
         for tool in self.bridge.registry.tools():
             began = time.perf_counter()
-            tool.input_schema()
-            tool.output_schema()
+            tool.definition(fresh=False)  # fills the caches; nothing to copy
             spent = (time.perf_counter() - began) * 1000
             total, longest = total + spent, max(longest, spent)
             await asyncio.sleep(0)

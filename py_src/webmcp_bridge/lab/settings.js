@@ -38,6 +38,11 @@
       if (settings && listener) settings.changed.disconnect(changed);
       listener = null;
     },
+    // dispose(): the session's worker is gone (the loader's watchdog): stop, as unwatch().
+    dispose() {
+      if (settings && listener) settings.changed.disconnect(changed);
+      listener = null;
+    },
     // warn(text): one line to the page's console as a warning.
     warn(text) { console.warn(String(text)); },
   };

@@ -2,9 +2,9 @@
 // and the loader's functions the registration uses (connect, disconnect, reportCall, emit). Evaluated once per
 // registration by webmcp.py (lab/ffi.py load_half); the expression's value is the object below.
 //
-// The loader's execute awaits dispatch(name, inputJson, invocation) -> the answer's JSON text or a Promise of it.
-// Python does not answer through a return value: dispatch hands the call to Python's listener onCall(id, name,
-// inputJson, invocation) and Python answers later by answer(id, text) (or fail(id, message)). A call Python
+// The loader's execute awaits dispatch(name, inputJson, invocation, optionsJson) -> the answer's JSON text or a Promise
+// of it. Python does not answer through a return value: dispatch hands the call to Python's listener onCall(id, name,
+// inputJson, invocation, optionsJson) and Python answers later by answer(id, text) (or fail(id, message)). A call Python
 // answered before onCall returned (most reads and writes, served in the same turn on the page's main thread) is
 // returned as the text itself, as the loader had it before; any other gets a Promise settled by that answer.
 // cancel(invocation) hands the abort to Python's listener onCancel(invocation). Both listeners' return values are
@@ -16,13 +16,16 @@
   let next = 0;
   const waiting = new Map(); // call id -> {text} once answered, or {resolve, reject} while a Promise waits
 
-  function dispatch(name, inputJson, invocation) {
+  // optionsJson: the loader's options for a call it held while Python was starting ({pendingId} or {waitSeconds},
+  // webmcp.py call_options), or nothing
+  function dispatch(name, inputJson, invocation, optionsJson) {
     if (!onCall) return Promise.reject(new Error("the bridge's tools are not connected"));
     const id = ++next;
     const entry = {};
     waiting.set(id, entry);
     try {
-      onCall(id, String(name), String(inputJson), invocation == null ? undefined : String(invocation));
+      onCall(id, String(name), String(inputJson), invocation == null ? undefined : String(invocation),
+             optionsJson == null ? undefined : String(optionsJson));
     } catch (error) {
       waiting.delete(id);
       throw error;
@@ -74,6 +77,12 @@
     // runtime(): the page's WebMCP runtime as the loader saw it: "native" (the browser's) or "mcp-b" (an MCP server in
     // the page); Python shapes the results for it (webmcp.py structured_for).
     runtime() { return String(ctx.webmcpRuntime || "native"); },
+    // dispose(): the session's worker is gone (the loader's watchdog): drop the listeners and reject the calls still
+    // waiting for an answer; the tools stay registered, for the next session's connect.
+    dispose() {
+      onCall = onCancel = null;
+      for (const id of [...waiting.keys()]) settle(id, "error", "the bridge's worker was stopped");
+    },
     // fail(id, message): call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
     fail(id, message) { return settle(id, "error", String(message)); },
     // reportCall(line) and emit(type, detailJson): the loader's, for a call that finished after its invocation.

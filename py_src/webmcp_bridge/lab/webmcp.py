@@ -35,11 +35,34 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from webmcp_bridge.calls.pending import start_eagerly
+from webmcp_bridge.calls.pending import START_PENDING_ID, start_eagerly
 from webmcp_bridge.calls.registry import CallEvent, Registry, envelope, result_json
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.events import call_detail
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half
+
+
+def call_options(text: str | None) -> tuple[str | None, float | None]:
+    """``(pending_id, wait_seconds)`` of the loader's options for a call it held while Python was starting
+    (docs/loader.md, "No client waits past a bound"), JSON text ``{"pendingId": "s-<n>"}`` (it answered the call
+    pending with that id: :data:`~webmcp_bridge.calls.pending.START_PENDING_ID`) or ``{"waitSeconds": s}`` (what is
+    left of its bound); ``(None, None)`` for none, or for options that are not that (an id of another form, a wait
+    that is not a finite number of seconds from 0 to 3600)."""
+    if not text:
+        return None, None
+    try:
+        options = json.loads(text)
+    except ValueError:
+        return None, None
+    if not isinstance(options, dict):
+        return None, None
+    pending_id = options.get("pendingId")
+    wait = options.get("waitSeconds")
+    if not (isinstance(pending_id, str) and START_PENDING_ID.fullmatch(pending_id)):
+        pending_id = None
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 3600:
+        wait = None
+    return pending_id, None if wait is None else float(wait)
 
 
 def report_line(event: CallEvent) -> str:
@@ -121,16 +144,18 @@ class WebMCPRegistration:
         except Exception:  # never raise into the page's abort handler
             traceback.print_exc()
 
-    def _call(self, call_id: Any, name: Any, arguments: Any, invocation: Any = None) -> None:
+    def _call(self, call_id: Any, name: Any, arguments: Any, invocation: Any = None, options: Any = None) -> None:
         """JS-facing listener of ``webmcp.js``'s dispatcher: serve call ``call_id`` and answer it by
         ``answer(call_id, text)``, JSON text ``{result, report, event}`` (never an error: a bridge failure is an
         INTERNAL_ERROR result; a task cancelled before it answered is ``fail(call_id, message)``). The call starts
         at once, in this turn of the page's event loop (:func:`~webmcp_bridge.calls.pending.start_eagerly`): one
         that never waits (most reads and writes) is answered before this returns; one that waits (a run, a
         proposal, a save) when its task ends. ``invocation`` is the loader's id of this WebMCP invocation (for
-        :meth:`_abort`)."""
+        :meth:`_abort`). ``options``: JSON text from the loader for a call made while Python was starting (see
+        :func:`call_options`)."""
         invocation_id = None if is_nullish(invocation) else str(invocation)
-        task = start_eagerly(self._serve(str(name), str(arguments), invocation_id))
+        pending_id, wait_seconds = call_options(None if is_nullish(options) else str(options))
+        task = start_eagerly(self._serve(str(name), str(arguments), invocation_id, pending_id, wait_seconds))
         answer = functools.partial(self._answer, int(call_id))
         if task.done():
             answer(task)
@@ -148,11 +173,20 @@ class WebMCPRegistration:
             return
         self.half.answer(call_id, task.result())
 
-    async def _serve(self, name: str, arguments: str, invocation: str | None) -> str:
+    async def _serve(
+        self,
+        name: str,
+        arguments: str,
+        invocation: str | None,
+        pending_id: str | None = None,
+        wait_seconds: float | None = None,
+    ) -> str:
         if invocation is not None:  # set before the call's first step, in which the after hook may already run
             self._reports[invocation] = None
         try:
-            result = await self.registry.call(name, arguments, invocation=invocation)
+            result = await self.registry.call(
+                name, arguments, invocation=invocation, pending_id=pending_id, wait_seconds=wait_seconds
+            )
         except Exception:  # Registry.call never raises; this guards the agent's call anyway
             traceback.print_exc()
             result = envelope(
@@ -170,7 +204,8 @@ class WebMCPRegistration:
         self._unhook = self.registry.on_after(self._after)
         self._dispatch = self._proxies.keep(self._call)
         self._cancel = self._proxies.keep(self._abort)
-        text = json.dumps(self.registry.definitions() if definitions is None else definitions, ensure_ascii=False)
+        chosen = self.registry.definitions(fresh=False) if definitions is None else definitions
+        text = json.dumps(chosen, ensure_ascii=False)
         return int(self.half.connect(text, self._dispatch, self._cancel, self.registry.limits.input_bytes))
 
     def update(self, definitions: list[dict[str, Any]] | None = None) -> int:
@@ -179,7 +214,8 @@ class WebMCPRegistration:
         Returns the number of tools registered; registers from scratch when not connected yet."""
         if self._dispatch is None:
             return self.register(definitions)
-        text = json.dumps(self.registry.definitions() if definitions is None else definitions, ensure_ascii=False)
+        chosen = self.registry.definitions(fresh=False) if definitions is None else definitions
+        text = json.dumps(chosen, ensure_ascii=False)
         return int(self.half.connect(text, self._dispatch, self._cancel, self.registry.limits.input_bytes))
 
     def unregister(self) -> None:

@@ -4,10 +4,16 @@
 // the responder the caller gives (a plain function, or halves.js's, which runs the JS halves for the worker's
 // Python: docs/WORKER.md, "The remote half").
 //
-// startWorker({manifestUrl, bootUrl, runtimeUrl, respond, respondAsync}) starts one worker:
+// startWorker({manifestUrl, bootUrl, runtimeUrl, hold, snapshotUrl, onStep, respond, respondAsync}) starts one worker:
 //   manifestUrl  the labextension's bridge.json (absolute URL; the worker reads the runtime and wheels from it)
 //   bootUrl      the worker's entry (default: worker_boot.js beside this module)
 //   runtimeUrl   the page's own Pyodide (absolute, same origin) when the loader found one; else the shipped one
+//   hold         true: the worker only fetches and compiles (the runtime's module and wasm) until go() is called,
+//                then starts Python; false (default): it starts Python at once
+//   snapshotUrl  the site's memory snapshot's snapshot.json (absolute URL; docs/loader.md, "A memory snapshot"): the
+//                worker starts Python from it when it is there and fits, else normally (ready's snapshot says which)
+//   onStep(name) called as the worker begins each start-up step (manifest, runtime, compile, loadPyodide,
+//                dependencies, bridge, import), for the loader's status item and placeholder panel
 //   respond(call)       a call {id, target, method, args} (parsed JSON) -> {value} or {error: {kind, code,
 //                       message, details}}; what it throws crosses as {error: {kind: "host", code: its name}}. Every
 //                       synchronous request is answered by it, whichever way the worker waits (buffers or JSPI). It
@@ -16,8 +22,11 @@
 //                       batch must answer at once
 //   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond); what it throws or
 //                       rejects with crosses as respond's; a promise that never settles leaves that call waiting
-// and returns {ready, invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}: ready resolves to the
-// worker's {mode, isolated, steps, timeOrigin, runtime: {source: "page" | "shipped", url}} once its Python is up
+// and returns {ready, go(), ping(), invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}: go() lets a
+// held worker start Python (once; nothing for one not held); ping() resolves once the worker's thread answered (the
+// loader's watchdog: a thread Python holds answers nothing); ready resolves to the
+// worker's {mode, isolated, steps, timeOrigin, runtime: {source: "page" | "shipped", url}, snapshot: {used, reason}} once
+// its Python is up
 // (rejects with its start failure; steps are [name, start, end] in ms of the worker's clock, which starts at its
 // timeOrigin), memoryBytes() is the worker's wasm memory in bytes as its last message said, invoke runs one of the worker
 // Python's entries (webmcp_bridge/lab/wire.py ENTRIES) on JSON text and resolves to its JSON text answer, event
@@ -30,10 +39,12 @@
 // buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
 // id, text, sync} (answered by {type: "answer", id, text}; with sync true it is a synchronous request carried by
 // message, where the worker has no shared memory and waits with JSPI: answered by respond, as through the buffers),
-// {type: "ready", mode, isolated, steps, timeOrigin, runtime}, {type: "invoked", id, text | error}, {type: "failed",
-// message}; each also carries memory (the worker's wasm memory in bytes).
-// Page -> worker: {type: "start", manifestUrl, runtimeUrl}, {type: "answer", id, text}, {type: "event", text},
-// {type: "invoke", id, name, text}.
+// {type: "step", name} (a start-up step begins), {type: "pong", id}, {type: "ready", mode, isolated, steps, timeOrigin,
+// runtime, snapshot}, {type: "invoked", id, text | error}, {type: "failed", message}; each also carries memory (the
+// worker's wasm memory in bytes).
+// Page -> worker: {type: "start", manifestUrl, runtimeUrl, hold, snapshotUrl} (sitebuild/snapshot.py sends {type: "start",
+// manifestUrl, make: {sideModules}} and gets {type: "snapshot", bytes}), {type: "go"}, {type: "ping", id}, {type: "answer",
+// id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
 //
 // The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked,
 // not answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds (the
@@ -46,7 +57,7 @@ const OK = 1;
 const TOO_BIG = 2;
 
 export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', import.meta.url).href, runtimeUrl = null,
-                              respond, respondAsync = respond }) {
+                              hold = false, snapshotUrl = null, onStep = () => {}, respond, respondAsync = respond }) {
   const worker = new Worker(bootUrl, { type: 'module', name: 'webmcp-bridge' });
   const encoder = new TextEncoder();
   const crossings = crossingCounter();
@@ -56,6 +67,8 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
   let invocations = 0;
   let memory = 0; // the worker's wasm memory in bytes, as its last message said
   const invoked = new Map(); // id -> {resolve, reject}
+  const pings = new Map(); // id -> resolve
+  let pinged = 0;
   let readyResolve, readyReject;
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 
@@ -125,8 +138,14 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
     } else if (m.type === 'buffers') {
       ctl = m.ctl;
       data = m.data;
+    } else if (m.type === 'step') {
+      onStep(String(m.name));
+    } else if (m.type === 'pong') {
+      pings.get(m.id)?.();
+      pings.delete(m.id);
     } else if (m.type === 'ready') {
-      readyResolve({ mode: m.mode, isolated: m.isolated, steps: m.steps, timeOrigin: m.timeOrigin, runtime: m.runtime });
+      readyResolve({ mode: m.mode, isolated: m.isolated, steps: m.steps, timeOrigin: m.timeOrigin, runtime: m.runtime,
+                     snapshot: m.snapshot ?? null });
     } else if (m.type === 'invoked') {
       const call = invoked.get(m.id);
       invoked.delete(m.id);
@@ -143,10 +162,22 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
     event.preventDefault();
     readyReject(new Error(`the bridge's worker failed: ${event.message || 'no script'}`));
   };
-  worker.postMessage({ type: 'start', manifestUrl: String(manifestUrl), runtimeUrl: runtimeUrl == null ? null : String(runtimeUrl) });
+  worker.postMessage({ type: 'start', manifestUrl: String(manifestUrl), runtimeUrl: runtimeUrl == null ? null : String(runtimeUrl),
+                       hold: !!hold, snapshotUrl: snapshotUrl == null ? null : String(snapshotUrl) });
+  let held = !!hold;
 
   return {
     ready,
+    go: () => {
+      if (!held) return;
+      held = false;
+      worker.postMessage({ type: 'go' });
+    },
+    ping: () => new Promise(resolve => {
+      const id = ++pinged;
+      pings.set(id, resolve);
+      worker.postMessage({ type: 'ping', id });
+    }),
     invoke: (name, text) => new Promise((resolve, reject) => {
       const id = ++invocations;
       invoked.set(id, { resolve, reject });

@@ -59,9 +59,112 @@ function send(text, sync) {
 const asyncSend = text => send(text, false);
 const syncByMessage = text => send(text, true);
 
-async function start({ manifestUrl, runtimeUrl }) {
+// A held worker (start's hold) fetches and compiles only, until the page's "go": the page's own start is not slowed by
+// Python's CPU while JupyterLab is still starting (docs/loader.md, 1a).
+let goNow;
+const going = new Promise(resolve => { goNow = resolve; });
+
+// Pyodide's one WebAssembly.instantiateStreaming call, answered once: with the runtime's wasm compiled ahead while
+// held (`compiled`: not compiling the same bytes again), and with the memory grown to `growTo` bytes right after the
+// instance is made (a snapshot's size: the pinned Pyodide does not size the memory for a snapshot it restores).
+function hookInstantiate({ compiled = null, growTo = 0 }) {
+  const instantiateStreaming = WebAssembly.instantiateStreaming;
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    WebAssembly.instantiateStreaming = instantiateStreaming;
+    let made;
+    if (compiled) {
+      Promise.resolve(source).then(response => response.body?.cancel()).catch(() => {});
+      const module = await compiled;
+      made = { module, instance: await WebAssembly.instantiate(module, imports) };
+    } else {
+      made = await instantiateStreaming(source, imports);
+    }
+    const memory = made.instance.exports.memory;
+    const missing = growTo - memory.buffer.byteLength;
+    if (missing > 0) memory.grow(Math.ceil(missing / 65536));
+    return made;
+  };
+}
+
+// -- The memory snapshot (docs/loader.md, "A memory snapshot") ---------------------------------------------------------
+// A site's build may add beside bridge.json a snapshot of this worker's Python after its imports (snapshot/snapshot.json
+// and the files it names: the memory, gzip; each wheel's native module, the side modules), made by this same file in
+// Chromium (`make`, below; sitebuild/snapshot.py). Restored, it replaces Python's initialisation and every import. Its
+// native modules must be at the addresses they had: each is loaded before the runtime starts, in the snapshot's order,
+// from its file (a blob URL), both when the snapshot is made and when it is restored, so the same allocations give the
+// same addresses and table slots. The file system is not in a snapshot: the wheels' files are unpacked again (as zip
+// archives: no module loaded). A snapshot that does not fit fails at its first use, not when restored: Python is
+// smoke-tested (pydantic-core validates, the bridge's wire module is there) before anything else, and any failure
+// starts Python normally; `ready` says which and why.
+function preloading(runtime, sideModules) {
+  const files = new Map(sideModules.map(side => [side.path, URL.createObjectURL(new Blob([side.bytes]))]));
+  return async settings => {
+    const create = (await import(new URL('pyodide.asm.mjs', runtime.url).href)).default;
+    const locate = settings.locateFile;
+    settings.locateFile = path => {
+      const found = [...files.keys()].find(relative => String(path).endsWith(`/${relative}`));
+      return found ? files.get(found) : locate(path);
+    };
+    settings.preRun = [...(settings.preRun || []), Module => {
+      Module.addRunDependency('webmcp-bridge-side-modules');
+      let chain = Promise.resolve();
+      for (const side of sideModules) {
+        const path = `${Module.API.sitePackages}/${side.path}`;
+        chain = chain.then(() => Module.loadDynamicLibrary(path, { loadAsync: true, global: true, nodelete: true }));
+      }
+      chain.finally(() => Module.removeRunDependency('webmcp-bridge-side-modules')).catch(() => {});
+    }];
+    return create(settings);
+  };
+}
+
+const bytesOf = async url => {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+};
+const gunzip = async url => {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
+  return new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
+};
+const sha256 = async bytes => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+  .map(b => b.toString(16).padStart(2, '0')).join('');
+
+// The snapshot of this site, checked against the wheels it was made with (they are fetched anyway, for their files):
+// {info, memory, sideModules, wheels: [bytes]} or {reason} when there is none or it does not fit.
+async function fetchSnapshot(snapshotUrl, manifest, manifestUrl) {
+  let info;
+  try {
+    const response = await fetch(snapshotUrl);
+    if (!response.ok) return { reason: 'none in this site' };
+    info = await response.json();
+  } catch {
+    return { reason: 'none in this site' };
+  }
+  const urls = [...manifest.wheels, manifest.wheel].map(w => new URL(w, manifestUrl).href);
+  const [memory, wheels, sides] = await Promise.all([
+    gunzip(new URL(info.memory, snapshotUrl).href),
+    Promise.all(urls.map(bytesOf)),
+    Promise.all(info.sideModules.map(side => bytesOf(new URL(side.file, snapshotUrl).href))),
+  ]);
+  const names = [...manifest.wheels, manifest.wheel].map(w => w.split('/').pop());
+  const hashes = await Promise.all(wheels.map(sha256));
+  const stale = names.find((name, i) => info.wheels[name] !== hashes[i]);
+  if (stale || names.length !== Object.keys(info.wheels).length) return { reason: `made for other wheels (${stale ?? 'their list'})` };
+  if (memory.length !== info.bytes) return { reason: 'its memory is not the size it was made with' };
+  return { info, memory, wheels, sideModules: info.sideModules.map((side, i) => ({ path: side.path, bytes: sides[i] })) };
+}
+
+// the wheels' files into site-packages, as zip archives (the snapshot holds every module they load already)
+function unpackWheels(runtime, wheels) {
+  for (const bytes of wheels) runtime.unpackArchive(bytes, 'zip', { extractDir: runtime._api.sitePackages });
+}
+
+async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make = null }) {
   const steps = [];
   const step = async (name, work) => {
+    tell({ type: 'step', name });
     const began = performance.now();
     const result = await work();
     steps.push([name, Math.round(began), Math.round(performance.now())]);
@@ -85,12 +188,57 @@ async function start({ manifestUrl, runtimeUrl }) {
     const url = new URL(manifest.pyodide, manifestUrl);
     return { module: await import(url.href), url, source: 'shipped' };
   });
-  pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({ indexURL: new URL('.', runtime.url).href }));
-  const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
-  const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
-  await step('dependencies', () => pyodide.loadPackage(manifest.wheels.map(w => new URL(w, manifestUrl).href), options));
-  await step('bridge', () => pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options));
-  if (errors.length) throw new Error(errors.join(' '));
+  // fetched while held too (it is fetching): the snapshot, when the site has one
+  // (cross-origin isolated pages only: restored on a page without, where the worker's crossings wait with JSPI, its
+  // Python's first stack switch never came back; the snapshot is made on an isolated page)
+  let found = null;
+  if (make) found = null;
+  else if (!snapshotUrl) found = Promise.resolve({ reason: 'not asked for' });
+  else if (!isolated) found = Promise.resolve({ reason: 'the page is not cross-origin isolated (JSPI crossings)' });
+  else found = fetchSnapshot(snapshotUrl, manifest, manifestUrl).catch(error => ({
+    reason: String((error && error.message) || error).split('\n')[0] }));
+  let compiled = null;
+  if (hold) {
+    compiled = WebAssembly.compileStreaming(fetch(new URL('pyodide.asm.wasm', runtime.url)));
+    compiled.catch(() => {}); // a failed compilation: Pyodide compiles the wasm itself, below
+    await step('compile', async () => {
+      await going;
+      try { await compiled; } catch { compiled = null; /* Pyodide's own instantiation */ }
+    });
+  }
+  // the standard library shipped beside bridge.json holds its bytecode (sitebuild/bytecode.py): nothing is compiled at
+  // start, whichever runtime of the pinned version runs
+  const boot = { indexURL: new URL('.', runtime.url).href };
+  if (manifest.stdlib) boot.stdLibURL = new URL(manifest.stdlib, manifestUrl).href;
+  if (make) return makeSnapshot(runtime, boot, manifest, manifestUrl, make, step);
+  let snapshot = { used: false, reason: 'not asked for' };
+  const restore = found ? await step('snapshot', () => found) : null;
+  if (restore && restore.memory) {
+    try {
+      hookInstantiate({ compiled, growTo: restore.memory.length });
+      pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({
+        ...boot, _loadSnapshot: restore.memory, createPyodideModule: preloading(runtime, restore.sideModules) }));
+      await step('dependencies', async () => unpackWheels(pyodide, restore.wheels));
+      // the smoke test: a snapshot that does not fit fails at its first use
+      if (pyodide.runPython(SMOKE) !== true) throw new Error('the smoke test failed');
+      snapshot = { used: true, reason: null };
+    } catch (error) {
+      pyodide = null;
+      snapshot = { used: false, reason: `it did not restore: ${String((error && error.message) || error).split('\n').filter(Boolean).pop()}`.slice(0, 300) };
+      console.warn(`[webmcp-bridge] the memory snapshot: ${snapshot.reason}; starting Python normally`);
+    }
+  } else if (restore) {
+    snapshot = { used: false, reason: restore.reason };
+  }
+  if (!pyodide) {
+    if (compiled && !snapshot.reason?.startsWith('it did not restore')) hookInstantiate({ compiled });
+    pyodide = await step('loadPyodide', () => runtime.module.loadPyodide(boot));
+    const errors = []; // loadPackage reports failures through errorCallback rather than rejecting
+    const options = { messageCallback: () => {}, errorCallback: message => errors.push(message) };
+    await step('dependencies', () => pyodide.loadPackage(manifest.wheels.map(w => new URL(w, manifestUrl).href), options));
+    await step('bridge', () => pyodide.loadPackage(new URL(manifest.wheel, manifestUrl).href, options));
+    if (errors.length) throw new Error(errors.join(' '));
+  }
   wire = await step('import', () => pyodide.pyimport('webmcp_bridge.lab.wire'));
   entry = wire.invoke;
   dispatch = wire.event;
@@ -98,9 +246,37 @@ async function start({ manifestUrl, runtimeUrl }) {
   const begin = wire.start;
   const mode = typeof begin.callPromising === 'function' ? await begin.callPromising() : begin();
   begin.destroy();
-  tell({ type: 'ready', mode, isolated, steps, timeOrigin: performance.timeOrigin,
+  tell({ type: 'ready', mode, isolated, steps, timeOrigin: performance.timeOrigin, snapshot,
          runtime: { source: runtime.source, url: runtime.url.href } });
   for (const message of early.splice(0)) handle(message);
+}
+
+// the smoke test of a restored snapshot: pydantic-core's native module answers, the bridge's modules are there
+// (and the state every page would otherwise share with the build that made the snapshot: random's seed, tempfile's
+// name sequence, drawn again from the browser's entropy)
+const SMOKE = `
+import pydantic, random, sys, tempfile
+random.seed()
+tempfile._name_sequence = None
+sys.modules["webmcp_bridge.lab.wire"] is not None and pydantic.TypeAdapter(list[int]).validate_python([1, "2"]) == [1, 2]
+`;
+
+// Make the snapshot (the site's build asks, sitebuild/snapshot.py): Python started with the side modules preloaded as a
+// restore will preload them (`make.sideModules`: [{path, file}] relative to bridge.json), the wheels' files unpacked,
+// then webmcp_bridge.lab.session.warm() (every start-up import, the tools' schemas); the memory is posted back as
+// {type: "snapshot", bytes} (transferred).
+async function makeSnapshot(runtime, boot, manifest, manifestUrl, make, step) {
+  const sideModules = await Promise.all(make.sideModules.map(async side => ({
+    path: side.path, bytes: await bytesOf(new URL(side.file, manifestUrl).href) })));
+  const wheels = await Promise.all([...manifest.wheels, manifest.wheel].map(w => bytesOf(new URL(w, manifestUrl).href)));
+  pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({
+    ...boot, _makeSnapshot: true, createPyodideModule: preloading(runtime, sideModules) }));
+  unpackWheels(pyodide, wheels);
+  const session = pyodide.pyimport('webmcp_bridge.lab.session');
+  session.warm();
+  session.destroy();
+  const bytes = pyodide.makeMemorySnapshot();
+  postMessage({ type: 'snapshot', bytes, memory: bytes.length }, [bytes.buffer]);
 }
 
 async function invoke({ id, name, text }) {
@@ -115,7 +291,11 @@ async function invoke({ id, name, text }) {
 }
 
 function handle(message) {
-  if (message.type === 'answer') {
+  if (message.type === 'go') {
+    goNow();
+  } else if (message.type === 'ping') {
+    tell({ type: 'pong', id: message.id }); // answered whenever this thread is free: not while Python holds it
+  } else if (message.type === 'answer') {
     const resolve = waiting.get(message.id);
     waiting.delete(message.id);
     if (resolve) resolve(message.text);

@@ -217,7 +217,7 @@ class SettingsApplier:
         context = self.registry.context
         if hasattr(context, "limits"):
             context.limits = limits
-        before = {d["name"] for d in self.registry.definitions()}
+        before = {d["name"] for d in self.registry.definitions(fresh=False)}
         disabled, unmatched = disabled_by_patterns(
             settings.disabled_tools, (tool.name for tool in self.registry.tools())
         )
@@ -231,4 +231,4 @@ class SettingsApplier:
         if startup:
             context.proposals.set_mode(settings.default_mode)
         self.current = settings
-        return {d["name"] for d in self.registry.definitions()} != before, problems
+        return {d["name"] for d in self.registry.definitions(fresh=False)} != before, problems

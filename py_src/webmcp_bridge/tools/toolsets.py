@@ -63,7 +63,7 @@ async def toolsets(ctx: CallContext, args: ToolsetsInput) -> dict[str, Any]:
         changed = switch.switch(args.enable or (), args.disable or ())
     except ValueError as exc:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{str(exc)[:300]}.") from None
-    count = len(switch.registry.definitions())
+    count = len(switch.registry.definitions(fresh=False))
     payload: dict[str, Any] = {"toolsets": switch.listing(), "changed": changed, "registeredToolCount": count}
     if count > AGENT_DROP_THRESHOLD:
         payload["warning"] = (

@@ -29,6 +29,7 @@
   let tracker = null; // the notebook tracker (attach), for the panel at a proposal's or markers' path
   let shell = null; // the application's shell (attach): where the Agent panel goes, what is activated
   let Widget = null; // @lumino/widgets' Widget (attach), the Agent panel's class
+  let takePlaceholder = () => null; // the loader's placeholder of the panel, taken over by createPanel (attach)
   let webmcp = false; // whether the page has WebMCP (attach: the loader's modelContext)
   let panel = null; // the Agent panel: {widget, roles: Map(role -> node), undo: [fn]}
   let panelListener = null; // Python's listener of the panel's facts (createPanel)
@@ -210,13 +211,14 @@
 
   const api = {
     // attach(ctx): keeps ctx.tracker (the notebook at a proposal's or markers' path), ctx.app.shell, the Widget
-    // class of ctx.modules.widgets and whether ctx.modelContext is there.
+    // class of ctx.modules.widgets, whether ctx.modelContext is there and ctx.takePanelPlaceholder (the loader's).
     attach(ctx) {
       tracker = ctx?.tracker ?? null;
       app = ctx?.app ?? null;
       shell = app?.shell ?? null;
       modules = ctx?.modules ?? {};
       Widget = modules.widgets?.Widget ?? null;
+      if (typeof ctx?.takePanelPlaceholder === "function") takePlaceholder = () => ctx.takePanelPlaceholder();
       webmcp = !!ctx?.modelContext;
     },
     // configure(tagList, attributeList, iconsJson): the allow-lists, and the icons a tree may name (data-icon):
@@ -267,7 +269,8 @@
       disposePanel();
       if (!Widget || !shell) return JSON.stringify({ created: false, visible: false });
       const options = JSON.parse(optionsJson);
-      const widget = new Widget();
+      // the loader's placeholder, shown since JupyterLab started, when it is still there: the same tab, emptied
+      const widget = takePlaceholder() ?? new Widget();
       widget.id = String(options.id);
       widget.addClass(String(options.className));
       widget.title.label = tr(options.label);
@@ -325,8 +328,9 @@
         }
       };
       for (const method of ["onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"]) widget[method] = visibility;
-      // the shell puts it where the person last moved it (left or right: JupyterLab keeps that by widget id)
-      shell.add(widget, "right", { rank: options.rank });
+      // the shell puts it where the person last moved it (left or right: JupyterLab keeps that by widget id); the
+      // placeholder is there already
+      if (!widget.isAttached) shell.add(widget, "right", { rank: options.rank });
       try { restorer?.add(widget, widget.id); } catch { /* restored by its state below */ }
       const restored = state ? state.fetch(stateKey(widget.id)).catch(() => null) : Promise.resolve(null);
       restored.then((saved) => {
@@ -509,6 +513,13 @@
       boxes.get(id)?.remove();
       boxes.delete(id);
       if (dropCorner && corner) { corner.remove(); corner = null; }
+    },
+    // dispose(): the session's worker is gone (the loader's watchdog): the panel and the proposal boxes go (the next
+    // session draws its own).
+    dispose() {
+      disposePanel();
+      for (const id of [...boxes.keys()]) api.removeBox(id, true);
+      boxListener = null;
     },
   };
 

@@ -87,6 +87,10 @@ WIDGET_ID = "webmcp-bridge-panel"
 RANK = 650
 #: how often a running call's row shows its elapsed time anew, in seconds
 TICK_SECONDS = 1.0
+#: the panel's tab label and tooltip; the loader's placeholder, shown from JupyterLab's start until this panel takes
+#: its widget over, has the same id, place and title (the build writes them into ``bridge.json``'s ``panel``)
+LABEL = "Agent"
+CAPTION = "Agent: activity, comments and access"
 #: what ``dom.js`` does with the person's events: the clicks reported (every action of :mod:`.actions`), the reply
 #: box and the row a click reads, and Ctrl/Cmd+Enter in a reply box pressing its Reply / Comment button
 RULE = PanelRule(
@@ -207,8 +211,8 @@ class AgentPanel:
         options = PanelOptions(
             id=WIDGET_ID,
             class_name=c("panel"),
-            label=_("Agent"),
-            caption=_("Agent: activity, comments and access"),
+            label=_(LABEL),
+            caption=_(CAPTION),
             rank=RANK,
             attrs={"role": "region", "aria-label": _("Agent panel")},
             rule=RULE,
