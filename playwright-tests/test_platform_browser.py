@@ -58,8 +58,15 @@ def test_a_page_chooses_its_toolsets_and_the_agent_follows_outputs_and_typing(pa
     cells = listing["cells"]
     printed = next(c for c in cells if c.get("outputs"))
     listed = printed["outputs"][0]
-    assert listed == {"index": 0, "outputType": "stream", "bytes": 3, "preview": "10\n"}  # text/plain, stdout
-    by_uri = ok(page, "jupyter_get_output", {"uri": f"{listing['uri']}/cells/{printed['id']}/outputs/0"})
+    assert listed == {
+        "index": 0,
+        "uri": f"{listing['uri']}/cells/{printed['id']}/outputs/0",
+        "outputType": "stream",
+        "mimeType": "text/plain",
+        "bytes": 3,
+        "preview": "10\n",
+    }  # stdout
+    by_uri = ok(page, "jupyter_get_output", {"uri": listed["uri"]})
     assert by_uri["text"] == "10\n" and by_uri == ok(
         page, "jupyter_get_output", {"cellId": printed["id"], "outputIndex": 0}
     )

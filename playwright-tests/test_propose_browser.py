@@ -102,7 +102,8 @@ def turn_propose_on(page: Page) -> None:
     assert page.evaluate("c => window.jupyterapp.commands.isToggled(c)", COMMAND) is False
     page.evaluate("c => window.jupyterapp.commands.execute(c)", COMMAND)
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').textContent.includes('· Propose')")
-    assert page.evaluate("c => window.jupyterapp.commands.isToggled(c)", COMMAND) is True
+    # the check mark and the status item are told by two messages of the worker's: each in its own time
+    page.wait_for_function("c => window.jupyterapp.commands.isToggled(c)", arg=COMMAND)
 
 
 def test_the_switch_is_in_the_command_palette(page, page_log, site_url):
@@ -391,7 +392,8 @@ def test_settings_change_the_timeout_the_cap_the_tools_and_the_start_up_mode(pag
     page.reload()
     open_notebook(page, site_url, NOTEBOOK)
     page.wait_for_function("() => document.querySelector('.webmcp-bridge-status').textContent.includes('· Propose')")
-    assert page.evaluate("c => window.jupyterapp.commands.isToggled(c)", COMMAND) is True
+    # the check mark and the status item are told by two messages of the worker's: each in its own time
+    page.wait_for_function("c => window.jupyterapp.commands.isToggled(c)", arg=COMMAND)
     assert page.evaluate(SETTINGS_JS)["executionTimeout"] == 2  # kept in the browser across the reload
     start_call(page, "insert", "jupyter_insert_cell", {"source": "held = True"})
     box = box_for(page, tool="jupyter_insert_cell")

@@ -622,9 +622,12 @@ def test_an_edited_and_run_notebook_survives_save_and_reload(page, page_log, sit
     hidden_id = cells[1]["id"]
     context_menu(page, code["index"], "Cycle agent access")
     expect(panel_cell(page, code["index"]).locator(".webmcp-bridge-badge-lock")).to_have_text("read")
-    for _ in range(2):
-        context_menu(page, 1, "Cycle agent access")
-    expect(panel_cell(page, 1).locator(".webmcp-bridge-badge-lock")).to_have_text("none")
+    context_menu(page, 1, "Cycle agent access")  # write -> read
+    context_menu(page, 1, "Cycle agent access")  # read -> none: the agent ran cells, so its kernel restarts first
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("button.jp-mod-warn").click()  # the person confirms the restart
+    expect(dialog).to_have_count(0)
+    expect(panel_cell(page, 1).locator(".webmcp-bridge-badge-lock")).to_have_text("none", timeout=30_000)
     access_before = ok(page, "jupyter_get_cell_access")
     threads_before = ok(page, "jupyter_list_comments", {"status": "all"})["threads"]
     assert {t["status"] for t in threads_before} == {"open", "resolved"} and len(threads_before) == 2

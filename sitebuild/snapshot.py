@@ -24,6 +24,7 @@ import json
 import shutil
 import threading
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sitebuild.util import CACHE, BuildError, sha256_file, step, sync_file
@@ -117,7 +118,10 @@ def make_snapshot(site: Path, extension: str) -> Path | None:
             print("[build] no memory snapshot: Chromium is not installed; Python starts normally")
             return None
         with step("making the worker's memory snapshot in Chromium"):
-            _make(site, static, manifest, sides, cached, sync_playwright, binary)
+            # a thread of its own: Playwright's sync API refuses a thread with a running event loop (a test process
+            # whose own sync Playwright is running builds a site)
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(_make, site, static, manifest, sides, cached, sync_playwright, binary).result()
     out = static / SNAPSHOT_DIR
     for path in sorted(cached.rglob("*")):
         if path.is_file():

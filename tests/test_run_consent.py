@@ -176,6 +176,17 @@ def test_a_hidden_cell_of_another_saved_notebook_holds_the_run_and_stop_asking_l
     assert HIDDEN_NOTEBOOK in proposal.summary
 
 
+def test_a_hidden_cell_the_person_deleted_still_holds_the_agents_runs():
+    """The kernel ran the hidden cell before it was deleted: its history and names still hold it, so the agent's
+    code is still shown first (the deleted cell cannot be scrubbed by its id)."""
+    bridge, ws = start({"work.ipynb": notebook("secret = 'hunter2'", "x = 1", hidden=(0,))})
+    listed = asyncio.run(bridge.registry.call("jupyter_get_cells", {}))["structuredContent"]["cells"]
+    assert [c["id"] for c in listed] == ["c1"]  # the guard has seen c0 hidden
+    ws.open["work.ipynb"].person_delete_cell("c0")
+    _, proposal = asyncio.run(waiting_call(bridge, "jupyter_run_code", {"code": "print(In)"}, "deny"))
+    assert proposal.code == "print(In)" and HIDDEN_CELLS in proposal.summary
+
+
 def test_nothing_hidden_runs_at_once_as_before():
     bridge, _ = start({"work.ipynb": notebook("x = 1"), "other.ipynb": notebook("y = 2", access="read")})
     run = asyncio.run(bridge.registry.call("jupyter_run_cells", {}))

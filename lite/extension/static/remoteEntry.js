@@ -1158,9 +1158,7 @@
         requires: [notebook.INotebookTracker, docmanager.IDocumentManager],
         optional: statusbar ? [statusbar.IStatusBar] : [],
         activate(app, tracker, docManager, statusBar) {
-          // a page without a Jupyter server (JupyterLite: jupyterlab_server's page config always has serverRoot) has
-          // no notary: a notebook file's own trust flags are dropped there
-          kernelTrust = trustModule.createKernelTrust({ app, tracker, modules: { apputils }, lite: !('serverRoot' in pageConfig()) });
+          kernelTrust = trustModule.createKernelTrust({ app, tracker, modules: { apputils, notebook } });
           try {
             addStatusItem(statusBar, widgets);
           } catch (error) {

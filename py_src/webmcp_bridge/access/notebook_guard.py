@@ -442,10 +442,18 @@ class GuardedNotebook:
 
     async def run_consent(self) -> str | None:
         """Why a kernel run in this notebook is shown to the person first (:mod:`webmcp_bridge.access.run_consent`):
-        a reason in words, or None when it is not (nothing hidden, or the person turned asking off). Ends the step."""
+        a reason in words, or None when it is not (nothing hidden, or the person turned asking off). Ends the step.
+
+        A cell seen hidden and since deleted still counts (until the page reloads): the kernel may hold what it ran,
+        and its ``In``/``Out`` history the text, which no scrub can find by a cell that is gone."""
         view = self.view()
         try:
-            return await self._guard.run_consent_reason(self.path, len(view.hidden))
+            gone = [
+                cell_id
+                for cell_id in self._guard._ever_hidden.get(self.path, ())
+                if cell_id not in view.hidden and not self._exists(cell_id)
+            ]
+            return await self._guard.run_consent_reason(self.path, len(view.hidden) + len(gone))
         finally:
             self._lapse()
 

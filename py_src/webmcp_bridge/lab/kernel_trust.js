@@ -1,16 +1,21 @@
 // kernel_trust.js: the page's half of the kernel model (docs/SECURITY.md, "The kernel"): which kernels the agent
 // has run code in, and keeping every output such a kernel puts in a notebook untrusted (JupyterLab's sanitizer: no
-// script, no handler), whoever started the run and whichever cell it lands in; in a page without a Jupyter server
-// (JupyterLite: no notary), a notebook file's own "trusted" flags are dropped as it is read.
+// script, no handler), whoever started the run and whichever cell it lands in; a notebook file's own "trusted" flags
+// are dropped as it is read (JupyterLite has no notary, and a Jupyter server's notary key is a file the kernel can
+// read and write).
 //
 // An ES module the loader imports before JupyterLab activates its plugin, so it is in place before any notebook
 // opens (a file's trust flag and a trusted output render when the notebook is read, long before the bridge's Python
-// starts). createKernelTrust({app, tracker, modules, lite}) -> the object the loader puts in its ctx as kernelTrust:
-//   claim(panel)        the panel's kernel is the agent's from now until it restarts: called by notebook.js right
-//                       before it sends the agent's code (a cell run or code without a cell) to that kernel. Every
-//                       code cell of every notebook on that kernel is made untrusted at once (so an update_display
-//                       cannot re-render an older trusted output with the agent's HTML), and stays so. Returns
-//                       false when the panel has no kernel.
+// starts). createKernelTrust({app, tracker, modules}) -> the object the loader puts in its ctx as kernelTrust:
+//   claim(panel)        the panel's kernel is the agent's from now until the page restarts it (the kernel's own
+//                       status messages, which its code can forge on a Jupyter server, end nothing) or it is shut
+//                       down: called by notebook.js right before it sends the agent's code (a cell run or code
+//                       without a cell) to that kernel. Every code cell of every notebook on that kernel is made
+//                       untrusted at once (so an update_display cannot re-render an older trusted output with the
+//                       agent's HTML), and stays so. Returns false when the panel has no kernel.
+//   markAgentCell(cell) the cell model's source is the agent's (notebook.js, on the agent's write): when the person
+//                       runs it (NotebookActions.executionScheduled, before the request is sent), its kernel is
+//                       claimed as above, for that code is the agent's whoever runs it
 //   owner(panel)        JSON text {since: ms epoch} while the panel's kernel is the agent's, else null
 //   agentKernels()      how many kernels are the agent's now
 //   restartAgentKernels()  restart each of them through one of its sessions (SessionContext.restartKernel, no
@@ -25,12 +30,12 @@
 // "trusted" flag removed, so a save does not carry it (a Jupyter server would sign the file). The person's Trust
 // command (notebook:trust) is let through while it runs: what is there then becomes trusted; the next output of
 // such a kernel in that cell makes the cell untrusted again.
-const RESTARTING = new Set(['restarting', 'autorestarting', 'dead']);
 const TRUST_COMMAND = 'notebook:trust';
 
-export function createKernelTrust({ app, tracker, modules = {}, lite = false, now = () => Date.now() }) {
+export function createKernelTrust({ app, tracker, modules = {}, now = () => Date.now() }) {
   const agent = new Map(); // kernel id -> {since: ms epoch}
   const guarded = new WeakSet(); // cell models whose output factory is ours
+  const agentCells = new WeakSet(); // cell models whose source the agent wrote (markAgentCell)
   const followed = new WeakSet(); // notebook panels followed
   const listeners = new Set();
   let trusting = 0; // > 0 while the person's Trust command runs (its dialog, then its writes)
@@ -82,11 +87,40 @@ export function createKernelTrust({ app, tracker, modules = {}, lite = false, no
     connect();
     panel.context?.ready?.then(connect, () => {});
     panel.context?.model?.contentChanged?.connect(connect);
-    panel.sessionContext?.statusChanged?.connect((context, status) => {
-      const kernel = kernelOf(panel);
-      if (kernel && RESTARTING.has(String(status)) && agent.delete(kernel.id)) changed();
-    });
-    panel.sessionContext?.kernelChanged?.connect(() => { if (owned(panel)) guardAll(); changed(); });
+    // a notebook switched onto an agent's kernel: every cell untrusted, as claim does
+    panel.sessionContext?.kernelChanged?.connect(() => { if (owned(panel)) untrustAll(panel); changed(); });
+  }
+
+  function untrustAll(panel) {
+    follow(panel);
+    const list = panel.context?.model?.cells;
+    if (list) for (let i = 0; i < list.length; i++) { guardCell(panel, list.get(i)); untrust(list.get(i)); }
+  }
+
+  // Ownership ends when the page restarts the kernel (JupyterLab's restart, the panel's, a dialog's: each calls the
+  // connection's restart), never on a status the kernel reports.
+  function watchRestart(kernel) {
+    if (typeof kernel.restart !== 'function' || kernel.restart.webmcpBridge) return;
+    const restart = kernel.restart.bind(kernel);
+    const wrapped = async (...args) => {
+      const result = await restart(...args);
+      if (agent.delete(kernel.id)) changed();
+      return result;
+    };
+    wrapped.webmcpBridge = true;
+    kernel.restart = wrapped;
+  }
+
+  function claim(panel) {
+    const kernel = kernelOf(panel);
+    if (!kernel) return false;
+    follow(panel);
+    const fresh = !agent.has(kernel.id);
+    if (fresh) agent.set(kernel.id, { since: now() });
+    watchRestart(kernel);
+    for (const other of panelsOn(kernel.id)) untrustAll(other);
+    if (fresh) changed();
+    return true;
   }
 
   function panelsOn(id) {
@@ -110,10 +144,18 @@ export function createKernelTrust({ app, tracker, modules = {}, lite = false, no
     trusting++;
     Promise.resolve(args.result).catch(() => {}).finally(() => { trusting--; });
   });
-  // No notary in JupyterLite: a notebook's cells are read without their "trusted" flags (JupyterLab reads a cell's
-  // trust from its metadata as the model is made), so only the person's Trust command in this page trusts them.
+  // the person runs a cell the agent wrote: its kernel is the agent's from before the request is sent
+  modules.notebook?.NotebookActions?.executionScheduled?.connect((_, args) => {
+    const model = args?.cell?.model;
+    if (!model || !agentCells.has(model)) return;
+    const panel = tracker?.find(candidate => candidate.content === args.notebook);
+    if (panel) claim(panel);
+  });
+  // A notebook's cells are read without their "trusted" flags (JupyterLab reads a cell's trust from its metadata as
+  // the model is made): JupyterLite has no notary, and a Jupyter server's notary signs with a key file the kernel's
+  // code can read and write. Only the person's Trust command in this page trusts outputs.
   const contents = app?.serviceManager?.contents;
-  if (lite && contents && typeof contents.get === 'function') {
+  if (contents && typeof contents.get === 'function') {
     const get = contents.get.bind(contents);
     contents.get = async (...args) => {
       const model = await get(...args);
@@ -124,20 +166,8 @@ export function createKernelTrust({ app, tracker, modules = {}, lite = false, no
   }
 
   return {
-    claim(panel) {
-      const kernel = kernelOf(panel);
-      if (!kernel) return false;
-      follow(panel);
-      const fresh = !agent.has(kernel.id);
-      if (fresh) agent.set(kernel.id, { since: now() });
-      for (const other of panelsOn(kernel.id)) {
-        follow(other);
-        const list = other.context?.model?.cells;
-        if (list) for (let i = 0; i < list.length; i++) { guardCell(other, list.get(i)); untrust(list.get(i)); }
-      }
-      if (fresh) changed();
-      return true;
-    },
+    claim,
+    markAgentCell(cell) { if (cell?.type === 'code') agentCells.add(cell); },
     owner(panel) {
       const kernel = kernelOf(panel);
       const entry = kernel ? agent.get(kernel.id) : null;

@@ -87,6 +87,10 @@
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     if (revertDepth > 0 && kind === "edit") kind = "revert";
     const agentWrite = agentDepth > 0, agentRun = agentRuns.has(cellId), time = Date.now() / 1000;
+    // code the agent wrote is the agent's whoever runs it: kernel_trust.js claims its kernel when the person does
+    if (agentWrite && cell && (kind === "edit" || kind === "insert" || kind === "type" || kind === "revert")) {
+      kernelTrust?.markAgentCell?.(cell);
+    }
     const access = block && typeof block === "object" ? block.access ?? null : null;
     const revision = clock + 1; // the change's own update is counted right after
     // A stream of outputs (a print loop: one change per message) is one record: an output change of the same
