@@ -100,8 +100,16 @@
 
   const nextTask = () => new Promise(resolve => setTimeout(resolve, 0));
 
+  // the bridge's tools outside its default set, by toolset: turned on (untimed) the first time a figure needs one
+  const TOOLSET_OF = { jupyter_export_notebook: 'files' };
   async function tool(name) {
-    const found = (await document.modelContext.getTools()).find(t => t.name === name);
+    let tools = await document.modelContext.getTools();
+    const switcher = tools.find(t => t.name === 'jupyter_toolsets');
+    if (!tools.some(t => t.name === name) && switcher && TOOLSET_OF[name]) {
+      await document.modelContext.executeTool(switcher, { enable: [TOOLSET_OF[name]] });
+      tools = await document.modelContext.getTools();
+    }
+    const found = tools.find(t => t.name === name);
     if (!found) throw new Error(`no tool ${name}`);
     return found;
   }
