@@ -170,10 +170,3 @@ def test_worker_runs_the_bridges_python_and_crosses(drive):
     ]
     assert log.own_page_errors() == []
     assert log.foreign_requests(url) == []  # the runtime, the wheels and both scripts come from the site
-
-
-def test_worker_start_costs_the_page_no_long_task(drive):
-    """Python's whole start-up (the runtime, the wheels, the imports) runs in the worker: the page's main thread
-    has no task of 50 ms or more while it starts (on the main thread the interpreter's start alone is one)."""
-    _, result, _, _ = drive
-    assert result["startLongestMs"] < 50, result["startLongestMs"]
