@@ -99,6 +99,9 @@ class PageLog:
     console_errors: list[str] = field(default_factory=list)
     #: (message, stack) of each uncaught page error, in order (recorded by new_recorded_page)
     page_error_stacks: list[tuple[str, str]] = field(default_factory=list)
+    #: the last warnings and errors the page's workers printed (the bridge's worker prints the traceback of a tool's
+    #: INTERNAL_ERROR there): shown with a failed test's locals, never asserted on
+    worker_console: list[str] = field(default_factory=list)
 
     def upstream_races(self) -> list[str]:
         """The names of the UPSTREAM_RACES seen on the page, one per error (reported, not counted as ours)."""
@@ -157,7 +160,15 @@ def new_recorded_page(browser: Browser, log: PageLog):
     page = context.new_page()
     page.on("pageerror", lambda error: record_page_error(log, error))
     page.on("console", lambda msg: msg.type == "error" and log.console_errors.append(msg.text))
+    page.on("worker", lambda worker: worker.on("console", lambda msg: record_worker_console(log, msg)))
     return context, page
+
+
+def record_worker_console(log: PageLog, msg) -> None:
+    """Keep the last 20 warnings and errors of a worker's console on ``log`` (each cut to 2,000 characters)."""
+    if msg.type in ("error", "warning"):
+        log.worker_console.append(msg.text[:2000])
+        del log.worker_console[:-20]
 
 
 def record_page_error(log: PageLog, error) -> None:
