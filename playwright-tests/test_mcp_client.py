@@ -118,6 +118,11 @@ async def agent_session(site_url: str, log: list, log_file: Path) -> dict:
                     return json.loads(output["content"][0]["text"]), bool(output["isError"])
 
                 seen["context"], _ = await webmcp("jupyter_get_context", {})
+                while seen["context"].get("status") == "pending":  # asked while Python started: collected
+                    seen["pending_followed"] = seen.get("pending_followed", 0) + 1
+                    seen["context"], _ = await webmcp(
+                        "jupyter_wait_for_result", {"pendingId": seen["context"]["pendingId"]}
+                    )
                 seen["opened"], _ = await webmcp("jupyter_open_notebook", {"path": NOTEBOOK})
                 cells, failed = await webmcp("jupyter_get_cells", {"startIndex": 0, "endIndex": 20})
                 assert not failed, cells
