@@ -268,16 +268,23 @@ def theirs_errors(cell: dict) -> list[dict]:
     return [o for o in cell.get("outputs", []) if o.get("outputType") == "error"]
 
 
+async def notebook_map(agent: Agent) -> tuple[list, list]:
+    """Ours: the whole notebook map, page after page as an agent reads it: (rows, sections)."""
+    rows: list = []
+    sections: list = []
+    start = 0
+    while True:
+        page = await agent.call("jupyter_get_notebook_map", {"startIndex": start})
+        rows += page["cells"]
+        sections += page["sections"]
+        if not page["truncated"]:
+            return rows, sections
+        start = page["nextStartIndex"]
+
+
 async def understand(agent: Agent, truth: Truth) -> str:
     if agent.side == "ours":
-        rows, sections, start = [], [], 0
-        while True:
-            page = await agent.call("jupyter_get_notebook_map", {"startIndex": start})
-            rows += page["cells"]
-            sections += page["sections"]
-            if not page["truncated"]:
-                break
-            start = page["nextStartIndex"]
+        rows, sections = await notebook_map(agent)
         types = [row[2] for row in rows]
         found = [tuple(s) for s in sections]
         with_outputs = {row[0] for row in rows if row[4]}
@@ -387,14 +394,7 @@ async def fix_and_run(agent: Agent, truth: Truth, case: Case) -> str:
 async def summarize_section(agent: Agent, truth: Truth, case: Case) -> str:
     texts: list[str] = []
     if agent.side == "ours":
-        rows, sections, start = [], [], 0
-        while True:
-            page = await agent.call("jupyter_get_notebook_map", {"startIndex": start})
-            rows += page["cells"]
-            sections += page["sections"]
-            if not page["truncated"]:
-                break
-            start = page["nextStartIndex"]
+        rows, sections = await notebook_map(agent)
         at = next(k for k, s in enumerate(sections) if s[2] == case.section)
         first, level = sections[at][0], sections[at][1]
         end = next((s[0] for s in sections[at + 1 :] if s[1] <= level and s[0] > first), len(rows))
