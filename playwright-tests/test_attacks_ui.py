@@ -147,13 +147,12 @@ FOREIGN_PAGE = """<!doctype html><meta charset="utf-8"><title>another origin</ti
   addEventListener('message', e => window.__fromFrame.push({origin: e.origin,
     data: JSON.parse(JSON.stringify(e.data ?? null))}));
 </script>
-<iframe id="site" width="1000" height="700" onload="window.__frameLoads++"></iframe>
 """
 
 
 @pytest.fixture
 def foreign_origin():
-    """A page on another local port (another origin) that frames whatever ``?src=`` is set on its iframe."""
+    """A page on another local port (another origin); ``frame_site`` adds the iframe that frames a site in it."""
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "index.html").write_text(FOREIGN_PAGE, encoding="utf-8")
         server = make_server(Path(folder), port=0, quiet=True, headers={})
@@ -164,9 +163,14 @@ def foreign_origin():
 
 
 def frame_site(page, foreign: str, src: str):
-    """Open the foreign page, point its iframe at ``src``, and return the frame once its document loaded."""
+    """Open the foreign page, add its iframe with ``src`` already set, and return the frame once that document
+    loaded. The iframe is made with its address: an iframe inserted without one fires a load for its first
+    about:blank, which a wait would take for the site's."""
     page.goto(f"{foreign}/index.html")
-    page.evaluate("src => { document.getElementById('site').src = src; }", src)
+    page.evaluate("""src => { const frame = document.createElement('iframe');
+        Object.assign(frame, {id: 'site', width: 1000, height: 700, src});
+        frame.addEventListener('load', () => window.__frameLoads++);
+        document.body.append(frame); }""", src)
     page.wait_for_function("() => window.__frameLoads > 0", timeout=60_000)
     return page.locator("#site").element_handle().content_frame()
 
