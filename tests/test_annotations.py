@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from webmcp_bridge.calls.registry import Annotations, Tool, Toolset
+from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.contrib import ToolInput
 from webmcp_bridge.session.bridge import builtin_toolsets, tool_definitions, tools_manifest
-from webmcp_bridge.tools.hints import HINTS, with_hints
 
 ALL_HINTS = {
     "readOnlyHint",
@@ -48,7 +47,6 @@ def test_every_builtin_tool_states_every_hint():
         assert set(hints) == ALL_HINTS, name
         assert all(isinstance(v, bool) for v in hints.values()), name
         assert hints["openWorldHint"] is False, name
-    assert set(HINTS) == set(annotations)  # no stale entry in the table either
 
 
 def test_deletes_overwrites_restarts_and_clears_are_destructive():
@@ -148,13 +146,7 @@ def test_a_site_tool_publishes_only_the_hints_it_states():
     }
 
 
-def test_a_builtin_tool_missing_from_the_table_is_refused():
-    new = Tool("jupyter_new_thing", "New", "New.", _In, _noop)
-    with pytest.raises(KeyError, match="jupyter_new_thing"):
-        with_hints(Toolset("x", "x", (new,)))
-
-
-def test_the_table_keeps_the_tools_own_annotations():
+def test_a_write_states_webmcps_hints_and_mcps_together():
     tools = {t.name: t for ts in builtin_toolsets() for t in ts.tools}
     update = tools["jupyter_update_cell"].annotations
     assert (update.read_only, update.untrusted_content, update.consequential) == (False, True, True)

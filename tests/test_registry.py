@@ -153,7 +153,14 @@ def test_enumerations(definitions):
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_annotations(definitions, name):
     ann = definitions[name]["annotations"]
-    assert set(ann) == {"readOnlyHint", "untrustedContentHint", "consequentialHint"}
+    assert set(ann) == {
+        "readOnlyHint",
+        "untrustedContentHint",
+        "consequentialHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    }
     assert ann["readOnlyHint"] is (name in PURE_READS)
     if name in CONTENT_RETURNING:
         assert ann["untrustedContentHint"] is True

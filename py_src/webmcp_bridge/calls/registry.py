@@ -109,6 +109,34 @@ class Annotations:
     idempotent: bool | None = None
     open_world: bool | None = None
 
+    @classmethod
+    def read(cls, *, untrusted_content: bool = True) -> Annotations:
+        """A tool that only reads the page's own workspace: read only, idempotent, never destructive, closed world.
+        ``untrusted_content``: its result carries text of the page (names, sources, outputs, comments), as every
+        built-in read's does."""
+        return cls(True, untrusted_content, False, False, True, False)
+
+    @classmethod
+    def write(
+        cls, *, destructive: bool, idempotent: bool, untrusted_content: bool = False, consequential: bool = False
+    ) -> Annotations:
+        """A tool that changes the page's own workspace, and reaches nothing else (openWorldHint false). Every
+        built-in write states both MCP hints, because MCP clients act on them (some ask the person before every
+        call of a destructive tool and let the others through):
+
+        - ``destructive``: it may delete, overwrite or reset what is there: a cell's source (update, edit, apply
+          edits), a cell (delete), outputs (clear; a run replaces them and changes the kernel's state), the
+          kernel's variables (restart, interrupt, code run), a file (save, write), whatever a dialog's button does.
+          Inserting, moving, focusing, commenting and opening only add or point.
+        - ``idempotent``: the same call again changes nothing more: setting a cell's whole source, deleting or
+          clearing (the second call finds nothing left, or is refused by the hash check), moving next to a cell,
+          focusing, saving. Not: inserting (a second cell), a text replacement (the new text may hold the old
+          again), runs, kernel actions, new comments, answering a dialog, writing a file (an append adds again).
+        - ``untrusted_content``: its result or its error can carry the page's text (a STALE_CELL error previews
+          the person's source).
+        """
+        return cls(False, untrusted_content, consequential, destructive, idempotent, False)
+
     def to_webmcp(self) -> dict[str, bool]:
         """The ``annotations`` object of a WebMCP tool definition: the three WebMCP hints always, the MCP hints
         that are stated."""

@@ -16,7 +16,6 @@ from webmcp_bridge.tools import (
     toolsets_toolset,
     variables_toolset,
 )
-from webmcp_bridge.tools.hints import with_hints
 
 #: the prefix of the bridge's own contributions' names
 BUILTIN_PREFIX = "webmcp_bridge."
@@ -25,7 +24,7 @@ BUILTIN_PREFIX = "webmcp_bridge."
 def builtin_contributions() -> list[Contribution]:
     """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code``,
     ``variables``, ``search`` and ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool
-    with its MCP hints (:mod:`webmcp_bridge.tools.hints`)."""
+    stating its MCP hints in its definition (``Annotations.read`` / ``Annotations.write``)."""
     toolsets = (
         notebooks_toolset(),
         calls_toolset(),
@@ -38,4 +37,4 @@ def builtin_contributions() -> list[Contribution]:
         search_toolset(),
         toolsets_toolset(),
     )
-    return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(with_hints(toolset),)) for toolset in toolsets]
+    return [Contribution(BUILTIN_PREFIX + toolset.name, toolsets=(toolset,)) for toolset in toolsets]

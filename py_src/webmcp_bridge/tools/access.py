@@ -102,7 +102,7 @@ TOOLS = (
         "from you are only counted (hiddenCellCount).",
         GetCellAccessInput,
         get_cell_access,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         CellAccessOutput,
     ),
 )

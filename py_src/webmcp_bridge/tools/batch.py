@@ -373,7 +373,7 @@ TOOLS = (
         "step.",
         ApplyEditsInput,
         apply_edits,
-        Annotations(untrusted_content=True, consequential=True),
+        Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         EditsApplied | DeniedPayload,
     ),
 )

@@ -167,7 +167,7 @@ TOOLS = (
         "dialog opened by that call needs an answer: see jupyter_answer_dialog).",
         WaitForResultInput,
         wait_for_result,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         AnyPayload,
     ),
     Tool(
@@ -180,7 +180,7 @@ TOOLS = (
         "without dialogId, or an unknown button.",
         AnswerDialogInput,
         answer_dialog,
-        Annotations(untrusted_content=True, consequential=True),
+        Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         DialogAnswered,
     ),
 )

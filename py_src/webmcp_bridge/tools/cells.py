@@ -38,8 +38,6 @@ from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, Note
 from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
 from webmcp_bridge.tools.rerun import code_sources, names_of
 
-READ = Annotations(read_only=True, untrusted_content=True)
-
 
 class OutputsStale(Wire):
     """Why a code cell's outputs may no longer match the notebook
@@ -546,7 +544,7 @@ TOOLS = (
         "jupyter_get_output to read one output.",
         GetCellsInput,
         get_cells,
-        READ,
+        Annotations.read(),
         GetCellsOutput,
     ),
     Tool(
@@ -558,7 +556,7 @@ TOOLS = (
         "returns it as stored.",
         GetOutputInput,
         get_output,
-        READ,
+        Annotations.read(),
         OutputText | OutputImage,
     ),
 )
@@ -573,7 +571,7 @@ EXPORT_TOOLS = (
         "limit: pass nextOffset as offset to get the next part.",
         ExportInput,
         export_notebook,
-        READ,
+        Annotations.read(),
         ExportOutput,
     ),
 )

@@ -141,7 +141,7 @@ TOOLS = (
         "it to follow the person's edits without rereading: pass the result's seq as since next time.",
         GetChangesInput,
         get_changes,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         ChangesOutput,
     ),
 )

@@ -151,7 +151,7 @@ TOOLS = (
         "KiB in all, ANSI stripped).",
         RunCodeInput,
         run_code,
-        Annotations(untrusted_content=True, consequential=True),
+        Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         CodeRun | DeniedPayload,
     ),
 )

@@ -36,11 +36,6 @@ from webmcp_bridge.tools.common import (
 )
 from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
 
-WRITE = Annotations()
-# Writes that check a hash can answer STALE_CELL with a preview of the person's text: notebook content.
-CHECKED_WRITE = Annotations(untrusted_content=True)
-CONSEQUENTIAL = Annotations(untrusted_content=True, consequential=True)
-
 
 class CellWritten(Payload):
     """The result of an insert, update or edit."""
@@ -340,7 +335,7 @@ TOOLS = (
         "sourceHash.",
         InsertCellInput,
         insert_cell,
-        WRITE,
+        Annotations.write(destructive=False, idempotent=False),
         CellWritten | DeniedPayload,
     ),
     Tool(
@@ -350,7 +345,7 @@ TOOLS = (
         "the cell since.",
         UpdateCellInput,
         update_cell,
-        CONSEQUENTIAL,
+        Annotations.write(destructive=True, idempotent=True, untrusted_content=True, consequential=True),
         CellWritten | DeniedPayload,
     ),
     Tool(
@@ -359,7 +354,7 @@ TOOLS = (
         "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
         EditCellSourceInput,
         edit_cell_source,
-        CHECKED_WRITE,
+        Annotations.write(destructive=True, idempotent=False, untrusted_content=True),
         CellWritten | DeniedPayload,
     ),
     Tool(
@@ -368,7 +363,7 @@ TOOLS = (
         "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
         DeleteCellInput,
         delete_cell,
-        CONSEQUENTIAL,
+        Annotations.write(destructive=True, idempotent=True, untrusted_content=True, consequential=True),
         CellDeleted | DeniedPayload,
     ),
     Tool(
@@ -377,7 +372,7 @@ TOOLS = (
         "Move a cell above or below another cell.",
         MoveCellInput,
         move_cell,
-        WRITE,
+        Annotations.write(destructive=False, idempotent=True),
         CellMoved | DeniedPayload,
     ),
     Tool(
@@ -386,7 +381,7 @@ TOOLS = (
         "Clear the outputs (and execution counts) of some code cells, or of all of them.",
         ClearOutputsInput,
         clear_outputs,
-        Annotations(consequential=True),
+        Annotations.write(destructive=True, idempotent=True, consequential=True),
         OutputsCleared | DeniedPayload,
     ),
 )
@@ -400,7 +395,7 @@ TYPE_TOOLS = (
         "markdown or raw loses its outputs and execution count. expectedSourceHash is optional (checked when given).",
         SetCellTypeInput,
         set_cell_type,
-        CHECKED_WRITE,
+        Annotations.write(destructive=True, idempotent=True, untrusted_content=True),
         CellTypeSet | DeniedPayload,
     ),
 )

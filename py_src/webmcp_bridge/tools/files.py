@@ -538,7 +538,7 @@ TOOLS = (
         "totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
         ReadFileInput,
         read_file,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         FileRead,
     ),
     Tool(
@@ -551,7 +551,7 @@ TOOLS = (
         "read needed). To change part of a big file use jupyter_edit_file.",
         WriteFileInput,
         write_file,
-        Annotations(untrusted_content=True, consequential=True),
+        Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         FileWritten | DeniedPayload,
     ),
     Tool(
@@ -563,7 +563,7 @@ TOOLS = (
         "since).",
         EditFileInput,
         edit_file,
-        Annotations(untrusted_content=True, consequential=True),
+        Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         FileEdited | DeniedPayload,
     ),
 )

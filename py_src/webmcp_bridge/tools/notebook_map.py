@@ -171,7 +171,7 @@ TOOLS = (
         "and the section headings. Read cells with jupyter_get_cells, outputs with jupyter_get_output.",
         NotebookMapInput,
         notebook_map,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         NotebookMapOutput,
     ),
 )

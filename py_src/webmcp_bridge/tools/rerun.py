@@ -164,7 +164,7 @@ TOOLS = (
         "cells with jupyter_run_cells.",
         RerunPlanInput,
         plan,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         RerunPlanOutput,
     ),
 )

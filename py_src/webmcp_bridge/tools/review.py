@@ -58,9 +58,6 @@ class ThreadShown(Payload):
     focus: Focus
 
 
-READ = Annotations(read_only=True, untrusted_content=True)
-WRITE = Annotations(untrusted_content=True)
-
 ThreadIdField = Annotated[
     str,
     Field(
@@ -247,7 +244,7 @@ TOOLS = (
         "latest messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
         ListCommentsInput,
         list_comments,
-        READ,
+        Annotations.read(),
         CommentsOutput,
     ),
     Tool(
@@ -258,7 +255,7 @@ TOOLS = (
         "anchor's state now.",
         GetCommentInput,
         get_comment,
-        READ,
+        Annotations.read(),
         CommentOutput,
     ),
     Tool(
@@ -269,7 +266,7 @@ TOOLS = (
         "the file.",
         CreateCommentInput,
         create_comment,
-        WRITE,
+        Annotations.write(destructive=False, idempotent=False, untrusted_content=True),
         ThreadWritten,
     ),
     Tool(
@@ -278,7 +275,7 @@ TOOLS = (
         "Add a message to a review thread (open or resolved).",
         ReplyCommentInput,
         reply_comment,
-        WRITE,
+        Annotations.write(destructive=False, idempotent=False, untrusted_content=True),
         ThreadWritten,
     ),
     Tool(
@@ -287,7 +284,7 @@ TOOLS = (
         "Mark an open review thread resolved, optionally with a closing message.",
         ResolveCommentInput,
         resolve_comment,
-        WRITE,
+        Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadWritten,
     ),
     Tool(
@@ -296,7 +293,7 @@ TOOLS = (
         "Reopen a resolved review thread.",
         ReopenCommentInput,
         reopen_comment,
-        WRITE,
+        Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadWritten,
     ),
     Tool(
@@ -306,7 +303,7 @@ TOOLS = (
         "output. Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
         FocusCommentInput,
         focus_comment,
-        WRITE,
+        Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadShown,
     ),
 )

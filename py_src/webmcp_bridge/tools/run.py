@@ -341,7 +341,7 @@ TOOLS = (
         "the cells after it are not started.",
         RunCellsInput,
         run_cells,
-        Annotations(untrusted_content=True, consequential=True),
+        Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         RunCellsOutput | DeniedPayload,
     ),
     Tool(
@@ -355,7 +355,7 @@ TOOLS = (
         "answer. Cancel gives restarted: false.",
         KernelActionInput,
         kernel_action,
-        Annotations(consequential=True),
+        Annotations.write(destructive=True, idempotent=False, consequential=True),
         KernelActionOutput | DeniedPayload,
     ),
     Tool(
@@ -365,6 +365,7 @@ TOOLS = (
         "source.",
         FocusCellInput,
         focus_cell,
+        Annotations.write(destructive=False, idempotent=True),
         output_model=FocusOutput,
     ),
 )

@@ -439,7 +439,7 @@ TOOLS = (
         "repeats such as (a+)+) ends the search with an error.",
         SearchInput,
         search,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         SearchOutput,
     ),
 )

@@ -59,7 +59,7 @@ TOOLS = (
         "with the agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
         GetOutputSelectionInput,
         get_output_selection,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         OutputSelectionOutput,
     ),
 )

@@ -82,7 +82,7 @@ TOOLS = (
         "once.",
         ToolsetsInput,
         toolsets,
-        Annotations(),
+        Annotations.write(destructive=False, idempotent=True),
         ToolsetsOutput,
     ),
 )

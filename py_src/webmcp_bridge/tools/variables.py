@@ -198,7 +198,7 @@ TOOLS = (
         "starting with _ are not listed.",
         ListVariablesInput,
         list_variables,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         VariableList | DeniedPayload,
     ),
     Tool(
@@ -210,7 +210,7 @@ TOOLS = (
         "(no expressions); defined: false when there is none.",
         InspectVariableInput,
         inspect_variable,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         VariableDetails | DeniedPayload,
     ),
 )

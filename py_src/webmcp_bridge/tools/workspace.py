@@ -329,7 +329,7 @@ TOOLS = (
         "Start here; includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
         GetContextInput,
         get_context,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         ContextOutput,
     ),
     Tool(
@@ -338,7 +338,7 @@ TOOLS = (
         "List files and folders of the workspace (names and types, never contents).",
         ListWorkspaceInput,
         list_workspace,
-        Annotations(read_only=True, untrusted_content=True),
+        Annotations.read(),
         ListWorkspaceOutput,
     ),
     Tool(
@@ -347,6 +347,7 @@ TOOLS = (
         "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
         OpenNotebookInput,
         open_notebook,
+        Annotations.write(destructive=False, idempotent=True),
         output_model=OpenNotebookOutput,
     ),
     Tool(
@@ -355,6 +356,7 @@ TOOLS = (
         "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
         CreateNotebookInput,
         create_notebook,
+        Annotations.write(destructive=False, idempotent=False),
         output_model=CreateNotebookOutput | DeniedPayload,
     ),
     Tool(
@@ -366,6 +368,7 @@ TOOLS = (
         "dialog).",
         SaveNotebookInput,
         save_notebook,
+        Annotations.write(destructive=True, idempotent=True),
         output_model=SaveNotebookOutput,
     ),
 )
