@@ -135,7 +135,8 @@ class ApplyEditsInput(NotebookInput):
     edits: Annotated[
         list[Edit],
         Field(
-            description="The edits, applied in order, all or nothing (at most 50). Each is one of: "
+            description=f"The edits, applied in order, all or nothing (at most {DEFAULT_LIMITS.batch_edits}). Each "
+            "is one of: "
             "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
             "{op: 'update', cellId, source, expectedSourceHash}, "
             "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "

@@ -26,7 +26,13 @@ from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.changes.feed import wait_for_announcement
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import CHANGES_RETURNED, CHANGES_RETURNED_DEFAULT, CHANGES_WAIT_SECONDS
+from webmcp_bridge.core.limits import (
+    CHANGES_RETURNED,
+    CHANGES_RETURNED_DEFAULT,
+    CHANGES_WAIT_SECONDS,
+    TYPING_LONGEST_SECONDS,
+    TYPING_QUIET_SECONDS,
+)
 from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
 
 
@@ -53,8 +59,8 @@ class GetChangesInput(NotebookInput):
         float,
         Field(
             description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); a "
-            "burst of the person's typing is told once it is over (0.25 s after a pause, at most 2 s after it "
-            "began).",
+            f"burst of the person's typing is told once it is over ({TYPING_QUIET_SECONDS} s after a pause, at most "
+            f"{TYPING_LONGEST_SECONDS:.0f} s after it began).",
             ge=0,
             le=CHANGES_WAIT_SECONDS,
         ),

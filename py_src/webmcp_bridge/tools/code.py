@@ -36,7 +36,8 @@ class RunCodeInput(NotebookInput):
     timeout: Annotated[
         float | None,
         Field(
-            description="Seconds to wait for the run to finish (default 120, at most 600). Past it the "
+            description=f"Seconds to wait for the run to finish (default {DEFAULT_LIMITS.run_timeout_seconds:.0f}, "
+            f"at most {RUN_CODE_TIMEOUT_SECONDS:.0f}). Past it the "
             "result says status 'timeout' with the outputs so far; the code may still be running.",
             gt=0,
             le=RUN_CODE_TIMEOUT_SECONDS,
