@@ -691,3 +691,32 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
     idle = ok(page, "jupyter_kernel_action", {"action": "interrupt"})
     assert idle["interrupted"] is False and "nothing was running" in idle["reason"], idle
     assert_clean(page_log, site_url)
+
+
+def test_a_search_of_closed_notebooks_crosses_three_times_per_notebook(page, page_log, site_url):
+    """Every crossing from Python into JS during a jupyter_search over the site's closed notebooks, once their
+    listing's access blocks are known (a second search): per notebook, the guard's "is it open now?", the file's
+    size and the saved cells (one load); the listing says which notebooks are open and when each changed, so nothing
+    is asked again per notebook for it (a folder's listing: its entries, and its open notebooks once)."""
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    query = {"query": "zzqq-not-in-any-notebook", "glob": "*.ipynb"}
+    first = ok(page, "jupyter_search", query)
+    closed = first["searched"]["notebooks"] - 1  # the open one is read live
+    assert closed >= 5, first
+    counts = []
+    for _ in range(2):
+        before = crossings(page)
+        ok(page, "jupyter_search", query)
+        after = crossings(page)
+        window = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+        counts.append({name: n for name, n in window.items() if not name.startswith(PERSON_SIDE)})
+    fewest = min(counts, key=lambda c: sum(c.values()))
+    print(f"jupyter_search crossings into JS over {closed} closed notebooks: {sum(fewest.values())} {fewest}")
+    assert fewest.get("notebook.savedNotebook") == closed, counts
+    # the guard's per closed notebook; the open one's in its listing and in its live read
+    assert fewest.get("notebook.findViewed", 0) <= closed + 2, counts
+    assert "host.notebookMetadata" not in fewest, counts  # the listing's blocks are kept by modification time
+    # besides: each folder's listing and its open notebooks, the open one's cells, the answer (49 in all here when
+    # the listing did not say which notebooks were open: 4 "is it open?" and 2 stats per closed notebook)
+    assert sum(fewest.values()) <= 3 * closed + 9, counts
+    assert_clean(page_log, site_url)

@@ -130,13 +130,16 @@ class GuardedHost:
         """Guard a raw notebook (None when it is hidden from the agent)."""
         return self._wrap(nb)
 
-    async def _hidden(self, path: str) -> bool:
+    async def _hidden(self, path: str, listed: Entry | None = None) -> bool:
+        """Whether the notebook at ``path`` is ``none``: live when open, else by its saved block. ``listed``: its
+        entry in a listing of this call, whose ``open`` and ``last_modified`` are used rather than asked again."""
         if not is_notebook_path(path):
             return False
-        open_nb = self._inner.find_open(path)
+        open_nb = self._inner.find_open(path) if listed is None or listed.open else None
         if open_nb is not None:
             return self._view(open_nb).notebook == "none"
-        return level_of_block(await self._inner.notebook_bridge_metadata(path)) == "none"
+        closed = listed if listed is not None and not listed.open else None
+        return level_of_block(await self._inner.notebook_bridge_metadata(path, closed)) == "none"
 
     def _open_hides(self, path: str) -> bool:
         """True when an open notebook other than ``path`` is ``none`` or has a ``none`` cell now (live metadata)."""
@@ -169,7 +172,7 @@ class GuardedHost:
         return [
             e
             for e in entries
-            if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path)
+            if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path, e)
         ]
 
     async def stat(self, path: str) -> Entry | None:
@@ -209,7 +212,7 @@ class GuardedHost:
     def find_open(self, path: str) -> GuardedNotebook | None:
         return self._wrap(self._inner.find_open(path))
 
-    async def notebook_bridge_metadata(self, path: str) -> Any:
+    async def notebook_bridge_metadata(self, path: str, listed: Entry | None = None) -> Any:
         raise ToolError(
             ErrorCode.NOTEBOOK_ACCESS_DENIED, "The bridge's metadata is read through the notebook.", path=path
         )

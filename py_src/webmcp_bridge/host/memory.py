@@ -576,7 +576,7 @@ class MemoryWorkspace:
                 name = rest.split("/")[0]
                 full = prefix + name
                 kind: EntryType = "directory" if "/" in rest else ("notebook" if is_notebook_path(name) else "file")
-                seen.setdefault(name, Entry(full, name, kind))
+                seen.setdefault(name, Entry(full, name, kind, open=kind == "notebook" and full in self.open))
         return list(seen.values())
 
     async def stat(self, path: str) -> Entry | None:
@@ -614,8 +614,8 @@ class MemoryWorkspace:
     def find_open(self, path: str) -> MemoryNotebook | None:
         return self.open.get(path)
 
-    async def notebook_bridge_metadata(self, path: str) -> Any:
-        if path in self.open:
+    async def notebook_bridge_metadata(self, path: str, listed: Entry | None = None) -> Any:
+        if listed is None and path in self.open:
             return self.open[path].bridge_metadata()
         try:
             meta = json.loads(self.files[path]).get("metadata")

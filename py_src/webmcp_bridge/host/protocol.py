@@ -45,12 +45,14 @@ class TextPage:
 @dataclass(frozen=True)
 class Entry:
     """A workspace entry (never its contents). ``last_modified``: the file's modification time as the contents
-    service gives it (opaque text: equal means unchanged), None when the host does not say."""
+    service gives it (opaque text: equal means unchanged), None when the host does not say. ``open``: a notebook
+    open in the page when it was listed (a listing says it, so that a caller does not ask again per notebook)."""
 
     path: str
     name: str
     type: EntryType
     last_modified: str | None = None
+    open: bool = False
 
 
 @dataclass(frozen=True)
@@ -530,7 +532,8 @@ class WorkspaceContents(Protocol):
     """
 
     async def list_dir(self, path: str) -> list[Entry] | None:
-        """The entries of folder ``path`` ("" = root), or None when there is no folder there."""
+        """The entries of folder ``path`` ("" = root), each notebook's ``open`` said, or None when there is no
+        folder there."""
         ...
 
     async def stat(self, path: str) -> Entry | None:
@@ -557,9 +560,12 @@ class WorkspaceContents(Protocol):
         """Write a new empty nbformat 4.5 notebook at ``path`` (the caller checked nothing is there)."""
         ...
 
-    async def notebook_bridge_metadata(self, path: str) -> Any:
+    async def notebook_bridge_metadata(self, path: str, listed: Entry | None = None) -> Any:
         """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
-        the saved file (hosts may cache it by modification time). None when absent or unreadable."""
+        the saved file (hosts may cache it by modification time). None when absent or unreadable. ``listed``: the
+        entry of a listing made in this call that says the notebook was closed: the saved file's block is
+        answered without asking again whether it is open or when it changed (its ``last_modified`` is the
+        listing's)."""
         ...
 
     async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:

@@ -9,6 +9,7 @@ holds no JupyterLab object (docs/WORKER.md, "Handles instead of JS objects"; ``t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -138,7 +139,11 @@ class JupyterLabHost:
             return None
         entries = [_entry(row) for row in listed]
         outside = await self.root.outside([e.path for e in entries])
-        return [e for e in entries if e.path not in outside]
+        entries = [e for e in entries if e.path not in outside]
+        if any(e.type == "notebook" for e in entries):  # one crossing says which are open, for every entry
+            opened = {doc.path for doc in self.open_documents()}
+            entries = [dataclasses.replace(e, open=e.path in opened) if e.type == "notebook" else e for e in entries]
+        return entries
 
     async def stat(self, path: str) -> Entry | None:
         await self.root.check(path)
@@ -197,19 +202,23 @@ class JupyterLabHost:
             return LabNotebook(self, handle, path)
         return LabNotebook(self, handle, str(facts["path"]), access_state_of(facts))
 
-    async def notebook_bridge_metadata(self, path: str) -> Any:
+    async def notebook_bridge_metadata(self, path: str, listed: Entry | None = None) -> Any:
         """Of the live model when open; else read from the saved file, cached by its last_modified (listing a
-        folder of notebooks reads each file once until it changes)."""
-        found = self.find_open(path)
-        if found is not None:
-            return found.bridge_metadata()
-        await self.root.check(path)
-        stat = await self._stat(path)
-        if stat is None:
-            return None
-        stamp = stat["lastModified"]
+        folder of notebooks reads each file once until it changes). ``listed`` (a listing's entry of the closed
+        notebook): its last_modified is the file's, no crossing unless the file changed."""
+        if listed is None:
+            found = self.find_open(path)
+            if found is not None:
+                return found.bridge_metadata()
+            await self.root.check(path)
+            stat = await self._stat(path)
+            if stat is None:
+                return None
+            stamp = stat["lastModified"]
+        else:
+            stamp = listed.last_modified
         cached = self._metadata_cache.get(path)
-        if cached is not None and cached[0] == stamp:
+        if cached is not None and stamp is not None and cached[0] == stamp:
             return cached[1]
         data = _json(await awaiting(self.files).notebookMetadata(path))
         value = None if data is None else data["value"]

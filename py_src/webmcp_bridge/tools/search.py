@@ -168,11 +168,12 @@ class _Run:
     alarm: Alarm = field(default_factory=Alarm)  # the deadline of the stretch of matching (core/alarm.py)
 
 
-async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str]], bool]:
-    """``(path, type)`` of every file and notebook the agent sees that the glob matches, sorted by path, and whether
-    the walk stopped at its bound. Breadth first through the guarded listing (hidden notebooks are not in it)."""
+async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str, bool]], bool]:
+    """``(path, type, open)`` of every file and notebook the agent sees that the glob matches, sorted by path, and
+    whether the walk stopped at its bound. Breadth first through the guarded listing (hidden notebooks are not in
+    it), which says which notebooks are open."""
     matcher = path_matcher(glob)
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, bool]] = []
     seen, folders = 0, deque([""])
     while folders:
         for entry in await ctx.host.list_dir(folders.popleft()) or ():
@@ -184,7 +185,8 @@ async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str
             if entry.type == "directory":
                 folders.append(entry.path)
             elif matcher is None or matcher.fullmatch(entry.path):
-                found.append((entry.path, "notebook" if is_notebook_path(entry.path) else entry.type))
+                kind = "notebook" if is_notebook_path(entry.path) else entry.type
+                found.append((entry.path, kind, entry.open))
     return sorted(found), False
 
 
@@ -314,8 +316,16 @@ async def _search_cells(
     return True
 
 
-async def _search_notebook(ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int], outputs: bool) -> bool:
-    """One notebook: True when it was searched to its end (or is not there for the agent)."""
+async def _search_notebook(
+    ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int], outputs: bool, listed_open: bool
+) -> bool:
+    """One notebook: True when it was searched to its end (or is not there for the agent). One the listing said
+    was closed is read from its saved file first (the guard refuses it if it is open now: then it is read live),
+    one it said was open live first (its saved file if it closed since)."""
+    if not listed_open:
+        done = await _search_saved(ctx, run, path, after, outputs)
+        if done is not None:
+            return done
     per_cell = ctx.limits.outputs_per_cell
     nb = ctx.host.find_open(path)
     if nb is not None:
@@ -335,6 +345,18 @@ async def _search_notebook(ctx: CallContext, run: _Run, path: str, after: tuple[
                 run.stopped, run.cursor = "time", (path, unit_of(start + EXPORT_CHUNK, None, per_cell), 0, 0)
                 return False
         return True
+    if not listed_open:
+        return True  # neither saved nor open: gone since the listing, or hidden
+    done = await _search_saved(ctx, run, path, after, outputs)
+    return True if done is None else done
+
+
+async def _search_saved(
+    ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int], outputs: bool
+) -> bool | None:
+    """A closed notebook's saved file: True when searched to its end (or skipped as too large), False when the
+    call stopped in it, None when the guard gave nothing (open now, hidden or not there)."""
+    per_cell = ctx.limits.outputs_per_cell
     try:
         saved = await ctx.host.read_saved_notebook(
             path, SEARCH_NOTEBOOK_BYTES, head_bytes=SEARCH_OUTPUT_BYTES if outputs else 0, max_outputs=per_cell
@@ -344,7 +366,7 @@ async def _search_notebook(ctx: CallContext, run: _Run, path: str, after: tuple[
             raise
         return _skip(run, path)
     if saved is None:
-        return True
+        return None
     run.notebooks += 1
     return await _search_cells(ctx, run, path, list(saved.cells), after, outputs)
 
@@ -394,13 +416,13 @@ async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
     # the hits share the result with the skipped paths (each at most MAX_PATH_BYTES, JSON-escaped) and the counts
     hit_budget = ctx.limits.result_bytes - RESULT_HEADROOM - SEARCH_SKIPPED_LISTED * MAX_PATH_BYTES // 2
     run = _Run(query, args.limit, SEARCH_SCAN_BYTES, max(hit_budget, ctx.limits.result_bytes // 2), now, now)
-    for path, kind in paths:
+    for path, kind, listed_open in paths:
         if resume is not None and path < resume[0]:
             continue
         after = resume[1:] if resume is not None and path == resume[0] else (0, 0, 0)
         try:
             done = (
-                await _search_notebook(ctx, run, path, after, args.include_outputs)
+                await _search_notebook(ctx, run, path, after, args.include_outputs, listed_open)
                 if kind == "notebook"
                 else await _search_file(ctx, run, path, after)
             )
