@@ -693,11 +693,12 @@ def test_a_long_cell_is_reported_running_and_interrupt_says_pyodide_cannot_stop_
     assert_clean(page_log, site_url)
 
 
-def test_a_search_of_closed_notebooks_crosses_three_times_per_notebook(page, page_log, site_url):
+def test_a_search_of_closed_notebooks_crosses_once_per_notebook(page, page_log, site_url):
     """Every crossing from Python into JS during a jupyter_search over the site's closed notebooks, once their
-    listing's access blocks are known (a second search): per notebook, the guard's "is it open now?", the file's
-    size and the saved cells (one load); the listing says which notebooks are open and when each changed, so nothing
-    is asked again per notebook for it (a folder's listing: its entries, and its open notebooks once)."""
+    listing's access blocks are known (a second search): per notebook one, the saved cells (notebook.js asks the
+    file's size, loads it, and answers nothing if the notebook is open); the listing says which notebooks are open
+    and when each changed, so nothing is asked again per notebook for it (a folder's listing: its entries, and its
+    open notebooks once)."""
     open_notebook(page, site_url, "jupyterlite-empty.ipynb")
     query = {"query": "zzqq-not-in-any-notebook", "glob": "*.ipynb"}
     first = ok(page, "jupyter_search", query)
@@ -713,10 +714,9 @@ def test_a_search_of_closed_notebooks_crosses_three_times_per_notebook(page, pag
     fewest = min(counts, key=lambda c: sum(c.values()))
     print(f"jupyter_search crossings into JS over {closed} closed notebooks: {sum(fewest.values())} {fewest}")
     assert fewest.get("notebook.savedNotebook") == closed, counts
-    # the guard's per closed notebook; the open one's in its listing and in its live read
-    assert fewest.get("notebook.findViewed", 0) <= closed + 2, counts
-    assert "host.notebookMetadata" not in fewest, counts  # the listing's blocks are kept by modification time
+    assert fewest.get("notebook.findViewed", 0) <= 2, counts  # the open one's, in its listing and its live read
+    assert "host.notebookMetadata" not in fewest and "host.stat" not in fewest, counts
     # besides: each folder's listing and its open notebooks, the open one's cells, the answer (49 in all here when
     # the listing did not say which notebooks were open: 4 "is it open?" and 2 stats per closed notebook)
-    assert sum(fewest.values()) <= 3 * closed + 9, counts
+    assert sum(fewest.values()) <= closed + 9, counts
     assert_clean(page_log, site_url)

@@ -4,6 +4,7 @@ and the windows of long lines, and hidden cells and notebooks answering exactly 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import signal
@@ -361,6 +362,25 @@ def test_a_hidden_cell_of_an_open_notebook_answers_as_if_it_were_not_there():
     assert not any(
         h["path"] == EULER and h.get("cellIndex") == 4 and "1_000_000" in h["snippet"] for h in answers[5]["hits"]
     )
+
+
+def test_a_notebook_opened_since_its_listing_is_searched_live_never_from_its_file(monkeypatch):
+    """The search's listing said the notebook was closed; it is open when the search reaches it, with a cell the
+    person hid there (not saved yet) and an unsaved edit: the host gives no saved copy of an open notebook, so the
+    search reads it live, as the person has it."""
+    b = search_bridge()
+    nb = b.nb(EULER)
+    access.set_cell_level(nb, "e7a05459-c235-44cb-8997-a85be0074339", "none")  # million = 1_000_000
+    nb.set_source("cell-0091", "def euler_1(N=1000):\n    return 'unsaved marker'\n")
+    listing = type(b.ws).list_dir
+
+    async def listed_before_it_was_opened(self, path):
+        entries = await listing(self, path)
+        return None if entries is None else [dataclasses.replace(e, open=False) for e in entries]
+
+    monkeypatch.setattr(type(b.ws), "list_dir", listed_before_it_was_opened)
+    assert not any(h["path"] == EULER and "1_000_000" in h["snippet"] for h in search(b, query="million")["hits"])
+    assert [h["cellId"] for h in search(b, query="unsaved marker")["hits"]] == ["cell-0091"]
 
 
 def test_a_hidden_notebook_answers_as_if_it_were_not_there():

@@ -223,8 +223,9 @@ class GuardedHost:
         """A closed notebook's saved cells as the agent may see them (``jupyter_search``): None for a hidden
         notebook, exactly as for no notebook (a TOO_LARGE of a hidden one is None too); ``none`` cells left out and
         the others renumbered by visible index, as the live reads do; no metadata handed on. An open notebook is
-        None as well: it is read through its live model (:meth:`find_open`), unsaved edits included."""
-        if not is_notebook_path(path) or self._inner.find_open(path) is not None:
+        None as well (the host says so when it reads): it is read through its live model (:meth:`find_open`), unsaved
+        edits included."""
+        if not is_notebook_path(path):
             return None
         try:
             saved = await self._inner.read_saved_notebook(

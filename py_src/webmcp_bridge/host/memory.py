@@ -640,7 +640,7 @@ class MemoryWorkspace:
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
     ) -> SavedNotebook | None:
         data = self.files.get(path)
-        if data is None or not is_notebook_path(path):
+        if data is None or not is_notebook_path(path) or path in self.open:
             return None
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         if utf8_len(text) > max_bytes:

@@ -578,7 +578,8 @@ class WorkspaceContents(Protocol):
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
     ) -> SavedNotebook | None:
         """The notebook saved at ``path``, read through the contents service without opening it (no tab, no
-        kernel). None when nothing is there or it is not a notebook. Output texts carry at most ``head_bytes``,
+        kernel). None when nothing is there, it is not a notebook, or it is open in the page when read (read it
+        live: its levels there are the person's latest). Output texts carry at most ``head_bytes``,
         at most ``max_outputs`` outputs a cell. Raises ToolError(TOO_LARGE) when the file is over ``max_bytes``
         (checked before loading it when the application knows its size)."""
         ...

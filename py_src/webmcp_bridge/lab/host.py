@@ -234,18 +234,15 @@ class JupyterLabHost:
     async def read_saved_notebook(
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
     ) -> SavedNotebook | None:
-        """The saved file through the contents service (one load; its size checked first when known); the cells
-        described by ``notebook.js`` in the same crossing, output texts cut to ``head_bytes`` there."""
+        """The saved file through the contents service, in one crossing: ``notebook.js`` asks its size first (when
+        known), loads it, and describes the cells, output texts cut to ``head_bytes`` there; None as well when the
+        notebook is open in the page."""
         await self.root.check(path)
-        stat = await self._stat(path)
-        if stat is None or stat["type"] != "notebook":
-            return None
-        size = stat["size"]
-        if size is not None and int(size) > max_bytes:
-            raise file_too_large(path, int(size), max_bytes)
-        data = _json(await awaiting(self.live).savedNotebook(path, head_bytes, max_outputs))
+        data = _json(await awaiting(self.live).savedNotebook(path, head_bytes, max_outputs, max_bytes))
         if data is None:
             return None
+        if "size" in data:
+            raise file_too_large(path, int(data["size"]), max_bytes)
         cells = tuple(raw_cell(c, head_bytes) for c in data["cells"])
         return SavedNotebook(data["metadata"], cells, tuple(data["cellMetadata"]))
 

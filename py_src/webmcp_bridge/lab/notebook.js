@@ -1104,11 +1104,20 @@
     // The saved notebook at path (the contents service, fetched with its content) as JSON text {metadata, cells:
     // [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the
     // webmcp_bridge blocks as found (Python decides the levels); outputs as describeOutput, maxOutputs a cell.
-    // Resolves to null when the file cannot be read or is not a notebook.
-    async savedNotebook(path, headBytes, maxOutputs) {
+    // {size} instead when the file is over maxBytes (its size asked first, nothing loaded). Resolves to null when
+    // the file cannot be read, is not a notebook, or is open in this page, before the load or after it (an open
+    // notebook is read live, where its levels are the person's latest).
+    async savedNotebook(path, headBytes, maxOutputs, maxBytes) {
+      const open = () => !!tracker?.find((p) => p.context?.path === path);
       let saved;
-      try { saved = await contents.get(path, { content: true }); } catch { return null; }
-      if (saved?.type !== "notebook" || saved.content == null) return null;
+      try {
+        if (open()) return null;
+        const listed = await contents.get(path, { content: false });
+        if (listed?.type !== "notebook") return null;
+        if (Number.isFinite(listed.size) && listed.size > maxBytes) return JSON.stringify({ size: listed.size });
+        saved = await contents.get(path, { content: true });
+      } catch { return null; }
+      if (open() || saved?.type !== "notebook" || saved.content == null) return null;
       const content = saved.content;
       const cells = Array.isArray(content?.cells) ? content.cells : [];
       const described = [];
