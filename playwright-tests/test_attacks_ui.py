@@ -167,10 +167,13 @@ def frame_site(page, foreign: str, src: str):
     loaded. The iframe is made with its address: an iframe inserted without one fires a load for its first
     about:blank, which a wait would take for the site's."""
     page.goto(f"{foreign}/index.html")
-    page.evaluate("""src => { const frame = document.createElement('iframe');
+    page.evaluate(
+        """src => { const frame = document.createElement('iframe');
         Object.assign(frame, {id: 'site', width: 1000, height: 700, src});
         frame.addEventListener('load', () => window.__frameLoads++);
-        document.body.append(frame); }""", src)
+        document.body.append(frame); }""",
+        src,
+    )
     page.wait_for_function("() => window.__frameLoads > 0", timeout=60_000)
     return page.locator("#site").element_handle().content_frame()
 

@@ -1,4 +1,5 @@
-"""The bridge's worker in a real browser (docs/WORKER.md steps 2-3): a dedicated worker started by ``lab/worker.js``
+"""The bridge's worker in a real browser (docs/WORKER.md, "The crossing protocol"): a dedicated worker started by
+``lab/worker.js``
 runs the bridge's Python (``lab/worker_boot.js``: the site's runtime and the shipped wheels) and makes host-protocol
 calls through ``lab/wire.py``'s transport, answered on the page's main thread by a responder of the test, in the
 host wire's format. On the cross-origin isolated demo site the synchronous crossings go through the shared buffers

@@ -6,7 +6,7 @@ the call encoded (its arguments by the protocol's annotations), sent through a :
 structured error is the one it would be in-process). A notebook it hands out is a :class:`RemoteNotebook` over a
 handle, one object per handle; dialogs are :class:`RemoteDialogs`. :class:`Loopback` joins it to a
 :class:`~webmcp_bridge.host.wire.WireServer` in one process through JSON text (CPython tests; the page's transport
-is ``lab/``'s, docs/WORKER.md step 3).
+is ``lab/``'s, docs/WORKER.md, "The crossing protocol").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The host wire: every host-protocol call as a JSON message, every answer as one, and back (issue 22, docs/WORKER.md).
+"""The host wire: every host-protocol call as a JSON message, every answer as one, and back (docs/WORKER.md).
 
 In the worker the bridge's Python holds no JavaScript object: it reaches the live notebook on the page's main thread
 only by messages. This module is the format of those messages and their codec, read from the protocol itself

@@ -1,4 +1,4 @@
-// The bridge's one crossing counter (docs/ARCHITECTURE.md, "Crossings"; issue 22). Every JS place a call from the
+// The bridge's one crossing counter (docs/ARCHITECTURE.md, "Crossings of one call"). Every JS place a call from the
 // bridge's Python arrives at counts it here, by name: the loader's functions in its ctx and each answer handed back
 // to it (lite/extension/static/remoteEntry.js), the methods of each JS half Python evaluates (lab/ffi.py load_half,
 // through the loader's window.webmcpBridge.countCalls), and the worker's requests (lab/worker.js). Each counter's

@@ -1,4 +1,4 @@
-// The JS halves on the page for the bridge's worker (docs/WORKER.md, "The remote half"; issue 22): the worker's
+// The JS halves on the page for the bridge's worker (docs/WORKER.md, "The remote half"): the worker's
 // Python (webmcp_bridge/lab/remote_half.py, through lab/ffi.py load_half) asks for a half by name; this evaluates it
 // here, on the page's main thread, attaches it once to the loader's ctx, keeps it in a table by number and runs the
 // worker's calls of its methods. It carries data only: what to call is the worker's Python's decision.

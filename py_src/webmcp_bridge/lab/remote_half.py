@@ -1,4 +1,4 @@
-"""The JS halves seen from the bridge's worker (docs/WORKER.md, issue 22, "The remote half"): in the worker,
+"""The JS halves seen from the bridge's worker (docs/WORKER.md, "The remote half"): in the worker,
 :func:`webmcp_bridge.lab.ffi.load_half` returns a :class:`RemoteHalf`, whose method calls cross to the page's main
 thread, where ``lab/halves.js`` evaluated the real half and attached it to the loader's ctx.
 

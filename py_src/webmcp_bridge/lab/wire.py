@@ -1,4 +1,4 @@
-"""The worker's transport of the host wire (docs/WORKER.md, issue 22, step 3): in the bridge's dedicated worker,
+"""The worker's transport of the host wire (docs/WORKER.md, "The crossing protocol"): in the bridge's dedicated worker,
 every host-protocol call is a message to the page's main thread (:mod:`webmcp_bridge.host.wire`'s format), carried
 by ``lab/worker_boot.js`` and answered by ``lab/worker.js`` there.
 
@@ -24,7 +24,8 @@ them there.
 
 :data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name, text)``, JSON text in and
 out): ``session_start`` / ``session_stop`` (the bridge itself: the loader's worker mode, ``?webmcpBridgeThread=worker``,
-docs/WORKER.md step 5), and for the browser tests of the crossings and for diagnosis ``host_calls`` (host-protocol
+docs/WORKER.md, "Choosing the thread"), and for the browser tests of the crossings and for diagnosis ``host_calls``
+(host-protocol
 calls made through the wire) and ``half_calls`` (JS halves loaded and called through ``load_half``, the remote halves
 of :mod:`webmcp_bridge.lab.remote_half`, which :func:`start` installs).
 """

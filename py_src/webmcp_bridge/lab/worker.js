@@ -1,4 +1,4 @@
-// The page's main-thread side of the bridge's worker (docs/WORKER.md, issue 22): starts the dedicated worker
+// The page's main-thread side of the bridge's worker (docs/WORKER.md): starts the dedicated worker
 // (worker_boot.js beside this file), answers its requests in the host wire's format (webmcp_bridge/host/wire.py's
 // docstring), sends it events and counts the crossings. It carries data only: what a request means is decided by
 // the responder the caller gives (a plain function, or halves.js's, which runs the JS halves for the worker's
