@@ -389,7 +389,6 @@ WATCH_PANEL_READS = """() => {
 PERSON_SIDE = (
     "notebook.takeChangesWithStamp",
     "notebook.cellInfos",
-    "notebook.track",
     "notebook.watch",
     "notebook.panels",
     "dom.",

@@ -975,14 +975,13 @@
       restartStuck(stuck, halves, heldMs, [app, tracker, docManager, modules]);
     };
     try {
-      const [{ startWorker }, { createHalves }] = await Promise.all([
+      const [{ startWorker, wireError }, { createHalves }] = await Promise.all([
         import(new URL(manifest.worker, manifestUrl).href), import(new URL(manifest.halves, manifestUrl).href)]);
       await importCrossings();
       await startWhen(app);
       halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
                               post: text => mine?.event(text) });
-      const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
-                                         message: `the page answers the JS halves only, not ${String(call.target)}` } });
+      const refuse = call => wireError(`the page answers the JS halves only, not ${String(call.target)}`);
       const runtime = pageRuntimeUrl();
       // started by an agent's call before JupyterLab is restored: the worker fetches and compiles only, until it is
       const hold = status.timings.restored === undefined;
