@@ -47,7 +47,6 @@ from webmcp_bridge.lab.messages import (
     Message,
     WireError,
     dumps,
-    failure_of,
     json_value,
     read_message,
 )
@@ -328,6 +327,16 @@ def decode_args(method: Method, args: Mapping[str, Any], resolve: Resolve = _ref
         elif param.default is inspect.Parameter.empty:
             raise WireError(f"{method.name}: the argument {name!r} is missing")
     return out
+
+
+def failure_of(exc: BaseException) -> dict[str, Any]:
+    """The ``error`` body of an answer for ``exc`` (:mod:`webmcp_bridge.lab.messages`), as the page builds it."""
+    if isinstance(exc, ToolError):
+        details = json_value(exc.details, f"the details of {exc.code.value}")
+        return {"kind": "tool", "code": exc.code.value, "message": exc.message, "details": details}
+    if isinstance(exc, WireError):
+        return {"kind": "wire", "code": "WireError", "message": str(exc), "details": {}}
+    return {"kind": "host", "code": type(exc).__name__, "message": str(exc), "details": {}}
 
 
 # -- the main thread's side -------------------------------------------------------------------------------------

@@ -5,8 +5,8 @@ protocol"; the messages themselves are listed in ``lab/worker.js``'s header).
 * an answer: ``{"id": int, "value": ...}`` or ``{"id": int, "error": {"kind": "tool" | "host" | "wire", "message":
   str, "code": str, "details": {...}}}``: ``tool`` is a :class:`~webmcp_bridge.core.errors.ToolError` (code,
   message and details rebuilt as they were), ``host`` any other exception of the answering side (its type's name in
-  ``code``), ``wire`` a message the other side could not read. :func:`failure_of` builds that body, the one place
-  Python does; ``lab/halves.js`` ``wireError`` / ``hostError`` are the page's one place.
+  ``code``), ``wire`` a message the other side could not read. The page builds these bodies in one place,
+  ``lab/worker.js`` ``wireError`` / ``hostError``; the worker's Python only reads them (:func:`raise_failure`).
 * the text is UTF-8 JSON; NaN and infinities are refused (:func:`dumps`).
 """
 
@@ -92,16 +92,6 @@ def json_value(value: Any, where: str) -> Any:
             out[key] = json_value(item, f"{where}.{key}")
         return out
     raise WireError(f"{where}: a {type(value).__name__} is not JSON (only None, bool, int, float, str, list, dict)")
-
-
-def failure_of(exc: BaseException) -> dict[str, Any]:
-    """The ``error`` body of an answer for ``exc`` (module docstring)."""
-    if isinstance(exc, ToolError):
-        details = json_value(exc.details, f"the details of {exc.code.value}")
-        return {"kind": "tool", "code": exc.code.value, "message": exc.message, "details": details}
-    if isinstance(exc, WireError):
-        return {"kind": "wire", "code": "WireError", "message": str(exc), "details": {}}
-    return {"kind": "host", "code": type(exc).__name__, "message": str(exc), "details": {}}
 
 
 def raise_failure(body: FailureBody) -> typing.NoReturn:
