@@ -130,10 +130,13 @@ class GuardedHost:
         """Guard a raw notebook (None when it is hidden from the agent)."""
         return self._wrap(nb)
 
-    async def _hidden(self, path: str) -> bool:
+    async def _hidden(self, path: str, open_paths: set[str] | None = None) -> bool:
+        """Whether the notebook at ``path`` is hidden (``none``): live when it is open, else from its saved file.
+        ``open_paths``: the open notebooks' paths when the caller read them (a listing: one read for all its
+        entries), so a notebook not among them is not looked up."""
         if not is_notebook_path(path):
             return False
-        open_nb = self._inner.find_open(path)
+        open_nb = self._inner.find_open(path) if open_paths is None or path in open_paths else None
         if open_nb is not None:
             return self._view(open_nb).notebook == "none"
         return level_of_block(await self._inner.notebook_bridge_metadata(path)) == "none"
@@ -166,10 +169,11 @@ class GuardedHost:
         entries = await self._inner.list_dir(path)
         if entries is None:
             return None
+        open_paths = {doc.path for doc in self._inner.open_documents()}
         return [
             e
             for e in entries
-            if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path)
+            if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path, open_paths)
         ]
 
     async def stat(self, path: str) -> Entry | None:
