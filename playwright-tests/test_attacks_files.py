@@ -1,4 +1,4 @@
-"""Attacks on the person's files, replayed in a real Chromium with native WebMCP (issue 18 items 3, 4, 8): the test
+"""Attacks on the person's files, replayed in a real Chromium with native WebMCP: the test
 is the agent (``page.webmcp`` and ``document.modelContext``) and the person (``window.jupyterapp``: the contents
 API for files on disk, the Propose command, real clicks on the proposal boxes). Each asserts what the person
 would find: the file intact, nothing written before Accept, a hidden notebook not listed."""

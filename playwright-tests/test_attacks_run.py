@@ -1,4 +1,4 @@
-"""Attacks through the kernel runs the agent starts, replayed in the real JupyterLab (issue 18, items 1, 2, 7).
+"""Attacks through the kernel runs the agent starts, replayed in the real JupyterLab.
 
 The test is the agent (native WebMCP: ``page.webmcp`` and ``document.modelContext``) and the person
 (``window.jupyterapp``, real key presses and clicks). Each test asserts what the person would see: the page

@@ -18,6 +18,7 @@ from lite_site import (
     result_payload,
     wait_for_bridge,
 )
+from webmcp_bridge.core.limits import UPDATE_CROSSINGS
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"
 
@@ -388,7 +389,6 @@ WATCH_PANEL_READS = """() => {
 PERSON_SIDE = (
     "notebook.takeChangesWithStamp",
     "notebook.cellInfos",
-    "notebook.track",
     "notebook.watch",
     "notebook.panels",
     "dom.",
@@ -402,7 +402,7 @@ def crossings(page: Page) -> dict[str, int]:
     return page.evaluate(CROSSINGS)
 
 
-def test_an_update_crosses_into_js_at_most_five_times(page, page_log, site_url):
+def test_an_update_crosses_into_js_within_the_bound(page, page_log, site_url):
     """Every crossing from Python into JS during one jupyter_update_cell: the calls into each JS half and into
     the loader, the answer handed back, and any direct read of the notebook panel (none). The revision in the
     result comes with the write's own answer (no ``notebook.revision`` crossing); the access state comes with the
@@ -432,7 +432,7 @@ def test_an_update_crosses_into_js_at_most_five_times(page, page_log, site_url):
         f"jupyter_update_cell crossings into JS: {sum(fewest.values())} {fewest} (all windows: {counts}; "
         f"the person's side's own methods in them: {person_side})"
     )
-    assert sum(fewest.values()) <= 5, counts
+    assert sum(fewest.values()) <= UPDATE_CROSSINGS, counts
     assert fewest.get("notebook.setSource") == 1 and fewest.get("notebook.currentViewed") == 1, counts
     assert "notebook.revision" not in fewest, counts
     assert fewest.get("loader.result") == 1, counts  # the answer is counted: the window holds the whole call
@@ -444,7 +444,7 @@ def test_an_update_crosses_into_js_at_most_five_times(page, page_log, site_url):
 def test_a_read_of_cells_crosses_into_js_three_times_with_no_direct_read(page, page_log, site_url):
     """Every crossing from Python into JS during one jupyter_get_cells of the notebook in front: the notebook's
     handle with its access state (the levels, the cell count), the cells, and the answer; no read of the panel, its
-    context or its model through the FFI (the panel is a handle; docs/WORKER.md step 4)."""
+    context or its model through the FFI (the panel is a handle; docs/WORKER.md, "Handles instead of JS objects")."""
     open_notebook(page, site_url, "pytudes-euler.ipynb")
     ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 2})
     page.evaluate(WATCH_PANEL_READS)

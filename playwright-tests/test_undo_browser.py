@@ -1,4 +1,4 @@
-"""Review and undo after the fact (issue 21 item 2), in a real Chromium on the demo site, acting as the agent.
+"""Review and undo after the fact, in a real Chromium on the demo site, acting as the agent.
 
 The agent changes three cells in Direct mode; the person opens an Activity row (the diff, as text), reverts one
 change through the panel, and the two others stay; the person's own later edit of a cell blocks the revert of the

@@ -1,4 +1,5 @@
-"""The bridge's Python in its dedicated worker, end to end (docs/WORKER.md, step 5): the demo site opened with
+"""The bridge's Python in its dedicated worker, end to end (docs/WORKER.md, "Choosing the thread"): the demo site
+opened with
 ``?webmcpBridgeThread=worker`` on the cross-origin isolated server (the worker crosses through shared memory) and on a
 server without COOP/COEP headers (JSPI), the agent acting through native WebMCP (``page.webmcp``, and the DevTools
 protocol's WebMCP domain to abort an invocation), compared with the same page in today's main-thread mode.

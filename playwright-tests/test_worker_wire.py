@@ -1,10 +1,11 @@
-"""The bridge's worker in a real browser (docs/WORKER.md steps 2-3): a dedicated worker started by ``lab/worker.js``
-runs the bridge's Python (``lab/worker_boot.js``: the site's runtime and the shipped wheels) and makes host-protocol
-calls through ``lab/wire.py``'s transport, answered on the page's main thread by a responder of the test, in the
-host wire's format. On the cross-origin isolated demo site the synchronous crossings go through the shared buffers
-(``Atomics.wait``); on a server that sends no COOP/COEP headers (no SharedArrayBuffer), by message, waited for with
-JSPI's ``run_sync``, in the entry's own coroutine and in an asyncio task it awaits. Every wait of the page on the
-worker is bounded (READY_MS, CALL_MS): a crossing that never resumes fails the test instead of holding the run."""
+"""The bridge's worker in a real browser (docs/WORKER.md, "The crossing protocol"): a dedicated worker started by
+``lab/worker.js`` runs the bridge's Python (``lab/worker_boot.js``: the site's runtime and the shipped wheels) and
+sends requests through ``lab/wire.py``'s transport (its ``page_calls`` entry), answered on the page's main thread by a
+responder of the test, in the envelope of ``lab/messages.py``. On the cross-origin isolated demo site the synchronous
+crossings go through the shared buffers (``Atomics.wait``); on a server that sends no COOP/COEP headers (no
+SharedArrayBuffer), by message, waited for with JSPI's ``run_sync``, in the entry's own coroutine and in an asyncio
+task it awaits. Every wait of the page on the worker is bounded (READY_MS, CALL_MS): a crossing that never resumes
+fails the test instead of holding the run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from lite_site import PageLog, new_recorded_page, serve
 
 STATIC = "/extensions/jupyterlab-webmcp-bridge/static/"
-#: the calls the worker's Python makes (webmcp_bridge.lab.wire.host_calls), one crossing each
+#: the requests the worker's Python sends (webmcp_bridge.lab.wire.page_calls), one crossing each (``async``: awaited)
 CALLS = [
     {"target": "host", "method": "open_documents", "args": {}},
     {"target": "host", "method": "current_notebook", "args": {}},
@@ -24,14 +25,14 @@ CALLS = [
     {"target": "nb-1", "method": "read_output_text",
      "args": {"cell_id": "gone", "output_index": 0, "mime": "text/plain", "offset": 0, "max_bytes": 100}},
     {"target": "host", "method": "find_open", "args": {"path": "broken.ipynb"}},
-    {"target": "host", "method": "read_text", "args": {"path": "notes.txt", "max_bytes": 1000}},
-    {"target": "dialogs", "method": "watch"},
+    {"target": "host", "method": "read_text", "args": {"path": "notes.txt", "max_bytes": 1000}, "async": True},
+    {"target": "dialogs", "method": "watch", "args": {}},
 ]  # fmt: skip
-#: the calls after the dialogs event, made in an asyncio task the entry awaits (``host_calls``'s ``task``): a
+#: the calls after the dialogs event, made in an asyncio task the entry awaits (``page_calls``'s ``task``): a
 #: synchronous crossing, an asynchronous one, a synchronous one again from the same task's later step
 SECOND_CALLS = [
     {"target": "host", "method": "open_documents", "args": {}},
-    {"target": "host", "method": "read_text", "args": {"path": "notes.txt", "max_bytes": 1000}},
+    {"target": "host", "method": "read_text", "args": {"path": "notes.txt", "max_bytes": 1000}, "async": True},
     {"target": "host", "method": "current_notebook", "args": {}},
 ]
 
@@ -75,9 +76,9 @@ DRIVE = """async ([calls, secondCalls, readyMs, callMs]) => {
   try {
     ready = await within(worker.ready, readyMs, "the worker's start");
     readyAt = performance.now();
-    first = JSON.parse(await within(worker.invoke('host_calls', JSON.stringify({ calls })), callMs, 'the calls'));
+    first = JSON.parse(await within(worker.invoke('page_calls', JSON.stringify({ calls })), callMs, 'the calls'));
     worker.event(JSON.stringify({ event: 'dialogs' }));
-    second = JSON.parse(await within(worker.invoke('host_calls', JSON.stringify({ calls: secondCalls, task: true })),
+    second = JSON.parse(await within(worker.invoke('page_calls', JSON.stringify({ calls: secondCalls, task: true })),
                                      callMs, 'the calls after the event'));
   } catch (error) {
     worker.terminate();
@@ -130,10 +131,10 @@ def drive(request, browser, site_dir):
 
 
 def test_worker_runs_the_bridges_python_and_crosses(drive):
-    """Every call crosses as the host wire says: small answers, a handle, a 2 MB answer (twice: through a grown
+    """Every request crosses in the envelope: small answers, a handle, a 2 MB answer (twice: through a grown
     buffer on the isolated site), a ToolError with its code and details, a JS exception as a HostFailure, an
-    asynchronous answer, a watch and its event, then synchronous crossings before and after an asynchronous one
-    from an asyncio task; the page's counter and RemoteHost's agree."""
+    asynchronous answer, a watch and an event of the page, then synchronous crossings before and after an
+    asynchronous one from an asyncio task; the page's counter and the worker's agree."""
     kind, result, log, url = drive
     mode = result["ready"]["mode"]
     assert result["isolated"] is (kind == "isolated")
@@ -157,7 +158,7 @@ def test_worker_runs_the_bridges_python_and_crosses(drive):
     second = result["second"]
     assert second["mode"] == mode
     assert second["results"] == [values[0], {"value": "the text of notes.txt"}, values[1]]
-    assert first["dialog_events"] == 0 and second["dialog_events"] == 1
+    assert first["events"] == {} and second["events"] == {"dialogs": 1}
     expected = {"open_documents": 1, "current_notebook": 1, "read_output_text": 3, "find_open": 1, "read_text": 1,
                 "watch": 1}  # fmt: skip
     assert first["crossings"] == expected

@@ -26,7 +26,7 @@ def every_result_matches_its_output_schema(monkeypatch):
 
 
 #: the tests that build their bridge with helpers.Bridge (make_bridge, the ``running`` and ``bridge_factory``
-#: fixtures) run twice: over the in-memory host directly and over the host wire (docs/WORKER.md, step 1)
+#: fixtures) run twice: over the in-memory host directly and over the host wire (docs/WORKER.md, "Tests")
 BRIDGE_NAMES = ("make_bridge", "Bridge")
 BRIDGE_FIXTURES = ("running", "bridge_factory")
 

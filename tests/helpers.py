@@ -20,12 +20,12 @@ from typing import Any
 
 from mcp.types import CallToolResult
 
+from host_remote import RemoteHost, loopback_host
+from host_wire import WireServer
 from webmcp_bridge.calls.registry import Toolset
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.host.remote import RemoteHost, loopback_host
-from webmcp_bridge.host.wire import WireServer
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import files_toolset, notebooks_toolset
@@ -71,7 +71,7 @@ class Bridge:
     """A registry over a MemoryWorkspace, with a synchronous ``call`` that checks the envelope.
 
     The registry holds the workspace itself, or (route "wire", :data:`HOST_ROUTE`) a
-    :class:`~webmcp_bridge.host.remote.RemoteHost` over the wire to it (``remote``; None on the direct route). A
+    :class:`~host_remote.RemoteHost` over the wire to it (``remote``; None on the direct route). A
     test acts as the person on ``ws`` either way (the main thread's side)."""
 
     def __init__(

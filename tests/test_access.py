@@ -18,7 +18,6 @@ from canary_calls import Pools, calls_for
 from helpers import check_envelope, corpus_json
 from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
-from webmcp_bridge.core.snapshot import stale_cell_error
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 
@@ -474,17 +473,17 @@ def test_a_write_refused_because_the_cell_changed_and_was_hidden_meanwhile_quote
     agent: Agent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In the bridge's worker a write's check and the write are two tasks of the page: the person may edit a cell
-    and hide it in between. The host then refuses the write with STALE_CELL quoting the cell as it is
-    (lab/notebook.py); the guard reads the levels again and answers as for an unknown cell, so the agent gets nothing
-    of the now-hidden text."""
+    and hide it in between. The host then refuses the write with STALE_CELL quoting the cell as it is (the source
+    the check read is the write's precondition); the guard reads the levels again and answers as for an unknown cell,
+    so the agent gets nothing of the now-hidden text."""
     raw = agent.ws.open[WORK]
     cell = agent.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]
     write = raw.set_source
 
-    def person_between(cell_id: str, source: str) -> Any:
-        write(cell_id, f"x = '{CANARY}'")  # the person's edit, then the cell hidden
+    def person_between(cell_id: str, source: str, expected: str | None = None) -> Any:
+        raw.person_set_source(cell_id, f"x = '{CANARY}'")  # the person's edit, then the cell hidden
         set_cell_level(raw, cell_id, "none")
-        raise stale_cell_error(raw.find_cell(cell_id), cell["sourceHash"], DEFAULT_LIMITS)
+        return write(cell_id, source, expected)
 
     with monkeypatch.context() as patched:
         patched.setattr(raw, "set_source", person_between)
@@ -495,14 +494,14 @@ def test_a_write_refused_because_the_cell_changed_and_was_hidden_meanwhile_quote
     assert CANARY not in json.dumps(refused)
 
     visible = agent.ok("jupyter_get_cells", {"startIndex": 0, "endIndex": 1})["cells"][0]  # changed, still visible
+    delete = raw.delete_cell
+
+    def person_types(cell_id: str, expected: str | None = None) -> Any:
+        raw.person_set_source(cell_id, "x = 'typed meanwhile'")
+        return delete(cell_id, expected)
+
     with monkeypatch.context() as patched:
-        patched.setattr(
-            raw,
-            "delete_cell",
-            lambda cell_id: (_ for _ in ()).throw(
-                stale_cell_error(raw.find_cell(cell_id), visible["sourceHash"], DEFAULT_LIMITS)
-            ),
-        )
+        patched.setattr(raw, "delete_cell", person_types)
         stale = agent.call(
             "jupyter_delete_cell", {"cellId": visible["id"], "expectedSourceHash": visible["sourceHash"]}
         )

@@ -15,11 +15,9 @@ from collections import Counter
 import pytest
 
 from helpers import make_bridge
+from webmcp_bridge.core.limits import UPDATE_CROSSINGS
 from webmcp_bridge.host.memory import MemoryNotebook
 from webmcp_bridge.host.protocol import LiveNotebook
-
-#: the most crossings into JS one jupyter_update_cell may make (docs/ARCHITECTURE.md, "Crossings of one call")
-UPDATE_CROSSINGS = 6
 
 PROTOCOL_METHODS = sorted(
     name for name, _ in inspect.getmembers(LiveNotebook, inspect.isfunction) if not name.startswith("_")
@@ -66,7 +64,7 @@ def _update_once(counted: Counter, notebook: str) -> tuple[dict, Counter]:
     return done, Counter(counted)
 
 
-def test_update_cell_crosses_at_most_six_times(counted):
+def test_update_cell_crosses_at_most_the_bound(counted):
     done, counts = _update_once(counted, "notebook-running-code.ipynb")
     assert done["cell"]["id"] and done["notebook"]["revision"] > 0
     print("jupyter_update_cell crossings:", sum(counts.values()), dict(counts))
@@ -138,3 +136,31 @@ def test_a_level_changed_while_a_call_waits_is_seen_after_the_await():
     result = asyncio.run(scenario())
     assert result["isError"] is True and result["structuredContent"]["error"] == "CELL_NOT_FOUND", result
     assert raw.nb["cells"][1]["source"] != "w = 3\n"
+
+
+def test_a_listing_looks_up_only_the_open_notebooks(monkeypatch):
+    """A listing says which of its notebooks are open (the page's host reads the open notebooks once for it) and the
+    guard looks up (a crossing each in the page) only those; the others' levels come from their saved files. The
+    live levels still decide for an open notebook."""
+    from webmcp_bridge.access.levels import set_notebook_level
+    from webmcp_bridge.host.memory import MemoryWorkspace
+
+    b = make_bridge({f"demo/nb{i}.ipynb": "notebook-running-code.ipynb" for i in range(4)})
+    b.open("demo/nb0.ipynb")
+    set_notebook_level(b.nb("demo/nb0.ipynb"), "none")  # hidden live, not saved
+    lookups: Counter = Counter()
+    find_open, open_documents = MemoryWorkspace.find_open, MemoryWorkspace.open_documents
+
+    def counted_find(self, path):
+        lookups["find_open"] += 1
+        return find_open(self, path)
+
+    def counted_documents(self):
+        lookups["open_documents"] += 1
+        return open_documents(self)
+
+    monkeypatch.setattr(MemoryWorkspace, "find_open", counted_find)
+    monkeypatch.setattr(MemoryWorkspace, "open_documents", counted_documents)
+    listed = [e["path"] for e in b.ok("jupyter_list_workspace", {"path": "demo"})["entries"]]
+    assert listed == ["demo/nb1.ipynb", "demo/nb2.ipynb", "demo/nb3.ipynb"]
+    assert lookups["find_open"] == 1 and lookups["open_documents"] <= 1, dict(lookups)

@@ -1,4 +1,4 @@
-"""Issue 18 items 3, 4 and 8 under CPython: no whole-file overwrite from a cut read, jupyter_edit_file and
+"""Under CPython: no whole-file overwrite from a cut read, jupyter_edit_file and
 append, Propose mode holding every change to the workspace, and the small leaks (a hidden ``X.IPYNB``, the
 comment dialog's title)."""
 

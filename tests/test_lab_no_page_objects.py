@@ -1,4 +1,5 @@
-"""The modules of ``lab/`` converted for the worker (docs/WORKER.md, build plan step 4) hold no JupyterLab JS object,
+"""The modules of ``lab/`` converted for the worker (docs/WORKER.md, "Handles instead of JS objects") hold no
+JupyterLab JS object,
 read from the source with ``ast`` (no module is imported).
 
 In those modules Python reaches the page only through JS halves (:func:`webmcp_bridge.lab.ffi.load_half`, which

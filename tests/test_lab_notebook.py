@@ -207,13 +207,13 @@ def run(coro: Any) -> Any:
 
 def test_a_write_hands_over_the_source_its_check_read_and_answers_the_revision_without_crossing_again():
     nb, live = notebook()
-    assert nb.find_cell("c1").source == "x = 1"  # the tool's check reads the cell
-    written = nb.set_source("c1", "x = 2")
+    read = nb.find_cell("c1").source  # the tool's check reads the cell
+    written = nb.set_source("c1", "x = 2", read)
     assert live.expected == ["x = 1"] and written.source == "x = 2"
     assert nb.revision() == 9 and live.revisions == 0  # the write's own answer: no second crossing
     nb.find_cell("c1")
     assert nb.revision() == 3 and live.revisions == 1  # anything crossed since: read again
-    nb.set_source("c2", "y = 3")  # a cell this object never read: nothing to check (as before)
+    nb.set_source("c2", "y = 3")  # no precondition given: nothing to check
     assert live.expected[-1] is None
 
 
@@ -224,15 +224,15 @@ def test_a_person_typing_between_the_check_and_the_write_keeps_their_text():
     read = nb.find_cell("c1")
     live.sources["c1"] = "x = 1  # the person's"  # typed after the read
     with pytest.raises(ToolError) as err:
-        nb.set_source("c1", "x = 2")
+        nb.set_source("c1", "x = 2", read.source)
     assert err.value.code == ErrorCode.STALE_CELL
     assert err.value.details["expectedSourceHash"] != err.value.details["currentSourceHash"]
     assert "the person's" in err.value.details["currentSourcePreview"] and read.source == "x = 1"
     assert live.sources["c1"] == "x = 1  # the person's"
-    nb.find_cell("c2")
+    read = nb.find_cell("c2")
     live.sources["c2"] = "y = 2  # the person's"
     with pytest.raises(ToolError) as err:
-        nb.delete_cell("c2")
+        nb.delete_cell("c2", read.source)
     assert err.value.code == ErrorCode.STALE_CELL and "c2" in live.sources
 
 
@@ -257,14 +257,14 @@ def test_the_access_state_read_with_the_handle_is_the_first_read_and_nothing_is_
 
 def test_a_batch_hands_over_the_sources_its_check_read_of_the_cells_it_changes():
     nb, live = notebook()
-    nb.find_cells(["c1", "c2"])
-    nb.apply_edits([SetSourceOp("c1", "x = 5"), DeleteOp("c2")])
+    read = {c.id: c.source for c in nb.find_cells(["c1", "c2"])}
+    nb.apply_edits([SetSourceOp("c1", "x = 5"), DeleteOp("c2")], read)
     assert live.batch_expected == {"c1": "x = 1", "c2": "y = 2"} and live.sources == {"c1": "x = 5"}
     nb, live = notebook()
-    nb.find_cells(["c1"])
+    read = {c.id: c.source for c in nb.find_cells(["c1"])}
     live.sources["c1"] = "x = 1  # the person's"
     with pytest.raises(ToolError) as err:
-        nb.apply_edits([SetSourceOp("c1", "x = 5")])
+        nb.apply_edits([SetSourceOp("c1", "x = 5")], read)
     assert err.value.code == ErrorCode.STALE_CELL and live.sources["c1"] == "x = 1  # the person's"
 
 

@@ -35,6 +35,15 @@ def metadata(whl: zipfile.ZipFile):
     return Parser().parsestr(whl.read(name).decode())
 
 
+def test_the_suite_tests_this_checkouts_packages():
+    """pyproject's ``pythonpath`` puts this checkout's ``py_src`` first: beside another checkout's editable install
+    (or an installed wheel), the imports are still this checkout's."""
+    import jupyterlab_webmcp_bridge
+
+    for module in (webmcp_bridge, jupyterlab_webmcp_bridge):
+        assert Path(module.__file__).resolve().is_relative_to(ROOT / "py_src")
+
+
 def test_the_version_is_written_once():
     project = PYPROJECT["project"]
     assert "version" not in project and project["dynamic"] == ["version"]

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from webmcp_bridge.host.wire import HostFailure, WireError
 from webmcp_bridge.lab import ffi, remote_half
+from webmcp_bridge.lab.messages import HostFailure, WireError
 from webmcp_bridge.lab.remote_half import RemoteHalf
 
 

@@ -1,4 +1,4 @@
-"""The host wire (host/wire.py, host/remote.py): every host-protocol call crosses as JSON text and comes back equal.
+"""The host wire (host_wire.py, host_remote.py): every host-protocol call crosses as JSON text and comes back equal.
 
 Each test compares a RemoteHost over a loopback to a WireServer on one MemoryWorkspace with a twin workspace called
 directly: what the worker reads is what an in-process caller reads.
@@ -13,11 +13,12 @@ import math
 import pytest
 
 from helpers import corpus_text, make_bridge
+from host_remote import RemoteHost, RemoteNotebook, loopback_host
+from host_wire import HOST_METHODS, NOTEBOOK_METHODS, WireServer
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import InsertOp, MoveOp, RawButton, SetSourceOp
-from webmcp_bridge.host.remote import RemoteHost, RemoteNotebook, loopback_host
-from webmcp_bridge.host.wire import HOST_METHODS, NOTEBOOK_METHODS, WireError, WireServer
+from webmcp_bridge.lab.messages import WireError
 
 FILES = {
     "demo/running.ipynb": corpus_text("notebook-running-code.ipynb"),

@@ -1,20 +1,22 @@
-"""The worker's transport of the host wire (``lab/wire.py``) under CPython: which synchronous crossing a worker uses
-(shared memory, JSPI's ``run_sync``, or none, when the loader keeps the bridge on the main thread), and that each
-mode carries a host-protocol call to a real :class:`~webmcp_bridge.host.wire.WireServer` and back. The browser's
-own crossings (Atomics.wait, JSPI) are ``playwright-tests/test_worker_wire.py``'s.
+"""The worker's transport (``lab/wire.py``) under CPython: which synchronous crossing a worker uses (shared memory,
+JSPI's ``run_sync``, or none, when the loader keeps the bridge on the main thread), that each mode carries a
+host-protocol call to the test harness's :class:`~host_wire.WireServer` and back, and the ``page_calls`` entry. The
+browser's own crossings (Atomics.wait, JSPI) are ``playwright-tests/test_worker_wire.py``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
+from host_remote import RemoteHost
+from host_wire import WireServer
 from webmcp_bridge.host.memory import MemoryWorkspace
-from webmcp_bridge.host.remote import RemoteHost
-from webmcp_bridge.host.wire import WireError, WireServer
+from webmcp_bridge.lab.messages import WireError
 from webmcp_bridge.lab.wire import MODES, WorkerTransport, crossing_mode
 
 
@@ -120,3 +122,51 @@ def test_the_session_entries_need_the_wire_and_a_stop_without_a_session_stops_no
     assert asyncio.run(wire.session_stop("{}")) == '{"stopped": false}'
     assert {"session_start", "session_stop"} <= set(wire.ENTRIES)
     assert not hasattr(wire.PAGE_CONTEXT, "app") and not hasattr(wire.PAGE_CONTEXT, "__dict__")
+
+
+def test_page_calls_sends_requests_as_they_are_and_reports_each_answer(monkeypatch) -> None:
+    """The diagnosis entry the browser's transport test drives: each request crosses as written (synchronously, or
+    awaited with ``async``), its answer is a value or the failure raised again (a ToolError with its code and
+    details, a page's exception as a HostFailure); crossings are counted by method and the page's events no half took
+    by name."""
+    from webmcp_bridge.lab import wire
+
+    def page(text: str) -> str:
+        message = json.loads(text)
+        if message["method"] == "fails":
+            body = {
+                "kind": "tool",
+                "code": "OUTPUT_NOT_FOUND",
+                "message": "No such output.",
+                "details": {"cellId": "x"},
+            }
+            return json.dumps({"id": message["id"], "error": body})
+        if message["method"] == "throws":
+            body = {"kind": "host", "code": "TypeError", "message": "the panel is gone", "details": {}}
+            return json.dumps({"id": message["id"], "error": body})
+        return json.dumps({"id": message["id"], "value": [message["target"], message["args"]]})
+
+    async def page_async(text: str) -> str:
+        return page(text)
+
+    current = wire.WorkerWire(WorkerTransport("sab", page, page_async))
+    monkeypatch.setattr(wire, "_wire", current)
+    calls = [
+        {"target": "host", "method": "read", "args": {"path": "a"}},
+        {"target": "nb-1", "method": "read", "args": [1, "b"], "async": True},
+        {"target": "host", "method": "fails"},
+        {"target": "host", "method": "throws", "async": True},
+    ]
+    current.on_event(json.dumps({"event": "dialogs"}))
+    report = json.loads(asyncio.run(wire.page_calls(json.dumps({"calls": calls, "task": True}))))
+    assert report["mode"] == "sab"
+    assert report["results"][:2] == [{"value": ["host", {"path": "a"}]}, {"value": ["nb-1", [1, "b"]]}]
+    assert report["results"][2]["error"] == {
+        "type": "ToolError", "code": "OUTPUT_NOT_FOUND", "message": "No such output.", "details": {"cellId": "x"}
+    }  # fmt: skip
+    assert report["results"][3]["error"]["type"] == "HostFailure"
+    assert "the panel is gone" in report["results"][3]["error"]["message"]
+    assert report["crossings"] == {"read": 2, "fails": 1, "throws": 1}
+    assert report["events"] == {"dialogs": 1}
+    with pytest.raises(WireError, match="page_calls takes"):
+        asyncio.run(wire.page_calls('{"calls": [{"method": "x"}]}'))

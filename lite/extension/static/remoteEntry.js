@@ -3,7 +3,7 @@
 // it, and starts the bridge's Pyodide only once JupyterLab is restored and the page is idle (or at once when
 // an agent calls a tool), then hands the live application to Python: webmcp_bridge.lab.session.start(ctx).
 // In a browser that gives a worker a synchronous way to call the page (cross-origin isolation's SharedArrayBuffer, or
-// JSPI) that Pyodide runs in a dedicated worker (startInWorker, below; docs/WORKER.md, step 5), else on the page's
+// JSPI) that Pyodide runs in a dedicated worker (startInWorker, below; docs/WORKER.md, "Choosing the thread"), else on the page's
 // main thread; ?webmcpBridgeThread=main keeps it on the main thread, ?webmcpBridgeThread=worker asks for the worker
 // whatever the page has.
 // Every URL is relative to this script's own URL (bridge.json next to it names the rest), so the extension
@@ -61,7 +61,7 @@
   // ?toolsets= chooses the tools this page registers (below; Python reads the same text).
   const pageSearch = window.location.search;
   // The thread the bridge's Python is asked to run on, ?webmcpBridgeThread= (read once, as ?toolsets=): "worker" (a
-  // dedicated worker, docs/WORKER.md, step 5), "main" (the page's main thread), anything else or none "auto": the
+  // dedicated worker, docs/WORKER.md, "Choosing the thread"), "main" (the page's main thread), anything else or none "auto": the
   // worker when the page can give it synchronous crossings (workerCanCross), else the main thread.
   const THREAD_PARAM = 'webmcpBridgeThread';
   const threadParam = new URLSearchParams(pageSearch).get(THREAD_PARAM);
@@ -949,7 +949,7 @@
     started(reply);
   }
 
-  // -- The bridge's Python in a dedicated worker (the default where workerCanCross; docs/WORKER.md, step 5) ---------
+  // -- The bridge's Python in a dedicated worker (the default where workerCanCross; docs/WORKER.md, "Choosing the thread") ---------
   // Its modules are imported at activation; the worker itself starts when the main-thread start would (after
   // app.restored, once the page is idle, or at once when an agent calls a tool): its start-up (the runtime, the
   // wheels, the imports) runs on its own thread and costs the page's main thread no long task, but on a machine of
@@ -975,14 +975,13 @@
       restartStuck(stuck, halves, heldMs, [app, tracker, docManager, modules]);
     };
     try {
-      const [{ startWorker }, { createHalves }] = await Promise.all([
+      const [{ startWorker, wireError }, { createHalves }] = await Promise.all([
         import(new URL(manifest.worker, manifestUrl).href), import(new URL(manifest.halves, manifestUrl).href)]);
       await importCrossings();
       await startWhen(app);
       halves = createHalves({ ctx, sourcesUrl: new URL(manifest.halvesSources, manifestUrl).href,
                               post: text => mine?.event(text) });
-      const refuse = call => ({ error: { kind: 'wire', code: 'WireError', details: {},
-                                         message: `the page answers the JS halves only, not ${String(call.target)}` } });
+      const refuse = call => wireError(`the page answers the JS halves only, not ${String(call.target)}`);
       const runtime = pageRuntimeUrl();
       // started by an agent's call before JupyterLab is restored: the worker fetches and compiles only, until it is
       const hold = status.timings.restored === undefined;

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from webmcp_bridge.access.levels import Level
 from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept, run_accepted
@@ -34,15 +34,24 @@ from webmcp_bridge.review.visibility import merge_threads, thread_visible
 if TYPE_CHECKING:
     from webmcp_bridge.access.guard import GuardedHost
 
+_T = TypeVar("_T")
+
 
 class GuardedNotebook:
     """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` that enforces the levels of the notebook it wraps (see the
-    module docstring). Indices in and out are visible indices. Built by :class:`GuardedHost`."""
+    module docstring). Indices in and out are visible indices. Built by :class:`GuardedHost`, one per lookup (so one
+    per call).
+
+    Every write goes through :meth:`_write`: the levels, the author's locks and Propose mode are checked there, and a
+    write that can lose text (a source replaced, a cell deleted) hands the host the source this object read of the
+    cell (``expected``), so a cell the person changed between the call's check and its write is refused by the host
+    (STALE_CELL), never overwritten."""
 
     def __init__(self, guard: GuardedHost, inner: LiveNotebook) -> None:
         self._guard = guard
         self._inner = inner
         self.path = inner.path
+        self._read: dict[str, str] = {}  # cell id -> its source as this object last read or wrote it
 
     # -- the view ----------------------------------------------------------------------------------------
     def view(self) -> AccessView:
@@ -55,6 +64,7 @@ class GuardedNotebook:
         self._guard._steps.end(self.path)
 
     def _seen(self, cells: Sequence[RawCell]) -> None:
+        self._read.update((c.id, c.source) for c in cells)
         step = self._guard._step(self.path)
         if step is not None:
             step.seen.update(c.id for c in cells)
@@ -168,12 +178,16 @@ class GuardedNotebook:
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         view = self.view()
         if not view.hidden_indices:
-            return self._inner.read_cells(indices, head_bytes=head_bytes, max_outputs=max_outputs)
+            cells = self._inner.read_cells(indices, head_bytes=head_bytes, max_outputs=max_outputs)
+            self._read.update((c.id, c.source) for c in cells)
+            return cells
         chosen = range(view.visible_count) if indices is None else [i for i in indices if 0 <= i < view.visible_count]
         cells = self._inner.read_cells(
             [view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs
         )
-        return [self._visible(c, view) for c in cells if c.id not in view.hidden]
+        shown = [self._visible(c, view) for c in cells if c.id not in view.hidden]
+        self._read.update((c.id, c.source) for c in shown)
+        return shown
 
     def run_states(self, last_index: int) -> list[RunState]:
         """The visible code cells' run states up to visible index ``last_index``: a hidden cell's runs and edits are
@@ -228,15 +242,39 @@ class GuardedNotebook:
         return []
 
     # -- writes ------------------------------------------------------------------------------------------
-    def set_source(self, cell_id: str, source: str) -> RawCell:
-        view = self._writable([cell_id])
-        self._check_locks(view, [cell_id], ())
+    def _write(
+        self,
+        changed: Sequence[str],
+        write: Callable[[AccessView, dict[str, str]], _T],
+        *,
+        sources: Sequence[str] = (),
+        deletes: Sequence[str] = (),
+        references: Sequence[str] = (),
+    ) -> _T:
+        """The one path of every write: the cells ``changed`` writable (NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND,
+        CELL_ACCESS_DENIED), ``references`` visible, ``sources`` / ``deletes`` not locked by the author
+        (CELL_LOCKED), Propose mode's approval (the guard's gate); then ``write(view, expected)``, ``expected`` the
+        source this object read of each cell in ``sources`` and ``deletes`` (the host's precondition). A STALE_CELL
+        of the host is answered as :meth:`_refusal` says."""
+        view = self._writable(changed)
+        self._check_ids(references, view)
+        self._check_locks(view, sources, deletes)
         self._gate()
+        expected = {i: self._read[i] for i in (*sources, *deletes) if i in self._read}
         try:
-            written = self._inner.set_source(cell_id, source)
+            return write(view, expected)
         except ToolError as exc:
-            raise self._refusal(exc, [cell_id]) from None
-        return self._wrote(written, view)
+            raise self._refusal(exc, changed) from None
+
+    def set_source(self, cell_id: str, source: str, expected: str | None = None) -> RawCell:
+        """``expected`` (what the caller read) is checked by the host; without it, what this object read."""
+
+        def write(view: AccessView, read: dict[str, str]) -> RawCell:
+            written = self._inner.set_source(cell_id, source, expected if expected is not None else read.get(cell_id))
+            self._read[written.id] = written.source
+            return self._wrote(written, view)
+
+        return self._write([cell_id], write, sources=[cell_id])
 
     def _refusal(self, error: ToolError, cell_ids: Sequence[str]) -> ToolError:
         """The error for a write the host refused. STALE_CELL from the host (the cell changed after the call's check:
@@ -255,10 +293,11 @@ class GuardedNotebook:
     def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
         """Change a writable cell's type; a cell the author made uneditable (``editable: false``) is CELL_LOCKED,
         as for a change of its source (what the cell is, code or text, is part of its content)."""
-        view = self._writable([cell_id])
-        self._check_locks(view, [cell_id], ())
-        self._gate()
-        return self._wrote(self._inner.set_cell_type(cell_id, cell_type), view)
+        return self._write(
+            [cell_id],
+            lambda view, _: self._wrote(self._inner.set_cell_type(cell_id, cell_type), view),
+            sources=[cell_id],
+        )
 
     def _wrote(self, cell: RawCell, view: AccessView) -> RawCell:
         """After a write that moved no cell: the step ends (the revision changed), ``cell`` in visible indices."""
@@ -281,77 +320,76 @@ class GuardedNotebook:
         return view.to_real(min(index, view.visible_count) - 1) + 1
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
-        view = self._writable([])
-        self._gate()
-        cell = self._inner.insert_cell(self._real_insert_index(index, view), cell_type, source)
-        return self._placed(cell, view)
+        def write(view: AccessView, _: dict[str, str]) -> RawCell:
+            return self._placed(self._inner.insert_cell(self._real_insert_index(index, view), cell_type, source), view)
+
+        return self._write([], write)
 
     def insert_cell_near(
         self, reference_cell_id: str | None, position: str, cell_type: CellType, source: str
     ) -> RawCell:
         """Insert directly above or below a visible cell (None: at the start or the end of the notebook), so a
         hidden neighbour keeps its place. Raises like :meth:`insert_cell` and CELL_NOT_FOUND for the reference."""
-        view = self._writable([])
-        self._gate()
-        if reference_cell_id is None:
-            real = self._inner.cell_count() if position == "below" else 0
-        else:
-            self._check_ids([reference_cell_id], view)
-            real = self._find([reference_cell_id])[0].index + (1 if position == "below" else 0)
-        return self._placed(self._inner.insert_cell(real, cell_type, source), view)
+
+        def write(view: AccessView, _: dict[str, str]) -> RawCell:
+            if reference_cell_id is None:
+                real = self._inner.cell_count() if position == "below" else 0
+            else:
+                real = self._find([reference_cell_id])[0].index + (1 if position == "below" else 0)
+            return self._placed(self._inner.insert_cell(real, cell_type, source), view)
+
+        return self._write([], write, references=[] if reference_cell_id is None else [reference_cell_id])
 
     def move_cell_near(self, cell_id: str, reference_cell_id: str, position: str) -> RawCell:
         """Move a cell directly above or below another visible cell. Raises like :meth:`move_cell`."""
-        self._writable([cell_id])
-        self._gate()
-        self.find_cells([cell_id, reference_cell_id])
-        view = self.view()
-        if view.hidden_indices:
-            visible = [c.id for c in self.read_cells(None, head_bytes=0, max_outputs=0)]
-            others = [i for i in visible if i != cell_id]
-            at = others.index(reference_cell_id) + (1 if position == "below" else 0)
-            if others[:at] + [cell_id] + others[at:] == visible:
-                return self.find_cell(
-                    cell_id
-                )  # the agent's order is already so: nothing to do, as without hidden cells
-        real = self._inner.find_cell(cell_id).index
-        target = self._inner.find_cell(reference_cell_id).index + (1 if position == "below" else 0)
-        if real < target:
-            target -= 1  # the cell leaves its old place first
-        moved = self._inner.move_cell(cell_id, target) if target != real else self._inner.find_cell(cell_id)
-        return self._placed(moved, view)
 
-    def delete_cell(self, cell_id: str) -> RawCell:
-        view = self._writable([cell_id])
-        self._check_locks(view, (), [cell_id])
-        self._gate()
-        try:
-            deleted = self._inner.delete_cell(cell_id)
-        except ToolError as exc:
-            raise self._refusal(exc, [cell_id]) from None
-        return self._placed(deleted, view)
+        def write(_: AccessView, __: dict[str, str]) -> RawCell:
+            self.find_cells([cell_id, reference_cell_id])
+            view = self.view()
+            if view.hidden_indices:
+                visible = [c.id for c in self.read_cells(None, head_bytes=0, max_outputs=0)]
+                others = [i for i in visible if i != cell_id]
+                at = others.index(reference_cell_id) + (1 if position == "below" else 0)
+                if others[:at] + [cell_id] + others[at:] == visible:
+                    return self.find_cell(cell_id)  # the agent's order is already so: nothing to do
+            real = self._inner.find_cell(cell_id).index
+            target = self._inner.find_cell(reference_cell_id).index + (1 if position == "below" else 0)
+            if real < target:
+                target -= 1  # the cell leaves its old place first
+            moved = self._inner.move_cell(cell_id, target) if target != real else self._inner.find_cell(cell_id)
+            return self._placed(moved, view)
+
+        return self._write([cell_id], write)
+
+    def delete_cell(self, cell_id: str, expected: str | None = None) -> RawCell:
+        """``expected`` as for :meth:`set_source`."""
+
+        def write(view: AccessView, read: dict[str, str]) -> RawCell:
+            deleted = self._inner.delete_cell(cell_id, expected if expected is not None else read.get(cell_id))
+            return self._placed(deleted, view)
+
+        return self._write([cell_id], write, deletes=[cell_id])
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
-        view = self._writable([cell_id])
-        self._gate()
-        if not view.hidden_indices:
-            return self._placed(self._inner.move_cell(cell_id, to_index), view)
-        real = self._inner.find_cell(cell_id).index
-        total = self._inner.cell_count()
-        others = [i for i in range(total) if i != real and i not in set(view.hidden_indices)]
-        after_removal = lambda i: i - (1 if i > real else 0)  # noqa: E731
-        if not others:
-            target = real
-        elif to_index <= 0:
-            target = after_removal(others[0])
-        else:
-            target = after_removal(others[min(to_index, len(others)) - 1]) + 1
-        return self._placed(self._inner.move_cell(cell_id, target), view)
+        def write(view: AccessView, _: dict[str, str]) -> RawCell:
+            if not view.hidden_indices:
+                return self._placed(self._inner.move_cell(cell_id, to_index), view)
+            real = self._inner.find_cell(cell_id).index
+            total = self._inner.cell_count()
+            others = [i for i in range(total) if i != real and i not in set(view.hidden_indices)]
+            after_removal = lambda i: i - (1 if i > real else 0)  # noqa: E731
+            if not others:
+                target = real
+            elif to_index <= 0:
+                target = after_removal(others[0])
+            else:
+                target = after_removal(others[min(to_index, len(others)) - 1]) + 1
+            return self._placed(self._inner.move_cell(cell_id, target), view)
+
+        return self._write([cell_id], write)
 
     def clear_outputs(self, cell_id: str) -> RawCell:
-        view = self._writable([cell_id])
-        self._gate()
-        return self._wrote(self._inner.clear_outputs(cell_id), view)
+        return self._write([cell_id], lambda view, _: self._wrote(self._inner.clear_outputs(cell_id), view))
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         self._check_ids([cell_id], self.view())
@@ -535,26 +573,29 @@ class GuardedNotebook:
             self._lapse()
 
     # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ----------------
-    def apply_edits(self, ops: Sequence[Any]) -> list[str]:
+    def apply_edits(self, ops: Sequence[Any], expected: dict[str, str] | None = None) -> list[str]:
         """Ops address cells by id only, so no index is mapped. The cells an op changes (update, edit,
         delete, move) must be writable; a reference cell (insert/move next to it) must be visible and may be
-        read-only (it is not changed). Checked for the whole batch before anything is applied."""
+        read-only (it is not changed). Checked for the whole batch before anything is applied. The sources this
+        object read of the cells an op replaces or deletes (``expected`` added to them) are the host's
+        precondition."""
         changed = [op.cell_id for op in ops if getattr(op, "cell_id", None) is not None]
-        references = [op.reference_cell_id for op in ops if getattr(op, "reference_cell_id", None) is not None]
-        view = self._writable(changed)
-        self._check_ids(references, view)
-        self._check_locks(
-            view,
-            [op.cell_id for op in ops if isinstance(op, SetSourceOp)],
-            [op.cell_id for op in ops if isinstance(op, DeleteOp)],
+
+        def write(view: AccessView, read: dict[str, str]) -> list[str]:
+            try:
+                return self._inner.apply_edits(ops, {**read, **(expected or {})})
+            finally:
+                self._lapse()
+                for cell_id in changed:  # what a later write of these cells checks is read again
+                    self._read.pop(cell_id, None)
+
+        return self._write(
+            changed,
+            write,
+            sources=[op.cell_id for op in ops if isinstance(op, SetSourceOp)],
+            deletes=[op.cell_id for op in ops if isinstance(op, DeleteOp)],
+            references=[op.reference_cell_id for op in ops if getattr(op, "reference_cell_id", None) is not None],
         )
-        self._gate()
-        try:
-            return self._inner.apply_edits(ops)
-        except ToolError as exc:
-            raise self._refusal(exc, changed) from None
-        finally:
-            self._lapse()
 
     async def run_code(
         self,

@@ -139,10 +139,6 @@ class DialogTracker:
         return candidate
 
     # -- reading ------------------------------------------------------------------------------------------
-    def owner_of(self, dialog_id: str) -> PendingCall | None:
-        """The call owning the open dialog ``dialog_id`` (None: the person's, or not open)."""
-        return self._owners.get(dialog_id)
-
     def owned_by(self, call: PendingCall) -> RawDialog | None:
         """The open dialog ``call`` owns (the shown one first), after a :meth:`sync`; None if it owns none."""
         owned = [raw for raw in self.sync() if self._owners.get(raw.id) is call]

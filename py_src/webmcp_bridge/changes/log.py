@@ -254,10 +254,6 @@ class ChangeLog:
         """The sequence number of the newest entry (0 before any)."""
         return self._seq
 
-    def oldest_seq(self) -> int:
-        """The sequence number of the oldest entry kept (``latest_seq() + 1`` when empty)."""
-        return self._entries[0].seq if self._entries else self._seq + 1
-
     def missed_since(self, since: int) -> bool:
         """True when a change newer than ``since`` was dropped, from the bounded log or from a host's buffer before
         it reached the log (``CellChange.dropped_before``), so a reader that last saw ``since`` cannot learn every

@@ -161,6 +161,10 @@ ECHO_LABEL_BYTES = 60
 PLATFORM_ERROR_CHARS = 200
 #: the most tools a page registers at load by default (the default toolsets are checked against it)
 TOOL_BUDGET = 20
+#: the most crossings into JS one jupyter_update_cell makes in Direct mode with no dialog open (docs/ARCHITECTURE.md,
+#: "Crossings of one call": 4, one more when a change waits in the notebook's log or the other tabs are read again);
+#: tests/test_crossings.py and playwright-tests/test_tools.py hold it
+UPDATE_CROSSINGS = 5
 #: above this many registered tools, some in-browser agents drop every tool of the page (jupyter_toolsets warns)
 AGENT_DROP_THRESHOLD = 30
 

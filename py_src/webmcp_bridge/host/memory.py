@@ -24,10 +24,18 @@ from typing import Any
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.images import EncodedImage, ImageRequest
-from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, base64_decoded_len, normalize_line_ends, slice_utf8, utf8_len
+from webmcp_bridge.core.limits import (
+    CHANGE_LOG_SIZE,
+    DEFAULT_LIMITS,
+    base64_decoded_len,
+    normalize_line_ends,
+    slice_utf8,
+    utf8_len,
+)
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
 from webmcp_bridge.core.paths import is_notebook_path
+from webmcp_bridge.core.snapshot import source_hash, stale_cell_error
 from webmcp_bridge.host import png
 from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.memory_dialogs import MemoryDialogs
@@ -130,15 +138,11 @@ class MemoryNotebook:
 
     def person_insert_cell(self, index: int, cell_type: CellType, source: str) -> str:
         """Insert a cell as the person would; returns its id."""
-        cell_id = self._insert(index, cell_type, source)
-        self._changed("insert", cell_id, "person")
-        return cell_id
+        return self._insert(index, cell_type, source, "person")
 
     def person_delete_cell(self, cell_id: str) -> None:
         """Delete a cell as the person would."""
-        self._last_deleted_meta = self._cell(cell_id).get("metadata", {})
-        del self.nb["cells"][self._index(cell_id)]
-        self._changed("delete", cell_id, "person")
+        self._delete(cell_id, "person")
 
     def person_set_focus(self, cell_id: str | None, cursor: dict | None = None, selection: dict | None = None) -> None:
         """Move the person's focus (active cell, cursor, selection) in this notebook."""
@@ -272,7 +276,14 @@ class MemoryNotebook:
             base64.b64encode(copy).decode("ascii"), len(copy), request.width, request.height, "image/png"
         )
 
-    def set_source(self, cell_id: str, source: str) -> RawCell:
+    def _check_expected(self, expected: dict[str, str | None]) -> None:
+        """STALE_CELL before any change for a cell not holding what the check read (None: unchecked), as notebook.js."""
+        for cell in [self.find_cell(cell_id) for cell_id, source in expected.items() if source is not None]:
+            if cell.source != expected[cell.id]:
+                raise stale_cell_error(cell, source_hash(str(expected[cell.id])), DEFAULT_LIMITS)
+
+    def set_source(self, cell_id: str, source: str, expected: str | None = None) -> RawCell:
+        self._check_expected({cell_id: expected})
         self._cell(cell_id)["source"] = normalize_line_ends(source)
         self._note_edit(cell_id)
         self._changed("edit", cell_id)
@@ -283,28 +294,31 @@ class MemoryNotebook:
         if cell.get("execution_count") is not None:
             self._edited[cell_id] = self._ran_text.get(cell_id, "") != cell["source"].strip()
 
-    def _insert(self, index: int, cell_type: CellType, source: str) -> str:
-        cell: dict[str, Any] = {
-            "cell_type": cell_type,
-            "id": uuid.uuid4().hex[:8],
-            "metadata": {},
-            "source": normalize_line_ends(source),
-        }
+    @staticmethod
+    def _new_cell(cell_type: CellType, source: str) -> dict[str, Any]:
+        cell: dict[str, Any] = {"cell_type": cell_type, "id": uuid.uuid4().hex[:8], "metadata": {}}
+        cell["source"] = normalize_line_ends(source)
         if cell_type == "code":
             cell.update(outputs=[], execution_count=None)
-        self.nb["cells"].insert(index, cell)
-        return cell["id"]
+        return cell
+
+    def _insert(self, index: int, cell_type: CellType, source: str, actor: str = "agent") -> str:
+        self.nb["cells"].insert(index, cell := self._new_cell(cell_type, source))
+        self._changed("insert", cell["id"], actor)
+        return str(cell["id"])
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
-        cell_id = self._insert(index, cell_type, source)
-        self._changed("insert", cell_id)
-        return self.find_cell(cell_id)
+        return self.find_cell(self._insert(index, cell_type, source))
 
-    def delete_cell(self, cell_id: str) -> RawCell:
-        before = self.find_cell(cell_id)
+    def _delete(self, cell_id: str, actor: str = "agent") -> None:
         self._last_deleted_meta = self._cell(cell_id).get("metadata", {})
-        del self.nb["cells"][before.index]
-        self._changed("delete", cell_id)
+        del self.nb["cells"][self._index(cell_id)]
+        self._changed("delete", cell_id, actor)
+
+    def delete_cell(self, cell_id: str, expected: str | None = None) -> RawCell:
+        self._check_expected({cell_id: expected})
+        before = self.find_cell(cell_id)
+        self._delete(cell_id)
         return before
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
@@ -490,20 +504,15 @@ class MemoryNotebook:
             self.kernel_status = "idle"
         return self.kernel()
 
-    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+    def apply_edits(self, ops: Sequence[EditOp], expected: dict[str, str] | None = None) -> list[str]:
         steps = plan_edits([c["id"] for c in self.nb["cells"]], ops)  # CELL_NOT_FOUND before anything changes
+        checked = {s.cell_id for s in steps if s.op in ("set_source", "delete")}
+        self._check_expected({i: s for i, s in (expected or {}).items() if i in checked})
         cells = list(self.nb["cells"])  # worked on a copy (cells copied on write), swapped in at the end
         touched: list[tuple[str, ChangeKind]] = []
         for step in steps:
             if step.op == "insert":
-                cell: dict[str, Any] = {
-                    "cell_type": step.cell_type,
-                    "id": uuid.uuid4().hex[:8],
-                    "metadata": {},
-                    "source": normalize_line_ends(step.source or ""),
-                }
-                if step.cell_type == "code":
-                    cell.update(outputs=[], execution_count=None)
+                cell = self._new_cell(step.cell_type or "code", step.source or "")
                 cells.insert(step.index, cell)
                 touched.append((cell["id"], "insert"))
             elif step.op == "set_source":

@@ -346,16 +346,21 @@ class NotebookCells(Protocol):
         encodes off the main thread), never one long task."""
         ...
 
-    def set_source(self, cell_id: str, source: str) -> RawCell:
-        """Replace the cell's source; returns the cell after the write."""
+    def set_source(self, cell_id: str, source: str, expected: str | None = None) -> RawCell:
+        """Replace the cell's source; returns the cell after the write.
+
+        ``expected``: the source the caller's check read (None: no check). When the cell holds anything else by
+        now (the person typed between the check and the write), nothing is written: ToolError(STALE_CELL) quoting
+        the cell as it is (:func:`~webmcp_bridge.core.snapshot.stale_cell_error`)."""
         ...
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         """Insert a new cell at ``index`` (0..cell_count); returns it (with its new id)."""
         ...
 
-    def delete_cell(self, cell_id: str) -> RawCell:
-        """Delete the cell; returns it as it was."""
+    def delete_cell(self, cell_id: str, expected: str | None = None) -> RawCell:
+        """Delete the cell; returns it as it was. ``expected`` as for :meth:`set_source`: a cell changed since the
+        check is not deleted (STALE_CELL)."""
         ...
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
@@ -374,7 +379,7 @@ class NotebookCells(Protocol):
         only. Recorded as one change of kind "type". Returns the cell after the change."""
         ...
 
-    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+    def apply_edits(self, ops: Sequence[EditOp], expected: dict[str, str] | None = None) -> list[str]:
         """Apply ``ops`` in order, all or nothing, in one synchronous stretch (JupyterLab: one transaction of
         the notebook's shared model, so the person undoes the batch as one step).
 
@@ -382,7 +387,10 @@ class NotebookCells(Protocol):
         a cell that exists before the batch (the caller checked that no op names a cell an earlier op
         deleted). Positions are resolved when each op is applied, against the order the earlier ops left.
         Returns, per op, the id of the cell it acted on (the new id for an insert). Raises
-        ToolError(CELL_NOT_FOUND) for an unknown id, before anything changes.
+        ToolError(CELL_NOT_FOUND) for an unknown id, before anything changes. ``expected``: cell id -> the source
+        the caller's check read, for the cells whose source the batch replaces or which it deletes (the writes that
+        can lose text); one of them holding anything else refuses the whole batch, before anything changes
+        (STALE_CELL, as :meth:`set_source`).
         """
         ...
 

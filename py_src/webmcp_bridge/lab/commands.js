@@ -3,13 +3,12 @@
 // value is the object below. attach(ctx) keeps the application and its notebook tracker.
 //
 // JupyterLab asks a command synchronously whether it is enabled (when a menu opens) and needs the answer at once,
-// so this half answers from what it holds: a state Python pushed earlier (setEnabled), or a fact of the page it
-// reads itself (see `enabled` below). Running a command calls Python's listener onExecute(id), whose return value is
+// so this half answers from a fact of the page it reads itself (see `enabled` below). Running a command calls Python's listener onExecute(id), whose return value is
 // not used (in a worker it becomes an event). Python decides what a command does.
 (() => {
   let app = null;
   let tracker = null;
-  const added = new Map(); // command id -> {enabled, state, disposables: [IDisposable]}
+  const added = new Map(); // command id -> {enabled, disposables: [IDisposable]}
 
   // Whether the person's text selection lies inside one output of the notebook in front (the anchor's element is
   // inside a .jp-OutputArea-child of a cell of tracker.currentWidget) and holds some text.
@@ -29,15 +28,14 @@
       tracker = ctx?.tracker ?? null;
     },
     // add(id, optionsJson, onExecute): add command `id` unless the application has it already (false then).
-    // optionsJson: {label, caption?, enabled: "always" | "state" (setEnabled; false until set) | "output-selection"
-    // (outputSelected above), menu: {selector, rank} | null (a context-menu item)}.
+    // optionsJson: {label, caption?, enabled: "always" | "output-selection" (outputSelected above), menu: {selector,
+    // rank} | null (a context-menu item)}.
     add(id, optionsJson, onExecute) {
       if (!app || app.commands.hasCommand(id)) return false;
       const options = JSON.parse(optionsJson);
-      const entry = { enabled: String(options.enabled ?? "always"), state: false, disposables: [] };
+      const entry = { enabled: String(options.enabled ?? "always"), disposables: [] };
       added.set(id, entry);
       const isEnabled = () => {
-        if (entry.enabled === "state") return entry.state;
         if (entry.enabled === "output-selection") return outputSelected();
         return true;
       };
@@ -52,14 +50,6 @@
           command: id, selector: String(options.menu.selector), rank: Number(options.menu.rank),
         }));
       }
-      return true;
-    },
-    // setEnabled(id, enabled): the state a command of enabled "state" answers from.
-    setEnabled(id, enabled) {
-      const entry = added.get(id);
-      if (!entry) return false;
-      entry.state = !!enabled;
-      app.commands.notifyCommandChanged(id);
       return true;
     },
     // dispose(): remove every command and menu item this half added (newest first); the listeners go with them.

@@ -1,9 +1,9 @@
-// The bridge's one crossing counter (docs/ARCHITECTURE.md, "Crossings"; issue 22). Every JS place a call from the
+// The bridge's one crossing counter (docs/ARCHITECTURE.md, "Crossings of one call"). Every JS place a call from the
 // bridge's Python arrives at counts it here, by name: the loader's functions in its ctx and each answer handed back
 // to it (lite/extension/static/remoteEntry.js), the methods of each JS half Python evaluates (lab/ffi.py load_half,
 // through the loader's window.webmcpBridge.countCalls), and the worker's requests (lab/worker.js). Each counter's
 // json() is what window.webmcpBridge.crossings[name]() returns. The worker's own side counts the same crossings in
-// Python (webmcp_bridge/host/remote.py RemoteHost.crossings), in the same {name: count} form.
+// Python (webmcp_bridge/lab/remote_half.py RemoteHalves.crossings), in the same {name: count} form.
 //
 // crossingCounter() -> {count(name), counted(name, fn), countAll(api), json()}:
 //   count(name)         one crossing of `name`

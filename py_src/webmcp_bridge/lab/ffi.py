@@ -48,14 +48,6 @@ def is_nullish(value: object) -> TypeIs[None]:
     return value is None or (jsnull is not None and value is jsnull)
 
 
-def js_object(value: dict[str, Any]) -> Any:
-    """A plain JS object (not a Map) for a JSON-like Python dict."""
-    import js
-    from pyodide.ffi import to_js
-
-    return to_js(value, dict_converter=js.Object.fromEntries)
-
-
 def _remote() -> Any:
     """The worker's :class:`~webmcp_bridge.lab.remote_half.RemoteHalves` once ``lab/wire.py`` installed it; else
     None (the page's main thread, CPython)."""

@@ -1,4 +1,4 @@
-// The JS halves on the page for the bridge's worker (docs/WORKER.md, "The remote half"; issue 22): the worker's
+// The JS halves on the page for the bridge's worker (docs/WORKER.md, "The remote half"): the worker's
 // Python (webmcp_bridge/lab/remote_half.py, through lab/ffi.py load_half) asks for a half by name; this evaluates it
 // here, on the page's main thread, attaches it once to the loader's ctx, keeps it in a table by number and runs the
 // worker's calls of its methods. It carries data only: what to call is the worker's Python's decision.
@@ -15,7 +15,7 @@
 // the loader's window.webmcpBridge is there), counted by the bridge's one counter (crossings.js beside this file);
 // dispose() undoes the halves' work on the page once their worker is gone (below).
 //
-// Requests (the host wire's envelope, webmcp_bridge/host/wire.py; args positional):
+// Requests (the envelope of webmcp_bridge/lab/messages.py; args positional):
 //   {target: "halves", method: "load", args: [package, filename, attach]}  -> {value: n}. The source is fetched from
 //     sourcesUrl (one fetch per file, kept), evaluated as one expression named
 //     "//# sourceURL=webmcp-bridge/<package path>/<filename>" (load_half's name), attach(ctx) called once when asked,
@@ -28,10 +28,11 @@
 //     request answers the method's value; a method that returns a promise then is refused (a wire error; the promise
 //     is left to settle, its rejection caught) and must be called by an asynchronous request, which answers once it
 //     settled.
-// Errors take the wire's form {error: {kind, code, message, details}}: "wire" for a request this cannot run (an
+// Errors take the envelope's form {error: {kind, code, message, details}} (worker.js wireError, hostError): "wire" for a request this cannot run (an
 // unknown half or method, a bad name, a failed fetch, no attach, an answer that is not a JSON value, a promise to a
 // synchronous request), "host" for what the half threw (code: the error's name).
 import { crossingCounter } from './crossings.js';
+import { hostError, wireError } from './worker.js';
 
 const PACKAGE = /^[a-z_]+(\.[a-z_]+)*$/;
 const FILE = /^[a-z_]+\.js$/;
@@ -40,9 +41,6 @@ const PREFIX = 'half:';
 
 class Refused extends Error {}
 
-const wireError = message => ({ error: { kind: 'wire', code: 'WireError', message: String(message), details: {} } });
-const hostError = error => ({ error: { kind: 'host', code: String((error && error.name) || 'Error'),
-                                       message: String((error && error.message) || error), details: {} } });
 const failure = error => (error instanceof Refused ? wireError(error.message) : hostError(error));
 const isThenable = value => value !== null && (typeof value === 'object' || typeof value === 'function')
   && typeof value.then === 'function';

@@ -650,8 +650,6 @@
       listenDelay = delayMs ?? 0;
       if (!listener) { clearTimeout(listenTimer); listenTimer = null; changedPanels.clear(); }
     },
-    // Start tracking the panel's notebook now (any other method also starts it).
-    track(panel) { model(panel); },
     revision(panel) { const m = model(panel); return revisions.get(m) ?? 0; },
     // Cell changes since the last call, oldest first, as JSON text (then forgotten).
     takeChanges(panel) { return JSON.stringify(takeChanges(model(panel))); },
@@ -1143,7 +1141,7 @@
   // unknown or dropped handle throws NotebookGone before the method runs).
   const ON_PANEL = [
     "path", "dirty", "cellCount", "language", "kernel", "kernelReady", "interrupt", "kernelAction", "watch",
-    "track", "revision", "takeChanges", "takeChangesWithStamp", "cellInfos", "accessState", "outputSelection",
+ "revision", "takeChanges", "takeChangesWithStamp", "cellInfos", "accessState", "outputSelection",
     "bridgeMetadata", "setBridgeMetadata", "cellBridgeMetadata", "setCellBridgeMetadata", "setSource", "revertSource",
     "insertCell", "deleteCell", "moveCell", "setCellType", "clearOutputs", "executeAsAgent", "cells", "runStates",
     "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "focus", "setFocus",

@@ -125,10 +125,10 @@ class LabNotebook:
     when the handle's panel is gone.
 
     Check-then-write across two crossings: a tool checks a cell (its hash, the text it replaces) on a read and then
-    writes; in the bridge's worker the page runs tasks between the two, so the person may type in between. This
-    object (one per call: the host makes one per lookup) keeps the source each cell had when it last read it, and
-    :meth:`set_source` / :meth:`delete_cell` hand that to ``notebook.js``, which writes nothing when the cell holds
-    something else by then: STALE_CELL, the person's text kept (docs/WORKER.md, "Check-then-write stays atomic").
+    writes; in the bridge's worker the page runs tasks between the two, so the person may type in between. The
+    writes that can lose text take what the check read (the protocol's ``expected``) and hand it to ``notebook.js``,
+    which writes nothing when the cell holds something else by then: STALE_CELL, the person's text kept
+    (docs/WORKER.md, "Check-then-write stays atomic").
     """
 
     def __init__(
@@ -138,7 +138,6 @@ class LabNotebook:
         self.handle = str(handle)
         self.live = host.live
         self._path = path  # notebook.js starts tracking the notebook on the first call that reaches it
-        self._read: dict[str, str] = {}  # cell id -> its source as this object last read or wrote it
         self._revision: int | None = None  # the revision a write answered, until the next crossing
         self._held = state  # the access state read with the handle, until the next crossing
 
@@ -190,21 +189,14 @@ class LabNotebook:
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return self._kept(
-            [raw_cell(c, head_bytes) for c in json.loads(self._call("cells", chosen, head_bytes, max_outputs))]
-        )
-
-    def _kept(self, cells: list[RawCell]) -> list[RawCell]:
-        """``cells``, their sources noted as read (what a later write of one of them checks)."""
-        self._read.update((cell.id, cell.source) for cell in cells)
-        return cells
+        return [raw_cell(c, head_bytes) for c in json.loads(self._call("cells", chosen, head_bytes, max_outputs))]
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         found = json.loads(self._call("cellsById", json.dumps(list(cell_ids)), head_bytes, max_outputs))
         for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
-        return self._kept([raw_cell(data, head_bytes) for data in found])
+        return [raw_cell(data, head_bytes) for data in found]
 
     def find_cell(self, cell_id: str) -> RawCell:
         return self.find_cells([cell_id])[0]
@@ -298,10 +290,10 @@ class LabNotebook:
         return None if is_nullish(raw) else float(json.loads(str(raw))["since"]) / 1000
 
     # -- writes (synchronous) ---------------------------------------------------------------------
-    def _written(self, raw: Any, cell_id: str) -> RawCell:
-        return raw_cell(self._write_answer(raw, cell_id))
+    def _written(self, raw: Any, cell_id: str, expected: str | None = None) -> RawCell:
+        return raw_cell(self._write_answer(raw, {cell_id: expected}, cell_id))
 
-    def _write_answer(self, raw: Any, cell_id: str) -> dict[str, Any]:
+    def _write_answer(self, raw: Any, expected: dict[str, Any], cell_id: str) -> dict[str, Any]:
         """A write's answer from ``notebook.js`` (JSON text of the cell as written, or null when no cell has the id)
         as a dict; raises CELL_NOT_FOUND, the line-ends refusal, INVALID_ARGUMENT for a cell waiting for input, or
         STALE_CELL when the cell no longer held the source its check read (``changed``: nothing written)."""
@@ -309,7 +301,7 @@ class LabNotebook:
             raise cell_not_found(cell_id)
         data: dict[str, Any] = json.loads(raw)
         if "changed" in data:
-            raise self._stale(data["changed"])
+            raise self._stale(data["changed"], expected)
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
         if "pendingInput" in data:  # JupyterLab's own rule: a cell waiting for input keeps its type (kernel deadlock)
@@ -320,17 +312,19 @@ class LabNotebook:
             )
         return data
 
-    def _stale(self, changed: dict[str, Any]) -> ToolError:
+    @staticmethod
+    def _stale(changed: dict[str, Any], expected: dict[str, str]) -> ToolError:
         """STALE_CELL for a write ``notebook.js`` refused because the cell (``changed``: as it is now) no longer held
-        the source this object read; the access guard re-reads the levels before the error reaches the agent."""
+        the source the check read (``expected``, by cell id); the access guard re-reads the levels before the error
+        reaches the agent."""
         cell = raw_cell(changed)
-        return stale_cell_error(cell, source_hash(self._read[cell.id]), DEFAULT_LIMITS)
+        return stale_cell_error(cell, source_hash(expected[cell.id]), DEFAULT_LIMITS)
 
-    def set_source(self, cell_id: str, source: str) -> RawCell:
-        data = self._write_answer(self._call("setSource", cell_id, source, self._read.get(cell_id)), cell_id)
+    def set_source(self, cell_id: str, source: str, expected: str | None = None) -> RawCell:
+        data = self._write_answer(self._call("setSource", cell_id, source, expected), {cell_id: expected}, cell_id)
         cell = raw_cell(data)
         self.host.journal.record(self.path, cell.id, str(data["before"]), cell.source)
-        self._read[cell.id], self._revision = cell.source, int(data["revision"])  # after the path's crossing, if any
+        self._revision = int(data["revision"])  # after the path's crossing, if any
         return cell
 
     def revert_source(self, cell_id: str, source: str, expected: str) -> str | None:
@@ -344,8 +338,8 @@ class LabNotebook:
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         return self._written(self._call("insertCell", index, cell_type, source), "(new cell)")
 
-    def delete_cell(self, cell_id: str) -> RawCell:
-        return self._written(self._call("deleteCell", cell_id, self._read.get(cell_id)), cell_id)
+    def delete_cell(self, cell_id: str, expected: str | None = None) -> RawCell:
+        return self._written(self._call("deleteCell", cell_id, expected), cell_id, expected)
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         return self._written(self._call("moveCell", cell_id, to_index), cell_id)
@@ -548,7 +542,7 @@ class LabNotebook:
         return await self.wait_for_kernel(timeout, ("idle",))
 
     # -- batched edits and code without a cell -------------------------------------------------
-    def apply_edits(self, ops: Sequence[EditOp]) -> list[str]:
+    def apply_edits(self, ops: Sequence[EditOp], expected: dict[str, str] | None = None) -> list[str]:
         """Two crossings: the cells' ids with the revision they belong to, then ``notebook.js`` carries out the steps
         :func:`~webmcp_bridge.host.edit_plan.plan_edits` resolved, in one transaction of the shared model (one undo
         step), unless the revision moved in between (then planned again, at most ``_PLAN_TRIES`` times, else
@@ -556,7 +550,8 @@ class LabNotebook:
         for _ in range(_PLAN_TRIES):
             ids = json.loads(str(self._call("cellIds")))
             steps = plan_edits([str(i) for i in ids["ids"]], ops)
-            checked = {s.cell_id: self._read[s.cell_id] for s in steps if s.op in _CHECKED and s.cell_id in self._read}
+            known = expected or {}
+            checked = {s.cell_id: known[s.cell_id] for s in steps if s.op in _CHECKED and s.cell_id in known}
             wire = json.dumps([step.wire() for step in steps])
             data = json.loads(str(self._call("applyEdits", wire, ids["revision"], json.dumps(checked))))
             if "revision" not in data:
@@ -568,9 +563,8 @@ class LabNotebook:
         if "lineEnds" in data:
             raise _line_ends_stuck(str(data["lineEnds"]))
         if "changed" in data:
-            raise self._stale(data["changed"])
+            raise self._stale(data["changed"], checked)
         afters = data.get("afters") or {}
-        self._read.update(afters)  # what a later write of these cells checks, as set_source keeps it
         for cell_id, before in (data.get("befores") or {}).items():
             if cell_id in afters:
                 self.host.journal.record(self.path, str(cell_id), str(before), str(afters[cell_id]))

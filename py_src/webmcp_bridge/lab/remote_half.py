@@ -1,8 +1,9 @@
-"""The JS halves seen from the bridge's worker (docs/WORKER.md, issue 22, "The remote half"): in the worker,
+"""The JS halves seen from the bridge's worker (docs/WORKER.md, "The remote half"): in the worker,
 :func:`webmcp_bridge.lab.ffi.load_half` returns a :class:`RemoteHalf`, whose method calls cross to the page's main
 thread, where ``lab/halves.js`` evaluated the real half and attached it to the loader's ctx.
 
-Messages, over the worker's transport (:mod:`webmcp_bridge.lab.wire`; the host wire's envelope, host/wire.py):
+Messages, over the worker's transport (:mod:`webmcp_bridge.lab.wire`; the envelope is
+:mod:`webmcp_bridge.lab.messages`'):
 
 * load: ``{"id", "target": "halves", "method": "load", "args": [package, filename, attach]}`` answered ``{"id",
   "value": <the half's number n>}``: the page fetches the half's source from its own origin, evaluates it under the
@@ -15,8 +16,8 @@ Messages, over the worker's transport (:mod:`webmcp_bridge.lab.wire`; the host w
 * a call: ``{"id", "target": "half:<n>", "method": str, "args": [JSON value | {"callback": int}, ...]}`` (positional)
   answered ``{"id", "value": <a JSON value>}`` or ``{"id", "error": {"kind", "code", "message", "details"}}`` (the
   wire's error form: ``host`` is an exception the method threw, raised here as
-  :class:`~webmcp_bridge.host.wire.HostFailure`; ``wire`` an unknown half or method, a value that is not JSON, a
-  promise answered to a synchronous call, raised as :class:`~webmcp_bridge.host.wire.WireError`).
+  :class:`~webmcp_bridge.lab.messages.HostFailure`; ``wire`` an unknown half or method, a value that is not JSON, a
+  promise answered to a synchronous call, raised as :class:`~webmcp_bridge.lab.messages.WireError`).
 * a callback's call (page to worker, an event, never answered): ``{"event": "callback", "id": int, "args": [...]}``.
 
 Synchronous and asynchronous, explicitly: ``half.method(*args)`` is a synchronous crossing and returns the method's
@@ -43,10 +44,9 @@ import re
 import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
-from webmcp_bridge.host.remote import Transport
-from webmcp_bridge.host.wire import AnswerMessage, WireError, dumps, json_value, raise_failure, read_message
+from webmcp_bridge.lab.messages import Transport, WireError, answer_value, dumps, json_value
 
 #: the target of the halves' table on the page (``load``)
 HALVES_TARGET = "halves"
@@ -125,7 +125,7 @@ class RemoteHalves:
     """The worker's side of ``lab/halves.js``: loads halves, calls their methods, keeps the callbacks.
 
     Args:
-        transport: the worker's transport (:class:`~webmcp_bridge.host.remote.Transport`: ``send`` synchronous,
+        transport: the worker's transport (:class:`~webmcp_bridge.lab.messages.Transport`: ``send`` synchronous,
             ``send_async`` awaited).
 
     Attributes:
@@ -145,14 +145,6 @@ class RemoteHalves:
         self._next += 1
         return {"id": self._next, "target": target, "method": method, "args": args}
 
-    def _value(self, text: str, ident: int) -> Any:
-        answer = cast(AnswerMessage, read_message(text, AnswerMessage))
-        if answer.error is not None:
-            raise_failure(answer.error)
-        if answer.id != ident:
-            raise WireError(f"the answer {answer.id} is not the one to the call {ident}")
-        return answer.value
-
     def _count(self, name: str, method: str) -> None:
         self.crossings.setdefault(name, Counter())[method] += 1
 
@@ -166,7 +158,7 @@ class RemoteHalves:
         message = self._message(HALVES_TARGET, "load", [package, filename, bool(attach)])
         name = filename.rsplit(".", 1)[0]
         self._count(name, "load")
-        number = self._value(self.transport.send(dumps(message)), message["id"])
+        number = answer_value(self.transport.send(dumps(message)), message["id"])
         if not isinstance(number, int) or isinstance(number, bool):
             raise WireError(f"the page answered {number!r} for a half's number")
         return RemoteHalf(self, number, name)
@@ -176,7 +168,7 @@ class RemoteHalves:
         first): one synchronous crossing. True when the page still had it; later calls of it are WireErrors."""
         message = self._message(HALVES_TARGET, "drop", [half._number])
         self._count(half._name, "drop")
-        return bool(self._value(self.transport.send(dumps(message)), message["id"]))
+        return bool(answer_value(self.transport.send(dumps(message)), message["id"]))
 
     def encode_args(self, method: str, args: Sequence[Any]) -> list[Any]:
         """``args`` as the wire writes them: a :class:`Callback` as ``{"callback": id}``, JSON values as they are.
@@ -203,7 +195,7 @@ class RemoteHalves:
         message = self._message(f"{HALF_PREFIX}{half._number}", method, self.encode_args(method, args))
         text = dumps(message)
         self._count(half._name, method)
-        return self._value(self.transport.send(text), message["id"])
+        return answer_value(self.transport.send(text), message["id"])
 
     async def call_async(self, half: RemoteHalf, method: str, args: Sequence[Any]) -> Any:
         """``await half.method(*args)`` on the page (a method returning a promise): one asynchronous crossing,
@@ -211,7 +203,7 @@ class RemoteHalves:
         message = self._message(f"{HALF_PREFIX}{half._number}", method, self.encode_args(method, args))
         text = dumps(message)
         self._count(half._name, method)
-        return self._value(await self.transport.send_async(text), message["id"])
+        return answer_value(await self.transport.send_async(text), message["id"])
 
     def on_event(self, text: str) -> bool:
         """Dispatch ``text`` when it is a callback's event (``{"event": "callback", "id": int, "args": [...]}``):

@@ -8,7 +8,7 @@ script ran); the result is the page's :class:`LabSession`, which the loader hold
 ``session.stop()``; its ``reply`` is JSON text ``{"state": "ready"|"unavailable", "tools": N, "timings": {step: ms}}``.
 This module only hands ``ctx`` on (to the JS halves' ``attach``): the loader's facts it decides by (``modelContext``,
 ``pageSearch``, ``modules.widgets``) and the status item (``setStatus``, ``setDiagnostics``) are ``session.js``'s, so
-the same Python runs in the bridge's worker, where ``ctx`` only stands for the page's (docs/WORKER.md, step 5).
+the same Python runs in the bridge's worker, where ``ctx`` only stands for the page's (docs/WORKER.md, "Start-up").
 "unavailable" means the page has no
 ``document.modelContext``: nothing is registered and JupyterLab works as before. Either way the Agent panel
 (:mod:`webmcp_bridge.lab.ui.panel`) and Propose mode's person side (:mod:`webmcp_bridge.lab.ui.proposals`) start

@@ -1,6 +1,6 @@
-"""The worker's transport of the host wire (docs/WORKER.md, issue 22, step 3): in the bridge's dedicated worker,
-every host-protocol call is a message to the page's main thread (:mod:`webmcp_bridge.host.wire`'s format), carried
-by ``lab/worker_boot.js`` and answered by ``lab/worker.js`` there.
+"""The worker's transport (docs/WORKER.md, "The crossing protocol"): in the bridge's dedicated worker, every call of
+a JS half is a message to the page's main thread (the envelope of :mod:`webmcp_bridge.lab.messages`), carried by
+``lab/worker_boot.js`` and answered by ``lab/worker.js`` there.
 
 Two kinds of crossing, chosen here once, at :func:`start`:
 
@@ -18,44 +18,35 @@ Two kinds of crossing, chosen here once, at :func:`start`:
   from any of them. Plain synchronous calls from JS (:func:`event`) are not promising: nothing there crosses.
 * asynchronous (:meth:`WorkerTransport.send_async`, the protocol's coroutine methods): a message answered by one.
 
-Events of the page (``{"event": name}``, e.g. a watched dialog opened) are handed to :func:`event`, which queues
-them on the worker's event loop; the :class:`~webmcp_bridge.host.remote.RemoteHost` of :func:`start` dispatches
-them there.
+Events of the page (``{"event": name}``: a callback of a half's listener) are handed to :func:`event`, which queues
+them on the worker's event loop; the remote halves (:mod:`webmcp_bridge.lab.remote_half`) dispatch them there.
 
 :data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name, text)``, JSON text in and
 out): ``session_start`` / ``session_stop`` (the bridge itself: the loader's worker mode, ``?webmcpBridgeThread=worker``,
-docs/WORKER.md step 5), and for the browser tests of the crossings and for diagnosis ``host_calls`` (host-protocol
-calls made through the wire) and ``half_calls`` (JS halves loaded and called through ``load_half``, the remote halves
-of :mod:`webmcp_bridge.lab.remote_half`, which :func:`start` installs).
+docs/WORKER.md, "Choosing the thread"), and for the browser tests of the crossings and for diagnosis ``page_calls``
+(requests sent to the page as they are) and ``half_calls`` (JS halves loaded and called through ``load_half``, the
+remote halves of :mod:`webmcp_bridge.lab.remote_half`, which :func:`start` installs).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from webmcp_bridge.core.errors import ToolError
-from webmcp_bridge.host.remote import RemoteHost, RemoteNotebook
-from webmcp_bridge.host.wire import (
-    DIALOGS_TARGET,
-    HostFailure,
-    WireError,
-    decode_args,
-    json_value,
-    methods_of,
-    to_json,
-)
 from webmcp_bridge.lab import remote_half
 from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half
+from webmcp_bridge.lab.messages import HostFailure, WireError, answer_value, dumps, json_value
 
 #: the synchronous crossing of a worker: shared memory, JSPI's run_sync, or none
 MODES = ("sab", "jspi", "none")
 
 
 class WorkerTransport:
-    """A :class:`~webmcp_bridge.host.remote.Transport` in the bridge's worker.
+    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker.
 
     Args:
         mode: ``"sab"``, ``"jspi"`` or ``"none"`` (:data:`MODES`; module docstring).
@@ -112,17 +103,27 @@ class WorkerTransport:
 
 
 class WorkerWire:
-    """The worker's one wire: its transport, the :class:`RemoteHost` over it, and the count of dialogs events seen
-    (``dialog_events``, for :func:`host_calls`'s report)."""
+    """The worker's one wire: its transport, and for :func:`page_calls`'s report the requests it sent by method
+    (``crossings``) and the page's events no half took, by name (``events``)."""
 
     def __init__(self, transport: WorkerTransport) -> None:
         self.transport = transport
-        self.host = RemoteHost(transport)
-        self.dialog_events = 0
+        self.crossings: Counter[str] = Counter()
+        self.events: Counter[str] = Counter()
+        self._next = 0
 
-    def on_dialogs(self) -> None:
-        """A watched dialog opened, was shown or closed (the page's dialogs event)."""
-        self.dialog_events += 1
+    def request(self, call: dict[str, Any]) -> dict[str, Any]:
+        """``call`` (``{"target", "method", "args"}``) as a message with a new id; counted by its method."""
+        self._next += 1
+        self.crossings[str(call["method"])] += 1
+        return {"id": self._next, "target": str(call["target"]), "method": str(call["method"]), "args": call["args"]}
+
+    def on_event(self, text: str) -> None:
+        """Count an event no half took (JSON text ``{"event": name}``). Raises WireError for another shape."""
+        try:
+            self.events[str(json.loads(text)["event"])] += 1
+        except (ValueError, KeyError, TypeError):
+            raise WireError("an event is a JSON object {event: name}") from None
 
 
 _wire: WorkerWire | None = None
@@ -166,24 +167,18 @@ def wire() -> WorkerWire:
 def _on_event(text: str) -> None:
     halves = remote_half.current()
     if halves is None or not halves.on_event(text):
-        wire().host.on_event(text)
+        wire().on_event(text)
 
 
 def event(text: str) -> None:
     """An event of the page (JSON text ``{"event": name}``): dispatched on the worker's event loop, after the
     Python that is running now (never inside a crossing that waits): a callback's (``{"event": "callback", "id",
-    "args"}``, :mod:`webmcp_bridge.lab.remote_half`) calls that callback, any other goes to the RemoteHost."""
+    "args"}``, :mod:`webmcp_bridge.lab.remote_half`) calls that callback, any other is counted (:class:`WorkerWire`)."""
     wire()  # raises before the wire started
     asyncio.get_event_loop().call_soon(_on_event, str(text))
 
 
 # -- entries the page may run ------------------------------------------------------------------------------
-def _handle_of(notebook: Any) -> dict[str, Any]:
-    if not isinstance(notebook, RemoteNotebook):
-        raise WireError(f"a {type(notebook).__name__} is not a notebook of this wire")
-    return {"handle": notebook.handle, "path": notebook.path}
-
-
 def _failure(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, ToolError):
         return {"type": "ToolError", "code": exc.code.value, "message": exc.message, "details": exc.details}
@@ -193,47 +188,40 @@ def _failure(exc: BaseException) -> dict[str, Any]:
 
 
 async def _run_calls(current: WorkerWire, calls: list[Any]) -> list[dict[str, Any]]:
-    host = current.host
     results: list[dict[str, Any]] = []
     for call in calls:
-        target, name, args = str(call["target"]), str(call["method"]), call.get("args", {})
         try:
-            if target == DIALOGS_TARGET and name == "watch":
-                host.dialogs.watch(current.on_dialogs)
-                results.append({"value": None})
-                continue
-            method = methods_of(target).get(name)
-            if method is None:
-                raise WireError(f"{target} has no method {name!r}")
-            kwargs = decode_args(method, args)
-            if method.is_async:
-                value = await host.call_async(target, name, **kwargs)
+            message = current.request({**call, "args": json_value(call.get("args", {}), "the arguments")})
+            if call.get("async"):
+                text = await current.transport.send_async(dumps(message))
             else:
-                value = host.call(target, name, **kwargs)
-            results.append({"value": to_json(method.returns, value, f"{name}()", _handle_of)})
+                text = current.transport.send(dumps(message))
+            results.append({"value": answer_value(text, message["id"])})
         except Exception as exc:  # each call's failure is its result
             results.append({"error": json_value(_failure(exc), "the failure")})
     return results
 
 
-async def host_calls(text: str) -> str:
-    """Run host-protocol calls through the wire, one crossing each, in order.
+async def page_calls(text: str) -> str:
+    """Send requests to the page as they are, one crossing each, in order: the transport's own test (the browser's,
+    ``playwright-tests/test_worker_wire.py``, with a responder of its own on the page) and a diagnosis.
 
-    ``text``: JSON ``{"calls": [{"target": "host" | "dialogs" | <handle>, "method": str, "args": {...}}, ...],
-    "task": bool}``, ``args`` in the wire's form (host/wire.py); ``{"target": "dialogs", "method": "watch"}`` watches
-    the dialogs (its events are counted). With ``"task": true`` (default false) the calls are made in an asyncio
-    task this entry awaits, as a tool's handler may run, rather than in the entry's own coroutine: a synchronous
-    crossing then waits from that task's steps. Returns JSON ``{"mode", "results": [{"value": <the answer in the
-    wire's form>} | {"error": {"type", "code", "message", "details"}}], "crossings": {method: count},
-    "dialog_events": int}``. A failure of one call is its result; the others still run. Raises WireError for text
-    of another shape.
+    ``text``: JSON ``{"calls": [{"target": str, "method": str, "args": <JSON>, "async": bool}, ...], "task": bool}``:
+    a synchronous crossing each, or an asynchronous one with ``"async": true``. With ``"task": true`` (default false)
+    the calls are made in an asyncio task this entry awaits, as a tool's handler may run, rather than in the entry's
+    own coroutine: a synchronous crossing then waits from that task's steps. Returns JSON ``{"mode", "results":
+    [{"value"} | {"error": {"type", "code", "message", "details"}}], "crossings": {method: count}, "events": {name:
+    count}}`` (both counted since the wire started). A failure of one call is its result; the others still run.
+    Raises WireError for text of another shape.
     """
     current = wire()
     try:
         request = json.loads(text)
-        calls, in_task = list(request["calls"]), bool(request.get("task", False))
+        calls, in_task = [dict(c) for c in request["calls"]], bool(request.get("task", False))
+        for call in calls:
+            str(call["target"]), str(call["method"])
     except (ValueError, KeyError, TypeError, AttributeError):
-        raise WireError("host_calls takes {calls: [{target, method, args}, ...], task: bool}") from None
+        raise WireError("page_calls takes {calls: [{target, method, args, async}, ...], task: bool}") from None
     if in_task:
         results = await asyncio.ensure_future(_run_calls(current, calls))
     else:
@@ -242,8 +230,8 @@ async def host_calls(text: str) -> str:
         {
             "mode": current.transport.mode,
             "results": results,
-            "crossings": dict(current.host.crossings),
-            "dialog_events": current.dialog_events,
+            "crossings": dict(current.crossings),
+            "events": dict(current.events),
         }
     )
 
@@ -400,7 +388,7 @@ async def session_stop(text: str) -> str:
 ENTRIES: dict[str, Callable[[str], Awaitable[str]]] = {
     "session_start": session_start,
     "session_stop": session_stop,
-    "host_calls": host_calls,
+    "page_calls": page_calls,
     "half_calls": half_calls,
 }
 

@@ -1,6 +1,6 @@
-// The page's main-thread side of the bridge's worker (docs/WORKER.md, issue 22): starts the dedicated worker
-// (worker_boot.js beside this file), answers its requests in the host wire's format (webmcp_bridge/host/wire.py's
-// docstring), sends it events and counts the crossings. It carries data only: what a request means is decided by
+// The page's main-thread side of the bridge's worker (docs/WORKER.md): starts the dedicated worker
+// (worker_boot.js beside this file), answers its requests in the envelope of webmcp_bridge/lab/messages.py, sends it
+// events and counts the crossings. wireError and hostError build the page's failure bodies, here only. It carries data only: what a request means is decided by
 // the responder the caller gives (a plain function, or halves.js's, which runs the JS halves for the worker's
 // Python: docs/WORKER.md, "The remote half").
 //
@@ -18,8 +18,7 @@
 //                       message, details}}; what it throws crosses as {error: {kind: "host", code: its name}}. Every
 //                       synchronous request is answered by it, whichever way the worker waits (buffers or JSPI). It
 //                       may return a promise of the answer (halves.js's load fetches a source): the answer is then
-//                       published once it settles (the worker waits that long; the page never does). A call of a
-//                       batch must answer at once
+//                       published once it settles (the worker waits that long; the page never does)
 //   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond); what it throws or
 //                       rejects with crosses as respond's; a promise that never settles leaves that call waiting
 // and returns {ready, go(), ping(), invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}: go() lets a
@@ -31,7 +30,7 @@
 // timeOrigin), memoryBytes() is the worker's wasm memory in bytes as its last message said, invoke runs one of the worker
 // Python's entries (webmcp_bridge/lab/wire.py ENTRIES) on JSON text and resolves to its JSON text answer, event
 // sends one event (JSON text, {event: name}), crossings() is the count of requests by method as JSON text
-// {method: count} (a batch counts once, as "batch": the count RemoteHost keeps on the other side), counted by the
+// {method: count}, counted by the
 // bridge's one crossing counter (crossings.js beside this module).
 //
 // Messages, worker -> page: {type: "buffers", ctl, data} (the synchronous crossing's SharedArrayBuffers, when the
@@ -53,6 +52,12 @@
 // for the worker; only the worker blocks.
 import { crossingCounter } from './crossings.js';
 
+// the body of a failed answer: a request the other side could not read or refuses ("wire"), or what the answering
+// JS threw ("host", its name as the code); Python raises them again as WireError and HostFailure
+export const wireError = message => ({ error: { kind: 'wire', code: 'WireError', message: String(message), details: {} } });
+export const hostError = error => ({ error: { kind: 'host', code: String((error && error.name) || 'Error'),
+                                              message: String((error && error.message) || error), details: {} } });
+
 const OK = 1;
 const TOO_BIG = 2;
 
@@ -72,24 +77,12 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
   let readyResolve, readyReject;
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 
-  const failure = error => ({ error: { kind: 'host', code: String((error && error.name) || 'Error'),
-                                       message: String((error && error.message) || error), details: {} } });
-  const count = message => crossings.count(Array.isArray(message.batch) ? 'batch' : String(message.method));
+  const failure = hostError;
+  const count = message => crossings.count(String(message.method));
   const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
   const isThenable = value => value !== null && typeof value === 'object' && typeof value.then === 'function';
-  const now = body => {
-    if (isThenable(body)) throw new TypeError('a call of a batch must answer at once, not with a promise');
-    return body;
-  };
   // the answer's text, or a promise of it when respond answered with a promise
   const answerSync = message => {
-    if (Array.isArray(message.batch)) {
-      // every call of a batch runs, in order, in this one task
-      const answers = message.batch.map(call => {
-        try { return { id: call.id, ...now(respond(call)) }; } catch (error) { return { id: call.id, ...failure(error) }; }
-      });
-      return JSON.stringify({ id: message.id, batch: answers });
-    }
     try {
       const body = respond(message);
       if (isThenable(body)) return body.then(b => answerOf(message, b), error => answerOf(message, failure(error)));
@@ -97,13 +90,12 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
     } catch (error) { return answerOf(message, failure(error)); }
   };
   const answerAsync = async message => {
-    if (Array.isArray(message.batch)) return answerSync(message);
     try { return answerOf(message, await respondAsync(message)); } catch (error) { return answerOf(message, failure(error)); }
   };
   const read = text => {
     try { return JSON.parse(text); } catch { return { id: -1, unreadable: true }; }
   };
-  const unreadable = () => JSON.stringify({ id: -1, error: { kind: 'wire', code: 'WireError', message: 'the request is not JSON', details: {} } });
+  const unreadable = () => JSON.stringify({ id: -1, ...wireError('the request is not JSON') });
   // write an answer's bytes into the shared buffer when they fit, else ask for a bigger one; the state last
   const publish = bytes => {
     if (bytes.length <= data.length) {

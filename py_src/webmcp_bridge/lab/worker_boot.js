@@ -1,4 +1,4 @@
-// The bridge's dedicated worker (docs/WORKER.md, issue 22): started by worker.js on the page's main thread. It
+// The bridge's dedicated worker (docs/WORKER.md): started by worker.js on the page's main thread. It
 // starts Pyodide with the bridge's wheels as the loader does (the runtime and wheels named by the labextension's
 // bridge.json; the page's own runtime when worker.js passes one of the version the wheels are built for), then
 // imports webmcp_bridge.lab.wire, which decides everything else. This file only carries data: the messages are

@@ -1,10 +1,11 @@
-"""The host wire: every host-protocol call as a JSON message, every answer as one, and back (issue 22, docs/WORKER.md).
+"""The host wire, a test harness: every host-protocol call as a JSON message, every answer as one, and back.
 
-In the worker the bridge's Python holds no JavaScript object: it reaches the live notebook on the page's main thread
-only by messages. This module is the format of those messages and their codec, read from the protocol itself
-(:mod:`webmcp_bridge.host.protocol`): a method's parameter and return annotations decide how its arguments and answer
-are written, so a method added to the protocol crosses with no change here. :class:`WireServer` is the main thread's
-side over any host (in CPython tests the in-memory one); :mod:`webmcp_bridge.host.remote` is the worker's.
+Not shipped: the page answers only the JS halves' requests (``lab/halves.js``). This codec is read from the protocol
+itself (:mod:`webmcp_bridge.host.protocol`): a method's parameter and return annotations decide how its arguments and
+answer are written. :class:`WireServer` answers from any host (the in-memory one); ``host_remote.py`` is the other
+side. ``tests/conftest.py`` runs the tool tests a second time over it, which shows that every protocol method crosses
+as data and nothing holds an object (docs/WORKER.md, "Tests"). The envelope (an answer, a failure's body, the errors)
+is the product's, :mod:`webmcp_bridge.lab.messages`.
 
 Messages (JSON objects; the text is UTF-8 JSON):
 
@@ -34,16 +35,21 @@ import binascii
 import dataclasses
 import inspect
 import json
-import math
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.host.protocol import DialogSource, LiveNotebook, NotebookHost
+from webmcp_bridge.lab.messages import (
+    AnswerMessage,
+    Message,
+    WireError,
+    dumps,
+    json_value,
+    read_message,
+)
 
 #: the targets of a call that are not handles: the application and its dialogs
 HOST_TARGET = "host"
@@ -54,26 +60,8 @@ HANDLE_PREFIX = "nb-"
 DIALOGS_EVENT = "dialogs"
 
 
-class WireError(Exception):
-    """A value or message that cannot cross: not JSON where JSON is asked, not the shape the protocol's annotation
-    says, or a message of an unknown form. Raised where it is written (the caller's bug, never a person's input)."""
-
-
-class HostFailure(RuntimeError):
-    """An unexpected exception of the host on the other side (not a :class:`ToolError`), raised again in the caller:
-    ``kind`` is its type's name there, the message its text. The registry reports it as any unexpected failure."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(f"{kind}: {message}")
-        self.kind = kind
-
-
 # -- message shapes (what a side receives is validated before it is read) ------------------------------------
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class CallMessage(_Message):
+class CallMessage(Message):
     """One protocol call: the method ``method`` of ``target`` (``host``, ``dialogs`` or a notebook's handle)."""
 
     id: int
@@ -82,32 +70,14 @@ class CallMessage(_Message):
     args: dict[str, Any]
 
 
-class BatchMessage(_Message):
+class BatchMessage(Message):
     """Several calls in one crossing, answered in order."""
 
     id: int
     batch: list[CallMessage]
 
 
-class FailureBody(_Message):
-    """Why a call failed: ``kind`` tool (a ToolError: ``code`` its ErrorCode), host (another exception: ``code`` its
-    type's name) or wire (an unreadable message)."""
-
-    kind: Literal["tool", "host", "wire"]
-    message: str
-    code: str = ""
-    details: dict[str, Any] = {}
-
-
-class AnswerMessage(_Message):
-    """The answer to one call: ``value`` (as the method's return annotation writes it) or ``error``."""
-
-    id: int
-    value: Any = None
-    error: FailureBody | None = None
-
-
-class BatchAnswerMessage(_Message):
+class BatchAnswerMessage(Message):
     """The answers to a batch, in the order of its calls."""
 
     id: int
@@ -185,27 +155,6 @@ def _field_hints(cls: type) -> dict[str, Any]:
 
 def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in (typing.Union, types.UnionType)
-
-
-def json_value(value: Any, where: str) -> Any:
-    """``value`` checked to be JSON (None, bool, int, finite float, str, lists/tuples, string-keyed dicts), as a
-    fresh copy with lists for tuples. Raises WireError naming ``where`` and the first part that is not."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise WireError(f"{where}: {value!r} is not a JSON number")
-        return value
-    if isinstance(value, (list, tuple)):
-        return [json_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise WireError(f"{where}: the key {key!r} is not a string (JSON object keys are)")
-            out[key] = json_value(item, f"{where}.{key}")
-        return out
-    raise WireError(f"{where}: a {type(value).__name__} is not JSON (only None, bool, int, float, str, list, dict)")
 
 
 def to_json(tp: Any, value: Any, where: str, handle_of: HandleOf = _refuse) -> Any:
@@ -381,43 +330,13 @@ def decode_args(method: Method, args: Mapping[str, Any], resolve: Resolve = _ref
 
 
 def failure_of(exc: BaseException) -> dict[str, Any]:
-    """The ``error`` object of an answer for ``exc`` (module docstring, "Messages")."""
+    """The ``error`` body of an answer for ``exc`` (:mod:`webmcp_bridge.lab.messages`), as the page builds it."""
     if isinstance(exc, ToolError):
         details = json_value(exc.details, f"the details of {exc.code.value}")
         return {"kind": "tool", "code": exc.code.value, "message": exc.message, "details": details}
     if isinstance(exc, WireError):
         return {"kind": "wire", "code": "WireError", "message": str(exc), "details": {}}
     return {"kind": "host", "code": type(exc).__name__, "message": str(exc), "details": {}}
-
-
-def raise_failure(body: FailureBody) -> typing.NoReturn:
-    """Raise the exception an ``error`` object stands for: the ToolError as it was raised (code, message, details),
-    a :class:`HostFailure` or a :class:`WireError`."""
-    if body.kind == "tool":
-        try:
-            code = ErrorCode(body.code)
-        except ValueError:
-            raise WireError(f"the error code {body.code!r} is not one of the bridge's") from None
-        raise ToolError(code, body.message, **body.details)
-    if body.kind == "host":
-        raise HostFailure(body.code, body.message)
-    raise WireError(body.message)
-
-
-def read_message(text: str, model: type[_Message]) -> Any:
-    """``text`` (JSON) read as ``model``. Raises WireError when it is not JSON or not of that shape."""
-    try:
-        return model.model_validate_json(text)
-    except ValidationError as exc:
-        raise WireError(f"not a {model.__name__}: {exc.errors()[0]['msg']} at {exc.errors()[0]['loc']}") from None
-
-
-def dumps(message: Mapping[str, Any]) -> str:
-    """A message as JSON text (UTF-8 once encoded; NaN and infinities refused)."""
-    try:
-        return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise WireError(f"the message is not JSON ({exc})") from None
 
 
 # -- the main thread's side -------------------------------------------------------------------------------------
@@ -517,7 +436,7 @@ class WireServer:
             raw = json.loads(text)
         except ValueError as exc:
             return {"id": -1, "error": failure_of(WireError(f"not JSON ({exc})"))}
-        model: type[_Message] = BatchMessage if isinstance(raw, dict) and "batch" in raw else CallMessage
+        model: type[Message] = BatchMessage if isinstance(raw, dict) and "batch" in raw else CallMessage
         try:
             return typing.cast(CallMessage | BatchMessage, read_message(text, model))
         except WireError as exc:

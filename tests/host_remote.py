@@ -1,12 +1,12 @@
-"""The worker's side of the host wire: the host protocol implemented by messages (:mod:`webmcp_bridge.host.wire`).
+"""The other side of the host wire (a test harness, ``host_wire.py``): the host protocol implemented by messages.
 
 :class:`RemoteHost` is a :class:`~webmcp_bridge.host.protocol.NotebookHost` whose every method call is one crossing:
 the call encoded (its arguments by the protocol's annotations), sent through a :class:`Transport`, the answer decoded
 (a :class:`~webmcp_bridge.core.errors.ToolError` raised again with its code, message and details, so a tool's
 structured error is the one it would be in-process). A notebook it hands out is a :class:`RemoteNotebook` over a
 handle, one object per handle; dialogs are :class:`RemoteDialogs`. :class:`Loopback` joins it to a
-:class:`~webmcp_bridge.host.wire.WireServer` in one process through JSON text (CPython tests; the page's transport
-is ``lab/``'s, docs/WORKER.md step 3).
+:class:`~host_wire.WireServer` in one process through JSON text; :class:`RemoteHost` also runs over the worker's
+transport, ``lab/wire.py`` (``tests/test_worker_transport.py``).
 """
 
 from __future__ import annotations
@@ -14,40 +14,24 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
-from webmcp_bridge.host.protocol import LiveNotebook, NotebookHost
-from webmcp_bridge.host.wire import (
+from host_wire import (
     DIALOG_METHODS,
     DIALOGS_EVENT,
     DIALOGS_TARGET,
     HOST_METHODS,
     HOST_TARGET,
     NOTEBOOK_METHODS,
-    AnswerMessage,
     BatchAnswerMessage,
     Method,
-    WireError,
     WireServer,
-    dumps,
     encode_args,
     from_json,
     methods_of,
-    raise_failure,
-    read_message,
 )
-
-
-class Transport(Protocol):
-    """Carries one message (JSON text) to the main thread and brings its answer (JSON text) back."""
-
-    def send(self, message: str) -> str:
-        """A synchronous crossing: the caller is blocked until the answer is there."""
-        ...
-
-    async def send_async(self, message: str) -> str:
-        """An asynchronous crossing: awaited while the main thread answers."""
-        ...
+from webmcp_bridge.host.protocol import LiveNotebook, NotebookHost
+from webmcp_bridge.lab.messages import AnswerMessage, Transport, WireError, dumps, raise_failure, read_message
 
 
 class Loopback:
@@ -208,7 +192,7 @@ class RemoteNotebook:
 class RemoteDialogs:
     """The application's dialogs on the other side (a :class:`~webmcp_bridge.host.protocol.DialogSource`):
     ``snapshot``, ``click`` and ``close`` cross; ``watch`` crosses once and its callback is called on each
-    :data:`~webmcp_bridge.host.wire.DIALOGS_EVENT` event."""
+    :data:`~host_wire.DIALOGS_EVENT` event."""
 
     def __init__(self, host: RemoteHost) -> None:
         self.host = host

@@ -1,0 +1,45 @@
+"""The interface between the bridge's Python and the page, declared once: each JS half's methods.
+
+A JS half (:func:`webmcp_bridge.lab.ffi.load_half`) is the only way Python reaches the page, on the main thread as
+from the worker (where each call is a message, docs/WORKER.md, "The remote half"). :data:`HALVES` names every half
+by its file under ``lab/`` and the methods its object offers Python, ``attach`` aside (the loader's ctx, handed
+once by ``load_half``). ``tests/test_page_interface.py`` holds both sides to it: each half's object, evaluated by
+Node, offers exactly these methods, and every method name the modules of ``lab/`` call on a half is one of them.
+"""
+
+from __future__ import annotations
+
+#: file (relative to ``lab/``) -> the methods of its half, sorted
+HALVES: dict[str, tuple[str, ...]] = {
+    "notebook.js": (
+        "accessState", "activate", "agentKernels", "applyEdits", "bridgeMetadata", "cellBridgeMetadata", "cellCount",
+        "cellIds", "cellInfos", "cells", "cellsById", "clearOutputs", "configure", "confirm", "current",
+        "currentViewed", "deleteCell", "dirty", "dispose", "documents", "executeAsAgent", "findViewed", "focus",
+        "follow", "highlightOutput", "insertCell", "interrupt", "kernel", "kernelAction", "kernelOwner", "kernelReady",
+        "language", "listen", "moveCell", "open", "outputBinary", "outputBinaryHead", "outputBytes", "outputSelection",
+        "panels", "path", "resizeImage", "restartAgentKernels", "revertSource", "revision", "runCode", "runDone",
+        "runFinish", "runStates", "savedNotebook", "setBridgeMetadata", "setCellBridgeMetadata", "setCellType",
+        "setFocus", "setSource", "takeChanges", "takeChangesWithStamp", "unwatch", "watch",
+    ),
+    "host.js": (
+        "configure", "cookie", "fileText", "listDir", "notebookMetadata", "openText", "saveModel", "serverRoot", "stat",
+        "writeText",
+    ),
+    "tabs.js": ("configure", "fresh", "save", "state"),
+    "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
+    "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
+    "commands.js": ("add", "dispose"),
+    "contributions.js": ("site",),
+    "session.js": ("facts", "setDiagnostics", "setStatus"),
+    "webmcp.js": ("answer", "connect", "disconnect", "dispose", "emit", "fail", "reportCall", "runtime"),
+    "resources.js": ("answer", "connect", "connectPrompts", "disconnect", "disconnectPrompts", "dispose"),
+    "events.js": ("emit",),
+    "page_secret.js": ("get", "set"),
+    "ui/dom.js": (
+        "activate", "applyMarkers", "clearDraft", "configure", "configureBoxes", "createPanel", "disableBox",
+        "dispose", "disposePanel", "draw", "expandBox", "fields", "installStyle", "placeBoxes", "prepare", "removeBox",
+        "removeStyle", "revealBox", "rows", "set", "showBox", "translate", "watchBoxes", "webmcpAvailable",
+    ),
+    "ui/cell_menu.js": ("add", "askText", "dispose", "separator", "setStates", "watch"),
+    "ui/proposals.js": ("addCommand", "dispose", "setMode", "setToggled"),
+}  # fmt: skip
