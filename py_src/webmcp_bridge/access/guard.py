@@ -31,18 +31,14 @@ is also scrubbed of hidden cells' sources and results (:meth:`GuardedNotebook._s
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from webmcp_bridge.access.levels import level_of_block, parse_level
+from webmcp_bridge.access.levels import level_of_block
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.access.run_consent import RunConsent
 from webmcp_bridge.access.runs import RunObservers
-from webmcp_bridge.access.view import (
-    AccessView,
-    Step,
-    Steps,
-)
+from webmcp_bridge.access.step import CallStep, Facts
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host.protocol import (
@@ -73,11 +69,9 @@ class GuardedHost:
         request: Callable[[Proposal, Callable[[], str | None]], Awaitable[Decision]],
     ) -> None:
         self._inner = inner
-        self._ingest_changes = ingest
         self._mode = mode
-        self._request = request
-        self._steps = Steps()  # per notebook path: the view held for the current call step
-        self._ever_hidden: dict[str, set[str]] = {}  # ids of cells seen hidden (or deleted while hidden), per path
+        self.request = request  # asks the person to accept a kernel run (GuardedNotebook's run rule)
+        self._facts = Facts(ingest)  # what the guard knows of each notebook, and when each fact ends (access/step.py)
         self.runs = RunObservers()  # told of every kernel run a tool starts here (access/runs.py)
         self.consent = RunConsent()  # the run rule (access/run_consent.py); the lab layer sets the person's switch
 
@@ -95,40 +89,12 @@ class GuardedHost:
         """The unguarded host, for the person's side only (the Agent panel); never handed to a tool."""
         return self._inner
 
-    def _collect(self, nb: LiveNotebook) -> None:
-        self._ingest(nb.path, nb.take_changes())
-
-    def _ingest(self, path: str, changes: Sequence[CellChange]) -> None:
-        hidden = [c.cell_id for c in changes if parse_level(c.access) == "none"]
-        if hidden:
-            self._ever_hidden.setdefault(path, set()).update(hidden)
-        self._ingest_changes(path, list(changes))
-
-    def _step(self, path: str) -> Step | None:
-        """The step held for ``path``, if it is of the running task (see :class:`~webmcp_bridge.access.view.Step`)."""
-        return self._steps.get(path)
-
-    def _view(self, nb: LiveNotebook) -> AccessView:
-        """Read the levels of ``nb`` now (one host read: :meth:`LiveNotebook.access_state`, which also hands over
-        the changes since the last read, fed to the change log) and hold them for the current call step."""
-        state = nb.access_state()
-        self._ingest(nb.path, state.changes)
-        view = AccessView.of(state)
-        if view.hidden:
-            self._ever_hidden.setdefault(nb.path, set()).update(view.hidden)
-        self._steps.hold(nb.path, view)
-        return view
-
     def _wrap(self, nb: LiveNotebook | None) -> GuardedNotebook | None:
         if nb is None:
             return None
-        if self._view(nb).notebook == "none":  # a fresh read when a call reaches a notebook; changes taken with it
+        if self._facts.read(nb).notebook == "none":  # a fresh read when a call reaches a notebook; changes with it
             return None
-        return GuardedNotebook(self, nb)
-
-    def notebook(self, nb: LiveNotebook) -> GuardedNotebook | None:
-        """Guard a raw notebook (None when it is hidden from the agent)."""
-        return self._wrap(nb)
+        return GuardedNotebook(self, nb, CallStep(self._facts, nb))
 
     async def _hidden(self, path: str, listed: Entry | None = None) -> bool:
         """Whether the notebook at ``path`` is ``none``: live when open, else by its saved block. ``listed``: its
@@ -137,7 +103,7 @@ class GuardedHost:
             return False
         open_nb = self._inner.find_open(path) if listed is None or listed.open else None
         if open_nb is not None:
-            return self._view(open_nb).notebook == "none"
+            return self._facts.read(open_nb).notebook == "none"
         closed = listed if listed is not None and not listed.open else None
         return level_of_block(await self._inner.notebook_bridge_metadata(path, closed)) == "none"
 
@@ -146,7 +112,7 @@ class GuardedHost:
         for doc in self._inner.open_documents():
             nb = self._inner.find_open(doc.path) if doc.path != path else None
             if nb is not None:
-                view = self._view(nb)
+                view = self._facts.read(nb)
                 if view.notebook == "none" or view.hidden:
                     return True
         return False
@@ -202,7 +168,7 @@ class GuardedHost:
         shown = []
         for doc in self._inner.open_documents():
             nb = self._inner.find_open(doc.path)
-            if nb is None or self._view(nb).notebook != "none":
+            if nb is None or self._facts.read(nb).notebook != "none":
                 shown.append(doc)
         return shown
 
