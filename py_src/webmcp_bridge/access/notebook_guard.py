@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from webmcp_bridge.access.levels import Level
-from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept, run_accepted
+from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept
 from webmcp_bridge.access.step import AccessView, CallStep, cell_access_denied, cell_locked, notebook_access_denied
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.host.protocol import (
@@ -29,6 +29,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
+from webmcp_bridge.propose.hold import run_accepted
 from webmcp_bridge.review.visibility import merge_threads, thread_visible
 
 if TYPE_CHECKING:

@@ -30,9 +30,10 @@ from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import DialogSource, NotebookHost
+from webmcp_bridge.propose.hold import hold_site_tool
 from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
-from webmcp_bridge.tools.common import CallContext, hold_site_tool
+from webmcp_bridge.tools.common import CallContext
 from webmcp_bridge.tools.guidance import guidance_text
 
 #: the toolsets a page serves at load unless its URL or the settings choose (calls/toolsets.py): the core notebook
