@@ -31,7 +31,7 @@ is also scrubbed of hidden cells' sources and results (:meth:`GuardedNotebook._s
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from webmcp_bridge.access.levels import level_of_block
@@ -49,28 +49,25 @@ from webmcp_bridge.host.protocol import (
     OpenDocument,
     SavedNotebook,
 )
-from webmcp_bridge.propose.proposals import Decision, Mode, Proposal, approved
+from webmcp_bridge.propose.proposals import ProposalBook, approved
 
 
 class GuardedHost:
     """A :class:`~webmcp_bridge.host.protocol.NotebookHost` that hides ``none`` notebooks and hands out
-    :class:`GuardedNotebook` objects. It holds only the callables it needs: ``ingest(path, changes)`` feeds the
+    :class:`GuardedNotebook` objects. It holds only what it needs: ``ingest(path, changes)`` feeds the
     bridge's change log (:meth:`ChangeLog.ingest <webmcp_bridge.changes.log.ChangeLog.ingest>`) from every notebook
-    the guard touches; ``mode()`` is Propose mode's current mode, which the guard's writes check, and
-    ``request(proposal, still_valid)`` shows a kernel run to the person and waits for the decision
-    (:meth:`ProposalBook.request <webmcp_bridge.propose.proposals.ProposalBook.request>`). ``runs`` are the
+    the guard touches; ``proposals`` (the session's :class:`~webmcp_bridge.propose.proposals.ProposalBook`) is
+    Propose mode, whose mode the guard's writes check and in which a kernel run is shown to the person. ``runs`` are the
     observers told of each kernel run a tool starts (:mod:`webmcp_bridge.access.runs`)."""
 
     def __init__(
         self,
         inner: NotebookHost,
         ingest: Callable[[str, list[CellChange]], object],
-        mode: Callable[[], Mode],
-        request: Callable[[Proposal, Callable[[], str | None]], Awaitable[Decision]],
+        proposals: ProposalBook,
     ) -> None:
         self._inner = inner
-        self._mode = mode
-        self.request = request  # asks the person to accept a kernel run (GuardedNotebook's run rule)
+        self.proposals = proposals  # Propose mode: its mode, and the person asked to accept a kernel run
         self._facts = Facts(ingest)  # what the guard knows of each notebook, and when each fact ends (access/step.py)
         self.runs = RunObservers()  # told of every kernel run a tool starts here (access/runs.py)
         self.consent = RunConsent()  # the run rule (access/run_consent.py); the lab layer sets the person's switch
@@ -78,7 +75,7 @@ class GuardedHost:
     def gate(self) -> None:
         """In propose mode, refuse a change the person did not accept in this call (the safety net of
         webmcp_bridge.propose.proposals: a tool that forgot to ask cannot change the notebook or the workspace)."""
-        if self._mode() == "propose" and not approved():
+        if self.proposals.mode == "propose" and not approved():
             raise ToolError(
                 ErrorCode.INTERNAL_ERROR,
                 "This change was not proposed to the person (Propose mode is on); nothing was changed.",

@@ -499,7 +499,7 @@ class GuardedNotebook:
                     return "the cell was deleted"
             return None
 
-        await self._awaited(ask_to_run(self._guard.request, self.path, cell_id, kind, code, reason, still_valid))
+        await self._awaited(ask_to_run(self._guard.proposals, self.path, cell_id, kind, code, reason, still_valid))
         return True
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:

@@ -40,10 +40,10 @@ from typing import Any
 from webmcp_bridge.access.levels import level_of_block
 from webmcp_bridge.calls.registry import current_call
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import CODE_BYTES, HIDDEN_WALK_ENTRIES, PROPOSAL_SUMMARY_BYTES, preview, utf8_len
+from webmcp_bridge.core.limits import CODE_BYTES, HIDDEN_WALK_ENTRIES, utf8_len
 from webmcp_bridge.host.protocol import Entry
-from webmcp_bridge.propose.hold import accept_runs
-from webmcp_bridge.propose.proposals import Decision, Proposal, ProposalDenied
+from webmcp_bridge.propose.hold import hold
+from webmcp_bridge.propose.proposals import ProposalBook
 
 #: why a run is shown to the person (the proposal's summary ends with one of these)
 HIDDEN_CELLS = "cells of this notebook are hidden from the agent, and the kernel holds what they defined"
@@ -61,7 +61,7 @@ def blocks_hide(notebook_block: Any, cell_blocks: Iterable[Any]) -> bool:
 
 
 async def ask_to_run(
-    request: Callable[[Proposal, Callable[[], str | None]], Awaitable[Decision]],
+    proposals: ProposalBook,
     path: str,
     cell_id: str | None,
     kind: str,
@@ -70,9 +70,9 @@ async def ask_to_run(
     still_valid: Callable[[], str | None],
 ) -> None:
     """Show ``code`` (to run in the notebook at ``path``: cell ``cell_id``, or None for code without a cell) to
-    the person with the run rule's ``reason`` as a proposal of ``kind`` and wait (``request``:
-    :meth:`ProposalBook.request <webmcp_bridge.propose.proposals.ProposalBook.request>`, denied for the person
-    when ``still_valid()`` names a reason). On Accept the code counts as accepted for the rest of the call.
+    the person with the run rule's ``reason`` as a proposal of ``kind`` and wait, in Direct mode too
+    (:func:`~webmcp_bridge.propose.hold.hold` with the session's ``proposals``; denied for the person when
+    ``still_valid()`` names a reason). On Accept the code counts as accepted for the rest of the call.
 
     Raises ProposalDenied (a normal "denied" result), ToolError(TOO_LARGE) for code over CODE_BYTES (bytes, UTF-8:
     too long to show in full), ToolError(PROPOSAL_ALREADY_PENDING)."""
@@ -87,12 +87,8 @@ async def ask_to_run(
     call = current_call.get()
     tool = call.tool if call is not None else "kernel run"
     what = "Run this cell in the kernel" if cell_id is not None else "Run code in the kernel"
-    summary = preview(f"{what} ({reason})", PROPOSAL_SUMMARY_BYTES)
-    proposal = Proposal("", path, tool, kind, cell_id, summary, None, code)
-    decision = await request(proposal, still_valid)
-    if not decision.accepted:
-        raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
-    accept_runs([code])
+    summary = f"{what} ({reason})"
+    await hold(proposals, tool, kind, path, summary, cell_id=cell_id, code=code, always=True, still_valid=still_valid)
 
 
 def changed_since_accept() -> ToolError:

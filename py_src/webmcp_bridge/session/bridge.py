@@ -152,7 +152,7 @@ def build_bridge(
     tracker = DialogTracker(dialogs, pending, limits)
     # a call waiting for the person's decision on a proposal opens no dialog, so never owns one
     tracker.waiting_for_person = lambda: {p.task for p in proposals.waiting()}
-    guard = GuardedHost(host, changes.ingest, lambda: proposals.mode, proposals.request)
+    guard = GuardedHost(host, changes.ingest, proposals)
     context = CallContext(
         guard, limits, pending, tracker, shared, reads, diagnostics, changes=changes, proposals=proposals
     )
