@@ -149,8 +149,7 @@ class GuardedNotebook:
         return self._inner.tabs()
 
     def revision(self) -> int:
-        revision = self._step.revision()
-        return revision if revision is not None else self._inner.revision()
+        return self._step.revision()
 
     def language(self) -> str:
         return self._inner.language()
@@ -473,9 +472,6 @@ class GuardedNotebook:
         finally:
             self._step.end("await")
 
-    def _source_of(self, cell_id: str) -> str:
-        return self._inner.find_cells([cell_id])[0].source
-
     async def _consent(self, code: str, cell_id: str | None, kind: str) -> bool:
         """Apply the run rule before the agent's code runs: when it holds and the person has not accepted exactly
         ``code`` in this call, show it (a proposal, in Direct mode too) and wait. Returns True when the rule held
@@ -504,7 +500,10 @@ class GuardedNotebook:
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         return await self._kernel_run(
-            "cell", cell_id, lambda: self._source_of(cell_id), lambda: self._inner.run_cell(cell_id, timeout)
+            "cell",
+            cell_id,
+            lambda: self._inner.find_cells([cell_id])[0].source,
+            lambda: self._inner.run_cell(cell_id, timeout),
         )
 
     async def _kernel_run(

@@ -192,16 +192,17 @@ class CallStep:
         self._nb = nb
         self.path = nb.path
         self.sources: dict[str, str] = {}  # cell id -> its source as this call last read or wrote it
+        self.ever_hidden = facts.ever_hidden.setdefault(self.path, set())  # ids of its cells ever seen hidden (Facts)
 
     def view(self) -> AccessView:
         """The levels, locks, cell count and revision: held, else read now (one host read)."""
         held = self._facts.held(self.path)
         return held.view if held is not None else self._facts.read(self._nb)
 
-    def revision(self) -> int | None:
-        """The revision read with the levels still held, or None when none are."""
+    def revision(self) -> int:
+        """The revision read with the levels still held, else the host's now (one host read)."""
         held = self._facts.held(self.path)
-        return held.view.revision if held is not None else None
+        return held.view.revision if held is not None else self._nb.revision()
 
     def read(self, cells: Sequence[RawCell], *, seen: bool = False) -> None:
         """Note the sources of ``cells`` as read (``seen``: and their ids as known to exist in this step)."""
@@ -221,11 +222,6 @@ class CallStep:
         if event in ENDS["sources"]:
             for cell_id in cells:
                 self.sources.pop(cell_id, None)
-
-    @property
-    def ever_hidden(self) -> set[str] | tuple[()]:
-        """The ids of this notebook's cells ever seen hidden (see :class:`Facts`)."""
-        return self._facts.ever_hidden.get(self.path, ())
 
     def take_changes(self) -> None:
         """Take the notebook's changes now and hand them to the change log."""

@@ -1,10 +1,6 @@
 """Propose mode's holding of a call: a change shown to the person and waited for before it is made (:func:`hold`), a
 site author's tool held as a whole (:func:`hold_site_tool`), and the kernel runs the person accepted in a call
-(:func:`accept_runs`, which the access guard's run rule asks with :func:`run_accepted`).
-
-The tools hold their changes through ``CallContext.propose`` / ``propose_workspace``
-(:mod:`webmcp_bridge.tools.common`), which say what is shown and hand :func:`hold` the session's
-:class:`~webmcp_bridge.propose.proposals.ProposalBook`.
+(:func:`accept_runs`, which the run rule asks with :func:`run_accepted`). The tools hold through ``CallContext``.
 """
 
 from __future__ import annotations
@@ -57,10 +53,9 @@ def run_accepted(code: str) -> bool:
 
 
 class Shown(TypedDict, total=False):
-    """What a proposal shows: ``before``/``after`` (sources) make the diff, or ``diff`` ready-made
-    (:func:`~webmcp_bridge.propose.proposals.source_diff`); ``code`` is what a run would execute; ``always``: shown in
-    Direct mode and inside a call accepted as a whole too; ``runs``: the texts (cells' sources) the shown code is made
-    of, which count as accepted runs once it is accepted (else ``code``)."""
+    """What a proposal shows: ``before``/``after`` (sources) make the diff, or ``diff`` ready-made (as ``source_diff``);
+    ``code`` is what a run would execute; ``always``: shown in Direct mode and in a call accepted as a whole too;
+    ``runs``: the texts (cells' sources) the code is made of, accepted as runs with it (else ``code``)."""
 
     before: str | None
     after: str | None
@@ -87,11 +82,9 @@ async def hold(
     ``path``: the notebook's, or for ``scope`` "workspace" (a box of its own) the file's; ``cell_id`` the cell it
     is shown under; ``summary`` is cut to PROPOSAL_SUMMARY_BYTES bytes; ``still_valid()`` is asked while it waits
     (a reason in words denies it). An accepted run (:class:`Shown`) counts as accepted by the run rule for the rest
-    of the call.
-
-    Returns True when the change was accepted (the caller checks its preconditions again before writing), False in
-    Direct mode. Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING; TOO_LARGE:
-    more than DIFF_LINES lines or CODE_BYTES bytes of code to show)."""
+    of the call. Returns True when the change was accepted (the caller checks its preconditions again before
+    writing), False in Direct mode. Raises ProposalDenied (a normal "denied" result), ToolError
+    (PROPOSAL_ALREADY_PENDING; TOO_LARGE: more than DIFF_LINES lines or CODE_BYTES bytes of code to show)."""
     always, code, runs = shown.get("always", False), shown.get("code"), shown.get("runs")
     if book.mode != "propose" and not always:
         mark_direct()

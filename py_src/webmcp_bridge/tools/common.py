@@ -145,12 +145,9 @@ class CallContext:
     async def propose(
         self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, **shown: Unpack[Shown]
     ) -> bool:
-        """Hold a change of ``nb`` in Propose mode (:func:`webmcp_bridge.propose.hold.hold`, whose arguments these
-        are): shown under ``cell_id``; denied for the person if that cell is deleted or the notebook closed while
-        it waits. Returns True when it waited (the caller checks its preconditions again, hashes, before writing).
-
-        Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING).
-        """
+        """Hold a change of ``nb`` in Propose mode, shown under ``cell_id`` and denied for the person if that cell is
+        deleted or the notebook closed while it waits; returns and raises as :func:`~webmcp_bridge.propose.hold.hold`
+        (True when it waited: the caller checks its preconditions, hashes, again before writing)."""
 
         def still_valid() -> str | None:
             if self.host.find_open(nb.path) is None:
@@ -168,12 +165,8 @@ class CallContext:
 
     async def propose_workspace(self, tool: str, kind: str, path: str, summary: str, **shown: Unpack[Shown]) -> bool:
         """Hold a change to the workspace outside a notebook's cells (a text file written or edited, a notebook
-        created: ``path`` is the file's) in Propose mode, in a box of its own (:func:`webmcp_bridge.propose.hold.hold`).
-        Returns True when it waited: the caller checks its preconditions (hashes, what exists) again before writing.
-
-        Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING: a proposal waits
-        on the same path; TOO_LARGE: more than DIFF_LINES lines to show).
-        """
+        created: ``path`` is the file's) in a box of its own; returns and raises as
+        :func:`~webmcp_bridge.propose.hold.hold` (PROPOSAL_ALREADY_PENDING: a proposal waits on the same path)."""
         return await hold(self.proposals, tool, kind, path, summary, scope="workspace", **shown)
 
     async def notebook(self, path: str | None) -> GuardedNotebook:
