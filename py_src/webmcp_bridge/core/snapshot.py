@@ -79,6 +79,16 @@ def richest_mime(mimes: list[str]) -> str:
     return others[0] if others else ("text/plain" if "text/plain" in mimes else "")
 
 
+def renders_as_picture(mimes: list[str]) -> bool:
+    """True when an output with these MIME types is best read as a picture of what the page renders: its richest
+    representation (:func:`richest_mime`) is neither an image nor a text an agent reads (HTML, Markdown, LaTeX, JSON,
+    plain text) but a type a renderer of the page draws (a plot library's JSON such as Plotly's or Bokeh's, a
+    widget, any renderer a site adds). ``jupyter_get_output`` then returns the rendered output as an image by default;
+    an HTML output (a table, an HTML chart) is rendered on request."""
+    richest = richest_mime(mimes)
+    return bool(richest) and richest not in RICHEST_ORDER and richest != "text/plain"
+
+
 def source_hash(source: str) -> str:
     """The ``sourceHash`` of a cell: the first 16 hex digits of SHA-256 over the UTF-8 source.
 

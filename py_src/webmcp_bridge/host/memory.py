@@ -31,6 +31,7 @@ from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host import png
 from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.memory_dialogs import MemoryDialogs
+from webmcp_bridge.host.memory_render import MemoryCaptures
 from webmcp_bridge.host.protocol import (
     AccessState,
     CellChange,
@@ -87,7 +88,7 @@ def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]],
     return outputs, status
 
 
-class MemoryNotebook:
+class MemoryNotebook(MemoryCaptures):
     """One open notebook held as an nbformat dict (``self.nb``)."""
 
     def __init__(self, workspace: MemoryWorkspace, path: str, nb: dict[str, Any]) -> None:
@@ -120,6 +121,8 @@ class MemoryNotebook:
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
         self.other_tabs: int | None = 0  # stands in for other tabs of the site with this notebook open (tests set it)
         self.saved_elsewhere = False  # stands in for another tab's save of the file (tests set it)
+        self.not_shown: set[str] = set()  # cells whose outputs the page does not show (MemoryCaptures; tests set it)
+        self.captures: dict[str, tuple[int, int]] = {}  # pictures held (MemoryCaptures): key -> size
 
     # -- the person's side, for tests -------------------------------------------------------------
     def person_set_source(self, cell_id: str, source: str) -> None:

@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 
 from webmcp_bridge.core.images import EncodedImage as EncodedImage
 from webmcp_bridge.core.images import ImageRequest as ImageRequest
+from webmcp_bridge.core.images import OutputCapture as OutputCapture
 
 # the plain values of cells and outputs live in core (the pure semantics over them needs them); re-exported here
 from webmcp_bridge.core.raw import CellType as CellType
@@ -484,6 +485,20 @@ class NotebookView(Protocol):
     def highlight_output(self, cell_id: str, output_index: int) -> None:
         """Reveal the cell and mark output ``output_index`` of it for the person (a review thread's
         anchor). Raises ToolError(CELL_NOT_FOUND) / ToolError(OUTPUT_NOT_FOUND)."""
+        ...
+
+    async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
+        """A picture of the output as the page renders it for the person (its own rendering, never rendered again
+        nor trusted for it), at most ``max_side`` pixels on its longest side, held until :meth:`release_capture`.
+        Raises ToolError(CELL_NOT_FOUND / OUTPUT_NOT_FOUND). In the page it yields between short steps."""
+        ...
+
+    async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
+        """A held capture resampled to the request's size, encoded as ``request.mime`` (OUTPUT_NOT_FOUND: not held)."""
+        ...
+
+    def release_capture(self, key: str) -> None:
+        """Drop a held capture (an unknown key is ignored)."""
         ...
 
     def tabs(self) -> TabsState:
