@@ -521,6 +521,8 @@
   // attributes that name another resource: kept only for data: URLs and references inside the picture (#id)
   const ADDRESSES = new Set(["src", "href", "xlink:href", "srcset", "action", "formaction", "poster", "background",
     "data", "ping", "lowsrc"]);
+  // the attributes of an HTML element that shape its layout beyond its computed style (kept on the copy)
+  const LAYOUT_ATTRIBUTES = new Set(["colspan", "rowspan", "span", "dir", "lang", "alt"]);
   // inherited properties written on an element whenever they differ from its parent's (else it would inherit them)
   const INHERITED = ["color", "font-family", "font-size", "font-style", "font-weight", "line-height",
     "letter-spacing", "word-spacing", "text-align", "text-transform", "white-space", "visibility", "fill",
@@ -639,7 +641,9 @@
         el = svg ? doc.createElementNS(SVG_NS, tag) : doc.createElement(tag);
         for (const attr of node.attributes) {
           const name = attr.name.toLowerCase();
-          if (name.startsWith("on") || name === "style" || name === "class" || name === "id" && !svg) continue;
+          // an HTML element keeps only what its computed style cannot say (a presentational attribute such as a
+          // table's border would draw again what the page's styles turned off); an SVG element keeps its geometry
+          if (svg ? name.startsWith("on") || name === "style" || name === "class" : !LAYOUT_ATTRIBUTES.has(name)) continue;
           if (ADDRESSES.has(name) && !/^(data:|#)/i.test(attr.value.trim())) continue;
           try { el.setAttributeNS(attr.namespaceURI, attr.name, attr.value); } catch { /* a name XML refuses */ }
         }
@@ -1108,7 +1112,7 @@
       if (!found.node) return JSON.stringify({ status: "unavailable", reason: found.reason });
       const { node, mime } = found;
       const rect = node.getBoundingClientRect();
-      const width = Math.ceil(rect.width), height = Math.ceil(rect.height);
+      const width = Math.round(rect.width), height = Math.round(rect.height);
       if (width < 1 || height < 1 || !drawsSomething(node)) return JSON.stringify({ status: "empty", mime });
       const scale = Math.min(1, maxSide / Math.max(width, height));
       const pictureWidth = Math.max(1, Math.round(width * scale)), pictureHeight = Math.max(1, Math.round(height * scale));
@@ -1133,7 +1137,11 @@
         const image = new Image(pictureWidth, pictureHeight);
         image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
         await image.decode();
-        bitmap = await createImageBitmap(image, { resizeWidth: pictureWidth, resizeHeight: pictureHeight });
+        // drawn on a canvas straight from the image element (an ImageBitmap made from an SVG image is not
+        // origin-clean in this browser; the canvas the image is drawn on is)
+        const canvas = new OffscreenCanvas(pictureWidth, pictureHeight);
+        canvas.getContext("2d").drawImage(image, 0, 0, pictureWidth, pictureHeight);
+        bitmap = canvas.transferToImageBitmap();
       } catch {
         return JSON.stringify({ status: "unavailable", reason: "failed" });
       } finally {

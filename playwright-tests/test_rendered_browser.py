@@ -1,0 +1,138 @@
+"""Pictures of rendered outputs, end to end in the page: jupyter_get_output returns an image of an output as the
+person sees it (the output's own rendering copied with its computed styles and drawn by the browser), bounded like
+an image's copy, with the MIME type it was rendered from and its size on screen.
+
+Each picture is compared with what the person sees: Playwright's screenshot of the same output node in the page
+(the pixels on screen). On real inputs: a pandas table of ``handson-ml2-tools-pandas`` (lite/content), and an HTML
+bar chart the agent's own run displays in a copy of the empty notebook (untrusted, so sanitized: its script never
+runs, in the page or in the picture).
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from playwright.sync_api import Page
+
+from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+from test_tools import assert_clean, call, ok
+from webmcp_bridge.core.images import image_size
+from webmcp_bridge.host import png
+
+#: an HTML chart: bars drawn by styled elements, and a script that would add a bar (it must not run: the output
+#: of the agent's run is untrusted)
+CHART = """from IPython.display import HTML
+bars = "".join(
+    f'<div style="display:flex;align-items:center;margin:4px 0"><span style="width:60px">{name}</span>'
+    f'<div style="width:{3 * value}px;height:18px;background-color:#1f77b4"></div></div>'
+    for name, value in [("apples", 90), ("pears", 30), ("plums", 60)]
+)
+script = '<script>document.currentScript.parentNode.append("ran")</script>'
+HTML('<div class="chart" style="padding:8px">' + bars + script + '</div>')
+"""
+OUTPUT_NODE = ".jp-OutputArea-output"
+
+
+def rgba(data: bytes) -> tuple[int, int, list[bytearray]]:
+    """A PNG's RGBA rows (the browser's PNG copies and screenshots are read with the project's codec)."""
+    decoded = png.decode(data)
+    assert decoded is not None, "a PNG the small codec reads"
+    return decoded
+
+
+def difference(picture: bytes, screenshot: bytes) -> float:
+    """The mean absolute difference (0..255) between a picture and a screenshot of the same node, alpha ignored, over
+    the pixels both have (the screenshot's clip snaps a fractional size to whole pixels: one pixel less at most)."""
+    w1, h1, a = rgba(picture)
+    w2, h2, b = rgba(screenshot)
+    assert abs(w1 - w2) <= 1 and abs(h1 - h2) <= 1, ((w1, h1), (w2, h2))
+    width, height = min(w1, w2), min(h1, h2)
+    total = count = 0
+    for row_a, row_b in zip(a[:height], b[:height], strict=True):
+        for i in range(0, width * 4, 4):
+            total += abs(row_a[i] - row_b[i]) + abs(row_a[i + 1] - row_b[i + 1]) + abs(row_a[i + 2] - row_b[i + 2])
+            count += 3
+    return total / count
+
+
+def dark_share(data: bytes) -> float:
+    """The share of pixels that are not near-white (how much the picture draws)."""
+    _, _, rows = rgba(data)
+    dark = total = 0
+    for row in rows:
+        for i in range(0, len(row), 4):
+            total += 1
+            dark += min(row[i], row[i + 1], row[i + 2]) < 200
+    return dark / total
+
+
+def rendered(page: Page, args: dict) -> tuple[dict, bytes]:
+    """(payload, PNG bytes) of a successful picture."""
+    payload, result = call(page, "jupyter_get_output", args)
+    assert result["isError"] is False and len(result["content"]) == 2, payload
+    block = result["content"][1]
+    assert block["type"] == "image" and block["mimeType"] == "image/png", payload
+    data = base64.b64decode(block["data"], validate=True)
+    assert payload["rendered"] is True and payload["image"]["bytes"] == len(data)
+    return payload, data
+
+
+def seen(page: Page, cell_index: int, output_index: int = 0) -> tuple[dict, bytes]:
+    """The output node's size on screen ({width, height}, CSS pixels) and the person's view of it (a screenshot)."""
+    node = page.locator(".jp-Notebook .jp-Cell").nth(cell_index).locator(OUTPUT_NODE).nth(output_index)
+    node.scroll_into_view_if_needed()
+    box = node.evaluate("n => { const r = n.getBoundingClientRect(); return [r.width, r.height].map(Math.round); }")
+    return {"width": box[0], "height": box[1]}, node.screenshot(animations="disabled", caret="hide")
+
+
+def test_an_html_table_comes_back_as_a_picture_of_what_the_person_sees(page, page_log, site_url, tmp_path: Path):
+    open_notebook(page, site_url, "handson-ml2-tools-pandas.ipynb")
+    table = ok(page, "jupyter_get_cells", {"startIndex": 101, "endIndex": 102, "includeOutputs": True})["cells"][0]
+    assert table["outputs"][0]["mimeType"] == "text/html"
+    page.evaluate("i => window.jupyterapp.shell.currentWidget.content.scrollToItem(i)", 101)
+    box, screenshot = seen(page, 101)
+    payload, data = rendered(page, {"cellId": table["id"], "outputIndex": 0, "render": True})
+    assert payload["mimeType"] == "text/html" and payload["original"]["mimeType"] == "text/html"
+    width, height = payload["original"]["width"], payload["original"]["height"]
+    assert (width, height) == (box["width"], box["height"]), (payload, box)
+    assert image_size("image/png", data) == (width, height) and payload["image"]["downscaled"] is False
+    (tmp_path / "table.png").write_bytes(data)  # kept for a look when the comparison fails
+    (tmp_path / "table-seen.png").write_bytes(screenshot)
+    assert dark_share(data) > 0.02  # the table's text and rules, not a blank picture
+    off = difference(data, screenshot)
+    print(f"[rendered] table {width}x{height}: mean difference from the screenshot {off:.1f} of 255")
+    assert off < 8  # the same pixels, within anti-aliasing
+
+    # bounded like any image: a smaller copy on request, the size on screen still reported
+    payload, data = rendered(page, {"cellId": table["id"], "outputIndex": 0, "render": True, "maxSide": 400})
+    assert image_size("image/png", data) == (400, round(height * 400 / width)) and payload["image"]["downscaled"]
+    assert (payload["original"]["width"], payload["original"]["height"]) == (width, height)
+    assert_clean(page_log, site_url)
+
+
+def test_an_html_chart_of_the_agents_run_is_pictured_sanitized_as_the_person_sees_it(
+    page, page_log, site_url, tmp_path: Path
+):
+    open_notebook(page, site_url, "jupyterlite-empty.ipynb")
+    cell = ok(page, "jupyter_get_cells")["cells"][0]
+    ok(page, "jupyter_update_cell", {"cellId": cell["id"], "source": CHART, "expectedSourceHash": cell["sourceHash"]})
+    run = ok(page, "jupyter_run_cells", {"cellIds": [cell["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
+    assert run["status"] == "ok" and run["outputs"][0]["mimeType"] == "text/html", run
+    page.locator(".jp-Notebook .jp-Cell").first.locator(".chart").wait_for()
+    assert "ran" not in page.locator(".jp-Notebook .jp-Cell").first.locator(OUTPUT_NODE).inner_text()  # untrusted
+    default = ok(page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
+    assert default["mimeType"] == "text/plain" and "rendered" not in default  # HTML is read as text unless asked
+    box, screenshot = seen(page, 0)
+    payload, data = rendered(page, {"cellId": cell["id"], "outputIndex": 0, "render": True})
+    assert payload["mimeType"] == "text/html" and (payload["original"]["width"], payload["original"]["height"]) == (
+        box["width"],
+        box["height"],
+    )
+    (tmp_path / "chart.png").write_bytes(data)
+    (tmp_path / "chart-seen.png").write_bytes(screenshot)
+    off = difference(data, screenshot)
+    print(f"[rendered] HTML chart {box['width']}x{box['height']}: mean difference from the screenshot {off:.1f} of 255")
+    assert off < 8 and dark_share(data) > 0.01  # the bars, as on screen
+    assert "ran" not in page.locator(".jp-Notebook .jp-Cell").first.locator(OUTPUT_NODE).inner_text()
+    assert_clean(page_log, site_url)
