@@ -11,11 +11,19 @@ runs, in the page or in the picture).
 from __future__ import annotations
 
 import base64
+import json
+import sys
+import threading
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, open_notebook
+from lite_site import KERNEL_TIMEOUT_MS, open_notebook, wait_for_bridge
+from sitebuild.package import build_wheel
+from sitebuild.serve import make_server
+from sitebuild.site import build as build_site
+from sitebuild.util import CACHE
 from test_tools import assert_clean, call, ok
 from webmcp_bridge.core.images import image_size
 from webmcp_bridge.host import png
@@ -32,6 +40,28 @@ script = '<script>document.currentScript.parentNode.append("ran")</script>'
 HTML('<div class="chart" style="padding:8px">' + bars + script + '</div>')
 """
 OUTPUT_NODE = ".jp-OutputArea-output"
+#: the cells of the notebook in front (a notebook open in another tab stays in the page, hidden)
+CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell"
+TESTS_NOTEBOOKS = Path(__file__).resolve().parents[1] / "tests" / "notebooks"
+PLOTLY = "application/vnd.plotly.v1+json"
+#: Plotly's JupyterLab renderer as the plotly wheel (the dev extra) installs it
+PLOTLY_EXTENSION = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "jupyterlab-plotly"
+PLANT = """async ({path, content}) => {
+  await window.jupyterapp.serviceManager.contents.save(path, {type: 'notebook', format: 'json', content});
+}"""
+
+
+@pytest.fixture(scope="module")
+def chart_site_url():
+    """The demo site with Plotly's renderer beside the bridge (its own output folder and build stamp), served on a
+    free 127.0.0.1 port."""
+    assert (PLOTLY_EXTENSION / "package.json").is_file(), "plotly (the dev extra) installs jupyterlab-plotly"
+    folder = build_site(output=CACHE / "site-charts", extensions=(build_wheel(), PLOTLY_EXTENSION))
+    server = make_server(folder, port=0, quiet=True)
+    threading.Thread(target=server.serve_forever, name="chart-site", daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
 
 
 def rgba(data: bytes) -> tuple[int, int, list[bytearray]]:
@@ -80,7 +110,7 @@ def rendered(page: Page, args: dict) -> tuple[dict, bytes]:
 
 def seen(page: Page, cell_index: int, output_index: int = 0) -> tuple[dict, bytes]:
     """The output node's size on screen ({width, height}, CSS pixels) and the person's view of it (a screenshot)."""
-    node = page.locator(".jp-Notebook .jp-Cell").nth(cell_index).locator(OUTPUT_NODE).nth(output_index)
+    node = page.locator(CELLS).nth(cell_index).locator(OUTPUT_NODE).nth(output_index)
     node.scroll_into_view_if_needed()
     box = node.evaluate("n => { const r = n.getBoundingClientRect(); return [r.width, r.height].map(Math.round); }")
     return {"width": box[0], "height": box[1]}, node.screenshot(animations="disabled", caret="hide")
@@ -119,8 +149,8 @@ def test_an_html_chart_of_the_agents_run_is_pictured_sanitized_as_the_person_see
     ok(page, "jupyter_update_cell", {"cellId": cell["id"], "source": CHART, "expectedSourceHash": cell["sourceHash"]})
     run = ok(page, "jupyter_run_cells", {"cellIds": [cell["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
     assert run["status"] == "ok" and run["outputs"][0]["mimeType"] == "text/html", run
-    page.locator(".jp-Notebook .jp-Cell").first.locator(".chart").wait_for()
-    assert "ran" not in page.locator(".jp-Notebook .jp-Cell").first.locator(OUTPUT_NODE).inner_text()  # untrusted
+    page.locator(CELLS).first.locator(".chart").wait_for()
+    assert "ran" not in page.locator(CELLS).first.locator(OUTPUT_NODE).inner_text()  # untrusted
     default = ok(page, "jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
     assert default["mimeType"] == "text/plain" and "rendered" not in default  # HTML is read as text unless asked
     box, screenshot = seen(page, 0)
@@ -134,5 +164,28 @@ def test_an_html_chart_of_the_agents_run_is_pictured_sanitized_as_the_person_see
     off = difference(data, screenshot)
     print(f"[rendered] HTML chart {box['width']}x{box['height']}: mean difference from the screenshot {off:.1f} of 255")
     assert off < 8 and dark_share(data) > 0.01  # the bars, as on screen
-    assert "ran" not in page.locator(".jp-Notebook .jp-Cell").first.locator(OUTPUT_NODE).inner_text()
+    assert "ran" not in page.locator(CELLS).first.locator(OUTPUT_NODE).inner_text()
     assert_clean(page_log, site_url)
+
+
+def test_a_plotly_figure_comes_back_as_a_picture_of_what_its_renderer_draws(page, page_log, chart_site_url, tmp_path):
+    open_notebook(page, chart_site_url, "jupyterlite-empty.ipynb")
+    content = json.loads((TESTS_NOTEBOOKS / "plotly-fruit.ipynb").read_text(encoding="utf-8"))
+    page.evaluate(PLANT, {"path": "plotly-fruit.ipynb", "content": content})
+    ok(page, "jupyter_open_notebook", {"path": "plotly-fruit.ipynb"})
+    wait_for_bridge(page)
+    page.locator(CELLS).nth(1).locator(".js-plotly-plot .main-svg").first.wait_for()
+    cell = ok(page, "jupyter_get_cells", {"includeOutputs": True})["cells"][1]
+    assert cell["outputs"][0]["mimeType"] == PLOTLY
+    box, screenshot = seen(page, 1)
+    payload, data = rendered(page, {"uri": cell["outputs"][0]["uri"]})  # the default for a chart only a renderer draws
+    assert payload["mimeType"] == PLOTLY and payload["original"] == {"mimeType": PLOTLY, **box}
+    assert image_size("image/png", data) == (box["width"], box["height"])
+    (tmp_path / "plotly.png").write_bytes(data)
+    (tmp_path / "plotly-seen.png").write_bytes(screenshot)
+    off = difference(data, screenshot)
+    print(f"[rendered] Plotly {box['width']}x{box['height']}: mean difference from the screenshot {off:.1f} of 255")
+    assert off < 8 and dark_share(data) > 0.02  # the bars, axes and title, as on screen
+    stored = ok(page, "jupyter_get_output", {"uri": cell["outputs"][0]["uri"], "render": False})
+    assert stored["mimeType"] == PLOTLY and '"type":"bar"' in stored["text"].replace(" ", "")
+    assert_clean(page_log, chart_site_url)
