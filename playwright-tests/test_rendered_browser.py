@@ -24,6 +24,7 @@ from sitebuild.package import build_wheel
 from sitebuild.serve import make_server
 from sitebuild.site import build as build_site
 from sitebuild.util import CACHE
+from test_images_browser import ImageCalls
 from test_tools import assert_clean, call, ok
 from webmcp_bridge.core.images import image_size
 from webmcp_bridge.host import png
@@ -181,6 +182,10 @@ def test_a_plotly_figure_comes_back_as_a_picture_of_what_its_renderer_draws(page
     payload, data = rendered(page, {"uri": cell["outputs"][0]["uri"]})  # the default for a chart only a renderer draws
     assert payload["mimeType"] == PLOTLY and payload["original"] == {"mimeType": PLOTLY, **box}
     assert image_size("image/png", data) == (box["width"], box["height"])
+    calls = ImageCalls(page)  # the page's long tasks while pictures are made (printed: figures, not assertions)
+    calls.image("Plotly 848x400, default", {"uri": cell["outputs"][0]["uri"]})
+    calls.image("Plotly 848x400, maxSide 300", {"uri": cell["outputs"][0]["uri"], "maxSide": 300})
+    calls.report()
     (tmp_path / "plotly.png").write_bytes(data)
     (tmp_path / "plotly-seen.png").write_bytes(screenshot)
     off = difference(data, screenshot)

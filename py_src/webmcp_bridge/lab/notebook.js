@@ -524,10 +524,27 @@
   // the attributes of an HTML element that shape its layout beyond its computed style (kept on the copy)
   const LAYOUT_ATTRIBUTES = new Set(["colspan", "rowspan", "span", "dir", "lang", "alt"]);
   // inherited properties written on an element whenever they differ from its parent's (else it would inherit them)
-  const INHERITED = ["color", "font-family", "font-size", "font-style", "font-weight", "line-height",
-    "letter-spacing", "word-spacing", "text-align", "text-transform", "white-space", "visibility", "fill",
-    "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "font-variant", "direction", "text-anchor",
-    "dominant-baseline", "list-style-type", "border-collapse", "cursor", "paint-order"];
+  const INHERITED = ["color", "font-family", "font-size", "font-style", "font-weight", "font-stretch", "line-height",
+    "letter-spacing", "word-spacing", "text-align", "text-indent", "text-transform", "text-shadow", "white-space",
+    "white-space-collapse", "text-wrap-mode", "visibility", "fill", "fill-opacity", "fill-rule", "stroke",
+    "stroke-width", "stroke-opacity", "stroke-dasharray", "stroke-dashoffset", "stroke-linecap", "stroke-linejoin",
+    "stroke-miterlimit", "font-variant", "font-kerning", "font-feature-settings", "direction", "writing-mode",
+    "text-anchor", "dominant-baseline", "list-style-type", "list-style-position", "border-collapse",
+    "border-spacing", "caption-side", "empty-cells", "cursor", "paint-order", "pointer-events", "quotes",
+    "tab-size", "word-break", "overflow-wrap", "hyphens", "text-rendering", "color-scheme", "orphans", "widows",
+    "-webkit-font-smoothing", "font-optical-sizing", "font-size-adjust", "font-synthesis-weight",
+    "font-synthesis-style", "font-synthesis-small-caps", "font-variant-ligatures", "font-variant-caps",
+    "font-variant-numeric", "font-variant-east-asian", "font-variant-alternates", "font-variant-position",
+    "image-rendering", "shape-rendering", "clip-rule", "marker-start", "marker-mid", "marker-end",
+    "text-decoration-skip-ink", "text-underline-position", "text-underline-offset", "-webkit-text-fill-color",
+    "-webkit-text-stroke-color", "-webkit-text-stroke-width", "caret-color", "accent-color", "line-break",
+    "text-align-last", "text-justify", "ruby-position", "user-select", "-webkit-user-modify",
+    "-webkit-locale", "-webkit-rtl-ordering", "-webkit-line-break", "-webkit-text-security",
+    "-webkit-highlight", "-webkit-tap-highlight-color", "speak", "forced-color-adjust", "print-color-adjust",
+    "dynamic-range-limit", "interpolate-size", "math-depth", "math-shift", "math-style", "text-box-trim",
+    "text-spacing-trim", "text-autospace", "text-size-adjust", "font-palette", "font-variation-settings",
+    "font-language-override", "hanging-punctuation", "text-emphasis-color", "text-emphasis-position",
+    "text-emphasis-style", "text-orientation", "visibility", "word-spacing", "zoom"];
   const DRAWN = "img, svg, canvas, video, picture, object, embed, iframe, input, textarea, select";
 
   // Yield to the page (a new task) when this stretch has run sliceMs.
@@ -648,18 +665,21 @@
           try { el.setAttributeNS(attr.namespaceURI, attr.name, attr.value); } catch { /* a name XML refuses */ }
         }
       }
+      // custom properties (--*) are left out: computed values have every var() resolved already
       const plain = defaults(node);
       const values = new Map();
       let style = "";
+      for (const name of INHERITED) values.set(name, cs.getPropertyValue(name));
       for (let i = 0; i < cs.length; i++) {
         const name = cs[i];
+        if (name.startsWith("--")) continue;
         const value = cs.getPropertyValue(name);
-        if (value !== plain.get(name)) style += `${name}:${value};`;
-      }
-      for (const name of INHERITED) {
-        const value = cs.getPropertyValue(name);
-        values.set(name, value);
-        if (parentValues && value !== parentValues.get(name) && value === plain.get(name)) style += `${name}:${value};`;
+        const inherited = values.has(name);
+        // an inherited property is written where it differs from the parent's (else the copy inherits it); the
+        // others where they differ from a plain element's
+        if (inherited ? (parentValues ? value !== parentValues.get(name) : value !== plain.get(name)) : value !== plain.get(name)) {
+          style += `${name}:${value};`;
+        }
       }
       if (style) el.setAttribute("style", style);
       if (el.localName === "img" || el.localName === "div" && BOXED.has(tag)) return el;
