@@ -19,12 +19,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from lite_site import KERNEL_TIMEOUT_MS, open_notebook, wait_for_bridge
+from agent_scenarios import open_in
+from jupyter_servers import SLOW_MS, jupyter_server
+from lite_site import CONTENT, KERNEL_TIMEOUT_MS, PageLog, new_recorded_page, open_notebook, wait_for_bridge
 from sitebuild.package import build_wheel
 from sitebuild.serve import make_server
 from sitebuild.site import build as build_site
 from sitebuild.util import CACHE
 from test_images_browser import ImageCalls
+from test_lab_server import assert_clean as assert_clean_on_server
+from test_lab_server import every_toolset_on
 from test_tools import assert_clean, call, ok
 from webmcp_bridge.core.images import image_size
 from webmcp_bridge.host import png
@@ -194,3 +198,63 @@ def test_a_plotly_figure_comes_back_as_a_picture_of_what_its_renderer_draws(page
     stored = ok(page, "jupyter_get_output", {"uri": cell["outputs"][0]["uri"], "render": False})
     assert stored["mimeType"] == PLOTLY and '"type":"bar"' in stored["text"].replace(" ", "")
     assert_clean(page_log, chart_site_url)
+
+
+@pytest.fixture(scope="module")
+def lab_server(tmp_path_factory):
+    """One `jupyter lab` (the wheel installed as a user installs it, an ipykernel kernel) whose root holds the pandas
+    notebook and an empty notebook for the agent's chart."""
+    with jupyter_server("lab", tmp_path_factory.mktemp("rendered-lab")) as server:
+        for name in ("handson-ml2-tools-pandas.ipynb", "jupyterlite-empty.ipynb"):
+            (server.root / name).write_bytes((CONTENT / name).read_bytes())
+        yield server
+
+
+def test_a_table_and_an_html_chart_are_pictured_as_the_person_sees_them_in_a_jupyterlab_server(
+    browser, lab_server, tmp_path: Path
+):
+    log = PageLog()
+    context, page = new_recorded_page(browser, log)
+    page.set_default_timeout(SLOW_MS)
+    try:
+        name = "handson-ml2-tools-pandas.ipynb"
+        assert open_in(page, lab_server.base, "lab", name, lab_server.page(name))["state"] == "ready"
+        every_toolset_on(page)
+        table = ok(page, "jupyter_get_cells", {"startIndex": 101, "endIndex": 102, "includeOutputs": True})["cells"][0]
+        page.evaluate("i => window.jupyterapp.shell.currentWidget.content.scrollToItem(i)", 101)
+        box, screenshot = seen(page, 101)
+        payload, data = rendered(page, {"cellId": table["id"], "outputIndex": 0, "render": True})
+        assert payload["mimeType"] == "text/html" and (payload["original"]["width"], payload["original"]["height"]) == (
+            box["width"],
+            box["height"],
+        )
+        (tmp_path / "table.png").write_bytes(data)
+        (tmp_path / "table-seen.png").write_bytes(screenshot)
+        off = difference(data, screenshot)
+        print(f"[rendered] server table {box['width']}x{box['height']}: mean difference {off:.1f} of 255")
+        assert off < 8 and dark_share(data) > 0.02
+
+        name = "jupyterlite-empty.ipynb"
+        assert open_in(page, lab_server.base, "lab", name, lab_server.page(name))["state"] == "ready"
+        every_toolset_on(page)
+        cell = ok(page, "jupyter_get_cells")["cells"][0]
+        ok(
+            page,
+            "jupyter_update_cell",
+            {"cellId": cell["id"], "source": CHART, "expectedSourceHash": cell["sourceHash"]},
+        )
+        run = ok(page, "jupyter_run_cells", {"cellIds": [cell["id"]]}, timeout=KERNEL_TIMEOUT_MS)["results"][0]
+        assert run["status"] == "ok" and run["outputs"][0]["mimeType"] == "text/html", run
+        page.locator(CELLS).first.locator(".chart").wait_for()
+        box, screenshot = seen(page, 0)
+        payload, data = rendered(page, {"cellId": cell["id"], "outputIndex": 0, "render": True})
+        assert payload["original"] == {"mimeType": "text/html", **box}
+        (tmp_path / "chart.png").write_bytes(data)
+        (tmp_path / "chart-seen.png").write_bytes(screenshot)
+        off = difference(data, screenshot)
+        print(f"[rendered] server HTML chart {box['width']}x{box['height']}: mean difference {off:.1f} of 255")
+        assert off < 8 and dark_share(data) > 0.01
+        assert "ran" not in page.locator(CELLS).first.locator(OUTPUT_NODE).inner_text()  # untrusted: no script ran
+        assert_clean_on_server(log, lab_server)
+    finally:
+        context.close()
