@@ -258,3 +258,64 @@ def test_a_table_and_an_html_chart_are_pictured_as_the_person_sees_them_in_a_jup
         assert_clean_on_server(log, lab_server)
     finally:
         context.close()
+
+
+#: a Bokeh bar chart as a person shows one in JupyterLab: BokehJS from the page (INLINE: nothing from a CDN), then
+#: the plot (an output of text/html, application/javascript and application/vnd.bokehjs_exec.v0+json)
+BOKEH = """from bokeh.io import output_notebook, show
+from bokeh.plotting import figure
+from bokeh.resources import INLINE
+
+output_notebook(INLINE, hide_banner=True)
+fruit = ["apples", "pears", "plums"]
+p = figure(x_range=fruit, title="Fruit sold", width=500, height=300, toolbar_location=None)
+p.vbar(x=fruit, top=[3, 1, 2], width=0.8)
+show(p)
+"""
+
+
+@pytest.fixture(scope="module")
+def bokeh_server(tmp_path_factory):
+    """One `jupyter lab` with Bokeh and its renderer (jupyter_bokeh) installed beside the wheel; its root holds a
+    notebook whose one cell shows a Bokeh plot."""
+    with jupyter_server("lab", tmp_path_factory.mktemp("bokeh-lab"), charts=True) as server:
+        notebook = json.loads((CONTENT / "jupyterlite-empty.ipynb").read_text(encoding="utf-8"))
+        notebook["cells"][0]["source"] = BOKEH
+        notebook["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        (server.root / "bokeh.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+        yield server
+
+
+def test_a_bokeh_plot_the_person_shows_is_pictured_as_drawn(browser, bokeh_server, tmp_path: Path):
+    log = PageLog()
+    context, page = new_recorded_page(browser, log)
+    page.set_default_timeout(SLOW_MS)
+    try:
+        assert open_in(page, bokeh_server.base, "lab", "bokeh.ipynb", bokeh_server.page("bokeh.ipynb"))["state"] == (
+            "ready"
+        )
+        # the person runs the cell (their run is trusted: BokehJS loads and draws)
+        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.locator(CELLS).first.locator(f"{OUTPUT_NODE} .bk-Figure, {OUTPUT_NODE} .bk-Canvas").first.wait_for(
+            timeout=KERNEL_TIMEOUT_MS
+        )
+        page.wait_for_timeout(1000)  # BokehJS paints its canvas after laying the figure out
+        cell = ok(page, "jupyter_get_cells", {"includeOutputs": True})["cells"][0]
+        # BokehJS draws the plot into the HTML stub that show() displays first (a div with data-root-id); the output
+        # of application/vnd.bokehjs_exec.v0+json after it only runs the script, and shows nothing itself
+        stub = next(o for o in cell["outputs"] if "data-root-id" in o.get("preview", ""))
+        script = next(o for o in cell["outputs"] if "application/vnd.bokehjs_exec.v0+json" in o.get("mimeTypes", []))
+        nothing = ok(page, "jupyter_get_output", {"uri": script["uri"]})  # the default for Bokeh's type: a picture
+        assert nothing["rendered"] is True and nothing["empty"] is True and "image" not in nothing, nothing
+        box, screenshot = seen(page, 0, stub["index"])
+        payload, data = rendered(page, {"uri": stub["uri"], "render": True})
+        assert payload["mimeType"] == "text/html", payload
+        assert (payload["original"]["width"], payload["original"]["height"]) == (box["width"], box["height"])
+        (tmp_path / "bokeh.png").write_bytes(data)
+        (tmp_path / "bokeh-seen.png").write_bytes(screenshot)
+        off = difference(data, screenshot)
+        print(f"[rendered] Bokeh {box['width']}x{box['height']}: mean difference {off:.1f} of 255")
+        assert off < 8 and dark_share(data) > 0.02  # the bars, axes and title drawn on BokehJS's canvas
+        assert log.foreign_requests(bokeh_server.base) == [] and log.own_page_errors() == []
+    finally:
+        context.close()

@@ -80,7 +80,13 @@ async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, a
         "original": {"mimeType": capture.mime, "width": capture.width, "height": capture.height},
     }
     if capture.status == "empty":
-        return ToolResult({**base, "empty": True, "message": "That output renders nothing in the page."})
+        return ToolResult(
+            {
+                **base,
+                "empty": True,
+                "message": "That output renders nothing in the page (a script output, such as Bokeh's, may draw into another output of the cell: picture that one with render: true).",
+            }
+        )
     try:
         request: ImageRequest | None = capture_request(capture.picture_width, capture.picture_height, max_side)
         info = ImageInfo("image/png", capture.picture_width, capture.picture_height, 0)
