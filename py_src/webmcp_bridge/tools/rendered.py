@@ -84,7 +84,8 @@ async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, a
             {
                 **base,
                 "empty": True,
-                "message": "That output renders nothing in the page (a script output, such as Bokeh's, may draw into another output of the cell: picture that one with render: true).",
+                "message": "That output renders nothing in the page (a script output, such as Bokeh's, may draw into "
+                "another output of the cell: picture that one with render: true).",
             }
         )
     try:
