@@ -11,12 +11,14 @@ Over the in-memory host, whose "renderer" draws a picture of one colour at a fix
 
 from __future__ import annotations
 
+import asyncio
 import base64
 
 from helpers import make_bridge
 from webmcp_bridge.core.images import image_size
 from webmcp_bridge.host import png
 from webmcp_bridge.host.memory_render import PICTURE_RGBA, RENDERED_SIZES
+from webmcp_bridge.session.resources import read_resource
 
 PLOTLY = "application/vnd.plotly.v1+json"
 
@@ -143,3 +145,16 @@ def test_a_cell_hidden_while_its_picture_is_made_returns_nothing_of_it():
     result = b.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
     assert result["isError"] is True and result["structuredContent"]["error"] == "CELL_NOT_FOUND"
     assert len(result["content"]) == 1 and nb.captures == {}  # no image, and the picture was dropped
+
+
+def test_an_outputs_resource_is_the_picture_of_a_rendered_chart_and_says_when_it_renders_nothing():
+    b, cell = plotly_bridge()
+    uri = cell["outputs"][0]["uri"]
+    (item,) = asyncio.run(read_resource(b.reg, uri))["contents"]
+    assert item["mimeType"] == "image/png" and "text" not in item
+    assert image_size("image/png", base64.b64decode(item["blob"])) == RENDERED_SIZES[PLOTLY]
+    # a site's type beside an HTML stub that draws nothing: pictured by default, and empty
+    data = {"text/html": " ", "application/vnd.example+json": {}}
+    b.nb("plotly.ipynb").nb["cells"][1]["outputs"].append({"output_type": "display_data", "data": data, "metadata": {}})
+    (item,) = asyncio.run(read_resource(b.reg, uri[:-1] + "1"))["contents"]
+    assert item["mimeType"] == "text/html" and "renders nothing" in item["text"]
