@@ -60,6 +60,12 @@ class LabCaptures:
         if is_nullish(raw):
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
         data = json.loads(str(raw))
+        if "error" in data:
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                "The browser could not make a picture of that output; read its stored data with render: false.",
+                reason="failed",
+            )
         return EncodedImage(
             str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"])
         )

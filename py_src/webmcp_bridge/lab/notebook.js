@@ -1170,19 +1170,23 @@
       return JSON.stringify({ status: "ok", key: hold(bitmap), mime, width, height, pictureWidth, pictureHeight });
     },
     // A copy of a held picture at width x height, encoded as outMime (quality for a lossy format): JSON text {data:
-    // base64, bytes, width, height, mime: what the encoder produced}, or null when the key is not held.
+    // base64, bytes, width, height, mime: what the encoder produced}, {error} when the browser refuses to encode it,
+    // or null when the key is not held.
     async encodeCapture(panel, key, width, height, outMime, quality) {
       const held = captures.get(key);
       if (!held) return null;
-      const bitmap = await createImageBitmap(held, { resizeWidth: width, resizeHeight: height, resizeQuality: "high" });
+      let bitmap = null;
       try {
+        bitmap = await createImageBitmap(held, { resizeWidth: width, resizeHeight: height, resizeQuality: "high" });
         const canvas = new OffscreenCanvas(width, height);
         canvas.getContext("2d").drawImage(bitmap, 0, 0);
         const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
         const out = new Uint8Array(await blob.arrayBuffer());
         return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+      } catch (error) {
+        return JSON.stringify({ error: String(error?.name ?? "Error") });
       } finally {
-        bitmap.close();
+        bitmap?.close();
       }
     },
     releaseCapture(panel, key) {
