@@ -15,7 +15,8 @@ import asyncio
 import base64
 
 from helpers import make_bridge
-from webmcp_bridge.core.images import image_size
+from webmcp_bridge.core.images import OutputCapture, image_size
+from webmcp_bridge.core.limits import CAPTURE_NODES
 from webmcp_bridge.host import png
 from webmcp_bridge.host.memory_render import PICTURE_RGBA, RENDERED_SIZES
 from webmcp_bridge.session.resources import read_resource
@@ -158,3 +159,18 @@ def test_an_outputs_resource_is_the_picture_of_a_rendered_chart_and_says_when_it
     b.nb("plotly.ipynb").nb["cells"][1]["outputs"].append({"output_type": "display_data", "data": data, "metadata": {}})
     (item,) = asyncio.run(read_resource(b.reg, uri[:-1] + "1"))["contents"]
     assert item["mimeType"] == "text/html" and "renders nothing" in item["text"]
+
+
+def test_an_output_too_large_to_copy_is_refused_by_name_when_asked_for():
+    b, cell = plotly_bridge()
+    nb = b.nb("plotly.ipynb")
+
+    async def too_large(cell_id: str, output_index: int, max_side: int) -> OutputCapture:
+        return OutputCapture("unavailable", reason="too-large")
+
+    nb.capture_output = too_large
+    args = {"cellId": cell["id"], "outputIndex": 0}
+    error = b.call("jupyter_get_output", {**args, "render": True})["structuredContent"]
+    assert error["error"] == "OUTPUT_NOT_FOUND" and error["reason"] == "too-large"
+    assert f"more than {CAPTURE_NODES} elements" in error["message"]
+    assert "more than" in b.ok("jupyter_get_output", args)["note"]  # by default: its stored data, and why

@@ -97,10 +97,10 @@ class OutputCapture:
     ``status``: "ok" (the picture is held under ``key`` until released), "empty" (the output renders nothing: no
     text, image or drawing, or no area), or "unavailable" (the page shows no rendering of it: ``reason`` says why,
     one of "not-shown" (the cell is not in the page: scrolled out of a windowed notebook, its outputs collapsed, the
-    notebook not on screen), "no-renderer" (the page has no renderer for any of its types), "failed" (the browser
-    could not draw it)). ``mime`` is the MIME type the page rendered it from (the person's renderer's); ``width`` x
-    ``height`` its size on screen in CSS pixels; ``picture_width`` x ``picture_height`` the picture held (smaller when
-    the output is larger than the capture bound)."""
+    notebook not on screen), "no-renderer" (the page has no renderer for any of its types), "too-large" (more nodes
+    than the page copies), "failed" (the browser could not draw it)). ``mime`` is the MIME type the page rendered it
+    from (the person's renderer's); ``width`` x ``height`` its size on screen in CSS pixels; ``picture_width`` x
+    ``picture_height`` the picture held (smaller when the output is larger than the capture bound)."""
 
     status: Literal["ok", "empty", "unavailable"]
     mime: str = ""

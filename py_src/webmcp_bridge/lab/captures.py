@@ -9,12 +9,12 @@ from typing import Any
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import EncodedImage, ImageRequest, OutputCapture
-from webmcp_bridge.core.limits import CAPTURE_SLICE_MS
+from webmcp_bridge.core.limits import CAPTURE_NODES, CAPTURE_SLICE_MS
 from webmcp_bridge.lab.ffi import is_nullish
 
 #: the statuses and reasons ``notebook.js`` captureOutput answers with (anything else is read as "failed")
 _STATUSES = ("ok", "empty", "unavailable")
-_REASONS = ("not-shown", "no-renderer", "failed")
+_REASONS = ("not-shown", "no-renderer", "too-large", "failed")
 
 
 class LabCaptures:
@@ -30,8 +30,9 @@ class LabCaptures:
     async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
         """``notebook.js`` captureOutput: the output's rendered node, copied with its computed styles in steps of at
         most :data:`~webmcp_bridge.core.limits.CAPTURE_SLICE_MS` (yielding to the page between them), drawn by the
-        browser from an SVG ``foreignObject`` image, at most ``max_side`` pixels on its longest side."""
-        raw = await self._call_async("captureOutput", cell_id, output_index, max_side, CAPTURE_SLICE_MS)
+        browser from an SVG ``foreignObject`` image, at most ``max_side`` pixels on its longest side; an output of more
+        than :data:`~webmcp_bridge.core.limits.CAPTURE_NODES` nodes is "too-large"."""
+        raw = await self._call_async("captureOutput", cell_id, output_index, max_side, CAPTURE_SLICE_MS, CAPTURE_NODES)
         if is_nullish(raw):
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id

@@ -517,7 +517,7 @@
   // (replaced by an empty box of their size)
   const DROPPED = new Set(["script", "style", "link", "meta", "noscript", "template", "title", "base"]);
   const BOXED = new Set(["iframe", "frame", "object", "embed", "video", "audio", "input", "textarea", "select",
-    "button", "foreignobject"]);
+    "button"]);
   // attributes that name another resource: kept only for data: URLs and references inside the picture (#id)
   const ADDRESSES = new Set(["src", "href", "xlink:href", "srcset", "action", "formaction", "poster", "background",
     "data", "ping", "lowsrc"]);
@@ -576,7 +576,8 @@
 
   // Whether a node shows anything: some text, or an element that draws (also inside shadow roots).
   function drawsSomething(node) {
-    if ((node.textContent ?? "").trim()) return true;
+    const texts = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let text = texts.nextNode(); text; text = texts.nextNode()) if (text.data.trim()) return true;
     if (node.querySelector?.(DRAWN)) return true;
     for (const el of node.querySelectorAll?.("*") ?? []) {
       if (el.shadowRoot && drawsSomething(el.shadowRoot)) return true;
@@ -636,9 +637,11 @@
   // element with its computed style written as its style attribute where it differs from a plain element's or,
   // for inherited properties, from its parent's. Handlers (on*), scripts and other resources' addresses are left
   // out; canvases and images become data: images; frames, media and form fields empty boxes of their size.
-  async function copyRendered(root, doc, defaults, pause) {
+  async function copyRendered(root, doc, defaults, pause, maxNodes) {
+    let nodes = 0;
     const copyOf = async (node, parentValues) => {
       await pause();
+      if (++nodes > maxNodes) throw Object.assign(new Error("too many nodes to picture"), { name: "TooLarge" });
       if (node.nodeType === Node.TEXT_NODE) return doc.createTextNode(node.data);
       if (node.nodeType !== Node.ELEMENT_NODE) return null;
       const tag = node.localName;
@@ -1125,8 +1128,8 @@
     // on stays readable) at most maxSide pixels on its longest side. Resolves to JSON text {status: "ok", key, mime,
     // width, height (CSS pixels on screen), pictureWidth, pictureHeight} (the picture held under key until
     // releaseCapture), {status: "empty", mime} (it shows nothing), {status: "unavailable", reason} ("not-shown",
-    // "no-renderer", "failed"), or null when the output is not there.
-    async captureOutput(panel, cellId, outputIndex, maxSide, sliceMs) {
+    // "no-renderer", "too-large": over maxNodes nodes, "failed"), or null when the output is not there.
+    async captureOutput(panel, cellId, outputIndex, maxSide, sliceMs, maxNodes) {
       if (!outputOf(panel, cellId, outputIndex)) return null;
       const found = renderedOutput(panel, cellId, outputIndex);
       if (!found.node) return JSON.stringify({ status: "unavailable", reason: found.reason });
@@ -1144,7 +1147,7 @@
       try {
         document.body.appendChild(frame);
         const doc = document.implementation.createHTMLDocument("");
-        const copy = await copyRendered(node, doc, defaultsIn(frame), slicer(sliceMs));
+        const copy = await copyRendered(node, doc, defaultsIn(frame), slicer(sliceMs), maxNodes);
         if (!outputOf(panel, cellId, outputIndex)) return null; // rerun or cleared while it was copied
         if (!copy) return JSON.stringify({ status: "empty", mime });
         const base = copy.getAttribute("style") ?? "";
@@ -1162,8 +1165,8 @@
         const canvas = new OffscreenCanvas(pictureWidth, pictureHeight);
         canvas.getContext("2d").drawImage(image, 0, 0, pictureWidth, pictureHeight);
         bitmap = canvas.transferToImageBitmap();
-      } catch {
-        return JSON.stringify({ status: "unavailable", reason: "failed" });
+      } catch (error) {
+        return JSON.stringify({ status: "unavailable", reason: error?.name === "TooLarge" ? "too-large" : "failed" });
       } finally {
         frame.remove();
       }
