@@ -8,6 +8,8 @@
 - :func:`server_env` with ``rtc=True``: the same plus ``jupyter-collaboration`` (real-time collaboration: the
   notebook is a Yjs document the server holds, every browser session a peer of it), in a folder of its own, for
   test_rtc_server.py; ``prepare`` makes both.
+- :func:`server_env` with ``charts=True``: the same plus Bokeh and its JupyterLab renderer (jupyter_bokeh), in a
+  folder of its own, for the Bokeh plot of test_rendered_browser.py; ``prepare`` makes it too.
 - ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (the canary, ``.ci/canary``): requirements, separated by spaces, that
   replace :data:`SERVER_REQUIREMENTS` (e.g. ``jupyterlab==4.7.0a2 notebook ipykernel``); never set by the gate.
 - :func:`jupyter_server`: ``jupyter lab`` or ``jupyter notebook`` from it on 127.0.0.1 with token auth, over a
