@@ -174,3 +174,18 @@ def test_an_output_too_large_to_copy_is_refused_by_name_when_asked_for():
     assert error["error"] == "OUTPUT_NOT_FOUND" and error["reason"] == "too-large"
     assert f"more than {CAPTURE_NODES} elements" in error["message"]
     assert "more than" in b.ok("jupyter_get_output", args)["note"]  # by default: its stored data, and why
+
+
+def test_a_widget_the_page_shows_as_its_text_comes_back_as_that_text():
+    """A widget output with no widget renderer in the page is shown as its text/plain: by default that text (with a
+    note), a picture of it only when asked for."""
+    b = make_bridge({"widgets.ipynb": "nbconvert-widget-list.ipynb"})
+    b.open("widgets.ipynb")
+    cell = b.ok("jupyter_get_cells", {"startIndex": 5, "endIndex": 6, "includeOutputs": True})["cells"][0]
+    assert cell["outputs"][0]["mimeType"] == "application/vnd.jupyter.widget-view+json"
+    args = {"cellId": cell["id"], "outputIndex": 0}
+    payload = b.ok("jupyter_get_output", args)
+    assert payload["mimeType"] == "text/plain" and payload["text"] and "shows it as its text/plain" in payload["note"]
+    assert b.nb("widgets.ipynb").captures == {}
+    payload, data = picture(b.call("jupyter_get_output", {**args, "render": True}))
+    assert payload["mimeType"] == "text/plain" and image_size("image/png", data) == RENDERED_SIZES["text/plain"]

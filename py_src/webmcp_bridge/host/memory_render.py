@@ -19,6 +19,7 @@ RENDERED_SIZES = {
     "application/vnd.plotly.v1+json": (700, 450),
     "application/vnd.bokehjs_exec.v0+json": (600, 400),
     "text/html": (640, 200),
+    "text/plain": (640, 40),
 }
 #: the one colour (RGBA) of the in-memory host's pictures
 PICTURE_RGBA = bytes((40, 90, 160, 255))

@@ -43,6 +43,10 @@ class OutputRendered(OutputAddress):
     message: str = sometimes()
 
 
+#: the types the page may render an output from that an agent reads as text as well: an output the page shows as one
+#: of these is returned as its stored data unless a picture is asked for (render: true)
+SHOWN_AS_TEXT = frozenset({"text/plain", "text/markdown", "text/latex", "application/json"})
+
 #: why the page has no picture of an output (:class:`webmcp_bridge.core.images.OutputCapture` ``reason``)
 UNRENDERED = {
     "not-shown": "the page does not show it now (its cell is scrolled out of a windowed notebook, its outputs are "
@@ -73,6 +77,12 @@ async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, a
                 reason=capture.reason,
             )
         return f"Its stored data, not a picture: {why}."
+    if args.render is None and capture.mime in SHOWN_AS_TEXT:
+        # the page shows it as a text the agent reads as well (a widget with no renderer in the page shows its
+        # text/plain): that text, not a picture of it
+        if capture.key:
+            nb.release_capture(capture.key)
+        return f"Its stored data, not a picture: the page shows it as its {capture.mime}."
     base = {
         "cellId": cell_id,
         "outputIndex": index,
