@@ -8,6 +8,8 @@
 - :func:`server_env` with ``rtc=True``: the same plus ``jupyter-collaboration`` (real-time collaboration: the
   notebook is a Yjs document the server holds, every browser session a peer of it), in a folder of its own, for
   test_rtc_server.py; ``prepare`` makes both.
+- :func:`server_env` with ``charts=True``: the same plus Bokeh and its JupyterLab renderer (jupyter_bokeh), in a
+  folder of its own, for the Bokeh plot of test_rendered_browser.py; ``prepare`` makes it too.
 - ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (the canary, ``.ci/canary``): requirements, separated by spaces, that
   replace :data:`SERVER_REQUIREMENTS` (e.g. ``jupyterlab==4.7.0a2 notebook ipykernel``); never set by the gate.
 - :func:`jupyter_server`: ``jupyter lab`` or ``jupyter notebook`` from it on 127.0.0.1 with token auth, over a
@@ -45,15 +47,23 @@ SERVER_REQUIREMENTS = ["jupyterlab>=4.5,<5", "notebook>=7.5,<8", "ipykernel"]
 #: what real-time collaboration adds (its 5.x line is the one for JupyterLab 4.5 and 4.6: jupyter-server-ydoc,
 #: the collaborative drive and the shared models' UI)
 RTC_REQUIREMENTS = ["jupyter-collaboration>=5,<6"]
+#: what the rendered-output tests add: Bokeh and its JupyterLab renderer (jupyter_bokeh), the way a user shows a Bokeh
+#: plot in JupyterLab
+CHART_REQUIREMENTS = ["bokeh>=3,<4", "jupyter_bokeh>=4,<5"]
 #: the environment variable that replaces SERVER_REQUIREMENTS (the canary's next JupyterLab)
 REQUIREMENTS_VARIABLE = "WEBMCP_BRIDGE_SERVER_REQUIREMENTS"
 
 
-def server_requirements(rtc: bool = False) -> list[str]:
+def server_requirements(rtc: bool = False, charts: bool = False) -> list[str]:
     """The requirements installed beside the wheel: ``SERVER_REQUIREMENTS`` or the canary's replacement from
-    ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (split on spaces), plus ``RTC_REQUIREMENTS`` when ``rtc``."""
+    ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (split on spaces), plus ``RTC_REQUIREMENTS`` when ``rtc`` and
+    ``CHART_REQUIREMENTS`` when ``charts``."""
     replaced = os.environ.get(REQUIREMENTS_VARIABLE, "").split()
-    return [*(replaced or SERVER_REQUIREMENTS), *(RTC_REQUIREMENTS if rtc else [])]
+    return [
+        *(replaced or SERVER_REQUIREMENTS),
+        *(RTC_REQUIREMENTS if rtc else []),
+        *(CHART_REQUIREMENTS if charts else []),
+    ]
 
 
 #: a cold `jupyter lab` start on a busy 2-core machine
@@ -63,13 +73,14 @@ START_TIMEOUT_S = 180
 SLOW_MS = 90_000
 
 
-def server_env(rtc: bool = False) -> Path:
+def server_env(rtc: bool = False, charts: bool = False) -> Path:
     """The environment's folder (made if missing): ``bin/jupyter`` of it serves JupyterLab and Notebook 7; with
-    ``rtc``, with jupyter-collaboration installed (``.cache/server-env-rtc/``). One folder per wheel and requirements
-    (``server_requirements``); an older one of the same kind is removed."""
+    ``rtc``, with jupyter-collaboration installed (``.cache/server-env-rtc/``); with ``charts``, with Bokeh and its
+    renderer (``.cache/server-env-charts/``). One folder per wheel and requirements (``server_requirements``); an
+    older one of the same kind is removed."""
     wheel = build_wheel()
-    requirements = server_requirements(rtc)
-    key, kind = wheel.parent.name, "server-env-rtc" if rtc else "server-env"
+    requirements = server_requirements(rtc, charts)
+    key, kind = wheel.parent.name, "server-env-rtc" if rtc else "server-env-charts" if charts else "server-env"
     if os.environ.get(REQUIREMENTS_VARIABLE, "").split():  # the canary's: apart, so neither removes the other
         key += "-" + hashlib.sha256(" ".join(requirements).encode()).hexdigest()[:8]
         kind += "-canary"
@@ -129,11 +140,11 @@ class Server:
 
 
 @contextmanager
-def jupyter_server(app: str, work: Path, rtc: bool = False) -> Iterator[Server]:
-    """``jupyter <app>`` ("lab" or "notebook") from :func:`server_env` (``rtc``: the one with jupyter-collaboration)
-    with ``work/root`` as its root; yields a :class:`Server` once ``/api/status`` answers, stops it (and its
-    kernels) afterwards."""
-    env = server_env(rtc)
+def jupyter_server(app: str, work: Path, rtc: bool = False, charts: bool = False) -> Iterator[Server]:
+    """``jupyter <app>`` ("lab" or "notebook") from :func:`server_env` (``rtc``: the one with jupyter-collaboration;
+    ``charts``: the one with Bokeh) with ``work/root`` as its root; yields a :class:`Server` once ``/api/status``
+    answers, stops it (and its kernels) afterwards."""
+    env = server_env(rtc, charts)
     root = work / "root"
     root.mkdir(parents=True, exist_ok=True)
     private = {name: work / "jupyter" / name for name in ("config", "data", "runtime", "ipython")}
@@ -195,12 +206,13 @@ def jupyter_server(app: str, work: Path, rtc: bool = False) -> Iterator[Server]:
 
 if __name__ == "__main__":  # `python playwright-tests/jupyter_servers.py prepare` (used by .ci/run)
     if sys.argv[1:] == ["prepare"]:
-        # both environments at once: the installs wait mostly on the index and the disk, not on the two cores
+        # the environments two at a time: the installs wait mostly on the index and the disk, not on the two cores
         from concurrent.futures import ThreadPoolExecutor
 
-        build_wheel()  # once, before the two installs ask for it
+        build_wheel()  # once, before the installs ask for it
         with ThreadPoolExecutor(2) as pool:
-            for made in pool.map(lambda rtc: server_env(rtc), (False, True)):
+            kinds = ({}, {"rtc": True}, {"charts": True})
+            for made in pool.map(lambda kind: server_env(**kind), kinds):
                 print(made)
     elif sys.argv[1:] == ["prepare-server"]:  # the canary's: no RTC environment
         print(server_env())

@@ -21,6 +21,7 @@ from webmcp_bridge.host.protocol import (
     ImageRequest,
     KernelInfo,
     LiveNotebook,
+    OutputCapture,
     RawCell,
     RunResult,
     RunState,
@@ -212,6 +213,35 @@ class GuardedNotebook:
         image = await self._awaited(self._inner.encode_output_image(cell_id, output_index, mime, request))
         self._check_ids([cell_id], self.view())
         return image
+
+    async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
+        """A read of what the person sees of one visible cell: checked before the page draws it and again after
+        (the person may have hidden the cell meanwhile: then the capture is dropped and nothing of it returned)."""
+        self._check_ids([cell_id], self.view())
+        capture = await self._awaited(self._inner.capture_output(cell_id, output_index, max_side))
+        try:
+            self._check_ids([cell_id], self.view())
+        except ToolError:
+            if capture.key:
+                self._inner.release_capture(capture.key)
+            raise
+        if capture.key:
+            self._step.captures[capture.key] = cell_id
+        return capture
+
+    async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
+        """A copy of a capture taken by :meth:`capture_output` through this guard; its cell is checked again after
+        the copy is made (hidden meanwhile: nothing of it is returned)."""
+        cell_id = self._step.captures.get(key)
+        if cell_id is None:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
+        image = await self._awaited(self._inner.encode_capture(key, request))
+        self._check_ids([cell_id], self.view())
+        return image
+
+    def release_capture(self, key: str) -> None:
+        self._step.captures.pop(key, None)
+        self._inner.release_capture(key)
 
     def focus(self) -> Focus:
         focus = self._inner.focus()

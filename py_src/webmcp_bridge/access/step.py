@@ -106,10 +106,11 @@ def cell_access_denied(cell_id: str) -> ToolError:
 
 #: What ends each fact a call knows about one notebook. The facts: ``levels`` (the levels, the author's locks, the
 #: cell count and the revision: one :class:`AccessView`, read together; with them the ids of the cells seen since,
-#: which exist), ``sources`` (each cell's source as the call last read or wrote it, a write's precondition; kept for the
-#: lookup, one per call). The events: ``turn`` (the next turn of the event loop: the person's edits are page events,
-#: run only when Python yields), ``await`` (of the host, also when it did not suspend), ``write`` (the bridge's own:
-#: the revision moved), ``refused`` (a write the host refused as stale), ``batch`` (a batch of edits, of its cells).
+#: which exist), ``sources`` (each cell's source as the call last read or wrote it, a write's precondition; kept for
+#: the lookup, one per call, as the pictures of outputs it took). The events: ``turn`` (the next turn of the event
+#: loop: the person's edits are page events, run only when Python yields), ``await`` (of the host, also when it did
+#: not suspend), ``write`` (the bridge's own: the revision moved), ``refused`` (a write the host refused as stale),
+#: ``batch`` (a batch of edits, of its cells).
 ENDS: dict[Fact, frozenset[Event]] = {
     "levels": frozenset({"turn", "await", "write", "refused", "batch"}),
     "sources": frozenset({"batch"}),
@@ -192,6 +193,7 @@ class CallStep:
         self._nb = nb
         self.path = nb.path
         self.sources: dict[str, str] = {}  # cell id -> its source as this call last read or wrote it
+        self.captures: dict[str, str] = {}  # key of a picture of an output taken in this call -> its cell's id
         self.ever_hidden = facts.ever_hidden.setdefault(self.path, set())  # ids of its cells ever seen hidden (Facts)
 
     def view(self) -> AccessView:

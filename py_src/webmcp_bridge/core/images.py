@@ -14,6 +14,9 @@ The rules (pure, standard library only):
   and smaller still when the original's bytes scaled by the area would be over ``max_bytes``; in the stored format
   (GIF, which the browser cannot encode, as PNG; lossy formats at :data:`LOSSY_QUALITY`). When the original already
   fits both bounds it is returned as stored and no copy is made.
+- :func:`capture_request`: the first copy of a rendered output (a chart the page draws: :meth:`webmcp_bridge.host.
+  protocol.NotebookCells.capture_output`), which has no stored file to return: as PNG, scaled so its longest side is
+  at most ``max_side`` pixels (never enlarged); :func:`next_request` goes on from it as for a stored PNG.
 - :func:`next_request`: a PNG copy still over ``max_bytes`` is made again at the same size as lossy WebP
   (:data:`LOSSY_FALLBACK`: a resampled figure gains colours and PNG copies can outgrow the original); a copy still
   over is made again smaller, by the square root of the ratio (the bytes of an image grow with its area) with a
@@ -26,6 +29,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from typing import Literal
 
 #: bytes of an image's start read to find its width and height (a JPEG's SOF segment can follow metadata)
 HEADER_BYTES = 64 * 1024
@@ -83,6 +87,29 @@ class EncodedImage:
     width: int
     height: int
     mime: str
+
+
+@dataclass(frozen=True)
+class OutputCapture:
+    """A picture the page took of one output as the person sees it
+    (:meth:`webmcp_bridge.host.protocol.NotebookView.capture_output`).
+
+    ``status``: "ok" (the picture is held under ``key`` until released), "empty" (the output renders nothing: no
+    text, image or drawing, or no area), or "unavailable" (the page shows no rendering of it: ``reason`` says why,
+    one of "not-shown" (the cell is not in the page: scrolled out of a windowed notebook, its outputs collapsed, the
+    notebook not on screen), "no-renderer" (the page has no renderer for any of its types), "too-large" (more nodes
+    than the page copies), "failed" (the browser could not draw it)). ``mime`` is the MIME type the page rendered it
+    from (the person's renderer's); ``width`` x ``height`` its size on screen in CSS pixels; ``picture_width`` x
+    ``picture_height`` the picture held (smaller when the output is larger than the capture bound)."""
+
+    status: Literal["ok", "empty", "unavailable"]
+    mime: str = ""
+    width: int = 0
+    height: int = 0
+    picture_width: int = 0
+    picture_height: int = 0
+    key: str = ""
+    reason: str = ""
 
 
 def image_size(mime: str, head: bytes) -> tuple[int, int] | None:
@@ -189,3 +216,9 @@ def next_request(info: ImageInfo, made: list[tuple[ImageRequest, int]], max_byte
     if side < MIN_SIDE:
         return None
     return _request(info, side, last.mime)
+
+
+def capture_request(width: int, height: int, max_side: int) -> ImageRequest:
+    """The first copy of a picture of ``width`` x ``height`` pixels that the page took of a rendered output: a PNG at
+    most ``max_side`` pixels on its longest side (aspect kept, never enlarged, at least 1 x 1)."""
+    return _request(ImageInfo("image/png", max(1, width), max(1, height), 0), min(max_side, max(width, height, 1)))

@@ -29,6 +29,14 @@ _ANSI = re.compile(ANSI_PATTERN)
 # MIME types stored base64-encoded in nbformat: never inlined into text, returned as MCP image content.
 BINARY_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp")
 IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+#: the longest side, in pixels, of the picture the page takes of a rendered output (a chart, an HTML table) before
+#: any copy is made of it: a taller or wider output is drawn smaller, so one capture never rasterizes more
+CAPTURE_SIDE = 2048
+#: the most elements and text nodes of one rendered output the page copies to picture it (a larger one is not pictured:
+#: its copy would be too long to serialize and draw without holding the page)
+CAPTURE_NODES = 20_000
+#: milliseconds of one synchronous stretch of a capture's walk over the rendered nodes before it yields to the page
+CAPTURE_SLICE_MS = 8
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,18 @@ def richest_mime(mimes: list[str]) -> str:
     return others[0] if others else ("text/plain" if "text/plain" in mimes else "")
 
 
+def renders_as_picture(mimes: list[str]) -> bool:
+    """True when an output with these MIME types is best read as a picture of what the page renders: it has no image
+    (a figure's PNG, an SVG: read as they are) and one of its types is none of the ones an agent reads (HTML,
+    Markdown, LaTeX, JSON, plain text) but one a renderer of the page draws: a plot library's (Plotly's JSON, Bokeh's
+    bokehjs_exec beside its HTML stub and script), a widget's, any renderer a site adds. ``jupyter_get_output`` then
+    returns the rendered output as an image by default; an HTML output (a table, an HTML chart) is rendered on
+    request."""
+    if any(m in IMAGE_MIME_TYPES or m in TEXT_IMAGE_TYPES for m in mimes):
+        return False
+    return any(m not in RICHEST_ORDER and m != "text/plain" for m in mimes)
+
+
 def source_hash(source: str) -> str:
     """The ``sourceHash`` of a cell: the first 16 hex digits of SHA-256 over the UTF-8 source.
 

@@ -1,10 +1,9 @@
 """An in-memory implementation of the host protocol, over nbformat dicts.
 
-It is the reference behaviour for the semantic layer and the stand-in for JupyterLab in CPython tests (as
-httpx's MockTransport stands in for the network). It mirrors what the live adapter does where a user could
-tell the difference: cells of nbformat <= 4.4 notebooks get ids on load, saving writes nbformat 4.5 with
-those ids, every change bumps the revision, and a "person" can edit cells between agent calls.
-"""
+It is the reference behaviour for the semantic layer and the stand-in for JupyterLab in CPython tests (as httpx's
+MockTransport stands in for the network). It mirrors what the live adapter does where a user could tell the
+difference: cells of nbformat <= 4.4 notebooks get ids on load, saving writes nbformat 4.5 with those ids, every
+change bumps the revision, and a "person" can edit cells between agent calls."""
 
 from __future__ import annotations
 
@@ -39,6 +38,7 @@ from webmcp_bridge.core.snapshot import source_hash, stale_cell_error
 from webmcp_bridge.host import png
 from webmcp_bridge.host.edit_plan import plan_edits
 from webmcp_bridge.host.memory_dialogs import MemoryDialogs
+from webmcp_bridge.host.memory_render import MemoryCaptures
 from webmcp_bridge.host.protocol import (
     AccessState,
     CellChange,
@@ -95,7 +95,7 @@ def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]],
     return outputs, status
 
 
-class MemoryNotebook:
+class MemoryNotebook(MemoryCaptures):
     """One open notebook held as an nbformat dict (``self.nb``)."""
 
     def __init__(self, workspace: MemoryWorkspace, path: str, nb: dict[str, Any]) -> None:
@@ -128,6 +128,7 @@ class MemoryNotebook:
         self.highlighted: list[tuple[str, int]] = []  # (cell id, output index) of each highlight_output, for tests
         self.other_tabs: int | None = 0  # stands in for other tabs of the site with this notebook open (tests set it)
         self.saved_elsewhere = False  # stands in for another tab's save of the file (tests set it)
+        self.not_shown, self.captures = set(), {}  # MemoryCaptures': cells the page does not show, pictures held
 
     # -- the person's side, for tests -------------------------------------------------------------
     def person_set_source(self, cell_id: str, source: str) -> None:
@@ -556,8 +557,7 @@ class MemoryWorkspace:
     Args:
         files: initial contents; notebook files are nbformat JSON text; a ``bytes`` value stands for a file
             stored as binary (as JupyterLab stores uploads), text only when it is UTF-8 without NUL.
-        executor: runs a code cell's source (default :func:`python_executor`).
-    """
+        executor: runs a code cell's source (default :func:`python_executor`)."""
 
     def __init__(self, files: dict[str, str | bytes] | None = None, executor: Executor = python_executor) -> None:
         self.files: dict[str, str | bytes] = dict(files or {})

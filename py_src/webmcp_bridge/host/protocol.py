@@ -1,15 +1,14 @@
 """The small protocol the semantic layer needs from a live notebook application.
 
-Two implementations exist: :mod:`webmcp_bridge.lab.notebook` (the live JupyterLab model, reached
-through Pyodide's FFI) and :mod:`webmcp_bridge.host.memory` (plain Python, for tests under CPython and as the
-reference behaviour). Tools only ever talk to these protocols, so every rule (hashes, bounds, errors) is
-computed in pure Python and tested without a browser.
+Two implementations exist: :mod:`webmcp_bridge.lab.notebook` (the live JupyterLab model, reached through Pyodide's
+FFI) and :mod:`webmcp_bridge.host.memory` (plain Python, for tests under CPython and as the reference behaviour).
+Tools only ever talk to these protocols, so every rule (hashes, bounds, errors) is computed in pure Python and tested
+without a browser.
 
 Shapes are small frozen dataclasses holding plain values (the cell and output values :class:`RawCell`,
-:class:`RawOutput`, :class:`RawItem` are defined in :mod:`webmcp_bridge.core.raw`, below the protocol, since the
-pure semantics in ``core/`` works on them). Text in :class:`RawItem` is already ANSI-stripped
-and cut to the requested head size by the host, so a 20 MB stream never crosses into Python to be
-described.
+:class:`RawOutput`, :class:`RawItem` are defined in :mod:`webmcp_bridge.core.raw`, below the protocol, since the pure
+semantics in ``core/`` works on them). Text in :class:`RawItem` is already ANSI-stripped and cut to the requested head
+size by the host, so a 20 MB stream never crosses into Python to be described.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 from webmcp_bridge.core.images import EncodedImage as EncodedImage
 from webmcp_bridge.core.images import ImageRequest as ImageRequest
+from webmcp_bridge.core.images import OutputCapture as OutputCapture
 
 # the plain values of cells and outputs live in core (the pure semantics over them needs them); re-exported here
 from webmcp_bridge.core.raw import CellType as CellType
@@ -33,8 +33,8 @@ EntryType = Literal["notebook", "file", "directory"]
 
 @dataclass(frozen=True)
 class TextPage:
-    """A page of one output's text: ``text`` spans bytes [offset, offset+len) of ``total_bytes``;
-    ``next_offset`` is None at the end."""
+    """A page of one output's text: ``text`` spans bytes [offset, offset+len) of ``total_bytes``; ``next_offset`` is
+    None at the end."""
 
     text: str
     offset: int
@@ -96,8 +96,7 @@ class CodeRun:
             output, as a cell's output area does), text ANSI-stripped with heads as asked.
         output_count: every output that arrived, including those not in ``outputs``.
         execution_count: the kernel's execution count from its reply, or None (no reply, or none given).
-        reason: why an unusual end happened ("timeout", a failed request...), or None.
-    """
+        reason: why an unusual end happened ("timeout", a failed request...), or None."""
 
     status: str
     outputs: tuple[RawOutput, ...] = ()
@@ -196,8 +195,7 @@ class AccessState:
         changes: the cell changes since the previous take, as :meth:`LiveNotebook.take_changes` (then forgotten).
         locks: ``(id, editable, deletable)`` for every cell whose metadata sets the standard nbformat ``editable``
             or ``deletable`` to false (the notebook author's locks, which JupyterLab honours for the person), in
-            index order; other cells are not listed.
-    """
+            index order; other cells are not listed."""
 
     revision: int
     notebook_access: Any
@@ -256,8 +254,7 @@ class SavedNotebook:
         bridge_metadata: the notebook's ``metadata.webmcp_bridge`` value as found (untrusted JSON), None when absent.
         cells: every cell in file order (``index`` its position in the file; ``id`` "" for a cell without one, as
             nbformat 4.4 files have), outputs described as :meth:`LiveNotebook.find_cells` describes them.
-        cell_metadata: per cell, in the same order, its ``metadata.webmcp_bridge`` value as found (None: absent).
-    """
+        cell_metadata: per cell, in the same order, its ``metadata.webmcp_bridge`` value as found (None: absent)."""
 
     bridge_metadata: Any
     cells: tuple[RawCell, ...]
@@ -496,6 +493,20 @@ class NotebookView(Protocol):
         anchor). Raises ToolError(CELL_NOT_FOUND) / ToolError(OUTPUT_NOT_FOUND)."""
         ...
 
+    async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
+        """A picture of the output as the page renders it for the person (its own rendering, never rendered again
+        nor trusted for it), at most ``max_side`` pixels on its longest side, held until :meth:`release_capture`.
+        Raises ToolError(CELL_NOT_FOUND / OUTPUT_NOT_FOUND). In the page it yields between short steps."""
+        ...
+
+    async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
+        """A held capture resampled to the request's size, encoded as ``request.mime`` (OUTPUT_NOT_FOUND: not held)."""
+        ...
+
+    def release_capture(self, key: str) -> None:
+        """Drop a held capture (an unknown key is ignored)."""
+        ...
+
     def tabs(self) -> TabsState:
         """The notebook as other tabs of the site see it, as last counted (synchronous; a host may count in the
         background)."""
@@ -540,8 +551,7 @@ class WorkspaceContents(Protocol):
     """
 
     async def list_dir(self, path: str) -> list[Entry] | None:
-        """The entries of folder ``path`` ("" = root), each notebook's ``open`` said, or None when there is no
-        folder there."""
+        """The entries of folder ``path`` ("" = root), each notebook's ``open`` said; None: no folder there."""
         ...
 
     async def stat(self, path: str) -> Entry | None:
@@ -569,11 +579,9 @@ class WorkspaceContents(Protocol):
         ...
 
     async def notebook_bridge_metadata(self, path: str, listed: Entry | None = None) -> Any:
-        """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of
-        the saved file (hosts may cache it by modification time). None when absent or unreadable. ``listed``: the
-        entry of a listing made in this call that says the notebook was closed: the saved file's block is
-        answered without asking again whether it is open or when it changed (its ``last_modified`` is the
-        listing's)."""
+        """``metadata.webmcp_bridge`` of the notebook at ``path``: of the live model when it is open, else of the saved
+        file (hosts may cache it by modification time); None when absent or unreadable. ``listed``: this call's
+        listing entry of the notebook, closed then: its saved block, nothing asked again (when it changed either)."""
         ...
 
     async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:
@@ -585,11 +593,11 @@ class WorkspaceContents(Protocol):
     async def read_saved_notebook(
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
     ) -> SavedNotebook | None:
-        """The notebook saved at ``path``, read through the contents service without opening it (no tab, no
-        kernel). None when nothing is there, it is not a notebook, or it is open in the page when read (read it
-        live: its levels there are the person's latest). Output texts carry at most ``head_bytes``,
-        at most ``max_outputs`` outputs a cell. Raises ToolError(TOO_LARGE) when the file is over ``max_bytes``
-        (checked before loading it when the application knows its size)."""
+        """The notebook saved at ``path``, read through the contents service without opening it (no tab, no kernel).
+        None when nothing is there, it is not a notebook, or it is open in the page when read (read it live: its
+        levels there are the person's latest). Output texts carry at most ``head_bytes``, at most ``max_outputs``
+        outputs a cell. Raises ToolError(TOO_LARGE) when the file is over ``max_bytes`` (checked before loading it
+        when the application knows its size)."""
         ...
 
     # -- text files (tools/files.py; the caller refuses notebook paths before calling these) --------------

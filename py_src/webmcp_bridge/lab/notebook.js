@@ -508,6 +508,213 @@
     if (left > 0) agentRuns.set(cellId, left); else agentRuns.delete(cellId);
   }
 
+  // -- pictures of rendered outputs (captureOutput) ----------------------------------------------------------
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const captures = new Map(); // key -> ImageBitmap of a rendered output, until releaseCapture (at most CAPTURES_HELD)
+  const CAPTURES_HELD = 4; // pictures held at once: the oldest is dropped past this (each call releases its own)
+  let nextCapture = 0;
+  // elements that draw nothing of their own (dropped from a picture) and ones whose content cannot be copied
+  // (replaced by an empty box of their size)
+  const DROPPED = new Set(["script", "style", "link", "meta", "noscript", "template", "title", "base"]);
+  const BOXED = new Set(["iframe", "frame", "object", "embed", "video", "audio", "input", "textarea", "select",
+    "button"]);
+  // attributes that name another resource: kept only for data: URLs and references inside the picture (#id)
+  const ADDRESSES = new Set(["src", "href", "xlink:href", "srcset", "action", "formaction", "poster", "background",
+    "data", "ping", "lowsrc"]);
+  // the attributes of an HTML element that shape its layout beyond its computed style (kept on the copy)
+  const LAYOUT_ATTRIBUTES = new Set(["colspan", "rowspan", "span", "dir", "lang", "alt"]);
+  // inherited properties written on an element whenever they differ from its parent's (else it would inherit them)
+  const INHERITED = ["color", "font-family", "font-size", "font-style", "font-weight", "font-stretch", "line-height",
+    "letter-spacing", "word-spacing", "text-align", "text-indent", "text-transform", "text-shadow", "white-space",
+    "white-space-collapse", "text-wrap-mode", "visibility", "fill", "fill-opacity", "fill-rule", "stroke",
+    "stroke-width", "stroke-opacity", "stroke-dasharray", "stroke-dashoffset", "stroke-linecap", "stroke-linejoin",
+    "stroke-miterlimit", "font-variant", "font-kerning", "font-feature-settings", "direction", "writing-mode",
+    "text-anchor", "dominant-baseline", "list-style-type", "list-style-position", "border-collapse",
+    "border-spacing", "caption-side", "empty-cells", "cursor", "paint-order", "pointer-events", "quotes",
+    "tab-size", "word-break", "overflow-wrap", "hyphens", "text-rendering", "color-scheme", "orphans", "widows",
+    "-webkit-font-smoothing", "font-optical-sizing", "font-size-adjust", "font-synthesis-weight",
+    "font-synthesis-style", "font-synthesis-small-caps", "font-variant-ligatures", "font-variant-caps",
+    "font-variant-numeric", "font-variant-east-asian", "font-variant-alternates", "font-variant-position",
+    "image-rendering", "shape-rendering", "clip-rule", "marker-start", "marker-mid", "marker-end",
+    "text-decoration-skip-ink", "text-underline-position", "text-underline-offset", "-webkit-text-fill-color",
+    "-webkit-text-stroke-color", "-webkit-text-stroke-width", "caret-color", "accent-color", "line-break",
+    "text-align-last", "text-justify", "ruby-position", "user-select", "-webkit-user-modify",
+    "-webkit-locale", "-webkit-rtl-ordering", "-webkit-line-break", "-webkit-text-security",
+    "-webkit-highlight", "-webkit-tap-highlight-color", "speak", "forced-color-adjust", "print-color-adjust",
+    "dynamic-range-limit", "interpolate-size", "math-depth", "math-shift", "math-style", "text-box-trim",
+    "text-spacing-trim", "text-autospace", "text-size-adjust", "font-palette", "font-variation-settings",
+    "font-language-override", "hanging-punctuation", "text-emphasis-color", "text-emphasis-position",
+    "text-emphasis-style", "text-orientation", "visibility", "word-spacing", "zoom"];
+  const DRAWN = "img, svg, canvas, video, picture, object, embed, iframe, input, textarea, select";
+
+  // Yield to the page (a new task) when this stretch has run sliceMs.
+  function slicer(sliceMs) {
+    let since = performance.now();
+    return async () => {
+      if (performance.now() - since < sliceMs) return;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      since = performance.now();
+    };
+  }
+
+  // The rendered node of an output as the notebook shows it, with the MIME type the person's renderer used:
+  // {node, mime} or {reason}.
+  function renderedOutput(panel, cellId, outputIndex) {
+    const index = findIndex(panel, cellId);
+    const cell = index < 0 ? null : panel.content.widgets?.[index];
+    const area = cell?.outputArea;
+    const output = outputOf(panel, cellId, outputIndex);
+    if (!area || !output) return { reason: "not-shown" };
+    const data = output.data ?? {};
+    const mime = area.rendermime?.preferredMimeType?.(data, output.trusted ? "any" : "ensure");
+    if (!mime) return { reason: "no-renderer" };
+    const child = area.widgets?.[outputIndex];
+    const node = child?.node?.querySelector?.(":scope > .jp-OutputArea-output") ?? child?.node;
+    if (!panel.isVisible || cell.outputHidden || !node || !node.isConnected) return { reason: "not-shown" };
+    return { node, mime };
+  }
+
+  // Whether a node shows anything: some text, or an element that draws (also inside shadow roots).
+  function drawsSomething(node) {
+    const texts = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let text = texts.nextNode(); text; text = texts.nextNode()) if (text.data.trim()) return true;
+    if (node.querySelector?.(DRAWN)) return true;
+    for (const el of node.querySelectorAll?.("*") ?? []) {
+      if (el.shadowRoot && drawsSomething(el.shadowRoot)) return true;
+    }
+    return false;
+  }
+
+  // The children a node renders: a shadow root's (with slots replaced by what is assigned to them), else its own.
+  function renderedChildren(node) {
+    if (node.shadowRoot) return [...node.shadowRoot.childNodes];
+    if (node.localName === "slot" && typeof node.assignedNodes === "function") {
+      const assigned = node.assignedNodes({ flatten: true });
+      if (assigned.length) return assigned;
+    }
+    return [...node.childNodes];
+  }
+
+  // The computed style of a plain element of each kind in an empty document (the sandbox frame), as Maps.
+  function defaultsIn(frame) {
+    const doc = frame.contentDocument;
+    const svgRoot = doc.createElementNS(SVG_NS, "svg");
+    doc.body.appendChild(svgRoot);
+    const cache = new Map();
+    return (el) => {
+      const svg = el.namespaceURI === SVG_NS;
+      const key = (svg ? "svg:" : "") + el.localName;
+      let values = cache.get(key);
+      if (!values) {
+        const plain = svg ? doc.createElementNS(SVG_NS, el.localName) : doc.createElement(el.localName);
+        (svg && el.localName !== "svg" ? svgRoot : doc.body).appendChild(plain);
+        const cs = frame.contentWindow.getComputedStyle(plain);
+        values = new Map();
+        for (let i = 0; i < cs.length; i++) values.set(cs[i], cs.getPropertyValue(cs[i]));
+        plain.remove();
+        cache.set(key, values);
+      }
+      return values;
+    };
+  }
+
+  // A data: URL of what a canvas or a loaded image shows, or "" when the browser refuses (another origin's pixels).
+  function pixelsOf(el) {
+    try {
+      if (el.localName === "canvas") return el.toDataURL("image/png");
+      if (!el.complete || !el.naturalWidth) return "";
+      const canvas = document.createElement("canvas");
+      canvas.width = el.naturalWidth;
+      canvas.height = el.naturalHeight;
+      canvas.getContext("2d").drawImage(el, 0, 0);
+      return canvas.toDataURL("image/png");
+    } catch {
+      return "";
+    }
+  }
+
+  // A copy of a rendered node in the inert document `doc` (no browsing context: nothing in it loads or runs), each
+  // element with its computed style written as its style attribute where it differs from a plain element's or,
+  // for inherited properties, from its parent's. Handlers (on*), scripts and other resources' addresses are left
+  // out; canvases and images become data: images; frames, media and form fields empty boxes of their size.
+  async function copyRendered(root, doc, defaults, pause, maxNodes) {
+    let nodes = 0;
+    const copyOf = async (node, parentValues) => {
+      await pause();
+      if (++nodes > maxNodes) throw Object.assign(new Error("too many nodes to picture"), { name: "TooLarge" });
+      if (node.nodeType === Node.TEXT_NODE) return doc.createTextNode(node.data);
+      if (node.nodeType !== Node.ELEMENT_NODE) return null;
+      const tag = node.localName;
+      if (DROPPED.has(tag)) return null;
+      const svg = node.namespaceURI === SVG_NS;
+      const cs = getComputedStyle(node);
+      if (cs.display === "none") return null;
+      let el;
+      if (tag === "canvas" || (tag === "img" && !svg)) {
+        el = doc.createElement("img");
+        const src = tag === "img" && String(node.getAttribute("src") ?? "").startsWith("data:")
+          ? node.getAttribute("src") : pixelsOf(node);
+        if (src) el.setAttribute("src", src);
+      } else if (BOXED.has(tag)) {
+        el = doc.createElement("div");
+      } else {
+        el = svg ? doc.createElementNS(SVG_NS, tag) : doc.createElement(tag);
+        for (const attr of node.attributes) {
+          const name = attr.name.toLowerCase();
+          // an HTML element keeps only what its computed style cannot say (a presentational attribute such as a
+          // table's border would draw again what the page's styles turned off); an SVG element keeps its geometry
+          if (svg ? name.startsWith("on") || name === "style" || name === "class" : !LAYOUT_ATTRIBUTES.has(name)) continue;
+          if (ADDRESSES.has(name) && !/^(data:|#)/i.test(attr.value.trim())) continue;
+          try { el.setAttributeNS(attr.namespaceURI, attr.name, attr.value); } catch { /* a name XML refuses */ }
+        }
+      }
+      // custom properties (--*) are left out: computed values have every var() resolved already
+      const plain = defaults(node);
+      const values = new Map();
+      let style = "";
+      for (const name of INHERITED) values.set(name, cs.getPropertyValue(name));
+      for (let i = 0; i < cs.length; i++) {
+        const name = cs[i];
+        if (name.startsWith("--")) continue;
+        const value = cs.getPropertyValue(name);
+        const inherited = values.has(name);
+        // an inherited property is written where it differs from the parent's (else the copy inherits it); the
+        // others where they differ from a plain element's
+        if (inherited ? (parentValues ? value !== parentValues.get(name) : value !== plain.get(name)) : value !== plain.get(name)) {
+          style += `${name}:${value};`;
+        }
+      }
+      if (style) el.setAttribute("style", style);
+      if (el.localName === "img" || el.localName === "div" && BOXED.has(tag)) return el;
+      for (const child of renderedChildren(node)) {
+        const copy = await copyOf(child, values);
+        if (copy) el.appendChild(copy);
+      }
+      return el;
+    };
+    return copyOf(root, null);
+  }
+
+  // The first opaque background behind a node (the notebook's, as the person sees the output on it).
+  function backgroundOf(node) {
+    for (let el = node; el && el.nodeType === Node.ELEMENT_NODE; el = el.parentElement) {
+      const color = getComputedStyle(el).backgroundColor;
+      if (color && color !== "transparent" && !/rgba\(.*,\s*0\)$/.test(color)) return color;
+    }
+    return "white";
+  }
+
+  function hold(bitmap) {
+    const key = `capture-${++nextCapture}`;
+    captures.set(key, bitmap);
+    while (captures.size > CAPTURES_HELD) {
+      const [oldest, held] = captures.entries().next().value;
+      held.close();
+      captures.delete(oldest);
+    }
+    return key;
+  }
+
   const failure = (error) => String(error?.message ?? error).slice(0, errorChars);
 
   const api = {
@@ -913,6 +1120,80 @@
         bitmap.close();
       }
     },
+    // A picture of one output as the person's notebook shows it: the output area's own rendering (never rendered
+    // again, never trusted for it), copied by copyRendered in stretches of at most sliceMs (yielding to the page
+    // between them), drawn by the browser as an SVG foreignObject image from a data: URL (the canvas it is drawn
+    // on stays readable) at most maxSide pixels on its longest side. Resolves to JSON text {status: "ok", key, mime,
+    // width, height (CSS pixels on screen), pictureWidth, pictureHeight} (the picture held under key until
+    // releaseCapture), {status: "empty", mime} (it shows nothing), {status: "unavailable", reason} ("not-shown",
+    // "no-renderer", "too-large": over maxNodes nodes, "failed"), or null when the output is not there.
+    async captureOutput(panel, cellId, outputIndex, maxSide, sliceMs, maxNodes) {
+      if (!outputOf(panel, cellId, outputIndex)) return null;
+      const found = renderedOutput(panel, cellId, outputIndex);
+      if (!found.node) return JSON.stringify({ status: "unavailable", reason: found.reason });
+      const { node, mime } = found;
+      const rect = node.getBoundingClientRect();
+      const width = Math.round(rect.width), height = Math.round(rect.height);
+      if (width < 1 || height < 1 || !drawsSomething(node)) return JSON.stringify({ status: "empty", mime });
+      const scale = Math.min(1, maxSide / Math.max(width, height));
+      const pictureWidth = Math.max(1, Math.round(width * scale)), pictureHeight = Math.max(1, Math.round(height * scale));
+      const frame = document.createElement("iframe");
+      frame.setAttribute("aria-hidden", "true");
+      frame.tabIndex = -1;
+      frame.style.cssText = "position:fixed;left:-10000px;top:0;width:10px;height:10px;border:0;visibility:hidden";
+      let bitmap;
+      try {
+        document.body.appendChild(frame);
+        const doc = document.implementation.createHTMLDocument("");
+        const copy = await copyRendered(node, doc, defaultsIn(frame), slicer(sliceMs), maxNodes);
+        if (!outputOf(panel, cellId, outputIndex)) return null; // rerun or cleared while it was copied
+        if (!copy) return JSON.stringify({ status: "empty", mime });
+        const base = copy.getAttribute("style") ?? "";
+        copy.setAttribute("style", `${base}margin:0;position:relative;left:0;top:0;width:${width}px;height:${height}px;` +
+          `box-sizing:border-box;overflow:hidden;content-visibility:visible;background-color:${backgroundOf(node)};`);
+        const markup = new XMLSerializer().serializeToString(copy);
+        const svg = `<svg xmlns="${SVG_NS}" width="${pictureWidth}" height="${pictureHeight}" ` +
+          `viewBox="0 0 ${width} ${height}"><foreignObject x="0" y="0" width="${width}" height="${height}">` +
+          `${markup}</foreignObject></svg>`;
+        const image = new Image(pictureWidth, pictureHeight);
+        image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+        await image.decode();
+        // drawn on a canvas straight from the image element (an ImageBitmap made from an SVG image is not
+        // origin-clean in this browser; the canvas the image is drawn on is)
+        const canvas = new OffscreenCanvas(pictureWidth, pictureHeight);
+        canvas.getContext("2d").drawImage(image, 0, 0, pictureWidth, pictureHeight);
+        bitmap = canvas.transferToImageBitmap();
+      } catch (error) {
+        return JSON.stringify({ status: "unavailable", reason: error?.name === "TooLarge" ? "too-large" : "failed" });
+      } finally {
+        frame.remove();
+      }
+      return JSON.stringify({ status: "ok", key: hold(bitmap), mime, width, height, pictureWidth, pictureHeight });
+    },
+    // A copy of a held picture at width x height, encoded as outMime (quality for a lossy format): JSON text {data:
+    // base64, bytes, width, height, mime: what the encoder produced}, {error} when the browser refuses to encode it,
+    // or null when the key is not held.
+    async encodeCapture(panel, key, width, height, outMime, quality) {
+      const held = captures.get(key);
+      if (!held) return null;
+      let bitmap = null;
+      try {
+        bitmap = await createImageBitmap(held, { resizeWidth: width, resizeHeight: height, resizeQuality: "high" });
+        const canvas = new OffscreenCanvas(width, height);
+        canvas.getContext("2d").drawImage(bitmap, 0, 0);
+        const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
+        const out = new Uint8Array(await blob.arrayBuffer());
+        return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+      } catch (error) {
+        return JSON.stringify({ error: String(error?.name ?? "Error") });
+      } finally {
+        bitmap?.close();
+      }
+    },
+    releaseCapture(panel, key) {
+      captures.get(key)?.close();
+      captures.delete(key);
+    },
     focus(panel) {
       const active = panel.content.activeCell;
       if (!active) return JSON.stringify({ cellId: null, cursor: null, selection: null });
@@ -1144,7 +1425,7 @@
  "revision", "takeChanges", "takeChangesWithStamp", "cellInfos", "accessState", "outputSelection",
     "bridgeMetadata", "setBridgeMetadata", "cellBridgeMetadata", "setCellBridgeMetadata", "setSource", "revertSource",
     "insertCell", "deleteCell", "moveCell", "setCellType", "clearOutputs", "executeAsAgent", "cells", "runStates",
-    "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "focus", "setFocus",
+    "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "captureOutput", "encodeCapture", "releaseCapture", "focus", "setFocus",
     "activate", "highlightOutput", "cellIds", "applyEdits", "runCode", "kernelOwner",
   ];
   for (const name of ON_PANEL) {

@@ -65,6 +65,7 @@ from webmcp_bridge.host.protocol import (
     TextPage,
 )
 from webmcp_bridge.lab.answers import access_state_of, change_of, raw_cell
+from webmcp_bridge.lab.captures import LabCaptures
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
@@ -109,7 +110,7 @@ _PLAN_TRIES = 3
 _CHECKED = ("set_source", "delete")
 
 
-class LabNotebook:
+class LabNotebook(LabCaptures):
     """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one open notebook panel, named by its handle.
 
     Args:

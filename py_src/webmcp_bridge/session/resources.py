@@ -92,7 +92,9 @@ async def read_resource(registry: Registry[Any], uri: str) -> dict[str, Any]:
         if images:
             item: dict[str, Any] = {"uri": canonical, "mimeType": images[0]["mimeType"], "blob": images[0]["data"]}
         else:
-            item = {"uri": canonical, "mimeType": payload["mimeType"], "text": payload["text"]}
+            # a rendered output that renders nothing has no text: its message says so
+            text = payload["text"] if "text" in payload else payload.get("message", "")
+            item = {"uri": canonical, "mimeType": payload["mimeType"], "text": text}
             if payload.get("nextOffset") is not None:
                 item["_meta"] = {
                     "truncated": True,

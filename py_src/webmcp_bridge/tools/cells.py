@@ -31,11 +31,18 @@ from webmcp_bridge.core.limits import (
     STALE_IDS_SHOWN,
     utf8_len,
 )
-from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image
+from webmcp_bridge.core.snapshot import (
+    cell_snapshot,
+    default_mime,
+    export_markdown,
+    is_valid_image,
+    renders_as_picture,
+)
 from webmcp_bridge.core.staleness import names_matter, stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
-from webmcp_bridge.tools.payloads import NotebookSummary, OutputListing
+from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing
+from webmcp_bridge.tools.rendered import OutputRendered, rendered_output
 from webmcp_bridge.tools.rerun import code_sources, names_of
 
 
@@ -98,14 +105,6 @@ class GetCellsOutput(Payload):
     omittedCellIds: list[str] = sometimes()
 
 
-class OutputAddress(Payload):
-    """What every jupyter_get_output result says of the output it read: which one, and the representation returned."""
-
-    cellId: str
-    outputIndex: int
-    mimeType: str
-
-
 class OutputText(OutputAddress):
     """A page of an output's text (``nextOffset`` null: the last page)."""
 
@@ -113,16 +112,7 @@ class OutputText(OutputAddress):
     offset: int
     nextOffset: int | None
     totalBytes: int
-
-
-class ImageFacts(Wire):
-    """An image's type, size in pixels and decoded bytes (:meth:`webmcp_bridge.core.images.ImageInfo.to_json`)."""
-
-    mimeType: str
-    width: int
-    height: int
-    bytes: int
-    downscaled: bool = sometimes("In ``image``: whether the block holds a smaller copy, not the stored image.")
+    note: str = sometimes("Why the output's text came back rather than a picture of it (render left to its default).")
 
 
 class OutputImage(OutputAddress):
@@ -338,6 +328,14 @@ class GetOutputInput(NotebookInput):
             "instead of a copy bounded by maxSide and maxImageBytes."
         ),
     ] = False
+    render: Annotated[
+        bool | None,
+        Field(
+            description="Return a picture of the output as the page renders it for the person (an image bounded by "
+            "maxSide and maxImageBytes): true for any output (an HTML table or chart), false never. Default: when "
+            "its richest type is one only a renderer draws (Plotly, Bokeh, a widget), else its stored data."
+        ),
+    ] = None
 
 
 def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
@@ -375,6 +373,19 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         )
     output = described.outputs[index]
     mimes = [item.mime for item in output.items]
+    if args.render and (args.mime_type is not None or args.original):
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            "render: true pictures the output as the page shows it; mimeType and original pick stored data.",
+        )
+    note = None
+    if args.render or (
+        args.render is None and args.mime_type is None and not args.original and renders_as_picture(mimes)
+    ):
+        rendered = await rendered_output(ctx, nb, cell.id, index, args)
+        if not isinstance(rendered, str):
+            return rendered
+        note = rendered
     if args.mime_type is not None:
         if args.mime_type not in mimes:
             raise ToolError(
@@ -401,13 +412,16 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         return await _image(ctx, nb, cell.id, index, args, mime, base)
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
     page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
-    return {
+    result: dict[str, Any] = {
         **base,
         "text": page.text,
         "offset": page.offset,
         "nextOffset": page.next_offset,
         "totalBytes": page.total_bytes,
     }
+    if note is not None:
+        result["note"] = note
+    return result
 
 
 def _not_an_image(mime: str, base: dict[str, Any]) -> ToolError:
@@ -553,11 +567,12 @@ TOOLS = (
         "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset "
         "(ANSI colours stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most "
         "maxSide pixels on its longest side and maxImageBytes bytes (the original's size is reported); original: true "
-        "returns it as stored.",
+        "returns it as stored. A chart only a renderer draws (Plotly, Bokeh) comes back as a picture of what the "
+        "person sees; render: true pictures any output (an HTML table or chart).",
         GetOutputInput,
         get_output,
         Annotations.read(),
-        OutputText | OutputImage,
+        OutputText | OutputImage | OutputRendered,
     ),
 )
 

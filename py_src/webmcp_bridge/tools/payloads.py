@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from webmcp_bridge.calls.payloads import Wire, sometimes
+from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 
 
 class NotebookSummary(Wire):
@@ -61,6 +61,24 @@ class OutputListing(Wire):
     evalue: str = sometimes()
     text: str = sometimes()
     textTruncated: bool = sometimes()
+
+
+class OutputAddress(Payload):
+    """What every jupyter_get_output result says of the output it read: which one, and the representation returned."""
+
+    cellId: str
+    outputIndex: int
+    mimeType: str
+
+
+class ImageFacts(Wire):
+    """An image's type, size in pixels and decoded bytes (:meth:`webmcp_bridge.core.images.ImageInfo.to_json`)."""
+
+    mimeType: str
+    width: int
+    height: int
+    bytes: int
+    downscaled: bool = sometimes("In ``image``: whether the block holds a smaller copy, not the stored image.")
 
 
 class Kernel(Wire):
