@@ -8,8 +8,9 @@
 - :func:`server_env` with ``rtc=True``: the same plus ``jupyter-collaboration`` (real-time collaboration: the
   notebook is a Yjs document the server holds, every browser session a peer of it), in a folder of its own, for
   test_rtc_server.py; ``prepare`` makes both.
-- :func:`server_env` with ``charts=True``: the same plus Bokeh and its JupyterLab renderer (jupyter_bokeh), in a
-  folder of its own, for the Bokeh plot of test_rendered_browser.py; ``prepare`` makes it too.
+- :func:`server_env` with ``charts=True``: the same plus Bokeh and its JupyterLab renderer (jupyter_bokeh) and Plotly,
+  in a folder of its own, for the Bokeh plot and the Plotly figure of test_rendered_browser.py; ``prepare`` makes it
+  too.
 - ``WEBMCP_BRIDGE_SERVER_REQUIREMENTS`` (the canary, ``.ci/canary``): requirements, separated by spaces, that
   replace :data:`SERVER_REQUIREMENTS` (e.g. ``jupyterlab==4.7.0a2 notebook ipykernel``); never set by the gate.
 - :func:`jupyter_server`: ``jupyter lab`` or ``jupyter notebook`` from it on 127.0.0.1 with token auth, over a
@@ -48,8 +49,8 @@ SERVER_REQUIREMENTS = ["jupyterlab>=4.5,<5", "notebook>=7.5,<8", "ipykernel"]
 #: the collaborative drive and the shared models' UI)
 RTC_REQUIREMENTS = ["jupyter-collaboration>=5,<6"]
 #: what the rendered-output tests add: Bokeh and its JupyterLab renderer (jupyter_bokeh), the way a user shows a Bokeh
-#: plot in JupyterLab
-CHART_REQUIREMENTS = ["bokeh>=3,<4", "jupyter_bokeh>=4,<5"]
+#: plot in JupyterLab, and Plotly (its wheel ships its JupyterLab renderer, jupyterlab-plotly)
+CHART_REQUIREMENTS = ["bokeh>=3,<4", "jupyter_bokeh>=4,<5", "plotly>=6,<8"]
 #: the environment variable that replaces SERVER_REQUIREMENTS (the canary's next JupyterLab)
 REQUIREMENTS_VARIABLE = "WEBMCP_BRIDGE_SERVER_REQUIREMENTS"
 

@@ -275,23 +275,24 @@ show(p)
 
 
 @pytest.fixture(scope="module")
-def bokeh_server(tmp_path_factory):
-    """One `jupyter lab` with Bokeh and its renderer (jupyter_bokeh) installed beside the wheel; its root holds a
-    notebook whose one cell shows a Bokeh plot."""
-    with jupyter_server("lab", tmp_path_factory.mktemp("bokeh-lab"), charts=True) as server:
+def charts_server(tmp_path_factory):
+    """One `jupyter lab` with Bokeh and its renderer (jupyter_bokeh) and Plotly (with its renderer) installed beside
+    the wheel; its root holds a notebook whose one cell shows a Bokeh plot, and the saved Plotly figure."""
+    with jupyter_server("lab", tmp_path_factory.mktemp("charts-lab"), charts=True) as server:
         notebook = json.loads((CONTENT / "jupyterlite-empty.ipynb").read_text(encoding="utf-8"))
         notebook["cells"][0]["source"] = BOKEH
         notebook["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         (server.root / "bokeh.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+        (server.root / "plotly-fruit.ipynb").write_bytes((TESTS_NOTEBOOKS / "plotly-fruit.ipynb").read_bytes())
         yield server
 
 
-def test_a_bokeh_plot_the_person_shows_is_pictured_as_drawn(browser, bokeh_server, tmp_path: Path):
+def test_a_bokeh_plot_the_person_shows_is_pictured_as_drawn(browser, charts_server, tmp_path: Path):
     log = PageLog()
     context, page = new_recorded_page(browser, log)
     page.set_default_timeout(SLOW_MS)
     try:
-        assert open_in(page, bokeh_server.base, "lab", "bokeh.ipynb", bokeh_server.page("bokeh.ipynb"))["state"] == (
+        assert open_in(page, charts_server.base, "lab", "bokeh.ipynb", charts_server.page("bokeh.ipynb"))["state"] == (
             "ready"
         )
         # the person runs the cell (their run is trusted: BokehJS loads and draws)
@@ -316,6 +317,33 @@ def test_a_bokeh_plot_the_person_shows_is_pictured_as_drawn(browser, bokeh_serve
         off = difference(data, screenshot)
         print(f"[rendered] Bokeh {box['width']}x{box['height']}: mean difference {off:.1f} of 255")
         assert off < 8 and dark_share(data) > 0.02  # the bars, axes and title drawn on BokehJS's canvas
-        assert log.foreign_requests(bokeh_server.base) == [] and log.own_page_errors() == []
+        assert log.foreign_requests(charts_server.base) == [] and log.own_page_errors() == []
+    finally:
+        context.close()
+
+
+def test_a_plotly_figure_is_pictured_as_its_renderer_draws_it_in_a_jupyterlab_server(
+    browser, charts_server, tmp_path: Path
+):
+    """The saved Plotly figure opened in a JupyterLab server with Plotly's renderer installed (as a user installs
+    plotly): the default read of its output is a picture of what the renderer draws, like the screenshot of it."""
+    log = PageLog()
+    context, page = new_recorded_page(browser, log)
+    page.set_default_timeout(SLOW_MS)
+    try:
+        name = "plotly-fruit.ipynb"
+        assert open_in(page, charts_server.base, "lab", name, charts_server.page(name))["state"] == "ready"
+        page.locator(CELLS).nth(1).locator(".js-plotly-plot .main-svg").first.wait_for()
+        cell = ok(page, "jupyter_get_cells", {"includeOutputs": True})["cells"][1]
+        assert cell["outputs"][0]["mimeType"] == PLOTLY
+        box, screenshot = seen(page, 1)
+        payload, data = rendered(page, {"uri": cell["outputs"][0]["uri"]})
+        assert payload["mimeType"] == PLOTLY and payload["original"] == {"mimeType": PLOTLY, **box}
+        (tmp_path / "plotly-server.png").write_bytes(data)
+        (tmp_path / "plotly-server-seen.png").write_bytes(screenshot)
+        off = difference(data, screenshot)
+        print(f"[rendered] server Plotly {box['width']}x{box['height']}: mean difference {off:.1f} of 255")
+        assert off < 8 and dark_share(data) > 0.02  # the bars, axes and title, as on screen
+        assert log.foreign_requests(charts_server.base) == [] and log.own_page_errors() == []
     finally:
         context.close()

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import base64
 
+import pytest
+
 from helpers import make_bridge
 from webmcp_bridge.core.images import OutputCapture, image_size
 from webmcp_bridge.core.limits import CAPTURE_NODES
@@ -146,6 +148,27 @@ def test_a_cell_hidden_while_its_picture_is_made_returns_nothing_of_it():
     result = b.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
     assert result["isError"] is True and result["structuredContent"]["error"] == "CELL_NOT_FOUND"
     assert len(result["content"]) == 1 and nb.captures == {}  # no image, and the picture was dropped
+
+
+@pytest.mark.parametrize("step", ["capture_output", "encode_capture"])
+def test_a_notebook_hidden_while_its_picture_is_made_or_copied_returns_nothing_of_it(step):
+    """The page copies an output in short steps over many tasks: the person sets the whole notebook to "none"
+    meanwhile (while the picture is taken, or while its copy is encoded); the call answers as for a notebook that is
+    not there, with no image, and the picture is dropped."""
+    b, cell = plotly_bridge()
+    nb = b.nb("plotly.ipynb")
+    original = getattr(nb, step)
+
+    async def hide_the_notebook_meanwhile(*args, **kwargs):
+        done = await original(*args, **kwargs)
+        nb.nb["metadata"]["webmcp_bridge"] = {"schemaVersion": 1, "access": "none"}
+        nb.workspace.clock += 1
+        return done
+
+    setattr(nb, step, hide_the_notebook_meanwhile)
+    result = b.call("jupyter_get_output", {"cellId": cell["id"], "outputIndex": 0})
+    assert result["isError"] is True and result["structuredContent"]["error"] == "NOTEBOOK_NOT_FOUND", result
+    assert len(result["content"]) == 1 and nb.captures == {}
 
 
 def test_an_outputs_resource_is_the_picture_of_a_rendered_chart_and_says_when_it_renders_nothing():

@@ -383,6 +383,24 @@ def test_a_notebook_opened_since_its_listing_is_searched_live_never_from_its_fil
     assert [h["cellId"] for h in search(b, query="unsaved marker")["hits"]] == ["cell-0091"]
 
 
+@pytest.mark.parametrize("listed_as", ["notebook", "file"])
+def test_a_notebook_opened_and_hidden_since_its_listing_is_not_listed(monkeypatch, listed_as):
+    """The folder's listing said the notebook was closed (or, from a contents manager that types it so, a file); the
+    person has opened it since and hidden it there, not saved yet: the listing the agent gets does not name it."""
+    b = search_bridge()
+    nb = b.nb(EULER)
+    access.set_notebook_level(nb, "none")  # live only: the saved file says nothing
+    listing = type(b.ws).list_dir
+
+    async def listed_before_it_was_opened(self, path):
+        entries = await listing(self, path)
+        return None if entries is None else [dataclasses.replace(e, open=False, type=listed_as) for e in entries]
+
+    monkeypatch.setattr(type(b.ws), "list_dir", listed_before_it_was_opened)
+    assert EULER not in json.dumps(b.ok("jupyter_list_workspace", {"path": "demo"}))
+    assert all(h["path"] != EULER for h in search(b, query="euler")["hits"])
+
+
 def test_a_hidden_notebook_answers_as_if_it_were_not_there():
     torch = corpus_text("mlbook-ch13-lightning.ipynb")
     hidden = search_bridge()

@@ -129,14 +129,15 @@ class GuardedHost:
         )
 
     async def list_dir(self, path: str) -> list[Entry] | None:
+        """The folder's entries without hidden notebooks. A notebook the listing found closed is judged by its saved
+        block; one opened since (the open notebooks are read again once the rest is judged) by its live levels."""
         entries = await self._inner.list_dir(path)
         if entries is None:
             return None
-        return [
-            e
-            for e in entries
-            if (e.type != "notebook" and not is_notebook_path(e.path)) or not await self._hidden(e.path, e)
-        ]
+        shown = [e for e in entries if not is_notebook_path(e.path) or not await self._hidden(e.path, e)]
+        closed = {e.path for e in shown if is_notebook_path(e.path) and not e.open}
+        opened = closed & {doc.path for doc in self._inner.open_documents()} if closed else set()
+        return [e for e in shown if e.path not in opened or not await self._hidden(e.path)]
 
     async def stat(self, path: str) -> Entry | None:
         entry = await self._inner.stat(path)

@@ -80,6 +80,14 @@ class GuardedNotebook:
                     self._inner.find_cells(list(cell_ids[:pos]))  # an unknown id before it is reported first
                 raise cell_not_found(cell_id)
 
+    def _still_readable(self, cell_id: str) -> None:
+        """After an await of a read: the notebook or the cell hidden meanwhile answers as unknown, nothing of it
+        returned."""
+        view = self.view()
+        if view.notebook == "none":
+            raise notebook_not_found(self.path)
+        self._check_ids([cell_id], view)
+
     def _writable(self, cell_ids: Sequence[str]) -> AccessView:
         view = self.view()
         if view.notebook != "write":
@@ -208,19 +216,20 @@ class GuardedNotebook:
         self, cell_id: str, output_index: int, mime: str, request: ImageRequest
     ) -> EncodedImage | None:
         """A read: the cell is checked before the host starts, and again after it answers (the person may have
-        hidden the cell while the copy was made: then nothing of it is returned)."""
+        hidden the cell or the notebook while the copy was made: then nothing of it is returned)."""
         self._check_ids([cell_id], self.view())
         image = await self._awaited(self._inner.encode_output_image(cell_id, output_index, mime, request))
-        self._check_ids([cell_id], self.view())
+        self._still_readable(cell_id)
         return image
 
     async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
         """A read of what the person sees of one visible cell: checked before the page draws it and again after
-        (the person may have hidden the cell meanwhile: then the capture is dropped and nothing of it returned)."""
+        (the person may have hidden the cell or the notebook meanwhile: then the capture is dropped, nothing of it
+        returned)."""
         self._check_ids([cell_id], self.view())
         capture = await self._awaited(self._inner.capture_output(cell_id, output_index, max_side))
         try:
-            self._check_ids([cell_id], self.view())
+            self._still_readable(cell_id)
         except ToolError:
             if capture.key:
                 self._inner.release_capture(capture.key)
@@ -231,12 +240,12 @@ class GuardedNotebook:
 
     async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
         """A copy of a capture taken by :meth:`capture_output` through this guard; its cell is checked again after
-        the copy is made (hidden meanwhile: nothing of it is returned)."""
+        the copy is made (it or the notebook hidden meanwhile: nothing of it is returned)."""
         cell_id = self._step.captures.get(key)
         if cell_id is None:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
         image = await self._awaited(self._inner.encode_capture(key, request))
-        self._check_ids([cell_id], self.view())
+        self._still_readable(cell_id)
         return image
 
     def release_capture(self, key: str) -> None:

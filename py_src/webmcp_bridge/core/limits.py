@@ -35,6 +35,11 @@ CAPTURE_SIDE = 2048
 #: the most elements and text nodes of one rendered output the page copies to picture it (a larger one is not pictured:
 #: its copy would be too long to serialize and draw without holding the page)
 CAPTURE_NODES = 20_000
+#: the most characters of text and style one capture copies (a longer copy is not pictured: serializing and drawing it
+#: are one stretch each of the page's main thread)
+CAPTURE_CHARS = 4_000_000
+#: the most pixels an image or a canvas of the output is copied at (drawn smaller when its size on screen is larger)
+CAPTURE_PIXELS = 4_000_000
 #: milliseconds of one synchronous stretch of a capture's walk over the rendered nodes before it yields to the page
 CAPTURE_SLICE_MS = 8
 

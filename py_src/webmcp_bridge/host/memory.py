@@ -585,7 +585,7 @@ class MemoryWorkspace:
                 name = rest.split("/")[0]
                 full = prefix + name
                 kind: EntryType = "directory" if "/" in rest else ("notebook" if is_notebook_path(name) else "file")
-                seen.setdefault(name, Entry(full, name, kind, open=kind == "notebook" and full in self.open))
+                seen.setdefault(name, Entry(full, name, kind, open=full in self.open))
         return list(seen.values())
 
     async def stat(self, path: str) -> Entry | None:

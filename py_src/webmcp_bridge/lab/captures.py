@@ -9,7 +9,7 @@ from typing import Any
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import EncodedImage, ImageRequest, OutputCapture
-from webmcp_bridge.core.limits import CAPTURE_NODES, CAPTURE_SLICE_MS
+from webmcp_bridge.core.limits import CAPTURE_CHARS, CAPTURE_NODES, CAPTURE_PIXELS, CAPTURE_SLICE_MS
 from webmcp_bridge.lab.ffi import is_nullish
 
 #: the statuses and reasons ``notebook.js`` captureOutput answers with (anything else is read as "failed")
@@ -31,8 +31,18 @@ class LabCaptures:
         """``notebook.js`` captureOutput: the output's rendered node, copied with its computed styles in steps of at
         most :data:`~webmcp_bridge.core.limits.CAPTURE_SLICE_MS` (yielding to the page between them), drawn by the
         browser from an SVG ``foreignObject`` image, at most ``max_side`` pixels on its longest side; an output of more
-        than :data:`~webmcp_bridge.core.limits.CAPTURE_NODES` nodes is "too-large"."""
-        raw = await self._call_async("captureOutput", cell_id, output_index, max_side, CAPTURE_SLICE_MS, CAPTURE_NODES)
+        than :data:`~webmcp_bridge.core.limits.CAPTURE_NODES` nodes or ``CAPTURE_CHARS`` characters of text and style
+        is "too-large"; its images and canvases are copied at most ``CAPTURE_PIXELS`` pixels each."""
+        raw = await self._call_async(
+            "captureOutput",
+            cell_id,
+            output_index,
+            max_side,
+            CAPTURE_SLICE_MS,
+            CAPTURE_NODES,
+            CAPTURE_CHARS,
+            CAPTURE_PIXELS,
+        )
         if is_nullish(raw):
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id

@@ -21,6 +21,7 @@ from webmcp_bridge.core.limits import (
     utf8_len,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
+from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host.protocol import (
     Entry,
     EntryType,
@@ -140,9 +141,9 @@ class JupyterLabHost:
         entries = [_entry(row) for row in listed]
         outside = await self.root.outside([e.path for e in entries])
         entries = [e for e in entries if e.path not in outside]
-        if any(e.type == "notebook" for e in entries):  # one crossing says which are open, for every entry
+        if any(is_notebook_path(e.path) for e in entries):  # one crossing says which are open, for every entry
             opened = {doc.path for doc in self.open_documents()}
-            entries = [dataclasses.replace(e, open=e.path in opened) if e.type == "notebook" else e for e in entries]
+            entries = [dataclasses.replace(e, open=e.path in opened) for e in entries]
         return entries
 
     async def stat(self, path: str) -> Entry | None:

@@ -618,31 +618,50 @@
     };
   }
 
-  // A data: URL of what a canvas or a loaded image shows, or "" when the browser refuses (another origin's pixels).
-  function pixelsOf(el) {
+  // A data: URL of what a canvas or a loaded image shows, at its size on screen (device pixels, never more than its
+  // own) and at most maxPixels, or "" when the browser refuses (another origin's pixels).
+  function pixelsOf(el, maxPixels) {
     try {
-      if (el.localName === "canvas") return el.toDataURL("image/png");
-      if (!el.complete || !el.naturalWidth) return "";
+      const canvasElement = el.localName === "canvas";
+      if (!canvasElement && (!el.complete || !el.naturalWidth)) return "";
+      const box = el.getBoundingClientRect();
+      const ratio = window.devicePixelRatio || 1;
+      let width = Math.min(canvasElement ? el.width : el.naturalWidth, Math.ceil(box.width * ratio));
+      let height = Math.min(canvasElement ? el.height : el.naturalHeight, Math.ceil(box.height * ratio));
+      const shrink = Math.min(1, Math.sqrt(maxPixels / Math.max(1, width * height)));
+      width = Math.max(1, Math.floor(width * shrink));
+      height = Math.max(1, Math.floor(height * shrink));
       const canvas = document.createElement("canvas");
-      canvas.width = el.naturalWidth;
-      canvas.height = el.naturalHeight;
-      canvas.getContext("2d").drawImage(el, 0, 0);
+      canvas.width = width;
+      canvas.height = height;
+      canvas.getContext("2d").drawImage(el, 0, 0, width, height);
       return canvas.toDataURL("image/png");
     } catch {
       return "";
     }
   }
 
+  // characters XML 1.0 cannot hold (an SVG image holding one does not load): left out of a copy's texts and values
+  // eslint-disable-next-line no-control-regex -- these control characters are what the pattern is for
+  const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
   // A copy of a rendered node in the inert document `doc` (no browsing context: nothing in it loads or runs), each
   // element with its computed style written as its style attribute where it differs from a plain element's or,
   // for inherited properties, from its parent's. Handlers (on*), scripts and other resources' addresses are left
-  // out; canvases and images become data: images; frames, media and form fields empty boxes of their size.
-  async function copyRendered(root, doc, defaults, pause, maxNodes) {
+  // out; canvases and images become data: images; frames, media and form fields empty boxes of their size. More
+  // than maxNodes nodes or maxChars characters of text and style copied: a TooLarge error.
+  async function copyRendered(root, doc, defaults, pause, maxNodes, maxChars, maxPixels) {
     let nodes = 0;
+    let chars = 0;
+    const tooLarge = () => Object.assign(new Error("too much to picture"), { name: "TooLarge" });
+    const count = (n) => { if ((chars += n) > maxChars) throw tooLarge(); };
     const copyOf = async (node, parentValues) => {
       await pause();
-      if (++nodes > maxNodes) throw Object.assign(new Error("too many nodes to picture"), { name: "TooLarge" });
-      if (node.nodeType === Node.TEXT_NODE) return doc.createTextNode(node.data);
+      if (++nodes > maxNodes) throw tooLarge();
+      if (node.nodeType === Node.TEXT_NODE) {
+        count(node.data.length);
+        return doc.createTextNode(node.data.replace(NOT_XML, ""));
+      }
       if (node.nodeType !== Node.ELEMENT_NODE) return null;
       const tag = node.localName;
       if (DROPPED.has(tag)) return null;
@@ -653,8 +672,11 @@
       if (tag === "canvas" || (tag === "img" && !svg)) {
         el = doc.createElement("img");
         const src = tag === "img" && String(node.getAttribute("src") ?? "").startsWith("data:")
-          ? node.getAttribute("src") : pixelsOf(node);
-        if (src) el.setAttribute("src", src);
+          ? node.getAttribute("src") : pixelsOf(node, maxPixels);
+        if (src) {
+          count(src.length);
+          el.setAttribute("src", src);
+        }
       } else if (BOXED.has(tag)) {
         el = doc.createElement("div");
       } else {
@@ -665,7 +687,8 @@
           // table's border would draw again what the page's styles turned off); an SVG element keeps its geometry
           if (svg ? name.startsWith("on") || name === "style" || name === "class" : !LAYOUT_ATTRIBUTES.has(name)) continue;
           if (ADDRESSES.has(name) && !/^(data:|#)/i.test(attr.value.trim())) continue;
-          try { el.setAttributeNS(attr.namespaceURI, attr.name, attr.value); } catch { /* a name XML refuses */ }
+          count(attr.value.length);
+          try { el.setAttributeNS(attr.namespaceURI, attr.name, attr.value.replace(NOT_XML, "")); } catch { /* a name XML refuses */ }
         }
       }
       // custom properties (--*) are left out: computed values have every var() resolved already
@@ -684,7 +707,10 @@
           style += `${name}:${value};`;
         }
       }
-      if (style) el.setAttribute("style", style);
+      if (style) {
+        count(style.length);
+        el.setAttribute("style", style.replace(NOT_XML, ""));
+      }
       if (el.localName === "img" || el.localName === "div" && BOXED.has(tag)) return el;
       for (const child of renderedChildren(node)) {
         const copy = await copyOf(child, values);
@@ -1127,7 +1153,7 @@
     // width, height (CSS pixels on screen), pictureWidth, pictureHeight} (the picture held under key until
     // releaseCapture), {status: "empty", mime} (it shows nothing), {status: "unavailable", reason} ("not-shown",
     // "no-renderer", "too-large": over maxNodes nodes, "failed"), or null when the output is not there.
-    async captureOutput(panel, cellId, outputIndex, maxSide, sliceMs, maxNodes) {
+    async captureOutput(panel, cellId, outputIndex, maxSide, sliceMs, maxNodes, maxChars, maxPixels) {
       if (!outputOf(panel, cellId, outputIndex)) return null;
       const found = renderedOutput(panel, cellId, outputIndex);
       if (!found.node) return JSON.stringify({ status: "unavailable", reason: found.reason });
@@ -1145,7 +1171,7 @@
       try {
         document.body.appendChild(frame);
         const doc = document.implementation.createHTMLDocument("");
-        const copy = await copyRendered(node, doc, defaultsIn(frame), slicer(sliceMs), maxNodes);
+        const copy = await copyRendered(node, doc, defaultsIn(frame), slicer(sliceMs), maxNodes, maxChars, maxPixels);
         if (!outputOf(panel, cellId, outputIndex)) return null; // rerun or cleared while it was copied
         if (!copy) return JSON.stringify({ status: "empty", mime });
         const base = copy.getAttribute("style") ?? "";

@@ -19,7 +19,7 @@ from webmcp_bridge.core.images import (
     capture_request,
     next_request,
 )
-from webmcp_bridge.core.limits import CAPTURE_NODES, CAPTURE_SIDE
+from webmcp_bridge.core.limits import CAPTURE_CHARS, CAPTURE_NODES, CAPTURE_SIDE
 from webmcp_bridge.tools.common import CallContext
 from webmcp_bridge.tools.payloads import ImageFacts, OutputAddress
 
@@ -52,7 +52,7 @@ UNRENDERED = {
     "not-shown": "the page does not show it now (its cell is scrolled out of a windowed notebook, its outputs are "
     "collapsed, or the notebook is not on screen)",
     "no-renderer": "the page has no renderer for its types",
-    "too-large": f"it has more than {CAPTURE_NODES} elements and texts to copy",
+    "too-large": f"it has more than {CAPTURE_NODES} elements and texts, or {CAPTURE_CHARS} characters, to copy",
     "failed": "the browser could not draw it",
 }
 
