@@ -31,18 +31,14 @@ is also scrubbed of hidden cells' sources and results (:meth:`GuardedNotebook._s
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from webmcp_bridge.access.levels import level_of_block, parse_level
+from webmcp_bridge.access.levels import level_of_block
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.access.run_consent import RunConsent
 from webmcp_bridge.access.runs import RunObservers
-from webmcp_bridge.access.view import (
-    AccessView,
-    Step,
-    Steps,
-)
+from webmcp_bridge.access.step import CallStep, Facts
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host.protocol import (
@@ -53,38 +49,33 @@ from webmcp_bridge.host.protocol import (
     OpenDocument,
     SavedNotebook,
 )
-from webmcp_bridge.propose.proposals import Decision, Mode, Proposal, approved
+from webmcp_bridge.propose.proposals import ProposalBook, approved
 
 
 class GuardedHost:
     """A :class:`~webmcp_bridge.host.protocol.NotebookHost` that hides ``none`` notebooks and hands out
-    :class:`GuardedNotebook` objects. It holds only the callables it needs: ``ingest(path, changes)`` feeds the
+    :class:`GuardedNotebook` objects. It holds only what it needs: ``ingest(path, changes)`` feeds the
     bridge's change log (:meth:`ChangeLog.ingest <webmcp_bridge.changes.log.ChangeLog.ingest>`) from every notebook
-    the guard touches; ``mode()`` is Propose mode's current mode, which the guard's writes check, and
-    ``request(proposal, still_valid)`` shows a kernel run to the person and waits for the decision
-    (:meth:`ProposalBook.request <webmcp_bridge.propose.proposals.ProposalBook.request>`). ``runs`` are the
+    the guard touches; ``proposals`` (the session's :class:`~webmcp_bridge.propose.proposals.ProposalBook`) is
+    Propose mode, whose mode the guard's writes check and in which a kernel run is shown to the person. ``runs`` are the
     observers told of each kernel run a tool starts (:mod:`webmcp_bridge.access.runs`)."""
 
     def __init__(
         self,
         inner: NotebookHost,
         ingest: Callable[[str, list[CellChange]], object],
-        mode: Callable[[], Mode],
-        request: Callable[[Proposal, Callable[[], str | None]], Awaitable[Decision]],
+        proposals: ProposalBook,
     ) -> None:
         self._inner = inner
-        self._ingest_changes = ingest
-        self._mode = mode
-        self._request = request
-        self._steps = Steps()  # per notebook path: the view held for the current call step
-        self._ever_hidden: dict[str, set[str]] = {}  # ids of cells seen hidden (or deleted while hidden), per path
+        self.proposals = proposals  # Propose mode: its mode, and the person asked to accept a kernel run
+        self._facts = Facts(ingest)  # what the guard knows of each notebook, and when each fact ends (access/step.py)
         self.runs = RunObservers()  # told of every kernel run a tool starts here (access/runs.py)
         self.consent = RunConsent()  # the run rule (access/run_consent.py); the lab layer sets the person's switch
 
     def gate(self) -> None:
         """In propose mode, refuse a change the person did not accept in this call (the safety net of
         webmcp_bridge.propose.proposals: a tool that forgot to ask cannot change the notebook or the workspace)."""
-        if self._mode() == "propose" and not approved():
+        if self.proposals.mode == "propose" and not approved():
             raise ToolError(
                 ErrorCode.INTERNAL_ERROR,
                 "This change was not proposed to the person (Propose mode is on); nothing was changed.",
@@ -95,40 +86,12 @@ class GuardedHost:
         """The unguarded host, for the person's side only (the Agent panel); never handed to a tool."""
         return self._inner
 
-    def _collect(self, nb: LiveNotebook) -> None:
-        self._ingest(nb.path, nb.take_changes())
-
-    def _ingest(self, path: str, changes: Sequence[CellChange]) -> None:
-        hidden = [c.cell_id for c in changes if parse_level(c.access) == "none"]
-        if hidden:
-            self._ever_hidden.setdefault(path, set()).update(hidden)
-        self._ingest_changes(path, list(changes))
-
-    def _step(self, path: str) -> Step | None:
-        """The step held for ``path``, if it is of the running task (see :class:`~webmcp_bridge.access.view.Step`)."""
-        return self._steps.get(path)
-
-    def _view(self, nb: LiveNotebook) -> AccessView:
-        """Read the levels of ``nb`` now (one host read: :meth:`LiveNotebook.access_state`, which also hands over
-        the changes since the last read, fed to the change log) and hold them for the current call step."""
-        state = nb.access_state()
-        self._ingest(nb.path, state.changes)
-        view = AccessView.of(state)
-        if view.hidden:
-            self._ever_hidden.setdefault(nb.path, set()).update(view.hidden)
-        self._steps.hold(nb.path, view)
-        return view
-
     def _wrap(self, nb: LiveNotebook | None) -> GuardedNotebook | None:
         if nb is None:
             return None
-        if self._view(nb).notebook == "none":  # a fresh read when a call reaches a notebook; changes taken with it
+        if self._facts.read(nb).notebook == "none":  # a fresh read when a call reaches a notebook; changes with it
             return None
-        return GuardedNotebook(self, nb)
-
-    def notebook(self, nb: LiveNotebook) -> GuardedNotebook | None:
-        """Guard a raw notebook (None when it is hidden from the agent)."""
-        return self._wrap(nb)
+        return GuardedNotebook(self, nb, CallStep(self._facts, nb))
 
     async def _hidden(self, path: str, listed: Entry | None = None) -> bool:
         """Whether the notebook at ``path`` is ``none``: live when open, else by its saved block. ``listed``: its
@@ -137,7 +100,7 @@ class GuardedHost:
             return False
         open_nb = self._inner.find_open(path) if listed is None or listed.open else None
         if open_nb is not None:
-            return self._view(open_nb).notebook == "none"
+            return self._facts.read(open_nb).notebook == "none"
         closed = listed if listed is not None and not listed.open else None
         return level_of_block(await self._inner.notebook_bridge_metadata(path, closed)) == "none"
 
@@ -146,7 +109,7 @@ class GuardedHost:
         for doc in self._inner.open_documents():
             nb = self._inner.find_open(doc.path) if doc.path != path else None
             if nb is not None:
-                view = self._view(nb)
+                view = self._facts.read(nb)
                 if view.notebook == "none" or view.hidden:
                     return True
         return False
@@ -203,7 +166,7 @@ class GuardedHost:
         shown = []
         for doc in self._inner.open_documents():
             nb = self._inner.find_open(doc.path)
-            if nb is None or self._view(nb).notebook != "none":
+            if nb is None or self._facts.read(nb).notebook != "none":
                 shown.append(doc)
         return shown
 

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from webmcp_bridge.access.levels import Level
-from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept, run_accepted
-from webmcp_bridge.access.view import AccessView, cell_access_denied, cell_locked, notebook_access_denied
+from webmcp_bridge.access.run_consent import ask_to_run, changed_since_accept
+from webmcp_bridge.access.step import AccessView, CallStep, cell_access_denied, cell_locked, notebook_access_denied
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, notebook_not_found
 from webmcp_bridge.host.protocol import (
     CellType,
@@ -30,6 +30,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
+from webmcp_bridge.propose.hold import run_accepted
 from webmcp_bridge.review.visibility import merge_threads, thread_visible
 
 if TYPE_CHECKING:
@@ -41,40 +42,32 @@ _T = TypeVar("_T")
 class GuardedNotebook:
     """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` that enforces the levels of the notebook it wraps (see the
     module docstring). Indices in and out are visible indices. Built by :class:`GuardedHost`, one per lookup (so one
-    per call).
+    per call), with what the call knows about the notebook (``step``, :mod:`webmcp_bridge.access.step`): every
+    question is answered from it, and every event that ends a fact is told to it.
 
     Every write goes through :meth:`_write`: the levels, the author's locks and Propose mode are checked there, and a
     write that can lose text (a source replaced, a cell deleted) hands the host the source this object read of the
     cell (``expected``), so a cell the person changed between the call's check and its write is refused by the host
     (STALE_CELL), never overwritten."""
 
-    def __init__(self, guard: GuardedHost, inner: LiveNotebook) -> None:
+    def __init__(self, guard: GuardedHost, inner: LiveNotebook, step: CallStep) -> None:
         self._guard = guard
         self._inner = inner
+        self._step = step
         self.path = inner.path
-        self._read: dict[str, str] = {}  # cell id -> its source as this object last read or wrote it
-        self._captures: dict[str, str] = {}  # key of a capture taken through this guard -> its cell's id
 
     # -- the view ----------------------------------------------------------------------------------------
     def view(self) -> AccessView:
-        """The levels now: read once per call step (see :class:`Step`), one host read."""
-        step = self._guard._step(self.path)
-        return step.view if step is not None else self._guard._view(self._inner)
+        """The levels now: read once per call step (:data:`~webmcp_bridge.access.step.ENDS`), one host read."""
+        return self._step.view()
 
-    def _lapse(self) -> None:
-        """End the step: the next question reads the notebook again (after a write or an await)."""
-        self._guard._steps.end(self.path)
-
-    def _seen(self, cells: Sequence[RawCell]) -> None:
-        self._read.update((c.id, c.source) for c in cells)
-        step = self._guard._step(self.path)
-        if step is not None:
-            step.seen.update(c.id for c in cells)
-
-    def _known(self, cell_ids: Sequence[str]) -> bool:
-        """True when every id was read in this step (so it exists: no read is needed to report an unknown id)."""
-        step = self._guard._step(self.path)
-        return step is not None and all(cell_id in step.seen for cell_id in cell_ids)
+    async def _awaited(self, pending: Awaitable[_T]) -> _T:
+        """Await the host; the step ends however it went (the person may act meanwhile, also when it did not
+        suspend)."""
+        try:
+            return await pending
+        finally:
+            self._step.end("await")
 
     def _visible(self, cell: RawCell, view: AccessView) -> RawCell:
         return dataclasses.replace(cell, index=view.to_visible(cell.index)) if view.hidden_indices else cell
@@ -109,18 +102,15 @@ class GuardedNotebook:
     def _find(self, cell_ids: Sequence[str], head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         """The inner cells (raising CELL_NOT_FOUND for the first unknown id), remembered as seen in this step."""
         cells = self._inner.find_cells(list(cell_ids), head_bytes=head_bytes, max_outputs=max_outputs)
-        self._seen(cells)
+        self._step.read(cells, seen=True)
         return cells
-
-    def _gate(self) -> None:
-        self._guard.gate()
 
     def check_write(self, cell_ids: Sequence[str] = (), *, source: bool = False, delete: bool = False) -> None:
         """Refuse now what a write to these cells would refuse: NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND (also for
         hidden ids), CELL_ACCESS_DENIED, and CELL_LOCKED when the write changes their sources (``source``) or
         deletes them (``delete``). For tools that check a whole request before changing anything."""
         view = self._writable(cell_ids)
-        if cell_ids and not self._known(cell_ids):
+        if cell_ids and not self._step.known(cell_ids):
             self._find(cell_ids)
         self._check_locks(view, cell_ids if source else (), cell_ids if delete else ())
 
@@ -150,7 +140,7 @@ class GuardedNotebook:
         if cell_id is None:
             return view.notebook
         self._check_ids([cell_id], view)
-        if not self._known([cell_id]):
+        if not self._step.known([cell_id]):
             self._find([cell_id])
         if view.notebook == "read" or cell_id in view.read_only:
             return "read"
@@ -168,8 +158,7 @@ class GuardedNotebook:
         return self._inner.tabs()
 
     def revision(self) -> int:
-        step = self._guard._step(self.path)
-        return step.view.revision if step is not None else self._inner.revision()
+        return self._step.revision()
 
     def language(self) -> str:
         return self._inner.language()
@@ -189,14 +178,14 @@ class GuardedNotebook:
         view = self.view()
         if not view.hidden_indices:
             cells = self._inner.read_cells(indices, head_bytes=head_bytes, max_outputs=max_outputs)
-            self._read.update((c.id, c.source) for c in cells)
+            self._step.read(cells)
             return cells
         chosen = range(view.visible_count) if indices is None else [i for i in indices if 0 <= i < view.visible_count]
         cells = self._inner.read_cells(
             [view.to_real(i) for i in chosen], head_bytes=head_bytes, max_outputs=max_outputs
         )
         shown = [self._visible(c, view) for c in cells if c.id not in view.hidden]
-        self._read.update((c.id, c.source) for c in shown)
+        self._step.read(shown)
         return shown
 
     def run_states(self, last_index: int) -> list[RunState]:
@@ -229,10 +218,7 @@ class GuardedNotebook:
         """A read: the cell is checked before the host starts, and again after it answers (the person may have
         hidden the cell or the notebook while the copy was made: then nothing of it is returned)."""
         self._check_ids([cell_id], self.view())
-        try:
-            image = await self._inner.encode_output_image(cell_id, output_index, mime, request)
-        finally:
-            self._lapse()
+        image = await self._awaited(self._inner.encode_output_image(cell_id, output_index, mime, request))
         self._still_readable(cell_id)
         return image
 
@@ -241,10 +227,7 @@ class GuardedNotebook:
         (the person may have hidden the cell or the notebook meanwhile: then the capture is dropped, nothing of it
         returned)."""
         self._check_ids([cell_id], self.view())
-        try:
-            capture = await self._inner.capture_output(cell_id, output_index, max_side)
-        finally:
-            self._lapse()
+        capture = await self._awaited(self._inner.capture_output(cell_id, output_index, max_side))
         try:
             self._still_readable(cell_id)
         except ToolError:
@@ -252,24 +235,21 @@ class GuardedNotebook:
                 self._inner.release_capture(capture.key)
             raise
         if capture.key:
-            self._captures[capture.key] = cell_id
+            self._step.captures[capture.key] = cell_id
         return capture
 
     async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
         """A copy of a capture taken by :meth:`capture_output` through this guard; its cell is checked again after
         the copy is made (it or the notebook hidden meanwhile: nothing of it is returned)."""
-        cell_id = self._captures.get(key)
+        cell_id = self._step.captures.get(key)
         if cell_id is None:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
-        try:
-            image = await self._inner.encode_capture(key, request)
-        finally:
-            self._lapse()
+        image = await self._awaited(self._inner.encode_capture(key, request))
         self._still_readable(cell_id)
         return image
 
     def release_capture(self, key: str) -> None:
-        self._captures.pop(key, None)
+        self._step.captures.pop(key, None)
         self._inner.release_capture(key)
 
     def focus(self) -> Focus:
@@ -284,7 +264,7 @@ class GuardedNotebook:
 
     def take_changes(self) -> list:
         """Changes are collected by the guard (fed to the bridge's change log); tools read them from there."""
-        self._guard._collect(self._inner)
+        self._step.take_changes()
         return []
 
     # -- writes ------------------------------------------------------------------------------------------
@@ -305,8 +285,8 @@ class GuardedNotebook:
         view = self._writable(changed)
         self._check_ids(references, view)
         self._check_locks(view, sources, deletes)
-        self._gate()
-        expected = {i: self._read[i] for i in (*sources, *deletes) if i in self._read}
+        self._guard.gate()
+        expected = {i: self._step.sources[i] for i in (*sources, *deletes) if i in self._step.sources}
         try:
             return write(view, expected)
         except ToolError as exc:
@@ -317,7 +297,7 @@ class GuardedNotebook:
 
         def write(view: AccessView, read: dict[str, str]) -> RawCell:
             written = self._inner.set_source(cell_id, source, expected if expected is not None else read.get(cell_id))
-            self._read[written.id] = written.source
+            self._step.read([written])
             return self._wrote(written, view)
 
         return self._write([cell_id], write, sources=[cell_id])
@@ -329,7 +309,7 @@ class GuardedNotebook:
         quoted."""
         if error.code != ErrorCode.STALE_CELL:
             return error
-        self._lapse()
+        self._step.end("refused")
         view = self.view()
         if view.notebook == "none":
             return notebook_not_found(self.path)
@@ -347,13 +327,13 @@ class GuardedNotebook:
 
     def _wrote(self, cell: RawCell, view: AccessView) -> RawCell:
         """After a write that moved no cell: the step ends (the revision changed), ``cell`` in visible indices."""
-        self._lapse()
+        self._step.end("write")
         return self._visible(cell, view)
 
     def _placed(self, cell: RawCell, view: AccessView) -> RawCell:
         """After a write that inserted or moved a cell: the step ends, and ``cell``'s visible index is of the
         notebook as it is now (read again only when hidden cells shift the numbering)."""
-        self._lapse()
+        self._step.end("write")
         return self._visible(cell, self.view()) if view.hidden_indices else cell
 
     def _real_insert_index(self, index: int, view: AccessView) -> int:
@@ -447,7 +427,7 @@ class GuardedNotebook:
 
     # -- the bridge's metadata: review threads pass, access never changes ---------------------------------
     def _thread_visible(self, thread: Any, view: AccessView) -> bool:
-        return thread_visible(thread, view.hidden, self._guard._ever_hidden.get(self.path, ()), self._exists)
+        return thread_visible(thread, view.hidden, self._step.ever_hidden, self._exists)
 
     def _exists(self, cell_id: str) -> bool:
         try:
@@ -480,7 +460,7 @@ class GuardedNotebook:
         if "access" in current:
             merged["access"] = current["access"]
         self._inner.set_bridge_metadata(merged)
-        self._lapse()
+        self._step.end("write")
 
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
         view = self.view()
@@ -494,24 +474,14 @@ class GuardedNotebook:
         raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "Only the person changes a cell's access.", path=self.path)
 
     # -- kernel --------------------------------------------------------------------------------------------
-    # Every await of the host ends the step (the person may act meanwhile), also when it did not suspend.
     async def save(self) -> SaveOutcome:
-        try:
-            return await self._inner.save()
-        finally:
-            self._lapse()
+        return await self._awaited(self._inner.save())
 
     async def count_tabs(self) -> TabsState:
-        try:
-            return await self._inner.count_tabs()
-        finally:
-            self._lapse()
+        return await self._awaited(self._inner.count_tabs())
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
-        try:
-            return await self._inner.wait_for_kernel(timeout)
-        finally:
-            self._lapse()
+        return await self._awaited(self._inner.wait_for_kernel(timeout))
 
     async def _scrub_history(self, view: AccessView) -> None:
         """Before the agent's code runs in the kernel: when the notebook has hidden cells, blank their sources
@@ -534,15 +504,12 @@ class GuardedNotebook:
         try:
             gone = [
                 cell_id
-                for cell_id in self._guard._ever_hidden.get(self.path, ())
+                for cell_id in self._step.ever_hidden
                 if cell_id not in view.hidden and not self._exists(cell_id)
             ]
             return await self._guard.run_consent_reason(self.path, len(view.hidden) + len(gone))
         finally:
-            self._lapse()
-
-    def _source_of(self, cell_id: str) -> str:
-        return self._inner.find_cells([cell_id])[0].source
+            self._step.end("await")
 
     async def _consent(self, code: str, cell_id: str | None, kind: str) -> bool:
         """Apply the run rule before the agent's code runs: when it holds and the person has not accepted exactly
@@ -558,7 +525,7 @@ class GuardedNotebook:
             return True
 
         def still_valid() -> str | None:
-            if self._guard._inner.find_open(self.path) is None:
+            if self._guard.raw.find_open(self.path) is None:
                 return "the notebook was closed"
             if cell_id is not None:
                 try:
@@ -567,15 +534,15 @@ class GuardedNotebook:
                     return "the cell was deleted"
             return None
 
-        try:
-            await ask_to_run(self._guard._request, self.path, cell_id, kind, code, reason, still_valid)
-        finally:
-            self._lapse()
+        await self._awaited(ask_to_run(self._guard.proposals, self.path, cell_id, kind, code, reason, still_valid))
         return True
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         return await self._kernel_run(
-            "cell", cell_id, lambda: self._source_of(cell_id), lambda: self._inner.run_cell(cell_id, timeout)
+            "cell",
+            cell_id,
+            lambda: self._inner.find_cells([cell_id])[0].source,
+            lambda: self._inner.run_cell(cell_id, timeout),
         )
 
     async def _kernel_run(
@@ -590,7 +557,7 @@ class GuardedNotebook:
         ``status`` and an ``execution_count``, is returned); the run observers are told of it however it ends."""
         ids = [cell_id] if cell_id is not None else []
         view = self._writable(ids)
-        self._gate()
+        self._guard.gate()
         began, status, count = time.monotonic(), "failed", None
         try:
             asked = await self._consent(code(), cell_id, "run" if kind == "cell" else "run_code")
@@ -606,17 +573,14 @@ class GuardedNotebook:
             status = "aborted"
             raise
         finally:
-            self._lapse()
+            self._step.end("await")
             self._guard.runs.tell(self.path, kind, cell_id, status, time.monotonic() - began, count)
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
         self._writable([])
         if action == "restart":
-            self._gate()
-        try:
-            return await self._inner.kernel_action(action, timeout)
-        finally:
-            self._lapse()
+            self._guard.gate()
+        return await self._awaited(self._inner.kernel_action(action, timeout))
 
     # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ----------------
     def apply_edits(self, ops: Sequence[Any], expected: dict[str, str] | None = None) -> list[str]:
@@ -631,9 +595,7 @@ class GuardedNotebook:
             try:
                 return self._inner.apply_edits(ops, {**read, **(expected or {})})
             finally:
-                self._lapse()
-                for cell_id in changed:  # what a later write of these cells checks is read again
-                    self._read.pop(cell_id, None)
+                self._step.end("batch", changed)  # what a later write of these cells checks is read again
 
         return self._write(
             changed,
@@ -683,7 +645,7 @@ class GuardedNotebook:
                 program, timeout, head_bytes=head_bytes, max_outputs=5, silent=True, as_agent=False
             )
         finally:
-            self._lapse()
+            self._step.end("await")
 
     def __getattr__(self, name: str) -> Any:
         # A host method this guard does not know (added to the protocol later) is refused rather than passed

@@ -23,7 +23,8 @@ by another tab or an upload is seen at the next run.
 The rule is enforced by the access guard (:meth:`GuardedNotebook.run_cell
 <webmcp_bridge.access.guard.GuardedNotebook.run_cell>` and ``run_code``), the one way a tool reaches a kernel:
 a run whose code the person did not accept in this call is shown to the person there. A tool that shows the
-code itself (with ``CallContext.propose``) marks it accepted (:func:`accept_runs`), so the person is asked once.
+code itself (with ``CallContext.propose``) marks it accepted (:func:`~webmcp_bridge.propose.hold.accept_runs`), so
+the person is asked once.
 
 Pure: the guard hands in what to look at (the notebook's hidden cells, what the other open notebooks hide, a
 folder listing and a saved notebook's access blocks) and how to ask the person (:func:`ask_to_run`); the lab
@@ -32,8 +33,6 @@ layer keeps the person's switch.
 
 from __future__ import annotations
 
-import contextvars
-import hashlib
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
@@ -41,34 +40,14 @@ from typing import Any
 from webmcp_bridge.access.levels import level_of_block
 from webmcp_bridge.calls.registry import current_call
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import CODE_BYTES, HIDDEN_WALK_ENTRIES, PROPOSAL_SUMMARY_BYTES, preview, utf8_len
+from webmcp_bridge.core.limits import CODE_BYTES, HIDDEN_WALK_ENTRIES, utf8_len
 from webmcp_bridge.host.protocol import Entry
-from webmcp_bridge.propose.proposals import Decision, Proposal, ProposalDenied
+from webmcp_bridge.propose.hold import hold
+from webmcp_bridge.propose.proposals import ProposalBook
 
 #: why a run is shown to the person (the proposal's summary ends with one of these)
 HIDDEN_CELLS = "cells of this notebook are hidden from the agent, and the kernel holds what they defined"
 HIDDEN_NOTEBOOK = "something in another notebook is hidden from the agent, and the kernel can read every file"
-
-_accepted: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
-    "webmcp_bridge_accepted_runs", default=frozenset()
-)
-
-
-def code_digest(code: str) -> str:
-    """The SHA-256 (hex) of a run's code, exactly as it runs (no stripping): how an accepted run is recognised."""
-    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def accept_runs(codes: Iterable[str]) -> None:
-    """Record, for the rest of the current call (its asyncio task), that the person accepted running these codes
-    (each a cell's source or a code text, exactly as shown to the person)."""
-    _accepted.set(_accepted.get() | {code_digest(code) for code in codes})
-
-
-def run_accepted(code: str) -> bool:
-    """True when the person accepted running exactly ``code`` in the current call."""
-    return code_digest(code) in _accepted.get()
-
 
 ListDir = Callable[[str], Awaitable[Sequence[Entry] | None]]
 #: a saved notebook's access blocks: ``path -> (metadata.webmcp_bridge, [each cell's block])``, None when unreadable
@@ -82,7 +61,7 @@ def blocks_hide(notebook_block: Any, cell_blocks: Iterable[Any]) -> bool:
 
 
 async def ask_to_run(
-    request: Callable[[Proposal, Callable[[], str | None]], Awaitable[Decision]],
+    proposals: ProposalBook,
     path: str,
     cell_id: str | None,
     kind: str,
@@ -91,9 +70,9 @@ async def ask_to_run(
     still_valid: Callable[[], str | None],
 ) -> None:
     """Show ``code`` (to run in the notebook at ``path``: cell ``cell_id``, or None for code without a cell) to
-    the person with the run rule's ``reason`` as a proposal of ``kind`` and wait (``request``:
-    :meth:`ProposalBook.request <webmcp_bridge.propose.proposals.ProposalBook.request>`, denied for the person
-    when ``still_valid()`` names a reason). On Accept the code counts as accepted for the rest of the call.
+    the person with the run rule's ``reason`` as a proposal of ``kind`` and wait, in Direct mode too
+    (:func:`~webmcp_bridge.propose.hold.hold` with the session's ``proposals``; denied for the person when
+    ``still_valid()`` names a reason). On Accept the code counts as accepted for the rest of the call.
 
     Raises ProposalDenied (a normal "denied" result), ToolError(TOO_LARGE) for code over CODE_BYTES (bytes, UTF-8:
     too long to show in full), ToolError(PROPOSAL_ALREADY_PENDING)."""
@@ -108,12 +87,8 @@ async def ask_to_run(
     call = current_call.get()
     tool = call.tool if call is not None else "kernel run"
     what = "Run this cell in the kernel" if cell_id is not None else "Run code in the kernel"
-    summary = preview(f"{what} ({reason})", PROPOSAL_SUMMARY_BYTES)
-    proposal = Proposal("", path, tool, kind, cell_id, summary, None, code)
-    decision = await request(proposal, still_valid)
-    if not decision.accepted:
-        raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
-    accept_runs([code])
+    summary = f"{what} ({reason})"
+    await hold(proposals, tool, kind, path, summary, cell_id=cell_id, code=code, always=True, still_valid=still_valid)
 
 
 def changed_since_accept() -> ToolError:

@@ -77,7 +77,7 @@ STEPS = (
     "webmcp_bridge.sharing.selections",
     "webmcp_bridge.review.visibility",
     "webmcp_bridge.access.levels",
-    "webmcp_bridge.access.view",
+    "webmcp_bridge.access.step",
     "webmcp_bridge.access.notebook_guard",
     "webmcp_bridge.access.guard",
     "webmcp_bridge.tools.common",

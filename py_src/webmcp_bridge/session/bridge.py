@@ -30,9 +30,10 @@ from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import DialogSource, NotebookHost
+from webmcp_bridge.propose.hold import hold_site_tool
 from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
-from webmcp_bridge.tools.common import CallContext, hold_site_tool
+from webmcp_bridge.tools.common import CallContext
 from webmcp_bridge.tools.guidance import guidance_text
 
 #: the toolsets a page serves at load unless its URL or the settings choose (calls/toolsets.py): the core notebook
@@ -151,7 +152,7 @@ def build_bridge(
     tracker = DialogTracker(dialogs, pending, limits)
     # a call waiting for the person's decision on a proposal opens no dialog, so never owns one
     tracker.waiting_for_person = lambda: {p.task for p in proposals.waiting()}
-    guard = GuardedHost(host, changes.ingest, lambda: proposals.mode, proposals.request)
+    guard = GuardedHost(host, changes.ingest, proposals)
     context = CallContext(
         guard, limits, pending, tracker, shared, reads, diagnostics, changes=changes, proposals=proposals
     )

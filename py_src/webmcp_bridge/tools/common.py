@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import json
-import operator
 import secrets
-import types
-import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Unpack
 
 from pydantic import Field
 
 from webmcp_bridge.access.guard import GuardedHost
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
-from webmcp_bridge.access.run_consent import accept_runs
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
-from webmcp_bridge.calls.registry import Tool, ToolInput
+from webmcp_bridge.calls.registry import ToolInput
 from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.diagnostics import Diagnostics
@@ -30,28 +23,16 @@ from webmcp_bridge.core.limits import (
     ID_CHARS,
     MAX_INT,
     MAX_PATH_BYTES,
-    PROPOSAL_SUMMARY_BYTES,
     SHORT_ID_CHARS,
     Limits,
-    preview,
     utf8_len,
 )
 from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads
 from webmcp_bridge.host.protocol import RawCell
-from webmcp_bridge.propose.proposals import (
-    DeniedPayload,
-    Proposal,
-    ProposalBook,
-    ProposalDenied,
-    approved,
-    mark_direct,
-    mark_whole_call,
-    shown_arguments,
-    shown_diff,
-    whole_call_approved,
-)
+from webmcp_bridge.propose.hold import Shown, hold
+from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
 from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 
@@ -162,38 +143,11 @@ class CallContext:
             raise TypeError("CallContext.host must be the access guard (GuardedHost), never a raw host")
 
     async def propose(
-        self,
-        nb: GuardedNotebook,
-        tool: str,
-        kind: str,
-        cell_id: str | None,
-        summary: str,
-        *,
-        before: str | None = None,
-        after: str | None = None,
-        code: str | None = None,
-        diff: list[list[str]] | None = None,
-        always: bool = False,
-        runs: Sequence[str] | None = None,
+        self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, **shown: Unpack[Shown]
     ) -> bool:
-        """In propose mode, show the change to the person and wait for the decision; in direct mode, return at
-        once (``always``: shown to the person in Direct mode too). ``before``/``after`` (cell sources) make the diff (or
-        pass ``diff`` ready-made, as
-        :func:`webmcp_bridge.propose.proposals.source_diff` shapes it); ``code`` is what a run would execute. After an
-        accept the caller must check its preconditions again (hashes) before writing. An accepted ``code`` (or, when
-        given, each text of ``runs``: the cells' sources the shown code is made of) counts as accepted by the run
-        rule (:mod:`webmcp_bridge.access.run_consent`) for the rest of the call, so the guard does not ask again.
-
-        Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING); the proposal is
-        denied for the person if the anchor cell is deleted or the notebook closed while it waits.
-        """
-        if self.proposals.mode != "propose" and not always:
-            mark_direct()
-            return False
-        if whole_call_approved() and not always:
-            return True  # the person accepted this call as a whole (a site author's tool, see hold_site_tool)
-        diff = shown_diff(before, after, diff, code)
-        proposal = Proposal("", nb.path, tool, kind, cell_id, preview(summary, PROPOSAL_SUMMARY_BYTES), diff, code)
+        """Hold a change of ``nb`` in Propose mode, shown under ``cell_id`` and denied for the person if that cell is
+        deleted or the notebook closed while it waits; returns and raises as :func:`~webmcp_bridge.propose.hold.hold`
+        (True when it waited: the caller checks its preconditions, hashes, again before writing)."""
 
         def still_valid() -> str | None:
             if self.host.find_open(nb.path) is None:
@@ -205,45 +159,15 @@ class CallContext:
                     return "the cell was deleted"
             return None
 
-        decision = await self.proposals.request(proposal, still_valid)
-        if not decision.accepted:
-            raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
-        if runs is not None or code is not None:
-            accept_runs(runs if runs is not None else [code or ""])
-        return True
-
-    async def propose_workspace(
-        self,
-        tool: str,
-        kind: str,
-        path: str,
-        summary: str,
-        *,
-        before: str | None = None,
-        after: str | None = None,
-        diff: list[list[str]] | None = None,
-    ) -> bool:
-        """In propose mode, show a change to the workspace outside a notebook's cells (a text file written or
-        edited, a notebook created: ``path`` is the file's) to the person in a box of its own and wait for the
-        decision; in direct mode (or inside a call accepted as a whole) return at once. Returns True when it
-        waited: the caller checks its preconditions (hashes, what exists) again before writing.
-
-        Raises ProposalDenied (a normal "denied" result), ToolError(PROPOSAL_ALREADY_PENDING: a proposal waits
-        on the same path; TOO_LARGE: more than DIFF_LINES lines to show).
-        """
-        if self.proposals.mode != "propose":
-            mark_direct()
-            return False
-        if whole_call_approved():
-            return True
-        shown = shown_diff(before, after, diff, None)
-        proposal = Proposal(
-            "", path, tool, kind, None, preview(summary, PROPOSAL_SUMMARY_BYTES), shown, None, scope="workspace"
+        return await hold(
+            self.proposals, tool, kind, nb.path, summary, cell_id=cell_id, still_valid=still_valid, **shown
         )
-        decision = await self.proposals.request(proposal)
-        if not decision.accepted:
-            raise ProposalDenied(proposal.id, tool, decision.reason, decision.by)
-        return True
+
+    async def propose_workspace(self, tool: str, kind: str, path: str, summary: str, **shown: Unpack[Shown]) -> bool:
+        """Hold a change to the workspace outside a notebook's cells (a text file written or edited, a notebook
+        created: ``path`` is the file's) in a box of its own; returns and raises as
+        :func:`~webmcp_bridge.propose.hold.hold` (PROPOSAL_ALREADY_PENDING: a proposal waits on the same path)."""
+        return await hold(self.proposals, tool, kind, path, summary, scope="workspace", **shown)
 
     async def notebook(self, path: str | None) -> GuardedNotebook:
         """The notebook at ``path`` (opened in the background if it exists but is not open), or the
@@ -269,55 +193,6 @@ class CallContext:
         if entry is None or entry.type != "notebook":
             raise notebook_not_found(normalized)
         return await self.host.open_notebook(normalized, activate=False)
-
-
-def hold_site_tool(tool: Tool) -> Tool:
-    """``tool`` (a site author's, not declared read-only) held in Propose mode: before its handler runs, the
-    person sees a proposal naming the tool with its arguments (JSON, at most SITE_TOOL_ARGUMENT_BYTES bytes, else
-    TOO_LARGE) and decides; on Accept the call runs, and what it changes counts as accepted (its own proposals
-    are not asked again, unless they are shown in Direct mode too: ``always``). Denied: the normal "denied"
-    result, the handler never runs. In Direct mode the handler runs at once. A tool that declares itself
-    read-only (``Annotations(read_only=True)``) is returned unchanged; the access guard refuses any write it
-    attempts in Propose mode anyway."""
-    if tool.annotations.read_only:
-        return tool
-    inner = tool.handler
-
-    async def held(ctx: Any, args: Any) -> Any:
-        if ctx.proposals.mode == "propose" and not approved():
-            shown = json.dumps(
-                args.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False, indent=1
-            )
-            lines = shown_arguments(shown)
-            proposal = Proposal(
-                "",
-                "",
-                tool.name,
-                "site_tool",
-                None,
-                preview(f"Run the site's tool {tool.title!r} with these arguments", PROPOSAL_SUMMARY_BYTES),
-                [[" ", line] for line in lines],
-                None,
-                scope="workspace",
-            )
-            decision = await ctx.proposals.request(proposal)
-            if not decision.accepted:
-                raise ProposalDenied(proposal.id, tool.name, decision.reason, decision.by)
-            mark_whole_call()
-        return await inner(ctx, args)
-
-    return dataclasses.replace(tool, handler=held, output_model=_with_denied(tool.output_model))
-
-
-def _with_denied(model: Any) -> Any:
-    """``model`` (a tool's output model, or a union of them) with the "denied" payload added when it lacks it."""
-    if model is None:
-        return None
-    union = isinstance(model, types.UnionType) or typing.get_origin(model) is typing.Union
-    members = typing.get_args(model) if union else (model,)
-    if DeniedPayload in members:
-        return model
-    return functools.reduce(operator.or_, (*members, DeniedPayload))
 
 
 def summary(nb: GuardedNotebook) -> dict[str, Any]:
