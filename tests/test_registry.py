@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 from helpers import ERROR_CODES, Bridge, check_envelope, make_bridge
+from test_annotations import ALL_HINTS
 from webmcp_bridge.calls.registry import CallEvent, Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, MIB
@@ -153,14 +154,7 @@ def test_enumerations(definitions):
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_annotations(definitions, name):
     ann = definitions[name]["annotations"]
-    assert set(ann) == {
-        "readOnlyHint",
-        "untrustedContentHint",
-        "consequentialHint",
-        "destructiveHint",
-        "idempotentHint",
-        "openWorldHint",
-    }
+    assert set(ann) == ALL_HINTS  # WebMCP's three and MCP's three, each tool's own
     assert ann["readOnlyHint"] is (name in PURE_READS)
     if name in CONTENT_RETURNING:
         assert ann["untrustedContentHint"] is True
