@@ -171,10 +171,11 @@ class ProposalView:
         self.dom.configure_boxes(BOX_NAMES)
         self.dom.watch_boxes(self._proxies.keep(self._on_box))
         await asyncio.sleep(0)
+        # followed before the command exists: the person may run it as soon as it is added, while this start awaits
+        self._unsubscribe_mode = self.book.on_mode(self._on_mode)
         await self._add_command()
         await asyncio.sleep(0)
         self._unsubscribe = self.book.subscribe(self._on_proposal)
-        self._unsubscribe_mode = self.book.on_mode(self._on_mode)
         for proposal in self.book.waiting():
             self._show(proposal)
         self._report()
