@@ -449,6 +449,9 @@
              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length };
   }
 
+  // The notebook panel open at path in this page, or null.
+  const panelAt = (path) => tracker?.find((p) => p.context?.path === path) ?? null;
+
   // {handle, state} of a panel as JSON text, or null for no panel; state null while changes wait in its log (a
   // lookup never takes them: accessState does, for the reader that uses them) or when the facts could not be read
   // (accessState then reads them again and throws what fails)
@@ -770,7 +773,7 @@
     // that the first read of a call step is not a second crossing: JSON text {handle, state: {...} | null} or null
     // (no such panel). state is null while changes wait: accessState takes them.
     currentViewed() { return viewed(tracker?.currentWidget ?? null); },
-    findViewed(path) { return viewed(tracker?.find((p) => p.context?.path === path) ?? null); },
+    findViewed(path) { return viewed(panelAt(path)); },
     // The open notebook panels' handles, as JSON text [handle, ...].
     panels() { return JSON.stringify(tracker ? tracker.filter(() => true).map(handleOf) : []); },
     // Open the notebook at path and resolve, once its context is ready, to its handle, or to null when what
@@ -1413,7 +1416,7 @@
     // the file cannot be read, is not a notebook, or is open in this page, before the load or after it (an open
     // notebook is read live, where its levels are the person's latest).
     async savedNotebook(path, headBytes, maxOutputs, maxBytes) {
-      const open = () => !!tracker?.find((p) => p.context?.path === path);
+      const open = () => panelAt(path) !== null;
       let saved;
       try {
         if (open()) return null;
