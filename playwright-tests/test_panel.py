@@ -478,7 +478,7 @@ def test_a_change_of_the_agent_never_closes_the_list_the_person_is_choosing_in(p
     """The person opens the Comments filter's list and moves to "all"; meanwhile the agent comments on a cell. The
     panel takes the agent's change (Activity shows it) but does not redraw Comments under the person's hands: the
     select is the same element, with the person's pending choice; once they choose (Enter), Comments shows "all",
-    the agent's new thread included."""
+    the agent's new thread included. A later drawing replaces the select and keeps the person's focus on it."""
     status = open_notebook(page, site_url, DEMO)
     assert status["state"] == "ready"
     open_panel(page)
@@ -511,4 +511,7 @@ def test_a_change_of_the_agent_never_closes_the_list_the_person_is_choosing_in(p
     # once chosen, the select holds nothing back: the agent's next comment shows at once
     call(page, "jupyter_create_comment", {"cellId": target["id"], "body": "And this one?"})
     expect(comments.locator(".webmcp-bridge-thread", has_text="And this one?")).to_have_count(1)
+    # that drawing replaced the select, and the person's keyboard focus moved to the new one (not to the page)
+    assert select.evaluate("s => s.dataset.mark") is None
+    assert page.evaluate("() => document.activeElement?.getAttribute('data-action')") == "filter"
     assert page_log.own_page_errors() == []

@@ -183,12 +183,24 @@
     return true;
   }
 
+  // Run `replace` (which swaps what `scope` holds for new elements, found in `after`, `scope` itself by default); when
+  // the focus was on a control with a data-action inside `scope`, put it on the new control with that data-action,
+  // so a redraw never drops the person's keyboard focus to the page (a select they tabbed to keeps it for their keys).
+  function keepingFocus(scope, replace, after = scope) {
+    const active = document.activeElement;
+    const action = active && scope.contains(active) ? active.getAttribute("data-action") : null;
+    replace();
+    if (action && !after.contains(document.activeElement)) {
+      after.querySelector(`[data-action="${CSS.escape(action)}"]`)?.focus();
+    }
+  }
+
   // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn.
   function drawInto(role, trees) {
     const node = panel?.roles.get(role);
     if (!node) return false;
     const made = trees.map(build);
-    node.replaceChildren(...made);
+    keepingFocus(node, () => node.replaceChildren(...made));
     rows.delete(role);
     for (const el of made) {
       for (const named of [el, ...el.querySelectorAll("[data-role]")]) {
@@ -360,9 +372,7 @@
           const node = build(tree);
           keyed.set(key, node);
           if (op === "set" && old?.parentNode === list) {
-            const focused = old.contains(document.activeElement) ? document.activeElement.getAttribute("data-action") : null;
-            old.replaceWith(node);
-            if (focused) node.querySelector(`[data-action="${focused}"]`)?.focus(); // a tick keeps the person's focus
+            keepingFocus(old, () => old.replaceWith(node), node); // a tick keeps the person's focus
           } else {
             old?.remove();
             list.prepend(node);
