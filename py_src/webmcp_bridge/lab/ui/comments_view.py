@@ -15,7 +15,7 @@ from webmcp_bridge.core.limits import (
     preview,
 )
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
-from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, clock, field_row, h
+from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, choice_select, clock, field_row, h
 from webmcp_bridge.review.signatures import FROM_FILE
 
 # -- Comments ------------------------------------------------------------------------------------------------
@@ -226,16 +226,7 @@ def comments_view(
     notice: Text | None = None,
 ) -> El:
     """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
-    options = [
-        h(
-            "option",
-            "",
-            text=_("%1 (%2)", label, str(counts[key])) if key in counts else label,
-            value=key,
-            **({"selected": ""} if key == chosen else {}),
-        )
-        for key, label in FILTERS
-    ]
+    choices = [(key, _("%1 (%2)", label, str(counts[key])) if key in counts else label) for key, label in FILTERS]
     if active_cell is None:
         button = h(
             "button",
@@ -288,7 +279,7 @@ def comments_view(
     return h(
         "div",
         c("comments-body"),
-        field_row(_("Show"), h("select", c("select"), *options, data_action="filter", aria_label=_("Which comments"))),
+        field_row(_("Show"), choice_select("filter", _("Which comments"), choices, chosen)),
         new_box,
         h("p", c("notice"), text=notice, role="status") if notice else None,
         body,

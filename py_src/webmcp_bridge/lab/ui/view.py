@@ -239,32 +239,31 @@ def mode_note() -> El:
     return h("p", c("mode-note"), text=MODE_NOTE)
 
 
-def mode_select(mode: str) -> El:
-    """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
+def choice_select(
+    action: str, label: Text, choices: Iterable[tuple[str, Text]], chosen: str, cls: str = "select"
+) -> El:
+    """A select of ``choices`` (value, text), the one whose value is ``chosen`` selected: ``data-action`` = action,
+    ``label`` its accessible name, ``cls`` its classes. Every select of the panel is one."""
     return h(
         "select",
-        c("select mode-select"),
+        c(cls),
         *[
-            h("option", "", text=text, value=value, **({"selected": ""} if value == mode else {}))
-            for value, text in MODE_TEXT.items()
-        ],
-        data_action="mode",
-        aria_label=_("Agent mode"),
-    )
-
-
-def level_select(action: str, level: str, label: Text) -> El:
-    """A select of the three levels (``data-action`` = action)."""
-    return h(
-        "select",
-        c("select"),
-        *[
-            h("option", "", text=LEVEL_TEXT[lv], value=lv, **({"selected": ""} if lv == level else {}))
-            for lv in ("write", "read", "none")
+            h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
+            for value, text in choices
         ],
         data_action=action,
         aria_label=label,
     )
+
+
+def mode_select(mode: str) -> El:
+    """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
+    return choice_select("mode", _("Agent mode"), MODE_TEXT.items(), mode, "select mode-select")
+
+
+def level_select(action: str, level: str, label: Text) -> El:
+    """A select of the three levels (``data-action`` = action)."""
+    return choice_select(action, label, [(lv, LEVEL_TEXT[lv]) for lv in ("write", "read", "none")], level)
 
 
 #: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel"): the short
@@ -300,16 +299,8 @@ class KernelFacts:
 def run_asking_select(asking_off: bool) -> El:
     """The select of the run rule's switch for the notebook in front (``data-action="run-asking"``)."""
     chosen = "stop" if asking_off else "ask"
-    return h(
-        "select",
-        c("select"),
-        *[
-            h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
-            for value, text in RUN_ASKING_TEXT.items()
-        ],
-        data_action="run-asking",
-        aria_label=_("Agent's kernel runs while something is hidden"),
-    )
+    label = _("Agent's kernel runs while something is hidden")
+    return choice_select("run-asking", label, RUN_ASKING_TEXT.items(), chosen)
 
 
 def field_row(label: Text, control: El) -> El:
