@@ -149,6 +149,12 @@ def h(tag: str, cls: str = "", *children: El | None, text: Text | None = None, *
     )
 
 
+def button_el(cls: str, *children: El | None, text: Text | None = None, **attrs: Text) -> El:
+    """A button of the panel, classes ``cls`` (:func:`c`): ``type="button"``, so a click never submits anything. Every
+    button of the panel is one."""
+    return h("button", c(cls), *children, text=text, type="button", **attrs)
+
+
 def icon(name: str) -> El:
     """A decorative icon (:data:`ICONS`), ``aria-hidden``: what it stands for is said in text beside it."""
     return h("span", c("icon"), data_icon=name, aria_hidden="true")
@@ -204,11 +210,9 @@ def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label:
     """A button that reveals the cell (``data-action="reveal-cell"``)."""
     info = (cells or {}).get(cell_id)
     title = _("%1 cell %2: %3", info.cell_type, str(info.index + 1), info.line) if info else _("cell id %1", cell_id)
-    return h(
-        "button",
-        c("link"),
+    return button_el(
+        "link",
         text=label or cell_label(cell_id, cells),
-        type="button",
         title=title,
         data_action="reveal-cell",
         data_path=path,
@@ -331,12 +335,10 @@ def access_view(
                 c(f"access-row level-{level}"),
                 cell_link(path, cell_id, cells),
                 h("span", c("line"), text=info.line if info else ""),
-                h(
-                    "button",
-                    c(f"button level level-{level}"),
+                button_el(
+                    f"button level level-{level}",
                     icon("lock"),
                     h("span", "", text=LEVEL_WORD.get(level, level)),
-                    type="button",
                     title=_("Agent access: %1. Click to cycle: write, read, none.", LEVEL_WORD.get(level, level)),
                     data_action="cycle-cell",
                     data_path=path,
@@ -372,13 +374,7 @@ def access_view(
         )
         kernel_rows.append(h("p", c("kernel-warning"), text=warning, role="alert", data_role="agent-kernels"))
     if facts.agent_kernels:
-        restart = h(
-            "button",
-            c("button"),
-            text=_("Restart the agent's kernels"),
-            type="button",
-            data_action="restart-agent-kernels",
-        )
+        restart = button_el("button", text=_("Restart the agent's kernels"), data_action="restart-agent-kernels")
         kernel_rows.append(h("div", c("row"), restart))
     return h(
         "div",
@@ -388,7 +384,7 @@ def access_view(
             "div",
             c("row apply-row"),
             level_select("all-level", "read", _("Level for all cells")),
-            h("button", c("button"), text=_("Apply to all cells"), type="button", data_action="apply-all"),
+            button_el("button", text=_("Apply to all cells"), data_action="apply-all"),
         ),
         h("h3", c("subhead"), text=_("Restricted cells (%1)", str(len(restricted)))),
         listing,
@@ -472,12 +468,10 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
             "none": _("Agent access: none (hidden from the agent). Click to cycle."),
         }.get(m.access, _("Agent access: %1", m.access))
         badges.append(
-            h(
-                "button",
-                c(f"badge badge-lock level-{m.access}"),
+            button_el(
+                f"badge badge-lock level-{m.access}",
                 icon("lock"),
                 h("span", "", text=LEVEL_WORD.get(m.access, m.access)),
-                type="button",
                 title=said,
                 aria_label=said,
                 data_action="cycle-cell",
@@ -488,12 +482,10 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     if m.comments:
         said = _n("%1 open comment thread. Click to show.", "%1 open comment threads. Click to show.", m.comments)
         badges.append(
-            h(
-                "button",
-                c("badge badge-comments"),
+            button_el(
+                "badge badge-comments",
                 icon("comment"),
                 h("span", "", text=str(m.comments)),
-                type="button",
                 title=said,
                 aria_label=said,
                 data_action="show-cell-comments",
@@ -507,11 +499,9 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     if m.agent_changed:
         said = _("The agent changed this cell since you last looked at it. Click to see the change and revert it.")
         badges.append(
-            h(
-                "button",
-                c("badge badge-agent-changed"),
+            button_el(
+                "badge badge-agent-changed",
                 icon("edit"),
-                type="button",
                 title=said,
                 aria_label=said,
                 data_action="show-edits",
