@@ -461,6 +461,21 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     badge an icon, with a level's word or a count where there is one (so it fits the cell's prompt area in
     JupyterLab and Notebook 7), its whole meaning in its ``aria-label`` and title. An agent at work shows as a ring
     around the cell (a class, see :func:`marker_classes`), not as a badge."""
+
+    def badge(cls: str, name: str, said: Text, action: str, word: Text | None = None) -> El:
+        """A badge the person can click: its icon, its word or count (if any), its meaning as title and label."""
+        shown = h("span", "", text=word) if word is not None else None
+        return button_el(
+            f"badge {cls}",
+            icon(name),
+            shown,
+            title=said,
+            aria_label=said,
+            data_action=action,
+            data_path=path,
+            data_cell=cell_id,
+        )
+
     badges = []
     if m.access != "write":
         said = {
@@ -468,45 +483,15 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
             "none": _("Agent access: none (hidden from the agent). Click to cycle."),
         }.get(m.access, _("Agent access: %1", m.access))
         badges.append(
-            button_el(
-                f"badge badge-lock level-{m.access}",
-                icon("lock"),
-                h("span", "", text=LEVEL_WORD.get(m.access, m.access)),
-                title=said,
-                aria_label=said,
-                data_action="cycle-cell",
-                data_path=path,
-                data_cell=cell_id,
-            )
+            badge(f"badge-lock level-{m.access}", "lock", said, "cycle-cell", LEVEL_WORD.get(m.access, m.access))
         )
     if m.comments:
         said = _n("%1 open comment thread. Click to show.", "%1 open comment threads. Click to show.", m.comments)
-        badges.append(
-            button_el(
-                "badge badge-comments",
-                icon("comment"),
-                h("span", "", text=str(m.comments)),
-                title=said,
-                aria_label=said,
-                data_action="show-cell-comments",
-                data_path=path,
-                data_cell=cell_id,
-            )
-        )
+        badges.append(badge("badge-comments", "comment", said, "show-cell-comments", str(m.comments)))
     if m.agent_run:
         said = _("The agent ran this cell last.")
         badges.append(h("span", c("badge badge-agent-run"), icon("run"), role="img", title=said, aria_label=said))
     if m.agent_changed:
         said = _("The agent changed this cell since you last looked at it. Click to see the change and revert it.")
-        badges.append(
-            button_el(
-                "badge badge-agent-changed",
-                icon("edit"),
-                title=said,
-                aria_label=said,
-                data_action="show-edits",
-                data_path=path,
-                data_cell=cell_id,
-            )
-        )
+        badges.append(badge("badge-agent-changed", "edit", said, "show-edits"))
     return h("div", c("markers"), *badges, data_path=path, data_cell=cell_id)
