@@ -2,9 +2,8 @@
 
 This file sits at the repo root, not in playwright-tests/, so that its fixtures reach playwright-tests/ and the
 repository root (the ``sitebuild`` package) is on ``sys.path``, with tests/ (the test harness the browser tests share:
-the in-memory host, the PNG codec). Tests import shared helpers from helper
-modules, never from a conftest: ``tests/helpers.py`` under CPython, ``playwright-tests/lite_site.py`` in the
-browser.
+the in-memory host, the PNG codec). Tests import shared helpers from helper modules, never from a conftest:
+``tests/helpers.py`` under CPython, ``playwright-tests/lite_site.py`` in the browser.
 
 - ``site_url``: the built ``_output/`` served on a free 127.0.0.1 port (build.py's own server: same headers).
 - ``browser``: headless Chromium with native WebMCP (``--enable-features=WebMCP``);
