@@ -1,9 +1,9 @@
 """End-to-end fixtures (for playwright-tests/): build the site once, serve it, drive it with Debian Chromium.
 
 This file sits at the repo root, not in playwright-tests/, so that its fixtures reach playwright-tests/ and the
-repository root (the ``sitebuild`` package) is on ``sys.path``. Tests import shared helpers from helper
-modules, never from a conftest: ``tests/helpers.py`` under CPython, ``playwright-tests/lite_site.py`` in the
-browser.
+repository root (the ``sitebuild`` package) is on ``sys.path``, with tests/ (the test harness the browser tests share:
+the in-memory host, the PNG codec). Tests import shared helpers from helper modules, never from a conftest:
+``tests/helpers.py`` under CPython, ``playwright-tests/lite_site.py`` in the browser.
 
 - ``site_url``: the built ``_output/`` served on a free 127.0.0.1 port (build.py's own server: same headers).
 - ``browser``: headless Chromium with native WebMCP (``--enable-features=WebMCP``);
@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE / "playwright-tests")]
+sys.path[:0] = [str(HERE), str(HERE / "playwright-tests"), str(HERE / "tests")]
 from lite_site import BASE_ARGS, WEBMCP_FLAG, PageLog, chromium_executable, new_recorded_page  # noqa: E402
 from sitebuild.serve import make_server  # noqa: E402
 from sitebuild.site import build as build_site  # noqa: E402

@@ -18,12 +18,13 @@ from typing import Any
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]  # the in-memory host is the test harness's
 
 import notebooks  # noqa: E402
+from host_memory import MemoryWorkspace  # noqa: E402
 from webmcp_bridge.changes.undo import EditJournal  # noqa: E402
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS  # noqa: E402
-from webmcp_bridge.host.memory import MemoryWorkspace  # noqa: E402
 from webmcp_bridge.lab.ui.markers import CellMarkers  # noqa: E402
 from webmcp_bridge.lab.ui.view import CellInfo  # noqa: E402
 from webmcp_bridge.session.bridge import build_bridge  # noqa: E402
@@ -67,9 +68,9 @@ async def main(calls: int) -> None:
     journal = EditJournal()
     set_source = nb.set_source
 
-    def recorded(cell_id: str, source: str) -> Any:  # as the lab host records an agent's write
+    def recorded(cell_id: str, source: str, expected: str | None = None) -> Any:  # as the lab host records a write
         before = nb.read_cells([nb._index(cell_id)], head_bytes=0, max_outputs=0)[0].source
-        raw = set_source(cell_id, source)
+        raw = set_source(cell_id, source, expected)
         journal.record(PATH, cell_id, before, source)
         return raw
 

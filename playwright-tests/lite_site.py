@@ -427,10 +427,10 @@ if __name__ == "__main__":  # `python playwright-tests/lite_site.py install-mcp`
 
 @lru_cache(maxsize=1)
 def _demo_definitions() -> str:
+    from host_memory import MemoryWorkspace
     from webmcp_bridge.contrib.config import PAGE_CONFIG_KEY, parse_entries
     from webmcp_bridge.contrib.loading import SiteLoader
     from webmcp_bridge.core.diagnostics import Diagnostics
-    from webmcp_bridge.host.memory import MemoryWorkspace
     from webmcp_bridge.session.bridge import build_bridge
 
     configured = json.loads(SITE_CONFIG.read_text(encoding="utf-8"))["jupyter-config-data"].get(PAGE_CONFIG_KEY)

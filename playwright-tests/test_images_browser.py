@@ -16,10 +16,10 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
+import png_codec
 from lite_site import CONTENT, open_notebook
 from test_tools import assert_clean, call, ok
 from webmcp_bridge.core.images import image_size
-from webmcp_bridge.host import png
 
 TESTS_NOTEBOOKS = Path(__file__).resolve().parents[1] / "tests" / "notebooks"
 PLANT = """async ({path, content}) => {
@@ -113,7 +113,7 @@ def test_images_come_back_bounded_made_by_the_browser_and_whole_on_request(page,
         len(data),
     )
     assert payload["image"]["downscaled"] is True and len(data) <= 96 * 1024
-    assert mime != "image/png" or png.decode(data) is not None  # a whole PNG, not just a header
+    assert mime != "image/png" or png_codec.decode(data) is not None  # a whole PNG, not just a header
     payload, mime, data = calls.image("1199x784 PNG, maxSide 300", {**args, "maxSide": 300})
     assert mime == "image/png" and image_size(mime, data) == (300, 196) == (
         payload["image"]["width"],

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
+from host_memory import MemoryWorkspace
 from lite_site import open_notebook
 from test_tools import assert_clean, call, ok
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 
 NOTEBOOK = "notebook-running-code.ipynb"

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
+import png_codec
 from agent_scenarios import open_in
 from jupyter_servers import SLOW_MS, jupyter_server
 from lite_site import CONTENT, KERNEL_TIMEOUT_MS, PageLog, new_recorded_page, open_notebook, wait_for_bridge
@@ -31,7 +32,6 @@ from test_lab_server import assert_clean as assert_clean_on_server
 from test_lab_server import every_toolset_on
 from test_tools import assert_clean, call, ok
 from webmcp_bridge.core.images import image_size
-from webmcp_bridge.host import png
 
 #: an HTML chart: bars drawn by styled elements, and a script that would add a bar (it must not run: the output
 #: of the agent's run is untrusted)
@@ -71,7 +71,7 @@ def chart_site_url():
 
 def rgba(data: bytes) -> tuple[int, int, list[bytearray]]:
     """A PNG's RGBA rows (the browser's PNG copies and screenshots are read with the project's codec)."""
-    decoded = png.decode(data)
+    decoded = png_codec.decode(data)
     assert decoded is not None, "a PNG the small codec reads"
     return decoded
 

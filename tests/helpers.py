@@ -1,7 +1,7 @@
 """Shared helpers of the CPython test suite of webmcp_bridge (imported by the tests; the fixtures are in conftest.py).
 
 The tests drive the real tool registry (the ``notebooks`` toolset) over the in-memory host
-(:class:`webmcp_bridge.host.memory.MemoryWorkspace`), fed with the real notebook corpus. Every call goes
+(:class:`host_memory.MemoryWorkspace`), fed with the real notebook corpus. Every call goes
 through :meth:`Bridge.call`, which checks the envelope invariants that hold for every tool call (one
 JSON text block equal to ``structuredContent``, ``isError`` a bool, error codes from the closed list,
 the whole result under the result cap), so each test gets those checks for free.
@@ -20,12 +20,12 @@ from typing import Any
 
 from mcp.types import CallToolResult
 
+from host_memory import MemoryWorkspace
 from host_remote import RemoteHost, loopback_host
 from host_wire import WireServer
 from webmcp_bridge.calls.registry import Toolset
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import files_toolset, notebooks_toolset

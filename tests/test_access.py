@@ -16,9 +16,9 @@ import pytest
 
 from canary_calls import Pools, calls_for
 from helpers import check_envelope, corpus_json
+from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
 from webmcp_bridge.core.limits import DEFAULT_LIMITS
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 
 CANARY = "CANARY-7f3a91-do-not-leak"

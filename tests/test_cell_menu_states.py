@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from helpers import corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import cell_levels
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui import cell_menu
 from webmcp_bridge.lab.ui.cell_menu import COMMANDS, CellMenu
 

@@ -9,9 +9,9 @@ import time
 from typing import Any
 
 from helpers import check_envelope, corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import CHANGE_LOG_SIZE, DEFAULT_LIMITS
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.session.bridge import build_bridge
 

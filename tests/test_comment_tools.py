@@ -11,9 +11,9 @@ import json
 import pytest
 
 from helpers import Bridge, make_bridge
+from host_memory import METADATA_KEY
 from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.core.limits import Limits
-from webmcp_bridge.host.memory import METADATA_KEY
 from webmcp_bridge.review.threads import CellAnchor, RangeAnchor, Review
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import review_toolset

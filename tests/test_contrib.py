@@ -17,6 +17,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from helpers import REPO, check_envelope, corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.calls.toolsets import words_of_query
 from webmcp_bridge.contrib import (
     Annotations,
@@ -35,7 +36,6 @@ from webmcp_bridge.contrib.config import parse_entries
 from webmcp_bridge.contrib.loading import SiteLoader
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, TOOL_BUDGET
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import Bridge, build_bridge, builtin_toolsets, tool_definitions
 
 COURSE_MODULE = REPO / "lite" / "content" / ".webmcp" / "course_tools.py"

@@ -15,8 +15,8 @@ from collections import Counter
 import pytest
 
 from helpers import make_bridge
+from host_memory import MemoryNotebook
 from webmcp_bridge.core.limits import UPDATE_CROSSINGS
-from webmcp_bridge.host.memory import MemoryNotebook
 from webmcp_bridge.host.protocol import LiveNotebook
 
 PROTOCOL_METHODS = sorted(
@@ -142,8 +142,8 @@ def test_a_listing_looks_up_only_the_open_notebooks(monkeypatch):
     """A listing says which of its notebooks are open (the page's host reads the open notebooks once for it) and the
     guard looks up (a crossing each in the page) only those; the others' levels come from their saved files. The
     live levels still decide for an open notebook."""
+    from host_memory import MemoryWorkspace
     from webmcp_bridge.access.levels import set_notebook_level
-    from webmcp_bridge.host.memory import MemoryWorkspace
 
     b = make_bridge({f"demo/nb{i}.ipynb": "notebook-running-code.ipynb" for i in range(4)})
     b.open("demo/nb0.ipynb")

@@ -9,10 +9,10 @@ import time
 from typing import Any
 
 from helpers import check_envelope, corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.calls.pending import EAGER_TASKS
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import RawButton, RawInput
 from webmcp_bridge.session.bridge import build_bridge
 

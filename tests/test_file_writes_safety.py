@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from helpers import Bridge, corpus_json
+from host_memory import MemoryWorkspace
 from webmcp_bridge.access import guard as access
 from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, Toolset
 from webmcp_bridge.contrib.api import Contribution
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.core.source_reads import SourceReads
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.lab.ui.view import comment_title
 from webmcp_bridge.session.bridge import build_bridge

@@ -9,10 +9,10 @@ import json
 import pytest
 
 from helpers import Bridge, corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.contrib import Contribution
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import GUIDANCE_BASE_BYTES, GUIDANCE_BYTES, utf8_len
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools.guidance import BASE_GUIDANCE, PROMPT_NAME, guidance_text, prompts_json
 

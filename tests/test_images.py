@@ -2,7 +2,7 @@
 reported, an SVG's markup instead of its "<IPython.core.display.SVG object>" placeholder.
 
 On real notebook figures, over the in-memory host, whose copies come from the small pure-Python PNG codec
-(``host/png.py``: nearest-pixel resampling, PNG only). What the tests check is what an agent receives: the image
+(``png_codec.py``: nearest-pixel resampling, PNG only). What the tests check is what an agent receives: the image
 block's real pixel size (read back from the PNG it got), its bytes against the bounds, and the reported original.
 The browser's own copies (every format, resampled smoothly, made off the main thread) are checked end to end in
 ``playwright-tests/test_images_browser.py``.
@@ -14,10 +14,10 @@ import base64
 
 import pytest
 
+import png_codec
 from helpers import Bridge, corpus_json, make_bridge, text_of
 from webmcp_bridge.core.images import MAX_ATTEMPTS, ImageInfo, ImageRequest, first_request, image_size, next_request
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, Limits
-from webmcp_bridge.host import png
 
 FIGURES = {  # notebook -> cell indices whose first output is a PNG figure
     "ipython-beyond-plain-python.ipynb": [79],
@@ -56,7 +56,7 @@ def test_the_size_of_every_figure_is_read_from_its_header_as_a_full_decode_finds
     for name, cells in FIGURES.items():
         for cell in cells:
             data = stored(name, cell, "image/png")
-            decoded = png.decode(data)
+            decoded = png_codec.decode(data)
             assert decoded is not None, (name, cell)
             assert image_size("image/png", data[:64]) == decoded[:2], (name, cell)
     jpeg = stored("ipython-rich-output.ipynb", 23, "image/jpeg")
@@ -88,7 +88,7 @@ def test_a_large_figure_comes_back_as_a_bounded_copy_and_reports_the_original():
         payload["image"]["downscaled"] is True
         and payload["image"]["bytes"] == len(data) <= DEFAULT_LIMITS.image_copy_bytes
     )
-    assert png.decode(data) is not None  # a PNG the agent can open, not just a header
+    assert png_codec.decode(data) is not None  # a PNG the agent can open, not just a header
 
     small, data = image_block(b.call("jupyter_get_output", {"cellId": cell_id, "outputIndex": 0, "maxSide": 300}))
     assert image_size("image/png", data) == (300, 196) and small["image"]["downscaled"] is True

@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from webmcp_bridge.host.memory import MemoryWorkspace
+from host_memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 
 CONTENT = Path(__file__).resolve().parents[1] / "lite" / "content"

@@ -5,7 +5,8 @@ that answers as they do (primitives, JSON text, awaitables) drives it here.
 Covered: a handle whose panel is gone answers NOTEBOOK_NOT_FOUND; a kernel action's, a save's and a cell run's
 outcomes (reported by the page as data) become the protocol's values or ToolErrors; a code run's messages, some
 sent to the event sink in batches while the call waits and the rest with ``runFinish``, are merged in Python
-(core/run_outputs.py), also on a timeout, and the sink's proxy is freed when the run ends. The real halves run
+(core/run_outputs.py), also on a timeout, and the sink's proxy is freed when the run ends; every read of an output
+the page no longer holds is OUTPUT_NOT_FOUND. The real halves run
 in playwright-tests (test_tools.py, test_more_tools.py, test_dialogs_abort.py, test_attacks_run.py).
 """
 
@@ -21,6 +22,7 @@ import pytest
 
 import webmcp_bridge.lab.notebook as lab_notebook
 from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.images import ImageRequest
 from webmcp_bridge.host.protocol import DeleteOp, SetSourceOp
 from webmcp_bridge.lab.ffi import Proxies
 from webmcp_bridge.lab.host import JupyterLabHost
@@ -66,6 +68,7 @@ class FakeLive:
         self.access_reads = 0  # how many times accessState() crossed
         self.pending: list[str] = []  # ids of the cells whose changes the page's log holds now
         self.expected: list[Any] = []  # expectedSource of each write
+        self.output: dict[str, Any] | None = None  # what the output methods answer (JSON); None: the output is gone
 
     def _cell(self, cell_id: str) -> dict[str, Any]:
         index = list(self.sources).index(cell_id)
@@ -165,6 +168,18 @@ class FakeLive:
         for batch in self.batches:
             sink(json.dumps(batch))
         return json.dumps({"run": 1})
+
+    def _output(self, handle: str, *args: Any) -> str | None:
+        self._check(handle)
+        return None if self.output is None else json.dumps(self.output)
+
+    outputBytes = outputBinary = outputBinaryHead = _output
+
+    def resizeImage(self, handle: str, *args: Any) -> Any:
+        answer = self._output(handle)
+        return None if answer is None else resolved(answer)
+
+    captureOutput = resizeImage
 
     def runDone(self, run: int) -> Any:
         if self.done is None:
@@ -427,3 +442,30 @@ def test_a_code_run_the_kernel_cannot_take_is_kernel_unavailable(code, message):
         run(nb.run_code(code, 1.0, head_bytes=10, max_outputs=1))
     assert err.value.code == ErrorCode.KERNEL_UNAVAILABLE and err.value.message == message
     assert live.finished == []
+
+
+def test_every_read_of_an_output_the_page_no_longer_holds_is_output_not_found_and_an_answer_is_read_as_its_data():
+    """The output's text, its binary data and head, a copy of its image and a picture of it: the page answers null
+    for an output that is gone (its cell rerun or cleared), which is OUTPUT_NOT_FOUND naming the cell, every time."""
+    nb, live = notebook()
+    request = ImageRequest(10, 10, "image/png")
+    reads = {
+        "text": lambda: nb.read_output_text("c1", 0, "text/plain", 0, 100),
+        "binary": lambda: nb.read_output_binary("c1", 0, "image/png", 100),
+        "head": lambda: nb.read_output_binary_head("c1", 0, "image/png", 3),
+        "copy": lambda: run(nb.encode_output_image("c1", 0, "image/png", request)),
+        "picture": lambda: run(nb.capture_output("c1", 0, 100)),
+    }
+    for name, read in reads.items():
+        with pytest.raises(ToolError) as caught:
+            read()
+        assert caught.value.code == ErrorCode.OUTPUT_NOT_FOUND, name
+        assert caught.value.details == {"cellId": "c1"}, name
+        assert "gone" in caught.value.message, name
+    live.output = {"data": "YWJj", "first": 0, "total": 3, "bytes": 3, "width": 2, "height": 1, "mime": "image/png",
+                   "status": "empty"}  # fmt: skip
+    assert reads["text"]().text == "abc"
+    assert reads["binary"]() == ("YWJj", 3)
+    assert reads["head"]() == (b"abc", 3)
+    assert reads["copy"]().width == 2
+    assert reads["picture"]().status == "empty"

@@ -170,9 +170,9 @@ def test_the_browser_is_imported_only_under_lab() -> None:
             "webmcp_bridge.review.threads:1 imports webmcp_bridge.propose (a feature of the same rank",
         ),
         (
-            "host/memory.py",
+            "host/edit_plan.py",
             "import importlib\nimportlib.import_module('webmcp_bridge.session.bridge')\n",
-            "webmcp_bridge.host.memory:2 imports webmcp_bridge.session.bridge (a higher layer",
+            "webmcp_bridge.host.edit_plan:2 imports webmcp_bridge.session.bridge (a higher layer",
         ),
         (
             "access/guard.py",

@@ -12,10 +12,10 @@ import time
 from typing import Any
 
 from helpers import corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.lab.ui.markers import CellMarkers
 from webmcp_bridge.lab.ui.view import CellInfo

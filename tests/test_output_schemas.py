@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 
 from helpers import CHECKED_OUTPUTS, check_envelope, check_output_schema, closed_schema, corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.core.limits import Limits
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge, tools_manifest
 
 NB = "talks/calculus.ipynb"

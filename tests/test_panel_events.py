@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from helpers import StandInProxy, corpus_text, run_node
+from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.changes.undo import EditJournal
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item
 from webmcp_bridge.lab.ui.dom import PanelOptions

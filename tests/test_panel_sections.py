@@ -14,10 +14,10 @@ import time
 from typing import Any
 
 from helpers import corpus_text
+from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.limits import ACTIVITY_ROWS
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.lab.ui.activity_view import ActivityRow
 from webmcp_bridge.lab.ui.sections import Sections

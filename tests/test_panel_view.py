@@ -12,10 +12,10 @@ import json
 
 import pytest
 
+from host_memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.access.levels import cell_levels, set_cell_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeLog
-from webmcp_bridge.host.memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
 from webmcp_bridge.lab.ui.comments_view import FROM_FILE_TITLE, comments_view, thread_row

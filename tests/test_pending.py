@@ -6,9 +6,9 @@ import asyncio
 import json
 
 from helpers import check_envelope
+from host_memory import MemoryWorkspace
 from webmcp_bridge.calls.registry import Registry, Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import calls_toolset, notebooks_toolset
 

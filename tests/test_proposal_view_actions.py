@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from helpers import StandInProxy, corpus_json
-from webmcp_bridge.host.memory import MemoryWorkspace
+from host_memory import MemoryWorkspace
 from webmcp_bridge.lab.ui import proposals
 from webmcp_bridge.lab.ui.proposals import COMMAND, ProposalView
 from webmcp_bridge.session.bridge import build_bridge

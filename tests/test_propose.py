@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from helpers import check_envelope, corpus_json
+from host_memory import MemoryWorkspace
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, preview
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools.batch import HEADER_LINE_BYTES
 

@@ -4,7 +4,7 @@ size on screen; any output on request (``render: true``: an HTML table); an outp
 output the page does not show falls back to its stored data (or, asked for, a clear error); hidden cells stay hidden.
 
 Over the in-memory host, whose "renderer" draws a picture of one colour at a fixed size per MIME type
-(``host/memory_render.py``); the page's pictures of real renderings are checked in
+(``host_memory_render.py``); the page's pictures of real renderings are checked in
 ``playwright-tests/test_rendered_browser.py``. Inputs: a Plotly chart made by plotly itself
 (``tests/notebooks/plotly-fruit.ipynb``) and the pandas tables of ``handson-ml2-tools-pandas``.
 """
@@ -16,11 +16,11 @@ import base64
 
 import pytest
 
+import png_codec
 from helpers import make_bridge
+from host_memory_render import PICTURE_RGBA, RENDERED_SIZES
 from webmcp_bridge.core.images import OutputCapture, image_size
 from webmcp_bridge.core.limits import CAPTURE_NODES
-from webmcp_bridge.host import png
-from webmcp_bridge.host.memory_render import PICTURE_RGBA, RENDERED_SIZES
 from webmcp_bridge.session.resources import read_resource
 
 PLOTLY = "application/vnd.plotly.v1+json"
@@ -51,7 +51,7 @@ def test_a_plotly_chart_comes_back_as_a_bounded_picture_of_its_rendering():
     assert payload["rendered"] is True and payload["mimeType"] == PLOTLY
     assert payload["original"] == {"mimeType": PLOTLY, "width": width, "height": height}
     assert image_size("image/png", data) == (width, height) == (payload["image"]["width"], payload["image"]["height"])
-    decoded = png.decode(data)
+    decoded = png_codec.decode(data)
     assert decoded is not None and bytes(decoded[2][0][:4]) == PICTURE_RGBA  # the rendering's pixels
     assert payload["image"]["downscaled"] is False and payload["image"]["bytes"] == len(data)
 

@@ -15,10 +15,10 @@ from itertools import count
 import pytest
 
 from helpers import corpus_text
+from host_memory import METADATA_KEY, MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.core.nbjson import raw_output
-from webmcp_bridge.host.memory import METADATA_KEY, MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.host.protocol import RawItem, RawOutput
 from webmcp_bridge.review.anchors import index_of, output_fingerprint, position_of
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, parse_threads

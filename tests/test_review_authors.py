@@ -15,7 +15,7 @@ import json
 import pytest
 
 from helpers import Bridge, make_bridge
-from webmcp_bridge.host.memory import METADATA_KEY
+from host_memory import METADATA_KEY
 from webmcp_bridge.review.signatures import FROM_FILE, SIGNATURE_KEY, sign, signature
 from webmcp_bridge.review.threads import CellAnchor, RangeAnchor, Review
 from webmcp_bridge.tools import review_toolset

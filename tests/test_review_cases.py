@@ -7,7 +7,7 @@ import base64
 import json
 
 from helpers import Bridge, corpus_json, make_bridge
-from webmcp_bridge.host.memory import MemoryNotebook
+from host_memory import MemoryNotebook
 
 
 def nb_with(cells: list[dict]) -> str:

@@ -171,8 +171,8 @@ def test_run_code_in_a_notebook_with_hidden_cells_asks_the_person_first_even_in_
     import json as _json
 
     from helpers import check_envelope, corpus_json
+    from host_memory import MemoryWorkspace
     from webmcp_bridge.access import levels
-    from webmcp_bridge.host.memory import MemoryWorkspace
     from webmcp_bridge.session.bridge import build_bridge
 
     ws = MemoryWorkspace({"e.ipynb": _json.dumps(corpus_json("pytudes-euler.ipynb"))})

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import set_notebook_level
 from webmcp_bridge.access.run_consent import HIDDEN_CELLS, HIDDEN_NOTEBOOK, RunConsent
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import Entry
 from webmcp_bridge.propose.hold import accept_runs, run_accepted
 from webmcp_bridge.session.bridge import Bridge, build_bridge

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from helpers import REPO, check_envelope, corpus_json
+from host_memory import MemoryWorkspace
 from webmcp_bridge.contrib.builtin import BUILTIN_PREFIX, builtin_contributions
 from webmcp_bridge.core.limits import (
     DEFAULT_LIMITS,
@@ -26,7 +27,6 @@ from webmcp_bridge.core.limits import (
     TOOL_NAME_MAX_CHARS,
     Limits,
 )
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.propose.proposals import MODES
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.session.settings import (

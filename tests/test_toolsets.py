@@ -10,9 +10,9 @@ import json
 import pytest
 
 from helpers import check_envelope, corpus_json
+from host_memory import MemoryWorkspace
 from webmcp_bridge.calls.toolsets import disabled_by_patterns, words_of_query
 from webmcp_bridge.core.limits import TOOL_BUDGET
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import ALWAYS_TOOLSETS, DEFAULT_TOOLSETS, build_bridge
 from webmcp_bridge.session.settings import DEFAULT_SETTINGS, BridgeSettings, SettingsApplier
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from host_memory import MemoryWorkspace
 from test_run_consent import notebook, start, waiting_call
 from webmcp_bridge.access.run_consent import HIDDEN_CELLS, HIDDEN_NOTEBOOK
 from webmcp_bridge.core.errors import ToolError
@@ -31,7 +32,6 @@ from webmcp_bridge.core.kernel_inspect import (
     read_answer,
 )
 from webmcp_bridge.core.limits import Limits
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.session.bridge import build_bridge
 
 LIST = {"mode": "list", "offset": 0, "limit": 50, "budget": 40_000, "repr": 200}

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from helpers import StandInProxy
+from host_memory import MemoryWorkspace
 from webmcp_bridge.calls.pending import EAGER_TASKS
 from webmcp_bridge.calls.registry import Tool, ToolInput, Toolset
 from webmcp_bridge.core.limits import Limits
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab import webmcp
 from webmcp_bridge.lab.ffi import Proxies
 from webmcp_bridge.session.bridge import build_bridge

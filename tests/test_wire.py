@@ -13,10 +13,10 @@ import math
 import pytest
 
 from helpers import corpus_text, make_bridge
+from host_memory import MemoryWorkspace
 from host_remote import RemoteHost, RemoteNotebook, loopback_host
 from host_wire import HOST_METHODS, NOTEBOOK_METHODS, WireServer
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.host.protocol import InsertOp, MoveOp, RawButton, SetSourceOp
 from webmcp_bridge.lab.messages import WireError
 

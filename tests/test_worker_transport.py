@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from host_memory import MemoryWorkspace
 from host_remote import RemoteHost
 from host_wire import WireServer
-from webmcp_bridge.host.memory import MemoryWorkspace
 from webmcp_bridge.lab.messages import WireError
 from webmcp_bridge.lab.wire import MODES, WorkerTransport, crossing_mode
 

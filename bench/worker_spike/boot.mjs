@@ -45,6 +45,7 @@ export async function startPython({ yieldToPage = null, snapshotKey = null, make
   }
   const source = await (await fetch(new URL('workload.py', import.meta.url))).text();
   await step('workload', () => pyodide.runPython(source));
+  await step('harness', () => writeHarness(pyodide));
   if (!skipImports) {
     const names = pyodide.globals.get('steps')().toJs();
     const importStep = pyodide.globals.get('import_step');
@@ -57,6 +58,21 @@ export async function startPython({ yieldToPage = null, snapshotKey = null, make
     importStep.destroy();
   }
   return { pyodide, steps, snapshot: info };
+}
+
+// The test harness's in-memory host (tests/, not in the wheel) that build() makes its notebook in: the files
+// workload.py's HARNESS names, served by run.py under /_spike/harness/, written to its HARNESS_DIR.
+async function writeHarness(pyodide) {
+  const dir = pyodide.globals.get('HARNESS_DIR');
+  const names = pyodide.globals.get('HARNESS');
+  try {
+    const read = async name => (await fetch(new URL(`harness/${name}`, import.meta.url))).text();
+    const texts = await Promise.all(names.toJs().map(async name => [name, await read(name)]));
+    pyodide.FS.mkdirTree(dir);
+    for (const [name, text] of texts) pyodide.FS.writeFile(`${dir}/${name}`, text);
+  } finally {
+    names.destroy();
+  }
 }
 
 // build(pyodide, cells): the bridge over an in-memory notebook of `cells` cells, schemas generated; the tool count.

@@ -39,6 +39,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+TESTS = ROOT / "tests"
 sys.path[:0] = [str(ROOT), str(ROOT / "playwright-tests")]
 
 from playwright.sync_api import sync_playwright  # noqa: E402
@@ -66,6 +67,9 @@ def serve(headers: dict[str, str] | None) -> tuple[SiteServer, str]:
                 name = path[len(SPIKE_PREFIX) :].split("?", 1)[0]
                 if "/" not in name and (HERE / name).is_file():
                     return str(HERE / name)
+                harness = name.removeprefix("harness/")  # the test harness's in-memory host (workload.HARNESS)
+                if harness != name and "/" not in harness and harness.endswith(".py") and (TESTS / harness).is_file():
+                    return str(TESTS / harness)
             return super().translate_path(path)
 
     server = SiteServer(("127.0.0.1", 0), lambda *args, **kwargs: Handler(*args, directory=str(OUTPUT), **kwargs))

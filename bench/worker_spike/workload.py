@@ -6,7 +6,9 @@ file with ``runPython`` once the runtime and the wheels are loaded, then call it
 - ``steps()``: the start-up import steps the product's session uses (``webmcp_bridge.lab.session.STEPS``).
 - ``import_step(name)``: import one of them (a pydantic internal a newer pydantic lacks is skipped, as there).
 - ``build(cells)``: the bridge over an in-memory notebook of ``cells`` code cells (``bench.ipynb``, opened),
-  every tool's schemas generated; returns the number of tool definitions.
+  every tool's schemas generated; returns the number of tool definitions. The in-memory host is the test harness's
+  (``tests/``, not in the wheel): ``boot.mjs`` writes the files :data:`HARNESS` names into :data:`HARNESS_DIR` of
+  the runtime's file system (``run.py`` serves them under ``/_spike/harness/``), which ``build`` puts on ``sys.path``.
 - ``dispatch(name, arguments_json)``: one tool call through the registry, started eagerly as the product's
   dispatcher does; returns the answer's JSON text (or, a call that waits, its task).
 - ``time_sync(fn, arg, n)`` / ``time_async(fn, arg, n)`` / ``time_jspi(fn, arg, n)``: ``n`` calls of a JS function
@@ -19,8 +21,13 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import sys
 import time
 from typing import Any
+
+#: the test harness's files the in-memory host is made of (in ``tests/``), and where the runtime holds them
+HARNESS = ("host_memory.py", "host_memory_dialogs.py", "host_memory_render.py", "png_codec.py")
+HARNESS_DIR = "/spike_harness"
 
 _state: dict[str, Any] = {}
 
@@ -56,7 +63,9 @@ def notebook_json(cells: int) -> str:
 
 
 async def build(cells: int) -> int:
-    from webmcp_bridge.host.memory import MemoryWorkspace
+    if HARNESS_DIR not in sys.path:
+        sys.path.insert(0, HARNESS_DIR)
+    from host_memory import MemoryWorkspace
     from webmcp_bridge.session.bridge import build_bridge
 
     workspace = MemoryWorkspace({"bench.ipynb": notebook_json(cells)})

@@ -4,7 +4,7 @@ JupyterLab shows one dialog at a time (``Dialog`` of ``@jupyterlab/apputils``) a
 part (``lab/dialogs.js`` through :class:`webmcp_bridge.lab.dialogs.LabDialogs`) reports the
 open dialogs as plain values (:class:`~webmcp_bridge.host.protocol.RawDialog`, through the
 :class:`~webmcp_bridge.host.protocol.DialogSource` port) and clicks buttons; every rule is here, in pure Python
-(tested under CPython with :class:`webmcp_bridge.host.memory.MemoryDialogs`).
+(tested under CPython with the test harness's in-memory dialogs, ``tests/host_memory_dialogs.py``).
 
 Ownership, decided once, when a dialog is first seen (it never changes afterwards):
 

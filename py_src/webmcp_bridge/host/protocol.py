@@ -1,9 +1,9 @@
 """The small protocol the semantic layer needs from a live notebook application.
 
 Two implementations exist: :mod:`webmcp_bridge.lab.notebook` (the live JupyterLab model, reached through Pyodide's
-FFI) and :mod:`webmcp_bridge.host.memory` (plain Python, for tests under CPython and as the reference behaviour).
-Tools only ever talk to these protocols, so every rule (hashes, bounds, errors) is computed in pure Python and tested
-without a browser.
+FFI) and the test harness's in-memory host, ``tests/host_memory.py`` (plain Python, for tests under CPython and as the
+reference behaviour). Tools only ever talk to these protocols, so every rule (hashes, bounds, errors) is computed in
+pure Python and tested without a browser.
 
 Shapes are small frozen dataclasses holding plain values (the cell and output values :class:`RawCell`,
 :class:`RawOutput`, :class:`RawItem` are defined in :mod:`webmcp_bridge.core.raw`, below the protocol, since the pure
@@ -680,7 +680,7 @@ class RawDialog:
 
 class DialogSource(Protocol):
     """The application's dialogs, as :class:`webmcp_bridge.calls.dialogs.DialogTracker` reads them (JupyterLab:
-    :class:`webmcp_bridge.lab.dialogs.LabDialogs`; tests: :class:`webmcp_bridge.host.memory.MemoryDialogs`)."""
+    :class:`webmcp_bridge.lab.dialogs.LabDialogs`; tests: ``MemoryDialogs`` of ``tests/host_memory_dialogs.py``)."""
 
     def snapshot(self, max_chars: int) -> list[RawDialog]:
         """The open dialogs, in the order they opened; texts cut to at most ``max_chars`` characters."""

@@ -1,13 +1,26 @@
 """What ``notebook.js``'s answers become in Python: its JSON facts of a cell, an output and a change as the host
 protocol's values (:mod:`webmcp_bridge.host.protocol`), for :mod:`webmcp_bridge.lab.notebook` and
-:mod:`webmcp_bridge.lab.host`. Pure functions of parsed JSON; nothing here crosses to the page."""
+:mod:`webmcp_bridge.lab.host`. Pure functions of the answers; nothing here crosses to the page."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import truncate_utf8
 from webmcp_bridge.host.protocol import AccessState, Actor, CellChange, RawCell, RawItem, RawOutput
+from webmcp_bridge.lab.ffi import is_nullish
+
+
+def output_answer(raw: Any, cell_id: str) -> dict[str, Any]:
+    """The JSON object of ``notebook.js``'s answer about one output of ``cell_id`` (its bytes, a copy, a picture);
+    OUTPUT_NOT_FOUND when the page answered nothing: the output is gone."""
+    if is_nullish(raw):
+        raise ToolError(
+            ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
+        )
+    return json.loads(str(raw))
 
 
 def raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:

@@ -10,6 +10,7 @@ from typing import Any
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import EncodedImage, ImageRequest, OutputCapture
 from webmcp_bridge.core.limits import CAPTURE_CHARS, CAPTURE_NODES, CAPTURE_PIXELS, CAPTURE_SLICE_MS
+from webmcp_bridge.lab.answers import output_answer
 from webmcp_bridge.lab.ffi import is_nullish
 
 #: the statuses and reasons ``notebook.js`` captureOutput answers with (anything else is read as "failed")
@@ -43,11 +44,7 @@ class LabCaptures:
             CAPTURE_CHARS,
             CAPTURE_PIXELS,
         )
-        if is_nullish(raw):
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
-            )
-        data = json.loads(str(raw))
+        data = output_answer(raw, cell_id)
         status = data.get("status")
         if status not in _STATUSES:
             return OutputCapture("unavailable", reason="failed")

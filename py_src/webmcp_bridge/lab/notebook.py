@@ -64,7 +64,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.answers import access_state_of, change_of, raw_cell
+from webmcp_bridge.lab.answers import access_state_of, change_of, output_answer, raw_cell
 from webmcp_bridge.lab.captures import LabCaptures
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
@@ -218,11 +218,7 @@ class LabNotebook(LabCaptures):
         cut into the page here by the same rule as every host's (:func:`~webmcp_bridge.core.limits.page_utf8`)."""
         first, end = page_window(offset, max_bytes)
         raw = self._call("outputBytes", cell_id, output_index, mime, first, end)
-        if is_nullish(raw):
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
-            )
-        data = json.loads(raw)
+        data = output_answer(raw, cell_id)
         page, start, next_offset, total = page_utf8(
             base64.b64decode(data["data"]), int(data["first"]), int(data["total"]), offset, max_bytes
         )
@@ -230,21 +226,13 @@ class LabNotebook(LabCaptures):
 
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
         raw = self._call("outputBinary", cell_id, output_index, mime, max_bytes)
-        if is_nullish(raw):
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
-            )
-        data = json.loads(raw)
+        data = output_answer(raw, cell_id)
         return data["data"], data["bytes"]
 
     def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
         """One crossing for the first base64 characters that hold ``max_bytes`` decoded bytes, decoded here."""
         raw = self._call("outputBinaryHead", cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
-        if is_nullish(raw):
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
-            )
-        data = json.loads(raw)
+        data = output_answer(raw, cell_id)
         try:
             head = base64.b64decode(data["data"], validate=True)[:max_bytes]
         except (binascii.Error, ValueError):
@@ -259,11 +247,7 @@ class LabNotebook(LabCaptures):
         raw = await self._call_async(
             "resizeImage", cell_id, output_index, mime, request.width, request.height, request.mime, request.quality
         )
-        if is_nullish(raw):
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
-            )
-        data = json.loads(str(raw))
+        data = output_answer(raw, cell_id)
         if "error" in data:
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND,

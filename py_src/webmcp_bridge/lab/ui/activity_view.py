@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webmcp_bridge.lab.ui.i18n import Msg, Text, _
-from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, cell_link, clock, h, icon
+from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, cell_link, clock, h, icon
 
 # -- Activity ----------------------------------------------------------------------------------------------
 #: what each change kind (host.protocol.ChangeKind) reads as in the Activity list: a run ("ran"), a clear of the
@@ -195,20 +195,16 @@ def activity_item(
         review = h(
             "span",
             c("row-actions"),
-            h(
-                "button",
-                c("row-button"),
+            button_el(
+                "row-button",
                 text=_("Diff"),
-                type="button",
                 title=_("Show the agent's change of this cell, line by line"),
                 data_action="show-edits",
                 **data,
             ),
-            h(
-                "button",
-                c("row-button"),
+            button_el(
+                "row-button",
                 text=_("Revert"),
-                type="button",
                 title=_("Put back the cell's text from before these changes (refused if the cell changed since)"),
                 data_action="revert-row",
                 **data,

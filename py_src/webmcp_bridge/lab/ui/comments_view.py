@@ -15,7 +15,7 @@ from webmcp_bridge.core.limits import (
     preview,
 )
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
-from webmcp_bridge.lab.ui.view import CellInfo, El, c, cell_label, clock, field_row, h
+from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, choice_select, clock, field_row, h
 from webmcp_bridge.review.signatures import FROM_FILE
 
 # -- Comments ------------------------------------------------------------------------------------------------
@@ -138,11 +138,9 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
     header = h(
         "div",
         c("thread-head"),
-        h(
-            "button",
-            c("link thread-anchor"),
+        button_el(
+            "link thread-anchor",
             text=anchor_text(thread, cells),
-            type="button",
             title=_("Show in the notebook"),
             data_action="reveal-thread",
             data_thread=thread.id,
@@ -174,22 +172,16 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
                 text=_n("%1 more message not shown", "%1 more messages not shown", thread.omitted_messages),
             )
         )
-    actions = [h("button", c("button"), text=_("Reply"), type="button", data_action="reply", data_thread=thread.id)]
+    actions = [button_el("button", text=_("Reply"), data_action="reply", data_thread=thread.id)]
     if thread.status == "open":
-        actions.append(
-            h("button", c("button"), text=_("Resolve"), type="button", data_action="resolve", data_thread=thread.id)
-        )
+        actions.append(button_el("button", text=_("Resolve"), data_action="resolve", data_thread=thread.id))
     else:
-        actions.append(
-            h("button", c("button"), text=_("Reopen"), type="button", data_action="reopen", data_thread=thread.id)
-        )
+        actions.append(button_el("button", text=_("Reopen"), data_action="reopen", data_thread=thread.id))
     if thread.kind == "range" and thread.state == "orphaned":
         actions.append(
-            h(
+            button_el(
                 "button",
-                c("button"),
                 text=_("Re-anchor to selection"),
-                type="button",
                 data_action="reanchor",
                 data_thread=thread.id,
                 title=_("Select the text in the cell's editor, then click"),
@@ -226,31 +218,15 @@ def comments_view(
     notice: Text | None = None,
 ) -> El:
     """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
-    options = [
-        h(
-            "option",
-            "",
-            text=_("%1 (%2)", label, str(counts[key])) if key in counts else label,
-            value=key,
-            **({"selected": ""} if key == chosen else {}),
-        )
-        for key, label in FILTERS
-    ]
+    choices = [(key, _("%1 (%2)", label, str(counts[key])) if key in counts else label) for key, label in FILTERS]
     if active_cell is None:
-        button = h(
-            "button",
-            c("button"),
-            text=_("Comment on the active cell"),
-            type="button",
-            disabled="",
-            title=_("Select a cell in the notebook first"),
+        button = button_el(
+            "button", text=_("Comment on the active cell"), disabled="", title=_("Select a cell in the notebook first")
         )
     else:
-        button = h(
+        button = button_el(
             "button",
-            c("button"),
             text=_("Comment on %1", cell_label(active_cell, cells)),
-            type="button",
             data_action="comment-active",
             data_cell=active_cell,
         )
@@ -288,7 +264,7 @@ def comments_view(
     return h(
         "div",
         c("comments-body"),
-        field_row(_("Show"), h("select", c("select"), *options, data_action="filter", aria_label=_("Which comments"))),
+        field_row(_("Show"), choice_select("filter", _("Which comments"), choices, chosen)),
         new_box,
         h("p", c("notice"), text=notice, role="status") if notice else None,
         body,

@@ -9,7 +9,7 @@ from typing import Any
 
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.proposal_view import DIFF_CLASS, listing_line
-from webmcp_bridge.lab.ui.view import El, c, clock, h
+from webmcp_bridge.lab.ui.view import El, button_el, c, clock, h
 
 #: edits one review box shows (the newest of the row's or the cell's)
 REVIEW_EDITS = 5
@@ -46,20 +46,16 @@ def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: 
                 h(
                     "div",
                     c("edit-actions"),
-                    h(
-                        "button",
-                        c("button edit-revert"),
+                    button_el(
+                        "button edit-revert",
                         text=_("Revert"),
-                        type="button",
                         title=_("Put back the cell's text from before this change (refused if the cell changed since)"),
                         data_action="revert-edit",
                         data_edit=str(edit.id),
                     ),
-                    h(
-                        "button",
-                        c("button edit-revert-since"),
+                    button_el(
+                        "button edit-revert-since",
                         text=_("Revert this and later"),
-                        type="button",
                         title=_(
                             "Revert this change and every later change of the agent in this notebook, newest first"
                         ),
@@ -80,7 +76,7 @@ def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: 
             "div",
             c("edits-head"),
             h("strong", "", text=_("The agent's changes of %1", label)),
-            h("button", c("button edits-close"), text=_("Close"), type="button", data_action="close-edits"),
+            button_el("button edits-close", text=_("Close"), data_action="close-edits"),
         ),
         *(items or [h("p", c("empty"), text=_("No change of the agent is kept for this cell."))]),
         h("small", c("empty"), text=_n("%1 older change not shown.", "%1 older changes not shown.", omitted))

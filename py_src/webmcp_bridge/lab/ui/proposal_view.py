@@ -10,7 +10,7 @@ from webmcp_bridge.core.limits import (
     PROPOSAL_REASON_BYTES,
 )
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
-from webmcp_bridge.lab.ui.view import El, c, h
+from webmcp_bridge.lab.ui.view import El, button_el, c, h
 from webmcp_bridge.propose.proposals import Proposal
 
 # -- Propose mode's inline box (lab/ui/proposals.py places it and handles its buttons) ---------------------
@@ -127,11 +127,9 @@ def proposal_box(proposal: Proposal) -> El:
         h(
             "div",
             c("proposal-actions"),
-            h(
-                "button",
-                c("proposal-accept"),
+            button_el(
+                "proposal-accept",
                 text=_("Accept"),
-                type="button",
                 title=_("Apply this change (it is checked again first: if the cell changed since, nothing is applied)"),
                 **accept_attrs,
             ),
@@ -143,18 +141,10 @@ def proposal_box(proposal: Proposal) -> El:
                 maxlength=str(PROPOSAL_REASON_BYTES),
                 aria_label=_("Reason for Deny (optional; the agent reads it)"),
             ),
-            h(
-                "button",
-                c("proposal-deny"),
-                text=_("Deny"),
-                type="button",
-                title=_("Refuse this change; the agent gets your reason"),
-            ),
-            h(
-                "button",
-                c("proposal-expand"),
+            button_el("proposal-deny", text=_("Deny"), title=_("Refuse this change; the agent gets your reason")),
+            button_el(
+                "proposal-expand",
                 text=_n("Show all %1 line", "Show all %1 lines", len(lines)),
-                type="button",
                 title=_("Show the whole listing without its scroll bar"),
             )
             if listing is not None

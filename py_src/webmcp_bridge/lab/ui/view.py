@@ -149,6 +149,12 @@ def h(tag: str, cls: str = "", *children: El | None, text: Text | None = None, *
     )
 
 
+def button_el(cls: str, *children: El | None, text: Text | None = None, **attrs: Text) -> El:
+    """A button of the panel, classes ``cls`` (:func:`c`): ``type="button"``, so a click never submits anything. Every
+    button of the panel is one."""
+    return h("button", c(cls), *children, text=text, type="button", **attrs)
+
+
 def icon(name: str) -> El:
     """A decorative icon (:data:`ICONS`), ``aria-hidden``: what it stands for is said in text beside it."""
     return h("span", c("icon"), data_icon=name, aria_hidden="true")
@@ -204,11 +210,9 @@ def cell_link(path: str, cell_id: str, cells: dict[str, CellInfo] | None, label:
     """A button that reveals the cell (``data-action="reveal-cell"``)."""
     info = (cells or {}).get(cell_id)
     title = _("%1 cell %2: %3", info.cell_type, str(info.index + 1), info.line) if info else _("cell id %1", cell_id)
-    return h(
-        "button",
-        c("link"),
+    return button_el(
+        "link",
         text=label or cell_label(cell_id, cells),
-        type="button",
         title=title,
         data_action="reveal-cell",
         data_path=path,
@@ -239,32 +243,31 @@ def mode_note() -> El:
     return h("p", c("mode-note"), text=MODE_NOTE)
 
 
-def mode_select(mode: str) -> El:
-    """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
+def choice_select(
+    action: str, label: Text, choices: Iterable[tuple[str, Text]], chosen: str, cls: str = "select"
+) -> El:
+    """A select of ``choices`` (value, text), the one whose value is ``chosen`` selected: ``data-action`` = action,
+    ``label`` its accessible name, ``cls`` its classes. Every select of the panel is one."""
     return h(
         "select",
-        c("select mode-select"),
+        c(cls),
         *[
-            h("option", "", text=text, value=value, **({"selected": ""} if value == mode else {}))
-            for value, text in MODE_TEXT.items()
-        ],
-        data_action="mode",
-        aria_label=_("Agent mode"),
-    )
-
-
-def level_select(action: str, level: str, label: Text) -> El:
-    """A select of the three levels (``data-action`` = action)."""
-    return h(
-        "select",
-        c("select"),
-        *[
-            h("option", "", text=LEVEL_TEXT[lv], value=lv, **({"selected": ""} if lv == level else {}))
-            for lv in ("write", "read", "none")
+            h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
+            for value, text in choices
         ],
         data_action=action,
         aria_label=label,
     )
+
+
+def mode_select(mode: str) -> El:
+    """The person's Direct/Propose switch (``data-action="mode"``), showing ``mode``."""
+    return choice_select("mode", _("Agent mode"), MODE_TEXT.items(), mode, "select mode-select")
+
+
+def level_select(action: str, level: str, label: Text) -> El:
+    """A select of the three levels (``data-action`` = action)."""
+    return choice_select(action, label, [(lv, LEVEL_TEXT[lv]) for lv in ("write", "read", "none")], level)
 
 
 #: said in the Access section when a cell is hidden (docs/TOOLS.md, "Hidden cells and the kernel"): the short
@@ -300,16 +303,8 @@ class KernelFacts:
 def run_asking_select(asking_off: bool) -> El:
     """The select of the run rule's switch for the notebook in front (``data-action="run-asking"``)."""
     chosen = "stop" if asking_off else "ask"
-    return h(
-        "select",
-        c("select"),
-        *[
-            h("option", "", text=text, value=value, **({"selected": ""} if value == chosen else {}))
-            for value, text in RUN_ASKING_TEXT.items()
-        ],
-        data_action="run-asking",
-        aria_label=_("Agent's kernel runs while something is hidden"),
-    )
+    label = _("Agent's kernel runs while something is hidden")
+    return choice_select("run-asking", label, RUN_ASKING_TEXT.items(), chosen)
 
 
 def field_row(label: Text, control: El) -> El:
@@ -340,12 +335,10 @@ def access_view(
                 c(f"access-row level-{level}"),
                 cell_link(path, cell_id, cells),
                 h("span", c("line"), text=info.line if info else ""),
-                h(
-                    "button",
-                    c(f"button level level-{level}"),
+                button_el(
+                    f"button level level-{level}",
                     icon("lock"),
                     h("span", "", text=LEVEL_WORD.get(level, level)),
-                    type="button",
                     title=_("Agent access: %1. Click to cycle: write, read, none.", LEVEL_WORD.get(level, level)),
                     data_action="cycle-cell",
                     data_path=path,
@@ -381,13 +374,7 @@ def access_view(
         )
         kernel_rows.append(h("p", c("kernel-warning"), text=warning, role="alert", data_role="agent-kernels"))
     if facts.agent_kernels:
-        restart = h(
-            "button",
-            c("button"),
-            text=_("Restart the agent's kernels"),
-            type="button",
-            data_action="restart-agent-kernels",
-        )
+        restart = button_el("button", text=_("Restart the agent's kernels"), data_action="restart-agent-kernels")
         kernel_rows.append(h("div", c("row"), restart))
     return h(
         "div",
@@ -397,7 +384,7 @@ def access_view(
             "div",
             c("row apply-row"),
             level_select("all-level", "read", _("Level for all cells")),
-            h("button", c("button"), text=_("Apply to all cells"), type="button", data_action="apply-all"),
+            button_el("button", text=_("Apply to all cells"), data_action="apply-all"),
         ),
         h("h3", c("subhead"), text=_("Restricted cells (%1)", str(len(restricted)))),
         listing,
@@ -474,6 +461,21 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     badge an icon, with a level's word or a count where there is one (so it fits the cell's prompt area in
     JupyterLab and Notebook 7), its whole meaning in its ``aria-label`` and title. An agent at work shows as a ring
     around the cell (a class, see :func:`marker_classes`), not as a badge."""
+
+    def badge(cls: str, name: str, said: Text, action: str, word: Text | None = None) -> El:
+        """A badge the person can click: its icon, its word or count (if any), its meaning as title and label."""
+        shown = h("span", "", text=word) if word is not None else None
+        return button_el(
+            f"badge {cls}",
+            icon(name),
+            shown,
+            title=said,
+            aria_label=said,
+            data_action=action,
+            data_path=path,
+            data_cell=cell_id,
+        )
+
     badges = []
     if m.access != "write":
         said = {
@@ -481,51 +483,15 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
             "none": _("Agent access: none (hidden from the agent). Click to cycle."),
         }.get(m.access, _("Agent access: %1", m.access))
         badges.append(
-            h(
-                "button",
-                c(f"badge badge-lock level-{m.access}"),
-                icon("lock"),
-                h("span", "", text=LEVEL_WORD.get(m.access, m.access)),
-                type="button",
-                title=said,
-                aria_label=said,
-                data_action="cycle-cell",
-                data_path=path,
-                data_cell=cell_id,
-            )
+            badge(f"badge-lock level-{m.access}", "lock", said, "cycle-cell", LEVEL_WORD.get(m.access, m.access))
         )
     if m.comments:
         said = _n("%1 open comment thread. Click to show.", "%1 open comment threads. Click to show.", m.comments)
-        badges.append(
-            h(
-                "button",
-                c("badge badge-comments"),
-                icon("comment"),
-                h("span", "", text=str(m.comments)),
-                type="button",
-                title=said,
-                aria_label=said,
-                data_action="show-cell-comments",
-                data_path=path,
-                data_cell=cell_id,
-            )
-        )
+        badges.append(badge("badge-comments", "comment", said, "show-cell-comments", str(m.comments)))
     if m.agent_run:
         said = _("The agent ran this cell last.")
         badges.append(h("span", c("badge badge-agent-run"), icon("run"), role="img", title=said, aria_label=said))
     if m.agent_changed:
         said = _("The agent changed this cell since you last looked at it. Click to see the change and revert it.")
-        badges.append(
-            h(
-                "button",
-                c("badge badge-agent-changed"),
-                icon("edit"),
-                type="button",
-                title=said,
-                aria_label=said,
-                data_action="show-edits",
-                data_path=path,
-                data_cell=cell_id,
-            )
-        )
+        badges.append(badge("badge-agent-changed", "edit", said, "show-edits"))
     return h("div", c("markers"), *badges, data_path=path, data_cell=cell_id)

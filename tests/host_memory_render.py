@@ -1,5 +1,5 @@
 """The in-memory host's stand-in for the page's pictures of rendered outputs (a chart, an HTML table):
-:class:`MemoryCaptures`, mixed into :class:`webmcp_bridge.host.memory.MemoryNotebook`."""
+:class:`MemoryCaptures`, mixed into :class:`host_memory.MemoryNotebook`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import base64
 import uuid
 from typing import Any
 
+import png_codec
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import EncodedImage, ImageRequest, OutputCapture
 from webmcp_bridge.core.nbjson import output_texts
 from webmcp_bridge.core.snapshot import richest_mime
-from webmcp_bridge.host import png
 
 #: the MIME types the in-memory host "renders" and the size of their picture, in CSS pixels
 RENDERED_SIZES = {
@@ -62,7 +62,7 @@ class MemoryCaptures:
         await asyncio.sleep(0)
         if key not in self.captures:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
-        data = png.encode(request.width, request.height, [PICTURE_RGBA * request.width] * request.height)
+        data = png_codec.encode(request.width, request.height, [PICTURE_RGBA * request.width] * request.height)
         return EncodedImage(
             base64.b64encode(data).decode("ascii"), len(data), request.width, request.height, "image/png"
         )

@@ -1,8 +1,9 @@
 """A small PNG decoder and encoder in pure Python, so the in-memory host can make the downscaled copies
-``jupyter_get_output`` returns (:meth:`webmcp_bridge.host.memory.MemoryNotebook.encode_output_image`).
+``jupyter_get_output`` returns (:meth:`host_memory.MemoryNotebook.encode_output_image`).
 
 Why our own: the in-memory host is the reference behaviour and the test stand-in, and runs under plain CPython
-with the standard library only (the package carries no imaging library); in the page the browser itself decodes,
+with the standard library only (the test harness needs no imaging library; the browser tests decode the page's
+pictures with it too); in the page the browser itself decodes,
 resamples and encodes (``lab/notebook.js``). This covers what notebooks hold: non-interlaced PNGs of 8 or 16 bits
 per sample, grey, RGB, palette, grey+alpha and RGBA (the five filter types of the PNG specification, section 9).
 Resampling is by the nearest pixel (the browser's is smoothed); the copy is RGBA, 8 bits, unfiltered rows,

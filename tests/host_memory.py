@@ -3,7 +3,10 @@
 It is the reference behaviour for the semantic layer and the stand-in for JupyterLab in CPython tests (as httpx's
 MockTransport stands in for the network). It mirrors what the live adapter does where a user could tell the
 difference: cells of nbformat <= 4.4 notebooks get ids on load, saving writes nbformat 4.5 with those ids, every
-change bumps the revision, and a "person" can edit cells between agent calls."""
+change bumps the revision, and a "person" can edit cells between agent calls.
+
+A test harness, not shipped (with ``host_memory_dialogs.py``, ``host_memory_render.py`` and ``png_codec.py`` beside
+it): the tests, and the benchmarks that build a bridge over an in-memory notebook, import it from ``tests/``."""
 
 from __future__ import annotations
 
@@ -21,6 +24,9 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+import png_codec
+from host_memory_dialogs import MemoryDialogs
+from host_memory_render import MemoryCaptures
 from webmcp_bridge.core.errors import ErrorCode, ToolError, cell_not_found, file_too_large, is_a_folder, not_a_text_file
 from webmcp_bridge.core.images import EncodedImage, ImageRequest
 from webmcp_bridge.core.limits import (
@@ -35,10 +41,7 @@ from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.nbjson import output_texts, raw_output, text_of
 from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.core.snapshot import source_hash, stale_cell_error
-from webmcp_bridge.host import png
 from webmcp_bridge.host.edit_plan import plan_edits
-from webmcp_bridge.host.memory_dialogs import MemoryDialogs
-from webmcp_bridge.host.memory_render import MemoryCaptures
 from webmcp_bridge.host.protocol import (
     AccessState,
     CellChange,
@@ -66,7 +69,7 @@ Executor = Callable[[str, dict], tuple[list[dict[str, Any]], str]]
 
 #: the pure-Python decoder takes seconds on a large figure: the last few decoded images are kept (tests read one
 #: figure several times)
-_decoded_png = lru_cache(maxsize=4)(png.decode)
+_decoded_png = lru_cache(maxsize=4)(png_codec.decode)
 
 
 def python_executor(source: str, namespace: dict) -> tuple[list[dict[str, Any]], str]:
@@ -250,7 +253,7 @@ class MemoryNotebook(MemoryCaptures):
     async def encode_output_image(
         self, cell_id: str, output_index: int, mime: str, request: ImageRequest
     ) -> EncodedImage | None:
-        """PNG only, with the small pure-Python codec of :mod:`webmcp_bridge.host.png` (nearest-pixel resampling, an
+        """PNG only, with the small pure-Python codec of :mod:`png_codec` (nearest-pixel resampling, an
         RGBA PNG out, whatever ``request.mime`` asked); None for the other formats, which this host cannot decode."""
         data = self._binary(cell_id, output_index, mime)
         await asyncio.sleep(0)
@@ -262,7 +265,7 @@ class MemoryNotebook(MemoryCaptures):
             raw = b""
         decoded = _decoded_png(raw)
         if decoded is None:
-            if raw.startswith(png.SIGNATURE):
+            if raw.startswith(png_codec.SIGNATURE):
                 return None  # a PNG this small codec does not take (interlaced, under 8 bits a sample)
             raise ToolError(
                 ErrorCode.OUTPUT_NOT_FOUND,
@@ -270,8 +273,8 @@ class MemoryNotebook(MemoryCaptures):
                 cellId=cell_id,
             )
         width, height, rows = decoded
-        copy = png.encode(
-            request.width, request.height, png.resample(width, height, rows, request.width, request.height)
+        copy = png_codec.encode(
+            request.width, request.height, png_codec.resample(width, height, rows, request.width, request.height)
         )
         return EncodedImage(
             base64.b64encode(copy).decode("ascii"), len(copy), request.width, request.height, "image/png"
