@@ -260,10 +260,9 @@ def trust_as_the_person(page: Page) -> None:
     the page sees the person's input)."""
     page.locator(CELLS).first.click()  # the notebook in front has the focus, as after a person's click in it
     page.keyboard.press("Control+Shift+C")
-    search = page.locator(".lm-CommandPalette-input")
-    search.wait_for()
+    page.locator(".lm-CommandPalette-input").wait_for()
     page.keyboard.type("Trust Notebook")
-    page.locator(".lm-CommandPalette-item", has_text="Trust Notebook").first.click()
+    page.locator(".lm-CommandPalette-item[data-command='notebook:trust']", has_text="Trust Notebook").click()
     dialog = page.locator(".jp-Dialog")
     dialog.get_by_text("Trust this notebook?").wait_for()
     dialog.locator("button.jp-mod-accept", has_text="Trust").click()
