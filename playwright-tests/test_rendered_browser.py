@@ -5,7 +5,9 @@ an image's copy, with the MIME type it was rendered from and its size on screen.
 Each picture is compared with what the person sees: Playwright's screenshot of the same output node in the page
 (the pixels on screen). On real inputs: a pandas table of ``handson-ml2-tools-pandas`` (lite/content), and an HTML
 bar chart the agent's own run displays in a copy of the empty notebook (untrusted, so sanitized: its script never
-runs, in the page or in the picture).
+runs, in the page or in the picture); on the chart site (the demo site with Plotly's and Bokeh's renderers beside the
+bridge), a saved Plotly figure and a saved Bokeh plot (made by real Bokeh under CPython as the tests start, drawn by
+BokehJS once the person trusts the notebook); in JupyterLab servers, the same kinds with a real kernel.
 """
 
 from __future__ import annotations
@@ -44,13 +46,33 @@ bars = "".join(
 script = '<script>document.currentScript.parentNode.append("ran")</script>'
 HTML('<div class="chart" style="padding:8px">' + bars + script + '</div>')
 """
+#: a Bokeh bar chart as a person shows one in JupyterLab: BokehJS inline (INLINE: nothing from a CDN), then the plot
+#: (an HTML stub, then an output of application/javascript and application/vnd.bokehjs_exec.v0+json)
+BOKEH = """from bokeh.io import output_notebook, show
+from bokeh.plotting import figure
+from bokeh.resources import INLINE
+
+output_notebook(INLINE, hide_banner=True)
+fruit = ["apples", "pears", "plums"]
+p = figure(x_range=fruit, title="Fruit sold", width=500, height=300, toolbar_location=None)
+p.vbar(x=fruit, top=[3, 1, 2], width=0.8)
+show(p)
+"""
 OUTPUT_NODE = ".jp-OutputArea-output"
 #: the cells of the notebook in front (a notebook open in another tab stays in the page, hidden)
 CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell"
 TESTS_NOTEBOOKS = Path(__file__).resolve().parents[1] / "tests" / "notebooks"
 PLOTLY = "application/vnd.plotly.v1+json"
+BOKEH_LOAD = "application/vnd.bokehjs_load.v0+json"
+BOKEH_EXEC = "application/vnd.bokehjs_exec.v0+json"
+LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 #: Plotly's JupyterLab renderer as the plotly wheel (the dev extra) installs it
-PLOTLY_EXTENSION = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "jupyterlab-plotly"
+PLOTLY_EXTENSION = LABEXTENSIONS / "jupyterlab-plotly"
+#: Bokeh's JupyterLab renderer as the jupyter_bokeh wheel (the dev extra) installs it, and the widget manager its
+#: plugin requires (jupyterlab_widgets, which jupyter_bokeh brings through ipywidgets): what a person installing
+#: jupyter_bokeh gets
+BOKEH_EXTENSION = LABEXTENSIONS / "@bokeh" / "jupyter_bokeh"
+WIDGETS_EXTENSION = LABEXTENSIONS / "@jupyter-widgets" / "jupyterlab-manager"
 PLANT = """async ({path, content}) => {
   await window.jupyterapp.serviceManager.contents.save(path, {type: 'notebook', format: 'json', content});
 }"""
@@ -58,10 +80,13 @@ PLANT = """async ({path, content}) => {
 
 @pytest.fixture(scope="module")
 def chart_site_url():
-    """The demo site with Plotly's renderer beside the bridge (its own output folder and build stamp), served on a
-    free 127.0.0.1 port."""
+    """The demo site with Plotly's and Bokeh's renderers beside the bridge (its own output folder and build stamp),
+    served on a free 127.0.0.1 port."""
     assert (PLOTLY_EXTENSION / "package.json").is_file(), "plotly (the dev extra) installs jupyterlab-plotly"
-    folder = build_site(output=CACHE / "site-charts", extensions=(build_wheel(), PLOTLY_EXTENSION))
+    assert (BOKEH_EXTENSION / "package.json").is_file(), "jupyter_bokeh (the dev extra) installs its renderer"
+    assert (WIDGETS_EXTENSION / "package.json").is_file(), "jupyter_bokeh (the dev extra) brings jupyterlab_widgets"
+    renderers = (PLOTLY_EXTENSION, BOKEH_EXTENSION, WIDGETS_EXTENSION)
+    folder = build_site(output=CACHE / "site-charts", extensions=(build_wheel(), *renderers))
     server = make_server(folder, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, name="chart-site", daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -201,6 +226,93 @@ def test_a_plotly_figure_comes_back_as_a_picture_of_what_its_renderer_draws(page
 
 
 @pytest.fixture(scope="module")
+def bokeh_notebook(tmp_path_factory) -> dict:
+    """The notebook a person saves after showing a Bokeh plot: ``BOKEH`` run by real Bokeh under CPython (a kernel of
+    this environment, through nbclient, as ``jupyter nbconvert --execute`` runs it) with its outputs kept: BokehJS
+    inline (application/vnd.bokehjs_load.v0+json), the plot's HTML stub, then its script
+    (application/vnd.bokehjs_exec.v0+json). No cell carries a "trusted" flag."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    work = tmp_path_factory.mktemp("bokeh-notebook")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(BOKEH)])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("IPYTHONDIR", str(work / "ipython"))  # nothing of the machine's IPython profile
+        client = NotebookClient(
+            notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
+        )
+        client.execute()
+    nbformat.validate(notebook)
+    outputs = notebook.cells[0].outputs
+    assert [sorted(o.get("data", {})) for o in outputs] == [
+        ["application/javascript", BOKEH_LOAD],
+        ["text/html"],
+        ["application/javascript", BOKEH_EXEC],
+    ], outputs
+    assert "data-root-id" in outputs[1]["data"]["text/html"] and "trusted" not in notebook.cells[0].metadata
+    return json.loads(json.dumps(notebook))  # as JupyterLab's model saves it: each text one string, not split in lines
+
+
+def trust_as_the_person(page: Page) -> None:
+    """JupyterLab's own Trust command on the notebook in front, given as a person gives it: the command palette
+    (Ctrl+Shift+C), "Trust Notebook" typed and its entry clicked, then the dialog's Trust button (real keys and clicks:
+    the page sees the person's input)."""
+    page.locator(CELLS).first.click()  # the notebook in front has the focus, as after a person's click in it
+    page.keyboard.press("Control+Shift+C")
+    page.locator(".lm-CommandPalette-input").wait_for()
+    page.keyboard.type("Trust Notebook")
+    page.locator(".lm-CommandPalette-item[data-command='notebook:trust']", has_text="Trust Notebook").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.get_by_text("Trust this notebook?").wait_for()
+    dialog.locator("button.jp-mod-accept", has_text="Trust").click()
+    dialog.wait_for(state="detached")
+
+
+def test_a_saved_bokeh_plot_the_person_trusts_is_pictured_as_bokehjs_draws_it(
+    page, page_log, chart_site_url, bokeh_notebook, tmp_path: Path
+):
+    """A saved notebook with a Bokeh plot on the JupyterLite site: untrusted as it opens (BokehJS is a script: nothing
+    drawn), drawn once the person trusts it with JupyterLab's Trust command, and then pictured as the person sees it:
+    the HTML stub's output is the plot (BokehJS's canvases in shadow roots), compared with a screenshot of it."""
+    open_notebook(page, chart_site_url, "jupyterlite-empty.ipynb")
+    page.evaluate(PLANT, {"path": "bokeh-fruit.ipynb", "content": bokeh_notebook})
+    ok(page, "jupyter_open_notebook", {"path": "bokeh-fruit.ipynb"})
+    wait_for_bridge(page)
+    cells = page.locator(CELLS)
+    # untrusted, only the stub shows (sanitized HTML: an empty div); BokehJS's outputs are scripts, shown by nothing
+    cells.first.locator(f"{OUTPUT_NODE}[data-mime-type='text/html']").wait_for(state="attached")
+    assert cells.first.locator(OUTPUT_NODE).count() == 1
+    drawn = cells.first.locator(f"{OUTPUT_NODE} .bk-Figure, {OUTPUT_NODE} .bk-Canvas")
+    assert drawn.count() == 0  # a saved script output is untrusted: BokehJS neither loads nor draws
+    cell = ok(page, "jupyter_get_cells", {"includeOutputs": True})["cells"][0]
+    stub = next(o for o in cell["outputs"] if "data-root-id" in o.get("preview", ""))
+    script = next(o for o in cell["outputs"] if BOKEH_EXEC in o.get("mimeTypes", []))
+
+    trust_as_the_person(page)
+    drawn.first.wait_for(timeout=KERNEL_TIMEOUT_MS)
+    page.wait_for_timeout(1000)  # BokehJS paints its canvas after laying the figure out
+    nothing = ok(page, "jupyter_get_output", {"uri": script["uri"]})  # the default for Bokeh's type: a picture
+    assert nothing["rendered"] is True and nothing["empty"] is True and "image" not in nothing, nothing
+    box, screenshot = seen(page, 0, stub["index"])
+    payload, data = rendered(page, {"uri": stub["uri"], "render": True})
+    assert payload["mimeType"] == "text/html" and payload["original"] == {"mimeType": "text/html", **box}, payload
+    width, height = box["width"], box["height"]
+    assert image_size("image/png", data) == (width, height) and payload["image"]["downscaled"] is False
+    (tmp_path / "bokeh-lite.png").write_bytes(data)
+    (tmp_path / "bokeh-lite-seen.png").write_bytes(screenshot)
+    off = difference(data, screenshot)
+    print(f"[rendered] Lite Bokeh {width}x{height}: mean difference from the screenshot {off:.1f} of 255")
+    assert off < 8 and dark_share(data) > 0.02  # the bars, axes and title drawn on BokehJS's canvas
+
+    # bounded like any image: a smaller copy on request, the size on screen still reported
+    payload, data = rendered(page, {"uri": stub["uri"], "render": True, "maxSide": 300})
+    assert image_size("image/png", data) == (300, round(height * 300 / width)) and payload["image"]["downscaled"]
+    assert (payload["original"]["width"], payload["original"]["height"]) == (width, height)
+    assert_clean(page_log, chart_site_url)  # nothing from a CDN: BokehJS came inline, its renderer from the site
+
+
+@pytest.fixture(scope="module")
 def lab_server(tmp_path_factory):
     """One `jupyter lab` (the wheel installed as a user installs it, an ipykernel kernel) whose root holds the pandas
     notebook and an empty notebook for the agent's chart."""
@@ -260,20 +372,6 @@ def test_a_table_and_an_html_chart_are_pictured_as_the_person_sees_them_in_a_jup
         context.close()
 
 
-#: a Bokeh bar chart as a person shows one in JupyterLab: BokehJS from the page (INLINE: nothing from a CDN), then
-#: the plot (an output of text/html, application/javascript and application/vnd.bokehjs_exec.v0+json)
-BOKEH = """from bokeh.io import output_notebook, show
-from bokeh.plotting import figure
-from bokeh.resources import INLINE
-
-output_notebook(INLINE, hide_banner=True)
-fruit = ["apples", "pears", "plums"]
-p = figure(x_range=fruit, title="Fruit sold", width=500, height=300, toolbar_location=None)
-p.vbar(x=fruit, top=[3, 1, 2], width=0.8)
-show(p)
-"""
-
-
 @pytest.fixture(scope="module")
 def charts_server(tmp_path_factory):
     """One `jupyter lab` with Bokeh and its renderer (jupyter_bokeh) and Plotly (with its renderer) installed beside
@@ -305,7 +403,7 @@ def test_a_bokeh_plot_the_person_shows_is_pictured_as_drawn(browser, charts_serv
         # BokehJS draws the plot into the HTML stub that show() displays first (a div with data-root-id); the output
         # of application/vnd.bokehjs_exec.v0+json after it only runs the script, and shows nothing itself
         stub = next(o for o in cell["outputs"] if "data-root-id" in o.get("preview", ""))
-        script = next(o for o in cell["outputs"] if "application/vnd.bokehjs_exec.v0+json" in o.get("mimeTypes", []))
+        script = next(o for o in cell["outputs"] if BOKEH_EXEC in o.get("mimeTypes", []))
         nothing = ok(page, "jupyter_get_output", {"uri": script["uri"]})  # the default for Bokeh's type: a picture
         assert nothing["rendered"] is True and nothing["empty"] is True and "image" not in nothing, nothing
         box, screenshot = seen(page, 0, stub["index"])
