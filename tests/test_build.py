@@ -218,13 +218,17 @@ def test_server_headers_and_types(site):
         server.server_close()
 
 
-def test_build_restores_a_dropped_pyodide_url(site):
-    """If anything drops pyodideUrl from the built config, the next build puts it back (and says so)."""
-    path = site / "jupyter-lite.json"
+def test_build_restores_a_dropped_pyodide_url():
+    """If anything drops pyodideUrl from the built config, the next build puts it back (and says so). On a site of
+    its own: the demo site's _output/ is read by the other tests of this file, which another test process may run
+    meanwhile (test_second_build_rewrites_nothing would see this test's write)."""
+    output = ROOT / ".cache" / "site-dropped-url"
+    build_site(output=output)
+    path = output / "jupyter-lite.json"
     config = json.loads(path.read_text())
     del config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["pyodideUrl"]
     path.write_text(json.dumps(config))
-    build_site()
+    build_site(output=output)
     kernel = json.loads(path.read_text())["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
     assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
 

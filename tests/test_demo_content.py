@@ -1,6 +1,8 @@
 """The demo's notebooks render whole with no network: every image a markdown cell or an HTML output shows is a file
 of lite/content/ (or the cell's attachment), never an address on another origin, which the site's policy blocks
-and the person would see as a broken image."""
+and the person would see as a broken image. And they render as saved: no output's data is stored as a list of
+lines (nbformat allows it; JupyterLite 0.8 renders such a list joined with commas, jupyterlite/jupyterlite#1105:
+a row of ", , ," above every pandas table)."""
 
 from __future__ import annotations
 
@@ -50,3 +52,23 @@ def test_every_image_of_a_demo_notebook_is_in_the_site(path: Path):
         if parts.scheme or parts.netloc or not (path.parent / unquote(parts.path)).is_file():
             broken.append(source)
     assert broken == [], f"{path.name} shows images the offline site cannot serve: {broken}"
+
+
+def lines_lists(notebook: dict) -> list[str]:
+    """Where an output's data is stored as a list of lines: ["cell <i> output <j> <mime type>", ...]."""
+    return [
+        f"cell {i} output {j} {mime}"
+        for i, cell in enumerate(notebook["cells"])
+        for j, output in enumerate(cell.get("outputs", []))
+        for mime, value in output.get("data", {}).items()
+        if isinstance(value, list)
+    ]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_output_of_a_demo_notebook_is_stored_as_a_list_of_lines(path: Path):
+    assert lines_lists({"cells": [{"outputs": [{"data": {"text/html": ["<b>", "</b>"]}}]}]}) == [
+        "cell 0 output 0 text/html"
+    ]
+    found = lines_lists(json.loads(path.read_text(encoding="utf-8")))
+    assert found == [], f"{path.name} stores outputs as lists of lines, shown with commas by JupyterLite: {found[:5]}"
