@@ -111,6 +111,28 @@ def test_a_person_comments_and_restricts_without_webmcp(page_without_webmcp, pag
     lock.click()
     expect(lock).to_have_count(0)
     expect(rows).to_have_count(0)
+    # two restricted cells, the keys on the second one's button: each press redraws Access, and the focus stays on
+    # that cell's button (never the first row's, where the next press would cycle a cell the person did not choose)
+    context_menu(page, 3, "Cycle agent access")
+    context_menu(page, 4, "Cycle agent access")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(1)).to_contain_text("cell 5")
+    rows.nth(1).locator('[data-action="cycle-cell"]').focus()
+    page.keyboard.press("Enter")  # cell 5: read -> none
+    expect(lock).to_have_text("none")
+    focused = (
+        "() => { const a = document.activeElement;"
+        " return [a?.dataset.action, a?.closest('.webmcp-bridge-access-row')?.textContent]; }"
+    )
+    action, row_text = page.evaluate(focused)
+    assert action == "cycle-cell" and "cell 5" in row_text, (action, row_text)
+    page.keyboard.press("Enter")  # cell 5 again: none -> write, its row goes; cell 4 stays as the person left it
+    expect(lock).to_have_count(0)
+    expect(rows).to_have_count(1)
+    expect(cell(page, 3).locator(".webmcp-bridge-badge-lock")).to_have_text("read")
+    cell(page, 3).locator(".webmcp-bridge-badge-lock").click()  # read -> none
+    cell(page, 3).locator(".webmcp-bridge-badge-lock").click()  # none -> write
+    expect(rows).to_have_count(0)
     # notebook level from the selector
     choose(access.locator('select[data-action="notebook-level"]'), "read")
     expect(page.locator(f"{PANEL} .webmcp-bridge-section-access > summary")).to_contain_text("Access (read")

@@ -55,20 +55,21 @@ def test_every_image_of_a_demo_notebook_is_in_the_site(path: Path):
 
 
 def lines_lists(notebook: dict) -> list[str]:
-    """Where an output's data is stored as a list of lines: ["cell <i> output <j> <mime type>", ...]."""
-    return [
-        f"cell {i} output {j} {mime}"
-        for i, cell in enumerate(notebook["cells"])
-        for j, output in enumerate(cell.get("outputs", []))
-        for mime, value in output.get("data", {}).items()
-        if isinstance(value, list)
-    ]
+    """Where an output's data or stream text is stored as a list of lines: ["cell <i> output <j> <mime type or
+    'stream'>", ...]."""
+    found = []
+    for i, cell in enumerate(notebook["cells"]):
+        for j, output in enumerate(cell.get("outputs", [])):
+            data = output.get("data", {})
+            found += [f"cell {i} output {j} {mime}" for mime, v in data.items() if isinstance(v, list)]
+            if isinstance(output.get("text"), list):
+                found.append(f"cell {i} output {j} stream")
+    return found
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_output_of_a_demo_notebook_is_stored_as_a_list_of_lines(path: Path):
-    assert lines_lists({"cells": [{"outputs": [{"data": {"text/html": ["<b>", "</b>"]}}]}]}) == [
-        "cell 0 output 0 text/html"
-    ]
+    sample = {"cells": [{"outputs": [{"data": {"text/html": ["<b>", "</b>"]}}, {"text": ["a\n", "b\n"]}]}]}
+    assert lines_lists(sample) == ["cell 0 output 0 text/html", "cell 0 output 1 stream"]
     found = lines_lists(json.loads(path.read_text(encoding="utf-8")))
     assert found == [], f"{path.name} stores outputs as lists of lines, shown with commas by JupyterLite: {found[:5]}"

@@ -184,15 +184,21 @@
   }
 
   // Run `replace` (which swaps what `scope` holds for new elements, found in `after`, `scope` itself by default); when
-  // the focus was on a control with a data-action inside `scope`, put it on the new control with that data-action,
-  // so a redraw never drops the person's keyboard focus to the page (a select they tabbed to keeps it for their keys).
+  // the focus was on a control with a data-action inside `scope`, put it on the one new control whose data-* attributes
+  // all equal the old one's (the same action on the same cell, thread or edit), so a redraw never drops the person's
+  // keyboard focus to the page (a select they tabbed to keeps it for their keys). When no single control matches (the
+  // row is gone, or several are alike) the focus is left where the redraw put it: never on another row's control,
+  // where a second press would act on something the person did not choose.
+  const dataOf = el => [...el.attributes].filter(({ name }) => name.startsWith("data-"));
   function keepingFocus(scope, replace, after = scope) {
     const active = document.activeElement;
-    const action = active && scope.contains(active) ? active.getAttribute("data-action") : null;
+    const old = active && scope.contains(active) && active.hasAttribute("data-action")
+      ? new Map(dataOf(active).map(({ name, value }) => [name, value])) : null;
     replace();
-    if (action && !after.contains(document.activeElement)) {
-      after.querySelector(`[data-action="${CSS.escape(action)}"]`)?.focus();
-    }
+    if (!old || after.contains(document.activeElement)) return;
+    const same = [...after.querySelectorAll(`[data-action="${CSS.escape(old.get("data-action"))}"]`)]
+      .filter(el => dataOf(el).every(({ name, value }) => old.get(name) === value));
+    if (same.length === 1) same[0].focus();
   }
 
   // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn.
