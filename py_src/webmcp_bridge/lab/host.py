@@ -143,7 +143,7 @@ class JupyterLabHost:
         entries = [e for e in entries if e.path not in outside]
         if any(is_notebook_path(e.path) for e in entries):  # one crossing says which are open, for every entry
             opened = {doc.path for doc in self.open_documents()}
-            entries = [dataclasses.replace(e, open=e.path in opened) for e in entries]
+            entries = [dataclasses.replace(e, open=True) if e.path in opened else e for e in entries]
         return entries
 
     async def stat(self, path: str) -> Entry | None:

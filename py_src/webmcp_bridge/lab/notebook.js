@@ -658,13 +658,12 @@
     let chars = 0;
     const tooLarge = () => Object.assign(new Error("too much to picture"), { name: "TooLarge" });
     const count = (n) => { if ((chars += n) > maxChars) throw tooLarge(); };
+    // a text, value or style as copied: counted, and without the characters XML cannot hold
+    const kept = (text) => { count(text.length); return text.replace(NOT_XML, ""); };
     const copyOf = async (node, parentValues) => {
       await pause();
       if (++nodes > maxNodes) throw tooLarge();
-      if (node.nodeType === Node.TEXT_NODE) {
-        count(node.data.length);
-        return doc.createTextNode(node.data.replace(NOT_XML, ""));
-      }
+      if (node.nodeType === Node.TEXT_NODE) return doc.createTextNode(kept(node.data));
       if (node.nodeType !== Node.ELEMENT_NODE) return null;
       const tag = node.localName;
       if (DROPPED.has(tag)) return null;
@@ -690,8 +689,8 @@
           // table's border would draw again what the page's styles turned off); an SVG element keeps its geometry
           if (svg ? name.startsWith("on") || name === "style" || name === "class" : !LAYOUT_ATTRIBUTES.has(name)) continue;
           if (ADDRESSES.has(name) && !/^(data:|#)/i.test(attr.value.trim())) continue;
-          count(attr.value.length);
-          try { el.setAttributeNS(attr.namespaceURI, attr.name, attr.value.replace(NOT_XML, "")); } catch { /* a name XML refuses */ }
+          const value = kept(attr.value);
+          try { el.setAttributeNS(attr.namespaceURI, attr.name, value); } catch { /* a name XML refuses */ }
         }
       }
       // custom properties (--*) are left out: computed values have every var() resolved already
@@ -710,10 +709,7 @@
           style += `${name}:${value};`;
         }
       }
-      if (style) {
-        count(style.length);
-        el.setAttribute("style", style.replace(NOT_XML, ""));
-      }
+      if (style) el.setAttribute("style", kept(style));
       if (el.localName === "img" || el.localName === "div" && BOXED.has(tag)) return el;
       for (const child of renderedChildren(node)) {
         const copy = await copyOf(child, values);
