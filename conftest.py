@@ -139,8 +139,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     the tests of a file keep their order). A browser test (under ``playwright-tests/``) that fails runs once more
     (pytest-rerunfailures' ``flaky`` mark), as JupyterLab's own Playwright suite retries once on CI: a page of
     several processes on a loaded 2-core machine times a race now and then. A failure that comes back fails; each
-    rerun is listed in the summary (``-r R``), and with ``--rerun-show-tracebacks`` (``.ci/run``) its first failure,
-    to be found and fixed. The CPython suite never reruns."""
+    rerun is listed in the summary with its first failure (pyproject's ``addopts``), to be found and fixed. The
+    CPython suite never reruns."""
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
     for item in items:
