@@ -1,16 +1,10 @@
-"""Every bound the bridge applies, in one place, and the one UTF-8 helper set that measures them.
+"""Every bound the bridge applies, in one place, and the UTF-8 helpers that measure them.
 
-All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow the product contract (docs/TOOLS.md;
-"Bounds, all in one module, counted in UTF-8 bytes"): a whole result's JSON text is at most 50 KiB. A site can pass its
-own
-:class:`Limits` to the registry; tools never hard-code a number.
-
-Two kinds of bound live here: :class:`Limits`, the bounds a site or the person's settings may change, and the
-fixed bounds below it (module constants, grouped by the part that applies them). Units are in each name:
-``_BYTES`` (UTF-8 bytes), ``_CHARS`` (characters: code points in Python, UTF-16 units in a JS half),
-``_SECONDS`` / ``_MS``, and counts (rows, items, entries). The JS halves and the loader apply none of their own:
-each gets the numbers it needs from here as data (a JS half through its ``configure``, the loader through
-``bridge.json``, written by the build from :data:`LOADER_BOUNDS`).
+Sizes are UTF-8 bytes unless a name says otherwise (``_CHARS``: code points in Python, UTF-16 units in a JS half;
+``_SECONDS`` / ``_MS``; counts). The defaults follow the product contract (docs/TOOLS.md, "Bounds"): a result's JSON
+text is at most 50 KiB. :class:`Limits` holds what a site or the person's settings may change; the module constants
+are fixed. The JS halves and the loader get their numbers from here as data (``configure``; ``bridge.json`` from
+:data:`LOADER_BOUNDS`).
 """
 
 from __future__ import annotations
@@ -21,75 +15,64 @@ from dataclasses import dataclass
 KIB = 1024
 MIB = 1024 * KIB
 
-# CSI / OSC / two-character escape sequences (ECMA-48). Stripped from every text output before it is
-# measured, previewed or paged, so offsets are stable and no terminal control reaches the agent.
+# CSI / OSC / two-character escape sequences (ECMA-48), stripped from every text output before it is measured,
+# previewed or paged, so offsets are stable and no terminal control reaches the agent.
 ANSI_PATTERN = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 _ANSI = re.compile(ANSI_PATTERN)
 
 # MIME types stored base64-encoded in nbformat: never inlined into text, returned as MCP image content.
 BINARY_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp")
 IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-#: the longest side, in pixels, of the picture the page takes of a rendered output (a chart, an HTML table) before
-#: any copy is made of it: a taller or wider output is drawn smaller, so one capture never rasterizes more
+# Capturing a rendered output (a chart, an HTML table): the longest side in pixels (larger is drawn smaller), the most
+# nodes and characters of text and style copied (more is not pictured: serializing and drawing it would hold the
+# page's main thread), the most pixels an image or canvas is copied at, and the ms of one stretch of the walk.
 CAPTURE_SIDE = 2048
-#: the most elements and text nodes of one rendered output the page copies to picture it (a larger one is not pictured:
-#: its copy would be too long to serialize and draw without holding the page)
 CAPTURE_NODES = 20_000
-#: the most characters of text and style one capture copies (a longer copy is not pictured: serializing and drawing it
-#: are one stretch each of the page's main thread)
 CAPTURE_CHARS = 4_000_000
-#: the most pixels an image or a canvas of the output is copied at (drawn smaller when its size on screen is larger)
 CAPTURE_PIXELS = 4_000_000
-#: milliseconds of one synchronous stretch of a capture's walk over the rendered nodes before it yields to the page
 CAPTURE_SLICE_MS = 8
 
 
 @dataclass(frozen=True)
 class Limits:
-    """The bridge's bounds. Units: bytes (UTF-8) or counts, as named.
+    """The bridge's bounds. Units: bytes (UTF-8), seconds or counts, as named.
 
     Attributes:
-        result_bytes: cap on one tool result's JSON text (50 KiB by default).
-        input_bytes: cap on the JSON text of one call's arguments; larger calls get TOO_LARGE.
-        source_write_bytes: cap on a cell source an agent writes; larger writes are refused.
-        source_read_bytes: cap on one cell's source as returned by a read (longer ones are cut,
-            with ``sourceTruncated`` and ``sourceBytes``).
-        preview_bytes: cap on one output's preview in a cell listing.
-        output_page_bytes: default and maximum page of ``jupyter_get_output`` text.
-        image_bytes: cap on one image returned as MCP image content (decoded bytes): the original on request, and
-            the largest ``maxImageBytes`` an agent may ask for.
-        image_side: the default ``maxSide`` of ``jupyter_get_output``: the longest side, in pixels, of the copy of an
-            image returned by default (a larger image is downscaled, aspect kept).
-        image_copy_bytes: the default ``maxImageBytes`` of ``jupyter_get_output``: the most decoded bytes of the
-            copy returned by default (a larger copy is made smaller until it fits).
-        cells_per_read: cap on cells in one ``jupyter_get_cells`` result.
-        outputs_per_cell: cap on outputs described per cell in a listing.
-        workspace_entries: cap on entries in one ``jupyter_list_workspace`` result.
-        run_cells: cap on cells in one ``jupyter_run_cells`` call.
-        error_preview_bytes: cap on the preview of the person's text in a STALE_CELL error.
-        execution_timeout_seconds: a call still running after this returns ``pending`` and keeps running
-            (``executionTimeout``, default 20 s).
+        result_bytes: one tool result's JSON text.
+        input_bytes: the JSON text of one call's arguments (larger: TOO_LARGE).
+        source_write_bytes: a cell source an agent writes (larger is refused).
+        source_read_bytes: one cell's source in a read (longer ones are paged: ``sourceTruncated``, ``sourceBytes``).
+        preview_bytes: one output's preview in a cell listing.
+        output_page_bytes: default and largest page of ``jupyter_get_output`` text.
+        image_bytes: one image returned (decoded bytes): the original on request, the largest ``maxImageBytes``.
+        image_side: the default ``maxSide`` (pixels) of the image copy ``jupyter_get_output`` returns.
+        image_copy_bytes: the default ``maxImageBytes`` of that copy (decoded bytes).
+        cells_per_read: cells in one ``jupyter_get_cells`` result.
+        outputs_per_cell: outputs described per cell in a listing.
+        workspace_entries: entries in one ``jupyter_list_workspace`` result.
+        run_cells: cells in one ``jupyter_run_cells`` call.
+        error_preview_bytes: the preview of the person's text in a STALE_CELL error.
+        execution_timeout_seconds: a call still running after this returns ``pending`` and keeps running.
         pending_keep_seconds: how long a settled pending result stays collectable.
         pending_keep_count: how many settled pending results are kept at most.
-        kernel_wait_seconds: how long a tool waits for the kernel to become ready (a first start in a busy page can
-            take minutes; the call goes pending meanwhile, so a long wait costs the agent nothing).
+        kernel_wait_seconds: how long a tool waits for the kernel to be ready (a first start in a busy page can take
+            minutes; the call goes pending meanwhile).
         run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
-        file_page_bytes: default and maximum page of ``jupyter_read_file`` text.
-        file_read_bytes: the largest text file ``jupyter_read_file`` loads (larger ones are TOO_LARGE: the
-            contents API has no ranges, so a file is loaded whole to page it).
-        file_write_bytes: cap on the text ``jupyter_write_file`` writes; larger writes are refused.
-        batch_edits: cap on the edits of one ``jupyter_apply_edits`` call.
-        comment_body_bytes: cap on one review-thread message body; a longer one is refused (TOO_LARGE).
-        comment_quote_bytes: cap on the quoted source text of a range anchor; a longer one is refused.
-        comment_threads_listed: cap on threads in one ``jupyter_list_comments`` result.
+        file_page_bytes: default and largest page of ``jupyter_read_file`` text.
+        file_read_bytes: the largest text file ``jupyter_read_file`` loads (the contents API has no ranges).
+        file_write_bytes: the text ``jupyter_write_file`` writes.
+        batch_edits: the edits of one ``jupyter_apply_edits`` call.
+        comment_body_bytes: one review-thread message body (longer: TOO_LARGE).
+        comment_quote_bytes: the quoted source text of a range anchor.
+        comment_threads_listed: threads in one ``jupyter_list_comments`` result.
         comment_messages_listed: messages shown per thread in a list (the first and the latest ones).
         comment_messages_returned: messages returned for one thread (the first and the latest ones).
-        comment_threads_stored: cap on threads stored in one notebook; creating more is refused.
-        comment_messages_stored: cap on messages stored in one thread; replying past it is refused.
-        dialog_body_bytes: cap on the body text of one JupyterLab dialog as reported (textContent; longer is cut).
-        dialog_text_bytes: cap on a dialog's title, each button label and its input's value as reported.
-        dialog_buttons: buttons reported per dialog (the rest are counted in ``omittedButtons``).
-        dialogs_listed: open dialogs reported in one result (the rest are counted in ``dialogsOmitted``).
+        comment_threads_stored: threads stored in one notebook; creating more is refused.
+        comment_messages_stored: messages stored in one thread; replying past it is refused.
+        dialog_body_bytes: the body text of one JupyterLab dialog as reported.
+        dialog_text_bytes: a dialog's title, each button label and its input's value as reported.
+        dialog_buttons: buttons reported per dialog (the rest counted in ``omittedButtons``).
+        dialogs_listed: open dialogs reported in one result (the rest counted in ``dialogsOmitted``).
     """
 
     result_bytes: int = 50 * KIB
@@ -130,115 +113,101 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
-# -- fixed bounds: not settings, but still written only here ----------------------------------------------
-
-#: cell changes a live notebook buffers between two reads of the guard or the panel (older ones are dropped, and the
-#: first change kept says how many: ``CellChange.dropped_before``)
+# -- fixed bounds ---------------------------------------------------------------------------------------------------
+#: cell changes a live notebook buffers between two reads (older ones dropped: ``CellChange.dropped_before``)
 CHANGE_LOG_SIZE = 500
 #: bytes of a result kept free for its own keys and the envelope when a tool fills it with cells, threads or a page
 RESULT_HEADROOM = 2048
 #: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
 MAX_INT = 2**31 - 1
-#: most diff lines a proposal shows; a bigger change is refused in Propose mode (TOO_LARGE), never cut
+#: most diff lines a proposal shows, and bytes of code a run proposal shows: more is refused (TOO_LARGE), never cut
 DIFF_LINES = 400
-#: most bytes of code a run proposal shows; more is refused the same way
 CODE_BYTES = 32 * KIB
-#: the most text of one share the person makes with the agent that is kept (UTF-8 bytes)
+#: the most text of one share the person makes with the agent that is kept
 MAX_SHARE_BYTES = 16 * KIB
-#: how many bytes of a site tool's arguments its proposal shows (more is refused, never cut)
+#: bytes of a site tool's arguments its proposal shows (more is refused, never cut)
 SITE_TOOL_ARGUMENT_BYTES = 8192
-#: the longest reason the person gives when denying a proposal (longer ones are cut; the box's input takes as many
-#: characters)
+#: the longest reason the person gives when denying a proposal (cut; the box's input takes as many characters)
 PROPOSAL_REASON_BYTES = 500
 #: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
 PERSON_INPUT_WINDOW_SECONDS = 1.5
 
-# -- calls: the registry, pending calls, dialogs ------------------------------------------------------------
-#: the longest tool name (characters); a name echoed back in an error or an event is cut to it
+# -- calls: the registry, pending calls, dialogs ----------------------------------------------------------------------
+#: the longest tool name; a name echoed back in an error or an event is cut to it
 TOOL_NAME_MAX_CHARS = 128
 #: bytes of a call's arguments summarised on one line (the Activity list, the status item's recent calls)
 ARGUMENT_SUMMARY_BYTES = 200
-#: validation problems listed in one INVALID_ARGUMENT error
+#: INVALID_ARGUMENT: problems listed, characters of the unknown argument names quoted, bytes of each problem's message
 VALIDATION_PROBLEMS = 10
-#: characters of the list of unknown argument names quoted in that error
 UNKNOWN_ARGUMENTS_CHARS = 200
-#: bytes of each listed validation problem's message
 VALIDATION_MESSAGE_BYTES = 200
-#: aborts that arrived before their call started, remembered (the oldest are forgotten first)
+#: aborts that arrived before their call started, remembered (the oldest forgotten first)
 EARLY_ABORTS_KEPT = 100
-#: bytes of a dialog's title named in an error
+#: bytes of a dialog's title and of each button label named in an error
 ECHO_TITLE_BYTES = 100
-#: bytes of each button label listed in an error
 ECHO_LABEL_BYTES = 60
-#: characters of the platform's own error message (a JS exception, a failed kernel request) quoted in an error
+#: the platform's own error message (a JS exception, a failed kernel request) quoted in an error
 PLATFORM_ERROR_CHARS = 200
 #: the most tools a page registers at load by default (the default toolsets are checked against it)
 TOOL_BUDGET = 20
-#: the most crossings into JS one jupyter_update_cell makes in Direct mode with no dialog open (docs/ARCHITECTURE.md,
-#: "Crossings of one call": 4, one more when a change waits in the notebook's log or the other tabs are read again);
-#: tests/test_crossings.py and playwright-tests/test_tools.py hold it
+#: the most crossings into JS of one Direct-mode jupyter_update_cell with no dialog open (docs/ARCHITECTURE.md,
+#: "Crossings of one call"); tests/test_crossings.py and playwright-tests/test_tools.py hold it
 UPDATE_CROSSINGS = 5
 #: above this many registered tools, some in-browser agents drop every tool of the page (jupyter_toolsets warns)
 AGENT_DROP_THRESHOLD = 30
 
-# -- arguments (written into the tools' input schemas) ------------------------------------------------------
-#: the longest cell id or other id argument (characters)
+# -- arguments (written into the tools' input schemas) ------------------------------------------------------------
+#: the longest cell id or other id argument
 ID_CHARS = 256
-#: the longest ``notebook://`` URI parsed (characters; a path of MAX_PATH_BYTES and an id of ID_CHARS, both fully
-#: escaped, fit)
+#: the longest ``notebook://`` URI parsed (a path of MAX_PATH_BYTES and an id of ID_CHARS, fully escaped, fit)
 URI_CHARS = 8192
-#: the longest short id or hash (characters): ``expectedSourceHash``, ``pendingId``, ``dialogId``, a review thread's
-#: id (in arguments and in stored threads); an unknown one is echoed back in an error cut to it
+#: the longest short id or hash (``expectedSourceHash``, ``pendingId``, ``dialogId``, a thread's id); an unknown one
+#: is echoed back cut to it
 SHORT_ID_CHARS = 64
-#: the longest button label ``jupyter_answer_dialog`` takes (characters)
+#: the longest button label ``jupyter_answer_dialog`` takes
 BUTTON_LABEL_CHARS = 256
 #: the most cell ids one argument lists
 CELL_IDS = 500
-#: the longest workspace path (UTF-8 bytes; a path argument of more characters is refused by its schema too)
+#: the longest workspace path, and the longest name of one segment (as common file systems allow)
 MAX_PATH_BYTES = 1024
-#: the longest name of one path segment (UTF-8 bytes), as common file systems allow
 MAX_NAME_BYTES = 255
-#: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for (seconds)
+#: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for
 RUN_CODE_TIMEOUT_SECONDS = 600.0
-#: ``jupyter_get_changes``: the most changes one call returns, and the default
+#: ``jupyter_get_changes``: the most changes one call returns and the default; the longest wait (below the default
+#: execution timeout, so a wait never goes pending) and how often a waiting call looks again
 CHANGES_RETURNED = 200
 CHANGES_RETURNED_DEFAULT = 100
-#: ``jupyter_get_changes``: the longest wait for a change (below the default execution timeout, so a wait
-#: never goes pending), and how often a waiting call looks for new changes (seconds)
 CHANGES_WAIT_SECONDS = 15.0
 CHANGES_POLL_SECONDS = 0.25
 #: ``jupyter_list_workspace``: the default number of entries (the most is ``Limits.workspace_entries``)
 WORKSPACE_ENTRIES_DEFAULT = 200
 
-# -- results ------------------------------------------------------------------------------------------------
+# -- results --------------------------------------------------------------------------------------------------------
 #: ids listed in a result's lists of left-out cells (``omittedCellIds``, ``skippedReadOnly``)
 IDS_LISTED = 100
 #: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
 CONTEXT_ITEMS = 50
-#: ``jupyter_get_context`` with ``includeErrors``: the cells with an error listed (the rest counted), the bytes
-#: of each error's message kept, and the outputs of a cell looked at for its error (an error ends a run, so it
-#: is the last output: a cell with more outputs than this before its error reads as without one)
+#: ``jupyter_get_context`` ``includeErrors``: cells with an error listed, bytes of each message, and the outputs of a
+#: cell looked at for its error (an error ends a run, so it is the last output)
 ERRORS_LISTED = 20
 ERROR_MESSAGE_BYTES = 300
 ERROR_SCAN_OUTPUTS = 100
-#: the guidance for agents (:mod:`webmcp_bridge.tools.guidance`), site paragraphs included: UTF-8 bytes in all
-#: (under 2 KiB: it costs every agent that reads it), and the most the bridge's own text takes of it
+#: the guidance for agents (:mod:`webmcp_bridge.tools.guidance`) in all, site paragraphs included (it costs every
+#: agent that reads it), and the most the bridge's own text takes of it
 GUIDANCE_BYTES = 2000
 GUIDANCE_BASE_BYTES = 1600
 #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
 PROVENANCE_PER_CELL = 3
-#: ids listed per reason in a cell's ``outputsStale`` (the earlier cells that ran since it, or changed since their run)
+#: ids listed per reason in a cell's ``outputsStale``
 STALE_IDS_SHOWN = 5
-#: the longest cell source whose names are read for stale outputs (core/names.py): a longer one is unreadable (its
-#: parse would hold the page); UTF-8 bytes
+#: the longest cell source whose names are read (core/names.py; a longer one's parse would hold the page)
 NAMES_SOURCE_BYTES = 16 * KIB
-#: the longest stretch of parsing cell sources before the page gets the thread back (seconds)
+#: the longest stretch of parsing cell sources before the page gets the thread back
 NAMES_SLICE_SECONDS = 0.02
 #: cells read per crossing while exporting a notebook (and while mapping one, listing its errors)
 EXPORT_CHUNK = 50
-#: ``jupyter_get_notebook_map``: the most cells one answer maps (a longer notebook continues at ``nextStartIndex``),
-#: the bytes of a cell's first line (and of a heading) kept, the fewest a first line is cut to so that a whole
-#: notebook fits the result cap before cells are left for a next answer, and the most headings listed
+#: ``jupyter_get_notebook_map``: cells one answer maps (more continue at ``nextStartIndex``), bytes of a cell's first
+#: line or heading kept, the fewest a first line is cut to before cells are left for a next answer, headings listed
 MAP_CELLS = 2000
 MAP_LINE_BYTES = 64
 MAP_MIN_LINE_BYTES = 24
@@ -251,201 +220,168 @@ MIN_KEPT_BYTES = 96
 TRUNCATION_REPORT_BYTES = 200 + 100 * MAX_REPORTED_CUTS
 #: a page of a big cell source never takes fewer JSON-text bytes than this, whatever the cap leaves
 MIN_SOURCE_PAGE_JSON_BYTES = 64
-#: pages of big cell sources remembered as given to the agent (the oldest are forgotten first)
+#: pages of big cell sources remembered as given to the agent (the oldest forgotten first)
 MAX_SOURCES = 256
-#: a page of ``jupyter_read_file`` halved to fit the result cap (JSON escaping) never goes below this (bytes)
+#: a page of ``jupyter_read_file`` halved to fit the result cap (JSON escaping) never goes below this
 MIN_FILE_PAGE_BYTES = 256
-#: a wait for a pending call ends this much before the execution timeout, so the wait never goes pending (at most
-#: a tenth of that timeout)
+#: a wait for a pending call ends this much before the execution timeout, so it never goes pending (at most a tenth)
 WAIT_MARGIN_SECONDS = 0.5
-#: the largest ``timeout`` ``jupyter_wait_for_result`` takes (seconds; the wait is cut to the execution timeout)
+#: the largest ``timeout`` ``jupyter_wait_for_result`` takes (the wait is cut to the execution timeout)
 WAIT_FOR_RESULT_SECONDS = 3600
 
 # -- jupyter_search (core/search.py, tools/search.py; why these bound a regular expression: core/search.py) ----------
-#: the longest query (characters)
+#: the longest query
 SEARCH_PATTERN_CHARS = 200
-#: seconds one stretch of matching may run (core/alarm.py: the deadline inside the engine): a stretch starts at each
-#: text and after each yield to the page, and one match that overruns it twice (the second time in a stretch of its
-#: own) ends the search with INVALID_ARGUMENT. Under the page's 50 ms: a stretch yields after SEARCH_SLICE_SECONDS
-#: and the engine checks the deadline every 4096 steps of at most a window each. CPU time under CPython.
+#: seconds (CPU time under CPython) one stretch of matching may run (core/alarm.py); a stretch starts at each text
+#: and after each yield; one match that overruns it twice ends the search with INVALID_ARGUMENT. Under the page's
+#: 50 ms: the engine checks the deadline every 4096 steps of at most a window each.
 SEARCH_MATCH_SECONDS = 0.03
-#: the characters one match sees (core/search.py): a longer line is searched in windows of this many characters,
-#: overlapping by half
+#: the characters one match sees: a longer line is searched in windows of this many, overlapping by half
 SEARCH_WINDOW_CHARS = 512
-#: UTF-8 bytes of a hit's snippet
+#: a hit's snippet
 SEARCH_SNIPPET_BYTES = 160
 #: hits in one result: the default and the most
 SEARCH_HITS_DEFAULT = 50
 SEARCH_HITS = 100
-#: bytes of one cell source or one file searched (a longer text's rest is not, and is counted in ``cutTexts``)
+#: one cell source or file searched, and one output's text (the rest is not, counted in ``cutTexts``)
 SEARCH_TEXT_BYTES = 256 * KIB
-#: bytes of one output's text searched (the rest is not, counted the same way)
 SEARCH_OUTPUT_BYTES = 64 * KIB
-#: bytes of text scanned in one call before it stops with a cursor (at a cell or file boundary)
+#: text scanned in one call before it stops with a cursor (at a cell or file boundary)
 SEARCH_SCAN_BYTES = 4 * MIB
 #: seconds one call scans before it stops with a cursor, and the longest stretch between two yields to the page
 SEARCH_SECONDS = 5.0
 SEARCH_SLICE_SECONDS = 0.02
-#: workspace entries (files, folders, notebooks) walked to find what to search; past it the walk stops
-#: (``walkTruncated``)
+#: workspace entries walked to find what to search (past it the walk stops: ``walkTruncated``)
 SEARCH_WALK_ENTRIES = 5_000
-#: the largest notebook file read when it is not open (bytes, as the contents service reports its size)
+#: the largest notebook file read when it is not open (as the contents service reports its size)
 SEARCH_NOTEBOOK_BYTES = 16 * MIB
 #: paths listed in ``skippedPaths`` (files not searched: binary or too large)
 SEARCH_SKIPPED_LISTED = 20
 
-# -- kernels ------------------------------------------------------------------------------------------------
+# -- kernels --------------------------------------------------------------------------------------------------------
 #: after an interrupt the agent asked for: how long to wait for the kernel to be idle again
 INTERRUPT_WAIT_SECONDS = 10.0
 #: after an aborted run: how long to wait for the interrupt request, then for the cell to end
 ABORT_SETTLE_SECONDS = 5.0
 #: how long clearing the kernel's history of hidden cells may take before the agent's code is refused
 SCRUB_HISTORY_SECONDS = 10.0
-#: how often a wait for the kernel looks at its status again (seconds)
+#: how often a wait for the kernel looks at its status again
 KERNEL_POLL_SECONDS = 0.1
-#: the run rule (access/run_consent.py): the most workspace entries (files, folders, notebooks) walked to find a
-#: hidden notebook or cell; a workspace with more is treated as holding one (every run is asked)
+#: the run rule (access/run_consent.py): workspace entries walked to find a hidden notebook or cell; a workspace
+#: with more is treated as holding one (every run is asked)
 HIDDEN_WALK_ENTRIES = 5_000
-#: ``jupyter_run_code``: text kept in the page while a run is waited for, per output, past what the result can
-#: show (``Limits.output_page_bytes``): the rest of a flood of output is counted and dropped, not held (UTF-16 units)
+#: ``jupyter_run_code``: text (UTF-16 units) kept per output while a run is waited for, past
+#: ``Limits.output_page_bytes``: the rest of a flood of output is counted and dropped, not held
 RUN_CODE_KEEP_MARGIN = 64 * 1024
-
-#: ``jupyter_list_variables`` / ``jupyter_inspect_variable`` (core/kernel_inspect.py): the most variables one list
-#: returns, and the default
+#: ``jupyter_list_variables`` / ``jupyter_inspect_variable`` (core/kernel_inspect.py): variables one list returns
+#: and the default; bytes of each repr in a list (and of each item's, column's or key's in one variable's details);
+#: bytes of one inspected variable's repr; items and public attributes listed; seconds the inspection may take
 VARIABLES_LISTED = 100
 VARIABLES_LISTED_DEFAULT = 50
-#: bytes of each variable's repr in a list (and of each item's, column's or key's repr in one variable's details)
 VARIABLE_REPR_BYTES = 200
-#: bytes of one inspected variable's repr
 VARIABLE_DETAIL_BYTES = 4 * KIB
-#: items of a container and public attributes of an object listed by the inspection
 VARIABLE_ITEMS = 20
-#: how long the inspection may take in the kernel (queued behind a running cell included), in seconds
 VARIABLES_TIMEOUT_SECONDS = 30.0
 
-# -- features: the change log, review threads, Propose mode ------------------------------------------------
-#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds
-#: (jupyter_get_context and a save read them anew)
+# -- features: the change log, review threads, Propose mode -----------------------------------------------------------
+#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused (jupyter_get_context and a save read anew)
 TABS_READ_SECONDS = 5.0
-#: how long a save waits for the Web Lock the site's tabs take around a save (lab/tabs.js) before it saves without
-#: it, with the same version check and a warning to the person, in seconds: another tab's check-and-write holds it
-#: for far less; a lock held longer is held by something else of the origin, such as code in the Pyodide kernel
+#: how long a save waits for the site's tabs' Web Lock before it saves without it (same version check, a warning to
+#: the person): another tab holds it far less; a longer hold is something else of the origin (the Pyodide kernel)
 SAVE_LOCK_WAIT_SECONDS = 5.0
-#: a message between the site's tabs (lab/tabs.js, sealed with the page secret) whose own time is further than this
-#: from the receiver's clock is dropped, in seconds; within it, a message that comes a second time is dropped
+#: a sealed message between the site's tabs whose own time is further than this from the receiver's clock is dropped
+#: (within it, a message that comes a second time is dropped), and the longest one a tab opens
 TAB_MESSAGE_SECONDS = 30.0
-#: the longest sealed message between the site's tabs a tab opens, in characters (a longer one is dropped unread)
 TAB_MESSAGE_CHARS = 4096
-#: entries the session's change log keeps (older ones are dropped; a reader is told it missed some)
+#: entries the session's change log keeps (a reader is told it missed some)
 CHANGE_LOG_ENTRIES = 2000
 #: repeated changes of one cell by one actor within this many seconds merge into one entry
 CHANGE_COALESCE_SECONDS = 10.0
-#: the agent's source edits kept for review and revert in the Agent panel (changes/undo.py): how many, and the
-#: bytes of their sources (before and after) in all; the oldest go first
+#: the agent's source edits kept for review and revert (changes/undo.py): how many, and bytes of their sources
 AGENT_EDITS_KEPT = 500
 AGENT_EDIT_BYTES = 8 * 1024 * 1024
-#: a burst of the person's typing: each edit at most this many seconds after the one before (then it is over)...
+#: a burst of the person's typing: each edit at most this long after the one before, none this long or more after
+#: the burst's first; entries back a person's edit looks for the burst it continues
 TYPING_QUIET_SECONDS = 0.25
-#: ...and none this many seconds or more after the burst's first (the next edit begins a new burst)
 TYPING_LONGEST_SECONDS = 2.0
-#: entries back a person's edit looks for the entry of the burst it continues
 BURST_LOOKBACK = 50
-#: MCP resources' cache hints: a notebook or a cell is fresh this long (the person may be typing in it)...
+#: MCP resources' cache hints: a notebook or a cell (the person may be typing in it), an output (changes on a run)
 RESOURCE_TTL_MS = 1000
-#: ...an output this long (it changes only when its cell runs again)
 OUTPUT_RESOURCE_TTL_MS = 60_000
 #: characters of context stored on each side of a review thread's quote
 CONTEXT_CHARS = 32
 #: bytes of each representation's text that go into an output's fingerprint
 FINGERPRINT_HEAD_BYTES = 1024
-#: bytes of a proposal's one-line summary
+#: a proposal's one-line summary, and the cell ids it names for several cells
 PROPOSAL_SUMMARY_BYTES = 300
-#: cell ids named in the summary of a proposal over several cells
 SUMMARY_IDS = 10
-#: how often a waiting proposal checks that its cell and notebook still exist (seconds)
+#: how often a waiting proposal checks that its cell and notebook still exist
 PROPOSAL_CHECK_SECONDS = 0.5
 
-# -- the person's settings (the Settings Editor's schema carries the same numbers; a test compares them) ----
-#: ``executionTimeout``: smallest and largest (seconds)
+# -- the person's settings (the Settings Editor's schema carries the same numbers; a test compares them) ------------
+#: ``executionTimeout``, ``resultBytes``, ``runTimeout``: smallest and largest
 EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
-#: ``resultBytes``: smallest and largest (bytes)
 RESULT_BYTES_BOUNDS = (4096, 1048576)
-#: ``runTimeout``: smallest and largest (seconds)
 RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
-#: ``disabledTools``: the most names or globs used
+#: ``disabledTools``: names or globs used; ``toolsets``: words used
 MAX_DISABLED_TOOLS = 200
-#: ``toolsets``: the most words used
 MAX_TOOLSET_WORDS = 50
-#: a page bound scaled down with a small ``resultBytes`` never goes below this (bytes)
+#: a page bound scaled down with a small ``resultBytes`` never goes below this
 MIN_PAGE_BYTES = 1024
-#: the longest the start-up waits for the settings before it goes on with the defaults (seconds)
+#: the longest the start-up waits for the settings before it goes on with the defaults
 SETTINGS_LOAD_SECONDS = 5.0
 
-# -- the person's side in JupyterLab (the Agent panel, the cell markers, the proposal boxes) -----------------
-#: rows kept in the Activity section (newest first)
+# -- the person's side in JupyterLab (the Agent panel, the cell markers, the proposal boxes) -----------------------
+#: rows of the Activity section (newest first), restricted cells of the Access section, threads of Comments
 ACTIVITY_ROWS = 200
-#: restricted cells listed in the Access section (the rest are counted)
 ACCESS_ROWS = 200
-#: threads listed in the Comments section
 THREAD_ROWS = 100
-#: bytes of a cell's first line shown in a list row
+#: bytes of a cell's first line in a list row, and the lines ``dom.js`` looks at for the first non-blank one
 PANEL_PREVIEW_BYTES = 80
-#: lines of a cell's source looked at for its first non-blank line (by ``dom.js``, in the page)
 PANEL_PREVIEW_LINES = 50
-#: bytes of a comment body shown before "show all" (the full body is in the element's title, up to the next)
+#: bytes of a comment body shown before "show all", and in the element's title
 COMMENT_SHOWN_BYTES = 2000
-#: bytes of a comment body in the element's title
 COMMENT_TITLE_BYTES = 8000
 #: bytes of a thread's quoted text shown
 QUOTE_SHOWN_BYTES = 300
-#: debounce of model changes before the panel and the markers look at a notebook again (seconds)
+#: debounce of model changes before the panel and the markers look at a notebook again
 PANEL_FLUSH_SECONDS = 0.2
-#: how long the agent-at-work ring stays on a cell after the agent's last change to it (seconds)
+#: how long the agent-at-work ring stays on a cell after the agent's last change to it
 WORKING_SECONDS = 2.0
 #: cells whose access "apply to all cells" changes between two yields to the browser
 APPLY_CHUNK = 25
-#: how often the boxes of waiting proposals are checked against their cells' current nodes (seconds)
+#: how often the boxes of waiting proposals are checked against their cells' current nodes
 BOX_CHECK_SECONDS = 0.3
-#: a proposal box's Accept is enabled no sooner than this after the box appeared (seconds): an agent that cancels and
-#: proposes again at once cannot put its new proposal under a click the person aimed at the old one
+#: a proposal box's Accept is enabled no sooner than this after it appeared: an agent that cancels and proposes again
+#: at once cannot put its new proposal under a click the person aimed at the old one
 ACCEPT_ARM_SECONDS = 1.0
-#: how long ``highlight_output`` keeps an output outlined (milliseconds)
+#: how long ``highlight_output`` keeps an output outlined
 HIGHLIGHT_MS = 4000
 
-# -- the loader (``lite/extension/static/remoteEntry.js``), handed over in ``bridge.json`` ------------------
-#: recent tool calls the status item lists on hover
+# -- the loader (``lite/extension/static/remoteEntry.js``), handed over in ``bridge.json`` --------------------------
+#: recent tool calls the status item lists on hover; characters of a failed start's reason (the traceback's last
+#: line) and of the browser's reason for refusing a tool
 RECENT_CALLS = 5
-#: characters of the reason the status item shows for a failed start (the last line of Python's traceback)
 FAILURE_REASON_CHARS = 200
-#: characters of the browser's reason for refusing to register a tool, as the status item lists it
 REFUSAL_REASON_CHARS = 300
-#: when the bridge's Python starts (docs/loader.md, 1a): once the page has had no long task for this long
-#: (milliseconds) in an idle period ...
+#: when the bridge's Python starts (docs/loader.md, 1a): once the page has had no long task for START_QUIET_MS in an
+#: idle period with at least START_IDLE_LEFT_MS left (a headless Chromium's idle periods last about 15 ms after
+#: JupyterLab restored; 20 was never met), or START_LATEST_MS after JupyterLab restored at the latest; the longest
+#: wait for an idle period, the pause before looking again, and the wait between two start-up stages
 START_QUIET_MS = 500
-#: ... with at least this much of the idle period left (milliseconds: JupyterLab keeps drawing frames after it
-#: restored, so a headless Chromium's idle periods last about 15 ms; 20 was never met there) ...
 START_IDLE_LEFT_MS = 5
-#: ... or this long after JupyterLab restored at the latest (milliseconds)
 START_LATEST_MS = 4_000
-#: the longest wait for an idle period while looking for a quiet page (milliseconds), and the pause before
-#: looking again when the page was not quiet (milliseconds)
 START_IDLE_WAIT_MS = 1000
 START_RECHECK_MS = 100
-#: the longest wait for an idle period between two start-up stages of the loader (milliseconds)
 STEP_IDLE_WAIT_MS = 500
-#: the longest an agent's call made before the bridge's Python is up waits for it before the loader answers it
-#: ``pending`` (milliseconds; docs/loader.md, "No client waits past a bound"): clients give up on a call (Playwright
-#: MCP after 30 s), and an agent's first call must be answered within 15 s whatever the machine's speed: the client's
-#: own work around a call (Playwright MCP's page snapshot) took 2-4 s more on a loaded 2-core machine. A call Python
-#: takes up within the bound goes pending (as any call past the execution timeout) at the bound's end.
+#: the longest an agent's call made before the bridge's Python is up waits before the loader answers ``pending``
+#: (docs/loader.md, "No client waits past a bound"): a first call must be answered within 15 s (clients give up,
+#: Playwright MCP after 30 s, and its own snapshot took 2-4 s more on a loaded 2-core machine)
 START_ANSWER_MS = 8_000
-#: the worker's watchdog (docs/loader.md, "The worker's watchdog"): while calls run in the worker mode the loader pings
-#: the worker's thread this often (milliseconds) ...
+#: the worker's watchdog (docs/loader.md): the loader pings the worker's thread this often while calls run, and a
+#: thread silent this long is held by Python (a backtracking pattern, a site's tool in a loop): the worker restarts
+#: and its calls answer TIMEOUT. Longer than any call's stretch of Python, shorter than Playwright MCP's 30 s.
 WORKER_PING_MS = 1_000
-#: ... and a thread that has not answered for this long of the page's own time (milliseconds) is held by Python (one
-#: call that never yields: a pattern that backtracks, a site's tool in a loop): the worker is stopped and started
-#: again, the calls then running answered TIMEOUT. Longer than any call's single stretch of Python (the largest
-#: notebooks' reads take well under a second) and shorter than a client's patience (Playwright MCP: 30 s).
 WORKER_STUCK_MS = 10_000
 #: the numbers the loader applies, as ``bridge.json`` carries them (its ``bounds``)
 LOADER_BOUNDS = {
@@ -463,14 +399,13 @@ LOADER_BOUNDS = {
     "workerStuckMs": WORKER_STUCK_MS,
 }
 
-# -- a site's own contributions (webmcp_bridge.contrib) -------------------------------------------------------
-#: most entries of the site's contribution list that are loaded (page config and settings together)
+# -- a site's own contributions (webmcp_bridge.contrib) ---------------------------------------------------------------
+#: entries of the site's contribution list loaded (page config and settings together)
 CONTRIBUTION_ENTRIES = 20
-#: the largest contribution file (a module or a wheel) fetched from the site, in bytes
+#: the largest contribution file (a module or a wheel) fetched from the site
 CONTRIBUTION_FILE_BYTES = 4 * MIB
-#: most diagnostics kept in one session (later ones are only counted)
+#: diagnostics kept in one session (later ones only counted), and the longest name and reason of one
 DIAGNOSTICS_KEPT = 50
-#: the longest name and reason of one diagnostic, UTF-8 bytes
 DIAGNOSTIC_NAME_BYTES = 200
 DIAGNOSTIC_REASON_BYTES = 300
 
