@@ -35,80 +35,42 @@ CAPTURE_SLICE_MS = 8
 
 @dataclass(frozen=True)
 class Limits:
-    """The bridge's bounds. Units: bytes (UTF-8), seconds or counts, as named.
+    """The bridge's bounds a site or the person's settings may change. Units: bytes (UTF-8), seconds or counts."""
 
-    Attributes:
-        result_bytes: one tool result's JSON text.
-        input_bytes: the JSON text of one call's arguments (larger: TOO_LARGE).
-        source_write_bytes: a cell source an agent writes (larger is refused).
-        source_read_bytes: one cell's source in a read (longer ones are paged: ``sourceTruncated``, ``sourceBytes``).
-        preview_bytes: one output's preview in a cell listing.
-        output_page_bytes: default and largest page of ``jupyter_get_output`` text.
-        image_bytes: one image returned (decoded bytes): the original on request, the largest ``maxImageBytes``.
-        image_side: the default ``maxSide`` (pixels) of the image copy ``jupyter_get_output`` returns.
-        image_copy_bytes: the default ``maxImageBytes`` of that copy (decoded bytes).
-        cells_per_read: cells in one ``jupyter_get_cells`` result.
-        outputs_per_cell: outputs described per cell in a listing.
-        workspace_entries: entries in one ``jupyter_list_workspace`` result.
-        run_cells: cells in one ``jupyter_run_cells`` call.
-        error_preview_bytes: the preview of the person's text in a STALE_CELL error.
-        execution_timeout_seconds: a call still running after this returns ``pending`` and keeps running.
-        pending_keep_seconds: how long a settled pending result stays collectable.
-        pending_keep_count: how many settled pending results are kept at most.
-        kernel_wait_seconds: how long a tool waits for the kernel to be ready (a first start in a busy page can take
-            minutes; the call goes pending meanwhile).
-        run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
-        file_page_bytes: default and largest page of ``jupyter_read_file`` text.
-        file_read_bytes: the largest text file ``jupyter_read_file`` loads (the contents API has no ranges).
-        file_write_bytes: the text ``jupyter_write_file`` writes.
-        batch_edits: the edits of one ``jupyter_apply_edits`` call.
-        comment_body_bytes: one review-thread message body (longer: TOO_LARGE).
-        comment_quote_bytes: the quoted source text of a range anchor.
-        comment_threads_listed: threads in one ``jupyter_list_comments`` result.
-        comment_messages_listed: messages shown per thread in a list (the first and the latest ones).
-        comment_messages_returned: messages returned for one thread (the first and the latest ones).
-        comment_threads_stored: threads stored in one notebook; creating more is refused.
-        comment_messages_stored: messages stored in one thread; replying past it is refused.
-        dialog_body_bytes: the body text of one JupyterLab dialog as reported.
-        dialog_text_bytes: a dialog's title, each button label and its input's value as reported.
-        dialog_buttons: buttons reported per dialog (the rest counted in ``omittedButtons``).
-        dialogs_listed: open dialogs reported in one result (the rest counted in ``dialogsOmitted``).
-    """
-
-    result_bytes: int = 50 * KIB
-    input_bytes: int = 1 * MIB
-    source_write_bytes: int = 256 * KIB
-    source_read_bytes: int = 16 * KIB
-    preview_bytes: int = 240
-    output_page_bytes: int = 16 * KIB
-    image_bytes: int = 512 * KIB
-    image_side: int = 1024
-    image_copy_bytes: int = 96 * KIB
-    cells_per_read: int = 200
-    outputs_per_cell: int = 20
-    workspace_entries: int = 500
-    run_cells: int = 100
-    error_preview_bytes: int = 400
-    execution_timeout_seconds: float = 20.0
-    pending_keep_seconds: float = 600.0
-    pending_keep_count: int = 50
-    kernel_wait_seconds: float = 180.0
-    run_timeout_seconds: float = 120.0
-    file_page_bytes: int = 16 * KIB
-    file_read_bytes: int = 8 * MIB
-    file_write_bytes: int = 512 * KIB
-    batch_edits: int = 50
-    comment_body_bytes: int = 8 * KIB
-    comment_quote_bytes: int = 4 * KIB
-    comment_threads_listed: int = 100
-    comment_messages_listed: int = 3
-    comment_messages_returned: int = 50
-    comment_threads_stored: int = 1000
-    comment_messages_stored: int = 500
-    dialog_body_bytes: int = 1 * KIB
-    dialog_text_bytes: int = 200
-    dialog_buttons: int = 10
-    dialogs_listed: int = 5
+    result_bytes: int = 50 * KIB  # one tool result's JSON text
+    input_bytes: int = 1 * MIB  # the JSON text of one call's arguments (larger: TOO_LARGE)
+    source_write_bytes: int = 256 * KIB  # a cell source an agent writes (larger is refused)
+    source_read_bytes: int = 16 * KIB  # one cell's source in a read (longer ones are paged: ``sourceTruncated``)
+    preview_bytes: int = 240  # one output's preview in a cell listing
+    output_page_bytes: int = 16 * KIB  # default and largest page of ``jupyter_get_output`` text
+    image_bytes: int = 512 * KIB  # one image returned (decoded): the original on request, the largest ``maxImageBytes``
+    image_side: int = 1024  # the default ``maxSide`` (pixels) of the image copy ``jupyter_get_output`` returns
+    image_copy_bytes: int = 96 * KIB  # the default ``maxImageBytes`` of that copy (decoded bytes)
+    cells_per_read: int = 200  # cells in one ``jupyter_get_cells`` result
+    outputs_per_cell: int = 20  # outputs described per cell in a listing
+    workspace_entries: int = 500  # entries in one ``jupyter_list_workspace`` result
+    run_cells: int = 100  # cells in one ``jupyter_run_cells`` call
+    error_preview_bytes: int = 400  # the preview of the person's text in a STALE_CELL error
+    execution_timeout_seconds: float = 20.0  # a call still running after this returns ``pending`` and keeps running
+    pending_keep_seconds: float = 600.0  # how long a settled pending result stays collectable
+    pending_keep_count: int = 50  # how many settled pending results are kept at most
+    kernel_wait_seconds: float = 180.0  # the wait for a ready kernel (a first start can take minutes; calls go pending)
+    run_timeout_seconds: float = 120.0  # how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT
+    file_page_bytes: int = 16 * KIB  # default and largest page of ``jupyter_read_file`` text
+    file_read_bytes: int = 8 * MIB  # the largest text file ``jupyter_read_file`` loads (the contents API has no ranges)
+    file_write_bytes: int = 512 * KIB  # the text ``jupyter_write_file`` writes
+    batch_edits: int = 50  # the edits of one ``jupyter_apply_edits`` call
+    comment_body_bytes: int = 8 * KIB  # one review-thread message body (longer: TOO_LARGE)
+    comment_quote_bytes: int = 4 * KIB  # the quoted source text of a range anchor
+    comment_threads_listed: int = 100  # threads in one ``jupyter_list_comments`` result
+    comment_messages_listed: int = 3  # messages shown per thread in a list (the first and the latest ones)
+    comment_messages_returned: int = 50  # messages returned for one thread (the first and the latest ones)
+    comment_threads_stored: int = 1000  # threads stored in one notebook; creating more is refused
+    comment_messages_stored: int = 500  # messages stored in one thread; replying past it is refused
+    dialog_body_bytes: int = 1 * KIB  # the body text of one JupyterLab dialog as reported
+    dialog_text_bytes: int = 200  # a dialog's title, each button label and its input's value as reported
+    dialog_buttons: int = 10  # buttons reported per dialog (the rest counted in ``omittedButtons``)
+    dialogs_listed: int = 5  # open dialogs reported in one result (the rest counted in ``dialogsOmitted``)
 
 
 DEFAULT_LIMITS = Limits()
@@ -416,10 +378,7 @@ def utf8_len(text: str) -> int:
 
 
 def truncate_utf8(text: str, max_bytes: int) -> str:
-    """The longest prefix of ``text`` whose UTF-8 encoding is at most ``max_bytes`` bytes.
-
-    Never splits a code point. ``max_bytes`` below zero counts as zero.
-    """
+    """The longest prefix of ``text`` of at most ``max_bytes`` UTF-8 bytes (never splitting a code point)."""
     if max_bytes <= 0:
         return ""
     if len(text) <= max_bytes // 4:  # every code point is at most 4 bytes: no need to encode
@@ -434,30 +393,27 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
 
 
 def slice_utf8(text: str, offset: int, max_bytes: int) -> tuple[str, int, int | None, int]:
-    """One page of ``text`` by UTF-8 byte offset.
+    """One page of ``text`` by UTF-8 byte offset: ``(page, start, next_offset, total_bytes)``.
 
-    Returns ``(page, start, next_offset, total_bytes)``. ``start`` is ``offset`` moved back to the
-    start of the code point it falls in; the page never splits a code point and is at most
-    ``max_bytes`` bytes unless one code point is larger (then that code point alone). ``next_offset``
-    is ``None`` when the page reaches the end. Raises ValueError for a negative offset.
+    ``start`` is ``offset`` moved back to the start of its code point; the page never splits a code point and is at
+    most ``max_bytes`` unless one code point is larger; ``next_offset`` is None at the end. ValueError for a negative
+    offset.
     """
     data = text.encode("utf-8", "surrogatepass")
     return page_utf8(data, 0, len(data), offset, max_bytes)
 
 
 def page_window(offset: int, max_bytes: int) -> tuple[int, int]:
-    """The byte range ``[first, end)`` of a text that :func:`page_utf8` needs to cut the page at ``offset`` (the
-    page itself plus up to 3 bytes before it and 4 after it, for the code point rules); clipped to the text by
-    whoever holds it. Raises ValueError for a negative offset."""
+    """The byte range ``[first, end)`` of a text :func:`page_utf8` needs for the page at ``offset`` (3 bytes more
+    before, 4 after; the holder clips it). ValueError for a negative offset."""
     if offset < 0:
         raise ValueError("offset must be >= 0")
     return max(0, offset - 3), offset + max(1, max_bytes) + 4
 
 
 def page_utf8(window: bytes, first: int, total: int, offset: int, max_bytes: int) -> tuple[str, int, int | None, int]:
-    """:func:`slice_utf8` over the bytes ``window`` = bytes ``[first, first + len(window))`` of a UTF-8 text of
-    ``total`` bytes; the window covers :func:`page_window` ``(offset, max_bytes)`` (clipped to the text). The
-    JupyterLab host reads only that window of a large output. Raises ValueError for a negative offset."""
+    """:func:`slice_utf8` over ``window``, bytes ``[first, first + len(window))`` of a UTF-8 text of ``total``
+    bytes covering :func:`page_window` (the JupyterLab host reads only that of a large output)."""
     if offset < 0:
         raise ValueError("offset must be >= 0")
 
@@ -482,9 +438,7 @@ _CR = re.compile(r"\r\n?")
 
 
 def normalize_line_ends(text: str) -> str:
-    """``text`` with every CRLF and lone CR made LF: the line ends the notebook editor shows and the only ones
-    a cell source holds in the bridge (hosts normalise sources on load and on every write; tools normalise the
-    text an agent matches, such as ``oldText``)."""
+    """``text`` with every CRLF and lone CR made LF, the only line ends a cell source holds in the bridge."""
     return _CR.sub("\n", text) if "\r" in text else text
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import quote, unquote_to_bytes
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, MAX_INT, URI_CHARS
@@ -23,9 +24,9 @@ SCHEME = "notebook"
 #: the longest URI parsed, and the longest cell id in one (core/limits.py)
 MAX_URI_CHARS = URI_CHARS
 MAX_CELL_ID_CHARS = ID_CHARS
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_PCHAR_RAW = _UNRESERVED | frozenset("!$&'()*+,;=:@")
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+#: the first problem of a segment: a '%' that starts no escape, or a character RFC 3986 does not allow in a path
+#: segment as it is (unreserved, sub-delimiters, ':' and '@' are)
+_PROBLEM = re.compile(r"%(?![0-9A-Fa-f]{2})|[^-A-Za-z0-9._~!$&'()*+,;=:@%]")
 
 
 @dataclass(frozen=True)
@@ -47,15 +48,8 @@ class NotebookAddress:
         return output_uri(self.path, self.cell_id, self.output_index)
 
 
-_ALL_UNRESERVED = re.compile(
-    f"[{re.escape(''.join(sorted(_UNRESERVED)))}]*"
-)  # a segment of only those: nothing to escape
-
-
 def _encode(segment: str) -> str:
-    if _ALL_UNRESERVED.fullmatch(segment):  # the usual id or file name
-        return segment
-    return "".join(chr(b) if chr(b) in _UNRESERVED else f"%{b:02X}" for b in segment.encode("utf-8", "surrogatepass"))
+    return quote(segment.encode("utf-8", "surrogatepass"), safe="")  # every byte but unreserved ones as %HH
 
 
 @lru_cache(maxsize=64)
@@ -84,24 +78,15 @@ def _bad(reason: str) -> ToolError:
 
 def _decode(segment: str) -> str:
     """One segment, percent-decoded as UTF-8."""
-    out = bytearray()
-    at = 0
-    while at < len(segment):
-        ch = segment[at]
+    problem = _PROBLEM.search(segment)
+    if problem is not None:
+        ch = problem.group()
         if ch == "%":
-            match = _ESCAPE.match(segment, at)
-            if match is None:
-                raise _bad("'%' must start an escape of two hex digits")
-            out.append(int(match.group(1), 16))
-            at += 3
-            continue
-        if ch not in _PCHAR_RAW:
-            shown = ch if ch.isprintable() and ch.isascii() else f"U+{ord(ch):04X}"
-            raise _bad(f"the character {shown!r} must be percent-encoded")
-        out.append(ord(ch))
-        at += 1
+            raise _bad("'%' must start an escape of two hex digits")
+        shown = ch if ch.isprintable() and ch.isascii() else f"U+{ord(ch):04X}"
+        raise _bad(f"the character {shown!r} must be percent-encoded")
     try:
-        return out.decode("utf-8")
+        return unquote_to_bytes(segment).decode("utf-8")
     except UnicodeDecodeError:
         raise _bad("an escape is not UTF-8") from None
 
