@@ -125,11 +125,7 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
         cuts.append({"path": path, "keptItems": lo, "totalItems": len(items)})
     merged: dict[str, dict[str, Any]] = {}
     for cut in cuts:  # a string cut twice is reported once, with its original size
-        first = merged.setdefault(cut["path"], dict(cut))
-        if "keptBytes" in cut:
-            first["keptBytes"] = cut["keptBytes"]
-        if "keptItems" in cut:
-            first["keptItems"] = cut["keptItems"]
+        merged.setdefault(cut["path"], dict(cut)).update({k: v for k, v in cut.items() if k.startswith("kept")})
     report = sorted(merged.values(), key=lambda c: "keptItems" not in c)  # dropped items first: they matter most
     payload["truncated"] = True
     payload["truncation"] = report[:MAX_REPORTED_CUTS]

@@ -48,22 +48,21 @@ def _clip(text: str, limit: int) -> str:
 
 
 class Diagnostics:
-    """The session's list of diagnostics, bounded (:data:`DIAGNOSTICS_KEPT`); listeners hear of each new one."""
+    """The session's list of diagnostics, ``entries`` (oldest first), bounded (:data:`DIAGNOSTICS_KEPT`: later ones
+    are dropped); listeners hear of each new one."""
 
     def __init__(self) -> None:
-        self._entries: list[Diagnostic] = []
+        self.entries: list[Diagnostic] = []
         self._keys: set[object] = set()
-        self.dropped = 0
         self._listeners: list[Callable[[], None]] = []
 
     def add(self, name: str, kind: Kind, reason: str) -> None:
         """Record one problem (name and reason clipped to one line); ValueError for an unknown ``kind``."""
         if kind not in SEVERITY:
             raise ValueError(f"unknown diagnostic kind {kind!r}")
-        if len(self._entries) >= DIAGNOSTICS_KEPT:
-            self.dropped += 1
+        if len(self.entries) >= DIAGNOSTICS_KEPT:
             return
-        self._entries.append(
+        self.entries.append(
             Diagnostic(_clip(name, DIAGNOSTIC_NAME_BYTES), kind, _clip(reason, DIAGNOSTIC_REASON_BYTES))
         )
         for listener in list(self._listeners):
@@ -81,22 +80,11 @@ class Diagnostics:
         self.add(name, kind, reason)
         return True
 
-    def entries(self) -> list[Diagnostic]:
-        """Every entry kept, oldest first."""
-        return list(self._entries)
-
-    def errors(self) -> list[Diagnostic]:
-        """The entries of severity ``error`` (a contribution that contributed nothing)."""
-        return [d for d in self._entries if d.severity == "error"]
-
     def to_json(self) -> list[dict[str, str]]:
         """Every entry as ``{name, kind, severity, reason}``, oldest first."""
-        return [d.to_json() for d in self._entries]
+        return [d.to_json() for d in self.entries]
 
     def listen(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` after each new entry; returns the function that stops it."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def __len__(self) -> int:
-        return len(self._entries)

@@ -366,7 +366,7 @@ LOADER_BOUNDS = {
 CONTRIBUTION_ENTRIES = 20
 #: the largest contribution file (a module or a wheel) fetched from the site
 CONTRIBUTION_FILE_BYTES = 4 * MIB
-#: diagnostics kept in one session (later ones only counted), and the longest name and reason of one
+#: diagnostics kept in one session (later ones dropped), and the longest name and reason of one
 DIAGNOSTICS_KEPT = 50
 DIAGNOSTIC_NAME_BYTES = 200
 DIAGNOSTIC_REASON_BYTES = 300

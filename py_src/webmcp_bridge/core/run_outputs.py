@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from webmcp_bridge.core.limits import utf8_len
 from webmcp_bridge.core.nbjson import raw_output
-from webmcp_bridge.core.raw import RawItem, RawOutput
+from webmcp_bridge.core.raw import RawOutput
 
 #: a host sends its collected messages once their stream text reaches this many characters (UTF-16 units), or
 #: :data:`FLUSH_MS` after the first one, whichever is first: what the page holds of a run stays about this size
@@ -118,16 +118,8 @@ class RunOutputs:
         for kept in self.kept:
             out = raw_output(kept.output, head_bytes)
             if kept.dropped:
-                out = RawOutput(
-                    out.output_type,
-                    tuple(
-                        RawItem(i.mime, i.bytes + kept.dropped, i.head, i.binary) if i.mime == "text/plain" else i
-                        for i in out.items
-                    ),
-                    name=out.name,
-                    ename=out.ename,
-                    evalue=out.evalue,
-                )
+                items = (replace(i, bytes=i.bytes + kept.dropped) if i.mime == "text/plain" else i for i in out.items)
+                out = replace(out, items=tuple(items))
             described.append(out)
         return tuple(described)
 

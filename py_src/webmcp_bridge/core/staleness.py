@@ -31,20 +31,15 @@ _IPYTHON_HISTORY = re.compile(r"_{1,3}|_\d+|_i{1,3}|_i\d+|_[iod]h")
 def names_matter(states: Sequence[RunState]) -> bool:
     """False when no output can be stale by names, so the sources need not be read: the cells ran from the top once,
     unedited (every count above the last one present, growing down the notebook)."""
-    last = -1
+    last, missing = -1, False
     for state in states:
         count = state.execution_count
         if count is None:
-            continue
-        if state.edited is True or count <= last:
+            missing = True
+        elif missing or state.edited is True or count <= last:  # missing: a cell without a count above this one
             return True
-        last = count
-    seen_count = False
-    for state in reversed(states):  # a cell without a count above one with a count
-        if state.execution_count is not None:
-            seen_count = True
-        elif seen_count:
-            return True
+        else:
+            last = count
     return False
 
 
