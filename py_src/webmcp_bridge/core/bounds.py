@@ -32,8 +32,7 @@ def json_bytes(payload: Any) -> int:
 
 
 def fit_payload_text(payload: dict[str, Any], cap: int, text: str | None = None) -> tuple[dict[str, Any], str]:
-    """:func:`fit_payload` and the :func:`dumps` text of the fitted payload, serialized once when it fits.
-    ``text``: the payload's :func:`dumps` text when the caller made it already."""
+    """:func:`fit_payload` and its :func:`dumps` text (``text``: that of ``payload``, if the caller made it)."""
     text = dumps(payload) if text is None else text
     if (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))) <= cap:
         return payload, text

@@ -190,6 +190,5 @@ def next_request(info: ImageInfo, made: list[tuple[ImageRequest, int]], max_byte
 
 
 def capture_request(width: int, height: int, max_side: int) -> ImageRequest:
-    """The first copy of a ``width`` x ``height`` picture of a rendered output: a PNG at most ``max_side`` pixels on
-    its longest side (never enlarged)."""
+    """The first copy of a rendered output's picture: a PNG at most ``max_side`` pixels on its longest side."""
     return _request(ImageInfo("image/png", max(1, width), max(1, height), 0), min(max_side, max(width, height, 1)))

@@ -1,28 +1,19 @@
 """The bridge's own inspection of a kernel's variables: a fixed program, its arguments as data, its one-line answer.
 
-``jupyter_list_variables`` and ``jupyter_inspect_variable`` never run code the agent sent: they run :data:`PROGRAM`,
-always the same text but for one line of arguments (a dict display written by ``repr``: the variable's name, checked
-as an identifier, travels as a string literal, never as code).
+``jupyter_list_variables`` and ``jupyter_inspect_variable`` run :data:`PROGRAM`, the same text but for one line of
+arguments written by ``repr`` (the variable's name, checked as an identifier, travels as a string literal).
 
-**It runs none of the notebook's code** (docs/SECURITY.md). The kernel is shared with the agent, whose earlier runs
-can leave an object whose ``__repr__``, ``__len__``, property, ``__getattr__`` or metaclass reads a hidden notebook,
-and can replace names in ``builtins`` or ``sys.modules``; the person's Accept shows only this program. So every tool
-it uses comes from literals and the immutable slots and descriptors of builtin types, and before its answer it looks
-up no global or builtin name. Only exact builtin types are shown by their repr (containers written by the program,
-20 items a level, 3 levels); anything else as ``<module.Qualname object>``, the names read through ``type``'s own
-descriptors. A numpy array is read only when its exact type is the C ``numpy.ndarray`` (a heap type cannot pass for
-it). Signatures are read only of plain functions (code object, no annotation evaluated) and builtins. Dicts and
-namespaces are read by iterating, never by a look-up (a planted key's ``__eq__``). ``sys`` is had only through the
-interpreter's own ``__import__``. The answer is JSON the program writes itself, at most ``budget`` bytes. IPython's
-own names and history names answer as not defined; the list leaves out modules and ``_`` names.
-
-**What it cannot keep out**: the name ``_webmcp_inspect`` it stores and deletes (a planted key with its hash), the
-kernel's ``sys.stdout`` (which the kernel's code can replace), and IPython's run hooks, which fire around it in the
-Pyodide kernel (it has no silent runs). A second line with the call's token makes :func:`read_answer` refuse the
-answer; the run rule and the kernel model of docs/SECURITY.md bound the rest.
-
-After its answer it removes its source from ``linecache`` and, in a kernel that ignores ``store_history: false``
-(JupyterLite 0.8.6's Pyodide kernel), its entry from IPython's input history, giving the count back.
+**It runs none of the notebook's code** (docs/SECURITY.md): the agent's earlier runs can leave objects whose
+``__repr__``, ``__len__``, properties or metaclass read a hidden notebook, and can replace names in ``builtins`` or
+``sys.modules``; the person's Accept shows only this program. So its tools come from literals and the immutable
+slots of builtin types, and it looks up no global or builtin name before its answer. Only exact builtin types are
+shown by their repr; anything else by its type's name (read through ``type``'s own descriptors); a numpy array only
+when its exact type is the C ``numpy.ndarray``; signatures only of plain functions and builtins. Dicts are read by
+iterating, never by a look-up (a planted key's ``__eq__``); ``sys`` comes only through the interpreter's own
+``__import__``. It cannot keep out the name ``_webmcp_inspect`` it stores, the kernel's ``sys.stdout``, nor
+IPython's run hooks in the Pyodide kernel (no silent runs): a second line with the call's token makes
+:func:`read_answer` refuse the answer, and the run rule bounds the rest. After the answer it removes its source
+from ``linecache`` and, in a kernel that ignores ``store_history: false`` (JupyterLite 0.8.6), its history entry.
 """
 
 from __future__ import annotations
@@ -284,14 +275,13 @@ def _webmcp_inspect(args):
         kwdefaults = value.__kwdefaults__
         kwdefaults = {k: v for k, v in items_of(kwdefaults) if type_(k) is str_} if kwdefaults is not None else {}
         first_default = argc - tuple_.__len__(defaults)
-        parts, i = [], 0
-        while i < argc:
+        parts = []
+        for i in range_(argc):
             part = names[i]
             if i >= first_default:
                 part = part + "=" + text_of(defaults[i - first_default], 60, 2)
             parts.append(part)
-            i += 1
-            if i == posonly:
+            if i + 1 == posonly:
                 parts.append("/")
         at = argc + kwonly
         if flags & 4:
@@ -299,13 +289,10 @@ def _webmcp_inspect(args):
             at += 1
         elif kwonly:
             parts.append("*")
-        i = argc
-        while i < argc + kwonly:
-            part = names[i]
+        for part in names[argc : argc + kwonly]:
             if part in kwdefaults:
                 part = part + "=" + text_of(kwdefaults[part], 60, 2)
             parts.append(part)
-            i += 1
         if flags & 8:
             parts.append("**" + names[at])
         return "(" + ", ".join(parts) + ")"
@@ -446,15 +433,10 @@ def _webmcp_inspect(args):
             ip.execution_count -= 1
 
     # JSON, written here: '"', '\\\\', control characters escaped, a lone surrogate as U+FFFD
-    escapes, i = {}, 0
-    while i < 32:
+    escapes = dict_.fromkeys(range_(0xD800, 0xE000), "\\\\ufffd")
+    for i in range_(32):
         escapes[i] = "\\\\u%04x" % i
-        i += 1
     escapes[34], escapes[92] = '\\\\"', "\\\\\\\\"
-    i = 0xD800
-    while i < 0xE000:
-        escapes[i] = "\\\\ufffd"
-        i += 1
 
     def encode(value):
         t = type_(value)

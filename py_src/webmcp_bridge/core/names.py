@@ -45,17 +45,12 @@ _TIMEIT_VALUE_OPTIONS = frozenset({"-n", "-r", "-p"})
 
 @dataclass(frozen=True)
 class CellNames:
-    """What one code cell's source binds and reads.
+    """What one code cell's source binds and reads (``unreadable``: None, else why not, and the rest is empty).
 
-    Attributes:
-        defines: the names the cell binds (or rebinds a part of) at module level.
-        reads: the names its code reads where it stands before it binds them for certain.
-        later: the free names of the bodies of its functions and classes, not in ``reads`` nor bound for certain.
-        calls: for each function or class it defines, the free names its body reads when called.
-        depends: for each name it binds, the names from before the cell it may be made from (a ``def``: its
-            decorators and defaults only).
-        unreadable: None when the source was read; else why not (:data:`CELL_MAGIC` ... :data:`OTHER_LANGUAGE`);
-            the other fields are then empty.
+    ``defines``: names bound (or a part of them rebound) at module level; ``reads``: names read before they are bound
+    for certain; ``later``: the other free names of its functions' and classes' bodies; ``calls``: per function or
+    class defined, its body's free names; ``depends``: per name bound, the names from before the cell it may be made
+    from (a ``def``: its decorators and defaults only).
     """
 
     defines: frozenset[str] = frozenset()
@@ -81,13 +76,8 @@ def cell_names(source: str) -> CellNames:
     if utf8_len(source) > NAMES_SOURCE_BYTES:
         return unreadable(TOO_LONG)
     try:
-        tree = _parse(source)
-        if tree is None:
-            text = _without_ipython(source)
-            tree = _parse(text)
-            if tree is None:
-                return unreadable(SYNTAX)
-        return _Cell().read(tree)
+        tree = _parse(source) or _parse(_without_ipython(source))
+        return unreadable(SYNTAX) if tree is None else _Cell().read(tree)
     except _Unreadable as exc:
         return unreadable(exc.args[0])
     except (RecursionError, MemoryError):  # nesting deeper than the parser or the walk can follow

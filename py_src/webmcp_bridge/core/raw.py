@@ -33,8 +33,7 @@ class RawOutput:
 
 @dataclass(frozen=True)
 class RawCell:
-    """One cell as the host read it: the full ``source``; ``output_count`` counts all outputs even when
-    ``outputs`` holds only the first few."""
+    """One cell as the host read it (``output_count`` counts all outputs; ``outputs`` may hold the first few)."""
 
     id: str
     index: int

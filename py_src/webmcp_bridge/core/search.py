@@ -43,33 +43,29 @@ class Query:
     digest: str
 
 
+def _query_error(message: str) -> ToolError:
+    return ToolError(ErrorCode.INVALID_ARGUMENT, message, field="query")
+
+
 def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
     """Check and compile a query (``regex`` false: matched literally). Raises ToolError(INVALID_ARGUMENT, field
     "query"): empty, over ``SEARCH_PATTERN_CHARS`` characters, not a valid pattern, or one matching ""."""
     if not text:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "The query is empty.", field="query")
+        raise _query_error("The query is empty.")
     if len(text) > SEARCH_PATTERN_CHARS:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT,
-            f"The query is longer than {SEARCH_PATTERN_CHARS} characters.",
-            field="query",
-        )
+        raise _query_error(f"The query is longer than {SEARCH_PATTERN_CHARS} characters.")
     flags = 0 if case_sensitive else re.IGNORECASE
     source = text if regex else re.escape(text)
     try:
         widest = sre.parse(source, flags).getwidth()[1]
         pattern = re.compile(source, flags)
     except re.error as exc:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT, f"Not a valid regular expression: {str(exc)[:200]}.", field="query"
-        ) from None
+        raise _query_error(f"Not a valid regular expression: {str(exc)[:200]}.") from None
     except RecursionError:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "The regular expression nests too deeply.", field="query") from None
+        raise _query_error("The regular expression nests too deeply.") from None
     if pattern.search("") is not None:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT,
-            "The pattern matches the empty string, so it would match everywhere; make it match at least one character.",
-            field="query",
+        raise _query_error(
+            "The pattern matches the empty string, so it would match everywhere; make it match at least one character."
         )
     digest = hashlib.sha256(f"{int(regex)}{int(case_sensitive)}{text}".encode("utf-8", "surrogatepass")).hexdigest()
     window = SEARCH_WINDOW_CHARS if widest > SEARCH_WINDOW_CHARS // 2 else None
@@ -103,8 +99,7 @@ class LineHit:
 
 
 def snippet(line: str, start: int, end: int, max_bytes: int = SEARCH_SNIPPET_BYTES) -> str:
-    """``line`` around the match ``[start, end)`` (characters) in at most ``max_bytes``: the match first, then
-    context on both sides, "…" where cut."""
+    """``line`` around the match ``[start, end)`` in at most ``max_bytes``: the match first, "…" where cut."""
     line = line.rstrip("\r")
     if utf8_len(line) <= max_bytes:
         return line

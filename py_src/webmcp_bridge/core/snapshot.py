@@ -130,9 +130,7 @@ def describe_output(index: int, output: RawOutput, limits: Limits, cell_uri: str
         described["evalue"] = preview(output.evalue or "", limits.preview_bytes)
     else:
         text_items = {item.mime: item for item in output.items if not item.binary}
-        chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), None)
-        if chosen is None and text_items:
-            chosen = next(iter(text_items.values()))
+        chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), next(iter(text_items.values()), None))
         if chosen is not None:
             described["preview"] = preview(chosen.head, limits.preview_bytes)
             head = utf8_len(strip_ansi(chosen.head))  # the host read at most the head asked for
@@ -149,8 +147,7 @@ def source_page_json_bytes(limits: Limits) -> int:
 
 
 def source_is_paged(source: str, limits: Limits) -> bool:
-    """True when a read cannot return ``source`` whole (over ``limits.source_read_bytes``, or over
-    :func:`source_page_json_bytes` JSON-escaped): it is read in pages."""
+    """True when a read pages ``source`` (over ``source_read_bytes``, or :func:`source_page_json_bytes` as JSON)."""
     if utf8_len(source) > limits.source_read_bytes:
         return True
     return len(source) * 6 + 2 > source_page_json_bytes(limits) and json_bytes(source) > source_page_json_bytes(limits)
@@ -202,8 +199,7 @@ def cell_snapshot(
 
 
 def stale_cell_error(cell: RawCell, expected: str, limits: Limits) -> ToolError:
-    """STALE_CELL for a write whose ``expectedSourceHash`` no longer matches, with the current hash and a bounded
-    preview of the current source."""
+    """STALE_CELL for a stale ``expectedSourceHash``, with the current hash and a bounded preview of the source."""
     return ToolError(
         ErrorCode.STALE_CELL,
         "The cell changed since you read it (the person's edit wins). Read it again and retry with the new sourceHash.",

@@ -50,8 +50,7 @@ class SourceReads:
         self._touch(self._known, (path, cell_id, source_hash), None)
 
     def first_unread(self, path: str, cell_id: str, source_hash: str, total: int) -> int | None:
-        """The first byte offset of the source (``total`` bytes) the agent was not given, or None when it was
-        given all of it (or knows it)."""
+        """The first byte offset of the source (``total`` bytes) not given to the agent; None: all (or known)."""
         key = (path, cell_id, source_hash)
         if key in self._known:
             return None
@@ -65,8 +64,7 @@ class SourceReads:
     def unread_ranges(
         self, path: str, cell_id: str, source_hash: str, total: int, limit: int = 8
     ) -> list[tuple[int, int]]:
-        """The byte ranges ``[start, end)`` of the source (``total`` bytes) the agent was not given, in order, at
-        most ``limit`` of them (the first ones); empty when it was given all of it (or knows it)."""
+        """The first ``limit`` byte ranges ``[start, end)`` of the source not given to the agent, in order."""
         key = (path, cell_id, source_hash)
         if key in self._known:
             return []

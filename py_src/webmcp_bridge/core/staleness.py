@@ -102,25 +102,14 @@ def stale_outputs(
 
 @dataclass(frozen=True)
 class NameVerdict:
-    """Why a run code cell's outputs are stale by the names it read; positions are in the ``states`` judged.
+    """Why a run code cell's outputs are stale by the names it read; positions are in the ``states`` judged."""
 
-    Attributes:
-        changed: ``{name: position of the cell that changed it}``.
-        unreadable: positions of the unreadable cells that may have changed what it read (its own if unreadable).
-        fixes: ``{position: names}``: the cells to run before this one (the providers, or the changed cells above
-            an unreadable cell, with no names).
-        orphans: names it read that only cells below it bind.
-        rebound: the names it binds from a name that changed (``CellNames.depends``; a function does not change
-            with the names its body reads).
-        rebinds_any: an unreadable cell's: any name it binds may have changed.
-    """
-
-    changed: Mapping[str, int] = field(default_factory=dict)
-    unreadable: frozenset[int] = frozenset()
-    fixes: Mapping[int, frozenset[str]] = field(default_factory=dict)
-    orphans: frozenset[str] = frozenset()
-    rebound: frozenset[str] = frozenset()
-    rebinds_any: bool = False
+    changed: Mapping[str, int] = field(default_factory=dict)  # name -> the cell that changed it
+    unreadable: frozenset[int] = frozenset()  # unreadable cells that may have changed what it read (or itself)
+    fixes: Mapping[int, frozenset[str]] = field(default_factory=dict)  # cells to run first -> names (providers)
+    orphans: frozenset[str] = frozenset()  # names it read that only cells below it bind
+    rebound: frozenset[str] = frozenset()  # names it binds from a changed name (``CellNames.depends``)
+    rebinds_any: bool = False  # an unreadable cell's: any name it binds may have changed
 
 
 def _followed(name: str) -> bool:

@@ -31,8 +31,7 @@ _PROBLEM = re.compile(r"%(?![0-9A-Fa-f]{2})|[^-A-Za-z0-9._~!$&'()*+,;=:@%]")
 
 @dataclass(frozen=True)
 class NotebookAddress:
-    """What a URI names: a workspace ``path``, a ``cell_id`` (None: the notebook), an ``output_index`` (None: the
-    cell)."""
+    """What a URI names: a ``path``, a ``cell_id`` (None: the notebook), an ``output_index`` (None: the cell)."""
 
     path: str
     cell_id: str | None = None
