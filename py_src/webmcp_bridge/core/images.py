@@ -14,14 +14,10 @@ from typing import Literal
 
 #: bytes of an image's start read to find its width and height (a JPEG's SOF segment can follow metadata)
 HEADER_BYTES = 64 * 1024
-#: copies made for one request at most, each smaller than the last
-MAX_ATTEMPTS = 4
-#: the smallest longest side a copy is made at, in pixels
-MIN_SIDE = 32
-#: quality (0..1) of a lossy copy (JPEG, WebP), as the browser's encoder takes it
-LOSSY_QUALITY = 0.85
-#: each retry aims this far under the byte bound (encoded sizes do not scale exactly with the area)
-SHRINK_MARGIN = 0.9
+MAX_ATTEMPTS = 4  #: copies made for one request at most, each smaller than the last
+MIN_SIDE = 32  #: the smallest longest side a copy is made at, in pixels
+LOSSY_QUALITY = 0.85  #: quality (0..1) of a lossy copy (JPEG, WebP), as the browser's encoder takes it
+SHRINK_MARGIN = 0.9  #: each retry aims this far under the byte bound (encoded sizes do not scale exactly with the area)
 #: lossy formats, encoded as stored; every other one (GIF: browsers encode no GIF) is copied as PNG
 LOSSY = frozenset({"image/jpeg", "image/webp"})
 #: the format a PNG copy over the byte bound is made in next, at the same size, before any smaller copy

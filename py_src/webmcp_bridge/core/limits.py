@@ -80,15 +80,12 @@ DEFAULT_LIMITS = Limits()
 CHANGE_LOG_SIZE = 500
 #: bytes of a result kept free for its own keys and the envelope when a tool fills it with cells, threads or a page
 RESULT_HEADROOM = 2048
-#: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
-MAX_INT = 2**31 - 1
+MAX_INT = 2**31 - 1  #: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
 #: most diff lines a proposal shows, and bytes of code a run proposal shows: more is refused (TOO_LARGE), never cut
 DIFF_LINES = 400
 CODE_BYTES = 32 * KIB
-#: the most text of one share the person makes with the agent that is kept
-MAX_SHARE_BYTES = 16 * KIB
-#: bytes of a site tool's arguments its proposal shows (more is refused, never cut)
-SITE_TOOL_ARGUMENT_BYTES = 8192
+MAX_SHARE_BYTES = 16 * KIB  #: the most text of one share the person makes with the agent that is kept
+SITE_TOOL_ARGUMENT_BYTES = 8192  #: bytes of a site tool's arguments its proposal shows (more is refused, never cut)
 #: the longest reason the person gives when denying a proposal (cut; the box's input takes as many characters)
 PROPOSAL_REASON_BYTES = 500
 #: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
@@ -103,15 +100,13 @@ ARGUMENT_SUMMARY_BYTES = 200
 VALIDATION_PROBLEMS = 10
 UNKNOWN_ARGUMENTS_CHARS = 200
 VALIDATION_MESSAGE_BYTES = 200
-#: aborts that arrived before their call started, remembered (the oldest forgotten first)
-EARLY_ABORTS_KEPT = 100
+EARLY_ABORTS_KEPT = 100  #: aborts that arrived before their call started, remembered (the oldest forgotten first)
 #: bytes of a dialog's title and of each button label named in an error
 ECHO_TITLE_BYTES = 100
 ECHO_LABEL_BYTES = 60
 #: the platform's own error message (a JS exception, a failed kernel request) quoted in an error
 PLATFORM_ERROR_CHARS = 200
-#: the most tools a page registers at load by default (the default toolsets are checked against it)
-TOOL_BUDGET = 20
+TOOL_BUDGET = 20  #: the most tools a page registers at load by default (the default toolsets are checked against it)
 #: the most crossings into JS of one Direct-mode jupyter_update_cell with no dialog open (docs/ARCHITECTURE.md,
 #: "Crossings of one call"); tests/test_crossings.py and playwright-tests/test_tools.py hold it
 UPDATE_CROSSINGS = 5
@@ -126,15 +121,12 @@ URI_CHARS = 8192
 #: the longest short id or hash (``expectedSourceHash``, ``pendingId``, ``dialogId``, a thread's id); an unknown one
 #: is echoed back cut to it
 SHORT_ID_CHARS = 64
-#: the longest button label ``jupyter_answer_dialog`` takes
-BUTTON_LABEL_CHARS = 256
-#: the most cell ids one argument lists
-CELL_IDS = 500
+BUTTON_LABEL_CHARS = 256  #: the longest button label ``jupyter_answer_dialog`` takes
+CELL_IDS = 500  #: the most cell ids one argument lists
 #: the longest workspace path, and the longest name of one segment (as common file systems allow)
 MAX_PATH_BYTES = 1024
 MAX_NAME_BYTES = 255
-#: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for
-RUN_CODE_TIMEOUT_SECONDS = 600.0
+RUN_CODE_TIMEOUT_SECONDS = 600.0  #: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for
 #: ``jupyter_get_changes``: the most changes one call returns and the default; the longest wait (below the default
 #: execution timeout, so a wait never goes pending) and how often a waiting call looks again
 CHANGES_RETURNED = 200
@@ -147,8 +139,7 @@ WORKSPACE_ENTRIES_DEFAULT = 200
 # -- results --------------------------------------------------------------------------------------------------------
 #: ids listed in a result's lists of left-out cells (``omittedCellIds``, ``skippedReadOnly``)
 IDS_LISTED = 100
-#: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
-CONTEXT_ITEMS = 50
+CONTEXT_ITEMS = 50  #: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
 #: ``jupyter_get_context`` ``includeErrors``: cells with an error listed, bytes of each message, and the outputs of a
 #: cell looked at for its error (an error ends a run, so it is the last output)
 ERRORS_LISTED = 20
@@ -158,32 +149,25 @@ ERROR_SCAN_OUTPUTS = 100
 #: agent that reads it), and the most the bridge's own text takes of it
 GUIDANCE_BYTES = 2000
 GUIDANCE_BASE_BYTES = 1600
-#: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
-PROVENANCE_PER_CELL = 3
-#: ids listed per reason in a cell's ``outputsStale``
-STALE_IDS_SHOWN = 5
+PROVENANCE_PER_CELL = 3  #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
+STALE_IDS_SHOWN = 5  #: ids listed per reason in a cell's ``outputsStale``
 #: the longest cell source whose names are read (core/names.py; a longer one's parse would hold the page)
 NAMES_SOURCE_BYTES = 16 * KIB
-#: the longest stretch of parsing cell sources before the page gets the thread back
-NAMES_SLICE_SECONDS = 0.02
-#: cells read per crossing while exporting a notebook (and while mapping one, listing its errors)
-EXPORT_CHUNK = 50
+NAMES_SLICE_SECONDS = 0.02  #: the longest stretch of parsing cell sources before the page gets the thread back
+EXPORT_CHUNK = 50  #: cells read per crossing while exporting a notebook (and while mapping one, listing its errors)
 #: ``jupyter_get_notebook_map``: cells one answer maps (more continue at ``nextStartIndex``), bytes of a cell's first
 #: line or heading kept, the fewest a first line is cut to before cells are left for a next answer, headings listed
 MAP_CELLS = 2000
 MAP_LINE_BYTES = 64
 MAP_MIN_LINE_BYTES = 24
 MAP_SECTIONS = 300
-#: truncation reports listed in one fitted result (the rest are counted)
-MAX_REPORTED_CUTS = 20
-#: stage 1 of fitting never shortens a string below this; past it, stage 2 drops items
-MIN_KEPT_BYTES = 96
+MAX_REPORTED_CUTS = 20  #: truncation reports listed in one fitted result (the rest are counted)
+MIN_KEPT_BYTES = 96  #: stage 1 of fitting never shortens a string below this; past it, stage 2 drops items
 #: bytes of a fitted result kept free for its truncation report: a fixed part and a part per reported cut
 TRUNCATION_REPORT_BYTES = 200 + 100 * MAX_REPORTED_CUTS
 #: a page of a big cell source never takes fewer JSON-text bytes than this, whatever the cap leaves
 MIN_SOURCE_PAGE_JSON_BYTES = 64
-#: pages of big cell sources remembered as given to the agent (the oldest forgotten first)
-MAX_SOURCES = 256
+MAX_SOURCES = 256  #: pages of big cell sources remembered as given to the agent (the oldest forgotten first)
 #: a page of ``jupyter_read_file`` halved to fit the result cap (JSON escaping) never goes below this
 MIN_FILE_PAGE_BYTES = 256
 #: a wait for a pending call ends this much before the execution timeout, so it never goes pending (at most a tenth)
@@ -200,16 +184,14 @@ SEARCH_PATTERN_CHARS = 200
 SEARCH_MATCH_SECONDS = 0.03
 #: the characters one match sees: a longer line is searched in windows of this many, overlapping by half
 SEARCH_WINDOW_CHARS = 512
-#: a hit's snippet
-SEARCH_SNIPPET_BYTES = 160
+SEARCH_SNIPPET_BYTES = 160  #: a hit's snippet
 #: hits in one result: the default and the most
 SEARCH_HITS_DEFAULT = 50
 SEARCH_HITS = 100
 #: one cell source or file searched, and one output's text (the rest is not, counted in ``cutTexts``)
 SEARCH_TEXT_BYTES = 256 * KIB
 SEARCH_OUTPUT_BYTES = 64 * KIB
-#: text scanned in one call before it stops with a cursor (at a cell or file boundary)
-SEARCH_SCAN_BYTES = 4 * MIB
+SEARCH_SCAN_BYTES = 4 * MIB  #: text scanned in one call before it stops with a cursor (at a cell or file boundary)
 #: seconds one call scans before it stops with a cursor, and the longest stretch between two yields to the page
 SEARCH_SECONDS = 5.0
 SEARCH_SLICE_SECONDS = 0.02
@@ -217,8 +199,7 @@ SEARCH_SLICE_SECONDS = 0.02
 SEARCH_WALK_ENTRIES = 5_000
 #: the largest notebook file read when it is not open (as the contents service reports its size)
 SEARCH_NOTEBOOK_BYTES = 16 * MIB
-#: paths listed in ``skippedPaths`` (files not searched: binary or too large)
-SEARCH_SKIPPED_LISTED = 20
+SEARCH_SKIPPED_LISTED = 20  #: paths listed in ``skippedPaths`` (files not searched: binary or too large)
 
 # -- kernels --------------------------------------------------------------------------------------------------------
 #: after an interrupt the agent asked for: how long to wait for the kernel to be idle again
@@ -227,8 +208,7 @@ INTERRUPT_WAIT_SECONDS = 10.0
 ABORT_SETTLE_SECONDS = 5.0
 #: how long clearing the kernel's history of hidden cells may take before the agent's code is refused
 SCRUB_HISTORY_SECONDS = 10.0
-#: how often a wait for the kernel looks at its status again
-KERNEL_POLL_SECONDS = 0.1
+KERNEL_POLL_SECONDS = 0.1  #: how often a wait for the kernel looks at its status again
 #: the run rule (access/run_consent.py): workspace entries walked to find a hidden notebook or cell; a workspace
 #: with more is treated as holding one (every run is asked)
 HIDDEN_WALK_ENTRIES = 5_000
@@ -255,8 +235,7 @@ SAVE_LOCK_WAIT_SECONDS = 5.0
 #: (within it, a message that comes a second time is dropped), and the longest one a tab opens
 TAB_MESSAGE_SECONDS = 30.0
 TAB_MESSAGE_CHARS = 4096
-#: entries the session's change log keeps (a reader is told it missed some)
-CHANGE_LOG_ENTRIES = 2000
+CHANGE_LOG_ENTRIES = 2000  #: entries the session's change log keeps (a reader is told it missed some)
 #: repeated changes of one cell by one actor within this many seconds merge into one entry
 CHANGE_COALESCE_SECONDS = 10.0
 #: the agent's source edits kept for review and revert (changes/undo.py): how many, and bytes of their sources
@@ -270,15 +249,12 @@ BURST_LOOKBACK = 50
 #: MCP resources' cache hints: a notebook or a cell (the person may be typing in it), an output (changes on a run)
 RESOURCE_TTL_MS = 1000
 OUTPUT_RESOURCE_TTL_MS = 60_000
-#: characters of context stored on each side of a review thread's quote
-CONTEXT_CHARS = 32
-#: bytes of each representation's text that go into an output's fingerprint
-FINGERPRINT_HEAD_BYTES = 1024
+CONTEXT_CHARS = 32  #: characters of context stored on each side of a review thread's quote
+FINGERPRINT_HEAD_BYTES = 1024  #: bytes of each representation's text that go into an output's fingerprint
 #: a proposal's one-line summary, and the cell ids it names for several cells
 PROPOSAL_SUMMARY_BYTES = 300
 SUMMARY_IDS = 10
-#: how often a waiting proposal checks that its cell and notebook still exist
-PROPOSAL_CHECK_SECONDS = 0.5
+PROPOSAL_CHECK_SECONDS = 0.5  #: how often a waiting proposal checks that its cell and notebook still exist
 
 # -- the person's settings (the Settings Editor's schema carries the same numbers; a test compares them) ------------
 #: ``executionTimeout``, ``resultBytes``, ``runTimeout``: smallest and largest
@@ -288,10 +264,8 @@ RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
 #: ``disabledTools``: names or globs used; ``toolsets``: words used
 MAX_DISABLED_TOOLS = 200
 MAX_TOOLSET_WORDS = 50
-#: a page bound scaled down with a small ``resultBytes`` never goes below this
-MIN_PAGE_BYTES = 1024
-#: the longest the start-up waits for the settings before it goes on with the defaults
-SETTINGS_LOAD_SECONDS = 5.0
+MIN_PAGE_BYTES = 1024  #: a page bound scaled down with a small ``resultBytes`` never goes below this
+SETTINGS_LOAD_SECONDS = 5.0  #: the longest the start-up waits for the settings before it goes on with the defaults
 
 # -- the person's side in JupyterLab (the Agent panel, the cell markers, the proposal boxes) -----------------------
 #: rows of the Activity section (newest first), restricted cells of the Access section, threads of Comments
@@ -304,21 +278,15 @@ PANEL_PREVIEW_LINES = 50
 #: bytes of a comment body shown before "show all", and in the element's title
 COMMENT_SHOWN_BYTES = 2000
 COMMENT_TITLE_BYTES = 8000
-#: bytes of a thread's quoted text shown
-QUOTE_SHOWN_BYTES = 300
-#: debounce of model changes before the panel and the markers look at a notebook again
-PANEL_FLUSH_SECONDS = 0.2
-#: how long the agent-at-work ring stays on a cell after the agent's last change to it
-WORKING_SECONDS = 2.0
-#: cells whose access "apply to all cells" changes between two yields to the browser
-APPLY_CHUNK = 25
-#: how often the boxes of waiting proposals are checked against their cells' current nodes
-BOX_CHECK_SECONDS = 0.3
+QUOTE_SHOWN_BYTES = 300  #: bytes of a thread's quoted text shown
+PANEL_FLUSH_SECONDS = 0.2  #: debounce of model changes before the panel and the markers look at a notebook again
+WORKING_SECONDS = 2.0  #: how long the agent-at-work ring stays on a cell after the agent's last change to it
+APPLY_CHUNK = 25  #: cells whose access "apply to all cells" changes between two yields to the browser
+BOX_CHECK_SECONDS = 0.3  #: how often the boxes of waiting proposals are checked against their cells' current nodes
 #: a proposal box's Accept is enabled no sooner than this after it appeared: an agent that cancels and proposes again
 #: at once cannot put its new proposal under a click the person aimed at the old one
 ACCEPT_ARM_SECONDS = 1.0
-#: how long ``highlight_output`` keeps an output outlined
-HIGHLIGHT_MS = 4000
+HIGHLIGHT_MS = 4000  #: how long ``highlight_output`` keeps an output outlined
 
 # -- the loader (``lite/extension/static/remoteEntry.js``), handed over in ``bridge.json`` --------------------------
 #: recent tool calls the status item lists on hover; characters of a failed start's reason (the traceback's last
@@ -364,8 +332,7 @@ LOADER_BOUNDS = {
 # -- a site's own contributions (webmcp_bridge.contrib) ---------------------------------------------------------------
 #: entries of the site's contribution list loaded (page config and settings together)
 CONTRIBUTION_ENTRIES = 20
-#: the largest contribution file (a module or a wheel) fetched from the site
-CONTRIBUTION_FILE_BYTES = 4 * MIB
+CONTRIBUTION_FILE_BYTES = 4 * MIB  #: the largest contribution file (a module or a wheel) fetched from the site
 #: diagnostics kept in one session (later ones dropped), and the longest name and reason of one
 DIAGNOSTICS_KEPT = 50
 DIAGNOSTIC_NAME_BYTES = 200

@@ -4,5 +4,4 @@ in :mod:`webmcp_bridge.access.guard` and :mod:`webmcp_bridge.review.threads`).""
 from __future__ import annotations
 
 METADATA_KEY = "webmcp_bridge"
-#: the version of the notebook block's shape, written with it
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  #: the version of the notebook block's shape, written with it

@@ -26,8 +26,7 @@ SYNTAX = "syntax"
 TOO_LONG = "tooLong"
 OTHER_LANGUAGE = "language"
 
-#: sources whose :class:`CellNames` are kept (the least recently read are forgotten first)
-CACHE_SIZE = 4096
+CACHE_SIZE = 4096  #: sources whose :class:`CellNames` are kept (the least recently read are forgotten first)
 
 #: line magics that bind no name of the notebook (IPython's documentation of each, TensorBoard's for ``%tensorboard``),
 #: dropped before parsing (``x = %sx ls`` binds ``x``); any other line magic makes the cell unreadable

@@ -21,8 +21,7 @@ from webmcp_bridge.core.raw import RawOutput
 #: a host sends its collected messages once their stream text reaches this many characters (UTF-16 units), or
 #: :data:`FLUSH_MS` after the first one, whichever is first: what the page holds of a run stays about this size
 FLUSH_CHARS = 64 * 1024
-#: milliseconds from a run's first unsent message to its sending
-FLUSH_MS = 100
+FLUSH_MS = 100  #: milliseconds from a run's first unsent message to its sending
 #: seconds a finished run waits (from its end or the last batch) for batches sent but not arrived yet (in the worker
 #: a batch is a message, which can arrive after the run's end)
 LATE_BATCH_SECONDS = 5.0

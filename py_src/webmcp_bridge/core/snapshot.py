@@ -28,8 +28,7 @@ HASH_HEX_CHARS = 16
 
 #: an output's preview is taken from the first of these present
 PREVIEW_ORDER = ("text/plain", "text/markdown", "text/latex", "application/json", "text/html", "image/svg+xml")
-#: image types whose data is text (markup), returned and paged as text
-TEXT_IMAGE_TYPES = ("image/svg+xml",)
+TEXT_IMAGE_TYPES = ("image/svg+xml",)  #: image types whose data is text (markup), returned and paged as text
 
 
 def default_mime(output: RawOutput) -> str:
