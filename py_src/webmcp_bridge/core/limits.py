@@ -76,8 +76,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 # -- fixed bounds ---------------------------------------------------------------------------------------------------
-#: cell changes a live notebook buffers between two reads (older ones dropped: ``CellChange.dropped_before``)
-CHANGE_LOG_SIZE = 500
+CHANGE_LOG_SIZE = 500  #: cell changes a live notebook buffers between two reads (``CellChange.dropped_before``)
 #: bytes of a result kept free for its own keys and the envelope when a tool fills it with cells, threads or a page
 RESULT_HEADROOM = 2048
 MAX_INT = 2**31 - 1  #: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
@@ -86,128 +85,95 @@ DIFF_LINES = 400
 CODE_BYTES = 32 * KIB
 MAX_SHARE_BYTES = 16 * KIB  #: the most text of one share the person makes with the agent that is kept
 SITE_TOOL_ARGUMENT_BYTES = 8192  #: bytes of a site tool's arguments its proposal shows (more is refused, never cut)
-#: the longest reason the person gives when denying a proposal (cut; the box's input takes as many characters)
-PROPOSAL_REASON_BYTES = 500
-#: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
-PERSON_INPUT_WINDOW_SECONDS = 1.5
+PROPOSAL_REASON_BYTES = 500  #: the longest reason for a denial (cut; the box's input takes as many characters)
+PERSON_INPUT_WINDOW_SECONDS = 1.5  #: a dialog opening this soon after the person's own key or click is the person's
 
 # -- calls: the registry, pending calls, dialogs ----------------------------------------------------------------------
-#: the longest tool name; a name echoed back in an error or an event is cut to it
-TOOL_NAME_MAX_CHARS = 128
-#: bytes of a call's arguments summarised on one line (the Activity list, the status item's recent calls)
-ARGUMENT_SUMMARY_BYTES = 200
-#: INVALID_ARGUMENT: problems listed, characters of the unknown argument names quoted, bytes of each problem's message
-VALIDATION_PROBLEMS = 10
-UNKNOWN_ARGUMENTS_CHARS = 200
-VALIDATION_MESSAGE_BYTES = 200
+TOOL_NAME_MAX_CHARS = 128  #: the longest tool name; a name echoed back in an error or an event is cut to it
+ARGUMENT_SUMMARY_BYTES = 200  #: a call's arguments summarised on one line (the Activity list, the status item)
+VALIDATION_PROBLEMS = 10  #: problems listed in one INVALID_ARGUMENT error
+UNKNOWN_ARGUMENTS_CHARS = 200  #: the unknown argument names quoted in that error
+VALIDATION_MESSAGE_BYTES = 200  #: each listed problem's message
 EARLY_ABORTS_KEPT = 100  #: aborts that arrived before their call started, remembered (the oldest forgotten first)
-#: bytes of a dialog's title and of each button label named in an error
-ECHO_TITLE_BYTES = 100
-ECHO_LABEL_BYTES = 60
-#: the platform's own error message (a JS exception, a failed kernel request) quoted in an error
-PLATFORM_ERROR_CHARS = 200
+ECHO_TITLE_BYTES = 100  #: a dialog's title named in an error
+ECHO_LABEL_BYTES = 60  #: each button label named in an error
+PLATFORM_ERROR_CHARS = 200  #: the platform's own error message (a JS exception, a failed request) quoted in an error
 TOOL_BUDGET = 20  #: the most tools a page registers at load by default (the default toolsets are checked against it)
 #: the most crossings into JS of one Direct-mode jupyter_update_cell with no dialog open (docs/ARCHITECTURE.md,
 #: "Crossings of one call"); tests/test_crossings.py and playwright-tests/test_tools.py hold it
 UPDATE_CROSSINGS = 5
-#: above this many registered tools, some in-browser agents drop every tool of the page (jupyter_toolsets warns)
-AGENT_DROP_THRESHOLD = 30
+AGENT_DROP_THRESHOLD = 30  #: above this many tools, some in-browser agents drop every tool (jupyter_toolsets warns)
 
 # -- arguments (written into the tools' input schemas) ------------------------------------------------------------
-#: the longest cell id or other id argument
-ID_CHARS = 256
-#: the longest ``notebook://`` URI parsed (a path of MAX_PATH_BYTES and an id of ID_CHARS, fully escaped, fit)
-URI_CHARS = 8192
+ID_CHARS = 256  #: the longest cell id or other id argument
+URI_CHARS = 8192  #: the longest ``notebook://`` URI parsed (MAX_PATH_BYTES and ID_CHARS, fully escaped, fit)
 #: the longest short id or hash (``expectedSourceHash``, ``pendingId``, ``dialogId``, a thread's id); an unknown one
 #: is echoed back cut to it
 SHORT_ID_CHARS = 64
 BUTTON_LABEL_CHARS = 256  #: the longest button label ``jupyter_answer_dialog`` takes
 CELL_IDS = 500  #: the most cell ids one argument lists
-#: the longest workspace path, and the longest name of one segment (as common file systems allow)
-MAX_PATH_BYTES = 1024
-MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 1024  #: the longest workspace path
+MAX_NAME_BYTES = 255  #: the longest name of one path segment (as common file systems allow)
 RUN_CODE_TIMEOUT_SECONDS = 600.0  #: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for
-#: ``jupyter_get_changes``: the most changes one call returns and the default; the longest wait (below the default
-#: execution timeout, so a wait never goes pending) and how often a waiting call looks again
-CHANGES_RETURNED = 200
-CHANGES_RETURNED_DEFAULT = 100
-CHANGES_WAIT_SECONDS = 15.0
-CHANGES_POLL_SECONDS = 0.25
-#: ``jupyter_list_workspace``: the default number of entries (the most is ``Limits.workspace_entries``)
-WORKSPACE_ENTRIES_DEFAULT = 200
+CHANGES_RETURNED = 200  #: ``jupyter_get_changes``: the most changes one call returns
+CHANGES_RETURNED_DEFAULT = 100  #: and the default
+CHANGES_WAIT_SECONDS = 15.0  #: its longest wait (below the default execution timeout, so it never goes pending)
+CHANGES_POLL_SECONDS = 0.25  #: how often a waiting call looks again
+WORKSPACE_ENTRIES_DEFAULT = 200  #: ``jupyter_list_workspace``'s default (the most: ``Limits.workspace_entries``)
 
 # -- results --------------------------------------------------------------------------------------------------------
-#: ids listed in a result's lists of left-out cells (``omittedCellIds``, ``skippedReadOnly``)
-IDS_LISTED = 100
+IDS_LISTED = 100  #: ids in a result's lists of left-out cells (``omittedCellIds``, ``skippedReadOnly``)
 CONTEXT_ITEMS = 50  #: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
-#: ``jupyter_get_context`` ``includeErrors``: cells with an error listed, bytes of each message, and the outputs of a
-#: cell looked at for its error (an error ends a run, so it is the last output)
-ERRORS_LISTED = 20
-ERROR_MESSAGE_BYTES = 300
-ERROR_SCAN_OUTPUTS = 100
+ERRORS_LISTED = 20  #: ``jupyter_get_context`` ``includeErrors``: cells with an error listed
+ERROR_MESSAGE_BYTES = 300  #: bytes of each error's message
+ERROR_SCAN_OUTPUTS = 100  #: outputs of a cell looked at for its error (an error ends a run: it is the last output)
 #: the guidance for agents (:mod:`webmcp_bridge.tools.guidance`) in all, site paragraphs included (it costs every
 #: agent that reads it), and the most the bridge's own text takes of it
 GUIDANCE_BYTES = 2000
 GUIDANCE_BASE_BYTES = 1600
 PROVENANCE_PER_CELL = 3  #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
 STALE_IDS_SHOWN = 5  #: ids listed per reason in a cell's ``outputsStale``
-#: the longest cell source whose names are read (core/names.py; a longer one's parse would hold the page)
-NAMES_SOURCE_BYTES = 16 * KIB
+NAMES_SOURCE_BYTES = 16 * KIB  #: the longest cell source whose names are read (a longer one's parse holds the page)
 NAMES_SLICE_SECONDS = 0.02  #: the longest stretch of parsing cell sources before the page gets the thread back
 EXPORT_CHUNK = 50  #: cells read per crossing while exporting a notebook (and while mapping one, listing its errors)
-#: ``jupyter_get_notebook_map``: cells one answer maps (more continue at ``nextStartIndex``), bytes of a cell's first
-#: line or heading kept, the fewest a first line is cut to before cells are left for a next answer, headings listed
-MAP_CELLS = 2000
-MAP_LINE_BYTES = 64
-MAP_MIN_LINE_BYTES = 24
-MAP_SECTIONS = 300
+MAP_CELLS = 2000  #: ``jupyter_get_notebook_map``: cells one answer maps (more continue at ``nextStartIndex``)
+MAP_LINE_BYTES = 64  #: bytes of a cell's first line (or a heading) kept
+MAP_MIN_LINE_BYTES = 24  #: the fewest a first line is cut to before cells are left for a next answer
+MAP_SECTIONS = 300  #: headings listed
 MAX_REPORTED_CUTS = 20  #: truncation reports listed in one fitted result (the rest are counted)
 MIN_KEPT_BYTES = 96  #: stage 1 of fitting never shortens a string below this; past it, stage 2 drops items
 #: bytes of a fitted result kept free for its truncation report: a fixed part and a part per reported cut
 TRUNCATION_REPORT_BYTES = 200 + 100 * MAX_REPORTED_CUTS
-#: a page of a big cell source never takes fewer JSON-text bytes than this, whatever the cap leaves
-MIN_SOURCE_PAGE_JSON_BYTES = 64
+MIN_SOURCE_PAGE_JSON_BYTES = 64  #: the fewest JSON-text bytes a page of a big cell source takes, whatever the cap
 MAX_SOURCES = 256  #: pages of big cell sources remembered as given to the agent (the oldest forgotten first)
-#: a page of ``jupyter_read_file`` halved to fit the result cap (JSON escaping) never goes below this
-MIN_FILE_PAGE_BYTES = 256
+MIN_FILE_PAGE_BYTES = 256  #: a ``jupyter_read_file`` page halved to fit the result cap never goes below this
 #: a wait for a pending call ends this much before the execution timeout, so it never goes pending (at most a tenth)
 WAIT_MARGIN_SECONDS = 0.5
-#: the largest ``timeout`` ``jupyter_wait_for_result`` takes (the wait is cut to the execution timeout)
-WAIT_FOR_RESULT_SECONDS = 3600
+WAIT_FOR_RESULT_SECONDS = 3600  #: the largest ``timeout`` of ``jupyter_wait_for_result`` (cut to the execution timeout)
 
 # -- jupyter_search (core/search.py, tools/search.py; why these bound a regular expression: core/search.py) ----------
-#: the longest query
-SEARCH_PATTERN_CHARS = 200
+SEARCH_PATTERN_CHARS = 200  #: the longest query
 #: seconds (CPU time under CPython) one stretch of matching may run (core/alarm.py); a stretch starts at each text
 #: and after each yield; one match that overruns it twice ends the search with INVALID_ARGUMENT. Under the page's
 #: 50 ms: the engine checks the deadline every 4096 steps of at most a window each.
 SEARCH_MATCH_SECONDS = 0.03
-#: the characters one match sees: a longer line is searched in windows of this many, overlapping by half
-SEARCH_WINDOW_CHARS = 512
+SEARCH_WINDOW_CHARS = 512  #: the characters one match sees (a longer line: windows overlapping by half)
 SEARCH_SNIPPET_BYTES = 160  #: a hit's snippet
-#: hits in one result: the default and the most
-SEARCH_HITS_DEFAULT = 50
-SEARCH_HITS = 100
-#: one cell source or file searched, and one output's text (the rest is not, counted in ``cutTexts``)
-SEARCH_TEXT_BYTES = 256 * KIB
-SEARCH_OUTPUT_BYTES = 64 * KIB
+SEARCH_HITS_DEFAULT = 50  #: hits in one result by default
+SEARCH_HITS = 100  #: and at most
+SEARCH_TEXT_BYTES = 256 * KIB  #: one cell source or file searched (the rest is not, counted in ``cutTexts``)
+SEARCH_OUTPUT_BYTES = 64 * KIB  #: one output's text searched (likewise)
 SEARCH_SCAN_BYTES = 4 * MIB  #: text scanned in one call before it stops with a cursor (at a cell or file boundary)
-#: seconds one call scans before it stops with a cursor, and the longest stretch between two yields to the page
-SEARCH_SECONDS = 5.0
-SEARCH_SLICE_SECONDS = 0.02
-#: workspace entries walked to find what to search (past it the walk stops: ``walkTruncated``)
-SEARCH_WALK_ENTRIES = 5_000
-#: the largest notebook file read when it is not open (as the contents service reports its size)
-SEARCH_NOTEBOOK_BYTES = 16 * MIB
+SEARCH_SECONDS = 5.0  #: seconds one call scans before it stops with a cursor
+SEARCH_SLICE_SECONDS = 0.02  #: the longest stretch between two yields to the page
+SEARCH_WALK_ENTRIES = 5_000  #: workspace entries walked to find what to search (past it: ``walkTruncated``)
+SEARCH_NOTEBOOK_BYTES = 16 * MIB  #: the largest notebook file read when it is not open (as the contents API says)
 SEARCH_SKIPPED_LISTED = 20  #: paths listed in ``skippedPaths`` (files not searched: binary or too large)
 
 # -- kernels --------------------------------------------------------------------------------------------------------
-#: after an interrupt the agent asked for: how long to wait for the kernel to be idle again
-INTERRUPT_WAIT_SECONDS = 10.0
-#: after an aborted run: how long to wait for the interrupt request, then for the cell to end
-ABORT_SETTLE_SECONDS = 5.0
-#: how long clearing the kernel's history of hidden cells may take before the agent's code is refused
-SCRUB_HISTORY_SECONDS = 10.0
+INTERRUPT_WAIT_SECONDS = 10.0  #: after an interrupt the agent asked for: the wait for an idle kernel
+ABORT_SETTLE_SECONDS = 5.0  #: after an aborted run: the wait for the interrupt request, then for the cell to end
+SCRUB_HISTORY_SECONDS = 10.0  #: the longest clearing hidden cells from the kernel's history may take (then: refused)
 KERNEL_POLL_SECONDS = 0.1  #: how often a wait for the kernel looks at its status again
 #: the run rule (access/run_consent.py): workspace entries walked to find a hidden notebook or cell; a workspace
 #: with more is treated as holding one (every run is asked)
@@ -215,69 +181,54 @@ HIDDEN_WALK_ENTRIES = 5_000
 #: ``jupyter_run_code``: text (UTF-16 units) kept per output while a run is waited for, past
 #: ``Limits.output_page_bytes``: the rest of a flood of output is counted and dropped, not held
 RUN_CODE_KEEP_MARGIN = 64 * 1024
-#: ``jupyter_list_variables`` / ``jupyter_inspect_variable`` (core/kernel_inspect.py): variables one list returns
-#: and the default; bytes of each repr in a list (and of each item's, column's or key's in one variable's details);
-#: bytes of one inspected variable's repr; items and public attributes listed; seconds the inspection may take
-VARIABLES_LISTED = 100
-VARIABLES_LISTED_DEFAULT = 50
-VARIABLE_REPR_BYTES = 200
-VARIABLE_DETAIL_BYTES = 4 * KIB
-VARIABLE_ITEMS = 20
-VARIABLES_TIMEOUT_SECONDS = 30.0
+VARIABLES_LISTED = 100  #: ``jupyter_list_variables`` (core/kernel_inspect.py): variables one list returns
+VARIABLES_LISTED_DEFAULT = 50  #: and the default
+VARIABLE_REPR_BYTES = 200  #: each repr in a list (and each item's, column's or key's in one variable's details)
+VARIABLE_DETAIL_BYTES = 4 * KIB  #: one inspected variable's repr
+VARIABLE_ITEMS = 20  #: items and public attributes of one inspected variable listed
+VARIABLES_TIMEOUT_SECONDS = 30.0  #: how long the inspection may take in the kernel
 
 # -- features: the change log, review threads, Propose mode -----------------------------------------------------------
-#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused (jupyter_get_context and a save read anew)
-TABS_READ_SECONDS = 5.0
+TABS_READ_SECONDS = 5.0  #: a read of a notebook's other tabs (lab/tabs.js) is reused this long (a save reads anew)
 #: how long a save waits for the site's tabs' Web Lock before it saves without it (same version check, a warning to
 #: the person): another tab holds it far less; a longer hold is something else of the origin (the Pyodide kernel)
 SAVE_LOCK_WAIT_SECONDS = 5.0
 #: a sealed message between the site's tabs whose own time is further than this from the receiver's clock is dropped
-#: (within it, a message that comes a second time is dropped), and the longest one a tab opens
+#: (within it, a message that comes a second time is dropped)
 TAB_MESSAGE_SECONDS = 30.0
-TAB_MESSAGE_CHARS = 4096
+TAB_MESSAGE_CHARS = 4096  #: the longest sealed message a tab opens
 CHANGE_LOG_ENTRIES = 2000  #: entries the session's change log keeps (a reader is told it missed some)
-#: repeated changes of one cell by one actor within this many seconds merge into one entry
-CHANGE_COALESCE_SECONDS = 10.0
-#: the agent's source edits kept for review and revert (changes/undo.py): how many, and bytes of their sources
-AGENT_EDITS_KEPT = 500
-AGENT_EDIT_BYTES = 8 * 1024 * 1024
-#: a burst of the person's typing: each edit at most this long after the one before, none this long or more after
-#: the burst's first; entries back a person's edit looks for the burst it continues
-TYPING_QUIET_SECONDS = 0.25
-TYPING_LONGEST_SECONDS = 2.0
-BURST_LOOKBACK = 50
-#: MCP resources' cache hints: a notebook or a cell (the person may be typing in it), an output (changes on a run)
-RESOURCE_TTL_MS = 1000
-OUTPUT_RESOURCE_TTL_MS = 60_000
+CHANGE_COALESCE_SECONDS = 10.0  #: changes of one cell by one actor within this many seconds merge into one entry
+AGENT_EDITS_KEPT = 500  #: the agent's source edits kept for review and revert (changes/undo.py)
+AGENT_EDIT_BYTES = 8 * 1024 * 1024  #: bytes of their sources in all (the oldest go first)
+TYPING_QUIET_SECONDS = 0.25  #: a burst of the person's typing: each edit at most this long after the one before
+TYPING_LONGEST_SECONDS = 2.0  #: and none this long or more after the burst's first
+BURST_LOOKBACK = 50  #: entries back a person's edit looks for the burst it continues
+RESOURCE_TTL_MS = 1000  #: MCP resources' cache hint for a notebook or a cell (the person may be typing in it)
+OUTPUT_RESOURCE_TTL_MS = 60_000  #: and for an output (it changes only when its cell runs again)
 CONTEXT_CHARS = 32  #: characters of context stored on each side of a review thread's quote
 FINGERPRINT_HEAD_BYTES = 1024  #: bytes of each representation's text that go into an output's fingerprint
-#: a proposal's one-line summary, and the cell ids it names for several cells
-PROPOSAL_SUMMARY_BYTES = 300
-SUMMARY_IDS = 10
+PROPOSAL_SUMMARY_BYTES = 300  #: a proposal's one-line summary
+SUMMARY_IDS = 10  #: cell ids named in the summary of a proposal over several cells
 PROPOSAL_CHECK_SECONDS = 0.5  #: how often a waiting proposal checks that its cell and notebook still exist
 
 # -- the person's settings (the Settings Editor's schema carries the same numbers; a test compares them) ------------
-#: ``executionTimeout``, ``resultBytes``, ``runTimeout``: smallest and largest
-EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
-RESULT_BYTES_BOUNDS = (4096, 1048576)
-RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
-#: ``disabledTools``: names or globs used; ``toolsets``: words used
-MAX_DISABLED_TOOLS = 200
-MAX_TOOLSET_WORDS = 50
+EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)  #: ``executionTimeout``: smallest and largest
+RESULT_BYTES_BOUNDS = (4096, 1048576)  #: ``resultBytes``
+RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)  #: ``runTimeout``
+MAX_DISABLED_TOOLS = 200  #: ``disabledTools``: the most names or globs used
+MAX_TOOLSET_WORDS = 50  #: ``toolsets``: the most words used
 MIN_PAGE_BYTES = 1024  #: a page bound scaled down with a small ``resultBytes`` never goes below this
 SETTINGS_LOAD_SECONDS = 5.0  #: the longest the start-up waits for the settings before it goes on with the defaults
 
 # -- the person's side in JupyterLab (the Agent panel, the cell markers, the proposal boxes) -----------------------
-#: rows of the Activity section (newest first), restricted cells of the Access section, threads of Comments
-ACTIVITY_ROWS = 200
-ACCESS_ROWS = 200
-THREAD_ROWS = 100
-#: bytes of a cell's first line in a list row, and the lines ``dom.js`` looks at for the first non-blank one
-PANEL_PREVIEW_BYTES = 80
-PANEL_PREVIEW_LINES = 50
-#: bytes of a comment body shown before "show all", and in the element's title
-COMMENT_SHOWN_BYTES = 2000
-COMMENT_TITLE_BYTES = 8000
+ACTIVITY_ROWS = 200  #: rows kept in the Activity section (newest first)
+ACCESS_ROWS = 200  #: restricted cells listed in the Access section (the rest are counted)
+THREAD_ROWS = 100  #: threads listed in the Comments section
+PANEL_PREVIEW_BYTES = 80  #: bytes of a cell's first line shown in a list row
+PANEL_PREVIEW_LINES = 50  #: lines of a cell's source ``dom.js`` looks at for its first non-blank line
+COMMENT_SHOWN_BYTES = 2000  #: bytes of a comment body shown before "show all"
+COMMENT_TITLE_BYTES = 8000  #: bytes of a comment body in the element's title
 QUOTE_SHOWN_BYTES = 300  #: bytes of a thread's quoted text shown
 PANEL_FLUSH_SECONDS = 0.2  #: debounce of model changes before the panel and the markers look at a notebook again
 WORKING_SECONDS = 2.0  #: how long the agent-at-work ring stays on a cell after the agent's last change to it
@@ -289,21 +240,18 @@ ACCEPT_ARM_SECONDS = 1.0
 HIGHLIGHT_MS = 4000  #: how long ``highlight_output`` keeps an output outlined
 
 # -- the loader (``lite/extension/static/remoteEntry.js``), handed over in ``bridge.json`` --------------------------
-#: recent tool calls the status item lists on hover; characters of a failed start's reason (the traceback's last
-#: line) and of the browser's reason for refusing a tool
-RECENT_CALLS = 5
-FAILURE_REASON_CHARS = 200
-REFUSAL_REASON_CHARS = 300
+RECENT_CALLS = 5  #: recent tool calls the status item lists on hover
+FAILURE_REASON_CHARS = 200  #: a failed start's reason (the last line of Python's traceback)
+REFUSAL_REASON_CHARS = 300  #: the browser's reason for refusing to register a tool
 #: when the bridge's Python starts (docs/loader.md, 1a): once the page has had no long task for START_QUIET_MS in an
 #: idle period with at least START_IDLE_LEFT_MS left (a headless Chromium's idle periods last about 15 ms after
-#: JupyterLab restored; 20 was never met), or START_LATEST_MS after JupyterLab restored at the latest; the longest
-#: wait for an idle period, the pause before looking again, and the wait between two start-up stages
+#: JupyterLab restored; 20 was never met), or START_LATEST_MS after JupyterLab restored at the latest
 START_QUIET_MS = 500
 START_IDLE_LEFT_MS = 5
 START_LATEST_MS = 4_000
-START_IDLE_WAIT_MS = 1000
-START_RECHECK_MS = 100
-STEP_IDLE_WAIT_MS = 500
+START_IDLE_WAIT_MS = 1000  #: the longest wait for an idle period while looking for a quiet page
+START_RECHECK_MS = 100  #: the pause before looking again when the page was not quiet
+STEP_IDLE_WAIT_MS = 500  #: the longest wait for an idle period between two start-up stages
 #: the longest an agent's call made before the bridge's Python is up waits before the loader answers ``pending``
 #: (docs/loader.md, "No client waits past a bound"): a first call must be answered within 15 s (clients give up,
 #: Playwright MCP after 30 s, and its own snapshot took 2-4 s more on a loaded 2-core machine)
@@ -330,13 +278,11 @@ LOADER_BOUNDS = {
 }
 
 # -- a site's own contributions (webmcp_bridge.contrib) ---------------------------------------------------------------
-#: entries of the site's contribution list loaded (page config and settings together)
-CONTRIBUTION_ENTRIES = 20
+CONTRIBUTION_ENTRIES = 20  #: entries of the site's contribution list loaded (page config and settings together)
 CONTRIBUTION_FILE_BYTES = 4 * MIB  #: the largest contribution file (a module or a wheel) fetched from the site
-#: diagnostics kept in one session (later ones dropped), and the longest name and reason of one
-DIAGNOSTICS_KEPT = 50
-DIAGNOSTIC_NAME_BYTES = 200
-DIAGNOSTIC_REASON_BYTES = 300
+DIAGNOSTICS_KEPT = 50  #: diagnostics kept in one session (later ones dropped)
+DIAGNOSTIC_NAME_BYTES = 200  #: the longest name of one
+DIAGNOSTIC_REASON_BYTES = 300  #: and its reason
 
 
 def utf8_len(text: str) -> int:
