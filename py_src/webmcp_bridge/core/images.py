@@ -83,12 +83,10 @@ def image_size(mime: str, head: bytes) -> tuple[int, int] | None:
     """``(width, height)`` in pixels of an image of type ``mime`` from the first bytes of its file (PNG's IHDR, GIF's
     screen, JPEG's first SOF, WebP's VP8/VP8L/VP8X); None when ``head`` does not parse or a side is zero."""
     size: tuple[int, int] | None = None
-    if mime == "image/png":
-        if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR" and len(head) >= 24:
-            size = struct.unpack(">II", head[16:24])
-    elif mime == "image/gif":
-        if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
-            size = struct.unpack("<HH", head[6:10])
+    if mime == "image/png" and head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR" and len(head) >= 24:
+        size = struct.unpack(">II", head[16:24])
+    elif mime == "image/gif" and head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        size = struct.unpack("<HH", head[6:10])
     elif mime == "image/webp":
         size = _webp_size(head)
     elif mime == "image/jpeg":

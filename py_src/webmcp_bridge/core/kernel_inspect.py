@@ -306,20 +306,15 @@ def _webmcp_inspect(args):
             ad = t_dict(array)
             entry_["ndim"], entry_["size"], entry_["nbytes"] = (
                 ad["ndim"].__get__(value), ad["size"].__get__(value), ad["nbytes"].__get__(value))
-        elif t is dict_:
+        elif t is dict_ or t is list_ or t is tuple_ or t is set_ or t is frozenset_:
             listed = []
-            for key, item in items_of(value):
+            for item in (items_of(value) if t is dict_ else value):
                 if list_.__len__(listed) >= items:
                     break
-                listed.append({"key": cut(text_of(key, limit, 1), limit)[0], "type": type_name(type_(item)),
-                               "repr": cut(text_of(item, limit, 1), limit)[0]})
-            entry_["items"] = listed
-        elif t is list_ or t is tuple_ or t is set_ or t is frozenset_:
-            listed = []
-            for item in value:
-                if list_.__len__(listed) >= items:
-                    break
-                listed.append({"type": type_name(type_(item)), "repr": cut(text_of(item, limit, 1), limit)[0]})
+                row = {"key": cut(text_of(item[0], limit, 1), limit)[0]} if t is dict_ else {}
+                item = item[1] if t is dict_ else item
+                row["type"], row["repr"] = type_name(type_(item)), cut(text_of(item, limit, 1), limit)[0]
+                listed.append(row)
             entry_["items"] = listed
         elif t is function_ or t is builtin_:
             if t is function_:

@@ -108,9 +108,8 @@ def _without_ipython(source: str) -> str:
 
 
 def _line_without_ipython(line: str) -> str:
-    code = line.lstrip()
-    indent = line[: len(line) - len(code)]
-    code = code.rstrip()
+    code = line.strip()
+    indent = line[: len(line) - len(line.lstrip())]
     if _HELP.fullmatch(code):
         return indent + "pass"
     target = None

@@ -90,14 +90,9 @@ class RunOutputs:
             self._add({"output_type": "stream", "name": str(message.get("name")), "text": str(message.get("text", ""))})
         elif kind == "error":
             trace = message.get("traceback")
-            self._add(
-                {
-                    "output_type": "error",
-                    "ename": str(message.get("ename") or ""),
-                    "evalue": str(message.get("evalue") or ""),
-                    "traceback": [str(line) for line in trace] if isinstance(trace, list) else [],
-                }
-            )
+            names = {"ename": str(message.get("ename") or ""), "evalue": str(message.get("evalue") or "")}
+            lines = [str(line) for line in trace] if isinstance(trace, list) else []
+            self._add({"output_type": "error", **names, "traceback": lines})
         elif kind in ("execute_result", "display_data"):
             data = message.get("data")
             self._add({"output_type": kind, "data": data if isinstance(data, dict) else {}})

@@ -51,17 +51,7 @@ def default_mime(output: RawOutput) -> str:
 
 #: an output's ``mimeType``: the first of these present, else its first other type (a widget's, a plot library's),
 #: text/plain only when it is the only one (it is the fallback beside a figure or a table)
-RICHEST_ORDER = (
-    "image/png",
-    "image/jpeg",
-    "image/gif",
-    "image/webp",
-    "image/svg+xml",
-    "text/html",
-    "text/markdown",
-    "text/latex",
-    "application/json",
-)
+RICHEST_ORDER = (*IMAGE_MIME_TYPES, *TEXT_IMAGE_TYPES, "text/html", "text/markdown", "text/latex", "application/json")
 
 
 def richest_mime(mimes: list[str]) -> str:

@@ -51,15 +51,8 @@ class SourceReads:
 
     def first_unread(self, path: str, cell_id: str, source_hash: str, total: int) -> int | None:
         """The first byte offset of the source (``total`` bytes) not given to the agent; None: all (or known)."""
-        key = (path, cell_id, source_hash)
-        if key in self._known:
-            return None
-        offset = 0
-        for lo, hi in self._ranges.get(key, []):
-            if lo > offset:
-                break
-            offset = max(offset, hi)
-        return None if offset >= total else offset
+        gaps = self.unread_ranges(path, cell_id, source_hash, total, 1)
+        return gaps[0][0] if gaps else None
 
     def unread_ranges(
         self, path: str, cell_id: str, source_hash: str, total: int, limit: int = 8

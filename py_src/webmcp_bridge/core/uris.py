@@ -116,12 +116,7 @@ def _cell_id(segment: str) -> str:
 
 
 def _index(segment: str) -> int:
-    if (
-        not segment.isascii()
-        or not segment.isdigit()
-        or (len(segment) > 1 and segment[0] == "0")
-        or int(segment) > MAX_INT
-    ):
+    if not (segment.isascii() and segment.isdigit()) or str(int(segment)) != segment or int(segment) > MAX_INT:
         raise _bad(f"an output index is a whole number from 0 to {MAX_INT} without leading zeros")
     return int(segment)
 
