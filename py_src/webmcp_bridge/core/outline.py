@@ -32,10 +32,7 @@ def headings(source: str) -> list[tuple[int, str]]:
 
 def first_line(source: str) -> str:
     """The first non-blank line of ``source``, stripped, whole ("" for none)."""
-    for line in source.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+    return next((line.strip() for line in source.splitlines() if line.strip()), "")
 
 
 def is_heading(line: str) -> bool:

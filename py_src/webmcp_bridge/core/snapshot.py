@@ -37,16 +37,8 @@ def default_mime(output: RawOutput) -> str:
     one, any one; "" for none."""
     mimes = [item.mime for item in output.items]
     text = [item.mime for item in output.items if not item.binary]
-    for chosen in (
-        [m for m in mimes if m in IMAGE_MIME_TYPES],
-        [m for m in mimes if m in TEXT_IMAGE_TYPES],
-        [m for m in PREVIEW_ORDER if m in text],
-        text,
-        mimes,
-    ):
-        if chosen:
-            return chosen[0]
-    return ""
+    pictures = [m for m in mimes if m in IMAGE_MIME_TYPES] + [m for m in mimes if m in TEXT_IMAGE_TYPES]
+    return next(iter(pictures + [m for m in PREVIEW_ORDER if m in text] + text + mimes), "")
 
 
 #: an output's ``mimeType``: the first of these present, else its first other type (a widget's, a plot library's),
@@ -56,11 +48,8 @@ RICHEST_ORDER = (*IMAGE_MIME_TYPES, *TEXT_IMAGE_TYPES, "text/html", "text/markdo
 
 def richest_mime(mimes: list[str]) -> str:
     """The richest of an output's MIME types (:data:`RICHEST_ORDER`; "" for none)."""
-    for mime in RICHEST_ORDER:
-        if mime in mimes:
-            return mime
-    others = [m for m in mimes if m != "text/plain"]
-    return others[0] if others else ("text/plain" if "text/plain" in mimes else "")
+    richest = next((m for m in (*RICHEST_ORDER, *mimes) if m in mimes and m != "text/plain"), None)
+    return richest or ("text/plain" if "text/plain" in mimes else "")
 
 
 def renders_as_picture(mimes: list[str]) -> bool:
