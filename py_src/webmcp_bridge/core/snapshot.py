@@ -243,5 +243,4 @@ def _output_markdown(output: RawOutput) -> str:
     text = chosen.head
     if utf8_len(text) < chosen.bytes:
         text += f"\n[… output cut: {chosen.bytes} bytes in all]"
-    block = _block(text, "text")
-    return "\n".join([block, *notes])
+    return "\n".join([_block(text, "text"), *notes])
