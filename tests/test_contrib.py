@@ -140,7 +140,7 @@ def test_the_builtin_families_are_contributions_registered_like_any_other() -> N
     ]
     assert len(bridge.registry.tools()) == 41
     assert [d["name"] for d in tool_definitions()] == [t.name for t in bridge.registry.tools()]
-    assert len(bridge.diagnostics) == 0
+    assert len(bridge.diagnostics.entries) == 0
 
 
 def test_a_site_tool_gets_validation_bounds_and_the_envelope() -> None:
@@ -182,7 +182,7 @@ def test_a_site_tool_whose_input_model_refers_to_itself_is_served_with_its_defin
     tree_tool = Tool("site_tree", "Tree", "Count a tree's nodes.", TreeInput, count_nodes, Annotations(read_only=True))
     contribution = Contribution("site", toolsets=(Toolset("site", "A site's tools.", (tree_tool,)),))
     bridge = build_bridge(MemoryWorkspace({}), contributions=[contribution])
-    assert len(bridge.diagnostics) == 0, bridge.diagnostics
+    assert len(bridge.diagnostics.entries) == 0, bridge.diagnostics
     definition = bridge.registry.definitions("site")[0]
     schema = definition["inputSchema"]
     assert schema["properties"]["root"]["$ref"] == "#/$defs/TreeNode"
@@ -322,12 +322,12 @@ def test_extending_a_tool_that_is_not_there_does_nothing_but_say_so() -> None:
         ),
     )
     bridge = build_bridge(MemoryWorkspace({}), contributions=[ghost, site_contribution()])
-    assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [("ghost", "extension"), ("ghost", "extension")]
-    assert "jupyter_no_such_tool" in bridge.diagnostics.entries()[0].reason
-    assert "noSuchArgument" in bridge.diagnostics.entries()[1].reason
+    assert [(d.name, d.kind) for d in bridge.diagnostics.entries] == [("ghost", "extension"), ("ghost", "extension")]
+    assert "jupyter_no_such_tool" in bridge.diagnostics.entries[0].reason
+    assert "noSuchArgument" in bridge.diagnostics.entries[1].reason
     assert next(d for d in bridge.registry.definitions() if d["name"] == "site_echo")["title"] == "Echo!"
     assert ok(bridge, "site_echo", {"text": "x"}) == {"text": "x"}
-    assert bridge.diagnostics.errors() == []
+    assert [d for d in bridge.diagnostics.entries if d.severity == "error"] == []
 
 
 def test_a_contribution_that_does_not_fit_contributes_nothing_and_the_others_load() -> None:
@@ -356,12 +356,12 @@ def test_a_contribution_that_does_not_fit_contributes_nothing_and_the_others_loa
         MemoryWorkspace({}),
         contributions=[duplicate_tool, site_contribution("site"), bad_model, site_contribution("site")],
     )
-    assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [
+    assert [(d.name, d.kind) for d in bridge.diagnostics.entries] == [
         ("dup", "build"),
         ("bad-model", "build"),
         ("site", "build"),
     ]
-    assert "jupyter_get_context" in bridge.diagnostics.entries()[0].reason
+    assert "jupyter_get_context" in bridge.diagnostics.entries[0].reason
     names = [t.name for t in bridge.registry.tools()]
     assert names.count("jupyter_get_context") == 1 and "bad_tool" not in names and "site_echo" in names
     assert (
@@ -402,14 +402,14 @@ def test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported
         ("code", None, "jupyter_run_code", "ok"),
     ]
     assert [r.call_id for r in runs] == [calls[1].call_id, calls[2].call_id]
-    assert [(d.name, d.kind) for d in bridge.diagnostics.entries()] == [
+    assert [(d.name, d.kind) for d in bridge.diagnostics.entries] == [
         (
             "watcher: "
             "test_observers_see_every_call_and_kernel_run_and_one_that_raises_is_reported_once.<locals>.broken",
             "hook",
         )
     ]
-    assert "telemetry endpoint down" in bridge.diagnostics.entries()[0].reason
+    assert "telemetry endpoint down" in bridge.diagnostics.entries[0].reason
 
 
 # -- the site's configuration and its files --------------------------------------------------------------
@@ -516,7 +516,7 @@ def test_a_contribution_that_fails_to_import_or_build_is_reported_and_the_others
         "site/json.py",
     )
     assert [c.name for c in contributions] == ["hello"]
-    found = [(d.name, d.kind, d.reason) for d in loader.diagnostics.entries()]
+    found = [(d.name, d.kind, d.reason) for d in loader.diagnostics.entries]
     assert [(n, k) for n, k, _r in found] == [
         ("site/a_raises.py", "import"),
         ("site/b_syntax.py", "import"),
@@ -556,7 +556,7 @@ def test_a_pure_python_wheel_is_a_contribution_too(loader: SiteLoader, tmp_path:
     loader.files["wheels/empty-1.0-py3-none-any.whl"] = b"not a zip"  # type: ignore[attr-defined]
     contributions = load(loader, "wheels/greet_tools-1.0-py3-none-any.whl", "wheels/empty-1.0-py3-none-any.whl")
     assert [c.name for c in contributions] == ["hello"]
-    assert [(d.name, d.kind) for d in loader.diagnostics.entries()] == [("wheels/empty-1.0-py3-none-any.whl", "import")]
+    assert [(d.name, d.kind) for d in loader.diagnostics.entries] == [("wheels/empty-1.0-py3-none-any.whl", "import")]
     bridge = build_bridge(MemoryWorkspace({}), contributions=contributions)
     assert ok(bridge, "site_hello", {"name": "wheel"}) == {"greeting": "Hello, wheel"}
 
@@ -711,7 +711,7 @@ def test_the_readme_example_is_a_working_contribution(loader: SiteLoader) -> Non
     contributions = load(loader, path)
     ws = euler_workspace()
     bridge = build_bridge(ws, contributions=contributions, diagnostics=loader.diagnostics)
-    assert len(bridge.diagnostics) == 0 and len(bridge.registry.tools()) == 42
+    assert len(bridge.diagnostics.entries) == 0 and len(bridge.registry.tools()) == 42
     ok(bridge, "jupyter_open_notebook", {"path": EULER})
     first = ws.open[EULER].nb["cells"][0]
     assert (

@@ -8,7 +8,25 @@ import unicodedata
 import pytest
 
 from webmcp_bridge.core import invisible
-from webmcp_bridge.core.invisible import code_lines, count, find, flag, is_invisible, mark, marked, segments
+from webmcp_bridge.core.invisible import code_lines, count, mark, segments
+
+
+def is_invisible(char: str) -> bool:
+    return segments(char) == [(char, True)]
+
+
+def find(text: str) -> list[int]:
+    offsets, at = [], 0
+    for run, hidden in segments(text):
+        if hidden:
+            offsets.append(at)
+        at += len(run)
+    return offsets
+
+
+def marked(text: str) -> str:
+    return "".join(mark(run) if hidden else run for run, hidden in segments(text))
+
 
 BIDI = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C]
 ZERO_WIDTH = [0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF, 0x00AD, 0x180E]
@@ -88,10 +106,6 @@ def test_code_lines_split_where_python_does() -> None:
         assert code_lines(text) == text.splitlines()
 
 
-def test_names_and_flag() -> None:
+def test_names() -> None:
     assert invisible.name("\u202e") == "U+202E RIGHT-TO-LEFT OVERRIDE"
     assert invisible.name("\ud800") == "U+D800"
-    assert flag(0) is None
-    assert flag(1).startswith("Contains 1 invisible character (") and flag(3).startswith(
-        "Contains 3 invisible characters"
-    )

@@ -1,27 +1,13 @@
 """A deadline that reaches inside C code: an alarm that raises :class:`Overrun` in whatever the interpreter runs,
-the regular expression engine's inner loop included. Pure (standard library only); the page's timer is installed
-by the browser layer (:func:`use_page_timer`).
+the regular expression engine's inner loop included.
 
-**How it reaches a running match.** CPython's ``re`` engine checks for pending signals every 4096 steps of its
-matching loop (``MAYBE_CHECK_SIGNALS`` in ``Modules/_sre/sre_lib.h``: ``PyErr_CheckSignals()``), and a Python
-signal handler that raises makes the match stop with that exception. The alarm is a ``SIGVTALRM`` whose handler
-raises :class:`Overrun` while :meth:`Alarm.raising` is entered:
-
-- under CPython (the tests, bench/) the signal comes from ``signal.setitimer(ITIMER_VIRTUAL, ...)``: the
-  process's CPU time, so a busy machine does not make a match late (main thread only, as every signal handler);
-- under Pyodide (the page, the worker) there are no timers that fire while Python runs; CPython's Emscripten port
-  reads the runtime's interrupt buffer at every signal check instead (``Module.Py_EmscriptenSignalBuffer``, set by
-  Pyodide's public ``setInterruptBuffer``), and the page's timer (``lab/deadline.js``) is a buffer whose first
-  element reads as ``SIGVTALRM`` once ``performance.now()`` passed the deadline: wall-clock time, the only clock a
-  page has.
-
-What one check costs the match is one JS read (the page) or nothing (CPython). Between two checks the engine runs
-at most 4096 steps, each of which may scan the text it was given once: a caller that wants the deadline kept
-closely gives it short texts (:mod:`webmcp_bridge.core.search` matches windows of a line).
-
-A signal that arrives while the alarm is not raising (the caller's own code between two matches) only marks it
-:attr:`Alarm.due`; the caller looks at that before the next match. The handler and the timer are set by
-:meth:`Alarm.start` and put back by :meth:`Alarm.stop`: nothing of the alarm is left in place across an ``await``.
+CPython's ``re`` checks for signals every 4096 steps of its loop (``Modules/_sre/sre_lib.h``), and a handler that
+raises stops the match. The alarm is a ``SIGVTALRM``: under CPython from ``setitimer(ITIMER_VIRTUAL)`` (CPU time,
+main thread only); under Pyodide, which has no timers that fire while Python runs, the page's timer
+(``lab/deadline.js``, installed by :func:`use_page_timer`) is the interrupt buffer the Emscripten port reads at
+every signal check, reading as ``SIGVTALRM`` once the wall clock passed the deadline. Between two checks the engine
+runs 4096 steps, each scanning its text at most once: callers give it short texts. A signal outside
+:meth:`Alarm.raising` only sets :attr:`Alarm.due`; nothing of the alarm is left in place across an ``await``.
 """
 
 from __future__ import annotations
@@ -44,13 +30,12 @@ class Overrun(Exception):  # noqa: N818 (an event, not an error of the caller's 
 
 
 class NoAlarm(RuntimeError):
-    """This runtime has no way to stop a running match: neither the page's timer (:func:`use_page_timer`) nor
-    CPython's ``setitimer`` on the main thread."""
+    """This runtime has no timer that stops a running match (no page timer, no ``setitimer`` on this thread)."""
 
 
 def use_page_timer(start: Callable[[float, int], None], stop: Callable[[], None]) -> None:
-    """Install the page's timer (the browser layer, once at start-up): ``start(seconds, signum)`` makes the
-    interpreter see ``signum`` at its first signal check ``seconds`` from now, once; ``stop()`` cancels it."""
+    """Install the page's timer: ``start(seconds, signum)`` makes the interpreter see ``signum`` at its first signal
+    check ``seconds`` from now, once; ``stop()`` cancels it."""
     global _page_timer
     _page_timer = (start, stop)
 
@@ -71,13 +56,8 @@ def _timer() -> tuple[Callable[[float, int], None], Callable[[], None]]:
 
 
 class Alarm:
-    """One deadline at a time, for the main thread's code.
-
-    :meth:`start` ``(seconds)`` sets it (installing the handler), :meth:`stop` removes it (the handler before goes
-    back); inside ``with alarm.raising():`` a due alarm raises :class:`Overrun` there, at the interpreter's next
-    signal check (the ``re`` engine's included); outside, it only sets :attr:`due`. Raises :class:`NoAlarm` from
-    :meth:`start` when the runtime has no timer (module docstring).
-    """
+    """One deadline at a time: inside ``with alarm.raising():`` a due alarm raises :class:`Overrun` at the next
+    signal check; outside, it only sets :attr:`due`. :meth:`start` raises :class:`NoAlarm` when there is no timer."""
 
     def __init__(self) -> None:
         self.due = False
@@ -102,7 +82,6 @@ class Alarm:
 
     @property
     def running(self) -> bool:
-        """Whether a deadline is set (between :meth:`start` and :meth:`stop`)."""
         return self._stop is not None
 
     def stop(self) -> None:

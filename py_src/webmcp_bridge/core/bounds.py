@@ -1,10 +1,7 @@
-"""Fitting a tool's payload under the result cap, in stages, saying what was cut and where.
-
-Rule (the product contract, docs/TOOLS.md): a result whose JSON text would exceed ``Limits.result_bytes`` is shortened
-in stages and says ``truncated: true`` and what was cut. Stage 1 shortens the longest strings (all to one common length,
-the largest that fits: "water filling"), stage 2 drops trailing items of the longest lists. Each cut is
-reported in ``truncation`` as ``{path, keptBytes, totalBytes}`` or ``{path, keptItems, totalItems}``.
-Keys named in ``protected`` (ids, hashes, error codes) are never shortened.
+"""Fitting a tool's payload under the result cap, in stages, saying what was cut and where (docs/TOOLS.md,
+"Bounds"): stage 1 cuts the longest strings to one common length (the largest that fits: "water filling"), stage 2
+drops trailing items of the longest lists; each cut is reported in ``truncation``. :data:`PROTECTED_KEYS` (ids,
+hashes, codes) are never shortened.
 """
 
 from __future__ import annotations
@@ -25,8 +22,7 @@ MARKER = "…"
 
 
 def dumps(payload: Any) -> str:
-    """The canonical JSON text of a payload (compact, UTF-8, non-ASCII kept). Payloads are trees of JSON values,
-    so the encoder's check for cycles is skipped (~10 % of the time; a cycle would end in RecursionError)."""
+    """The canonical JSON text of a payload (compact, non-ASCII kept; no cycle check: payloads are trees)."""
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
@@ -36,9 +32,7 @@ def json_bytes(payload: Any) -> int:
 
 
 def fit_payload_text(payload: dict[str, Any], cap: int, text: str | None = None) -> tuple[dict[str, Any], str]:
-    """:func:`fit_payload`, and the :func:`dumps` text of the fitted payload: a payload that fits is serialized once
-    here (the size check and the result's text block share it), not once per step. ``text``: the payload's
-    :func:`dumps` text when the caller made it already (it must be exactly that)."""
+    """:func:`fit_payload` and its :func:`dumps` text (``text``: that of ``payload``, if the caller made it)."""
     text = dumps(payload) if text is None else text
     if (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))) <= cap:
         return payload, text
@@ -78,12 +72,9 @@ def _water_level(sizes: list[int], budget: int) -> int:
 
 
 def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
-    """Return ``payload`` (mutated in place) with its JSON text at most ``cap`` bytes.
-
-    Adds ``truncated: true`` and ``truncation: [...]`` when anything was cut; leaves an already small
-    payload untouched (no ``truncated`` key is added, so tools may set their own). Raises nothing; if even
-    an empty shape would not fit (a cap smaller than the skeleton) the payload is replaced by a minimal
-    ``{truncated: true, message}``.
+    """``payload`` (mutated in place) with its JSON text at most ``cap`` bytes: when anything was cut, with
+    ``truncated: true`` and ``truncation: [{path, keptBytes, totalBytes} | {path, keptItems, totalItems}]``; a
+    payload that fits is untouched. Raises nothing: when even the skeleton does not fit, ``{truncated, message}``.
     """
     size = json_bytes(payload)
     if size <= cap:
@@ -133,11 +124,7 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
         cuts.append({"path": path, "keptItems": lo, "totalItems": len(items)})
     merged: dict[str, dict[str, Any]] = {}
     for cut in cuts:  # a string cut twice is reported once, with its original size
-        first = merged.setdefault(cut["path"], dict(cut))
-        if "keptBytes" in cut:
-            first["keptBytes"] = cut["keptBytes"]
-        if "keptItems" in cut:
-            first["keptItems"] = cut["keptItems"]
+        merged.setdefault(cut["path"], dict(cut)).update({k: v for k, v in cut.items() if k.startswith("kept")})
     report = sorted(merged.values(), key=lambda c: "keptItems" not in c)  # dropped items first: they matter most
     payload["truncated"] = True
     payload["truncation"] = report[:MAX_REPORTED_CUTS]
@@ -155,13 +142,9 @@ def fit_payload(payload: dict[str, Any], cap: int) -> dict[str, Any]:
 
 
 def json_page(text: str, offset: int, max_bytes: int, max_json_bytes: int) -> tuple[str, int, int | None, int]:
-    """:func:`~webmcp_bridge.core.limits.slice_utf8` of ``text`` whose page also fits ``max_json_bytes`` once
-    JSON-escaped (a control character takes 6 bytes there), so :func:`fit_payload` never has to cut a page: a
-    page is shortened here, whole characters at a time, and the rest is reached by ``next_offset``.
-
-    Returns ``(page, start, next_offset, total_bytes)`` in UTF-8 bytes, as ``slice_utf8``. Raises ValueError for
-    a negative offset.
-    """
+    """:func:`~webmcp_bridge.core.limits.slice_utf8` of ``text`` whose page also fits ``max_json_bytes``
+    JSON-escaped, so :func:`fit_payload` never cuts a page. Returns ``(page, start, next_offset, total_bytes)``;
+    ValueError for a negative offset."""
     limit = max(1, max_bytes)
     while True:
         page, start, nxt, total = slice_utf8(text, offset, limit)

@@ -1,22 +1,8 @@
 """What went wrong with a site's own contributions, for the person (the status item) and the agent
-(``jupyter_get_context``): a short, bounded list of ``{name, kind, severity, reason}`` (bounds in
-:mod:`webmcp_bridge.core.limits`).
+(``jupyter_get_context``): a bounded list of ``{name, kind, severity, reason}``.
 
-Kinds (a closed list, so a reader can rely on them):
-
-==============  ========  ===================================================================================
-kind            severity  meaning
-==============  ========  ===================================================================================
-``config``      warning   an entry of the site's configuration was not usable (not a path, wrong suffix...)
-``fetch``       error     the file of a contribution could not be read from the site
-``import``      error     the module raised (or had a syntax error) while it was imported
-``build``       error     the module imported but what it contributes is not valid (a duplicate tool name...)
-``extension``   warning   an extension was not applied (its tool is not there, or it did not fit the tool)
-``hook``        warning   an observer raised; the call went on (reported once per observer)
-==============  ========  ===================================================================================
-
-An ``error`` means the contribution contributed nothing; every other one still loaded. A ``warning`` never
-removes anything.
+The kinds are a closed list (:data:`SEVERITY`). An ``error`` means the contribution contributed nothing; a
+``warning`` never removes anything.
 """
 
 from __future__ import annotations
@@ -30,19 +16,19 @@ from webmcp_bridge.core.limits import DIAGNOSTIC_NAME_BYTES, DIAGNOSTIC_REASON_B
 Kind = Literal["config", "fetch", "import", "build", "extension", "hook"]
 Severity = Literal["error", "warning"]
 SEVERITY: dict[str, Severity] = {
-    "config": "warning",
-    "fetch": "error",
-    "import": "error",
-    "build": "error",
-    "extension": "warning",
-    "hook": "warning",
+    "config": "warning",  # an entry of the site's configuration was not usable (not a path, wrong suffix...)
+    "fetch": "error",  # the file of a contribution could not be read from the site
+    "import": "error",  # the module raised (or had a syntax error) while it was imported
+    "build": "error",  # what the module contributes is not valid (a duplicate tool name...)
+    "extension": "warning",  # an extension was not applied (its tool is not there, or it did not fit the tool)
+    "hook": "warning",  # an observer raised; the call went on (reported once per observer)
 }
 
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One problem: ``name`` is what it is about (a configured path, a contribution's name, a tool, an
-    observer), ``reason`` one short sentence (never a traceback, never the contribution's source)."""
+    """One problem: ``name`` is what it is about (a path, a contribution, a tool, an observer), ``reason`` one short
+    sentence (never a traceback, never the contribution's source)."""
 
     name: str
     kind: Kind
@@ -62,26 +48,21 @@ def _clip(text: str, limit: int) -> str:
 
 
 class Diagnostics:
-    """The session's list of diagnostics, bounded (:data:`DIAGNOSTICS_KEPT`); listeners hear of each new one.
-
-    :meth:`once` adds an entry only the first time its key is seen (an observer that raises on every call
-    is reported once).
-    """
+    """The session's list of diagnostics, ``entries`` (oldest first), bounded (:data:`DIAGNOSTICS_KEPT`: later ones
+    are dropped); listeners hear of each new one."""
 
     def __init__(self) -> None:
-        self._entries: list[Diagnostic] = []
+        self.entries: list[Diagnostic] = []
         self._keys: set[object] = set()
-        self.dropped = 0
         self._listeners: list[Callable[[], None]] = []
 
     def add(self, name: str, kind: Kind, reason: str) -> None:
-        """Record one problem (``kind`` from the table above; name and reason are clipped to one line)."""
+        """Record one problem (name and reason clipped to one line); ValueError for an unknown ``kind``."""
         if kind not in SEVERITY:
             raise ValueError(f"unknown diagnostic kind {kind!r}")
-        if len(self._entries) >= DIAGNOSTICS_KEPT:
-            self.dropped += 1
+        if len(self.entries) >= DIAGNOSTICS_KEPT:
             return
-        self._entries.append(
+        self.entries.append(
             Diagnostic(_clip(name, DIAGNOSTIC_NAME_BYTES), kind, _clip(reason, DIAGNOSTIC_REASON_BYTES))
         )
         for listener in list(self._listeners):
@@ -91,29 +72,19 @@ class Diagnostics:
                 pass
 
     def once(self, key: object, name: str, kind: Kind, reason: str) -> bool:
-        """:meth:`add` unless ``key`` was reported before; returns True when it was added now."""
+        """:meth:`add` unless ``key`` was reported before (an observer raising on every call is reported once);
+        returns True when it was added now."""
         if key in self._keys:
             return False
         self._keys.add(key)
         self.add(name, kind, reason)
         return True
 
-    def entries(self) -> list[Diagnostic]:
-        """Every entry kept, oldest first."""
-        return list(self._entries)
-
-    def errors(self) -> list[Diagnostic]:
-        """The entries of severity ``error`` (a contribution that contributed nothing)."""
-        return [d for d in self._entries if d.severity == "error"]
-
     def to_json(self) -> list[dict[str, str]]:
         """Every entry as ``{name, kind, severity, reason}``, oldest first."""
-        return [d.to_json() for d in self._entries]
+        return [d.to_json() for d in self.entries]
 
     def listen(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` after each new entry; returns the function that stops it."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def __len__(self) -> int:
-        return len(self._entries)

@@ -1,10 +1,6 @@
-"""The closed list of error codes a tool may return, and the one exception that carries them.
-
-Every expected failure inside a tool raises :class:`ToolError`; the registry turns it into an MCP
-CallToolResult with ``isError: true`` and the payload ``{"error": CODE, "message": ..., **details}``.
-Anything else that escapes a handler becomes ``INTERNAL_ERROR`` (the registry never lets an exception
-reach WebMCP, where it would arrive as a bare ``UnknownError``). The list is documented in docs/TOOLS.md;
-a code is only ever added, never renamed.
+"""The closed list of error codes a tool may return (docs/TOOLS.md; a code is only ever added, never renamed), and
+the one exception that carries them: the registry turns a :class:`ToolError` into ``isError: true`` with
+``{"error": CODE, "message": ..., **details}``, anything else into ``INTERNAL_ERROR``.
 """
 
 from __future__ import annotations
@@ -14,7 +10,7 @@ from typing import Any
 
 
 class ErrorCode(str, Enum):  # noqa: UP042 (StrEnum would change str() of a member)
-    """Error codes, the closed list of the product contract plus the project's own (docs/TOOLS.md, "Error codes")."""
+    """Error codes: the product contract's closed list plus the project's own (docs/TOOLS.md, "Error codes")."""
 
     NO_ACTIVE_NOTEBOOK = "NO_ACTIVE_NOTEBOOK"
     NOTEBOOK_NOT_FOUND = "NOTEBOOK_NOT_FOUND"
@@ -43,9 +39,8 @@ class ErrorCode(str, Enum):  # noqa: UP042 (StrEnum would change str() of a memb
     FILE_NOT_FULLY_READ = "FILE_NOT_FULLY_READ"
 
 
-#: The message of the TIMEOUT error the loader answers when its watchdog stopped the bridge's worker (docs/loader.md,
-#: "The worker's watchdog"): ``{tool}`` is the call answered, ``{tools}`` the calls that were running, ``{seconds}``
-#: how long the worker's thread did not answer. The build writes it into ``bridge.json`` (``watchdog``).
+#: the TIMEOUT message the loader answers when its watchdog stopped the worker (docs/loader.md), written by the build
+#: into ``bridge.json``: ``{tool}`` the call, ``{tools}`` the calls running, ``{seconds}`` how long it did not answer
 WATCHDOG_MESSAGE = (
     "{tool} was stopped: the bridge's Python did not answer for {seconds} s while {tools} ran, so the bridge was "
     "restarted. Calls that were running ended and pending results were lost; the notebooks are as those calls left "
@@ -54,15 +49,8 @@ WATCHDOG_MESSAGE = (
 
 
 class ToolError(Exception):
-    """An expected failure of a tool call.
-
-    Args:
-        code: one of :class:`ErrorCode`.
-        message: one sentence for the agent; never contains notebook content beyond what the
-            caller was allowed to read.
-        **details: extra JSON-serialisable fields merged into the error payload (for example
-            ``currentSourceHash`` on STALE_CELL).
-    """
+    """An expected failure of a tool call: ``message`` is one sentence for the agent (never notebook content the
+    caller may not read); ``details`` are JSON fields merged into the payload."""
 
     def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
         super().__init__(message)
@@ -76,7 +64,7 @@ class ToolError(Exception):
 
 
 def cell_not_found(cell_id: str) -> ToolError:
-    """The one wording for a cell id that does not exist (used for every unknown id)."""
+    """The one wording for a cell id that does not exist."""
     return ToolError(ErrorCode.CELL_NOT_FOUND, f"No cell with id {cell_id!r} in this notebook.", cellId=cell_id)
 
 

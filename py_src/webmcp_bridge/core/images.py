@@ -1,27 +1,8 @@
-"""Images an agent can use: the size of a stored image, read from its header, and the copy the bridge returns.
+"""Images an agent can use: the size of a stored image, read from its header, and the copies the bridge returns.
 
-An output's image can be megabytes of base64 that an agent reaching the page through DevTools receives as one
-JSON string. ``jupyter_get_output`` therefore returns, by default, a copy whose longest side and byte size are
-bounded; these rules decide that copy, and a host makes it (:meth:`webmcp_bridge.host.protocol.LiveNotebook.
-encode_output_image`: in the page the browser decodes, resamples and encodes, off the main thread).
-
-The rules (pure, standard library only):
-
-- The original's width and height are read from the first bytes of the file (:func:`image_size`: PNG's IHDR, GIF's
-  logical screen, JPEG's first SOF segment, WebP's VP8/VP8L/VP8X header); an image whose header does not parse is
-  not an image of that type.
-- :func:`first_request`: scaled so its longest side is at most ``max_side`` pixels (never enlarged, aspect kept),
-  and smaller still when the original's bytes scaled by the area would be over ``max_bytes``; in the stored format
-  (GIF, which the browser cannot encode, as PNG; lossy formats at :data:`LOSSY_QUALITY`). When the original already
-  fits both bounds it is returned as stored and no copy is made.
-- :func:`capture_request`: the first copy of a rendered output (a chart the page draws: :meth:`webmcp_bridge.host.
-  protocol.NotebookCells.capture_output`), which has no stored file to return: as PNG, scaled so its longest side is
-  at most ``max_side`` pixels (never enlarged); :func:`next_request` goes on from it as for a stored PNG.
-- :func:`next_request`: a PNG copy still over ``max_bytes`` is made again at the same size as lossy WebP
-  (:data:`LOSSY_FALLBACK`: a resampled figure gains colours and PNG copies can outgrow the original); a copy still
-  over is made again smaller, by the square root of the ratio (the bytes of an image grow with its area) with a
-  margin, in the format of the last copy; at most :data:`MAX_ATTEMPTS` copies in all and never below
-  :data:`MIN_SIDE` pixels on its longest side; then the call says the image cannot be made that small.
+An output's image can be megabytes of base64 arriving as one JSON string, so ``jupyter_get_output`` returns by
+default a copy bounded in longest side and bytes. These rules plan the copies; a host makes them
+(:meth:`webmcp_bridge.host.protocol.LiveNotebook.encode_output_image`; in the page, off the main thread).
 """
 
 from __future__ import annotations
@@ -33,21 +14,11 @@ from typing import Literal
 
 #: bytes of an image's start read to find its width and height (a JPEG's SOF segment can follow metadata)
 HEADER_BYTES = 64 * 1024
-#: copies made for one request at most, each smaller than the last
-MAX_ATTEMPTS = 4
-#: the smallest longest side a copy is made at, in pixels
-MIN_SIDE = 32
-#: quality (0..1) of a lossy copy (JPEG, WebP), as the browser's encoder takes it
-LOSSY_QUALITY = 0.85
-#: each retry aims this far under the byte bound (encoded sizes do not scale exactly with the area)
-SHRINK_MARGIN = 0.9
-#: the format a copy is encoded in, by the stored format: the same, except GIF (browsers encode no GIF)
-COPY_FORMAT = {
-    "image/png": "image/png",
-    "image/jpeg": "image/jpeg",
-    "image/webp": "image/webp",
-    "image/gif": "image/png",
-}
+MAX_ATTEMPTS = 4  #: copies made for one request at most, each smaller than the last
+MIN_SIDE = 32  #: the smallest longest side a copy is made at, in pixels
+LOSSY_QUALITY = 0.85  #: quality (0..1) of a lossy copy (JPEG, WebP), as the browser's encoder takes it
+SHRINK_MARGIN = 0.9  #: each retry aims this far under the byte bound (encoded sizes do not scale exactly with the area)
+#: lossy formats, encoded as stored; every other one (GIF: browsers encode no GIF) is copied as PNG
 LOSSY = frozenset({"image/jpeg", "image/webp"})
 #: the format a PNG copy over the byte bound is made in next, at the same size, before any smaller copy
 LOSSY_FALLBACK = "image/webp"
@@ -91,16 +62,12 @@ class EncodedImage:
 
 @dataclass(frozen=True)
 class OutputCapture:
-    """A picture the page took of one output as the person sees it
-    (:meth:`webmcp_bridge.host.protocol.NotebookView.capture_output`).
+    """A picture the page took of one output as the person sees it (``NotebookView.capture_output``).
 
-    ``status``: "ok" (the picture is held under ``key`` until released), "empty" (the output renders nothing: no
-    text, image or drawing, or no area), or "unavailable" (the page shows no rendering of it: ``reason`` says why,
-    one of "not-shown" (the cell is not in the page: scrolled out of a windowed notebook, its outputs collapsed, the
-    notebook not on screen), "no-renderer" (the page has no renderer for any of its types), "too-large" (more nodes
-    than the page copies), "failed" (the browser could not draw it)). ``mime`` is the MIME type the page rendered it
-    from (the person's renderer's); ``width`` x ``height`` its size on screen in CSS pixels; ``picture_width`` x
-    ``picture_height`` the picture held (smaller when the output is larger than the capture bound)."""
+    ``status``: "ok" (held under ``key`` until released), "empty" (renders nothing), or "unavailable" with a
+    ``reason``: "not-shown" (scrolled out, collapsed, off screen), "no-renderer", "too-large" (more nodes than the
+    page copies) or "failed". ``mime``: the type it was rendered from; ``width`` x ``height``: its size on screen
+    (CSS pixels); ``picture_width`` x ``picture_height``: the picture held (smaller past the capture bound)."""
 
     status: Literal["ok", "empty", "unavailable"]
     mime: str = ""
@@ -113,16 +80,13 @@ class OutputCapture:
 
 
 def image_size(mime: str, head: bytes) -> tuple[int, int] | None:
-    """``(width, height)`` in pixels of an image of type ``mime`` from the first bytes of its file (at least the
-    header; :data:`HEADER_BYTES` holds it for every image seen in practice), or None when ``head`` does not start
-    like such an image or its size is zero."""
+    """``(width, height)`` in pixels of an image of type ``mime`` from the first bytes of its file (PNG's IHDR, GIF's
+    screen, JPEG's first SOF, WebP's VP8/VP8L/VP8X); None when ``head`` does not parse or a side is zero."""
     size: tuple[int, int] | None = None
-    if mime == "image/png":
-        if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR" and len(head) >= 24:
-            size = struct.unpack(">II", head[16:24])
-    elif mime == "image/gif":
-        if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
-            size = struct.unpack("<HH", head[6:10])
+    if mime == "image/png" and head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR" and len(head) >= 24:
+        size = struct.unpack(">II", head[16:24])
+    elif mime == "image/gif" and head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        size = struct.unpack("<HH", head[6:10])
     elif mime == "image/webp":
         size = _webp_size(head)
     elif mime == "image/jpeg":
@@ -178,20 +142,20 @@ def _jpeg_size(head: bytes) -> tuple[int, int] | None:
 
 
 def _scaled(info: ImageInfo, side: float) -> tuple[int, int]:
-    """``info``'s size scaled so its longest side is ``side`` pixels (never enlarged; at least 1 x 1)."""
     scale = min(1.0, side / max(info.width, info.height))
     return max(1, round(info.width * scale)), max(1, round(info.height * scale))
 
 
 def _request(info: ImageInfo, side: float, mime: str | None = None) -> ImageRequest:
-    mime = mime or COPY_FORMAT.get(info.mime, "image/png")
+    mime = mime or (info.mime if info.mime in LOSSY else "image/png")
     width, height = _scaled(info, side)
     return ImageRequest(width, height, mime, LOSSY_QUALITY if mime in LOSSY else None)
 
 
 def first_request(info: ImageInfo, max_side: int, max_bytes: int) -> ImageRequest | None:
-    """The first copy to make of ``info`` for an agent that wants at most ``max_side`` pixels on the longest side
-    and ``max_bytes`` decoded bytes; None when the original fits both and is returned as stored."""
+    """The first copy of ``info`` for at most ``max_side`` pixels on the longest side (never enlarged) and
+    ``max_bytes`` decoded bytes, smaller still when the bytes scaled by the area would be over; None when the original
+    fits both and is returned as stored."""
     longest = max(info.width, info.height)
     if longest <= max_side and info.bytes <= max_bytes:
         return None
@@ -202,8 +166,9 @@ def first_request(info: ImageInfo, max_side: int, max_bytes: int) -> ImageReques
 
 
 def next_request(info: ImageInfo, made: list[tuple[ImageRequest, int]], max_bytes: int) -> ImageRequest | None:
-    """The next copy to make after the copies ``made`` (each request with the bytes it came to) were all over
-    ``max_bytes``; None when :data:`MAX_ATTEMPTS` copies were made or the next would be under :data:`MIN_SIDE`."""
+    """The next copy after the copies ``made`` (each with the bytes it came to) were all over ``max_bytes``: a PNG as
+    :data:`LOSSY_FALLBACK` at the same size, else smaller by the square root of the ratio; None after
+    :data:`MAX_ATTEMPTS` copies or below :data:`MIN_SIDE`."""
     if not made or len(made) >= MAX_ATTEMPTS:
         return None
     last, got = made[-1]
@@ -219,6 +184,5 @@ def next_request(info: ImageInfo, made: list[tuple[ImageRequest, int]], max_byte
 
 
 def capture_request(width: int, height: int, max_side: int) -> ImageRequest:
-    """The first copy of a picture of ``width`` x ``height`` pixels that the page took of a rendered output: a PNG at
-    most ``max_side`` pixels on its longest side (aspect kept, never enlarged, at least 1 x 1)."""
+    """The first copy of a rendered output's picture: a PNG at most ``max_side`` pixels on its longest side."""
     return _request(ImageInfo("image/png", max(1, width), max(1, height), 0), min(max_side, max(width, height, 1)))

@@ -1,64 +1,19 @@
 """The bridge's own inspection of a kernel's variables: a fixed program, its arguments as data, its one-line answer.
 
-``jupyter_list_variables`` and ``jupyter_inspect_variable`` (:mod:`webmcp_bridge.tools.variables`) never run code
-the agent sent with them. They run :data:`PROGRAM` in the notebook's kernel, always the same text but for one line of
-arguments (:func:`inspection_code`): the variable's name is checked as a Python identifier
-(:func:`check_variable_name`) and travels as a string literal in a dict display; it is never spliced into code.
+``jupyter_list_variables`` and ``jupyter_inspect_variable`` run :data:`PROGRAM`, the same text but for one line of
+arguments written by ``repr`` (the variable's name, checked as an identifier, travels as a string literal).
 
-**It runs none of the notebook's code.** The kernel is shared with the agent, whose earlier runs can leave an
-object whose ``__repr__``, ``__len__``, property, ``__getattr__`` or metaclass reads a hidden notebook and returns
-its text, and can replace names in ``builtins`` (``repr``, ``len``, ``type``, ``isinstance``, ``__import__``...) or
-in ``sys.modules`` (``json``, ``numpy``...). The person's Accept shows only this program, so what it calls must be
-the interpreter's own. Every tool it uses comes from sources no Python code can change: literals (``"".__class__``
-is ``str``, ``(0).__class__.__class__`` is ``type``) and the slots and descriptors of builtin types, which are
-immutable (``str.__repr__``, ``list.__len__``, ``type.__dict__["__mro__"].__get__``, ``dict.items``). Then:
-
-- a value of an exact builtin type (None, bool, int, float, complex, str, bytes, bytearray, range; list, tuple,
-  dict, set, frozenset written by the program itself, items by the same rule, at most 20 a level, 3 levels, cut to
-  a byte bound) is shown by its builtin repr; any other value as ``<module.Qualname object>`` (a class as
-  ``<class 'module.Qualname'>``, a function as ``<function qualname>``), the names read through ``type``'s own
-  descriptors, so neither a metaclass nor a ``__class__`` property is consulted;
-- a numpy array is recognised by its exact type being the non-heap (C) type ``numpy.ndarray`` (a heap type cannot
-  pass for it), its ``shape``, ``ndim``, ``size``, ``nbytes`` and dtype (kind and size, read through
-  ``numpy.dtype``'s C descriptors) by that C type's own descriptors, and a numeric array of at most 1,000 items is
-  written from its C ``tolist``; a subclass, and a pandas object (Python classes whose methods the notebook's code
-  can change), show their type only;
-- signatures are read only of a plain function (from its code object and defaults, no annotation evaluated) or of a
-  builtin function (its ``__text_signature__``), with the first line of its docstring; a class or another
-  callable has none;
-- an object's public attributes are the names and types in its instance dict, reached through the interpreter's own
-  ``__dict__`` descriptor (a ``__dict__`` property of a class is not called: the attributes are left out);
-- a dict, a class's namespace or the cells' namespace is read by iterating its items, never by a look-up (a planted
-  key whose hash equals a name's would have its ``__eq__`` called);
-- before its answer the program looks up no global or builtin name (every tool is a local or a closure): a
-  replaced ``builtins`` entry is never called. ``sys`` is had by calling ``__import__`` only when it is the
-  interpreter's own (the builtin function of the builtins module, found by iterating the builtins), and used only
-  when it is the real module (its own builtin functions are bound to it); else the program writes nothing;
-- the answer is JSON written by the program itself (``"``, ``\\``, control characters escaped, lone surrogates as
-  U+FFFD), at most ``budget`` bytes: the list stops adding entries before it would pass it and says where to go on
-  (``nextOffset``).
-
-IPython's own names and the history names (``_``, ``__``, ``___``, ``_i``, ``_ii``, ``_iii``, ``_i00``, ``_iN``,
-``_N``, ``_ih``, ``_oh``, ``_dh``) answer as not defined; ``user_ns_hidden`` is read through the shell's singleton
-(``InteractiveShell._instance``) by the same iterating reads. The list leaves out modules and names starting with
-``_`` too.
-
-**What it cannot keep out.** The cell's top level stores, calls and deletes one name, ``_webmcp_inspect``, in the
-namespace, and the import of ``sys`` finds it in ``sys.modules``: a key planted in either dict with that name's hash
-would have its ``__eq__`` called there, before the program reads anything. It writes its answer line to the kernel's
-``sys.stdout``, the kernel's stream object,
-which code left in the kernel can replace; and IPython's ``pre_run_cell``/``post_run_cell`` hooks fire around it in
-the Pyodide kernel, which has no silent runs (ipykernel's silent run fires neither). Such code sees the call's token;
-a second line carrying it makes :func:`read_answer` refuse the answer (so a hook that prints a forged one is noticed),
-but a stream replaced beforehand could rewrite the one line. That is the kernel's, not the program's: the run rule
-and the kernel model of docs/SECURITY.md bound it.
-
-After its answer it tidies: it removes its own source from ``linecache``, and in a kernel that ignores
-``store_history: false`` (the Pyodide kernel of JupyterLite 0.8.6, which also ignores ``silent``) it takes its own
-entry out of IPython's input history (``In``, ``_ih``, the history manager's lists and write-behind cache, ``_iN``,
-``_i``/``_ii``/``_iii``/``_i00``) and gives the count back, so the person's next cell gets the number it would have
-had. This uses IPython's objects the ordinary way; whatever it makes run comes after the answer line. It defines
-one function, calls it and deletes it.
+**It runs none of the notebook's code** (docs/SECURITY.md): the agent's earlier runs can leave objects whose
+``__repr__``, ``__len__``, properties or metaclass read a hidden notebook, and can replace names in ``builtins`` or
+``sys.modules``; the person's Accept shows only this program. So its tools come from literals and the immutable
+slots of builtin types, and it looks up no global or builtin name before its answer. Only exact builtin types are
+shown by their repr; anything else by its type's name (read through ``type``'s own descriptors); a numpy array only
+when its exact type is the C ``numpy.ndarray``; signatures only of plain functions and builtins. Dicts are read by
+iterating, never by a look-up (a planted key's ``__eq__``); ``sys`` comes only through the interpreter's own
+``__import__``. It cannot keep out the name ``_webmcp_inspect`` it stores, the kernel's ``sys.stdout``, nor
+IPython's run hooks in the Pyodide kernel (no silent runs): a second line with the call's token makes
+:func:`read_answer` refuse the answer, and the run rule bounds the rest. After the answer it removes its source
+from ``linecache`` and, in a kernel that ignores ``store_history: false`` (JupyterLite 0.8.6), its history entry.
 """
 
 from __future__ import annotations
@@ -75,9 +30,7 @@ MARKER = "# webmcp_bridge: read-only inspection of the kernel's variables (names
 
 
 def check_variable_name(name: str) -> str:
-    """``name`` when it is a Python identifier that is not a keyword (the only names the inspection takes).
-
-    Raises ToolError(INVALID_ARGUMENT) otherwise (attribute paths, subscripts and expressions included)."""
+    """``name`` when it is a Python identifier that is not a keyword; else raises ToolError(INVALID_ARGUMENT)."""
     if not name.isidentifier() or keyword.iskeyword(name):
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
@@ -92,15 +45,12 @@ def new_nonce() -> str:
 
 
 def inspection_code(nonce: str, arguments: dict[str, Any]) -> str:
-    """The program with its arguments: :data:`PROGRAM` whose last line passes ``arguments`` (with ``nonce`` and
-    :data:`MARKER` added) as one Python dict display of str, int, bool and None values, written by ``repr`` (a str
-    travels as a string literal: data, never code; the program then needs no parser the kernel's code could have
-    replaced).
+    """:data:`PROGRAM` whose last line passes ``arguments`` (with ``nonce`` and :data:`MARKER`) as a dict display
+    written by ``repr`` (the program then needs no parser the kernel's code could have replaced).
 
     ``arguments``: ``{"mode": "list" | "inspect", "budget": bytes of the answer, "repr": bytes of a short repr}``
-    and, to list: ``offset``, ``limit`` (variables); to inspect: ``name`` (checked with :func:`check_variable_name`),
-    ``detail`` (bytes of the variable's repr), ``items`` (items or attributes listed). Raises TypeError for a key
-    that is not a str or a value of another type."""
+    and, to list: ``offset``, ``limit``; to inspect: ``name`` (checked), ``detail`` (bytes of its repr), ``items``.
+    Raises TypeError for a key that is not a str or a value not a str, int, bool or None."""
     values = {**arguments, "nonce": nonce, "marker": MARKER}
     for key, value in values.items():
         if type(key) is not str or not (value is None or type(value) in (str, int, bool)):
@@ -109,9 +59,8 @@ def inspection_code(nonce: str, arguments: dict[str, Any]) -> str:
 
 
 def read_answer(text: str, nonce: str) -> dict[str, Any] | None:
-    """The program's answer in a stdout text: the JSON after the one line that starts with ``nonce``; None when
-    there is none, or more than one (code left in the kernel printed a line of its own with the call's token), or
-    it is not a JSON object (cut, or something else printed in its place)."""
+    """The JSON object after the one line of ``text`` that starts with ``nonce``; None when there is none, more than
+    one (code left in the kernel printed the token too) or it is not a JSON object."""
     lines = [line for line in text.splitlines() if line.startswith(nonce)]
     if len(lines) != 1:
         return None
@@ -326,14 +275,13 @@ def _webmcp_inspect(args):
         kwdefaults = value.__kwdefaults__
         kwdefaults = {k: v for k, v in items_of(kwdefaults) if type_(k) is str_} if kwdefaults is not None else {}
         first_default = argc - tuple_.__len__(defaults)
-        parts, i = [], 0
-        while i < argc:
+        parts = []
+        for i in range_(argc):
             part = names[i]
             if i >= first_default:
                 part = part + "=" + text_of(defaults[i - first_default], 60, 2)
             parts.append(part)
-            i += 1
-            if i == posonly:
+            if i + 1 == posonly:
                 parts.append("/")
         at = argc + kwonly
         if flags & 4:
@@ -341,13 +289,10 @@ def _webmcp_inspect(args):
             at += 1
         elif kwonly:
             parts.append("*")
-        i = argc
-        while i < argc + kwonly:
-            part = names[i]
+        for part in names[argc : argc + kwonly]:
             if part in kwdefaults:
                 part = part + "=" + text_of(kwdefaults[part], 60, 2)
             parts.append(part)
-            i += 1
         if flags & 8:
             parts.append("**" + names[at])
         return "(" + ", ".join(parts) + ")"
@@ -361,20 +306,15 @@ def _webmcp_inspect(args):
             ad = t_dict(array)
             entry_["ndim"], entry_["size"], entry_["nbytes"] = (
                 ad["ndim"].__get__(value), ad["size"].__get__(value), ad["nbytes"].__get__(value))
-        elif t is dict_:
+        elif t is dict_ or t is list_ or t is tuple_ or t is set_ or t is frozenset_:
             listed = []
-            for key, item in items_of(value):
+            for item in (items_of(value) if t is dict_ else value):
                 if list_.__len__(listed) >= items:
                     break
-                listed.append({"key": cut(text_of(key, limit, 1), limit)[0], "type": type_name(type_(item)),
-                               "repr": cut(text_of(item, limit, 1), limit)[0]})
-            entry_["items"] = listed
-        elif t is list_ or t is tuple_ or t is set_ or t is frozenset_:
-            listed = []
-            for item in value:
-                if list_.__len__(listed) >= items:
-                    break
-                listed.append({"type": type_name(type_(item)), "repr": cut(text_of(item, limit, 1), limit)[0]})
+                row = {"key": cut(text_of(item[0], limit, 1), limit)[0]} if t is dict_ else {}
+                item = item[1] if t is dict_ else item
+                row["type"], row["repr"] = type_name(type_(item)), cut(text_of(item, limit, 1), limit)[0]
+                listed.append(row)
             entry_["items"] = listed
         elif t is function_ or t is builtin_:
             if t is function_:
@@ -488,15 +428,10 @@ def _webmcp_inspect(args):
             ip.execution_count -= 1
 
     # JSON, written here: '"', '\\\\', control characters escaped, a lone surrogate as U+FFFD
-    escapes, i = {}, 0
-    while i < 32:
+    escapes = dict_.fromkeys(range_(0xD800, 0xE000), "\\\\ufffd")
+    for i in range_(32):
         escapes[i] = "\\\\u%04x" % i
-        i += 1
     escapes[34], escapes[92] = '\\\\"', "\\\\\\\\"
-    i = 0xD800
-    while i < 0xE000:
-        escapes[i] = "\\\\ufffd"
-        i += 1
 
     def encode(value):
         t = type_(value)

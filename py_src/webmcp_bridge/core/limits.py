@@ -1,16 +1,10 @@
-"""Every bound the bridge applies, in one place, and the one UTF-8 helper set that measures them.
+"""Every bound the bridge applies, in one place, and the UTF-8 helpers that measure them.
 
-All sizes are UTF-8 bytes unless a name says otherwise. The defaults follow the product contract (docs/TOOLS.md;
-"Bounds, all in one module, counted in UTF-8 bytes"): a whole result's JSON text is at most 50 KiB. A site can pass its
-own
-:class:`Limits` to the registry; tools never hard-code a number.
-
-Two kinds of bound live here: :class:`Limits`, the bounds a site or the person's settings may change, and the
-fixed bounds below it (module constants, grouped by the part that applies them). Units are in each name:
-``_BYTES`` (UTF-8 bytes), ``_CHARS`` (characters: code points in Python, UTF-16 units in a JS half),
-``_SECONDS`` / ``_MS``, and counts (rows, items, entries). The JS halves and the loader apply none of their own:
-each gets the numbers it needs from here as data (a JS half through its ``configure``, the loader through
-``bridge.json``, written by the build from :data:`LOADER_BOUNDS`).
+Sizes are UTF-8 bytes unless a name says otherwise (``_CHARS``: code points in Python, UTF-16 units in a JS half;
+``_SECONDS`` / ``_MS``; counts). The defaults follow the product contract (docs/TOOLS.md, "Bounds"): a result's JSON
+text is at most 50 KiB. :class:`Limits` holds what a site or the person's settings may change; the module constants
+are fixed. The JS halves and the loader get their numbers from here as data (``configure``; ``bridge.json`` from
+:data:`LOADER_BOUNDS`).
 """
 
 from __future__ import annotations
@@ -21,431 +15,251 @@ from dataclasses import dataclass
 KIB = 1024
 MIB = 1024 * KIB
 
-# CSI / OSC / two-character escape sequences (ECMA-48). Stripped from every text output before it is
-# measured, previewed or paged, so offsets are stable and no terminal control reaches the agent.
+# CSI / OSC / two-character escape sequences (ECMA-48), stripped from every text output before it is measured,
+# previewed or paged, so offsets are stable and no terminal control reaches the agent.
 ANSI_PATTERN = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 _ANSI = re.compile(ANSI_PATTERN)
 
 # MIME types stored base64-encoded in nbformat: never inlined into text, returned as MCP image content.
 BINARY_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp")
 IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-#: the longest side, in pixels, of the picture the page takes of a rendered output (a chart, an HTML table) before
-#: any copy is made of it: a taller or wider output is drawn smaller, so one capture never rasterizes more
+# Capturing a rendered output (a chart, an HTML table): the longest side in pixels (larger is drawn smaller), the most
+# nodes and characters of text and style copied (more is not pictured: serializing and drawing it would hold the
+# page's main thread), the most pixels an image or canvas is copied at, and the ms of one stretch of the walk.
 CAPTURE_SIDE = 2048
-#: the most elements and text nodes of one rendered output the page copies to picture it (a larger one is not pictured:
-#: its copy would be too long to serialize and draw without holding the page)
 CAPTURE_NODES = 20_000
-#: the most characters of text and style one capture copies (a longer copy is not pictured: serializing and drawing it
-#: are one stretch each of the page's main thread)
 CAPTURE_CHARS = 4_000_000
-#: the most pixels an image or a canvas of the output is copied at (drawn smaller when its size on screen is larger)
 CAPTURE_PIXELS = 4_000_000
-#: milliseconds of one synchronous stretch of a capture's walk over the rendered nodes before it yields to the page
 CAPTURE_SLICE_MS = 8
 
 
 @dataclass(frozen=True)
 class Limits:
-    """The bridge's bounds. Units: bytes (UTF-8) or counts, as named.
+    """The bridge's bounds a site or the person's settings may change. Units: bytes (UTF-8), seconds or counts."""
 
-    Attributes:
-        result_bytes: cap on one tool result's JSON text (50 KiB by default).
-        input_bytes: cap on the JSON text of one call's arguments; larger calls get TOO_LARGE.
-        source_write_bytes: cap on a cell source an agent writes; larger writes are refused.
-        source_read_bytes: cap on one cell's source as returned by a read (longer ones are cut,
-            with ``sourceTruncated`` and ``sourceBytes``).
-        preview_bytes: cap on one output's preview in a cell listing.
-        output_page_bytes: default and maximum page of ``jupyter_get_output`` text.
-        image_bytes: cap on one image returned as MCP image content (decoded bytes): the original on request, and
-            the largest ``maxImageBytes`` an agent may ask for.
-        image_side: the default ``maxSide`` of ``jupyter_get_output``: the longest side, in pixels, of the copy of an
-            image returned by default (a larger image is downscaled, aspect kept).
-        image_copy_bytes: the default ``maxImageBytes`` of ``jupyter_get_output``: the most decoded bytes of the
-            copy returned by default (a larger copy is made smaller until it fits).
-        cells_per_read: cap on cells in one ``jupyter_get_cells`` result.
-        outputs_per_cell: cap on outputs described per cell in a listing.
-        workspace_entries: cap on entries in one ``jupyter_list_workspace`` result.
-        run_cells: cap on cells in one ``jupyter_run_cells`` call.
-        error_preview_bytes: cap on the preview of the person's text in a STALE_CELL error.
-        execution_timeout_seconds: a call still running after this returns ``pending`` and keeps running
-            (``executionTimeout``, default 20 s).
-        pending_keep_seconds: how long a settled pending result stays collectable.
-        pending_keep_count: how many settled pending results are kept at most.
-        kernel_wait_seconds: how long a tool waits for the kernel to become ready (a first start in a busy page can
-            take minutes; the call goes pending meanwhile, so a long wait costs the agent nothing).
-        run_timeout_seconds: how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT.
-        file_page_bytes: default and maximum page of ``jupyter_read_file`` text.
-        file_read_bytes: the largest text file ``jupyter_read_file`` loads (larger ones are TOO_LARGE: the
-            contents API has no ranges, so a file is loaded whole to page it).
-        file_write_bytes: cap on the text ``jupyter_write_file`` writes; larger writes are refused.
-        batch_edits: cap on the edits of one ``jupyter_apply_edits`` call.
-        comment_body_bytes: cap on one review-thread message body; a longer one is refused (TOO_LARGE).
-        comment_quote_bytes: cap on the quoted source text of a range anchor; a longer one is refused.
-        comment_threads_listed: cap on threads in one ``jupyter_list_comments`` result.
-        comment_messages_listed: messages shown per thread in a list (the first and the latest ones).
-        comment_messages_returned: messages returned for one thread (the first and the latest ones).
-        comment_threads_stored: cap on threads stored in one notebook; creating more is refused.
-        comment_messages_stored: cap on messages stored in one thread; replying past it is refused.
-        dialog_body_bytes: cap on the body text of one JupyterLab dialog as reported (textContent; longer is cut).
-        dialog_text_bytes: cap on a dialog's title, each button label and its input's value as reported.
-        dialog_buttons: buttons reported per dialog (the rest are counted in ``omittedButtons``).
-        dialogs_listed: open dialogs reported in one result (the rest are counted in ``dialogsOmitted``).
-    """
-
-    result_bytes: int = 50 * KIB
-    input_bytes: int = 1 * MIB
-    source_write_bytes: int = 256 * KIB
-    source_read_bytes: int = 16 * KIB
-    preview_bytes: int = 240
-    output_page_bytes: int = 16 * KIB
-    image_bytes: int = 512 * KIB
-    image_side: int = 1024
-    image_copy_bytes: int = 96 * KIB
-    cells_per_read: int = 200
-    outputs_per_cell: int = 20
-    workspace_entries: int = 500
-    run_cells: int = 100
-    error_preview_bytes: int = 400
-    execution_timeout_seconds: float = 20.0
-    pending_keep_seconds: float = 600.0
-    pending_keep_count: int = 50
-    kernel_wait_seconds: float = 180.0
-    run_timeout_seconds: float = 120.0
-    file_page_bytes: int = 16 * KIB
-    file_read_bytes: int = 8 * MIB
-    file_write_bytes: int = 512 * KIB
-    batch_edits: int = 50
-    comment_body_bytes: int = 8 * KIB
-    comment_quote_bytes: int = 4 * KIB
-    comment_threads_listed: int = 100
-    comment_messages_listed: int = 3
-    comment_messages_returned: int = 50
-    comment_threads_stored: int = 1000
-    comment_messages_stored: int = 500
-    dialog_body_bytes: int = 1 * KIB
-    dialog_text_bytes: int = 200
-    dialog_buttons: int = 10
-    dialogs_listed: int = 5
+    result_bytes: int = 50 * KIB  # one tool result's JSON text
+    input_bytes: int = 1 * MIB  # the JSON text of one call's arguments (larger: TOO_LARGE)
+    source_write_bytes: int = 256 * KIB  # a cell source an agent writes (larger is refused)
+    source_read_bytes: int = 16 * KIB  # one cell's source in a read (longer ones are paged: ``sourceTruncated``)
+    preview_bytes: int = 240  # one output's preview in a cell listing
+    output_page_bytes: int = 16 * KIB  # default and largest page of ``jupyter_get_output`` text
+    image_bytes: int = 512 * KIB  # one image returned (decoded): the original on request, the largest ``maxImageBytes``
+    image_side: int = 1024  # the default ``maxSide`` (pixels) of the image copy ``jupyter_get_output`` returns
+    image_copy_bytes: int = 96 * KIB  # the default ``maxImageBytes`` of that copy (decoded bytes)
+    cells_per_read: int = 200  # cells in one ``jupyter_get_cells`` result
+    outputs_per_cell: int = 20  # outputs described per cell in a listing
+    workspace_entries: int = 500  # entries in one ``jupyter_list_workspace`` result
+    run_cells: int = 100  # cells in one ``jupyter_run_cells`` call
+    error_preview_bytes: int = 400  # the preview of the person's text in a STALE_CELL error
+    execution_timeout_seconds: float = 20.0  # a call still running after this returns ``pending`` and keeps running
+    pending_keep_seconds: float = 600.0  # how long a settled pending result stays collectable
+    pending_keep_count: int = 50  # how many settled pending results are kept at most
+    kernel_wait_seconds: float = 180.0  # the wait for a ready kernel (a first start can take minutes; calls go pending)
+    run_timeout_seconds: float = 120.0  # how long one cell may run before ``jupyter_run_cells`` reports TIMEOUT
+    file_page_bytes: int = 16 * KIB  # default and largest page of ``jupyter_read_file`` text
+    file_read_bytes: int = 8 * MIB  # the largest text file ``jupyter_read_file`` loads (the contents API has no ranges)
+    file_write_bytes: int = 512 * KIB  # the text ``jupyter_write_file`` writes
+    batch_edits: int = 50  # the edits of one ``jupyter_apply_edits`` call
+    comment_body_bytes: int = 8 * KIB  # one review-thread message body (longer: TOO_LARGE)
+    comment_quote_bytes: int = 4 * KIB  # the quoted source text of a range anchor
+    comment_threads_listed: int = 100  # threads in one ``jupyter_list_comments`` result
+    comment_messages_listed: int = 3  # messages shown per thread in a list (the first and the latest ones)
+    comment_messages_returned: int = 50  # messages returned for one thread (the first and the latest ones)
+    comment_threads_stored: int = 1000  # threads stored in one notebook; creating more is refused
+    comment_messages_stored: int = 500  # messages stored in one thread; replying past it is refused
+    dialog_body_bytes: int = 1 * KIB  # the body text of one JupyterLab dialog as reported
+    dialog_text_bytes: int = 200  # a dialog's title, each button label and its input's value as reported
+    dialog_buttons: int = 10  # buttons reported per dialog (the rest counted in ``omittedButtons``)
+    dialogs_listed: int = 5  # open dialogs reported in one result (the rest counted in ``dialogsOmitted``)
 
 
 DEFAULT_LIMITS = Limits()
 
-# -- fixed bounds: not settings, but still written only here ----------------------------------------------
-
-#: cell changes a live notebook buffers between two reads of the guard or the panel (older ones are dropped, and the
-#: first change kept says how many: ``CellChange.dropped_before``)
-CHANGE_LOG_SIZE = 500
+# -- fixed bounds ---------------------------------------------------------------------------------------------------
+CHANGE_LOG_SIZE = 500  #: cell changes a live notebook buffers between two reads (``CellChange.dropped_before``)
 #: bytes of a result kept free for its own keys and the envelope when a tool fills it with cells, threads or a page
 RESULT_HEADROOM = 2048
-#: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
-MAX_INT = 2**31 - 1
-#: most diff lines a proposal shows; a bigger change is refused in Propose mode (TOO_LARGE), never cut
+MAX_INT = 2**31 - 1  #: every integer argument and stored number is at most this: larger ones would reach JS as BigInt
+#: most diff lines a proposal shows, and bytes of code a run proposal shows: more is refused (TOO_LARGE), never cut
 DIFF_LINES = 400
-#: most bytes of code a run proposal shows; more is refused the same way
 CODE_BYTES = 32 * KIB
-#: the most text of one share the person makes with the agent that is kept (UTF-8 bytes)
-MAX_SHARE_BYTES = 16 * KIB
-#: how many bytes of a site tool's arguments its proposal shows (more is refused, never cut)
-SITE_TOOL_ARGUMENT_BYTES = 8192
-#: the longest reason the person gives when denying a proposal (longer ones are cut; the box's input takes as many
-#: characters)
-PROPOSAL_REASON_BYTES = 500
-#: a dialog that opens within this many seconds of the person's own key or pointer press is the person's
-PERSON_INPUT_WINDOW_SECONDS = 1.5
+MAX_SHARE_BYTES = 16 * KIB  #: the most text of one share the person makes with the agent that is kept
+SITE_TOOL_ARGUMENT_BYTES = 8192  #: bytes of a site tool's arguments its proposal shows (more is refused, never cut)
+PROPOSAL_REASON_BYTES = 500  #: the longest reason for a denial (cut; the box's input takes as many characters)
+PERSON_INPUT_WINDOW_SECONDS = 1.5  #: a dialog opening this soon after the person's own key or click is the person's
 
-# -- calls: the registry, pending calls, dialogs ------------------------------------------------------------
-#: the longest tool name (characters); a name echoed back in an error or an event is cut to it
-TOOL_NAME_MAX_CHARS = 128
-#: bytes of a call's arguments summarised on one line (the Activity list, the status item's recent calls)
-ARGUMENT_SUMMARY_BYTES = 200
-#: validation problems listed in one INVALID_ARGUMENT error
-VALIDATION_PROBLEMS = 10
-#: characters of the list of unknown argument names quoted in that error
-UNKNOWN_ARGUMENTS_CHARS = 200
-#: bytes of each listed validation problem's message
-VALIDATION_MESSAGE_BYTES = 200
-#: aborts that arrived before their call started, remembered (the oldest are forgotten first)
-EARLY_ABORTS_KEPT = 100
-#: bytes of a dialog's title named in an error
-ECHO_TITLE_BYTES = 100
-#: bytes of each button label listed in an error
-ECHO_LABEL_BYTES = 60
-#: characters of the platform's own error message (a JS exception, a failed kernel request) quoted in an error
-PLATFORM_ERROR_CHARS = 200
-#: the most tools a page registers at load by default (the default toolsets are checked against it)
-TOOL_BUDGET = 20
-#: the most crossings into JS one jupyter_update_cell makes in Direct mode with no dialog open (docs/ARCHITECTURE.md,
-#: "Crossings of one call": 4, one more when a change waits in the notebook's log or the other tabs are read again);
-#: tests/test_crossings.py and playwright-tests/test_tools.py hold it
+# -- calls: the registry, pending calls, dialogs ----------------------------------------------------------------------
+TOOL_NAME_MAX_CHARS = 128  #: the longest tool name; a name echoed back in an error or an event is cut to it
+ARGUMENT_SUMMARY_BYTES = 200  #: a call's arguments summarised on one line (the Activity list, the status item)
+VALIDATION_PROBLEMS = 10  #: problems listed in one INVALID_ARGUMENT error
+UNKNOWN_ARGUMENTS_CHARS = 200  #: the unknown argument names quoted in that error
+VALIDATION_MESSAGE_BYTES = 200  #: each listed problem's message
+EARLY_ABORTS_KEPT = 100  #: aborts that arrived before their call started, remembered (the oldest forgotten first)
+ECHO_TITLE_BYTES = 100  #: a dialog's title named in an error
+ECHO_LABEL_BYTES = 60  #: each button label named in an error
+PLATFORM_ERROR_CHARS = 200  #: the platform's own error message (a JS exception, a failed request) quoted in an error
+TOOL_BUDGET = 20  #: the most tools a page registers at load by default (the default toolsets are checked against it)
+#: the most crossings into JS of one Direct-mode jupyter_update_cell with no dialog open (docs/ARCHITECTURE.md,
+#: "Crossings of one call"); tests/test_crossings.py and playwright-tests/test_tools.py hold it
 UPDATE_CROSSINGS = 5
-#: above this many registered tools, some in-browser agents drop every tool of the page (jupyter_toolsets warns)
-AGENT_DROP_THRESHOLD = 30
+AGENT_DROP_THRESHOLD = 30  #: above this many tools, some in-browser agents drop every tool (jupyter_toolsets warns)
 
-# -- arguments (written into the tools' input schemas) ------------------------------------------------------
-#: the longest cell id or other id argument (characters)
-ID_CHARS = 256
-#: the longest ``notebook://`` URI parsed (characters; a path of MAX_PATH_BYTES and an id of ID_CHARS, both fully
-#: escaped, fit)
-URI_CHARS = 8192
-#: the longest short id or hash (characters): ``expectedSourceHash``, ``pendingId``, ``dialogId``, a review thread's
-#: id (in arguments and in stored threads); an unknown one is echoed back in an error cut to it
+# -- arguments (written into the tools' input schemas) ------------------------------------------------------------
+ID_CHARS = 256  #: the longest cell id or other id argument
+URI_CHARS = 8192  #: the longest ``notebook://`` URI parsed (MAX_PATH_BYTES and ID_CHARS, fully escaped, fit)
+#: the longest short id or hash (``expectedSourceHash``, ``pendingId``, ``dialogId``, a thread's id); an unknown one
+#: is echoed back cut to it
 SHORT_ID_CHARS = 64
-#: the longest button label ``jupyter_answer_dialog`` takes (characters)
-BUTTON_LABEL_CHARS = 256
-#: the most cell ids one argument lists
-CELL_IDS = 500
-#: the longest workspace path (UTF-8 bytes; a path argument of more characters is refused by its schema too)
-MAX_PATH_BYTES = 1024
-#: the longest name of one path segment (UTF-8 bytes), as common file systems allow
-MAX_NAME_BYTES = 255
-#: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for (seconds)
-RUN_CODE_TIMEOUT_SECONDS = 600.0
-#: ``jupyter_get_changes``: the most changes one call returns, and the default
-CHANGES_RETURNED = 200
-CHANGES_RETURNED_DEFAULT = 100
-#: ``jupyter_get_changes``: the longest wait for a change (below the default execution timeout, so a wait
-#: never goes pending), and how often a waiting call looks for new changes (seconds)
-CHANGES_WAIT_SECONDS = 15.0
-CHANGES_POLL_SECONDS = 0.25
-#: ``jupyter_list_workspace``: the default number of entries (the most is ``Limits.workspace_entries``)
-WORKSPACE_ENTRIES_DEFAULT = 200
+BUTTON_LABEL_CHARS = 256  #: the longest button label ``jupyter_answer_dialog`` takes
+CELL_IDS = 500  #: the most cell ids one argument lists
+MAX_PATH_BYTES = 1024  #: the longest workspace path
+MAX_NAME_BYTES = 255  #: the longest name of one path segment (as common file systems allow)
+RUN_CODE_TIMEOUT_SECONDS = 600.0  #: the longest ``runTimeout`` a ``jupyter_run_code`` call may ask for
+CHANGES_RETURNED = 200  #: ``jupyter_get_changes``: the most changes one call returns
+CHANGES_RETURNED_DEFAULT = 100  #: and the default
+CHANGES_WAIT_SECONDS = 15.0  #: its longest wait (below the default execution timeout, so it never goes pending)
+CHANGES_POLL_SECONDS = 0.25  #: how often a waiting call looks again
+WORKSPACE_ENTRIES_DEFAULT = 200  #: ``jupyter_list_workspace``'s default (the most: ``Limits.workspace_entries``)
 
-# -- results ------------------------------------------------------------------------------------------------
-#: ids listed in a result's lists of left-out cells (``omittedCellIds``, ``skippedReadOnly``)
-IDS_LISTED = 100
-#: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
-CONTEXT_ITEMS = 50
-#: ``jupyter_get_context`` with ``includeErrors``: the cells with an error listed (the rest counted), the bytes
-#: of each error's message kept, and the outputs of a cell looked at for its error (an error ends a run, so it
-#: is the last output: a cell with more outputs than this before its error reads as without one)
-ERRORS_LISTED = 20
-ERROR_MESSAGE_BYTES = 300
-ERROR_SCAN_OUTPUTS = 100
-#: the guidance for agents (:mod:`webmcp_bridge.tools.guidance`), site paragraphs included: UTF-8 bytes in all
-#: (under 2 KiB: it costs every agent that reads it), and the most the bridge's own text takes of it
+# -- results --------------------------------------------------------------------------------------------------------
+IDS_LISTED = 100  #: ids in a result's lists of left-out cells (``omittedCellIds``, ``skippedReadOnly``)
+CONTEXT_ITEMS = 50  #: open documents, waiting proposals and pending calls listed by ``jupyter_get_context``
+ERRORS_LISTED = 20  #: ``jupyter_get_context`` ``includeErrors``: cells with an error listed
+ERROR_MESSAGE_BYTES = 300  #: bytes of each error's message
+ERROR_SCAN_OUTPUTS = 100  #: outputs of a cell looked at for its error (an error ends a run: it is the last output)
+#: the guidance for agents (:mod:`webmcp_bridge.tools.guidance`) in all, site paragraphs included (it costs every
+#: agent that reads it), and the most the bridge's own text takes of it
 GUIDANCE_BYTES = 2000
 GUIDANCE_BASE_BYTES = 1600
-#: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
-PROVENANCE_PER_CELL = 3
-#: ids listed per reason in a cell's ``outputsStale`` (the earlier cells that ran since it, or changed since their run)
-STALE_IDS_SHOWN = 5
-#: the longest cell source whose names are read for stale outputs (core/names.py): a longer one is unreadable (its
-#: parse would hold the page); UTF-8 bytes
-NAMES_SOURCE_BYTES = 16 * KIB
-#: the longest stretch of parsing cell sources before the page gets the thread back (seconds)
-NAMES_SLICE_SECONDS = 0.02
-#: cells read per crossing while exporting a notebook (and while mapping one, listing its errors)
-EXPORT_CHUNK = 50
-#: ``jupyter_get_notebook_map``: the most cells one answer maps (a longer notebook continues at ``nextStartIndex``),
-#: the bytes of a cell's first line (and of a heading) kept, the fewest a first line is cut to so that a whole
-#: notebook fits the result cap before cells are left for a next answer, and the most headings listed
-MAP_CELLS = 2000
-MAP_LINE_BYTES = 64
-MAP_MIN_LINE_BYTES = 24
-MAP_SECTIONS = 300
-#: truncation reports listed in one fitted result (the rest are counted)
-MAX_REPORTED_CUTS = 20
-#: stage 1 of fitting never shortens a string below this; past it, stage 2 drops items
-MIN_KEPT_BYTES = 96
+PROVENANCE_PER_CELL = 3  #: coalesced changes listed per cell by ``jupyter_get_cell_access`` (newest first)
+STALE_IDS_SHOWN = 5  #: ids listed per reason in a cell's ``outputsStale``
+NAMES_SOURCE_BYTES = 16 * KIB  #: the longest cell source whose names are read (a longer one's parse holds the page)
+NAMES_SLICE_SECONDS = 0.02  #: the longest stretch of parsing cell sources before the page gets the thread back
+EXPORT_CHUNK = 50  #: cells read per crossing while exporting a notebook (and while mapping one, listing its errors)
+MAP_CELLS = 2000  #: ``jupyter_get_notebook_map``: cells one answer maps (more continue at ``nextStartIndex``)
+MAP_LINE_BYTES = 64  #: bytes of a cell's first line (or a heading) kept
+MAP_MIN_LINE_BYTES = 24  #: the fewest a first line is cut to before cells are left for a next answer
+MAP_SECTIONS = 300  #: headings listed
+MAX_REPORTED_CUTS = 20  #: truncation reports listed in one fitted result (the rest are counted)
+MIN_KEPT_BYTES = 96  #: stage 1 of fitting never shortens a string below this; past it, stage 2 drops items
 #: bytes of a fitted result kept free for its truncation report: a fixed part and a part per reported cut
 TRUNCATION_REPORT_BYTES = 200 + 100 * MAX_REPORTED_CUTS
-#: a page of a big cell source never takes fewer JSON-text bytes than this, whatever the cap leaves
-MIN_SOURCE_PAGE_JSON_BYTES = 64
-#: pages of big cell sources remembered as given to the agent (the oldest are forgotten first)
-MAX_SOURCES = 256
-#: a page of ``jupyter_read_file`` halved to fit the result cap (JSON escaping) never goes below this (bytes)
-MIN_FILE_PAGE_BYTES = 256
-#: a wait for a pending call ends this much before the execution timeout, so the wait never goes pending (at most
-#: a tenth of that timeout)
+MIN_SOURCE_PAGE_JSON_BYTES = 64  #: the fewest JSON-text bytes a page of a big cell source takes, whatever the cap
+MAX_SOURCES = 256  #: pages of big cell sources remembered as given to the agent (the oldest forgotten first)
+MIN_FILE_PAGE_BYTES = 256  #: a ``jupyter_read_file`` page halved to fit the result cap never goes below this
+#: a wait for a pending call ends this much before the execution timeout, so it never goes pending (at most a tenth)
 WAIT_MARGIN_SECONDS = 0.5
-#: the largest ``timeout`` ``jupyter_wait_for_result`` takes (seconds; the wait is cut to the execution timeout)
-WAIT_FOR_RESULT_SECONDS = 3600
+WAIT_FOR_RESULT_SECONDS = 3600  #: the largest ``timeout`` of ``jupyter_wait_for_result`` (cut to the execution timeout)
 
 # -- jupyter_search (core/search.py, tools/search.py; why these bound a regular expression: core/search.py) ----------
-#: the longest query (characters)
-SEARCH_PATTERN_CHARS = 200
-#: seconds one stretch of matching may run (core/alarm.py: the deadline inside the engine): a stretch starts at each
-#: text and after each yield to the page, and one match that overruns it twice (the second time in a stretch of its
-#: own) ends the search with INVALID_ARGUMENT. Under the page's 50 ms: a stretch yields after SEARCH_SLICE_SECONDS
-#: and the engine checks the deadline every 4096 steps of at most a window each. CPU time under CPython.
+SEARCH_PATTERN_CHARS = 200  #: the longest query
+#: seconds (CPU time under CPython) one stretch of matching may run (core/alarm.py); a stretch starts at each text
+#: and after each yield; one match that overruns it twice ends the search with INVALID_ARGUMENT. Under the page's
+#: 50 ms: the engine checks the deadline every 4096 steps of at most a window each.
 SEARCH_MATCH_SECONDS = 0.03
-#: the characters one match sees (core/search.py): a longer line is searched in windows of this many characters,
-#: overlapping by half
-SEARCH_WINDOW_CHARS = 512
-#: UTF-8 bytes of a hit's snippet
-SEARCH_SNIPPET_BYTES = 160
-#: hits in one result: the default and the most
-SEARCH_HITS_DEFAULT = 50
-SEARCH_HITS = 100
-#: bytes of one cell source or one file searched (a longer text's rest is not, and is counted in ``cutTexts``)
-SEARCH_TEXT_BYTES = 256 * KIB
-#: bytes of one output's text searched (the rest is not, counted the same way)
-SEARCH_OUTPUT_BYTES = 64 * KIB
-#: bytes of text scanned in one call before it stops with a cursor (at a cell or file boundary)
-SEARCH_SCAN_BYTES = 4 * MIB
-#: seconds one call scans before it stops with a cursor, and the longest stretch between two yields to the page
-SEARCH_SECONDS = 5.0
-SEARCH_SLICE_SECONDS = 0.02
-#: workspace entries (files, folders, notebooks) walked to find what to search; past it the walk stops
-#: (``walkTruncated``)
-SEARCH_WALK_ENTRIES = 5_000
-#: the largest notebook file read when it is not open (bytes, as the contents service reports its size)
-SEARCH_NOTEBOOK_BYTES = 16 * MIB
-#: paths listed in ``skippedPaths`` (files not searched: binary or too large)
-SEARCH_SKIPPED_LISTED = 20
+SEARCH_WINDOW_CHARS = 512  #: the characters one match sees (a longer line: windows overlapping by half)
+SEARCH_SNIPPET_BYTES = 160  #: a hit's snippet
+SEARCH_HITS_DEFAULT = 50  #: hits in one result by default
+SEARCH_HITS = 100  #: and at most
+SEARCH_TEXT_BYTES = 256 * KIB  #: one cell source or file searched (the rest is not, counted in ``cutTexts``)
+SEARCH_OUTPUT_BYTES = 64 * KIB  #: one output's text searched (likewise)
+SEARCH_SCAN_BYTES = 4 * MIB  #: text scanned in one call before it stops with a cursor (at a cell or file boundary)
+SEARCH_SECONDS = 5.0  #: seconds one call scans before it stops with a cursor
+SEARCH_SLICE_SECONDS = 0.02  #: the longest stretch between two yields to the page
+SEARCH_WALK_ENTRIES = 5_000  #: workspace entries walked to find what to search (past it: ``walkTruncated``)
+SEARCH_NOTEBOOK_BYTES = 16 * MIB  #: the largest notebook file read when it is not open (as the contents API says)
+SEARCH_SKIPPED_LISTED = 20  #: paths listed in ``skippedPaths`` (files not searched: binary or too large)
 
-# -- kernels ------------------------------------------------------------------------------------------------
-#: after an interrupt the agent asked for: how long to wait for the kernel to be idle again
-INTERRUPT_WAIT_SECONDS = 10.0
-#: after an aborted run: how long to wait for the interrupt request, then for the cell to end
-ABORT_SETTLE_SECONDS = 5.0
-#: how long clearing the kernel's history of hidden cells may take before the agent's code is refused
-SCRUB_HISTORY_SECONDS = 10.0
-#: how often a wait for the kernel looks at its status again (seconds)
-KERNEL_POLL_SECONDS = 0.1
-#: the run rule (access/run_consent.py): the most workspace entries (files, folders, notebooks) walked to find a
-#: hidden notebook or cell; a workspace with more is treated as holding one (every run is asked)
+# -- kernels --------------------------------------------------------------------------------------------------------
+INTERRUPT_WAIT_SECONDS = 10.0  #: after an interrupt the agent asked for: the wait for an idle kernel
+ABORT_SETTLE_SECONDS = 5.0  #: after an aborted run: the wait for the interrupt request, then for the cell to end
+SCRUB_HISTORY_SECONDS = 10.0  #: the longest clearing hidden cells from the kernel's history may take (then: refused)
+KERNEL_POLL_SECONDS = 0.1  #: how often a wait for the kernel looks at its status again
+#: the run rule (access/run_consent.py): workspace entries walked to find a hidden notebook or cell; a workspace
+#: with more is treated as holding one (every run is asked)
 HIDDEN_WALK_ENTRIES = 5_000
-#: ``jupyter_run_code``: text kept in the page while a run is waited for, per output, past what the result can
-#: show (``Limits.output_page_bytes``): the rest of a flood of output is counted and dropped, not held (UTF-16 units)
+#: ``jupyter_run_code``: text (UTF-16 units) kept per output while a run is waited for, past
+#: ``Limits.output_page_bytes``: the rest of a flood of output is counted and dropped, not held
 RUN_CODE_KEEP_MARGIN = 64 * 1024
+VARIABLES_LISTED = 100  #: ``jupyter_list_variables`` (core/kernel_inspect.py): variables one list returns
+VARIABLES_LISTED_DEFAULT = 50  #: and the default
+VARIABLE_REPR_BYTES = 200  #: each repr in a list (and each item's, column's or key's in one variable's details)
+VARIABLE_DETAIL_BYTES = 4 * KIB  #: one inspected variable's repr
+VARIABLE_ITEMS = 20  #: items and public attributes of one inspected variable listed
+VARIABLES_TIMEOUT_SECONDS = 30.0  #: how long the inspection may take in the kernel
 
-#: ``jupyter_list_variables`` / ``jupyter_inspect_variable`` (core/kernel_inspect.py): the most variables one list
-#: returns, and the default
-VARIABLES_LISTED = 100
-VARIABLES_LISTED_DEFAULT = 50
-#: bytes of each variable's repr in a list (and of each item's, column's or key's repr in one variable's details)
-VARIABLE_REPR_BYTES = 200
-#: bytes of one inspected variable's repr
-VARIABLE_DETAIL_BYTES = 4 * KIB
-#: items of a container and public attributes of an object listed by the inspection
-VARIABLE_ITEMS = 20
-#: how long the inspection may take in the kernel (queued behind a running cell included), in seconds
-VARIABLES_TIMEOUT_SECONDS = 30.0
-
-# -- features: the change log, review threads, Propose mode ------------------------------------------------
-#: how long a read of the other tabs of a notebook (lab/tabs.js) is reused by later calls, in seconds
-#: (jupyter_get_context and a save read them anew)
-TABS_READ_SECONDS = 5.0
-#: how long a save waits for the Web Lock the site's tabs take around a save (lab/tabs.js) before it saves without
-#: it, with the same version check and a warning to the person, in seconds: another tab's check-and-write holds it
-#: for far less; a lock held longer is held by something else of the origin, such as code in the Pyodide kernel
+# -- features: the change log, review threads, Propose mode -----------------------------------------------------------
+TABS_READ_SECONDS = 5.0  #: a read of a notebook's other tabs (lab/tabs.js) is reused this long (a save reads anew)
+#: how long a save waits for the site's tabs' Web Lock before it saves without it (same version check, a warning to
+#: the person): another tab holds it far less; a longer hold is something else of the origin (the Pyodide kernel)
 SAVE_LOCK_WAIT_SECONDS = 5.0
-#: a message between the site's tabs (lab/tabs.js, sealed with the page secret) whose own time is further than this
-#: from the receiver's clock is dropped, in seconds; within it, a message that comes a second time is dropped
+#: a sealed message between the site's tabs whose own time is further than this from the receiver's clock is dropped
+#: (within it, a message that comes a second time is dropped)
 TAB_MESSAGE_SECONDS = 30.0
-#: the longest sealed message between the site's tabs a tab opens, in characters (a longer one is dropped unread)
-TAB_MESSAGE_CHARS = 4096
-#: entries the session's change log keeps (older ones are dropped; a reader is told it missed some)
-CHANGE_LOG_ENTRIES = 2000
-#: repeated changes of one cell by one actor within this many seconds merge into one entry
-CHANGE_COALESCE_SECONDS = 10.0
-#: the agent's source edits kept for review and revert in the Agent panel (changes/undo.py): how many, and the
-#: bytes of their sources (before and after) in all; the oldest go first
-AGENT_EDITS_KEPT = 500
-AGENT_EDIT_BYTES = 8 * 1024 * 1024
-#: a burst of the person's typing: each edit at most this many seconds after the one before (then it is over)...
-TYPING_QUIET_SECONDS = 0.25
-#: ...and none this many seconds or more after the burst's first (the next edit begins a new burst)
-TYPING_LONGEST_SECONDS = 2.0
-#: entries back a person's edit looks for the entry of the burst it continues
-BURST_LOOKBACK = 50
-#: MCP resources' cache hints: a notebook or a cell is fresh this long (the person may be typing in it)...
-RESOURCE_TTL_MS = 1000
-#: ...an output this long (it changes only when its cell runs again)
-OUTPUT_RESOURCE_TTL_MS = 60_000
-#: characters of context stored on each side of a review thread's quote
-CONTEXT_CHARS = 32
-#: bytes of each representation's text that go into an output's fingerprint
-FINGERPRINT_HEAD_BYTES = 1024
-#: bytes of a proposal's one-line summary
-PROPOSAL_SUMMARY_BYTES = 300
-#: cell ids named in the summary of a proposal over several cells
-SUMMARY_IDS = 10
-#: how often a waiting proposal checks that its cell and notebook still exist (seconds)
-PROPOSAL_CHECK_SECONDS = 0.5
+TAB_MESSAGE_CHARS = 4096  #: the longest sealed message a tab opens
+CHANGE_LOG_ENTRIES = 2000  #: entries the session's change log keeps (a reader is told it missed some)
+CHANGE_COALESCE_SECONDS = 10.0  #: changes of one cell by one actor within this many seconds merge into one entry
+AGENT_EDITS_KEPT = 500  #: the agent's source edits kept for review and revert (changes/undo.py)
+AGENT_EDIT_BYTES = 8 * 1024 * 1024  #: bytes of their sources in all (the oldest go first)
+TYPING_QUIET_SECONDS = 0.25  #: a burst of the person's typing: each edit at most this long after the one before
+TYPING_LONGEST_SECONDS = 2.0  #: and none this long or more after the burst's first
+BURST_LOOKBACK = 50  #: entries back a person's edit looks for the burst it continues
+RESOURCE_TTL_MS = 1000  #: MCP resources' cache hint for a notebook or a cell (the person may be typing in it)
+OUTPUT_RESOURCE_TTL_MS = 60_000  #: and for an output (it changes only when its cell runs again)
+CONTEXT_CHARS = 32  #: characters of context stored on each side of a review thread's quote
+FINGERPRINT_HEAD_BYTES = 1024  #: bytes of each representation's text that go into an output's fingerprint
+PROPOSAL_SUMMARY_BYTES = 300  #: a proposal's one-line summary
+SUMMARY_IDS = 10  #: cell ids named in the summary of a proposal over several cells
+PROPOSAL_CHECK_SECONDS = 0.5  #: how often a waiting proposal checks that its cell and notebook still exist
 
-# -- the person's settings (the Settings Editor's schema carries the same numbers; a test compares them) ----
-#: ``executionTimeout``: smallest and largest (seconds)
-EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)
-#: ``resultBytes``: smallest and largest (bytes)
-RESULT_BYTES_BOUNDS = (4096, 1048576)
-#: ``runTimeout``: smallest and largest (seconds)
-RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)
-#: ``disabledTools``: the most names or globs used
-MAX_DISABLED_TOOLS = 200
-#: ``toolsets``: the most words used
-MAX_TOOLSET_WORDS = 50
-#: a page bound scaled down with a small ``resultBytes`` never goes below this (bytes)
-MIN_PAGE_BYTES = 1024
-#: the longest the start-up waits for the settings before it goes on with the defaults (seconds)
-SETTINGS_LOAD_SECONDS = 5.0
+# -- the person's settings (the Settings Editor's schema carries the same numbers; a test compares them) ------------
+EXECUTION_TIMEOUT_BOUNDS = (1.0, 600.0)  #: ``executionTimeout``: smallest and largest
+RESULT_BYTES_BOUNDS = (4096, 1048576)  #: ``resultBytes``
+RUN_TIMEOUT_BOUNDS = (1.0, 86400.0)  #: ``runTimeout``
+MAX_DISABLED_TOOLS = 200  #: ``disabledTools``: the most names or globs used
+MAX_TOOLSET_WORDS = 50  #: ``toolsets``: the most words used
+MIN_PAGE_BYTES = 1024  #: a page bound scaled down with a small ``resultBytes`` never goes below this
+SETTINGS_LOAD_SECONDS = 5.0  #: the longest the start-up waits for the settings before it goes on with the defaults
 
-# -- the person's side in JupyterLab (the Agent panel, the cell markers, the proposal boxes) -----------------
-#: rows kept in the Activity section (newest first)
-ACTIVITY_ROWS = 200
-#: restricted cells listed in the Access section (the rest are counted)
-ACCESS_ROWS = 200
-#: threads listed in the Comments section
-THREAD_ROWS = 100
-#: bytes of a cell's first line shown in a list row
-PANEL_PREVIEW_BYTES = 80
-#: lines of a cell's source looked at for its first non-blank line (by ``dom.js``, in the page)
-PANEL_PREVIEW_LINES = 50
-#: bytes of a comment body shown before "show all" (the full body is in the element's title, up to the next)
-COMMENT_SHOWN_BYTES = 2000
-#: bytes of a comment body in the element's title
-COMMENT_TITLE_BYTES = 8000
-#: bytes of a thread's quoted text shown
-QUOTE_SHOWN_BYTES = 300
-#: debounce of model changes before the panel and the markers look at a notebook again (seconds)
-PANEL_FLUSH_SECONDS = 0.2
-#: how long the agent-at-work ring stays on a cell after the agent's last change to it (seconds)
-WORKING_SECONDS = 2.0
-#: cells whose access "apply to all cells" changes between two yields to the browser
-APPLY_CHUNK = 25
-#: how often the boxes of waiting proposals are checked against their cells' current nodes (seconds)
-BOX_CHECK_SECONDS = 0.3
-#: a proposal box's Accept is enabled no sooner than this after the box appeared (seconds): an agent that cancels and
-#: proposes again at once cannot put its new proposal under a click the person aimed at the old one
+# -- the person's side in JupyterLab (the Agent panel, the cell markers, the proposal boxes) -----------------------
+ACTIVITY_ROWS = 200  #: rows kept in the Activity section (newest first)
+ACCESS_ROWS = 200  #: restricted cells listed in the Access section (the rest are counted)
+THREAD_ROWS = 100  #: threads listed in the Comments section
+PANEL_PREVIEW_BYTES = 80  #: bytes of a cell's first line shown in a list row
+PANEL_PREVIEW_LINES = 50  #: lines of a cell's source ``dom.js`` looks at for its first non-blank line
+COMMENT_SHOWN_BYTES = 2000  #: bytes of a comment body shown before "show all"
+COMMENT_TITLE_BYTES = 8000  #: bytes of a comment body in the element's title
+QUOTE_SHOWN_BYTES = 300  #: bytes of a thread's quoted text shown
+PANEL_FLUSH_SECONDS = 0.2  #: debounce of model changes before the panel and the markers look at a notebook again
+WORKING_SECONDS = 2.0  #: how long the agent-at-work ring stays on a cell after the agent's last change to it
+APPLY_CHUNK = 25  #: cells whose access "apply to all cells" changes between two yields to the browser
+BOX_CHECK_SECONDS = 0.3  #: how often the boxes of waiting proposals are checked against their cells' current nodes
+#: a proposal box's Accept is enabled no sooner than this after it appeared: an agent that cancels and proposes again
+#: at once cannot put its new proposal under a click the person aimed at the old one
 ACCEPT_ARM_SECONDS = 1.0
-#: how long ``highlight_output`` keeps an output outlined (milliseconds)
-HIGHLIGHT_MS = 4000
+HIGHLIGHT_MS = 4000  #: how long ``highlight_output`` keeps an output outlined
 
-# -- the loader (``lite/extension/static/remoteEntry.js``), handed over in ``bridge.json`` ------------------
-#: recent tool calls the status item lists on hover
-RECENT_CALLS = 5
-#: characters of the reason the status item shows for a failed start (the last line of Python's traceback)
-FAILURE_REASON_CHARS = 200
-#: characters of the browser's reason for refusing to register a tool, as the status item lists it
-REFUSAL_REASON_CHARS = 300
-#: when the bridge's Python starts (docs/loader.md, 1a): once the page has had no long task for this long
-#: (milliseconds) in an idle period ...
+# -- the loader (``lite/extension/static/remoteEntry.js``), handed over in ``bridge.json`` --------------------------
+RECENT_CALLS = 5  #: recent tool calls the status item lists on hover
+FAILURE_REASON_CHARS = 200  #: a failed start's reason (the last line of Python's traceback)
+REFUSAL_REASON_CHARS = 300  #: the browser's reason for refusing to register a tool
+#: when the bridge's Python starts (docs/loader.md, 1a): once the page has had no long task for START_QUIET_MS in an
+#: idle period with at least START_IDLE_LEFT_MS left (a headless Chromium's idle periods last about 15 ms after
+#: JupyterLab restored; 20 was never met), or START_LATEST_MS after JupyterLab restored at the latest
 START_QUIET_MS = 500
-#: ... with at least this much of the idle period left (milliseconds: JupyterLab keeps drawing frames after it
-#: restored, so a headless Chromium's idle periods last about 15 ms; 20 was never met there) ...
 START_IDLE_LEFT_MS = 5
-#: ... or this long after JupyterLab restored at the latest (milliseconds)
 START_LATEST_MS = 4_000
-#: the longest wait for an idle period while looking for a quiet page (milliseconds), and the pause before
-#: looking again when the page was not quiet (milliseconds)
-START_IDLE_WAIT_MS = 1000
-START_RECHECK_MS = 100
-#: the longest wait for an idle period between two start-up stages of the loader (milliseconds)
-STEP_IDLE_WAIT_MS = 500
-#: the longest an agent's call made before the bridge's Python is up waits for it before the loader answers it
-#: ``pending`` (milliseconds; docs/loader.md, "No client waits past a bound"): clients give up on a call (Playwright
-#: MCP after 30 s), and an agent's first call must be answered within 15 s whatever the machine's speed: the client's
-#: own work around a call (Playwright MCP's page snapshot) took 2-4 s more on a loaded 2-core machine. A call Python
-#: takes up within the bound goes pending (as any call past the execution timeout) at the bound's end.
+START_IDLE_WAIT_MS = 1000  #: the longest wait for an idle period while looking for a quiet page
+START_RECHECK_MS = 100  #: the pause before looking again when the page was not quiet
+STEP_IDLE_WAIT_MS = 500  #: the longest wait for an idle period between two start-up stages
+#: the longest an agent's call made before the bridge's Python is up waits before the loader answers ``pending``
+#: (docs/loader.md, "No client waits past a bound"): a first call must be answered within 15 s (clients give up,
+#: Playwright MCP after 30 s, and its own snapshot took 2-4 s more on a loaded 2-core machine)
 START_ANSWER_MS = 8_000
-#: the worker's watchdog (docs/loader.md, "The worker's watchdog"): while calls run in the worker mode the loader pings
-#: the worker's thread this often (milliseconds) ...
+#: the worker's watchdog (docs/loader.md): the loader pings the worker's thread this often while calls run, and a
+#: thread silent this long is held by Python (a backtracking pattern, a site's tool in a loop): the worker restarts
+#: and its calls answer TIMEOUT. Longer than any call's stretch of Python, shorter than Playwright MCP's 30 s.
 WORKER_PING_MS = 1_000
-#: ... and a thread that has not answered for this long of the page's own time (milliseconds) is held by Python (one
-#: call that never yields: a pattern that backtracks, a site's tool in a loop): the worker is stopped and started
-#: again, the calls then running answered TIMEOUT. Longer than any call's single stretch of Python (the largest
-#: notebooks' reads take well under a second) and shorter than a client's patience (Playwright MCP: 30 s).
 WORKER_STUCK_MS = 10_000
 #: the numbers the loader applies, as ``bridge.json`` carries them (its ``bounds``)
 LOADER_BOUNDS = {
@@ -463,16 +277,12 @@ LOADER_BOUNDS = {
     "workerStuckMs": WORKER_STUCK_MS,
 }
 
-# -- a site's own contributions (webmcp_bridge.contrib) -------------------------------------------------------
-#: most entries of the site's contribution list that are loaded (page config and settings together)
-CONTRIBUTION_ENTRIES = 20
-#: the largest contribution file (a module or a wheel) fetched from the site, in bytes
-CONTRIBUTION_FILE_BYTES = 4 * MIB
-#: most diagnostics kept in one session (later ones are only counted)
-DIAGNOSTICS_KEPT = 50
-#: the longest name and reason of one diagnostic, UTF-8 bytes
-DIAGNOSTIC_NAME_BYTES = 200
-DIAGNOSTIC_REASON_BYTES = 300
+# -- a site's own contributions (webmcp_bridge.contrib) ---------------------------------------------------------------
+CONTRIBUTION_ENTRIES = 20  #: entries of the site's contribution list loaded (page config and settings together)
+CONTRIBUTION_FILE_BYTES = 4 * MIB  #: the largest contribution file (a module or a wheel) fetched from the site
+DIAGNOSTICS_KEPT = 50  #: diagnostics kept in one session (later ones dropped)
+DIAGNOSTIC_NAME_BYTES = 200  #: the longest name of one
+DIAGNOSTIC_REASON_BYTES = 300  #: and its reason
 
 
 def utf8_len(text: str) -> int:
@@ -481,10 +291,7 @@ def utf8_len(text: str) -> int:
 
 
 def truncate_utf8(text: str, max_bytes: int) -> str:
-    """The longest prefix of ``text`` whose UTF-8 encoding is at most ``max_bytes`` bytes.
-
-    Never splits a code point. ``max_bytes`` below zero counts as zero.
-    """
+    """The longest prefix of ``text`` of at most ``max_bytes`` UTF-8 bytes (never splitting a code point)."""
     if max_bytes <= 0:
         return ""
     if len(text) <= max_bytes // 4:  # every code point is at most 4 bytes: no need to encode
@@ -499,30 +306,27 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
 
 
 def slice_utf8(text: str, offset: int, max_bytes: int) -> tuple[str, int, int | None, int]:
-    """One page of ``text`` by UTF-8 byte offset.
+    """One page of ``text`` by UTF-8 byte offset: ``(page, start, next_offset, total_bytes)``.
 
-    Returns ``(page, start, next_offset, total_bytes)``. ``start`` is ``offset`` moved back to the
-    start of the code point it falls in; the page never splits a code point and is at most
-    ``max_bytes`` bytes unless one code point is larger (then that code point alone). ``next_offset``
-    is ``None`` when the page reaches the end. Raises ValueError for a negative offset.
+    ``start`` is ``offset`` moved back to the start of its code point; the page never splits a code point and is at
+    most ``max_bytes`` unless one code point is larger; ``next_offset`` is None at the end. ValueError for a negative
+    offset.
     """
     data = text.encode("utf-8", "surrogatepass")
     return page_utf8(data, 0, len(data), offset, max_bytes)
 
 
 def page_window(offset: int, max_bytes: int) -> tuple[int, int]:
-    """The byte range ``[first, end)`` of a text that :func:`page_utf8` needs to cut the page at ``offset`` (the
-    page itself plus up to 3 bytes before it and 4 after it, for the code point rules); clipped to the text by
-    whoever holds it. Raises ValueError for a negative offset."""
+    """The byte range ``[first, end)`` of a text :func:`page_utf8` needs for the page at ``offset`` (3 bytes more
+    before, 4 after; the holder clips it). ValueError for a negative offset."""
     if offset < 0:
         raise ValueError("offset must be >= 0")
     return max(0, offset - 3), offset + max(1, max_bytes) + 4
 
 
 def page_utf8(window: bytes, first: int, total: int, offset: int, max_bytes: int) -> tuple[str, int, int | None, int]:
-    """:func:`slice_utf8` over the bytes ``window`` = bytes ``[first, first + len(window))`` of a UTF-8 text of
-    ``total`` bytes; the window covers :func:`page_window` ``(offset, max_bytes)`` (clipped to the text). The
-    JupyterLab host reads only that window of a large output. Raises ValueError for a negative offset."""
+    """:func:`slice_utf8` over ``window``, bytes ``[first, first + len(window))`` of a UTF-8 text of ``total``
+    bytes covering :func:`page_window` (the JupyterLab host reads only that of a large output)."""
     if offset < 0:
         raise ValueError("offset must be >= 0")
 
@@ -547,9 +351,7 @@ _CR = re.compile(r"\r\n?")
 
 
 def normalize_line_ends(text: str) -> str:
-    """``text`` with every CRLF and lone CR made LF: the line ends the notebook editor shows and the only ones
-    a cell source holds in the bridge (hosts normalise sources on load and on every write; tools normalise the
-    text an agent matches, such as ``oldText``)."""
+    """``text`` with every CRLF and lone CR made LF, the only line ends a cell source holds in the bridge."""
     return _CR.sub("\n", text) if "\r" in text else text
 
 

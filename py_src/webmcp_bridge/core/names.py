@@ -1,46 +1,9 @@
 """Which names a code cell's source binds and reads, read with Python's own parser (:mod:`ast`).
 
-:func:`cell_names` answers a :class:`CellNames` for one cell's source; :mod:`webmcp_bridge.core.staleness` follows the
-names from cell to cell. The rules (the source of each is Python's execution model, the language reference's
-"Naming and binding"):
-
-- **Binds** (``defines``): every name the cell binds at module level, wherever in the cell (also inside ``if``,
-  ``for``, ``try``, ``with``, ``match``): assignment, augmented and annotated assignment (with a value), ``import``,
-  ``def``, ``class``, ``for`` and ``with`` targets, ``except ... as``, ``match`` captures, the walrus, ``del``, a
-  ``type`` alias, and a name a function declares ``global`` and assigns. A store into a part of an object
-  (``df["c"] = ...``, ``obj.x = ...``, ``del d[k]``, ``df["c"] += 1``) counts as rebinding the name the object is
-  reached by (``df``, ``obj``, ``d``), since what that name holds changed. A change through a method call
-  (``df.drop(..., inplace=True)``, ``items.append(x)``) is not seen: the source does not say that it changes
-  anything.
-- **Reads** (``reads``): every name the cell loads that may still hold what a cell before it left there: a load of
-  a name not yet bound for certain at that point of the cell. A binding inside an ``if``, a loop, a ``try`` body or
-  a ``case`` is not certain, so a later load of that name still counts as a read; one at the cell's top level or in
-  a ``with`` body is. ``x += 1`` and ``df = df.dropna()`` read the name they bind. Python's builtins are read like
-  any name (a cell above may rebind ``print``); the staleness rules decide what a read of a name no cell binds means.
-- **Function and class bodies** run when called, not where they stand. The free names of a function's body (those
-  it loads and does not bind itself; a ``lambda``'s and a nested function's included) are read twice over, on
-  purpose (the conservative choice): by the cell that defines the function, as if the function were called at the
-  end of that cell (``later``: a name the cell binds for certain is not one; they make the cell's own outputs
-  stale, not what it binds, since a function object does not change with them), and by every cell that reads the
-  function's name (``calls``: :mod:`webmcp_bridge.core.staleness` resolves them where the calling cell stands, as
-  Python looks globals up when the call runs). A class body runs where it stands: its loads are reads there, and
-  its methods' free names are the class name's ``calls``. Comprehensions and lambdas in a cell's own code read
-  their free names where they stand.
-- **IPython syntax.** A source that Python parses (top-level ``await`` allowed, as IPython runs it) is read as it
-  is. Otherwise, line by line: a shell escape ``!cmd`` is dropped (``x = !cmd`` binds ``x``); a help line
-  (``obj?``, ``?obj``, ``obj??``) is dropped; ``%time`` and ``%timeit`` keep the code they time; a line magic of
-  :data:`NAMELESS_MAGICS` (``%matplotlib``, ``%pip``, ``%cd`` ...: they bind no name of the notebook) is dropped
-  (``x = %pwd`` binds ``x``). Then the source is parsed again.
-- **Unreadable** (``unreadable`` says why; the other fields are then empty and mean nothing): a cell magic
-  (``%%`` on the first line: its body is not Python, or runs in its own way), any other line magic (``%run``,
-  ``%store``, ``%reset``, ``%pylab`` ... may bind any name), ``from m import *``, a source that still does not parse
-  (a syntax error, Python 2, IPython syntax beyond the above), one of more than :data:`NAMES_SOURCE_BYTES` (parsing
-  it would hold the page), or a notebook in another language (:data:`OTHER_LANGUAGE`, given by the caller).
-  Nothing is guessed for such a cell: :mod:`webmcp_bridge.core.staleness` takes it to bind any name but Python's
-  builtins and to read every name.
-
-Results are cached by source text (:data:`CACHE_SIZE` sources): a notebook is read again at every cell read, and
-most of its cells have not changed. Standard library only.
+:func:`cell_names` answers a :class:`CellNames` for one cell's source; :mod:`webmcp_bridge.core.staleness` follows
+the names from cell to cell. The rules (binds, reads, function bodies, IPython syntax, unreadable cells) are those
+of docs/TOOLS.md, "Stale outputs", after Python's execution model (the language reference's "Naming and binding").
+Results are cached by source text (:data:`CACHE_SIZE` sources): a notebook is read again at every cell read.
 """
 
 from __future__ import annotations
@@ -63,14 +26,10 @@ SYNTAX = "syntax"
 TOO_LONG = "tooLong"
 OTHER_LANGUAGE = "language"
 
-#: sources whose :class:`CellNames` are kept (the least recently read are forgotten first)
-CACHE_SIZE = 4096
+CACHE_SIZE = 4096  #: sources whose :class:`CellNames` are kept (the least recently read are forgotten first)
 
-#: line magics that bind no name of the notebook's namespace (IPython's documentation of each, and TensorBoard's for
-#: ``%tensorboard``: they set the plotting backend, install packages, run shell commands, change or show the working
-#: directory, configure, show help, history or the namespace); dropped before parsing (``x = %sx ls`` binds ``x``).
-#: Any other line magic (``%run``, ``%store``, ``%reset``, ``%pylab``, ``%load``, ``%debug``, an extension's) makes
-#: the cell unreadable.
+#: line magics that bind no name of the notebook (IPython's documentation of each, TensorBoard's for ``%tensorboard``),
+#: dropped before parsing (``x = %sx ls`` binds ``x``); any other line magic makes the cell unreadable
 NAMELESS_MAGICS = frozenset(
     """alias alias_magic aimport autoawait autocall autoindent automagic autoreload bookmark cat cd clear colors conda
     config connect_info cp dhist dirs doctest_mode env history killbgscripts less load_ext ls lsmagic magic mamba man
@@ -85,19 +44,12 @@ _TIMEIT_VALUE_OPTIONS = frozenset({"-n", "-r", "-p"})
 
 @dataclass(frozen=True)
 class CellNames:
-    """What one code cell's source binds and reads (the rules: the module docstring).
+    """What one code cell's source binds and reads (``unreadable``: None, else why not, and the rest is empty).
 
-    Attributes:
-        defines: the names the cell binds (or rebinds a part of) at module level.
-        reads: the names its code reads where it stands, which may hold what a cell before it left there.
-        later: the free names of the bodies of the functions and classes it defines, not in ``reads`` nor bound for
-            certain by the cell: read if the cell calls them (what they bind does not depend on them).
-        calls: for each function or class it defines, the free names its body reads when called.
-        depends: for each name it binds, the names from before the cell that what it binds may be made from (the
-            names the top-level statements that bind it load, followed through the names the cell bound before
-            them; a ``def`` depends on its decorators and defaults only).
-        unreadable: None when the source was read; else why not (:data:`CELL_MAGIC`, :data:`LINE_MAGIC`,
-            :data:`STAR_IMPORT`, :data:`SYNTAX`, :data:`TOO_LONG`, :data:`OTHER_LANGUAGE`).
+    ``defines``: names bound (or a part of them rebound) at module level; ``reads``: names read before they are bound
+    for certain; ``later``: the other free names of its functions' and classes' bodies; ``calls``: per function or
+    class defined, its body's free names; ``depends``: per name bound, the names from before the cell it may be made
+    from (a ``def``: its decorators and defaults only).
     """
 
     defines: frozenset[str] = frozenset()
@@ -114,35 +66,24 @@ def unreadable(reason: str) -> CellNames:
 
 
 class _Unreadable(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    """Raised with the reason (``args[0]``) a source cannot be read."""
 
 
 @lru_cache(maxsize=CACHE_SIZE)
 def cell_names(source: str) -> CellNames:
-    """The names ``source`` (one code cell's text, Python with IPython's syntax) binds and reads.
-
-    Never raises: a source that cannot be read answers a :class:`CellNames` whose ``unreadable`` says why.
-    """
+    """The names ``source`` (Python with IPython's syntax) binds and reads; never raises (see ``unreadable``)."""
     if utf8_len(source) > NAMES_SOURCE_BYTES:
         return unreadable(TOO_LONG)
     try:
-        tree = _parse(source)
-        if tree is None:
-            text = _without_ipython(source)
-            tree = _parse(text)
-            if tree is None:
-                return unreadable(SYNTAX)
-        return _Cell().read(tree)
+        tree = _parse(source) or _parse(_without_ipython(source))
+        return unreadable(SYNTAX) if tree is None else _Cell().read(tree)
     except _Unreadable as exc:
-        return unreadable(exc.reason)
+        return unreadable(exc.args[0])
     except (RecursionError, MemoryError):  # nesting deeper than the parser or the walk can follow
         return unreadable(SYNTAX)
 
 
 def _parse(source: str) -> ast.Module | None:
-    """The module ``source`` parses to (top-level ``await`` allowed, as IPython runs cells), or None."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like: the names are the same
@@ -158,8 +99,7 @@ _ASSIGNED = re.compile(r"([A-Za-z_][\w.,\s\[\]()*]*?)\s*=\s*([!%].*)")
 
 
 def _without_ipython(source: str) -> str:
-    """``source`` with IPython's line syntax replaced by the Python it stands for, line for line (so line numbers and
-    blocks stay); raises :class:`_Unreadable` for a cell magic or a line magic that may bind names."""
+    """``source`` with IPython's line syntax replaced by the Python it stands for, line for line."""
     lines = source.split("\n")
     first = next((line for line in lines if line.strip()), "")
     if first.lstrip().startswith("%%"):
@@ -168,9 +108,8 @@ def _without_ipython(source: str) -> str:
 
 
 def _line_without_ipython(line: str) -> str:
-    code = line.lstrip()
-    indent = line[: len(line) - len(code)]
-    code = code.rstrip()
+    code = line.strip()
+    indent = line[: len(line) - len(line.lstrip())]
     if _HELP.fullmatch(code):
         return indent + "pass"
     target = None
@@ -197,7 +136,6 @@ def _line_without_ipython(line: str) -> str:
 
 
 def _timed_code(argument: str) -> str:
-    """The code ``%time``/``%timeit`` run: ``argument`` without the options before it."""
     words = argument.split(" ")
     while words and words[0].startswith("-"):
         option = words.pop(0)
@@ -215,36 +153,31 @@ _LEAVES = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del, ast.Pass, ast.B
 
 
 def _base_name(node: ast.expr) -> str | None:
-    """The name a subscript or attribute target reaches its object by (``df`` of ``df.a["b"]``), if any."""
+    """``df`` of ``df.a["b"]``, if any."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _params(args: ast.arguments) -> set[str]:
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    every += [a for a in (args.vararg, args.kwarg) if a is not None]
-    return {a.arg for a in every}
+def _params(args: ast.arguments) -> list[ast.arg]:
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a is not None)]
 
 
 def _evaluated_where_defined(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef) -> list[ast.AST]:
-    """The parts of a ``def``, ``lambda`` or ``class`` evaluated where it stands: decorators, defaults, annotations,
-    bases and keywords."""
+    """The parts of a ``def``, ``lambda`` or ``class`` evaluated where it stands."""
     if isinstance(node, ast.ClassDef):
         return [*node.decorator_list, *node.bases, *node.keywords]
     parts: list[ast.AST] = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
     if not isinstance(node, ast.Lambda):
         parts += node.decorator_list
-        every = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
-        parts += [a.annotation for a in every if a is not None and a.annotation is not None]
+        parts += [a.annotation for a in _params(node.args) if a.annotation is not None]
         if node.returns is not None:
             parts.append(node.returns)
     return parts
 
 
 class _Scope:
-    """The names one function (or lambda, comprehension, class) body binds and loads, by Python's scoping rules: a
-    name bound anywhere in the body is local to it unless declared ``global`` or ``nonlocal``."""
+    """The names one function (or lambda, comprehension, class) body binds and loads, by Python's scoping rules."""
 
     def __init__(self) -> None:
         self.bound: set[str] = set()
@@ -303,7 +236,6 @@ class _Scope:
         return self
 
     def free(self) -> set[str]:
-        """The names the body loads (itself or in nested scopes) that it does not bind: looked up outside it."""
         local = self.bound - self.declared
         return (self.loads | self.nested) - local
 
@@ -313,14 +245,13 @@ class _Scope:
 
 def _function_scope(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> _Scope:
     scope = _Scope()
-    scope.bound |= _params(node.args)
+    scope.bound |= {a.arg for a in _params(node.args)}
     body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
     return scope.walk(body)
 
 
 def _comprehension_scope(node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> _Scope:
-    """The comprehension's own scope: its targets, conditions, inner iterables and element (the first iterable is
-    evaluated outside it)."""
+    """The comprehension's own scope (its first iterable is evaluated outside it)."""
     parts: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
     for number, generator in enumerate(node.generators):
         parts += [generator.target, *generator.ifs]
@@ -330,7 +261,7 @@ def _comprehension_scope(node: ast.ListComp | ast.SetComp | ast.DictComp | ast.G
 
 
 def _walrus_targets(node: ast.AST) -> set[str]:
-    """Names bound by ``:=`` in ``node`` outside functions (a walrus in a comprehension binds outside it too)."""
+    """Names bound by ``:=`` in ``node`` outside functions (also in a comprehension)."""
     found: set[str] = set()
     stack = [node]
     while stack:
@@ -344,7 +275,7 @@ def _walrus_targets(node: ast.AST) -> set[str]:
 
 
 class _Cell:
-    """One walk of a cell's module body, in order (see the module docstring)."""
+    """One walk of a cell's module body, in order."""
 
     def __init__(self) -> None:
         self.defines: set[str] = set()
@@ -385,7 +316,6 @@ class _Cell:
             self.statement(statement, bound)
 
     def use(self, node: ast.AST | None, bound: set[str]) -> None:
-        """``node`` is evaluated here: what it loads and has not been bound for certain is read."""
         if node is None:
             return
         scope = _Scope().walk([node])
@@ -395,7 +325,6 @@ class _Cell:
         self.define(*_walrus_targets(node), *scope.global_stores)
 
     def bind(self, target: ast.AST, bound: set[str], certain: bool) -> None:
-        """An assignment to ``target`` (a name, a tuple or list of targets, a subscript or attribute)."""
         if isinstance(target, ast.Name):
             self.define(target.id)
             if certain:

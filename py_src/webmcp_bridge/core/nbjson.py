@@ -1,11 +1,6 @@
-"""Reading nbformat JSON (plain dicts) into the raw values of :mod:`webmcp_bridge.core.raw`.
-
-The in-memory host uses this directly; the JupyterLab adapter's ``reader.js`` applies the same rules to the
-live model in the page (kept in step by the end-to-end tests). Rules (nbformat 4 output shapes):
-stream -> one ``text/plain`` item (``name`` kept); error -> one ``text/plain`` item of the traceback lines
-(falling back to ``ename: evalue``); execute_result/display_data -> one item per MIME type in ``data``.
-Multiline strings may be lists of lines (nbformat ``multiline_string``); JSON values (application/json)
-are measured as compact JSON text. Text is ANSI-stripped before it is measured.
+"""Reading nbformat 4 output dicts into the raw values of :mod:`webmcp_bridge.core.raw` (the in-memory host; the
+page's ``reader.js`` applies the same rules): a stream is one ``text/plain`` item, an error one of its traceback
+(else ``ename: evalue``), a result one item per MIME type; text is ANSI-stripped before it is measured.
 """
 
 from __future__ import annotations
@@ -18,7 +13,7 @@ from webmcp_bridge.core.raw import RawItem, RawOutput
 
 
 def text_of(value: Any) -> str:
-    """nbformat multiline string (str or list of str) or a JSON value, as one string."""
+    """An nbformat multiline string (str or list of str) or a JSON value (compact JSON), as one string."""
     if isinstance(value, str):
         return value
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -33,11 +28,7 @@ def output_texts(output: dict[str, Any]) -> dict[str, str]:
         return {"text/plain": strip_ansi(text_of(output.get("text", "")))}
     if kind == "error":
         trace = output.get("traceback") or []
-        text = (
-            "\n".join(str(line) for line in trace)
-            if trace
-            else f"{output.get('ename', '')}: {output.get('evalue', '')}"
-        )
+        text = "\n".join(map(str, trace)) if trace else f"{output.get('ename', '')}: {output.get('evalue', '')}"
         return {"text/plain": strip_ansi(text)}
     data = output.get("data") or {}
     if not isinstance(data, dict):

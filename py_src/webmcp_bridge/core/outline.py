@@ -1,9 +1,6 @@
-"""A notebook's outline, read from its cells' text: the headings of a markdown cell and a cell's first line.
-
-Headings are Markdown's ATX headings (CommonMark: up to three spaces, one to six ``#``, then a space or the line's
-end; a closing run of ``#`` is dropped), outside fenced code blocks (a line starting with at least three backticks
-or tildes opens one, the same fence closes it). Setext headings (a line underlined with ``===``) and HTML ``<h1>``
-are not read: notebooks write headings with ``#``. Standard library only.
+"""A notebook's outline: the ATX headings of a markdown cell (CommonMark: up to three spaces, one to six ``#``, a
+space or the line's end; a closing ``#`` run dropped; not inside fenced code) and a cell's first line. Setext and
+HTML headings are not read: notebooks write headings with ``#``.
 """
 
 from __future__ import annotations
@@ -15,8 +12,7 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 def headings(source: str) -> list[tuple[int, str]]:
-    """The ATX headings of a markdown cell's ``source``, in order: ``(level 1-6, title)``; the title with its
-    surrounding spaces and closing ``#`` run removed ("" for a bare ``#``)."""
+    """The headings of a markdown cell's ``source``, in order: ``(level 1-6, title)`` ("" for a bare ``#``)."""
     found: list[tuple[int, str]] = []
     fence: str | None = None
     for line in source.splitlines():
@@ -35,12 +31,8 @@ def headings(source: str) -> list[tuple[int, str]]:
 
 
 def first_line(source: str) -> str:
-    """The first line of ``source`` that is not blank, its surrounding spaces removed ("" for a blank source); whole
-    (the caller cuts it)."""
-    for line in source.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+    """The first non-blank line of ``source``, stripped, whole ("" for none)."""
+    return next((line.strip() for line in source.splitlines() if line.strip()), "")
 
 
 def is_heading(line: str) -> bool:

@@ -1,8 +1,5 @@
-"""Workspace paths: the one check every path an agent sends goes through.
-
-Rule (the product contract, docs/TOOLS.md): notebooks and files are addressed by workspace-relative path; no absolute
-paths, no ``..``, no control characters. A path names something inside the JupyterLite contents root or nothing.
-"""
+"""Workspace paths: the one check every path an agent sends goes through (docs/TOOLS.md: workspace-relative, no
+absolute path, no ``..``, no control characters; a path names something inside the contents root or nothing)."""
 
 from __future__ import annotations
 
@@ -13,13 +10,11 @@ from webmcp_bridge.core.limits import MAX_NAME_BYTES, MAX_PATH_BYTES
 
 
 def normalize_path(path: str, *, allow_root: bool = False) -> str:
-    """Return ``path`` in canonical form ("a/b.ipynb", root is "").
+    """``path`` in canonical form ("a/b.ipynb", root ""): one leading "./" and trailing "/" stripped, "//" collapsed.
 
-    Accepts forward slashes only, strips one leading "./" and trailing "/", collapses "//".
-    Raises ToolError(INVALID_PATH) for: absolute paths ("/x", "~"), any ":" (a drive, "C:" or JupyterLab's
-    "drive:path"), any ".." or "." segment,
-    backslashes, control or format characters (NUL, newlines, U+202E), a path over 1 KiB or a segment
-    over 255 bytes, and the root itself unless ``allow_root``.
+    Raises ToolError(INVALID_PATH) for an absolute path ("/x", "~"), any ":" (a drive), a "." or ".." segment, a
+    backslash, a control or format character, a path over 1 KiB or a segment over 255 bytes, a name with leading or
+    trailing spaces, and the root unless ``allow_root``.
     """
     if not isinstance(path, str):
         raise ToolError(ErrorCode.INVALID_PATH, "A path must be a string.")
@@ -61,7 +56,6 @@ def join(directory: str, name: str) -> str:
 
 
 def is_notebook_path(path: str) -> bool:
-    """True when ``path`` names a notebook: it ends with ``.ipynb`` in any case ("a/B.IPYNB" too). Every check
-    of whether a path is a notebook (the hidden-notebook rule, the file tools' refusal) goes through here, so a
-    notebook whose name is spelled in capitals is never treated as a plain file."""
+    """True when ``path`` ends with ``.ipynb`` in any case: every notebook check (the hidden-notebook rule, the file
+    tools' refusal) goes through here, so "a/B.IPYNB" is never treated as a plain file."""
     return path.lower().endswith(".ipynb")

@@ -1,10 +1,5 @@
-"""The plain values a host reads a notebook into: a cell (:class:`RawCell`), its outputs (:class:`RawOutput`)
-and their representations (:class:`RawItem`).
-
-They sit in ``core/`` rather than beside the host protocol (:mod:`webmcp_bridge.host.protocol`, which re-exports
-them) because the pure semantics over cells (:mod:`webmcp_bridge.core.snapshot`, :mod:`webmcp_bridge.core.nbjson`)
-takes and makes them, and ``core`` imports nothing above it. Standard library only.
-"""
+"""The plain values a host reads a notebook into (re-exported by :mod:`webmcp_bridge.host.protocol`; they sit in
+``core`` because the pure semantics over cells take and make them)."""
 
 from __future__ import annotations
 
@@ -16,14 +11,8 @@ CellType = Literal["code", "markdown", "raw"]
 
 @dataclass(frozen=True)
 class RawItem:
-    """One representation of an output.
-
-    Attributes:
-        mime: the MIME type; streams and errors use "text/plain".
-        bytes: full size: UTF-8 bytes of the (ANSI-stripped) text, or decoded bytes for binary data.
-        head: the first bytes of the text (at most the head size asked for); "" for binary data.
-        binary: True when the data is base64 in nbformat (images).
-    """
+    """One representation of an output: ``mime`` ("text/plain" for streams and errors), ``bytes`` (UTF-8 of the
+    ANSI-stripped text, or decoded), ``head`` (the text's first bytes; "" for binary), ``binary`` (base64 images)."""
 
     mime: str
     bytes: int
@@ -33,8 +22,7 @@ class RawItem:
 
 @dataclass(frozen=True)
 class RawOutput:
-    """One output of a code cell. ``name`` is the stream name (stdout/stderr) for streams;
-    ``ename``/``evalue`` are set for errors."""
+    """One output of a code cell: ``name`` for streams, ``ename``/``evalue`` for errors."""
 
     output_type: str
     items: tuple[RawItem, ...]
@@ -45,8 +33,7 @@ class RawOutput:
 
 @dataclass(frozen=True)
 class RawCell:
-    """One cell as the host read it. ``source`` is the full source text; ``outputs`` is empty for
-    non-code cells; ``output_count`` counts all outputs even when ``outputs`` holds only the first few."""
+    """One cell as the host read it (``output_count`` counts all outputs; ``outputs`` may hold the first few)."""
 
     id: str
     index: int
@@ -59,16 +46,8 @@ class RawCell:
 
 @dataclass(frozen=True)
 class RunState:
-    """What a code cell's last run left, as the host's model knows it.
-
-    Attributes:
-        id: the cell's nbformat id.
-        index: its index in the notebook.
-        execution_count: the count of the run that made its outputs; None when it has not run (or was cleared).
-        edited: True when its source changed since that run, False when not, None when the host cannot tell
-            (JupyterLab's code cell model ``isDirty``; a cell loaded with outputs counts as edited once its text
-            changes, since the text that ran is not stored in nbformat).
-    """
+    """What a code cell's last run left: ``execution_count`` (None: not run or cleared) and ``edited`` (its
+    source changed since, JupyterLab's ``isDirty``; None when the host cannot tell)."""
 
     id: str
     index: int

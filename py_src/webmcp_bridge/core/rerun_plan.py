@@ -1,22 +1,10 @@
 """The cells to run, in order, so that stale outputs are fresh again (``jupyter_rerun_plan``): a plan, never a run.
 
-Fresh means what :func:`webmcp_bridge.core.staleness.name_verdicts` says: no edit since the run, no changed name
-read (an order of runs alone, ``earlierRanSince`` without ``readsChanged``, is not followed: the names say what it
-changed). :func:`rerun_plan` plans for the whole notebook (every run cell) or for one cell, by simulating the plan:
-the cells planned are given new execution counts in notebook order (as running them one after the other would),
-the verdicts are made again, and what is still stale adds to the plan, until nothing does. So a plan is checked by
-the same rules that flag the outputs, and:
-
-- a stale cell's providers that the kernel does not hold (never ran, edited, stale themselves, or rebound by
-  another cell since) come before it (``provides``);
-- running a cell rebinds its names, so, for the whole notebook, the cells below that read them follow (``follows``);
-  for one cell they are reported instead (``stale_after``);
-- an unreadable cell in the plan may rebind any name: what follows it is planned as such;
-- a name only cells below a cell bind cannot be given by running cells above it (``orphans``): such a cell is not
-  planned for that name.
-
-Cells are taken in notebook order, which is the order the plan lists. Only the (visible) cells given are planned.
-Standard library only.
+Fresh means what :func:`webmcp_bridge.core.staleness.name_verdicts` says (an order of runs alone is not followed).
+The plan is simulated: its cells get new execution counts in notebook order, the verdicts are made again, and what
+is still stale adds to it until nothing does. So a stale cell's providers the kernel does not hold come first
+(``provides``); for the whole notebook the cells below that read what it rebinds follow (``follows``), for one cell
+they are reported (``stale_after``); a name only cells below bind (``orphans``) is not planned for.
 """
 
 from __future__ import annotations
@@ -39,7 +27,7 @@ TARGET = "target"  # the cell asked about has never run
 
 @dataclass(frozen=True)
 class PlanStep:
-    """One cell of a plan: its position in the ``states`` planned, why it runs, and the names that say so (sorted)."""
+    """One cell of a plan: its position in ``states``, why it runs, and the names that say so (sorted)."""
 
     position: int
     why: str
@@ -52,10 +40,8 @@ class Plan:
 
     Attributes:
         steps: the cells to run, in notebook order.
-        orphans: ``(position, name)``: a run cell read a name that only cells below it bind (the plan cannot give it).
-        stale_after: positions of the run cells outside the plan whose outputs are still stale after it, in notebook
-            order: for one cell, those that read names the plan rebinds and the stale ones it does not need; for the
-            whole notebook, those whose only changed names are orphans.
+        orphans: ``(position, name)``: a run cell read a name that only cells below it bind.
+        stale_after: positions of the run cells outside the plan still stale after it, in notebook order.
     """
 
     steps: tuple[PlanStep, ...]
@@ -64,16 +50,9 @@ class Plan:
 
 
 def rerun_plan(states: Sequence[RunState], names: Mapping[str, CellNames], target: int | None = None) -> Plan:
-    """The plan that makes the outputs of the cell at position ``target`` of ``states`` fresh (with what it needs
-    first), or, when ``target`` is None, every run cell's.
-
-    Args:
-        states: the run states of all the notebook's (visible) code cells, in index order.
-        names: what each binds and reads, by id (as for :func:`webmcp_bridge.core.staleness.name_verdicts`).
-        target: a position in ``states``; a cell that never ran is planned with what it reads first.
-
-    Each round is one pass of the verdicts; a round adds every cell the verdicts ask for (following the providers
-    down to the first cell the kernel holds), so a plan takes a few rounds, at most one per cell.
+    """The plan that makes the outputs of the cell at position ``target`` fresh (a cell that never ran: with what
+    it reads first), or every run cell's (None). ``states`` and ``names`` as for ``name_verdicts``. One pass of the
+    verdicts a round, at most one round per cell.
     """
     before = name_verdicts(states, names)
     top = max((s.execution_count for s in states if s.execution_count is not None), default=0)
@@ -119,8 +98,7 @@ def rerun_plan(states: Sequence[RunState], names: Mapping[str, CellNames], targe
 
 
 def _simulated(states: Sequence[RunState], planned: Mapping[int, object], top: int) -> list[RunState]:
-    """``states`` as they would be after the ``planned`` cells ran one after the other in notebook order: new
-    execution counts above every count there (``top``), their edits run."""
+    """``states`` after the ``planned`` cells ran in notebook order (counts above ``top``, edits run)."""
     ran: list[RunState] = []
     for pos, state in enumerate(states):
         if pos in planned:
@@ -135,15 +113,14 @@ def _stale(state: RunState, verdict: NameVerdict | None) -> bool:
 
 
 def _fixable(state: RunState, verdict: NameVerdict | None) -> bool:
-    """Whether running the cell can make it fresh: not when its only changed names are orphans."""
+    """Whether running the cell can make it fresh (not when its only changed names are orphans)."""
     if state.edited is True or verdict is None or verdict.unreadable:
         return True
     return not set(verdict.changed) <= verdict.orphans
 
 
 def _reason(state: RunState, before: NameVerdict | None, now: NameVerdict | None) -> tuple[str, set[str]]:
-    """Why a cell is planned: its own staleness before the plan (``before``), else what the plan's cells above do
-    to it (``now``)."""
+    """Why a cell is planned: its own staleness (``before``), else what the plan's cells above do to it (``now``)."""
     if state.edited is True:
         return EDITED, set()
     if before is not None:

@@ -1,25 +1,15 @@
 """The matching half of ``jupyter_search``: a query checked and compiled, lines scanned in bounded windows,
-snippets, path globs and the paging cursor. Pure (standard library only); the walk of the workspace, the reads and
-the deadline are :mod:`webmcp_bridge.tools.search`'s.
+snippets, path globs, the cursor; the walk, the reads and the deadline are :mod:`webmcp_bridge.tools.search`'s.
 
-**Why a regular expression cannot hold the page.** Python's ``re`` is a backtracking matcher: a pattern such as
-``(?:.|..){24}`` before a character no line has tries every way to cut the line, and one match may run for minutes.
-No judgement of the pattern's shape is made here; the cost is bounded by construction, two ways:
+**Why a regular expression cannot hold the page.** ``re`` backtracks: ``(?:.|..){24}`` before a character no line
+has may run for minutes. No judgement of the pattern's shape is made; the cost is bounded two ways:
 
-1. Every match runs under a deadline checked inside the engine (:mod:`webmcp_bridge.core.alarm`: ``re`` checks for
-   signals every 4096 steps of its loop, and the alarm's signal stops the match). The tool gives each stretch of
-   matching ``SEARCH_MATCH_SECONDS`` (:mod:`webmcp_bridge.core.limits`) and ends a search whose one match overruns
-   it twice with a structured error (:func:`too_costly`).
-2. Each match sees at most ``SEARCH_WINDOW_CHARS`` characters: a longer line is searched in windows of that many
-   characters overlapping by half, so a match of up to half a window is always found, once. This keeps each step
-   of the engine (a repeat of one character scans at most the window) and each match attempt short, so the
-   deadline is kept closely and an ordinary pattern that is merely slow on a long line (``\\w+\\(``: quadratic in
-   the line's length) still answers. A pattern that can match more than half a window may miss such a match on a
+1. Every match runs under a deadline checked inside the engine (:mod:`webmcp_bridge.core.alarm`); a search whose
+   one match overruns ``SEARCH_MATCH_SECONDS`` twice ends with :func:`too_costly`.
+2. Each match sees at most ``SEARCH_WINDOW_CHARS`` characters: a longer line is searched in windows overlapping by
+   half, so a match of up to half a window is found once, each engine step stays short (the deadline is kept
+   closely) and a pattern merely quadratic in the line's length still answers. A longer match may be missed on a
    long line: the result says so (``windowChars``, :attr:`Query.window`).
-
-The pattern's length is capped (``SEARCH_PATTERN_CHARS``); back-references and lookarounds are allowed (their cost
-is under the same deadline). The tool also bounds the text scanned per call and per cell or file, and the time it
-spends before it stops with a cursor (:mod:`webmcp_bridge.tools.search`).
 """
 
 from __future__ import annotations
@@ -46,43 +36,36 @@ from webmcp_bridge.core.limits import (
 @dataclass(frozen=True)
 class Query:
     """A checked query: ``pattern`` compiled; ``window``: ``SEARCH_WINDOW_CHARS`` when the pattern can match more
-    than half a window (such a match may be missed on a longer line: the result's ``windowChars``), else None (no
-    match is missed); ``digest`` names the query in a cursor (a cursor of another query is refused)."""
+    than half a window (else None: no match is missed); ``digest`` names the query in a cursor."""
 
     pattern: re.Pattern[str]
     window: int | None
     digest: str
 
 
-def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
-    """Check and compile a query. A plain string (``regex`` false) is matched literally.
+def _query_error(message: str) -> ToolError:
+    return ToolError(ErrorCode.INVALID_ARGUMENT, message, field="query")
 
-    Raises ToolError(INVALID_ARGUMENT, field "query"): empty, longer than ``SEARCH_PATTERN_CHARS`` characters, not
-    a valid regular expression, or a pattern that matches the empty string (it would hit every position)."""
+
+def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
+    """Check and compile a query (``regex`` false: matched literally). Raises ToolError(INVALID_ARGUMENT, field
+    "query"): empty, over ``SEARCH_PATTERN_CHARS`` characters, not a valid pattern, or one matching ""."""
     if not text:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "The query is empty.", field="query")
+        raise _query_error("The query is empty.")
     if len(text) > SEARCH_PATTERN_CHARS:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT,
-            f"The query is longer than {SEARCH_PATTERN_CHARS} characters.",
-            field="query",
-        )
+        raise _query_error(f"The query is longer than {SEARCH_PATTERN_CHARS} characters.")
     flags = 0 if case_sensitive else re.IGNORECASE
     source = text if regex else re.escape(text)
     try:
         widest = sre.parse(source, flags).getwidth()[1]
         pattern = re.compile(source, flags)
     except re.error as exc:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT, f"Not a valid regular expression: {str(exc)[:200]}.", field="query"
-        ) from None
+        raise _query_error(f"Not a valid regular expression: {str(exc)[:200]}.") from None
     except RecursionError:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "The regular expression nests too deeply.", field="query") from None
+        raise _query_error("The regular expression nests too deeply.") from None
     if pattern.search("") is not None:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT,
-            "The pattern matches the empty string, so it would match everywhere; make it match at least one character.",
-            field="query",
+        raise _query_error(
+            "The pattern matches the empty string, so it would match everywhere; make it match at least one character."
         )
     digest = hashlib.sha256(f"{int(regex)}{int(case_sensitive)}{text}".encode("utf-8", "surrogatepass")).hexdigest()
     window = SEARCH_WINDOW_CHARS if widest > SEARCH_WINDOW_CHARS // 2 else None
@@ -90,9 +73,8 @@ def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
 
 
 def too_costly(path: str, line: int, text: str) -> ToolError:
-    """The error of a search whose one match ran past the deadline twice (module docstring, 1): INVALID_ARGUMENT,
-    field "query", with the ``path`` and 1-based ``line`` of the ``text`` it was matching ("the file", "cell 3's
-    source"...) and the deadline (``matchSeconds``)."""
+    """INVALID_ARGUMENT (field "query") of a match past the deadline twice, at ``line`` (1-based) of ``text`` ("the
+    file", "cell 3's source"...) in ``path``."""
     return ToolError(
         ErrorCode.INVALID_ARGUMENT,
         f"This regular expression took more than {SEARCH_MATCH_SECONDS * 1000:.0f} ms to match one line "
@@ -108,8 +90,7 @@ def too_costly(path: str, line: int, text: str) -> ToolError:
 
 @dataclass(frozen=True)
 class LineHit:
-    """One match: ``line`` and ``column`` 1-based (columns in characters), ``length`` in characters (within the
-    window it was found in), ``snippet`` the line around it (:func:`snippet`)."""
+    """One match: ``line`` and ``column`` 1-based, ``length`` in characters, ``snippet`` (:func:`snippet`)."""
 
     line: int
     column: int
@@ -118,8 +99,7 @@ class LineHit:
 
 
 def snippet(line: str, start: int, end: int, max_bytes: int = SEARCH_SNIPPET_BYTES) -> str:
-    """The part of ``line`` around the match ``[start, end)`` (characters), at most ``max_bytes`` UTF-8 bytes: the
-    match first (cut when longer), then context on both sides, with "…" where the line was cut."""
+    """``line`` around the match ``[start, end)`` in at most ``max_bytes``: the match first, "…" where cut."""
     line = line.rstrip("\r")
     if utf8_len(line) <= max_bytes:
         return line
@@ -136,19 +116,16 @@ def snippet(line: str, start: int, end: int, max_bytes: int = SEARCH_SNIPPET_BYT
 
 @dataclass(frozen=True)
 class Progress:
-    """Where :func:`scan` is about to work next (a line, 1-based, and a character offset in it, 0-based): a caller
-    that stops there continues later with ``after=(line, offset)``."""
+    """Where :func:`scan` works next (line 1-based, offset 0-based): continue with ``after=(line, offset)``."""
 
     line: int
     offset: int
 
 
 def scan(text: str, query: Query, after: tuple[int, int] = (0, 0)) -> Iterator[LineHit | Progress]:
-    """The hits of ``query`` in ``text``, line by line, in order, each position once, with a :class:`Progress`
-    before each line and each window of a long line (the caller may pause or stop there; each match of the
-    engine happens between two of them). Only hits after ``after`` = ``(line, offset)`` are reported: on that line,
-    those starting at character ``offset`` or later. Lines end at LF; a line longer than ``SEARCH_WINDOW_CHARS`` is
-    searched in windows (module docstring, 2)."""
+    """The hits of ``query`` in ``text`` (lines end at LF), in order, each position once, with a :class:`Progress`
+    before each line and each window of a long line (where a caller may pause or stop). Only hits at or after
+    ``after`` = ``(line, offset)`` are reported."""
     width = SEARCH_WINDOW_CHARS
     step = width // 2
     for number, line in enumerate(text.split("\n"), start=1):
@@ -172,41 +149,26 @@ def scan(text: str, query: Query, after: tuple[int, int] = (0, 0)) -> Iterator[L
                 break
 
 
+_GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\[.[^\]]*\]|.", re.DOTALL)
+_GLOB_WILDCARDS = {"**/": "(?:[^/]*/)*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+
+
 def _glob_regex(glob: str) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(glob):
-        ch = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            close = glob.find("]", i + 2)
-            if close < 0:
-                out.append(re.escape(ch))
-            else:
-                body = glob[i + 1 : close]
-                body = "^" + body[1:] if body.startswith("!") else body
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = close
+    out = []
+    for token in _GLOB_TOKEN.findall(glob):
+        if token in _GLOB_WILDCARDS:
+            out.append(_GLOB_WILDCARDS[token])
+        elif len(token) > 1:  # [seq] or [!seq]
+            body = "^" + token[2:-1] if token.startswith("[!") else token[1:-1]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
         else:
-            out.append(re.escape(ch))
-        i += 1
+            out.append(re.escape(token))
     return re.compile("".join(out), re.DOTALL)
 
 
 def path_matcher(glob: str | None) -> re.Pattern[str] | None:
-    """The path glob as a compiled full-match pattern: ``*`` and ``?`` within one name, ``**`` across folders
-    (``**/`` also matches no folder), ``[seq]`` / ``[!seq]``; case-sensitive. None (every path) for None or "" or
-    "**". A glob with no "/" matches names in any folder (``*.py`` is ``**/*.py``)."""
+    """The path glob as a full-match pattern: ``*``, ``?``, ``[seq]``, ``[!seq]`` within one name, ``**`` across
+    folders (``**/`` also none); case-sensitive; no "/" matches in any folder. None (every path) for None, "", "**"."""
     if not glob or glob == "**":
         return None
     if "/" not in glob:
@@ -216,14 +178,12 @@ def path_matcher(glob: str | None) -> re.Pattern[str] | None:
 
 # -- the cursor -----------------------------------------------------------------------------------------------
 
-#: where a hit or a stop is: (path, unit, line, column); a notebook's units are its visible cells' sources and
-#: outputs in order (unit = 2 * visible cell index for the source... see :func:`unit_of`), a file has one (0)
+#: where a hit or a stop is: (path, unit, line, column); a file has one unit (0), a notebook :func:`unit_of`
 Key = tuple[str, int, int, int]
 
 
 def unit_of(cell_index: int, output_index: int | None, outputs_per_cell: int) -> int:
-    """The ordinal of a notebook's text: the source of the visible cell ``cell_index`` (``output_index`` None) or
-    one of its outputs, ordered cell by cell, the source first."""
+    """The ordinal of a visible cell's source (``output_index`` None) or output, cell by cell, the source first."""
     return cell_index * (outputs_per_cell + 1) + (0 if output_index is None else output_index + 1)
 
 
@@ -234,8 +194,7 @@ def encode_cursor(query: Query, key: Key) -> str:
 
 
 def decode_cursor(query: Query, cursor: str) -> Key:
-    """The key a cursor of :func:`encode_cursor` holds. Raises ToolError(INVALID_ARGUMENT, field "cursor") for a
-    cursor that is not one, or is of another query."""
+    """The key a cursor holds; ToolError(INVALID_ARGUMENT, field "cursor") for no cursor or another query's."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8", "surrogatepass"))
         digest, path, unit, line, column = data

@@ -1,44 +1,11 @@
 """Outputs that may no longer match the notebook: a code cell's ``outputsStale`` in a read.
 
-A cell's outputs were made by one run of one text, in one kernel state. They may no longer be what the notebook
-produces when:
-
-- ``sourceEdited``: the cell's source changed since that run (the host's own rule: JupyterLab's code cell model
-  ``isDirty``);
-- ``earlierRanSince``: an earlier code cell ran after it (a higher execution count above it: the cells ran out of
-  order, or an earlier cell re-ran since);
-- ``earlierEdited``: an earlier code cell's source changed since its own last run (what the cells above now say is
-  not what ran before this one).
-
-Only cells the agent can see are given (the access guard leaves hidden cells out of the run states), so a hidden
-cell's runs and edits never show here. A cell with no execution count has no outputs of a run to judge and gets
-no ``outputsStale``; neither does a cell for which nothing holds. Counts restart with the kernel: a cell run
-before a restart, above one run after it, counts as having run since, which is true of the kernel's state too.
-
-**By names** (:func:`name_verdicts`, given what each cell binds and reads: :mod:`webmcp_bridge.core.names`), the
-reads of a run cell are followed to the cells that bound them. The notebook's order is the one that makes the
-results (a run from the top gives each read the nearest cell above that binds the name: its *provider*); the
-execution counts say what the run really read (the cell with the highest count below the run's that binds the
-name: its *binder*). A run cell read a name that changed since (``readsChanged``: the name and the cell that changed
-it) when its provider
-
-- never ran, or lost its count (the notebook's value never reached the kernel);
-- was edited since its own run;
-- ran after it (a higher execution count);
-- made the name from a name that changed itself (``depends``: the staleness follows the values down; a function
-  does not change with the names its body reads, but a cell that calls it reads them, where the call stands);
-
-or when its binder is not its provider (another cell rebound the name between the provider's run and this one:
-a cell below that ran before it, or one above the provider that ran after it), or a cell below bound the name before
-this one ran and no cell above binds it (an *orphan*: no run of the cells above gives it). A cell below its provider
-that reran is not flagged: the notebook's order runs the cell above first.
-
-An unreadable cell (``unreadable``) that ran is taken to bind any name but the builtins and IPython's own
-(:data:`UNFOLLOWED_NAMES`) and to read every name: a read that reaches one that changed, and an unreadable cell with
-a changed cell above it (or one above that ran after it), say ``unreadableIds`` (the unreadable cells involved), never
-a name. One that never ran is left out: nothing says what it would bind. Only visible cells are given: a hidden
-cell's names are not followed.
-Standard library only.
+The rules (``sourceEdited``, ``earlierRanSince``, ``earlierEdited``, and by names ``readsChanged`` and
+``unreadableIds``) are those of docs/TOOLS.md, "Stale outputs". Only visible cells are given (the access guard
+leaves hidden cells out of the run states), so a hidden cell's runs, edits and names never show here. By names, a
+read's *provider* is the nearest cell above that binds the name (what a run from the top gives); its *binder* is
+the cell with the highest count below the run's that binds it (what the run really read). An unreadable cell that
+ran binds any name but :data:`UNFOLLOWED_NAMES` and reads every name; one that never ran is left out.
 """
 
 from __future__ import annotations
@@ -55,32 +22,24 @@ from webmcp_bridge.core.limits import STALE_IDS_SHOWN
 from webmcp_bridge.core.names import SYNTAX, CellNames, unreadable
 from webmcp_bridge.core.raw import RunState
 
-#: names an unreadable cell is not taken to bind: Python's builtins and the names IPython puts in every notebook's
-#: namespace (a cell magic or ``%run`` that rebinds ``print`` is not followed)
+#: names an unreadable cell is not taken to bind: Python's builtins and IPython's own names
 UNFOLLOWED_NAMES = frozenset(dir(builtins)) | {"In", "Out", "get_ipython", "exit", "quit", "display"}
-#: IPython's output and input history: ``_``, ``__``, ``___``, ``_5``, ``_i``, ``_ii``, ``_iii``, ``_i5``, ``_ih``,
-#: ``_oh``, ``_dh``
+#: IPython's output and input history (``_``, ``__``, ``_5``, ``_i``, ``_i5``, ``_ih`` ...), also not followed
 _IPYTHON_HISTORY = re.compile(r"_{1,3}|_\d+|_i{1,3}|_i\d+|_[iod]h")
 
 
 def names_matter(states: Sequence[RunState]) -> bool:
-    """False when no output can be stale by names (:func:`name_verdicts` would flag nothing), so the sources need not
-    be read: every code cell above the last one with an execution count has one, none is edited, and the counts
-    grow down the notebook (a notebook run from the top once)."""
-    last = -1
+    """False when no output can be stale by names, so the sources need not be read: the cells ran from the top once,
+    unedited (every count above the last one present, growing down the notebook)."""
+    last, missing = -1, False
     for state in states:
         count = state.execution_count
         if count is None:
-            continue
-        if state.edited is True or count <= last:
+            missing = True
+        elif missing or state.edited is True or count <= last:  # missing: a cell without a count above this one
             return True
-        last = count
-    seen_count = False
-    for state in reversed(states):  # a cell without a count above one with a count
-        if state.execution_count is not None:
-            seen_count = True
-        elif seen_count:
-            return True
+        else:
+            last = count
     return False
 
 
@@ -89,25 +48,14 @@ def stale_outputs(
 ) -> dict[str, dict[str, Any]]:
     """``{cellId: outputsStale}`` for those of ``cell_ids`` whose outputs may be stale.
 
-    Args:
-        states: the run states of the notebook's code cells from the first up to (at least) the last of
-            ``cell_ids``, in index order (:meth:`webmcp_bridge.host.protocol.LiveNotebook.run_states`); all of them
-            when ``names`` is given (a cell below may have bound what a cell read).
-        cell_ids: the cells asked about; ids not in ``states`` (markdown, raw, unknown) get nothing.
-        names: what each cell of ``states`` binds and reads (by id), to follow the names (:func:`name_verdicts`);
-            None to judge by the order of runs and edits only.
+    ``states``: the run states of the code cells from the first up to (at least) the last of ``cell_ids``, in index
+    order; all of them when ``names`` (what each binds and reads, by id) is given. ``names`` None judges by the order
+    of runs and edits only. Ids not in ``states`` get nothing.
 
-    Returns:
-        Per stale cell: ``{"sourceEdited": bool, "earlierRanSince": int, "earlierEdited": int}`` with, when a
-        count is not 0, ``earlierRanSinceIds`` (the most recently run of those cells, newest first) and
-        ``earlierEditedIds`` (the nearest above first), each at most :data:`STALE_IDS_SHOWN` ids. With ``names``,
-        also ``readsChanged`` (``{name: id of the cell that changed it}``, at most :data:`STALE_IDS_SHOWN` names in
-        name order, and ``readsChangedMore``: how many more) and ``unreadableIds`` (the unreadable cells involved,
-        the nearest first, at most :data:`STALE_IDS_SHOWN`) when the names say so; a cell stale by names only has
-        the other keys at their zero values.
-
-    One pass over ``states`` (a sorted list of the earlier counts, so each cell costs a binary search, not a
-    walk of the cells above it): a 3,000-cell notebook is read in milliseconds.
+    Per stale cell: ``{sourceEdited, earlierRanSince, earlierEdited}``, with ``earlierRanSinceIds`` (newest run
+    first), ``earlierEditedIds`` (nearest first), ``readsChanged`` (``{name: cellId}`` in name order, and
+    ``readsChangedMore``) and ``unreadableIds`` (nearest first) where they say something, each list at most
+    :data:`STALE_IDS_SHOWN` long. One pass with a binary search per cell.
     """
     wanted = set(cell_ids)
     found: dict[str, dict[str, Any]] = {}
@@ -154,40 +102,23 @@ def stale_outputs(
 
 @dataclass(frozen=True)
 class NameVerdict:
-    """Why a run code cell's outputs are stale by the names it read (:func:`name_verdicts`). Positions are in the
-    ``states`` the verdict was made from.
+    """Why a run code cell's outputs are stale by the names it read; positions are in the ``states`` judged."""
 
-    Attributes:
-        changed: ``{name: position of the cell that changed it}`` for the names a readable cell read that changed.
-        unreadable: positions of the unreadable cells that may have changed what it read (its own position when the
-            cell itself is unreadable).
-        fixes: ``{position: names}``: the cells to run before this one so that it reads what the notebook's order
-            gives (the providers of the names, or the changed cells above an unreadable cell, with no names).
-        orphans: names it read that only cells below it bind: no run of the cells above gives them.
-        rebound: the names the cell binds whose values may have changed too: those it made from a name that
-            changed (:attr:`webmcp_bridge.core.names.CellNames.depends`). Not the names of functions whose bodies
-            read the changed names: a function does not change with them, and the cells that call it read them.
-        rebinds_any: an unreadable cell's: any name it binds may have changed.
-    """
-
-    changed: Mapping[str, int] = field(default_factory=dict)
-    unreadable: frozenset[int] = frozenset()
-    fixes: Mapping[int, frozenset[str]] = field(default_factory=dict)
-    orphans: frozenset[str] = frozenset()
-    rebound: frozenset[str] = frozenset()
-    rebinds_any: bool = False
+    changed: Mapping[str, int] = field(default_factory=dict)  # name -> the cell that changed it
+    unreadable: frozenset[int] = frozenset()  # unreadable cells that may have changed what it read (or itself)
+    fixes: Mapping[int, frozenset[str]] = field(default_factory=dict)  # cells to run first -> names (providers)
+    orphans: frozenset[str] = frozenset()  # names it read that only cells below it bind
+    rebound: frozenset[str] = frozenset()  # names it binds from a changed name (``CellNames.depends``)
+    rebinds_any: bool = False  # an unreadable cell's: any name it binds may have changed
 
 
 def _followed(name: str) -> bool:
-    """Whether an unreadable cell is taken to bind ``name``: not Python's builtins, nor the names IPython itself binds
-    after every cell (``_``, ``__``, ``_5``, ``_i5``, ``In``, ``Out`` ...: what they hold follows every run, which no
-    source says)."""
+    """Whether an unreadable cell is taken to bind ``name`` (not a builtin nor a name IPython binds itself)."""
     return name not in UNFOLLOWED_NAMES and not _IPYTHON_HISTORY.fullmatch(name)
 
 
 class _Binders:
-    """Which cell last bound a name before a given run: per name the (count, position) of the readable cells with a
-    count that bind it, and of the unreadable ones (which bind any followed name), sorted."""
+    """Which cell last bound a name before a given run: sorted (count, position) per name, and of unreadable cells."""
 
     def __init__(self, states: Sequence[RunState], info: Sequence[CellNames]) -> None:
         self.by_name: dict[str, list[tuple[int, int]]] = {}
@@ -206,7 +137,6 @@ class _Binders:
         self.wild.sort()
 
     def before(self, name: str, count: int) -> int | None:
-        """The position of the cell whose run bound ``name`` last before the run counted ``count``, if any."""
         best: tuple[int, int] | None = None
         runs = self.by_name.get(name)
         if runs:
@@ -221,8 +151,7 @@ class _Binders:
 
 
 def _rebinds(state: RunState, verdict: NameVerdict | None, name: str | None = None) -> bool:
-    """Whether what a run cell binds as ``name`` (any name: None) may differ from what the notebook now gives: it was
-    edited since its run, or made it from a name that changed."""
+    """Whether what a run cell binds as ``name`` (None: any) may differ from what the notebook now gives."""
     if state.edited is True:
         return True
     if verdict is None:
@@ -231,15 +160,8 @@ def _rebinds(state: RunState, verdict: NameVerdict | None, name: str | None = No
 
 
 def name_verdicts(states: Sequence[RunState], names: Mapping[str, CellNames]) -> list[NameVerdict | None]:
-    """For each of ``states`` (every code cell of the notebook, in index order), why its outputs are stale by the
-    names it read (the rules: the module docstring), or None (no execution count, or nothing changed).
-
-    Args:
-        states: the run states of all the notebook's (visible) code cells, in index order.
-        names: what each binds and reads, by cell id (:func:`webmcp_bridge.core.names.cell_names`); a cell missing
-            from it is unreadable.
-
-    One pass down the notebook; each read costs a dictionary lookup and two binary searches.
+    """For each of ``states`` (all visible code cells, in index order), why its outputs are stale by the names it
+    read, or None. ``names``: :func:`webmcp_bridge.core.names.cell_names` by cell id (a cell missing is unreadable).
     """
     info = [names.get(state.id) or unreadable(SYNTAX) for state in states]
     binders = _Binders(states, info)
@@ -274,7 +196,6 @@ class _Above:
         self.counts: list[tuple[int, int]] = []  # (count, position) of the cells above that bind something, sorted
 
     def provider(self, name: str) -> int:
-        """The position of the nearest cell above that binds ``name`` (-1: none)."""
         return max(self.provider_of.get(name, -1), self.last_wild if _followed(name) else -1)
 
     def add(self, pos: int, state: RunState, cell: CellNames, verdict: NameVerdict | None) -> None:
@@ -292,8 +213,7 @@ class _Above:
 
 
 def _resolved(reads: frozenset[str], provider_of: Mapping[str, int], info: Sequence[CellNames]) -> set[str]:
-    """``reads`` and, for each function or class read, the free names its body reads when called, looked up from
-    where the reading cell stands (transitively)."""
+    """``reads`` and, transitively, the free names of the bodies of the functions and classes read."""
     found = set(reads)
     todo = list(reads)
     while todo:
@@ -317,8 +237,7 @@ def _verdict(
     later: Iterable[str],
     count: int,
 ) -> NameVerdict | None:
-    """The verdict of one readable cell run with ``count`` that read ``now`` where its code stands and ``later`` in
-    the bodies of its functions, given the cells above it."""
+    """The verdict of a readable cell run with ``count`` that read ``now`` (and ``later`` in its functions)."""
     changed: dict[str, int] = {}
     unread: set[int] = set()
     fixes: dict[int, set[str]] = {}
@@ -369,8 +288,7 @@ def _verdict(
 def _with_rebound(
     verdict: NameVerdict, cell: CellNames, provider_of: Mapping[str, int], info: Sequence[CellNames]
 ) -> NameVerdict:
-    """``verdict`` (whose ``rebound`` holds, for now, the names read where the code stands that changed) with the
-    names the cell binds from them."""
+    """``verdict`` (``rebound``: the changed names read, for now) with the names the cell binds from them."""
     affected = verdict.rebound
     rebound = frozenset(
         name for name, uses in cell.depends.items() if not affected.isdisjoint(_resolved(uses, provider_of, info))

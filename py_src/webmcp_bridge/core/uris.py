@@ -1,29 +1,12 @@
-"""Addresses of notebooks, cells and outputs as URIs (``notebook://``), formatted and parsed in one place.
+"""Addresses of notebooks, cells and outputs as URIs, formatted and parsed in one place.
 
-Forms (RFC 3986 syntax; the notebook's workspace path takes the authority and path parts)::
-
-    notebook://{path}                                  a notebook
-    notebook://{path}/cells/{cellId}                   one cell, by its nbformat id (never by index)
-    notebook://{path}/cells/{cellId}/outputs/{index}   one output of that cell (0-based)
-
-Formatting (canonical form): each ``/``-separated segment of the path, and the cell id, is percent-encoded as
-UTF-8 with every byte outside RFC 3986's unreserved characters (``A-Z a-z 0-9 - . _ ~``) written as ``%HH``
-(upper-case hex); the index is decimal without leading zeros.
-
-Parsing (:func:`parse_uri`) accepts the canonical form and any other RFC 3986 spelling of it: the scheme in any
-letter case, sub-delimiters (``!$&'()*+,;=``), ``:`` and ``@`` written as they are, and lower-case escapes.
-It refuses, with INVALID_ARGUMENT and one sentence saying why: another scheme, a query or fragment, a character
-RFC 3986 does not allow (spaces, non-ASCII: percent-encode them), a malformed escape or one that is not UTF-8,
-an empty segment, an encoded ``/`` in the path, a path that is not a workspace path
-(:func:`webmcp_bridge.core.paths.normalize_path`) or does not end in ``.ipynb`` (any letter case), an empty or over-long
-cell id, and an index that is not a canonical non-negative integer up to 2^31 - 1. Because encoded segments never hold a
-raw ``/``, the form is read from the end: a notebook whose path itself contains a folder named ``cells`` is still
-addressed unambiguously (the part before ``/cells/`` must name a ``.ipynb`` path). ``format(parse(u)) == u`` for every
-canonical ``u``, and ``parse(format(a)) == a`` for every address.
-
-A URI is only an address: whether the notebook, cell or output exists, and whether the agent may see it, is
-decided where it is used (the access guard), exactly as for a path and an id, so a URI naming a hidden cell
-gets the answer a missing cell gets.
+``notebook://{path}``, ``notebook://{path}/cells/{cellId}`` (by nbformat id, never index) and
+``notebook://{path}/cells/{cellId}/outputs/{index}`` (0-based), in RFC 3986 syntax. Canonical form: each path
+segment and the cell id percent-encoded as UTF-8, every byte outside the unreserved characters as upper-case
+``%HH``; the index decimal without leading zeros. :func:`parse_uri` also takes any other RFC 3986 spelling of it,
+and reads the form from the end (encoded segments hold no raw ``/``), so a folder named ``cells`` is unambiguous.
+``format(parse(u)) == u`` for a canonical ``u``. A URI is only an address: whether its target exists and may be
+seen is decided where it is used (the access guard), so a hidden cell's URI gets a missing cell's answer.
 """
 
 from __future__ import annotations
@@ -31,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import quote, unquote_to_bytes
 
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, MAX_INT, URI_CHARS
@@ -40,15 +24,14 @@ SCHEME = "notebook"
 #: the longest URI parsed, and the longest cell id in one (core/limits.py)
 MAX_URI_CHARS = URI_CHARS
 MAX_CELL_ID_CHARS = ID_CHARS
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_PCHAR_RAW = _UNRESERVED | frozenset("!$&'()*+,;=:@")
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+#: the first problem of a segment: a '%' that starts no escape, or a character RFC 3986 does not allow in a path
+#: segment as it is (unreserved, sub-delimiters, ':' and '@' are)
+_PROBLEM = re.compile(r"%(?![0-9A-Fa-f]{2})|[^-A-Za-z0-9._~!$&'()*+,;=:@%]")
 
 
 @dataclass(frozen=True)
 class NotebookAddress:
-    """What a ``notebook://`` URI names: the notebook's workspace ``path``, and a ``cell_id`` (None: the notebook)
-    and ``output_index`` (None: the whole cell; only with a cell)."""
+    """What a URI names: a ``path``, a ``cell_id`` (None: the notebook), an ``output_index`` (None: the cell)."""
 
     path: str
     cell_id: str | None = None
@@ -64,21 +47,13 @@ class NotebookAddress:
         return output_uri(self.path, self.cell_id, self.output_index)
 
 
-_ALL_UNRESERVED = re.compile(
-    f"[{re.escape(''.join(sorted(_UNRESERVED)))}]*"
-)  # a segment of only those: nothing to escape
-
-
 def _encode(segment: str) -> str:
-    if _ALL_UNRESERVED.fullmatch(segment):  # the usual id or file name
-        return segment
-    return "".join(chr(b) if chr(b) in _UNRESERVED else f"%{b:02X}" for b in segment.encode("utf-8", "surrogatepass"))
+    return quote(segment.encode("utf-8", "surrogatepass"), safe="")  # every byte but unreserved ones as %HH
 
 
 @lru_cache(maxsize=64)
 def notebook_uri(path: str) -> str:
-    """``notebook://{path}`` for a workspace path (as tools report it: "demo/analysis.ipynb"). Kept for the last
-    64 paths: a read lists a URI for every cell and output of one notebook."""
+    """``notebook://{path}`` for a workspace path (cached: a read lists a URI for every cell and output)."""
     return f"{SCHEME}://" + "/".join(_encode(part) for part in path.split("/"))
 
 
@@ -101,26 +76,16 @@ def _bad(reason: str) -> ToolError:
 
 
 def _decode(segment: str) -> str:
-    """One segment, percent-decoded as UTF-8 (raising INVALID_ARGUMENT on a character RFC 3986 does not allow in a
-    path segment, a malformed escape, or bytes that are not UTF-8)."""
-    out = bytearray()
-    at = 0
-    while at < len(segment):
-        ch = segment[at]
+    """One segment, percent-decoded as UTF-8."""
+    problem = _PROBLEM.search(segment)
+    if problem is not None:
+        ch = problem.group()
         if ch == "%":
-            match = _ESCAPE.match(segment, at)
-            if match is None:
-                raise _bad("'%' must start an escape of two hex digits")
-            out.append(int(match.group(1), 16))
-            at += 3
-            continue
-        if ch not in _PCHAR_RAW:
-            shown = ch if ch.isprintable() and ch.isascii() else f"U+{ord(ch):04X}"
-            raise _bad(f"the character {shown!r} must be percent-encoded")
-        out.append(ord(ch))
-        at += 1
+            raise _bad("'%' must start an escape of two hex digits")
+        shown = ch if ch.isprintable() and ch.isascii() else f"U+{ord(ch):04X}"
+        raise _bad(f"the character {shown!r} must be percent-encoded")
     try:
-        return out.decode("utf-8")
+        return unquote_to_bytes(segment).decode("utf-8")
     except UnicodeDecodeError:
         raise _bad("an escape is not UTF-8") from None
 
@@ -151,18 +116,12 @@ def _cell_id(segment: str) -> str:
 
 
 def _index(segment: str) -> int:
-    if (
-        not segment.isascii()
-        or not segment.isdigit()
-        or (len(segment) > 1 and segment[0] == "0")
-        or int(segment) > MAX_INT
-    ):
+    if not (segment.isascii() and segment.isdigit()) or str(int(segment)) != segment or int(segment) > MAX_INT:
         raise _bad(f"an output index is a whole number from 0 to {MAX_INT} without leading zeros")
     return int(segment)
 
 
 def _ends_notebook(segments: list[str]) -> bool:
-    """Whether ``segments`` could be a notebook path: the last one, decoded, ends in .ipynb (any letter case)."""
     try:
         return bool(segments) and is_notebook_path(_decode(segments[-1]))
     except ToolError:
@@ -170,8 +129,9 @@ def _ends_notebook(segments: list[str]) -> bool:
 
 
 def parse_uri(uri: str) -> NotebookAddress:
-    """The address ``uri`` names. Raises ToolError(INVALID_ARGUMENT) for anything that is not a well-formed
-    ``notebook://`` URI of a notebook, a cell or an output (see the module docstring)."""
+    """The address ``uri`` names. Raises ToolError(INVALID_ARGUMENT), one sentence saying why, for another scheme,
+    a query or fragment, a character to percent-encode, a bad escape, an empty segment, an encoded ``/``, a path
+    that is not a canonical workspace ``.ipynb`` path, a bad cell id or an index that is not 0 to 2^31 - 1."""
     if not isinstance(uri, str) or not uri:
         raise _bad("it is empty")
     if len(uri) > MAX_URI_CHARS:
