@@ -60,43 +60,37 @@ PositionField = Annotated[Position, Field(description="Above or below the refere
 
 class InsertEdit(ToolInput):
     op: Literal["insert"]
-    reference_cell_id: Annotated[
-        str | None,
-        Field(
-            description="Insert next to this cell (one that exists before this batch); omit to insert at the end "
-            "(below) or the start (above).",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ] = None
+    reference_cell_id: str | None = Field(
+        None,
+        description="Insert next to this cell (one that exists before this batch); omit to insert at the end "
+        "(below) or the start (above).",
+        min_length=1,
+        max_length=ID_CHARS,
+    )
     position: PositionField = "below"
-    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
-    source: Annotated[str, Field(description="The new cell's source.")] = ""
+    cell_type: Literal["code", "markdown", "raw"] = Field("code", description="The new cell's type.")
+    source: str = Field("", description="The new cell's source.")
 
 
 class UpdateEdit(ToolInput):
     op: Literal["update"]
     cell_id: CellIdField
-    source: Annotated[str, Field(description="The cell's whole new source.")]
+    source: str = Field(description="The cell's whole new source.")
     expected_source_hash: HashField
 
 
 class TextEdit(ToolInput):
     op: Literal["edit"]
     cell_id: CellIdField
-    old_text: Annotated[
-        str,
-        Field(
-            description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this "
-            "batch left it).",
-            min_length=1,
-        ),
-    ]
-    new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[
-        str | None,
-        Field(description="Optional sourceHash you read (before this batch).", min_length=1, max_length=SHORT_ID_CHARS),
-    ] = None
+    old_text: str = Field(
+        description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this "
+        "batch left it).",
+        min_length=1,
+    )
+    new_text: str = Field(description="Replacement text.")
+    expected_source_hash: str | None = Field(
+        None, description="Optional sourceHash you read (before this batch).", min_length=1, max_length=SHORT_ID_CHARS
+    )
 
 
 class DeleteEdit(ToolInput):
@@ -132,20 +126,17 @@ def _plain_union(node: Any) -> None:
 
 
 class ApplyEditsInput(NotebookInput):
-    edits: Annotated[
-        list[Edit],
-        Field(
-            description=f"The edits, applied in order, all or nothing (at most {DEFAULT_LIMITS.batch_edits}). Each "
-            "is one of: "
-            "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
-            "{op: 'update', cellId, source, expectedSourceHash}, "
-            "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "
-            "{op: 'delete', cellId, expectedSourceHash}, "
-            "{op: 'move', cellId, referenceCellId, position?}.",
-            min_length=1,
-            max_length=DEFAULT_LIMITS.batch_edits,
-        ),
-    ]
+    edits: list[Edit] = Field(
+        description=f"The edits, applied in order, all or nothing (at most {DEFAULT_LIMITS.batch_edits}). Each "
+        "is one of: "
+        "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
+        "{op: 'update', cellId, source, expectedSourceHash}, "
+        "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "
+        "{op: 'delete', cellId, expectedSourceHash}, "
+        "{op: 'move', cellId, referenceCellId, position?}.",
+        min_length=1,
+        max_length=DEFAULT_LIMITS.batch_edits,
+    )
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:

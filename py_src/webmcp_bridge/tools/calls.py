@@ -55,17 +55,13 @@ async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolR
 
 
 class WaitForResultInput(ToolInput):
-    pending_id: Annotated[
-        str, Field(description="The pendingId a pending result gave.", min_length=1, max_length=SHORT_ID_CHARS)
-    ]
-    timeout: Annotated[
-        float | None,
-        Field(
-            description="Seconds to wait at most (default and maximum: just under the execution timeout).",
-            ge=0,
-            le=WAIT_FOR_RESULT_SECONDS,
-        ),
-    ] = None
+    pending_id: str = Field(description="The pendingId a pending result gave.", min_length=1, max_length=SHORT_ID_CHARS)
+    timeout: float | None = Field(
+        None,
+        description="Seconds to wait at most (default and maximum: just under the execution timeout).",
+        ge=0,
+        le=WAIT_FOR_RESULT_SECONDS,
+    )
 
 
 async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolResult | dict[str, Any]:
@@ -106,30 +102,23 @@ ButtonIndex = Annotated[int, Field(ge=0, le=MAX_INT)]
 
 
 class AnswerDialogInput(ToolInput):
-    button: Annotated[
-        ButtonLabel | ButtonIndex,
-        Field(
-            description="The button to click: its label as reported (e.g. 'Restart'; "
-            "an exact match first, then ignoring case) or its index."
-        ),
-    ]
-    dialog_id: Annotated[
-        str | None,
-        Field(
-            description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
-            min_length=1,
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
-    timeout: Annotated[
-        float | None,
-        Field(
-            description="Seconds to wait for the owning call's result after the click (default and "
-            "maximum: just under the execution timeout).",
-            ge=0,
-            le=WAIT_FOR_RESULT_SECONDS,
-        ),
-    ] = None
+    button: ButtonLabel | ButtonIndex = Field(
+        description="The button to click: its label as reported (e.g. 'Restart'; "
+        "an exact match first, then ignoring case) or its index."
+    )
+    dialog_id: str | None = Field(
+        None,
+        description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
+        min_length=1,
+        max_length=SHORT_ID_CHARS,
+    )
+    timeout: float | None = Field(
+        None,
+        description="Seconds to wait for the owning call's result after the click (default and "
+        "maximum: just under the execution timeout).",
+        ge=0,
+        le=WAIT_FOR_RESULT_SECONDS,
+    )
 
 
 class AnsweredDialog(Wire):

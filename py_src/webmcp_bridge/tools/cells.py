@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -136,19 +136,17 @@ class ExportOutput(Payload):
 
 
 class GetCellsInput(CellSelection):
-    include_source: Annotated[bool, Field(description="Include each cell's source text.")] = True
-    include_outputs: Annotated[
-        bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")
-    ] = False
-    source_offset: Annotated[
-        int,
-        Field(
-            description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
-            "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
+    include_source: bool = Field(True, description="Include each cell's source text.")
+    include_outputs: bool = Field(
+        False, description="List each code cell's outputs (type, MIME types, size, short preview)."
+    )
+    source_offset: int = Field(
+        0,
+        description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
+        "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
+        ge=0,
+        le=MAX_INT,
+    )
 
 
 def _fit_outputs(snap: dict[str, Any], budget: int) -> None:
@@ -255,87 +253,66 @@ def _payload(
 
 
 class GetOutputInput(NotebookInput):
-    cell_id: Annotated[
-        str | None,
-        Field(
-            description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ] = None
-    output_index: Annotated[
-        int | None,
-        Field(
-            description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = None
-    uri: Annotated[
-        str | None,
-        Field(
-            description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
-            "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
-            min_length=1,
-            max_length=MAX_URI_CHARS,
-        ),
-    ] = None
-    mime_type: Annotated[
-        str | None,
-        Field(
-            description="Which representation (default: the image if there is one, else an SVG's markup, "
-            "else the first text one).",
-            max_length=128,
-        ),
-    ] = None
-    offset: Annotated[
-        int,
-        Field(
-            description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
-    max_bytes: Annotated[
-        int | None,
-        Field(
-            description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT
-        ),
-    ] = None
-    max_side: Annotated[
-        int | None,
-        Field(
-            description="Images: the longest side, in pixels, of the image returned (default "
-            f"{DEFAULT_LIMITS.image_side}); a larger image is returned as a downscaled copy (aspect kept).",
-            ge=16,
-            le=MAX_INT,
-        ),
-    ] = None
-    max_image_bytes: Annotated[
-        int | None,
-        Field(
-            description="Images: the most bytes of the image returned (default "
-            f"{DEFAULT_LIMITS.image_copy_bytes // KIB} KiB, at most the image cap, {DEFAULT_LIMITS.image_bytes // KIB} "
-            "KiB); a larger copy is made smaller until it fits.",
-            ge=1024,
-            le=MAX_INT,
-        ),
-    ] = None
-    original: Annotated[
-        bool,
-        Field(
-            description="Images: return the image exactly as stored (up to the image cap, else TOO_LARGE) "
-            "instead of a copy bounded by maxSide and maxImageBytes."
-        ),
-    ] = False
-    render: Annotated[
-        bool | None,
-        Field(
-            description="Return a picture of the output as the page renders it for the person (an image bounded by "
-            "maxSide and maxImageBytes): true for any output (an HTML table or chart), false never. Default: when "
-            "its richest type is one only a renderer draws (Plotly, Bokeh, a widget), else its stored data."
-        ),
-    ] = None
+    cell_id: str | None = Field(
+        None,
+        description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
+        min_length=1,
+        max_length=ID_CHARS,
+    )
+    output_index: int | None = Field(
+        None,
+        description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
+        ge=0,
+        le=MAX_INT,
+    )
+    uri: str | None = Field(
+        None,
+        description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
+        "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
+        min_length=1,
+        max_length=MAX_URI_CHARS,
+    )
+    mime_type: str | None = Field(
+        None,
+        description="Which representation (default: the image if there is one, else an SVG's markup, "
+        "else the first text one).",
+        max_length=128,
+    )
+    offset: int = Field(
+        0,
+        description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.",
+        ge=0,
+        le=MAX_INT,
+    )
+    max_bytes: int | None = Field(
+        None, description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT
+    )
+    max_side: int | None = Field(
+        None,
+        description="Images: the longest side, in pixels, of the image returned (default "
+        f"{DEFAULT_LIMITS.image_side}); a larger image is returned as a downscaled copy (aspect kept).",
+        ge=16,
+        le=MAX_INT,
+    )
+    max_image_bytes: int | None = Field(
+        None,
+        description="Images: the most bytes of the image returned (default "
+        f"{DEFAULT_LIMITS.image_copy_bytes // KIB} KiB, at most the image cap, {DEFAULT_LIMITS.image_bytes // KIB} "
+        "KiB); a larger copy is made smaller until it fits.",
+        ge=1024,
+        le=MAX_INT,
+    )
+    original: bool = Field(
+        False,
+        description="Images: return the image exactly as stored (up to the image cap, else TOO_LARGE) "
+        "instead of a copy bounded by maxSide and maxImageBytes.",
+    )
+    render: bool | None = Field(
+        None,
+        description="Return a picture of the output as the page renders it for the person (an image bounded by "
+        "maxSide and maxImageBytes): true for any output (an HTML table or chart), false never. Default: when "
+        "its richest type is one only a renderer draws (Plotly, Bokeh, a widget), else its stored data.",
+    )
 
 
 def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
@@ -494,19 +471,15 @@ async def _image(
 
 
 class ExportInput(NotebookInput):
-    format: Annotated[Literal["markdown"], Field(description="Export format.")] = "markdown"
-    include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = (
-        False
+    format: Literal["markdown"] = Field("markdown", description="Export format.")
+    include_outputs: bool = Field(False, description="Include text outputs (bounded) and a note for each image.")
+    offset: int = Field(
+        0,
+        description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
+        "of the previous part.",
+        ge=0,
+        le=MAX_INT,
     )
-    offset: Annotated[
-        int,
-        Field(
-            description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
-            "of the previous part.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:

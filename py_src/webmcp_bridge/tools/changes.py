@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -37,37 +37,29 @@ from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
 
 
 class GetChangesInput(NotebookInput):
-    since: Annotated[
-        int | None,
-        Field(
-            description="Sequence number from a previous result's `seq`: only later changes. Omit for every change "
-            "kept.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = None
-    since_revision: Annotated[
-        int | None,
-        Field(
-            description="Only changes after the notebook had this revision (from jupyter_get_context or a write "
-            "result).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = None
-    wait: Annotated[
-        float,
-        Field(
-            description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); a "
-            f"burst of the person's typing is told once it is over ({TYPING_QUIET_SECONDS} s after a pause, at most "
-            f"{TYPING_LONGEST_SECONDS:.0f} s after it began).",
-            ge=0,
-            le=CHANGES_WAIT_SECONDS,
-        ),
-    ] = 0
-    limit: Annotated[
-        int, Field(description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED)
-    ] = CHANGES_RETURNED_DEFAULT
+    since: int | None = Field(
+        None,
+        description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.",
+        ge=0,
+        le=MAX_INT,
+    )
+    since_revision: int | None = Field(
+        None,
+        description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).",
+        ge=0,
+        le=MAX_INT,
+    )
+    wait: float = Field(
+        0,
+        description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); a "
+        f"burst of the person's typing is told once it is over ({TYPING_QUIET_SECONDS} s after a pause, at most "
+        f"{TYPING_LONGEST_SECONDS:.0f} s after it began).",
+        ge=0,
+        le=CHANGES_WAIT_SECONDS,
+    )
+    limit: int = Field(
+        CHANGES_RETURNED_DEFAULT, description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED
+    )
 
 
 class Change(Wire):

@@ -9,7 +9,7 @@ what the others leave (a short error after a long stream keeps its whole traceba
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -25,24 +25,19 @@ from webmcp_bridge.tools.run import KernelOut, _kernel_ready
 
 
 class RunCodeInput(NotebookInput):
-    code: Annotated[
-        str,
-        Field(
-            description=f"Code to run in the notebook's kernel (at most {DEFAULT_LIMITS.source_write_bytes // KIB} "
-            "KiB). No cell is created.",
-            min_length=1,
-        ),
-    ]
-    timeout: Annotated[
-        float | None,
-        Field(
-            description=f"Seconds to wait for the run to finish (default {DEFAULT_LIMITS.run_timeout_seconds:.0f}, "
-            f"at most {RUN_CODE_TIMEOUT_SECONDS:.0f}). Past it the "
-            "result says status 'timeout' with the outputs so far; the code may still be running.",
-            gt=0,
-            le=RUN_CODE_TIMEOUT_SECONDS,
-        ),
-    ] = None
+    code: str = Field(
+        description=f"Code to run in the notebook's kernel (at most {DEFAULT_LIMITS.source_write_bytes // KIB} "
+        "KiB). No cell is created.",
+        min_length=1,
+    )
+    timeout: float | None = Field(
+        None,
+        description=f"Seconds to wait for the run to finish (default {DEFAULT_LIMITS.run_timeout_seconds:.0f}, "
+        f"at most {RUN_CODE_TIMEOUT_SECONDS:.0f}). Past it the "
+        "result says status 'timeout' with the outputs so far; the code may still be running.",
+        gt=0,
+        le=RUN_CODE_TIMEOUT_SECONDS,
+    )
 
 
 def _text_item(output: RawOutput):

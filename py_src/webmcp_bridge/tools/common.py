@@ -77,15 +77,13 @@ class CellSelection(NotebookInput):
     """Base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range
     ``startIndex``/``endIndex`` (visible cells, end exclusive and clamped); neither means every cell."""
 
-    cell_ids: Annotated[
-        CellIds | None, Field(description="The cells, by id (each once, in this order). Omit to choose by index range.")
-    ] = None
-    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = (
-        None
+    cell_ids: CellIds | None = Field(
+        None, description="The cells, by id (each once, in this order). Omit to choose by index range."
     )
-    end_index: Annotated[
-        int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)
-    ] = None
+    start_index: int | None = Field(None, description="First index of the range (default 0).", ge=0, le=MAX_INT)
+    end_index: int | None = Field(
+        None, description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT
+    )
 
     def check_one_way(self) -> None:
         """Refuse both ways at once: ToolError(INVALID_ARGUMENT)."""

@@ -10,7 +10,7 @@ read for the check is still the live one; after a proposal waited for the person
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -71,19 +71,15 @@ class OutputsCleared(Payload):
 
 
 class InsertCellInput(NotebookInput):
-    reference_cell_id: Annotated[
-        str | None,
-        Field(
-            description="Insert next to this cell; omit to insert at the end (below) or the start (above).",
-            max_length=ID_CHARS,
-        ),
-    ] = None
-    position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
-    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
-    source: Annotated[str, Field(description="The new cell's source.")] = ""
-    activate: Annotated[bool, Field(description="Make the new cell the active cell (moves the person's focus).")] = (
-        False
+    reference_cell_id: str | None = Field(
+        None,
+        description="Insert next to this cell; omit to insert at the end (below) or the start (above).",
+        max_length=ID_CHARS,
     )
+    position: Position = Field("below", description="Above or below the reference cell.")
+    cell_type: Literal["code", "markdown", "raw"] = Field("code", description="The new cell's type.")
+    source: str = Field("", description="The new cell's source.")
+    activate: bool = Field(False, description="Make the new cell the active cell (moves the person's focus).")
 
 
 async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
@@ -116,7 +112,7 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
 
 class UpdateCellInput(NotebookInput):
     cell_id: CellIdField
-    source: Annotated[str, Field(description="The cell's whole new source.")]
+    source: str = Field(description="The cell's whole new source.")
     expected_source_hash: HashField
 
 
@@ -140,17 +136,13 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
 
 class EditCellSourceInput(NotebookInput):
     cell_id: CellIdField
-    old_text: Annotated[
-        str, Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)
-    ]
-    new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[
-        str | None,
-        Field(
-            description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.",
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
+    old_text: str = Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)
+    new_text: str = Field(description="Replacement text.")
+    expected_source_hash: str | None = Field(
+        None,
+        description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.",
+        max_length=SHORT_ID_CHARS,
+    )
 
 
 def replace_once(source: str, old_text: str, new_text: str, cell_id: str) -> str:
@@ -215,8 +207,8 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
 
 class MoveCellInput(NotebookInput):
     cell_id: CellIdField
-    reference_cell_id: Annotated[str, Field(description="Move next to this cell.", min_length=1, max_length=ID_CHARS)]
-    position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
+    reference_cell_id: str = Field(description="Move next to this cell.", min_length=1, max_length=ID_CHARS)
+    position: Position = Field("below", description="Above or below the reference cell.")
 
 
 async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
@@ -244,14 +236,12 @@ class CellTypeSet(Payload):
 
 class SetCellTypeInput(NotebookInput):
     cell_id: CellIdField
-    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The cell's new type.")]
-    expected_source_hash: Annotated[
-        str | None,
-        Field(
-            description="Optional sourceHash you read; refused with STALE_CELL if the cell changed since.",
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
+    cell_type: Literal["code", "markdown", "raw"] = Field(description="The cell's new type.")
+    expected_source_hash: str | None = Field(
+        None,
+        description="Optional sourceHash you read; refused with STALE_CELL if the cell changed since.",
+        max_length=SHORT_ID_CHARS,
+    )
 
 
 async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, Any]:
@@ -292,9 +282,7 @@ async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, A
 
 
 class ClearOutputsInput(NotebookInput):
-    cell_ids: Annotated[
-        CellIds | None, Field(description="Cells whose outputs to clear; omit for every code cell.")
-    ] = None
+    cell_ids: CellIds | None = Field(None, description="Cells whose outputs to clear; omit for every code cell.")
 
 
 async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, Any]:

@@ -93,23 +93,18 @@ UNREAD_RANGES = 8
 
 class ReadFileInput(ToolInput):
     path: PathField
-    offset: Annotated[
-        int,
-        Field(
-            description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
-    max_bytes: Annotated[
-        int | None,
-        Field(
-            description=f"Most bytes of text to return (default and maximum: {DEFAULT_LIMITS.file_page_bytes // KIB} "
-            "KiB).",
-            ge=1,
-            le=MAX_INT,
-        ),
-    ] = None
+    offset: int = Field(
+        0,
+        description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page.",
+        ge=0,
+        le=MAX_INT,
+    )
+    max_bytes: int | None = Field(
+        None,
+        description=f"Most bytes of text to return (default and maximum: {DEFAULT_LIMITS.file_page_bytes // KIB} KiB).",
+        ge=1,
+        le=MAX_INT,
+    )
 
 
 async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
@@ -174,36 +169,27 @@ class FileEdited(Payload):
 
 class WriteFileInput(ToolInput):
     path: PathField
-    content: Annotated[
-        str,
-        Field(
-            description="The file's whole new text, or with append the text to add at its end (UTF-8; at most "
-            f"{DEFAULT_LIMITS.file_write_bytes // KIB} KiB)."
-        ),
-    ]
-    overwrite: Annotated[
-        bool,
-        Field(
-            description="Replace an existing file (then expectedHash is required, and you must have read all of that "
-            "version)."
-        ),
-    ] = False
-    append: Annotated[
-        bool,
-        Field(
-            description="Add content at the end of the file (created if missing); keeps every byte already there, so "
-            "no full read is needed."
-        ),
-    ] = False
-    expected_hash: Annotated[
-        str | None,
-        Field(
-            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
-            "changed since.",
-            min_length=1,
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
+    content: str = Field(
+        description="The file's whole new text, or with append the text to add at its end (UTF-8; at most "
+        f"{DEFAULT_LIMITS.file_write_bytes // KIB} KiB)."
+    )
+    overwrite: bool = Field(
+        False,
+        description="Replace an existing file (then expectedHash is required, and you must have read all of that "
+        "version).",
+    )
+    append: bool = Field(
+        False,
+        description="Add content at the end of the file (created if missing); keeps every byte already there, so "
+        "no full read is needed.",
+    )
+    expected_hash: str | None = Field(
+        None,
+        description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
+        "changed since.",
+        min_length=1,
+        max_length=SHORT_ID_CHARS,
+    )
 
 
 def stale(path: str, expected: str, current: str | None, ctx: CallContext) -> ToolError:
@@ -406,27 +392,20 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
 
 class EditFileInput(ToolInput):
     path: PathField
-    old_text: Annotated[
-        str,
-        Field(
-            description="Exact text to replace (line ends as in the file); it must occur exactly once unless "
-            "replaceAll.",
-            min_length=1,
-        ),
-    ]
-    new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_hash: Annotated[
-        str,
-        Field(
-            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
-            "changed since.",
-            min_length=1,
-            max_length=SHORT_ID_CHARS,
-        ),
-    ]
-    replace_all: Annotated[
-        bool, Field(description="Replace every occurrence of oldText (default: it must occur exactly once).")
-    ] = False
+    old_text: str = Field(
+        description="Exact text to replace (line ends as in the file); it must occur exactly once unless replaceAll.",
+        min_length=1,
+    )
+    new_text: str = Field(description="Replacement text.")
+    expected_hash: str = Field(
+        description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
+        "changed since.",
+        min_length=1,
+        max_length=SHORT_ID_CHARS,
+    )
+    replace_all: bool = Field(
+        False, description="Replace every occurrence of oldText (default: it must occur exactly once)."
+    )
 
 
 def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:

@@ -21,7 +21,7 @@ everywhere).
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -66,14 +66,12 @@ class NotebookMapOutput(Payload):
 
 
 class NotebookMapInput(NotebookInput):
-    start_index: Annotated[
-        int,
-        Field(
-            description="First cell to map (pass nextStartIndex to go on with a notebook too long for one answer).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
+    start_index: int = Field(
+        0,
+        description="First cell to map (pass nextStartIndex to go on with a notebook too long for one answer).",
+        ge=0,
+        le=MAX_INT,
+    )
 
 
 def _flags(cell: Any, stale: bool, writable: bool) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -67,15 +67,13 @@ Why = Literal["edited", "stale", "unreadable", "provides", "follows", "target"]
 
 
 class RerunPlanInput(NotebookInput):
-    cell_id: Annotated[
-        str | None,
-        Field(
-            description="A code cell: plan for its outputs, with the cells it needs first. Omit to plan for every "
-            "run cell of the notebook.",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ] = None
+    cell_id: str | None = Field(
+        None,
+        description="A code cell: plan for its outputs, with the cells it needs first. Omit to plan for every "
+        "run cell of the notebook.",
+        min_length=1,
+        max_length=ID_CHARS,
+    )
 
 
 class PlanCell(Wire):

@@ -86,18 +86,16 @@ def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
 
 
 class ListCommentsInput(NotebookInput):
-    status: Annotated[Literal["open", "resolved", "all"], Field(description="Which threads.")] = "open"
-    scope: Annotated[
-        Literal["notebook", "cell"] | None,
-        Field(
-            description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when "
-            "cellId is omitted. Default: 'cell' when cellId is given, else 'notebook'."
-        ),
-    ] = None
-    cell_id: Annotated[
-        str | None, Field(description="Only threads anchored to this cell.", min_length=1, max_length=ID_CHARS)
-    ] = None
-    limit: Annotated[int, Field(description="Most threads to return.", ge=1, le=MAX_INT)] = 50
+    status: Literal["open", "resolved", "all"] = Field("open", description="Which threads.")
+    scope: Literal["notebook", "cell"] | None = Field(
+        None,
+        description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when "
+        "cellId is omitted. Default: 'cell' when cellId is given, else 'notebook'.",
+    )
+    cell_id: str | None = Field(
+        None, description="Only threads anchored to this cell.", min_length=1, max_length=ID_CHARS
+    )
+    limit: int = Field(50, description="Most threads to return.", ge=1, le=MAX_INT)
 
 
 async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, Any]:
@@ -146,21 +144,17 @@ async def get_comment(ctx: CallContext, args: GetCommentInput) -> dict[str, Any]
 class CreateCommentInput(NotebookInput):
     cell_id: CellIdField
     body: BodyField
-    quote: Annotated[
-        str | None,
-        Field(description="Anchor to this exact text of the cell's source (it must occur exactly once).", min_length=1),
-    ] = None
-    selection: Annotated[
-        Selection | None,
-        Field(
-            description="Anchor to this range of the cell's source ({line, column}, 0-based, "
-            "columns in UTF-16 code units as the editor counts)."
-        ),
-    ] = None
-    output_index: Annotated[
-        int | None,
-        Field(description="Anchor to this output of the cell (index from jupyter_get_cells).", ge=0, le=MAX_INT),
-    ] = None
+    quote: str | None = Field(
+        None, description="Anchor to this exact text of the cell's source (it must occur exactly once).", min_length=1
+    )
+    selection: Selection | None = Field(
+        None,
+        description="Anchor to this range of the cell's source ({line, column}, 0-based, "
+        "columns in UTF-16 code units as the editor counts).",
+    )
+    output_index: int | None = Field(
+        None, description="Anchor to this output of the cell (index from jupyter_get_cells).", ge=0, le=MAX_INT
+    )
 
 
 async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str, Any]:
@@ -199,9 +193,7 @@ async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, 
 
 class ResolveCommentInput(NotebookInput):
     thread_id: ThreadIdField
-    message: Annotated[
-        str | None, Field(description="An optional closing message, added to the thread.", min_length=1)
-    ] = None
+    message: str | None = Field(None, description="An optional closing message, added to the thread.", min_length=1)
 
 
 async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -59,17 +59,15 @@ class FocusOutput(Payload):
 
 
 class RunCellsInput(CellSelection):
-    stop_on_error: Annotated[bool, Field(description="Skip the remaining cells after a cell fails.")] = True
-    timeout: Annotated[
-        float | None,
-        Field(
-            description="Seconds to wait for each cell (default: the runTimeout setting, "
-            f"{DEFAULT_LIMITS.run_timeout_seconds:g} s). A cell still running then is reported as running, not "
-            "failed.",
-            gt=0,
-            le=86400,
-        ),
-    ] = None
+    stop_on_error: bool = Field(True, description="Skip the remaining cells after a cell fails.")
+    timeout: float | None = Field(
+        None,
+        description="Seconds to wait for each cell (default: the runTimeout setting, "
+        f"{DEFAULT_LIMITS.run_timeout_seconds:g} s). A cell still running then is reported as running, not "
+        "failed.",
+        gt=0,
+        le=86400,
+    )
 
 
 async def _kernel_ready(ctx: CallContext, nb) -> None:
@@ -238,10 +236,9 @@ def interrupt_reason(before: str, info: Any) -> str | None:
 
 
 class KernelActionInput(NotebookInput):
-    action: Annotated[
-        Literal["interrupt", "restart"],
-        Field(description="interrupt stops the running cell; restart clears all kernel state."),
-    ]
+    action: Literal["interrupt", "restart"] = Field(
+        description="interrupt stops the running cell; restart clears all kernel state."
+    )
 
 
 async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, Any]:
@@ -278,10 +275,8 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
 
 
 class Position2D(ToolInput):
-    line: Annotated[int, Field(description="0-based line.", ge=0, le=MAX_INT)]
-    column: Annotated[
-        int, Field(description="0-based column, in UTF-16 code units as the editor counts.", ge=0, le=MAX_INT)
-    ]
+    line: int = Field(description="0-based line.", ge=0, le=MAX_INT)
+    column: int = Field(description="0-based column, in UTF-16 code units as the editor counts.", ge=0, le=MAX_INT)
 
 
 def check_position(source: str, position: Position2D, name: str) -> dict[str, int]:
@@ -307,8 +302,8 @@ class Selection(ToolInput):
 
 class FocusCellInput(NotebookInput):
     cell_id: CellIdField
-    cursor: Annotated[Position2D | None, Field(description="Put the cursor here.")] = None
-    selection: Annotated[Selection | None, Field(description="Select this range of the source.")] = None
+    cursor: Position2D | None = Field(None, description="Put the cursor here.")
+    selection: Selection | None = Field(None, description="Select this range of the source.")
 
 
 async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:

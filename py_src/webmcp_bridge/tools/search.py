@@ -23,7 +23,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -78,34 +78,27 @@ CURSOR_CHARS = 4 * MAX_PATH_BYTES
 
 
 class SearchInput(ToolInput):
-    query: Annotated[
-        str,
-        Field(
-            description=f"The text to find (at most {SEARCH_PATTERN_CHARS} characters): a plain string, or a "
-            "regular expression (Python syntax) with regex: true.",
-            min_length=1,
-            max_length=SEARCH_PATTERN_CHARS,
-        ),
-    ]
-    regex: Annotated[bool, Field(description="Read query as a regular expression.")] = False
-    case_sensitive: Annotated[bool, Field(description="Match letter case exactly (default: ignore case).")] = False
-    glob: Annotated[
-        str | None,
-        Field(
-            description="Only paths matching this glob ('*' and '?' within a name, '**' across folders; no '/' "
-            "matches names in any folder: '*.ipynb', 'data/**/*.csv'). Default: everything.",
-            max_length=MAX_PATH_BYTES,
-        ),
-    ] = None
-    include_outputs: Annotated[bool, Field(description="Also search the text of cell outputs.")] = True
-    limit: Annotated[
-        int,
-        Field(description=f"Most hits to return (default {SEARCH_HITS_DEFAULT}).", ge=1, le=SEARCH_HITS),
-    ] = SEARCH_HITS_DEFAULT
-    cursor: Annotated[
-        str | None,
-        Field(description="nextCursor of the previous result, to continue (same query).", max_length=CURSOR_CHARS),
-    ] = None
+    query: str = Field(
+        description=f"The text to find (at most {SEARCH_PATTERN_CHARS} characters): a plain string, or a "
+        "regular expression (Python syntax) with regex: true.",
+        min_length=1,
+        max_length=SEARCH_PATTERN_CHARS,
+    )
+    regex: bool = Field(False, description="Read query as a regular expression.")
+    case_sensitive: bool = Field(False, description="Match letter case exactly (default: ignore case).")
+    glob: str | None = Field(
+        None,
+        description="Only paths matching this glob ('*' and '?' within a name, '**' across folders; no '/' "
+        "matches names in any folder: '*.ipynb', 'data/**/*.csv'). Default: everything.",
+        max_length=MAX_PATH_BYTES,
+    )
+    include_outputs: bool = Field(True, description="Also search the text of cell outputs.")
+    limit: int = Field(
+        SEARCH_HITS_DEFAULT, description=f"Most hits to return (default {SEARCH_HITS_DEFAULT}).", ge=1, le=SEARCH_HITS
+    )
+    cursor: str | None = Field(
+        None, description="nextCursor of the previous result, to continue (same query).", max_length=CURSOR_CHARS
+    )
 
 
 class SearchHit(Wire):

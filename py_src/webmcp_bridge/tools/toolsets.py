@@ -23,13 +23,10 @@ ToolsetNames = Annotated[
 
 
 class ToolsetsInput(ToolInput):
-    enable: Annotated[
-        ToolsetNames | None,
-        Field(description="Toolsets to turn on (names from the listing); their tools are registered at once."),
-    ] = None
-    disable: Annotated[
-        ToolsetNames | None, Field(description="Toolsets to turn off (an always-on toolset cannot be).")
-    ] = None
+    enable: ToolsetNames | None = Field(
+        None, description="Toolsets to turn on (names from the listing); their tools are registered at once."
+    )
+    disable: ToolsetNames | None = Field(None, description="Toolsets to turn off (an always-on toolset cannot be).")
 
 
 class ToolsetOut(Wire):

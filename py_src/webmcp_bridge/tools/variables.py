@@ -17,7 +17,7 @@ not defined.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import Field
 
@@ -43,24 +43,18 @@ from webmcp_bridge.tools.run import _kernel_ready
 
 
 class ListVariablesInput(NotebookInput):
-    offset: Annotated[
-        int, Field(description="How many variables (in name order) to skip: a list's nextOffset.", ge=0, le=MAX_INT)
-    ] = 0
-    limit: Annotated[
-        int,
-        Field(description="Most variables to return.", ge=1, le=VARIABLES_LISTED),
-    ] = VARIABLES_LISTED_DEFAULT
+    offset: int = Field(
+        0, description="How many variables (in name order) to skip: a list's nextOffset.", ge=0, le=MAX_INT
+    )
+    limit: int = Field(VARIABLES_LISTED_DEFAULT, description="Most variables to return.", ge=1, le=VARIABLES_LISTED)
 
 
 class InspectVariableInput(NotebookInput):
-    name: Annotated[
-        str,
-        Field(
-            description="The variable's name: a Python identifier (df, model_2), not an expression.",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ]
+    name: str = Field(
+        description="The variable's name: a Python identifier (df, model_2), not an expression.",
+        min_length=1,
+        max_length=ID_CHARS,
+    )
 
 
 class Variable(Wire):

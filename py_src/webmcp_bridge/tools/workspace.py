@@ -4,7 +4,7 @@ jupyter_create_notebook, jupyter_save_notebook."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -125,16 +125,14 @@ class SaveNotebookOutput(Payload):
 
 
 class GetContextInput(ToolInput):
-    include_errors: Annotated[
-        bool,
-        Field(
-            description="Also list the current notebook's cells whose last run raised (the cell, its error's name, "
-            "short message and output index)."
-        ),
-    ] = False
-    include_guidance: Annotated[
-        bool, Field(description="Also return the guidance: how to work in this page (under 2 KB; read it once).")
-    ] = False
+    include_errors: bool = Field(
+        False,
+        description="Also list the current notebook's cells whose last run raised (the cell, its error's name, "
+        "short message and output index).",
+    )
+    include_guidance: bool = Field(
+        False, description="Also return the guidance: how to work in this page (under 2 KB; read it once)."
+    )
 
 
 async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]:
@@ -176,13 +174,12 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
 
 
 class ListWorkspaceInput(ToolInput):
-    path: Annotated[
-        str,
-        Field(description="Folder to list, relative to the workspace root ('' = the root).", max_length=MAX_PATH_BYTES),
-    ] = ""
-    recursive: Annotated[bool, Field(description="Also list sub-folders, breadth first.")] = False
-    limit: Annotated[int, Field(description="Most entries to return.", ge=1, le=DEFAULT_LIMITS.workspace_entries)] = (
-        WORKSPACE_ENTRIES_DEFAULT
+    path: str = Field(
+        "", description="Folder to list, relative to the workspace root ('' = the root).", max_length=MAX_PATH_BYTES
+    )
+    recursive: bool = Field(False, description="Also list sub-folders, breadth first.")
+    limit: int = Field(
+        WORKSPACE_ENTRIES_DEFAULT, description="Most entries to return.", ge=1, le=DEFAULT_LIMITS.workspace_entries
     )
 
 
@@ -211,14 +208,11 @@ async def list_workspace(ctx: CallContext, args: ListWorkspaceInput) -> dict[str
 
 
 class OpenNotebookInput(ToolInput):
-    path: Annotated[
-        str,
-        Field(description="Workspace-relative path of the notebook to open.", min_length=1, max_length=MAX_PATH_BYTES),
-    ]
-    cell_id: Annotated[str | None, Field(description="Reveal and select this cell once open.", max_length=ID_CHARS)] = (
-        None
+    path: str = Field(
+        description="Workspace-relative path of the notebook to open.", min_length=1, max_length=MAX_PATH_BYTES
     )
-    activate: Annotated[bool, Field(description="Bring the notebook to the front (the person will see it).")] = True
+    cell_id: str | None = Field(None, description="Reveal and select this cell once open.", max_length=ID_CHARS)
+    activate: bool = Field(True, description="Bring the notebook to the front (the person will see it).")
 
 
 async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, Any]:
@@ -239,13 +233,13 @@ async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, 
 
 
 class CreateNotebookInput(ToolInput):
-    name: Annotated[str, Field(description="File name; '.ipynb' is added if missing.", min_length=1, max_length=255)]
-    directory: Annotated[
-        str, Field(description="Folder to create it in, relative to the workspace root.", max_length=MAX_PATH_BYTES)
-    ] = ""
-    kernel: Annotated[
-        str | None, Field(description="Kernel name (default: the site's default Python kernel).", max_length=128)
-    ] = None
+    name: str = Field(description="File name; '.ipynb' is added if missing.", min_length=1, max_length=255)
+    directory: str = Field(
+        "", description="Folder to create it in, relative to the workspace root.", max_length=MAX_PATH_BYTES
+    )
+    kernel: str | None = Field(
+        None, description="Kernel name (default: the site's default Python kernel).", max_length=128
+    )
 
 
 async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[str, Any]:
