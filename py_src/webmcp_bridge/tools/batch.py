@@ -26,7 +26,7 @@ from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, SHORT_ID_CHARS, normalize_line_ends, preview
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
@@ -41,6 +41,7 @@ from webmcp_bridge.tools.common import (
     cell_ref,
     check_full_read,
     check_write_size,
+    tool,
     unique,
     write_block,
 )
@@ -356,14 +357,12 @@ def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_apply_edits",
-        "Apply edits",
         "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is "
         "checked first (ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the "
         "failing editIndex. Ids must be of cells that exist before the batch. The person can undo the batch as one "
         "step.",
-        ApplyEditsInput,
         apply_edits,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         EditsApplied | DeniedPayload,

@@ -21,7 +21,7 @@ from pydantic import Field
 from webmcp_bridge.calls.dialogs import ANSWER_TOOL
 from webmcp_bridge.calls.payloads import AnyPayload, Wire
 from webmcp_bridge.calls.pending import PendingCall
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, ToolResult
+from webmcp_bridge.calls.registry import Annotations, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
@@ -31,7 +31,7 @@ from webmcp_bridge.core.limits import (
     WAIT_MARGIN_SECONDS,
     Limits,
 )
-from webmcp_bridge.tools.common import MAX_INT, CallContext
+from webmcp_bridge.tools.common import MAX_INT, CallContext, tool
 
 #: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)
 STOPPED_WITH_THEIR_WAIT = frozenset({"jupyter_run_cells", "jupyter_run_code"})
@@ -148,26 +148,22 @@ async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_wait_for_result",
-        "Wait for result",
         "Collect the result of a call that returned status 'pending': waits up to timeout seconds, then returns the "
         "call's own final result, or pending again if it is still running (at once, with `dialog`, when a JupyterLab "
         "dialog opened by that call needs an answer: see jupyter_answer_dialog).",
-        WaitForResultInput,
         wait_for_result,
         Annotations.read(),
         AnyPayload,
     ),
-    Tool(
+    tool(
         ANSWER_TOOL,
-        "Answer dialog",
         "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's "
         "`dialog`, or `dialogs` with answerable: true), by label or index, as the person would; then wait for that "
         "call and return its result with `answered` {dialogId, button (the label), buttonIndex}. Refused "
         "(INVALID_ARGUMENT, nothing clicked) for a dialog the person opened, a queued dialog, several open dialogs "
         "without dialogId, or an unknown button.",
-        AnswerDialogInput,
         answer_dialog,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         DialogAnswered,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
+from webmcp_bridge.calls.registry import Annotations, ToolResult
 from webmcp_bridge.core.bounds import dumps, json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import (
@@ -40,7 +40,7 @@ from webmcp_bridge.core.snapshot import (
 )
 from webmcp_bridge.core.staleness import names_matter, stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, tool, unique
 from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing
 from webmcp_bridge.tools.rendered import OutputRendered, rendered_output
 from webmcp_bridge.tools.rerun import code_sources, names_of
@@ -522,27 +522,23 @@ async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_cells",
-        "Get cells",
         "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution "
         "count, and with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source "
         "comes in pages (sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use "
         "jupyter_get_output to read one output.",
-        GetCellsInput,
         get_cells,
         Annotations.read(),
         GetCellsOutput,
     ),
-    Tool(
+    tool(
         "jupyter_get_output",
-        "Get output",
         "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset "
         "(ANSI colours stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most "
         "maxSide pixels on its longest side and maxImageBytes bytes (the original's size is reported); original: true "
         "returns it as stored. A chart only a renderer draws (Plotly, Bokeh) comes back as a picture of what the "
         "person sees; render: true pictures any output (an HTML table or chart).",
-        GetOutputInput,
         get_output,
         Annotations.read(),
         OutputText | OutputImage | OutputRendered,
@@ -552,12 +548,10 @@ TOOLS = (
 #: jupyter_export_notebook, served in the ``files`` toolset (the notebook as one Markdown document: off the default
 #: page, where jupyter_get_notebook_map and jupyter_get_cells read a notebook for far fewer characters)
 EXPORT_TOOLS = (
-    Tool(
+    tool(
         "jupyter_export_notebook",
-        "Export notebook",
         "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size "
         "limit: pass nextOffset as offset to get the next part.",
-        ExportInput,
         export_notebook,
         Annotations.read(),
         ExportOutput,

@@ -22,7 +22,7 @@ from pydantic import Field
 
 from webmcp_bridge.access.levels import parse_level
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.changes.feed import wait_for_announcement
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -33,7 +33,7 @@ from webmcp_bridge.core.limits import (
     TYPING_LONGEST_SECONDS,
     TYPING_QUIET_SECONDS,
 )
-from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
+from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput, tool
 
 
 class GetChangesInput(NotebookInput):
@@ -129,15 +129,13 @@ async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_changes",
-        "Get changes",
         "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each "
         "change with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs "
         "cleared, output: outputs arrived with no run yet) and the cell id, coalesced. Optionally waits up to "
         f"{CHANGES_WAIT_SECONDS:.0f} s for a change (the person's typing is told in bursts, once each is over). Use "
         "it to follow the person's edits without rereading: pass the result's seq as since next time.",
-        GetChangesInput,
         get_changes,
         Annotations.read(),
         ChangesOutput,

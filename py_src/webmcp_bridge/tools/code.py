@@ -14,12 +14,12 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RUN_CODE_TIMEOUT_SECONDS, Limits, truncate_utf8
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
 from webmcp_bridge.host.protocol import RawOutput
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size
+from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size, tool
 from webmcp_bridge.tools.payloads import OutputListing
 from webmcp_bridge.tools.run import KernelOut, _kernel_ready
 
@@ -139,13 +139,11 @@ async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_run_code",
-        "Run code",
         "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). "
         "Returns status (ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 "
         "KiB in all, ANSI stripped).",
-        RunCodeInput,
         run_code,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         CodeRun | DeniedPayload,

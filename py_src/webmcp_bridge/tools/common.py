@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Unpack
@@ -13,7 +14,7 @@ from webmcp_bridge.access.guard import GuardedHost
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
-from webmcp_bridge.calls.registry import ToolInput
+from webmcp_bridge.calls.registry import Annotations, Handler, Tool, ToolInput
 from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.diagnostics import Diagnostics
@@ -60,6 +61,15 @@ HashField = Annotated[
 Position = Literal["above", "below"]
 Index = Annotated[int, Field(ge=0, le=MAX_INT)]
 CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=ID_CHARS)]], Field(max_length=CELL_IDS)]
+
+
+def tool(
+    name: str, description: str, handler: Handler, annotations: Annotations, output: Any, title: str | None = None
+) -> Tool:
+    """A :class:`~webmcp_bridge.calls.registry.Tool` whose input model is the type of ``handler``'s ``args`` and whose
+    title, unless given, is ``name`` without ``jupyter_``, capitalized (``jupyter_get_cells``: "Get cells")."""
+    title = title or name.removeprefix("jupyter_").replace("_", " ").capitalize()
+    return Tool(name, title, description, typing.get_type_hints(handler)["args"], handler, annotations, output)
 
 
 def unique(ids: list[str]) -> list[str]:

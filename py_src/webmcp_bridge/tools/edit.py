@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, IDS_LISTED, SHORT_ID_CHARS, SUMMARY_IDS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
@@ -31,6 +31,7 @@ from webmcp_bridge.tools.common import (
     check_full_read,
     check_write_size,
     note_written,
+    tool,
     unique,
     write_block,
 )
@@ -316,58 +317,46 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_insert_cell",
-        "Insert cell",
         "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and "
         "sourceHash.",
-        InsertCellInput,
         insert_cell,
         Annotations.write(destructive=False, idempotent=False),
         CellWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_update_cell",
-        "Update cell",
         "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed "
         "the cell since.",
-        UpdateCellInput,
         update_cell,
         Annotations.write(destructive=True, idempotent=True, untrusted_content=True, consequential=True),
         CellWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_edit_cell_source",
-        "Edit cell source",
         "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
-        EditCellSourceInput,
         edit_cell_source,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True),
         CellWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_delete_cell",
-        "Delete cell",
         "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
-        DeleteCellInput,
         delete_cell,
         Annotations.write(destructive=True, idempotent=True, untrusted_content=True, consequential=True),
         CellDeleted | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_move_cell",
-        "Move cell",
         "Move a cell above or below another cell.",
-        MoveCellInput,
         move_cell,
         Annotations.write(destructive=False, idempotent=True),
         CellMoved | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_clear_outputs",
-        "Clear outputs",
         "Clear the outputs (and execution counts) of some code cells, or of all of them.",
-        ClearOutputsInput,
         clear_outputs,
         Annotations.write(destructive=True, idempotent=True, consequential=True),
         OutputsCleared | DeniedPayload,
@@ -376,12 +365,10 @@ TOOLS = (
 
 #: tools of edit.py that are not on the default page (the ``batch`` toolset, see webmcp_bridge.tools)
 TYPE_TOOLS = (
-    Tool(
+    tool(
         "jupyter_set_cell_type",
-        "Set cell type",
         "Change a cell's type (code, markdown, raw), keeping its id, source and metadata; a code cell that becomes "
         "markdown or raw loses its outputs and execution count. expectedSourceHash is optional (checked when given).",
-        SetCellTypeInput,
         set_cell_type,
         Annotations.write(destructive=True, idempotent=True, untrusted_content=True),
         CellTypeSet | DeniedPayload,

@@ -36,7 +36,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
 from webmcp_bridge.core.limits import (
@@ -54,7 +54,7 @@ from webmcp_bridge.core.limits import (
 from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.propose.proposals import DeniedPayload, source_diff
-from webmcp_bridge.tools.common import MAX_INT, CallContext
+from webmcp_bridge.tools.common import MAX_INT, CallContext, tool
 
 PathField = Annotated[
     str,
@@ -509,38 +509,32 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_read_file",
-        "Read file",
         "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset "
         f"({DEFAULT_LIMITS.file_page_bytes // KIB} KiB a page). Returns the text, nextOffset (null at the end), "
         "totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
-        ReadFileInput,
         read_file,
         Annotations.read(),
         FileRead,
     ),
-    Tool(
+    tool(
         "jupyter_write_file",
-        "Write file",
         f"Create a text file in the workspace (not a notebook; at most {DEFAULT_LIMITS.file_write_bytes // KIB} KiB; "
         "its folder must exist). To replace an existing file pass overwrite: true and expectedHash (the hash "
         "jupyter_read_file returned); you must have read every page of that version (else FILE_NOT_FULLY_READ), and "
         "it is refused with STALE_FILE if it changed since. append: true adds content at the end instead (no full "
         "read needed). To change part of a big file use jupyter_edit_file.",
-        WriteFileInput,
         write_file,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         FileWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_edit_file",
-        "Edit file",
         "Replace oldText by newText in a text file of the workspace (not a notebook), keeping the rest: changes a big "
         "file without reading it whole. oldText must occur exactly once (else INVALID_ARGUMENT with occurrences) "
         "unless replaceAll: true; expectedHash is the hash jupyter_read_file returned (STALE_FILE if the file changed "
         "since).",
-        EditFileInput,
         edit_file,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         FileEdited | DeniedPayload,

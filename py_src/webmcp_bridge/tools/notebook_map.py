@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import dumps
 from webmcp_bridge.core.limits import (
     ERROR_SCAN_OUTPUTS,
@@ -42,7 +42,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.core.outline import first_line, headings, is_heading
 from webmcp_bridge.core.staleness import stale_outputs
-from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
 
 COLUMNS = ["index", "id", "type", "bytes", "outputs", "flags", "first"]
 #: one row: index, id, type, source bytes, outputs, flags, first line
@@ -161,15 +161,14 @@ async def notebook_map(ctx: CallContext, args: NotebookMapInput) -> dict[str, An
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_notebook_map",
-        "Map the notebook",
         "A whole notebook's shape in one answer, to decide what to read: per cell its index, id, type, source size "
         "(bytes), output count, flags (e: an error output, s: outputs may be stale, r: read-only) and first line; "
         "and the section headings. Read cells with jupyter_get_cells, outputs with jupyter_get_output.",
-        NotebookMapInput,
         notebook_map,
         Annotations.read(),
         NotebookMapOutput,
+        "Map the notebook",
     ),
 )

@@ -26,13 +26,13 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, NAMES_SLICE_SECONDS, STALE_IDS_SHOWN
 from webmcp_bridge.core.names import OTHER_LANGUAGE, CellNames, cell_names, unreadable
 from webmcp_bridge.core.raw import RunState
 from webmcp_bridge.core.rerun_plan import rerun_plan
-from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
 
 
 def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
@@ -153,16 +153,15 @@ async def plan(ctx: CallContext, args: RerunPlanInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_rerun_plan",
-        "Re-run plan",
         "Which cells to run, in order, so that stale outputs are fresh again: for one code cell (cellId: its outputs, "
         "with the cells it needs first) or for every run cell of the notebook. It follows the names cells bind and "
         "read (outputsStale.readsChanged in jupyter_get_cells) and says why each cell is there. Runs nothing: run the "
         "cells with jupyter_run_cells.",
-        RerunPlanInput,
         plan,
         Annotations.read(),
         RerunPlanOutput,
+        "Re-run plan",
     ),
 )

@@ -16,12 +16,12 @@ from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput, tool
 from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread
 from webmcp_bridge.tools.run import Selection
 
@@ -228,72 +228,59 @@ async def focus_comment(ctx: CallContext, args: FocusCommentInput) -> dict[str, 
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_list_comments",
-        "List comments",
         "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range "
         "or output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and "
         "latest messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
-        ListCommentsInput,
         list_comments,
         Annotations.read(),
         CommentsOutput,
     ),
-    Tool(
+    tool(
         "jupyter_get_comment",
-        "Get comment",
         "Read one review thread with its messages (who wrote each and when: person, agent, or file: says it is the "
         "person's but was not written by them in this browser, so it is the file's text, not their word) and its "
         "anchor's state now.",
-        GetCommentInput,
         get_comment,
         Annotations.read(),
         CommentOutput,
     ),
-    Tool(
+    tool(
         "jupyter_create_comment",
-        "Create comment",
         "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, "
         "or a selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with "
         "the file.",
-        CreateCommentInput,
         create_comment,
         Annotations.write(destructive=False, idempotent=False, untrusted_content=True),
         ThreadWritten,
     ),
-    Tool(
+    tool(
         "jupyter_reply_comment",
-        "Reply to comment",
         "Add a message to a review thread (open or resolved).",
-        ReplyCommentInput,
         reply_comment,
         Annotations.write(destructive=False, idempotent=False, untrusted_content=True),
         ThreadWritten,
+        "Reply to comment",
     ),
-    Tool(
+    tool(
         "jupyter_resolve_comment",
-        "Resolve comment",
         "Mark an open review thread resolved, optionally with a closing message.",
-        ResolveCommentInput,
         resolve_comment,
         Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadWritten,
     ),
-    Tool(
+    tool(
         "jupyter_reopen_comment",
-        "Reopen comment",
         "Reopen a resolved review thread.",
-        ReopenCommentInput,
         reopen_comment,
         Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadWritten,
     ),
-    Tool(
+    tool(
         "jupyter_focus_comment",
-        "Focus comment",
         "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the "
         "output. Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
-        FocusCommentInput,
         focus_comment,
         Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadShown,

@@ -8,14 +8,14 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, INTERRUPT_WAIT_SECONDS
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, tool, unique
 from webmcp_bridge.tools.payloads import Focus, OutputListing
 
 
@@ -326,41 +326,35 @@ async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_run_cells",
-        "Run cells",
         "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be "
         "ready. Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its "
         "outputs. A cell still running after `timeout` seconds (default: the runTimeout setting, "
         f"{DEFAULT_LIMITS.run_timeout_seconds:g} s) is reported running, with a reason; it goes on in the kernel and "
         "the cells after it are not started.",
-        RunCellsInput,
         run_cells,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         RunCellsOutput | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_kernel_action",
-        "Kernel action",
         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a "
         f"running cell, else false with a reason (nothing was running; still busy {INTERRUPT_WAIT_SECONDS:.0f} s "
         "later; a kernel that cannot stop running code, such as JupyterLite's Pyodide, with what to do instead). A "
         "restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending "
         "with that `dialog` at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person "
         "answer. Cancel gives restarted: false.",
-        KernelActionInput,
         kernel_action,
         Annotations.write(destructive=True, idempotent=False, consequential=True),
         KernelActionOutput | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_focus_cell",
-        "Focus cell",
         "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its "
         "source.",
-        FocusCellInput,
         focus_cell,
         Annotations.write(destructive=False, idempotent=True),
-        output_model=FocusOutput,
+        FocusOutput,
     ),
 )

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.alarm import Alarm, Overrun
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -66,7 +66,7 @@ from webmcp_bridge.core.search import (
     unit_of,
 )
 from webmcp_bridge.core.uris import cell_uri, notebook_uri, output_uri
-from webmcp_bridge.tools.common import CallContext
+from webmcp_bridge.tools.common import CallContext, tool
 
 #: file name endings never read as text (binary formats a workspace commonly holds): skipped without loading
 BINARY_ENDINGS = (
@@ -444,15 +444,13 @@ async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_search",
-        "Search",
         "Find a string (or a regular expression with regex: true) in the cell sources and text outputs of the "
         "workspace's notebooks, open or not, and in its text files; glob narrows the paths. Each hit has its path, "
         "the notebook:// uri of the cell or output, line, column and a snippet. Paged: pass nextCursor to go on "
         f"(at most {SEARCH_HITS} hits a call). A regular expression that backtracks too much on some line (nested "
         "repeats such as (a+)+) ends the search with an error.",
-        SearchInput,
         search,
         Annotations.read(),
         SearchOutput,

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.kernel_inspect import check_variable_name, inspection_code, new_nonce, read_answer
 from webmcp_bridge.core.limits import (
@@ -38,7 +38,7 @@ from webmcp_bridge.core.limits import (
     VARIABLES_TIMEOUT_SECONDS,
 )
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
 from webmcp_bridge.tools.run import _kernel_ready
 
 
@@ -183,28 +183,26 @@ async def inspect_variable(ctx: CallContext, args: InspectVariableInput) -> dict
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_list_variables",
-        "List the kernel's variables",
         "List the variables in the notebook's kernel, in name order: name, type, length or a numpy array's shape "
         "and dtype, a short repr of builtin values (other objects show their type: no code of theirs runs), paged "
         "with offset/limit. The bridge's own read-only inspection, outside the kernel's history. Modules and names "
         "starting with _ are not listed.",
-        ListVariablesInput,
         list_variables,
         Annotations.read(),
         VariableList | DeniedPayload,
+        "List the kernel's variables",
     ),
-    Tool(
+    tool(
         "jupyter_inspect_variable",
-        "Inspect a variable",
         "One variable of the notebook's kernel in detail: type, bounded repr of a builtin value, length; a numpy "
         "array's shape and dtype; a container's first items; a function's signature; an object's attribute names. "
         "No code of the notebook's objects runs (a pandas object shows its type only). name is a Python identifier "
         "(no expressions); defined: false when there is none.",
-        InspectVariableInput,
         inspect_variable,
         Annotations.read(),
         VariableDetails | DeniedPayload,
+        "Inspect a variable",
     ),
 )

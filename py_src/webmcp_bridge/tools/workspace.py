@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import DialogReport, Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.diagnostics import Kind, Severity
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import (
@@ -24,7 +24,7 @@ from webmcp_bridge.core.paths import is_notebook_path, join, normalize_path
 from webmcp_bridge.host.protocol import SaveKind
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.review.threads import Review
-from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
+from webmcp_bridge.tools.common import CallContext, NotebookInput, summary, tool
 from webmcp_bridge.tools.errors_summary import ErrorsSummary, errors_summary
 from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary
 
@@ -314,55 +314,45 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_context",
-        "Get context",
         "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open "
         "documents, the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved "
         "comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). "
         "Start here; includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
-        GetContextInput,
         get_context,
         Annotations.read(),
         ContextOutput,
     ),
-    Tool(
+    tool(
         "jupyter_list_workspace",
-        "List workspace",
         "List files and folders of the workspace (names and types, never contents).",
-        ListWorkspaceInput,
         list_workspace,
         Annotations.read(),
         ListWorkspaceOutput,
     ),
-    Tool(
+    tool(
         "jupyter_open_notebook",
-        "Open notebook",
         "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
-        OpenNotebookInput,
         open_notebook,
         Annotations.write(destructive=False, idempotent=True),
-        output_model=OpenNotebookOutput,
+        OpenNotebookOutput,
     ),
-    Tool(
+    tool(
         "jupyter_create_notebook",
-        "Create notebook",
         "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
-        CreateNotebookInput,
         create_notebook,
         Annotations.write(destructive=False, idempotent=False),
-        output_model=CreateNotebookOutput | DeniedPayload,
+        CreateNotebookOutput | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_save_notebook",
-        "Save notebook",
         "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true "
         "only when this tab's notebook reached the file; if the file changed since this tab loaded or last saved it "
         "(another tab saved it), JupyterLab's 'File Changed' dialog asks first (the call returns pending with that "
         "dialog).",
-        SaveNotebookInput,
         save_notebook,
         Annotations.write(destructive=True, idempotent=True),
-        output_model=SaveNotebookOutput,
+        SaveNotebookOutput,
     ),
 )
