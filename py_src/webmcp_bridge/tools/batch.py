@@ -28,7 +28,7 @@ from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, SHORT_ID_CHARS, normalize_line_ends, preview
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, normalize_line_ends, preview
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from webmcp_bridge.propose.proposals import DIFF_LINES, DeniedPayload, diff_lines_at_least, source_diff
@@ -36,8 +36,10 @@ from webmcp_bridge.tools.common import (
     CallContext,
     CellIdField,
     HashField,
+    Id,
     NotebookInput,
     Position,
+    ShortId,
     cell_ref,
     check_full_read,
     check_write_size,
@@ -61,12 +63,10 @@ PositionField = Annotated[Position, Field(description="Above or below the refere
 
 class InsertEdit(ToolInput):
     op: Literal["insert"]
-    reference_cell_id: str | None = Field(
+    reference_cell_id: Id | None = Field(
         None,
         description="Insert next to this cell (one that exists before this batch); omit to insert at the end "
         "(below) or the start (above).",
-        min_length=1,
-        max_length=ID_CHARS,
     )
     position: PositionField = "below"
     cell_type: Literal["code", "markdown", "raw"] = Field("code", description="The new cell's type.")
@@ -89,9 +89,7 @@ class TextEdit(ToolInput):
         min_length=1,
     )
     new_text: str = Field(description="Replacement text.")
-    expected_source_hash: str | None = Field(
-        None, description="Optional sourceHash you read (before this batch).", min_length=1, max_length=SHORT_ID_CHARS
-    )
+    expected_source_hash: ShortId | None = Field(None, description="Optional sourceHash you read (before this batch).")
 
 
 class DeleteEdit(ToolInput):

@@ -26,12 +26,11 @@ from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
     BUTTON_LABEL_CHARS,
-    SHORT_ID_CHARS,
     WAIT_FOR_RESULT_SECONDS,
     WAIT_MARGIN_SECONDS,
     Limits,
 )
-from webmcp_bridge.tools.common import MAX_INT, CallContext, tool
+from webmcp_bridge.tools.common import MAX_INT, CallContext, ShortId, tool
 
 #: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)
 STOPPED_WITH_THEIR_WAIT = frozenset({"jupyter_run_cells", "jupyter_run_code"})
@@ -55,7 +54,7 @@ async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolR
 
 
 class WaitForResultInput(ToolInput):
-    pending_id: str = Field(description="The pendingId a pending result gave.", min_length=1, max_length=SHORT_ID_CHARS)
+    pending_id: ShortId = Field(description="The pendingId a pending result gave.")
     timeout: float | None = Field(
         None,
         description="Seconds to wait at most (default and maximum: just under the execution timeout).",
@@ -106,11 +105,8 @@ class AnswerDialogInput(ToolInput):
         description="The button to click: its label as reported (e.g. 'Restart'; "
         "an exact match first, then ignoring case) or its index."
     )
-    dialog_id: str | None = Field(
-        None,
-        description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
-        min_length=1,
-        max_length=SHORT_ID_CHARS,
+    dialog_id: ShortId | None = Field(
+        None, description="The dialog's id (e.g. 'd-1'); required when several dialogs are open."
     )
     timeout: float | None = Field(
         None,

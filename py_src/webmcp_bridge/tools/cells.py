@@ -23,7 +23,6 @@ from webmcp_bridge.core.limits import (
     BINARY_MIME_TYPES,
     DEFAULT_LIMITS,
     EXPORT_CHUNK,
-    ID_CHARS,
     IDS_LISTED,
     IMAGE_MIME_TYPES,
     KIB,
@@ -40,7 +39,17 @@ from webmcp_bridge.core.snapshot import (
 )
 from webmcp_bridge.core.staleness import names_matter, stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, tool, unique
+from webmcp_bridge.tools.common import (
+    MAX_INT,
+    CallContext,
+    CellSelection,
+    Id,
+    Index,
+    NotebookInput,
+    summary,
+    tool,
+    unique,
+)
 from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing
 from webmcp_bridge.tools.rendered import OutputRendered, rendered_output
 from webmcp_bridge.tools.rerun import code_sources, names_of
@@ -140,12 +149,10 @@ class GetCellsInput(CellSelection):
     include_outputs: bool = Field(
         False, description="List each code cell's outputs (type, MIME types, size, short preview)."
     )
-    source_offset: int = Field(
+    source_offset: Index = Field(
         0,
         description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
         "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
-        ge=0,
-        le=MAX_INT,
     )
 
 
@@ -253,17 +260,11 @@ def _payload(
 
 
 class GetOutputInput(NotebookInput):
-    cell_id: str | None = Field(
-        None,
-        description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
-        min_length=1,
-        max_length=ID_CHARS,
+    cell_id: Id | None = Field(
+        None, description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri)."
     )
-    output_index: int | None = Field(
-        None,
-        description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
-        ge=0,
-        le=MAX_INT,
+    output_index: Index | None = Field(
+        None, description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri)."
     )
     uri: str | None = Field(
         None,
@@ -278,11 +279,8 @@ class GetOutputInput(NotebookInput):
         "else the first text one).",
         max_length=128,
     )
-    offset: int = Field(
-        0,
-        description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.",
-        ge=0,
-        le=MAX_INT,
+    offset: Index = Field(
+        0, description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page."
     )
     max_bytes: int | None = Field(
         None, description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT
@@ -473,12 +471,10 @@ async def _image(
 class ExportInput(NotebookInput):
     format: Literal["markdown"] = Field("markdown", description="Export format.")
     include_outputs: bool = Field(False, description="Include text outputs (bounded) and a note for each image.")
-    offset: int = Field(
+    offset: Index = Field(
         0,
         description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
         "of the previous part.",
-        ge=0,
-        le=MAX_INT,
     )
 
 

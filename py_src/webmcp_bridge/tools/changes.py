@@ -33,21 +33,17 @@ from webmcp_bridge.core.limits import (
     TYPING_LONGEST_SECONDS,
     TYPING_QUIET_SECONDS,
 )
-from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput, tool
+from webmcp_bridge.tools.common import CallContext, Index, NotebookInput, tool
 
 
 class GetChangesInput(NotebookInput):
-    since: int | None = Field(
+    since: Index | None = Field(
         None,
         description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.",
-        ge=0,
-        le=MAX_INT,
     )
-    since_revision: int | None = Field(
+    since_revision: Index | None = Field(
         None,
         description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).",
-        ge=0,
-        le=MAX_INT,
     )
     wait: float = Field(
         0,

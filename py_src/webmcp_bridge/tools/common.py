@@ -37,6 +37,9 @@ from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
 from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 
+Index = Annotated[int, Field(ge=0, le=MAX_INT)]
+Id = Annotated[str, Field(min_length=1, max_length=ID_CHARS)]
+ShortId = Annotated[str, Field(min_length=1, max_length=SHORT_ID_CHARS)]
 NotebookPathField = Annotated[
     str | None,
     Field(
@@ -45,22 +48,16 @@ NotebookPathField = Annotated[
         max_length=MAX_PATH_BYTES,
     ),
 ]
-CellIdField = Annotated[
-    str,
-    Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=ID_CHARS),
-]
+CellIdField = Annotated[Id, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.")]
 HashField = Annotated[
-    str,
+    ShortId,
     Field(
         description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed "
-        "since.",
-        min_length=1,
-        max_length=SHORT_ID_CHARS,
+        "since."
     ),
 ]
 Position = Literal["above", "below"]
-Index = Annotated[int, Field(ge=0, le=MAX_INT)]
-CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=ID_CHARS)]], Field(max_length=CELL_IDS)]
+CellIds = Annotated[list[Id], Field(max_length=CELL_IDS)]
 
 
 def tool(
@@ -90,10 +87,8 @@ class CellSelection(NotebookInput):
     cell_ids: CellIds | None = Field(
         None, description="The cells, by id (each once, in this order). Omit to choose by index range."
     )
-    start_index: int | None = Field(None, description="First index of the range (default 0).", ge=0, le=MAX_INT)
-    end_index: int | None = Field(
-        None, description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT
-    )
+    start_index: Index | None = Field(None, description="First index of the range (default 0).")
+    end_index: Index | None = Field(None, description="End of the range, exclusive (default: the last cell).")
 
     def check_one_way(self) -> None:
         """Refuse both ways at once: ToolError(INVALID_ARGUMENT)."""
@@ -116,27 +111,20 @@ def own_secret() -> Callable[[], bytes | None]:
 
 @dataclass
 class CallContext:
-    """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`:
-    the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
-    so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
-    tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
-    shared, which pages of big sources the agent read (``reads``; of text files: ``file_reads``), the diagnostics of
-    the site's contributions (``diagnostics``, shown by ``jupyter_get_context``), the page's toolset switch
-    (``toolsets``) and the guidance for agents, site paragraphs included (``guidance``,
-    :mod:`webmcp_bridge.tools.guidance`). ``changes`` (the bridge's change log, which the guard feeds) and
-    ``proposals`` (the mode and the proposals waiting for the person, which the guard checks) are the session's.
-    ``page_secret`` gives the key the person's review messages are signed and judged with
-    (:mod:`webmcp_bridge.review.signatures`): in the page, this browser's secret for the site (``lab/page_secret.py``);
-    by default a random key of this context's own.
+    """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`
+    (each field says what it is). ``host`` is the access guard: a raw host is refused, so no handler ever holds an
+    unguarded one. ``page_secret`` gives the key the person's review messages are signed and judged with
+    (:mod:`webmcp_bridge.review.signatures`): in the page, this browser's secret for the site; by default a random key
+    of this context's own.
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
 
     host: GuardedHost
     limits: Limits
-    pending: PendingCalls
-    dialogs: DialogTracker
-    shared: SharedSelections
+    pending: PendingCalls  # the registry's calls (the very object the registry tracks them in)
+    dialogs: DialogTracker  # the page's JupyterLab dialogs
+    shared: SharedSelections  # the output text the person shared
     reads: SourceReads  # pages of big sources handed to the agent (this session)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
     toolsets: ToolsetSwitch | None = None  # which toolsets the page serves (the discovery tool switches them)

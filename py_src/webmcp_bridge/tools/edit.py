@@ -25,6 +25,7 @@ from webmcp_bridge.tools.common import (
     CellIdField,
     CellIds,
     HashField,
+    Id,
     NotebookInput,
     Position,
     cell_ref,
@@ -208,7 +209,7 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
 
 class MoveCellInput(NotebookInput):
     cell_id: CellIdField
-    reference_cell_id: str = Field(description="Move next to this cell.", min_length=1, max_length=ID_CHARS)
+    reference_cell_id: Id = Field(description="Move next to this cell.")
     position: Position = Field("below", description="Above or below the reference cell.")
 
 

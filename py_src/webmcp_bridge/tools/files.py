@@ -46,7 +46,6 @@ from webmcp_bridge.core.limits import (
     MAX_PATH_BYTES,
     MIN_FILE_PAGE_BYTES,
     RESULT_HEADROOM,
-    SHORT_ID_CHARS,
     preview,
     slice_utf8,
     utf8_len,
@@ -54,7 +53,7 @@ from webmcp_bridge.core.limits import (
 from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.propose.proposals import DeniedPayload, source_diff
-from webmcp_bridge.tools.common import MAX_INT, CallContext, tool
+from webmcp_bridge.tools.common import MAX_INT, CallContext, Index, ShortId, tool
 
 PathField = Annotated[
     str,
@@ -93,11 +92,8 @@ UNREAD_RANGES = 8
 
 class ReadFileInput(ToolInput):
     path: PathField
-    offset: int = Field(
-        0,
-        description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page.",
-        ge=0,
-        le=MAX_INT,
+    offset: Index = Field(
+        0, description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page."
     )
     max_bytes: int | None = Field(
         None,
@@ -183,12 +179,10 @@ class WriteFileInput(ToolInput):
         description="Add content at the end of the file (created if missing); keeps every byte already there, so "
         "no full read is needed.",
     )
-    expected_hash: str | None = Field(
+    expected_hash: ShortId | None = Field(
         None,
         description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
         "changed since.",
-        min_length=1,
-        max_length=SHORT_ID_CHARS,
     )
 
 
@@ -397,11 +391,9 @@ class EditFileInput(ToolInput):
         min_length=1,
     )
     new_text: str = Field(description="Replacement text.")
-    expected_hash: str = Field(
+    expected_hash: ShortId = Field(
         description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
-        "changed since.",
-        min_length=1,
-        max_length=SHORT_ID_CHARS,
+        "changed since."
     )
     replace_all: bool = Field(
         False, description="Replace every occurrence of oldText (default: it must occur exactly once)."

@@ -35,14 +35,13 @@ from webmcp_bridge.core.limits import (
     MAP_LINE_BYTES,
     MAP_MIN_LINE_BYTES,
     MAP_SECTIONS,
-    MAX_INT,
     RESULT_HEADROOM,
     preview,
     utf8_len,
 )
 from webmcp_bridge.core.outline import first_line, headings, is_heading
 from webmcp_bridge.core.staleness import stale_outputs
-from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
+from webmcp_bridge.tools.common import CallContext, Index, NotebookInput, tool
 
 COLUMNS = ["index", "id", "type", "bytes", "outputs", "flags", "first"]
 #: one row: index, id, type, source bytes, outputs, flags, first line
@@ -66,11 +65,8 @@ class NotebookMapOutput(Payload):
 
 
 class NotebookMapInput(NotebookInput):
-    start_index: int = Field(
-        0,
-        description="First cell to map (pass nextStartIndex to go on with a notebook too long for one answer).",
-        ge=0,
-        le=MAX_INT,
+    start_index: Index = Field(
+        0, description="First cell to map (pass nextStartIndex to go on with a notebook too long for one answer)."
     )
 
 

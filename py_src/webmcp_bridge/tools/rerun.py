@@ -28,11 +28,11 @@ from pydantic import Field
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import ID_CHARS, NAMES_SLICE_SECONDS, STALE_IDS_SHOWN
+from webmcp_bridge.core.limits import NAMES_SLICE_SECONDS, STALE_IDS_SHOWN
 from webmcp_bridge.core.names import OTHER_LANGUAGE, CellNames, cell_names, unreadable
 from webmcp_bridge.core.raw import RunState
 from webmcp_bridge.core.rerun_plan import rerun_plan
-from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
+from webmcp_bridge.tools.common import CallContext, Id, NotebookInput, tool
 
 
 def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
@@ -67,12 +67,10 @@ Why = Literal["edited", "stale", "unreadable", "provides", "follows", "target"]
 
 
 class RerunPlanInput(NotebookInput):
-    cell_id: str | None = Field(
+    cell_id: Id | None = Field(
         None,
         description="A code cell: plan for its outputs, with the cells it needs first. Omit to plan for every "
         "run cell of the notebook.",
-        min_length=1,
-        max_length=ID_CHARS,
     )
 
 

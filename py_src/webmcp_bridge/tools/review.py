@@ -19,9 +19,9 @@ from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput, tool
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, Id, Index, NotebookInput, tool
 from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread
 from webmcp_bridge.tools.run import Selection
 
@@ -92,9 +92,7 @@ class ListCommentsInput(NotebookInput):
         description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when "
         "cellId is omitted. Default: 'cell' when cellId is given, else 'notebook'.",
     )
-    cell_id: str | None = Field(
-        None, description="Only threads anchored to this cell.", min_length=1, max_length=ID_CHARS
-    )
+    cell_id: Id | None = Field(None, description="Only threads anchored to this cell.")
     limit: int = Field(50, description="Most threads to return.", ge=1, le=MAX_INT)
 
 
@@ -152,8 +150,8 @@ class CreateCommentInput(NotebookInput):
         description="Anchor to this range of the cell's source ({line, column}, 0-based, "
         "columns in UTF-16 code units as the editor counts).",
     )
-    output_index: int | None = Field(
-        None, description="Anchor to this output of the cell (index from jupyter_get_cells).", ge=0, le=MAX_INT
+    output_index: Index | None = Field(
+        None, description="Anchor to this output of the cell (index from jupyter_get_cells)."
     )
 
 

@@ -15,7 +15,15 @@ from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, tool, unique
+from webmcp_bridge.tools.common import (
+    CallContext,
+    CellIdField,
+    CellSelection,
+    Index,
+    NotebookInput,
+    tool,
+    unique,
+)
 from webmcp_bridge.tools.payloads import Focus, OutputListing
 
 
@@ -275,8 +283,8 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
 
 
 class Position2D(ToolInput):
-    line: int = Field(description="0-based line.", ge=0, le=MAX_INT)
-    column: int = Field(description="0-based column, in UTF-16 code units as the editor counts.", ge=0, le=MAX_INT)
+    line: Index = Field(description="0-based line.")
+    column: Index = Field(description="0-based column, in UTF-16 code units as the editor counts.")
 
 
 def check_position(source: str, position: Position2D, name: str) -> dict[str, int]:

@@ -26,8 +26,6 @@ from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.kernel_inspect import check_variable_name, inspection_code, new_nonce, read_answer
 from webmcp_bridge.core.limits import (
-    ID_CHARS,
-    MAX_INT,
     MIN_PAGE_BYTES,
     RESULT_HEADROOM,
     VARIABLE_DETAIL_BYTES,
@@ -38,23 +36,17 @@ from webmcp_bridge.core.limits import (
     VARIABLES_TIMEOUT_SECONDS,
 )
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
+from webmcp_bridge.tools.common import CallContext, Id, Index, NotebookInput, tool
 from webmcp_bridge.tools.run import _kernel_ready
 
 
 class ListVariablesInput(NotebookInput):
-    offset: int = Field(
-        0, description="How many variables (in name order) to skip: a list's nextOffset.", ge=0, le=MAX_INT
-    )
+    offset: Index = Field(0, description="How many variables (in name order) to skip: a list's nextOffset.")
     limit: int = Field(VARIABLES_LISTED_DEFAULT, description="Most variables to return.", ge=1, le=VARIABLES_LISTED)
 
 
 class InspectVariableInput(NotebookInput):
-    name: str = Field(
-        description="The variable's name: a Python identifier (df, model_2), not an expression.",
-        min_length=1,
-        max_length=ID_CHARS,
-    )
+    name: Id = Field(description="The variable's name: a Python identifier (df, model_2), not an expression.")
 
 
 class Variable(Wire):
