@@ -225,17 +225,17 @@ def cell_ref(cell: RawCell) -> dict[str, Any]:
     return {"id": cell.id, "index": cell.index, "sourceHash": source_hash(cell.source)}
 
 
+def check_size(size: int, cap: int, message: str, **details: Any) -> None:
+    """Refuse (never truncate) ``size`` bytes over ``cap``: TOO_LARGE with ``message`` (its ``{size}`` and ``{cap}``
+    filled in), ``details``, ``bytes`` and ``maxBytes``."""
+    if size > cap:
+        raise ToolError(ErrorCode.TOO_LARGE, message.format(size=size, cap=cap), **details, bytes=size, maxBytes=cap)
+
+
 def check_write_size(text: str, limits: Limits, field: str) -> None:
     """Refuse (never truncate) a write over ``limits.source_write_bytes``: TOO_LARGE."""
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > limits.source_write_bytes:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{field} is {size} bytes; the limit for one cell is {limits.source_write_bytes}.",
-            field=field,
-            bytes=size,
-            maxBytes=limits.source_write_bytes,
-        )
+    message = field + " is {size} bytes; the limit for one cell is {cap}."
+    check_size(utf8_len(text), limits.source_write_bytes, message, field=field)
 
 
 def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:
