@@ -1,14 +1,11 @@
 """Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending) and
-jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened, see
+jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened,
 :mod:`webmcp_bridge.calls.dialogs`).
 
-Cancellation of a wait (docs/TOOLS.md, "Aborting a call"): when the agent's client aborts the WebMCP invocation of
-``jupyter_wait_for_result`` (its signal, or the loader's ``toolcancel`` fallback), the wait stops at once with an
-ABORTED error that names the call it waited for (``pendingId``, ``pendingTool``) and says whether that call was
-stopped too (``stopped``). A pending run (:data:`STOPPED_WITH_THEIR_WAIT`) is stopped with it, as an abort of the
-run's own invocation would have (the kernel is interrupted, the cells after the running one do not run) and its
-result, collectable by id as before, is ABORTED; any other pending call (a save, a restart, a site's tool) goes
-on, since stopping it half way could leave a file or a dialog half done.
+An aborted wait (docs/TOOLS.md, "Aborting a call") ends at once with ABORTED naming the call it waited for
+(``pendingId``, ``pendingTool``, ``stopped``). A pending run (:data:`STOPPED_WITH_THEIR_WAIT`) is stopped with it, as an
+abort of its own invocation would; any other pending call goes on, since stopping it half way could leave a file or a
+dialog half done.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """jupyter_get_changes: what changed in a notebook since the agent last looked, and by whom.
 
-Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), fed by the host: each is a
-coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/clear/output/metadata/revert), cellId,
-time, count, revision}``; "revert" is the person's revert of an agent's edit through the Agent panel
-(:mod:`webmcp_bridge.changes.undo`: no tool can revert). A change of a cell that was hidden from the agent when it
-happened, or is hidden now, is left out (only their number is given, as ``hiddenChangeCount``).
-
-With ``wait``, the call follows the person's typing (:mod:`webmcp_bridge.changes.feed`): it returns once there is
-something to tell, and a burst of typing is told once it is over (0.25 s after the typing pauses, at most 2 s
-after it began); the ``seq`` it returns stops before a burst still under way, so the next call tells of it.
-Without ``wait``, every change kept is returned at once; a burst still under way carries ``typing: true``.
+Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), coalesced; "revert" is the person's
+revert of an agent's edit in the Agent panel (no tool can revert). A change of a cell hidden when it happened, or now,
+is only counted (``hiddenChangeCount``). With ``wait`` the call follows the person's typing
+(:mod:`webmcp_bridge.changes.feed`): it returns once there is something to tell, a burst of typing told once over,
+and its ``seq`` stops before a burst under way; without, every change kept comes at once, a burst under way marked
+``typing: true``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Running code without a cell: jupyter_run_code.
 
-The code runs in the notebook's kernel (the same namespace the cells run in) without creating a cell and
-without entering the kernel's history; the notebook's cells, outputs and revision are unchanged. Since there
-is no cell to page an output from later, the text of the outputs is returned inline, bounded: the outputs
-share one budget of ``Limits.output_page_bytes`` (16 KiB) of text, each getting at most an equal share of
-what the others leave (a short error after a long stream keeps its whole traceback).
+The code runs in the notebook's kernel (the cells' namespace), outside its history; cells, outputs and revision are
+unchanged. With no cell to page an output from later, output texts come inline, sharing ``Limits.output_page_bytes``:
+each gets at most an equal share of what the others leave (a short error after a long stream keeps its traceback).
 """
 
 from __future__ import annotations
@@ -89,18 +87,12 @@ class CodeRun(Payload):
 
 
 async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
-    """Run code in the notebook's kernel without a cell.
+    """Run code in the notebook's kernel without a cell: :class:`CodeRun`, ``status`` "error" when the code raised or
+    the kernel refused it; up to ``Limits.outputs_per_cell`` outputs listed as ``jupyter_run_cells`` lists them, with
+    their ``text`` inline; ``executionCount`` from the kernel's reply (null when it gave none).
 
-    Returns ``{path, status, executionCount, outputs, outputCount, truncated, kernel, reason?}``:
-    ``status`` is "ok", "error" (the code raised, or the kernel refused the request) or "timeout";
-    ``outputs`` lists up to ``Limits.outputs_per_cell`` outputs as ``jupyter_run_cells`` does (index,
-    outputType, mimeTypes, bytes, name / ename / evalue) plus ``text`` (ANSI stripped, bounded) and
-    ``textTruncated``; ``outputCount`` counts every output; ``truncated`` is true when outputs or texts were
-    cut. ``executionCount`` is the kernel's count from its reply (runs outside the history do not advance it;
-    null when the kernel gave none).
-
-    Raises ToolError: NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH, KERNEL_UNAVAILABLE, TOO_LARGE
-    (code over ``Limits.source_write_bytes``).
+    Raises ToolError: the notebook's errors, NOTEBOOK_ACCESS_DENIED, KERNEL_UNAVAILABLE, TOO_LARGE (code over
+    ``Limits.source_write_bytes``).
     """
     check_write_size(args.code, ctx.limits, "code")
     nb = await ctx.notebook(args.notebook_path)

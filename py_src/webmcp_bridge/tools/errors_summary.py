@@ -1,16 +1,8 @@
-"""The errors summary of ``jupyter_get_context`` (``includeErrors``): which cells of the current notebook raised
-when they last ran.
-
-A code cell raised in its last run when its outputs hold an ``error`` output (a run that raises ends with it, and
-the next run clears the outputs first). Each such cell is listed with the error's name (:func:`error_name`), its message
-cut to
-:data:`~webmcp_bridge.core.limits.ERROR_MESSAGE_BYTES` (ANSI stripped: the traceback is read with
-``jupyter_get_output`` at the cell's ``outputIndex``); the notebook's ``notebook://`` address is given once (``uri``),
-a cell's is ``{uri}/cells/{cellId}``. At most
-:data:`~webmcp_bridge.core.limits.ERRORS_LISTED` cells are listed, in notebook order; ``count`` counts them all.
-The notebook is read through the access guard, so a hidden cell is never listed (exactly as if it had no error)
-and indices count visible cells only. Only the first :data:`~webmcp_bridge.core.limits.ERROR_SCAN_OUTPUTS` outputs
-of a cell are looked at.
+"""The errors summary of ``jupyter_get_context`` (``includeErrors``): the cells of the current notebook whose last run
+raised (an ``error`` output among their first ERROR_SCAN_OUTPUTS: a run that raises ends with one, the next run clears
+the outputs first), at most ERRORS_LISTED in notebook order, each with its error's name and message cut to
+ERROR_MESSAGE_BYTES (the traceback is read with ``jupyter_get_output``). Read through the access guard: a hidden cell
+is never listed and indices count visible cells.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""jupyter_get_output's pictures of rendered outputs: a chart only a renderer of the page draws (Plotly, Bokeh, a
-widget, any renderer a site adds), or any output on request (an HTML table or chart), returned as an MCP image of what
-the person sees, bounded like an image's copy (:mod:`webmcp_bridge.core.images`)."""
+"""jupyter_get_output's pictures of rendered outputs (a chart only a renderer draws, or any output on request) as an MCP
+image of what the person sees, bounded like an image's copy (:mod:`webmcp_bridge.core.images`)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,11 @@
 """jupyter_rerun_plan: which cells to run, in order, so that stale outputs are fresh again; and the names of a
 notebook's code cells as the stale-output reads follow them (:func:`code_sources`, :func:`names_of`).
 
-The plan is made by :func:`webmcp_bridge.core.rerun_plan.rerun_plan` from what the cells bind and read
-(:mod:`webmcp_bridge.core.names`); nothing runs: running the cells stays the agent's call (``jupyter_run_cells``,
-held by Propose mode like any run). A read: allowed on a read-only notebook, never held.
-
-Hidden cells: the guard gives only the visible cells' run states and sources, so a plan is made as if the hidden
-cells were not there. When a hidden cell binds a name a visible cell reads, the plan neither names that cell nor says
-that one is needed: either would tell the agent which names a hidden cell binds (an agent could write cells that
-read one name after another and ask). ``hiddenCellCount`` (which every cell read gives already) says that the plan
-may miss what hidden cells do.
-
-All reads of the page happen first, in one synchronous stretch; the sources are then parsed in slices of at most
-:data:`~webmcp_bridge.core.limits.NAMES_SLICE_SECONDS`, yielding to the page between them (a notebook read for the
-first time costs a parse of every code cell; later reads parse only the sources that changed).
+The plan (:func:`webmcp_bridge.core.rerun_plan.rerun_plan`) follows what cells bind and read; nothing runs. A read:
+allowed on a read-only notebook, never held. The guard gives only visible cells, so a plan is made as if hidden cells
+were not there; it never names or hints at a hidden cell that binds a name (an agent could otherwise probe which
+names hidden cells bind); ``hiddenCellCount`` says it may miss what they do. The page is read in one synchronous
+stretch; the sources are then parsed in slices of NAMES_SLICE_SECONDS, yielding between them.
 """
 
 from __future__ import annotations

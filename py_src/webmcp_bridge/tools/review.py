@@ -1,11 +1,8 @@
-"""Review-thread tools: jupyter_list_comments, jupyter_get_comment, jupyter_create_comment,
-jupyter_reply_comment, jupyter_resolve_comment, jupyter_reopen_comment, jupyter_focus_comment.
+"""Review-thread tools: list, get, create, reply, resolve, reopen and focus comments.
 
-Thin wrappers over :class:`webmcp_bridge.review.threads.Review` (storage, anchoring and every rule live there). The
-author of every message made through a tool is "agent". Results carry threads as
-:meth:`ThreadView.to_json <webmcp_bridge.review.threads.ThreadView.to_json>` gives them, each message's author judged
-with the session's page secret (``CallContext.page_secret``): a message the file says is the person's, not signed by
-the person in this browser, reads "file" (:mod:`webmcp_bridge.review.signatures`).
+Thin wrappers over :class:`webmcp_bridge.review.threads.Review`, where every rule lives. Messages made through a tool
+are the "agent"'s; each message's author is judged with the session's page secret, so a message the file says is the
+person's but not signed in this browser reads "file" (:mod:`webmcp_bridge.review.signatures`).
 """
 
 from __future__ import annotations

@@ -1,19 +1,16 @@
 """jupyter_search: find a string or a bounded regular expression in the workspace's notebooks and text files.
 
-What is searched, in path order (paths sorted, from a walk of the workspace listing bounded like the run rule's,
-names starting with "." left out, narrowed by a path glob): every notebook's cell sources and the text of its
-outputs (one representation an output: text/plain, else its first text one) — an open notebook through its live
-model (unsaved edits included), a closed one through the contents service without opening it (no tab, no
-kernel) — and every text file (UTF-8 without NUL). Hidden notebooks and hidden cells are never read: the guard
-leaves them out of the walk and the reads (:class:`~webmcp_bridge.access.guard.GuardedHost`), so a search over
-them answers exactly as over a workspace without them (no count, no cut, no skipped path tells of them).
+Searched in path order (a bounded walk of the listing, "." names left out, narrowed by a glob): each notebook's cell
+sources and output texts (text/plain, else the first text representation), open ones live, closed ones from the
+contents service (no tab, no kernel), and every UTF-8 text file. Hidden notebooks and cells are never read (the guard
+leaves them out of the walk and the reads), so a search answers exactly as over a workspace without them: no count,
+cut or skipped path tells of them.
 
-The cost is bounded three ways: the matching (:mod:`webmcp_bridge.core.search`: each match on a bounded window,
-under a deadline checked inside the engine, :mod:`webmcp_bridge.core.alarm`: ``SEARCH_MATCH_SECONDS`` a stretch; a
-match that overruns it, again after a yield to the page, ends the call with INVALID_ARGUMENT), the text
-(``SEARCH_TEXT_BYTES`` of a cell source or file, ``SEARCH_OUTPUT_BYTES`` of an output, ``SEARCH_SCAN_BYTES`` a
-call) and the time (``SEARCH_SECONDS`` a call, yielding to the page at least every ``SEARCH_SLICE_SECONDS``). A
-call that stops early says ``truncated`` and gives ``nextCursor``; so does a full page of hits.
+The cost is bounded three ways: the matching (:mod:`webmcp_bridge.core.search` matches on a bounded window under a
+deadline, :mod:`webmcp_bridge.core.alarm`, of ``SEARCH_MATCH_SECONDS`` a stretch; a match that overruns it twice ends
+the call with INVALID_ARGUMENT), the text (``SEARCH_TEXT_BYTES`` a source or file, ``SEARCH_OUTPUT_BYTES`` an output,
+``SEARCH_SCAN_BYTES`` a call) and the time (``SEARCH_SECONDS`` a call, yielding every ``SEARCH_SLICE_SECONDS``). A
+call that stops early, or fills a page of hits, says ``truncated`` and gives ``nextCursor``.
 """
 
 from __future__ import annotations
