@@ -127,11 +127,11 @@ async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, 
     return payload
 
 
-class GetCommentInput(NotebookInput):
+class ThreadInput(NotebookInput):
     thread_id: ThreadIdField
 
 
-async def get_comment(ctx: CallContext, args: GetCommentInput) -> dict[str, Any]:
+async def get_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     return {"path": nb.path, "thread": _thread(ctx, _review(ctx, nb).get(args.thread_id))}
 
@@ -175,8 +175,7 @@ async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class ReplyCommentInput(NotebookInput):
-    thread_id: ThreadIdField
+class ReplyCommentInput(ThreadInput):
     body: BodyField
 
 
@@ -186,8 +185,7 @@ async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, 
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class ResolveCommentInput(NotebookInput):
-    thread_id: ThreadIdField
+class ResolveCommentInput(ThreadInput):
     message: str | None = Field(None, description="An optional closing message, added to the thread.", min_length=1)
 
 
@@ -197,21 +195,13 @@ async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[s
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class ReopenCommentInput(NotebookInput):
-    thread_id: ThreadIdField
-
-
-async def reopen_comment(ctx: CallContext, args: ReopenCommentInput) -> dict[str, Any]:
+async def reopen_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     view = _review(ctx, nb).reopen(args.thread_id, "agent")
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class FocusCommentInput(NotebookInput):
-    thread_id: ThreadIdField
-
-
-async def focus_comment(ctx: CallContext, args: FocusCommentInput) -> dict[str, Any]:
+async def focus_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     view, shown = _review(ctx, nb).focus(args.thread_id)
     focus = nb.focus()
