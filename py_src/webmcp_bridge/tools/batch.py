@@ -242,14 +242,10 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
         shown = {cell.id: cell.source for cell in found}
         view = nb.view()  # the person's positions (1-based, hidden cells counted): the box is theirs, never the agent's
         positions = {cell.id: view.to_real(cell.index) + 1 for cell in found}
+        diff = batch_diff(ops, dict(shown), positions)  # (it advances its copy edit by edit)
         await ctx.propose(
-            nb,
-            "jupyter_apply_edits",
-            "batch",
-            anchor,
-            f"Apply {len(ops)} edit(s) as one step",
-            diff=batch_diff(ops, dict(shown), positions),
-        )  # (batch_diff advances its copy edit by edit)
+            nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step", diff=diff
+        )
         now = nb.find_cells(named)
         check_as_shown(now, shown, ctx.limits)  # accepted: every cell must still be exactly what the diff showed
         ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)

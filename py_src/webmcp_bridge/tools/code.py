@@ -100,15 +100,8 @@ async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
     # The run rule (access/run_consent.py): while something the kernel reaches is hidden from the agent, the person
     # sees the code first, in Direct mode too (docs/TOOLS.md, "Hidden cells and the kernel").
     reason = await nb.run_consent()
-    await ctx.propose(
-        nb,
-        "jupyter_run_code",
-        "run_code",
-        None,
-        "Run code in the kernel (no cell is created)" + (f" ({reason})" if reason else ""),
-        code=args.code,
-        always=reason is not None,
-    )
+    summary = "Run code in the kernel (no cell is created)" + (f" ({reason})" if reason else "")
+    await ctx.propose(nb, "jupyter_run_code", "run_code", None, summary, code=args.code, always=reason is not None)
     await _kernel_ready(ctx, nb)
     timeout = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
     run = await nb.run_code(

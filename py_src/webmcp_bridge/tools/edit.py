@@ -96,14 +96,9 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
         else ("at the end" if args.position == "below" else "at the start")
     )
     # shown under the reference cell (or at the notebook's end), as the new cell's whole source
+    summary = f"Insert a {args.cell_type} cell {where}"
     await ctx.propose(
-        nb,
-        "jupyter_insert_cell",
-        "insert",
-        args.reference_cell_id,
-        f"Insert a {args.cell_type} cell {where}",
-        before="",
-        after=args.source,
+        nb, "jupyter_insert_cell", "insert", args.reference_cell_id, summary, before="", after=args.source
     )
     cell = nb.insert_cell_near(args.reference_cell_id, args.position, args.cell_type, args.source)
     note_written(ctx, nb, cell)
@@ -128,9 +123,8 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     if await ctx.propose(
         nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source
     ):
-        check_hash(
-            nb.find_cell(cell.id), args.expected_source_hash, ctx.limits
-        )  # the person may have typed while it waited
+        # the person may have typed while it waited
+        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)
     written = nb.set_source(cell.id, args.source)
     note_written(ctx, nb, written)
     return {"cell": cell_ref(written), "notebook": write_block(nb)}
@@ -172,14 +166,9 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
     new_source = replace_once(cell.source, args.old_text, args.new_text, cell.id)
     check_write_size(new_source, ctx.limits, "the edited source")
+    summary = "Edit part of the cell's source"
     if await ctx.propose(
-        nb,
-        "jupyter_edit_cell_source",
-        "edit",
-        cell.id,
-        "Edit part of the cell's source",
-        before=cell.source,
-        after=new_source,
+        nb, "jupyter_edit_cell_source", "edit", cell.id, summary, before=cell.source, after=new_source
     ):
         check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
     written = nb.set_source(cell.id, new_source)
@@ -200,9 +189,8 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     if await ctx.propose(
         nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""
     ):
-        check_hash(
-            nb.find_cell(cell.id), args.expected_source_hash, ctx.limits
-        )  # the person may have typed while it waited
+        # the person may have typed while it waited
+        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)
     nb.delete_cell(cell.id)
     return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": write_block(nb, cellCount=nb.cell_count())}
 
@@ -300,14 +288,9 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         targets = [c.id for c in cells if c.cell_type == "code"]
         nb.check_write(targets)
     if targets:
-        if await ctx.propose(
-            nb,
-            "jupyter_clear_outputs",
-            "clear",
-            targets[0],
-            f"Clear the outputs of {len(targets)} cell(s)"
-            + (f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else ""),
-        ):
+        named = f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else ""
+        summary = f"Clear the outputs of {len(targets)} cell(s){named}"
+        if await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0], summary):
             targets = [c.id for c in nb.find_cells(targets)]  # still there after the person's accept
     for cell_id in targets:
         nb.clear_outputs(cell_id)

@@ -293,13 +293,9 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
                 lines=len(lines),
                 maxLines=DIFF_LINES,
             )
-        waited = await ctx.propose_workspace(
-            "jupyter_write_file",
-            "append_file",
-            path,
-            f"Add {size} bytes at the end of {path} ({utf8_len(current)} bytes now)",
-            diff=[["+", line] for line in lines],
-        )
+        what = f"Add {size} bytes at the end of {path} ({utf8_len(current)} bytes now)"
+        diff = [["+", line] for line in lines]
+        waited = await ctx.propose_workspace("jupyter_write_file", "append_file", path, what, diff=diff)
     else:
         what = f"Replace the whole text of {path}" if current is not None else f"Create the file {path}"
         waited = await ctx.propose_workspace(

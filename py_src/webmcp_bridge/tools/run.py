@@ -139,15 +139,9 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         # mode too
         reason = await nb.run_consent()
         summary = f"Run {len(runnable)} code cell(s)" + (f" ({reason})" if reason else "")
+        runs = [c.source for c in runnable]
         if await ctx.propose(
-            nb,
-            "jupyter_run_cells",
-            "run",
-            runnable[0].id,
-            summary,
-            code=code,
-            always=reason is not None,
-            runs=[c.source for c in runnable],
+            nb, "jupyter_run_cells", "run", runnable[0].id, summary, code=code, always=reason is not None, runs=runs
         ):
             # accepted: run only the code the person was shown
             check_as_shown(nb.find_cells([c.id for c in runnable]), {c.id: c.source for c in runnable}, ctx.limits)
