@@ -46,23 +46,18 @@ class CellWritten(Payload):
     notebook: NotebookRevision
 
 
-class DeletedRef(Wire):
+class IdIndex(Wire):
     id: str
     index: int
 
 
 class CellDeleted(Payload):
-    deleted: DeletedRef
+    deleted: IdIndex
     notebook: NotebookRevision
 
 
-class MovedRef(Wire):
-    id: str
-    index: int
-
-
 class CellMoved(Payload):
-    cell: MovedRef
+    cell: IdIndex
     notebook: NotebookRevision
 
 

@@ -111,6 +111,11 @@ class Message(Wire):
     time: float | None
 
 
+class ThreadCounts(Wire):
+    open: int
+    resolved: int
+
+
 class Thread(Wire):
     """A review thread (:meth:`webmcp_bridge.review.threads.ThreadView.to_json`)."""
 

@@ -12,20 +12,15 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
-from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+from webmcp_bridge.calls.payloads import Payload, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, Id, Index, NotebookInput, tool
-from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread
+from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread, ThreadCounts
 from webmcp_bridge.tools.run import Selection
-
-
-class ThreadCounts(Wire):
-    open: int
-    resolved: int
 
 
 class CommentsOutput(Payload):

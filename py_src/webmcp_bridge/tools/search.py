@@ -198,9 +198,10 @@ async def _pause(run: _Run, *, now_or_never: bool = False) -> bool:
 
 
 async def _search_text(
-    run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], hit_of: Any, label: str
+    run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], located: dict[str, Any], label: str
 ) -> bool:
-    """Scan one text (cut to ``cap`` bytes); add its hits. False when the call stops (page full or budget).
+    """Scan one text (cut to ``cap`` bytes); add its hits (``located``: the keys that say where they are, before each
+    hit's line, column, length and snippet). False when the call stops (page full or budget).
 
     The matching runs under the alarm (:mod:`webmcp_bridge.core.alarm`), set (when it is not) for what is left of
     this stretch's ``SEARCH_MATCH_SECONDS``, stopped across each yield and by :func:`search` after each path (the
@@ -241,7 +242,7 @@ async def _search_text(
                 return False
             run.steps += 1
             continue
-        hit = hit_of(item)
+        hit = {**located, "line": item.line, "column": item.column, "length": item.length, "snippet": item.snippet}
         size = json_bytes(hit) + 1
         if len(run.hits) >= run.limit or run.hit_bytes + size > run.hit_budget:
             run.stopped = "hits"  # the cursor stays at the last hit returned
@@ -278,30 +279,21 @@ async def _search_cells(
             if unit < after[0]:
                 continue
             start = after[1:] if unit == after[0] else (0, 0)
-
-            def hit_of(
-                h: LineHit, cell: RawCell = cell, output_index: int | None = output_index, mime: Any = mime
-            ) -> dict:
-                hit: dict[str, Any] = {"path": path, "kind": "source" if output_index is None else "output"}
-                if cell.id:
-                    hit["uri"] = (
-                        cell_uri(path, cell.id) if output_index is None else output_uri(path, cell.id, output_index)
-                    )
-                    hit["cellId"] = cell.id
-                else:
-                    hit["uri"] = notebook_uri(path)
-                hit["cellIndex"] = cell.index
-                if output_index is not None:
-                    hit["outputIndex"] = output_index
-                    hit["mimeType"] = mime
-                hit.update(line=h.line, column=h.column, length=h.length, snippet=h.snippet)
-                return hit
-
+            located: dict[str, Any] = {"path": path, "kind": "source" if output_index is None else "output"}
+            if cell.id and output_index is not None:
+                located.update(uri=output_uri(path, cell.id, output_index), cellId=cell.id)
+            elif cell.id:
+                located.update(uri=cell_uri(path, cell.id), cellId=cell.id)
+            else:
+                located["uri"] = notebook_uri(path)
+            located["cellIndex"] = cell.index
+            if output_index is not None:
+                located.update(outputIndex=output_index, mimeType=mime)
             cap = SEARCH_TEXT_BYTES if output_index is None else SEARCH_OUTPUT_BYTES
             if was_cut:
                 run.cut += 1
             label = f"cell {index}'s " + ("source" if output_index is None else f"output {output_index}")
-            if not await _search_text(run, text, cap, (path, unit), start, hit_of, label):
+            if not await _search_text(run, text, cap, (path, unit), start, located, label):
                 return False
     return True
 
@@ -382,19 +374,9 @@ async def _search_file(ctx: CallContext, run: _Run, path: str, after: tuple[int,
     if text is None:
         return True
     run.files += 1
-
-    def hit_of(h: LineHit) -> dict:
-        return {
-            "path": path,
-            "kind": "file",
-            "line": h.line,
-            "column": h.column,
-            "length": h.length,
-            "snippet": h.snippet,
-        }
-
     start = after[1:] if after[0] == 0 else (0, 0)
-    return await _search_text(run, text, SEARCH_TEXT_BYTES, (path, 0), start, hit_of, "the file")
+    located = {"path": path, "kind": "file"}
+    return await _search_text(run, text, SEARCH_TEXT_BYTES, (path, 0), start, located, "the file")
 
 
 async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary, tool
 from webmcp_bridge.tools.errors_summary import ErrorsSummary, errors_summary
-from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary
+from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary, ThreadCounts
 
 
 class OpenDocumentOut(Wire):
@@ -48,11 +48,6 @@ class PendingCallOut(Wire):
     tool: str
     status: Literal["running", "settled"]
     seconds: float
-
-
-class ReviewCounts(Wire):
-    open: int
-    resolved: int
 
 
 class DiagnosticOut(Wire):
@@ -78,7 +73,7 @@ class ContextOutput(Payload):
     focus: Focus | None
     mode: Literal["direct", "propose"]
     proposals: list[ProposalOut]
-    review: ReviewCounts | None
+    review: ThreadCounts | None
     pending: list[PendingCallOut]
     dialogs: list[DialogReport]
     diagnostics: list[DiagnosticOut]
