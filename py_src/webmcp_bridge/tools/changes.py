@@ -114,9 +114,8 @@ async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]
         "hiddenChangeCount": hidden,
     }
     if args.since is not None and ctx.changes.missed_since(args.since):
-        payload["missed"] = (
-            True  # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
-        )
+        # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
+        payload["missed"] = True
     return payload
 
 
