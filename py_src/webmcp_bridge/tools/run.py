@@ -151,26 +151,23 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     still_running = False
     wait = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
     for cell_id in ids:
+        skip, cell = None, None
         if still_running:  # it would queue behind the running cell: not started, the agent decides
-            results.append({"cellId": cell_id, "status": "skipped", "reason": "an earlier cell is still running"})
-            continue
-        if failed and args.stop_on_error:
-            results.append({"cellId": cell_id, "status": "skipped", "reason": "an earlier cell failed"})
-            continue
-        try:
-            cell = nb.find_cell(cell_id)
-        except ToolError:
-            results.append({"cellId": cell_id, "status": "skipped", "reason": "the cell was deleted"})
-            continue
-        if cell.cell_type != "code":
-            results.append(
-                {"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": f"a {cell.cell_type} cell"}
-            )
-            continue
-        if cell_id in read_only:
-            results.append(
-                {"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": "read-only for the agent"}
-            )
+            skip = "an earlier cell is still running"
+        elif failed and args.stop_on_error:
+            skip = "an earlier cell failed"
+        else:
+            try:
+                cell = nb.find_cell(cell_id)
+            except ToolError:
+                skip = "the cell was deleted"
+        if cell is not None and cell.cell_type != "code":
+            skip = f"a {cell.cell_type} cell"
+        elif cell is not None and cell_id in read_only:
+            skip = "read-only for the agent"
+        if skip is not None:
+            index = {} if cell is None else {"index": cell.index}
+            results.append({"cellId": cell_id, **index, "status": "skipped", "reason": skip})
             continue
         outcome = await nb.run_cell(cell_id, wait)
         if outcome.status == "timeout":  # the kernel has not answered: the cell is still running, not failed
