@@ -192,10 +192,8 @@ class CallContext:
 
 
 def summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """The notebook block of results: ``{path, dirty, revision, cellCount, hiddenCellCount, access, otherTabs,
-    savedElsewhere}`` (cellCount counts the cells the agent can see; access is the notebook's level for the
-    agent; otherTabs: how many other tabs of the site have it open, null when the browser cannot tell;
-    savedElsewhere: another tab saved its file since this tab loaded or last saved it)."""
+    """The notebook block of results (:class:`~webmcp_bridge.tools.payloads.NotebookSummary`): cellCount counts
+    the cells the agent can see; access is the notebook's level for the agent."""
     tabs = nb.tabs()
     return {
         "path": nb.path,
