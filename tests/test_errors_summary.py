@@ -8,7 +8,7 @@ import json
 from helpers import Bridge, corpus_json
 from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.core.limits import ERROR_MESSAGE_BYTES, ERRORS_LISTED, utf8_len
-from webmcp_bridge.tools.errors_summary import error_name
+from webmcp_bridge.tools.workspace import error_name
 
 PATH = "errors.ipynb"
 

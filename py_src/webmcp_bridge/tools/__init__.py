@@ -1,4 +1,4 @@
-"""Tool families. Each module contributes tools; :func:`notebooks_toolset` groups the core ones.
+"""Tool families. Each module contributes tools; each function here makes one toolset of them.
 
 The modules are imported when the toolset is built, not when this package is imported, so start-up can
 import them one at a time (see :mod:`webmcp_bridge.lab.session`).
@@ -10,8 +10,7 @@ from webmcp_bridge.calls.registry import Toolset
 
 
 def notebooks_toolset() -> Toolset:
-    """The ``notebooks`` toolset: the 17 core tools of the product contract (context, workspace, the notebook's map,
-    cells, kernel)."""
+    """The 17 core tools of the product contract: context, workspace, the notebook's map, cells, kernel."""
     from webmcp_bridge.tools import cells, edit, notebook_map, run, workspace
 
     return Toolset(
@@ -22,8 +21,7 @@ def notebooks_toolset() -> Toolset:
 
 
 def calls_toolset() -> Toolset:
-    """The ``calls`` toolset: collecting calls that went pending (``jupyter_wait_for_result``) and answering the
-    dialogs they opened (``jupyter_answer_dialog``)."""
+    """Collecting calls that went pending and answering the dialogs they opened."""
     from webmcp_bridge.tools import calls
 
     return Toolset(
@@ -32,17 +30,14 @@ def calls_toolset() -> Toolset:
 
 
 def review_toolset() -> Toolset:
-    """The ``review`` toolset: the 7 review-thread tools (``jupyter_*_comment(s)``, see
-    :mod:`webmcp_bridge.review.threads`)."""
+    """The 7 review-thread tools (:mod:`webmcp_bridge.review.threads`)."""
     from webmcp_bridge.tools import review
 
     return Toolset("review", "Read, write and show the review threads (comments) of a notebook.", review.TOOLS)
 
 
 def access_toolset() -> Toolset:
-    """The ``access`` toolset: ``jupyter_get_cell_access`` (levels are the person's to change, never a tool's) and
-    ``jupyter_get_changes`` (who changed what, from the guard's change log) and ``jupyter_get_output_selection``
-    (output text the person shared)."""
+    """The access levels (the person's to change, never a tool's), the change log and the output text shared."""
     from webmcp_bridge.tools import access, changes, sharing
 
     return Toolset(
@@ -53,8 +48,7 @@ def access_toolset() -> Toolset:
 
 
 def files_toolset() -> Toolset:
-    """The ``files`` toolset: ``jupyter_read_file`` / ``jupyter_write_file`` / ``jupyter_edit_file`` (bounded text
-    files, never notebooks) and ``jupyter_export_notebook`` (a notebook as one Markdown document)."""
+    """Bounded text files (never notebooks) and a notebook exported as one Markdown document."""
     from webmcp_bridge.tools import cells, files
 
     return Toolset(
@@ -66,8 +60,7 @@ def files_toolset() -> Toolset:
 
 
 def batch_toolset() -> Toolset:
-    """The ``batch`` toolset: the structural cell edits that are not on the default page: ``jupyter_apply_edits``
-    (several cell edits checked up front, applied all or nothing) and ``jupyter_set_cell_type``."""
+    """The structural cell edits off the default page: several edits all or nothing, and a cell's type."""
     from webmcp_bridge.tools import batch, edit
 
     return Toolset(
@@ -78,17 +71,14 @@ def batch_toolset() -> Toolset:
 
 
 def code_toolset() -> Toolset:
-    """The ``code`` toolset: ``jupyter_run_code`` (code run in the notebook's kernel without a cell)."""
+    """``jupyter_run_code``: code run in the notebook's kernel without a cell."""
     from webmcp_bridge.tools import code
 
     return Toolset("code", "Run code in a notebook's kernel without creating a cell.", code.TOOLS)
 
 
 def variables_toolset() -> Toolset:
-    """The ``variables`` toolset: ``jupyter_list_variables`` and ``jupyter_inspect_variable`` (the kernel's variables,
-    read by the bridge's own inspection, :mod:`webmcp_bridge.core.kernel_inspect`) and ``jupyter_rerun_plan`` (which
-    cells to run so that the kernel gives what the notebook says, :mod:`webmcp_bridge.tools.rerun`): what the kernel
-    holds, beside the notebook, without running code."""
+    """What the kernel holds beside the notebook, without running the agent's code: its variables and a re-run plan."""
     from webmcp_bridge.tools import rerun, variables
 
     return Toolset(
@@ -100,8 +90,7 @@ def variables_toolset() -> Toolset:
 
 
 def search_toolset() -> Toolset:
-    """The ``search`` toolset: ``jupyter_search`` (a string or a bounded regular expression over the notebooks, open or
-    not, and the text files of the workspace)."""
+    """``jupyter_search``: a string or a bounded regular expression over notebooks, open or not, and text files."""
     from webmcp_bridge.tools import search
 
     return Toolset(
@@ -110,8 +99,7 @@ def search_toolset() -> Toolset:
 
 
 def toolsets_toolset() -> Toolset:
-    """The ``toolsets`` toolset: ``jupyter_toolsets``, the discovery tool (always on: it lists the page's toolsets and
-    turns the others on, see :mod:`webmcp_bridge.calls.toolsets`)."""
+    """``jupyter_toolsets``, the always-on discovery tool (:mod:`webmcp_bridge.calls.toolsets`)."""
     from webmcp_bridge.tools import toolsets
 
     return Toolset("toolsets", "List this page's toolsets and turn them on or off.", toolsets.TOOLS)

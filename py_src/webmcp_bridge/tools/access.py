@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from webmcp_bridge.access.levels import parse_level
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.limits import PROVENANCE_PER_CELL
-from webmcp_bridge.tools.common import CallContext, CellSelection, unique
+from webmcp_bridge.tools.common import CallContext, CellSelection, tool, unique
 
 
 class GetCellAccessInput(CellSelection):
@@ -93,14 +93,12 @@ async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[st
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_cell_access",
-        "Get cell access",
         "The access the person gave this notebook and each visible cell (write: you may change it; read: you may only "
         "read it; editable/deletable false: the notebook's author locked its source / its deletion), and who recently "
         "inserted, edited or ran each cell (person or agent, coalesced). Only the person changes access. Cells hidden "
         "from you are only counted (hiddenCellCount).",
-        GetCellAccessInput,
         get_cell_access,
         Annotations.read(),
         CellAccessOutput,

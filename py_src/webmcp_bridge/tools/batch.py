@@ -1,21 +1,12 @@
-"""Several cell edits at once: jupyter_apply_edits.
+"""Several cell edits at once: jupyter_apply_edits (rules also in docs/TOOLS.md).
 
-Rules (where the product contract is silent, the choices are written here and in docs/TOOLS.md):
-
-- ``edits`` is a list (at most ``Limits.batch_edits``, 50) of ops discriminated by ``op``: insert, update,
-  edit, delete, move, with the same arguments as the single-cell tools.
-- Ops apply in order; each sees what the earlier ones did (positions, and the text an ``edit`` searches).
-- Every cell id an op names must be a cell that exists before the batch: a cell inserted by the batch cannot
-  be referred to in the same batch (its id is not known yet), and a cell deleted by an earlier op of the
-  batch cannot be named again.
-- ``expectedSourceHash`` is always the hash the agent read before the batch (an update of a cell that an
-  earlier op of the batch edited still gives the hash it read).
-- Everything is checked up front (ids, hashes, oldText occurring exactly once, sizes) and the batch is applied
-  all or nothing: a failing check changes nothing, and its error says which edit failed (``editIndex``,
-  0-based; the message starts with "edit N:"). The checks and the write happen with no await in between,
-  so a person's edit lands before the check (then it fails with STALE_CELL) or after the batch.
-- The host applies the batch in one synchronous stretch (JupyterLab: one transaction of the shared model,
-  one revision; the person undoes it as one step, see docs/TOOLS.md).
+``edits`` (at most ``Limits.batch_edits``) are insert, update, edit, delete and move ops with the single-cell tools'
+arguments, applied in order, each seeing what the earlier ones did. Every cell id must name a cell that exists before
+the batch (an inserted cell's id is not known yet; a deleted one cannot be named again), and ``expectedSourceHash``
+is always the hash read before the batch. Everything is checked up front and the batch applied all or nothing: a
+failing check changes nothing and says which edit failed (``editIndex``, message "edit N: ..."). No await between
+checks and write, so a person's edit lands before the check (STALE_CELL) or after the batch; the host applies it in
+one synchronous stretch (JupyterLab: one transaction, one revision, one undo step).
 """
 
 from __future__ import annotations
@@ -26,9 +17,9 @@ from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, SHORT_ID_CHARS, normalize_line_ends, preview
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, normalize_line_ends, preview
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
 from webmcp_bridge.host.protocol import DeleteOp, EditOp, InsertOp, MoveOp, RawCell, SetSourceOp
 from webmcp_bridge.propose.proposals import DIFF_LINES, DeniedPayload, diff_lines_at_least, source_diff
@@ -36,67 +27,52 @@ from webmcp_bridge.tools.common import (
     CallContext,
     CellIdField,
     HashField,
+    Id,
     NotebookInput,
     Position,
+    ShortId,
     cell_ref,
     check_full_read,
     check_write_size,
+    tool,
     unique,
     write_block,
 )
 from webmcp_bridge.tools.edit import replace_once
 from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
 
-ReferenceField = Annotated[
-    str,
-    Field(
-        description="The cell to place it next to (a cell that exists before this batch).",
-        min_length=1,
-        max_length=ID_CHARS,
-    ),
-]
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
 
 
 class InsertEdit(ToolInput):
     op: Literal["insert"]
-    reference_cell_id: Annotated[
-        str | None,
-        Field(
-            description="Insert next to this cell (one that exists before this batch); omit to insert at the end "
-            "(below) or the start (above).",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ] = None
+    reference_cell_id: Id | None = Field(
+        None,
+        description="Insert next to this cell (one that exists before this batch); omit to insert at the end "
+        "(below) or the start (above).",
+    )
     position: PositionField = "below"
-    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
-    source: Annotated[str, Field(description="The new cell's source.")] = ""
+    cell_type: Literal["code", "markdown", "raw"] = Field("code", description="The new cell's type.")
+    source: str = Field("", description="The new cell's source.")
 
 
 class UpdateEdit(ToolInput):
     op: Literal["update"]
     cell_id: CellIdField
-    source: Annotated[str, Field(description="The cell's whole new source.")]
+    source: str = Field(description="The cell's whole new source.")
     expected_source_hash: HashField
 
 
 class TextEdit(ToolInput):
     op: Literal["edit"]
     cell_id: CellIdField
-    old_text: Annotated[
-        str,
-        Field(
-            description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this "
-            "batch left it).",
-            min_length=1,
-        ),
-    ]
-    new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[
-        str | None,
-        Field(description="Optional sourceHash you read (before this batch).", min_length=1, max_length=SHORT_ID_CHARS),
-    ] = None
+    old_text: str = Field(
+        description="Exact text to replace; it must occur exactly once in the cell (as the earlier edits of this "
+        "batch left it).",
+        min_length=1,
+    )
+    new_text: str = Field(description="Replacement text.")
+    expected_source_hash: ShortId | None = Field(None, description="Optional sourceHash you read (before this batch).")
 
 
 class DeleteEdit(ToolInput):
@@ -108,7 +84,7 @@ class DeleteEdit(ToolInput):
 class MoveEdit(ToolInput):
     op: Literal["move"]
     cell_id: CellIdField
-    reference_cell_id: ReferenceField
+    reference_cell_id: Id = Field(description="The cell to place it next to (a cell that exists before this batch).")
     position: PositionField = "below"
 
 
@@ -116,10 +92,9 @@ Edit = Annotated[InsertEdit | UpdateEdit | TextEdit | DeleteEdit | MoveEdit, Fie
 
 
 def _plain_union(node: Any) -> None:
-    """Make pydantic's discriminated union plain JSON Schema: drop the OpenAPI-style ``discriminator`` (its
-    ``mapping`` points into ``$defs``, which the registry inlines away) and say ``anyOf`` for ``oneOf`` (the
-    same set of values: each variant pins ``op`` with ``const``, so at most one matches; ``anyOf`` is what
-    every other tool's schema uses for alternatives)."""
+    """Make pydantic's discriminated union plain JSON Schema: no OpenAPI ``discriminator`` (its ``mapping`` points
+    into the ``$defs`` the registry inlines away) and ``anyOf`` for ``oneOf`` (the same values, as each variant pins
+    ``op`` with ``const``; ``anyOf`` is what every other schema uses)."""
     if isinstance(node, dict):
         node.pop("discriminator", None)
         if "oneOf" in node:
@@ -132,20 +107,17 @@ def _plain_union(node: Any) -> None:
 
 
 class ApplyEditsInput(NotebookInput):
-    edits: Annotated[
-        list[Edit],
-        Field(
-            description=f"The edits, applied in order, all or nothing (at most {DEFAULT_LIMITS.batch_edits}). Each "
-            "is one of: "
-            "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
-            "{op: 'update', cellId, source, expectedSourceHash}, "
-            "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "
-            "{op: 'delete', cellId, expectedSourceHash}, "
-            "{op: 'move', cellId, referenceCellId, position?}.",
-            min_length=1,
-            max_length=DEFAULT_LIMITS.batch_edits,
-        ),
-    ]
+    edits: list[Edit] = Field(
+        description=f"The edits, applied in order, all or nothing (at most {DEFAULT_LIMITS.batch_edits}). Each "
+        "is one of: "
+        "{op: 'insert', referenceCellId?, position?, cellType?, source?}, "
+        "{op: 'update', cellId, source, expectedSourceHash}, "
+        "{op: 'edit', cellId, oldText, newText, expectedSourceHash?}, "
+        "{op: 'delete', cellId, expectedSourceHash}, "
+        "{op: 'move', cellId, referenceCellId, position?}.",
+        min_length=1,
+        max_length=DEFAULT_LIMITS.batch_edits,
+    )
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -160,9 +132,8 @@ def _at(index: int, err: ToolError) -> ToolError:
 
 
 def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: CallContext) -> list[EditOp]:
-    """Check every edit against the cells as they are before the batch (``cells``: id -> cell), the access
-    levels (a cell an edit changes must be writable) and the effects of the earlier edits; return the host
-    ops. Raises the first failure (see the module docstring)."""
+    """The host ops of ``edits``, each checked against the cells before the batch (``cells``: id -> cell), the access
+    levels and the earlier edits' effects. Raises the first failure (module docstring)."""
     sources = {cell_id: cell.source for cell_id, cell in cells.items()}
     deleted: dict[str, int] = {}
     ops: list[EditOp] = []
@@ -238,19 +209,13 @@ class EditsApplied(Payload):
 
 
 async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]:
-    """Check and apply a batch of cell edits, all or nothing.
+    """Check and apply a batch of cell edits, all or nothing: :class:`EditsApplied`, one result per edit in order
+    (the cell as the whole batch left it, or ``deleted``).
 
-    Returns ``{path, results, notebook}``: ``results`` has one entry per edit, in order:
-    ``{editIndex, op, cell: {id, index, sourceHash}}`` for insert/update/edit/move (the cell as the whole
-    batch left it) and ``{editIndex, op: "delete", deleted: {id}}``; ``notebook`` is ``{path, revision,
-    cellCount}`` after the batch.
-
-    Raises ToolError (nothing changed; ``editIndex`` says which edit): CELL_NOT_FOUND (also for a hidden
-    cell), CELL_ACCESS_DENIED (an edit changes a read-only cell), STALE_CELL, INVALID_ARGUMENT (oldText not
-    found once, a cell deleted earlier in the batch, a move relative to itself), TOO_LARGE (more than
-    ``Limits.batch_edits`` edits, or a source over ``Limits.source_write_bytes``), and without ``editIndex``
-    the notebook errors of every tool (NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH,
-    NOTEBOOK_ACCESS_DENIED).
+    Raises ToolError, changing nothing, with ``editIndex``: CELL_NOT_FOUND (also a hidden cell), CELL_ACCESS_DENIED,
+    STALE_CELL, INVALID_ARGUMENT (oldText not found once, a cell deleted earlier in the batch, a move relative to
+    itself), TOO_LARGE (a source over ``Limits.source_write_bytes``); without it, TOO_LARGE (over
+    ``Limits.batch_edits`` edits) and every tool's notebook errors.
     """
     if len(args.edits) > ctx.limits.batch_edits:
         raise ToolError(
@@ -277,14 +242,10 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
         shown = {cell.id: cell.source for cell in found}
         view = nb.view()  # the person's positions (1-based, hidden cells counted): the box is theirs, never the agent's
         positions = {cell.id: view.to_real(cell.index) + 1 for cell in found}
+        diff = batch_diff(ops, dict(shown), positions)  # (it advances its copy edit by edit)
         await ctx.propose(
-            nb,
-            "jupyter_apply_edits",
-            "batch",
-            anchor,
-            f"Apply {len(ops)} edit(s) as one step",
-            diff=batch_diff(ops, dict(shown), positions),
-        )  # (batch_diff advances its copy edit by edit)
+            nb, "jupyter_apply_edits", "batch", anchor, f"Apply {len(ops)} edit(s) as one step", diff=diff
+        )
         now = nb.find_cells(named)
         check_as_shown(now, shown, ctx.limits)  # accepted: every cell must still be exactly what the diff showed
         ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)
@@ -320,13 +281,10 @@ def cell_name(cell_id: str, positions: dict[str, int], sources: dict[str, str]) 
 
 
 def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int] | None = None) -> list[list[str]]:
-    """What a batch does, for the person (Propose mode): per op a header line ``["@", "edit N of M: ..."]``
-    (N 1-based) naming each cell by position and first line as the notebook is before the batch
-    (:func:`cell_name`; ``positions``: cell id -> 1-based position), and the source diff it makes (as the
-    earlier ops left the cell), in full (CallContext.propose refuses a batch too big to show). Stops computing
-    diffs once the lines pass DIFF_LINES (each diff's size is bounded before it is computed), so a batch too big
-    to show costs no more than one that fits; the lines returned then already exceed DIFF_LINES and the batch
-    is refused."""
+    """What a batch does, for the person (Propose mode): per op a header ``["@", "edit N of M: ..."]`` naming cells
+    as the notebook is before the batch (:func:`cell_name`; ``positions``: id -> 1-based position) and the source
+    diff it makes, in full. Stops computing diffs once past DIFF_LINES (each diff bounded before it is computed), so a
+    batch too big to show (refused by CallContext.propose) costs no more than one that fits."""
     lines: list[list[str]] = []
     before = dict(sources)  # the names: what the person sees now
     places = positions or {}
@@ -365,14 +323,12 @@ def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_apply_edits",
-        "Apply edits",
         "Apply several cell edits (insert, update, edit, delete, move) in order, all or nothing: everything is "
         "checked first (ids, sourceHashes, oldText occurring once) and a failing check changes nothing and names the "
         "failing editIndex. Ids must be of cells that exist before the batch. The person can undo the batch as one "
         "step.",
-        ApplyEditsInput,
         apply_edits,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         EditsApplied | DeniedPayload,

@@ -1,14 +1,11 @@
 """Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending) and
-jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened, see
+jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened,
 :mod:`webmcp_bridge.calls.dialogs`).
 
-Cancellation of a wait (docs/TOOLS.md, "Aborting a call"): when the agent's client aborts the WebMCP invocation of
-``jupyter_wait_for_result`` (its signal, or the loader's ``toolcancel`` fallback), the wait stops at once with an
-ABORTED error that names the call it waited for (``pendingId``, ``pendingTool``) and says whether that call was
-stopped too (``stopped``). A pending run (:data:`STOPPED_WITH_THEIR_WAIT`) is stopped with it, as an abort of the
-run's own invocation would have (the kernel is interrupted, the cells after the running one do not run) and its
-result, collectable by id as before, is ABORTED; any other pending call (a save, a restart, a site's tool) goes
-on, since stopping it half way could leave a file or a dialog half done.
+An aborted wait (docs/TOOLS.md, "Aborting a call") ends at once with ABORTED naming the call it waited for
+(``pendingId``, ``pendingTool``, ``stopped``). A pending run (:data:`STOPPED_WITH_THEIR_WAIT`) is stopped with it, as an
+abort of its own invocation would; any other pending call goes on, since stopping it half way could leave a file or a
+dialog half done.
 """
 
 from __future__ import annotations
@@ -21,17 +18,16 @@ from pydantic import Field
 from webmcp_bridge.calls.dialogs import ANSWER_TOOL
 from webmcp_bridge.calls.payloads import AnyPayload, Wire
 from webmcp_bridge.calls.pending import PendingCall
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput, ToolResult
+from webmcp_bridge.calls.registry import Annotations, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
     BUTTON_LABEL_CHARS,
-    SHORT_ID_CHARS,
     WAIT_FOR_RESULT_SECONDS,
     WAIT_MARGIN_SECONDS,
     Limits,
 )
-from webmcp_bridge.tools.common import MAX_INT, CallContext
+from webmcp_bridge.tools.common import MAX_INT, CallContext, ShortId, tool
 
 #: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)
 STOPPED_WITH_THEIR_WAIT = frozenset({"jupyter_run_cells", "jupyter_run_code"})
@@ -55,17 +51,13 @@ async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolR
 
 
 class WaitForResultInput(ToolInput):
-    pending_id: Annotated[
-        str, Field(description="The pendingId a pending result gave.", min_length=1, max_length=SHORT_ID_CHARS)
-    ]
-    timeout: Annotated[
-        float | None,
-        Field(
-            description="Seconds to wait at most (default and maximum: just under the execution timeout).",
-            ge=0,
-            le=WAIT_FOR_RESULT_SECONDS,
-        ),
-    ] = None
+    pending_id: ShortId = Field(description="The pendingId a pending result gave.")
+    timeout: float | None = Field(
+        None,
+        description="Seconds to wait at most (default and maximum: just under the execution timeout).",
+        ge=0,
+        le=WAIT_FOR_RESULT_SECONDS,
+    )
 
 
 async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolResult | dict[str, Any]:
@@ -106,30 +98,20 @@ ButtonIndex = Annotated[int, Field(ge=0, le=MAX_INT)]
 
 
 class AnswerDialogInput(ToolInput):
-    button: Annotated[
-        ButtonLabel | ButtonIndex,
-        Field(
-            description="The button to click: its label as reported (e.g. 'Restart'; "
-            "an exact match first, then ignoring case) or its index."
-        ),
-    ]
-    dialog_id: Annotated[
-        str | None,
-        Field(
-            description="The dialog's id (e.g. 'd-1'); required when several dialogs are open.",
-            min_length=1,
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
-    timeout: Annotated[
-        float | None,
-        Field(
-            description="Seconds to wait for the owning call's result after the click (default and "
-            "maximum: just under the execution timeout).",
-            ge=0,
-            le=WAIT_FOR_RESULT_SECONDS,
-        ),
-    ] = None
+    button: ButtonLabel | ButtonIndex = Field(
+        description="The button to click: its label as reported (e.g. 'Restart'; "
+        "an exact match first, then ignoring case) or its index."
+    )
+    dialog_id: ShortId | None = Field(
+        None, description="The dialog's id (e.g. 'd-1'); required when several dialogs are open."
+    )
+    timeout: float | None = Field(
+        None,
+        description="Seconds to wait for the owning call's result after the click (default and "
+        "maximum: just under the execution timeout).",
+        ge=0,
+        le=WAIT_FOR_RESULT_SECONDS,
+    )
 
 
 class AnsweredDialog(Wire):
@@ -159,26 +141,22 @@ async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_wait_for_result",
-        "Wait for result",
         "Collect the result of a call that returned status 'pending': waits up to timeout seconds, then returns the "
         "call's own final result, or pending again if it is still running (at once, with `dialog`, when a JupyterLab "
         "dialog opened by that call needs an answer: see jupyter_answer_dialog).",
-        WaitForResultInput,
         wait_for_result,
         Annotations.read(),
         AnyPayload,
     ),
-    Tool(
+    tool(
         ANSWER_TOOL,
-        "Answer dialog",
         "Click a button of the JupyterLab dialog on screen that one of your calls opened (a pending result's "
         "`dialog`, or `dialogs` with answerable: true), by label or index, as the person would; then wait for that "
         "call and return its result with `answered` {dialogId, button (the label), buttonIndex}. Refused "
         "(INVALID_ARGUMENT, nothing clicked) for a dialog the person opened, a queued dialog, several open dialogs "
         "without dialogId, or an unknown button.",
-        AnswerDialogInput,
         answer_dialog,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         DialogAnswered,

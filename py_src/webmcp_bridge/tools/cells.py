@@ -1,13 +1,14 @@
-"""Reading tools: jupyter_get_cells, jupyter_get_output, jupyter_export_notebook."""
+"""Reading tools: jupyter_get_cells, jupyter_get_output (with pictures of rendered outputs: a chart only a renderer
+draws, or any output on request, as an MCP image of what the person sees), jupyter_export_notebook."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolResult
+from webmcp_bridge.calls.registry import Annotations, ToolResult
 from webmcp_bridge.core.bounds import dumps, json_bytes, json_page
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.images import (
@@ -15,15 +16,19 @@ from webmcp_bridge.core.images import (
     EncodedImage,
     ImageInfo,
     ImageRequest,
+    OutputCapture,
+    capture_request,
     first_request,
     image_size,
     next_request,
 )
 from webmcp_bridge.core.limits import (
     BINARY_MIME_TYPES,
+    CAPTURE_CHARS,
+    CAPTURE_NODES,
+    CAPTURE_SIDE,
     DEFAULT_LIMITS,
     EXPORT_CHUNK,
-    ID_CHARS,
     IDS_LISTED,
     IMAGE_MIME_TYPES,
     KIB,
@@ -40,9 +45,18 @@ from webmcp_bridge.core.snapshot import (
 )
 from webmcp_bridge.core.staleness import names_matter, stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellSelection, NotebookInput, summary, unique
+from webmcp_bridge.tools.common import (
+    MAX_INT,
+    CallContext,
+    CellSelection,
+    Id,
+    Index,
+    NotebookInput,
+    summary,
+    tool,
+    unique,
+)
 from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing
-from webmcp_bridge.tools.rendered import OutputRendered, rendered_output
 from webmcp_bridge.tools.rerun import code_sources, names_of
 
 
@@ -136,19 +150,15 @@ class ExportOutput(Payload):
 
 
 class GetCellsInput(CellSelection):
-    include_source: Annotated[bool, Field(description="Include each cell's source text.")] = True
-    include_outputs: Annotated[
-        bool, Field(description="List each code cell's outputs (type, MIME types, size, short preview).")
-    ] = False
-    source_offset: Annotated[
-        int,
-        Field(
-            description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
-            "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
+    include_source: bool = Field(True, description="Include each cell's source text.")
+    include_outputs: bool = Field(
+        False, description="List each code cell's outputs (type, MIME types, size, short preview)."
+    )
+    source_offset: Index = Field(
+        0,
+        description="UTF-8 byte offset into each cell's source, to read a long source page by page: "
+        "pass the nextSourceOffset of the previous page (use with cellIds of one cell).",
+    )
 
 
 def _fit_outputs(snap: dict[str, Any], budget: int) -> None:
@@ -255,87 +265,57 @@ def _payload(
 
 
 class GetOutputInput(NotebookInput):
-    cell_id: Annotated[
-        str | None,
-        Field(
-            description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri).",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ] = None
-    output_index: Annotated[
-        int | None,
-        Field(
-            description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = None
-    uri: Annotated[
-        str | None,
-        Field(
-            description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
-            "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
-            min_length=1,
-            max_length=MAX_URI_CHARS,
-        ),
-    ] = None
-    mime_type: Annotated[
-        str | None,
-        Field(
-            description="Which representation (default: the image if there is one, else an SVG's markup, "
-            "else the first text one).",
-            max_length=128,
-        ),
-    ] = None
-    offset: Annotated[
-        int,
-        Field(
-            description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
-    max_bytes: Annotated[
-        int | None,
-        Field(
-            description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT
-        ),
-    ] = None
-    max_side: Annotated[
-        int | None,
-        Field(
-            description="Images: the longest side, in pixels, of the image returned (default "
-            f"{DEFAULT_LIMITS.image_side}); a larger image is returned as a downscaled copy (aspect kept).",
-            ge=16,
-            le=MAX_INT,
-        ),
-    ] = None
-    max_image_bytes: Annotated[
-        int | None,
-        Field(
-            description="Images: the most bytes of the image returned (default "
-            f"{DEFAULT_LIMITS.image_copy_bytes // KIB} KiB, at most the image cap, {DEFAULT_LIMITS.image_bytes // KIB} "
-            "KiB); a larger copy is made smaller until it fits.",
-            ge=1024,
-            le=MAX_INT,
-        ),
-    ] = None
-    original: Annotated[
-        bool,
-        Field(
-            description="Images: return the image exactly as stored (up to the image cap, else TOO_LARGE) "
-            "instead of a copy bounded by maxSide and maxImageBytes."
-        ),
-    ] = False
-    render: Annotated[
-        bool | None,
-        Field(
-            description="Return a picture of the output as the page renders it for the person (an image bounded by "
-            "maxSide and maxImageBytes): true for any output (an HTML table or chart), false never. Default: when "
-            "its richest type is one only a renderer draws (Plotly, Bokeh, a widget), else its stored data."
-        ),
-    ] = None
+    cell_id: Id | None = Field(
+        None, description="The cell's nbformat id, as returned by jupyter_get_cells (with outputIndex; or give uri)."
+    )
+    output_index: Index | None = Field(
+        None, description="Index of the output within the cell, from jupyter_get_cells (with cellId; or give uri)."
+    )
+    uri: str | None = Field(
+        None,
+        description="The output's uri, as listed by jupyter_get_cells or jupyter_run_cells "
+        "(notebook://{path}/cells/{cellId}/outputs/{index}); instead of notebookPath, cellId and outputIndex.",
+        min_length=1,
+        max_length=MAX_URI_CHARS,
+    )
+    mime_type: str | None = Field(
+        None,
+        description="Which representation (default: the image if there is one, else an SVG's markup, "
+        "else the first text one).",
+        max_length=128,
+    )
+    offset: Index = Field(
+        0, description="Byte offset into the text (UTF-8) for paging; use nextOffset from the previous page."
+    )
+    max_bytes: int | None = Field(
+        None, description="Most bytes of text to return (default and maximum: the output page limit).", ge=1, le=MAX_INT
+    )
+    max_side: int | None = Field(
+        None,
+        description="Images: the longest side, in pixels, of the image returned (default "
+        f"{DEFAULT_LIMITS.image_side}); a larger image is returned as a downscaled copy (aspect kept).",
+        ge=16,
+        le=MAX_INT,
+    )
+    max_image_bytes: int | None = Field(
+        None,
+        description="Images: the most bytes of the image returned (default "
+        f"{DEFAULT_LIMITS.image_copy_bytes // KIB} KiB, at most the image cap, {DEFAULT_LIMITS.image_bytes // KIB} "
+        "KiB); a larger copy is made smaller until it fits.",
+        ge=1024,
+        le=MAX_INT,
+    )
+    original: bool = Field(
+        False,
+        description="Images: return the image exactly as stored (up to the image cap, else TOO_LARGE) "
+        "instead of a copy bounded by maxSide and maxImageBytes.",
+    )
+    render: bool | None = Field(
+        None,
+        description="Return a picture of the output as the page renders it for the person (an image bounded by "
+        "maxSide and maxImageBytes): true for any output (an HTML table or chart), false never. Default: when "
+        "its richest type is one only a renderer draws (Plotly, Bokeh, a widget), else its stored data.",
+    )
 
 
 def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
@@ -428,6 +408,50 @@ def _not_an_image(mime: str, base: dict[str, Any]) -> ToolError:
     return ToolError(ErrorCode.OUTPUT_NOT_FOUND, f"The {mime} data of that output is not a valid {mime} image.", **base)
 
 
+def _bounds(ctx: CallContext, args: GetOutputInput) -> tuple[int, int]:
+    """The longest side (pixels) and the most bytes of an image returned: maxSide and maxImageBytes, or the limits."""
+    limits = ctx.limits
+    return args.max_side or limits.image_side, min(args.max_image_bytes or limits.image_copy_bytes, limits.image_bytes)
+
+
+async def _fitted(
+    encode: Any, info: ImageInfo, request: ImageRequest | None, max_bytes: int
+) -> tuple[EncodedImage | None, list[tuple[ImageRequest, int]]]:
+    """The first copy ``encode(request)`` makes within ``max_bytes``, each next request smaller
+    (:func:`~webmcp_bridge.core.images.next_request`), and the ``(request, bytes)`` of those over it; None for the copy
+    when none fit or ``encode`` gave None (a host that cannot make such copies)."""
+    made: list[tuple[ImageRequest, int]] = []
+    while request is not None:
+        copy: EncodedImage | None = await encode(request)
+        if copy is None or copy.bytes <= max_bytes:
+            return copy, made
+        made.append((request, copy.bytes))
+        request = next_request(info, made, max_bytes)
+    return None, made
+
+
+def _too_large(what: str, max_bytes: int, made: list[tuple[ImageRequest, int]], cap: int, **details: Any) -> ToolError:
+    """TOO_LARGE: no copy of ``what`` ("copy of this WxH image") fitted ``max_bytes``; the smallest made is named."""
+    smallest, size = made[-1]
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"A {what} did not fit {max_bytes} bytes (the smallest made, {smallest.width}x{smallest.height}, was {size} "
+        f"bytes); raise maxImageBytes (at most {cap}) or lower maxSide.",
+        maxImageBytes=max_bytes,
+        **details,
+    )
+
+
+def _with_image(payload: dict[str, Any], image: dict[str, Any], data: str, downscaled: bool) -> ToolResult:
+    """``payload`` with ``image`` (its facts) and the image itself as MCP image content."""
+    payload["image"] = {**image, "downscaled": downscaled}
+    return ToolResult(payload, images=[{"type": "image", "data": data, "mimeType": image["mimeType"]}])
+
+
+def _copy_facts(copy: EncodedImage) -> dict[str, Any]:
+    return {"mimeType": copy.mime, "width": copy.width, "height": copy.height, "bytes": copy.bytes}
+
+
 async def _image(
     ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetOutputInput, mime: str, base: dict[str, Any]
 ) -> ToolResult:
@@ -441,39 +465,22 @@ async def _image(
     if dimensions is None:
         raise _not_an_image(mime, base)
     info = ImageInfo(mime, dimensions[0], dimensions[1], size)
-    max_side = args.max_side or limits.image_side
-    max_bytes = min(args.max_image_bytes or limits.image_copy_bytes, limits.image_bytes)
+    max_side, max_bytes = _bounds(ctx, args)
     request = None if args.original else first_request(info, max_side, max_bytes)
     payload: dict[str, Any] = {**base, "bytes": size, "original": info.to_json()}
-    made: list[tuple[ImageRequest, int]] = []
-    while request is not None:
-        copy: EncodedImage | None = await nb.encode_output_image(cell_id, index, mime, request)
-        if copy is None:  # this host cannot make copies of this format: the original, if it fits
-            payload["note"] = (
-                f"This page cannot make a smaller copy of a {mime} image; the original is returned when it fits."
-            )
-            break
-        if copy.bytes <= max_bytes:
-            payload["image"] = {
-                "mimeType": copy.mime,
-                "width": copy.width,
-                "height": copy.height,
-                "bytes": copy.bytes,
-                "downscaled": True,
-            }
-            return ToolResult(payload, images=[{"type": "image", "data": copy.data, "mimeType": copy.mime}])
-        made.append((request, copy.bytes))
-        request = next_request(info, made, max_bytes)
+
+    def encode(asked: ImageRequest) -> Any:
+        return nb.encode_output_image(cell_id, index, mime, asked)
+
+    copy, made = await _fitted(encode, info, request, max_bytes)
+    if copy is not None:
+        return _with_image(payload, _copy_facts(copy), copy.data, True)
     if made:  # every copy was over the bound
-        smallest = made[-1]
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"A copy of this {info.width}x{info.height} image did not fit {max_bytes} bytes (the smallest made, "
-            f"{smallest[0].width}x{smallest[0].height}, was {smallest[1]} bytes); raise maxImageBytes (at most "
-            f"{limits.image_bytes}) or lower maxSide.",
-            maxImageBytes=max_bytes,
-            original=info.to_json(),
-            **base,
+        image = f"copy of this {info.width}x{info.height} image"
+        raise _too_large(image, max_bytes, made, limits.image_bytes, original=info.to_json(), **base)
+    if request is not None:  # this host cannot make copies of this format: the original, if it fits
+        payload["note"] = (
+            f"This page cannot make a smaller copy of a {mime} image; the original is returned when it fits."
         )
     cap = limits.image_bytes if args.original else max_bytes
     data, _ = nb.read_output_binary(cell_id, index, mime, cap)
@@ -489,24 +496,107 @@ async def _image(
         )
     if not is_valid_image(mime, data):
         raise _not_an_image(mime, base)
-    payload["image"] = {**info.to_json(), "downscaled": False}
-    return ToolResult(payload, images=[{"type": "image", "data": data, "mimeType": mime}])
+    return _with_image(payload, info.to_json(), data, False)
+
+
+class RenderedFacts(Wire):
+    """The output as the person sees it: the MIME type the page rendered it from, its size on screen (CSS pixels)."""
+
+    mimeType: str
+    width: int
+    height: int
+
+
+class OutputRendered(OutputAddress):
+    """A picture of the output as the page renders it (a chart, an HTML table): the image follows as MCP image
+    content, unless the output renders nothing (``empty``)."""
+
+    rendered: bool = Field(description="Always true: a picture of the rendered output, not a stored representation.")
+    original: RenderedFacts
+    image: ImageFacts = sometimes("What the image block holds (no key: the output renders nothing).")
+    empty: bool = sometimes("The output renders nothing (no text, image or drawing): there is no picture.")
+    message: str = sometimes()
+
+
+#: the types the page may render an output from that an agent reads as text as well: an output the page shows as one
+#: of these is returned as its stored data unless a picture is asked for (render: true)
+SHOWN_AS_TEXT = frozenset({"text/plain", "text/markdown", "text/latex", "application/json"})
+
+#: why the page has no picture of an output (:class:`webmcp_bridge.core.images.OutputCapture` ``reason``)
+UNRENDERED = {
+    "not-shown": "the page does not show it now (its cell is scrolled out of a windowed notebook, its outputs are "
+    "collapsed, or the notebook is not on screen)",
+    "no-renderer": "the page has no renderer for its types",
+    "too-large": f"it has more than {CAPTURE_NODES} elements and texts, or {CAPTURE_CHARS} characters, to copy",
+    "failed": "the browser could not draw it",
+}
+
+
+async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, args: Any) -> ToolResult | str:
+    """A picture of the output as the page renders it (:meth:`webmcp_bridge.host.protocol.NotebookView.
+    capture_output`): an MCP image bounded like an image's copy, with the MIME type it was rendered from and its size
+    on screen (``original``); ``empty`` when it renders nothing. When the page has no picture of it: an error
+    (OUTPUT_NOT_FOUND) for ``render: true``, else the sentence why, for the stored data's ``note``."""
+    max_side, max_bytes = _bounds(ctx, args)
+    capture: OutputCapture = await nb.capture_output(cell_id, index, CAPTURE_SIDE)
+    if capture.status == "unavailable":
+        why = UNRENDERED.get(capture.reason, UNRENDERED["failed"])
+        if args.render:
+            raise ToolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"No picture of that output: {why}. Read its stored data with render: false.",
+                cellId=cell_id,
+                outputIndex=index,
+                reason=capture.reason,
+            )
+        return f"Its stored data, not a picture: {why}."
+    if args.render is None and capture.mime in SHOWN_AS_TEXT:
+        # the page shows it as a text the agent reads as well (a widget with no renderer in the page shows its
+        # text/plain): that text, not a picture of it
+        if capture.key:
+            nb.release_capture(capture.key)
+        return f"Its stored data, not a picture: the page shows it as its {capture.mime}."
+    base = {
+        "cellId": cell_id,
+        "outputIndex": index,
+        "mimeType": capture.mime,
+        "rendered": True,
+        "original": {"mimeType": capture.mime, "width": capture.width, "height": capture.height},
+    }
+    if capture.status == "empty":
+        return ToolResult(
+            {
+                **base,
+                "empty": True,
+                "message": "That output renders nothing in the page (a script output, such as Bokeh's, may draw into "
+                "another output of the cell: picture that one with render: true).",
+            }
+        )
+
+    def encode(asked: ImageRequest) -> Any:
+        return nb.encode_capture(capture.key, asked)
+
+    try:
+        info = ImageInfo("image/png", capture.picture_width, capture.picture_height, 0)
+        request = capture_request(capture.picture_width, capture.picture_height, max_side)
+        copy, made = await _fitted(encode, info, request, max_bytes)
+    finally:
+        nb.release_capture(capture.key)
+    if copy is not None:
+        downscaled = (copy.width, copy.height) != (capture.width, capture.height)
+        return _with_image(base, _copy_facts(copy), copy.data, downscaled)
+    picture = f"picture of this {capture.width}x{capture.height} output"
+    raise _too_large(picture, max_bytes, made, ctx.limits.image_bytes, cellId=cell_id, outputIndex=index)
 
 
 class ExportInput(NotebookInput):
-    format: Annotated[Literal["markdown"], Field(description="Export format.")] = "markdown"
-    include_outputs: Annotated[bool, Field(description="Include text outputs (bounded) and a note for each image.")] = (
-        False
+    format: Literal["markdown"] = Field("markdown", description="Export format.")
+    include_outputs: bool = Field(False, description="Include text outputs (bounded) and a note for each image.")
+    offset: Index = Field(
+        0,
+        description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
+        "of the previous part.",
     )
-    offset: Annotated[
-        int,
-        Field(
-            description="UTF-8 byte offset into the document, to continue a long export: pass the nextOffset "
-            "of the previous part.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:
@@ -549,27 +639,23 @@ async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_cells",
-        "Get cells",
         "Read cells of the live notebook (unsaved edits included): id, index, type, sourceHash, source, execution "
         "count, and with includeOutputs each output listed (type, MIME types, bytes, short preview). A long source "
         "comes in pages (sourceTruncated, nextSourceOffset): read the rest with sourceOffset before replacing it. Use "
         "jupyter_get_output to read one output.",
-        GetCellsInput,
         get_cells,
         Annotations.read(),
         GetCellsOutput,
     ),
-    Tool(
+    tool(
         "jupyter_get_output",
-        "Get output",
         "Read one output of a code cell, by cellId and outputIndex or by its uri: text paged by UTF-8 byte offset "
         "(ANSI colours stripped; an SVG as its markup), or an image as MCP image content: by default a copy at most "
         "maxSide pixels on its longest side and maxImageBytes bytes (the original's size is reported); original: true "
         "returns it as stored. A chart only a renderer draws (Plotly, Bokeh) comes back as a picture of what the "
         "person sees; render: true pictures any output (an HTML table or chart).",
-        GetOutputInput,
         get_output,
         Annotations.read(),
         OutputText | OutputImage | OutputRendered,
@@ -579,12 +665,10 @@ TOOLS = (
 #: jupyter_export_notebook, served in the ``files`` toolset (the notebook as one Markdown document: off the default
 #: page, where jupyter_get_notebook_map and jupyter_get_cells read a notebook for far fewer characters)
 EXPORT_TOOLS = (
-    Tool(
+    tool(
         "jupyter_export_notebook",
-        "Export notebook",
         "The notebook as one Markdown document (sources, optionally text outputs), in parts that fit the result size "
         "limit: pass nextOffset as offset to get the next part.",
-        ExportInput,
         export_notebook,
         Annotations.read(),
         ExportOutput,

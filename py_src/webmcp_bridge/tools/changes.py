@@ -1,28 +1,24 @@
 """jupyter_get_changes: what changed in a notebook since the agent last looked, and by whom.
 
-Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), fed by the host: each is a
-coalesced entry ``{seq, actor (person/agent), kind (insert/edit/delete/move/run/clear/output/metadata/revert), cellId,
-time, count, revision}``; "revert" is the person's revert of an agent's edit through the Agent panel
-(:mod:`webmcp_bridge.changes.undo`: no tool can revert). A change of a cell that was hidden from the agent when it
-happened, or is hidden now, is left out (only their number is given, as ``hiddenChangeCount``).
-
-With ``wait``, the call follows the person's typing (:mod:`webmcp_bridge.changes.feed`): it returns once there is
-something to tell, and a burst of typing is told once it is over (0.25 s after the typing pauses, at most 2 s
-after it began); the ``seq`` it returns stops before a burst still under way, so the next call tells of it.
-Without ``wait``, every change kept is returned at once; a burst still under way carries ``typing: true``.
+Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), coalesced; "revert" is the person's
+revert of an agent's edit in the Agent panel (no tool can revert). A change of a cell hidden when it happened, or now,
+is only counted (``hiddenChangeCount``). With ``wait`` the call follows the person's typing
+(:mod:`webmcp_bridge.changes.feed`): it returns once there is something to tell, a burst of typing told once over,
+and its ``seq`` stops before a burst under way; without, every change kept comes at once, a burst under way marked
+``typing: true``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.access.levels import parse_level
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.changes.feed import wait_for_announcement
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -33,41 +29,29 @@ from webmcp_bridge.core.limits import (
     TYPING_LONGEST_SECONDS,
     TYPING_QUIET_SECONDS,
 )
-from webmcp_bridge.tools.common import MAX_INT, CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, Index, NotebookInput, tool
 
 
 class GetChangesInput(NotebookInput):
-    since: Annotated[
-        int | None,
-        Field(
-            description="Sequence number from a previous result's `seq`: only later changes. Omit for every change "
-            "kept.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = None
-    since_revision: Annotated[
-        int | None,
-        Field(
-            description="Only changes after the notebook had this revision (from jupyter_get_context or a write "
-            "result).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = None
-    wait: Annotated[
-        float,
-        Field(
-            description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); a "
-            f"burst of the person's typing is told once it is over ({TYPING_QUIET_SECONDS} s after a pause, at most "
-            f"{TYPING_LONGEST_SECONDS:.0f} s after it began).",
-            ge=0,
-            le=CHANGES_WAIT_SECONDS,
-        ),
-    ] = 0
-    limit: Annotated[
-        int, Field(description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED)
-    ] = CHANGES_RETURNED_DEFAULT
+    since: Index | None = Field(
+        None,
+        description="Sequence number from a previous result's `seq`: only later changes. Omit for every change kept.",
+    )
+    since_revision: Index | None = Field(
+        None,
+        description="Only changes after the notebook had this revision (from jupyter_get_context or a write result).",
+    )
+    wait: float = Field(
+        0,
+        description=f"Seconds to wait for a change when there is none yet (0 to {CHANGES_WAIT_SECONDS:.0f}); a "
+        f"burst of the person's typing is told once it is over ({TYPING_QUIET_SECONDS} s after a pause, at most "
+        f"{TYPING_LONGEST_SECONDS:.0f} s after it began).",
+        ge=0,
+        le=CHANGES_WAIT_SECONDS,
+    )
+    limit: int = Field(
+        CHANGES_RETURNED_DEFAULT, description="Most changes to return (the newest are kept).", ge=1, le=CHANGES_RETURNED
+    )
 
 
 class Change(Wire):
@@ -130,22 +114,19 @@ async def get_changes(ctx: CallContext, args: GetChangesInput) -> dict[str, Any]
         "hiddenChangeCount": hidden,
     }
     if args.since is not None and ctx.changes.missed_since(args.since):
-        payload["missed"] = (
-            True  # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
-        )
+        # changes newer than `since` were dropped (the bounded log, a host's buffer): reread the cells
+        payload["missed"] = True
     return payload
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_changes",
-        "Get changes",
         "What changed in the notebook since a sequence number (`seq` of the previous result) or a revision: each "
         "change with who made it (person or agent), the kind (insert, edit, delete, move, run, clear: outputs "
         "cleared, output: outputs arrived with no run yet) and the cell id, coalesced. Optionally waits up to "
         f"{CHANGES_WAIT_SECONDS:.0f} s for a change (the person's typing is told in bursts, once each is over). Use "
         "it to follow the person's edits without rereading: pass the result's seq as since next time.",
-        GetChangesInput,
         get_changes,
         Annotations.read(),
         ChangesOutput,

@@ -1,48 +1,41 @@
 """Running code without a cell: jupyter_run_code.
 
-The code runs in the notebook's kernel (the same namespace the cells run in) without creating a cell and
-without entering the kernel's history; the notebook's cells, outputs and revision are unchanged. Since there
-is no cell to page an output from later, the text of the outputs is returned inline, bounded: the outputs
-share one budget of ``Limits.output_page_bytes`` (16 KiB) of text, each getting at most an equal share of
-what the others leave (a short error after a long stream keeps its whole traceback).
+The code runs in the notebook's kernel (the cells' namespace), outside its history; cells, outputs and revision are
+unchanged. With no cell to page an output from later, output texts come inline, sharing ``Limits.output_page_bytes``:
+each gets at most an equal share of what the others leave (a short error after a long stream keeps its traceback).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RUN_CODE_TIMEOUT_SECONDS, Limits, truncate_utf8
 from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
 from webmcp_bridge.host.protocol import RawOutput
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size
+from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size, tool
 from webmcp_bridge.tools.payloads import OutputListing
 from webmcp_bridge.tools.run import KernelOut, _kernel_ready
 
 
 class RunCodeInput(NotebookInput):
-    code: Annotated[
-        str,
-        Field(
-            description=f"Code to run in the notebook's kernel (at most {DEFAULT_LIMITS.source_write_bytes // KIB} "
-            "KiB). No cell is created.",
-            min_length=1,
-        ),
-    ]
-    timeout: Annotated[
-        float | None,
-        Field(
-            description=f"Seconds to wait for the run to finish (default {DEFAULT_LIMITS.run_timeout_seconds:.0f}, "
-            f"at most {RUN_CODE_TIMEOUT_SECONDS:.0f}). Past it the "
-            "result says status 'timeout' with the outputs so far; the code may still be running.",
-            gt=0,
-            le=RUN_CODE_TIMEOUT_SECONDS,
-        ),
-    ] = None
+    code: str = Field(
+        description=f"Code to run in the notebook's kernel (at most {DEFAULT_LIMITS.source_write_bytes // KIB} "
+        "KiB). No cell is created.",
+        min_length=1,
+    )
+    timeout: float | None = Field(
+        None,
+        description=f"Seconds to wait for the run to finish (default {DEFAULT_LIMITS.run_timeout_seconds:.0f}, "
+        f"at most {RUN_CODE_TIMEOUT_SECONDS:.0f}). Past it the "
+        "result says status 'timeout' with the outputs so far; the code may still be running.",
+        gt=0,
+        le=RUN_CODE_TIMEOUT_SECONDS,
+    )
 
 
 def _text_item(output: RawOutput):
@@ -94,18 +87,12 @@ class CodeRun(Payload):
 
 
 async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
-    """Run code in the notebook's kernel without a cell.
+    """Run code in the notebook's kernel without a cell: :class:`CodeRun`, ``status`` "error" when the code raised or
+    the kernel refused it; up to ``Limits.outputs_per_cell`` outputs listed as ``jupyter_run_cells`` lists them, with
+    their ``text`` inline; ``executionCount`` from the kernel's reply (null when it gave none).
 
-    Returns ``{path, status, executionCount, outputs, outputCount, truncated, kernel, reason?}``:
-    ``status`` is "ok", "error" (the code raised, or the kernel refused the request) or "timeout";
-    ``outputs`` lists up to ``Limits.outputs_per_cell`` outputs as ``jupyter_run_cells`` does (index,
-    outputType, mimeTypes, bytes, name / ename / evalue) plus ``text`` (ANSI stripped, bounded) and
-    ``textTruncated``; ``outputCount`` counts every output; ``truncated`` is true when outputs or texts were
-    cut. ``executionCount`` is the kernel's count from its reply (runs outside the history do not advance it;
-    null when the kernel gave none).
-
-    Raises ToolError: NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH, KERNEL_UNAVAILABLE, TOO_LARGE
-    (code over ``Limits.source_write_bytes``).
+    Raises ToolError: the notebook's errors, NOTEBOOK_ACCESS_DENIED, KERNEL_UNAVAILABLE, TOO_LARGE (code over
+    ``Limits.source_write_bytes``).
     """
     check_write_size(args.code, ctx.limits, "code")
     nb = await ctx.notebook(args.notebook_path)
@@ -113,15 +100,8 @@ async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
     # The run rule (access/run_consent.py): while something the kernel reaches is hidden from the agent, the person
     # sees the code first, in Direct mode too (docs/TOOLS.md, "Hidden cells and the kernel").
     reason = await nb.run_consent()
-    await ctx.propose(
-        nb,
-        "jupyter_run_code",
-        "run_code",
-        None,
-        "Run code in the kernel (no cell is created)" + (f" ({reason})" if reason else ""),
-        code=args.code,
-        always=reason is not None,
-    )
+    summary = "Run code in the kernel (no cell is created)" + (f" ({reason})" if reason else "")
+    await ctx.propose(nb, "jupyter_run_code", "run_code", None, summary, code=args.code, always=reason is not None)
     await _kernel_ready(ctx, nb)
     timeout = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
     run = await nb.run_code(
@@ -144,13 +124,11 @@ async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_run_code",
-        "Run code",
         "Run code in the notebook's kernel without creating a cell (the cells' namespace; not stored in history). "
         "Returns status (ok/error/timeout), the execution count and the outputs with their text inline (bounded: 16 "
         "KiB in all, ANSI stripped).",
-        RunCodeInput,
         run_code,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         CodeRun | DeniedPayload,

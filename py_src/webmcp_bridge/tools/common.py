@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Unpack
@@ -13,7 +14,7 @@ from webmcp_bridge.access.guard import GuardedHost
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.dialogs import DialogTracker
 from webmcp_bridge.calls.pending import PendingCalls
-from webmcp_bridge.calls.registry import ToolInput
+from webmcp_bridge.calls.registry import Annotations, Handler, Tool, ToolInput
 from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.diagnostics import Diagnostics
@@ -36,6 +37,9 @@ from webmcp_bridge.propose.proposals import ProposalBook
 from webmcp_bridge.sharing.selections import SharedSelections
 from webmcp_bridge.tools.guidance import BASE_GUIDANCE
 
+Index = Annotated[int, Field(ge=0, le=MAX_INT)]
+Id = Annotated[str, Field(min_length=1, max_length=ID_CHARS)]
+ShortId = Annotated[str, Field(min_length=1, max_length=SHORT_ID_CHARS)]
 NotebookPathField = Annotated[
     str | None,
     Field(
@@ -44,22 +48,25 @@ NotebookPathField = Annotated[
         max_length=MAX_PATH_BYTES,
     ),
 ]
-CellIdField = Annotated[
-    str,
-    Field(description="The cell's nbformat id, as returned by jupyter_get_cells.", min_length=1, max_length=ID_CHARS),
-]
+CellIdField = Annotated[Id, Field(description="The cell's nbformat id, as returned by jupyter_get_cells.")]
 HashField = Annotated[
-    str,
+    ShortId,
     Field(
         description="The sourceHash you read for this cell; the write is refused with STALE_CELL if the cell changed "
-        "since.",
-        min_length=1,
-        max_length=SHORT_ID_CHARS,
+        "since."
     ),
 ]
 Position = Literal["above", "below"]
-Index = Annotated[int, Field(ge=0, le=MAX_INT)]
-CellIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=ID_CHARS)]], Field(max_length=CELL_IDS)]
+CellIds = Annotated[list[Id], Field(max_length=CELL_IDS)]
+
+
+def tool(
+    name: str, description: str, handler: Handler, annotations: Annotations, output: Any, title: str | None = None
+) -> Tool:
+    """A :class:`~webmcp_bridge.calls.registry.Tool` whose input model is the type of ``handler``'s ``args`` and whose
+    title, unless given, is ``name`` without ``jupyter_``, capitalized (``jupyter_get_cells``: "Get cells")."""
+    title = title or name.removeprefix("jupyter_").replace("_", " ").capitalize()
+    return Tool(name, title, description, typing.get_type_hints(handler)["args"], handler, annotations, output)
 
 
 def unique(ids: list[str]) -> list[str]:
@@ -77,15 +84,11 @@ class CellSelection(NotebookInput):
     """Base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range
     ``startIndex``/``endIndex`` (visible cells, end exclusive and clamped); neither means every cell."""
 
-    cell_ids: Annotated[
-        CellIds | None, Field(description="The cells, by id (each once, in this order). Omit to choose by index range.")
-    ] = None
-    start_index: Annotated[int | None, Field(description="First index of the range (default 0).", ge=0, le=MAX_INT)] = (
-        None
+    cell_ids: CellIds | None = Field(
+        None, description="The cells, by id (each once, in this order). Omit to choose by index range."
     )
-    end_index: Annotated[
-        int | None, Field(description="End of the range, exclusive (default: the last cell).", ge=0, le=MAX_INT)
-    ] = None
+    start_index: Index | None = Field(None, description="First index of the range (default 0).")
+    end_index: Index | None = Field(None, description="End of the range, exclusive (default: the last cell).")
 
     def check_one_way(self) -> None:
         """Refuse both ways at once: ToolError(INVALID_ARGUMENT)."""
@@ -108,27 +111,20 @@ def own_secret() -> Callable[[], bytes | None]:
 
 @dataclass
 class CallContext:
-    """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`:
-    the host behind the access guard (:class:`~webmcp_bridge.access.guard.GuardedHost`; a raw host is refused,
-    so no handler ever holds an unguarded one), the limits, the registry's calls (the same object the registry
-    tracks them in), the page's dialogs (:mod:`webmcp_bridge.calls.dialogs`) and the output text the person
-    shared, which pages of big sources the agent read (``reads``; of text files: ``file_reads``), the diagnostics of
-    the site's contributions (``diagnostics``, shown by ``jupyter_get_context``), the page's toolset switch
-    (``toolsets``) and the guidance for agents, site paragraphs included (``guidance``,
-    :mod:`webmcp_bridge.tools.guidance`). ``changes`` (the bridge's change log, which the guard feeds) and
-    ``proposals`` (the mode and the proposals waiting for the person, which the guard checks) are the session's.
-    ``page_secret`` gives the key the person's review messages are signed and judged with
-    (:mod:`webmcp_bridge.review.signatures`): in the page, this browser's secret for the site (``lab/page_secret.py``);
-    by default a random key of this context's own.
+    """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`
+    (each field says what it is). ``host`` is the access guard: a raw host is refused, so no handler ever holds an
+    unguarded one. ``page_secret`` gives the key the person's review messages are signed and judged with
+    (:mod:`webmcp_bridge.review.signatures`): in the page, this browser's secret for the site; by default a random key
+    of this context's own.
 
     Raises TypeError when ``host`` is not a GuardedHost.
     """
 
     host: GuardedHost
     limits: Limits
-    pending: PendingCalls
-    dialogs: DialogTracker
-    shared: SharedSelections
+    pending: PendingCalls  # the registry's calls (the very object the registry tracks them in)
+    dialogs: DialogTracker  # the page's JupyterLab dialogs
+    shared: SharedSelections  # the output text the person shared
     reads: SourceReads  # pages of big sources handed to the agent (this session)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)  # problems of the site's contributions
     toolsets: ToolsetSwitch | None = None  # which toolsets the page serves (the discovery tool switches them)
@@ -196,10 +192,8 @@ class CallContext:
 
 
 def summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """The notebook block of results: ``{path, dirty, revision, cellCount, hiddenCellCount, access, otherTabs,
-    savedElsewhere}`` (cellCount counts the cells the agent can see; access is the notebook's level for the
-    agent; otherTabs: how many other tabs of the site have it open, null when the browser cannot tell;
-    savedElsewhere: another tab saved its file since this tab loaded or last saved it)."""
+    """The notebook block of results (:class:`~webmcp_bridge.tools.payloads.NotebookSummary`): cellCount counts
+    the cells the agent can see; access is the notebook's level for the agent."""
     tabs = nb.tabs()
     return {
         "path": nb.path,
@@ -229,17 +223,17 @@ def cell_ref(cell: RawCell) -> dict[str, Any]:
     return {"id": cell.id, "index": cell.index, "sourceHash": source_hash(cell.source)}
 
 
+def check_size(size: int, cap: int, message: str, **details: Any) -> None:
+    """Refuse (never truncate) ``size`` bytes over ``cap``: TOO_LARGE with ``message`` (its ``{size}`` and ``{cap}``
+    filled in), ``details``, ``bytes`` and ``maxBytes``."""
+    if size > cap:
+        raise ToolError(ErrorCode.TOO_LARGE, message.format(size=size, cap=cap), **details, bytes=size, maxBytes=cap)
+
+
 def check_write_size(text: str, limits: Limits, field: str) -> None:
     """Refuse (never truncate) a write over ``limits.source_write_bytes``: TOO_LARGE."""
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > limits.source_write_bytes:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{field} is {size} bytes; the limit for one cell is {limits.source_write_bytes}.",
-            field=field,
-            bytes=size,
-            maxBytes=limits.source_write_bytes,
-        )
+    message = field + " is {size} bytes; the limit for one cell is {cap}."
+    check_size(utf8_len(text), limits.source_write_bytes, message, field=field)
 
 
 def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:

@@ -10,12 +10,12 @@ read for the check is still the live one; after a proposal waited for the person
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, IDS_LISTED, SHORT_ID_CHARS, SUMMARY_IDS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
@@ -25,12 +25,14 @@ from webmcp_bridge.tools.common import (
     CellIdField,
     CellIds,
     HashField,
+    Id,
     NotebookInput,
     Position,
     cell_ref,
     check_full_read,
     check_write_size,
     note_written,
+    tool,
     unique,
     write_block,
 )
@@ -44,23 +46,18 @@ class CellWritten(Payload):
     notebook: NotebookRevision
 
 
-class DeletedRef(Wire):
+class IdIndex(Wire):
     id: str
     index: int
 
 
 class CellDeleted(Payload):
-    deleted: DeletedRef
+    deleted: IdIndex
     notebook: NotebookRevision
 
 
-class MovedRef(Wire):
-    id: str
-    index: int
-
-
 class CellMoved(Payload):
-    cell: MovedRef
+    cell: IdIndex
     notebook: NotebookRevision
 
 
@@ -71,19 +68,15 @@ class OutputsCleared(Payload):
 
 
 class InsertCellInput(NotebookInput):
-    reference_cell_id: Annotated[
-        str | None,
-        Field(
-            description="Insert next to this cell; omit to insert at the end (below) or the start (above).",
-            max_length=ID_CHARS,
-        ),
-    ] = None
-    position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
-    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The new cell's type.")] = "code"
-    source: Annotated[str, Field(description="The new cell's source.")] = ""
-    activate: Annotated[bool, Field(description="Make the new cell the active cell (moves the person's focus).")] = (
-        False
+    reference_cell_id: str | None = Field(
+        None,
+        description="Insert next to this cell; omit to insert at the end (below) or the start (above).",
+        max_length=ID_CHARS,
     )
+    position: Position = Field("below", description="Above or below the reference cell.")
+    cell_type: Literal["code", "markdown", "raw"] = Field("code", description="The new cell's type.")
+    source: str = Field("", description="The new cell's source.")
+    activate: bool = Field(False, description="Make the new cell the active cell (moves the person's focus).")
 
 
 async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
@@ -98,14 +91,9 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
         else ("at the end" if args.position == "below" else "at the start")
     )
     # shown under the reference cell (or at the notebook's end), as the new cell's whole source
+    summary = f"Insert a {args.cell_type} cell {where}"
     await ctx.propose(
-        nb,
-        "jupyter_insert_cell",
-        "insert",
-        args.reference_cell_id,
-        f"Insert a {args.cell_type} cell {where}",
-        before="",
-        after=args.source,
+        nb, "jupyter_insert_cell", "insert", args.reference_cell_id, summary, before="", after=args.source
     )
     cell = nb.insert_cell_near(args.reference_cell_id, args.position, args.cell_type, args.source)
     note_written(ctx, nb, cell)
@@ -116,7 +104,7 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
 
 class UpdateCellInput(NotebookInput):
     cell_id: CellIdField
-    source: Annotated[str, Field(description="The cell's whole new source.")]
+    source: str = Field(description="The cell's whole new source.")
     expected_source_hash: HashField
 
 
@@ -130,9 +118,8 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
     if await ctx.propose(
         nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source
     ):
-        check_hash(
-            nb.find_cell(cell.id), args.expected_source_hash, ctx.limits
-        )  # the person may have typed while it waited
+        # the person may have typed while it waited
+        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)
     written = nb.set_source(cell.id, args.source)
     note_written(ctx, nb, written)
     return {"cell": cell_ref(written), "notebook": write_block(nb)}
@@ -140,17 +127,13 @@ async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]
 
 class EditCellSourceInput(NotebookInput):
     cell_id: CellIdField
-    old_text: Annotated[
-        str, Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)
-    ]
-    new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_source_hash: Annotated[
-        str | None,
-        Field(
-            description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.",
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
+    old_text: str = Field(description="Exact text to replace; it must occur exactly once in the cell.", min_length=1)
+    new_text: str = Field(description="Replacement text.")
+    expected_source_hash: str | None = Field(
+        None,
+        description="Optional sourceHash you read; refused with STALE_CELL if the cell changed.",
+        max_length=SHORT_ID_CHARS,
+    )
 
 
 def replace_once(source: str, old_text: str, new_text: str, cell_id: str) -> str:
@@ -178,14 +161,9 @@ async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[
     nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
     new_source = replace_once(cell.source, args.old_text, args.new_text, cell.id)
     check_write_size(new_source, ctx.limits, "the edited source")
+    summary = "Edit part of the cell's source"
     if await ctx.propose(
-        nb,
-        "jupyter_edit_cell_source",
-        "edit",
-        cell.id,
-        "Edit part of the cell's source",
-        before=cell.source,
-        after=new_source,
+        nb, "jupyter_edit_cell_source", "edit", cell.id, summary, before=cell.source, after=new_source
     ):
         check_as_shown([nb.find_cell(cell.id)], {cell.id: cell.source}, ctx.limits)
     written = nb.set_source(cell.id, new_source)
@@ -206,17 +184,16 @@ async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]
     if await ctx.propose(
         nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""
     ):
-        check_hash(
-            nb.find_cell(cell.id), args.expected_source_hash, ctx.limits
-        )  # the person may have typed while it waited
+        # the person may have typed while it waited
+        check_hash(nb.find_cell(cell.id), args.expected_source_hash, ctx.limits)
     nb.delete_cell(cell.id)
     return {"deleted": {"id": cell.id, "index": cell.index}, "notebook": write_block(nb, cellCount=nb.cell_count())}
 
 
 class MoveCellInput(NotebookInput):
     cell_id: CellIdField
-    reference_cell_id: Annotated[str, Field(description="Move next to this cell.", min_length=1, max_length=ID_CHARS)]
-    position: Annotated[Position, Field(description="Above or below the reference cell.")] = "below"
+    reference_cell_id: Id = Field(description="Move next to this cell.")
+    position: Position = Field("below", description="Above or below the reference cell.")
 
 
 async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
@@ -244,14 +221,12 @@ class CellTypeSet(Payload):
 
 class SetCellTypeInput(NotebookInput):
     cell_id: CellIdField
-    cell_type: Annotated[Literal["code", "markdown", "raw"], Field(description="The cell's new type.")]
-    expected_source_hash: Annotated[
-        str | None,
-        Field(
-            description="Optional sourceHash you read; refused with STALE_CELL if the cell changed since.",
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
+    cell_type: Literal["code", "markdown", "raw"] = Field(description="The cell's new type.")
+    expected_source_hash: str | None = Field(
+        None,
+        description="Optional sourceHash you read; refused with STALE_CELL if the cell changed since.",
+        max_length=SHORT_ID_CHARS,
+    )
 
 
 async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, Any]:
@@ -292,9 +267,7 @@ async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, A
 
 
 class ClearOutputsInput(NotebookInput):
-    cell_ids: Annotated[
-        CellIds | None, Field(description="Cells whose outputs to clear; omit for every code cell.")
-    ] = None
+    cell_ids: CellIds | None = Field(None, description="Cells whose outputs to clear; omit for every code cell.")
 
 
 async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, Any]:
@@ -310,14 +283,9 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         targets = [c.id for c in cells if c.cell_type == "code"]
         nb.check_write(targets)
     if targets:
-        if await ctx.propose(
-            nb,
-            "jupyter_clear_outputs",
-            "clear",
-            targets[0],
-            f"Clear the outputs of {len(targets)} cell(s)"
-            + (f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else ""),
-        ):
+        named = f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else ""
+        summary = f"Clear the outputs of {len(targets)} cell(s){named}"
+        if await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0], summary):
             targets = [c.id for c in nb.find_cells(targets)]  # still there after the person's accept
     for cell_id in targets:
         nb.clear_outputs(cell_id)
@@ -328,58 +296,46 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_insert_cell",
-        "Insert cell",
         "Insert a new code, markdown or raw cell above or below a cell (or at the end). Returns the new cell's id and "
         "sourceHash.",
-        InsertCellInput,
         insert_cell,
         Annotations.write(destructive=False, idempotent=False),
         CellWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_update_cell",
-        "Update cell",
         "Replace a cell's whole source. Needs the sourceHash you read; refused with STALE_CELL if the person changed "
         "the cell since.",
-        UpdateCellInput,
         update_cell,
         Annotations.write(destructive=True, idempotent=True, untrusted_content=True, consequential=True),
         CellWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_edit_cell_source",
-        "Edit cell source",
         "Replace one exact piece of text inside a cell's source (oldText must occur exactly once).",
-        EditCellSourceInput,
         edit_cell_source,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True),
         CellWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_delete_cell",
-        "Delete cell",
         "Delete a cell. Needs the sourceHash you read; refused with STALE_CELL if the cell changed since.",
-        DeleteCellInput,
         delete_cell,
         Annotations.write(destructive=True, idempotent=True, untrusted_content=True, consequential=True),
         CellDeleted | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_move_cell",
-        "Move cell",
         "Move a cell above or below another cell.",
-        MoveCellInput,
         move_cell,
         Annotations.write(destructive=False, idempotent=True),
         CellMoved | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_clear_outputs",
-        "Clear outputs",
         "Clear the outputs (and execution counts) of some code cells, or of all of them.",
-        ClearOutputsInput,
         clear_outputs,
         Annotations.write(destructive=True, idempotent=True, consequential=True),
         OutputsCleared | DeniedPayload,
@@ -388,12 +344,10 @@ TOOLS = (
 
 #: tools of edit.py that are not on the default page (the ``batch`` toolset, see webmcp_bridge.tools)
 TYPE_TOOLS = (
-    Tool(
+    tool(
         "jupyter_set_cell_type",
-        "Set cell type",
         "Change a cell's type (code, markdown, raw), keeping its id, source and metadata; a code cell that becomes "
         "markdown or raw loses its outputs and execution count. expectedSourceHash is optional (checked when given).",
-        SetCellTypeInput,
         set_cell_type,
         Annotations.write(destructive=True, idempotent=True, untrusted_content=True),
         CellTypeSet | DeniedPayload,

@@ -1,32 +1,19 @@
 """Text-file tools: jupyter_read_file, jupyter_write_file, jupyter_edit_file.
 
-Bounded text files of the workspace, never notebooks: a path ending in ``.ipynb`` (any case, as JupyterLab
-types files) is refused with INVALID_PATH before the workspace is looked at, so these tools cannot bypass the
-cell tools' access control, and a notebook the agent may not see can never be told apart from a missing one.
-Names starting with "." are refused the same way (they are not part of the workspace view, as in
-``jupyter_list_workspace``).
+Never notebooks: a path ending in ``.ipynb`` (any case, as JupyterLab types files) is refused with INVALID_PATH
+before the workspace is looked at, so these tools cannot bypass the cell tools' access control and a notebook hidden
+from the agent is never told apart from a missing one; so are names starting with "." (not in the workspace view).
+Text is UTF-8 without NUL; anything else is refused whole. A file open in an editor is read and written through the
+editor's live model.
 
-Files are text when they are UTF-8 without NUL characters; anything else (images, archives, a CSV uploaded
-in another encoding) is refused as a whole, never read or replaced as text. A file open in an editor is read
-and written through the editor's live model (unsaved edits included; the person sees a write at once).
-
-The ``hash`` of a file is :func:`webmcp_bridge.core.snapshot.source_hash` of its whole text (16 hex digits of
-SHA-256 over UTF-8), as for cell sources. Overwriting an existing file needs the hash the agent read
-(``expectedHash``): if the person changed the file since, the write is refused with STALE_FILE and the
-person's text stays. The check and the write are two steps of the contents API (no conditional write
-exists), so an edit saved in the instant between them is not detected.
-
-**No write from a cut read.** A file over one page (16 KiB) reaches the agent in pages, each with the whole
-file's hash. An agent that writes back "the first page plus a line" with that hash would delete the rest, so
-a whole-file overwrite is refused with FILE_NOT_FULLY_READ unless every byte of exactly that version (same
-hash) was handed to the agent in this session, or the agent wrote that version itself (the cells' rule,
-:mod:`webmcp_bridge.core.source_reads`; the pages read are kept in ``CallContext.file_reads``). To change a big
-file without reading it whole: ``jupyter_edit_file`` (find and replace, keeps every other byte) or
-``jupyter_write_file`` with ``append: true`` (adds to the end).
-
-**Propose mode.** Every write of these tools (create, overwrite, append, edit) is shown to the person first
-and waits for Accept (:meth:`~webmcp_bridge.tools.common.CallContext.propose_workspace`, a box of its own
-beside the notebook); after Accept the file is checked again (STALE_FILE when it changed meanwhile).
+A file's ``hash`` is :func:`~webmcp_bridge.core.snapshot.source_hash` of its whole text. An overwrite needs the hash
+read (``expectedHash``, else STALE_FILE, the person's text staying); check and write are two steps of the contents
+API (no conditional write exists), so an edit saved between them is not detected. **No write from a cut read**: a
+file read in pages would lose what the agent did not see if it wrote back "the first page plus a line", so an
+overwrite is refused with FILE_NOT_FULLY_READ unless every byte of that version reached the agent in this session or
+the agent wrote it (the cells' rule, :mod:`webmcp_bridge.core.source_reads`, kept in ``CallContext.file_reads``);
+``jupyter_edit_file`` and ``append`` change a big file without reading it whole. In Propose mode every write waits
+for the person's Accept (``CallContext.propose_workspace``) and the file is checked again after it.
 """
 
 from __future__ import annotations
@@ -36,7 +23,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError, is_a_folder
 from webmcp_bridge.core.limits import (
@@ -46,7 +33,6 @@ from webmcp_bridge.core.limits import (
     MAX_PATH_BYTES,
     MIN_FILE_PAGE_BYTES,
     RESULT_HEADROOM,
-    SHORT_ID_CHARS,
     preview,
     slice_utf8,
     utf8_len,
@@ -54,7 +40,7 @@ from webmcp_bridge.core.limits import (
 from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.propose.proposals import DeniedPayload, source_diff
-from webmcp_bridge.tools.common import MAX_INT, CallContext
+from webmcp_bridge.tools.common import MAX_INT, CallContext, Index, ShortId, check_size, tool
 
 PathField = Annotated[
     str,
@@ -93,35 +79,24 @@ UNREAD_RANGES = 8
 
 class ReadFileInput(ToolInput):
     path: PathField
-    offset: Annotated[
-        int,
-        Field(
-            description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page.",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
-    max_bytes: Annotated[
-        int | None,
-        Field(
-            description=f"Most bytes of text to return (default and maximum: {DEFAULT_LIMITS.file_page_bytes // KIB} "
-            "KiB).",
-            ge=1,
-            le=MAX_INT,
-        ),
-    ] = None
+    offset: Index = Field(
+        0, description="UTF-8 byte offset to start at, for paging; use nextOffset from the previous page."
+    )
+    max_bytes: int | None = Field(
+        None,
+        description=f"Most bytes of text to return (default and maximum: {DEFAULT_LIMITS.file_page_bytes // KIB} KiB).",
+        ge=1,
+        le=MAX_INT,
+    )
 
 
 async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
-    """One page of a text file.
+    """One page of a text file (:class:`FileRead`): ``text`` is UTF-8 bytes [offset, offset + its length) of
+    ``totalBytes``, never splitting a character (an offset inside one moves back to its start); ``hash`` is of the
+    whole text.
 
-    Returns ``{path, text, offset, nextOffset, totalBytes, hash, truncated}``: ``text`` spans UTF-8 bytes
-    [offset, offset + its length) of ``totalBytes`` (never splitting a character: an offset inside one moves
-    back to its start); ``nextOffset`` is null on the last page; ``truncated`` is true when more follows;
-    ``hash`` is of the whole text (what ``jupyter_write_file`` needs as ``expectedHash``).
-
-    Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file),
-    PATH_NOT_FOUND, TOO_LARGE (a file over ``Limits.file_read_bytes``).
+    Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file), PATH_NOT_FOUND,
+    TOO_LARGE (a file over ``Limits.file_read_bytes``).
     """
     path = file_path(args.path)
     text = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
@@ -174,36 +149,25 @@ class FileEdited(Payload):
 
 class WriteFileInput(ToolInput):
     path: PathField
-    content: Annotated[
-        str,
-        Field(
-            description="The file's whole new text, or with append the text to add at its end (UTF-8; at most "
-            f"{DEFAULT_LIMITS.file_write_bytes // KIB} KiB)."
-        ),
-    ]
-    overwrite: Annotated[
-        bool,
-        Field(
-            description="Replace an existing file (then expectedHash is required, and you must have read all of that "
-            "version)."
-        ),
-    ] = False
-    append: Annotated[
-        bool,
-        Field(
-            description="Add content at the end of the file (created if missing); keeps every byte already there, so "
-            "no full read is needed."
-        ),
-    ] = False
-    expected_hash: Annotated[
-        str | None,
-        Field(
-            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
-            "changed since.",
-            min_length=1,
-            max_length=SHORT_ID_CHARS,
-        ),
-    ] = None
+    content: str = Field(
+        description="The file's whole new text, or with append the text to add at its end (UTF-8; at most "
+        f"{DEFAULT_LIMITS.file_write_bytes // KIB} KiB)."
+    )
+    overwrite: bool = Field(
+        False,
+        description="Replace an existing file (then expectedHash is required, and you must have read all of that "
+        "version).",
+    )
+    append: bool = Field(
+        False,
+        description="Add content at the end of the file (created if missing); keeps every byte already there, so "
+        "no full read is needed.",
+    )
+    expected_hash: ShortId | None = Field(
+        None,
+        description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
+        "changed since.",
+    )
 
 
 def stale(path: str, expected: str, current: str | None, ctx: CallContext) -> ToolError:
@@ -250,15 +214,10 @@ def check_file_read(ctx: CallContext, path: str, text: str) -> None:
     )
 
 
-def check_total(ctx: CallContext, size: int, what: str) -> None:
+def check_total(ctx: CallContext, text: str, what: str) -> None:
     """TOO_LARGE when a file would grow past ``Limits.file_read_bytes`` (the largest file these tools load)."""
-    if size > ctx.limits.file_read_bytes:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{what} would be {size} bytes; files up to {ctx.limits.file_read_bytes} bytes are read and written here.",
-            bytes=size,
-            maxBytes=ctx.limits.file_read_bytes,
-        )
+    message = what + " would be {size} bytes; files up to {cap} bytes are read and written here."
+    check_size(utf8_len(text), ctx.limits.file_read_bytes, message)
 
 
 async def current_text(ctx: CallContext, path: str) -> str | None:
@@ -267,34 +226,21 @@ async def current_text(ctx: CallContext, path: str) -> str | None:
 
 
 async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
-    """Create, replace or append to a text file.
+    """Create a text file (its folder must exist), replace one (``overwrite``, with the ``expectedHash`` read and
+    every byte of that version read or written by the agent) or add to its end (``append``: created if missing,
+    ``expectedHash`` checked when given). Returns :class:`FileWritten`.
 
-    A new file is created (its folder must exist). An existing one is replaced only with ``overwrite: true``,
-    the ``expectedHash`` read from it, every byte of that version read (or written) by the agent, and only
-    when it is a text file. ``append: true`` adds ``content`` at the end (the file is created if missing;
-    ``expectedHash`` optional, checked when given). In Propose mode the write waits for the person's Accept
-    (the file is checked again after it). Returns ``{path, created, bytes, totalBytes, hash, appended}``
-    (``bytes``: UTF-8 bytes of ``content``; ``totalBytes``: the file's size now; ``hash``: of its whole new text).
-
-    Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file), PATH_NOT_FOUND
-    (no such folder), PATH_EXISTS (a file is there and neither ``overwrite`` nor ``append``), INVALID_ARGUMENT
-    (overwrite without ``expectedHash``; both ``overwrite`` and ``append``), STALE_FILE (the file changed or went
-    away since it was read: details ``currentHash`` (null when gone) and a bounded ``currentPreview``),
-    FILE_NOT_FULLY_READ (an overwrite of a version the agent did not get whole: see :func:`check_file_read`),
-    TOO_LARGE (content over ``Limits.file_write_bytes``, or an append making the file larger than
-    ``Limits.file_read_bytes``: refused, never truncated). Nothing is written when any of these is raised; a
-    proposal the person denies gives the normal "denied" result.
+    Raises ToolError, writing nothing: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file),
+    PATH_NOT_FOUND (no such folder), PATH_EXISTS (a file is there, neither ``overwrite`` nor ``append``),
+    INVALID_ARGUMENT (overwrite without ``expectedHash``, or with ``append``), STALE_FILE (the file changed or went
+    away since it was read: ``currentHash``, null when gone, and a bounded ``currentPreview``), FILE_NOT_FULLY_READ
+    (:func:`check_file_read`), TOO_LARGE (content over ``Limits.file_write_bytes``, or an append making the file
+    larger than ``Limits.file_read_bytes``).
     """
     path = file_path(args.path)
     size = utf8_len(args.content)
-    if size > ctx.limits.file_write_bytes:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"content is {size} bytes; files up to {ctx.limits.file_write_bytes} bytes can be written.",
-            field="content",
-            bytes=size,
-            maxBytes=ctx.limits.file_write_bytes,
-        )
+    message = "content is {size} bytes; files up to {cap} bytes can be written."
+    check_size(size, ctx.limits.file_write_bytes, message, field="content")
     if args.overwrite and args.append:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
@@ -336,7 +282,7 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
             check_file_read(ctx, path, current)
     new_text = (current or "") + args.content if args.append else args.content
     if args.append:
-        check_total(ctx, utf8_len(new_text), "The appended file")
+        check_total(ctx, new_text, "The appended file")
     if args.append and current is not None:
         lines = args.content.splitlines() or [""]
         if len(lines) > DIFF_LINES:
@@ -347,25 +293,13 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
                 lines=len(lines),
                 maxLines=DIFF_LINES,
             )
-        waited = await ctx.propose_workspace(
-            "jupyter_write_file",
-            "append_file",
-            path,
-            f"Add {size} bytes at the end of {path} ({utf8_len(current)} bytes now)",
-            diff=[["+", line] for line in lines],
-        )
-    elif current is not None:
-        waited = await ctx.propose_workspace(
-            "jupyter_write_file",
-            "write_file",
-            path,
-            f"Replace the whole text of {path}",
-            before=current,
-            after=args.content,
-        )
+        what = f"Add {size} bytes at the end of {path} ({utf8_len(current)} bytes now)"
+        diff = [["+", line] for line in lines]
+        waited = await ctx.propose_workspace("jupyter_write_file", "append_file", path, what, diff=diff)
     else:
+        what = f"Replace the whole text of {path}" if current is not None else f"Create the file {path}"
         waited = await ctx.propose_workspace(
-            "jupyter_write_file", "write_file", path, f"Create the file {path}", before="", after=args.content
+            "jupyter_write_file", "write_file", path, what, before=current or "", after=args.content
         )
     if waited:  # the person may have changed the workspace while the proposal waited
         again = await ctx.host.stat(path)
@@ -382,7 +316,7 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
         elif again is not None:  # an append to a file created meanwhile adds to what is there now
             now = await current_text(ctx, path)
             current, new_text = now, (now or "") + args.content
-            check_total(ctx, utf8_len(new_text), "The appended file")
+            check_total(ctx, new_text, "The appended file")
     await ctx.host.write_text(path, new_text)
     digest = source_hash(new_text)
     if (
@@ -406,27 +340,18 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
 
 class EditFileInput(ToolInput):
     path: PathField
-    old_text: Annotated[
-        str,
-        Field(
-            description="Exact text to replace (line ends as in the file); it must occur exactly once unless "
-            "replaceAll.",
-            min_length=1,
-        ),
-    ]
-    new_text: Annotated[str, Field(description="Replacement text.")]
-    expected_hash: Annotated[
-        str,
-        Field(
-            description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
-            "changed since.",
-            min_length=1,
-            max_length=SHORT_ID_CHARS,
-        ),
-    ]
-    replace_all: Annotated[
-        bool, Field(description="Replace every occurrence of oldText (default: it must occur exactly once).")
-    ] = False
+    old_text: str = Field(
+        description="Exact text to replace (line ends as in the file); it must occur exactly once unless replaceAll.",
+        min_length=1,
+    )
+    new_text: str = Field(description="Replacement text.")
+    expected_hash: ShortId = Field(
+        description="The hash jupyter_read_file returned for the file; refused with STALE_FILE if the file "
+        "changed since."
+    )
+    replace_all: bool = Field(
+        False, description="Replace every occurrence of oldText (default: it must occur exactly once)."
+    )
 
 
 def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
@@ -465,34 +390,24 @@ def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
 
 
 async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
-    """Replace ``oldText`` by ``newText`` in a text file, keeping every other byte: a big file is changed without
-    being read whole (no full read is needed, unlike an overwrite). The match is exact (line ends included: a
-    CRLF file's lines end with "\r\n"). In Propose mode the edit waits for the person's Accept, shown as the
-    lines it touches. Returns ``{path, replacements, totalBytes, hash}``.
+    """Replace ``oldText`` by ``newText`` in a text file, keeping every other byte (no full read needed). The match
+    is exact, line ends included (a CRLF file's lines end with "\r\n"). Returns :class:`FileEdited`.
 
-    Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file), PATH_NOT_FOUND,
-    STALE_FILE (the file is not the version of ``expectedHash``, or changed while the proposal waited),
-    INVALID_ARGUMENT (``oldText`` does not occur, or occurs more than once without ``replaceAll``: details
-    ``occurrences``), TOO_LARGE (``oldText`` or ``newText`` over ``Limits.file_write_bytes``, a result over
-    ``Limits.file_read_bytes``, or in Propose mode more than DIFF_LINES lines to show). Nothing is written when
-    any of these is raised.
+    Raises ToolError, writing nothing: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file),
+    PATH_NOT_FOUND, STALE_FILE (not the version of ``expectedHash``, or changed while the proposal waited),
+    INVALID_ARGUMENT (``oldText`` does not occur, or more than once without ``replaceAll``: ``occurrences``),
+    TOO_LARGE (``oldText`` or ``newText`` over ``Limits.file_write_bytes``, a result over
+    ``Limits.file_read_bytes``, or in Propose mode more than DIFF_LINES lines to show).
     """
     path = file_path(args.path)
     for name, value in (("oldText", args.old_text), ("newText", args.new_text)):
-        if utf8_len(value) > ctx.limits.file_write_bytes:
-            raise ToolError(
-                ErrorCode.TOO_LARGE,
-                f"{name} is {utf8_len(value)} bytes; at most {ctx.limits.file_write_bytes} bytes.",
-                field=name,
-                bytes=utf8_len(value),
-                maxBytes=ctx.limits.file_write_bytes,
-            )
+        check_size(
+            utf8_len(value), ctx.limits.file_write_bytes, name + " is {size} bytes; at most {cap} bytes.", field=name
+        )
     entry = await ctx.host.stat(path)
-    if entry is None:
-        raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No file at {path!r}.", path=path)
-    if entry.type == "directory":
+    if entry is not None and entry.type == "directory":
         raise is_a_folder(path)
-    current = await current_text(ctx, path)
+    current = None if entry is None else await current_text(ctx, path)
     if current is None:
         raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No file at {path!r}.", path=path)
     if source_hash(current) != args.expected_hash:
@@ -513,7 +428,7 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
         )
     count = occurrences if args.replace_all else 1
     new_text = current.replace(args.old_text, args.new_text, count)
-    check_total(ctx, utf8_len(new_text), "The edited file")
+    check_total(ctx, new_text, "The edited file")
     diff = edit_diff(current, args.old_text, args.new_text, count) if ctx.proposals.mode == "propose" else None
     noun = "occurrence" if count == 1 else "occurrences"
     if await ctx.propose_workspace(
@@ -530,38 +445,32 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_read_file",
-        "Read file",
         "Read a text file of the workspace (not a notebook), paged by UTF-8 byte offset "
         f"({DEFAULT_LIMITS.file_page_bytes // KIB} KiB a page). Returns the text, nextOffset (null at the end), "
         "totalBytes and the file's hash (needed to change it). An open editor's unsaved text is what you read.",
-        ReadFileInput,
         read_file,
         Annotations.read(),
         FileRead,
     ),
-    Tool(
+    tool(
         "jupyter_write_file",
-        "Write file",
         f"Create a text file in the workspace (not a notebook; at most {DEFAULT_LIMITS.file_write_bytes // KIB} KiB; "
         "its folder must exist). To replace an existing file pass overwrite: true and expectedHash (the hash "
         "jupyter_read_file returned); you must have read every page of that version (else FILE_NOT_FULLY_READ), and "
         "it is refused with STALE_FILE if it changed since. append: true adds content at the end instead (no full "
         "read needed). To change part of a big file use jupyter_edit_file.",
-        WriteFileInput,
         write_file,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         FileWritten | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_edit_file",
-        "Edit file",
         "Replace oldText by newText in a text file of the workspace (not a notebook), keeping the rest: changes a big "
         "file without reading it whole. oldText must occur exactly once (else INVALID_ARGUMENT with occurrences) "
         "unless replaceAll: true; expectedHash is the hash jupyter_read_file returned (STALE_FILE if the file changed "
         "since).",
-        EditFileInput,
         edit_file,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         FileEdited | DeniedPayload,

@@ -1,14 +1,7 @@
-"""Guidance for agents: a short text on how to work in this page, the same wherever the agent reads it.
-
-The agent reads it with ``jupyter_get_context {"includeGuidance": true}`` (the ``guidance`` field) and, where the
-page's runtime has MCP prompts (the MCP-B runtime), as the prompt ``jupyter_guidance`` (:func:`prompts_json`,
-registered by :mod:`webmcp_bridge.lab.resources`). It is :data:`BASE_GUIDANCE` (the bridge's rules: read before
-writing, hashes, pending calls, Propose mode, access levels) followed by the paragraph each site contribution adds
-(:attr:`webmcp_bridge.contrib.api.Contribution.guidance`), in the contributions' order, while the whole stays
-within :data:`~webmcp_bridge.core.limits.GUIDANCE_BYTES` (UTF-8): a paragraph that does not fit is left out whole
-(never cut) with a diagnostic, so what a site wrote is never half-read.
-
-Pure: no browser.
+"""Guidance for agents: a short text on how to work in this page, read with ``jupyter_get_context``
+(``includeGuidance``) or, where the runtime has MCP prompts, as the prompt ``jupyter_guidance`` (:func:`prompts_json`).
+It is :data:`BASE_GUIDANCE` then each site contribution's paragraph, in order, within GUIDANCE_BYTES: a paragraph that
+does not fit is left out whole (never cut, so what a site wrote is never half-read), with a diagnostic.
 """
 
 from __future__ import annotations

@@ -1,32 +1,26 @@
 """jupyter_get_notebook_map: a whole notebook's shape in one bounded answer, to decide what to read.
 
-One row per cell, as an array whose columns are named once (``columns``): ``[index, id, type, bytes, outputs,
-flags, first]``: the cell's index among the cells the agent sees, its id, its type, its source's size in UTF-8
-bytes, how many outputs it has, its flags (``e``: an output is an error, its last run raised; ``s``: its outputs may
-be stale, :mod:`webmcp_bridge.core.staleness`; ``r``: the person made it read-only for the agent, said once as
-``access: "read"`` instead when the whole notebook is) and its first line that is not blank
-(:func:`webmcp_bridge.core.outline.first_line`). The headings of the markdown cells are
-``sections``, ``[index, level, title]`` each (:func:`webmcp_bridge.core.outline.headings`); a markdown cell whose
-first line is a heading shows "" as its first line, the heading being in ``sections`` already.
+One row per visible cell, its columns named once (``columns``): index, id, type, source bytes (UTF-8), outputs, flags
+(``e``: an error output; ``s``: outputs may be stale, :mod:`webmcp_bridge.core.staleness`; ``r``: read-only for the
+agent, said once as ``access: "read"`` when the whole notebook is) and the first line that is not blank ("" for a
+markdown cell starting with a heading). ``sections`` are the markdown headings, ``[index, level, title]``
+(:mod:`webmcp_bridge.core.outline`).
 
-Bounds (:mod:`webmcp_bridge.core.limits`): at most :data:`MAP_CELLS` rows and :data:`MAP_SECTIONS` headings; first lines
-and titles cut to :data:`MAP_LINE_BYTES` bytes; when the answer would pass the result cap, the first lines are cut
-shorter (never below :data:`MAP_MIN_LINE_BYTES`), then the last rows are left for a next answer (``truncated``,
-``nextStartIndex``: pass it as ``startIndex``); the headings of the cells left out are left out too. So the answer is
-never cut by the registry. The notebook is read through the access guard, :data:`EXPORT_CHUNK` cells a crossing with
-a yield to the page between reads: hidden cells are not there (indices count visible cells; ``hiddenCellCount`` as
-everywhere).
+Bounds (:mod:`webmcp_bridge.core.limits`): MAP_CELLS rows, MAP_SECTIONS headings, lines cut to MAP_LINE_BYTES; over
+the result cap the first lines are cut shorter (not below MAP_MIN_LINE_BYTES), then the last rows left for a next
+answer (``nextStartIndex``) with their headings, so the registry never cuts it. Read EXPORT_CHUNK cells a crossing,
+yielding to the page between reads.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import dumps
 from webmcp_bridge.core.limits import (
     ERROR_SCAN_OUTPUTS,
@@ -35,14 +29,13 @@ from webmcp_bridge.core.limits import (
     MAP_LINE_BYTES,
     MAP_MIN_LINE_BYTES,
     MAP_SECTIONS,
-    MAX_INT,
     RESULT_HEADROOM,
     preview,
     utf8_len,
 )
 from webmcp_bridge.core.outline import first_line, headings, is_heading
 from webmcp_bridge.core.staleness import stale_outputs
-from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, Index, NotebookInput, tool
 
 COLUMNS = ["index", "id", "type", "bytes", "outputs", "flags", "first"]
 #: one row: index, id, type, source bytes, outputs, flags, first line
@@ -66,14 +59,9 @@ class NotebookMapOutput(Payload):
 
 
 class NotebookMapInput(NotebookInput):
-    start_index: Annotated[
-        int,
-        Field(
-            description="First cell to map (pass nextStartIndex to go on with a notebook too long for one answer).",
-            ge=0,
-            le=MAX_INT,
-        ),
-    ] = 0
+    start_index: Index = Field(
+        0, description="First cell to map (pass nextStartIndex to go on with a notebook too long for one answer)."
+    )
 
 
 def _flags(cell: Any, stale: bool, writable: bool) -> str:
@@ -163,15 +151,14 @@ async def notebook_map(ctx: CallContext, args: NotebookMapInput) -> dict[str, An
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_notebook_map",
-        "Map the notebook",
         "A whole notebook's shape in one answer, to decide what to read: per cell its index, id, type, source size "
         "(bytes), output count, flags (e: an error output, s: outputs may be stale, r: read-only) and first line; "
         "and the section headings. Read cells with jupyter_get_cells, outputs with jupyter_get_output.",
-        NotebookMapInput,
         notebook_map,
         Annotations.read(),
         NotebookMapOutput,
+        "Map the notebook",
     ),
 )

@@ -1,8 +1,5 @@
-"""Payload pieces several tools return (models for ``outputSchema``, :mod:`webmcp_bridge.calls.payloads`): the notebook
-summary, cell references, listed outputs, the kernel, the person's focus, review threads.
-
-Field names are the wire names. Each model says where the payload is made, so the two are read side by side.
-"""
+"""Payload pieces several tools return (models for ``outputSchema``, :mod:`webmcp_bridge.calls.payloads`), each
+saying where the payload is made; field names are the wire names."""
 
 from __future__ import annotations
 
@@ -109,6 +106,11 @@ class Message(Wire):
     author: str
     body: str
     time: float | None
+
+
+class ThreadCounts(Wire):
+    open: int
+    resolved: int
 
 
 class Thread(Wire):

@@ -1,19 +1,11 @@
 """jupyter_rerun_plan: which cells to run, in order, so that stale outputs are fresh again; and the names of a
 notebook's code cells as the stale-output reads follow them (:func:`code_sources`, :func:`names_of`).
 
-The plan is made by :func:`webmcp_bridge.core.rerun_plan.rerun_plan` from what the cells bind and read
-(:mod:`webmcp_bridge.core.names`); nothing runs: running the cells stays the agent's call (``jupyter_run_cells``,
-held by Propose mode like any run). A read: allowed on a read-only notebook, never held.
-
-Hidden cells: the guard gives only the visible cells' run states and sources, so a plan is made as if the hidden
-cells were not there. When a hidden cell binds a name a visible cell reads, the plan neither names that cell nor says
-that one is needed: either would tell the agent which names a hidden cell binds (an agent could write cells that
-read one name after another and ask). ``hiddenCellCount`` (which every cell read gives already) says that the plan
-may miss what hidden cells do.
-
-All reads of the page happen first, in one synchronous stretch; the sources are then parsed in slices of at most
-:data:`~webmcp_bridge.core.limits.NAMES_SLICE_SECONDS`, yielding to the page between them (a notebook read for the
-first time costs a parse of every code cell; later reads parse only the sources that changed).
+The plan (:func:`webmcp_bridge.core.rerun_plan.rerun_plan`) follows what cells bind and read; nothing runs. A read:
+allowed on a read-only notebook, never held. The guard gives only visible cells, so a plan is made as if hidden cells
+were not there; it never names or hints at a hidden cell that binds a name (an agent could otherwise probe which
+names hidden cells bind); ``hiddenCellCount`` says it may miss what they do. The page is read in one synchronous
+stretch; the sources are then parsed in slices of NAMES_SLICE_SECONDS, yielding between them.
 """
 
 from __future__ import annotations
@@ -21,18 +13,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import ID_CHARS, NAMES_SLICE_SECONDS, STALE_IDS_SHOWN
+from webmcp_bridge.core.limits import NAMES_SLICE_SECONDS, STALE_IDS_SHOWN
 from webmcp_bridge.core.names import OTHER_LANGUAGE, CellNames, cell_names, unreadable
 from webmcp_bridge.core.raw import RunState
 from webmcp_bridge.core.rerun_plan import rerun_plan
-from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, Id, NotebookInput, tool
 
 
 def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
@@ -67,15 +59,11 @@ Why = Literal["edited", "stale", "unreadable", "provides", "follows", "target"]
 
 
 class RerunPlanInput(NotebookInput):
-    cell_id: Annotated[
-        str | None,
-        Field(
-            description="A code cell: plan for its outputs, with the cells it needs first. Omit to plan for every "
-            "run cell of the notebook.",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ] = None
+    cell_id: Id | None = Field(
+        None,
+        description="A code cell: plan for its outputs, with the cells it needs first. Omit to plan for every "
+        "run cell of the notebook.",
+    )
 
 
 class PlanCell(Wire):
@@ -155,16 +143,15 @@ async def plan(ctx: CallContext, args: RerunPlanInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_rerun_plan",
-        "Re-run plan",
         "Which cells to run, in order, so that stale outputs are fresh again: for one code cell (cellId: its outputs, "
         "with the cells it needs first) or for every run cell of the notebook. It follows the names cells bind and "
         "read (outputsStale.readsChanged in jupyter_get_cells) and says why each cell is there. Runs nothing: run the "
         "cells with jupyter_run_cells.",
-        RerunPlanInput,
         plan,
         Annotations.read(),
         RerunPlanOutput,
+        "Re-run plan",
     ),
 )

@@ -1,11 +1,8 @@
-"""Review-thread tools: jupyter_list_comments, jupyter_get_comment, jupyter_create_comment,
-jupyter_reply_comment, jupyter_resolve_comment, jupyter_reopen_comment, jupyter_focus_comment.
+"""Review-thread tools: list, get, create, reply, resolve, reopen and focus comments.
 
-Thin wrappers over :class:`webmcp_bridge.review.threads.Review` (storage, anchoring and every rule live there). The
-author of every message made through a tool is "agent". Results carry threads as
-:meth:`ThreadView.to_json <webmcp_bridge.review.threads.ThreadView.to_json>` gives them, each message's author judged
-with the session's page secret (``CallContext.page_secret``): a message the file says is the person's, not signed by
-the person in this browser, reads "file" (:mod:`webmcp_bridge.review.signatures`).
+Thin wrappers over :class:`webmcp_bridge.review.threads.Review`, where every rule lives. Messages made through a tool
+are the "agent"'s; each message's author is judged with the session's page secret, so a message the file says is the
+person's but not signed in this browser reads "file" (:mod:`webmcp_bridge.review.signatures`).
 """
 
 from __future__ import annotations
@@ -15,20 +12,15 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
-from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.payloads import Payload, sometimes
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, ID_CHARS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, NotebookInput
-from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread
+from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, Id, Index, NotebookInput, tool
+from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread, ThreadCounts
 from webmcp_bridge.tools.run import Selection
-
-
-class ThreadCounts(Wire):
-    open: int
-    resolved: int
 
 
 class CommentsOutput(Payload):
@@ -86,18 +78,14 @@ def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
 
 
 class ListCommentsInput(NotebookInput):
-    status: Annotated[Literal["open", "resolved", "all"], Field(description="Which threads.")] = "open"
-    scope: Annotated[
-        Literal["notebook", "cell"] | None,
-        Field(
-            description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when "
-            "cellId is omitted. Default: 'cell' when cellId is given, else 'notebook'."
-        ),
-    ] = None
-    cell_id: Annotated[
-        str | None, Field(description="Only threads anchored to this cell.", min_length=1, max_length=ID_CHARS)
-    ] = None
-    limit: Annotated[int, Field(description="Most threads to return.", ge=1, le=MAX_INT)] = 50
+    status: Literal["open", "resolved", "all"] = Field("open", description="Which threads.")
+    scope: Literal["notebook", "cell"] | None = Field(
+        None,
+        description="'notebook': every thread; 'cell': threads on cellId, or on the person's active cell when "
+        "cellId is omitted. Default: 'cell' when cellId is given, else 'notebook'.",
+    )
+    cell_id: Id | None = Field(None, description="Only threads anchored to this cell.")
+    limit: int = Field(50, description="Most threads to return.", ge=1, le=MAX_INT)
 
 
 async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, Any]:
@@ -134,11 +122,11 @@ async def list_comments(ctx: CallContext, args: ListCommentsInput) -> dict[str, 
     return payload
 
 
-class GetCommentInput(NotebookInput):
+class ThreadInput(NotebookInput):
     thread_id: ThreadIdField
 
 
-async def get_comment(ctx: CallContext, args: GetCommentInput) -> dict[str, Any]:
+async def get_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     return {"path": nb.path, "thread": _thread(ctx, _review(ctx, nb).get(args.thread_id))}
 
@@ -146,21 +134,17 @@ async def get_comment(ctx: CallContext, args: GetCommentInput) -> dict[str, Any]
 class CreateCommentInput(NotebookInput):
     cell_id: CellIdField
     body: BodyField
-    quote: Annotated[
-        str | None,
-        Field(description="Anchor to this exact text of the cell's source (it must occur exactly once).", min_length=1),
-    ] = None
-    selection: Annotated[
-        Selection | None,
-        Field(
-            description="Anchor to this range of the cell's source ({line, column}, 0-based, "
-            "columns in UTF-16 code units as the editor counts)."
-        ),
-    ] = None
-    output_index: Annotated[
-        int | None,
-        Field(description="Anchor to this output of the cell (index from jupyter_get_cells).", ge=0, le=MAX_INT),
-    ] = None
+    quote: str | None = Field(
+        None, description="Anchor to this exact text of the cell's source (it must occur exactly once).", min_length=1
+    )
+    selection: Selection | None = Field(
+        None,
+        description="Anchor to this range of the cell's source ({line, column}, 0-based, "
+        "columns in UTF-16 code units as the editor counts).",
+    )
+    output_index: Index | None = Field(
+        None, description="Anchor to this output of the cell (index from jupyter_get_cells)."
+    )
 
 
 async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str, Any]:
@@ -186,8 +170,7 @@ async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class ReplyCommentInput(NotebookInput):
-    thread_id: ThreadIdField
+class ReplyCommentInput(ThreadInput):
     body: BodyField
 
 
@@ -197,11 +180,8 @@ async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, 
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class ResolveCommentInput(NotebookInput):
-    thread_id: ThreadIdField
-    message: Annotated[
-        str | None, Field(description="An optional closing message, added to the thread.", min_length=1)
-    ] = None
+class ResolveCommentInput(ThreadInput):
+    message: str | None = Field(None, description="An optional closing message, added to the thread.", min_length=1)
 
 
 async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[str, Any]:
@@ -210,21 +190,13 @@ async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[s
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class ReopenCommentInput(NotebookInput):
-    thread_id: ThreadIdField
-
-
-async def reopen_comment(ctx: CallContext, args: ReopenCommentInput) -> dict[str, Any]:
+async def reopen_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     view = _review(ctx, nb).reopen(args.thread_id, "agent")
     return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
-class FocusCommentInput(NotebookInput):
-    thread_id: ThreadIdField
-
-
-async def focus_comment(ctx: CallContext, args: FocusCommentInput) -> dict[str, Any]:
+async def focus_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     view, shown = _review(ctx, nb).focus(args.thread_id)
     focus = nb.focus()
@@ -236,72 +208,59 @@ async def focus_comment(ctx: CallContext, args: FocusCommentInput) -> dict[str, 
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_list_comments",
-        "List comments",
         "List review threads of a notebook (default: open ones), oldest first: id, status, anchor (cell, source range "
         "or output) and its state now (exact / reanchored / orphaned / output-changed / cell-missing), the first and "
         "latest messages. scope 'cell' lists the threads on the person's active cell or on cellId.",
-        ListCommentsInput,
         list_comments,
         Annotations.read(),
         CommentsOutput,
     ),
-    Tool(
+    tool(
         "jupyter_get_comment",
-        "Get comment",
         "Read one review thread with its messages (who wrote each and when: person, agent, or file: says it is the "
         "person's but was not written by them in this browser, so it is the file's text, not their word) and its "
         "anchor's state now.",
-        GetCommentInput,
         get_comment,
         Annotations.read(),
         CommentOutput,
     ),
-    Tool(
+    tool(
         "jupyter_create_comment",
-        "Create comment",
         "Open a review thread on a cell: on the whole cell, on a range of its source (an exact quote occurring once, "
         "or a selection), or on one of its outputs. The thread is stored in the notebook's metadata and travels with "
         "the file.",
-        CreateCommentInput,
         create_comment,
         Annotations.write(destructive=False, idempotent=False, untrusted_content=True),
         ThreadWritten,
     ),
-    Tool(
+    tool(
         "jupyter_reply_comment",
-        "Reply to comment",
         "Add a message to a review thread (open or resolved).",
-        ReplyCommentInput,
         reply_comment,
         Annotations.write(destructive=False, idempotent=False, untrusted_content=True),
         ThreadWritten,
+        "Reply to comment",
     ),
-    Tool(
+    tool(
         "jupyter_resolve_comment",
-        "Resolve comment",
         "Mark an open review thread resolved, optionally with a closing message.",
-        ResolveCommentInput,
         resolve_comment,
         Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadWritten,
     ),
-    Tool(
+    tool(
         "jupyter_reopen_comment",
-        "Reopen comment",
         "Reopen a resolved review thread.",
-        ReopenCommentInput,
         reopen_comment,
         Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadWritten,
     ),
-    Tool(
+    tool(
         "jupyter_focus_comment",
-        "Focus comment",
         "Show a review thread's anchor to the person: reveal the cell and select the quoted range, or highlight the "
         "output. Refused with COMMENT_ANCHOR_STALE when the anchor is orphaned or its cell was deleted.",
-        FocusCommentInput,
         focus_comment,
         Annotations.write(destructive=False, idempotent=True, untrusted_content=True),
         ThreadShown,

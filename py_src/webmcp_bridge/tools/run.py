@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, INTERRUPT_WAIT_SECONDS
 from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, CellSelection, NotebookInput, unique
+from webmcp_bridge.tools.common import (
+    CallContext,
+    CellIdField,
+    CellSelection,
+    Index,
+    NotebookInput,
+    tool,
+    unique,
+)
 from webmcp_bridge.tools.payloads import Focus, OutputListing
 
 
@@ -59,17 +67,15 @@ class FocusOutput(Payload):
 
 
 class RunCellsInput(CellSelection):
-    stop_on_error: Annotated[bool, Field(description="Skip the remaining cells after a cell fails.")] = True
-    timeout: Annotated[
-        float | None,
-        Field(
-            description="Seconds to wait for each cell (default: the runTimeout setting, "
-            f"{DEFAULT_LIMITS.run_timeout_seconds:g} s). A cell still running then is reported as running, not "
-            "failed.",
-            gt=0,
-            le=86400,
-        ),
-    ] = None
+    stop_on_error: bool = Field(True, description="Skip the remaining cells after a cell fails.")
+    timeout: float | None = Field(
+        None,
+        description="Seconds to wait for each cell (default: the runTimeout setting, "
+        f"{DEFAULT_LIMITS.run_timeout_seconds:g} s). A cell still running then is reported as running, not "
+        "failed.",
+        gt=0,
+        le=86400,
+    )
 
 
 async def _kernel_ready(ctx: CallContext, nb) -> None:
@@ -133,15 +139,9 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         # mode too
         reason = await nb.run_consent()
         summary = f"Run {len(runnable)} code cell(s)" + (f" ({reason})" if reason else "")
+        runs = [c.source for c in runnable]
         if await ctx.propose(
-            nb,
-            "jupyter_run_cells",
-            "run",
-            runnable[0].id,
-            summary,
-            code=code,
-            always=reason is not None,
-            runs=[c.source for c in runnable],
+            nb, "jupyter_run_cells", "run", runnable[0].id, summary, code=code, always=reason is not None, runs=runs
         ):
             # accepted: run only the code the person was shown
             check_as_shown(nb.find_cells([c.id for c in runnable]), {c.id: c.source for c in runnable}, ctx.limits)
@@ -151,26 +151,23 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
     still_running = False
     wait = args.timeout if args.timeout is not None else ctx.limits.run_timeout_seconds
     for cell_id in ids:
+        skip, cell = None, None
         if still_running:  # it would queue behind the running cell: not started, the agent decides
-            results.append({"cellId": cell_id, "status": "skipped", "reason": "an earlier cell is still running"})
-            continue
-        if failed and args.stop_on_error:
-            results.append({"cellId": cell_id, "status": "skipped", "reason": "an earlier cell failed"})
-            continue
-        try:
-            cell = nb.find_cell(cell_id)
-        except ToolError:
-            results.append({"cellId": cell_id, "status": "skipped", "reason": "the cell was deleted"})
-            continue
-        if cell.cell_type != "code":
-            results.append(
-                {"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": f"a {cell.cell_type} cell"}
-            )
-            continue
-        if cell_id in read_only:
-            results.append(
-                {"cellId": cell_id, "index": cell.index, "status": "skipped", "reason": "read-only for the agent"}
-            )
+            skip = "an earlier cell is still running"
+        elif failed and args.stop_on_error:
+            skip = "an earlier cell failed"
+        else:
+            try:
+                cell = nb.find_cell(cell_id)
+            except ToolError:
+                skip = "the cell was deleted"
+        if cell is not None and cell.cell_type != "code":
+            skip = f"a {cell.cell_type} cell"
+        elif cell is not None and cell_id in read_only:
+            skip = "read-only for the agent"
+        if skip is not None:
+            index = {} if cell is None else {"index": cell.index}
+            results.append({"cellId": cell_id, **index, "status": "skipped", "reason": skip})
             continue
         outcome = await nb.run_cell(cell_id, wait)
         if outcome.status == "timeout":  # the kernel has not answered: the cell is still running, not failed
@@ -238,10 +235,9 @@ def interrupt_reason(before: str, info: Any) -> str | None:
 
 
 class KernelActionInput(NotebookInput):
-    action: Annotated[
-        Literal["interrupt", "restart"],
-        Field(description="interrupt stops the running cell; restart clears all kernel state."),
-    ]
+    action: Literal["interrupt", "restart"] = Field(
+        description="interrupt stops the running cell; restart clears all kernel state."
+    )
 
 
 async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, Any]:
@@ -278,10 +274,8 @@ async def kernel_action(ctx: CallContext, args: KernelActionInput) -> dict[str, 
 
 
 class Position2D(ToolInput):
-    line: Annotated[int, Field(description="0-based line.", ge=0, le=MAX_INT)]
-    column: Annotated[
-        int, Field(description="0-based column, in UTF-16 code units as the editor counts.", ge=0, le=MAX_INT)
-    ]
+    line: Index = Field(description="0-based line.")
+    column: Index = Field(description="0-based column, in UTF-16 code units as the editor counts.")
 
 
 def check_position(source: str, position: Position2D, name: str) -> dict[str, int]:
@@ -307,8 +301,8 @@ class Selection(ToolInput):
 
 class FocusCellInput(NotebookInput):
     cell_id: CellIdField
-    cursor: Annotated[Position2D | None, Field(description="Put the cursor here.")] = None
-    selection: Annotated[Selection | None, Field(description="Select this range of the source.")] = None
+    cursor: Position2D | None = Field(None, description="Put the cursor here.")
+    selection: Selection | None = Field(None, description="Select this range of the source.")
 
 
 async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:
@@ -331,41 +325,35 @@ async def focus_cell(ctx: CallContext, args: FocusCellInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_run_cells",
-        "Run cells",
         "Run code cells in the notebook's kernel (by ids, an index range, or all), waiting for the kernel to be "
         "ready. Returns per cell: status (ok/error/skipped/running), execution count and a bounded summary of its "
         "outputs. A cell still running after `timeout` seconds (default: the runTimeout setting, "
         f"{DEFAULT_LIMITS.run_timeout_seconds:g} s) is reported running, with a reason; it goes on in the kernel and "
         "the cells after it are not started.",
-        RunCellsInput,
         run_cells,
         Annotations.write(destructive=True, idempotent=False, untrusted_content=True, consequential=True),
         RunCellsOutput | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_kernel_action",
-        "Kernel action",
         "Interrupt or restart the notebook's kernel. An interrupt reports interrupted: true when it stopped a "
         f"running cell, else false with a reason (nothing was running; still busy {INTERRUPT_WAIT_SECONDS:.0f} s "
         "later; a kernel that cannot stop running code, such as JupyterLite's Pyodide, with what to do instead). A "
         "restart asks the person first, with JupyterLab's own 'Restart Kernel?' dialog: the call returns pending "
         "with that `dialog` at once; answer it with jupyter_answer_dialog ('Restart' or 'Cancel') or let the person "
         "answer. Cancel gives restarted: false.",
-        KernelActionInput,
         kernel_action,
         Annotations.write(destructive=True, idempotent=False, consequential=True),
         KernelActionOutput | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_focus_cell",
-        "Focus cell",
         "Reveal a cell to the person and make it active, optionally placing the cursor or selecting a range of its "
         "source.",
-        FocusCellInput,
         focus_cell,
         Annotations.write(destructive=False, idempotent=True),
-        output_model=FocusOutput,
+        FocusOutput,
     ),
 )

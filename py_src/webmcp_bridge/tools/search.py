@@ -1,19 +1,16 @@
 """jupyter_search: find a string or a bounded regular expression in the workspace's notebooks and text files.
 
-What is searched, in path order (paths sorted, from a walk of the workspace listing bounded like the run rule's,
-names starting with "." left out, narrowed by a path glob): every notebook's cell sources and the text of its
-outputs (one representation an output: text/plain, else its first text one) — an open notebook through its live
-model (unsaved edits included), a closed one through the contents service without opening it (no tab, no
-kernel) — and every text file (UTF-8 without NUL). Hidden notebooks and hidden cells are never read: the guard
-leaves them out of the walk and the reads (:class:`~webmcp_bridge.access.guard.GuardedHost`), so a search over
-them answers exactly as over a workspace without them (no count, no cut, no skipped path tells of them).
+Searched in path order (a bounded walk of the listing, "." names left out, narrowed by a glob): each notebook's cell
+sources and output texts (text/plain, else the first text representation), open ones live, closed ones from the
+contents service (no tab, no kernel), and every UTF-8 text file. Hidden notebooks and cells are never read (the guard
+leaves them out of the walk and the reads), so a search answers exactly as over a workspace without them: no count,
+cut or skipped path tells of them.
 
-The cost is bounded three ways: the matching (:mod:`webmcp_bridge.core.search`: each match on a bounded window,
-under a deadline checked inside the engine, :mod:`webmcp_bridge.core.alarm`: ``SEARCH_MATCH_SECONDS`` a stretch; a
-match that overruns it, again after a yield to the page, ends the call with INVALID_ARGUMENT), the text
-(``SEARCH_TEXT_BYTES`` of a cell source or file, ``SEARCH_OUTPUT_BYTES`` of an output, ``SEARCH_SCAN_BYTES`` a
-call) and the time (``SEARCH_SECONDS`` a call, yielding to the page at least every ``SEARCH_SLICE_SECONDS``). A
-call that stops early says ``truncated`` and gives ``nextCursor``; so does a full page of hits.
+The cost is bounded three ways: the matching (:mod:`webmcp_bridge.core.search` matches on a bounded window under a
+deadline, :mod:`webmcp_bridge.core.alarm`, of ``SEARCH_MATCH_SECONDS`` a stretch; a match that overruns it twice ends
+the call with INVALID_ARGUMENT), the text (``SEARCH_TEXT_BYTES`` a source or file, ``SEARCH_OUTPUT_BYTES`` an output,
+``SEARCH_SCAN_BYTES`` a call) and the time (``SEARCH_SECONDS`` a call, yielding every ``SEARCH_SLICE_SECONDS``). A
+call that stops early, or fills a page of hits, says ``truncated`` and gives ``nextCursor``.
 """
 
 from __future__ import annotations
@@ -23,12 +20,12 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.alarm import Alarm, Overrun
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -66,7 +63,7 @@ from webmcp_bridge.core.search import (
     unit_of,
 )
 from webmcp_bridge.core.uris import cell_uri, notebook_uri, output_uri
-from webmcp_bridge.tools.common import CallContext
+from webmcp_bridge.tools.common import CallContext, tool
 
 #: file name endings never read as text (binary formats a workspace commonly holds): skipped without loading
 BINARY_ENDINGS = (
@@ -78,34 +75,27 @@ CURSOR_CHARS = 4 * MAX_PATH_BYTES
 
 
 class SearchInput(ToolInput):
-    query: Annotated[
-        str,
-        Field(
-            description=f"The text to find (at most {SEARCH_PATTERN_CHARS} characters): a plain string, or a "
-            "regular expression (Python syntax) with regex: true.",
-            min_length=1,
-            max_length=SEARCH_PATTERN_CHARS,
-        ),
-    ]
-    regex: Annotated[bool, Field(description="Read query as a regular expression.")] = False
-    case_sensitive: Annotated[bool, Field(description="Match letter case exactly (default: ignore case).")] = False
-    glob: Annotated[
-        str | None,
-        Field(
-            description="Only paths matching this glob ('*' and '?' within a name, '**' across folders; no '/' "
-            "matches names in any folder: '*.ipynb', 'data/**/*.csv'). Default: everything.",
-            max_length=MAX_PATH_BYTES,
-        ),
-    ] = None
-    include_outputs: Annotated[bool, Field(description="Also search the text of cell outputs.")] = True
-    limit: Annotated[
-        int,
-        Field(description=f"Most hits to return (default {SEARCH_HITS_DEFAULT}).", ge=1, le=SEARCH_HITS),
-    ] = SEARCH_HITS_DEFAULT
-    cursor: Annotated[
-        str | None,
-        Field(description="nextCursor of the previous result, to continue (same query).", max_length=CURSOR_CHARS),
-    ] = None
+    query: str = Field(
+        description=f"The text to find (at most {SEARCH_PATTERN_CHARS} characters): a plain string, or a "
+        "regular expression (Python syntax) with regex: true.",
+        min_length=1,
+        max_length=SEARCH_PATTERN_CHARS,
+    )
+    regex: bool = Field(False, description="Read query as a regular expression.")
+    case_sensitive: bool = Field(False, description="Match letter case exactly (default: ignore case).")
+    glob: str | None = Field(
+        None,
+        description="Only paths matching this glob ('*' and '?' within a name, '**' across folders; no '/' "
+        "matches names in any folder: '*.ipynb', 'data/**/*.csv'). Default: everything.",
+        max_length=MAX_PATH_BYTES,
+    )
+    include_outputs: bool = Field(True, description="Also search the text of cell outputs.")
+    limit: int = Field(
+        SEARCH_HITS_DEFAULT, description=f"Most hits to return (default {SEARCH_HITS_DEFAULT}).", ge=1, le=SEARCH_HITS
+    )
+    cursor: str | None = Field(
+        None, description="nextCursor of the previous result, to continue (same query).", max_length=CURSOR_CHARS
+    )
 
 
 class SearchHit(Wire):
@@ -208,9 +198,10 @@ async def _pause(run: _Run, *, now_or_never: bool = False) -> bool:
 
 
 async def _search_text(
-    run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], hit_of: Any, label: str
+    run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], located: dict[str, Any], label: str
 ) -> bool:
-    """Scan one text (cut to ``cap`` bytes); add its hits. False when the call stops (page full or budget).
+    """Scan one text (cut to ``cap`` bytes); add its hits (``located``: the keys that say where they are, before each
+    hit's line, column, length and snippet). False when the call stops (page full or budget).
 
     The matching runs under the alarm (:mod:`webmcp_bridge.core.alarm`), set (when it is not) for what is left of
     this stretch's ``SEARCH_MATCH_SECONDS``, stopped across each yield and by :func:`search` after each path (the
@@ -251,7 +242,7 @@ async def _search_text(
                 return False
             run.steps += 1
             continue
-        hit = hit_of(item)
+        hit = {**located, "line": item.line, "column": item.column, "length": item.length, "snippet": item.snippet}
         size = json_bytes(hit) + 1
         if len(run.hits) >= run.limit or run.hit_bytes + size > run.hit_budget:
             run.stopped = "hits"  # the cursor stays at the last hit returned
@@ -288,30 +279,21 @@ async def _search_cells(
             if unit < after[0]:
                 continue
             start = after[1:] if unit == after[0] else (0, 0)
-
-            def hit_of(
-                h: LineHit, cell: RawCell = cell, output_index: int | None = output_index, mime: Any = mime
-            ) -> dict:
-                hit: dict[str, Any] = {"path": path, "kind": "source" if output_index is None else "output"}
-                if cell.id:
-                    hit["uri"] = (
-                        cell_uri(path, cell.id) if output_index is None else output_uri(path, cell.id, output_index)
-                    )
-                    hit["cellId"] = cell.id
-                else:
-                    hit["uri"] = notebook_uri(path)
-                hit["cellIndex"] = cell.index
-                if output_index is not None:
-                    hit["outputIndex"] = output_index
-                    hit["mimeType"] = mime
-                hit.update(line=h.line, column=h.column, length=h.length, snippet=h.snippet)
-                return hit
-
+            located: dict[str, Any] = {"path": path, "kind": "source" if output_index is None else "output"}
+            if cell.id and output_index is not None:
+                located.update(uri=output_uri(path, cell.id, output_index), cellId=cell.id)
+            elif cell.id:
+                located.update(uri=cell_uri(path, cell.id), cellId=cell.id)
+            else:
+                located["uri"] = notebook_uri(path)
+            located["cellIndex"] = cell.index
+            if output_index is not None:
+                located.update(outputIndex=output_index, mimeType=mime)
             cap = SEARCH_TEXT_BYTES if output_index is None else SEARCH_OUTPUT_BYTES
             if was_cut:
                 run.cut += 1
             label = f"cell {index}'s " + ("source" if output_index is None else f"output {output_index}")
-            if not await _search_text(run, text, cap, (path, unit), start, hit_of, label):
+            if not await _search_text(run, text, cap, (path, unit), start, located, label):
                 return False
     return True
 
@@ -392,19 +374,9 @@ async def _search_file(ctx: CallContext, run: _Run, path: str, after: tuple[int,
     if text is None:
         return True
     run.files += 1
-
-    def hit_of(h: LineHit) -> dict:
-        return {
-            "path": path,
-            "kind": "file",
-            "line": h.line,
-            "column": h.column,
-            "length": h.length,
-            "snippet": h.snippet,
-        }
-
     start = after[1:] if after[0] == 0 else (0, 0)
-    return await _search_text(run, text, SEARCH_TEXT_BYTES, (path, 0), start, hit_of, "the file")
+    located = {"path": path, "kind": "file"}
+    return await _search_text(run, text, SEARCH_TEXT_BYTES, (path, 0), start, located, "the file")
 
 
 async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
@@ -451,15 +423,13 @@ async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_search",
-        "Search",
         "Find a string (or a regular expression with regex: true) in the cell sources and text outputs of the "
         "workspace's notebooks, open or not, and in its text files; glob narrows the paths. Each hit has its path, "
         "the notebook:// uri of the cell or output, line, column and a snippet. Paged: pass nextCursor to go on "
         f"(at most {SEARCH_HITS} hits a call). A regular expression that backtracks too much on some line (nested "
         "repeats such as (a+)+) ends the search with an error.",
-        SearchInput,
         search,
         Annotations.read(),
         SearchOutput,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from webmcp_bridge.calls.payloads import Payload, Wire
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ToolError
-from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
 
 
 class GetOutputSelectionInput(NotebookInput):
@@ -52,14 +52,13 @@ async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) 
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_output_selection",
-        "Get shared output selection",
         "The output text the person selected and shared with you (output context menu: 'Share selected output text "
         "with the agent'): cell id, output index and the text (bounded), or selection: null when nothing is shared.",
-        GetOutputSelectionInput,
         get_output_selection,
         Annotations.read(),
         OutputSelectionOutput,
+        "Get shared output selection",
     ),
 )

@@ -12,10 +12,10 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import AGENT_DROP_THRESHOLD, MAX_TOOLSET_WORDS, TOOL_NAME_MAX_CHARS
-from webmcp_bridge.tools.common import CallContext
+from webmcp_bridge.tools.common import CallContext, tool
 
 ToolsetNames = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=TOOL_NAME_MAX_CHARS)]], Field(max_length=MAX_TOOLSET_WORDS)
@@ -23,13 +23,10 @@ ToolsetNames = Annotated[
 
 
 class ToolsetsInput(ToolInput):
-    enable: Annotated[
-        ToolsetNames | None,
-        Field(description="Toolsets to turn on (names from the listing); their tools are registered at once."),
-    ] = None
-    disable: Annotated[
-        ToolsetNames | None, Field(description="Toolsets to turn off (an always-on toolset cannot be).")
-    ] = None
+    enable: ToolsetNames | None = Field(
+        None, description="Toolsets to turn on (names from the listing); their tools are registered at once."
+    )
+    disable: ToolsetNames | None = Field(None, description="Toolsets to turn off (an always-on toolset cannot be).")
 
 
 class ToolsetOut(Wire):
@@ -74,13 +71,11 @@ async def toolsets(ctx: CallContext, args: ToolsetsInput) -> dict[str, Any]:
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_toolsets",
-        "Toolsets",
         "List this page's toolsets (name, description, tool names, enabled) and turn toolsets on (enable) or off "
         "(disable). Only some toolsets are registered when the page loads; turning one on registers its tools at "
         "once.",
-        ToolsetsInput,
         toolsets,
         Annotations.write(destructive=False, idempotent=True),
         ToolsetsOutput,

@@ -1,33 +1,25 @@
 """The kernel's variables without the agent's code: jupyter_list_variables and jupyter_inspect_variable.
 
-Both run the bridge's fixed inspection program (:mod:`webmcp_bridge.core.kernel_inspect`) in the notebook's
-kernel, silently and outside its history, through the access guard (:meth:`GuardedNotebook.inspect_kernel
-<webmcp_bridge.access.guard.GuardedNotebook.inspect_kernel>`), and return its one-line JSON answer. They are reads:
-a read-only notebook allows them and Propose mode does not hold them.
-
-Hidden cells: the kernel holds whatever a ``none`` cell defined, and the values of the variables can carry what a
-hidden cell computed (a visible object a hidden cell changed included), so no filter by name can keep it out. The
-tools therefore follow the run rule (:mod:`webmcp_bridge.access.run_consent`), as ``jupyter_run_code`` does, which
-reaches the same variables: while the notebook has hidden cells or a notebook of the workspace is hidden, the person
-sees the inspection (the program, and what it is for) and it runs only after Accept (in Direct mode too; a
-denial is the normal ``denied`` result), unless the person turned asking off for that notebook. IPython's own
-names and the history names (``In``, ``Out``, ``_``, ``_iN``...) are never listed or inspected: they answer as
-not defined.
+Both run the bridge's fixed inspection program (:mod:`webmcp_bridge.core.kernel_inspect`) in the notebook's kernel,
+silently and outside its history, through the access guard, and return its one-line JSON answer. They are reads: a
+read-only notebook allows them and Propose mode does not hold them, except that the values can carry what a hidden
+cell computed (no filter by name can keep it out), so they follow the run rule
+(:mod:`webmcp_bridge.access.run_consent`) as ``jupyter_run_code`` does: while something is hidden, the person sees
+the inspection and it runs only after Accept, in Direct mode too. IPython's own and history names (``In``, ``_iN``...)
+answer as not defined.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import Field
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool
+from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.kernel_inspect import check_variable_name, inspection_code, new_nonce, read_answer
 from webmcp_bridge.core.limits import (
-    ID_CHARS,
-    MAX_INT,
     MIN_PAGE_BYTES,
     RESULT_HEADROOM,
     VARIABLE_DETAIL_BYTES,
@@ -38,29 +30,17 @@ from webmcp_bridge.core.limits import (
     VARIABLES_TIMEOUT_SECONDS,
 )
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import CallContext, NotebookInput
+from webmcp_bridge.tools.common import CallContext, Id, Index, NotebookInput, tool
 from webmcp_bridge.tools.run import _kernel_ready
 
 
 class ListVariablesInput(NotebookInput):
-    offset: Annotated[
-        int, Field(description="How many variables (in name order) to skip: a list's nextOffset.", ge=0, le=MAX_INT)
-    ] = 0
-    limit: Annotated[
-        int,
-        Field(description="Most variables to return.", ge=1, le=VARIABLES_LISTED),
-    ] = VARIABLES_LISTED_DEFAULT
+    offset: Index = Field(0, description="How many variables (in name order) to skip: a list's nextOffset.")
+    limit: int = Field(VARIABLES_LISTED_DEFAULT, description="Most variables to return.", ge=1, le=VARIABLES_LISTED)
 
 
 class InspectVariableInput(NotebookInput):
-    name: Annotated[
-        str,
-        Field(
-            description="The variable's name: a Python identifier (df, model_2), not an expression.",
-            min_length=1,
-            max_length=ID_CHARS,
-        ),
-    ]
+    name: Id = Field(description="The variable's name: a Python identifier (df, model_2), not an expression.")
 
 
 class Variable(Wire):
@@ -154,63 +134,44 @@ async def _inspect(ctx: CallContext, args: NotebookInput, tool: str, summary: st
 
 
 async def list_variables(ctx: CallContext, args: ListVariablesInput) -> dict[str, Any]:
-    """The kernel's variables in name order, a page of them.
-
-    Returns ``{path, total, offset, variables: [{name, type, length?, shape?, dtype?, repr, reprTruncated}],
-    nextOffset}``: modules, names starting with ``_`` and IPython's own names are left out; ``repr`` is at most
-    :data:`~webmcp_bridge.core.limits.VARIABLE_REPR_BYTES`; the page ends early when the next entry would pass the
-    result cap (``nextOffset`` then says where to go on; null at the end).
-
-    Raises ToolError: see :func:`_inspect`."""
+    """A page of the kernel's variables in name order (:class:`VariableList`), without modules, ``_`` names and
+    IPython's own; ``repr`` at most VARIABLE_REPR_BYTES; the page ends early before the result cap. Raises as
+    :func:`_inspect`."""
     arguments = {"mode": "list", "offset": args.offset, "limit": args.limit}
     return await _inspect(ctx, args, "jupyter_list_variables", "Show the kernel's variables to the agent", arguments)
 
 
 async def inspect_variable(ctx: CallContext, args: InspectVariableInput) -> dict[str, Any]:
-    """One variable of the kernel in more detail.
-
-    Returns ``{path, name, defined: false}`` when no such variable is there (IPython's own and history names
-    included), else ``{path, name, defined: true, type, repr, reprTruncated, ...}`` with, by kind: ``length``,
-    ``shape``, ``dtype``; a numpy array's ``ndim``, ``size``, ``nbytes``; a builtin container's first ``items``; a
-    plain or builtin function's ``signature`` and ``doc``; an object's ``attributeCount`` and ``attributes``
-    [{name, type}] (core/kernel_inspect.py: what is read without running the notebook's code).
-
-    Raises ToolError: INVALID_ARGUMENT (not an identifier), and see :func:`_inspect`."""
+    """One variable of the kernel in detail (:class:`VariableDetails`; ``defined: false`` for none, IPython's own and
+    history names included). Raises ToolError: INVALID_ARGUMENT (not an identifier), and as :func:`_inspect`."""
     name = check_variable_name(args.name)
-    arguments = {
-        "mode": "inspect",
-        "name": name,
-        "detail": VARIABLE_DETAIL_BYTES,
-        "items": VARIABLE_ITEMS,
-    }
+    arguments = {"mode": "inspect", "name": name, "detail": VARIABLE_DETAIL_BYTES, "items": VARIABLE_ITEMS}
     return await _inspect(
         ctx, args, "jupyter_inspect_variable", f"Show the kernel's variable {name} to the agent", arguments
     )
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_list_variables",
-        "List the kernel's variables",
         "List the variables in the notebook's kernel, in name order: name, type, length or a numpy array's shape "
         "and dtype, a short repr of builtin values (other objects show their type: no code of theirs runs), paged "
         "with offset/limit. The bridge's own read-only inspection, outside the kernel's history. Modules and names "
         "starting with _ are not listed.",
-        ListVariablesInput,
         list_variables,
         Annotations.read(),
         VariableList | DeniedPayload,
+        "List the kernel's variables",
     ),
-    Tool(
+    tool(
         "jupyter_inspect_variable",
-        "Inspect a variable",
         "One variable of the notebook's kernel in detail: type, bounded repr of a builtin value, length; a numpy "
         "array's shape and dtype; a container's first items; a function's signature; an object's attribute names. "
         "No code of the notebook's objects runs (a pandas object shows its type only). name is a Python identifier "
         "(no expressions); defined: false when there is none.",
-        InspectVariableInput,
         inspect_variable,
         Annotations.read(),
         VariableDetails | DeniedPayload,
+        "Inspect a variable",
     ),
 )

@@ -1,32 +1,117 @@
 """Context and workspace tools: jupyter_get_context, jupyter_list_workspace, jupyter_open_notebook,
-jupyter_create_notebook, jupyter_save_notebook."""
+jupyter_create_notebook, jupyter_save_notebook.
+
+The context's errors summary (``includeErrors``) lists the cells of the current notebook whose last run raised (an
+``error`` output among their first ERROR_SCAN_OUTPUTS: a run that raises ends with one, the next run clears the
+outputs first), at most ERRORS_LISTED in notebook order, each with its error's name and message cut to
+ERROR_MESSAGE_BYTES (the traceback is read with ``jupyter_get_output``). Read through the access guard: a hidden cell
+is never listed and indices count visible cells.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from typing import Annotated, Any, Literal
+import re
+from typing import Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import DialogReport, Payload, Wire, sometimes
-from webmcp_bridge.calls.registry import Annotations, Tool, ToolInput
+from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.diagnostics import Kind, Severity
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.limits import (
     CONTEXT_ITEMS,
     DEFAULT_LIMITS,
+    ERROR_MESSAGE_BYTES,
+    ERROR_SCAN_OUTPUTS,
+    ERRORS_LISTED,
+    EXPORT_CHUNK,
     ID_CHARS,
     MAX_PATH_BYTES,
     SAVE_LOCK_WAIT_SECONDS,
     WORKSPACE_ENTRIES_DEFAULT,
+    preview,
 )
 from webmcp_bridge.core.paths import is_notebook_path, join, normalize_path
+from webmcp_bridge.core.uris import notebook_uri
 from webmcp_bridge.host.protocol import SaveKind
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.review.threads import Review
-from webmcp_bridge.tools.common import CallContext, NotebookInput, summary
-from webmcp_bridge.tools.errors_summary import ErrorsSummary, errors_summary
-from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary
+from webmcp_bridge.tools.common import CallContext, NotebookInput, summary, tool
+from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary, ThreadCounts
+
+#: the name the Pyodide kernel (jupyterlite-pyodide-kernel 0.8.6, ``str(type(error))``) gives an error
+_CLASS_REPR = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
+
+
+def error_name(ename: str) -> str:
+    """The error's class name as ipykernel gives it (``ValueError``): the Pyodide kernel's ``<class 'ValueError'>`` (or
+    ``<class 'module.Name'>``) becomes ``ValueError`` (``Name``); any other name is kept as it is."""
+    match = _CLASS_REPR.fullmatch(ename.strip())
+    return match.group(1) if match else ename
+
+
+class CellError(Wire):
+    """One cell whose last run raised."""
+
+    cellId: str
+    index: int
+    executionCount: int | None
+    ename: str
+    evalue: str
+    outputIndex: int
+
+
+class ErrorsSummary(Wire):
+    """The cells of the current notebook whose last run raised (:func:`errors_summary`)."""
+
+    path: str
+    uri: str
+    count: int
+    cells: list[CellError]
+    truncated: bool
+
+
+async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
+    """``{path, uri, count, cells: [{cellId, index, executionCount, ename, evalue, outputIndex}], truncated}`` for
+    ``nb`` (see the module docstring). Reads the visible cells :data:`EXPORT_CHUNK` at a time, with a yield to the page
+    between reads (a notebook of thousands of cells never holds it in one stretch)."""
+    found: list[dict[str, Any]] = []
+    count = 0
+    total = nb.cell_count()
+    for start in range(0, total, EXPORT_CHUNK):
+        if start:
+            await asyncio.sleep(0)
+        for cell in nb.read_cells(
+            range(start, min(total, start + EXPORT_CHUNK)), head_bytes=0, max_outputs=ERROR_SCAN_OUTPUTS
+        ):
+            index = next((i for i, o in enumerate(cell.outputs) if o.output_type == "error"), None)
+            if index is None:
+                continue
+            count += 1
+            if len(found) >= ERRORS_LISTED:
+                continue
+            output = cell.outputs[index]
+            found.append(
+                {
+                    "cellId": cell.id,
+                    "index": cell.index,
+                    "executionCount": cell.execution_count,
+                    "ename": preview(error_name(output.ename or ""), ERROR_MESSAGE_BYTES),
+                    "evalue": preview(output.evalue or "", ERROR_MESSAGE_BYTES),
+                    "outputIndex": index,
+                }
+            )
+    return {
+        "path": nb.path,
+        "uri": notebook_uri(nb.path),
+        "count": count,
+        "cells": found,
+        "truncated": count > len(found),
+    }
 
 
 class OpenDocumentOut(Wire):
@@ -48,11 +133,6 @@ class PendingCallOut(Wire):
     tool: str
     status: Literal["running", "settled"]
     seconds: float
-
-
-class ReviewCounts(Wire):
-    open: int
-    resolved: int
 
 
 class DiagnosticOut(Wire):
@@ -78,7 +158,7 @@ class ContextOutput(Payload):
     focus: Focus | None
     mode: Literal["direct", "propose"]
     proposals: list[ProposalOut]
-    review: ReviewCounts | None
+    review: ThreadCounts | None
     pending: list[PendingCallOut]
     dialogs: list[DialogReport]
     diagnostics: list[DiagnosticOut]
@@ -125,16 +205,14 @@ class SaveNotebookOutput(Payload):
 
 
 class GetContextInput(ToolInput):
-    include_errors: Annotated[
-        bool,
-        Field(
-            description="Also list the current notebook's cells whose last run raised (the cell, its error's name, "
-            "short message and output index)."
-        ),
-    ] = False
-    include_guidance: Annotated[
-        bool, Field(description="Also return the guidance: how to work in this page (under 2 KB; read it once).")
-    ] = False
+    include_errors: bool = Field(
+        False,
+        description="Also list the current notebook's cells whose last run raised (the cell, its error's name, "
+        "short message and output index).",
+    )
+    include_guidance: bool = Field(
+        False, description="Also return the guidance: how to work in this page (under 2 KB; read it once)."
+    )
 
 
 async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]:
@@ -176,13 +254,12 @@ async def get_context(ctx: CallContext, args: GetContextInput) -> dict[str, Any]
 
 
 class ListWorkspaceInput(ToolInput):
-    path: Annotated[
-        str,
-        Field(description="Folder to list, relative to the workspace root ('' = the root).", max_length=MAX_PATH_BYTES),
-    ] = ""
-    recursive: Annotated[bool, Field(description="Also list sub-folders, breadth first.")] = False
-    limit: Annotated[int, Field(description="Most entries to return.", ge=1, le=DEFAULT_LIMITS.workspace_entries)] = (
-        WORKSPACE_ENTRIES_DEFAULT
+    path: str = Field(
+        "", description="Folder to list, relative to the workspace root ('' = the root).", max_length=MAX_PATH_BYTES
+    )
+    recursive: bool = Field(False, description="Also list sub-folders, breadth first.")
+    limit: int = Field(
+        WORKSPACE_ENTRIES_DEFAULT, description="Most entries to return.", ge=1, le=DEFAULT_LIMITS.workspace_entries
     )
 
 
@@ -211,14 +288,11 @@ async def list_workspace(ctx: CallContext, args: ListWorkspaceInput) -> dict[str
 
 
 class OpenNotebookInput(ToolInput):
-    path: Annotated[
-        str,
-        Field(description="Workspace-relative path of the notebook to open.", min_length=1, max_length=MAX_PATH_BYTES),
-    ]
-    cell_id: Annotated[str | None, Field(description="Reveal and select this cell once open.", max_length=ID_CHARS)] = (
-        None
+    path: str = Field(
+        description="Workspace-relative path of the notebook to open.", min_length=1, max_length=MAX_PATH_BYTES
     )
-    activate: Annotated[bool, Field(description="Bring the notebook to the front (the person will see it).")] = True
+    cell_id: str | None = Field(None, description="Reveal and select this cell once open.", max_length=ID_CHARS)
+    activate: bool = Field(True, description="Bring the notebook to the front (the person will see it).")
 
 
 async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, Any]:
@@ -239,13 +313,13 @@ async def open_notebook(ctx: CallContext, args: OpenNotebookInput) -> dict[str, 
 
 
 class CreateNotebookInput(ToolInput):
-    name: Annotated[str, Field(description="File name; '.ipynb' is added if missing.", min_length=1, max_length=255)]
-    directory: Annotated[
-        str, Field(description="Folder to create it in, relative to the workspace root.", max_length=MAX_PATH_BYTES)
-    ] = ""
-    kernel: Annotated[
-        str | None, Field(description="Kernel name (default: the site's default Python kernel).", max_length=128)
-    ] = None
+    name: str = Field(description="File name; '.ipynb' is added if missing.", min_length=1, max_length=255)
+    directory: str = Field(
+        "", description="Folder to create it in, relative to the workspace root.", max_length=MAX_PATH_BYTES
+    )
+    kernel: str | None = Field(
+        None, description="Kernel name (default: the site's default Python kernel).", max_length=128
+    )
 
 
 async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[str, Any]:
@@ -320,55 +394,45 @@ async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, 
 
 
 TOOLS = (
-    Tool(
+    tool(
         "jupyter_get_context",
-        "Get context",
         "What is open and where the person is: the current notebook (path, dirty, revision, cell counts), open "
         "documents, the kernel, the person's focus (active cell, cursor, selection), review counts (open/resolved "
         "comment threads), mode, pending calls, open dialogs and the problems of the site's own tools (diagnostics). "
         "Start here; includeGuidance returns how to work in this page, includeErrors the cells whose last run raised.",
-        GetContextInput,
         get_context,
         Annotations.read(),
         ContextOutput,
     ),
-    Tool(
+    tool(
         "jupyter_list_workspace",
-        "List workspace",
         "List files and folders of the workspace (names and types, never contents).",
-        ListWorkspaceInput,
         list_workspace,
         Annotations.read(),
         ListWorkspaceOutput,
     ),
-    Tool(
+    tool(
         "jupyter_open_notebook",
-        "Open notebook",
         "Open a notebook of the workspace in JupyterLab, optionally revealing one cell.",
-        OpenNotebookInput,
         open_notebook,
         Annotations.write(destructive=False, idempotent=True),
-        output_model=OpenNotebookOutput,
+        OpenNotebookOutput,
     ),
-    Tool(
+    tool(
         "jupyter_create_notebook",
-        "Create notebook",
         "Create a new empty notebook in the workspace and open it. Refused with PATH_EXISTS if the file exists.",
-        CreateNotebookInput,
         create_notebook,
         Annotations.write(destructive=False, idempotent=False),
-        output_model=CreateNotebookOutput | DeniedPayload,
+        CreateNotebookOutput | DeniedPayload,
     ),
-    Tool(
+    tool(
         "jupyter_save_notebook",
-        "Save notebook",
         "Save the notebook to the workspace (notebooks are saved as nbformat 4.5, with their cell ids). saved: true "
         "only when this tab's notebook reached the file; if the file changed since this tab loaded or last saved it "
         "(another tab saved it), JupyterLab's 'File Changed' dialog asks first (the call returns pending with that "
         "dialog).",
-        SaveNotebookInput,
         save_notebook,
         Annotations.write(destructive=True, idempotent=True),
-        output_model=SaveNotebookOutput,
+        SaveNotebookOutput,
     ),
 )
