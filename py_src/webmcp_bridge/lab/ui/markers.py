@@ -1,19 +1,11 @@
-"""The cell markers: what the person sees on the cells of the notebook in front (a comment badge, an access lock,
-the agent-at-work ring, "run by agent", "changed by agent"), kept current with no work while nothing they show changed.
+"""The cell markers on the notebook in front: a comment badge, an access lock, the agent-at-work ring, "run by
+agent", "changed by agent" (decided by :func:`webmcp_bridge.lab.ui.view.cell_markers`).
 
-What a cell carries is decided by :func:`webmcp_bridge.lab.ui.view.cell_markers` (pure, tested under CPython) from
-five inputs: the open review threads per cell and the cells' access levels (both in the notebook's metadata),
-the cells the agent changed in the last ``WORKING_SECONDS`` (or is changing in a call still running), and the
-cells whose last run was the agent's and still show its outputs, and the cells the agent edited that the person has
-not looked at since (:meth:`webmcp_bridge.changes.undo.EditJournal.unseen`; looked at: made the active cell while no
-agent call runs, or one of its diffs opened in the panel). The markers look again only when one of them may have
-changed: another notebook came to the front, the notebook's stamp moved (metadata or cell list,
-:class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), the agent changed a cell, the unseen set changed (a cell
-newly unseen, or one looked at, reverted or deleted; the agent editing a cell already unseen again is no reason), a
-run's owner changed, a ring expired, or the person acted in the panel. A person's own print loop changes none of
-them, so it costs a few dictionary lookups per burst. When they do look, the markers of the notebook are compared
-with the last ones applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing, named by the
-notebook's path and the cells' ids (it touches only the cells whose markers changed). No node is held here.
+They look again only when what they show may have changed: another notebook came to the front, the notebook's stamp
+moved (metadata or cell list), the agent changed a cell, the journal's unseen set changed, a run's owner changed, a
+ring expired, or the person acted in the panel; a person's own print loop costs a few dictionary lookups per burst.
+Markers equal to the last ones applied make no DOM work; others go to ``dom.js`` in one crossing, by the notebook's
+path and the cells' ids.
 """
 
 from __future__ import annotations
@@ -42,14 +34,8 @@ Want = dict[str, tuple[str, list[str], El]]
 
 
 class CellMarkers:
-    """The markers on the cells of the notebook in front.
-
-    Args:
-        notebooks: the open notebooks (events, the notebook in front, its cells).
-        registry: the tool registry (its before/after hooks tell which agent calls run).
-        changes: the session's change log (who changed which cell).
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
-    """
+    """The markers on the cells of the notebook in front, from ``notebooks``, the ``registry``'s calls, the change
+    log and the ``journal`` (the agent's edits not looked at: "changed by agent")."""
 
     def __init__(
         self,
@@ -60,7 +46,7 @@ class CellMarkers:
         journal: EditJournal | None = None,
     ) -> None:
         self.notebooks = notebooks
-        self.journal = journal  # the agent's edits: cells changed and not looked at carry "changed by agent"
+        self.journal = journal
         self.registry = registry
         self.changes = changes
         self.dom = dom

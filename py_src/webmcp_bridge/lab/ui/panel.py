@@ -1,33 +1,14 @@
 """The Agent panel: the person's side of the bridge, in JupyterLab's right sidebar.
 
-One Lumino widget (id ``webmcp-bridge-panel``, tab "Agent") with three sections, all about the notebook the
-person is looking at (the tracker's current one):
+One widget (tab "Agent") with three sections about the notebook in front (:mod:`.sections`): Activity (who did
+what, live), Comments (review threads) and Access (levels, the kernel model). What each button does is in
+:mod:`.actions`, the cell context menu in :mod:`.cell_menu`, the markers in :mod:`.markers`. It acts only through
+the person's APIs on the *raw* notebooks, never the guarded host the tools get.
 
-- Activity: who did what, live and newest first, bounded to ``ACTIVITY_ROWS`` rows: the agent's tool calls
-  (the registry's before/after hooks) and cell changes of every open notebook (the session's change log, fed
-  by :class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`, so a person's edits show with no agent).
-- Comments: review threads (filters open / resolved / all / current cell; reply, resolve, reopen, re-anchor
-  an orphaned thread to the editor's selection; click an anchor to show it in the notebook).
-- Access: the notebook's level, "apply to all cells", the restricted cells (click to reveal, to cycle).
-
-What each button does is in :mod:`.actions`, the cell context menu in :mod:`.cell_menu` (both written against
-:class:`~webmcp_bridge.lab.ui.port.PanelPort`, which this panel implements), the cell markers in :mod:`.markers`.
-It works with or without WebMCP, and only through the person's APIs on the *raw* notebooks (never the guarded
-host the tools get): :mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`. Everything
-it shows is built by :mod:`.view` as element trees and made into nodes by :mod:`.dom` (textContent only).
-
-No work while hidden or while nothing it shows changed: what each section shows, and so which changes mark
-it dirty, is in :mod:`.sections`; dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later, only while the panel
-is visible (Lumino's show and hide messages say when); the rest wait until it is shown. Each drawing is a few
-short stretches (one per section, a yield between); "apply to all cells" writes ``APPLY_CHUNK`` cells per
-stretch.
-
-The page's side is ``dom.js`` (:class:`~webmcp_bridge.lab.ui.dom.Dom`): it makes the widget, keeps its nodes by
-role and draws the trees it is sent, so this module holds no JupyterLab or DOM object. Events: ``dom.js`` listens to
-the panel (click, change, keydown, focusout), to the cell markers' buttons and to the widget's visibility messages,
-and reports each to one listener as a JSON fact (:meth:`AgentPanel._on_fact`); what must happen during the event
-(``stopPropagation`` of the clicks :data:`RULE` names, Ctrl/Cmd+Enter in a reply box pressing its button) happens
-there, from :data:`RULE`. The listener is a proxy this panel owns and destroys in :meth:`AgentPanel.dispose`.
+Dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later and only while the panel is visible, one section per stretch
+with a yield between. ``dom.js`` (:class:`~webmcp_bridge.lab.ui.dom.Dom`) makes the widget, keeps its nodes by role
+and reports the person's events to one listener as JSON facts (:meth:`AgentPanel._on_fact`); what must happen
+during the event itself is done there, from :data:`RULE`.
 """
 
 from __future__ import annotations
@@ -103,18 +84,9 @@ RULE = PanelRule(
 
 
 class AgentPanel:
-    """The Agent panel over the live application.
-
-    Args:
-        loader: the loader's ``ctx``, handed on once to the cell menu's half (``dom.js`` got it from the session).
-        notebooks: the open notebooks the person's side follows.
-        markers: the cell markers (refreshed after the person's actions).
-        registry: the tool registry (its before/after hooks feed Activity).
-        changes: the session's change log.
-        book: the session's proposal book (the Direct/Propose switch shows and sets its mode).
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
-        consent: the run rule (its "Stop asking" per open notebook is set from the Access section).
-    """
+    """The Agent panel over the live application: ``loader`` (the loader's ``ctx``) goes to the cell menu's half;
+    the registry's hooks, the change log and ``notebooks`` feed the sections; ``book``'s mode is the Direct/Propose
+    switch; ``consent``'s "Stop asking" is set from Access; ``markers`` are refreshed after the person's actions."""
 
     def __init__(
         self,

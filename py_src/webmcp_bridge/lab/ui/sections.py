@@ -1,23 +1,11 @@
 """The Agent panel's three sections: what each shows of the notebook in front, when it must be drawn again, and
 drawing it.
 
-- Activity: who did what, newest first, at most ``ACTIVITY_ROWS`` rows: tool calls and cell changes.
-- Comments: the review threads (by the filter: open / resolved / all / the active cell), with reply boxes.
-- Access: the notebook's level, "apply to all cells", the restricted cells with their first line.
-
-What each depends on, so a change that cannot alter it does not mark it dirty (the ``on_*`` methods return the
-sections to draw again): Activity, a new or updated row; Comments, the notebook in front, its active cell, its
-stamp (threads, cell list), the filter, or a change of a cell one of the listed threads is on (an edit can
-orphan a quote, a run change an output); Access, the notebook in front, its stamp, or an edit of a restricted
-cell (whose first line it lists). Drawing a section whose new tree equals the one drawn last does no DOM work;
-an Activity row that reads the same keeps its node. The panel (:mod:`.panel`) decides when to draw: only while
-it is visible.
-
-The sections hold no node: they draw by role through :class:`~webmcp_bridge.lab.ui.dom.Dom` (each section's body
-``"activity-list"``, ``"comments"``, ``"access"``, the summaries ``"comments-summary"``, ``"access-summary"``), one
-crossing per drawing of a section (Comments and Access: one more, to read what is being typed or chosen there: a
-drawing is put off while the person types a reply or chooses in a select, :data:`HELD_BY`, and made when the focus
-leaves or the choice is made).
+The ``on_*`` methods return the sections a change can alter: Activity, a new or updated row; Comments, the notebook
+in front, its active cell, its stamp (threads, cell list), the filter, or a change of a cell a listed thread is on;
+Access, the notebook in front, its stamp, or an edit of a restricted cell (whose first line it lists). A section
+whose new tree equals the last one drawn costs no DOM work; an Activity row that reads the same keeps its node. A
+drawing of Comments or Access is put off while the person types or chooses there (:data:`HELD_BY`).
 """
 
 from __future__ import annotations
@@ -53,19 +41,10 @@ HELD_BY = frozenset({"TEXTAREA", "SELECT"})
 
 
 class Sections:
-    """The three sections of one panel.
-
-    Args:
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`, whose panel has the nodes named by role (see the
-            module docstring).
-        kernel: what Access says of a notebook's kernels (the panel's).
-        secret: gives the key the Comments section judges who wrote each message with (the session's page secret,
-            :class:`~webmcp_bridge.review.threads.Review`); None: every message that says it is the person's reads
-            "file".
-
-    Attributes: ``thread_filter`` (the Comments filter), ``dirty`` (the sections to draw), ``draws`` (times each was
-    drawn) and ``longest`` (each part's longest synchronous stretch so far, ms), the last two for tests and bench/.
-    """
+    """The three sections of one panel, drawn through ``dom`` by role. ``kernel`` gives what Access says of a
+    notebook's kernels; ``secret`` the key Comments judges who wrote each message with (None: every message that
+    says it is the person's reads "file"). ``draws`` (times each section was drawn) and ``longest`` (each part's
+    longest synchronous stretch, ms) are for tests and bench/."""
 
     def __init__(
         self,
