@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from webmcp_bridge.core.limits import (
     COMMENT_SHOWN_BYTES,
@@ -17,6 +16,7 @@ from webmcp_bridge.core.limits import (
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, choice_select, clock, field_row, h
 from webmcp_bridge.review.signatures import FROM_FILE
+from webmcp_bridge.review.threads import ThreadView
 
 # -- Comments ------------------------------------------------------------------------------------------------
 FILTERS = (("open", _("Open")), ("resolved", _("Resolved")), ("all", _("All")), ("cell", _("Current cell")))
@@ -49,10 +49,8 @@ class Message:
 
 @dataclass(frozen=True)
 class ThreadRow:
-    """What the panel shows of one review thread (read from a review ThreadView by :func:`thread_row`).
-
-    ``kind`` is "cell", "range" or "output"; ``selection`` is ``{start:{line,column}, end:{...}}`` when the
-    range is located; ``quote`` the anchored text of a range; ``output_index`` for output anchors."""
+    """What the panel shows of one review thread: ``kind`` "cell", "range" or "output"; ``selection``
+    ``{start: {line, column}, end}`` when the range is located; ``quote`` a range's text; ``output_index``."""
 
     id: str
     status: str
@@ -63,53 +61,21 @@ class ThreadRow:
     quote: str | None = None
     selection: dict | None = None
     output_index: int | None = None
-    omitted_messages: int = 0
 
 
-def _get(obj: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if not isinstance(obj, dict) and hasattr(obj, name):
-            return getattr(obj, name)
-    return None
-
-
-def _message(raw: Any) -> Message:
-    if isinstance(raw, (tuple, list)):
-        author, body, when = (list(raw) + [None, None, None])[:3]
-    else:
-        author, body, when = _get(raw, "author"), _get(raw, "body"), _get(raw, "time", "created", "at")
-    return Message(str(author or "?"), str(body or ""), when if isinstance(when, (int, float)) else None)
-
-
-def thread_row(view: Any) -> ThreadRow:
-    """A :class:`ThreadRow` from a review ThreadView (attributes) or its JSON (dict), read defensively."""
-    anchor = _get(view, "anchor") or {}
-    kind = str(
-        _get(anchor, "kind", "type")
-        or (
-            "output"
-            if _get(anchor, "outputIndex", "output_index") is not None
-            else "range"
-            if _get(anchor, "quote", "selection") is not None
-            else "cell"
-        )
-    )
-    output_index = _get(anchor, "outputIndex", "output_index")
-    quote = _get(anchor, "quote")
-    messages = tuple(_message(m) for m in (_get(view, "messages") or ()))
+def thread_row(view: ThreadView) -> ThreadRow:
+    """The :class:`ThreadRow` of a review thread as read now."""
+    quote, index = view.anchor.get("quote"), view.anchor.get("outputIndex")
     return ThreadRow(
-        id=str(_get(view, "id")),
-        status=str(_get(view, "status") or "open"),
-        state=str(_get(view, "state") or "exact"),
-        kind=kind,
-        cell_id=_get(view, "cell_id", "cellId") or _get(anchor, "cellId", "cell_id"),
-        messages=messages,
+        id=view.id,
+        status=view.status,
+        state=view.state,
+        kind=view.kind,
+        cell_id=view.cell_id,
+        messages=tuple(Message(m.author, m.body, m.time) for m in view.messages),
         quote=quote if isinstance(quote, str) else None,
-        selection=_get(view, "selection"),
-        output_index=output_index if isinstance(output_index, int) else None,
-        omitted_messages=int(_get(view, "omitted_messages", "omittedMessages") or 0),
+        selection=view.selection,
+        output_index=index if isinstance(index, int) else None,
     )
 
 
@@ -164,14 +130,6 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         )
         for m in thread.messages
     ]
-    if thread.omitted_messages:
-        messages.append(
-            h(
-                "li",
-                c("omitted"),
-                text=_n("%1 more message not shown", "%1 more messages not shown", thread.omitted_messages),
-            )
-        )
     actions = [button_el("button", text=_("Reply"), data_action="reply", data_thread=thread.id)]
     if thread.status == "open":
         actions.append(button_el("button", text=_("Resolve"), data_action="resolve", data_thread=thread.id))
