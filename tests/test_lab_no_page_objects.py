@@ -61,7 +61,6 @@ CONVERTED = (
     "ui/port.py",
     "ui/view.py",
     "ui/comments_view.py",
-    "ui/edits_view.py",
     "ui/proposal_view.py",
     "notebook.py",
     "host.py",
