@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from webmcp_bridge.access.levels import cell_levels, next_level, parse_level, set_cell_level
+from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, parse_level, set_cell_level
 from webmcp_bridge.changes.undo import REFUSALS
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
@@ -19,6 +19,11 @@ from webmcp_bridge.review.threads import CellAnchor, Review, ThreadView
 if TYPE_CHECKING:  # known by their types only, so the actions run under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
     from webmcp_bridge.lab.ui.panel import AgentPanel
+
+
+def hides(nb: LabNotebook) -> bool:
+    """Whether ``nb`` hides anything from the agent (its level or a cell's is ``none``)."""
+    return notebook_level(nb) == "none" or "none" in cell_levels(nb).values()
 
 
 def _thread_nb(panel: AgentPanel) -> LabNotebook:
@@ -36,7 +41,7 @@ def _reveal_thread(panel: AgentPanel, target: Click) -> None:
     nb = _thread_nb(panel)
     review = panel.review(nb)
     thread_id = target.attr("thread")
-    panel.activate(nb)
+    nb.activate()
     try:
         review.focus(thread_id)
     except ToolError as err:

@@ -85,9 +85,8 @@ REPEATED_KINDS = frozenset({"edit"})
 OUTCOME_TEXT = {"running": _("running"), "waiting": _("waiting for you"), "ok": _("done")}
 
 
-def actor_text(actor: str) -> Msg:
-    """Who acted, as the person reads it."""
-    return _("agent") if actor == "agent" else _("you") if actor == "person" else _("%1", actor)
+#: who acted, as the person reads it
+ACTOR_TEXT = {"agent": _("agent"), "person": _("you")}
 
 
 @dataclass
@@ -216,7 +215,7 @@ def activity_item(
         c(f"activity-row actor-{row.actor} group-{row.group}" + (" activity-edit" if review else "")),
         icon(GROUP_ICONS.get(row.group, "agent")) if row.actor == "agent" else None,
         h("time", c("time"), text=clock(row.time), datetime=time.strftime("%H:%M:%S", time.localtime(row.time))),
-        h("span", c("actor"), text=actor_text(row.actor)),
+        h("span", c("actor"), text=ACTOR_TEXT.get(row.actor, row.actor)),
         h("span", c("what"), text=row.what),
         target,
         times,

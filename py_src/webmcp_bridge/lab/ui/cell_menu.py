@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level
+from webmcp_bridge.access.levels import cell_levels, next_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half, quietly
-from webmcp_bridge.lab.ui.actions import cycle_level
+from webmcp_bridge.lab.ui.actions import cycle_level, hides
 from webmcp_bridge.lab.ui.i18n import Text, _
 from webmcp_bridge.lab.ui.view import LEVEL_WORD, cell_label, comment_title
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor
@@ -191,8 +191,7 @@ class CellMenu:
 
     async def _comment(self, target: Target, anchor: Anchor, what: Text) -> None:
         label = cell_label(target.cell_id, self.panel.cells(target.nb))
-        hidden = notebook_level(target.nb) == "none" or "none" in cell_levels(target.nb).values()
-        body = await self._ask(comment_title(what, label, hidden))  # the agent may read the dialog's title
+        body = await self._ask(comment_title(what, label, hides(target.nb)))  # the agent may read the dialog's title
         if body is None:
             return
         self.panel.review(target.nb).create(anchor, body, "person")

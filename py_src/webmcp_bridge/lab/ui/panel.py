@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.access.levels import (
     Level,
-    cell_levels,
-    notebook_level,
     parse_level,
     set_cell_levels,
     set_notebook_level,
@@ -36,7 +34,7 @@ from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
-from webmcp_bridge.lab.ui.actions import ACTIONS
+from webmcp_bridge.lab.ui.actions import ACTIONS, hides
 from webmcp_bridge.lab.ui.activity_view import REVIEW_EDITS, ActivityRow, activity_empty, edits_review
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
 from webmcp_bridge.lab.ui.dom import Dom, PanelOptions, PanelRule
@@ -315,7 +313,7 @@ class AgentPanel:
             elif kind == "click":
                 self._on_click(Click.from_fact(fact))
             elif kind == "change":
-                self._on_change(str(fact.get("action", "")), str(fact.get("value", "")))
+                self._act(lambda: self._on_change(str(fact.get("action", "")), str(fact.get("value", ""))))
             elif kind == "focusout":
                 self._mark("comments", "access")  # a drawing put off while typing or choosing
         except Exception:  # the panel must never break the page
@@ -323,55 +321,51 @@ class AgentPanel:
 
     def _on_click(self, click: Click) -> None:
         action = ACTIONS.get(click.action)
-        if action is None:
-            return
-        self.say(None)
+        if action is not None:
+            self.say(None)
+            self._act(lambda: action(self, click))
+
+    def _act(self, work: Callable[[], None]) -> None:
+        """Run the person's action: a ToolError is said in the notice, any other error printed and said (never let
+        it escape into JupyterLab); then look at the notebook again."""
         try:
-            action(self, click)
+            work()
         except ToolError as err:
             self.say(err.message)
-        except Exception as exc:  # never let an action escape into JupyterLab
+        except Exception as exc:
             traceback.print_exc()
             self.say(_("That did not work: %1.", type(exc).__name__))
         self.refresh()
 
     def _on_change(self, action: str, value: str) -> None:
-        try:
-            if action == "mode":  # the person's switch (the command palette and the setting change the same book)
-                self.book.set_mode("propose" if value == "propose" else "direct")
-                self.note(
-                    _("switched the agent to Propose mode")
-                    if value == "propose"
-                    else _("switched the agent to Direct mode"),
-                    "",
-                )
-            elif action == "filter":
-                self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
-            elif action == "notebook-level":
-                nb = self.current()
-                if nb is not None:
-                    level = parse_level(value)
+        nb = self.current()
+        if action == "mode":  # the person's switch (the command palette and the setting change the same book)
+            self.book.set_mode("propose" if value == "propose" else "direct")
+            said = (
+                _("switched the agent to Propose mode")
+                if value == "propose"
+                else _("switched the agent to Direct mode")
+            )
+            self.note(said, "")
+        elif action == "filter":
+            self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
+        elif action == "notebook-level" and nb is not None:
+            level = parse_level(value)
 
-                    def apply(nb: LabNotebook = nb, level: Level = level) -> None:
-                        set_notebook_level(nb, level)
-                        self.note(_("set the notebook's agent access to %1", LEVEL_WORD.get(level, level)), nb.path)
+            def apply() -> None:
+                set_notebook_level(nb, level)
+                self.note(_("set the notebook's agent access to %1", LEVEL_WORD.get(level, level)), nb.path)
 
-                    self.set_level(level, apply)
-            elif action == "run-asking":  # the run rule's switch for this open notebook (access/run_consent.py)
-                nb = self.current()
-                if nb is not None:
-                    off = value == "stop"
-                    self.consent.set_asking(nb.path, not off)
-                    self.note(
-                        _("stopped asking before the agent's runs because of hidden cells in")
-                        if off
-                        else _("asked to see the agent's runs first in"),
-                        nb.path,
-                    )
-        except Exception as exc:
-            traceback.print_exc()
-            self.say(_("That did not work: %1.", type(exc).__name__))
-        self.refresh()
+            self.set_level(level, apply)
+        elif action == "run-asking" and nb is not None:  # the run rule's switch for this open notebook
+            off = value == "stop"
+            self.consent.set_asking(nb.path, not off)
+            self.note(
+                _("stopped asking before the agent's runs because of hidden cells in")
+                if off
+                else _("asked to see the agent's runs first in"),
+                nb.path,
+            )
 
     # -- PanelPort: what the actions and the cell menu ask of the panel -------------------------------------
     def current(self) -> LabNotebook | None:
@@ -464,10 +458,6 @@ class AgentPanel:
         """Open the panel in the sidebar."""
         self.dom.activate(WIDGET_ID)
 
-    def activate(self, nb: LabNotebook) -> None:
-        """Bring ``nb``'s panel to the front of the main area."""
-        nb.activate()
-
     def clear_draft(self, key: str) -> None:
         """Empty the Comments section's reply box ``key`` (a thread id, "" for the new-comment box)."""
         self.dom.clear_draft("comments", key)
@@ -492,11 +482,7 @@ class AgentPanel:
     def _hides(self) -> bool:
         """True when an open notebook hides anything from the agent (its level or a cell's is ``none``)."""
         host = self.notebooks.host
-        for doc in host.open_documents():
-            nb = host.find_open(doc.path)
-            if nb is not None and (notebook_level(nb) == "none" or "none" in cell_levels(nb).values()):
-                return True
-        return False
+        return any(nb is not None and hides(nb) for nb in (host.find_open(d.path) for d in host.open_documents()))
 
     def set_level(self, level: Level, apply: Callable[[], None]) -> None:
         """Run ``apply`` (the person's change of a level to ``level``). Hiding (``none``) while kernels the agent

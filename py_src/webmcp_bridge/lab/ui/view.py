@@ -96,11 +96,6 @@ class El:
         """All text of the tree, as the browser's ``textContent`` would give it (in English)."""
         return "".join(str(e.text or "") for e in self.walk())
 
-    def attr(self, name: str) -> str | None:
-        """Attribute ``name`` as text (English for a message), or None."""
-        value = self.attrs.get(name)
-        return None if value is None else str(value)
-
 
 def h(tag: str, cls: str = "", *children: El | None, text: Text | None = None, **attrs: Text) -> El:
     """Shorthand for :class:`El`: ``data_cell="x"`` becomes ``data-cell="x"``; None children are dropped."""
