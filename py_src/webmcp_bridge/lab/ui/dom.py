@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any, Literal
 
@@ -24,60 +23,6 @@ STYLE_ID = "webmcp-bridge-style"
 #: a keyed list's edit for :meth:`Dom.rows`: ``("clear",)``, ``("keep", key)``, ``("put", key, tree)`` (on top),
 #: ``("set", key, tree)`` (in its place), ``("drop", key)``
 RowOp = tuple[Literal["clear"]] | tuple[Literal["keep", "drop"], str] | tuple[Literal["put", "set"], str, El]
-
-
-@dataclass(frozen=True)
-class PanelRule:
-    """What ``dom.js`` does with the person's events in the Agent panel and on the markers' buttons.
-
-    Attributes:
-        actions: the ``data-action`` values whose clicks are reported (and kept from JupyterLab by
-            ``stopPropagation``); never a click on a ``select`` (its change is) nor one a script made (``isTrusted``).
-        text_box: a click's fact carries the value and ``data-reply`` of the first ``textarea`` of the closest such
-            box.
-        choice_row: a click's fact carries the value of the first ``select`` of the closest such row.
-        submit_box, submit_button: Ctrl/Cmd+Enter in a ``textarea`` inside a ``submit_box`` is reported as a click
-            of its first ``submit_button`` (no newline is typed).
-    """
-
-    actions: tuple[str, ...]
-    text_box: str
-    choice_row: str
-    submit_box: str
-    submit_button: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The form ``dom.js`` reads: ``{actions, textBox, choiceRow, submit: {box, button}}``."""
-        return {
-            "actions": list(self.actions),
-            "textBox": self.text_box,
-            "choiceRow": self.choice_row,
-            "submit": {"box": self.submit_box, "button": self.submit_button},
-        }
-
-
-@dataclass(frozen=True)
-class PanelOptions:
-    """The Agent panel's widget: ``id``, ``class_name``, tab ``label`` and ``caption``, ``rank`` in the right
-    sidebar, ``attrs`` on its node, the event ``rule`` and the tab's ``icon`` (a name of ``ICONS``, or "")."""
-
-    id: str
-    class_name: str
-    label: Text
-    caption: Text
-    rank: int
-    attrs: dict[str, Text]
-    rule: PanelRule
-    icon: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The form ``dom.js`` reads (camelCase keys, messages as JSON)."""
-        raw = asdict(self)
-        raw["className"] = raw.pop("class_name")
-        raw["label"], raw["caption"] = to_json(self.label), to_json(self.caption)
-        raw["attrs"] = {name: to_json(value) for name, value in self.attrs.items()}
-        raw["rule"] = self.rule.to_json()
-        return raw
 
 
 def icon_specs() -> dict[str, dict[str, str]]:
@@ -114,13 +59,16 @@ class Dom:
         return bool(self.half.webmcpAvailable())
 
     # -- the Agent panel, its nodes by role ---------------------------------------------------------------------
-    def create_panel(self, options: PanelOptions, trees: Sequence[El], listener: Any) -> dict[str, bool]:
+    def create_panel(self, options: dict[str, Any], trees: Sequence[El], listener: Any) -> dict[str, bool]:
         """Make the panel's widget (replacing one made before), draw ``trees`` in it and add it to the right sidebar.
-        ``listener`` (a proxy the caller owns) hears JSON facts: ``{kind: "click", action, data (the element's
-        data-* attributes), text, reply, choice}`` (:class:`PanelRule`), ``{kind: "change", action, value}``,
+        ``options``: ``{id, className, label, caption, rank, attrs, icon, rule}`` (the panel's ``RULE``; texts may be
+        messages). ``listener`` (a proxy the caller owns) hears JSON facts: ``{kind: "click", action, data (the
+        element's data-* attributes), text, reply, choice}``, ``{kind: "change", action, value}``,
         ``{kind: "focusout"}``, ``{kind: "visibility", visible}``; clicks and keys only the person made. Returns
         ``{created, visible}`` (created False without a Widget class); an attribute outside the allow-lists raises."""
-        raw = self.half.createPanel(json.dumps(options.to_json()), json.dumps([el.to_json() for el in trees]), listener)
+        raw = self.half.createPanel(
+            json.dumps(options, default=to_json), json.dumps([el.to_json() for el in trees]), listener
+        )
         facts = json.loads(str(raw))
         return {"created": bool(facts.get("created")), "visible": bool(facts.get("visible"))}
 

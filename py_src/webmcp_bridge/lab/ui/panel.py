@@ -37,7 +37,7 @@ from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
 from webmcp_bridge.lab.ui.actions import ACTIONS, hides
 from webmcp_bridge.lab.ui.activity_view import REVIEW_EDITS, ActivityRow, activity_empty, edits_review
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
-from webmcp_bridge.lab.ui.dom import Dom, PanelOptions, PanelRule
+from webmcp_bridge.lab.ui.dom import Dom
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.port import THREAD_FILTERS, Click, ThreadFilter
 from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
@@ -69,15 +69,20 @@ TICK_SECONDS = 1.0
 #: its widget over, has the same id, place and title (the build writes them into ``bridge.json``'s ``panel``)
 LABEL = "Agent"
 CAPTION = "Agent: activity, comments and access"
-#: what ``dom.js`` does with the person's events: the clicks reported (every action of :mod:`.actions`), the reply
-#: box and the row a click reads, and Ctrl/Cmd+Enter in a reply box pressing its Reply / Comment button
-RULE = PanelRule(
-    actions=tuple(ACTIONS),
-    text_box=f".{c('thread')}, .{c('new-comment')}",
-    choice_row=f".{c('row')}",
-    submit_box=f".{c('thread')}, .{c('new-comment')}",
-    submit_button='[data-action="reply"], [data-action="comment-active"]',
-)
+#: what ``dom.js`` does with the person's events in the panel and on the markers' buttons: clicks on ``actions`` are
+#: reported and kept from JupyterLab (``stopPropagation``; never a click on a select, whose change is, nor one a
+#: script made); a click's fact carries the text and ``data-reply`` of the first textarea of the closest ``textBox``
+#: and the value of the first select of the closest ``choiceRow``; Ctrl/Cmd+Enter in a textarea inside a
+#: ``submit.box`` is reported as a click of its first ``submit.button`` (no newline is typed)
+RULE = {
+    "actions": list(ACTIONS),
+    "textBox": f".{c('thread')}, .{c('new-comment')}",
+    "choiceRow": f".{c('row')}",
+    "submit": {
+        "box": f".{c('thread')}, .{c('new-comment')}",
+        "button": '[data-action="reply"], [data-action="comment-active"]',
+    },
+}
 
 
 class AgentPanel:
@@ -177,16 +182,16 @@ class AgentPanel:
                 for key in SECTIONS
             ],
         ]
-        options = PanelOptions(
-            id=WIDGET_ID,
-            class_name=c("panel"),
-            label=_(LABEL),
-            caption=_(CAPTION),
-            rank=RANK,
-            attrs={"role": "region", "aria-label": _("Agent panel")},
-            rule=RULE,
-            icon="agent",
-        )
+        options = {
+            "id": WIDGET_ID,
+            "className": c("panel"),
+            "label": _(LABEL),
+            "caption": _(CAPTION),
+            "rank": RANK,
+            "attrs": {"role": "region", "aria-label": _("Agent panel")},
+            "rule": RULE,
+            "icon": "agent",
+        }
         made = self.dom.create_panel(options, trees, self._proxies.keep(self._on_fact))
         self.created, self._shown = made["created"], made["visible"]
 
