@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import StandInProxy, corpus_text, run_node
+from helpers import StandInProxy, corpus_text, first_line, run_node
 from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.changes.undo import EditJournal
@@ -31,7 +31,7 @@ from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item
 from webmcp_bridge.lab.ui.i18n import to_json
 from webmcp_bridge.lab.ui.panel import RULE, AgentPanel
-from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, CellInfo, El, first_line
+from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, CellInfo, El
 from webmcp_bridge.review.threads import CellAnchor, Review
 from webmcp_bridge.session.bridge import build_bridge
 

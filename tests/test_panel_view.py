@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from helpers import first_line
 from host_memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.access.levels import cell_levels, set_cell_level
 from webmcp_bridge.calls.registry import CallEvent
@@ -31,7 +32,6 @@ from webmcp_bridge.lab.ui.view import (
     c,
     cell_markers,
     clock,
-    first_line,
     h,
     marker_badges,
     marker_classes,

@@ -91,12 +91,11 @@ ACTOR_TEXT = {"agent": _("agent"), "person": _("you")}
 
 @dataclass
 class ActivityRow:
-    """One Activity line. ``key`` identifies it for in-place updates (``call:<id>`` or ``change:<path>:<cell>``
-    ...); ``actor`` is "agent" or "person"; ``what`` the verb phrase (``%1`` stands for the cell when there is one);
-    ``cell_id``/``path`` make the cell a link; ``outcome`` is "running", "waiting", "ok" or an error code for tool
-    calls; ``detail`` is the tooltip; ``group`` what the agent did (:data:`GROUP_ICONS`); ``count`` how many calls
-    or edits it stands for; ``started`` when a call began (seconds since the epoch: a running call shows its
-    elapsed time)."""
+    """One Activity line: ``key`` (``call:<id>``, ``change:...``) for in-place updates, ``actor`` "agent" or
+    "person", ``what`` it did, ``cell_id``/``path`` its cell (a link), a call's ``outcome`` ("running", "waiting",
+    "ok" or an error code), ``detail`` (the tooltip), ``group`` (:data:`GROUP_ICONS`), ``count`` (calls or edits it
+    stands for), ``edits`` (an agent's edit: the (first, last) times its Diff and Revert cover) and ``started``
+    (when a call began, epoch seconds)."""
 
     key: str
     time: float
@@ -107,8 +106,6 @@ class ActivityRow:
     outcome: str | None = None
     detail: Text = ""
     count: int = 1
-    #: an agent's edit: (first, last) times of the changes the row stands for (seconds since the epoch), so its
-    #: Diff shows their diffs and its Revert reverts them (changes/undo.py); None for every other row
     edits: tuple[float, float] | None = None
     group: str = "other"
     started: float | None = None

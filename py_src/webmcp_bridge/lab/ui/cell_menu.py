@@ -42,17 +42,11 @@ COMMANDS = {
 }
 ACCESS_LABEL = _("Cycle agent access")
 #: each command's label and caption (the access command's label shows the change it makes once a cell is targeted)
-LABELS = {
-    "cell": _("Comment on cell"),
-    "selection": _("Comment on selection"),
-    "output": _("Comment on output"),
-    "access": ACCESS_LABEL,
-}
-CAPTIONS = {
-    "cell": _("Agent panel: comment on cell"),
-    "selection": _("Agent panel: comment on selection"),
-    "output": _("Agent panel: comment on output"),
-    "access": _("Agent panel: agent access of this cell"),
+WORDS = {
+    "cell": (_("Comment on cell"), _("Agent panel: comment on cell")),
+    "selection": (_("Comment on selection"), _("Agent panel: comment on selection")),
+    "output": (_("Comment on output"), _("Agent panel: comment on output")),
+    "access": (ACCESS_LABEL, _("Agent panel: agent access of this cell")),
 }
 
 
@@ -88,7 +82,7 @@ class CellMenu:
         self.half.watch(SELECTOR, self._proxies.keep(self._on_menu), self._proxies.keep(self._on_execute))
         self.half.separator(SELECTOR, RANK)
         for offset, key in enumerate(COMMANDS):
-            label, caption = self._say([LABELS[key], CAPTIONS[key]])
+            label, caption = self._say(list(WORDS[key]))
             self.half.add(COMMANDS[key], label, caption, SELECTOR, RANK + 0.1 * (offset + 1))
 
     def _say(self, texts: list[Text]) -> list[str]:
@@ -144,9 +138,9 @@ class CellMenu:
     def states(self, target: Target | None) -> dict[str, list[Any]]:
         """``{command id: [enabled, label]}`` for ``target`` (a check that fails counts as disabled)."""
         return {
-            COMMANDS["cell"]: [target is not None, LABELS["cell"]],
-            COMMANDS["selection"]: [target is not None and target.selection is not None, LABELS["selection"]],
-            COMMANDS["output"]: [_safe(lambda: _has_output(target), False), LABELS["output"]],
+            COMMANDS["cell"]: [target is not None, WORDS["cell"][0]],
+            COMMANDS["selection"]: [target is not None and target.selection is not None, WORDS["selection"][0]],
+            COMMANDS["output"]: [_safe(lambda: _has_output(target), False), WORDS["output"][0]],
             COMMANDS["access"]: [target is not None, _safe(lambda: _access_label(target), ACCESS_LABEL)],
         }
 

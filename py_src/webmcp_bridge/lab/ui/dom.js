@@ -239,7 +239,7 @@
     webmcpAvailable() { return webmcp; },
     // -- the Agent panel ----------------------------------------------------------------------------------------
     // createPanel(optionsJson, treesJson, listener): make the panel's widget (options {id, className, label, caption,
-    // rank, attrs, icon, rule}: dom.py PanelOptions), draw the trees in it, listen to it and add it to the right area.
+    // rank, attrs, icon, rule}: panel.py RULE), draw the trees in it, listen to it and add it to the right area.
     // Facts to listener, for the person's clicks and keys only: {kind: "click", action, data, text, reply, choice},
     // {kind: "change", action, value}, {kind: "focusout"}, {kind: "visibility", visible}. Returns {created, visible}.
     createPanel(optionsJson, treesJson, listener) {

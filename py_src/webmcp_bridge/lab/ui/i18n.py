@@ -1,15 +1,9 @@
 """The person's side's words, for JupyterLab's translator (``ITranslator`` of ``@jupyterlab/translation``).
 
-Python decides every word the person reads; the page's translator picks the language. So a view never holds a
-finished sentence: it holds a :class:`Msg`, the English message id (gettext's ``msgid``, with JupyterLab's
-placeholders ``%1``, ``%2`` ...) and its arguments, and ``dom.js`` turns it into text with the bundle of
-:data:`DOMAIN` (``trans.__(msgid, ...args)``, ``trans._n(singular, plural, n, ...args)``) when it makes the node.
-A language pack that ships a catalogue for :data:`DOMAIN` translates the panel, the markers, the proposal boxes
-and the cell menu; without one (or without a translator in the page) the English below is shown.
-
-Arguments are text from the notebook or the agent (a cell's label, a path, a tool's name) or messages themselves
-(a level's word inside a sentence); either way they are substituted as text, never parsed, and the result is set
-with ``textContent``. Under CPython ``str(msg)`` gives the English text, as JupyterLab's null translator would.
+A view holds no finished sentence but a :class:`Msg`: the English msgid (placeholders ``%1``, ``%2`` ...) and its
+arguments, which ``dom.js`` translates with the bundle of :data:`DOMAIN` (``trans.__``, ``trans._n``) when it makes
+the node; without a language pack the English is shown. Arguments (text from the notebook or the agent, or messages)
+are substituted as text, never parsed. Under CPython ``str(msg)`` gives the English, as the null translator would.
 """
 
 from __future__ import annotations

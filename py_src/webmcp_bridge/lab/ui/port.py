@@ -13,17 +13,9 @@ THREAD_FILTERS: tuple[ThreadFilter, ...] = ("open", "resolved", "all", "cell")
 
 @dataclass(frozen=True)
 class Click:
-    """A click on an element with a ``data-action`` (a fact ``{kind: "click", ...}`` of
-    :meth:`webmcp_bridge.lab.ui.dom.Dom.create_panel`).
-
-    Attributes:
-        action: the element's ``data-action``.
-        data: its ``data-*`` attributes without the prefix (``{"path": …, "cell": …}``).
-        text: the value of the reply box around it (the first ``textarea`` of its thread or new-comment box), or
-            None when there is none.
-        reply: that box's ``data-reply`` (the key the panel's ``clear_draft`` empties it by), or None.
-        choice: the value of the first ``select`` of the row around it, or None.
-    """
+    """A click on an element with a ``data-action``: its ``data-*`` attributes without the prefix (``data``), the
+    text and ``data-reply`` of the reply box around it (``text``, ``reply``) and the value of its row's select
+    (``choice``), each None when there is none."""
 
     action: str
     data: Mapping[str, str] = field(default_factory=dict)

@@ -1,7 +1,4 @@
-"""What Propose mode's inline box and workspace corner show, as plain element trees (the rules of
-:mod:`webmcp_bridge.lab.ui.view`: text only, allow-listed tags and attributes); :mod:`webmcp_bridge.lab.ui.proposals`
-places them and handles their buttons.
-"""
+"""What Propose mode's inline box and workspace corner show, as element trees (:mod:`webmcp_bridge.lab.ui.view`)."""
 
 from __future__ import annotations
 
@@ -72,17 +69,11 @@ def invisible_count(proposal: Proposal) -> int:
 
 
 def proposal_box(proposal: Proposal) -> El:
-    """The box of one waiting proposal: ``.webmcp-bridge-proposal`` with ``data-proposal-id``, ``data-kind``,
-    ``data-tool``, ``data-cell-id``, ``data-invisible`` (count, see :func:`invisible_count`); a head (title,
-    summary, tool), the flag ``.webmcp-bridge-proposal-flag`` when that count is not 0, the diff or the code to
-    run (one ``.webmcp-bridge-diff-line`` per line, wrapped, invisible characters marked), and the actions
-    (Accept, a reason input of at most PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is
-    element text.
-
-    Accept starts disabled (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView` enables it once
-    ``ACCEPT_ARM_SECONDS`` passed). With a listing, the box also holds "Show all" (``.webmcp-bridge-proposal-expand``)
-    and a hint (``.webmcp-bridge-proposal-hint``): :class:`~webmcp_bridge.lab.ui.proposals.ProposalView`
-    enables Accept once the whole listing has been in view (it fits, was scrolled to its end, or was expanded)."""
+    """The box of one waiting proposal: ``.webmcp-bridge-proposal`` (``data-proposal-id``, ``data-kind``, ``data-tool``,
+    ``data-cell-id``, ``data-invisible``: :func:`invisible_count`) with a head, the flag when that count is not 0, the
+    diff or the code to run (invisible characters marked) and Accept, a reason input (at most PROPOSAL_REASON_BYTES)
+    and Deny. Accept starts disabled: :class:`~webmcp_bridge.lab.ui.proposals.ProposalView` enables it. With a
+    listing the box also holds "Show all" and a hint. Every text from the proposal is element text."""
     lines = diff_lines(proposal)
     hidden = invisible_count(proposal)
     listing = None
@@ -107,7 +98,6 @@ def proposal_box(proposal: Proposal) -> El:
         if hidden
         else None
     )
-    accept_attrs = {"disabled": ""}  # enabled by ProposalView once armed (and the listing seen)
     return h(
         "div",
         c("proposal"),
@@ -131,7 +121,7 @@ def proposal_box(proposal: Proposal) -> El:
                 "proposal-accept",
                 text=_("Accept"),
                 title=_("Apply this change (it is checked again first: if the cell changed since, nothing is applied)"),
-                **accept_attrs,
+                disabled="",
             ),
             h(
                 "input",

@@ -80,12 +80,10 @@ class Sections:
 
     def on_notebook(self, kind: EventKind, current: bool) -> tuple[str, ...]:
         """An event of the open notebooks (``current``: about the notebook in front)."""
-        if kind == "current":
+        if kind == "current" or (kind == "stamp" and current):
             return self._dirty("comments", "access")
         if kind == "active" and current:
             return self._dirty("comments")  # the "current cell" filter and the new-comment box follow it
-        if kind == "stamp" and current:
-            return self._dirty("comments", "access")
         return ()
 
     def on_call(self, event: CallEvent) -> tuple[str, ...]:

@@ -15,8 +15,6 @@ from typing import Any
 
 from webmcp_bridge.core.limits import (
     ACCESS_ROWS,
-    PANEL_PREVIEW_BYTES,
-    preview,
 )
 from webmcp_bridge.lab.ui.i18n import Msg, Text, _, _n, to_json
 
@@ -46,8 +44,6 @@ ICONS: dict[str, dict[str, str]] = {
     "run": {"labicon": "runIcon"},
     "edit": {"labicon": "editIcon"},
     "read": {"labicon": "searchIcon"},
-    "kernel": {"labicon": "kernelIcon"},
-    "file": {"labicon": "fileIcon"},
     "wait": {"labicon": "historyIcon"},
     "error": {"labicon": "closeIcon"},
     "done": {"labicon": "checkIcon"},
@@ -122,14 +118,6 @@ def c(name: str) -> str:
 def clock(seconds: float) -> str:
     """HH:MM:SS of an epoch time, in the page's local time."""
     return time.strftime("%H:%M:%S", time.localtime(seconds))
-
-
-def first_line(source: str, max_bytes: int = PANEL_PREVIEW_BYTES) -> Text:
-    """The first non-blank line of a source, bounded (``(empty)`` for an empty cell)."""
-    for line in source.splitlines():
-        if line.strip():
-            return preview(line.strip(), max_bytes)
-    return _("(empty)")
 
 
 # -- cells -------------------------------------------------------------------------------------------------
