@@ -224,11 +224,7 @@ def activity_item(
 
 
 def activity_empty() -> El:
-    return h(
-        "li",
-        c("empty"),
-        text=_("Nothing yet: edits, runs and what the agent does show here as they happen."),
-    )
+    return h("li", c("empty"), text=_("Nothing yet: edits, runs and what the agent does show here as they happen."))
 
 
 #: edits one review box shows (the newest of the row's or the cell's)

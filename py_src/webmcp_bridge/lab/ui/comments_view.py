@@ -7,12 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from webmcp_bridge.core.limits import (
-    COMMENT_SHOWN_BYTES,
-    COMMENT_TITLE_BYTES,
-    QUOTE_SHOWN_BYTES,
-    preview,
-)
+from webmcp_bridge.core.limits import COMMENT_SHOWN_BYTES, COMMENT_TITLE_BYTES, QUOTE_SHOWN_BYTES, preview
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, choice_select, clock, field_row, h
 from webmcp_bridge.review.signatures import FROM_FILE

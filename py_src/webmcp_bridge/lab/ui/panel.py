@@ -21,12 +21,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access.levels import (
-    Level,
-    parse_level,
-    set_cell_levels,
-    set_notebook_level,
-)
+from webmcp_bridge.access.levels import Level, parse_level, set_cell_levels, set_notebook_level
 from webmcp_bridge.access.run_consent import RunConsent
 from webmcp_bridge.calls.registry import CallEvent, Registry, current_call
 from webmcp_bridge.changes.log import ChangeLog

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from webmcp_bridge.core import invisible
-from webmcp_bridge.core.limits import (
-    PROPOSAL_REASON_BYTES,
-)
+from webmcp_bridge.core.limits import PROPOSAL_REASON_BYTES
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import El, button_el, c, h
 from webmcp_bridge.propose.proposals import Proposal

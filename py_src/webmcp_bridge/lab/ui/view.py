@@ -13,9 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from webmcp_bridge.core.limits import (
-    ACCESS_ROWS,
-)
+from webmcp_bridge.core.limits import ACCESS_ROWS
 from webmcp_bridge.lab.ui.i18n import Msg, Text, _, _n, to_json
 
 #: tags a view may use: text and structure, and form controls
@@ -316,12 +314,7 @@ def access_view(
         ),
         h("h3", c("subhead"), text=_("Restricted cells (%1)", str(len(restricted)))),
         listing,
-        h(
-            "details",
-            c("kernel-note"),
-            h("summary", "", text=KERNEL_NOTE),
-            h("p", "", text=KERNEL_DETAILS),
-        ),
+        h("details", c("kernel-note"), h("summary", "", text=KERNEL_NOTE), h("p", "", text=KERNEL_DETAILS)),
         field_row(
             _("Agent's runs"),
             choice_select(
