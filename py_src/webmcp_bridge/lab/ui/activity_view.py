@@ -14,7 +14,6 @@ from webmcp_bridge.lab.ui.i18n import Msg, Text, _, _n
 from webmcp_bridge.lab.ui.proposal_view import DIFF_CLASS, listing_line
 from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, cell_link, clock, h, icon
 
-# -- Activity ----------------------------------------------------------------------------------------------
 #: what each change kind (host.protocol.ChangeKind) reads as in the Activity list: a run ("ran"), a clear of the
 #: outputs ("cleared outputs of") and outputs arriving with no run in the window (a long cell printing, a display
 #: update: "new output in") are three different things to the person

@@ -13,7 +13,6 @@ from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, ch
 from webmcp_bridge.review.signatures import FROM_FILE
 from webmcp_bridge.review.threads import ThreadView
 
-# -- Comments ------------------------------------------------------------------------------------------------
 FILTERS = (("open", _("Open")), ("resolved", _("Resolved")), ("all", _("All")), ("cell", _("Current cell")))
 STATE_TEXT = {
     "exact": _("anchored"),
@@ -125,11 +124,11 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         )
         for m in thread.messages
     ]
-    actions = [button_el("button", text=_("Reply"), data_action="reply", data_thread=thread.id)]
-    if thread.status == "open":
-        actions.append(button_el("button", text=_("Resolve"), data_action="resolve", data_thread=thread.id))
-    else:
-        actions.append(button_el("button", text=_("Reopen"), data_action="reopen", data_thread=thread.id))
+    toggle = ("resolve", _("Resolve")) if thread.status == "open" else ("reopen", _("Reopen"))
+    actions = [
+        button_el("button", text=word, data_action=action, data_thread=thread.id)
+        for action, word in (("reply", _("Reply")), toggle)
+    ]
     if thread.kind == "range" and thread.state == "orphaned":
         actions.append(
             button_el(

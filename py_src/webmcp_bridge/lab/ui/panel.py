@@ -367,7 +367,7 @@ class AgentPanel:
                 nb.path,
             )
 
-    # -- PanelPort: what the actions and the cell menu ask of the panel -------------------------------------
+    # -- what the actions and the cell menu ask of the panel ------------------------------------------------
     def current(self) -> LabNotebook | None:
         """The notebook the person is looking at (raw), or None."""
         return self.notebooks.current()

@@ -8,8 +8,6 @@ from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import El, button_el, c, h
 from webmcp_bridge.propose.proposals import Proposal
 
-# -- Propose mode's inline box (lab/ui/proposals.py places it and handles its buttons) ---------------------
-
 DIFF_CLASS = {"+": "add", "-": "del", "@": "head"}
 
 

@@ -118,7 +118,6 @@ def clock(seconds: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(seconds))
 
 
-# -- cells -------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CellInfo:
     """What a row says about a cell: its 0-based index, type, first line and number of outputs."""
@@ -272,15 +271,9 @@ def access_view(
                 ),
             )
         )
-    more = len(restricted) - ACCESS_ROWS
-    if more > 0:
-        rows.append(
-            h(
-                "li",
-                c("omitted"),
-                text=_n("%1 more restricted cell not listed", "%1 more restricted cells not listed", more),
-            )
-        )
+    if (more := len(restricted) - ACCESS_ROWS) > 0:
+        said = _n("%1 more restricted cell not listed", "%1 more restricted cells not listed", more)
+        rows.append(h("li", c("omitted"), text=said))
     listing = (
         h("ul", c("access-list"), *rows)
         if rows
