@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webmcp_bridge.lab.ui.i18n import Msg, Text, _, _n
-from webmcp_bridge.lab.ui.proposal_view import DIFF_CLASS, listing_line
+from webmcp_bridge.lab.ui.proposal_view import diff_kinds, listing
 from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, cell_link, clock, h, icon
 
 #: what each change kind (host.protocol.ChangeKind) reads as in the Activity list: a run ("ran"), a clear of the
@@ -250,14 +250,7 @@ def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: 
                     h("time", c("time"), text=clock(edit.time)),
                     h("span", "", text=_("the agent's edit") if standing else _("the agent's edit (reverted)")),
                 ),
-                h(
-                    "div",
-                    c("proposal-diff edit-diff"),
-                    *[listing_line(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in diff],
-                    tabindex="0",
-                    aria_label=_("The change, line by line"),
-                    role="group",
-                ),
+                listing("proposal-diff edit-diff", diff_kinds(diff), _("The change, line by line")),
                 h(
                     "div",
                     c("edit-actions"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from webmcp_bridge.core import invisible
 from webmcp_bridge.core.limits import PROPOSAL_REASON_BYTES
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
@@ -11,13 +13,25 @@ from webmcp_bridge.propose.proposals import Proposal
 DIFF_CLASS = {"+": "add", "-": "del", "@": "head"}
 
 
+def diff_kinds(diff: Iterable[Sequence[str]]) -> list[tuple[str, str]]:
+    """A diff's ``(op, line)`` pairs as ``(kind, "op line")``."""
+    return [(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in diff]
+
+
+def listing(cls: str, lines: Iterable[tuple[str, str]], label: Text) -> El:
+    """A focusable listing of ``(kind, text)`` lines (:func:`listing_line`), classes ``cls``, named ``label``."""
+    return h(
+        "div", c(cls), *[listing_line(kind, text) for kind, text in lines], tabindex="0", aria_label=label, role="group"
+    )
+
+
 def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
     """What the box lists, as ``(kind, text)`` with kind "add" | "del" | "ctx" | "head": the diff's lines prefixed
     "+ ", "- " or "  " ("@ " for a batch's header of one edit), else the code of a run line by line (as it is,
     split where Python splits it: :func:`webmcp_bridge.core.invisible.code_lines`). The text is raw: invisible
     characters are marked when the line is made (:func:`listing_line`)."""
     if proposal.diff is not None:
-        return [(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
+        return diff_kinds(proposal.diff)
     if proposal.code is not None:
         return [("ctx", line) for line in invisible.code_lines(proposal.code) or [""]]
     return []
@@ -72,16 +86,11 @@ def proposal_box(proposal: Proposal) -> El:
     listing the box also holds "Show all" and a hint. Every text from the proposal is element text."""
     lines = diff_lines(proposal)
     hidden = invisible_count(proposal)
-    listing = None
-    if lines:
-        listing = h(
-            "div",
-            c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
-            *[listing_line(kind, text) for kind, text in lines],
-            tabindex="0",
-            aria_label=_("The code to run") if proposal.diff is None else _("The change, line by line"),
-            role="group",
-        )
+    shown = None
+    if lines and proposal.diff is None:
+        shown = listing("proposal-diff proposal-code", lines, _("The code to run"))
+    elif lines:
+        shown = listing("proposal-diff", lines, _("The change, line by line"))
     flag = (
         _n(
             "Contains %1 invisible character (shown as %2): it is in the text as the kernel or the notebook gets it, "
@@ -109,7 +118,7 @@ def proposal_box(proposal: Proposal) -> El:
         h("div", c("proposal-caption"), text=WORKSPACE_CAPTIONS.get(proposal.kind, ""))
         if proposal.scope == "workspace"
         else None,
-        listing,
+        shown,
         h(
             "div",
             c("proposal-actions"),
@@ -133,14 +142,14 @@ def proposal_box(proposal: Proposal) -> El:
                 text=_n("Show all %1 line", "Show all %1 lines", len(lines)),
                 title=_("Show the whole listing without its scroll bar"),
             )
-            if listing is not None
+            if shown is not None
             else None,
             h(
                 "small",
                 c("proposal-hint"),
                 text=_("Accept is enabled once you have seen the whole listing: scroll it to its end or show it all."),
             )
-            if listing is not None
+            if shown is not None
             else None,
         ),
         role="group",
