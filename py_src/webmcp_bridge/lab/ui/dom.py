@@ -4,7 +4,9 @@ A :class:`~webmcp_bridge.lab.ui.view.El` tree goes to ``dom.js`` as JSON in one 
 ``createElement``, ``setAttribute`` (names from the same allow-lists, checked again in JS) and ``textContent``: there
 is no path to ``innerHTML`` or an event-handler attribute. One crossing per list, not per element: through the FFI
 a 200-row list holds the page 100+ ms, in JS about a millisecond. Python holds no node: it names them, by role (the
-panel's), by notebook path and cell id (markers) or by proposal id (boxes), and hears the person's events as JSON.
+panel's), by notebook path and cell id (markers) or by proposal id (boxes, which
+:mod:`webmcp_bridge.lab.ui.proposals` makes and places through ``Dom.half``: ``showBox``, ``placeBoxes`` ...), and
+hears the person's events as JSON.
 """
 
 from __future__ import annotations
@@ -132,40 +134,3 @@ class Dom:
     def remove_style(self, owner: str) -> None:
         """``owner`` no longer uses the stylesheet."""
         self.half.removeStyle(STYLE_ID, owner)
-
-    # -- proposal boxes, by proposal id ---------------------------------------------------------------------
-    def configure_boxes(self, names: dict[str, str]) -> None:
-        """The class names of a box's parts: ``{diff, accept, expand, hint, deny, reason, expanded}``."""
-        self.half.configureBoxes(json.dumps(names))
-
-    def watch_boxes(self, listener: Any) -> None:
-        """The one listener (a proxy the caller owns, or None) of every box's actions: JSON text ``{id, action:
-        "accept" | "deny" | "expand" | "seen", reason (deny only)}``."""
-        self.half.watchBoxes(listener)
-
-    def show_box(self, proposal_id: str, el: El) -> bool:
-        """Build the box of ``proposal_id`` from ``el`` (not placed yet); True when it has a listing to be seen."""
-        return bool(self.half.showBox(proposal_id, json.dumps(el.to_json())))
-
-    def place_boxes(self, items: Sequence[tuple[str, str | None, str | None, bool]], corner: El) -> list[str]:
-        """Put each box ``(id, path, cell_id, measure)`` in its place: with ``path`` None in the corner box (made
-        from ``corner``), else in its cell (after the last for ``cell_id`` None), or out of the page when that
-        notebook is not open. Returns the ids, among those to ``measure``, whose listing is in view to its end."""
-        raw = self.half.placeBoxes(json.dumps([list(item) for item in items]), json.dumps(corner.to_json()))
-        return [str(i) for i in json.loads(str(raw))]
-
-    def reveal_box(self, proposal_id: str) -> None:
-        """Enable the box's Accept and drop its "Show all" and hint."""
-        self.half.revealBox(proposal_id)
-
-    def expand_box(self, proposal_id: str) -> None:
-        """Lift the height limit of the box's listing."""
-        self.half.expandBox(proposal_id)
-
-    def disable_box(self, proposal_id: str) -> None:
-        """Disable every button of the box."""
-        self.half.disableBox(proposal_id)
-
-    def remove_box(self, proposal_id: str, drop_corner: bool) -> None:
-        """Take the box out of the page (and the corner box, with ``drop_corner``)."""
-        self.half.removeBox(proposal_id, bool(drop_corner))

@@ -1,14 +1,9 @@
 """The Agent panel: the person's side of the bridge, in JupyterLab's right sidebar.
 
-One widget (tab "Agent") with three sections about the notebook in front (:mod:`.sections`): Activity (who did
-what, live), Comments (review threads) and Access (levels, the kernel model). What each button does is in
-:mod:`.actions`, the cell context menu in :mod:`.cell_menu`, the markers in :mod:`.markers`. It acts only through
-the person's APIs on the *raw* notebooks, never the guarded host the tools get.
-
-Dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later and only while the panel is visible, one section per stretch
-with a yield between. ``dom.js`` (:class:`~webmcp_bridge.lab.ui.dom.Dom`) makes the widget, keeps its nodes by role
-and reports the person's events to one listener as JSON facts (:meth:`AgentPanel._on_fact`); what must happen
-during the event itself is done there, from :data:`RULE`.
+One widget (tab "Agent") with three sections about the notebook in front (:mod:`.sections`); its buttons are
+:mod:`.actions`. It acts only through the person's APIs on the *raw* notebooks, never the guarded host the tools
+get. Dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later, only while the panel is visible, one per stretch.
+``dom.js`` makes the widget and reports the person's events as JSON facts (:meth:`AgentPanel._on_fact`).
 """
 
 from __future__ import annotations

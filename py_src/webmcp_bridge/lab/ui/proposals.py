@@ -1,24 +1,12 @@
 """Propose mode, the person's side: the Direct/Propose command and the proposals shown inline in the notebook.
 
-The command ``webmcp-bridge:toggle-propose-mode`` (in the palette under "Agent", a check mark in Propose mode) and
-the loader's status item follow ``ProposalBook.on_mode``, so a change of mode from anywhere shows in all of them.
-No tool can change the mode.
-
-Each waiting proposal is a box (:func:`~webmcp_bridge.lab.ui.proposal_view.proposal_box`, made by ``dom.js`` with
-``textContent`` only) inside its cell's node before the cell footer, or after the last cell for a proposal anchored
-to no cell; a workspace proposal (a file, a new notebook, a site's tool) goes in one corner box at the page's bottom
-right. Accept calls ``book.accept``; Deny (or Enter in the reason input) ``book.deny`` with the reason. The box goes
-when the proposal settles.
-
-What is accepted is what was shown: invisible characters are marked, lines wrap, and Accept is enabled only once the
-whole listing has been in view (it fits, was scrolled to its end, or "Show all" lifted its height limit) and
-``ACCEPT_ARM_SECONDS`` passed since the box appeared. JupyterLab may rebuild a cell's nodes (windowed notebooks, a
-type change): while proposals wait, every ``BOX_CHECK_SECONDS`` each box is put back in place and measured again
-(one ``placeBoxes`` call); a box whose notebook is not open waits out of the page.
-
-This module holds no JS object: ``dom.js`` keeps the boxes by proposal id and reports the person's actions to one
-listener as JSON facts (``{id, action: "accept" | "deny" | "expand" | "seen", reason}``); ``proposals.js`` holds the
-command, whose check mark JupyterLab asks synchronously, from the state pushed here (``setToggled``).
+The command (a check mark in Propose mode) and the loader's status item follow ``ProposalBook.on_mode``; no tool can
+change the mode. Each waiting proposal is a box in its cell (after the last cell when anchored to none; a workspace
+proposal in one corner box) until it settles. What is accepted is what was shown: invisible characters are marked,
+lines wrap, and Accept is enabled only once the whole listing has been in view (it fits, was scrolled to its end or
+"Show all" lifted its height limit) and ``ACCEPT_ARM_SECONDS`` passed. JupyterLab may rebuild a cell's nodes, so
+every ``BOX_CHECK_SECONDS`` each box is put back and measured again; a box whose notebook is not open waits out of
+the page. ``dom.js`` keeps the boxes by proposal id and reports the person's actions as JSON facts.
 """
 
 from __future__ import annotations
@@ -71,6 +59,7 @@ class ProposalView:
         self.half = load_half("webmcp_bridge.lab.ui", "proposals.js", loader)
         self.book = book
         self.dom = dom
+        self.js = dom.half  # dom.js: the boxes are its nodes, by proposal id
         self.boxes: dict[str, _Box] = {}
         self._proxies = Proxies()  # the command's and the boxes' listeners
         self._undo: list[Callable[[], None]] = []
@@ -82,8 +71,8 @@ class ProposalView:
         """Install the stylesheet, the command (and its palette item), the listeners; show what already
         waits. In small steps with a yield to the browser between."""
         self.dom.install_style("proposals")
-        self.dom.configure_boxes(BOX_NAMES)
-        self.dom.watch_boxes(self._proxies.keep(self._on_box))
+        self.js.configureBoxes(json.dumps(BOX_NAMES))
+        self.js.watchBoxes(self._proxies.keep(self._on_box))
         await asyncio.sleep(0)
         # followed before the command exists: the person may run it as soon as it is added, while this start awaits
         self._undo.append(self.book.on_mode(self._on_mode))
@@ -104,7 +93,7 @@ class ProposalView:
             self._checker = None
         for proposal_id in list(self.boxes):
             self._remove(proposal_id)
-        quietly(lambda: self.dom.watch_boxes(None))
+        quietly(lambda: self.js.watchBoxes(None))
         quietly(self.half.dispose)
         self._proxies.clear()
         self.dom.remove_style("proposals")
@@ -144,7 +133,7 @@ class ProposalView:
     def _show(self, proposal: Proposal) -> None:
         if proposal.id in self.boxes:
             return
-        listing = self.dom.show_box(proposal.id, proposal_box(proposal))  # one crossing for the whole box
+        listing = bool(self.js.showBox(proposal.id, json.dumps(proposal_box(proposal).to_json())))  # one crossing
         box = _Box(proposal, seen=not listing)
         self.boxes[proposal.id] = box
         asyncio.get_event_loop().call_later(ACCEPT_ARM_SECONDS, self._arm, box)
@@ -166,7 +155,8 @@ class ProposalView:
         ]
         if not items:
             return
-        for proposal_id in self.dom.place_boxes(items, workspace_corner()):
+        placed = self.js.placeBoxes(json.dumps(items), json.dumps(workspace_corner().to_json()))
+        for proposal_id in json.loads(str(placed)):  # those whose listing is in view to its end now
             box = self.boxes.get(proposal_id)
             if box is not None and not box.seen:
                 self._reveal(box)
@@ -185,19 +175,19 @@ class ProposalView:
     def _reveal(self, box: _Box) -> None:
         box.seen = True
         if box.armed and self.boxes.get(box.proposal.id) is box:
-            self.dom.reveal_box(box.proposal.id)
+            self.js.revealBox(box.proposal.id)
 
     def _arm(self, box: _Box) -> None:
         box.armed = True
         if box.seen and self.boxes.get(box.proposal.id) is box:
-            quietly(lambda: self.dom.reveal_box(box.proposal.id))
+            quietly(lambda: self.js.revealBox(box.proposal.id))
 
     def _remove(self, proposal_id: str) -> None:
         box = self.boxes.pop(proposal_id, None)
         if box is None:
             return
         last_in_corner = not any(b.proposal.scope == "workspace" for b in self.boxes.values())
-        quietly(lambda: self.dom.remove_box(proposal_id, last_in_corner))
+        quietly(lambda: self.js.removeBox(proposal_id, last_in_corner))
 
     def _on_box(self, facts_json: Any) -> None:
         """Listener of ``dom.js``: the person's action on a box, JSON text ``{id, action, reason}``."""
@@ -207,13 +197,13 @@ class ProposalView:
         if box is None:
             return
         if action == "accept" and box.seen and box.armed:  # else a click on a button that should still be disabled
-            self.dom.disable_box(proposal_id)
+            self.js.disableBox(proposal_id)
             self.book.accept(proposal_id)
         elif action == "expand":  # "Show all": the listing loses its height limit, so all of it is in the box
-            self.dom.expand_box(proposal_id)
+            self.js.expandBox(proposal_id)
             self._reveal(box)
         elif action == "deny":
-            self.dom.disable_box(proposal_id)
+            self.js.disableBox(proposal_id)
             self.book.deny(proposal_id, str(facts.get("reason") or "").strip() or None)
         elif action == "seen" and not box.seen:
             self._reveal(box)
