@@ -92,6 +92,11 @@ def anchor_text(thread: ThreadRow, cells: dict[str, CellInfo] | None) -> Text:
     return where
 
 
+def reply_box(key: str, draft: str, placeholder: Text, label: Text) -> El:
+    """A reply box holding ``draft``; ``data-reply`` = ``key`` (a thread id, "" for a new comment)."""
+    return h("textarea", c("reply"), text=draft, rows="2", placeholder=placeholder, aria_label=label, data_reply=key)
+
+
 def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str = "") -> El:
     """One thread: anchor and state, the quoted text, the messages, a reply box and its actions."""
     state: Text = STATE_TEXT.get(thread.state, thread.state)
@@ -145,15 +150,7 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         header,
         quote,
         h("ul", c("messages"), *messages),
-        h(
-            "textarea",
-            c("reply"),
-            text=draft,
-            rows="2",
-            placeholder=_("Reply…"),
-            aria_label=_("Reply"),
-            data_reply=thread.id,
-        ),
+        reply_box(thread.id, draft, _("Reply…"), _("Reply")),
         h("div", c("actions"), *actions),
         data_thread_box=thread.id,
     )
@@ -167,7 +164,6 @@ def comments_view(
     drafts: dict[str, str] | None = None,
     active_cell: str | None = None,
     omitted: int = 0,
-    notice: Text | None = None,
 ) -> El:
     """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
     choices = [(key, _("%1 (%2)", label, str(counts[key])) if key in counts else label) for key, label in FILTERS]
@@ -185,15 +181,7 @@ def comments_view(
     new_box = h(
         "div",
         c("new-comment"),
-        h(
-            "textarea",
-            c("reply"),
-            text=(drafts or {}).get("", ""),
-            rows="2",
-            placeholder=_("Comment on the active cell…"),
-            aria_label=_("New comment"),
-            data_reply="",
-        ),
+        reply_box("", (drafts or {}).get("", ""), _("Comment on the active cell…"), _("New comment")),
         button,
     )
     if threads:
@@ -218,7 +206,6 @@ def comments_view(
         c("comments-body"),
         field_row(_("Show"), choice_select("filter", _("Which comments"), choices, chosen)),
         new_box,
-        h("p", c("notice"), text=notice, role="status") if notice else None,
         body,
         data_filter=chosen,
     )

@@ -127,11 +127,9 @@ class CellMarkers:
             changed = key not in self.working
             self.working[key] = time.monotonic() + WORKING_SECONDS
         if entry.kind in ("run", "output", "clear"):  # outputs of a run the agent started are the agent's
-            before = self.last_run.get(key)
-            self.last_run[key] = entry.actor
-            changed = (
-                changed or before != entry.actor or entry.actor == "agent"
-            )  # the agent's: its outputs may come or go
+            before, self.last_run[key] = self.last_run.get(key), entry.actor
+            # the agent's outputs may come or go: "run by agent" depends on their count
+            changed = changed or before != entry.actor or entry.actor == "agent"
         elif entry.kind == "delete":
             changed = self.last_run.pop(key, None) is not None or changed
             if self.journal is not None:

@@ -1,12 +1,11 @@
 """The open notebooks the person's side follows: which one is in front, what changed in them, and their cells.
 
-Shared by the Agent panel and the cell markers. It follows JupyterLab's notebook tracker through ``notebook.js``
-and tracks each open notebook at once, so a person's edits reach the change log (CRLF made LF) with no agent
-present. ``notebook.js`` reports a burst of changes once, ``PANEL_FLUSH_SECONDS`` after it began; then one crossing
-per notebook takes its changes into the log and its stamp (a count of its metadata and cell-list changes).
-Subscribers hear ``(kind, handle)``: ``"current"`` (another notebook, or none, is in front), ``"active"`` (a
-notebook's active cell changed), ``"stamp"`` (its levels, threads or cell list may have changed), ``"closed"``.
-This module holds no JupyterLab object; every callable handed to JS is a proxy it owns.
+Shared by the Agent panel and the cell markers. It follows JupyterLab's notebook tracker through ``notebook.js`` and
+tracks each open notebook at once, so a person's edits reach the change log (CRLF made LF) with no agent present; a
+burst of changes is taken once, ``PANEL_FLUSH_SECONDS`` after it began, with each notebook's stamp (a count of its
+metadata and cell-list changes). Subscribers hear ``(kind, handle)``: ``"current"`` (another notebook, or none, is in
+front), ``"active"`` (its active cell changed), ``"stamp"`` (its levels, threads or cell list may have changed),
+``"closed"``. This module holds no JupyterLab object; every callable handed to JS is a proxy it owns.
 """
 
 from __future__ import annotations

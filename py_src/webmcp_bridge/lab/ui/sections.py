@@ -1,11 +1,9 @@
-"""The Agent panel's three sections: what each shows of the notebook in front, when it must be drawn again, and
-drawing it.
-
-The ``on_*`` methods return the sections a change can alter: Activity, a new or updated row; Comments, the notebook
-in front, its active cell, its stamp (threads, cell list), the filter, or a change of a cell a listed thread is on;
-Access, the notebook in front, its stamp, or an edit of a restricted cell (whose first line it lists). A section
-whose new tree equals the last one drawn costs no DOM work; an Activity row that reads the same keeps its node. A
-drawing of Comments or Access is put off while the person types or chooses there (:data:`HELD_BY`).
+"""The Agent panel's three sections (Activity, Comments, Access): what each shows of the notebook in front, when it
+must be drawn again, and drawing it. The ``on_*`` methods return the sections a change can alter: Activity, a new or
+updated row; Comments, the notebook in front, its active cell, its stamp (threads, cell list), the filter, or a
+change of a cell a listed thread is on; Access, the notebook in front, its stamp, or an edit of a restricted cell
+(whose first line it lists). A section whose new tree equals the last one drawn costs no DOM work; an Activity row
+that reads the same keeps its node. Comments and Access are not drawn while the person types or chooses there.
 """
 
 from __future__ import annotations
