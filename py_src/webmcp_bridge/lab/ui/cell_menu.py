@@ -1,14 +1,9 @@
 """The cell context menu of the Agent panel: comment on a cell, a selection or an output; cycle agent access.
 
-Four JupyterLab commands (:data:`COMMANDS`) in the context menu of notebook cells. A command acts on the cell the
-person right-clicked (else the active cell), on the output right-clicked (else the cell's first), and "Comment on
-selection" on that cell editor's selection when the menu opened. A comment's text comes from JupyterLab's
-``InputDialog``; cancelling or an empty text does nothing.
-
-JupyterLab asks ``cell_menu.js`` synchronously for each command's label and enabled state, so it answers from the
-states Python pushes (``setStates``) when it reports a right-click on a cell (a capture ``contextmenu`` listener on
-``window``: on the page's main thread Python answers before the menu is drawn; in a worker the menu is drawn again
-when the states arrive). Both listeners are proxies this menu owns, destroyed by :meth:`CellMenu.dispose`.
+A command acts on the cell the person right-clicked (else the active cell), on the output right-clicked (else the
+cell's first), "Comment on selection" on that cell editor's selection when the menu opened; a comment's text comes
+from JupyterLab's ``InputDialog`` (cancelled or empty: nothing). JupyterLab asks ``cell_menu.js`` synchronously for
+each command's label and enabled state, so it answers from the states Python pushes when it reports a right-click.
 """
 
 from __future__ import annotations
@@ -70,12 +65,6 @@ class CellMenu:
         self._proxies = Proxies()  # the menu and execute listeners
         self._target: Target | None = None  # what the person's last right-click on a cell acts on
         self._words: dict[Text, str] = {}  # the labels as the page's translator gave them
-        self._runs: dict[str, Callable[[Target], Any]] = {
-            COMMANDS["cell"]: self._comment_cell,
-            COMMANDS["selection"]: self._comment_selection,
-            COMMANDS["output"]: self._comment_output,
-            COMMANDS["access"]: lambda target: cycle_level(self.panel, target.nb, target.cell_id),
-        }
 
     def install(self) -> None:
         """Add the commands and their context-menu items, and follow the person's right-clicks on cells."""
@@ -149,17 +138,14 @@ class CellMenu:
         """Listener of ``cell_menu.js``: the person chose command ``command`` on the target of their right-click.
         The target serves one command: it is dropped here and the commands are disabled until the next right-click,
         so a command run another way later (a shortcut, another extension) never acts on an old right-click's cell."""
-        run, target = self._runs.get(str(command)), self._target
-        self._target = None
+        target, self._target = self._target, None
         quietly(lambda: self._push(None))
-        if run is None or target is None:
+        if target is None or str(command) not in COMMANDS.values():
             return
 
         async def go() -> None:
             try:
-                result = run(target)
-                if asyncio.iscoroutine(result):
-                    await result
+                await self._run(str(command), target)
             except ToolError as err:
                 self.panel.say(err.message)
                 self.panel.show()
@@ -196,17 +182,18 @@ class CellMenu:
             self.panel.set_filter("open")
         self.panel.show()
 
-    def _comment_cell(self, target: Target) -> Any:
-        return self._comment(target, CellAnchor(target.cell_id), "cell")
-
-    def _comment_selection(self, target: Target) -> Any:
-        if target.selection is None:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, str(_("Select some text in the cell first.")))
-        return self._comment(target, RangeAnchor(target.cell_id, selection=target.selection), _("the selection"))
-
-    def _comment_output(self, target: Target) -> Any:
-        index = target.output_index or 0
-        return self._comment(target, OutputAnchor(target.cell_id, index), _("output %1", str(index + 1)))
+    async def _run(self, command: str, target: Target) -> None:
+        if command == COMMANDS["access"]:
+            cycle_level(self.panel, target.nb, target.cell_id)
+        elif command == COMMANDS["cell"]:
+            await self._comment(target, CellAnchor(target.cell_id), "cell")
+        elif command == COMMANDS["selection"]:
+            if target.selection is None:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, str(_("Select some text in the cell first.")))
+            await self._comment(target, RangeAnchor(target.cell_id, selection=target.selection), _("the selection"))
+        elif command == COMMANDS["output"]:
+            index = target.output_index or 0
+            await self._comment(target, OutputAnchor(target.cell_id, index), _("output %1", str(index + 1)))
 
 
 def _has_output(target: Target | None) -> bool:

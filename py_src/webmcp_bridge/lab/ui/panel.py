@@ -132,24 +132,21 @@ class AgentPanel:
         self.dom.update({"panel": {"attrs": {"data-state": "ready"}}})
 
     def _build_widget(self) -> None:
-        webmcp = self.dom.webmcp_available()
         switch = mode_select(self.book.mode)
         switch.attrs["data-role"] = "mode"  # the switch, set again when the mode changes elsewhere
+        if self.dom.webmcp_available():
+            said = _("An agent in this browser can use the notebook through WebMCP.")
+        else:
+            said = _(
+                "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."
+            )
         head = h(
             "div",
             c("panel-head"),
             h("h2", "", text=_("Agent")),
             field_row(_("Mode"), switch),
             mode_note(),
-            h(
-                "p",
-                c("mode"),
-                text=_("An agent in this browser can use the notebook through WebMCP.")
-                if webmcp
-                else _(
-                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."
-                ),
-            ),
+            h("p", c("mode"), text=said),
         )
         labels = {"activity": _("Activity"), "comments": _("Comments"), "access": _("Access")}
         bodies = {
