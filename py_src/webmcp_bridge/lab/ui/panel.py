@@ -415,21 +415,17 @@ class AgentPanel:
         return self.notebooks.host.journal
 
     def show_edits(self, path: str, cell_id: str, span: tuple[float, float] | None = None) -> None:
-        """Show the review box of the agent's edits of one cell (those of one Activity row when ``span`` is its
-        ``(first, last)`` times, else every kept edit of the cell), newest :data:`REVIEW_EDITS` first; the cell counts
-        as looked at. Each diff is Propose mode's (:func:`~webmcp_bridge.propose.proposals.source_diff`: bounded
-        work, at most ``DIFF_LINES`` lines), so the drawing is bounded too."""
+        """Show the review box of the agent's edits of one cell (of one Activity row when ``span`` is its ``(first,
+        last)`` times), newest :data:`REVIEW_EDITS` first, and count the cell as looked at. Each diff is bounded
+        (:func:`~webmcp_bridge.propose.proposals.source_diff`: at most ``DIFF_LINES`` lines), so the drawing is too."""
         journal = self.journal
         edits = journal.between(path, cell_id, *span) if span else journal.edits(path, cell_id)
         shown = edits[::-1][:REVIEW_EDITS]
         nb = self.notebook_at(path)
         cells = self.cells(nb) if nb is not None and nb.path == (self.current() or nb).path else None
-        label = cell_label(cell_id, cells)
+        diffs = [source_diff(e.before, e.after) for e in shown]
         self.dom.draw(
-            "activity-review",
-            edits_review(
-                shown, [source_diff(e.before, e.after) for e in shown], label, omitted=len(edits) - len(shown)
-            ),
+            "activity-review", edits_review(shown, diffs, cell_label(cell_id, cells), len(edits) - len(shown))
         )
         self.dom.update({"activity-review": {"hidden": False}})
         self._review = (path, cell_id, span)
@@ -488,7 +484,7 @@ class AgentPanel:
 
     async def restart_agent_kernels(self, hiding: bool) -> bool:
         """Ask the person, then restart every kernel the agent ran code in; True when all restarted (what was
-        refused or failed is said in the notice). The dialog's words go through the page's translator first."""
+        refused or failed is said in the notice)."""
         host = self.notebooks.host
         count = host.agent_kernels()
         if count == 0:

@@ -219,10 +219,7 @@ class Sections:
         pending, self._pending = self._pending, OrderedDict()
         in_place, self._in_place = self._in_place, set()
         current_path = nb.path if nb is not None else None
-        ops: list[RowOp] = []
-        for key in self._dropped:
-            if self.rows.pop(key, None) is not None:
-                ops.append(("drop", key))
+        ops: list[RowOp] = [("drop", key) for key in self._dropped if self.rows.pop(key, None) is not None]
         self._dropped = set()
         if pending and not self.rows:
             ops.append(("clear",))
@@ -273,12 +270,8 @@ class Sections:
             counts_all["cell"] = review.count("all", active)
         rows = [thread_row(v) for v in views]
         self._thread_cells = {row.cell_id for row in rows if row.cell_id}
-        self._body(
-            "comments",
-            comments_view(
-                rows, self.thread_filter, counts_all, cells, drafts, active, omitted=max(0, total - len(rows))
-            ),
-        )
+        omitted = max(0, total - len(rows))
+        self._body("comments", comments_view(rows, self.thread_filter, counts_all, cells, drafts, active, omitted))
         self._summary("comments-summary", _("Comments (%1 open)", str(counts["open"])))
 
     def _access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
