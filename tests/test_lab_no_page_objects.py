@@ -58,7 +58,6 @@ CONVERTED = (
     "ui/sections.py",
     "ui/actions.py",
     "ui/markers.py",
-    "ui/port.py",
     "ui/view.py",
     "ui/comments_view.py",
     "ui/proposal_view.py",

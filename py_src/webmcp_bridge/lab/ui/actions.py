@@ -1,24 +1,52 @@
 """What the Agent panel's buttons do: one function per ``data-action`` value, called with the panel and the
-:class:`~webmcp_bridge.lab.ui.port.Click` ``dom.js`` reported. Each acts through the person's APIs on the raw
-notebook, notes the action in Activity and may raise ToolError (shown as the panel's notice)."""
+:class:`Click` ``dom.js`` reported. Each acts through the person's APIs on the raw notebook, notes the action in
+Activity and may raise ToolError (shown as the panel's notice)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, parse_level, set_cell_level
 from webmcp_bridge.changes.undo import REFUSALS
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
-from webmcp_bridge.lab.ui.port import Click
 from webmcp_bridge.lab.ui.view import LEVEL_WORD
 from webmcp_bridge.review.threads import CellAnchor, Review, ThreadView
 
 if TYPE_CHECKING:  # known by their types only, so the actions run under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
     from webmcp_bridge.lab.ui.panel import AgentPanel
+
+#: what the Comments section lists: threads by status, or every thread of the active cell
+ThreadFilter = Literal["open", "resolved", "all", "cell"]
+THREAD_FILTERS: tuple[ThreadFilter, ...] = ("open", "resolved", "all", "cell")
+
+
+@dataclass(frozen=True)
+class Click:
+    """A click on an element with a ``data-action``: its ``data-*`` attributes without the prefix (``data``), the
+    text and ``data-reply`` of the reply box around it (``text``, ``reply``) and the value of its row's select
+    (``choice``), each None when there is none."""
+
+    action: str
+    data: Mapping[str, str] = field(default_factory=dict)
+    text: str | None = None
+    reply: str | None = None
+    choice: str | None = None
+
+    @classmethod
+    def from_fact(cls, fact: Mapping[str, Any]) -> Click:
+        """The click of a fact (parsed JSON); values are taken as strings, a missing one as None."""
+        text, reply, choice = (None if fact.get(k) is None else str(fact[k]) for k in ("text", "reply", "choice"))
+        data = {str(k): str(v) for k, v in (fact.get("data") or {}).items()}
+        return cls(str(fact.get("action", "")), data, text, reply, choice)
+
+    def attr(self, name: str) -> str:
+        """The ``data-<name>`` attribute ("" when the element has none)."""
+        return self.data.get(name, "")
 
 
 def hides(nb: LabNotebook) -> bool:

@@ -18,9 +18,11 @@ from typing import Any, Literal
 
 from webmcp_bridge.lab.ffi import awaiting, load_half
 from webmcp_bridge.lab.ui.i18n import DOMAIN, Text, to_json
-from webmcp_bridge.lab.ui.view import ATTRIBUTES, ICONS, TAGS, El
+from webmcp_bridge.lab.ui.view import ATTRIBUTES, ICONS, TAGS, El, Markers, c, marker_classes
 
 STYLE_ID = "webmcp-bridge-style"
+#: the attribute holding a marked cell's signature (its markers unchanged: the cell is not touched)
+MARKERS_ATTR = "data-webmcp-bridge-markers"
 
 #: a keyed list's edit for :meth:`Dom.rows`: ``("clear",)``, ``("keep", key)``, ``("put", key, tree)`` (on top),
 #: ``("set", key, tree)`` (in its place), ``("drop", key)``
@@ -108,21 +110,14 @@ class Dom:
         """Bring the widget ``widget_id`` (the Agent panel) to the front of its area."""
         self.half.activate(widget_id)
 
-    def apply_markers(
-        self,
-        path: str,
-        want: dict[str, tuple[str, list[str], El]],
-        classes: list[str],
-        attr: str,
-        strip_class: str,
-        marked_class: str,
-    ) -> int:
+    def apply_markers(self, path: str, want: dict[str, tuple[str, list[str], El]]) -> int:
         """Put markers on the cells of every notebook open at ``path``: ``want`` maps a cell id to ``(signature,
-        classes on, badge strip)``; other cells lose ``classes`` and their strip; a cell whose attribute ``attr``
-        holds the signature already is skipped. Returns the number of cells changed."""
+        classes on, badge strip)``; other cells lose every marker class and their strip; a cell whose
+        :data:`MARKERS_ATTR` holds the signature already is skipped. Returns the number of cells changed."""
         payload = {cell_id: [sig, on, strip.to_json()] for cell_id, (sig, on, strip) in want.items()}
+        classes = json.dumps(list(marker_classes(Markers())))
         return int(
-            self.half.applyMarkers(path, json.dumps(payload), json.dumps(classes), attr, strip_class, marked_class)
+            self.half.applyMarkers(path, json.dumps(payload), classes, MARKERS_ATTR, c("markers"), c("cell-marked"))
         )
 
     def install_style(self, owner: str) -> None:

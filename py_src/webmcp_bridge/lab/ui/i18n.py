@@ -30,18 +30,12 @@ class Msg:
 
     def __str__(self) -> str:
         """The English text (JupyterLab's ``Gettext.strfmt`` rules: ``%N`` replaced, ``%%`` a percent sign)."""
-        values: tuple[Text, ...] = self.args
-        template = self.msgid
+        template, values = self.msgid, [str(a) for a in self.args]
         if self.plural is not None and self.n is not None:
-            template = self.msgid if self.n == 1 else self.plural
-            values = (str(self.n), *self.args)
-        text = [str(v) for v in values]
-
-        def sub(match: re.Match[str]) -> str:
-            index = int(match.group(1)) - 1
-            return text[index] if 0 <= index < len(text) else "undefined"
-
-        return _PLACEHOLDER.sub(sub, template.replace("%%", "%% ")).replace("%% ", "%")
+            template, values = (self.msgid if self.n == 1 else self.plural), [str(self.n), *values]
+        text = dict(enumerate(values, 1))  # %N is the Nth value; a missing one reads "undefined", as in JS
+        filled = _PLACEHOLDER.sub(lambda m: text.get(int(m.group(1)), "undefined"), template.replace("%%", "%% "))
+        return filled.replace("%% ", "%")
 
     def to_json(self) -> dict[str, Any]:
         """``{msg, args, plural?, n?}``, the form ``dom.js`` (and the other halves) translate."""

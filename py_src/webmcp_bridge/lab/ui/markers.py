@@ -22,14 +22,13 @@ from webmcp_bridge.changes.log import ChangeEntry, ChangeLog
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, WORKING_SECONDS
 from webmcp_bridge.lab.ffi import undo_all
-from webmcp_bridge.lab.ui.view import El, Markers, c, cell_markers, marker_badges, marker_classes
+from webmcp_bridge.lab.ui.view import El, Markers, cell_markers, marker_badges, marker_classes
 from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only, so the rules here run under CPython too
     from webmcp_bridge.lab.ui.dom import Dom
     from webmcp_bridge.lab.ui.notebooks import EventKind, OpenNotebooks
 
-MARKERS_ATTR = "data-webmcp-bridge-markers"
 Want = dict[str, tuple[str, list[str], El]]
 
 
@@ -213,9 +212,7 @@ class CellMarkers:
         """Put ``want`` on the cells of every view of the notebook at ``path`` (``dom.js`` finds them by path) and
         note it as applied for each view already known here, not only ``key``: a view whose last markers were
         noted before another view's drawing would otherwise be skipped as unchanged while showing that drawing."""
-        self.dom.apply_markers(
-            path, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked")
-        )
+        self.dom.apply_markers(path, want)
         self._paths[key] = path
         for other, other_path in self._paths.items():
             if other_path == path:

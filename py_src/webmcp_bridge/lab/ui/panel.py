@@ -24,12 +24,11 @@ from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
-from webmcp_bridge.lab.ui.actions import ACTIONS, hides
+from webmcp_bridge.lab.ui.actions import ACTIONS, THREAD_FILTERS, Click, ThreadFilter, hides
 from webmcp_bridge.lab.ui.activity_view import REVIEW_EDITS, ActivityRow, activity_empty, edits_review
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
 from webmcp_bridge.lab.ui.dom import Dom
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
-from webmcp_bridge.lab.ui.port import THREAD_FILTERS, Click, ThreadFilter
 from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
 from webmcp_bridge.lab.ui.view import (
     LEVEL_WORD,

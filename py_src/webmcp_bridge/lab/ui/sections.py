@@ -19,10 +19,10 @@ from webmcp_bridge.access.levels import cell_levels, notebook_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
+from webmcp_bridge.lab.ui.actions import ThreadFilter
 from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
 from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
 from webmcp_bridge.lab.ui.i18n import Text, _, _n, to_json
-from webmcp_bridge.lab.ui.port import ThreadFilter
 from webmcp_bridge.lab.ui.view import LEVEL_WORD, CellInfo, El, KernelFacts, access_view, c, h
 from webmcp_bridge.review.threads import Review
 

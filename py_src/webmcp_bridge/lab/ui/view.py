@@ -377,7 +377,6 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     around the cell (a class, see :func:`marker_classes`), not as a badge."""
 
     def badge(cls: str, name: str, said: Text, action: str, word: Text | None = None) -> El:
-        """A badge the person can click: its icon, its word or count (if any), its meaning as title and label."""
         shown = h("span", "", text=word) if word is not None else None
         return button_el(
             f"badge {cls}",
