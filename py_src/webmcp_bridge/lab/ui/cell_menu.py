@@ -135,9 +135,8 @@ class CellMenu:
 
     # -- running -------------------------------------------------------------------------------------------
     def _on_execute(self, command: Any) -> None:
-        """Listener of ``cell_menu.js``: the person chose command ``command`` on the target of their right-click.
-        The target serves one command: it is dropped here and the commands are disabled until the next right-click,
-        so a command run another way later (a shortcut, another extension) never acts on an old right-click's cell."""
+        """The person chose ``command`` on their right-click's target. The target serves one command: the commands
+        are disabled until the next right-click, so one run another way later never acts on an old right-click."""
         target, self._target = self._target, None
         quietly(lambda: self._push(None))
         if target is None or str(command) not in COMMANDS.values():

@@ -209,9 +209,8 @@ class CellMarkers:
         self._apply(key, nb.path, want)
 
     def _apply(self, key: str, path: str, want: Want) -> None:
-        """Put ``want`` on the cells of every view of the notebook at ``path`` (``dom.js`` finds them by path) and
-        note it as applied for each view already known here, not only ``key``: a view whose last markers were
-        noted before another view's drawing would otherwise be skipped as unchanged while showing that drawing."""
+        """Put ``want`` on every view of the notebook at ``path`` and note it as applied for each view known here, not
+        only ``key``: a view noted before another view's drawing would otherwise be skipped while showing it."""
         self.dom.apply_markers(path, want)
         self._paths[key] = path
         for other, other_path in self._paths.items():

@@ -212,8 +212,7 @@ class AgentPanel:
             self._mark(*self.sections.tick())
         self._ticker = asyncio.get_event_loop().call_later(TICK_SECONDS, self._tick)
 
-    def _on_proposal(self, event: str, proposal: Proposal) -> None:
-        """A proposal waits for the person (its call's row says so) or settled."""
+    def _on_proposal(self, event: str, proposal: Proposal) -> None:  # its call's row shows it waiting, or not
         call = current_call.get() if event == "created" else None
         self._mark(*self.sections.on_proposal(event, proposal.id, call.call_id if call is not None else None))
 

@@ -22,6 +22,7 @@ from webmcp_bridge.core.limits import ACCEPT_ARM_SECONDS, BOX_CHECK_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half, quietly, undo_all
 from webmcp_bridge.lab.ui.i18n import _
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
+from webmcp_bridge.lab.ui.view import c
 from webmcp_bridge.propose.proposals import Mode, Proposal, ProposalBook
 
 if TYPE_CHECKING:  # the browser's parts: known by their types only, so this module imports under CPython too
@@ -30,21 +31,17 @@ if TYPE_CHECKING:  # the browser's parts: known by their types only, so this mod
 COMMAND = "webmcp-bridge:toggle-propose-mode"
 COMMAND_LABEL = _("Agent: Propose changes (ask before each change)")
 PALETTE_CATEGORY = _("Agent")
-CLS = "webmcp-bridge"
 COMMAND_CAPTION = _(
     "Direct: the agent's changes apply at once. Propose: each change waits under its cell for your Accept or Deny."
 )
 #: the class names of a box's parts (lab/ui/proposal_view.py makes them), for dom.js
-BOX_NAMES = {
-    part: f"{CLS}-proposal-{part}" for part in ("diff", "accept", "expand", "hint", "deny", "reason", "expanded")
-}
+BOX_NAMES = {part: c(f"proposal-{part}") for part in ("diff", "accept", "expand", "hint", "deny", "reason", "expanded")}
 
 
 @dataclass
 class _Box:
-    """One proposal's box (its node is ``dom.js``'s, under the proposal's id). Accept may be used once both ``seen``
-    (the whole listing has been in view; True from the start without a listing) and ``armed`` (``ACCEPT_ARM_SECONDS``
-    passed since the box appeared)."""
+    """One proposal's box: Accept may be used once ``seen`` (the whole listing has been in view; True without one) and
+    ``armed`` (``ACCEPT_ARM_SECONDS`` passed since the box appeared)."""
 
     proposal: Proposal
     seen: bool = False

@@ -40,9 +40,8 @@ HELD_BY = frozenset({"TEXTAREA", "SELECT"})
 
 class Sections:
     """The three sections of one panel, drawn through ``dom`` by role. ``kernel`` gives what Access says of a
-    notebook's kernels; ``secret`` the key Comments judges who wrote each message with (None: every message that
-    says it is the person's reads "file"). ``draws`` (times each section was drawn) and ``longest`` (each part's
-    longest synchronous stretch, ms) are for tests and bench/."""
+    notebook's kernels; ``secret`` the key Comments judges authors with (None: the person's messages read "file").
+    ``draws`` (times each section was drawn) and ``longest`` (longest stretch per part, ms) are for tests and bench/."""
 
     def __init__(
         self,
