@@ -25,7 +25,8 @@ from host_remote import RemoteHost, loopback_host
 from host_wire import WireServer
 from webmcp_bridge.calls.registry import Toolset
 from webmcp_bridge.core.errors import ErrorCode
-from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, PANEL_PREVIEW_BYTES, Limits, preview
+from webmcp_bridge.lab.ui.i18n import Text, _
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools import files_toolset, notebooks_toolset
@@ -289,3 +290,12 @@ class StandInProxy:
 
     def destroy(self) -> None:
         self.fn = None
+
+
+def first_line(source: str, max_bytes: int = PANEL_PREVIEW_BYTES) -> Text:
+    """The first non-blank line of a source, bounded (``(empty)`` for an empty cell), as the panel's cell rows say
+    it: the stand-ins' version of what ``notebook.js`` reads for ``OpenNotebooks.cells``."""
+    for line in source.splitlines():
+        if line.strip():
+            return preview(line.strip(), max_bytes)
+    return _("(empty)")

@@ -10,9 +10,8 @@ from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.host.protocol import CellChange
-from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
+from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row, edits_review
 from webmcp_bridge.lab.ui.comments_view import Message, ThreadRow, comments_view
-from webmcp_bridge.lab.ui.edits_view import edits_review
 from webmcp_bridge.lab.ui.i18n import Msg, _, _n, to_json
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.lab.ui.view import (

@@ -23,15 +23,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import StandInProxy, corpus_text, run_node
+from helpers import StandInProxy, corpus_text, first_line, run_node
 from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import cell_levels
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.lab.ui.actions import ACTIONS
 from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item
-from webmcp_bridge.lab.ui.dom import PanelOptions
+from webmcp_bridge.lab.ui.i18n import to_json
 from webmcp_bridge.lab.ui.panel import RULE, AgentPanel
-from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, CellInfo, El, first_line
+from webmcp_bridge.lab.ui.view import ATTRIBUTES, TAGS, CellInfo, El
 from webmcp_bridge.review.threads import CellAnchor, Review
 from webmcp_bridge.session.bridge import build_bridge
 
@@ -43,7 +43,7 @@ class Dom:
     """Stand-in for dom.js: records the panel it made and what it was asked to do."""
 
     def __init__(self) -> None:
-        self.options: PanelOptions | None = None
+        self.options: dict[str, Any] | None = None
         self.trees: list[El] = []
         self.listener: Any = None
         self.cleared: list[tuple[str, str]] = []
@@ -54,7 +54,7 @@ class Dom:
     def webmcp_available(self) -> bool:
         return False
 
-    def create_panel(self, options: PanelOptions, trees: list[El], listener: Any) -> dict[str, bool]:
+    def create_panel(self, options: dict[str, Any], trees: list[El], listener: Any) -> dict[str, bool]:
         self.options, self.trees, self.listener = options, list(trees), listener
         return {"created": True, "visible": False}
 
@@ -144,10 +144,10 @@ def made_panel(connect: bool = True, ws: MemoryWorkspace | None = None) -> tuple
 
 def test_the_panel_is_made_in_one_call_with_the_rule_for_its_events() -> None:
     panel, dom, _ = made_panel()
-    assert dom.options is not None and dom.options.id == "webmcp-bridge-panel"
-    rule = dom.options.rule
-    assert set(rule.actions) == set(ACTIONS)  # every button's clicks reported (and kept from JupyterLab)
-    assert rule.submit_button == '[data-action="reply"], [data-action="comment-active"]'
+    assert dom.options is not None and dom.options["id"] == "webmcp-bridge-panel"
+    rule = dom.options["rule"]
+    assert set(rule["actions"]) == set(ACTIONS)  # every button's clicks reported (and kept from JupyterLab)
+    assert rule["submit"]["button"] == '[data-action="reply"], [data-action="comment-active"]'
     roles = {el.attrs.get("data-role") for tree in dom.trees for el in tree.walk()} - {None}
     assert roles >= {"notice", "mode", "activity-review", "activity-list", "activity", "comments", "access"}
     assert {"comments-summary", "access-summary"} <= roles
@@ -354,7 +354,7 @@ def test_dom_js_makes_the_panel_and_reports_the_persons_events_as_facts() -> Non
         str(DOM_JS),
         json.dumps(sorted(TAGS)),
         json.dumps(sorted(ATTRIBUTES)),
-        json.dumps(dom.options.to_json()),
+        json.dumps(dom.options, default=to_json),
         json.dumps([t.to_json() for t in dom.trees]),
         json.dumps([t.to_json() for t in dom.drawn["comments"]]),
         *[json.dumps(r.to_json()) for r in rows],
@@ -452,14 +452,23 @@ def test_dom_js_translates_every_message_draws_icons_and_restores_the_panel() ->
         h("p", "", text=payload, data_probe="c"),  # the notebook's text: shown as it is, never looked up
         h("button", "", icon("lock"), icon("comment"), data_probe="d"),
     ]
-    options = PanelOptions("webmcp-bridge-panel", "p", _("Agent"), _("caption"), 650, {}, RULE, "agent")
+    options = {
+        "id": "webmcp-bridge-panel",
+        "className": "p",
+        "label": _("Agent"),
+        "caption": _("caption"),
+        "rank": 650,
+        "attrs": {},
+        "rule": RULE,
+        "icon": "agent",
+    }
     out = run_node(
         SERVICES,
         str(DOM_JS),
         json.dumps(sorted(TAGS)),
         json.dumps(sorted(ATTRIBUTES)),
         json.dumps(icon_specs()),
-        json.dumps(options.to_json()),
+        json.dumps(options, default=to_json),
         json.dumps([t.to_json() for t in trees]),
     )
     assert out["calls"]["loaded"] == ["jupyterlab_webmcp_bridge"]

@@ -13,7 +13,7 @@ import asyncio
 import time
 from typing import Any
 
-from helpers import corpus_text
+from helpers import corpus_text, first_line
 from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import set_cell_level
 from webmcp_bridge.changes.log import ChangeLog
@@ -21,7 +21,7 @@ from webmcp_bridge.core.limits import ACTIVITY_ROWS
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.lab.ui.activity_view import ActivityRow
 from webmcp_bridge.lab.ui.sections import Sections
-from webmcp_bridge.lab.ui.view import CellInfo, El, first_line
+from webmcp_bridge.lab.ui.view import CellInfo, El
 from webmcp_bridge.review.threads import CellAnchor, Review
 
 PATH = "demo/running.ipynb"

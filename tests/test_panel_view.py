@@ -12,13 +12,14 @@ import json
 
 import pytest
 
+from helpers import first_line
 from host_memory import MemoryNotebook, MemoryWorkspace
 from webmcp_bridge.access.levels import cell_levels, set_cell_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.host.protocol import CellChange
 from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
-from webmcp_bridge.lab.ui.comments_view import FROM_FILE_TITLE, comments_view, thread_row
+from webmcp_bridge.lab.ui.comments_view import FROM_FILE_TITLE, Message, ThreadRow, comments_view, thread_row
 from webmcp_bridge.lab.ui.i18n import Msg
 from webmcp_bridge.lab.ui.view import (
     ATTRIBUTES,
@@ -31,7 +32,6 @@ from webmcp_bridge.lab.ui.view import (
     c,
     cell_markers,
     clock,
-    first_line,
     h,
     marker_badges,
     marker_classes,
@@ -221,12 +221,8 @@ def test_markers_of_each_cell():
     assert marker_badges(Markers(working=True), "c", "n.ipynb").children == []  # the ring is a class, not a badge
 
 
-def test_malformed_thread_json_reads_defensively():
-    row = thread_row(
-        {"id": 5, "anchor": {"outputIndex": 2, "cellId": "x"}, "messages": [["agent", "hi"], {"body": None}]}
-    )
-    assert row.kind == "output" and row.output_index == 2 and row.cell_id == "x" and row.status == "open"
-    assert [(m.author, m.body) for m in row.messages] == [("agent", "hi"), ("?", "")]
+def test_an_output_thread_and_a_persons_row_are_text_only():
+    row = ThreadRow("5", "open", "exact", "output", "x", (Message("agent", PAYLOADS[1]),), output_index=2)
     assert_safe(comments_view([row], "open", {"open": 1}, None))
     assert_safe(activity_item(ActivityRow("k", 0.0, "person", PAYLOADS[3], "n.ipynb", PAYLOADS[0]), None, "n.ipynb"))
 

@@ -36,6 +36,7 @@ class Dom:
         self.seen: set[str] = set()
         self.listener: Any = None
         self.styles: list[tuple[str, str]] = []
+        self.half = self  # the boxes' calls go to dom.js itself
 
     def translate(self, texts: Any) -> list[str]:
         return [str(t) for t in texts]
@@ -46,30 +47,32 @@ class Dom:
     def remove_style(self, owner: str) -> None:
         self.styles.append(("remove", owner))
 
-    def configure_boxes(self, names: dict[str, str]) -> None:
+    # dom.js's box calls (``Dom.half``), by their JS names
+    def configureBoxes(self, names: str) -> None:  # noqa: N802
         pass
 
-    def watch_boxes(self, listener: Any) -> None:
+    def watchBoxes(self, listener: Any) -> None:  # noqa: N802
         self.listener = listener
 
-    def show_box(self, proposal_id: str, el: Any) -> bool:
+    def showBox(self, proposal_id: str, tree: str) -> bool:  # noqa: N802
         self.boxes[proposal_id] = "shown"
         return True  # every box of these proposals has a listing
 
-    def place_boxes(self, items: list[tuple[str, str | None, str | None, bool]], corner: Any) -> list[str]:
-        self.placed.extend(items)
-        return [item[0] for item in items if item[3] and item[0] in self.seen]
+    def placeBoxes(self, items: str, corner: str) -> str:  # noqa: N802
+        placed = [tuple(item) for item in json.loads(items)]
+        self.placed.extend(placed)
+        return json.dumps([item[0] for item in placed if item[3] and item[0] in self.seen])
 
-    def reveal_box(self, proposal_id: str) -> None:
+    def revealBox(self, proposal_id: str) -> None:  # noqa: N802
         self.revealed.append(proposal_id)
 
-    def expand_box(self, proposal_id: str) -> None:
+    def expandBox(self, proposal_id: str) -> None:  # noqa: N802
         pass
 
-    def disable_box(self, proposal_id: str) -> None:
+    def disableBox(self, proposal_id: str) -> None:  # noqa: N802
         self.disabled.append(proposal_id)
 
-    def remove_box(self, proposal_id: str, drop_corner: bool) -> None:
+    def removeBox(self, proposal_id: str, drop_corner: bool) -> None:  # noqa: N802
         self.boxes[proposal_id] = "removed"
 
     def act(self, proposal_id: str, action: str, reason: str = "") -> None:

@@ -137,7 +137,7 @@ def test_an_agent_edit_row_opens_its_review_and_other_rows_do_not() -> None:
 
 
 def test_the_review_box_holds_every_source_as_text_with_revert_while_it_stands() -> None:
-    from webmcp_bridge.lab.ui.edits_view import edits_review
+    from webmcp_bridge.lab.ui.activity_view import edits_review
 
     j = journal()
     payload = '<img src=x onerror="alert(1)">'

@@ -1,54 +1,75 @@
-"""What the Agent panel's buttons do: one function per ``data-action`` value, called for each click ``dom.js``
-reports with the panel (as :class:`~webmcp_bridge.lab.ui.port.PanelPort`) and the click's facts
-(:class:`~webmcp_bridge.lab.ui.port.Click`: the element's ``data-*`` attributes, the text of its reply box, the
-choice of its row's select; no node). Each acts through the person's APIs on the raw notebook
-(:mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`), notes the action in Activity,
-and may raise ToolError (shown as the panel's notice); the panel looks at the notebook again after every action."""
+"""What the Agent panel's buttons do: one function per ``data-action`` value, called with the panel and the
+:class:`Click` ``dom.js`` reported. Each acts through the person's APIs on the raw notebook, notes the action in
+Activity and may raise ToolError (shown as the panel's notice)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
-from webmcp_bridge.access.levels import cell_levels, next_level, parse_level, set_cell_level
+from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, parse_level, set_cell_level
 from webmcp_bridge.changes.undo import REFUSALS
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
-from webmcp_bridge.lab.ui.port import Click, PanelPort
 from webmcp_bridge.lab.ui.view import LEVEL_WORD
-from webmcp_bridge.review.threads import CellAnchor
+from webmcp_bridge.review.threads import CellAnchor, Review, ThreadView
 
-if TYPE_CHECKING:  # the browser's notebook: known by its type only, so the actions run under CPython too
+if TYPE_CHECKING:  # known by their types only, so the actions run under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
+    from webmcp_bridge.lab.ui.panel import AgentPanel
+
+#: what the Comments section lists: threads by status, or every thread of the active cell
+ThreadFilter = Literal["open", "resolved", "all", "cell"]
+THREAD_FILTERS: tuple[ThreadFilter, ...] = ("open", "resolved", "all", "cell")
 
 
-def _text_of(target: Click) -> str:
-    return (target.text or "").strip()
+@dataclass(frozen=True)
+class Click:
+    """A click on an element with a ``data-action``: its ``data-*`` attributes without the prefix (``data``), the
+    text and ``data-reply`` of the reply box around it (``text``, ``reply``) and the value of its row's select
+    (``choice``), each None when there is none."""
+
+    action: str
+    data: Mapping[str, str] = field(default_factory=dict)
+    text: str | None = None
+    reply: str | None = None
+    choice: str | None = None
+
+    @classmethod
+    def from_fact(cls, fact: Mapping[str, Any]) -> Click:
+        """The click of a fact (parsed JSON); values are taken as strings, a missing one as None."""
+        text, reply, choice = (None if fact.get(k) is None else str(fact[k]) for k in ("text", "reply", "choice"))
+        data = {str(k): str(v) for k, v in (fact.get("data") or {}).items()}
+        return cls(str(fact.get("action", "")), data, text, reply, choice)
+
+    def attr(self, name: str) -> str:
+        """The ``data-<name>`` attribute ("" when the element has none)."""
+        return self.data.get(name, "")
 
 
-def _cleared(panel: PanelPort, target: Click) -> None:
-    """The text of the clicked element's reply box was used: empty the box."""
-    if target.reply is not None:
-        panel.clear_draft(target.reply)
+def hides(nb: LabNotebook) -> bool:
+    """Whether ``nb`` hides anything from the agent (its level or a cell's is ``none``)."""
+    return notebook_level(nb) == "none" or "none" in cell_levels(nb).values()
 
 
-def _thread_nb(panel: PanelPort) -> LabNotebook:
+def _thread_nb(panel: AgentPanel) -> LabNotebook:
     nb = panel.current()
     if nb is None:
         raise ToolError(ErrorCode.NO_ACTIVE_NOTEBOOK, str(_("Open the notebook first.")))
     return nb
 
 
-def _reveal_cell(panel: PanelPort, target: Click) -> None:
+def _reveal_cell(panel: AgentPanel, target: Click) -> None:
     panel.reveal(target.data.get("path"), target.attr("cell"))
 
 
-def _reveal_thread(panel: PanelPort, target: Click) -> None:
+def _reveal_thread(panel: AgentPanel, target: Click) -> None:
     nb = _thread_nb(panel)
     review = panel.review(nb)
     thread_id = target.attr("thread")
-    panel.activate(nb)
+    nb.activate()
     try:
         review.focus(thread_id)
     except ToolError as err:
@@ -62,43 +83,48 @@ def _reveal_thread(panel: PanelPort, target: Click) -> None:
             raise err
 
 
-def _reply(panel: PanelPort, target: Click) -> None:
-    text = _text_of(target)
-    if not text:
-        panel.say(_("Write a reply first."))
+def _post(panel: AgentPanel, target: Click, did: Text, missing: Text | None, post: Callable[..., ThreadView]) -> None:
+    """``post(review, text)`` with the text of the clicked element's reply box (``missing`` is said when it is empty
+    and a text is needed), then empty the box and note ``did`` in Activity."""
+    text = (target.text or "").strip()
+    if not text and missing is not None:
+        panel.say(missing)
         return
     nb = _thread_nb(panel)
-    view = panel.review(nb).reply(target.attr("thread"), text, "person")
-    _cleared(panel, target)
-    panel.note(_("replied to a comment on"), nb.path, view.cell_id)
+    view = post(panel.review(nb), text)
+    if target.reply is not None:
+        panel.clear_draft(target.reply)
+    panel.note(did, nb.path, view.cell_id)
 
 
-def _comment_active(panel: PanelPort, target: Click) -> None:
-    text = _text_of(target)
-    if not text:
-        panel.say(_("Write the comment first."))
-        return
-    nb = _thread_nb(panel)
-    view = panel.review(nb).create(CellAnchor(target.attr("cell")), text, "person")
-    _cleared(panel, target)
-    panel.note(_("commented on"), nb.path, view.cell_id)
+def _reply(panel: AgentPanel, target: Click) -> None:
+    def post(review: Review, text: str) -> ThreadView:
+        return review.reply(target.attr("thread"), text, "person")
+
+    _post(panel, target, _("replied to a comment on"), _("Write a reply first."), post)
 
 
-def _resolve(panel: PanelPort, target: Click) -> None:
-    text = _text_of(target)
-    nb = _thread_nb(panel)
-    view = panel.review(nb).resolve(target.attr("thread"), "person", text or None)
-    _cleared(panel, target)
-    panel.note(_("resolved a comment on"), nb.path, view.cell_id)
+def _comment_active(panel: AgentPanel, target: Click) -> None:
+    def post(review: Review, text: str) -> ThreadView:
+        return review.create(CellAnchor(target.attr("cell")), text, "person")
+
+    _post(panel, target, _("commented on"), _("Write the comment first."), post)
 
 
-def _reopen(panel: PanelPort, target: Click) -> None:
+def _resolve(panel: AgentPanel, target: Click) -> None:
+    def post(review: Review, text: str) -> ThreadView:
+        return review.resolve(target.attr("thread"), "person", text or None)
+
+    _post(panel, target, _("resolved a comment on"), None, post)
+
+
+def _reopen(panel: AgentPanel, target: Click) -> None:
     nb = _thread_nb(panel)
     view = panel.review(nb).reopen(target.attr("thread"), "person")
     panel.note(_("reopened a comment on"), nb.path, view.cell_id)
 
 
-def _reanchor(panel: PanelPort, target: Click) -> None:
+def _reanchor(panel: AgentPanel, target: Click) -> None:
     nb = _thread_nb(panel)
     focus = nb.focus()
     if focus.cell_id is None or focus.selection is None:
@@ -108,11 +134,8 @@ def _reanchor(panel: PanelPort, target: Click) -> None:
     panel.note(_("re-anchored a comment to"), nb.path, view.cell_id)
 
 
-def _cycle_cell(panel: PanelPort, target: Click) -> None:
-    nb = panel.notebook_at(target.data.get("path"))
-    if nb is None:
-        return
-    cell_id = target.attr("cell")
+def cycle_level(panel: AgentPanel, nb: LabNotebook, cell_id: str) -> None:
+    """Set the cell's agent access to the next level (write, read, none), as the panel's ``set_level`` does."""
     level = next_level(cell_levels(nb).get(cell_id, "write"))
 
     def apply() -> None:
@@ -122,7 +145,13 @@ def _cycle_cell(panel: PanelPort, target: Click) -> None:
     panel.set_level(level, apply)
 
 
-def _restart_agent_kernels(panel: PanelPort, target: Click) -> None:
+def _cycle_cell(panel: AgentPanel, target: Click) -> None:
+    nb = panel.notebook_at(target.data.get("path"))
+    if nb is not None:
+        cycle_level(panel, nb, target.attr("cell"))
+
+
+def _restart_agent_kernels(panel: AgentPanel, target: Click) -> None:
     async def restart() -> None:
         await panel.restart_agent_kernels(False)
         panel.refresh()
@@ -130,13 +159,13 @@ def _restart_agent_kernels(panel: PanelPort, target: Click) -> None:
     asyncio.ensure_future(restart())
 
 
-def _apply_all(panel: PanelPort, target: Click) -> None:
+def _apply_all(panel: AgentPanel, target: Click) -> None:
     nb = _thread_nb(panel)
     level = parse_level(target.choice if target.choice is not None else "read")
     asyncio.ensure_future(panel.apply_to_all(nb, level))
 
 
-def _show_cell_comments(panel: PanelPort, target: Click) -> None:
+def _show_cell_comments(panel: AgentPanel, target: Click) -> None:
     cell_id = target.attr("cell")
     nb = panel.notebook_at(target.data.get("path"))
     if nb is not None:
@@ -145,7 +174,7 @@ def _show_cell_comments(panel: PanelPort, target: Click) -> None:
     panel.show()
 
 
-def _show_edits(panel: PanelPort, target: Click) -> None:
+def _show_edits(panel: AgentPanel, target: Click) -> None:
     """An Activity row of the agent's edit (its times bound the edits shown), or a cell's "changed by agent" badge."""
     path, cell_id = target.attr("path"), target.attr("cell")
     first, last = target.data.get("first"), target.data.get("last")
@@ -154,17 +183,17 @@ def _show_edits(panel: PanelPort, target: Click) -> None:
     panel.show()
 
 
-def _close_edits(panel: PanelPort, target: Click) -> None:
+def _close_edits(panel: AgentPanel, target: Click) -> None:
     panel.close_edits()
 
 
-def _revert(panel: PanelPort, target: Click, since: bool) -> None:
+def _revert(panel: AgentPanel, target: Click, since: bool) -> None:
     """Revert one agent edit (or it and every later one of its notebook), as the person; what is refused is said."""
     done, refused = _revert_edits(panel, [int(target.attr("edit"))], since)
     _say_reverted(panel, done, refused, since)
 
 
-def _revert_row(panel: PanelPort, target: Click) -> None:
+def _revert_row(panel: AgentPanel, target: Click) -> None:
     """An Activity row's Revert: the agent's standing edits of the row's cell between its times, newest first (each
     expects the text the next newer one left, so they undo in turn); a cell changed since is refused, as said."""
     path, cell_id = target.attr("path"), target.attr("cell")
@@ -174,7 +203,7 @@ def _revert_row(panel: PanelPort, target: Click) -> None:
     _say_reverted(panel, done, refused, True)
 
 
-def _revert_edits(panel: PanelPort, edit_ids: list[int], since: bool) -> tuple[int, list[Text]]:
+def _revert_edits(panel: AgentPanel, edit_ids: list[int], since: bool) -> tuple[int, list[Text]]:
     """Revert the edits ``edit_ids`` in that order (each with every later one when ``since``): ``(reverted, the
     reasons of the refused ones)``."""
     journal = panel.journal
@@ -202,7 +231,7 @@ def _revert_edits(panel: PanelPort, edit_ids: list[int], since: bool) -> tuple[i
     return done, refused
 
 
-def _say_reverted(panel: PanelPort, done: int, refused: list[Text], several: bool) -> None:
+def _say_reverted(panel: AgentPanel, done: int, refused: list[Text], several: bool) -> None:
     if refused and not several:
         panel.say(_("Not reverted: %1", refused[0]))
     elif refused:
@@ -212,7 +241,7 @@ def _say_reverted(panel: PanelPort, done: int, refused: list[Text], several: boo
     panel.redraw_edits()
 
 
-ACTIONS: dict[str, Callable[[PanelPort, Click], None]] = {
+ACTIONS: dict[str, Callable[[AgentPanel, Click], None]] = {
     "show-edits": _show_edits,
     "close-edits": _close_edits,
     "revert-edit": lambda panel, target: _revert(panel, target, False),

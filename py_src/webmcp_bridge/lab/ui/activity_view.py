@@ -1,19 +1,19 @@
-"""What the Agent panel's Activity section shows, as plain element trees (the rules of
-:mod:`webmcp_bridge.lab.ui.view`: text only, allow-listed tags and attributes): each row in the person's words
-(what the agent did, never a tool's name, which is the tooltip), the agent's edits with their Diff and Revert, a
-running call with its elapsed time and one that waits for the person as waiting.
+"""What the Agent panel's Activity section shows, as element trees (:mod:`webmcp_bridge.lab.ui.view`): each row in
+the person's words (what the agent did; a tool's name is only the tooltip), a running call with its elapsed time, one
+that waits for the person as waiting, and the agent's edits with their Diff and Revert and their review box.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webmcp_bridge.lab.ui.i18n import Msg, Text, _
+from webmcp_bridge.lab.ui.i18n import Msg, Text, _, _n
+from webmcp_bridge.lab.ui.proposal_view import diff_kinds, listing
 from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, cell_link, clock, h, icon
 
-# -- Activity ----------------------------------------------------------------------------------------------
 #: what each change kind (host.protocol.ChangeKind) reads as in the Activity list: a run ("ran"), a clear of the
 #: outputs ("cleared outputs of") and outputs arriving with no run in the window (a long cell printing, a display
 #: update: "new output in") are three different things to the person
@@ -84,19 +84,17 @@ REPEATED_KINDS = frozenset({"edit"})
 OUTCOME_TEXT = {"running": _("running"), "waiting": _("waiting for you"), "ok": _("done")}
 
 
-def actor_text(actor: str) -> Msg:
-    """Who acted, as the person reads it."""
-    return _("agent") if actor == "agent" else _("you") if actor == "person" else _("%1", actor)
+#: who acted, as the person reads it
+ACTOR_TEXT = {"agent": _("agent"), "person": _("you")}
 
 
 @dataclass
 class ActivityRow:
-    """One Activity line. ``key`` identifies it for in-place updates (``call:<id>`` or ``change:<path>:<cell>``
-    ...); ``actor`` is "agent" or "person"; ``what`` the verb phrase (``%1`` stands for the cell when there is one);
-    ``cell_id``/``path`` make the cell a link; ``outcome`` is "running", "waiting", "ok" or an error code for tool
-    calls; ``detail`` is the tooltip; ``group`` what the agent did (:data:`GROUP_ICONS`); ``count`` how many calls
-    or edits it stands for; ``started`` when a call began (seconds since the epoch: a running call shows its
-    elapsed time)."""
+    """One Activity line: ``key`` (``call:<id>``, ``change:...``) for in-place updates, ``actor`` "agent" or
+    "person", ``what`` it did, ``cell_id``/``path`` its cell (a link), a call's ``outcome`` ("running", "waiting",
+    "ok" or an error code), ``detail`` (the tooltip), ``group`` (:data:`GROUP_ICONS`), ``count`` (calls or edits it
+    stands for), ``edits`` (an agent's edit: the (first, last) times its Diff and Revert cover) and ``started``
+    (when a call began, epoch seconds)."""
 
     key: str
     time: float
@@ -107,8 +105,6 @@ class ActivityRow:
     outcome: str | None = None
     detail: Text = ""
     count: int = 1
-    #: an agent's edit: (first, last) times of the changes the row stands for (seconds since the epoch), so its
-    #: Diff shows their diffs and its Revert reverts them (changes/undo.py); None for every other row
     edits: tuple[float, float] | None = None
     group: str = "other"
     started: float | None = None
@@ -215,7 +211,7 @@ def activity_item(
         c(f"activity-row actor-{row.actor} group-{row.group}" + (" activity-edit" if review else "")),
         icon(GROUP_ICONS.get(row.group, "agent")) if row.actor == "agent" else None,
         h("time", c("time"), text=clock(row.time), datetime=time.strftime("%H:%M:%S", time.localtime(row.time))),
-        h("span", c("actor"), text=actor_text(row.actor)),
+        h("span", c("actor"), text=ACTOR_TEXT.get(row.actor, row.actor)),
         h("span", c("what"), text=row.what),
         target,
         times,
@@ -227,8 +223,73 @@ def activity_item(
 
 
 def activity_empty() -> El:
+    return h("li", c("empty"), text=_("Nothing yet: edits, runs and what the agent does show here as they happen."))
+
+
+#: edits one review box shows (the newest of the row's or the cell's)
+REVIEW_EDITS = 5
+
+
+def edits_review(edits: Sequence[Any], diffs: Sequence[list[list[str]]], label: Text, omitted: int = 0) -> El:
+    """The review box of the agent's edits of one cell (:class:`~webmcp_bridge.changes.undo.AgentEdit`, newest
+    first, with their diffs from :func:`~webmcp_bridge.propose.proposals.source_diff`): ``.webmcp-bridge-edits``
+    with, per edit, ``.webmcp-bridge-edit`` (``data-edit``: its id; ``data-state``: "standing" | "reverted"), a
+    head (time, state), its diff lines (:func:`listing_line`: text only, invisible characters marked) and, while
+    it stands, the buttons Revert (``data-action="revert-edit"``) and "Revert this and later"
+    (``revert-since``)."""
+    items = []
+    for edit, diff in zip(edits, diffs, strict=True):
+        standing = edit.reverted is None
+        items.append(
+            h(
+                "div",
+                c("edit"),
+                h(
+                    "div",
+                    c("edit-head"),
+                    h("time", c("time"), text=clock(edit.time)),
+                    h("span", "", text=_("the agent's edit") if standing else _("the agent's edit (reverted)")),
+                ),
+                listing("proposal-diff edit-diff", diff_kinds(diff), _("The change, line by line")),
+                h(
+                    "div",
+                    c("edit-actions"),
+                    button_el(
+                        "button edit-revert",
+                        text=_("Revert"),
+                        title=_("Put back the cell's text from before this change (refused if the cell changed since)"),
+                        data_action="revert-edit",
+                        data_edit=str(edit.id),
+                    ),
+                    button_el(
+                        "button edit-revert-since",
+                        text=_("Revert this and later"),
+                        title=_(
+                            "Revert this change and every later change of the agent in this notebook, newest first"
+                        ),
+                        data_action="revert-since",
+                        data_edit=str(edit.id),
+                    ),
+                )
+                if standing
+                else None,
+                data_edit=str(edit.id),
+                data_state="standing" if standing else "reverted",
+            )
+        )
     return h(
-        "li",
-        c("empty"),
-        text=_("Nothing yet: edits, runs and what the agent does show here as they happen."),
+        "div",
+        c("edits"),
+        h(
+            "div",
+            c("edits-head"),
+            h("strong", "", text=_("The agent's changes of %1", label)),
+            button_el("button edits-close", text=_("Close"), data_action="close-edits"),
+        ),
+        *(items or [h("p", c("empty"), text=_("No change of the agent is kept for this cell."))]),
+        h("small", c("empty"), text=_n("%1 older change not shown.", "%1 older changes not shown.", omitted))
+        if omitted
+        else None,
+        role="region",
+        aria_label=_("The agent's changes"),
     )

@@ -1,24 +1,9 @@
 """The cell context menu of the Agent panel: comment on a cell, a selection or an output; cycle agent access.
 
-Four JupyterLab commands (ids in :data:`COMMANDS`) added to the context menu of notebook cells (selector
-``.jp-Notebook .jp-Cell``), after a separator. The cell a command acts on is the one the person right-clicked,
-else the active cell; the output is the one right-clicked, else the cell's first. A comment's text comes from
-JupyterLab's input dialog (``InputDialog.getText`` of ``@jupyterlab/apputils``); cancelling or an empty text does
-nothing. "Comment on selection" takes the selection of that cell's editor as it was when the menu opened, and is
-disabled without one. Everything goes through the person's APIs on the raw notebook
-(:mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`) and the panel (a
-:class:`~webmcp_bridge.lab.ui.port.PanelPort`) looks again after.
-
-This module holds no JS object. ``cell_menu.js`` (given the loader's ``ctx`` once by
-:func:`~webmcp_bridge.lab.ffi.load_half`) adds the commands and menu items, and JupyterLab asks it synchronously,
-when the menu opens, for each command's label and enabled state: it answers from the state Python pushed
-(``setStates``). Python pushes it when the person right-clicks a cell: ``cell_menu.js`` sees the ``contextmenu``
-event first (a capture listener on ``window``) and calls Python's listener with what was hit (the notebook's path,
-the cell's id, the output's index); on the page's main thread Python decides the target and the states before
-JupyterLab draws the menu. (In a worker that listener becomes an event and its answer can arrive after the menu is
-drawn: the menu would show the states of the previous right-click until the page asks again.) Running a command
-calls Python's second listener; the command acts on the target of that right-click. Both listeners are proxies this
-menu owns, destroyed by :meth:`CellMenu.dispose`.
+A command acts on the cell the person right-clicked (else the active cell), on the output right-clicked (else the
+cell's first), "Comment on selection" on that cell editor's selection when the menu opened; a comment's text comes
+from JupyterLab's ``InputDialog`` (cancelled or empty: nothing). JupyterLab asks ``cell_menu.js`` synchronously for
+each command's label and enabled state, so it answers from the states Python pushes when it reports a right-click.
 """
 
 from __future__ import annotations
@@ -30,16 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access.levels import cell_levels, next_level, notebook_level, set_cell_level
+from webmcp_bridge.access.levels import cell_levels, next_level
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half, quietly
+from webmcp_bridge.lab.ui.actions import cycle_level, hides
 from webmcp_bridge.lab.ui.i18n import Text, _
-from webmcp_bridge.lab.ui.port import PanelPort
 from webmcp_bridge.lab.ui.view import LEVEL_WORD, cell_label, comment_title
 from webmcp_bridge.review.threads import Anchor, CellAnchor, OutputAnchor, RangeAnchor
 
-if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
+if TYPE_CHECKING:  # known by their types only, so this module imports under CPython too
     from webmcp_bridge.lab.notebook import LabNotebook
+    from webmcp_bridge.lab.ui.panel import AgentPanel
 
 SELECTOR = ".jp-Notebook .jp-Cell"
 RANK = 30
@@ -50,26 +36,19 @@ COMMANDS = {
     "access": "webmcp-bridge:cycle-access",
 }
 ACCESS_LABEL = _("Cycle agent access")
-#: each command's label (the access command's shows the change it makes once a cell is targeted)
-LABELS = {
-    "cell": _("Comment on cell"),
-    "selection": _("Comment on selection"),
-    "output": _("Comment on output"),
-    "access": ACCESS_LABEL,
-}
-#: each command's caption
-CAPTIONS = {
-    "cell": _("Agent panel: comment on cell"),
-    "selection": _("Agent panel: comment on selection"),
-    "output": _("Agent panel: comment on output"),
-    "access": _("Agent panel: agent access of this cell"),
+#: each command's label and caption (the access command's label shows the change it makes once a cell is targeted)
+WORDS = {
+    "cell": (_("Comment on cell"), _("Agent panel: comment on cell")),
+    "selection": (_("Comment on selection"), _("Agent panel: comment on selection")),
+    "output": (_("Comment on output"), _("Agent panel: comment on output")),
+    "access": (ACCESS_LABEL, _("Agent panel: agent access of this cell")),
 }
 
 
 @dataclass(frozen=True)
 class Target:
-    """What a context-menu command acts on: the notebook, the cell, the right-clicked output (None when the
-    click was not on an output) and the cell editor's selection when the menu opened (None when empty)."""
+    """What a command acts on: the notebook, the cell, the output right-clicked (or None) and the cell editor's
+    selection when the menu opened (or None)."""
 
     nb: LabNotebook
     cell_id: str
@@ -78,32 +57,21 @@ class Target:
 
 
 class CellMenu:
-    """The context-menu commands of one Agent panel (``panel``).
+    """The context-menu commands of one Agent panel; ``ctx`` (the loader's) is handed once to ``cell_menu.js``."""
 
-    Args:
-        panel: the Agent panel as its helpers see it.
-        ctx: the loader's context, handed once to ``cell_menu.js`` (``app``, ``tracker``, ``modules.apputils``).
-    """
-
-    def __init__(self, panel: PanelPort, ctx: Any) -> None:
+    def __init__(self, panel: AgentPanel, ctx: Any) -> None:
         self.panel = panel
         self.half = load_half("webmcp_bridge.lab.ui", "cell_menu.js", ctx)
         self._proxies = Proxies()  # the menu and execute listeners
         self._target: Target | None = None  # what the person's last right-click on a cell acts on
         self._words: dict[Text, str] = {}  # the labels as the page's translator gave them
-        self._runs: dict[str, Callable[[Target], Any]] = {
-            COMMANDS["cell"]: self._comment_cell,
-            COMMANDS["selection"]: self._comment_selection,
-            COMMANDS["output"]: self._comment_output,
-            COMMANDS["access"]: self._cycle,
-        }
 
     def install(self) -> None:
         """Add the commands and their context-menu items, and follow the person's right-clicks on cells."""
         self.half.watch(SELECTOR, self._proxies.keep(self._on_menu), self._proxies.keep(self._on_execute))
         self.half.separator(SELECTOR, RANK)
         for offset, key in enumerate(COMMANDS):
-            label, caption = self._say([LABELS[key], CAPTIONS[key]])
+            label, caption = self._say(list(WORDS[key]))
             self.half.add(COMMANDS[key], label, caption, SELECTOR, RANK + 0.1 * (offset + 1))
 
     def _say(self, texts: list[Text]) -> list[str]:
@@ -122,10 +90,7 @@ class CellMenu:
 
     def dispose(self) -> None:
         """Remove the commands and menu items and free their listeners."""
-        try:
-            self.half.dispose()
-        except Exception:
-            traceback.print_exc()
+        quietly(self.half.dispose)
         self._proxies.clear()
         self._target = None
 
@@ -162,31 +127,24 @@ class CellMenu:
     def states(self, target: Target | None) -> dict[str, list[Any]]:
         """``{command id: [enabled, label]}`` for ``target`` (a check that fails counts as disabled)."""
         return {
-            COMMANDS["cell"]: [target is not None, LABELS["cell"]],
-            COMMANDS["selection"]: [target is not None and target.selection is not None, LABELS["selection"]],
-            COMMANDS["output"]: [_safe_bool(lambda: _has_output(target)), LABELS["output"]],
-            COMMANDS["access"]: [target is not None, _safe_label(lambda: _access_label(target))],
+            COMMANDS["cell"]: [target is not None, WORDS["cell"][0]],
+            COMMANDS["selection"]: [target is not None and target.selection is not None, WORDS["selection"][0]],
+            COMMANDS["output"]: [_safe(lambda: _has_output(target), False), WORDS["output"][0]],
+            COMMANDS["access"]: [target is not None, _safe(lambda: _access_label(target), ACCESS_LABEL)],
         }
 
     # -- running -------------------------------------------------------------------------------------------
     def _on_execute(self, command: Any) -> None:
-        """Listener of ``cell_menu.js``: the person chose command ``command`` on the target of their right-click.
-        The target serves one command: it is dropped here and the commands are disabled until the next right-click,
-        so a command run another way later (a shortcut, another extension) never acts on an old right-click's cell."""
-        run, target = self._runs.get(str(command)), self._target
-        self._target = None
-        try:
-            self._push(None)
-        except Exception:
-            traceback.print_exc()
-        if run is None or target is None:
+        """The person chose ``command`` on their right-click's target. The target serves one command: the commands
+        are disabled until the next right-click, so one run another way later never acts on an old right-click."""
+        target, self._target = self._target, None
+        quietly(lambda: self._push(None))
+        if target is None or str(command) not in COMMANDS.values():
             return
 
         async def go() -> None:
             try:
-                result = run(target)
-                if asyncio.iscoroutine(result):
-                    await result
+                await self._run(str(command), target)
             except ToolError as err:
                 self.panel.say(err.message)
                 self.panel.show()
@@ -212,8 +170,7 @@ class CellMenu:
 
     async def _comment(self, target: Target, anchor: Anchor, what: Text) -> None:
         label = cell_label(target.cell_id, self.panel.cells(target.nb))
-        hidden = notebook_level(target.nb) == "none" or "none" in cell_levels(target.nb).values()
-        body = await self._ask(comment_title(what, label, hidden))  # the agent may read the dialog's title
+        body = await self._ask(comment_title(what, label, hides(target.nb)))  # the agent may read the dialog's title
         if body is None:
             return
         self.panel.review(target.nb).create(anchor, body, "person")
@@ -224,28 +181,18 @@ class CellMenu:
             self.panel.set_filter("open")
         self.panel.show()
 
-    def _comment_cell(self, target: Target) -> Any:
-        return self._comment(target, CellAnchor(target.cell_id), "cell")
-
-    def _comment_selection(self, target: Target) -> Any:
-        if target.selection is None:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, str(_("Select some text in the cell first.")))
-        return self._comment(target, RangeAnchor(target.cell_id, selection=target.selection), _("the selection"))
-
-    def _comment_output(self, target: Target) -> Any:
-        index = target.output_index or 0
-        return self._comment(target, OutputAnchor(target.cell_id, index), _("output %1", str(index + 1)))
-
-    def _cycle(self, target: Target) -> None:
-        level = next_level(cell_levels(target.nb).get(target.cell_id, "write"))
-
-        def apply() -> None:
-            set_cell_level(target.nb, target.cell_id, level)
-            self.panel.note(
-                _("set agent access to %1 on", LEVEL_WORD.get(level, level)), target.nb.path, target.cell_id
-            )
-
-        self.panel.set_level(level, apply)
+    async def _run(self, command: str, target: Target) -> None:
+        if command == COMMANDS["access"]:
+            cycle_level(self.panel, target.nb, target.cell_id)
+        elif command == COMMANDS["cell"]:
+            await self._comment(target, CellAnchor(target.cell_id), "cell")
+        elif command == COMMANDS["selection"]:
+            if target.selection is None:
+                raise ToolError(ErrorCode.INVALID_ARGUMENT, str(_("Select some text in the cell first.")))
+            await self._comment(target, RangeAnchor(target.cell_id, selection=target.selection), _("the selection"))
+        elif command == COMMANDS["output"]:
+            index = target.output_index or 0
+            await self._comment(target, OutputAnchor(target.cell_id, index), _("output %1", str(index + 1)))
 
 
 def _has_output(target: Target | None) -> bool:
@@ -260,17 +207,10 @@ def _access_label(target: Target | None) -> Text:
     return _("Cycle agent access (%1 → %2)", LEVEL_WORD.get(level, level), LEVEL_WORD.get(after, after))
 
 
-def _safe_bool(fn: Callable[[], bool]) -> bool:
-    try:
-        return bool(fn())
-    except Exception:
-        traceback.print_exc()
-        return False
-
-
-def _safe_label(fn: Callable[[], Text]) -> Text:
+def _safe(fn: Callable[[], Any], default: Any) -> Any:
+    """``fn()``, or ``default`` when it fails (printed)."""
     try:
         return fn()
     except Exception:
         traceback.print_exc()
-        return ACCESS_LABEL
+        return default

@@ -6,19 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from webmcp_bridge.core.limits import (
-    COMMENT_SHOWN_BYTES,
-    COMMENT_TITLE_BYTES,
-    QUOTE_SHOWN_BYTES,
-    preview,
-)
+from webmcp_bridge.core.limits import COMMENT_SHOWN_BYTES, COMMENT_TITLE_BYTES, QUOTE_SHOWN_BYTES, preview
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import CellInfo, El, button_el, c, cell_label, choice_select, clock, field_row, h
 from webmcp_bridge.review.signatures import FROM_FILE
+from webmcp_bridge.review.threads import ThreadView
 
-# -- Comments ------------------------------------------------------------------------------------------------
 FILTERS = (("open", _("Open")), ("resolved", _("Resolved")), ("all", _("All")), ("cell", _("Current cell")))
 STATE_TEXT = {
     "exact": _("anchored"),
@@ -49,10 +43,8 @@ class Message:
 
 @dataclass(frozen=True)
 class ThreadRow:
-    """What the panel shows of one review thread (read from a review ThreadView by :func:`thread_row`).
-
-    ``kind`` is "cell", "range" or "output"; ``selection`` is ``{start:{line,column}, end:{...}}`` when the
-    range is located; ``quote`` the anchored text of a range; ``output_index`` for output anchors."""
+    """What the panel shows of one review thread: ``kind`` "cell", "range" or "output"; ``selection``
+    ``{start: {line, column}, end}`` when the range is located; ``quote`` a range's text; ``output_index``."""
 
     id: str
     status: str
@@ -63,53 +55,21 @@ class ThreadRow:
     quote: str | None = None
     selection: dict | None = None
     output_index: int | None = None
-    omitted_messages: int = 0
 
 
-def _get(obj: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if not isinstance(obj, dict) and hasattr(obj, name):
-            return getattr(obj, name)
-    return None
-
-
-def _message(raw: Any) -> Message:
-    if isinstance(raw, (tuple, list)):
-        author, body, when = (list(raw) + [None, None, None])[:3]
-    else:
-        author, body, when = _get(raw, "author"), _get(raw, "body"), _get(raw, "time", "created", "at")
-    return Message(str(author or "?"), str(body or ""), when if isinstance(when, (int, float)) else None)
-
-
-def thread_row(view: Any) -> ThreadRow:
-    """A :class:`ThreadRow` from a review ThreadView (attributes) or its JSON (dict), read defensively."""
-    anchor = _get(view, "anchor") or {}
-    kind = str(
-        _get(anchor, "kind", "type")
-        or (
-            "output"
-            if _get(anchor, "outputIndex", "output_index") is not None
-            else "range"
-            if _get(anchor, "quote", "selection") is not None
-            else "cell"
-        )
-    )
-    output_index = _get(anchor, "outputIndex", "output_index")
-    quote = _get(anchor, "quote")
-    messages = tuple(_message(m) for m in (_get(view, "messages") or ()))
+def thread_row(view: ThreadView) -> ThreadRow:
+    """The :class:`ThreadRow` of a review thread as read now."""
+    quote, index = view.anchor.get("quote"), view.anchor.get("outputIndex")
     return ThreadRow(
-        id=str(_get(view, "id")),
-        status=str(_get(view, "status") or "open"),
-        state=str(_get(view, "state") or "exact"),
-        kind=kind,
-        cell_id=_get(view, "cell_id", "cellId") or _get(anchor, "cellId", "cell_id"),
-        messages=messages,
+        id=view.id,
+        status=view.status,
+        state=view.state,
+        kind=view.kind,
+        cell_id=view.cell_id,
+        messages=tuple(Message(m.author, m.body, m.time) for m in view.messages),
         quote=quote if isinstance(quote, str) else None,
-        selection=_get(view, "selection"),
-        output_index=output_index if isinstance(output_index, int) else None,
-        omitted_messages=int(_get(view, "omitted_messages", "omittedMessages") or 0),
+        selection=view.selection,
+        output_index=index if isinstance(index, int) else None,
     )
 
 
@@ -130,6 +90,11 @@ def anchor_text(thread: ThreadRow, cells: dict[str, CellInfo] | None) -> Text:
     if thread.kind == "output":
         return _("%1 · output %2", where, str((thread.output_index or 0) + 1))
     return where
+
+
+def reply_box(key: str, draft: str, placeholder: Text, label: Text) -> El:
+    """A reply box holding ``draft``; ``data-reply`` = ``key`` (a thread id, "" for a new comment)."""
+    return h("textarea", c("reply"), text=draft, rows="2", placeholder=placeholder, aria_label=label, data_reply=key)
 
 
 def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str = "") -> El:
@@ -164,19 +129,11 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         )
         for m in thread.messages
     ]
-    if thread.omitted_messages:
-        messages.append(
-            h(
-                "li",
-                c("omitted"),
-                text=_n("%1 more message not shown", "%1 more messages not shown", thread.omitted_messages),
-            )
-        )
-    actions = [button_el("button", text=_("Reply"), data_action="reply", data_thread=thread.id)]
-    if thread.status == "open":
-        actions.append(button_el("button", text=_("Resolve"), data_action="resolve", data_thread=thread.id))
-    else:
-        actions.append(button_el("button", text=_("Reopen"), data_action="reopen", data_thread=thread.id))
+    toggle = ("resolve", _("Resolve")) if thread.status == "open" else ("reopen", _("Reopen"))
+    actions = [
+        button_el("button", text=word, data_action=action, data_thread=thread.id)
+        for action, word in (("reply", _("Reply")), toggle)
+    ]
     if thread.kind == "range" and thread.state == "orphaned":
         actions.append(
             button_el(
@@ -193,15 +150,7 @@ def thread_item(thread: ThreadRow, cells: dict[str, CellInfo] | None, draft: str
         header,
         quote,
         h("ul", c("messages"), *messages),
-        h(
-            "textarea",
-            c("reply"),
-            text=draft,
-            rows="2",
-            placeholder=_("Reply…"),
-            aria_label=_("Reply"),
-            data_reply=thread.id,
-        ),
+        reply_box(thread.id, draft, _("Reply…"), _("Reply")),
         h("div", c("actions"), *actions),
         data_thread_box=thread.id,
     )
@@ -215,7 +164,6 @@ def comments_view(
     drafts: dict[str, str] | None = None,
     active_cell: str | None = None,
     omitted: int = 0,
-    notice: Text | None = None,
 ) -> El:
     """The Comments section's body: a filter, a box to comment on the active cell, the threads."""
     choices = [(key, _("%1 (%2)", label, str(counts[key])) if key in counts else label) for key, label in FILTERS]
@@ -233,15 +181,7 @@ def comments_view(
     new_box = h(
         "div",
         c("new-comment"),
-        h(
-            "textarea",
-            c("reply"),
-            text=(drafts or {}).get("", ""),
-            rows="2",
-            placeholder=_("Comment on the active cell…"),
-            aria_label=_("New comment"),
-            data_reply="",
-        ),
+        reply_box("", (drafts or {}).get("", ""), _("Comment on the active cell…"), _("New comment")),
         button,
     )
     if threads:
@@ -266,7 +206,6 @@ def comments_view(
         c("comments-body"),
         field_row(_("Show"), choice_select("filter", _("Which comments"), choices, chosen)),
         new_box,
-        h("p", c("notice"), text=notice, role="status") if notice else None,
         body,
         data_filter=chosen,
     )

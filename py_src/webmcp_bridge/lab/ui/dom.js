@@ -1,55 +1,34 @@
-// dom.js: the JS half of webmcp_bridge/lab/ui/dom.py. It makes DOM nodes from the element trees Python decided
-// (webmcp_bridge/lab/ui/view.py), owns the Agent panel's widget and nodes, applies cell markers and puts a
-// proposal's box in its place, each in one crossing: building a 200-row list node by node through the FFI holds the
-// page for 100+ ms.
-//
-// Evaluated once per session by ui/dom.py (lab/ffi.py load_half); the expression's value is the object below. It
-// decides nothing: trees and rules come from Python. Nodes are made with createElement, setAttribute and textContent
-// only; a tag or attribute outside the allow-lists Python configures (never an on* handler) throws instead of being
-// made. A tree is [tag, className, text | null, {attribute: value}, [children]]. Python holds no node: it names
-// them by role (the Agent panel's), by notebook path and cell id (markers) or by proposal id (boxes).
-//
-// The Agent panel (lab/ui/panel.py): createPanel makes its Lumino widget (the loader's ctx, attach(ctx), gives the
-// Widget class and the shell), draws its first trees and listens to it; its nodes are known by role (the panel
-// itself "panel", then each element with a data-role attribute drawn in it), and Python draws by role (draw, rows
-// for a keyed list, set for text / hidden / value / attributes). The person's events reach one listener Python gives
-// as JSON facts {kind: "click" | "change" | "focusout" | "visibility", ...}; what must happen during the event
-// (stopPropagation of a click on one of the actions Python named, Ctrl+Enter in a reply box reported as its button's
-// click) happens here, from the rule Python pushed (data). Clicks and keys the page's scripts made (isTrusted false)
-// are not reported. The cell markers' buttons report their clicks the same way.
-//
-// Proposal boxes (lab/ui/proposals.py) are kept here by proposal id: showBox builds one, placeBoxes puts each in its
-// cell (the notebook found by path through the tracker attach(ctx) kept) or in the corner box of workspace
-// proposals, and one listener Python gives (watchBoxes) hears the person's actions on every box as JSON facts {id,
-// action: "accept" | "deny" | "expand" | "seen", reason?}. Listeners' return values are not used (in a worker they
-// become events). Python decides what an action does; the class names come from Python (configureBoxes).
+// dom.js: the JS half of webmcp_bridge/lab/ui/dom.py (evaluated once per session by lab/ffi.py load_half; the
+// expression's value is the object below). It decides nothing: trees and rules come from Python. It makes nodes
+// with createElement, setAttribute and textContent only; a tag or attribute outside the allow-lists Python configures
+// (never an on* handler) throws. A tree is [tag, className, text | null, {attribute: value}, [children]]. Python
+// names nodes by role (the Agent panel's: the panel itself "panel", then each element with a data-role), by notebook
+// path and cell id (markers) or by proposal id (boxes), and hears the person's events as JSON facts through one
+// listener each (their return values are unused: in a worker they become events). Building a 200-row list node by
+// node through the FFI holds the page for 100+ ms, so each call here does a whole list in one crossing.
 (() => {
-  let tags = new Set();
-  let attributes = new Set();
-  let tracker = null; // the notebook tracker (attach), for the panel at a proposal's or markers' path
-  let shell = null; // the application's shell (attach): where the Agent panel goes, what is activated
-  let Widget = null; // @lumino/widgets' Widget (attach), the Agent panel's class
-  let takePlaceholder = () => null; // the loader's placeholder of the panel, taken over by createPanel (attach)
-  let webmcp = false; // whether the page has WebMCP (attach: the loader's modelContext)
-  let panel = null; // the Agent panel: {widget, roles: Map(role -> node), undo: [fn]}
-  let panelListener = null; // Python's listener of the panel's facts (createPanel)
-  // the panel's select the person is choosing in, from their press of a key or the pointer on it until its change or
-  // the focus leaving it (null otherwise): while it is set, fields() reports it, and Python puts off redrawing the
-  // part that holds it (a redraw would replace the select and close its list under the person's hands)
+  let tags = new Set(), attributes = new Set();
+  // from attach: the notebook tracker, the shell, @lumino/widgets' Widget, the loader's placeholder of the panel
+  let tracker = null, shell = null, Widget = null, takePlaceholder = () => null, webmcp = false;
+  let panel = null, panelListener = null; // the Agent panel: {widget, roles: Map(role -> node), undo: [fn]}
+  // the panel's select the person is choosing in, from their press on it until its change or the focus leaving it:
+  // fields() reports it, so Python puts off redrawing it (a redraw would close its list under the person's hands)
   let choosing = null;
   let rule = { actions: [], textBox: "", choiceRow: "", submit: null }; // the panel's event rule (createPanel)
   const rows = new Map(); // a keyed list's role -> Map(key -> row node) (rows)
   const boxes = new Map(); // proposal id -> box node
   let corner = null; // the corner box of workspace proposals, while one waits
-  let boxListener = null; // Python's listener of the boxes' actions (watchBoxes)
-  let names = {}; // class names: {diff, accept, expand, hint, deny, reason, expanded} (configureBoxes)
-  let app = null; // the application (attach): its optional services (the translator, the layout restorer, state)
-  let modules = {}; // the loader's shared modules (attach): translation, application, statedb, uicomponents
-  let bundle = null; // the translator's bundle of the bridge's domain (prepare), null: English
-  let restorer = null; // JupyterLab's layout restorer (prepare), null when the page has none
-  let state = null; // JupyterLab's state database (prepare), where the panel's open state is kept
+  let boxListener = null;
+  let names = {}; // a box's class names (configureBoxes)
+  let app = null, modules = {}; // the application and the loader's shared modules (attach)
+  let bundle = null, restorer = null, state = null; // from prepare: the translator's bundle (null: English) ...
   let icons = new Map(); // icon name -> LabIcon (configure)
-  const allowed = (name) => attributes.has(name) || /^(data|aria)-[a-z0-9-]+$/.test(name);
+  function setAttribute(node, name, value) {
+    if (!attributes.has(name) && !/^(data|aria)-[a-z0-9-]+$/.test(name)) {
+      throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
+    }
+    node.setAttribute(name, tr(value));
+  }
 
   // Gettext's rule as JupyterLab's translator applies it when it has no translation: %N is the Nth argument.
   const format = (text, args) =>
@@ -72,10 +51,7 @@
     if (!tags.has(tag)) throw new Error(`webmcp-bridge panel: tag ${tag} is not allowed`);
     const node = document.createElement(tag);
     if (cls) node.className = cls;
-    for (const [name, value] of Object.entries(attrs)) {
-      if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
-      node.setAttribute(name, tr(value));
-    }
+    for (const [name, value] of Object.entries(attrs)) setAttribute(node, name, value);
     if (text !== null) node.textContent = tr(text);
     const icon = attrs["data-icon"] === undefined ? null : icons.get(String(attrs["data-icon"]));
     if (icon) node.appendChild(icon.element({ tag: "span", className: "webmcp-bridge-svg" }));
@@ -83,48 +59,36 @@
     return node;
   }
 
-  // The panel's open state, kept in JupyterLab's state database under the widget's id: the widget is made after
-  // JupyterLab restored its layout (Python starts then), so the layout restorer alone cannot bring it back.
+  // The panel's open state, kept in the state database: the widget is made after JupyterLab restored its layout, so
+  // the layout restorer alone cannot bring it back.
   const stateKey = (id) => `webmcp-bridge:panel:${id}`;
 
-  // Put node (a proposal's box) in its place in a notebook panel, when it is not there already: inside the cell
-  // with id cellId, before the cell's footer; for cellId null, after the last cell (before the notebook's footer).
-  // Returns true when (re)inserted, false when already in place, null when there is no place for it now.
+  // Put a proposal's box in its place in a notebook panel when it is not there already: in the cell cellId before its
+  // footer, or for null after the last cell (before the notebook's footer).
   function placeNode(panel, cellId, node) {
     const notebook = panel.content;
-    if (!notebook || !notebook.node) return null;
-    let parent = null, before = null;
+    if (!notebook?.node) return;
+    let parent, before;
     if (cellId === null || cellId === undefined) {
-      const outer = notebook.node.querySelector('.jp-WindowedPanel-outer');
+      const outer = notebook.node.querySelector(".jp-WindowedPanel-outer");
       parent = outer || notebook.node;
-      before = outer ? outer.querySelector(':scope > .jp-Notebook-footer') : null;
+      before = outer?.querySelector(":scope > .jp-Notebook-footer") ?? null;
     } else {
-      const cells = notebook.widgets;
-      for (let i = 0; i < cells.length; i++) {
-        if (cells[i].model && cells[i].model.id === cellId) { parent = cells[i].node; break; }
-      }
-      if (!parent) return null;
-      before = parent.querySelector(':scope > .jp-Cell-footer');
+      parent = notebook.widgets.find((cell) => cell.model?.id === cellId)?.node;
+      if (!parent) return;
+      before = parent.querySelector(":scope > .jp-Cell-footer");
     }
-    if (node.parentNode === parent && node.nextElementSibling === before) return false;
-    parent.insertBefore(node, before);
-    return true;
+    if (node.parentNode !== parent || node.nextElementSibling !== before) parent.insertBefore(node, before);
   }
 
-  const seenToEnd = (node) => {
-    if (!node || !node.isConnected || node.clientHeight === 0) return false;
-    return node.scrollTop + node.clientHeight >= node.scrollHeight - 2;
-  };
-  const tell = (id, action, extra = {}) => {
-    if (boxListener) boxListener(JSON.stringify({ id, action, ...extra }));
-  };
+  const seenToEnd = (node) =>
+    !!node?.isConnected && node.clientHeight > 0 && node.scrollTop + node.clientHeight >= node.scrollHeight - 2;
+  const tell = (id, action, extra = {}) => boxListener?.(JSON.stringify({ id, action, ...extra }));
   const reasonOf = (node) => String(node.querySelector(`.${names.reason}`)?.value ?? "");
 
-  // The box's listeners: a click on one of its buttons, Enter in its reason field, a scroll of its listing; the
-  // notebook's own mousedown and focusin handling (cell selection, command mode) must not act on the box (outside a
-  // cell it moves the focus from the reason input back to a cell, where typed letters are command-mode shortcuts).
-  // Accept and Deny are the person's input only: a click or key the page's scripts made (isTrusted false) is not
-  // reported.
+  // The box's listeners: its buttons, Enter in its reason field, a scroll of its listing. The notebook's own mousedown
+  // and focusin handling must not act on the box (it would move the focus from the reason input to a cell, where
+  // typed letters are command-mode shortcuts). A click or key the page's scripts made (isTrusted false) is ignored.
   function listen(id, node) {
     node.addEventListener("click", (event) => {
       if (!event.isTrusted) return;
@@ -142,36 +106,30 @@
         tell(id, "deny", { reason: reasonOf(node) });
       }
     });
-    const keep = (event) => event.stopPropagation();
-    node.addEventListener("mousedown", keep);
-    node.addEventListener("focusin", keep);
+    for (const kind of ["mousedown", "focusin"]) node.addEventListener(kind, (event) => event.stopPropagation());
     const listing = node.querySelector(`.${names.diff}`);
     if (listing) { // scroll does not bubble: caught on the way down to the listing
       node.addEventListener("scroll", () => { if (seenToEnd(listing)) tell(id, "seen"); }, true);
     }
   }
 
-  const tellPanel = (fact) => {
-    if (panelListener) panelListener(JSON.stringify(fact));
-  };
+  const tellPanel = (fact) => panelListener?.(JSON.stringify(fact));
+  const dataOf = (el) => [...el.attributes].filter(({ name }) => name.startsWith("data-"));
 
-  // A click inside `scope` (the panel, or a cell's marker strip) on an element with one of the rule's data-action
-  // values: reported as a fact (see createPanel) and kept from JupyterLab's own handling. Only the person's input
-  // counts: a click the page's scripts made (element.click(), dispatchEvent: isTrusted false) is not reported, so
-  // code running in the page cannot press Revert, Reply or a cell's lock in the person's name.
+  // A click inside `scope` (the panel, or a marker strip) on one of the rule's actions: reported and kept from
+  // JupyterLab. A click the page's scripts made (isTrusted false) is not, so code running in the page cannot press
+  // Revert, Reply or a cell's lock in the person's name.
   function reportClick(event, scope) {
     if (!event.isTrusted) return;
     if (report(event.target?.closest?.("[data-action]") ?? null, scope)) event.stopPropagation();
   }
 
-  // Report a press of `target` (an element with a data-action inside `scope`) as a click fact; false when it is
-  // none of the rule's actions (or a select, whose change is reported instead).
+  // Report `target` as clicked; false when it is none of the rule's actions (or a select: its change is reported).
   function report(target, scope) {
     if (!target || !scope.contains(target) || target.tagName === "SELECT") return false;
     const action = target.getAttribute("data-action");
     if (!rule.actions.includes(action)) return false;
-    const data = {};
-    for (const { name, value } of target.attributes) if (name.startsWith("data-")) data[name.slice(5)] = value;
+    const data = Object.fromEntries(dataOf(target).map(({ name, value }) => [name.slice(5), value]));
     const area = rule.textBox ? target.closest(rule.textBox)?.querySelector("textarea") ?? null : null;
     const choice = rule.choiceRow ? target.closest(rule.choiceRow)?.querySelector("select") ?? null : null;
     tellPanel({
@@ -183,13 +141,10 @@
     return true;
   }
 
-  // Run `replace` (which swaps what `scope` holds for new elements, found in `after`, `scope` itself by default); when
-  // the focus was on a control with a data-action inside `scope`, put it on the one new control whose data-* attributes
-  // all equal the old one's (the same action on the same cell, thread or edit), so a redraw never drops the person's
-  // keyboard focus to the page (a select they tabbed to keeps it for their keys). When no single control matches (the
-  // row is gone, or several are alike) the focus is left where the redraw put it: never on another row's control,
-  // where a second press would act on something the person did not choose.
-  const dataOf = el => [...el.attributes].filter(({ name }) => name.startsWith("data-"));
+  // Run `replace` (new elements for what `scope` holds, found in `after`); when the focus was on a control with a
+  // data-action inside `scope`, put it on the one new control whose data-* attributes all equal the old one's, so a
+  // redraw never drops the person's keyboard focus. When no single control matches, the focus stays where the redraw
+  // put it: never on another row's control, where a second press would act on something the person did not choose.
   function keepingFocus(scope, replace, after = scope) {
     const active = document.activeElement;
     const old = active && scope.contains(active) && active.hasAttribute("data-action")
@@ -221,15 +176,27 @@
     if (!panel) return;
     for (const fn of panel.undo) fn();
     try { panel.widget.dispose(); } catch { /* already gone */ }
-    panel = null;
-    panelListener = null;
-    choosing = null;
+    panel = panelListener = choosing = null;
     rows.clear();
   }
 
+  function own(styleId, owner, css) {
+    let style = document.getElementById(styleId);
+    if (!style && css === null) return;
+    if (!style) {
+      style = document.createElement("style");
+      style.id = String(styleId);
+      style.textContent = css;
+      document.head.appendChild(style);
+    }
+    const owners = new Set((style.getAttribute("data-owners") ?? "").split(" ").filter(Boolean));
+    if (css === null) owners.delete(String(owner));
+    else owners.add(String(owner));
+    if (owners.size) style.setAttribute("data-owners", [...owners].sort().join(" "));
+    else style.remove();
+  }
+
   const api = {
-    // attach(ctx): keeps ctx.tracker (the notebook at a proposal's or markers' path), ctx.app.shell, the Widget
-    // class of ctx.modules.widgets, whether ctx.modelContext is there and ctx.takePanelPlaceholder (the loader's).
     attach(ctx) {
       tracker = ctx?.tracker ?? null;
       app = ctx?.app ?? null;
@@ -267,22 +234,14 @@
       restorer = layout;
       state = db;
     },
-    // translate(messagesJson): JSON text of the list of texts (strings or messages) translated, for the parts that
-    // hand JupyterLab plain strings (command labels, dialog titles).
+    // translate(messagesJson): the texts translated (JSON text), for JupyterLab's plain strings.
     translate(messagesJson) { return JSON.stringify(JSON.parse(messagesJson).map(tr)); },
-    // webmcpAvailable(): whether the page has WebMCP (the loader's modelContext), for the panel's head line.
     webmcpAvailable() { return webmcp; },
     // -- the Agent panel ----------------------------------------------------------------------------------------
-    // createPanel(optionsJson, treesJson, listener): make the panel's widget (options {id, className, label,
-    // caption, rank, attrs: {name: value} on its node, rule}), draw the trees in it, listen to it and add it to the
-    // shell's right area. rule: {actions: [data-action values a click reports], textBox: selector of the box whose
-    // textarea a click reads, choiceRow: selector of the row whose select a click reads, submit: {box, button}: the
-    // button Ctrl/Cmd+Enter in a textarea of such a box reports as clicked}. Facts to listener (JSON text), for the
-    // person's clicks and keys only (isTrusted): {kind: "click",
-    // action, data: {the target's data-* attributes, without "data-"}, text, reply (that textarea's value and
-    // data-reply, or null), choice}, {kind: "change", action, value} (a select with a data-action), {kind:
-    // "focusout"}, {kind: "visibility", visible} (Lumino showed, hid, attached or detached it). Returns JSON text
-    // {created, visible}; created false when the page has no Widget class or shell.
+    // createPanel(optionsJson, treesJson, listener): make the panel's widget (options {id, className, label, caption,
+    // rank, attrs, icon, rule}: panel.py RULE), draw the trees in it, listen to it and add it to the right area.
+    // Facts to listener, for the person's clicks and keys only: {kind: "click", action, data, text, reply, choice},
+    // {kind: "change", action, value}, {kind: "focusout"}, {kind: "visibility", visible}. Returns {created, visible}.
     createPanel(optionsJson, treesJson, listener) {
       disposePanel();
       if (!Widget || !shell) return JSON.stringify({ created: false, visible: false });
@@ -296,10 +255,7 @@
       const tabIcon = options.icon ? icons.get(String(options.icon)) : null;
       if (tabIcon) widget.title.icon = tabIcon;
       const node = widget.node;
-      for (const [name, value] of Object.entries(options.attrs ?? {})) {
-        if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
-        node.setAttribute(name, tr(value));
-      }
+      for (const [name, value] of Object.entries(options.attrs ?? {})) setAttribute(node, name, value);
       rule = options.rule ?? rule;
       panelListener = listener ?? null;
       panel = { widget, roles: new Map([["panel", node]]), undo: [] };
@@ -336,8 +292,8 @@
         node.addEventListener(kind, fn);
         panel.undo.push(() => node.removeEventListener(kind, fn));
       }
-      // Lumino tells a widget it was shown or hidden by calling these methods on it: the instance's own win
-      // ... and the person's last choice (shown or not) is kept for the next page load (see stateKey)
+      // Lumino calls these methods when it shows, hides, attaches or detaches the widget; the person's last choice
+      // (shown or not) is kept for the next page load (see stateKey)
       let restoring = true;
       const visibility = () => {
         tellPanel({ kind: "visibility", visible: !!widget.isVisible });
@@ -346,8 +302,7 @@
         }
       };
       for (const method of ["onAfterShow", "onAfterHide", "onAfterAttach", "onAfterDetach"]) widget[method] = visibility;
-      // the shell puts it where the person last moved it (left or right: JupyterLab keeps that by widget id); the
-      // placeholder is there already
+      // the shell puts it where the person last moved it (JupyterLab keeps that by id); a placeholder is there already
       if (!widget.isAttached) shell.add(widget, "right", { rank: options.rank });
       try { restorer?.add(widget, widget.id); } catch { /* restored by its state below */ }
       const restored = state ? state.fetch(stateKey(widget.id)).catch(() => null) : Promise.resolve(null);
@@ -356,20 +311,15 @@
       }).finally(() => { restoring = false; });
       return JSON.stringify({ created: true, visible: !!widget.isVisible });
     },
-    // disposePanel(): stop listening to the panel and dispose of its widget.
-    disposePanel() { disposePanel(); },
-    // draw(role, treesJson): replace the children of the panel's node `role` with new elements for a list of trees.
-    // Returns false when no node has that role.
+    disposePanel,
+    // draw(role, treesJson): replace the children of the panel's node `role`; false when no node has that role.
     draw(role, treesJson) { return drawInto(role, JSON.parse(treesJson)); },
-    // rows(role, opsJson): edit the keyed list `role` (each row a node kept by key), newest on top, in one crossing:
-    // ["clear"] empties the list, ["keep", key] moves a row's node to the top, ["put", key, tree] replaces a row (or
-    // adds it) on top, ["set", key, tree] replaces it where it is (on top when it is not there), ["drop", key]
-    // removes it.
+    // rows(role, opsJson): edit the keyed list `role`, newest on top: ["clear"], ["keep", key] (to the top), ["put",
+    // key, tree] (replaced or added on top), ["set", key, tree] (replaced where it is, else on top), ["drop", key].
     rows(role, opsJson) {
       const list = panel?.roles.get(role);
       if (!list) return;
-      let keyed = rows.get(role);
-      if (!keyed) rows.set(role, (keyed = new Map()));
+      const keyed = rows.get(role) ?? rows.set(role, new Map()).get(role);
       for (const [op, key, tree] of JSON.parse(opsJson)) {
         if (op === "clear") { list.replaceChildren(); keyed.clear(); }
         else if (op === "keep") { const node = keyed.get(key); if (node) list.prepend(node); }
@@ -386,7 +336,7 @@
         } else if (op === "drop") { keyed.get(key)?.remove(); keyed.delete(key); }
       }
     },
-    // set(changesJson): {role: {text?, hidden?, value?, attrs?: {name: value}}} for the panel's nodes, in one crossing.
+    // set(changesJson): {role: {text?, hidden?, value?, attrs?: {name: value}}} for the panel's nodes.
     set(changesJson) {
       for (const [role, change] of Object.entries(JSON.parse(changesJson))) {
         const node = panel?.roles.get(role);
@@ -394,16 +344,11 @@
         if ("text" in change) node.textContent = tr(change.text);
         if ("hidden" in change) node.hidden = !!change.hidden;
         if ("value" in change) node.value = String(change.value);
-        for (const [name, value] of Object.entries(change.attrs ?? {})) {
-          if (!allowed(name)) throw new Error(`webmcp-bridge panel: attribute ${name} is not allowed`);
-          node.setAttribute(name, tr(value));
-        }
+        for (const [name, value] of Object.entries(change.attrs ?? {})) setAttribute(node, name, value);
       }
     },
-    // fields(role): what the person is typing or choosing in the panel's node `role`, as JSON text {focused: the tag
-    // name of the focused element when it is inside that node, else null (a select counts only while the person is
-    // choosing in it: `choosing`; once chosen it keeps the focus without holding drawings back); drafts: {data-reply:
-    // value} of its non-empty textareas with a data-reply attribute}.
+    // fields(role): {focused: the tag name of the focused element inside the node `role`, or null (a select only
+    // while the person is choosing in it), drafts: {data-reply: value} of its non-empty reply boxes}.
     fields(role) {
       const node = panel?.roles.get(role) ?? null;
       const active = document.activeElement;
@@ -415,18 +360,15 @@
       }
       return JSON.stringify({ focused, drafts });
     },
-    // clearDraft(role, key): empty the textarea with data-reply `key` inside the panel's node `role`.
     clearDraft(role, key) {
       for (const box of panel?.roles.get(role)?.querySelectorAll("textarea[data-reply]") ?? []) {
         if (box.getAttribute("data-reply") === key) box.value = "";
       }
     },
-    // activate(id): bring the widget with that id (the Agent panel) to the front of its area.
     activate(id) { shell?.activateById(String(id)); },
-    // Cell markers on the cell nodes of every notebook open at `path` (found through the tracker). wantJson:
-    // {cellId: [signature, [classes on], tree]} for the cells that carry any; every other cell loses them. Cells
-    // whose stored signature (attribute attr) matches are not touched. A strip's buttons report their clicks as the
-    // panel's do. Returns how many cells changed.
+    // applyMarkers: the markers {cellId: [signature, [classes on], tree]} on the cells of every notebook open at
+    // `path`; other cells lose them; a cell whose attribute `attr` holds its signature is not touched. A strip's
+    // buttons report their clicks as the panel's do. Returns how many cells changed.
     applyMarkers(path, wantJson, classListJson, attr, stripClass, markedClass) {
       const want = JSON.parse(wantJson);
       const classes = JSON.parse(classListJson);
@@ -452,36 +394,13 @@
       }
       return changed;
     },
-    // installStyle(styleId, owner, css): add the bridge's stylesheet to the document once (<style id=styleId>, text
-    // `css`) and note `owner` on it (attribute data-owners); removeStyle(styleId, owner): the sheet goes with its last
-    // owner.
-    installStyle(styleId, owner, css) {
-      let style = document.getElementById(styleId);
-      if (!style) {
-        style = document.createElement("style");
-        style.id = String(styleId);
-        style.textContent = String(css);
-        document.head.appendChild(style);
-      }
-      const owners = new Set((style.getAttribute("data-owners") ?? "").split(" ").filter(Boolean));
-      owners.add(String(owner));
-      style.setAttribute("data-owners", [...owners].sort().join(" "));
-    },
-    removeStyle(styleId, owner) {
-      const style = document.getElementById(styleId);
-      if (!style) return;
-      const owners = new Set((style.getAttribute("data-owners") ?? "").split(" ").filter(Boolean));
-      owners.delete(String(owner));
-      if (owners.size) style.setAttribute("data-owners", [...owners].sort().join(" "));
-      else style.remove();
-    },
-    // configureBoxes(namesJson): the class names of a box's parts, {diff, accept, expand, hint, deny, reason,
-    // expanded}.
+    // installStyle(styleId, owner, css), removeStyle(styleId, owner): the stylesheet (<style id=styleId>) is in the
+    // document while it has an owner (noted in its data-owners)
+    installStyle(styleId, owner, css) { own(styleId, owner, String(css)); },
+    removeStyle(styleId, owner) { own(styleId, owner, null); },
     configureBoxes(namesJson) { names = JSON.parse(namesJson); },
-    // watchBoxes(listener): the one listener of every box's actions (null: none).
     watchBoxes(listener) { boxListener = listener ?? null; },
-    // showBox(id, treeJson): build proposal `id`'s box (not placed yet) and listen to it. Returns whether it has a
-    // listing (diff or code).
+    // showBox(id, treeJson): build proposal `id`'s box (not placed yet); whether it has a listing.
     showBox(id, treeJson) {
       boxes.get(id)?.remove();
       const node = build(JSON.parse(treeJson));
@@ -489,10 +408,8 @@
       listen(id, node);
       return !!node.querySelector(`.${names.diff}`);
     },
-    // placeBoxes(itemsJson, cornerJson): put each box [id, path, cellId, measure] in its place: path null, in the
-    // corner box (made from the tree cornerJson when there is none; added to document.body when detached); else in
-    // the notebook open at `path` (see place), or out of the page when no notebook is open there. Returns JSON text:
-    // the ids of the boxes with `measure` true whose listing is in view to its end now.
+    // placeBoxes(itemsJson, cornerJson): put each box [id, path, cellId, measure] in the corner box (path null), its
+    // notebook, or out of the page when that is not open; the ids to measure whose listing is in view to its end.
     placeBoxes(itemsJson, cornerJson) {
       const seen = [];
       for (const [id, path, cellId, measure] of JSON.parse(itemsJson)) {
@@ -511,27 +428,23 @@
       }
       return JSON.stringify(seen);
     },
-    // revealBox(id): the listing was seen: enable Accept, drop "Show all" and its hint. expandBox(id): the listing
-    // loses its height limit. disableBox(id): every button of the box disabled.
+    // revealBox(id): enable Accept, drop "Show all" and its hint.
     revealBox(id) {
       const node = boxes.get(id);
-      if (!node) return;
-      const accept = node.querySelector(`.${names.accept}`);
+      const accept = node?.querySelector(`.${names.accept}`);
       if (accept) accept.disabled = false;
-      for (const name of [names.expand, names.hint]) node.querySelector(`.${name}`)?.remove();
+      for (const name of [names.expand, names.hint]) node?.querySelector(`.${name}`)?.remove();
     },
     expandBox(id) { boxes.get(id)?.querySelector(`.${names.diff}`)?.classList.add(names.expanded); },
     disableBox(id) {
       for (const button of boxes.get(id)?.querySelectorAll("button") ?? []) button.disabled = true;
     },
-    // removeBox(id, dropCorner): take the box out of the page; with dropCorner, the corner box too.
     removeBox(id, dropCorner) {
       boxes.get(id)?.remove();
       boxes.delete(id);
       if (dropCorner && corner) { corner.remove(); corner = null; }
     },
-    // dispose(): the session's worker is gone (the loader's watchdog): the panel and the proposal boxes go (the next
-    // session draws its own).
+    // dispose(): the session's worker is gone (the loader's watchdog): the panel and the boxes go.
     dispose() {
       disposePanel();
       for (const id of [...boxes.keys()]) api.removeBox(id, true);

@@ -1,15 +1,9 @@
 """The person's side's words, for JupyterLab's translator (``ITranslator`` of ``@jupyterlab/translation``).
 
-Python decides every word the person reads; the page's translator picks the language. So a view never holds a
-finished sentence: it holds a :class:`Msg`, the English message id (gettext's ``msgid``, with JupyterLab's
-placeholders ``%1``, ``%2`` ...) and its arguments, and ``dom.js`` turns it into text with the bundle of
-:data:`DOMAIN` (``trans.__(msgid, ...args)``, ``trans._n(singular, plural, n, ...args)``) when it makes the node.
-A language pack that ships a catalogue for :data:`DOMAIN` translates the panel, the markers, the proposal boxes
-and the cell menu; without one (or without a translator in the page) the English below is shown.
-
-Arguments are text from the notebook or the agent (a cell's label, a path, a tool's name) or messages themselves
-(a level's word inside a sentence); either way they are substituted as text, never parsed, and the result is set
-with ``textContent``. Under CPython ``str(msg)`` gives the English text, as JupyterLab's null translator would.
+A view holds no finished sentence but a :class:`Msg`: the English msgid (placeholders ``%1``, ``%2`` ...) and its
+arguments, which ``dom.js`` translates with the bundle of :data:`DOMAIN` (``trans.__``, ``trans._n``) when it makes
+the node; without a language pack the English is shown. Arguments (text from the notebook or the agent, or messages)
+are substituted as text, never parsed. Under CPython ``str(msg)`` gives the English, as the null translator would.
 """
 
 from __future__ import annotations
@@ -36,18 +30,12 @@ class Msg:
 
     def __str__(self) -> str:
         """The English text (JupyterLab's ``Gettext.strfmt`` rules: ``%N`` replaced, ``%%`` a percent sign)."""
-        values: tuple[Text, ...] = self.args
-        template = self.msgid
+        template, values = self.msgid, [str(a) for a in self.args]
         if self.plural is not None and self.n is not None:
-            template = self.msgid if self.n == 1 else self.plural
-            values = (str(self.n), *self.args)
-        text = [str(v) for v in values]
-
-        def sub(match: re.Match[str]) -> str:
-            index = int(match.group(1)) - 1
-            return text[index] if 0 <= index < len(text) else "undefined"
-
-        return _PLACEHOLDER.sub(sub, template.replace("%%", "%% ")).replace("%% ", "%")
+            template, values = (self.msgid if self.n == 1 else self.plural), [str(self.n), *values]
+        text = dict(enumerate(values, 1))  # %N is the Nth value; a missing one reads "undefined", as in JS
+        filled = _PLACEHOLDER.sub(lambda m: text.get(int(m.group(1)), "undefined"), template.replace("%%", "%% "))
+        return filled.replace("%% ", "%")
 
     def to_json(self) -> dict[str, Any]:
         """``{msg, args, plural?, n?}``, the form ``dom.js`` (and the other halves) translate."""

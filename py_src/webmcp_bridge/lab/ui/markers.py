@@ -1,19 +1,11 @@
-"""The cell markers: what the person sees on the cells of the notebook in front (a comment badge, an access lock,
-the agent-at-work ring, "run by agent", "changed by agent"), kept current with no work while nothing they show changed.
+"""The cell markers on the notebook in front: a comment badge, an access lock, the agent-at-work ring, "run by
+agent", "changed by agent" (decided by :func:`webmcp_bridge.lab.ui.view.cell_markers`).
 
-What a cell carries is decided by :func:`webmcp_bridge.lab.ui.view.cell_markers` (pure, tested under CPython) from
-five inputs: the open review threads per cell and the cells' access levels (both in the notebook's metadata),
-the cells the agent changed in the last ``WORKING_SECONDS`` (or is changing in a call still running), and the
-cells whose last run was the agent's and still show its outputs, and the cells the agent edited that the person has
-not looked at since (:meth:`webmcp_bridge.changes.undo.EditJournal.unseen`; looked at: made the active cell while no
-agent call runs, or one of its diffs opened in the panel). The markers look again only when one of them may have
-changed: another notebook came to the front, the notebook's stamp moved (metadata or cell list,
-:class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`), the agent changed a cell, the unseen set changed (a cell
-newly unseen, or one looked at, reverted or deleted; the agent editing a cell already unseen again is no reason), a
-run's owner changed, a ring expired, or the person acted in the panel. A person's own print loop changes none of
-them, so it costs a few dictionary lookups per burst. When they do look, the markers of the notebook are compared
-with the last ones applied: equal markers make no DOM work; others go to ``dom.js`` in one crossing, named by the
-notebook's path and the cells' ids (it touches only the cells whose markers changed). No node is held here.
+They look again only when what they show may have changed: another notebook came to the front, the notebook's stamp
+moved (metadata or cell list), the agent changed a cell, the journal's unseen set changed, a run's owner changed, a
+ring expired, or the person acted in the panel; a person's own print loop costs a few dictionary lookups per burst.
+Markers equal to the last ones applied make no DOM work; others go to ``dom.js`` in one crossing, by the notebook's
+path and the cells' ids.
 """
 
 from __future__ import annotations
@@ -30,26 +22,19 @@ from webmcp_bridge.changes.log import ChangeEntry, ChangeLog
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.limits import PANEL_FLUSH_SECONDS, WORKING_SECONDS
 from webmcp_bridge.lab.ffi import undo_all
-from webmcp_bridge.lab.ui.view import El, Markers, c, cell_markers, marker_badges, marker_classes
+from webmcp_bridge.lab.ui.view import El, Markers, cell_markers, marker_badges, marker_classes
 from webmcp_bridge.review.threads import Review
 
 if TYPE_CHECKING:  # the browser's parts: known by their type only, so the rules here run under CPython too
     from webmcp_bridge.lab.ui.dom import Dom
     from webmcp_bridge.lab.ui.notebooks import EventKind, OpenNotebooks
 
-MARKERS_ATTR = "data-webmcp-bridge-markers"
 Want = dict[str, tuple[str, list[str], El]]
 
 
 class CellMarkers:
-    """The markers on the cells of the notebook in front.
-
-    Args:
-        notebooks: the open notebooks (events, the notebook in front, its cells).
-        registry: the tool registry (its before/after hooks tell which agent calls run).
-        changes: the session's change log (who changed which cell).
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
-    """
+    """The markers on the cells of the notebook in front, from ``notebooks``, the ``registry``'s calls, the change
+    log and the ``journal`` (the agent's edits not looked at: "changed by agent")."""
 
     def __init__(
         self,
@@ -60,7 +45,7 @@ class CellMarkers:
         journal: EditJournal | None = None,
     ) -> None:
         self.notebooks = notebooks
-        self.journal = journal  # the agent's edits: cells changed and not looked at carry "changed by agent"
+        self.journal = journal
         self.registry = registry
         self.changes = changes
         self.dom = dom
@@ -141,11 +126,9 @@ class CellMarkers:
             changed = key not in self.working
             self.working[key] = time.monotonic() + WORKING_SECONDS
         if entry.kind in ("run", "output", "clear"):  # outputs of a run the agent started are the agent's
-            before = self.last_run.get(key)
-            self.last_run[key] = entry.actor
-            changed = (
-                changed or before != entry.actor or entry.actor == "agent"
-            )  # the agent's: its outputs may come or go
+            before, self.last_run[key] = self.last_run.get(key), entry.actor
+            # the agent's outputs may come or go: "run by agent" depends on their count
+            changed = changed or before != entry.actor or entry.actor == "agent"
         elif entry.kind == "delete":
             changed = self.last_run.pop(key, None) is not None or changed
             if self.journal is not None:
@@ -226,12 +209,9 @@ class CellMarkers:
         self._apply(key, nb.path, want)
 
     def _apply(self, key: str, path: str, want: Want) -> None:
-        """Put ``want`` on the cells of every view of the notebook at ``path`` (``dom.js`` finds them by path) and
-        note it as applied for each view already known here, not only ``key``: a view whose last markers were
-        noted before another view's drawing would otherwise be skipped as unchanged while showing that drawing."""
-        self.dom.apply_markers(
-            path, want, list(marker_classes(Markers())), MARKERS_ATTR, c("markers"), c("cell-marked")
-        )
+        """Put ``want`` on every view of the notebook at ``path`` and note it as applied for each view known here, not
+        only ``key``: a view noted before another view's drawing would otherwise be skipped while showing it."""
+        self.dom.apply_markers(path, want)
         self._paths[key] = path
         for other, other_path in self._paths.items():
             if other_path == path:

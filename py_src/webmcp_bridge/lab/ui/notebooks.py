@@ -1,27 +1,11 @@
 """The open notebooks the person's side follows: which one is in front, what changed in them, and their cells.
 
-One :class:`OpenNotebooks` per session, shared by the Agent panel (:mod:`.panel`) and the cell markers
-(:mod:`.markers`). It follows JupyterLab's notebook tracker (a notebook added, the current one changing) and,
-for each open notebook, its active cell and its disposal; it starts the adapter's tracking of each notebook at
-once, so a person's edits reach the change log (and CRLF line ends are made LF) with no agent present.
-
-Model changes cost nothing per change: ``notebook.js`` collects a burst of changes of the tracked notebooks and
-calls :meth:`_on_burst` once, ``PANEL_FLUSH_SECONDS`` after the burst began, with the handles of the notebooks
-that changed. For each, one crossing takes its cell changes into the session's change log (whose subscribers see
-who changed which cell) and its stamp, a count of its metadata and cell-list changes. Subscribers hear of what
-they may show differently, as ``(kind, handle)``:
-
-- ``"current"``: another notebook (or none) is in front;
-- ``"active"``: the active cell of a notebook changed;
-- ``"stamp"``: a notebook's levels, review threads or cell list may have changed (its stamp moved);
-- ``"closed"``: a notebook closed.
-
-A notebook is named by its handle (``notebook.js``'s, see :mod:`webmcp_bridge.lab.notebook`), which is also the
-key of the events above. ``notebook.js`` follows the tracker and the panels (``follow``, ``watch``) and reports
-to one Python event sink as JSON text, so this module holds no JupyterLab object and reads no attribute of one
-(``tests/test_lab_no_page_objects.py``). Clicks on the cell markers' buttons are not followed here: ``ui/dom.js``,
-which made the buttons, reports them to the Agent panel as data. Every callable handed to JS is a proxy this object
-owns, destroyed by :meth:`OpenNotebooks.dispose`; each is an event sink (JS does not use what it returns).
+Shared by the Agent panel and the cell markers. It follows JupyterLab's notebook tracker through ``notebook.js`` and
+tracks each open notebook at once, so a person's edits reach the change log (CRLF made LF) with no agent present; a
+burst of changes is taken once, ``PANEL_FLUSH_SECONDS`` after it began, with each notebook's stamp (a count of its
+metadata and cell-list changes). Subscribers hear ``(kind, handle)``: ``"current"`` (another notebook, or none, is in
+front), ``"active"`` (its active cell changed), ``"stamp"`` (its levels, threads or cell list may have changed),
+``"closed"``. This module holds no JupyterLab object; every callable handed to JS is a proxy it owns.
 """
 
 from __future__ import annotations
@@ -42,28 +26,14 @@ EventKind = Literal["current", "active", "stamp", "closed"]
 Listener = Callable[[EventKind, str], None]
 
 
-class _Watch:
-    """One open notebook followed: its handle and its stamp as last taken (None before the first take)."""
-
-    def __init__(self, host: JupyterLabHost, handle: str) -> None:
-        self.host = host
-        self.handle = handle
-        self.stamp: int | None = None
-
-
 class OpenNotebooks:
-    """The open notebooks of the page, for the person's side.
-
-    Args:
-        host: the raw :class:`~webmcp_bridge.lab.host.JupyterLabHost` (its ``notebook.js`` follows JupyterLab's
-            notebook tracker, which it got from the loader's context).
-        changes: the session's change log, fed here with the person's and the agent's cell changes.
-    """
+    """The open notebooks of the page, over the raw ``host`` (its ``notebook.js`` follows the tracker), feeding
+    the session's change log ``changes``."""
 
     def __init__(self, host: JupyterLabHost, changes: ChangeLog) -> None:
         self.host = host
         self.changes = changes
-        self.watches: dict[str, _Watch] = {}  # handle -> watch
+        self.watches: dict[str, int | None] = {}  # handle -> its stamp as last taken (None before the first)
         self.current_id: str | None = None  # the handle of the notebook in front
         self._listeners: list[Listener] = []
         self._cells: dict[str, tuple[int, dict[str, CellInfo]]] = {}  # path -> (revision, cells)
@@ -124,15 +94,14 @@ class OpenNotebooks:
     def _watch(self, handle: str) -> None:
         if handle in self.watches or self._disposed:
             return
-        # from the start: the change log, CRLF made LF before the person types; its closing, active cell and clicks
         quietly(lambda: self.host.live.watch(handle))
-        self.watches[handle] = _Watch(self.host, handle)
+        self.watches[handle] = None
         self._emit("stamp", handle)
 
     def _unwatch(self, key: str, closed: bool = False) -> None:
-        watch = self.watches.pop(key, None)
-        if watch is None:
+        if key not in self.watches:
             return
+        del self.watches[key]
         quietly(lambda: self.host.live.unwatch(key))
         if closed:
             self._emit("closed", key)
@@ -140,8 +109,7 @@ class OpenNotebooks:
     def _on_burst(self, keys: list[str]) -> None:
         """``notebook.js``: these notebooks changed. Takes their changes into the log and their stamps."""
         for key in keys:
-            watch = self.watches.get(key)
-            if watch is None:
+            if key not in self.watches:
                 continue
             try:
                 nb = self.host.notebook(key)
@@ -150,15 +118,15 @@ class OpenNotebooks:
             except Exception:  # a notebook closing under us: the next burst or its disposal says more
                 traceback.print_exc()
                 continue
-            if stamp != watch.stamp:
-                watch.stamp = stamp
+            if stamp != self.watches.get(key):
+                self.watches[key] = stamp
                 self._emit("stamp", key)
 
     # -- reading ---------------------------------------------------------------------------------------------
     def current(self) -> LabNotebook | None:
         """The notebook in front (raw), or None."""
-        watch = self.watches.get(self.current_id or "")
-        return None if watch is None else self.host.notebook(watch.handle)
+        key = self.current_id or ""
+        return self.host.notebook(key) if key in self.watches else None
 
     def find(self, path: str) -> LabNotebook | None:
         """The open notebook at ``path`` (raw), or None."""

@@ -1,33 +1,9 @@
 """The Agent panel: the person's side of the bridge, in JupyterLab's right sidebar.
 
-One Lumino widget (id ``webmcp-bridge-panel``, tab "Agent") with three sections, all about the notebook the
-person is looking at (the tracker's current one):
-
-- Activity: who did what, live and newest first, bounded to ``ACTIVITY_ROWS`` rows: the agent's tool calls
-  (the registry's before/after hooks) and cell changes of every open notebook (the session's change log, fed
-  by :class:`~webmcp_bridge.lab.ui.notebooks.OpenNotebooks`, so a person's edits show with no agent).
-- Comments: review threads (filters open / resolved / all / current cell; reply, resolve, reopen, re-anchor
-  an orphaned thread to the editor's selection; click an anchor to show it in the notebook).
-- Access: the notebook's level, "apply to all cells", the restricted cells (click to reveal, to cycle).
-
-What each button does is in :mod:`.actions`, the cell context menu in :mod:`.cell_menu` (both written against
-:class:`~webmcp_bridge.lab.ui.port.PanelPort`, which this panel implements), the cell markers in :mod:`.markers`.
-It works with or without WebMCP, and only through the person's APIs on the *raw* notebooks (never the guarded
-host the tools get): :mod:`webmcp_bridge.access.guard`, :class:`webmcp_bridge.review.threads.Review`. Everything
-it shows is built by :mod:`.view` as element trees and made into nodes by :mod:`.dom` (textContent only).
-
-No work while hidden or while nothing it shows changed: what each section shows, and so which changes mark
-it dirty, is in :mod:`.sections`; dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later, only while the panel
-is visible (Lumino's show and hide messages say when); the rest wait until it is shown. Each drawing is a few
-short stretches (one per section, a yield between); "apply to all cells" writes ``APPLY_CHUNK`` cells per
-stretch.
-
-The page's side is ``dom.js`` (:class:`~webmcp_bridge.lab.ui.dom.Dom`): it makes the widget, keeps its nodes by
-role and draws the trees it is sent, so this module holds no JupyterLab or DOM object. Events: ``dom.js`` listens to
-the panel (click, change, keydown, focusout), to the cell markers' buttons and to the widget's visibility messages,
-and reports each to one listener as a JSON fact (:meth:`AgentPanel._on_fact`); what must happen during the event
-(``stopPropagation`` of the clicks :data:`RULE` names, Ctrl/Cmd+Enter in a reply box pressing its button) happens
-there, from :data:`RULE`. The listener is a proxy this panel owns and destroys in :meth:`AgentPanel.dispose`.
+One widget (tab "Agent") with three sections about the notebook in front (:mod:`.sections`); its buttons are
+:mod:`.actions`. It acts only through the person's APIs on the *raw* notebooks, never the guarded host the tools
+get. Dirty sections are drawn ``PANEL_FLUSH_SECONDS`` later, only while the panel is visible, one per stretch.
+``dom.js`` makes the widget and reports the person's events as JSON facts (:meth:`AgentPanel._on_fact`).
 """
 
 from __future__ import annotations
@@ -40,14 +16,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from webmcp_bridge.access.levels import (
-    Level,
-    cell_levels,
-    notebook_level,
-    parse_level,
-    set_cell_levels,
-    set_notebook_level,
-)
+from webmcp_bridge.access.levels import Level, parse_level, set_cell_levels, set_notebook_level
 from webmcp_bridge.access.run_consent import RunConsent
 from webmcp_bridge.calls.registry import CallEvent, Registry, current_call
 from webmcp_bridge.changes.log import ChangeLog
@@ -55,13 +24,11 @@ from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import APPLY_CHUNK, PANEL_FLUSH_SECONDS
 from webmcp_bridge.lab.ffi import Proxies, quietly, undo_all
-from webmcp_bridge.lab.ui.actions import ACTIONS
-from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_empty
+from webmcp_bridge.lab.ui.actions import ACTIONS, THREAD_FILTERS, Click, ThreadFilter, hides
+from webmcp_bridge.lab.ui.activity_view import REVIEW_EDITS, ActivityRow, activity_empty, edits_review
 from webmcp_bridge.lab.ui.cell_menu import CellMenu
-from webmcp_bridge.lab.ui.dom import Dom, PanelOptions, PanelRule
-from webmcp_bridge.lab.ui.edits_view import REVIEW_EDITS, edits_review
+from webmcp_bridge.lab.ui.dom import Dom
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
-from webmcp_bridge.lab.ui.port import THREAD_FILTERS, Click, ThreadFilter
 from webmcp_bridge.lab.ui.sections import SECTIONS, Sections
 from webmcp_bridge.lab.ui.view import (
     LEVEL_WORD,
@@ -91,30 +58,26 @@ TICK_SECONDS = 1.0
 #: its widget over, has the same id, place and title (the build writes them into ``bridge.json``'s ``panel``)
 LABEL = "Agent"
 CAPTION = "Agent: activity, comments and access"
-#: what ``dom.js`` does with the person's events: the clicks reported (every action of :mod:`.actions`), the reply
-#: box and the row a click reads, and Ctrl/Cmd+Enter in a reply box pressing its Reply / Comment button
-RULE = PanelRule(
-    actions=tuple(ACTIONS),
-    text_box=f".{c('thread')}, .{c('new-comment')}",
-    choice_row=f".{c('row')}",
-    submit_box=f".{c('thread')}, .{c('new-comment')}",
-    submit_button='[data-action="reply"], [data-action="comment-active"]',
-)
+#: what ``dom.js`` does with the person's events in the panel and on the markers' buttons: clicks on ``actions`` are
+#: reported and kept from JupyterLab (``stopPropagation``; never a click on a select, whose change is, nor one a
+#: script made); a click's fact carries the text and ``data-reply`` of the first textarea of the closest ``textBox``
+#: and the value of the first select of the closest ``choiceRow``; Ctrl/Cmd+Enter in a textarea inside a
+#: ``submit.box`` is reported as a click of its first ``submit.button`` (no newline is typed)
+RULE = {
+    "actions": list(ACTIONS),
+    "textBox": f".{c('thread')}, .{c('new-comment')}",
+    "choiceRow": f".{c('row')}",
+    "submit": {
+        "box": f".{c('thread')}, .{c('new-comment')}",
+        "button": '[data-action="reply"], [data-action="comment-active"]',
+    },
+}
 
 
 class AgentPanel:
-    """The Agent panel over the live application.
-
-    Args:
-        loader: the loader's ``ctx``, handed on once to the cell menu's half (``dom.js`` got it from the session).
-        notebooks: the open notebooks the person's side follows.
-        markers: the cell markers (refreshed after the person's actions).
-        registry: the tool registry (its before/after hooks feed Activity).
-        changes: the session's change log.
-        book: the session's proposal book (the Direct/Propose switch shows and sets its mode).
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`.
-        consent: the run rule (its "Stop asking" per open notebook is set from the Access section).
-    """
+    """The Agent panel over the live application: ``loader`` (the loader's ``ctx``) goes to the cell menu's half;
+    the registry's hooks, the change log and ``notebooks`` feed the sections; ``book``'s mode is the Direct/Propose
+    switch; ``consent``'s "Stop asking" is set from Access; ``markers`` are refreshed after the person's actions."""
 
     def __init__(
         self,
@@ -168,24 +131,21 @@ class AgentPanel:
         self.dom.update({"panel": {"attrs": {"data-state": "ready"}}})
 
     def _build_widget(self) -> None:
-        webmcp = self.dom.webmcp_available()
         switch = mode_select(self.book.mode)
         switch.attrs["data-role"] = "mode"  # the switch, set again when the mode changes elsewhere
+        if self.dom.webmcp_available():
+            said = _("An agent in this browser can use the notebook through WebMCP.")
+        else:
+            said = _(
+                "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."
+            )
         head = h(
             "div",
             c("panel-head"),
             h("h2", "", text=_("Agent")),
             field_row(_("Mode"), switch),
             mode_note(),
-            h(
-                "p",
-                c("mode"),
-                text=_("An agent in this browser can use the notebook through WebMCP.")
-                if webmcp
-                else _(
-                    "WebMCP is not available in this browser: no agent is connected. You can still review and restrict."
-                ),
-            ),
+            h("p", c("mode"), text=said),
         )
         labels = {"activity": _("Activity"), "comments": _("Comments"), "access": _("Access")}
         bodies = {
@@ -208,16 +168,16 @@ class AgentPanel:
                 for key in SECTIONS
             ],
         ]
-        options = PanelOptions(
-            id=WIDGET_ID,
-            class_name=c("panel"),
-            label=_(LABEL),
-            caption=_(CAPTION),
-            rank=RANK,
-            attrs={"role": "region", "aria-label": _("Agent panel")},
-            rule=RULE,
-            icon="agent",
-        )
+        options = {
+            "id": WIDGET_ID,
+            "className": c("panel"),
+            "label": _(LABEL),
+            "caption": _(CAPTION),
+            "rank": RANK,
+            "attrs": {"role": "region", "aria-label": _("Agent panel")},
+            "rule": RULE,
+            "icon": "agent",
+        }
         made = self.dom.create_panel(options, trees, self._proxies.keep(self._on_fact))
         self.created, self._shown = made["created"], made["visible"]
 
@@ -252,8 +212,7 @@ class AgentPanel:
             self._mark(*self.sections.tick())
         self._ticker = asyncio.get_event_loop().call_later(TICK_SECONDS, self._tick)
 
-    def _on_proposal(self, event: str, proposal: Proposal) -> None:
-        """A proposal waits for the person (its call's row says so) or settled."""
+    def _on_proposal(self, event: str, proposal: Proposal) -> None:  # its call's row shows it waiting, or not
         call = current_call.get() if event == "created" else None
         self._mark(*self.sections.on_proposal(event, proposal.id, call.call_id if call is not None else None))
 
@@ -344,7 +303,7 @@ class AgentPanel:
             elif kind == "click":
                 self._on_click(Click.from_fact(fact))
             elif kind == "change":
-                self._on_change(str(fact.get("action", "")), str(fact.get("value", "")))
+                self._act(lambda: self._on_change(str(fact.get("action", "")), str(fact.get("value", ""))))
             elif kind == "focusout":
                 self._mark("comments", "access")  # a drawing put off while typing or choosing
         except Exception:  # the panel must never break the page
@@ -352,57 +311,53 @@ class AgentPanel:
 
     def _on_click(self, click: Click) -> None:
         action = ACTIONS.get(click.action)
-        if action is None:
-            return
-        self.say(None)
+        if action is not None:
+            self.say(None)
+            self._act(lambda: action(self, click))
+
+    def _act(self, work: Callable[[], None]) -> None:
+        """Run the person's action: a ToolError is said in the notice, any other error printed and said (never let
+        it escape into JupyterLab); then look at the notebook again."""
         try:
-            action(self, click)
+            work()
         except ToolError as err:
             self.say(err.message)
-        except Exception as exc:  # never let an action escape into JupyterLab
-            traceback.print_exc()
-            self.say(_("That did not work: %1.", type(exc).__name__))
-        self.refresh()
-
-    def _on_change(self, action: str, value: str) -> None:
-        try:
-            if action == "mode":  # the person's switch (the command palette and the setting change the same book)
-                self.book.set_mode("propose" if value == "propose" else "direct")
-                self.note(
-                    _("switched the agent to Propose mode")
-                    if value == "propose"
-                    else _("switched the agent to Direct mode"),
-                    "",
-                )
-            elif action == "filter":
-                self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
-            elif action == "notebook-level":
-                nb = self.current()
-                if nb is not None:
-                    level = parse_level(value)
-
-                    def apply(nb: LabNotebook = nb, level: Level = level) -> None:
-                        set_notebook_level(nb, level)
-                        self.note(_("set the notebook's agent access to %1", LEVEL_WORD.get(level, level)), nb.path)
-
-                    self.set_level(level, apply)
-            elif action == "run-asking":  # the run rule's switch for this open notebook (access/run_consent.py)
-                nb = self.current()
-                if nb is not None:
-                    off = value == "stop"
-                    self.consent.set_asking(nb.path, not off)
-                    self.note(
-                        _("stopped asking before the agent's runs because of hidden cells in")
-                        if off
-                        else _("asked to see the agent's runs first in"),
-                        nb.path,
-                    )
         except Exception as exc:
             traceback.print_exc()
             self.say(_("That did not work: %1.", type(exc).__name__))
         self.refresh()
 
-    # -- PanelPort: what the actions and the cell menu ask of the panel -------------------------------------
+    def _on_change(self, action: str, value: str) -> None:
+        nb = self.current()
+        if action == "mode":  # the person's switch (the command palette and the setting change the same book)
+            self.book.set_mode("propose" if value == "propose" else "direct")
+            said = (
+                _("switched the agent to Propose mode")
+                if value == "propose"
+                else _("switched the agent to Direct mode")
+            )
+            self.note(said, "")
+        elif action == "filter":
+            self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
+        elif action == "notebook-level" and nb is not None:
+            level = parse_level(value)
+
+            def apply() -> None:
+                set_notebook_level(nb, level)
+                self.note(_("set the notebook's agent access to %1", LEVEL_WORD.get(level, level)), nb.path)
+
+            self.set_level(level, apply)
+        elif action == "run-asking" and nb is not None:  # the run rule's switch for this open notebook
+            off = value == "stop"
+            self.consent.set_asking(nb.path, not off)
+            self.note(
+                _("stopped asking before the agent's runs because of hidden cells in")
+                if off
+                else _("asked to see the agent's runs first in"),
+                nb.path,
+            )
+
+    # -- what the actions and the cell menu ask of the panel ------------------------------------------------
     def current(self) -> LabNotebook | None:
         """The notebook the person is looking at (raw), or None."""
         return self.notebooks.current()
@@ -458,21 +413,17 @@ class AgentPanel:
         return self.notebooks.host.journal
 
     def show_edits(self, path: str, cell_id: str, span: tuple[float, float] | None = None) -> None:
-        """Show the review box of the agent's edits of one cell (those of one Activity row when ``span`` is its
-        ``(first, last)`` times, else every kept edit of the cell), newest :data:`REVIEW_EDITS` first; the cell counts
-        as looked at. Each diff is Propose mode's (:func:`~webmcp_bridge.propose.proposals.source_diff`: bounded
-        work, at most ``DIFF_LINES`` lines), so the drawing is bounded too."""
+        """Show the review box of the agent's edits of one cell (of one Activity row when ``span`` is its ``(first,
+        last)`` times), newest :data:`REVIEW_EDITS` first, and count the cell as looked at. Each diff is bounded
+        (:func:`~webmcp_bridge.propose.proposals.source_diff`: at most ``DIFF_LINES`` lines), so the drawing is too."""
         journal = self.journal
         edits = journal.between(path, cell_id, *span) if span else journal.edits(path, cell_id)
         shown = edits[::-1][:REVIEW_EDITS]
         nb = self.notebook_at(path)
         cells = self.cells(nb) if nb is not None and nb.path == (self.current() or nb).path else None
-        label = cell_label(cell_id, cells)
+        diffs = [source_diff(e.before, e.after) for e in shown]
         self.dom.draw(
-            "activity-review",
-            edits_review(
-                shown, [source_diff(e.before, e.after) for e in shown], label, omitted=len(edits) - len(shown)
-            ),
+            "activity-review", edits_review(shown, diffs, cell_label(cell_id, cells), len(edits) - len(shown))
         )
         self.dom.update({"activity-review": {"hidden": False}})
         self._review = (path, cell_id, span)
@@ -492,10 +443,6 @@ class AgentPanel:
     def show(self) -> None:
         """Open the panel in the sidebar."""
         self.dom.activate(WIDGET_ID)
-
-    def activate(self, nb: LabNotebook) -> None:
-        """Bring ``nb``'s panel to the front of the main area."""
-        nb.activate()
 
     def clear_draft(self, key: str) -> None:
         """Empty the Comments section's reply box ``key`` (a thread id, "" for the new-comment box)."""
@@ -521,11 +468,7 @@ class AgentPanel:
     def _hides(self) -> bool:
         """True when an open notebook hides anything from the agent (its level or a cell's is ``none``)."""
         host = self.notebooks.host
-        for doc in host.open_documents():
-            nb = host.find_open(doc.path)
-            if nb is not None and (notebook_level(nb) == "none" or "none" in cell_levels(nb).values()):
-                return True
-        return False
+        return any(nb is not None and hides(nb) for nb in (host.find_open(d.path) for d in host.open_documents()))
 
     def set_level(self, level: Level, apply: Callable[[], None]) -> None:
         """Run ``apply`` (the person's change of a level to ``level``). Hiding (``none``) while kernels the agent
@@ -539,7 +482,7 @@ class AgentPanel:
 
     async def restart_agent_kernels(self, hiding: bool) -> bool:
         """Ask the person, then restart every kernel the agent ran code in; True when all restarted (what was
-        refused or failed is said in the notice). The dialog's words go through the page's translator first."""
+        refused or failed is said in the notice)."""
         host = self.notebooks.host
         count = host.agent_kernels()
         if count == 0:

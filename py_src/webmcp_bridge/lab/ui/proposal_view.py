@@ -1,21 +1,28 @@
-"""What Propose mode's inline box and workspace corner show, as plain element trees (the rules of
-:mod:`webmcp_bridge.lab.ui.view`: text only, allow-listed tags and attributes); :mod:`webmcp_bridge.lab.ui.proposals`
-places them and handles their buttons.
-"""
+"""What Propose mode's inline box and workspace corner show, as element trees (:mod:`webmcp_bridge.lab.ui.view`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from webmcp_bridge.core import invisible
-from webmcp_bridge.core.limits import (
-    PROPOSAL_REASON_BYTES,
-)
+from webmcp_bridge.core.limits import PROPOSAL_REASON_BYTES
 from webmcp_bridge.lab.ui.i18n import Text, _, _n
 from webmcp_bridge.lab.ui.view import El, button_el, c, h
 from webmcp_bridge.propose.proposals import Proposal
 
-# -- Propose mode's inline box (lab/ui/proposals.py places it and handles its buttons) ---------------------
-
 DIFF_CLASS = {"+": "add", "-": "del", "@": "head"}
+
+
+def diff_kinds(diff: Iterable[Sequence[str]]) -> list[tuple[str, str]]:
+    """A diff's ``(op, line)`` pairs as ``(kind, "op line")``."""
+    return [(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in diff]
+
+
+def listing(cls: str, lines: Iterable[tuple[str, str]], label: Text) -> El:
+    """A focusable listing of ``(kind, text)`` lines (:func:`listing_line`), classes ``cls``, named ``label``."""
+    return h(
+        "div", c(cls), *[listing_line(kind, text) for kind, text in lines], tabindex="0", aria_label=label, role="group"
+    )
 
 
 def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
@@ -24,7 +31,7 @@ def diff_lines(proposal: Proposal) -> list[tuple[str, str]]:
     split where Python splits it: :func:`webmcp_bridge.core.invisible.code_lines`). The text is raw: invisible
     characters are marked when the line is made (:func:`listing_line`)."""
     if proposal.diff is not None:
-        return [(DIFF_CLASS.get(op, "ctx"), f"{op} {line}") for op, line in proposal.diff]
+        return diff_kinds(proposal.diff)
     if proposal.code is not None:
         return [("ctx", line) for line in invisible.code_lines(proposal.code) or [""]]
     return []
@@ -72,29 +79,18 @@ def invisible_count(proposal: Proposal) -> int:
 
 
 def proposal_box(proposal: Proposal) -> El:
-    """The box of one waiting proposal: ``.webmcp-bridge-proposal`` with ``data-proposal-id``, ``data-kind``,
-    ``data-tool``, ``data-cell-id``, ``data-invisible`` (count, see :func:`invisible_count`); a head (title,
-    summary, tool), the flag ``.webmcp-bridge-proposal-flag`` when that count is not 0, the diff or the code to
-    run (one ``.webmcp-bridge-diff-line`` per line, wrapped, invisible characters marked), and the actions
-    (Accept, a reason input of at most PROPOSAL_REASON_BYTES characters, Deny). Every text from the proposal is
-    element text.
-
-    Accept starts disabled (:class:`~webmcp_bridge.lab.ui.proposals.ProposalView` enables it once
-    ``ACCEPT_ARM_SECONDS`` passed). With a listing, the box also holds "Show all" (``.webmcp-bridge-proposal-expand``)
-    and a hint (``.webmcp-bridge-proposal-hint``): :class:`~webmcp_bridge.lab.ui.proposals.ProposalView`
-    enables Accept once the whole listing has been in view (it fits, was scrolled to its end, or was expanded)."""
+    """The box of one waiting proposal: ``.webmcp-bridge-proposal`` (``data-proposal-id``, ``data-kind``, ``data-tool``,
+    ``data-cell-id``, ``data-invisible``: :func:`invisible_count`) with a head, the flag when that count is not 0, the
+    diff or the code to run (invisible characters marked) and Accept, a reason input (at most PROPOSAL_REASON_BYTES)
+    and Deny. Accept starts disabled: :class:`~webmcp_bridge.lab.ui.proposals.ProposalView` enables it. With a
+    listing the box also holds "Show all" and a hint. Every text from the proposal is element text."""
     lines = diff_lines(proposal)
     hidden = invisible_count(proposal)
-    listing = None
-    if lines:
-        listing = h(
-            "div",
-            c("proposal-diff") + (" " + c("proposal-code") if proposal.diff is None else ""),
-            *[listing_line(kind, text) for kind, text in lines],
-            tabindex="0",
-            aria_label=_("The code to run") if proposal.diff is None else _("The change, line by line"),
-            role="group",
-        )
+    shown = None
+    if lines and proposal.diff is None:
+        shown = listing("proposal-diff proposal-code", lines, _("The code to run"))
+    elif lines:
+        shown = listing("proposal-diff", lines, _("The change, line by line"))
     flag = (
         _n(
             "Contains %1 invisible character (shown as %2): it is in the text as the kernel or the notebook gets it, "
@@ -107,7 +103,6 @@ def proposal_box(proposal: Proposal) -> El:
         if hidden
         else None
     )
-    accept_attrs = {"disabled": ""}  # enabled by ProposalView once armed (and the listing seen)
     return h(
         "div",
         c("proposal"),
@@ -123,7 +118,7 @@ def proposal_box(proposal: Proposal) -> El:
         h("div", c("proposal-caption"), text=WORKSPACE_CAPTIONS.get(proposal.kind, ""))
         if proposal.scope == "workspace"
         else None,
-        listing,
+        shown,
         h(
             "div",
             c("proposal-actions"),
@@ -131,7 +126,7 @@ def proposal_box(proposal: Proposal) -> El:
                 "proposal-accept",
                 text=_("Accept"),
                 title=_("Apply this change (it is checked again first: if the cell changed since, nothing is applied)"),
-                **accept_attrs,
+                disabled="",
             ),
             h(
                 "input",
@@ -147,14 +142,14 @@ def proposal_box(proposal: Proposal) -> El:
                 text=_n("Show all %1 line", "Show all %1 lines", len(lines)),
                 title=_("Show the whole listing without its scroll bar"),
             )
-            if listing is not None
+            if shown is not None
             else None,
             h(
                 "small",
                 c("proposal-hint"),
                 text=_("Accept is enabled once you have seen the whole listing: scroll it to its end or show it all."),
             )
-            if listing is not None
+            if shown is not None
             else None,
         ),
         role="group",

@@ -1,23 +1,9 @@
-"""The Agent panel's three sections: what each shows of the notebook in front, when it must be drawn again, and
-drawing it.
-
-- Activity: who did what, newest first, at most ``ACTIVITY_ROWS`` rows: tool calls and cell changes.
-- Comments: the review threads (by the filter: open / resolved / all / the active cell), with reply boxes.
-- Access: the notebook's level, "apply to all cells", the restricted cells with their first line.
-
-What each depends on, so a change that cannot alter it does not mark it dirty (the ``on_*`` methods return the
-sections to draw again): Activity, a new or updated row; Comments, the notebook in front, its active cell, its
-stamp (threads, cell list), the filter, or a change of a cell one of the listed threads is on (an edit can
-orphan a quote, a run change an output); Access, the notebook in front, its stamp, or an edit of a restricted
-cell (whose first line it lists). Drawing a section whose new tree equals the one drawn last does no DOM work;
-an Activity row that reads the same keeps its node. The panel (:mod:`.panel`) decides when to draw: only while
-it is visible.
-
-The sections hold no node: they draw by role through :class:`~webmcp_bridge.lab.ui.dom.Dom` (each section's body
-``"activity-list"``, ``"comments"``, ``"access"``, the summaries ``"comments-summary"``, ``"access-summary"``), one
-crossing per drawing of a section (Comments and Access: one more, to read what is being typed or chosen there: a
-drawing is put off while the person types a reply or chooses in a select, :data:`HELD_BY`, and made when the focus
-leaves or the choice is made).
+"""The Agent panel's three sections (Activity, Comments, Access): what each shows of the notebook in front, when it
+must be drawn again, and drawing it. The ``on_*`` methods return the sections a change can alter: Activity, a new or
+updated row; Comments, the notebook in front, its active cell, its stamp (threads, cell list), the filter, or a
+change of a cell a listed thread is on; Access, the notebook in front, its stamp, or an edit of a restricted cell
+(whose first line it lists). A section whose new tree equals the last one drawn costs no DOM work; an Activity row
+that reads the same keeps its node. Comments and Access are not drawn while the person types or chooses there.
 """
 
 from __future__ import annotations
@@ -33,10 +19,10 @@ from webmcp_bridge.access.levels import cell_levels, notebook_level
 from webmcp_bridge.calls.registry import CallEvent
 from webmcp_bridge.changes.log import ChangeEntry
 from webmcp_bridge.core.limits import ACTIVITY_ROWS, THREAD_ROWS
+from webmcp_bridge.lab.ui.actions import ThreadFilter
 from webmcp_bridge.lab.ui.activity_view import ActivityRow, activity_item, call_row, change_row
 from webmcp_bridge.lab.ui.comments_view import comments_view, thread_row
 from webmcp_bridge.lab.ui.i18n import Text, _, _n, to_json
-from webmcp_bridge.lab.ui.port import ThreadFilter
 from webmcp_bridge.lab.ui.view import LEVEL_WORD, CellInfo, El, KernelFacts, access_view, c, h
 from webmcp_bridge.review.threads import Review
 
@@ -53,19 +39,9 @@ HELD_BY = frozenset({"TEXTAREA", "SELECT"})
 
 
 class Sections:
-    """The three sections of one panel.
-
-    Args:
-        dom: the session's :class:`~webmcp_bridge.lab.ui.dom.Dom`, whose panel has the nodes named by role (see the
-            module docstring).
-        kernel: what Access says of a notebook's kernels (the panel's).
-        secret: gives the key the Comments section judges who wrote each message with (the session's page secret,
-            :class:`~webmcp_bridge.review.threads.Review`); None: every message that says it is the person's reads
-            "file".
-
-    Attributes: ``thread_filter`` (the Comments filter), ``dirty`` (the sections to draw), ``draws`` (times each was
-    drawn) and ``longest`` (each part's longest synchronous stretch so far, ms), the last two for tests and bench/.
-    """
+    """The three sections of one panel, drawn through ``dom`` by role. ``kernel`` gives what Access says of a
+    notebook's kernels; ``secret`` the key Comments judges authors with (None: the person's messages read "file").
+    ``draws`` (times each section was drawn) and ``longest`` (longest stretch per part, ms) are for tests and bench/."""
 
     def __init__(
         self,
@@ -101,12 +77,10 @@ class Sections:
 
     def on_notebook(self, kind: EventKind, current: bool) -> tuple[str, ...]:
         """An event of the open notebooks (``current``: about the notebook in front)."""
-        if kind == "current":
+        if kind == "current" or (kind == "stamp" and current):
             return self._dirty("comments", "access")
         if kind == "active" and current:
             return self._dirty("comments")  # the "current cell" filter and the new-comment box follow it
-        if kind == "stamp" and current:
-            return self._dirty("comments", "access")
         return ()
 
     def on_call(self, event: CallEvent) -> tuple[str, ...]:
@@ -244,10 +218,7 @@ class Sections:
         pending, self._pending = self._pending, OrderedDict()
         in_place, self._in_place = self._in_place, set()
         current_path = nb.path if nb is not None else None
-        ops: list[RowOp] = []
-        for key in self._dropped:
-            if self.rows.pop(key, None) is not None:
-                ops.append(("drop", key))
+        ops: list[RowOp] = [("drop", key) for key in self._dropped if self.rows.pop(key, None) is not None]
         self._dropped = set()
         if pending and not self.rows:
             ops.append(("clear",))
@@ -298,12 +269,8 @@ class Sections:
             counts_all["cell"] = review.count("all", active)
         rows = [thread_row(v) for v in views]
         self._thread_cells = {row.cell_id for row in rows if row.cell_id}
-        self._body(
-            "comments",
-            comments_view(
-                rows, self.thread_filter, counts_all, cells, drafts, active, omitted=max(0, total - len(rows))
-            ),
-        )
+        omitted = max(0, total - len(rows))
+        self._body("comments", comments_view(rows, self.thread_filter, counts_all, cells, drafts, active, omitted))
         self._summary("comments-summary", _("Comments (%1 open)", str(counts["open"])))
 
     def _access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:

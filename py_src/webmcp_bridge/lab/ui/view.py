@@ -1,14 +1,9 @@
-"""What the Agent panel and the cell markers show, as plain element trees (pure Python, no ``js``).
+"""What the Agent panel and the cell markers show, as plain element trees (pure Python, tested under CPython).
 
-The panel (:mod:`webmcp_bridge.lab.ui.panel`) decides *what* to show here and hands the trees to
-:func:`webmcp_bridge.lab.ui.dom.build`, which makes DOM nodes with ``createElement`` and
-``textContent`` only. An :class:`El` cannot carry HTML: text is text, tags and attribute names come from the
-allow-lists below (no ``on*`` handler, no ``style``, ``href`` or ``src``), and any text from a notebook or an
-agent (sources, comment bodies, tool arguments) only ever lands in ``El.text`` or an attribute value. So the
-views can be tested under CPython, and nothing a notebook holds can become markup.
-
-Interaction is declared, not wired: an element with ``data-action`` (plus ``data-path`` / ``data-cell`` /
-``data-thread`` ...) is handled by the panel's one delegated listener per event type.
+An :class:`El` cannot carry HTML: ``dom.js`` makes it with ``createElement`` and ``textContent`` only, tags and
+attribute names come from the allow-lists below (no ``on*`` handler, no ``style``, ``href`` or ``src``), and text
+from a notebook or an agent only ever lands in ``El.text`` or an attribute value. Interaction is declared, not
+wired: an element's ``data-action`` (with ``data-path``, ``data-cell`` ...) is handled by the panel's one listener.
 """
 
 from __future__ import annotations
@@ -18,55 +13,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from webmcp_bridge.core.limits import (
-    ACCESS_ROWS,
-    PANEL_PREVIEW_BYTES,
-    preview,
-)
+from webmcp_bridge.core.limits import ACCESS_ROWS
 from webmcp_bridge.lab.ui.i18n import Msg, Text, _, _n, to_json
 
-#: tags a view may use
+#: tags a view may use: text and structure, and form controls
 TAGS = frozenset(
-    {
-        "div",
-        "span",
-        "p",
-        "ul",
-        "li",
-        "button",
-        "select",
-        "option",
-        "textarea",
-        "label",
-        "details",
-        "summary",
-        "h2",
-        "h3",
-        "small",
-        "code",
-        "time",
-        "strong",
-        "input",
-    }
+    ("div", "span", "p", "ul", "li", "details", "summary", "h2", "h3", "small", "code", "time", "strong")
+    + ("button", "select", "option", "textarea", "label", "input")
 )
 #: attributes a view may set besides ``data-*`` and ``aria-*`` (values are always plain strings)
 ATTRIBUTES = frozenset(
-    {
-        "title",
-        "type",
-        "value",
-        "placeholder",
-        "role",
-        "tabindex",
-        "selected",
-        "disabled",
-        "rows",
-        "open",
-        "name",
-        "datetime",
-        "maxlength",
-        "hidden",
-    }
+    ("title", "role", "tabindex", "hidden", "open", "datetime", "rows")
+    + ("type", "value", "placeholder", "selected", "disabled", "name", "maxlength")
 )
 
 CLS = "webmcp-bridge"
@@ -84,8 +42,6 @@ ICONS: dict[str, dict[str, str]] = {
     "run": {"labicon": "runIcon"},
     "edit": {"labicon": "editIcon"},
     "read": {"labicon": "searchIcon"},
-    "kernel": {"labicon": "kernelIcon"},
-    "file": {"labicon": "fileIcon"},
     "wait": {"labicon": "historyIcon"},
     "error": {"labicon": "closeIcon"},
     "done": {"labicon": "checkIcon"},
@@ -95,11 +51,10 @@ ICONS: dict[str, dict[str, str]] = {
 
 @dataclass
 class El:
-    """One element: ``tag``, space-separated ``cls``, ``text`` (a plain string or a :class:`~.i18n.Msg` for the
-    translator; set as ``textContent``, before any children), ``attrs`` (strings or messages) and ``children``.
-    Raises ValueError for a tag or attribute name outside the allow-lists, or an icon not in :data:`ICONS`, so no
-    view can produce an event handler or a URL-bearing attribute. An element with ``data-icon`` gets that icon
-    drawn as its first child (decorative: ``aria-hidden``; the element's text or ``aria-label`` says it)."""
+    """One element: ``tag``, space-separated ``cls``, ``text`` (set as ``textContent``, before any children),
+    ``attrs`` and ``children``; texts are strings or messages. Raises ValueError for a tag or attribute outside the
+    allow-lists or an icon not in :data:`ICONS`, so no view can make an event handler or a URL-bearing attribute.
+    ``data-icon`` draws that icon as the element's first child."""
 
     tag: str
     cls: str = ""
@@ -120,8 +75,7 @@ class El:
             raise ValueError(f"icon {icon!r} is not one of the panel's")
 
     def to_json(self) -> list[Any]:
-        """``[tag, cls, text, attrs, children]``, the form ``dom.js`` builds from (messages as
-        :meth:`~.i18n.Msg.to_json`)."""
+        """``[tag, cls, text, attrs, children]``, the form ``dom.js`` builds from."""
         text = None if self.text is None else to_json(self.text)
         attrs = {name: to_json(value) for name, value in self.attrs.items()}
         return [self.tag, self.cls, text, attrs, [child.to_json() for child in self.children]]
@@ -136,11 +90,6 @@ class El:
         """All text of the tree, as the browser's ``textContent`` would give it (in English)."""
         return "".join(str(e.text or "") for e in self.walk())
 
-    def attr(self, name: str) -> str | None:
-        """Attribute ``name`` as text (English for a message), or None."""
-        value = self.attrs.get(name)
-        return None if value is None else str(value)
-
 
 def h(tag: str, cls: str = "", *children: El | None, text: Text | None = None, **attrs: Text) -> El:
     """Shorthand for :class:`El`: ``data_cell="x"`` becomes ``data-cell="x"``; None children are dropped."""
@@ -150,8 +99,7 @@ def h(tag: str, cls: str = "", *children: El | None, text: Text | None = None, *
 
 
 def button_el(cls: str, *children: El | None, text: Text | None = None, **attrs: Text) -> El:
-    """A button of the panel, classes ``cls`` (:func:`c`): ``type="button"``, so a click never submits anything. Every
-    button of the panel is one."""
+    """A button of the panel (classes ``cls``, :func:`c`); ``type="button"``, so a click never submits anything."""
     return h("button", c(cls), *children, text=text, type="button", **attrs)
 
 
@@ -170,19 +118,9 @@ def clock(seconds: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(seconds))
 
 
-def first_line(source: str, max_bytes: int = PANEL_PREVIEW_BYTES) -> Text:
-    """The first non-blank line of a source, bounded (``(empty)`` for an empty cell)."""
-    for line in source.splitlines():
-        if line.strip():
-            return preview(line.strip(), max_bytes)
-    return _("(empty)")
-
-
-# -- cells -------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CellInfo:
-    """What a list row says about a cell: its index (0-based; shown 1-based), type, first line and number of
-    outputs."""
+    """What a row says about a cell: its 0-based index, type, first line and number of outputs."""
 
     index: int
     cell_type: str
@@ -197,11 +135,9 @@ def cell_label(cell_id: str, cells: dict[str, CellInfo] | None) -> Msg:
 
 
 def comment_title(what: Text, label: Text, anything_hidden: bool) -> Msg:
-    """The title of the person's comment dialog: "Comment on cell 4", "Comment on output 2 of cell 4"
-    (``what``: "cell", "the selection", "output N"; ``label``: :func:`cell_label`). JupyterLab's open dialogs
-    are reported to the agent with their titles (``jupyter_get_context`` ``dialogs``), so while anything in the
-    notebook is hidden from the agent (``anything_hidden``) the cell is "this cell": a real index would tell
-    where hidden cells are."""
+    """The comment dialog's title: "Comment on cell 4", "Comment on output 2 of cell 4" (``what``: "cell", "the
+    selection", "output N"). The agent reads open dialogs' titles (``jupyter_get_context``), so while anything is
+    hidden from it the cell is "this cell": a real index would tell where hidden cells are."""
     label = _("this cell") if anything_hidden else label
     return _("Comment on %1", label) if what == "cell" else _("Comment on %1 of %2", what, label)
 
@@ -239,15 +175,14 @@ MODE_NOTE = _("Propose holds cell, file and notebook changes and runs; comments 
 
 
 def mode_note() -> El:
-    """One short line under the Direct/Propose switch: what Propose mode does not hold (:data:`MODE_NOTE`)."""
+    """The line under the Direct/Propose switch (:data:`MODE_NOTE`)."""
     return h("p", c("mode-note"), text=MODE_NOTE)
 
 
 def choice_select(
     action: str, label: Text, choices: Iterable[tuple[str, Text]], chosen: str, cls: str = "select"
 ) -> El:
-    """A select of ``choices`` (value, text), the one whose value is ``chosen`` selected: ``data-action`` = action,
-    ``label`` its accessible name, ``cls`` its classes. Every select of the panel is one."""
+    """A select of ``choices`` (value, text) with ``chosen`` selected, ``data-action``, accessible name ``label``."""
     return h(
         "select",
         c(cls),
@@ -291,8 +226,8 @@ AGENT_KERNEL_NOTE = _(
 
 @dataclass(frozen=True)
 class KernelFacts:
-    """What the Access section says of the kernels: the person's "Stop asking" for the notebook in front, whether
-    its kernel is the agent's, how many kernels are the agent's, whether anything is hidden anywhere open."""
+    """What Access says of the kernels: "Stop asking" for the notebook in front, whether its kernel is the agent's,
+    how many kernels are the agent's, whether anything open hides anything."""
 
     asking_off: bool = False
     agent_kernel: bool = False
@@ -300,16 +235,8 @@ class KernelFacts:
     hides: bool = False
 
 
-def run_asking_select(asking_off: bool) -> El:
-    """The select of the run rule's switch for the notebook in front (``data-action="run-asking"``)."""
-    chosen = "stop" if asking_off else "ask"
-    label = _("Agent's kernel runs while something is hidden")
-    return choice_select("run-asking", label, RUN_ASKING_TEXT.items(), chosen)
-
-
 def field_row(label: Text, control: El) -> El:
-    """A labelled control on its own line: the label above, the control the row's full width (so a long option
-    never pushes the panel wider than the sidebar)."""
+    """A labelled control on its own line, the control full width (a long option never widens the sidebar)."""
     return h("label", c("row field"), h("span", c("field-label"), text=label), control)
 
 
@@ -320,12 +247,10 @@ def access_view(
     cells: dict[str, CellInfo] | None,
     kernel: KernelFacts | None = None,
 ) -> El:
-    """The Access section's body: the notebook's level, "apply to all cells", the restricted cells, what kernel
-    code reaches (one line, the details folded), the run rule's switch and the kernel model's state (``kernel``,
-    :class:`KernelFacts`): a line when the notebook's kernel is the agent's, and a warning with a Restart button when
-    something is hidden while kernels the agent ran code in are alive.
-
-    ``restricted``: ``(cell id, level)`` of cells whose level is not "write", in notebook order."""
+    """The Access section's body: the notebook's level, "apply to all cells", the ``restricted`` cells (``(cell id,
+    level)`` in notebook order), what kernel code reaches, the run rule's switch and the kernel model's state: a
+    line when the notebook's kernel is the agent's, a warning and Restart while something is hidden and kernels the
+    agent ran code in are alive."""
     rows = []
     for cell_id, level in list(restricted)[:ACCESS_ROWS]:
         info = (cells or {}).get(cell_id)
@@ -346,15 +271,9 @@ def access_view(
                 ),
             )
         )
-    more = len(restricted) - ACCESS_ROWS
-    if more > 0:
-        rows.append(
-            h(
-                "li",
-                c("omitted"),
-                text=_n("%1 more restricted cell not listed", "%1 more restricted cells not listed", more),
-            )
-        )
+    if (more := len(restricted) - ACCESS_ROWS) > 0:
+        said = _n("%1 more restricted cell not listed", "%1 more restricted cells not listed", more)
+        rows.append(h("li", c("omitted"), text=said))
     listing = (
         h("ul", c("access-list"), *rows)
         if rows
@@ -388,13 +307,16 @@ def access_view(
         ),
         h("h3", c("subhead"), text=_("Restricted cells (%1)", str(len(restricted)))),
         listing,
-        h(
-            "details",
-            c("kernel-note"),
-            h("summary", "", text=KERNEL_NOTE),
-            h("p", "", text=KERNEL_DETAILS),
+        h("details", c("kernel-note"), h("summary", "", text=KERNEL_NOTE), h("p", "", text=KERNEL_DETAILS)),
+        field_row(
+            _("Agent's runs"),
+            choice_select(
+                "run-asking",
+                _("Agent's kernel runs while something is hidden"),
+                RUN_ASKING_TEXT.items(),
+                "stop" if facts.asking_off else "ask",
+            ),
         ),
-        field_row(_("Agent's runs"), run_asking_select(facts.asking_off)),
         *kernel_rows,
     )
 
@@ -402,21 +324,18 @@ def access_view(
 # -- markers ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Markers:
-    """The markers one cell carries: open comment threads, its access level, whether an agent is working on
-    it now, whether its last run was the agent's."""
+    """The markers one cell carries: open comment threads, its access level, whether an agent is working on it now,
+    whether its last run was the agent's, whether the agent changed it since the person last looked at it."""
 
     comments: int = 0
     access: str = "write"
     working: bool = False
     agent_run: bool = False
-    agent_changed: bool = False  # the agent changed its source and the person has not looked at it since
+    agent_changed: bool = False
 
     def signature(self) -> str:
         """A short text equal for equal markers (stored on the cell node to skip unchanged cells)."""
         return f"{self.comments}|{self.access}|{int(self.working)}|{int(self.agent_run)}|{int(self.agent_changed)}"
-
-    def empty(self) -> bool:
-        return self == Markers()
 
 
 def cell_markers(
@@ -429,17 +348,12 @@ def cell_markers(
     """``{cell id: Markers}`` of the cells that carry any: ``comments`` open threads per cell, ``levels`` the
     restricted cells' levels, ``working`` cells an agent is changing now, ``agent_run`` cells whose outputs
     are from the agent's run, ``agent_changed`` cells the agent edited that the person has not looked at."""
-    out = {}
     changed = set(agent_changed)
+    out = {}
     for cell_id in set(comments) | set(levels) | working | agent_run | changed:
-        m = Markers(
-            comments.get(cell_id, 0),
-            levels.get(cell_id, "write"),
-            cell_id in working,
-            cell_id in agent_run,
-            cell_id in changed,
-        )
-        if not m.empty():
+        flags = (cell_id in working, cell_id in agent_run, cell_id in changed)
+        m = Markers(comments.get(cell_id, 0), levels.get(cell_id, "write"), *flags)
+        if m != Markers():
             out[cell_id] = m
     return out
 
@@ -463,7 +377,6 @@ def marker_badges(m: Markers, cell_id: str, path: str) -> El:
     around the cell (a class, see :func:`marker_classes`), not as a badge."""
 
     def badge(cls: str, name: str, said: Text, action: str, word: Text | None = None) -> El:
-        """A badge the person can click: its icon, its word or count (if any), its meaning as title and label."""
         shown = h("span", "", text=word) if word is not None else None
         return button_el(
             f"badge {cls}",
