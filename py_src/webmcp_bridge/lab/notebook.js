@@ -1,28 +1,25 @@
 // notebook.js: the JS half of the JupyterLab adapter (webmcp_bridge/lab/notebook.py): plain reads and writes on
 // a live notebook, so each step of a tool call crosses from Python to JS once.
 //
-// Evaluated once per host by notebook.py (lab/ffi.py load_half), which hands it the loader's context once
-// (attach(ctx): the tracker, the application, the document manager, the modules) and configures it with
-// everything Python decides (the ANSI pattern, the binary MIME types, the metadata key, the bounds of the change
-// log and of a quoted error). After that Python passes primitives and JSON text only, and gets primitives, JSON
-// text or promises of them back: a notebook panel is named by a handle (a string issued here from this half's own
-// table: handle -> panel, dropped when the panel is disposed; a dropped or unknown handle throws an Error named
-// NotebookGone, which Python answers as "no such notebook"). So the same half can run on the page's main thread
-// while the bridge's Python runs in a worker (docs/WORKER.md, "Handles instead of JS objects").
-// Reads extract plain data from the live model (ids, types, sources, output sizes, raw
-// slices of output text) as JSON text; Python cuts heads and pages (UTF-8 rules in core/limits.py) and decides
-// who made a change from the facts recorded here. Writes take a cell id and return null when no cell has it.
-// The output shapes mirror webmcp_bridge/core/nbjson.py: stream -> one text/plain item, error -> the traceback
-// lines joined by "\n", execute_result/display_data -> one item per MIME type; text is ANSI-stripped before it
-// is measured; sizes are UTF-8 bytes (binary MIME types: decoded base64 bytes).
+// notebook.py evaluates it once per host (lab/ffi.py load_half), attaches the loader's ctx and configures it with what
+// Python decides (the ANSI pattern, binary MIME types, metadata key, bounds). Then only primitives and JSON text
+// cross: a panel is named by a handle (this half's table, dropped when the panel is disposed; an unknown handle
+// throws NotebookGone), so the half can serve Python in a worker (docs/WORKER.md, "Handles instead of JS objects").
+// Reads return plain facts; Python cuts heads and pages (core/limits.py) and decides who made a change from the
+// facts recorded here. Output shapes mirror core/nbjson.py; text is ANSI-stripped before it is measured; sizes are
+// UTF-8 bytes (binary MIME types: decoded base64 bytes).
 (() => {
   const encoder = new TextEncoder();
   // eslint-disable-next-line no-control-regex -- an ANSI escape sequence starts with ESC (U+001B)
   let ansi = /\x1b\[[0-?]*[ -/]*[@-~]/g;
   let binary = new Set();
   const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
-  const revisions = new WeakMap(); // notebook model -> revision: the page-wide update clock at its last change
-  const accessWalks = new WeakMap(); // notebook model -> {revision, cells, locks}: accessState's walk at that revision
+  // notebook model -> what is kept of it from the first time a method reaches it (startTracking): {panel,
+  // revision: the page-wide update clock at its last change, stamp: count of its metadata and cell-list changes
+  // (what levels, threads and markers read), log: [change as record() writes it] (bounded, drained by Python),
+  // known: [{id, access}] by index as before the latest change of its cell list, walk: accessState's walk
+  // {revision, cells, locks}, index: Map cell id -> index (idIndex)}
+  const tracked = new WeakMap();
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
   let KEY = null; // the bridge's metadata key (configure)
   let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
@@ -40,12 +37,10 @@
   let nextRun = 0;
   let following = null; // follow(): {sink, emit, undo: [fn]} of the person's side
   const watched = new Map(); // handle -> [fn] undoing watch(handle)
-  const stamps = new WeakMap(); // notebook model -> count of its metadata and cell-list changes (what levels, threads and markers read)
   let listener = null; // listen(): Python's callback, called once per burst of changes of tracked notebooks
   let listenDelay = 0; // ms from a burst's first change to the callback (listen)
   let listenTimer = null;
   const changedPanels = new Set(); // ids of the panels changed since the callback last ran
-  const changeLogs = new WeakMap(); // notebook model -> [change as record() writes it], bounded, drained by Python
   const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
   let revertDepth = 0; // > 0 while the person's revert (revertSource) writes: its edit is recorded as kind "revert"
@@ -57,32 +52,30 @@
     try { return fn(); } finally { agentDepth--; }
   }
 
-  const known = new WeakMap(); // notebook model -> [{id, access}] by index, as before the latest change of its cell list
-
   function accessOf(cell) {
-    try {
-      const block = cell.sharedModel.getMetadata(KEY);
-      return block && typeof block === "object" ? block.access ?? null : null;
-    } catch { return null; }
+    try { return accessIn(cell.sharedModel.getMetadata(KEY)); } catch { return null; }
   }
+
+  // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
+  const accessIn = (block) => (block && typeof block === "object" && !Array.isArray(block) ? block.access ?? null : null);
 
   function remember(m) {
     const list = [];
     for (let i = 0; i < m.cells.length; i++) list.push({ id: m.cells.get(i).id, access: accessOf(m.cells.get(i)) });
-    known.set(m, list);
+    tracked.get(m).known = list;
   }
 
   // A removed cell's model no longer answers (its shared map is gone): its id and access come from `known`.
   function recordRemoved(m, first, count) {
-    for (const gone of (known.get(m) ?? []).slice(first, first + count)) record(m, "delete", null, gone);
+    for (const gone of tracked.get(m).known.slice(first, first + count)) record(m, "delete", null, gone);
   }
 
   function record(m, kind, cell, known_ = null) {
-    const log = changeLogs.get(m);
+    const log = tracked.get(m)?.log;
     if (!log) return;
-    let cellId = null, block = null;
-    if (known_) { cellId = known_.id; block = { access: known_.access }; }
-    else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch { /* a disposed model */ }
+    let cellId = null, access = null;
+    if (known_) ({ id: cellId, access } = known_);
+    else try { cellId = cell.id; access = accessIn(cell.sharedModel.getMetadata(KEY)); } catch { /* a disposed model */ }
     if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     if (revertDepth > 0 && kind === "edit") kind = "revert";
@@ -91,7 +84,6 @@
     if (agentWrite && cell && (kind === "edit" || kind === "insert" || kind === "type" || kind === "revert")) {
       kernelTrust?.markAgentCell?.(cell);
     }
-    const access = block && typeof block === "object" ? block.access ?? null : null;
     const revision = clock + 1; // the change's own update is counted right after
     // A stream of outputs (a print loop: one change per message) is one record: an output change of the same
     // cell with the same facts as the newest record, at most mergeSeconds after it, is counted into it
@@ -111,7 +103,7 @@
     }
   }
 
-  const bump = (m) => stamps.set(m, (stamps.get(m) ?? 0) + 1);
+  const bump = (m) => { tracked.get(m).stamp++; };
 
   // Make a code cell untrusted: its outputs are re-created untrusted (the model's own trusted setter) and the
   // trusted flag JupyterLab writes into the cell's metadata is removed, so a save and reload keeps it untrusted.
@@ -124,7 +116,7 @@
     cell.sharedModel.changed.connect((_, change) => {
       if (change.metadataChange) {  // keep the remembered access current (a hidden cell stays hidden once deleted)
         bump(m);
-        const entry = (known.get(m) ?? []).find((k) => k.id === cell.id);
+        const entry = tracked.get(m).known.find((k) => k.id === cell.id);
         if (entry) entry.access = accessOf(cell);
       }
       if (change.sourceChange) {
@@ -187,11 +179,10 @@
 
   // CRs arriving in a cell after the bridge saw it (another extension or a kernel payload setting the source; the
   // person's typing never brings any) are made LF too, once the change that brought them is over.
-  const panels = new WeakMap(); // notebook model -> its panel (startTracking)
   function lateLineEnds(m, cell) {
     if (quiet > 0 || !cell.sharedModel.getSource().includes("\r")) return;
     queueMicrotask(() => {
-      try { const panel = panels.get(m); if (panel) normalizeCell(panel, cell); } catch { /* the cell is gone */ }
+      try { normalizeCell(tracked.get(m).panel, cell); } catch { /* the cell is gone */ }
     });
   }
 
@@ -291,12 +282,10 @@
     return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
   }
 
+  // Bytes as base64: the browser's own encoder, else in chunks (String.fromCharCode takes a bounded number of
+  // arguments).
   function toBase64(bytes) {
-    return typeof bytes.toBase64 === "function" ? bytes.toBase64() : base64Of(bytes);
-  }
-
-  // Bytes as base64 (in chunks: String.fromCharCode takes a bounded number of arguments).
-  function base64Of(bytes) {
+    if (typeof bytes.toBase64 === "function") return bytes.toBase64();
     let binaryText = "";
     for (let i = 0; i < bytes.length; i += 0x8000) binaryText += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     return btoa(binaryText);
@@ -305,42 +294,40 @@
   // The panel's notebook model, tracked (revisions, change log) from the first time any method reaches it.
   function model(panel) {
     const m = panel.context.model;
-    if (!revisions.has(m)) startTracking(panel, m);
+    if (!tracked.has(m)) startTracking(panel, m);
     return m;
   }
 
   // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
   // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
   function startTracking(panel, m) {
-    revisions.set(m, clock);
-    panels.set(m, panel);
-    stamps.set(m, 0);
+    const state = { panel, revision: clock, stamp: 0, log: [], known: [], walk: null, index: null };
+    tracked.set(m, state);
     const id = handleOf(panel);
     // afterTransaction, not "update": Yjs encodes each transaction as a binary update only while the doc has an
     // "update" listener, which made a large output cost a second copy. A transaction counts when it changed
     // something: Yjs' own test before it emits "update" (a deletion, or a client's clock moved).
     m.sharedModel.ydoc.on("afterTransaction", (transaction) => {
       if (!changedSomething(transaction)) return;
-      revisions.set(m, ++clock);
+      state.revision = ++clock;
       if (!listener) return;
       changedPanels.add(id);
       listenTimer ??= setTimeout(notifyListener, listenDelay);
     });
     m.sharedModel.metadataChanged?.connect(() => bump(m));
-    changeLogs.set(m, []);
     for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
     remember(m);
     normalizeAll(panel, true);
     m.cells.changed.connect((_, change) => {
-      indexCache.delete(m);
+      state.index = null;
       if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); if (!retyping) record(m, "insert", cell); normalizeCell(panel, cell, true); }
       else if (change.type === "remove") { if (!retyping) recordRemoved(m, change.oldIndex, change.oldValues.length); }
       else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
       bump(m);
       remember(m);
     });
-    panel.context.saveState.connect((_, state) => {
-      if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
+    panel.context.saveState.connect((_, saving) => {
+      if (saving === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
     });
   }
 
@@ -358,29 +345,19 @@
     if (listener && ids.length) listener(JSON.stringify(ids));
   }
 
-  function takeChanges(m) {
-    const log = changeLogs.get(m) ?? [];
-    const taken = [...log];
-    log.length = 0;
-    return taken;
-  }
-
-  // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
-  const accessIn = (block) => (block && typeof block === "object" && !Array.isArray(block) && block.access != null ? block.access : null);
+  const takeChanges = (m) => tracked.get(m).log.splice(0);
 
   // cell id -> index of its first cell, per notebook model: built on the first lookup, dropped when the cell list
   // changes (startTracking); a hit is checked against the live list and a miss walks the list afresh, so a lookup
   // of a cell that is there is O(1) between changes of the list instead of a walk over every cell (1,000 cells:
   // about a millisecond per walk).
-  const indexCache = new WeakMap();
   function idIndex(m) {
-    let map = indexCache.get(m);
-    if (!map) {
-      map = new Map();
-      for (let i = 0; i < m.cells.length; i++) { const id = m.cells.get(i).id; if (!map.has(id)) map.set(id, i); }
-      indexCache.set(m, map);
+    const state = tracked.get(m);
+    if (!state.index) {
+      state.index = new Map();
+      for (let i = m.cells.length - 1; i >= 0; i--) state.index.set(m.cells.get(i).id, i); // the first cell of an id wins
     }
-    return map;
+    return state.index;
   }
 
   function findIndex(panel, cellId) {
@@ -388,7 +365,7 @@
     const i = idIndex(m).get(cellId);
     if (i !== undefined && i < m.cells.length && m.cells.get(i).id === cellId) return i;
     // not there, or stale (never expected: the list's own signal drops the map): walk afresh before answering
-    indexCache.delete(m);
+    tracked.get(m).index = null;
     return idIndex(m).get(cellId) ?? -1;
   }
 
@@ -430,8 +407,8 @@
   // accessState's facts of a panel's notebook, as an object (its change log taken).
   function accessFacts(panel) {
     const m = model(panel);
-    const revision = revisions.get(m) ?? 0;
-    let walk = accessWalks.get(m);
+    const state = tracked.get(m), revision = state.revision;
+    let walk = state.walk;
     if (!walk || walk.revision !== revision) {
       const cells = [], locks = [];
       for (let i = 0; i < m.cells.length; i++) {
@@ -442,8 +419,7 @@
         const editable = shared.getMetadata("editable") !== false, deletable = shared.getMetadata("deletable") !== false;
         if (!editable || !deletable) locks.push([cell.id, editable, deletable]);
       }
-      walk = { revision, cells, locks };
-      accessWalks.set(m, walk);
+      walk = state.walk = { revision, cells, locks };
     }
     return { path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length };
@@ -459,7 +435,7 @@
     if (!panel) return null;
     let state = null;
     try {
-      if (!(changeLogs.get(model(panel))?.length > 0)) state = accessFacts(panel);
+      if (!tracked.get(model(panel)).log.length) state = accessFacts(panel);
     } catch { /* read again by accessState */ }
     return JSON.stringify({ handle: handleOf(panel), state });
   }
@@ -729,6 +705,16 @@
     return "white";
   }
 
+  // A bitmap drawn at width x height and encoded as outMime (quality for a lossy format): JSON text {data: base64,
+  // bytes, width, height, mime: what the encoder produced}.
+  async function encoded(bitmap, width, height, outMime, quality) {
+    const canvas = new OffscreenCanvas(width, height);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0);
+    const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
+    const out = new Uint8Array(await blob.arrayBuffer());
+    return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+  }
+
   function hold(bitmap) {
     const key = `capture-${++nextCapture}`;
     captures.set(key, bitmap);
@@ -882,21 +868,21 @@
       listenDelay = delayMs ?? 0;
       if (!listener) { clearTimeout(listenTimer); listenTimer = null; changedPanels.clear(); }
     },
-    revision(panel) { const m = model(panel); return revisions.get(m) ?? 0; },
+    revision(panel) { return tracked.get(model(panel)).revision; },
     // Cell changes since the last call, oldest first, as JSON text (then forgotten).
     takeChanges(panel) { return JSON.stringify(takeChanges(model(panel))); },
     // The same, with the notebook's path and stamp (a count of its metadata and cell-list changes: equal stamps,
     // equal levels, threads and cell order): JSON text {path, changes, stamp}.
     takeChangesWithStamp(panel) {
       const m = model(panel);
-      return JSON.stringify({ path: panel.context.path, changes: takeChanges(m), stamp: stamps.get(m) ?? 0 });
+      return JSON.stringify({ path: panel.context.path, changes: takeChanges(m), stamp: tracked.get(m).stamp });
     },
     // What the person's side lists of each cell, as JSON text {revision, cells: [[id, type, first non-blank line
     // of the first maxLines lines (at most maxChars characters), outputs]]}; null when the notebook's revision is
     // still knownRevision (the caller's copy is current).
     cellInfos(panel, maxChars, maxLines, knownRevision) {
       const m = model(panel);
-      const revision = revisions.get(m) ?? 0;
+      const revision = tracked.get(m).revision;
       if (revision === knownRevision) return null;
       const out = [];
       for (let i = 0; i < m.cells.length; i++) {
@@ -971,7 +957,7 @@
       asAgent(() => shared.setSource(source));
       const written = JSON.parse(described(panel, i));
       written.before = before; // what the edit replaced (the Agent panel's review and revert, changes/undo.py)
-      written.revision = revisions.get(m) ?? 0;
+      written.revision = tracked.get(m).revision;
       return JSON.stringify(written);
     },
     // The person's revert of an agent's edit (the Agent panel): write source into the cell as the person, the
@@ -1105,7 +1091,7 @@
       item.encoded ??= encoder.encode(item.text);
       const data = item.encoded;
       const from = Math.min(first, data.length);
-      return JSON.stringify({ data: base64Of(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
+      return JSON.stringify({ data: toBase64(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
     },
     outputBinary(panel, cellId, outputIndex, mime, maxBytes) {
       const item = binaryItem(panel, cellId, outputIndex, mime);
@@ -1136,11 +1122,7 @@
         return JSON.stringify({ error: String(error?.name ?? "Error") });
       }
       try {
-        const canvas = new OffscreenCanvas(width, height);
-        canvas.getContext("2d").drawImage(bitmap, 0, 0);
-        const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
-        const out = new Uint8Array(await blob.arrayBuffer());
-        return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+        return await encoded(bitmap, width, height, outMime, quality);
       } finally {
         bitmap.close();
       }
@@ -1204,11 +1186,7 @@
       let bitmap = null;
       try {
         bitmap = await createImageBitmap(held, { resizeWidth: width, resizeHeight: height, resizeQuality: "high" });
-        const canvas = new OffscreenCanvas(width, height);
-        canvas.getContext("2d").drawImage(bitmap, 0, 0);
-        const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
-        const out = new Uint8Array(await blob.arrayBuffer());
-        return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+        return await encoded(bitmap, width, height, outMime, quality);
       } catch (error) {
         return JSON.stringify({ error: String(error?.name ?? "Error") });
       } finally {
@@ -1267,7 +1245,7 @@
     // resolves a batch's positions against, host/edit_plan.py).
     cellIds(panel) {
       const m = model(panel);
-      return JSON.stringify({ revision: revisions.get(m) ?? 0, ids: m.sharedModel.cells.map((cell) => cell.getId()) });
+      return JSON.stringify({ revision: tracked.get(m).revision, ids: m.sharedModel.cells.map((cell) => cell.getId()) });
     },
     // Carry out steps (JSON: [{op: "insert", index, cell_type, source} | {op: "set_source", index, cell_id, source}
     // | {op: "delete", index, cell_id} | {op: "move", from_index, index, cell_id}], indices resolved by Python,
@@ -1281,7 +1259,7 @@
     // {changed: cell} when a cell of expectedJson ({cell id: source as Python checked it}) holds something else.
     applyEdits(panel, stepsJson, revision, expectedJson = null) {
       const m = model(panel);
-      const now = revisions.get(m) ?? 0;
+      const now = tracked.get(m).revision;
       if (now !== revision) return JSON.stringify({ revision: now });
       // as setSource: a cell a step changes or deletes that no longer holds the source Python checked refuses the
       // whole batch, nothing done (the revision check alone cannot tell a person's keystroke from other changes)
