@@ -22,6 +22,7 @@
   const seen = new WeakMap(); // dialog widget -> {id, inputAgoMs}
   let lastInput = -Infinity; // performance.now() of the person's last key or pointer press
   const onInput = (event) => { if (event.isTrusted) lastInput = performance.now(); };
+  const tracker = () => Dialog?.tracker ?? null; // JupyterLab's tracker of every dialog made
 
   function info(dialog) {
     let entry = seen.get(dialog);
@@ -37,28 +38,28 @@
     scheduled = true;
     setTimeout(() => {
       scheduled = false;
-      if (notify) notify();
+      notify?.();
     }, 0);
   }
 
   function onAdded(_tracker, dialog) {
     info(dialog); // record the gesture state now, when the dialog opens
-    if (opened) opened();
+    opened?.();
     changed();
   }
 
   function open() {
     const found = [];
-    if (Dialog && Dialog.tracker) Dialog.tracker.forEach((dialog) => { if (!dialog.isDisposed) found.push(dialog); });
+    tracker()?.forEach((dialog) => { if (!dialog.isDisposed) found.push(dialog); });
     return found;
   }
 
-  const text = (node, max) => String((node && node.textContent) || '').replace(/\s+/g, ' ').trim().slice(0, max);
+  const text = (node, max = Infinity) => String(node?.textContent || '').replace(/\s+/g, ' ').trim().slice(0, max);
 
   function describe(dialog, max) {
     const node = dialog.node;
     const body = node.querySelector('.jp-Dialog-body');
-    const bodyText = String((body && body.textContent) || '').replace(/\s+/g, ' ').trim();
+    const bodyText = text(body);
     const field = body && body.querySelector('input, textarea, select');
     let input = null;
     if (field) {
@@ -89,8 +90,8 @@
   }
 
   function unwatch() {
-    if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
-    if (observer) observer.disconnect();
+    tracker()?.widgetAdded.disconnect(onAdded);
+    observer?.disconnect();
     observer = null;
     for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
     notify = null;
@@ -104,9 +105,7 @@
       Dialog = ctx?.modules?.apputils?.Dialog ?? null;
     },
     // available(): whether JupyterLab's Dialog (and its tracker) was found.
-    available() {
-      return !!(Dialog && Dialog.tracker);
-    },
+    available() { return !!tracker(); },
     // watch(callback, onOpened): call callback() (once per burst, after a tick) when a dialog opens, is shown or
     // closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its tracker in its
     // constructor). Both are Python's listeners (proxies Python created; their return values are not used);
@@ -117,14 +116,14 @@
       unwatch();
       notify = callback;
       opened = onOpened ?? null;
-      if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.connect(onAdded);
+      tracker()?.widgetAdded.connect(onAdded);
       observer = new MutationObserver((records) => {
         const isDialog = (n) => n.nodeType === 1 && n.classList.contains('jp-Dialog');
         if (records.some((r) => [...r.addedNodes, ...r.removedNodes].some(isDialog))) changed();
       });
       observer.observe(document.body, { childList: true });
       for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, onInput, true);
-      return !!(Dialog && Dialog.tracker);
+      return !!tracker();
     },
     unwatch,
     // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, inputAgoMs (null: no input yet),

@@ -132,8 +132,9 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
 
   const owns = call => call.target === 'halves' || String(call.target).startsWith(PREFIX);
 
-  // a synchronous request: a value, or (load only) a promise of the answer
-  function respond(call) {
+  // a synchronous request: a value, or (load only) a promise of the answer; settle (an asynchronous request): a
+  // method's promise is answered once it settled
+  function respond(call, settle = false) {
     try {
       if (call.target === 'halves') {
         if (call.method === 'drop') return { value: table.delete(Array.isArray(call.args) ? call.args[0] : null) };
@@ -143,28 +144,16 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
       const { entry, method, args } = prepare(call);
       let value;
       try { value = entry.half[method](...args); } catch (error) { return hostError(error); }
-      if (isThenable(value)) {
-        Promise.resolve(value).catch(() => {}); // settles unobserved: its rejection is not the page's error
-        throw new Refused(`${entry.name}.${method} returned a promise: await it (lab/ffi.py awaiting)`);
-      }
-      return answer(entry, method, value);
+      if (!isThenable(value)) return answer(entry, method, value);
+      if (settle) return Promise.resolve(value).then(done => answer(entry, method, done), hostError).catch(failure);
+      Promise.resolve(value).catch(() => {}); // settles unobserved: its rejection is not the page's error
+      throw new Refused(`${entry.name}.${method} returned a promise: await it (lab/ffi.py awaiting)`);
     } catch (error) {
       return failure(error);
     }
   }
 
-  // an asynchronous request: a promise of the answer, once the method's promise settled
-  async function respondAsync(call) {
-    if (call.target === 'halves') return respond(call);
-    try {
-      const { entry, method, args } = prepare(call);
-      let value;
-      try { value = await entry.half[method](...args); } catch (error) { return hostError(error); }
-      return answer(entry, method, value);
-    } catch (error) {
-      return failure(error);
-    }
-  }
+  const respondAsync = async call => respond(call, true);
 
   // dispose(): the worker of these halves is gone (the loader's watchdog stopped it): each half still in the table that
   // has a dispose() undoes what it set up on the page (its panel, commands, menu items, listeners), newest first, so

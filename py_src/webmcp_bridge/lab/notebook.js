@@ -59,10 +59,11 @@
   // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
   const accessIn = (block) => (block && typeof block === "object" && !Array.isArray(block) ? block.access ?? null : null);
 
+  // The cell models of a notebook model, as an array.
+  const cellList = (m) => Array.from({ length: m.cells.length }, (_, i) => m.cells.get(i));
+
   function remember(m) {
-    const list = [];
-    for (let i = 0; i < m.cells.length; i++) list.push({ id: m.cells.get(i).id, access: accessOf(m.cells.get(i)) });
-    tracked.get(m).known = list;
+    tracked.get(m).known = cellList(m).map((cell) => ({ id: cell.id, access: accessOf(cell) }));
   }
 
   // A removed cell's model no longer answers (its shared map is gone): its id and access come from `known`.
@@ -188,9 +189,7 @@
 
   // Returns the ids of the cells still holding CRs (their editor's binding not found).
   function normalizeAll(panel, fresh = false) {
-    const cells = model(panel).cells, stuck = [];
-    for (let i = 0; i < cells.length; i++) if (!normalizeCell(panel, cells.get(i), fresh)) stuck.push(cells.get(i).id);
-    return stuck;
+    return cellList(model(panel)).filter((cell) => !normalizeCell(panel, cell, fresh)).map((cell) => cell.id);
   }
 
   const textOf = (v) => (typeof v === "string" ? v : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : JSON.stringify(v));
@@ -315,7 +314,7 @@
       listenTimer ??= setTimeout(notifyListener, listenDelay);
     });
     m.sharedModel.metadataChanged?.connect(() => bump(m));
-    for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
+    for (const cell of cellList(m)) watchCell(m, cell);
     remember(m);
     normalizeAll(panel, true);
     m.cells.changed.connect((_, change) => {
@@ -884,14 +883,11 @@
       const m = model(panel);
       const revision = tracked.get(m).revision;
       if (revision === knownRevision) return null;
-      const out = [];
-      for (let i = 0; i < m.cells.length; i++) {
-        const cell = m.cells.get(i);
-        let line = "";
-        for (const l of cell.sharedModel.getSource().split("\n", maxLines)) if (l.trim()) { line = l.trim().slice(0, maxChars); break; }
-        out.push([cell.id, cell.type, line, cell.type === "code" && cell.outputs ? cell.outputs.length : 0]);
-      }
-      return JSON.stringify({ revision, cells: out });
+      const cells = cellList(m).map((cell) => {
+        const line = cell.sharedModel.getSource().split("\n", maxLines).find((l) => l.trim()) ?? "";
+        return [cell.id, cell.type, line.trim().slice(0, maxChars), cell.type === "code" && cell.outputs ? cell.outputs.length : 0];
+      });
+      return JSON.stringify({ revision, cells });
     },
     // What the access guard reads for one call step, in one crossing: JSON text {path, revision, notebook: raw access
     // value of the notebook's block, cells: [[index, id, raw access value]] of cells with one, changes: as
@@ -920,13 +916,8 @@
     bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(KEY) ?? null); },
     setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(KEY, JSON.parse(json))); },
     cellBridgeMetadata(panel) {
-      const cells = model(panel).cells;
-      const found = [];
-      for (let i = 0; i < cells.length; i++) {
-        const value = cells.get(i).sharedModel.getMetadata(KEY);
-        if (value !== undefined) found.push([i, cells.get(i).id, value]);
-      }
-      return JSON.stringify(found);
+      const found = cellList(model(panel)).map((cell, i) => [i, cell.id, cell.sharedModel.getMetadata(KEY)]);
+      return JSON.stringify(found.filter(([, , value]) => value !== undefined));
     },
     setCellBridgeMetadata(panel, cellId, json) {
       const i = findIndex(panel, cellId);

@@ -56,8 +56,6 @@ function send(text, sync) {
   });
 }
 
-const asyncSend = text => send(text, false);
-const syncByMessage = text => send(text, true);
 
 // A held worker (start's hold) fetches and compiles only, until the page's "go": the page's own start is not slowed by
 // Python's CPU while JupyterLab is still starting (docs/loader.md, 1a).
@@ -118,15 +116,12 @@ function preloading(runtime, sideModules) {
   };
 }
 
-const bytesOf = async url => {
+// the bytes at url, gunzipped when asked
+const bytesOf = async (url, gzip = false) => {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-};
-const gunzip = async url => {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
-  return new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
+  const body = gzip ? new Response(response.body.pipeThrough(new DecompressionStream('gzip'))) : response;
+  return new Uint8Array(await body.arrayBuffer());
 };
 const sha256 = async bytes => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
   .map(b => b.toString(16).padStart(2, '0')).join('');
@@ -144,8 +139,8 @@ async function fetchSnapshot(snapshotUrl, manifest, manifestUrl) {
   }
   const urls = [...manifest.wheels, manifest.wheel].map(w => new URL(w, manifestUrl).href);
   const [memory, wheels, sides] = await Promise.all([
-    gunzip(new URL(info.memory, snapshotUrl).href),
-    Promise.all(urls.map(bytesOf)),
+    bytesOf(new URL(info.memory, snapshotUrl).href, true),
+    Promise.all(urls.map(url => bytesOf(url))),
     Promise.all(info.sideModules.map(side => bytesOf(new URL(side.file, snapshotUrl).href))),
   ]);
   const names = [...manifest.wheels, manifest.wheel].map(w => w.split('/').pop());
@@ -176,7 +171,8 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
     data = new Uint8Array(new SharedArrayBuffer(INITIAL_BYTES));
     tell({ type: 'buffers', ctl, data });
   }
-  self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, asyncSend, syncByMessage, isolated };
+  self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, isolated,
+                               asyncSend: text => send(text, false), syncByMessage: text => send(text, true) };
   const manifest = await step('manifest', async () => (await fetch(manifestUrl)).json());
   const runtime = await step('runtime', async () => {
     if (runtimeUrl && new URL(runtimeUrl).origin === self.location.origin) {
@@ -192,7 +188,7 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
   // (cross-origin isolated pages only: restored on a page without, where the worker's crossings wait with JSPI, its
   // Python's first stack switch never came back; the snapshot is made on an isolated page)
   let found = null;
-  if (make) found = null;
+  if (make) found = null; // making one: nothing to restore
   else if (!snapshotUrl) found = Promise.resolve({ reason: 'not asked for' });
   else if (!isolated) found = Promise.resolve({ reason: 'the page is not cross-origin isolated (JSPI crossings)' });
   else found = fetchSnapshot(snapshotUrl, manifest, manifestUrl).catch(error => ({
