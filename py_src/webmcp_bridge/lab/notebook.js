@@ -35,7 +35,7 @@
   const handles = new WeakMap(); // notebook panel -> its handle
   const runs = new Map(); // run id -> a runCode run not finished yet (runDone, runFinish)
   let nextRun = 0;
-  let following = null; // follow(): {sink, emit, undo: [fn]} of the person's side
+  let following = null; // follow(): {emit, undo: [fn]} of the person's side
   const watched = new Map(); // handle -> [fn] undoing watch(handle)
   let listener = null; // listen(): Python's callback, called once per burst of changes of tracked notebooks
   let listenDelay = 0; // ms from a burst's first change to the callback (listen)
@@ -467,6 +467,12 @@
     return panel;
   }
 
+  // Connect fn to a Lumino signal; returns the undo.
+  function link(signal, fn) {
+    signal.connect(fn);
+    return () => signal.disconnect(fn);
+  }
+
   function unwatch(h) {
     for (const fn of watched.get(h) ?? []) { try { fn(); } catch { /* a disposed panel */ } }
     watched.delete(h);
@@ -507,22 +513,21 @@
     "white-space-collapse", "text-wrap-mode", "visibility", "fill", "fill-opacity", "fill-rule", "stroke",
     "stroke-width", "stroke-opacity", "stroke-dasharray", "stroke-dashoffset", "stroke-linecap", "stroke-linejoin",
     "stroke-miterlimit", "font-variant", "font-kerning", "font-feature-settings", "direction", "writing-mode",
-    "text-anchor", "dominant-baseline", "list-style-type", "list-style-position", "border-collapse",
-    "border-spacing", "caption-side", "empty-cells", "cursor", "paint-order", "pointer-events", "quotes",
-    "tab-size", "word-break", "overflow-wrap", "hyphens", "text-rendering", "color-scheme", "orphans", "widows",
-    "-webkit-font-smoothing", "font-optical-sizing", "font-size-adjust", "font-synthesis-weight",
-    "font-synthesis-style", "font-synthesis-small-caps", "font-variant-ligatures", "font-variant-caps",
-    "font-variant-numeric", "font-variant-east-asian", "font-variant-alternates", "font-variant-position",
-    "image-rendering", "shape-rendering", "clip-rule", "marker-start", "marker-mid", "marker-end",
-    "text-decoration-skip-ink", "text-underline-position", "text-underline-offset", "-webkit-text-fill-color",
-    "-webkit-text-stroke-color", "-webkit-text-stroke-width", "caret-color", "accent-color", "line-break",
-    "text-align-last", "text-justify", "ruby-position", "user-select", "-webkit-user-modify",
-    "-webkit-locale", "-webkit-rtl-ordering", "-webkit-line-break", "-webkit-text-security",
+    "text-anchor", "dominant-baseline", "list-style-type", "list-style-position", "border-collapse", "border-spacing",
+    "caption-side", "empty-cells", "cursor", "paint-order", "pointer-events", "quotes", "tab-size", "word-break",
+    "overflow-wrap", "hyphens", "text-rendering", "color-scheme", "orphans", "widows", "-webkit-font-smoothing",
+    "font-optical-sizing", "font-size-adjust", "font-synthesis-weight", "font-synthesis-style",
+    "font-synthesis-small-caps", "font-variant-ligatures", "font-variant-caps", "font-variant-numeric",
+    "font-variant-east-asian", "font-variant-alternates", "font-variant-position", "image-rendering", "shape-rendering",
+    "clip-rule", "marker-start", "marker-mid", "marker-end", "text-decoration-skip-ink", "text-underline-position",
+    "text-underline-offset", "-webkit-text-fill-color", "-webkit-text-stroke-color", "-webkit-text-stroke-width",
+    "caret-color", "accent-color", "line-break", "text-align-last", "text-justify", "ruby-position", "user-select",
+    "-webkit-user-modify", "-webkit-locale", "-webkit-rtl-ordering", "-webkit-line-break", "-webkit-text-security",
     "-webkit-highlight", "-webkit-tap-highlight-color", "speak", "forced-color-adjust", "print-color-adjust",
     "dynamic-range-limit", "interpolate-size", "math-depth", "math-shift", "math-style", "text-box-trim",
     "text-spacing-trim", "text-autospace", "text-size-adjust", "font-palette", "font-variation-settings",
     "font-language-override", "hanging-punctuation", "text-emphasis-color", "text-emphasis-position",
-    "text-emphasis-style", "text-orientation", "visibility", "word-spacing", "zoom"];
+    "text-emphasis-style", "text-orientation", "zoom"];
   const DRAWN = "img, svg, canvas, video, picture, object, embed, iframe, input, textarea, select";
 
   // Yield to the page (a new task) when this stretch has run sliceMs.
@@ -823,11 +828,10 @@
       following = null;
       if (!sink || !tracker) return;
       const emit = (kind, h) => sink(JSON.stringify([kind, h]));
-      const onCurrent = (_, panel) => emit("current", handleOf(panel ?? null));
-      const onAdded = (_, panel) => emit("added", handleOf(panel));
-      tracker.currentChanged.connect(onCurrent);
-      tracker.widgetAdded.connect(onAdded);
-      following = { sink, emit, undo: [() => tracker.currentChanged.disconnect(onCurrent), () => tracker.widgetAdded.disconnect(onAdded)] };
+      following = { emit, undo: [
+        link(tracker.currentChanged, (_, panel) => emit("current", handleOf(panel ?? null))),
+        link(tracker.widgetAdded, (_, panel) => emit("added", handleOf(panel))),
+      ] };
     },
     // Watch one panel for follow(): start tracking its notebook, report its closing and its active cell's changes.
     // Watching it again does nothing.
@@ -836,13 +840,9 @@
       if (!following || watched.has(h)) return;
       const { emit } = following;
       model(panel);
-      const onClosed = () => emit("closed", h);
-      const onActive = () => emit("active", h);
-      panel.disposed.connect(onClosed);
-      panel.content.activeCellChanged.connect(onActive);
       watched.set(h, [
-        () => panel.disposed.disconnect(onClosed),
-        () => panel.content.activeCellChanged.disconnect(onActive),
+        link(panel.disposed, () => emit("closed", h)),
+        link(panel.content.activeCellChanged, () => emit("active", h)),
       ]);
     },
     // dispose(): the session's worker is gone (the loader's watchdog): stop following the tracker and the panels and
