@@ -1,7 +1,5 @@
-// contributions.js: the JS half of webmcp_bridge/lab/contributions.py: the loader's facts about the site that Python
-// needs to find the site's own contribution files. Evaluated once per session by contributions.py (lab/ffi.py
-// load_half); the expression's value is the object below. attach(ctx) keeps the facts; Python fetches the files
-// itself (fetch exists on the page's main thread and in a worker alike) and decides everything.
+// contributions.js: the JS half of webmcp_bridge/lab/contributions.py: the loader's facts Python needs to find the
+// site's own contribution files (Python fetches them itself and decides everything).
 (() => {
   let facts = { pageContributions: null, baseUrl: "", token: "" };
   return {

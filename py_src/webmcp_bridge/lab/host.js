@@ -1,10 +1,6 @@
 // host.js: the JS half of webmcp_bridge/lab/host.py (the host protocol's application half): the workspace's files
-// through JupyterLab's contents service, and text documents open in an editor.
-//
-// Evaluated once per host by host.py (lab/ffi.py load_half), which hands it the loader's context once (attach(ctx):
-// the application and the document manager) and the bridge's metadata key (configure). After that Python passes
-// paths and text and gets JSON text, strings or promises of them back: the contents models stay here. A contents
-// call that rejects (no such file, no permission) answers null for a read; a write answers {error: message} (cut to
+// through JupyterLab's contents service, and text documents open in an editor. Python passes paths and text and gets
+// JSON text back (the contents models stay here); a read that rejects answers null, a write {error: message} (cut to
 // the length Python gave). Python decides what the facts mean (a folder, too large, not text).
 (() => {
   let contents = null; // the contents manager (attach)
@@ -13,7 +9,9 @@
   let KEY = null; // the bridge's metadata key (configure)
   let errorChars = 0; // characters of a failure's message handed to Python (configure)
 
-  const failed = (error) => JSON.stringify({ error: String(error?.message ?? error).slice(0, errorChars) });
+  // a write: JSON text {} once write() settled, {error} when it threw or rejected
+  const settled = (write) => Promise.resolve().then(write).then(
+    () => "{}", (error) => JSON.stringify({ error: String(error?.message ?? error).slice(0, errorChars) }));
   const kindOf = (type) => (type === "directory" ? "directory" : type === "notebook" ? "notebook" : "file");
 
   async function get(path, content) {
@@ -31,7 +29,6 @@
   }
 
   const api = {
-    // The loader's context, once (lab/ffi.py load_half).
     attach(ctx) {
       contents = ctx?.app?.serviceManager?.contents ?? null;
       settings = ctx?.app?.serviceManager?.serverSettings ?? null;
@@ -119,15 +116,14 @@
     // Resolves to JSON text {} or {error}.
     writeText(path, text) {
       const context = textContext(path);
-      const write = context
-        ? Promise.resolve().then(() => { context.model.sharedModel.setSource(text); return context.save(); })
-        : Promise.resolve().then(() => contents.save(path, { type: "file", format: "text", content: text }));
-      return write.then(() => "{}", failed);
+      return settled(() => {
+        if (!context) return contents.save(path, { type: "file", format: "text", content: text });
+        context.model.sharedModel.setSource(text);
+        return context.save();
+      });
     },
     // Save a contents model (JSON text {type, format, content}) at path: resolves to JSON text {} or {error}.
-    saveModel(path, modelJson) {
-      return Promise.resolve().then(() => contents.save(path, JSON.parse(modelJson))).then(() => "{}", failed);
-    },
+    saveModel(path, modelJson) { return settled(() => contents.save(path, JSON.parse(modelJson))); },
   };
 
   return api;

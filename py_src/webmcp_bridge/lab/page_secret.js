@@ -1,7 +1,5 @@
 // page_secret.js: the JS half of webmcp_bridge/lab/page_secret.py: the page's localStorage, which only a window has
-// (neither the bridge's worker nor the kernel's). Evaluated once per page by page_secret.py (lab/ffi.py load_half);
-// the expression's value is the object below (no attach: it needs none of the loader's objects). Python chooses the
-// key and what a value means; this only reads and writes strings.
+// (neither the bridge's worker nor the kernel's). Python chooses the key and what a value means.
 (() => {
   const storage = () => {
     try { return globalThis.localStorage ?? null; } catch { return null; } // a sandboxed page may refuse access

@@ -1,14 +1,9 @@
 // webmcp.js: the JS half of webmcp_bridge/lab/webmcp.py: the dispatcher the loader calls for every WebMCP tool call,
-// and the loader's functions the registration uses (connect, disconnect, reportCall, emit). Evaluated once per
-// registration by webmcp.py (lab/ffi.py load_half); the expression's value is the object below.
-//
-// The loader's execute awaits dispatch(name, inputJson, invocation, optionsJson) -> the answer's JSON text or a Promise
-// of it. Python does not answer through a return value: dispatch hands the call to Python's listener onCall(id, name,
-// inputJson, invocation, optionsJson) and Python answers later by answer(id, text) (or fail(id, message)). A call Python
-// answered before onCall returned (most reads and writes, served in the same turn on the page's main thread) is
-// returned as the text itself, as the loader had it before; any other gets a Promise settled by that answer.
-// cancel(invocation) hands the abort to Python's listener onCancel(invocation). Both listeners' return values are
-// not used, so in a worker they become events.
+// and the loader's connect, disconnect, reportCall and emit. The loader's execute awaits dispatch(name, inputJson,
+// invocation, optionsJson) -> the answer's JSON text or a Promise of it: dispatch hands the call to Python's listener
+// onCall(id, ...) and Python answers by answer(id, text) or fail(id, message); a call answered before onCall returned
+// (most, on the page's main thread) gets the text itself. cancel(invocation) goes to Python's onCancel(invocation).
+// The listeners' return values are unused, so in a worker they are events.
 (() => {
   let ctx = null; // the loader's context (attach): connect, disconnect, reportCall, emit
   let onCall = null; // Python's listeners (proxies Python holds; dropped by disconnect)
@@ -30,14 +25,9 @@
       waiting.delete(id);
       throw error;
     }
-    if ("text" in entry) {
-      waiting.delete(id);
-      return entry.text;
-    }
-    if ("error" in entry) {
-      waiting.delete(id);
-      return Promise.reject(new Error(entry.error));
-    }
+    if ("text" in entry || "error" in entry) waiting.delete(id);
+    if ("text" in entry) return entry.text;
+    if ("error" in entry) return Promise.reject(new Error(entry.error));
     return new Promise((resolve, reject) => { entry.resolve = resolve; entry.reject = reject; });
   }
 
@@ -59,7 +49,6 @@
   }
 
   const api = {
-    // attach(ctx): keeps the loader's context.
     attach(loaderCtx) { ctx = loaderCtx; },
     // connect(definitionsJson, callListener, cancelListener, inputCap): the loader's connect with this half's
     // dispatcher; keeps Python's two listeners. Returns the number of tools the loader asked for.
