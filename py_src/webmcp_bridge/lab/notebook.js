@@ -194,20 +194,9 @@
 
   const textOf = (v) => (typeof v === "string" ? v : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : JSON.stringify(v));
 
-  // UTF-8 length of s (a lone surrogate counts 3 bytes, as TextEncoder writes U+FFFD). A long text is measured by
-  // the browser's encoder, several times faster than a loop over its characters (a 16 MB stream output: a few ms).
-  function utf8Length(s) {
-    if (s.length > 4096) return encoder.encode(s).length;
-    let n = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0x80) n += 1;
-      else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
-      else n += 3;
-    }
-    return n;
-  }
+  // UTF-8 length of s (a lone surrogate counts 3 bytes, as TextEncoder writes U+FFFD): the browser's encoder is
+  // several times faster than a loop over the characters (a 16 MB stream output: a few ms).
+  const utf8Length = (s) => encoder.encode(s).length;
 
   // Decoded size of base64 text, whitespace ignored. Most base64 in a notebook has no whitespace: looking for each
   // character \s matches (String.includes, a fast native scan) spares copying the text without it (13 MB of images
@@ -226,17 +215,11 @@
     return Object.entries(json.data ?? {}).map(([m, v]) => [m, textOf(v)]);
   }
 
-  function itemsFrom(raw) {
-    const items = new Map();
-    for (const [mime, text] of raw) {
-      if (binary.has(mime)) items.set(mime, { text, bytes: base64Length(text), binary: true });
-      else {
-        const clean = text.includes("\x1b") ? text.replace(ansi, "") : text;
-        items.set(mime, { text: clean, bytes: utf8Length(clean), binary: false });
-      }
-    }
-    return items;
-  }
+  const itemsFrom = (raw) => new Map(raw.map(([mime, text]) => {
+    if (binary.has(mime)) return [mime, { text, bytes: base64Length(text), binary: true }];
+    const clean = text.includes("\x1b") ? text.replace(ansi, "") : text;
+    return [mime, { text: clean, bytes: utf8Length(clean), binary: false }];
+  }));
 
   function itemsOf(outputModel) {
     const json = outputModel.toJSON();
@@ -454,16 +437,13 @@
     return h;
   }
 
-  function gone(h) {
-    const error = new Error(`no such notebook: ${String(h).slice(0, 100)}`);
-    error.name = "NotebookGone";
-    return error;
-  }
+  // An Error of this name (what Python tells apart).
+  const named = (name, message) => Object.assign(new Error(message), { name });
 
   // The live panel of a handle; throws NotebookGone for a handle never issued or whose panel was disposed.
   function panelOf(h) {
     const panel = typeof h === "string" ? byHandle.get(h) : undefined;
-    if (!panel || panel.isDisposed) throw gone(h);
+    if (!panel || panel.isDisposed) throw named("NotebookGone", `no such notebook: ${String(h).slice(0, 100)}`);
     return panel;
   }
 
@@ -483,7 +463,7 @@
   // The agent's code is about to reach the panel's kernel: from now until it restarts the kernel is the agent's
   // (kernel_trust.js keeps its outputs untrusted). Without the loader's kernelTrust no agent code runs.
   function claimKernel(panel) {
-    if (!kernelTrust) throw Object.assign(new Error("the page's kernel trust is not in place"), { name: "KernelTrustMissing" });
+    if (!kernelTrust) throw named("KernelTrustMissing", "the page's kernel trust is not in place");
     kernelTrust.claim(panel);
   }
   function beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); }
@@ -636,7 +616,7 @@
   async function copyRendered(root, doc, defaults, pause, maxNodes, maxChars, maxPixels) {
     let nodes = 0;
     let chars = 0;
-    const tooLarge = () => Object.assign(new Error("too much to picture"), { name: "TooLarge" });
+    const tooLarge = () => named("TooLarge", "too much to picture");
     const count = (n) => { if ((chars += n) > maxChars) throw tooLarge(); };
     // a text, value or style as copied: counted, and without the characters XML cannot hold
     const kept = (text) => { count(text.length); return text.replace(NOT_XML, ""); };
@@ -891,9 +871,8 @@
     },
     // What the access guard reads for one call step, in one crossing: JSON text {path, revision, notebook: raw access
     // value of the notebook's block, cells: [[index, id, raw access value]] of cells with one, changes: as
-    // takeChanges (then forgotten), locks, cellCount}. The levels are decided in Python. The walk over the cells is
-    // kept with the revision it was made at (every change of the notebook's document, metadata included, makes a
-    // new revision) and reused while the revision is the same.
+    // takeChanges, locks: [[id, editable, deletable]], cellCount}; Python decides the levels. The walk over the cells
+    // is reused while the revision (any change of the document, metadata included) is the same.
     accessState(panel) { return JSON.stringify(accessFacts(panel)); },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
     // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
@@ -927,12 +906,11 @@
       else shared.setMetadata(KEY, JSON.parse(json));
       return true;
     },
-    // Writes return the changed cell as JSON text (as cells() describes it, without outputs), or null when
-    // no cell has the id, or {lineEnds: id} when the cell's line ends could not be made LF (nothing written).
-    // setSource and deleteCell take expectedSource, the source Python checked (null: not checked): when the cell
-    // holds something else now (the person typed between that check's crossing and this one, which in the
-    // bridge's worker are two tasks of the page), nothing is written and the answer is {changed: the cell as it
-    // is}. setSource's answer also carries the notebook's revision right after the write.
+    // Writes return the changed cell as JSON text (as cells() describes it, without outputs), null when no cell has
+    // the id, or {lineEnds: id} when its line ends could not be made LF (nothing written). setSource and deleteCell
+    // take expectedSource, the source Python checked (null: not checked): when the cell holds something else now (the
+    // person typed between the two crossings), nothing is written and the answer is {changed: the cell as it is}.
+    // setSource's answer also carries before (the source replaced) and the revision right after the write.
     setSource(panel, cellId, source, expectedSource = null) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
@@ -947,7 +925,7 @@
       const before = shared.getSource();
       asAgent(() => shared.setSource(source));
       const written = JSON.parse(described(panel, i));
-      written.before = before; // what the edit replaced (the Agent panel's review and revert, changes/undo.py)
+      written.before = before; // the Agent panel's review and revert (changes/undo.py)
       written.revision = tracked.get(m).revision;
       return JSON.stringify(written);
     },
@@ -983,12 +961,10 @@
       asAgent(() => model(panel).sharedModel.moveCell(i, toIndex));
       return described(panel, findIndex(panel, cellId));
     },
-    // Change a cell's type as JupyterLab's NotebookActions.changeCellType does (it replaces the cell's model: a
-    // delete and an insert of the shared model in one transaction, the source and metadata carried over,
-    // attachments only into markdown or raw, the "trusted" flag only on code), except that the new cell keeps
-    // the old one's id (the agent's address, the change log and review threads stay on it) and the person's
-    // selection is not used or moved. Outputs and the execution count exist on code cells only, so a code cell
-    // that becomes markdown or raw loses them. Recorded as one "type" change, not a delete and an insert.
+    // Change a cell's type as JupyterLab's NotebookActions.changeCellType does (a delete and an insert in one
+    // transaction, source and metadata carried over, attachments only into markdown or raw, "trusted" dropped),
+    // except that the new cell keeps the old one's id (address, change log, threads) and the person's selection is
+    // left alone. Outputs go with a code cell's type. Recorded as one "type" change.
     setCellType(panel, cellId, cellType) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
@@ -1021,16 +997,12 @@
       }
       return described(panel, i);
     },
-    // Run a code cell for the agent: JupyterLab's CodeCell.execute (@jupyterlab/cells, from the loader's modules),
-    // whose synchronous part clears the cell, marks it trusted and sends the request; the cell is made untrusted
-    // again before this returns, so before any output of the run arrives (outputs come in later tasks): they are
-    // created untrusted and render as untrusted output does (sanitized HTML, no script, no handler) until the
-    // person trusts the notebook (JupyterLab's Trust command). The cell's output and execution-count changes are
-    // the agent's (agentRun) from the request until execute's promise settles, however long after the call
-    // stopped waiting. Returns null for an unknown id, else a promise of JSON text {status, execution_count} (the
-    // reply; {status: "ok", execution_count: null} for an empty cell, where JupyterLab runs nothing) or {status:
-    // "failed"} (execute rejected): never a promise of null, so that awaited from the bridge's worker (where the
-    // null of an unknown id also arrives as the awaited value) the two cannot be confused.
+    // Run a code cell for the agent: JupyterLab's CodeCell.execute, whose synchronous part clears the cell, marks it
+    // trusted and sends the request; the cell is made untrusted again before this returns, so before any output of
+    // the run arrives (later tasks): they render untrusted until the person's Trust command. Its changes are the
+    // agent's (agentRun) until execute settles. Returns null for an unknown id, else a promise of JSON text {status,
+    // execution_count} ({status: "ok", execution_count: null}: an empty cell, nothing run; {status: "failed"}:
+    // execute rejected), never a promise of null (awaited from the worker, it would read as an unknown id).
     executeAsAgent(panel, cellId) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
@@ -1096,11 +1068,9 @@
       if (!item) return null;
       return JSON.stringify({ data: base64Text(item).slice(0, chars), bytes: item.bytes });
     },
-    // A copy of a stored image at the size and in the format Python chose: decoded and resampled by
-    // createImageBitmap, drawn on an OffscreenCanvas, encoded by convertToBlob (decoding and encoding run off the
-    // main thread; the synchronous parts are base64 conversions and one draw of the small copy). Resolves to JSON
-    // text {data: base64, bytes, width, height, mime: what the encoder produced}, {error} when the data is not an
-    // image of that type, or null when the output or MIME type is not there.
+    // A copy of a stored image at the size and format Python chose (decoded, resampled and encoded off the main
+    // thread): resolves to JSON text as encoded() answers, {error} when the data is not an image of that type, or
+    // null when the output or MIME type is not there.
     async resizeImage(panel, cellId, outputIndex, mime, width, height, outMime, quality) {
       const item = binaryItem(panel, cellId, outputIndex, mime);
       if (!item) return null;
@@ -1119,12 +1089,11 @@
       }
     },
     // A picture of one output as the person's notebook shows it: the output area's own rendering (never rendered
-    // again, never trusted for it), copied by copyRendered in stretches of at most sliceMs (yielding to the page
-    // between them), drawn by the browser as an SVG foreignObject image from a data: URL (the canvas it is drawn
-    // on stays readable) at most maxSide pixels on its longest side. Resolves to JSON text {status: "ok", key, mime,
-    // width, height (CSS pixels on screen), pictureWidth, pictureHeight} (the picture held under key until
-    // releaseCapture), {status: "empty", mime} (it shows nothing), {status: "unavailable", reason} ("not-shown",
-    // "no-renderer", "too-large": over maxNodes nodes, "failed"), or null when the output is not there.
+    // again, never trusted for it) copied by copyRendered in stretches of sliceMs, drawn as an SVG foreignObject
+    // image from a data: URL (the canvas stays readable), at most maxSide pixels on its longest side. Resolves to JSON
+    // text {status: "ok", key (held until releaseCapture), mime, width, height (CSS pixels), pictureWidth,
+    // pictureHeight}, {status: "empty", mime}, {status: "unavailable", reason: "not-shown" | "no-renderer" |
+    // "too-large" | "failed"}, or null when the output is not there.
     async captureOutput(panel, cellId, outputIndex, maxSide, sliceMs, maxNodes, maxChars, maxPixels) {
       if (!outputOf(panel, cellId, outputIndex)) return null;
       const found = renderedOutput(panel, cellId, outputIndex);
@@ -1168,9 +1137,7 @@
       }
       return JSON.stringify({ status: "ok", key: hold(bitmap), mime, width, height, pictureWidth, pictureHeight });
     },
-    // A copy of a held picture at width x height, encoded as outMime (quality for a lossy format): JSON text {data:
-    // base64, bytes, width, height, mime: what the encoder produced}, {error} when the browser refuses to encode it,
-    // or null when the key is not held.
+    // A held picture as encoded() answers, {error} when the browser refuses to encode it, or null (key not held).
     async encodeCapture(panel, key, width, height, outMime, quality) {
       const held = captures.get(key);
       if (!held) return null;
@@ -1239,15 +1206,13 @@
       return JSON.stringify({ revision: tracked.get(m).revision, ids: m.sharedModel.cells.map((cell) => cell.getId()) });
     },
     // Carry out steps (JSON: [{op: "insert", index, cell_type, source} | {op: "set_source", index, cell_id, source}
-    // | {op: "delete", index, cell_id} | {op: "move", from_index, index, cell_id}], indices resolved by Python,
-    // host/edit_plan.py) in ONE transaction of the shared model, as the agent: one revision, and one step of the
-    // notebook's undo. The steps were made for `revision`: when the notebook's revision is another one now, nothing
-    // is done and the answer is {revision: now} (Python plans again). The cells are found by id in a map kept
-    // alongside, since the model's cell lists only catch up when the transaction ends; a move is a delete and an
-    // insert of the cell's JSON (id, outputs, metadata kept), as JupyterLab's own moveCells does. Returns JSON text
-    // {ids: [per step, the cell it acted on; the new id for an insert], befores, afters: {cell id: source before
-    // its first set_source / after the batch}}, or {lineEnds: id} for a set_source of a cell still holding CRs, or
-    // {changed: cell} when a cell of expectedJson ({cell id: source as Python checked it}) holds something else.
+    // | {op: "delete", index, cell_id} | {op: "move", from_index, index, cell_id}], host/edit_plan.py) in ONE
+    // transaction, as the agent: one revision, one step of undo. Made for `revision`: another revision now answers
+    // {revision: now} (Python plans again). Cells are found by id in a map kept alongside (the model's lists catch
+    // up when the transaction ends); a move deletes and inserts the cell's JSON, as JupyterLab's moveCells. Returns
+    // JSON text {ids: [per step, its cell; a new id for an insert], befores, afters: {cell id: source before its first
+    // set_source / after the batch}}, {lineEnds: id} (a set_source of a cell still holding CRs) or {changed: cell}
+    // (a cell of expectedJson, {cell id: source as Python checked it}, holds something else).
     applyEdits(panel, stepsJson, revision, expectedJson = null) {
       const m = model(panel);
       const now = tracked.get(m).revision;
@@ -1293,17 +1258,14 @@
       for (const id of Object.keys(befores)) if (byId.has(id)) afters[id] = byId.get(id).getSource();
       return JSON.stringify({ ids, befores, afters });
     },
-    // Run code in the panel's kernel without a cell (store_history false) and report its iopub messages as facts,
-    // in order: [{type: "stream", name, text} | {type: "error", ename, evalue, traceback} | {type:
-    // "execute_result" | "display_data", data} | {type: "clear_output", wait}], as JSON text. Python merges them
-    // into outputs (core/run_outputs.py). While the call waits they go to sink(JSON text) in batches: once the
-    // unsent stream text reaches flushChars UTF-16 units, or flushMs after the first unsent message; runFinish
-    // answers the rest and how many batches were sent (a sink in the bridge's worker is called by a message, which
-    // may arrive after runFinish's answer: Python waits for that many). So a flood of output while the call waits
-    // holds a bounded amount of memory here. Returns
-    // JSON text {run: id} (then runDone(id) and runFinish(id)), {none: true} when there is no kernel, or {refused:
-    // message} when the kernel refused the request. A failed request settles runDone with status "failed".
-    // silent: the request's silent flag (the bridge's own inspection).
+    // Run code in the panel's kernel without a cell (store_history false; silent: the request's flag) and report its
+    // iopub messages as facts, in order: [{type: "stream", name, text} | {type: "error", ename, evalue, traceback} |
+    // {type: "execute_result" | "display_data", data} | {type: "clear_output", wait}] (core/run_outputs.py merges
+    // them). While the call waits they go to sink(JSON text) in batches, once the unsent stream text reaches
+    // flushChars UTF-16 units or flushMs after the first unsent message, so a flood holds bounded memory here;
+    // runFinish answers the rest and how many batches were sent (in the worker a sink's message may arrive after
+    // it: Python waits for that many). Returns JSON text {run: id} (then runDone, runFinish), {none: true} (no
+    // kernel) or {refused: message}; a failed request settles runDone with status "failed".
     runCode(panel, code, silent, flushChars, flushMs, sink, asAgent = true) {
       const kernel = panel.sessionContext?.session?.kernel;
       if (!kernel) return JSON.stringify({ none: true });
@@ -1374,12 +1336,10 @@
       entry.stopped = true;
       return JSON.stringify({ facts, sent: entry.sent });
     },
-    // The saved notebook at path (the contents service, fetched with its content) as JSON text {metadata, cells:
-    // [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the
-    // webmcp_bridge blocks as found (Python decides the levels); outputs as describeOutput, maxOutputs a cell.
-    // {size} instead when the file is over maxBytes (its size asked first, nothing loaded). Resolves to null when
-    // the file cannot be read, is not a notebook, or is open in this page, before the load or after it (an open
-    // notebook is read live, where its levels are the person's latest).
+    // The saved notebook at path as JSON text {metadata, cells: [as describeCell, id "" when absent, at most
+    // maxOutputs outputs], cellMetadata: [per cell]} (the bridge's blocks as found: Python decides the levels), or
+    // {size} when the file is over maxBytes (nothing loaded). Resolves to null when the file cannot be read, is not a
+    // notebook, or is open in this page (read live then: its levels are the person's latest).
     async savedNotebook(path, headBytes, maxOutputs, maxBytes) {
       const open = () => panelAt(path) !== null;
       let saved;
