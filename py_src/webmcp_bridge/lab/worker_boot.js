@@ -1,20 +1,15 @@
-// The bridge's dedicated worker (docs/WORKER.md): started by worker.js on the page's main thread. It
-// starts Pyodide with the bridge's wheels as the loader does (the runtime and wheels named by the labextension's
-// bridge.json; the page's own runtime when worker.js passes one of the version the wheels are built for), then
-// imports webmcp_bridge.lab.wire, which decides everything else. This file only carries data: the messages are
-// worker.js's (see there), the crossings' mechanics are below.
+// The bridge's dedicated worker (docs/WORKER.md), started by worker.js: it starts Pyodide with the bridge's wheels
+// (named by the labextension's bridge.json; the page's own runtime when it is the version the wheels are built for),
+// then imports webmcp_bridge.lab.wire, which decides everything else. The messages are worker.js's (see there).
 //
 // self.webmcpBridgeWorker, read by webmcp_bridge/lab/wire.py:
-//   syncSend(text)   a synchronous request: waits (Atomics.wait, this thread only) for the page's answer in the
-//                    shared buffers and returns its text; null when this worker is not cross-origin isolated
+//   syncSend(text)   a synchronous request: waits (Atomics.wait) for the page's answer in the shared buffers and
+//                    returns its text; null when this worker is not cross-origin isolated
 //   asyncSend(text)  an asynchronous request: a promise of the page's answer, sent by message
-//   syncByMessage(text)  a synchronous request sent by message ({type: "async", sync: true}: the page answers it
-//                    with its synchronous responder, as it would through the buffers): a promise of the answer, which
-//                    JSPI's run_sync waits on where there is no shared memory
+//   syncByMessage(text)  a synchronous request by message (the page answers it with its synchronous responder): a
+//                    promise, which JSPI's run_sync waits on where there is no shared memory
 //   isolated         self.crossOriginIsolated
-//
-// Every message to the page carries `memory`: the size of this worker's wasm memory in bytes (Pyodide's HEAP8, 0
-// before Pyodide is up), so the page can report it without a request of its own (worker.js memoryBytes()).
+// Every message to the page carries `memory`: this worker's wasm memory in bytes (0 before Pyodide is up).
 const OK = 1;
 const INITIAL_BYTES = 64 << 10;
 
@@ -207,9 +202,9 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
   const boot = { indexURL: new URL('.', runtime.url).href };
   if (manifest.stdlib) boot.stdLibURL = new URL(manifest.stdlib, manifestUrl).href;
   if (make) return makeSnapshot(runtime, boot, manifest, manifestUrl, make, step);
-  let snapshot = { used: false, reason: 'not asked for' };
   const restore = found ? await step('snapshot', () => found) : null;
-  if (restore && restore.memory) {
+  let snapshot = { used: false, reason: restore?.reason ?? 'not asked for' };
+  if (restore?.memory) {
     try {
       hookInstantiate({ compiled, growTo: restore.memory.length });
       pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({
@@ -223,8 +218,6 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
       snapshot = { used: false, reason: `it did not restore: ${String((error && error.message) || error).split('\n').filter(Boolean).pop()}`.slice(0, 300) };
       console.warn(`[webmcp-bridge] the memory snapshot: ${snapshot.reason}; starting Python normally`);
     }
-  } else if (restore) {
-    snapshot = { used: false, reason: restore.reason };
   }
   if (!pyodide) {
     if (compiled && !snapshot.reason?.startsWith('it did not restore')) hookInstantiate({ compiled });
