@@ -594,9 +594,7 @@
       const shrink = Math.min(1, Math.sqrt(maxPixels / Math.max(1, width * height)));
       width = Math.max(1, Math.floor(width * shrink));
       height = Math.max(1, Math.floor(height * shrink));
-      const canvas = document.createElement("canvas");
-      canvas.width = width;
-      canvas.height = height;
+      const canvas = Object.assign(document.createElement("canvas"), { width, height });
       canvas.getContext("2d").drawImage(el, 0, 0, width, height);
       return canvas.toDataURL("image/png");
     } catch {
@@ -662,12 +660,9 @@
         const name = cs[i];
         if (name.startsWith("--")) continue;
         const value = cs.getPropertyValue(name);
-        const inherited = values.has(name);
         // an inherited property is written where it differs from the parent's (else the copy inherits it); the
         // others where they differ from a plain element's
-        if (inherited ? (parentValues ? value !== parentValues.get(name) : value !== plain.get(name)) : value !== plain.get(name)) {
-          style += `${name}:${value};`;
-        }
+        if ((values.has(name) && parentValues ? parentValues : plain).get(name) !== value) style += `${name}:${value};`;
       }
       if (style) el.setAttribute("style", kept(style));
       if (el.localName === "img" || el.localName === "div" && BOXED.has(tag)) return el;
@@ -1234,24 +1229,23 @@
       const befores = {}; // cell id -> its source before the first set_source of it (changes/undo.py)
       asAgent(() => shared.transact(() => {
         for (const step of steps) {
+          let id = step.cell_id;
           if (step.op === "insert") {
             const cell = shared.insertCell(step.index, { cell_type: step.cell_type, source: step.source, metadata: {} });
-            byId.set(cell.getId(), cell);
-            ids.push(cell.getId());
+            id = cell.getId();
+            byId.set(id, cell);
           } else if (step.op === "set_source") {
-            if (!(step.cell_id in befores)) befores[step.cell_id] = byId.get(step.cell_id).getSource();
-            byId.get(step.cell_id).setSource(step.source);
-            ids.push(step.cell_id);
+            befores[id] ??= byId.get(id).getSource();
+            byId.get(id).setSource(step.source);
           } else if (step.op === "delete") {
             shared.deleteCell(step.index);
-            byId.delete(step.cell_id);
-            ids.push(step.cell_id);
+            byId.delete(id);
           } else if (step.op === "move") {
-            const json = byId.get(step.cell_id).toJSON();
+            const json = byId.get(id).toJSON();
             shared.deleteCell(step.from_index);
-            byId.set(step.cell_id, shared.insertCell(step.index, json));
-            ids.push(step.cell_id);
-          }
+            byId.set(id, shared.insertCell(step.index, json));
+          } else continue;
+          ids.push(id);
         }
       }));
       const afters = {};
@@ -1281,10 +1275,8 @@
       const take = () => {
         clearTimeout(entry.timer);
         entry.timer = null;
-        const taken = entry.batch;
-        entry.batch = [];
         entry.chars = 0;
-        return taken;
+        return entry.batch.splice(0);
       };
       const flush = () => {
         const taken = take();
