@@ -25,12 +25,9 @@
   let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
   let mergeSeconds = 0; // output changes of one cell this close (seconds) are one record (record, configure)
   let errorChars = 0; // characters of a failed kernel request's message handed to Python (configure)
-  let tracker = null; // JupyterLab's notebook tracker (attach)
-  let app = null; // the JupyterLab application (attach): its commands
-  let docs = null; // the document manager (attach): opening notebooks
-  let contents = null; // the contents manager (attach): saved notebooks
-  let modules = {}; // the loader's modules (attach): @jupyterlab/cells' CodeCell, @jupyterlab/apputils' dialogs
-  let kernelTrust = null; // the loader's kernel_trust.js (attach): told before every run of the agent's code
+  // the loader's ctx (attach): tracker, app, docManager, modules (@jupyterlab/cells' CodeCell, apputils' dialogs),
+  // kernelTrust (kernel_trust.js: told before every run of the agent's code)
+  let page = {};
   const byHandle = new Map(); // handle -> notebook panel, until the panel is disposed
   const handles = new WeakMap(); // notebook panel -> its handle
   const runs = new Map(); // run id -> a runCode run not finished yet (runDone, runFinish)
@@ -83,7 +80,7 @@
     const agentWrite = agentDepth > 0, agentRun = agentRuns.has(cellId), time = Date.now() / 1000;
     // code the agent wrote is the agent's whoever runs it: kernel_trust.js claims its kernel when the person does
     if (agentWrite && cell && (kind === "edit" || kind === "insert" || kind === "type" || kind === "revert")) {
-      kernelTrust?.markAgentCell?.(cell);
+      page.kernelTrust?.markAgentCell?.(cell);
     }
     const revision = clock + 1; // the change's own update is counted right after
     // A stream of outputs (a print loop: one change per message) is one record: an output change of the same
@@ -407,8 +404,9 @@
              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length };
   }
 
+  const openPanels = () => (page.tracker ? page.tracker.filter(() => true) : []);
   // The notebook panel open at path in this page, or null.
-  const panelAt = (path) => tracker?.find((p) => p.context?.path === path) ?? null;
+  const panelAt = (path) => page.tracker?.find((p) => p.context?.path === path) ?? null;
 
   // {handle, state} of a panel as JSON text, or null for no panel; state null while changes wait in its log (a
   // lookup never takes them: accessState does, for the reader that uses them) or when the facts could not be read
@@ -463,8 +461,8 @@
   // The agent's code is about to reach the panel's kernel: from now until it restarts the kernel is the agent's
   // (kernel_trust.js keeps its outputs untrusted). Without the loader's kernelTrust no agent code runs.
   function claimKernel(panel) {
-    if (!kernelTrust) throw named("KernelTrustMissing", "the page's kernel trust is not in place");
-    kernelTrust.claim(panel);
+    if (!page.kernelTrust) throw named("KernelTrustMissing", "the page's kernel trust is not in place");
+    page.kernelTrust.claim(panel);
   }
   function beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); }
   function endAgentRun(cellId) {
@@ -719,29 +717,25 @@
     },
     // The loader's context, once (lab/ffi.py load_half): the only way the page's objects reach this half.
     attach(ctx) {
-      tracker = ctx?.tracker ?? null;
-      app = ctx?.app ?? null;
-      docs = ctx?.docManager ?? null;
-      contents = app?.serviceManager?.contents ?? null;
-      modules = ctx?.modules ?? {};
-      kernelTrust = ctx?.kernelTrust ?? null;
+      page = ctx ?? {};
     },
     // -- the open notebooks (the tracker's panels), as handles ---------------------------------------------
     // The current notebook panel's handle, or null.
-    current() { return handleOf(tracker?.currentWidget ?? null); },
+    current() { return handleOf(page.tracker?.currentWidget ?? null); },
     // The handle of the current notebook panel (currentViewed) or of the open one at this path (findViewed) and, in
     // the same task, what accessState answers for that notebook when its change log is empty (nothing to take), so
     // that the first read of a call step is not a second crossing: JSON text {handle, state: {...} | null} or null
     // (no such panel). state is null while changes wait: accessState takes them.
-    currentViewed() { return viewed(tracker?.currentWidget ?? null); },
+    currentViewed() { return viewed(page.tracker?.currentWidget ?? null); },
     findViewed(path) { return viewed(panelAt(path)); },
     // The open notebook panels' handles, as JSON text [handle, ...].
-    panels() { return JSON.stringify(tracker ? tracker.filter(() => true).map(handleOf) : []); },
+    panels() { return JSON.stringify(openPanels().map(handleOf)); },
     // Open the notebook at path and resolve, once its context is ready, to its handle, or to null when what
     // opened is not a document widget. activate: open it if needed and bring it to the front (the tracker's
     // current); else open it in the background when it is not open. Rejects as JupyterLab's open does.
     async open(path, activate) {
       let panel;
+      const docs = page.docManager;
       if (activate) panel = docs.openOrReveal(path);
       else panel = docs.findWidget(path) ?? docs.open(path, "default", undefined, { activate: false });
       if (!panel || !panel.content) return null;
@@ -780,11 +774,11 @@
       const act = async () => {
         if (action === "interrupt") { await kernel.interrupt(); return { outcome: "done" }; }
         let restarted = null;
-        if (app?.commands?.hasCommand(restartCommand)) {
-          restarted = await app.commands.execute(restartCommand, { semanticWidget: panel.id, activate: false });
+        if (page.app?.commands?.hasCommand(restartCommand)) {
+          restarted = await page.app.commands.execute(restartCommand, { semanticWidget: panel.id, activate: false });
         }
         if (restarted == null) {
-          const Dialogs = modules?.apputils?.SessionContextDialogs;
+          const Dialogs = page.modules?.apputils?.SessionContextDialogs;
           if (!Dialogs) return { outcome: "unavailable" };
           restarted = await new Dialogs().restart(session);
         }
@@ -801,11 +795,11 @@
       for (const h of [...watched.keys()]) unwatch(h);
       for (const fn of following?.undo ?? []) { try { fn(); } catch { /* a tracker already gone */ } }
       following = null;
-      if (!sink || !tracker) return;
+      if (!sink || !page.tracker) return;
       const emit = (kind, h) => sink(JSON.stringify([kind, h]));
       following = { emit, undo: [
-        link(tracker.currentChanged, (_, panel) => emit("current", handleOf(panel ?? null))),
-        link(tracker.widgetAdded, (_, panel) => emit("added", handleOf(panel))),
+        link(page.tracker.currentChanged, (_, panel) => emit("current", handleOf(panel ?? null))),
+        link(page.tracker.widgetAdded, (_, panel) => emit("added", handleOf(panel))),
       ] };
     },
     // Watch one panel for follow(): start tracking its notebook, report its closing and its active cell's changes.
@@ -828,13 +822,13 @@
     },
     // Bring the panel to the front of the main area (the Agent panel's "show in the notebook").
     activate(panel) {
-      app?.shell?.activateById(panel.id);
+      page.app?.shell?.activateById(panel.id);
       return true;
     },
     // Stop watching a panel (also after it was disposed).
     unwatch(h) { unwatch(h); },
     // The open notebooks as JSON text: [[path, dirty]].
-    documents() { return JSON.stringify(tracker ? tracker.filter(() => true).map((p) => [p.context.path, !!p.context.model?.dirty]) : []); },
+    documents() { return JSON.stringify(openPanels().map((p) => [p.context.path, !!p.context.model?.dirty])); },
     // listen(callback, delayMs): call callback(JSON text [panel ids]) once per burst of changes of the tracked
     // notebooks, delayMs after the burst's first change; listen(null) stops. One listener (the person's side).
     listen(callback, delayMs) {
@@ -1006,7 +1000,7 @@
       beginAgentRun(cellId);
       let promise;
       try {
-        promise = modules.cells.CodeCell.execute(widget, panel.sessionContext);
+        promise = page.modules.cells.CodeCell.execute(widget, panel.sessionContext);
         untrust(widget.model);
       } catch (error) { endAgentRun(cellId); throw error; }
       return Promise.resolve(promise).then(
@@ -1311,10 +1305,10 @@
     // JSON text {since: ms epoch} while the panel's kernel is the agent's (it ran the agent's code and has not
     // restarted since), else null; how many kernels are the agent's; restarting them all (JSON text {restarted,
     // failed}); JupyterLab's confirmation dialog with Python's texts (true: accepted).
-    kernelOwner(panel) { return kernelTrust?.owner(panel) ?? null; },
-    agentKernels() { return kernelTrust?.agentKernels() ?? 0; },
-    restartAgentKernels() { return kernelTrust ? kernelTrust.restartAgentKernels() : Promise.resolve(JSON.stringify({ restarted: 0, failed: 0 })); },
-    confirm(title, body, accept) { return kernelTrust ? kernelTrust.confirm(title, body, accept) : Promise.resolve(false); },
+    kernelOwner(panel) { return page.kernelTrust?.owner(panel) ?? null; },
+    agentKernels() { return page.kernelTrust?.agentKernels() ?? 0; },
+    restartAgentKernels() { return page.kernelTrust ? page.kernelTrust.restartAgentKernels() : Promise.resolve(JSON.stringify({ restarted: 0, failed: 0 })); },
+    confirm(title, body, accept) { return page.kernelTrust ? page.kernelTrust.confirm(title, body, accept) : Promise.resolve(false); },
     // A promise of the run's JSON text {status, execution_count, reason} (runCode); null for an unknown run.
     runDone(run) { return runs.get(run)?.done ?? null; },
     // JSON text {facts: the run's messages not yet sent to its sink (runCode's facts), sent: how many batches the
@@ -1337,10 +1331,10 @@
       let saved;
       try {
         if (open()) return null;
-        const listed = await contents.get(path, { content: false });
+        const listed = await page.app.serviceManager.contents.get(path, { content: false });
         if (listed?.type !== "notebook") return null;
         if (Number.isFinite(listed.size) && listed.size > maxBytes) return JSON.stringify({ size: listed.size });
-        saved = await contents.get(path, { content: true });
+        saved = await page.app.serviceManager.contents.get(path, { content: true });
       } catch { return null; }
       if (open() || saved?.type !== "notebook" || saved.content == null) return null;
       const content = saved.content;
