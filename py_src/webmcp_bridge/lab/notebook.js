@@ -1358,19 +1358,13 @@
     },
   };
 
-  // The methods whose first argument is a notebook's handle: the wrapper hands them the panel (panelOf: an
-  // unknown or dropped handle throws NotebookGone before the method runs).
-  const ON_PANEL = [
-    "path", "dirty", "cellCount", "language", "kernel", "kernelReady", "interrupt", "kernelAction", "watch",
- "revision", "takeChanges", "takeChangesWithStamp", "cellInfos", "accessState", "outputSelection",
-    "bridgeMetadata", "setBridgeMetadata", "cellBridgeMetadata", "setCellBridgeMetadata", "setSource", "revertSource",
-    "insertCell", "deleteCell", "moveCell", "setCellType", "clearOutputs", "executeAsAgent", "cells", "runStates",
-    "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "captureOutput", "encodeCapture", "releaseCapture", "focus", "setFocus",
-    "activate", "highlightOutput", "cellIds", "applyEdits", "runCode", "kernelOwner",
-  ];
-  for (const name of ON_PANEL) {
-    const method = api[name];
-    api[name] = (h, ...args) => method(panelOf(h), ...args);
+  // Every method but these takes a notebook's handle first: the wrapper hands it the panel (panelOf: an unknown or
+  // dropped handle throws NotebookGone before the method runs).
+  const OFF_PANEL = new Set(["configure", "attach", "current", "currentViewed", "findViewed", "panels", "open", "follow",
+    "dispose", "unwatch", "documents", "listen", "agentKernels", "restartAgentKernels", "confirm", "runDone",
+    "runFinish", "savedNotebook"]);
+  for (const [name, method] of Object.entries(api)) {
+    if (!OFF_PANEL.has(name)) api[name] = (h, ...args) => method(panelOf(h), ...args);
   }
 
   return api;
