@@ -10,9 +10,12 @@
 // UTF-8 bytes (binary MIME types: decoded base64 bytes).
 (() => {
   const encoder = new TextEncoder();
+  // configure's: ansi (the pattern stripped from text), binary (MIME types whose data is base64), key (the bridge's
+  // metadata key), maxChanges (what a notebook's log keeps until Python takes it), mergeSeconds (output changes of
+  // one cell this close are one record), errorChars (of a failed kernel request's message handed to Python)
   // eslint-disable-next-line no-control-regex -- an ANSI escape sequence starts with ESC (U+001B)
-  let ansi = /\x1b\[[0-?]*[ -/]*[@-~]/g;
-  let binary = new Set();
+  let config = { ansi: /\x1b\[[0-?]*[ -/]*[@-~]/g, binary: new Set(), key: null, maxChanges: 0, mergeSeconds: 0,
+                 errorChars: 0 };
   const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
   // notebook model -> what is kept of it from the first time a method reaches it (startTracking): {panel,
   // revision: the page-wide update clock at its last change, stamp: count of its metadata and cell-list changes
@@ -21,10 +24,6 @@
   // {revision, cells, locks}, index: Map cell id -> index (idIndex)}
   const tracked = new WeakMap();
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
-  let KEY = null; // the bridge's metadata key (configure)
-  let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
-  let mergeSeconds = 0; // output changes of one cell this close (seconds) are one record (record, configure)
-  let errorChars = 0; // characters of a failed kernel request's message handed to Python (configure)
   // the loader's ctx (attach): tracker, app, docManager, modules (@jupyterlab/cells' CodeCell, apputils' dialogs),
   // kernelTrust (kernel_trust.js: told before every run of the agent's code)
   let page = {};
@@ -50,7 +49,7 @@
   }
 
   function accessOf(cell) {
-    try { return accessIn(cell.sharedModel.getMetadata(KEY)); } catch { return null; }
+    try { return accessIn(cell.sharedModel.getMetadata(config.key)); } catch { return null; }
   }
 
   // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
@@ -73,7 +72,7 @@
     if (!log) return;
     let cellId = null, access = null;
     if (known_) ({ id: cellId, access } = known_);
-    else try { cellId = cell.id; access = accessIn(cell.sharedModel.getMetadata(KEY)); } catch { /* a disposed model */ }
+    else try { cellId = cell.id; access = accessIn(cell.sharedModel.getMetadata(config.key)); } catch { /* a disposed model */ }
     if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     if (revertDepth > 0 && kind === "edit") kind = "revert";
@@ -88,15 +87,15 @@
     // (repeats, lastTime) rather than pushed; Python's change log merges such changes into one entry anyway.
     const last = log[log.length - 1];
     if (kind === "output" && last && last.kind === "output" && last.cellId === cellId && last.agentWrite === agentWrite
-        && last.agentRun === agentRun && last.access === access && time - last.lastTime <= mergeSeconds) {
+        && last.agentRun === agentRun && last.access === access && time - last.lastTime <= config.mergeSeconds) {
       last.repeats++;
       last.lastTime = time;
       last.revision = revision;
       return;
     }
     log.push({ agentWrite, agentRun, kind, cellId, time, access, revision, droppedBefore: 0, repeats: 0, lastTime: time });
-    if (log.length > maxChanges) { // the oldest go; the oldest kept counts them, so Python can report the gap
-      const gone = log.splice(0, log.length - maxChanges);
+    if (log.length > config.maxChanges) { // the oldest go; the oldest kept counts them, so Python can report the gap
+      const gone = log.splice(0, log.length - config.maxChanges);
       log[0].droppedBefore += gone.reduce((n, c) => n + 1 + c.repeats + c.droppedBefore, 0);
     }
   }
@@ -213,8 +212,8 @@
   }
 
   const itemsFrom = (raw) => new Map(raw.map(([mime, text]) => {
-    if (binary.has(mime)) return [mime, { text, bytes: base64Length(text), binary: true }];
-    const clean = text.includes("\x1b") ? text.replace(ansi, "") : text;
+    if (config.binary.has(mime)) return [mime, { text, bytes: base64Length(text), binary: true }];
+    const clean = text.includes("\x1b") ? text.replace(config.ansi, "") : text;
     return [mime, { text: clean, bytes: utf8Length(clean), binary: false }];
   }));
 
@@ -392,7 +391,7 @@
       const cells = [], locks = [];
       for (let i = 0; i < m.cells.length; i++) {
         const cell = m.cells.get(i), shared = cell.sharedModel;
-        const access = accessIn(shared.getMetadata(KEY));
+        const access = accessIn(shared.getMetadata(config.key));
         if (access !== null) cells.push([i, cell.id, access]);
         // the standard nbformat locks ([id, editable, deletable] where either is false)
         const editable = shared.getMetadata("editable") !== false, deletable = shared.getMetadata("deletable") !== false;
@@ -400,7 +399,7 @@
       }
       walk = state.walk = { revision, cells, locks };
     }
-    return { path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
+    return { path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(config.key)), cells: walk.cells,
              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length };
   }
 
@@ -703,17 +702,13 @@
     return key;
   }
 
-  const failure = (error) => String(error?.message ?? error).slice(0, errorChars);
+  const failure = (error) => String(error?.message ?? error).slice(0, config.errorChars);
 
   const api = {
     // binaryMimes: JSON text [MIME type, ...] whose data is base64 (sizes are decoded bytes).
     configure(ansiPattern, binaryMimes, metadataKey, changeLogSize, errorLength, coalesceSeconds) {
-      ansi = new RegExp(ansiPattern, "g");
-      binary = new Set(JSON.parse(binaryMimes));
-      KEY = metadataKey;
-      maxChanges = changeLogSize;
-      errorChars = errorLength;
-      mergeSeconds = coalesceSeconds;
+      config = { ansi: new RegExp(ansiPattern, "g"), binary: new Set(JSON.parse(binaryMimes)), key: metadataKey,
+                 maxChanges: changeLogSize, mergeSeconds: coalesceSeconds, errorChars: errorLength };
     },
     // The loader's context, once (lab/ffi.py load_half): the only way the page's objects reach this half.
     attach(ctx) {
@@ -722,17 +717,14 @@
     // -- the open notebooks (the tracker's panels), as handles ---------------------------------------------
     // The current notebook panel's handle, or null.
     current() { return handleOf(page.tracker?.currentWidget ?? null); },
-    // The handle of the current notebook panel (currentViewed) or of the open one at this path (findViewed) and, in
-    // the same task, what accessState answers for that notebook when its change log is empty (nothing to take), so
-    // that the first read of a call step is not a second crossing: JSON text {handle, state: {...} | null} or null
-    // (no such panel). state is null while changes wait: accessState takes them.
+    // The current panel's (or the one open at path's) handle and, in the same crossing, what accessState answers
+    // for it: JSON text {handle, state: {...} | null (changes wait in its log: accessState takes them)} or null.
     currentViewed() { return viewed(page.tracker?.currentWidget ?? null); },
     findViewed(path) { return viewed(panelAt(path)); },
     // The open notebook panels' handles, as JSON text [handle, ...].
     panels() { return JSON.stringify(openPanels().map(handleOf)); },
-    // Open the notebook at path and resolve, once its context is ready, to its handle, or to null when what
-    // opened is not a document widget. activate: open it if needed and bring it to the front (the tracker's
-    // current); else open it in the background when it is not open. Rejects as JupyterLab's open does.
+    // Open the notebook at path (activate: also bring it to the front; else in the background when not open) and
+    // resolve, once its context is ready, to its handle, or to null when what opened is not a document widget.
     async open(path, activate) {
       let panel;
       const docs = page.docManager;
@@ -762,11 +754,9 @@
       if (!kernel) return null;
       return Promise.resolve().then(() => kernel.interrupt()).then(() => true, () => false);
     },
-    // Interrupt ("interrupt") or restart (anything else) the kernel. A restart goes through the person's own
-    // command (restartCommand on this panel, not brought to the front: JupyterLab asks its "Restart Kernel?"
-    // first), else, when the command is missing or did not find the panel, through apputils'
-    // SessionContextDialogs (the same dialog). Resolves to JSON text {outcome: "done" | "declined" (the dialog
-    // was declined) | "none" (no kernel) | "unavailable" (no restart on this page) | "failed", message?}.
+    // Interrupt ("interrupt") or restart the kernel; a restart goes through the person's own restartCommand (not
+    // brought to the front: JupyterLab asks "Restart Kernel?" first), else apputils' SessionContextDialogs. Resolves
+    // to JSON text {outcome: "done" | "declined" | "none" (no kernel) | "unavailable" | "failed", message?}.
     kernelAction(panel, action, restartCommand) {
       const session = panel.sessionContext;
       const kernel = session?.session?.kernel;
@@ -789,8 +779,7 @@
     // -- the person's side: following the open notebooks --------------------------------------------------
     // follow(sink): call sink(JSON text [kind, handle]) when the current notebook changes ("current", handle or
     // null) or one is added ("added"), and, for each panel watch() names, when it closes ("closed") or its active
-    // cell changes ("active"). follow(null) stops it all. (Clicks on the cell markers' buttons are reported by
-    // ui/dom.js, which made them.)
+    // cell changes ("active"). follow(null) stops it all.
     follow(sink) {
       for (const h of [...watched.keys()]) unwatch(h);
       for (const fn of following?.undo ?? []) { try { fn(); } catch { /* a tracker already gone */ } }
@@ -802,8 +791,7 @@
         link(page.tracker.widgetAdded, (_, panel) => emit("added", handleOf(panel))),
       ] };
     },
-    // Watch one panel for follow(): start tracking its notebook, report its closing and its active cell's changes.
-    // Watching it again does nothing.
+    // Watch one panel for follow() (again: nothing), its notebook tracked from now.
     watch(panel) {
       const h = handleOf(panel);
       if (!following || watched.has(h)) return;
@@ -814,8 +802,7 @@
         link(panel.content.activeCellChanged, () => emit("active", h)),
       ]);
     },
-    // dispose(): the session's worker is gone (the loader's watchdog): stop following the tracker and the panels and
-    // drop the burst listener (the notebooks' own change records stay, for the next session's reads).
+    // The session's worker is gone (the loader's watchdog): stop following and listening (the change logs stay).
     dispose() {
       api.follow(null);
       api.listen(null, 0);
@@ -839,15 +826,13 @@
     revision(panel) { return tracked.get(model(panel)).revision; },
     // Cell changes since the last call, oldest first, as JSON text (then forgotten).
     takeChanges(panel) { return JSON.stringify(takeChanges(model(panel))); },
-    // The same, with the notebook's path and stamp (a count of its metadata and cell-list changes: equal stamps,
-    // equal levels, threads and cell order): JSON text {path, changes, stamp}.
+    // The same as JSON text {path, changes, stamp} (equal stamps: equal levels, threads and cell order).
     takeChangesWithStamp(panel) {
       const m = model(panel);
       return JSON.stringify({ path: panel.context.path, changes: takeChanges(m), stamp: tracked.get(m).stamp });
     },
-    // What the person's side lists of each cell, as JSON text {revision, cells: [[id, type, first non-blank line
-    // of the first maxLines lines (at most maxChars characters), outputs]]}; null when the notebook's revision is
-    // still knownRevision (the caller's copy is current).
+    // What the person's side lists of each cell: JSON text {revision, cells: [[id, type, first non-blank line of the
+    // first maxLines (at most maxChars characters), outputs]]}; null while the revision is still knownRevision.
     cellInfos(panel, maxChars, maxLines, knownRevision) {
       const m = model(panel);
       const revision = tracked.get(m).revision;
@@ -881,18 +866,18 @@
       return null;
     },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
-    bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(KEY) ?? null); },
-    setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(KEY, JSON.parse(json))); },
+    bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(config.key) ?? null); },
+    setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(config.key, JSON.parse(json))); },
     cellBridgeMetadata(panel) {
-      const found = cellList(model(panel)).map((cell, i) => [i, cell.id, cell.sharedModel.getMetadata(KEY)]);
+      const found = cellList(model(panel)).map((cell, i) => [i, cell.id, cell.sharedModel.getMetadata(config.key)]);
       return JSON.stringify(found.filter(([, , value]) => value !== undefined));
     },
     setCellBridgeMetadata(panel, cellId, json) {
       const i = findIndex(panel, cellId);
       if (i < 0) return false;
       const shared = model(panel).cells.get(i).sharedModel;
-      if (json == null) shared.deleteMetadata(KEY);
-      else shared.setMetadata(KEY, JSON.parse(json));
+      if (json == null) shared.deleteMetadata(config.key);
+      else shared.setMetadata(config.key, JSON.parse(json));
       return true;
     },
     // Writes return the changed cell as JSON text (as cells() describes it, without outputs), null when no cell has
@@ -918,9 +903,8 @@
       written.revision = tracked.get(m).revision;
       return JSON.stringify(written);
     },
-    // The person's revert of an agent's edit (the Agent panel): write source into the cell as the person, the
-    // change recorded as kind "revert". Python checked that the cell still holds expectedSource; it is checked
-    // again here, in the same task as the write. Returns JSON text {ok: true} | {missing: id} | {changed: id}.
+    // The person's revert of an agent's edit (recorded as kind "revert"), when the cell still holds expectedSource
+    // (checked again in the write's task): JSON text {ok: true} | {missing: id} | {changed: id}.
     revertSource(panel, cellId, source, expectedSource) {
       const i = findIndex(panel, cellId);
       if (i < 0) return JSON.stringify({ missing: cellId });
@@ -1167,9 +1151,8 @@
       else if (editor && cursorJson) { notebook.mode = "edit"; editor.setCursorPosition(JSON.parse(cursorJson)); }
       return true;
     },
-    // Reveal a cell and outline one of its outputs (class webmcp-bridge-output-highlight, removed after ms).
-    // Returns "ok", "cell" (no cell has the id) or "output" (the cell has no output at that index). The
-    // check is on the model, synchronously; the outline follows once the notebook has scrolled to the cell.
+    // Reveal a cell and outline one of its outputs for ms (checked on the model at once, outlined once scrolled):
+    // "ok", "cell" (no cell has the id) or "output" (no output at that index).
     highlightOutput(panel, cellId, outputIndex, ms) {
       const index = findIndex(panel, cellId);
       if (index < 0) return "cell";
@@ -1187,9 +1170,8 @@
       });
       return "ok";
     },
-    // -- batched edits, code without a cell, text files ------------------------------------
-    // The notebook's revision and its cells' ids in order: JSON text {revision, ids} (what the bridge's Python
-    // resolves a batch's positions against, host/edit_plan.py).
+    // -- batched edits, code without a cell ------------------------------------
+    // JSON text {revision, ids: the cells' ids in order}: what host/edit_plan.py resolves a batch against.
     cellIds(panel) {
       const m = model(panel);
       return JSON.stringify({ revision: tracked.get(m).revision, ids: m.sharedModel.cells.map((cell) => cell.getId()) });
@@ -1301,19 +1283,15 @@
       runs.set(run, entry);
       return JSON.stringify({ run });
     },
-    // -- the kernel model (the loader's kernel_trust.js) ----------------------------------------------------
-    // JSON text {since: ms epoch} while the panel's kernel is the agent's (it ran the agent's code and has not
-    // restarted since), else null; how many kernels are the agent's; restarting them all (JSON text {restarted,
-    // failed}); JupyterLab's confirmation dialog with Python's texts (true: accepted).
+    // -- the kernel model: kernel_trust.js's answers (see there) --------------------------------------------------
     kernelOwner(panel) { return page.kernelTrust?.owner(panel) ?? null; },
     agentKernels() { return page.kernelTrust?.agentKernels() ?? 0; },
     restartAgentKernels() { return page.kernelTrust ? page.kernelTrust.restartAgentKernels() : Promise.resolve(JSON.stringify({ restarted: 0, failed: 0 })); },
     confirm(title, body, accept) { return page.kernelTrust ? page.kernelTrust.confirm(title, body, accept) : Promise.resolve(false); },
     // A promise of the run's JSON text {status, execution_count, reason} (runCode); null for an unknown run.
     runDone(run) { return runs.get(run)?.done ?? null; },
-    // JSON text {facts: the run's messages not yet sent to its sink (runCode's facts), sent: how many batches the
-    // sink was given}; then the run is stopped (what arrives later is not collected, the sink is no longer called)
-    // and forgotten. null for an unknown run.
+    // JSON text {facts: the run's facts not yet sent to its sink, sent: how many batches the sink was given}; the
+    // run is then stopped and forgotten. null for an unknown run.
     runFinish(run) {
       const entry = runs.get(run);
       if (!entry) return null;
@@ -1352,9 +1330,9 @@
             .map((o) => describeOutput(o, itemsFrom(rawTexts(o)), headBytes)),
           output_count: outputs.length,
         });
-        cellMetadata.push(cell?.metadata?.[KEY] ?? null);
+        cellMetadata.push(cell?.metadata?.[config.key] ?? null);
       });
-      return JSON.stringify({ metadata: content?.metadata?.[KEY] ?? null, cells: described, cellMetadata });
+      return JSON.stringify({ metadata: content?.metadata?.[config.key] ?? null, cells: described, cellMetadata });
     },
   };
 
