@@ -1,7 +1,5 @@
 // dialogs.js: the JS half of webmcp_bridge/lab/dialogs.py (webmcp_bridge/calls/dialogs.py holds every rule; this
-// only reads, clicks and reports). Evaluated once per dialog source by dialogs.py (lab/ffi.py load_half); the
-// expression's value is the object below. attach(ctx) takes Dialog from the loader's ctx.modules.apputils (the only
-// page object it holds); after that Python passes numbers and strings only.
+// only reads, clicks and reports). Its only page object is apputils' Dialog (attach).
 //
 // JupyterLab's Dialog (@jupyterlab/apputils) adds every dialog to the static Dialog.tracker when it is
 // constructed; launch() queues it behind the dialog on screen and attaches it to document.body when its turn
@@ -99,18 +97,14 @@
   }
 
   const api = {
-    // attach(ctx): the loader's context; JupyterLab's Dialog class is ctx.modules.apputils.Dialog (null without
-    // @jupyterlab/apputils in the share scope: then no dialog is ever reported).
+    // Without @jupyterlab/apputils in the share scope no dialog is ever reported.
     attach(ctx) {
       Dialog = ctx?.modules?.apputils?.Dialog ?? null;
     },
-    // available(): whether JupyterLab's Dialog (and its tracker) was found.
     available() { return !!tracker(); },
-    // watch(callback, onOpened): call callback() (once per burst, after a tick) when a dialog opens, is shown or
-    // closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its tracker in its
-    // constructor). Both are Python's listeners (proxies Python created; their return values are not used);
-    // unwatch() drops them.
-    // dispose(): the session's worker is gone (the loader's watchdog): stop watching, as unwatch().
+    // watch(callback, onOpened): Python's listeners: callback() once per burst (after a tick) when a dialog opens, is
+    // shown or closes; onOpened() synchronously when one is made. unwatch() drops them; so does dispose() (the
+    // session's worker is gone).
     dispose() { unwatch(); },
     watch(callback, onOpened) {
       unwatch();

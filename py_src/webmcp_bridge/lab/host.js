@@ -38,9 +38,8 @@
       KEY = metadataKey;
       errorChars = errorLength;
     },
-    // The page's facts for the server root's check (lab/server_root.py), JSON text {url, token}: url is the page
-    // config's (jupyter-config-data) string under configKey (the server extension sets it) or null, token the
-    // server settings' token (it authenticates requests to the server) or null. Python decides what they mean.
+    // The facts of lab/server_root.py's check, JSON text {url: the page config's string under configKey (the
+    // server extension sets it) | null, token: the server settings' token | null}.
     serverRoot(configKey) {
       let url = null;
       try {
@@ -85,11 +84,9 @@
       return JSON.stringify({ value: model.content.metadata?.[KEY] ?? null,
                               cells: cells.map((cell) => cell?.metadata?.[KEY] ?? null).filter((block) => block != null) });
     },
-    // The text of a file fetched with its content (JupyterLite keeps a file as text, JSON or base64): JSON text
-    // {kind: "directory" | "notebook" | "binary" | "text", text?}, or null when it cannot be read. "binary": base64
-    // content that is not strict UTF-8 (an upload of a text file is stored as base64), or no text content at all;
-    // JSON content is written back as JupyterLab's editor shows it (JSON.stringify). Python decides what counts as
-    // text.
+    // The text of a file (JupyterLite keeps one as text, JSON or base64): JSON text {kind: "directory" | "notebook" |
+    // "binary" | "text", text?}, or null when it cannot be read. "binary": base64 that is not strict UTF-8 (an upload
+    // of a text file is stored as base64) or no text at all; JSON content as JupyterLab's editor shows it.
     async fileText(path) {
       const m = await get(path, true);
       if (!m) return null;
@@ -111,9 +108,8 @@
       const context = textContext(path);
       return context ? String(context.model.sharedModel.getSource()) : null;
     },
-    // Write a text file: through the open editor's model, then saved, when one is open (the person sees the new
-    // text and JupyterLab does not later report the file as changed on disk); else a contents save as a text file.
-    // Resolves to JSON text {} or {error}.
+    // Write a text file: through the open editor's model, then saved (the person sees the new text, and JupyterLab
+    // does not report the file changed on disk), else a contents save. Resolves to JSON text {} or {error}.
     writeText(path, text) {
       const context = textContext(path);
       return settled(() => {

@@ -249,12 +249,9 @@
   const contextOf = (path) => tracker?.find((p) => p.context?.path === path)?.context ?? null;
 
   const api = {
-    // JSON text {prefix: the lock names' prefix, channel: the BroadcastChannel's name, secretKey: the localStorage
-    // key of the page secret, recountMs: when to count the other tabs once more after a message, saveWaitMs: how
-    // long a save waits for its lock, messageMs and messageChars: the age and length a message may have (ms,
-    // characters), warning: the text shown when a save went ahead without the lock ("%1": the path, "%2": the
-    // seconds waited), domain: the gettext domain the document manager's translator translates it with}.
-    // Then watches the attached tracker's notebook panels.
+    // JSON text {prefix (of the lock names), channel (the BroadcastChannel's name), secretKey (the page secret's
+    // localStorage key), recountMs, saveWaitMs, messageMs, messageChars, warning ("%1": the path, "%2": the seconds
+    // waited), domain (the warning's gettext domain)}; then watches the attached tracker's notebook panels.
     configure(text) {
       const given = JSON.parse(text);
       Object.assign(options, given);
@@ -272,19 +269,15 @@
       tracker.widgetAdded.connect((_, panel) => watch(panel, contents));
       query();
     },
-    // The loader's context, once: its notebook tracker, whose panels configure() starts watching (their saves go
-    // through the application's contents manager), JupyterLab's Notification and the document manager's translator.
     attach(ctx) {
       tracker = ctx?.tracker ?? null;
       contents = ctx?.app?.serviceManager?.contents ?? null;
       notification = ctx?.modules?.apputils?.Notification ?? null;
       translator = ctx?.docManager?.translator ?? null;
     },
-    // JSON text {others: other tabs with the path open (null: this browser cannot tell: no Web Locks, or no page
-    // secret), atomic: whether saves go through the lock, announced: {lastModified, hash} of the last save another
-    // tab announced | null, mine: {lastModified, hash} of the version this tab loaded or last saved}. From the last
-    // count; a new count starts for the next read. path: a notebook open in this page (its panel's context is read;
-    // none open: atomic false, mine empty).
+    // JSON text {others: other tabs with the path open (null: no Web Locks or no page secret), atomic: whether its
+    // saves go through the lock, announced: {lastModified, hash} of another tab's last save | null, mine:
+    // {lastModified, hash} this tab loaded or saved last}, from the last count (a new one starts for the next read).
     state(path) {
       const context = contextOf(path);
       query();
@@ -298,10 +291,9 @@
       await query();
       return stateOf(path);
     },
-    // Save the notebook open at path as the person's Save does (context.save()), and resolve to JSON text
-    // {outcome: "saved" | "overwritten" | "reverted" | "unguarded", lastModified, hash, unlocked: true when the save
-    // waited saveWaitMs for its lock and went ahead without it}, or {failed: {name, message}} when the save rejects
-    // (Cancel in "File Changed": an Error named ModalCancelError) or no notebook is open at path.
+    // Save the notebook open at path as the person's Save does: JSON text {outcome: "saved" | "overwritten" |
+    // "reverted" | "unguarded", lastModified, hash, unlocked?: true (went ahead without the lock)}, or {failed: {name,
+    // message}} (Cancel in "File Changed" rejects with ModalCancelError; no notebook open at path).
     async save(path) {
       const context = contextOf(path);
       if (!context) return JSON.stringify({ failed: { name: "NotebookGone", message: `no notebook open at ${path}` } });
