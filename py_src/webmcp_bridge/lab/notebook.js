@@ -1317,29 +1317,27 @@
       if (open() || saved?.type !== "notebook" || saved.content == null) return null;
       const content = saved.content;
       const cells = Array.isArray(content?.cells) ? content.cells : [];
-      const described = [];
-      const cellMetadata = [];
-      cells.forEach((cell, index) => {
+      const described = cells.map((cell, index) => {
         const type = ["code", "markdown", "raw"].includes(cell?.cell_type) ? cell.cell_type : "raw";
         const outputs = type === "code" && Array.isArray(cell.outputs) ? cell.outputs : [];
-        described.push({
+        return {
           id: typeof cell?.id === "string" ? cell.id : "", index, cell_type: type,
-          source: textOf(cell?.source ?? "").replace(/\r\n?/g, "\n"),
+          source: lineEnds(textOf(cell?.source ?? "")),
           execution_count: type === "code" && Number.isInteger(cell.execution_count) ? cell.execution_count : null,
           outputs: outputs.slice(0, maxOutputs).filter((o) => o && typeof o === "object")
             .map((o) => describeOutput(o, itemsFrom(rawTexts(o)), headBytes)),
           output_count: outputs.length,
-        });
-        cellMetadata.push(cell?.metadata?.[config.key] ?? null);
+        };
       });
+      const cellMetadata = cells.map((cell) => cell?.metadata?.[config.key] ?? null);
       return JSON.stringify({ metadata: content?.metadata?.[config.key] ?? null, cells: described, cellMetadata });
     },
   };
 
   // Every method but these takes a notebook's handle first: the wrapper hands it the panel (panelOf: an unknown or
   // dropped handle throws NotebookGone before the method runs).
-  const OFF_PANEL = new Set(["configure", "attach", "current", "currentViewed", "findViewed", "panels", "open", "follow",
-    "dispose", "unwatch", "documents", "listen", "agentKernels", "restartAgentKernels", "confirm", "runDone",
+  const OFF_PANEL = new Set(["configure", "attach", "current", "currentViewed", "findViewed", "panels", "open",
+    "follow", "dispose", "unwatch", "documents", "listen", "agentKernels", "restartAgentKernels", "confirm", "runDone",
     "runFinish", "savedNotebook"]);
   for (const [name, method] of Object.entries(api)) {
     if (!OFF_PANEL.has(name)) api[name] = (h, ...args) => method(panelOf(h), ...args);
