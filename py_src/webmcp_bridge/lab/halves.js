@@ -147,10 +147,8 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
 
   const respondAsync = async call => respond(call, true);
 
-  // dispose(): the worker of these halves is gone (the loader's watchdog stopped it): each half still in the table that
-  // has a dispose() undoes what it set up on the page (its panel, commands, menu items, listeners), newest first, so
-  // the next worker's session starts on a clean page; then the table is empty. A half's failure is logged, the
-  // others still go.
+  // The worker is gone (the loader's watchdog): each half's dispose() undoes what it set up on the page, newest first
+  // (a failure is logged, the others still go), so the next session starts on a clean page.
   function dispose() {
     for (const { name, half } of [...table.values()].reverse()) {
       if (typeof half.dispose !== 'function') continue;

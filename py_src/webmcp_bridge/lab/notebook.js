@@ -310,11 +310,8 @@
   }
 
   // Whether a Y.Doc transaction (after it ran) changed the doc: it deleted something, or some client's clock moved.
-  function changedSomething(transaction) {
-    if (transaction.deleteSet.clients.size > 0) return true;
-    for (const [client, clock] of transaction.afterState) if (transaction.beforeState.get(client) !== clock) return true;
-    return false;
-  }
+  const changedSomething = (transaction) => transaction.deleteSet.clients.size > 0
+    || [...transaction.afterState].some(([client, clock]) => transaction.beforeState.get(client) !== clock);
 
   function notifyListener() {
     listenTimer = null;
@@ -331,10 +328,7 @@
   // about a millisecond per walk).
   function idIndex(m) {
     const state = tracked.get(m);
-    if (!state.index) {
-      state.index = new Map();
-      for (let i = m.cells.length - 1; i >= 0; i--) state.index.set(m.cells.get(i).id, i); // the first cell of an id wins
-    }
+    state.index ??= new Map(cellList(m).map((cell, i) => [cell.id, i]).reverse()); // the first cell of an id wins
     return state.index;
   }
 

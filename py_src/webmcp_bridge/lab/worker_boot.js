@@ -80,15 +80,12 @@ function hookInstantiate({ compiled = null, growTo = 0 }) {
 }
 
 // -- The memory snapshot (docs/loader.md, "A memory snapshot") ---------------------------------------------------------
-// A site's build may add beside bridge.json a snapshot of this worker's Python after its imports (snapshot/snapshot.json
-// and the files it names: the memory, gzip; each wheel's native module, the side modules), made by this same file in
-// Chromium (`make`, below; sitebuild/snapshot.py). Restored, it replaces Python's initialisation and every import. Its
-// native modules must be at the addresses they had: each is loaded before the runtime starts, in the snapshot's order,
-// from its file (a blob URL), both when the snapshot is made and when it is restored, so the same allocations give the
-// same addresses and table slots. The file system is not in a snapshot: the wheels' files are unpacked again (as zip
-// archives: no module loaded). A snapshot that does not fit fails at its first use, not when restored: Python is
-// smoke-tested (pydantic-core validates, the bridge's wire module is there) before anything else, and any failure
-// starts Python normally; `ready` says which and why.
+// A site's build may add beside bridge.json a snapshot of this worker's Python after its imports (snapshot.json, the
+// gzipped memory, the wheels' native side modules), made by this file in Chromium (`make`; sitebuild/snapshot.py); it
+// replaces Python's initialisation and every import. The side modules must land at the addresses they had: each is
+// loaded before the runtime starts, in the snapshot's order, when made and when restored. The wheels' files are
+// unpacked again (the file system is not in a snapshot). A snapshot that does not fit fails at its first use, so
+// Python is smoke-tested first and any failure starts Python normally; `ready` says which and why.
 function preloading(runtime, sideModules) {
   const files = new Map(sideModules.map(side => [side.path, URL.createObjectURL(new Blob([side.bytes]))]));
   return async settings => {
@@ -250,10 +247,9 @@ tempfile._name_sequence = None
 sys.modules["webmcp_bridge.lab.wire"] is not None and pydantic.TypeAdapter(list[int]).validate_python([1, "2"]) == [1, 2]
 `;
 
-// Make the snapshot (the site's build asks, sitebuild/snapshot.py): Python started with the side modules preloaded as a
-// restore will preload them (`make.sideModules`: [{path, file}] relative to bridge.json), the wheels' files unpacked,
-// then webmcp_bridge.lab.session.warm() (every start-up import, the tools' schemas); the memory is posted back as
-// {type: "snapshot", bytes} (transferred).
+// Make the snapshot (sitebuild/snapshot.py): Python started with the side modules preloaded as a restore will
+// (`make.sideModules`: [{path, file}] relative to bridge.json), the wheels unpacked, then lab.session.warm() (every
+// start-up import, the tools' schemas); the memory is posted back as {type: "snapshot", bytes} (transferred).
 async function makeSnapshot(runtime, boot, manifest, manifestUrl, make, step) {
   const sideModules = await Promise.all(make.sideModules.map(async side => ({
     path: side.path, bytes: await bytesOf(new URL(side.file, manifestUrl).href) })));
