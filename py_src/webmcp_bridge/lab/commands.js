@@ -45,7 +45,7 @@
       }
       return true;
     },
-    // dispose(): remove every command and menu item this half added (newest first); the listeners go with them.
+    // Remove every command and menu item this half added (newest first).
     dispose() {
       for (const entry of [...added.values()].reverse()) {
         for (const disposable of entry.disposables.reverse()) {

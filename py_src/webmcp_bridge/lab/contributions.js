@@ -3,8 +3,7 @@
 (() => {
   let facts = { pageContributions: null, baseUrl: "", token: "" };
   return {
-    // attach(ctx): the page config's list as the loader read it (JSON text or null) and the application's server
-    // settings (serviceManager.serverSettings: its base URL and token, "" when none).
+    // the page config's list as the loader read it (JSON text or null), the server settings' base URL and token
     attach(ctx) {
       const server = ctx?.app?.serviceManager?.serverSettings;
       facts = {
@@ -13,7 +12,7 @@
         token: server?.token ? String(server.token) : "",
       };
     },
-    // site(): the facts as JSON text {pageContributions, baseUrl, token}.
+    // JSON text {pageContributions, baseUrl, token}.
     site() { return JSON.stringify(facts); },
   };
 })()

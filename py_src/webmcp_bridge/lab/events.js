@@ -3,7 +3,7 @@
 (() => {
   let emit = null; // the loader's ctx.emit (attach)
   return {
-    // attach(ctx): keeps the loader's emit (absent in an older loader: then nothing is sent).
+    // An older loader has no emit: then nothing is sent.
     attach(ctx) {
       emit = typeof ctx?.emit === "function" ? ctx.emit : null;
     },

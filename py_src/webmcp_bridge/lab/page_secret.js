@@ -5,11 +5,11 @@
     try { return globalThis.localStorage ?? null; } catch { return null; } // a sandboxed page may refuse access
   };
   return {
-    // get(key): the stored string, or null when there is none or the storage cannot be read.
+    // The stored string, or null when there is none or the storage cannot be read.
     get(key) {
       try { return storage()?.getItem(String(key)) ?? null; } catch { return null; }
     },
-    // set(key, value): store the string value. Returns false when the storage refused.
+    // false when the storage refused.
     set(key, value) {
       const store = storage();
       if (!store) return false;

@@ -25,27 +25,23 @@
 
   return {
     attach(loaderCtx) { ctx = loaderCtx; },
-    // connectPrompts(promptsJson): the loader's: how many prompts the runtime registered (0 when the loader has no
-    // prompts).
+    // The loader's: how many prompts the runtime registered (0 when the loader has none).
     connectPrompts(promptsJson) { return has("connectPrompts") ? ctx.connectPrompts(String(promptsJson)) : 0; },
     disconnectPrompts() { if (has("disconnectPrompts")) ctx.disconnectPrompts(); },
-    // connect(templatesJson, readListener): the loader's connectResources with this half's reader; keeps Python's
-    // listener. How many templates the runtime registered (0 when the loader has no resources).
+    // The loader's connectResources with this half's reader: how many templates it registered (0: no resources).
     connect(templatesJson, readListener) {
       if (!has("connectResources")) return 0;
       onRead = readListener;
       return ctx.connectResources(String(templatesJson), read);
     },
-    // disconnect(): the loader's disconnectResources; drops the listener (a read still waiting is answered when
-    // Python answers it).
+    // A read still waiting is answered when Python answers it.
     disconnect,
-    // dispose(): the session's worker is gone (the loader's watchdog): unregister its resources and prompts (the next
-    // session registers its own) and drop the listener.
+    // The session's worker is gone: unregister its resources and prompts (the next session registers its own).
     dispose() {
       disconnect();
       if (has("disconnectPrompts")) ctx.disconnectPrompts();
     },
-    // answer(id, text): read `id`'s JSON text; false when no read waits under that id.
+    // Read `id`'s JSON text; false when no read waits under that id.
     answer(id, text) {
       const resolve = waiting.get(id);
       if (!resolve) return false;

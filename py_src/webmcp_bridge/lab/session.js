@@ -14,11 +14,11 @@
         widgets: ctx?.modules?.widgets != null,
       });
     },
-    // setStatus(state, detail): the loader's status item (its setStatus; a loader without one: nothing).
+    // The loader's status item (a loader without one: nothing).
     setStatus(state, detail) {
       if (typeof ctx?.setStatus === 'function') ctx.setStatus(String(state), detail ?? null);
     },
-    // setDiagnostics(json): the problems of the site's own contributions, JSON text, to the loader's status item.
+    // The problems of the site's own contributions (JSON text), to the loader's status item.
     setDiagnostics(json) {
       if (typeof ctx?.setDiagnostics === 'function') ctx.setDiagnostics(String(json));
     },

@@ -12,7 +12,6 @@
   };
 
   return {
-    // attach(ctx): keeps ctx.app and ctx.modules.settingregistry.ISettingRegistry.
     attach(ctx) {
       app = ctx?.app ?? null;
       token = ctx?.modules?.settingregistry?.ISettingRegistry ?? null;
@@ -27,8 +26,7 @@
       settings = await registry.load(String(pluginId));
       return JSON.stringify({ state: "loaded", composite: settings.composite });
     },
-    // watch(onChanged): call onChanged(compositeJson) after every change of the loaded settings; false when none are
-    // loaded. unwatch() stops and drops the listener.
+    // Call onChanged(compositeJson) after every change of the loaded settings; false when none are loaded.
     watch(onChanged) {
       if (!settings) return false;
       if (listener) settings.changed.disconnect(changed);
@@ -37,9 +35,7 @@
       return true;
     },
     unwatch,
-    // dispose(): the session's worker is gone (the loader's watchdog): stop, as unwatch().
     dispose: unwatch,
-    // warn(text): one line to the page's console as a warning.
     warn(text) { console.warn(String(text)); },
   };
 })()

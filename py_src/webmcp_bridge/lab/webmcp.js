@@ -50,29 +50,25 @@
 
   const api = {
     attach(loaderCtx) { ctx = loaderCtx; },
-    // connect(definitionsJson, callListener, cancelListener, inputCap): the loader's connect with this half's
-    // dispatcher; keeps Python's two listeners. Returns the number of tools the loader asked for.
+    // The loader's connect with this half's dispatcher and Python's listeners: how many tools the loader asked for.
     connect(definitionsJson, callListener, cancelListener, inputCap) {
       onCall = callListener;
       onCancel = cancelListener;
       return ctx.connect(String(definitionsJson), dispatch, cancel, Number(inputCap) || 0);
     },
-    // disconnect(): the loader's disconnect (every tool unregistered); drops the listeners. Calls still waiting are
-    // answered when Python answers them.
+    // The loader's disconnect (every tool unregistered); calls still waiting are answered when Python answers them.
     disconnect() {
       ctx.disconnect();
       onCall = onCancel = null;
     },
-    // runtime(): the page's WebMCP runtime as the loader saw it: "native" (the browser's) or "mcp-b" (an MCP server in
-    // the page); Python shapes the results for it (webmcp.py structured_for).
+    // The page's WebMCP runtime as the loader saw it: "native" or "mcp-b" (webmcp.py structured_for).
     runtime() { return String(ctx.webmcpRuntime || "native"); },
-    // dispose(): the session's worker is gone (the loader's watchdog): drop the listeners and reject the calls still
-    // waiting for an answer; the tools stay registered, for the next session's connect.
+    // The session's worker is gone: reject the calls still waiting; the tools stay registered for the next session.
     dispose() {
       onCall = onCancel = null;
       for (const id of [...waiting.keys()]) settle(id, "error", "the bridge's worker was stopped");
     },
-    // fail(id, message): call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
+    // Call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
     fail(id, message) { return settle(id, "error", String(message)); },
     // reportCall(line) and emit(type, detailJson): the loader's, for a call that finished after its invocation.
     reportCall(line) { ctx.reportCall(String(line)); },
