@@ -53,7 +53,8 @@
   }
 
   // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
-  const accessIn = (block) => (block && typeof block === "object" && !Array.isArray(block) ? block.access ?? null : null);
+  const accessIn = (block) =>
+    (block && typeof block === "object" && !Array.isArray(block) ? block.access ?? null : null);
 
   // The cell models of a notebook model, as an array.
   const cellList = (m) => Array.from({ length: m.cells.length }, (_, i) => m.cells.get(i));
@@ -72,15 +73,13 @@
     if (!log) return;
     let cellId = null, access = null;
     if (known_) ({ id: cellId, access } = known_);
-    else try { cellId = cell.id; access = accessIn(cell.sharedModel.getMetadata(config.key)); } catch { /* a disposed model */ }
+    else try { cellId = cell.id; access = accessOf(cell); } catch { /* a disposed model */ }
     if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     if (revertDepth > 0 && kind === "edit") kind = "revert";
     const agentWrite = agentDepth > 0, agentRun = agentRuns.has(cellId), time = Date.now() / 1000;
     // code the agent wrote is the agent's whoever runs it: kernel_trust.js claims its kernel when the person does
-    if (agentWrite && cell && (kind === "edit" || kind === "insert" || kind === "type" || kind === "revert")) {
-      page.kernelTrust?.markAgentCell?.(cell);
-    }
+    if (agentWrite && cell && ["edit", "insert", "type", "revert"].includes(kind)) page.kernelTrust?.markAgentCell?.(cell);
     const revision = clock + 1; // the change's own update is counted right after
     // A stream of outputs (a print loop: one change per message) is one record: an output change of the same
     // cell with the same facts as the newest record, at most mergeSeconds after it, is counted into it
@@ -131,14 +130,12 @@
   }
 
   // -- line ends -------------------------------------------------------------------------------------------
-  // CodeMirror shows "\r\n" and a lone "\r" as one line break ("\n"), but JupyterLab's editor binding maps
-  // positions one to one between the editor and the cell's shared text: in a cell whose shared source holds
-  // CRs, the person's typing lands at the wrong place in the model and any write to the source throws in the
-  // binding after changing the model (the editor keeps the old text). So every cell's source is brought to
-  // what the editor shows (CRs replaced by "\n") as soon as the bridge sees the cell, and again before each
-  // of the agent's writes, in a transaction whose origin is the editor's own binding configuration (the
-  // binding then leaves the editor alone: it already shows exactly that text). Not a change of anyone's:
-  // nothing is recorded in the change log.
+  // CodeMirror shows "\r\n" and a lone "\r" as one line break, but JupyterLab's editor binding maps positions one
+  // to one between the editor and the shared text: with CRs in the source, the person's typing lands at the wrong
+  // place and any write throws in the binding after changing the model (the editor keeps the old text). So every
+  // cell's source is made what the editor shows (CRs as "\n") as soon as the bridge sees the cell and before each of
+  // the agent's writes, in a transaction whose origin is the binding's own configuration (which then leaves the
+  // editor alone). Not anyone's change: nothing is recorded.
   let quiet = 0; // > 0 while line ends are normalized: not recorded
   const lineEnds = (text) => text.replace(/\r\n?/g, "\n");
 
@@ -322,10 +319,8 @@
 
   const takeChanges = (m) => tracked.get(m).log.splice(0);
 
-  // cell id -> index of its first cell, per notebook model: built on the first lookup, dropped when the cell list
-  // changes (startTracking); a hit is checked against the live list and a miss walks the list afresh, so a lookup
-  // of a cell that is there is O(1) between changes of the list instead of a walk over every cell (1,000 cells:
-  // about a millisecond per walk).
+  // cell id -> index of its first cell, built on the first lookup and dropped when the cell list changes; a hit is
+  // checked against the live list, a miss walks afresh: O(1) between changes instead of a walk (1,000 cells: ~1 ms).
   function idIndex(m) {
     const state = tracked.get(m);
     state.index ??= new Map(cellList(m).map((cell, i) => [cell.id, i]).reverse()); // the first cell of an id wins
@@ -401,9 +396,8 @@
   // The notebook panel open at path in this page, or null.
   const panelAt = (path) => page.tracker?.find((p) => p.context?.path === path) ?? null;
 
-  // {handle, state} of a panel as JSON text, or null for no panel; state null while changes wait in its log (a
-  // lookup never takes them: accessState does, for the reader that uses them) or when the facts could not be read
-  // (accessState then reads them again and throws what fails)
+  // {handle, state} of a panel as JSON text, or null for no panel; state null while changes wait in its log (only
+  // accessState takes them) or when the facts could not be read (accessState reads them again and throws)
   function viewed(panel) {
     if (!panel) return null;
     let state = null;
@@ -449,14 +443,13 @@
     watched.delete(h);
   }
 
-  // The agent's executions of a cell: from the request until its reply (or failure), however long the tool
-  // call waits; changes of the cell's outputs and execution count meanwhile carry agentRun true.
   // The agent's code is about to reach the panel's kernel: from now until it restarts the kernel is the agent's
   // (kernel_trust.js keeps its outputs untrusted). Without the loader's kernelTrust no agent code runs.
   function claimKernel(panel) {
     if (!page.kernelTrust) throw named("KernelTrustMissing", "the page's kernel trust is not in place");
     page.kernelTrust.claim(panel);
   }
+  // The agent's executions of a cell, from the request until its reply (or failure): its changes carry agentRun.
   function beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); }
   function endAgentRun(cellId) {
     const left = (agentRuns.get(cellId) ?? 0) - 1;
@@ -887,15 +880,11 @@
       if (!normalizeCell(panel, model(panel).cells.get(i))) return JSON.stringify({ lineEnds: cellId });
       const refused = changedSince(panel, i, expectedSource);
       if (refused) return refused;
-      source = lineEnds(source);
       const m = model(panel);
       const shared = m.cells.get(i).sharedModel;
-      const before = shared.getSource();
-      asAgent(() => shared.setSource(source));
-      const written = JSON.parse(described(panel, i));
-      written.before = before; // the Agent panel's review and revert (changes/undo.py)
-      written.revision = tracked.get(m).revision;
-      return JSON.stringify(written);
+      const before = shared.getSource(); // for the Agent panel's review and revert (changes/undo.py)
+      asAgent(() => shared.setSource(lineEnds(source)));
+      return JSON.stringify({ ...describeCell(m.cells.get(i), i, 0, 0), before, revision: tracked.get(m).revision });
     },
     // The person's revert of an agent's edit (recorded as kind "revert"), when the cell still holds expectedSource
     // (checked again in the write's task): JSON text {ok: true} | {missing: id} | {changed: id}.
