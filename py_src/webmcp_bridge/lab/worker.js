@@ -72,36 +72,24 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
 
   const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
   const isThenable = value => value !== null && typeof value === 'object' && typeof value.then === 'function';
-  // the answer's text, or a promise of it when respond answered with a promise
-  const answerSync = message => {
-    try {
-      const body = respond(message);
-      if (isThenable(body)) return body.then(b => answerOf(message, b), error => answerOf(message, hostError(error)));
-      return answerOf(message, body);
-    } catch (error) { return answerOf(message, hostError(error)); }
-  };
-  const answerAsync = async message => {
-    try { return answerOf(message, await respondAsync(message)); } catch (error) { return answerOf(message, hostError(error)); }
-  };
   // the answer's text to a request's text (a promise of it when the responder's answer is one), the request counted
   const answer = (text, sync) => {
     let message;
     try { message = JSON.parse(text); } catch { return JSON.stringify({ id: -1, ...wireError('the request is not JSON') }); }
     crossings.count(String(message.method));
-    return sync ? answerSync(message) : answerAsync(message);
+    try {
+      const body = (sync ? respond : respondAsync)(message);
+      if (isThenable(body)) return body.then(b => answerOf(message, b), error => answerOf(message, hostError(error)));
+      return answerOf(message, body);
+    } catch (error) { return answerOf(message, hostError(error)); }
   };
   // write an answer's bytes into the shared buffer when they fit, else ask for a bigger one; the state last
   const publish = bytes => {
-    if (bytes.length <= data.length) {
-      data.set(bytes); // TextEncoder.encodeInto refuses shared memory: encode, then copy
-      Atomics.store(ctl, 1, bytes.length);
-      Atomics.store(ctl, 0, OK);
-      pending = null;
-    } else {
-      pending = bytes;
-      Atomics.store(ctl, 1, bytes.length);
-      Atomics.store(ctl, 0, TOO_BIG);
-    }
+    const fits = bytes.length <= data.length;
+    if (fits) data.set(bytes); // TextEncoder.encodeInto refuses shared memory: encode, then copy
+    pending = fits ? null : bytes;
+    Atomics.store(ctl, 1, bytes.length);
+    Atomics.store(ctl, 0, fits ? OK : TOO_BIG);
     Atomics.notify(ctl, 0);
   };
 
