@@ -257,8 +257,7 @@
     return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
   }
 
-  // Bytes as base64: the browser's own encoder, else in chunks (String.fromCharCode takes a bounded number of
-  // arguments).
+  // Bytes as base64: the browser's own encoder, else in chunks (String.fromCharCode takes a bounded argument count).
   function toBase64(bytes) {
     if (typeof bytes.toBase64 === "function") return bytes.toBase64();
     let binaryText = "";
@@ -306,7 +305,6 @@
     });
   }
 
-  // Whether a Y.Doc transaction (after it ran) changed the doc: it deleted something, or some client's clock moved.
   const changedSomething = (transaction) => transaction.deleteSet.clients.size > 0
     || [...transaction.afterState].some(([client, clock]) => transaction.beforeState.get(client) !== clock);
 
@@ -358,9 +356,8 @@
     };
   }
 
-  // A write's refusal when cell `index` holds something other than `expected`, the source Python checked (line
-  // ends made LF on both sides, as the reads and writes keep them): JSON text {changed: the cell as it is}; null
-  // when it holds that, or when expected is null (the caller checked nothing).
+  // A write's refusal when cell `index` holds something other than `expected` (null: nothing checked), line ends made
+  // LF on both sides: JSON text {changed: the cell as it is}, else null.
   function changedSince(panel, index, expected) {
     const cell = model(panel).cells.get(index);
     if (expected == null || lineEnds(cell.sharedModel.getSource()) === lineEnds(String(expected))) return null;
@@ -644,8 +641,6 @@
         const name = cs[i];
         if (name.startsWith("--")) continue;
         const value = cs.getPropertyValue(name);
-        // an inherited property is written where it differs from the parent's (else the copy inherits it); the
-        // others where they differ from a plain element's
         if ((values.has(name) && parentValues ? parentValues : plain).get(name) !== value) style += `${name}:${value};`;
       }
       if (style) el.setAttribute("style", kept(style));
@@ -692,7 +687,7 @@
   const failure = (error) => String(error?.message ?? error).slice(0, config.errorChars);
 
   const api = {
-    // binaryMimes: JSON text [MIME type, ...] whose data is base64 (sizes are decoded bytes).
+    // binaryMimes: JSON text [MIME type, ...]
     configure(ansiPattern, binaryMimes, metadataKey, changeLogSize, errorLength, coalesceSeconds) {
       config = { ansi: new RegExp(ansiPattern, "g"), binary: new Set(JSON.parse(binaryMimes)), key: metadataKey,
                  maxChanges: changeLogSize, mergeSeconds: coalesceSeconds, errorChars: errorLength };
