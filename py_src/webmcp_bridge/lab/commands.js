@@ -1,10 +1,7 @@
 // commands.js: the JS half of the application commands the bridge's Python adds (lab/sharing.py's share command):
-// JupyterLab's command registry and context menu. Evaluated once per owner (lab/ffi.py load_half); the expression's
-// value is the object below. attach(ctx) keeps the application and its notebook tracker.
-//
-// JupyterLab asks a command synchronously whether it is enabled (when a menu opens) and needs the answer at once,
-// so this half answers from a fact of the page it reads itself (see `enabled` below). Running a command calls Python's listener onExecute(id), whose return value is
-// not used (in a worker it becomes an event). Python decides what a command does.
+// JupyterLab's command registry and context menu (lab/ffi.py load_half). JupyterLab asks synchronously whether a
+// command is enabled (when a menu opens), so this half answers from a fact of the page it reads itself; running a
+// command calls Python's listener onExecute(id) (its return value unused: in a worker, an event).
 (() => {
   let app = null;
   let tracker = null;
@@ -22,7 +19,6 @@
   }
 
   const api = {
-    // attach(ctx): keeps ctx.app and ctx.tracker.
     attach(ctx) {
       app = ctx?.app ?? null;
       tracker = ctx?.tracker ?? null;
@@ -35,10 +31,7 @@
       const options = JSON.parse(optionsJson);
       const entry = { enabled: String(options.enabled ?? "always"), disposables: [] };
       added.set(id, entry);
-      const isEnabled = () => {
-        if (entry.enabled === "output-selection") return outputSelected();
-        return true;
-      };
+      const isEnabled = () => entry.enabled !== "output-selection" || outputSelected();
       entry.disposables.push(app.commands.addCommand(id, {
         label: String(options.label),
         ...(options.caption ? { caption: String(options.caption) } : {}),
@@ -52,7 +45,7 @@
       }
       return true;
     },
-    // dispose(): remove every command and menu item this half added (newest first); the listeners go with them.
+    // Remove every command and menu item this half added (newest first).
     dispose() {
       for (const entry of [...added.values()].reverse()) {
         for (const disposable of entry.disposables.reverse()) {

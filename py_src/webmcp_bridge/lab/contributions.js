@@ -1,12 +1,9 @@
-// contributions.js: the JS half of webmcp_bridge/lab/contributions.py: the loader's facts about the site that Python
-// needs to find the site's own contribution files. Evaluated once per session by contributions.py (lab/ffi.py
-// load_half); the expression's value is the object below. attach(ctx) keeps the facts; Python fetches the files
-// itself (fetch exists on the page's main thread and in a worker alike) and decides everything.
+// contributions.js: the JS half of webmcp_bridge/lab/contributions.py: the loader's facts Python needs to find the
+// site's own contribution files (Python fetches them itself and decides everything).
 (() => {
   let facts = { pageContributions: null, baseUrl: "", token: "" };
   return {
-    // attach(ctx): the page config's list as the loader read it (JSON text or null) and the application's server
-    // settings (serviceManager.serverSettings: its base URL and token, "" when none).
+    // the page config's list as the loader read it (JSON text or null), the server settings' base URL and token
     attach(ctx) {
       const server = ctx?.app?.serviceManager?.serverSettings;
       facts = {
@@ -15,7 +12,7 @@
         token: server?.token ? String(server.token) : "",
       };
     },
-    // site(): the facts as JSON text {pageContributions, baseUrl, token}.
+    // JSON text {pageContributions, baseUrl, token}.
     site() { return JSON.stringify(facts); },
   };
 })()

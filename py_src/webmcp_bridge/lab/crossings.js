@@ -1,16 +1,10 @@
-// The bridge's one crossing counter (docs/ARCHITECTURE.md, "Crossings of one call"). Every JS place a call from the
-// bridge's Python arrives at counts it here, by name: the loader's functions in its ctx and each answer handed back
-// to it (lite/extension/static/remoteEntry.js), the methods of each JS half Python evaluates (lab/ffi.py load_half,
-// through the loader's window.webmcpBridge.countCalls), and the worker's requests (lab/worker.js). Each counter's
-// json() is what window.webmcpBridge.crossings[name]() returns. The worker's own side counts the same crossings in
-// Python (webmcp_bridge/lab/remote_half.py RemoteHalves.crossings), in the same {name: count} form.
+// The bridge's one crossing counter (docs/ARCHITECTURE.md, "Crossings of one call"): the loader's ctx functions and
+// answers (lite/extension/static/remoteEntry.js), each JS half's methods (lab/ffi.py load_half) and the worker's
+// requests (lab/worker.js) count here, by name; json() is what window.webmcpBridge.crossings[name]() returns (the
+// worker's side counts in Python, lab/remote_half.py, in the same {name: count} form).
 //
-// crossingCounter() -> {count(name), counted(name, fn), countAll(api), json()}:
-//   count(name)         one crossing of `name`
-//   counted(name, fn)   fn wrapped so that each call of it is one crossing of `name` (arguments and result as they are)
-//   countAll(api)       every function property of the object `api` replaced, in place, by counted(its key, it); api
-//   json()              the counts as JSON text {name: count}, names never crossed left out (not counted itself)
-// Nothing here throws; a name is any string.
+// crossingCounter() -> {count(name): one crossing, counted(name, fn): fn counting each call, countAll(api): every
+// function property of api replaced in place by counted(its key, it) (returns api), json(): JSON text {name: count}}.
 export function crossingCounter() {
   const counts = {};
   const count = name => { counts[name] = (counts[name] ?? 0) + 1; };

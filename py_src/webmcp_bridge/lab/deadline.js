@@ -1,14 +1,10 @@
-// The page's timer for the alarm of webmcp_bridge/core/alarm.py (its docstring says why): evaluated by
-// lab/deadline.py in the realm the bridge's Python runs in (the page's main thread or the bridge's worker), never
-// on the other side of the worker's wire. Carries no decision: Python says when and which signal.
+// The page's timer for the alarm of webmcp_bridge/core/alarm.py (its docstring says why), evaluated by
+// lab/deadline.py in the realm the bridge's Python runs in. Python says when and which signal.
 //
-// (pyodide) => {start(seconds, signum), stop()}:
-//   start  from now on the runtime's interrupt buffer reads 0 until `seconds` have passed (performance.now()), then
-//          `signum` once (CPython's signal check clears what it read); the buffer before is consulted first, so an
-//          interrupt someone else requests through it still arrives
-//   stop   the buffer before is put back
-// The buffer is Pyodide's public setInterruptBuffer's; CPython reads element 0 at each signal check
-// (Module.Py_EmscriptenSignalBuffer[0]) and writes 0 after a non-zero read.
+// (pyodide) => {start(seconds, signum), stop()}: start makes the runtime's interrupt buffer (setInterruptBuffer; CPython
+// reads element 0 at each signal check and writes 0 after a non-zero read) read 0 until `seconds` have passed, then
+// `signum` once; the buffer set before is consulted first, so an interrupt someone else requests still arrives. stop
+// puts that buffer back.
 (pyodide => {
   let before = null; // the interrupt buffer set before start(), if any
   let deadline = Infinity;

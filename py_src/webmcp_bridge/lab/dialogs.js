@@ -1,7 +1,5 @@
 // dialogs.js: the JS half of webmcp_bridge/lab/dialogs.py (webmcp_bridge/calls/dialogs.py holds every rule; this
-// only reads, clicks and reports). Evaluated once per dialog source by dialogs.py (lab/ffi.py load_half); the
-// expression's value is the object below. attach(ctx) takes Dialog from the loader's ctx.modules.apputils (the only
-// page object it holds); after that Python passes numbers and strings only.
+// only reads, clicks and reports). Its only page object is apputils' Dialog (attach).
 //
 // JupyterLab's Dialog (@jupyterlab/apputils) adds every dialog to the static Dialog.tracker when it is
 // constructed; launch() queues it behind the dialog on screen and attaches it to document.body when its turn
@@ -22,6 +20,7 @@
   const seen = new WeakMap(); // dialog widget -> {id, inputAgoMs}
   let lastInput = -Infinity; // performance.now() of the person's last key or pointer press
   const onInput = (event) => { if (event.isTrusted) lastInput = performance.now(); };
+  const tracker = () => Dialog?.tracker ?? null; // JupyterLab's tracker of every dialog made
 
   function info(dialog) {
     let entry = seen.get(dialog);
@@ -37,28 +36,28 @@
     scheduled = true;
     setTimeout(() => {
       scheduled = false;
-      if (notify) notify();
+      notify?.();
     }, 0);
   }
 
   function onAdded(_tracker, dialog) {
     info(dialog); // record the gesture state now, when the dialog opens
-    if (opened) opened();
+    opened?.();
     changed();
   }
 
   function open() {
     const found = [];
-    if (Dialog && Dialog.tracker) Dialog.tracker.forEach((dialog) => { if (!dialog.isDisposed) found.push(dialog); });
+    tracker()?.forEach((dialog) => { if (!dialog.isDisposed) found.push(dialog); });
     return found;
   }
 
-  const text = (node, max) => String((node && node.textContent) || '').replace(/\s+/g, ' ').trim().slice(0, max);
+  const text = (node, max = Infinity) => String(node?.textContent || '').replace(/\s+/g, ' ').trim().slice(0, max);
 
   function describe(dialog, max) {
     const node = dialog.node;
     const body = node.querySelector('.jp-Dialog-body');
-    const bodyText = String((body && body.textContent) || '').replace(/\s+/g, ' ').trim();
+    const bodyText = text(body);
     const field = body && body.querySelector('input, textarea, select');
     let input = null;
     if (field) {
@@ -89,8 +88,8 @@
   }
 
   function unwatch() {
-    if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.disconnect(onAdded);
-    if (observer) observer.disconnect();
+    tracker()?.widgetAdded.disconnect(onAdded);
+    observer?.disconnect();
     observer = null;
     for (const type of ['pointerdown', 'keydown']) document.removeEventListener(type, onInput, true);
     notify = null;
@@ -98,33 +97,27 @@
   }
 
   const api = {
-    // attach(ctx): the loader's context; JupyterLab's Dialog class is ctx.modules.apputils.Dialog (null without
-    // @jupyterlab/apputils in the share scope: then no dialog is ever reported).
+    // Without @jupyterlab/apputils in the share scope no dialog is ever reported.
     attach(ctx) {
       Dialog = ctx?.modules?.apputils?.Dialog ?? null;
     },
-    // available(): whether JupyterLab's Dialog (and its tracker) was found.
-    available() {
-      return !!(Dialog && Dialog.tracker);
-    },
-    // watch(callback, onOpened): call callback() (once per burst, after a tick) when a dialog opens, is shown or
-    // closes, and onOpened() synchronously when one is made (JupyterLab's Dialog adds itself to its tracker in its
-    // constructor). Both are Python's listeners (proxies Python created; their return values are not used);
-    // unwatch() drops them.
-    // dispose(): the session's worker is gone (the loader's watchdog): stop watching, as unwatch().
+    available() { return !!tracker(); },
+    // watch(callback, onOpened): Python's listeners: callback() once per burst (after a tick) when a dialog opens, is
+    // shown or closes; onOpened() synchronously when one is made. unwatch() drops them; so does dispose() (the
+    // session's worker is gone).
     dispose() { unwatch(); },
     watch(callback, onOpened) {
       unwatch();
       notify = callback;
       opened = onOpened ?? null;
-      if (Dialog && Dialog.tracker) Dialog.tracker.widgetAdded.connect(onAdded);
+      tracker()?.widgetAdded.connect(onAdded);
       observer = new MutationObserver((records) => {
         const isDialog = (n) => n.nodeType === 1 && n.classList.contains('jp-Dialog');
         if (records.some((r) => [...r.addedNodes, ...r.removedNodes].some(isDialog))) changed();
       });
       observer.observe(document.body, { childList: true });
       for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, onInput, true);
-      return !!(Dialog && Dialog.tracker);
+      return !!tracker();
     },
     unwatch,
     // The open dialogs, oldest first, as JSON text: [{id, title, body, bodyCut, shown, inputAgoMs (null: no input yet),

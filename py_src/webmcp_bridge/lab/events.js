@@ -1,10 +1,9 @@
 // events.js: the JS half of webmcp_bridge/lab/events.py: the page's kernel-run events, handed to the loader's
-// emit(type, detailJson), which dispatches them on window. Evaluated once per session by events.py (lab/ffi.py
-// load_half); the expression's value is the object below. Python decides what an event holds.
+// emit(type, detailJson), which dispatches them on window. Python decides what an event holds.
 (() => {
   let emit = null; // the loader's ctx.emit (attach)
   return {
-    // attach(ctx): keeps the loader's emit (absent in an older loader: then nothing is sent).
+    // An older loader has no emit: then nothing is sent.
     attach(ctx) {
       emit = typeof ctx?.emit === "function" ? ctx.emit : null;
     },

@@ -1,35 +1,27 @@
-// The JS halves on the page for the bridge's worker (docs/WORKER.md, "The remote half"): the worker's
-// Python (webmcp_bridge/lab/remote_half.py, through lab/ffi.py load_half) asks for a half by name; this evaluates it
-// here, on the page's main thread, attaches it once to the loader's ctx, keeps it in a table by number and runs the
-// worker's calls of its methods. It carries data only: what to call is the worker's Python's decision.
+// The JS halves on the page for the bridge's worker (docs/WORKER.md, "The remote half"): the worker's Python
+// (lab/remote_half.py, through lab/ffi.py load_half) asks for a half by name; this evaluates it on the page's main
+// thread, attaches it once to the loader's ctx, keeps it in a table by number and runs the worker's calls of its
+// methods. It carries data only: what to call is the worker's Python's decision.
 //
 // createHalves({ctx, sourcesUrl, post}) -> {owns(call), respond(call), respondAsync(call), dispose(), crossings(name)}:
-//   ctx          the loader's ctx (what load_half's attach(ctx) receives on the main thread); null: no half may ask
-//                to be attached
-//   sourcesUrl   the folder of the halves' sources, same origin as the page (the labextension's static/halves/,
-//                which holds webmcp_bridge/lab/<file>.js as the wheel does)
+//   ctx          the loader's ctx (what attach(ctx) receives); null: no half may ask to be attached
+//   sourcesUrl   the folder of the halves' sources, same origin as the page (the labextension's static/halves/)
 //   post(text)   sends an event to the worker (lab/worker.js's event): a callback's call
-// owns(call) tells whether a request of the worker is one of these (target "halves" or "half:<n>"); respond and
-// respondAsync are lab/worker.js's responders for them (synchronous and asynchronous requests); crossings(name) is
-// a half's count of calls as JSON text {method: count} (also published as window.webmcpBridge.crossings[name] when
-// the loader's window.webmcpBridge is there), counted by the bridge's one counter (crossings.js beside this file);
-// dispose() undoes the halves' work on the page once their worker is gone (below).
+// owns(call): whether a request is one of these (target "halves" or "half:<n>"); respond and respondAsync are
+// lab/worker.js's responders for them; crossings(name): a half's count of calls as JSON text {method: count} (also
+// window.webmcpBridge.crossings[name]); dispose() undoes the halves' work on the page once their worker is gone.
 //
-// Requests (the envelope of webmcp_bridge/lab/messages.py; args positional):
-//   {target: "halves", method: "load", args: [package, filename, attach]}  -> {value: n}. The source is fetched from
-//     sourcesUrl (one fetch per file, kept), evaluated as one expression named
-//     "//# sourceURL=webmcp-bridge/<package path>/<filename>" (load_half's name), attach(ctx) called once when asked,
-//     then its methods counted under <filename without .js>. Answered asynchronously (a promise: lab/worker.js
-//     publishes the answer once it settles; the worker waits, the page does not).
-//   {target: "halves", method: "drop", args: [n]}  -> {value: whether the half n was in the table}: forgotten here
-//     (its owner in the worker is done with it; a listener it holds stays until the owner unwatched it).
-//   {target: "half:<n>", method, args: [JSON value | {callback: k}, ...]}  -> {value: a JSON value}. {callback: k}
-//     is passed as a function that posts {event: "callback", id: k, args: [...its arguments as JSON]}. A synchronous
-//     request answers the method's value; a method that returns a promise then is refused (a wire error; the promise
-//     is left to settle, its rejection caught) and must be called by an asynchronous request, which answers once it
-//     settled.
-// Errors take the envelope's form {error: {kind, code, message, details}} (worker.js wireError, hostError): "wire" for a request this cannot run (an
-// unknown half or method, a bad name, a failed fetch, no attach, an answer that is not a JSON value, a promise to a
+// Requests (the envelope of lab/messages.py; args positional):
+//   {target: "halves", method: "load", args: [package, filename, attach]}  -> {value: n}: the source fetched from
+//     sourcesUrl (once per file), evaluated as one expression named "//# sourceURL=webmcp-bridge/<package
+//     path>/<filename>", attach(ctx) called when asked, its methods counted under <filename without .js>. Answered
+//     by a promise (lab/worker.js publishes it once settled; the worker waits, the page does not).
+//   {target: "halves", method: "drop", args: [n]}  -> {value: whether half n was in the table}: forgotten here.
+//   {target: "half:<n>", method, args: [JSON value | {callback: k}, ...]}  -> {value: a JSON value}. {callback: k} is
+//     passed as a function that posts {event: "callback", id: k, args: [its arguments as JSON]}. A method's promise
+//     answers an asynchronous request once settled; to a synchronous one it is refused (its rejection caught).
+// Errors: {error: {kind, code, message, details}} (worker.js wireError, hostError): "wire" for a request this cannot
+// run (an unknown half or method, a bad name, a failed fetch, no attach, an answer not JSON, a promise to a
 // synchronous request), "host" for what the half threw (code: the error's name).
 import { crossingCounter } from './crossings.js';
 import { hostError, wireError } from './worker.js';
@@ -132,8 +124,9 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
 
   const owns = call => call.target === 'halves' || String(call.target).startsWith(PREFIX);
 
-  // a synchronous request: a value, or (load only) a promise of the answer
-  function respond(call) {
+  // a synchronous request: a value, or (load only) a promise of the answer; settle (an asynchronous request): a
+  // method's promise is answered once it settled
+  function respond(call, settle = false) {
     try {
       if (call.target === 'halves') {
         if (call.method === 'drop') return { value: table.delete(Array.isArray(call.args) ? call.args[0] : null) };
@@ -143,33 +136,19 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
       const { entry, method, args } = prepare(call);
       let value;
       try { value = entry.half[method](...args); } catch (error) { return hostError(error); }
-      if (isThenable(value)) {
-        Promise.resolve(value).catch(() => {}); // settles unobserved: its rejection is not the page's error
-        throw new Refused(`${entry.name}.${method} returned a promise: await it (lab/ffi.py awaiting)`);
-      }
-      return answer(entry, method, value);
+      if (!isThenable(value)) return answer(entry, method, value);
+      if (settle) return Promise.resolve(value).then(done => answer(entry, method, done), hostError).catch(failure);
+      Promise.resolve(value).catch(() => {}); // settles unobserved: its rejection is not the page's error
+      throw new Refused(`${entry.name}.${method} returned a promise: await it (lab/ffi.py awaiting)`);
     } catch (error) {
       return failure(error);
     }
   }
 
-  // an asynchronous request: a promise of the answer, once the method's promise settled
-  async function respondAsync(call) {
-    if (call.target === 'halves') return respond(call);
-    try {
-      const { entry, method, args } = prepare(call);
-      let value;
-      try { value = await entry.half[method](...args); } catch (error) { return hostError(error); }
-      return answer(entry, method, value);
-    } catch (error) {
-      return failure(error);
-    }
-  }
+  const respondAsync = async call => respond(call, true);
 
-  // dispose(): the worker of these halves is gone (the loader's watchdog stopped it): each half still in the table that
-  // has a dispose() undoes what it set up on the page (its panel, commands, menu items, listeners), newest first, so
-  // the next worker's session starts on a clean page; then the table is empty. A half's failure is logged, the
-  // others still go.
+  // The worker is gone (the loader's watchdog): each half's dispose() undoes what it set up on the page, newest first
+  // (a failure is logged, the others still go), so the next session starts on a clean page.
   function dispose() {
     for (const { name, half } of [...table.values()].reverse()) {
       if (typeof half.dispose !== 'function') continue;

@@ -1,10 +1,6 @@
 // host.js: the JS half of webmcp_bridge/lab/host.py (the host protocol's application half): the workspace's files
-// through JupyterLab's contents service, and text documents open in an editor.
-//
-// Evaluated once per host by host.py (lab/ffi.py load_half), which hands it the loader's context once (attach(ctx):
-// the application and the document manager) and the bridge's metadata key (configure). After that Python passes
-// paths and text and gets JSON text, strings or promises of them back: the contents models stay here. A contents
-// call that rejects (no such file, no permission) answers null for a read; a write answers {error: message} (cut to
+// through JupyterLab's contents service, and text documents open in an editor. Python passes paths and text and gets
+// JSON text back (the contents models stay here); a read that rejects answers null, a write {error: message} (cut to
 // the length Python gave). Python decides what the facts mean (a folder, too large, not text).
 (() => {
   let contents = null; // the contents manager (attach)
@@ -13,7 +9,9 @@
   let KEY = null; // the bridge's metadata key (configure)
   let errorChars = 0; // characters of a failure's message handed to Python (configure)
 
-  const failed = (error) => JSON.stringify({ error: String(error?.message ?? error).slice(0, errorChars) });
+  // a write: JSON text {} once write() settled, {error} when it threw or rejected
+  const settled = (write) => Promise.resolve().then(write).then(
+    () => "{}", (error) => JSON.stringify({ error: String(error?.message ?? error).slice(0, errorChars) }));
   const kindOf = (type) => (type === "directory" ? "directory" : type === "notebook" ? "notebook" : "file");
 
   async function get(path, content) {
@@ -31,7 +29,6 @@
   }
 
   const api = {
-    // The loader's context, once (lab/ffi.py load_half).
     attach(ctx) {
       contents = ctx?.app?.serviceManager?.contents ?? null;
       settings = ctx?.app?.serviceManager?.serverSettings ?? null;
@@ -41,9 +38,8 @@
       KEY = metadataKey;
       errorChars = errorLength;
     },
-    // The page's facts for the server root's check (lab/server_root.py), JSON text {url, token}: url is the page
-    // config's (jupyter-config-data) string under configKey (the server extension sets it) or null, token the
-    // server settings' token (it authenticates requests to the server) or null. Python decides what they mean.
+    // The facts of lab/server_root.py's check, JSON text {url: the page config's string under configKey (the
+    // server extension sets it) | null, token: the server settings' token | null}.
     serverRoot(configKey) {
       let url = null;
       try {
@@ -88,11 +84,9 @@
       return JSON.stringify({ value: model.content.metadata?.[KEY] ?? null,
                               cells: cells.map((cell) => cell?.metadata?.[KEY] ?? null).filter((block) => block != null) });
     },
-    // The text of a file fetched with its content (JupyterLite keeps a file as text, JSON or base64): JSON text
-    // {kind: "directory" | "notebook" | "binary" | "text", text?}, or null when it cannot be read. "binary": base64
-    // content that is not strict UTF-8 (an upload of a text file is stored as base64), or no text content at all;
-    // JSON content is written back as JupyterLab's editor shows it (JSON.stringify). Python decides what counts as
-    // text.
+    // The text of a file (JupyterLite keeps one as text, JSON or base64): JSON text {kind: "directory" | "notebook" |
+    // "binary" | "text", text?}, or null when it cannot be read. "binary": base64 that is not strict UTF-8 (an upload
+    // of a text file is stored as base64) or no text at all; JSON content as JupyterLab's editor shows it.
     async fileText(path) {
       const m = await get(path, true);
       if (!m) return null;
@@ -114,20 +108,18 @@
       const context = textContext(path);
       return context ? String(context.model.sharedModel.getSource()) : null;
     },
-    // Write a text file: through the open editor's model, then saved, when one is open (the person sees the new
-    // text and JupyterLab does not later report the file as changed on disk); else a contents save as a text file.
-    // Resolves to JSON text {} or {error}.
+    // Write a text file: through the open editor's model, then saved (the person sees the new text, and JupyterLab
+    // does not report the file changed on disk), else a contents save. Resolves to JSON text {} or {error}.
     writeText(path, text) {
       const context = textContext(path);
-      const write = context
-        ? Promise.resolve().then(() => { context.model.sharedModel.setSource(text); return context.save(); })
-        : Promise.resolve().then(() => contents.save(path, { type: "file", format: "text", content: text }));
-      return write.then(() => "{}", failed);
+      return settled(() => {
+        if (!context) return contents.save(path, { type: "file", format: "text", content: text });
+        context.model.sharedModel.setSource(text);
+        return context.save();
+      });
     },
     // Save a contents model (JSON text {type, format, content}) at path: resolves to JSON text {} or {error}.
-    saveModel(path, modelJson) {
-      return Promise.resolve().then(() => contents.save(path, JSON.parse(modelJson))).then(() => "{}", failed);
-    },
+    saveModel(path, modelJson) { return settled(() => contents.save(path, JSON.parse(modelJson))); },
   };
 
   return api;

@@ -1,35 +1,30 @@
-// kernel_trust.js: the page's half of the kernel model (docs/SECURITY.md, "The kernel"): which kernels the agent
-// has run code in, and keeping every output such a kernel puts in a notebook untrusted (JupyterLab's sanitizer: no
-// script, no handler), whoever started the run and whichever cell it lands in; a notebook file's own "trusted" flags
-// are dropped as it is read (JupyterLite has no notary, and a Jupyter server's notary key is a file the kernel can
-// read and write).
+// kernel_trust.js: the page's half of the kernel model (docs/SECURITY.md, "The kernel"): which kernels the agent has
+// run code in, and keeping every output such a kernel puts in a notebook untrusted (JupyterLab's sanitizer: no script,
+// no handler), whoever started the run and whichever cell it lands in. A notebook file's own "trusted" flags are
+// dropped as it is read (JupyterLite has no notary; a Jupyter server's notary key is a file the kernel can write).
+// The loader imports it before JupyterLab activates its plugin, so it is in place before any notebook opens.
 //
-// An ES module the loader imports before JupyterLab activates its plugin, so it is in place before any notebook
-// opens (a file's trust flag and a trusted output render when the notebook is read, long before the bridge's Python
-// starts). createKernelTrust({app, tracker, modules}) -> the object the loader puts in its ctx as kernelTrust:
-//   claim(panel)        the panel's kernel is the agent's from now until the page restarts it (the kernel's own
-//                       status messages, which its code can forge on a Jupyter server, end nothing) or it is shut
-//                       down: called by notebook.js right before it sends the agent's code (a cell run or code
-//                       without a cell) to that kernel. Every code cell of every notebook on that kernel is made
-//                       untrusted at once (so an update_display cannot re-render an older trusted output with the
-//                       agent's HTML), and stays so. Returns false when the panel has no kernel.
-//   markAgentCell(cell) the cell model's source is the agent's (notebook.js, on the agent's write): when the person
-//                       runs it (NotebookActions.executionScheduled, before the request is sent), its kernel is
-//                       claimed as above, for that code is the agent's whoever runs it
+// createKernelTrust({app, tracker, modules}) -> the loader's ctx.kernelTrust:
+//   claim(panel)        the panel's kernel is the agent's until the page restarts it or it is shut down (the kernel's
+//                       own status messages, forgeable by its code, end nothing); notebook.js calls it right before it
+//                       sends the agent's code. Every code cell of every notebook on that kernel is made untrusted at
+//                       once (an update_display cannot re-render an older trusted output with the agent's HTML).
+//                       false when the panel has no kernel.
+//   markAgentCell(cell) the cell's source is the agent's: when the person runs it (executionScheduled, before the
+//                       request is sent) its kernel is claimed, for that code is the agent's whoever runs it
 //   owner(panel)        JSON text {since: ms epoch} while the panel's kernel is the agent's, else null
 //   agentKernels()      how many kernels are the agent's now
-//   restartAgentKernels()  restart each of them through one of its sessions (SessionContext.restartKernel, no
-//                       dialog: the person confirmed already); resolves to JSON text {restarted, failed}
-//   confirm(title, body, accept)  JupyterLab's dialog with Cancel and a warning button `accept`: resolves to true
-//                       when the person accepted (the texts are the bridge's Python's, shown as text)
-//   onChange(fn)        fn() after any change of the set above (the Agent panel redraws); returns the undo
-// How an output stays untrusted: each code cell's output area model gets its own content factory, which creates an
-// output model untrusted while the cell's notebook is on an agent's kernel (the one path every output of JupyterLab's
-// output area takes: add, update_display's set, the trusted setter's re-creation); and a cell JupyterLab marks
-// trusted (its execute does, before the request is sent) is made untrusted again in the same task, its saved
-// "trusted" flag removed, so a save does not carry it (a Jupyter server would sign the file). The person's Trust
-// command (notebook:trust) is let through while it runs: what is there then becomes trusted; the next output of
-// such a kernel in that cell makes the cell untrusted again.
+//   restartAgentKernels()  restart each (SessionContext.restartKernel, no dialog: the person confirmed already):
+//                       JSON text {restarted, failed}
+//   confirm(title, body, accept)  JupyterLab's dialog (Cancel, warning button `accept`, the texts shown as text):
+//                       true when accepted
+//   onChange(fn)        fn() after any change of the set above; returns the undo
+// How an output stays untrusted: each code cell's output area model gets a content factory that creates the output
+// model untrusted while the notebook is on an agent's kernel (the one path every output takes: add, update_display,
+// the trusted setter's re-creation); a cell JupyterLab marks trusted (its execute does, before the request) is made
+// untrusted again in the same task, its saved "trusted" flag removed (a Jupyter server would sign the file). The
+// person's Trust command (notebook:trust) is let through while it runs; the next output of such a kernel in that
+// cell makes it untrusted again.
 const TRUST_COMMAND = 'notebook:trust';
 
 export function createKernelTrust({ app, tracker, modules = {}, now = () => Date.now() }) {

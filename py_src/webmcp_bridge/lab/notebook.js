@@ -1,51 +1,42 @@
 // notebook.js: the JS half of the JupyterLab adapter (webmcp_bridge/lab/notebook.py): plain reads and writes on
 // a live notebook, so each step of a tool call crosses from Python to JS once.
 //
-// Evaluated once per host by notebook.py (lab/ffi.py load_half), which hands it the loader's context once
-// (attach(ctx): the tracker, the application, the document manager, the modules) and configures it with
-// everything Python decides (the ANSI pattern, the binary MIME types, the metadata key, the bounds of the change
-// log and of a quoted error). After that Python passes primitives and JSON text only, and gets primitives, JSON
-// text or promises of them back: a notebook panel is named by a handle (a string issued here from this half's own
-// table: handle -> panel, dropped when the panel is disposed; a dropped or unknown handle throws an Error named
-// NotebookGone, which Python answers as "no such notebook"). So the same half can run on the page's main thread
-// while the bridge's Python runs in a worker (docs/WORKER.md, "Handles instead of JS objects").
-// Reads extract plain data from the live model (ids, types, sources, output sizes, raw
-// slices of output text) as JSON text; Python cuts heads and pages (UTF-8 rules in core/limits.py) and decides
-// who made a change from the facts recorded here. Writes take a cell id and return null when no cell has it.
-// The output shapes mirror webmcp_bridge/core/nbjson.py: stream -> one text/plain item, error -> the traceback
-// lines joined by "\n", execute_result/display_data -> one item per MIME type; text is ANSI-stripped before it
-// is measured; sizes are UTF-8 bytes (binary MIME types: decoded base64 bytes).
+// notebook.py evaluates it once per host (lab/ffi.py load_half), attaches the loader's ctx and configures it with what
+// Python decides (the ANSI pattern, binary MIME types, metadata key, bounds). Then only primitives and JSON text
+// cross: a panel is named by a handle (this half's table, dropped when the panel is disposed; an unknown handle
+// throws NotebookGone), so the half can serve Python in a worker (docs/WORKER.md, "Handles instead of JS objects").
+// Reads return plain facts; Python cuts heads and pages (core/limits.py) and decides who made a change from the
+// facts recorded here. Output shapes mirror core/nbjson.py; text is ANSI-stripped before it is measured; sizes are
+// UTF-8 bytes (binary MIME types: decoded base64 bytes).
 (() => {
   const encoder = new TextEncoder();
+  // configure's: ansi (the pattern stripped from text), binary (MIME types whose data is base64), key (the bridge's
+  // metadata key), maxChanges (what a notebook's log keeps until Python takes it), mergeSeconds (output changes of
+  // one cell this close are one record), errorChars (of a failed kernel request's message handed to Python)
   // eslint-disable-next-line no-control-regex -- an ANSI escape sequence starts with ESC (U+001B)
-  let ansi = /\x1b\[[0-?]*[ -/]*[@-~]/g;
-  let binary = new Set();
+  let config = { ansi: /\x1b\[[0-?]*[ -/]*[@-~]/g, binary: new Set(), key: null, maxChanges: 0, mergeSeconds: 0,
+                 errorChars: 0 };
   const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
-  const revisions = new WeakMap(); // notebook model -> revision: the page-wide update clock at its last change
-  const accessWalks = new WeakMap(); // notebook model -> {revision, cells, locks}: accessState's walk at that revision
+  // notebook model -> what is kept of it from the first time a method reaches it (startTracking): {panel,
+  // revision: the page-wide update clock at its last change, stamp: count of its metadata and cell-list changes
+  // (what levels, threads and markers read), log: [change as record() writes it] (bounded, drained by Python),
+  // known: [{id, access}] by index as before the latest change of its cell list, walk: accessState's walk
+  // {revision, cells, locks}, index: Map cell id -> index (idIndex)}
+  const tracked = new WeakMap();
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
-  let KEY = null; // the bridge's metadata key (configure)
-  let maxChanges = 0; // how many changes a notebook's log keeps until Python takes them (configure)
-  let mergeSeconds = 0; // output changes of one cell this close (seconds) are one record (record, configure)
-  let errorChars = 0; // characters of a failed kernel request's message handed to Python (configure)
-  let tracker = null; // JupyterLab's notebook tracker (attach)
-  let app = null; // the JupyterLab application (attach): its commands
-  let docs = null; // the document manager (attach): opening notebooks
-  let contents = null; // the contents manager (attach): saved notebooks
-  let modules = {}; // the loader's modules (attach): @jupyterlab/cells' CodeCell, @jupyterlab/apputils' dialogs
-  let kernelTrust = null; // the loader's kernel_trust.js (attach): told before every run of the agent's code
+  // the loader's ctx (attach): tracker, app, docManager, modules (@jupyterlab/cells' CodeCell, apputils' dialogs),
+  // kernelTrust (kernel_trust.js: told before every run of the agent's code)
+  let page = {};
   const byHandle = new Map(); // handle -> notebook panel, until the panel is disposed
   const handles = new WeakMap(); // notebook panel -> its handle
   const runs = new Map(); // run id -> a runCode run not finished yet (runDone, runFinish)
   let nextRun = 0;
-  let following = null; // follow(): {sink, emit, undo: [fn]} of the person's side
+  let following = null; // follow(): {emit, undo: [fn]} of the person's side
   const watched = new Map(); // handle -> [fn] undoing watch(handle)
-  const stamps = new WeakMap(); // notebook model -> count of its metadata and cell-list changes (what levels, threads and markers read)
   let listener = null; // listen(): Python's callback, called once per burst of changes of tracked notebooks
   let listenDelay = 0; // ms from a burst's first change to the callback (listen)
   let listenTimer = null;
   const changedPanels = new Set(); // ids of the panels changed since the callback last ran
-  const changeLogs = new WeakMap(); // notebook model -> [change as record() writes it], bounded, drained by Python
   const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
   let revertDepth = 0; // > 0 while the person's revert (revertSource) writes: its edit is recorded as kind "revert"
@@ -57,61 +48,58 @@
     try { return fn(); } finally { agentDepth--; }
   }
 
-  const known = new WeakMap(); // notebook model -> [{id, access}] by index, as before the latest change of its cell list
-
   function accessOf(cell) {
-    try {
-      const block = cell.sharedModel.getMetadata(KEY);
-      return block && typeof block === "object" ? block.access ?? null : null;
-    } catch { return null; }
+    try { return accessIn(cell.sharedModel.getMetadata(config.key)); } catch { return null; }
   }
 
+  // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
+  const accessIn = (block) =>
+    (block && typeof block === "object" && !Array.isArray(block) ? block.access ?? null : null);
+
+  // The cell models of a notebook model, as an array.
+  const cellList = (m) => Array.from({ length: m.cells.length }, (_, i) => m.cells.get(i));
+
   function remember(m) {
-    const list = [];
-    for (let i = 0; i < m.cells.length; i++) list.push({ id: m.cells.get(i).id, access: accessOf(m.cells.get(i)) });
-    known.set(m, list);
+    tracked.get(m).known = cellList(m).map((cell) => ({ id: cell.id, access: accessOf(cell) }));
   }
 
   // A removed cell's model no longer answers (its shared map is gone): its id and access come from `known`.
   function recordRemoved(m, first, count) {
-    for (const gone of (known.get(m) ?? []).slice(first, first + count)) record(m, "delete", null, gone);
+    for (const gone of tracked.get(m).known.slice(first, first + count)) record(m, "delete", null, gone);
   }
 
   function record(m, kind, cell, known_ = null) {
-    const log = changeLogs.get(m);
+    const log = tracked.get(m)?.log;
     if (!log) return;
-    let cellId = null, block = null;
-    if (known_) { cellId = known_.id; block = { access: known_.access }; }
-    else try { cellId = cell.id; block = cell.sharedModel.getMetadata(KEY); } catch { /* a disposed model */ }
+    let cellId = null, access = null;
+    if (known_) ({ id: cellId, access } = known_);
+    else try { cellId = cell.id; access = accessOf(cell); } catch { /* a disposed model */ }
     if (cellId == null || (quiet > 0 && kind === "edit")) return; // a line-end normalization is nobody's change
     // the facts Python decides the actor from: inside an agent's write, in a cell the agent is running
     if (revertDepth > 0 && kind === "edit") kind = "revert";
     const agentWrite = agentDepth > 0, agentRun = agentRuns.has(cellId), time = Date.now() / 1000;
     // code the agent wrote is the agent's whoever runs it: kernel_trust.js claims its kernel when the person does
-    if (agentWrite && cell && (kind === "edit" || kind === "insert" || kind === "type" || kind === "revert")) {
-      kernelTrust?.markAgentCell?.(cell);
-    }
-    const access = block && typeof block === "object" ? block.access ?? null : null;
+    if (agentWrite && cell && ["edit", "insert", "type", "revert"].includes(kind)) page.kernelTrust?.markAgentCell?.(cell);
     const revision = clock + 1; // the change's own update is counted right after
     // A stream of outputs (a print loop: one change per message) is one record: an output change of the same
     // cell with the same facts as the newest record, at most mergeSeconds after it, is counted into it
     // (repeats, lastTime) rather than pushed; Python's change log merges such changes into one entry anyway.
     const last = log[log.length - 1];
     if (kind === "output" && last && last.kind === "output" && last.cellId === cellId && last.agentWrite === agentWrite
-        && last.agentRun === agentRun && last.access === access && time - last.lastTime <= mergeSeconds) {
+        && last.agentRun === agentRun && last.access === access && time - last.lastTime <= config.mergeSeconds) {
       last.repeats++;
       last.lastTime = time;
       last.revision = revision;
       return;
     }
     log.push({ agentWrite, agentRun, kind, cellId, time, access, revision, droppedBefore: 0, repeats: 0, lastTime: time });
-    if (log.length > maxChanges) { // the oldest go; the oldest kept counts them, so Python can report the gap
-      const gone = log.splice(0, log.length - maxChanges);
+    if (log.length > config.maxChanges) { // the oldest go; the oldest kept counts them, so Python can report the gap
+      const gone = log.splice(0, log.length - config.maxChanges);
       log[0].droppedBefore += gone.reduce((n, c) => n + 1 + c.repeats + c.droppedBefore, 0);
     }
   }
 
-  const bump = (m) => stamps.set(m, (stamps.get(m) ?? 0) + 1);
+  const bump = (m) => { tracked.get(m).stamp++; };
 
   // Make a code cell untrusted: its outputs are re-created untrusted (the model's own trusted setter) and the
   // trusted flag JupyterLab writes into the cell's metadata is removed, so a save and reload keeps it untrusted.
@@ -124,7 +112,7 @@
     cell.sharedModel.changed.connect((_, change) => {
       if (change.metadataChange) {  // keep the remembered access current (a hidden cell stays hidden once deleted)
         bump(m);
-        const entry = (known.get(m) ?? []).find((k) => k.id === cell.id);
+        const entry = tracked.get(m).known.find((k) => k.id === cell.id);
         if (entry) entry.access = accessOf(cell);
       }
       if (change.sourceChange) {
@@ -142,14 +130,12 @@
   }
 
   // -- line ends -------------------------------------------------------------------------------------------
-  // CodeMirror shows "\r\n" and a lone "\r" as one line break ("\n"), but JupyterLab's editor binding maps
-  // positions one to one between the editor and the cell's shared text: in a cell whose shared source holds
-  // CRs, the person's typing lands at the wrong place in the model and any write to the source throws in the
-  // binding after changing the model (the editor keeps the old text). So every cell's source is brought to
-  // what the editor shows (CRs replaced by "\n") as soon as the bridge sees the cell, and again before each
-  // of the agent's writes, in a transaction whose origin is the editor's own binding configuration (the
-  // binding then leaves the editor alone: it already shows exactly that text). Not a change of anyone's:
-  // nothing is recorded in the change log.
+  // CodeMirror shows "\r\n" and a lone "\r" as one line break, but JupyterLab's editor binding maps positions one
+  // to one between the editor and the shared text: with CRs in the source, the person's typing lands at the wrong
+  // place and any write throws in the binding after changing the model (the editor keeps the old text). So every
+  // cell's source is made what the editor shows (CRs as "\n") as soon as the bridge sees the cell and before each of
+  // the agent's writes, in a transaction whose origin is the binding's own configuration (which then leaves the
+  // editor alone). Not anyone's change: nothing is recorded.
   let quiet = 0; // > 0 while line ends are normalized: not recorded
   const lineEnds = (text) => text.replace(/\r\n?/g, "\n");
 
@@ -187,37 +173,23 @@
 
   // CRs arriving in a cell after the bridge saw it (another extension or a kernel payload setting the source; the
   // person's typing never brings any) are made LF too, once the change that brought them is over.
-  const panels = new WeakMap(); // notebook model -> its panel (startTracking)
   function lateLineEnds(m, cell) {
     if (quiet > 0 || !cell.sharedModel.getSource().includes("\r")) return;
     queueMicrotask(() => {
-      try { const panel = panels.get(m); if (panel) normalizeCell(panel, cell); } catch { /* the cell is gone */ }
+      try { normalizeCell(tracked.get(m).panel, cell); } catch { /* the cell is gone */ }
     });
   }
 
   // Returns the ids of the cells still holding CRs (their editor's binding not found).
   function normalizeAll(panel, fresh = false) {
-    const cells = model(panel).cells, stuck = [];
-    for (let i = 0; i < cells.length; i++) if (!normalizeCell(panel, cells.get(i), fresh)) stuck.push(cells.get(i).id);
-    return stuck;
+    return cellList(model(panel)).filter((cell) => !normalizeCell(panel, cell, fresh)).map((cell) => cell.id);
   }
 
   const textOf = (v) => (typeof v === "string" ? v : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : JSON.stringify(v));
 
-  // UTF-8 length of s (a lone surrogate counts 3 bytes, as TextEncoder writes U+FFFD). A long text is measured by
-  // the browser's encoder, several times faster than a loop over its characters (a 16 MB stream output: a few ms).
-  function utf8Length(s) {
-    if (s.length > 4096) return encoder.encode(s).length;
-    let n = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0x80) n += 1;
-      else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
-      else n += 3;
-    }
-    return n;
-  }
+  // UTF-8 length of s (a lone surrogate counts 3 bytes, as TextEncoder writes U+FFFD): the browser's encoder is
+  // several times faster than a loop over the characters (a 16 MB stream output: a few ms).
+  const utf8Length = (s) => encoder.encode(s).length;
 
   // Decoded size of base64 text, whitespace ignored. Most base64 in a notebook has no whitespace: looking for each
   // character \s matches (String.includes, a fast native scan) spares copying the text without it (13 MB of images
@@ -236,17 +208,11 @@
     return Object.entries(json.data ?? {}).map(([m, v]) => [m, textOf(v)]);
   }
 
-  function itemsFrom(raw) {
-    const items = new Map();
-    for (const [mime, text] of raw) {
-      if (binary.has(mime)) items.set(mime, { text, bytes: base64Length(text), binary: true });
-      else {
-        const clean = text.includes("\x1b") ? text.replace(ansi, "") : text;
-        items.set(mime, { text: clean, bytes: utf8Length(clean), binary: false });
-      }
-    }
-    return items;
-  }
+  const itemsFrom = (raw) => new Map(raw.map(([mime, text]) => {
+    if (config.binary.has(mime)) return [mime, { text, bytes: base64Length(text), binary: true }];
+    const clean = text.includes("\x1b") ? text.replace(config.ansi, "") : text;
+    return [mime, { text: clean, bytes: utf8Length(clean), binary: false }];
+  }));
 
   function itemsOf(outputModel) {
     const json = outputModel.toJSON();
@@ -291,12 +257,9 @@
     return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
   }
 
+  // Bytes as base64: the browser's own encoder, else in chunks (String.fromCharCode takes a bounded argument count).
   function toBase64(bytes) {
-    return typeof bytes.toBase64 === "function" ? bytes.toBase64() : base64Of(bytes);
-  }
-
-  // Bytes as base64 (in chunks: String.fromCharCode takes a bounded number of arguments).
-  function base64Of(bytes) {
+    if (typeof bytes.toBase64 === "function") return bytes.toBase64();
     let binaryText = "";
     for (let i = 0; i < bytes.length; i += 0x8000) binaryText += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     return btoa(binaryText);
@@ -305,51 +268,45 @@
   // The panel's notebook model, tracked (revisions, change log) from the first time any method reaches it.
   function model(panel) {
     const m = panel.context.model;
-    if (!revisions.has(m)) startTracking(panel, m);
+    if (!tracked.has(m)) startTracking(panel, m);
     return m;
   }
 
   // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
   // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
   function startTracking(panel, m) {
-    revisions.set(m, clock);
-    panels.set(m, panel);
-    stamps.set(m, 0);
+    const state = { panel, revision: clock, stamp: 0, log: [], known: [], walk: null, index: null };
+    tracked.set(m, state);
     const id = handleOf(panel);
     // afterTransaction, not "update": Yjs encodes each transaction as a binary update only while the doc has an
     // "update" listener, which made a large output cost a second copy. A transaction counts when it changed
     // something: Yjs' own test before it emits "update" (a deletion, or a client's clock moved).
     m.sharedModel.ydoc.on("afterTransaction", (transaction) => {
       if (!changedSomething(transaction)) return;
-      revisions.set(m, ++clock);
+      state.revision = ++clock;
       if (!listener) return;
       changedPanels.add(id);
       listenTimer ??= setTimeout(notifyListener, listenDelay);
     });
     m.sharedModel.metadataChanged?.connect(() => bump(m));
-    changeLogs.set(m, []);
-    for (let i = 0; i < m.cells.length; i++) watchCell(m, m.cells.get(i));
+    for (const cell of cellList(m)) watchCell(m, cell);
     remember(m);
     normalizeAll(panel, true);
     m.cells.changed.connect((_, change) => {
-      indexCache.delete(m);
+      state.index = null;
       if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); if (!retyping) record(m, "insert", cell); normalizeCell(panel, cell, true); }
       else if (change.type === "remove") { if (!retyping) recordRemoved(m, change.oldIndex, change.oldValues.length); }
       else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
       bump(m);
       remember(m);
     });
-    panel.context.saveState.connect((_, state) => {
-      if (state === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
+    panel.context.saveState.connect((_, saving) => {
+      if (saving === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
     });
   }
 
-  // Whether a Y.Doc transaction (after it ran) changed the doc: it deleted something, or some client's clock moved.
-  function changedSomething(transaction) {
-    if (transaction.deleteSet.clients.size > 0) return true;
-    for (const [client, clock] of transaction.afterState) if (transaction.beforeState.get(client) !== clock) return true;
-    return false;
-  }
+  const changedSomething = (transaction) => transaction.deleteSet.clients.size > 0
+    || [...transaction.afterState].some(([client, clock]) => transaction.beforeState.get(client) !== clock);
 
   function notifyListener() {
     listenTimer = null;
@@ -358,29 +315,14 @@
     if (listener && ids.length) listener(JSON.stringify(ids));
   }
 
-  function takeChanges(m) {
-    const log = changeLogs.get(m) ?? [];
-    const taken = [...log];
-    log.length = 0;
-    return taken;
-  }
+  const takeChanges = (m) => tracked.get(m).log.splice(0);
 
-  // The raw access value of a bridge metadata block: block.access when the block is a JSON object, else null.
-  const accessIn = (block) => (block && typeof block === "object" && !Array.isArray(block) && block.access != null ? block.access : null);
-
-  // cell id -> index of its first cell, per notebook model: built on the first lookup, dropped when the cell list
-  // changes (startTracking); a hit is checked against the live list and a miss walks the list afresh, so a lookup
-  // of a cell that is there is O(1) between changes of the list instead of a walk over every cell (1,000 cells:
-  // about a millisecond per walk).
-  const indexCache = new WeakMap();
+  // cell id -> index of its first cell, built on the first lookup and dropped when the cell list changes; a hit is
+  // checked against the live list, a miss walks afresh: O(1) between changes instead of a walk (1,000 cells: ~1 ms).
   function idIndex(m) {
-    let map = indexCache.get(m);
-    if (!map) {
-      map = new Map();
-      for (let i = 0; i < m.cells.length; i++) { const id = m.cells.get(i).id; if (!map.has(id)) map.set(id, i); }
-      indexCache.set(m, map);
-    }
-    return map;
+    const state = tracked.get(m);
+    state.index ??= new Map(cellList(m).map((cell, i) => [cell.id, i]).reverse()); // the first cell of an id wins
+    return state.index;
   }
 
   function findIndex(panel, cellId) {
@@ -388,7 +330,7 @@
     const i = idIndex(m).get(cellId);
     if (i !== undefined && i < m.cells.length && m.cells.get(i).id === cellId) return i;
     // not there, or stale (never expected: the list's own signal drops the map): walk afresh before answering
-    indexCache.delete(m);
+    tracked.get(m).index = null;
     return idIndex(m).get(cellId) ?? -1;
   }
 
@@ -414,9 +356,8 @@
     };
   }
 
-  // A write's refusal when cell `index` holds something other than `expected`, the source Python checked (line
-  // ends made LF on both sides, as the reads and writes keep them): JSON text {changed: the cell as it is}; null
-  // when it holds that, or when expected is null (the caller checked nothing).
+  // A write's refusal when cell `index` holds something other than `expected` (null: nothing checked), line ends made
+  // LF on both sides: JSON text {changed: the cell as it is}, else null.
   function changedSince(panel, index, expected) {
     const cell = model(panel).cells.get(index);
     if (expected == null || lineEnds(cell.sharedModel.getSource()) === lineEnds(String(expected))) return null;
@@ -430,36 +371,35 @@
   // accessState's facts of a panel's notebook, as an object (its change log taken).
   function accessFacts(panel) {
     const m = model(panel);
-    const revision = revisions.get(m) ?? 0;
-    let walk = accessWalks.get(m);
+    const state = tracked.get(m), revision = state.revision;
+    let walk = state.walk;
     if (!walk || walk.revision !== revision) {
       const cells = [], locks = [];
       for (let i = 0; i < m.cells.length; i++) {
         const cell = m.cells.get(i), shared = cell.sharedModel;
-        const access = accessIn(shared.getMetadata(KEY));
+        const access = accessIn(shared.getMetadata(config.key));
         if (access !== null) cells.push([i, cell.id, access]);
         // the standard nbformat locks ([id, editable, deletable] where either is false)
         const editable = shared.getMetadata("editable") !== false, deletable = shared.getMetadata("deletable") !== false;
         if (!editable || !deletable) locks.push([cell.id, editable, deletable]);
       }
-      walk = { revision, cells, locks };
-      accessWalks.set(m, walk);
+      walk = state.walk = { revision, cells, locks };
     }
-    return { path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(KEY)), cells: walk.cells,
+    return { path: panel.context.path, revision, notebook: accessIn(m.sharedModel.getMetadata(config.key)), cells: walk.cells,
              changes: takeChanges(m), locks: walk.locks, cellCount: m.cells.length };
   }
 
+  const openPanels = () => (page.tracker ? page.tracker.filter(() => true) : []);
   // The notebook panel open at path in this page, or null.
-  const panelAt = (path) => tracker?.find((p) => p.context?.path === path) ?? null;
+  const panelAt = (path) => page.tracker?.find((p) => p.context?.path === path) ?? null;
 
-  // {handle, state} of a panel as JSON text, or null for no panel; state null while changes wait in its log (a
-  // lookup never takes them: accessState does, for the reader that uses them) or when the facts could not be read
-  // (accessState then reads them again and throws what fails)
+  // {handle, state} of a panel as JSON text, or null for no panel; state null while changes wait in its log (only
+  // accessState takes them) or when the facts could not be read (accessState reads them again and throws)
   function viewed(panel) {
     if (!panel) return null;
     let state = null;
     try {
-      if (!(changeLogs.get(model(panel))?.length > 0)) state = accessFacts(panel);
+      if (!tracked.get(model(panel)).log.length) state = accessFacts(panel);
     } catch { /* read again by accessState */ }
     return JSON.stringify({ handle: handleOf(panel), state });
   }
@@ -479,17 +419,20 @@
     return h;
   }
 
-  function gone(h) {
-    const error = new Error(`no such notebook: ${String(h).slice(0, 100)}`);
-    error.name = "NotebookGone";
-    return error;
-  }
+  // An Error of this name (what Python tells apart).
+  const named = (name, message) => Object.assign(new Error(message), { name });
 
   // The live panel of a handle; throws NotebookGone for a handle never issued or whose panel was disposed.
   function panelOf(h) {
     const panel = typeof h === "string" ? byHandle.get(h) : undefined;
-    if (!panel || panel.isDisposed) throw gone(h);
+    if (!panel || panel.isDisposed) throw named("NotebookGone", `no such notebook: ${String(h).slice(0, 100)}`);
     return panel;
+  }
+
+  // Connect fn to a Lumino signal; returns the undo.
+  function link(signal, fn) {
+    signal.connect(fn);
+    return () => signal.disconnect(fn);
   }
 
   function unwatch(h) {
@@ -497,14 +440,13 @@
     watched.delete(h);
   }
 
-  // The agent's executions of a cell: from the request until its reply (or failure), however long the tool
-  // call waits; changes of the cell's outputs and execution count meanwhile carry agentRun true.
   // The agent's code is about to reach the panel's kernel: from now until it restarts the kernel is the agent's
   // (kernel_trust.js keeps its outputs untrusted). Without the loader's kernelTrust no agent code runs.
   function claimKernel(panel) {
-    if (!kernelTrust) throw Object.assign(new Error("the page's kernel trust is not in place"), { name: "KernelTrustMissing" });
-    kernelTrust.claim(panel);
+    if (!page.kernelTrust) throw named("KernelTrustMissing", "the page's kernel trust is not in place");
+    page.kernelTrust.claim(panel);
   }
+  // The agent's executions of a cell, from the request until its reply (or failure): its changes carry agentRun.
   function beginAgentRun(cellId) { agentRuns.set(cellId, (agentRuns.get(cellId) ?? 0) + 1); }
   function endAgentRun(cellId) {
     const left = (agentRuns.get(cellId) ?? 0) - 1;
@@ -532,22 +474,21 @@
     "white-space-collapse", "text-wrap-mode", "visibility", "fill", "fill-opacity", "fill-rule", "stroke",
     "stroke-width", "stroke-opacity", "stroke-dasharray", "stroke-dashoffset", "stroke-linecap", "stroke-linejoin",
     "stroke-miterlimit", "font-variant", "font-kerning", "font-feature-settings", "direction", "writing-mode",
-    "text-anchor", "dominant-baseline", "list-style-type", "list-style-position", "border-collapse",
-    "border-spacing", "caption-side", "empty-cells", "cursor", "paint-order", "pointer-events", "quotes",
-    "tab-size", "word-break", "overflow-wrap", "hyphens", "text-rendering", "color-scheme", "orphans", "widows",
-    "-webkit-font-smoothing", "font-optical-sizing", "font-size-adjust", "font-synthesis-weight",
-    "font-synthesis-style", "font-synthesis-small-caps", "font-variant-ligatures", "font-variant-caps",
-    "font-variant-numeric", "font-variant-east-asian", "font-variant-alternates", "font-variant-position",
-    "image-rendering", "shape-rendering", "clip-rule", "marker-start", "marker-mid", "marker-end",
-    "text-decoration-skip-ink", "text-underline-position", "text-underline-offset", "-webkit-text-fill-color",
-    "-webkit-text-stroke-color", "-webkit-text-stroke-width", "caret-color", "accent-color", "line-break",
-    "text-align-last", "text-justify", "ruby-position", "user-select", "-webkit-user-modify",
-    "-webkit-locale", "-webkit-rtl-ordering", "-webkit-line-break", "-webkit-text-security",
+    "text-anchor", "dominant-baseline", "list-style-type", "list-style-position", "border-collapse", "border-spacing",
+    "caption-side", "empty-cells", "cursor", "paint-order", "pointer-events", "quotes", "tab-size", "word-break",
+    "overflow-wrap", "hyphens", "text-rendering", "color-scheme", "orphans", "widows", "-webkit-font-smoothing",
+    "font-optical-sizing", "font-size-adjust", "font-synthesis-weight", "font-synthesis-style",
+    "font-synthesis-small-caps", "font-variant-ligatures", "font-variant-caps", "font-variant-numeric",
+    "font-variant-east-asian", "font-variant-alternates", "font-variant-position", "image-rendering", "shape-rendering",
+    "clip-rule", "marker-start", "marker-mid", "marker-end", "text-decoration-skip-ink", "text-underline-position",
+    "text-underline-offset", "-webkit-text-fill-color", "-webkit-text-stroke-color", "-webkit-text-stroke-width",
+    "caret-color", "accent-color", "line-break", "text-align-last", "text-justify", "ruby-position", "user-select",
+    "-webkit-user-modify", "-webkit-locale", "-webkit-rtl-ordering", "-webkit-line-break", "-webkit-text-security",
     "-webkit-highlight", "-webkit-tap-highlight-color", "speak", "forced-color-adjust", "print-color-adjust",
     "dynamic-range-limit", "interpolate-size", "math-depth", "math-shift", "math-style", "text-box-trim",
     "text-spacing-trim", "text-autospace", "text-size-adjust", "font-palette", "font-variation-settings",
     "font-language-override", "hanging-punctuation", "text-emphasis-color", "text-emphasis-position",
-    "text-emphasis-style", "text-orientation", "visibility", "word-spacing", "zoom"];
+    "text-emphasis-style", "text-orientation", "zoom"];
   const DRAWN = "img, svg, canvas, video, picture, object, embed, iframe, input, textarea, select";
 
   // Yield to the page (a new task) when this stretch has run sliceMs.
@@ -634,9 +575,7 @@
       const shrink = Math.min(1, Math.sqrt(maxPixels / Math.max(1, width * height)));
       width = Math.max(1, Math.floor(width * shrink));
       height = Math.max(1, Math.floor(height * shrink));
-      const canvas = document.createElement("canvas");
-      canvas.width = width;
-      canvas.height = height;
+      const canvas = Object.assign(document.createElement("canvas"), { width, height });
       canvas.getContext("2d").drawImage(el, 0, 0, width, height);
       return canvas.toDataURL("image/png");
     } catch {
@@ -656,7 +595,7 @@
   async function copyRendered(root, doc, defaults, pause, maxNodes, maxChars, maxPixels) {
     let nodes = 0;
     let chars = 0;
-    const tooLarge = () => Object.assign(new Error("too much to picture"), { name: "TooLarge" });
+    const tooLarge = () => named("TooLarge", "too much to picture");
     const count = (n) => { if ((chars += n) > maxChars) throw tooLarge(); };
     // a text, value or style as copied: counted, and without the characters XML cannot hold
     const kept = (text) => { count(text.length); return text.replace(NOT_XML, ""); };
@@ -702,12 +641,7 @@
         const name = cs[i];
         if (name.startsWith("--")) continue;
         const value = cs.getPropertyValue(name);
-        const inherited = values.has(name);
-        // an inherited property is written where it differs from the parent's (else the copy inherits it); the
-        // others where they differ from a plain element's
-        if (inherited ? (parentValues ? value !== parentValues.get(name) : value !== plain.get(name)) : value !== plain.get(name)) {
-          style += `${name}:${value};`;
-        }
+        if ((values.has(name) && parentValues ? parentValues : plain).get(name) !== value) style += `${name}:${value};`;
       }
       if (style) el.setAttribute("style", kept(style));
       if (el.localName === "img" || el.localName === "div" && BOXED.has(tag)) return el;
@@ -729,6 +663,16 @@
     return "white";
   }
 
+  // A bitmap drawn at width x height and encoded as outMime (quality for a lossy format): JSON text {data: base64,
+  // bytes, width, height, mime: what the encoder produced}.
+  async function encoded(bitmap, width, height, outMime, quality) {
+    const canvas = new OffscreenCanvas(width, height);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0);
+    const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
+    const out = new Uint8Array(await blob.arrayBuffer());
+    return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+  }
+
   function hold(bitmap) {
     const key = `capture-${++nextCapture}`;
     captures.set(key, bitmap);
@@ -740,43 +684,32 @@
     return key;
   }
 
-  const failure = (error) => String(error?.message ?? error).slice(0, errorChars);
+  const failure = (error) => String(error?.message ?? error).slice(0, config.errorChars);
 
   const api = {
-    // binaryMimes: JSON text [MIME type, ...] whose data is base64 (sizes are decoded bytes).
+    // binaryMimes: JSON text [MIME type, ...]
     configure(ansiPattern, binaryMimes, metadataKey, changeLogSize, errorLength, coalesceSeconds) {
-      ansi = new RegExp(ansiPattern, "g");
-      binary = new Set(JSON.parse(binaryMimes));
-      KEY = metadataKey;
-      maxChanges = changeLogSize;
-      errorChars = errorLength;
-      mergeSeconds = coalesceSeconds;
+      config = { ansi: new RegExp(ansiPattern, "g"), binary: new Set(JSON.parse(binaryMimes)), key: metadataKey,
+                 maxChanges: changeLogSize, mergeSeconds: coalesceSeconds, errorChars: errorLength };
     },
     // The loader's context, once (lab/ffi.py load_half): the only way the page's objects reach this half.
     attach(ctx) {
-      tracker = ctx?.tracker ?? null;
-      app = ctx?.app ?? null;
-      docs = ctx?.docManager ?? null;
-      contents = app?.serviceManager?.contents ?? null;
-      modules = ctx?.modules ?? {};
-      kernelTrust = ctx?.kernelTrust ?? null;
+      page = ctx ?? {};
     },
     // -- the open notebooks (the tracker's panels), as handles ---------------------------------------------
     // The current notebook panel's handle, or null.
-    current() { return handleOf(tracker?.currentWidget ?? null); },
-    // The handle of the current notebook panel (currentViewed) or of the open one at this path (findViewed) and, in
-    // the same task, what accessState answers for that notebook when its change log is empty (nothing to take), so
-    // that the first read of a call step is not a second crossing: JSON text {handle, state: {...} | null} or null
-    // (no such panel). state is null while changes wait: accessState takes them.
-    currentViewed() { return viewed(tracker?.currentWidget ?? null); },
+    current() { return handleOf(page.tracker?.currentWidget ?? null); },
+    // The current panel's (or the one open at path's) handle and, in the same crossing, what accessState answers
+    // for it: JSON text {handle, state: {...} | null (changes wait in its log: accessState takes them)} or null.
+    currentViewed() { return viewed(page.tracker?.currentWidget ?? null); },
     findViewed(path) { return viewed(panelAt(path)); },
     // The open notebook panels' handles, as JSON text [handle, ...].
-    panels() { return JSON.stringify(tracker ? tracker.filter(() => true).map(handleOf) : []); },
-    // Open the notebook at path and resolve, once its context is ready, to its handle, or to null when what
-    // opened is not a document widget. activate: open it if needed and bring it to the front (the tracker's
-    // current); else open it in the background when it is not open. Rejects as JupyterLab's open does.
+    panels() { return JSON.stringify(openPanels().map(handleOf)); },
+    // Open the notebook at path (activate: also bring it to the front; else in the background when not open) and
+    // resolve, once its context is ready, to its handle, or to null when what opened is not a document widget.
     async open(path, activate) {
       let panel;
+      const docs = page.docManager;
       if (activate) panel = docs.openOrReveal(path);
       else panel = docs.findWidget(path) ?? docs.open(path, "default", undefined, { activate: false });
       if (!panel || !panel.content) return null;
@@ -803,11 +736,9 @@
       if (!kernel) return null;
       return Promise.resolve().then(() => kernel.interrupt()).then(() => true, () => false);
     },
-    // Interrupt ("interrupt") or restart (anything else) the kernel. A restart goes through the person's own
-    // command (restartCommand on this panel, not brought to the front: JupyterLab asks its "Restart Kernel?"
-    // first), else, when the command is missing or did not find the panel, through apputils'
-    // SessionContextDialogs (the same dialog). Resolves to JSON text {outcome: "done" | "declined" (the dialog
-    // was declined) | "none" (no kernel) | "unavailable" (no restart on this page) | "failed", message?}.
+    // Interrupt ("interrupt") or restart the kernel; a restart goes through the person's own restartCommand (not
+    // brought to the front: JupyterLab asks "Restart Kernel?" first), else apputils' SessionContextDialogs. Resolves
+    // to JSON text {outcome: "done" | "declined" | "none" (no kernel) | "unavailable" | "failed", message?}.
     kernelAction(panel, action, restartCommand) {
       const session = panel.sessionContext;
       const kernel = session?.session?.kernel;
@@ -815,11 +746,11 @@
       const act = async () => {
         if (action === "interrupt") { await kernel.interrupt(); return { outcome: "done" }; }
         let restarted = null;
-        if (app?.commands?.hasCommand(restartCommand)) {
-          restarted = await app.commands.execute(restartCommand, { semanticWidget: panel.id, activate: false });
+        if (page.app?.commands?.hasCommand(restartCommand)) {
+          restarted = await page.app.commands.execute(restartCommand, { semanticWidget: panel.id, activate: false });
         }
         if (restarted == null) {
-          const Dialogs = modules?.apputils?.SessionContextDialogs;
+          const Dialogs = page.modules?.apputils?.SessionContextDialogs;
           if (!Dialogs) return { outcome: "unavailable" };
           restarted = await new Dialogs().restart(session);
         }
@@ -830,51 +761,43 @@
     // -- the person's side: following the open notebooks --------------------------------------------------
     // follow(sink): call sink(JSON text [kind, handle]) when the current notebook changes ("current", handle or
     // null) or one is added ("added"), and, for each panel watch() names, when it closes ("closed") or its active
-    // cell changes ("active"). follow(null) stops it all. (Clicks on the cell markers' buttons are reported by
-    // ui/dom.js, which made them.)
+    // cell changes ("active"). follow(null) stops it all.
     follow(sink) {
       for (const h of [...watched.keys()]) unwatch(h);
       for (const fn of following?.undo ?? []) { try { fn(); } catch { /* a tracker already gone */ } }
       following = null;
-      if (!sink || !tracker) return;
+      if (!sink || !page.tracker) return;
       const emit = (kind, h) => sink(JSON.stringify([kind, h]));
-      const onCurrent = (_, panel) => emit("current", handleOf(panel ?? null));
-      const onAdded = (_, panel) => emit("added", handleOf(panel));
-      tracker.currentChanged.connect(onCurrent);
-      tracker.widgetAdded.connect(onAdded);
-      following = { sink, emit, undo: [() => tracker.currentChanged.disconnect(onCurrent), () => tracker.widgetAdded.disconnect(onAdded)] };
+      following = { emit, undo: [
+        link(page.tracker.currentChanged, (_, panel) => emit("current", handleOf(panel ?? null))),
+        link(page.tracker.widgetAdded, (_, panel) => emit("added", handleOf(panel))),
+      ] };
     },
-    // Watch one panel for follow(): start tracking its notebook, report its closing and its active cell's changes.
-    // Watching it again does nothing.
+    // Watch one panel for follow() (again: nothing), its notebook tracked from now.
     watch(panel) {
       const h = handleOf(panel);
       if (!following || watched.has(h)) return;
       const { emit } = following;
       model(panel);
-      const onClosed = () => emit("closed", h);
-      const onActive = () => emit("active", h);
-      panel.disposed.connect(onClosed);
-      panel.content.activeCellChanged.connect(onActive);
       watched.set(h, [
-        () => panel.disposed.disconnect(onClosed),
-        () => panel.content.activeCellChanged.disconnect(onActive),
+        link(panel.disposed, () => emit("closed", h)),
+        link(panel.content.activeCellChanged, () => emit("active", h)),
       ]);
     },
-    // dispose(): the session's worker is gone (the loader's watchdog): stop following the tracker and the panels and
-    // drop the burst listener (the notebooks' own change records stay, for the next session's reads).
+    // The session's worker is gone (the loader's watchdog): stop following and listening (the change logs stay).
     dispose() {
       api.follow(null);
       api.listen(null, 0);
     },
     // Bring the panel to the front of the main area (the Agent panel's "show in the notebook").
     activate(panel) {
-      app?.shell?.activateById(panel.id);
+      page.app?.shell?.activateById(panel.id);
       return true;
     },
     // Stop watching a panel (also after it was disposed).
     unwatch(h) { unwatch(h); },
     // The open notebooks as JSON text: [[path, dirty]].
-    documents() { return JSON.stringify(tracker ? tracker.filter(() => true).map((p) => [p.context.path, !!p.context.model?.dirty]) : []); },
+    documents() { return JSON.stringify(openPanels().map((p) => [p.context.path, !!p.context.model?.dirty])); },
     // listen(callback, delayMs): call callback(JSON text [panel ids]) once per burst of changes of the tracked
     // notebooks, delayMs after the burst's first change; listen(null) stops. One listener (the person's side).
     listen(callback, delayMs) {
@@ -882,36 +805,30 @@
       listenDelay = delayMs ?? 0;
       if (!listener) { clearTimeout(listenTimer); listenTimer = null; changedPanels.clear(); }
     },
-    revision(panel) { const m = model(panel); return revisions.get(m) ?? 0; },
+    revision(panel) { return tracked.get(model(panel)).revision; },
     // Cell changes since the last call, oldest first, as JSON text (then forgotten).
     takeChanges(panel) { return JSON.stringify(takeChanges(model(panel))); },
-    // The same, with the notebook's path and stamp (a count of its metadata and cell-list changes: equal stamps,
-    // equal levels, threads and cell order): JSON text {path, changes, stamp}.
+    // The same as JSON text {path, changes, stamp} (equal stamps: equal levels, threads and cell order).
     takeChangesWithStamp(panel) {
       const m = model(panel);
-      return JSON.stringify({ path: panel.context.path, changes: takeChanges(m), stamp: stamps.get(m) ?? 0 });
+      return JSON.stringify({ path: panel.context.path, changes: takeChanges(m), stamp: tracked.get(m).stamp });
     },
-    // What the person's side lists of each cell, as JSON text {revision, cells: [[id, type, first non-blank line
-    // of the first maxLines lines (at most maxChars characters), outputs]]}; null when the notebook's revision is
-    // still knownRevision (the caller's copy is current).
+    // What the person's side lists of each cell: JSON text {revision, cells: [[id, type, first non-blank line of the
+    // first maxLines (at most maxChars characters), outputs]]}; null while the revision is still knownRevision.
     cellInfos(panel, maxChars, maxLines, knownRevision) {
       const m = model(panel);
-      const revision = revisions.get(m) ?? 0;
+      const revision = tracked.get(m).revision;
       if (revision === knownRevision) return null;
-      const out = [];
-      for (let i = 0; i < m.cells.length; i++) {
-        const cell = m.cells.get(i);
-        let line = "";
-        for (const l of cell.sharedModel.getSource().split("\n", maxLines)) if (l.trim()) { line = l.trim().slice(0, maxChars); break; }
-        out.push([cell.id, cell.type, line, cell.type === "code" && cell.outputs ? cell.outputs.length : 0]);
-      }
-      return JSON.stringify({ revision, cells: out });
+      const cells = cellList(m).map((cell) => {
+        const line = cell.sharedModel.getSource().split("\n", maxLines).find((l) => l.trim()) ?? "";
+        return [cell.id, cell.type, line.trim().slice(0, maxChars), cell.type === "code" && cell.outputs ? cell.outputs.length : 0];
+      });
+      return JSON.stringify({ revision, cells });
     },
     // What the access guard reads for one call step, in one crossing: JSON text {path, revision, notebook: raw access
     // value of the notebook's block, cells: [[index, id, raw access value]] of cells with one, changes: as
-    // takeChanges (then forgotten), locks, cellCount}. The levels are decided in Python. The walk over the cells is
-    // kept with the revision it was made at (every change of the notebook's document, metadata included, makes a
-    // new revision) and reused while the revision is the same.
+    // takeChanges, locks: [[id, editable, deletable]], cellCount}; Python decides the levels. The walk over the cells
+    // is reused while the revision (any change of the document, metadata included) is the same.
     accessState(panel) { return JSON.stringify(accessFacts(panel)); },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
     // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
@@ -931,31 +848,25 @@
       return null;
     },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
-    bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(KEY) ?? null); },
-    setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(KEY, JSON.parse(json))); },
+    bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(config.key) ?? null); },
+    setBridgeMetadata(panel, json) { asAgent(() => model(panel).sharedModel.setMetadata(config.key, JSON.parse(json))); },
     cellBridgeMetadata(panel) {
-      const cells = model(panel).cells;
-      const found = [];
-      for (let i = 0; i < cells.length; i++) {
-        const value = cells.get(i).sharedModel.getMetadata(KEY);
-        if (value !== undefined) found.push([i, cells.get(i).id, value]);
-      }
-      return JSON.stringify(found);
+      const found = cellList(model(panel)).map((cell, i) => [i, cell.id, cell.sharedModel.getMetadata(config.key)]);
+      return JSON.stringify(found.filter(([, , value]) => value !== undefined));
     },
     setCellBridgeMetadata(panel, cellId, json) {
       const i = findIndex(panel, cellId);
       if (i < 0) return false;
       const shared = model(panel).cells.get(i).sharedModel;
-      if (json == null) shared.deleteMetadata(KEY);
-      else shared.setMetadata(KEY, JSON.parse(json));
+      if (json == null) shared.deleteMetadata(config.key);
+      else shared.setMetadata(config.key, JSON.parse(json));
       return true;
     },
-    // Writes return the changed cell as JSON text (as cells() describes it, without outputs), or null when
-    // no cell has the id, or {lineEnds: id} when the cell's line ends could not be made LF (nothing written).
-    // setSource and deleteCell take expectedSource, the source Python checked (null: not checked): when the cell
-    // holds something else now (the person typed between that check's crossing and this one, which in the
-    // bridge's worker are two tasks of the page), nothing is written and the answer is {changed: the cell as it
-    // is}. setSource's answer also carries the notebook's revision right after the write.
+    // Writes return the changed cell as JSON text (as cells() describes it, without outputs), null when no cell has
+    // the id, or {lineEnds: id} when its line ends could not be made LF (nothing written). setSource and deleteCell
+    // take expectedSource, the source Python checked (null: not checked): when the cell holds something else now (the
+    // person typed between the two crossings), nothing is written and the answer is {changed: the cell as it is}.
+    // setSource's answer also carries before (the source replaced) and the revision right after the write.
     setSource(panel, cellId, source, expectedSource = null) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
@@ -964,19 +875,14 @@
       if (!normalizeCell(panel, model(panel).cells.get(i))) return JSON.stringify({ lineEnds: cellId });
       const refused = changedSince(panel, i, expectedSource);
       if (refused) return refused;
-      source = lineEnds(source);
       const m = model(panel);
       const shared = m.cells.get(i).sharedModel;
-      const before = shared.getSource();
-      asAgent(() => shared.setSource(source));
-      const written = JSON.parse(described(panel, i));
-      written.before = before; // what the edit replaced (the Agent panel's review and revert, changes/undo.py)
-      written.revision = revisions.get(m) ?? 0;
-      return JSON.stringify(written);
+      const before = shared.getSource(); // for the Agent panel's review and revert (changes/undo.py)
+      asAgent(() => shared.setSource(lineEnds(source)));
+      return JSON.stringify({ ...describeCell(m.cells.get(i), i, 0, 0), before, revision: tracked.get(m).revision });
     },
-    // The person's revert of an agent's edit (the Agent panel): write source into the cell as the person, the
-    // change recorded as kind "revert". Python checked that the cell still holds expectedSource; it is checked
-    // again here, in the same task as the write. Returns JSON text {ok: true} | {missing: id} | {changed: id}.
+    // The person's revert of an agent's edit (recorded as kind "revert"), when the cell still holds expectedSource
+    // (checked again in the write's task): JSON text {ok: true} | {missing: id} | {changed: id}.
     revertSource(panel, cellId, source, expectedSource) {
       const i = findIndex(panel, cellId);
       if (i < 0) return JSON.stringify({ missing: cellId });
@@ -1006,12 +912,10 @@
       asAgent(() => model(panel).sharedModel.moveCell(i, toIndex));
       return described(panel, findIndex(panel, cellId));
     },
-    // Change a cell's type as JupyterLab's NotebookActions.changeCellType does (it replaces the cell's model: a
-    // delete and an insert of the shared model in one transaction, the source and metadata carried over,
-    // attachments only into markdown or raw, the "trusted" flag only on code), except that the new cell keeps
-    // the old one's id (the agent's address, the change log and review threads stay on it) and the person's
-    // selection is not used or moved. Outputs and the execution count exist on code cells only, so a code cell
-    // that becomes markdown or raw loses them. Recorded as one "type" change, not a delete and an insert.
+    // Change a cell's type as JupyterLab's NotebookActions.changeCellType does (a delete and an insert in one
+    // transaction, source and metadata carried over, attachments only into markdown or raw, "trusted" dropped),
+    // except that the new cell keeps the old one's id (address, change log, threads) and the person's selection is
+    // left alone. Outputs go with a code cell's type. Recorded as one "type" change.
     setCellType(panel, cellId, cellType) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
@@ -1044,16 +948,12 @@
       }
       return described(panel, i);
     },
-    // Run a code cell for the agent: JupyterLab's CodeCell.execute (@jupyterlab/cells, from the loader's modules),
-    // whose synchronous part clears the cell, marks it trusted and sends the request; the cell is made untrusted
-    // again before this returns, so before any output of the run arrives (outputs come in later tasks): they are
-    // created untrusted and render as untrusted output does (sanitized HTML, no script, no handler) until the
-    // person trusts the notebook (JupyterLab's Trust command). The cell's output and execution-count changes are
-    // the agent's (agentRun) from the request until execute's promise settles, however long after the call
-    // stopped waiting. Returns null for an unknown id, else a promise of JSON text {status, execution_count} (the
-    // reply; {status: "ok", execution_count: null} for an empty cell, where JupyterLab runs nothing) or {status:
-    // "failed"} (execute rejected): never a promise of null, so that awaited from the bridge's worker (where the
-    // null of an unknown id also arrives as the awaited value) the two cannot be confused.
+    // Run a code cell for the agent: JupyterLab's CodeCell.execute, whose synchronous part clears the cell, marks it
+    // trusted and sends the request; the cell is made untrusted again before this returns, so before any output of
+    // the run arrives (later tasks): they render untrusted until the person's Trust command. Its changes are the
+    // agent's (agentRun) until execute settles. Returns null for an unknown id, else a promise of JSON text {status,
+    // execution_count} ({status: "ok", execution_count: null}: an empty cell, nothing run; {status: "failed"}:
+    // execute rejected), never a promise of null (awaited from the worker, it would read as an unknown id).
     executeAsAgent(panel, cellId) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
@@ -1062,7 +962,7 @@
       beginAgentRun(cellId);
       let promise;
       try {
-        promise = modules.cells.CodeCell.execute(widget, panel.sessionContext);
+        promise = page.modules.cells.CodeCell.execute(widget, panel.sessionContext);
         untrust(widget.model);
       } catch (error) { endAgentRun(cellId); throw error; }
       return Promise.resolve(promise).then(
@@ -1105,7 +1005,7 @@
       item.encoded ??= encoder.encode(item.text);
       const data = item.encoded;
       const from = Math.min(first, data.length);
-      return JSON.stringify({ data: base64Of(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
+      return JSON.stringify({ data: toBase64(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
     },
     outputBinary(panel, cellId, outputIndex, mime, maxBytes) {
       const item = binaryItem(panel, cellId, outputIndex, mime);
@@ -1119,11 +1019,9 @@
       if (!item) return null;
       return JSON.stringify({ data: base64Text(item).slice(0, chars), bytes: item.bytes });
     },
-    // A copy of a stored image at the size and in the format Python chose: decoded and resampled by
-    // createImageBitmap, drawn on an OffscreenCanvas, encoded by convertToBlob (decoding and encoding run off the
-    // main thread; the synchronous parts are base64 conversions and one draw of the small copy). Resolves to JSON
-    // text {data: base64, bytes, width, height, mime: what the encoder produced}, {error} when the data is not an
-    // image of that type, or null when the output or MIME type is not there.
+    // A copy of a stored image at the size and format Python chose (decoded, resampled and encoded off the main
+    // thread): resolves to JSON text as encoded() answers, {error} when the data is not an image of that type, or
+    // null when the output or MIME type is not there.
     async resizeImage(panel, cellId, outputIndex, mime, width, height, outMime, quality) {
       const item = binaryItem(panel, cellId, outputIndex, mime);
       if (!item) return null;
@@ -1136,22 +1034,17 @@
         return JSON.stringify({ error: String(error?.name ?? "Error") });
       }
       try {
-        const canvas = new OffscreenCanvas(width, height);
-        canvas.getContext("2d").drawImage(bitmap, 0, 0);
-        const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
-        const out = new Uint8Array(await blob.arrayBuffer());
-        return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+        return await encoded(bitmap, width, height, outMime, quality);
       } finally {
         bitmap.close();
       }
     },
     // A picture of one output as the person's notebook shows it: the output area's own rendering (never rendered
-    // again, never trusted for it), copied by copyRendered in stretches of at most sliceMs (yielding to the page
-    // between them), drawn by the browser as an SVG foreignObject image from a data: URL (the canvas it is drawn
-    // on stays readable) at most maxSide pixels on its longest side. Resolves to JSON text {status: "ok", key, mime,
-    // width, height (CSS pixels on screen), pictureWidth, pictureHeight} (the picture held under key until
-    // releaseCapture), {status: "empty", mime} (it shows nothing), {status: "unavailable", reason} ("not-shown",
-    // "no-renderer", "too-large": over maxNodes nodes, "failed"), or null when the output is not there.
+    // again, never trusted for it) copied by copyRendered in stretches of sliceMs, drawn as an SVG foreignObject
+    // image from a data: URL (the canvas stays readable), at most maxSide pixels on its longest side. Resolves to JSON
+    // text {status: "ok", key (held until releaseCapture), mime, width, height (CSS pixels), pictureWidth,
+    // pictureHeight}, {status: "empty", mime}, {status: "unavailable", reason: "not-shown" | "no-renderer" |
+    // "too-large" | "failed"}, or null when the output is not there.
     async captureOutput(panel, cellId, outputIndex, maxSide, sliceMs, maxNodes, maxChars, maxPixels) {
       if (!outputOf(panel, cellId, outputIndex)) return null;
       const found = renderedOutput(panel, cellId, outputIndex);
@@ -1195,20 +1088,14 @@
       }
       return JSON.stringify({ status: "ok", key: hold(bitmap), mime, width, height, pictureWidth, pictureHeight });
     },
-    // A copy of a held picture at width x height, encoded as outMime (quality for a lossy format): JSON text {data:
-    // base64, bytes, width, height, mime: what the encoder produced}, {error} when the browser refuses to encode it,
-    // or null when the key is not held.
+    // A held picture as encoded() answers, {error} when the browser refuses to encode it, or null (key not held).
     async encodeCapture(panel, key, width, height, outMime, quality) {
       const held = captures.get(key);
       if (!held) return null;
       let bitmap = null;
       try {
         bitmap = await createImageBitmap(held, { resizeWidth: width, resizeHeight: height, resizeQuality: "high" });
-        const canvas = new OffscreenCanvas(width, height);
-        canvas.getContext("2d").drawImage(bitmap, 0, 0);
-        const blob = await canvas.convertToBlob(quality == null ? { type: outMime } : { type: outMime, quality });
-        const out = new Uint8Array(await blob.arrayBuffer());
-        return JSON.stringify({ data: toBase64(out), bytes: out.length, width, height, mime: blob.type });
+        return await encoded(bitmap, width, height, outMime, quality);
       } catch (error) {
         return JSON.stringify({ error: String(error?.name ?? "Error") });
       } finally {
@@ -1242,9 +1129,8 @@
       else if (editor && cursorJson) { notebook.mode = "edit"; editor.setCursorPosition(JSON.parse(cursorJson)); }
       return true;
     },
-    // Reveal a cell and outline one of its outputs (class webmcp-bridge-output-highlight, removed after ms).
-    // Returns "ok", "cell" (no cell has the id) or "output" (the cell has no output at that index). The
-    // check is on the model, synchronously; the outline follows once the notebook has scrolled to the cell.
+    // Reveal a cell and outline one of its outputs for ms (checked on the model at once, outlined once scrolled):
+    // "ok", "cell" (no cell has the id) or "output" (no output at that index).
     highlightOutput(panel, cellId, outputIndex, ms) {
       const index = findIndex(panel, cellId);
       if (index < 0) return "cell";
@@ -1262,26 +1148,23 @@
       });
       return "ok";
     },
-    // -- batched edits, code without a cell, text files ------------------------------------
-    // The notebook's revision and its cells' ids in order: JSON text {revision, ids} (what the bridge's Python
-    // resolves a batch's positions against, host/edit_plan.py).
+    // -- batched edits, code without a cell ------------------------------------
+    // JSON text {revision, ids: the cells' ids in order}: what host/edit_plan.py resolves a batch against.
     cellIds(panel) {
       const m = model(panel);
-      return JSON.stringify({ revision: revisions.get(m) ?? 0, ids: m.sharedModel.cells.map((cell) => cell.getId()) });
+      return JSON.stringify({ revision: tracked.get(m).revision, ids: m.sharedModel.cells.map((cell) => cell.getId()) });
     },
     // Carry out steps (JSON: [{op: "insert", index, cell_type, source} | {op: "set_source", index, cell_id, source}
-    // | {op: "delete", index, cell_id} | {op: "move", from_index, index, cell_id}], indices resolved by Python,
-    // host/edit_plan.py) in ONE transaction of the shared model, as the agent: one revision, and one step of the
-    // notebook's undo. The steps were made for `revision`: when the notebook's revision is another one now, nothing
-    // is done and the answer is {revision: now} (Python plans again). The cells are found by id in a map kept
-    // alongside, since the model's cell lists only catch up when the transaction ends; a move is a delete and an
-    // insert of the cell's JSON (id, outputs, metadata kept), as JupyterLab's own moveCells does. Returns JSON text
-    // {ids: [per step, the cell it acted on; the new id for an insert], befores, afters: {cell id: source before
-    // its first set_source / after the batch}}, or {lineEnds: id} for a set_source of a cell still holding CRs, or
-    // {changed: cell} when a cell of expectedJson ({cell id: source as Python checked it}) holds something else.
+    // | {op: "delete", index, cell_id} | {op: "move", from_index, index, cell_id}], host/edit_plan.py) in ONE
+    // transaction, as the agent: one revision, one step of undo. Made for `revision`: another revision now answers
+    // {revision: now} (Python plans again). Cells are found by id in a map kept alongside (the model's lists catch
+    // up when the transaction ends); a move deletes and inserts the cell's JSON, as JupyterLab's moveCells. Returns
+    // JSON text {ids: [per step, its cell; a new id for an insert], befores, afters: {cell id: source before its first
+    // set_source / after the batch}}, {lineEnds: id} (a set_source of a cell still holding CRs) or {changed: cell}
+    // (a cell of expectedJson, {cell id: source as Python checked it}, holds something else).
     applyEdits(panel, stepsJson, revision, expectedJson = null) {
       const m = model(panel);
-      const now = revisions.get(m) ?? 0;
+      const now = tracked.get(m).revision;
       if (now !== revision) return JSON.stringify({ revision: now });
       // as setSource: a cell a step changes or deletes that no longer holds the source Python checked refuses the
       // whole batch, nothing done (the revision check alone cannot tell a person's keystroke from other changes)
@@ -1300,41 +1183,37 @@
       const befores = {}; // cell id -> its source before the first set_source of it (changes/undo.py)
       asAgent(() => shared.transact(() => {
         for (const step of steps) {
+          let id = step.cell_id;
           if (step.op === "insert") {
             const cell = shared.insertCell(step.index, { cell_type: step.cell_type, source: step.source, metadata: {} });
-            byId.set(cell.getId(), cell);
-            ids.push(cell.getId());
+            id = cell.getId();
+            byId.set(id, cell);
           } else if (step.op === "set_source") {
-            if (!(step.cell_id in befores)) befores[step.cell_id] = byId.get(step.cell_id).getSource();
-            byId.get(step.cell_id).setSource(step.source);
-            ids.push(step.cell_id);
+            befores[id] ??= byId.get(id).getSource();
+            byId.get(id).setSource(step.source);
           } else if (step.op === "delete") {
             shared.deleteCell(step.index);
-            byId.delete(step.cell_id);
-            ids.push(step.cell_id);
+            byId.delete(id);
           } else if (step.op === "move") {
-            const json = byId.get(step.cell_id).toJSON();
+            const json = byId.get(id).toJSON();
             shared.deleteCell(step.from_index);
-            byId.set(step.cell_id, shared.insertCell(step.index, json));
-            ids.push(step.cell_id);
-          }
+            byId.set(id, shared.insertCell(step.index, json));
+          } else continue;
+          ids.push(id);
         }
       }));
       const afters = {};
       for (const id of Object.keys(befores)) if (byId.has(id)) afters[id] = byId.get(id).getSource();
       return JSON.stringify({ ids, befores, afters });
     },
-    // Run code in the panel's kernel without a cell (store_history false) and report its iopub messages as facts,
-    // in order: [{type: "stream", name, text} | {type: "error", ename, evalue, traceback} | {type:
-    // "execute_result" | "display_data", data} | {type: "clear_output", wait}], as JSON text. Python merges them
-    // into outputs (core/run_outputs.py). While the call waits they go to sink(JSON text) in batches: once the
-    // unsent stream text reaches flushChars UTF-16 units, or flushMs after the first unsent message; runFinish
-    // answers the rest and how many batches were sent (a sink in the bridge's worker is called by a message, which
-    // may arrive after runFinish's answer: Python waits for that many). So a flood of output while the call waits
-    // holds a bounded amount of memory here. Returns
-    // JSON text {run: id} (then runDone(id) and runFinish(id)), {none: true} when there is no kernel, or {refused:
-    // message} when the kernel refused the request. A failed request settles runDone with status "failed".
-    // silent: the request's silent flag (the bridge's own inspection).
+    // Run code in the panel's kernel without a cell (store_history false; silent: the request's flag) and report its
+    // iopub messages as facts, in order: [{type: "stream", name, text} | {type: "error", ename, evalue, traceback} |
+    // {type: "execute_result" | "display_data", data} | {type: "clear_output", wait}] (core/run_outputs.py merges
+    // them). While the call waits they go to sink(JSON text) in batches, once the unsent stream text reaches
+    // flushChars UTF-16 units or flushMs after the first unsent message, so a flood holds bounded memory here;
+    // runFinish answers the rest and how many batches were sent (in the worker a sink's message may arrive after
+    // it: Python waits for that many). Returns JSON text {run: id} (then runDone, runFinish), {none: true} (no
+    // kernel) or {refused: message}; a failed request settles runDone with status "failed".
     runCode(panel, code, silent, flushChars, flushMs, sink, asAgent = true) {
       const kernel = panel.sessionContext?.session?.kernel;
       if (!kernel) return JSON.stringify({ none: true });
@@ -1350,10 +1229,8 @@
       const take = () => {
         clearTimeout(entry.timer);
         entry.timer = null;
-        const taken = entry.batch;
-        entry.batch = [];
         entry.chars = 0;
-        return taken;
+        return entry.batch.splice(0);
       };
       const flush = () => {
         const taken = take();
@@ -1384,19 +1261,15 @@
       runs.set(run, entry);
       return JSON.stringify({ run });
     },
-    // -- the kernel model (the loader's kernel_trust.js) ----------------------------------------------------
-    // JSON text {since: ms epoch} while the panel's kernel is the agent's (it ran the agent's code and has not
-    // restarted since), else null; how many kernels are the agent's; restarting them all (JSON text {restarted,
-    // failed}); JupyterLab's confirmation dialog with Python's texts (true: accepted).
-    kernelOwner(panel) { return kernelTrust?.owner(panel) ?? null; },
-    agentKernels() { return kernelTrust?.agentKernels() ?? 0; },
-    restartAgentKernels() { return kernelTrust ? kernelTrust.restartAgentKernels() : Promise.resolve(JSON.stringify({ restarted: 0, failed: 0 })); },
-    confirm(title, body, accept) { return kernelTrust ? kernelTrust.confirm(title, body, accept) : Promise.resolve(false); },
+    // -- the kernel model: kernel_trust.js's answers (see there) --------------------------------------------------
+    kernelOwner(panel) { return page.kernelTrust?.owner(panel) ?? null; },
+    agentKernels() { return page.kernelTrust?.agentKernels() ?? 0; },
+    restartAgentKernels() { return page.kernelTrust ? page.kernelTrust.restartAgentKernels() : Promise.resolve(JSON.stringify({ restarted: 0, failed: 0 })); },
+    confirm(title, body, accept) { return page.kernelTrust ? page.kernelTrust.confirm(title, body, accept) : Promise.resolve(false); },
     // A promise of the run's JSON text {status, execution_count, reason} (runCode); null for an unknown run.
     runDone(run) { return runs.get(run)?.done ?? null; },
-    // JSON text {facts: the run's messages not yet sent to its sink (runCode's facts), sent: how many batches the
-    // sink was given}; then the run is stopped (what arrives later is not collected, the sink is no longer called)
-    // and forgotten. null for an unknown run.
+    // JSON text {facts: the run's facts not yet sent to its sink, sent: how many batches the sink was given}; the
+    // run is then stopped and forgotten. null for an unknown run.
     runFinish(run) {
       const entry = runs.get(run);
       if (!entry) return null;
@@ -1405,57 +1278,47 @@
       entry.stopped = true;
       return JSON.stringify({ facts, sent: entry.sent });
     },
-    // The saved notebook at path (the contents service, fetched with its content) as JSON text {metadata, cells:
-    // [as describeCell, index = position in the file, id "" when absent], cellMetadata: [per cell]}: the
-    // webmcp_bridge blocks as found (Python decides the levels); outputs as describeOutput, maxOutputs a cell.
-    // {size} instead when the file is over maxBytes (its size asked first, nothing loaded). Resolves to null when
-    // the file cannot be read, is not a notebook, or is open in this page, before the load or after it (an open
-    // notebook is read live, where its levels are the person's latest).
+    // The saved notebook at path as JSON text {metadata, cells: [as describeCell, id "" when absent, at most
+    // maxOutputs outputs], cellMetadata: [per cell]} (the bridge's blocks as found: Python decides the levels), or
+    // {size} when the file is over maxBytes (nothing loaded). Resolves to null when the file cannot be read, is not a
+    // notebook, or is open in this page (read live then: its levels are the person's latest).
     async savedNotebook(path, headBytes, maxOutputs, maxBytes) {
       const open = () => panelAt(path) !== null;
       let saved;
       try {
         if (open()) return null;
-        const listed = await contents.get(path, { content: false });
+        const listed = await page.app.serviceManager.contents.get(path, { content: false });
         if (listed?.type !== "notebook") return null;
         if (Number.isFinite(listed.size) && listed.size > maxBytes) return JSON.stringify({ size: listed.size });
-        saved = await contents.get(path, { content: true });
+        saved = await page.app.serviceManager.contents.get(path, { content: true });
       } catch { return null; }
       if (open() || saved?.type !== "notebook" || saved.content == null) return null;
       const content = saved.content;
       const cells = Array.isArray(content?.cells) ? content.cells : [];
-      const described = [];
-      const cellMetadata = [];
-      cells.forEach((cell, index) => {
+      const described = cells.map((cell, index) => {
         const type = ["code", "markdown", "raw"].includes(cell?.cell_type) ? cell.cell_type : "raw";
         const outputs = type === "code" && Array.isArray(cell.outputs) ? cell.outputs : [];
-        described.push({
+        return {
           id: typeof cell?.id === "string" ? cell.id : "", index, cell_type: type,
-          source: textOf(cell?.source ?? "").replace(/\r\n?/g, "\n"),
+          source: lineEnds(textOf(cell?.source ?? "")),
           execution_count: type === "code" && Number.isInteger(cell.execution_count) ? cell.execution_count : null,
           outputs: outputs.slice(0, maxOutputs).filter((o) => o && typeof o === "object")
             .map((o) => describeOutput(o, itemsFrom(rawTexts(o)), headBytes)),
           output_count: outputs.length,
-        });
-        cellMetadata.push(cell?.metadata?.[KEY] ?? null);
+        };
       });
-      return JSON.stringify({ metadata: content?.metadata?.[KEY] ?? null, cells: described, cellMetadata });
+      const cellMetadata = cells.map((cell) => cell?.metadata?.[config.key] ?? null);
+      return JSON.stringify({ metadata: content?.metadata?.[config.key] ?? null, cells: described, cellMetadata });
     },
   };
 
-  // The methods whose first argument is a notebook's handle: the wrapper hands them the panel (panelOf: an
-  // unknown or dropped handle throws NotebookGone before the method runs).
-  const ON_PANEL = [
-    "path", "dirty", "cellCount", "language", "kernel", "kernelReady", "interrupt", "kernelAction", "watch",
- "revision", "takeChanges", "takeChangesWithStamp", "cellInfos", "accessState", "outputSelection",
-    "bridgeMetadata", "setBridgeMetadata", "cellBridgeMetadata", "setCellBridgeMetadata", "setSource", "revertSource",
-    "insertCell", "deleteCell", "moveCell", "setCellType", "clearOutputs", "executeAsAgent", "cells", "runStates",
-    "cellsById", "outputBytes", "outputBinary", "outputBinaryHead", "resizeImage", "captureOutput", "encodeCapture", "releaseCapture", "focus", "setFocus",
-    "activate", "highlightOutput", "cellIds", "applyEdits", "runCode", "kernelOwner",
-  ];
-  for (const name of ON_PANEL) {
-    const method = api[name];
-    api[name] = (h, ...args) => method(panelOf(h), ...args);
+  // Every method but these takes a notebook's handle first: the wrapper hands it the panel (panelOf: an unknown or
+  // dropped handle throws NotebookGone before the method runs).
+  const OFF_PANEL = new Set(["configure", "attach", "current", "currentViewed", "findViewed", "panels", "open",
+    "follow", "dispose", "unwatch", "documents", "listen", "agentKernels", "restartAgentKernels", "confirm", "runDone",
+    "runFinish", "savedNotebook"]);
+  for (const [name, method] of Object.entries(api)) {
+    if (!OFF_PANEL.has(name)) api[name] = (h, ...args) => method(panelOf(h), ...args);
   }
 
   return api;

@@ -1,17 +1,15 @@
 // page_secret.js: the JS half of webmcp_bridge/lab/page_secret.py: the page's localStorage, which only a window has
-// (neither the bridge's worker nor the kernel's). Evaluated once per page by page_secret.py (lab/ffi.py load_half);
-// the expression's value is the object below (no attach: it needs none of the loader's objects). Python chooses the
-// key and what a value means; this only reads and writes strings.
+// (neither the bridge's worker nor the kernel's). Python chooses the key and what a value means.
 (() => {
   const storage = () => {
     try { return globalThis.localStorage ?? null; } catch { return null; } // a sandboxed page may refuse access
   };
   return {
-    // get(key): the stored string, or null when there is none or the storage cannot be read.
+    // The stored string, or null when there is none or the storage cannot be read.
     get(key) {
       try { return storage()?.getItem(String(key)) ?? null; } catch { return null; }
     },
-    // set(key, value): store the string value. Returns false when the storage refused.
+    // false when the storage refused.
     set(key, value) {
       const store = storage();
       if (!store) return false;

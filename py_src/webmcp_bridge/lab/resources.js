@@ -1,11 +1,7 @@
 // resources.js: the JS half of webmcp_bridge/lab/resources.py: the reader the loader calls for every MCP resource
-// read, and the loader's functions the registration uses (connectResources, disconnectResources, connectPrompts,
-// disconnectPrompts). Evaluated once per registration by resources.py (lab/ffi.py load_half); the expression's
-// value is the object below.
-//
-// The loader awaits read(uri) -> a Promise of JSON text {result} | {error}. Python does not answer through a return
-// value: read hands the URI to Python's listener onRead(id, uri) and Python answers later by answer(id, text), which
-// settles the Promise. The listener's return value is not used, so in a worker it becomes an event.
+// read, and the loader's (dis)connectResources and (dis)connectPrompts. The loader awaits read(uri) -> a Promise of
+// JSON text {result} | {error}: read hands the URI to Python's listener onRead(id, uri) (its return value unused: in a
+// worker, an event) and Python answers later by answer(id, text), which settles the Promise.
 (() => {
   let ctx = null; // the loader's context (attach)
   let onRead = null; // Python's listener (a proxy Python holds; dropped by disconnect)
@@ -22,34 +18,30 @@
 
   const has = (name) => typeof ctx?.[name] === "function";
 
+  function disconnect() {
+    if (has("disconnectResources")) ctx.disconnectResources();
+    onRead = null;
+  }
+
   return {
-    // attach(ctx): keeps the loader's context.
     attach(loaderCtx) { ctx = loaderCtx; },
-    // connectPrompts(promptsJson): the loader's: how many prompts the runtime registered (0 when the loader has no
-    // prompts).
+    // The loader's: how many prompts the runtime registered (0 when the loader has none).
     connectPrompts(promptsJson) { return has("connectPrompts") ? ctx.connectPrompts(String(promptsJson)) : 0; },
     disconnectPrompts() { if (has("disconnectPrompts")) ctx.disconnectPrompts(); },
-    // connect(templatesJson, readListener): the loader's connectResources with this half's reader; keeps Python's
-    // listener. How many templates the runtime registered (0 when the loader has no resources).
+    // The loader's connectResources with this half's reader: how many templates it registered (0: no resources).
     connect(templatesJson, readListener) {
       if (!has("connectResources")) return 0;
       onRead = readListener;
       return ctx.connectResources(String(templatesJson), read);
     },
-    // disconnect(): the loader's disconnectResources; drops the listener (a read still waiting is answered when
-    // Python answers it).
-    disconnect() {
-      if (has("disconnectResources")) ctx.disconnectResources();
-      onRead = null;
-    },
-    // dispose(): the session's worker is gone (the loader's watchdog): unregister its resources and prompts (the next
-    // session registers its own) and drop the listener.
+    // A read still waiting is answered when Python answers it.
+    disconnect,
+    // The session's worker is gone: unregister its resources and prompts (the next session registers its own).
     dispose() {
-      if (has("disconnectResources")) ctx.disconnectResources();
+      disconnect();
       if (has("disconnectPrompts")) ctx.disconnectPrompts();
-      onRead = null;
     },
-    // answer(id, text): read `id`'s JSON text; false when no read waits under that id.
+    // Read `id`'s JSON text; false when no read waits under that id.
     answer(id, text) {
       const resolve = waiting.get(id);
       if (!resolve) return false;

@@ -1,11 +1,8 @@
 // session.js: the JS half of webmcp_bridge/lab/session.py: the loader's facts the session decides by, and the
-// loader's status item. Evaluated once per session by session.py (lab/ffi.py load_half), which hands it the loader's
-// context once (attach(ctx)); the expression's value is the object below. Afterwards Python passes primitives and
-// JSON text only, so the session's Python can run in the bridge's worker while this stays on the page.
+// loader's status item. Only primitives and JSON text cross, so the session's Python can run in the bridge's worker.
 (() => {
   let ctx = null; // the loader's context (attach)
   return {
-    // attach(ctx): keeps the loader's context.
     attach(loaderCtx) { ctx = loaderCtx; },
     // facts(): JSON text {modelContext: whether the page has document.modelContext (WebMCP), pageSearch: the page
     // URL's query as the loader read it (a string, or null), widgets: whether JupyterLab's share scope gave
@@ -17,11 +14,11 @@
         widgets: ctx?.modules?.widgets != null,
       });
     },
-    // setStatus(state, detail): the loader's status item (its setStatus; a loader without one: nothing).
+    // The loader's status item (a loader without one: nothing).
     setStatus(state, detail) {
       if (typeof ctx?.setStatus === 'function') ctx.setStatus(String(state), detail ?? null);
     },
-    // setDiagnostics(json): the problems of the site's own contributions, JSON text, to the loader's status item.
+    // The problems of the site's own contributions (JSON text), to the loader's status item.
     setDiagnostics(json) {
       if (typeof ctx?.setDiagnostics === 'function') ctx.setDiagnostics(String(json));
     },

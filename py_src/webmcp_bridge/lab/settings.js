@@ -1,16 +1,17 @@
-// settings.js: the JS half of webmcp_bridge/lab/settings.py: the bridge's plugin settings in JupyterLab's setting
-// registry. Evaluated once per reader by settings.py and contributions.py (lab/ffi.py load_half); the expression's
-// value is the object below. attach(ctx) takes the application and @jupyterlab/settingregistry's ISettingRegistry
-// token from the loader's context; Python receives the settings as JSON text only and decides what they mean.
+// settings.js: the JS half of webmcp_bridge/lab/settings.py (and contributions.py): the bridge's plugin settings in
+// JupyterLab's setting registry, as JSON text; Python decides what they mean.
 (() => {
   let app = null;
   let token = null; // ISettingRegistry, or null when the share scope has no @jupyterlab/settingregistry
   let settings = null; // the plugin's ISettings once loaded
   let listener = null; // Python's listener of changes (a proxy Python holds; its return value is not used)
   const changed = () => { if (listener && settings) listener(JSON.stringify(settings.composite)); };
+  const unwatch = () => {
+    if (settings && listener) settings.changed.disconnect(changed);
+    listener = null;
+  };
 
   return {
-    // attach(ctx): keeps ctx.app and ctx.modules.settingregistry.ISettingRegistry.
     attach(ctx) {
       app = ctx?.app ?? null;
       token = ctx?.modules?.settingregistry?.ISettingRegistry ?? null;
@@ -25,8 +26,7 @@
       settings = await registry.load(String(pluginId));
       return JSON.stringify({ state: "loaded", composite: settings.composite });
     },
-    // watch(onChanged): call onChanged(compositeJson) after every change of the loaded settings; false when none are
-    // loaded. unwatch() stops and drops the listener.
+    // Call onChanged(compositeJson) after every change of the loaded settings; false when none are loaded.
     watch(onChanged) {
       if (!settings) return false;
       if (listener) settings.changed.disconnect(changed);
@@ -34,16 +34,8 @@
       settings.changed.connect(changed);
       return true;
     },
-    unwatch() {
-      if (settings && listener) settings.changed.disconnect(changed);
-      listener = null;
-    },
-    // dispose(): the session's worker is gone (the loader's watchdog): stop, as unwatch().
-    dispose() {
-      if (settings && listener) settings.changed.disconnect(changed);
-      listener = null;
-    },
-    // warn(text): one line to the page's console as a warning.
+    unwatch,
+    dispose: unwatch,
     warn(text) { console.warn(String(text)); },
   };
 })()

@@ -1,42 +1,27 @@
 // tabs.js: the JS half of webmcp_bridge/lab/tabs.py: the other tabs of this site (same origin) that have a notebook
-// open, and saves that cannot silently overwrite what another tab saved.
-//
-// Evaluated once by tabs.py (lab/ffi.py load_half); the expression's value is the object below. JupyterLite (and a
-// JupyterLab server opened in two browser tabs) keeps one copy of a notebook per tab: nothing syncs them, and
-// JupyterLab's own "File Changed" check before a save compares modification times with a 0.5 s margin and is not
-// atomic (it reads the file's time, then writes), so two saves close together both succeed and one tab's work
-// is gone from the file. Here:
-// - presence: for every notebook open in this page, the page holds a Web Lock named
-//   "<prefix>open:<tab id>:<tag>:<path>" (released when the notebook closes or the page goes away, also on a crash);
-//   navigator.locks.query() lists the locks of every tab of the origin, so the others are counted from it. A
-//   BroadcastChannel message ("presence") tells the other tabs to count again; the count is kept here so Python
-//   reads it synchronously (a read also starts a new count for the next read).
-// - saves: every notebook context of the page gets its check-then-write (JupyterLab's private _maybeSave) run
-//   inside the exclusive Web Lock "<prefix>save:<path>", shared by all tabs of the origin, and the check made
-//   strict: the file's hash (a server gives one) or its exact modification time must be the one this tab loaded
-//   or last saved; within the lock each write waits until the clock is past the file's time, so two writes never
-//   share one. A changed file gets JupyterLab's own "File Changed" dialog (Cancel, Revert, Overwrite), after
-//   the lock is released. Each save's outcome is recorded ("saved", "overwritten", "reverted", "cancelled")
-//   and, when something was written, announced to the other tabs ("saved": path, time, hash).
-// Code in JupyterLite's Pyodide kernel runs in a Web Worker of the same origin: it can take these locks, list them,
-// and post on the channel (docs/SECURITY.md). So:
-// - a save waits for its lock at most saveWaitMs; then it runs the same check-then-write without the lock (the
-//   file's version is still checked, but not atomically with another tab's save), the person is warned (JupyterLab's
-//   Notification, one per notebook at a time) and the outcome says "unlocked". A lock taken from a save with
-//   `steal` leaves that save's own check-then-write running: its outcome still stands.
-// - every message on the channel is sealed: {body, mac}, body the JSON of {value, at (ms), nonce}, mac the
-//   HMAC-SHA-256 (crypto.subtle) of body keyed by this browser's page secret, which the kernel cannot read (the
-//   page's localStorage, under the key Python names: webmcp_bridge/lab/page_secret.py makes it; this only reads
-//   it). A message that does not verify, is longer than messageChars, is further than messageMs from this clock,
-//   or comes a second time (its nonce seen within messageMs) is dropped before anything reads it.
-// - a presence lock's <tag> is the first 32 hex digits of the HMAC of "open\n<tab id>\n<path>": a lock whose tag
-//   does not verify is not counted, so kernel code cannot make up a tab; it can still hold a copy of a real tab's
-//   lock name (that tab then counts until the copy is released) or steal one (not counted meanwhile). The count is
-//   the agent's hint; nothing is decided by it.
-// Without a page secret (no storage) nothing is sealed, no message is believed and no tab is counted (others: null).
-// Python decides what to report; the names, the delays and bounds and the warning's text come from Python
-// (configure). The page's objects come once, with the loader's context (attach(ctx), lab/ffi.py load_half); Python
-// then names a notebook by its path and gets JSON text back.
+// open, and saves that cannot silently overwrite what another tab saved. JupyterLite (and a JupyterLab server open in
+// two tabs) keeps one copy of a notebook per tab, and JupyterLab's "File Changed" check compares modification times
+// with a 0.5 s margin, not atomically: two saves close together both succeed and one tab's work is gone. Here:
+// - presence: for every notebook open in this page the page holds the Web Lock "<prefix>open:<tab id>:<tag>:<path>"
+//   (released when the notebook closes or the page goes away, also on a crash); navigator.locks.query() lists every
+//   tab's locks, so the others are counted from it. A BroadcastChannel "presence" message makes the other tabs count
+//   again; the count is kept so Python reads it synchronously (a read starts the next count).
+// - saves: every notebook context's check-then-write (JupyterLab's private _maybeSave) runs inside the origin-wide
+//   exclusive lock "<prefix>save:<path>", the check made strict (the file's hash, else its exact modification time,
+//   must be the one this tab loaded or saved last); each write waits until the clock is past the file's time. A
+//   changed file gets JupyterLab's own "File Changed" dialog after the lock is released. Each outcome is recorded
+//   ("saved", "overwritten", "reverted", "cancelled") and a write announced to the other tabs ("saved").
+// Code in JupyterLite's Pyodide kernel runs in a worker of the same origin: it can take these locks, list them and post
+// on the channel (docs/SECURITY.md). So a save waits for its lock at most saveWaitMs, then runs the same check-then-
+// write without it, the person is warned (one Notification per notebook at a time) and the outcome says "unlocked" (a
+// lock stolen with `steal` leaves that save's own check-then-write running). Every message is sealed: {body, mac},
+// body the JSON of {value, at (ms), nonce}, mac its HMAC-SHA-256 keyed by the page secret, which the kernel cannot
+// read (localStorage; lab/page_secret.py makes it). A message that does not verify, is longer than messageChars, is
+// further than messageMs from this clock or comes twice (nonce) is dropped unread. A presence lock's <tag> is the
+// first 32 hex digits of the HMAC of "open\n<tab id>\n<path>": kernel code cannot make up a tab (it can copy or steal
+// a real tab's lock name). The count is the agent's hint; nothing is decided by it. Without a page secret nothing is
+// sealed, believed or counted (others: null). Python decides what to report and gives the names, delays, bounds and
+// the warning's text (configure).
 (() => {
   const STATE = Symbol.for("webmcp-bridge.tabs"); // page-wide: a second evaluation reuses the first one's state
   const GUARDED = Symbol.for("webmcp-bridge.save-guard"); // marks a context whose saves go through the lock
@@ -264,12 +249,9 @@
   const contextOf = (path) => tracker?.find((p) => p.context?.path === path)?.context ?? null;
 
   const api = {
-    // JSON text {prefix: the lock names' prefix, channel: the BroadcastChannel's name, secretKey: the localStorage
-    // key of the page secret, recountMs: when to count the other tabs once more after a message, saveWaitMs: how
-    // long a save waits for its lock, messageMs and messageChars: the age and length a message may have (ms,
-    // characters), warning: the text shown when a save went ahead without the lock ("%1": the path, "%2": the
-    // seconds waited), domain: the gettext domain the document manager's translator translates it with}.
-    // Then watches the attached tracker's notebook panels.
+    // JSON text {prefix (of the lock names), channel (the BroadcastChannel's name), secretKey (the page secret's
+    // localStorage key), recountMs, saveWaitMs, messageMs, messageChars, warning ("%1": the path, "%2": the seconds
+    // waited), domain (the warning's gettext domain)}; then watches the attached tracker's notebook panels.
     configure(text) {
       const given = JSON.parse(text);
       Object.assign(options, given);
@@ -287,19 +269,15 @@
       tracker.widgetAdded.connect((_, panel) => watch(panel, contents));
       query();
     },
-    // The loader's context, once: its notebook tracker, whose panels configure() starts watching (their saves go
-    // through the application's contents manager), JupyterLab's Notification and the document manager's translator.
     attach(ctx) {
       tracker = ctx?.tracker ?? null;
       contents = ctx?.app?.serviceManager?.contents ?? null;
       notification = ctx?.modules?.apputils?.Notification ?? null;
       translator = ctx?.docManager?.translator ?? null;
     },
-    // JSON text {others: other tabs with the path open (null: this browser cannot tell: no Web Locks, or no page
-    // secret), atomic: whether saves go through the lock, announced: {lastModified, hash} of the last save another
-    // tab announced | null, mine: {lastModified, hash} of the version this tab loaded or last saved}. From the last
-    // count; a new count starts for the next read. path: a notebook open in this page (its panel's context is read;
-    // none open: atomic false, mine empty).
+    // JSON text {others: other tabs with the path open (null: no Web Locks or no page secret), atomic: whether its
+    // saves go through the lock, announced: {lastModified, hash} of another tab's last save | null, mine:
+    // {lastModified, hash} this tab loaded or saved last}, from the last count (a new one starts for the next read).
     state(path) {
       const context = contextOf(path);
       query();
@@ -313,10 +291,9 @@
       await query();
       return stateOf(path);
     },
-    // Save the notebook open at path as the person's Save does (context.save()), and resolve to JSON text
-    // {outcome: "saved" | "overwritten" | "reverted" | "unguarded", lastModified, hash, unlocked: true when the save
-    // waited saveWaitMs for its lock and went ahead without it}, or {failed: {name, message}} when the save rejects
-    // (Cancel in "File Changed": an Error named ModalCancelError) or no notebook is open at path.
+    // Save the notebook open at path as the person's Save does: JSON text {outcome: "saved" | "overwritten" |
+    // "reverted" | "unguarded", lastModified, hash, unlocked?: true (went ahead without the lock)}, or {failed: {name,
+    // message}} (Cancel in "File Changed" rejects with ModalCancelError; no notebook open at path).
     async save(path) {
       const context = contextOf(path);
       if (!context) return JSON.stringify({ failed: { name: "NotebookGone", message: `no notebook open at ${path}` } });

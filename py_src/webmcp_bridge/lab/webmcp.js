@@ -1,14 +1,9 @@
 // webmcp.js: the JS half of webmcp_bridge/lab/webmcp.py: the dispatcher the loader calls for every WebMCP tool call,
-// and the loader's functions the registration uses (connect, disconnect, reportCall, emit). Evaluated once per
-// registration by webmcp.py (lab/ffi.py load_half); the expression's value is the object below.
-//
-// The loader's execute awaits dispatch(name, inputJson, invocation, optionsJson) -> the answer's JSON text or a Promise
-// of it. Python does not answer through a return value: dispatch hands the call to Python's listener onCall(id, name,
-// inputJson, invocation, optionsJson) and Python answers later by answer(id, text) (or fail(id, message)). A call Python
-// answered before onCall returned (most reads and writes, served in the same turn on the page's main thread) is
-// returned as the text itself, as the loader had it before; any other gets a Promise settled by that answer.
-// cancel(invocation) hands the abort to Python's listener onCancel(invocation). Both listeners' return values are
-// not used, so in a worker they become events.
+// and the loader's connect, disconnect, reportCall and emit. The loader's execute awaits dispatch(name, inputJson,
+// invocation, optionsJson) -> the answer's JSON text or a Promise of it: dispatch hands the call to Python's listener
+// onCall(id, ...) and Python answers by answer(id, text) or fail(id, message); a call answered before onCall returned
+// (most, on the page's main thread) gets the text itself. cancel(invocation) goes to Python's onCancel(invocation).
+// The listeners' return values are unused, so in a worker they are events.
 (() => {
   let ctx = null; // the loader's context (attach): connect, disconnect, reportCall, emit
   let onCall = null; // Python's listeners (proxies Python holds; dropped by disconnect)
@@ -30,14 +25,9 @@
       waiting.delete(id);
       throw error;
     }
-    if ("text" in entry) {
-      waiting.delete(id);
-      return entry.text;
-    }
-    if ("error" in entry) {
-      waiting.delete(id);
-      return Promise.reject(new Error(entry.error));
-    }
+    if ("text" in entry || "error" in entry) waiting.delete(id);
+    if ("text" in entry) return entry.text;
+    if ("error" in entry) return Promise.reject(new Error(entry.error));
     return new Promise((resolve, reject) => { entry.resolve = resolve; entry.reject = reject; });
   }
 
@@ -59,31 +49,26 @@
   }
 
   const api = {
-    // attach(ctx): keeps the loader's context.
     attach(loaderCtx) { ctx = loaderCtx; },
-    // connect(definitionsJson, callListener, cancelListener, inputCap): the loader's connect with this half's
-    // dispatcher; keeps Python's two listeners. Returns the number of tools the loader asked for.
+    // The loader's connect with this half's dispatcher and Python's listeners: how many tools the loader asked for.
     connect(definitionsJson, callListener, cancelListener, inputCap) {
       onCall = callListener;
       onCancel = cancelListener;
       return ctx.connect(String(definitionsJson), dispatch, cancel, Number(inputCap) || 0);
     },
-    // disconnect(): the loader's disconnect (every tool unregistered); drops the listeners. Calls still waiting are
-    // answered when Python answers them.
+    // The loader's disconnect (every tool unregistered); calls still waiting are answered when Python answers them.
     disconnect() {
       ctx.disconnect();
       onCall = onCancel = null;
     },
-    // runtime(): the page's WebMCP runtime as the loader saw it: "native" (the browser's) or "mcp-b" (an MCP server in
-    // the page); Python shapes the results for it (webmcp.py structured_for).
+    // The page's WebMCP runtime as the loader saw it: "native" or "mcp-b" (webmcp.py structured_for).
     runtime() { return String(ctx.webmcpRuntime || "native"); },
-    // dispose(): the session's worker is gone (the loader's watchdog): drop the listeners and reject the calls still
-    // waiting for an answer; the tools stay registered, for the next session's connect.
+    // The session's worker is gone: reject the calls still waiting; the tools stay registered for the next session.
     dispose() {
       onCall = onCancel = null;
       for (const id of [...waiting.keys()]) settle(id, "error", "the bridge's worker was stopped");
     },
-    // fail(id, message): call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
+    // Call `id` failed in the bridge itself (its task was cancelled): its Promise rejects.
     fail(id, message) { return settle(id, "error", String(message)); },
     // reportCall(line) and emit(type, detailJson): the loader's, for a call that finished after its invocation.
     reportCall(line) { ctx.reportCall(String(line)); },

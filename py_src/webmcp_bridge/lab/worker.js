@@ -1,55 +1,48 @@
-// The page's main-thread side of the bridge's worker (docs/WORKER.md): starts the dedicated worker
-// (worker_boot.js beside this file), answers its requests in the envelope of webmcp_bridge/lab/messages.py, sends it
-// events and counts the crossings. wireError and hostError build the page's failure bodies, here only. It carries data only: what a request means is decided by
-// the responder the caller gives (a plain function, or halves.js's, which runs the JS halves for the worker's
-// Python: docs/WORKER.md, "The remote half").
+// The page's main-thread side of the bridge's worker (docs/WORKER.md): starts the dedicated worker (worker_boot.js
+// beside this file), answers its requests in the envelope of webmcp_bridge/lab/messages.py, sends it events and counts
+// the crossings. It carries data only: what a request means is decided by the responder the caller gives (a plain
+// function, or halves.js's, which runs the JS halves for the worker's Python: docs/WORKER.md, "The remote half").
 //
 // startWorker({manifestUrl, bootUrl, runtimeUrl, hold, snapshotUrl, onStep, respond, respondAsync}) starts one worker:
 //   manifestUrl  the labextension's bridge.json (absolute URL; the worker reads the runtime and wheels from it)
 //   bootUrl      the worker's entry (default: worker_boot.js beside this module)
 //   runtimeUrl   the page's own Pyodide (absolute, same origin) when the loader found one; else the shipped one
-//   hold         true: the worker only fetches and compiles (the runtime's module and wasm) until go() is called,
-//                then starts Python; false (default): it starts Python at once
-//   snapshotUrl  the site's memory snapshot's snapshot.json (absolute URL; docs/loader.md, "A memory snapshot"): the
-//                worker starts Python from it when it is there and fits, else normally (ready's snapshot says which)
+//   hold         true: the worker only fetches and compiles until go() is called, then starts Python
+//   snapshotUrl  the site's memory snapshot's snapshot.json (docs/loader.md, "A memory snapshot"): used when it is
+//                there and fits, else Python starts normally (ready's snapshot says which)
 //   onStep(name) called as the worker begins each start-up step (manifest, runtime, compile, loadPyodide,
 //                dependencies, bridge, import), for the loader's status item and placeholder panel
-//   respond(call)       a call {id, target, method, args} (parsed JSON) -> {value} or {error: {kind, code,
-//                       message, details}}; what it throws crosses as {error: {kind: "host", code: its name}}. Every
-//                       synchronous request is answered by it, whichever way the worker waits (buffers or JSPI). It
-//                       may return a promise of the answer (halves.js's load fetches a source): the answer is then
-//                       published once it settles (the worker waits that long; the page never does)
-//   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond); what it throws or
-//                       rejects with crosses as respond's; a promise that never settles leaves that call waiting
-// and returns {ready, go(), ping(), invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}: go() lets a
-// held worker start Python (once; nothing for one not held); ping() resolves once the worker's thread answered (the
-// loader's watchdog: a thread Python holds answers nothing); ready resolves to the
-// worker's {mode, isolated, steps, timeOrigin, runtime: {source: "page" | "shipped", url}, snapshot: {used, reason}} once
-// its Python is up
-// (rejects with its start failure; steps are [name, start, end] in ms of the worker's clock, which starts at its
-// timeOrigin), memoryBytes() is the worker's wasm memory in bytes as its last message said, invoke runs one of the worker
-// Python's entries (webmcp_bridge/lab/wire.py ENTRIES) on JSON text and resolves to its JSON text answer, event
-// sends one event (JSON text, {event: name}), crossings() is the count of requests by method as JSON text
-// {method: count}, counted by the
-// bridge's one crossing counter (crossings.js beside this module).
+//   respond(call)       a call {id, target, method, args} (parsed JSON) -> {value} or {error: {kind, code, message,
+//                       details}} (what it throws crosses as hostError); answers every synchronous request, whichever
+//                       way the worker waits (buffers or JSPI). A promise it returns is published once it settles
+//                       (the worker waits that long; the page never does)
+//   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond)
+// and returns {ready, go(), ping(), invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}:
+//   ready        resolves to {mode, isolated, steps: [[name, start, end]] (ms of the worker's clock, from its
+//                timeOrigin), timeOrigin, runtime: {source: "page" | "shipped", url}, snapshot: {used, reason}} once
+//                its Python is up; rejects with its start failure
+//   go()         lets a held worker start Python (once)
+//   ping()       resolves once the worker's thread answered (the loader's watchdog: a thread Python holds answers
+//                nothing)
+//   invoke       runs one of the worker Python's entries (lab/wire.py ENTRIES) on JSON text: a promise of its answer
+//   event        sends one event (JSON text, {event: name})
+//   crossings()  the count of requests by method as JSON text {method: count} (crossings.js)
+//   memoryBytes() the worker's wasm memory in bytes as its last message said
 //
-// Messages, worker -> page: {type: "buffers", ctl, data} (the synchronous crossing's SharedArrayBuffers, when the
-// page is cross-origin isolated), {type: "sync", text} (a request the worker waits for: the answer goes into the
-// buffers), {type: "grow", data} (the answer did not fit: a bigger data buffer to write it into), {type: "async",
-// id, text, sync} (answered by {type: "answer", id, text}; with sync true it is a synchronous request carried by
-// message, where the worker has no shared memory and waits with JSPI: answered by respond, as through the buffers),
-// {type: "step", name} (a start-up step begins), {type: "pong", id}, {type: "ready", mode, isolated, steps, timeOrigin,
-// runtime, snapshot}, {type: "invoked", id, text | error}, {type: "failed", message}; each also carries memory (the
-// worker's wasm memory in bytes).
-// Page -> worker: {type: "start", manifestUrl, runtimeUrl, hold, snapshotUrl} (sitebuild/snapshot.py sends {type: "start",
-// manifestUrl, make: {sideModules}} and gets {type: "snapshot", bytes}), {type: "go"}, {type: "ping", id}, {type: "answer",
-// id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
+// Messages, worker -> page: {type: "buffers", ctl, data} (the shared buffers, when the page is cross-origin isolated),
+// {type: "sync", text} (a request the worker waits for: answered in the buffers), {type: "grow", data} (the answer did
+// not fit: a bigger buffer to write it into), {type: "async", id, text, sync} (answered by {type: "answer", id, text};
+// sync true: a synchronous request carried by message, where the worker waits with JSPI: answered by respond),
+// {type: "step", name}, {type: "pong", id}, {type: "ready", mode, isolated, steps, timeOrigin, runtime, snapshot},
+// {type: "invoked", id, text | error}, {type: "failed", message}; each also carries memory (wasm bytes).
+// Page -> worker: {type: "start", manifestUrl, runtimeUrl, hold, snapshotUrl} (sitebuild/snapshot.py sends {type:
+// "start", manifestUrl, make: {sideModules}} and gets {type: "snapshot", bytes}), {type: "go"}, {type: "ping", id},
+// {type: "answer", id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
 //
-// The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked,
-// not answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds (the
-// worker then hands over a bigger buffer, "grow", and the same answer is written there). The length is stored
-// before the state, and the state is published last (Atomics.store, then Atomics.notify). The page never waits
-// for the worker; only the worker blocks.
+// The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked, not
+// answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds ("grow", then
+// the same answer is written there). The state is published last (Atomics.store, then Atomics.notify). The page never
+// waits for the worker; only the worker blocks.
 import { crossingCounter } from './crossings.js';
 
 // the body of a failed answer: a request the other side could not read or refuses ("wire"), or what the answering
@@ -77,37 +70,26 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
   let readyResolve, readyReject;
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 
-  const failure = hostError;
-  const count = message => crossings.count(String(message.method));
   const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
   const isThenable = value => value !== null && typeof value === 'object' && typeof value.then === 'function';
-  // the answer's text, or a promise of it when respond answered with a promise
-  const answerSync = message => {
+  // the answer's text to a request's text (a promise of it when the responder's answer is one), the request counted
+  const answer = (text, sync) => {
+    let message;
+    try { message = JSON.parse(text); } catch { return JSON.stringify({ id: -1, ...wireError('the request is not JSON') }); }
+    crossings.count(String(message.method));
     try {
-      const body = respond(message);
-      if (isThenable(body)) return body.then(b => answerOf(message, b), error => answerOf(message, failure(error)));
+      const body = (sync ? respond : respondAsync)(message);
+      if (isThenable(body)) return body.then(b => answerOf(message, b), error => answerOf(message, hostError(error)));
       return answerOf(message, body);
-    } catch (error) { return answerOf(message, failure(error)); }
+    } catch (error) { return answerOf(message, hostError(error)); }
   };
-  const answerAsync = async message => {
-    try { return answerOf(message, await respondAsync(message)); } catch (error) { return answerOf(message, failure(error)); }
-  };
-  const read = text => {
-    try { return JSON.parse(text); } catch { return { id: -1, unreadable: true }; }
-  };
-  const unreadable = () => JSON.stringify({ id: -1, ...wireError('the request is not JSON') });
   // write an answer's bytes into the shared buffer when they fit, else ask for a bigger one; the state last
   const publish = bytes => {
-    if (bytes.length <= data.length) {
-      data.set(bytes); // TextEncoder.encodeInto refuses shared memory: encode, then copy
-      Atomics.store(ctl, 1, bytes.length);
-      Atomics.store(ctl, 0, OK);
-      pending = null;
-    } else {
-      pending = bytes;
-      Atomics.store(ctl, 1, bytes.length);
-      Atomics.store(ctl, 0, TOO_BIG);
-    }
+    const fits = bytes.length <= data.length;
+    if (fits) data.set(bytes); // TextEncoder.encodeInto refuses shared memory: encode, then copy
+    pending = fits ? null : bytes;
+    Atomics.store(ctl, 1, bytes.length);
+    Atomics.store(ctl, 0, fits ? OK : TOO_BIG);
     Atomics.notify(ctl, 0);
   };
 
@@ -115,18 +97,13 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
     const m = event.data;
     if (Number.isFinite(m.memory)) memory = m.memory;
     if (m.type === 'sync') {
-      const message = read(m.text);
-      if (!message.unreadable) count(message);
-      const text = message.unreadable ? unreadable() : answerSync(message);
+      const text = answer(m.text, true);
       publish(encoder.encode(typeof text === 'string' ? text : await text));
     } else if (m.type === 'grow') {
       data = m.data;
       if (pending) publish(pending);
     } else if (m.type === 'async') {
-      const message = read(m.text);
-      if (!message.unreadable) count(message);
-      const text = message.unreadable ? unreadable() : m.sync ? await answerSync(message) : await answerAsync(message);
-      worker.postMessage({ type: 'answer', id: m.id, text });
+      worker.postMessage({ type: 'answer', id: m.id, text: await answer(m.text, m.sync) });
     } else if (m.type === 'buffers') {
       ctl = m.ctl;
       data = m.data;

@@ -1,20 +1,15 @@
-// The bridge's dedicated worker (docs/WORKER.md): started by worker.js on the page's main thread. It
-// starts Pyodide with the bridge's wheels as the loader does (the runtime and wheels named by the labextension's
-// bridge.json; the page's own runtime when worker.js passes one of the version the wheels are built for), then
-// imports webmcp_bridge.lab.wire, which decides everything else. This file only carries data: the messages are
-// worker.js's (see there), the crossings' mechanics are below.
+// The bridge's dedicated worker (docs/WORKER.md), started by worker.js: it starts Pyodide with the bridge's wheels
+// (named by the labextension's bridge.json; the page's own runtime when it is the version the wheels are built for),
+// then imports webmcp_bridge.lab.wire, which decides everything else. The messages are worker.js's (see there).
 //
 // self.webmcpBridgeWorker, read by webmcp_bridge/lab/wire.py:
-//   syncSend(text)   a synchronous request: waits (Atomics.wait, this thread only) for the page's answer in the
-//                    shared buffers and returns its text; null when this worker is not cross-origin isolated
+//   syncSend(text)   a synchronous request: waits (Atomics.wait) for the page's answer in the shared buffers and
+//                    returns its text; null when this worker is not cross-origin isolated
 //   asyncSend(text)  an asynchronous request: a promise of the page's answer, sent by message
-//   syncByMessage(text)  a synchronous request sent by message ({type: "async", sync: true}: the page answers it
-//                    with its synchronous responder, as it would through the buffers): a promise of the answer, which
-//                    JSPI's run_sync waits on where there is no shared memory
+//   syncByMessage(text)  a synchronous request by message (the page answers it with its synchronous responder): a
+//                    promise, which JSPI's run_sync waits on where there is no shared memory
 //   isolated         self.crossOriginIsolated
-//
-// Every message to the page carries `memory`: the size of this worker's wasm memory in bytes (Pyodide's HEAP8, 0
-// before Pyodide is up), so the page can report it without a request of its own (worker.js memoryBytes()).
+// Every message to the page carries `memory`: this worker's wasm memory in bytes (0 before Pyodide is up).
 const OK = 1;
 const INITIAL_BYTES = 64 << 10;
 
@@ -56,8 +51,6 @@ function send(text, sync) {
   });
 }
 
-const asyncSend = text => send(text, false);
-const syncByMessage = text => send(text, true);
 
 // A held worker (start's hold) fetches and compiles only, until the page's "go": the page's own start is not slowed by
 // Python's CPU while JupyterLab is still starting (docs/loader.md, 1a).
@@ -87,15 +80,12 @@ function hookInstantiate({ compiled = null, growTo = 0 }) {
 }
 
 // -- The memory snapshot (docs/loader.md, "A memory snapshot") ---------------------------------------------------------
-// A site's build may add beside bridge.json a snapshot of this worker's Python after its imports (snapshot/snapshot.json
-// and the files it names: the memory, gzip; each wheel's native module, the side modules), made by this same file in
-// Chromium (`make`, below; sitebuild/snapshot.py). Restored, it replaces Python's initialisation and every import. Its
-// native modules must be at the addresses they had: each is loaded before the runtime starts, in the snapshot's order,
-// from its file (a blob URL), both when the snapshot is made and when it is restored, so the same allocations give the
-// same addresses and table slots. The file system is not in a snapshot: the wheels' files are unpacked again (as zip
-// archives: no module loaded). A snapshot that does not fit fails at its first use, not when restored: Python is
-// smoke-tested (pydantic-core validates, the bridge's wire module is there) before anything else, and any failure
-// starts Python normally; `ready` says which and why.
+// A site's build may add beside bridge.json a snapshot of this worker's Python after its imports (snapshot.json, the
+// gzipped memory, the wheels' native side modules), made by this file in Chromium (`make`; sitebuild/snapshot.py); it
+// replaces Python's initialisation and every import. The side modules must land at the addresses they had: each is
+// loaded before the runtime starts, in the snapshot's order, when made and when restored. The wheels' files are
+// unpacked again (the file system is not in a snapshot). A snapshot that does not fit fails at its first use, so
+// Python is smoke-tested first and any failure starts Python normally; `ready` says which and why.
 function preloading(runtime, sideModules) {
   const files = new Map(sideModules.map(side => [side.path, URL.createObjectURL(new Blob([side.bytes]))]));
   return async settings => {
@@ -118,15 +108,12 @@ function preloading(runtime, sideModules) {
   };
 }
 
-const bytesOf = async url => {
+// the bytes at url, gunzipped when asked
+const bytesOf = async (url, gzip = false) => {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-};
-const gunzip = async url => {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
-  return new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
+  const body = gzip ? new Response(response.body.pipeThrough(new DecompressionStream('gzip'))) : response;
+  return new Uint8Array(await body.arrayBuffer());
 };
 const sha256 = async bytes => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
   .map(b => b.toString(16).padStart(2, '0')).join('');
@@ -144,8 +131,8 @@ async function fetchSnapshot(snapshotUrl, manifest, manifestUrl) {
   }
   const urls = [...manifest.wheels, manifest.wheel].map(w => new URL(w, manifestUrl).href);
   const [memory, wheels, sides] = await Promise.all([
-    gunzip(new URL(info.memory, snapshotUrl).href),
-    Promise.all(urls.map(bytesOf)),
+    bytesOf(new URL(info.memory, snapshotUrl).href, true),
+    Promise.all(urls.map(url => bytesOf(url))),
     Promise.all(info.sideModules.map(side => bytesOf(new URL(side.file, snapshotUrl).href))),
   ]);
   const names = [...manifest.wheels, manifest.wheel].map(w => w.split('/').pop());
@@ -176,7 +163,8 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
     data = new Uint8Array(new SharedArrayBuffer(INITIAL_BYTES));
     tell({ type: 'buffers', ctl, data });
   }
-  self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, asyncSend, syncByMessage, isolated };
+  self.webmcpBridgeWorker = { syncSend: isolated ? syncSend : null, isolated,
+                               asyncSend: text => send(text, false), syncByMessage: text => send(text, true) };
   const manifest = await step('manifest', async () => (await fetch(manifestUrl)).json());
   const runtime = await step('runtime', async () => {
     if (runtimeUrl && new URL(runtimeUrl).origin === self.location.origin) {
@@ -192,7 +180,7 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
   // (cross-origin isolated pages only: restored on a page without, where the worker's crossings wait with JSPI, its
   // Python's first stack switch never came back; the snapshot is made on an isolated page)
   let found = null;
-  if (make) found = null;
+  if (make) found = null; // making one: nothing to restore
   else if (!snapshotUrl) found = Promise.resolve({ reason: 'not asked for' });
   else if (!isolated) found = Promise.resolve({ reason: 'the page is not cross-origin isolated (JSPI crossings)' });
   else found = fetchSnapshot(snapshotUrl, manifest, manifestUrl).catch(error => ({
@@ -211,9 +199,9 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
   const boot = { indexURL: new URL('.', runtime.url).href };
   if (manifest.stdlib) boot.stdLibURL = new URL(manifest.stdlib, manifestUrl).href;
   if (make) return makeSnapshot(runtime, boot, manifest, manifestUrl, make, step);
-  let snapshot = { used: false, reason: 'not asked for' };
   const restore = found ? await step('snapshot', () => found) : null;
-  if (restore && restore.memory) {
+  let snapshot = { used: false, reason: restore?.reason ?? 'not asked for' };
+  if (restore?.memory) {
     try {
       hookInstantiate({ compiled, growTo: restore.memory.length });
       pyodide = await step('loadPyodide', () => runtime.module.loadPyodide({
@@ -227,8 +215,6 @@ async function start({ manifestUrl, runtimeUrl, hold, snapshotUrl = null, make =
       snapshot = { used: false, reason: `it did not restore: ${String((error && error.message) || error).split('\n').filter(Boolean).pop()}`.slice(0, 300) };
       console.warn(`[webmcp-bridge] the memory snapshot: ${snapshot.reason}; starting Python normally`);
     }
-  } else if (restore) {
-    snapshot = { used: false, reason: restore.reason };
   }
   if (!pyodide) {
     if (compiled && !snapshot.reason?.startsWith('it did not restore')) hookInstantiate({ compiled });
@@ -261,10 +247,9 @@ tempfile._name_sequence = None
 sys.modules["webmcp_bridge.lab.wire"] is not None and pydantic.TypeAdapter(list[int]).validate_python([1, "2"]) == [1, 2]
 `;
 
-// Make the snapshot (the site's build asks, sitebuild/snapshot.py): Python started with the side modules preloaded as a
-// restore will preload them (`make.sideModules`: [{path, file}] relative to bridge.json), the wheels' files unpacked,
-// then webmcp_bridge.lab.session.warm() (every start-up import, the tools' schemas); the memory is posted back as
-// {type: "snapshot", bytes} (transferred).
+// Make the snapshot (sitebuild/snapshot.py): Python started with the side modules preloaded as a restore will
+// (`make.sideModules`: [{path, file}] relative to bridge.json), the wheels unpacked, then lab.session.warm() (every
+// start-up import, the tools' schemas); the memory is posted back as {type: "snapshot", bytes} (transferred).
 async function makeSnapshot(runtime, boot, manifest, manifestUrl, make, step) {
   const sideModules = await Promise.all(make.sideModules.map(async side => ({
     path: side.path, bytes: await bytesOf(new URL(side.file, manifestUrl).href) })));
