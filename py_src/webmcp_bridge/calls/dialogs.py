@@ -1,30 +1,19 @@
 """JupyterLab dialogs opened while the agent works: what is reported, who owns a dialog, and answering it.
 
-JupyterLab shows one dialog at a time (``Dialog`` of ``@jupyterlab/apputils``) and queues the others. A small JS
-part (``lab/dialogs.js`` through :class:`webmcp_bridge.lab.dialogs.LabDialogs`) reports the
-open dialogs as plain values (:class:`~webmcp_bridge.host.protocol.RawDialog`, through the
-:class:`~webmcp_bridge.host.protocol.DialogSource` port) and clicks buttons; every rule is here, in pure Python
-(tested under CPython with the test harness's in-memory dialogs, ``tests/host_memory_dialogs.py``).
+JupyterLab shows one dialog at a time and queues the others; ``lab/dialogs.js`` reports them as
+:class:`~webmcp_bridge.host.protocol.RawDialog` values and clicks buttons; every rule is here.
 
-Ownership, decided once, when a dialog is first seen (it never changes afterwards):
+Ownership, decided once when a dialog is first seen: it belongs to an agent call when exactly one call that can own
+dialogs is running (not read-only tools nor ``jupyter_answer_dialog``; a pending call that still runs counts), that
+call owns no other open dialog, and the dialog did not open right after the person's key or pointer press (a
+trusted input event in the last 1.5 s). Otherwise it is the person's. The owning call returns pending at once, with
+the dialog, so the agent can answer instead of waiting out the timeout.
 
-1. the dialog belongs to an agent call when exactly one agent call that can own dialogs is running (calls of
-   read-only tools and of ``jupyter_answer_dialog`` never own one and are not counted; a call that went pending
-   and still runs is counted), that call owns no other open dialog, and the dialog did not open just after a
-   key or pointer press of the person (a trusted input event in the last 1.5 s: the person's own action);
-2. otherwise it has no owner: it is the person's.
+Answering (:meth:`DialogTracker.answer`): only a dialog owned by one of the agent's calls, only when shown, only
+unambiguously (one open dialog or its ``dialogId``; an existing, enabled button by index or label); anything else
+is INVALID_ARGUMENT and nothing is clicked. The person's dialogs are only reported, never answered or closed.
 
-The owning call returns ``{status: "pending", pendingId, tool, message, dialog}`` at once (or, if it had gone
-pending already, a ``jupyter_wait_for_result`` on it returns), so the agent can answer instead of waiting out
-the execution timeout.
-
-Answering (:meth:`DialogTracker.answer`): the agent may click a button only of a dialog owned by one of its
-calls, only when that dialog is the one shown, only when the answer is unambiguous (one open dialog, or its
-``dialogId``; an existing, enabled button by index or label). Anything else is INVALID_ARGUMENT and nothing is
-clicked. A dialog the person opened is never answered, closed or hidden by the bridge; it is only reported.
-
-Reporting: every successful result carries ``dialogs`` (the open dialogs, oldest first) while any is open
-(:meth:`DialogTracker.attach`), within the result cap. One dialog is::
+Every successful result carries ``dialogs`` (oldest first) while any is open, within the result cap. One is::
 
     {id: "d-1", title, body, bodyTruncated?, state: "shown"|"queued", shown: bool,
      buttons: [{index, label, kind: "accept"|"reject", warn?, disabled?}], omittedButtons?,
@@ -61,7 +50,7 @@ NEVER_OWNS = frozenset({ANSWER_TOOL})
 
 
 def can_own_dialogs(tool: str | None, read_only: bool) -> bool:
-    """Whether a call of ``tool`` may own a dialog that opens while it runs (rule 1 of the module docstring)."""
+    """Whether a call of ``tool`` may own a dialog that opens while it runs."""
     return tool is not None and not read_only and tool not in NEVER_OWNS
 
 
@@ -71,13 +60,8 @@ def _cut(text: str, max_bytes: int) -> tuple[str, bool]:
 
 
 class DialogTracker:
-    """The open dialogs of the page and the agent calls that own them.
-
-    Args:
-        source: where dialogs come from; None means the application has none (nothing is ever reported).
-        calls: the registry's calls (the running ones decide ownership; owners are woken through them).
-        limits: the report's bounds.
-    """
+    """The page's open dialogs and the agent calls that own them. ``source`` None: none is ever reported;
+    ``calls``: the registry's (the running ones decide ownership)."""
 
     def __init__(self, source: DialogSource | None, calls: PendingCalls, limits: Limits = DEFAULT_LIMITS) -> None:
         self.source = source
@@ -88,7 +72,6 @@ class DialogTracker:
         self.waiting_for_person: Callable[[], set[Any]] = set
         self._open: list[RawDialog] = []
 
-    # -- following the source ---------------------------------------------------------------------------
     def start(self) -> None:
         """Watch the source, so a dialog is given to its call the moment it opens."""
         if self.source is not None:
@@ -106,8 +89,7 @@ class DialogTracker:
             traceback.print_exc()
 
     def sync(self) -> list[RawDialog]:
-        """Read the open dialogs, decide the owner of each new one (waking that call), forget closed ones.
-        Returns the open dialogs, oldest first."""
+        """Read the open dialogs (oldest first), decide each new one's owner (waking it), forget closed ones."""
         if self.source is None:
             return []
         raws = self.source.snapshot(max(self.limits.dialog_body_bytes, self.limits.dialog_text_bytes))
@@ -138,14 +120,13 @@ class DialogTracker:
             return None  # it already waits on a dialog: a second one is more likely the person's
         return candidate
 
-    # -- reading ------------------------------------------------------------------------------------------
     def owned_by(self, call: PendingCall) -> RawDialog | None:
-        """The open dialog ``call`` owns (the shown one first), after a :meth:`sync`; None if it owns none."""
+        """The open dialog ``call`` owns (the shown one first), or None."""
         owned = [raw for raw in self.sync() if self._owners.get(raw.id) is call]
         return next((raw for raw in owned if raw.shown), owned[0] if owned else None)
 
     def describe(self, raw: RawDialog) -> dict[str, Any]:
-        """The report of one dialog (shape in the module docstring), bounded by the limits."""
+        """The bounded report of one dialog (shape in the module docstring)."""
         limits = self.limits
         title, _ = _cut(raw.title, limits.dialog_text_bytes)
         owner = self._owners.get(raw.id)
@@ -189,15 +170,13 @@ class DialogTracker:
         return report
 
     def describe_all(self) -> list[dict[str, Any]]:
-        """Reports of the open dialogs, oldest first, at most ``Limits.dialogs_listed`` (for get_context)."""
+        """Reports of the open dialogs, at most ``Limits.dialogs_listed``."""
         return [self.describe(raw) for raw in self.sync()[: self.limits.dialogs_listed]]
 
     def attach(self, payload: dict[str, Any], cap: int, *, stored: bool = False) -> dict[str, Any]:
-        """Put the open dialogs on a successful result's payload (``dialogs``, and ``dialogsOmitted`` past
-        ``Limits.dialogs_listed``) while any is open; with none open the payload is left as it is, except a
-        ``stored`` result (a collected pending call), whose stale ``dialogs`` are removed. Never breaks the
-        cap: if the full reports do not fit, short ones ({id, title, state, shown, owner, answerable}) are
-        attached, and the payload is then fitted (:func:`webmcp_bridge.core.bounds.fit_payload`)."""
+        """Put ``dialogs`` (and ``dialogsOmitted``) on a success while any is open (a ``stored`` result loses stale
+        ones when none is). Within ``cap``: short reports when the full ones do not fit, then
+        :func:`~webmcp_bridge.core.bounds.fit_payload`."""
         raws = self.sync()
         if not raws:
             if stored:
@@ -216,8 +195,7 @@ class DialogTracker:
         return fit_payload(payload, cap)
 
     def pending_payload(self, call: PendingCall) -> dict[str, Any]:
-        """The pending payload of ``call``, with ``dialog`` (and a message saying how to answer it) when the call
-        owns an open dialog."""
+        """``call``'s pending payload, with the ``dialog`` it owns and how to answer it."""
         payload = pending_payload(call)
         raw = self.owned_by(call)
         if raw is not None:
@@ -230,15 +208,10 @@ class DialogTracker:
             )
         return payload
 
-    # -- answering ------------------------------------------------------------------------------------------
     def answer(self, button: str | int, dialog_id: str | None) -> tuple[PendingCall, dict[str, Any]]:
-        """Click ``button`` (an index, or a label) of the shown dialog owned by an agent call.
-
-        Returns the owning call and ``{dialogId, button: <label>, buttonIndex}``. Raises ToolError(INVALID_ARGUMENT),
-        clicking nothing, when: no dialog is open; ``dialog_id`` is not open; no ``dialog_id`` while several
-        dialogs are open; the dialog is queued; it is not owned by an agent call (the person's); the button
-        does not exist, its label is ambiguous, or it is disabled; or it closed before the click.
-        """
+        """Click ``button`` (index or label) of the shown dialog an agent call owns; returns the owner and
+        ``{dialogId, button: <label>, buttonIndex}``. Raises ToolError(INVALID_ARGUMENT), clicking nothing, unless
+        the rules of the module docstring hold or when it closed before the click."""
         raws = self.sync()
         if not raws:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "No dialog is open.")
