@@ -63,7 +63,7 @@ class ToolInput(BaseModel):
     def _only_wire_names(cls, data: Any) -> Any:
         """Refuse non-wire names: pydantic would silently drop a Python field name (``start_index``)."""
         if isinstance(data, dict):
-            allowed = _wire_names(cls)
+            allowed = wire_names(cls)
             unknown = sorted(str(k) for k in data if k not in allowed)
             if unknown:
                 raise ValueError(f"unknown argument(s): {', '.join(unknown)[:UNKNOWN_ARGUMENTS_CHARS]}")
@@ -71,7 +71,8 @@ class ToolInput(BaseModel):
 
 
 @functools.cache
-def _wire_names(model: type[BaseModel]) -> frozenset[str]:
+def wire_names(model: type[BaseModel]) -> frozenset[str]:
+    """The argument names of ``model`` as the agent sends them (aliases), made once per model."""
     return frozenset(f.alias or name for name, f in model.model_fields.items())
 
 

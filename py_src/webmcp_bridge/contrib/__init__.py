@@ -21,16 +21,11 @@ see :mod:`webmcp_bridge.contrib.config`) defines ``CONTRIBUTIONS``, a list of :c
              HelloOutput),
     )),))]
 
-Handlers reach notebooks only through ``ctx`` (:class:`CallContext`: ``await ctx.notebook(path)`` gives the
-notebook behind the access guard, ``await ctx.propose(...)`` asks the person in Propose mode), so a site's tool
-gets the same access control, Propose mode, validation, bounds, envelope and observers as the bridge's own.
-
-A tool's last argument, its output model (a :class:`Payload` subclass, or a union of them; :class:`DeniedPayload`
-when the tool proposes in Propose mode; :func:`sometimes` for a key that is sometimes absent), makes the
-definition's ``outputSchema`` (:mod:`webmcp_bridge.calls.payloads`); without one the tool has none. Its
-toolset is one the page can turn on and off like the bridge's own (:mod:`webmcp_bridge.calls.toolsets`: the
-agent's ``jupyter_toolsets``, the page URL's ``?toolsets=``, the ``toolsets`` setting); a site's toolsets are not
-among the default ones a page registers at load.
+Handlers reach notebooks only through ``ctx`` (``await ctx.notebook(path)``: behind the access guard; ``await
+ctx.propose(...)``: asks in Propose mode), so a site's tool gets the access control, Propose mode, validation,
+bounds and observers of the bridge's own. The output model (:class:`Payload` subclasses; :class:`DeniedPayload`
+when it proposes; :func:`sometimes` keys) makes the ``outputSchema``. Its toolset is switched like the bridge's
+own, never among the defaults.
 """
 
 from __future__ import annotations
