@@ -235,55 +235,43 @@ class NotebookCells(Protocol):
     @property
     def path(self) -> str:
         """The notebook's workspace path."""
-        ...
 
     def dirty(self) -> bool:
         """True when the live model has changes not yet saved."""
-        ...
 
     def revision(self) -> int:
         """A counter of changes (sources, outputs, metadata, cells); it only grows, across reopening too (one clock
         for all notebooks), so a revision never names two states of one path."""
-        ...
 
     def cell_count(self) -> int:
         """Number of cells."""
-        ...
 
     def language(self) -> str:
         """The kernel language, for fencing code in exports ("python" if unknown)."""
-        ...
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
         """The cells with these ids, in order (one read); ``max_outputs`` outputs a cell, ``head_bytes`` a text."""
-        ...
 
     def find_cell(self, cell_id: str) -> RawCell:
         """One cell, without outputs."""
-        ...
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         """Cells by index (all when None; indices out of range are skipped), as :meth:`find_cells`."""
-        ...
 
     def run_states(self, last_index: int) -> list[RunState]:
         """Run states of the code cells at ``0..last_index`` (clipped), in index order."""
-        ...
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
         """A page of one representation's ANSI-stripped text, by UTF-8 byte offset (never splitting a code
         point). Raises ToolError(OUTPUT_NOT_FOUND) for a missing output or MIME type."""
-        ...
 
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
         """``(base64 data, decoded size in bytes)``; data is None when the size is over ``max_bytes`` (then
         nothing is transferred). Raises ToolError(OUTPUT_NOT_FOUND) like :meth:`read_output_text`."""
-        ...
 
     def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
         """``(first max_bytes decoded bytes, decoded size in bytes)`` (an image's header); empty head when not base64.
         Raises ToolError(OUTPUT_NOT_FOUND)."""
-        ...
 
     async def encode_output_image(
         self, cell_id: str, output_index: int, mime: str, request: ImageRequest
@@ -291,35 +279,28 @@ class NotebookCells(Protocol):
         """The output's ``mime`` image resampled to ``request.width`` x ``request.height``, encoded as
         ``request.mime`` (:mod:`webmcp_bridge.core.images`); None when this host cannot copy that format. Raises
         ToolError(OUTPUT_NOT_FOUND), also for data that is not a ``mime`` image (notebooks are untrusted)."""
-        ...
 
     def set_source(self, cell_id: str, source: str, expected: str | None = None) -> RawCell:
         """Replace the cell's source; returns the cell after. ``expected``: the source the caller's check read (None:
         no check); when the cell holds anything else, nothing is written: ToolError(STALE_CELL) quoting it as it is
         (:func:`~webmcp_bridge.core.snapshot.stale_cell_error`)."""
-        ...
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         """Insert a new cell at ``index`` (0..cell_count); returns it (with its new id)."""
-        ...
 
     def delete_cell(self, cell_id: str, expected: str | None = None) -> RawCell:
         """Delete the cell; returns it as it was. ``expected`` as for :meth:`set_source` (STALE_CELL)."""
-        ...
 
     def move_cell(self, cell_id: str, to_index: int) -> RawCell:
         """Move the cell so that it ends at ``to_index``; returns it after the move."""
-        ...
 
     def clear_outputs(self, cell_id: str) -> RawCell:
         """Clear a code cell's outputs and execution count (other cell types are left as they are)."""
-        ...
 
     def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
         """Change the cell's type in one step (one undo step), keeping id, source and metadata. As nbformat 4 has it,
         only code cells keep outputs and an execution count (a new code cell has none), only markdown and raw cells
         attachments. One change of kind "type"; returns the cell after."""
-        ...
 
     def apply_edits(self, ops: Sequence[EditOp], expected: dict[str, str] | None = None) -> list[str]:
         """Apply ``ops`` in order, all or nothing, in one synchronous step (one undo step). Ops name cells that exist
@@ -327,33 +308,26 @@ class NotebookCells(Protocol):
         on (an insert's new id). Before anything changes, raises CELL_NOT_FOUND for an unknown id and STALE_CELL when
         a cell of ``expected`` (id -> source the caller read, of the cells replaced or deleted) holds anything else.
         """
-        ...
 
     def bridge_metadata(self) -> Any:
         """The notebook's ``metadata.webmcp_bridge`` value (any JSON value), or None when absent."""
-        ...
 
     def set_bridge_metadata(self, value: dict[str, Any]) -> None:
         """Replace the notebook's ``metadata.webmcp_bridge`` with ``value`` (synchronous, one change)."""
-        ...
 
     def cell_bridge_metadata(self) -> list[tuple[int, str, Any]]:
         """``(index, id, value)`` of each cell with a ``webmcp_bridge`` metadata key, in index order."""
-        ...
 
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
         """Replace (None: remove) the cell's ``metadata.webmcp_bridge``: the person's side only, no tool reaches it.
         Raises ToolError(CELL_NOT_FOUND)."""
-        ...
 
     def take_changes(self) -> list[CellChange]:
         """The changes since the previous call, oldest first; at most :data:`~webmcp_bridge.core.limits.CHANGE_LOG_SIZE`
         buffered, the oldest kept counting those dropped in ``dropped_before``."""
-        ...
 
     def access_state(self) -> AccessState:
         """All the access guard needs for one call step, in one read."""
-        ...
 
 
 class NotebookKernel(Protocol):
@@ -361,26 +335,21 @@ class NotebookKernel(Protocol):
 
     def kernel(self) -> KernelInfo:
         """The kernel attached to the notebook, now."""
-        ...
 
     async def wait_for_kernel(self, timeout: float) -> KernelInfo:
         """Wait up to ``timeout`` seconds for the kernel to be idle or busy; returns its state then."""
-        ...
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         """Run a code cell, waiting up to ``timeout`` seconds (then status "timeout"). Cancelled, it interrupts the
         kernel before re-raising CancelledError."""
-        ...
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
         """Interrupt or restart the kernel, then wait up to ``timeout`` seconds for idle. A restart goes through
         JupyterLab's "Restart Kernel?" dialog (unless turned off): None when declined."""
-        ...
 
     def agent_kernel(self) -> float | None:
         """Since when (seconds since the epoch) the kernel ran the agent's code (a cell run, or :meth:`run_code` with
         ``as_agent``) without restarting since; None when not (docs/SECURITY.md: its outputs render untrusted)."""
-        ...
 
     async def run_code(
         self,
@@ -396,7 +365,6 @@ class NotebookKernel(Protocol):
         :meth:`find_cells` describes them. ``silent``: the request's flag (no display hook, not counted).
         ``as_agent``: the kernel becomes the agent's first (:meth:`agent_kernel`); False only for the bridge's own
         fixed programs. Raises ToolError(KERNEL_UNAVAILABLE) when there is no kernel."""
-        ...
 
 
 class NotebookView(Protocol):
@@ -405,43 +373,34 @@ class NotebookView(Protocol):
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
         """Make the cell active and visible; place the cursor or select a range (as :class:`Focus`, checked by the
         caller)."""
-        ...
 
     def focus(self) -> Focus:
         """The person's focus in this notebook."""
-        ...
 
     def highlight_output(self, cell_id: str, output_index: int) -> None:
         """Reveal the cell and mark that output for the person. Raises ToolError(CELL_NOT_FOUND / OUTPUT_NOT_FOUND)."""
-        ...
 
     async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
         """A picture of the output as the page renders it for the person (never rendered again nor trusted for it),
         at most ``max_side`` pixels a side, held until :meth:`release_capture`. Raises ToolError(CELL_NOT_FOUND /
         OUTPUT_NOT_FOUND)."""
-        ...
 
     async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
         """A held capture resampled to the request's size, encoded as ``request.mime`` (OUTPUT_NOT_FOUND: not held)."""
-        ...
 
     def release_capture(self, key: str) -> None:
         """Drop a held capture (an unknown key is ignored)."""
-        ...
 
     def tabs(self) -> TabsState:
         """The notebook as other tabs of the site see it, as last counted."""
-        ...
 
     async def count_tabs(self) -> TabsState:
         """:meth:`tabs`, counted now."""
-        ...
 
     async def save(self) -> SaveOutcome:
         """Save (nbformat 4.5) as the person's Save does: a file changed since this page loaded or saved it is not
         written until the "File Changed" dialog is answered; check and write are one step for every tab of the
         site. Other failures raise ToolError."""
-        ...
 
 
 class LiveNotebook(NotebookCells, NotebookKernel, NotebookView, Protocol):
@@ -456,37 +415,30 @@ class WorkspaceContents(Protocol):
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         """The entries of folder ``path`` ("" = root), each notebook's ``open`` said; None: no folder there."""
-        ...
 
     async def stat(self, path: str) -> Entry | None:
         """The entry at ``path``, or None."""
-        ...
 
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         """The file's text: live when open in an editor, else saved; None when nothing is there. Raises ToolError:
         INVALID_PATH for a folder (:func:`webmcp_bridge.core.errors.is_a_folder`) or non-UTF-8 file
         (:func:`webmcp_bridge.core.errors.not_a_text_file`); TOO_LARGE over ``max_bytes`` (before loading when the
         size is known)."""
-        ...
 
     async def write_text(self, path: str, text: str) -> None:
         """Write the file whole (its folder exists); one open in an editor is written through its model and saved."""
-        ...
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
         """Write a new empty nbformat 4.5 notebook at ``path`` (the caller checked nothing is there)."""
-        ...
 
     async def notebook_bridge_metadata(self, path: str, listed: Entry | None = None) -> Any:
         """``metadata.webmcp_bridge`` of the notebook: live when open, else saved (may be cached by modification
         time); None when absent or unreadable. ``listed``: this call's listing entry of it (closed then: not asked
         again)."""
-        ...
 
     async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:
         """The saved (never live) notebook's ``metadata.webmcp_bridge`` and each cell's that has one, as found, for
         :mod:`webmcp_bridge.access.run_consent`. None when it is no notebook."""
-        ...
 
     async def read_saved_notebook(
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
@@ -494,7 +446,6 @@ class WorkspaceContents(Protocol):
         """The saved notebook, read without opening it. None when it is no notebook or is open in the page (read it
         live: its levels there are the latest). Heads as :meth:`LiveNotebook.find_cells`. Raises
         ToolError(TOO_LARGE) over ``max_bytes``."""
-        ...
 
 
 class OpenNotebooks(Protocol):
@@ -502,19 +453,15 @@ class OpenNotebooks(Protocol):
 
     def open_documents(self) -> list[OpenDocument]:
         """The notebooks open in the application."""
-        ...
 
     def current_notebook(self) -> LiveNotebook | None:
         """The notebook the person last focused, or None."""
-        ...
 
     def find_open(self, path: str) -> LiveNotebook | None:
         """The open notebook at ``path``, or None."""
-        ...
 
     async def open_notebook(self, path: str, activate: bool) -> LiveNotebook:
         """Open (or find) it; ``activate`` brings it to the front. Raises ToolError(NOTEBOOK_NOT_FOUND)."""
-        ...
 
 
 class NotebookHost(WorkspaceContents, OpenNotebooks, Protocol):
@@ -562,16 +509,12 @@ class DialogSource(Protocol):
 
     def snapshot(self, max_chars: int) -> list[RawDialog]:
         """The open dialogs, in the order they opened; texts cut to at most ``max_chars`` characters."""
-        ...
 
     def click(self, dialog_id: str, index: int) -> str:
         """Click button ``index`` as the person would: "clicked", or "gone", "queued", "disabled", "no-button"."""
-        ...
 
     def watch(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` soon whenever a dialog opens, is shown or closes."""
-        ...
 
     def close(self) -> None:
         """Stop watching."""
-        ...
