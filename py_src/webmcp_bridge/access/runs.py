@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
+
+from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.registry import current_call
 
@@ -33,16 +35,8 @@ class KernelRun:
 
     def to_json(self) -> dict[str, object]:
         """Plain data (camelCase keys), as the page's ``webmcp-bridge:run`` event carries it."""
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "cellId": self.cell_id,
-            "status": self.status,
-            "duration": round(self.duration, 6),
-            "executionCount": self.execution_count,
-            "tool": self.tool,
-            "callId": self.call_id,
-        }
+        data = {to_camel(f.name): getattr(self, f.name) for f in fields(self)}
+        return {**data, "duration": round(self.duration, 6)}
 
 
 RunObserver = Callable[[KernelRun], None]

@@ -112,19 +112,17 @@ class Annotations:
 
     def to_webmcp(self) -> dict[str, bool]:
         """The definition's ``annotations``: the WebMCP hints always, the MCP hints that are stated."""
-        hints = {
+        stated = {
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+        return {
             "readOnlyHint": self.read_only,
             "untrustedContentHint": self.untrusted_content,
             "consequentialHint": self.consequential,
+            **{key: value for key, value in stated.items() if value is not None},
         }
-        for key, value in (
-            ("destructiveHint", self.destructive),
-            ("idempotentHint", self.idempotent),
-            ("openWorldHint", self.open_world),
-        ):
-            if value is not None:
-                hints[key] = value
-        return hints
 
 
 @dataclass
@@ -273,6 +271,18 @@ def result_json(result: dict[str, Any], *, structured: bool = True) -> str:
             "}",
         )
     )
+
+
+def validation_problems(exc: ValidationError) -> list[dict[str, str]]:
+    """pydantic's errors as ``[{loc, msg, type}]`` (bounded; never the input)."""
+    return [
+        {
+            "loc": ".".join(str(p) for p in e["loc"]),
+            "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES),
+            "type": e["type"],
+        }
+        for e in exc.errors(include_url=False, include_input=False, include_context=False)[:VALIDATION_PROBLEMS]
+    ]
 
 
 def summarize_arguments(raw: str, max_bytes: int = ARGUMENT_SUMMARY_BYTES) -> str:
@@ -538,16 +548,10 @@ class Registry(Generic[C]):
         try:
             args = tool.input_model.model_validate_json(raw or "{}")
         except ValidationError as exc:
-            problems = [
-                {
-                    "loc": ".".join(str(p) for p in e["loc"]),
-                    "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES),
-                    "type": e["type"],
-                }
-                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:VALIDATION_PROBLEMS]
-            ]
             raise ToolError(
-                ErrorCode.INVALID_ARGUMENT, f"The arguments do not match {tool.name}'s inputSchema.", problems=problems
+                ErrorCode.INVALID_ARGUMENT,
+                f"The arguments do not match {tool.name}'s inputSchema.",
+                problems=validation_problems(exc),
             ) from None
         result = await tool.handler(self.context, args)
         if isinstance(result, ToolResult):

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError, create_model
 
-from webmcp_bridge.calls.registry import Handler, Tool, ToolInput, ToolResult, Toolset, wire_names
+from webmcp_bridge.calls.registry import Handler, Tool, ToolInput, ToolResult, Toolset, validation_problems, wire_names
 from webmcp_bridge.contrib.api import Around, CallObserver, Contribution, Extension, RunObserver
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -89,12 +89,10 @@ def _converting(handler: Handler, inner: type[ToolInput], fixed: Mapping[str, An
         try:
             converted = inner.model_validate_json(json.dumps(data))
         except ValidationError as exc:
-            problems = [
-                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], 200), "type": e["type"]}
-                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:10]
-            ]
             raise ToolError(
-                ErrorCode.INVALID_ARGUMENT, "The arguments do not fit the tool this one narrows.", problems=problems
+                ErrorCode.INVALID_ARGUMENT,
+                "The arguments do not fit the tool this one narrows.",
+                problems=validation_problems(exc),
             ) from None
         return await handler(ctx, converted)
 

@@ -26,10 +26,11 @@ import traceback
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from pydantic import Field
+from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.payloads import Payload
@@ -281,18 +282,8 @@ class Proposal:
 
     def to_json(self) -> dict[str, Any]:
         """``{id, path, tool, kind, cellId, summary, diff, code, created, scope}``."""
-        return {
-            "id": self.id,
-            "path": self.path,
-            "tool": self.tool,
-            "kind": self.kind,
-            "cellId": self.cell_id,
-            "summary": self.summary,
-            "diff": self.diff,
-            "code": self.code,
-            "created": round(self.created, 3),
-            "scope": self.scope,
-        }
+        data = {to_camel(f.name): getattr(self, f.name) for f in fields(self) if f.name not in ("future", "task")}
+        return {**data, "created": round(self.created, 3)}
 
 
 Listener = Callable[[str, Proposal], None]  # (event: "created" | "settled", proposal)
