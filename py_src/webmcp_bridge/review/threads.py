@@ -3,42 +3,28 @@
 Used by the tools on the guarded notebook, by the Agent panel on the raw one. Every method is synchronous, so a
 write is one read-modify-write of the notebook's ``webmcp_bridge`` metadata with no ``await`` in between.
 
-Storage (schemaVersion 1)
--------------------------
-Threads live in the notebook metadata, so they travel with the file::
+Storage (schemaVersion 1), in the notebook metadata so threads travel with the file::
 
     metadata["webmcp_bridge"] = {
         "schemaVersion": 1,                # an int; written as 1 when missing or malformed, else kept
-        "access": ...,                     # not ours (webmcp_bridge.access); kept as it is
-        "threads": [<thread>, ...],        # oldest first
-        ...                                # any other key: kept as it is
+        "threads": [<thread>, ...],        # oldest first; "access" and any other key kept as they are
     }
-
     <thread> = {
         "id": "3f9a1c2b7d4e",              # 12 lowercase hex digits, random, unique in the notebook
-        "status": "open" | "resolved",
-        "anchor": <anchor>,
-        "messages": [<message>, ...],      # oldest first; the first one is the comment that opened the thread
-        "createdAt": 1718000000.123,       # seconds since the epoch (float)
-        "updatedAt": 1718000000.123,       # last message, status change or re-anchoring
-        "resolvedAt": 1718000000.123,      # only while resolved
-        "resolvedBy": "person" | "agent",  # only while resolved
+        "status": "open" | "resolved", "anchor": <anchor>,
+        "messages": [<message>, ...],      # oldest first; the first opened the thread
+        "createdAt": 1718000000.123,       # seconds since the epoch; "updatedAt" likewise (last change)
+        "resolvedAt": 1718000000.123, "resolvedBy": "person" | "agent",  # only while resolved
     }
-
     <message> = {"author": "person" | "agent", "body": str, "time": 1718000000.123,
                  "sig": "9c1f..."}         # the person's, signed: review/signatures.py
-
-    <anchor> is one of
-        {"kind": "cell",   "cellId": str}
-        {"kind": "range",  "cellId": str,
-         "quote": str,                      # the exact quoted source text (non-empty)
-         "prefix": str, "suffix": str,      # up to CONTEXT_CHARS characters before / after it at creation
-         "selection": {"start": {"line": int, "column": int},
-                       "end":   {"line": int, "column": int}}}   # where it was (0-based; UTF-16 columns)
-        {"kind": "output", "cellId": str,
-         "outputIndex": int,                # index of the output in the cell
-         "fingerprint": str,                # see output_fingerprint(); 16 hex digits
-         "outputType": str, "mimeTypes": [str, ...]}   # what it was, for display only
+    <anchor> = {"kind": "cell", "cellId": str}
+        | {"kind": "range", "cellId": str, "quote": str (non-empty),
+           "prefix": str, "suffix": str,   # up to CONTEXT_CHARS characters before / after it at creation
+           "selection": {"start": {"line", "column"}, "end": {...}}}  # where it was (0-based; UTF-16 columns)
+        | {"kind": "output", "cellId": str, "outputIndex": int,
+           "fingerprint": str,             # output_fingerprint(); 16 hex digits
+           "outputType": str, "mimeTypes": [str, ...]}   # what it was, for display only
 
 Reading is defensive: a non-dict block, a non-list ``threads`` and any invalid entry (wrong types, unknown status or
 kind, duplicate id, non-list ``messages``) are skipped, never an error; writes keep skipped entries and other keys as
