@@ -29,14 +29,7 @@ from webmcp_bridge.access.runs import RunObservers
 from webmcp_bridge.access.step import CallStep, Facts
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.paths import is_notebook_path
-from webmcp_bridge.host.protocol import (
-    CellChange,
-    Entry,
-    LiveNotebook,
-    NotebookHost,
-    OpenDocument,
-    SavedNotebook,
-)
+from webmcp_bridge.host.protocol import CellChange, Entry, LiveNotebook, NotebookHost, OpenDocument, SavedNotebook
 from webmcp_bridge.propose.proposals import ProposalBook, approved
 
 
@@ -47,10 +40,7 @@ class GuardedHost:
     showing kernel runs to the person; ``runs``: observers of each kernel run a tool starts."""
 
     def __init__(
-        self,
-        inner: NotebookHost,
-        ingest: Callable[[str, list[CellChange]], object],
-        proposals: ProposalBook,
+        self, inner: NotebookHost, ingest: Callable[[str, list[CellChange]], object], proposals: ProposalBook
     ) -> None:
         self._inner = inner
         self.proposals = proposals
