@@ -54,6 +54,11 @@ def can_own_dialogs(tool: str | None, read_only: bool) -> bool:
     return tool is not None and not read_only and tool not in NEVER_OWNS
 
 
+def _refused(dialog_id: str, message: str) -> ToolError:
+    """INVALID_ARGUMENT about one dialog; nothing was clicked."""
+    return ToolError(ErrorCode.INVALID_ARGUMENT, message, dialogId=dialog_id)
+
+
 def _cut(text: str, max_bytes: int) -> tuple[str, bool]:
     kept = truncate_utf8(text, max_bytes)
     return kept, len(kept) < len(text)
@@ -70,7 +75,6 @@ class DialogTracker:
         self._owners: dict[str, PendingCall | None] = {}  # open dialog id -> owning call (None: the person's)
         #: tasks of calls waiting for the person's decision on a proposal: they open no dialog, so never own one
         self.waiting_for_person: Callable[[], set[Any]] = set
-        self._open: list[RawDialog] = []
 
     def start(self) -> None:
         """Watch the source, so a dialog is given to its call the moment it opens."""
@@ -103,7 +107,6 @@ class DialogTracker:
                 self._owners[raw.id] = owner
                 if owner is not None:
                     woken.append(owner)
-        self._open = raws
         for call in woken:  # after the bookkeeping: a woken call reads it at once
             call.wake()
         return raws
@@ -242,18 +245,16 @@ class DialogTracker:
             raw = found
         owner = self._owners.get(raw.id)
         if owner is None:
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The dialog {raw.id} ({_cut(raw.title, ECHO_TITLE_BYTES)[0]!r}) was not opened by one of your calls: "
                 "only the person answers it.",
-                dialogId=raw.id,
             )
         if not raw.shown:
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The dialog {raw.id} is queued behind the dialog on screen (JupyterLab shows one at a time); it can "
                 "be answered once it is shown.",
-                dialogId=raw.id,
             )
         index = self._button_index(raw, button)
         outcome = self.source.click(raw.id, index) if self.source is not None else "gone"
@@ -264,10 +265,9 @@ class DialogTracker:
                 "disabled": "that button is disabled",
                 "no-button": "that button is gone",
             }
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The dialog {raw.id} was not answered: {reasons.get(outcome, outcome)}.",
-                dialogId=raw.id,
             )
         self.sync()
         label = _cut(raw.buttons[index].label, self.limits.dialog_text_bytes)[0]
@@ -280,10 +280,9 @@ class DialogTracker:
         )
         if isinstance(button, int):
             if not 0 <= button < len(labels):
-                raise ToolError(
-                    ErrorCode.INVALID_ARGUMENT,
+                raise _refused(
+                    raw.id,
                     f"The dialog {raw.id} has no button {button}; its buttons: {listed}.",
-                    dialogId=raw.id,
                 )
             index = button
         else:
@@ -292,24 +291,21 @@ class DialogTracker:
                 wanted = button.strip().casefold()
                 matches = [i for i, label in enumerate(labels) if label.strip().casefold() == wanted]
             if not matches:
-                raise ToolError(
-                    ErrorCode.INVALID_ARGUMENT,
+                raise _refused(
+                    raw.id,
                     f"The dialog {raw.id} has no button labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; its buttons: "
                     f"{listed}.",
-                    dialogId=raw.id,
                 )
             if len(matches) > 1:
-                raise ToolError(
-                    ErrorCode.INVALID_ARGUMENT,
+                raise _refused(
+                    raw.id,
                     f"Several buttons of the dialog {raw.id} are labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; pass "
                     f"the button's index ({listed}).",
-                    dialogId=raw.id,
                 )
             index = matches[0]
         if raw.buttons[index].disabled:
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The button {index} of the dialog {raw.id} is disabled (the dialog's input is not valid).",
-                dialogId=raw.id,
             )
         return index
