@@ -72,10 +72,6 @@ class PendingCall:
             "seconds": round(now - self.started, 1),
         }
 
-    def running(self) -> bool:
-        """True until the task settled."""
-        return not self.task.done()
-
     def wake(self) -> None:
         """End every :meth:`wait` in progress now (a dialog was given to this call)."""
         if self.starting:

@@ -185,12 +185,7 @@ class ChangeLog:
                 else:  # a burst that other entries came in between: it moves to the end, as every update does
                     self._entries.remove(last)
                     self._entries.append(entry)
-                if (
-                    touched
-                    and touched[-1].path == path
-                    and touched[-1].cell_id == entry.cell_id
-                    and touched[-1].seq == last.seq
-                ):
+                if touched and touched[-1].seq == last.seq:  # seqs are unique: the same entry, updated again
                     touched[-1] = entry
                 else:
                     touched.append(entry)
