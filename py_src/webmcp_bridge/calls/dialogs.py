@@ -1,28 +1,11 @@
 """JupyterLab dialogs opened while the agent works: what is reported, who owns a dialog, and answering it.
 
-JupyterLab shows one dialog at a time and queues the others; ``lab/dialogs.js`` reports them as
-:class:`~webmcp_bridge.host.protocol.RawDialog` values and clicks buttons; every rule is here.
-
-Ownership, decided once when a dialog is first seen: it belongs to an agent call when exactly one call that can own
-dialogs is running (not read-only tools nor ``jupyter_answer_dialog``; a pending call that still runs counts), that
-call owns no other open dialog, and the dialog did not open right after the person's key or pointer press (a
-trusted input event in the last 1.5 s). Otherwise it is the person's. The owning call returns pending at once, with
-the dialog, so the agent can answer instead of waiting out the timeout.
-
-Answering (:meth:`DialogTracker.answer`): only a dialog owned by one of the agent's calls, only when shown, only
-unambiguously (one open dialog or its ``dialogId``; an existing, enabled button by index or label); anything else
-is INVALID_ARGUMENT and nothing is clicked. The person's dialogs are only reported, never answered or closed.
-
-Every successful result carries ``dialogs`` (oldest first) while any is open, within the result cap. One is::
-
-    {id: "d-1", title, body, bodyTruncated?, state: "shown"|"queued", shown: bool,
-     buttons: [{index, label, kind: "accept"|"reject", warn?, disabled?}], omittedButtons?,
-     input?: {type, value?}            # the body's first input; never a password's value
-     checkbox?: {label, checked},      # a footer checkbox ("Do not ask me again.")
-     owner: {tool, pendingId} | null, answerable: bool}
-
-Texts are bounded by ``Limits.dialog_text_bytes`` / ``dialog_body_bytes`` (UTF-8 bytes), lists by
-``dialog_buttons`` / ``dialogs_listed``.
+The rules and the report's shape are docs/TOOLS.md, "Dialogs"; ``lab/dialogs.js`` only reports
+:class:`~webmcp_bridge.host.protocol.RawDialog` values and clicks. Ownership is decided once, when a dialog is first
+seen: the one running agent call that can own dialogs, unless it owns another or the person pressed a key or
+pointer in the last 1.5 s; else the dialog is the person's. The agent answers only a shown dialog its call owns,
+unambiguously (else INVALID_ARGUMENT, nothing clicked); the person's dialogs are only reported, never answered or
+closed, and their body and input are not reported.
 """
 
 from __future__ import annotations
@@ -129,7 +112,7 @@ class DialogTracker:
         return next((raw for raw in owned if raw.shown), owned[0] if owned else None)
 
     def describe(self, raw: RawDialog) -> dict[str, Any]:
-        """The bounded report of one dialog (shape in the module docstring)."""
+        """The bounded report of one dialog (docs/TOOLS.md, "Dialogs")."""
         limits = self.limits
         title, _ = _cut(raw.title, limits.dialog_text_bytes)
         owner = self._owners.get(raw.id)
@@ -214,7 +197,7 @@ class DialogTracker:
     def answer(self, button: str | int, dialog_id: str | None) -> tuple[PendingCall, dict[str, Any]]:
         """Click ``button`` (index or label) of the shown dialog an agent call owns; returns the owner and
         ``{dialogId, button: <label>, buttonIndex}``. Raises ToolError(INVALID_ARGUMENT), clicking nothing, unless
-        the rules of the module docstring hold or when it closed before the click."""
+        the module docstring's rules hold or when it closed before the click."""
         raws = self.sync()
         if not raws:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "No dialog is open.")

@@ -1,18 +1,11 @@
 """Which toolsets a page serves, and the switch that turns them on and off (pure Python, no ``js``).
 
-A page serves a *selection* of toolsets, not every tool (agents pay for each definition; some in-browser agents drop
-every tool of a page registering more than about 30):
-
-1. A selection is words, each a toolset name or an alias (``all``, ``default``), compared exactly; an unknown word
-   is ignored and reported.
-2. The URL query ``toolsets`` (``?toolsets=notebooks,review``, commas, may repeat; empty: only the always-on) wins
-   over the ``toolsets`` setting, which wins over :attr:`ToolsetSwitch.default`.
-3. :attr:`ToolsetSwitch.always` (the discovery tool's) is on whatever the words.
-4. The agent's switch (the discovery tool) holds for this page only; a change of the setting chooses again.
-5. Tools the person disabled (``disabledTools``: names or :func:`fnmatch.fnmatchcase` globs) are never served.
-
-The loader registers tools before Python runs from :meth:`ToolsetSwitch.manifest` (it only splits the query and
-looks words up, as :func:`words_of_query` and :meth:`ToolsetSwitch.expand`); every other decision is here.
+A page serves a selection of toolsets (agents pay for each definition; some drop every tool of a page registering
+more than about 30), by the rules of docs/TOOLS.md, "Toolsets per page": words (toolset names, ``all``,
+``default``; unknown ones ignored and reported) from the URL's ``?toolsets=``, else the ``toolsets`` setting, else
+:attr:`ToolsetSwitch.default`; :attr:`ToolsetSwitch.always` is always on; the agent's switch holds for the page;
+tools the person disabled are never served. The loader applies the same rules from :meth:`ToolsetSwitch.manifest`
+before Python runs (splitting the query and looking words up only); every other decision is here.
 """
 
 from __future__ import annotations
@@ -58,9 +51,8 @@ def disabled_by_patterns(patterns: Iterable[str], names: Iterable[str]) -> tuple
 
 
 class ToolsetSwitch:
-    """Which toolsets of ``registry`` are on (all until :meth:`choose`), applied to it at once. ``default`` and
-    ``always`` as in the module docstring. ``on_change()`` is called after the agent's switch changed the set
-    (not by :meth:`choose`, whose caller registers anyway)."""
+    """Which toolsets of ``registry`` are on (all until :meth:`choose`), applied to it at once. ``on_change()`` is
+    called after the agent's switch changed the set (not by :meth:`choose`, whose caller registers anyway)."""
 
     def __init__(self, registry: Registry[Any], default: Sequence[str], always: Sequence[str] = ()) -> None:
         self.registry = registry
