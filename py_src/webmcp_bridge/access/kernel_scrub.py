@@ -1,24 +1,13 @@
 """What the kernel keeps of hidden cells, and the code that clears it before the agent's code runs there.
 
-A ``none`` cell runs in the same IPython as the agent's code, and IPython keeps every cell's source and result where
-any code can read them. So before the agent's code runs in a notebook with hidden cells, the host runs
-:func:`scrub_code` (outside the history, printing nothing), given each hidden cell's execution count and the SHA-256
-of its stripped source (sources never cross into the kernel). It clears:
-
-- input history: ``In`` / ``_ih``, the history manager's ``input_hist_parsed`` / ``input_hist_raw`` (blanked, so
-  numbering stays), ``_i``/``_ii``/``_iii``/``_i00`` (namespace and history manager), ``_iN``;
-- results: ``Out`` / ``_oh``, ``output_hist`` / ``output_hist_reprs``, ``_N``, and ``_``/``__``/``___`` holding a
-  hidden result (namespace and display hook), and the same names in ``user_ns_hidden``;
-- the SQLite history database (``%history -g``, ``search``): rows of hidden counts of this session and of any
-  session with a hidden source, and rows waiting in the write-behind caches (under their locks);
-- compiled sources: hidden cells' ``linecache`` entries and the ``executing`` / ``stack_data`` source caches;
-- the last exception (its frames and locals): ``sys.last_*``, the Pyodide kernel's ``_last_traceback``,
-  ``InteractiveTB.tb``, and ``last_execution_result`` when hidden or holding an exception.
-
-The shell is ``InteractiveShell.instance()``, never a ``get_ipython`` the namespace could replace. This is defence
-in depth, not the boundary (accepted code could prepare the kernel beforehand): the run rule
-(:mod:`webmcp_bridge.access.run_consent`) is. Still reachable, as docs/TOOLS.md tells the agent: objects hidden
-cells created, what they wrote or printed elsewhere, and a hidden text run at a count the scrub does not know.
+A ``none`` cell runs in the same IPython as the agent's code, which keeps every cell's source and result where any
+code can read them. So before the agent's code runs in a notebook with hidden cells, the host runs :func:`scrub_code`
+(outside the history, printing nothing), given each hidden cell's execution count and the SHA-256 of its stripped
+source (sources never cross into the kernel). What it clears (input and output history, ``_``-names, the history
+database and its write-behind caches, compiled sources, the last exception) and what stays reachable are
+docs/TOOLS.md, "Hidden cells and the kernel". The shell is ``InteractiveShell.instance()``, never a ``get_ipython``
+the namespace could replace. Defence in depth, not the boundary: the run rule (:mod:`webmcp_bridge.access.run_consent`)
+is.
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
-"""Review and undo after the fact: the agent's source edits, what each changed, and reverting them for the person.
+"""Review and undo after the fact: the agent's source edits, what each changed, and reverting them for the person
+(docs/TOOLS.md, "Review and undo after the fact").
 
-The host records every source change the agent makes (:meth:`EditJournal.record`: edits, batches, accepted
-proposals); the Agent panel shows each edit's diff, **Revert** and "revert every agent change since this one".
-Reverts are the person's only (no tool reaches this module): a revert puts back the source before the edit only
-when the cell still holds exactly what the edit left (:func:`plan_reverts`), else it is refused with a reason
-(:data:`REFUSALS`), so it never overwrites the person's text. Several reverts go newest first, each checked against
-what the ones before leave.
-
-Cells the agent changed are marked unseen (:meth:`EditJournal.unseen`) until the person makes one active while no
-agent call runs, opens a diff of it, or reverts it. The journal keeps
-:data:`~webmcp_bridge.core.limits.AGENT_EDITS_KEPT` edits and :data:`~webmcp_bridge.core.limits.AGENT_EDIT_BYTES`
-bytes of sources, oldest dropped first (then only JupyterLab's undo can revert them).
+The host records every source change the agent makes (:meth:`EditJournal.record`). Reverts are the person's only
+(no tool reaches this module): one is written only when the cell still holds exactly what the edit left
+(:func:`plan_reverts`), else refused with a reason (:data:`REFUSALS`), so it never overwrites the person's text;
+several go newest first. Changed cells stay unseen (:meth:`EditJournal.unseen`) until the person looks at them. The
+journal keeps :data:`~webmcp_bridge.core.limits.AGENT_EDITS_KEPT` edits and
+:data:`~webmcp_bridge.core.limits.AGENT_EDIT_BYTES` bytes of sources, oldest dropped first.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
-"""Propose mode: every change the agent asks for waits for the person's Accept or Deny.
+"""Propose mode: every change the agent asks for waits for the person's Accept or Deny (docs/TOOLS.md, "Propose
+mode").
 
-The mode is the person's (panel, command palette, ``defaultMode`` setting); no tool changes it. In ``propose`` mode
-a writing tool, after checking its arguments, calls :meth:`ProposalBook.request` with a diff, the code it would run
-or a summary, and waits (going pending past the timeout like any long call) until the person accepts (the tool
-checks everything again, STALE_CELL for a cell changed since, and applies as in direct mode), denies (a normal
-result ``{status: "denied", proposalId, reason}``), the cell is deleted or the notebook closed (denied
-automatically), or the call is aborted (withdrawn). At most one proposal waits per cell (else
-``PROPOSAL_ALREADY_PENDING``); ``cell_id`` None anchors to the notebook's start or end.
-
-Workspace changes (``scope`` "workspace": file writes and edits, new notebooks, one waiting per path; a site
-author's non-read-only tool with ``path`` "", whose later changes count as accepted, :func:`whole_call_approved`)
-are shown in a box of their own. Safety net: the access guard refuses any write in propose mode not approved in the
-same call (:func:`approved`).
+The mode is the person's; no tool changes it. In ``propose`` mode a writing tool calls :meth:`ProposalBook.request`
+with a diff, code or summary and waits: accepted, it checks everything again and applies as in direct mode; denied
+(by the person, or automatically when its cell or notebook goes), the call ends with ``{status: "denied",
+proposalId, reason}``; aborted, it is withdrawn. One proposal waits per cell, or per path for workspace changes
+(``scope`` "workspace"; a site tool's call accepted as a whole, :func:`whole_call_approved`). Safety net: the access
+guard refuses any write in propose mode not approved in the same call (:func:`approved`).
 """
 
 from __future__ import annotations
