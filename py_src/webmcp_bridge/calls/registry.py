@@ -1,16 +1,13 @@
 """The one tool registry: tools as pydantic input model + handler + annotations, grouped in toolsets (the single
 mechanism for contributing tools, :meth:`Registry.add_toolset`).
 
-Everything the agent can call goes through :meth:`Registry.call`, which never raises. It refuses unknown tools and
-arguments over ``Limits.input_bytes`` (UNKNOWN_TOOL, TOO_LARGE); validates the JSON against the pydantic model that
-made the ``inputSchema`` (INVALID_ARGUMENT with pydantic's error list, never an echo of the input); runs the handler
-(:class:`~webmcp_bridge.core.errors.ToolError` -> error payload, :class:`~webmcp_bridge.calls.outcome.CallEnded` ->
-its payload, anything else -> INTERNAL_ERROR); fits the payload under ``Limits.result_bytes`` and wraps it as an MCP
-CallToolResult ``{content, structuredContent, isError}``; tells the hooks before and after; answers
-``{status: "pending", pendingId, tool, message}`` past ``Limits.execution_timeout_seconds`` or when a dialog given to
-the call opens (:mod:`webmcp_bridge.calls.pending`, :mod:`webmcp_bridge.calls.dialogs`); puts the open dialogs on
-successful results; and aborts the call when the client aborts its invocation (:meth:`Registry.cancel`: the handler
-gets ``asyncio.CancelledError``, the result is ABORTED).
+Everything the agent can call goes through :meth:`Registry.call`, which never raises: it refuses unknown tools and
+arguments over ``Limits.input_bytes``, validates them against the model that made the ``inputSchema`` (never echoing
+the input), runs the handler (:class:`~webmcp_bridge.core.errors.ToolError` -> error payload,
+:class:`~webmcp_bridge.calls.outcome.CallEnded` -> its payload, anything else -> INTERNAL_ERROR), fits the payload
+under ``Limits.result_bytes`` in an MCP CallToolResult, tells the hooks, goes pending past the execution timeout or
+when a dialog opens, adds the open dialogs, and aborts on the client's abort (docs/TOOLS.md, "The result
+envelope", "Pending calls", "Aborting a call").
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Who changed which cell, and when: one bounded, coalesced log per bridge, fed the hosts'
 :class:`~webmcp_bridge.host.protocol.CellChange` values by the guard and the panel (:meth:`ChangeLog.ingest`).
 
-Consecutive changes of one cell by one actor of one kind within ``coalesce_seconds`` merge into one entry (typing
-a line is one "edit"), which moves to the end with a new seq, so a reader following ``since=<seq>`` misses no
-update. A run's clear and output changes followed by its count become one "run"; clear then outputs is "output";
-a clear or output after a run starts a new entry. The log knows nothing of access: readers answering the agent
-drop cells it may not see. Seqs of dropped changes (the log's bound, or ``CellChange.dropped_before``) are spent, so
-:meth:`ChangeLog.missed_since` tells a reader it missed some.
-
-The person's typing comes in bursts (:class:`Typing`); an entry records its current burst's start (``burst``) and
-its seq before it (``burst_seq``), and an edit continuing a burst joins its entry even past other entries.
-:mod:`webmcp_bridge.changes.feed` announces an entry once its burst is over.
+Changes of one cell by one actor of one kind within ``coalesce_seconds`` merge into one entry (typing a line is one
+"edit"; a run's clear and outputs become its "run"), which moves to the end with a new seq, so a reader following
+``since=<seq>`` misses no update. The log knows nothing of access: readers answering the agent drop cells it may not
+see. Seqs of dropped changes are spent, so :meth:`ChangeLog.missed_since` tells a reader it missed some. The
+person's typing comes in bursts (:class:`Typing`) that :mod:`webmcp_bridge.changes.feed` announces once over.
 """
 
 from __future__ import annotations

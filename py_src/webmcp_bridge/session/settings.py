@@ -1,15 +1,11 @@
-"""The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (pure Python, no ``js``).
+"""The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (docs/TOOLS.md, "Settings").
 
-One source, :class:`~webmcp_bridge.session.settings_model.SettingsModel`, makes the schema the build writes and the
-rules :func:`parse_settings` repairs a stored value against: a wrong type falls back to its default, a number out of
-bounds is clamped, each repair reported as a problem, never raised (a value can arrive malformed).
-:func:`limits_for` turns settings into :class:`~webmcp_bridge.core.limits.Limits`; :class:`SettingsApplier` applies
-them at start-up and on every change.
-
-``disabledTools`` (names or ``fnmatch`` globs) leave the definitions, and a call naming one is UNKNOWN_TOOL with
-``disabled: true``; an entry matching no tool is reported, not an error, so a later version's setting does no harm.
-``toolsets`` chooses the toolsets when the URL has no ``?toolsets=`` (null: the default set; a change replaces the
-agent's switch). ``defaultMode`` applies at start-up only; afterwards the person's switch wins.
+:class:`~webmcp_bridge.session.settings_model.SettingsModel` makes the schema the build writes and the rules
+:func:`parse_settings` repairs a stored value against: a wrong type falls back to its default, a number out of
+bounds is clamped, each repair a reported problem, never raised (a value can arrive malformed), and a
+``disabledTools`` entry matching no tool is reported, not an error. :func:`limits_for` makes the
+:class:`~webmcp_bridge.core.limits.Limits`; :class:`SettingsApplier` applies them at start-up and on every change
+(``defaultMode`` at start-up only: afterwards the person's switch wins).
 """
 
 from __future__ import annotations
