@@ -74,10 +74,7 @@ def plan_reverts(
     checked against what the steps before leave. ``later``: standing edits not reverted with these, whose cells are
     refused as "agent-later" rather than "changed"."""
     sources = dict(current)
-    standing_after: dict[str, list[AgentEdit]] = {}
-    for other in later:
-        if other.reverted is None:
-            standing_after.setdefault(other.cell_id, []).append(other)
+    standing = [e for e in later if e.reverted is None]
     steps: list[RevertStep] = []
     for edit in sorted(edits, key=lambda e: e.id, reverse=True):
         refused: str | None = None
@@ -87,7 +84,7 @@ def plan_reverts(
         elif now is None:
             refused = "gone"
         elif now != edit.after:
-            newer = [e for e in standing_after.get(edit.cell_id, ()) if e.id > edit.id]
+            newer = any(e.cell_id == edit.cell_id and e.id > edit.id for e in standing)
             refused = "agent-later" if newer else "changed"
         if refused is None:
             sources[edit.cell_id] = edit.before

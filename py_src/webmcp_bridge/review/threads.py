@@ -44,6 +44,7 @@ import copy
 import math
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -274,10 +275,7 @@ class Review:
 
     def counts_by_cell(self, status: StatusFilter = "open") -> dict[str, int]:
         """Threads with ``status`` per anchor cell id (no cell is read)."""
-        out: dict[str, int] = {}
-        for t in self._select(status, None):
-            out[t["anchor"]["cellId"]] = out.get(t["anchor"]["cellId"], 0) + 1
-        return out
+        return dict(Counter(t["anchor"]["cellId"] for t in self._select(status, None)))
 
     def count(self, status: StatusFilter = "open", cell_id: str | None = None) -> int:
         """How many threads :meth:`threads` would return without a limit (no cell is read)."""
