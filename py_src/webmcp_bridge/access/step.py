@@ -37,21 +37,12 @@ class AccessView:
     @classmethod
     def of(cls, state: AccessState) -> AccessView:
         """The view of an :class:`~webmcp_bridge.host.protocol.AccessState` (its changes not kept)."""
-        hidden: set[str] = set()
-        read_only: set[str] = set()
-        hidden_indices: list[int] = []
-        for index, cell_id, access in state.cell_access:
-            level = parse_level(access)
-            if level == "none":
-                hidden.add(cell_id)
-                hidden_indices.append(index)
-            elif level == "read":
-                read_only.add(cell_id)
+        levels = [(index, cell_id, parse_level(access)) for index, cell_id, access in state.cell_access]
         return cls(
             parse_level(state.notebook_access),
-            frozenset(hidden),
-            frozenset(read_only),
-            tuple(sorted(hidden_indices)),
+            frozenset(cell_id for _, cell_id, level in levels if level == "none"),
+            frozenset(cell_id for _, cell_id, level in levels if level == "read"),
+            tuple(sorted(index for index, _, level in levels if level == "none")),
             state.cell_count,
             state.revision,
             frozenset(cell_id for cell_id, editable, _ in state.locks if not editable),
