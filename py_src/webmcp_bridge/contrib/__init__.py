@@ -1,31 +1,11 @@
 """The public API for a site's own tools: everything a contribution module imports comes from here.
 
-A contribution module (a ``.py`` file or a pure-Python wheel the site serves and names in its configuration,
-see :mod:`webmcp_bridge.contrib.config`) defines ``CONTRIBUTIONS``, a list of :class:`Contribution`::
-
-    from typing import Annotated
-    from pydantic import Field
-    from webmcp_bridge.contrib import Annotations, CallContext, Contribution, Payload, Tool, ToolInput, Toolset
-
-    class HelloInput(ToolInput):
-        name: Annotated[str, Field(description="Who to greet.", max_length=100)]
-
-    class HelloOutput(Payload):
-        greeting: str
-
-    async def hello(ctx: CallContext, args: HelloInput) -> dict:
-        return {"greeting": f"Hello, {args.name}"}
-
-    CONTRIBUTIONS = [Contribution("hello", toolsets=(Toolset("hello", "Greetings.", (
-        Tool("site_hello", "Say hello", "Greets someone by name.", HelloInput, hello, Annotations(read_only=True),
-             HelloOutput),
-    )),))]
-
-Handlers reach notebooks only through ``ctx`` (``await ctx.notebook(path)``: behind the access guard; ``await
-ctx.propose(...)``: asks in Propose mode), so a site's tool gets the access control, Propose mode, validation,
-bounds and observers of the bridge's own. The output model (:class:`Payload` subclasses; :class:`DeniedPayload`
-when it proposes; :func:`sometimes` keys) makes the ``outputSchema``. Its toolset is switched like the bridge's
-own, never among the defaults.
+A contribution module (a ``.py`` file or pure-Python wheel the site names, :mod:`webmcp_bridge.contrib.config`)
+defines ``CONTRIBUTIONS``, a list of :class:`Contribution` (an example: README, "Add your own tool"). Handlers reach
+notebooks only through ``ctx`` (``await ctx.notebook(path)``: behind the access guard; ``await ctx.propose(...)``:
+asks in Propose mode), so a site's tool gets the access control, Propose mode, validation, bounds and observers of
+the bridge's own. The output model (:class:`Payload` subclasses; :class:`DeniedPayload` when it proposes;
+:func:`sometimes` keys) makes the ``outputSchema``. Its toolset is switched like the bridge's own, never a default.
 """
 
 from __future__ import annotations
