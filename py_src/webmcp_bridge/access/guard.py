@@ -1,19 +1,13 @@
-"""Access control: the one checkpoint between every tool and the notebooks.
+"""Access control: the one checkpoint between every tool and the notebooks (docs/TOOLS.md, "Access control").
 
-The person gives each notebook and cell a level (:mod:`webmcp_bridge.access.levels`): ``write`` (the default);
-``read`` (writes, runs and kernel actions refused: ``CELL_ACCESS_DENIED`` / ``NOTEBOOK_ACCESS_DENIED``); ``none``
-(indistinguishable from nothing: a hidden cell's id gets exactly an unknown id's error, indices and counts are of
-the visible cells, renumbered with no gap, focus on it reads as none, its review threads are not returned; a hidden
-notebook is missing from listings, open documents and the current notebook, its path erring as a missing one).
-
+Levels (:mod:`webmcp_bridge.access.levels`): ``write``; ``read`` (writes, runs and kernel actions refused:
+``CELL_ACCESS_DENIED`` / ``NOTEBOOK_ACCESS_DENIED``); ``none``, indistinguishable from nothing (a hidden cell's id
+errs as an unknown one, indices and counts are of the visible cells with no gap, focus on it reads as none, its
+threads are not returned; a hidden notebook is missing from listings, open documents and the current notebook).
 :func:`build_bridge <webmcp_bridge.session.bridge.build_bridge>` hands the tools only :class:`GuardedHost`, so every
-tool, including later ones, goes through here. Only the person changes levels, on the *raw* notebook. Review
-threads' visibility: :mod:`webmcp_bridge.review.visibility`. The author's locks (cell metadata ``editable: false`` /
-``deletable: false``) are ``CELL_LOCKED`` here too.
-
-Kernel code reaches every file the kernel can and what hidden cells defined, so every kernel run a tool starts
-follows the run rule (:mod:`webmcp_bridge.access.run_consent`), and the kernel's history is scrubbed of hidden cells
-first (:meth:`GuardedNotebook._scrub_history`; defence in depth).
+tool, later ones included, goes through here; only the person changes levels, on the raw notebook. The author's
+locks are ``CELL_LOCKED`` here too. Every kernel run a tool starts follows the run rule
+(:mod:`webmcp_bridge.access.run_consent`), and the kernel's history is scrubbed of hidden cells first.
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
-"""The one rule for every kernel run the agent starts: while something is hidden, the person sees the code first.
+"""The one rule for every kernel run the agent starts: while something is hidden, the person sees the code first
+(docs/TOOLS.md, "Hidden cells and the kernel").
 
-Kernel code reaches the kernel's drive (in JupyterLite the whole workspace, whatever its levels) and memory (what
-hidden cells defined); levels govern the bridge's tools, not the kernel. So while a ``none`` cell of this notebook
-(:data:`HIDDEN_CELLS`) or a ``none`` notebook or cell elsewhere, open or saved (:data:`HIDDEN_NOTEBOOK`) exists,
-every kernel run a tool starts (cells, code, site tools, the variables inspection) is shown with its code and waits
-for Accept, in Direct mode too. "Stop asking" (per open notebook, off by default, forgotten when it closes) covers
-only that notebook's own hidden cells. The kernel scrub (:mod:`webmcp_bridge.access.kernel_scrub`) is defence in
-depth, not the boundary.
-
-Other notebooks are read live when open, else from saved files, each read again only when its ``last_modified``
-changed. The access guard enforces the rule; a tool that showed the code itself marks it accepted
+Kernel code reaches the kernel's drive (in JupyterLite the whole workspace) and memory (what hidden cells defined),
+which levels do not govern. So while a ``none`` cell of this notebook (:data:`HIDDEN_CELLS`) or a ``none`` notebook
+or cell elsewhere, open or saved (:data:`HIDDEN_NOTEBOOK`) exists, every kernel run a tool starts is shown with its
+code and waits for Accept, in Direct mode too. "Stop asking" (per open notebook, off by default, forgotten when it
+closes) covers only that notebook's own hidden cells. Saved notebooks are read again only when their
+``last_modified`` changed; a tool that showed the code itself marks it accepted
 (:func:`~webmcp_bridge.propose.hold.accept_runs`), so the person is asked once.
 """
 
