@@ -1,16 +1,12 @@
-"""``jupyter webmcp-bridge``: the bridge's settings that live in Jupyter's config files, without editing JSON.
+"""``jupyter webmcp-bridge``: the bridge's settings that live in Jupyter's config files (README, "Browsers without
+native WebMCP").
 
-``jupyter webmcp-bridge mcp-b on|off|status [--user]`` turns the MCP-B runtime (README "Browsers without native
-WebMCP") on or off for JupyterLab and Notebook 7 servers: it writes the page-config key ``webmcpBridgePolyfill`` into
-``labconfig/page_config.json`` of this environment's config folder (``<sys.prefix>/etc/jupyter``) or, with
-``--user``, the user's (``jupyter --config-dir``). The server merges that file from every folder of ``jupyter
---paths`` (the first listed wins; ``page_config.d/*.json`` before ``page_config.json``) into the page's
-``jupyter-config-data``; pages loaded afterwards use the new value. ``status`` prints the merged value and every
-file that sets it. Not a Settings Editor setting: the loader starts MCP-B before any plugin, before settings are
-read (a JupyterLite site sets the key in its ``jupyter-lite.json``).
-
-Exit status: 0 when the merged value is what was asked (``status``: 0 unless a file cannot be read), 1 when another
-folder's file still decides otherwise, 2 for a usage error.
+``jupyter webmcp-bridge mcp-b on|off|status [--user]`` writes the page-config key ``webmcpBridgePolyfill`` into
+``labconfig/page_config.json`` of this environment's config folder or, with ``--user``, the user's; the server
+merges that file from every folder of ``jupyter --paths`` (the first listed wins) into pages loaded afterwards.
+``status`` prints the merged value and every file that sets it. Not a Settings Editor setting: the loader starts
+MCP-B before any plugin reads settings. Exit status: 0 when the merged value is what was asked, 1 when another
+folder's file still decides otherwise (or a file cannot be read), 2 for a usage error.
 """
 
 from __future__ import annotations

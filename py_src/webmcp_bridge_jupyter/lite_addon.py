@@ -1,16 +1,11 @@
-"""A JupyterLite build addon, off unless a site turns it on: the site's Pyodide kernel runs on the runtime the
-bridge's labextension ships, so the site loads nothing from another origin.
+"""A JupyterLite build addon, off unless a site turns it on (docs/hosting.md, "Building a site"): the site's Pyodide
+kernel runs on the runtime the bridge's labextension ships, so the site loads nothing from another origin.
 
-Without it, jupyterlite-pyodide-kernel loads Pyodide from wherever the site says (with every package of Pyodide's
-distribution). Turned on (``jupyter lite build --webmcp-bridge-kernel-runtime`` or ``{"WebmcpBridgeKernelRuntimeAddon":
-{"enabled": true}}`` in ``jupyter_lite_config.json``), after the other addons wrote ``jupyter-lite.json`` and unless it
-sets a kernel ``pyodideUrl`` (the site's own runtime always wins), it completes the labextension's runtime
-(``static/pyodide/``) with the kernel's wheels that ``kernel-lock.json`` lists (from the Lite dir's cache, or
-``pip download`` once: pinned, ``--no-deps``, binary only, sha256 checked), makes that lock the folder's
-``pyodide-lock.json``, and points the kernel's ``pyodideUrl`` at it. That runtime holds only those packages (numpy,
-pandas... need another). A build without the labextension's runtime, or a wheel that cannot be had or differs from
-the lock, fails, the kernel's settings left as they were. CPython at build time only; entry point group
-``jupyterlite.addon.v0``.
+Turned on (``--webmcp-bridge-kernel-runtime``, or ``WebmcpBridgeKernelRuntimeAddon.enabled``), after the other addons
+wrote ``jupyter-lite.json`` and unless it sets a kernel ``pyodideUrl`` (the site's own runtime always wins), it
+completes the shipped runtime with the kernel's wheels ``kernel-lock.json`` pins (cached, or ``pip download`` once,
+sha256 checked), makes that lock its ``pyodide-lock.json`` and points ``pyodideUrl`` at it. Only those packages are
+there. Without the runtime, or with a wheel missing or not the lock's, the build fails, the settings unchanged.
 """
 
 from __future__ import annotations
