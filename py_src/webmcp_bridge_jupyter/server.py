@@ -1,12 +1,8 @@
-"""A Jupyter server extension: which paths resolve outside the server's root.
-
-jupyter_server follows symbolic links and its contents API does not mark them, so a link inside the root pointing
-outside is served like any file. The bridge refuses every path outside the workspace, so it asks here: ``POST
-{base_url}webmcp-bridge/outside`` with ``{"paths": [API path, ...]}`` (at most :data:`MAX_PATHS`) answers
-``{"outside": [...]}``, the paths whose ``os.path.realpath`` (through existing parents for a new path) is not under
-the root's. Authenticated and authorized as a contents read; 400 for a malformed body. Loading it puts
-``webmcpBridgeOutsideUrl`` into the page config (read by ``webmcp_bridge.lab.server_root``). A contents manager
-without ``root_dir`` has no links: nothing is outside.
+"""A Jupyter server extension naming the paths that resolve outside the server's root (docs/hosting.md, "Paths in a
+server"): jupyter_server follows symbolic links without marking them, and the bridge refuses every path outside the
+workspace. ``POST {base_url}webmcp-bridge/outside`` ``{"paths": [...]}`` (at most :data:`MAX_PATHS`) answers
+``{"outside": [...]}`` by ``os.path.realpath``; authorized as a contents read; 400 for a malformed body. Loading it
+puts ``webmcpBridgeOutsideUrl`` into the page config. Without a ``root_dir`` nothing is outside.
 """
 
 from __future__ import annotations

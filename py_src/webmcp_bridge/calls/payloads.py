@@ -1,12 +1,7 @@
-"""Pydantic models of what a successful call returns, for each tool's ``outputSchema``.
-
-A tool's ``outputSchema`` (:func:`output_schema`) is ``anyOf`` its own payload models (extending :class:`Payload`;
-a feature's normal end such as Propose mode's ``denied`` when named), :class:`PendingPayload` and
-:class:`UnfitPayload`, with the keys the registry may add to any success (:class:`Added`) as top-level
-``properties``. Errors are not described (MCP clients check only successes; every error is ``{error, message,
-...details}``, docs/TOOLS.md). Field names are the wire names; a sometimes-absent key is :func:`sometimes` (never
-``null`` unless its type says so). ``additionalProperties`` stays open so later keys break no client; the tests
-check real results against a closed copy.
+"""Pydantic models of what a successful call returns, for each tool's ``outputSchema`` (docs/TOOLS.md, "Output
+schemas"): ``anyOf`` the tool's own payloads (:class:`Payload`), :class:`PendingPayload` and :class:`UnfitPayload`,
+with the registry's additions (:class:`Added`) as top-level ``properties``. Field names are wire names; a
+sometimes-absent key is :func:`sometimes`; ``additionalProperties`` stays open (tests check a closed copy).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Agent calls while they run, and the ones that outlive ``executionTimeout``: they return ``pending``.
-
-A call still running after ``executionTimeout`` (default 20 s; docs/TOOLS.md) returns ``{status: "pending",
-pendingId, tool, message}`` and keeps running; ``jupyter_wait_for_result`` collects it. Settled results are kept
-for ``Limits.pending_keep_seconds`` and at most ``pending_keep_count`` (oldest dropped first; running calls never).
-Every call is tracked from its start: the dialog rules need the running calls, an abort needs the call's task. A
-pending call is collected by id, no longer tied to its invocation; a call given a dialog returns pending early.
+"""Agent calls while they run, and the ones that outlive ``executionTimeout`` and return ``pending`` (docs/TOOLS.md,
+"Pending calls"). Every call is tracked from its start (the dialog rules need the running calls, an abort its task);
+a pending call is collected by id, no longer tied to its invocation; settled results are kept for
+``Limits.pending_keep_seconds`` and at most ``pending_keep_count`` (running calls never dropped).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The change feed an agent follows with ``jupyter_get_changes`` and a wait: when to tell it of what.
-
-A burst of the person's typing (:class:`~webmcp_bridge.changes.log.Typing`) is told once, when it is over (0.25 s
-after a pause, at most 2 s after it began); every other change at once (the agent's with ``actor: "agent"``).
-:func:`announce` is the pure rule; :func:`wait_for_announcement` waits with the clock and sleep handed in (tested with
-a fake clock; the page never blocks).
+"""The change feed an agent follows with ``jupyter_get_changes`` and a wait (docs/TOOLS.md, "Following the person's
+typing"): a burst of typing is told once it is over, every other change at once. :func:`announce` is the pure rule;
+:func:`wait_for_announcement` waits with the clock and sleep handed in.
 """
 
 from __future__ import annotations

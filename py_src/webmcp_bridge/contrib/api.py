@@ -1,13 +1,10 @@
-"""What a contribution is: toolsets of tools, extensions of other contributions' tools by name, and observers.
+"""What a contribution is: toolsets of tools, extensions of other contributions' tools by name, and observers
+(docs/ARCHITECTURE.md, "Contributing tools").
 
-Every tool arrives as a :class:`Contribution`, the bridge's own included;
-:func:`~webmcp_bridge.contrib.assemble.assemble` turns them into the registry's toolsets. An :class:`Extension`
-changes another contribution's tool by name, still one tool: ``title`` / ``description`` / ``annotations`` replace
-the tool's; ``input_model`` narrows its arguments (validated against it, then handed on as the tool's own model reads
-them); ``fixed`` forces values (wire names) and, without an ``input_model``, removes them from the schema;
-``around(ctx, args, call_next)`` wraps the handler (``call_next``: the tool as it was before). Extensions of one
-tool apply by ``order``, contribution name, then as declared, whatever the load order; one of a missing tool only
-leaves a diagnostic.
+An :class:`Extension` changes a tool by name, still one tool: ``title`` / ``description`` / ``annotations``
+replace; ``input_model`` narrows the arguments (handed on as the tool's own model reads them); ``fixed`` forces
+values (wire names), removed from the schema without an ``input_model``; ``around(ctx, args, call_next)`` wraps the
+handler. Extensions of one tool apply by ``order``, contribution name, then as declared, whatever the load order.
 """
 
 from __future__ import annotations

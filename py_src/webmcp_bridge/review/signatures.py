@@ -1,11 +1,8 @@
-"""Whether a review message that says it is the person's was written by the person in this browser.
-
-Threads travel in the file, which is untrusted: kernel code the agent ran can write messages marked ``"author":
-"person"`` that the agent would take for the person's instructions. So the person's messages are stored with
-``"sig"``, an HMAC-SHA-256 keyed by this browser's secret for the site (out of the kernel's reach,
-``lab/page_secret.py``) over the thread id, the message's position, author, text and time. The agent's messages read
-as stored; a "person" one without a valid ``sig`` reads :data:`FROM_FILE`: "not written by the person in this
-browser" (another browser, before the secret), not "forged". The key is handed in (None: none is the person's).
+"""Whether a review message that says it is the person's was written by the person in this browser (docs/TOOLS.md,
+"Who wrote a message"). A file is untrusted: kernel code can write "person" messages the agent would obey. So the
+person's messages carry ``"sig"``, an HMAC-SHA-256 under this browser's secret (out of the kernel's reach,
+``lab/page_secret.py``) over thread id, position, author, text and time; one without a valid ``sig`` reads
+:data:`FROM_FILE` ("not written here", not "forged"). The key is handed in (None: none is the person's).
 """
 
 from __future__ import annotations

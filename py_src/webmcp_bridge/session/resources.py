@@ -1,12 +1,8 @@
-"""Notebooks, cells and outputs as MCP resources, where the page's WebMCP runtime serves them (MCP-B's
-``registerResource``; native WebMCP has none): the three :data:`TEMPLATES` (RFC 6570, most specific first, as the
-runtime tries them) of the tools' addresses (:mod:`webmcp_bridge.core.uris`) and one reader, :func:`read_resource`.
-
-A read is a registry call (validation, the access guard, bounds, the Activity panel), whether or not its toolset is
-on; a disabled tool refuses it. A notebook reads as ``jupyter_get_cells`` without sources, a cell with its outputs
-listed, an output as ``jupyter_get_output`` (the first page of its text, ``_meta`` saying more follows, or an image
-``blob``). Cache hints (``ttlMs``, ``cacheScope`` "private"): notebooks and cells change while the person types,
-outputs only on a rerun. A failed read raises :class:`ResourceError` with the tool's error payload.
+"""Notebooks, cells and outputs as MCP resources where the page's runtime serves them (MCP-B's
+``registerResource``; docs/TOOLS.md, "Addresses"): the three :data:`TEMPLATES` (most specific first, as the runtime
+tries them) and :func:`read_resource`, a registry call (the access guard, bounds, the Activity panel) whether or not
+its toolset is on. Notebooks and cells are fresh for :data:`SHORT_TTL_MS` (the person may type), outputs
+:data:`OUTPUT_TTL_MS`, all ``private``; a failed read raises :class:`ResourceError` with the tool's error payload.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The one source of the person's settings: a pydantic model whose fields carry each setting's title, description,
-type, default and bounds (numbers from :mod:`webmcp_bridge.core.limits`). It makes the Settings Editor's schema
-(:func:`settings_schema`, written by the build as ``plugin.json``; ``python -m webmcp_bridge.session.settings_model``
-prints it) and the rules :func:`webmcp_bridge.session.settings.parse_settings` repairs against (:func:`setting_rules`),
-so they cannot differ. The schema stays within what JupyterLab reads (draft-07, no ``$ref``, a nullable list as
-``"type": ["array", "null"]``).
+"""The one source of the person's settings: a pydantic model carrying each setting's title, description, type,
+default and bounds (from :mod:`webmcp_bridge.core.limits`), making both the Settings Editor's draft-07 schema
+(:func:`settings_schema`, ``plugin.json``) and the rules ``parse_settings`` repairs against (:func:`setting_rules`).
 """
 
 from __future__ import annotations
