@@ -1,9 +1,7 @@
-"""The person's access levels: how they are stored, read and changed.
-
-Stored under :data:`~webmcp_bridge.core.metadata.METADATA_KEY` as ``{"access": level}`` of the notebook or a cell:
-``write`` (the default, also for a missing or malformed block), ``read`` or ``none`` (meanings:
-:mod:`webmcp_bridge.access.guard`); an unknown level fails closed (``none``). Only the person changes them, with the
-helpers below on the *raw* notebook.
+"""The person's access levels, stored as ``{"access": level}`` under
+:data:`~webmcp_bridge.core.metadata.METADATA_KEY` of the notebook or a cell: ``write`` (the default, also for a
+missing or malformed block), ``read``, ``none``; an unknown level fails closed (``none``). Only the person changes
+them, with the helpers below on the *raw* notebook.
 """
 
 from __future__ import annotations

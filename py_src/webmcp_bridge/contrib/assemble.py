@@ -1,10 +1,7 @@
-"""Contributions in, the toolsets the registry serves out (the rules: docs/ARCHITECTURE.md, "Contributing tools").
-
-Contributions are taken in order (the bridge's own, then the site's); each is checked whole (new names, ToolInput
-models, callable handlers, definitions that generate) and one that fails contributes nothing (diagnostic
-``build``). Then the extensions of the kept ones apply, sorted by (``order``, contribution name, position), each to
-the tool as the previous left it; one that does not fit is skipped (diagnostic ``extension``). Observers and
-guidance paragraphs are collected with their contribution's name. Pure: no I/O.
+"""Contributions in, the toolsets the registry serves out (docs/ARCHITECTURE.md, "Contributing tools"): each
+contribution checked whole, in order (one that fails contributes nothing: diagnostic ``build``); then the extensions,
+sorted by (``order``, contribution name, position), each to the tool as the previous left it (one that does not fit
+is skipped: diagnostic ``extension``); observers and guidance collected by contribution. Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Which of the site's files are contributions: the entries of the site's configuration, checked and ordered.
-
-Two lists of workspace paths, read together (README, "Add your own tool"): the page configuration key
-``webmcpBridgeContributions`` and the plugin's ``contributions`` setting. Each entry is a module ``<name>.py`` or a
-pure-Python wheel ``<name>-<version>-py3-none-any.whl`` (module ``<name>``), read from the site's own origin only.
-Order: both lists, repeats removed, sorted by path, at most :data:`~webmcp_bridge.core.limits.CONTRIBUTION_ENTRIES`;
-an unusable entry (bad path or suffix, platform wheel, a module name already taken) is skipped with a problem.
+"""Which of the site's files are contributions (README, "Add your own tool"): the page configuration key
+``webmcpBridgeContributions`` and the ``contributions`` setting, each a list of workspace paths of modules
+``<name>.py`` or pure-Python wheels ``<name>-<version>-py3-none-any.whl``, read from the site's own origin only.
+Both lists together, repeats removed, sorted by path, at most :data:`~webmcp_bridge.core.limits.CONTRIBUTION_ENTRIES`;
+an unusable entry is skipped with a problem.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Importing a site's contribution files into this Python, each on its own: one that fails leaves the others.
 
-For each :class:`~webmcp_bridge.contrib.config.Entry`, in order: ``fetch(path)`` reads its bytes from the site (at
-most :data:`~webmcp_bridge.core.limits.CONTRIBUTION_FILE_BYTES`); a module name some other module has is refused
-(a site file never shadows a module the page runs on); the module is written to ``<workdir>/<name>.py``, a wheel
-to ``<workdir>/<file>.whl`` (each appended to ``sys.path``, never first; a pure-Python wheel imports as a zip), an
-earlier import of it forgotten; it is imported and offers ``CONTRIBUTIONS``. Any failure is one diagnostic
-(``fetch``, ``import``, ``build``: the exception's type, message and line, never a traceback or the file's text).
-The caller yields (``pause``) between entries: importing runs the site's code on the page's main thread.
+Each :class:`~webmcp_bridge.contrib.config.Entry` is fetched from the site (at most
+:data:`~webmcp_bridge.core.limits.CONTRIBUTION_FILE_BYTES`), refused when its module name is another module's (a
+site file never shadows one the page runs on), written under ``workdir`` (appended to ``sys.path``, never first; a
+pure-Python wheel imports as a zip) and imported for its ``CONTRIBUTIONS``. A failure is one diagnostic (``fetch``,
+``import``, ``build``: type, message and line, never a traceback or the file's text). Imports run the site's code
+on the main thread: the caller yields between entries.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """The protocol the tools need from a live notebook application: JupyterLab's (:mod:`webmcp_bridge.lab.notebook`)
-and the tests' in-memory host (``tests/host_memory.py``). Tools talk only to it, so every rule is pure Python.
-
-Shapes are small frozen dataclasses of plain values (:class:`RawCell`, :class:`RawOutput`, :class:`RawItem` live in
-:mod:`webmcp_bridge.core.raw`). :class:`RawItem` text is already ANSI-stripped and cut to the requested head by the
-host, so a 20 MB stream never crosses into Python to be described.
+and the tests' in-memory host. Shapes are small frozen dataclasses of plain values; :class:`RawItem` text comes
+ANSI-stripped and cut to the requested head, so a 20 MB stream never crosses into Python to be described.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The one owner of a session: :func:`build_bridge` makes every part a session needs, over any host, once, and hands
-each to the parts that use it: the registry with the toolsets of its contributions (:mod:`webmcp_bridge.contrib`),
-the access guard every tool goes through, the change log, the proposal book, shared selections, the calls, the
-dialog tracker and the contributions' diagnostics. The JupyterLab side builds one over the live application; tests
-over the in-memory host.
+"""The one owner of a session: :func:`build_bridge` makes every part a session needs (registry, access guard, change
+log, proposal book, shared selections, calls, dialog tracker, diagnostics) once, over any host, and hands each to
+the parts that use it.
 """
 
 from __future__ import annotations
