@@ -28,10 +28,8 @@ from webmcp_bridge.propose.proposals import ProposalBook, approved
 
 
 class GuardedHost:
-    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` that hides ``none`` notebooks and hands out
-    :class:`GuardedNotebook` objects. ``ingest(path, changes)`` feeds the change log
-    (:meth:`~webmcp_bridge.changes.log.ChangeLog.ingest`); ``proposals``: Propose mode, checked by writes and
-    showing kernel runs to the person; ``runs``: observers of each kernel run a tool starts."""
+    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` hiding ``none`` notebooks and handing out
+    :class:`GuardedNotebook` objects; ``ingest(path, changes)`` feeds the change log."""
 
     def __init__(
         self, inner: NotebookHost, ingest: Callable[[str, list[CellChange]], object], proposals: ProposalBook

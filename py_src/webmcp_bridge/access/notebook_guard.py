@@ -40,12 +40,9 @@ _T = TypeVar("_T")
 
 
 class GuardedNotebook:
-    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` that enforces the levels of the notebook it wraps; indices
-    in and out are visible ones. One per lookup, with the call's ``step`` (:mod:`webmcp_bridge.access.step`), which
-    answers every question and is told every event that ends a fact.
-
-    Every write goes through :meth:`_write` (levels, author's locks, Propose mode); one that can lose text hands the
-    host the source this object read (``expected``), so a cell the person changed since is refused (STALE_CELL)."""
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` enforcing the wrapped notebook's levels, in visible indices,
+    one per lookup with the call's ``step``. Every write goes through :meth:`_write`; one that can lose text hands the
+    host the source this object read, so a cell the person changed since is refused (STALE_CELL)."""
 
     def __init__(self, guard: GuardedHost, inner: LiveNotebook, step: CallStep) -> None:
         self._guard = guard

@@ -1,7 +1,5 @@
-"""Where each op of a batch of cell edits lands: ids and positions resolved to indices once, in Python, for every
-host (``notebook.js`` only carries the steps out), by the rule of
-:meth:`webmcp_bridge.host.protocol.LiveNotebook.apply_edits`. A move takes the cell out, then puts it next to its
-reference.
+"""Where each op of a batch of cell edits lands, resolved once in Python for every host (``notebook.js`` only
+carries the steps out), by :meth:`webmcp_bridge.host.protocol.LiveNotebook.apply_edits`'s rule.
 """
 
 from __future__ import annotations

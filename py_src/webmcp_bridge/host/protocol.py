@@ -137,12 +137,9 @@ ChangeKind = Literal["insert", "edit", "delete", "move", "run", "clear", "output
 @dataclass(frozen=True)
 class CellChange:
     """One change to a cell. ``actor``: "agent" for this protocol's writes and for the outputs and count of a run
-    :meth:`LiveNotebook.run_cell` started, until that execution ends; "person" for everything else. ``time``:
-    seconds since the epoch. ``access`` lets a reader drop changes of a cell hidden when it changed.
-
-    ``repeats``: equal changes (actor, kind, cell, access) that followed, each within the change log's coalescing
-    window of the one before, the last at ``last_time``; ``revision`` is then the last one's
-    (:meth:`webmcp_bridge.changes.log.ChangeLog.ingest` counts each)."""
+    :meth:`LiveNotebook.run_cell` started, until it ends; else "person". ``time``: epoch seconds. ``access``: to drop
+    changes of a cell hidden then. ``repeats``: equal changes that followed, each within the coalescing window, the
+    last at ``last_time`` (``revision`` then the last one's)."""
 
     actor: Actor
     kind: ChangeKind

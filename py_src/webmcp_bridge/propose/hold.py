@@ -1,6 +1,5 @@
-"""Propose mode's holding of a call: a change shown to the person and waited for before it is made (:func:`hold`), a
-site author's tool held as a whole (:func:`hold_site_tool`), and the kernel runs the person accepted in a call
-(:func:`accept_runs`, which the run rule asks with :func:`run_accepted`). The tools hold through ``CallContext``.
+"""Propose mode's holding of a call: a change shown and waited for (:func:`hold`), a site tool held as a whole
+(:func:`hold_site_tool`), and the kernel runs the person accepted in a call (:func:`accept_runs`, :func:`run_accepted`).
 """
 
 from __future__ import annotations

@@ -36,35 +36,23 @@ DEFAULT_TOOLSETS = ("notebooks", "calls")
 ALWAYS_TOOLSETS = ("toolsets",)
 
 
+@dataclasses.dataclass(eq=False)
 class Bridge:
     """Every part of one session, made by :func:`build_bridge`. ``registry.context`` (a
     :class:`~webmcp_bridge.tools.common.CallContext`) is what every handler gets; ``guard`` is the only host a tool
     holds (``guard.raw``: the person's side); ``reads``: the pages of big sources the agent was given;
     ``diagnostics``: what went wrong with the site's contributions."""
 
-    def __init__(
-        self,
-        registry: Registry[CallContext],
-        guard: GuardedHost,
-        changes: ChangeLog,
-        proposals: ProposalBook,
-        shared: SharedSelections,
-        reads: SourceReads,
-        pending: PendingCalls,
-        dialogs: DialogTracker,
-        toolsets: ToolsetSwitch,
-        diagnostics: Diagnostics | None = None,
-    ) -> None:
-        self.registry = registry
-        self.guard = guard
-        self.changes = changes
-        self.proposals = proposals
-        self.shared = shared
-        self.reads = reads
-        self.pending = pending
-        self.dialogs = dialogs
-        self.toolsets = toolsets
-        self.diagnostics = Diagnostics() if diagnostics is None else diagnostics
+    registry: Registry[CallContext]
+    guard: GuardedHost
+    changes: ChangeLog
+    proposals: ProposalBook
+    shared: SharedSelections
+    reads: SourceReads
+    pending: PendingCalls
+    dialogs: DialogTracker
+    toolsets: ToolsetSwitch
+    diagnostics: Diagnostics
 
     @property
     def limits(self) -> Limits:
