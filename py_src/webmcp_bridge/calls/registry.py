@@ -98,13 +98,12 @@ class Annotations:
     def write(
         cls, *, destructive: bool, idempotent: bool, untrusted_content: bool = False, consequential: bool = False
     ) -> Annotations:
-        """A tool that changes only the workspace (closed world). Every built-in write states both MCP hints, as
-        clients act on them (some ask the person before each destructive call): ``destructive`` when it may delete,
-        overwrite or reset (sources, cells, outputs, runs, kernel state, files, a dialog's button), not when it only
-        adds or points (insert, move, focus, comment, open); ``idempotent`` when the same call again changes nothing
-        more (set a whole source, delete, clear, move next to, focus, save), not for inserts, text replacements,
-        runs, kernel actions, comments, dialog answers, file writes. ``untrusted_content``: its result or error can
-        carry page text (a STALE_CELL previews the source)."""
+        """A tool that changes only the workspace. Every built-in write states both MCP hints, which clients act on
+        (docs/TOOLS.md, "Tool annotations"): ``destructive`` when it may delete, overwrite or reset (sources, cells,
+        outputs, runs, kernel, files, dialog buttons), not when it only adds or points (insert, move, focus, comment,
+        open); ``idempotent`` when the same call again changes nothing more (not inserts, text replacements, runs,
+        kernel actions, comments, dialog answers, file writes). ``untrusted_content``: its result or error can carry
+        page text (a STALE_CELL previews the source)."""
         return cls(False, untrusted_content, consequential, destructive, idempotent, False)
 
     def to_webmcp(self) -> dict[str, bool]:
@@ -124,9 +123,8 @@ class Annotations:
 
 @dataclass
 class ToolResult:
-    """A handler's result beyond a payload: ``images``, MCP image blocks ``{"type": "image", "data": <base64>,
-    "mimeType": str}`` after the text block; ``text``, the payload's :func:`~webmcp_bridge.core.bounds.dumps` text
-    when the handler has it (not serialized again)."""
+    """A handler's result beyond a payload: ``images``, MCP image blocks after the text block; ``text``, the payload's
+    :func:`~webmcp_bridge.core.bounds.dumps` text when the handler has it (not serialized again)."""
 
     payload: dict[str, Any]
     images: list[dict[str, str]] = field(default_factory=list)
