@@ -107,9 +107,8 @@ class _Held:
 
 
 class Facts:
-    """Per path: the ``levels`` of :data:`ENDS` held for the running task (none outside an event loop), and
-    ``ever_hidden``, the ids of cells ever seen hidden (until the page reloads, for the run rule and review threads).
-    ``ingest(path, changes)`` is handed every change a read takes (the change log)."""
+    """Per path: the ``levels`` held for the running task (none outside an event loop), and ``ever_hidden``, the ids
+    of cells ever seen hidden until the page reloads; ``ingest(path, changes)`` gets every change a read takes."""
 
     def __init__(self, ingest: Callable[[str, list[CellChange]], object]) -> None:
         self._ingest = ingest

@@ -41,10 +41,9 @@ def start_eagerly(coro: Any) -> asyncio.Task[Any]:
 
 @dataclass(eq=False)
 class PendingCall:
-    """One agent call: its task (resolving to the CallToolResult), started and settled (``time.monotonic``).
-    ``pending_id``: "" until it went pending. ``invocation``: the loader's id (aborts only before pending).
-    ``started_running``: its first step ran (before, an abort is only noted in ``abort_requested``). ``starting``:
-    the eager first step runs now, so a :meth:`wake` then sets ``woken_while_starting`` (nobody waits yet)."""
+    """One agent call (times ``time.monotonic``): ``pending_id`` "" until pending; ``invocation`` the loader's id;
+    ``started_running``: its first step ran (before, an abort is only noted in ``abort_requested``); ``starting``: the
+    eager first step runs now, so a :meth:`wake` sets ``woken_while_starting`` (nobody waits yet)."""
 
     pending_id: str
     tool: str

@@ -138,9 +138,8 @@ Handler = Callable[[Any, Any], Awaitable["dict[str, Any] | ToolResult"]]
 
 @dataclass(frozen=True)
 class Tool:
-    """One tool. ``name`` matches ``[A-Za-z0-9_.-]{1,128}`` (WebMCP's rule); ``handler(ctx, args)`` is async, given
-    the validated ``input_model``; ``output_model`` (a model or union, :mod:`webmcp_bridge.calls.payloads`) makes the
-    ``outputSchema`` (None: none)."""
+    """One tool: ``name`` matches ``[A-Za-z0-9_.-]{1,128}`` (WebMCP's rule); async ``handler(ctx, args)`` gets the
+    validated ``input_model``; ``output_model`` (a model or union) makes the ``outputSchema`` (None: none)."""
 
     name: str
     title: str
