@@ -588,10 +588,9 @@ class GuardedNotebook:
         )
 
     async def inspect_kernel(self, program: str, timeout: float, *, head_bytes: int) -> Any:
-        """Run the bridge's own variables inspection (:mod:`webmcp_bridge.core.kernel_inspect`) silently: a read (a
-        read-only notebook allows it, Propose mode does not hold it, no run observer is told), but under the run
-        rule and the scrub as every kernel run. Returns the host's CodeRun. Raises ProposalDenied,
-        ToolError(KERNEL_UNAVAILABLE)."""
+        """Run the bridge's own variables inspection silently: a read (allowed read-only, never held, no observer
+        told), under the run rule and the scrub as every kernel run. Returns the host's CodeRun. Raises
+        ProposalDenied, ToolError(KERNEL_UNAVAILABLE)."""
         view = self.view()
 
         async def inspect() -> Any:

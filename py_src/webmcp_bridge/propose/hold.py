@@ -100,9 +100,8 @@ async def hold(
 
 def hold_site_tool(tool: Tool) -> Tool:
     """A site author's non-read-only ``tool`` held in Propose mode: the person first sees its arguments (JSON, at
-    most SITE_TOOL_ARGUMENT_BYTES) and decides; accepted, what it changes counts as accepted (except ``always``
-    proposals); denied, the handler never runs. A read-only tool is returned unchanged (the guard refuses its
-    writes in Propose mode anyway)."""
+    most SITE_TOOL_ARGUMENT_BYTES); accepted, what it changes counts as accepted (except ``always`` proposals);
+    denied, the handler never runs. A read-only tool is returned unchanged (the guard refuses its writes anyway)."""
     if tool.annotations.read_only:
         return tool
     inner = tool.handler
