@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mcp.types import CallToolResult
 
@@ -24,8 +24,10 @@ from host_memory import MemoryWorkspace
 from host_remote import RemoteHost, loopback_host
 from host_wire import WireServer
 from webmcp_bridge.calls.registry import Toolset
+from webmcp_bridge.contrib.builtin import builtin_contributions
 from webmcp_bridge.core.errors import ErrorCode
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, PANEL_PREVIEW_BYTES, Limits, preview
+from webmcp_bridge.host.protocol import NotebookHost
 from webmcp_bridge.lab.ui.i18n import Text, _
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.session.bridge import build_bridge
@@ -41,6 +43,16 @@ CORPUS_DIRS = (REPO / "tests" / "notebooks", REPO / "lite" / "content")
 
 
 @cache
+def builtin_toolsets() -> list[Toolset]:
+    """The built-in toolsets, in registration order (the toolsets of the built-in contributions)."""
+    return [toolset for contribution in builtin_contributions() for toolset in contribution.toolsets]
+
+
+def tool_definitions(limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
+    """The WebMCP definitions of every built-in tool, every toolset on (no host needed)."""
+    return build_bridge(cast(NotebookHost, None), limits=limits).registry.definitions()
+
+
 def corpus_text(name: str) -> str:
     """The exact text of one corpus notebook.
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import builtin_toolsets, tool_definitions
 from webmcp_bridge.calls.registry import Annotations, Tool
 from webmcp_bridge.contrib import ToolInput
-from webmcp_bridge.session.bridge import builtin_toolsets, tool_definitions, tools_manifest
+from webmcp_bridge.session.bridge import tools_manifest
 
 ALL_HINTS = {
     "readOnlyHint",

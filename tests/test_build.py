@@ -280,7 +280,8 @@ def test_the_loader_gets_its_numbers_from_the_bounds_module(site):
 def test_static_tool_definitions_match_the_registry(site):
     """tools.json, which the loader registers before Python starts, is exactly the registry's definitions and its
     toolsets as data (the loader selects from them by name only)."""
-    from webmcp_bridge.session.bridge import DEFAULT_TOOLSETS, build_bridge, tool_definitions, tools_manifest
+    from helpers import tool_definitions
+    from webmcp_bridge.session.bridge import DEFAULT_TOOLSETS, build_bridge, tools_manifest
 
     static = json.loads((site / "extensions/jupyterlab-webmcp-bridge/static/tools.json").read_text())
     assert static == tools_manifest() and static["definitions"] == tool_definitions()

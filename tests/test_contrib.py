@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel, Field
 
-from helpers import REPO, check_envelope, corpus_text
+from helpers import REPO, builtin_toolsets, check_envelope, corpus_text, tool_definitions
 from host_memory import MemoryWorkspace
 from webmcp_bridge.calls.toolsets import words_of_query
 from webmcp_bridge.contrib import (
@@ -36,7 +36,7 @@ from webmcp_bridge.contrib.config import parse_entries
 from webmcp_bridge.contrib.loading import SiteLoader
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, TOOL_BUDGET
-from webmcp_bridge.session.bridge import Bridge, build_bridge, builtin_toolsets, tool_definitions
+from webmcp_bridge.session.bridge import Bridge, build_bridge
 
 COURSE_MODULE = REPO / "lite" / "content" / ".webmcp" / "course_tools.py"
 COURSE_NOTEBOOK = "course/word-counts.ipynb"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import corpus_text
+from helpers import builtin_toolsets, corpus_text
 from host_memory import MemoryWorkspace
 from webmcp_bridge.access.guard import GuardedHost
 from webmcp_bridge.core.limits import Limits
 from webmcp_bridge.lab.session import LabSession
-from webmcp_bridge.session.bridge import build_bridge, builtin_toolsets
+from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools.common import CallContext
 
 PATH = "demo/euler.ipynb"

@@ -388,6 +388,6 @@ def test_the_default_mode_applies_at_start_up_only():
 
 def test_build_definitions_are_not_affected_by_settings():
     """The build's tools.json lists every tool; only the page's registration leaves disabled ones out."""
-    from webmcp_bridge.session.bridge import tool_definitions
+    from helpers import tool_definitions
 
     assert {d["name"] for d in tool_definitions()} == {t.name for t in build_bridge(None).registry.tools()}  # type: ignore[arg-type]

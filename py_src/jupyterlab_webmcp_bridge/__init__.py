@@ -1,13 +1,6 @@
-"""The top-level module named after the distribution ``jupyterlab-webmcp-bridge``, for JupyterLab's own tools.
-
-``jupyter labextension develop .`` (JupyterLab 4.6 hands it to jupyter-builder) imports the module named after
-the project (``-`` read as ``_``) and calls :func:`_jupyter_labextension_paths` to find the built labextension,
-which it links into the environment's ``share/jupyter/labextensions/``. An installed wheel needs none of this:
-it carries the labextension as data (``share/jupyter/labextensions/jupyterlab-webmcp-bridge/``).
-
-The bridge itself is the ``webmcp_bridge`` package, run in the page by Pyodide; the CPython hooks (the
-JupyterLite build addon, the server extension, the ``jupyter webmcp-bridge`` command) are
-``webmcp_bridge_jupyter``.
+"""The module named after the distribution, for ``jupyter labextension develop .``, which imports it and calls
+:func:`_jupyter_labextension_paths` to link the built labextension (an installed wheel carries it as data). The
+bridge is ``webmcp_bridge``; the CPython hooks are ``webmcp_bridge_jupyter``.
 """
 
 from __future__ import annotations
@@ -19,11 +12,7 @@ LABEXTENSION_NAME = "jupyterlab-webmcp-bridge"
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:
-    """JupyterLab's discovery hook: ``[{"src": folder, "dest": name}]``.
-
-    ``src`` is the labextension a development checkout stages in ``build/labextension/`` (``python build.py`` or
-    ``pip wheel .`` writes it: ``hatch_build.py``), as an absolute path; it exists only in a checkout, which is
-    the one place ``jupyter labextension develop`` is run.
-    """
+    """JupyterLab's discovery hook: ``[{"src": folder, "dest": name}]``, ``src`` the absolute ``build/labextension/``
+    of a checkout (the one place ``develop`` runs)."""
     checkout = Path(__file__).resolve().parents[2]
     return [{"src": str(checkout / "build" / "labextension"), "dest": LABEXTENSION_NAME}]

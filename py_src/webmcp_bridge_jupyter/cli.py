@@ -1,22 +1,12 @@
-"""``jupyter webmcp-bridge``: the bridge's settings that live in Jupyter's config files, without editing JSON.
+"""``jupyter webmcp-bridge``: the bridge's settings that live in Jupyter's config files (README, "Browsers without
+native WebMCP").
 
-``jupyter webmcp-bridge mcp-b on|off|status [--user]`` turns the MCP-B runtime (for browsers without native
-WebMCP, README "Browsers without native WebMCP") on or off for JupyterLab and Notebook 7 servers. It writes
-the page-config key ``webmcpBridgePolyfill`` (``true`` or ``false``) into ``labconfig/page_config.json`` of one
-Jupyter config folder: this environment's (``<sys.prefix>/etc/jupyter``; the default, as for ``jupyter
-labextension disable``) or, with ``--user``, the user's (``jupyter --config-dir``: ``JUPYTER_CONFIG_DIR`` when
-set, else ``~/.jupyter``). JupyterLab's server merges
-that file from every folder of ``jupyter --paths`` (the first listed wins, and a folder's
-``labconfig/page_config.d/*.json`` counts before its ``page_config.json``) into the page's
-``jupyter-config-data``, which the loader reads when the page loads: a server started afterwards, or a page
-reloaded, uses the new value. ``status`` prints the merged value and every file that sets the key.
-
-Not a Settings Editor setting: the loader starts the MCP-B runtime before JupyterLab activates any plugin
-(the tools are registered on it as soon as the plugin starts), and the setting registry is read later.
-A JupyterLite site sets the same key under ``jupyter-config-data`` in its ``jupyter-lite.json``.
-
-Exit status: 0 when the merged value is what was asked (``status``: always 0 unless a file cannot be read),
-1 when another folder's file still decides otherwise (the message names it), 2 for a usage error.
+``jupyter webmcp-bridge mcp-b on|off|status [--user]`` writes the page-config key ``webmcpBridgePolyfill`` into
+``labconfig/page_config.json`` of this environment's config folder or, with ``--user``, the user's; the server
+merges that file from every folder of ``jupyter --paths`` (the first listed wins) into pages loaded afterwards.
+``status`` prints the merged value and every file that sets it. Not a Settings Editor setting: the loader starts
+MCP-B before any plugin reads settings. Exit status: 0 when the merged value is what was asked, 1 when another
+folder's file still decides otherwise (or a file cannot be read), 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -38,9 +28,8 @@ SECTION = "page_config"
 
 
 def config_files(config_dir: str | os.PathLike[str]) -> list[Path]:
-    """The page-config files of one Jupyter config folder, lowest priority first, as jupyter_server's
-    ``BaseJSONConfigManager`` reads them: ``labconfig/page_config.d/*.json`` sorted, then
-    ``labconfig/page_config.json``. Only files that exist."""
+    """The existing page-config files of one config folder, lowest priority first (as ``BaseJSONConfigManager``:
+    ``page_config.d/*.json`` sorted, then ``page_config.json``)."""
     folder = Path(config_dir) / CONFIG_DIR_NAME
     drop_ins = sorted((folder / f"{SECTION}.d").glob("*.json")) if (folder / f"{SECTION}.d").is_dir() else []
     main = folder / f"{SECTION}.json"
@@ -48,8 +37,7 @@ def config_files(config_dir: str | os.PathLike[str]) -> list[Path]:
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A config file's object ({} for an empty file). Raises ValueError naming the file when it is not a JSON
-    object."""
+    """A config file's object ({} when empty). Raises ValueError naming the file when it is no JSON object."""
     text = path.read_text(encoding="utf-8")
     if not text.strip():
         return {}
@@ -63,8 +51,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 
 def settings_of_key(key: str = POLYFILL_KEY) -> list[tuple[Path, Any]]:
-    """Every ``(file, value)`` that sets ``key``, in the order the server applies them (last applied wins):
-    the folders of ``jupyter_config_path()`` from the lowest priority (system) to the highest (the user's)."""
+    """Every ``(file, value)`` that sets ``key``, in the order the server applies them (the last wins)."""
     found = []
     for folder in reversed(jupyter_config_path()):
         for path in config_files(folder):
@@ -75,8 +62,7 @@ def settings_of_key(key: str = POLYFILL_KEY) -> list[tuple[Path, Any]]:
 
 
 def effective(key: str = POLYFILL_KEY) -> tuple[bool, Path | None]:
-    """Whether the merged page config turns the option on (the loader runs MCP-B only for ``true`` itself), and
-    the file that decides it (None when no file sets the key: off)."""
+    """Whether the merged page config is ``true`` itself (as the loader asks), and the file deciding (None: off)."""
     settings = settings_of_key(key)
     if not settings:
         return False, None
@@ -85,9 +71,8 @@ def effective(key: str = POLYFILL_KEY) -> tuple[bool, Path | None]:
 
 
 def write_value(config_dir: str | os.PathLike[str], value: bool, key: str = POLYFILL_KEY) -> Path:
-    """Set ``key`` to ``value`` in ``<config_dir>/labconfig/page_config.json`` (made if missing), keeping every
-    other key of the file; return the file. Raises ValueError when the file holds no JSON object (it is left
-    as it was)."""
+    """Set ``key`` in ``<config_dir>/labconfig/page_config.json`` (made if missing, other keys kept); returns it.
+    Raises ValueError, changing nothing, when the file holds no JSON object."""
     path = Path(config_dir) / CONFIG_DIR_NAME / f"{SECTION}.json"
     data = read_json(path) if path.is_file() else {}
     data[key] = value

@@ -1,34 +1,11 @@
-"""A JupyterLite build addon, off unless a site turns it on: the site's Pyodide kernel runs on the runtime the
-bridge's labextension ships.
+"""A JupyterLite build addon, off unless a site turns it on (docs/hosting.md, "Building a site"): the site's Pyodide
+kernel runs on the runtime the bridge's labextension ships, so the site loads nothing from another origin.
 
-Installing the wheel leaves a site's kernel as it was: jupyterlite-pyodide-kernel keeps loading Pyodide from
-wherever the site says (its own ``pyodideUrl``, a runtime in the Lite dir's ``static/pyodide/``, or its
-default CDN), with every package of Pyodide's full distribution. A site that wants its kernel to load nothing
-from another origin turns the addon on, with the build flag or in its ``jupyter_lite_config.json``::
-
-    jupyter lite build --webmcp-bridge-kernel-runtime ...
-    {"WebmcpBridgeKernelRuntimeAddon": {"enabled": true}}
-
-Then, after the other addons have written the built site's ``jupyter-lite.json``, unless that file already
-sets a ``pyodideUrl`` for the kernel (the site's own runtime always wins: then nothing is done), it
-
-1. completes the labextension's runtime in the built site (``extensions/jupyterlab-webmcp-bridge/static/pyodide/``: the
-npm
-   runtime and the bridge's wheels, see ``sitebuild/extension.py``) with the Pyodide kernel's wheels (micropip,
-   ipython and its closure): each wheel ``kernel-lock.json`` lists and the folder lacks is taken from the Lite
-   dir's cache (``<cache_dir>/webmcp-bridge-kernel-wheels/``) or downloaded there once with
-   ``python -m pip download`` (the package index the build's pip is configured with, the pinned version,
-   ``--no-deps``, binary only), and must have the lock's sha256; ``kernel-lock.json`` then becomes the folder's
-   ``pyodide-lock.json``;
-2. sets the kernel's ``pyodideUrl`` to ``./extensions/jupyterlab-webmcp-bridge/static/pyodide/pyodide.mjs``.
-
-That runtime holds only those packages: a notebook that imports another Pyodide package (numpy, pandas, ...)
-needs a runtime that serves it. Turned on in a site whose build holds no such runtime (the labextension was not
-copied into ``extensions/jupyterlab-webmcp-bridge/``), or when a wheel cannot be fetched or differs from the lock, the
-build fails and the site's kernel settings are left as they were.
-
-Registered under the entry point group ``jupyterlite.addon.v0`` (pyproject.toml). Runs under CPython at build
-time only; :func:`point_kernel_at_runtime` is the whole rule and needs only the standard library.
+Turned on (``--webmcp-bridge-kernel-runtime``, or ``WebmcpBridgeKernelRuntimeAddon.enabled``), after the other addons
+wrote ``jupyter-lite.json`` and unless it sets a kernel ``pyodideUrl`` (the site's own runtime always wins), it
+completes the shipped runtime with the kernel's wheels ``kernel-lock.json`` pins (cached, or ``pip download`` once,
+sha256 checked), makes that lock its ``pyodide-lock.json`` and points ``pyodideUrl`` at it. Only those packages are
+there. Without the runtime, or with a wheel missing or not the lock's, the build fails, the settings unchanged.
 """
 
 from __future__ import annotations
@@ -49,8 +26,7 @@ from traitlets import Bool
 ADDON_NAME = "webmcp-bridge-kernel-runtime"
 #: the traitlets class name a ``jupyter_lite_config.json`` configures (``{CONFIG_CLASS: {"enabled": true}}``)
 CONFIG_CLASS = "WebmcpBridgeKernelRuntimeAddon"
-#: the labextension's folder in a built site, its runtime's folder, the runtime's module and the lock of every pinned
-#: wheel (the kernel's closure included) that the folder carries beside its own, bridge-only pyodide-lock.json
+#: the labextension's folder in a built site, its runtime, and the lock of every pinned wheel the kernel needs
 EXTENSION_DIR = "extensions/jupyterlab-webmcp-bridge"
 RUNTIME_DIR = f"{EXTENSION_DIR}/static/pyodide"
 RUNTIME_MODULE = f"{RUNTIME_DIR}/pyodide.mjs"
@@ -63,8 +39,8 @@ Fetch = Callable[[list[str], list[str], Path], None]
 
 
 def pip_target(info: dict[str, Any]) -> list[str]:
-    """pip's options that select wheels for the runtime a pyodide-lock.json's ``info`` describes (its Python
-    version, ABI and platform: ``{"python": "3.14.2", "abi_version": "2026_0", "arch": "wasm32", ...}``)."""
+    """pip's options selecting wheels for a pyodide-lock.json's ``info`` (``{"python": "3.14.2", "abi_version":
+    "2026_0", "arch": "wasm32", ...}``)."""
     python = ".".join(info["python"].split(".")[:2])
     return [
         "--python-version",
@@ -79,8 +55,8 @@ def pip_target(info: dict[str, Any]) -> list[str]:
 
 
 def pip_download(specs: list[str], target: list[str], dest: Path) -> None:
-    """``python -m pip download`` of exact ``specs`` (binary wheels only, no dependencies) into ``dest`` with the
-    build's own interpreter and pip configuration. Raises RuntimeError with pip's last output when it fails."""
+    """``python -m pip download`` of exact ``specs`` (binary, no dependencies) into ``dest`` with the build's pip.
+    Raises RuntimeError with pip's last output when it fails."""
     cmd = [
         sys.executable,
         "-m",
@@ -107,12 +83,9 @@ def _has_sha256(path: Path, sha256: str) -> bool:
 
 
 def complete_runtime(output_dir: Path, cache_dir: Path, fetch: Fetch = pip_download) -> list[str]:
-    """Put every wheel of the built site's ``KERNEL_LOCK`` into its runtime folder and make that lock the folder's
-    ``pyodide-lock.json``; return the names of the wheels added (sorted; empty when the folder was complete).
-
-    A wheel is taken from ``cache_dir`` when a file of its name and sha256 is there, else ``fetch`` downloads the
-    missing ones into ``cache_dir`` in one call. Raises FileNotFoundError when the site has no ``KERNEL_LOCK``,
-    RuntimeError when a fetched wheel is missing or its sha256 differs from the lock (nothing is copied then)."""
+    """Put every wheel of ``KERNEL_LOCK`` into the runtime folder (from ``cache_dir``, ``fetch`` filling it in one
+    call) and make it the folder's ``pyodide-lock.json``; returns the names added, sorted. Raises FileNotFoundError
+    without ``KERNEL_LOCK``, RuntimeError (nothing copied) when a wheel is missing or not the lock's sha256."""
     runtime = output_dir / RUNTIME_DIR
     lock_path = output_dir / KERNEL_LOCK
     if not lock_path.is_file():
@@ -152,12 +125,10 @@ KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 def point_kernel_at_runtime(
     config_path: Path, output_dir: Path, cache_dir: Path, fetch: Fetch = pip_download
 ) -> str | None:
-    """Apply the rule of this module to the built site in ``output_dir``: unless its ``config_path`` (a
-    ``jupyter-lite.json``) sets the kernel's ``pyodideUrl``, complete the shipped runtime (:func:`complete_runtime`,
-    wheels cached in ``cache_dir``) and set ``pyodideUrl`` to it; return the URL written, or None when the site sets
-    its own (nothing is changed). Raises FileNotFoundError when the site holds no shipped runtime, RuntimeError when
-    the kernel's wheels cannot be had, OSError / ValueError for an unreadable or malformed ``config_path``; the
-    config is then unchanged and the build fails loudly."""
+    """The module's rule on the built site: unless ``config_path`` sets the kernel's ``pyodideUrl`` (then None,
+    nothing changed), complete the runtime and point ``pyodideUrl`` at it; returns the URL. Raises FileNotFoundError
+    without the shipped runtime, RuntimeError without the wheels, OSError / ValueError for a bad ``config_path``
+    (then unchanged: the build fails loudly)."""
     if not (output_dir / RUNTIME_MODULE).is_file():
         raise FileNotFoundError(
             f"{ADDON_NAME} is on, but the built site has no {RUNTIME_MODULE}: is the jupyterlab-webmcp-bridge "
@@ -202,10 +173,8 @@ class WebmcpBridgeKernelRuntimeAddon(BaseAddon):
     ).tag(config=True)
 
     def post_build(self, manager: Any) -> Iterator[dict[str, Any]]:
-        """Off: no task, the kernel's settings are the site's. On: one doit task, run on every build (it has no file
-        dependencies): jupyterlite-core runs the addons of a phase in the order of their names, so this one comes
-        after jupyterlite-pyodide-kernel's, whose ``post_build`` writes the kernel's settings (``pipliteUrls``, a
-        local ``pyodideUrl``)."""
+        """On: one doit task each build. Addons of a phase run by name, so this one follows
+        jupyterlite-pyodide-kernel's, whose ``post_build`` writes the kernel's settings."""
         if not self.enabled:
             return
         config_path = manager.output_dir / "jupyter-lite.json"

@@ -1,19 +1,8 @@
-"""A Jupyter server extension: which paths resolve outside the server's root.
-
-jupyter_server's file contents manager follows symbolic links: a link inside the root that points outside it
-is served like any other file, and the contents API does not say it is a link (a model's size and times come
-from ``lstat``, nothing else marks it). The bridge refuses every path outside the workspace, so in a server it
-asks this extension, which resolves each path on the server's disk:
-
-``POST {base_url}webmcp-bridge/outside`` with ``{"paths": [API path, ...]}`` (at most :data:`MAX_PATHS`) answers
-``{"outside": [...]}``: the paths whose real location (every link resolved, ``os.path.realpath``; a path that does
-not exist yet resolves through its existing parents) is not the root's real location or under it. Token or
-cookie authentication and the ``contents`` read permission, as the contents API itself; 400 for a malformed body.
-
-Loading it adds ``webmcpBridgeOutsideUrl`` (that URL) to the page config of JupyterLab and Notebook 7 pages, so
-the page knows to ask (``webmcp_bridge.lab.server_root``). Enabled by the wheel's
-``etc/jupyter/jupyter_server_config.d/jupyterlab-webmcp-bridge.json``. A contents manager with no ``root_dir``
-(not on a disk) has no links: nothing is outside.
+"""A Jupyter server extension naming the paths that resolve outside the server's root (docs/hosting.md, "Paths in a
+server"): jupyter_server follows symbolic links without marking them, and the bridge refuses every path outside the
+workspace. ``POST {base_url}webmcp-bridge/outside`` ``{"paths": [...]}`` (at most :data:`MAX_PATHS`) answers
+``{"outside": [...]}`` by ``os.path.realpath``; authorized as a contents read; 400 for a malformed body. Loading it
+puts ``webmcpBridgeOutsideUrl`` into the page config. Without a ``root_dir`` nothing is outside.
 """
 
 from __future__ import annotations
@@ -36,9 +25,8 @@ MAX_PATHS = 10_000
 
 
 def outside_paths(root_dir: str, paths: list[str]) -> list[str]:
-    """The API paths of ``paths`` whose real location is not inside the real ``root_dir``. An API path is relative to
-    the root, '/'-separated, a leading '/' naming the root as in the contents API; one that escapes by its text
-    (``..``) counts as outside too."""
+    """The API paths (root-relative, '/'-separated) whose real location is not inside the real ``root_dir`` (one
+    escaping by ``..`` too)."""
     root = os.path.realpath(root_dir)
     found = []
     for path in paths:

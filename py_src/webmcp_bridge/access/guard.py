@@ -1,31 +1,13 @@
-"""Access control: the one checkpoint between every tool and the notebooks.
+"""Access control: the one checkpoint between every tool and the notebooks (docs/TOOLS.md, "Access control").
 
-The person gives each notebook and each cell a level (:mod:`webmcp_bridge.access.levels`: how it is stored, read
-and changed):
-
-- ``write`` (the default): the agent may read and change it.
-- ``read``: the agent may read it (and comment on it) but not change it: writes, runs and kernel actions are
-  refused with ``CELL_ACCESS_DENIED`` / ``NOTEBOOK_ACCESS_DENIED``.
-- ``none``: the agent cannot tell it from something that does not exist. A hidden cell's id gets exactly
-  the error of an unknown id; index ranges, cell counts and indices are of the visible cells only (the cells
-  are renumbered, so no gap shows where a hidden cell sits); the person's focus on it reads as no focus; its
-  review threads are not returned. A hidden notebook is missing from listings, open documents and the
-  current notebook, and its path gets exactly the error of a missing one.
-
-:func:`build_bridge <webmcp_bridge.session.bridge.build_bridge>` wraps the host in :class:`GuardedHost` and hands
-only the guard to the tools (``CallContext.host``), so every tool — including any added later — reaches a
-notebook through this module. Levels are changed only by the person, with :mod:`webmcp_bridge.access.levels` on
-the *raw* notebook; no guarded method can change them. Which review threads the agent sees, and how its write of
-them merges with the stored ones, is :mod:`webmcp_bridge.review.visibility`.
-
-The author's locks (standard cell metadata ``editable: false`` / ``deletable: false``) are enforced here too:
-a source change of an uneditable cell, a delete of an undeletable one, is ``CELL_LOCKED``.
-
-Code run in the kernel can read any file the kernel can reach, including the workspace's notebooks, and the
-variables hidden cells defined; access levels govern the bridge's tools, not the kernel. So the guard applies
-the run rule (:mod:`webmcp_bridge.access.run_consent`) to every kernel run a tool starts: while anything is
-hidden, the code is shown to the person and waits for Accept. Before the agent's code runs, the kernel's history
-is also scrubbed of hidden cells' sources and results (:meth:`GuardedNotebook._scrub_history`; defence in depth).
+Levels (:mod:`webmcp_bridge.access.levels`): ``write``; ``read`` (writes, runs and kernel actions refused:
+``CELL_ACCESS_DENIED`` / ``NOTEBOOK_ACCESS_DENIED``); ``none``, indistinguishable from nothing (a hidden cell's id
+errs as an unknown one, indices and counts are of the visible cells with no gap, focus on it reads as none, its
+threads are not returned; a hidden notebook is missing from listings, open documents and the current notebook).
+:func:`build_bridge <webmcp_bridge.session.bridge.build_bridge>` hands the tools only :class:`GuardedHost`, so every
+tool, later ones included, goes through here; only the person changes levels, on the raw notebook. The author's
+locks are ``CELL_LOCKED`` here too. Every kernel run a tool starts follows the run rule
+(:mod:`webmcp_bridge.access.run_consent`), and the kernel's history is scrubbed of hidden cells first.
 """
 
 from __future__ import annotations
@@ -41,40 +23,26 @@ from webmcp_bridge.access.runs import RunObservers
 from webmcp_bridge.access.step import CallStep, Facts
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
 from webmcp_bridge.core.paths import is_notebook_path
-from webmcp_bridge.host.protocol import (
-    CellChange,
-    Entry,
-    LiveNotebook,
-    NotebookHost,
-    OpenDocument,
-    SavedNotebook,
-)
+from webmcp_bridge.host.protocol import CellChange, Entry, LiveNotebook, NotebookHost, OpenDocument, SavedNotebook
 from webmcp_bridge.propose.proposals import ProposalBook, approved
 
 
 class GuardedHost:
-    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` that hides ``none`` notebooks and hands out
-    :class:`GuardedNotebook` objects. It holds only what it needs: ``ingest(path, changes)`` feeds the
-    bridge's change log (:meth:`ChangeLog.ingest <webmcp_bridge.changes.log.ChangeLog.ingest>`) from every notebook
-    the guard touches; ``proposals`` (the session's :class:`~webmcp_bridge.propose.proposals.ProposalBook`) is
-    Propose mode, whose mode the guard's writes check and in which a kernel run is shown to the person. ``runs`` are the
-    observers told of each kernel run a tool starts (:mod:`webmcp_bridge.access.runs`)."""
+    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` hiding ``none`` notebooks and handing out
+    :class:`GuardedNotebook` objects; ``ingest(path, changes)`` feeds the change log."""
 
     def __init__(
-        self,
-        inner: NotebookHost,
-        ingest: Callable[[str, list[CellChange]], object],
-        proposals: ProposalBook,
+        self, inner: NotebookHost, ingest: Callable[[str, list[CellChange]], object], proposals: ProposalBook
     ) -> None:
         self._inner = inner
-        self.proposals = proposals  # Propose mode: its mode, and the person asked to accept a kernel run
-        self._facts = Facts(ingest)  # what the guard knows of each notebook, and when each fact ends (access/step.py)
-        self.runs = RunObservers()  # told of every kernel run a tool starts here (access/runs.py)
-        self.consent = RunConsent()  # the run rule (access/run_consent.py); the lab layer sets the person's switch
+        self.proposals = proposals
+        self._facts = Facts(ingest)
+        self.runs = RunObservers()
+        self.consent = RunConsent()  # the lab layer sets the person's switch
 
     def gate(self) -> None:
-        """In propose mode, refuse a change the person did not accept in this call (the safety net of
-        webmcp_bridge.propose.proposals: a tool that forgot to ask cannot change the notebook or the workspace)."""
+        """In propose mode, refuse a change the person did not accept in this call (a tool that forgot to ask
+        cannot change anything)."""
         if self.proposals.mode == "propose" and not approved():
             raise ToolError(
                 ErrorCode.INTERNAL_ERROR,
@@ -83,19 +51,19 @@ class GuardedHost:
 
     @property
     def raw(self) -> NotebookHost:
-        """The unguarded host, for the person's side only (the Agent panel); never handed to a tool."""
+        """The unguarded host, for the person's side only; never handed to a tool."""
         return self._inner
 
     def _wrap(self, nb: LiveNotebook | None) -> GuardedNotebook | None:
         if nb is None:
             return None
-        if self._facts.read(nb).notebook == "none":  # a fresh read when a call reaches a notebook; changes with it
+        if self._facts.read(nb).notebook == "none":  # a fresh read when a call reaches a notebook
             return None
         return GuardedNotebook(self, nb, CallStep(self._facts, nb))
 
     async def _hidden(self, path: str, listed: Entry | None = None) -> bool:
-        """Whether the notebook at ``path`` is ``none``: live when open, else by its saved block. ``listed``: its
-        entry in a listing of this call, whose ``open`` and ``last_modified`` are used rather than asked again."""
+        """Whether the notebook is ``none``: live when open, else by its saved block (``listed``: this call's listing
+        entry of it, not asked again)."""
         if not is_notebook_path(path):
             return False
         open_nb = self._inner.find_open(path) if listed is None or listed.open else None
@@ -105,7 +73,7 @@ class GuardedHost:
         return level_of_block(await self._inner.notebook_bridge_metadata(path, closed)) == "none"
 
     def _open_hides(self, path: str) -> bool:
-        """True when an open notebook other than ``path`` is ``none`` or has a ``none`` cell now (live metadata)."""
+        """True when another open notebook is ``none`` or has a ``none`` cell now."""
         for doc in self._inner.open_documents():
             nb = self._inner.find_open(doc.path) if doc.path != path else None
             if nb is not None:
@@ -115,10 +83,8 @@ class GuardedHost:
         return False
 
     async def run_consent_reason(self, path: str, hidden_cells: int) -> str | None:
-        """The run rule's reason for a run in the notebook at ``path`` with ``hidden_cells`` hidden cells
-        (:meth:`RunConsent.reason <webmcp_bridge.access.run_consent.RunConsent.reason>`), or None: the other open
-        notebooks are looked at live, the saved ones through their files (read again when their modification time
-        changed)."""
+        """:meth:`RunConsent.reason <webmcp_bridge.access.run_consent.RunConsent.reason>` for a run at ``path``: other
+        open notebooks looked at live, the rest through their saved files."""
         return await self.consent.reason(
             path,
             hidden_cells,
@@ -129,8 +95,8 @@ class GuardedHost:
         )
 
     async def list_dir(self, path: str) -> list[Entry] | None:
-        """The folder's entries without hidden notebooks. A notebook the listing found closed is judged by its saved
-        block; one opened since (the open notebooks are read again once the rest is judged) by its live levels."""
+        """The folder's entries without hidden notebooks: a closed one by its saved block, one opened since the
+        listing by its live levels."""
         entries = await self._inner.list_dir(path)
         if entries is None:
             return None
@@ -154,9 +120,8 @@ class GuardedHost:
         return nb
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
-        """Create, unless anything (a hidden notebook included) is at ``path``: PATH_EXISTS. A person's hidden
-        notebook is never overwritten; the price is that an agent guessing its exact path learns that the
-        path is taken (documented in docs/TOOLS.md)."""
+        """PATH_EXISTS when anything is at ``path``: a hidden notebook is never overwritten, at the price that a
+        guessed exact path is learnt to be taken (docs/TOOLS.md)."""
         if await self._inner.stat(path) is not None:
             raise ToolError(ErrorCode.PATH_EXISTS, f"Something already exists at {path!r}.", path=path)
         self.gate()
@@ -184,11 +149,8 @@ class GuardedHost:
     async def read_saved_notebook(
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
     ) -> SavedNotebook | None:
-        """A closed notebook's saved cells as the agent may see them (``jupyter_search``): None for a hidden
-        notebook, exactly as for no notebook (a TOO_LARGE of a hidden one is None too); ``none`` cells left out and
-        the others renumbered by visible index, as the live reads do; no metadata handed on. An open notebook is
-        None as well (the host says so when it reads): it is read through its live model (:meth:`find_open`), unsaved
-        edits included."""
+        """A closed notebook's saved cells as the agent may see them: None for a hidden one as for none (its
+        TOO_LARGE too) and for an open one (read live); ``none`` cells left out, the rest renumbered; no metadata."""
         if not is_notebook_path(path):
             return None
         try:
@@ -209,7 +171,6 @@ class GuardedHost:
         cells = tuple(dataclasses.replace(cell, index=index) for index, cell in enumerate(kept))
         return SavedNotebook(None, cells, (None,) * len(cells))
 
-    # -- text files (tools/files.py): never a notebook, whatever its level ----------------------
     @staticmethod
     def _not_a_notebook(path: str) -> None:
         if is_notebook_path(path):  # the tools refuse these first; the same answer for every notebook

@@ -1,44 +1,13 @@
 """What the kernel keeps of hidden cells, and the code that clears it before the agent's code runs there.
 
-The kernel is shared: a cell the person set to ``none`` runs in the same IPython as the agent's code
-(``jupyter_run_code``, and the cells the agent runs). IPython keeps every run cell's source and result in
-places any code can read, so before the agent's code runs in a notebook with hidden cells, the host runs
-:func:`scrub_code` in the kernel (outside the kernel's history; it prints nothing). For each hidden cell (its
-execution count, and the SHA-256 of its stripped source: the sources themselves never cross into the
-kernel) it clears:
-
-- the input history: ``In`` / ``_ih`` and the history manager's ``input_hist_parsed`` / ``input_hist_raw``
-  (entries blanked, so the numbering stays), ``_i``/``_ii``/``_iii``/``_i00`` in the namespace and on the
-  history manager (which shifts them into the namespace after each run), ``_iN``;
-- the results: ``Out`` / ``_oh``, the history manager's ``output_hist`` / ``output_hist_reprs``, ``_N``, and
-  ``_``/``__``/``___`` when they hold a hidden cell's result (blanked in the namespace and on the display hook,
-  which shifts them after each run, so they keep updating normally afterwards); and the same names in
-  ``user_ns_hidden``, where IPython keeps a second reference to what it pushed into the namespace;
-- IPython's history database (SQLite, ``HistoryManager.db``: under ipykernel every input is written there,
-  and ``history_manager.search`` / ``get_tail`` / ``%history -g`` read it): the rows of the hidden counts of the
-  current session, and the rows of any session whose source is a hidden source; the rows still waiting in
-  the write-behind caches are dropped under the caches' own locks, so the saving thread cannot write them
-  afterwards;
-- the compiled cells' sources: ``linecache`` entries of hidden cells (``inspect.getsource`` of a function a
-  hidden cell defined then fails) and the source caches of ``executing`` / ``stack_data`` (IPython's
-  tracebacks), by the cell's file name or the source's digest;
-- the last exception, whoever raised it: ``sys.last_type`` / ``last_value`` / ``last_traceback`` /
-  ``last_exc`` (what ``%tb``, ``pdb.pm()`` and ``traceback.print_last()`` read: a hidden cell's error would
-  show its frames and locals), the Pyodide kernel's ``_last_traceback``, the traceback the shell's
-  ``InteractiveTB`` keeps, and ``last_execution_result`` when it is a hidden cell's or holds an exception.
-
-The shell is found through IPython's own singleton (``InteractiveShell.instance()``), not a ``get_ipython``
-name that code in the namespace could have replaced.
-
-This is defence in depth, not the boundary: code the person accepted runs with the kernel's rights and could
-prepare the kernel beforehand (patch IPython, hook ``pre_run_cell``, wrap builtins). What keeps hidden things
-from the agent is the run rule (:mod:`webmcp_bridge.access.run_consent`): while anything is hidden, every run
-the agent starts is shown to the person first.
-
-What the agent's code can still reach: the objects hidden cells created (variables, functions and their
-byte code, classes, imports, open files), whatever they wrote to files or printed into other cells' outputs,
-and a hidden cell's text run at a count the scrub does not know (the person edited the cell and ran it again:
-only its current count and source are known). docs/TOOLS.md says so to the agent.
+A ``none`` cell runs in the same IPython as the agent's code, which keeps every cell's source and result where any
+code can read them. So before the agent's code runs in a notebook with hidden cells, the host runs :func:`scrub_code`
+(outside the history, printing nothing), given each hidden cell's execution count and the SHA-256 of its stripped
+source (sources never cross into the kernel). What it clears (input and output history, ``_``-names, the history
+database and its write-behind caches, compiled sources, the last exception) and what stays reachable are
+docs/TOOLS.md, "Hidden cells and the kernel". The shell is ``InteractiveShell.instance()``, never a ``get_ipython``
+the namespace could replace. Defence in depth, not the boundary: the run rule (:mod:`webmcp_bridge.access.run_consent`)
+is.
 """
 
 from __future__ import annotations
@@ -49,21 +18,14 @@ from collections.abc import Sequence
 
 
 def source_digest(source: str) -> str:
-    """The SHA-256 (hex) of a source with surrounding whitespace stripped: how the scrub recognises a hidden
-    cell's text in the kernel without sending the text there."""
+    """SHA-256 (hex) of the stripped source: how the kernel recognises a hidden text it is never sent."""
     return hashlib.sha256(source.strip().encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def scrub_code(counts: Sequence[int], sources: Sequence[str]) -> str:
-    """The Python code that clears the kernel's memory of these hidden cells (see the module docstring).
-
-    Args:
-        counts: the execution counts the hidden cells were last run at.
-        sources: their sources (only digests, and the stripped lengths as a prefilter for the database scan,
-            go into the code).
-
-    Returns: code to run with ``store_history`` false; it prints nothing, defines nothing that stays (it
-    deletes its own function), and leaves a kernel without IPython alone."""
+    """Code that clears the kernel's memory of hidden cells last run at ``counts`` with ``sources`` (only their
+    digests and stripped lengths go in). Run with ``store_history`` false: it prints and keeps nothing, and leaves a
+    kernel without IPython alone."""
     texts = [s for s in sources if s.strip()]
     digests = sorted({source_digest(s) for s in texts})
     lengths = sorted({len(s.strip()) for s in texts})

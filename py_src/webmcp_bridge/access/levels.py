@@ -1,13 +1,7 @@
-"""The person's access levels: how they are stored, read and changed.
-
-The person gives each notebook and each cell a level, stored in its metadata under
-:data:`~webmcp_bridge.core.metadata.METADATA_KEY` (notebook: ``{"access": level, ...}``, cell:
-``{"access": level}``): ``write`` (the default), ``read`` or ``none`` (what each means for the agent:
-:mod:`webmcp_bridge.access.guard`). An unrecognised level fails closed (read as ``none``); a missing or malformed
-metadata block is ``write``.
-
-Levels are changed only by the person (the Agent panel, the cell context menu) with the helpers below, which take
-the *raw* notebook (any :class:`~webmcp_bridge.host.protocol.NotebookCells`); no guarded method can change them.
+"""The person's access levels, stored as ``{"access": level}`` under
+:data:`~webmcp_bridge.core.metadata.METADATA_KEY` of the notebook or a cell: ``write`` (the default, also for a
+missing or malformed block), ``read``, ``none``; an unknown level fails closed (``none``). Only the person changes
+them, with the helpers below on the *raw* notebook.
 """
 
 from __future__ import annotations
@@ -25,8 +19,7 @@ LEVELS: tuple[Level, ...] = ("write", "read", "none")
 
 
 def parse_level(value: Any) -> Level:
-    """The level stored as ``value``: None (absent) -> "write"; "write"/"read"/"none" as is; anything else ->
-    "none" (fail closed: a level the bridge does not understand hides rather than exposes)."""
+    """None -> "write"; a level as is; anything else -> "none" (fail closed: hide rather than expose)."""
     if value is None:
         return "write"
     return value if value in LEVELS else "none"
@@ -60,8 +53,7 @@ def _checked(level: Level) -> Level:
 
 
 def _with_level(block: Any, level: Level) -> dict[str, Any]:
-    """A copy of the metadata block ``block`` (not a dict: an empty one) with ``level`` in it: "write" is stored
-    as no ``access`` key (the default)."""
+    """A copy of ``block`` (a dict, else empty) with ``level``; "write" is stored as no ``access`` key."""
     block = dict(block) if isinstance(block, dict) else {}
     if level == "write":
         block.pop("access", None)
@@ -88,9 +80,8 @@ def set_cell_level(nb: NotebookCells, cell_id: str, level: Level) -> None:
 
 
 def set_cell_levels(nb: NotebookCells, cell_ids: Sequence[str], level: Level) -> int:
-    """:func:`set_cell_level` for several cells with one read of the cells' blocks (the panel's "apply to all
-    cells", in chunks); ids no cell has are skipped. Returns how many cells were set. Raises ValueError for an
-    unknown level."""
+    """:func:`set_cell_level` for several cells with one read; unknown ids skipped. Returns how many were set.
+    Raises ValueError for an unknown level."""
     _checked(level)
     blocks = {cid: block for _, cid, block in nb.cell_bridge_metadata()}
     done = 0
@@ -105,9 +96,8 @@ def set_cell_levels(nb: NotebookCells, cell_ids: Sequence[str], level: Level) ->
 
 
 def _stamp_threads(nb: NotebookCells, cell_ids: set[str], level: Level) -> None:
-    """Mark the review threads of these cells ``"hiddenCell": true`` when they become ``none`` (and unmark them
-    otherwise), so a thread of a hidden cell stays hidden from the agent after the cell is deleted, in this
-    session or a later one."""
+    """Mark these cells' review threads ``"hiddenCell": true`` when they become ``none`` (else unmark), so they stay
+    hidden after the cell is deleted, in later sessions too."""
     block = nb.bridge_metadata()
     threads = block.get("threads") if isinstance(block, dict) else None
     if isinstance(threads, list) and mark_hidden_cells(threads, cell_ids, level == "none"):

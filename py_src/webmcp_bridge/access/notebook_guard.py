@@ -40,15 +40,9 @@ _T = TypeVar("_T")
 
 
 class GuardedNotebook:
-    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` that enforces the levels of the notebook it wraps (see the
-    module docstring). Indices in and out are visible indices. Built by :class:`GuardedHost`, one per lookup (so one
-    per call), with what the call knows about the notebook (``step``, :mod:`webmcp_bridge.access.step`): every
-    question is answered from it, and every event that ends a fact is told to it.
-
-    Every write goes through :meth:`_write`: the levels, the author's locks and Propose mode are checked there, and a
-    write that can lose text (a source replaced, a cell deleted) hands the host the source this object read of the
-    cell (``expected``), so a cell the person changed between the call's check and its write is refused by the host
-    (STALE_CELL), never overwritten."""
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` enforcing the wrapped notebook's levels, in visible indices,
+    one per lookup with the call's ``step``. Every write goes through :meth:`_write`; one that can lose text hands the
+    host the source this object read, so a cell the person changed since is refused (STALE_CELL)."""
 
     def __init__(self, guard: GuardedHost, inner: LiveNotebook, step: CallStep) -> None:
         self._guard = guard
@@ -56,14 +50,12 @@ class GuardedNotebook:
         self._step = step
         self.path = inner.path
 
-    # -- the view ----------------------------------------------------------------------------------------
     def view(self) -> AccessView:
-        """The levels now: read once per call step (:data:`~webmcp_bridge.access.step.ENDS`), one host read."""
+        """The levels now: read once per call step (:data:`~webmcp_bridge.access.step.ENDS`)."""
         return self._step.view()
 
     async def _awaited(self, pending: Awaitable[_T]) -> _T:
-        """Await the host; the step ends however it went (the person may act meanwhile, also when it did not
-        suspend)."""
+        """Await the host; the step ends however it went (the person may act meanwhile)."""
         try:
             return await pending
         finally:
@@ -81,8 +73,7 @@ class GuardedNotebook:
                 raise cell_not_found(cell_id)
 
     def _still_readable(self, cell_id: str) -> None:
-        """After an await of a read: the notebook or the cell hidden meanwhile answers as unknown, nothing of it
-        returned."""
+        """After an await of a read: the notebook or cell hidden meanwhile answers as unknown."""
         view = self.view()
         if view.notebook == "none":
             raise notebook_not_found(self.path)
@@ -100,15 +91,14 @@ class GuardedNotebook:
         return view
 
     def _find(self, cell_ids: Sequence[str], head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
-        """The inner cells (raising CELL_NOT_FOUND for the first unknown id), remembered as seen in this step."""
+        """The inner cells (CELL_NOT_FOUND for the first unknown id), noted as seen in this step."""
         cells = self._inner.find_cells(list(cell_ids), head_bytes=head_bytes, max_outputs=max_outputs)
         self._step.read(cells, seen=True)
         return cells
 
     def check_write(self, cell_ids: Sequence[str] = (), *, source: bool = False, delete: bool = False) -> None:
-        """Refuse now what a write to these cells would refuse: NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND (also for
-        hidden ids), CELL_ACCESS_DENIED, and CELL_LOCKED when the write changes their sources (``source``) or
-        deletes them (``delete``). For tools that check a whole request before changing anything."""
+        """Refuse now what a write to these cells would (as :meth:`_write`; CELL_LOCKED when it changes their sources
+        or deletes them), for tools that check a whole request before changing anything."""
         view = self._writable(cell_ids)
         if cell_ids and not self._step.known(cell_ids):
             self._find(cell_ids)
@@ -124,7 +114,7 @@ class GuardedNotebook:
                 raise cell_locked(cell_id, "deletable")
 
     def locks(self, cell_id: str) -> tuple[bool, bool]:
-        """``(editable, deletable)`` of a visible cell as the notebook's author set them (True unless false)."""
+        """``(editable, deletable)`` of a visible cell as the notebook's author set them."""
         view = self.view()
         return cell_id not in view.uneditable, cell_id not in view.undeletable
 
@@ -134,8 +124,8 @@ class GuardedNotebook:
         return view.notebook == "write" and cell_id not in view.read_only and cell_id not in view.hidden
 
     def level(self, cell_id: str | None = None) -> Level:
-        """The level of the notebook (``cell_id`` None) or of one visible cell (the notebook's "read" applies
-        to its cells). Raises CELL_NOT_FOUND for hidden or unknown ids."""
+        """The level of the notebook (``cell_id`` None) or of a visible cell (the notebook's "read" is its cells').
+        Raises CELL_NOT_FOUND for hidden or unknown ids."""
         view = self.view()
         if cell_id is None:
             return view.notebook
@@ -150,7 +140,6 @@ class GuardedNotebook:
         """How many cells are hidden from the agent (the only thing it learns about them)."""
         return len(self.view().hidden_indices)
 
-    # -- reads -------------------------------------------------------------------------------------------
     def dirty(self) -> bool:
         return self._inner.dirty()
 
@@ -189,8 +178,8 @@ class GuardedNotebook:
         return shown
 
     def run_states(self, last_index: int) -> list[RunState]:
-        """The visible code cells' run states up to visible index ``last_index``: a hidden cell's runs and edits are
-        left out (so they never make a visible cell's outputs read as stale), indices are the visible ones."""
+        """Visible code cells' run states up to visible ``last_index``: hidden cells' runs and edits left out (they
+        never make a visible cell's outputs stale)."""
         view = self.view()
         if not view.hidden_indices:
             return self._inner.run_states(last_index)
@@ -215,17 +204,17 @@ class GuardedNotebook:
     async def encode_output_image(
         self, cell_id: str, output_index: int, mime: str, request: ImageRequest
     ) -> EncodedImage | None:
-        """A read: the cell is checked before the host starts, and again after it answers (the person may have
-        hidden the cell or the notebook while the copy was made: then nothing of it is returned)."""
         self._check_ids([cell_id], self.view())
-        image = await self._awaited(self._inner.encode_output_image(cell_id, output_index, mime, request))
+        return await self._read_after(cell_id, self._inner.encode_output_image(cell_id, output_index, mime, request))
+
+    async def _read_after(self, cell_id: str, pending: Awaitable[_T]) -> _T:
+        """Await a read of a visible cell, checked again after (hidden meanwhile: nothing of it returned)."""
+        result = await self._awaited(pending)
         self._still_readable(cell_id)
-        return image
+        return result
 
     async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
-        """A read of what the person sees of one visible cell: checked before the page draws it and again after
-        (the person may have hidden the cell or the notebook meanwhile: then the capture is dropped, nothing of it
-        returned)."""
+        """Checked before the page draws it and again after (hidden meanwhile: the capture is dropped)."""
         self._check_ids([cell_id], self.view())
         capture = await self._awaited(self._inner.capture_output(cell_id, output_index, max_side))
         try:
@@ -239,14 +228,11 @@ class GuardedNotebook:
         return capture
 
     async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
-        """A copy of a capture taken by :meth:`capture_output` through this guard; its cell is checked again after
-        the copy is made (it or the notebook hidden meanwhile: nothing of it is returned)."""
+        """A copy of a capture this call took, its cell checked again after."""
         cell_id = self._step.captures.get(key)
         if cell_id is None:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
-        image = await self._awaited(self._inner.encode_capture(key, request))
-        self._still_readable(cell_id)
-        return image
+        return await self._read_after(cell_id, self._inner.encode_capture(key, request))
 
     def release_capture(self, key: str) -> None:
         self._step.captures.pop(key, None)
@@ -263,11 +249,10 @@ class GuardedNotebook:
         return self._inner.kernel()
 
     def take_changes(self) -> list:
-        """Changes are collected by the guard (fed to the bridge's change log); tools read them from there."""
+        """Changes go to the bridge's change log; tools read them there."""
         self._step.take_changes()
         return []
 
-    # -- writes ------------------------------------------------------------------------------------------
     def _write(
         self,
         changed: Sequence[str],
@@ -277,11 +262,10 @@ class GuardedNotebook:
         deletes: Sequence[str] = (),
         references: Sequence[str] = (),
     ) -> _T:
-        """The one path of every write: the cells ``changed`` writable (NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND,
-        CELL_ACCESS_DENIED), ``references`` visible, ``sources`` / ``deletes`` not locked by the author
-        (CELL_LOCKED), Propose mode's approval (the guard's gate); then ``write(view, expected)``, ``expected`` the
-        source this object read of each cell in ``sources`` and ``deletes`` (the host's precondition). A STALE_CELL
-        of the host is answered as :meth:`_refusal` says."""
+        """The one path of every write: ``changed`` writable (NOTEBOOK_ACCESS_DENIED, CELL_NOT_FOUND,
+        CELL_ACCESS_DENIED), ``references`` visible, ``sources`` / ``deletes`` not author-locked (CELL_LOCKED),
+        Propose mode's gate; then ``write(view, expected)``, ``expected`` the sources read of ``sources`` and
+        ``deletes`` (the host's precondition); a STALE_CELL goes through :meth:`_refusal`."""
         view = self._writable(changed)
         self._check_ids(references, view)
         self._check_locks(view, sources, deletes)
@@ -303,10 +287,8 @@ class GuardedNotebook:
         return self._write([cell_id], write, sources=[cell_id])
 
     def _refusal(self, error: ToolError, cell_ids: Sequence[str]) -> ToolError:
-        """The error for a write the host refused. STALE_CELL from the host (the cell changed after the call's check:
-        in the bridge's worker the check and the write are two tasks of the page) quotes the cell as it is now, so
-        the levels are read again first: a cell or notebook hidden since is answered as unknown, nothing of it
-        quoted."""
+        """A host's STALE_CELL quotes the cell as it is now, so the levels are read again first: a cell or notebook
+        hidden since the check answers as unknown, nothing of it quoted."""
         if error.code != ErrorCode.STALE_CELL:
             return error
         self._step.end("refused")
@@ -317,8 +299,7 @@ class GuardedNotebook:
         return cell_not_found(hidden[0]) if hidden else error
 
     def set_cell_type(self, cell_id: str, cell_type: CellType) -> RawCell:
-        """Change a writable cell's type; a cell the author made uneditable (``editable: false``) is CELL_LOCKED,
-        as for a change of its source (what the cell is, code or text, is part of its content)."""
+        """An author-uneditable cell is CELL_LOCKED, as for its source (its type is part of its content)."""
         return self._write(
             [cell_id],
             lambda view, _: self._wrote(self._inner.set_cell_type(cell_id, cell_type), view),
@@ -326,19 +307,17 @@ class GuardedNotebook:
         )
 
     def _wrote(self, cell: RawCell, view: AccessView) -> RawCell:
-        """After a write that moved no cell: the step ends (the revision changed), ``cell`` in visible indices."""
+        """After a write that moved no cell: the step ends, ``cell`` in visible indices."""
         self._step.end("write")
         return self._visible(cell, view)
 
     def _placed(self, cell: RawCell, view: AccessView) -> RawCell:
-        """After a write that inserted or moved a cell: the step ends, and ``cell``'s visible index is of the
-        notebook as it is now (read again only when hidden cells shift the numbering)."""
+        """After an insert or move: the step ends, ``cell``'s visible index of the notebook now."""
         self._step.end("write")
         return self._visible(cell, self.view()) if view.hidden_indices else cell
 
     def _real_insert_index(self, index: int, view: AccessView) -> int:
-        """Where visible index ``index`` falls among all cells: right after the visible cell before it (at 0:
-        right before the first visible cell)."""
+        """Real index for visible ``index``: right after the visible cell before it (0: before the first visible)."""
         if view.visible_count == 0:
             return 0 if not view.hidden_indices else self._inner.cell_count()  # the end as it is now
         if index <= 0:
@@ -354,8 +333,7 @@ class GuardedNotebook:
     def insert_cell_near(
         self, reference_cell_id: str | None, position: str, cell_type: CellType, source: str
     ) -> RawCell:
-        """Insert directly above or below a visible cell (None: at the start or the end of the notebook), so a
-        hidden neighbour keeps its place. Raises like :meth:`insert_cell` and CELL_NOT_FOUND for the reference."""
+        """Insert right above or below a visible cell (None: start or end), so a hidden neighbour keeps its place."""
 
         def write(view: AccessView, _: dict[str, str]) -> RawCell:
             if reference_cell_id is None:
@@ -367,7 +345,7 @@ class GuardedNotebook:
         return self._write([], write, references=[] if reference_cell_id is None else [reference_cell_id])
 
     def move_cell_near(self, cell_id: str, reference_cell_id: str, position: str) -> RawCell:
-        """Move a cell directly above or below another visible cell. Raises like :meth:`move_cell`."""
+        """Move a cell right above or below another visible cell."""
 
         def write(_: AccessView, __: dict[str, str]) -> RawCell:
             self.find_cells([cell_id, reference_cell_id])
@@ -425,7 +403,7 @@ class GuardedNotebook:
         self._check_ids([cell_id], self.view())
         self._inner.highlight_output(cell_id, output_index)
 
-    # -- the bridge's metadata: review threads pass, access never changes ---------------------------------
+    # the bridge's metadata: review threads pass, access never changes
     def _thread_visible(self, thread: Any, view: AccessView) -> bool:
         return thread_visible(thread, view.hidden, self._step.ever_hidden, self._exists)
 
@@ -473,7 +451,6 @@ class GuardedNotebook:
     def set_cell_bridge_metadata(self, cell_id: str, value: dict[str, Any] | None) -> None:
         raise ToolError(ErrorCode.NOTEBOOK_ACCESS_DENIED, "Only the person changes a cell's access.", path=self.path)
 
-    # -- kernel --------------------------------------------------------------------------------------------
     async def save(self) -> SaveOutcome:
         return await self._awaited(self._inner.save())
 
@@ -484,10 +461,8 @@ class GuardedNotebook:
         return await self._awaited(self._inner.wait_for_kernel(timeout))
 
     async def _scrub_history(self, view: AccessView) -> None:
-        """Before the agent's code runs in the kernel: when the notebook has hidden cells, blank their sources
-        (and outputs) in the kernel's history, so ``In``, ``_ih``, ``_iN``, ``Out``... cannot show them. A host
-        without a kernel history to scrub (no ``scrub_kernel_history``) has nothing to blank. What a hidden
-        cell defined stays reachable (docs/TOOLS.md, "Hidden cells and the kernel")."""
+        """Before the agent's code runs: blank hidden cells' sources and outputs in the kernel's history (``In``,
+        ``_ih``, ``Out``...), when the host has one. What they defined stays reachable (docs/TOOLS.md)."""
         scrub = getattr(self._inner, "scrub_kernel_history", None)
         if not view.hidden or not callable(scrub):
             return
@@ -495,29 +470,21 @@ class GuardedNotebook:
         await scrub([c.execution_count for c in hidden if c.execution_count is not None], [c.source for c in hidden])
 
     async def run_consent(self) -> str | None:
-        """Why a kernel run in this notebook is shown to the person first (:mod:`webmcp_bridge.access.run_consent`):
-        a reason in words, or None when it is not (nothing hidden, or the person turned asking off). Ends the step.
-
-        A cell seen hidden and since deleted still counts (until the page reloads): the kernel may hold what it ran,
-        and its ``In``/``Out`` history the text, which no scrub can find by a cell that is gone."""
+        """Why a kernel run here is shown to the person first (:mod:`webmcp_bridge.access.run_consent`), or None.
+        Ends the step. A cell seen hidden and since deleted still counts until the page reloads: the kernel may
+        hold what it ran, which no scrub finds by a cell that is gone."""
         view = self.view()
-        try:
-            gone = [
-                cell_id
-                for cell_id in self._step.ever_hidden
-                if cell_id not in view.hidden and not self._exists(cell_id)
-            ]
+
+        async def reason() -> str | None:
+            gone = [i for i in self._step.ever_hidden if i not in view.hidden and not self._exists(i)]
             return await self._guard.run_consent_reason(self.path, len(view.hidden) + len(gone))
-        finally:
-            self._step.end("await")
+
+        return await self._awaited(reason())
 
     async def _consent(self, code: str, cell_id: str | None, kind: str) -> bool:
-        """Apply the run rule before the agent's code runs: when it holds and the person has not accepted exactly
-        ``code`` in this call, show it (a proposal, in Direct mode too) and wait. Returns True when the rule held
-        (the caller checks again, right before the run, that the code is still what was accepted).
-
-        Raises ProposalDenied (a normal "denied" result), ToolError(TOO_LARGE) for code too long to show in full,
-        ToolError(PROPOSAL_ALREADY_PENDING)."""
+        """The run rule: when it holds and the person has not accepted exactly ``code``, show it (a proposal, in
+        Direct mode too) and wait. True when it held (the caller checks right before the run that the code is still
+        the accepted one). Raises ProposalDenied, ToolError(TOO_LARGE / PROPOSAL_ALREADY_PENDING)."""
         reason = await self.run_consent()
         if reason is None:
             return False
@@ -552,9 +519,8 @@ class GuardedNotebook:
         code: Callable[[], str],
         start: Callable[[], Awaitable[Any]],
     ) -> Any:
-        """A kernel run a tool starts (``kind``: of cell ``cell_id``, or of ``code()`` without a cell): the checks
-        of a write, the run rule (:meth:`_consent`) and the kernel scrub, then ``start()`` (its result, with a
-        ``status`` and an ``execution_count``, is returned); the run observers are told of it however it ends."""
+        """A tool's kernel run (of cell ``cell_id``, or ``code()`` without one): a write's checks, the run rule and
+        the scrub, then ``start()``, whose result is returned; the run observers are told however it ends."""
         ids = [cell_id] if cell_id is not None else []
         view = self._writable(ids)
         self._guard.gate()
@@ -582,13 +548,9 @@ class GuardedNotebook:
             self._guard.gate()
         return await self._awaited(self._inner.kernel_action(action, timeout))
 
-    # -- batched edits and code without a cell (tools/batch.py, tools/code.py) ----------------
     def apply_edits(self, ops: Sequence[Any], expected: dict[str, str] | None = None) -> list[str]:
-        """Ops address cells by id only, so no index is mapped. The cells an op changes (update, edit,
-        delete, move) must be writable; a reference cell (insert/move next to it) must be visible and may be
-        read-only (it is not changed). Checked for the whole batch before anything is applied. The sources this
-        object read of the cells an op replaces or deletes (``expected`` added to them) are the host's
-        precondition."""
+        """Checked for the whole batch first: cells an op changes writable, reference cells visible (read-only is
+        fine). The sources read of cells replaced or deleted (``expected`` added) are the host's precondition."""
         changed = [op.cell_id for op in ops if getattr(op, "cell_id", None) is not None]
 
         def write(view: AccessView, read: dict[str, str]) -> list[str]:
@@ -615,8 +577,7 @@ class GuardedNotebook:
         silent: bool = False,
         as_agent: bool = True,
     ) -> Any:
-        """Code a tool runs is the agent's whatever ``as_agent`` says (a site tool cannot run unclaimed code: only
-        the bridge's own programs, run by the guard itself, are not the agent's)."""
+        """A tool's code is the agent's whatever ``as_agent`` says (only the guard's own programs are not)."""
         return await self._kernel_run(
             "code",
             None,
@@ -627,15 +588,12 @@ class GuardedNotebook:
         )
 
     async def inspect_kernel(self, program: str, timeout: float, *, head_bytes: int) -> Any:
-        """Run the bridge's own inspection of the kernel's variables (:mod:`webmcp_bridge.core.kernel_inspect`:
-        never the agent's code) silently: a read, so a read-only notebook allows it and Propose mode does not hold
-        it, and it is not told to the run observers (it is not the agent's run). The run rule holds as for every
-        kernel run (what hidden cells defined is in the kernel): while something is hidden the person accepts
-        ``program`` first, and the kernel's history is scrubbed of hidden cells before it runs.
-
-        Returns the host's CodeRun. Raises ProposalDenied, ToolError(KERNEL_UNAVAILABLE)."""
+        """Run the bridge's own variables inspection silently: a read (allowed read-only, never held, no observer
+        told), under the run rule and the scrub as every kernel run. Returns the host's CodeRun. Raises
+        ProposalDenied, ToolError(KERNEL_UNAVAILABLE)."""
         view = self.view()
-        try:
+
+        async def inspect() -> Any:
             asked = await self._consent(program, None, "run_code")
             await self._scrub_history(view)
             self.view()
@@ -644,12 +602,11 @@ class GuardedNotebook:
             return await self._inner.run_code(
                 program, timeout, head_bytes=head_bytes, max_outputs=5, silent=True, as_agent=False
             )
-        finally:
-            self._step.end("await")
+
+        return await self._awaited(inspect())
 
     def __getattr__(self, name: str) -> Any:
-        # A host method this guard does not know (added to the protocol later) is refused rather than passed
-        # through unchecked: the guard must be taught about it first.
+        # a host method the guard does not know is refused, never passed through unchecked
         raise AttributeError(
             f"{type(self).__name__} does not expose {name!r}; add it to webmcp_bridge.access.notebook_guard with its "
             "access rule"

@@ -1,17 +1,16 @@
-"""Kernel runs started through the access guard, told to whoever observes them (a site author's hooks).
-
-The guard is the one way a tool reaches a kernel (:meth:`GuardedNotebook.run_cell
-<webmcp_bridge.access.guard.GuardedNotebook.run_cell>` and ``run_code``), so every kernel run a tool starts, the
-bridge's own and a site author's, passes here once it ends. A run the guard refused (access, Propose mode)
-never started and is not told. The code that ran is never part of the event (it may be a site's hidden tests).
+"""Kernel runs a tool started through the access guard (the one way to a kernel), told to observers (a site
+author's hooks) once each ends. A run the guard refused is not told; the code is never part of the event (it may be
+a site's hidden tests).
 """
 
 from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
+
+from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.registry import current_call
 
@@ -20,20 +19,10 @@ RunKind = Literal["cell", "code"]
 
 @dataclass(frozen=True)
 class KernelRun:
-    """One kernel run a tool started.
-
-    Attributes:
-        path: the notebook whose kernel ran it.
-        kind: "cell" (a cell of the notebook ran) or "code" (code without a cell: ``jupyter_run_code``, a site
-            author's check).
-        cell_id: the cell that ran ("cell" runs), else None.
-        status: the host's status of the run ("ok", "error", "timeout", "running"...), "failed" when the host
-            raised, "aborted" when the agent aborted the call meanwhile.
-        duration: seconds from the start of the run to its end (or to the end of the wait).
-        execution_count: the kernel's count, when it gave one.
-        tool: the tool whose call started the run (None outside a call).
-        call_id: the id of that call, as in the call observers' :class:`~webmcp_bridge.calls.registry.CallEvent`.
-    """
+    """One kernel run a tool started: ``kind`` "cell" (``cell_id``) or "code" (no cell); ``status`` the host's
+    ("ok", "error", "timeout"...), "failed" when the host raised, "aborted" when the call was; ``duration`` seconds
+    to its end or the wait's; ``tool`` / ``call_id`` of the call that started it
+    (:class:`~webmcp_bridge.calls.registry.CallEvent`), None outside one."""
 
     path: str
     kind: RunKind
@@ -46,16 +35,8 @@ class KernelRun:
 
     def to_json(self) -> dict[str, object]:
         """Plain data (camelCase keys), as the page's ``webmcp-bridge:run`` event carries it."""
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "cellId": self.cell_id,
-            "status": self.status,
-            "duration": round(self.duration, 6),
-            "executionCount": self.execution_count,
-            "tool": self.tool,
-            "callId": self.call_id,
-        }
+        data = {to_camel(f.name): getattr(self, f.name) for f in fields(self)}
+        return {**data, "duration": round(self.duration, 6)}
 
 
 RunObserver = Callable[[KernelRun], None]
@@ -75,8 +56,7 @@ class RunObservers:
     def tell(
         self, path: str, kind: RunKind, cell_id: str | None, status: str, duration: float, execution_count: int | None
     ) -> None:
-        """Tell every observer of one run (the tool and call are the current call's). An observer that raises
-        is printed and the others are still told; nothing reaches the run."""
+        """Tell every observer (one that raises is printed, the others still told; nothing reaches the run)."""
         if not self._observers:
             return
         call = current_call.get()

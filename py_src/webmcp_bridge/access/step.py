@@ -1,10 +1,6 @@
-"""The call step: what a call knows about one notebook, the table of what ends each fact (:data:`ENDS`), and the
-errors of the guard's refusals.
-
-:class:`AccessView` holds the levels (:mod:`webmcp_bridge.access.levels`) and the author's locks of one notebook at
-one revision and maps the agent's visible indices to real ones; :class:`Facts` holds it per notebook for one
-synchronous stretch of a call; :class:`CallStep` is what one call knows about one notebook, the sources it read
-included. The access guard (:mod:`webmcp_bridge.access.guard`) asks them and tells them the events.
+"""The call step: what a call knows about one notebook (:class:`CallStep`), what ends each fact (:data:`ENDS`), and
+the errors of the guard's refusals. :class:`AccessView` holds one notebook's levels and locks at one revision;
+:class:`Facts` holds it per notebook for one synchronous stretch of a call.
 """
 
 from __future__ import annotations
@@ -25,13 +21,9 @@ Event = Literal["turn", "await", "write", "refused", "batch"]
 
 @dataclass(frozen=True)
 class AccessView:
-    """The levels of one notebook at one revision (``revision``, as the host read it with the levels).
-
-    ``hidden_indices``: real indices of ``none`` cells, ascending; ``visible`` indices count only the others.
-    ``cell_count``: all the notebook's cells at ``revision`` (hidden ones included), read with the levels.
-    ``uneditable`` / ``undeletable``: ids of cells the notebook's author locked with the standard cell metadata
-    ``editable: false`` / ``deletable: false`` (JupyterLab honours them for the person; the guard for the agent).
-    """
+    """The levels of one notebook at ``revision``, mapping visible indices (of the non-``none`` cells) to real ones.
+    ``hidden_indices``: real indices of ``none`` cells, ascending; ``cell_count``: all cells; ``uneditable`` /
+    ``undeletable``: ids of cells the author locked (cell metadata ``editable`` / ``deletable`` false)."""
 
     notebook: Level
     hidden: frozenset[str]
@@ -44,22 +36,13 @@ class AccessView:
 
     @classmethod
     def of(cls, state: AccessState) -> AccessView:
-        """The view of a notebook's :class:`~webmcp_bridge.host.protocol.AccessState` (its changes are not kept)."""
-        hidden: set[str] = set()
-        read_only: set[str] = set()
-        hidden_indices: list[int] = []
-        for index, cell_id, access in state.cell_access:
-            level = parse_level(access)
-            if level == "none":
-                hidden.add(cell_id)
-                hidden_indices.append(index)
-            elif level == "read":
-                read_only.add(cell_id)
+        """The view of an :class:`~webmcp_bridge.host.protocol.AccessState` (its changes not kept)."""
+        levels = [(index, cell_id, parse_level(access)) for index, cell_id, access in state.cell_access]
         return cls(
             parse_level(state.notebook_access),
-            frozenset(hidden),
-            frozenset(read_only),
-            tuple(sorted(hidden_indices)),
+            frozenset(cell_id for _, cell_id, level in levels if level == "none"),
+            frozenset(cell_id for _, cell_id, level in levels if level == "read"),
+            tuple(sorted(index for index, _, level in levels if level == "none")),
             state.cell_count,
             state.revision,
             frozenset(cell_id for cell_id, editable, _ in state.locks if not editable),
@@ -68,7 +51,7 @@ class AccessView:
 
     @property
     def visible_count(self) -> int:
-        """How many cells the agent sees (all but the hidden ones) at ``revision``."""
+        """How many cells the agent sees."""
         return self.cell_count - len(self.hidden_indices)
 
     def to_visible(self, real: int) -> int:
@@ -87,7 +70,7 @@ class AccessView:
 
 
 def notebook_access_denied(path: str) -> ToolError:
-    """The error for a change to a notebook the person made read-only for the agent."""
+    """NOTEBOOK_ACCESS_DENIED for a change to a read-only notebook."""
     return ToolError(
         ErrorCode.NOTEBOOK_ACCESS_DENIED,
         f"The person made {path!r} read-only for the agent: it can be read, not changed or run.",
@@ -96,7 +79,7 @@ def notebook_access_denied(path: str) -> ToolError:
 
 
 def cell_access_denied(cell_id: str) -> ToolError:
-    """The error for a change to a cell the person made read-only for the agent."""
+    """CELL_ACCESS_DENIED for a change to a read-only cell."""
     return ToolError(
         ErrorCode.CELL_ACCESS_DENIED,
         f"The person made cell {cell_id!r} read-only for the agent: it can be read, not changed or run.",
@@ -104,13 +87,10 @@ def cell_access_denied(cell_id: str) -> ToolError:
     )
 
 
-#: What ends each fact a call knows about one notebook. The facts: ``levels`` (the levels, the author's locks, the
-#: cell count and the revision: one :class:`AccessView`, read together; with them the ids of the cells seen since,
-#: which exist), ``sources`` (each cell's source as the call last read or wrote it, a write's precondition; kept for
-#: the lookup, one per call, as the pictures of outputs it took). The events: ``turn`` (the next turn of the event
-#: loop: the person's edits are page events, run only when Python yields), ``await`` (of the host, also when it did
-#: not suspend), ``write`` (the bridge's own: the revision moved), ``refused`` (a write the host refused as stale),
-#: ``batch`` (a batch of edits, of its cells).
+#: What ends each fact a call knows about one notebook: ``levels`` (one :class:`AccessView`, with the ids seen since)
+#: and ``sources`` (each cell's source as the call last read or wrote it, a write's precondition). Events: ``turn``
+#: (the next event-loop turn: the person's edits run only when Python yields), ``await`` (of the host, even without
+#: suspending), ``write`` (the bridge's own), ``refused`` (a write refused as stale), ``batch`` (of its cells).
 ENDS: dict[Fact, frozenset[Event]] = {
     "levels": frozenset({"turn", "await", "write", "refused", "batch"}),
     "sources": frozenset({"batch"}),
@@ -127,12 +107,8 @@ class _Held:
 
 
 class Facts:
-    """What the guard knows of the session's notebooks, per path: the ``levels`` of :data:`ENDS` for the running
-    task (outside a running event loop nothing is held: every question reads afresh), and the ids of the cells ever
-    seen hidden (or deleted while hidden; until the page reloads, for the run rule and the review threads).
-    ``ingest(path, changes)`` is handed every change a read takes (the bridge's change log). In the bridge's worker
-    the page runs its tasks between two crossings of one stretch, so the levels are those of their read, and a write
-    that could lose the person's text hands the host the ``sources`` read to check."""
+    """Per path: the ``levels`` held for the running task (none outside an event loop), and ``ever_hidden``, the ids
+    of cells ever seen hidden until the page reloads; ``ingest(path, changes)`` gets every change a read takes."""
 
     def __init__(self, ingest: Callable[[str, list[CellChange]], object]) -> None:
         self._ingest = ingest
@@ -140,15 +116,15 @@ class Facts:
         self.ever_hidden: dict[str, set[str]] = {}
 
     def ingest(self, path: str, changes: Sequence[CellChange]) -> None:
-        """Hand ``changes`` of the notebook at ``path`` to the change log, noting the cells they show hidden."""
+        """Hand ``changes`` to the change log, noting the cells they show hidden."""
         hidden = [c.cell_id for c in changes if parse_level(c.access) == "none"]
         if hidden:
             self.ever_hidden.setdefault(path, set()).update(hidden)
         self._ingest(path, list(changes))
 
     def read(self, nb: LiveNotebook) -> AccessView:
-        """Read the levels of ``nb`` now (one host read, which also hands over the changes since the last one) and
-        hold them for the running task until an event of :data:`ENDS` ends them."""
+        """Read the levels now (one host read, its changes ingested) and hold them for the running task until an
+        event of :data:`ENDS` ends them."""
         state = nb.access_state()
         self.ingest(nb.path, state.changes)
         view = AccessView.of(state)
@@ -174,9 +150,9 @@ class Facts:
         return held if held is not None and task is not None and held.task is task else None
 
     def end(self, path: str, event: Event) -> None:
-        """End what :data:`ENDS` says ``event`` ends of the notebook at ``path`` (``sources`` are the call's own)."""
+        """End the held levels if ``event`` ends them (the seen ids go with them)."""
         if event in ENDS["levels"]:
-            self._held.pop(path, None)  # the seen ids go with the levels they were seen at
+            self._held.pop(path, None)
 
     def _turn(self, path: str, held: weakref.ref[_Held]) -> None:
         if self._held.get(path) is held():
@@ -184,37 +160,36 @@ class Facts:
 
 
 class CallStep:
-    """What one call knows about one notebook (one per lookup, so one per call): the ``levels`` of :data:`ENDS`,
-    shared with the other lookups of the notebook in the same task (:class:`Facts`), and the ``sources`` it read.
-    :meth:`end` is the one way a fact ends."""
+    """What one call knows about one notebook: the ``levels`` (shared through :class:`Facts` with the task's other
+    lookups) and the ``sources`` it read. :meth:`end` is the one way a fact ends."""
 
     def __init__(self, facts: Facts, nb: LiveNotebook) -> None:
         self._facts = facts
         self._nb = nb
         self.path = nb.path
         self.sources: dict[str, str] = {}  # cell id -> its source as this call last read or wrote it
-        self.captures: dict[str, str] = {}  # key of a picture of an output taken in this call -> its cell's id
-        self.ever_hidden = facts.ever_hidden.setdefault(self.path, set())  # ids of its cells ever seen hidden (Facts)
+        self.captures: dict[str, str] = {}  # key of an output picture this call took -> its cell's id
+        self.ever_hidden = facts.ever_hidden.setdefault(self.path, set())
 
     def view(self) -> AccessView:
-        """The levels, locks, cell count and revision: held, else read now (one host read)."""
+        """Held, else read now."""
         held = self._facts.held(self.path)
         return held.view if held is not None else self._facts.read(self._nb)
 
     def revision(self) -> int:
-        """The revision read with the levels still held, else the host's now (one host read)."""
+        """The held levels' revision, else the host's now."""
         held = self._facts.held(self.path)
         return held.view.revision if held is not None else self._nb.revision()
 
     def read(self, cells: Sequence[RawCell], *, seen: bool = False) -> None:
-        """Note the sources of ``cells`` as read (``seen``: and their ids as known to exist in this step)."""
+        """Note the sources of ``cells`` (``seen``: and their ids as existing in this step)."""
         self.sources.update((c.id, c.source) for c in cells)
         held = self._facts.held(self.path) if seen else None
         if held is not None:
             held.seen.update(c.id for c in cells)
 
     def known(self, cell_ids: Sequence[str]) -> bool:
-        """True when every id was seen in this step (so it exists: no read is needed to report an unknown id)."""
+        """True when every id was seen in this step (so it exists)."""
         held = self._facts.held(self.path)
         return held is not None and all(cell_id in held.seen for cell_id in cell_ids)
 
@@ -231,8 +206,7 @@ class CallStep:
 
 
 def cell_locked(cell_id: str, lock: Literal["editable", "deletable"]) -> ToolError:
-    """The error for a source change (``editable``) or a delete (``deletable``) of a cell the notebook's author
-    locked with that standard metadata set to false."""
+    """The error for a source change (``editable``) or a delete (``deletable``) of an author-locked cell."""
     what = "editing: its source cannot be changed" if lock == "editable" else "deletion: it cannot be deleted"
     return ToolError(
         ErrorCode.CELL_LOCKED,

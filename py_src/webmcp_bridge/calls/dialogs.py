@@ -1,39 +1,11 @@
 """JupyterLab dialogs opened while the agent works: what is reported, who owns a dialog, and answering it.
 
-JupyterLab shows one dialog at a time (``Dialog`` of ``@jupyterlab/apputils``) and queues the others. A small JS
-part (``lab/dialogs.js`` through :class:`webmcp_bridge.lab.dialogs.LabDialogs`) reports the
-open dialogs as plain values (:class:`~webmcp_bridge.host.protocol.RawDialog`, through the
-:class:`~webmcp_bridge.host.protocol.DialogSource` port) and clicks buttons; every rule is here, in pure Python
-(tested under CPython with the test harness's in-memory dialogs, ``tests/host_memory_dialogs.py``).
-
-Ownership, decided once, when a dialog is first seen (it never changes afterwards):
-
-1. the dialog belongs to an agent call when exactly one agent call that can own dialogs is running (calls of
-   read-only tools and of ``jupyter_answer_dialog`` never own one and are not counted; a call that went pending
-   and still runs is counted), that call owns no other open dialog, and the dialog did not open just after a
-   key or pointer press of the person (a trusted input event in the last 1.5 s: the person's own action);
-2. otherwise it has no owner: it is the person's.
-
-The owning call returns ``{status: "pending", pendingId, tool, message, dialog}`` at once (or, if it had gone
-pending already, a ``jupyter_wait_for_result`` on it returns), so the agent can answer instead of waiting out
-the execution timeout.
-
-Answering (:meth:`DialogTracker.answer`): the agent may click a button only of a dialog owned by one of its
-calls, only when that dialog is the one shown, only when the answer is unambiguous (one open dialog, or its
-``dialogId``; an existing, enabled button by index or label). Anything else is INVALID_ARGUMENT and nothing is
-clicked. A dialog the person opened is never answered, closed or hidden by the bridge; it is only reported.
-
-Reporting: every successful result carries ``dialogs`` (the open dialogs, oldest first) while any is open
-(:meth:`DialogTracker.attach`), within the result cap. One dialog is::
-
-    {id: "d-1", title, body, bodyTruncated?, state: "shown"|"queued", shown: bool,
-     buttons: [{index, label, kind: "accept"|"reject", warn?, disabled?}], omittedButtons?,
-     input?: {type, value?}            # the body's first input; never a password's value
-     checkbox?: {label, checked},      # a footer checkbox ("Do not ask me again.")
-     owner: {tool, pendingId} | null, answerable: bool}
-
-Texts are bounded by ``Limits.dialog_text_bytes`` / ``dialog_body_bytes`` (UTF-8 bytes), lists by
-``dialog_buttons`` / ``dialogs_listed``.
+The rules and the report's shape are docs/TOOLS.md, "Dialogs"; ``lab/dialogs.js`` only reports
+:class:`~webmcp_bridge.host.protocol.RawDialog` values and clicks. Ownership is decided once, when a dialog is first
+seen: the one running agent call that can own dialogs, unless it owns another or the person pressed a key or
+pointer in the last 1.5 s; else the dialog is the person's. The agent answers only a shown dialog its call owns,
+unambiguously (else INVALID_ARGUMENT, nothing clicked); the person's dialogs are only reported, never answered or
+closed, and their body and input are not reported.
 """
 
 from __future__ import annotations
@@ -61,8 +33,13 @@ NEVER_OWNS = frozenset({ANSWER_TOOL})
 
 
 def can_own_dialogs(tool: str | None, read_only: bool) -> bool:
-    """Whether a call of ``tool`` may own a dialog that opens while it runs (rule 1 of the module docstring)."""
+    """Whether a call of ``tool`` may own a dialog that opens while it runs."""
     return tool is not None and not read_only and tool not in NEVER_OWNS
+
+
+def _refused(dialog_id: str, message: str) -> ToolError:
+    """INVALID_ARGUMENT about one dialog; nothing was clicked."""
+    return ToolError(ErrorCode.INVALID_ARGUMENT, message, dialogId=dialog_id)
 
 
 def _cut(text: str, max_bytes: int) -> tuple[str, bool]:
@@ -71,13 +48,8 @@ def _cut(text: str, max_bytes: int) -> tuple[str, bool]:
 
 
 class DialogTracker:
-    """The open dialogs of the page and the agent calls that own them.
-
-    Args:
-        source: where dialogs come from; None means the application has none (nothing is ever reported).
-        calls: the registry's calls (the running ones decide ownership; owners are woken through them).
-        limits: the report's bounds.
-    """
+    """The page's open dialogs and the agent calls that own them. ``source`` None: none is ever reported;
+    ``calls``: the registry's (the running ones decide ownership)."""
 
     def __init__(self, source: DialogSource | None, calls: PendingCalls, limits: Limits = DEFAULT_LIMITS) -> None:
         self.source = source
@@ -86,9 +58,7 @@ class DialogTracker:
         self._owners: dict[str, PendingCall | None] = {}  # open dialog id -> owning call (None: the person's)
         #: tasks of calls waiting for the person's decision on a proposal: they open no dialog, so never own one
         self.waiting_for_person: Callable[[], set[Any]] = set
-        self._open: list[RawDialog] = []
 
-    # -- following the source ---------------------------------------------------------------------------
     def start(self) -> None:
         """Watch the source, so a dialog is given to its call the moment it opens."""
         if self.source is not None:
@@ -106,8 +76,7 @@ class DialogTracker:
             traceback.print_exc()
 
     def sync(self) -> list[RawDialog]:
-        """Read the open dialogs, decide the owner of each new one (waking that call), forget closed ones.
-        Returns the open dialogs, oldest first."""
+        """Read the open dialogs (oldest first), decide each new one's owner (waking it), forget closed ones."""
         if self.source is None:
             return []
         raws = self.source.snapshot(max(self.limits.dialog_body_bytes, self.limits.dialog_text_bytes))
@@ -121,7 +90,6 @@ class DialogTracker:
                 self._owners[raw.id] = owner
                 if owner is not None:
                     woken.append(owner)
-        self._open = raws
         for call in woken:  # after the bookkeeping: a woken call reads it at once
             call.wake()
         return raws
@@ -138,14 +106,13 @@ class DialogTracker:
             return None  # it already waits on a dialog: a second one is more likely the person's
         return candidate
 
-    # -- reading ------------------------------------------------------------------------------------------
     def owned_by(self, call: PendingCall) -> RawDialog | None:
-        """The open dialog ``call`` owns (the shown one first), after a :meth:`sync`; None if it owns none."""
+        """The open dialog ``call`` owns (the shown one first), or None."""
         owned = [raw for raw in self.sync() if self._owners.get(raw.id) is call]
         return next((raw for raw in owned if raw.shown), owned[0] if owned else None)
 
     def describe(self, raw: RawDialog) -> dict[str, Any]:
-        """The report of one dialog (shape in the module docstring), bounded by the limits."""
+        """The bounded report of one dialog (docs/TOOLS.md, "Dialogs")."""
         limits = self.limits
         title, _ = _cut(raw.title, limits.dialog_text_bytes)
         owner = self._owners.get(raw.id)
@@ -189,15 +156,13 @@ class DialogTracker:
         return report
 
     def describe_all(self) -> list[dict[str, Any]]:
-        """Reports of the open dialogs, oldest first, at most ``Limits.dialogs_listed`` (for get_context)."""
+        """Reports of the open dialogs, at most ``Limits.dialogs_listed``."""
         return [self.describe(raw) for raw in self.sync()[: self.limits.dialogs_listed]]
 
     def attach(self, payload: dict[str, Any], cap: int, *, stored: bool = False) -> dict[str, Any]:
-        """Put the open dialogs on a successful result's payload (``dialogs``, and ``dialogsOmitted`` past
-        ``Limits.dialogs_listed``) while any is open; with none open the payload is left as it is, except a
-        ``stored`` result (a collected pending call), whose stale ``dialogs`` are removed. Never breaks the
-        cap: if the full reports do not fit, short ones ({id, title, state, shown, owner, answerable}) are
-        attached, and the payload is then fitted (:func:`webmcp_bridge.core.bounds.fit_payload`)."""
+        """Put ``dialogs`` (and ``dialogsOmitted``) on a success while any is open (a ``stored`` result loses stale
+        ones when none is). Within ``cap``: short reports when the full ones do not fit, then
+        :func:`~webmcp_bridge.core.bounds.fit_payload`."""
         raws = self.sync()
         if not raws:
             if stored:
@@ -216,8 +181,7 @@ class DialogTracker:
         return fit_payload(payload, cap)
 
     def pending_payload(self, call: PendingCall) -> dict[str, Any]:
-        """The pending payload of ``call``, with ``dialog`` (and a message saying how to answer it) when the call
-        owns an open dialog."""
+        """``call``'s pending payload, with the ``dialog`` it owns and how to answer it."""
         payload = pending_payload(call)
         raw = self.owned_by(call)
         if raw is not None:
@@ -230,15 +194,10 @@ class DialogTracker:
             )
         return payload
 
-    # -- answering ------------------------------------------------------------------------------------------
     def answer(self, button: str | int, dialog_id: str | None) -> tuple[PendingCall, dict[str, Any]]:
-        """Click ``button`` (an index, or a label) of the shown dialog owned by an agent call.
-
-        Returns the owning call and ``{dialogId, button: <label>, buttonIndex}``. Raises ToolError(INVALID_ARGUMENT),
-        clicking nothing, when: no dialog is open; ``dialog_id`` is not open; no ``dialog_id`` while several
-        dialogs are open; the dialog is queued; it is not owned by an agent call (the person's); the button
-        does not exist, its label is ambiguous, or it is disabled; or it closed before the click.
-        """
+        """Click ``button`` (index or label) of the shown dialog an agent call owns; returns the owner and
+        ``{dialogId, button: <label>, buttonIndex}``. Raises ToolError(INVALID_ARGUMENT), clicking nothing, unless
+        the module docstring's rules hold or when it closed before the click."""
         raws = self.sync()
         if not raws:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "No dialog is open.")
@@ -269,18 +228,16 @@ class DialogTracker:
             raw = found
         owner = self._owners.get(raw.id)
         if owner is None:
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The dialog {raw.id} ({_cut(raw.title, ECHO_TITLE_BYTES)[0]!r}) was not opened by one of your calls: "
                 "only the person answers it.",
-                dialogId=raw.id,
             )
         if not raw.shown:
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The dialog {raw.id} is queued behind the dialog on screen (JupyterLab shows one at a time); it can "
                 "be answered once it is shown.",
-                dialogId=raw.id,
             )
         index = self._button_index(raw, button)
         outcome = self.source.click(raw.id, index) if self.source is not None else "gone"
@@ -291,10 +248,9 @@ class DialogTracker:
                 "disabled": "that button is disabled",
                 "no-button": "that button is gone",
             }
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The dialog {raw.id} was not answered: {reasons.get(outcome, outcome)}.",
-                dialogId=raw.id,
             )
         self.sync()
         label = _cut(raw.buttons[index].label, self.limits.dialog_text_bytes)[0]
@@ -307,10 +263,9 @@ class DialogTracker:
         )
         if isinstance(button, int):
             if not 0 <= button < len(labels):
-                raise ToolError(
-                    ErrorCode.INVALID_ARGUMENT,
+                raise _refused(
+                    raw.id,
                     f"The dialog {raw.id} has no button {button}; its buttons: {listed}.",
-                    dialogId=raw.id,
                 )
             index = button
         else:
@@ -319,24 +274,21 @@ class DialogTracker:
                 wanted = button.strip().casefold()
                 matches = [i for i, label in enumerate(labels) if label.strip().casefold() == wanted]
             if not matches:
-                raise ToolError(
-                    ErrorCode.INVALID_ARGUMENT,
+                raise _refused(
+                    raw.id,
                     f"The dialog {raw.id} has no button labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; its buttons: "
                     f"{listed}.",
-                    dialogId=raw.id,
                 )
             if len(matches) > 1:
-                raise ToolError(
-                    ErrorCode.INVALID_ARGUMENT,
+                raise _refused(
+                    raw.id,
                     f"Several buttons of the dialog {raw.id} are labelled {_cut(button, ECHO_LABEL_BYTES)[0]!r}; pass "
                     f"the button's index ({listed}).",
-                    dialogId=raw.id,
                 )
             index = matches[0]
         if raw.buttons[index].disabled:
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENT,
+            raise _refused(
+                raw.id,
                 f"The button {index} of the dialog {raw.id} is disabled (the dialog's input is not valid).",
-                dialogId=raw.id,
             )
         return index

@@ -1,10 +1,5 @@
-"""A neutral end of a call: how a feature ends a tool call with a normal (non-error) result.
-
-The registry (:mod:`webmcp_bridge.calls.registry`) knows no feature. A feature that must stop a call on a
-decision that is not a failure of the tool (Propose mode's denial,
-:class:`webmcp_bridge.propose.proposals.ProposalDenied`) raises a subclass of :class:`CallEnded` from anywhere inside
-the handler; the registry catches it and returns its ``payload()`` as a successful result (``isError: false``), with
-``outcome`` as the hooks' outcome.
+"""A neutral end of a call: a feature (Propose mode's denial) raises a :class:`CallEnded` anywhere in a handler;
+the registry, which knows no feature, returns its ``payload()`` as a successful result.
 """
 
 from __future__ import annotations
@@ -13,14 +8,11 @@ from typing import Any
 
 
 class CallEnded(Exception):
-    """Ends the running call with ``payload()`` as its normal result.
-
-    Subclasses override :meth:`payload`; ``outcome`` (a short word such as "denied", never an error code)
-    is what :class:`~webmcp_bridge.calls.registry.CallEvent` hooks see as the call's outcome.
-    """
+    """Ends the running call with ``payload()`` as its normal result; ``outcome`` (a word such as "denied", never
+    an error code) is what the call hooks see."""
 
     outcome: str = "ended"
 
     def payload(self) -> dict[str, Any]:
-        """The JSON payload of the result (a dict; the registry fits it under ``Limits.result_bytes``)."""
+        """The result's JSON payload (fitted under ``Limits.result_bytes``)."""
         return {"status": self.outcome, "message": str(self)}

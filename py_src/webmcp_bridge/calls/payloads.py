@@ -1,23 +1,7 @@
-"""Pydantic models of what a successful call returns, for each tool's ``outputSchema``.
-
-A tool declares the model (or a union of models) of its success payload (``Tool.output_model``); the registry
-publishes the JSON Schema of every payload a successful call of that tool can return (:func:`output_schema`):
-
-- the tool's own payload (a model extending :class:`Payload`);
-- :class:`PendingPayload`: any call still running after the execution timeout, or waiting on a dialog it opened;
-- :class:`UnfitPayload`: a result that did not fit the cap even shortened;
-- a feature's normal end of a call, when the tool's model names it (Propose mode's ``denied``).
-
-and, for every one of them, the keys the registry may add to any successful result (:class:`Added`: the open
-``dialogs``, and ``truncated``/``truncation`` when a result was shortened to fit the cap), declared once as the
-schema's top-level ``properties``.
-
-Errors (``isError: true``) are not described by ``outputSchema``: MCP clients check structured content against it
-only for successful results, and every error is ``{error, message, ...details}`` with a code of the closed list
-(docs/TOOLS.md). The models' field names are the wire names (camelCase). A key that is sometimes absent is
-declared with :func:`sometimes` (not required; never ``null`` unless its type says so). The published schemas
-leave ``additionalProperties`` open, so a client built against them keeps working when a later version adds a
-key; the tests check every real result against a closed copy (tests/test_output_schemas.py).
+"""Pydantic models of what a successful call returns, for each tool's ``outputSchema`` (docs/TOOLS.md, "Output
+schemas"): ``anyOf`` the tool's own payloads (:class:`Payload`), :class:`PendingPayload` and :class:`UnfitPayload`,
+with the registry's additions (:class:`Added`) as top-level ``properties``. Field names are wire names; a
+sometimes-absent key is :func:`sometimes`; ``additionalProperties`` stays open (tests check a closed copy).
 """
 
 from __future__ import annotations
@@ -56,8 +40,7 @@ class DialogOwner(Wire):
 
 
 class DialogReport(Wire):
-    """A JupyterLab dialog open during a call (:mod:`webmcp_bridge.calls.dialogs`; a short report when the full ones
-    do not fit: id, title, state, shown, owner, answerable)."""
+    """A dialog open during a call (:mod:`webmcp_bridge.calls.dialogs`), or its short report."""
 
     id: str
     title: str
@@ -74,13 +57,11 @@ class DialogReport(Wire):
 
 
 class Payload(Wire):
-    """Base of every tool's success payload model. The keys the registry may add to any successful result are not
-    declared here but once for all payloads of a tool (:class:`Added`, the schema's top-level ``properties``)."""
+    """Base of every tool's success payload model (the registry's additions are :class:`Added`)."""
 
 
 class Added(Wire):
-    """Keys the registry adds to any successful result: the open dialogs (:mod:`webmcp_bridge.calls.dialogs`) and
-    the cuts of a result shortened to fit the cap (:mod:`webmcp_bridge.core.bounds`)."""
+    """Keys the registry adds to any success: open dialogs, and the cuts made to fit the cap."""
 
     dialogs: list[dict[str, Any]] = sometimes()
     dialogsOmitted: int = sometimes()
@@ -114,26 +95,20 @@ class AnyPayload(Payload):
 
 
 def payload_schema(model: Any) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12, ``$defs`` inlined, no model descriptions) of a payload model or a union of
-    them."""
+    """The JSON Schema (draft 2020-12, ``$defs`` inlined, no model descriptions) of a payload model or union."""
     schema = TypeAdapter(model).json_schema(mode="validation")
     schema.pop("description", None)
-    # pydantic's title and default keywords dropped (a default of a sometimes-absent key is not a value a payload
-    # holds), and a nested model's own description (its docstring, written for the code)
+    # a sometimes-absent key's default is no value a payload holds; a nested model's docstring is for the code
     return inline_refs(schema, drop=("title", "default"), drop_target_description=True)
 
 
 def output_schema(model: Any) -> dict[str, Any]:
-    """The ``outputSchema`` of a tool whose success payload is ``model`` (a payload model or a union): an object with
-    the keys the registry may add to any result (:class:`Added`, as top-level ``properties``) that is one of
-    ``model``'s payloads, :class:`PendingPayload` or :class:`UnfitPayload` (``anyOf``; see the module docstring).
-    Generated once per model (a fresh copy each call)."""
+    """The ``outputSchema`` for success payload ``model`` (module docstring); a fresh copy of a cached one."""
     return copy.deepcopy(_output_schema(model))
 
 
 def shared_output_schema(model: Any) -> dict[str, Any]:
-    """:func:`output_schema` without the copy: the cached schema itself, shared by every caller, which must not change
-    it (for one that only reads or serializes it)."""
+    """:func:`output_schema` without the copy: shared, never to be changed."""
     return _output_schema(model)
 
 

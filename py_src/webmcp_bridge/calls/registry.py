@@ -1,26 +1,13 @@
-"""The one tool registry: tools as pydantic input model + handler + annotations, grouped in toolsets.
+"""The one tool registry: tools as pydantic input model + handler + annotations, grouped in toolsets (the single
+mechanism for contributing tools, :meth:`Registry.add_toolset`).
 
-Everything the agent can call goes through :meth:`Registry.call`, which
-1. refuses unknown tools and arguments over ``Limits.input_bytes`` (UNKNOWN_TOOL, TOO_LARGE);
-2. validates the arguments' JSON against the same pydantic model that generated the tool's
-   ``inputSchema`` (unknown keys and wrong types are INVALID_ARGUMENT, with pydantic's error list, never an
-   echo of the input);
-3. runs the handler, turning :class:`~webmcp_bridge.core.errors.ToolError` into an error payload, a
-   :class:`~webmcp_bridge.calls.outcome.CallEnded` (a feature's normal end of the call) into its payload, and any
-   other exception into INTERNAL_ERROR (nothing ever raises out of ``call``);
-4. fits the payload under ``Limits.result_bytes`` (:func:`~webmcp_bridge.core.bounds.fit_payload_text`);
-5. wraps it as an MCP CallToolResult ``{content, structuredContent, isError}``;
-6. tells every hook before and after the call (name, argument summary, outcome, duration in seconds);
-7. returns ``{status: "pending", pendingId, tool, message}`` if the call is still running after
-   ``Limits.execution_timeout_seconds``; the call goes on, and its final result is collected later
-   (:mod:`webmcp_bridge.calls.pending`, the ``jupyter_wait_for_result`` tool); it returns pending at once, with the
-   dialog, when a JupyterLab dialog given to it opens (:mod:`webmcp_bridge.calls.dialogs`);
-8. puts the open dialogs on every successful result (``dialogs``, within the cap);
-9. aborts the call when the agent's client aborts its WebMCP invocation (:meth:`Registry.cancel`): the
-   handler gets ``asyncio.CancelledError`` at its next await and the result is an ABORTED error.
-
-Toolsets are the single mechanism for contributing tools: the core ``notebooks`` toolset and any later
-family (or a site author's own tools) are added the same way with :meth:`Registry.add_toolset`.
+Everything the agent can call goes through :meth:`Registry.call`, which never raises: it refuses unknown tools and
+arguments over ``Limits.input_bytes``, validates them against the model that made the ``inputSchema`` (never echoing
+the input), runs the handler (:class:`~webmcp_bridge.core.errors.ToolError` -> error payload,
+:class:`~webmcp_bridge.calls.outcome.CallEnded` -> its payload, anything else -> INTERNAL_ERROR), fits the payload
+under ``Limits.result_bytes`` in an MCP CallToolResult, tells the hooks, goes pending past the execution timeout or
+when a dialog opens, adds the open dialogs, and aborts on the client's abort (docs/TOOLS.md, "The result
+envelope", "Pending calls", "Aborting a call").
 """
 
 from __future__ import annotations
@@ -62,8 +49,7 @@ TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy
 
 
 class ToolInput(BaseModel):
-    """Base of every tool's input model: camelCase names on the wire, unknown keys rejected, no type
-    coercion ("5" is not an int), immutable once validated."""
+    """Base of every tool's input model: camelCase names, unknown keys rejected, no coercion, frozen."""
 
     model_config = ConfigDict(
         extra="forbid", strict=True, frozen=True, alias_generator=to_camel, populate_by_name=False
@@ -72,10 +58,9 @@ class ToolInput(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _only_wire_names(cls, data: Any) -> Any:
-        """Refuse keys that are not wire (camelCase) names: pydantic would otherwise drop a key that
-        matches a Python field name (``start_index``) without a word, and unknown arguments are errors."""
+        """Refuse non-wire names: pydantic would silently drop a Python field name (``start_index``)."""
         if isinstance(data, dict):
-            allowed = _wire_names(cls)
+            allowed = wire_names(cls)
             unknown = sorted(str(k) for k in data if k not in allowed)
             if unknown:
                 raise ValueError(f"unknown argument(s): {', '.join(unknown)[:UNKNOWN_ARGUMENTS_CHARS]}")
@@ -83,23 +68,18 @@ class ToolInput(BaseModel):
 
 
 @functools.cache
-def _wire_names(model: type[BaseModel]) -> frozenset[str]:
-    """The wire (camelCase) names of a tool input model's fields, computed once per model."""
+def wire_names(model: type[BaseModel]) -> frozenset[str]:
+    """The argument names of ``model`` as the agent sends them (aliases), made once per model."""
     return frozenset(f.alias or name for name, f in model.model_fields.items())
 
 
 @dataclass(frozen=True)
 class Annotations:
-    """A tool's annotations, published in its definition's ``annotations`` object.
-
-    Two vocabularies share it. WebMCP's (what Chromium's native WebMCP keeps): ``read_only`` (readOnlyHint),
-    ``untrusted_content`` (untrustedContentHint: the result carries text from the page, which the agent must not
-    take as instructions) and ``consequential`` (consequentialHint). MCP's tool annotations (the MCP specification,
-    ``ToolAnnotations``; what MCP clients such as MCP-B's listing carry): ``read_only`` again, ``destructive``
-    (destructiveHint: the tool may delete or overwrite what is there, rather than only add), ``idempotent``
-    (idempotentHint: calling it again with the same arguments changes nothing more) and ``open_world``
-    (openWorldHint: it reaches beyond the page's own workspace). None: not stated, left out of the definition
-    (an MCP client then assumes the specification's defaults: destructive, not idempotent, open world).
+    """A tool's ``annotations``, in two vocabularies. WebMCP's (Chromium's): ``read_only``, ``untrusted_content``
+    (the result carries page text the agent must not take as instructions), ``consequential``. The MCP
+    specification's ``ToolAnnotations``: ``destructive`` (may delete or overwrite), ``idempotent`` (again changes
+    nothing more), ``open_world`` (reaches beyond the workspace); None: left out (MCP's defaults then apply:
+    destructive, not idempotent, open world).
     """
 
     read_only: bool = False
@@ -111,56 +91,40 @@ class Annotations:
 
     @classmethod
     def read(cls, *, untrusted_content: bool = True) -> Annotations:
-        """A tool that only reads the page's own workspace: read only, idempotent, never destructive, closed world.
-        ``untrusted_content``: its result carries text of the page (names, sources, outputs, comments), as every
-        built-in read's does."""
+        """A tool that only reads the workspace: idempotent, not destructive, closed world."""
         return cls(True, untrusted_content, False, False, True, False)
 
     @classmethod
     def write(
         cls, *, destructive: bool, idempotent: bool, untrusted_content: bool = False, consequential: bool = False
     ) -> Annotations:
-        """A tool that changes the page's own workspace, and reaches nothing else (openWorldHint false). Every
-        built-in write states both MCP hints, because MCP clients act on them (some ask the person before every
-        call of a destructive tool and let the others through):
-
-        - ``destructive``: it may delete, overwrite or reset what is there: a cell's source (update, edit, apply
-          edits), a cell (delete), outputs (clear; a run replaces them and changes the kernel's state), the
-          kernel's variables (restart, interrupt, code run), a file (save, write), whatever a dialog's button does.
-          Inserting, moving, focusing, commenting and opening only add or point.
-        - ``idempotent``: the same call again changes nothing more: setting a cell's whole source, deleting or
-          clearing (the second call finds nothing left, or is refused by the hash check), moving next to a cell,
-          focusing, saving. Not: inserting (a second cell), a text replacement (the new text may hold the old
-          again), runs, kernel actions, new comments, answering a dialog, writing a file (an append adds again).
-        - ``untrusted_content``: its result or its error can carry the page's text (a STALE_CELL error previews
-          the person's source).
-        """
+        """A tool that changes only the workspace. Every built-in write states both MCP hints, which clients act on
+        (docs/TOOLS.md, "Tool annotations"): ``destructive`` when it may delete, overwrite or reset (sources, cells,
+        outputs, runs, kernel, files, dialog buttons), not when it only adds or points (insert, move, focus, comment,
+        open); ``idempotent`` when the same call again changes nothing more (not inserts, text replacements, runs,
+        kernel actions, comments, dialog answers, file writes). ``untrusted_content``: its result or error can carry
+        page text (a STALE_CELL previews the source)."""
         return cls(False, untrusted_content, consequential, destructive, idempotent, False)
 
     def to_webmcp(self) -> dict[str, bool]:
-        """The ``annotations`` object of a WebMCP tool definition: the three WebMCP hints always, the MCP hints
-        that are stated."""
-        hints = {
+        """The definition's ``annotations``: the WebMCP hints always, the MCP hints that are stated."""
+        stated = {
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+        return {
             "readOnlyHint": self.read_only,
             "untrustedContentHint": self.untrusted_content,
             "consequentialHint": self.consequential,
+            **{key: value for key, value in stated.items() if value is not None},
         }
-        for key, value in (
-            ("destructiveHint", self.destructive),
-            ("idempotentHint", self.idempotent),
-            ("openWorldHint", self.open_world),
-        ):
-            if value is not None:
-                hints[key] = value
-        return hints
 
 
 @dataclass
 class ToolResult:
-    """A handler's result when it returns more than a JSON payload: ``images`` are MCP image content
-    blocks ``{"type": "image", "data": <base64>, "mimeType": str}`` placed after the JSON text block; ``text`` is
-    the payload's :func:`~webmcp_bridge.core.bounds.dumps` text when the handler measured the payload already
-    (the registry then does not serialize it again, unless it adds to the payload)."""
+    """A handler's result beyond a payload: ``images``, MCP image blocks after the text block; ``text``, the payload's
+    :func:`~webmcp_bridge.core.bounds.dumps` text when the handler has it (not serialized again)."""
 
     payload: dict[str, Any]
     images: list[dict[str, str]] = field(default_factory=list)
@@ -174,10 +138,8 @@ Handler = Callable[[Any, Any], Awaitable["dict[str, Any] | ToolResult"]]
 
 @dataclass(frozen=True)
 class Tool:
-    """One tool. ``name`` matches ``[A-Za-z0-9_.-]{1,128}`` (WebMCP's rule); ``handler(ctx, args)`` is
-    an async function receiving the call context and the validated ``input_model`` instance. ``output_model`` is
-    the pydantic model (or a union of models) of its success payload (:mod:`webmcp_bridge.calls.payloads`), which
-    makes the definition's ``outputSchema``; None: the definition has none."""
+    """One tool: ``name`` matches ``[A-Za-z0-9_.-]{1,128}`` (WebMCP's rule); async ``handler(ctx, args)`` gets the
+    validated ``input_model``; ``output_model`` (a model or union) makes the ``outputSchema`` (None: none)."""
 
     name: str
     title: str
@@ -194,23 +156,18 @@ class Tool:
             raise ValueError(f"tool {self.name} needs a description")
 
     def input_schema(self, fresh: bool = True) -> dict[str, Any]:
-        """The JSON Schema of the input, generated from ``input_model`` with ``$ref``s inlined. ``fresh`` False: the
-        cached schema itself, shared, for a caller that only reads or serializes it (a copy of the large schemas cost
-        the start-up ≈ 0.3 s of the worker's CPU for each round over the tools)."""
+        """The input's JSON Schema. ``fresh`` False: the shared cached one, for a caller that only reads it (copies
+        cost the start-up ≈ 0.3 s a round over the tools)."""
         return input_schema(self.input_model) if fresh else _input_schema(self.input_model)
 
     def output_schema(self, fresh: bool = True) -> dict[str, Any] | None:
-        """The JSON Schema of every successful result's ``structuredContent``
-        (:func:`webmcp_bridge.calls.payloads.output_schema`),
-        or None without an ``output_model``. ``fresh``: as for :meth:`input_schema`."""
+        """The JSON Schema of a success's ``structuredContent``, or None. ``fresh``: as for :meth:`input_schema`."""
         if self.output_model is None:
             return None
         return output_schema(self.output_model) if fresh else shared_output_schema(self.output_model)
 
     def definition(self, fresh: bool = True) -> dict[str, Any]:
-        """The WebMCP tool definition, without ``execute``: name, title, description, inputSchema, outputSchema (when
-        the tool has an output model), annotations. ``fresh`` False: its schemas are the shared cached ones (for a
-        caller that only reads or serializes the definition)."""
+        """The WebMCP tool definition without ``execute``. ``fresh``: as for :meth:`input_schema`."""
         definition: dict[str, Any] = {
             "name": self.name,
             "title": self.title,
@@ -235,9 +192,8 @@ class Toolset:
 
 @dataclass(frozen=True)
 class CallEvent:
-    """What hooks see of a call. ``outcome`` is "ok" or the error code; ``duration`` is seconds (None
-    before the call ran); ``arguments`` is a bounded one-line summary, never the full input; ``invocation`` is
-    the id the caller gave the call (:meth:`Registry.call`), None when it gave none."""
+    """What hooks see of a call: ``outcome`` "ok" or the error code; ``duration`` seconds (None before it ran);
+    ``arguments`` a bounded one-line summary, never the input; ``invocation`` the caller's id for it, or None."""
 
     call_id: int
     tool: str
@@ -250,15 +206,13 @@ class CallEvent:
 
 Hook = Callable[[CallEvent], None]
 
-#: the call whose handler is running in this task (set by :meth:`Registry.call` for the call's own task and the
-#: tasks it starts): lets what a handler does (a kernel run, :mod:`webmcp_bridge.access.runs`) name its call
+#: the call whose handler runs in this task and the tasks it starts (so a kernel run can name its call)
 current_call: contextvars.ContextVar[CallEvent | None] = contextvars.ContextVar("webmcp_bridge_call", default=None)
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """JSON Schema for ``model`` by alias, ``$defs`` inlined (:func:`webmcp_bridge.calls.schemas.inline_refs`:
-    a model that refers to itself stays under ``$defs``) and auto titles dropped; root is an
-    object with ``additionalProperties: false``. Generated once per model (a fresh copy each call)."""
+    """JSON Schema for ``model`` by alias, ``$defs`` inlined (:func:`webmcp_bridge.calls.schemas.inline_refs`), root
+    an object with ``additionalProperties: false``. Made once per model, a fresh copy each call."""
     return copy.deepcopy(_input_schema(model))
 
 
@@ -272,9 +226,8 @@ def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 class Envelope(dict[str, Any]):
-    """A CallToolResult made by :func:`envelope`: a plain dict that also keeps ``payload_text``, the JSON text of its
-    ``structuredContent`` (which is its text block), so :func:`result_json` writes it without serializing the
-    payload again. Whoever changes ``structuredContent`` must build a new result (as every caller does)."""
+    """A CallToolResult dict keeping ``payload_text``, its ``structuredContent``'s JSON, for :func:`result_json`.
+    Whoever changes ``structuredContent`` builds a new result."""
 
     payload_text: str
 
@@ -282,9 +235,8 @@ class Envelope(dict[str, Any]):
 def envelope(
     payload: dict[str, Any], *, is_error: bool, images: list[dict[str, str]] | None = None, text: str | None = None
 ) -> dict[str, Any]:
-    """An MCP CallToolResult: one JSON text block (plus images), the same payload as
-    ``structuredContent``, and ``isError``. ``text``: the payload's :func:`~webmcp_bridge.core.bounds.dumps`
-    text when the caller has it already."""
+    """An MCP CallToolResult: one JSON text block (plus images), the payload as ``structuredContent``, ``isError``.
+    ``text``: the payload's :func:`~webmcp_bridge.core.bounds.dumps` text when the caller has it."""
     text = dumps(payload) if text is None else text
     content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     content.extend(images or [])
@@ -294,12 +246,8 @@ def envelope(
 
 
 def result_json(result: dict[str, Any], *, structured: bool = True) -> str:
-    """A CallToolResult as JSON text (what the page's dispatcher hands the loader). A result made by
-    :func:`envelope` reuses its payload's text for ``structuredContent`` (the payload is serialized once per
-    call, not twice); any other dict is serialized as it is. ``json.loads`` of the text equals ``result``.
-
-    ``structured`` False leaves ``structuredContent`` out: the payload is then only the text block (for a runtime
-    whose clients show the model the whole result, docs/TOOLS.md "The result envelope")."""
+    """A CallToolResult as JSON text (``json.loads`` gives ``result``), an :class:`Envelope`'s payload serialized
+    once. ``structured`` False leaves ``structuredContent`` out (docs/TOOLS.md "The result envelope")."""
     if not structured:
         result = {key: value for key, value in result.items() if key != "structuredContent"}
         return json.dumps(result, ensure_ascii=False)
@@ -319,19 +267,26 @@ def result_json(result: dict[str, Any], *, structured: bool = True) -> str:
     )
 
 
+def validation_problems(exc: ValidationError) -> list[dict[str, str]]:
+    """pydantic's errors as ``[{loc, msg, type}]`` (bounded; never the input)."""
+    return [
+        {
+            "loc": ".".join(str(p) for p in e["loc"]),
+            "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES),
+            "type": e["type"],
+        }
+        for e in exc.errors(include_url=False, include_input=False, include_context=False)[:VALIDATION_PROBLEMS]
+    ]
+
+
 def summarize_arguments(raw: str, max_bytes: int = ARGUMENT_SUMMARY_BYTES) -> str:
     """A bounded one-line summary of a call's argument JSON, for activity and diagnostics."""
     return preview(" ".join(raw[: max_bytes * 2].split()), max_bytes)
 
 
 class Registry(Generic[C]):
-    """All tools, one call path.
-
-    Args:
-        context: the object handed to every handler as ``ctx`` (the host and limits, see
-            :class:`webmcp_bridge.tools.common.CallContext`).
-        limits: bounds applied to inputs and results.
-    """
+    """All tools, one call path. ``context``: every handler's ``ctx``
+    (:class:`webmcp_bridge.tools.common.CallContext`); ``limits``: bounds of inputs and results."""
 
     def __init__(
         self,
@@ -372,15 +327,13 @@ class Registry(Generic[C]):
         return list(self._tools.values())
 
     def definitions(self, toolset: str | None = None, *, fresh: bool = True) -> list[dict[str, Any]]:
-        """WebMCP definitions of every tool served: not disabled by the person, in a toolset that is on (what
-        :mod:`webmcp_bridge.lab.webmcp` registers), in registration order; of one toolset's tools only when
-        ``toolset`` names one (KeyError for a name never added). ``fresh`` False: the schemas in them are the shared
-        cached ones (:meth:`Tool.definition`), for a caller that only reads or serializes them."""
+        """Definitions of the tools served (:meth:`serves`), in order; of one ``toolset`` only when named (KeyError:
+        unknown). ``fresh``: as :meth:`Tool.definition`."""
         tools = self._toolsets[toolset].tools if toolset is not None else self._tools.values()
         return [t.definition(fresh) for t in tools if self.serves(t.name)]
 
     def toolset_of(self, name: str) -> str | None:
-        """The name of the toolset tool ``name`` came in (None for an unknown tool)."""
+        """The toolset tool ``name`` came in, or None."""
         return next((ts.name for ts in self._toolsets.values() if any(t.name == name for t in ts.tools)), None)
 
     def serves(self, name: str) -> bool:
@@ -388,24 +341,19 @@ class Registry(Generic[C]):
         return name in self._tools and name not in self.disabled and self.toolset_of(name) not in self.toolsets_off
 
     def set_toolsets_off(self, names: frozenset[str]) -> None:
-        """Stop serving the tools of toolsets ``names`` (:class:`~webmcp_bridge.calls.toolsets.ToolsetSwitch`
-        decides which): they leave :meth:`definitions`, and a call naming one is refused with UNKNOWN_TOOL and
-        ``toolset``, ``toolsetEnabled: false``."""
+        """Stop serving these toolsets' tools: a call is UNKNOWN_TOOL with ``toolset``, ``toolsetEnabled: false``."""
         self.toolsets_off = frozenset(names)
 
     def set_disabled(self, names: frozenset[str] | set[str]) -> None:
-        """Turn tools off (the person's ``disabledTools`` setting, :mod:`webmcp_bridge.session.settings`): they leave
-        :meth:`definitions`, and a call naming one is refused with UNKNOWN_TOOL and ``disabled: true``."""
+        """Turn tools off (``disabledTools``): a call is UNKNOWN_TOOL with ``disabled: true``."""
         self.disabled = frozenset(names)
 
     def on_before(self, hook: Hook) -> Callable[[], None]:
-        """Call ``hook(event)`` before every call (after the tool name is known). Returns a function that
-        removes the hook (calling it again does nothing)."""
+        """Call ``hook(event)`` before every call; returns the hook's remover."""
         return self._subscribe(self._before, hook)
 
     def on_after(self, hook: Hook) -> Callable[[], None]:
-        """Call ``hook(event)`` after every call, with outcome and duration. Returns a function that removes
-        the hook (calling it again does nothing)."""
+        """Call ``hook(event)`` after every call, with outcome and duration; returns the hook's remover."""
         return self._subscribe(self._after, hook)
 
     @staticmethod
@@ -435,19 +383,13 @@ class Registry(Generic[C]):
         pending_id: str | None = None,
         wait_seconds: float | None = None,
     ) -> dict[str, Any]:
-        """Run tool ``name`` with ``arguments`` (a JSON object text, a dict, or None for ``{}``).
+        """Run tool ``name`` with ``arguments`` (JSON object text, a dict, or None); a CallToolResult, never raises.
 
-        Returns an MCP CallToolResult dict, or a pending one past the execution timeout or as soon as a
-        dialog given to the call opens; never raises (see the module docstring for the steps).
-        ``invocation`` is the loader's id for this WebMCP invocation: :meth:`cancel` with it aborts the call
-        until the call returns (a call that returned pending is no longer tied to its invocation).
-        ``any_toolset``: serve the call whether or not its toolset is on (a read of an MCP resource,
-        :mod:`webmcp_bridge.session.resources`); a tool the person disabled is refused all the same.
-        ``pending_id``: the loader already answered this call pending with that id, while Python was starting
-        (:data:`~webmcp_bridge.calls.pending.START_PENDING_ID`): the call is pending under it from its start and its
-        result is collected by ``jupyter_wait_for_result`` (what this returns is that result too). ``wait_seconds``:
-        what is left of the loader's bound for a call made while Python was starting: the call goes pending after
-        that many seconds if sooner than the execution timeout.
+        ``invocation``: the loader's id, for :meth:`cancel` until the call returns. ``any_toolset``: serve it even
+        when its toolset is off (an MCP resource read; disabled tools still refused). ``pending_id``: the loader
+        already answered it pending under this id while Python started (its result is collected by
+        ``jupyter_wait_for_result``). ``wait_seconds``: what is left of the loader's bound then, if sooner than the
+        execution timeout.
         """
         started = time.monotonic()
         tool = self._tools.get(name) if isinstance(name, str) else None
@@ -482,13 +424,9 @@ class Registry(Generic[C]):
         return envelope(payload, is_error=False)
 
     def cancel(self, invocation: str) -> bool:
-        """Abort the call started for WebMCP invocation ``invocation`` (the agent's client aborted its signal).
-
-        A running call's task is cancelled: its handler gets ``asyncio.CancelledError`` at its next await (a
-        cell run interrupts the kernel; a proposal is withdrawn) and the call returns an ABORTED error. A
-        call that has not started yet returns ABORTED without running; an abort that arrives before its call
-        is remembered (bounded) and the call, when it comes, is aborted at once. A call that already returned
-        pending is not touched (its invocation is over). Returns True when a running call was aborted.
+        """Abort the call of WebMCP invocation ``invocation``: its handler gets ``asyncio.CancelledError`` at its next
+        await and the call returns ABORTED (an unstarted one without running; an abort before its call is
+        remembered, bounded). A call already answered pending is not touched. True when a running call was aborted.
         """
         call = self.pending.by_invocation(invocation)
         if call is None:
@@ -497,15 +435,12 @@ class Registry(Generic[C]):
         if call.pending_id:
             return False
         call.abort_requested = True
-        if (
-            call.started_running
-        ):  # else _call sees abort_requested at its start (never throw into an unstarted coroutine)
+        if call.started_running:  # else _call sees abort_requested (never throw into an unstarted coroutine)
             call.task.cancel()
         return True
 
     def _with_dialogs(self, result: dict[str, Any]) -> dict[str, Any]:
-        """A stored successful CallToolResult (a collected pending call) with the dialogs open now: a new
-        envelope, the stored one is left as it is. Error results are returned unchanged."""
+        """A stored success (a collected pending call) in a new envelope with the dialogs open now."""
         if result.get("isError") or not isinstance(result.get("structuredContent"), dict):
             return result
         stored = result["structuredContent"]
@@ -546,9 +481,7 @@ class Registry(Generic[C]):
             payload, images, final, text = await self._run(name, raw, any_toolset)
             if final is not None:
                 outcome = final["structuredContent"].get("error", "ok") if final["isError"] else "ok"
-                self._notify(
-                    self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome)
-                )
+                self._done(event, outcome)
                 return self._with_dialogs(final)
             outcome, is_error = "ok", False
         except asyncio.CancelledError:  # Registry.cancel: the handler stopped at an await; nothing more is done
@@ -569,9 +502,13 @@ class Registry(Generic[C]):
             if "dialogs" in payload:  # the open dialogs were added: the handler's text is no longer the payload's
                 text = None
         payload, text = fit_payload_text(payload, self.limits.result_bytes, text)
-        done = dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome)
-        self._notify(self._after, done)
+        self._done(event, outcome)
         return envelope(payload, is_error=is_error, images=images, text=text)
+
+    def _done(self, event: CallEvent, outcome: str) -> None:
+        self._notify(
+            self._after, dataclasses.replace(event, duration=time.monotonic() - event.started, outcome=outcome)
+        )
 
     async def _run(
         self, name: str, raw: str, any_toolset: bool = False
@@ -605,16 +542,10 @@ class Registry(Generic[C]):
         try:
             args = tool.input_model.model_validate_json(raw or "{}")
         except ValidationError as exc:
-            problems = [
-                {
-                    "loc": ".".join(str(p) for p in e["loc"]),
-                    "msg": preview(e["msg"], VALIDATION_MESSAGE_BYTES),
-                    "type": e["type"],
-                }
-                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:VALIDATION_PROBLEMS]
-            ]
             raise ToolError(
-                ErrorCode.INVALID_ARGUMENT, f"The arguments do not match {tool.name}'s inputSchema.", problems=problems
+                ErrorCode.INVALID_ARGUMENT,
+                f"The arguments do not match {tool.name}'s inputSchema.",
+                problems=validation_problems(exc),
             ) from None
         result = await tool.handler(self.context, args)
         if isinstance(result, ToolResult):

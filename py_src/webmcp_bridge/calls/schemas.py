@@ -1,10 +1,6 @@
-"""One ``$ref`` inliner for the JSON Schemas pydantic generates (tool inputs and result payloads).
-
-pydantic writes every nested model once under ``$defs`` and points at it with ``{"$ref": "#/$defs/Name"}``.
-WebMCP clients read a tool's schema more reliably with the nested models written in place, so the registry and
-the payload schemas inline them. A model that refers to itself (a tree of nodes, directly or through others)
-cannot be written in place: those definitions stay under ``$defs`` at the root and keep their ``$ref``s, which
-is valid JSON Schema (draft 2020-12, section 8.2.4).
+"""One ``$ref`` inliner for pydantic's JSON Schemas: WebMCP clients read nested models written in place more
+reliably than ``$defs``. A self-referring model cannot be inlined: it stays under a root ``$defs`` with its
+``$ref``s (valid draft 2020-12, section 8.2.4).
 """
 
 from __future__ import annotations
@@ -37,8 +33,7 @@ def _refs(node: Any) -> set[str]:
 
 
 def recursive_definitions(defs: dict[str, Any]) -> set[str]:
-    """The names in ``defs`` (a ``$defs`` mapping) that can reach themselves through ``$ref``s: the ones that
-    cannot be inlined. A name missing from ``defs`` is ignored."""
+    """The names in ``defs`` that reach themselves through ``$ref``s (cannot be inlined)."""
     edges = {name: _refs(schema) & defs.keys() for name, schema in defs.items()}
     recursive: set[str] = set()
     for start in defs:
@@ -58,13 +53,9 @@ def recursive_definitions(defs: dict[str, Any]) -> set[str]:
 def inline_refs(
     schema: dict[str, Any], *, drop: Iterable[str] = ("title",), drop_target_description: bool = False
 ) -> dict[str, Any]:
-    """``schema`` (a pydantic JSON Schema, not changed) with its ``$defs`` inlined where each ``$ref`` is.
-
-    ``drop``: keywords removed from every schema node (never from a ``properties`` mapping, so a property named
-    ``title`` stays). ``drop_target_description``: an inlined model's own ``description`` (its docstring) is left
-    out; the referring field's own description stays. Definitions that refer to themselves
-    (:func:`recursive_definitions`) stay under a root ``$defs`` with only those names, their ``$ref``s pointing
-    there. Raises KeyError for a ``$ref`` to a name ``$defs`` does not hold."""
+    """A copy of ``schema`` with its ``$defs`` inlined at each ``$ref`` (recursive ones kept under a root ``$defs``).
+    ``drop``: keywords removed from every node (not from ``properties`` mappings). ``drop_target_description``: an
+    inlined model's own ``description`` left out. Raises KeyError for a ``$ref`` to an unknown name."""
     schema = copy.deepcopy(schema)
     defs: dict[str, Any] = schema.pop("$defs", {})
     keep = recursive_definitions(defs)

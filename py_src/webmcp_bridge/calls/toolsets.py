@@ -1,27 +1,11 @@
 """Which toolsets a page serves, and the switch that turns them on and off (pure Python, no ``js``).
 
-A registry's tools come in named toolsets (:class:`~webmcp_bridge.calls.registry.Toolset`). A page does not
-register every tool: agents pay for each definition, and some in-browser agents drop every tool of a page
-that registers more than about 30. So a page serves a *selection* of toolsets, chosen by these rules:
-
-1. **Words.** A selection is a list of words, each a toolset name or an alias: ``all`` (every toolset) or
-   ``default`` (the page's default set). Words are compared exactly (toolset names are lower case); an
-   unknown word is ignored and reported (a query written for a later version does no harm).
-2. **Where the words come from.** The page URL's query ``toolsets`` (``?toolsets=notebooks,review``: words
-   separated by commas, the parameter may repeat; an empty value means "only the always-on toolsets") wins
-   over the ``toolsets`` setting, which wins over the default (:attr:`ToolsetSwitch.default`).
-3. **Always on.** The toolsets of :attr:`ToolsetSwitch.always` (the discovery tool's) are on whatever the
-   words, so the agent can always reach the rest.
-4. **The agent's switch.** The discovery tool turns toolsets on or off for this page only (nothing is kept);
-   a later change of the ``toolsets`` setting chooses again from the rules above.
-5. **The person's word is last.** Tools the person disabled (setting ``disabledTools``, names or
-   :func:`fnmatch.fnmatchcase` globs, :func:`disabled_by_patterns`) are never registered, whatever toolset is
-   on.
-
-The page's loader registers tools before Python runs, so it gets these rules as data
-(:meth:`ToolsetSwitch.manifest`): each toolset's tool names, the alias table and the always-on list. It only
-splits the query on commas and looks words up in those tables (the same as :func:`words_of_query` and
-:meth:`ToolsetSwitch.expand`); every other decision is made here.
+A page serves a selection of toolsets (agents pay for each definition; some drop every tool of a page registering
+more than about 30), by the rules of docs/TOOLS.md, "Toolsets per page": words (toolset names, ``all``,
+``default``; unknown ones ignored and reported) from the URL's ``?toolsets=``, else the ``toolsets`` setting, else
+:attr:`ToolsetSwitch.default`; :attr:`ToolsetSwitch.always` is always on; the agent's switch holds for the page;
+tools the person disabled are never served. The loader applies the same rules from :meth:`ToolsetSwitch.manifest`
+before Python runs (splitting the query and looking words up only); every other decision is here.
 """
 
 from __future__ import annotations
@@ -41,12 +25,8 @@ DEFAULT = "default"
 
 
 def words_of_query(search: str | None) -> list[str] | None:
-    """The words of the ``toolsets`` parameter of a URL query string (``"?path=a&toolsets=notebooks,review"``).
-
-    Returns None when the parameter is absent; otherwise every comma-separated word of every occurrence, in
-    order, surrounding spaces removed and empty words dropped (``toolsets=`` gives ``[]``). Percent-escapes and
-    ``+`` are decoded as in any query string.
-    """
+    """The words of a URL query's ``toolsets`` (``"?path=a&toolsets=notebooks,review"``): None when absent, else
+    every comma-separated word of every occurrence, stripped, empty ones dropped (``toolsets=``: ``[]``)."""
     if not search:
         return None
     pairs = parse_qsl(search[1:] if search.startswith("?") else search, keep_blank_values=True)
@@ -57,9 +37,8 @@ def words_of_query(search: str | None) -> list[str] | None:
 
 
 def disabled_by_patterns(patterns: Iterable[str], names: Iterable[str]) -> tuple[frozenset[str], list[str]]:
-    """The tool ``names`` matched by the person's ``disabledTools`` ``patterns`` (exact names or
-    :func:`fnmatch.fnmatchcase` globs: ``*``, ``?``, ``[seq]``, ``[!seq]``; case-sensitive), and the patterns
-    that match no tool (reported, never an error)."""
+    """The ``names`` the ``disabledTools`` ``patterns`` match (names or case-sensitive
+    :func:`fnmatch.fnmatchcase` globs), and the patterns that match none (reported, never an error)."""
     names = list(names)
     hit: set[str] = set()
     unmatched: list[str] = []
@@ -72,27 +51,17 @@ def disabled_by_patterns(patterns: Iterable[str], names: Iterable[str]) -> tuple
 
 
 class ToolsetSwitch:
-    """Which toolsets of ``registry`` are on; applied to the registry at once (``Registry.set_toolsets_off``).
-
-    Args:
-        registry: the registry whose toolsets are switched (every toolset is on until :meth:`choose`).
-        default: the toolsets a page serves when neither its URL nor the settings choose (see the module
-            docstring); unknown names are ignored.
-        always: toolsets that are always on (the discovery tool's).
-
-    ``on_change`` (no arguments) is called after the agent's switch changed the set of toolsets on (the page
-    then registers the new set); :meth:`choose` does not call it (its caller registers anyway).
-    """
+    """Which toolsets of ``registry`` are on (all until :meth:`choose`), applied to it at once. ``on_change()`` is
+    called after the agent's switch changed the set (not by :meth:`choose`, whose caller registers anyway)."""
 
     def __init__(self, registry: Registry[Any], default: Sequence[str], always: Sequence[str] = ()) -> None:
         self.registry = registry
         self.default = tuple(default)
         self.always = tuple(always)
         self.on_change: Callable[[], None] | None = None
-        self.query_words: list[str] | None = None  # the page URL's words (None: the URL does not choose)
-        self.setting_words: list[str] | None = None  # the setting's words (None: the setting does not choose)
+        self.query_words: list[str] | None = None  # None: the URL does not choose
+        self.setting_words: list[str] | None = None  # None: the setting does not choose
 
-    # -- the rules -------------------------------------------------------------------------------------------
     def names(self) -> list[str]:
         """Every toolset of the registry, in registration order."""
         return [t.name for t in self.registry.toolsets()]
@@ -124,22 +93,19 @@ class ToolsetSwitch:
             return self.setting_words
         return [DEFAULT]
 
-    # -- the state -------------------------------------------------------------------------------------------
     def on(self) -> frozenset[str]:
         """The toolsets on now."""
         return frozenset(self.names()) - self.registry.toolsets_off
 
     def choose(self) -> list[str]:
-        """Turn on exactly the toolsets :meth:`chosen_words` choose (every other one off). Returns the unknown
-        words (for the console)."""
+        """Turn on exactly what :meth:`chosen_words` choose; returns the unknown words."""
         chosen, unknown = self.expand(self.chosen_words())
         self.registry.set_toolsets_off(frozenset(self.names()) - chosen)
         return unknown
 
     def switch(self, turn_on: Iterable[str] = (), turn_off: Iterable[str] = ()) -> list[str]:
-        """The agent's switch: turn toolsets on and off (names only, no aliases; an always-on toolset cannot be
-        turned off). Returns the names whose state changed, in registration order, and calls ``on_change``
-        when there is one. Raises ValueError naming the first unknown or refused name (nothing changes then)."""
+        """The agent's switch (names only; an always-on toolset stays on). Returns the names that changed, in order.
+        Raises ValueError naming the first unknown or refused name, changing nothing."""
         known = self.names()
         turn_on, turn_off = list(turn_on), list(turn_off)
         for name in [*turn_on, *turn_off]:
@@ -160,9 +126,7 @@ class ToolsetSwitch:
         return changed
 
     def listing(self) -> list[dict[str, Any]]:
-        """Every toolset the agent may use: ``{name, description, tools (names the person did not disable),
-        enabled, alwaysOn}``, in registration order. A toolset whose every tool the person disabled is left
-        out (to the agent those tools do not exist in this page)."""
+        """``{name, description, tools, enabled, alwaysOn}`` of each toolset with a tool the person did not disable."""
         on, disabled = self.on(), self.registry.disabled
         listed = []
         for toolset in self.registry.toolsets():
@@ -180,11 +144,8 @@ class ToolsetSwitch:
         return listed
 
     def manifest(self) -> dict[str, Any]:
-        """What the loader needs to register the page's tools before Python runs (tools.json, besides the
-        definitions): ``{queryKey, toolsets: {name: [tool names]}, aliases: {alias: [toolset names]},
-        always: [toolset names]}``. The loader reads the words of ``?<queryKey>=`` (commas, as
-        :func:`words_of_query`), expands them through ``aliases`` (``["default"]`` when the URL has none), adds
-        ``always`` and registers the tools of those toolsets."""
+        """The loader's rules (tools.json besides the definitions): ``{queryKey, toolsets: {name: [tool names]},
+        aliases: {alias: [toolset names]}, always: [toolset names]}``."""
         return {
             "queryKey": QUERY_KEY,
             "toolsets": {t.name: [tool.name for tool in t.tools] for t in self.registry.toolsets()},

@@ -1,28 +1,11 @@
-"""Who changed which cell, and when: one bounded, coalesced log per bridge.
+"""Who changed which cell, and when: one bounded, coalesced log per bridge, fed the hosts'
+:class:`~webmcp_bridge.host.protocol.CellChange` values by the guard and the panel (:meth:`ChangeLog.ingest`).
 
-Hosts report raw :class:`~webmcp_bridge.host.protocol.CellChange` values (``LiveNotebook.take_changes``); the access
-guard and the Agent panel feed them here with :meth:`ChangeLog.ingest`. Consecutive changes of one cell of one
-notebook by the same actor and of the same kind within ``coalesce_seconds`` merge into one entry (a person
-typing a line is one "edit", not forty), which then moves to the end of the log with a new sequence number,
-so a reader following ``since=<seq>`` never misses an update. A run reaches the log as output changes (its
-outputs cleared: "clear", new ones arriving: "output") followed by its execution count ("run"): a cell's clear
-and output changes followed by a run of it (same actor, within the window) become that one "run" entry; a clear
-followed by outputs is "output" (outputs arrived), and a clear alone stays "clear". A clear or an output after a
-run starts a new entry. Readers that answer an agent (tools) must drop entries of cells the agent may not see;
-the log itself knows nothing of access.
-
-Dropped changes: the log keeps :data:`~webmcp_bridge.core.limits.CHANGE_LOG_ENTRIES` entries, and a host's own
-buffer may drop changes before the log ever sees them (``CellChange.dropped_before``). Either way the sequence
-numbers the dropped changes would have used are spent, and :meth:`ChangeLog.missed_since` tells a reader behind
-them that it missed some.
-
-Typing comes in bursts (:class:`Typing`): the person's edits of one cell, each at most ``quiet`` seconds (0.25)
-after the one before, and none later than ``longest`` seconds (2) after the burst's first. An entry records the
-start of its current burst (``burst``) and the sequence number it had before that burst began (``burst_seq``),
-so a reader that follows the log knows whether an entry holds a burst it has not been told of that already
-ended. A person's edit that continues a burst joins that burst's entry even when other entries (the agent's
-changes elsewhere) came in between, so one burst of typing stays one entry. :mod:`webmcp_bridge.changes.feed`
-announces an entry once its burst is over.
+Changes of one cell by one actor of one kind within ``coalesce_seconds`` merge into one entry (typing a line is one
+"edit"; a run's clear and outputs become its "run"), which moves to the end with a new seq, so a reader following
+``since=<seq>`` misses no update. The log knows nothing of access: readers answering the agent drop cells it may not
+see. Seqs of dropped changes are spent, so :meth:`ChangeLog.missed_since` tells a reader it missed some. The
+person's typing comes in bursts (:class:`Typing`) that :mod:`webmcp_bridge.changes.feed` announces once over.
 """
 
 from __future__ import annotations
@@ -50,9 +33,7 @@ _RUN_STEPS = ("clear", "output", "run")
 
 
 def _merged_kind(last: str, new: str) -> str | None:
-    """The kind of ``last`` merged with a ``new`` change of the same cell and actor, or None when they stay two
-    entries: the same kind merges (repeated edits, a stream of outputs), and the steps of a run merge forward
-    (clear -> output -> run), never backward (a clear after a run is a new change)."""
+    """The merged kind of ``last`` and ``new``, or None: the same kind merges, a run's steps merge forward only."""
     if last == new:
         return new
     if last in _RUN_STEPS and new in _RUN_STEPS and _RUN_STEPS.index(new) > _RUN_STEPS.index(last):
@@ -64,8 +45,7 @@ def _merged_kind(last: str, new: str) -> str | None:
 
 @dataclass(frozen=True)
 class ChangeEntry:
-    """One coalesced change. ``seq`` grows by one per new or updated entry; ``first``/``time`` are seconds since
-    the epoch of the first and last change merged into it; ``count`` is how many were merged."""
+    """One coalesced change: ``first``/``time`` of its first and last change (epoch seconds), ``count`` merged."""
 
     seq: int
     path: str
@@ -75,10 +55,10 @@ class ChangeEntry:
     first: float
     time: float
     count: int = 1
-    access: Any = None  # the cell's raw access value when it changed (see CellChange.access)
-    revision: int | None = None  # the notebook's revision around the last merged change
-    burst: float = 0.0  # when the entry's current burst of typing began (seconds since the epoch; see Typing)
-    burst_seq: int = 0  # the entry's seq just before its current burst began (0: the entry began with it)
+    access: Any = None
+    revision: int | None = None
+    burst: float = 0.0
+    burst_seq: int = 0  # 0: the entry began with its burst
 
     def to_json(self) -> dict[str, Any]:
         """``{seq, actor, kind, cellId, time, count, revision}`` (the path is given by the caller's context)."""
@@ -95,17 +75,15 @@ class ChangeEntry:
 
 @dataclass(frozen=True)
 class Typing:
-    """The rule of a burst of typing: the person's edits of one cell, each at most ``quiet`` seconds after the one
-    before and none ``longest`` seconds or more after the burst's first. A burst is over once ``quiet`` seconds
-    passed without an edit, or ``longest`` seconds after it began however the person goes on typing (the next
-    edit then begins a new burst). Only the person's edits come in bursts; every other change is over at once."""
+    """A burst of typing: the person's edits of one cell, each within ``quiet`` seconds of the one before, over
+    ``quiet`` seconds after the last or ``longest`` after the first. Every other change is over at once."""
 
     quiet: float = TYPING_QUIET_SECONDS
     longest: float = TYPING_LONGEST_SECONDS
 
     @staticmethod
     def applies(entry: ChangeEntry | CellChange) -> bool:
-        """Whether ``entry`` is of the person's typing (a source edit by the person)."""
+        """Whether ``entry`` is the person's source edit."""
         return entry.actor == "person" and entry.kind == "edit"
 
     def continues(self, entry: ChangeEntry, change: CellChange) -> bool:
@@ -113,24 +91,17 @@ class Typing:
         return change.time - entry.time <= self.quiet and change.time - entry.burst < self.longest
 
     def over(self, entry: ChangeEntry, since: int | None, now: float) -> bool:
-        """Whether a reader that has seen the log up to seq ``since`` (None: nothing) may be told of ``entry`` at time
-        ``now`` (seconds since the epoch): it is not typing, its current burst is over, or it holds an earlier burst
-        that is over and that this reader was not told of (``burst_seq > since``)."""
+        """Whether a reader at seq ``since`` may be told of ``entry`` at ``now``: not typing, its burst over, or it
+        holds an earlier, finished burst the reader was not told of."""
         return not self.applies(entry) or entry.burst_seq > (since or 0) or now >= self.over_at(entry)
 
     def over_at(self, entry: ChangeEntry) -> float:
-        """When ``entry``'s current burst is over if no edit follows (seconds since the epoch)."""
+        """When ``entry``'s burst is over if no edit follows."""
         return min(entry.time + self.quiet, entry.burst + self.longest)
 
 
 class ChangeLog:
-    """A bounded log of :class:`ChangeEntry`, newest last.
-
-    Args:
-        max_entries: entries kept (older ones are dropped; :meth:`missed_since` tells a reader it missed some).
-        coalesce_seconds: window within which repeated changes of one cell merge.
-        typing: the rule of a burst of the person's typing (see :class:`Typing`).
-    """
+    """A bounded log of :class:`ChangeEntry`, newest last."""
 
     #: how many entries back a person's edit looks for the entry of the burst it continues
     BURST_LOOKBACK = BURST_LOOKBACK
@@ -143,16 +114,14 @@ class ChangeLog:
     ) -> None:
         self._entries: deque[ChangeEntry] = deque(maxlen=max_entries)
         self._seq = 0
-        self._dropped_seq = 0  # the newest seq of a change dropped (from the full log or a host's buffer; 0: none)
+        self._dropped_seq = 0  # the newest seq of a dropped change
         self.coalesce_seconds = coalesce_seconds
         self.typing = typing or Typing()
         self._listeners: list[Listener] = []
 
     def _merges_into(self, path: str, change: CellChange) -> tuple[ChangeEntry, str] | None:
-        """The entry ``change`` merges into and the merged kind: the newest entry if it is of the same cell and
-        actor within ``coalesce_seconds`` and the kinds merge (:func:`_merged_kind`); else, for the person's typing,
-        the entry of the burst it continues among the last :data:`BURST_LOOKBACK`; else None (a new entry). A
-        change after changes the host dropped never merges (what came between is unknown)."""
+        """The entry ``change`` merges into, with the kind: the newest if it matches; for typing, the burst it
+        continues among the last :data:`BURST_LOOKBACK`; else None. Never after dropped changes."""
         if change.dropped_before > 0:
             return None
         last = self._entries[-1] if self._entries else None
@@ -183,16 +152,12 @@ class ChangeLog:
         return None
 
     def ingest(self, path: str, changes: Iterable[CellChange]) -> list[ChangeEntry]:
-        """Add ``changes`` of the notebook at ``path`` (oldest first); returns the entries added or updated. A change
-        with ``repeats`` (:class:`~webmcp_bridge.host.protocol.CellChange`) counts as itself and its repeats, leaving
-        the log as those changes reported one by one would."""
+        """Add ``changes`` (oldest first), one with ``repeats`` as that many; returns the entries added or updated."""
         touched: list[ChangeEntry] = []
         for change in changes:
             if change.dropped_before > 0:  # the host dropped changes before these: their seqs are spent, unseen
                 self._seq += change.dropped_before
                 self._dropped_seq = self._seq
-            # a change reported with its repeats (CellChange.repeats) is that many changes: the same seqs are spent
-            # and counted, and the entry ends at the last one's time
             changes_in = 1 + max(0, change.repeats)
             end = change.last_time if change.repeats > 0 and change.last_time is not None else change.time
             self._seq += changes_in
@@ -215,12 +180,7 @@ class ChangeLog:
                 else:  # a burst that other entries came in between: it moves to the end, as every update does
                     self._entries.remove(last)
                     self._entries.append(entry)
-                if (
-                    touched
-                    and touched[-1].path == path
-                    and touched[-1].cell_id == entry.cell_id
-                    and touched[-1].seq == last.seq
-                ):
+                if touched and touched[-1].seq == last.seq:  # seqs are unique: the same entry, updated again
                     touched[-1] = entry
                 else:
                     touched.append(entry)
@@ -255,14 +215,11 @@ class ChangeLog:
         return self._seq
 
     def missed_since(self, since: int) -> bool:
-        """True when a change newer than ``since`` was dropped, from the bounded log or from a host's buffer before
-        it reached the log (``CellChange.dropped_before``), so a reader that last saw ``since`` cannot learn every
-        change from :meth:`entries`. Changes merged into one entry are not dropped (its ``count`` says how many;
-        the sequence numbers they used are simply skipped)."""
+        """True when a change newer than ``since`` was dropped (merged ones are not: they skip seqs)."""
         return since < self._dropped_seq
 
     def entries(self, path: str | None = None, since: int | None = None) -> list[ChangeEntry]:
-        """Entries (oldest first) of notebook ``path`` (None: all) with ``seq > since`` (None: all kept)."""
+        """Entries, oldest first, of ``path`` (None: all) with ``seq > since`` (None: all)."""
         return [e for e in self._entries if (path is None or e.path == path) and (since is None or e.seq > since)]
 
     def provenance(self, path: str, cell_id: str, limit: int = 5) -> list[ChangeEntry]:

@@ -1,29 +1,10 @@
-"""What a contribution is: toolsets of tools, extensions of other contributions' tools by name, and observers.
+"""What a contribution is: toolsets of tools, extensions of other contributions' tools by name, and observers
+(docs/ARCHITECTURE.md, "Contributing tools").
 
-Every tool the bridge serves arrives as a :class:`Contribution`, the bridge's own families included
-(:mod:`webmcp_bridge.contrib.builtin`); a site author's module offers its own the same way
-(:mod:`webmcp_bridge.contrib.loading`). :func:`webmcp_bridge.contrib.assemble.assemble` turns the contributions
-into the toolsets the registry serves; the registry knows nothing of contributions.
-
-A tool is a :class:`~webmcp_bridge.calls.registry.Tool`: a pydantic input model (a subclass of
-:class:`~webmcp_bridge.calls.registry.ToolInput`), an async handler ``handler(ctx, args)`` receiving the
-guarded :class:`~webmcp_bridge.tools.common.CallContext` and the validated arguments, its annotations, and
-the :class:`~webmcp_bridge.calls.registry.Toolset` it belongs to.
-
-An :class:`Extension` changes a tool another contribution offers, by name, and the result is still one tool:
-
-- ``title`` / ``description`` / ``annotations`` replace the tool's;
-- ``input_model`` narrows its arguments: the agent's arguments are validated against it (its schema is the
-  one the page registers), then handed to the tool as the tool's own model reads them; ``fixed`` forces
-  values (wire names, e.g. ``{"stopOnError": True}``) and, without an ``input_model``, removes those
-  arguments from the tool's schema;
-- ``around(ctx, args, call_next)`` wraps the handler: it may check or change the arguments, call
-  ``await call_next(ctx, args)`` (the tool as it was before this extension; ``args`` as this extension's
-  ``input_model`` reads them, converted to the tool's own) or not, and change the result.
-
-Extensions of one tool apply in ascending ``order``, then by contribution name, then as declared, whatever
-the order in which their modules loaded; an extension of a tool that is not there does nothing but leave a
-diagnostic.
+An :class:`Extension` changes a tool by name, still one tool: ``title`` / ``description`` / ``annotations``
+replace; ``input_model`` narrows the arguments (handed on as the tool's own model reads them); ``fixed`` forces
+values (wire names), removed from the schema without an ``input_model``; ``around(ctx, args, call_next)`` wraps the
+handler. Extensions of one tool apply by ``order``, contribution name, then as declared, whatever the load order.
 """
 
 from __future__ import annotations
@@ -37,7 +18,7 @@ from webmcp_bridge.calls.registry import Annotations, CallEvent, ToolInput, Tool
 
 #: ``await call_next(ctx, args)``: the tool's handler as it was before the extension (arguments of its model)
 CallNext = Callable[[Any, Any], Awaitable["dict[str, Any] | ToolResult"]]
-#: ``around(ctx, args, call_next)``: wraps a tool's handler (see the module docstring)
+#: ``around(ctx, args, call_next)``: wraps a tool's handler
 Around = Callable[[Any, Any, CallNext], Awaitable["dict[str, Any] | ToolResult"]]
 #: told of every call once it ended (tool, argument summary, outcome, duration in seconds)
 CallObserver = Callable[[CallEvent], None]
@@ -47,10 +28,8 @@ RunObserver = Callable[[KernelRun], None]
 
 @dataclass(frozen=True)
 class Extension:
-    """A change to the tool named ``tool``, applied in ``order`` (lowest first; see the module docstring).
-
-    Raises ValueError when it changes nothing or names no valid tool.
-    """
+    """A change to the tool named ``tool``, applied in ``order`` (lowest first). Raises ValueError when it changes
+    nothing or names no valid tool."""
 
     tool: str
     order: int = 0
@@ -87,22 +66,10 @@ class Extension:
 
 @dataclass(frozen=True)
 class Contribution:
-    """What one contributor offers.
-
-    Attributes:
-        name: unique among the page's contributions ("webmcp_bridge.notebooks", "course"...): diagnostics and
-            the order of extensions use it.
-        toolsets: new toolsets (their names and their tools' names must be new to the page).
-        extensions: changes to tools offered by any contribution (this one's included).
-        on_call: observers told after every call of every tool.
-        on_run: observers told after every kernel run a tool started.
-        guidance: one paragraph added to the guidance for agents (:mod:`webmcp_bridge.tools.guidance`: after the
-            bridge's own text, in the contributions' order, while the whole stays within 2,000 UTF-8 bytes; one
-            that does not fit is left out with a diagnostic). "" adds nothing.
-
-    Observers run on the page's main thread inside the call path: keep them short (no waiting). One that raises
-    never fails the call; it is reported once in the diagnostics.
-    """
+    """What one contributor offers: ``name`` unique in the page; ``toolsets`` with new names; ``extensions`` of any
+    contribution's tools; ``on_call`` / ``on_run`` observers after every call / kernel run (on the page's main
+    thread: keep them short; one that raises is reported once, never fails the call); ``guidance``: a paragraph
+    for agents, kept while the whole stays within 2,000 UTF-8 bytes."""
 
     name: str
     toolsets: tuple[Toolset, ...] = ()

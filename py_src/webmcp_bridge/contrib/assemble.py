@@ -1,24 +1,7 @@
-"""Contributions in, the toolsets the registry serves out: checking each contribution, applying extensions.
-
-Rules (docs/ARCHITECTURE.md, "Contributing tools"):
-
-1. Contributions are taken in the order given (the bridge's own first, then the site's in discovery order,
-   :mod:`webmcp_bridge.contrib.config`). Each is checked whole before anything of it is kept: its name, its
-   toolsets' names and its tools' names must be new to the page, every input model a
-   :class:`~webmcp_bridge.calls.registry.ToolInput`, every handler callable, every tool's WebMCP definition
-   must generate. A contribution that fails a check contributes nothing (diagnostic ``build``); the others
-   are kept.
-2. The extensions of every kept contribution are then applied, sorted by (``order``, contribution name,
-   position in its contribution): the order is the declared one whatever the load order. Each turns the tool
-   as the previous ones left it into the next; the tool keeps its name and place, so the page serves one tool.
-   An extension of a tool that is not there, or one that does not fit the tool (a narrowing that adds an
-   argument the tool does not take, a fixed value of an unknown argument, a definition that does not
-   generate), is skipped with a diagnostic ``extension``; the tool stays as it was.
-3. The observers of the kept contributions are collected with their contribution's name
-   (:mod:`webmcp_bridge.contrib.observe` attaches them), and so are their guidance paragraphs
-   (:mod:`webmcp_bridge.tools.guidance` joins them).
-
-Pure: no I/O, no browser.
+"""Contributions in, the toolsets the registry serves out (docs/ARCHITECTURE.md, "Contributing tools"): each
+contribution checked whole, in order (one that fails contributes nothing: diagnostic ``build``); then the extensions,
+sorted by (``order``, contribution name, position), each to the tool as the previous left it (one that does not fit
+is skipped: diagnostic ``extension``); observers and guidance collected by contribution. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -29,9 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import ValidationError, create_model
 
-from webmcp_bridge.calls.registry import Handler, Tool, ToolInput, ToolResult, Toolset
+from webmcp_bridge.calls.registry import Handler, Tool, ToolInput, ToolResult, Toolset, validation_problems, wire_names
 from webmcp_bridge.contrib.api import Around, CallObserver, Contribution, Extension, RunObserver
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError
@@ -40,21 +23,15 @@ from webmcp_bridge.core.limits import preview
 
 @dataclass
 class Assembly:
-    """What :func:`assemble` made: the toolsets to register (in order, extensions applied), the observers
-    (``(contribution name, observer)``), the guidance paragraphs (``(contribution name, paragraph)``, in order), and
-    the names of the contributions kept and refused."""
+    """What :func:`assemble` made: toolsets in order, extensions applied; observers and guidance paragraphs as
+    ``(contribution name, value)``; the contributions kept and refused (name -> reason)."""
 
     toolsets: list[Toolset] = field(default_factory=list)
     on_call: list[tuple[str, CallObserver]] = field(default_factory=list)
     on_run: list[tuple[str, RunObserver]] = field(default_factory=list)
     guidance: list[tuple[str, str]] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
-    refused: dict[str, str] = field(default_factory=dict)  # contribution name -> reason
-
-
-def wire_names(model: type[BaseModel]) -> set[str]:
-    """The argument names of ``model`` as the agent sends them (aliases)."""
-    return {f.alias or name for name, f in model.model_fields.items()}
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 def _check(contribution: Contribution, toolsets: set[str], tools: set[str]) -> str | None:
@@ -85,9 +62,8 @@ def _check(contribution: Contribution, toolsets: set[str], tools: set[str]) -> s
 
 
 def narrowed_model(model: type[ToolInput], fixed: Mapping[str, Any]) -> type[ToolInput]:
-    """``model`` without the arguments named (wire names) in ``fixed``: the schema the agent sees when an
-    extension fixes them. Field constraints and descriptions are kept; the model's own validators run when the
-    arguments are handed to the tool (as ``model``)."""
+    """``model`` without the arguments ``fixed`` names (the agent's schema); its validators run when the arguments
+    are handed to the tool."""
     fields: dict[str, Any] = {
         name: (f.annotation, f) for name, f in model.model_fields.items() if (f.alias or name) not in fixed
     }
@@ -98,8 +74,7 @@ def narrowed_model(model: type[ToolInput], fixed: Mapping[str, Any]) -> type[Too
 
 
 def _converting(handler: Handler, inner: type[ToolInput], fixed: Mapping[str, Any]) -> Handler:
-    """``handler`` (taking arguments of ``inner``) fed from a narrowing model: the arguments the agent set (and
-    the narrowing model's non-null defaults) plus ``fixed``, validated as ``inner``."""
+    """``handler`` fed the agent's arguments (and non-null defaults) plus ``fixed``, validated as ``inner``."""
 
     async def handle(ctx: Any, args: Any) -> Any:
         if isinstance(args, inner) and not fixed:
@@ -111,12 +86,10 @@ def _converting(handler: Handler, inner: type[ToolInput], fixed: Mapping[str, An
         try:
             converted = inner.model_validate_json(json.dumps(data))
         except ValidationError as exc:
-            problems = [
-                {"loc": ".".join(str(p) for p in e["loc"]), "msg": preview(e["msg"], 200), "type": e["type"]}
-                for e in exc.errors(include_url=False, include_input=False, include_context=False)[:10]
-            ]
             raise ToolError(
-                ErrorCode.INVALID_ARGUMENT, "The arguments do not fit the tool this one narrows.", problems=problems
+                ErrorCode.INVALID_ARGUMENT,
+                "The arguments do not fit the tool this one narrows.",
+                problems=validation_problems(exc),
             ) from None
         return await handler(ctx, converted)
 
@@ -135,11 +108,8 @@ def _around(around: Around, call_next: Handler) -> Handler:
 
 
 def extend(tool: Tool, extension: Extension) -> Tool:
-    """``tool`` changed by ``extension`` (see :mod:`webmcp_bridge.contrib.api`); the same name.
-
-    Raises ValueError when the extension does not fit the tool (a narrowing model with an argument the tool
-    does not take, a fixed value of an argument it does not have, a definition that does not generate).
-    """
+    """``tool`` changed by ``extension``, the same name. Raises ValueError when it does not fit (an argument the tool
+    does not take, a fixed unknown argument, a definition that does not generate)."""
     inner = tool.input_model
     known = wire_names(inner)
     unknown_fixed = sorted(set(extension.fixed) - known)
@@ -170,8 +140,7 @@ def extend(tool: Tool, extension: Extension) -> Tool:
 
 
 def assemble(contributions: Iterable[Contribution], diagnostics: Diagnostics) -> Assembly:
-    """The toolsets and observers of ``contributions`` (see the module docstring for the rules); every problem
-    goes to ``diagnostics``. Never raises for a contribution's fault."""
+    """The assembly of ``contributions``; every problem goes to ``diagnostics``, never raised."""
     result = Assembly()
     kept: list[Contribution] = []
     names: set[str] = set()

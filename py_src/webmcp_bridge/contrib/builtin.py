@@ -22,9 +22,7 @@ BUILTIN_PREFIX = "webmcp_bridge."
 
 
 def builtin_contributions() -> list[Contribution]:
-    """The built-in families: ``notebooks``, ``calls``, ``access``, ``review``, ``files``, ``batch``, ``code``,
-    ``variables``, ``search`` and ``toolsets`` (the discovery tool, :mod:`webmcp_bridge.calls.toolsets`), each tool
-    stating its MCP hints in its definition (``Annotations.read`` / ``Annotations.write``)."""
+    """The built-in families, ``notebooks`` first and ``toolsets`` (the discovery tool) last."""
     toolsets = (
         notebooks_toolset(),
         calls_toolset(),

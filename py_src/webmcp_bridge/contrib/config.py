@@ -1,20 +1,8 @@
-"""Which of the site's files are contributions: the entries of the site's configuration, checked and ordered.
-
-A site names its contributions in two places, read together (docs: README, "Add your own tool"):
-
-- the page configuration key ``webmcpBridgeContributions`` (JupyterLite: ``jupyter-config-data`` of the site's
-  ``jupyter-lite.json``; a JupyterLab server: its ``page_config.json``);
-- the setting ``contributions`` of the plugin ``jupyterlab-webmcp-bridge:plugin`` (the Settings Editor, or the
-  ``overrides.json`` of a JupyterLite site or a JupyterLab installation).
-
-Each is a list of workspace paths (the contents the site serves: :func:`~webmcp_bridge.core.paths.normalize_path`
-applies, so no absolute path, no ``..``, no drive): a Python module ``<name>.py`` (imported as ``<name>``) or a
-pure-Python wheel ``<name>-<version>-py3-none-any.whl`` (its top-level module ``<name>`` is imported). The file
-is read from the site's own origin (its ``files/`` URL), never from anywhere else.
-
-Discovery order, deterministic: both lists together, repeats removed, sorted by path (code point order), at
-most :data:`~webmcp_bridge.core.limits.CONTRIBUTION_ENTRIES`. An entry that is not usable (not a string, a bad
-path, another suffix, a platform wheel, a module name taken by an earlier entry) is skipped with a problem.
+"""Which of the site's files are contributions (README, "Add your own tool"): the page configuration key
+``webmcpBridgeContributions`` and the ``contributions`` setting, each a list of workspace paths of modules
+``<name>.py`` or pure-Python wheels ``<name>-<version>-py3-none-any.whl``, read from the site's own origin only.
+Both lists together, repeats removed, sorted by path, at most :data:`~webmcp_bridge.core.limits.CONTRIBUTION_ENTRIES`;
+an unusable entry is skipped with a problem.
 """
 
 from __future__ import annotations
@@ -74,8 +62,7 @@ def parse_entry(raw: Any) -> Entry:
 
 
 def parse_entries(*sources: tuple[str, Any]) -> tuple[list[Entry], list[tuple[str, str]]]:
-    """The entries of every ``(where, value)`` source (None means not set), in discovery order (see the module
-    docstring), and the problems as ``(name, reason)``."""
+    """The entries of every ``(where, value)`` source (None: not set), in order, and the problems ``(name, reason)``."""
     problems: list[tuple[str, str]] = []
     by_path: dict[str, Entry] = {}
     for where, value in sources:

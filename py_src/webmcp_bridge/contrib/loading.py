@@ -1,23 +1,11 @@
 """Importing a site's contribution files into this Python, each on its own: one that fails leaves the others.
 
-For each :class:`~webmcp_bridge.contrib.config.Entry`, in discovery order:
-
-1. ``fetch(path)`` reads the file's bytes from the site (the only browser-specific step, handed in: the page
-   reads the site's own ``files/`` URL, tests read a dict); at most
-   :data:`~webmcp_bridge.core.limits.CONTRIBUTION_FILE_BYTES`.
-2. The module name must be free: a name that some other module already has (``json``, ``pydantic``, the
-   bridge's own) is refused, so a site file never shadows a module the page runs on.
-3. A module is written to ``<workdir>/<name>.py`` (``workdir`` is appended to ``sys.path``, never put first); a
-   wheel to ``<workdir>/<file>.whl``, itself appended to ``sys.path`` (a pure-Python wheel is importable as a
-   zip, as ``zipimport`` reads it). A module loaded before (a restarted session) is forgotten and imported
-   afresh.
-4. The module is imported; it offers ``CONTRIBUTIONS``, a list or tuple of
-   :class:`~webmcp_bridge.contrib.api.Contribution`.
-
-Any failure is one diagnostic (``fetch``, ``import`` or ``build``: name = the configured path, reason = one
-sentence: the exception's type and message and the line in the file, never a traceback or the file's text),
-and the next entry is loaded. Importing runs the site's code on the page's main thread: the caller yields
-(``pause``) between entries.
+Each :class:`~webmcp_bridge.contrib.config.Entry` is fetched from the site (at most
+:data:`~webmcp_bridge.core.limits.CONTRIBUTION_FILE_BYTES`), refused when its module name is another module's (a
+site file never shadows one the page runs on), written under ``workdir`` (appended to ``sys.path``, never first; a
+pure-Python wheel imports as a zip) and imported for its ``CONTRIBUTIONS``. A failure is one diagnostic (``fetch``,
+``import``, ``build``: type, message and line, never a traceback or the file's text). Imports run the site's code
+on the main thread: the caller yields between entries.
 """
 
 from __future__ import annotations
@@ -37,8 +25,7 @@ from webmcp_bridge.contrib.config import Entry
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.limits import CONTRIBUTION_FILE_BYTES, preview
 
-#: ``await fetch(path)``: the bytes of the site's file at workspace path ``path``; raises FetchError (or any
-#: exception) when it cannot be read
+#: ``await fetch(path)``: the site's file's bytes; raises FetchError (or any exception) when it cannot be read
 Fetch = Callable[[str], Awaitable[bytes]]
 #: the attribute a contribution module defines
 CONTRIBUTIONS_ATTRIBUTE = "CONTRIBUTIONS"
@@ -58,14 +45,7 @@ def _reason(exc: BaseException, filename: str) -> str:
 
 
 class SiteLoader:
-    """Loads contribution files into this interpreter.
-
-    Args:
-        fetch: reads a file of the site (see :data:`Fetch`).
-        workdir: a folder of this interpreter's file system that only the loader writes (the page: a folder of
-            Pyodide's in-memory file system); created if missing.
-        diagnostics: where every failure goes.
-    """
+    """Loads contribution files into this interpreter; ``workdir``: a folder only the loader writes."""
 
     def __init__(self, fetch: Fetch, workdir: Path, diagnostics: Diagnostics) -> None:
         self.fetch = fetch
@@ -75,7 +55,7 @@ class SiteLoader:
     async def load(
         self, entries: Sequence[Entry], pause: Callable[[], Awaitable[None]] | None = None
     ) -> list[Contribution]:
-        """The contributions of ``entries``, in order (see the module docstring); never raises for an entry."""
+        """The contributions of ``entries``, in order; never raises for an entry."""
         found: list[Contribution] = []
         for entry in entries:
             found.extend(await self._load_one(entry))

@@ -1,10 +1,6 @@
-"""Attaching the contributions' observers: calls (the registry's after-call hook) and kernel runs (the guard's).
-
-An observer is a plain function called with plain values (:class:`~webmcp_bridge.calls.registry.CallEvent`,
-:class:`~webmcp_bridge.access.runs.KernelRun`) on the page's main thread. One that raises, or that returns an
-awaitable (observers are not awaited: it is closed unrun), never reaches the call: the first time, a
-diagnostic ``hook`` names it and the traceback is printed to the console; after that it stays attached and its
-failures are silent (one report, not one per call).
+"""Attaching the contributions' observers of calls and kernel runs. One that raises, or returns an awaitable
+(closed unrun), never reaches the call: its first failure is one diagnostic ``hook`` and a console traceback, the
+later ones are silent.
 """
 
 from __future__ import annotations
@@ -58,8 +54,7 @@ def isolated(contribution: str, observer: Callable[[Any], Any], diagnostics: Dia
 def attach_observers(
     registry: Registry[Any], runs: RunObservers, assembly: Assembly, diagnostics: Diagnostics
 ) -> list[Callable[[], None]]:
-    """Attach every observer of ``assembly``: call observers after each call of ``registry``, run observers to
-    ``runs`` (the guard's). Returns the functions that detach them."""
+    """Attach every observer of ``assembly`` (calls to ``registry``, runs to ``runs``); returns their detachers."""
     detach = [registry.on_after(isolated(name, observer, diagnostics)) for name, observer in assembly.on_call]
     detach += [runs.add(isolated(name, observer, diagnostics)) for name, observer in assembly.on_run]
     return detach

@@ -1,11 +1,5 @@
-"""Where each op of a batch of cell edits lands: ids and positions resolved to indices once, in Python, for every
-host (the in-memory one and ``notebook.js``, which only carries the steps out).
-
-The rule is :meth:`webmcp_bridge.host.protocol.LiveNotebook.apply_edits`'s: ops address cells by id; every id an op
-names (``cell_id``, ``reference_cell_id``) must belong to a cell that is there when the op comes (it existed before
-the batch and no earlier op deleted it); positions are resolved when each op is applied, against the order the
-earlier ops left. An insert goes above or below its reference cell, or without one at the start (``"above"``) or
-the end (``"below"``); a move takes the cell out, then puts it above or below its reference.
+"""Where each op of a batch of cell edits lands, resolved once in Python for every host (``notebook.js`` only
+carries the steps out), by :meth:`webmcp_bridge.host.protocol.LiveNotebook.apply_edits`'s rule.
 """
 
 from __future__ import annotations
@@ -22,13 +16,8 @@ StepKind = Literal["insert", "set_source", "delete", "move"]
 
 @dataclass(frozen=True)
 class EditStep:
-    """One op of a batch with its indices resolved (0-based positions in the notebook's cell list).
-
-    ``insert``: the new cell goes to ``index`` (``cell_id`` None; ``cell_type`` and ``source`` set);
-    ``set_source``: cell ``cell_id``, at ``index``, gets ``source``; ``delete``: cell ``cell_id`` at ``index`` goes;
-    ``move``: cell ``cell_id`` is taken out at ``from_index``, then put at ``index`` (an index in the list without it).
-    Every index is the one in force when the step runs, after the steps before it.
-    """
+    """One op with its 0-based indices resolved, each as in force when the step runs. ``move``: taken out at
+    ``from_index``, then put at ``index`` (of the list without it); ``insert``: ``cell_id`` None."""
 
     op: StepKind
     index: int
@@ -48,19 +37,10 @@ class EditStep:
 
 
 def plan_edits(cell_ids: Sequence[str], ops: Sequence[EditOp]) -> list[EditStep]:
-    """The steps that carry out ``ops`` on a notebook whose cells have the ids ``cell_ids``, in order.
+    """One :class:`EditStep` per op, in order, for a notebook whose cells are ``cell_ids`` before the batch.
 
-    Args:
-        cell_ids: the ids of the notebook's cells before the batch, in order.
-        ops: the batch (:data:`webmcp_bridge.host.protocol.EditOp` values).
-
-    Returns:
-        One :class:`EditStep` per op, in the ops' order.
-
-    Raises:
-        ToolError(CELL_NOT_FOUND): an op names an id no cell has when the op comes (never there, or deleted by an
-            earlier op of the batch); raised before anything is changed, as the plan is made before any step runs.
-        TypeError: an op that is not an EditOp.
+    Raises ToolError(CELL_NOT_FOUND) when an op names an id not there when it comes (never there, or deleted by an
+    earlier op), before anything changes; TypeError for an op that is not an EditOp.
     """
     order: list[str | None] = list(cell_ids)  # None: a cell this batch inserts (its id is made by the host)
 

@@ -1,6 +1,5 @@
-"""Propose mode's holding of a call: a change shown to the person and waited for before it is made (:func:`hold`), a
-site author's tool held as a whole (:func:`hold_site_tool`), and the kernel runs the person accepted in a call
-(:func:`accept_runs`, which the run rule asks with :func:`run_accepted`). The tools hold through ``CallContext``.
+"""Propose mode's holding of a call: a change shown and waited for (:func:`hold`), a site tool held as a whole
+(:func:`hold_site_tool`), and the kernel runs the person accepted in a call (:func:`accept_runs`, :func:`run_accepted`).
 """
 
 from __future__ import annotations
@@ -42,8 +41,7 @@ def code_digest(code: str) -> str:
 
 
 def accept_runs(codes: Iterable[str]) -> None:
-    """Record, for the rest of the current call (its asyncio task), that the person accepted running these codes
-    (each a cell's source or a code text, exactly as shown to the person)."""
+    """Record for the rest of the current call (its task) that the person accepted running these texts, as shown."""
     _accepted.set(_accepted.get() | {code_digest(code) for code in codes})
 
 
@@ -53,9 +51,9 @@ def run_accepted(code: str) -> bool:
 
 
 class Shown(TypedDict, total=False):
-    """What a proposal shows: ``before``/``after`` (sources) make the diff, or ``diff`` ready-made (as ``source_diff``);
-    ``code`` is what a run would execute; ``always``: shown in Direct mode and in a call accepted as a whole too;
-    ``runs``: the texts (cells' sources) the code is made of, accepted as runs with it (else ``code``)."""
+    """What a proposal shows: a diff of ``before``/``after`` or a ready ``diff``; ``code`` a run would execute;
+    ``always``: shown in Direct mode and in a call accepted as a whole too; ``runs``: the texts accepted as runs
+    (else ``code``)."""
 
     before: str | None
     after: str | None
@@ -77,14 +75,11 @@ async def hold(
     scope: str = "cell",
     **shown: Unpack[Shown],
 ) -> bool:
-    """In Propose mode (``book.mode``), show the change to the person and wait for the decision; in Direct mode, or
-    inside a call the person accepted as a whole, return False / True at once (unless ``shown["always"]``).
-    ``path``: the notebook's, or for ``scope`` "workspace" (a box of its own) the file's; ``cell_id`` the cell it
-    is shown under; ``summary`` is cut to PROPOSAL_SUMMARY_BYTES bytes; ``still_valid()`` is asked while it waits
-    (a reason in words denies it). An accepted run (:class:`Shown`) counts as accepted by the run rule for the rest
-    of the call. Returns True when the change was accepted (the caller checks its preconditions again before
-    writing), False in Direct mode. Raises ProposalDenied (a normal "denied" result), ToolError
-    (PROPOSAL_ALREADY_PENDING; TOO_LARGE: more than DIFF_LINES lines or CODE_BYTES bytes of code to show)."""
+    """In Propose mode show the change and wait: True when accepted (the caller checks again before writing; an
+    accepted run counts for the run rule for the rest of the call). Direct mode: False at once; inside a call
+    accepted as a whole: True at once (neither with ``always``). ``summary`` is cut to PROPOSAL_SUMMARY_BYTES;
+    ``still_valid()`` may deny it while it waits. Raises ProposalDenied, ToolError(PROPOSAL_ALREADY_PENDING /
+    TOO_LARGE)."""
     always, code, runs = shown.get("always", False), shown.get("code"), shown.get("runs")
     if book.mode != "propose" and not always:
         mark_direct()
@@ -104,13 +99,9 @@ async def hold(
 
 
 def hold_site_tool(tool: Tool) -> Tool:
-    """``tool`` (a site author's, not declared read-only) held in Propose mode: before its handler runs, the
-    person sees a proposal naming the tool with its arguments (JSON, at most SITE_TOOL_ARGUMENT_BYTES bytes, else
-    TOO_LARGE) and decides; on Accept the call runs, and what it changes counts as accepted (its own proposals
-    are not asked again, unless they are shown in Direct mode too: ``always``). Denied: the normal "denied"
-    result, the handler never runs. In Direct mode the handler runs at once. A tool that declares itself
-    read-only (``Annotations(read_only=True)``) is returned unchanged; the access guard refuses any write it
-    attempts in Propose mode anyway."""
+    """A site author's non-read-only ``tool`` held in Propose mode: the person first sees its arguments (JSON, at
+    most SITE_TOOL_ARGUMENT_BYTES); accepted, what it changes counts as accepted (except ``always`` proposals);
+    denied, the handler never runs. A read-only tool is returned unchanged (the guard refuses its writes anyway)."""
     if tool.annotations.read_only:
         return tool
     inner = tool.handler
@@ -133,7 +124,7 @@ def hold_site_tool(tool: Tool) -> Tool:
 
 
 def _with_denied(model: Any) -> Any:
-    """``model`` (a tool's output model, or a union of them) with the "denied" payload added when it lacks it."""
+    """``model`` (or union) with the "denied" payload added."""
     if model is None:
         return None
     union = isinstance(model, types.UnionType) or typing.get_origin(model) is typing.Union

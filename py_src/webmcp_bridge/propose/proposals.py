@@ -1,29 +1,12 @@
-"""Propose mode: every change the agent asks for waits for the person's Accept or Deny.
+"""Propose mode: every change the agent asks for waits for the person's Accept or Deny (docs/TOOLS.md, "Propose
+mode").
 
-The mode is the person's (the Agent panel, the command palette, the ``defaultMode`` setting); no tool can
-change it. In ``direct`` mode a writing tool applies its change at once. In ``propose`` mode the tool, after
-checking its arguments, calls :meth:`ProposalBook.request` with what it is about to do (a diff of the cell
-source, the code it would run, or a one-line summary); the call waits (and goes pending past the execution
-timeout like any long call) until:
-
-- the person accepts: the tool checks everything again (a cell the person changed since is refused with
-  ``STALE_CELL``, never overwritten) and applies the change through the same path as direct mode;
-- the person denies, with an optional reason: the tool returns a normal (non-error) result
-  ``{status: "denied", proposalId, reason}``;
-- the cell it is anchored to is deleted or the notebook closed: denied automatically, with that reason;
-- the call is aborted (its WebMCP signal): the proposal is withdrawn, nothing is applied.
-
-At most one proposal waits per cell (a second gets ``PROPOSAL_ALREADY_PENDING``). A proposal that inserts at
-the notebook's start or end is anchored to that place (``cell_id`` None).
-
-Changes to the workspace outside a notebook's cells are proposed the same way, with ``scope`` "workspace":
-``jupyter_write_file`` (an append too), ``jupyter_edit_file``, ``jupyter_create_notebook`` (``path`` is the
-file's, ``cell_id`` None; at most one waits per path) and a site author's tool that does not declare itself
-read-only (``path`` ""; the person accepts the call with its arguments, and what it then changes counts as
-accepted: :func:`whole_call_approved`). The person's side shows these in a box of their own, not in a cell.
-
-Safety net: the access guard refuses any write in propose mode that was not approved in the same call
-(:func:`approved`), so a tool that forgets to ask cannot change the notebook behind the person's back.
+The mode is the person's; no tool changes it. In ``propose`` mode a writing tool calls :meth:`ProposalBook.request`
+with a diff, code or summary and waits: accepted, it checks everything again and applies as in direct mode; denied
+(by the person, or automatically when its cell or notebook goes), the call ends with ``{status: "denied",
+proposalId, reason}``; aborted, it is withdrawn. One proposal waits per cell, or per path for workspace changes
+(``scope`` "workspace"; a site tool's call accepted as a whole, :func:`whole_call_approved`). Safety net: the access
+guard refuses any write in propose mode not approved in the same call (:func:`approved`).
 """
 
 from __future__ import annotations
@@ -38,10 +21,11 @@ import traceback
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from pydantic import Field
+from pydantic.alias_generators import to_camel
 
 from webmcp_bridge.calls.outcome import CallEnded
 from webmcp_bridge.calls.payloads import Payload
@@ -65,14 +49,12 @@ _whole_call: contextvars.ContextVar[bool] = contextvars.ContextVar("webmcp_bridg
 
 
 def approved() -> bool:
-    """True inside a call whose change the person accepted (set by :meth:`ProposalBook.request`), or that
-    decided in Direct mode that it needed no proposal (:func:`mark_direct`)."""
+    """True inside a call whose change the person accepted, or that Direct mode decided (:func:`mark_direct`)."""
     return _approved.get()
 
 
 def whole_call_approved() -> bool:
-    """True inside a call the person accepted as a whole (a site author's tool held in Propose mode, see
-    :func:`mark_whole_call`): the changes it then asks for need no proposal of their own."""
+    """True inside a call the person accepted as a whole (a held site tool): its changes need no proposal."""
     return _whole_call.get()
 
 
@@ -83,15 +65,13 @@ def mark_whole_call() -> None:
 
 
 def mark_direct() -> None:
-    """Mark the current call as decided in Direct mode, so the person switching to Propose while it runs does
-    not stop it half way (its later writes are part of the change it already started)."""
+    """Mark the current call as decided in Direct mode, so switching to Propose meanwhile does not stop it half way."""
     _approved.set(True)
 
 
 @dataclass(frozen=True)
 class Decision:
-    """How a proposal ended: ``accepted``; ``reason`` (the person's words, or why it was denied for them);
-    ``by`` is "person" or "bridge" (automatic denial)."""
+    """How a proposal ended; ``reason``: the person's words or the automatic denial's; ``by``: "person" | "bridge"."""
 
     accepted: bool
     reason: str | None = None
@@ -111,9 +91,8 @@ class DeniedPayload(Payload):
 
 
 class ProposalDenied(CallEnded):
-    """Raised inside a tool when its proposal was denied: a neutral end of the call
-    (:class:`~webmcp_bridge.calls.outcome.CallEnded`),
-    which the registry turns into a normal result ``{status: "denied", proposalId, tool, reason, message}``."""
+    """Raised inside a tool whose proposal was denied: a normal result ``{status: "denied", proposalId, tool,
+    reason, message}``."""
 
     outcome = "denied"
 
@@ -136,18 +115,15 @@ class ProposalDenied(CallEnded):
 
 
 def diff_lines_at_least(before: str, after: str) -> int:
-    """A lower bound on the lines of :func:`source_diff` (every line of the longer side shows once), in one
-    linear pass: what Propose mode checks against :data:`DIFF_LINES` before computing any diff."""
+    """A linear lower bound on :func:`source_diff`'s lines, checked against :data:`DIFF_LINES` before any diff."""
     return max(len(code_lines(before)), len(code_lines(after)))
 
 
-#: steps a line diff may take per line of its two sides (plus MATCH_STEPS_BASE): see :class:`_Matcher`.
-#: Chosen so that the largest diff the limits allow (DIFF_LINES lines a side) stays far under 50 ms on the
-#: page's main thread (bench/diffs.py prints the figures, CPython and Pyodide).
+#: steps a line diff may take per line of its sides (plus MATCH_STEPS_BASE), so the largest diff the limits allow
+#: stays far under 50 ms on the page's main thread (bench/diffs.py)
 MATCH_STEPS_PER_LINE = 8
 MATCH_STEPS_BASE = 200
-#: a line found more often than this in the new text is no anchor when the diff is anchored (see
-#: :func:`_anchored`): a blank line, ``pass``, ``else:`` are matched only next to the lines around them
+#: a line found more often than this in the new text is no anchor of :func:`_anchored` (blank, ``pass``, ``else:``)
 POPULAR_LINE = 4
 
 
@@ -161,16 +137,10 @@ class _OverBudget(Exception):
 
 
 class _Matcher(difflib.SequenceMatcher[str]):
-    """:class:`difflib.SequenceMatcher` (``autojunk`` off) that stops, raising :class:`_OverBudget`, before it
-    takes more than ``budget`` steps.
-
-    Its cost is in ``find_longest_match(alo, ahi, blo, bhi)``, which visits every line ``a[i]`` of its range and,
-    for each, every position of that line in ``b`` (``b2j``). A step is one such visit, or one line of ``a``
-    visited: counted before each call, exactly, from prefix sums (one subtraction), so the matcher never
-    starts a call that would pass the budget. Without a bound it is quadratic and worse on repeated lines (a
-    blank line between rewritten statements, many ``pass`` lines, two alternating lines: 0.2 to 2 s for 400
-    lines a side under CPython). ``popular`` > 0 also drops lines found more than that many times in ``b``
-    from the index (difflib's "popular" lines: they still match next to other matches, never as anchors)."""
+    """:class:`difflib.SequenceMatcher` (``autojunk`` off) raising :class:`_OverBudget` before it passes ``budget``
+    steps. A step is a line of ``a`` visited by ``find_longest_match`` or a position of it in ``b``, counted exactly
+    from prefix sums before each call (unbounded, repeated lines take 0.2 to 2 s for 400 lines a side). ``popular``
+    > 0 drops lines found more often in ``b`` from the index (they match only next to other matches)."""
 
     # set by SequenceMatcher (documented attributes its typing stub leaves out)
     a: list[str]
@@ -202,8 +172,7 @@ Opcode = tuple[str, int, int, int, int]
 
 
 def _bounded_opcodes(a: list[str], b: list[str], budget: int, popular: int = 0) -> tuple[list[Opcode] | None, int]:
-    """The opcodes of a :class:`_Matcher` of ``a`` and ``b`` within ``budget`` steps (None past it), and the
-    steps it took."""
+    """A :class:`_Matcher`'s opcodes within ``budget`` (None past it), and the steps taken."""
     matcher = _Matcher(a, b, budget, popular)
     try:
         return list(matcher.get_opcodes()), matcher.steps
@@ -212,11 +181,9 @@ def _bounded_opcodes(a: list[str], b: list[str], budget: int, popular: int = 0) 
 
 
 def _anchored(a: list[str], b: list[str], budget: int) -> list[Opcode]:
-    """Opcodes in bounded time whatever the lines. The lines found exactly once on each side are anchors (the
-    longest run of them in the same order on both sides, as patience diff takes them); in each gap between
-    two anchors (and before the first, after the last) the common head and tail are kept, and what is left
-    gets a :class:`_Matcher` (popular lines dropped) from ``budget`` steps shared by all gaps, or, when its
-    two sides share no line or the budget is spent, one replace block (its removed lines, then its added ones)."""
+    """Opcodes in bounded time: lines found once on each side are anchors (their longest common order, as patience
+    diff); each gap keeps its common head and tail, the rest gets a :class:`_Matcher` from the shared ``budget``, or
+    one replace block when its sides share no line or the budget is spent."""
     counts_a, counts_b = Counter(a), Counter(b)
     in_b = {line: j for j, line in enumerate(b) if counts_b[line] == 1}
     pairs = [(i, in_b[line]) for i, line in enumerate(a) if counts_a[line] == 1 and line in in_b]
@@ -246,8 +213,7 @@ def _anchored(a: list[str], b: list[str], budget: int) -> list[Opcode]:
 
 
 def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest subsequence of ``pairs`` (sorted by their first item) whose second items increase, in
-    O(n log n) (patience sorting)."""
+    """The longest run of ``pairs`` (sorted by first item) with increasing second items, O(n log n)."""
     tops: list[int] = []  # tops[k]: the smallest second item ending an increasing run of k + 1 pairs
     ends: list[int] = []  # ends[k]: the index of that pair
     back = [-1] * len(pairs)
@@ -267,16 +233,10 @@ def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> list[list[str]]:
-    """A line diff ``[[op, line], ...]`` with op " " (kept), "-" (removed), "+" (added), at most ``max_lines``
-    (then a last ``["…", "<n> more lines"]``). Lines keep no trailing newline; they are split where Python
-    splits them (:func:`webmcp_bridge.core.invisible.code_lines`), so a form feed or U+2028 stays in its line.
-
-    The opcodes of :class:`difflib.SequenceMatcher` (``autojunk`` off): a replaced block shows its removed
-    lines, then its added ones (``difflib.ndiff``'s lines without its intra-line pass, which compares every
-    pair of lines of a replaced block). The matcher runs on the page's main thread, so its work is bounded
-    (:class:`_Matcher`): past its budget the diff is anchored instead (:func:`_anchored`), which is never
-    wrong (each side reads back exactly) but may show a few kept lines as removed and added. Callers bound
-    the size first (:func:`diff_lines_at_least`); bench/diffs.py prints the figures.
+    """A line diff ``[[op, line], ...]`` (op " ", "-", "+"), at most ``max_lines`` then ``["…", "<n> more lines"]``.
+    Lines split as Python splits code (:func:`webmcp_bridge.core.invisible.code_lines`). A replaced block shows its
+    removed lines, then its added ones (no intra-line pass). The matcher's work is bounded (main thread); past its
+    budget the diff is anchored (:func:`_anchored`): never wrong, but a few kept lines may show removed and added.
     """
     a, b = code_lines(before), code_lines(after)
     budget = match_steps(len(a), len(b))
@@ -297,15 +257,10 @@ def source_diff(before: str, after: str, max_lines: int | None = DIFF_LINES) -> 
 
 @dataclass
 class Proposal:
-    """One change waiting for the person.
-
-    ``kind``: update | edit | insert | delete | move | clear | type | run | run_code | batch, and for ``scope``
-    "workspace": write_file | append_file | edit_file | create_notebook | site_tool. ``cell_id``: the cell it
-    is shown under (None: the notebook's end, or no cell for a workspace proposal). ``path``: the notebook's
-    path, or for a workspace proposal the file's ("" for a site tool). ``diff``: see :func:`source_diff` (None
-    when not a source change); ``code``: the code a run would execute (bounded); ``summary``: one line for the
-    person; ``scope``: "cell" (shown in the notebook) or "workspace" (shown in a box of its own).
-    """
+    """One change waiting for the person. ``kind``: update | edit | insert | delete | move | clear | type | run |
+    run_code | batch, or for ``scope`` "workspace" write_file | append_file | edit_file | create_notebook |
+    site_tool. ``cell_id``: the cell it shows under (None: the end, or none). ``path``: the notebook's or file's
+    ("" for a site tool). ``diff``: :func:`source_diff`'s; ``code``: what a run would execute."""
 
     id: str
     path: str
@@ -322,29 +277,15 @@ class Proposal:
 
     def to_json(self) -> dict[str, Any]:
         """``{id, path, tool, kind, cellId, summary, diff, code, created, scope}``."""
-        return {
-            "id": self.id,
-            "path": self.path,
-            "tool": self.tool,
-            "kind": self.kind,
-            "cellId": self.cell_id,
-            "summary": self.summary,
-            "diff": self.diff,
-            "code": self.code,
-            "created": round(self.created, 3),
-            "scope": self.scope,
-        }
+        data = {to_camel(f.name): getattr(self, f.name) for f in fields(self) if f.name not in ("future", "task")}
+        return {**data, "created": round(self.created, 3)}
 
 
 Listener = Callable[[str, Proposal], None]  # (event: "created" | "settled", proposal)
 
 
 class ProposalBook:
-    """The mode and the proposals waiting for the person.
-
-    Args:
-        mode: the starting mode ("direct" unless the person's settings say otherwise).
-    """
+    """The mode and the proposals waiting for the person."""
 
     def __init__(self, mode: Mode = "direct") -> None:
         self.mode: Mode = mode
@@ -352,20 +293,15 @@ class ProposalBook:
         self._listeners: list[Listener] = []
         self._mode_listeners: list[Callable[[Mode], None]] = []
 
-    # -- the person's side ------------------------------------------------------------------------------
     def set_mode(self, mode: Mode) -> None:
         """Switch Direct/Propose (the person's action). Proposals already waiting keep waiting."""
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         self.mode = mode
-        for listener in list(self._mode_listeners):
-            try:
-                listener(mode)
-            except Exception:
-                traceback.print_exc()
+        _tell(self._mode_listeners, mode)
 
     def on_mode(self, listener: Callable[[Mode], None]) -> Callable[[], None]:
-        """Call ``listener(mode)`` whenever the mode changes; returns an unsubscribe function (as :meth:`subscribe`)."""
+        """Call ``listener(mode)`` whenever the mode changes; returns an unsubscribe function."""
         self._mode_listeners.append(listener)
         return lambda: self._mode_listeners.remove(listener) if listener in self._mode_listeners else None
 
@@ -392,16 +328,10 @@ class ProposalBook:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    # -- the agent's side ------------------------------------------------------------------------------
     async def request(self, proposal: Proposal, still_valid: Callable[[], str | None] | None = None) -> Decision:
-        """Show ``proposal`` and wait for the person's decision.
-
-        ``still_valid()`` is called every PROPOSAL_CHECK_SECONDS; a string it returns denies the proposal with that
-        reason (the cell was deleted, the notebook closed). On return of an accepted decision the current
-        call is marked approved (see :func:`approved`). Cancelling the awaiting task withdraws the proposal.
-
-        Raises ToolError(PROPOSAL_ALREADY_PENDING) when a proposal already waits on the same cell.
-        """
+        """Show ``proposal`` and wait for the decision; accepted, the call is :func:`approved`. A reason
+        ``still_valid()`` returns (asked every PROPOSAL_CHECK_SECONDS) denies it; cancelling withdraws it. Raises
+        ToolError(PROPOSAL_ALREADY_PENDING) when one already waits on the same place."""
         for other in self._waiting.values():
             if proposal.scope == "workspace" and not proposal.path:
                 break  # a site tool's calls: each waits on its own
@@ -450,16 +380,19 @@ class ProposalBook:
         return True
 
     def _emit(self, event: str, proposal: Proposal) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event, proposal)
-            except Exception:  # the person's view must not break the agent's call
-                traceback.print_exc()
+        _tell(self._listeners, event, proposal)
 
 
-# -- what Propose mode can show the person: all of it, or a refusal -----------------------------------------
+def _tell(listeners: list[Any], *args: Any) -> None:
+    for listener in list(listeners):
+        try:
+            listener(*args)
+        except Exception:  # the person's view must not break the agent's call
+            traceback.print_exc()
+
+
 def too_large_to_show(lines: int) -> ToolError:
-    """The error for a change of ``lines`` diff lines or more: more than Propose mode shows (DIFF_LINES)."""
+    """TOO_LARGE for a change of ``lines`` diff lines, more than Propose mode shows."""
     return ToolError(
         ErrorCode.TOO_LARGE,
         f"This change is at least {lines} diff lines; Propose mode shows at most {DIFF_LINES} "
@@ -472,13 +405,10 @@ def too_large_to_show(lines: int) -> ToolError:
 def shown_diff(
     before: str | None, after: str | None, diff: list[list[str]] | None, code: str | None
 ) -> list[list[str]] | None:
-    """The diff a proposal shows (made from ``before``/``after`` unless given; ``[[kind, line], ...]`` as
-    :func:`source_diff`), after checking that the person can see all of it: what cannot be shown in full is refused
-    (ToolError(TOO_LARGE): more than DIFF_LINES lines, or ``code`` over CODE_BYTES bytes), never cut."""
+    """The diff a proposal shows (from ``before``/``after`` unless given). What cannot be shown in full is refused,
+    never cut: ToolError(TOO_LARGE) over DIFF_LINES lines or ``code`` over CODE_BYTES bytes."""
     if diff is None and (before is not None or after is not None):
-        at_least = diff_lines_at_least(
-            before or "", after or ""
-        )  # size first: no diff is computed for a change too big
+        at_least = diff_lines_at_least(before or "", after or "")  # no diff computed for a change too big
         if at_least > DIFF_LINES:
             raise too_large_to_show(at_least)
         diff = source_diff(before or "", after or "", max_lines=None)
@@ -496,8 +426,8 @@ def shown_diff(
 
 
 def shown_arguments(shown: str) -> list[str]:
-    """The lines a site tool's proposal shows of its arguments (``shown``: their JSON text). Raises
-    ToolError(TOO_LARGE) for more than SITE_TOOL_ARGUMENT_BYTES bytes or DIFF_LINES lines (refused, never cut)."""
+    """The lines a site tool's proposal shows of its arguments' JSON. Raises ToolError(TOO_LARGE) over
+    SITE_TOOL_ARGUMENT_BYTES bytes or DIFF_LINES lines (never cut)."""
     if utf8_len(shown) > SITE_TOOL_ARGUMENT_BYTES:
         raise ToolError(
             ErrorCode.TOO_LARGE,

@@ -8,14 +8,9 @@ import hashlib
 import json
 from typing import Any
 
-from webmcp_bridge.core.limits import (
-    CONTEXT_CHARS,
-    MAX_INT,
-)
+from webmcp_bridge.core.limits import CONTEXT_CHARS, MAX_INT
 from webmcp_bridge.core.snapshot import HASH_HEX_CHARS
 from webmcp_bridge.host.protocol import RawOutput
-
-# -- positions: (line, UTF-16 column) <-> index into the str ---------------------------------------------
 
 
 def utf16_units(text: str) -> int:
@@ -24,9 +19,8 @@ def utf16_units(text: str) -> int:
 
 
 def index_of(source: str, position: Any) -> int | None:
-    """The index into ``source`` (code points) of ``position`` {line, column} (0-based, column in UTF-16
-    code units), or None when it is not a valid position inside ``source`` (past a line's end, past the last
-    line, or between the two halves of a surrogate pair)."""
+    """The code-point index of ``position`` {line, column} (0-based, UTF-16 columns) in ``source``; None when it is
+    not inside it (past a line's end or the last line, or inside a surrogate pair)."""
     if not is_position(position):
         return None
     line, column = position["line"], position["column"]
@@ -84,8 +78,8 @@ def context_around(source: str, start: int, end: int) -> tuple[str, str]:
 
 
 def locate_quote(source: str, anchor: dict[str, Any]) -> tuple[str, tuple[int, int] | None]:
-    """Resolve a stored range anchor against ``source``: ``(state, (start, end) or None)`` with state
-    "exact" | "reanchored" | "orphaned" (rules in the module docstring)."""
+    """``(state, (start, end) or None)`` of a stored range anchor in ``source``: "exact" | "reanchored" |
+    "orphaned" (docs/TOOLS.md, "Anchor states")."""
     quote = anchor["quote"]
     at = index_of(source, anchor["selection"]["start"])
     if at is not None and source.startswith(quote, at):
@@ -100,11 +94,8 @@ def locate_quote(source: str, anchor: dict[str, Any]) -> tuple[str, tuple[int, i
 
 
 def output_fingerprint(output: RawOutput) -> str:
-    """A fingerprint of one output that ignores execution counts: the first 16 hex digits of SHA-256 over
-    the output type, the stream name, and for each representation its MIME type, byte size and first
-    :data:`FINGERPRINT_HEAD_BYTES` of text (as the host read them; "" for binary data). An error output is
-    fingerprinted by ``ename`` and ``evalue`` instead of its traceback (tracebacks name the execution count:
-    "Cell In[12], line 3")."""
+    """16 hex digits of SHA-256 over the output type, stream name, and per representation its MIME type, byte size
+    and text head; an error by ``ename`` and ``evalue``, not its traceback (which names the execution count)."""
     parts: list[Any] = [output.output_type, output.name or ""]
     if output.output_type == "error":
         parts += [output.ename or "", output.evalue or ""]

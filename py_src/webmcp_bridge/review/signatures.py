@@ -1,20 +1,8 @@
-"""Whether a review message that says it is the person's was written by the person in this browser.
-
-Threads travel in the notebook file (:mod:`webmcp_bridge.review.threads`), and a file is untrusted: kernel code the
-agent ran can write a notebook whose threads hold messages marked ``"author": "person"``, and an agent that read them
-would take them for the person's instructions. So a message the person writes (the Agent panel, the cell menu) is
-stored with ``"sig"``: an HMAC-SHA-256, keyed by this browser's secret for the site (kept where kernel code cannot
-read it: ``lab/page_secret.py``), over what the message says: the thread's id, the message's position in the thread's
-stored list, its author, its text and its time (seconds, to the millisecond). Judging a stored message:
-
-- ``"author": "agent"`` is shown as stored (a file that says the agent wrote something gains nothing from it);
-- ``"author": "person"`` is shown as the person's only when its ``sig`` is that HMAC under the key at hand; any other
-  (no signature, another key, a changed text, time, thread or position) is shown with the author :data:`FROM_FILE`.
-
-So a message the person wrote in another browser, or before the secret existed, also reads ``file``: the mark says
-"not written by the person in this browser", not "forged".
-
-Pure: the key is handed in by the caller (None: there is none, and no message can be the person's).
+"""Whether a review message that says it is the person's was written by the person in this browser (docs/TOOLS.md,
+"Who wrote a message"). A file is untrusted: kernel code can write "person" messages the agent would obey. So the
+person's messages carry ``"sig"``, an HMAC-SHA-256 under this browser's secret (out of the kernel's reach,
+``lab/page_secret.py``) over thread id, position, author, text and time; one without a valid ``sig`` reads
+:data:`FROM_FILE` ("not written here", not "forged"). The key is handed in (None: none is the person's).
 """
 
 from __future__ import annotations
@@ -35,16 +23,14 @@ _PURPOSE = "webmcp-bridge review message 1"
 
 
 def signature(key: bytes, thread_id: str, index: int, author: str, body: str, time: float) -> str:
-    """The signature of a message: the first :data:`SIGNATURE_HEX_DIGITS` hex digits of HMAC-SHA-256(``key``, the JSON
-    text ``[purpose, thread_id, index, author, body, time with 3 decimals]``, ASCII-escaped, no spaces). ``index``:
-    the message's position in the thread's stored ``messages`` list (malformed entries count)."""
+    """:data:`SIGNATURE_HEX_DIGITS` hex digits of HMAC-SHA-256(``key``, compact ASCII JSON ``[purpose, thread_id,
+    index, author, body, time with 3 decimals]``); ``index`` counts malformed stored entries too."""
     text = json.dumps([_PURPOSE, thread_id, index, author, body, f"{time:.3f}"], separators=(",", ":"))
     return hmac.new(key, text.encode("ascii"), hashlib.sha256).hexdigest()[:SIGNATURE_HEX_DIGITS]
 
 
 def sign(key: bytes | None, thread_id: str, index: int, message: dict[str, Any]) -> dict[str, Any]:
-    """``message`` (a stored message: author, body, time) as it is stored: with its ``sig`` when it is the person's and
-    there is a key; the agent's, or any without a key, unchanged."""
+    """``message`` (author, body, time) as stored: signed when the person's and there is a key."""
     if key is None or message.get("author") != "person":
         return message
     return {
@@ -54,8 +40,7 @@ def sign(key: bytes | None, thread_id: str, index: int, message: dict[str, Any])
 
 
 def shown_author(key: bytes | None, thread_id: str, index: int, author: str, body: str, time: float, sig: Any) -> str:
-    """The author a valid stored message is shown with (see the module docstring): ``author`` itself unless it is
-    "person" and ``sig`` is not its signature under ``key``, then :data:`FROM_FILE`."""
+    """``author``, or :data:`FROM_FILE` for a "person" message whose ``sig`` is not its signature under ``key``."""
     if author != "person":
         return author
     if key is None or not isinstance(sig, str):

@@ -1,74 +1,41 @@
 """Review threads: comments anchored to a cell, a range of its source, or one of its outputs.
 
-Pure Python over the host protocol (:class:`~webmcp_bridge.host.protocol.LiveNotebook`): the tools
-(:mod:`webmcp_bridge.tools.review`) use it on the guarded notebook, the person's Agent panel on the raw one.
-Every method is synchronous, so a write is one read-modify-write of the notebook's ``webmcp_bridge``
-metadata with no ``await`` in between.
+Used by the tools on the guarded notebook, by the Agent panel on the raw one. Every method is synchronous, so a
+write is one read-modify-write of the notebook's ``webmcp_bridge`` metadata with no ``await`` in between.
 
-Storage (schemaVersion 1)
--------------------------
-Threads live in the notebook metadata, so they travel with the file::
+Storage (schemaVersion 1), in the notebook metadata so threads travel with the file::
 
     metadata["webmcp_bridge"] = {
         "schemaVersion": 1,                # an int; written as 1 when missing or malformed, else kept
-        "access": ...,                     # not ours (webmcp_bridge.access); kept as it is
-        "threads": [<thread>, ...],        # oldest first
-        ...                                # any other key: kept as it is
+        "threads": [<thread>, ...],        # oldest first; "access" and any other key kept as they are
     }
-
     <thread> = {
         "id": "3f9a1c2b7d4e",              # 12 lowercase hex digits, random, unique in the notebook
-        "status": "open" | "resolved",
-        "anchor": <anchor>,
-        "messages": [<message>, ...],      # oldest first; the first one is the comment that opened the thread
-        "createdAt": 1718000000.123,       # seconds since the epoch (float)
-        "updatedAt": 1718000000.123,       # last message, status change or re-anchoring
-        "resolvedAt": 1718000000.123,      # only while resolved
-        "resolvedBy": "person" | "agent",  # only while resolved
+        "status": "open" | "resolved", "anchor": <anchor>,
+        "messages": [<message>, ...],      # oldest first; the first opened the thread
+        "createdAt": 1718000000.123,       # seconds since the epoch; "updatedAt" likewise (last change)
+        "resolvedAt": 1718000000.123, "resolvedBy": "person" | "agent",  # only while resolved
     }
-
     <message> = {"author": "person" | "agent", "body": str, "time": 1718000000.123,
                  "sig": "9c1f..."}         # the person's, signed: review/signatures.py
+    <anchor> = {"kind": "cell", "cellId": str}
+        | {"kind": "range", "cellId": str, "quote": str (non-empty),
+           "prefix": str, "suffix": str,   # up to CONTEXT_CHARS characters before / after it at creation
+           "selection": {"start": {"line", "column"}, "end": {...}}}  # where it was (0-based; UTF-16 columns)
+        | {"kind": "output", "cellId": str, "outputIndex": int,
+           "fingerprint": str,             # output_fingerprint(); 16 hex digits
+           "outputType": str, "mimeTypes": [str, ...]}   # what it was, for display only
 
-    <anchor> is one of
-        {"kind": "cell",   "cellId": str}
-        {"kind": "range",  "cellId": str,
-         "quote": str,                      # the exact quoted source text (non-empty)
-         "prefix": str, "suffix": str,      # up to CONTEXT_CHARS characters before / after it at creation
-         "selection": {"start": {"line": int, "column": int},
-                       "end":   {"line": int, "column": int}}}   # where it was (0-based; UTF-16 columns)
-        {"kind": "output", "cellId": str,
-         "outputIndex": int,                # index of the output in the cell
-         "fingerprint": str,                # see output_fingerprint(); 16 hex digits
-         "outputType": str, "mimeTypes": [str, ...]}   # what it was, for display only
+Reading is defensive: a non-dict block, a non-list ``threads`` and any invalid entry (wrong types, unknown status or
+kind, duplicate id, non-list ``messages``) are skipped, never an error; writes keep skipped entries and other keys as
+found (only a non-dict block or non-list ``threads`` is replaced). A malformed message is skipped when read, kept
+when written; a wrong-typed optional field reads as absent. A "person" message reads as theirs only when its
+``sig`` verifies (:mod:`webmcp_bridge.review.signatures`), else "file".
 
-Reading is defensive: a ``webmcp_bridge`` value that is not a dict, a ``threads`` value that is not a list, and any
-entry that is not a valid thread (wrong types, unknown status or anchor kind, a duplicate id, a ``messages`` value that
-is not a list) are skipped, never an error. Writes keep every skipped entry and every other key exactly as found; only
-a non-dict ``webmcp_bridge`` value or a non-list ``threads`` value is replaced (it cannot hold a thread). Inside a
-valid thread a malformed message is skipped when reading and kept when writing; optional fields of the wrong type read
-as absent.
-
-A message that says it is the person's reads as theirs only when its ``sig`` verifies under the key :class:`Review`
-is given (:mod:`webmcp_bridge.review.signatures`); otherwise its author reads "file".
-
-Anchor states (computed on every read, never stored)
-----------------------------------------------------
-- cell: ``exact``, or ``cell-missing`` when no cell has that id.
-- range: ``exact`` when the stored selection still selects the quote; else ``reanchored`` when the quote
-  occurs exactly once in the cell's current source, or several times but exactly one occurrence has the
-  stored context on both sides (the text right before it ends with ``prefix`` and the text right after it
-  starts with ``suffix``); else ``orphaned`` (never a guess); ``cell-missing`` when the cell is gone. The current
-  selection is reported for ``exact`` and ``reanchored`` (0-based lines, columns in UTF-16 code units as
-  CodeMirror and ``jupyter_focus_cell`` count; lines split on "\\n").
-- output: ``exact`` when the output at ``outputIndex`` still has the stored fingerprint, ``output-changed``
-  otherwise (also when the cell has fewer outputs now), ``cell-missing`` when the cell is gone. The
-  fingerprint ignores execution counts, so a rerun printing the same thing stays ``exact``.
-
-Errors (ToolError): COMMENT_NOT_FOUND (one wording, :func:`comment_not_found`), COMMENT_ANCHOR_STALE
-(:meth:`Review.focus` on an orphaned or cell-missing anchor), CELL_NOT_FOUND, OUTPUT_NOT_FOUND, INVALID_ARGUMENT (empty
-body, bad author, quote not found once, a selection outside the source or empty, resolving a resolved thread, reopening
-an open one), TOO_LARGE (a body or quote over its cap, too many threads or messages). A failing call changes nothing.
+Anchor states are computed on every read, never stored (docs/TOOLS.md, "Anchor states"): cell ``exact`` /
+``cell-missing``; range ``exact`` / ``reanchored`` (the quote once, or once with its stored context) / ``orphaned``
+(never a guess) / ``cell-missing``, with the current selection when found; output ``exact`` / ``output-changed``
+(fingerprint without execution counts) / ``cell-missing``. A failing call changes nothing.
 """
 
 from __future__ import annotations
@@ -77,6 +44,7 @@ import copy
 import math
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -107,9 +75,6 @@ AUTHORS = ("person", "agent")
 STATUSES = ("open", "resolved")
 
 
-# -- anchors as arguments -------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class CellAnchor:
     """Anchor a thread to a whole cell."""
@@ -138,9 +103,6 @@ class OutputAnchor:
 Anchor = CellAnchor | RangeAnchor | OutputAnchor
 
 
-# -- views ---------------------------------------------------------------------------------------------
-
-
 class Message(NamedTuple):
     """A message as read: ``author`` "person" | "agent" | "file" (review/signatures.py), ``time`` in epoch seconds."""
 
@@ -151,22 +113,9 @@ class Message(NamedTuple):
 
 @dataclass(frozen=True)
 class ThreadView:
-    """A thread as read now, with its anchor resolved against the live notebook.
-
-    Attributes:
-        id: the thread id.
-        status: "open" | "resolved".
-        anchor: the stored anchor (a copy of the dict described in the module docstring).
-        state: "exact" | "reanchored" | "orphaned" | "cell-missing" (range); "exact" | "output-changed" |
-            "cell-missing" (output); "exact" | "cell-missing" (cell).
-        cell_id: the anchor's cell id.
-        cell_index: the cell's index now (None when the cell is missing).
-        selection: the quote's current selection {start, end} for a range that is exact or reanchored,
-            else None.
-        messages: every valid message, oldest first.
-        created_at, updated_at, resolved_at: seconds since the epoch (None when unknown / not resolved).
-        resolved_by: "person" | "agent" while resolved, else None.
-    """
+    """A thread as read now: ``anchor`` a copy of the stored one, ``state`` its anchor state, ``cell_index`` None
+    when the cell is missing, ``selection`` the quote's {start, end} when found, times in epoch seconds (None:
+    unknown or not resolved), ``resolved_by`` only while resolved."""
 
     id: str
     status: str
@@ -187,14 +136,8 @@ class ThreadView:
         return self.anchor["kind"]
 
     def to_json(self, max_messages: int | None = None) -> dict[str, Any]:
-        """The thread as tools return it::
-
-            {id, status, state, cellId, cellIndex, anchor, selection, createdAt, updatedAt, resolvedAt,
-             resolvedBy, messageCount, messages: [{author, body, time}], omittedMessageCount}
-
-        With ``max_messages`` only the first message and the latest ``max_messages - 1`` are included;
-        ``omittedMessageCount`` says how many in between were left out.
-        """
+        """The thread as tools return it (docs/TOOLS.md); with ``max_messages`` only the first message and the
+        latest ``max_messages - 1``, ``omittedMessageCount`` counting the rest."""
         shown = list(self.messages)
         if max_messages is not None and len(shown) > max_messages:
             keep = max(1, max_messages)
@@ -222,9 +165,6 @@ def comment_not_found(thread_id: str) -> ToolError:
     return ToolError(
         ErrorCode.COMMENT_NOT_FOUND, f"No comment thread with id {thread_id!r} in this notebook.", threadId=thread_id
     )
-
-
-# -- parsing stored threads ----------------------------------------------------------------------------
 
 
 def _valid_anchor(anchor: Any) -> bool:
@@ -275,8 +215,8 @@ def _messages(raw: list[Any], thread_id: str, key: bytes | None) -> tuple[Messag
 
 
 def parse_threads(meta: Any) -> list[dict[str, Any]]:
-    """The valid thread entries of a ``webmcp_bridge`` metadata value, in stored order (the dicts
-    themselves, not copies). Invalid entries and later duplicates of an id are skipped."""
+    """The valid thread entries (the stored dicts themselves) of a ``webmcp_bridge`` block, in order; invalid entries
+    and later duplicates of an id skipped."""
     if not isinstance(meta, dict) or not isinstance(meta.get(THREADS_KEY), list):
         return []
     seen: set[str] = set()
@@ -289,8 +229,7 @@ def parse_threads(meta: Any) -> list[dict[str, Any]]:
 
 
 def _selection_in(source: str, selection: Any, name: str = "selection") -> tuple[int, int]:
-    """Indices (start, end) of a selection given as an argument, ordered; INVALID_ARGUMENT if it is not
-    inside ``source`` or empty."""
+    """Ordered (start, end) indices of a selection argument; INVALID_ARGUMENT outside ``source`` or empty."""
     if not is_selection(selection):
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
@@ -312,19 +251,10 @@ def _selection_in(source: str, selection: Any, name: str = "selection") -> tuple
     return start, end
 
 
-# -- the review API ------------------------------------------------------------------------------------
-
-
 class Review:
-    """Review threads of one notebook.
-
-    Args:
-        nb: the notebook (guarded for tools, raw for the person's panel).
-        limits: caps on bodies, quotes and counts (``comment_*`` fields of :class:`Limits`).
-        now: clock, seconds since the epoch (tests pass their own).
-        key: signs the person's messages and judges the stored ones (the page secret, ``lab/page_secret.py``); None:
-            no message reads as the person's, and theirs are stored unsigned.
-    """
+    """Review threads of one notebook (guarded for tools, raw for the panel); caps are ``Limits.comment_*``; ``now``
+    a clock in epoch seconds. ``key`` (the page secret) signs the person's messages and judges stored ones (None:
+    none reads as the person's, theirs are stored unsigned)."""
 
     def __init__(
         self,
@@ -338,28 +268,24 @@ class Review:
         self._now = now
         self.key = key
 
-    # -- reads -----------------------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
-        """``{"open": n, "resolved": m}`` over the valid threads (no cell is read)."""
+        """``{"open": n, "resolved": m}`` (no cell is read)."""
         threads = parse_threads(self.nb.bridge_metadata())
         return {s: sum(1 for t in threads if t["status"] == s) for s in STATUSES}
 
     def counts_by_cell(self, status: StatusFilter = "open") -> dict[str, int]:
-        """Number of threads with ``status`` per anchor cell id (no cell is read; for cell markers)."""
-        out: dict[str, int] = {}
-        for t in self._select(status, None):
-            out[t["anchor"]["cellId"]] = out.get(t["anchor"]["cellId"], 0) + 1
-        return out
+        """Threads with ``status`` per anchor cell id (no cell is read)."""
+        return dict(Counter(t["anchor"]["cellId"] for t in self._select(status, None)))
 
     def count(self, status: StatusFilter = "open", cell_id: str | None = None) -> int:
-        """Number of threads :meth:`threads` would return without a limit (no cell is read)."""
+        """How many threads :meth:`threads` would return without a limit (no cell is read)."""
         return len(self._select(status, cell_id))
 
     def threads(
         self, status: StatusFilter = "open", cell_id: str | None = None, limit: int | None = None
     ) -> list[ThreadView]:
-        """Threads with ``status`` ("all" for both), only those anchored to ``cell_id`` when given, oldest
-        first, at most ``limit``; anchors resolved with one read of the cells involved."""
+        """Threads with ``status`` ("all": both), of ``cell_id`` when given, oldest first, at most ``limit``; the
+        cells read once."""
         if status not in ("open", "resolved", "all"):
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "status must be 'open', 'resolved' or 'all'.")
         chosen = self._select(status, cell_id)
@@ -369,13 +295,9 @@ class Review:
         """One thread. Raises COMMENT_NOT_FOUND."""
         return self._resolve([self._find(parse_threads(self.nb.bridge_metadata()), thread_id)])[0]
 
-    # -- writes ----------------------------------------------------------------------------------------
     def create(self, anchor: Anchor, body: str, author: Author) -> ThreadView:
-        """Open a thread on ``anchor`` with ``body`` as its first message.
-
-        Raises CELL_NOT_FOUND, OUTPUT_NOT_FOUND, INVALID_ARGUMENT (quote not found exactly once: details
-        ``occurrences``; bad selection; both quote and selection or neither), TOO_LARGE (body, quote, or the
-        notebook already holds ``comment_threads_stored`` threads)."""
+        """Open a thread on ``anchor``. Raises CELL_NOT_FOUND, OUTPUT_NOT_FOUND, INVALID_ARGUMENT (quote not once:
+        ``occurrences``; bad selection), TOO_LARGE (body, quote, ``comment_threads_stored`` reached)."""
         self._check_author(author)
         self._check_body(body, "body")
         stored = self._anchor(anchor)
@@ -403,12 +325,11 @@ class Review:
                 "updatedAt": now,
             }
         )
-        self._store(meta, entries)
-        return self.get(thread_id)
+        return self._store(meta, entries, thread_id)
 
     def reply(self, thread_id: str, body: str, author: Author) -> ThreadView:
-        """Add a message to a thread (open or resolved; its status does not change). Raises
-        COMMENT_NOT_FOUND, INVALID_ARGUMENT, TOO_LARGE (body, or ``comment_messages_stored`` reached)."""
+        """Add a message (the status is kept). Raises COMMENT_NOT_FOUND, INVALID_ARGUMENT, TOO_LARGE (body, or
+        ``comment_messages_stored`` reached)."""
         self._check_author(author)
         self._check_body(body, "body")
         meta, entries = self._load()
@@ -423,15 +344,13 @@ class Review:
                 maxCount=self.limits.comment_messages_stored,
             )
         now = self._time()
-        added = {"author": author, "body": body, "time": now}
-        thread["messages"].append(sign(self.key, thread_id, len(thread["messages"]), added))
+        self._append(thread, author, body, now)
         thread["updatedAt"] = now
-        self._store(meta, entries)
-        return self.get(thread_id)
+        return self._store(meta, entries, thread_id)
 
     def resolve(self, thread_id: str, author: Author, message: str | None = None) -> ThreadView:
-        """Resolve an open thread, optionally adding a closing ``message``. Raises COMMENT_NOT_FOUND,
-        INVALID_ARGUMENT (already resolved), TOO_LARGE."""
+        """Resolve an open thread, with an optional closing ``message``. Raises COMMENT_NOT_FOUND, INVALID_ARGUMENT
+        (already resolved), TOO_LARGE."""
         self._check_author(author)
         if message is not None:
             self._check_body(message, "message")
@@ -453,11 +372,9 @@ class Review:
             )
         now = self._time()
         if message is not None:
-            added = {"author": author, "body": message, "time": now}
-            thread["messages"].append(sign(self.key, thread_id, len(thread["messages"]), added))
+            self._append(thread, author, message, now)
         thread.update(status="resolved", resolvedAt=now, resolvedBy=author, updatedAt=now)
-        self._store(meta, entries)
-        return self.get(thread_id)
+        return self._store(meta, entries, thread_id)
 
     def reopen(self, thread_id: str, author: Author) -> ThreadView:
         """Reopen a resolved thread. Raises COMMENT_NOT_FOUND, INVALID_ARGUMENT (already open)."""
@@ -472,27 +389,23 @@ class Review:
         thread.pop("resolvedAt", None)
         thread.pop("resolvedBy", None)
         thread["updatedAt"] = self._time()
-        self._store(meta, entries)
-        return self.get(thread_id)
+        return self._store(meta, entries, thread_id)
 
     def reanchor(self, thread_id: str, cell_id: str, selection: dict | None) -> ThreadView:
-        """The person moves a thread (typically an orphaned one) to ``selection`` of cell ``cell_id`` (a
-        range anchor, exact from now on), or to the whole cell when ``selection`` is None. Messages and
-        status are kept. Raises COMMENT_NOT_FOUND, CELL_NOT_FOUND, INVALID_ARGUMENT, TOO_LARGE."""
+        """The person moves a thread to ``selection`` of cell ``cell_id`` (None: the whole cell). Raises
+        COMMENT_NOT_FOUND, CELL_NOT_FOUND, INVALID_ARGUMENT, TOO_LARGE."""
         anchor: Anchor = CellAnchor(cell_id) if selection is None else RangeAnchor(cell_id, selection=selection)
         stored = self._anchor(anchor)
         meta, entries = self._load()
         thread = self._find(parse_threads(meta), thread_id)
         thread["anchor"] = stored
         thread["updatedAt"] = self._time()
-        self._store(meta, entries)
-        return self.get(thread_id)
+        return self._store(meta, entries, thread_id)
 
     def focus(self, thread_id: str) -> tuple[ThreadView, str]:
-        """Show a thread's anchor to the person: select the range (exact or reanchored), reveal the cell, or
-        highlight the output (:meth:`LiveNotebook.highlight_output`; when that output index no longer exists,
-        the cell is revealed). Returns ``(view, shown)`` with shown "selection" | "cell" | "output". Raises
-        COMMENT_NOT_FOUND, COMMENT_ANCHOR_STALE (orphaned or cell-missing: details ``threadId``, ``state``)."""
+        """Show a thread's anchor to the person: select the range, highlight the output (the cell when it is gone),
+        or reveal the cell; returns ``(view, "selection" | "cell" | "output")``. Raises COMMENT_NOT_FOUND,
+        COMMENT_ANCHOR_STALE (orphaned or cell-missing: ``threadId``, ``state``)."""
         view = self.get(thread_id)
         if view.state in ("orphaned", "cell-missing"):
             why = (
@@ -516,7 +429,6 @@ class Review:
         self.nb.set_focus(view.cell_id, None, view.selection)
         return view, ("selection" if view.selection is not None else "cell")
 
-    # -- internals -------------------------------------------------------------------------------------
     def _time(self) -> float:
         return round(float(self._now()), 3)
 
@@ -553,7 +465,7 @@ class Review:
             )
 
     def _load(self) -> tuple[dict[str, Any], list[Any]]:
-        """(the whole ``webmcp_bridge`` dict, its threads list): the objects to mutate and store back."""
+        """(the ``webmcp_bridge`` dict, its threads list), to mutate and store back."""
         meta = self.nb.bridge_metadata()
         if not isinstance(meta, dict):
             meta = {}
@@ -561,11 +473,17 @@ class Review:
             meta[THREADS_KEY] = []
         return meta, meta[THREADS_KEY]
 
-    def _store(self, meta: dict[str, Any], entries: list[Any]) -> None:
+    def _store(self, meta: dict[str, Any], entries: list[Any], thread_id: str) -> ThreadView:
+        """Write the block back; the thread ``thread_id`` as read after."""
         meta[THREADS_KEY] = entries
         if not is_int(meta.get("schemaVersion"), 1):
             meta["schemaVersion"] = SCHEMA_VERSION
         self.nb.set_bridge_metadata(meta)
+        return self.get(thread_id)
+
+    def _append(self, thread: dict[str, Any], author: Author, body: str, now: float) -> None:
+        added = {"author": author, "body": body, "time": now}
+        thread["messages"].append(sign(self.key, thread["id"], len(thread["messages"]), added))
 
     def _anchor(self, anchor: Anchor) -> dict[str, Any]:
         """The stored form of an anchor argument, checked against the live cell."""
@@ -640,7 +558,7 @@ class Review:
         }
 
     def _read_cells(self, cell_ids: Sequence[str], max_outputs: int) -> dict[str, RawCell]:
-        """The cells of ``cell_ids`` that exist, by id: one read, or one per id when some are missing."""
+        """The existing cells of ``cell_ids``, by id: one read, or one per id when some are missing."""
         if not cell_ids:
             return {}
         head = FINGERPRINT_HEAD_BYTES if max_outputs else 0

@@ -1,24 +1,8 @@
-"""Notebooks, cells and outputs as MCP resources, where the page's WebMCP runtime serves resources (pure Python).
-
-The addresses are the tools' (:mod:`webmcp_bridge.core.uris`): ``notebook://{path}``,
-``notebook://{path}/cells/{cellId}`` and ``notebook://{path}/cells/{cellId}/outputs/{index}``. A runtime that
-offers resources (the MCP-B runtime, ``@mcp-b/global`` 5.1.0: ``document.modelContext.registerResource``; native
-WebMCP in Chromium has none) gets the three :data:`TEMPLATES` (RFC 6570, ``{+path}`` spanning folders, the most
-specific first, as the runtime tries them in order) and one reader, :func:`read_resource`.
-
-A read goes through the registry like a tool call (validation, the access guard, bounds; the Activity panel shows
-it), whether or not the tool's toolset is on in the page; a tool the person disabled refuses the read too:
-
-- a notebook: ``jupyter_get_cells`` without sources (the cells' ids, uris, types, hashes), as JSON;
-- a cell: ``jupyter_get_cells`` of that cell with its outputs listed, as JSON;
-- an output: ``jupyter_get_output`` by its uri: the text of its default representation (the first page; the item's
-  ``_meta`` says when more follows) or the image, as a base64 ``blob``.
-
-Cache hints (the result's ``ttlMs`` and ``cacheScope``, which MCP-B 5.1.0 passes to clients of the 2026-07-28
-protocol): a notebook and a cell change while the person types, so they are fresh for :data:`SHORT_TTL_MS`; an
-output changes only when its cell runs again, so it is kept :data:`OUTPUT_TTL_MS`. Everything is ``private`` (the
-person's notebook). A read that fails (a bad URI, a missing or hidden cell, a tool turned off) raises
-:class:`ResourceError` with the tool's error payload; the runtime answers the client with an error.
+"""Notebooks, cells and outputs as MCP resources where the page's runtime serves them (MCP-B's
+``registerResource``; docs/TOOLS.md, "Addresses"): the three :data:`TEMPLATES` (most specific first, as the runtime
+tries them) and :func:`read_resource`, a registry call (the access guard, bounds, the Activity panel) whether or not
+its toolset is on. Notebooks and cells are fresh for :data:`SHORT_TTL_MS` (the person may type), outputs
+:data:`OUTPUT_TTL_MS`, all ``private``; a failed read raises :class:`ResourceError` with the tool's error payload.
 """
 
 from __future__ import annotations
@@ -62,8 +46,7 @@ TEMPLATES: tuple[dict[str, str], ...] = (
 
 
 class ResourceError(Exception):
-    """A read that failed: ``payload`` is the error payload ``{error, message, ...}`` (a tool's, or INVALID_ARGUMENT
-    for a bad URI)."""
+    """A failed read: ``payload`` is the tool's error payload ``{error, message, ...}`` (INVALID_ARGUMENT: bad URI)."""
 
     def __init__(self, payload: dict[str, Any]) -> None:
         super().__init__(str(payload.get("message", "The resource could not be read.")))
@@ -79,7 +62,7 @@ async def _call(registry: Registry[Any], tool: str, arguments: dict[str, Any]) -
 
 async def read_resource(registry: Registry[Any], uri: str) -> dict[str, Any]:
     """The MCP ``ReadResourceResult`` of ``uri``: ``{contents: [{uri, mimeType, text | blob, _meta?}], ttlMs,
-    cacheScope}`` (see the module docstring). Raises :class:`ResourceError`."""
+    cacheScope}``. Raises :class:`ResourceError`."""
     try:
         address = parse_uri(uri)
     except ToolError as err:

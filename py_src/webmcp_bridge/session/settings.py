@@ -1,43 +1,11 @@
-"""The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (pure Python, no ``js``).
+"""The person's settings of the bridge, as JupyterLab's Settings Editor keeps them (docs/TOOLS.md, "Settings").
 
-The loader's plugin ``jupyterlab-webmcp-bridge:plugin`` has one source: the pydantic model
-:class:`~webmcp_bridge.session.settings_model.SettingsModel`, which carries each setting's title, description,
-type, default and bounds (the numbers from :mod:`webmcp_bridge.core.limits`). The build writes its JSON schema
-into the labextension (``schemas/jupyterlab-webmcp-bridge/plugin.json``; JupyterLite serves it in
-``build/schemas/all_federated.json`` and keeps the person's values in the browser's IndexedDB), and
-:func:`parse_settings` repairs a stored value against the same schema. Its properties:
-
-=================  =========================================  ==========================================
-key                meaning                                    kind (bounds: the schema's)
-=================  =========================================  ==========================================
-executionTimeout   seconds before a call returns ``pending``  a number in ``minimum .. maximum``
-runTimeout         seconds jupyter_run_cells waits per cell   a number in ``minimum .. maximum``
-resultBytes        cap on one result's JSON text, UTF-8       an integer in ``minimum .. maximum``
-disabledTools      tool names the agent may not use           names or globs, ``MAX_DISABLED_TOOLS`` used
-toolsets           the toolsets the page serves               toolset names or aliases, ``maxItems``; null
-contributions      the site's own tool files                  workspace paths (read by ``contrib/config``)
-defaultMode        "direct" or "propose"                      applied at start-up only
-=================  =========================================  ==========================================
-
-:func:`parse_settings` reads a composite settings object defensively (JupyterLab validates against the
-schema, but a value can still arrive malformed): a value of the wrong type falls back to its default, a
-number out of bounds is clamped into them, and each such repair is reported as a problem (for the console),
-never raised. :func:`limits_for` turns settings into :class:`~webmcp_bridge.core.limits.Limits`
-(``dataclasses.replace`` of the site's own limits); :class:`SettingsApplier` applies them to a registry at
-start-up and on every change.
-
-Disabled tools: each entry is a tool name or a glob (``fnmatch.fnmatchcase``: ``jupyter_*_comment``,
-``jupyter_run_?ode``); the tools they match are left out of ``Registry.definitions()`` (so the page unregisters
-them from WebMCP) and a call that still names one is refused with ``UNKNOWN_TOOL`` and ``disabled: true`` (to
-the agent the tool does not exist in this page; the message says the person turned it off). An entry that
-matches no tool is ignored (reported as a problem), so a setting written for a later version does no harm.
-
-Toolsets: the words (toolset names, ``all``, ``default``) choosing the toolsets the page serves when its URL
-has no ``?toolsets=`` (:mod:`webmcp_bridge.calls.toolsets`); null (the default) leaves the choice to the
-default set. A change applies at once and replaces the toolsets the agent turned on or off.
-
-Default mode: applied once when the bridge starts; afterwards the person's switch (the command palette's
-"Agent: Propose changes", the Agent panel) wins, and a change of ``defaultMode`` waits for the next load.
+:class:`~webmcp_bridge.session.settings_model.SettingsModel` makes the schema the build writes and the rules
+:func:`parse_settings` repairs a stored value against: a wrong type falls back to its default, a number out of
+bounds is clamped, each repair a reported problem, never raised (a value can arrive malformed), and a
+``disabledTools`` entry matching no tool is reported, not an error. :func:`limits_for` makes the
+:class:`~webmcp_bridge.core.limits.Limits`; :class:`SettingsApplier` applies them at start-up and on every change
+(``defaultMode`` at start-up only: afterwards the person's switch wins).
 """
 
 from __future__ import annotations
@@ -63,13 +31,12 @@ _FIELD_OF = {field.alias or name: name for name, field in SettingsModel.model_fi
 
 
 def _default(name: str) -> Any:
-    """The model's default of the field ``name`` (``execution_timeout``)."""
     return SettingsModel.model_fields[name].default
 
 
 def _strings(raw: Any, key: str, what: str, most: int, problems: list[str]) -> tuple[str, ...] | None:
-    """The valid, unique, sorted entries of list setting ``key`` (each a string matching the schema's ``items``
-    ``pattern``; ``what`` names them in a problem), at most ``most``; None when ``raw`` is not a list."""
+    """The valid (``items`` ``pattern``), unique, sorted entries of list setting ``key``, at most ``most``; None when
+    ``raw`` is not a list."""
     if not isinstance(raw, list):
         return None
     pattern = re.compile(setting_rules(key)["items"]["pattern"])
@@ -85,10 +52,8 @@ def _strings(raw: Any, key: str, what: str, most: int, problems: list[str]) -> t
 
 @dataclass(frozen=True)
 class BridgeSettings:
-    """The settings, validated. ``execution_timeout`` in seconds, ``result_bytes`` in UTF-8 bytes,
-    ``disabled_tools`` sorted and unique, ``default_mode`` one of :data:`~webmcp_bridge.propose.proposals.MODES`,
-    ``run_timeout`` the seconds jupyter_run_cells waits for one cell (then reports it running), ``toolsets`` the
-    words choosing the page's toolsets (None: not chosen by the settings; see :mod:`webmcp_bridge.calls.toolsets`)."""
+    """The settings, validated: timeouts in seconds, ``result_bytes`` in UTF-8 bytes, ``disabled_tools`` sorted and
+    unique, ``toolsets`` None when the settings do not choose."""
 
     execution_timeout: float = _default("execution_timeout")
     result_bytes: int = _default("result_bytes")
@@ -113,9 +78,8 @@ def _clamp(value: float, bounds: tuple[float, float]) -> float:
 
 
 def _bounded(value: Any, key: str, problems: list[str]) -> float | int | None:
-    """Number setting ``key`` stored as ``value``, clamped to the schema's ``minimum .. maximum`` (an integer when
-    its ``type`` is ``integer``); None (the schema's ``default`` is used) when it is not a number (an integer).
-    Each repair is told in ``problems``."""
+    """Number setting ``key`` clamped to its schema's bounds; None (the default) when not a number (integer). Each
+    repair is told in ``problems``."""
     rules = setting_rules(key)
     bounds, default, integer = (rules["minimum"], rules["maximum"]), rules["default"], rules["type"] == "integer"
     number = _number(value)
@@ -133,11 +97,8 @@ def _bounded(value: Any, key: str, problems: list[str]) -> float | int | None:
 
 
 def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
-    """Validate a composite settings object (a dict, as JSON gives it; anything else means all defaults).
-
-    Returns the settings and a list of problems (one short sentence each: what was wrong and what was used
-    instead). Missing keys take their defaults silently; unknown keys are ignored.
-    """
+    """Validate a composite settings object (not a dict: all defaults); returns the settings and the problems (a
+    sentence each). Missing keys take their defaults silently; unknown keys are ignored."""
     problems: list[str] = []
     if not isinstance(raw, dict):
         if raw is not None:
@@ -177,9 +138,8 @@ def parse_settings(raw: Any) -> tuple[BridgeSettings, list[str]]:
 
 
 def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
-    """``base`` with the settings' execution timeout, run timeout and result cap. A cap smaller than ``base``'s also
-    scales down the text pages (:data:`PAGE_LIMITS`) in the same proportion, so a page of output, file or cell source
-    still fits in one result (a larger cap leaves them as they are)."""
+    """``base`` with the settings' timeouts and result cap; a smaller cap scales :data:`PAGE_LIMITS` down with it, so
+    a page still fits in one result."""
     changes: dict[str, Any] = {
         "execution_timeout_seconds": float(settings.execution_timeout),
         "run_timeout_seconds": float(settings.run_timeout),
@@ -193,15 +153,8 @@ def limits_for(base: Limits, settings: BridgeSettings) -> Limits:
 
 
 class SettingsApplier:
-    """Applies settings to a :class:`~webmcp_bridge.calls.registry.Registry` built by
-    :func:`webmcp_bridge.session.bridge.build_bridge` (``bridge.registry``: its ``context`` is a CallContext with
-    ``limits`` and ``proposals``).
-
-    The registry's limits at construction are the base every later change starts from (changes never
-    compound). :meth:`apply` replaces ``registry.limits`` and ``registry.context.limits`` with
-    :func:`limits_for`, sets the disabled tools, chooses the toolsets (through the context's
-    :class:`~webmcp_bridge.calls.toolsets.ToolsetSwitch`, when it has one) and at start-up sets the mode.
-    """
+    """Applies settings to a bridge's registry; its limits at construction are the base of every change (changes
+    never compound)."""
 
     def __init__(self, registry: Any) -> None:
         self.registry = registry
@@ -209,9 +162,8 @@ class SettingsApplier:
         self.current: BridgeSettings | None = None
 
     def apply(self, settings: BridgeSettings, *, startup: bool = False) -> tuple[bool, list[str]]:
-        """Apply ``settings``. Returns ``(tools_changed, problems)``: whether the set of served tools changed
-        (the caller then updates the WebMCP registration), and the ``disabledTools`` entries that match no tool
-        of this registry and the ``toolsets`` words that name no toolset."""
+        """Apply ``settings`` (the mode only at start-up). Returns ``(tools_changed, problems)``: whether the served
+        tools changed, and the ``disabledTools`` entries and ``toolsets`` words that match nothing."""
         limits = limits_for(self.base, settings)
         self.registry.limits = limits
         context = self.registry.context

@@ -1,19 +1,6 @@
-"""The one source of the person's settings: a pydantic model whose fields carry each setting's title, description,
-type, default and bounds (pure Python, no ``js``).
-
-Two things are made from :class:`SettingsModel`, so they cannot differ:
-
-- the Settings Editor's JSON schema of the plugin ``jupyterlab-webmcp-bridge:plugin`` (:func:`settings_schema`),
-  written by the build into the labextension's ``schemas/jupyterlab-webmcp-bridge/plugin.json``
-  (``sitebuild/extension.py``, as it writes ``static/tools.json``; print it with
-  ``python -m webmcp_bridge.session.settings_model``);
-- the bounds, defaults, item patterns and choices :func:`webmcp_bridge.session.settings.parse_settings` repairs
-  a stored value against (:func:`setting_rules`).
-
-Every number comes from :mod:`webmcp_bridge.core.limits` (the timeouts' and the result cap's defaults from
-:data:`~webmcp_bridge.core.limits.DEFAULT_LIMITS`). The schema stays within what JupyterLab's settings registry
-reads (JSON Schema draft-07: one object, its ``properties``, ``additionalProperties: false``; no ``$ref``, no
-``$defs``, and a nullable list written as ``"type": ["array", "null"]``, not ``anyOf``).
+"""The one source of the person's settings: a pydantic model carrying each setting's title, description, type,
+default and bounds (from :mod:`webmcp_bridge.core.limits`), making both the Settings Editor's draft-07 schema
+(:func:`settings_schema`, ``plugin.json``) and the rules ``parse_settings`` repairs against (:func:`setting_rules`).
 """
 
 from __future__ import annotations
@@ -39,8 +26,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.propose.proposals import Mode
 
-#: the characters of a tool or toolset name (the registry's tool names: letters, digits, ``_``, ``.``, ``-``) and
-#: of a ``disabledTools`` glob (those and ``fnmatch``'s ``* ? [ ] !``), as regular-expression classes
+#: the characters of a tool or toolset name, and of a ``disabledTools`` glob (with ``fnmatch``'s ``* ? [ ] !``)
 NAME_CLASS = "A-Za-z0-9_.-"
 GLOB_CLASS = r"A-Za-z0-9_.*?\[\]!-"
 #: a whole name or glob of 1..TOOL_NAME_MAX_CHARS characters (the same text for Python's ``re`` and the browser's)
@@ -54,17 +40,8 @@ _UNIQUE: JsonDict = {"uniqueItems": True}
 
 
 class SettingsModel(BaseModel):
-    """The settings of the plugin ``jupyterlab-webmcp-bridge:plugin``, by their stored (camelCase) names.
-
-    Field by field: ``executionTimeout`` (seconds, a number in
-    :data:`~webmcp_bridge.core.limits.EXECUTION_TIMEOUT_BOUNDS`), ``runTimeout`` (seconds, in
-    :data:`~webmcp_bridge.core.limits.RUN_TIMEOUT_BOUNDS`), ``resultBytes`` (UTF-8 bytes, an integer in
-    :data:`~webmcp_bridge.core.limits.RESULT_BYTES_BOUNDS`), ``disabledTools`` (names or globs, unique),
-    ``toolsets`` (toolset names or aliases, unique, at most :data:`~webmcp_bridge.core.limits.MAX_TOOLSET_WORDS`;
-    null: not chosen), ``contributions`` (workspace paths, read by :mod:`webmcp_bridge.contrib.config`) and
-    ``defaultMode``. Not used to validate: a stored value is repaired key by key by
-    :func:`webmcp_bridge.session.settings.parse_settings`, which reads its rules from here.
-    """
+    """The settings of the plugin ``jupyterlab-webmcp-bridge:plugin`` by stored names (timeouts in seconds,
+    ``resultBytes`` in UTF-8 bytes). Not used to validate: ``parse_settings`` repairs key by key by its rules."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -143,8 +120,7 @@ class SettingsModel(BaseModel):
 
 
 class _DraftSeven(GenerateJsonSchema):
-    """pydantic's schema generator with a nullable simple type written as a list of types (``["array", "null"]``,
-    as draft-07 readers such as JupyterLab's Settings Editor form expect) instead of ``anyOf``."""
+    """A nullable simple type as ``["array", "null"]`` (as JupyterLab's draft-07 form expects), not ``anyOf``."""
 
     def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
         inner = self.generate_inner(schema["schema"])
@@ -160,17 +136,12 @@ def _schema() -> dict[str, Any]:
 
 
 def settings_schema() -> dict[str, Any]:
-    """The Settings Editor's JSON schema of the plugin (a fresh copy on every call): an object with ``title``,
-    ``description``, ``type: "object"``, ``properties`` (each with ``title``, ``description``, ``type``,
-    ``default`` and its bounds: ``minimum``/``maximum``, ``items`` with ``pattern`` or ``maxLength``, ``maxItems``,
-    ``uniqueItems``, ``enum``) and ``additionalProperties: false``."""
+    """The Settings Editor's JSON schema of the plugin (a fresh copy)."""
     return copy.deepcopy(_schema())
 
 
 def setting_rules(key: str) -> dict[str, Any]:
-    """The schema of setting ``key`` (its stored name, ``executionTimeout``): the rules
-    :func:`~webmcp_bridge.session.settings.parse_settings` repairs a value against. Raises KeyError for a key the
-    model does not have. The dict is shared: read it, do not change it."""
+    """The (shared, read-only) schema of setting ``key`` by stored name. Raises KeyError for an unknown key."""
     return _schema()["properties"][key]
 
 

@@ -1,8 +1,5 @@
-"""Output text the person chose to share with the agent (jupyter_get_output_selection).
-
-The person selects text inside an output and runs "Share selected output text with the agent" (the output's
-context menu); the JupyterLab side records it here. The agent reads the latest share of a notebook; a share
-of a cell the agent may not see (or that is gone) reads as nothing shared. Text is bounded when recorded.
+"""Output text the person chose to share with the agent (jupyter_get_output_selection), recorded bounded by the
+JupyterLab side. The agent reads a notebook's latest share; one of a cell it may not see (or gone) reads as none.
 """
 
 from __future__ import annotations
@@ -15,8 +12,7 @@ from webmcp_bridge.core.limits import MAX_SHARE_BYTES, truncate_utf8, utf8_len
 
 @dataclass(frozen=True)
 class SharedSelection:
-    """One share: the output (cell id, output index), the selected text (at most MAX_SHARE_BYTES), its full
-    size in bytes, and when it was shared (seconds since the epoch)."""
+    """One share: ``text`` at most MAX_SHARE_BYTES, ``bytes`` its full UTF-8 size, ``time`` in epoch seconds."""
 
     path: str
     cell_id: str
