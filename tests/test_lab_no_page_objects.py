@@ -72,7 +72,7 @@ CONVERTED = (
 )
 
 #: the live-notebook host code, held to :data:`JUPYTERLAB_ATTRIBUTES` too
-LIVE_MODULES = frozenset({"notebook.py", "captures.py", "host.py", "tabs.py", "ui/notebooks.py"})
+LIVE_MODULES = frozenset({"notebook.py", "host.py", "tabs.py", "ui/notebooks.py"})
 
 #: module -> the attributes of ``js`` it may use (see the module docstring for why)
 ALLOWED_JS = {
