@@ -179,7 +179,7 @@ class LabSession:
         from webmcp_bridge.core.diagnostics import Diagnostics
         from webmcp_bridge.lab.contributions import site_contributions
         from webmcp_bridge.lab.deadline import install as install_alarm_timer
-        from webmcp_bridge.lab.dialogs import lab_dialogs
+        from webmcp_bridge.lab.dialogs import LabDialogs
         from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import load_half
         from webmcp_bridge.lab.host import JupyterLabHost
@@ -200,7 +200,7 @@ class LabSession:
             "registry",
             lambda: build_bridge(
                 JupyterLabHost(ctx),
-                dialogs=lab_dialogs(ctx),
+                dialogs=LabDialogs(ctx),
                 contributions=site,
                 diagnostics=diagnostics,
                 page_secret=page_secret,  # the person's review messages are signed with this browser's secret
