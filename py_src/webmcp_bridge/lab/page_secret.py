@@ -1,23 +1,14 @@
-"""This browser's secret for the site: 32 random bytes kept in the page's localStorage, made the first time a page
-of the site needs them, and the same for every tab of the site in this browser from then on.
+"""This browser's secret for the site: 32 random bytes in the page's localStorage, made the first time a page of the
+site needs them, the same for every tab of the site from then on.
 
-Why localStorage: code the agent ran in JupyterLite's Pyodide kernel stays in the kernel's Web Worker, which is of
-the page's origin, so it shares the origin's Web Locks, BroadcastChannels, IndexedDB (JupyterLite's files) and Cache
-Storage with the page, but a worker has no localStorage: only a window does. A secret kept there is read by the
-site's pages and by nothing the kernel runs (unless a script of the kernel's own output ran in the page as trusted
-output: docs/SECURITY.md). In a JupyterLab server the kernel is another process and reaches none of
-the page's storage, locks or channels at all.
+Why localStorage: code the agent ran in JupyterLite's kernel runs in a Web Worker of the page's origin, sharing its
+Web Locks, BroadcastChannels, IndexedDB and Cache Storage, but a worker has no localStorage; so the kernel cannot read
+the secret (unless a script of its output ran in the page as trusted output: docs/SECURITY.md).
 
-What it keys (each an HMAC-SHA-256):
-- the person's review messages (:mod:`webmcp_bridge.review.signatures`: what a signature covers and how a stored
-  message is judged; the person's side signs, the tools and the panel judge): a message a file says is the
-  person's is shown as theirs only when this browser's secret signed it;
-- the messages the site's tabs exchange and the names of their presence locks (``tabs.js``, which reads the same
-  localStorage key, :data:`STORAGE_KEY`, handed over by :mod:`webmcp_bridge.lab.tabs`; it never makes the secret).
-
-This module holds no JS object: the page's strings are read and written by ``page_secret.js`` (evaluated once per
-page, on first use, by :func:`~webmcp_bridge.lab.ffi.load_half`). Outside the browser, or when the page's storage
-refuses, there is no secret (None): nothing the person writes can then be told from a file's claim, and tabs
+It keys (HMAC-SHA-256) the person's review messages (:mod:`webmcp_bridge.review.signatures`: a message a file says
+is the person's is shown as theirs only when this browser's secret signed it) and the messages and presence locks
+of the site's tabs (``tabs.js`` reads :data:`STORAGE_KEY` itself but never makes the secret). Outside the browser,
+or when the storage refuses, there is none: nothing the person writes can be told from a file's claim, and tabs
 exchange no messages.
 """
 
@@ -39,7 +30,7 @@ _half: list[Any] = []  # the page's page_secret.js once loaded (a failed load is
 
 
 def _storage() -> Any:
-    """``page_secret.js`` (one per page), or None where it cannot be loaded (outside the browser)."""
+    """``page_secret.js`` (one per page), or None outside the browser."""
     if not _half:
         try:
             _half.append(load_half("webmcp_bridge.lab", "page_secret.js"))
@@ -49,9 +40,8 @@ def _storage() -> Any:
 
 
 def page_secret() -> bytes | None:
-    """The secret (:data:`SECRET_BYTES` bytes), made and stored when the page's storage holds none (or a value that is
-    not one); None when there is no storage or it refuses to keep it. Read from the storage at every call (one
-    crossing in the bridge's worker): two tabs that made one at the same moment agree on the one kept last."""
+    """The secret (:data:`SECRET_BYTES` bytes), made and stored when the storage holds none (or not one); None when
+    there is no storage or it refuses. Read at every call, so two tabs that made one at once agree on the last."""
     storage = _storage()
     if storage is None:
         return None
