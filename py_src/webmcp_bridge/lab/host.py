@@ -224,7 +224,6 @@ class JupyterLabHost:
         cells = tuple(raw_cell(c, head_bytes) for c in data["cells"])
         return SavedNotebook(data["metadata"], cells, tuple(data["cellMetadata"]))
 
-    # -- text files -------------------------------------------------------------------------
     async def read_text(self, path: str, max_bytes: int) -> str | None:
         """The live text of an open editor, else the saved file, loaded whole (the contents API has no ranges) after
         its size, when known, is checked against ``max_bytes``."""

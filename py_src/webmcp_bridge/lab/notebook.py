@@ -157,7 +157,6 @@ class LabNotebook:
             self._path = str(self._call("path"))
         return self._path
 
-    # -- reads ------------------------------------------------------------------------------------
     def dirty(self) -> bool:
         return bool(self._call("dirty"))
 
@@ -279,7 +278,6 @@ class LabNotebook:
         raw = self._call("kernelOwner")
         return None if is_nullish(raw) else float(json.loads(str(raw))["since"]) / 1000
 
-    # -- writes (synchronous) ---------------------------------------------------------------------
     def _written(self, raw: Any, cell_id: str, expected: str | None = None) -> RawCell:
         return raw_cell(self._write_answer(raw, {cell_id: expected}, cell_id))
 
@@ -361,7 +359,6 @@ class LabNotebook:
                 outputIndex=output_index,
             )
 
-    # -- the bridge's metadata and the change log ---------------------------------------------------
     def bridge_metadata(self) -> Any:
         return json.loads(str(self._call("bridgeMetadata")))
 
@@ -411,7 +408,6 @@ class LabNotebook:
             state = access_state_of(data)
         return state
 
-    # -- async --------------------------------------------------------------------------------------
     async def save(self) -> SaveOutcome:
         """Through ``tabs.js`` (one check-and-write for every tab of the site, :mod:`webmcp_bridge.lab.tabs`)."""
         # JupyterLab takes the content one microtask after this call: the revision now is the one written
@@ -503,7 +499,6 @@ class LabNotebook:
             return None  # declined in the confirmation dialog: nothing changed
         return await self.wait_for_kernel(timeout, ("idle",))
 
-    # -- batched edits and code without a cell -------------------------------------------------
     def apply_edits(self, ops: Sequence[EditOp], expected: dict[str, str] | None = None) -> list[str]:
         """The cells' ids and revision, then the steps :func:`~webmcp_bridge.host.edit_plan.plan_edits` resolved, in
         one transaction (one undo step) unless the revision moved meanwhile (planned again at most ``_PLAN_TRIES``

@@ -45,13 +45,14 @@ def page_secret() -> bytes | None:
     storage = _storage()
     if storage is None:
         return None
+    secret = _kept(storage)
+    if secret is None and storage.set(STORAGE_KEY, secrets.token_hex(SECRET_BYTES)):
+        secret = _kept(storage)  # the one kept, should another tab have stored its own meanwhile
+    return secret
+
+
+def _kept(storage: Any) -> bytes | None:
+    """The secret the storage holds, or None (none, or a value that is not one)."""
     value = storage.get(STORAGE_KEY)
     text = None if is_nullish(value) else str(value)
-    if text is None or not _HEX.fullmatch(text):
-        if not storage.set(STORAGE_KEY, secrets.token_hex(SECRET_BYTES)):
-            return None
-        value = storage.get(STORAGE_KEY)  # the one kept, should another tab have stored its own meanwhile
-        text = None if is_nullish(value) else str(value)
-        if text is None or not _HEX.fullmatch(text):
-            return None
-    return bytes.fromhex(text)
+    return bytes.fromhex(text) if text is not None and _HEX.fullmatch(text) else None

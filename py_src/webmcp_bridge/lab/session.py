@@ -97,7 +97,6 @@ LATER = (
     "webmcp_bridge.lab.deadline",
     "webmcp_bridge.lab.events",
     "webmcp_bridge.lab.page_secret",
-    "webmcp_bridge.lab.resources",
     "webmcp_bridge.lab.settings",
     "webmcp_bridge.lab.sharing",
     "webmcp_bridge.lab.ui.dom",

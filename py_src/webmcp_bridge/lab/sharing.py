@@ -10,12 +10,9 @@ the selection through the notebook host and shares it, or does nothing when ther
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webmcp_bridge.lab.ffi import Proxies, load_half
-
-if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
-    from webmcp_bridge.lab.notebook import LabNotebook
 
 COMMAND = "webmcp-bridge:share-output-selection"
 SELECTOR = ".jp-OutputArea-child"
@@ -31,17 +28,10 @@ class ShareCommand:
         self.shared = shared
         self._proxies = Proxies()
 
-    def _selection(self) -> tuple[LabNotebook, dict[str, Any]] | None:
-        nb = self.host.current_notebook()
-        if nb is None:
-            return None
-        selection = nb.output_selection()
-        return (nb, selection) if selection and selection.get("text") else None
-
     def _execute(self, *_: Any) -> None:
-        found = self._selection()
-        if found is not None:
-            nb, selection = found
+        nb = self.host.current_notebook()
+        selection = None if nb is None else nb.output_selection()
+        if nb is not None and selection and selection.get("text"):
             self.shared.share(nb.path, str(selection["cellId"]), int(selection["outputIndex"]), str(selection["text"]))
 
     def install(self) -> ShareCommand:

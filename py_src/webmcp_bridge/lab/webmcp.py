@@ -70,17 +70,8 @@ def answer_json(
 ) -> str:
     """The dispatcher's answer as JSON text ``{"result", "report", "event"}``, the result written once by
     :func:`~webmcp_bridge.calls.registry.result_json`."""
-    return "".join(
-        (
-            '{"result":',
-            result_json(result, structured=structured),
-            ',"report":',
-            json.dumps(report, ensure_ascii=False),
-            ',"event":',
-            json.dumps(event, ensure_ascii=False),
-            "}",
-        )
-    )
+    report_text, event_text = json.dumps(report, ensure_ascii=False), json.dumps(event, ensure_ascii=False)
+    return f'{{"result":{result_json(result, structured=structured)},"report":{report_text},"event":{event_text}}}'
 
 
 class WebMCPRegistration:

@@ -159,7 +159,6 @@ def event(text: str) -> None:
     asyncio.get_event_loop().call_soon(_on_event, str(text))
 
 
-# -- entries the page may run ------------------------------------------------------------------------------
 def _error(exc: BaseException) -> dict[str, Any]:
     """A call's failure as its result: ``{"error": {type, code, message, details}}``."""
     if isinstance(exc, ToolError):
