@@ -17,9 +17,8 @@ from webmcp_bridge.core.limits import PLATFORM_ERROR_CHARS, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host.protocol import Entry, EntryType, OpenDocument, SavedNotebook, TabsState
-from webmcp_bridge.lab.answers import access_state_of, raw_cell
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
-from webmcp_bridge.lab.notebook import LabNotebook, load_model_js
+from webmcp_bridge.lab.notebook import LabNotebook, access_state_of, load_model_js, raw_cell
 from webmcp_bridge.lab.server_root import PAGE_CONFIG_KEY, ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
 

@@ -38,6 +38,7 @@ from webmcp_bridge.core.limits import (
     TABS_READ_SECONDS,
     page_utf8,
     page_window,
+    truncate_utf8,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.run_outputs import FLUSH_CHARS, FLUSH_MS, LATE_BATCH_SECONDS, RunBatches, RunOutputs
@@ -55,13 +56,14 @@ from webmcp_bridge.host.protocol import (
     KernelInfo,
     OutputCapture,
     RawCell,
+    RawItem,
+    RawOutput,
     RunResult,
     RunState,
     SaveOutcome,
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.answers import access_state_of, change_of, output_answer, raw_cell
 from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
@@ -241,15 +243,11 @@ class LabNotebook:
         if status not in ("ok", "empty"):
             reason = data.get("reason") if status == "unavailable" else None
             return OutputCapture("unavailable", reason=reason if reason in _CAPTURE_REASONS else "failed")
-        return OutputCapture(
-            status,
-            str(data.get("mime") or ""),
-            int(data.get("width") or 0),
-            int(data.get("height") or 0),
-            int(data.get("pictureWidth") or 0),
-            int(data.get("pictureHeight") or 0),
-            str(data.get("key") or ""),
+        width, height, picture_width, picture_height = (
+            int(data.get(name) or 0) for name in ("width", "height", "pictureWidth", "pictureHeight")
         )
+        mime, key = str(data.get("mime") or ""), str(data.get("key") or "")
+        return OutputCapture(status, mime, width, height, picture_width, picture_height, key)
 
     async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
         """``notebook.js`` encodeCapture: the held picture resampled and encoded (as :meth:`encode_output_image`)."""
@@ -443,12 +441,7 @@ class LabNotebook:
             while True:
                 info = self.kernel()
                 settled = ready.done() and not ready.cancelled() and ready.exception() is None and bool(ready.result())
-                if (
-                    info.status in statuses
-                    or loop.time() >= deadline
-                    or info.status == "dead"
-                    or (settled and info.status == "none")
-                ):
+                if info.status in (*statuses, "dead") or loop.time() >= deadline or (settled and info.status == "none"):
                     return info
                 await asyncio.sleep(KERNEL_POLL_SECONDS)
         finally:
@@ -560,9 +553,8 @@ class LabNotebook:
         proxies = Proxies()  # the run's event sink, freed once the run is finished
         sink = proxies.keep(batches.receive)
         try:
-            started = json.loads(
-                str(self._call("runCode", code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink, bool(as_agent)))
-            )
+            args = (code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink, bool(as_agent))
+            started = json.loads(str(self._call("runCode", *args)))
             if "refused" in started:
                 raise ToolError(
                     ErrorCode.KERNEL_UNAVAILABLE,
@@ -574,11 +566,8 @@ class LabNotebook:
             try:
                 done = json.loads(str(await asyncio.wait_for(_settled(awaiting(self.live).runDone(run)), timeout)))
             except TimeoutError:
-                done = {
-                    "status": "timeout",
-                    "execution_count": None,
-                    "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running",
-                }
+                reason = f"no reply from the kernel within {timeout:g} s; the code may still be running"
+                done = {"status": "timeout", "execution_count": None, "reason": reason}
             finally:
                 rest = self.live.runFinish(run)  # the messages not sent yet; collecting stops
                 finished: dict[str, Any] = json.loads(str(rest)) if not is_nullish(rest) else {"facts": [], "sent": 0}
@@ -630,3 +619,73 @@ def _line_ends_stuck(cell_id: str) -> ToolError:
 async def _settled(value: Any) -> Any:
     """A half's answer settled: None for null, else the awaited promise (or the worker's coroutine)."""
     return None if is_nullish(value) else await value
+
+
+def output_answer(raw: Any, cell_id: str) -> dict[str, Any]:
+    """The JSON object of ``notebook.js``'s answer about one output of ``cell_id``; OUTPUT_NOT_FOUND when the page
+    answered nothing: the output is gone."""
+    if is_nullish(raw):
+        raise ToolError(
+            ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
+        )
+    return json.loads(str(raw))
+
+
+def raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
+    """An output as ``notebook.js``'s describeOutput gives it, each text head cut here to ``head_bytes`` UTF-8
+    bytes (the JS half sends the first ``head_bytes`` UTF-16 units, which hold at least that many bytes)."""
+    return RawOutput(
+        o["output_type"],
+        tuple(RawItem(m, b, truncate_utf8(h, head_bytes), bin_) for m, b, h, bin_ in o["items"]),
+        name=o.get("name"),
+        ename=o.get("ename"),
+        evalue=o.get("evalue"),
+    )
+
+
+#: the change kinds a run makes (its outputs cleared, arriving, its execution count set)
+RUN_KINDS = ("clear", "output", "run")
+
+
+def change_of(c: dict[str, Any]) -> CellChange:
+    """A change as ``notebook.js``'s change log records it. Its actor is the agent when it happened inside one of the
+    agent's writes, or when it is the outputs or execution count (:data:`RUN_KINDS`) of a cell whose execution the
+    agent started and that has not ended (also after the call stopped waiting); the person for everything else."""
+    kind = c["kind"]
+    agent = bool(c["agentWrite"]) or (kind in RUN_KINDS and bool(c["agentRun"]))
+    return CellChange(
+        "agent" if agent else "person",
+        kind,
+        str(c["cellId"]),
+        float(c["time"]),
+        c.get("access"),
+        c.get("revision"),
+        int(c.get("droppedBefore") or 0),
+        int(c.get("repeats") or 0),
+        float(c["lastTime"]) if c.get("repeats") else None,
+    )
+
+
+def raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
+    """A cell as ``notebook.js``'s describeCell gives it (its output text heads cut to ``head_bytes`` UTF-8 bytes)."""
+    return RawCell(
+        id=data["id"],
+        index=data["index"],
+        cell_type=data["cell_type"],
+        source=data["source"],
+        execution_count=data.get("execution_count"),
+        outputs=tuple(raw_output(o, head_bytes) for o in data["outputs"]),
+        output_count=data["output_count"],
+    )
+
+
+def access_state_of(data: dict[str, Any]) -> AccessState:
+    """The access state as ``notebook.js``'s accessState gives it (its ``path`` is the caller's)."""
+    return AccessState(
+        int(data["revision"]),
+        data["notebook"],
+        tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
+        int(data["cellCount"]),
+        tuple(change_of(c) for c in data["changes"]),
+        tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
+    )
