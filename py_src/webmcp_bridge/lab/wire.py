@@ -18,6 +18,7 @@ tests of the crossings and for diagnosis ``page_calls`` and ``half_calls``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -33,7 +34,9 @@ MODES = ("sab", "jspi", "none")
 
 
 class WorkerTransport:
-    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker.
+    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker, the worker's one wire; for
+    :func:`page_calls`'s report it counts the requests it sent by method (``crossings``) and the page's events no
+    half took, by name (``events``).
 
     Args:
         mode: one of :data:`MODES` (module docstring).
@@ -66,6 +69,9 @@ class WorkerTransport:
         self._run_sync = run_sync
         self._sync_by_message = async_send if sync_by_message is None else sync_by_message
         self._can_wait = can_wait
+        self.crossings: Counter[str] = Counter()
+        self.events: Counter[str] = Counter()
+        self._next = 0
 
     def send(self, message: str) -> str:
         """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode "none", and in mode "jspi"
@@ -84,17 +90,6 @@ class WorkerTransport:
     async def send_async(self, message: str) -> str:
         return str(await self._async_send(message))
 
-
-class WorkerWire:
-    """The worker's one wire: its transport, and for :func:`page_calls`'s report the requests it sent by method and
-    the page's events no half took, by name."""
-
-    def __init__(self, transport: WorkerTransport) -> None:
-        self.transport = transport
-        self.crossings: Counter[str] = Counter()
-        self.events: Counter[str] = Counter()
-        self._next = 0
-
     def request(self, call: dict[str, Any]) -> dict[str, Any]:
         """``call`` (``{"target", "method", "args"}``) as a message with a new id; counted by its method."""
         self._next += 1
@@ -109,7 +104,7 @@ class WorkerWire:
             raise WireError("an event is a JSON object {event: name}") from None
 
 
-_wire: WorkerWire | None = None
+_wire: WorkerTransport | None = None
 
 
 def crossing_mode(isolated: bool, has_sync_send: bool, can_run_sync: bool) -> str:
@@ -134,12 +129,12 @@ def start() -> str:
     sync_send = None if is_nullish(carrier.syncSend) else carrier.syncSend
     mode = crossing_mode(bool(carrier.isolated), sync_send is not None, can_run_sync())
     transport = WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync, carrier.syncByMessage, can_run_sync)
-    _wire = WorkerWire(transport)
+    _wire = transport
     remote_half.install(transport)  # from now on load_half and Proxies work through the page (lab/ffi.py)
     return mode
 
 
-def wire() -> WorkerWire:
+def wire() -> WorkerTransport:
     """The wire :func:`start` made. Raises WireError before that."""
     if _wire is None:
         raise WireError("the worker's wire is not started")
@@ -154,7 +149,7 @@ def _on_event(text: str) -> None:
 
 def event(text: str) -> None:
     """An event of the page (JSON text ``{"event": name}``), dispatched on the worker's loop after the Python running
-    now (never inside a crossing that waits): a callback's calls it, any other is counted (:class:`WorkerWire`)."""
+    now (never inside a crossing that waits): a callback's calls it, any other is counted (:class:`WorkerTransport`)."""
     wire()  # raises before the wire started
     asyncio.get_event_loop().call_soon(_on_event, str(text))
 
@@ -170,15 +165,15 @@ def _error(exc: BaseException) -> dict[str, Any]:
     return {"error": json_value(body, "the failure")}
 
 
-async def _run_calls(current: WorkerWire, calls: list[Any]) -> list[dict[str, Any]]:
+async def _run_calls(current: WorkerTransport, calls: list[Any]) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     for call in calls:
         try:
             message = current.request({**call, "args": json_value(call.get("args", {}), "the arguments")})
             if call.get("async"):
-                text = await current.transport.send_async(dumps(message))
+                text = await current.send_async(dumps(message))
             else:
-                text = current.transport.send(dumps(message))
+                text = current.send(dumps(message))
             results.append({"value": answer_value(text, message["id"])})
         except Exception as exc:  # each call's failure is its result
             results.append(_error(exc))
@@ -209,7 +204,7 @@ async def page_calls(text: str) -> str:
         results = await _run_calls(current, calls)
     return json.dumps(
         {
-            "mode": current.transport.mode,
+            "mode": current.mode,
             "results": results,
             "crossings": dict(current.crossings),
             "events": dict(current.events),
@@ -234,7 +229,7 @@ class _HalfDiagnosis:
             def record(*args: Any) -> None:
                 self.seen[label].append(list(args))
                 if then is not None:  # a synchronous crossing from the event's dispatch, its result recorded
-                    self.seen.setdefault(f"{label}:then", []).append(self.call(then))
+                    self.seen.setdefault(f"{label}:then", []).append(_outcome(functools.partial(self.invoke, then)))
 
             self.callbacks[label] = self.proxies.keep(record)
         return self.callbacks[label]
@@ -244,14 +239,23 @@ class _HalfDiagnosis:
             return self.callback(str(value["$callback"]), value.get("then"))
         return value
 
-    def call(self, call: dict[str, Any]) -> dict[str, Any]:
-        """One synchronous call ``{"half", "method", "args"}``: ``{"value"}`` or ``{"error"}``."""
-        try:
-            half = self.halves[str(call["half"])]
-            value = getattr(half, str(call["method"]))(*[self.argument(a) for a in call.get("args", [])])
-            return {"value": json_value(value, "the value")}
-        except Exception as exc:  # the call's failure is its result
-            return _error(exc)
+    def load(self, entry: dict[str, Any]) -> None:
+        ctx = True if entry.get("attach") else None  # in the worker any ctx means "the page's"
+        self.halves[str(entry["as"])] = load_half(str(entry["package"]), str(entry["filename"]), ctx)
+
+    def invoke(self, call: dict[str, Any]) -> Any:
+        """``half.method(*args)`` of ``{"half", "method", "args", "await"}`` (its awaitable with ``"await"``)."""
+        half = self.halves[str(call["half"])]
+        target = awaiting(half) if call.get("await") else half
+        return getattr(target, str(call["method"]))(*[self.argument(a) for a in call.get("args", [])])
+
+
+def _outcome(get: Callable[[], Any]) -> dict[str, Any]:
+    """``{"value": get()}``, or its failure as the result."""
+    try:
+        return {"value": json_value(get(), "the value")}
+    except Exception as exc:
+        return _error(exc)
 
 
 _diagnosis: _HalfDiagnosis | None = None
@@ -280,24 +284,12 @@ async def half_calls(text: str) -> str:
     except (ValueError, TypeError, AttributeError):
         raise WireError("half_calls takes {load: [...], calls: [...], remove: [...]}") from None
     state = _diagnosis = _diagnosis or _HalfDiagnosis()
-    loaded: list[dict[str, Any]] = []
-    for entry in loads:
-        try:
-            ctx = True if entry.get("attach") else None  # in the worker any ctx means "the page's"
-            state.halves[str(entry["as"])] = load_half(str(entry["package"]), str(entry["filename"]), ctx)
-            loaded.append({"value": None})
-        except Exception as exc:  # each load's failure is its result
-            loaded.append(_error(exc))
+    loaded = [_outcome(functools.partial(state.load, entry)) for entry in loads]
     results: list[dict[str, Any]] = []
     for call in calls:
-        if not call.get("await"):
-            results.append(state.call(call))
-            continue
         try:
-            half = state.halves[str(call["half"])]
-            args = [state.argument(a) for a in call.get("args", [])]
-            value = await getattr(awaiting(half), str(call["method"]))(*args)
-            results.append({"value": json_value(value, "the value")})
+            value = state.invoke(call)
+            results.append({"value": json_value(await value if call.get("await") else value, "the value")})
         except Exception as exc:  # each call's failure is its result
             results.append(_error(exc))
     for label in removes:
