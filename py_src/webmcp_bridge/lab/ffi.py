@@ -13,6 +13,7 @@ mode. ``pyodide`` and ``js`` are imported only when used, so this module runs un
 
 from __future__ import annotations
 
+import json
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -31,6 +32,11 @@ def is_nullish(value: object) -> TypeIs[None]:
     """True for JS ``null`` and ``undefined`` as they arrive in Python (typed as narrowing to None: JS null arrives
     as ``jsnull``, no more usable than None)."""
     return value is None or (jsnull is not None and value is jsnull)
+
+
+def json_of(raw: Any) -> Any:
+    """A JS half's JSON text answer decoded; None for JS null or undefined."""
+    return None if is_nullish(raw) else json.loads(str(raw))
 
 
 def _remote() -> Any:

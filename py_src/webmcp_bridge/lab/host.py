@@ -17,7 +17,7 @@ from webmcp_bridge.core.limits import PLATFORM_ERROR_CHARS, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.paths import is_notebook_path
 from webmcp_bridge.host.protocol import Entry, EntryType, OpenDocument, SavedNotebook, TabsState
-from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, json_of, load_half
 from webmcp_bridge.lab.notebook import LabNotebook, access_state_of, load_model_js, raw_cell
 from webmcp_bridge.lab.server_root import PAGE_CONFIG_KEY, ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
@@ -28,11 +28,6 @@ def load_host_js(ctx: Any) -> Any:
     files = load_half("webmcp_bridge.lab", "host.js", ctx)
     files.configure(METADATA_KEY, PLATFORM_ERROR_CHARS)
     return files
-
-
-def _json(raw: Any) -> Any:
-    """A JS half's JSON text answer decoded; None for JS null or undefined."""
-    return None if is_nullish(raw) else json.loads(str(raw))
 
 
 def _entry(data: dict[str, Any] | list[Any]) -> Entry:
@@ -110,11 +105,11 @@ class JupyterLabHost:
 
     async def _stat(self, path: str) -> dict[str, Any] | None:
         """``{path, name, type, size, lastModified}`` or None."""
-        return _json(await awaiting(self.files).stat(path))
+        return json_of(await awaiting(self.files).stat(path))
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         await self.root.check(path)
-        listed = _json(await awaiting(self.files).listDir(path))
+        listed = json_of(await awaiting(self.files).listDir(path))
         if listed is None:
             return None
         entries = [_entry(row) for row in listed]
@@ -173,9 +168,9 @@ class JupyterLabHost:
     def _viewed(self, raw: Any, path: str | None = None) -> LabNotebook | None:
         """The notebook of ``notebook.js``'s ``{handle, state}`` answer (null: none), holding the access state read
         with the handle when the page gave one (only while no change waited, so a state left unused loses nothing)."""
-        if is_nullish(raw):
+        data = json_of(raw)
+        if data is None:
             return None
-        data = json.loads(str(raw))
         handle, facts = str(data["handle"]), data["state"]
         if facts is None:
             return LabNotebook(self, handle, path)
@@ -198,7 +193,7 @@ class JupyterLabHost:
         cached = self._metadata_cache.get(path)
         if cached is not None and stamp is not None and cached[0] == stamp:
             return cached[1]
-        data = _json(await awaiting(self.files).notebookMetadata(path))
+        data = json_of(await awaiting(self.files).notebookMetadata(path))
         value = None if data is None else data["value"]
         self._metadata_cache[path] = (stamp, value)
         return value
@@ -206,7 +201,7 @@ class JupyterLabHost:
     async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:
         """One read of the saved file (the run rule keeps the answer by the listing's last_modified)."""
         await self.root.check(path)
-        data = _json(await awaiting(self.files).notebookMetadata(path))
+        data = json_of(await awaiting(self.files).notebookMetadata(path))
         return None if data is None else (data["value"], list(data.get("cells") or []))
 
     async def read_saved_notebook(
@@ -215,7 +210,7 @@ class JupyterLabHost:
         """The saved file in one crossing: ``notebook.js`` checks its size first (when known), loads it and describes
         the cells, output texts cut to ``head_bytes``; None as well when the notebook is open in the page."""
         await self.root.check(path)
-        data = _json(await awaiting(self.live).savedNotebook(path, head_bytes, max_outputs, max_bytes))
+        data = json_of(await awaiting(self.live).savedNotebook(path, head_bytes, max_outputs, max_bytes))
         if data is None:
             return None
         if "size" in data:
@@ -239,7 +234,7 @@ class JupyterLabHost:
             size = stat["size"]
             if size is not None and int(size) > max_bytes:
                 raise file_too_large(path, int(size), max_bytes)
-            data = _json(await awaiting(self.files).fileText(path))
+            data = json_of(await awaiting(self.files).fileText(path))
             if data is None:
                 return None
             if data["kind"] == "directory":

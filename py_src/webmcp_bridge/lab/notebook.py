@@ -64,7 +64,7 @@ from webmcp_bridge.host.protocol import (
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, json_of, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
@@ -105,12 +105,8 @@ _CAPTURE_REASONS = ("not-shown", "no-renderer", "too-large", "failed")
 class LabNotebook:
     """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one open notebook panel, named by its handle.
 
-    Args:
-        host: the host it belongs to.
-        handle: the panel's handle (``notebook.js`` ``currentViewed``, ``findViewed``, ``panels``, ``open``).
-        path: its path when the caller knows it; else it comes with the first ``access_state`` (or ``path``).
-        state: the access state the host read with the handle (no change waited); :meth:`access_state` answers it
-            when nothing crossed since, so the guard's first read of a call is no second crossing.
+    ``path``: when the caller knows it (else it comes with the first ``access_state``); ``state``: the access state
+    the host read with the handle, which :meth:`access_state` answers when nothing crossed since.
 
     Check-then-write across two crossings: in the worker the person may type between a tool's check and its write,
     so the writes that can lose text hand ``notebook.js`` what the check read (``expected``) and it writes nothing
@@ -252,10 +248,11 @@ class LabNotebook:
     async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
         """``notebook.js`` encodeCapture: the held picture resampled and encoded (as :meth:`encode_output_image`)."""
         raw = await self._call_async("encodeCapture", key, request.width, request.height, request.mime, request.quality)
-        if is_nullish(raw):
+        data = json_of(raw)
+        if data is None:
             raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
         message = "The browser could not make a picture of that output; read its stored data with render: false."
-        return _encoded(json.loads(str(raw)), message, reason="failed")
+        return _encoded(data, message, reason="failed")
 
     def release_capture(self, key: str) -> None:
         self._call("releaseCapture", key)
@@ -265,16 +262,15 @@ class LabNotebook:
         return Focus(data["cellId"], data["cursor"], data["selection"])
 
     def kernel(self) -> KernelInfo:
-        raw = self._call("kernel")
-        if is_nullish(raw):
+        data = json_of(self._call("kernel"))
+        if data is None:
             return KernelInfo(None, "none", None)
-        data = json.loads(str(raw))
         return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
 
     def agent_kernel(self) -> float | None:
         """``notebook.js`` kernelOwner: since when (seconds) the kernel is the agent's (kernel_trust.js)."""
-        raw = self._call("kernelOwner")
-        return None if is_nullish(raw) else float(json.loads(str(raw))["since"]) / 1000
+        data = json_of(self._call("kernelOwner"))
+        return None if data is None else float(data["since"]) / 1000
 
     def _written(self, raw: Any, cell_id: str, expected: str | None = None) -> RawCell:
         return raw_cell(self._write_answer(raw, {cell_id: expected}, cell_id))
@@ -373,8 +369,7 @@ class LabNotebook:
     def output_selection(self) -> dict[str, Any] | None:
         """The person's text selection inside one output: ``{cellId, outputIndex, text}`` or None (the share
         command)."""
-        raw = self._call("outputSelection")
-        return None if is_nullish(raw) else json.loads(str(raw))
+        return json_of(self._call("outputSelection"))
 
     def take_changes(self) -> list[CellChange]:
         return [change_of(c) for c in json.loads(str(self._call("takeChanges")))]
@@ -391,10 +386,9 @@ class LabNotebook:
     ) -> tuple[int, list[tuple[str, str, str, int]]] | None:
         """``(revision, [(id, type, first non-blank line of the first max_lines lines cut to max_chars, outputs)])``
         of every cell in order; None when the revision is still ``known_revision``."""
-        raw = self._call("cellInfos", max_chars, max_lines, -1 if known_revision is None else known_revision)
-        if is_nullish(raw):
+        data = json_of(self._call("cellInfos", max_chars, max_lines, -1 if known_revision is None else known_revision))
+        if data is None:
             return None
-        data = json.loads(str(raw))
         return int(data["revision"]), [(str(i), str(t), str(line), int(n)) for i, t, line, n in data["cells"]]
 
     def access_state(self) -> AccessState:
@@ -460,9 +454,9 @@ class LabNotebook:
         except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
             await self._interrupt_after_abort(execution)
             raise
-        if is_nullish(reply):
+        data = json_of(reply)
+        if data is None:
             raise cell_not_found(cell_id)
-        data = json.loads(str(reply))
         count = data.get("execution_count")
         return RunResult(cell_id, "ok" if data["status"] == "ok" else "error", None if count is None else int(count))
 
@@ -569,8 +563,8 @@ class LabNotebook:
                 reason = f"no reply from the kernel within {timeout:g} s; the code may still be running"
                 done = {"status": "timeout", "execution_count": None, "reason": reason}
             finally:
-                rest = self.live.runFinish(run)  # the messages not sent yet; collecting stops
-                finished: dict[str, Any] = json.loads(str(rest)) if not is_nullish(rest) else {"facts": [], "sent": 0}
+                # the messages not sent yet; collecting stops
+                finished: dict[str, Any] = json_of(self.live.runFinish(run)) or {"facts": [], "sent": 0}
             # the batches sent before the end, which a worker's sink may not have been handed yet, come first
             missing = await batches.wait_for(int(finished["sent"]), LATE_BATCH_SECONDS)
             merged.add_all(finished["facts"])
@@ -624,11 +618,12 @@ async def _settled(value: Any) -> Any:
 def output_answer(raw: Any, cell_id: str) -> dict[str, Any]:
     """The JSON object of ``notebook.js``'s answer about one output of ``cell_id``; OUTPUT_NOT_FOUND when the page
     answered nothing: the output is gone."""
-    if is_nullish(raw):
+    data = json_of(raw)
+    if data is None:
         raise ToolError(
             ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
         )
-    return json.loads(str(raw))
+    return data
 
 
 def raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:

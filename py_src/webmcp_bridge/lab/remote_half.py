@@ -1,21 +1,11 @@
-"""The JS halves seen from the bridge's worker (docs/WORKER.md, "The remote half"): there
+"""The JS halves seen from the bridge's worker (docs/WORKER.md, "The remote half", which lists the messages): there
 :func:`webmcp_bridge.lab.ffi.load_half` returns a :class:`RemoteHalf`, whose method calls cross to the page's main
 thread, where ``lab/halves.js`` evaluated the real half and attached it to the loader's ctx.
 
-Messages, over the worker's transport (:mod:`webmcp_bridge.lab.wire`, envelope :mod:`webmcp_bridge.lab.messages`):
-
-* load: ``{"id", "target": "halves", "method": "load", "args": [package, filename, attach]}`` answered with the
-  half's number n (the page fetches, evaluates, attaches and counts it as ``load_half`` does on the main thread).
-* a call: ``{"id", "target": "half:<n>", "method", "args": [JSON value | {"callback": int}, ...]}`` answered
-  ``{"id", "value"}`` or ``{"id", "error"}`` (``host``: the method threw, raised as
-  :class:`~webmcp_bridge.lab.messages.HostFailure`; ``wire``: an unknown half or method, a value that is not JSON, a
-  promise answered to a synchronous call, raised as :class:`~webmcp_bridge.lab.messages.WireError`).
-* a callback's call (page to worker, an event, never answered): ``{"event": "callback", "id": int, "args": [...]}``.
-
 ``half.method(*args)`` is a synchronous crossing; a method that returns a promise is called ``await
 awaiting(half).method(*args)``, an asynchronous one. A Python callable crosses only as a :class:`Callback` (what
-:class:`~webmcp_bridge.lab.ffi.Proxies` makes in the worker); destroyed, later events of its id do nothing; its
-return value is ignored. Method names starting with ``_`` and ``attach`` (made once by the page) are refused before
+:class:`~webmcp_bridge.lab.ffi.Proxies` makes in the worker), whose calls come back as events; once destroyed, its
+events do nothing. Method names starting with ``_`` and ``attach`` (made once by the page) are refused before
 anything crosses.
 """
 

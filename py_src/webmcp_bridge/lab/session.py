@@ -1,17 +1,14 @@
 """Entry point the JS loader calls once Pyodide and JupyterLab are both up, and the page's one session.
 
 Contract with ``lite/extension/static/remoteEntry.js``: ``session = await webmcp_bridge.lab.session.start(ctx)``
-(``ctx``: ``{app, tracker, docManager, modules, modelContext, pageContributions, pageSearch, setStatus,
-setDiagnostics, reportCall, emit, connect, disconnect, setMode, connectResources, disconnectResources}``, handed on
-only to the JS halves' ``attach``; in the worker it stands for the page's, docs/WORKER.md "Start-up"); the loader
-holds the :class:`LabSession` and stops it with ``session.stop()``; its ``reply`` is JSON text ``{"state": "ready" |
-"unavailable", "tools": N, "timings": {step: ms}}``. "unavailable": the page has no ``document.modelContext``, so
-nothing is registered; either way the person's side (the Agent panel, Propose mode's view) starts, and the person's
-settings are applied before any tool is connected.
+(``ctx``: the loader's context, handed on only to the JS halves' ``attach``; in the worker it stands for the page's,
+docs/WORKER.md "Start-up"); the loader stops it with ``session.stop()``; its ``reply`` is JSON text ``{"state":
+"ready" | "unavailable", "tools": N, "timings": {step: ms}}`` ("unavailable": no ``document.modelContext``, nothing
+registered). The person's side starts either way, and the person's settings apply before any tool is connected.
 
-The bridge runs on the page's main thread, so start-up is cut into steps (pydantic module by module, the bridge's
-modules one by one, the bridge, each tool's schemas, the registration) with a yield to the browser between them.
-The longest step is loading pydantic-core's native module (~150-300 ms), which cannot be split.
+The bridge may run on the page's main thread, so start-up is cut into steps (pydantic module by module, the bridge's
+modules one by one, each tool's schemas, the registration) with a yield to the browser between them; the longest,
+loading pydantic-core's native module (~150-300 ms), cannot be split.
 """
 
 from __future__ import annotations

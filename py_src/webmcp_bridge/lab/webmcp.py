@@ -1,18 +1,13 @@
 """Connecting the registry to the tools registered on ``document.modelContext`` (WebMCP).
 
-The loader registers the tools from ``tools.json`` as soon as JupyterLab activates it, so an agent sees them before
-Python has started (their calls wait). :meth:`WebMCPRegistration.register` then hands the loader, through
-``webmcp.js``, the registry's own definitions (a tool that differs is registered again, a missing one added, an extra
-one removed) and the one dispatcher that serves every call. Unregistering aborts each tool's registration signal.
-
-``webmcp.js`` holds two Python listeners (in a worker they become events): ``onCall(id, name, inputJson, invocation,
-options)`` starts the call, answered by a later ``answer(id, text)`` (``fail(id, message)`` when its task was
-cancelled); ``onCancel(invocation)`` stops one. The call starts at once, inside the loader's turn of the event loop
-(:func:`~webmcp_bridge.calls.pending.start_eagerly`), so one that never waits is answered before ``onCall``
-returns. The answer is JSON text ``{"result": CallToolResult, "report": line | null, "event": detail | null}``:
-``report`` is the status item's line for the call, ``event`` the ``detail`` of the page's ``webmcp-bridge:call``
-event (:func:`~webmcp_bridge.lab.events.call_detail`); a call that outlived its invocation (it went pending) reports
-later, through the loader's ``reportCall`` and ``emit``.
+The loader registers the tools from ``tools.json`` at once, so an agent sees them before Python has started (their
+calls wait); :meth:`WebMCPRegistration.register` then hands it, through ``webmcp.js``, the registry's own definitions
+and the one dispatcher that serves every call. ``webmcp.js`` holds two Python listeners (in a worker, events):
+``onCall(id, name, inputJson, invocation, options)`` starts the call, eagerly, inside the loader's turn of the event
+loop (:func:`~webmcp_bridge.calls.pending.start_eagerly`), answered by a later ``answer(id, text)``; ``onCancel
+(invocation)`` stops one. The answer, JSON text ``{"result", "report", "event"}``, carries the status item's line and
+the ``detail`` of the page's ``webmcp-bridge:call`` event; a call that went pending reports later, through the
+loader's ``reportCall`` and ``emit``.
 """
 
 from __future__ import annotations
