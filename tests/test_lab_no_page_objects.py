@@ -45,7 +45,6 @@ LAB = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab"
 CONVERTED = (
     "contributions.py",
     "dialogs.py",
-    "events.py",
     "resources.py",
     "page_secret.py",
     "settings.py",

@@ -92,7 +92,6 @@ LATER = (
     "webmcp_bridge.core.diagnostics",
     "webmcp_bridge.lab.contributions",
     "webmcp_bridge.lab.deadline",
-    "webmcp_bridge.lab.events",
     "webmcp_bridge.lab.page_secret",
     "webmcp_bridge.lab.settings",
     "webmcp_bridge.lab.sharing",
@@ -176,11 +175,10 @@ class LabSession:
         from webmcp_bridge.lab.contributions import site_contributions
         from webmcp_bridge.lab.deadline import install as install_alarm_timer
         from webmcp_bridge.lab.dialogs import LabDialogs
-        from webmcp_bridge.lab.events import PageEvents
         from webmcp_bridge.lab.ffi import load_half
         from webmcp_bridge.lab.host import JupyterLabHost
         from webmcp_bridge.lab.page_secret import page_secret
-        from webmcp_bridge.lab.webmcp import WebMCPRegistration
+        from webmcp_bridge.lab.webmcp import PageEvents, WebMCPRegistration
         from webmcp_bridge.session.bridge import build_bridge
 
         ctx = self.ctx

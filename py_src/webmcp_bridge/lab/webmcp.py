@@ -1,4 +1,5 @@
-"""Connecting the registry to the tools registered on ``document.modelContext`` (WebMCP).
+"""Connecting the registry to the tools registered on ``document.modelContext`` (WebMCP), and the page's DOM events
+for a site's scripts.
 
 The loader registers the tools from ``tools.json`` at once, so an agent sees them before Python has started (their
 calls wait); :meth:`WebMCPRegistration.register` then hands it, through ``webmcp.js``, the registry's own definitions
@@ -8,6 +9,15 @@ loop (:func:`~webmcp_bridge.calls.pending.start_eagerly`), answered by a later `
 (invocation)`` stops one. The answer, JSON text ``{"result", "report", "event"}``, carries the status item's line and
 the ``detail`` of the page's ``webmcp-bridge:call`` event; a call that went pending reports later, through the
 loader's ``reportCall`` and ``emit``.
+
+``window`` receives a ``CustomEvent`` whose ``detail`` is plain data after each call ends and after each kernel run a
+tool started ends (:class:`PageEvents`, through ``events.js``); nothing of a cell's or an agent's text is in them
+beyond the call's argument summary:
+
+- ``webmcp-bridge:call``: ``{callId, tool, arguments (a bounded one-line summary), outcome ("ok" or the error
+  code; "denied" for a proposal the person denied), duration (seconds)}``;
+- ``webmcp-bridge:run``: ``{callId, tool, path, kind ("cell"/"code"), cellId, status, duration (seconds),
+  executionCount}`` (:class:`~webmcp_bridge.access.runs.KernelRun`).
 """
 
 from __future__ import annotations
@@ -19,10 +29,10 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from webmcp_bridge.access.runs import KernelRun
 from webmcp_bridge.calls.pending import START_PENDING_ID, start_eagerly
 from webmcp_bridge.calls.registry import CallEvent, Registry, envelope, result_json
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.lab.events import call_detail
 from webmcp_bridge.lab.ffi import Proxies, is_nullish, load_half, quietly
 
 
@@ -46,6 +56,17 @@ def call_options(text: str | None) -> tuple[str | None, float | None]:
     if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 3600:
         wait = None
     return pending_id, None if wait is None else float(wait)
+
+
+def call_detail(event: CallEvent) -> dict[str, Any]:
+    """The ``detail`` of ``webmcp-bridge:call``."""
+    return {
+        "callId": event.call_id,
+        "tool": event.tool,
+        "arguments": event.arguments,
+        "outcome": event.outcome,
+        "duration": None if event.duration is None else round(event.duration, 6),
+    }
 
 
 def report_line(event: CallEvent) -> str:
@@ -177,3 +198,22 @@ class WebMCPRegistration:
             self.half.disconnect()
             self._proxies.clear()
             self._dispatch = self._cancel = None
+
+
+class PageEvents:
+    """Dispatches the kernel runs the ``bridge``'s tools started as ``webmcp-bridge:run`` events through
+    ``events.js`` (given the loader's ``ctx`` once) and the loader's ``emit``."""
+
+    def __init__(self, ctx: Any, bridge: Any) -> None:
+        self.half = load_half("webmcp_bridge.lab", "events.js", ctx)
+        self._detach: Callable[[], None] | None = bridge.guard.runs.add(self._run)
+
+    def _run(self, run: KernelRun) -> None:
+        detail = json.dumps(KernelRun.to_json(run), ensure_ascii=False)
+        quietly(lambda: self.half.emit("run", detail))  # a page's listener fails no call
+
+    def dispose(self) -> None:
+        """Stop dispatching (a second call does nothing)."""
+        if self._detach is not None:
+            self._detach()
+            self._detach = None
