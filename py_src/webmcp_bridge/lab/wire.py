@@ -1,18 +1,14 @@
 """The worker's transport (docs/WORKER.md, "The crossing protocol"): in the bridge's dedicated worker every call of
-a JS half is a message to the page's main thread (the envelope of :mod:`webmcp_bridge.lab.messages`), carried by
-``lab/worker_boot.js`` and answered by ``lab/worker.js`` there.
+a JS half is a message to the page's main thread (:mod:`webmcp_bridge.lab.messages`), carried by
+``lab/worker_boot.js`` and answered by ``lab/worker.js``.
 
-A synchronous crossing goes through ``worker_boot.js``'s shared buffers (``Atomics.wait``) when the worker is
-cross-origin isolated (mode "sab"), else by message waited for with ``pyodide.ffi.run_sync`` (JSPI, mode "jspi"),
-else it is refused (mode "none": the loader keeps the bridge on the main thread). ``run_sync`` waits only inside a
-promising call: :func:`start` and :func:`invoke` are entered with ``callPromising``, and Pyodide's event loop runs
-every asyncio task step as one (``pyodide.webloop``), but a plain call from JS (:func:`event`) is not. An
-asynchronous crossing is a message answered by one. The page's events are queued on the worker's loop, where the
-remote halves (:mod:`webmcp_bridge.lab.remote_half`) dispatch them.
-
-:data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name, text)``, JSON text in and
-out): the session itself (the loader's worker mode, docs/WORKER.md, "Choosing the thread"), and for the browser
-tests of the crossings and for diagnosis ``page_calls`` and ``half_calls``.
+A synchronous crossing goes through shared buffers (``Atomics.wait``) in a cross-origin isolated worker (mode
+"sab"), else by message waited for with ``pyodide.ffi.run_sync`` (JSPI, mode "jspi"), else it is refused (mode
+"none"). ``run_sync`` waits only inside a promising call: :func:`start` and :func:`invoke` are entered with
+``callPromising`` and Pyodide's event loop runs every asyncio task step as one, but a plain call from JS
+(:func:`event`) is not. :data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name,
+text)``): the session, and for the browser tests of the crossings and for diagnosis ``page_calls`` and
+``half_calls``.
 """
 
 from __future__ import annotations
@@ -34,9 +30,8 @@ MODES = ("sab", "jspi", "none")
 
 
 class WorkerTransport:
-    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker, the worker's one wire; for
-    :func:`page_calls`'s report it counts the requests it sent by method (``crossings``) and the page's events no
-    half took, by name (``events``).
+    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker, its one wire; ``crossings`` and
+    ``events`` count the requests it sent by method and the page's events no half took, by name.
 
     Args:
         mode: one of :data:`MODES` (module docstring).
@@ -117,8 +112,7 @@ def crossing_mode(isolated: bool, has_sync_send: bool, can_run_sync: bool) -> st
 
 
 def start() -> str:
-    """Make the worker's wire from ``self.webmcpBridgeWorker``; returns its mode. Called once, by
-    ``worker_boot.js``, once the wheels are installed."""
+    """Make the worker's wire (once, by ``worker_boot.js``, once the wheels are installed); returns its mode."""
     global _wire
     import js
     from pyodide.ffi import can_run_sync, run_sync
@@ -213,8 +207,7 @@ async def page_calls(text: str) -> str:
 
 
 class _HalfDiagnosis:
-    """What :func:`half_calls` keeps between its calls: the halves by name, the callbacks by label and the
-    arguments of each of their calls."""
+    """What :func:`half_calls` keeps between its calls: halves by name, callbacks by label, their calls' arguments."""
 
     def __init__(self) -> None:
         self.halves: dict[str, Any] = {}
@@ -307,18 +300,9 @@ async def half_calls(text: str) -> str:
     )
 
 
-class PageContext:
-    """What stands for the loader's ctx in the worker: it has no attribute (the page holds the real one); handed to
-    :func:`webmcp_bridge.lab.ffi.load_half` it only says "attach this half to the page's ctx"."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<the page's ctx>"
-
-
-#: the one stand-in for the page's ctx
-PAGE_CONTEXT = PageContext()
+#: what stands for the loader's ctx in the worker: it has no attribute (the page holds the real one); handed to
+#: :func:`webmcp_bridge.lab.ffi.load_half` it only says "attach this half to the page's ctx"
+PAGE_CONTEXT = object()
 
 _session: Any = None  # the running LabSession (session_start)
 
