@@ -1,14 +1,10 @@
 """The one owner of the Python callables handed to JavaScript (:class:`Proxies`), the one loader of the JS halves
 (:func:`load_half`), and the small FFI helpers every lab module shares.
 
-A Python function given to JS must be a proxy that lives as long as JS may call it and is destroyed once JS no
-longer holds it (too early: the page's next call fails; never: it leaks the function and all it references), so
-every part of ``lab/`` gets them from a :class:`Proxies` it owns and clears that on dispose.
-
-In the bridge's worker (docs/WORKER.md, "The remote half"), once ``lab/wire.py`` installed
-:mod:`webmcp_bridge.lab.remote_half`, :func:`load_half` returns a :class:`~webmcp_bridge.lab.remote_half.RemoteHalf`
-and :class:`Proxies` makes callbacks the page calls by events; :func:`awaiting` awaits a half's promise in either
-mode. ``pyodide`` and ``js`` are imported only when used, so this module runs under CPython too.
+A proxy must live as long as JS may call it and be destroyed once JS no longer holds it (too early: the page's next
+call fails; never: it leaks the function and all it references), so every part of ``lab/`` gets them from a
+:class:`Proxies` it owns and clears on dispose. In the worker (docs/WORKER.md, "The remote half") halves and
+callbacks go through :mod:`webmcp_bridge.lab.remote_half`. ``pyodide`` and ``js`` are imported only when used.
 """
 
 from __future__ import annotations
@@ -50,16 +46,12 @@ HALF_URL_PREFIX = "webmcp-bridge/"
 
 
 def load_half(package: str, filename: str, ctx: Any = None) -> Any:
-    """Evaluate the JS half ``filename`` of ``package`` (package data: one expression whose value is the half's
-    object) and return that object, named ``webmcp-bridge/<package path>/<filename>`` (:data:`HALF_URL_PREFIX`) in
-    profiles and stack traces. When the loader's ``window.webmcpBridge.countCalls`` is there, its methods are counted
-    and the count published as ``window.webmcpBridge.crossings[<filename without .js>]`` (``lab/crossings.js``).
-
-    ``ctx``: the loader's context. When given, the half's ``attach(ctx)`` is called once here: the only way a half
-    receives the page's objects, so that Python afterwards passes it primitives and JSON text only (docs/WORKER.md,
-    "Handles instead of JS objects"). In the worker the page evaluates, attaches and counts the half
-    (``lab/halves.js``) and the value is a :class:`~webmcp_bridge.lab.remote_half.RemoteHalf` (WireError or
-    HostFailure when the page could not load it)."""
+    """Evaluate the JS half ``filename`` of ``package`` (one expression whose value is the half's object) and return
+    that object, its methods counted by the loader's ``window.webmcpBridge.countCalls`` when there (published as
+    ``window.webmcpBridge.crossings[<filename without .js>]``). With ``ctx`` (the loader's context) the half's
+    ``attach(ctx)`` is called once: the only way a half receives the page's objects (docs/WORKER.md, "Handles instead
+    of JS objects"). In the worker the page loads it (``lab/halves.js``) and the value is a
+    :class:`~webmcp_bridge.lab.remote_half.RemoteHalf` (WireError or HostFailure when the page could not)."""
     remote = _remote()
     if remote is not None:
         return remote.load(package, filename, attach=ctx is not None)

@@ -60,13 +60,11 @@ class JupyterLabHost:
         self.live = load_model_js(ctx)
         self.tabs = load_tabs_js(ctx)
         self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # notebook path -> (monotonic time, last tabs.js read)
-        # the server root's check: its URL and the server settings' token read once from host.js, the cookie per request
         root = json.loads(str(self.files.serverRoot(PAGE_CONFIG_KEY)))
         self.root = ServerRoot(root["url"], root["token"], self.files.cookie)
         self._metadata_cache: dict[str, tuple[Any, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
-        #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
-        self.journal = EditJournal()
+        self.journal = EditJournal()  # the agent's source edits, for the person's review and revert
 
     def listen(self, callback: Callable[[list[str]], None], delay_seconds: float) -> Callable[[], None]:
         """Call ``callback(handles)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after its

@@ -1,12 +1,8 @@
-"""The bridge's settings from JupyterLab's setting registry (plugin ``jupyterlab-webmcp-bridge:plugin``).
-
-``settings.js`` loads the plugin's settings (``ISettingRegistry``, resolved with ``app.resolveOptionalService``); the
-composite (defaults merged with the person's values) crosses as JSON text, is validated by
-:func:`webmcp_bridge.session.settings.parse_settings` and applied to the tool registry by
-:class:`~webmcp_bridge.session.settings.SettingsApplier`, at start and after every change (the mode only at start);
-when the set of served tools changed, ``on_tools_changed()`` lets the caller update the WebMCP registration. Without
-a settings registry (or if loading fails or takes longer than :data:`SETTINGS_LOAD_SECONDS`) the defaults apply and
-the reason is written to the console.
+"""The bridge's settings from JupyterLab's setting registry (plugin ``jupyterlab-webmcp-bridge:plugin``), through
+``settings.js``: the composite crosses as JSON text, is validated by
+:func:`webmcp_bridge.session.settings.parse_settings` and applied by
+:class:`~webmcp_bridge.session.settings.SettingsApplier` at start and after every change. Without a settings registry
+(or if loading fails or takes longer than :data:`SETTINGS_LOAD_SECONDS`) the defaults apply, said in the console.
 """
 
 from __future__ import annotations
@@ -38,13 +34,8 @@ async def load_composite(half: Any) -> Any:
 
 
 class LabSettings:
-    """The plugin's settings, applied to ``registry`` now and on every change.
-
-    Args:
-        loader: the loader's ``ctx``, handed once to ``settings.js``.
-        registry: the tool registry (see :class:`~webmcp_bridge.session.settings.SettingsApplier`).
-        on_tools_changed: called (no arguments) after a change enabled or disabled tools.
-    """
+    """The plugin's settings, applied to ``registry`` now and on every change (``loader``: the loader's ctx, handed
+    once to ``settings.js``); ``on_tools_changed()`` after a change enabled or disabled tools."""
 
     def __init__(self, loader: Any, registry: Any, on_tools_changed: Callable[[], None] | None = None) -> None:
         self.half = settings_half(loader)

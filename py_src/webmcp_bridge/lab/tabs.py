@@ -28,12 +28,10 @@ from webmcp_bridge.lab.ui.i18n import DOMAIN
 LOCK_PREFIX = "webmcp-bridge:"
 #: the BroadcastChannel the pages of one site tell each other about opens, closes and saves on
 CHANNEL = "webmcp-bridge:tabs"
-#: after another tab says it opened, closed or saved a notebook, the other tabs are counted at once and again this
-#: many seconds later, when the Web Locks of a tab that just opened or closed have settled (a lock request or release
-#: is asynchronous, so the first count can miss it)
+#: after another tab says it opened, closed or saved a notebook, the tabs are counted at once and again this many
+#: seconds later, when its Web Locks have settled (a lock request or release is asynchronous)
 RECOUNT_AFTER_SECONDS = 0.25
-#: what the person is told when a save went ahead without the lock ("%1": the notebook's path, "%2": the seconds it
-#: waited; translated where the page's translator has a catalogue of the bridge's domain, lab/ui/i18n.py)
+#: what the person is told when a save went ahead without the lock ("%1": the path, "%2": the seconds it waited)
 SAVE_WARNING = (
     "%1 was saved without the lock the site's tabs take around a save: something else in this browser held it for "
     "%2 s (code running in a kernel can). The file was checked for changes first, but a save from another tab at the "
