@@ -12,6 +12,7 @@ anything crosses.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import json
@@ -35,15 +36,15 @@ _METHOD = re.compile(r"[A-Za-z$][A-Za-z0-9_$]*")
 _ATTACH = "attach"
 
 
+@dataclasses.dataclass(eq=False)
 class Callback:
     """A Python callable the page may call (by events) while it is in its table: ``{"callback": ident}`` on the
     wire. ``once``: dropped before its first call."""
 
-    def __init__(self, table: Callbacks, ident: int, fn: Callable[..., Any], once: bool) -> None:
-        self.table = table
-        self.ident = ident
-        self.fn = fn
-        self.once = once
+    table: Callbacks
+    ident: int
+    fn: Callable[..., Any]
+    once: bool
 
     def destroy(self) -> None:
         """Drop this callback (Proxies' contract): later events for it are ignored."""
@@ -74,12 +75,12 @@ class Callbacks:
     def drop(self, ident: int) -> None:
         self._table.pop(ident, None)
 
-    def dispatch(self, ident: int, args: Sequence[Any]) -> bool:
-        """Call the callback ``ident``; False when it is not in the table. An exception it raises is printed; a
-        coroutine it returns is run as a task."""
+    def dispatch(self, ident: int, args: Sequence[Any]) -> None:
+        """Call the callback ``ident`` if it is in the table. An exception it raises is printed; a coroutine it
+        returns is run as a task."""
         callback = self._table.get(ident)
         if callback is None:
-            return False
+            return
         if callback.once:
             self.drop(ident)
         try:
@@ -88,7 +89,6 @@ class Callbacks:
                 asyncio.ensure_future(result)
         except Exception:
             traceback.print_exc()
-        return True
 
 
 class RemoteHalves:

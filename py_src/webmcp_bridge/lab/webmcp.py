@@ -127,8 +127,8 @@ class WebMCPRegistration:
         INTERNAL_ERROR result). ``invocation``: the loader's id of the WebMCP invocation; ``options``:
         :func:`call_options`."""
         invocation_id = None if is_nullish(invocation) else str(invocation)
-        pending_id, wait_seconds = call_options(None if is_nullish(options) else str(options))
-        task = start_eagerly(self._serve(str(name), str(arguments), invocation_id, pending_id, wait_seconds))
+        held = None if is_nullish(options) else str(options)
+        task = start_eagerly(self._serve(str(name), str(arguments), invocation_id, held))
         answer = functools.partial(self._answer, int(call_id))
         if task.done():
             answer(task)
@@ -146,14 +146,8 @@ class WebMCPRegistration:
             return
         self.half.answer(call_id, task.result())
 
-    async def _serve(
-        self,
-        name: str,
-        arguments: str,
-        invocation: str | None,
-        pending_id: str | None = None,
-        wait_seconds: float | None = None,
-    ) -> str:
+    async def _serve(self, name: str, arguments: str, invocation: str | None, options: str | None) -> str:
+        pending_id, wait_seconds = call_options(options)
         if invocation is not None:  # set before the call's first step, in which the after hook may already run
             self._reports[invocation] = None
         try:
