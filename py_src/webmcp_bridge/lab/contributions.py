@@ -1,15 +1,11 @@
 """The site's own contributions in the page (:mod:`webmcp_bridge.contrib`): the files the page configuration
-(``webmcpBridgeContributions`` of ``jupyter-config-data``) and the setting ``contributions`` name, read together by
-:func:`webmcp_bridge.contrib.config.parse_entries`, fetched from the site's own origin and imported before the bridge
-is built.
+(``webmcpBridgeContributions``) and the setting ``contributions`` name (``contrib.config.parse_entries``), fetched
+from the site's own origin and imported before the bridge is built.
 
-A workspace path ``p`` is fetched at ``<base URL>files/<p>``, the base URL being the application's own
-(``serviceManager.serverSettings.baseUrl``), so JupyterLite serves the file as the site was built (an edit in the
-browser's storage does not change what loads) and a JupyterLab server from its root folder (with its token). A URL
-not on the page's origin is never requested; redirects are refused (one could lead elsewhere). ``contributions.js``
-gives the page's facts; the global ``fetch`` (which a worker has too) gets the files. Each file is imported by
-:class:`~webmcp_bridge.contrib.loading.SiteLoader` with a yield to the browser between files; every failure is a
-diagnostic, none stops the bridge.
+A workspace path ``p`` is fetched at ``<base URL>files/<p>`` (the application's own base URL), so JupyterLite serves
+the file as the site was built (an edit in the browser's storage does not change what loads) and a JupyterLab server
+from its root folder (with its token). A URL not on the page's origin is never requested; redirects are refused (one
+could lead elsewhere). Every failure is a diagnostic; none stops the bridge.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The page's JupyterLab dialogs as a :class:`webmcp_bridge.host.protocol.DialogSource`, through ``dialogs.js``.
-
-``dialogs.js`` reads JupyterLab's ``Dialog.tracker`` (every dialog, shown or queued) and clicks buttons; every rule
-(ownership, refusals, bounds) is in :mod:`webmcp_bridge.calls.dialogs`. One crossing per snapshot, and none while no
-dialog can be open: ``dialogs.js`` tells Python the moment a dialog is made, so after a snapshot found none the next
-ones answer "none" from here until one opens (every successful tool result asks).
+"""The page's JupyterLab dialogs as a :class:`webmcp_bridge.host.protocol.DialogSource`, through ``dialogs.js``
+(``Dialog.tracker``: every dialog, shown or queued); every rule is in :mod:`webmcp_bridge.calls.dialogs`. One crossing
+per snapshot, and none while no dialog can be open: ``dialogs.js`` tells Python the moment a dialog is made, so after
+a snapshot found none the next ones answer "none" from here until one opens.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """This browser's secret for the site: 32 random bytes in the page's localStorage, made the first time a page of the
-site needs them, the same for every tab of the site from then on.
-
-Why localStorage: code the agent ran in JupyterLite's kernel runs in a Web Worker of the page's origin, sharing its
-Web Locks, BroadcastChannels, IndexedDB and Cache Storage, but a worker has no localStorage; so the kernel cannot read
-the secret (unless a script of its output ran in the page as trusted output: docs/SECURITY.md).
-
-It keys (HMAC-SHA-256) the person's review messages (:mod:`webmcp_bridge.review.signatures`: a message a file says
-is the person's is shown as theirs only when this browser's secret signed it) and the messages and presence locks
-of the site's tabs (``tabs.js`` reads :data:`STORAGE_KEY` itself but never makes the secret). Outside the browser,
-or when the storage refuses, there is none: nothing the person writes can be told from a file's claim, and tabs
-exchange no messages.
+site needs them, the same for every tab of the site from then on. Code the agent ran in JupyterLite's kernel runs in
+a Web Worker of the page's origin, which shares its locks, channels and IndexedDB but has no localStorage, so it
+cannot read the secret (docs/SECURITY.md). It keys the person's review messages
+(:mod:`webmcp_bridge.review.signatures`) and the tabs' messages and presence locks (``tabs.js`` reads
+:data:`STORAGE_KEY` but never makes it). Without it (outside the browser, a storage that refuses) nothing the person
+writes can be told from a file's claim, and tabs exchange no messages.
 """
 
 from __future__ import annotations

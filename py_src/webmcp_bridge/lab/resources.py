@@ -1,11 +1,7 @@
 """Notebooks, cells and outputs as MCP resources, and the guidance for agents as an MCP prompt, where the page's
-WebMCP runtime has them (MCP-B; native WebMCP has neither).
-
-:mod:`webmcp_bridge.session.resources` decides the templates and what a read returns; ``resources.js`` hands them to
-the loader's ``connectResources(templatesJson, read) -> count`` (0 without ``registerResource``) and
-``connectPrompts(promptsJson) -> count``. Its ``read(uri)`` calls Python's listener ``onRead(id, uri)`` (in a
-worker, an event), which answers later by ``answer(id, text)``, JSON text ``{"result": ReadResourceResult}`` or
-``{"error": {error, message, ...}}``.
+WebMCP runtime has them (MCP-B; native WebMCP has neither). :mod:`webmcp_bridge.session.resources` decides the
+templates and what a read returns; ``resources.js`` registers them through the loader and hands each read to Python's
+listener ``onRead(id, uri)``, answered later by ``answer(id, text)`` (JSON ``{"result"}`` or ``{"error"}``).
 """
 
 from __future__ import annotations

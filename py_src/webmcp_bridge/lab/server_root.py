@@ -43,15 +43,9 @@ async def page_post(url: str, headers: dict[str, str], body: str) -> tuple[int, 
 
 
 class ServerRoot:
-    """Which paths lead outside the server's root.
-
-    Args:
-        url: the server extension's URL, or None where there is none (then nothing is asked).
-        token: the server settings' token, or None; it authenticates the request (else the page's cookie does).
-        cookie: the page's cookie by name (``host.js`` ``cookie``): ``_xsrf`` is sent as the ``X-XSRFToken`` header,
-            as JupyterLab's own requests send it; read at each request.
-        post: makes the request (default :func:`page_post`).
-    """
+    """Which paths lead outside the server's root, asked of ``url`` (the server extension's; None: nothing is asked)
+    with the server's ``token`` (else the page's cookie authenticates) and the ``_xsrf`` cookie (``cookie(name)``,
+    read at each request) as the ``X-XSRFToken`` header, as JupyterLab's own requests; ``post`` makes the request."""
 
     def __init__(
         self,

@@ -1,10 +1,8 @@
-"""The person's "Share selected output text with the agent" command (output context menu).
-
-It records the text selected inside one output of the current notebook in the guard's
-:class:`~webmcp_bridge.sharing.selections.SharedSelections`, where ``jupyter_get_output_selection`` reads it; it works
-without WebMCP too. ``commands.js`` adds the command and menu item and answers ``isEnabled`` itself (JupyterLab asks it
-synchronously when the menu opens: ``enabled: "output-selection"``); running it calls Python's listener, which reads
-the selection through the notebook host and shares it, or does nothing when there is none by then.
+"""The person's "Share selected output text with the agent" command (output context menu): it records the text
+selected inside one output of the current notebook in the guard's
+:class:`~webmcp_bridge.sharing.selections.SharedSelections`, where ``jupyter_get_output_selection`` reads it.
+``commands.js`` adds the command and answers ``isEnabled`` itself (JupyterLab asks it synchronously when the menu
+opens); running it calls Python's listener, which does nothing when the selection is gone by then.
 """
 
 from __future__ import annotations

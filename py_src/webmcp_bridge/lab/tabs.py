@@ -1,8 +1,7 @@
-"""Other tabs of this site with the same notebook open, and saves that cannot lose another tab's work.
-
-Each tab keeps its own copy of a notebook; ``tabs.js`` (Web Locks of the origin, a BroadcastChannel) counts the other
-tabs and makes every save check and write in one step for all tabs. This module configures it and reads its facts.
-The kernel's worker shares the origin's locks and channels (docs/SECURITY.md), so a save waits for its lock at most
+"""Other tabs of this site with the same notebook open, and saves that cannot lose another tab's work: ``tabs.js``
+(Web Locks of the origin, a BroadcastChannel) counts the other tabs and makes every save check and write in one step
+for all tabs; this module configures it and reads its facts. The kernel's worker shares the origin's locks and
+channels (docs/SECURITY.md), so a save waits for its lock at most
 :data:`~webmcp_bridge.core.limits.SAVE_LOCK_WAIT_SECONDS`, and messages and presence locks count only when sealed
 with the page secret (:mod:`webmcp_bridge.lab.page_secret`).
 """
