@@ -92,21 +92,11 @@ def _create_proxy(fn: Callable[..., Any]) -> Any:
     return create_proxy(fn)
 
 
-def _create_once(fn: Callable[..., Any]) -> Any:
-    remote = _remote()
-    if remote is not None:
-        return remote.callbacks.once(fn)
-    from pyodide.ffi import create_once_callable
-
-    return create_once_callable(fn)
-
-
 class Proxies:
     """The proxies one part handed to JS: made by :meth:`keep`, destroyed by :meth:`remove` or :meth:`clear`.
 
     Args:
         create: makes a proxy with ``destroy()`` of a Python callable (default: ``pyodide.ffi.create_proxy``).
-        create_once: makes a callable JS may call once, freed after that call (``create_once_callable``).
 
     Destroying never raises: a proxy whose ``destroy()`` fails is printed and the others are still destroyed.
     """
@@ -114,10 +104,8 @@ class Proxies:
     def __init__(
         self,
         create: Callable[[Callable[..., Any]], Any] = _create_proxy,
-        create_once: Callable[[Callable[..., Any]], Any] = _create_once,
     ) -> None:
         self._create = create
-        self._create_once = create_once
         self._kept: list[Any] = []
 
     def __len__(self) -> int:
@@ -128,10 +116,6 @@ class Proxies:
         proxy = self._create(fn)
         self._kept.append(proxy)
         return proxy
-
-    def once(self, fn: Callable[..., Any]) -> Any:
-        """A callable for JS to call once (it frees itself after that call); not kept here."""
-        return self._create_once(fn)
 
     def remove(self, proxy: Any) -> None:
         """Destroy one kept proxy (JS no longer holds it); one not kept here is left alone."""

@@ -39,12 +39,11 @@ _ATTACH = "attach"
 @dataclasses.dataclass(eq=False)
 class Callback:
     """A Python callable the page may call (by events) while it is in its table: ``{"callback": ident}`` on the
-    wire. ``once``: dropped before its first call."""
+    wire."""
 
     table: Callbacks
     ident: int
     fn: Callable[..., Any]
-    once: bool
 
     def destroy(self) -> None:
         """Drop this callback (Proxies' contract): later events for it are ignored."""
@@ -61,16 +60,10 @@ class Callbacks:
     def __len__(self) -> int:
         return len(self._table)
 
-    def _add(self, fn: Callable[..., Any], once: bool) -> Callback:
-        self._next += 1
-        callback = self._table[self._next] = Callback(self, self._next, fn, once)
-        return callback
-
     def keep(self, fn: Callable[..., Any]) -> Callback:
-        return self._add(fn, once=False)
-
-    def once(self, fn: Callable[..., Any]) -> Callback:
-        return self._add(fn, once=True)
+        self._next += 1
+        callback = self._table[self._next] = Callback(self, self._next, fn)
+        return callback
 
     def drop(self, ident: int) -> None:
         self._table.pop(ident, None)
@@ -81,8 +74,6 @@ class Callbacks:
         callback = self._table.get(ident)
         if callback is None:
             return
-        if callback.once:
-            self.drop(ident)
         try:
             result = callback.fn(*args)
             if inspect.iscoroutine(result):
@@ -133,7 +124,7 @@ class RemoteHalves:
                     raise WireError(f"{where} is a callback of another table")
                 out.append({"callback": arg.ident})
             elif callable(arg):
-                raise WireError(f"{where} is a callable: hand it through Proxies.keep or Proxies.once")
+                raise WireError(f"{where} is a callable: hand it through Proxies.keep")
             else:
                 value = json_value(arg, where)
                 if isinstance(value, dict) and "callback" in value and len(value) == 1:
