@@ -48,12 +48,9 @@ def _write_failed(answer: Any, what: str, path: str) -> None:
 
 
 class JupyterLabHost:
-    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` over the running JupyterLab (``ctx``: the loader's
-    context, handed to the JS halves' ``attach`` only).
-
+    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` over the running JupyterLab (``ctx``: the loader's).
     Every method given a path first refuses one that resolves outside a server's root (a symbolic link:
-    :mod:`webmcp_bridge.lab.server_root`), and a folder listing leaves such entries out.
-    """
+    :mod:`webmcp_bridge.lab.server_root`), and a folder listing leaves such entries out."""
 
     def __init__(self, ctx: Any) -> None:
         self.files = load_host_js(ctx)

@@ -1,9 +1,7 @@
-"""The envelope of the messages between the bridge's worker and the page (docs/WORKER.md, "The crossing protocol";
-the messages themselves are listed in ``lab/worker.js``'s header): an answer is ``{"id": int, "value": ...}`` or
-``{"id": int, "error": {"kind": "tool" | "host" | "wire", "message", "code", "details"}}``: ``tool`` a
-:class:`~webmcp_bridge.core.errors.ToolError` (rebuilt as it was), ``host`` any other exception of the answering
-side (its type's name in ``code``), ``wire`` a message the other side could not read. The page builds these bodies
-(``lab/worker.js``); the worker's Python reads them. The text is UTF-8 JSON without NaN or infinities.
+"""The envelope of the messages between the bridge's worker and the page (docs/WORKER.md, "The crossing protocol"):
+an answer is ``{"id": int, "value": ...}`` or ``{"id": int, "error": {"kind", "message", "code", "details"}}``, kind
+``tool`` (a :class:`~webmcp_bridge.core.errors.ToolError`, rebuilt as it was), ``host`` (another exception of the
+answering side, its type's name in ``code``) or ``wire`` (a message the other side could not read).
 """
 
 from __future__ import annotations

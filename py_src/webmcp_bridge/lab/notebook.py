@@ -1,10 +1,8 @@
-"""The host protocol's notebooks over the live JupyterLab application, through ``notebook.js``.
-
-Python passes the half primitives and JSON text and reads JSON text back; a notebook panel is a *handle* (a string
-``notebook.js`` issues and drops when the panel is disposed), so the same Python runs in a worker (docs/WORKER.md,
-"Handles instead of JS objects"). A handle no longer known answers NOTEBOOK_NOT_FOUND. Writes are synchronous, so a
-hash check and its write cannot interleave with a person's edit. Failures of the page's asynchronous work (a kernel
-request, a restart, a save) come back as data and become ToolErrors here.
+"""The host protocol's notebooks over the live JupyterLab application, through ``notebook.js``: a notebook panel is
+a *handle* (a string ``notebook.js`` issues and drops when the panel is disposed), so the same Python runs in a
+worker (docs/WORKER.md, "Handles instead of JS objects"); one no longer known answers NOTEBOOK_NOT_FOUND. Writes are
+synchronous, so a hash check and its write cannot interleave with a person's edit. Failures of the page's
+asynchronous work (a kernel request, a restart, a save) come back as data and become ToolErrors here.
 """
 
 from __future__ import annotations
@@ -103,15 +101,11 @@ _CAPTURE_REASONS = ("not-shown", "no-renderer", "too-large", "failed")
 
 
 class LabNotebook:
-    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one open notebook panel, named by its handle.
-
-    ``path``: when the caller knows it (else it comes with the first ``access_state``); ``state``: the access state
-    the host read with the handle, which :meth:`access_state` answers when nothing crossed since.
-
-    Check-then-write across two crossings: in the worker the person may type between a tool's check and its write,
-    so the writes that can lose text hand ``notebook.js`` what the check read (``expected``) and it writes nothing
-    when the cell holds something else: STALE_CELL (docs/WORKER.md, "Check-then-write stays atomic").
-    """
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one open notebook panel, named by its handle
+    (``path``: when the caller knows it; ``state``: the access state the host read with the handle, answered by
+    :meth:`access_state` when nothing crossed since). In the worker the person may type between a tool's check and
+    its write, so the writes that can lose text hand ``notebook.js`` what the check read (``expected``) and it writes
+    nothing when the cell holds something else: STALE_CELL (docs/WORKER.md, "Check-then-write stays atomic")."""
 
     def __init__(
         self, host: JupyterLabHost, handle: str, path: str | None = None, state: AccessState | None = None
@@ -537,11 +531,9 @@ class LabNotebook:
         silent: bool = False,
         as_agent: bool = True,
     ) -> CodeRun:
-        """``kernel.requestExecute`` (store_history false); ``notebook.js`` reports the iopub messages as facts (in
-        batches to an event sink while the call waits, the rest at the end), merged here by
-        :class:`~webmcp_bridge.core.run_outputs.RunOutputs`. On a timeout the outputs that arrived are returned. A
-        stream keeps ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN` characters; past
-        that only its size is counted."""
+        """``kernel.requestExecute`` (store_history false); the iopub messages come as facts (in batches while the call
+        waits, the rest at the end, also on a timeout), merged by :class:`~webmcp_bridge.core.run_outputs.RunOutputs`
+        keeping ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN` characters of a stream."""
         merged = RunOutputs(max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
         batches = RunBatches(merged)
         proxies = Proxies()  # the run's event sink, freed once the run is finished

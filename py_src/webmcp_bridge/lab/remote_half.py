@@ -84,8 +84,7 @@ class Callbacks:
 
 class RemoteHalves:
     """The worker's side of ``lab/halves.js`` over ``transport``: loads halves, calls their methods, keeps the
-    ``callbacks``; ``crossings``: per half name (the file's without ``.js``), the crossings made, by method (the load
-    too)."""
+    ``callbacks``; ``crossings``: per half name, the crossings made, by method."""
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
@@ -100,9 +99,8 @@ class RemoteHalves:
         return {"id": self._next, "target": target, "method": method, "args": args}
 
     def load(self, package: str, filename: str, attach: bool) -> RemoteHalf:
-        """Have the page evaluate the half ``filename`` of ``package`` (attached to the loader's ctx when ``attach``):
-        one synchronous crossing. Raises WireError (not a half's name, a failed fetch, a half without ``attach``, no
-        ctx on the page) or HostFailure (its evaluation or ``attach`` threw)."""
+        """Have the page evaluate the half (attached to the loader's ctx when ``attach``): one synchronous crossing.
+        Raises WireError (not a half's name, a failed fetch, no ctx) or HostFailure (evaluating or attaching threw)."""
         if not re.fullmatch(r"[a-z_]+(\.[a-z_]+)*", package) or not re.fullmatch(r"[a-z_]+\.js", filename):
             raise WireError(f"{package}/{filename} is not a half's name")
         name = filename.rsplit(".", 1)[0]

@@ -30,20 +30,12 @@ MODES = ("sab", "jspi", "none")
 
 
 class WorkerTransport:
-    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker, its one wire; ``crossings`` and
-    ``events`` count the requests it sent by method and the page's events no half took, by name.
-
-    Args:
-        mode: one of :data:`MODES` (module docstring).
-        sync_send: the page's answer to a message, blocking (``worker_boot.js`` ``syncSend``); mode "sab".
-        async_send: an awaitable of the page's answer to a message (``asyncSend``).
-        run_sync: waits for an awaitable synchronously (``pyodide.ffi.run_sync``); mode "jspi".
-        sync_by_message: an awaitable of the page's answer to a synchronous request (``syncByMessage``), which
-            ``run_sync`` waits for; default ``async_send``.
-        can_wait: whether ``run_sync`` can wait here (``pyodide.ffi.can_run_sync``), asked before anything is sent.
-
-    Raises ValueError for an unknown mode or one whose function is missing.
-    """
+    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker, its one wire, in crossing ``mode``
+    (:data:`MODES`) over ``worker_boot.js``'s ``syncSend`` (blocking; "sab"), ``asyncSend`` (a promise of the
+    answer), ``pyodide.ffi.run_sync`` waiting for ``syncByMessage`` ("jspi"; default ``async_send``) where
+    ``can_wait()`` (``can_run_sync``, asked before anything is sent). ``crossings`` and ``events`` count the requests
+    sent by method and the page's events no half took, by name. Raises ValueError for an unknown mode or one whose
+    function is missing."""
 
     def __init__(
         self,
@@ -176,14 +168,11 @@ async def _run_calls(current: WorkerTransport, calls: list[Any]) -> list[dict[st
 
 async def page_calls(text: str) -> str:
     """Send requests to the page as they are, one crossing each, in order (the transport's browser test, and a
-    diagnosis).
-
-    ``text``: JSON ``{"calls": [{"target", "method", "args", "async": bool}, ...], "task": bool}``: a synchronous
-    crossing each, an asynchronous one with ``"async"``; with ``"task"`` the calls run in an asyncio task this entry
-    awaits, as a tool's handler may. Returns JSON ``{"mode", "results": [{"value"} | {"error": {"type", "code",
-    "message", "details"}}], "crossings": {method: count}, "events": {name: count}}`` (counted since the wire
-    started). A failure of one call is its result. Raises WireError for text of another shape.
-    """
+    diagnosis). ``text``: JSON ``{"calls": [{"target", "method", "args", "async": bool}, ...], "task": bool}``: a
+    synchronous crossing each, an asynchronous one with ``"async"``; with ``"task"`` the calls run in an asyncio task
+    this entry awaits, as a tool's handler may. Returns JSON ``{"mode", "results": [{"value"} | {"error": {"type",
+    "code", "message", "details"}}], "crossings": {method: count}, "events": {name: count}}`` (counted since the wire
+    started). A failure of one call is its result. Raises WireError for text of another shape."""
     current = wire()
     try:
         request = json.loads(text)
@@ -255,17 +244,15 @@ _diagnosis: _HalfDiagnosis | None = None
 
 
 async def half_calls(text: str) -> str:
-    """Load JS halves and call their methods through the remote halves (the crossing's browser test, and a
-    diagnosis).
-
+    """Load JS halves and call their methods through the remote halves (the crossing's browser test, and a diagnosis).
     ``text``: JSON ``{"load": [{"as", "package", "filename", "attach": bool}], "calls": [{"half", "method", "args",
     "await": bool}], "remove": [label, ...]}`` (each key optional). Each call is ``half.method(*args)``, or ``await
     awaiting(half).method(*args)`` with ``"await"``; an argument ``{"$callback": label, "then": call}`` is a callback
-    kept by a :class:`~webmcp_bridge.lab.ffi.Proxies` (one per label, recording its calls' arguments; with ``then``,
-    a synchronous call made from each of its calls, results under ``"<label>:then"``); ``remove`` destroys them.
-    Halves and callbacks are kept between calls. Returns JSON ``{"loaded": [{"value": null} | {"error"}], "results":
-    [{"value"} | {"error"}], "callbacks": {label: [[arg, ...], ...]}, "alive": <callbacks kept>, "crossings": {half:
-    {method: count}}}``. A failure of one load or call is its result. Raises WireError for text of another shape."""
+    kept by a :class:`~webmcp_bridge.lab.ffi.Proxies` (one per label, recording its calls' arguments; with ``then``, a
+    synchronous call made from each of its calls, results under ``"<label>:then"``); ``remove`` destroys them. Halves
+    and callbacks are kept between calls. Returns JSON ``{"loaded": [{"value": null} | {"error"}], "results": [{"value"}
+    | {"error"}], "callbacks": {label: [[arg, ...], ...]}, "alive": <callbacks kept>, "crossings": {half: {method:
+    count}}}``. A failure of one load or call is its result. Raises WireError for text of another shape."""
     global _diagnosis
     wire()
     halves = remote_half.current()
