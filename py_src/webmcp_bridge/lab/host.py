@@ -130,19 +130,9 @@ class JupyterLabHost:
         return LabNotebook(self, str(handle), path)
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
-        content = {
-            "cells": [],
-            "metadata": {
-                "kernelspec": {
-                    "name": kernel_name or "python",
-                    "display_name": "Python (Pyodide)",
-                    "language": "python",
-                },
-                "language_info": {"name": "python"},
-            },
-            "nbformat": 4,
-            "nbformat_minor": 5,
-        }
+        kernelspec = {"name": kernel_name or "python", "display_name": "Python (Pyodide)", "language": "python"}
+        metadata = {"kernelspec": kernelspec, "language_info": {"name": "python"}}
+        content = {"cells": [], "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
         await self.root.check(path)
         answer = await awaiting(self.files).saveModel(
             path, json.dumps({"type": "notebook", "format": "json", "content": content})

@@ -197,8 +197,7 @@ _current: RemoteHalves | None = None
 
 
 def install(transport: Transport) -> RemoteHalves:
-    """Make the worker's :class:`RemoteHalves` over ``transport`` (``lab/wire.py`` ``start``): from then on
-    :func:`webmcp_bridge.lab.ffi.load_half` and ``Proxies`` work through it."""
+    """Make the worker's :class:`RemoteHalves` (``lab/wire.py`` ``start``), which ``load_half`` and ``Proxies`` use."""
     global _current
     _current = RemoteHalves(transport)
     return _current

@@ -1,10 +1,9 @@
-"""Entry point the JS loader calls once Pyodide and JupyterLab are both up, and the page's one session.
-
-Contract with ``lite/extension/static/remoteEntry.js``: ``session = await webmcp_bridge.lab.session.start(ctx)``
-(``ctx``: the loader's context, handed on only to the JS halves' ``attach``; in the worker it stands for the page's,
-docs/WORKER.md "Start-up"); the loader stops it with ``session.stop()``; its ``reply`` is JSON text ``{"state":
-"ready" | "unavailable", "tools": N, "timings": {step: ms}}`` ("unavailable": no ``document.modelContext``, nothing
-registered). The person's side starts either way, and the person's settings apply before any tool is connected.
+"""Entry point the JS loader (``lite/extension/static/remoteEntry.js``) calls once Pyodide and JupyterLab are both
+up, and the page's one session: ``session = await webmcp_bridge.lab.session.start(ctx)`` (``ctx``: the loader's
+context, handed on only to the JS halves' ``attach``; docs/WORKER.md "Start-up"), stopped by ``session.stop()``; its
+``reply`` is JSON text ``{"state": "ready" | "unavailable", "tools": N, "timings": {step: ms}}`` ("unavailable": no
+``document.modelContext``, nothing registered). The person's side starts either way, and the person's settings
+apply before any tool is connected.
 
 The bridge may run on the page's main thread, so start-up is cut into steps (pydantic module by module, the bridge's
 modules one by one, each tool's schemas, the registration) with a yield to the browser between them; the longest,
@@ -230,12 +229,9 @@ class LabSession:
 
     def _show_diagnostics(self, diagnostics: Any) -> None:
         """Hand the diagnostics to the status item after each new one (``session.js`` ``setDiagnostics``)."""
-        page = self.page
-
-        def update() -> None:
-            page.setDiagnostics(json.dumps(diagnostics.to_json(), ensure_ascii=False))
-
-        self._unlisten = diagnostics.listen(update)
+        self._unlisten = diagnostics.listen(
+            lambda: self.page.setDiagnostics(json.dumps(diagnostics.to_json(), ensure_ascii=False))
+        )
 
     async def _schemas(self) -> None:
         """Generate every tool's schemas (cached for its definitions), one tool per stretch with a yield between: all
