@@ -28,7 +28,7 @@ class FakeProxy:
 
 
 def owner(log: list[str], failing: tuple[str, ...] = ()) -> Proxies:
-    return Proxies(create=lambda fn: FakeProxy(fn, log, fn.__name__ in failing), create_once=lambda fn: ("once", fn))
+    return Proxies(create=lambda fn: FakeProxy(fn, log, fn.__name__ in failing))
 
 
 def on_click() -> str:
@@ -73,14 +73,13 @@ def test_a_failing_destroy_does_not_stop_the_others(capsys) -> None:
     assert "destroy failed" in capsys.readouterr().err
 
 
-def test_an_owner_keeps_new_proxies_after_clear_and_once_callables_are_not_kept() -> None:
+def test_an_owner_keeps_new_proxies_after_clear() -> None:
     log: list[str] = []
     proxies = owner(log)
     proxies.keep(on_click)
     proxies.clear()
     again = proxies.keep(on_key)
     assert not again.destroyed and len(proxies) == 1
-    assert proxies.once(on_click) == ("once", on_click) and len(proxies) == 1
 
 
 def test_nullish_is_none_only_under_cpython() -> None:

@@ -45,7 +45,6 @@ LAB = Path(__file__).resolve().parents[1] / "py_src" / "webmcp_bridge" / "lab"
 CONVERTED = (
     "contributions.py",
     "dialogs.py",
-    "events.py",
     "resources.py",
     "page_secret.py",
     "settings.py",
@@ -70,7 +69,7 @@ CONVERTED = (
 )
 
 #: the live-notebook host code, held to :data:`JUPYTERLAB_ATTRIBUTES` too
-LIVE_MODULES = frozenset({"notebook.py", "captures.py", "host.py", "tabs.py", "ui/notebooks.py"})
+LIVE_MODULES = frozenset({"notebook.py", "host.py", "tabs.py", "ui/notebooks.py"})
 
 #: module -> the attributes of ``js`` it may use (see the module docstring for why)
 ALLOWED_JS = {

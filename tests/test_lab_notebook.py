@@ -213,7 +213,7 @@ def notebook(handle: str = "p", tabs: FakeTabs | None = None) -> tuple[LabNotebo
 @pytest.fixture(autouse=True)
 def fake_proxies(monkeypatch):
     """Proxies whose proxies are FakeProxy (Pyodide's create_proxy does not exist under CPython)."""
-    monkeypatch.setattr(lab_notebook, "Proxies", lambda: Proxies(create=FakeProxy, create_once=FakeProxy))
+    monkeypatch.setattr(lab_notebook, "Proxies", lambda: Proxies(create=FakeProxy))
 
 
 def run(coro: Any) -> Any:

@@ -149,7 +149,7 @@ def test_page_calls_sends_requests_as_they_are_and_reports_each_answer(monkeypat
     async def page_async(text: str) -> str:
         return page(text)
 
-    current = wire.WorkerWire(WorkerTransport("sab", page, page_async))
+    current = WorkerTransport("sab", page, page_async)
     monkeypatch.setattr(wire, "_wire", current)
     calls = [
         {"target": "host", "method": "read", "args": {"path": "a"}},

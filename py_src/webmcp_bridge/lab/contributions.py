@@ -1,22 +1,11 @@
-"""The site's own contributions in the page: which files (the page configuration and the setting), read from the
-site's own origin, imported into this Python before the bridge is built (:mod:`webmcp_bridge.contrib`).
+"""The site's own contributions in the page (:mod:`webmcp_bridge.contrib`): the files the page configuration
+(``webmcpBridgeContributions``) and the setting ``contributions`` name (``contrib.config.parse_entries``), fetched
+from the site's own origin and imported before the bridge is built.
 
-- The list: ``webmcpBridgeContributions`` of the page's ``jupyter-config-data`` (the loader hands it over as
-  JSON text, ``ctx.pageContributions``) and the setting ``contributions`` of ``jupyterlab-webmcp-bridge:plugin``, read
-  together by :func:`webmcp_bridge.contrib.config.parse_entries` (sorted, repeats removed).
-- The files: a workspace path ``p`` is fetched at ``<base URL>files/<p>``, where the base URL is the application's
-  own (``serviceManager.serverSettings.baseUrl``: a JupyterLite site's root, a JupyterLab server's base URL), so
-  JupyterLite serves the file as the site was built (an agent's or a person's edit in the browser's storage does
-  not change what loads) and a JupyterLab server serves it from its root folder (with its token, as JupyterLab's
-  own requests). A URL that is not on the page's origin is never requested; redirects are refused (a redirect
-  could lead elsewhere).
-- The page's facts (the list's JSON text, the base URL, the token) come from ``contributions.js``, given the
-  loader's ``ctx`` once (:func:`~webmcp_bridge.lab.ffi.load_half`); the files are fetched here with the global
-  ``fetch`` (and ``URL``, ``location``, ``Uint8Array``, ``JSON`` for its options), which a worker has too. This module
-  holds no page object.
-- Each file is imported by :class:`~webmcp_bridge.contrib.loading.SiteLoader` into a folder of Pyodide's
-  in-memory file system, with a yield to the browser between files. Every failure is a diagnostic; none stops
-  the bridge.
+A workspace path ``p`` is fetched at ``<base URL>files/<p>`` (the application's own base URL), so JupyterLite serves
+the file as the site was built (an edit in the browser's storage does not change what loads) and a JupyterLab server
+from its root folder (with its token). A URL not on the page's origin is never requested; redirects are refused (one
+could lead elsewhere). Every failure is a diagnostic; none stops the bridge.
 """
 
 from __future__ import annotations
@@ -58,8 +47,7 @@ async def _setting_value(ctx: Any) -> Any:
 
 
 def site_fetch(base: str, token: str) -> Fetch:
-    """Reads a workspace path's file from the application's own ``files/`` URL (see the module docstring):
-    ``base`` is the application's base URL, ``token`` its server token ("" when none)."""
+    """Reads a workspace path's file from ``<base>files/<path>`` (``token``: the server's, "" when none)."""
 
     async def fetch(path: str) -> bytes:
         url = js.URL.new("files/" + "/".join(str(js.encodeURIComponent(part)) for part in path.split("/")), base)
@@ -85,8 +73,7 @@ def site_fetch(base: str, token: str) -> Fetch:
 
 
 async def site_contributions(ctx: Any, diagnostics: Diagnostics) -> list[Contribution]:
-    """The contributions of the files the site names (none named: none), in discovery order; every problem
-    goes to ``diagnostics``."""
+    """The contributions of the files the site names, in discovery order; every problem goes to ``diagnostics``."""
     site = json.loads(str(load_half("webmcp_bridge.lab", "contributions.js", ctx).site()))
     entries, problems = parse_entries(
         (f"jupyter-config-data {PAGE_CONFIG_KEY}", _page_value(site["pageContributions"])),

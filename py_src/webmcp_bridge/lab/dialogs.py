@@ -1,16 +1,7 @@
-"""The page's JupyterLab dialogs as a :class:`webmcp_bridge.host.protocol.DialogSource`, through ``dialogs.js``.
-
-``dialogs.js`` reads JupyterLab's ``Dialog.tracker`` (every dialog, shown or queued) and clicks buttons; every
-rule (ownership, refusals, bounds) is in :mod:`webmcp_bridge.calls.dialogs`. One crossing per snapshot (JSON text
-back), and none while no dialog can be open: ``dialogs.js`` tells Python the moment a dialog is made, so after a
-snapshot found none, the next snapshots answer "none" from here until one opens (every successful tool result
-asks). The two watch callbacks are the Python proxies kept by JS here (owned by a
-:class:`~webmcp_bridge.lab.ffi.Proxies`): made in :meth:`LabDialogs.watch`, destroyed in :meth:`LabDialogs.close`.
-Both are listeners (JS uses no return value): in a worker they become events.
-
-This module holds no JupyterLab object: ``dialogs.js`` receives the loader's ``ctx`` once (``attach``, through
-:func:`~webmcp_bridge.lab.ffi.load_half`) and takes JupyterLab's ``Dialog`` from it; every later call passes
-numbers and strings and answers JSON text or a string.
+"""The page's JupyterLab dialogs as a :class:`webmcp_bridge.host.protocol.DialogSource`, through ``dialogs.js``
+(``Dialog.tracker``: every dialog, shown or queued); every rule is in :mod:`webmcp_bridge.calls.dialogs`. One crossing
+per snapshot, and none while no dialog can be open: ``dialogs.js`` tells Python the moment a dialog is made, so after
+a snapshot found none the next ones answer "none" from here until one opens.
 """
 
 from __future__ import annotations
@@ -26,8 +17,7 @@ from webmcp_bridge.lab.ffi import Proxies, load_half
 
 def by_person(input_ago_ms: Any) -> bool:
     """Whether a dialog is the person's: it opened within PERSON_INPUT_WINDOW_SECONDS of their own key or pointer
-    press (``input_ago_ms``: ms from that press to the dialog's opening, as ``dialogs.js`` measured it; None when
-    the person has pressed nothing yet). A dialog an agent's action opens comes with no fresh input."""
+    press (``input_ago_ms``: ms from that press to the opening, None before any). An agent's opens with none."""
     return input_ago_ms is not None and float(input_ago_ms) < PERSON_INPUT_WINDOW_SECONDS * 1000
 
 
@@ -50,12 +40,8 @@ def _raw(data: dict[str, Any]) -> RawDialog:
 
 
 class LabDialogs:
-    """JupyterLab's dialogs (``Dialog`` of ``@jupyterlab/apputils``; when the loader could not get it, no dialog
-    is ever reported).
-
-    Args:
-        ctx: the loader's context, handed once to ``dialogs.js`` (which reads ``ctx.modules.apputils.Dialog``).
-    """
+    """JupyterLab's dialogs (``Dialog`` of ``@jupyterlab/apputils``, read by ``dialogs.js`` from the loader's
+    ``ctx``; without it no dialog is ever reported)."""
 
     def __init__(self, ctx: Any) -> None:
         self.live = load_half("webmcp_bridge.lab", "dialogs.js", ctx)
@@ -65,12 +51,11 @@ class LabDialogs:
         self._maybe_open = True  # False only while watching, after a snapshot found no dialog and none was made since
 
     def _opened(self) -> None:
-        """``dialogs.js``: a dialog was just made (called synchronously, inside JupyterLab's constructor)."""
+        """``dialogs.js``: a dialog was just made (inside JupyterLab's constructor)."""
         self._maybe_open = True
 
     def snapshot(self, max_chars: int) -> list[RawDialog]:
-        """The open dialogs, oldest first (see :meth:`webmcp_bridge.host.protocol.DialogSource.snapshot`); no
-        crossing while none can be open."""
+        """The open dialogs, oldest first; no crossing while none can be open."""
         if not self.available or not self._maybe_open:
             return []
         found = [_raw(d) for d in json.loads(str(self.live.snapshot(int(max_chars))))]
@@ -79,7 +64,7 @@ class LabDialogs:
         return found
 
     def click(self, dialog_id: str, index: int) -> str:
-        """Click a button with a real click event on its element, so JupyterLab resolves the dialog itself."""
+        """Click a button with a real click event, so JupyterLab resolves the dialog itself."""
         return str(self.live.click(dialog_id, int(index)))
 
     def watch(self, callback: Callable[[], None]) -> None:
@@ -96,8 +81,3 @@ class LabDialogs:
         self._proxies.clear()
         self._watching = False
         self._maybe_open = True
-
-
-def lab_dialogs(ctx: Any) -> LabDialogs:
-    """The dialog source over the loader's ``ctx`` (``modules.apputils`` is optional in the loader)."""
-    return LabDialogs(ctx)

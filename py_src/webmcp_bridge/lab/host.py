@@ -1,10 +1,7 @@
 """The host protocol's application half over the live JupyterLab (:class:`JupyterLabHost`: the workspace's contents
-and the open notebooks); one notebook is :class:`~webmcp_bridge.lab.notebook.LabNotebook`.
-
-The page's objects stay in the JS halves: ``host.js`` (the contents service, text documents open in an editor) and
-``notebook.js`` (the open notebooks, as handles), each attached to the loader's context once
-(:func:`~webmcp_bridge.lab.ffi.load_half`). This module passes them paths and text and reads JSON text back, so it
-holds no JupyterLab object (docs/WORKER.md, "Handles instead of JS objects"; ``tests/test_lab_no_page_objects.py``).
+and the open notebooks); one notebook is :class:`~webmcp_bridge.lab.notebook.LabNotebook`. The page's objects stay
+in ``host.js`` (the contents service, text documents open in an editor) and ``notebook.js``; this module passes them
+paths and text and reads JSON text back (docs/WORKER.md, "Handles instead of JS objects").
 """
 
 from __future__ import annotations
@@ -16,38 +13,21 @@ from typing import Any
 
 from webmcp_bridge.changes.undo import EditJournal
 from webmcp_bridge.core.errors import ErrorCode, ToolError, file_too_large, is_a_folder, not_a_text_file
-from webmcp_bridge.core.limits import (
-    PLATFORM_ERROR_CHARS,
-    utf8_len,
-)
+from webmcp_bridge.core.limits import PLATFORM_ERROR_CHARS, utf8_len
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.paths import is_notebook_path
-from webmcp_bridge.host.protocol import (
-    Entry,
-    EntryType,
-    OpenDocument,
-    SavedNotebook,
-    TabsState,
-)
-from webmcp_bridge.lab.answers import access_state_of, raw_cell
-from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
-from webmcp_bridge.lab.notebook import LabNotebook, load_model_js
+from webmcp_bridge.host.protocol import Entry, EntryType, OpenDocument, SavedNotebook, TabsState
+from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, json_of, load_half
+from webmcp_bridge.lab.notebook import LabNotebook, access_state_of, load_model_js, raw_cell
 from webmcp_bridge.lab.server_root import PAGE_CONFIG_KEY, ServerRoot
 from webmcp_bridge.lab.tabs import load_tabs_js
 
 
 def load_host_js(ctx: Any) -> Any:
-    """Evaluate ``host.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`, which
-    publishes its count of crossings) and configure it with the metadata key and the bound of a quoted error
-    message (:mod:`webmcp_bridge.core.limits`)."""
+    """``host.js`` attached to the loader's ``ctx`` and configured (the metadata key, the bound of a quoted error)."""
     files = load_half("webmcp_bridge.lab", "host.js", ctx)
     files.configure(METADATA_KEY, PLATFORM_ERROR_CHARS)
     return files
-
-
-def _json(raw: Any) -> Any:
-    """A JS half's JSON text answer decoded; None for JS null or undefined."""
-    return None if is_nullish(raw) else json.loads(str(raw))
 
 
 def _entry(data: dict[str, Any] | list[Any]) -> Entry:
@@ -68,34 +48,24 @@ def _write_failed(answer: Any, what: str, path: str) -> None:
 
 
 class JupyterLabHost:
-    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` over the running JupyterLab.
-
+    """A :class:`~webmcp_bridge.host.protocol.NotebookHost` over the running JupyterLab (``ctx``: the loader's).
     Every method given a path first refuses one that resolves outside a server's root (a symbolic link:
-    :mod:`webmcp_bridge.lab.server_root`), and a folder listing leaves such entries out; in JupyterLite nothing
-    is asked.
-
-    Args:
-        ctx: the loader's context (lab/session.py's module docstring), handed whole to the JS halves' ``attach``
-            and read nowhere here.
-    """
+    :mod:`webmcp_bridge.lab.server_root`), and a folder listing leaves such entries out."""
 
     def __init__(self, ctx: Any) -> None:
         self.files = load_host_js(ctx)
         self.live = load_model_js(ctx)
         self.tabs = load_tabs_js(ctx)
         self.tabs_read: dict[str, tuple[float, TabsState]] = {}  # notebook path -> (monotonic time, last tabs.js read)
-        # the server root's check: its URL and the server settings' token read once from host.js, the cookie per request
         root = json.loads(str(self.files.serverRoot(PAGE_CONFIG_KEY)))
         self.root = ServerRoot(root["url"], root["token"], self.files.cookie)
         self._metadata_cache: dict[str, tuple[Any, Any]] = {}
         self._proxies = Proxies()  # the change listener, while one listens
-        #: the agent's source edits, for the person's review and revert in the Agent panel (changes/undo.py)
-        self.journal = EditJournal()
+        self.journal = EditJournal()  # the agent's source edits, for the person's review and revert
 
     def listen(self, callback: Callable[[list[str]], None], delay_seconds: float) -> Callable[[], None]:
-        """Call ``callback(handles)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after
-        the burst's first change (the JS half collects the burst, so a change costs no crossing); one listener
-        at a time. Returns the function that stops it and frees its proxy."""
+        """Call ``callback(handles)`` once per burst of changes of the tracked notebooks, ``delay_seconds`` after its
+        first change (collected by the JS half); one listener at a time. Returns the function that stops it."""
         self._proxies.clear()
         proxy = self._proxies.keep(lambda ids: callback([str(i) for i in json.loads(str(ids))]))
         self.live.listen(proxy, round(delay_seconds * 1000))
@@ -117,25 +87,24 @@ class JupyterLabHost:
         return int(data["restarted"]), int(data["failed"])
 
     async def confirm(self, title: str, body: str, accept: str) -> bool:
-        """JupyterLab's dialog with these texts (shown as text), Cancel and a warning button ``accept``: True when
-        the person pressed it."""
+        """JupyterLab's dialog with these texts (as text), Cancel and a warning button ``accept``: True when pressed."""
         return bool(await awaiting(self.live).confirm(title, body, accept))
 
     def handles(self) -> list[str]:
-        """The open notebook panels' handles (for the person's side, which follows each)."""
+        """The open notebook panels' handles (for the person's side)."""
         return [str(h) for h in json.loads(str(self.live.panels()))]
 
     def notebook(self, handle: str, path: str | None = None) -> LabNotebook:
-        """The notebook of a handle ``notebook.js`` issued (its calls raise NOTEBOOK_NOT_FOUND once it is closed)."""
+        """The notebook of a handle ``notebook.js`` issued."""
         return LabNotebook(self, handle, path)
 
     async def _stat(self, path: str) -> dict[str, Any] | None:
-        """``host.js`` stat: ``{path, name, type, size, lastModified}`` or None."""
-        return _json(await awaiting(self.files).stat(path))
+        """``{path, name, type, size, lastModified}`` or None."""
+        return json_of(await awaiting(self.files).stat(path))
 
     async def list_dir(self, path: str) -> list[Entry] | None:
         await self.root.check(path)
-        listed = _json(await awaiting(self.files).listDir(path))
+        listed = json_of(await awaiting(self.files).listDir(path))
         if listed is None:
             return None
         entries = [_entry(row) for row in listed]
@@ -161,19 +130,9 @@ class JupyterLabHost:
         return LabNotebook(self, str(handle), path)
 
     async def create_notebook(self, path: str, kernel_name: str | None) -> None:
-        content = {
-            "cells": [],
-            "metadata": {
-                "kernelspec": {
-                    "name": kernel_name or "python",
-                    "display_name": "Python (Pyodide)",
-                    "language": "python",
-                },
-                "language_info": {"name": "python"},
-            },
-            "nbformat": 4,
-            "nbformat_minor": 5,
-        }
+        kernelspec = {"name": kernel_name or "python", "display_name": "Python (Pyodide)", "language": "python"}
+        metadata = {"kernelspec": kernelspec, "language_info": {"name": "python"}}
+        content = {"cells": [], "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
         await self.root.check(path)
         answer = await awaiting(self.files).saveModel(
             path, json.dumps({"type": "notebook", "format": "json", "content": content})
@@ -192,21 +151,19 @@ class JupyterLabHost:
         return self._viewed(self.live.findViewed(path), path)
 
     def _viewed(self, raw: Any, path: str | None = None) -> LabNotebook | None:
-        """The notebook of ``notebook.js``'s ``{handle, state}`` answer (null: none) at ``path`` when the caller knows
-        it, holding the access state read with the handle when the page gave one (only while no change waited: a
-        lookup takes none, so a state left unused loses nothing)."""
-        if is_nullish(raw):
+        """The notebook of ``notebook.js``'s ``{handle, state}`` answer (null: none), holding the access state read
+        with the handle when the page gave one (only while no change waited, so a state left unused loses nothing)."""
+        data = json_of(raw)
+        if data is None:
             return None
-        data = json.loads(str(raw))
         handle, facts = str(data["handle"]), data["state"]
         if facts is None:
             return LabNotebook(self, handle, path)
         return LabNotebook(self, handle, str(facts["path"]), access_state_of(facts))
 
     async def notebook_bridge_metadata(self, path: str, listed: Entry | None = None) -> Any:
-        """Of the live model when open; else read from the saved file, cached by its last_modified (listing a
-        folder of notebooks reads each file once until it changes). ``listed`` (a listing's entry of the closed
-        notebook): its last_modified is the file's, no crossing unless the file changed."""
+        """Of the live model when open; else of the saved file, cached by its last_modified (``listed``: a listing's
+        entry of the closed notebook, whose last_modified saves a crossing)."""
         if listed is None:
             found = self.find_open(path)
             if found is not None:
@@ -221,7 +178,7 @@ class JupyterLabHost:
         cached = self._metadata_cache.get(path)
         if cached is not None and stamp is not None and cached[0] == stamp:
             return cached[1]
-        data = _json(await awaiting(self.files).notebookMetadata(path))
+        data = json_of(await awaiting(self.files).notebookMetadata(path))
         value = None if data is None else data["value"]
         self._metadata_cache[path] = (stamp, value)
         return value
@@ -229,17 +186,16 @@ class JupyterLabHost:
     async def saved_access_blocks(self, path: str) -> tuple[Any, list[Any]] | None:
         """One read of the saved file (the run rule keeps the answer by the listing's last_modified)."""
         await self.root.check(path)
-        data = _json(await awaiting(self.files).notebookMetadata(path))
+        data = json_of(await awaiting(self.files).notebookMetadata(path))
         return None if data is None else (data["value"], list(data.get("cells") or []))
 
     async def read_saved_notebook(
         self, path: str, max_bytes: int, *, head_bytes: int, max_outputs: int
     ) -> SavedNotebook | None:
-        """The saved file through the contents service, in one crossing: ``notebook.js`` asks its size first (when
-        known), loads it, and describes the cells, output texts cut to ``head_bytes`` there; None as well when the
-        notebook is open in the page."""
+        """The saved file in one crossing: ``notebook.js`` checks its size first (when known), loads it and describes
+        the cells, output texts cut to ``head_bytes``; None as well when the notebook is open in the page."""
         await self.root.check(path)
-        data = _json(await awaiting(self.live).savedNotebook(path, head_bytes, max_outputs, max_bytes))
+        data = json_of(await awaiting(self.live).savedNotebook(path, head_bytes, max_outputs, max_bytes))
         if data is None:
             return None
         if "size" in data:
@@ -247,10 +203,9 @@ class JupyterLabHost:
         cells = tuple(raw_cell(c, head_bytes) for c in data["cells"])
         return SavedNotebook(data["metadata"], cells, tuple(data["cellMetadata"]))
 
-    # -- text files -------------------------------------------------------------------------
     async def read_text(self, path: str, max_bytes: int) -> str | None:
-        """The live text of an open editor, else the saved file. The contents API has no ranges: the whole
-        file is loaded (after its size, when known, is checked against ``max_bytes``)."""
+        """The live text of an open editor, else the saved file, loaded whole (the contents API has no ranges) after
+        its size, when known, is checked against ``max_bytes``."""
         await self.root.check(path)
         live = self.files.openText(path)
         if not is_nullish(live):
@@ -264,7 +219,7 @@ class JupyterLabHost:
             size = stat["size"]
             if size is not None and int(size) > max_bytes:
                 raise file_too_large(path, int(size), max_bytes)
-            data = _json(await awaiting(self.files).fileText(path))
+            data = json_of(await awaiting(self.files).fileText(path))
             if data is None:
                 return None
             if data["kind"] == "directory":
@@ -279,7 +234,6 @@ class JupyterLabHost:
 
     async def write_text(self, path: str, text: str) -> None:
         """Through the open editor's model (then saved) when there is one, so the person sees the new text and
-        JupyterLab does not later report the file as changed on disk; else a contents save as a text file
-        (``host.js`` writeText)."""
+        JupyterLab does not report the file as changed on disk; else a contents save as a text file."""
         await self.root.check(path)
         _write_failed(await awaiting(self.files).writeText(path, text), "Writing the file", path)

@@ -1,13 +1,7 @@
-"""The envelope of the messages between the bridge's worker and the page: an answer, the body of a failure, the
-errors a failure is raised again as, and JSON values checked before they cross (docs/WORKER.md, "The crossing
-protocol"; the messages themselves are listed in ``lab/worker.js``'s header).
-
-* an answer: ``{"id": int, "value": ...}`` or ``{"id": int, "error": {"kind": "tool" | "host" | "wire", "message":
-  str, "code": str, "details": {...}}}``: ``tool`` is a :class:`~webmcp_bridge.core.errors.ToolError` (code,
-  message and details rebuilt as they were), ``host`` any other exception of the answering side (its type's name in
-  ``code``), ``wire`` a message the other side could not read. The page builds these bodies in one place,
-  ``lab/worker.js`` ``wireError`` / ``hostError``; the worker's Python only reads them (:func:`raise_failure`).
-* the text is UTF-8 JSON; NaN and infinities are refused (:func:`dumps`).
+"""The envelope of the messages between the bridge's worker and the page (docs/WORKER.md, "The crossing protocol"):
+an answer is ``{"id": int, "value": ...}`` or ``{"id": int, "error": {"kind", "message", "code", "details"}}``, kind
+``tool`` (a :class:`~webmcp_bridge.core.errors.ToolError`, rebuilt as it was), ``host`` (another exception of the
+answering side, its type's name in ``code``) or ``wire`` (a message the other side could not read).
 """
 
 from __future__ import annotations
@@ -24,13 +18,13 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 
 
 class WireError(Exception):
-    """A value or message that cannot cross: not JSON where JSON is asked, not the shape the receiver expects, or a
-    message of an unknown form. Raised where it is written (the caller's bug, never a person's input)."""
+    """A value or message that cannot cross: not JSON, or not the shape the receiver expects (the caller's bug, never
+    a person's input)."""
 
 
 class HostFailure(RuntimeError):
     """An unexpected exception of the other side (not a :class:`ToolError`), raised again in the caller: ``kind`` is
-    its type's name there, the message its text. The registry reports it as any unexpected failure."""
+    its type's name there."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(f"{kind}: {message}")
@@ -42,11 +36,9 @@ class Transport(Protocol):
 
     def send(self, message: str) -> str:
         """A synchronous crossing: the caller is blocked until the answer is there."""
-        ...
 
     async def send_async(self, message: str) -> str:
         """An asynchronous crossing: awaited while the page answers."""
-        ...
 
 
 class Message(BaseModel):
@@ -56,8 +48,7 @@ class Message(BaseModel):
 
 
 class FailureBody(Message):
-    """Why a call failed: ``kind`` tool (a ToolError: ``code`` its ErrorCode), host (another exception: ``code`` its
-    type's name) or wire (an unreadable message)."""
+    """Why a call failed (module docstring)."""
 
     kind: Literal["tool", "host", "wire"]
     message: str
@@ -74,8 +65,8 @@ class AnswerMessage(Message):
 
 
 def json_value(value: Any, where: str) -> Any:
-    """``value`` checked to be JSON (None, bool, int, finite float, str, lists/tuples, string-keyed dicts), as a
-    fresh copy with lists for tuples. Raises WireError naming ``where`` and the first part that is not."""
+    """``value`` checked to be JSON (tuples become lists), as a fresh copy. Raises WireError naming ``where`` and the
+    first part that is not."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -95,8 +86,8 @@ def json_value(value: Any, where: str) -> Any:
 
 
 def raise_failure(body: FailureBody) -> typing.NoReturn:
-    """Raise the exception an ``error`` body stands for: the ToolError as it was raised (code, message, details), a
-    :class:`HostFailure` or a :class:`WireError`."""
+    """Raise the exception an ``error`` body stands for: the ToolError as it was raised, a :class:`HostFailure` or a
+    :class:`WireError`."""
     if body.kind == "tool":
         try:
             code = ErrorCode(body.code)
@@ -117,9 +108,9 @@ def read_message(text: str, model: type[Message]) -> Any:
 
 
 def answer_value(text: str, ident: int) -> Any:
-    """The value of the answer ``text`` to the message ``ident``, or its failure raised (:func:`raise_failure`; a
-    failure is raised whatever its id: the page answers a message it could not read with id -1). Raises WireError for
-    an unreadable answer or a value answered to another message."""
+    """The value of the answer ``text`` to the message ``ident``, or its failure raised whatever its id (the page
+    answers a message it could not read with id -1). Raises WireError for an unreadable answer or a value answered to
+    another message."""
     answer = read_message(text, AnswerMessage)
     if answer.error is not None:
         raise_failure(answer.error)
@@ -129,8 +120,7 @@ def answer_value(text: str, ident: int) -> Any:
 
 
 def dumps(message: Mapping[str, Any]) -> str:
-    """A message as JSON text (UTF-8 once encoded; NaN and infinities refused). Raises WireError when it is not
-    JSON."""
+    """A message as JSON text (NaN and infinities refused). Raises WireError when it is not JSON."""
     try:
         return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError) as exc:

@@ -1,17 +1,8 @@
-"""The host protocol's notebooks over the live JupyterLab application (the application half,
-:class:`~webmcp_bridge.lab.host.JupyterLabHost`, is in :mod:`webmcp_bridge.lab.host`).
-
-Everything goes through ``notebook.js`` (one crossing each, JSON text back for reads): it receives the page's
-objects once (``attach(ctx)``, :func:`~webmcp_bridge.lab.ffi.load_half`), and afterwards Python passes it
-primitives and JSON text only and gets primitives, JSON text or promises of them back. A notebook panel is a
-*handle* (a string ``notebook.js`` issues from its own table and drops when the panel is disposed), so this module
-holds no JupyterLab object and reads no attribute of one: the same Python can run in a worker while
-``notebook.js`` runs on the page's main thread (docs/WORKER.md, "Handles instead of JS objects";
-``tests/test_lab_no_page_objects.py`` keeps it so). A handle ``notebook.js`` no longer knows (the panel was closed)
-answers NOTEBOOK_NOT_FOUND. Writes are synchronous, so a hash check and its write cannot interleave with a
-person's edit. A :class:`LabNotebook` learns its path from the first answer that carries it (``access_state``,
-the guard's first read of a call). Failures of the page's asynchronous work (a kernel request, a restart, a
-save) come back as data, not as JS exceptions, and become ToolErrors here.
+"""The host protocol's notebooks over the live JupyterLab application, through ``notebook.js``: a notebook panel is
+a *handle* (a string ``notebook.js`` issues and drops when the panel is disposed), so the same Python runs in a
+worker (docs/WORKER.md, "Handles instead of JS objects"); one no longer known answers NOTEBOOK_NOT_FOUND. Writes are
+synchronous, so a hash check and its write cannot interleave with a person's edit. Failures of the page's
+asynchronous work (a kernel request, a restart, a save) come back as data and become ToolErrors here.
 """
 
 from __future__ import annotations
@@ -30,6 +21,10 @@ from webmcp_bridge.core.limits import (
     ABORT_SETTLE_SECONDS,
     ANSI_PATTERN,
     BINARY_MIME_TYPES,
+    CAPTURE_CHARS,
+    CAPTURE_NODES,
+    CAPTURE_PIXELS,
+    CAPTURE_SLICE_MS,
     CHANGE_COALESCE_SECONDS,
     CHANGE_LOG_SIZE,
     DEFAULT_LIMITS,
@@ -41,6 +36,7 @@ from webmcp_bridge.core.limits import (
     TABS_READ_SECONDS,
     page_utf8,
     page_window,
+    truncate_utf8,
 )
 from webmcp_bridge.core.metadata import METADATA_KEY
 from webmcp_bridge.core.run_outputs import FLUSH_CHARS, FLUSH_MS, LATE_BATCH_SECONDS, RunBatches, RunOutputs
@@ -56,17 +52,17 @@ from webmcp_bridge.host.protocol import (
     Focus,
     ImageRequest,
     KernelInfo,
+    OutputCapture,
     RawCell,
+    RawItem,
+    RawOutput,
     RunResult,
     RunState,
-    SaveKind,
     SaveOutcome,
     TabsState,
     TextPage,
 )
-from webmcp_bridge.lab.answers import access_state_of, change_of, output_answer, raw_cell
-from webmcp_bridge.lab.captures import LabCaptures
-from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, load_half
+from webmcp_bridge.lab.ffi import Proxies, awaiting, is_nullish, json_of, load_half
 from webmcp_bridge.lab.tabs import save_outcome, tabs_state
 
 #: the person's own "Restart Kernel…" command (it asks "Restart Kernel?" first)
@@ -81,10 +77,8 @@ NOTEBOOK_GONE = "NotebookGone"
 
 
 def load_model_js(ctx: Any) -> Any:
-    """Evaluate ``notebook.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`,
-    which publishes its count of crossings) and configure it with what Python decides (the ANSI pattern and the
-    binary MIME types, the metadata key, the bounds of the change log and of a quoted error message, the window in
-    which a cell's repeated output changes are one record: :mod:`webmcp_bridge.core.limits`)."""
+    """``notebook.js`` attached to the loader's ``ctx`` and configured with the bounds Python decides
+    (:mod:`webmcp_bridge.core.limits`)."""
     reader = load_half("webmcp_bridge.lab", "notebook.js", ctx)
     reader.configure(
         ANSI_PATTERN,
@@ -97,40 +91,21 @@ def load_model_js(ctx: Any) -> Any:
     return reader
 
 
-def is_gone(exc: BaseException) -> bool:
-    """Whether an exception out of ``notebook.js`` is its "no such notebook" (the handle's panel was closed): the
-    error's name (:data:`NOTEBOOK_GONE`) is in its text, however the crossing carried it."""
-    return NOTEBOOK_GONE in str(exc)
-
-
 #: how many times a batch of edits is planned again when the notebook changed between its plan and its steps
 #: (a worker: the page runs tasks between two crossings; on the main thread the two run with no task between)
 _PLAN_TRIES = 3
 #: the steps of a batch whose cell must still hold the source the call read (the others cannot lose text)
 _CHECKED = ("set_source", "delete")
+#: the reasons ``notebook.js`` captureOutput may answer "unavailable" with (anything else is read as "failed")
+_CAPTURE_REASONS = ("not-shown", "no-renderer", "too-large", "failed")
 
 
-class LabNotebook(LabCaptures):
-    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one open notebook panel, named by its handle.
-
-    Args:
-        host: the host it belongs to.
-        handle: the panel's handle (``notebook.js`` ``currentViewed``, ``findViewed``, ``panels``, ``open``).
-        path: its path when the caller knows it; else it comes with the first ``access_state`` (or, if something
-            asks before, one crossing: ``notebook.js`` ``path``).
-        state: the access state the host read with the handle (``notebook.js`` ``findViewed`` / ``currentViewed``,
-            given only when no change waited, so it holds none); :meth:`access_state` answers it when nothing crossed
-            since this object was made, so the guard's first read of a call is no second crossing.
-
-    Every call of ``notebook.js`` about this notebook goes through :meth:`_call`, which raises NOTEBOOK_NOT_FOUND
-    when the handle's panel is gone.
-
-    Check-then-write across two crossings: a tool checks a cell (its hash, the text it replaces) on a read and then
-    writes; in the bridge's worker the page runs tasks between the two, so the person may type in between. The
-    writes that can lose text take what the check read (the protocol's ``expected``) and hand it to ``notebook.js``,
-    which writes nothing when the cell holds something else by then: STALE_CELL, the person's text kept
-    (docs/WORKER.md, "Check-then-write stays atomic").
-    """
+class LabNotebook:
+    """A :class:`~webmcp_bridge.host.protocol.LiveNotebook` over one open notebook panel, named by its handle
+    (``path``: when the caller knows it; ``state``: the access state the host read with the handle, answered by
+    :meth:`access_state` when nothing crossed since). In the worker the person may type between a tool's check and
+    its write, so the writes that can lose text hand ``notebook.js`` what the check read (``expected``) and it writes
+    nothing when the cell holds something else: STALE_CELL (docs/WORKER.md, "Check-then-write stays atomic")."""
 
     def __init__(
         self, host: JupyterLabHost, handle: str, path: str | None = None, state: AccessState | None = None
@@ -143,28 +118,29 @@ class LabNotebook(LabCaptures):
         self._held = state  # the access state read with the handle, until the next crossing
 
     def _call(self, method: str, *args: Any) -> Any:
-        """``notebook.js``'s ``method(handle, *args)``: one crossing. A "no such notebook" answer (the panel was
-        closed) raises NOTEBOOK_NOT_FOUND; any other exception passes unchanged."""
+        """``notebook.js``'s ``method(handle, *args)``: one crossing. Raises NOTEBOOK_NOT_FOUND when the panel was
+        closed; any other exception passes unchanged."""
         self._revision = self._held = None
         try:
             return getattr(self.live, method)(self.handle, *args)
         except Exception as exc:
-            if is_gone(exc):
-                raise notebook_not_found(self._path or self.handle) from None
+            self._raise_if_gone(exc)
             raise
 
     async def _call_async(self, method: str, *args: Any) -> Any:
-        """``notebook.js``'s ``method(handle, *args)`` that answers a promise (or null): the value it settled to, or
-        None for null. Through :func:`~webmcp_bridge.lab.ffi.awaiting`: one asynchronous crossing in the bridge's
-        worker, the half's promise itself on the page's main thread. A "no such notebook" answer raises
-        NOTEBOOK_NOT_FOUND, as :meth:`_call`."""
+        """As :meth:`_call` for a method that answers a promise (or null): the settled value, None for null."""
         self._revision = self._held = None
         try:
             return await _settled(getattr(awaiting(self.live), method)(self.handle, *args))
         except Exception as exc:
-            if is_gone(exc):
-                raise notebook_not_found(self._path or self.handle) from None
+            self._raise_if_gone(exc)
             raise
+
+    def _raise_if_gone(self, exc: Exception) -> None:
+        """NOTEBOOK_NOT_FOUND for ``notebook.js``'s "no such notebook" (its error's name is in the text, however
+        the crossing carried it)."""
+        if NOTEBOOK_GONE in str(exc):
+            raise notebook_not_found(self._path or self.handle) from None
 
     @property
     def path(self) -> str:
@@ -173,7 +149,6 @@ class LabNotebook(LabCaptures):
             self._path = str(self._call("path"))
         return self._path
 
-    # -- reads ------------------------------------------------------------------------------------
     def dirty(self) -> bool:
         return bool(self._call("dirty"))
 
@@ -213,20 +188,17 @@ class LabNotebook(LabCaptures):
         return [RunState(str(cell_id), int(index), count, edited) for cell_id, index, count, edited in rows]
 
     def read_output_text(self, cell_id: str, output_index: int, mime: str, offset: int, max_bytes: int) -> TextPage:
-        """One crossing for the bytes of the page and the few around it
-        (:func:`~webmcp_bridge.core.limits.page_window`),
-        cut into the page here by the same rule as every host's (:func:`~webmcp_bridge.core.limits.page_utf8`)."""
+        """One crossing for the bytes of the page and a few around it (:func:`~webmcp_bridge.core.limits.page_window`),
+        cut into the page here by every host's rule (:func:`~webmcp_bridge.core.limits.page_utf8`)."""
         first, end = page_window(offset, max_bytes)
-        raw = self._call("outputBytes", cell_id, output_index, mime, first, end)
-        data = output_answer(raw, cell_id)
+        data = output_answer(self._call("outputBytes", cell_id, output_index, mime, first, end), cell_id)
         page, start, next_offset, total = page_utf8(
             base64.b64decode(data["data"]), int(data["first"]), int(data["total"]), offset, max_bytes
         )
         return TextPage(page, start, next_offset, total)
 
     def read_output_binary(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[str | None, int]:
-        raw = self._call("outputBinary", cell_id, output_index, mime, max_bytes)
-        data = output_answer(raw, cell_id)
+        data = output_answer(self._call("outputBinary", cell_id, output_index, mime, max_bytes), cell_id)
         return data["data"], data["bytes"]
 
     def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
@@ -242,46 +214,64 @@ class LabNotebook(LabCaptures):
     async def encode_output_image(
         self, cell_id: str, output_index: int, mime: str, request: ImageRequest
     ) -> EncodedImage | None:
-        """``notebook.js`` resizeImage: the browser decodes the stored bytes, resamples them to the size asked for and
-        encodes the copy (createImageBitmap and OffscreenCanvas.convertToBlob, both asynchronous)."""
+        """``notebook.js`` resizeImage: the browser decodes the stored bytes, resamples and encodes them
+        (createImageBitmap, OffscreenCanvas.convertToBlob)."""
         raw = await self._call_async(
             "resizeImage", cell_id, output_index, mime, request.width, request.height, request.mime, request.quality
         )
-        data = output_answer(raw, cell_id)
-        if "error" in data:
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND,
-                f"The {mime} data of that output is not a valid {mime} image.",
-                cellId=cell_id,
-            )
-        return EncodedImage(
-            str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"])
+        message = f"The {mime} data of that output is not a valid {mime} image."
+        return _encoded(output_answer(raw, cell_id), message, cellId=cell_id)
+
+    async def capture_output(self, cell_id: str, output_index: int, max_side: int) -> OutputCapture:
+        """``notebook.js`` captureOutput: the output's rendered node, copied with its computed styles in steps of at
+        most :data:`~webmcp_bridge.core.limits.CAPTURE_SLICE_MS`, drawn from an SVG ``foreignObject`` image at most
+        ``max_side`` pixels on its longest side; "too-large" past ``CAPTURE_NODES`` nodes or ``CAPTURE_CHARS``
+        characters of text and style; its images and canvases copied at most ``CAPTURE_PIXELS`` pixels each."""
+        limits = (CAPTURE_SLICE_MS, CAPTURE_NODES, CAPTURE_CHARS, CAPTURE_PIXELS)
+        data = output_answer(await self._call_async("captureOutput", cell_id, output_index, max_side, *limits), cell_id)
+        status = data.get("status")
+        if status not in ("ok", "empty"):
+            reason = data.get("reason") if status == "unavailable" else None
+            return OutputCapture("unavailable", reason=reason if reason in _CAPTURE_REASONS else "failed")
+        width, height, picture_width, picture_height = (
+            int(data.get(name) or 0) for name in ("width", "height", "pictureWidth", "pictureHeight")
         )
+        mime, key = str(data.get("mime") or ""), str(data.get("key") or "")
+        return OutputCapture(status, mime, width, height, picture_width, picture_height, key)
+
+    async def encode_capture(self, key: str, request: ImageRequest) -> EncodedImage:
+        """``notebook.js`` encodeCapture: the held picture resampled and encoded (as :meth:`encode_output_image`)."""
+        raw = await self._call_async("encodeCapture", key, request.width, request.height, request.mime, request.quality)
+        data = json_of(raw)
+        if data is None:
+            raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, "That picture of the output is no longer held.")
+        message = "The browser could not make a picture of that output; read its stored data with render: false."
+        return _encoded(data, message, reason="failed")
+
+    def release_capture(self, key: str) -> None:
+        self._call("releaseCapture", key)
 
     def focus(self) -> Focus:
         data = json.loads(self._call("focus"))
         return Focus(data["cellId"], data["cursor"], data["selection"])
 
     def kernel(self) -> KernelInfo:
-        raw = self._call("kernel")
-        if is_nullish(raw):
+        data = json_of(self._call("kernel"))
+        if data is None:
             return KernelInfo(None, "none", None)
-        data = json.loads(str(raw))
         return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
 
     def agent_kernel(self) -> float | None:
         """``notebook.js`` kernelOwner: since when (seconds) the kernel is the agent's (kernel_trust.js)."""
-        raw = self._call("kernelOwner")
-        return None if is_nullish(raw) else float(json.loads(str(raw))["since"]) / 1000
+        data = json_of(self._call("kernelOwner"))
+        return None if data is None else float(data["since"]) / 1000
 
-    # -- writes (synchronous) ---------------------------------------------------------------------
     def _written(self, raw: Any, cell_id: str, expected: str | None = None) -> RawCell:
         return raw_cell(self._write_answer(raw, {cell_id: expected}, cell_id))
 
     def _write_answer(self, raw: Any, expected: dict[str, Any], cell_id: str) -> dict[str, Any]:
-        """A write's answer from ``notebook.js`` (JSON text of the cell as written, or null when no cell has the id)
-        as a dict; raises CELL_NOT_FOUND, the line-ends refusal, INVALID_ARGUMENT for a cell waiting for input, or
-        STALE_CELL when the cell no longer held the source its check read (``changed``: nothing written)."""
+        """A write's answer (the cell as written; null: no such cell). Raises CELL_NOT_FOUND, the line-ends refusal,
+        INVALID_ARGUMENT for a cell waiting for input, or STALE_CELL (``changed``: nothing written)."""
         if is_nullish(raw):
             raise cell_not_found(cell_id)
         data: dict[str, Any] = json.loads(raw)
@@ -299,9 +289,7 @@ class LabNotebook(LabCaptures):
 
     @staticmethod
     def _stale(changed: dict[str, Any], expected: dict[str, str]) -> ToolError:
-        """STALE_CELL for a write ``notebook.js`` refused because the cell (``changed``: as it is now) no longer held
-        the source the check read (``expected``, by cell id); the access guard re-reads the levels before the error
-        reaches the agent."""
+        """STALE_CELL for a write refused because the cell (``changed``: as it is now) no longer held ``expected``."""
         cell = raw_cell(changed)
         return stale_cell_error(cell, source_hash(expected[cell.id]), DEFAULT_LIMITS)
 
@@ -313,10 +301,9 @@ class LabNotebook(LabCaptures):
         return cell
 
     def revert_source(self, cell_id: str, source: str, expected: str) -> str | None:
-        """The person's revert (the Agent panel, never a tool): write ``source`` into the cell when it still holds
-        ``expected``, as the person (the change log records kind "revert", actor "person"). Returns None when
-        written, else "gone" (no cell has the id) or "changed" (it holds something else): keys of
-        :data:`webmcp_bridge.changes.undo.REFUSALS`."""
+        """The person's revert (the Agent panel, never a tool): write ``source`` when the cell still holds
+        ``expected``, as the person. None when written, else "gone" or "changed"
+        (:data:`webmcp_bridge.changes.undo.REFUSALS`)."""
         data = json.loads(self._call("revertSource", cell_id, source, expected))
         return None if data.get("ok") else "gone" if "missing" in data else "changed"
 
@@ -336,8 +323,7 @@ class LabNotebook(LabCaptures):
         return self._written(self._call("setCellType", cell_id, cell_type), cell_id)
 
     def activate(self) -> None:
-        """Bring the notebook's panel to the front of the main area (the Agent panel's "show in the notebook"):
-        one crossing. Raises NOTEBOOK_NOT_FOUND when it was closed."""
+        """Bring the notebook's panel to the front (the Agent panel's "show in the notebook")."""
         self._call("activate")
 
     def set_focus(self, cell_id: str, cursor: dict | None, selection: dict | None) -> None:
@@ -348,8 +334,8 @@ class LabNotebook(LabCaptures):
             raise cell_not_found(cell_id)
 
     def highlight_output(self, cell_id: str, output_index: int) -> None:
-        """Make the cell active, scroll to it and outline output ``output_index`` for HIGHLIGHT_MS ms (class
-        ``webmcp-bridge-output-highlight``). Raises CELL_NOT_FOUND / OUTPUT_NOT_FOUND (nothing moves then)."""
+        """Make the cell active, scroll to it and outline the output for HIGHLIGHT_MS ms. Raises CELL_NOT_FOUND /
+        OUTPUT_NOT_FOUND (nothing moves then)."""
         found = str(self._call("highlightOutput", cell_id, int(output_index), HIGHLIGHT_MS))
         if found == "cell":
             raise cell_not_found(cell_id)
@@ -361,7 +347,6 @@ class LabNotebook(LabCaptures):
                 outputIndex=output_index,
             )
 
-    # -- the bridge's metadata and the change log ---------------------------------------------------
     def bridge_metadata(self) -> Any:
         return json.loads(str(self._call("bridgeMetadata")))
 
@@ -376,18 +361,16 @@ class LabNotebook(LabCaptures):
             raise cell_not_found(cell_id)
 
     def output_selection(self) -> dict[str, Any] | None:
-        """The person's text selection inside one output of this notebook: ``{cellId, outputIndex, text}``, or
-        None. Person side only (the share command); no tool calls it."""
-        raw = self._call("outputSelection")
-        return None if is_nullish(raw) else json.loads(str(raw))
+        """The person's text selection inside one output: ``{cellId, outputIndex, text}`` or None (the share
+        command)."""
+        return json_of(self._call("outputSelection"))
 
     def take_changes(self) -> list[CellChange]:
         return [change_of(c) for c in json.loads(str(self._call("takeChanges")))]
 
     def take_changes_with_stamp(self) -> tuple[list[CellChange], int]:
-        """:meth:`take_changes` and the notebook's stamp, in one crossing: a number that changes whenever the
-        notebook's or a cell's metadata (levels, review threads) or the list of cells changes, so the person's
-        side can tell that nothing it shows from them changed without reading them."""
+        """:meth:`take_changes` and the notebook's stamp, a number that changes with the notebook's or a cell's
+        metadata or the list of cells (so the person's side can skip reading them)."""
         data = json.loads(str(self._call("takeChangesWithStamp")))
         self._path = str(data["path"])
         return [change_of(c) for c in data["changes"]], int(data["stamp"])
@@ -395,17 +378,15 @@ class LabNotebook(LabCaptures):
     def cell_infos(
         self, max_chars: int, max_lines: int, known_revision: int | None
     ) -> tuple[int, list[tuple[str, str, str, int]]] | None:
-        """``(revision, [(id, type, first non-blank line of the first max_lines lines cut to max_chars, output
-        count)])`` of every cell in order, one crossing; None when the revision is still ``known_revision``."""
-        raw = self._call("cellInfos", max_chars, max_lines, -1 if known_revision is None else known_revision)
-        if is_nullish(raw):
+        """``(revision, [(id, type, first non-blank line of the first max_lines lines cut to max_chars, outputs)])``
+        of every cell in order; None when the revision is still ``known_revision``."""
+        data = json_of(self._call("cellInfos", max_chars, max_lines, -1 if known_revision is None else known_revision))
+        if data is None:
             return None
-        data = json.loads(str(raw))
         return int(data["revision"]), [(str(i), str(t), str(line), int(n)) for i, t, line, n in data["cells"]]
 
     def access_state(self) -> AccessState:
-        """The revision, the raw access values, the changes, the author's locks and the number of cells (``notebook.js``
-        accessState): one crossing, or none when nothing crossed since the host read them with the handle."""
+        """``notebook.js`` accessState: one crossing, or none when nothing crossed since the host read it."""
         state, self._held = self._held, None
         if state is None:
             data = json.loads(str(self._call("accessState")))
@@ -413,31 +394,16 @@ class LabNotebook(LabCaptures):
             state = access_state_of(data)
         return state
 
-    # -- async --------------------------------------------------------------------------------------
     async def save(self) -> SaveOutcome:
-        """Through ``tabs.js`` (one check-and-write for every tab of the site, see :mod:`webmcp_bridge.lab.tabs`)."""
-        # JupyterLab takes the notebook's content when the save starts, one microtask after this call: the revision
-        # now is the one written (a change landing in between would only make the report say less was saved)
+        """Through ``tabs.js`` (one check-and-write for every tab of the site, :mod:`webmcp_bridge.lab.tabs`)."""
+        # JupyterLab takes the content one microtask after this call: the revision now is the one written
         revision = self.revision()
         self.host.tabs_read.pop(self.path, None)  # what the save changes is read anew after it
-        raw = str(await awaiting(self.host.tabs).save(self.path))
-        failed = json.loads(raw).get("failed")
-        if failed is not None:
-            declined = _declined(str(failed.get("name") or ""), str(failed.get("message") or ""))
-            if declined is not None:  # "File Changed": Cancel, or its dialog already open: the call's real outcome
-                return SaveOutcome(declined)
-            raise ToolError(
-                ErrorCode.INTERNAL_ERROR,
-                f"Saving failed: {str(failed.get('message') or '')[:PLATFORM_ERROR_CHARS]}",
-                path=self.path,
-            )
-        return save_outcome(raw, revision)
+        return save_outcome(str(await awaiting(self.host.tabs).save(self.path)), revision, self.path)
 
     def tabs(self) -> TabsState:
-        """The other tabs of this notebook (``tabs.js``), read from the page at most once every
-        :data:`~webmcp_bridge.core.limits.TABS_READ_SECONDS` per notebook: they change when a person opens or closes a
-        tab or another tab saves, not with each call, and a steady stream of writes then makes no crossing for them
-        (a save and :meth:`count_tabs` read them anew)."""
+        """The other tabs of this notebook (``tabs.js``), read at most once every
+        :data:`~webmcp_bridge.core.limits.TABS_READ_SECONDS` (a save and :meth:`count_tabs` read them anew)."""
         key, now = self.path, time.monotonic()
         kept = self.host.tabs_read.get(key)
         if kept is not None and now - kept[0] < TABS_READ_SECONDS:
@@ -452,10 +418,9 @@ class LabNotebook(LabCaptures):
         return state
 
     async def wait_for_kernel(self, timeout: float, statuses: tuple[str, ...] = ("idle", "busy")) -> KernelInfo:
-        """Poll the kernel's status until it is one of ``statuses`` or ``timeout`` seconds passed, whatever the session
-        context's ``ready`` promise does meanwhile (it can settle, or fail, before the kernel itself is up: the
-        status is the truth). Returns early only when the session is ready and has no kernel at all ("none": the
-        person chose No Kernel) or the kernel is dead: neither changes by waiting."""
+        """Poll the kernel's status until it is one of ``statuses`` or ``timeout`` seconds passed (the session's
+        ``ready`` promise can settle or fail before the kernel is up: the status is the truth). Returns early when
+        the session is ready with no kernel ("none": No Kernel) or the kernel is dead."""
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
         ready = asyncio.ensure_future(self._call_async("kernelReady"))  # True: ready; False: it failed
@@ -464,24 +429,16 @@ class LabNotebook(LabCaptures):
             while True:
                 info = self.kernel()
                 settled = ready.done() and not ready.cancelled() and ready.exception() is None and bool(ready.result())
-                if (
-                    info.status in statuses
-                    or loop.time() >= deadline
-                    or info.status == "dead"
-                    or (settled and info.status == "none")
-                ):
+                if info.status in (*statuses, "dead") or loop.time() >= deadline or (settled and info.status == "none"):
                     return info
                 await asyncio.sleep(KERNEL_POLL_SECONDS)
         finally:
             ready.cancel()
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
-        # notebook.js runs it as JupyterLab's CodeCell.execute does, but leaves the cell untrusted: the outputs of the
-        # agent's run render as untrusted output (no script, no handler) until the person trusts the notebook. Its
-        # outputs and execution count are the agent's until this execution ends, however long that is after the
-        # call stopped waiting (a timeout, an abort that Pyodide cannot stop): notebook.js counts the run from the
-        # request until JupyterLab's execute promise settles (the reply, a failure, a restart).
-        # null (no such cell) or a promise of the reply's JSON text, never of null (notebook.js)
+        # notebook.js runs it as CodeCell.execute does but leaves the outputs untrusted (no script, no handler); they
+        # are the agent's until JupyterLab's execute promise settles, however long after the call stopped waiting.
+        # null (no such cell) or a promise of the reply's JSON text
         execution = asyncio.ensure_future(self._call_async("executeAsAgent", cell_id))
         execution.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is not "never retrieved"
         try:
@@ -491,15 +448,15 @@ class LabNotebook(LabCaptures):
         except asyncio.CancelledError:  # the agent aborted the call: stop the cell rather than leave it running
             await self._interrupt_after_abort(execution)
             raise
-        if is_nullish(reply):
+        data = json_of(reply)
+        if data is None:
             raise cell_not_found(cell_id)
-        data = json.loads(str(reply))
         count = data.get("execution_count")
         return RunResult(cell_id, "ok" if data["status"] == "ok" else "error", None if count is None else int(count))
 
     async def _interrupt_after_abort(self, execution: asyncio.Future[Any]) -> None:
-        """After an abort: interrupt the kernel and give the cell up to ABORT_SETTLE_SECONDS to end, so its
-        KeyboardInterrupt output still counts as the agent's run. Never raises."""
+        """Interrupt the kernel and give the cell ABORT_SETTLE_SECONDS to end, so its KeyboardInterrupt output
+        counts as the agent's run. Never raises."""
         try:
             await asyncio.wait_for(self._call_async("interrupt"), ABORT_SETTLE_SECONDS)  # None: no kernel
             await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
@@ -507,31 +464,26 @@ class LabNotebook(LabCaptures):
             pass
 
     async def kernel_action(self, action: str, timeout: float) -> KernelInfo | None:
-        """Interrupt, or restart as the person's own command does (:data:`RESTART_COMMAND` on this panel, not
-        brought to the front; without it, apputils' SessionContextDialogs): JupyterLab asks "Restart Kernel?"
-        first (unless the person turned that dialog off), so the person sees what the agent asks. Returns the
-        kernel once idle (or after ``timeout`` seconds), None when the restart was declined in the dialog."""
+        """Interrupt, or restart as the person's own command does (:data:`RESTART_COMMAND`; without it, apputils'
+        SessionContextDialogs), so JupyterLab asks "Restart Kernel?" first. Returns the kernel once idle (or after
+        ``timeout`` seconds), None when the restart was declined in the dialog."""
         data = json.loads(str(await self._call_async("kernelAction", action, RESTART_COMMAND)))
         outcome = data["outcome"]
-        if outcome == "none":
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "This notebook has no kernel.")
-        if outcome == "unavailable":
-            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, "JupyterLab's kernel restart is not available on this page.")
-        if outcome == "failed":
-            raise ToolError(
-                ErrorCode.KERNEL_UNAVAILABLE,
-                f"The kernel did not {action}: {str(data.get('message') or '')[:PLATFORM_ERROR_CHARS]}",
-            )
+        failures = {
+            "none": "This notebook has no kernel.",
+            "unavailable": "JupyterLab's kernel restart is not available on this page.",
+            "failed": f"The kernel did not {action}: {str(data.get('message') or '')[:PLATFORM_ERROR_CHARS]}",
+        }
+        if outcome in failures:
+            raise ToolError(ErrorCode.KERNEL_UNAVAILABLE, failures[outcome])
         if outcome == "declined":
             return None  # declined in the confirmation dialog: nothing changed
         return await self.wait_for_kernel(timeout, ("idle",))
 
-    # -- batched edits and code without a cell -------------------------------------------------
     def apply_edits(self, ops: Sequence[EditOp], expected: dict[str, str] | None = None) -> list[str]:
-        """Two crossings: the cells' ids with the revision they belong to, then ``notebook.js`` carries out the steps
-        :func:`~webmcp_bridge.host.edit_plan.plan_edits` resolved, in one transaction of the shared model (one undo
-        step), unless the revision moved in between (then planned again, at most ``_PLAN_TRIES`` times, else
-        STALE_CELL: nothing changed). CELL_NOT_FOUND (from the plan) before anything changes."""
+        """The cells' ids and revision, then the steps :func:`~webmcp_bridge.host.edit_plan.plan_edits` resolved, in
+        one transaction (one undo step) unless the revision moved meanwhile (planned again at most ``_PLAN_TRIES``
+        times, else STALE_CELL). CELL_NOT_FOUND (from the plan) before anything changes."""
         for _ in range(_PLAN_TRIES):
             ids = json.loads(str(self._call("cellIds")))
             steps = plan_edits([str(i) for i in ids["ids"]], ops)
@@ -579,21 +531,16 @@ class LabNotebook(LabCaptures):
         silent: bool = False,
         as_agent: bool = True,
     ) -> CodeRun:
-        """``kernel.requestExecute`` (store_history false, ``silent`` as given); ``notebook.js`` reports the iopub
-        messages as facts (in batches to an event sink while the call waits, the rest when it finishes) and
-        :class:`~webmcp_bridge.core.run_outputs.RunOutputs` merges them into outputs here. On a timeout the outputs
-        that arrived are returned and collecting stops (the code may still run). A stream's text is kept up to
-        ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN` characters while the run is
-        waited for; past that only its size is counted (the output's ``bytes`` stay the whole text's, so the result
-        says its text was cut)."""
+        """``kernel.requestExecute`` (store_history false); the iopub messages come as facts (in batches while the call
+        waits, the rest at the end, also on a timeout), merged by :class:`~webmcp_bridge.core.run_outputs.RunOutputs`
+        keeping ``head_bytes`` plus :data:`~webmcp_bridge.core.limits.RUN_CODE_KEEP_MARGIN` characters of a stream."""
         merged = RunOutputs(max_outputs, head_bytes + RUN_CODE_KEEP_MARGIN)
         batches = RunBatches(merged)
         proxies = Proxies()  # the run's event sink, freed once the run is finished
         sink = proxies.keep(batches.receive)
         try:
-            started = json.loads(
-                str(self._call("runCode", code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink, bool(as_agent)))
-            )
+            args = (code, bool(silent), FLUSH_CHARS, FLUSH_MS, sink, bool(as_agent))
+            started = json.loads(str(self._call("runCode", *args)))
             if "refused" in started:
                 raise ToolError(
                     ErrorCode.KERNEL_UNAVAILABLE,
@@ -605,14 +552,11 @@ class LabNotebook(LabCaptures):
             try:
                 done = json.loads(str(await asyncio.wait_for(_settled(awaiting(self.live).runDone(run)), timeout)))
             except TimeoutError:
-                done = {
-                    "status": "timeout",
-                    "execution_count": None,
-                    "reason": f"no reply from the kernel within {timeout:g} s; the code may still be running",
-                }
+                reason = f"no reply from the kernel within {timeout:g} s; the code may still be running"
+                done = {"status": "timeout", "execution_count": None, "reason": reason}
             finally:
-                rest = self.live.runFinish(run)  # the messages not sent yet; collecting stops
-                finished: dict[str, Any] = json.loads(str(rest)) if not is_nullish(rest) else {"facts": [], "sent": 0}
+                # the messages not sent yet; collecting stops
+                finished: dict[str, Any] = json_of(self.live.runFinish(run)) or {"facts": [], "sent": 0}
             # the batches sent before the end, which a worker's sink may not have been handed yet, come first
             missing = await batches.wait_for(int(finished["sent"]), LATE_BATCH_SECONDS)
             merged.add_all(finished["facts"])
@@ -637,10 +581,18 @@ class LabNotebook(LabCaptures):
         )
 
 
+def _encoded(data: dict[str, Any], failure: str, **details: Any) -> EncodedImage:
+    """A picture ``notebook.js`` encoded; OUTPUT_NOT_FOUND with ``failure`` when it answered an error."""
+    if "error" in data:
+        raise ToolError(ErrorCode.OUTPUT_NOT_FOUND, failure, **details)
+    return EncodedImage(
+        str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"])
+    )
+
+
 def _line_ends_stuck(cell_id: str) -> ToolError:
-    """A write refused by ``notebook.js`` because the cell still holds CR line ends its editor could not be
-    brought in line with (the editor's binding was not found): writing would change the model and throw in the
-    editor, which would keep showing the old text. Nothing was changed."""
+    """A write refused because the cell holds CR line ends its editor could not be brought in line with (writing
+    would throw in the editor, which would keep showing the old text)."""
     return ToolError(
         ErrorCode.INTERNAL_ERROR,
         f"Cell {cell_id!r} still holds CR line ends that could not be made LF in this "
@@ -650,20 +602,77 @@ def _line_ends_stuck(cell_id: str) -> ToolError:
     )
 
 
-def _declined(name: str, message: str) -> SaveKind | None:
-    """What a failed save means (``tabs.js`` save's ``failed``: the rejection's name and message) when it is
-    JupyterLab's "File Changed" dialog (docregistry's context rejects with an Error named ModalCancelError,
-    message "Cancel", or, when that dialog is already open, one named ModalDuplicateError): "cancelled" /
-    "dialog-open"; None for any other failure."""
-    text = message.strip()
-    if name == "ModalCancelError" or text.endswith("ModalCancelError: Cancel"):
-        return "cancelled"
-    if name == "ModalDuplicateError" or "ModalDuplicateError" in text:
-        return "dialog-open"
-    return None
-
-
 async def _settled(value: Any) -> Any:
-    """What a half's method answered, settled: None for null, else the awaited promise (or the worker's coroutine,
-    :func:`~webmcp_bridge.lab.ffi.awaiting`)."""
+    """A half's answer settled: None for null, else the awaited promise (or the worker's coroutine)."""
     return None if is_nullish(value) else await value
+
+
+def output_answer(raw: Any, cell_id: str) -> dict[str, Any]:
+    """The JSON object of ``notebook.js``'s answer about one output of ``cell_id``; OUTPUT_NOT_FOUND when the page
+    answered nothing: the output is gone."""
+    data = json_of(raw)
+    if data is None:
+        raise ToolError(
+            ErrorCode.OUTPUT_NOT_FOUND, "That output is gone (the cell was rerun or cleared).", cellId=cell_id
+        )
+    return data
+
+
+def raw_output(o: dict[str, Any], head_bytes: int) -> RawOutput:
+    """An output as ``notebook.js``'s describeOutput gives it, each text head cut here to ``head_bytes`` UTF-8
+    bytes (the JS half sends the first ``head_bytes`` UTF-16 units, which hold at least that many bytes)."""
+    return RawOutput(
+        o["output_type"],
+        tuple(RawItem(m, b, truncate_utf8(h, head_bytes), bin_) for m, b, h, bin_ in o["items"]),
+        name=o.get("name"),
+        ename=o.get("ename"),
+        evalue=o.get("evalue"),
+    )
+
+
+#: the change kinds a run makes (its outputs cleared, arriving, its execution count set)
+RUN_KINDS = ("clear", "output", "run")
+
+
+def change_of(c: dict[str, Any]) -> CellChange:
+    """A change as ``notebook.js``'s change log records it. Its actor is the agent when it happened inside one of the
+    agent's writes, or when it is the outputs or execution count (:data:`RUN_KINDS`) of a cell whose execution the
+    agent started and that has not ended (also after the call stopped waiting); the person for everything else."""
+    kind = c["kind"]
+    agent = bool(c["agentWrite"]) or (kind in RUN_KINDS and bool(c["agentRun"]))
+    return CellChange(
+        "agent" if agent else "person",
+        kind,
+        str(c["cellId"]),
+        float(c["time"]),
+        c.get("access"),
+        c.get("revision"),
+        int(c.get("droppedBefore") or 0),
+        int(c.get("repeats") or 0),
+        float(c["lastTime"]) if c.get("repeats") else None,
+    )
+
+
+def raw_cell(data: dict[str, Any], head_bytes: int = 0) -> RawCell:
+    """A cell as ``notebook.js``'s describeCell gives it (its output text heads cut to ``head_bytes`` UTF-8 bytes)."""
+    return RawCell(
+        id=data["id"],
+        index=data["index"],
+        cell_type=data["cell_type"],
+        source=data["source"],
+        execution_count=data.get("execution_count"),
+        outputs=tuple(raw_output(o, head_bytes) for o in data["outputs"]),
+        output_count=data["output_count"],
+    )
+
+
+def access_state_of(data: dict[str, Any]) -> AccessState:
+    """The access state as ``notebook.js``'s accessState gives it (its ``path`` is the caller's)."""
+    return AccessState(
+        int(data["revision"]),
+        data["notebook"],
+        tuple((int(i), str(cid), access) for i, cid, access in data["cells"]),
+        int(data["cellCount"]),
+        tuple(change_of(c) for c in data["changes"]),
+        tuple((str(cid), bool(e), bool(d)) for cid, e, d in data["locks"]),
+    )

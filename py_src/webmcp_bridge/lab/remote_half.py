@@ -1,43 +1,19 @@
-"""The JS halves seen from the bridge's worker (docs/WORKER.md, "The remote half"): in the worker,
+"""The JS halves seen from the bridge's worker (docs/WORKER.md, "The remote half", which lists the messages): there
 :func:`webmcp_bridge.lab.ffi.load_half` returns a :class:`RemoteHalf`, whose method calls cross to the page's main
 thread, where ``lab/halves.js`` evaluated the real half and attached it to the loader's ctx.
 
-Messages, over the worker's transport (:mod:`webmcp_bridge.lab.wire`; the envelope is
-:mod:`webmcp_bridge.lab.messages`'):
-
-* load: ``{"id", "target": "halves", "method": "load", "args": [package, filename, attach]}`` answered ``{"id",
-  "value": <the half's number n>}``: the page fetches the half's source from its own origin, evaluates it under the
-  name ``load_half`` gives (``//# sourceURL=webmcp-bridge/<package path>/<filename>``), calls ``attach(ctx)`` once
-  with the loader's ctx when ``attach`` is true, and counts its methods under ``<filename without .js>``, as
-  ``load_half`` does on the main thread. A synchronous crossing (the page answers once the source is fetched; only
-  the worker waits).
-* drop: ``{"id", "target": "halves", "method": "drop", "args": [n]}`` answered ``{"id", "value": bool}`` (whether the
-  page still had it): the page forgets the half (:meth:`RemoteHalves.drop`, for its owner's dispose).
-* a call: ``{"id", "target": "half:<n>", "method": str, "args": [JSON value | {"callback": int}, ...]}`` (positional)
-  answered ``{"id", "value": <a JSON value>}`` or ``{"id", "error": {"kind", "code", "message", "details"}}`` (the
-  wire's error form: ``host`` is an exception the method threw, raised here as
-  :class:`~webmcp_bridge.lab.messages.HostFailure`; ``wire`` an unknown half or method, a value that is not JSON, a
-  promise answered to a synchronous call, raised as :class:`~webmcp_bridge.lab.messages.WireError`).
-* a callback's call (page to worker, an event, never answered): ``{"event": "callback", "id": int, "args": [...]}``.
-
-Synchronous and asynchronous, explicitly: ``half.method(*args)`` is a synchronous crossing and returns the method's
-value; a method that returns a promise is refused that way (the page answers a WireError and drops the promise), and
-is called ``await awaiting(half).method(*args)`` (:func:`awaiting`; :func:`webmcp_bridge.lab.ffi.awaiting` is the
-same on both threads): an asynchronous crossing, which the page answers once the promise settled.
-
-Callbacks: a Python callable crosses only as a :class:`Callback` (what :class:`~webmcp_bridge.lab.ffi.Proxies` makes
-in the worker), written ``{"callback": id}``; the page hands the half a function that sends the callback event with
-its arguments (JSON). :meth:`Callback.destroy` (``Proxies.remove`` / ``clear``) drops it from the table: a later event
-of that id does nothing. A callback's return value is ignored, as JS ignores a listener's.
-
-Names: a :class:`RemoteHalf` has no public Python attribute, so any method name reaches the page, except names
-starting with ``_`` (Python's own) and ``attach`` (made once by the page, with the ctx only it holds): those are
-refused with AttributeError / WireError before anything crosses.
+``half.method(*args)`` is a synchronous crossing; a method that returns a promise is called ``await
+awaiting(half).method(*args)``, an asynchronous one. A Python callable crosses only as a :class:`Callback` (what
+:class:`~webmcp_bridge.lab.ffi.Proxies` makes in the worker), whose calls come back as events; once destroyed, its
+events do nothing. Method names starting with ``_`` and ``attach`` (made once by the page) are refused before
+anything crosses.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import inspect
 import json
 import re
@@ -60,18 +36,17 @@ _METHOD = re.compile(r"[A-Za-z$][A-Za-z0-9_$]*")
 _ATTACH = "attach"
 
 
+@dataclasses.dataclass(eq=False)
 class Callback:
     """A Python callable the page may call (by events) while it is in its table: ``{"callback": ident}`` on the
-    wire. ``once``: dropped from the table before its first call. :meth:`destroy` drops it (Proxies' contract)."""
+    wire."""
 
-    def __init__(self, table: Callbacks, ident: int, fn: Callable[..., Any], once: bool) -> None:
-        self.table = table
-        self.ident = ident
-        self.fn = fn
-        self.once = once
+    table: Callbacks
+    ident: int
+    fn: Callable[..., Any]
 
     def destroy(self) -> None:
-        """Drop this callback: later events for it are ignored. A second destroy does nothing."""
+        """Drop this callback (Proxies' contract): later events for it are ignored."""
         self.table.drop(self.ident)
 
 
@@ -83,57 +58,33 @@ class Callbacks:
         self._next = 0
 
     def __len__(self) -> int:
-        """How many callbacks are alive."""
         return len(self._table)
 
-    def _add(self, fn: Callable[..., Any], once: bool) -> Callback:
+    def keep(self, fn: Callable[..., Any]) -> Callback:
         self._next += 1
-        callback = self._table[self._next] = Callback(self, self._next, fn, once)
+        callback = self._table[self._next] = Callback(self, self._next, fn)
         return callback
 
-    def keep(self, fn: Callable[..., Any]) -> Callback:
-        """A callback of ``fn``, alive until destroyed."""
-        return self._add(fn, once=False)
-
-    def once(self, fn: Callable[..., Any]) -> Callback:
-        """A callback of ``fn`` the page may call once: dropped before that call runs."""
-        return self._add(fn, once=True)
-
     def drop(self, ident: int) -> None:
-        """Forget the callback ``ident`` (an unknown id is left alone)."""
         self._table.pop(ident, None)
 
-    def dispatch(self, ident: int, args: Sequence[Any]) -> bool:
-        """Call the callback ``ident`` with ``args``; False (nothing called) when it is not in the table. An exception
-        it raises is printed, not raised (as the page's listener call would report it); a coroutine it returns is run
-        as a task on the running loop."""
+    def dispatch(self, ident: int, args: Sequence[Any]) -> None:
+        """Call the callback ``ident`` if it is in the table. An exception it raises is printed; a coroutine it
+        returns is run as a task."""
         callback = self._table.get(ident)
         if callback is None:
-            return False
-        if callback.once:
-            self.drop(ident)
+            return
         try:
             result = callback.fn(*args)
             if inspect.iscoroutine(result):
                 asyncio.ensure_future(result)
         except Exception:
             traceback.print_exc()
-        return True
 
 
 class RemoteHalves:
-    """The worker's side of ``lab/halves.js``: loads halves, calls their methods, keeps the callbacks.
-
-    Args:
-        transport: the worker's transport (:class:`~webmcp_bridge.lab.messages.Transport`: ``send`` synchronous,
-            ``send_async`` awaited).
-
-    Attributes:
-        callbacks: the :class:`Callbacks` handed to the page.
-        crossings: per half name (the file's name without ``.js``), the crossings made, by method (``load``
-            counted under the half's name as ``load``); the page's ``lab/halves.js`` counts the calls, not the load,
-            in the same form.
-    """
+    """The worker's side of ``lab/halves.js`` over ``transport``: loads halves, calls their methods, keeps the
+    ``callbacks``; ``crossings``: per half name, the crossings made, by method."""
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
@@ -141,39 +92,28 @@ class RemoteHalves:
         self.crossings: dict[str, Counter[str]] = {}
         self._next = 0
 
-    def _message(self, target: str, method: str, args: list[Any]) -> dict[str, Any]:
+    def _message(self, name: str, target: str, method: str, args: list[Any]) -> dict[str, Any]:
+        """A new message, counted under the half ``name``."""
         self._next += 1
+        self.crossings.setdefault(name, Counter())[method] += 1
         return {"id": self._next, "target": target, "method": method, "args": args}
 
-    def _count(self, name: str, method: str) -> None:
-        self.crossings.setdefault(name, Counter())[method] += 1
-
     def load(self, package: str, filename: str, attach: bool) -> RemoteHalf:
-        """Have the page evaluate the half ``filename`` of ``package`` (attached to the loader's ctx when ``attach``):
-        one synchronous crossing. Raises WireError (a name that is not a package path or a ``.js`` file name, a
-        failed fetch, a half without ``attach``, no ctx on the page) or HostFailure (its evaluation or ``attach``
-        threw)."""
+        """Have the page evaluate the half (attached to the loader's ctx when ``attach``): one synchronous crossing.
+        Raises WireError (not a half's name, a failed fetch, no ctx) or HostFailure (evaluating or attaching threw)."""
         if not re.fullmatch(r"[a-z_]+(\.[a-z_]+)*", package) or not re.fullmatch(r"[a-z_]+\.js", filename):
             raise WireError(f"{package}/{filename} is not a half's name")
-        message = self._message(HALVES_TARGET, "load", [package, filename, bool(attach)])
         name = filename.rsplit(".", 1)[0]
-        self._count(name, "load")
+        message = self._message(name, HALVES_TARGET, "load", [package, filename, bool(attach)])
         number = answer_value(self.transport.send(dumps(message)), message["id"])
         if not isinstance(number, int) or isinstance(number, bool):
             raise WireError(f"the page answered {number!r} for a half's number")
         return RemoteHalf(self, number, name)
 
-    def drop(self, half: RemoteHalf) -> bool:
-        """Have the page forget ``half`` (its owner is done with it; a listener the half holds should be unwatched
-        first): one synchronous crossing. True when the page still had it; later calls of it are WireErrors."""
-        message = self._message(HALVES_TARGET, "drop", [half._number])
-        self._count(half._name, "drop")
-        return bool(answer_value(self.transport.send(dumps(message)), message["id"]))
-
     def encode_args(self, method: str, args: Sequence[Any]) -> list[Any]:
         """``args`` as the wire writes them: a :class:`Callback` as ``{"callback": id}``, JSON values as they are.
-        Raises WireError for a callable that is not a Callback (it must come from ``Proxies.keep`` / ``once``, which
-        destroy it), a value that is not JSON, or an object that reads as a callback."""
+        Raises WireError for a callable that is not a Callback (it must come from ``Proxies``, which destroys it), a
+        value that is not JSON, or an object that reads as a callback."""
         out: list[Any] = []
         for index, arg in enumerate(args):
             where = f"argument {index} of {method}()"
@@ -182,7 +122,7 @@ class RemoteHalves:
                     raise WireError(f"{where} is a callback of another table")
                 out.append({"callback": arg.ident})
             elif callable(arg):
-                raise WireError(f"{where} is a callable: hand it through Proxies.keep or Proxies.once")
+                raise WireError(f"{where} is a callable: hand it through Proxies.keep")
             else:
                 value = json_value(arg, where)
                 if isinstance(value, dict) and "callback" in value and len(value) == 1:
@@ -190,25 +130,19 @@ class RemoteHalves:
                 out.append(value)
         return out
 
-    def call(self, half: RemoteHalf, method: str, args: Sequence[Any]) -> Any:
+    def call(self, half: RemoteHalf, method: str, *args: Any) -> Any:
         """``half.method(*args)`` on the page: one synchronous crossing; its value (a JSON value)."""
-        message = self._message(f"{HALF_PREFIX}{half._number}", method, self.encode_args(method, args))
-        text = dumps(message)
-        self._count(half._name, method)
-        return answer_value(self.transport.send(text), message["id"])
+        message = self._message(half._name, f"{HALF_PREFIX}{half._number}", method, self.encode_args(method, args))
+        return answer_value(self.transport.send(dumps(message)), message["id"])
 
-    async def call_async(self, half: RemoteHalf, method: str, args: Sequence[Any]) -> Any:
-        """``await half.method(*args)`` on the page (a method returning a promise): one asynchronous crossing,
-        answered once the promise settled; its value (a JSON value)."""
-        message = self._message(f"{HALF_PREFIX}{half._number}", method, self.encode_args(method, args))
-        text = dumps(message)
-        self._count(half._name, method)
-        return answer_value(await self.transport.send_async(text), message["id"])
+    async def call_async(self, half: RemoteHalf, method: str, *args: Any) -> Any:
+        """``await half.method(*args)`` on the page: one asynchronous crossing, answered once the promise settled."""
+        message = self._message(half._name, f"{HALF_PREFIX}{half._number}", method, self.encode_args(method, args))
+        return answer_value(await self.transport.send_async(dumps(message)), message["id"])
 
     def on_event(self, text: str) -> bool:
-        """Dispatch ``text`` when it is a callback's event (``{"event": "callback", "id": int, "args": [...]}``):
-        True then (also for a dropped callback's), False for any other event. Raises WireError for a callback event
-        of another shape."""
+        """Dispatch ``text`` when it is a callback's event: True then (also for a dropped callback's), False for any
+        other event. Raises WireError for a callback event of another shape."""
         try:
             event = json.loads(text)
         except ValueError:
@@ -233,64 +167,37 @@ def _method_name(half_name: str, name: str) -> str:
 
 
 class RemoteHalf:
-    """A JS half evaluated on the page (module docstring): ``half.method(*args)`` is one synchronous crossing;
-    :func:`awaiting` gives the asynchronous form. It has no public attribute of its own, so no method name of a
-    half is hidden by one; ``_``-names and ``attach`` are refused."""
+    """A JS half evaluated on the page: ``half.method(*args)`` is one synchronous crossing, and one asynchronous
+    crossing in the form :func:`awaiting` gives. No public attribute of its own hides a method name of the half."""
 
-    __slots__ = ("_halves", "_name", "_number")
+    __slots__ = ("_awaited", "_halves", "_name", "_number")
 
-    def __init__(self, halves: RemoteHalves, number: int, name: str) -> None:
+    def __init__(self, halves: RemoteHalves, number: int, name: str, awaited: bool = False) -> None:
         self._halves = halves
         self._number = number
         self._name = name
+        self._awaited = awaited
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        method = _method_name(self._name, name)
-        halves = self._halves
-
-        def cross(*args: Any) -> Any:
-            return halves.call(self, method, args)
-
-        cross.__name__ = method
-        return cross
+        crossing = self._halves.call_async if self._awaited else self._halves.call
+        return functools.partial(crossing, self, _method_name(self._name, name))
 
     def __repr__(self) -> str:
         return f"<RemoteHalf {self._name} #{self._number}>"
 
 
-class AwaitingHalf:
-    """The asynchronous form of a :class:`RemoteHalf`: ``await view.method(*args)`` is one asynchronous crossing
-    (the method returns a promise on the page)."""
-
-    __slots__ = ("_half",)
-
-    def __init__(self, half: RemoteHalf) -> None:
-        self._half = half
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        half = self._half
-        method = _method_name(half._name, name)
-
-        async def cross(*args: Any) -> Any:
-            return await half._halves.call_async(half, method, args)
-
-        cross.__name__ = method
-        return cross
-
-
-def awaiting(half: RemoteHalf) -> AwaitingHalf:
+def awaiting(half: RemoteHalf) -> RemoteHalf:
     """The asynchronous form of ``half`` (``await awaiting(half).save(...)``). Raises TypeError for another object."""
     if not isinstance(half, RemoteHalf):
         raise TypeError(f"a {type(half).__name__} is not a remote half")
-    return AwaitingHalf(half)
+    return RemoteHalf(half._halves, half._number, half._name, awaited=True)
 
 
 _current: RemoteHalves | None = None
 
 
 def install(transport: Transport) -> RemoteHalves:
-    """Make the worker's :class:`RemoteHalves` over ``transport`` (``lab/wire.py`` ``start``, once): from then on
-    :func:`webmcp_bridge.lab.ffi.load_half` and ``Proxies`` work through it."""
+    """Make the worker's :class:`RemoteHalves` (``lab/wire.py`` ``start``), which ``load_half`` and ``Proxies`` use."""
     global _current
     _current = RemoteHalves(transport)
     return _current
@@ -299,9 +206,3 @@ def install(transport: Transport) -> RemoteHalves:
 def current() -> RemoteHalves | None:
     """The :class:`RemoteHalves` :func:`install` made, or None (not in the worker)."""
     return _current
-
-
-def uninstall() -> None:
-    """Forget the installed :class:`RemoteHalves` (for tests: back to main-thread behaviour)."""
-    global _current
-    _current = None

@@ -1,18 +1,7 @@
-"""Serving notebooks, cells and outputs as MCP resources, and the guidance for agents as an MCP prompt, where the
-page's WebMCP runtime has them (the MCP-B runtime; native WebMCP has neither).
-
-:mod:`webmcp_bridge.session.resources` decides the templates and what a read returns. This module hands them to the
-loader through ``resources.js``, the loader's ``connectResources(templatesJson, read) -> count`` (0 when the runtime
-has no ``registerResource``: native WebMCP), whose ``read(uri)`` is ``resources.js``'s: it resolves to JSON text
-``{"result": ReadResourceResult}`` or ``{"error": {error, message, ...}}`` (never rejects; the loader throws the
-error to the runtime). Unregistering calls ``disconnectResources()`` and destroys the listener's proxy.
-
-This module holds no JS object and returns nothing to JS: ``resources.js`` receives the loader's ``ctx`` once
-(``attach``); the one Python callable it holds is the listener ``onRead(id, uri)``, whose return value it does not use
-(in a worker: an event), and Python answers the read by a later call, ``answer(id, text)``.
-
-The prompt (:func:`webmcp_bridge.tools.guidance.prompts_json`, the session's guidance with the site's paragraphs) is
-plain data: ``connectPrompts(promptsJson) -> count`` (0 without ``registerPrompt``), ``disconnectPrompts()``.
+"""Notebooks, cells and outputs as MCP resources, and the guidance for agents as an MCP prompt, where the page's
+WebMCP runtime has them (MCP-B; native WebMCP has neither). :mod:`webmcp_bridge.session.resources` decides the
+templates and what a read returns; ``resources.js`` registers them through the loader and hands each read to Python's
+listener ``onRead(id, uri)``, answered later by ``answer(id, text)`` (JSON ``{"result"}`` or ``{"error"}``).
 """
 
 from __future__ import annotations
@@ -29,16 +18,9 @@ from webmcp_bridge.tools.guidance import prompts_json
 
 
 class ResourceRegistration:
-    """The resource templates and the guidance prompt as registered on the page's runtime through the loader.
-
-    Args:
-        registry: the tools a read goes through (its context holds the guidance).
-        loader: the loader's ``ctx`` (``connectResources``, ``disconnectResources``, ``connectPrompts``,
-            ``disconnectPrompts``; a loader without the prompt functions registers no prompt), handed once to
-            ``resources.js``.
-
-    Attributes: ``count`` (resource templates registered), ``prompts`` (prompts registered).
-    """
+    """The resource templates and the guidance prompt as registered on the page's runtime through the loader
+    (``loader``: its ctx, handed once to ``resources.js``); a read goes through ``registry``. ``count`` and
+    ``prompts``: how many templates and prompts are registered."""
 
     def __init__(self, registry: Registry[Any], loader: Any) -> None:
         self.registry = registry
@@ -49,7 +31,7 @@ class ResourceRegistration:
         self._tasks: set[asyncio.Future[None]] = set()  # reads under way (kept so none is collected before it ends)
 
     def _read(self, read_id: Any, uri: Any) -> None:
-        """JS-facing listener: read ``uri``, then answer read ``read_id`` with its JSON text (module docstring)."""
+        """``resources.js``'s listener: read ``uri``, then answer read ``read_id``."""
         answer_to, text = int(read_id), str(uri)
 
         async def run() -> None:
@@ -69,8 +51,8 @@ class ResourceRegistration:
         task.add_done_callback(self._tasks.discard)
 
     def register(self) -> int:
-        """Register the templates (none where the runtime has no resources) and the guidance prompt (none where it
-        has no prompts); returns how many templates were registered."""
+        """Register the templates and the guidance prompt where the runtime has them; returns the templates'
+        count."""
         self.prompts = int(self.half.connectPrompts(prompts_json(self.registry.context.guidance)))
         self.count = int(self.half.connect(templates_json(), self._proxies.keep(self._read)))
         if self.count == 0:
@@ -78,7 +60,7 @@ class ResourceRegistration:
         return self.count
 
     def unregister(self) -> None:
-        """Remove the templates and the prompt and free the reader proxy (a second call does nothing)."""
+        """Remove the templates and the prompt and free the reader proxy."""
         if self.prompts:
             self.half.disconnectPrompts()
             self.prompts = 0

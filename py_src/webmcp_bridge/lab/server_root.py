@@ -1,14 +1,10 @@
 """Paths that resolve outside a Jupyter server's root: asked of the server, refused before any contents call.
 
-A JupyterLab or Notebook 7 server follows symbolic links, and its contents API does not mark them, so a link
-inside the root that points outside it would let an agent read or write there. The wheel's server extension
-(``webmcp_bridge_jupyter.server``) resolves paths on the server's disk; when it is loaded, the page config holds
-``webmcpBridgeOutsideUrl`` and :class:`ServerRoot` asks it. In JupyterLite (contents in the browser, no links)
-there is no such key and nothing is asked. A request that fails refuses the path (never guesses it is inside).
-
-This module holds no page object (docs/WORKER.md, "What moves to the worker"): the page's facts (the page config's
-URL, the server token, the ``_xsrf`` cookie) come from ``host.js`` (``serverRoot()``, ``cookie(name)``), and the
-request is made here with the global ``fetch``, which a worker has as the page does.
+A Jupyter server follows symbolic links and its contents API does not mark them, so a link inside the root that
+points outside it would let an agent read or write there. When the wheel's server extension
+(``webmcp_bridge_jupyter.server``) is loaded, the page config holds ``webmcpBridgeOutsideUrl`` and
+:class:`ServerRoot` asks it; in JupyterLite (no links) nothing is asked. A request that fails refuses the path.
+The page's facts come from ``host.js``; the request is made with the global ``fetch``, which a worker has too.
 """
 
 from __future__ import annotations
@@ -37,9 +33,8 @@ def outside_root(path: str) -> ToolError:
 
 
 async def page_post(url: str, headers: dict[str, str], body: str) -> tuple[int, str]:
-    """POST ``body`` (JSON text) to ``url`` with the global ``fetch`` (the page's or the worker's; credentials of the
-    same origin, as JupyterLab's own requests): ``(status, text)``. Raises what the request raised (a network
-    failure)."""
+    """POST ``body`` (JSON text) to ``url`` with the global ``fetch`` (same-origin credentials): ``(status, text)``.
+    Raises what the request raised."""
     import js
 
     options = {"method": "POST", "credentials": "same-origin", "headers": headers, "body": body}
@@ -48,16 +43,9 @@ async def page_post(url: str, headers: dict[str, str], body: str) -> tuple[int, 
 
 
 class ServerRoot:
-    """Which paths lead outside the server's root.
-
-    Args:
-        url: the server extension's URL (the page config's ``webmcpBridgeOutsideUrl``), or None where there is none
-            (JupyterLite, a server without the extension): then nothing is asked.
-        token: the server settings' token, or None; it authenticates the request (else the page's cookie does).
-        cookie: the page's cookie by name, or None (``host.js`` ``cookie``): the ``_xsrf`` cookie is sent as the
-            ``X-XSRFToken`` header, as JupyterLab's own requests send it; read at each request.
-        post: makes the request (default :func:`page_post`).
-    """
+    """Which paths lead outside the server's root, asked of ``url`` (the server extension's; None: nothing is asked)
+    with the server's ``token`` (else the page's cookie authenticates) and the ``_xsrf`` cookie (``cookie(name)``,
+    read at each request) as the ``X-XSRFToken`` header, as JupyterLab's own requests; ``post`` makes the request."""
 
     def __init__(
         self,
@@ -72,8 +60,8 @@ class ServerRoot:
         self._post = post
 
     async def outside(self, paths: Sequence[str]) -> set[str]:
-        """The subset of ``paths`` (normalized workspace paths) that resolves outside the root; empty without a
-        server extension. Raises ToolError(INVALID_PATH) naming the first path when the server cannot answer."""
+        """The subset of ``paths`` that resolves outside the root; empty without a server extension. Raises
+        ToolError(INVALID_PATH) naming the first path when the server cannot answer."""
         if self.url is None or not paths:
             return set()
         headers = {"Content-Type": "application/json"}

@@ -1,38 +1,24 @@
-"""The person's "Share selected output text with the agent" command (output context menu).
-
-It records the text selected inside one output of the current notebook in the guard's
-:class:`~webmcp_bridge.sharing.selections.SharedSelections`, where ``jupyter_get_output_selection`` reads it. Disabled
-when nothing inside an output is selected. Works without WebMCP too (the share waits for an agent).
-
-This module holds no JS object: ``commands.js`` (given the loader's ``ctx`` once by
-:func:`~webmcp_bridge.lab.ffi.load_half`) adds the command and the menu item. JupyterLab asks ``isEnabled``
-synchronously when the menu opens, so ``commands.js`` answers it from a fact of the page it reads itself (a text
-selection inside an output of the notebook in front, ``enabled: "output-selection"``); running the command calls
-Python's listener (its return value unused: in a worker an event), which reads the selection through the notebook
-host as before and shares it, or does nothing when there is none by then.
+"""The person's "Share selected output text with the agent" command (output context menu): it records the text
+selected inside one output of the current notebook in the guard's
+:class:`~webmcp_bridge.sharing.selections.SharedSelections`, where ``jupyter_get_output_selection`` reads it.
+``commands.js`` adds the command and answers ``isEnabled`` itself (JupyterLab asks it synchronously when the menu
+opens); running it calls Python's listener, which does nothing when the selection is gone by then.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webmcp_bridge.lab.ffi import Proxies, load_half
-
-if TYPE_CHECKING:  # the browser's notebook: known by its type only, so this module imports under CPython too
-    from webmcp_bridge.lab.notebook import LabNotebook
 
 COMMAND = "webmcp-bridge:share-output-selection"
 SELECTOR = ".jp-OutputArea-child"
 
 
 class ShareCommand:
-    """The command and its context-menu item; :meth:`dispose` removes them and frees the proxies.
-
-    Args:
-        ctx: the loader's context (``app``, ``tracker``), handed once to ``commands.js``; host: the raw
-            JupyterLabHost; shared: the SharedSelections.
-    """
+    """The command and its context-menu item (``ctx``: the loader's, handed once to ``commands.js``; ``host``: the
+    raw JupyterLabHost; ``shared``: the SharedSelections)."""
 
     def __init__(self, ctx: Any, host: Any, shared: Any) -> None:
         self.half = load_half("webmcp_bridge.lab", "commands.js", ctx)
@@ -40,17 +26,10 @@ class ShareCommand:
         self.shared = shared
         self._proxies = Proxies()
 
-    def _selection(self) -> tuple[LabNotebook, dict[str, Any]] | None:
-        nb = self.host.current_notebook()
-        if nb is None:
-            return None
-        selection = nb.output_selection()
-        return (nb, selection) if selection and selection.get("text") else None
-
     def _execute(self, *_: Any) -> None:
-        found = self._selection()
-        if found is not None:
-            nb, selection = found
+        nb = self.host.current_notebook()
+        selection = None if nb is None else nb.output_selection()
+        if nb is not None and selection and selection.get("text"):
             self.shared.share(nb.path, str(selection["cellId"]), int(selection["outputIndex"]), str(selection["text"]))
 
     def install(self) -> ShareCommand:
@@ -66,6 +45,6 @@ class ShareCommand:
         return self
 
     def dispose(self) -> None:
-        """Remove the command and its menu item and free the listener's proxy (a second call does nothing)."""
+        """Remove the command and its menu item and free the listener's proxy."""
         self.half.dispose()
         self._proxies.clear()

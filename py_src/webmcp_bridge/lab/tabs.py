@@ -1,16 +1,9 @@
-"""Other tabs of this site with the same notebook open, and saves that cannot lose another tab's work.
-
-JupyterLite, and a JupyterLab server opened in two browser tabs, keeps one copy of a notebook per tab; nothing
-syncs them. ``tabs.js`` (its JS half: Web Locks shared by every tab of the origin, a BroadcastChannel) counts
-the other tabs and makes every save of the page check and write in one step for all tabs (see its opening
-comment); this module loads it once per page, hands it the names, bounds and text it uses, and decides what its
-facts mean.
-
-In JupyterLite the kernel's Web Worker shares the origin's locks and channels with the page, so what kernel code
-can do there is bounded (``tabs.js``'s opening comment, docs/SECURITY.md): a save waits for its lock
-at most :data:`~webmcp_bridge.core.limits.SAVE_LOCK_WAIT_SECONDS`, then saves without it and says so; a message on
-the channel is believed only when sealed with the page secret (:mod:`webmcp_bridge.lab.page_secret`, made here
-before ``tabs.js`` reads it) and fresh; a presence lock counts only with a tag made with the same secret.
+"""Other tabs of this site with the same notebook open, and saves that cannot lose another tab's work: ``tabs.js``
+(Web Locks of the origin, a BroadcastChannel) counts the other tabs and makes every save check and write in one step
+for all tabs; this module configures it and reads its facts. The kernel's worker shares the origin's locks and
+channels (docs/SECURITY.md), so a save waits for its lock at most
+:data:`~webmcp_bridge.core.limits.SAVE_LOCK_WAIT_SECONDS`, and messages and presence locks count only when sealed
+with the page secret (:mod:`webmcp_bridge.lab.page_secret`).
 """
 
 from __future__ import annotations
@@ -18,7 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webmcp_bridge.core.limits import SAVE_LOCK_WAIT_SECONDS, TAB_MESSAGE_CHARS, TAB_MESSAGE_SECONDS
+from webmcp_bridge.core.errors import ErrorCode, ToolError
+from webmcp_bridge.core.limits import (
+    PLATFORM_ERROR_CHARS,
+    SAVE_LOCK_WAIT_SECONDS,
+    TAB_MESSAGE_CHARS,
+    TAB_MESSAGE_SECONDS,
+)
 from webmcp_bridge.host.protocol import SaveKind, SaveOutcome, TabsState
 from webmcp_bridge.lab.ffi import load_half
 from webmcp_bridge.lab.page_secret import STORAGE_KEY, page_secret
@@ -28,12 +27,10 @@ from webmcp_bridge.lab.ui.i18n import DOMAIN
 LOCK_PREFIX = "webmcp-bridge:"
 #: the BroadcastChannel the pages of one site tell each other about opens, closes and saves on
 CHANNEL = "webmcp-bridge:tabs"
-#: after another tab says it opened, closed or saved a notebook, the other tabs are counted at once and again this
-#: many seconds later, when the Web Locks of a tab that just opened or closed have settled (a lock request or release
-#: is asynchronous, so the first count can miss it)
+#: after another tab says it opened, closed or saved a notebook, the tabs are counted at once and again this many
+#: seconds later, when its Web Locks have settled (a lock request or release is asynchronous)
 RECOUNT_AFTER_SECONDS = 0.25
-#: what the person is told when a save went ahead without the lock ("%1": the notebook's path, "%2": the seconds it
-#: waited; translated where the page's translator has a catalogue of the bridge's domain, lab/ui/i18n.py)
+#: what the person is told when a save went ahead without the lock ("%1": the path, "%2": the seconds it waited)
 SAVE_WARNING = (
     "%1 was saved without the lock the site's tabs take around a save: something else in this browser held it for "
     "%2 s (code running in a kernel can). The file was checked for changes first, but a save from another tab at the "
@@ -42,10 +39,8 @@ SAVE_WARNING = (
 
 
 def load_tabs_js(ctx: Any) -> Any:
-    """Evaluate ``tabs.js`` attached to the loader's context ``ctx`` (:func:`~webmcp_bridge.lab.ffi.load_half`,
-    which publishes its count of crossings; attaching starts watching every notebook panel of its tracker, whose
-    saves go through the page's contents manager) and configure it, the page secret made first when the page has
-    none. Returns the JS object (``state``, ``fresh``, ``save``, each taking a notebook's path)."""
+    """``tabs.js`` attached to the loader's ``ctx`` (it watches every notebook panel's saves) and configured, the page
+    secret made first."""
     page_secret()  # tabs.js reads it, never makes it
     tabs = load_half("webmcp_bridge.lab", "tabs.js", ctx)
     options = {
@@ -64,9 +59,8 @@ def load_tabs_js(ctx: Any) -> Any:
 
 
 def tabs_state(raw: str) -> TabsState:
-    """What ``tabs.js``'s state JSON means: another tab saved the file since this tab loaded or last saved it
-    when the last save another tab announced is not the version this tab holds (its hash when both have one,
-    else its modification time)."""
+    """What ``tabs.js``'s state JSON means: another tab saved the file when the last save another tab announced is
+    not the version this tab holds (by hash when both have one, else by modification time)."""
     data = json.loads(raw)
     announced, mine = data.get("announced"), data.get("mine") or {}
     elsewhere = False
@@ -79,13 +73,20 @@ def tabs_state(raw: str) -> TabsState:
     return TabsState(None if others is None else int(others), elsewhere)
 
 
-def save_outcome(raw: str, revision: int) -> SaveOutcome:
-    """What ``tabs.js``'s save JSON means. ``revision``: the notebook's revision when the save started (its
-    content is what JupyterLab writes). A save that did not go through the lock ("unguarded": a browser without
-    Web Locks, a collaborative server) is JupyterLab's own save: reported as saved, as JupyterLab reports it. A save
-    that waited :data:`~webmcp_bridge.core.limits.SAVE_LOCK_WAIT_SECONDS` for its lock and went ahead without it is
-    ``unlocked``."""
+def save_outcome(raw: str, revision: int, path: str) -> SaveOutcome:
+    """What ``tabs.js``'s save JSON means; ``revision``: the notebook's when the save started. "unguarded" (no Web
+    Locks, a collaborative server) is JupyterLab's own save, reported as saved. JupyterLab's "File Changed" dialog
+    (docregistry rejects with an Error named ModalCancelError, or ModalDuplicateError when it is already open) is
+    "cancelled" / "dialog-open"; any other failure raises INTERNAL_ERROR."""
     data = json.loads(raw)
+    failed = data.get("failed")
+    if failed is not None:
+        name, message = str(failed.get("name") or ""), str(failed.get("message") or "")
+        if name == "ModalCancelError" or message.strip().endswith("ModalCancelError: Cancel"):
+            return SaveOutcome("cancelled")
+        if name == "ModalDuplicateError" or "ModalDuplicateError" in message:
+            return SaveOutcome("dialog-open")
+        raise ToolError(ErrorCode.INTERNAL_ERROR, f"Saving failed: {message[:PLATFORM_ERROR_CHARS]}", path=path)
     outcome: SaveKind = "saved" if data["outcome"] in ("saved", "unguarded") else data["outcome"]
     unlocked = data.get("unlocked") is True
     if outcome not in ("saved", "overwritten"):

@@ -1,36 +1,20 @@
-"""The worker's transport (docs/WORKER.md, "The crossing protocol"): in the bridge's dedicated worker, every call of
-a JS half is a message to the page's main thread (the envelope of :mod:`webmcp_bridge.lab.messages`), carried by
-``lab/worker_boot.js`` and answered by ``lab/worker.js`` there.
+"""The worker's transport (docs/WORKER.md, "The crossing protocol"): in the bridge's dedicated worker every call of
+a JS half is a message to the page's main thread (:mod:`webmcp_bridge.lab.messages`), carried by
+``lab/worker_boot.js`` and answered by ``lab/worker.js``.
 
-Two kinds of crossing, chosen here once, at :func:`start`:
-
-* synchronous (:meth:`WorkerTransport.send`, the protocol's plain methods): through the SharedArrayBuffers of
-  ``worker_boot.js``'s ``syncSend`` (``Atomics.wait``) when the worker is cross-origin isolated (mode ``"sab"``);
-  else sent by message (``syncByMessage``: the page answers it as it answers the buffers' requests) and its answer
-  waited for with ``pyodide.ffi.run_sync`` (JS Promise Integration, mode ``"jspi"``); a worker that has neither
-  (mode ``"none"``) refuses synchronous crossings with a WireError (the loader then keeps the bridge on the main
-  thread, docs/WORKER.md "Without cross-origin isolation").
-
-  ``run_sync`` waits wherever the Python was entered through a promising call: :func:`start` and :func:`invoke`
-  are entered with ``callPromising`` (``worker_boot.js``), and Pyodide's event loop runs every step of every
-  asyncio task (an entry's coroutine, a task it awaits, an event's handler) as a promising call of its own
-  (``pyodide.webloop``: ``create_once_callable(..., _may_syncify=True)``), so a synchronous crossing may be made
-  from any of them. Plain synchronous calls from JS (:func:`event`) are not promising: nothing there crosses.
-* asynchronous (:meth:`WorkerTransport.send_async`, the protocol's coroutine methods): a message answered by one.
-
-Events of the page (``{"event": name}``: a callback of a half's listener) are handed to :func:`event`, which queues
-them on the worker's event loop; the remote halves (:mod:`webmcp_bridge.lab.remote_half`) dispatch them there.
-
-:data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name, text)``, JSON text in and
-out): ``session_start`` / ``session_stop`` (the bridge itself: the loader's worker mode, ``?webmcpBridgeThread=worker``,
-docs/WORKER.md, "Choosing the thread"), and for the browser tests of the crossings and for diagnosis ``page_calls``
-(requests sent to the page as they are) and ``half_calls`` (JS halves loaded and called through ``load_half``, the
-remote halves of :mod:`webmcp_bridge.lab.remote_half`, which :func:`start` installs).
+A synchronous crossing goes through shared buffers (``Atomics.wait``) in a cross-origin isolated worker (mode
+"sab"), else by message waited for with ``pyodide.ffi.run_sync`` (JSPI, mode "jspi"), else it is refused (mode
+"none"). ``run_sync`` waits only inside a promising call: :func:`start` and :func:`invoke` are entered with
+``callPromising`` and Pyodide's event loop runs every asyncio task step as one, but a plain call from JS
+(:func:`event`) is not. :data:`ENTRIES` are what the page may run in the worker (``worker.js``'s ``invoke(name,
+text)``): the session, and for the browser tests of the crossings and for diagnosis ``page_calls`` and
+``half_calls``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -46,22 +30,12 @@ MODES = ("sab", "jspi", "none")
 
 
 class WorkerTransport:
-    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker.
-
-    Args:
-        mode: ``"sab"``, ``"jspi"`` or ``"none"`` (:data:`MODES`; module docstring).
-        sync_send: the text of the page's answer to a message, blocking (``worker_boot.js`` ``syncSend``); used
-            in mode ``"sab"``.
-        async_send: an awaitable of the page's answer to a message (``asyncSend``: a JS promise).
-        run_sync: waits for an awaitable synchronously (``pyodide.ffi.run_sync``); used in mode ``"jspi"``.
-        sync_by_message: an awaitable of the page's answer to a synchronous request sent by message
-            (``syncByMessage``), which ``run_sync`` waits for in mode ``"jspi"``; default ``async_send``.
-        can_wait: whether ``run_sync`` can wait where Python runs now (``pyodide.ffi.can_run_sync``: true inside a
-            promising call, false in a plain call from JS); asked before each JSPI crossing, so that a crossing that
-            could not wait is refused before anything is sent. Default: always.
-
-    Raises ValueError for an unknown mode or one whose function is missing.
-    """
+    """A :class:`~webmcp_bridge.lab.messages.Transport` in the bridge's worker, its one wire, in crossing ``mode``
+    (:data:`MODES`) over ``worker_boot.js``'s ``syncSend`` (blocking; "sab"), ``asyncSend`` (a promise of the
+    answer), ``pyodide.ffi.run_sync`` waiting for ``syncByMessage`` ("jspi"; default ``async_send``) where
+    ``can_wait()`` (``can_run_sync``, asked before anything is sent). ``crossings`` and ``events`` count the requests
+    sent by method and the page's events no half took, by name. Raises ValueError for an unknown mode or one whose
+    function is missing."""
 
     def __init__(
         self,
@@ -82,10 +56,13 @@ class WorkerTransport:
         self._run_sync = run_sync
         self._sync_by_message = async_send if sync_by_message is None else sync_by_message
         self._can_wait = can_wait
+        self.crossings: Counter[str] = Counter()
+        self.events: Counter[str] = Counter()
+        self._next = 0
 
     def send(self, message: str) -> str:
-        """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode ``"none"``, and in mode
-        ``"jspi"`` when called where ``run_sync`` cannot wait (a plain call from JS; nothing is sent then)."""
+        """A synchronous crossing: the page's answer (JSON text). Raises WireError in mode "none", and in mode "jspi"
+        where ``run_sync`` cannot wait (nothing is sent then)."""
         if self.mode == "sab" and self._sync_send is not None:
             return str(self._sync_send(message))
         if self.mode == "jspi" and self._run_sync is not None:
@@ -98,19 +75,7 @@ class WorkerTransport:
         raise WireError("this worker has no synchronous crossing (neither cross-origin isolation nor JSPI)")
 
     async def send_async(self, message: str) -> str:
-        """An asynchronous crossing: the page's answer (JSON text), awaited."""
         return str(await self._async_send(message))
-
-
-class WorkerWire:
-    """The worker's one wire: its transport, and for :func:`page_calls`'s report the requests it sent by method
-    (``crossings``) and the page's events no half took, by name (``events``)."""
-
-    def __init__(self, transport: WorkerTransport) -> None:
-        self.transport = transport
-        self.crossings: Counter[str] = Counter()
-        self.events: Counter[str] = Counter()
-        self._next = 0
 
     def request(self, call: dict[str, Any]) -> dict[str, Any]:
         """``call`` (``{"target", "method", "args"}``) as a message with a new id; counted by its method."""
@@ -126,12 +91,11 @@ class WorkerWire:
             raise WireError("an event is a JSON object {event: name}") from None
 
 
-_wire: WorkerWire | None = None
+_wire: WorkerTransport | None = None
 
 
 def crossing_mode(isolated: bool, has_sync_send: bool, can_run_sync: bool) -> str:
-    """The synchronous crossing a worker uses: shared memory when it is cross-origin isolated and has it, else JSPI
-    when ``run_sync`` can wait, else none (docs/WORKER.md, "Without cross-origin isolation")."""
+    """The synchronous crossing a worker uses (:data:`MODES`, docs/WORKER.md, "Without cross-origin isolation")."""
     if isolated and has_sync_send:
         return "sab"
     if can_run_sync:
@@ -140,8 +104,7 @@ def crossing_mode(isolated: bool, has_sync_send: bool, can_run_sync: bool) -> st
 
 
 def start() -> str:
-    """Make the worker's wire from ``self.webmcpBridgeWorker`` (``worker_boot.js``); returns its mode
-    (:data:`MODES`). Called once, by ``worker_boot.js``, once the wheels are installed."""
+    """Make the worker's wire (once, by ``worker_boot.js``, once the wheels are installed); returns its mode."""
     global _wire
     import js
     from pyodide.ffi import can_run_sync, run_sync
@@ -152,12 +115,12 @@ def start() -> str:
     sync_send = None if is_nullish(carrier.syncSend) else carrier.syncSend
     mode = crossing_mode(bool(carrier.isolated), sync_send is not None, can_run_sync())
     transport = WorkerTransport(mode, sync_send, carrier.asyncSend, run_sync, carrier.syncByMessage, can_run_sync)
-    _wire = WorkerWire(transport)
+    _wire = transport
     remote_half.install(transport)  # from now on load_half and Proxies work through the page (lab/ffi.py)
     return mode
 
 
-def wire() -> WorkerWire:
+def wire() -> WorkerTransport:
     """The wire :func:`start` made. Raises WireError before that."""
     if _wire is None:
         raise WireError("the worker's wire is not started")
@@ -171,49 +134,45 @@ def _on_event(text: str) -> None:
 
 
 def event(text: str) -> None:
-    """An event of the page (JSON text ``{"event": name}``): dispatched on the worker's event loop, after the
-    Python that is running now (never inside a crossing that waits): a callback's (``{"event": "callback", "id",
-    "args"}``, :mod:`webmcp_bridge.lab.remote_half`) calls that callback, any other is counted (:class:`WorkerWire`)."""
+    """An event of the page (JSON text ``{"event": name}``), dispatched on the worker's loop after the Python running
+    now (never inside a crossing that waits): a callback's calls it, any other is counted (:class:`WorkerTransport`)."""
     wire()  # raises before the wire started
     asyncio.get_event_loop().call_soon(_on_event, str(text))
 
 
-# -- entries the page may run ------------------------------------------------------------------------------
-def _failure(exc: BaseException) -> dict[str, Any]:
+def _error(exc: BaseException) -> dict[str, Any]:
+    """A call's failure as its result: ``{"error": {type, code, message, details}}``."""
     if isinstance(exc, ToolError):
-        return {"type": "ToolError", "code": exc.code.value, "message": exc.message, "details": exc.details}
-    if isinstance(exc, HostFailure):
-        return {"type": "HostFailure", "code": exc.kind, "message": str(exc), "details": {}}
-    return {"type": type(exc).__name__, "code": "", "message": str(exc), "details": {}}
+        body = {"type": "ToolError", "code": exc.code.value, "message": exc.message, "details": exc.details}
+    elif isinstance(exc, HostFailure):
+        body = {"type": "HostFailure", "code": exc.kind, "message": str(exc), "details": {}}
+    else:
+        body = {"type": type(exc).__name__, "code": "", "message": str(exc), "details": {}}
+    return {"error": json_value(body, "the failure")}
 
 
-async def _run_calls(current: WorkerWire, calls: list[Any]) -> list[dict[str, Any]]:
+async def _run_calls(current: WorkerTransport, calls: list[Any]) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     for call in calls:
         try:
             message = current.request({**call, "args": json_value(call.get("args", {}), "the arguments")})
             if call.get("async"):
-                text = await current.transport.send_async(dumps(message))
+                text = await current.send_async(dumps(message))
             else:
-                text = current.transport.send(dumps(message))
+                text = current.send(dumps(message))
             results.append({"value": answer_value(text, message["id"])})
         except Exception as exc:  # each call's failure is its result
-            results.append({"error": json_value(_failure(exc), "the failure")})
+            results.append(_error(exc))
     return results
 
 
 async def page_calls(text: str) -> str:
-    """Send requests to the page as they are, one crossing each, in order: the transport's own test (the browser's,
-    ``playwright-tests/test_worker_wire.py``, with a responder of its own on the page) and a diagnosis.
-
-    ``text``: JSON ``{"calls": [{"target": str, "method": str, "args": <JSON>, "async": bool}, ...], "task": bool}``:
-    a synchronous crossing each, or an asynchronous one with ``"async": true``. With ``"task": true`` (default false)
-    the calls are made in an asyncio task this entry awaits, as a tool's handler may run, rather than in the entry's
-    own coroutine: a synchronous crossing then waits from that task's steps. Returns JSON ``{"mode", "results":
-    [{"value"} | {"error": {"type", "code", "message", "details"}}], "crossings": {method: count}, "events": {name:
-    count}}`` (both counted since the wire started). A failure of one call is its result; the others still run.
-    Raises WireError for text of another shape.
-    """
+    """Send requests to the page as they are, one crossing each, in order (the transport's browser test, and a
+    diagnosis). ``text``: JSON ``{"calls": [{"target", "method", "args", "async": bool}, ...], "task": bool}``: a
+    synchronous crossing each, an asynchronous one with ``"async"``; with ``"task"`` the calls run in an asyncio task
+    this entry awaits, as a tool's handler may. Returns JSON ``{"mode", "results": [{"value"} | {"error": {"type",
+    "code", "message", "details"}}], "crossings": {method: count}, "events": {name: count}}`` (counted since the wire
+    started). A failure of one call is its result. Raises WireError for text of another shape."""
     current = wire()
     try:
         request = json.loads(text)
@@ -228,7 +187,7 @@ async def page_calls(text: str) -> str:
         results = await _run_calls(current, calls)
     return json.dumps(
         {
-            "mode": current.transport.mode,
+            "mode": current.mode,
             "results": results,
             "crossings": dict(current.crossings),
             "events": dict(current.events),
@@ -237,8 +196,7 @@ async def page_calls(text: str) -> str:
 
 
 class _HalfDiagnosis:
-    """What :func:`half_calls` keeps between its calls: the halves loaded by name, the callbacks handed out by
-    label (one :class:`~webmcp_bridge.lab.ffi.Proxies`) and the arguments of each of their calls."""
+    """What :func:`half_calls` keeps between its calls: halves by name, callbacks by label, their calls' arguments."""
 
     def __init__(self) -> None:
         self.halves: dict[str, Any] = {}
@@ -253,7 +211,7 @@ class _HalfDiagnosis:
             def record(*args: Any) -> None:
                 self.seen[label].append(list(args))
                 if then is not None:  # a synchronous crossing from the event's dispatch, its result recorded
-                    self.seen.setdefault(f"{label}:then", []).append(self.call(then))
+                    self.seen.setdefault(f"{label}:then", []).append(_outcome(functools.partial(self.invoke, then)))
 
             self.callbacks[label] = self.proxies.keep(record)
         return self.callbacks[label]
@@ -263,35 +221,38 @@ class _HalfDiagnosis:
             return self.callback(str(value["$callback"]), value.get("then"))
         return value
 
-    def call(self, call: dict[str, Any]) -> dict[str, Any]:
-        """One synchronous call ``{"half", "method", "args"}``: ``{"value"}`` or ``{"error"}``."""
-        try:
-            half = self.halves[str(call["half"])]
-            value = getattr(half, str(call["method"]))(*[self.argument(a) for a in call.get("args", [])])
-            return {"value": json_value(value, "the value")}
-        except Exception as exc:  # the call's failure is its result
-            return {"error": json_value(_failure(exc), "the failure")}
+    def load(self, entry: dict[str, Any]) -> None:
+        ctx = True if entry.get("attach") else None  # in the worker any ctx means "the page's"
+        self.halves[str(entry["as"])] = load_half(str(entry["package"]), str(entry["filename"]), ctx)
+
+    def invoke(self, call: dict[str, Any]) -> Any:
+        """``half.method(*args)`` of ``{"half", "method", "args", "await"}`` (its awaitable with ``"await"``)."""
+        half = self.halves[str(call["half"])]
+        target = awaiting(half) if call.get("await") else half
+        return getattr(target, str(call["method"]))(*[self.argument(a) for a in call.get("args", [])])
+
+
+def _outcome(get: Callable[[], Any]) -> dict[str, Any]:
+    """``{"value": get()}``, or its failure as the result."""
+    try:
+        return {"value": json_value(get(), "the value")}
+    except Exception as exc:
+        return _error(exc)
 
 
 _diagnosis: _HalfDiagnosis | None = None
 
 
 async def half_calls(text: str) -> str:
-    """Load JS halves and call their methods through :func:`webmcp_bridge.lab.ffi.load_half` in this worker (the
-    remote halves, :mod:`webmcp_bridge.lab.remote_half`): for the browser test of the crossing and for diagnosis.
-
-    ``text``: JSON ``{"load": [{"as": name, "package": str, "filename": str, "attach": bool}], "calls": [{"half":
-    name, "method": str, "args": [...], "await": bool}], "remove": [label, ...]}`` (each key optional): ``load`` keeps
-    each half under ``as`` (``attach``: loaded with the page's ctx); each call is ``half.method(*args)``, or ``await
-    awaiting(half).method(*args)`` with ``"await": true``, where an argument ``{"$callback": label, "then": call}``
-    is a callback kept by a :class:`~webmcp_bridge.lab.ffi.Proxies` (one per label, recording its calls' arguments;
-    with ``then``, a synchronous call made from each of its calls, whose results go under ``"<label>:then"``, as a
-    listener that reads the half when it is told of a change); ``remove``
-    destroys those callbacks (``Proxies.remove``). Halves and callbacks are kept between calls of this entry.
-    Returns JSON ``{"loaded": [{"value": null} | {"error"}], "results": [{"value"} | {"error": {"type", "code",
-    "message", "details"}}], "callbacks": {label: [[arg, ...], ...]}, "alive": <callbacks kept>, "crossings":
-    {half: {method: count}}}``. A failure of one load or call is its result. Raises WireError for text of another
-    shape."""
+    """Load JS halves and call their methods through the remote halves (the crossing's browser test, and a diagnosis).
+    ``text``: JSON ``{"load": [{"as", "package", "filename", "attach": bool}], "calls": [{"half", "method", "args",
+    "await": bool}], "remove": [label, ...]}`` (each key optional). Each call is ``half.method(*args)``, or ``await
+    awaiting(half).method(*args)`` with ``"await"``; an argument ``{"$callback": label, "then": call}`` is a callback
+    kept by a :class:`~webmcp_bridge.lab.ffi.Proxies` (one per label, recording its calls' arguments; with ``then``, a
+    synchronous call made from each of its calls, results under ``"<label>:then"``); ``remove`` destroys them. Halves
+    and callbacks are kept between calls. Returns JSON ``{"loaded": [{"value": null} | {"error"}], "results": [{"value"}
+    | {"error"}], "callbacks": {label: [[arg, ...], ...]}, "alive": <callbacks kept>, "crossings": {half: {method:
+    count}}}``. A failure of one load or call is its result. Raises WireError for text of another shape."""
     global _diagnosis
     wire()
     halves = remote_half.current()
@@ -303,26 +264,14 @@ async def half_calls(text: str) -> str:
     except (ValueError, TypeError, AttributeError):
         raise WireError("half_calls takes {load: [...], calls: [...], remove: [...]}") from None
     state = _diagnosis = _diagnosis or _HalfDiagnosis()
-    loaded: list[dict[str, Any]] = []
-    for entry in loads:
-        try:
-            ctx = True if entry.get("attach") else None  # in the worker any ctx means "the page's"
-            state.halves[str(entry["as"])] = load_half(str(entry["package"]), str(entry["filename"]), ctx)
-            loaded.append({"value": None})
-        except Exception as exc:  # each load's failure is its result
-            loaded.append({"error": json_value(_failure(exc), "the failure")})
+    loaded = [_outcome(functools.partial(state.load, entry)) for entry in loads]
     results: list[dict[str, Any]] = []
     for call in calls:
-        if not call.get("await"):
-            results.append(state.call(call))
-            continue
         try:
-            half = state.halves[str(call["half"])]
-            args = [state.argument(a) for a in call.get("args", [])]
-            value = await getattr(awaiting(half), str(call["method"]))(*args)
-            results.append({"value": json_value(value, "the value")})
+            value = state.invoke(call)
+            results.append({"value": json_value(await value if call.get("await") else value, "the value")})
         except Exception as exc:  # each call's failure is its result
-            results.append({"error": json_value(_failure(exc), "the failure")})
+            results.append(_error(exc))
     for label in removes:
         callback = state.callbacks.pop(str(label), None)
         if callback is not None:
@@ -338,29 +287,17 @@ async def half_calls(text: str) -> str:
     )
 
 
-class PageContext:
-    """What stands for the loader's ctx in the worker: the page holds the real one (``lab/halves.js`` attaches each
-    half to it), so this has no attribute; handed to :func:`webmcp_bridge.lab.ffi.load_half` it only says "attach this
-    half to the page's ctx" (any ctx but None does). :mod:`webmcp_bridge.lab.session` reads the loader's facts through
-    ``session.js`` and hands ctx on, so it runs on this as on the page's."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<the page's ctx>"
-
-
-#: the one stand-in for the page's ctx
-PAGE_CONTEXT = PageContext()
+#: what stands for the loader's ctx in the worker: it has no attribute (the page holds the real one); handed to
+#: :func:`webmcp_bridge.lab.ffi.load_half` it only says "attach this half to the page's ctx"
+PAGE_CONTEXT = object()
 
 _session: Any = None  # the running LabSession (session_start)
 
 
 async def session_start(text: str) -> str:
-    """Start the page's bridge in this worker: :func:`webmcp_bridge.lab.session.start` with :data:`PAGE_CONTEXT`
-    (a session already running is stopped first). ``text`` is ignored (JSON ``{}``). Returns the session's reply, JSON
-    text ``{"state": "ready" | "unavailable", "tools": N, "timings": {step: ms}}`` (lab/session.py). Raises what the
-    start raised (the loader shows it as a failure) and WireError before the wire started."""
+    """Start the page's bridge in this worker (a session already running is stopped first; ``text`` is ignored).
+    Returns the session's reply (lab/session.py). Raises what the start raised, and WireError before the wire
+    started."""
     global _session
     del text
     wire()
@@ -374,8 +311,7 @@ async def session_start(text: str) -> str:
 
 
 async def session_stop(text: str) -> str:
-    """Stop the session :func:`session_start` started (every part; nothing when none runs). Returns JSON
-    ``{"stopped": bool}``; ``text`` is ignored."""
+    """Stop the session :func:`session_start` started; returns JSON ``{"stopped": bool}``."""
     global _session
     del text
     running, _session = _session, None
@@ -394,8 +330,8 @@ ENTRIES: dict[str, Callable[[str], Awaitable[str]]] = {
 
 
 def invoke(name: str, text: str) -> Awaitable[str]:
-    """Run the entry ``name`` of :data:`ENTRIES` on ``text`` (``worker.js`` ``invoke``): a task on the worker's
-    loop, whose result is the entry's JSON text. Raises WireError for a name not in :data:`ENTRIES`."""
+    """Run the entry ``name`` on ``text`` as a task on the worker's loop (``worker.js`` ``invoke``). Raises WireError
+    for a name not in :data:`ENTRIES`."""
     entry = ENTRIES.get(str(name))
     if entry is None:
         raise WireError(f"the worker has no entry {name!r}")
