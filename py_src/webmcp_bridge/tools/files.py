@@ -1,19 +1,13 @@
 """Text-file tools: jupyter_read_file, jupyter_write_file, jupyter_edit_file.
 
-Never notebooks: a path ending in ``.ipynb`` (any case, as JupyterLab types files) is refused with INVALID_PATH
-before the workspace is looked at, so these tools cannot bypass the cell tools' access control and a notebook hidden
-from the agent is never told apart from a missing one; so are names starting with "." (not in the workspace view).
-Text is UTF-8 without NUL; anything else is refused whole. A file open in an editor is read and written through the
-editor's live model.
+Never notebooks: a path ending in ``.ipynb`` (any case) or a name starting with "." is refused with INVALID_PATH
+before the workspace is looked at, so the cell tools' access control cannot be bypassed and a hidden notebook reads
+as a missing one. Text is UTF-8 without NUL. A file open in an editor is read and written through its live model.
 
-A file's ``hash`` is :func:`~webmcp_bridge.core.snapshot.source_hash` of its whole text. An overwrite needs the hash
-read (``expectedHash``, else STALE_FILE, the person's text staying); check and write are two steps of the contents
-API (no conditional write exists), so an edit saved between them is not detected. **No write from a cut read**: a
-file read in pages would lose what the agent did not see if it wrote back "the first page plus a line", so an
-overwrite is refused with FILE_NOT_FULLY_READ unless every byte of that version reached the agent in this session or
-the agent wrote it (the cells' rule, :mod:`webmcp_bridge.core.source_reads`, kept in ``CallContext.file_reads``);
-``jupyter_edit_file`` and ``append`` change a big file without reading it whole. In Propose mode every write waits
-for the person's Accept (``CallContext.propose_workspace``) and the file is checked again after it.
+An overwrite needs the ``hash`` read (:func:`~webmcp_bridge.core.snapshot.source_hash`, else STALE_FILE) and every
+byte of that version read or written by the agent in this session (else FILE_NOT_FULLY_READ, ``CallContext.
+file_reads``): a write back of a cut read would delete what the agent did not see. Check and write are two contents
+API steps (no conditional write exists). Propose mode holds every write and checks the file again after Accept.
 """
 
 from __future__ import annotations
@@ -91,13 +85,9 @@ class ReadFileInput(ToolInput):
 
 
 async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
-    """One page of a text file (:class:`FileRead`): ``text`` is UTF-8 bytes [offset, offset + its length) of
-    ``totalBytes``, never splitting a character (an offset inside one moves back to its start); ``hash`` is of the
-    whole text.
-
-    Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file), PATH_NOT_FOUND,
-    TOO_LARGE (a file over ``Limits.file_read_bytes``).
-    """
+    """One page of a text file (:class:`FileRead`): UTF-8 bytes [offset, offset + its length) of ``totalBytes``,
+    never splitting a character; ``hash`` is of the whole text. Raises ToolError: INVALID_PATH (bad path, notebook,
+    hidden name, folder, not text), PATH_NOT_FOUND, TOO_LARGE (over ``Limits.file_read_bytes``)."""
     path = file_path(args.path)
     text = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
     if text is None:
@@ -216,8 +206,11 @@ def check_file_read(ctx: CallContext, path: str, text: str) -> None:
 
 def check_total(ctx: CallContext, text: str, what: str) -> None:
     """TOO_LARGE when a file would grow past ``Limits.file_read_bytes`` (the largest file these tools load)."""
-    message = what + " would be {size} bytes; files up to {cap} bytes are read and written here."
-    check_size(utf8_len(text), ctx.limits.file_read_bytes, message)
+    check_size(
+        utf8_len(text),
+        ctx.limits.file_read_bytes,
+        what + " would be {size} bytes; files up to {cap} bytes are read and written here.",
+    )
 
 
 async def current_text(ctx: CallContext, path: str) -> str | None:
@@ -226,17 +219,12 @@ async def current_text(ctx: CallContext, path: str) -> str | None:
 
 
 async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
-    """Create a text file (its folder must exist), replace one (``overwrite``, with the ``expectedHash`` read and
-    every byte of that version read or written by the agent) or add to its end (``append``: created if missing,
-    ``expectedHash`` checked when given). Returns :class:`FileWritten`.
-
-    Raises ToolError, writing nothing: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file),
-    PATH_NOT_FOUND (no such folder), PATH_EXISTS (a file is there, neither ``overwrite`` nor ``append``),
-    INVALID_ARGUMENT (overwrite without ``expectedHash``, or with ``append``), STALE_FILE (the file changed or went
-    away since it was read: ``currentHash``, null when gone, and a bounded ``currentPreview``), FILE_NOT_FULLY_READ
-    (:func:`check_file_read`), TOO_LARGE (content over ``Limits.file_write_bytes``, or an append making the file
-    larger than ``Limits.file_read_bytes``).
-    """
+    """Create a text file (its folder must exist), replace one (``overwrite``: ``expectedHash`` and a full read) or
+    add to its end (``append``: created if missing). Returns :class:`FileWritten`. Raises ToolError, writing nothing:
+    INVALID_PATH (as :func:`read_file`), PATH_NOT_FOUND (no folder), PATH_EXISTS (neither overwrite nor append),
+    INVALID_ARGUMENT (overwrite without ``expectedHash``, or with append), STALE_FILE (:func:`stale`),
+    FILE_NOT_FULLY_READ (:func:`check_file_read`), TOO_LARGE (content over ``Limits.file_write_bytes``, a file
+    grown past ``Limits.file_read_bytes``)."""
     path = file_path(args.path)
     size = utf8_len(args.content)
     message = "content is {size} bytes; files up to {cap} bytes can be written."
@@ -355,10 +343,8 @@ class EditFileInput(ToolInput):
 
 
 def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
-    """The diff Propose mode shows for an edit of ``text``: for the first ``count`` occurrences of ``old`` (found
-    left to right, not overlapping, as :meth:`str.replace` finds them), the whole lines they touch before and
-    after, each group headed by ``["…", "line N"]`` (1-based). Raises ToolError(TOO_LARGE) past DIFF_LINES lines
-    (the person must see all of it)."""
+    """Propose mode's diff of an edit: the whole lines the first ``count`` occurrences of ``old`` touch (as
+    :meth:`str.replace` finds them), each group headed ``["…", "line N"]`` (1-based). TOO_LARGE past DIFF_LINES."""
     groups: list[tuple[int, int, int]] = []  # (line start, line end, occurrences)
     pos = text.find(old)
     while pos != -1 and sum(g[2] for g in groups) < count:
@@ -390,15 +376,11 @@ def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
 
 
 async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
-    """Replace ``oldText`` by ``newText`` in a text file, keeping every other byte (no full read needed). The match
-    is exact, line ends included (a CRLF file's lines end with "\r\n"). Returns :class:`FileEdited`.
-
-    Raises ToolError, writing nothing: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file),
-    PATH_NOT_FOUND, STALE_FILE (not the version of ``expectedHash``, or changed while the proposal waited),
-    INVALID_ARGUMENT (``oldText`` does not occur, or more than once without ``replaceAll``: ``occurrences``),
-    TOO_LARGE (``oldText`` or ``newText`` over ``Limits.file_write_bytes``, a result over
-    ``Limits.file_read_bytes``, or in Propose mode more than DIFF_LINES lines to show).
-    """
+    """Replace ``oldText`` (exact, line ends included) by ``newText`` in a text file, keeping every other byte (no
+    full read needed). Returns :class:`FileEdited`. Raises ToolError, writing nothing: INVALID_PATH (as
+    :func:`read_file`), PATH_NOT_FOUND, STALE_FILE (:func:`stale`), INVALID_ARGUMENT (``oldText`` not once without
+    ``replaceAll``: ``occurrences``), TOO_LARGE (a text over ``Limits.file_write_bytes``, a result over
+    ``Limits.file_read_bytes``, or in Propose mode over DIFF_LINES lines to show)."""
     path = file_path(args.path)
     for name, value in (("oldText", args.old_text), ("newText", args.new_text)):
         check_size(
