@@ -1,12 +1,10 @@
 """Several cell edits at once: jupyter_apply_edits (rules also in docs/TOOLS.md).
 
-``edits`` (at most ``Limits.batch_edits``) are insert, update, edit, delete and move ops with the single-cell tools'
-arguments, applied in order, each seeing what the earlier ones did. Every cell id must name a cell that exists before
-the batch (an inserted cell's id is not known yet; a deleted one cannot be named again), and ``expectedSourceHash``
-is always the hash read before the batch. Everything is checked up front and the batch applied all or nothing: a
-failing check changes nothing and says which edit failed (``editIndex``, message "edit N: ..."). No await between
-checks and write, so a person's edit lands before the check (STALE_CELL) or after the batch; the host applies it in
-one synchronous stretch (JupyterLab: one transaction, one revision, one undo step).
+Insert, update, edit, delete and move ops take the single-cell tools' arguments and apply in order, each seeing the
+earlier ones' effects. Cell ids name cells that exist before the batch (a deleted one cannot be named again) and
+``expectedSourceHash`` is the hash read before it. Everything is checked up front, then applied all or nothing (a
+failure says ``editIndex``, "edit N: ..."). No await between checks and write, so a person's edit lands before the
+check (STALE_CELL) or after the batch; the host applies it in one synchronous stretch (JupyterLab: one undo step).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
-from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+from webmcp_bridge.calls.payloads import Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, normalize_line_ends, preview
@@ -39,7 +37,7 @@ from webmcp_bridge.tools.common import (
     write_block,
 )
 from webmcp_bridge.tools.edit import replace_once
-from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
+from webmcp_bridge.tools.payloads import CellRef, NotebookRevision, model
 
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
 
@@ -202,10 +200,7 @@ class EditDone(Wire):
     deleted: DeletedId = sometimes()
 
 
-class EditsApplied(Payload):
-    path: str
-    results: list[EditDone]
-    notebook: NotebookRevision
+EditsApplied = model("EditsApplied", path=str, results=list[EditDone], notebook=NotebookRevision)
 
 
 async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]:

@@ -1,11 +1,8 @@
-"""Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending) and
-jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened,
-:mod:`webmcp_bridge.calls.dialogs`).
+"""Tools about calls: jupyter_wait_for_result (collect a call that went pending) and jupyter_answer_dialog
+(answer a JupyterLab dialog one of the agent's calls opened, :mod:`webmcp_bridge.calls.dialogs`).
 
-An aborted wait (docs/TOOLS.md, "Aborting a call") ends at once with ABORTED naming the call it waited for
-(``pendingId``, ``pendingTool``, ``stopped``). A pending run (:data:`STOPPED_WITH_THEIR_WAIT`) is stopped with it, as an
-abort of its own invocation would; any other pending call goes on, since stopping it half way could leave a file or a
-dialog half done.
+An aborted wait ends at once with ABORTED naming the call it waited for. A pending run is stopped with it (an
+interrupt); any other pending call goes on, since stopping it half way could leave a file or a dialog half done.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ from webmcp_bridge.tools.common import (
     tool,
     unique,
 )
-from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing
+from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing, model
 from webmcp_bridge.tools.rerun import code_sources, names_of
 
 
@@ -119,14 +119,16 @@ class GetCellsOutput(Payload):
     omittedCellIds: list[str] = sometimes()
 
 
-class OutputText(OutputAddress):
-    """A page of an output's text (``nextOffset`` null: the last page)."""
-
-    text: str
-    offset: int
-    nextOffset: int | None
-    totalBytes: int
-    note: str = sometimes("Why the output's text came back rather than a picture of it (render left to its default).")
+#: A page of an output's text (``nextOffset`` null: the last page).
+OutputText = model(
+    "OutputText",
+    OutputAddress,
+    text=str,
+    offset=int,
+    nextOffset=int | None,
+    totalBytes=int,
+    note=(str, sometimes("Why the output's text came back rather than a picture of it (render left to its default).")),
+)
 
 
 class OutputImage(OutputAddress):
@@ -138,15 +140,17 @@ class OutputImage(OutputAddress):
     note: str = sometimes()
 
 
-class ExportOutput(Payload):
-    path: str
-    format: Literal["markdown"]
-    document: str
-    offset: int
-    nextOffset: int | None
-    truncated: bool
-    exportedCellCount: int
-    notebook: NotebookSummary
+ExportOutput = model(
+    "ExportOutput",
+    path=str,
+    format=Literal["markdown"],
+    document=str,
+    offset=int,
+    nextOffset=int | None,
+    truncated=bool,
+    exportedCellCount=int,
+    notebook=NotebookSummary,
+)
 
 
 class GetCellsInput(CellSelection):

@@ -1,8 +1,7 @@
-"""Running code without a cell: jupyter_run_code.
+"""jupyter_run_code: code run in the notebook's kernel (the cells' namespace) without a cell, outside its history.
 
-The code runs in the notebook's kernel (the cells' namespace), outside its history; cells, outputs and revision are
-unchanged. With no cell to page an output from later, output texts come inline, sharing ``Limits.output_page_bytes``:
-each gets at most an equal share of what the others leave (a short error after a long stream keeps its traceback).
+Output texts come inline, sharing ``Limits.output_page_bytes``: each gets at most an equal share of what the others
+leave (a short error after a long stream keeps its traceback).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""Writing tools: jupyter_insert_cell, jupyter_update_cell, jupyter_edit_cell_source,
-jupyter_delete_cell, jupyter_move_cell, jupyter_clear_outputs (the ``notebooks`` toolset), and
-jupyter_set_cell_type (:data:`TYPE_TOOLS`, in the ``batch`` toolset: structural edits off the default page).
+"""Writing tools: insert, update, edit, delete and move a cell, clear outputs (``notebooks`` toolset), and
+jupyter_set_cell_type (:data:`TYPE_TOOLS`, in the ``batch`` toolset).
 
-Each write is checked and applied with no ``await`` between the check and the write (the host's write
-methods are synchronous), so a person's edit either fails the hash check or lands after the write: it is
-never overwritten silently. In Direct mode ``ctx.propose`` returns without awaiting anything, so the cell
-read for the check is still the live one; after a proposal waited for the person it is read and checked again.
+No ``await`` comes between a write's check and the write (the host's write methods are synchronous), so a person's
+edit either fails the hash check or lands after the write, never overwritten silently. In Direct mode
+``ctx.propose`` awaits nothing, so the cell checked is the live one; after a proposal waited, it is checked again.
 """
 
 from __future__ import annotations
@@ -36,14 +34,10 @@ from webmcp_bridge.tools.common import (
     unique,
     write_block,
 )
-from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
+from webmcp_bridge.tools.payloads import CellRef, NotebookRevision, model
 
-
-class CellWritten(Payload):
-    """The result of an insert, update or edit."""
-
-    cell: CellRef
-    notebook: NotebookRevision
+#: The result of an insert, update or edit.
+CellWritten = model("CellWritten", cell=CellRef, notebook=NotebookRevision)
 
 
 class IdIndex(Wire):
@@ -51,20 +45,14 @@ class IdIndex(Wire):
     index: int
 
 
-class CellDeleted(Payload):
-    deleted: IdIndex
-    notebook: NotebookRevision
-
-
-class CellMoved(Payload):
-    cell: IdIndex
-    notebook: NotebookRevision
-
-
-class OutputsCleared(Payload):
-    cleared: list[str]
-    notebook: NotebookRevision
-    skippedReadOnly: list[str] = sometimes("Cells left as they were: read-only for the agent.")
+CellDeleted = model("CellDeleted", deleted=IdIndex, notebook=NotebookRevision)
+CellMoved = model("CellMoved", cell=IdIndex, notebook=NotebookRevision)
+OutputsCleared = model(
+    "OutputsCleared",
+    cleared=list[str],
+    notebook=NotebookRevision,
+    skippedReadOnly=(list[str], sometimes("Cells left as they were: read-only for the agent.")),
+)
 
 
 class InsertCellInput(NotebookInput):

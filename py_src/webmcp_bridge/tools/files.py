@@ -35,6 +35,7 @@ from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.propose.proposals import DeniedPayload, source_diff
 from webmcp_bridge.tools.common import MAX_INT, CallContext, Index, ShortId, check_size, tool
+from webmcp_bridge.tools.payloads import model
 
 PathField = Annotated[
     str,
@@ -111,14 +112,9 @@ async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
     }
 
 
-class FileRead(Payload):
-    path: str
-    text: str
-    offset: int
-    nextOffset: int | None
-    totalBytes: int
-    hash: str
-    truncated: bool
+FileRead = model(
+    "FileRead", path=str, text=str, offset=int, nextOffset=int | None, totalBytes=int, hash=str, truncated=bool
+)
 
 
 class FileWritten(Payload):
@@ -130,11 +126,7 @@ class FileWritten(Payload):
     appended: bool
 
 
-class FileEdited(Payload):
-    path: str
-    replacements: int
-    totalBytes: int
-    hash: str
+FileEdited = model("FileEdited", path=str, replacements=int, totalBytes=int, hash=str)
 
 
 class WriteFileInput(ToolInput):

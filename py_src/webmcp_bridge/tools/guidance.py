@@ -1,7 +1,6 @@
-"""Guidance for agents: a short text on how to work in this page, read with ``jupyter_get_context``
-(``includeGuidance``) or, where the runtime has MCP prompts, as the prompt ``jupyter_guidance`` (:func:`prompts_json`).
-It is :data:`BASE_GUIDANCE` then each site contribution's paragraph, in order, within GUIDANCE_BYTES: a paragraph that
-does not fit is left out whole (never cut, so what a site wrote is never half-read), with a diagnostic.
+"""Guidance for agents, read with ``jupyter_get_context`` (``includeGuidance``) or as the MCP prompt
+``jupyter_guidance``: :data:`BASE_GUIDANCE` then each site's paragraph within GUIDANCE_BYTES; a paragraph that does
+not fit is left out whole (never half-read), with a diagnostic.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """jupyter_get_notebook_map: a whole notebook's shape in one bounded answer, to decide what to read.
 
-One row per visible cell, its columns named once (``columns``): index, id, type, source bytes (UTF-8), outputs, flags
-(``e``: an error output; ``s``: outputs may be stale, :mod:`webmcp_bridge.core.staleness`; ``r``: read-only for the
-agent, said once as ``access: "read"`` when the whole notebook is) and the first line that is not blank ("" for a
-markdown cell starting with a heading). ``sections`` are the markdown headings, ``[index, level, title]``
-(:mod:`webmcp_bridge.core.outline`).
-
-Bounds (:mod:`webmcp_bridge.core.limits`): MAP_CELLS rows, MAP_SECTIONS headings, lines cut to MAP_LINE_BYTES; over
-the result cap the first lines are cut shorter (not below MAP_MIN_LINE_BYTES), then the last rows left for a next
-answer (``nextStartIndex``) with their headings, so the registry never cuts it. Read EXPORT_CHUNK cells a crossing,
-yielding to the page between reads.
+One row per visible cell under ``columns`` (index, id, type, source bytes, outputs, flags ``e`` error output, ``s``
+outputs may be stale, ``r`` read-only, and the first non-blank line) and the markdown headings as ``sections``.
+Bounded by MAP_CELLS rows, MAP_SECTIONS headings and MAP_LINE_BYTES a line; over the result cap the lines are cut
+shorter (to MAP_MIN_LINE_BYTES), then the last rows left for ``nextStartIndex``, so the registry never cuts it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""jupyter_rerun_plan: which cells to run, in order, so that stale outputs are fresh again; and the names of a
-notebook's code cells as the stale-output reads follow them (:func:`code_sources`, :func:`names_of`).
+"""jupyter_rerun_plan: which cells to run, in order, so that stale outputs are fresh again (nothing runs); and
+the names of a notebook's code cells as the stale-output reads follow them (:func:`code_sources`, :func:`names_of`).
 
-The plan (:func:`webmcp_bridge.core.rerun_plan.rerun_plan`) follows what cells bind and read; nothing runs. A read:
-allowed on a read-only notebook, never held. The guard gives only visible cells, so a plan is made as if hidden cells
-were not there; it never names or hints at a hidden cell that binds a name (an agent could otherwise probe which
-names hidden cells bind); ``hiddenCellCount`` says it may miss what they do. The page is read in one synchronous
-stretch; the sources are then parsed in slices of NAMES_SLICE_SECONDS, yielding between them.
+The plan (:func:`webmcp_bridge.core.rerun_plan.rerun_plan`) sees only visible cells and never names or hints at a
+hidden cell that binds a name (an agent could probe what hidden cells bind); ``hiddenCellCount`` says it may miss
+what they do. The sources are parsed in slices of NAMES_SLICE_SECONDS, yielding between them.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Review-thread tools: list, get, create, reply, resolve, reopen and focus comments.
-
-Thin wrappers over :class:`webmcp_bridge.review.threads.Review`, where every rule lives. Messages made through a tool
-are the "agent"'s; each message's author is judged with the session's page secret, so a message the file says is the
-person's but not signed in this browser reads "file" (:mod:`webmcp_bridge.review.signatures`).
+"""Review-thread tools over :class:`webmcp_bridge.review.threads.Review`, where every rule lives. Messages made
+here are the "agent"'s; a message the file says is the person's but not signed in this browser reads "file"
+(:mod:`webmcp_bridge.review.signatures`).
 """
 
 from __future__ import annotations
@@ -12,42 +10,30 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
-from webmcp_bridge.calls.payloads import Payload, sometimes
+from webmcp_bridge.calls.payloads import sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, Id, Index, NotebookInput, tool
-from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread, ThreadCounts
+from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread, ThreadCounts, model
 from webmcp_bridge.tools.run import Selection
 
-
-class CommentsOutput(Payload):
-    path: str
-    status: Literal["open", "resolved", "all"]
-    scope: Literal["notebook", "cell"]
-    threads: list[Thread]
-    counts: ThreadCounts
-    truncated: bool
-    omittedCount: int
-    cellId: str = sometimes()
-
-
-class CommentOutput(Payload):
-    path: str
-    thread: Thread
-
-
-class ThreadWritten(Payload):
-    thread: Thread
-    notebook: NotebookRevision
-
-
-class ThreadShown(Payload):
-    thread: Thread
-    shown: Literal["selection", "cell", "output"]
-    focus: Focus
+CommentsOutput = model(
+    "CommentsOutput",
+    path=str,
+    status=Literal["open", "resolved", "all"],
+    scope=Literal["notebook", "cell"],
+    threads=list[Thread],
+    counts=ThreadCounts,
+    truncated=bool,
+    omittedCount=int,
+    cellId=(str, sometimes()),
+)
+CommentOutput = model("CommentOutput", path=str, thread=Thread)
+ThreadWritten = model("ThreadWritten", thread=Thread, notebook=NotebookRevision)
+ThreadShown = model("ThreadShown", thread=Thread, shown=Literal["selection", "cell", "output"], focus=Focus)
 
 
 ThreadIdField = Annotated[

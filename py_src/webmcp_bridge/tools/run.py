@@ -24,7 +24,7 @@ from webmcp_bridge.tools.common import (
     tool,
     unique,
 )
-from webmcp_bridge.tools.payloads import Focus, OutputListing
+from webmcp_bridge.tools.payloads import Focus, OutputListing, model
 
 
 class KernelOut(Wire):
@@ -44,10 +44,7 @@ class CellRun(Wire):
     reason: str = sometimes()
 
 
-class RunCellsOutput(Payload):
-    path: str
-    results: list[CellRun]
-    kernel: KernelOut
+RunCellsOutput = model("RunCellsOutput", path=str, results=list[CellRun], kernel=KernelOut)
 
 
 class KernelActionOutput(Payload):
@@ -62,8 +59,7 @@ class KernelActionOutput(Payload):
     message: str = sometimes()
 
 
-class FocusOutput(Payload):
-    focus: Focus
+FocusOutput = model("FocusOutput", focus=Focus)
 
 
 class RunCellsInput(CellSelection):

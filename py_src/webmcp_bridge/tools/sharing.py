@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from webmcp_bridge.calls.payloads import Payload, Wire
+from webmcp_bridge.calls.payloads import Wire
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
+from webmcp_bridge.tools.payloads import model
 
 
 class GetOutputSelectionInput(NotebookInput):
@@ -23,9 +24,7 @@ class SharedText(Wire):
     time: float
 
 
-class OutputSelectionOutput(Payload):
-    path: str
-    selection: SharedText | None
+OutputSelectionOutput = model("OutputSelectionOutput", path=str, selection=SharedText | None)
 
 
 async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) -> dict[str, Any]:

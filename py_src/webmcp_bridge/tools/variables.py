@@ -1,12 +1,9 @@
 """The kernel's variables without the agent's code: jupyter_list_variables and jupyter_inspect_variable.
 
-Both run the bridge's fixed inspection program (:mod:`webmcp_bridge.core.kernel_inspect`) in the notebook's kernel,
-silently and outside its history, through the access guard, and return its one-line JSON answer. They are reads: a
-read-only notebook allows them and Propose mode does not hold them, except that the values can carry what a hidden
-cell computed (no filter by name can keep it out), so they follow the run rule
-(:mod:`webmcp_bridge.access.run_consent`) as ``jupyter_run_code`` does: while something is hidden, the person sees
-the inspection and it runs only after Accept, in Direct mode too. IPython's own and history names (``In``, ``_iN``...)
-answer as not defined.
+Both run the bridge's fixed inspection program (:mod:`webmcp_bridge.core.kernel_inspect`) in the kernel, silently
+and outside its history. They are reads (allowed on a read-only notebook, not held in Propose mode), but the values
+can carry what a hidden cell computed, so they follow the run rule (:mod:`webmcp_bridge.access.run_consent`): while
+something is hidden the person sees the inspection first, in Direct mode too.
 """
 
 from __future__ import annotations
@@ -31,6 +28,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import CallContext, Id, Index, NotebookInput, tool
+from webmcp_bridge.tools.payloads import model
 from webmcp_bridge.tools.run import _kernel_ready
 
 
@@ -56,12 +54,7 @@ class Variable(Wire):
     reprTruncated: bool
 
 
-class VariableList(Payload):
-    path: str
-    total: int
-    offset: int
-    variables: list[Variable]
-    nextOffset: int | None
+VariableList = model("VariableList", path=str, total=int, offset=int, variables=list[Variable], nextOffset=int | None)
 
 
 class Item(Wire):

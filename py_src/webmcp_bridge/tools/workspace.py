@@ -41,7 +41,7 @@ from webmcp_bridge.host.protocol import SaveKind
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary, tool
-from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary, ThreadCounts
+from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary, ThreadCounts, model
 
 #: the name the Pyodide kernel (jupyterlite-pyodide-kernel 0.8.6, ``str(type(error))``) gives an error
 _CLASS_REPR = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
@@ -175,19 +175,9 @@ class EntryOut(Wire):
     type: Literal["notebook", "file", "directory"]
 
 
-class ListWorkspaceOutput(Payload):
-    path: str
-    entries: list[EntryOut]
-    truncated: bool
-
-
-class OpenNotebookOutput(Payload):
-    notebook: NotebookSummary
-
-
-class CreateNotebookOutput(Payload):
-    path: str
-    notebook: NotebookSummary
+ListWorkspaceOutput = model("ListWorkspaceOutput", path=str, entries=list[EntryOut], truncated=bool)
+OpenNotebookOutput = model("OpenNotebookOutput", notebook=NotebookSummary)
+CreateNotebookOutput = model("CreateNotebookOutput", path=str, notebook=NotebookSummary)
 
 
 class SaveNotebookOutput(Payload):
