@@ -90,9 +90,8 @@ Edit = Annotated[InsertEdit | UpdateEdit | TextEdit | DeleteEdit | MoveEdit, Fie
 
 
 def _plain_union(node: Any) -> None:
-    """Make pydantic's discriminated union plain JSON Schema: no OpenAPI ``discriminator`` (its ``mapping`` points
-    into the ``$defs`` the registry inlines away) and ``anyOf`` for ``oneOf`` (the same values, as each variant pins
-    ``op`` with ``const``; ``anyOf`` is what every other schema uses)."""
+    """Plain JSON Schema for pydantic's discriminated union: no ``discriminator`` (its ``mapping`` points
+    into ``$defs`` the registry inlines away) and ``anyOf`` for ``oneOf`` (each variant pins ``op`` with ``const``)."""
     if isinstance(node, dict):
         node.pop("discriminator", None)
         if "oneOf" in node:
@@ -204,14 +203,9 @@ EditsApplied = model("EditsApplied", path=str, results=list[EditDone], notebook=
 
 
 async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]:
-    """Check and apply a batch of cell edits, all or nothing: :class:`EditsApplied`, one result per edit in order
-    (the cell as the whole batch left it, or ``deleted``).
-
-    Raises ToolError, changing nothing, with ``editIndex``: CELL_NOT_FOUND (also a hidden cell), CELL_ACCESS_DENIED,
-    STALE_CELL, INVALID_ARGUMENT (oldText not found once, a cell deleted earlier in the batch, a move relative to
-    itself), TOO_LARGE (a source over ``Limits.source_write_bytes``); without it, TOO_LARGE (over
-    ``Limits.batch_edits`` edits) and every tool's notebook errors.
-    """
+    """Check and apply a batch of cell edits, all or nothing: :class:`EditsApplied`, one result per edit. Raises
+    ToolError, changing nothing, with ``editIndex``: CELL_NOT_FOUND, CELL_ACCESS_DENIED, STALE_CELL, INVALID_ARGUMENT,
+    TOO_LARGE (a source over ``Limits.source_write_bytes``); without it, TOO_LARGE (over ``Limits.batch_edits``)."""
     if len(args.edits) > ctx.limits.batch_edits:
         raise ToolError(
             ErrorCode.TOO_LARGE,
@@ -267,19 +261,15 @@ HEADER_LINE_BYTES = 60
 
 
 def cell_name(cell_id: str, positions: dict[str, int], sources: dict[str, str]) -> str:
-    """``cell 4 «import os»``: a cell as the person finds it in the notebook, by its position (1-based, as
-    ``positions`` gives it) and its first non-blank line (at most HEADER_LINE_BYTES, ``(empty)`` for none);
-    ``cell <id>`` when the position is not known."""
+    """``cell 4 «import os»``: a cell by its 1-based position (else ``cell <id>``) and first non-blank line."""
     where = f"cell {positions[cell_id]}" if cell_id in positions else f"cell {cell_id}"
     line = next((ln.strip() for ln in sources.get(cell_id, "").split("\n") if ln.strip()), "")
     return f"{where} «{preview(line, HEADER_LINE_BYTES) if line else '(empty)'}»"
 
 
 def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int] | None = None) -> list[list[str]]:
-    """What a batch does, for the person (Propose mode): per op a header ``["@", "edit N of M: ..."]`` naming cells
-    as the notebook is before the batch (:func:`cell_name`; ``positions``: id -> 1-based position) and the source
-    diff it makes, in full. Stops computing diffs once past DIFF_LINES (each diff bounded before it is computed), so a
-    batch too big to show (refused by CallContext.propose) costs no more than one that fits."""
+    """A batch for the person (Propose mode): per op a header ``["@", "edit N of M: ..."]`` naming cells as they are
+    before the batch, and its source diff in full. Stops past DIFF_LINES, so a batch too big to show costs no more."""
     lines: list[list[str]] = []
     before = dict(sources)  # the names: what the person sees now
     places = positions or {}

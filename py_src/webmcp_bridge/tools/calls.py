@@ -38,8 +38,7 @@ def _longest_wait(limits: Limits, asked: float | None) -> float:
 
 
 async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolResult | dict[str, Any]:
-    """Wait up to ``timeout`` s for ``call``: its own final result (marked collected) when it settles, else its
-    pending payload (with the dialog it waits on). A dialog given to the call ends the wait at once."""
+    """Wait up to ``timeout`` s for ``call``: its final result (marked collected), else its pending payload."""
     await call.wait(timeout)
     if not call.task.done():
         return ctx.dialogs.pending_payload(call)
@@ -124,8 +123,8 @@ class DialogAnswered(AnyPayload):
 
 
 async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult | dict[str, Any]:
-    """Click a button of the shown dialog that one of the agent's calls opened, then return that call's result
-    with ``answered`` {dialogId, button (its label), buttonIndex} added (or its pending payload past the timeout)."""
+    """Click a button of a dialog one of the agent's calls opened; that call's result (or pending payload) with
+    ``answered`` {dialogId, button (its label), buttonIndex}."""
     owner, answered = ctx.dialogs.answer(args.button, args.dialog_id)
     ctx.pending.promote(owner)  # collectable by id even if its own call has not returned pending yet
     outcome = await _collect(ctx, owner, _longest_wait(ctx.limits, args.timeout))

@@ -166,8 +166,7 @@ class GetCellsInput(CellSelection):
 
 
 def _fit_outputs(snap: dict[str, Any], budget: int) -> None:
-    """Drop trailing output descriptors of a cell listed alone until its snapshot fits ``budget`` bytes of JSON
-    (counted in ``outputsOmitted``), so the registry never has to cut its source page."""
+    """Drop trailing outputs of a cell listed alone until it fits ``budget`` (so its source page is never cut)."""
     outputs = snap.get("outputs")
     while outputs and json_bytes(snap) > budget:
         outputs.pop()
@@ -240,9 +239,8 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
 
 
 def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
-    """:func:`dumps` of ``payload`` given its cells' texts ``pieces`` (each ``dumps`` of one of ``payload["cells"]``):
-    the rest is serialized with an empty list, whose ``"cells":[]`` is the first such text in it (the keys before
-    it are ``path`` and ``uri``, JSON strings in which every quote is escaped, and ``cellCount``)."""
+    """:func:`dumps` of ``payload`` given its cells' texts: ``"cells":[]`` is the first such text in the rest (the
+    keys before it are ``path`` and ``uri``, strings whose quotes are escaped, and ``cellCount``)."""
     rest = dumps({**payload, "cells": []})
     return rest.replace('"cells":[]', '"cells":[' + ",".join(pieces) + "]", 1)
 
@@ -323,8 +321,7 @@ class GetOutputInput(NotebookInput):
 
 
 def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
-    """``(notebookPath, cellId, outputIndex)`` from ``uri`` or from the three arguments (INVALID_ARGUMENT when both
-    ways, neither, or a uri that names no output)."""
+    """``(notebookPath, cellId, outputIndex)`` from ``uri`` or the three arguments (else INVALID_ARGUMENT)."""
     if args.uri is not None:
         if args.notebook_path is not None or args.cell_id is not None or args.output_index is not None:
             raise ToolError(
@@ -421,9 +418,8 @@ def _bounds(ctx: CallContext, args: GetOutputInput) -> tuple[int, int]:
 async def _fitted(
     encode: Any, info: ImageInfo, request: ImageRequest | None, max_bytes: int
 ) -> tuple[EncodedImage | None, list[tuple[ImageRequest, int]]]:
-    """The first copy ``encode(request)`` makes within ``max_bytes``, each next request smaller
-    (:func:`~webmcp_bridge.core.images.next_request`), and the ``(request, bytes)`` of those over it; None for the copy
-    when none fit or ``encode`` gave None (a host that cannot make such copies)."""
+    """The first copy ``encode`` makes within ``max_bytes`` (None: none fit, or the host makes none) and the
+    ``(request, bytes)`` of those over it."""
     made: list[tuple[ImageRequest, int]] = []
     while request is not None:
         copy: EncodedImage | None = await encode(request)
@@ -459,10 +455,8 @@ def _copy_facts(copy: EncodedImage) -> dict[str, Any]:
 async def _image(
     ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetOutputInput, mime: str, base: dict[str, Any]
 ) -> ToolResult:
-    """An image output as MCP image content: by default a copy bounded by ``maxSide`` and ``maxImageBytes``
-    (:mod:`webmcp_bridge.core.images` decides it, the host makes it), the original on request (``original``) or
-    when it fits both bounds. The payload reports the original (``original``: type, size in pixels, bytes) and
-    what the image block holds (``image``, with ``downscaled``)."""
+    """An image output as MCP image content: a copy bounded by ``maxSide`` and ``maxImageBytes``
+    (:mod:`webmcp_bridge.core.images`), or the original when asked or when it fits both bounds."""
     limits = ctx.limits
     head, size = nb.read_output_binary_head(cell_id, index, mime, HEADER_BYTES)
     dimensions = image_size(mime, head)
@@ -537,10 +531,8 @@ UNRENDERED = {
 
 
 async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, args: Any) -> ToolResult | str:
-    """A picture of the output as the page renders it (:meth:`webmcp_bridge.host.protocol.NotebookView.
-    capture_output`): an MCP image bounded like an image's copy, with the MIME type it was rendered from and its size
-    on screen (``original``); ``empty`` when it renders nothing. When the page has no picture of it: an error
-    (OUTPUT_NOT_FOUND) for ``render: true``, else the sentence why, for the stored data's ``note``."""
+    """A picture of the output as the page renders it (``NotebookView.capture_output``), bounded like an image's
+    copy; ``empty`` when it renders nothing. No picture: OUTPUT_NOT_FOUND for ``render: true``, else why."""
     max_side, max_bytes = _bounds(ctx, args)
     capture: OutputCapture = await nb.capture_output(cell_id, index, CAPTURE_SIDE)
     if capture.status == "unavailable":
@@ -604,9 +596,8 @@ class ExportInput(NotebookInput):
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:
-    """The Markdown document, one part at a time: ``document`` is bytes ``[offset, nextOffset)`` of the whole
-    document (UTF-8, never splitting a character, sized so the result is never cut); ``nextOffset`` is null on
-    the last part. Parts of one unchanged notebook (same ``notebook.revision``) join into the whole document."""
+    """The Markdown document in parts: ``document`` is UTF-8 bytes ``[offset, nextOffset)`` of the whole, sized so
+    the result is never cut; ``nextOffset`` null on the last part."""
     nb = await ctx.notebook(args.notebook_path)
     head = ctx.limits.output_page_bytes // 4 if args.include_outputs else 0
     max_outputs = ctx.limits.outputs_per_cell if args.include_outputs else 0

@@ -57,8 +57,8 @@ def _shares(sizes: list[int], budget: int) -> list[int]:
 
 
 def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list[dict[str, Any]]:
-    """Outputs as run results list them (``describe_output``), with ``text`` (the inlined text, sharing
-    ``limits.output_page_bytes``) instead of the short preview, and ``textTruncated`` when it was cut."""
+    """Outputs as run results list them, with ``text`` inline (sharing ``limits.output_page_bytes``) instead
+    of the preview, and ``textTruncated`` when it was cut."""
     items = [_text_item(o) for o in outputs]
     heads = [item.head if item else "" for item in items]
     shares = _shares([len(h.encode("utf-8", "surrogatepass")) for h in heads], limits.output_page_bytes)
@@ -86,13 +86,9 @@ class CodeRun(Payload):
 
 
 async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
-    """Run code in the notebook's kernel without a cell: :class:`CodeRun`, ``status`` "error" when the code raised or
-    the kernel refused it; up to ``Limits.outputs_per_cell`` outputs listed as ``jupyter_run_cells`` lists them, with
-    their ``text`` inline; ``executionCount`` from the kernel's reply (null when it gave none).
-
+    """Run code in the kernel without a cell: :class:`CodeRun` (``status`` "error" when it raised or was refused).
     Raises ToolError: the notebook's errors, NOTEBOOK_ACCESS_DENIED, KERNEL_UNAVAILABLE, TOO_LARGE (code over
-    ``Limits.source_write_bytes``).
-    """
+    ``Limits.source_write_bytes``)."""
     check_write_size(args.code, ctx.limits, "code")
     nb = await ctx.notebook(args.notebook_path)
     nb.check_write()  # NOTEBOOK_ACCESS_DENIED before the person is asked anything

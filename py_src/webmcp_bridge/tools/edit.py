@@ -125,8 +125,8 @@ class EditCellSourceInput(NotebookInput):
 
 
 def replace_once(source: str, old_text: str, new_text: str, cell_id: str) -> str:
-    """``source`` (a cell's, LF line ends) with its one occurrence of ``old_text`` replaced by ``new_text`` (both
-    with their line ends made LF first). Raises ToolError(INVALID_ARGUMENT) when ``old_text`` occurs not once."""
+    """``source`` (LF line ends) with its one ``old_text`` replaced by ``new_text`` (both made LF first).
+    Raises ToolError(INVALID_ARGUMENT) when ``old_text`` occurs not once."""
     old_text, new_text = normalize_line_ends(old_text), normalize_line_ends(new_text)  # sources hold LF only
     occurrences = source.count(old_text)
     if occurrences != 1:
@@ -218,11 +218,9 @@ class SetCellTypeInput(NotebookInput):
 
 
 async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, Any]:
-    """Change a cell's type, keeping its id, its source (exactly) and its metadata. Rules (docs/TOOLS.md,
-    "Changing a cell's type"): the access guard's write rules and the author's ``editable: false`` lock as for a
-    source edit; ``expectedSourceHash`` optional (the source is never rewritten), checked when given and again
-    after a Propose-mode accept; a code cell that becomes markdown or raw loses its outputs and execution count
-    (nbformat 4 gives them to code cells only), reported as ``droppedOutputs``; the same type is a no-op."""
+    """Change a cell's type, keeping its id, source and metadata (docs/TOOLS.md, "Changing a cell's type"): write
+    rules as for a source edit, ``expectedSourceHash`` optional; a code cell loses its outputs and execution count
+    (nbformat gives them to code cells only), reported as ``droppedOutputs``; the same type is a no-op."""
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)

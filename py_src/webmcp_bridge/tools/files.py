@@ -173,9 +173,8 @@ def stale(path: str, expected: str, current: str | None, ctx: CallContext) -> To
 
 
 def check_file_read(ctx: CallContext, path: str, text: str) -> None:
-    """Refuse a whole-file overwrite of ``text`` (the file's current version) unless every byte of it reached the
-    agent or the agent wrote it: FILE_NOT_FULLY_READ with ``totalBytes``, ``nextOffset`` (the first byte not
-    read), ``unreadRanges`` (the first UNREAD_RANGES gaps, ``[start, end)`` in UTF-8 bytes) and ``hash``."""
+    """FILE_NOT_FULLY_READ unless every byte of ``text`` (the file now) reached the agent or the agent wrote it,
+    with ``nextOffset`` and the first UNREAD_RANGES gaps (``unreadRanges``, UTF-8 byte ranges)."""
     digest, total = source_hash(text), utf8_len(text)
     gaps = ctx.file_reads.unread_ranges(path, FILE, digest, total, UNREAD_RANGES)
     if not gaps:

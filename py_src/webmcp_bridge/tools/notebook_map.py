@@ -75,9 +75,8 @@ def _cut_lines(rows: list[list[Any]], lines: list[str], max_bytes: int) -> None:
 
 
 def _fit(payload: dict[str, Any], lines: list[str], budget: int) -> None:
-    """Cut the rows' first lines to one common length so ``payload`` fits ``budget`` bytes of JSON (never below
-    :data:`MAP_MIN_LINE_BYTES`), then drop trailing rows (and their headings) until it fits; sets ``truncated`` and
-    ``nextStartIndex`` when rows were dropped. ``lines`` are the rows' whole first lines ("" where none is shown)."""
+    """Make ``payload`` fit ``budget``: the first lines cut to one common length (not below MAP_MIN_LINE_BYTES),
+    then trailing rows and their headings left for ``nextStartIndex``."""
     if utf8_len(dumps(payload)) <= budget:
         return
     rows: list[list[Any]] = payload["cells"]

@@ -26,8 +26,7 @@ from webmcp_bridge.tools.common import CallContext, Id, NotebookInput, tool
 
 
 def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
-    """``{cell id: source}`` of the code cells of ``states`` (one read of the page), or None when the notebook's
-    language is not Python (its cells are unreadable)."""
+    """``{cell id: source}`` of the code cells of ``states``, or None when the language is not Python."""
     if nb.language().lower() != "python":
         return None
     cells = nb.read_cells([state.index for state in states], head_bytes=0, max_outputs=0)
@@ -36,7 +35,7 @@ def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
 
 async def names_of(states: Sequence[RunState], sources: Mapping[str, str] | None) -> dict[str, CellNames]:
     """What each cell of ``states`` binds and reads (:func:`webmcp_bridge.core.names.cell_names`), parsed in slices
-    that yield to the page; a cell missing from ``sources`` is left out (unreadable to the verdicts)."""
+    that yield to the page; a cell missing from ``sources`` is left out."""
     if sources is None:
         other = unreadable(OTHER_LANGUAGE)
         return {state.id: other for state in states}

@@ -75,8 +75,7 @@ class RunCellsInput(CellSelection):
 
 
 async def _kernel_ready(ctx: CallContext, nb) -> None:
-    """Wait for the notebook's kernel (up to ``Limits.kernel_wait_seconds``); KERNEL_UNAVAILABLE, saying how long
-    it really waited, what the status means and what to do, when it is not idle or busy by then."""
+    """Wait up to ``Limits.kernel_wait_seconds`` for the kernel; KERNEL_UNAVAILABLE when not idle or busy by then."""
     began = time.monotonic()
     info = await nb.wait_for_kernel(ctx.limits.kernel_wait_seconds)
     if info.status not in ("idle", "busy"):

@@ -317,8 +317,8 @@ async def _search_notebook(
 async def _search_saved(
     ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int], outputs: bool
 ) -> bool | None:
-    """A closed notebook's saved file: True when searched to its end (or skipped as too large), False when the
-    call stopped in it, None when the guard gave nothing (open now, hidden or not there)."""
+    """A closed notebook's saved file: True when done (or too large), False when the call stopped, None when the
+    guard gave nothing."""
     per_cell = ctx.limits.outputs_per_cell
     try:
         saved = await ctx.host.read_saved_notebook(

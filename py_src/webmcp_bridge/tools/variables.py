@@ -94,10 +94,8 @@ def _budget(ctx: CallContext) -> int:
 
 
 async def _inspect(ctx: CallContext, args: NotebookInput, tool: str, summary: str, arguments: dict) -> dict[str, Any]:
-    """Run the inspection with ``arguments`` in the notebook's kernel; its answer with the notebook's ``path``.
-
-    Raises ToolError: the notebook's (NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH), KERNEL_UNAVAILABLE (no
-    kernel, no answer in time or none readable), INTERNAL_ERROR (the program failed); ProposalDenied."""
+    """Run the inspection with ``arguments``; its answer with ``path``. Raises ToolError: the notebook's,
+    KERNEL_UNAVAILABLE (no kernel or no readable answer in time), INTERNAL_ERROR; ProposalDenied."""
     nb = await ctx.notebook(args.notebook_path)
     nonce = new_nonce()
     budget = _budget(ctx)
@@ -127,16 +125,13 @@ async def _inspect(ctx: CallContext, args: NotebookInput, tool: str, summary: st
 
 
 async def list_variables(ctx: CallContext, args: ListVariablesInput) -> dict[str, Any]:
-    """A page of the kernel's variables in name order (:class:`VariableList`), without modules, ``_`` names and
-    IPython's own; ``repr`` at most VARIABLE_REPR_BYTES; the page ends early before the result cap. Raises as
-    :func:`_inspect`."""
+    """A page of the kernel's variables in name order (:class:`VariableList`); raises as :func:`_inspect`."""
     arguments = {"mode": "list", "offset": args.offset, "limit": args.limit}
     return await _inspect(ctx, args, "jupyter_list_variables", "Show the kernel's variables to the agent", arguments)
 
 
 async def inspect_variable(ctx: CallContext, args: InspectVariableInput) -> dict[str, Any]:
-    """One variable of the kernel in detail (:class:`VariableDetails`; ``defined: false`` for none, IPython's own and
-    history names included). Raises ToolError: INVALID_ARGUMENT (not an identifier), and as :func:`_inspect`."""
+    """One variable in detail (:class:`VariableDetails`); INVALID_ARGUMENT for a name that is not an identifier."""
     name = check_variable_name(args.name)
     arguments = {"mode": "inspect", "name": name, "detail": VARIABLE_DETAIL_BYTES, "items": VARIABLE_ITEMS}
     return await _inspect(

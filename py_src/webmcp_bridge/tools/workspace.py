@@ -48,8 +48,7 @@ _CLASS_REPR = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
 
 
 def error_name(ename: str) -> str:
-    """The error's class name as ipykernel gives it (``ValueError``): the Pyodide kernel's ``<class 'ValueError'>`` (or
-    ``<class 'module.Name'>``) becomes ``ValueError`` (``Name``); any other name is kept as it is."""
+    """The error's class name: the Pyodide kernel's ``<class 'module.Name'>`` becomes ``Name``."""
     match = _CLASS_REPR.fullmatch(ename.strip())
     return match.group(1) if match else ename
 
@@ -76,9 +75,7 @@ class ErrorsSummary(Wire):
 
 
 async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """``{path, uri, count, cells: [{cellId, index, executionCount, ename, evalue, outputIndex}], truncated}`` for
-    ``nb`` (see the module docstring). Reads the visible cells :data:`EXPORT_CHUNK` at a time, with a yield to the page
-    between reads (a notebook of thousands of cells never holds it in one stretch)."""
+    """:class:`ErrorsSummary` of ``nb`` (module docstring), read EXPORT_CHUNK cells at a time with a yield between."""
     found: list[dict[str, Any]] = []
     count = 0
     total = nb.cell_count()
