@@ -18,12 +18,7 @@ from webmcp_bridge.calls.pending import PendingCall
 from webmcp_bridge.calls.registry import Annotations, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import (
-    BUTTON_LABEL_CHARS,
-    WAIT_FOR_RESULT_SECONDS,
-    WAIT_MARGIN_SECONDS,
-    Limits,
-)
+from webmcp_bridge.core.limits import BUTTON_LABEL_CHARS, WAIT_FOR_RESULT_SECONDS, WAIT_MARGIN_SECONDS, Limits
 from webmcp_bridge.tools.common import MAX_INT, CallContext, ShortId, tool
 
 #: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)

@@ -36,13 +36,7 @@ from webmcp_bridge.core.limits import (
     STALE_IDS_SHOWN,
     utf8_len,
 )
-from webmcp_bridge.core.snapshot import (
-    cell_snapshot,
-    default_mime,
-    export_markdown,
-    is_valid_image,
-    renders_as_picture,
-)
+from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image, renders_as_picture
 from webmcp_bridge.core.staleness import names_matter, stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
 from webmcp_bridge.tools.common import (

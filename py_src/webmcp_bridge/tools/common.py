@@ -19,15 +19,7 @@ from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
-from webmcp_bridge.core.limits import (
-    CELL_IDS,
-    ID_CHARS,
-    MAX_INT,
-    MAX_PATH_BYTES,
-    SHORT_ID_CHARS,
-    Limits,
-    utf8_len,
-)
+from webmcp_bridge.core.limits import CELL_IDS, ID_CHARS, MAX_INT, MAX_PATH_BYTES, SHORT_ID_CHARS, Limits, utf8_len
 from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads

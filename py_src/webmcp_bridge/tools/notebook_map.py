@@ -129,11 +129,7 @@ async def notebook_map(ctx: CallContext, args: NotebookMapInput) -> dict[str, An
         flags = _flags(cell, cell.id in stale, writable)
         rows.append([cell.index, cell.id, cell.cell_type, utf8_len(cell.source), cell.output_count, flags, ""])
     _cut_lines(rows, lines, MAP_LINE_BYTES)
-    payload: dict[str, Any] = {
-        "path": nb.path,
-        "cellCount": count,
-        "hiddenCellCount": nb.hidden_cell_count(),
-    }
+    payload: dict[str, Any] = {"path": nb.path, "cellCount": count, "hiddenCellCount": nb.hidden_cell_count()}
     if read_only:
         payload["access"] = "read"
     payload.update(columns=COLUMNS, cells=rows, sections=sections, truncated=end < count)

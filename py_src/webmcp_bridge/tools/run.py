@@ -15,15 +15,7 @@ from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import (
-    CallContext,
-    CellIdField,
-    CellSelection,
-    Index,
-    NotebookInput,
-    tool,
-    unique,
-)
+from webmcp_bridge.tools.common import CallContext, CellIdField, CellSelection, Index, NotebookInput, tool, unique
 from webmcp_bridge.tools.payloads import Focus, OutputListing, model
 
 
