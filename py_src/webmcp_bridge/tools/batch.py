@@ -245,14 +245,11 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     gone = {op.cell_id for op in ops if isinstance(op, DeleteOp)}
     alive = unique([cell_id for cell_id in touched if cell_id not in gone])
     after = {cell.id: cell for cell in nb.find_cells(alive)}
-    results: list[dict[str, Any]] = []
-    for index, (edit, cell_id) in enumerate(zip(args.edits, touched, strict=True)):
-        if edit.op == "delete":
-            results.append({"editIndex": index, "op": "delete", "deleted": {"id": cell_id}})
-        elif cell_id in after:
-            results.append({"editIndex": index, "op": edit.op, "cell": cell_ref(after[cell_id])})
-        else:  # a cell an earlier edit changed or moved and a later edit of the batch deleted
-            results.append({"editIndex": index, "op": edit.op, "deleted": {"id": cell_id}})
+    # a cell not in ``after`` is deleted: by its own edit, or by a later edit of the batch
+    results = [
+        {"editIndex": i, "op": edit.op, **({"cell": cell_ref(after[c])} if c in after else {"deleted": {"id": c}})}
+        for i, (edit, c) in enumerate(zip(args.edits, touched, strict=True))
+    ]
     return {"path": nb.path, "results": results, "notebook": write_block(nb, cellCount=nb.cell_count())}
 
 

@@ -59,14 +59,8 @@ class NotebookMapInput(NotebookInput):
 
 
 def _flags(cell: Any, stale: bool, writable: bool) -> str:
-    flags = ""
-    if any(o.output_type == "error" for o in cell.outputs):
-        flags += "e"
-    if stale:
-        flags += "s"
-    if not writable:
-        flags += "r"
-    return flags
+    error = any(o.output_type == "error" for o in cell.outputs)
+    return "".join(flag for flag, on in (("e", error), ("s", stale), ("r", not writable)) if on)
 
 
 def _cut_lines(rows: list[list[Any]], lines: list[str], max_bytes: int) -> None:

@@ -5,6 +5,7 @@ here are the "agent"'s; a message the file says is the person's but not signed i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -61,6 +62,13 @@ def _review(ctx: CallContext, nb: GuardedNotebook) -> Review:
 
 def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
     return view.to_json(max_messages=ctx.limits.comment_messages_returned)
+
+
+async def _written(ctx: CallContext, args: NotebookInput, write: Callable[[Review], ThreadView]) -> dict[str, Any]:
+    """:class:`ThreadWritten` of ``write`` done on the threads of the notebook ``args`` names."""
+    nb = await ctx.notebook(args.notebook_path)
+    view = write(_review(ctx, nb))
+    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class ListCommentsInput(NotebookInput):
@@ -143,7 +151,6 @@ async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT, f"Give at most one of quote, selection, outputIndex (got {', '.join(given)})."
         )
-    nb = await ctx.notebook(args.notebook_path)
     if args.quote is not None:
         anchor: CellAnchor | RangeAnchor | OutputAnchor = RangeAnchor(args.cell_id, quote=args.quote)
     elif args.selection is not None:
@@ -152,8 +159,7 @@ async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str
         anchor = OutputAnchor(args.cell_id, args.output_index)
     else:
         anchor = CellAnchor(args.cell_id)
-    view = _review(ctx, nb).create(anchor, args.body, "agent")
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.create(anchor, args.body, "agent"))
 
 
 class ReplyCommentInput(ThreadInput):
@@ -161,9 +167,7 @@ class ReplyCommentInput(ThreadInput):
 
 
 async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    view = _review(ctx, nb).reply(args.thread_id, args.body, "agent")
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.reply(args.thread_id, args.body, "agent"))
 
 
 class ResolveCommentInput(ThreadInput):
@@ -171,15 +175,11 @@ class ResolveCommentInput(ThreadInput):
 
 
 async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    view = _review(ctx, nb).resolve(args.thread_id, "agent", args.message)
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.resolve(args.thread_id, "agent", args.message))
 
 
 async def reopen_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    view = _review(ctx, nb).reopen(args.thread_id, "agent")
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.reopen(args.thread_id, "agent"))
 
 
 async def focus_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:

@@ -35,19 +35,19 @@ async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) 
             nb.find_cell(shared.cell_id)  # a cell hidden from the agent (or gone) shares nothing
         except ToolError:
             shared = None
-    if shared is None:
-        return {"path": nb.path, "selection": None}
-    return {
-        "path": nb.path,
-        "selection": {
+    selection = (
+        None
+        if shared is None
+        else {
             "cellId": shared.cell_id,
             "outputIndex": shared.output_index,
             "text": shared.text,
             "bytes": shared.bytes,
             "truncated": shared.truncated,
             "time": round(shared.time, 3),
-        },
-    }
+        }
+    )
+    return {"path": nb.path, "selection": selection}
 
 
 TOOLS = (
