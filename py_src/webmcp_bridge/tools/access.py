@@ -14,10 +14,6 @@ from webmcp_bridge.tools.common import CallContext, CellSelection, tool, unique
 from webmcp_bridge.tools.payloads import model
 
 
-class GetCellAccessInput(CellSelection):
-    pass
-
-
 class Provenance(Wire):
     actor: Literal["person", "agent"]
     kind: str
@@ -47,7 +43,7 @@ CellAccessOutput = model(
 )
 
 
-async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[str, Any]:
+async def get_cell_access(ctx: CallContext, args: CellSelection) -> dict[str, Any]:
     args.check_one_way()
     nb = await ctx.notebook(args.notebook_path)
     nb.take_changes()  # bring the change log up to date

@@ -65,16 +65,15 @@ def unique(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))  # first occurrences, in order
 
 
+# the input models' docstrings would be the schemas' descriptions: these bases are said in comments
+#: base input of tools that work on one notebook
 class NotebookInput(ToolInput):
-    """Base input of tools that work on one notebook."""
-
     notebook_path: NotebookPathField = None
 
 
+#: base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range ``startIndex``/
+#: ``endIndex`` (visible cells, end exclusive and clamped); neither means every cell
 class CellSelection(NotebookInput):
-    """Base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range
-    ``startIndex``/``endIndex`` (visible cells, end exclusive and clamped); neither means every cell."""
-
     cell_ids: CellIds | None = Field(
         None, description="The cells, by id (each once, in this order). Omit to choose by index range."
     )

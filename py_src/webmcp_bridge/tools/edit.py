@@ -12,11 +12,13 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, IDS_LISTED, SHORT_ID_CHARS, SUMMARY_IDS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
+from webmcp_bridge.host.protocol import RawCell
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import (
     CallContext,
@@ -90,6 +92,16 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
     return {"cell": cell_ref(cell), "notebook": write_block(nb)}
 
 
+async def _checked_cell(ctx: CallContext, args: Any, **write: bool) -> tuple[GuardedNotebook, RawCell]:
+    """The notebook and cell ``args`` name, checked against ``expectedSourceHash`` and then for the write
+    (:meth:`~webmcp_bridge.access.notebook_guard.GuardedNotebook.check_write` with ``write``)."""
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.check_write([cell.id], **write)
+    return nb, cell
+
+
 class UpdateCellInput(NotebookInput):
     cell_id: CellIdField
     source: str = Field(description="The cell's whole new source.")
@@ -98,10 +110,7 @@ class UpdateCellInput(NotebookInput):
 
 async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]:
     check_write_size(args.source, ctx.limits, "source")
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], source=True)
+    nb, cell = await _checked_cell(ctx, args, source=True)
     check_full_read(ctx, nb, cell)
     if await ctx.propose(
         nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source
@@ -143,10 +152,7 @@ def replace_once(source: str, old_text: str, new_text: str, cell_id: str) -> str
 
 async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[str, Any]:
     check_write_size(args.new_text, ctx.limits, "newText")
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
+    nb, cell = await _checked_cell(ctx, args, source=True)  # access and lock first: no match makes it writable
     new_source = replace_once(cell.source, args.old_text, args.new_text, cell.id)
     check_write_size(new_source, ctx.limits, "the edited source")
     summary = "Edit part of the cell's source"
@@ -165,10 +171,7 @@ class DeleteCellInput(NotebookInput):
 
 
 async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], delete=True)
+    nb, cell = await _checked_cell(ctx, args, delete=True)
     if await ctx.propose(
         nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""
     ):
@@ -221,10 +224,7 @@ async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, A
     """Change a cell's type, keeping its id, source and metadata (docs/TOOLS.md, "Changing a cell's type"): write
     rules as for a source edit, ``expectedSourceHash`` optional; a code cell loses its outputs and execution count
     (nbformat gives them to code cells only), reported as ``droppedOutputs``; the same type is a no-op."""
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], source=True)
+    nb, cell = await _checked_cell(ctx, args, source=True)
     if cell.cell_type == args.cell_type:
         return {"cell": cell_ref(cell), "previousType": cell.cell_type, "changed": False, "notebook": write_block(nb)}
     dropped = cell.output_count if cell.cell_type == "code" else 0

@@ -160,26 +160,21 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         if outcome.status == "timeout":  # the kernel has not answered: the cell is still running, not failed
             outcome = RunResult(cell_id, "running", outcome.execution_count, running_reason(wait))
             still_running = True
+        failed = failed or outcome.status == "error"
+        count = outcome.execution_count
         try:
             after = nb.find_cells(
                 [cell_id], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell
             )[0]
         except ToolError:  # deleted (by the person or another call) while it ran: its code did run
-            results.append(
-                {
-                    "cellId": cell_id,
-                    "status": outcome.status,
-                    "executionCount": outcome.execution_count,
-                    "reason": "the cell was deleted while it ran; its outputs are gone",
-                }
-            )
-            failed = failed or outcome.status == "error"
+            gone = "the cell was deleted while it ran; its outputs are gone"
+            results.append({"cellId": cell_id, "status": outcome.status, "executionCount": count, "reason": gone})
             continue
         ran: dict[str, Any] = {
             "cellId": cell_id,
             "index": after.index,
             "status": outcome.status,
-            "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
+            "executionCount": count if count is not None else after.execution_count,
         }
         if after.outputs:  # listed as jupyter_get_cells lists them; none: no key
             uri = cell_uri(nb.path, cell_id)
@@ -189,7 +184,6 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         if outcome.reason:
             ran["reason"] = outcome.reason
         results.append(ran)
-        failed = failed or outcome.status == "error"
     kernel = nb.kernel()
     return {"path": nb.path, "results": results, "kernel": {"name": kernel.name, "status": kernel.status}}
 

@@ -11,10 +11,6 @@ from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
 from webmcp_bridge.tools.payloads import model
 
 
-class GetOutputSelectionInput(NotebookInput):
-    pass
-
-
 class SharedText(Wire):
     cellId: str
     outputIndex: int
@@ -27,7 +23,7 @@ class SharedText(Wire):
 OutputSelectionOutput = model("OutputSelectionOutput", path=str, selection=SharedText | None)
 
 
-async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) -> dict[str, Any]:
+async def get_output_selection(ctx: CallContext, args: NotebookInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     shared = ctx.shared.latest(nb.path)
     if shared is not None:

@@ -328,10 +328,6 @@ async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[s
     return {"path": path, "notebook": summary(nb)}
 
 
-class SaveNotebookInput(NotebookInput):
-    pass
-
-
 #: what a save that wrote nothing tells the agent, by outcome (see :class:`~webmcp_bridge.host.protocol.SaveOutcome`)
 NOT_SAVED = {
     "cancelled": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file "
@@ -352,7 +348,7 @@ LOCK_TIMED_OUT = (
 )
 
 
-async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, Any]:
+async def save_notebook(ctx: CallContext, args: NotebookInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     done = await nb.save()
     await nb.count_tabs()
