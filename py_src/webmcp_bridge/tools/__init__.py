@@ -21,7 +21,6 @@ def notebooks_toolset() -> Toolset:
 
 
 def calls_toolset() -> Toolset:
-    """Collecting calls that went pending and answering the dialogs they opened."""
     from webmcp_bridge.tools import calls
 
     return Toolset(
@@ -37,7 +36,6 @@ def review_toolset() -> Toolset:
 
 
 def access_toolset() -> Toolset:
-    """The access levels (the person's to change, never a tool's), the change log and the output text shared."""
     from webmcp_bridge.tools import access, changes, sharing
 
     return Toolset(
@@ -48,7 +46,6 @@ def access_toolset() -> Toolset:
 
 
 def files_toolset() -> Toolset:
-    """Bounded text files (never notebooks) and a notebook exported as one Markdown document."""
     from webmcp_bridge.tools import cells, files
 
     return Toolset(
@@ -60,7 +57,6 @@ def files_toolset() -> Toolset:
 
 
 def batch_toolset() -> Toolset:
-    """The structural cell edits off the default page: several edits all or nothing, and a cell's type."""
     from webmcp_bridge.tools import batch, edit
 
     return Toolset(
@@ -78,7 +74,6 @@ def code_toolset() -> Toolset:
 
 
 def variables_toolset() -> Toolset:
-    """What the kernel holds beside the notebook, without running the agent's code: its variables and a re-run plan."""
     from webmcp_bridge.tools import rerun, variables
 
     return Toolset(

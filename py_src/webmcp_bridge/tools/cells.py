@@ -361,18 +361,15 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         if not isinstance(rendered, str):
             return rendered
         note = rendered
-    if args.mime_type is not None:
-        if args.mime_type not in mimes:
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND,
-                f"That output has no {args.mime_type!r} representation.",
-                cellId=cell.id,
-                outputIndex=index,
-                mimeTypes=mimes,
-            )
-        mime = args.mime_type
-    else:
-        mime = default_mime(output)
+    if args.mime_type is not None and args.mime_type not in mimes:
+        raise ToolError(
+            ErrorCode.OUTPUT_NOT_FOUND,
+            f"That output has no {args.mime_type!r} representation.",
+            cellId=cell.id,
+            outputIndex=index,
+            mimeTypes=mimes,
+        )
+    mime = default_mime(output) if args.mime_type is None else args.mime_type
     # what the agent asked for, and the representation chosen (its type, address and representations are the
     # listing's: not repeated)
     base = {"cellId": cell.id, "outputIndex": index, "mimeType": mime}
@@ -394,9 +391,7 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         "nextOffset": page.next_offset,
         "totalBytes": page.total_bytes,
     }
-    if note is not None:
-        result["note"] = note
-    return result
+    return result if note is None else {**result, "note": note}
 
 
 def _not_an_image(mime: str, base: dict[str, Any]) -> ToolError:

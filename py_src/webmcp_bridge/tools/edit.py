@@ -40,13 +40,7 @@ from webmcp_bridge.tools.payloads import CellRef, NotebookRevision, model
 
 #: The result of an insert, update or edit.
 CellWritten = model("CellWritten", cell=CellRef, notebook=NotebookRevision)
-
-
-class IdIndex(Wire):
-    id: str
-    index: int
-
-
+IdIndex = model("IdIndex", Wire, id=str, index=int)
 CellDeleted = model("CellDeleted", deleted=IdIndex, notebook=NotebookRevision)
 CellMoved = model("CellMoved", cell=IdIndex, notebook=NotebookRevision)
 OutputsCleared = model(

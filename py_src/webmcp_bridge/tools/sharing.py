@@ -10,16 +10,7 @@ from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
 from webmcp_bridge.tools.payloads import model
 
-
-class SharedText(Wire):
-    cellId: str
-    outputIndex: int
-    text: str
-    bytes: int
-    truncated: bool
-    time: float
-
-
+SharedText = model("SharedText", Wire, cellId=str, outputIndex=int, text=str, bytes=int, truncated=bool, time=float)
 OutputSelectionOutput = model("OutputSelectionOutput", path=str, selection=SharedText | None)
 
 
