@@ -65,18 +65,14 @@ async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolRes
         stopped = call.tool in STOPPED_WITH_THEIR_WAIT and not call.task.done()
         if stopped:
             call.task.cancel()  # its handler stops at its next await and its result becomes ABORTED
+            then = "which was stopped too (a running cell was interrupted; the cells after it did not run)."
+        elif call.task.done():
+            then = "which had already finished: collect it again."
+        else:
+            then = "which goes on running: collect it later."
         raise ToolError(
             ErrorCode.ABORTED,
-            f"jupyter_wait_for_result was aborted: it stopped waiting for {call.pending_id} ({call.tool}), "
-            + (
-                "which was stopped too (a running cell was interrupted; the cells after it did not run)."
-                if stopped
-                else (
-                    "which had already finished: collect it again."
-                    if call.task.done()
-                    else "which goes on running: collect it later."
-                )
-            ),
+            f"jupyter_wait_for_result was aborted: it stopped waiting for {call.pending_id} ({call.tool}), {then}",
             tool="jupyter_wait_for_result",
             pendingId=call.pending_id,
             pendingTool=call.tool,

@@ -154,22 +154,13 @@ class WriteFileInput(ToolInput):
 
 def stale(path: str, expected: str, current: str | None, ctx: CallContext) -> ToolError:
     """STALE_FILE: the file is no longer the version the agent read (``current``: its text now, None when gone)."""
+    details: dict[str, Any] = {"path": path, "expectedHash": expected, "currentHash": None}
     if current is None:
-        return ToolError(
-            ErrorCode.STALE_FILE,
-            f"{path!r} no longer exists (it was deleted or renamed since you read it).",
-            path=path,
-            expectedHash=expected,
-            currentHash=None,
-        )
-    return ToolError(
-        ErrorCode.STALE_FILE,
-        "The file changed since you read it (the person's edit wins). Read it again and retry with the new hash.",
-        path=path,
-        expectedHash=expected,
-        currentHash=source_hash(current),
-        currentPreview=preview(current, ctx.limits.error_preview_bytes),
-    )
+        message = f"{path!r} no longer exists (it was deleted or renamed since you read it)."
+        return ToolError(ErrorCode.STALE_FILE, message, **details)
+    details.update(currentHash=source_hash(current), currentPreview=preview(current, ctx.limits.error_preview_bytes))
+    message = "The file changed since you read it (the person's edit wins). Read it again and retry with the new hash."
+    return ToolError(ErrorCode.STALE_FILE, message, **details)
 
 
 def check_file_read(ctx: CallContext, path: str, text: str) -> None:

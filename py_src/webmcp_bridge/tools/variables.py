@@ -88,17 +88,12 @@ class VariableDetails(Payload):
     attributes: list[Attribute] = sometimes()
 
 
-def _budget(ctx: CallContext) -> int:
-    """Bytes the program's answer may take: the result cap less the envelope's headroom."""
-    return max(MIN_PAGE_BYTES, ctx.limits.result_bytes - RESULT_HEADROOM)
-
-
 async def _inspect(ctx: CallContext, args: NotebookInput, tool: str, summary: str, arguments: dict) -> dict[str, Any]:
     """Run the inspection with ``arguments``; its answer with ``path``. Raises ToolError: the notebook's,
     KERNEL_UNAVAILABLE (no kernel or no readable answer in time), INTERNAL_ERROR; ProposalDenied."""
     nb = await ctx.notebook(args.notebook_path)
     nonce = new_nonce()
-    budget = _budget(ctx)
+    budget = max(MIN_PAGE_BYTES, ctx.limits.result_bytes - RESULT_HEADROOM)  # what the program's answer may take
     program = inspection_code(nonce, {**arguments, "budget": budget, "repr": VARIABLE_REPR_BYTES})
     reason = await nb.run_consent()
     if reason is not None:  # the run rule: shown to the person (Direct mode too); a read is otherwise never held
