@@ -1,7 +1,5 @@
-"""Tool families. Each module contributes tools; each function here makes one toolset of them.
-
-The modules are imported when the toolset is built, not when this package is imported, so start-up can
-import them one at a time (see :mod:`webmcp_bridge.lab.session`).
+"""Tool families: each function here makes one toolset, importing its modules only then, so start-up can import
+them one at a time (see :mod:`webmcp_bridge.lab.session`).
 """
 
 from __future__ import annotations

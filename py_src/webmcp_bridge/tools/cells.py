@@ -3,6 +3,7 @@ draws, or any output on request, as an MCP image of what the person sees), jupyt
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field
@@ -455,11 +456,7 @@ async def _image(
     max_side, max_bytes = _bounds(ctx, args)
     request = None if args.original else first_request(info, max_side, max_bytes)
     payload: dict[str, Any] = {**base, "bytes": size, "original": info.to_json()}
-
-    def encode(asked: ImageRequest) -> Any:
-        return nb.encode_output_image(cell_id, index, mime, asked)
-
-    copy, made = await _fitted(encode, info, request, max_bytes)
+    copy, made = await _fitted(partial(nb.encode_output_image, cell_id, index, mime), info, request, max_bytes)
     if copy is not None:
         return _with_image(payload, _copy_facts(copy), copy.data, True)
     if made:  # every copy was over the bound
@@ -557,14 +554,10 @@ async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, a
                 "another output of the cell: picture that one with render: true).",
             }
         )
-
-    def encode(asked: ImageRequest) -> Any:
-        return nb.encode_capture(capture.key, asked)
-
     try:
         info = ImageInfo("image/png", capture.picture_width, capture.picture_height, 0)
         request = capture_request(capture.picture_width, capture.picture_height, max_side)
-        copy, made = await _fitted(encode, info, request, max_bytes)
+        copy, made = await _fitted(partial(nb.encode_capture, capture.key), info, request, max_bytes)
     finally:
         nb.release_capture(capture.key)
     if copy is not None:
