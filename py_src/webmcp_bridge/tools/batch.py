@@ -30,6 +30,7 @@ from webmcp_bridge.tools.common import (
     Position,
     ShortId,
     cell_ref,
+    check_count,
     check_full_read,
     check_write_size,
     tool,
@@ -129,8 +130,8 @@ def _at(index: int, err: ToolError) -> ToolError:
 
 
 def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: CallContext) -> list[EditOp]:
-    """The host ops of ``edits``, each checked against the cells before the batch (``cells``: id -> cell), the access
-    levels and the earlier edits' effects. Raises the first failure (module docstring)."""
+    """The host ops of ``edits``, each checked against ``cells`` (id -> cell before the batch), the access levels
+    and the earlier edits; raises the first failure."""
     sources = {cell_id: cell.source for cell_id, cell in cells.items()}
     deleted: dict[str, int] = {}
     ops: list[EditOp] = []
@@ -206,13 +207,7 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     """Check and apply a batch of cell edits, all or nothing: :class:`EditsApplied`, one result per edit. Raises
     ToolError, changing nothing, with ``editIndex``: CELL_NOT_FOUND, CELL_ACCESS_DENIED, STALE_CELL, INVALID_ARGUMENT,
     TOO_LARGE (a source over ``Limits.source_write_bytes``); without it, TOO_LARGE (over ``Limits.batch_edits``)."""
-    if len(args.edits) > ctx.limits.batch_edits:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{len(args.edits)} edits; at most {ctx.limits.batch_edits} in one call.",
-            count=len(args.edits),
-            maxCount=ctx.limits.batch_edits,
-        )
+    check_count(len(args.edits), ctx.limits.batch_edits, "{count} edits; at most {cap} in one call.")
     nb = await ctx.notebook(args.notebook_path)
     named = unique([cell_id for edit in args.edits for cell_id in _named(edit)])
     try:

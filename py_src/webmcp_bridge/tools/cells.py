@@ -234,8 +234,8 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
 
 
 def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
-    """:func:`dumps` of ``payload`` given its cells' texts: ``"cells":[]`` is the first such text in the rest (the
-    keys before it are ``path`` and ``uri``, strings whose quotes are escaped, and ``cellCount``)."""
+    """:func:`dumps` of ``payload`` given its cells' texts (``"cells":[]`` comes first in the rest: before it are
+    ``cellCount`` and two strings whose quotes are escaped)."""
     rest = dumps({**payload, "cells": []})
     return rest.replace('"cells":[]', '"cells":[' + ",".join(pieces) + "]", 1)
 
@@ -445,8 +445,8 @@ def _copy_facts(copy: EncodedImage) -> dict[str, Any]:
 async def _image(
     ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetOutputInput, mime: str, base: dict[str, Any]
 ) -> ToolResult:
-    """An image output as MCP image content: a copy bounded by ``maxSide`` and ``maxImageBytes``
-    (:mod:`webmcp_bridge.core.images`), or the original when asked or when it fits both bounds."""
+    """An image output as MCP image content: a copy within ``maxSide`` and ``maxImageBytes``, else the original
+    (when asked, or when it fits both)."""
     limits = ctx.limits
     head, size = nb.read_output_binary_head(cell_id, index, mime, HEADER_BYTES)
     dimensions = image_size(mime, head)
@@ -587,9 +587,7 @@ async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]
     page_json = ctx.limits.result_bytes - RESULT_HEADROOM - 512
     # Render in chunks and stop once the document reaches past this part: the rest is for the next part. Chunks
     # joined by "\n" equal the whole notebook rendered at once.
-    cells_read = 0
-    chunks: list[str] = []
-    size = 0
+    cells_read, size, chunks = 0, 0, list[str]()
     for start in range(0, count, EXPORT_CHUNK):
         chunk = nb.read_cells(range(start, min(count, start + EXPORT_CHUNK)), head_bytes=head, max_outputs=max_outputs)
         cells_read += len(chunk)

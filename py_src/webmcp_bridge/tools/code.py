@@ -57,8 +57,7 @@ def _shares(sizes: list[int], budget: int) -> list[int]:
 
 
 def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list[dict[str, Any]]:
-    """Outputs as run results list them, with ``text`` inline (sharing ``limits.output_page_bytes``) instead
-    of the preview, and ``textTruncated`` when it was cut."""
+    """Outputs listed as run results list them, ``text`` inline (sharing ``output_page_bytes``) for the preview."""
     items = [_text_item(o) for o in outputs]
     heads = [item.head if item else "" for item in items]
     shares = _shares([len(h.encode("utf-8", "surrogatepass")) for h in heads], limits.output_page_bytes)

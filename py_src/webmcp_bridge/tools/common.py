@@ -55,8 +55,7 @@ CellIds = Annotated[list[Id], Field(max_length=CELL_IDS)]
 def tool(
     name: str, description: str, handler: Handler, annotations: Annotations, output: Any, title: str | None = None
 ) -> Tool:
-    """A :class:`~webmcp_bridge.calls.registry.Tool` whose input model is the type of ``handler``'s ``args`` and whose
-    title, unless given, is ``name`` without ``jupyter_``, capitalized (``jupyter_get_cells``: "Get cells")."""
+    """A Tool whose input model is ``handler``'s ``args`` type; title by default ``name`` as words ("Get cells")."""
     title = title or name.removeprefix("jupyter_").replace("_", " ").capitalize()
     return Tool(name, title, description, typing.get_type_hints(handler)["args"], handler, annotations, output)
 
@@ -172,8 +171,7 @@ class CallContext:
 
 
 def summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """The notebook block of results (:class:`~webmcp_bridge.tools.payloads.NotebookSummary`): cellCount counts
-    the cells the agent can see; access is the notebook's level for the agent."""
+    """The notebook block of results (:class:`~webmcp_bridge.tools.payloads.NotebookSummary`)."""
     tabs = nb.tabs()
     return {
         "path": nb.path,
@@ -203,10 +201,15 @@ def cell_ref(cell: RawCell) -> dict[str, Any]:
 
 
 def check_size(size: int, cap: int, message: str, **details: Any) -> None:
-    """Refuse (never truncate) ``size`` bytes over ``cap``: TOO_LARGE with ``message`` (its ``{size}`` and ``{cap}``
-    filled in), ``details``, ``bytes`` and ``maxBytes``."""
+    """TOO_LARGE (never a cut) for ``size`` bytes over ``cap``: ``message`` formatted, with ``bytes``, ``maxBytes``."""
     if size > cap:
         raise ToolError(ErrorCode.TOO_LARGE, message.format(size=size, cap=cap), **details, bytes=size, maxBytes=cap)
+
+
+def check_count(count: int, cap: int, message: str) -> None:
+    """TOO_LARGE, with ``count`` and ``maxCount``, for ``count`` items over ``cap`` (``message`` formatted)."""
+    if count > cap:
+        raise ToolError(ErrorCode.TOO_LARGE, message.format(count=count, cap=cap), count=count, maxCount=cap)
 
 
 def check_write_size(text: str, limits: Limits, field: str) -> None:

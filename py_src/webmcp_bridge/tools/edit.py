@@ -87,8 +87,7 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
 
 
 async def _checked_cell(ctx: CallContext, args: Any, **write: bool) -> tuple[GuardedNotebook, RawCell]:
-    """The notebook and cell ``args`` name, checked against ``expectedSourceHash`` and then for the write
-    (:meth:`~webmcp_bridge.access.notebook_guard.GuardedNotebook.check_write` with ``write``)."""
+    """The notebook and cell ``args`` name, ``expectedSourceHash`` checked, then the write (``write``: how)."""
     nb = await ctx.notebook(args.notebook_path)
     cell = nb.find_cell(args.cell_id)
     check_hash(cell, args.expected_source_hash, ctx.limits)
@@ -195,8 +194,6 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
 
 
 class CellTypeSet(Payload):
-    """The result of a change of type."""
-
     cell: CellRef
     previousType: Literal["code", "markdown", "raw"]
     changed: bool = Field(description="False when the cell already had that type (nothing was written).")

@@ -290,14 +290,14 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
     await ctx.host.write_text(path, new_text)
     digest = source_hash(new_text)
     if (
-        current is None
-        or not args.append
-        or ctx.file_reads.fully_read(path, FILE, source_hash(current), utf8_len(current))
+        args.append
+        and current is not None
+        and not ctx.file_reads.fully_read(path, FILE, source_hash(current), utf8_len(current))
     ):
-        ctx.file_reads.mark_known(path, FILE, digest)  # the agent knows this version whole: it wrote it
-    else:  # it knows what it added
         start = utf8_len(current)
-        ctx.file_reads.record(path, FILE, digest, start, start + size)
+        ctx.file_reads.record(path, FILE, digest, start, start + size)  # it knows what it added
+    else:
+        ctx.file_reads.mark_known(path, FILE, digest)  # the agent knows this version whole: it wrote it
     return {
         "path": path,
         "created": entry is None and current is None,

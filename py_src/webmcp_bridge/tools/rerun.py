@@ -34,8 +34,7 @@ def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
 
 
 async def names_of(states: Sequence[RunState], sources: Mapping[str, str] | None) -> dict[str, CellNames]:
-    """What each cell of ``states`` binds and reads (:func:`webmcp_bridge.core.names.cell_names`), parsed in slices
-    that yield to the page; a cell missing from ``sources`` is left out."""
+    """What each cell of ``states`` binds and reads, parsed in slices that yield to the page (no source: left out)."""
     if sources is None:
         other = unreadable(OTHER_LANGUAGE)
         return {state.id: other for state in states}

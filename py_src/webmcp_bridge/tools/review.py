@@ -186,11 +186,8 @@ async def focus_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     view, shown = _review(ctx, nb).focus(args.thread_id)
     focus = nb.focus()
-    return {
-        "thread": _thread(ctx, view),
-        "shown": shown,
-        "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection},
-    }
+    focused = {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection}
+    return {"thread": _thread(ctx, view), "shown": shown, "focus": focused}
 
 
 TOOLS = (

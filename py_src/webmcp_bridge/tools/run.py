@@ -15,7 +15,16 @@ from webmcp_bridge.core.snapshot import check_as_shown, describe_output
 from webmcp_bridge.core.uris import cell_uri
 from webmcp_bridge.host.protocol import RunResult
 from webmcp_bridge.propose.proposals import DeniedPayload
-from webmcp_bridge.tools.common import CallContext, CellIdField, CellSelection, Index, NotebookInput, tool, unique
+from webmcp_bridge.tools.common import (
+    CallContext,
+    CellIdField,
+    CellSelection,
+    Index,
+    NotebookInput,
+    check_count,
+    tool,
+    unique,
+)
 from webmcp_bridge.tools.payloads import Focus, OutputListing, model
 
 
@@ -112,18 +121,11 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         cells = nb.read_cells(None, head_bytes=0, max_outputs=0)
         ids = [cells[i].id for i in args.index_range(len(cells))]
         read_only = {cell_id for cell_id in ids if not nb.is_writable(cell_id)}  # skipped, with the reason
-    if len(ids) > ctx.limits.run_cells:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",
-            count=len(ids),
-            maxCount=ctx.limits.run_cells,
-        )
+    check_count(len(ids), ctx.limits.run_cells, "{count} cells asked; at most {cap} run in one call.")
     runnable = [c for c in nb.find_cells([i for i in ids if i not in read_only]) if c.cell_type == "code"]
     if runnable:
         code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable)
-        # the run rule (access/run_consent.py): while something is hidden, the person sees the code first, in Direct
-        # mode too
+        # the run rule (access/run_consent.py): while something is hidden, the person sees the code first
         reason = await nb.run_consent()
         summary = f"Run {len(runnable)} code cell(s)" + (f" ({reason})" if reason else "")
         runs = [c.source for c in runnable]

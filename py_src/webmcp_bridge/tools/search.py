@@ -381,7 +381,6 @@ async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
             )
         finally:
             run.alarm.stop()  # never left set across the next path's reads
-
         if not done:
             break
         if await _pause(run):

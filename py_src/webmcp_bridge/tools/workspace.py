@@ -178,8 +178,6 @@ CreateNotebookOutput = model("CreateNotebookOutput", path=str, notebook=Notebook
 
 
 class SaveNotebookOutput(Payload):
-    """:func:`save_notebook`."""
-
     saved: bool = Field(description="True only when this tab's notebook reached the file.")
     outcome: SaveKind
     path: str
