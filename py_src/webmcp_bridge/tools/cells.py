@@ -483,23 +483,19 @@ async def _image(
     return _with_image(payload, info.to_json(), data, False)
 
 
-class RenderedFacts(Wire):
-    """The output as the person sees it: the MIME type the page rendered it from, its size on screen (CSS pixels)."""
-
-    mimeType: str
-    width: int
-    height: int
-
-
-class OutputRendered(OutputAddress):
-    """A picture of the output as the page renders it (a chart, an HTML table): the image follows as MCP image
-    content, unless the output renders nothing (``empty``)."""
-
-    rendered: bool = Field(description="Always true: a picture of the rendered output, not a stored representation.")
-    original: RenderedFacts
-    image: ImageFacts = sometimes("What the image block holds (no key: the output renders nothing).")
-    empty: bool = sometimes("The output renders nothing (no text, image or drawing): there is no picture.")
-    message: str = sometimes()
+#: The output as the person sees it: the MIME type the page rendered it from, its size on screen (CSS pixels).
+RenderedFacts = model("RenderedFacts", Wire, mimeType=str, width=int, height=int)
+#: A picture of the output as the page renders it (a chart, an HTML table): the image follows as MCP image
+#: content, unless the output renders nothing (``empty``).
+OutputRendered = model(
+    "OutputRendered",
+    OutputAddress,
+    rendered=(bool, Field(description="Always true: a picture of the rendered output, not a stored representation.")),
+    original=RenderedFacts,
+    image=(ImageFacts, sometimes("What the image block holds (no key: the output renders nothing).")),
+    empty=(bool, sometimes("The output renders nothing (no text, image or drawing): there is no picture.")),
+    message=(str, sometimes()),
+)
 
 
 #: the types the page may render an output from that an agent reads as text as well: an output the page shows as one

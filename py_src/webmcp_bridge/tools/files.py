@@ -195,11 +195,6 @@ def check_total(ctx: CallContext, text: str, what: str) -> None:
     )
 
 
-async def current_text(ctx: CallContext, path: str) -> str | None:
-    """The file's text now (None when gone); binary files are INVALID_PATH, files over the read cap TOO_LARGE."""
-    return await ctx.host.read_text(path, ctx.limits.file_read_bytes)
-
-
 async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
     """Create a text file (its folder must exist), replace one (``overwrite``: ``expectedHash`` and a full read) or
     add to its end (``append``: created if missing). Returns :class:`FileWritten`. Raises ToolError, writing nothing:
@@ -243,7 +238,9 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
                 "returned for it, so a person's edit is never overwritten unseen.",
                 path=path,
             )
-        current = await current_text(ctx, path)  # also refuses binary files
+        current = await ctx.host.read_text(
+            path, ctx.limits.file_read_bytes
+        )  # binary: INVALID_PATH; over the cap: TOO_LARGE
         if current is None:
             raise stale(path, args.expected_hash or "", None, ctx)
         if args.expected_hash is not None and source_hash(current) != args.expected_hash:
@@ -280,11 +277,11 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
                 path=path,
             )
         if current is not None:
-            now = await current_text(ctx, path)
+            now = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
             if now != current:
                 raise stale(path, source_hash(current), now, ctx)
         elif again is not None:  # an append to a file created meanwhile adds to what is there now
-            now = await current_text(ctx, path)
+            now = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
             current, new_text = now, (now or "") + args.content
             check_total(ctx, new_text, "The appended file")
     await ctx.host.write_text(path, new_text)
@@ -371,7 +368,7 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
     entry = await ctx.host.stat(path)
     if entry is not None and entry.type == "directory":
         raise is_a_folder(path)
-    current = None if entry is None else await current_text(ctx, path)
+    current = None if entry is None else await ctx.host.read_text(path, ctx.limits.file_read_bytes)
     if current is None:
         raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No file at {path!r}.", path=path)
     if source_hash(current) != args.expected_hash:
@@ -398,7 +395,7 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
     if await ctx.propose_workspace(
         "jupyter_edit_file", "edit_file", path, f"Edit {path} ({count} {noun} replaced)", diff=diff
     ):
-        now = await current_text(ctx, path)
+        now = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
         if now != current:
             raise stale(path, args.expected_hash, now, ctx)
     await ctx.host.write_text(path, new_text)

@@ -64,14 +64,8 @@ class CellError(Wire):
     outputIndex: int
 
 
-class ErrorsSummary(Wire):
-    """The cells of the current notebook whose last run raised (:func:`errors_summary`)."""
-
-    path: str
-    uri: str
-    count: int
-    cells: list[CellError]
-    truncated: bool
+#: The cells of the current notebook whose last run raised (:func:`errors_summary`).
+ErrorsSummary = model("ErrorsSummary", Wire, path=str, uri=str, count=int, cells=list[CellError], truncated=bool)
 
 
 async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
@@ -141,29 +135,26 @@ class DiagnosticOut(Wire):
     reason: str
 
 
-class LimitsOut(Wire):
-    resultBytes: int
-    sourceWriteBytes: int
-    outputPageBytes: int
-    imageBytes: int
-
-
-class ContextOutput(Payload):
-    notebook: NotebookSummary | None
-    openDocuments: list[OpenDocumentOut]
-    kernel: Kernel | None
-    focus: Focus | None
-    mode: Literal["direct", "propose"]
-    proposals: list[ProposalOut]
-    review: ThreadCounts | None
-    pending: list[PendingCallOut]
-    dialogs: list[DialogReport]
-    diagnostics: list[DiagnosticOut]
-    limits: LimitsOut
-    errors: ErrorsSummary | None = sometimes(
-        "With includeErrors: the current notebook's cells whose last run raised (null without a notebook)."
-    )
-    guidance: str = sometimes("With includeGuidance: how to work in this page (under 2 KB).")
+LimitsOut = model("LimitsOut", Wire, resultBytes=int, sourceWriteBytes=int, outputPageBytes=int, imageBytes=int)
+ContextOutput = model(
+    "ContextOutput",
+    notebook=NotebookSummary | None,
+    openDocuments=list[OpenDocumentOut],
+    kernel=Kernel | None,
+    focus=Focus | None,
+    mode=Literal["direct", "propose"],
+    proposals=list[ProposalOut],
+    review=ThreadCounts | None,
+    pending=list[PendingCallOut],
+    dialogs=list[DialogReport],
+    diagnostics=list[DiagnosticOut],
+    limits=LimitsOut,
+    errors=(
+        ErrorsSummary | None,
+        sometimes("With includeErrors: the current notebook's cells whose last run raised (null without a notebook)."),
+    ),
+    guidance=(str, sometimes("With includeGuidance: how to work in this page (under 2 KB).")),
+)
 
 
 class EntryOut(Wire):
