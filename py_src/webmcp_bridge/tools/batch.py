@@ -37,7 +37,7 @@ from webmcp_bridge.tools.common import (
     unique,
     write_block,
 )
-from webmcp_bridge.tools.edit import replace_once
+from webmcp_bridge.tools.edit import placement, replace_once
 from webmcp_bridge.tools.payloads import CellRef, NotebookRevision, model
 
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
@@ -284,11 +284,7 @@ def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int
             add_diff(sources.get(op.cell_id, ""), op.source)
             sources[op.cell_id] = op.source
         elif isinstance(op, InsertOp):
-            where = (
-                f"{op.position} {name(op.reference_cell_id)}"
-                if op.reference_cell_id
-                else ("at the end" if op.position == "below" else "at the start")
-            )
+            where = placement(op.position, name(op.reference_cell_id) if op.reference_cell_id else None)
             lines.append(["@", f"{head} insert a {op.cell_type} cell {where}"])
             add_diff("", op.source)
         elif isinstance(op, DeleteOp):

@@ -19,7 +19,7 @@ from webmcp_bridge.calls.registry import Annotations, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import BUTTON_LABEL_CHARS, WAIT_FOR_RESULT_SECONDS, WAIT_MARGIN_SECONDS, Limits
-from webmcp_bridge.tools.common import MAX_INT, CallContext, ShortId, tool
+from webmcp_bridge.tools.common import CallContext, Index, ShortId, tool
 
 #: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)
 STOPPED_WITH_THEIR_WAIT = frozenset({"jupyter_run_cells", "jupyter_run_code"})
@@ -81,11 +81,10 @@ async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolRes
 
 
 ButtonLabel = Annotated[str, Field(min_length=1, max_length=BUTTON_LABEL_CHARS)]
-ButtonIndex = Annotated[int, Field(ge=0, le=MAX_INT)]
 
 
 class AnswerDialogInput(ToolInput):
-    button: ButtonLabel | ButtonIndex = Field(
+    button: ButtonLabel | Index = Field(
         description="The button to click: its label as reported (e.g. 'Restart'; "
         "an exact match first, then ignoring case) or its index."
     )

@@ -63,17 +63,18 @@ class InsertCellInput(NotebookInput):
     activate: bool = Field(False, description="Make the new cell the active cell (moves the person's focus).")
 
 
+def placement(position: str, reference: str | None) -> str:
+    """Where an insert puts its cell, for the person: ``below <reference>``, else at the end or the start."""
+    return f"{position} {reference}" if reference else ("at the end" if position == "below" else "at the start")
+
+
 async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
     check_write_size(args.source, ctx.limits, "source")
     nb = await ctx.notebook(args.notebook_path)
     nb.check_write()
     if args.reference_cell_id is not None:
         nb.find_cell(args.reference_cell_id)
-    where = (
-        f"{args.position} cell {args.reference_cell_id}"
-        if args.reference_cell_id
-        else ("at the end" if args.position == "below" else "at the start")
-    )
+    where = placement(args.position, f"cell {args.reference_cell_id}" if args.reference_cell_id else None)
     # shown under the reference cell (or at the notebook's end), as the new cell's whole source
     summary = f"Insert a {args.cell_type} cell {where}"
     await ctx.propose(

@@ -51,9 +51,6 @@ async def names_of(states: Sequence[RunState], sources: Mapping[str, str] | None
     return found
 
 
-Why = Literal["edited", "stale", "unreadable", "provides", "follows", "target"]
-
-
 class RerunPlanInput(NotebookInput):
     cell_id: Id | None = Field(
         None,
@@ -65,7 +62,7 @@ class RerunPlanInput(NotebookInput):
 class PlanCell(Wire):
     id: str
     index: int
-    why: Why = Field(
+    why: Literal["edited", "stale", "unreadable", "provides", "follows", "target"] = Field(
         description="edited: its source changed since its run; stale: its outputs read names that changed (names); "
         "unreadable: its names cannot be read (a cell magic, a syntax error...) and a cell above it changed; "
         "provides: a later cell here reads names it binds, which the kernel does not hold (names); follows: a cell "
