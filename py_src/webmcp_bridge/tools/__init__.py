@@ -1,7 +1,5 @@
-"""Tool families. Each module contributes tools; each function here makes one toolset of them.
-
-The modules are imported when the toolset is built, not when this package is imported, so start-up can
-import them one at a time (see :mod:`webmcp_bridge.lab.session`).
+"""Tool families: each function here makes one toolset, importing its modules only then, so start-up can import
+them one at a time (see :mod:`webmcp_bridge.lab.session`).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ def notebooks_toolset() -> Toolset:
 
 
 def calls_toolset() -> Toolset:
-    """Collecting calls that went pending and answering the dialogs they opened."""
     from webmcp_bridge.tools import calls
 
     return Toolset(
@@ -37,7 +34,6 @@ def review_toolset() -> Toolset:
 
 
 def access_toolset() -> Toolset:
-    """The access levels (the person's to change, never a tool's), the change log and the output text shared."""
     from webmcp_bridge.tools import access, changes, sharing
 
     return Toolset(
@@ -48,7 +44,6 @@ def access_toolset() -> Toolset:
 
 
 def files_toolset() -> Toolset:
-    """Bounded text files (never notebooks) and a notebook exported as one Markdown document."""
     from webmcp_bridge.tools import cells, files
 
     return Toolset(
@@ -60,7 +55,6 @@ def files_toolset() -> Toolset:
 
 
 def batch_toolset() -> Toolset:
-    """The structural cell edits off the default page: several edits all or nothing, and a cell's type."""
     from webmcp_bridge.tools import batch, edit
 
     return Toolset(
@@ -78,7 +72,6 @@ def code_toolset() -> Toolset:
 
 
 def variables_toolset() -> Toolset:
-    """What the kernel holds beside the notebook, without running the agent's code: its variables and a re-run plan."""
     from webmcp_bridge.tools import rerun, variables
 
     return Toolset(

@@ -1,7 +1,5 @@
-"""jupyter_get_cell_access: the levels the person set, and who recently changed each visible cell.
-
-Read-only for the agent: only the person changes levels (see :mod:`webmcp_bridge.access.guard`). Hidden cells are
-not listed; the result gives only their count.
+"""jupyter_get_cell_access: the levels the person set (only the person changes them) and who recently changed each
+visible cell; hidden cells are only counted.
 """
 
 from __future__ import annotations
@@ -9,14 +7,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from webmcp_bridge.access.levels import parse_level
-from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+from webmcp_bridge.calls.payloads import Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.limits import PROVENANCE_PER_CELL
 from webmcp_bridge.tools.common import CallContext, CellSelection, tool, unique
-
-
-class GetCellAccessInput(CellSelection):
-    pass
+from webmcp_bridge.tools.payloads import model
 
 
 class Provenance(Wire):
@@ -36,17 +31,19 @@ class CellAccess(Wire):
     provenance: list[Provenance]
 
 
-class CellAccessOutput(Payload):
-    path: str
-    notebookAccess: Literal["write", "read"]
-    cells: list[CellAccess]
-    hiddenCellCount: int
-    truncated: bool
-    omittedCount: int
-    nextStartIndex: int = sometimes()
+CellAccessOutput = model(
+    "CellAccessOutput",
+    path=str,
+    notebookAccess=Literal["write", "read"],
+    cells=list[CellAccess],
+    hiddenCellCount=int,
+    truncated=bool,
+    omittedCount=int,
+    nextStartIndex=(int, sometimes()),
+)
 
 
-async def get_cell_access(ctx: CallContext, args: GetCellAccessInput) -> dict[str, Any]:
+async def get_cell_access(ctx: CallContext, args: CellSelection) -> dict[str, Any]:
     args.check_one_way()
     nb = await ctx.notebook(args.notebook_path)
     nb.take_changes()  # bring the change log up to date

@@ -1,12 +1,10 @@
 """Several cell edits at once: jupyter_apply_edits (rules also in docs/TOOLS.md).
 
-``edits`` (at most ``Limits.batch_edits``) are insert, update, edit, delete and move ops with the single-cell tools'
-arguments, applied in order, each seeing what the earlier ones did. Every cell id must name a cell that exists before
-the batch (an inserted cell's id is not known yet; a deleted one cannot be named again), and ``expectedSourceHash``
-is always the hash read before the batch. Everything is checked up front and the batch applied all or nothing: a
-failing check changes nothing and says which edit failed (``editIndex``, message "edit N: ..."). No await between
-checks and write, so a person's edit lands before the check (STALE_CELL) or after the batch; the host applies it in
-one synchronous stretch (JupyterLab: one transaction, one revision, one undo step).
+Insert, update, edit, delete and move ops take the single-cell tools' arguments and apply in order, each seeing the
+earlier ones' effects. Cell ids name cells that exist before the batch (a deleted one cannot be named again) and
+``expectedSourceHash`` is the hash read before it. Everything is checked up front, then applied all or nothing (a
+failure says ``editIndex``, "edit N: ..."). No await between checks and write, so a person's edit lands before the
+check (STALE_CELL) or after the batch; the host applies it in one synchronous stretch (JupyterLab: one undo step).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
-from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+from webmcp_bridge.calls.payloads import Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations, ToolInput
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, normalize_line_ends, preview
@@ -32,14 +30,15 @@ from webmcp_bridge.tools.common import (
     Position,
     ShortId,
     cell_ref,
+    check_count,
     check_full_read,
     check_write_size,
     tool,
     unique,
     write_block,
 )
-from webmcp_bridge.tools.edit import replace_once
-from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
+from webmcp_bridge.tools.edit import placement, replace_once
+from webmcp_bridge.tools.payloads import CellRef, NotebookRevision, model
 
 PositionField = Annotated[Position, Field(description="Above or below the reference cell.")]
 
@@ -92,9 +91,8 @@ Edit = Annotated[InsertEdit | UpdateEdit | TextEdit | DeleteEdit | MoveEdit, Fie
 
 
 def _plain_union(node: Any) -> None:
-    """Make pydantic's discriminated union plain JSON Schema: no OpenAPI ``discriminator`` (its ``mapping`` points
-    into the ``$defs`` the registry inlines away) and ``anyOf`` for ``oneOf`` (the same values, as each variant pins
-    ``op`` with ``const``; ``anyOf`` is what every other schema uses)."""
+    """Plain JSON Schema for pydantic's discriminated union: no ``discriminator`` (its ``mapping`` points
+    into ``$defs`` the registry inlines away) and ``anyOf`` for ``oneOf`` (each variant pins ``op`` with ``const``)."""
     if isinstance(node, dict):
         node.pop("discriminator", None)
         if "oneOf" in node:
@@ -132,8 +130,8 @@ def _at(index: int, err: ToolError) -> ToolError:
 
 
 def plan(edits: list[Any], cells: dict[str, RawCell], nb: GuardedNotebook, ctx: CallContext) -> list[EditOp]:
-    """The host ops of ``edits``, each checked against the cells before the batch (``cells``: id -> cell), the access
-    levels and the earlier edits' effects. Raises the first failure (module docstring)."""
+    """The host ops of ``edits``, each checked against ``cells`` (id -> cell before the batch), the access levels
+    and the earlier edits; raises the first failure."""
     sources = {cell_id: cell.source for cell_id, cell in cells.items()}
     deleted: dict[str, int] = {}
     ops: list[EditOp] = []
@@ -202,28 +200,14 @@ class EditDone(Wire):
     deleted: DeletedId = sometimes()
 
 
-class EditsApplied(Payload):
-    path: str
-    results: list[EditDone]
-    notebook: NotebookRevision
+EditsApplied = model("EditsApplied", path=str, results=list[EditDone], notebook=NotebookRevision)
 
 
 async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]:
-    """Check and apply a batch of cell edits, all or nothing: :class:`EditsApplied`, one result per edit in order
-    (the cell as the whole batch left it, or ``deleted``).
-
-    Raises ToolError, changing nothing, with ``editIndex``: CELL_NOT_FOUND (also a hidden cell), CELL_ACCESS_DENIED,
-    STALE_CELL, INVALID_ARGUMENT (oldText not found once, a cell deleted earlier in the batch, a move relative to
-    itself), TOO_LARGE (a source over ``Limits.source_write_bytes``); without it, TOO_LARGE (over
-    ``Limits.batch_edits`` edits) and every tool's notebook errors.
-    """
-    if len(args.edits) > ctx.limits.batch_edits:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{len(args.edits)} edits; at most {ctx.limits.batch_edits} in one call.",
-            count=len(args.edits),
-            maxCount=ctx.limits.batch_edits,
-        )
+    """Check and apply a batch of cell edits, all or nothing: :class:`EditsApplied`, one result per edit. Raises
+    ToolError, changing nothing, with ``editIndex``: CELL_NOT_FOUND, CELL_ACCESS_DENIED, STALE_CELL, INVALID_ARGUMENT,
+    TOO_LARGE (a source over ``Limits.source_write_bytes``); without it, TOO_LARGE (over ``Limits.batch_edits``)."""
+    check_count(len(args.edits), ctx.limits.batch_edits, "{count} edits; at most {cap} in one call.")
     nb = await ctx.notebook(args.notebook_path)
     named = unique([cell_id for edit in args.edits for cell_id in _named(edit)])
     try:
@@ -256,14 +240,11 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     gone = {op.cell_id for op in ops if isinstance(op, DeleteOp)}
     alive = unique([cell_id for cell_id in touched if cell_id not in gone])
     after = {cell.id: cell for cell in nb.find_cells(alive)}
-    results: list[dict[str, Any]] = []
-    for index, (edit, cell_id) in enumerate(zip(args.edits, touched, strict=True)):
-        if edit.op == "delete":
-            results.append({"editIndex": index, "op": "delete", "deleted": {"id": cell_id}})
-        elif cell_id in after:
-            results.append({"editIndex": index, "op": edit.op, "cell": cell_ref(after[cell_id])})
-        else:  # a cell an earlier edit changed or moved and a later edit of the batch deleted
-            results.append({"editIndex": index, "op": edit.op, "deleted": {"id": cell_id}})
+    # a cell not in ``after`` is deleted: by its own edit, or by a later edit of the batch
+    results = [
+        {"editIndex": i, "op": edit.op, **({"cell": cell_ref(after[c])} if c in after else {"deleted": {"id": c}})}
+        for i, (edit, c) in enumerate(zip(args.edits, touched, strict=True))
+    ]
     return {"path": nb.path, "results": results, "notebook": write_block(nb, cellCount=nb.cell_count())}
 
 
@@ -272,19 +253,15 @@ HEADER_LINE_BYTES = 60
 
 
 def cell_name(cell_id: str, positions: dict[str, int], sources: dict[str, str]) -> str:
-    """``cell 4 «import os»``: a cell as the person finds it in the notebook, by its position (1-based, as
-    ``positions`` gives it) and its first non-blank line (at most HEADER_LINE_BYTES, ``(empty)`` for none);
-    ``cell <id>`` when the position is not known."""
+    """``cell 4 «import os»``: a cell by its 1-based position (else ``cell <id>``) and first non-blank line."""
     where = f"cell {positions[cell_id]}" if cell_id in positions else f"cell {cell_id}"
     line = next((ln.strip() for ln in sources.get(cell_id, "").split("\n") if ln.strip()), "")
     return f"{where} «{preview(line, HEADER_LINE_BYTES) if line else '(empty)'}»"
 
 
 def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int] | None = None) -> list[list[str]]:
-    """What a batch does, for the person (Propose mode): per op a header ``["@", "edit N of M: ..."]`` naming cells
-    as the notebook is before the batch (:func:`cell_name`; ``positions``: id -> 1-based position) and the source
-    diff it makes, in full. Stops computing diffs once past DIFF_LINES (each diff bounded before it is computed), so a
-    batch too big to show (refused by CallContext.propose) costs no more than one that fits."""
+    """A batch for the person (Propose mode): per op a header ``["@", "edit N of M: ..."]`` naming cells as they are
+    before the batch, and its source diff in full. Stops past DIFF_LINES, so a batch too big to show costs no more."""
     lines: list[list[str]] = []
     before = dict(sources)  # the names: what the person sees now
     places = positions or {}
@@ -307,11 +284,7 @@ def batch_diff(ops: list[Any], sources: dict[str, str], positions: dict[str, int
             add_diff(sources.get(op.cell_id, ""), op.source)
             sources[op.cell_id] = op.source
         elif isinstance(op, InsertOp):
-            where = (
-                f"{op.position} {name(op.reference_cell_id)}"
-                if op.reference_cell_id
-                else ("at the end" if op.position == "below" else "at the start")
-            )
+            where = placement(op.position, name(op.reference_cell_id) if op.reference_cell_id else None)
             lines.append(["@", f"{head} insert a {op.cell_type} cell {where}"])
             add_diff("", op.source)
         elif isinstance(op, DeleteOp):

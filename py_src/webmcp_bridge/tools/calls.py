@@ -1,11 +1,8 @@
-"""Tools about calls themselves: jupyter_wait_for_result (collecting a call that went pending) and
-jupyter_answer_dialog (answering a JupyterLab dialog one of the agent's calls opened,
-:mod:`webmcp_bridge.calls.dialogs`).
+"""Tools about calls: jupyter_wait_for_result (collect a call that went pending) and jupyter_answer_dialog
+(answer a JupyterLab dialog one of the agent's calls opened, :mod:`webmcp_bridge.calls.dialogs`).
 
-An aborted wait (docs/TOOLS.md, "Aborting a call") ends at once with ABORTED naming the call it waited for
-(``pendingId``, ``pendingTool``, ``stopped``). A pending run (:data:`STOPPED_WITH_THEIR_WAIT`) is stopped with it, as an
-abort of its own invocation would; any other pending call goes on, since stopping it half way could leave a file or a
-dialog half done.
+An aborted wait ends at once with ABORTED naming the call it waited for. A pending run is stopped with it (an
+interrupt); any other pending call goes on, since stopping it half way could leave a file or a dialog half done.
 """
 
 from __future__ import annotations
@@ -21,13 +18,8 @@ from webmcp_bridge.calls.pending import PendingCall
 from webmcp_bridge.calls.registry import Annotations, ToolInput, ToolResult
 from webmcp_bridge.core.bounds import dumps, fit_payload
 from webmcp_bridge.core.errors import ErrorCode, ToolError
-from webmcp_bridge.core.limits import (
-    BUTTON_LABEL_CHARS,
-    WAIT_FOR_RESULT_SECONDS,
-    WAIT_MARGIN_SECONDS,
-    Limits,
-)
-from webmcp_bridge.tools.common import MAX_INT, CallContext, ShortId, tool
+from webmcp_bridge.core.limits import BUTTON_LABEL_CHARS, WAIT_FOR_RESULT_SECONDS, WAIT_MARGIN_SECONDS, Limits
+from webmcp_bridge.tools.common import CallContext, Index, ShortId, tool
 
 #: pending calls an aborted wait stops too: runs, whose stop is an interrupt (nothing is left half written)
 STOPPED_WITH_THEIR_WAIT = frozenset({"jupyter_run_cells", "jupyter_run_code"})
@@ -41,8 +33,7 @@ def _longest_wait(limits: Limits, asked: float | None) -> float:
 
 
 async def _collect(ctx: CallContext, call: PendingCall, timeout: float) -> ToolResult | dict[str, Any]:
-    """Wait up to ``timeout`` s for ``call``: its own final result (marked collected) when it settles, else its
-    pending payload (with the dialog it waits on). A dialog given to the call ends the wait at once."""
+    """Wait up to ``timeout`` s for ``call``: its final result (marked collected), else its pending payload."""
     await call.wait(timeout)
     if not call.task.done():
         return ctx.dialogs.pending_payload(call)
@@ -74,18 +65,14 @@ async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolRes
         stopped = call.tool in STOPPED_WITH_THEIR_WAIT and not call.task.done()
         if stopped:
             call.task.cancel()  # its handler stops at its next await and its result becomes ABORTED
+            then = "which was stopped too (a running cell was interrupted; the cells after it did not run)."
+        elif call.task.done():
+            then = "which had already finished: collect it again."
+        else:
+            then = "which goes on running: collect it later."
         raise ToolError(
             ErrorCode.ABORTED,
-            f"jupyter_wait_for_result was aborted: it stopped waiting for {call.pending_id} ({call.tool}), "
-            + (
-                "which was stopped too (a running cell was interrupted; the cells after it did not run)."
-                if stopped
-                else (
-                    "which had already finished: collect it again."
-                    if call.task.done()
-                    else "which goes on running: collect it later."
-                )
-            ),
+            f"jupyter_wait_for_result was aborted: it stopped waiting for {call.pending_id} ({call.tool}), {then}",
             tool="jupyter_wait_for_result",
             pendingId=call.pending_id,
             pendingTool=call.tool,
@@ -94,11 +81,10 @@ async def wait_for_result(ctx: CallContext, args: WaitForResultInput) -> ToolRes
 
 
 ButtonLabel = Annotated[str, Field(min_length=1, max_length=BUTTON_LABEL_CHARS)]
-ButtonIndex = Annotated[int, Field(ge=0, le=MAX_INT)]
 
 
 class AnswerDialogInput(ToolInput):
-    button: ButtonLabel | ButtonIndex = Field(
+    button: ButtonLabel | Index = Field(
         description="The button to click: its label as reported (e.g. 'Restart'; "
         "an exact match first, then ignoring case) or its index."
     )
@@ -127,8 +113,8 @@ class DialogAnswered(AnyPayload):
 
 
 async def answer_dialog(ctx: CallContext, args: AnswerDialogInput) -> ToolResult | dict[str, Any]:
-    """Click a button of the shown dialog that one of the agent's calls opened, then return that call's result
-    with ``answered`` {dialogId, button (its label), buttonIndex} added (or its pending payload past the timeout)."""
+    """Click a button of a dialog one of the agent's calls opened; that call's result (or pending payload) with
+    ``answered`` {dialogId, button (its label), buttonIndex}."""
     owner, answered = ctx.dialogs.answer(args.button, args.dialog_id)
     ctx.pending.promote(owner)  # collectable by id even if its own call has not returned pending yet
     outcome = await _collect(ctx, owner, _longest_wait(ctx.limits, args.timeout))

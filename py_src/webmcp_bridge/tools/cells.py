@@ -3,6 +3,7 @@ draws, or any output on request, as an MCP image of what the person sees), jupyt
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field
@@ -36,13 +37,7 @@ from webmcp_bridge.core.limits import (
     STALE_IDS_SHOWN,
     utf8_len,
 )
-from webmcp_bridge.core.snapshot import (
-    cell_snapshot,
-    default_mime,
-    export_markdown,
-    is_valid_image,
-    renders_as_picture,
-)
+from webmcp_bridge.core.snapshot import cell_snapshot, default_mime, export_markdown, is_valid_image, renders_as_picture
 from webmcp_bridge.core.staleness import names_matter, stale_outputs
 from webmcp_bridge.core.uris import MAX_URI_CHARS, notebook_uri, parse_uri
 from webmcp_bridge.tools.common import (
@@ -56,7 +51,7 @@ from webmcp_bridge.tools.common import (
     tool,
     unique,
 )
-from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing
+from webmcp_bridge.tools.payloads import ImageFacts, NotebookSummary, OutputAddress, OutputListing, model
 from webmcp_bridge.tools.rerun import code_sources, names_of
 
 
@@ -119,14 +114,16 @@ class GetCellsOutput(Payload):
     omittedCellIds: list[str] = sometimes()
 
 
-class OutputText(OutputAddress):
-    """A page of an output's text (``nextOffset`` null: the last page)."""
-
-    text: str
-    offset: int
-    nextOffset: int | None
-    totalBytes: int
-    note: str = sometimes("Why the output's text came back rather than a picture of it (render left to its default).")
+#: A page of an output's text (``nextOffset`` null: the last page).
+OutputText = model(
+    "OutputText",
+    OutputAddress,
+    text=str,
+    offset=int,
+    nextOffset=int | None,
+    totalBytes=int,
+    note=(str, sometimes("Why the output's text came back rather than a picture of it (render left to its default).")),
+)
 
 
 class OutputImage(OutputAddress):
@@ -138,15 +135,17 @@ class OutputImage(OutputAddress):
     note: str = sometimes()
 
 
-class ExportOutput(Payload):
-    path: str
-    format: Literal["markdown"]
-    document: str
-    offset: int
-    nextOffset: int | None
-    truncated: bool
-    exportedCellCount: int
-    notebook: NotebookSummary
+ExportOutput = model(
+    "ExportOutput",
+    path=str,
+    format=Literal["markdown"],
+    document=str,
+    offset=int,
+    nextOffset=int | None,
+    truncated=bool,
+    exportedCellCount=int,
+    notebook=NotebookSummary,
+)
 
 
 class GetCellsInput(CellSelection):
@@ -162,8 +161,7 @@ class GetCellsInput(CellSelection):
 
 
 def _fit_outputs(snap: dict[str, Any], budget: int) -> None:
-    """Drop trailing output descriptors of a cell listed alone until its snapshot fits ``budget`` bytes of JSON
-    (counted in ``outputsOmitted``), so the registry never has to cut its source page."""
+    """Drop trailing outputs of a cell listed alone until it fits ``budget`` (so its source page is never cut)."""
     outputs = snap.get("outputs")
     while outputs and json_bytes(snap) > budget:
         outputs.pop()
@@ -236,9 +234,8 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
 
 
 def _with_cells_text(payload: dict[str, Any], pieces: list[str]) -> str:
-    """:func:`dumps` of ``payload`` given its cells' texts ``pieces`` (each ``dumps`` of one of ``payload["cells"]``):
-    the rest is serialized with an empty list, whose ``"cells":[]`` is the first such text in it (the keys before
-    it are ``path`` and ``uri``, JSON strings in which every quote is escaped, and ``cellCount``)."""
+    """:func:`dumps` of ``payload`` given its cells' texts (``"cells":[]`` comes first in the rest: before it are
+    ``cellCount`` and two strings whose quotes are escaped)."""
     rest = dumps({**payload, "cells": []})
     return rest.replace('"cells":[]', '"cells":[' + ",".join(pieces) + "]", 1)
 
@@ -319,8 +316,7 @@ class GetOutputInput(NotebookInput):
 
 
 def output_address(args: GetOutputInput) -> tuple[str | None, str, int]:
-    """``(notebookPath, cellId, outputIndex)`` from ``uri`` or from the three arguments (INVALID_ARGUMENT when both
-    ways, neither, or a uri that names no output)."""
+    """``(notebookPath, cellId, outputIndex)`` from ``uri`` or the three arguments (else INVALID_ARGUMENT)."""
     if args.uri is not None:
         if args.notebook_path is not None or args.cell_id is not None or args.output_index is not None:
             raise ToolError(
@@ -366,18 +362,15 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         if not isinstance(rendered, str):
             return rendered
         note = rendered
-    if args.mime_type is not None:
-        if args.mime_type not in mimes:
-            raise ToolError(
-                ErrorCode.OUTPUT_NOT_FOUND,
-                f"That output has no {args.mime_type!r} representation.",
-                cellId=cell.id,
-                outputIndex=index,
-                mimeTypes=mimes,
-            )
-        mime = args.mime_type
-    else:
-        mime = default_mime(output)
+    if args.mime_type is not None and args.mime_type not in mimes:
+        raise ToolError(
+            ErrorCode.OUTPUT_NOT_FOUND,
+            f"That output has no {args.mime_type!r} representation.",
+            cellId=cell.id,
+            outputIndex=index,
+            mimeTypes=mimes,
+        )
+    mime = default_mime(output) if args.mime_type is None else args.mime_type
     # what the agent asked for, and the representation chosen (its type, address and representations are the
     # listing's: not repeated)
     base = {"cellId": cell.id, "outputIndex": index, "mimeType": mime}
@@ -399,9 +392,7 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
         "nextOffset": page.next_offset,
         "totalBytes": page.total_bytes,
     }
-    if note is not None:
-        result["note"] = note
-    return result
+    return result if note is None else {**result, "note": note}
 
 
 def _not_an_image(mime: str, base: dict[str, Any]) -> ToolError:
@@ -417,9 +408,8 @@ def _bounds(ctx: CallContext, args: GetOutputInput) -> tuple[int, int]:
 async def _fitted(
     encode: Any, info: ImageInfo, request: ImageRequest | None, max_bytes: int
 ) -> tuple[EncodedImage | None, list[tuple[ImageRequest, int]]]:
-    """The first copy ``encode(request)`` makes within ``max_bytes``, each next request smaller
-    (:func:`~webmcp_bridge.core.images.next_request`), and the ``(request, bytes)`` of those over it; None for the copy
-    when none fit or ``encode`` gave None (a host that cannot make such copies)."""
+    """The first copy ``encode`` makes within ``max_bytes`` (None: none fit, or the host makes none) and the
+    ``(request, bytes)`` of those over it."""
     made: list[tuple[ImageRequest, int]] = []
     while request is not None:
         copy: EncodedImage | None = await encode(request)
@@ -455,10 +445,8 @@ def _copy_facts(copy: EncodedImage) -> dict[str, Any]:
 async def _image(
     ctx: CallContext, nb: Any, cell_id: str, index: int, args: GetOutputInput, mime: str, base: dict[str, Any]
 ) -> ToolResult:
-    """An image output as MCP image content: by default a copy bounded by ``maxSide`` and ``maxImageBytes``
-    (:mod:`webmcp_bridge.core.images` decides it, the host makes it), the original on request (``original``) or
-    when it fits both bounds. The payload reports the original (``original``: type, size in pixels, bytes) and
-    what the image block holds (``image``, with ``downscaled``)."""
+    """An image output as MCP image content: a copy within ``maxSide`` and ``maxImageBytes``, else the original
+    (when asked, or when it fits both)."""
     limits = ctx.limits
     head, size = nb.read_output_binary_head(cell_id, index, mime, HEADER_BYTES)
     dimensions = image_size(mime, head)
@@ -468,11 +456,7 @@ async def _image(
     max_side, max_bytes = _bounds(ctx, args)
     request = None if args.original else first_request(info, max_side, max_bytes)
     payload: dict[str, Any] = {**base, "bytes": size, "original": info.to_json()}
-
-    def encode(asked: ImageRequest) -> Any:
-        return nb.encode_output_image(cell_id, index, mime, asked)
-
-    copy, made = await _fitted(encode, info, request, max_bytes)
+    copy, made = await _fitted(partial(nb.encode_output_image, cell_id, index, mime), info, request, max_bytes)
     if copy is not None:
         return _with_image(payload, _copy_facts(copy), copy.data, True)
     if made:  # every copy was over the bound
@@ -499,23 +483,19 @@ async def _image(
     return _with_image(payload, info.to_json(), data, False)
 
 
-class RenderedFacts(Wire):
-    """The output as the person sees it: the MIME type the page rendered it from, its size on screen (CSS pixels)."""
-
-    mimeType: str
-    width: int
-    height: int
-
-
-class OutputRendered(OutputAddress):
-    """A picture of the output as the page renders it (a chart, an HTML table): the image follows as MCP image
-    content, unless the output renders nothing (``empty``)."""
-
-    rendered: bool = Field(description="Always true: a picture of the rendered output, not a stored representation.")
-    original: RenderedFacts
-    image: ImageFacts = sometimes("What the image block holds (no key: the output renders nothing).")
-    empty: bool = sometimes("The output renders nothing (no text, image or drawing): there is no picture.")
-    message: str = sometimes()
+#: The output as the person sees it: the MIME type the page rendered it from, its size on screen (CSS pixels).
+RenderedFacts = model("RenderedFacts", Wire, mimeType=str, width=int, height=int)
+#: A picture of the output as the page renders it (a chart, an HTML table): the image follows as MCP image
+#: content, unless the output renders nothing (``empty``).
+OutputRendered = model(
+    "OutputRendered",
+    OutputAddress,
+    rendered=(bool, Field(description="Always true: a picture of the rendered output, not a stored representation.")),
+    original=RenderedFacts,
+    image=(ImageFacts, sometimes("What the image block holds (no key: the output renders nothing).")),
+    empty=(bool, sometimes("The output renders nothing (no text, image or drawing): there is no picture.")),
+    message=(str, sometimes()),
+)
 
 
 #: the types the page may render an output from that an agent reads as text as well: an output the page shows as one
@@ -533,10 +513,8 @@ UNRENDERED = {
 
 
 async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, args: Any) -> ToolResult | str:
-    """A picture of the output as the page renders it (:meth:`webmcp_bridge.host.protocol.NotebookView.
-    capture_output`): an MCP image bounded like an image's copy, with the MIME type it was rendered from and its size
-    on screen (``original``); ``empty`` when it renders nothing. When the page has no picture of it: an error
-    (OUTPUT_NOT_FOUND) for ``render: true``, else the sentence why, for the stored data's ``note``."""
+    """A picture of the output as the page renders it (``NotebookView.capture_output``), bounded like an image's
+    copy; ``empty`` when it renders nothing. No picture: OUTPUT_NOT_FOUND for ``render: true``, else why."""
     max_side, max_bytes = _bounds(ctx, args)
     capture: OutputCapture = await nb.capture_output(cell_id, index, CAPTURE_SIDE)
     if capture.status == "unavailable":
@@ -572,14 +550,10 @@ async def rendered_output(ctx: CallContext, nb: Any, cell_id: str, index: int, a
                 "another output of the cell: picture that one with render: true).",
             }
         )
-
-    def encode(asked: ImageRequest) -> Any:
-        return nb.encode_capture(capture.key, asked)
-
     try:
         info = ImageInfo("image/png", capture.picture_width, capture.picture_height, 0)
         request = capture_request(capture.picture_width, capture.picture_height, max_side)
-        copy, made = await _fitted(encode, info, request, max_bytes)
+        copy, made = await _fitted(partial(nb.encode_capture, capture.key), info, request, max_bytes)
     finally:
         nb.release_capture(capture.key)
     if copy is not None:
@@ -600,9 +574,8 @@ class ExportInput(NotebookInput):
 
 
 async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]:
-    """The Markdown document, one part at a time: ``document`` is bytes ``[offset, nextOffset)`` of the whole
-    document (UTF-8, never splitting a character, sized so the result is never cut); ``nextOffset`` is null on
-    the last part. Parts of one unchanged notebook (same ``notebook.revision``) join into the whole document."""
+    """The Markdown document in parts: ``document`` is UTF-8 bytes ``[offset, nextOffset)`` of the whole, sized so
+    the result is never cut; ``nextOffset`` null on the last part."""
     nb = await ctx.notebook(args.notebook_path)
     head = ctx.limits.output_page_bytes // 4 if args.include_outputs else 0
     max_outputs = ctx.limits.outputs_per_cell if args.include_outputs else 0
@@ -610,9 +583,7 @@ async def export_notebook(ctx: CallContext, args: ExportInput) -> dict[str, Any]
     page_json = ctx.limits.result_bytes - RESULT_HEADROOM - 512
     # Render in chunks and stop once the document reaches past this part: the rest is for the next part. Chunks
     # joined by "\n" equal the whole notebook rendered at once.
-    cells_read = 0
-    chunks: list[str] = []
-    size = 0
+    cells_read, size, chunks = 0, 0, list[str]()
     for start in range(0, count, EXPORT_CHUNK):
         chunk = nb.read_cells(range(start, min(count, start + EXPORT_CHUNK)), head_bytes=head, max_outputs=max_outputs)
         cells_read += len(chunk)

@@ -1,11 +1,9 @@
 """jupyter_get_changes: what changed in a notebook since the agent last looked, and by whom.
 
-Changes come from the bridge's change log (:mod:`webmcp_bridge.changes.log`), coalesced; "revert" is the person's
-revert of an agent's edit in the Agent panel (no tool can revert). A change of a cell hidden when it happened, or now,
-is only counted (``hiddenChangeCount``). With ``wait`` the call follows the person's typing
-(:mod:`webmcp_bridge.changes.feed`): it returns once there is something to tell, a burst of typing told once over,
-and its ``seq`` stops before a burst under way; without, every change kept comes at once, a burst under way marked
-``typing: true``.
+From the bridge's change log (:mod:`webmcp_bridge.changes.log`), coalesced; a change of a cell hidden then or now is
+only counted; "revert" is the person's revert of an agent's edit in the Agent panel. With ``wait`` the call follows
+the person's typing (:mod:`webmcp_bridge.changes.feed`): a burst is told once it is over (``seq`` stops before one
+under way); without, every change kept comes at once, a burst under way marked ``typing: true``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Running code without a cell: jupyter_run_code.
+"""jupyter_run_code: code run in the notebook's kernel (the cells' namespace) without a cell, outside its history.
 
-The code runs in the notebook's kernel (the cells' namespace), outside its history; cells, outputs and revision are
-unchanged. With no cell to page an output from later, output texts come inline, sharing ``Limits.output_page_bytes``:
-each gets at most an equal share of what the others leave (a short error after a long stream keeps its traceback).
+Output texts come inline, sharing ``Limits.output_page_bytes``: each gets at most an equal share of what the others
+leave (a short error after a long stream keeps its traceback).
 """
 
 from __future__ import annotations
@@ -58,8 +57,7 @@ def _shares(sizes: list[int], budget: int) -> list[int]:
 
 
 def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list[dict[str, Any]]:
-    """Outputs as run results list them (``describe_output``), with ``text`` (the inlined text, sharing
-    ``limits.output_page_bytes``) instead of the short preview, and ``textTruncated`` when it was cut."""
+    """Outputs listed as run results list them, ``text`` inline (sharing ``output_page_bytes``) for the preview."""
     items = [_text_item(o) for o in outputs]
     heads = [item.head if item else "" for item in items]
     shares = _shares([len(h.encode("utf-8", "surrogatepass")) for h in heads], limits.output_page_bytes)
@@ -87,13 +85,9 @@ class CodeRun(Payload):
 
 
 async def run_code(ctx: CallContext, args: RunCodeInput) -> dict[str, Any]:
-    """Run code in the notebook's kernel without a cell: :class:`CodeRun`, ``status`` "error" when the code raised or
-    the kernel refused it; up to ``Limits.outputs_per_cell`` outputs listed as ``jupyter_run_cells`` lists them, with
-    their ``text`` inline; ``executionCount`` from the kernel's reply (null when it gave none).
-
+    """Run code in the kernel without a cell: :class:`CodeRun` (``status`` "error" when it raised or was refused).
     Raises ToolError: the notebook's errors, NOTEBOOK_ACCESS_DENIED, KERNEL_UNAVAILABLE, TOO_LARGE (code over
-    ``Limits.source_write_bytes``).
-    """
+    ``Limits.source_write_bytes``)."""
     check_write_size(args.code, ctx.limits, "code")
     nb = await ctx.notebook(args.notebook_path)
     nb.check_write()  # NOTEBOOK_ACCESS_DENIED before the person is asked anything

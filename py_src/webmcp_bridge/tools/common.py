@@ -19,15 +19,7 @@ from webmcp_bridge.calls.toolsets import ToolsetSwitch
 from webmcp_bridge.changes.log import ChangeLog
 from webmcp_bridge.core.diagnostics import Diagnostics
 from webmcp_bridge.core.errors import ErrorCode, ToolError, notebook_not_found
-from webmcp_bridge.core.limits import (
-    CELL_IDS,
-    ID_CHARS,
-    MAX_INT,
-    MAX_PATH_BYTES,
-    SHORT_ID_CHARS,
-    Limits,
-    utf8_len,
-)
+from webmcp_bridge.core.limits import CELL_IDS, ID_CHARS, MAX_INT, MAX_PATH_BYTES, SHORT_ID_CHARS, Limits, utf8_len
 from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash, source_is_paged
 from webmcp_bridge.core.source_reads import SourceReads
@@ -63,27 +55,24 @@ CellIds = Annotated[list[Id], Field(max_length=CELL_IDS)]
 def tool(
     name: str, description: str, handler: Handler, annotations: Annotations, output: Any, title: str | None = None
 ) -> Tool:
-    """A :class:`~webmcp_bridge.calls.registry.Tool` whose input model is the type of ``handler``'s ``args`` and whose
-    title, unless given, is ``name`` without ``jupyter_``, capitalized (``jupyter_get_cells``: "Get cells")."""
+    """A Tool whose input model is ``handler``'s ``args`` type; title by default ``name`` as words ("Get cells")."""
     title = title or name.removeprefix("jupyter_").replace("_", " ").capitalize()
     return Tool(name, title, description, typing.get_type_hints(handler)["args"], handler, annotations, output)
 
 
 def unique(ids: list[str]) -> list[str]:
-    """``ids`` without repeats, first occurrence kept."""
-    return list(dict.fromkeys(ids))
+    return list(dict.fromkeys(ids))  # first occurrences, in order
 
 
+# the input models' docstrings would be the schemas' descriptions: these bases are said in comments
+#: base input of tools that work on one notebook
 class NotebookInput(ToolInput):
-    """Base input of tools that work on one notebook."""
-
     notebook_path: NotebookPathField = None
 
 
+#: base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range ``startIndex``/
+#: ``endIndex`` (visible cells, end exclusive and clamped); neither means every cell
 class CellSelection(NotebookInput):
-    """Base input of tools that take some cells of one notebook: ``cellIds`` **or** an index range
-    ``startIndex``/``endIndex`` (visible cells, end exclusive and clamped); neither means every cell."""
-
     cell_ids: CellIds | None = Field(
         None, description="The cells, by id (each once, in this order). Omit to choose by index range."
     )
@@ -96,8 +85,7 @@ class CellSelection(NotebookInput):
             raise ToolError(ErrorCode.INVALID_ARGUMENT, "Give cellIds or an index range, not both.")
 
     def index_range(self, count: int) -> range:
-        """The indices of the range over ``count`` visible cells: [startIndex, min(endIndex, count)), empty when
-        the start is past the end."""
+        """[startIndex, min(endIndex, count)) over ``count`` visible cells, empty when the start is past the end."""
         start = self.start_index or 0
         end = count if self.end_index is None else min(self.end_index, count)
         return range(start, max(start, end))
@@ -111,14 +99,10 @@ def own_secret() -> Callable[[], bytes | None]:
 
 @dataclass
 class CallContext:
-    """What handlers get as ``ctx``, every part made once by :func:`webmcp_bridge.session.bridge.build_bridge`
-    (each field says what it is). ``host`` is the access guard: a raw host is refused, so no handler ever holds an
-    unguarded one. ``page_secret`` gives the key the person's review messages are signed and judged with
-    (:mod:`webmcp_bridge.review.signatures`): in the page, this browser's secret for the site; by default a random key
-    of this context's own.
-
-    Raises TypeError when ``host`` is not a GuardedHost.
-    """
+    """What handlers get as ``ctx``, made once by :func:`webmcp_bridge.session.bridge.build_bridge`. ``host`` is the
+    access guard (TypeError for a raw host: no handler ever holds an unguarded one). ``page_secret`` gives the key
+    review messages are signed and judged with (:mod:`webmcp_bridge.review.signatures`): in the page, this browser's
+    secret for the site; by default a random key of this context's own."""
 
     host: GuardedHost
     limits: Limits
@@ -141,9 +125,8 @@ class CallContext:
     async def propose(
         self, nb: GuardedNotebook, tool: str, kind: str, cell_id: str | None, summary: str, **shown: Unpack[Shown]
     ) -> bool:
-        """Hold a change of ``nb`` in Propose mode, shown under ``cell_id`` and denied for the person if that cell is
-        deleted or the notebook closed while it waits; returns and raises as :func:`~webmcp_bridge.propose.hold.hold`
-        (True when it waited: the caller checks its preconditions, hashes, again before writing)."""
+        """Hold a change of ``nb`` in Propose mode, under ``cell_id``, denied if that cell or the notebook goes while it
+        waits; as :func:`~webmcp_bridge.propose.hold.hold` (True when it waited: the caller checks again)."""
 
         def still_valid() -> str | None:
             if self.host.find_open(nb.path) is None:
@@ -160,17 +143,13 @@ class CallContext:
         )
 
     async def propose_workspace(self, tool: str, kind: str, path: str, summary: str, **shown: Unpack[Shown]) -> bool:
-        """Hold a change to the workspace outside a notebook's cells (a text file written or edited, a notebook
-        created: ``path`` is the file's) in a box of its own; returns and raises as
-        :func:`~webmcp_bridge.propose.hold.hold` (PROPOSAL_ALREADY_PENDING: a proposal waits on the same path)."""
+        """Hold a change to the workspace outside cells (``path``: the file's) in a box of its own; as
+        :func:`~webmcp_bridge.propose.hold.hold`."""
         return await hold(self.proposals, tool, kind, path, summary, scope="workspace", **shown)
 
     async def notebook(self, path: str | None) -> GuardedNotebook:
-        """The notebook at ``path`` (opened in the background if it exists but is not open), or the
-        current one when ``path`` is None.
-
-        Raises ToolError: NO_ACTIVE_NOTEBOOK, INVALID_PATH, NOTEBOOK_NOT_FOUND.
-        """
+        """The notebook at ``path`` (opened in the background if not open), or the current one when ``path`` is
+        None. Raises ToolError: NO_ACTIVE_NOTEBOOK, INVALID_PATH, NOTEBOOK_NOT_FOUND."""
         if path is None:
             current = self.host.current_notebook()
             if current is None:
@@ -192,8 +171,7 @@ class CallContext:
 
 
 def summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """The notebook block of results (:class:`~webmcp_bridge.tools.payloads.NotebookSummary`): cellCount counts
-    the cells the agent can see; access is the notebook's level for the agent."""
+    """The notebook block of results (:class:`~webmcp_bridge.tools.payloads.NotebookSummary`)."""
     tabs = nb.tabs()
     return {
         "path": nb.path,
@@ -208,9 +186,8 @@ def summary(nb: GuardedNotebook) -> dict[str, Any]:
 
 
 def write_block(nb: GuardedNotebook, **more: Any) -> dict[str, Any]:
-    """The notebook block of write results: ``{path, revision, ...more}``, plus ``otherTabs`` and
-    ``savedElsewhere`` (as in :func:`summary`) when the notebook is open in another tab of the site or was
-    saved from one: this tab's changes are then not in that tab's copy, and the two saves will meet."""
+    """The notebook block of write results: ``{path, revision, ...more}``, plus ``otherTabs`` and ``savedElsewhere``
+    when another tab of the site has it open or saved it (the two saves will meet)."""
     tabs = nb.tabs()
     block = {"path": nb.path, "revision": nb.revision(), **more}
     if tabs.other_tabs or tabs.saved_elsewhere:
@@ -224,10 +201,15 @@ def cell_ref(cell: RawCell) -> dict[str, Any]:
 
 
 def check_size(size: int, cap: int, message: str, **details: Any) -> None:
-    """Refuse (never truncate) ``size`` bytes over ``cap``: TOO_LARGE with ``message`` (its ``{size}`` and ``{cap}``
-    filled in), ``details``, ``bytes`` and ``maxBytes``."""
+    """TOO_LARGE (never a cut) for ``size`` bytes over ``cap``: ``message`` formatted, with ``bytes``, ``maxBytes``."""
     if size > cap:
         raise ToolError(ErrorCode.TOO_LARGE, message.format(size=size, cap=cap), **details, bytes=size, maxBytes=cap)
+
+
+def check_count(count: int, cap: int, message: str) -> None:
+    """TOO_LARGE, with ``count`` and ``maxCount``, for ``count`` items over ``cap`` (``message`` formatted)."""
+    if count > cap:
+        raise ToolError(ErrorCode.TOO_LARGE, message.format(count=count, cap=cap), count=count, maxCount=cap)
 
 
 def check_write_size(text: str, limits: Limits, field: str) -> None:
@@ -237,9 +219,8 @@ def check_write_size(text: str, limits: Limits, field: str) -> None:
 
 
 def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:
-    """Refuse a write that replaces ``cell``'s whole source when that source is read in pages and the agent was
-    not given every page of it (see :mod:`webmcp_bridge.core.source_reads`): SOURCE_NOT_FULLY_READ, with
-    ``nextSourceOffset`` the first byte it has not read. Every whole-source write of a tool goes through here."""
+    """SOURCE_NOT_FULLY_READ (``nextSourceOffset``: the first byte not read) for a whole-source write of a paged
+    source the agent was not given every page of (:mod:`webmcp_bridge.core.source_reads`)."""
     if not source_is_paged(cell.source, ctx.limits):
         return
     digest, total = source_hash(cell.source), utf8_len(cell.source)
@@ -260,8 +241,8 @@ def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> Non
 
 
 def note_written(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, before: RawCell | None = None) -> None:
-    """After a write: the agent knows the new source whole when it sent all of it (``before`` None: an insert or
-    an update), or when it edited part of a source it had read whole (``before``: the cell before the edit)."""
+    """After a write: the agent knows the new source whole when it sent all of it (``before`` None), or edited
+    a source it had read whole (``before``: the cell before the edit)."""
     if not source_is_paged(cell.source, ctx.limits):
         return
     if (

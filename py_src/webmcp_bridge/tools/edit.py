@@ -1,11 +1,9 @@
-"""Writing tools: jupyter_insert_cell, jupyter_update_cell, jupyter_edit_cell_source,
-jupyter_delete_cell, jupyter_move_cell, jupyter_clear_outputs (the ``notebooks`` toolset), and
-jupyter_set_cell_type (:data:`TYPE_TOOLS`, in the ``batch`` toolset: structural edits off the default page).
+"""Writing tools: insert, update, edit, delete and move a cell, clear outputs (``notebooks`` toolset), and
+jupyter_set_cell_type (:data:`TYPE_TOOLS`, in the ``batch`` toolset).
 
-Each write is checked and applied with no ``await`` between the check and the write (the host's write
-methods are synchronous), so a person's edit either fails the hash check or lands after the write: it is
-never overwritten silently. In Direct mode ``ctx.propose`` returns without awaiting anything, so the cell
-read for the check is still the live one; after a proposal waited for the person it is read and checked again.
+No ``await`` comes between a write's check and the write (the host's write methods are synchronous), so a person's
+edit either fails the hash check or lands after the write, never overwritten silently. In Direct mode
+``ctx.propose`` awaits nothing, so the cell checked is the live one; after a proposal waited, it is checked again.
 """
 
 from __future__ import annotations
@@ -14,11 +12,13 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from webmcp_bridge.access.notebook_guard import GuardedNotebook
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import ID_CHARS, IDS_LISTED, SHORT_ID_CHARS, SUMMARY_IDS, normalize_line_ends
 from webmcp_bridge.core.snapshot import check_as_shown, check_hash
+from webmcp_bridge.host.protocol import RawCell
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import (
     CallContext,
@@ -36,35 +36,19 @@ from webmcp_bridge.tools.common import (
     unique,
     write_block,
 )
-from webmcp_bridge.tools.payloads import CellRef, NotebookRevision
+from webmcp_bridge.tools.payloads import CellRef, NotebookRevision, model
 
-
-class CellWritten(Payload):
-    """The result of an insert, update or edit."""
-
-    cell: CellRef
-    notebook: NotebookRevision
-
-
-class IdIndex(Wire):
-    id: str
-    index: int
-
-
-class CellDeleted(Payload):
-    deleted: IdIndex
-    notebook: NotebookRevision
-
-
-class CellMoved(Payload):
-    cell: IdIndex
-    notebook: NotebookRevision
-
-
-class OutputsCleared(Payload):
-    cleared: list[str]
-    notebook: NotebookRevision
-    skippedReadOnly: list[str] = sometimes("Cells left as they were: read-only for the agent.")
+#: The result of an insert, update or edit.
+CellWritten = model("CellWritten", cell=CellRef, notebook=NotebookRevision)
+IdIndex = model("IdIndex", Wire, id=str, index=int)
+CellDeleted = model("CellDeleted", deleted=IdIndex, notebook=NotebookRevision)
+CellMoved = model("CellMoved", cell=IdIndex, notebook=NotebookRevision)
+OutputsCleared = model(
+    "OutputsCleared",
+    cleared=list[str],
+    notebook=NotebookRevision,
+    skippedReadOnly=(list[str], sometimes("Cells left as they were: read-only for the agent.")),
+)
 
 
 class InsertCellInput(NotebookInput):
@@ -79,17 +63,18 @@ class InsertCellInput(NotebookInput):
     activate: bool = Field(False, description="Make the new cell the active cell (moves the person's focus).")
 
 
+def placement(position: str, reference: str | None) -> str:
+    """Where an insert puts its cell, for the person: ``below <reference>``, else at the end or the start."""
+    return f"{position} {reference}" if reference else ("at the end" if position == "below" else "at the start")
+
+
 async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]:
     check_write_size(args.source, ctx.limits, "source")
     nb = await ctx.notebook(args.notebook_path)
     nb.check_write()
     if args.reference_cell_id is not None:
         nb.find_cell(args.reference_cell_id)
-    where = (
-        f"{args.position} cell {args.reference_cell_id}"
-        if args.reference_cell_id
-        else ("at the end" if args.position == "below" else "at the start")
-    )
+    where = placement(args.position, f"cell {args.reference_cell_id}" if args.reference_cell_id else None)
     # shown under the reference cell (or at the notebook's end), as the new cell's whole source
     summary = f"Insert a {args.cell_type} cell {where}"
     await ctx.propose(
@@ -102,6 +87,15 @@ async def insert_cell(ctx: CallContext, args: InsertCellInput) -> dict[str, Any]
     return {"cell": cell_ref(cell), "notebook": write_block(nb)}
 
 
+async def _checked_cell(ctx: CallContext, args: Any, **write: bool) -> tuple[GuardedNotebook, RawCell]:
+    """The notebook and cell ``args`` name, ``expectedSourceHash`` checked, then the write (``write``: how)."""
+    nb = await ctx.notebook(args.notebook_path)
+    cell = nb.find_cell(args.cell_id)
+    check_hash(cell, args.expected_source_hash, ctx.limits)
+    nb.check_write([cell.id], **write)
+    return nb, cell
+
+
 class UpdateCellInput(NotebookInput):
     cell_id: CellIdField
     source: str = Field(description="The cell's whole new source.")
@@ -110,10 +104,7 @@ class UpdateCellInput(NotebookInput):
 
 async def update_cell(ctx: CallContext, args: UpdateCellInput) -> dict[str, Any]:
     check_write_size(args.source, ctx.limits, "source")
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], source=True)
+    nb, cell = await _checked_cell(ctx, args, source=True)
     check_full_read(ctx, nb, cell)
     if await ctx.propose(
         nb, "jupyter_update_cell", "update", cell.id, "Replace the cell's source", before=cell.source, after=args.source
@@ -137,8 +128,8 @@ class EditCellSourceInput(NotebookInput):
 
 
 def replace_once(source: str, old_text: str, new_text: str, cell_id: str) -> str:
-    """``source`` (a cell's, LF line ends) with its one occurrence of ``old_text`` replaced by ``new_text`` (both
-    with their line ends made LF first). Raises ToolError(INVALID_ARGUMENT) when ``old_text`` occurs not once."""
+    """``source`` (LF line ends) with its one ``old_text`` replaced by ``new_text`` (both made LF first).
+    Raises ToolError(INVALID_ARGUMENT) when ``old_text`` occurs not once."""
     old_text, new_text = normalize_line_ends(old_text), normalize_line_ends(new_text)  # sources hold LF only
     occurrences = source.count(old_text)
     if occurrences != 1:
@@ -155,10 +146,7 @@ def replace_once(source: str, old_text: str, new_text: str, cell_id: str) -> str
 
 async def edit_cell_source(ctx: CallContext, args: EditCellSourceInput) -> dict[str, Any]:
     check_write_size(args.new_text, ctx.limits, "newText")
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], source=True)  # access and the author's lock first: no match can make it writable
+    nb, cell = await _checked_cell(ctx, args, source=True)  # access and lock first: no match makes it writable
     new_source = replace_once(cell.source, args.old_text, args.new_text, cell.id)
     check_write_size(new_source, ctx.limits, "the edited source")
     summary = "Edit part of the cell's source"
@@ -177,10 +165,7 @@ class DeleteCellInput(NotebookInput):
 
 
 async def delete_cell(ctx: CallContext, args: DeleteCellInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], delete=True)
+    nb, cell = await _checked_cell(ctx, args, delete=True)
     if await ctx.propose(
         nb, "jupyter_delete_cell", "delete", cell.id, "Delete this cell", before=cell.source, after=""
     ):
@@ -210,8 +195,6 @@ async def move_cell(ctx: CallContext, args: MoveCellInput) -> dict[str, Any]:
 
 
 class CellTypeSet(Payload):
-    """The result of a change of type."""
-
     cell: CellRef
     previousType: Literal["code", "markdown", "raw"]
     changed: bool = Field(description="False when the cell already had that type (nothing was written).")
@@ -230,15 +213,10 @@ class SetCellTypeInput(NotebookInput):
 
 
 async def set_cell_type(ctx: CallContext, args: SetCellTypeInput) -> dict[str, Any]:
-    """Change a cell's type, keeping its id, its source (exactly) and its metadata. Rules (docs/TOOLS.md,
-    "Changing a cell's type"): the access guard's write rules and the author's ``editable: false`` lock as for a
-    source edit; ``expectedSourceHash`` optional (the source is never rewritten), checked when given and again
-    after a Propose-mode accept; a code cell that becomes markdown or raw loses its outputs and execution count
-    (nbformat 4 gives them to code cells only), reported as ``droppedOutputs``; the same type is a no-op."""
-    nb = await ctx.notebook(args.notebook_path)
-    cell = nb.find_cell(args.cell_id)
-    check_hash(cell, args.expected_source_hash, ctx.limits)
-    nb.check_write([cell.id], source=True)
+    """Change a cell's type, keeping its id, source and metadata (docs/TOOLS.md, "Changing a cell's type"): write
+    rules as for a source edit, ``expectedSourceHash`` optional; a code cell loses its outputs and execution count
+    (nbformat gives them to code cells only), reported as ``droppedOutputs``; the same type is a no-op."""
+    nb, cell = await _checked_cell(ctx, args, source=True)
     if cell.cell_type == args.cell_type:
         return {"cell": cell_ref(cell), "previousType": cell.cell_type, "changed": False, "notebook": write_block(nb)}
     dropped = cell.output_count if cell.cell_type == "code" else 0

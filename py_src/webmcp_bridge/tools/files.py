@@ -1,19 +1,13 @@
 """Text-file tools: jupyter_read_file, jupyter_write_file, jupyter_edit_file.
 
-Never notebooks: a path ending in ``.ipynb`` (any case, as JupyterLab types files) is refused with INVALID_PATH
-before the workspace is looked at, so these tools cannot bypass the cell tools' access control and a notebook hidden
-from the agent is never told apart from a missing one; so are names starting with "." (not in the workspace view).
-Text is UTF-8 without NUL; anything else is refused whole. A file open in an editor is read and written through the
-editor's live model.
+Never notebooks: a path ending in ``.ipynb`` (any case) or a name starting with "." is refused with INVALID_PATH
+before the workspace is looked at, so the cell tools' access control cannot be bypassed and a hidden notebook reads
+as a missing one. Text is UTF-8 without NUL. A file open in an editor is read and written through its live model.
 
-A file's ``hash`` is :func:`~webmcp_bridge.core.snapshot.source_hash` of its whole text. An overwrite needs the hash
-read (``expectedHash``, else STALE_FILE, the person's text staying); check and write are two steps of the contents
-API (no conditional write exists), so an edit saved between them is not detected. **No write from a cut read**: a
-file read in pages would lose what the agent did not see if it wrote back "the first page plus a line", so an
-overwrite is refused with FILE_NOT_FULLY_READ unless every byte of that version reached the agent in this session or
-the agent wrote it (the cells' rule, :mod:`webmcp_bridge.core.source_reads`, kept in ``CallContext.file_reads``);
-``jupyter_edit_file`` and ``append`` change a big file without reading it whole. In Propose mode every write waits
-for the person's Accept (``CallContext.propose_workspace``) and the file is checked again after it.
+An overwrite needs the ``hash`` read (:func:`~webmcp_bridge.core.snapshot.source_hash`, else STALE_FILE) and every
+byte of that version read or written by the agent in this session (else FILE_NOT_FULLY_READ, ``CallContext.
+file_reads``): a write back of a cut read would delete what the agent did not see. Check and write are two contents
+API steps (no conditional write exists). Propose mode holds every write and checks the file again after Accept.
 """
 
 from __future__ import annotations
@@ -41,6 +35,7 @@ from webmcp_bridge.core.paths import is_notebook_path, normalize_path
 from webmcp_bridge.core.snapshot import source_hash
 from webmcp_bridge.propose.proposals import DeniedPayload, source_diff
 from webmcp_bridge.tools.common import MAX_INT, CallContext, Index, ShortId, check_size, tool
+from webmcp_bridge.tools.payloads import model
 
 PathField = Annotated[
     str,
@@ -91,13 +86,9 @@ class ReadFileInput(ToolInput):
 
 
 async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
-    """One page of a text file (:class:`FileRead`): ``text`` is UTF-8 bytes [offset, offset + its length) of
-    ``totalBytes``, never splitting a character (an offset inside one moves back to its start); ``hash`` is of the
-    whole text.
-
-    Raises ToolError: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file), PATH_NOT_FOUND,
-    TOO_LARGE (a file over ``Limits.file_read_bytes``).
-    """
+    """One page of a text file (:class:`FileRead`): UTF-8 bytes [offset, offset + its length) of ``totalBytes``,
+    never splitting a character; ``hash`` is of the whole text. Raises ToolError: INVALID_PATH (bad path, notebook,
+    hidden name, folder, not text), PATH_NOT_FOUND, TOO_LARGE (over ``Limits.file_read_bytes``)."""
     path = file_path(args.path)
     text = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
     if text is None:
@@ -121,14 +112,9 @@ async def read_file(ctx: CallContext, args: ReadFileInput) -> dict[str, Any]:
     }
 
 
-class FileRead(Payload):
-    path: str
-    text: str
-    offset: int
-    nextOffset: int | None
-    totalBytes: int
-    hash: str
-    truncated: bool
+FileRead = model(
+    "FileRead", path=str, text=str, offset=int, nextOffset=int | None, totalBytes=int, hash=str, truncated=bool
+)
 
 
 class FileWritten(Payload):
@@ -140,11 +126,7 @@ class FileWritten(Payload):
     appended: bool
 
 
-class FileEdited(Payload):
-    path: str
-    replacements: int
-    totalBytes: int
-    hash: str
+FileEdited = model("FileEdited", path=str, replacements=int, totalBytes=int, hash=str)
 
 
 class WriteFileInput(ToolInput):
@@ -172,28 +154,18 @@ class WriteFileInput(ToolInput):
 
 def stale(path: str, expected: str, current: str | None, ctx: CallContext) -> ToolError:
     """STALE_FILE: the file is no longer the version the agent read (``current``: its text now, None when gone)."""
+    details: dict[str, Any] = {"path": path, "expectedHash": expected, "currentHash": None}
     if current is None:
-        return ToolError(
-            ErrorCode.STALE_FILE,
-            f"{path!r} no longer exists (it was deleted or renamed since you read it).",
-            path=path,
-            expectedHash=expected,
-            currentHash=None,
-        )
-    return ToolError(
-        ErrorCode.STALE_FILE,
-        "The file changed since you read it (the person's edit wins). Read it again and retry with the new hash.",
-        path=path,
-        expectedHash=expected,
-        currentHash=source_hash(current),
-        currentPreview=preview(current, ctx.limits.error_preview_bytes),
-    )
+        message = f"{path!r} no longer exists (it was deleted or renamed since you read it)."
+        return ToolError(ErrorCode.STALE_FILE, message, **details)
+    details.update(currentHash=source_hash(current), currentPreview=preview(current, ctx.limits.error_preview_bytes))
+    message = "The file changed since you read it (the person's edit wins). Read it again and retry with the new hash."
+    return ToolError(ErrorCode.STALE_FILE, message, **details)
 
 
 def check_file_read(ctx: CallContext, path: str, text: str) -> None:
-    """Refuse a whole-file overwrite of ``text`` (the file's current version) unless every byte of it reached the
-    agent or the agent wrote it: FILE_NOT_FULLY_READ with ``totalBytes``, ``nextOffset`` (the first byte not
-    read), ``unreadRanges`` (the first UNREAD_RANGES gaps, ``[start, end)`` in UTF-8 bytes) and ``hash``."""
+    """FILE_NOT_FULLY_READ unless every byte of ``text`` (the file now) reached the agent or the agent wrote it,
+    with ``nextOffset`` and the first UNREAD_RANGES gaps (``unreadRanges``, UTF-8 byte ranges)."""
     digest, total = source_hash(text), utf8_len(text)
     gaps = ctx.file_reads.unread_ranges(path, FILE, digest, total, UNREAD_RANGES)
     if not gaps:
@@ -216,27 +188,20 @@ def check_file_read(ctx: CallContext, path: str, text: str) -> None:
 
 def check_total(ctx: CallContext, text: str, what: str) -> None:
     """TOO_LARGE when a file would grow past ``Limits.file_read_bytes`` (the largest file these tools load)."""
-    message = what + " would be {size} bytes; files up to {cap} bytes are read and written here."
-    check_size(utf8_len(text), ctx.limits.file_read_bytes, message)
-
-
-async def current_text(ctx: CallContext, path: str) -> str | None:
-    """The file's text now (None when gone); binary files are INVALID_PATH, files over the read cap TOO_LARGE."""
-    return await ctx.host.read_text(path, ctx.limits.file_read_bytes)
+    check_size(
+        utf8_len(text),
+        ctx.limits.file_read_bytes,
+        what + " would be {size} bytes; files up to {cap} bytes are read and written here.",
+    )
 
 
 async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
-    """Create a text file (its folder must exist), replace one (``overwrite``, with the ``expectedHash`` read and
-    every byte of that version read or written by the agent) or add to its end (``append``: created if missing,
-    ``expectedHash`` checked when given). Returns :class:`FileWritten`.
-
-    Raises ToolError, writing nothing: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file),
-    PATH_NOT_FOUND (no such folder), PATH_EXISTS (a file is there, neither ``overwrite`` nor ``append``),
-    INVALID_ARGUMENT (overwrite without ``expectedHash``, or with ``append``), STALE_FILE (the file changed or went
-    away since it was read: ``currentHash``, null when gone, and a bounded ``currentPreview``), FILE_NOT_FULLY_READ
-    (:func:`check_file_read`), TOO_LARGE (content over ``Limits.file_write_bytes``, or an append making the file
-    larger than ``Limits.file_read_bytes``).
-    """
+    """Create a text file (its folder must exist), replace one (``overwrite``: ``expectedHash`` and a full read) or
+    add to its end (``append``: created if missing). Returns :class:`FileWritten`. Raises ToolError, writing nothing:
+    INVALID_PATH (as :func:`read_file`), PATH_NOT_FOUND (no folder), PATH_EXISTS (neither overwrite nor append),
+    INVALID_ARGUMENT (overwrite without ``expectedHash``, or with append), STALE_FILE (:func:`stale`),
+    FILE_NOT_FULLY_READ (:func:`check_file_read`), TOO_LARGE (content over ``Limits.file_write_bytes``, a file
+    grown past ``Limits.file_read_bytes``)."""
     path = file_path(args.path)
     size = utf8_len(args.content)
     message = "content is {size} bytes; files up to {cap} bytes can be written."
@@ -273,7 +238,9 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
                 "returned for it, so a person's edit is never overwritten unseen.",
                 path=path,
             )
-        current = await current_text(ctx, path)  # also refuses binary files
+        current = await ctx.host.read_text(
+            path, ctx.limits.file_read_bytes
+        )  # binary: INVALID_PATH; over the cap: TOO_LARGE
         if current is None:
             raise stale(path, args.expected_hash or "", None, ctx)
         if args.expected_hash is not None and source_hash(current) != args.expected_hash:
@@ -310,24 +277,24 @@ async def write_file(ctx: CallContext, args: WriteFileInput) -> dict[str, Any]:
                 path=path,
             )
         if current is not None:
-            now = await current_text(ctx, path)
+            now = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
             if now != current:
                 raise stale(path, source_hash(current), now, ctx)
         elif again is not None:  # an append to a file created meanwhile adds to what is there now
-            now = await current_text(ctx, path)
+            now = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
             current, new_text = now, (now or "") + args.content
             check_total(ctx, new_text, "The appended file")
     await ctx.host.write_text(path, new_text)
     digest = source_hash(new_text)
     if (
-        current is None
-        or not args.append
-        or ctx.file_reads.fully_read(path, FILE, source_hash(current), utf8_len(current))
+        args.append
+        and current is not None
+        and not ctx.file_reads.fully_read(path, FILE, source_hash(current), utf8_len(current))
     ):
-        ctx.file_reads.mark_known(path, FILE, digest)  # the agent knows this version whole: it wrote it
-    else:  # it knows what it added
         start = utf8_len(current)
-        ctx.file_reads.record(path, FILE, digest, start, start + size)
+        ctx.file_reads.record(path, FILE, digest, start, start + size)  # it knows what it added
+    else:
+        ctx.file_reads.mark_known(path, FILE, digest)  # the agent knows this version whole: it wrote it
     return {
         "path": path,
         "created": entry is None and current is None,
@@ -355,10 +322,8 @@ class EditFileInput(ToolInput):
 
 
 def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
-    """The diff Propose mode shows for an edit of ``text``: for the first ``count`` occurrences of ``old`` (found
-    left to right, not overlapping, as :meth:`str.replace` finds them), the whole lines they touch before and
-    after, each group headed by ``["…", "line N"]`` (1-based). Raises ToolError(TOO_LARGE) past DIFF_LINES lines
-    (the person must see all of it)."""
+    """Propose mode's diff of an edit: the whole lines the first ``count`` occurrences of ``old`` touch (as
+    :meth:`str.replace` finds them), each group headed ``["…", "line N"]`` (1-based). TOO_LARGE past DIFF_LINES."""
     groups: list[tuple[int, int, int]] = []  # (line start, line end, occurrences)
     pos = text.find(old)
     while pos != -1 and sum(g[2] for g in groups) < count:
@@ -390,15 +355,11 @@ def edit_diff(text: str, old: str, new: str, count: int) -> list[list[str]]:
 
 
 async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
-    """Replace ``oldText`` by ``newText`` in a text file, keeping every other byte (no full read needed). The match
-    is exact, line ends included (a CRLF file's lines end with "\r\n"). Returns :class:`FileEdited`.
-
-    Raises ToolError, writing nothing: INVALID_PATH (bad path, notebook, hidden name, folder, not a text file),
-    PATH_NOT_FOUND, STALE_FILE (not the version of ``expectedHash``, or changed while the proposal waited),
-    INVALID_ARGUMENT (``oldText`` does not occur, or more than once without ``replaceAll``: ``occurrences``),
-    TOO_LARGE (``oldText`` or ``newText`` over ``Limits.file_write_bytes``, a result over
-    ``Limits.file_read_bytes``, or in Propose mode more than DIFF_LINES lines to show).
-    """
+    """Replace ``oldText`` (exact, line ends included) by ``newText`` in a text file, keeping every other byte (no
+    full read needed). Returns :class:`FileEdited`. Raises ToolError, writing nothing: INVALID_PATH (as
+    :func:`read_file`), PATH_NOT_FOUND, STALE_FILE (:func:`stale`), INVALID_ARGUMENT (``oldText`` not once without
+    ``replaceAll``: ``occurrences``), TOO_LARGE (a text over ``Limits.file_write_bytes``, a result over
+    ``Limits.file_read_bytes``, or in Propose mode over DIFF_LINES lines to show)."""
     path = file_path(args.path)
     for name, value in (("oldText", args.old_text), ("newText", args.new_text)):
         check_size(
@@ -407,7 +368,7 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
     entry = await ctx.host.stat(path)
     if entry is not None and entry.type == "directory":
         raise is_a_folder(path)
-    current = None if entry is None else await current_text(ctx, path)
+    current = None if entry is None else await ctx.host.read_text(path, ctx.limits.file_read_bytes)
     if current is None:
         raise ToolError(ErrorCode.PATH_NOT_FOUND, f"No file at {path!r}.", path=path)
     if source_hash(current) != args.expected_hash:
@@ -434,7 +395,7 @@ async def edit_file(ctx: CallContext, args: EditFileInput) -> dict[str, Any]:
     if await ctx.propose_workspace(
         "jupyter_edit_file", "edit_file", path, f"Edit {path} ({count} {noun} replaced)", diff=diff
     ):
-        now = await current_text(ctx, path)
+        now = await ctx.host.read_text(path, ctx.limits.file_read_bytes)
         if now != current:
             raise stale(path, args.expected_hash, now, ctx)
     await ctx.host.write_text(path, new_text)

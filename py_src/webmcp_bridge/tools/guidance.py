@@ -1,7 +1,6 @@
-"""Guidance for agents: a short text on how to work in this page, read with ``jupyter_get_context``
-(``includeGuidance``) or, where the runtime has MCP prompts, as the prompt ``jupyter_guidance`` (:func:`prompts_json`).
-It is :data:`BASE_GUIDANCE` then each site contribution's paragraph, in order, within GUIDANCE_BYTES: a paragraph that
-does not fit is left out whole (never cut, so what a site wrote is never half-read), with a diagnostic.
+"""Guidance for agents, read with ``jupyter_get_context`` (``includeGuidance``) or as the MCP prompt
+``jupyter_guidance``: :data:`BASE_GUIDANCE` then each site's paragraph within GUIDANCE_BYTES; a paragraph that does
+not fit is left out whole (never half-read), with a diagnostic.
 """
 
 from __future__ import annotations
@@ -37,9 +36,8 @@ that raised.
 
 
 def guidance_text(paragraphs: Iterable[tuple[str, str]], diagnostics: Diagnostics | None = None) -> str:
-    """:data:`BASE_GUIDANCE` and the site's ``paragraphs`` (``(contribution name, paragraph)``, in order), separated
-    by blank lines, at most :data:`GUIDANCE_BYTES` UTF-8 bytes in all. A paragraph that does not fit whole is left out
-    and reported to ``diagnostics`` (kind ``extension``, a warning); empty ones are skipped."""
+    """:data:`BASE_GUIDANCE` and the site's non-empty ``(name, paragraph)``s joined by blank lines, within
+    :data:`GUIDANCE_BYTES`; a paragraph that does not fit is left out and reported to ``diagnostics``."""
     text = BASE_GUIDANCE
     for name, paragraph in paragraphs:
         paragraph = paragraph.strip()
@@ -60,9 +58,8 @@ def guidance_text(paragraphs: Iterable[tuple[str, str]], diagnostics: Diagnostic
 
 
 def prompts_json(text: str) -> str:
-    """The MCP prompts the page registers where its runtime has prompts, as JSON text: ``[{name, title, description,
-    result}]`` where ``result`` is the prompt's ``GetPromptResult`` ``{description, messages: [{role: "user",
-    content: {type: "text", text}}]}`` (the loader hands it back as it is; the prompt takes no arguments)."""
+    """The page's MCP prompts as JSON text: ``[{name, title, description, result}]``, ``result`` the
+    ``GetPromptResult`` (the prompt takes no arguments)."""
     description = (
         "How to work in this notebook page: read before writing, hashes, pending calls, Propose mode, access levels."
     )

@@ -1,15 +1,9 @@
 """jupyter_get_notebook_map: a whole notebook's shape in one bounded answer, to decide what to read.
 
-One row per visible cell, its columns named once (``columns``): index, id, type, source bytes (UTF-8), outputs, flags
-(``e``: an error output; ``s``: outputs may be stale, :mod:`webmcp_bridge.core.staleness`; ``r``: read-only for the
-agent, said once as ``access: "read"`` when the whole notebook is) and the first line that is not blank ("" for a
-markdown cell starting with a heading). ``sections`` are the markdown headings, ``[index, level, title]``
-(:mod:`webmcp_bridge.core.outline`).
-
-Bounds (:mod:`webmcp_bridge.core.limits`): MAP_CELLS rows, MAP_SECTIONS headings, lines cut to MAP_LINE_BYTES; over
-the result cap the first lines are cut shorter (not below MAP_MIN_LINE_BYTES), then the last rows left for a next
-answer (``nextStartIndex``) with their headings, so the registry never cuts it. Read EXPORT_CHUNK cells a crossing,
-yielding to the page between reads.
+One row per visible cell under ``columns`` (index, id, type, source bytes, outputs, flags ``e`` error output, ``s``
+outputs may be stale, ``r`` read-only, and the first non-blank line) and the markdown headings as ``sections``.
+Bounded by MAP_CELLS rows, MAP_SECTIONS headings and MAP_LINE_BYTES a line; over the result cap the lines are cut
+shorter (to MAP_MIN_LINE_BYTES), then the last rows left for ``nextStartIndex``, so the registry never cuts it.
 """
 
 from __future__ import annotations
@@ -65,14 +59,8 @@ class NotebookMapInput(NotebookInput):
 
 
 def _flags(cell: Any, stale: bool, writable: bool) -> str:
-    flags = ""
-    if any(o.output_type == "error" for o in cell.outputs):
-        flags += "e"
-    if stale:
-        flags += "s"
-    if not writable:
-        flags += "r"
-    return flags
+    error = any(o.output_type == "error" for o in cell.outputs)
+    return "".join(flag for flag, on in (("e", error), ("s", stale), ("r", not writable)) if on)
 
 
 def _cut_lines(rows: list[list[Any]], lines: list[str], max_bytes: int) -> None:
@@ -81,9 +69,8 @@ def _cut_lines(rows: list[list[Any]], lines: list[str], max_bytes: int) -> None:
 
 
 def _fit(payload: dict[str, Any], lines: list[str], budget: int) -> None:
-    """Cut the rows' first lines to one common length so ``payload`` fits ``budget`` bytes of JSON (never below
-    :data:`MAP_MIN_LINE_BYTES`), then drop trailing rows (and their headings) until it fits; sets ``truncated`` and
-    ``nextStartIndex`` when rows were dropped. ``lines`` are the rows' whole first lines ("" where none is shown)."""
+    """Make ``payload`` fit ``budget``: the first lines cut to one common length (not below MAP_MIN_LINE_BYTES),
+    then trailing rows and their headings left for ``nextStartIndex``."""
     if utf8_len(dumps(payload)) <= budget:
         return
     rows: list[list[Any]] = payload["cells"]
@@ -136,11 +123,7 @@ async def notebook_map(ctx: CallContext, args: NotebookMapInput) -> dict[str, An
         flags = _flags(cell, cell.id in stale, writable)
         rows.append([cell.index, cell.id, cell.cell_type, utf8_len(cell.source), cell.output_count, flags, ""])
     _cut_lines(rows, lines, MAP_LINE_BYTES)
-    payload: dict[str, Any] = {
-        "path": nb.path,
-        "cellCount": count,
-        "hiddenCellCount": nb.hidden_cell_count(),
-    }
+    payload: dict[str, Any] = {"path": nb.path, "cellCount": count, "hiddenCellCount": nb.hidden_cell_count()}
     if read_only:
         payload["access"] = "read"
     payload.update(columns=COLUMNS, cells=rows, sections=sections, truncated=end < count)

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from webmcp_bridge.calls.payloads import Payload, Wire, sometimes
+
+
+def model(name: str, base: type[Wire] = Payload, /, **fields: Any) -> Any:
+    """A payload model ``name`` (with ``base`` :class:`Wire`: a part of one) whose keys are ``fields`` in this order,
+    each a type (a required key) or ``(type, field)`` (``sometimes()``, a ``Field`` with a description)."""
+    keys: dict[str, Any] = {key: value if isinstance(value, tuple) else (value, ...) for key, value in fields.items()}
+    return create_model(name, __base__=base, **keys)
 
 
 class NotebookSummary(Wire):

@@ -1,11 +1,9 @@
-"""jupyter_rerun_plan: which cells to run, in order, so that stale outputs are fresh again; and the names of a
-notebook's code cells as the stale-output reads follow them (:func:`code_sources`, :func:`names_of`).
+"""jupyter_rerun_plan: which cells to run, in order, so that stale outputs are fresh again (nothing runs); and
+the names of a notebook's code cells as the stale-output reads follow them (:func:`code_sources`, :func:`names_of`).
 
-The plan (:func:`webmcp_bridge.core.rerun_plan.rerun_plan`) follows what cells bind and read; nothing runs. A read:
-allowed on a read-only notebook, never held. The guard gives only visible cells, so a plan is made as if hidden cells
-were not there; it never names or hints at a hidden cell that binds a name (an agent could otherwise probe which
-names hidden cells bind); ``hiddenCellCount`` says it may miss what they do. The page is read in one synchronous
-stretch; the sources are then parsed in slices of NAMES_SLICE_SECONDS, yielding between them.
+The plan (:func:`webmcp_bridge.core.rerun_plan.rerun_plan`) sees only visible cells and never names or hints at a
+hidden cell that binds a name (an agent could probe what hidden cells bind); ``hiddenCellCount`` says it may miss
+what they do. The sources are parsed in slices of NAMES_SLICE_SECONDS, yielding between them.
 """
 
 from __future__ import annotations
@@ -28,8 +26,7 @@ from webmcp_bridge.tools.common import CallContext, Id, NotebookInput, tool
 
 
 def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
-    """``{cell id: source}`` of the code cells of ``states`` (one read of the page), or None when the notebook's
-    language is not Python (its cells are unreadable)."""
+    """``{cell id: source}`` of the code cells of ``states``, or None when the language is not Python."""
     if nb.language().lower() != "python":
         return None
     cells = nb.read_cells([state.index for state in states], head_bytes=0, max_outputs=0)
@@ -37,8 +34,7 @@ def code_sources(nb: Any, states: Sequence[RunState]) -> dict[str, str] | None:
 
 
 async def names_of(states: Sequence[RunState], sources: Mapping[str, str] | None) -> dict[str, CellNames]:
-    """What each cell of ``states`` binds and reads (:func:`webmcp_bridge.core.names.cell_names`), parsed in slices
-    that yield to the page; a cell missing from ``sources`` is left out (unreadable to the verdicts)."""
+    """What each cell of ``states`` binds and reads, parsed in slices that yield to the page (no source: left out)."""
     if sources is None:
         other = unreadable(OTHER_LANGUAGE)
         return {state.id: other for state in states}
@@ -55,9 +51,6 @@ async def names_of(states: Sequence[RunState], sources: Mapping[str, str] | None
     return found
 
 
-Why = Literal["edited", "stale", "unreadable", "provides", "follows", "target"]
-
-
 class RerunPlanInput(NotebookInput):
     cell_id: Id | None = Field(
         None,
@@ -69,7 +62,7 @@ class RerunPlanInput(NotebookInput):
 class PlanCell(Wire):
     id: str
     index: int
-    why: Why = Field(
+    why: Literal["edited", "stale", "unreadable", "provides", "follows", "target"] = Field(
         description="edited: its source changed since its run; stale: its outputs read names that changed (names); "
         "unreadable: its names cannot be read (a cell magic, a syntax error...) and a cell above it changed; "
         "provides: a later cell here reads names it binds, which the kernel does not hold (names); follows: a cell "

@@ -1,53 +1,40 @@
-"""Review-thread tools: list, get, create, reply, resolve, reopen and focus comments.
-
-Thin wrappers over :class:`webmcp_bridge.review.threads.Review`, where every rule lives. Messages made through a tool
-are the "agent"'s; each message's author is judged with the session's page secret, so a message the file says is the
-person's but not signed in this browser reads "file" (:mod:`webmcp_bridge.review.signatures`).
+"""Review-thread tools over :class:`webmcp_bridge.review.threads.Review`, where every rule lives. Messages made
+here are the "agent"'s; a message the file says is the person's but not signed in this browser reads "file"
+(:mod:`webmcp_bridge.review.signatures`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from webmcp_bridge.access.notebook_guard import GuardedNotebook
-from webmcp_bridge.calls.payloads import Payload, sometimes
+from webmcp_bridge.calls.payloads import sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import json_bytes
 from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RESULT_HEADROOM, SHORT_ID_CHARS
 from webmcp_bridge.review.threads import CellAnchor, OutputAnchor, RangeAnchor, Review, ThreadView
 from webmcp_bridge.tools.common import MAX_INT, CallContext, CellIdField, Id, Index, NotebookInput, tool
-from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread, ThreadCounts
+from webmcp_bridge.tools.payloads import Focus, NotebookRevision, Thread, ThreadCounts, model
 from webmcp_bridge.tools.run import Selection
 
-
-class CommentsOutput(Payload):
-    path: str
-    status: Literal["open", "resolved", "all"]
-    scope: Literal["notebook", "cell"]
-    threads: list[Thread]
-    counts: ThreadCounts
-    truncated: bool
-    omittedCount: int
-    cellId: str = sometimes()
-
-
-class CommentOutput(Payload):
-    path: str
-    thread: Thread
-
-
-class ThreadWritten(Payload):
-    thread: Thread
-    notebook: NotebookRevision
-
-
-class ThreadShown(Payload):
-    thread: Thread
-    shown: Literal["selection", "cell", "output"]
-    focus: Focus
+CommentsOutput = model(
+    "CommentsOutput",
+    path=str,
+    status=Literal["open", "resolved", "all"],
+    scope=Literal["notebook", "cell"],
+    threads=list[Thread],
+    counts=ThreadCounts,
+    truncated=bool,
+    omittedCount=int,
+    cellId=(str, sometimes()),
+)
+CommentOutput = model("CommentOutput", path=str, thread=Thread)
+ThreadWritten = model("ThreadWritten", thread=Thread, notebook=NotebookRevision)
+ThreadShown = model("ThreadShown", thread=Thread, shown=Literal["selection", "cell", "output"], focus=Focus)
 
 
 ThreadIdField = Annotated[
@@ -75,6 +62,13 @@ def _review(ctx: CallContext, nb: GuardedNotebook) -> Review:
 
 def _thread(ctx: CallContext, view: ThreadView) -> dict[str, Any]:
     return view.to_json(max_messages=ctx.limits.comment_messages_returned)
+
+
+async def _written(ctx: CallContext, args: NotebookInput, write: Callable[[Review], ThreadView]) -> dict[str, Any]:
+    """:class:`ThreadWritten` of ``write`` done on the threads of the notebook ``args`` names."""
+    nb = await ctx.notebook(args.notebook_path)
+    view = write(_review(ctx, nb))
+    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
 
 
 class ListCommentsInput(NotebookInput):
@@ -157,7 +151,6 @@ async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT, f"Give at most one of quote, selection, outputIndex (got {', '.join(given)})."
         )
-    nb = await ctx.notebook(args.notebook_path)
     if args.quote is not None:
         anchor: CellAnchor | RangeAnchor | OutputAnchor = RangeAnchor(args.cell_id, quote=args.quote)
     elif args.selection is not None:
@@ -166,8 +159,7 @@ async def create_comment(ctx: CallContext, args: CreateCommentInput) -> dict[str
         anchor = OutputAnchor(args.cell_id, args.output_index)
     else:
         anchor = CellAnchor(args.cell_id)
-    view = _review(ctx, nb).create(anchor, args.body, "agent")
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.create(anchor, args.body, "agent"))
 
 
 class ReplyCommentInput(ThreadInput):
@@ -175,9 +167,7 @@ class ReplyCommentInput(ThreadInput):
 
 
 async def reply_comment(ctx: CallContext, args: ReplyCommentInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    view = _review(ctx, nb).reply(args.thread_id, args.body, "agent")
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.reply(args.thread_id, args.body, "agent"))
 
 
 class ResolveCommentInput(ThreadInput):
@@ -185,26 +175,19 @@ class ResolveCommentInput(ThreadInput):
 
 
 async def resolve_comment(ctx: CallContext, args: ResolveCommentInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    view = _review(ctx, nb).resolve(args.thread_id, "agent", args.message)
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.resolve(args.thread_id, "agent", args.message))
 
 
 async def reopen_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
-    nb = await ctx.notebook(args.notebook_path)
-    view = _review(ctx, nb).reopen(args.thread_id, "agent")
-    return {"thread": _thread(ctx, view), "notebook": {"path": nb.path, "revision": nb.revision()}}
+    return await _written(ctx, args, lambda review: review.reopen(args.thread_id, "agent"))
 
 
 async def focus_comment(ctx: CallContext, args: ThreadInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     view, shown = _review(ctx, nb).focus(args.thread_id)
     focus = nb.focus()
-    return {
-        "thread": _thread(ctx, view),
-        "shown": shown,
-        "focus": {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection},
-    }
+    focused = {"cellId": focus.cell_id, "cursor": focus.cursor, "selection": focus.selection}
+    return {"thread": _thread(ctx, view), "shown": shown, "focus": focused}
 
 
 TOOLS = (

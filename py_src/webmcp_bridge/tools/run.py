@@ -21,10 +21,11 @@ from webmcp_bridge.tools.common import (
     CellSelection,
     Index,
     NotebookInput,
+    check_count,
     tool,
     unique,
 )
-from webmcp_bridge.tools.payloads import Focus, OutputListing
+from webmcp_bridge.tools.payloads import Focus, OutputListing, model
 
 
 class KernelOut(Wire):
@@ -44,10 +45,7 @@ class CellRun(Wire):
     reason: str = sometimes()
 
 
-class RunCellsOutput(Payload):
-    path: str
-    results: list[CellRun]
-    kernel: KernelOut
+RunCellsOutput = model("RunCellsOutput", path=str, results=list[CellRun], kernel=KernelOut)
 
 
 class KernelActionOutput(Payload):
@@ -62,8 +60,7 @@ class KernelActionOutput(Payload):
     message: str = sometimes()
 
 
-class FocusOutput(Payload):
-    focus: Focus
+FocusOutput = model("FocusOutput", focus=Focus)
 
 
 class RunCellsInput(CellSelection):
@@ -79,8 +76,7 @@ class RunCellsInput(CellSelection):
 
 
 async def _kernel_ready(ctx: CallContext, nb) -> None:
-    """Wait for the notebook's kernel (up to ``Limits.kernel_wait_seconds``); KERNEL_UNAVAILABLE, saying how long
-    it really waited, what the status means and what to do, when it is not idle or busy by then."""
+    """Wait up to ``Limits.kernel_wait_seconds`` for the kernel; KERNEL_UNAVAILABLE when not idle or busy by then."""
     began = time.monotonic()
     info = await nb.wait_for_kernel(ctx.limits.kernel_wait_seconds)
     if info.status not in ("idle", "busy"):
@@ -125,18 +121,11 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         cells = nb.read_cells(None, head_bytes=0, max_outputs=0)
         ids = [cells[i].id for i in args.index_range(len(cells))]
         read_only = {cell_id for cell_id in ids if not nb.is_writable(cell_id)}  # skipped, with the reason
-    if len(ids) > ctx.limits.run_cells:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{len(ids)} cells asked; at most {ctx.limits.run_cells} run in one call.",
-            count=len(ids),
-            maxCount=ctx.limits.run_cells,
-        )
+    check_count(len(ids), ctx.limits.run_cells, "{count} cells asked; at most {cap} run in one call.")
     runnable = [c for c in nb.find_cells([i for i in ids if i not in read_only]) if c.cell_type == "code"]
     if runnable:
         code = "\n\n".join(f"# cell {c.id}\n{c.source}" for c in runnable)
-        # the run rule (access/run_consent.py): while something is hidden, the person sees the code first, in Direct
-        # mode too
+        # the run rule (access/run_consent.py): while something is hidden, the person sees the code first
         reason = await nb.run_consent()
         summary = f"Run {len(runnable)} code cell(s)" + (f" ({reason})" if reason else "")
         runs = [c.source for c in runnable]
@@ -173,26 +162,21 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         if outcome.status == "timeout":  # the kernel has not answered: the cell is still running, not failed
             outcome = RunResult(cell_id, "running", outcome.execution_count, running_reason(wait))
             still_running = True
+        failed = failed or outcome.status == "error"
+        count = outcome.execution_count
         try:
             after = nb.find_cells(
                 [cell_id], head_bytes=ctx.limits.preview_bytes, max_outputs=ctx.limits.outputs_per_cell
             )[0]
         except ToolError:  # deleted (by the person or another call) while it ran: its code did run
-            results.append(
-                {
-                    "cellId": cell_id,
-                    "status": outcome.status,
-                    "executionCount": outcome.execution_count,
-                    "reason": "the cell was deleted while it ran; its outputs are gone",
-                }
-            )
-            failed = failed or outcome.status == "error"
+            gone = "the cell was deleted while it ran; its outputs are gone"
+            results.append({"cellId": cell_id, "status": outcome.status, "executionCount": count, "reason": gone})
             continue
         ran: dict[str, Any] = {
             "cellId": cell_id,
             "index": after.index,
             "status": outcome.status,
-            "executionCount": outcome.execution_count if outcome.execution_count is not None else after.execution_count,
+            "executionCount": count if count is not None else after.execution_count,
         }
         if after.outputs:  # listed as jupyter_get_cells lists them; none: no key
             uri = cell_uri(nb.path, cell_id)
@@ -202,7 +186,6 @@ async def run_cells(ctx: CallContext, args: RunCellsInput) -> dict[str, Any]:
         if outcome.reason:
             ran["reason"] = outcome.reason
         results.append(ran)
-        failed = failed or outcome.status == "error"
     kernel = nb.kernel()
     return {"path": nb.path, "results": results, "kernel": {"name": kernel.name, "status": kernel.status}}
 

@@ -1,16 +1,11 @@
 """jupyter_search: find a string or a bounded regular expression in the workspace's notebooks and text files.
 
-Searched in path order (a bounded walk of the listing, "." names left out, narrowed by a glob): each notebook's cell
-sources and output texts (text/plain, else the first text representation), open ones live, closed ones from the
-contents service (no tab, no kernel), and every UTF-8 text file. Hidden notebooks and cells are never read (the guard
-leaves them out of the walk and the reads), so a search answers exactly as over a workspace without them: no count,
-cut or skipped path tells of them.
-
-The cost is bounded three ways: the matching (:mod:`webmcp_bridge.core.search` matches on a bounded window under a
-deadline, :mod:`webmcp_bridge.core.alarm`, of ``SEARCH_MATCH_SECONDS`` a stretch; a match that overruns it twice ends
-the call with INVALID_ARGUMENT), the text (``SEARCH_TEXT_BYTES`` a source or file, ``SEARCH_OUTPUT_BYTES`` an output,
-``SEARCH_SCAN_BYTES`` a call) and the time (``SEARCH_SECONDS`` a call, yielding every ``SEARCH_SLICE_SECONDS``). A
-call that stops early, or fills a page of hits, says ``truncated`` and gives ``nextCursor``.
+Searched in path order (a bounded walk, "." names left out, narrowed by a glob): cell sources and output texts of
+notebooks (open ones live, closed ones from the contents service) and every UTF-8 text file. Hidden notebooks and
+cells are never read, so no count, cut or skipped path tells of them. Bounded three ways: the matching (a deadline
+of ``SEARCH_MATCH_SECONDS`` a stretch, :mod:`webmcp_bridge.core.alarm`; overrun twice: INVALID_ARGUMENT), the text
+(``SEARCH_TEXT_BYTES``, ``SEARCH_OUTPUT_BYTES``, ``SEARCH_SCAN_BYTES`` a call) and the time (``SEARCH_SECONDS``,
+yielding every ``SEARCH_SLICE_SECONDS``); a call that stops early says ``truncated`` and gives ``nextCursor``.
 """
 
 from __future__ import annotations
@@ -159,9 +154,7 @@ class _Run:
 
 
 async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str, bool]], bool]:
-    """``(path, type, open)`` of every file and notebook the agent sees that the glob matches, sorted by path, and
-    whether the walk stopped at its bound. Breadth first through the guarded listing (hidden notebooks are not in
-    it), which says which notebooks are open."""
+    """Sorted ``(path, type, open)`` of what the guarded listing shows that ``glob`` matches; True: walk cut."""
     matcher = path_matcher(glob)
     found: list[tuple[str, str, bool]] = []
     seen, folders = 0, deque([""])
@@ -181,9 +174,8 @@ async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str
 
 
 async def _pause(run: _Run, *, now_or_never: bool = False) -> bool:
-    """Yield to the page when this stretch has run long (or at once: ``now_or_never``); True when the call's time
-    is up (never before the call scanned something, so every call makes progress however slow the walk was). A
-    deadline of the matching is stopped across the yield and set again after it, for a stretch of its own."""
+    """Yield when this stretch ran long (or ``now_or_never``), the matching's deadline stopped across the yield;
+    True when the call's time is up (never before it scanned something: every call makes progress)."""
     now = time.monotonic()
     if run.steps > 0 and now - run.started >= SEARCH_SECONDS:
         return True
@@ -200,14 +192,10 @@ async def _pause(run: _Run, *, now_or_never: bool = False) -> bool:
 async def _search_text(
     run: _Run, text: str, cap: int, place: tuple[str, int], after: tuple[int, int], located: dict[str, Any], label: str
 ) -> bool:
-    """Scan one text (cut to ``cap`` bytes); add its hits (``located``: the keys that say where they are, before each
-    hit's line, column, length and snippet). False when the call stops (page full or budget).
-
-    The matching runs under the alarm (:mod:`webmcp_bridge.core.alarm`), set (when it is not) for what is left of
-    this stretch's ``SEARCH_MATCH_SECONDS``, stopped across each yield and by :func:`search` after each path (the
-    reads between paths await the host). A match it stops is tried once more from where the scan
-    was (the last line or window begun, or just after the last hit), after a yield, in a stretch of its own; a
-    second stop there raises :func:`~webmcp_bridge.core.search.too_costly` (``label`` names the text in it)."""
+    """Scan one text (cut to ``cap`` bytes), adding its hits after the keys ``located``; False when the call stops.
+    The matching runs under the alarm, set for what is left of this stretch; a match it stops is tried once more
+    from where the scan was, in a stretch of its own, and a second stop raises
+    :func:`~webmcp_bridge.core.search.too_costly` (``label`` names the text)."""
     path, unit = place
     if run.scanned > 0 and run.scanned + min(utf8_len(text), cap) > run.byte_budget:
         run.stopped, run.cursor = "scanBytes", (path, unit, *after)
@@ -254,13 +242,13 @@ async def _search_text(
 
 
 def _output_text(cell: RawCell, index: int) -> tuple[str, str, bool] | None:
-    """``(mime, text searched, cut)`` of output ``index``: text/plain, else its first text representation."""
+    """``(text searched, mime, cut)`` of output ``index``: text/plain, else its first text representation."""
     items = [item for item in cell.outputs[index].items if not item.binary]
     if not items:
         return None
     item = next((i for i in items if i.mime == "text/plain"), items[0])
     head = truncate_utf8(item.head, SEARCH_OUTPUT_BYTES)
-    return item.mime, head, item.bytes > utf8_len(head)
+    return head, item.mime, item.bytes > utf8_len(head)
 
 
 async def _search_cells(
@@ -268,31 +256,25 @@ async def _search_cells(
 ) -> bool:
     per_cell = ctx.limits.outputs_per_cell
     for cell in cells:
-        units: list[tuple[int, int | None, str, str | None, bool]] = [(cell.index, None, cell.source, None, False)]
+        units: list[tuple[int | None, str, str | None, bool]] = [(None, cell.source, None, False)]
         if outputs:
-            for j in range(len(cell.outputs)):
-                found = _output_text(cell, j)
-                if found is not None:
-                    units.append((cell.index, j, found[1], found[0], found[2]))
-        for index, output_index, text, mime, was_cut in units:
-            unit = unit_of(index, output_index, per_cell)
+            units += [(j, *found) for j in range(len(cell.outputs)) if (found := _output_text(cell, j)) is not None]
+        for output_index, text, mime, was_cut in units:
+            unit = unit_of(cell.index, output_index, per_cell)
             if unit < after[0]:
                 continue
             start = after[1:] if unit == after[0] else (0, 0)
-            located: dict[str, Any] = {"path": path, "kind": "source" if output_index is None else "output"}
-            if cell.id and output_index is not None:
-                located.update(uri=output_uri(path, cell.id, output_index), cellId=cell.id)
-            elif cell.id:
-                located.update(uri=cell_uri(path, cell.id), cellId=cell.id)
-            else:
-                located["uri"] = notebook_uri(path)
+            kind = "source" if output_index is None else "output"
+            located: dict[str, Any] = {"path": path, "kind": kind, "uri": notebook_uri(path)}
+            if cell.id:
+                uri = cell_uri(path, cell.id) if output_index is None else output_uri(path, cell.id, output_index)
+                located.update(uri=uri, cellId=cell.id)
             located["cellIndex"] = cell.index
             if output_index is not None:
                 located.update(outputIndex=output_index, mimeType=mime)
+            run.cut += was_cut
             cap = SEARCH_TEXT_BYTES if output_index is None else SEARCH_OUTPUT_BYTES
-            if was_cut:
-                run.cut += 1
-            label = f"cell {index}'s " + ("source" if output_index is None else f"output {output_index}")
+            label = f"cell {cell.index}'s " + ("source" if output_index is None else f"output {output_index}")
             if not await _search_text(run, text, cap, (path, unit), start, located, label):
                 return False
     return True
@@ -301,9 +283,8 @@ async def _search_cells(
 async def _search_notebook(
     ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int], outputs: bool, listed_open: bool
 ) -> bool:
-    """One notebook: True when it was searched to its end (or is not there for the agent). One the listing said
-    was closed is read from its saved file first (the guard refuses it if it is open now: then it is read live),
-    one it said was open live first (its saved file if it closed since)."""
+    """One notebook, True when searched to its end (or not there): the saved file first if listed closed (the guard
+    refuses it if open now), else the live one first."""
     if not listed_open:
         done = await _search_saved(ctx, run, path, after, outputs)
         if done is not None:
@@ -336,8 +317,8 @@ async def _search_notebook(
 async def _search_saved(
     ctx: CallContext, run: _Run, path: str, after: tuple[int, int, int], outputs: bool
 ) -> bool | None:
-    """A closed notebook's saved file: True when searched to its end (or skipped as too large), False when the
-    call stopped in it, None when the guard gave nothing (open now, hidden or not there)."""
+    """A closed notebook's saved file: True when done (or too large), False when the call stopped, None when the
+    guard gave nothing."""
     per_cell = ctx.limits.outputs_per_cell
     try:
         saved = await ctx.host.read_saved_notebook(
@@ -400,7 +381,6 @@ async def search(ctx: CallContext, args: SearchInput) -> dict[str, Any]:
             )
         finally:
             run.alarm.stop()  # never left set across the next path's reads
-
         if not done:
             break
         if await _pause(run):

@@ -4,31 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from webmcp_bridge.calls.payloads import Payload, Wire
+from webmcp_bridge.calls.payloads import Wire
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.errors import ToolError
 from webmcp_bridge.tools.common import CallContext, NotebookInput, tool
+from webmcp_bridge.tools.payloads import model
+
+SharedText = model("SharedText", Wire, cellId=str, outputIndex=int, text=str, bytes=int, truncated=bool, time=float)
+OutputSelectionOutput = model("OutputSelectionOutput", path=str, selection=SharedText | None)
 
 
-class GetOutputSelectionInput(NotebookInput):
-    pass
-
-
-class SharedText(Wire):
-    cellId: str
-    outputIndex: int
-    text: str
-    bytes: int
-    truncated: bool
-    time: float
-
-
-class OutputSelectionOutput(Payload):
-    path: str
-    selection: SharedText | None
-
-
-async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) -> dict[str, Any]:
+async def get_output_selection(ctx: CallContext, args: NotebookInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     shared = ctx.shared.latest(nb.path)
     if shared is not None:
@@ -36,19 +22,19 @@ async def get_output_selection(ctx: CallContext, args: GetOutputSelectionInput) 
             nb.find_cell(shared.cell_id)  # a cell hidden from the agent (or gone) shares nothing
         except ToolError:
             shared = None
-    if shared is None:
-        return {"path": nb.path, "selection": None}
-    return {
-        "path": nb.path,
-        "selection": {
+    selection = (
+        None
+        if shared is None
+        else {
             "cellId": shared.cell_id,
             "outputIndex": shared.output_index,
             "text": shared.text,
             "bytes": shared.bytes,
             "truncated": shared.truncated,
             "time": round(shared.time, 3),
-        },
-    }
+        }
+    )
+    return {"path": nb.path, "selection": selection}
 
 
 TOOLS = (

@@ -1,8 +1,5 @@
-"""jupyter_toolsets: the discovery tool. Lists the page's toolsets and turns them on or off.
-
-A page registers only some toolsets at load (:mod:`webmcp_bridge.calls.toolsets`: the URL, the settings, the
-default); the others stay one call away here. Turning a toolset on registers its tools at once (the page's
-WebMCP ``toolchange`` fires); the choice lasts for this page only.
+"""jupyter_toolsets: the discovery tool. Lists the page's toolsets and turns them on or off (its tools registered at
+once, the page's WebMCP ``toolchange`` firing), for this page only (:mod:`webmcp_bridge.calls.toolsets`).
 """
 
 from __future__ import annotations

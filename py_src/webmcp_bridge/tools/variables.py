@@ -1,12 +1,9 @@
 """The kernel's variables without the agent's code: jupyter_list_variables and jupyter_inspect_variable.
 
-Both run the bridge's fixed inspection program (:mod:`webmcp_bridge.core.kernel_inspect`) in the notebook's kernel,
-silently and outside its history, through the access guard, and return its one-line JSON answer. They are reads: a
-read-only notebook allows them and Propose mode does not hold them, except that the values can carry what a hidden
-cell computed (no filter by name can keep it out), so they follow the run rule
-(:mod:`webmcp_bridge.access.run_consent`) as ``jupyter_run_code`` does: while something is hidden, the person sees
-the inspection and it runs only after Accept, in Direct mode too. IPython's own and history names (``In``, ``_iN``...)
-answer as not defined.
+Both run the bridge's fixed inspection program (:mod:`webmcp_bridge.core.kernel_inspect`) in the kernel, silently
+and outside its history. They are reads (allowed on a read-only notebook, not held in Propose mode), but the values
+can carry what a hidden cell computed, so they follow the run rule (:mod:`webmcp_bridge.access.run_consent`): while
+something is hidden the person sees the inspection first, in Direct mode too.
 """
 
 from __future__ import annotations
@@ -31,6 +28,7 @@ from webmcp_bridge.core.limits import (
 )
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import CallContext, Id, Index, NotebookInput, tool
+from webmcp_bridge.tools.payloads import model
 from webmcp_bridge.tools.run import _kernel_ready
 
 
@@ -56,12 +54,7 @@ class Variable(Wire):
     reprTruncated: bool
 
 
-class VariableList(Payload):
-    path: str
-    total: int
-    offset: int
-    variables: list[Variable]
-    nextOffset: int | None
+VariableList = model("VariableList", path=str, total=int, offset=int, variables=list[Variable], nextOffset=int | None)
 
 
 class Item(Wire):
@@ -95,19 +88,12 @@ class VariableDetails(Payload):
     attributes: list[Attribute] = sometimes()
 
 
-def _budget(ctx: CallContext) -> int:
-    """Bytes the program's answer may take: the result cap less the envelope's headroom."""
-    return max(MIN_PAGE_BYTES, ctx.limits.result_bytes - RESULT_HEADROOM)
-
-
 async def _inspect(ctx: CallContext, args: NotebookInput, tool: str, summary: str, arguments: dict) -> dict[str, Any]:
-    """Run the inspection with ``arguments`` in the notebook's kernel; its answer with the notebook's ``path``.
-
-    Raises ToolError: the notebook's (NO_ACTIVE_NOTEBOOK, NOTEBOOK_NOT_FOUND, INVALID_PATH), KERNEL_UNAVAILABLE (no
-    kernel, no answer in time or none readable), INTERNAL_ERROR (the program failed); ProposalDenied."""
+    """Run the inspection with ``arguments``; its answer with ``path``. Raises ToolError: the notebook's,
+    KERNEL_UNAVAILABLE (no kernel or no readable answer in time), INTERNAL_ERROR; ProposalDenied."""
     nb = await ctx.notebook(args.notebook_path)
     nonce = new_nonce()
-    budget = _budget(ctx)
+    budget = max(MIN_PAGE_BYTES, ctx.limits.result_bytes - RESULT_HEADROOM)  # what the program's answer may take
     program = inspection_code(nonce, {**arguments, "budget": budget, "repr": VARIABLE_REPR_BYTES})
     reason = await nb.run_consent()
     if reason is not None:  # the run rule: shown to the person (Direct mode too); a read is otherwise never held
@@ -134,16 +120,13 @@ async def _inspect(ctx: CallContext, args: NotebookInput, tool: str, summary: st
 
 
 async def list_variables(ctx: CallContext, args: ListVariablesInput) -> dict[str, Any]:
-    """A page of the kernel's variables in name order (:class:`VariableList`), without modules, ``_`` names and
-    IPython's own; ``repr`` at most VARIABLE_REPR_BYTES; the page ends early before the result cap. Raises as
-    :func:`_inspect`."""
+    """A page of the kernel's variables in name order (:class:`VariableList`); raises as :func:`_inspect`."""
     arguments = {"mode": "list", "offset": args.offset, "limit": args.limit}
     return await _inspect(ctx, args, "jupyter_list_variables", "Show the kernel's variables to the agent", arguments)
 
 
 async def inspect_variable(ctx: CallContext, args: InspectVariableInput) -> dict[str, Any]:
-    """One variable of the kernel in detail (:class:`VariableDetails`; ``defined: false`` for none, IPython's own and
-    history names included). Raises ToolError: INVALID_ARGUMENT (not an identifier), and as :func:`_inspect`."""
+    """One variable in detail (:class:`VariableDetails`); INVALID_ARGUMENT for a name that is not an identifier."""
     name = check_variable_name(args.name)
     arguments = {"mode": "inspect", "name": name, "detail": VARIABLE_DETAIL_BYTES, "items": VARIABLE_ITEMS}
     return await _inspect(

@@ -41,15 +41,14 @@ from webmcp_bridge.host.protocol import SaveKind
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.review.threads import Review
 from webmcp_bridge.tools.common import CallContext, NotebookInput, summary, tool
-from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary, ThreadCounts
+from webmcp_bridge.tools.payloads import Focus, Kernel, NotebookSummary, ThreadCounts, model
 
 #: the name the Pyodide kernel (jupyterlite-pyodide-kernel 0.8.6, ``str(type(error))``) gives an error
 _CLASS_REPR = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
 
 
 def error_name(ename: str) -> str:
-    """The error's class name as ipykernel gives it (``ValueError``): the Pyodide kernel's ``<class 'ValueError'>`` (or
-    ``<class 'module.Name'>``) becomes ``ValueError`` (``Name``); any other name is kept as it is."""
+    """The error's class name: the Pyodide kernel's ``<class 'module.Name'>`` becomes ``Name``."""
     match = _CLASS_REPR.fullmatch(ename.strip())
     return match.group(1) if match else ename
 
@@ -65,20 +64,12 @@ class CellError(Wire):
     outputIndex: int
 
 
-class ErrorsSummary(Wire):
-    """The cells of the current notebook whose last run raised (:func:`errors_summary`)."""
-
-    path: str
-    uri: str
-    count: int
-    cells: list[CellError]
-    truncated: bool
+#: The cells of the current notebook whose last run raised (:func:`errors_summary`).
+ErrorsSummary = model("ErrorsSummary", Wire, path=str, uri=str, count=int, cells=list[CellError], truncated=bool)
 
 
 async def errors_summary(nb: GuardedNotebook) -> dict[str, Any]:
-    """``{path, uri, count, cells: [{cellId, index, executionCount, ename, evalue, outputIndex}], truncated}`` for
-    ``nb`` (see the module docstring). Reads the visible cells :data:`EXPORT_CHUNK` at a time, with a yield to the page
-    between reads (a notebook of thousands of cells never holds it in one stretch)."""
+    """:class:`ErrorsSummary` of ``nb`` (module docstring), read EXPORT_CHUNK cells at a time with a yield between."""
     found: list[dict[str, Any]] = []
     count = 0
     total = nb.cell_count()
@@ -144,29 +135,26 @@ class DiagnosticOut(Wire):
     reason: str
 
 
-class LimitsOut(Wire):
-    resultBytes: int
-    sourceWriteBytes: int
-    outputPageBytes: int
-    imageBytes: int
-
-
-class ContextOutput(Payload):
-    notebook: NotebookSummary | None
-    openDocuments: list[OpenDocumentOut]
-    kernel: Kernel | None
-    focus: Focus | None
-    mode: Literal["direct", "propose"]
-    proposals: list[ProposalOut]
-    review: ThreadCounts | None
-    pending: list[PendingCallOut]
-    dialogs: list[DialogReport]
-    diagnostics: list[DiagnosticOut]
-    limits: LimitsOut
-    errors: ErrorsSummary | None = sometimes(
-        "With includeErrors: the current notebook's cells whose last run raised (null without a notebook)."
-    )
-    guidance: str = sometimes("With includeGuidance: how to work in this page (under 2 KB).")
+LimitsOut = model("LimitsOut", Wire, resultBytes=int, sourceWriteBytes=int, outputPageBytes=int, imageBytes=int)
+ContextOutput = model(
+    "ContextOutput",
+    notebook=NotebookSummary | None,
+    openDocuments=list[OpenDocumentOut],
+    kernel=Kernel | None,
+    focus=Focus | None,
+    mode=Literal["direct", "propose"],
+    proposals=list[ProposalOut],
+    review=ThreadCounts | None,
+    pending=list[PendingCallOut],
+    dialogs=list[DialogReport],
+    diagnostics=list[DiagnosticOut],
+    limits=LimitsOut,
+    errors=(
+        ErrorsSummary | None,
+        sometimes("With includeErrors: the current notebook's cells whose last run raised (null without a notebook)."),
+    ),
+    guidance=(str, sometimes("With includeGuidance: how to work in this page (under 2 KB).")),
+)
 
 
 class EntryOut(Wire):
@@ -175,24 +163,12 @@ class EntryOut(Wire):
     type: Literal["notebook", "file", "directory"]
 
 
-class ListWorkspaceOutput(Payload):
-    path: str
-    entries: list[EntryOut]
-    truncated: bool
-
-
-class OpenNotebookOutput(Payload):
-    notebook: NotebookSummary
-
-
-class CreateNotebookOutput(Payload):
-    path: str
-    notebook: NotebookSummary
+ListWorkspaceOutput = model("ListWorkspaceOutput", path=str, entries=list[EntryOut], truncated=bool)
+OpenNotebookOutput = model("OpenNotebookOutput", notebook=NotebookSummary)
+CreateNotebookOutput = model("CreateNotebookOutput", path=str, notebook=NotebookSummary)
 
 
 class SaveNotebookOutput(Payload):
-    """:func:`save_notebook`."""
-
     saved: bool = Field(description="True only when this tab's notebook reached the file.")
     outcome: SaveKind
     path: str
@@ -341,10 +317,6 @@ async def create_notebook(ctx: CallContext, args: CreateNotebookInput) -> dict[s
     return {"path": path, "notebook": summary(nb)}
 
 
-class SaveNotebookInput(NotebookInput):
-    pass
-
-
 #: what a save that wrote nothing tells the agent, by outcome (see :class:`~webmcp_bridge.host.protocol.SaveOutcome`)
 NOT_SAVED = {
     "cancelled": "The notebook was not saved: Cancel was chosen in JupyterLab's 'File Changed' dialog (the file "
@@ -365,7 +337,7 @@ LOCK_TIMED_OUT = (
 )
 
 
-async def save_notebook(ctx: CallContext, args: SaveNotebookInput) -> dict[str, Any]:
+async def save_notebook(ctx: CallContext, args: NotebookInput) -> dict[str, Any]:
     nb = await ctx.notebook(args.notebook_path)
     done = await nb.save()
     await nb.count_tabs()
