@@ -75,7 +75,7 @@ class FakeLive:
         return {"id": cell_id, "index": index, "cell_type": "code", "source": self.sources[cell_id],
                 "execution_count": None, "outputs": [], "output_count": 0}  # fmt: skip
 
-    def cellsById(self, handle: str, ids_json: str, head: int, max_outputs: int) -> str:
+    def cells(self, handle: str, ids_json: str, head: int, max_outputs: int) -> str:
         self._check(handle)
         return json.dumps([self._cell(i) if i in self.sources else None for i in json.loads(ids_json)])
 
@@ -173,7 +173,7 @@ class FakeLive:
         self._check(handle)
         return None if self.output is None else json.dumps(self.output)
 
-    outputBytes = outputBinary = outputBinaryHead = _output
+    outputBytes = outputBinary = _output
 
     def resizeImage(self, handle: str, *args: Any) -> Any:
         answer = self._output(handle)

@@ -13,14 +13,13 @@ from __future__ import annotations
 HALVES: dict[str, tuple[str, ...]] = {
     "notebook.js": (
         "accessState", "activate", "agentKernels", "applyEdits", "bridgeMetadata", "captureOutput",
-        "cellBridgeMetadata", "cellCount", "cellIds", "cellInfos", "cells", "cellsById", "clearOutputs", "configure",
-        "confirm", "current", "currentViewed", "deleteCell", "dirty", "dispose", "documents", "encodeCapture",
-        "executeAsAgent", "findViewed", "focus", "follow", "highlightOutput", "insertCell", "interrupt", "kernel",
-        "kernelAction", "kernelOwner", "kernelReady", "language", "listen", "moveCell", "open", "outputBinary",
-        "outputBinaryHead", "outputBytes", "outputSelection", "panels", "path", "releaseCapture", "resizeImage",
-        "restartAgentKernels", "revertSource", "revision", "runCode", "runDone", "runFinish", "runStates",
-        "savedNotebook", "setBridgeMetadata", "setCellBridgeMetadata", "setCellType", "setFocus", "setSource",
-        "takeChanges", "takeChangesWithStamp", "unwatch", "watch",
+        "cellBridgeMetadata", "cellCount", "cellIds", "cellInfos", "cells", "clearOutputs", "configure", "confirm",
+        "current", "currentViewed", "deleteCell", "dirty", "dispose", "documents", "encodeCapture", "executeAsAgent",
+        "findViewed", "focus", "follow", "highlightOutput", "insertCell", "kernel", "kernelAction", "kernelOwner",
+        "kernelReady", "language", "listen", "moveCell", "open", "outputBinary", "outputBytes", "outputSelection",
+        "panels", "path", "releaseCapture", "resizeImage", "restartAgentKernels", "revision", "runCode", "runDone",
+        "runFinish", "runStates", "savedNotebook", "setBridgeMetadata", "setCellBridgeMetadata", "setCellType",
+        "setFocus", "setSource", "takeChanges", "takeChangesWithStamp", "unwatch", "watch",
     ),
     "host.js": (
         "configure", "cookie", "fileText", "listDir", "notebookMetadata", "openText", "saveModel", "serverRoot", "stat",

@@ -165,10 +165,11 @@ class LabNotebook:
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return [raw_cell(c, head_bytes) for c in json.loads(self._call("cells", chosen, head_bytes, max_outputs))]
+        found = json.loads(self._call("cells", chosen, head_bytes, max_outputs))
+        return [raw_cell(c, head_bytes) for c in found if c is not None]
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
-        found = json.loads(self._call("cellsById", json.dumps(list(cell_ids)), head_bytes, max_outputs))
+        found = json.loads(self._call("cells", json.dumps(list(cell_ids)), head_bytes, max_outputs))
         for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
@@ -180,7 +181,7 @@ class LabNotebook:
     def sources_of(self, cell_ids: Sequence[str]) -> dict[str, str]:
         """``{cell id: source}`` of the cells of ``cell_ids`` that exist (a missing one is left out): one crossing."""
         ids = list(dict.fromkeys(cell_ids))
-        found = json.loads(self._call("cellsById", json.dumps(ids), 0, 0))
+        found = json.loads(self._call("cells", json.dumps(ids), 0, 0))
         return {cell_id: str(data["source"]) for cell_id, data in zip(ids, found, strict=True) if data is not None}
 
     def run_states(self, last_index: int) -> list[RunState]:
@@ -203,7 +204,7 @@ class LabNotebook:
 
     def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
         """One crossing for the first base64 characters that hold ``max_bytes`` decoded bytes, decoded here."""
-        raw = self._call("outputBinaryHead", cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
+        raw = self._call("outputBinary", cell_id, output_index, mime, 0, -(-max(0, max_bytes) // 3) * 4)
         data = output_answer(raw, cell_id)
         try:
             head = base64.b64decode(data["data"], validate=True)[:max_bytes]
@@ -304,8 +305,8 @@ class LabNotebook:
         """The person's revert (the Agent panel, never a tool): write ``source`` when the cell still holds
         ``expected``, as the person. None when written, else "gone" or "changed"
         (:data:`webmcp_bridge.changes.undo.REFUSALS`)."""
-        data = json.loads(self._call("revertSource", cell_id, source, expected))
-        return None if data.get("ok") else "gone" if "missing" in data else "changed"
+        raw = self._call("setSource", cell_id, source, expected, True)
+        return "gone" if is_nullish(raw) else "changed" if {"changed", "lineEnds"} & set(json.loads(raw)) else None
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         return self._written(self._call("insertCell", index, cell_type, source), "(new cell)")
@@ -458,7 +459,7 @@ class LabNotebook:
         """Interrupt the kernel and give the cell ABORT_SETTLE_SECONDS to end, so its KeyboardInterrupt output
         counts as the agent's run. Never raises."""
         try:
-            await asyncio.wait_for(self._call_async("interrupt"), ABORT_SETTLE_SECONDS)  # None: no kernel
+            await asyncio.wait_for(self._call_async("kernelAction", "interrupt", RESTART_COMMAND), ABORT_SETTLE_SECONDS)
             await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
         except (TimeoutError, asyncio.CancelledError, ToolError):
             pass
