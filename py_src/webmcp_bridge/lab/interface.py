@@ -29,11 +29,9 @@ HALVES: dict[str, tuple[str, ...]] = {
     "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
     "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
     "commands.js": ("add", "dispose"),
-    "contributions.js": ("site",),
-    "session.js": ("facts", "setDiagnostics", "setStatus"),
+    "session.js": ("emit", "facts", "setDiagnostics", "setStatus", "site"),
     "webmcp.js": ("answer", "connect", "disconnect", "dispose", "emit", "fail", "reportCall", "runtime"),
     "resources.js": ("answer", "connect", "connectPrompts", "disconnect", "disconnectPrompts", "dispose"),
-    "events.js": ("emit",),
     "page_secret.js": ("get", "set"),
     "ui/dom.js": (
         "activate", "applyMarkers", "clearDraft", "configure", "configureBoxes", "createPanel", "disableBox",
