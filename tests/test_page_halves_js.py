@@ -1,6 +1,6 @@
 """The JS halves that answer JupyterLab and the loader for Python, run by Node on the files the wheel ships:
 ``webmcp.js``'s dispatcher (an answer Python gives before its listener returns is returned as the text itself, a
-later one settles a promise, a failure rejects it, an abort reaches Python's listener), ``resources.js``'s reader,
+later one settles a promise, a failure rejects it, an abort reaches Python's listener) and its resource reader,
 ``settings.js`` (the composite as JSON text, changes pushed to Python's listener, a page without a registry), and the
 commands JupyterLab asks synchronously, answered from the state Python pushed (``ui/proposals.js``' check mark,
 ``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the loader's facts and status item).
@@ -70,18 +70,18 @@ half.attach({ connectResources(text, r) { read = r; return JSON.parse(text).leng
 const bare = eval(fs.readFileSync(process.argv[1], "utf8"));
 bare.attach({});
 const asked = [];
-const count = half.connect('[{"name": "cell"}]', (id, uri) => asked.push([id, uri]));
+const count = half.connectResources('[{"name": "cell"}]', (id, uri) => asked.push([id, uri]));
 (async () => {
   const pending = read("notebook://a.ipynb");
-  half.answer(asked[0][0], '{"result": {"contents": []}}');
+  half.answerRead(asked[0][0], '{"result": {"contents": []}}');
   console.log(JSON.stringify({ count, prompts: half.connectPrompts("[1, 2]"), asked: asked.map((a) => a[1]),
-    text: await pending, bareCount: bare.connect("[]", () => {}), barePrompts: bare.connectPrompts("[1]") }));
+    text: await pending, bareCount: bare.connectResources("[]", () => {}), barePrompts: bare.connectPrompts("[1]") }));
 })();
 """
 
 
 def test_a_resource_read_is_answered_by_a_later_call() -> None:
-    out = run_node(RESOURCES, str(LAB / "resources.js"))
+    out = run_node(RESOURCES, str(LAB / "webmcp.js"))
     assert out["count"] == 1 and out["prompts"] == 2
     assert out["asked"] == ["notebook://a.ipynb"]
     assert out["text"] == '{"result": {"contents": []}}'

@@ -30,8 +30,10 @@ HALVES: dict[str, tuple[str, ...]] = {
     "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
     "commands.js": ("add", "dispose"),
     "session.js": ("emit", "facts", "setDiagnostics", "setStatus", "site"),
-    "webmcp.js": ("answer", "connect", "disconnect", "dispose", "emit", "fail", "reportCall", "runtime"),
-    "resources.js": ("answer", "connect", "connectPrompts", "disconnect", "disconnectPrompts", "dispose"),
+    "webmcp.js": (
+        "answer", "answerRead", "connect", "connectPrompts", "connectResources", "disconnect", "disconnectPrompts",
+        "disconnectResources", "dispose", "emit", "fail", "reportCall", "runtime",
+    ),
     "page_secret.js": ("get", "set"),
     "ui/dom.js": (
         "activate", "applyMarkers", "clearDraft", "configure", "configureBoxes", "createPanel", "disableBox",
