@@ -144,9 +144,6 @@ class FakeLive:
         self._check(handle)
         return json.dumps({"name": "python", "status": self.kernel_status, "displayName": "Python (Pyodide)"})
 
-    def kernelReady(self, handle: str) -> asyncio.Future:
-        return resolved(True)
-
     def kernelAction(self, handle: str, action: str, command: str) -> asyncio.Future:
         assert command == "notebook:restart-kernel"
         return resolved(json.dumps(self.kernel_outcome))

@@ -16,7 +16,7 @@ HALVES: dict[str, tuple[str, ...]] = {
         "cellBridgeMetadata", "cellCount", "cellIds", "cellInfos", "cells", "clearOutputs", "configure", "confirm",
         "current", "currentViewed", "deleteCell", "dirty", "dispose", "documents", "encodeCapture", "executeAsAgent",
         "findViewed", "focus", "follow", "highlightOutput", "insertCell", "kernel", "kernelAction", "kernelOwner",
-        "kernelReady", "language", "listen", "moveCell", "open", "outputBinary", "outputBytes", "outputSelection",
+        "language", "listen", "moveCell", "open", "outputBinary", "outputBytes", "outputSelection",
         "panels", "path", "releaseCapture", "resizeImage", "restartAgentKernels", "revision", "runCode", "runDone",
         "runFinish", "runStates", "savedNotebook", "setBridgeMetadata", "setCellBridgeMetadata", "setCellType",
         "setFocus", "setSource", "takeChanges", "takeChangesWithStamp", "unwatch", "watch",

@@ -109,9 +109,7 @@ export function createKernelTrust({ app, tracker, modules = {}, now = () => Date
     return true;
   }
 
-  function panelsOn(id) {
-    return tracker ? tracker.filter(panel => kernelOf(panel)?.id === id) : [];
-  }
+  const panelsOn = id => (tracker ? tracker.filter(panel => kernelOf(panel)?.id === id) : []);
 
   // the agent's kernels still running (one shut down meanwhile, say from the Running panel, is forgotten)
   function prune() {

@@ -344,11 +344,10 @@
   function describeCell(cell, index, headBytes, maxOutputs) {
     const shared = cell.sharedModel;
     const outputs = cell.type === "code" && cell.outputs ? cell.outputs : null;
-    const described = [];
-    for (let j = 0; outputs && j < Math.min(outputs.length, maxOutputs); j++) {
+    const described = Array.from({ length: outputs ? Math.min(outputs.length, maxOutputs) : 0 }, (_, j) => {
       const { json, items } = itemsOf(outputs.get(j));
-      described.push(describeOutput(json, items, headBytes));
-    }
+      return describeOutput(json, items, headBytes);
+    });
     return {
       id: cell.id, index, cell_type: cell.type, source: shared.getSource(),
       execution_count: cell.type === "code" ? cell.executionCount ?? null : null,
@@ -721,15 +720,13 @@
     dirty(panel) { return Boolean(panel.context.model?.dirty); },
     cellCount(panel) { return model(panel).cells.length; },
     language(panel) { return panel.context.model?.defaultKernelLanguage || null; },
-    // The kernel as JSON text {name, status, displayName}, or null when the session has no kernel.
+    // The kernel as JSON text {name, status, displayName}, or {ready: the session context's isReady} without one.
     kernel(panel) {
       const session = panel.sessionContext;
       const kernel = session?.session?.kernel;
-      if (!kernel) return null;
+      if (!kernel) return JSON.stringify({ ready: Boolean(session?.isReady) });
       return JSON.stringify({ name: String(kernel.name), status: String(kernel.status), displayName: String(session.kernelDisplayName) });
     },
-    // Resolves to true once the session context is ready, false if its ready promise rejects.
-    kernelReady(panel) { return Promise.resolve(panel.sessionContext.ready).then(() => true, () => false); },
     // Interrupt ("interrupt") or restart the kernel; a restart goes through the person's own restartCommand (not
     // brought to the front: JupyterLab asks "Restart Kernel?" first), else apputils' SessionContextDialogs. Resolves
     // to JSON text {outcome: "done" | "declined" | "none" (no kernel) | "unavailable" | "failed", message?}.
@@ -832,14 +829,9 @@
       const start = sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement;
       const child = start && start.closest(".jp-OutputArea-child");
       if (!child || !panel.node.contains(child)) return null;
-      const widgets = panel.content.widgets;
-      for (let i = 0; i < widgets.length; i++) {
-        const area = widgets[i].outputArea;
-        if (!area || !area.node.contains(child)) continue;
-        const index = area.widgets.findIndex((w) => w.node === child);
-        return index < 0 ? null : JSON.stringify({ cellId: widgets[i].model.id, outputIndex: index, text: sel.toString() });
-      }
-      return null;
+      const cell = panel.content.widgets.find((w) => w.outputArea?.node.contains(child));
+      const index = cell ? cell.outputArea.widgets.findIndex((w) => w.node === child) : -1;
+      return index < 0 ? null : JSON.stringify({ cellId: cell.model.id, outputIndex: index, text: sel.toString() });
     },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
     bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(config.key) ?? null); },

@@ -257,10 +257,7 @@ class LabNotebook:
         return Focus(data["cellId"], data["cursor"], data["selection"])
 
     def kernel(self) -> KernelInfo:
-        data = json_of(self._call("kernel"))
-        if data is None:
-            return KernelInfo(None, "none", None)
-        return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
+        return _kernel_info(json_of(self._call("kernel")))
 
     def agent_kernel(self) -> float | None:
         """``notebook.js`` kernelOwner: since when (seconds) the kernel is the agent's (kernel_trust.js)."""
@@ -424,17 +421,16 @@ class LabNotebook:
         the session is ready with no kernel ("none": No Kernel) or the kernel is dead."""
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
-        ready = asyncio.ensure_future(self._call_async("kernelReady"))  # True: ready; False: it failed
-        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failure is read from the status
-        try:
-            while True:
-                info = self.kernel()
-                settled = ready.done() and not ready.cancelled() and ready.exception() is None and bool(ready.result())
-                if info.status in (*statuses, "dead") or loop.time() >= deadline or (settled and info.status == "none"):
-                    return info
-                await asyncio.sleep(KERNEL_POLL_SECONDS)
-        finally:
-            ready.cancel()
+        while True:
+            data = json_of(self._call("kernel"))
+            info = _kernel_info(data)
+            if (
+                info.status in (*statuses, "dead")
+                or loop.time() >= deadline
+                or (info.status == "none" and data["ready"])
+            ):
+                return info
+            await asyncio.sleep(KERNEL_POLL_SECONDS)
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         # notebook.js runs it as CodeCell.execute does but leaves the outputs untrusted (no script, no handler); they
@@ -589,6 +585,13 @@ def _encoded(data: dict[str, Any], failure: str, **details: Any) -> EncodedImage
     return EncodedImage(
         str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"])
     )
+
+
+def _kernel_info(data: Any) -> KernelInfo:
+    """``notebook.js`` kernel's answer: ``{name, status, displayName}``, or ``{ready}`` when there is no kernel."""
+    if "name" not in data:
+        return KernelInfo(None, "none", None)
+    return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
 
 
 def _line_ends_stuck(cell_id: str) -> ToolError:

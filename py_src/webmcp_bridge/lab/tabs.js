@@ -285,7 +285,7 @@
     // A fresh count (a Promise of the same JSON text as state()).
     async fresh(path) {
       await query();
-      return stateOf(path);
+      return api.state(path);
     },
     // Save the notebook open at path as the person's Save does: JSON text {outcome: "saved" | "overwritten" |
     // "reverted" | "unguarded", lastModified, hash, unlocked?: true (went ahead without the lock)}, or {failed: {name,
@@ -304,7 +304,5 @@
       return JSON.stringify(outcome ?? { outcome: "unguarded", ...version(context.contentsModel) });
     },
   };
-
-  const stateOf = api.state;
   return api;
 })()
