@@ -28,8 +28,8 @@ HALVES: dict[str, tuple[str, ...]] = {
     "tabs.js": ("configure", "fresh", "save", "state"),
     "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
     "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
-    "commands.js": ("add", "dispose"),
-    "session.js": ("emit", "facts", "setDiagnostics", "setStatus", "site"),
+    "commands.js": ("add", "dispose", "setToggled"),
+    "session.js": ("emit", "facts", "setDiagnostics", "setMode", "setStatus", "site"),
     "webmcp.js": (
         "answer", "answerRead", "connect", "connectPrompts", "connectResources", "disconnect", "disconnectPrompts",
         "disconnectResources", "dispose", "emit", "fail", "reportCall", "runtime",
@@ -41,5 +41,4 @@ HALVES: dict[str, tuple[str, ...]] = {
         "removeStyle", "revealBox", "rows", "set", "showBox", "translate", "watchBoxes", "webmcpAvailable",
     ),
     "ui/cell_menu.js": ("add", "askText", "dispose", "separator", "setStates", "watch"),
-    "ui/proposals.js": ("addCommand", "dispose", "setMode", "setToggled"),
 }  # fmt: skip

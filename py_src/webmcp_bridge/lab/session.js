@@ -20,6 +20,10 @@
     setStatus(state, detail) {
       if (typeof ctx?.setStatus === 'function') ctx.setStatus(String(state), detail ?? null);
     },
+    // setMode(mode, waiting): the proposals' mode and how many wait, to the loader's status item.
+    setMode(mode, waiting) {
+      if (typeof ctx?.setMode === 'function') ctx.setMode(String(mode), Number(waiting));
+    },
     // The problems of the site's own contributions (JSON text), to the loader's status item.
     setDiagnostics(json) {
       if (typeof ctx?.setDiagnostics === 'function') ctx.setDiagnostics(String(json));
