@@ -189,16 +189,22 @@ CELL_MENU_JS = (
 const listeners = [];
 globalThis.window = { addEventListener: (...a) => listeners.push(a), removeEventListener: () => listeners.pop() };
 const half = eval(fs.readFileSync(process.argv[1], "utf8"));
+const path = require("path");
+const cmds = eval(fs.readFileSync(path.join(path.dirname(process.argv[1]), "..", "commands.js"), "utf8"));
 const asked = [];
-half.attach({ app, tracker: null, modules: { apputils: { InputDialog: {
-  getText: async (options) => { asked.push(options); return { button: { accept: true }, value: " text " }; } } } } });
+const ctx = { app, tracker: null, modules: { apputils: { InputDialog: {
+  getText: async (options) => { asked.push(options); return { button: { accept: true }, value: " text " }; } } } } };
+half.attach(ctx);
+cmds.attach(ctx);
 const runs = [];
-half.watch(".jp-Cell", () => {}, (id) => runs.push(id));
-half.separator(".jp-Cell", 30);
-const added = half.add("c", "Comment on cell", "caption", ".jp-Cell", 30.1);
+half.watch(".jp-Cell", () => {});
+cmds.separator(".jp-Cell", 30);
+const options = { label: "Comment on cell", caption: "caption", enabled: "state",
+                  menu: { selector: ".jp-Cell", rank: 30.1 } };
+const added = cmds.add("c", JSON.stringify(options), (id) => runs.push(id));
 const command = commands.get("c");
 const before = [command.isEnabled(), command.label()];
-half.setStates(JSON.stringify({ c: [true, "Cycle (write → read)"], unknown: [true, "x"] }));
+cmds.setStates(JSON.stringify({ c: [true, "Cycle (write → read)"], unknown: [true, "x"] }));
 const after = [command.isEnabled(), command.label()];
 command.execute();
 (async () => {
@@ -207,6 +213,7 @@ command.execute();
   bare.attach({ app, tracker: null, modules: {} });
   const none = JSON.parse(await bare.askText("{}"));
   half.dispose();
+  cmds.dispose();
   console.log(JSON.stringify({ added, before, after, runs, text, asked, none, menu: menu.length, left: commands.size,
     capture: listeners.length === 0 }));
 })();

@@ -28,7 +28,7 @@ HALVES: dict[str, tuple[str, ...]] = {
     "tabs.js": ("configure", "fresh", "save", "state"),
     "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
     "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
-    "commands.js": ("add", "dispose", "setToggled"),
+    "commands.js": ("add", "dispose", "separator", "setStates", "setToggled"),
     "session.js": ("emit", "facts", "setDiagnostics", "setMode", "setStatus", "site"),
     "webmcp.js": (
         "answer", "answerRead", "connect", "connectPrompts", "connectResources", "disconnect", "disconnectPrompts",
@@ -40,5 +40,5 @@ HALVES: dict[str, tuple[str, ...]] = {
         "dispose", "disposePanel", "draw", "expandBox", "fields", "installStyle", "placeBoxes", "prepare", "removeBox",
         "removeStyle", "revealBox", "rows", "set", "showBox", "translate", "watchBoxes", "webmcpAvailable",
     ),
-    "ui/cell_menu.js": ("add", "askText", "dispose", "separator", "setStates", "watch"),
+    "ui/cell_menu.js": ("askText", "dispose", "watch"),
 }  # fmt: skip
