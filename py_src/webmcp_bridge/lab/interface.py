@@ -37,8 +37,8 @@ HALVES: dict[str, tuple[str, ...]] = {
     "page_secret.js": ("get", "set"),
     "ui/dom.js": (
         "activate", "applyMarkers", "clearDraft", "configure", "configureBoxes", "createPanel", "disableBox",
-        "dispose", "disposePanel", "draw", "expandBox", "fields", "installStyle", "placeBoxes", "prepare", "removeBox",
-        "removeStyle", "revealBox", "rows", "set", "showBox", "translate", "watchBoxes", "webmcpAvailable",
+        "dispose", "disposePanel", "draw", "expandBox", "fields", "placeBoxes", "prepare", "removeBox",
+        "revealBox", "rows", "set", "showBox", "style", "translate", "watchBoxes", "webmcpAvailable",
     ),
     "ui/cell_menu.js": ("askText", "dispose", "watch"),
 }  # fmt: skip
