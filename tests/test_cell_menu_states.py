@@ -1,10 +1,10 @@
 """lab/ui/cell_menu.py's decisions on a right-click: the target (the cell hit, else the active cell), and the
-enabled state and label of each command, pushed to ``cell_menu.js`` in one call before JupyterLab draws the menu
+enabled state and label of each command, pushed to ``commands.js`` in one call before JupyterLab draws the menu
 (JupyterLab asks those synchronously; the half answers from what Python pushed). Running a command acts on the
 target of that right-click.
 
-``cell_menu.js`` is replaced by a stand-in recording what Python calls on it; the notebook is the in-memory one with
-a real corpus notebook (the real menu is exercised by playwright-tests/test_panel.py).
+``cell_menu.js`` and ``commands.js`` are replaced by a stand-in recording what Python calls on them; the notebook is
+the in-memory one with a real corpus notebook (the real menu is exercised by playwright-tests/test_panel.py).
 """
 
 from __future__ import annotations
@@ -25,22 +25,28 @@ PATH = "demo/euler.ipynb"
 
 
 class Half:
-    """Stands in for cell_menu.js."""
+    """Stands in for cell_menu.js and commands.js."""
 
     def __init__(self) -> None:
         self.states: list[dict[str, list[Any]]] = []
         self.added: list[str] = []
-        self.listeners: tuple[Any, Any] | None = None
+        self.on_menu: Any = None
+        self.on_execute: Any = None
 
-    def watch(self, selector: str, on_menu: Any, on_execute: Any) -> None:
-        self.listeners = (on_menu, on_execute)
+    def watch(self, selector: str, on_menu: Any) -> None:
+        self.on_menu = on_menu
 
     def separator(self, selector: str, rank: float) -> None:
         pass
 
-    def add(self, command: str, label: str, caption: str, selector: str, rank: float) -> bool:
+    def add(self, command: str, options: str, on_execute: Any) -> bool:
         self.added.append(command)
+        self.on_execute = on_execute
         return True
+
+    @property
+    def listeners(self) -> tuple[Any, Any]:
+        return self.on_menu, self.on_execute
 
     def setStates(self, text: str) -> None:  # noqa: N802 (the JS half's name)
         self.states.append(json.loads(text))

@@ -75,7 +75,7 @@ class FakeLive:
         return {"id": cell_id, "index": index, "cell_type": "code", "source": self.sources[cell_id],
                 "execution_count": None, "outputs": [], "output_count": 0}  # fmt: skip
 
-    def cellsById(self, handle: str, ids_json: str, head: int, max_outputs: int) -> str:
+    def cells(self, handle: str, ids_json: str, head: int, max_outputs: int) -> str:
         self._check(handle)
         return json.dumps([self._cell(i) if i in self.sources else None for i in json.loads(ids_json)])
 
@@ -144,9 +144,6 @@ class FakeLive:
         self._check(handle)
         return json.dumps({"name": "python", "status": self.kernel_status, "displayName": "Python (Pyodide)"})
 
-    def kernelReady(self, handle: str) -> asyncio.Future:
-        return resolved(True)
-
     def kernelAction(self, handle: str, action: str, command: str) -> asyncio.Future:
         assert command == "notebook:restart-kernel"
         return resolved(json.dumps(self.kernel_outcome))
@@ -173,7 +170,7 @@ class FakeLive:
         self._check(handle)
         return None if self.output is None else json.dumps(self.output)
 
-    outputBytes = outputBinary = outputBinaryHead = _output
+    outputBytes = outputBinary = _output
 
     def resizeImage(self, handle: str, *args: Any) -> Any:
         answer = self._output(handle)

@@ -1,9 +1,10 @@
 """The JS halves that answer JupyterLab and the loader for Python, run by Node on the files the wheel ships:
 ``webmcp.js``'s dispatcher (an answer Python gives before its listener returns is returned as the text itself, a
-later one settles a promise, a failure rejects it, an abort reaches Python's listener), ``resources.js``'s reader,
+later one settles a promise, a failure rejects it, an abort reaches Python's listener) and its resource reader,
 ``settings.js`` (the composite as JSON text, changes pushed to Python's listener, a page without a registry), and the
-commands JupyterLab asks synchronously, answered from the state Python pushed (``ui/proposals.js``' check mark,
-``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the loader's facts and status item).
+commands JupyterLab asks synchronously, answered from the state Python pushed (``commands.js``' check mark of the
+Direct/Propose command, ``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the loader's facts and
+status item).
 
 The loader's context is a stand-in with the loader's function names; the real loader is exercised by the browser
 tests (playwright-tests/test_tools.py, test_dialogs_abort.py, test_mcp_b.py).
@@ -70,18 +71,18 @@ half.attach({ connectResources(text, r) { read = r; return JSON.parse(text).leng
 const bare = eval(fs.readFileSync(process.argv[1], "utf8"));
 bare.attach({});
 const asked = [];
-const count = half.connect('[{"name": "cell"}]', (id, uri) => asked.push([id, uri]));
+const count = half.connectResources('[{"name": "cell"}]', (id, uri) => asked.push([id, uri]));
 (async () => {
   const pending = read("notebook://a.ipynb");
-  half.answer(asked[0][0], '{"result": {"contents": []}}');
+  half.answerRead(asked[0][0], '{"result": {"contents": []}}');
   console.log(JSON.stringify({ count, prompts: half.connectPrompts("[1, 2]"), asked: asked.map((a) => a[1]),
-    text: await pending, bareCount: bare.connect("[]", () => {}), barePrompts: bare.connectPrompts("[1]") }));
+    text: await pending, bareCount: bare.connectResources("[]", () => {}), barePrompts: bare.connectPrompts("[1]") }));
 })();
 """
 
 
 def test_a_resource_read_is_answered_by_a_later_call() -> None:
-    out = run_node(RESOURCES, str(LAB / "resources.js"))
+    out = run_node(RESOURCES, str(LAB / "webmcp.js"))
     assert out["count"] == 1 and out["prompts"] == 2
     assert out["asked"] == ["notebook://a.ipynb"]
     assert out["text"] == '{"result": {"contents": []}}'
@@ -143,21 +144,28 @@ PROPOSALS_JS = (
     COMMANDS_STANDIN
     + r"""
 const half = eval(fs.readFileSync(process.argv[1], "utf8"));
+const path = require("path");
+const status = eval(fs.readFileSync(path.join(path.dirname(process.argv[1]), "session.js"), "utf8"));
 const palette = { items: [], addItem(item) { this.items.push(item); return { dispose: () => this.items.pop() }; } };
 const modes = [];
-half.attach({ app, modules: { apputils: { ICommandPalette: { palette } } }, setMode: (m, n) => modes.push([m, n]) });
+const ctx = { app, modules: { apputils: { ICommandPalette: { palette } } }, setMode: (m, n) => modes.push([m, n]) };
+half.attach(ctx);
+status.attach(ctx);
 const runs = [];
+const options = JSON.stringify({ label: "Propose", caption: "caption", toggled: false, menu: null, palette: "Agent" });
 (async () => {
-  const added = await half.addCommand("toggle", "Propose", "caption", "Agent", (id) => runs.push(id));
-  const again = await half.addCommand("toggle", "Propose", "caption", "Agent", () => {});
+  const added = half.add("toggle", options, (id) => runs.push(id));
+  const again = half.add("toggle", options, () => {});
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const listed = palette.items.length;
   const command = commands.get("toggle");
   const before = command.isToggled();
   half.setToggled("toggle", true);
   const after = command.isToggled();
   command.execute();
-  half.setMode("propose", 2);
+  status.setMode("propose", 2);
   half.dispose();
-  console.log(JSON.stringify({ added, again, before, after, runs, modes, notified, items: palette.items.length,
+  console.log(JSON.stringify({ added, again, before, after, runs, modes, notified, listed, items: palette.items.length,
     left: commands.size, toggleable: command.isToggleable }));
 })();
 """
@@ -165,12 +173,13 @@ const runs = [];
 
 
 def test_the_mode_commands_check_mark_is_answered_from_pushed_state() -> None:
-    out = run_node(PROPOSALS_JS, str(LAB / "ui" / "proposals.js"))
+    out = run_node(PROPOSALS_JS, str(LAB / "commands.js"))
     assert out["added"] is True and out["again"] is False  # a second start adds nothing
     assert out["before"] is False and out["after"] is True and out["notified"] == ["toggle"]
     assert out["toggleable"] is True
     assert out["runs"] == ["toggle"]  # running it reaches Python's listener
     assert out["modes"] == [["propose", 2]]
+    assert out["listed"] == 1  # the palette item, once the palette is resolved
     assert out["items"] == 0 and out["left"] == 0  # dispose removed the palette item and the command
 
 
@@ -180,16 +189,22 @@ CELL_MENU_JS = (
 const listeners = [];
 globalThis.window = { addEventListener: (...a) => listeners.push(a), removeEventListener: () => listeners.pop() };
 const half = eval(fs.readFileSync(process.argv[1], "utf8"));
+const path = require("path");
+const cmds = eval(fs.readFileSync(path.join(path.dirname(process.argv[1]), "..", "commands.js"), "utf8"));
 const asked = [];
-half.attach({ app, tracker: null, modules: { apputils: { InputDialog: {
-  getText: async (options) => { asked.push(options); return { button: { accept: true }, value: " text " }; } } } } });
+const ctx = { app, tracker: null, modules: { apputils: { InputDialog: {
+  getText: async (options) => { asked.push(options); return { button: { accept: true }, value: " text " }; } } } } };
+half.attach(ctx);
+cmds.attach(ctx);
 const runs = [];
-half.watch(".jp-Cell", () => {}, (id) => runs.push(id));
-half.separator(".jp-Cell", 30);
-const added = half.add("c", "Comment on cell", "caption", ".jp-Cell", 30.1);
+half.watch(".jp-Cell", () => {});
+cmds.separator(".jp-Cell", 30);
+const options = { label: "Comment on cell", caption: "caption", enabled: "state",
+                  menu: { selector: ".jp-Cell", rank: 30.1 } };
+const added = cmds.add("c", JSON.stringify(options), (id) => runs.push(id));
 const command = commands.get("c");
 const before = [command.isEnabled(), command.label()];
-half.setStates(JSON.stringify({ c: [true, "Cycle (write → read)"], unknown: [true, "x"] }));
+cmds.setStates(JSON.stringify({ c: [true, "Cycle (write → read)"], unknown: [true, "x"] }));
 const after = [command.isEnabled(), command.label()];
 command.execute();
 (async () => {
@@ -198,6 +213,7 @@ command.execute();
   bare.attach({ app, tracker: null, modules: {} });
   const none = JSON.parse(await bare.askText("{}"));
   half.dispose();
+  cmds.dispose();
   console.log(JSON.stringify({ added, before, after, runs, text, asked, none, menu: menu.length, left: commands.size,
     capture: listeners.length === 0 }));
 })();

@@ -3,8 +3,8 @@ proposal, placed in its notebook (a workspace proposal's in the corner box), Acc
 view to its end, Deny with the person's reason, the box gone when the proposal settles, the command's check mark and
 the status pushed after each change of mode.
 
-``dom.js`` and ``proposals.js`` are replaced by stand-ins recording what Python calls on them; the agent's call and
-the proposal book are the real ones over the in-memory notebook (the real boxes are exercised by
+``dom.js``, ``commands.js`` and ``session.js`` are replaced by stand-ins recording what Python calls on them; the
+agent's call and the proposal book are the real ones over the in-memory notebook (the real boxes are exercised by
 playwright-tests/test_propose_browser.py).
 """
 
@@ -80,14 +80,14 @@ class Dom:
 
 
 class Half:
-    """Stands in for proposals.js."""
+    """Stands in for commands.js and session.js."""
 
     def __init__(self) -> None:
         self.toggled: list[bool] = []
         self.modes: list[tuple[str, int]] = []
         self.execute: Any = None
 
-    async def addCommand(self, command: str, label: str, caption: str, category: str, listener: Any) -> bool:  # noqa: N802
+    def add(self, command: str, options: str, listener: Any) -> bool:
         self.execute = listener
         return True
 

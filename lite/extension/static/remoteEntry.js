@@ -95,7 +95,7 @@
   // answers Python hands back to execute ("result"), each JS half by Python as it loads it (lab/ffi.py load_half,
   // through countCalls(half name, half object), which counts the object's methods in place; in worker mode
   // halves.js counts them the same way). The loader's own functions in ctx are not counted: Python reaches them only
-  // through a half (webmcp.js, session.js, events.js...), whose call is the one crossing
+  // through a half (webmcp.js, session.js...), whose call is the one crossing
   let loaderCrossings = null; // the loader's counter, once imported
   window.webmcpBridge = { status, waitAsyncFix, crossings: {} };
   // A counter that counts nothing, for a page where crossings.js cannot be imported (a host that serves it with

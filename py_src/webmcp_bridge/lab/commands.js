@@ -1,11 +1,14 @@
-// commands.js: the JS half of the application commands the bridge's Python adds (lab/sharing.py's share command):
-// JupyterLab's command registry and context menu (lab/ffi.py load_half). JupyterLab asks synchronously whether a
-// command is enabled (when a menu opens), so this half answers from a fact of the page it reads itself; running a
-// command calls Python's listener onExecute(id) (its return value unused: in a worker, an event).
+// commands.js: the JS half of the application commands the bridge's Python adds (lab/sharing.py's share command,
+// lab/ui/proposals.py's Direct/Propose toggle, lab/ui/cell_menu.py's cell commands): JupyterLab's command registry,
+// context menu and command palette (lab/ffi.py load_half). JupyterLab asks synchronously whether a command is enabled
+// or toggled and for its label (when a menu opens), so this half answers from a fact of the page it reads itself or the
+// state Python pushed (setStates, setToggled); running a command calls Python's listener onExecute(id) (its return
+// value unused: in a worker, an event).
 (() => {
   let app = null;
   let tracker = null;
-  const added = new Map(); // command id -> {enabled, disposables: [IDisposable]}
+  let paletteToken = null; // apputils' ICommandPalette (attach)
+  const added = new Map(); // command id -> {enabled, on, label, toggled, disposables: [IDisposable]}
 
   // Whether the person's text selection lies inside one output of the notebook in front (the anchor's element is
   // inside a .jp-OutputArea-child of a cell of tracker.currentWidget) and holds some text.
@@ -22,28 +25,56 @@
     attach(ctx) {
       app = ctx?.app ?? null;
       tracker = ctx?.tracker ?? null;
+      paletteToken = ctx?.modules?.apputils?.ICommandPalette ?? null;
     },
     // add(id, optionsJson, onExecute): add command `id` unless the application has it already (false then).
-    // optionsJson: {label, caption?, enabled: "always" | "output-selection" (outputSelected above), menu: {selector,
-    // rank} | null (a context-menu item)}.
+    // optionsJson: {label, caption?, enabled: "always" | "output-selection" (outputSelected above) | "state" (disabled
+    // until setStates), toggled?: a toggleable command's check mark (then setToggled), menu: {selector, rank} | null (a
+    // context-menu item), palette?: its category in the command palette (added once the page's palette is resolved)}.
     add(id, optionsJson, onExecute) {
       if (!app || app.commands.hasCommand(id)) return false;
       const options = JSON.parse(optionsJson);
-      const entry = { enabled: String(options.enabled ?? "always"), disposables: [] };
+      const enabled = String(options.enabled ?? "always");
+      const entry = { enabled, on: enabled !== "state", label: String(options.label), toggled: !!options.toggled,
+                      disposables: [] };
       added.set(id, entry);
-      const isEnabled = () => entry.enabled !== "output-selection" || outputSelected();
+      const isEnabled = () => (enabled === "output-selection" ? outputSelected() : entry.on);
       entry.disposables.push(app.commands.addCommand(id, {
-        label: String(options.label),
+        label: () => entry.label,
         ...(options.caption ? { caption: String(options.caption) } : {}),
+        ...("toggled" in options ? { isToggleable: true, isToggled: () => entry.toggled } : {}),
         isEnabled,
         execute: () => { onExecute(id); },
       }));
+      if (options.palette && paletteToken) {
+        Promise.resolve(app.resolveOptionalService(paletteToken)).then((palette) => {
+          if (palette && added.get(id) === entry) entry.disposables.push(palette.addItem({ command: id, category: String(options.palette) }));
+        }).catch((error) => console.error("[webmcp-bridge] command palette", error));
+      }
       if (options.menu) {
         entry.disposables.push(app.contextMenu.addItem({
           command: id, selector: String(options.menu.selector), rank: Number(options.menu.rank),
         }));
       }
       return true;
+    },
+    separator(menuSelector, rank) {
+      const item = app?.contextMenu.addItem({ type: "separator", selector: String(menuSelector), rank: Number(rank) });
+      if (item) added.set(Symbol("separator"), { disposables: [item] });
+    },
+    // setStates(statesJson): what commands added with enabled "state" answer from now on, {id: [enabled, label]}. An
+    // open menu is drawn again (in a worker the push comes after JupyterLab drew it; a Lumino menu asks its commands
+    // only on update).
+    setStates(statesJson) {
+      for (const [id, [enabled, label]] of Object.entries(JSON.parse(statesJson))) {
+        if (added.has(id)) Object.assign(added.get(id), { on: !!enabled, label: String(label) });
+      }
+      if (app?.contextMenu?.menu?.isAttached) app.contextMenu.menu.update();
+    },
+    setToggled(id, on) {
+      const entry = added.get(id);
+      if (entry) entry.toggled = !!on;
+      app?.commands.notifyCommandChanged(id);
     },
     // Remove every command and menu item this half added (newest first).
     dispose() {

@@ -74,7 +74,7 @@ def site_fetch(base: str, token: str) -> Fetch:
 
 async def site_contributions(ctx: Any, diagnostics: Diagnostics) -> list[Contribution]:
     """The contributions of the files the site names, in discovery order; every problem goes to ``diagnostics``."""
-    site = json.loads(str(load_half("webmcp_bridge.lab", "contributions.js", ctx).site()))
+    site = json.loads(str(load_half("webmcp_bridge.lab", "session.js", ctx).site()))
     entries, problems = parse_entries(
         (f"jupyter-config-data {PAGE_CONFIG_KEY}", _page_value(site["pageContributions"])),
         (f"the setting {SETTING_KEY}", await _setting_value(ctx)),

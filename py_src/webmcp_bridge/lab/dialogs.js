@@ -46,11 +46,7 @@
     changed();
   }
 
-  function open() {
-    const found = [];
-    tracker()?.forEach((dialog) => { if (!dialog.isDisposed) found.push(dialog); });
-    return found;
-  }
+  const open = () => tracker()?.filter((dialog) => !dialog.isDisposed) ?? [];
 
   const text = (node, max = Infinity) => String(node?.textContent || '').replace(/\s+/g, ' ').trim().slice(0, max);
 

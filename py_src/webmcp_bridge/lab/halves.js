@@ -3,26 +3,20 @@
 // thread, attaches it once to the loader's ctx, keeps it in a table by number and runs the worker's calls of its
 // methods. It carries data only: what to call is the worker's Python's decision.
 //
-// createHalves({ctx, sourcesUrl, post}) -> {owns(call), respond(call), respondAsync(call), dispose(), crossings(name)}:
-//   ctx          the loader's ctx (what attach(ctx) receives); null: no half may ask to be attached
-//   sourcesUrl   the folder of the halves' sources, same origin as the page (the labextension's static/halves/)
-//   post(text)   sends an event to the worker (lab/worker.js's event): a callback's call
-// owns(call): whether a request is one of these (target "halves" or "half:<n>"); respond and respondAsync are
-// lab/worker.js's responders for them; crossings(name): a half's count of calls as JSON text {method: count} (also
-// window.webmcpBridge.crossings[name]); dispose() undoes the halves' work on the page once their worker is gone.
-//
-// Requests (the envelope of lab/messages.py; args positional):
-//   {target: "halves", method: "load", args: [package, filename, attach]}  -> {value: n}: the source fetched from
-//     sourcesUrl (once per file), evaluated as one expression named "//# sourceURL=webmcp-bridge/<package
-//     path>/<filename>", attach(ctx) called when asked, its methods counted under <filename without .js>. Answered
-//     by a promise (lab/worker.js publishes it once settled; the worker waits, the page does not).
-//   {target: "halves", method: "drop", args: [n]}  -> {value: whether half n was in the table}: forgotten here.
-//   {target: "half:<n>", method, args: [JSON value | {callback: k}, ...]}  -> {value: a JSON value}. {callback: k} is
-//     passed as a function that posts {event: "callback", id: k, args: [its arguments as JSON]}. A method's promise
-//     answers an asynchronous request once settled; to a synchronous one it is refused (its rejection caught).
-// Errors: {error: {kind, code, message, details}} (worker.js wireError, hostError): "wire" for a request this cannot
-// run (an unknown half or method, a bad name, a failed fetch, no attach, an answer not JSON, a promise to a
-// synchronous request), "host" for what the half threw (code: the error's name).
+// createHalves({ctx (what attach(ctx) receives; null: no half may be attached), sourcesUrl (the halves' sources, same
+// origin: the labextension's static/halves/), post(text) (an event to the worker: a callback's call)}) -> {owns(call),
+// respond(call), respondAsync(call) (lab/worker.js's responders), dispose() (the halves undo their work once the worker
+// is gone), crossings(name) (a half's calls as JSON text {method: count}, also window.webmcpBridge.crossings[name])}.
+// Requests (lab/messages.py's envelope; args positional):
+//   {target: "halves", method: "load", args: [package, filename, attach]} -> {value: n}: fetched once per file,
+//     evaluated as one expression (sourceURL webmcp-bridge/<package path>/<filename>), attached when asked, its
+//     methods counted under <filename without .js>; answered by a promise (the worker waits, the page does not).
+//   {target: "halves", method: "drop", args: [n]} -> {value: whether half n was in the table}.
+//   {target: "half:<n>", method, args: [JSON value | {callback: k}]} -> {value: a JSON value}; {callback: k} is passed
+//     as a function posting {event: "callback", id: k, args}. A promise answers an asynchronous request once settled
+//     and is refused to a synchronous one.
+// Errors (worker.js wireError, hostError): "wire" for a request this cannot run (unknown half or method, bad name,
+// failed fetch, no attach, an answer not JSON, a promise to a synchronous request), "host" for what the half threw.
 import { crossingCounter } from './crossings.js';
 import { hostError, wireError } from './worker.js';
 

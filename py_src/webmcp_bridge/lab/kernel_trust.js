@@ -4,21 +4,12 @@
 // dropped as it is read (JupyterLite has no notary; a Jupyter server's notary key is a file the kernel can write).
 // The loader imports it before JupyterLab activates its plugin, so it is in place before any notebook opens.
 //
-// createKernelTrust({app, tracker, modules}) -> the loader's ctx.kernelTrust:
-//   claim(panel)        the panel's kernel is the agent's until the page restarts it or it is shut down (the kernel's
-//                       own status messages, forgeable by its code, end nothing); notebook.js calls it right before it
-//                       sends the agent's code. Every code cell of every notebook on that kernel is made untrusted at
-//                       once (an update_display cannot re-render an older trusted output with the agent's HTML).
-//                       false when the panel has no kernel.
-//   markAgentCell(cell) the cell's source is the agent's: when the person runs it (executionScheduled, before the
-//                       request is sent) its kernel is claimed, for that code is the agent's whoever runs it
-//   owner(panel)        JSON text {since: ms epoch} while the panel's kernel is the agent's, else null
-//   agentKernels()      how many kernels are the agent's now
-//   restartAgentKernels()  restart each (SessionContext.restartKernel, no dialog: the person confirmed already):
-//                       JSON text {restarted, failed}
-//   confirm(title, body, accept)  JupyterLab's dialog (Cancel, warning button `accept`, the texts shown as text):
-//                       true when accepted
-//   onChange(fn)        fn() after any change of the set above; returns the undo
+// createKernelTrust({app, tracker, modules}) -> the loader's ctx.kernelTrust, whose claim(panel) makes the panel's
+// kernel the agent's until the page restarts it or it is shut down (the kernel's own status messages, forgeable by its
+// code, end nothing): notebook.js calls it right before it sends the agent's code. Every code cell of every notebook
+// on that kernel is made untrusted at once (an update_display cannot re-render an older trusted output with the
+// agent's HTML). markAgentCell(cell): when the person runs a cell whose source the agent wrote, its kernel is claimed
+// before the request is sent, for that code is the agent's whoever runs it.
 // How an output stays untrusted: each code cell's output area model gets a content factory that creates the output
 // model untrusted while the notebook is on an agent's kernel (the one path every output takes: add, update_display,
 // the trusted setter's re-creation); a cell JupyterLab marks trusted (its execute does, before the request) is made
@@ -118,9 +109,7 @@ export function createKernelTrust({ app, tracker, modules = {}, now = () => Date
     return true;
   }
 
-  function panelsOn(id) {
-    return tracker ? tracker.filter(panel => kernelOf(panel)?.id === id) : [];
-  }
+  const panelsOn = id => (tracker ? tracker.filter(panel => kernelOf(panel)?.id === id) : []);
 
   // the agent's kernels still running (one shut down meanwhile, say from the Running panel, is forgotten)
   function prune() {
@@ -163,13 +152,15 @@ export function createKernelTrust({ app, tracker, modules = {}, now = () => Date
   return {
     claim,
     markAgentCell(cell) { if (cell?.type === 'code') agentCells.add(cell); },
+    // JSON text {since: ms epoch} while the panel's kernel is the agent's, else null
     owner(panel) {
       const kernel = kernelOf(panel);
       const entry = kernel ? agent.get(kernel.id) : null;
       return entry ? JSON.stringify({ since: entry.since }) : null;
     },
     agentKernels() { prune(); return agent.size; },
-    // a kernel no notebook is on any more (closed, kernel kept) is shut down: nothing of the person's runs in it
+    // each restarted without a dialog (the person confirmed): JSON text {restarted, failed}; a kernel no notebook is
+    // on any more (closed, kernel kept) is shut down: nothing of the person's runs in it
     async restartAgentKernels() {
       prune();
       let restarted = 0, failed = 0;
@@ -188,6 +179,7 @@ export function createKernelTrust({ app, tracker, modules = {}, now = () => Date
       changed();
       return JSON.stringify({ restarted, failed });
     },
+    // JupyterLab's dialog (Cancel, warning button `accept`, the texts shown as text): true when accepted
     async confirm(title, body, accept) {
       const apputils = modules.apputils;
       if (!apputils?.showDialog) return false;
@@ -197,6 +189,7 @@ export function createKernelTrust({ app, tracker, modules = {}, now = () => Date
       });
       return Boolean(result?.button?.accept);
     },
+    // fn() after any change of the agent's kernels; returns the undo
     onChange(fn) {
       listeners.add(fn);
       return () => listeners.delete(fn);

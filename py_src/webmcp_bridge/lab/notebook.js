@@ -39,7 +39,7 @@
   const changedPanels = new Set(); // ids of the panels changed since the callback last ran
   const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
-  let revertDepth = 0; // > 0 while the person's revert (revertSource) writes: its edit is recorded as kind "revert"
+  let revertDepth = 0; // > 0 while the person's revert (setSource with revert) writes: its edit is recorded as kind "revert"
   let retyping = 0; // > 0 while setCellType replaces a cell: its delete and insert are one "type" change
 
   // Run fn as the agent's write: cell changes it causes are recorded with agentWrite true.
@@ -344,11 +344,10 @@
   function describeCell(cell, index, headBytes, maxOutputs) {
     const shared = cell.sharedModel;
     const outputs = cell.type === "code" && cell.outputs ? cell.outputs : null;
-    const described = [];
-    for (let j = 0; outputs && j < Math.min(outputs.length, maxOutputs); j++) {
+    const described = Array.from({ length: outputs ? Math.min(outputs.length, maxOutputs) : 0 }, (_, j) => {
       const { json, items } = itemsOf(outputs.get(j));
-      described.push(describeOutput(json, items, headBytes));
-    }
+      return describeOutput(json, items, headBytes);
+    });
     return {
       id: cell.id, index, cell_type: cell.type, source: shared.getSource(),
       execution_count: cell.type === "code" ? cell.executionCount ?? null : null,
@@ -721,20 +720,12 @@
     dirty(panel) { return Boolean(panel.context.model?.dirty); },
     cellCount(panel) { return model(panel).cells.length; },
     language(panel) { return panel.context.model?.defaultKernelLanguage || null; },
-    // The kernel as JSON text {name, status, displayName}, or null when the session has no kernel.
+    // The kernel as JSON text {name, status, displayName}, or {ready: the session context's isReady} without one.
     kernel(panel) {
       const session = panel.sessionContext;
       const kernel = session?.session?.kernel;
-      if (!kernel) return null;
+      if (!kernel) return JSON.stringify({ ready: Boolean(session?.isReady) });
       return JSON.stringify({ name: String(kernel.name), status: String(kernel.status), displayName: String(session.kernelDisplayName) });
-    },
-    // Resolves to true once the session context is ready, false if its ready promise rejects.
-    kernelReady(panel) { return Promise.resolve(panel.sessionContext.ready).then(() => true, () => false); },
-    // Interrupt the kernel: a promise of true (done) or false (it failed); null when there is no kernel.
-    interrupt(panel) {
-      const kernel = panel.sessionContext?.session?.kernel;
-      if (!kernel) return null;
-      return Promise.resolve().then(() => kernel.interrupt()).then(() => true, () => false);
     },
     // Interrupt ("interrupt") or restart the kernel; a restart goes through the person's own restartCommand (not
     // brought to the front: JupyterLab asks "Restart Kernel?" first), else apputils' SessionContextDialogs. Resolves
@@ -838,14 +829,9 @@
       const start = sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement;
       const child = start && start.closest(".jp-OutputArea-child");
       if (!child || !panel.node.contains(child)) return null;
-      const widgets = panel.content.widgets;
-      for (let i = 0; i < widgets.length; i++) {
-        const area = widgets[i].outputArea;
-        if (!area || !area.node.contains(child)) continue;
-        const index = area.widgets.findIndex((w) => w.node === child);
-        return index < 0 ? null : JSON.stringify({ cellId: widgets[i].model.id, outputIndex: index, text: sel.toString() });
-      }
-      return null;
+      const cell = panel.content.widgets.find((w) => w.outputArea?.node.contains(child));
+      const index = cell ? cell.outputArea.widgets.findIndex((w) => w.node === child) : -1;
+      return index < 0 ? null : JSON.stringify({ cellId: cell.model.id, outputIndex: index, text: sel.toString() });
     },
     // The bridge's metadata: the notebook's block and the cells' blocks, as JSON text.
     bridgeMetadata(panel) { return JSON.stringify(model(panel).sharedModel.getMetadata(config.key) ?? null); },
@@ -866,8 +852,9 @@
     // the id, or {lineEnds: id} when its line ends could not be made LF (nothing written). setSource and deleteCell
     // take expectedSource, the source Python checked (null: not checked): when the cell holds something else now (the
     // person typed between the two crossings), nothing is written and the answer is {changed: the cell as it is}.
-    // setSource's answer also carries before (the source replaced) and the revision right after the write.
-    setSource(panel, cellId, source, expectedSource = null) {
+    // setSource's answer also carries before (the source replaced) and the revision right after the write. revert: the
+    // person's revert of an agent's edit, not the agent's write (recorded as kind "revert").
+    setSource(panel, cellId, source, expectedSource = null, revert = false) {
       const i = findIndex(panel, cellId);
       if (i < 0) return null;
       // a cell whose CRs could not be made LF (its editor's binding not found) is not written: the binding would
@@ -878,19 +865,10 @@
       const m = model(panel);
       const shared = m.cells.get(i).sharedModel;
       const before = shared.getSource(); // for the Agent panel's review and revert (changes/undo.py)
-      asAgent(() => shared.setSource(lineEnds(source)));
+      const write = () => shared.setSource(lineEnds(source));
+      if (!revert) asAgent(write);
+      else { revertDepth++; try { write(); } finally { revertDepth--; } }
       return JSON.stringify({ ...describeCell(m.cells.get(i), i, 0, 0), before, revision: tracked.get(m).revision });
-    },
-    // The person's revert of an agent's edit (recorded as kind "revert"), when the cell still holds expectedSource
-    // (checked again in the write's task): JSON text {ok: true} | {missing: id} | {changed: id}.
-    revertSource(panel, cellId, source, expectedSource) {
-      const i = findIndex(panel, cellId);
-      if (i < 0) return JSON.stringify({ missing: cellId });
-      const shared = model(panel).cells.get(i).sharedModel;
-      if (shared.getSource() !== expectedSource) return JSON.stringify({ changed: cellId });
-      revertDepth++;
-      try { shared.setSource(source); } finally { revertDepth--; }
-      return JSON.stringify({ ok: true });
     },
     insertCell(panel, index, cellType, source) {
       source = lineEnds(source);
@@ -971,30 +949,22 @@
         () => JSON.stringify({ status: "failed", execution_count: null }),
       ).finally(() => endAgentRun(cellId));
     },
-    cells(panel, indicesJson, headBytes, maxOutputs) {
+    // The cells at these indices (null: every cell) or with these ids (strings), in order; null for an index out of
+    // range or an id no cell has.
+    cells(panel, keysJson, headBytes, maxOutputs) {
       const cells = model(panel).cells;
-      const indices = indicesJson == null ? [...Array(cells.length).keys()] : JSON.parse(indicesJson);
-      return JSON.stringify(indices.filter((i) => i >= 0 && i < cells.length).map((i) => describeCell(cells.get(i), i, headBytes, maxOutputs)));
+      const keys = keysJson == null ? [...Array(cells.length).keys()] : JSON.parse(keysJson);
+      return JSON.stringify(keys.map((key) => {
+        const i = typeof key === "string" ? findIndex(panel, key) : key;
+        return i >= 0 && i < cells.length ? describeCell(cells.get(i), i, headBytes, maxOutputs) : null;
+      }));
     },
     // The code cells at indices 0..lastIndex as JSON [[id, index, executionCount|null, edited|null], ...]: edited
     // is the model's isDirty (source changed since its last run), null where the model has none.
     runStates(panel, lastIndex) {
-      const cells = model(panel).cells;
-      const rows = [];
-      for (let i = 0; i <= Math.min(lastIndex, cells.length - 1); i++) {
-        const cell = cells.get(i);
-        if (cell.type !== "code") continue;
-        rows.push([cell.id, i, cell.executionCount ?? null, typeof cell.isDirty === "boolean" ? cell.isDirty : null]);
-      }
-      return JSON.stringify(rows);
-    },
-    // The cells with these ids, in order; null for an id no cell has.
-    cellsById(panel, idsJson, headBytes, maxOutputs) {
-      const cells = model(panel).cells;
-      return JSON.stringify(JSON.parse(idsJson).map((id) => {
-        const i = findIndex(panel, id);
-        return i < 0 ? null : describeCell(cells.get(i), i, headBytes, maxOutputs);
-      }));
+      const rows = cellList(model(panel)).slice(0, Math.max(0, lastIndex + 1)).map((cell, i) => cell.type !== "code" ? null
+        : [cell.id, i, cell.executionCount ?? null, typeof cell.isDirty === "boolean" ? cell.isDirty : null]);
+      return JSON.stringify(rows.filter(Boolean));
     },
     // Bytes [first, end) of one representation's UTF-8 text (clipped to it), as JSON text {data: base64,
     // first, total: its size in bytes}, or null when the output or MIME type is not there. Python pages them.
@@ -1007,17 +977,14 @@
       const from = Math.min(first, data.length);
       return JSON.stringify({ data: toBase64(data.subarray(from, Math.min(end, data.length))), first: from, total: data.length });
     },
-    outputBinary(panel, cellId, outputIndex, mime, maxBytes) {
+    // A binary representation's base64 (whitespace removed) and decoded size as JSON text {data, bytes}: data its first
+    // headChars characters (Python decodes the head), else all of it, or null when it decodes to more than maxBytes;
+    // null when the output or MIME type is not there.
+    outputBinary(panel, cellId, outputIndex, mime, maxBytes, headChars = null) {
       const item = binaryItem(panel, cellId, outputIndex, mime);
       if (!item) return null;
-      return JSON.stringify({ data: item.bytes <= maxBytes ? base64Text(item) : null, bytes: item.bytes });
-    },
-    // The first `chars` characters of a binary representation's base64 (whitespace removed) and its decoded size,
-    // as JSON text {data, bytes}; null when the output or MIME type is not there. Python decodes the head.
-    outputBinaryHead(panel, cellId, outputIndex, mime, chars) {
-      const item = binaryItem(panel, cellId, outputIndex, mime);
-      if (!item) return null;
-      return JSON.stringify({ data: base64Text(item).slice(0, chars), bytes: item.bytes });
+      const whole = item.bytes <= maxBytes ? base64Text(item) : null;
+      return JSON.stringify({ data: headChars == null ? whole : base64Text(item).slice(0, headChars), bytes: item.bytes });
     },
     // A copy of a stored image at the size and format Python chose (decoded, resampled and encoded off the main
     // thread): resolves to JSON text as encoded() answers, {error} when the data is not an image of that type, or

@@ -165,10 +165,11 @@ class LabNotebook:
 
     def read_cells(self, indices: Sequence[int] | None, *, head_bytes: int, max_outputs: int) -> list[RawCell]:
         chosen = None if indices is None else json.dumps(list(indices))
-        return [raw_cell(c, head_bytes) for c in json.loads(self._call("cells", chosen, head_bytes, max_outputs))]
+        found = json.loads(self._call("cells", chosen, head_bytes, max_outputs))
+        return [raw_cell(c, head_bytes) for c in found if c is not None]
 
     def find_cells(self, cell_ids: Sequence[str], *, head_bytes: int = 0, max_outputs: int = 0) -> list[RawCell]:
-        found = json.loads(self._call("cellsById", json.dumps(list(cell_ids)), head_bytes, max_outputs))
+        found = json.loads(self._call("cells", json.dumps(list(cell_ids)), head_bytes, max_outputs))
         for cell_id, data in zip(cell_ids, found, strict=True):
             if data is None:
                 raise cell_not_found(cell_id)
@@ -180,7 +181,7 @@ class LabNotebook:
     def sources_of(self, cell_ids: Sequence[str]) -> dict[str, str]:
         """``{cell id: source}`` of the cells of ``cell_ids`` that exist (a missing one is left out): one crossing."""
         ids = list(dict.fromkeys(cell_ids))
-        found = json.loads(self._call("cellsById", json.dumps(ids), 0, 0))
+        found = json.loads(self._call("cells", json.dumps(ids), 0, 0))
         return {cell_id: str(data["source"]) for cell_id, data in zip(ids, found, strict=True) if data is not None}
 
     def run_states(self, last_index: int) -> list[RunState]:
@@ -203,7 +204,7 @@ class LabNotebook:
 
     def read_output_binary_head(self, cell_id: str, output_index: int, mime: str, max_bytes: int) -> tuple[bytes, int]:
         """One crossing for the first base64 characters that hold ``max_bytes`` decoded bytes, decoded here."""
-        raw = self._call("outputBinaryHead", cell_id, output_index, mime, -(-max(0, max_bytes) // 3) * 4)
+        raw = self._call("outputBinary", cell_id, output_index, mime, 0, -(-max(0, max_bytes) // 3) * 4)
         data = output_answer(raw, cell_id)
         try:
             head = base64.b64decode(data["data"], validate=True)[:max_bytes]
@@ -256,10 +257,7 @@ class LabNotebook:
         return Focus(data["cellId"], data["cursor"], data["selection"])
 
     def kernel(self) -> KernelInfo:
-        data = json_of(self._call("kernel"))
-        if data is None:
-            return KernelInfo(None, "none", None)
-        return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
+        return _kernel_info(json_of(self._call("kernel")))
 
     def agent_kernel(self) -> float | None:
         """``notebook.js`` kernelOwner: since when (seconds) the kernel is the agent's (kernel_trust.js)."""
@@ -304,8 +302,8 @@ class LabNotebook:
         """The person's revert (the Agent panel, never a tool): write ``source`` when the cell still holds
         ``expected``, as the person. None when written, else "gone" or "changed"
         (:data:`webmcp_bridge.changes.undo.REFUSALS`)."""
-        data = json.loads(self._call("revertSource", cell_id, source, expected))
-        return None if data.get("ok") else "gone" if "missing" in data else "changed"
+        raw = self._call("setSource", cell_id, source, expected, True)
+        return "gone" if is_nullish(raw) else "changed" if {"changed", "lineEnds"} & set(json.loads(raw)) else None
 
     def insert_cell(self, index: int, cell_type: CellType, source: str) -> RawCell:
         return self._written(self._call("insertCell", index, cell_type, source), "(new cell)")
@@ -423,17 +421,16 @@ class LabNotebook:
         the session is ready with no kernel ("none": No Kernel) or the kernel is dead."""
         loop = asyncio.get_event_loop()
         deadline = loop.time() + timeout
-        ready = asyncio.ensure_future(self._call_async("kernelReady"))  # True: ready; False: it failed
-        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # a failure is read from the status
-        try:
-            while True:
-                info = self.kernel()
-                settled = ready.done() and not ready.cancelled() and ready.exception() is None and bool(ready.result())
-                if info.status in (*statuses, "dead") or loop.time() >= deadline or (settled and info.status == "none"):
-                    return info
-                await asyncio.sleep(KERNEL_POLL_SECONDS)
-        finally:
-            ready.cancel()
+        while True:
+            data = json_of(self._call("kernel"))
+            info = _kernel_info(data)
+            if (
+                info.status in (*statuses, "dead")
+                or loop.time() >= deadline
+                or (info.status == "none" and data["ready"])
+            ):
+                return info
+            await asyncio.sleep(KERNEL_POLL_SECONDS)
 
     async def run_cell(self, cell_id: str, timeout: float) -> RunResult:
         # notebook.js runs it as CodeCell.execute does but leaves the outputs untrusted (no script, no handler); they
@@ -458,7 +455,7 @@ class LabNotebook:
         """Interrupt the kernel and give the cell ABORT_SETTLE_SECONDS to end, so its KeyboardInterrupt output
         counts as the agent's run. Never raises."""
         try:
-            await asyncio.wait_for(self._call_async("interrupt"), ABORT_SETTLE_SECONDS)  # None: no kernel
+            await asyncio.wait_for(self._call_async("kernelAction", "interrupt", RESTART_COMMAND), ABORT_SETTLE_SECONDS)
             await asyncio.wait({execution}, timeout=ABORT_SETTLE_SECONDS)
         except (TimeoutError, asyncio.CancelledError, ToolError):
             pass
@@ -588,6 +585,13 @@ def _encoded(data: dict[str, Any], failure: str, **details: Any) -> EncodedImage
     return EncodedImage(
         str(data["data"]), int(data["bytes"]), int(data["width"]), int(data["height"]), str(data["mime"])
     )
+
+
+def _kernel_info(data: Any) -> KernelInfo:
+    """``notebook.js`` kernel's answer: ``{name, status, displayName}``, or ``{ready}`` when there is no kernel."""
+    if "name" not in data:
+        return KernelInfo(None, "none", None)
+    return KernelInfo(str(data["name"]), str(data["status"]), str(data["displayName"]))
 
 
 def _line_ends_stuck(cell_id: str) -> ToolError:

@@ -1,7 +1,7 @@
 """Notebooks, cells and outputs as MCP resources, and the guidance for agents as an MCP prompt, where the page's
 WebMCP runtime has them (MCP-B; native WebMCP has neither). :mod:`webmcp_bridge.session.resources` decides the
-templates and what a read returns; ``resources.js`` registers them through the loader and hands each read to Python's
-listener ``onRead(id, uri)``, answered later by ``answer(id, text)`` (JSON ``{"result"}`` or ``{"error"}``).
+templates and what a read returns; ``webmcp.js`` registers them through the loader and hands each read to Python's
+listener ``onRead(id, uri)``, answered later by ``answerRead(id, text)`` (JSON ``{"result"}`` or ``{"error"}``).
 """
 
 from __future__ import annotations
@@ -19,19 +19,19 @@ from webmcp_bridge.tools.guidance import prompts_json
 
 class ResourceRegistration:
     """The resource templates and the guidance prompt as registered on the page's runtime through the loader
-    (``loader``: its ctx, handed once to ``resources.js``); a read goes through ``registry``. ``count`` and
+    (``loader``: its ctx, handed once to ``webmcp.js``); a read goes through ``registry``. ``count`` and
     ``prompts``: how many templates and prompts are registered."""
 
     def __init__(self, registry: Registry[Any], loader: Any) -> None:
         self.registry = registry
-        self.half = load_half("webmcp_bridge.lab", "resources.js", loader)
+        self.half = load_half("webmcp_bridge.lab", "webmcp.js", loader)
         self._proxies = Proxies()
         self.count = 0
         self.prompts = 0
         self._tasks: set[asyncio.Future[None]] = set()  # reads under way (kept so none is collected before it ends)
 
     def _read(self, read_id: Any, uri: Any) -> None:
-        """``resources.js``'s listener: read ``uri``, then answer read ``read_id``."""
+        """``webmcp.js``'s listener: read ``uri``, then answer read ``read_id``."""
         answer_to, text = int(read_id), str(uri)
 
         async def run() -> None:
@@ -40,12 +40,14 @@ class ResourceRegistration:
             except ResourceError as err:
                 reply = {"error": err.payload}
             except asyncio.CancelledError:  # the registration stopped: the page's read still gets its answer
-                self.half.answer(answer_to, json.dumps({"error": {"error": "ABORTED", "message": "The read stopped."}}))
+                self.half.answerRead(
+                    answer_to, json.dumps({"error": {"error": "ABORTED", "message": "The read stopped."}})
+                )
                 raise
             except Exception:
                 traceback.print_exc()
                 reply = {"error": {"error": "INTERNAL_ERROR", "message": "The resource could not be read."}}
-            self.half.answer(answer_to, json.dumps(reply, ensure_ascii=False))
+            self.half.answerRead(answer_to, json.dumps(reply, ensure_ascii=False))
 
         self._tasks.add(task := asyncio.ensure_future(run()))
         task.add_done_callback(self._tasks.discard)
@@ -54,7 +56,7 @@ class ResourceRegistration:
         """Register the templates and the guidance prompt where the runtime has them; returns the templates'
         count."""
         self.prompts = int(self.half.connectPrompts(prompts_json(self.registry.context.guidance)))
-        self.count = int(self.half.connect(templates_json(), self._proxies.keep(self._read)))
+        self.count = int(self.half.connectResources(templates_json(), self._proxies.keep(self._read)))
         if self.count == 0:
             self._proxies.clear()
         return self.count
@@ -65,6 +67,6 @@ class ResourceRegistration:
             self.half.disconnectPrompts()
             self.prompts = 0
         if self.count:
-            self.half.disconnect()
+            self.half.disconnectResources()
             self.count = 0
         self._proxies.clear()

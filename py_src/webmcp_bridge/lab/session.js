@@ -1,5 +1,7 @@
-// session.js: the JS half of webmcp_bridge/lab/session.py: the loader's facts the session decides by, and the
-// loader's status item. Only primitives and JSON text cross, so the session's Python can run in the bridge's worker.
+// session.js: the JS half of webmcp_bridge/lab/session.py, contributions.py and webmcp.py's PageEvents: the loader's
+// facts the session decides by, its status item, its emit of the kernel-run events and the facts Python needs to find
+// the site's own contribution files (Python fetches them and decides everything). Only primitives and JSON text cross,
+// so the session's Python can run in the bridge's worker.
 (() => {
   let ctx = null; // the loader's context (attach)
   return {
@@ -18,9 +20,30 @@
     setStatus(state, detail) {
       if (typeof ctx?.setStatus === 'function') ctx.setStatus(String(state), detail ?? null);
     },
+    // setMode(mode, waiting): the proposals' mode and how many wait, to the loader's status item.
+    setMode(mode, waiting) {
+      if (typeof ctx?.setMode === 'function') ctx.setMode(String(mode), Number(waiting));
+    },
     // The problems of the site's own contributions (JSON text), to the loader's status item.
     setDiagnostics(json) {
       if (typeof ctx?.setDiagnostics === 'function') ctx.setDiagnostics(String(json));
+    },
+    // emit(type, detailJson): one kernel-run event through the loader's emit, which dispatches it on window; false when
+    // the loader has no emit (an older one). A page listener that throws is the page's: it is reported to the console
+    // and never reaches Python (nothing comes back from an event).
+    emit(type, detailJson) {
+      if (typeof ctx?.emit !== 'function') return false;
+      try { ctx.emit(String(type), String(detailJson)); } catch (error) { console.error('[webmcp-bridge] event', error); }
+      return true;
+    },
+    // site(): JSON text {pageContributions: the page config's list as the loader read it (JSON text or null), baseUrl
+    // and token: the server settings'}.
+    site() {
+      const server = ctx?.app?.serviceManager?.serverSettings;
+      return JSON.stringify({
+        pageContributions: typeof ctx?.pageContributions === 'string' ? ctx.pageContributions : null,
+        baseUrl: String(server?.baseUrl ?? ''), token: server?.token ? String(server.token) : '',
+      });
     },
   };
 })()

@@ -3,25 +3,21 @@
 // two tabs) keeps one copy of a notebook per tab, and JupyterLab's "File Changed" check compares modification times
 // with a 0.5 s margin, not atomically: two saves close together both succeed and one tab's work is gone. Here:
 // - presence: for every notebook open in this page the page holds the Web Lock "<prefix>open:<tab id>:<tag>:<path>"
-//   (released when the notebook closes or the page goes away, also on a crash); navigator.locks.query() lists every
-//   tab's locks, so the others are counted from it. A BroadcastChannel "presence" message makes the other tabs count
-//   again; the count is kept so Python reads it synchronously (a read starts the next count).
+//   (released when it closes or the page goes away, also on a crash); navigator.locks.query() lists every tab's
+//   locks, so the others are counted from it, again on each "presence" message of the BroadcastChannel.
 // - saves: every notebook context's check-then-write (JupyterLab's private _maybeSave) runs inside the origin-wide
-//   exclusive lock "<prefix>save:<path>", the check made strict (the file's hash, else its exact modification time,
-//   must be the one this tab loaded or saved last); each write waits until the clock is past the file's time. A
-//   changed file gets JupyterLab's own "File Changed" dialog after the lock is released. Each outcome is recorded
-//   ("saved", "overwritten", "reverted", "cancelled") and a write announced to the other tabs ("saved").
+//   lock "<prefix>save:<path>", the check strict (the file's hash, else its exact modification time, must be the one
+//   this tab loaded or saved last); a write waits until the clock is past the file's time. A changed file gets
+//   JupyterLab's own "File Changed" dialog after the lock is released. Each outcome is recorded for Python.
 // Code in JupyterLite's Pyodide kernel runs in a worker of the same origin: it can take these locks, list them and post
 // on the channel (docs/SECURITY.md). So a save waits for its lock at most saveWaitMs, then runs the same check-then-
-// write without it, the person is warned (one Notification per notebook at a time) and the outcome says "unlocked" (a
-// lock stolen with `steal` leaves that save's own check-then-write running). Every message is sealed: {body, mac},
-// body the JSON of {value, at (ms), nonce}, mac its HMAC-SHA-256 keyed by the page secret, which the kernel cannot
-// read (localStorage; lab/page_secret.py makes it). A message that does not verify, is longer than messageChars, is
+// write without it, the person is warned and the outcome says "unlocked". Every message is sealed: {body, mac}, body
+// the JSON of {value, at (ms), nonce}, mac its HMAC-SHA-256 keyed by the page secret, which the kernel cannot read
+// (localStorage; lab/page_secret.py makes it). A message that does not verify, is longer than messageChars, is
 // further than messageMs from this clock or comes twice (nonce) is dropped unread. A presence lock's <tag> is the
 // first 32 hex digits of the HMAC of "open\n<tab id>\n<path>": kernel code cannot make up a tab (it can copy or steal
 // a real tab's lock name). The count is the agent's hint; nothing is decided by it. Without a page secret nothing is
-// sealed, believed or counted (others: null). Python decides what to report and gives the names, delays, bounds and
-// the warning's text (configure).
+// sealed, believed or counted (others: null).
 (() => {
   const STATE = Symbol.for("webmcp-bridge.tabs"); // page-wide: a second evaluation reuses the first one's state
   const GUARDED = Symbol.for("webmcp-bridge.save-guard"); // marks a context whose saves go through the lock
@@ -289,7 +285,7 @@
     // A fresh count (a Promise of the same JSON text as state()).
     async fresh(path) {
       await query();
-      return stateOf(path);
+      return api.state(path);
     },
     // Save the notebook open at path as the person's Save does: JSON text {outcome: "saved" | "overwritten" |
     // "reverted" | "unguarded", lastModified, hash, unlocked?: true (went ahead without the lock)}, or {failed: {name,
@@ -308,7 +304,5 @@
       return JSON.stringify(outcome ?? { outcome: "unguarded", ...version(context.contentsModel) });
     },
   };
-
-  const stateOf = api.state;
   return api;
 })()

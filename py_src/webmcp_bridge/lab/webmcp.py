@@ -11,7 +11,7 @@ the ``detail`` of the page's ``webmcp-bridge:call`` event; a call that went pend
 loader's ``reportCall`` and ``emit``.
 
 ``window`` receives a ``CustomEvent`` whose ``detail`` is plain data after each call ends and after each kernel run a
-tool started ends (:class:`PageEvents`, through ``events.js``); nothing of a cell's or an agent's text is in them
+tool started ends (:class:`PageEvents`, through ``session.js``); nothing of a cell's or an agent's text is in them
 beyond the call's argument summary:
 
 - ``webmcp-bridge:call``: ``{callId, tool, arguments (a bounded one-line summary), outcome ("ok" or the error
@@ -196,10 +196,10 @@ class WebMCPRegistration:
 
 class PageEvents:
     """Dispatches the kernel runs the ``bridge``'s tools started as ``webmcp-bridge:run`` events through
-    ``events.js`` (given the loader's ``ctx`` once) and the loader's ``emit``."""
+    ``session.js`` (given the loader's ``ctx`` once) and the loader's ``emit``."""
 
     def __init__(self, ctx: Any, bridge: Any) -> None:
-        self.half = load_half("webmcp_bridge.lab", "events.js", ctx)
+        self.half = load_half("webmcp_bridge.lab", "session.js", ctx)
         self._detach: Callable[[], None] | None = bridge.guard.runs.add(self._run)
 
     def _run(self, run: KernelRun) -> None:

@@ -1,43 +1,19 @@
 // The page's main-thread side of the bridge's worker (docs/WORKER.md): starts the dedicated worker (worker_boot.js
 // beside this file), answers its requests in the envelope of webmcp_bridge/lab/messages.py, sends it events and counts
 // the crossings. It carries data only: what a request means is decided by the responder the caller gives (a plain
-// function, or halves.js's, which runs the JS halves for the worker's Python: docs/WORKER.md, "The remote half").
+// function, or halves.js's: docs/WORKER.md, "The remote half").
 //
-// startWorker({manifestUrl, bootUrl, runtimeUrl, hold, snapshotUrl, onStep, respond, respondAsync}) starts one worker:
-//   manifestUrl  the labextension's bridge.json (absolute URL; the worker reads the runtime and wheels from it)
-//   bootUrl      the worker's entry (default: worker_boot.js beside this module)
-//   runtimeUrl   the page's own Pyodide (absolute, same origin) when the loader found one; else the shipped one
-//   hold         true: the worker only fetches and compiles until go() is called, then starts Python
-//   snapshotUrl  the site's memory snapshot's snapshot.json (docs/loader.md, "A memory snapshot"): used when it is
-//                there and fits, else Python starts normally (ready's snapshot says which)
-//   onStep(name) called as the worker begins each start-up step (manifest, runtime, compile, loadPyodide,
-//                dependencies, bridge, import), for the loader's status item and placeholder panel
-//   respond(call)       a call {id, target, method, args} (parsed JSON) -> {value} or {error: {kind, code, message,
-//                       details}} (what it throws crosses as hostError); answers every synchronous request, whichever
-//                       way the worker waits (buffers or JSPI). A promise it returns is published once it settles
-//                       (the worker waits that long; the page never does)
-//   respondAsync(call)  the same for an asynchronous request, a promise of it (default: respond)
-// and returns {ready, go(), ping(), invoke(name, text), event(text), crossings(), memoryBytes(), terminate()}:
-//   ready        resolves to {mode, isolated, steps: [[name, start, end]] (ms of the worker's clock, from its
-//                timeOrigin), timeOrigin, runtime: {source: "page" | "shipped", url}, snapshot: {used, reason}} once
-//                its Python is up; rejects with its start failure
-//   go()         lets a held worker start Python (once)
-//   ping()       resolves once the worker's thread answered (the loader's watchdog: a thread Python holds answers
-//                nothing)
-//   invoke       runs one of the worker Python's entries (lab/wire.py ENTRIES) on JSON text: a promise of its answer
-//   event        sends one event (JSON text, {event: name})
-//   crossings()  the count of requests by method as JSON text {method: count} (crossings.js)
-//   memoryBytes() the worker's wasm memory in bytes as its last message said
-//
-// Messages, worker -> page: {type: "buffers", ctl, data} (the shared buffers, when the page is cross-origin isolated),
-// {type: "sync", text} (a request the worker waits for: answered in the buffers), {type: "grow", data} (the answer did
-// not fit: a bigger buffer to write it into), {type: "async", id, text, sync} (answered by {type: "answer", id, text};
-// sync true: a synchronous request carried by message, where the worker waits with JSPI: answered by respond),
-// {type: "step", name}, {type: "pong", id}, {type: "ready", mode, isolated, steps, timeOrigin, runtime, snapshot},
-// {type: "invoked", id, text | error}, {type: "failed", message}; each also carries memory (wasm bytes).
-// Page -> worker: {type: "start", manifestUrl, runtimeUrl, hold, snapshotUrl} (sitebuild/snapshot.py sends {type:
-// "start", manifestUrl, make: {sideModules}} and gets {type: "snapshot", bytes}), {type: "go"}, {type: "ping", id},
-// {type: "answer", id, text}, {type: "event", text}, {type: "invoke", id, name, text}.
+// startWorker(options) starts one worker. Options: manifestUrl (the labextension's bridge.json, absolute), bootUrl
+// (default: worker_boot.js beside this module), runtimeUrl (the page's own Pyodide, same origin; null: the shipped
+// one), hold (fetch and compile only until go()), snapshotUrl (the site's snapshot.json: used when it fits, docs/
+// loader.md "A memory snapshot"), onStep(name) (each start-up step begun, for the loader's status), respond(call)
+// (a call {id, target, method, args} -> {value} | {error: {kind, code, message, details}}, for every synchronous
+// request; a promise it returns is published once settled: the worker waits, the page never does) and respondAsync
+// (the same for an asynchronous request; default: respond). Returns {ready (resolves to ready's facts once Python is
+// up, rejects with its start failure), go(), ping() (resolves once the worker's thread answered: the loader's
+// watchdog), invoke(name, text) (one of lab/wire.py ENTRIES: a promise of its answer), event(text), crossings()
+// (JSON text {method: count}), memoryBytes() (the worker's wasm memory as its last message said), terminate()}.
+// The messages each way are the `type`s handled below and in worker_boot.js's handle.
 //
 // The synchronous buffers: ctl = Int32Array [state, length], data = Uint8Array of UTF-8 bytes. state 0: asked, not
 // answered; 1: answered, `length` bytes in data; 2: the answer is `length` bytes, more than data holds ("grow", then

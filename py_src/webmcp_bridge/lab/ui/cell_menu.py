@@ -57,22 +57,27 @@ class Target:
 
 
 class CellMenu:
-    """The context-menu commands of one Agent panel; ``ctx`` (the loader's) is handed once to ``cell_menu.js``."""
+    """The context-menu commands of one Agent panel; ``ctx`` (the loader's) is handed once to ``cell_menu.js`` (the
+    right-clicks, the input dialog) and to ``commands.js`` (the commands)."""
 
     def __init__(self, panel: AgentPanel, ctx: Any) -> None:
         self.panel = panel
         self.half = load_half("webmcp_bridge.lab.ui", "cell_menu.js", ctx)
+        self.command_half = load_half("webmcp_bridge.lab", "commands.js", ctx)
         self._proxies = Proxies()  # the menu and execute listeners
         self._target: Target | None = None  # what the person's last right-click on a cell acts on
         self._words: dict[Text, str] = {}  # the labels as the page's translator gave them
 
     def install(self) -> None:
         """Add the commands and their context-menu items, and follow the person's right-clicks on cells."""
-        self.half.watch(SELECTOR, self._proxies.keep(self._on_menu), self._proxies.keep(self._on_execute))
-        self.half.separator(SELECTOR, RANK)
+        self.half.watch(SELECTOR, self._proxies.keep(self._on_menu))
+        execute = self._proxies.keep(self._on_execute)
+        self.command_half.separator(SELECTOR, RANK)
         for offset, key in enumerate(COMMANDS):
             label, caption = self._say(list(WORDS[key]))
-            self.half.add(COMMANDS[key], label, caption, SELECTOR, RANK + 0.1 * (offset + 1))
+            menu = {"selector": SELECTOR, "rank": RANK + 0.1 * (offset + 1)}
+            options = {"label": label, "caption": caption, "enabled": "state", "menu": menu}
+            self.command_half.add(COMMANDS[key], json.dumps(options), execute)
 
     def _say(self, texts: list[Text]) -> list[str]:
         """``texts`` translated (the ones not seen before in one crossing), for JupyterLab's plain strings."""
@@ -86,11 +91,12 @@ class CellMenu:
         states = self.states(target)
         labels = self._say([label for _enabled, label in states.values()])
         pushed = {cid: [enabled, said] for (cid, (enabled, _label)), said in zip(states.items(), labels, strict=True)}
-        self.half.setStates(json.dumps(pushed))
+        self.command_half.setStates(json.dumps(pushed))
 
     def dispose(self) -> None:
         """Remove the commands and menu items and free their listeners."""
         quietly(self.half.dispose)
+        quietly(self.command_half.dispose)
         self._proxies.clear()
         self._target = None
 

@@ -180,20 +180,22 @@
     rows.clear();
   }
 
-  function own(styleId, owner, css) {
-    let style = document.getElementById(styleId);
-    if (!style && css === null) return;
-    if (!style) {
-      style = document.createElement("style");
-      style.id = String(styleId);
-      style.textContent = css;
-      document.head.appendChild(style);
+  // style(styleId, owner, css): the stylesheet (<style id=styleId>) is in the document while it has an owner (noted in
+  // its data-owners); css null: `owner` lets it go
+  function style(styleId, owner, css) {
+    let node = document.getElementById(styleId);
+    if (!node && css == null) return;
+    if (!node) {
+      node = document.createElement("style");
+      node.id = String(styleId);
+      node.textContent = String(css);
+      document.head.appendChild(node);
     }
-    const owners = new Set((style.getAttribute("data-owners") ?? "").split(" ").filter(Boolean));
-    if (css === null) owners.delete(String(owner));
+    const owners = new Set((node.getAttribute("data-owners") ?? "").split(" ").filter(Boolean));
+    if (css == null) owners.delete(String(owner));
     else owners.add(String(owner));
-    if (owners.size) style.setAttribute("data-owners", [...owners].sort().join(" "));
-    else style.remove();
+    if (owners.size) node.setAttribute("data-owners", [...owners].sort().join(" "));
+    else node.remove();
   }
 
   const api = {
@@ -394,10 +396,7 @@
       }
       return changed;
     },
-    // installStyle(styleId, owner, css), removeStyle(styleId, owner): the stylesheet (<style id=styleId>) is in the
-    // document while it has an owner (noted in its data-owners)
-    installStyle(styleId, owner, css) { own(styleId, owner, String(css)); },
-    removeStyle(styleId, owner) { own(styleId, owner, null); },
+    style,
     configureBoxes(namesJson) { names = JSON.parse(namesJson); },
     watchBoxes(listener) { boxListener = listener ?? null; },
     // showBox(id, treeJson): build proposal `id`'s box (not placed yet); whether it has a listing.

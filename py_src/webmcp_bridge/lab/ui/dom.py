@@ -124,8 +124,8 @@ class Dom:
         """Add the bridge's stylesheet (``style.css``) to the document once and note ``owner`` ("panel",
         "proposals") on it; it goes with the last owner's :meth:`remove_style`."""
         css = resources.files("webmcp_bridge.lab.ui").joinpath("style.css").read_text(encoding="utf-8")
-        self.half.installStyle(STYLE_ID, owner, css)
+        self.half.style(STYLE_ID, owner, css)
 
     def remove_style(self, owner: str) -> None:
         """``owner`` no longer uses the stylesheet."""
-        self.half.removeStyle(STYLE_ID, owner)
+        self.half.style(STYLE_ID, owner, None)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from webmcp_bridge.core.limits import ACCEPT_ARM_SECONDS, BOX_CHECK_SECONDS
-from webmcp_bridge.lab.ffi import Proxies, awaiting, load_half, quietly, undo_all
+from webmcp_bridge.lab.ffi import Proxies, load_half, quietly, undo_all
 from webmcp_bridge.lab.ui.i18n import _
 from webmcp_bridge.lab.ui.proposal_view import proposal_box, workspace_corner
 from webmcp_bridge.lab.ui.view import c
@@ -50,10 +50,12 @@ class _Box:
 
 class ProposalView:
     """Inline proposals, the mode command and the status text over the session's ``book`` and ``dom``; ``loader``
-    (the loader's ``ctx``: ``app``, ``modules.apputils``, ``setMode``) is handed once to ``proposals.js``."""
+    (the loader's ``ctx``: ``app``, ``modules.apputils``, ``setMode``) is handed once to ``commands.js`` (the command)
+    and ``session.js`` (the status)."""
 
     def __init__(self, loader: Any, book: ProposalBook, dom: Dom) -> None:
-        self.half = load_half("webmcp_bridge.lab.ui", "proposals.js", loader)
+        self.half = load_half("webmcp_bridge.lab", "commands.js", loader)
+        self.status = load_half("webmcp_bridge.lab", "session.js", loader)
         self.book = book
         self.dom = dom
         self.js = dom.half  # dom.js: the boxes are its nodes, by proposal id
@@ -73,7 +75,7 @@ class ProposalView:
         await asyncio.sleep(0)
         # followed before the command exists: the person may run it as soon as it is added, while this start awaits
         self._undo.append(self.book.on_mode(self._on_mode))
-        await self._add_command()
+        self._add_command()
         await asyncio.sleep(0)
         self._undo.append(self.book.subscribe(self._on_proposal))
         for proposal in self.book.waiting():
@@ -95,15 +97,14 @@ class ProposalView:
         self._proxies.clear()
         self.dom.remove_style("proposals")
 
-    async def _add_command(self) -> None:
+    def _add_command(self) -> None:
         def toggle(*_args: Any) -> None:
             self.book.set_mode("direct" if self.book.mode == "propose" else "propose")
 
         listener = self._proxies.keep(toggle)
-        half = awaiting(self.half)
         label, caption, category = self.dom.translate([COMMAND_LABEL, COMMAND_CAPTION, PALETTE_CATEGORY])
-        added = await half.addCommand(COMMAND, label, caption, category, listener)
-        if not added:  # another start added it
+        options = {"label": label, "caption": caption, "toggled": False, "menu": None, "palette": category}
+        if not self.half.add(COMMAND, json.dumps(options), listener):  # another start added it
             self._proxies.remove(listener)
             return
         self.half.setToggled(COMMAND, self.book.mode == "propose")
@@ -124,7 +125,7 @@ class ProposalView:
 
     def _report(self) -> None:
         """The mode and the number of waiting proposals, for the status item."""
-        quietly(lambda: self.half.setMode(self.book.mode, len(self.book.waiting())))
+        quietly(lambda: self.status.setMode(self.book.mode, len(self.book.waiting())))
 
     # -- boxes -------------------------------------------------------------------------------------------
     def _show(self, proposal: Proposal) -> None:
