@@ -58,7 +58,7 @@ class Dom:
         self.options, self.trees, self.listener = options, list(trees), listener
         return {"created": True, "visible": False}
 
-    def draw(self, role: str, *els: El) -> bool:
+    def draw(self, role: str, *els: El, held_by: Any = ()) -> bool:
         self.drawn[role] = list(els)
         return True
 
@@ -216,6 +216,7 @@ class Element {
   }
   setAttribute(name, value) { this.attrs.set(name, String(value)); if (name === "hidden") this.hidden = true; }
   getAttribute(name) { return this.attrs.has(name) ? this.attrs.get(name) : null; }
+  hasAttribute(name) { return this.attrs.has(name); }
   removeAttribute(name) { this.attrs.delete(name); }
   get attributes() { return [...this.attrs].map(([name, value]) => ({ name, value })); }
   set textContent(text) { this.ownText = String(text); this.children = []; }
@@ -261,6 +262,7 @@ class Element {
   click() { return this.dispatch("click"); }  // a script's click (isTrusted false)
   press() { return this.dispatch("click", { isTrusted: true }); }  // the person's click
   blur() { global.document.activeElement = null; this.dispatch("focusout"); }
+  focus() { global.document.activeElement = this; }
 }
 const body = new Element("body");
 global.document = { createElement: (tag) => new Element(tag), activeElement: null, body };
@@ -329,6 +331,21 @@ document.activeElement = box;
 out.fields = JSON.parse(half.fields("comments"));
 half.clearDraft("comments", threadId);
 out.cleared = box.value;
+// a drawing of Comments is held, in the page, while the person types in it or chooses in its select (they may press
+// between Python's look at fields and its drawing); a select they only focused is drawn over, its focus kept
+global.CSS = { escape: (text) => text };
+const heldBy = JSON.stringify(["SELECT", "TEXTAREA"]);
+document.activeElement = box;
+out.heldTyping = [half.draw("comments", comments, heldBy), panel.contains(box)];
+const filter = panel.querySelector('select[data-action="filter"]');
+document.activeElement = filter;
+out.drawnFocused = half.draw("comments", comments, heldBy);
+const again = panel.querySelector('select[data-action="filter"]');
+out.replaced = again !== filter;
+out.focusKept = document.activeElement === again;
+again.dispatch("keydown", { key: "ArrowDown", altKey: true, isTrusted: true });  // the person opens its list
+out.heldChoosing = half.draw("comments", comments, heldBy);
+out.kept = panel.querySelector('select[data-action="filter"]') === again;
 half.activate("webmcp-bridge-panel");
 out.activated = activated;
 half.disposePanel();
@@ -391,6 +408,8 @@ def test_dom_js_makes_the_panel_and_reports_the_persons_events_as_facts() -> Non
     assert "onclick is not allowed" in out["handler"]
     assert out["fields"] == {"focused": "TEXTAREA", "drafts": {thread.id: "Yes, it is."}}
     assert out["cleared"] == "" and out["activated"] == ["webmcp-bridge-panel"]
+    assert out["heldTyping"] == ["held", True] and out["heldChoosing"] == "held" and out["kept"] is True
+    assert out["drawnFocused"] is True and out["replaced"] is True and out["focusKept"] is True
     assert out["afterDispose"] == 0
 
 

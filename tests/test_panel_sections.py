@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Collection
 from typing import Any
 
 from helpers import corpus_text, first_line
@@ -40,6 +41,7 @@ class Dom:
         self.focused: str | None = None
         self.focus_role = "comments"
         self.drafts: dict[str, str] = {}
+        self.pressed_before_draw: str | None = None  # a press dom.js sees at the drawing, after fields answered
 
     def rows(self, role: str, ops: list[Any]) -> None:
         assert role == "activity-list"
@@ -57,7 +59,9 @@ class Dom:
             if op[0] in ("keep", "put", "set"):
                 self.listing.insert(0, op[1])
 
-    def draw(self, role: str, *els: El) -> bool:
+    def draw(self, role: str, *els: El, held_by: Collection[str] = ()) -> bool | str:
+        if self.pressed_before_draw in held_by and role == self.focus_role:
+            return "held"  # as dom.js: the person pressed after the look at fields, nothing is drawn
         self.drawn.append((role, list(els)))
         return True
 
@@ -165,6 +169,24 @@ def test_a_select_the_person_is_choosing_in_holds_its_section_back_until_the_cho
         sections.draw(role, nb, cells)
         assert dom.drawn == [] and role in sections.dirty
         dom.focused = None  # chosen: dom.js no longer reports the select
+        sections.draw(role, nb, cells)
+        assert [drawn for drawn, _ in dom.drawn] == [role] and role not in sections.dirty
+
+
+def test_a_select_pressed_between_the_look_and_the_drawing_holds_the_section_too() -> None:
+    """The person may press a select after Python looked at ``fields`` (nothing chosen yet) and before its drawing
+    reaches the page: dom.js then draws nothing and says "held", and the section waits for the focus to leave, as
+    when the look saw the press."""
+    ws = MemoryWorkspace({PATH: corpus_text("notebook-running-code.ipynb")})
+    nb = asyncio.run(ws.open_notebook(PATH, activate=True))
+    cells = cells_of(nb)
+    for role in ("comments", "access"):
+        dom = Dom()
+        sections = Sections(dom)  # type: ignore[arg-type]
+        dom.focus_role, dom.pressed_before_draw = role, "SELECT"
+        sections.draw(role, nb, cells)
+        assert dom.drawn == [] and role in sections.dirty
+        dom.pressed_before_draw = None  # chosen, or the focus gone
         sections.draw(role, nb, cells)
         assert [drawn for drawn, _ in dom.drawn] == [role] and role not in sections.dirty
 

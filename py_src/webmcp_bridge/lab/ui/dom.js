@@ -156,10 +156,20 @@
     if (same.length === 1) same[0].focus();
   }
 
-  // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn.
-  function drawInto(role, trees) {
+  // The tag name of the focused element inside `node`, or null (a select only while the person is choosing in it).
+  function focusedIn(node) {
+    const active = document.activeElement;
+    const inside = node && active && node.contains(active) && (active.tagName !== "SELECT" || active === choosing);
+    return inside ? String(active.tagName) : null;
+  }
+
+  // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn. "held" (and
+  // nothing drawn) when the focus inside it is on one of the tag names `heldBy`: checked here, at the moment of
+  // drawing, since the person may press a select between Python's look (fields) and this drawing.
+  function drawInto(role, trees, heldBy = []) {
     const node = panel?.roles.get(role);
     if (!node) return false;
+    if (heldBy.includes(focusedIn(node))) return "held";
     const made = trees.map(build);
     keepingFocus(node, () => node.replaceChildren(...made));
     rows.delete(role);
@@ -314,8 +324,9 @@
       return JSON.stringify({ created: true, visible: !!widget.isVisible });
     },
     disposePanel,
-    // draw(role, treesJson): replace the children of the panel's node `role`; false when no node has that role.
-    draw(role, treesJson) { return drawInto(role, JSON.parse(treesJson)); },
+    // draw(role, treesJson, heldByJson?): replace the children of the panel's node `role`; false when no node has
+    // that role, "held" when the focus in it is on one of the tag names heldByJson lists (nothing drawn).
+    draw(role, treesJson, heldByJson = "[]") { return drawInto(role, JSON.parse(treesJson), JSON.parse(heldByJson)); },
     // rows(role, opsJson): edit the keyed list `role`, newest on top: ["clear"], ["keep", key] (to the top), ["put",
     // key, tree] (replaced or added on top), ["set", key, tree] (replaced where it is, else on top), ["drop", key].
     rows(role, opsJson) {
@@ -353,9 +364,7 @@
     // while the person is choosing in it), drafts: {data-reply: value} of its non-empty reply boxes}.
     fields(role) {
       const node = panel?.roles.get(role) ?? null;
-      const active = document.activeElement;
-      const inside = node && active && node.contains(active) && (active.tagName !== "SELECT" || active === choosing);
-      const focused = inside ? String(active.tagName) : null;
+      const focused = focusedIn(node);
       const drafts = Object.create(null); // keys come from the notebook (thread ids): "__proto__" is a key too
       for (const box of node?.querySelectorAll("textarea[data-reply]") ?? []) {
         if (box.value) drafts[box.getAttribute("data-reply")] = String(box.value);

@@ -12,7 +12,7 @@ hears the person's events as JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from importlib import resources
 from typing import Any, Literal
 
@@ -80,9 +80,12 @@ class Dom:
         """Stop listening to the panel and remove its widget."""
         self.half.disposePanel()
 
-    def draw(self, role: str, *els: El) -> bool:
-        """Replace the children of the panel's node ``role`` with ``els``; False when no node has that role."""
-        return bool(self.half.draw(role, json.dumps([el.to_json() for el in els])))
+    def draw(self, role: str, *els: El, held_by: Collection[str] = ()) -> bool | Literal["held"]:
+        """Replace the children of the panel's node ``role`` with ``els``; False when no node has that role,
+        ``"held"`` (nothing drawn) when the focus inside it is on an element whose tag name ``held_by`` lists, as
+        ``fields`` reports it: checked in the page at the moment of drawing."""
+        drawn = self.half.draw(role, json.dumps([el.to_json() for el in els]), json.dumps(sorted(held_by)))
+        return "held" if str(drawn) == "held" else bool(drawn)
 
     def rows(self, role: str, ops: Sequence[RowOp]) -> None:
         """Edit the keyed list ``role`` (newest on top) in one crossing: see :data:`RowOp`."""

@@ -204,7 +204,9 @@ class Sections:
         text = json.dumps(tree.to_json())
         if self.drawn.get(section) == text:
             return
-        self.dom.draw(section, tree)
+        if self.dom.draw(section, tree, held_by=HELD_BY) == "held":  # pressed since the look at ``fields``
+            self.dirty.add(section)  # drawn on focusout
+            return
         self.drawn[section] = text
         self.draws[section] = self.draws.get(section, 0) + 1
 
