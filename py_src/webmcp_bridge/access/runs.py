@@ -34,7 +34,8 @@ class KernelRun:
     call_id: int | None
 
     def to_json(self) -> dict[str, object]:
-        """Plain data (camelCase keys), as the page's ``webmcp-bridge:run`` event carries it."""
+        """Plain data (camelCase keys), as the page's ``webmcp-bridge:run`` event carries it: every field, so a field
+        added to this class reaches the page's listeners."""
         data = {to_camel(f.name): getattr(self, f.name) for f in fields(self)}
         return {**data, "duration": round(self.duration, 6)}
 

@@ -276,7 +276,8 @@ class Proposal:
     scope: str = "cell"
 
     def to_json(self) -> dict[str, Any]:
-        """``{id, path, tool, kind, cellId, summary, diff, code, created, scope}``."""
+        """``{id, path, tool, kind, cellId, summary, diff, code, created, scope}``: every field but ``future`` and
+        ``task``, so a field added to this class reaches the panel."""
         data = {to_camel(f.name): getattr(self, f.name) for f in fields(self) if f.name not in ("future", "task")}
         return {**data, "created": round(self.created, 3)}
 

@@ -21,7 +21,8 @@
   let boxListener = null;
   let names = {}; // a box's class names (configureBoxes)
   let app = null, modules = {}; // the application and the loader's shared modules (attach)
-  let bundle = null, restorer = null, state = null; // from prepare: the translator's bundle (null: English) ...
+  // from prepare: the translator's bundle (null: English), the layout restorer, the state database (null: none)
+  let bundle = null, restorer = null, state = null;
   let icons = new Map(); // icon name -> LabIcon (configure)
   function setAttribute(node, name, value) {
     if (!attributes.has(name) && !/^(data|aria)-[a-z0-9-]+$/.test(name)) {
