@@ -11,7 +11,6 @@
 //   {target: "halves", method: "load", args: [package, filename, attach]} -> {value: n}: fetched once per file,
 //     evaluated as one expression (sourceURL webmcp-bridge/<package path>/<filename>), attached when asked, its
 //     methods counted under <filename without .js>; answered by a promise (the worker waits, the page does not).
-//   {target: "halves", method: "drop", args: [n]} -> {value: whether half n was in the table}.
 //   {target: "half:<n>", method, args: [JSON value | {callback: k}]} -> {value: a JSON value}; {callback: k} is passed
 //     as a function posting {event: "callback", id: k, args}. A promise answers an asynchronous request once settled
 //     and is refused to a synchronous one.
@@ -123,7 +122,6 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
   function respond(call, settle = false) {
     try {
       if (call.target === 'halves') {
-        if (call.method === 'drop') return { value: table.delete(Array.isArray(call.args) ? call.args[0] : null) };
         if (call.method !== 'load') throw new Refused(`halves has no method ${JSON.stringify(call.method)}`);
         return load(call.args).catch(failure);
       }

@@ -29,12 +29,11 @@ HALVES: dict[str, tuple[str, ...]] = {
     "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
     "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
     "commands.js": ("add", "dispose", "separator", "setStates", "setToggled"),
-    "session.js": ("emit", "facts", "setDiagnostics", "setMode", "setStatus", "site"),
+    "session.js": ("emit", "facts", "readStorage", "setDiagnostics", "setMode", "setStatus", "site", "writeStorage"),
     "webmcp.js": (
         "answer", "answerRead", "connect", "connectPrompts", "connectResources", "disconnect", "disconnectPrompts",
         "disconnectResources", "dispose", "emit", "fail", "reportCall", "runtime",
     ),
-    "page_secret.js": ("get", "set"),
     "ui/dom.js": (
         "activate", "applyMarkers", "clearDraft", "configure", "configureBoxes", "createPanel", "disableBox",
         "dispose", "disposePanel", "draw", "expandBox", "fields", "placeBoxes", "prepare", "removeBox",

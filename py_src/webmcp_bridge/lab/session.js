@@ -1,7 +1,7 @@
-// session.js: the JS half of webmcp_bridge/lab/session.py, contributions.py and webmcp.py's PageEvents: the loader's
-// facts the session decides by, its status item, its emit of the kernel-run events and the facts Python needs to find
-// the site's own contribution files (Python fetches them and decides everything). Only primitives and JSON text cross,
-// so the session's Python can run in the bridge's worker.
+// session.js: the JS half of webmcp_bridge/lab/session.py, contributions.py, page_secret.py and webmcp.py's
+// PageEvents: the loader's facts the session decides by, its status item, its emit of the kernel-run events, the facts
+// Python needs to find the site's own contribution files (Python fetches them and decides everything) and the page's
+// localStorage. Only primitives and JSON text cross, so the session's Python can run in the bridge's worker.
 (() => {
   let ctx = null; // the loader's context (attach)
   return {
@@ -34,6 +34,17 @@
     emit(type, detailJson) {
       if (typeof ctx?.emit !== 'function') return false;
       try { ctx.emit(String(type), String(detailJson)); } catch (error) { console.error('[webmcp-bridge] event', error); }
+      return true;
+    },
+    // The page's localStorage, which only a window has (neither the bridge's worker nor the kernel's), for
+    // lab/page_secret.py, which chooses the key and what a value means. readStorage(key): the stored string, or null
+    // when there is none or the storage cannot be read (a sandboxed page may refuse access).
+    readStorage(key) {
+      try { return globalThis.localStorage?.getItem(String(key)) ?? null; } catch { return null; }
+    },
+    // writeStorage(key, value): false when there is no storage or it refused.
+    writeStorage(key, value) {
+      try { globalThis.localStorage.setItem(String(key), String(value)); } catch { return false; }
       return true;
     },
     // site(): JSON text {pageContributions: the page config's list as the loader read it (JSON text or null), baseUrl
