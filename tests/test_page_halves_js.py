@@ -1,10 +1,10 @@
 """The JS halves that answer JupyterLab and the loader for Python, run by Node on the files the wheel ships:
 ``webmcp.js``'s dispatcher (an answer Python gives before its listener returns is returned as the text itself, a
 later one settles a promise, a failure rejects it, an abort reaches Python's listener) and its resource reader,
-``settings.js`` (the composite as JSON text, changes pushed to Python's listener, a page without a registry), and the
-commands JupyterLab asks synchronously, answered from the state Python pushed (``commands.js``' check mark of the
-Direct/Propose command, ``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the loader's facts and
-status item).
+``session.js``'s settings (the composite as JSON text, changes pushed to Python's listener, a page without a
+registry), and the commands JupyterLab asks synchronously, answered from the state Python pushed (``commands.js``'
+check mark of the Direct/Propose command, ``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the
+loader's facts and status item).
 
 The loader's context is a stand-in with the loader's function names; the real loader is exercised by the browser
 tests (playwright-tests/test_tools.py, test_dialogs_abort.py, test_mcp_b.py).
@@ -103,19 +103,19 @@ const none = load();
 none.attach({ app, modules: {} });
 (async () => {
   const seen = [];
-  const first = JSON.parse(await half.load("p"));
-  half.watch((json) => seen.push(JSON.parse(json)));
+  const first = JSON.parse(await half.loadSettings("p"));
+  half.watchSettings((json) => seen.push(JSON.parse(json)));
   settings.composite = { limits: { resultBytes: 2 } };
   slots.forEach((f) => f());
-  half.unwatch();
+  half.unwatchSettings();
   slots.forEach((f) => f());
-  console.log(JSON.stringify({ first, seen, left: slots.length, none: JSON.parse(await none.load("p")) }));
+  console.log(JSON.stringify({ first, seen, left: slots.length, none: JSON.parse(await none.loadSettings("p")) }));
 })();
 """
 
 
 def test_settings_cross_as_json_and_changes_reach_the_listener() -> None:
-    out = run_node(SETTINGS, str(LAB / "settings.js"))
+    out = run_node(SETTINGS, str(LAB / "session.js"))
     assert out["first"] == {"state": "loaded", "composite": {"limits": {"resultBytes": 1}}}
     assert out["seen"] == [{"limits": {"resultBytes": 2}}]  # after unwatch, nothing more
     assert out["left"] == 0

@@ -27,9 +27,11 @@ HALVES: dict[str, tuple[str, ...]] = {
     ),
     "tabs.js": ("configure", "fresh", "save", "state"),
     "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
-    "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
     "commands.js": ("add", "dispose", "separator", "setStates", "setToggled"),
-    "session.js": ("emit", "facts", "readStorage", "setDiagnostics", "setMode", "setStatus", "site", "writeStorage"),
+    "session.js": (
+        "dispose", "emit", "facts", "loadSettings", "readStorage", "setDiagnostics", "setMode", "setStatus", "site",
+        "unwatchSettings", "warn", "watchSettings", "writeStorage",
+    ),
     "webmcp.js": (
         "answer", "answerRead", "connect", "connectPrompts", "connectResources", "disconnect", "disconnectPrompts",
         "disconnectResources", "dispose", "emit", "fail", "reportCall", "runtime",
