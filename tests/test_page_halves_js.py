@@ -3,7 +3,7 @@
 later one settles a promise, a failure rejects it, an abort reaches Python's listener) and its resource reader,
 ``session.js``'s settings (the composite as JSON text, changes pushed to Python's listener, a page without a
 registry), and the commands JupyterLab asks synchronously, answered from the state Python pushed (``commands.js``'
-check mark of the Direct/Propose command, ``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the
+check mark of the Direct/Propose command, the cell menu's enabled states and labels), and ``session.js`` (the
 loader's facts and status item).
 
 The loader's context is a stand-in with the loader's function names; the real loader is exercised by the browser
@@ -189,15 +189,13 @@ CELL_MENU_JS = (
 const listeners = [];
 globalThis.window = { addEventListener: (...a) => listeners.push(a), removeEventListener: () => listeners.pop() };
 const half = eval(fs.readFileSync(process.argv[1], "utf8"));
-const path = require("path");
-const cmds = eval(fs.readFileSync(path.join(path.dirname(process.argv[1]), "..", "commands.js"), "utf8"));
+const cmds = half;
 const asked = [];
 const ctx = { app, tracker: null, modules: { apputils: { InputDialog: {
   getText: async (options) => { asked.push(options); return { button: { accept: true }, value: " text " }; } } } } };
 half.attach(ctx);
-cmds.attach(ctx);
 const runs = [];
-half.watch(".jp-Cell", () => {});
+half.watchMenu(".jp-Cell", () => {});
 cmds.separator(".jp-Cell", 30);
 const options = { label: "Comment on cell", caption: "caption", enabled: "state",
                   menu: { selector: ".jp-Cell", rank: 30.1 } };
@@ -213,7 +211,6 @@ command.execute();
   bare.attach({ app, tracker: null, modules: {} });
   const none = JSON.parse(await bare.askText("{}"));
   half.dispose();
-  cmds.dispose();
   console.log(JSON.stringify({ added, before, after, runs, text, asked, none, menu: menu.length, left: commands.size,
     capture: listeners.length === 0 }));
 })();
@@ -222,7 +219,7 @@ command.execute();
 
 
 def test_the_cell_menus_commands_answer_from_the_states_python_pushed() -> None:
-    out = run_node(CELL_MENU_JS, str(LAB / "ui" / "cell_menu.js"))
+    out = run_node(CELL_MENU_JS, str(LAB / "commands.js"))
     assert out["added"] is True
     assert out["before"] == [False, "Comment on cell"]  # disabled until a right-click's states arrive
     assert out["after"] == [True, "Cycle (write → read)"]

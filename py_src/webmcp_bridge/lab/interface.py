@@ -27,7 +27,7 @@ HALVES: dict[str, tuple[str, ...]] = {
     ),
     "tabs.js": ("configure", "fresh", "save", "state"),
     "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
-    "commands.js": ("add", "dispose", "separator", "setStates", "setToggled"),
+    "commands.js": ("add", "askText", "dispose", "separator", "setStates", "setToggled", "watchMenu"),
     "session.js": (
         "dispose", "emit", "facts", "loadSettings", "readStorage", "setDiagnostics", "setMode", "setStatus", "site",
         "unwatchSettings", "warn", "watchSettings", "writeStorage",
@@ -41,5 +41,4 @@ HALVES: dict[str, tuple[str, ...]] = {
         "dispose", "disposePanel", "draw", "expandBox", "fields", "placeBoxes", "prepare", "removeBox",
         "revealBox", "rows", "set", "showBox", "style", "translate", "watchBoxes", "webmcpAvailable",
     ),
-    "ui/cell_menu.js": ("askText", "dispose", "watch"),
 }  # fmt: skip
