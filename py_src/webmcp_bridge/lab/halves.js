@@ -17,7 +17,7 @@
 // Errors (worker.js wireError, hostError): "wire" for a request this cannot run (unknown half or method, bad name,
 // failed fetch, no attach, an answer not JSON, a promise to a synchronous request), "host" for what the half threw.
 import { crossingCounter } from './crossings.js';
-import { hostError, wireError } from './worker.js';
+import { hostError, isThenable, wireError } from './worker.js';
 
 const PACKAGE = /^[a-z_]+(\.[a-z_]+)*$/;
 const FILE = /^[a-z_]+\.js$/;
@@ -27,8 +27,6 @@ const PREFIX = 'half:';
 class Refused extends Error {}
 
 const failure = error => (error instanceof Refused ? wireError(error.message) : hostError(error));
-const isThenable = value => value !== null && (typeof value === 'object' || typeof value === 'function')
-  && typeof value.then === 'function';
 
 // whether `value` is a JSON value (null, a boolean, a finite number, a string, arrays and plain objects of them)
 function isJson(value) {

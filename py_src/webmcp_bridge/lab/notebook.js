@@ -1101,9 +1101,7 @@
     highlightOutput(panel, cellId, outputIndex, ms) {
       const index = findIndex(panel, cellId);
       if (index < 0) return "cell";
-      const cell = model(panel).cells.get(index);
-      const outputs = cell.type === "code" && cell.outputs ? cell.outputs : null;
-      if (!outputs || outputIndex < 0 || outputIndex >= outputs.length) return "output";
+      if (!outputOf(panel, cellId, outputIndex)) return "output";
       const notebook = panel.content;
       notebook.activeCellIndex = index;
       Promise.resolve(notebook.scrollToItem?.(index)).catch(() => {}).then(() => {
