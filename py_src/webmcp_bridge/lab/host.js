@@ -37,14 +37,13 @@
       KEY = metadataKey;
       errorChars = errorLength;
     },
-    // The facts of lab/server_root.py's check, JSON text {url: the page config's string under configKey (the
-    // server extension sets it) | null, token: the server settings' token | null}.
+    // The facts of lab/server_root.py's check, JSON text {url: the page config's value under configKey (the server
+    // extension sets it; server_root.py takes a non-empty string only) | null, token: the server settings' | null}.
     serverRoot(configKey) {
       let url = null;
       try {
         const node = globalThis.document?.getElementById('jupyter-config-data');
-        const value = node ? JSON.parse(node.textContent)?.[String(configKey)] : null;
-        url = typeof value === 'string' && value ? value : null;
+        url = (node ? JSON.parse(node.textContent)?.[String(configKey)] : null) ?? null;
       } catch { url = null; } // an unreadable page config: nothing to ask
       return JSON.stringify({ url, token: settings?.token ? String(settings.token) : null });
     },

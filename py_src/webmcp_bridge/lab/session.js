@@ -47,17 +47,11 @@
       });
     },
     // The loader's status item (a loader without one: nothing).
-    setStatus(state, detail) {
-      if (typeof ctx?.setStatus === 'function') ctx.setStatus(String(state), detail ?? null);
-    },
+    setStatus(state, detail) { ctx?.setStatus?.(String(state), detail ?? null); },
     // setMode(mode, waiting): the proposals' mode and how many wait, to the loader's status item.
-    setMode(mode, waiting) {
-      if (typeof ctx?.setMode === 'function') ctx.setMode(String(mode), Number(waiting));
-    },
+    setMode(mode, waiting) { ctx?.setMode?.(String(mode), Number(waiting)); },
     // The problems of the site's own contributions (JSON text), to the loader's status item.
-    setDiagnostics(json) {
-      if (typeof ctx?.setDiagnostics === 'function') ctx.setDiagnostics(String(json));
-    },
+    setDiagnostics(json) { ctx?.setDiagnostics?.(String(json)); },
     // emit(type, detailJson): one kernel-run event through the loader's emit, which dispatches it on window; false when
     // the loader has no emit (an older one). A page listener that throws is the page's: it is reported to the console
     // and never reaches Python (nothing comes back from an event).
