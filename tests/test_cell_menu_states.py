@@ -3,7 +3,7 @@ enabled state and label of each command, pushed to ``commands.js`` in one call b
 (JupyterLab asks those synchronously; the half answers from what Python pushed). Running a command acts on the
 target of that right-click.
 
-``cell_menu.js`` and ``commands.js`` are replaced by a stand-in recording what Python calls on them; the notebook is
+``commands.js`` is replaced by a stand-in recording what Python calls on it; the notebook is
 the in-memory one with a real corpus notebook (the real menu is exercised by playwright-tests/test_panel.py).
 """
 
@@ -25,7 +25,7 @@ PATH = "demo/euler.ipynb"
 
 
 class Half:
-    """Stands in for cell_menu.js and commands.js."""
+    """Stands in for commands.js."""
 
     def __init__(self) -> None:
         self.states: list[dict[str, list[Any]]] = []
@@ -33,7 +33,7 @@ class Half:
         self.on_menu: Any = None
         self.on_execute: Any = None
 
-    def watch(self, selector: str, on_menu: Any) -> None:
+    def watchMenu(self, selector: str, on_menu: Any) -> None:  # noqa: N802 (the JS half's name)
         self.on_menu = on_menu
 
     def separator(self, selector: str, rank: float) -> None:

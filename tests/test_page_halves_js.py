@@ -1,10 +1,10 @@
 """The JS halves that answer JupyterLab and the loader for Python, run by Node on the files the wheel ships:
 ``webmcp.js``'s dispatcher (an answer Python gives before its listener returns is returned as the text itself, a
 later one settles a promise, a failure rejects it, an abort reaches Python's listener) and its resource reader,
-``settings.js`` (the composite as JSON text, changes pushed to Python's listener, a page without a registry), and the
-commands JupyterLab asks synchronously, answered from the state Python pushed (``commands.js``' check mark of the
-Direct/Propose command, ``ui/cell_menu.js``' enabled states and labels), and ``session.js`` (the loader's facts and
-status item).
+``session.js``'s settings (the composite as JSON text, changes pushed to Python's listener, a page without a
+registry), and the commands JupyterLab asks synchronously, answered from the state Python pushed (``commands.js``'
+check mark of the Direct/Propose command, the cell menu's enabled states and labels), and ``session.js`` (the
+loader's facts and status item).
 
 The loader's context is a stand-in with the loader's function names; the real loader is exercised by the browser
 tests (playwright-tests/test_tools.py, test_dialogs_abort.py, test_mcp_b.py).
@@ -103,19 +103,19 @@ const none = load();
 none.attach({ app, modules: {} });
 (async () => {
   const seen = [];
-  const first = JSON.parse(await half.load("p"));
-  half.watch((json) => seen.push(JSON.parse(json)));
+  const first = JSON.parse(await half.loadSettings("p"));
+  half.watchSettings((json) => seen.push(JSON.parse(json)));
   settings.composite = { limits: { resultBytes: 2 } };
   slots.forEach((f) => f());
-  half.unwatch();
+  half.unwatchSettings();
   slots.forEach((f) => f());
-  console.log(JSON.stringify({ first, seen, left: slots.length, none: JSON.parse(await none.load("p")) }));
+  console.log(JSON.stringify({ first, seen, left: slots.length, none: JSON.parse(await none.loadSettings("p")) }));
 })();
 """
 
 
 def test_settings_cross_as_json_and_changes_reach_the_listener() -> None:
-    out = run_node(SETTINGS, str(LAB / "settings.js"))
+    out = run_node(SETTINGS, str(LAB / "session.js"))
     assert out["first"] == {"state": "loaded", "composite": {"limits": {"resultBytes": 1}}}
     assert out["seen"] == [{"limits": {"resultBytes": 2}}]  # after unwatch, nothing more
     assert out["left"] == 0
@@ -189,15 +189,13 @@ CELL_MENU_JS = (
 const listeners = [];
 globalThis.window = { addEventListener: (...a) => listeners.push(a), removeEventListener: () => listeners.pop() };
 const half = eval(fs.readFileSync(process.argv[1], "utf8"));
-const path = require("path");
-const cmds = eval(fs.readFileSync(path.join(path.dirname(process.argv[1]), "..", "commands.js"), "utf8"));
+const cmds = half;
 const asked = [];
 const ctx = { app, tracker: null, modules: { apputils: { InputDialog: {
   getText: async (options) => { asked.push(options); return { button: { accept: true }, value: " text " }; } } } } };
 half.attach(ctx);
-cmds.attach(ctx);
 const runs = [];
-half.watch(".jp-Cell", () => {});
+half.watchMenu(".jp-Cell", () => {});
 cmds.separator(".jp-Cell", 30);
 const options = { label: "Comment on cell", caption: "caption", enabled: "state",
                   menu: { selector: ".jp-Cell", rank: 30.1 } };
@@ -213,7 +211,6 @@ command.execute();
   bare.attach({ app, tracker: null, modules: {} });
   const none = JSON.parse(await bare.askText("{}"));
   half.dispose();
-  cmds.dispose();
   console.log(JSON.stringify({ added, before, after, runs, text, asked, none, menu: menu.length, left: commands.size,
     capture: listeners.length === 0 }));
 })();
@@ -222,7 +219,7 @@ command.execute();
 
 
 def test_the_cell_menus_commands_answer_from_the_states_python_pushed() -> None:
-    out = run_node(CELL_MENU_JS, str(LAB / "ui" / "cell_menu.js"))
+    out = run_node(CELL_MENU_JS, str(LAB / "commands.js"))
     assert out["added"] is True
     assert out["before"] == [False, "Comment on cell"]  # disabled until a right-click's states arrive
     assert out["after"] == [True, "Cycle (write → read)"]

@@ -3,11 +3,16 @@
 // context menu and command palette (lab/ffi.py load_half). JupyterLab asks synchronously whether a command is enabled
 // or toggled and for its label (when a menu opens), so this half answers from a fact of the page it reads itself or the
 // state Python pushed (setStates, setToggled); running a command calls Python's listener onExecute(id) (its return
-// value unused: in a worker, an event).
+// value unused: in a worker, an event). For cell_menu.py also what the person right-clicked in a cell (a capture
+// listener on window reports the contextmenu event before JupyterLab opens its menu, so Python can push the commands'
+// states first) and JupyterLab's input dialog.
 (() => {
   let app = null;
   let tracker = null;
   let paletteToken = null; // apputils' ICommandPalette (attach)
+  let InputDialog = null; // apputils' InputDialog (attach)
+  let menuListener = null; // watchMenu's: Python's listener of right-clicks in cells (dropped by dispose)
+  let selector = null;
   const added = new Map(); // command id -> {enabled, on, label, toggled, disposables: [IDisposable]}
 
   // Whether the person's text selection lies inside one output of the notebook in front (the anchor's element is
@@ -21,11 +26,44 @@
     return !!(child && child.closest(".jp-Cell") && panel.node.contains(child));
   }
 
+  // What the contextmenu event hit: {path, cellId, outputIndex (or null)}, or null outside the tracker's notebooks.
+  function facts(element) {
+    const cellNode = element?.closest(".jp-Cell");
+    if (!cellNode) return null;
+    const panel = tracker?.find((p) => p.node.contains(cellNode));
+    const widget = panel?.content.widgets.find((w) => w.node === cellNode);
+    if (!widget) return null;
+    const output = element.closest(".jp-OutputArea-child");
+    const outputIndex = output && cellNode.contains(output)
+      ? [...output.parentElement.children].filter((el) => el.classList.contains("jp-OutputArea-child")).indexOf(output)
+      : null;
+    return { path: String(panel.context.path), cellId: String(widget.model.id), outputIndex };
+  }
+
+  function onContextMenu(event) {
+    const element = event.target?.nodeType === 1 ? event.target : event.target?.parentElement;
+    if (!menuListener || !element?.closest(selector)) return;
+    try { menuListener(JSON.stringify(facts(element))); } catch (error) { console.error("[webmcp-bridge] menu", error); }
+  }
+
   const api = {
     attach(ctx) {
       app = ctx?.app ?? null;
       tracker = ctx?.tracker ?? null;
       paletteToken = ctx?.modules?.apputils?.ICommandPalette ?? null;
+      InputDialog = ctx?.modules?.apputils?.InputDialog ?? null;
+    },
+    // watchMenu(cellSelector, onMenu): contextmenu events inside cellSelector to onMenu(facts JSON).
+    watchMenu(cellSelector, onMenu) {
+      selector = String(cellSelector);
+      menuListener = onMenu;
+      window.addEventListener("contextmenu", onContextMenu, true);
+    },
+    // askText(optionsJson): InputDialog.getText({title, placeholder, okLabel}); a Promise of {available, accept, value}.
+    async askText(optionsJson) {
+      if (!InputDialog) return JSON.stringify({ available: false, accept: false, value: null });
+      const { value, button } = await InputDialog.getText(JSON.parse(optionsJson));
+      return JSON.stringify({ available: true, accept: !!button.accept, value: value == null ? null : String(value) });
     },
     // add(id, optionsJson, onExecute): add command `id` unless the application has it already (false then).
     // optionsJson: {label, caption?, enabled: "always" | "output-selection" (outputSelected above) | "state" (disabled
@@ -76,8 +114,10 @@
       if (entry) entry.toggled = !!on;
       app?.commands.notifyCommandChanged(id);
     },
-    // Remove every command and menu item this half added (newest first).
+    // Remove every command and menu item this half added (newest first), and the right-clicks' listener.
     dispose() {
+      if (menuListener) window.removeEventListener("contextmenu", onContextMenu, true);
+      menuListener = null;
       for (const entry of [...added.values()].reverse()) {
         for (const disposable of entry.disposables.reverse()) {
           try { disposable?.dispose(); } catch (error) { console.error("[webmcp-bridge] command", error); }

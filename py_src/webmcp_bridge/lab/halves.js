@@ -11,14 +11,13 @@
 //   {target: "halves", method: "load", args: [package, filename, attach]} -> {value: n}: fetched once per file,
 //     evaluated as one expression (sourceURL webmcp-bridge/<package path>/<filename>), attached when asked, its
 //     methods counted under <filename without .js>; answered by a promise (the worker waits, the page does not).
-//   {target: "halves", method: "drop", args: [n]} -> {value: whether half n was in the table}.
 //   {target: "half:<n>", method, args: [JSON value | {callback: k}]} -> {value: a JSON value}; {callback: k} is passed
 //     as a function posting {event: "callback", id: k, args}. A promise answers an asynchronous request once settled
 //     and is refused to a synchronous one.
 // Errors (worker.js wireError, hostError): "wire" for a request this cannot run (unknown half or method, bad name,
 // failed fetch, no attach, an answer not JSON, a promise to a synchronous request), "host" for what the half threw.
 import { crossingCounter } from './crossings.js';
-import { hostError, wireError } from './worker.js';
+import { hostError, isThenable, wireError } from './worker.js';
 
 const PACKAGE = /^[a-z_]+(\.[a-z_]+)*$/;
 const FILE = /^[a-z_]+\.js$/;
@@ -28,8 +27,6 @@ const PREFIX = 'half:';
 class Refused extends Error {}
 
 const failure = error => (error instanceof Refused ? wireError(error.message) : hostError(error));
-const isThenable = value => value !== null && (typeof value === 'object' || typeof value === 'function')
-  && typeof value.then === 'function';
 
 // whether `value` is a JSON value (null, a boolean, a finite number, a string, arrays and plain objects of them)
 function isJson(value) {
@@ -123,7 +120,6 @@ export function createHalves({ ctx = null, sourcesUrl, post }) {
   function respond(call, settle = false) {
     try {
       if (call.target === 'halves') {
-        if (call.method === 'drop') return { value: table.delete(Array.isArray(call.args) ? call.args[0] : null) };
         if (call.method !== 'load') throw new Refused(`halves has no method ${JSON.stringify(call.method)}`);
         return load(call.args).catch(failure);
       }

@@ -12,7 +12,6 @@
   // a write: JSON text {} once write() settled, {error} when it threw or rejected
   const settled = (write) => Promise.resolve().then(write).then(
     () => "{}", (error) => JSON.stringify({ error: String(error?.message ?? error).slice(0, errorChars) }));
-  const kindOf = (type) => (type === "directory" ? "directory" : type === "notebook" ? "notebook" : "file");
 
   async function get(path, content) {
     try { return await contents.get(path, { content }); } catch { return null; }
@@ -38,14 +37,13 @@
       KEY = metadataKey;
       errorChars = errorLength;
     },
-    // The facts of lab/server_root.py's check, JSON text {url: the page config's string under configKey (the
-    // server extension sets it) | null, token: the server settings' token | null}.
+    // The facts of lab/server_root.py's check, JSON text {url: the page config's value under configKey (the server
+    // extension sets it; server_root.py takes a non-empty string only) | null, token: the server settings' | null}.
     serverRoot(configKey) {
       let url = null;
       try {
         const node = globalThis.document?.getElementById('jupyter-config-data');
-        const value = node ? JSON.parse(node.textContent)?.[String(configKey)] : null;
-        url = typeof value === 'string' && value ? value : null;
+        url = (node ? JSON.parse(node.textContent)?.[String(configKey)] : null) ?? null;
       } catch { url = null; } // an unreadable page config: nothing to ask
       return JSON.stringify({ url, token: settings?.token ? String(settings.token) : null });
     },
@@ -58,12 +56,12 @@
       }
       return null;
     },
-    // A file or folder without its content: JSON text {path, name, type: "directory" | "notebook" | "file",
+    // A file or folder without its content: JSON text {path, name, type (the contents model's: Python reads it),
     // size: bytes | null, lastModified: text | null}, or null when the contents service has nothing there.
     async stat(path) {
       const model = await get(path, false);
       if (!model) return null;
-      return JSON.stringify({ path: String(model.path), name: String(model.name), type: kindOf(model.type),
+      return JSON.stringify({ path: String(model.path), name: String(model.name), type: String(model.type),
                               size: Number.isFinite(model.size) ? model.size : null,
                               lastModified: model.last_modified == null ? null : String(model.last_modified) });
     },
@@ -72,7 +70,7 @@
     async listDir(path) {
       const model = await get(path, true);
       if (!model || model.type !== "directory" || !Array.isArray(model.content)) return null;
-      return JSON.stringify(model.content.map((child) => [String(child.path), String(child.name), kindOf(child.type),
+      return JSON.stringify(model.content.map((child) => [String(child.path), String(child.name), String(child.type),
                                                           child.last_modified == null ? null : String(child.last_modified)]));
     },
     // The bridge's block of a saved notebook's metadata and those of its cells that have one: JSON text {value: the

@@ -27,18 +27,18 @@ HALVES: dict[str, tuple[str, ...]] = {
     ),
     "tabs.js": ("configure", "fresh", "save", "state"),
     "dialogs.js": ("available", "click", "dispose", "snapshot", "unwatch", "watch"),
-    "settings.js": ("dispose", "load", "unwatch", "warn", "watch"),
-    "commands.js": ("add", "dispose", "separator", "setStates", "setToggled"),
-    "session.js": ("emit", "facts", "setDiagnostics", "setMode", "setStatus", "site"),
+    "commands.js": ("add", "askText", "dispose", "separator", "setStates", "setToggled", "watchMenu"),
+    "session.js": (
+        "dispose", "emit", "facts", "loadSettings", "readStorage", "setDiagnostics", "setMode", "setStatus", "site",
+        "unwatchSettings", "warn", "watchSettings", "writeStorage",
+    ),
     "webmcp.js": (
         "answer", "answerRead", "connect", "connectPrompts", "connectResources", "disconnect", "disconnectPrompts",
         "disconnectResources", "dispose", "emit", "fail", "reportCall", "runtime",
     ),
-    "page_secret.js": ("get", "set"),
     "ui/dom.js": (
         "activate", "applyMarkers", "clearDraft", "configure", "configureBoxes", "createPanel", "disableBox",
         "dispose", "disposePanel", "draw", "expandBox", "fields", "placeBoxes", "prepare", "removeBox",
         "revealBox", "rows", "set", "showBox", "style", "translate", "watchBoxes", "webmcpAvailable",
     ),
-    "ui/cell_menu.js": ("askText", "dispose", "watch"),
 }  # fmt: skip

@@ -707,10 +707,9 @@
     // Open the notebook at path (activate: also bring it to the front; else in the background when not open) and
     // resolve, once its context is ready, to its handle, or to null when what opened is not a document widget.
     async open(path, activate) {
-      let panel;
       const docs = page.docManager;
-      if (activate) panel = docs.openOrReveal(path);
-      else panel = docs.findWidget(path) ?? docs.open(path, "default", undefined, { activate: false });
+      const panel = activate ? docs.openOrReveal(path)
+        : docs.findWidget(path) ?? docs.open(path, "default", undefined, { activate: false });
       if (!panel || !panel.content) return null;
       await panel.context.ready;
       return handleOf(panel);
@@ -1101,9 +1100,7 @@
     highlightOutput(panel, cellId, outputIndex, ms) {
       const index = findIndex(panel, cellId);
       if (index < 0) return "cell";
-      const cell = model(panel).cells.get(index);
-      const outputs = cell.type === "code" && cell.outputs ? cell.outputs : null;
-      if (!outputs || outputIndex < 0 || outputIndex >= outputs.length) return "output";
+      if (!outputOf(panel, cellId, outputIndex)) return "output";
       const notebook = panel.content;
       notebook.activeCellIndex = index;
       Promise.resolve(notebook.scrollToItem?.(index)).catch(() => {}).then(() => {

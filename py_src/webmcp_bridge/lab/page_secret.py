@@ -21,14 +21,14 @@ STORAGE_KEY = "webmcp-bridge:page-secret"
 SECRET_BYTES = 32
 _HEX = re.compile(f"[0-9a-f]{{{2 * SECRET_BYTES}}}")
 
-_half: list[Any] = []  # the page's page_secret.js once loaded (a failed load is not kept: the next use tries again)
+_half: list[Any] = []  # the page's session.js once loaded (a failed load is not kept: the next use tries again)
 
 
 def _storage() -> Any:
-    """``page_secret.js`` (one per page), or None outside the browser."""
+    """``session.js`` (its localStorage methods; one per page), or None outside the browser."""
     if not _half:
         try:
-            _half.append(load_half("webmcp_bridge.lab", "page_secret.js"))
+            _half.append(load_half("webmcp_bridge.lab", "session.js"))
         except Exception:  # CPython: no page (pyodide cannot be imported)
             return None
     return _half[0]
@@ -41,13 +41,13 @@ def page_secret() -> bytes | None:
     if storage is None:
         return None
     secret = _kept(storage)
-    if secret is None and storage.set(STORAGE_KEY, secrets.token_hex(SECRET_BYTES)):
+    if secret is None and storage.writeStorage(STORAGE_KEY, secrets.token_hex(SECRET_BYTES)):
         secret = _kept(storage)  # the one kept, should another tab have stored its own meanwhile
     return secret
 
 
 def _kept(storage: Any) -> bytes | None:
     """The secret the storage holds, or None (none, or a value that is not one)."""
-    value = storage.get(STORAGE_KEY)
+    value = storage.readStorage(STORAGE_KEY)
     text = None if is_nullish(value) else str(value)
     return bytes.fromhex(text) if text is not None and _HEX.fullmatch(text) else None

@@ -1,5 +1,5 @@
 """The bridge's settings from JupyterLab's setting registry (plugin ``jupyterlab-webmcp-bridge:plugin``), through
-``settings.js``: the composite crosses as JSON text, is validated by
+``session.js``: the composite crosses as JSON text, is validated by
 :func:`webmcp_bridge.session.settings.parse_settings` and applied by
 :class:`~webmcp_bridge.session.settings.SettingsApplier` at start and after every change. Without a settings registry
 (or if loading fails or takes longer than :data:`SETTINGS_LOAD_SECONDS`) the defaults apply, said in the console.
@@ -19,14 +19,14 @@ from webmcp_bridge.session.settings import DEFAULT_SETTINGS, PLUGIN_ID, BridgeSe
 
 
 def settings_half(loader: Any) -> Any:
-    """A ``settings.js`` attached to the loader's ``ctx``."""
-    return load_half("webmcp_bridge.lab", "settings.js", loader)
+    """A ``session.js`` (its settings methods) attached to the loader's ``ctx``."""
+    return load_half("webmcp_bridge.lab", "session.js", loader)
 
 
 async def load_composite(half: Any) -> Any:
     """The plugin's composite settings (parsed JSON) through ``half`` (JupyterLab caches them, so a second load is
     cheap), or None when the page has no setting registry (said in the console). Raises what the load raised."""
-    reply = json.loads(str(await awaiting(half).load(PLUGIN_ID)))
+    reply = json.loads(str(await awaiting(half).loadSettings(PLUGIN_ID)))
     if reply.get("state") == "no-registry":
         half.warn("[webmcp-bridge] no setting registry in this page; using the default settings")
         return None
@@ -35,7 +35,7 @@ async def load_composite(half: Any) -> Any:
 
 class LabSettings:
     """The plugin's settings, applied to ``registry`` now and on every change (``loader``: the loader's ctx, handed
-    once to ``settings.js``); ``on_tools_changed()`` after a change enabled or disabled tools."""
+    once to ``session.js``); ``on_tools_changed()`` after a change enabled or disabled tools."""
 
     def __init__(self, loader: Any, registry: Any, on_tools_changed: Callable[[], None] | None = None) -> None:
         self.half = settings_half(loader)
@@ -56,7 +56,7 @@ class LabSettings:
         if composite is None:
             self._apply(DEFAULT_SETTINGS, [], startup=True)
             return DEFAULT_SETTINGS
-        self.half.watch(self._proxies.keep(self._on_changed))
+        self.half.watchSettings(self._proxies.keep(self._on_changed))
         parsed, problems = parse_settings(composite)
         self._apply(parsed, problems, startup=True)
         return parsed
@@ -69,7 +69,7 @@ class LabSettings:
         return tools_changed
 
     def _on_changed(self, composite_json: Any) -> None:
-        """``settings.js``'s listener: the settings changed to the composite ``composite_json`` (JSON text)."""
+        """``session.js``'s settings listener: the settings changed to the composite ``composite_json`` (JSON text)."""
         try:
             parsed, problems = parse_settings(json.loads(str(composite_json)))
             if self._apply(parsed, problems, startup=False) and self.on_tools_changed is not None:
@@ -80,5 +80,5 @@ class LabSettings:
     def dispose(self) -> None:
         """Stop following changes and free the proxy."""
         if len(self._proxies):
-            quietly(self.half.unwatch)
+            quietly(self.half.unwatchSettings)
             self._proxies.clear()

@@ -44,9 +44,7 @@
     return ask(onRead, [String(uri)]);
   }
 
-  function cancel(invocation) {
-    if (onCancel) onCancel(String(invocation));
-  }
+  const cancel = (invocation) => { onCancel?.(String(invocation)); };
 
   function settle(id, key, value) {
     const entry = waiting.get(id);

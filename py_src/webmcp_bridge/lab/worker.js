@@ -27,6 +27,9 @@ export const wireError = message => ({ error: { kind: 'wire', code: 'WireError',
 export const hostError = error => ({ error: { kind: 'host', code: String((error && error.name) || 'Error'),
                                               message: String((error && error.message) || error), details: {} } });
 
+export const isThenable = value => value !== null && (typeof value === 'object' || typeof value === 'function')
+  && typeof value.then === 'function';
+
 const OK = 1;
 const TOO_BIG = 2;
 
@@ -47,7 +50,6 @@ export function startWorker({ manifestUrl, bootUrl = new URL('worker_boot.js', i
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 
   const answerOf = (message, body) => JSON.stringify({ id: message.id, ...body });
-  const isThenable = value => value !== null && typeof value === 'object' && typeof value.then === 'function';
   // the answer's text to a request's text (a promise of it when the responder's answer is one), the request counted
   const answer = (text, sync) => {
     let message;

@@ -2,7 +2,7 @@
 
 A command acts on the cell the person right-clicked (else the active cell), on the output right-clicked (else the
 cell's first), "Comment on selection" on that cell editor's selection when the menu opened; a comment's text comes
-from JupyterLab's ``InputDialog`` (cancelled or empty: nothing). JupyterLab asks ``cell_menu.js`` synchronously for
+from JupyterLab's ``InputDialog`` (cancelled or empty: nothing). JupyterLab asks ``commands.js`` synchronously for
 each command's label and enabled state, so it answers from the states Python pushes when it reports a right-click.
 """
 
@@ -57,27 +57,26 @@ class Target:
 
 
 class CellMenu:
-    """The context-menu commands of one Agent panel; ``ctx`` (the loader's) is handed once to ``cell_menu.js`` (the
-    right-clicks, the input dialog) and to ``commands.js`` (the commands)."""
+    """The context-menu commands of one Agent panel; ``ctx`` (the loader's) is handed once to ``commands.js`` (the
+    commands, the right-clicks, the input dialog)."""
 
     def __init__(self, panel: AgentPanel, ctx: Any) -> None:
         self.panel = panel
-        self.half = load_half("webmcp_bridge.lab.ui", "cell_menu.js", ctx)
-        self.command_half = load_half("webmcp_bridge.lab", "commands.js", ctx)
+        self.half = load_half("webmcp_bridge.lab", "commands.js", ctx)
         self._proxies = Proxies()  # the menu and execute listeners
         self._target: Target | None = None  # what the person's last right-click on a cell acts on
         self._words: dict[Text, str] = {}  # the labels as the page's translator gave them
 
     def install(self) -> None:
         """Add the commands and their context-menu items, and follow the person's right-clicks on cells."""
-        self.half.watch(SELECTOR, self._proxies.keep(self._on_menu))
+        self.half.watchMenu(SELECTOR, self._proxies.keep(self._on_menu))
         execute = self._proxies.keep(self._on_execute)
-        self.command_half.separator(SELECTOR, RANK)
+        self.half.separator(SELECTOR, RANK)
         for offset, key in enumerate(COMMANDS):
             label, caption = self._say(list(WORDS[key]))
             menu = {"selector": SELECTOR, "rank": RANK + 0.1 * (offset + 1)}
             options = {"label": label, "caption": caption, "enabled": "state", "menu": menu}
-            self.command_half.add(COMMANDS[key], json.dumps(options), execute)
+            self.half.add(COMMANDS[key], json.dumps(options), execute)
 
     def _say(self, texts: list[Text]) -> list[str]:
         """``texts`` translated (the ones not seen before in one crossing), for JupyterLab's plain strings."""
@@ -91,19 +90,18 @@ class CellMenu:
         states = self.states(target)
         labels = self._say([label for _enabled, label in states.values()])
         pushed = {cid: [enabled, said] for (cid, (enabled, _label)), said in zip(states.items(), labels, strict=True)}
-        self.command_half.setStates(json.dumps(pushed))
+        self.half.setStates(json.dumps(pushed))
 
     def dispose(self) -> None:
         """Remove the commands and menu items and free their listeners."""
         quietly(self.half.dispose)
-        quietly(self.command_half.dispose)
         self._proxies.clear()
         self._target = None
 
     # -- the target ----------------------------------------------------------------------------------------
     def _on_menu(self, facts_json: Any) -> None:
-        """Listener of ``cell_menu.js``: the person right-clicked a cell (``facts_json``: JSON text ``{path, cellId,
-        outputIndex}`` or null); decide the target and push each command's enabled state and label."""
+        """Listener of ``commands.js``' ``watchMenu``: the person right-clicked a cell (``facts_json``: JSON text
+        ``{path, cellId, outputIndex}`` or null); decide the target and push each command's enabled state and label."""
         try:
             self._target = self.target(json.loads(str(facts_json)))
             self._push(self._target)
@@ -111,7 +109,7 @@ class CellMenu:
             traceback.print_exc()
 
     def target(self, facts: dict[str, Any] | None) -> Target | None:
-        """The right-clicked cell (``facts`` from ``cell_menu.js``: its notebook's path, its id and the output
+        """The right-clicked cell (``facts`` from ``commands.js``: its notebook's path, its id and the output
         index hit), else the active cell of the notebook in front, or None."""
         nb, cell_id = None, None
         if facts is not None:
