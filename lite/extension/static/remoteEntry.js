@@ -110,7 +110,7 @@
       console.warn(`[${TAG}] crossings.js did not load; crossings are not counted`, error);
     }
     // not writable: a script of the page cannot put its own function where every half loaded later is handed. One
-    // counter per half's name: a half loaded again (settings.js by settings.py and contributions.py) adds to it.
+    // counter per half's name: a half loaded again (session.js by session.py, settings.py and others) adds to it.
     const counters = new Map();
     Object.defineProperty(window.webmcpBridge, 'countCalls', {
       value: (name, api) => {

@@ -158,15 +158,11 @@
   }
 
   // The tag name of the focused element inside `node`, or null (a select only while the person is choosing in it).
-  function focusedIn(node) {
-    const active = document.activeElement;
-    const inside = node && active && node.contains(active) && (active.tagName !== "SELECT" || active === choosing);
-    return inside ? String(active.tagName) : null;
-  }
+  const focusedIn = (node, active = document.activeElement) =>
+    active && node?.contains(active) && (active.tagName !== "SELECT" || active === choosing) ? active.tagName : null;
 
-  // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn. "held" (and
-  // nothing drawn) when the focus inside it is on one of the tag names `heldBy`: checked here, at the moment of
-  // drawing, since the person may press a select between Python's look (fields) and this drawing.
+  // Replace the children of the panel's node `role` with new elements for trees; note the roles drawn. "held", nothing
+  // drawn, when its focus is on a tag `heldBy` lists: checked here, as the person may press after Python's look.
   function drawInto(role, trees, heldBy = []) {
     const node = panel?.roles.get(role);
     if (!node) return false;
@@ -325,8 +321,7 @@
       return JSON.stringify({ created: true, visible: !!widget.isVisible });
     },
     disposePanel,
-    // draw(role, treesJson, heldByJson?): replace the children of the panel's node `role`; false when no node has
-    // that role, "held" when the focus in it is on one of the tag names heldByJson lists (nothing drawn).
+    // draw(role, treesJson, heldByJson?): drawInto's answer (false: no node has that role; "held": nothing drawn).
     draw(role, treesJson, heldByJson = "[]") { return drawInto(role, JSON.parse(treesJson), JSON.parse(heldByJson)); },
     // rows(role, opsJson): edit the keyed list `role`, newest on top: ["clear"], ["keep", key] (to the top), ["put",
     // key, tree] (replaced or added on top), ["set", key, tree] (replaced where it is, else on top), ["drop", key].
@@ -365,12 +360,11 @@
     // while the person is choosing in it), drafts: {data-reply: value} of its non-empty reply boxes}.
     fields(role) {
       const node = panel?.roles.get(role) ?? null;
-      const focused = focusedIn(node);
       const drafts = Object.create(null); // keys come from the notebook (thread ids): "__proto__" is a key too
       for (const box of node?.querySelectorAll("textarea[data-reply]") ?? []) {
         if (box.value) drafts[box.getAttribute("data-reply")] = String(box.value);
       }
-      return JSON.stringify({ focused, drafts });
+      return JSON.stringify({ focused: focusedIn(node), drafts });
     },
     clearDraft(role, key) {
       for (const box of panel?.roles.get(role)?.querySelectorAll("textarea[data-reply]") ?? []) {
