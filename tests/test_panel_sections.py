@@ -158,37 +158,22 @@ def test_comments_wait_while_the_person_types_and_a_drawing_keeps_the_draft() ->
 def test_a_select_the_person_is_choosing_in_holds_its_section_back_until_the_choice() -> None:
     """While the person is choosing in a select of Comments (the filter) or Access (the notebook's level), a change
     that would redraw the section is put off (a redraw would close the select's list); once dom.js reports no select
-    being chosen in (the change made, or the focus gone), the section is drawn."""
+    being chosen in (the change made, or the focus gone), the section is drawn. The press may come before Python's
+    look at ``fields`` or after it, before the drawing reaches the page: then dom.js draws nothing and says "held"."""
     ws = MemoryWorkspace({PATH: corpus_text("notebook-running-code.ipynb")})
     nb = asyncio.run(ws.open_notebook(PATH, activate=True))
     cells = cells_of(nb)
-    for role in ("comments", "access"):
-        dom = Dom()
-        sections = Sections(dom)  # type: ignore[arg-type]
-        dom.focused, dom.focus_role = "SELECT", role
-        sections.draw(role, nb, cells)
-        assert dom.drawn == [] and role in sections.dirty
-        dom.focused = None  # chosen: dom.js no longer reports the select
-        sections.draw(role, nb, cells)
-        assert [drawn for drawn, _ in dom.drawn] == [role] and role not in sections.dirty
-
-
-def test_a_select_pressed_between_the_look_and_the_drawing_holds_the_section_too() -> None:
-    """The person may press a select after Python looked at ``fields`` (nothing chosen yet) and before its drawing
-    reaches the page: dom.js then draws nothing and says "held", and the section waits for the focus to leave, as
-    when the look saw the press."""
-    ws = MemoryWorkspace({PATH: corpus_text("notebook-running-code.ipynb")})
-    nb = asyncio.run(ws.open_notebook(PATH, activate=True))
-    cells = cells_of(nb)
-    for role in ("comments", "access"):
-        dom = Dom()
-        sections = Sections(dom)  # type: ignore[arg-type]
-        dom.focus_role, dom.pressed_before_draw = role, "SELECT"
-        sections.draw(role, nb, cells)
-        assert dom.drawn == [] and role in sections.dirty
-        dom.pressed_before_draw = None  # chosen, or the focus gone
-        sections.draw(role, nb, cells)
-        assert [drawn for drawn, _ in dom.drawn] == [role] and role not in sections.dirty
+    for seen_by in ("focused", "pressed_before_draw"):
+        for role in ("comments", "access"):
+            dom = Dom()
+            sections = Sections(dom)  # type: ignore[arg-type]
+            dom.focus_role = role
+            setattr(dom, seen_by, "SELECT")
+            sections.draw(role, nb, cells)
+            assert dom.drawn == [] and role in sections.dirty
+            setattr(dom, seen_by, None)  # chosen: dom.js no longer reports the select
+            sections.draw(role, nb, cells)
+            assert [drawn for drawn, _ in dom.drawn] == [role] and role not in sections.dirty
 
 
 def test_activity_keeps_the_newest_rows_on_top_and_drops_the_oldest_past_the_bound() -> None:
