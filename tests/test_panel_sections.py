@@ -60,8 +60,8 @@ class Dom:
                 self.listing.insert(0, op[1])
 
     def draw(self, role: str, *els: El, held_by: Collection[str] = ()) -> bool | str:
-        if self.pressed_before_draw in held_by and role == self.focus_role:
-            return "held"  # as dom.js: the person pressed after the look at fields, nothing is drawn
+        if role == self.focus_role and {self.focused, self.pressed_before_draw} & set(held_by):
+            return "held"  # as dom.js: the focus fields reports, or a press after the look at fields
         self.drawn.append((role, list(els)))
         return True
 

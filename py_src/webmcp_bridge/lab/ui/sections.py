@@ -276,9 +276,6 @@ class Sections:
         self._summary("comments-summary", _("Comments (%1 open)", str(counts["open"])))
 
     def _access(self, nb: LabNotebook | None, cells: dict[str, CellInfo] | None) -> None:
-        if self.dom.fields("access")[0] in HELD_BY:  # the person is choosing a level: drawn on focusout
-            self.dirty.add("access")
-            return
         if nb is None:
             self._restricted = set()
             self._body("access", h("p", c("empty"), text=_("Open a notebook to set what the agent may do with it.")))
