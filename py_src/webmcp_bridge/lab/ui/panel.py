@@ -328,7 +328,6 @@ class AgentPanel:
         self.refresh()
 
     def _on_change(self, action: str, value: str) -> None:
-        nb = self.current()
         if action == "mode":  # the person's switch (the command palette and the setting change the same book)
             self.book.set_mode("propose" if value == "propose" else "direct")
             said = (
@@ -339,7 +338,7 @@ class AgentPanel:
             self.note(said, "")
         elif action == "filter":
             self.set_filter(next((f for f in THREAD_FILTERS if f == value), "open"))
-        elif action == "notebook-level" and nb is not None:
+        elif action == "notebook-level" and (nb := self.current()) is not None:
             level = parse_level(value)
 
             def apply() -> None:
@@ -347,14 +346,14 @@ class AgentPanel:
                 self.note(_("set the notebook's agent access to %1", LEVEL_WORD.get(level, level)), nb.path)
 
             self.set_level(level, apply)
-        elif action == "run-asking" and nb is not None:  # the run rule's switch for this open notebook
+        elif action == "run-asking" and (open_nb := self.current()) is not None:  # the run rule for this open notebook
             off = value == "stop"
-            self.consent.set_asking(nb.path, not off)
+            self.consent.set_asking(open_nb.path, not off)
             self.note(
                 _("stopped asking before the agent's runs because of hidden cells in")
                 if off
                 else _("asked to see the agent's runs first in"),
-                nb.path,
+                open_nb.path,
             )
 
     # -- what the actions and the cell menu ask of the panel ------------------------------------------------
