@@ -209,9 +209,11 @@ class _HalfDiagnosis:
             self.seen[label] = []
 
             def record(*args: Any) -> None:
-                self.seen[label].append(list(args))
-                if then is not None:  # a synchronous crossing from the event's dispatch, its result recorded
+                # a synchronous crossing from the event's dispatch, its result recorded; under JSPI another call
+                # runs while it waits, so the arguments are recorded with its result, never before it
+                if then is not None:
                     self.seen.setdefault(f"{label}:then", []).append(_outcome(functools.partial(self.invoke, then)))
+                self.seen[label].append(list(args))
 
             self.callbacks[label] = self.proxies.keep(record)
         return self.callbacks[label]
