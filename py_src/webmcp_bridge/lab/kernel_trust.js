@@ -2,7 +2,8 @@
 // run code in, and keeping every output such a kernel puts in a notebook untrusted (JupyterLab's sanitizer: no script,
 // no handler), whoever started the run and whichever cell it lands in. A notebook file's own "trusted" flags are
 // dropped as it is read (JupyterLite has no notary; a Jupyter server's notary key is a file the kernel can write).
-// The loader imports it before JupyterLab activates its plugin, so it is in place before any notebook opens.
+// The loader imports it before JupyterLab activates its plugin, so it is in place before any notebook opens: a
+// trusted output renders as its notebook is read, long before the bridge's Python starts.
 //
 // createKernelTrust({app, tracker, modules}) -> the loader's ctx.kernelTrust, whose claim(panel) makes the panel's
 // kernel the agent's until the page restarts it or it is shut down (the kernel's own status messages, forgeable by its
