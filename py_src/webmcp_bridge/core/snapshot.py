@@ -21,7 +21,7 @@ from webmcp_bridge.core.limits import (
     strip_ansi,
     utf8_len,
 )
-from webmcp_bridge.core.raw import RawCell, RawOutput
+from webmcp_bridge.core.raw import RawCell, RawItem, RawOutput
 from webmcp_bridge.core.uris import cell_uri
 
 HASH_HEX_CHARS = 16
@@ -29,6 +29,13 @@ HASH_HEX_CHARS = 16
 #: an output's preview is taken from the first of these present
 PREVIEW_ORDER = ("text/plain", "text/markdown", "text/latex", "application/json", "text/html", "image/svg+xml")
 TEXT_IMAGE_TYPES = ("image/svg+xml",)  #: image types whose data is text (markup), returned and paged as text
+
+
+def preview_item(output: RawOutput) -> RawItem | None:
+    """The representation an output's text preview is taken from: the first text one in :data:`PREVIEW_ORDER`, else
+    any text one, else None."""
+    text_items = {item.mime: item for item in output.items if not item.binary}
+    return next((text_items[m] for m in PREVIEW_ORDER if m in text_items), next(iter(text_items.values()), None))
 
 
 def default_mime(output: RawOutput) -> str:
@@ -107,9 +114,7 @@ def describe_output(index: int, output: RawOutput, limits: Limits, cell_uri: str
         described["ename"] = preview(output.ename, limits.preview_bytes)
         described["evalue"] = preview(output.evalue or "", limits.preview_bytes)
     else:
-        text_items = {item.mime: item for item in output.items if not item.binary}
-        chosen = next((text_items[m] for m in PREVIEW_ORDER if m in text_items), next(iter(text_items.values()), None))
-        if chosen is not None:
+        if (chosen := preview_item(output)) is not None:
             described["preview"] = preview(chosen.head, limits.preview_bytes)
             head = utf8_len(strip_ansi(chosen.head))  # the host read at most the head asked for
             if head > limits.preview_bytes or chosen.bytes > head:

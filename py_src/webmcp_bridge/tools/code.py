@@ -13,7 +13,7 @@ from pydantic import Field
 from webmcp_bridge.calls.payloads import Payload, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, RUN_CODE_TIMEOUT_SECONDS, Limits, truncate_utf8
-from webmcp_bridge.core.snapshot import PREVIEW_ORDER, describe_output
+from webmcp_bridge.core.snapshot import describe_output, preview_item
 from webmcp_bridge.host.protocol import RawOutput
 from webmcp_bridge.propose.proposals import DeniedPayload
 from webmcp_bridge.tools.common import CallContext, NotebookInput, check_write_size, tool
@@ -37,12 +37,6 @@ class RunCodeInput(NotebookInput):
     )
 
 
-def _text_item(output: RawOutput):
-    """The representation whose text is inlined: the first of PREVIEW_ORDER present, else any text one."""
-    text_items = {item.mime: item for item in output.items if not item.binary}
-    return next((text_items[m] for m in PREVIEW_ORDER if m in text_items), next(iter(text_items.values()), None))
-
-
 def _shares(sizes: list[int], budget: int) -> list[int]:
     """Bytes of text kept per output: the largest common cap L with sum(min(size, L)) <= budget."""
     kept, remaining, ordered = list(sizes), budget, sorted(range(len(sizes)), key=lambda i: sizes[i])
@@ -57,8 +51,9 @@ def _shares(sizes: list[int], budget: int) -> list[int]:
 
 
 def describe_run_outputs(outputs: tuple[RawOutput, ...], limits: Limits) -> list[dict[str, Any]]:
-    """Outputs listed as run results list them, ``text`` inline (sharing ``output_page_bytes``) for the preview."""
-    items = [_text_item(o) for o in outputs]
+    """Outputs listed as run results list them, the preview's representation (:func:`preview_item`) inline as ``text``
+    (sharing ``output_page_bytes``) in place of the preview."""
+    items = [preview_item(o) for o in outputs]
     heads = [item.head if item else "" for item in items]
     shares = _shares([len(h.encode("utf-8", "surrogatepass")) for h in heads], limits.output_page_bytes)
     described = []
