@@ -16,7 +16,7 @@
   // eslint-disable-next-line no-control-regex -- an ANSI escape sequence starts with ESC (U+001B)
   let config = { ansi: /\x1b\[[0-?]*[ -/]*[@-~]/g, binary: new Set(), key: null, maxChanges: 0, mergeSeconds: 0,
                  errorChars: 0 };
-  const texts = new WeakMap(); // output model -> {key, items: Map(mime -> {text, bytes, encoded})}
+  const texts = new WeakMap(); // output model -> {raw: [[mime, text]], items: Map(mime -> {text, bytes, encoded})}
   // notebook model -> what is kept of it from the first time a method reaches it (startTracking): {panel,
   // revision: the page-wide update clock at its last change, stamp: count of its metadata and cell-list changes
   // (what levels, threads and markers read), log: [change as record() writes it] (bounded, drained by Python),
@@ -217,11 +217,11 @@
   function itemsOf(outputModel) {
     const json = outputModel.toJSON();
     const raw = rawTexts(json);
-    const key = raw.map(([m, t]) => `${m}:${t.length}`).join("|");
+    // by content, not length: a stream's "\r" rewrites its text in place, often to the same length (a progress bar)
     const cached = texts.get(outputModel);
-    if (cached && cached.key === key) return { json, items: cached.items };
+    if (cached?.raw.length === raw.length && raw.every(([m, t], i) => cached.raw[i][0] === m && cached.raw[i][1] === t)) return { json, items: cached.items };
     const items = itemsFrom(raw);
-    texts.set(outputModel, { key, items });
+    texts.set(outputModel, { raw, items });
     return { json, items };
   }
 
