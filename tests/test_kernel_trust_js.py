@@ -4,7 +4,8 @@ ones: playwright-tests/test_attacks_kernel.py):
 
 - a kernel stays the agent's whatever status its own messages report (a Jupyter kernel's code can send
   ``execution_state: "restarting"``); the page's own restart of it ends that;
-- a cell whose source the agent wrote makes its kernel the agent's when the person runs it, before the request;
+- a cell whose source the agent wrote makes its kernel the agent's when the person runs it, before the request,
+  also after the person moved it (JupyterLab makes a new cell model, with the cell's id);
 - a notebook switched onto an agent's kernel has every cell untrusted at once;
 - a notebook's cells are read without their ``trusted`` flags, on a Jupyter server as in JupyterLite.
 """
@@ -28,9 +29,9 @@ const signal = () => {
            disconnect(fn) { const i = slots.indexOf(fn); if (i >= 0) slots.splice(i, 1); },
            emit(...args) { for (const fn of [...slots]) fn(...args); } };
 };
-const makeCell = (trusted) => {
+const makeCell = (trusted, id) => {
   const metadata = new Map(trusted ? [["trusted", true]] : []);
-  return { type: "code", trusted, stateChanged: signal(),
+  return { id, type: "code", trusted, stateChanged: signal(),
            outputs: { contentFactory: { createOutputModel: (options) => ({ trusted: !!options.trusted }) } },
            sharedModel: { getMetadata: (k) => metadata.get(k), deleteMetadata: (k) => metadata.delete(k) } };
 };
@@ -44,7 +45,7 @@ const makePanel = (kernel, cells) => {
   return panel;
 };
 const k1 = makeKernel("k1"), k2 = makeKernel("k2");
-const mine = makeCell(true), agents = makeCell(true), other = makeCell(true);
+const mine = makeCell(true, "m-1"), agents = makeCell(true, "a-1"), other = makeCell(true, "o-1");
 const p1 = makePanel(k1, [mine, agents]);
 const p2 = makePanel(k2, [other]);
 const panels = [p1, p2];
@@ -78,6 +79,9 @@ const out = {};
   await k1.restart();
   out.afterRestart = trust.agentKernels();
   out.restarts = restarts;
+  // the person moves the agent's cell (JupyterLab's moveCells makes a new cell model, with the same id) and runs it
+  executionScheduled.emit(null, { notebook: p1.content, cell: { model: makeCell(true, "a-1") } });
+  out.afterMovedCellRun = trust.agentKernels();
   // a file's own trust flags are dropped as it is read (no lite switch: a server's notary is not believed either)
   out.read = (await app.serviceManager.contents.get("x.ipynb")).content.cells[0].metadata;
   console.log(JSON.stringify(out));
@@ -94,4 +98,5 @@ def test_the_kernel_trust_half_claims_agent_code_and_believes_no_kernel_status()
     assert out["afterForgedStatus"] == 1
     assert out["switched"] == [False, None]
     assert out["afterRestart"] == 0 and out["restarts"] == ["k1"]
+    assert out["afterMovedCellRun"] == 1  # the agent's code, in the new model a move made
     assert out["read"] == {}

@@ -22,7 +22,7 @@ const TRUST_COMMAND = 'notebook:trust';
 export function createKernelTrust({ app, tracker, modules = {}, now = () => Date.now() }) {
   const agent = new Map(); // kernel id -> {since: ms epoch}
   const guarded = new WeakSet(); // cell models whose output factory is ours
-  const agentCells = new WeakSet(); // cell models whose source the agent wrote (markAgentCell)
+  const agentCells = new Set(); // ids of cells whose source the agent wrote: a move or retype makes a new model
   const followed = new WeakSet(); // notebook panels followed
   const listeners = new Set();
   let trusting = 0; // > 0 while the person's Trust command runs (its dialog, then its writes)
@@ -132,7 +132,7 @@ export function createKernelTrust({ app, tracker, modules = {}, now = () => Date
   // the person runs a cell the agent wrote: its kernel is the agent's from before the request is sent
   modules.notebook?.NotebookActions?.executionScheduled?.connect((_, args) => {
     const model = args?.cell?.model;
-    if (!model || !agentCells.has(model)) return;
+    if (!model || !agentCells.has(model.id)) return;
     const panel = tracker?.find(candidate => candidate.content === args.notebook);
     if (panel) claim(panel);
   });
@@ -152,7 +152,7 @@ export function createKernelTrust({ app, tracker, modules = {}, now = () => Date
 
   return {
     claim,
-    markAgentCell(cell) { if (cell?.type === 'code') agentCells.add(cell); },
+    markAgentCell(cell) { if (cell?.id) agentCells.add(cell.id); },
     // JSON text {since: ms epoch} while the panel's kernel is the agent's, else null
     owner(panel) {
       const kernel = kernelOf(panel);
