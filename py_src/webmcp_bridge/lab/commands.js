@@ -15,15 +15,14 @@
   let selector = null;
   const added = new Map(); // command id -> {enabled, on, label, toggled, disposables: [IDisposable]}
 
-  // Whether the person's text selection lies inside one output of the notebook in front (the anchor's element is
-  // inside a .jp-OutputArea-child of a cell of tracker.currentWidget) and holds some text.
+  // Whether the person's text selection lies inside one output of the notebook in front (both its ends inside one
+  // .jp-OutputArea-child of a cell of tracker.currentWidget) and holds some text.
   function outputSelected() {
     const panel = tracker?.currentWidget;
     const sel = window.getSelection();
-    if (!panel || !sel || sel.isCollapsed || !sel.anchorNode || !sel.toString()) return false;
-    const start = sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement;
-    const child = start?.closest(".jp-OutputArea-child");
-    return !!(child && child.closest(".jp-Cell") && panel.node.contains(child));
+    if (!panel || !sel || sel.isCollapsed || sel.rangeCount !== 1 || !sel.toString()) return false;
+    const [child, end] = [sel.anchorNode, sel.focusNode].map((n) => (n?.nodeType === 1 ? n : n?.parentElement)?.closest(".jp-OutputArea-child"));
+    return !!(child && child === end && child.closest(".jp-Cell") && panel.node.contains(child));
   }
 
   // What the contextmenu event hit: {path, cellId, outputIndex (or null)}, or null outside the tracker's notebooks.

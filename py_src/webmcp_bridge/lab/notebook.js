@@ -56,6 +56,9 @@
   const accessIn = (block) =>
     (block && typeof block === "object" && !Array.isArray(block) ? block.access ?? null : null);
 
+  // The output (.jp-OutputArea-child) a DOM node of a selection is in, or null.
+  const outputChildOf = (node) => (node?.nodeType === 1 ? node : node?.parentElement)?.closest(".jp-OutputArea-child") ?? null;
+
   // The cell models of a notebook model, as an array.
   const cellList = (m) => Array.from({ length: m.cells.length }, (_, i) => m.cells.get(i));
 
@@ -821,13 +824,13 @@
     // is reused while the revision (any change of the document, metadata included) is the same.
     accessState(panel) { return JSON.stringify(accessFacts(panel)); },
     // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
-    // outputIndex, text}, or null (nothing selected, or the selection is not inside one output).
+    // outputIndex, text}, or null (nothing selected, or the selection is not inside one output: both of its ends are,
+    // for its text runs from one to the other, across any cell between, a hidden one too).
     outputSelection(panel) {
       const sel = window.getSelection();
-      if (!sel || sel.isCollapsed || !sel.anchorNode) return null;
-      const start = sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement;
-      const child = start && start.closest(".jp-OutputArea-child");
-      if (!child || !panel.node.contains(child)) return null;
+      if (!sel || sel.isCollapsed || sel.rangeCount !== 1) return null;
+      const child = outputChildOf(sel.anchorNode);
+      if (!child || outputChildOf(sel.focusNode) !== child || !panel.node.contains(child)) return null;
       const cell = panel.content.widgets.find((w) => w.outputArea?.node.contains(child));
       const index = cell ? cell.outputArea.widgets.findIndex((w) => w.node === child) : -1;
       return index < 0 ? null : JSON.stringify({ cellId: cell.model.id, outputIndex: index, text: sel.toString() });
