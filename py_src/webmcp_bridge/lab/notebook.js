@@ -20,7 +20,7 @@
   // notebook model -> what is kept of it from the first time a method reaches it (startTracking): {panel,
   // revision: the page-wide update clock at its last change, stamp: count of its metadata and cell-list changes
   // (what levels, threads and markers read), log: [change as record() writes it] (bounded, drained by Python),
-  // known: [{id, access}] by index as before the latest change of its cell list, walk: accessState's walk
+  // known: [{id, access}] by index, following each signal of its cell list, remade: recordRemade's ids, walk: accessState's walk
   // {revision, cells, locks}, index: Map cell id -> index (idIndex)}
   const tracked = new WeakMap();
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
@@ -62,13 +62,16 @@
   // The cell models of a notebook model, as an array.
   const cellList = (m) => Array.from({ length: m.cells.length }, (_, i) => m.cells.get(i));
 
-  function remember(m) {
-    tracked.get(m).known = cellList(m).map((cell) => ({ id: cell.id, access: accessOf(cell) }));
-  }
+  const entryOf = (cell) => ({ id: cell.id, access: accessOf(cell) });
 
-  // A removed cell's model no longer answers (its shared map is gone): its id and access come from `known`.
-  function recordRemoved(m, first, count) {
-    for (const gone of tracked.get(m).known.slice(first, first + count)) record(m, "delete", null, gone);
+  // A cell JupyterLab removes and adds again in one change of the list (it remakes a moved or retyped cell) is one
+  // record, "type" where it stays, else "move"; `remade` holds the ids so recorded until the task ends.
+  function recordRemade(m, cell, gone, stays) {
+    const state = tracked.get(m), id = cell?.id ?? gone.id;
+    if (state.remade.has(id)) return;
+    if (!state.remade.size) queueMicrotask(() => state.remade.clear());
+    state.remade.add(id);
+    record(m, stays ? "type" : "move", cell, gone);
   }
 
   function record(m, kind, cell, known_ = null) {
@@ -278,9 +281,8 @@
   // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
   // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
   function startTracking(panel, m) {
-    const state = { panel, revision: clock, stamp: 0, log: [], known: [], walk: null, index: null };
+    const state = { panel, revision: clock, stamp: 0, log: [], known: [], remade: new Set(), walk: null, index: null };
     tracked.set(m, state);
-    const id = handleOf(panel);
     // afterTransaction, not "update": Yjs encodes each transaction as a binary update only while the doc has an
     // "update" listener, which made a large output cost a second copy. A transaction counts when it changed
     // something: Yjs' own test before it emits "update" (a deletion, or a client's clock moved).
@@ -288,20 +290,32 @@
       if (!changedSomething(transaction)) return;
       state.revision = ++clock;
       if (!listener) return;
-      changedPanels.add(id);
+      // every view of the notebook (New View for Notebook shares its model), whichever of them is closed
+      for (const view of openPanels()) if (view.context?.model === m) changedPanels.add(handleOf(view));
       listenTimer ??= setTimeout(notifyListener, listenDelay);
     });
     m.sharedModel.metadataChanged?.connect(() => bump(m));
     for (const cell of cellList(m)) watchCell(m, cell);
-    remember(m);
+    state.known = cellList(m).map(entryOf);
     normalizeAll(panel, true);
+    // One change of the list comes as several signals, each sent once the list is final: `known` follows them one at
+    // a time (a removed cell's model no longer answers: what it was comes from there).
     m.cells.changed.connect((_, change) => {
       state.index = null;
-      if (change.type === "add") for (const cell of change.newValues) { watchCell(m, cell); if (!retyping) record(m, "insert", cell); normalizeCell(panel, cell, true); }
-      else if (change.type === "remove") { if (!retyping) recordRemoved(m, change.oldIndex, change.oldValues.length); }
-      else if (change.type === "move") for (const cell of change.newValues) record(m, "move", cell);
+      if (change.type === "add") change.newValues.forEach((cell, k) => {
+        const at = change.newIndex + k, was = state.known.findIndex((e) => e.id === cell.id);
+        state.known.splice(at, 0, entryOf(cell));
+        watchCell(m, cell);
+        if (!retyping && (was >= 0 || state.remade.has(cell.id))) recordRemade(m, cell, null, was === at);
+        else if (!retyping) record(m, "insert", cell);
+        normalizeCell(panel, cell, true);
+      });
+      else if (change.type === "remove") for (const gone of state.known.splice(change.oldIndex, change.oldValues.length)) {
+        const now = retyping ? -2 : cellList(m).findIndex((c) => c.id === gone.id);
+        if (now >= 0) recordRemade(m, null, gone, now === change.oldIndex);
+        else if (now === -1) record(m, "delete", null, gone);
+      }
       bump(m);
-      remember(m);
     });
     panel.context.saveState.connect((_, saving) => {
       if (saving === "started" && m.sharedModel.nbformat === 4 && m.sharedModel.nbformat_minor < 5) m.sharedModel.nbformat_minor = 5;
