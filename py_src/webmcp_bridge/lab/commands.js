@@ -75,12 +75,11 @@
       const entry = { enabled, on: enabled !== "state", label: String(options.label), toggled: !!options.toggled,
                       disposables: [] };
       added.set(id, entry);
-      const isEnabled = () => (enabled === "output-selection" ? outputSelected() : entry.on);
       entry.disposables.push(app.commands.addCommand(id, {
         label: () => entry.label,
         ...(options.caption ? { caption: String(options.caption) } : {}),
         ...("toggled" in options ? { isToggleable: true, isToggled: () => entry.toggled } : {}),
-        isEnabled,
+        isEnabled: () => (enabled === "output-selection" ? outputSelected() : entry.on),
         execute: () => { onExecute(id); },
       }));
       if (options.palette && paletteToken) {
@@ -88,11 +87,8 @@
           if (palette && added.get(id) === entry) entry.disposables.push(palette.addItem({ command: id, category: String(options.palette) }));
         }).catch((error) => console.error("[webmcp-bridge] command palette", error));
       }
-      if (options.menu) {
-        entry.disposables.push(app.contextMenu.addItem({
-          command: id, selector: String(options.menu.selector), rank: Number(options.menu.rank),
-        }));
-      }
+      if (options.menu) entry.disposables.push(app.contextMenu.addItem({
+        command: id, selector: String(options.menu.selector), rank: Number(options.menu.rank) }));
       return true;
     },
     separator(menuSelector, rank) {
@@ -117,10 +113,8 @@
     dispose() {
       if (menuListener) window.removeEventListener("contextmenu", onContextMenu, true);
       menuListener = null;
-      for (const entry of [...added.values()].reverse()) {
-        for (const disposable of entry.disposables.reverse()) {
-          try { disposable?.dispose(); } catch (error) { console.error("[webmcp-bridge] command", error); }
-        }
+      for (const disposable of [...added.values()].reverse().flatMap((entry) => entry.disposables.reverse())) {
+        try { disposable?.dispose(); } catch (error) { console.error("[webmcp-bridge] command", error); }
       }
       added.clear();
     },

@@ -122,9 +122,8 @@
     snapshot(maxChars) {
       return JSON.stringify(open().map((dialog) => describe(dialog, maxChars)));
     },
-    // Click button `index` of dialog `id` as the person would (a click event on the button element, so
-    // JupyterLab resolves the dialog through its own handler). Returns "clicked", "gone", "queued", "disabled"
-    // or "no-button".
+    // Click button `index` of dialog `id` as the person would (a click event on the button element, so JupyterLab
+    // resolves the dialog through its own handler). Returns "clicked", "gone", "queued", "disabled" or "no-button".
     click(id, index) {
       const dialog = open().find((d) => info(d).id === id);
       if (!dialog) return 'gone';

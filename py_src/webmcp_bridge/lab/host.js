@@ -97,8 +97,7 @@
           text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
         } catch { return JSON.stringify({ kind: "binary" }); }
       } else text = typeof m.content === "string" ? m.content : null;
-      if (text == null) return JSON.stringify({ kind: "binary" });
-      return JSON.stringify({ kind: "text", text });
+      return JSON.stringify(text == null ? { kind: "binary" } : { kind: "text", text });
     },
     // The live text of a text document open in an editor (the person's unsaved edits included), or null when none
     // is open on path.

@@ -64,16 +64,6 @@
 
   const entryOf = (cell) => ({ id: cell.id, access: accessOf(cell) });
 
-  // A cell JupyterLab removes and adds again in one change of the list (it remakes a moved or retyped cell) is one
-  // record, "type" where it stays, else "move"; `remade` holds the ids so recorded until the task ends.
-  function recordRemade(m, cell, gone, stays) {
-    const state = tracked.get(m), id = cell?.id ?? gone.id;
-    if (state.remade.has(id)) return;
-    if (!state.remade.size) queueMicrotask(() => state.remade.clear());
-    state.remade.add(id);
-    record(m, stays ? "type" : "move", cell, gone);
-  }
-
   function record(m, kind, cell, known_ = null) {
     const log = tracked.get(m)?.log;
     if (!log) return;
@@ -299,20 +289,28 @@
     state.known = cellList(m).map(entryOf);
     normalizeAll(panel, true);
     // One change of the list comes as several signals, each sent once the list is final: `known` follows them one at
-    // a time (a removed cell's model no longer answers: what it was comes from there).
+    // a time (a removed cell's model no longer answers: what it was comes from there). A cell removed and added again
+    // in one change (JupyterLab remakes a moved or retyped cell) is one record, "type" where it stays, else "move";
+    // `remade` holds the ids so recorded until the task ends.
+    const remade = (id, stays, cell, gone = null) => {
+      if (state.remade.has(id)) return;
+      if (!state.remade.size) queueMicrotask(() => state.remade.clear());
+      state.remade.add(id);
+      record(m, stays ? "type" : "move", cell, gone);
+    };
     m.cells.changed.connect((_, change) => {
       state.index = null;
       if (change.type === "add") change.newValues.forEach((cell, k) => {
         const at = change.newIndex + k, was = state.known.findIndex((e) => e.id === cell.id);
         state.known.splice(at, 0, entryOf(cell));
         watchCell(m, cell);
-        if (!retyping && (was >= 0 || state.remade.has(cell.id))) recordRemade(m, cell, null, was === at);
+        if (!retyping && (was >= 0 || state.remade.has(cell.id))) remade(cell.id, was === at, cell);
         else if (!retyping) record(m, "insert", cell);
         normalizeCell(panel, cell, true);
       });
       else if (change.type === "remove") for (const gone of state.known.splice(change.oldIndex, change.oldValues.length)) {
         const now = retyping ? -2 : cellList(m).findIndex((c) => c.id === gone.id);
-        if (now >= 0) recordRemade(m, null, gone, now === change.oldIndex);
+        if (now >= 0) remade(gone.id, now === change.oldIndex, null, gone);
         else if (now === -1) record(m, "delete", null, gone);
       }
       bump(m);
@@ -354,8 +352,7 @@
   function outputOf(panel, cellId, outputIndex) {
     const i = findIndex(panel, cellId);
     const outputs = i < 0 ? null : model(panel).cells.get(i).outputs;
-    if (!outputs || outputIndex < 0 || outputIndex >= outputs.length) return null;
-    return outputs.get(outputIndex);
+    return outputs && outputIndex >= 0 && outputIndex < outputs.length ? outputs.get(outputIndex) : null;
   }
 
   function describeCell(cell, index, headBytes, maxOutputs) {
@@ -380,9 +377,7 @@
     return JSON.stringify({ changed: describeCell(cell, index, 0, 0) });
   }
 
-  function described(panel, index) {
-    return JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
-  }
+  const described = (panel, index) => JSON.stringify(describeCell(model(panel).cells.get(index), index, 0, 0));
 
   // accessState's facts of a panel's notebook, as an object (its change log taken).
   function accessFacts(panel) {
@@ -414,9 +409,7 @@
   function viewed(panel) {
     if (!panel) return null;
     let state = null;
-    try {
-      if (!tracked.get(model(panel)).log.length) state = accessFacts(panel);
-    } catch { /* read again by accessState */ }
+    try { if (!tracked.get(model(panel)).log.length) state = accessFacts(panel); } catch { /* read again by accessState */ }
     return JSON.stringify({ handle: handleOf(panel), state });
   }
 
