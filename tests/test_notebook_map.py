@@ -8,7 +8,7 @@ import json
 from helpers import Bridge, corpus_json, corpus_text, text_of
 from test_errors_summary import code, error, notebook
 from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
-from webmcp_bridge.core.limits import MAP_LINE_BYTES, MAP_MIN_LINE_BYTES, utf8_len
+from webmcp_bridge.core.limits import MAP_LINE_BYTES, MAP_MIN_LINE_BYTES, preview, utf8_len
 from webmcp_bridge.core.outline import first_line, headings
 from webmcp_bridge.tools.notebook_map import COLUMNS
 
@@ -78,6 +78,26 @@ def test_headings_flags_and_first_lines():
     assert rows["bad"][4:6] == [1, "e"]
     assert rows["long"][6].endswith("…") and utf8_len(rows["long"][6]) <= MAP_LINE_BYTES
     assert rows["raw"][2:] == ["raw", 0, 0, "", ""]
+
+
+def test_heading_titles_lose_their_closing_run_and_long_runs_of_spaces_read_in_one_pass():
+    """A closing ``#`` run after a space or tab is not part of the title (CommonMark: ``##### ##`` is an empty
+    heading). A heading line holding thousands of spaces is read in one pass (a backtracking parse took seconds)."""
+    gap = " " * 12_000
+    cells = [
+        markdown("long", f"# Results{gap}(see below)\n\nThe table."),
+        markdown("closed", f"## Method{gap}##\n### Data ###\n#### C# #\n##### ##\n###### Plan#"),
+    ]
+    _, answer = mapped(cells)
+    assert answer["sections"] == [
+        [0, 1, preview(f"Results{gap}(see below)", MAP_LINE_BYTES)],
+        [1, 2, "Method"],
+        [1, 3, "Data"],
+        [1, 4, "C#"],
+        [1, 5, ""],
+        [1, 6, "Plan#"],
+    ]
+    assert [row[6] for row in answer["cells"]] == ["", ""]  # both start with a heading
 
 
 def test_stale_outputs_and_read_only_cells_are_flagged():
