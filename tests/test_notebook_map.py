@@ -8,7 +8,7 @@ import json
 from helpers import Bridge, corpus_json, corpus_text, text_of
 from test_errors_summary import code, error, notebook
 from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
-from webmcp_bridge.core.limits import MAP_LINE_BYTES, MAP_MIN_LINE_BYTES, preview, utf8_len
+from webmcp_bridge.core.limits import MAP_LINE_BYTES, MAP_MIN_LINE_BYTES, Limits, preview, utf8_len
 from webmcp_bridge.core.outline import first_line, headings
 from webmcp_bridge.tools.notebook_map import COLUMNS
 
@@ -152,3 +152,51 @@ def test_a_notebook_too_long_for_one_answer_continues_where_it_stopped():
         start = page.get("nextStartIndex")
     assert [row[0] for row in rows] == list(range(3000)) and [s[0] for s in sections] == list(range(0, 3000, 100))
     assert bridge.ok("jupyter_get_notebook_map", {"startIndex": 5000})["cells"] == []
+
+
+def paged(bridge: Bridge) -> tuple[list[int], list[list]]:
+    """The cell indices and the sections of every answer from startIndex 0 on, each answer starting where the last
+    one said and holding at least one row."""
+    rows: list[int] = []
+    sections: list[list] = []
+    start = 0
+    while start is not None:
+        page = bridge.ok("jupyter_get_notebook_map", {"startIndex": start})
+        assert page["cells"][0][0] == start and page["truncated"] is ("nextStartIndex" in page)
+        rows += [row[0] for row in page["cells"]]
+        sections += page["sections"]
+        start = page.get("nextStartIndex")
+    return rows, sections
+
+
+def test_small_result_caps_page_every_row_and_heading():
+    """At the smallest result caps the headings count against the cap with their rows: every answer holds whole rows
+    with their headings (titles cut like first lines) and goes on, until every cell and heading was listed once."""
+    cells = [markdown(f"m{i}", f"## {i}. A section heading of ordinary length\n\nSome text.") for i in range(200)]
+    for cap in (4096, 8192):
+        bridge = Bridge({PATH: notebook(cells)}, Limits(result_bytes=cap))
+        bridge.open(PATH)
+        rows, sections = paged(bridge)
+        assert rows == list(range(200)) and [s[:2] for s in sections] == [[i, 2] for i in range(200)]
+        assert all(s[2].startswith(f"{s[0]}. A section") and utf8_len(s[2]) >= MAP_MIN_LINE_BYTES for s in sections)
+
+
+def test_headings_past_the_bound_start_the_next_answer_and_too_many_in_one_cell_are_too_large():
+    """The cell whose headings would pass the 300 of one answer starts the next one: no heading is dropped. A cell
+    with more headings than one answer holds is TOO_LARGE, naming where the map goes on."""
+    cells = [markdown(f"m{i}", f"## Section {i}\ntext") for i in range(400)]
+    bridge = Bridge({PATH: notebook(cells)})
+    bridge.open(PATH)
+    first = bridge.ok("jupyter_get_notebook_map", {})
+    assert (
+        first["truncated"] is True and first["nextStartIndex"] == len(first["cells"]) == len(first["sections"]) == 300
+    )
+    rows, sections = paged(bridge)
+    assert rows == list(range(400)) and sections == [[i, 2, f"Section {i}"] for i in range(400)]
+    many = "\n".join(f"### Step {i}" for i in range(301))
+    bridge = Bridge({PATH: notebook([markdown("a", "# Steps"), markdown("b", many), code("c", "x = 1")])})
+    bridge.open(PATH)
+    assert bridge.ok("jupyter_get_notebook_map", {})["nextStartIndex"] == 1
+    refused = bridge.fails("jupyter_get_notebook_map", {"startIndex": 1}, "TOO_LARGE")
+    assert refused["nextStartIndex"] == 2 and "jupyter_get_cells" in refused["message"]
+    assert [row[1] for row in bridge.ok("jupyter_get_notebook_map", {"startIndex": 2})["cells"]] == ["c"]
