@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from canary_calls import Pools, calls_for
-from helpers import check_envelope, corpus_json
+from helpers import Bridge, check_envelope, corpus_json, corpus_text
 from host_memory import MemoryWorkspace
 from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
-from webmcp_bridge.core.limits import DEFAULT_LIMITS
+from webmcp_bridge.core.limits import DEFAULT_LIMITS, Limits
 from webmcp_bridge.session.bridge import build_bridge
+from webmcp_bridge.tools import access_toolset, notebooks_toolset
 
 CANARY = "CANARY-7f3a91-do-not-leak"
 WORK = "demo/work.ipynb"
@@ -313,6 +314,22 @@ def test_cell_access_takes_ids_or_a_range_not_both(agent: Agent) -> None:
     too."""
     agent.error("jupyter_get_cell_access", {"cellIds": ["7ae19660"], "startIndex": 0}, "INVALID_ARGUMENT")
     assert [c["id"] for c in agent.ok("jupyter_get_cell_access", {"cellIds": ["7ae19660"]})["cells"]] == ["7ae19660"]
+
+
+def test_cell_access_pages_through_every_cell_under_a_small_result_cap() -> None:
+    """Under a small result cap (8 KB, a setting the person may choose) a range's rows do not fit one answer: each
+    answer keeps whole rows and nextStartIndex is the first row it left out, so paging lists every cell once."""
+    name = "sci-python-lecture-1.ipynb"
+    bridge = Bridge({name: corpus_text(name)}, Limits(result_bytes=8192), [notebooks_toolset(), access_toolset()])
+    bridge.open(name)
+    count, listed, start = len(corpus_json(name)["cells"]), list[int](), 0
+    while start is not None:
+        page = bridge.ok("jupyter_get_cell_access", {"startIndex": start})
+        assert "truncation" not in page and page["truncated"] is ("nextStartIndex" in page)
+        assert page["omittedCount"] == count - start - len(page["cells"])
+        listed += [cell["index"] for cell in page["cells"]]
+        start = page.get("nextStartIndex")
+    assert listed == list(range(count))
 
 
 MISSING = "private/hidden-plXns.ipynb"  # a path of the same length where nothing is

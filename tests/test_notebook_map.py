@@ -8,7 +8,7 @@ import json
 from helpers import Bridge, corpus_json, corpus_text, text_of
 from test_errors_summary import code, error, notebook
 from webmcp_bridge.access.levels import set_cell_level, set_notebook_level
-from webmcp_bridge.core.limits import MAP_LINE_BYTES, MAP_MIN_LINE_BYTES, utf8_len
+from webmcp_bridge.core.limits import MAP_LINE_BYTES, MAP_MIN_LINE_BYTES, Limits, preview, utf8_len
 from webmcp_bridge.core.outline import first_line, headings
 from webmcp_bridge.tools.notebook_map import COLUMNS
 
@@ -80,6 +80,26 @@ def test_headings_flags_and_first_lines():
     assert rows["raw"][2:] == ["raw", 0, 0, "", ""]
 
 
+def test_heading_titles_lose_their_closing_run_and_long_runs_of_spaces_read_in_one_pass():
+    """A closing ``#`` run after a space or tab is not part of the title (CommonMark: ``##### ##`` is an empty
+    heading). A heading line holding thousands of spaces is read in one pass (a backtracking parse took seconds)."""
+    gap = " " * 12_000
+    cells = [
+        markdown("long", f"# Results{gap}(see below)\n\nThe table."),
+        markdown("closed", f"## Method{gap}##\n### Data ###\n#### C# #\n##### ##\n###### Plan#"),
+    ]
+    _, answer = mapped(cells)
+    assert answer["sections"] == [
+        [0, 1, preview(f"Results{gap}(see below)", MAP_LINE_BYTES)],
+        [1, 2, "Method"],
+        [1, 3, "Data"],
+        [1, 4, "C#"],
+        [1, 5, ""],
+        [1, 6, "Plan#"],
+    ]
+    assert [row[6] for row in answer["cells"]] == ["", ""]  # both start with a heading
+
+
 def test_stale_outputs_and_read_only_cells_are_flagged():
     cells = [
         code("a", "x = 1", [], 5),
@@ -132,3 +152,51 @@ def test_a_notebook_too_long_for_one_answer_continues_where_it_stopped():
         start = page.get("nextStartIndex")
     assert [row[0] for row in rows] == list(range(3000)) and [s[0] for s in sections] == list(range(0, 3000, 100))
     assert bridge.ok("jupyter_get_notebook_map", {"startIndex": 5000})["cells"] == []
+
+
+def paged(bridge: Bridge) -> tuple[list[int], list[list]]:
+    """The cell indices and the sections of every answer from startIndex 0 on, each answer starting where the last
+    one said and holding at least one row."""
+    rows: list[int] = []
+    sections: list[list] = []
+    start = 0
+    while start is not None:
+        page = bridge.ok("jupyter_get_notebook_map", {"startIndex": start})
+        assert page["cells"][0][0] == start and page["truncated"] is ("nextStartIndex" in page)
+        rows += [row[0] for row in page["cells"]]
+        sections += page["sections"]
+        start = page.get("nextStartIndex")
+    return rows, sections
+
+
+def test_small_result_caps_page_every_row_and_heading():
+    """At the smallest result caps the headings count against the cap with their rows: every answer holds whole rows
+    with their headings (titles cut like first lines) and goes on, until every cell and heading was listed once."""
+    cells = [markdown(f"m{i}", f"## {i}. A section heading of ordinary length\n\nSome text.") for i in range(200)]
+    for cap in (4096, 8192):
+        bridge = Bridge({PATH: notebook(cells)}, Limits(result_bytes=cap))
+        bridge.open(PATH)
+        rows, sections = paged(bridge)
+        assert rows == list(range(200)) and [s[:2] for s in sections] == [[i, 2] for i in range(200)]
+        assert all(s[2].startswith(f"{s[0]}. A section") and utf8_len(s[2]) >= MAP_MIN_LINE_BYTES for s in sections)
+
+
+def test_headings_past_the_bound_start_the_next_answer_and_too_many_in_one_cell_are_too_large():
+    """The cell whose headings would pass the 300 of one answer starts the next one: no heading is dropped. A cell
+    with more headings than one answer holds is TOO_LARGE, naming where the map goes on."""
+    cells = [markdown(f"m{i}", f"## Section {i}\ntext") for i in range(400)]
+    bridge = Bridge({PATH: notebook(cells)})
+    bridge.open(PATH)
+    first = bridge.ok("jupyter_get_notebook_map", {})
+    assert (
+        first["truncated"] is True and first["nextStartIndex"] == len(first["cells"]) == len(first["sections"]) == 300
+    )
+    rows, sections = paged(bridge)
+    assert rows == list(range(400)) and sections == [[i, 2, f"Section {i}"] for i in range(400)]
+    many = "\n".join(f"### Step {i}" for i in range(301))
+    bridge = Bridge({PATH: notebook([markdown("a", "# Steps"), markdown("b", many), code("c", "x = 1")])})
+    bridge.open(PATH)
+    assert bridge.ok("jupyter_get_notebook_map", {})["nextStartIndex"] == 1
+    refused = bridge.fails("jupyter_get_notebook_map", {"startIndex": 1}, "TOO_LARGE")
+    assert refused["nextStartIndex"] == 2 and "jupyter_get_cells" in refused["message"]
+    assert [row[1] for row in bridge.ok("jupyter_get_notebook_map", {"startIndex": 2})["cells"]] == ["c"]

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# the title is cut of its closing run by _title: one regex for both backtracks quadratically on a long run of spaces
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
@@ -26,8 +27,15 @@ def headings(source: str) -> list[tuple[int, str]]:
             continue
         match = _ATX.match(line)
         if match:
-            found.append((len(match.group(1)), (match.group(2) or "").strip()))
+            found.append((len(match.group(1)), _title(match.group(2) or "")))
     return found
+
+
+def _title(text: str) -> str:
+    """A heading's ``text`` stripped, without its closing ``#`` run (one after a space or tab, or the whole text)."""
+    title = text.rstrip(" \t")
+    bare = title.rstrip("#")
+    return (bare if not bare or bare[-1] in " \t" else title).strip()
 
 
 def first_line(source: str) -> str:

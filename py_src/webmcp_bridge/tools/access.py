@@ -9,7 +9,8 @@ from typing import Any, Literal
 from webmcp_bridge.access.levels import parse_level
 from webmcp_bridge.calls.payloads import Wire, sometimes
 from webmcp_bridge.calls.registry import Annotations
-from webmcp_bridge.core.limits import PROVENANCE_PER_CELL
+from webmcp_bridge.core.bounds import json_bytes
+from webmcp_bridge.core.limits import PROVENANCE_PER_CELL, RESULT_HEADROOM
 from webmcp_bridge.tools.common import CallContext, CellSelection, tool, unique
 from webmcp_bridge.tools.payloads import model
 
@@ -51,13 +52,14 @@ async def get_cell_access(ctx: CallContext, args: CellSelection) -> dict[str, An
     if args.cell_ids is not None:
         ids = unique(args.cell_ids)
         cells = nb.find_cells(ids[:limit])
-        omitted = len(ids) - len(cells)
+        asked = len(ids)
     else:
         indices = list(args.index_range(nb.cell_count()))
         cells = nb.read_cells(indices[:limit], head_bytes=0, max_outputs=0)
-        omitted = len(indices) - len(cells)
+        asked = len(indices)
     notebook_level = nb.level()
-    rows = []
+    # whole rows while they fit the result cap (the first always does), so paging by nextStartIndex skips none
+    budget, rows = ctx.limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
     for cell in cells:
         level = "read" if notebook_level == "read" or not nb.is_writable(cell.id) else "write"
         history = [
@@ -66,16 +68,19 @@ async def get_cell_access(ctx: CallContext, args: CellSelection) -> dict[str, An
             if parse_level(e.access) != "none"
         ][:PROVENANCE_PER_CELL]  # nothing of the time it was hidden
         editable, deletable = nb.locks(cell.id)
-        rows.append(
-            {
-                "id": cell.id,
-                "index": cell.index,
-                "access": level,
-                "editable": editable,
-                "deletable": deletable,
-                "provenance": [{k: v for k, v in e.to_json().items() if k not in ("cellId", "seq")} for e in history],
-            }
-        )
+        row = {
+            "id": cell.id,
+            "index": cell.index,
+            "access": level,
+            "editable": editable,
+            "deletable": deletable,
+            "provenance": [{k: v for k, v in e.to_json().items() if k not in ("cellId", "seq")} for e in history],
+        }
+        budget -= json_bytes(row) + 1
+        if budget < 0 and rows:
+            break
+        rows.append(row)
+    omitted = asked - len(rows)
     payload: dict[str, Any] = {
         "path": nb.path,
         "notebookAccess": notebook_level,
@@ -85,7 +90,7 @@ async def get_cell_access(ctx: CallContext, args: CellSelection) -> dict[str, An
         "omittedCount": omitted,
     }
     if omitted and args.cell_ids is None:
-        payload["nextStartIndex"] = cells[-1].index + 1 if cells else (args.start_index or 0)
+        payload["nextStartIndex"] = (args.start_index or 0) + len(rows)
     return payload
 
 

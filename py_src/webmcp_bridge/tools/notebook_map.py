@@ -2,8 +2,10 @@
 
 One row per visible cell under ``columns`` (index, id, type, source bytes, outputs, flags ``e`` error output, ``s``
 outputs may be stale, ``r`` read-only, and the first non-blank line) and the markdown headings as ``sections``.
-Bounded by MAP_CELLS rows, MAP_SECTIONS headings and MAP_LINE_BYTES a line; over the result cap the lines are cut
-shorter (to MAP_MIN_LINE_BYTES), then the last rows left for ``nextStartIndex``, so the registry never cuts it.
+Bounded by MAP_CELLS rows, MAP_SECTIONS headings and MAP_LINE_BYTES a line or title; over the result cap the lines
+and titles are cut shorter (to MAP_MIN_LINE_BYTES), then the last rows and their headings left for ``nextStartIndex``,
+so the registry never cuts it. A cell is never mapped without all its headings: one whose headings alone pass the
+bounds is TOO_LARGE (with the ``nextStartIndex`` past it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import Field
 from webmcp_bridge.calls.payloads import Payload, sometimes
 from webmcp_bridge.calls.registry import Annotations
 from webmcp_bridge.core.bounds import dumps
+from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
     ERROR_SCAN_OUTPUTS,
     EXPORT_CHUNK,
@@ -23,6 +26,7 @@ from webmcp_bridge.core.limits import (
     MAP_LINE_BYTES,
     MAP_MIN_LINE_BYTES,
     MAP_SECTIONS,
+    MAX_INT,
     RESULT_HEADROOM,
     preview,
     utf8_len,
@@ -63,34 +67,55 @@ def _flags(cell: Any, stale: bool, writable: bool) -> str:
     return "".join(flag for flag, on in (("e", error), ("s", stale), ("r", not writable)) if on)
 
 
-def _cut_lines(rows: list[list[Any]], lines: list[str], max_bytes: int) -> None:
-    for row, line in zip(rows, lines, strict=True):
+def _cut_lines(payload: dict[str, Any], lines: list[str], titles: list[str], max_bytes: int) -> None:
+    for row, line in zip(payload["cells"], lines, strict=True):
         row[6] = preview(line, max_bytes) if line else ""
+    for section, title in zip(payload["sections"], titles, strict=True):
+        section[2] = preview(title, max_bytes)
 
 
-def _fit(payload: dict[str, Any], lines: list[str], budget: int) -> None:
-    """Make ``payload`` fit ``budget``: the first lines cut to one common length (not below MAP_MIN_LINE_BYTES),
-    then trailing rows and their headings left for ``nextStartIndex``."""
+def _too_large(index: int) -> ToolError:
+    """TOO_LARGE: the headings of the cell at ``index`` alone pass what one answer holds."""
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"Cell {index} has more headings than one map answer holds: read it with jupyter_get_cells, and map the "
+        f"cells after it with startIndex {index + 1}.",
+        nextStartIndex=index + 1,
+    )
+
+
+def _fit(payload: dict[str, Any], lines: list[str], titles: list[str], budget: int) -> None:
+    """Make ``payload`` fit ``budget``: the first lines and titles cut to one common length (not below
+    MAP_MIN_LINE_BYTES), then the leading rows kept with their headings while they fit, the rest left for
+    ``nextStartIndex``. TOO_LARGE when the first row and its headings alone do not fit."""
     if utf8_len(dumps(payload)) <= budget:
         return
-    rows: list[list[Any]] = payload["cells"]
     low, high = MAP_MIN_LINE_BYTES, MAP_LINE_BYTES - 1
     while low < high:  # the longest common cut that fits, found by halving
         mid = (low + high + 1) // 2
-        _cut_lines(rows, lines, mid)
+        _cut_lines(payload, lines, titles, mid)
         if utf8_len(dumps(payload)) <= budget:
             low = mid
         else:
             high = mid - 1
-    _cut_lines(rows, lines, low)
-    size = utf8_len(dumps(payload))
-    while rows and size > budget:
-        dropped = rows.pop()
-        size -= utf8_len(dumps(dropped)) + 1
-        payload["truncated"] = True
-        payload["nextStartIndex"] = dropped[0]
-    if "nextStartIndex" in payload:
-        payload["sections"] = [s for s in payload["sections"] if s[0] < payload["nextStartIndex"]]
+    _cut_lines(payload, lines, titles, low)
+    rows, sections = payload["cells"], payload["sections"]
+    room = budget - utf8_len(dumps({**payload, "cells": [], "sections": [], "nextStartIndex": MAX_INT}))
+    kept = heads = 0
+    for row in rows:  # each row with its headings (sections are in row order), a comma each
+        more = heads
+        while more < len(sections) and sections[more][0] == row[0]:
+            more += 1
+        room -= sum(utf8_len(dumps(item)) + 1 for item in [row, *sections[heads:more]])
+        if room < 0:
+            break
+        kept, heads = kept + 1, more
+    if kept == 0:
+        raise _too_large(rows[0][0])
+    if kept < len(rows):
+        payload.update(truncated=True, nextStartIndex=rows[kept][0])
+        del rows[kept:]
+        del sections[heads:]
 
 
 async def notebook_map(ctx: CallContext, args: NotebookMapInput) -> dict[str, Any]:
@@ -110,26 +135,31 @@ async def notebook_map(ctx: CallContext, args: NotebookMapInput) -> dict[str, An
     rows: list[list[Any]] = []
     lines: list[str] = []
     sections: list[list[Any]] = []
+    titles: list[str] = []
     for cell in cells:
         line = first_line(cell.source)
-        if cell.cell_type == "markdown":
-            for level, title in headings(cell.source):
-                if len(sections) < MAP_SECTIONS:
-                    sections.append([cell.index, level, preview(title, MAP_LINE_BYTES)])
-            if is_heading(line):
-                line = ""  # in sections
+        found = headings(cell.source) if cell.cell_type == "markdown" else []
+        if len(sections) + len(found) > MAP_SECTIONS:  # its headings start the next answer, whole
+            if not rows:
+                raise _too_large(cell.index)
+            end = cell.index
+            break
+        sections.extend([cell.index, level, ""] for level, _ in found)
+        titles.extend(title for _, title in found)
+        if cell.cell_type == "markdown" and is_heading(line):
+            line = ""  # in sections
         lines.append(line)
         writable = read_only or nb.is_writable(cell.id)
         flags = _flags(cell, cell.id in stale, writable)
         rows.append([cell.index, cell.id, cell.cell_type, utf8_len(cell.source), cell.output_count, flags, ""])
-    _cut_lines(rows, lines, MAP_LINE_BYTES)
     payload: dict[str, Any] = {"path": nb.path, "cellCount": count, "hiddenCellCount": nb.hidden_cell_count()}
     if read_only:
         payload["access"] = "read"
     payload.update(columns=COLUMNS, cells=rows, sections=sections, truncated=end < count)
     if end < count:
         payload["nextStartIndex"] = end
-    _fit(payload, lines, ctx.limits.result_bytes - RESULT_HEADROOM)
+    _cut_lines(payload, lines, titles, MAP_LINE_BYTES)
+    _fit(payload, lines, titles, ctx.limits.result_bytes - RESULT_HEADROOM)
     return payload
 
 
