@@ -108,17 +108,22 @@ def test_a_hook_the_agent_left_renders_untrusted_in_the_persons_run_until_the_ke
 
 
 # -- 1b: the agent writes a cell and the person runs it -----------------------------------------------------------
-def test_a_cell_the_agent_wrote_renders_untrusted_when_the_person_runs_it(page, page_log, site_url):
+def test_a_cell_the_agent_wrote_renders_untrusted_when_the_person_moves_and_runs_it(page, page_log, site_url):
     open_planted(page, site_url, "written.ipynb", [code_cell("a", "x = 1")])
     source = f"from IPython.display import HTML, display\ndisplay(HTML({PWN_HTML!r}))"
     inserted = ok(page, "jupyter_insert_cell", {"referenceCellId": "a", "position": "below", "source": source})["cell"]
     assert inserted["index"] == 1
-    run_as_person(page, 1)  # the agent's code, run by the person: the kernel is the agent's from before the request
-    expect(images(page, 1)).to_have_count(1, timeout=KERNEL_TIMEOUT_MS)
-    assert images(page, 1).first.get_attribute("onerror") is None
+    # the person moves it to the top first (JupyterLab makes a new cell model for a moved cell)
+    page.locator(CELLS).nth(1).locator(".jp-InputArea").click()
+    page.keyboard.press("Escape")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:move-cell-up')")
+    page.wait_for_function(f"id => {MODEL}.cells.get(0).id === id", arg=inserted["id"])
+    run_as_person(page, 0)  # the agent's code, run by the person: the kernel is the agent's from before the request
+    expect(images(page, 0)).to_have_count(1, timeout=KERNEL_TIMEOUT_MS)
+    assert images(page, 0).first.get_attribute("onerror") is None
     page.wait_for_timeout(500)
     assert page.evaluate("() => window.__pwn") is None
-    assert page.evaluate(f"() => {MODEL}.cells.get(1).trusted") is False
+    assert page.evaluate(f"() => {MODEL}.cells.get(0).trusted") is False
     open_panel(page)
     expect(section(page, "access").locator('[data-role="agent-kernel"]')).to_be_visible()
     assert not page_log.own_page_errors()

@@ -59,7 +59,8 @@ async def get_cell_access(ctx: CallContext, args: CellSelection) -> dict[str, An
         asked = len(indices)
     notebook_level = nb.level()
     # whole rows while they fit the result cap (the first always does), so paging by nextStartIndex skips none
-    budget, rows = ctx.limits.result_bytes - RESULT_HEADROOM, list[dict[str, Any]]()
+    budget = ctx.limits.result_bytes - RESULT_HEADROOM
+    rows: list[dict[str, Any]] = []
     for cell in cells:
         level = "read" if notebook_level == "read" or not nb.is_writable(cell.id) else "write"
         history = [
