@@ -226,10 +226,12 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
             pieces.append(piece)
         payload = _payload(nb.path, hidden, count, snapshots[: len(pieces)], indices, args)
         text = _with_cells_text(payload, pieces)
-    for snap in payload["cells"]:  # what reached the agent of each paged source (core.source_reads)
+    for snap in payload["cells"]:  # what reached the agent of each source read in pages (core.source_reads)
         if snap.get("sourceTruncated"):
             end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
             ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], snap["sourceOffset"], end)
+        elif "source" in snap and ctx.reads.in_pages(nb.path, snap["id"], snap["sourceHash"]):
+            ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], 0, utf8_len(snap["source"]))  # whole now
     return ToolResult(payload, text=text)
 
 
