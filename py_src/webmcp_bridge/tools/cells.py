@@ -33,6 +33,7 @@ from webmcp_bridge.core.limits import (
     IDS_LISTED,
     IMAGE_MIME_TYPES,
     KIB,
+    MIN_FILE_PAGE_BYTES,
     RESULT_HEADROOM,
     STALE_IDS_SHOWN,
     utf8_len,
@@ -386,7 +387,11 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
             )
         return await _image(ctx, nb, cell.id, index, args, mime, base)
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
-    page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
+    while True:  # JSON escaping (control characters) can make a page's text much longer: keep it whole
+        page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
+        if page_max <= MIN_FILE_PAGE_BYTES or json_bytes(page.text) <= ctx.limits.result_bytes - RESULT_HEADROOM:
+            break
+        page_max //= 2
     result: dict[str, Any] = {
         **base,
         "text": page.text,
