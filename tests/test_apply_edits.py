@@ -384,3 +384,36 @@ def test_access_levels_apply_to_every_edit_of_the_batch(b):
     assert ids[ids.index(E1) + 1] == result["results"][0]["cell"]["id"] and ids[ids.index(E1) - 1] == E3
     set_notebook_level(raw, "read")
     b.fails("jupyter_apply_edits", {"edits": [{"op": "insert", "source": "x"}]}, "NOTEBOOK_ACCESS_DENIED")
+
+
+def test_a_big_source_the_batch_wrote_can_be_replaced_without_reading_it_back(b):
+    """The agent knows every byte of a source its batch wrote whole; an edit of a cut read stays cut."""
+    table = "PRIMES = [\n" + "".join(f"    ({i}, {i * i}, {i * i * i}),  # row {i}\n" for i in range(900)) + "]\n"
+    assert len(table) > 16 * 1024  # read back, it would come in pages
+    before = cells(b)
+    done = apply(
+        b,
+        [
+            {"op": "update", "cellId": E1, "source": table, "expectedSourceHash": before[E1]["sourceHash"]},
+            {"op": "insert", "referenceCellId": E2, "position": "below", "source": table},
+        ],
+    )["results"]
+    for written in (done[0]["cell"], done[1]["cell"]):
+        b.ok(
+            "jupyter_update_cell",
+            {
+                "cellId": written["id"],
+                "source": table + "N = len(PRIMES)\n",
+                "expectedSourceHash": written["sourceHash"],
+            },
+        )
+    # the person's big cell, read only in part: an edit of it leaves a source the agent has not read whole
+    b.nb(EULER).person_set_source(E2, table)
+    page = b.ok("jupyter_get_cells", {"notebookPath": EULER, "cellIds": [E2]})["cells"][0]
+    assert page["sourceTruncated"] is True
+    edited = apply(b, [{"op": "edit", "cellId": E2, "oldText": "# row 0\n", "newText": "# first row\n"}])
+    b.fails(
+        "jupyter_update_cell",
+        {"cellId": E2, "source": page["source"], "expectedSourceHash": edited["results"][0]["cell"]["sourceHash"]},
+        "SOURCE_NOT_FULLY_READ",
+    )

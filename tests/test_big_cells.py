@@ -10,6 +10,8 @@ import pytest
 
 from helpers import Bridge, corpus_json, make_bridge, text_of
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, KIB, Limits, utf8_len
+from webmcp_bridge.core.snapshot import source_hash
+from webmcp_bridge.session.settings import DEFAULT_SETTINGS, BridgeSettings, SettingsApplier
 from webmcp_bridge.tools import batch_toolset
 
 PAGE = DEFAULT_LIMITS.source_read_bytes
@@ -132,12 +134,51 @@ def test_what_the_agent_wrote_itself_or_edited_in_place_needs_no_reread():
 def test_small_cells_are_unchanged_by_paging(running):
     snap = running.ok("jupyter_get_cells", {"endIndex": 3})["cells"]
     assert all("sourceTruncated" not in c and "sourceOffset" not in c for c in snap)
+    # a source that fits one page comes back whole whatever sourceOffset says: a tail written back would drop the head
     at = running.ok("jupyter_get_cells", {"endIndex": 1, "sourceOffset": 3})["cells"][0]
-    assert (
-        at["sourceOffset"] == 3
-        and at["source"]
-        == running.nb("demo/running.ipynb").read_cells([0], head_bytes=0, max_outputs=0)[0].source.encode()[3:].decode()
-    )
+    assert at == snap[0]
+
+
+def test_a_source_that_shrank_between_pages_comes_back_whole():
+    b, cell_id, text = setup(30_000)
+    first = b.ok("jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
+    mine = "# the person's note: keep this\n" + text[:12_000]
+    b.nb("ja.ipynb").person_set_source(cell_id, mine)  # the person cut the cell down while the agent read page 1
+    second = b.ok("jupyter_get_cells", {"cellIds": [cell_id], "sourceOffset": first["nextSourceOffset"]})["cells"][0]
+    assert second["source"] == mine and "sourceTruncated" not in second  # not an empty "last page" with the new hash
+    assert second["sourceHash"] != first["sourceHash"]
+
+
+def test_a_cut_read_stays_cut_when_the_person_raises_the_result_cap():
+    """Pages read under a small result cap are a cut read after the person raises the cap, until read whole."""
+    b, cell_id, _ = setup(30_000)
+    code = "".join(f"df['total_{i}'] = df['price_{i}'] * df['qty_{i}']  # line {i}\n" for i in range(60))
+    b.nb("ja.ipynb").person_set_source(cell_id, code)  # 3.5 KB: whole under the default cap
+    settings = SettingsApplier(b.reg)
+    settings.apply(BridgeSettings(result_bytes=4096))
+    first = b.ok("jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
+    assert first["sourceTruncated"] is True and first["nextSourceOffset"] < utf8_len(code)
+    settings.apply(DEFAULT_SETTINGS)
+    write = {"cellId": cell_id, "source": first["source"] + "df.to_csv('out.csv')\n"}
+    err = b.fails("jupyter_update_cell", {**write, "expectedSourceHash": first["sourceHash"]}, "SOURCE_NOT_FULLY_READ")
+    assert err["nextSourceOffset"] == first["nextSourceOffset"]
+    # an in-place edit of that cut read leaves the new source cut too
+    b.ok("jupyter_edit_cell_source", {"cellId": cell_id, "oldText": "# line 0\n", "newText": "# line zero\n"})
+    edited = b.nb("ja.ipynb").find_cell(cell_id).source
+    b.fails("jupyter_update_cell", {**write, "expectedSourceHash": source_hash(edited)}, "SOURCE_NOT_FULLY_READ")
+    # the person shrinks it and the agent's next page is empty: still nothing of the current source was read
+    settings.apply(BridgeSettings(result_bytes=4096))
+    shorter = code[:2000]
+    b.nb("ja.ipynb").person_set_source(cell_id, shorter)
+    empty = b.ok("jupyter_get_cells", {"cellIds": [cell_id], "sourceOffset": 2000})["cells"][0]
+    assert empty["source"] == "" and empty["nextSourceOffset"] is None
+    settings.apply(DEFAULT_SETTINGS)
+    b.fails("jupyter_update_cell", {**write, "expectedSourceHash": empty["sourceHash"]}, "SOURCE_NOT_FULLY_READ")
+    # read whole under the bigger cap, the write goes through
+    whole = b.ok("jupyter_get_cells", {"cellIds": [cell_id]})["cells"][0]
+    assert whole["source"] == shorter and "sourceTruncated" not in whole
+    b.ok("jupyter_update_cell", {**write, "expectedSourceHash": whole["sourceHash"]})
+    assert b.nb("ja.ipynb").find_cell(cell_id).source == write["source"]
 
 
 def test_a_page_of_escaped_text_still_fits_the_result_cap():

@@ -211,6 +211,19 @@ def test_deleting_the_cell_denies_its_proposal(s: Session) -> None:
     assert payload["status"] == "denied" and payload["reason"] == "the cell was deleted"
 
 
+def test_a_clear_accepted_after_the_person_deleted_one_of_its_cells_clears_the_rest(s: Session) -> None:
+    ids = [c["id"] for c in s.cells(30) if c["type"] == "code" and c.get("outputCount")][:3]
+    assert len(ids) == 3
+
+    def person(proposal):
+        s.nb.person_delete_cell(ids[1])
+        s.book.accept(proposal.id)
+
+    result = s.around("jupyter_clear_outputs", {"cellIds": ids}, person)
+    assert result["isError"] is False and result["structuredContent"]["cleared"] == [ids[0], ids[2]]
+    assert [c["outputs"] for c in s.nb.nb["cells"] if c["id"] in ids] == [[], []]
+
+
 def test_closing_the_notebook_denies_its_proposal(s: Session) -> None:
     cell = s.cells()[1]
     result = s.around(

@@ -284,6 +284,22 @@ def test_get_output_multibyte_paging():
     assert full["nextOffset"] is None and "".join(pages) == full["text"] and "✅" in full["text"]
 
 
+def test_get_output_pages_of_control_characters_are_never_cut():
+    """Printed binary data escapes to 6 JSON bytes a character: each page shrinks to fit whole, none is skipped."""
+    printed = b"".join(i.to_bytes(4, "little") for i in range(5000)).decode("latin-1")  # 20,000 characters
+    cell = {"cell_type": "code", "id": "dump", "metadata": {}, "execution_count": 1, "source": "print(raw)"}
+    cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": printed}]
+    b = Bridge({"bin.ipynb": json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]})})
+    b.open("bin.ipynb")
+    pages, offset = [], 0
+    while offset is not None:
+        page = b.ok("jupyter_get_output", {"cellId": "dump", "outputIndex": 0, "offset": offset})
+        assert "truncation" not in page and page["offset"] == offset
+        pages.append(page["text"])
+        offset = page["nextOffset"]
+    assert "".join(pages) == printed
+
+
 def test_get_output_error_text_has_no_ansi():
     b = make_bridge({"beyond.ipynb": "ipython-beyond-plain-python.ipynb"})
     b.open("beyond.ipynb")

@@ -148,9 +148,10 @@ def cell_snapshot(
     """A cell as tools return it: ``{id, index, type, sourceHash, source?, executionCount?, outputCount?, outputs?,
     outputsOmitted?}``, each key only where it applies (given ``path``, each listed output carries its ``uri``).
 
-    A paged source (:func:`source_is_paged`, or ``source_offset`` > 0) is bytes ``[sourceOffset, nextSourceOffset)``
-    of it (never splitting a character; ``nextSourceOffset`` null on the last page), with ``sourceTruncated`` and
-    ``sourceBytes``; the hash is of the full source. Outputs are counted (``outputCount``) unless
+    A paged source (:func:`source_is_paged`) is bytes ``[sourceOffset, nextSourceOffset)`` of it (never splitting a
+    character; ``nextSourceOffset`` null on the last page), with ``sourceTruncated`` and ``sourceBytes``; any other
+    source is whole, whatever ``source_offset`` (a source that shrank between two page reads is not cut into a
+    tail). The hash is of the full source. Outputs are counted (``outputCount``) unless
     ``include_outputs`` describes the first ``limits.outputs_per_cell`` of them.
     """
     snap: dict[str, Any] = {
@@ -160,7 +161,7 @@ def cell_snapshot(
         "sourceHash": source_hash(cell.source),
     }
     if include_source:
-        if source_offset == 0 and not source_is_paged(cell.source, limits):
+        if not source_is_paged(cell.source, limits):
             snap["source"] = cell.source
         else:
             page, start, nxt, total = json_page(

@@ -3,9 +3,10 @@
 A source longer than one read page reaches the agent in pages; an agent that writes back "what it read plus a line"
 after the first page would delete the rest, with a matching ``sourceHash``. So a whole-source write of a paged cell
 is refused (``SOURCE_NOT_FULLY_READ``) unless every byte of exactly that source (same hash) was handed to the agent
-in this session, or the agent wrote it itself; partial edits need no full read. Text files follow the same rule
+in this session, or the agent wrote it itself; partial edits need no full read. A source given in pages stays under
+the rule when a bigger result cap would now return it whole. Text files follow the same rule
 (``FILE_NOT_FULLY_READ``; a second :class:`SourceReads` with ``""`` as the cell id). At most :data:`MAX_SOURCES`
-sources are kept, the oldest forgotten first: forgetting can only refuse a write, never allow one.
+sources are kept, the oldest forgotten first: forgetting a source paged now can only refuse a write, never allow one.
 """
 
 from __future__ import annotations
@@ -33,17 +34,20 @@ class SourceReads:
             store.popitem(last=False)
 
     def record(self, path: str, cell_id: str, source_hash: str, start: int, end: int) -> None:
-        """The agent was given bytes ``[start, end)`` of the source with this hash."""
-        if end <= start:
-            return
+        """The agent was given bytes ``[start, end)`` of the source with this hash (an empty page too: it was
+        given that source in pages, :meth:`in_pages`)."""
         key = (path, cell_id, source_hash)
         merged: list[tuple[int, int]] = []
-        for lo, hi in sorted([*self._ranges.get(key, []), (start, end)]):
+        for lo, hi in sorted([*self._ranges.get(key, []), *([(start, end)] if end > start else [])]):
             if merged and lo <= merged[-1][1]:
                 merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
             else:
                 merged.append((lo, hi))
         self._touch(self._ranges, key, merged)
+
+    def in_pages(self, path: str, cell_id: str, source_hash: str) -> bool:
+        """True when that source was given to the agent in pages (whatever the page limits are now)."""
+        return (path, cell_id, source_hash) in self._ranges
 
     def mark_known(self, path: str, cell_id: str, source_hash: str) -> None:
         """The agent knows this whole source (it wrote it)."""

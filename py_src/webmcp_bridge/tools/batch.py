@@ -33,6 +33,7 @@ from webmcp_bridge.tools.common import (
     check_count,
     check_full_read,
     check_write_size,
+    note_written,
     tool,
     unique,
     write_block,
@@ -220,7 +221,8 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
                 raise _at(first, err) from None
         raise
     nb.check_write([])  # NOTEBOOK_ACCESS_DENIED for a read-only notebook
-    ops = plan(list(args.edits), {cell.id: cell for cell in found}, nb, ctx)
+    cells = {cell.id: cell for cell in found}
+    ops = plan(list(args.edits), cells, nb, ctx)
     if ctx.proposals.mode == "propose":  # one proposal for the whole batch, then every check again
         anchor = next((c for edit in args.edits for c in _named(edit)), None)
         shown = {cell.id: cell.source for cell in found}
@@ -232,7 +234,8 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
         )
         now = nb.find_cells(named)
         check_as_shown(now, shown, ctx.limits)  # accepted: every cell must still be exactly what the diff showed
-        ops = plan(list(args.edits), {cell.id: cell for cell in now}, nb, ctx)
+        cells = {cell.id: cell for cell in now}
+        ops = plan(list(args.edits), cells, nb, ctx)
     # No await from here to the write: on the page's main thread the checks see exactly what the batch is applied to;
     # in the bridge's worker the page runs tasks between crossings, and the host refuses the batch (STALE_CELL) when a
     # cell it changes no longer holds the source read here (lab/notebook.py).
@@ -240,6 +243,11 @@ async def apply_edits(ctx: CallContext, args: ApplyEditsInput) -> dict[str, Any]
     gone = {op.cell_id for op in ops if isinstance(op, DeleteOp)}
     alive = unique([cell_id for cell_id in touched if cell_id not in gone])
     after = {cell.id: cell for cell in nb.find_cells(alive)}
+    # what the agent knows whole of each source it wrote: all of it after an insert or update, else as edit_cell_source
+    whole = {c for edit, c in zip(args.edits, touched, strict=True) if edit.op in ("insert", "update")}
+    for edit, c in zip(args.edits, touched, strict=True):
+        if edit.op in ("insert", "update", "edit") and c in after:
+            note_written(ctx, nb, after[c], before=None if c in whole else cells[c])
     # a cell not in ``after`` is deleted: by its own edit, or by a later edit of the batch
     results = [
         {"editIndex": i, "op": edit.op, **({"cell": cell_ref(after[c])} if c in after else {"deleted": {"id": c}})}

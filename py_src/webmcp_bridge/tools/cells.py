@@ -33,6 +33,7 @@ from webmcp_bridge.core.limits import (
     IDS_LISTED,
     IMAGE_MIME_TYPES,
     KIB,
+    MIN_FILE_PAGE_BYTES,
     RESULT_HEADROOM,
     STALE_IDS_SHOWN,
     utf8_len,
@@ -226,10 +227,12 @@ async def get_cells(ctx: CallContext, args: GetCellsInput) -> dict[str, Any] | T
             pieces.append(piece)
         payload = _payload(nb.path, hidden, count, snapshots[: len(pieces)], indices, args)
         text = _with_cells_text(payload, pieces)
-    for snap in payload["cells"]:  # what reached the agent of each paged source (core.source_reads)
+    for snap in payload["cells"]:  # what reached the agent of each source read in pages (core.source_reads)
         if snap.get("sourceTruncated"):
             end = snap["nextSourceOffset"] if snap["nextSourceOffset"] is not None else snap["sourceBytes"]
             ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], snap["sourceOffset"], end)
+        elif "source" in snap and ctx.reads.in_pages(nb.path, snap["id"], snap["sourceHash"]):
+            ctx.reads.record(nb.path, snap["id"], snap["sourceHash"], 0, utf8_len(snap["source"]))  # whole now
     return ToolResult(payload, text=text)
 
 
@@ -384,7 +387,11 @@ async def get_output(ctx: CallContext, args: GetOutputInput) -> dict[str, Any] |
             )
         return await _image(ctx, nb, cell.id, index, args, mime, base)
     page_max = min(args.max_bytes or ctx.limits.output_page_bytes, ctx.limits.output_page_bytes)
-    page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
+    while True:  # JSON escaping (control characters) can make a page's text much longer: keep it whole
+        page = nb.read_output_text(cell.id, index, mime, args.offset, page_max)
+        if page_max <= MIN_FILE_PAGE_BYTES or json_bytes(page.text) <= ctx.limits.result_bytes - RESULT_HEADROOM:
+            break
+        page_max //= 2
     result: dict[str, Any] = {
         **base,
         "text": page.text,

@@ -218,10 +218,16 @@ def check_write_size(text: str, limits: Limits, field: str) -> None:
     check_size(utf8_len(text), limits.source_write_bytes, message, field=field)
 
 
+def _in_pages(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> bool:
+    """True when the cell's source is read in pages now, or was given to the agent in pages (a bigger result cap
+    since then does not make a cut read whole)."""
+    return source_is_paged(cell.source, ctx.limits) or ctx.reads.in_pages(nb.path, cell.id, source_hash(cell.source))
+
+
 def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:
-    """SOURCE_NOT_FULLY_READ (``nextSourceOffset``: the first byte not read) for a whole-source write of a paged
-    source the agent was not given every page of (:mod:`webmcp_bridge.core.source_reads`)."""
-    if not source_is_paged(cell.source, ctx.limits):
+    """SOURCE_NOT_FULLY_READ (``nextSourceOffset``: the first byte not read) for a whole-source write of a source
+    read in pages that the agent was not given every page of (:mod:`webmcp_bridge.core.source_reads`)."""
+    if not _in_pages(ctx, nb, cell):
         return
     digest, total = source_hash(cell.source), utf8_len(cell.source)
     unread = ctx.reads.first_unread(nb.path, cell.id, digest, total)
@@ -242,13 +248,14 @@ def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> Non
 
 def note_written(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, before: RawCell | None = None) -> None:
     """After a write: the agent knows the new source whole when it sent all of it (``before`` None), or edited
-    a source it had read whole (``before``: the cell before the edit)."""
-    if not source_is_paged(cell.source, ctx.limits):
-        return
+    a source it had read whole (``before``: the cell before the edit); an edit of a cut read leaves the new source
+    cut (read in pages, none of it read)."""
+    digest = source_hash(cell.source)
     if (
         before is not None
-        and source_is_paged(before.source, ctx.limits)
+        and _in_pages(ctx, nb, before)
         and not ctx.reads.fully_read(nb.path, before.id, source_hash(before.source), utf8_len(before.source))
     ):
-        return
-    ctx.reads.mark_known(nb.path, cell.id, source_hash(cell.source))
+        ctx.reads.record(nb.path, cell.id, digest, 0, 0)
+    elif _in_pages(ctx, nb, cell):
+        ctx.reads.mark_known(nb.path, cell.id, digest)

@@ -264,7 +264,8 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         named = f": {', '.join(targets[:SUMMARY_IDS])}" if len(targets) > 1 else ""
         summary = f"Clear the outputs of {len(targets)} cell(s){named}"
         if await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0], summary):
-            targets = [c.id for c in nb.find_cells(targets)]  # still there after the person's accept
+            there = {c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0)}
+            targets = [cell_id for cell_id in targets if cell_id in there]  # still there after the person's accept
     for cell_id in targets:
         nb.clear_outputs(cell_id)
     payload: dict[str, Any] = {"cleared": targets, "notebook": write_block(nb)}
