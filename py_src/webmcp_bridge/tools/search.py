@@ -237,8 +237,8 @@ async def _search_text(
             return False
         run.hits.append(hit)
         run.hit_bytes += size
-        run.cursor = (path, unit, item.line, item.column)
-        where = (item.line, item.column)
+        where = (item.line, item.column - 1 + item.length)  # the hit's end: the scan goes on from there
+        run.cursor = (path, unit, *where)
 
 
 def _output_text(cell: RawCell, index: int) -> tuple[str, str, bool] | None:
