@@ -8,6 +8,7 @@ import dataclasses
 import json
 import re
 import signal
+import time
 
 import pytest
 
@@ -312,6 +313,18 @@ def test_windows_find_each_short_match_of_a_long_line_once():
         if isinstance(h, core.LineHit)
     ]
     assert rest == found[10:]
+
+
+def test_a_glob_that_backtracks_too_much_ends_the_search_with_an_error():
+    """Seven '*' in one name before a character the name lacks: the glob's match is stopped at the query's deadline
+    (tried once more), the call answers INVALID_ARGUMENT naming the glob, nothing is left set, the next answers."""
+    b = search_bridge({"data/" + "a" * 60: "banana\n"})
+    before = _alarm_left()
+    started = time.monotonic()
+    error = b.fails("jupyter_search", {"query": "banana", "glob": "*a*a*a*a*a*a*a*b"}, "INVALID_ARGUMENT")
+    assert time.monotonic() - started < 2 and error["field"] == "glob" and "backtracks too much" in error["message"]
+    assert _alarm_left() == before
+    assert [h["path"] for h in search(b, query="banana", glob="data/a*")["hits"]] == ["data/" + "a" * 60]
 
 
 def test_snippets_are_bounded():
