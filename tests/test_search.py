@@ -8,6 +8,7 @@ import dataclasses
 import json
 import re
 import signal
+import time
 
 import pytest
 
@@ -163,6 +164,23 @@ def test_a_call_out_of_time_stops_with_a_cursor_that_continues_exactly(monkeypat
     assert hits == whole["hits"] and calls > 10
 
 
+def test_paging_gives_the_hits_of_one_call_where_matches_could_overlap():
+    """A setext heading's underline and a code line hold runs of "=": one call gives the non-overlapping matches
+    ``re`` finds, and paging one hit a call gives exactly those (a cursor goes on from the hit's end)."""
+    text = "Results\n=======\n\nif a == b:\n    total === 3\n" + "=" * 700 + "\n"
+    b = search_bridge({"notes/results.md": text})
+    whole = search(b, query="==", glob="notes/results.md", limit=SEARCH_HITS)
+    expected = [(n, m.start() + 1) for n, line in enumerate(text.split("\n"), 1) for m in re.finditer("==", line)]
+    assert [(h["line"], h["column"]) for h in whole["hits"]] == expected[:SEARCH_HITS]
+    paged, cursor = [], None
+    while len(paged) < SEARCH_HITS:
+        args = {"query": "==", "glob": "notes/results.md", "limit": 1, **({"cursor": cursor} if cursor else {})}
+        page = search(b, **args)
+        paged += page["hits"]
+        cursor = page["nextCursor"]
+    assert paged == whole["hits"]
+
+
 def test_a_cursor_of_another_query_or_a_bad_one_is_refused():
     b = search_bridge()
     cursor = search(b, query="def ", limit=1)["nextCursor"]
@@ -265,15 +283,48 @@ def test_a_long_line_is_matched_in_windows_so_a_slow_pattern_still_answers():
     assert search(b, query="aaa(", glob="notes/word.txt")["windowChars"] is None
 
 
+#: a long line of hex (pure word characters) in a quoted string, and one ending in hex
+HEX = bytes(range(256)).hex() * 2
+LONG_LINES = f"blob = '{HEX}'\ndigest = {HEX}\n"
+
+
+@pytest.mark.parametrize("pattern", [r"\w+$", r"\w+\Z", r"[0-9a-f]+\b", r"= \w+\b"])
+def test_anchors_and_word_boundaries_see_the_end_of_a_long_line_not_of_its_window(pattern):
+    """On lines over a window long, ``$``, ``\\Z`` and ``\\b`` hold where they hold in the whole line: no hit
+    where a window ends inside the hex, and the matches ``re`` finds (one over 1,000 characters) are reported."""
+    b = search_bridge({"data/blob.py": LONG_LINES})
+    found = search(b, query=pattern, regex=True, glob="data/blob.py", limit=SEARCH_HITS)
+    got = [(h["line"], h["column"], h["length"]) for h in found["hits"]]
+    lines = LONG_LINES.split("\n")
+    expected = [(n, m.start() + 1, len(m[0])) for n, line in enumerate(lines, 1) for m in re.finditer(pattern, line)]
+    assert got == expected
+
+
 def test_windows_find_each_short_match_of_a_long_line_once():
     query = core.compile_query(r"x\d+y", regex=True, case_sensitive=True)
     line = "".join(f"{'-' * 300}x{i}y" for i in range(40))
     found = [h.column - 1 for h in core.scan(line, query) if isinstance(h, core.LineHit)]
     assert found == [m.start() for m in re.finditer(r"x\d+y", line)]
-    # resuming after the tenth hit gives the rest
-    tenth = found[9]
-    rest = [h.column - 1 for h in core.scan(line, query, (1, tenth + 1)) if isinstance(h, core.LineHit)]
+    # resuming at the end of the tenth hit gives the rest
+    tenth = [h for h in core.scan(line, query) if isinstance(h, core.LineHit)][9]
+    rest = [
+        h.column - 1
+        for h in core.scan(line, query, (1, tenth.column - 1 + tenth.length))
+        if isinstance(h, core.LineHit)
+    ]
     assert rest == found[10:]
+
+
+def test_a_glob_that_backtracks_too_much_ends_the_search_with_an_error():
+    """Seven '*' in one name before a character the name lacks: the glob's match is stopped at the query's deadline
+    (tried once more), the call answers INVALID_ARGUMENT naming the glob, nothing is left set, the next answers."""
+    b = search_bridge({"data/" + "a" * 60: "banana\n"})
+    before = _alarm_left()
+    started = time.monotonic()
+    error = b.fails("jupyter_search", {"query": "banana", "glob": "*a*a*a*a*a*a*a*b"}, "INVALID_ARGUMENT")
+    assert time.monotonic() - started < 2 and error["field"] == "glob" and "backtracks too much" in error["message"]
+    assert _alarm_left() == before
+    assert [h["path"] for h in search(b, query="banana", glob="data/a*")["hits"]] == ["data/" + "a" * 60]
 
 
 def test_snippets_are_bounded():

@@ -158,6 +158,7 @@ SEARCH_PATTERN_CHARS = 200  #: the longest query
 #: 50 ms: the engine checks the deadline every 4096 steps of at most a window each.
 SEARCH_MATCH_SECONDS = 0.03
 SEARCH_WINDOW_CHARS = 512  #: the characters one match sees (a longer line: windows overlapping by half)
+SEARCH_RECHECK_CHARS = 4 * SEARCH_WINDOW_CHARS  #: of a long line, seen by a match that reached its window's end
 SEARCH_SNIPPET_BYTES = 160  #: a hit's snippet
 SEARCH_HITS_DEFAULT = 50  #: hits in one result by default
 SEARCH_HITS = 100  #: and at most

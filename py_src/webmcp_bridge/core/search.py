@@ -9,7 +9,8 @@ has may run for minutes. No judgement of the pattern's shape is made; the cost i
 2. Each match sees at most ``SEARCH_WINDOW_CHARS`` characters: a longer line is searched in windows overlapping by
    half, so a match of up to half a window is found once, each engine step stays short (the deadline is kept
    closely) and a pattern merely quadratic in the line's length still answers. A longer match may be missed on a
-   long line: the result says so (``windowChars``, :attr:`Query.window`).
+   long line: the result says so (``windowChars``, :attr:`Query.window`). One that reaches its window's end is
+   matched again on the line itself (:func:`scan`), so ``$`` and ``\\b`` never take a window's end for the line's.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from webmcp_bridge.core.errors import ErrorCode, ToolError
 from webmcp_bridge.core.limits import (
     SEARCH_MATCH_SECONDS,
     SEARCH_PATTERN_CHARS,
+    SEARCH_RECHECK_CHARS,
     SEARCH_SNIPPET_BYTES,
     SEARCH_WINDOW_CHARS,
     truncate_utf8,
@@ -123,30 +125,42 @@ class Progress:
 
 
 def scan(text: str, query: Query, after: tuple[int, int] = (0, 0)) -> Iterator[LineHit | Progress]:
-    """The hits of ``query`` in ``text`` (lines end at LF), in order, each position once, with a :class:`Progress`
-    before each line and each window of a long line (where a caller may pause or stop). Only hits at or after
-    ``after`` = ``(line, offset)`` are reported."""
+    """The hits of ``query`` in ``text`` (lines end at LF), in order, none overlapping the one before (as
+    ``finditer`` gives them), with a :class:`Progress` before each line and each window of a long line (where a
+    caller may pause or stop). Only hits at or after ``after`` = ``(line, offset)`` are reported: resumed at the
+    end of a hit (``column - 1 + length``), it gives the hits one scan gives after that one.
+
+    In a long line each match sees a window; one that reaches the window's end (where ``$``, ``\\Z`` or ``\\b``
+    would see the line end) is matched again at its start on the line itself, at most ``SEARCH_RECHECK_CHARS``
+    characters of it, and left out when it does not match there or reaches that end too."""
     width = SEARCH_WINDOW_CHARS
     step = width // 2
+    m: re.Match[str] | None
     for number, line in enumerate(text.split("\n"), start=1):
         if number < after[0]:
             continue
-        start_at = after[1] if number == after[0] else 0
+        pos = after[1] if number == after[0] else 0  # the next hit starts here or later
         if len(line) <= width:
-            yield Progress(number, start_at)
-            for m in query.pattern.finditer(line, start_at):
+            yield Progress(number, pos)
+            for m in query.pattern.finditer(line, pos):
                 yield LineHit(number, m.start() + 1, m.end() - m.start(), snippet(line, m.start(), m.end()))
             continue
-        last = start_at - 1
-        for first in range(start_at - start_at % step, len(line), step):
-            yield Progress(number, max(first, start_at))
+        first = pos - pos % step
+        while first < len(line):
+            yield Progress(number, max(first, pos))
             end = min(len(line), first + width)
-            for m in query.pattern.finditer(line, first, end):
-                if m.start() > last and (m.start() < first + step or end >= len(line)):
-                    last = m.start()
-                    yield LineHit(number, m.start() + 1, m.end() - m.start(), snippet(line, m.start(), m.end()))
-            if end >= len(line):
+            last = end >= len(line)
+            while (m := query.pattern.search(line, max(first, pos), end)) and (m.start() < first + step or last):
+                if m.end() == end and not last:
+                    recheck = min(len(line), m.start() + SEARCH_RECHECK_CHARS)
+                    m = query.pattern.match(line, m.start(), recheck)
+                    if m is None or m.end() == recheck < len(line):
+                        break
+                yield LineHit(number, m.start() + 1, m.end() - m.start(), snippet(line, m.start(), m.end()))
+                pos = m.end()
+            if last:
                 break
+            first = max(first + step, pos - pos % step)
 
 
 _GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\[.[^\]]*\]|.", re.DOTALL)
@@ -178,7 +192,8 @@ def path_matcher(glob: str | None) -> re.Pattern[str] | None:
 
 # -- the cursor -----------------------------------------------------------------------------------------------
 
-#: where a hit or a stop is: (path, unit, line, column); a file has one unit (0), a notebook :func:`unit_of`
+#: where a scan goes on after a hit or a stop: (path, unit, line, offset); a file has one unit (0), a notebook
+#: :func:`unit_of`
 Key = tuple[str, int, int, int]
 
 
@@ -197,9 +212,9 @@ def decode_cursor(query: Query, cursor: str) -> Key:
     """The key a cursor holds; ToolError(INVALID_ARGUMENT, field "cursor") for no cursor or another query's."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8", "surrogatepass"))
-        digest, path, unit, line, column = data
+        digest, path, unit, line, offset = data
         if not (
-            isinstance(path, str) and all(isinstance(n, int) and not isinstance(n, bool) for n in (unit, line, column))
+            isinstance(path, str) and all(isinstance(n, int) and not isinstance(n, bool) for n in (unit, line, offset))
         ):
             raise ValueError
     except (ValueError, TypeError, UnicodeDecodeError):
@@ -210,4 +225,4 @@ def decode_cursor(query: Query, cursor: str) -> Key:
             "This cursor belongs to another query; pass the same query, regex and caseSensitive.",
             field="cursor",
         )
-    return path, unit, line, column
+    return path, unit, line, offset

@@ -11,6 +11,7 @@ yielding every ``SEARCH_SLICE_SECONDS``); a call that stops early says ``truncat
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -154,23 +155,51 @@ class _Run:
 
 
 async def _walk(ctx: CallContext, glob: str | None) -> tuple[list[tuple[str, str, bool]], bool]:
-    """Sorted ``(path, type, open)`` of what the guarded listing shows that ``glob`` matches; True: walk cut."""
+    """Sorted ``(path, type, open)`` of what the guarded listing shows that ``glob`` matches; True: walk cut.
+    Raises ToolError(INVALID_ARGUMENT, field "glob") for a glob that backtracks too much (:func:`_glob_matches`)."""
     matcher = path_matcher(glob)
+    alarm = Alarm()
     found: list[tuple[str, str, bool]] = []
     seen, folders = 0, deque([""])
-    while folders:
-        for entry in await ctx.host.list_dir(folders.popleft()) or ():
-            if entry.name.startswith("."):
-                continue
-            seen += 1
-            if seen > SEARCH_WALK_ENTRIES:
-                return sorted(found), True
-            if entry.type == "directory":
-                folders.append(entry.path)
-            elif matcher is None or matcher.fullmatch(entry.path):
-                kind = "notebook" if is_notebook_path(entry.path) else entry.type
-                found.append((entry.path, kind, entry.open))
+    try:
+        while folders:
+            alarm.stop()  # never left set across a read
+            for entry in await ctx.host.list_dir(folders.popleft()) or ():
+                if entry.name.startswith("."):
+                    continue
+                seen += 1
+                if seen > SEARCH_WALK_ENTRIES:
+                    return sorted(found), True
+                if entry.type == "directory":
+                    folders.append(entry.path)
+                elif matcher is None or await _glob_matches(alarm, matcher, entry.path):
+                    kind = "notebook" if is_notebook_path(entry.path) else entry.type
+                    found.append((entry.path, kind, entry.open))
+    finally:
+        alarm.stop()
     return sorted(found), False
+
+
+async def _glob_matches(alarm: Alarm, matcher: re.Pattern[str], path: str) -> bool:
+    """``matcher.fullmatch(path)`` under ``alarm`` (set for a stretch of ``SEARCH_MATCH_SECONDS`` when not set), as
+    a query is matched: a match it stops is tried once more in a stretch of its own; stopped again, ToolError
+    (INVALID_ARGUMENT, field "glob")."""
+    for _ in range(2):
+        if not alarm.running:
+            alarm.start(SEARCH_MATCH_SECONDS)
+        try:
+            with alarm.raising():
+                return matcher.fullmatch(path) is not None
+        except Overrun:
+            alarm.stop()
+            await asyncio.sleep(0)
+    raise ToolError(
+        ErrorCode.INVALID_ARGUMENT,
+        f"This glob took more than {SEARCH_MATCH_SECONDS * 1000:.0f} ms to match one path, so the search stopped: "
+        "it backtracks too much. Use fewer '*' in one name (such as *a*a*a*b) and no '**' repeated in a row.",
+        field="glob",
+        matchSeconds=SEARCH_MATCH_SECONDS,
+    )
 
 
 async def _pause(run: _Run, *, now_or_never: bool = False) -> bool:
@@ -237,8 +266,8 @@ async def _search_text(
             return False
         run.hits.append(hit)
         run.hit_bytes += size
-        run.cursor = (path, unit, item.line, item.column)
-        where = (item.line, item.column)
+        where = (item.line, item.column - 1 + item.length)  # the hit's end: the scan goes on from there
+        run.cursor = (path, unit, *where)
 
 
 def _output_text(cell: RawCell, index: int) -> tuple[str, str, bool] | None:
