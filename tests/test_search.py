@@ -27,6 +27,13 @@ LECTURE = "ml/lecture-1.ipynb"  # closed: nbformat 4.0, no ids
 NOTES = "notes/todo.md"
 
 
+@pytest.fixture(autouse=True)
+def _whole_scans(monkeypatch):
+    """The answers compared here are whole scans: a loaded machine must not stop one at SEARCH_SECONDS (the test of
+    that bound sets its own)."""
+    monkeypatch.setattr("webmcp_bridge.tools.search.SEARCH_SECONDS", 600.0)
+
+
 def search_bridge(extra: dict[str, str] | None = None) -> Bridge:
     b = make_bridge(
         {EULER: "pytudes-euler.ipynb", TORCH: "mlbook-ch13-lightning.ipynb", LECTURE: "sci-python-lecture-1.ipynb"},
@@ -385,10 +392,6 @@ QUERIES = [
 
 def _answers(b: Bridge) -> list[dict]:
     return [search(b, **q) for q in QUERIES]
-
-
-def _strip_bytes(answers: list[dict]) -> list[dict]:
-    return answers
 
 
 def test_a_hidden_cell_of_a_closed_notebook_answers_as_if_it_were_not_there():
