@@ -267,6 +267,8 @@ def test_bad_queries():
     b = search_bridge()
     b.fails("jupyter_search", {"query": "(", "regex": True}, "INVALID_ARGUMENT")
     b.fails("jupyter_search", {"query": "a*", "regex": True}, "INVALID_ARGUMENT")  # matches the empty string
+    for empty_somewhere in (r"\b", "(?=c)", r"\w*(?=\()"):  # empty hits at some places: refused too
+        b.fails("jupyter_search", {"query": empty_somewhere, "regex": True}, "INVALID_ARGUMENT")
     b.fails("jupyter_search", {"query": "x" * (SEARCH_PATTERN_CHARS + 1)}, "INVALID_ARGUMENT")
 
 

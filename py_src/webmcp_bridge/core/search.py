@@ -51,7 +51,8 @@ def _query_error(message: str) -> ToolError:
 
 def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
     """Check and compile a query (``regex`` false: matched literally). Raises ToolError(INVALID_ARGUMENT, field
-    "query"): empty, over ``SEARCH_PATTERN_CHARS`` characters, not a valid pattern, or one matching ""."""
+    "query"): empty, over ``SEARCH_PATTERN_CHARS`` characters, not a valid pattern, or one that can match zero
+    characters (its least width, from ``re``'s own parser, is 0)."""
     if not text:
         raise _query_error("The query is empty.")
     if len(text) > SEARCH_PATTERN_CHARS:
@@ -59,16 +60,14 @@ def compile_query(text: str, *, regex: bool, case_sensitive: bool) -> Query:
     flags = 0 if case_sensitive else re.IGNORECASE
     source = text if regex else re.escape(text)
     try:
-        widest = sre.parse(source, flags).getwidth()[1]
+        least, widest = sre.parse(source, flags).getwidth()
         pattern = re.compile(source, flags)
     except re.error as exc:
         raise _query_error(f"Not a valid regular expression: {str(exc)[:200]}.") from None
     except RecursionError:
         raise _query_error("The regular expression nests too deeply.") from None
-    if pattern.search("") is not None:
-        raise _query_error(
-            "The pattern matches the empty string, so it would match everywhere; make it match at least one character."
-        )
+    if least == 0:  # an empty hit says nothing, and a scan resumed at its end would find it again
+        raise _query_error("The pattern can match zero characters (as a* or \\b can); make it match at least one.")
     digest = hashlib.sha256(f"{int(regex)}{int(case_sensitive)}{text}".encode("utf-8", "surrogatepass")).hexdigest()
     window = SEARCH_WINDOW_CHARS if widest > SEARCH_WINDOW_CHARS // 2 else None
     return Query(pattern, window, digest[:16])
