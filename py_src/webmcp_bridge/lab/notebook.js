@@ -17,11 +17,10 @@
   let config = { ansi: /\x1b\[[0-?]*[ -/]*[@-~]/g, binary: new Set(), key: null, maxChanges: 0, mergeSeconds: 0,
                  errorChars: 0 };
   const texts = new WeakMap(); // output model -> {raw: [[mime, text]], items: Map(mime -> {text, bytes, encoded})}
-  // notebook model -> what is kept of it from the first time a method reaches it (startTracking): {panel,
-  // revision: the page-wide update clock at its last change, stamp: count of its metadata and cell-list changes
-  // (what levels, threads and markers read), log: [change as record() writes it] (bounded, drained by Python),
-  // known: [{id, access}] by index, following each signal of its cell list, remade: recordRemade's ids, walk: accessState's walk
-  // {revision, cells, locks}, index: Map cell id -> index (idIndex)}
+  // notebook model -> what is kept of it from the first time a method reaches it (startTracking): {panel, revision: the
+  // page-wide update clock at its last change, stamp: count of its metadata and cell-list changes (what levels, threads
+  // and markers read), log: [change as record() writes it] (bounded, drained by Python), known: [{id, access, type}] by
+  // index, walk: accessState's walk {revision, cells, locks}, index: idIndex's Map}
   const tracked = new WeakMap();
   let clock = 0; // counts every update of every tracked notebook, so a reopened notebook never reuses a revision
   // the loader's ctx (attach): tracker, app, docManager, modules (@jupyterlab/cells' CodeCell, apputils' dialogs),
@@ -62,7 +61,7 @@
   // The cell models of a notebook model, as an array.
   const cellList = (m) => Array.from({ length: m.cells.length }, (_, i) => m.cells.get(i));
 
-  const entryOf = (cell) => ({ id: cell.id, access: accessOf(cell) });
+  const entryOf = (cell) => ({ id: cell.id, access: accessOf(cell), type: cell.type });
 
   function record(m, kind, cell, known_ = null) {
     const log = tracked.get(m)?.log;
@@ -271,7 +270,7 @@
   // Count changes of the notebook (every Y.Doc transaction: sources, outputs, metadata, cells), and save
   // notebooks of nbformat <= 4.4 as 4.5 so cell ids survive.
   function startTracking(panel, m) {
-    const state = { panel, revision: clock, stamp: 0, log: [], known: [], remade: new Set(), walk: null, index: null };
+    const state = { panel, revision: clock, stamp: 0, log: [], known: [], walk: null, index: null };
     tracked.set(m, state);
     // afterTransaction, not "update": Yjs encodes each transaction as a binary update only while the doc has an
     // "update" listener, which made a large output cost a second copy. A transaction counts when it changed
@@ -289,29 +288,31 @@
     state.known = cellList(m).map(entryOf);
     normalizeAll(panel, true);
     // One change of the list comes as several signals, each sent once the list is final: `known` follows them one at
-    // a time (a removed cell's model no longer answers: what it was comes from there). A cell removed and added again
-    // in one change (JupyterLab remakes a moved or retyped cell) is one record, "type" where it stays, else "move";
-    // `remade` holds the ids so recorded until the task ends.
-    const remade = (id, stays, cell, gone = null) => {
-      if (state.remade.has(id)) return;
-      if (!state.remade.size) queueMicrotask(() => state.remade.clear());
-      state.remade.add(id);
-      record(m, stays ? "type" : "move", cell, gone);
+    // a time (a removed cell's model no longer answers: what it was comes from there), and is read again from the list
+    // when the task ends. A cell removed and added again in one task (JupyterLab remakes a cell it moves, retypes or
+    // reverts) is one record: "move" where its place changed, else "type" where its type did, else "edit".
+    let task = null; // until the task ends: {before: Map(id -> [index, type]), done: Set(ids recorded as remade)}
+    const remade = (id, now) => {
+      if (task.done.has(id)) return;
+      task.done.add(id);
+      const [index, type] = task.before.get(id), cell = m.cells.get(now);
+      record(m, index !== now ? "move" : type !== cell.type ? "type" : "edit", cell);
     };
     m.cells.changed.connect((_, change) => {
       state.index = null;
+      if (!task) {
+        task = { before: new Map(state.known.map((e, i) => [e.id, [i, e.type]])), done: new Set() };
+        queueMicrotask(() => { task = null; state.known = cellList(m).map(entryOf); });
+      }
+      const final = new Map(cellList(m).map((cell, i) => [cell.id, i]));
       if (change.type === "add") change.newValues.forEach((cell, k) => {
-        const at = change.newIndex + k, was = state.known.findIndex((e) => e.id === cell.id);
-        state.known.splice(at, 0, entryOf(cell));
+        state.known.splice(change.newIndex + k, 0, entryOf(cell));
         watchCell(m, cell);
-        if (!retyping && (was >= 0 || state.remade.has(cell.id))) remade(cell.id, was === at, cell);
-        else if (!retyping) record(m, "insert", cell);
+        if (!retyping) task.before.has(cell.id) ? remade(cell.id, final.get(cell.id)) : record(m, "insert", cell);
         normalizeCell(panel, cell, true);
       });
       else if (change.type === "remove") for (const gone of state.known.splice(change.oldIndex, change.oldValues.length)) {
-        const now = retyping ? -2 : cellList(m).findIndex((c) => c.id === gone.id);
-        if (now >= 0) remade(gone.id, now === change.oldIndex, null, gone);
-        else if (now === -1) record(m, "delete", null, gone);
+        if (!retyping) final.has(gone.id) ? remade(gone.id, final.get(gone.id)) : record(m, "delete", null, gone);
       }
       bump(m);
     });
@@ -830,9 +831,8 @@
     // takeChanges, locks: [[id, editable, deletable]], cellCount}; Python decides the levels. The walk over the cells
     // is reused while the revision (any change of the document, metadata included) is the same.
     accessState(panel) { return JSON.stringify(accessFacts(panel)); },
-    // The page's text selection when it lies inside one output of this notebook: JSON text {cellId,
-    // outputIndex, text}, or null (nothing selected, or the selection is not inside one output: both of its ends are,
-    // for its text runs from one to the other, across any cell between, a hidden one too).
+    // The page's text selection when both its ends lie inside one output of this notebook (its text runs from one end
+    // to the other, across any cell between, a hidden one too): JSON text {cellId, outputIndex, text}, else null.
     outputSelection(panel) {
       const sel = window.getSelection();
       if (!sel || sel.isCollapsed || sel.rangeCount !== 1) return null;
@@ -1173,6 +1173,8 @@
             shared.deleteCell(step.from_index);
             byId.set(id, shared.insertCell(step.index, json));
           } else continue;
+          // a cell made in this transaction sends no change of its own: the agent's code in it is marked here
+          if (step.op === "insert" || step.op === "set_source") page.kernelTrust?.markAgentCell?.({ id });
           ids.push(id);
         }
       }));
