@@ -12,6 +12,7 @@ import pytest
 
 from helpers import check_envelope, corpus_json
 from host_memory import MemoryWorkspace
+from webmcp_bridge.access import levels as access
 from webmcp_bridge.core.limits import DEFAULT_LIMITS, preview
 from webmcp_bridge.session.bridge import build_bridge
 from webmcp_bridge.tools.batch import HEADER_LINE_BYTES
@@ -222,6 +223,19 @@ def test_a_clear_accepted_after_the_person_deleted_one_of_its_cells_clears_the_r
     result = s.around("jupyter_clear_outputs", {"cellIds": ids}, person)
     assert result["isError"] is False and result["structuredContent"]["cleared"] == [ids[0], ids[2]]
     assert [c["outputs"] for c in s.nb.nb["cells"] if c["id"] in ids] == [[], []]
+
+
+def test_a_clear_accepted_after_the_person_made_one_of_its_cells_read_only_clears_nothing(s: Session) -> None:
+    ids = [c["id"] for c in s.cells(30) if c["type"] == "code" and c.get("outputCount")][:3]
+    before = [c["outputs"] for c in s.nb.nb["cells"] if c["id"] in ids]
+
+    def person(proposal):
+        access.set_cell_level(s.nb, ids[2], "read")
+        s.book.accept(proposal.id)
+
+    result = s.around("jupyter_clear_outputs", {"cellIds": ids}, person)
+    assert result["isError"] is True and result["structuredContent"]["error"] == "CELL_ACCESS_DENIED"
+    assert [c["outputs"] for c in s.nb.nb["cells"] if c["id"] in ids] == before  # not the first two either
 
 
 def test_closing_the_notebook_denies_its_proposal(s: Session) -> None:

@@ -266,6 +266,7 @@ async def clear_outputs(ctx: CallContext, args: ClearOutputsInput) -> dict[str, 
         if await ctx.propose(nb, "jupyter_clear_outputs", "clear", targets[0], summary):
             there = {c.id for c in nb.read_cells(None, head_bytes=0, max_outputs=0)}
             targets = [cell_id for cell_id in targets if cell_id in there]  # still there after the person's accept
+            nb.check_write(targets)  # and still writable: all checked before anything is cleared
     for cell_id in targets:
         nb.clear_outputs(cell_id)
     payload: dict[str, Any] = {"cleared": targets, "notebook": write_block(nb)}
