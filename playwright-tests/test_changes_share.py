@@ -40,6 +40,18 @@ def test_get_changes_reports_the_persons_typing_and_the_agents_edit(page, page_l
     assert [(c["actor"], c["kind"], c["cellId"]) for c in later] == [("agent", "edit", cells[0]["id"])]
     provenance = ok(page, "jupyter_get_cell_access", {"cellIds": [target["id"]]})["cells"][0]["provenance"]
     assert provenance[0]["actor"] == "person"
+    # the person moves the third cell up (JupyterLab makes it again): one move of that cell, no other cell deleted
+    seq = ok(page, "jupyter_get_changes")["seq"]
+    page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-InputArea").click()
+    page.keyboard.press("Escape")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:move-cell-up')")
+    moved = ok(page, "jupyter_get_changes", {"since": seq, "wait": 5})["changes"]
+    assert [(c["actor"], c["kind"], c["cellId"]) for c in moved] == [("person", "move", cells[2]["id"])], moved
+    assert [c["id"] for c in ok(page, "jupyter_get_cells", {"startIndex": 0, "endIndex": 3})["cells"]] == [
+        cells[0]["id"],
+        cells[2]["id"],
+        cells[1]["id"],
+    ]
     assert not page_log.own_page_errors()
 
 
