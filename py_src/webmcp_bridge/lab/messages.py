@@ -104,7 +104,11 @@ def read_message(text: str, model: type[Message]) -> Any:
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
-        raise WireError(f"not a {model.__name__}: {exc.errors()[0]['msg']} at {exc.errors()[0]['loc']}") from None
+        # the text's size and whether it is all NUL say how a crossing lost it; none of its content (it may hold what
+        # the agent must not read)
+        shape = f"{len(text)} characters{', all NUL' if text and not text.strip(chr(0)) else ''}"
+        first = exc.errors()[0]
+        raise WireError(f"not a {model.__name__}: {first['msg']} at {first['loc']} ({shape})") from None
 
 
 def answer_value(text: str, ident: int) -> Any:
