@@ -35,7 +35,7 @@
   let listener = null; // listen(): Python's callback, called once per burst of changes of tracked notebooks
   let listenDelay = 0; // ms from a burst's first change to the callback (listen)
   let listenTimer = null;
-  const changedPanels = new Set(); // ids of the panels changed since the callback last ran
+  const changedModels = new Set(); // notebook models changed since the callback last ran
   const agentRuns = new Map(); // cell id -> how many of the agent's executions of it have not ended (beginAgentRun .. endAgentRun)
   let agentDepth = 0; // > 0 while a write of the agent (a method of this object) runs
   let revertDepth = 0; // > 0 while the person's revert (setSource with revert) writes: its edit is recorded as kind "revert"
@@ -279,8 +279,7 @@
       if (!changedSomething(transaction)) return;
       state.revision = ++clock;
       if (!listener) return;
-      // every view of the notebook (New View for Notebook shares its model), whichever of them is closed
-      for (const view of openPanels()) if (view.context?.model === m) changedPanels.add(handleOf(view));
+      changedModels.add(m);
       listenTimer ??= setTimeout(notifyListener, listenDelay);
     });
     m.sharedModel.metadataChanged?.connect(() => bump(m));
@@ -326,8 +325,9 @@
 
   function notifyListener() {
     listenTimer = null;
-    const ids = [...changedPanels];
-    changedPanels.clear();
+    // the handles of every open view of each (New View for Notebook shares a model), whichever of them was closed
+    const ids = openPanels().filter((view) => changedModels.has(view.context?.model)).map(handleOf);
+    changedModels.clear();
     if (listener && ids.length) listener(JSON.stringify(ids));
   }
 
@@ -804,7 +804,7 @@
     listen(callback, delayMs) {
       listener = callback ?? null;
       listenDelay = delayMs ?? 0;
-      if (!listener) { clearTimeout(listenTimer); listenTimer = null; changedPanels.clear(); }
+      if (!listener) { clearTimeout(listenTimer); listenTimer = null; changedModels.clear(); }
     },
     revision(panel) { return tracked.get(model(panel)).revision; },
     // Cell changes since the last call, oldest first, as JSON text (then forgotten).
