@@ -218,18 +218,19 @@ def check_write_size(text: str, limits: Limits, field: str) -> None:
     check_size(utf8_len(text), limits.source_write_bytes, message, field=field)
 
 
-def _in_pages(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> bool:
-    """True when the cell's source is read in pages now, or was given to the agent in pages (a bigger result cap
-    since then does not make a cut read whole)."""
-    return source_is_paged(cell.source, ctx.limits) or ctx.reads.in_pages(nb.path, cell.id, source_hash(cell.source))
+def _in_pages(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, digest: str) -> bool:
+    """True when the cell's source (``digest``: its hash) is read in pages now, or was given to the agent in pages (a
+    bigger result cap since then does not make a cut read whole)."""
+    return source_is_paged(cell.source, ctx.limits) or ctx.reads.in_pages(nb.path, cell.id, digest)
 
 
 def check_full_read(ctx: CallContext, nb: GuardedNotebook, cell: RawCell) -> None:
     """SOURCE_NOT_FULLY_READ (``nextSourceOffset``: the first byte not read) for a whole-source write of a source
     read in pages that the agent was not given every page of (:mod:`webmcp_bridge.core.source_reads`)."""
-    if not _in_pages(ctx, nb, cell):
+    digest = source_hash(cell.source)
+    if not _in_pages(ctx, nb, cell, digest):
         return
-    digest, total = source_hash(cell.source), utf8_len(cell.source)
+    total = utf8_len(cell.source)
     unread = ctx.reads.first_unread(nb.path, cell.id, digest, total)
     if unread is None:
         return
@@ -251,11 +252,10 @@ def note_written(ctx: CallContext, nb: GuardedNotebook, cell: RawCell, before: R
     a source it had read whole (``before``: the cell before the edit); an edit of a cut read leaves the new source
     cut (read in pages, none of it read)."""
     digest = source_hash(cell.source)
-    if (
-        before is not None
-        and _in_pages(ctx, nb, before)
-        and not ctx.reads.fully_read(nb.path, before.id, source_hash(before.source), utf8_len(before.source))
-    ):
-        ctx.reads.record(nb.path, cell.id, digest, 0, 0)
-    elif _in_pages(ctx, nb, cell):
+    if before is not None:
+        was, size = source_hash(before.source), utf8_len(before.source)
+        if _in_pages(ctx, nb, before, was) and not ctx.reads.fully_read(nb.path, before.id, was, size):
+            ctx.reads.record(nb.path, cell.id, digest, 0, 0)
+            return
+    if _in_pages(ctx, nb, cell, digest):
         ctx.reads.mark_known(nb.path, cell.id, digest)
